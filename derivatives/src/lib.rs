@@ -1,0 +1,1 @@
+//! Derivatives of moreau dynamics (issue: derivatives crate). Not yet implemented.

@@ -1,0 +1,1 @@
+//! Trajectory optimization on moreau (issue: optim). Not yet implemented.

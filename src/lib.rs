@@ -1,0 +1,3 @@
+//! moreau: MuJoCo's physics in Rust, differentiable.
+//!
+//! The layout mirrors MuJoCo's pipeline (seed 000, "Computation"): one module per stage.
