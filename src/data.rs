@@ -1,0 +1,251 @@
+//! Mutable simulation state and preallocated scratch (MuJoCo's `mjData`).
+//!
+//! `Data<T>` is generic over the scalar so the same pipeline runs on `f64` and on num-dual duals.
+//! Everything is allocated in [`Data::new`]; `step`/`forward` allocate nothing on `f64`.
+//! Spatial 6-vectors are (rotation, translation) in the frame centred at the subtree centre of
+//! mass of each tree's root and aligned with the world, as MuJoCo's `cdof`/`cvel`.
+
+use crate::model::Model;
+use nalgebra::{Matrix3, Quaternion, RealField, Vector3, Vector6};
+
+/// The scalar types the pipeline is generic over: `f64` and forward-mode duals.
+pub trait Scalar: RealField + Copy {}
+impl<T: RealField + Copy> Scalar for T {}
+
+/// Converts an `f64` model constant into the scalar type.
+#[inline(always)]
+pub fn sc<T: Scalar>(x: f64) -> T {
+    nalgebra::convert(x)
+}
+
+/// Warning kinds (`mjtWarning`), recorded instead of panicking.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Warning {
+    Inertia = 0,
+    ContactFull = 1,
+    CnstrFull = 2,
+    VgeomFull = 3,
+    BadQpos = 4,
+    BadQvel = 5,
+    BadQacc = 6,
+    BadCtrl = 7,
+}
+
+/// Number of warning kinds.
+pub const NWARNING: usize = 8;
+
+/// Per-kind warning statistics (`mjWarningStat`): the last info value (e.g. the offending
+/// index) and how many times it happened.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WarningStat {
+    pub lastinfo: i64,
+    pub number: u64,
+}
+
+/// The simulation state and all intermediate results of the pipeline.
+#[derive(Clone, Debug)]
+pub struct Data<T: Scalar = f64> {
+    // ------------------------------------------------------------ state
+    pub time: T,
+    pub qpos: Vec<T>,
+    pub qvel: Vec<T>,
+    pub act: Vec<T>,
+    pub qacc_warmstart: Vec<T>,
+    pub mocap_pos: Vec<Vector3<T>>,
+    pub mocap_quat: Vec<Quaternion<T>>,
+
+    // ------------------------------------------------------------ controls and applied forces
+    pub ctrl: Vec<T>,
+    pub qfrc_applied: Vec<T>,
+    /// Cartesian force (3) and torque (3) at each body's COM, world frame.
+    pub xfrc_applied: Vec<Vector6<T>>,
+
+    // ------------------------------------------------------------ outputs of forward
+    pub qacc: Vec<T>,
+    pub act_dot: Vec<T>,
+
+    // ------------------------------------------------------------ position-dependent
+    pub xpos: Vec<Vector3<T>>,
+    pub xquat: Vec<Quaternion<T>>,
+    pub xmat: Vec<Matrix3<T>>,
+    pub xipos: Vec<Vector3<T>>,
+    pub ximat: Vec<Matrix3<T>>,
+    pub xanchor: Vec<Vector3<T>>,
+    pub xaxis: Vec<Vector3<T>>,
+    pub geom_xpos: Vec<Vector3<T>>,
+    pub geom_xmat: Vec<Matrix3<T>>,
+    pub site_xpos: Vec<Vector3<T>>,
+    pub site_xmat: Vec<Matrix3<T>>,
+    pub subtree_com: Vec<Vector3<T>>,
+    /// COM-based body inertia: (I00, I11, I22, I01, I02, I12, m c (3), m), MuJoCo's layout.
+    pub cinert: Vec<[T; 10]>,
+    /// COM-based motion axis of each dof.
+    pub cdof: Vec<Vector6<T>>,
+    pub ten_length: Vec<T>,
+    /// Tendon Jacobian, dense ntendon × nv, row-major.
+    pub ten_J: Vec<T>,
+    pub actuator_length: Vec<T>,
+    /// Actuator moment arms, dense nu × nv, row-major.
+    pub actuator_moment: Vec<T>,
+    /// Composite rigid-body inertias (same layout as `cinert`).
+    pub crb: Vec<[T; 10]>,
+    /// Joint-space inertia in MuJoCo's tree-sparse layout (`nM` entries, see `dof_Madr`).
+    pub qM: Vec<T>,
+    /// L'DL factor of qM in the same layout (D on the diagonal addresses).
+    pub qLD: Vec<T>,
+    /// 1 / diag(D).
+    pub qLDiagInv: Vec<T>,
+
+    // ------------------------------------------------------------ velocity-dependent
+    pub ten_velocity: Vec<T>,
+    pub actuator_velocity: Vec<T>,
+    pub cvel: Vec<Vector6<T>>,
+    pub cdof_dot: Vec<Vector6<T>>,
+    pub qfrc_bias: Vec<T>,
+    pub qfrc_spring: Vec<T>,
+    pub qfrc_damper: Vec<T>,
+    pub qfrc_gravcomp: Vec<T>,
+    pub qfrc_passive: Vec<T>,
+
+    // ------------------------------------------------------------ actuation / acceleration
+    pub actuator_force: Vec<T>,
+    pub qfrc_actuator: Vec<T>,
+    pub qfrc_smooth: Vec<T>,
+    pub qacc_smooth: Vec<T>,
+    pub qfrc_constraint: Vec<T>,
+    pub qfrc_inverse: Vec<T>,
+    /// COM-based acceleration and interaction forces of RNE.
+    pub cacc: Vec<Vector6<T>>,
+    pub cfrc_int: Vec<Vector6<T>>,
+    pub cfrc_ext: Vec<Vector6<T>>,
+
+    // ------------------------------------------------------------ implicit integrators
+    /// d(qfrc_passive + qfrc_actuator [- qfrc_bias]) / d qvel, dense nv × nv, row-major.
+    pub qDeriv: Vec<T>,
+    /// Dense nv × nv LU factor of (M - h qDeriv), row-major, with pivots in `qLU_piv`.
+    pub qLU: Vec<T>,
+    pub qLU_piv: Vec<usize>,
+
+    // ------------------------------------------------------------ diagnostics
+    pub warning: [WarningStat; NWARNING],
+
+    // ------------------------------------------------------------ scratch (never read across calls)
+    pub scratch_nv: [Vec<T>; 4],
+    pub scratch_body6: [Vec<Vector6<T>>; 2],
+}
+
+impl<T: Scalar> Data<T> {
+    /// Allocates everything for model `m` and sets the state to `qpos0`, zero velocity (mj_makeData
+    /// followed by mj_resetData).
+    pub fn new(m: &Model) -> Self {
+        let z = T::zero();
+        let v = |n: usize| vec![z; n];
+        let v3 = |n: usize| vec![Vector3::zeros(); n];
+        let m3 = |n: usize| vec![Matrix3::identity(); n];
+        let v6 = |n: usize| vec![Vector6::zeros(); n];
+        let q = |n: usize| vec![Quaternion::new(T::one(), z, z, z); n];
+        let mut d = Data {
+            time: z,
+            qpos: v(m.nq),
+            qvel: v(m.nv),
+            act: v(m.na),
+            qacc_warmstart: v(m.nv),
+            mocap_pos: v3(m.nmocap),
+            mocap_quat: q(m.nmocap),
+            ctrl: v(m.nu),
+            qfrc_applied: v(m.nv),
+            xfrc_applied: v6(m.nbody),
+            qacc: v(m.nv),
+            act_dot: v(m.na),
+            xpos: v3(m.nbody),
+            xquat: q(m.nbody),
+            xmat: m3(m.nbody),
+            xipos: v3(m.nbody),
+            ximat: m3(m.nbody),
+            xanchor: v3(m.njnt),
+            xaxis: v3(m.njnt),
+            geom_xpos: v3(m.ngeom),
+            geom_xmat: m3(m.ngeom),
+            site_xpos: v3(m.nsite),
+            site_xmat: m3(m.nsite),
+            subtree_com: v3(m.nbody),
+            cinert: vec![[z; 10]; m.nbody],
+            cdof: v6(m.nv),
+            ten_length: v(m.ntendon),
+            ten_J: v(m.ntendon * m.nv),
+            actuator_length: v(m.nu),
+            actuator_moment: v(m.nu * m.nv),
+            crb: vec![[z; 10]; m.nbody],
+            qM: v(m.nM),
+            qLD: v(m.nM),
+            qLDiagInv: v(m.nv),
+            ten_velocity: v(m.ntendon),
+            actuator_velocity: v(m.nu),
+            cvel: v6(m.nbody),
+            cdof_dot: v6(m.nv),
+            qfrc_bias: v(m.nv),
+            qfrc_spring: v(m.nv),
+            qfrc_damper: v(m.nv),
+            qfrc_gravcomp: v(m.nv),
+            qfrc_passive: v(m.nv),
+            actuator_force: v(m.nu),
+            qfrc_actuator: v(m.nv),
+            qfrc_smooth: v(m.nv),
+            qacc_smooth: v(m.nv),
+            qfrc_constraint: v(m.nv),
+            qfrc_inverse: v(m.nv),
+            cacc: v6(m.nbody),
+            cfrc_int: v6(m.nbody),
+            cfrc_ext: v6(m.nbody),
+            qDeriv: v(m.nv * m.nv),
+            qLU: v(m.nv * m.nv),
+            qLU_piv: vec![0; m.nv],
+            warning: [WarningStat::default(); NWARNING],
+            scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
+            scratch_body6: [v6(m.nbody), v6(m.nbody)],
+        };
+        d.reset(m);
+        d
+    }
+
+    /// Resets the state to `qpos0`, zero velocity, activation, control and applied forces, and
+    /// mocap bodies to their model poses (mj_resetData).
+    pub fn reset(&mut self, m: &Model) {
+        let z = T::zero();
+        self.time = z;
+        for (q, q0) in self.qpos.iter_mut().zip(&m.qpos0) {
+            *q = sc(*q0);
+        }
+        for x in self
+            .qvel
+            .iter_mut()
+            .chain(self.act.iter_mut())
+            .chain(self.qacc_warmstart.iter_mut())
+            .chain(self.ctrl.iter_mut())
+            .chain(self.qfrc_applied.iter_mut())
+            .chain(self.qacc.iter_mut())
+            .chain(self.act_dot.iter_mut())
+        {
+            *x = z;
+        }
+        for f in self.xfrc_applied.iter_mut() {
+            *f = Vector6::zeros();
+        }
+        for b in 0..m.nbody {
+            if let Ok(id) = usize::try_from(m.body_mocapid[b]) {
+                let p = m.body_pos[b];
+                let qq = m.body_quat[b];
+                self.mocap_pos[id] = Vector3::new(sc(p[0]), sc(p[1]), sc(p[2]));
+                self.mocap_quat[id] = Quaternion::new(sc(qq[0]), sc(qq[1]), sc(qq[2]), sc(qq[3]));
+            }
+        }
+        self.warning = [WarningStat::default(); NWARNING];
+    }
+
+    /// Records a warning (mj_warning): increments the counter and stores `info`.
+    pub fn warn(&mut self, w: Warning, info: i64) {
+        let s = &mut self.warning[w as usize];
+        s.lastinfo = info;
+        s.number += 1;
+    }
+}

@@ -1,0 +1,583 @@
+//! The compiled, immutable model (MuJoCo's `mjModel`).
+//!
+//! Field names follow MuJoCo so that reference data compares field by field. Arrays are flat and
+//! indexed by element id (`body_*[b]`, `jnt_*[j]`, `dof_*[i]`, ...), with addresses into the
+//! system-level vectors (`jnt_qposadr`, `jnt_dofadr`, `body_dofadr`). Quaternions are stored
+//! (w, x, y, z) in `[f64; 4]` as in MJCF; 3-vectors as `[f64; 3]`.
+//! Built by [`crate::mjcf`]'s compiler; never mutated afterwards.
+
+/// Joint type (`mjtJoint`): the value is MuJoCo's enum value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JointType {
+    Free = 0,
+    Ball = 1,
+    Slide = 2,
+    Hinge = 3,
+}
+
+impl JointType {
+    /// Number of position coordinates.
+    pub fn nq(self) -> usize {
+        match self {
+            JointType::Free => 7,
+            JointType::Ball => 4,
+            _ => 1,
+        }
+    }
+    /// Number of degrees of freedom.
+    pub fn nv(self) -> usize {
+        match self {
+            JointType::Free => 6,
+            JointType::Ball => 3,
+            _ => 1,
+        }
+    }
+}
+
+/// Geom type (`mjtGeom`), MuJoCo's enum values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GeomType {
+    Plane = 0,
+    Hfield = 1,
+    Sphere = 2,
+    Capsule = 3,
+    Ellipsoid = 4,
+    Cylinder = 5,
+    Box = 6,
+    Mesh = 7,
+    Sdf = 8,
+}
+
+/// Integrator (`mjtIntegrator`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Integrator {
+    Euler = 0,
+    Rk4 = 1,
+    Implicit = 2,
+    ImplicitFast = 3,
+}
+
+/// Friction cone (`mjtCone`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cone {
+    Pyramidal = 0,
+    Elliptic = 1,
+}
+
+/// Constraint solver (`mjtSolver`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SolverType {
+    Pgs = 0,
+    Cg = 1,
+    Newton = 2,
+}
+
+/// Constraint Jacobian storage (`mjtJacobian`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JacobianType {
+    Dense = 0,
+    Sparse = 1,
+    Auto = 2,
+}
+
+/// Disable flags (`mjtDisableBit`), bit values as in MuJoCo 4.0.0.
+pub mod disable {
+    pub const CONSTRAINT: u32 = 1 << 0;
+    pub const EQUALITY: u32 = 1 << 1;
+    pub const FRICTIONLOSS: u32 = 1 << 2;
+    pub const LIMIT: u32 = 1 << 3;
+    pub const CONTACT: u32 = 1 << 4;
+    pub const SPRING: u32 = 1 << 5;
+    pub const DAMPER: u32 = 1 << 6;
+    pub const GRAVITY: u32 = 1 << 7;
+    pub const CLAMPCTRL: u32 = 1 << 8;
+    pub const WARMSTART: u32 = 1 << 9;
+    pub const FILTERPARENT: u32 = 1 << 10;
+    pub const ACTUATION: u32 = 1 << 11;
+    pub const REFSAFE: u32 = 1 << 12;
+    pub const SENSOR: u32 = 1 << 13;
+    pub const MIDPHASE: u32 = 1 << 14;
+    pub const EULERDAMP: u32 = 1 << 15;
+    pub const AUTORESET: u32 = 1 << 16;
+    pub const NATIVECCD: u32 = 1 << 17;
+    pub const ISLAND: u32 = 1 << 18;
+    pub const MULTICCD: u32 = 1 << 19;
+}
+
+/// Enable flags (`mjtEnableBit`), bit values as in MuJoCo 4.0.0.
+pub mod enable {
+    pub const OVERRIDE: u32 = 1 << 0;
+    pub const ENERGY: u32 = 1 << 1;
+    pub const FWDINV: u32 = 1 << 2;
+    pub const INVDISCRETE: u32 = 1 << 3;
+    pub const SLEEP: u32 = 1 << 4;
+    pub const DIAGEXACT: u32 = 1 << 5;
+}
+
+/// Physics options (`mjOption`); defaults are MuJoCo 4.0.0's (mujoco-facts §8).
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub timestep: f64,
+    pub impratio: f64,
+    pub tolerance: f64,
+    pub ls_tolerance: f64,
+    pub noslip_tolerance: f64,
+    pub ccd_tolerance: f64,
+    pub gravity: [f64; 3],
+    pub wind: [f64; 3],
+    pub magnetic: [f64; 3],
+    pub density: f64,
+    pub viscosity: f64,
+    pub o_margin: f64,
+    pub o_solref: [f64; 2],
+    pub o_solimp: [f64; 5],
+    pub o_friction: [f64; 5],
+    pub integrator: Integrator,
+    pub cone: Cone,
+    pub jacobian: JacobianType,
+    pub solver: SolverType,
+    pub iterations: usize,
+    pub ls_iterations: usize,
+    pub noslip_iterations: usize,
+    pub ccd_iterations: usize,
+    pub disableflags: u32,
+    pub enableflags: u32,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            timestep: 0.002,
+            impratio: 1.0,
+            tolerance: 1e-8,
+            ls_tolerance: 0.01,
+            noslip_tolerance: 1e-6,
+            ccd_tolerance: 1e-6,
+            gravity: [0.0, 0.0, -9.81],
+            wind: [0.0; 3],
+            magnetic: [0.0, -0.5, 0.0],
+            density: 0.0,
+            viscosity: 0.0,
+            o_margin: 0.0,
+            o_solref: [0.02, 1.0],
+            o_solimp: [0.9, 0.95, 0.001, 0.5, 2.0],
+            o_friction: [1.0, 1.0, 0.005, 1e-4, 1e-4],
+            integrator: Integrator::Euler,
+            cone: Cone::Pyramidal,
+            jacobian: JacobianType::Auto,
+            solver: SolverType::Newton,
+            iterations: 100,
+            ls_iterations: 50,
+            noslip_iterations: 0,
+            ccd_iterations: 35,
+            disableflags: 0,
+            enableflags: 0,
+        }
+    }
+}
+
+impl Options {
+    /// True if the disable bit `bit` (see [`disable`]) is set.
+    pub fn disabled(&self, bit: u32) -> bool {
+        self.disableflags & bit != 0
+    }
+    /// True if the enable bit `bit` (see [`enable`]) is set.
+    pub fn enabled(&self, bit: u32) -> bool {
+        self.enableflags & bit != 0
+    }
+}
+
+/// Actuator transmission type (`mjtTrn`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrnType {
+    Joint = 0,
+    JointInParent = 1,
+    SliderCrank = 2,
+    Tendon = 3,
+    Site = 4,
+    Body = 5,
+}
+
+/// Actuator dynamics type (`mjtDyn`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DynType {
+    None = 0,
+    Integrator = 1,
+    Filter = 2,
+    FilterExact = 3,
+    Muscle = 4,
+    User = 5,
+}
+
+/// Actuator gain type (`mjtGain`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GainType {
+    Fixed = 0,
+    Affine = 1,
+    Muscle = 2,
+    User = 3,
+}
+
+/// Actuator bias type (`mjtBias`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BiasType {
+    None = 0,
+    Affine = 1,
+    Muscle = 2,
+    User = 3,
+}
+
+/// Tendon wrap object type (`mjtWrap`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WrapType {
+    None = 0,
+    Joint = 1,
+    Pulley = 2,
+    Site = 3,
+    Sphere = 4,
+    Cylinder = 5,
+}
+
+/// Equality constraint type (`mjtEq`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EqType {
+    Connect = 0,
+    Weld = 1,
+    Joint = 2,
+    Tendon = 3,
+    Flex = 4,
+    Distance = 5,
+}
+
+/// Object type of an equality / sensor reference (`mjtObj`), the subset moreau uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjType {
+    Unknown = 0,
+    Body = 1,
+    XBody = 2,
+    Joint = 3,
+    Dof = 4,
+    Geom = 5,
+    Site = 6,
+    Camera = 7,
+    Actuator = 19,
+    Tendon = 18,
+}
+
+/// Sensor type, the subset parsed (`mjtSensor` names; numeric values are moreau's own).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SensorType {
+    Touch,
+    Accelerometer,
+    Velocimeter,
+    Gyro,
+    Force,
+    Torque,
+    Magnetometer,
+    Rangefinder,
+    JointPos,
+    JointVel,
+    TendonPos,
+    TendonVel,
+    ActuatorPos,
+    ActuatorVel,
+    ActuatorFrc,
+    JointActFrc,
+    BallQuat,
+    BallAngVel,
+    JointLimitPos,
+    JointLimitVel,
+    JointLimitFrc,
+    TendonLimitPos,
+    TendonLimitVel,
+    TendonLimitFrc,
+    FramePos,
+    FrameQuat,
+    FrameXAxis,
+    FrameYAxis,
+    FrameZAxis,
+    FrameLinVel,
+    FrameAngVel,
+    FrameLinAcc,
+    FrameAngAcc,
+    SubtreeCom,
+    SubtreeLinVel,
+    SubtreeAngMom,
+    Clock,
+}
+
+/// A triangle mesh asset after compile: vertices in the mesh frame (centered and aligned with
+/// its inertial frame as MuJoCo does), faces as vertex-index triples.
+#[derive(Clone, Debug, Default)]
+pub struct Mesh {
+    pub name: String,
+    pub vert: Vec<[f64; 3]>,
+    pub face: Vec<[usize; 3]>,
+    /// Offset and rotation that were removed from the authored vertices.
+    pub pos: [f64; 3],
+    pub quat: [f64; 4],
+}
+
+/// A height field asset: `nrow × ncol` elevations in [0, 1], row-major, and size (x, y, zmax, zbase).
+#[derive(Clone, Debug, Default)]
+pub struct Hfield {
+    pub name: String,
+    pub size: [f64; 4],
+    pub nrow: usize,
+    pub ncol: usize,
+    pub data: Vec<f64>,
+}
+
+/// The compiled model. See the module docs for conventions.
+#[derive(Clone, Debug, Default)]
+pub struct Model {
+    // ---------------------------------------------------------------- sizes
+    pub nq: usize,
+    pub nv: usize,
+    pub nu: usize,
+    pub na: usize,
+    pub nbody: usize,
+    pub njnt: usize,
+    pub ngeom: usize,
+    pub nsite: usize,
+    pub ntendon: usize,
+    pub nwrap: usize,
+    pub neq: usize,
+    pub nkey: usize,
+    pub nsensor: usize,
+    pub nsensordata: usize,
+    pub nmocap: usize,
+    pub nmesh: usize,
+    pub nhfield: usize,
+    pub npair: usize,
+    pub nexclude: usize,
+    /// Number of non-zeros in the tree-sparse lower triangle of M (MuJoCo's `nM`).
+    pub nM: usize,
+
+    pub opt: Options,
+    /// `qpos0`: the reference configuration (nq).
+    pub qpos0: Vec<f64>,
+    /// `qpos_spring`: the spring reference configuration (nq).
+    pub qpos_spring: Vec<f64>,
+
+    // ---------------------------------------------------------------- bodies (0 = world)
+    pub body_name: Vec<String>,
+    pub body_parentid: Vec<usize>,
+    pub body_rootid: Vec<usize>,
+    /// Id of the body this body is welded to (itself if it has joints).
+    pub body_weldid: Vec<usize>,
+    /// Mocap index, or -1.
+    pub body_mocapid: Vec<i32>,
+    pub body_jntnum: Vec<usize>,
+    pub body_jntadr: Vec<usize>,
+    pub body_dofnum: Vec<usize>,
+    pub body_dofadr: Vec<usize>,
+    pub body_geomnum: Vec<usize>,
+    pub body_geomadr: Vec<usize>,
+    /// Position and orientation of the body frame relative to the parent frame.
+    pub body_pos: Vec<[f64; 3]>,
+    pub body_quat: Vec<[f64; 4]>,
+    /// Inertial frame relative to the body frame.
+    pub body_ipos: Vec<[f64; 3]>,
+    pub body_iquat: Vec<[f64; 4]>,
+    pub body_mass: Vec<f64>,
+    pub body_subtreemass: Vec<f64>,
+    /// Principal moments of inertia in the inertial frame.
+    pub body_inertia: Vec<[f64; 3]>,
+    /// Mean inverse inertia at qpos0, (translation, rotation) (mujoco-facts §1).
+    pub body_invweight0: Vec<[f64; 2]>,
+    pub body_gravcomp: Vec<f64>,
+
+    // ---------------------------------------------------------------- joints
+    pub jnt_name: Vec<String>,
+    pub jnt_type: Vec<JointType>,
+    pub jnt_qposadr: Vec<usize>,
+    pub jnt_dofadr: Vec<usize>,
+    pub jnt_bodyid: Vec<usize>,
+    pub jnt_group: Vec<i32>,
+    pub jnt_limited: Vec<bool>,
+    pub jnt_actfrclimited: Vec<bool>,
+    pub jnt_solref: Vec<[f64; 2]>,
+    pub jnt_solimp: Vec<[f64; 5]>,
+    /// Anchor and axis in the body frame.
+    pub jnt_pos: Vec<[f64; 3]>,
+    pub jnt_axis: Vec<[f64; 3]>,
+    /// Spring stiffness; `jnt_stiffnesspoly` holds the polynomial coefficients (seed 000,
+    /// "Passive forces"), zeros when absent.
+    pub jnt_stiffness: Vec<f64>,
+    pub jnt_stiffnesspoly: Vec<[f64; 2]>,
+    pub jnt_range: Vec<[f64; 2]>,
+    pub jnt_actfrcrange: Vec<[f64; 2]>,
+    pub jnt_margin: Vec<f64>,
+
+    // ---------------------------------------------------------------- dofs
+    pub dof_bodyid: Vec<usize>,
+    pub dof_jntid: Vec<usize>,
+    /// Parent dof in the kinematic tree, or -1.
+    pub dof_parentid: Vec<i32>,
+    /// Address of the diagonal element of this dof's row in the sparse `qM`.
+    pub dof_Madr: Vec<usize>,
+    pub dof_solref: Vec<[f64; 2]>,
+    pub dof_solimp: Vec<[f64; 5]>,
+    pub dof_frictionloss: Vec<f64>,
+    pub dof_armature: Vec<f64>,
+    pub dof_damping: Vec<f64>,
+    /// Polynomial damping coefficients (seed 000), zeros when absent.
+    pub dof_dampingpoly: Vec<[f64; 2]>,
+    pub dof_invweight0: Vec<f64>,
+    /// Diagonal of M at qpos0.
+    pub dof_M0: Vec<f64>,
+
+    // ---------------------------------------------------------------- geoms
+    pub geom_name: Vec<String>,
+    pub geom_type: Vec<GeomType>,
+    pub geom_contype: Vec<u32>,
+    pub geom_conaffinity: Vec<u32>,
+    pub geom_condim: Vec<usize>,
+    pub geom_bodyid: Vec<usize>,
+    /// Mesh or hfield id, or -1.
+    pub geom_dataid: Vec<i32>,
+    pub geom_group: Vec<i32>,
+    pub geom_priority: Vec<i32>,
+    pub geom_solmix: Vec<f64>,
+    pub geom_solref: Vec<[f64; 2]>,
+    pub geom_solimp: Vec<[f64; 5]>,
+    pub geom_size: Vec<[f64; 3]>,
+    pub geom_rbound: Vec<f64>,
+    /// Axis-aligned box in the geom frame: center (3), half-sizes (3).
+    pub geom_aabb: Vec<[f64; 6]>,
+    pub geom_pos: Vec<[f64; 3]>,
+    pub geom_quat: Vec<[f64; 4]>,
+    pub geom_friction: Vec<[f64; 3]>,
+    pub geom_margin: Vec<f64>,
+    pub geom_gap: Vec<f64>,
+
+    // ---------------------------------------------------------------- sites
+    pub site_name: Vec<String>,
+    pub site_type: Vec<GeomType>,
+    pub site_bodyid: Vec<usize>,
+    pub site_size: Vec<[f64; 3]>,
+    pub site_pos: Vec<[f64; 3]>,
+    pub site_quat: Vec<[f64; 4]>,
+
+    // ---------------------------------------------------------------- assets
+    pub mesh: Vec<Mesh>,
+    pub hfield: Vec<Hfield>,
+
+    // ---------------------------------------------------------------- tendons
+    pub tendon_name: Vec<String>,
+    pub tendon_adr: Vec<usize>,
+    pub tendon_num: Vec<usize>,
+    pub tendon_limited: Vec<bool>,
+    pub tendon_solref_lim: Vec<[f64; 2]>,
+    pub tendon_solimp_lim: Vec<[f64; 5]>,
+    pub tendon_solref_fri: Vec<[f64; 2]>,
+    pub tendon_solimp_fri: Vec<[f64; 5]>,
+    pub tendon_range: Vec<[f64; 2]>,
+    pub tendon_margin: Vec<f64>,
+    pub tendon_stiffness: Vec<f64>,
+    pub tendon_damping: Vec<f64>,
+    pub tendon_armature: Vec<f64>,
+    pub tendon_frictionloss: Vec<f64>,
+    /// Spring rest length range (lower, upper); the spring acts outside it.
+    pub tendon_lengthspring: Vec<[f64; 2]>,
+    pub tendon_length0: Vec<f64>,
+    pub tendon_invweight0: Vec<f64>,
+    pub wrap_type: Vec<WrapType>,
+    pub wrap_objid: Vec<i32>,
+    /// Coefficient for joint wraps (fixed tendons), divisor for pulleys, side-site id for geoms.
+    pub wrap_prm: Vec<f64>,
+
+    // ---------------------------------------------------------------- actuators
+    pub actuator_name: Vec<String>,
+    pub actuator_trntype: Vec<TrnType>,
+    pub actuator_dyntype: Vec<DynType>,
+    pub actuator_gaintype: Vec<GainType>,
+    pub actuator_biastype: Vec<BiasType>,
+    /// Transmission target ids (joint/tendon/site/body, and refsite or slider site), -1 if none.
+    pub actuator_trnid: Vec<[i32; 2]>,
+    /// First activation index, or -1 if stateless.
+    pub actuator_actadr: Vec<i32>,
+    pub actuator_actnum: Vec<usize>,
+    pub actuator_group: Vec<i32>,
+    pub actuator_ctrllimited: Vec<bool>,
+    pub actuator_forcelimited: Vec<bool>,
+    pub actuator_actlimited: Vec<bool>,
+    pub actuator_actearly: Vec<bool>,
+    pub actuator_dynprm: Vec<[f64; 10]>,
+    pub actuator_gainprm: Vec<[f64; 10]>,
+    pub actuator_biasprm: Vec<[f64; 10]>,
+    pub actuator_ctrlrange: Vec<[f64; 2]>,
+    pub actuator_forcerange: Vec<[f64; 2]>,
+    pub actuator_actrange: Vec<[f64; 2]>,
+    pub actuator_gear: Vec<[f64; 6]>,
+    pub actuator_cranklength: Vec<f64>,
+    pub actuator_acc0: Vec<f64>,
+    pub actuator_length0: Vec<f64>,
+    pub actuator_lengthrange: Vec<[f64; 2]>,
+
+    // ---------------------------------------------------------------- equality
+    pub eq_name: Vec<String>,
+    pub eq_type: Vec<EqType>,
+    pub eq_obj1id: Vec<i32>,
+    pub eq_obj2id: Vec<i32>,
+    pub eq_objtype: Vec<ObjType>,
+    pub eq_active0: Vec<bool>,
+    pub eq_solref: Vec<[f64; 2]>,
+    pub eq_solimp: Vec<[f64; 5]>,
+    pub eq_data: Vec<[f64; 11]>,
+
+    // ---------------------------------------------------------------- explicit contact pairs
+    pub pair_geom1: Vec<usize>,
+    pub pair_geom2: Vec<usize>,
+    pub pair_dim: Vec<usize>,
+    pub pair_solref: Vec<[f64; 2]>,
+    pub pair_solreffriction: Vec<[f64; 2]>,
+    pub pair_solimp: Vec<[f64; 5]>,
+    pub pair_margin: Vec<f64>,
+    pub pair_gap: Vec<f64>,
+    pub pair_friction: Vec<[f64; 5]>,
+    /// Excluded body pairs, `(body1 << 16) + body2` as in MuJoCo.
+    pub exclude_signature: Vec<u32>,
+
+    // ---------------------------------------------------------------- keyframes
+    pub key_name: Vec<String>,
+    pub key_time: Vec<f64>,
+    pub key_qpos: Vec<Vec<f64>>,
+    pub key_qvel: Vec<Vec<f64>>,
+    pub key_act: Vec<Vec<f64>>,
+    pub key_ctrl: Vec<Vec<f64>>,
+    pub key_mpos: Vec<Vec<f64>>,
+    pub key_mquat: Vec<Vec<f64>>,
+
+    // ---------------------------------------------------------------- sensors
+    pub sensor_name: Vec<String>,
+    pub sensor_type: Vec<SensorType>,
+    pub sensor_objtype: Vec<ObjType>,
+    pub sensor_objid: Vec<i32>,
+    pub sensor_reftype: Vec<ObjType>,
+    pub sensor_refid: Vec<i32>,
+    pub sensor_dim: Vec<usize>,
+    pub sensor_adr: Vec<usize>,
+    pub sensor_cutoff: Vec<f64>,
+    pub sensor_noise: Vec<f64>,
+}
+
+impl Model {
+    /// Id of the named body, if any.
+    pub fn body_id(&self, name: &str) -> Option<usize> {
+        self.body_name.iter().position(|n| n == name)
+    }
+    /// Id of the named joint, if any.
+    pub fn joint_id(&self, name: &str) -> Option<usize> {
+        self.jnt_name.iter().position(|n| n == name)
+    }
+    /// Id of the named actuator, if any.
+    pub fn actuator_id(&self, name: &str) -> Option<usize> {
+        self.actuator_name.iter().position(|n| n == name)
+    }
+    /// Id of the named keyframe, if any.
+    pub fn key_id(&self, name: &str) -> Option<usize> {
+        self.key_name.iter().position(|n| n == name)
+    }
+}
