@@ -2,6 +2,8 @@
 //!
 //! The layout mirrors MuJoCo's pipeline (seed 000, "Computation"): one module per stage.
 
+#![allow(non_snake_case)]
+
 pub mod data;
 pub mod model;
 pub mod setconst;
