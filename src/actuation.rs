@@ -18,7 +18,10 @@ pub const MAXVAL: f64 = 1e10;
 /// NaN, ±inf or `|x| > mjMAXVAL` (`mju_isBad`).
 #[inline]
 pub fn is_bad<T: Scalar>(x: T) -> bool {
-    !(x.abs() <= sc(MAXVAL))
+    !matches!(
+        x.abs().partial_cmp(&sc(MAXVAL)),
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    )
 }
 
 #[inline]
@@ -56,10 +59,14 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     JointType::Ball | JointType::Free => {
                         let free = m.jnt_type[id] == JointType::Free;
                         // rotational part: qpos/dof/gear offsets of the quaternion
-                        let (qr, dr, gr) = if free { (qa + 3, da + 3, 3) } else { (qa, da, 0) };
+                        let (qr, dr, gr) = if free {
+                            (qa + 3, da + 3, 3)
+                        } else {
+                            (qa, da, 0)
+                        };
                         if free {
-                            for k in 0..3 {
-                                d.actuator_moment[row + da + k] = sc(g[k]);
+                            for (k, gk) in g.iter().take(3).enumerate() {
+                                d.actuator_moment[row + da + k] = sc(*gk);
                             }
                         }
                         let q = normalize_quat(Quaternion::new(
@@ -315,9 +322,7 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
     for j in 0..m.njnt {
-        if m.jnt_actfrclimited[j]
-            && matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide)
-        {
+        if m.jnt_actfrclimited[j] && matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) {
             let k = m.jnt_dofadr[j];
             d.qfrc_actuator[k] = clamp(d.qfrc_actuator[k], &m.jnt_actfrcrange[j]);
         }

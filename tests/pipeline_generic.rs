@@ -39,10 +39,19 @@ fn mass_matrix_spd_and_factor_roundtrip() {
         let mut dense = vec![0.0; nv * nv];
         moreau::crb::full_m(&m, &d.qM, &mut dense);
         let mm = DMatrix::from_row_slice(nv, nv, &dense);
-        assert!((&mm - mm.transpose()).amax() == 0.0, "{name}: M not symmetric");
-        assert!(mm.clone().cholesky().is_some(), "{name}: M not positive definite");
+        assert!(
+            (&mm - mm.transpose()).amax() == 0.0,
+            "{name}: M not symmetric"
+        );
+        assert!(
+            mm.clone().cholesky().is_some(),
+            "{name}: M not positive definite"
+        );
         // D > 0 in the LtDL factor
-        assert!(d.qLDiagInv.iter().all(|&x| x > 0.0), "{name}: D not positive");
+        assert!(
+            d.qLDiagInv.iter().all(|&x| x > 0.0),
+            "{name}: D not positive"
+        );
         // M (M⁻¹ x) = x and M⁻¹ (M x) = x
         let x: Vec<f64> = (0..nv).map(|i| (i as f64 * 0.7).sin() + 0.3).collect();
         let mut y = x.clone();
@@ -53,8 +62,14 @@ fn mass_matrix_spd_and_factor_roundtrip() {
         moreau::crb::mul_m(&m, &d, &x, &mut w);
         moreau::crb::solve_m(&m, &d, &mut w);
         for i in 0..nv {
-            assert!((z[i] - x[i]).abs() < 1e-12 * (1.0 + x[i].abs()), "{name}: M M⁻¹ x");
-            assert!((w[i] - x[i]).abs() < 1e-12 * (1.0 + x[i].abs()), "{name}: M⁻¹ M x");
+            assert!(
+                (z[i] - x[i]).abs() < 1e-12 * (1.0 + x[i].abs()),
+                "{name}: M M⁻¹ x"
+            );
+            assert!(
+                (w[i] - x[i]).abs() < 1e-12 * (1.0 + x[i].abs()),
+                "{name}: M⁻¹ M x"
+            );
         }
         // dense mul agrees
         let dm = &mm * nalgebra::DVector::from_column_slice(&y);
@@ -71,6 +86,13 @@ fn run_f64(m: &Model, c: &Value, tweak: impl Fn(&mut Data<f64>)) -> Data<f64> {
     forward(m, &mut d);
     d
 }
+
+/// A Data field read on the f64 and the dual run.
+type Field = (
+    &'static str,
+    fn(&Data<f64>) -> &Vec<f64>,
+    fn(&Data<Dual64>) -> &Vec<Dual64>,
+);
 
 fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * (1.0 + b.abs())
@@ -101,16 +123,20 @@ fn dual_numbers_give_values_and_derivatives() {
             }
             forward(&m, &mut d);
             let bump = |s: f64| {
-                run_f64(&m, &c, |d| {
-                    if vel {
-                        d.qvel[k] += s
-                    } else {
-                        d.qpos[k] += s
-                    }
-                })
+                run_f64(
+                    &m,
+                    &c,
+                    |d| {
+                        if vel {
+                            d.qvel[k] += s
+                        } else {
+                            d.qpos[k] += s
+                        }
+                    },
+                )
             };
             let (dp, dm) = (bump(eps), bump(-eps));
-            let fields: [(&str, fn(&Data<f64>) -> &Vec<f64>, fn(&Data<Dual64>) -> &Vec<Dual64>); 5] = [
+            let fields: [Field; 5] = [
                 ("qfrc_bias", |d| &d.qfrc_bias, |d| &d.qfrc_bias),
                 ("qfrc_passive", |d| &d.qfrc_passive, |d| &d.qfrc_passive),
                 ("qfrc_actuator", |d| &d.qfrc_actuator, |d| &d.qfrc_actuator),
@@ -180,7 +206,10 @@ fn divergence_checks_reset_and_warn() {
 
 #[test]
 fn bad_ctrl_zeroes_inputs_and_warns() {
-    let (_, m, c) = models().into_iter().find(|(n, ..)| n == "actuators").unwrap();
+    let (_, m, c) = models()
+        .into_iter()
+        .find(|(n, ..)| n == "actuators")
+        .unwrap();
     let mut d = run_f64(&m, &c, |d| d.ctrl[3] = f64::NAN);
     let w = d.warning[Warning::BadCtrl as usize];
     assert_eq!((w.number, w.lastinfo), (1, 3));

@@ -198,7 +198,13 @@ fn set_const_matches_mujoco() {
         moreau::setconst::set_const(&mut m);
         let w = &mut worst;
         cmp(name, "dof_M0", &m.dof_M0, &want.dof_M0, w);
-        cmp(name, "dof_invweight0", &m.dof_invweight0, &want.dof_invweight0, w);
+        cmp(
+            name,
+            "dof_invweight0",
+            &m.dof_invweight0,
+            &want.dof_invweight0,
+            w,
+        );
         let flat = |v: &Vec<[f64; 2]>| v.iter().flatten().copied().collect::<Vec<_>>();
         cmp(
             name,
@@ -207,11 +213,41 @@ fn set_const_matches_mujoco() {
             &flat(&want.body_invweight0),
             w,
         );
-        cmp(name, "tendon_length0", &m.tendon_length0, &want.tendon_length0, w);
-        cmp(name, "tendon_invweight0", &m.tendon_invweight0, &want.tendon_invweight0, w);
-        cmp(name, "actuator_length0", &m.actuator_length0, &want.actuator_length0, w);
-        cmp(name, "actuator_acc0", &m.actuator_acc0, &want.actuator_acc0, w);
-        let bias = |m: &Model| m.actuator_biasprm.iter().flatten().copied().collect::<Vec<_>>();
+        cmp(
+            name,
+            "tendon_length0",
+            &m.tendon_length0,
+            &want.tendon_length0,
+            w,
+        );
+        cmp(
+            name,
+            "tendon_invweight0",
+            &m.tendon_invweight0,
+            &want.tendon_invweight0,
+            w,
+        );
+        cmp(
+            name,
+            "actuator_length0",
+            &m.actuator_length0,
+            &want.actuator_length0,
+            w,
+        );
+        cmp(
+            name,
+            "actuator_acc0",
+            &m.actuator_acc0,
+            &want.actuator_acc0,
+            w,
+        );
+        let bias = |m: &Model| {
+            m.actuator_biasprm
+                .iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>()
+        };
         cmp(name, "actuator_biasprm", &bias(&m), &bias(&want), w);
     }
     eprintln!("set_const worst relative error {worst:.2e}");
