@@ -30,9 +30,6 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
         return Some("fluid forces (density/viscosity)");
     }
-    if m.tendon_armature.iter().any(|&a| a != 0.0) {
-        return Some("tendon armature");
-    }
     None
 }
 

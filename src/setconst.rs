@@ -8,7 +8,7 @@ use crate::jacobian::jac_body_com;
 use crate::model::{BiasType, GainType, JointType, Model};
 
 /// Fills the fields of `m` that are computed by running the pipeline at `qpos0`:
-/// - `dof_M0`: diagonal of M (with armature);
+/// - `dof_M0`: diagonal of M (with dof armature, without tendon armature);
 /// - `dof_invweight0`: diagonal of M⁻¹; averaged over the translational and the rotational dofs
 ///   of a free joint, and over the 3 dofs of a ball joint;
 /// - `body_invweight0 = (tr A_tt / 3, tr A_rr / 3)`, `A = J M⁻¹ Jᵀ` with `J` the 6 × nv
@@ -22,7 +22,15 @@ pub fn set_const(m: &mut Model) {
     let nv = m.nv;
     let mut d = Data::<f64>::new(m);
     fwd_position(m, &mut d);
-    m.dof_M0 = (0..nv).map(|i| d.qM[m.dof_Madr[i]]).collect();
+    // dof_M0 excludes the tendon armature
+    m.dof_M0 = (0..nv)
+        .map(|i| {
+            let ten: f64 = (0..m.ntendon)
+                .map(|t| m.tendon_armature[t] * d.ten_J[t * nv + i].powi(2))
+                .sum();
+            d.qM[m.dof_Madr[i]] - ten
+        })
+        .collect();
 
     let mut x = vec![0.0; nv];
     let mm = m.clone();

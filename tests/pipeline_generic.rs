@@ -220,3 +220,24 @@ fn bad_ctrl_zeroes_inputs_and_warns() {
     assert_eq!(d.act_dot, z.act_dot);
     d.warning = Default::default();
 }
+
+/// `rne(flg_acc = true) - rne(flg_acc = false) = M_rigid qacc` (armature is not part of RNE).
+#[test]
+fn rne_with_acceleration_is_mass_times_acc_plus_bias() {
+    for (name, m, c) in models() {
+        if m.dof_armature.iter().any(|&a| a != 0.0) || m.ntendon > 0 {
+            continue;
+        }
+        let mut d = run_f64(&m, &c, |_| {});
+        let x: Vec<f64> = (0..m.nv).map(|i| (i as f64 * 1.3).cos()).collect();
+        d.qacc.copy_from_slice(&x);
+        let mut with = vec![0.0; m.nv];
+        moreau::rne::rne(&m, &mut d, true, &mut with);
+        let mut mx = vec![0.0; m.nv];
+        moreau::crb::mul_m(&m, &d, &x, &mut mx);
+        for i in 0..m.nv {
+            let want = mx[i] + d.qfrc_bias[i];
+            assert!(close(with[i], want, 1e-12), "{name}: rne(acc)[{i}]");
+        }
+    }
+}

@@ -77,6 +77,7 @@ fn each_case(mut fun: impl FnMut(&str, &Model, &Value)) {
 fn position<T: Scalar>(m: &Model, d: &mut Data<T>) {
     moreau::kinematics::kinematics(m, d);
     moreau::com::com_pos(m, d);
+    moreau::tendon::tendon(m, d);
     moreau::crb::crb(m, d);
     moreau::crb::factor_m(m, d);
 }
