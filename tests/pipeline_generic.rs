@@ -241,3 +241,15 @@ fn rne_with_acceleration_is_mass_times_acc_plus_bias() {
         }
     }
 }
+
+/// Spatial tendons are reported as unsupported and produce a NaN length, not silent zeros.
+#[test]
+fn spatial_tendon_is_flagged() {
+    let (_, mut m, c) = models().into_iter().find(|(n, ..)| n == "tendon").unwrap();
+    assert_eq!(moreau::forward::unsupported(&m), None);
+    m.wrap_type[0] = moreau::model::WrapType::Site;
+    assert!(moreau::forward::unsupported(&m).is_some());
+    let d = run_f64(&m, &c, |_| {});
+    assert!(d.ten_length[0].is_nan());
+    assert!(d.ten_length[1].is_finite());
+}
