@@ -4,9 +4,20 @@
 
 #![allow(non_snake_case)]
 
+pub mod actuation;
+pub mod check;
+pub mod com;
+pub mod crb;
 pub mod data;
+pub mod forward;
+pub mod jacobian;
+pub mod kinematics;
 pub mod model;
+pub mod passive;
+pub mod rne;
 pub mod setconst;
+pub mod spatial;
+pub mod tendon;
 
 pub use data::{Data, Scalar};
 pub use model::Model;
