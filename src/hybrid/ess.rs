@@ -22,7 +22,7 @@ pub enum Rearm {
 /// Options of the ESS integrator.
 #[derive(Clone, Debug)]
 pub struct EssOptions {
-    /// Precision ε: projection starts once some candidate `h_k > −ε` (§2.2).
+    /// Precision ε: projection starts once some candidate has `h_k ≥ −ε` (§2.2).
     pub eps: f64,
     /// Options of the dopri5 integration step.
     pub ode: Dopri5Options,
@@ -348,7 +348,7 @@ impl<'s, 'o, S: EventSelectedSystem + ?Sized> Core<'s, 'o, S> {
         let eps = self.opts.eps;
         self.load_x();
         self.events_at_xq(false)?;
-        if !(0..self.m).any(|k| self.field.pool[k] && self.hv[k] > -eps) {
+        if !(0..self.m).any(|k| self.field.pool[k] && self.hv[k] >= -eps) {
             return Ok(Pick::None);
         }
         let f = &mut self.field;
@@ -363,7 +363,7 @@ impl<'s, 'o, S: EventSelectedSystem + ?Sized> Core<'s, 'o, S> {
         let mut best: Option<(usize, f64)> = None;
         let mut grazing = false;
         for k in 0..self.m {
-            if !f.pool[k] || self.hv[k] <= -eps {
+            if !f.pool[k] || self.hv[k] < -eps {
                 continue;
             }
             let rate = self.dh.row(k).transpose().dot(&self.g);
