@@ -25,6 +25,7 @@ pub fn out_path(name: &str) -> PathBuf {
 }
 
 /// Least-squares line `y = a + b x`; returns `(a, b)`.
+#[allow(dead_code)]
 pub fn linear_fit(xs: &[f64], ys: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
     let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
