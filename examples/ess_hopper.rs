@@ -27,15 +27,14 @@ fn opts(eps: f64) -> EssOptions {
 }
 
 fn rms(hop: &Hopper, tr: &Trajectory) -> f64 {
-    let s: f64 = tr
-        .t
-        .iter()
-        .zip(&tr.x)
-        .map(|(t, x)| {
-            let (z, v) = hop.exact(2.0, *t);
-            (x[0] - z).powi(2) + (x[1] - v).powi(2)
-        })
-        .sum();
+    let s: f64 =
+        tr.t.iter()
+            .zip(&tr.x)
+            .map(|(t, x)| {
+                let (z, v) = hop.exact(2.0, *t);
+                (x[0] - z).powi(2) + (x[1] - v).powi(2)
+            })
+            .sum();
     (s / tr.t.len() as f64).sqrt()
 }
 
@@ -118,12 +117,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .background_style(WHITE.mix(0.8))
             .draw()?;
 
-        let res: Vec<(f64, f64)> = tr
-            .t
-            .iter()
-            .zip(&tr.x)
-            .map(|(t, x)| (*t, x[idx] - ex(*t)))
-            .collect();
+        let res: Vec<(f64, f64)> =
+            tr.t.iter()
+                .zip(&tr.x)
+                .map(|(t, x)| (*t, x[idx] - ex(*t)))
+                .collect();
         let m = res.iter().fold(1e-12f64, |a, r| a.max(r.1.abs())) * 1.1;
         let mut c = ChartBuilder::on(&panels[2 + col])
             .margin(10)

@@ -20,7 +20,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let exact = Table1Exact::new(Vector3::new(-0.4, -0.15, 0.3), 0.5);
     println!("exact guard crossings at t = {:?}", exact.crossing_times());
     let mut data = vec![];
-    println!("{:>12} {:>14} {:>7} {:>6}", "1/eps", "RMS", "events", "steps");
+    println!(
+        "{:>12} {:>14} {:>7} {:>6}",
+        "1/eps", "RMS", "events", "steps"
+    );
     for i in 0..=24 {
         let inv_eps = 10f64.powf(0.25 * i as f64);
         let opts = EssOptions {
@@ -33,12 +36,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ..Default::default()
         };
         let tr = integrate(&Table1, 0.0, &x0, 0.5, &opts)?;
-        let s: f64 = tr
-            .t
-            .iter()
-            .zip(&tr.x)
-            .map(|(t, x)| (Vector3::new(x[0], x[1], x[2]) - exact.at(*t)).norm_squared())
-            .sum();
+        let s: f64 =
+            tr.t.iter()
+                .zip(&tr.x)
+                .map(|(t, x)| (Vector3::new(x[0], x[1], x[2]) - exact.at(*t)).norm_squared())
+                .sum();
         let rms = (s / tr.t.len() as f64).sqrt();
         println!(
             "{inv_eps:>12.3} {rms:>14.4e} {:>7} {:>6}",
@@ -64,7 +66,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
     let (ymin, ymax) = data
         .iter()
-        .fold((f64::INFINITY, 0.0f64), |(lo, hi), (_, r)| (lo.min(*r), hi.max(*r)));
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), (_, r)| {
+            (lo.min(*r), hi.max(*r))
+        });
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!("ESS order test (seed 002 Table 1): fitted order {order:.2}"),

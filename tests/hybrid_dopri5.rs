@@ -34,7 +34,10 @@ fn dopri5_fixed_step_order_is_five() {
     let num: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
     let den: f64 = xs.iter().map(|x| (x - mx).powi(2)).sum();
     let slope = num / den;
-    assert!((4.6..=5.6).contains(&slope), "slope {slope}, errors {errs:?}");
+    assert!(
+        (4.6..=5.6).contains(&slope),
+        "slope {slope}, errors {errs:?}"
+    );
 }
 
 #[test]
@@ -57,21 +60,39 @@ fn dopri5_adaptive_meets_tolerance() {
 #[test]
 fn dopri5_reports_errors_as_values() {
     let y0 = DVector::from_element(1, f64::NAN);
-    let e = dopri5_solve(|_, _, dy: &mut DVector<f64>| dy[0] = 1.0, 0.0, &y0, 1.0, &Default::default());
+    let e = dopri5_solve(
+        |_, _, dy: &mut DVector<f64>| dy[0] = 1.0,
+        0.0,
+        &y0,
+        1.0,
+        &Default::default(),
+    );
     assert_eq!(e.unwrap_err(), HybridError::NonFiniteInput);
     // Blow-up y' = y² from y(0) = 1 at t = 1: step size underflow or non-finite value.
     let blow = |_t: f64, y: &DVector<f64>, dy: &mut DVector<f64>| dy[0] = y[0] * y[0];
-    let e = dopri5_solve(blow, 0.0, &DVector::from_element(1, 1.0), 2.0, &Default::default());
+    let e = dopri5_solve(
+        blow,
+        0.0,
+        &DVector::from_element(1, 1.0),
+        2.0,
+        &Default::default(),
+    );
     assert!(matches!(
         e,
         Err(HybridError::StepSizeUnderflow { .. })
             | Err(HybridError::NonFiniteValue { .. })
             | Err(HybridError::MaxStepsExceeded { .. })
     ));
-    let opts = Dopri5Options { max_steps: 3, ..Default::default() };
+    let opts = Dopri5Options {
+        max_steps: 3,
+        ..Default::default()
+    };
     let e = dopri5_solve(osc, 0.0, &DVector::from_vec(vec![0.0, 1.0]), 100.0, &opts);
     assert!(matches!(e, Err(HybridError::MaxStepsExceeded { .. })));
-    let bad = Dopri5Options { rtol: -1.0, ..Default::default() };
+    let bad = Dopri5Options {
+        rtol: -1.0,
+        ..Default::default()
+    };
     let e = dopri5_solve(osc, 0.0, &DVector::from_vec(vec![0.0, 1.0]), 1.0, &bad);
     assert!(matches!(e, Err(HybridError::InvalidOptions(_))));
 }

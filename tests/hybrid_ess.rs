@@ -25,12 +25,11 @@ fn table1_rms(eps: f64, exact: &Table1Exact) -> f64 {
     let x0 = DVector::from_vec(vec![-0.4, -0.15, 0.3]);
     let tr = integrate(&Table1, 0.0, &x0, 0.5, &tight(eps)).unwrap();
     assert_eq!(tr.events.len(), 3, "eps {eps}: all three guards crossed");
-    let s: f64 = tr
-        .t
-        .iter()
-        .zip(&tr.x)
-        .map(|(t, x)| (Vector3::new(x[0], x[1], x[2]) - exact.at(*t)).norm_squared())
-        .sum();
+    let s: f64 =
+        tr.t.iter()
+            .zip(&tr.x)
+            .map(|(t, x)| (Vector3::new(x[0], x[1], x[2]) - exact.at(*t)).norm_squared())
+            .sum();
     (s / tr.t.len() as f64).sqrt()
 }
 
@@ -128,7 +127,12 @@ fn bderiv_matches_fd_table1() {
     let (fd, order) = fd_jacobian_of_flow(&Table1, &x0, 0.5, &opts, 1e-5);
     assert_eq!(order, d.event_order);
     let err = (&d.jacobian - &fd).abs().max() / fd.abs().max();
-    assert!(err < 1e-4, "relative error {err:e}\nB {}\nFD {}", d.jacobian, fd);
+    assert!(
+        err < 1e-4,
+        "relative error {err:e}\nB {}\nFD {}",
+        d.jacobian,
+        fd
+    );
     // The saltations matter: the smooth-flow derivative of any single piece is far off.
     let v = DVector::from_vec(vec![1.0, -2.0, 0.5]);
     let dv = d.apply(&v).unwrap();
@@ -149,7 +153,12 @@ fn bderiv_matches_fd_plate() {
     let (fd, order) = fd_jacobian_of_flow(&plate, &x0, tf, &opts, 1e-6);
     assert_eq!(order, d.event_order);
     let err = (&d.jacobian - &fd).abs().max() / fd.abs().max();
-    assert!(err < 1e-3, "relative error {err:e}\nB {}\nFD {}", d.jacobian, fd);
+    assert!(
+        err < 1e-3,
+        "relative error {err:e}\nB {}\nFD {}",
+        d.jacobian,
+        fd
+    );
 }
 
 /// Closures, no model: a 1D system with two guards crossed in sequence.
@@ -184,20 +193,30 @@ fn closure_system_and_errors() {
         integrate(&sys, 0.0, &DVector::zeros(2), 1.0, &o),
         Err(HybridError::DimensionMismatch { .. })
     ));
-    let bad = EssOptions { eps: 0.0, ..o.clone() };
+    let bad = EssOptions {
+        eps: 0.0,
+        ..o.clone()
+    };
     assert!(matches!(
         integrate(&sys, 0.0, &x0, 1.0, &bad),
         Err(HybridError::InvalidOptions(_))
     ));
     let few = EssOptions {
-        ode: Dopri5Options { max_steps: 2, h_max: 1e-3, ..Default::default() },
+        ode: Dopri5Options {
+            max_steps: 2,
+            h_max: 1e-3,
+            ..Default::default()
+        },
         ..o.clone()
     };
     assert!(matches!(
         integrate(&sys, 0.0, &x0, 1.0, &few),
         Err(HybridError::MaxStepsExceeded { .. })
     ));
-    let one = EssOptions { max_events: 1, ..o.clone() };
+    let one = EssOptions {
+        max_events: 1,
+        ..o.clone()
+    };
     assert!(matches!(
         integrate(&sys, 0.0, &x0, 2.0, &one),
         Err(HybridError::MaxEventsExceeded { .. })
@@ -215,4 +234,3 @@ fn closure_system_and_errors() {
         Err(HybridError::NonFiniteValue { .. }) | Err(HybridError::StepSizeUnderflow { .. })
     ));
 }
-

@@ -57,7 +57,10 @@ pub fn saltation_matrix(
     }
     let denom = dh_j.dot(f_minus);
     if denom.is_nan() || denom <= 0.0 {
-        return Err(HybridError::LivenessViolated { guard: 0, t: f64::NAN });
+        return Err(HybridError::LivenessViolated {
+            guard: 0,
+            t: f64::NAN,
+        });
     }
     Ok(DMatrix::identity(n, n) + (f_plus - f_minus) * dh_j.transpose() / denom)
 }

@@ -35,7 +35,9 @@ impl Dopri5Options {
     pub(crate) fn validate(&self) -> Result<(), HybridError> {
         let ok = |v: f64| v.is_finite() && v >= 0.0;
         if !ok(self.rtol) || !ok(self.atol) || self.rtol + self.atol <= 0.0 {
-            return Err(HybridError::InvalidOptions("tolerances must be finite, >= 0, not both 0"));
+            return Err(HybridError::InvalidOptions(
+                "tolerances must be finite, >= 0, not both 0",
+            ));
         }
         if self.h_max.is_nan() || self.h_max <= 0.0 {
             return Err(HybridError::InvalidOptions("h_max must be > 0"));
@@ -170,7 +172,11 @@ impl Stepper {
             d1 += (self.k[0][i] / sc).powi(2);
         }
         let (d0, d1) = ((d0 / n).sqrt(), (d1 / n).sqrt());
-        let h0 = if d0 < 1e-5 || d1 < 1e-5 { 1e-6 } else { 0.01 * d0 / d1 };
+        let h0 = if d0 < 1e-5 || d1 < 1e-5 {
+            1e-6
+        } else {
+            0.01 * d0 / d1
+        };
         let h0 = h0.min(dir_span);
         self.ytmp.copy_from(y);
         self.ytmp.axpy(h0, &self.k[0], 1.0);
@@ -380,6 +386,9 @@ mod tests {
         };
         let (e1, e2) = (err_at(0.4), err_at(0.2));
         let order = (e1 / e2).log2();
-        assert!(order > 4.5, "local dense-output order {order} ({e1:e}, {e2:e})");
+        assert!(
+            order > 4.5,
+            "local dense-output order {order} ({e1:e}, {e2:e})"
+        );
     }
 }

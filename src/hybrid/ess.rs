@@ -87,7 +87,9 @@ pub struct Trajectory {
 impl Trajectory {
     /// The state at the final time.
     pub fn final_state(&self) -> &DVector<f64> {
-        self.x.last().expect("trajectory holds at least the initial state")
+        self.x
+            .last()
+            .expect("trajectory holds at least the initial state")
     }
 }
 
@@ -304,7 +306,11 @@ impl<'s, 'o, S: EventSelectedSystem + ?Sized> Core<'s, 'o, S> {
     }
 
     fn events_at_xq(&mut self, into_hv1: bool) -> Result<(), HybridError> {
-        let buf = if into_hv1 { &mut self.hv1 } else { &mut self.hv };
+        let buf = if into_hv1 {
+            &mut self.hv1
+        } else {
+            &mut self.hv
+        };
         self.field.sys.events(&self.xq, buf);
         if buf.iter().any(|v| !v.is_finite()) {
             return Err(HybridError::NonFiniteValue { t: self.t });

@@ -203,7 +203,9 @@ impl fmt::Display for HybridError {
             Self::StepSizeUnderflow { t, h } => {
                 write!(fm, "step size underflow (h = {h:e}) at t = {t}")
             }
-            Self::MaxStepsExceeded { t } => write!(fm, "maximum number of steps exceeded at t = {t}"),
+            Self::MaxStepsExceeded { t } => {
+                write!(fm, "maximum number of steps exceeded at t = {t}")
+            }
             Self::MaxEventsExceeded { t } => {
                 write!(fm, "maximum number of events exceeded at t = {t}")
             }
