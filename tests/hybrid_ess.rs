@@ -63,6 +63,7 @@ fn table1_order_is_two() {
     }
     // RMS ~ K ε^p: the order p is minus the slope against log(1/ε).
     let slope = -ls_slope(&lx, &ly);
+    println!("Table 1 fitted order {slope:.3}");
     assert!(slope >= 1.8, "fitted order {slope}");
     assert!(slope <= 2.6, "fitted order {slope} implausibly high");
 }
@@ -84,6 +85,7 @@ fn hopper_matches_closed_form() {
             s += (x[0] - z).powi(2) + (x[1] - v).powi(2);
         }
         let rms = (s / tr.t.len() as f64).sqrt();
+        println!("hopper eps {eps:e}: RMS {rms:.3e}");
         // Second order in ε (the stiff stance amplifies the constant: ~600 ε² measured).
         assert!(rms < 1e3 * eps * eps, "eps {eps}: rms {rms}");
         assert!(rms < last / 50.0, "eps {eps}: rms {rms} vs {last} at 10 ε");
@@ -127,13 +129,17 @@ fn bderiv_matches_fd_table1() {
     let (fd, order) = fd_jacobian_of_flow(&Table1, &x0, 0.5, &opts, 1e-5);
     assert_eq!(order, d.event_order);
     let err = (&d.jacobian - &fd).abs().max() / fd.abs().max();
+    println!(
+        "Table 1: events {:?}, max |B - FD| / max |FD| = {err:.2e}",
+        d.event_order
+    );
     assert!(
-        err < 1e-4,
+        err < 1e-6,
         "relative error {err:e}\nB {}\nFD {}",
         d.jacobian,
         fd
     );
-    // The saltations matter: the smooth-flow derivative of any single piece is far off.
+    // Evaluating the selected piece on a direction.
     let v = DVector::from_vec(vec![1.0, -2.0, 0.5]);
     let dv = d.apply(&v).unwrap();
     assert!((dv - &fd * &v).norm() < 1e-3 * (&fd * &v).norm());
@@ -153,8 +159,12 @@ fn bderiv_matches_fd_plate() {
     let (fd, order) = fd_jacobian_of_flow(&plate, &x0, tf, &opts, 1e-6);
     assert_eq!(order, d.event_order);
     let err = (&d.jacobian - &fd).abs().max() / fd.abs().max();
+    println!(
+        "plate: events {:?}, max |B - FD| / max |FD| = {err:.2e}",
+        d.event_order
+    );
     assert!(
-        err < 1e-3,
+        err < 1e-6,
         "relative error {err:e}\nB {}\nFD {}",
         d.jacobian,
         fd

@@ -546,11 +546,15 @@ impl<'s, 'o, S: EventSelectedSystem + ?Sized> Core<'s, 'o, S> {
         let eps = self.opts.eps;
         let g = |this: &mut Self, theta: f64| -> Result<f64, HybridError> {
             this.st.dense(theta, &mut this.xq);
-            this.events_at_xq(true)?;
-            Ok(entering
+            let v = entering
                 .iter()
-                .map(|&k| this.hv1[k] + eps)
-                .fold(f64::NEG_INFINITY, f64::max))
+                .map(|&k| this.field.sys.event(&this.xq, k) + eps)
+                .fold(f64::NEG_INFINITY, f64::max);
+            if v.is_finite() {
+                Ok(v)
+            } else {
+                Err(HybridError::NonFiniteValue { t: this.t })
+            }
         };
         let (mut a, mut b) = (0.0_f64, 1.0_f64);
         let mut ga = entering
@@ -561,7 +565,7 @@ impl<'s, 'o, S: EventSelectedSystem + ?Sized> Core<'s, 'o, S> {
         let mut gb_true = gb;
         let mut side = 0i8;
         for _ in 0..100 {
-            if b - a <= 1e-13 || gb_true <= 1e-10 * eps {
+            if b - a <= 1e-13 || gb_true <= 1e-6 * eps {
                 break;
             }
             let mut c = b - gb * (b - a) / (gb - ga);

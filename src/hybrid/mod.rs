@@ -40,6 +40,13 @@ pub trait EventSelectedSystem {
     fn vector_field(&self, x: &DVector<f64>, signs: &[bool], dx: &mut DVector<f64>);
     /// Event functions `h(x)` (length `m`); guard `k` is the zero set of `h_k`.
     fn events(&self, x: &DVector<f64>, h: &mut DVector<f64>);
+    /// One event function `h_k(x)`, used when locating the entry into `N^ε`. Override when
+    /// `m` is large; the default evaluates all of `h`.
+    fn event(&self, x: &DVector<f64>, k: usize) -> f64 {
+        let mut h = DVector::zeros(self.num_events());
+        self.events(x, &mut h);
+        h[k]
+    }
     /// Jacobian `Dh(x)`, an `m × n` matrix (§2.2; need not be closed form).
     fn event_jacobian(&self, x: &DVector<f64>, dh: &mut DMatrix<f64>);
     /// Jacobian `D_x f(x, signs)` (`n × n`) of one smooth piece, used only for the

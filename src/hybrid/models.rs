@@ -373,6 +373,15 @@ impl EventSelectedSystem for Plate {
             h[n + i] = -v;
         }
     }
+    fn event(&self, s: &DVector<f64>, k: usize) -> f64 {
+        let n = self.springs.len();
+        let v = self.l0 + s[2].tan() * (s[0] - self.springs[k % n]) - s[1];
+        if k < n {
+            v
+        } else {
+            -v
+        }
+    }
     fn event_jacobian(&self, s: &DVector<f64>, dh: &mut DMatrix<f64>) {
         let n = self.springs.len();
         let (tn, sec2) = (s[2].tan(), 1.0 / s[2].cos().powi(2));
