@@ -10,6 +10,7 @@ pub mod com;
 pub mod crb;
 pub mod data;
 pub mod forward;
+pub mod hybrid;
 pub mod jacobian;
 pub mod kinematics;
 pub mod model;
