@@ -4,9 +4,11 @@
 
 #![allow(non_snake_case)]
 
+pub mod constraint;
 pub mod data;
 pub mod model;
 pub mod setconst;
+pub mod solver;
 
 pub use data::{Data, Scalar};
 pub use model::Model;
