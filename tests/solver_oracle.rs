@@ -337,3 +337,63 @@ fn newton_matches_mujoco() {
     println!("newton: qacc rel {worst:e}, stats rel {worst_stat:e}");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+#[test]
+fn cg_matches_mujoco() {
+    let mut same_iter = 0;
+    let mut worst_exact = 0.0f64;
+    let mut worst = 0.0f64;
+    let mut report = vec![];
+    for c in cases() {
+        let (_, d) = run::<f64>(c, SolverType::Cg);
+        let res = &c["results"]["cg"];
+        let name = c["name"].as_str().unwrap();
+        let niter = res["niter"].as_u64().unwrap() as usize;
+        let e = vrel(&d.qacc, &f(&res["qacc"]));
+        let en = vrel(&d.qacc, &f(&c["results"]["newton"]["qacc"]));
+        if d.solver_niter == niter {
+            same_iter += 1;
+            worst_exact = worst_exact.max(e);
+        }
+        worst = worst.max(en);
+        let tight = c["opt"]["tolerance"].as_f64().unwrap() < 1e-10;
+        if (d.solver_niter != niter && !tight) || e > 1e-8 {
+            report.push(format!(
+                "{name}: niter {} vs {niter}, qacc rel to CG {e:e}, to Newton {en:e}",
+                d.solver_niter
+            ));
+        }
+    }
+    assert!(report.is_empty(), "{}", report.join("\n"));
+    println!("cg: same niter in {same_iter}/{}, worst qacc rel (same niter) {worst_exact:e}, vs Newton {worst:e}", cases().len());
+}
+
+#[test]
+#[ignore]
+fn debug_stats() {
+    let name = std::env::var("CASE").unwrap();
+    let solver = match std::env::var("SOLVER").as_deref() {
+        Ok("cg") => SolverType::Cg,
+        Ok("pgs") => SolverType::Pgs,
+        _ => SolverType::Newton,
+    };
+    let key = match solver {
+        SolverType::Cg => "cg",
+        SolverType::Pgs => "pgs",
+        SolverType::Newton => "newton",
+    };
+    for c in cases()
+        .iter()
+        .filter(|c| c["name"].as_str().unwrap() == name)
+    {
+        let (_, d) = run::<f64>(c, solver);
+        let st = c["results"][key]["stats"].as_array().unwrap();
+        for k in 0..d.solver.len().max(st.len()) {
+            println!("{k:3} ours {:?}", d.solver.get(k));
+            println!(
+                "{k:3} mjc  {}",
+                st.get(k).map(|s| s.to_string()).unwrap_or_default()
+            );
+        }
+    }
+}

@@ -146,6 +146,7 @@ fn line_search<T: Scalar>(line: &mut Line<T>, gtol: T, cap: usize) -> (T, T) {
             return (b.alpha, b.d1);
         }
         let b1 = update_bracket(line, &mut p1, &cand, &mut p1next);
+        let cand = [p1next, p2next, pmid];
         let b2 = update_bracket(line, &mut p2, &cand, &mut p2next);
         if !b1 && !b2 {
             return (pmid.alpha, pmid.d1);
