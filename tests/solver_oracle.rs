@@ -1,6 +1,8 @@
 //! The soft-constraint core against MuJoCo 4.0.0 (tests/reference/solver_cases.json, generated
 //! by tools/reference/gen_solver_cases.py): parameters, cost, Newton / CG / PGS.
 
+#![allow(clippy::needless_range_loop)]
+
 use moreau::constraint::cost::evaluate;
 use moreau::constraint::cost::Rows;
 use moreau::constraint::{params, ConstraintState, ConstraintType, EfcCone};
@@ -396,4 +398,134 @@ fn debug_stats() {
             );
         }
     }
+}
+
+/// PGS run to convergence reaches the Newton optimum; with the oracle's options it is within its
+/// own convergence of MuJoCo's PGS (not bit-exact: see the module docs of `solver::pgs`).
+#[test]
+fn pgs_converges_to_optimum() {
+    let mut worst = 0.0f64;
+    let mut worst_ell = 0.0f64;
+    for c in cases() {
+        let elliptic = u(&c["efc_type"]).contains(&7);
+        let mut m = model(c, SolverType::Pgs);
+        m.opt.iterations = 20000;
+        m.opt.tolerance = 1e-15;
+        let mut d = solver_data::<f64>(&m, c);
+        moreau::solver::solve(&m, &mut d);
+        let e = vrel(&d.qacc, &f(&c["results"]["newton"]["qacc"]));
+        let name = c["name"].as_str().unwrap();
+        if elliptic {
+            // MuJoCo's elliptic PGS (ray step, then friction QCQP at fixed normal force) can stall
+            // at a non-optimal fixed point; compare with MuJoCo's own PGS where it converged
+            let (_, d1) = run::<f64>(c, SolverType::Pgs);
+            let res = &c["results"]["pgs"];
+            if (res["niter"].as_u64().unwrap() as usize) < 100
+                && c["opt"]["iterations"].as_u64().unwrap() == 100
+                && d1.solver_niter == res["niter"].as_u64().unwrap() as usize
+            {
+                let e = vrel(&d1.qacc, &f(&res["qacc"]));
+                worst_ell = worst_ell.max(e);
+            }
+            continue;
+        }
+        assert!(
+            e < 1e-6,
+            "{name}: PGS qacc rel to Newton {e:e} after {} iterations",
+            d.solver_niter
+        );
+        worst = worst.max(e);
+    }
+    println!("pgs (20000 iterations, tol 1e-15, no elliptic): qacc rel to MuJoCo Newton {worst:e}; elliptic, same niter as MuJoCo's PGS: qacc rel {worst_ell:e}");
+}
+
+/// Optimality of the Newton result: M qacc - qfrc_smooth - Jᵀ f(J qacc - aref) = 0.
+#[test]
+fn newton_optimality() {
+    let mut worst = 0.0f64;
+    let mut worst_tight = 0.0f64;
+    for c in cases() {
+        let (m, d) = run::<f64>(c, SolverType::Newton);
+        if m.opt.iterations < 100 || m.opt.ls_iterations < 50 {
+            continue; // iteration-capped cases are not converged
+        }
+        let nv = m.nv;
+        let mm = f(&c["M"]);
+        let mut r = vec![0.0; nv];
+        let mut scale = 0.0f64;
+        for i in 0..nv {
+            let ma: f64 = (0..nv).map(|k| mm[i * nv + k] * d.qacc[k]).sum();
+            r[i] = ma - d.qfrc_smooth[i] - d.qfrc_constraint[i];
+            scale = scale
+                .max(ma.abs())
+                .max(d.qfrc_smooth[i].abs())
+                .max(d.qfrc_constraint[i].abs());
+        }
+        let e = r.iter().fold(0.0f64, |a, x| a.max(x.abs())) / scale;
+        let tol = c["opt"]["tolerance"].as_f64().unwrap();
+        let name = c["name"].as_str().unwrap();
+        let bound = if tol < 1e-10 { 1e-7 } else { 1e-5 };
+        assert!(e < bound, "{name}: residual {e:e}");
+        if tol < 1e-10 {
+            worst_tight = worst_tight.max(e);
+        } else {
+            worst = worst.max(e);
+        }
+    }
+    println!("newton optimality: max |M qacc - qfrc_smooth - Jᵀf| / scale = {worst:e} (tol 1e-8), {worst_tight:e} (tol 1e-12)");
+}
+
+/// The same Newton solve on Dual64 (derivative seeded in qfrc_smooth[0]) gives the f64 solution
+/// in the real part, and its derivative matches a central difference.
+#[test]
+fn newton_on_duals() {
+    let mut worst = 0.0f64;
+    let mut worst_d = 0.0f64;
+    for c in cases()
+        .iter()
+        .filter(|c| c["opt"]["iterations"].as_u64().unwrap() == 100)
+    {
+        let m = model(c, SolverType::Newton);
+        let (_, d64) = run::<f64>(c, SolverType::Newton);
+        let mut dd = solver_data::<Dual64>(&m, c);
+        dd.qfrc_smooth[0].eps = 1.0;
+        for k in 0..m.nv {
+            // consistent qacc_smooth = M⁻¹ qfrc_smooth: perturb it by M⁻¹ e_0
+            dd.qacc_smooth[k].eps = minv_col0(c)[k];
+        }
+        moreau::solver::solve(&m, &mut dd);
+        let re_: Vec<f64> = dd.qacc.iter().map(|x| x.re).collect();
+        worst = worst.max(vrel(&re_, &d64.qacc));
+        assert_eq!(dd.solver_niter, d64.solver_niter);
+        // central difference on qfrc_smooth[0] (same active set for a small step)
+        let h = 1e-6;
+        let mut qp = vec![];
+        for sgn in [1.0, -1.0] {
+            let mut d = solver_data::<f64>(&m, c);
+            d.qfrc_smooth[0] += sgn * h;
+            let col = minv_col0(c);
+            for k in 0..m.nv {
+                d.qacc_smooth[k] += sgn * h * col[k];
+            }
+            let mut mm = m.clone();
+            mm.opt.tolerance = 1e-14;
+            mm.opt.iterations = 200;
+            moreau::solver::solve(&mm, &mut d);
+            qp.push(d.qacc);
+        }
+        let fd: Vec<f64> = (0..m.nv)
+            .map(|k| (qp[0][k] - qp[1][k]) / (2.0 * h))
+            .collect();
+        let ad: Vec<f64> = dd.qacc.iter().map(|x| x.eps).collect();
+        worst_d = worst_d.max(vrel(&ad, &fd).min(1.0));
+    }
+    println!("dual: real part rel {worst:e}, derivative vs central difference rel {worst_d:e}");
+    assert!(worst < 1e-14);
+}
+
+fn minv_col0(c: &Value) -> Vec<f64> {
+    let nv = c["nv"].as_u64().unwrap() as usize;
+    let m = nalgebra::DMatrix::from_row_slice(nv, nv, &f(&c["M"]));
+    let inv = m.cholesky().unwrap().inverse();
+    (0..nv).map(|k| inv[(k, 0)]).collect()
 }

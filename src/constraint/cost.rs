@@ -3,6 +3,8 @@
 //! shared by the solvers, inverse dynamics and derivatives. Also the exact restriction of the
 //! total cost to a line, used by the Newton/CG line search (mujoco-facts §4).
 
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
 use super::{ConstraintState, ConstraintType, EfcCone};
 use crate::data::{sc, Scalar};
 
@@ -91,9 +93,7 @@ pub fn elliptic<T: Scalar>(
         // Hm in (N, U_t) coordinates, then scale by S = diag(mu, friction[0..])
         let mut s = [z; 6];
         s[0] = mu;
-        for j in 1..dim {
-            s[j] = friction[j - 1];
-        }
+        s[1..dim].copy_from_slice(&friction[..dim - 1]);
         let t3 = t * t * t;
         for a in 0..dim {
             for b in 0..dim {

@@ -2,6 +2,8 @@
 //! regularizer R (and D = 1/R), reference acceleration aref (seed 004, "Solver parameters";
 //! mujoco-facts §1).
 
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
 use super::{ConstraintType, EfcCone};
 use crate::data::{sc, Data, Scalar};
 use crate::model::{disable, Model};

@@ -5,6 +5,8 @@
 //! lower truncation instead (checked against the oracle: with exact line searches HZ equals PR
 //! until PR+ would clamp a negative beta).
 
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
 use super::{dense, SolverScratch};
 use crate::data::{sc, Scalar};
 

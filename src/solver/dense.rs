@@ -2,6 +2,8 @@
 //! Cholesky factor/solve, J and Jᵀ products. Stand-ins until the smooth pipeline's sparse
 //! factorization (`crb::solve_m`) is used here.
 
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
 use crate::data::{sc, Scalar};
 use crate::model::Model;
 

@@ -13,7 +13,7 @@ pub mod newton;
 pub mod pgs;
 mod primal;
 
-use crate::constraint::cost::{Rows, CONE_H};
+use crate::constraint::cost::CONE_H;
 use crate::constraint::ConstraintState;
 use crate::data::{Data, Scalar};
 use crate::model::{Model, SolverType};
@@ -132,17 +132,6 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // qfrc_constraint = J^T f
     dense::mul_jt(&d.efc_J, &d.efc_force, d.nefc, nv, &mut d.qfrc_constraint);
     d.solver_scratch = s;
-}
-
-/// The `Rows` view of `d`'s efc arrays.
-pub(crate) fn rows<T: Scalar>(d: &Data<T>) -> Rows<'_, T> {
-    Rows {
-        ty: &d.efc_type,
-        D: &d.efc_D,
-        R: &d.efc_R,
-        frictionloss: &d.efc_frictionloss,
-        cone: &d.efc_cone,
-    }
 }
 
 /// Real part of a scalar, for statistics.

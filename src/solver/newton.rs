@@ -2,6 +2,8 @@
 //! Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ H_cone Jc, factored densely. The loop
 //! itself (line search, statistics, stopping) is shared with CG in `primal.rs`.
 
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
 use super::{dense, SolverScratch};
 use crate::constraint::cost::CONE_H;
 use crate::constraint::{ConstraintState, ConstraintType};

@@ -1,6 +1,8 @@
 //! The primal solver loop shared by Newton and CG (mujoco-facts §4): start point, scale,
 //! certificates, exact line search, state/force updates, statistics and stopping rules.
 
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
 use super::{cg, dense, newton, re, SolverScratch};
 use crate::constraint::cost::{evaluate, line_eval, Rows};
 use crate::constraint::{ConstraintState, ConstraintType};
@@ -146,7 +148,6 @@ fn line_search<T: Scalar>(line: &mut Line<T>, gtol: T, cap: usize) -> (T, T) {
             return (b.alpha, b.d1);
         }
         let b1 = update_bracket(line, &mut p1, &cand, &mut p1next);
-        let cand = [p1next, p2next, pmid];
         let b2 = update_bracket(line, &mut p2, &cand, &mut p2next);
         if !b1 && !b2 {
             return (pmid.alpha, pmid.d1);
