@@ -5,7 +5,9 @@
 //! Spatial 6-vectors are (rotation, translation) in the frame centred at the subtree centre of
 //! mass of each tree's root and aligned with the world, as MuJoCo's `cdof`/`cvel`.
 
+use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
 use crate::model::Model;
+use crate::solver::SolverScratch;
 use nalgebra::{Matrix3, Quaternion, RealField, Vector3, Vector6};
 
 /// The scalar types the pipeline is generic over: `f64` and forward-mode duals.
@@ -41,6 +43,28 @@ pub struct WarningStat {
     pub lastinfo: i64,
     pub number: u64,
 }
+
+/// Per-iteration solver statistics (`mjSolverStat`; mujoco-facts §4).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolverStat {
+    /// Cost reduction, scaled by 1/trace(M).
+    pub improvement: f64,
+    /// Gradient norm, scaled (0 for PGS).
+    pub gradient: f64,
+    /// |phi'| at the line-search result, scaled by 1/(trace(M)·|s|).
+    pub lineslope: f64,
+    /// Rows not SATISFIED.
+    pub nactive: usize,
+    /// Rows whose state changed in this iteration.
+    pub nchange: usize,
+    /// Line-search cost evaluations.
+    pub neval: usize,
+    /// Cholesky rank-1 updates MuJoCo would do (Newton).
+    pub nupdate: usize,
+}
+
+/// Iterations for which statistics are kept (mjNSOLVER).
+pub const NSOLVER: usize = 200;
 
 /// The simulation state and all intermediate results of the pipeline.
 #[derive(Clone, Debug)]
@@ -126,6 +150,42 @@ pub struct Data<T: Scalar = f64> {
     pub qLU: Vec<T>,
     pub qLU_piv: Vec<usize>,
 
+    // ------------------------------------------------------------ constraints (seed 000, "Constraint model")
+    /// Number of scalar constraint rows. All `efc_*` arrays have this length (`efc_J`: nefc × nv,
+    /// row-major). They are resized by [`Data::resize_efc`], which allocates only when nefc
+    /// exceeds the previous high-water mark (the single allowed allocation in the pipeline).
+    pub nefc: usize,
+    pub efc_type: Vec<ConstraintType>,
+    /// Id of the element (equality, dof, tendon, joint, contact) the row belongs to.
+    pub efc_id: Vec<usize>,
+    pub efc_J: Vec<T>,
+    pub efc_pos: Vec<T>,
+    pub efc_margin: Vec<T>,
+    pub efc_frictionloss: Vec<T>,
+    /// Diagonal approximation of A = J M⁻¹ Jᵀ: the raw invweight estimate on input to
+    /// [`crate::constraint::params::compute`], `R d/(1-d)` after it (MuJoCo's `efc_diagA`).
+    pub efc_diagA: Vec<T>,
+    /// (K, B, d, d'(r)) per row.
+    pub efc_KBIP: Vec<[T; 4]>,
+    pub efc_D: Vec<T>,
+    pub efc_R: Vec<T>,
+    pub efc_vel: Vec<T>,
+    pub efc_aref: Vec<T>,
+    pub efc_b: Vec<T>,
+    pub efc_force: Vec<T>,
+    pub efc_state: Vec<ConstraintState>,
+    /// Per-row solref / solimp inputs (contacts: the mixed contact values).
+    pub efc_solref: Vec<[T; 2]>,
+    pub efc_solimp: Vec<[T; 5]>,
+    /// One entry per contact with efc rows, in row order.
+    pub efc_cone: Vec<EfcCone<T>>,
+    /// Statistics of the last solve, one per iteration (at most [`NSOLVER`]).
+    pub solver: Vec<SolverStat>,
+    /// Iterations of the last solve.
+    pub solver_niter: usize,
+    /// Solver work space (dense nv × nv matrices, per-row vectors).
+    pub solver_scratch: SolverScratch<T>,
+
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
 
@@ -200,6 +260,28 @@ impl<T: Scalar> Data<T> {
             qDeriv: v(m.nv * m.nv),
             qLU: v(m.nv * m.nv),
             qLU_piv: vec![0; m.nv],
+            nefc: 0,
+            efc_type: Vec::new(),
+            efc_id: Vec::new(),
+            efc_J: Vec::new(),
+            efc_pos: Vec::new(),
+            efc_margin: Vec::new(),
+            efc_frictionloss: Vec::new(),
+            efc_diagA: Vec::new(),
+            efc_KBIP: Vec::new(),
+            efc_D: Vec::new(),
+            efc_R: Vec::new(),
+            efc_vel: Vec::new(),
+            efc_aref: Vec::new(),
+            efc_b: Vec::new(),
+            efc_force: Vec::new(),
+            efc_state: Vec::new(),
+            efc_solref: Vec::new(),
+            efc_solimp: Vec::new(),
+            efc_cone: Vec::new(),
+            solver: Vec::with_capacity(NSOLVER),
+            solver_niter: 0,
+            solver_scratch: SolverScratch::new(m.nv),
             warning: [WarningStat::default(); NWARNING],
             scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
             scratch_body6: [v6(m.nbody), v6(m.nbody)],
@@ -240,6 +322,44 @@ impl<T: Scalar> Data<T> {
             }
         }
         self.warning = [WarningStat::default(); NWARNING];
+    }
+
+    /// Sets `nefc` and resizes every `efc_*` array (new entries zeroed) and `efc_cone` to
+    /// `ncone` entries; allocates only when the previous capacity is exceeded.
+    pub fn resize_efc(&mut self, nv: usize, nefc: usize, ncone: usize) {
+        let z = T::zero();
+        self.nefc = nefc;
+        self.efc_type.resize(nefc, ConstraintType::Equality);
+        self.efc_id.resize(nefc, 0);
+        self.efc_J.resize(nefc * nv, z);
+        for v in [
+            &mut self.efc_pos,
+            &mut self.efc_margin,
+            &mut self.efc_frictionloss,
+            &mut self.efc_diagA,
+            &mut self.efc_D,
+            &mut self.efc_R,
+            &mut self.efc_vel,
+            &mut self.efc_aref,
+            &mut self.efc_b,
+            &mut self.efc_force,
+        ] {
+            v.resize(nefc, z);
+        }
+        self.efc_KBIP.resize(nefc, [z; 4]);
+        self.efc_state.resize(nefc, ConstraintState::Satisfied);
+        self.efc_solref.resize(nefc, [z; 2]);
+        self.efc_solimp.resize(nefc, [z; 5]);
+        let c0 = EfcCone {
+            adr: 0,
+            nrow: 0,
+            dim: 0,
+            friction: [z; 5],
+            mu: z,
+            solreffriction: [z; 2],
+        };
+        self.efc_cone.resize(ncone, c0);
+        self.solver_scratch.resize(nefc, ncone);
     }
 
     /// Records a warning (mj_warning): increments the counter and stores `info`.

@@ -7,6 +7,7 @@
 pub mod actuation;
 pub mod check;
 pub mod com;
+pub mod constraint;
 pub mod crb;
 pub mod data;
 pub mod forward;
@@ -17,6 +18,7 @@ pub mod model;
 pub mod passive;
 pub mod rne;
 pub mod setconst;
+pub mod solver;
 pub mod spatial;
 pub mod tendon;
 
