@@ -5,6 +5,7 @@
 //! Spatial 6-vectors are (rotation, translation) in the frame centred at the subtree centre of
 //! mass of each tree's root and aligned with the world, as MuJoCo's `cdof`/`cvel`.
 
+use crate::collision::Contact;
 use crate::model::Model;
 use nalgebra::{Matrix3, Quaternion, RealField, Vector3, Vector6};
 
@@ -126,6 +127,13 @@ pub struct Data<T: Scalar = f64> {
     pub qLU: Vec<T>,
     pub qLU_piv: Vec<usize>,
 
+    // ------------------------------------------------------------ collision
+    /// Contacts of the last `mj_collision` (capacity reserved by [`Data::new`], see
+    /// [`crate::collision::contact_capacity`]; `d.contact.len()` is MuJoCo's `ncon`).
+    pub contact: Vec<Contact<T>>,
+    /// Broad-phase scratch: (interval low, high, geom) per collidable geom.
+    pub scratch_sap: Vec<(f64, f64, u32)>,
+
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
 
@@ -200,6 +208,8 @@ impl<T: Scalar> Data<T> {
             qDeriv: v(m.nv * m.nv),
             qLU: v(m.nv * m.nv),
             qLU_piv: vec![0; m.nv],
+            contact: Vec::with_capacity(crate::collision::contact_capacity(m)),
+            scratch_sap: Vec::with_capacity(m.ngeom),
             warning: [WarningStat::default(); NWARNING],
             scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
             scratch_body6: [v6(m.nbody), v6(m.nbody)],

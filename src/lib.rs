@@ -4,6 +4,7 @@
 
 #![allow(non_snake_case)]
 
+pub mod collision;
 pub mod data;
 pub mod model;
 pub mod setconst;
