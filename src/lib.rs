@@ -4,9 +4,14 @@
 
 #![allow(non_snake_case)]
 
+pub mod com;
+pub mod crb;
 pub mod data;
+pub mod kinematics;
 pub mod model;
+pub mod rne;
 pub mod setconst;
+pub mod spatial;
 
 pub use data::{Data, Scalar};
 pub use model::Model;

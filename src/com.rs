@@ -1,0 +1,116 @@
+//! COM-based quantities (`mj_comPos`, `mj_comVel`; seed 000 "General framework", seed 004
+//! "Simulation pipeline"): subtree centers of mass, `cinert`, `cdof`, `cvel`, `cdof_dot`.
+//!
+//! Every tree uses the frame centred at `subtree_com[body_rootid]` and aligned with the world.
+
+use crate::data::{sc, Data, Scalar};
+use crate::model::{JointType, Model};
+use crate::spatial::{cross_motion, join};
+use nalgebra::{Matrix3, Vector3, Vector6};
+
+/// Computes `subtree_com`, `cinert` and `cdof` from the kinematics.
+pub fn com_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    // subtree centres of mass: mass-weighted xipos summed leaves to root.
+    for b in 0..m.nbody {
+        d.subtree_com[b] = d.xipos[b] * sc::<T>(m.body_mass[b]);
+    }
+    for b in (1..m.nbody).rev() {
+        let p = m.body_parentid[b];
+        let c = d.subtree_com[b];
+        d.subtree_com[p] += c;
+    }
+    for b in 0..m.nbody {
+        let sm = m.body_subtreemass[b];
+        d.subtree_com[b] = if sm < 1e-15 {
+            d.xipos[b]
+        } else {
+            d.subtree_com[b] / sc::<T>(sm)
+        };
+    }
+    // cinert: inertia about the tree's com frame origin.
+    d.cinert[0] = [T::zero(); 10];
+    for b in 1..m.nbody {
+        let mass: T = sc(m.body_mass[b]);
+        let c = d.xipos[b] - d.subtree_com[m.body_rootid[b]];
+        let r = d.ximat[b];
+        let di = &m.body_inertia[b];
+        let dm = Matrix3::from_diagonal(&Vector3::new(sc(di[0]), sc(di[1]), sc(di[2])));
+        let mut i = r * dm * r.transpose();
+        let cc = c.dot(&c);
+        i += (Matrix3::identity() * cc - c * c.transpose()) * mass;
+        d.cinert[b] = [
+            i[(0, 0)],
+            i[(1, 1)],
+            i[(2, 2)],
+            i[(0, 1)],
+            i[(0, 2)],
+            i[(1, 2)],
+            c.x * mass,
+            c.y * mass,
+            c.z * mass,
+            mass,
+        ];
+    }
+    // cdof: motion axes in the com frame.
+    for j in 0..m.njnt {
+        let b = m.jnt_bodyid[j];
+        let off = d.subtree_com[m.body_rootid[b]] - d.xanchor[j];
+        let a = m.jnt_dofadr[j];
+        let z = Vector3::zeros();
+        match m.jnt_type[j] {
+            JointType::Free => {
+                for k in 0..3 {
+                    let mut e = Vector3::zeros();
+                    e[k] = T::one();
+                    d.cdof[a + k] = join(&z, &e);
+                    let ax: Vector3<T> = d.xmat[b].column(k).into();
+                    d.cdof[a + 3 + k] = join(&ax, &ax.cross(&off));
+                }
+            }
+            JointType::Ball => {
+                for k in 0..3 {
+                    let ax: Vector3<T> = d.xmat[b].column(k).into();
+                    d.cdof[a + k] = join(&ax, &ax.cross(&off));
+                }
+            }
+            JointType::Slide => d.cdof[a] = join(&z, &d.xaxis[j]),
+            JointType::Hinge => {
+                let ax = d.xaxis[j];
+                d.cdof[a] = join(&ax, &ax.cross(&off));
+            }
+        }
+    }
+}
+
+/// Computes `cvel` (body spatial velocities) and `cdof_dot` (time derivative of `cdof`). Each
+/// joint's `cdof_dot` uses the velocity accumulated before that joint; the translational dofs of a
+/// free joint are world-fixed (`cdof_dot = 0`).
+pub fn com_vel<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    d.cvel[0] = Vector6::zeros();
+    for b in 1..m.nbody {
+        let mut v = d.cvel[m.body_parentid[b]];
+        let j0 = m.body_jntadr[b];
+        for j in j0..j0 + m.body_jntnum[b] {
+            let mut a = m.jnt_dofadr[j];
+            let n = match m.jnt_type[j] {
+                JointType::Free => {
+                    for k in 0..3 {
+                        d.cdof_dot[a + k] = Vector6::zeros();
+                        v += d.cdof[a + k] * d.qvel[a + k];
+                    }
+                    a += 3;
+                    3
+                }
+                JointType::Ball => 3,
+                _ => 1,
+            };
+            for k in a..a + n {
+                d.cdof_dot[k] = cross_motion(&v, &d.cdof[k]);
+            }
+            for k in a..a + n {
+                v += d.cdof[k] * d.qvel[k];
+            }
+        }
+        d.cvel[b] = v;
+    }
+}

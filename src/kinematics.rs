@@ -1,0 +1,92 @@
+//! Forward kinematics (`mj_kinematics`; seed 000 "General framework", seed 004 "Simulation
+//! pipeline" stage 2): global poses of bodies, inertial frames, joint anchors/axes, geoms, sites.
+
+use crate::data::{sc, Data, Scalar};
+use crate::model::{JointType, Model};
+use crate::spatial::{axis_angle, normalize_quat, q4, quat2mat, v3};
+use nalgebra::{Matrix3, Quaternion, Vector3};
+
+/// Computes `xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos/xmat, site_xpos/xmat`
+/// from `qpos` (and `mocap_pos/quat`). Quaternions in `qpos` are normalized locally (not written
+/// back). Hinge and slide displacements are measured from `qpos0` (the joint `ref`).
+pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    d.xpos[0] = Vector3::zeros();
+    d.xquat[0] = Quaternion::identity();
+    d.xmat[0] = Matrix3::identity();
+    d.xipos[0] = Vector3::zeros();
+    d.ximat[0] = Matrix3::identity();
+    for b in 1..m.nbody {
+        let p = m.body_parentid[b];
+        let jnt0 = m.body_jntadr[b];
+        let njnt = m.body_jntnum[b];
+        let (mut pos, mut quat);
+        if let Ok(id) = usize::try_from(m.body_mocapid[b]) {
+            pos = d.mocap_pos[id];
+            quat = normalize_quat(d.mocap_quat[id]);
+        } else if njnt > 0 && m.jnt_type[jnt0] == JointType::Free {
+            // Free joint: qpos holds the world pose directly.
+            let a = m.jnt_qposadr[jnt0];
+            pos = Vector3::new(d.qpos[a], d.qpos[a + 1], d.qpos[a + 2]);
+            quat = normalize_quat(Quaternion::new(
+                d.qpos[a + 3],
+                d.qpos[a + 4],
+                d.qpos[a + 5],
+                d.qpos[a + 6],
+            ));
+            // anchor at the body origin, axis not rotated (MuJoCo 4.0.0 reports these)
+            d.xanchor[jnt0] = pos;
+            d.xaxis[jnt0] = v3::<T>(&m.jnt_axis[jnt0]);
+        } else {
+            pos = d.xpos[p] + d.xmat[p] * v3::<T>(&m.body_pos[b]);
+            quat = d.xquat[p] * q4::<T>(&m.body_quat[b]);
+            for j in jnt0..jnt0 + njnt {
+                let r = quat2mat(&quat);
+                let jpos = v3::<T>(&m.jnt_pos[j]);
+                let anchor = pos + r * jpos;
+                let axis = r * v3::<T>(&m.jnt_axis[j]);
+                d.xanchor[j] = anchor;
+                d.xaxis[j] = axis;
+                let a = m.jnt_qposadr[j];
+                match m.jnt_type[j] {
+                    JointType::Slide => {
+                        pos += axis * (d.qpos[a] - sc(m.qpos0[a]));
+                    }
+                    JointType::Hinge => {
+                        let qloc = axis_angle(&v3::<T>(&m.jnt_axis[j]), d.qpos[a] - sc(m.qpos0[a]));
+                        quat *= qloc;
+                        pos = anchor - quat2mat(&quat) * jpos;
+                    }
+                    JointType::Ball => {
+                        let qloc = normalize_quat(Quaternion::new(
+                            d.qpos[a],
+                            d.qpos[a + 1],
+                            d.qpos[a + 2],
+                            d.qpos[a + 3],
+                        ));
+                        quat *= qloc;
+                        pos = anchor - quat2mat(&quat) * jpos;
+                    }
+                    // A free joint is always the body's only (first) joint.
+                    JointType::Free => {}
+                }
+            }
+        }
+        let quat = normalize_quat(quat);
+        let r = quat2mat(&quat);
+        d.xpos[b] = pos;
+        d.xquat[b] = quat;
+        d.xmat[b] = r;
+        d.xipos[b] = pos + r * v3::<T>(&m.body_ipos[b]);
+        d.ximat[b] = r * quat2mat(&q4::<T>(&m.body_iquat[b]));
+    }
+    for g in 0..m.ngeom {
+        let b = m.geom_bodyid[g];
+        d.geom_xpos[g] = d.xpos[b] + d.xmat[b] * v3::<T>(&m.geom_pos[g]);
+        d.geom_xmat[g] = d.xmat[b] * quat2mat(&q4::<T>(&m.geom_quat[g]));
+    }
+    for s in 0..m.nsite {
+        let b = m.site_bodyid[s];
+        d.site_xpos[s] = d.xpos[b] + d.xmat[b] * v3::<T>(&m.site_pos[s]);
+        d.site_xmat[s] = d.xmat[b] * quat2mat(&q4::<T>(&m.site_quat[s]));
+    }
+}
