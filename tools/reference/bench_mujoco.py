@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""Time MuJoCo's mj_step / mj_forward / mj_inverse / mjd_transitionFD on the given models.
+
+Usage:  python3 tools/reference/bench_mujoco.py MODEL.xml [MODEL.xml ...]
+            [--batches 30] [--batch-size 1000] [--warmup 2000] [--fd-batch-size 20]
+
+Prints one JSON object {"mujoco_version", "machine", "models": {path: {...}}} on stdout, times
+in microseconds per call, the median over batches (and min / max), single thread, after a
+warm-up. Each batch starts from keyframe 0 (or qpos0) with zero controls (reset not timed).
+
+Per-call numbers come from a Python loop around the binding, so they include the binding's
+call overhead; "call_overhead_us" is the time of a trivial binding call (mju_sign), to be
+subtracted when comparing against a native Rust loop. "step_rollout_us" times mj_step inside
+MuJoCo's own C rollout loop (mujoco.rollout, one thread; it also copies the state out each
+step), i.e. without per-step Python overhead.
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numpy as np
+import mujoco
+
+try:
+    from mujoco import rollout as mj_rollout
+except Exception:  # pragma: no cover
+    mj_rollout = None
+
+
+def reset(m, d):
+    if m.nkey > 0:
+        mujoco.mj_resetDataKeyframe(m, d, 0)
+    else:
+        mujoco.mj_resetData(m, d)
+    d.ctrl[:] = 0.0
+
+
+def summarize(samples):
+    return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
+
+
+def time_batches(m, d, fn, batches, batch_size, reset_each_batch=True):
+    out = []
+    for _ in range(batches):
+        if reset_each_batch:
+            reset(m, d)
+        t0 = time.perf_counter_ns()
+        for _ in range(batch_size):
+            fn(m, d)
+        t1 = time.perf_counter_ns()
+        out.append((t1 - t0) / 1e3 / batch_size)
+    return out
+
+
+def call_overhead(batches, batch_size):
+    f = mujoco.mju_sign
+    out = []
+    for _ in range(batches):
+        t0 = time.perf_counter_ns()
+        for _ in range(batch_size):
+            f(1.0)
+        t1 = time.perf_counter_ns()
+        out.append((t1 - t0) / 1e3 / batch_size)
+    return statistics.median(out)
+
+
+def bench_model(path, args):
+    m = mujoco.MjModel.from_xml_path(path)
+    d = mujoco.MjData(m)
+    res = {"nq": m.nq, "nv": m.nv, "nu": m.nu, "na": m.na,
+           "integrator": int(m.opt.integrator), "timestep": m.opt.timestep}
+
+    # warm-up
+    reset(m, d)
+    for _ in range(args.warmup):
+        mujoco.mj_step(m, d)
+
+    res["step_us"] = summarize(time_batches(m, d, mujoco.mj_step, args.batches, args.batch_size))
+
+    def fwd(m, d):
+        mujoco.mj_forward(m, d)
+    reset(m, d)
+    mujoco.mj_forward(m, d)
+    res["forward_us"] = summarize(time_batches(m, d, fwd, args.batches, args.batch_size))
+
+    # inverse at the forward solution of the reset state
+    reset(m, d)
+    mujoco.mj_forward(m, d)
+    qacc = d.qacc.copy()
+
+    def inv(m, d):
+        mujoco.mj_inverse(m, d)
+    samples = []
+    for _ in range(args.batches):
+        reset(m, d)
+        mujoco.mj_forward(m, d)
+        d.qacc[:] = qacc
+        t0 = time.perf_counter_ns()
+        for _ in range(args.batch_size):
+            mujoco.mj_inverse(m, d)
+        samples.append((time.perf_counter_ns() - t0) / 1e3 / args.batch_size)
+    res["inverse_us"] = summarize(samples)
+
+    # transition Jacobians by forward differences (MuJoCo's mjd_transitionFD)
+    nA = 2 * m.nv + m.na
+    A = np.zeros((nA, nA))
+    B = np.zeros((nA, m.nu))
+    samples = []
+    for _ in range(max(3, args.batches // 3)):
+        reset(m, d)
+        mujoco.mj_forward(m, d)
+        t0 = time.perf_counter_ns()
+        for _ in range(args.fd_batch_size):
+            mujoco.mjd_transitionFD(m, d, 1e-6, False, A, B, None, None)
+        samples.append((time.perf_counter_ns() - t0) / 1e3 / args.fd_batch_size)
+    res["transitionFD_us"] = summarize(samples)
+
+    if mj_rollout is not None:
+        reset(m, d)
+        nstate = mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+        x0 = np.zeros((1, nstate))
+        mujoco.mj_getState(m, d, x0[0], mujoco.mjtState.mjSTATE_FULLPHYSICS)
+        ctrl = np.zeros((1, args.batch_size, m.nu))
+        state = np.zeros((1, args.batch_size, nstate))
+        sens = np.zeros((1, args.batch_size, m.nsensordata))
+        samples = []
+        with mj_rollout.Rollout(nthread=0) as r:
+            r.rollout(m, d, x0, ctrl, state=state, sensordata=sens)  # warm-up
+            for _ in range(args.batches):
+                t0 = time.perf_counter_ns()
+                r.rollout(m, d, x0, ctrl, state=state, sensordata=sens)
+                samples.append((time.perf_counter_ns() - t0) / 1e3 / args.batch_size)
+        res["step_rollout_us"] = summarize(samples)
+    return res
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("models", nargs="+")
+    ap.add_argument("--batches", type=int, default=30)
+    ap.add_argument("--batch-size", type=int, default=1000)
+    ap.add_argument("--warmup", type=int, default=2000)
+    ap.add_argument("--fd-batch-size", type=int, default=20)
+    args = ap.parse_args()
+    out = {
+        "mujoco_version": mujoco.__version__,
+        "machine": {"platform": platform.platform(), "processor": platform.processor(),
+                    "python": platform.python_version(), "cpu_count": os.cpu_count()},
+        "settings": vars(args) | {"threads": 1},
+        "call_overhead_us": call_overhead(args.batches, args.batch_size),
+        "models": {},
+    }
+    for p in args.models:
+        out["models"][p] = bench_model(p, args)
+    json.dump(out, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()
