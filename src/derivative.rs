@@ -7,51 +7,8 @@
 
 use crate::data::{sc, Data, Scalar};
 use crate::model::{disable, BiasType, DynType, GainType, JointType, Model};
-use nalgebra::{Vector3, Vector6};
-
-// ------------------------------------------------------------------ spatial algebra (rot, lin)
-
-#[inline]
-fn rot<T: Scalar>(v: &Vector6<T>) -> Vector3<T> {
-    Vector3::new(v[0], v[1], v[2])
-}
-
-#[inline]
-fn lin<T: Scalar>(v: &Vector6<T>) -> Vector3<T> {
-    Vector3::new(v[3], v[4], v[5])
-}
-
-#[inline]
-fn join<T: Scalar>(a: Vector3<T>, b: Vector3<T>) -> Vector6<T> {
-    Vector6::new(a[0], a[1], a[2], b[0], b[1], b[2])
-}
-
-/// Motion cross product `v ×ₘ u`.
-#[inline]
-fn cross_motion<T: Scalar>(v: &Vector6<T>, u: &Vector6<T>) -> Vector6<T> {
-    let (w, vl) = (rot(v), lin(v));
-    join(w.cross(&rot(u)), w.cross(&lin(u)) + vl.cross(&rot(u)))
-}
-
-/// Force cross product `v ×* f`.
-#[inline]
-fn cross_force<T: Scalar>(v: &Vector6<T>, f: &Vector6<T>) -> Vector6<T> {
-    let (w, vl) = (rot(v), lin(v));
-    join(w.cross(&rot(f)) + vl.cross(&lin(f)), w.cross(&lin(f)))
-}
-
-/// Spatial inertia (MuJoCo's 10-number `cinert` layout) times a motion vector.
-#[inline]
-fn mul_inert<T: Scalar>(i: &[T; 10], v: &Vector6<T>) -> Vector6<T> {
-    let (w, vl) = (rot(v), lin(v));
-    let mc = Vector3::new(i[6], i[7], i[8]);
-    let iw = Vector3::new(
-        i[0] * w[0] + i[3] * w[1] + i[4] * w[2],
-        i[3] * w[0] + i[1] * w[1] + i[5] * w[2],
-        i[4] * w[0] + i[5] * w[1] + i[2] * w[2],
-    );
-    join(iw + mc.cross(&vl), vl * i[9] - mc.cross(&w))
-}
+use crate::spatial::{cross_force, cross_motion, inert_mul as mul_inert};
+use nalgebra::Vector6;
 
 // ------------------------------------------------------------------ RNE
 

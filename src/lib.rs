@@ -7,11 +7,13 @@
 pub mod com;
 pub mod crb;
 pub mod data;
+pub mod derivative;
 pub mod kinematics;
 pub mod model;
 pub mod rne;
 pub mod setconst;
 pub mod spatial;
+pub mod state;
 
 pub use data::{Data, Scalar};
 pub use model::Model;
