@@ -18,21 +18,21 @@ pub fn sc<T: Scalar>(x: f64) -> T {
     nalgebra::convert(x)
 }
 
-/// Warning kinds (`mjtWarning`), recorded instead of panicking.
+/// Warning kinds (`mjtWarning`), recorded instead of panicking. Values are MuJoCo 4.0.0's
+/// (which has no `VGEOMFULL`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Warning {
     Inertia = 0,
     ContactFull = 1,
     CnstrFull = 2,
-    VgeomFull = 3,
-    BadQpos = 4,
-    BadQvel = 5,
-    BadQacc = 6,
-    BadCtrl = 7,
+    BadQpos = 3,
+    BadQvel = 4,
+    BadQacc = 5,
+    BadCtrl = 6,
 }
 
 /// Number of warning kinds.
-pub const NWARNING: usize = 8;
+pub const NWARNING: usize = 7;
 
 /// Per-kind warning statistics (`mjWarningStat`): the last info value (e.g. the offending
 /// index) and how many times it happened.

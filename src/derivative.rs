@@ -6,7 +6,8 @@
 //! actuator terms) have run. Nothing is allocated: scratch lives in [`Data`].
 
 use crate::data::{sc, Data, Scalar};
-use crate::model::{disable, BiasType, DynType, GainType, JointType, Model};
+use crate::actuation::{is_bad, muscle_fl};
+use crate::model::{disable, BiasType, GainType, JointType, Model};
 use crate::spatial::{cross_force, cross_motion, inert_mul as mul_inert};
 use nalgebra::Vector6;
 
@@ -141,42 +142,17 @@ pub fn dof_damping_deriv<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
 
 // ------------------------------------------------------------------ actuators
 
-/// Muscle force-velocity curve FV(Vn) and its derivative (mujoco-facts §7).
-fn muscle_fv<T: Scalar>(vn: T, fvmax: f64) -> (T, T) {
+/// Derivative of the muscle force-velocity curve FV(Vn) (mujoco-facts §7).
+fn muscle_dfv<T: Scalar>(vn: T, fvmax: f64) -> T {
     let y: T = sc(fvmax - 1.0);
-    if vn <= sc(-1.0) {
-        (T::zero(), T::zero())
+    if vn <= -T::one() {
+        T::zero()
     } else if vn <= T::zero() {
-        let a = vn + T::one();
-        (a * a, sc::<T>(2.0) * a)
+        sc::<T>(2.0) * (vn + T::one())
     } else if vn <= y {
-        let a = y - vn;
-        (sc::<T>(fvmax) - a * a / y, sc::<T>(2.0) * a / y)
+        sc::<T>(2.0) * (y - vn) / y
     } else {
-        (sc(fvmax), T::zero())
-    }
-}
-
-/// Muscle active force-length curve FL(Ln) (mujoco-facts §7).
-fn muscle_fl<T: Scalar>(ln: T, lmin: f64, lmax: f64) -> T {
-    let half: T = sc(0.5);
-    if ln < sc(lmin) || ln > sc(lmax) {
-        return T::zero();
-    }
-    let a = 0.5 * (lmin + 1.0);
-    let b = 0.5 * (1.0 + lmax);
-    if ln <= sc(a) {
-        let x = (ln - sc(lmin)) / sc(a - lmin);
-        half * x * x
-    } else if ln <= T::one() {
-        let x = (T::one() - ln) / sc(1.0 - a);
-        T::one() - half * x * x
-    } else if ln <= sc(b) {
-        let x = (ln - T::one()) / sc(b - 1.0);
-        T::one() - half * x * x
-    } else {
-        let x = (sc::<T>(lmax) - ln) / sc(lmax - b);
-        half * x * x
+        T::zero()
     }
 }
 
@@ -191,7 +167,10 @@ pub fn actuator_force_dvel<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> T {
             return T::zero();
         }
     }
-    let input = if m.actuator_dyntype[u] == DynType::None {
+    let input = if m.actuator_actnum[u] == 0 || m.actuator_actadr[u] < 0 {
+        if d.ctrl.iter().any(|&c| is_bad(c)) {
+            return actuator_bias_dvel(m, u);
+        }
         let c = d.ctrl[u];
         if m.actuator_ctrllimited[u] && !m.opt.disabled(disable::CLAMPCTRL) {
             let r = m.actuator_ctrlrange[u];
@@ -212,25 +191,28 @@ pub fn actuator_force_dvel<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> T {
     let gain_v = match m.actuator_gaintype[u] {
         GainType::Affine => sc::<T>(g[2]),
         GainType::Muscle => {
+            // same normalization as actuation::muscle_gain
             let lr = m.actuator_lengthrange[u];
-            let l0 = (lr[1] - lr[0]) / (g[1] - g[0]);
-            let f0 = if g[2] < 0.0 {
-                g[3] / m.actuator_acc0[u]
-            } else {
+            let l0 = ((lr[1] - lr[0]) / (g[1] - g[0]).max(1e-15)).max(1e-15);
+            let f0 = if g[2] >= 0.0 {
                 g[2]
+            } else {
+                g[3] / m.actuator_acc0[u].max(1e-15)
             };
             let ln = sc::<T>(g[0]) + (d.actuator_length[u] - sc(lr[0])) / sc(l0);
             let vn = d.actuator_velocity[u] / sc(l0 * g[6]);
-            let (_, dfv) = muscle_fv(vn, g[8]);
-            -sc::<T>(f0) * muscle_fl(ln, g[4], g[5]) * dfv / sc(l0 * g[6])
+            -sc::<T>(f0) * muscle_fl(ln, g[4], g[5]) * muscle_dfv(vn, g[8]) / sc(l0 * g[6])
         }
         _ => T::zero(),
     };
-    let bias_v = match m.actuator_biastype[u] {
+    gain_v * input + actuator_bias_dvel(m, u)
+}
+
+fn actuator_bias_dvel<T: Scalar>(m: &Model, u: usize) -> T {
+    match m.actuator_biastype[u] {
         BiasType::Affine => sc::<T>(m.actuator_biasprm[u][2]),
         _ => T::zero(),
-    };
-    gain_v * input + bias_v
+    }
 }
 
 /// `∂qfrc_actuator/∂qvel = Σ_u momentᵤᵀ (∂force_u/∂V_u) momentᵤ`, added into `out`.

@@ -9,6 +9,7 @@ use crate::data::{sc, Data, Scalar};
 use crate::derivative;
 use crate::model::{disable, DynType, Integrator, JointType, Model};
 use crate::state::{dexpinv_coef, integrate_pos};
+use crate::crb::{factor_ld, solve_ld};
 use crate::{check, forward};
 
 /// `mj_step`: check position and velocity, forward dynamics, check acceleration, integrate.
@@ -109,9 +110,9 @@ pub fn euler<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let c = derivative::dof_damping_deriv(m, d, i);
             d.qH[m.dof_Madr[i]] += h * c;
         }
-        factor_tree(m, &mut d.qH, &mut d.qHDiagInv);
+        factor_ld(m, &mut d.qH, &mut d.qHDiagInv);
         smooth_plus_constraint(d);
-        solve_tree(m, &d.qH, &d.qHDiagInv, &mut d.int_qacc);
+        solve_ld(m, &d.qH, &d.qHDiagInv, &mut d.int_qacc);
     } else {
         d.int_qacc.copy_from_slice(&d.qacc);
     }
@@ -152,8 +153,8 @@ pub fn implicit<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 j = m.dof_parentid[ju];
             }
         }
-        factor_tree(m, &mut d.qH, &mut d.qHDiagInv);
-        solve_tree(m, &d.qH, &d.qHDiagInv, &mut d.int_qacc);
+        factor_ld(m, &mut d.qH, &mut d.qHDiagInv);
+        solve_ld(m, &d.qH, &d.qHDiagInv, &mut d.int_qacc);
         // childless free bodies: exact gyroscopic derivative, qLU as scratch for ∂bias/∂v
         for jn in 0..m.njnt {
             if m.jnt_type[jn] != JointType::Free || !childless(m, m.jnt_bodyid[jn]) {
@@ -353,66 +354,6 @@ fn dexpinv<T: Scalar>(th: &[T; 3], w: &[T; 3]) -> [T; 3] {
 
 // ------------------------------------------------------------------ linear algebra
 
-/// In-place L'DL factorization of a symmetric matrix in qM's tree-sparse layout (row `i` at
-/// `dof_Madr[i]`: the diagonal, then the entries of its ancestor dofs, nearest first), so that
-/// `A = Lᵀ D L`; `diaginv` receives `1/D`.
-pub fn factor_tree<T: Scalar>(m: &Model, a: &mut [T], diaginv: &mut [T]) {
-    for k in (0..m.nv).rev() {
-        let akk = m.dof_Madr[k];
-        let dk = a[akk];
-        let mut i = m.dof_parentid[k];
-        let mut aki = akk + 1;
-        while i >= 0 {
-            let iu = i as usize;
-            let tmp = a[aki] / dk;
-            let mut aij = m.dof_Madr[iu];
-            let mut akj = aki;
-            let mut j = i;
-            while j >= 0 {
-                let v = a[akj];
-                a[aij] -= tmp * v;
-                aij += 1;
-                akj += 1;
-                j = m.dof_parentid[j as usize];
-            }
-            a[aki] = tmp;
-            i = m.dof_parentid[iu];
-            aki += 1;
-        }
-    }
-    for i in 0..m.nv {
-        diaginv[i] = T::one() / a[m.dof_Madr[i]];
-    }
-}
-
-/// Solves `Lᵀ D L x = b` in place with the factor of [`factor_tree`].
-pub fn solve_tree<T: Scalar>(m: &Model, a: &[T], diaginv: &[T], x: &mut [T]) {
-    for k in (0..m.nv).rev() {
-        let xk = x[k];
-        let mut adr = m.dof_Madr[k] + 1;
-        let mut i = m.dof_parentid[k];
-        while i >= 0 {
-            x[i as usize] -= a[adr] * xk;
-            adr += 1;
-            i = m.dof_parentid[i as usize];
-        }
-    }
-    for (xi, di) in x.iter_mut().zip(diaginv) {
-        *xi *= *di;
-    }
-    for k in 0..m.nv {
-        let mut adr = m.dof_Madr[k] + 1;
-        let mut i = m.dof_parentid[k];
-        let mut s = x[k];
-        while i >= 0 {
-            s -= a[adr] * x[i as usize];
-            adr += 1;
-            i = m.dof_parentid[i as usize];
-        }
-        x[k] = s;
-    }
-}
-
 /// Dense LU with partial pivoting, in place (row-major `n × n`); `piv[k]` is the row swapped
 /// into position `k`. Returns false if a pivot is exactly zero.
 pub fn lu_factor<T: Scalar>(a: &mut [T], n: usize, piv: &mut [usize]) -> bool {
@@ -476,6 +417,8 @@ pub fn lu_solve<T: Scalar>(a: &[T], n: usize, piv: &[usize], x: &mut [T]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::crb::{factor_ld as factor_tree, solve_ld as solve_tree};
 
     /// A model skeleton with only the dof tree (chain 0-1-2 and a separate dof 3).
     fn tree_model() -> Model {

@@ -4,16 +4,23 @@
 
 #![allow(non_snake_case)]
 
+pub mod actuation;
+pub mod check;
 pub mod com;
 pub mod crb;
 pub mod data;
 pub mod derivative;
+pub mod forward;
+pub mod integrator;
+pub mod jacobian;
 pub mod kinematics;
 pub mod model;
+pub mod passive;
 pub mod rne;
 pub mod setconst;
 pub mod spatial;
 pub mod state;
+pub mod tendon;
 
 pub use data::{Data, Scalar};
 pub use model::Model;

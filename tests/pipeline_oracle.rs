@@ -130,6 +130,47 @@ fn smooth_dynamics_matches_mujoco() {
         cmp(name, "cdof_dot", &d.cdof_dot.flat(), &fv(&c["cdof_dot"]), w);
         moreau::rne::rne_bias(m, &mut d);
         cmp(name, "qfrc_bias", &d.qfrc_bias, &fv(&c["qfrc_bias"]), w);
+
+        // the whole smooth pipeline
+        let mut d = Data::<f64>::new(m);
+        set_state(m, &mut d, c);
+        moreau::forward::forward(m, &mut d);
+        for (field, got) in [
+            ("ten_length", &d.ten_length),
+            ("ten_J", &d.ten_J),
+            ("ten_velocity", &d.ten_velocity),
+            ("actuator_length", &d.actuator_length),
+            ("actuator_moment", &d.actuator_moment),
+            ("actuator_velocity", &d.actuator_velocity),
+            ("qfrc_spring", &d.qfrc_spring),
+            ("qfrc_damper", &d.qfrc_damper),
+            ("qfrc_gravcomp", &d.qfrc_gravcomp),
+            ("qfrc_passive", &d.qfrc_passive),
+            ("qfrc_bias", &d.qfrc_bias),
+            ("act_dot", &d.act_dot),
+            ("actuator_force", &d.actuator_force),
+            ("qfrc_actuator", &d.qfrc_actuator),
+            ("qfrc_smooth", &d.qfrc_smooth),
+            ("qacc_smooth", &d.qacc_smooth),
+        ] {
+            cmp(name, field, got, &fv(&c[field]), w);
+        }
+        cmp(name, "qacc", &d.qacc, &fv(&c["qacc_smooth"]), w);
+        // Jacobian of a point on the last body
+        let b = c["jac_body"].as_u64().unwrap() as usize;
+        let p = fv(&c["jac_point"]);
+        let mut jp = vec![0.0; 3 * m.nv];
+        let mut jr = vec![0.0; 3 * m.nv];
+        moreau::jacobian::jac(
+            m,
+            &d,
+            &Vector3::new(p[0], p[1], p[2]),
+            b,
+            Some(&mut jp),
+            Some(&mut jr),
+        );
+        cmp(name, "jacp", &jp, &fv(&c["jacp"]), w);
+        cmp(name, "jacr", &jr, &fv(&c["jacr"]), w);
     });
     eprintln!("worst relative error {worst:.2e}");
 }

@@ -197,10 +197,10 @@ def case(m, d):
     mujoco.mju_sparse2dense(mom, d.actuator_moment, d.moment_rownnz, d.moment_rowadr, d.moment_colind) \
         if m.nu else None
     out["actuator_moment"] = tolist(mom)
+    # ten_J is sparse in 4.0.0 with the pattern in the model: expand to dense ntendon x nv.
     tj = np.zeros((m.ntendon, m.nv))
     if m.ntendon:
-        tj[:] = np.asarray(d.ten_J).reshape(m.ntendon, m.nv) if np.asarray(d.ten_J).size == m.ntendon * m.nv \
-            else 0
+        mujoco.mju_sparse2dense(tj, d.ten_J, m.ten_J_rownnz, m.ten_J_rowadr, m.ten_J_colind)
     out["ten_J"] = tolist(tj)
     # Jacobians for mj_jac tests: point on the last body, body COM.
     b = m.nbody - 1

@@ -1,0 +1,325 @@
+//! Actuators (seed 000 "Actuation model"; mujoco-facts §7): transmission (`mj_transmission`),
+//! velocities, activation dynamics and force generation (`mj_fwdActuation`).
+//!
+//! Transmissions supported: joint and jointinparent (hinge, slide, ball, free) and tendon.
+//! Slider-crank, site and body transmissions are not yet supported: their `actuator_length` is
+//! NaN and their moment row zero (see [`crate::forward::unsupported`]). User dynamics/gain/bias
+//! callbacks do not exist here (treated as zero).
+
+use crate::data::{sc, Data, Scalar, Warning};
+use crate::model::{disable, BiasType, DynType, GainType, JointType, Model, TrnType};
+use crate::passive::quat2vel;
+use crate::spatial::{normalize_quat, quat2mat};
+use nalgebra::{Quaternion, Vector3};
+
+/// MuJoCo's `mjMAXVAL`: larger magnitudes count as divergence.
+pub const MAXVAL: f64 = 1e10;
+
+/// NaN, ±inf or `|x| > mjMAXVAL` (`mju_isBad`).
+#[inline]
+pub fn is_bad<T: Scalar>(x: T) -> bool {
+    !(x.abs() <= sc(MAXVAL))
+}
+
+#[inline]
+fn clamp<T: Scalar>(x: T, r: &[f64; 2]) -> T {
+    if x < sc(r[0]) {
+        sc(r[0])
+    } else if x > sc(r[1]) {
+        sc(r[1])
+    } else {
+        x
+    }
+}
+
+/// Actuator lengths and dense moment arms (`actuator_length`, `actuator_moment`, nu × nv).
+/// Joint: hinge/slide `L = gear₀ q`; ball `L = gear₀..₂ · rotvec(q)` with moment `gear` (rotated
+/// by `Rᵀ(q)` for jointinparent); free joints have `L = 0`, moment `gear`. Tendon:
+/// `L = gear₀ ten_length`, moment `gear₀ ten_J`. Needs [`crate::tendon::tendon`].
+pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    let nv = m.nv;
+    d.actuator_moment.iter_mut().for_each(|x| *x = T::zero());
+    for i in 0..m.nu {
+        let g = &m.actuator_gear[i];
+        let id = m.actuator_trnid[i][0].max(0) as usize;
+        let row = i * nv;
+        match m.actuator_trntype[i] {
+            TrnType::Joint | TrnType::JointInParent => {
+                let qa = m.jnt_qposadr[id];
+                let da = m.jnt_dofadr[id];
+                let inparent = m.actuator_trntype[i] == TrnType::JointInParent;
+                match m.jnt_type[id] {
+                    JointType::Hinge | JointType::Slide => {
+                        d.actuator_length[i] = sc::<T>(g[0]) * d.qpos[qa];
+                        d.actuator_moment[row + da] = sc(g[0]);
+                    }
+                    JointType::Ball | JointType::Free => {
+                        let free = m.jnt_type[id] == JointType::Free;
+                        // rotational part: qpos/dof/gear offsets of the quaternion
+                        let (qr, dr, gr) = if free { (qa + 3, da + 3, 3) } else { (qa, da, 0) };
+                        if free {
+                            for k in 0..3 {
+                                d.actuator_moment[row + da + k] = sc(g[k]);
+                            }
+                        }
+                        let q = normalize_quat(Quaternion::new(
+                            d.qpos[qr],
+                            d.qpos[qr + 1],
+                            d.qpos[qr + 2],
+                            d.qpos[qr + 3],
+                        ));
+                        let g3 = Vector3::new(sc(g[gr]), sc(g[gr + 1]), sc(g[gr + 2]));
+                        let gv = if inparent {
+                            quat2mat(&q).transpose() * g3
+                        } else {
+                            g3
+                        };
+                        for k in 0..3 {
+                            d.actuator_moment[row + dr + k] = gv[k];
+                        }
+                        d.actuator_length[i] = if free {
+                            T::zero()
+                        } else {
+                            g3.dot(&quat2vel(&q))
+                        };
+                    }
+                }
+            }
+            TrnType::Tendon => {
+                let g0: T = sc(g[0]);
+                d.actuator_length[i] = g0 * d.ten_length[id];
+                for k in 0..nv {
+                    d.actuator_moment[row + k] = g0 * d.ten_J[id * nv + k];
+                }
+            }
+            TrnType::SliderCrank | TrnType::Site | TrnType::Body => {
+                d.actuator_length[i] = sc(f64::NAN);
+            }
+        }
+    }
+}
+
+/// `actuator_velocity = actuator_moment · qvel` (zero if the actuation flag is disabled, as
+/// MuJoCo 4.0.0 does).
+pub fn actuator_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    let nv = m.nv;
+    if m.opt.disabled(disable::ACTUATION) {
+        d.actuator_velocity.iter_mut().for_each(|x| *x = T::zero());
+        return;
+    }
+    for i in 0..m.nu {
+        let row = &d.actuator_moment[i * nv..(i + 1) * nv];
+        d.actuator_velocity[i] = row
+            .iter()
+            .zip(&d.qvel)
+            .fold(T::zero(), |s, (a, v)| s + *a * *v);
+    }
+}
+
+/// Muscle active force-length curve `FL(Ln)` (mujoco-facts §7).
+pub fn muscle_fl<T: Scalar>(ln: T, lmin: f64, lmax: f64) -> T {
+    let half: T = sc(0.5);
+    let a = 0.5 * (lmin + 1.0);
+    let b = 0.5 * (1.0 + lmax);
+    if ln < sc(lmin) || ln > sc(lmax) {
+        T::zero()
+    } else if ln <= sc(a) {
+        let x = (ln - sc(lmin)) / sc(a - lmin);
+        half * x * x
+    } else if ln <= T::one() {
+        let x = (T::one() - ln) / sc(1.0 - a);
+        T::one() - half * x * x
+    } else if ln <= sc(b) {
+        let x = (ln - T::one()) / sc(b - 1.0);
+        T::one() - half * x * x
+    } else {
+        let x = (sc::<T>(lmax) - ln) / sc(lmax - b);
+        half * x * x
+    }
+}
+
+/// Muscle force-velocity curve `FV(Vn)` (mujoco-facts §7).
+pub fn muscle_fv<T: Scalar>(vn: T, fvmax: f64) -> T {
+    let y = fvmax - 1.0;
+    if vn <= -T::one() {
+        T::zero()
+    } else if vn <= T::zero() {
+        (vn + T::one()) * (vn + T::one())
+    } else if vn <= sc(y) {
+        sc::<T>(fvmax) - (sc::<T>(y) - vn) * (sc::<T>(y) - vn) / sc(y)
+    } else {
+        sc(fvmax)
+    }
+}
+
+/// Muscle passive force-length curve `FP(Ln)` (mujoco-facts §7).
+pub fn muscle_fp<T: Scalar>(ln: T, lmax: f64, fpmax: f64) -> T {
+    let b = 0.5 * (1.0 + lmax);
+    if ln <= T::one() {
+        T::zero()
+    } else if ln <= sc(b) {
+        let x = (ln - T::one()) / sc(b - 1.0);
+        sc::<T>(0.5 * fpmax) * x * x
+    } else {
+        sc::<T>(fpmax) * (sc::<T>(0.5) + (ln - sc(b)) / sc(b - 1.0))
+    }
+}
+
+/// Normalized muscle length and velocity and the peak force `F0` for actuator `i`.
+fn muscle_state<T: Scalar>(m: &Model, i: usize, prm: &[f64; 10], len: T, vel: T) -> (T, T, f64) {
+    let [r0, r1] = [prm[0], prm[1]];
+    let lr = m.actuator_lengthrange[i];
+    let l0 = (lr[1] - lr[0]) / (r1 - r0).max(1e-15);
+    let l0 = l0.max(1e-15);
+    let ln = sc::<T>(r0) + (len - sc(lr[0])) / sc(l0);
+    let vn = vel / sc(l0 * prm[6]);
+    let f0 = if prm[2] >= 0.0 {
+        prm[2]
+    } else {
+        prm[3] / m.actuator_acc0[i].max(1e-15)
+    };
+    (ln, vn, f0)
+}
+
+/// Muscle gain `-F0 FL(Ln) FV(Vn)`.
+pub fn muscle_gain<T: Scalar>(m: &Model, i: usize, len: T, vel: T) -> T {
+    let p = &m.actuator_gainprm[i];
+    let (ln, vn, f0) = muscle_state(m, i, p, len, vel);
+    -sc::<T>(f0) * muscle_fl(ln, p[4], p[5]) * muscle_fv(vn, p[8])
+}
+
+/// Muscle bias `-F0 FP(Ln)`.
+pub fn muscle_bias<T: Scalar>(m: &Model, i: usize, len: T, vel: T) -> T {
+    let p = &m.actuator_biasprm[i];
+    let (ln, _, f0) = muscle_state(m, i, p, len, vel);
+    -sc::<T>(f0) * muscle_fp(ln, p[5], p[7])
+}
+
+/// Muscle activation dynamics (mujoco-facts §7): time constants scaled by the activation, the
+/// activation/deactivation choice optionally smoothed by a quintic sigmoid (`dynprm[2] > 0`).
+pub fn muscle_dynamics<T: Scalar>(u: T, act: T, prm: &[f64; 10]) -> T {
+    let c01 = |x: T| {
+        if x < T::zero() {
+            T::zero()
+        } else if x > T::one() {
+            T::one()
+        } else {
+            x
+        }
+    };
+    let uc = c01(u);
+    let ac = c01(act);
+    let s = sc::<T>(0.5) + sc::<T>(1.5) * ac;
+    let ta = sc::<T>(prm[0]) * s;
+    let td = sc::<T>(prm[1]) / s;
+    let du = uc - act;
+    let tau = if prm[2] > 0.0 {
+        let x = c01(du / sc(prm[2]) + sc(0.5));
+        let sig = x * x * x * (x * (x * sc(6.0) - sc(15.0)) + sc(10.0));
+        td + (ta - td) * sig
+    } else if du > T::zero() {
+        ta
+    } else {
+        td
+    };
+    du / tau
+}
+
+/// Activation dynamics and actuator forces (`mj_fwdActuation`): fills `act_dot`,
+/// `actuator_force`, `qfrc_actuator`.
+///
+/// - Controls are clamped to `ctrlrange` if ctrllimited (unless clampctrl is disabled). If any
+///   control is bad (NaN/inf/|u| > 1e10) a `BadCtrl` warning is recorded with its index and every
+///   actuator input is 0 for this evaluation (`ctrl` itself is left untouched).
+/// - `act_dot`: integrator `u`; filter/filterexact `(u - act)/τ`; muscle as in
+///   [`muscle_dynamics`].
+/// - The force input is the activation (the next activation `act + h·act_dot`, exact for
+///   filterexact and clamped to actrange if actlimited, when actearly) or `u` if stateless.
+/// - `force = gain · input + bias`, clamped to forcerange if forcelimited;
+///   `qfrc_actuator = momentᵀ force`, then clamped per hinge/slide joint to `jnt_actfrcrange`.
+/// - With the actuation flag disabled everything here is zero.
+pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    let nv = m.nv;
+    d.actuator_force.iter_mut().for_each(|x| *x = T::zero());
+    d.qfrc_actuator.iter_mut().for_each(|x| *x = T::zero());
+    d.act_dot.iter_mut().for_each(|x| *x = T::zero());
+    if m.nu == 0 || m.opt.disabled(disable::ACTUATION) {
+        return;
+    }
+    let bad = d.ctrl.iter().position(|&u| is_bad(u));
+    if let Some(i) = bad {
+        d.warn(Warning::BadCtrl, i as i64);
+    }
+    let clampctrl = !m.opt.disabled(disable::CLAMPCTRL);
+    let h = m.opt.timestep;
+    for i in 0..m.nu {
+        let mut u = if bad.is_some() { T::zero() } else { d.ctrl[i] };
+        if clampctrl && m.actuator_ctrllimited[i] {
+            u = clamp(u, &m.actuator_ctrlrange[i]);
+        }
+        let dynt = m.actuator_dyntype[i];
+        let dp = &m.actuator_dynprm[i];
+        let input = if m.actuator_actnum[i] > 0 && m.actuator_actadr[i] >= 0 {
+            let a = m.actuator_actadr[i] as usize + m.actuator_actnum[i] - 1;
+            let act = d.act[a];
+            let tau = dp[0].max(1e-15);
+            let ad = match dynt {
+                DynType::Integrator => u,
+                DynType::Filter | DynType::FilterExact => (u - act) / sc(tau),
+                DynType::Muscle => muscle_dynamics(u, act, dp),
+                DynType::None | DynType::User => T::zero(),
+            };
+            d.act_dot[a] = ad;
+            if m.actuator_actearly[i] {
+                let mut next = if dynt == DynType::FilterExact {
+                    act + ad * sc(tau * (1.0 - (-h / tau).exp()))
+                } else {
+                    act + ad * sc(h)
+                };
+                if m.actuator_actlimited[i] {
+                    next = clamp(next, &m.actuator_actrange[i]);
+                }
+                next
+            } else {
+                act
+            }
+        } else {
+            u
+        };
+        let len = d.actuator_length[i];
+        let vel = d.actuator_velocity[i];
+        let gp = &m.actuator_gainprm[i];
+        let gain = match m.actuator_gaintype[i] {
+            GainType::Fixed => sc(gp[0]),
+            GainType::Affine => sc::<T>(gp[0]) + sc::<T>(gp[1]) * len + sc::<T>(gp[2]) * vel,
+            GainType::Muscle => muscle_gain(m, i, len, vel),
+            GainType::User => T::zero(),
+        };
+        let bp = &m.actuator_biasprm[i];
+        let bias = match m.actuator_biastype[i] {
+            BiasType::None | BiasType::User => T::zero(),
+            BiasType::Affine => sc::<T>(bp[0]) + sc::<T>(bp[1]) * len + sc::<T>(bp[2]) * vel,
+            BiasType::Muscle => muscle_bias(m, i, len, vel),
+        };
+        let mut f = gain * input + bias;
+        if m.actuator_forcelimited[i] {
+            f = clamp(f, &m.actuator_forcerange[i]);
+        }
+        d.actuator_force[i] = f;
+    }
+    for i in 0..m.nu {
+        let f = d.actuator_force[i];
+        let row = &d.actuator_moment[i * nv..(i + 1) * nv];
+        for (q, a) in d.qfrc_actuator.iter_mut().zip(row) {
+            *q += *a * f;
+        }
+    }
+    for j in 0..m.njnt {
+        if m.jnt_actfrclimited[j]
+            && matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide)
+        {
+            let k = m.jnt_dofadr[j];
+            d.qfrc_actuator[k] = clamp(d.qfrc_actuator[k], &m.jnt_actfrcrange[j]);
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! The stage order of `mj_forward` (seed 004 "Simulation pipeline", forward dynamics stages
+//! 2-20) for the smooth dynamics; the constraint stage is a hook.
+
+use crate::actuation::{actuator_velocity, transmission};
+use crate::com::{com_pos, com_vel};
+use crate::crb::{crb, factor_m, solve_ld};
+use crate::data::{Data, Scalar};
+use crate::jacobian::apply_ft_raw;
+use crate::kinematics::kinematics;
+use crate::model::{Model, TrnType};
+use crate::passive::passive;
+use crate::rne::rne_bias;
+use crate::spatial::{ang, lin};
+use crate::tendon::{is_fixed, tendon, tendon_velocity};
+
+pub use crate::actuation::fwd_actuation;
+
+/// A model feature the smooth pipeline does not compute yet (it would otherwise produce NaN
+/// lengths or missing forces). Returns the first one found.
+pub fn unsupported(m: &Model) -> Option<&'static str> {
+    if (0..m.ntendon).any(|t| !is_fixed(m, t)) {
+        return Some("spatial tendons (site/geom/pulley wraps)");
+    }
+    if m.actuator_trntype.iter().any(|t| {
+        matches!(t, TrnType::SliderCrank | TrnType::Site | TrnType::Body)
+    }) {
+        return Some("slider-crank, site and body actuator transmissions");
+    }
+    if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
+        return Some("fluid forces (density/viscosity)");
+    }
+    if m.tendon_armature.iter().any(|&a| a != 0.0) {
+        return Some("tendon armature");
+    }
+    None
+}
+
+/// Position-dependent stages: kinematics, COM quantities, tendons, CRB inertia and its
+/// factorization, actuator transmission (`mj_fwdPosition` without collision/constraints).
+pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    kinematics(m, d);
+    com_pos(m, d);
+    tendon(m, d);
+    crb(m, d);
+    factor_m(m, d);
+    transmission(m, d);
+}
+
+/// Velocity-dependent stages: tendon and actuator velocities, `cvel`/`cdof_dot`, passive
+/// forces, `qfrc_bias` (`mj_fwdVelocity`).
+pub fn fwd_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    tendon_velocity(m, d);
+    actuator_velocity(m, d);
+    com_vel(m, d);
+    passive(m, d);
+    rne_bias(m, d);
+}
+
+/// `qfrc_smooth = qfrc_passive - qfrc_bias + qfrc_applied + qfrc_actuator + Σ_b J_bᵀ
+/// xfrc_applied[b]` (force and torque at each body's COM) and `qacc_smooth = M⁻¹ qfrc_smooth`
+/// (`mj_fwdAcceleration`).
+pub fn fwd_acceleration<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    for i in 0..m.nv {
+        d.qfrc_smooth[i] =
+            d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i];
+    }
+    for b in 1..m.nbody {
+        // xfrc_applied = (force, torque)
+        let x = d.xfrc_applied[b];
+        if x.iter().all(|v| *v == T::zero()) {
+            continue;
+        }
+        apply_ft_raw(
+            m,
+            &d.cdof,
+            &d.subtree_com,
+            &ang(&x),
+            &lin(&x),
+            &d.xipos[b],
+            b,
+            &mut d.qfrc_smooth,
+        );
+    }
+    d.qacc_smooth.copy_from_slice(&d.qfrc_smooth);
+    solve_ld(m, &d.qLD, &d.qLDiagInv, &mut d.qacc_smooth);
+}
+
+/// Constraint stage hook. The constraint solver is not part of the smooth pipeline yet: this sets
+/// `qacc = qacc_smooth` and `qfrc_constraint = 0`.
+pub fn fwd_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    let _ = m;
+    d.qacc.copy_from_slice(&d.qacc_smooth);
+    d.qfrc_constraint.iter_mut().for_each(|x| *x = T::zero());
+}
+
+/// Forward dynamics (`mj_forward`): position, velocity, actuation, acceleration and constraint
+/// stages in order. Allocation-free.
+pub fn forward<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    fwd_position(m, d);
+    fwd_velocity(m, d);
+    fwd_actuation(m, d);
+    fwd_acceleration(m, d);
+    fwd_constraint(m, d);
+}
