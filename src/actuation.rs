@@ -56,7 +56,11 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     JointType::Ball | JointType::Free => {
                         let free = m.jnt_type[id] == JointType::Free;
                         // rotational part: qpos/dof/gear offsets of the quaternion
-                        let (qr, dr, gr) = if free { (qa + 3, da + 3, 3) } else { (qa, da, 0) };
+                        let (qr, dr, gr) = if free {
+                            (qa + 3, da + 3, 3)
+                        } else {
+                            (qa, da, 0)
+                        };
                         if free {
                             for k in 0..3 {
                                 d.actuator_moment[row + da + k] = sc(g[k]);
@@ -315,9 +319,7 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
     for j in 0..m.njnt {
-        if m.jnt_actfrclimited[j]
-            && matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide)
-        {
+        if m.jnt_actfrclimited[j] && matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) {
             let k = m.jnt_dofadr[j];
             d.qfrc_actuator[k] = clamp(d.qfrc_actuator[k], &m.jnt_actfrcrange[j]);
         }

@@ -5,8 +5,8 @@
 //! ∂f_i/∂qvel_k`), after `fwd_position` and `fwd_velocity` (and `fwd_actuation` for the
 //! actuator terms) have run. Nothing is allocated: scratch lives in [`Data`].
 
-use crate::data::{sc, Data, Scalar};
 use crate::actuation::{is_bad, muscle_fl};
+use crate::data::{sc, Data, Scalar};
 use crate::model::{disable, BiasType, GainType, JointType, Model};
 use crate::spatial::{cross_force, cross_motion, inert_mul as mul_inert};
 use nalgebra::Vector6;

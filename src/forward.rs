@@ -21,9 +21,10 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if (0..m.ntendon).any(|t| !is_fixed(m, t)) {
         return Some("spatial tendons (site/geom/pulley wraps)");
     }
-    if m.actuator_trntype.iter().any(|t| {
-        matches!(t, TrnType::SliderCrank | TrnType::Site | TrnType::Body)
-    }) {
+    if m.actuator_trntype
+        .iter()
+        .any(|t| matches!(t, TrnType::SliderCrank | TrnType::Site | TrnType::Body))
+    {
         return Some("slider-crank, site and body actuator transmissions");
     }
     if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {

@@ -5,11 +5,11 @@
 //! `actrange` clamp), `qvel += h a`, `qpos = qpos ⊕ h qvel`, `time += h`. `qacc_warmstart` is the
 //! forward `qacc` (RK4: the last stage's). Nothing is allocated on `f64`: scratch is in [`Data`].
 
+use crate::crb::{factor_ld, solve_ld};
 use crate::data::{sc, Data, Scalar};
 use crate::derivative;
 use crate::model::{disable, DynType, Integrator, JointType, Model};
 use crate::state::{dexpinv_coef, integrate_pos};
-use crate::crb::{factor_ld, solve_ld};
 use crate::{check, forward};
 
 /// `mj_step`: check position and velocity, forward dynamics, check acceleration, integrate.
@@ -101,7 +101,9 @@ pub fn euler<T: Scalar>(m: &Model, d: &mut Data<T>) {
         && !m.opt.disabled(disable::DAMPER)
         && (0..m.nv).any(|i| {
             m.dof_damping[i] > 0.0
-                || m.dof_dampingpoly.get(i).is_some_and(|p| p[0] != 0.0 || p[1] != 0.0)
+                || m.dof_dampingpoly
+                    .get(i)
+                    .is_some_and(|p| p[0] != 0.0 || p[1] != 0.0)
         });
     if damped {
         let h: T = sc(m.opt.timestep);
@@ -120,7 +122,12 @@ pub fn euler<T: Scalar>(m: &Model, d: &mut Data<T>) {
 }
 
 fn smooth_plus_constraint<T: Scalar>(d: &mut Data<T>) {
-    for ((x, s), c) in d.int_qacc.iter_mut().zip(&d.qfrc_smooth).zip(&d.qfrc_constraint) {
+    for ((x, s), c) in d
+        .int_qacc
+        .iter_mut()
+        .zip(&d.qfrc_smooth)
+        .zip(&d.qfrc_constraint)
+    {
         *x = *s + *c;
     }
 }
@@ -422,7 +429,10 @@ mod tests {
 
     /// A model skeleton with only the dof tree (chain 0-1-2 and a separate dof 3).
     fn tree_model() -> Model {
-        let mut m = Model { nv: 4, ..Default::default() };
+        let mut m = Model {
+            nv: 4,
+            ..Default::default()
+        };
         m.dof_parentid = vec![-1, 0, 1, -1];
         m.dof_Madr = vec![0, 1, 3, 6];
         m.nM = 7;

@@ -20,7 +20,10 @@ pub fn jac<T: Scalar>(
     mut jacr: Option<&mut [T]>,
 ) {
     let nv = m.nv;
-    for j in [jacp.as_deref_mut(), jacr.as_deref_mut()].into_iter().flatten() {
+    for j in [jacp.as_deref_mut(), jacr.as_deref_mut()]
+        .into_iter()
+        .flatten()
+    {
         j[..3 * nv].iter_mut().for_each(|x| *x = T::zero());
     }
     let r = point - d.subtree_com[m.body_rootid[body]];

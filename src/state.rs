@@ -365,7 +365,10 @@ pub fn get_state<T: Scalar>(
 ) -> Result<(), StateError> {
     let n = state_size(m, spec)?;
     if out.len() != n {
-        return Err(StateError::BadLength { expected: n, got: out.len() });
+        return Err(StateError::BadLength {
+            expected: n,
+            got: out.len(),
+        });
     }
     let mut k = 0;
     let mut put = |x: &mut dyn Iterator<Item = T>| {
@@ -388,13 +391,17 @@ pub fn get_state<T: Scalar>(
             bits::CTRL => put(&mut d.ctrl.iter().copied()),
             bits::QFRC_APPLIED => put(&mut d.qfrc_applied.iter().copied()),
             bits::XFRC_APPLIED => put(&mut d.xfrc_applied.iter().flat_map(|f| f.iter().copied())),
-            bits::EQ_ACTIVE => put(
-                &mut d.eq_active.iter().map(|&a| if a { T::one() } else { T::zero() }),
-            ),
+            bits::EQ_ACTIVE => {
+                put(&mut d
+                    .eq_active
+                    .iter()
+                    .map(|&a| if a { T::one() } else { T::zero() }))
+            }
             bits::MOCAP_POS => put(&mut d.mocap_pos.iter().flat_map(|p| p.iter().copied())),
-            bits::MOCAP_QUAT => put(
-                &mut d.mocap_quat.iter().flat_map(|q| [q.w, q.i, q.j, q.k].into_iter()),
-            ),
+            bits::MOCAP_QUAT => put(&mut d
+                .mocap_quat
+                .iter()
+                .flat_map(|q| [q.w, q.i, q.j, q.k].into_iter())),
             _ => {}
         }
     }
@@ -411,7 +418,10 @@ pub fn set_state<T: Scalar>(
 ) -> Result<(), StateError> {
     let n = state_size(m, spec)?;
     if state.len() != n {
-        return Err(StateError::BadLength { expected: n, got: state.len() });
+        return Err(StateError::BadLength {
+            expected: n,
+            got: state.len(),
+        });
     }
     let mut k = 0;
     for i in 0..bits::NSTATE {
