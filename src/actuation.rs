@@ -18,7 +18,10 @@ pub const MAXVAL: f64 = 1e10;
 /// NaN, ±inf or `|x| > mjMAXVAL` (`mju_isBad`).
 #[inline]
 pub fn is_bad<T: Scalar>(x: T) -> bool {
-    !(x.abs() <= sc(MAXVAL))
+    !matches!(
+        x.abs().partial_cmp(&sc(MAXVAL)),
+        Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+    )
 }
 
 #[inline]
@@ -62,8 +65,8 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
                             (qa, da, 0)
                         };
                         if free {
-                            for k in 0..3 {
-                                d.actuator_moment[row + da + k] = sc(g[k]);
+                            for (k, gk) in g.iter().take(3).enumerate() {
+                                d.actuator_moment[row + da + k] = sc(*gk);
                             }
                         }
                         let q = normalize_quat(Quaternion::new(

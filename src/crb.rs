@@ -11,7 +11,10 @@ use crate::data::{sc, Data, Scalar};
 use crate::model::Model;
 use crate::spatial::{dof_parent, inert_mul};
 
-/// Composite inertias `crb` and the sparse `qM` (including `dof_armature` on the diagonal).
+/// Composite inertias `crb` and the sparse `qM`, including `dof_armature` on the diagonal and the
+/// tendon armature `Σ_t armature_t J_tᵀ J_t` restricted to the sparsity of `qM` (entries coupling
+/// dofs that are not ancestors of each other are dropped, as MuJoCo 4.0.0 does). Needs `ten_J`
+/// ([`crate::tendon::tendon`]); fixed tendons only (their `J` is constant, so no bias term).
 pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.crb.copy_from_slice(&d.cinert);
     for b in (1..m.nbody).rev() {
@@ -32,6 +35,29 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
             adr += 1;
             d.qM[adr] = d.cdof[jj].dot(&f);
             j = dof_parent(m, jj);
+        }
+    }
+    let nv = m.nv;
+    for t in 0..m.ntendon {
+        let arm = m.tendon_armature.get(t).copied().unwrap_or(0.0);
+        if arm == 0.0 {
+            continue;
+        }
+        let arm: T = sc(arm);
+        let row = &d.ten_J[t * nv..(t + 1) * nv];
+        for i in 0..nv {
+            let ji = row[i];
+            if ji == T::zero() {
+                continue;
+            }
+            let mut adr = m.dof_Madr[i];
+            d.qM[adr] += arm * ji * ji;
+            let mut j = dof_parent(m, i);
+            while let Some(jj) = j {
+                adr += 1;
+                d.qM[adr] += arm * ji * row[jj];
+                j = dof_parent(m, jj);
+            }
         }
     }
 }

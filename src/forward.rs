@@ -7,7 +7,7 @@ use crate::crb::{crb, factor_m, solve_ld};
 use crate::data::{Data, Scalar};
 use crate::jacobian::apply_ft_raw;
 use crate::kinematics::kinematics;
-use crate::model::{Model, TrnType};
+use crate::model::{BiasType, DynType, GainType, Model, TrnType};
 use crate::passive::passive;
 use crate::rne::rne_bias;
 use crate::spatial::{ang, lin};
@@ -27,11 +27,14 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     {
         return Some("slider-crank, site and body actuator transmissions");
     }
+    if m.actuator_dyntype.contains(&DynType::User)
+        || m.actuator_gaintype.contains(&GainType::User)
+        || m.actuator_biastype.contains(&BiasType::User)
+    {
+        return Some("user actuator dynamics/gain/bias (callbacks)");
+    }
     if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
         return Some("fluid forces (density/viscosity)");
-    }
-    if m.tendon_armature.iter().any(|&a| a != 0.0) {
-        return Some("tendon armature");
     }
     None
 }

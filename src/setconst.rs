@@ -1,8 +1,112 @@
-//! Compile-time constants that need the dynamics at `qpos0` (MuJoCo's `mj_setConst`).
+//! Compile-time constants that need the dynamics at `qpos0` (MuJoCo's `mj_setConst`;
+//! mujoco-facts §1 and §7).
 
-use crate::model::Model;
+use crate::crb::solve_m;
+use crate::data::Data;
+use crate::forward::fwd_position;
+use crate::jacobian::jac_body_com;
+use crate::model::{BiasType, GainType, JointType, Model};
 
 /// Fills the fields of `m` that are computed by running the pipeline at `qpos0`:
-/// `body_invweight0`, `dof_invweight0`, `dof_M0`, `tendon_length0`, `tendon_invweight0`,
-/// `actuator_length0`, `actuator_acc0` (mujoco-facts §1).
-pub fn set_const(_m: &mut Model) {}
+/// - `dof_M0`: diagonal of M (with dof armature, without tendon armature);
+/// - `dof_invweight0`: diagonal of M⁻¹; averaged over the translational and the rotational dofs
+///   of a free joint, and over the 3 dofs of a ball joint;
+/// - `body_invweight0 = (tr A_tt / 3, tr A_rr / 3)`, `A = J M⁻¹ Jᵀ` with `J` the 6 × nv
+///   Jacobian of the body's COM (0 for bodies welded to the world);
+/// - `tendon_length0`, `tendon_invweight0 = J M⁻¹ Jᵀ`;
+/// - `actuator_length0`, `actuator_acc0 = |M⁻¹ momentᵀ|`;
+/// - position-like actuators (fixed gain, affine bias with `biasprm[1] = -gainprm[0]`) whose
+///   `biasprm[2] > 0` hold a `dampratio`: replaced by `-kv`, `kv = dampratio · 2 √(kp m)`,
+///   `m = 1 / (moment M⁻¹ momentᵀ)`.
+pub fn set_const(m: &mut Model) {
+    let nv = m.nv;
+    let mut d = Data::<f64>::new(m);
+    fwd_position(m, &mut d);
+    // dof_M0 excludes the tendon armature
+    m.dof_M0 = (0..nv)
+        .map(|i| {
+            let ten: f64 = (0..m.ntendon)
+                .map(|t| m.tendon_armature[t] * d.ten_J[t * nv + i].powi(2))
+                .sum();
+            d.qM[m.dof_Madr[i]] - ten
+        })
+        .collect();
+
+    let mut x = vec![0.0; nv];
+    let mm = m.clone();
+    // quadratic form v M⁻¹ v
+    let quad = |d: &Data<f64>, v: &[f64], x: &mut Vec<f64>| -> f64 {
+        x.copy_from_slice(v);
+        solve_m(&mm, d, x);
+        v.iter().zip(x.iter()).map(|(a, b)| a * b).sum()
+    };
+
+    // dof_invweight0
+    let mut e = vec![0.0; nv];
+    let mut diag = vec![0.0; nv];
+    for i in 0..nv {
+        e[i] = 1.0;
+        diag[i] = quad(&d, &e, &mut x);
+        e[i] = 0.0;
+    }
+    let mut dof_iw = diag.clone();
+    for j in 0..m.njnt {
+        let a = m.jnt_dofadr[j];
+        let groups: &[(usize, usize)] = match m.jnt_type[j] {
+            JointType::Free => &[(0, 3), (3, 6)],
+            JointType::Ball => &[(0, 3)],
+            _ => &[],
+        };
+        for &(s, t) in groups {
+            let mean = diag[a + s..a + t].iter().sum::<f64>() / 3.0;
+            dof_iw[a + s..a + t].iter_mut().for_each(|v| *v = mean);
+        }
+    }
+    m.dof_invweight0 = dof_iw;
+
+    // body_invweight0
+    let mut jp = vec![0.0; 3 * nv];
+    let mut jr = vec![0.0; 3 * nv];
+    let mut iw = vec![[0.0; 2]; m.nbody];
+    for (b, w) in iw.iter_mut().enumerate().skip(1) {
+        if m.body_weldid[b] == 0 {
+            continue;
+        }
+        jac_body_com(m, &d, b, Some(&mut jp), Some(&mut jr));
+        let mut tt = 0.0;
+        let mut rr = 0.0;
+        for a in 0..3 {
+            tt += quad(&d, &jp[a * nv..(a + 1) * nv], &mut x);
+            rr += quad(&d, &jr[a * nv..(a + 1) * nv], &mut x);
+        }
+        *w = [tt / 3.0, rr / 3.0];
+    }
+    m.body_invweight0 = iw;
+
+    // tendons
+    m.tendon_length0 = d.ten_length.clone();
+    m.tendon_invweight0 = (0..m.ntendon)
+        .map(|t| quad(&d, &d.ten_J[t * nv..(t + 1) * nv], &mut x))
+        .collect();
+
+    // actuators
+    m.actuator_length0 = d.actuator_length.clone();
+    for i in 0..m.nu {
+        let row = &d.actuator_moment[i * nv..(i + 1) * nv];
+        x.copy_from_slice(row);
+        solve_m(m, &d, &mut x);
+        m.actuator_acc0[i] = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let mom_quad: f64 = row.iter().zip(&x).map(|(a, b)| a * b).sum();
+        let gp = m.actuator_gainprm[i];
+        let bp = &mut m.actuator_biasprm[i];
+        if m.actuator_gaintype[i] == GainType::Fixed
+            && m.actuator_biastype[i] == BiasType::Affine
+            && bp[2] > 0.0
+            && gp[0] == -bp[1]
+        {
+            let kp = gp[0];
+            let mass = if mom_quad > 0.0 { 1.0 / mom_quad } else { 0.0 };
+            bp[2] = -bp[2] * 2.0 * (kp * mass).sqrt();
+        }
+    }
+}

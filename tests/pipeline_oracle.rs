@@ -77,6 +77,7 @@ fn each_case(mut fun: impl FnMut(&str, &Model, &Value)) {
 fn position<T: Scalar>(m: &Model, d: &mut Data<T>) {
     moreau::kinematics::kinematics(m, d);
     moreau::com::com_pos(m, d);
+    moreau::tendon::tendon(m, d);
     moreau::crb::crb(m, d);
     moreau::crb::factor_m(m, d);
 }
@@ -173,4 +174,82 @@ fn smooth_dynamics_matches_mujoco() {
         cmp(name, "jacr", &jr, &fv(&c["jacr"]), w);
     });
     eprintln!("worst relative error {worst:.2e}");
+}
+
+#[test]
+fn set_const_matches_mujoco() {
+    let all = load_cases();
+    let mut worst = 0.0f64;
+    for e in all["models"].as_array().unwrap() {
+        let name = e["name"].as_str().unwrap();
+        let want = build_model(&e["model"]);
+        let mut m = want.clone();
+        m.dof_M0.iter_mut().for_each(|x| *x = 0.0);
+        m.dof_invweight0.iter_mut().for_each(|x| *x = 0.0);
+        m.body_invweight0.iter_mut().for_each(|x| *x = [0.0; 2]);
+        m.tendon_length0.iter_mut().for_each(|x| *x = 0.0);
+        m.tendon_invweight0.iter_mut().for_each(|x| *x = 0.0);
+        m.actuator_length0.iter_mut().for_each(|x| *x = 0.0);
+        m.actuator_acc0.iter_mut().for_each(|x| *x = 0.0);
+        // the `actuators` model's third actuator is a position actuator with dampratio 0.8:
+        // before mj_setConst MuJoCo stores the dampratio as a positive biasprm[2].
+        if name.starts_with("actuators") {
+            m.actuator_biasprm[2][2] = 0.8;
+        }
+        moreau::setconst::set_const(&mut m);
+        let w = &mut worst;
+        cmp(name, "dof_M0", &m.dof_M0, &want.dof_M0, w);
+        cmp(
+            name,
+            "dof_invweight0",
+            &m.dof_invweight0,
+            &want.dof_invweight0,
+            w,
+        );
+        let flat = |v: &Vec<[f64; 2]>| v.iter().flatten().copied().collect::<Vec<_>>();
+        cmp(
+            name,
+            "body_invweight0",
+            &flat(&m.body_invweight0),
+            &flat(&want.body_invweight0),
+            w,
+        );
+        cmp(
+            name,
+            "tendon_length0",
+            &m.tendon_length0,
+            &want.tendon_length0,
+            w,
+        );
+        cmp(
+            name,
+            "tendon_invweight0",
+            &m.tendon_invweight0,
+            &want.tendon_invweight0,
+            w,
+        );
+        cmp(
+            name,
+            "actuator_length0",
+            &m.actuator_length0,
+            &want.actuator_length0,
+            w,
+        );
+        cmp(
+            name,
+            "actuator_acc0",
+            &m.actuator_acc0,
+            &want.actuator_acc0,
+            w,
+        );
+        let bias = |m: &Model| {
+            m.actuator_biasprm
+                .iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>()
+        };
+        cmp(name, "actuator_biasprm", &bias(&m), &bias(&want), w);
+    }
+    eprintln!("set_const worst relative error {worst:.2e}");
 }

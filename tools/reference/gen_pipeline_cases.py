@@ -69,10 +69,17 @@ MODELS = {
   </body>
  </body></worldbody>
  <tendon>
-  <fixed name="t0" stiffness="4" damping="0.7" springlength="-0.1 0.2"><joint joint="a" coef="1"/><joint joint="b" coef="-0.5"/></fixed>
-  <fixed name="t1" stiffness="2" damping="0.2"><joint joint="b" coef="0.3"/><joint joint="c" coef="2"/></fixed>
+  <fixed name="t0" stiffness="4" damping="0.7" springlength="-0.1 0.2" armature="0.2"><joint joint="a" coef="1"/><joint joint="b" coef="-0.5"/></fixed>
+  <fixed name="t1" stiffness="2" damping="0.2" armature="0.3"><joint joint="b" coef="0.3"/><joint joint="c" coef="2"/></fixed>
  </tendon>
  <actuator><motor tendon="t0" gear="2"/><position tendon="t1" kp="5"/></actuator></mujoco>""",
+    "tendon_crosstree": """
+<mujoco><worldbody>
+ <body><joint name="a" axis="0 1 0"/><geom size=".1" pos=".1 0 0"/>
+  <body pos=".2 0 0"><joint name="b" axis="0 1 0"/><geom size=".1" pos=".1 0 0"/></body></body>
+ <body pos="0 1 0"><joint name="c" axis="0 1 0"/><geom size=".1" pos=".1 0 0"/></body></worldbody>
+ <tendon><fixed armature="2" damping="0.3"><joint joint="a" coef="1"/><joint joint="c" coef="-0.5"/></fixed>
+  <fixed armature="0.7"><joint joint="a" coef="0.4"/><joint joint="b" coef="1.5"/></fixed></tendon></mujoco>""",
     "actuators": """
 <mujoco><worldbody>
  <body pos="0 0 1"><joint name="a" axis="0 1 0" range="-60 60"/><geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
