@@ -10,3 +10,6 @@ pub mod setconst;
 
 pub use data::{Data, Scalar};
 pub use model::Model;
+pub mod mjcf;
+
+pub use mjcf::{load, load_from_str, MjcfError, Vfs};
