@@ -5,6 +5,8 @@
 //! ∂f_i/∂qvel_k`), after `fwd_position` and `fwd_velocity` (and `fwd_actuation` for the
 //! actuator terms) have run. Nothing is allocated: scratch lives in [`Data`].
 
+#![allow(clippy::needless_range_loop)]
+
 use crate::actuation::{is_bad, muscle_fl};
 use crate::data::{sc, Data, Scalar};
 use crate::model::{disable, BiasType, GainType, JointType, Model};

@@ -5,6 +5,8 @@
 //! `actrange` clamp), `qvel += h a`, `qpos = qpos ⊕ h qvel`, `time += h`. `qacc_warmstart` is the
 //! forward `qacc` (RK4: the last stage's). Nothing is allocated on `f64`: scratch is in [`Data`].
 
+#![allow(clippy::needless_range_loop)]
+
 use crate::crb::{factor_ld, solve_ld};
 use crate::data::{sc, Data, Scalar};
 use crate::derivative;

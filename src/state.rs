@@ -5,6 +5,8 @@
 //! Quaternions are `[w, x, y, z]`; the angular velocity of ball and free joints is in the
 //! body (local) frame, so `q_next = q ⊗ exp(h ω)` (mujoco-facts §6).
 
+#![allow(clippy::needless_range_loop)]
+
 use crate::data::{sc, Data, Scalar};
 use crate::model::{JointType, Model};
 

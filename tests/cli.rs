@@ -1,6 +1,8 @@
 //! The `moreau` binary against the CLI contract (/work/shared/notes/cli.md): output shapes on
 //! models/ files, and bad input giving a non-zero exit with a message naming the file, no panic.
 
+#![allow(clippy::needless_range_loop)]
+
 use serde_json::Value;
 use std::path::PathBuf;
 use std::process::{Command, Output};

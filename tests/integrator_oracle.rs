@@ -11,6 +11,8 @@
 //! independently of the MJCF compiler); models the smooth pipeline cannot evaluate yet
 //! (`forward::unsupported`) are skipped with a message.
 
+#![allow(clippy::needless_range_loop)]
+
 mod common;
 
 use common::*;

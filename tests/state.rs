@@ -1,6 +1,8 @@
 //! Unit tests of `moreau::state` (seed 003: integratePos/differentiatePos, subQuat,
 //! quatIntegrate and their derivatives, state get/set). Oracle numbers are from MuJoCo 4.0.0.
 
+#![allow(clippy::needless_range_loop)]
+
 use moreau::model::{JointType, Model};
 use moreau::state::*;
 use moreau::Data;

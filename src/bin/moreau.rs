@@ -1,6 +1,8 @@
 //! The `moreau` command line (contract: /work/shared/notes/cli.md). Errors go to stderr with the
 //! file involved and exit code 1 (2 for usage errors, from clap); user input never panics.
 
+#![allow(clippy::needless_range_loop)]
+
 use clap::{Parser, Subcommand};
 use moreau::model::Integrator;
 use moreau::{forward, integrator, mjcf, Data, Model};
