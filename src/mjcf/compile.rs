@@ -603,8 +603,9 @@ fn primitive_inertia(t: GeomType, s: V3, shell: bool) -> (f64, V3) {
                 let a = ac + asph;
                 let (mc, ms) = (ac / a, asph / a);
                 let iz = mc * r * r + ms * 2.0 / 3.0 * r * r;
+                // hemispherical shells: 2/3 m r^2 about the base, COM r/2 from the base
                 let ixy =
-                    mc * (r * r / 2.0 + l * l / 12.0) + ms * (2.0 / 3.0 * r * r + h * h) + ms * 0.0;
+                    mc * (r * r / 2.0 + l * l / 12.0) + ms * (2.0 / 3.0 * r * r + h * h + h * r);
                 (a, [ixy, ixy, iz])
             } else {
                 let vc = PI * r * r * l;
@@ -668,18 +669,16 @@ fn primitive_inertia(t: GeomType, s: V3, shell: bool) -> (f64, V3) {
                 let area = 8.0 * (x * y + y * z + z * x);
                 // faces: pairs perpendicular to x (area 4yz at distance x), etc.
                 let (ax, ay, az) = (8.0 * y * z, 8.0 * x * z, 8.0 * x * y);
-                let ix = (ax * (y * y + z * z) / 3.0
-                    + ay * (x * x + z * z / 3.0)
-                    + az * (x * x + y * y / 3.0))
-                    / area;
-                let iy = (ay * (x * x + z * z) / 3.0
-                    + ax * (y * y + z * z / 3.0)
-                    + az * (y * y + x * x / 3.0))
-                    / area;
-                let iz = (az * (x * x + y * y) / 3.0
-                    + ax * (z * z + y * y / 3.0)
-                    + ay * (z * z + x * x / 3.0))
-                    / area;
+                let ix = ax * (y * y + z * z) / 3.0
+                    + ay * (z * z / 3.0 + y * y)
+                    + az * (y * y / 3.0 + z * z);
+                let iy = ay * (x * x + z * z) / 3.0
+                    + ax * (z * z / 3.0 + x * x)
+                    + az * (x * x / 3.0 + z * z);
+                let iz = az * (x * x + y * y) / 3.0
+                    + ax * (y * y / 3.0 + x * x)
+                    + ay * (x * x / 3.0 + y * y);
+                let (ix, iy, iz) = (ix / area, iy / area, iz / area);
                 (area, [ix, iy, iz])
             } else {
                 (
@@ -719,6 +718,7 @@ struct MeshInfo {
     /// Principal inertia per unit density.
     inertia: V3,
     aabb: [f64; 6],
+    size: V3,
     rbound: f64,
 }
 
@@ -810,6 +810,8 @@ fn compile_meshes(
             let refpos = a.arr("refpos", [0.0; 3])?;
             let refquat = qnormalize(a.arr("refquat", QID)?)
                 .ok_or_else(|| a.err(ErrorKind::InvalidValue, "refquat", "zero quaternion"))?;
+            // mesh vertices are float32 in MuJoCo
+            let f32r = |v: V3| [v[0] as f32 as f64, v[1] as f32 as f64, v[2] as f32 as f64];
             for v in &mut verts {
                 let s = [v[0] * scale[0], v[1] * scale[1], v[2] * scale[2]];
                 *v = qrot(qconj(refquat), sub(s, refpos));
@@ -843,21 +845,24 @@ fn compile_meshes(
             let rt = transpose(&frame);
             let mut lo = [f64::INFINITY; 3];
             let mut hi = [f64::NEG_INFINITY; 3];
-            let mut rbound: f64 = 0.0;
+
             for v in &mut verts {
-                *v = mv(&rt, sub(*v, com));
-                rbound = rbound.max(norm(*v));
+                *v = f32r(mv(&rt, sub(*v, com)));
                 for k in 0..3 {
                     lo[k] = lo[k].min(v[k]);
                     hi[k] = hi[k].max(v[k]);
                 }
             }
+            // geom size: largest |coordinate| per axis; rbound: its norm
+            let size = [0, 1, 2].map(|k| lo[k].abs().max(hi[k].abs()));
+            let rbound = norm(size);
             let c = scl(add(lo, hi), 0.5);
             let h = scl(sub(hi, lo), 0.5);
             infos.push(MeshInfo {
                 measure,
                 inertia: scl(eig, measure),
                 aabb: [c[0], c[1], c[2], h[0], h[1], h[2]],
+                size,
                 rbound,
             });
             m.mesh.push(Mesh {
@@ -976,7 +981,8 @@ fn compile_hfields(root: &Elem, files: &FileSource, comp: &Compiler, m: &mut Mod
             let hi = data.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
             if hi > lo {
                 for x in &mut data {
-                    *x = (*x - lo) / (hi - lo);
+                    // hfield_data is float32 in MuJoCo
+                    *x = ((*x - lo) / (hi - lo)) as f32 as f64;
                 }
             } else {
                 data.iter_mut().for_each(|x| *x = 0.0);
@@ -1200,7 +1206,7 @@ impl<'a> Builder<'a> {
         m.body_jntnum.push(njnt);
         m.body_dofnum.push(ndof);
         m.body_geomnum.push(m.geom_name.len() - m.body_geomadr[id]);
-        m.body_weldid.push(if njnt > 0 || is_world {
+        m.body_weldid.push(if njnt > 0 || is_world || mocap {
             id
         } else {
             m.body_weldid[parent]
@@ -1239,6 +1245,16 @@ impl<'a> Builder<'a> {
         let pos = a.arr("pos", [0.0; 3])?;
         let mut quat = orientation(&a, self.comp)?.unwrap_or(QID);
         let inertia = if let Some(f) = a.vec("fullinertia", 6, 6)? {
+            if ["quat", "axisangle", "xyaxes", "zaxis", "euler"]
+                .iter()
+                .any(|k| a.has(k))
+            {
+                return Err(a.err(
+                    ErrorKind::InvalidValue,
+                    "fullinertia",
+                    "fullinertia cannot be combined with an orientation",
+                ));
+            }
             if a.has("diaginertia") {
                 return Err(a.err(
                     ErrorKind::InvalidValue,
@@ -1328,11 +1344,14 @@ impl<'a> Builder<'a> {
         let angular = matches!(jt, JointType::Hinge | JointType::Ball);
         let ang = |x: f64| if angular { comp.angle(x) } else { x };
         let mut range = a.arr("range", [0.0; 2])?;
-        range = [ang(range[0]), ang(range[1])];
         let limited = match a.tristate("limited")? {
             Some(l) => l,
-            None => comp.autolimits && a.has("range"),
+            None => comp.autolimits && a.has("range") && range[0] < range[1],
         };
+        // MuJoCo converts the range to radians only for limited joints
+        if limited {
+            range = [ang(range[0]), ang(range[1])];
+        }
         if limited {
             if jt == JointType::Free {
                 return Err(a.err(
@@ -1341,30 +1360,12 @@ impl<'a> Builder<'a> {
                     "free joints cannot be limited",
                 ));
             }
-            if jt == JointType::Ball {
-                if range[1] <= 0.0 {
-                    return Err(a.err(
-                        ErrorKind::InvalidValue,
-                        "range",
-                        "ball joint range[1] must be positive",
-                    ));
-                }
-            } else if range[0] >= range[1] {
-                return Err(a.err(
-                    ErrorKind::InvalidValue,
-                    "range",
-                    "range[0] must be smaller than range[1]",
-                ));
-            }
         }
         let afr = a.arr("actuatorfrcrange", [0.0; 2])?;
         let afl = match a.tristate("actuatorfrclimited")? {
             Some(l) => l,
             None => comp.autolimits && a.has("actuatorfrcrange"),
         };
-        if afl && afr[0] > afr[1] {
-            return Err(a.err(ErrorKind::InvalidValue, "actuatorfrcrange", "invalid range"));
-        }
         let stiff = a.arr_min("stiffness", [0.0; 3], 1)?;
         let damp = a.arr_min("damping", [0.0; 3], 1)?;
         let armature = a.f64_or("armature", 0.0)?;
@@ -1484,7 +1485,7 @@ impl<'a> Builder<'a> {
                 let mesh = &self.m.mesh[mid];
                 pos = add(pos, qrot(quat, mesh.pos));
                 quat = qmul(quat, mesh.quat);
-                size = [info.aabb[3], info.aabb[4], info.aabb[5]];
+                size = info.size;
                 rbound = info.rbound;
                 aabb = info.aabb;
                 mesh_measure = Some((info.measure, info.inertia));
@@ -2120,6 +2121,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     b.body_inertia()?;
     let xpos = std::mem::take(&mut b.xpos);
     let xquat = std::mem::take(&mut b.xquat);
+    let b_el = std::mem::take(&mut b.body_el);
     let mut m = b.m;
     m.nbody = m.body_name.len();
     m.njnt = m.jnt_name.len();
@@ -2173,6 +2175,19 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
         let p = m.body_parentid[bid];
         m.body_subtreemass[p] += m.body_subtreemass[bid];
     }
+    for bid in 1..m.nbody {
+        if m.body_dofnum[bid] > 0 && m.body_subtreemass[bid] < MINVAL {
+            let el = b_el[bid].unwrap_or(root);
+            return Err(el.err(
+                ErrorKind::InvalidValue,
+                None,
+                format!(
+                    "mass and inertia of moving bodies must be positive (body '{}')",
+                    m.body_name[bid]
+                ),
+            ));
+        }
+    }
     m.body_invweight0 = vec![[0.0; 2]; m.nbody];
     m.dof_invweight0 = vec![0.0; m.nv];
     m.dof_M0 = vec![0.0; m.nv];
@@ -2196,15 +2211,8 @@ fn compile_tendons(root: &Elem, defs: &Defaults, comp: &Compiler, m: &mut Model)
             let range = a.arr("range", [0.0; 2])?;
             let limited = match a.tristate("limited")? {
                 Some(l) => l,
-                None => comp.autolimits && a.has("range"),
+                None => comp.autolimits && a.has("range") && range[0] < range[1],
             };
-            if limited && range[0] >= range[1] {
-                return Err(a.err(
-                    ErrorKind::InvalidValue,
-                    "range",
-                    "range[0] must be smaller than range[1]",
-                ));
-            }
             let sl = a.vec("springlength", 1, 2)?.unwrap_or(vec![-1.0, -1.0]);
             let lengthspring = if sl.len() == 1 {
                 [sl[0], sl[0]]
@@ -2305,7 +2313,7 @@ fn compile_tendons(root: &Elem, defs: &Defaults, comp: &Compiler, m: &mut Model)
 fn limited_flag(given: Option<bool>, range: Option<[f64; 2]>, comp: &Compiler) -> bool {
     match given {
         Some(l) => l,
-        None => comp.autolimits && range.is_some(),
+        None => comp.autolimits && range.is_some_and(|r| r[0] < r[1]),
     }
 }
 
@@ -2412,19 +2420,6 @@ fn compile_actuators(root: &Elem, defs: &Defaults, comp: &Compiler, m: &mut Mode
             let cr = s.ctrlrange.unwrap_or([0.0; 2]);
             let fr = s.forcerange.unwrap_or([0.0; 2]);
             let ar = s.actrange.unwrap_or([0.0; 2]);
-            for (lim, r, k) in [
-                (ctrllimited, cr, "ctrlrange"),
-                (forcelimited, fr, "forcerange"),
-                (actlimited, ar, "actrange"),
-            ] {
-                if lim && r[0] >= r[1] {
-                    return Err(a.err(
-                        ErrorKind::InvalidValue,
-                        k,
-                        format!("invalid {k}: lower bound must be smaller"),
-                    ));
-                }
-            }
             if el.name == "damper" && cr[0] < 0.0 {
                 return Err(a.err(
                     ErrorKind::InvalidValue,
@@ -2524,6 +2519,7 @@ fn compile_equality(
                             let p2 = qrot(qconj(xquat[b2]), sub(pw, xpos[b2]));
                             data[..3].copy_from_slice(&anchor);
                             data[3..6].copy_from_slice(&p2);
+                            data[10] = 1.0;
                         } else {
                             let rel = a.arr("relpose", [0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0])?;
                             data[..3].copy_from_slice(&anchor);
@@ -2617,8 +2613,11 @@ fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<()> {
                 let name = a.name();
                 dup(&pair_names, &name, el, "pair")?;
                 pair_names.push(name);
-                let g1 = need(&m.geom_name, &a, "geom1", "geom")?;
-                let g2 = need(&m.geom_name, &a, "geom2", "geom")?;
+                let mut g1 = need(&m.geom_name, &a, "geom1", "geom")?;
+                let mut g2 = need(&m.geom_name, &a, "geom2", "geom")?;
+                if m.geom_bodyid[g1] > m.geom_bodyid[g2] {
+                    std::mem::swap(&mut g1, &mut g2);
+                }
                 let condim = a.int_or("condim", 3)?;
                 if ![1, 3, 4, 6].contains(&condim) {
                     return Err(a.err(
@@ -2650,6 +2649,7 @@ fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<()> {
             }
         }
     }
+    m.exclude_signature.sort_unstable();
     m.npair = m.pair_geom1.len();
     m.nexclude = m.exclude_signature.len();
     Ok(())

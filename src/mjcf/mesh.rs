@@ -10,7 +10,8 @@ pub enum MeshInertia {
     Convex,
     /// Signed volume of the (closed) mesh.
     Exact,
-    /// MuJoCo's legacy rule: unsigned tetrahedra volumes about the area-weighted face center.
+    /// MuJoCo's default ("legacy"). Computed like `Exact` here: identical for closed convex
+    /// meshes; MuJoCo's legacy rule over-counts non-convex meshes and is not reproduced.
     Legacy,
     /// Mass on the surface.
     Shell,
@@ -303,20 +304,7 @@ pub fn mass_props(
     } else {
         faces
     };
-    // reference point: area-weighted face centroid for legacy, origin otherwise
-    let mut cen = [0.0; 3];
-    if mode == MeshInertia::Legacy {
-        let mut atot = 0.0;
-        for f in faces {
-            let (a, b, c) = (v[f[0]], v[f[1]], v[f[2]]);
-            let area = norm(cross(sub(b, a), sub(c, a))) / 2.0;
-            cen = add(cen, scl(add(add(a, b), c), area / 3.0));
-            atot += area;
-        }
-        if atot > 0.0 {
-            cen = scl(cen, 1.0 / atot);
-        }
-    }
+    let cen = [0.0; 3];
     let mut tot = 0.0;
     let mut first = [0.0; 3];
     let mut second = [[0.0; 3]; 3];
@@ -327,11 +315,7 @@ pub fn mass_props(
             (norm(cross(sub(b, a), sub(c, a))) / 2.0, 12.0, 3.0)
         } else {
             let vol = dot(a, cross(b, c)) / 6.0;
-            let vol = if mode == MeshInertia::Legacy {
-                vol.abs()
-            } else {
-                vol
-            };
+
             (vol, 20.0, 4.0)
         };
         tot += w;
