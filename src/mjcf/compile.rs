@@ -962,6 +962,13 @@ fn compile_hfields(root: &Elem, files: &FileSource, comp: &Compiler, m: &mut Mod
                     ));
                 }
                 let n = (nrow as usize).saturating_mul(ncol as usize);
+                if n > 100_000_000 {
+                    return Err(a.err(
+                        ErrorKind::InvalidValue,
+                        "nrow",
+                        "height field is too large",
+                    ));
+                }
                 data = match a.nums("elevation")? {
                     Some(v) => {
                         if v.len() != n {
@@ -1352,8 +1359,8 @@ impl<'a> Builder<'a> {
         if limited {
             range = [ang(range[0]), ang(range[1])];
         }
-        if limited {
-            if jt == JointType::Free {
+        if limited && jt == JointType::Free {
+            {
                 return Err(a.err(
                     ErrorKind::InvalidValue,
                     "limited",
@@ -2175,9 +2182,9 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
         let p = m.body_parentid[bid];
         m.body_subtreemass[p] += m.body_subtreemass[bid];
     }
-    for bid in 1..m.nbody {
+    for (bid, el) in b_el.iter().enumerate().skip(1) {
         if m.body_dofnum[bid] > 0 && m.body_subtreemass[bid] < MINVAL {
-            let el = b_el[bid].unwrap_or(root);
+            let el = el.unwrap_or(root);
             return Err(el.err(
                 ErrorKind::InvalidValue,
                 None,
