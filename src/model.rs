@@ -575,6 +575,17 @@ pub struct Model {
     pub sensor_adr: Vec<usize>,
     pub sensor_cutoff: Vec<f64>,
     pub sensor_noise: Vec<f64>,
+
+    // ---------------------------------------------------------------- appended by mjcf
+    /// Polynomial tendon stiffness / damping coefficients (`stiffness="k k1 k2"`), zeros when
+    /// absent, like `jnt_stiffnesspoly` / `dof_dampingpoly`.
+    pub tendon_stiffnesspoly: Vec<[f64; 2]>,
+    pub tendon_dampingpoly: Vec<[f64; 2]>,
+    /// Joint `springdamper` = (timeconst, dampratio) as authored, zeros when absent. When both
+    /// are positive, `set_const` must override the joint's stiffness and its dofs' damping with
+    /// `jnt_stiffness = M0 / (tc^2 dr^2)` and `dof_damping = 2 M0 / tc`, `M0` = `dof_M0` of
+    /// the joint's (first) dof incl. armature (checked against MuJoCo 4.0.0).
+    pub jnt_springdamper: Vec<[f64; 2]>,
 }
 
 impl Model {

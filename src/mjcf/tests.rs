@@ -170,6 +170,8 @@ fn field(m: &Model, name: &str) -> Option<Vec<f64>> {
         "tendon_damping" => m.tendon_damping.clone(),
         "tendon_armature" => m.tendon_armature.clone(),
         "tendon_frictionloss" => m.tendon_frictionloss.clone(),
+        "tendon_stiffnesspoly" => flat(&m.tendon_stiffnesspoly),
+        "tendon_dampingpoly" => flat(&m.tendon_dampingpoly),
         "wrap_type" => m.wrap_type.iter().map(|&t| t as i32 as f64).collect(),
         "wrap_objid" => is(&m.wrap_objid),
         "wrap_prm" => m.wrap_prm.clone(),
@@ -678,6 +680,39 @@ mod fuzz {
         #[test]
         fn random_bytes_never_panic(s in "\\PC{0,200}") {
             let _ = load_from_str(&s, &Vfs::new());
+        }
+    }
+}
+
+/// Loads every model of the reference set if present (branch `ref`), from disk.
+#[test]
+fn loads_reference_models_from_disk() {
+    for dir in ["models", "../ref/models"] {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let paths: Vec<_> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+            .collect();
+        // files included by other models are fragments, not models
+        let texts: String = paths
+            .iter()
+            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .collect();
+        for p in paths {
+            let fname = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if texts.contains(&format!("file=\"{fname}\""))
+                || texts.contains(&format!("file='{fname}'"))
+            {
+                continue;
+            }
+            {
+                if let Err(err) = load(&p) {
+                    panic!("{}: {err}", p.display());
+                }
+            }
         }
     }
 }
