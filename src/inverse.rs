@@ -15,9 +15,10 @@ use crate::crb::{mul_m, solve_m};
 use crate::data::{sc, Data, Scalar};
 use crate::forward::{fwd_position, fwd_velocity};
 use crate::jacobian::apply_ft_raw;
-use crate::model::{disable, enable, Integrator, Model};
+use crate::model::{disable, enable, Integrator, JointType, Model};
 use crate::sensor::{sensor_acc, sensor_pos, sensor_vel};
-use crate::spatial::{ang, dof_parent, lin};
+use crate::spatial::{ang, cross_force, dof_parent, inert_mul, join, lin};
+use nalgebra::{Vector3, Vector6};
 
 /// Which leading stages `inverse_skip` may skip (`mjtStage`): their results in `d` are reused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -121,6 +122,9 @@ fn euler_damped(m: &Model) -> bool {
 /// - Euler with implicit damping: `H = M + h diag(∂damping/∂v)`; plain Euler: no change;
 /// - implicitfast: `H = M − h sym(qDeriv)`, implicit: `H = M − h qDeriv`, `qDeriv` (read from
 ///   `d.qDeriv`, dense) restricted to the sparsity of `M` (pairs of dofs on one ancestor chain);
+///   under implicitfast the 6×6 block of a free joint with no dofs below it is instead
+///   `M_b − h (qDeriv_b − ∂qfrc_bias_b/∂v_b)` (exact gyroscopic derivative, as the forward
+///   integrator; the implicit `qDeriv` already contains it);
 /// - RK4: unsupported (no change).
 ///
 /// Uses `scratch_nv[0]`.
@@ -144,6 +148,9 @@ pub fn discrete_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let fast = m.opt.integrator == Integrator::ImplicitFast;
             let q = &d.qDeriv;
             for i in 0..nv {
+                if fast && in_rigid_free_block(m, i) {
+                    continue;
+                }
                 // diagonal, then the (i, j) and (j, i) pairs for the ancestors j of i
                 x[i] -= h * q[i * nv + i] * d.qacc[i];
                 let mut j = dof_parent(m, i);
@@ -159,6 +166,23 @@ pub fn discrete_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     j = dof_parent(m, jj);
                 }
             }
+            if fast {
+                for jn in 0..m.njnt {
+                    if let Some(a) = rigid_free_joint(m, jn) {
+                        // block D (unsymmetrized) minus the exact gyroscopic/Coriolis derivative
+                        let mut y = [T::zero(); 6];
+                        y.copy_from_slice(&d.qacc[a..a + 6]);
+                        let db = free_bias_dvel(d, m.jnt_bodyid[jn], a, &y);
+                        for r in 0..6 {
+                            let mut s = -db[r];
+                            for (c, yc) in y.iter().enumerate() {
+                                s += q[(a + r) * nv + a + c] * *yc;
+                            }
+                            x[a + r] -= h * s;
+                        }
+                    }
+                }
+            }
             true
         }
         Integrator::Rk4 => false,
@@ -170,6 +194,54 @@ pub fn discrete_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
     d.scratch_nv[0] = x;
+}
+
+/// First dof of joint `jn` if it is a free joint whose body carries no further dofs below it
+/// (welded descendants allowed): the rigid-body blocks that MuJoCo 4.0.0's implicitfast treats
+/// with the exact gyroscopic derivative (mujoco-facts Surprise 13).
+fn rigid_free_joint(m: &Model, jn: usize) -> Option<usize> {
+    if m.jnt_type[jn] != JointType::Free {
+        return None;
+    }
+    let a = m.jnt_dofadr[jn];
+    let last = (a + 5) as i32;
+    if m.dof_parentid.contains(&last) {
+        return None;
+    }
+    Some(a)
+}
+
+/// True if dof `i` belongs to a [`rigid_free_joint`] block.
+fn in_rigid_free_block(m: &Model, i: usize) -> bool {
+    let jn = m.dof_jntid[i];
+    rigid_free_joint(m, jn).is_some()
+}
+
+/// Directional derivative `(∂qfrc_bias/∂v) y` of the 6 dofs of a free joint at `a` moving
+/// body `b` and its welded descendants rigidly: with `V = Σ cdof·v`, the bias wrench is
+/// `F = I (gravity + (0, v_lin × ω)) + V ×* (I V)` (`I` = composite inertia `crb[b]`, `ω` =
+/// angular part of `V`), so `δF = I (0, y_lin × ω + v_lin × ω_y) + Y ×* (I V) + V ×* (I Y)`
+/// with `Y = Σ cdof·y`, and `δbias_k = cdof_k · δF`. Needs the position and velocity stages.
+fn free_bias_dvel<T: Scalar>(d: &Data<T>, b: usize, a: usize, y: &[T; 6]) -> [T; 6] {
+    let inert = &d.crb[b];
+    let mut v = Vector6::zeros();
+    let mut yy = Vector6::zeros();
+    for k in 0..6 {
+        v += d.cdof[a + k] * d.qvel[a + k];
+        yy += d.cdof[a + k] * y[k];
+    }
+    let vl = Vector3::new(d.qvel[a], d.qvel[a + 1], d.qvel[a + 2]);
+    let yl = Vector3::new(y[0], y[1], y[2]);
+    let (w, wy) = (ang(&v), ang(&yy));
+    let da = join(&Vector3::zeros(), &(yl.cross(&w) + vl.cross(&wy)));
+    let df = inert_mul(inert, &da)
+        + cross_force(&yy, &inert_mul(inert, &v))
+        + cross_force(&v, &inert_mul(inert, &yy));
+    let mut out = [T::zero(); 6];
+    for k in 0..6 {
+        out[k] = d.cdof[a + k].dot(&df);
+    }
+    out
 }
 
 /// Constraint force of the inverse dynamics (`mj_invConstraint`): the analytic minimizer of the
