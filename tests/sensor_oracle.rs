@@ -149,3 +149,56 @@ fn sensors_match_mujoco() {
     }
     eprintln!("worst relative error {worst:.2e}");
 }
+
+/// Sensors are generic: on `Dual64` with a seeded `qvel`/`qpos` entry the values equal the f64
+/// ones and the dual parts match central finite differences of `forward`.
+#[test]
+fn sensors_differentiate_with_duals() {
+    use num_dual::Dual64;
+    let all = load("sensor_cases.json");
+    let e = &all["models"][0];
+    let m = build_sensor_model(&e["model"]);
+    let c = &e["cases"][0];
+    let run = |dq: usize, dv: usize, hq: f64, hv: f64| {
+        let mut d = Data::<f64>::new(&m);
+        set_full_state(&m, &mut d, c);
+        d.qpos[dq] += hq;
+        d.qvel[dv] += hv;
+        moreau::forward::forward(&m, &mut d);
+        d.sensordata
+    };
+    // qpos index 0 (hinge h0) and qvel index 5 (a ball dof)
+    for (dq, dv, seed_q) in [(0usize, 5usize, true), (0, 5, false)] {
+        let mut dd = Data::<Dual64>::new(&m);
+        set_state(&m, &mut dd, c);
+        dd.time = Dual64::from(c["time"].as_f64().unwrap());
+        if seed_q {
+            dd.qpos[dq] = dd.qpos[dq].derivative();
+        } else {
+            dd.qvel[dv] = dd.qvel[dv].derivative();
+        }
+        moreau::forward::forward(&m, &mut dd);
+        let base = run(dq, dv, 0.0, 0.0);
+        let h = 1e-6;
+        let (p, n) = if seed_q {
+            (run(dq, dv, h, 0.0), run(dq, dv, -h, 0.0))
+        } else {
+            (run(dq, dv, 0.0, h), run(dq, dv, 0.0, -h))
+        };
+        for k in 0..m.nsensordata {
+            let r = dd.sensordata[k].re;
+            assert!(
+                (r - base[k]).abs() < 1e-12 * base[k].abs().max(1.0),
+                "{k}: {r} vs {}",
+                base[k]
+            );
+            let fd = (p[k] - n[k]) / (2.0 * h);
+            let e = (dd.sensordata[k].eps - fd).abs() / fd.abs().max(1.0);
+            assert!(
+                e < 1e-6,
+                "sensordata[{k}]: dual {} fd {fd}",
+                dd.sensordata[k].eps
+            );
+        }
+    }
+}
