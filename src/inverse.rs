@@ -66,8 +66,8 @@ pub fn inverse_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: Skip, skip_sens
     inv_constraint(m, d);
     let mut ma = std::mem::take(&mut d.scratch_nv[0]);
     mul_m(m, d, &d.qacc, &mut ma);
-    for i in 0..m.nv {
-        d.qfrc_inverse[i] = ma[i] + d.qfrc_bias[i] - d.qfrc_passive[i] - d.qfrc_constraint[i];
+    for (i, (out, mq)) in d.qfrc_inverse.iter_mut().zip(&ma).enumerate() {
+        *out = *mq + d.qfrc_bias[i] - d.qfrc_passive[i] - d.qfrc_constraint[i];
     }
     d.scratch_nv[0] = ma;
     if !skip_sensor {
@@ -226,9 +226,9 @@ fn free_bias_dvel<T: Scalar>(d: &Data<T>, b: usize, a: usize, y: &[T; 6]) -> [T;
     let inert = &d.crb[b];
     let mut v = Vector6::zeros();
     let mut yy = Vector6::zeros();
-    for k in 0..6 {
+    for (k, yk) in y.iter().enumerate() {
         v += d.cdof[a + k] * d.qvel[a + k];
-        yy += d.cdof[a + k] * y[k];
+        yy += d.cdof[a + k] * *yk;
     }
     let vl = Vector3::new(d.qvel[a], d.qvel[a + 1], d.qvel[a + 2]);
     let yl = Vector3::new(y[0], y[1], y[2]);
@@ -238,8 +238,8 @@ fn free_bias_dvel<T: Scalar>(d: &Data<T>, b: usize, a: usize, y: &[T; 6]) -> [T;
         + cross_force(&yy, &inert_mul(inert, &v))
         + cross_force(&v, &inert_mul(inert, &yy));
     let mut out = [T::zero(); 6];
-    for k in 0..6 {
-        out[k] = d.cdof[a + k].dot(&df);
+    for (k, o) in out.iter_mut().enumerate() {
+        *o = d.cdof[a + k].dot(&df);
     }
     out
 }
@@ -273,8 +273,8 @@ pub fn compare_fwd_inv<T: Scalar>(m: &Model, d: &mut Data<T>) {
     saved.copy_from_slice(&d.qfrc_constraint);
     inverse_skip(m, d, Skip::Vel, true);
     let mut f = std::mem::take(&mut d.scratch_nv[3]);
-    for i in 0..m.nv {
-        f[i] = d.qfrc_applied[i] + d.qfrc_actuator[i];
+    for (i, fi) in f.iter_mut().enumerate() {
+        *fi = d.qfrc_applied[i] + d.qfrc_actuator[i];
     }
     for b in 1..m.nbody {
         let x = d.xfrc_applied[b];
@@ -292,8 +292,8 @@ pub fn compare_fwd_inv<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
     let mut n = T::zero();
-    for i in 0..m.nv {
-        let e = d.qfrc_inverse[i] - f[i];
+    for (qi, fi) in d.qfrc_inverse.iter().zip(&f) {
+        let e = *qi - *fi;
         n += e * e;
     }
     d.solver_fwdinv = [n.sqrt(), T::zero()];

@@ -112,8 +112,8 @@ fn forward_then_inverse_returns_applied_forces() {
                 apply_ft(&m, &d, &f, &t, &d.xipos[b], b, &mut tau);
             }
             let scale = tau.iter().fold(1.0f64, |s, x| s.max(x.abs()));
-            for i in 0..m.nv {
-                let err = (d.qfrc_inverse[i] - tau[i]).abs() / scale;
+            for (i, t) in tau.iter().enumerate() {
+                let err = (d.qfrc_inverse[i] - t).abs() / scale;
                 assert!(err < 1e-12, "{name}: dof {i} err {err:.2e}");
             }
         }
