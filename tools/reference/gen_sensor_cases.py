@@ -67,7 +67,8 @@ REFS = [("body", "b1"), ("xbody", "fc"), ("geom", "g2"), ("site", "s2"), ("site"
 
 
 def sensor_list(cutoff=False):
-    c = (lambda v: f' cutoff="{v}"') if cutoff else (lambda v: "")
+    # the cutoff variant also sets noise: MuJoCo does not apply it, sensordata stays noiseless
+    c = (lambda v: f' cutoff="{v}" noise="0.3"') if cutoff else (lambda v: "")
     s = []
     s += [f'<jointpos joint="h0"{c(0.3)}/>', '<jointpos joint="sl"/>', f'<jointvel joint="h1"{c(0.5)}/>',
           '<jointvel joint="fh"/>', '<tendonpos tendon="t0"/>', f'<tendonvel tendon="t0"{c(0.2)}/>',
