@@ -10,6 +10,7 @@ use crate::kinematics::kinematics;
 use crate::model::{BiasType, DynType, GainType, Model, TrnType};
 use crate::passive::passive;
 use crate::rne::rne_bias;
+use crate::sensor::{sensor_acc, sensor_pos, sensor_vel};
 use crate::spatial::{ang, lin};
 use crate::tendon::{is_fixed, tendon, tendon_velocity};
 
@@ -35,6 +36,9 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     }
     if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
         return Some("fluid forces (density/viscosity)");
+    }
+    if let Some(s) = crate::sensor::unsupported(m) {
+        return Some(s);
     }
     None
 }
@@ -97,12 +101,17 @@ pub fn fwd_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.qfrc_constraint.iter_mut().for_each(|x| *x = T::zero());
 }
 
-/// Forward dynamics (`mj_forward`): position, velocity, actuation, acceleration and constraint
-/// stages in order. Allocation-free.
+/// Forward dynamics (`mj_forward`): position stage and position sensors, velocity stage and
+/// velocity sensors, actuation, acceleration, constraint stage and acceleration sensors, in
+/// order (seed 004 "Simulation pipeline"; the sensors respect the `sensor` disable flag).
+/// Allocation-free.
 pub fn forward<T: Scalar>(m: &Model, d: &mut Data<T>) {
     fwd_position(m, d);
+    sensor_pos(m, d);
     fwd_velocity(m, d);
+    sensor_vel(m, d);
     fwd_actuation(m, d);
     fwd_acceleration(m, d);
     fwd_constraint(m, d);
+    sensor_acc(m, d);
 }
