@@ -129,6 +129,18 @@ pub struct Data<T: Scalar = f64> {
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
 
+    // ------------------------------------------------------------ tendon paths (appended, phys8)
+    /// First entry of each tendon's path in `wrap_obj`/`wrap_xpos`, and the number of entries
+    /// (0 for fixed tendons).
+    pub ten_wrapadr: Vec<usize>,
+    pub ten_wrapnum: Vec<usize>,
+    /// Path entries (capacity 2·nwrap): -1 site, -2 pulley, else the geom id of a tangent point.
+    pub wrap_obj: Vec<i32>,
+    /// World position of each path entry (zero for pulleys).
+    pub wrap_xpos: Vec<Vector3<T>>,
+    /// Fluid forces (inside `qfrc_passive`).
+    pub qfrc_fluid: Vec<T>,
+
     // ------------------------------------------------------------ scratch (never read across calls)
     pub scratch_nv: [Vec<T>; 4],
     pub scratch_body6: [Vec<Vector6<T>>; 2],
@@ -201,6 +213,11 @@ impl<T: Scalar> Data<T> {
             qLU: v(m.nv * m.nv),
             qLU_piv: vec![0; m.nv],
             warning: [WarningStat::default(); NWARNING],
+            ten_wrapadr: vec![0; m.ntendon],
+            ten_wrapnum: vec![0; m.ntendon],
+            wrap_obj: vec![0; 2 * m.nwrap],
+            wrap_xpos: v3(2 * m.nwrap),
+            qfrc_fluid: v(m.nv),
             scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
             scratch_body6: [v6(m.nbody), v6(m.nbody)],
         };
