@@ -5,7 +5,10 @@
 //! Spatial 6-vectors are (rotation, translation) in the frame centred at the subtree centre of
 //! mass of each tree's root and aligned with the world, as MuJoCo's `cdof`/`cvel`.
 
+use crate::collision::Contact;
+use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
 use crate::model::Model;
+use crate::solver::SolverScratch;
 use nalgebra::{Matrix3, Quaternion, RealField, Vector3, Vector6};
 
 /// The scalar types the pipeline is generic over: `f64` and forward-mode duals.
@@ -41,6 +44,28 @@ pub struct WarningStat {
     pub lastinfo: i64,
     pub number: u64,
 }
+
+/// Per-iteration solver statistics (`mjSolverStat`; mujoco-facts §4).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SolverStat {
+    /// Cost reduction, scaled by 1/trace(M).
+    pub improvement: f64,
+    /// Gradient norm, scaled (0 for PGS).
+    pub gradient: f64,
+    /// |phi'| at the line-search result, scaled by 1/(trace(M)·|s|).
+    pub lineslope: f64,
+    /// Rows not SATISFIED.
+    pub nactive: usize,
+    /// Rows whose state changed in this iteration.
+    pub nchange: usize,
+    /// Line-search cost evaluations.
+    pub neval: usize,
+    /// Cholesky rank-1 updates MuJoCo would do (Newton).
+    pub nupdate: usize,
+}
+
+/// Iterations for which statistics are kept (mjNSOLVER).
+pub const NSOLVER: usize = 200;
 
 /// The simulation state and all intermediate results of the pipeline.
 #[derive(Clone, Debug)]
@@ -126,6 +151,48 @@ pub struct Data<T: Scalar = f64> {
     pub qLU: Vec<T>,
     pub qLU_piv: Vec<usize>,
 
+    // ------------------------------------------------------------ constraints (seed 000, "Constraint model")
+    /// Number of scalar constraint rows. All `efc_*` arrays have this length (`efc_J`: nefc × nv,
+    /// row-major). They are resized by [`Data::resize_efc`], which allocates only when nefc
+    /// exceeds the previous high-water mark (the single allowed allocation in the pipeline).
+    pub nefc: usize,
+    pub efc_type: Vec<ConstraintType>,
+    /// Id of the element (equality, dof, tendon, joint, contact) the row belongs to.
+    pub efc_id: Vec<usize>,
+    pub efc_J: Vec<T>,
+    pub efc_pos: Vec<T>,
+    pub efc_margin: Vec<T>,
+    pub efc_frictionloss: Vec<T>,
+    /// Diagonal approximation of A = J M⁻¹ Jᵀ: the raw invweight estimate on input to
+    /// [`crate::constraint::params::compute`], `R d/(1-d)` after it (MuJoCo's `efc_diagA`).
+    pub efc_diagA: Vec<T>,
+    /// (K, B, d, d'(r)) per row.
+    pub efc_KBIP: Vec<[T; 4]>,
+    pub efc_D: Vec<T>,
+    pub efc_R: Vec<T>,
+    pub efc_vel: Vec<T>,
+    pub efc_aref: Vec<T>,
+    pub efc_b: Vec<T>,
+    pub efc_force: Vec<T>,
+    pub efc_state: Vec<ConstraintState>,
+    /// Per-row solref / solimp inputs (contacts: the mixed contact values).
+    pub efc_solref: Vec<[T; 2]>,
+    pub efc_solimp: Vec<[T; 5]>,
+    /// One entry per contact with efc rows, in row order.
+    pub efc_cone: Vec<EfcCone<T>>,
+    /// Statistics of the last solve, one per iteration (at most [`NSOLVER`]).
+    pub solver: Vec<SolverStat>,
+    /// Iterations of the last solve.
+    pub solver_niter: usize,
+    /// Solver work space (dense nv × nv matrices, per-row vectors).
+    pub solver_scratch: SolverScratch<T>,
+    // ------------------------------------------------------------ collision
+    /// Contacts of the last `mj_collision` (capacity reserved by [`Data::new`], see
+    /// [`crate::collision::contact_capacity`]; `d.contact.len()` is MuJoCo's `ncon`).
+    pub contact: Vec<Contact<T>>,
+    /// Broad-phase scratch: (interval low, high, geom) per collidable geom.
+    pub scratch_sap: Vec<(f64, f64, u32)>,
+
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
 
@@ -144,6 +211,29 @@ pub struct Data<T: Scalar = f64> {
     // ------------------------------------------------------------ scratch (never read across calls)
     pub scratch_nv: [Vec<T>; 4],
     pub scratch_body6: [Vec<Vector6<T>>; 2],
+
+    // ------------------------------------------------------------ integrators (crate::integrator)
+    /// Whether each equality constraint is active (`eq_active`, reset to `eq_active0`).
+    pub eq_active: Vec<bool>,
+    /// L'DL factor (qM layout) of `M + h·diag(damping)` (Euler) or `M − h·sym(qDeriv)`
+    /// (implicitfast); `qHDiagInv` holds 1/D.
+    pub qH: Vec<T>,
+    pub qHDiagInv: Vec<T>,
+    /// The acceleration the integrator applies (nv).
+    pub int_qacc: Vec<T>,
+    /// RK4 scratch: initial state, per-stage qacc / velocity-or-dexp⁻¹ term (4·nv), act_dot
+    /// (4·na), and the combined velocity (nv).
+    pub rk_qpos0: Vec<T>,
+    pub rk_qvel0: Vec<T>,
+    pub rk_act0: Vec<T>,
+    pub rk_qacc: Vec<T>,
+    pub rk_k: Vec<T>,
+    pub rk_actdot: Vec<T>,
+    pub rk_dv: Vec<T>,
+    /// Scratch of `derivative::d_rne_vel`: derivatives of cvel, cacc and cfrc per body.
+    pub deriv_cvel: Vec<Vector6<T>>,
+    pub deriv_cacc: Vec<Vector6<T>>,
+    pub deriv_cfrc: Vec<Vector6<T>>,
 }
 
 impl<T: Scalar> Data<T> {
@@ -212,6 +302,30 @@ impl<T: Scalar> Data<T> {
             qDeriv: v(m.nv * m.nv),
             qLU: v(m.nv * m.nv),
             qLU_piv: vec![0; m.nv],
+            nefc: 0,
+            efc_type: Vec::new(),
+            efc_id: Vec::new(),
+            efc_J: Vec::new(),
+            efc_pos: Vec::new(),
+            efc_margin: Vec::new(),
+            efc_frictionloss: Vec::new(),
+            efc_diagA: Vec::new(),
+            efc_KBIP: Vec::new(),
+            efc_D: Vec::new(),
+            efc_R: Vec::new(),
+            efc_vel: Vec::new(),
+            efc_aref: Vec::new(),
+            efc_b: Vec::new(),
+            efc_force: Vec::new(),
+            efc_state: Vec::new(),
+            efc_solref: Vec::new(),
+            efc_solimp: Vec::new(),
+            efc_cone: Vec::new(),
+            solver: Vec::with_capacity(NSOLVER),
+            solver_niter: 0,
+            solver_scratch: SolverScratch::new(m.nv),
+            contact: Vec::with_capacity(crate::collision::contact_capacity(m)),
+            scratch_sap: Vec::with_capacity(m.ngeom),
             warning: [WarningStat::default(); NWARNING],
             ten_wrapadr: vec![0; m.ntendon],
             ten_wrapnum: vec![0; m.ntendon],
@@ -220,6 +334,20 @@ impl<T: Scalar> Data<T> {
             qfrc_fluid: v(m.nv),
             scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
             scratch_body6: [v6(m.nbody), v6(m.nbody)],
+            eq_active: m.eq_active0.clone(),
+            qH: v(m.nM),
+            qHDiagInv: v(m.nv),
+            int_qacc: v(m.nv),
+            rk_qpos0: v(m.nq),
+            rk_qvel0: v(m.nv),
+            rk_act0: v(m.na),
+            rk_qacc: v(4 * m.nv),
+            rk_k: v(4 * m.nv),
+            rk_actdot: v(4 * m.na),
+            rk_dv: v(m.nv),
+            deriv_cvel: v6(m.nbody),
+            deriv_cacc: v6(m.nbody),
+            deriv_cfrc: v6(m.nbody),
         };
         d.reset(m);
         d
@@ -257,6 +385,78 @@ impl<T: Scalar> Data<T> {
             }
         }
         self.warning = [WarningStat::default(); NWARNING];
+        self.eq_active.clear();
+        self.eq_active.extend_from_slice(&m.eq_active0);
+    }
+
+    /// Resets, then loads keyframe `k` (`mj_resetDataKeyframe`): time, qpos, qvel, act, ctrl,
+    /// mocap pose. Components a keyframe leaves empty keep their reset values.
+    pub fn reset_keyframe(&mut self, m: &Model, k: usize) -> Result<(), String> {
+        if k >= m.nkey {
+            return Err(format!("keyframe {k} out of range (model has {})", m.nkey));
+        }
+        self.reset(m);
+        fn load<T: Scalar>(dst: &mut [T], src: Option<&Vec<f64>>) {
+            if let Some(s) = src.filter(|s| s.len() == dst.len()) {
+                for (x, y) in dst.iter_mut().zip(s) {
+                    *x = sc(*y);
+                }
+            }
+        }
+        self.time = sc(m.key_time.get(k).copied().unwrap_or(0.0));
+        load(&mut self.qpos, m.key_qpos.get(k));
+        load(&mut self.qvel, m.key_qvel.get(k));
+        load(&mut self.act, m.key_act.get(k));
+        load(&mut self.ctrl, m.key_ctrl.get(k));
+        if let Some(p) = m.key_mpos.get(k).filter(|p| p.len() == 3 * m.nmocap) {
+            for (i, c) in p.chunks_exact(3).enumerate() {
+                self.mocap_pos[i] = Vector3::new(sc(c[0]), sc(c[1]), sc(c[2]));
+            }
+        }
+        if let Some(q) = m.key_mquat.get(k).filter(|q| q.len() == 4 * m.nmocap) {
+            for (i, c) in q.chunks_exact(4).enumerate() {
+                self.mocap_quat[i] = Quaternion::new(sc(c[0]), sc(c[1]), sc(c[2]), sc(c[3]));
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets `nefc` and resizes every `efc_*` array (new entries zeroed) and `efc_cone` to
+    /// `ncone` entries; allocates only when the previous capacity is exceeded.
+    pub fn resize_efc(&mut self, nv: usize, nefc: usize, ncone: usize) {
+        let z = T::zero();
+        self.nefc = nefc;
+        self.efc_type.resize(nefc, ConstraintType::Equality);
+        self.efc_id.resize(nefc, 0);
+        self.efc_J.resize(nefc * nv, z);
+        for v in [
+            &mut self.efc_pos,
+            &mut self.efc_margin,
+            &mut self.efc_frictionloss,
+            &mut self.efc_diagA,
+            &mut self.efc_D,
+            &mut self.efc_R,
+            &mut self.efc_vel,
+            &mut self.efc_aref,
+            &mut self.efc_b,
+            &mut self.efc_force,
+        ] {
+            v.resize(nefc, z);
+        }
+        self.efc_KBIP.resize(nefc, [z; 4]);
+        self.efc_state.resize(nefc, ConstraintState::Satisfied);
+        self.efc_solref.resize(nefc, [z; 2]);
+        self.efc_solimp.resize(nefc, [z; 5]);
+        let c0 = EfcCone {
+            adr: 0,
+            nrow: 0,
+            dim: 0,
+            friction: [z; 5],
+            mu: z,
+            solreffriction: [z; 2],
+        };
+        self.efc_cone.resize(ncone, c0);
+        self.solver_scratch.resize(nefc, ncone);
     }
 
     /// Records a warning (mj_warning): increments the counter and stores `info`.

@@ -1,0 +1,226 @@
+//! Event-Selected-Systems (ESS) rapid integrator with B-derivative (seed 002).
+//!
+//! Implements Anderson & Revzen, "Rapid Integrator for a Class of Multi-Contact Systems":
+//! a system is a vector field `f(x, signs of h(x))` with event functions `h` and their
+//! Jacobian `Dh` (seed 002 §2.1). [`integrate`] alternates adaptive Dormand–Prince
+//! integration inside one hybrid domain with first-order projections through the guards
+//! (§3.1, Listing 1); [`integrate_with_derivative`] also returns the orbital derivative
+//! (B-derivative) of the flow with respect to the initial state (§3.1, [8], [13]).
+//!
+//! No MJCF model is involved: a system is any [`EventSelectedSystem`], e.g. a
+//! [`ClosureSystem`] built from closures.
+//!
+//! Sign convention: guard `k` is *crossed* when `h_k` goes from negative to non-negative,
+//! and liveness (§2.1 requirement 4) asks `Dh_k · f > 0` near the guard. The vector
+//! field receives `signs[k] == true` for the side `h_k >= 0`.
+
+mod bderiv;
+pub mod dopri5;
+mod ess;
+pub mod models;
+
+use nalgebra::{DMatrix, DVector};
+use std::fmt;
+
+pub use bderiv::{saltation_matrix, FlowDerivative};
+pub use dopri5::{solve as dopri5_solve, Dopri5Options, OdeSolution};
+pub use ess::{integrate, integrate_with_derivative, EssOptions, Event, Rearm, Stats, Trajectory};
+
+/// An event-selected system `(f, h)` (seed 002 §2.1).
+///
+/// Requirements from §2.1: `f(·, signs)` smooth for each sign pattern, `h` smooth, and
+/// liveness `Dh_k(x) · f(x, ·) > 0` in a neighbourhood of guard `k`.
+pub trait EventSelectedSystem {
+    /// State dimension `n`.
+    fn state_dim(&self) -> usize;
+    /// Number of event functions `m`.
+    fn num_events(&self) -> usize;
+    /// `f(x, y)` where only the signs of `y = h(x)` matter (§2.1 requirement 2):
+    /// `signs[k]` is true on the side `h_k >= 0`. Writes `dx/dt` into `dx` (length `n`).
+    fn vector_field(&self, x: &DVector<f64>, signs: &[bool], dx: &mut DVector<f64>);
+    /// Event functions `h(x)` (length `m`); guard `k` is the zero set of `h_k`.
+    fn events(&self, x: &DVector<f64>, h: &mut DVector<f64>);
+    /// One event function `h_k(x)`, used when locating the entry into `N^ε`. Override when
+    /// `m` is large; the default evaluates all of `h`.
+    fn event(&self, x: &DVector<f64>, k: usize) -> f64 {
+        let mut h = DVector::zeros(self.num_events());
+        self.events(x, &mut h);
+        h[k]
+    }
+    /// Jacobian `Dh(x)`, an `m × n` matrix (§2.2; need not be closed form).
+    fn event_jacobian(&self, x: &DVector<f64>, dh: &mut DMatrix<f64>);
+    /// Jacobian `D_x f(x, signs)` (`n × n`) of one smooth piece, used only for the
+    /// B-derivative. Default: central finite differences.
+    fn vector_field_jacobian(&self, x: &DVector<f64>, signs: &[bool], df: &mut DMatrix<f64>) {
+        fd_jacobian(self, x, signs, df);
+    }
+}
+
+/// Central-difference `D_x f` at fixed signs (default for
+/// [`EventSelectedSystem::vector_field_jacobian`]).
+pub fn fd_jacobian<S: EventSelectedSystem + ?Sized>(
+    sys: &S,
+    x: &DVector<f64>,
+    signs: &[bool],
+    df: &mut DMatrix<f64>,
+) {
+    let n = x.len();
+    let mut xp = x.clone();
+    let mut fp = DVector::zeros(n);
+    let mut fm = DVector::zeros(n);
+    for i in 0..n {
+        let step = f64::EPSILON.cbrt() * x[i].abs().max(1.0);
+        xp[i] = x[i] + step;
+        sys.vector_field(&xp, signs, &mut fp);
+        xp[i] = x[i] - step;
+        sys.vector_field(&xp, signs, &mut fm);
+        xp[i] = x[i];
+        for r in 0..n {
+            df[(r, i)] = (fp[r] - fm[r]) / (2.0 * step);
+        }
+    }
+}
+
+type FieldFn<'a> = dyn Fn(&DVector<f64>, &[bool], &mut DVector<f64>) + 'a;
+type EventFn<'a> = dyn Fn(&DVector<f64>, &mut DVector<f64>) + 'a;
+type MatFn<'a> = dyn Fn(&DVector<f64>, &mut DMatrix<f64>) + 'a;
+type FieldJacFn<'a> = dyn Fn(&DVector<f64>, &[bool], &mut DMatrix<f64>) + 'a;
+
+/// An [`EventSelectedSystem`] made of closures `f`, `h`, `Dh` (and optionally `D_x f`).
+pub struct ClosureSystem<'a> {
+    n: usize,
+    m: usize,
+    f: Box<FieldFn<'a>>,
+    h: Box<EventFn<'a>>,
+    dh: Box<MatFn<'a>>,
+    df: Option<Box<FieldJacFn<'a>>>,
+}
+
+impl<'a> ClosureSystem<'a> {
+    /// System of dimension `n` with `m` events from `f(x, signs, dx)`, `h(x, h)` and `Dh(x, dh)`.
+    pub fn new(
+        n: usize,
+        m: usize,
+        f: impl Fn(&DVector<f64>, &[bool], &mut DVector<f64>) + 'a,
+        h: impl Fn(&DVector<f64>, &mut DVector<f64>) + 'a,
+        dh: impl Fn(&DVector<f64>, &mut DMatrix<f64>) + 'a,
+    ) -> Self {
+        Self {
+            n,
+            m,
+            f: Box::new(f),
+            h: Box::new(h),
+            dh: Box::new(dh),
+            df: None,
+        }
+    }
+
+    /// Supplies an analytic `D_x f(x, signs)` for the B-derivative.
+    pub fn with_field_jacobian(
+        mut self,
+        df: impl Fn(&DVector<f64>, &[bool], &mut DMatrix<f64>) + 'a,
+    ) -> Self {
+        self.df = Some(Box::new(df));
+        self
+    }
+}
+
+impl EventSelectedSystem for ClosureSystem<'_> {
+    fn state_dim(&self) -> usize {
+        self.n
+    }
+    fn num_events(&self) -> usize {
+        self.m
+    }
+    fn vector_field(&self, x: &DVector<f64>, signs: &[bool], dx: &mut DVector<f64>) {
+        (self.f)(x, signs, dx)
+    }
+    fn events(&self, x: &DVector<f64>, h: &mut DVector<f64>) {
+        (self.h)(x, h)
+    }
+    fn event_jacobian(&self, x: &DVector<f64>, dh: &mut DMatrix<f64>) {
+        (self.dh)(x, dh)
+    }
+    fn vector_field_jacobian(&self, x: &DVector<f64>, signs: &[bool], df: &mut DMatrix<f64>) {
+        match &self.df {
+            Some(d) => d(x, signs, df),
+            None => fd_jacobian(self, x, signs, df),
+        }
+    }
+}
+
+/// Errors of the hybrid integrators (returned as values, never panics on bad input).
+#[derive(Clone, Debug, PartialEq)]
+pub enum HybridError {
+    /// An option is out of range (e.g. `eps <= 0`, `rtol < 0`).
+    InvalidOptions(&'static str),
+    /// A vector's length differs from the system's dimension.
+    DimensionMismatch {
+        /// What was checked.
+        what: &'static str,
+        /// Expected length.
+        expected: usize,
+        /// Actual length.
+        got: usize,
+    },
+    /// The initial state or time contains NaN or infinity.
+    NonFiniteInput,
+    /// `f` or `h` returned NaN or infinity at time `t`.
+    NonFiniteValue {
+        /// Time of the offending evaluation.
+        t: f64,
+    },
+    /// The adaptive step size fell below round-off at time `t`.
+    StepSizeUnderflow {
+        /// Time reached.
+        t: f64,
+        /// Step size that was too small.
+        h: f64,
+    },
+    /// More than `max_steps` integration steps were attempted.
+    MaxStepsExceeded {
+        /// Time reached.
+        t: f64,
+    },
+    /// More than `max_events` guard crossings (e.g. Zeno behaviour).
+    MaxEventsExceeded {
+        /// Time reached.
+        t: f64,
+    },
+    /// Liveness (`Dh_k · f > 0`, §2.1 requirement 4) failed at a projection point.
+    LivenessViolated {
+        /// Guard index.
+        guard: usize,
+        /// Time of the projection.
+        t: f64,
+    },
+}
+
+impl fmt::Display for HybridError {
+    fn fmt(&self, fm: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::InvalidOptions(s) => write!(fm, "invalid options: {s}"),
+            Self::DimensionMismatch {
+                what,
+                expected,
+                got,
+            } => write!(fm, "{what}: expected length {expected}, got {got}"),
+            Self::NonFiniteInput => write!(fm, "non-finite initial state or time"),
+            Self::NonFiniteValue { t } => write!(fm, "non-finite f or h at t = {t}"),
+            Self::StepSizeUnderflow { t, h } => {
+                write!(fm, "step size underflow (h = {h:e}) at t = {t}")
+            }
+            Self::MaxStepsExceeded { t } => {
+                write!(fm, "maximum number of steps exceeded at t = {t}")
+            }
+            Self::MaxEventsExceeded { t } => {
+                write!(fm, "maximum number of events exceeded at t = {t}")
+            }
+            Self::LivenessViolated { guard, t } => {
+                write!(fm, "liveness violated for guard {guard} at t = {t}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for HybridError {}

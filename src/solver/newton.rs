@@ -1,0 +1,64 @@
+//! Newton's method on the reduced primal problem (seed 000, "Algorithms"; mujoco-facts §4): the
+//! Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ H_cone Jc, factored densely. The loop
+//! itself (line search, statistics, stopping) is shared with CG in `primal.rs`.
+
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
+use super::{dense, SolverScratch};
+use crate::constraint::cost::CONE_H;
+use crate::constraint::{ConstraintState, ConstraintType};
+use crate::data::{Data, Scalar};
+
+/// Builds H in `s.H` from the current `efc_state` and cone Hessians, and factors it in place.
+pub fn hessian<T: Scalar>(nv: usize, d: &Data<T>, s: &mut SolverScratch<T>) {
+    let h = &mut s.H;
+    h.copy_from_slice(&s.M);
+    let j = &d.efc_J;
+    for i in 0..d.nefc {
+        if d.efc_state[i] != ConstraintState::Quadratic {
+            continue;
+        }
+        let di = d.efc_D[i];
+        let row = &j[i * nv..(i + 1) * nv];
+        for a in 0..nv {
+            let ja = row[a] * di;
+            if ja == T::zero() {
+                continue;
+            }
+            for b in 0..=a {
+                h[a * nv + b] += ja * row[b];
+            }
+        }
+    }
+    for (c, cone) in d.efc_cone.iter().enumerate() {
+        let adr = cone.adr;
+        if d.efc_type[adr] != ConstraintType::ContactElliptic
+            || d.efc_state[adr] != ConstraintState::Cone
+        {
+            continue;
+        }
+        let dim = cone.dim;
+        let hc = &s.cone_H[c * CONE_H..c * CONE_H + dim * dim];
+        // tmp = Hc Jc (dim x nv), accumulated row by row into H's lower triangle
+        for p in 0..dim {
+            for q in 0..dim {
+                let w = hc[p * dim + q];
+                if w == T::zero() {
+                    continue;
+                }
+                let rp = &j[(adr + p) * nv..(adr + p + 1) * nv];
+                let rq = &j[(adr + q) * nv..(adr + q + 1) * nv];
+                for a in 0..nv {
+                    let ja = rp[a] * w;
+                    if ja == T::zero() {
+                        continue;
+                    }
+                    for b in 0..=a {
+                        h[a * nv + b] += ja * rq[b];
+                    }
+                }
+            }
+        }
+    }
+    dense::chol_factor(h, nv);
+}

@@ -1,0 +1,365 @@
+//! The primal solver loop shared by Newton and CG (mujoco-facts §4): start point, scale,
+//! certificates, exact line search, state/force updates, statistics and stopping rules.
+
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
+use super::{cg, dense, newton, re, SolverScratch};
+use crate::constraint::cost::{evaluate, line_eval, Rows};
+use crate::constraint::{ConstraintState, ConstraintType};
+use crate::data::{sc, Data, Scalar, SolverStat, NSOLVER};
+use crate::model::{disable, Model};
+
+macro_rules! rows {
+    ($d:expr) => {
+        Rows {
+            ty: &$d.efc_type,
+            D: &$d.efc_D,
+            R: &$d.efc_R,
+            frictionloss: &$d.efc_frictionloss,
+            cone: &$d.efc_cone,
+        }
+    };
+}
+
+/// Total cost at `a` (Gauss term ½(Ma-τ)ᵀ(a-a₀) plus s(Ja - aref)); fills `ma`, `jar`, `force`,
+/// `state` and, if given, the cone Hessians.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn total_cost<T: Scalar>(
+    nv: usize,
+    mdense: &[T],
+    d: &Data<T>,
+    a: &[T],
+    ma: &mut [T],
+    jar: &mut [T],
+    force: &mut [T],
+    state: &mut [ConstraintState],
+    hess: Option<&mut [T]>,
+) -> T {
+    let nefc = d.nefc;
+    dense::mul(mdense, a, nv, nv, ma);
+    dense::mul(&d.efc_J, a, nefc, nv, jar);
+    for (j, r) in jar.iter_mut().zip(&d.efc_aref) {
+        *j -= *r;
+    }
+    let s = evaluate(&rows!(d), jar, force, state, hess);
+    gauss(ma, &d.qfrc_smooth, a, &d.qacc_smooth) + s
+}
+
+fn gauss<T: Scalar>(ma: &[T], fs: &[T], a: &[T], a0: &[T]) -> T {
+    let mut g = T::zero();
+    for i in 0..a.len() {
+        g += (ma[i] - fs[i]) * (a[i] - a0[i]);
+    }
+    g * sc(0.5)
+}
+
+/// A line-search point: step, phi = cost(step) - cost(0), first and second derivative.
+#[derive(Clone, Copy, Debug)]
+struct Pt<T> {
+    alpha: T,
+    phi: T,
+    d1: T,
+    d2: T,
+}
+
+struct Line<'a, T> {
+    rows: Rows<'a, T>,
+    jar: &'a [T],
+    jv: &'a [T],
+    gauss: [T; 3],
+    cost0: T,
+    neval: usize,
+}
+
+impl<T: Scalar> Line<'_, T> {
+    fn eval(&mut self, alpha: T) -> Pt<T> {
+        self.neval += 1;
+        let [v, d1, d2] = line_eval(&self.rows, self.jar, self.jv, self.gauss, alpha);
+        Pt {
+            alpha,
+            phi: v - self.cost0,
+            d1,
+            d2: d2.max(sc(1e-15)),
+        }
+    }
+    fn newton(&mut self, p: &Pt<T>) -> Pt<T> {
+        self.eval(p.alpha - p.d1 / p.d2)
+    }
+}
+
+/// Replaces bracket end `p` by the candidate with same-sign, smaller-magnitude derivative (the
+/// last such in candidate order wins) and recomputes its Newton successor.
+fn update_bracket<T: Scalar>(
+    line: &mut Line<T>,
+    p: &mut Pt<T>,
+    cand: &[Pt<T>; 3],
+    next: &mut Pt<T>,
+) -> bool {
+    let z = T::zero();
+    let mut moved = false;
+    for c in cand {
+        if (p.d1 < z && c.d1 < z && p.d1 < c.d1) || (p.d1 > z && c.d1 > z && p.d1 > c.d1) {
+            *p = *c;
+            moved = true;
+        }
+    }
+    if moved {
+        *next = line.newton(p);
+    }
+    moved
+}
+
+/// Exact line search along the direction whose projections are `jv` (= J s) with Gauss
+/// coefficients `gauss` (mujoco-facts §4 steps 1-4). Returns (alpha, evaluations, |phi'| at alpha).
+fn line_search<T: Scalar>(line: &mut Line<T>, gtol: T, cap: usize) -> (T, T) {
+    let z = T::zero();
+    let p0 = line.eval(z);
+    // 1. one Newton step
+    let mut p1 = line.newton(&p0);
+    if p1.d1.abs() < gtol && (p1.alpha == z || p1.phi < z) {
+        return (p1.alpha, p1.d1);
+    }
+    // 2. one-sided Newton steps until the derivative changes sign
+    let dir = if p1.d1 < z { T::one() } else { -T::one() };
+    let mut p2 = p0;
+    while p1.d1 * dir <= -gtol && line.neval < cap {
+        p2 = p1;
+        p1 = line.newton(&p1);
+        if p1.d1.abs() < gtol && p1.phi < z {
+            return (p1.alpha, p1.d1);
+        }
+    }
+    if line.neval >= cap {
+        return (p1.alpha, p1.d1);
+    }
+    // 3. bracketed search on [p1, p2]
+    let mut p1next = line.newton(&p1);
+    let mut p2next = p1;
+    while line.neval < cap {
+        let pmid = line.eval((p1.alpha + p2.alpha) * sc(0.5));
+        let cand = [p1next, p2next, pmid];
+        let mut best: Option<Pt<T>> = None;
+        for c in &cand {
+            if c.d1.abs() < gtol && best.is_none_or(|b| c.phi < b.phi) {
+                best = Some(*c);
+            }
+        }
+        if let Some(b) = best {
+            return (b.alpha, b.d1);
+        }
+        let b1 = update_bracket(line, &mut p1, &cand, &mut p1next);
+        let b2 = update_bracket(line, &mut p2, &cand, &mut p2next);
+        if !b1 && !b2 {
+            return (pmid.alpha, pmid.d1);
+        }
+    }
+    // 4. evaluation cap: the better bracket end if it improves
+    let best = if p1.phi < p2.phi { p1 } else { p2 };
+    if best.phi < z {
+        (best.alpha, best.d1)
+    } else {
+        (z, p0.d1)
+    }
+}
+
+fn norm<T: Scalar>(x: &[T]) -> T {
+    dense::dot(x, x).sqrt()
+}
+
+/// Gradient g = Ma - τ - Jᵀf into `s.grad`.
+fn gradient<T: Scalar>(nv: usize, d: &Data<T>, s: &mut SolverScratch<T>) {
+    dense::mul_jt(&d.efc_J, &d.efc_force, d.nefc, nv, &mut s.tmp);
+    for i in 0..nv {
+        s.grad[i] = s.Ma[i] - d.qfrc_smooth[i] - s.tmp[i];
+    }
+}
+
+/// Newton (`newton = true`) or CG solve; see the module docs.
+pub(super) fn solve<T: Scalar>(m: &Model, d: &mut Data<T>, s: &mut SolverScratch<T>, newton: bool) {
+    let nv = m.nv;
+    let nefc = d.nefc;
+    let tol: T = sc(m.opt.tolerance);
+    let half: T = sc(0.5);
+    let mut trace = T::zero();
+    for i in 0..nv {
+        trace += s.M[i * nv + i];
+    }
+    let scale = T::one() / trace;
+
+    // start point: warmstart unless qacc_smooth has the lower total cost
+    let mut a = std::mem::take(&mut d.qacc);
+    a.copy_from_slice(&d.qacc_smooth);
+    if !m.opt.disabled(disable::WARMSTART) {
+        let c_ws = total_cost(
+            nv,
+            &s.M,
+            d,
+            &d.qacc_warmstart,
+            &mut s.Ma,
+            &mut s.jar,
+            &mut s.ftmp,
+            &mut s.stmp,
+            None,
+        );
+        let c_sm = total_cost(
+            nv,
+            &s.M,
+            d,
+            &d.qacc_smooth,
+            &mut s.Ma,
+            &mut s.jar,
+            &mut s.ftmp,
+            &mut s.stmp,
+            None,
+        );
+        if c_ws <= c_sm {
+            a.copy_from_slice(&d.qacc_warmstart);
+        }
+    }
+    let mut force = std::mem::take(&mut d.efc_force);
+    let mut state = std::mem::take(&mut d.efc_state);
+    let mut cost = total_cost(
+        nv,
+        &s.M,
+        d,
+        &a,
+        &mut s.Ma,
+        &mut s.jar,
+        &mut force,
+        &mut state,
+        Some(&mut s.cone_H),
+    );
+    d.efc_force = force;
+    d.efc_state = state;
+    gradient(nv, d, s);
+
+    let mut done = false;
+    s.Mgrad.copy_from_slice(&s.grad);
+    dense::chol_solve(&s.Mchol, nv, &mut s.Mgrad);
+    let flg_grad = scale * norm(&s.grad) < tol;
+    if half * scale * dense::dot(&s.grad, &s.Mgrad) < tol && flg_grad {
+        done = true;
+    } else if newton {
+        newton::hessian(nv, d, s);
+        s.Mgrad.copy_from_slice(&s.grad);
+        dense::chol_solve(&s.H, nv, &mut s.Mgrad);
+        if flg_grad && half * scale * dense::dot(&s.grad, &s.Mgrad) < tol {
+            done = true;
+        }
+    }
+    for i in 0..nv {
+        s.search[i] = -s.Mgrad[i];
+    }
+
+    let mut iter = 0;
+    while !done && iter < m.opt.iterations {
+        // line search along s.search
+        dense::mul(&s.M, &s.search, nv, nv, &mut s.Ms);
+        dense::mul(&d.efc_J, &s.search, nefc, nv, &mut s.jv);
+        let snorm = norm(&s.search);
+        if snorm < sc(1e-15) {
+            break;
+        }
+        let mut g1 = T::zero();
+        let mut g2 = T::zero();
+        for i in 0..nv {
+            g1 += s.search[i] * (s.Ma[i] - d.qfrc_smooth[i]);
+            g2 += s.search[i] * s.Ms[i];
+        }
+        let g0 = gauss(&s.Ma, &d.qfrc_smooth, &a, &d.qacc_smooth);
+        let mut line = Line {
+            rows: rows!(d),
+            jar: &s.jar,
+            jv: &s.jv,
+            gauss: [g0, g1, half * g2],
+            cost0: T::zero(),
+            neval: 0,
+        };
+        line.cost0 = line_eval(&line.rows, line.jar, line.jv, line.gauss, T::zero())[0];
+        line.neval = 0;
+        let gtol = tol * sc(m.opt.ls_tolerance) * snorm / scale;
+        let (alpha, slope) = line_search(&mut line, gtol, m.opt.ls_iterations);
+        let neval = line.neval;
+        if alpha == T::zero() {
+            break;
+        }
+
+        // move
+        for i in 0..nv {
+            a[i] += alpha * s.search[i];
+            s.Ma[i] += alpha * s.Ms[i];
+        }
+        for i in 0..nefc {
+            s.jar[i] += alpha * s.jv[i];
+        }
+        let oldcost = cost;
+        s.state_old.copy_from_slice(&d.efc_state);
+        let sval = evaluate(
+            &rows!(d),
+            &s.jar,
+            &mut d.efc_force,
+            &mut d.efc_state,
+            Some(&mut s.cone_H),
+        );
+        cost = gauss(&s.Ma, &d.qfrc_smooth, &a, &d.qacc_smooth) + sval;
+        s.grad_old.copy_from_slice(&s.grad);
+        s.Mgrad_old.copy_from_slice(&s.Mgrad);
+        gradient(nv, d, s);
+
+        let mut nchange = 0;
+        let mut nactive = 0;
+        let mut nupdate = 0;
+        for i in 0..nefc {
+            let (o, n) = (s.state_old[i], d.efc_state[i]);
+            nchange += (o != n) as usize;
+            nactive += (n != ConstraintState::Satisfied) as usize;
+            nupdate +=
+                ((o == ConstraintState::Quadratic) != (n == ConstraintState::Quadratic)) as usize;
+        }
+        let mut decrement = T::zero();
+        if newton {
+            for c in &d.efc_cone {
+                if d.efc_type[c.adr] == ConstraintType::ContactElliptic
+                    && d.efc_state[c.adr] == ConstraintState::Cone
+                {
+                    nupdate += c.dim;
+                }
+            }
+            newton::hessian(nv, d, s);
+            s.Mgrad.copy_from_slice(&s.grad);
+            dense::chol_solve(&s.H, nv, &mut s.Mgrad);
+            decrement = half * scale * dense::dot(&s.grad, &s.Mgrad);
+            for i in 0..nv {
+                s.search[i] = -s.Mgrad[i];
+            }
+        } else {
+            nupdate = 0;
+            cg::direction(nv, s);
+        }
+        let improvement = scale * (oldcost - cost);
+        let gradnorm = scale * norm(&s.grad);
+        iter += 1;
+        if d.solver.len() < NSOLVER {
+            d.solver.push(SolverStat {
+                improvement: re(improvement),
+                gradient: re(gradnorm),
+                lineslope: re(slope.abs() * scale / snorm),
+                nactive,
+                nchange,
+                neval,
+                nupdate,
+            });
+        }
+        let z = T::zero();
+        let stop = if newton {
+            (improvement > z && improvement < tol) || gradnorm < tol || decrement < tol
+        } else {
+            improvement < tol || gradnorm < tol
+        };
+        if stop {
+            break;
+        }
+    }
+    d.solver_niter = iter;
+    d.qacc = a;
+}
