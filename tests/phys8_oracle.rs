@@ -248,3 +248,50 @@ fn fluid_velocity_derivative_matches_dual() {
         }
     }
 }
+
+#[test]
+fn set_const_with_spatial_tendons_and_site_transmissions() {
+    let all = load();
+    let mut worst = 0.0f64;
+    for e in all["models"].as_array().unwrap() {
+        let name = e["name"].as_str().unwrap();
+        let want = build(&e["model"]);
+        let mut m = want.clone();
+        m.tendon_length0.iter_mut().for_each(|x| *x = 0.0);
+        m.tendon_invweight0.iter_mut().for_each(|x| *x = 0.0);
+        m.actuator_length0.iter_mut().for_each(|x| *x = 0.0);
+        m.actuator_acc0.iter_mut().for_each(|x| *x = 0.0);
+        moreau::setconst::set_const(&mut m);
+        let w = &mut worst;
+        cmp(
+            name,
+            "tendon_length0",
+            &m.tendon_length0,
+            &want.tendon_length0,
+            w,
+        );
+        cmp(
+            name,
+            "tendon_invweight0",
+            &m.tendon_invweight0,
+            &want.tendon_invweight0,
+            w,
+        );
+        cmp(
+            name,
+            "actuator_length0",
+            &m.actuator_length0,
+            &want.actuator_length0,
+            w,
+        );
+        cmp(
+            name,
+            "actuator_acc0",
+            &m.actuator_acc0,
+            &want.actuator_acc0,
+            w,
+        );
+        cmp(name, "dof_M0", &m.dof_M0, &want.dof_M0, w);
+    }
+    eprintln!("set_const worst relative error {worst:.2e}");
+}
