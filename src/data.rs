@@ -206,6 +206,17 @@ pub struct Data<T: Scalar = f64> {
     /// Forward/inverse comparison (`mj_compareFwdInv`): joint-space and constraint-space
     /// discrepancy norms.
     pub solver_fwdinv: [T; 2],
+    // ------------------------------------------------------------ tendon paths (appended, phys8)
+    /// First entry of each tendon's path in `wrap_obj`/`wrap_xpos`, and the number of entries
+    /// (0 for fixed tendons).
+    pub ten_wrapadr: Vec<usize>,
+    pub ten_wrapnum: Vec<usize>,
+    /// Path entries (capacity 2·nwrap): -1 site, -2 pulley, else the geom id of a tangent point.
+    pub wrap_obj: Vec<i32>,
+    /// World position of each path entry (zero for pulleys).
+    pub wrap_xpos: Vec<Vector3<T>>,
+    /// Fluid forces (inside `qfrc_passive`).
+    pub qfrc_fluid: Vec<T>,
 
     // ------------------------------------------------------------ scratch (never read across calls)
     pub scratch_nv: [Vec<T>; 4],
@@ -330,6 +341,11 @@ impl<T: Scalar> Data<T> {
             subtree_linvel: v3(m.nbody),
             subtree_angmom: v3(m.nbody),
             solver_fwdinv: [z; 2],
+            ten_wrapadr: vec![0; m.ntendon],
+            ten_wrapnum: vec![0; m.ntendon],
+            wrap_obj: vec![0; 2 * m.nwrap],
+            wrap_xpos: v3(2 * m.nwrap),
+            qfrc_fluid: v(m.nv),
             scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
             scratch_body6: [v6(m.nbody), v6(m.nbody)],
             eq_active: m.eq_active0.clone(),

@@ -12,30 +12,24 @@ use crate::passive::passive;
 use crate::rne::rne_bias;
 use crate::sensor::{sensor_acc, sensor_pos, sensor_vel};
 use crate::spatial::{ang, lin};
-use crate::tendon::{is_fixed, tendon, tendon_velocity};
+use crate::tendon::{has_inside_sidesite, tendon, tendon_armature_bias, tendon_velocity};
 
 pub use crate::actuation::fwd_actuation;
 
 /// A model feature the smooth pipeline does not compute yet (it would otherwise produce NaN
 /// lengths or missing forces). Returns the first one found.
 pub fn unsupported(m: &Model) -> Option<&'static str> {
-    if (0..m.ntendon).any(|t| !is_fixed(m, t)) {
-        return Some("spatial tendons (site/geom/pulley wraps)");
+    if (0..m.ntendon).any(|t| has_inside_sidesite(m, t)) {
+        return Some("spatial tendon side site inside its wrap geom (inside wrap)");
     }
-    if m.actuator_trntype
-        .iter()
-        .any(|t| matches!(t, TrnType::SliderCrank | TrnType::Site | TrnType::Body))
-    {
-        return Some("slider-crank, site and body actuator transmissions");
+    if m.actuator_trntype.contains(&TrnType::Body) {
+        return Some("body (adhesion) actuator transmission");
     }
     if m.actuator_dyntype.contains(&DynType::User)
         || m.actuator_gaintype.contains(&GainType::User)
         || m.actuator_biastype.contains(&BiasType::User)
     {
         return Some("user actuator dynamics/gain/bias (callbacks)");
-    }
-    if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
-        return Some("fluid forces (density/viscosity)");
     }
     if let Some(s) = crate::sensor::unsupported(m) {
         return Some(s);
@@ -55,13 +49,15 @@ pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
 }
 
 /// Velocity-dependent stages: tendon and actuator velocities, `cvel`/`cdof_dot`, passive
-/// forces, `qfrc_bias` (`mj_fwdVelocity`).
+/// forces, `qfrc_bias` (with the spatial-tendon armature term `armature Jᵀ J̇ q̇`;
+/// `mj_fwdVelocity`).
 pub fn fwd_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
     tendon_velocity(m, d);
     actuator_velocity(m, d);
     com_vel(m, d);
     passive(m, d);
     rne_bias(m, d);
+    tendon_armature_bias(m, d);
 }
 
 /// `qfrc_smooth = qfrc_passive - qfrc_bias + qfrc_applied + qfrc_actuator + Σ_b J_bᵀ
