@@ -5,6 +5,7 @@ use crate::actuation::{actuator_velocity, transmission};
 use crate::com::{com_pos, com_vel};
 use crate::crb::{crb, factor_m, solve_ld};
 use crate::data::{Data, Scalar};
+pub use crate::inverse::Skip;
 use crate::jacobian::apply_ft_raw;
 use crate::kinematics::kinematics;
 use crate::model::{BiasType, DynType, GainType, Model, TrnType};
@@ -102,12 +103,31 @@ pub fn fwd_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// order (seed 004 "Simulation pipeline"; the sensors respect the `sensor` disable flag).
 /// Allocation-free.
 pub fn forward<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    fwd_position(m, d);
-    sensor_pos(m, d);
-    fwd_velocity(m, d);
-    sensor_vel(m, d);
+    forward_skip(m, d, Skip::None, false);
+}
+
+/// [`forward`] skipping the stages before `skip` (`mj_forwardSkip`, seed 003 "Main
+/// simulation"): with [`Skip::Pos`] the position stage and position sensors are not recomputed
+/// (their results in `d` are reused), with [`Skip::Vel`] neither are the velocity stage and
+/// velocity sensors; `skip_sensor` skips all sensors. Used by the finite-difference Jacobians,
+/// which perturb only velocities or controls.
+pub fn forward_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: Skip, skip_sensor: bool) {
+    if skip < Skip::Pos {
+        fwd_position(m, d);
+        if !skip_sensor {
+            sensor_pos(m, d);
+        }
+    }
+    if skip < Skip::Vel {
+        fwd_velocity(m, d);
+        if !skip_sensor {
+            sensor_vel(m, d);
+        }
+    }
     fwd_actuation(m, d);
     fwd_acceleration(m, d);
     fwd_constraint(m, d);
-    sensor_acc(m, d);
+    if !skip_sensor {
+        sensor_acc(m, d);
+    }
 }

@@ -23,6 +23,28 @@ pub fn step<T: Scalar>(m: &Model, d: &mut Data<T>) {
     integrate(m, d);
 }
 
+/// `mj_step` with skipped stages (MuJoCo's internal `mj_stepSkip`, used by its
+/// finite-difference Jacobians): [`forward::forward_skip`] with `skip`/`skip_sensor`, then the
+/// integrator. With `skip == Vel` (only controls or activations changed) Euler reuses the
+/// factor of `M + h·diag(∂damping/∂v)` left in `d.qH` by the previous call, which depends only
+/// on position and velocity. The implicit integrators always recompute `qDeriv` (it depends on
+/// controls and activations through velocity-dependent actuator gains; MuJoCo 4.0.0's
+/// `mjd_transitionFD` equals differences of full steps exactly, checked). RK4 re-evaluates its
+/// later stages from scratch; the caller must only skip stages whose results in `d` belong to the
+/// current position (velocity): after an RK4 step they belong to the last stage, so finite
+/// differences of RK4 use `Skip::None`.
+pub fn step_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: forward::Skip, skip_sensor: bool) {
+    check::check_pos(m, d);
+    check::check_vel(m, d);
+    forward::forward_skip(m, d, skip, skip_sensor);
+    check::check_acc(m, d);
+    match m.opt.integrator {
+        Integrator::Euler => euler_skip(m, d, skip >= forward::Skip::Vel),
+        Integrator::Rk4 => runge_kutta(m, d),
+        Integrator::Implicit | Integrator::ImplicitFast => implicit(m, d),
+    }
+}
+
 /// `mj_step1`: the part of `mj_step` that does not depend on controls (position and
 /// velocity stages).
 pub fn step1<T: Scalar>(m: &Model, d: &mut Data<T>) {
@@ -98,6 +120,12 @@ fn advance<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// solve `(M + h·diag(∂damping/∂v)) a = qfrc_smooth + qfrc_constraint` with an L'DL in qM's
 /// layout; otherwise `a = qacc`.
 pub fn euler<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    euler_skip(m, d, false);
+}
+
+/// [`euler`]; with `skip_factor` the factor of `M + h·diag(∂damping/∂v)` left in `d.qH` by the
+/// previous call is reused (`mj_EulerSkip`; valid when position and velocity are unchanged).
+pub fn euler_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_factor: bool) {
     d.qacc_warmstart.copy_from_slice(&d.qacc);
     let damped = !m.opt.disabled(disable::EULERDAMP)
         && !m.opt.disabled(disable::DAMPER)
@@ -108,13 +136,15 @@ pub fn euler<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     .is_some_and(|p| p[0] != 0.0 || p[1] != 0.0)
         });
     if damped {
-        let h: T = sc(m.opt.timestep);
-        d.qH.copy_from_slice(&d.qM);
-        for i in 0..m.nv {
-            let c = derivative::dof_damping_deriv(m, d, i);
-            d.qH[m.dof_Madr[i]] += h * c;
+        if !skip_factor {
+            let h: T = sc(m.opt.timestep);
+            d.qH.copy_from_slice(&d.qM);
+            for i in 0..m.nv {
+                let c = derivative::dof_damping_deriv(m, d, i);
+                d.qH[m.dof_Madr[i]] += h * c;
+            }
+            factor_ld(m, &mut d.qH, &mut d.qHDiagInv);
         }
-        factor_ld(m, &mut d.qH, &mut d.qHDiagInv);
         smooth_plus_constraint(d);
         solve_ld(m, &d.qH, &d.qHDiagInv, &mut d.int_qacc);
     } else {
@@ -279,7 +309,9 @@ pub fn runge_kutta<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 d.act[x] = d.rk_act0[x] + hh * a;
             }
             d.time = t0 + sc(RK_C[i] * h);
-            forward::forward(m, d);
+            // MuJoCo skips the sensors in the later stages: sensordata stays at the step's
+            // initial state (checked against 4.0.0)
+            forward::forward_skip(m, d, forward::Skip::None, true);
         }
         d.rk_qacc[i * nv..(i + 1) * nv].copy_from_slice(&d.qacc);
         d.rk_actdot[i * na..(i + 1) * na].copy_from_slice(&d.act_dot);
