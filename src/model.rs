@@ -489,7 +489,7 @@ pub struct Model {
     pub tendon_frictionloss: Vec<f64>,
     /// Spring rest length range (lower, upper); the spring acts outside it.
     /// As authored by `springlength`; `[-1, -1]` (the MJCF default) means "the tendon length at
-    /// qpos0", to be resolved by `set_const`.
+    /// qpos_spring", resolved by `set_const`.
     pub tendon_lengthspring: Vec<[f64; 2]>,
     pub tendon_length0: Vec<f64>,
     pub tendon_invweight0: Vec<f64>,
@@ -582,9 +582,9 @@ pub struct Model {
     pub tendon_stiffnesspoly: Vec<[f64; 2]>,
     pub tendon_dampingpoly: Vec<[f64; 2]>,
     /// Joint `springdamper` = (timeconst, dampratio) as authored, zeros when absent. When both
-    /// are positive, `set_const` must override the joint's stiffness and its dofs' damping with
-    /// `jnt_stiffness = M0 / (tc^2 dr^2)` and `dof_damping = 2 M0 / tc`, `M0` = `dof_M0` of
-    /// the joint's (first) dof incl. armature (checked against MuJoCo 4.0.0).
+    /// are positive, `set_const` overrides the joint's stiffness and its dofs' damping with
+    /// `jnt_stiffness = m / (tc^2 dr^2)` and `dof_damping = 2 m / tc`, `m = 1 / dof_invweight0`
+    /// of the joint's first dof (checked against MuJoCo 4.0.0).
     pub jnt_springdamper: Vec<[f64; 2]>,
 }
 

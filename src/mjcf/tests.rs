@@ -589,12 +589,14 @@ fn errors_name_file_line_and_attribute() {
 }
 
 #[test]
-fn dampratio_is_marked_for_set_const() {
+fn dampratio_is_resolved_by_set_const() {
     let xml = r#"<mujoco><worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody>
         <actuator><position joint="j" kp="10" dampratio="0.7"/></actuator></mujoco>"#;
     let m = load_from_str(xml, &Vfs::new()).unwrap();
-    // MuJoCo's convention: before mj_setConst, a positive biasprm[2] is a damping ratio
-    assert_eq!(m.actuator_biasprm[0][..3], [0.0, -10.0, 0.7]);
+    // before mj_setConst a positive biasprm[2] is a damping ratio; loading runs set_const,
+    // which turns it into -kv = -0.7 * 2 sqrt(kp m) (MuJoCo 4.0.0: -0.5730629564500...)
+    assert_eq!(m.actuator_biasprm[0][..2], [0.0, -10.0]);
+    assert!((m.actuator_biasprm[0][2] + 0.5730629564500337).abs() < 1e-12);
 }
 
 #[test]
