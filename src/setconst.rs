@@ -69,7 +69,8 @@ pub fn set_const(m: &mut Model) {
     // joint springdamper = (timeconst, dampratio): stiffness and damping of the mass-spring-
     // damper with mass 1 / dof_invweight0 (MuJoCo 4.0.0: k = m / (tc dr)², b = 2 m / tc)
     for j in 0..m.njnt {
-        let [tc, dr] = m.jnt_springdamper[j];
+        // (models built field by field may leave jnt_springdamper empty)
+        let [tc, dr] = m.jnt_springdamper.get(j).copied().unwrap_or([0.0; 2]);
         if tc > 0.0 && dr > 0.0 {
             let a = m.jnt_dofadr[j];
             let iw = m.dof_invweight0[a];
@@ -108,7 +109,7 @@ pub fn set_const(m: &mut Model) {
     // tendons
     m.tendon_length0 = d.ten_length.clone();
     // springlength not given ([-1, -1]): the tendon length at qpos_spring
-    if m.tendon_lengthspring.iter().any(|l| *l == [-1.0, -1.0]) {
+    if m.tendon_lengthspring.contains(&[-1.0, -1.0]) {
         let mut ds = Data::<f64>::new(m);
         ds.qpos.copy_from_slice(&m.qpos_spring);
         fwd_position(m, &mut ds);
