@@ -43,6 +43,7 @@ fn radial<T: Scalar>(k: f64, p: &[f64; 2], r: T) -> T {
 /// - tendon spring outside the `tendon_lengthspring` dead band, `-(k x + b x² + c x³)` with `x`
 ///   the distance past the band; tendon damper `-(a v + b v|v| + c v³)`, `v = ten_velocity`;
 /// - gravcomp: force `-gravity · mass · gravcomp` at each body's COM (off if gravity is disabled);
+///   not part of `qfrc_passive` for the dofs of `jnt_actgravcomp` joints (see `fwd_actuation`);
 /// - fluid forces `qfrc_fluid` ([`crate::fluid::fluid`]).
 ///
 /// With both the spring and damper flags disabled everything (including gravcomp and fluid) is
@@ -184,7 +185,15 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     crate::fluid::fluid(m, d);
     for i in 0..nv {
-        d.qfrc_passive[i] =
-            d.qfrc_spring[i] + d.qfrc_damper[i] + d.qfrc_gravcomp[i] + d.qfrc_fluid[i];
+        d.qfrc_passive[i] = d.qfrc_spring[i] + d.qfrc_damper[i] + d.qfrc_fluid[i];
+        // joints with actuatorgravcomp take their gravcomp through qfrc_actuator instead
+        if !m
+            .jnt_actgravcomp
+            .get(m.dof_jntid[i])
+            .copied()
+            .unwrap_or(false)
+        {
+            d.qfrc_passive[i] += d.qfrc_gravcomp[i];
+        }
     }
 }

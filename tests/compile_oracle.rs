@@ -229,6 +229,7 @@ fn check_model(name: &str) -> (usize, Vec<String>) {
     c.cmp("jnt_stiffnesspoly", &m.jnt_stiffnesspoly);
     c.cmp("jnt_range", &m.jnt_range);
     c.cmp("jnt_margin", &m.jnt_margin);
+    c.cmp("jnt_actgravcomp", &m.jnt_actgravcomp);
     c.cmp("dof_bodyid", &m.dof_bodyid);
     c.cmp("dof_jntid", &m.dof_jntid);
     c.cmp("dof_parentid", &m.dof_parentid);
@@ -288,6 +289,9 @@ fn check_model(name: &str) -> (usize, Vec<String>) {
     c.cmp("actuator_forcerange", &m.actuator_forcerange);
     c.cmp("actuator_actrange", &m.actuator_actrange);
     c.cmp("actuator_gear", &m.actuator_gear);
+    c.cmp("actuator_damping", &m.actuator_damping);
+    c.cmp("actuator_dampingpoly", &m.actuator_dampingpoly);
+    c.cmp("actuator_armature", &m.actuator_armature);
     c.cmp("actuator_acc0", &m.actuator_acc0);
     c.cmp("actuator_length0", &m.actuator_length0);
     c.cmp("key_time", &m.key_time);

@@ -1394,6 +1394,7 @@ impl<'a> Builder<'a> {
         let stiff = a.arr_min("stiffness", [0.0; 3], 1)?;
         let damp = a.arr_min("damping", [0.0; 3], 1)?;
         let armature = a.f64_or("armature", 0.0)?;
+        let agc = a.bool("actuatorgravcomp")?.unwrap_or(false);
         let frictionloss = a.f64_or("frictionloss", 0.0)?;
         for (k, v) in [
             ("stiffness", stiff[0]),
@@ -1430,6 +1431,7 @@ impl<'a> Builder<'a> {
         m.jnt_stiffnesspoly.push([stiff[1], stiff[2]]);
         m.jnt_range.push(range);
         m.jnt_actfrcrange.push(afr);
+        m.jnt_actgravcomp.push(agc);
         m.jnt_margin.push(a.f64_or("margin", 0.0)?);
         m.jnt_springdamper.push(springdamper);
         let bp = self.m.body_pos[body];
@@ -1779,6 +1781,9 @@ struct ActSpec {
     actearly: bool,
     actdim: i64,
     inheritrange: f64,
+    /// `damping` (linear, then polynomial coefficients) and `armature`.
+    damping: [f64; 3],
+    armature: f64,
     /// Tag of the last actuator default applied (shortcut parameters inherit only from the
     /// same shortcut or from `general`, as MuJoCo 4.0.0 does).
     last: Option<&'static str>,
@@ -1811,6 +1816,8 @@ impl Default for ActSpec {
             actearly: false,
             actdim: -1,
             inheritrange: 0.0,
+            damping: [0.0; 3],
+            armature: 0.0,
             last: None,
         }
     }
@@ -1872,6 +1879,13 @@ fn apply_actuator(s: &mut ActSpec, el: &Elem) -> R<()> {
     s.cranklength = a.f64_or("cranklength", s.cranklength)?;
     s.actearly = a.bool("actearly")?.unwrap_or(s.actearly);
     s.actdim = a.int_or("actdim", s.actdim)?;
+    if let Some(dm) = a.vec("damping", 1, 3)? {
+        s.damping = [0.0; 3];
+        for (k, &x) in dm.iter().enumerate() {
+            s.damping[k] = nonneg(&a, "damping", x)?;
+        }
+    }
+    s.armature = nonneg(&a, "armature", a.f64_or("armature", s.armature)?)?;
     let read10 = |k: &str, cur: [f64; 10]| -> R<[f64; 10]> {
         Ok(match a.vec(k, 0, 10)? {
             Some(v) => prm(&v),
@@ -2486,6 +2500,9 @@ fn compile_actuators(root: &Elem, defs: &Defaults, comp: &Compiler, m: &mut Mode
             m.actuator_forcerange.push(fr);
             m.actuator_actrange.push(ar);
             m.actuator_gear.push(s.gear);
+            m.actuator_damping.push(s.damping[0]);
+            m.actuator_dampingpoly.push([s.damping[1], s.damping[2]]);
+            m.actuator_armature.push(s.armature);
             m.actuator_cranklength.push(s.cranklength);
             m.actuator_lengthrange.push(a.arr("lengthrange", [0.0; 2])?);
         }
@@ -2512,7 +2529,7 @@ fn compile_equality(
             let a = defs.reader(el, cls, "equality");
             let name = a.name();
             dup(&m.eq_name, &name, el, "equality")?;
-            let mut data = [0.0; 11];
+            let mut data = [0.0; 12];
             let (t, objtype, o1, o2) = match el.name.as_str() {
                 "connect" | "weld" => {
                     let weld = el.name == "weld";
@@ -2552,6 +2569,8 @@ fn compile_equality(
                                 let q = qmul(qconj(xquat[b1]), xquat[b2]);
                                 data[3..6].copy_from_slice(&p1);
                                 data[6..10].copy_from_slice(&q);
+                                // MuJoCo 4.0.0 flags a relative pose computed at qpos0
+                                data[11] = 1.0;
                             } else {
                                 let q = qnormalize([rel[3], rel[4], rel[5], rel[6]]).ok_or_else(
                                     || a.err(ErrorKind::InvalidValue, "relpose", "zero quaternion"),
