@@ -304,6 +304,11 @@ fn check_model(name: &str) -> (usize, Vec<String>) {
     (c.checked, c.failures)
 }
 
+/// Not yet listed: `constraints` (body_invweight0 of the slide-only childless root body `sl1`:
+/// MuJoCo 4.0.0 gives 1/mass = 2, moreau tr(A_tt)/3 = 0.667; the rule MuJoCo uses for such bodies
+/// is not known yet) and `humanoid` (body_iquat of `right_lower_arm`, whose two largest
+/// principal moments are equal: the frame in that plane depends on round-off of the Jacobi
+/// iteration; everything else in both models matches).
 const MODELS: &[&str] = &[
     "pendulum",
     "double_pendulum",
@@ -314,6 +319,15 @@ const MODELS: &[&str] = &[
     "tendon_springs",
     "zoo",
     "zoo2",
+    "box_drop",
+    "box_drop_elliptic",
+    "box_stack",
+    "capsule_chain",
+    "hopper_leg",
+    "mesh_drop",
+    "quadruped",
+    "sphere_drop",
+    "sphere_drop_elliptic",
 ];
 
 #[test]
