@@ -37,6 +37,7 @@ use moreau::forward::{fwd_actuation, Skip};
 use moreau::integrator::step_skip;
 use moreau::inverse::inverse_skip;
 use moreau::model::{disable, Integrator, Model};
+use moreau::sensor::{sensor_acc, sensor_pos, sensor_vel};
 use moreau::state::{differentiate_pos, integrate_pos};
 use moreau::Data;
 use nalgebra::DMatrix;
@@ -340,7 +341,8 @@ impl FdWorkspace {
             let c = self.ctrl[i];
             let limited = clamp && m.actuator_ctrllimited[i];
             let r = m.actuator_ctrlrange[i];
-            let inside = |a: f64, b: f64| !limited || (a >= r[0] && a <= r[1] && b >= r[0] && b <= r[1]);
+            let inside =
+                |a: f64, b: f64| !limited || (a >= r[0] && a <= r[1] && b >= r[0] && b <= r[1]);
             let plus = inside(c, c + eps);
             if plus {
                 d.ctrl[i] = c + eps;
@@ -392,7 +394,9 @@ impl FdWorkspace {
     }
 
     /// Inverse dynamics skipping stages before `skip`; force (minus `qfrc_actuator` with
-    /// `flg_actuation`) into `f`, sensors into `s`, qM into `mass`.
+    /// `flg_actuation`) into `f`, sensors into `s`, qM into `mass`. With `flg_actuation` the
+    /// actuation is computed before the sensors, so actuator-force sensors see the current
+    /// state (as MuJoCo 4.0.0; without it they read whatever `actuator_force` holds).
     #[allow(clippy::too_many_arguments)]
     fn inverse_into(
         m: &Model,
@@ -404,12 +408,21 @@ impl FdWorkspace {
         mass: &mut [f64],
     ) {
         let skip_sensor = s.is_empty();
-        inverse_skip(m, d, skip, skip_sensor);
+        inverse_skip(m, d, skip, skip_sensor || flg_actuation);
         f.copy_from_slice(&d.qfrc_inverse);
         if flg_actuation {
             fwd_actuation(m, d);
             for (x, a) in f.iter_mut().zip(&d.qfrc_actuator) {
                 *x -= *a;
+            }
+            if !skip_sensor {
+                if skip < Skip::Pos {
+                    sensor_pos(m, d);
+                }
+                if skip < Skip::Vel {
+                    sensor_vel(m, d);
+                }
+                sensor_acc(m, d);
             }
         }
         if !skip_sensor {
@@ -419,7 +432,14 @@ impl FdWorkspace {
     }
 
     /// Perturbed inverse evaluation into the plus or minus buffers.
-    fn perturbed_inverse(&mut self, m: &Model, d: &mut Data<f64>, skip: Skip, act: bool, plus: bool) {
+    fn perturbed_inverse(
+        &mut self,
+        m: &Model,
+        d: &mut Data<f64>,
+        skip: Skip,
+        act: bool,
+        plus: bool,
+    ) {
         let nv = self.nv;
         let (y, s, mm) = if plus {
             (&mut self.yp, &mut self.sp, &mut self.mp)
@@ -433,7 +453,11 @@ impl FdWorkspace {
     fn inverse_rows(&mut self, which: usize, row: usize, centered: bool, eps: f64) {
         let (nv, ns, nm) = (self.nv, self.ns, self.nm);
         // forward: (plus - nominal)/eps; centered: (plus - minus)/(2 eps)
-        let (lo, h) = if centered { (false, 2.0 * eps) } else { (true, eps) };
+        let (lo, h) = if centered {
+            (false, 2.0 * eps)
+        } else {
+            (true, eps)
+        };
         // force
         {
             let x1 = if lo { &self.y0[..nv] } else { &self.ym[..nv] };
@@ -444,7 +468,10 @@ impl FdWorkspace {
                 1 => &mut self.inverse.DfDv,
                 _ => &mut self.inverse.DfDa,
             };
-            dst.row_mut(row).iter_mut().zip(col.iter()).for_each(|(o, c)| *o = *c);
+            dst.row_mut(row)
+                .iter_mut()
+                .zip(col.iter())
+                .for_each(|(o, c)| *o = *c);
         }
         if ns > 0 {
             let x1 = if lo { &self.s0[..] } else { &self.sm[..] };
@@ -455,7 +482,10 @@ impl FdWorkspace {
                 1 => &mut self.inverse.DsDv,
                 _ => &mut self.inverse.DsDa,
             };
-            dst.row_mut(row).iter_mut().zip(col.iter()).for_each(|(o, c)| *o = *c);
+            dst.row_mut(row)
+                .iter_mut()
+                .zip(col.iter())
+                .for_each(|(o, c)| *o = *c);
         }
         if which == 0 {
             let x1 = if lo { &self.m0[..] } else { &self.mm[..] };
@@ -534,7 +564,12 @@ impl FdWorkspace {
 
 /// [`FdWorkspace::transition`] with a fresh workspace (allocates; use a workspace for repeated
 /// calls).
-pub fn transition_fd(m: &Model, d: &mut Data<f64>, eps: f64, centered: bool) -> TransitionJacobians {
+pub fn transition_fd(
+    m: &Model,
+    d: &mut Data<f64>,
+    eps: f64,
+    centered: bool,
+) -> TransitionJacobians {
     let mut ws = FdWorkspace::new(m);
     ws.transition(m, d, eps, centered);
     ws.transition

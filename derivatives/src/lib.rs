@@ -5,5 +5,5 @@
 //! - [`fd`]: finite-difference transition and inverse-dynamics Jacobians (`mjd_transitionFD`,
 //!   `mjd_inverseFD`).
 
-pub mod quat;
 pub mod fd;
+pub mod quat;

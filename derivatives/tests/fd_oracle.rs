@@ -14,7 +14,6 @@ use serde_json::Value;
 
 const TOL: f64 = 1e-6;
 
-
 fn root() -> String {
     format!("{}/..", env!("CARGO_MANIFEST_DIR"))
 }
@@ -90,8 +89,7 @@ fn set_state(m: &Model, d: &mut Data<f64>, st: &Value) {
     d.qvel.copy_from_slice(&fv(&st["qvel"]));
     d.act.copy_from_slice(&fv(&st["act"]));
     d.ctrl.copy_from_slice(&fv(&st["ctrl"]));
-    d.qacc_warmstart
-        .copy_from_slice(&fv(&st["qacc_warmstart"]));
+    d.qacc_warmstart.copy_from_slice(&fv(&st["qacc_warmstart"]));
     let mp = fv(&st["mocap_pos"]);
     let mq = fv(&st["mocap_quat"]);
     for b in 0..m.nmocap {
@@ -239,7 +237,10 @@ fn fd_matches_mujoco() {
                         &dense_from_csr(nv, case, &fv(&dm[i])),
                     );
                     worst.dmdq = worst.dmdq.max(e);
-                    assert!(e <= TOL, "{name} inverse {key} DmDq row {i}: rel err {e:.2e}");
+                    assert!(
+                        e <= TOL,
+                        "{name} inverse {key} DmDq row {i}: rel err {e:.2e}"
+                    );
                 }
             }
         }
