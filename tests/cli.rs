@@ -270,7 +270,129 @@ fn bench_prints_timings() {
     assert!(lines
         .iter()
         .any(|v| v["step_us"].as_f64().is_some_and(|x| x > 0.0)));
-    assert!(lines
-        .iter()
-        .any(|v| v["forward_us"].as_f64().is_some_and(|x| x > 0.0)));
+    for k in [
+        "forward_us",
+        "inverse_us",
+        "transitionFD_us",
+        "inverseFD_us",
+    ] {
+        assert!(
+            lines.iter().any(|v| v[k].as_f64().is_some_and(|x| x > 0.0)),
+            "{k}"
+        );
+    }
+}
+
+#[test]
+fn inverse_and_derivatives_shapes() {
+    let st = tmp("dstate.json");
+    let out = tmp("deriv.json");
+    let (s, o) = (st.to_str().unwrap(), out.to_str().unwrap());
+    let arm = model("arm7");
+    std::fs::write(
+        &st,
+        r#"{"qpos":[0.1,0.2,0.3,0.4,0.5,0.6,0.7],"qvel":[1,0,0,0,0,0,-1],
+            "act":[0.1,0.2,0.3,0.4],"ctrl":[0,0,0,0,0,0,0.5],"qacc":[1,2,3,4,5,6,7]}"#,
+    )
+    .unwrap();
+    ok(&run(&["inverse", &arm, "--state", s, "--out", o]));
+    let v = json(&out);
+    assert_eq!(v["qfrc_inverse"].as_array().map(|a| a.len()), Some(7));
+    assert!(v["efc_force"].is_array());
+
+    // nv = 7, na = 4, nu = 7, no sensors
+    ok(&run(&[
+        "derivatives",
+        &arm,
+        "--state",
+        s,
+        "--kind",
+        "transition",
+        "--method",
+        "fd",
+        "--out",
+        o,
+    ]));
+    let v = json(&out);
+    assert_eq!(shape(&v["A"]), (18, 18));
+    assert_eq!(shape(&v["B"]), (18, 7));
+    assert_eq!(shape(&v["C"]), (0, 0));
+    assert_eq!(shape(&v["D"]), (0, 0));
+    ok(&run(&[
+        "derivatives",
+        &arm,
+        "--state",
+        s,
+        "--kind",
+        "inverse",
+        "--centered",
+        "--eps",
+        "1e-5",
+        "--out",
+        o,
+    ]));
+    let v = json(&out);
+    for k in ["DfDq", "DfDv", "DfDa"] {
+        assert_eq!(shape(&v[k]), (7, 7), "{k}");
+    }
+    for k in ["DsDq", "DsDv", "DsDa"] {
+        assert_eq!(shape(&v[k]), (7, 0), "{k}");
+    }
+    // DfDa is the mass matrix
+    let fo = tmp("fwd2.json");
+    ok(&run(&[
+        "forward",
+        &arm,
+        "--state",
+        s,
+        "--out",
+        fo.to_str().unwrap(),
+    ]));
+    let qm = json(&fo)["qM"].clone();
+    for i in 0..7 {
+        for j in 0..7 {
+            let a = v["DfDa"][i][j].as_f64().unwrap();
+            let b = qm[i][j].as_f64().unwrap();
+            assert!(
+                (a - b).abs() < 1e-6 * b.abs().max(1.0),
+                "DfDa[{i}][{j}] {a} vs {b}"
+            );
+        }
+    }
+
+    fails(
+        &run(&[
+            "derivatives",
+            &arm,
+            "--state",
+            s,
+            "--kind",
+            "inverse",
+            "--method",
+            "analytic",
+            "--out",
+            o,
+        ]),
+        "not implemented",
+    );
+    fails(
+        &run(&[
+            "derivatives",
+            &arm,
+            "--state",
+            s,
+            "--kind",
+            "transition",
+            "--eps=-1",
+            "--out",
+            o,
+        ]),
+        "eps",
+    );
+    std::fs::write(
+        &st,
+        r#"{"qpos":[0,0,0,0,0,0,0],"qvel":[0,0,0,0,0,0,0],"act":[0,0,0,0],"ctrl":[0,0,0,0,0,0,0]}"#,
+    )
+    .unwrap();
+    fails(&run(&["inverse", &arm, "--state", s, "--out", o]), "qacc");
 }

@@ -106,6 +106,10 @@ pub struct FdWorkspace {
     mm: Vec<f64>,
     dpos: Vec<f64>,
     col: Vec<f64>,
+    /// Compute the sensor Jacobians (`C`, `D`, `DsD*`; default true). When false the sensors
+    /// are skipped in every evaluation (faster; MuJoCo's NULL `C`/`D`) and those matrices are
+    /// left as they are.
+    pub sensors: bool,
     /// Output of [`FdWorkspace::transition`].
     pub transition: TransitionJacobians,
     /// Output of [`FdWorkspace::inverse`].
@@ -164,6 +168,7 @@ impl FdWorkspace {
             mm: z(nm),
             dpos: z(nv),
             col: z(nx.max(nv).max(ns).max(nm)),
+            sensors: true,
             transition: TransitionJacobians {
                 A: DMatrix::zeros(nx, nx),
                 B: DMatrix::zeros(nx, nu),
@@ -264,7 +269,7 @@ impl FdWorkspace {
     fn transition_columns(&mut self, m: &Model, kind: Diff, eps: f64, xcol: usize, ucol: bool) {
         let nx = 2 * self.nv + self.na;
         let ns = self.ns;
-        let sensors = ns > 0;
+        let sensors = ns > 0 && self.sensors;
         // state column
         {
             let col = &mut self.col[..nx];
@@ -300,7 +305,7 @@ impl FdWorkspace {
 
     /// Runs one perturbed step of input kind `kind` (`+1`/`-1` = direction) into `yp`/`ym`.
     fn perturbed_step(&mut self, m: &Model, d: &mut Data<f64>, skip: Skip, plus: bool) {
-        let skip_sensor = self.ns == 0;
+        let skip_sensor = self.ns == 0 || !self.sensors;
         let (mut y, mut s) = if plus {
             (std::mem::take(&mut self.yp), std::mem::take(&mut self.sp))
         } else {
@@ -329,7 +334,7 @@ impl FdWorkspace {
         let (nv, na, nu) = (self.nv, self.na, self.nu);
         self.save(d);
         // nominal step
-        let skip_sensor = self.ns == 0;
+        let skip_sensor = self.ns == 0 || !self.sensors;
         let (mut y, mut s) = (std::mem::take(&mut self.y0), std::mem::take(&mut self.s0));
         self.step_into(m, d, Skip::None, skip_sensor, &mut y, &mut s);
         self.y0 = y;
@@ -440,13 +445,13 @@ impl FdWorkspace {
         act: bool,
         plus: bool,
     ) {
-        let nv = self.nv;
+        let (nv, ns) = (self.nv, if self.sensors { self.ns } else { 0 });
         let (y, s, mm) = if plus {
             (&mut self.yp, &mut self.sp, &mut self.mp)
         } else {
             (&mut self.ym, &mut self.sm, &mut self.mm)
         };
-        Self::inverse_into(m, d, skip, act, &mut y[..nv], s, mm);
+        Self::inverse_into(m, d, skip, act, &mut y[..nv], &mut s[..ns], mm);
     }
 
     /// Row `row` of the inverse Jacobians of one input: `which` = 0 (q), 1 (v), 2 (a).
@@ -473,7 +478,7 @@ impl FdWorkspace {
                 .zip(col.iter())
                 .for_each(|(o, c)| *o = *c);
         }
-        if ns > 0 {
+        if ns > 0 && self.sensors {
             let x1 = if lo { &self.s0[..] } else { &self.sm[..] };
             let col = &mut self.col[..ns];
             Self::vec_diff(col, x1, &self.sp, h);
@@ -511,7 +516,7 @@ impl FdWorkspace {
         centered: bool,
     ) -> &InverseJacobians {
         self.check(m);
-        let nv = self.nv;
+        let (nv, ns) = (self.nv, if self.sensors { self.ns } else { 0 });
         self.save(d);
         Self::inverse_into(
             m,
@@ -519,7 +524,7 @@ impl FdWorkspace {
             Skip::None,
             flg_actuation,
             &mut self.y0[..nv],
-            &mut self.s0,
+            &mut self.s0[..ns],
             &mut self.m0,
         );
         // accelerations: reuse position and velocity stages

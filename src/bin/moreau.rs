@@ -3,7 +3,14 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use clap::{Parser, Subcommand};
+/// The finite-difference Jacobians of crate `moreau-derivatives` (derivatives/src/fd.rs),
+/// compiled into the binary from the same source: that crate depends on `moreau`, so the
+/// binary of `moreau` cannot depend on it. The file only uses `moreau::` and `nalgebra` paths.
+#[allow(dead_code)]
+#[path = "../../derivatives/src/fd.rs"]
+mod fd;
+
+use clap::{Parser, Subcommand, ValueEnum};
 use moreau::model::Integrator;
 use moreau::{forward, integrator, mjcf, Data, Model};
 use serde_json::{json, Map, Value};
@@ -47,7 +54,39 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
-    /// Microseconds per step and per forward (median over batches).
+    /// Inverse dynamics at a state and qacc; writes qfrc_inverse and efc_force as JSON.
+    Inverse {
+        model: PathBuf,
+        /// As for forward, plus `qacc`.
+        #[arg(long)]
+        state: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Jacobians at a state: transition (A, B, C, D as mjd_transitionFD) or inverse (DfDq, DfDv,
+    /// DfDa, DsDq, DsDv, DsDa in mjd_inverseFD's transposed layout).
+    Derivatives {
+        model: PathBuf,
+        /// As for forward (inverse: plus `qacc`, default the forward qacc).
+        #[arg(long)]
+        state: PathBuf,
+        #[arg(long, value_enum)]
+        kind: Kind,
+        #[arg(long, value_enum, default_value_t = Method::Fd)]
+        method: Method,
+        /// Centered instead of forward differences.
+        #[arg(long)]
+        centered: bool,
+        /// Finite-difference step.
+        #[arg(long, default_value_t = 1e-6)]
+        eps: f64,
+        /// Inverse: subtract qfrc_actuator from the output (mjd_inverseFD's flg_actuation).
+        #[arg(long)]
+        actuation: bool,
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Microseconds per step, forward, inverse and FD Jacobians (median over batches).
     Bench {
         model: PathBuf,
         /// Steps per batch.
@@ -60,6 +99,18 @@ enum Cmd {
         #[arg(long)]
         compare_mujoco: bool,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Kind {
+    Transition,
+    Inverse,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Method {
+    Fd,
+    Analytic,
 }
 
 type Res<T> = Result<T, String>;
@@ -84,6 +135,17 @@ fn main() -> ExitCode {
             &out,
         ),
         Cmd::Forward { model, state, out } => forward_cmd(&model, &state, &out),
+        Cmd::Inverse { model, state, out } => inverse_cmd(&model, &state, &out),
+        Cmd::Derivatives {
+            model,
+            state,
+            kind,
+            method,
+            centered,
+            eps,
+            actuation,
+            out,
+        } => derivatives_cmd(&model, &state, kind, method, centered, eps, actuation, &out),
         Cmd::Bench {
             model,
             steps,
@@ -298,29 +360,30 @@ fn vec_of(state: &Map<String, Value>, file: &Path, key: &str, n: usize) -> Res<O
         .map(Some)
 }
 
-fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
-    let m = load(path)?;
-    supported(path, &m)?;
+/// Reads a state file (`qpos`, `qvel`, `act`, `ctrl`, optional `qfrc_applied`,
+/// `qacc_warmstart`, `time`) into fresh data for `m`; returns the JSON object too.
+fn read_state(m: &Model, state: &Path) -> Res<(Data<f64>, Map<String, Value>)> {
     let text = std::fs::read_to_string(state)
         .map_err(|e| format!("{}: cannot read: {e}", state.display()))?;
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| format!("{}: invalid JSON: {e}", state.display()))?;
-    let s = v
-        .as_object()
-        .ok_or_else(|| format!("{}: expected a JSON object", state.display()))?;
-    let mut d = Data::<f64>::new(&m);
+    let s = match v {
+        Value::Object(o) => o,
+        _ => return Err(format!("{}: expected a JSON object", state.display())),
+    };
+    let mut d = Data::<f64>::new(m);
     let required = |key: &str, n: usize| -> Res<Vec<f64>> {
-        vec_of(s, state, key, n)?
+        vec_of(&s, state, key, n)?
             .ok_or_else(|| format!("{}: missing '{key}' ({n} numbers)", state.display()))
     };
     d.qpos = required("qpos", m.nq)?;
     d.qvel = required("qvel", m.nv)?;
     d.act = required("act", m.na)?;
     d.ctrl = required("ctrl", m.nu)?;
-    if let Some(x) = vec_of(s, state, "qfrc_applied", m.nv)? {
+    if let Some(x) = vec_of(&s, state, "qfrc_applied", m.nv)? {
         d.qfrc_applied = x;
     }
-    if let Some(x) = vec_of(s, state, "qacc_warmstart", m.nv)? {
+    if let Some(x) = vec_of(&s, state, "qacc_warmstart", m.nv)? {
         d.qacc_warmstart = x;
     }
     if let Some(t) = s.get("time") {
@@ -328,6 +391,13 @@ fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
             .as_f64()
             .ok_or_else(|| format!("{}: 'time' is not a number", state.display()))?;
     }
+    Ok((d, s))
+}
+
+fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
+    let m = load(path)?;
+    supported(path, &m)?;
+    let (mut d, _) = read_state(&m, state)?;
     forward::forward(&m, &mut d);
     let nv = m.nv;
     let mut qm = vec![0.0; nv * nv];
@@ -352,6 +422,88 @@ fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
             "qM": if nv == 0 { Vec::new() } else { rows(&qm, nv) },
         }),
     )
+}
+
+/// Refuses inverse dynamics configurations moreau does not reproduce.
+fn inverse_supported(path: &Path, m: &Model) -> Res<()> {
+    supported(path, m)?;
+    match moreau::inverse::unsupported(m) {
+        Some(why) => Err(format!("{}: uses {why}, not supported", path.display())),
+        None => Ok(()),
+    }
+}
+
+/// `mj_inverse` at the state and `qacc` of the state file.
+fn inverse_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
+    let m = load(path)?;
+    inverse_supported(path, &m)?;
+    let (mut d, s) = read_state(&m, state)?;
+    let qacc = vec_of(&s, state, "qacc", m.nv)?
+        .ok_or_else(|| format!("{}: missing 'qacc' ({} numbers)", state.display(), m.nv))?;
+    // the forward pass leaves the derived quantities MuJoCo's mj_inverse sees after mj_forward
+    forward::forward(&m, &mut d);
+    d.qacc.copy_from_slice(&qacc);
+    moreau::inverse::inverse(&m, &mut d);
+    write_json(
+        out,
+        &json!({
+            "qfrc_inverse": d.qfrc_inverse,
+            "efc_force": d.efc_force[..d.nefc],
+        }),
+    )
+}
+
+/// A matrix as JSON rows (`nr` rows of `nc` numbers; `[]` rows when `nc == 0`).
+fn mat_rows(a: &nalgebra::DMatrix<f64>) -> Vec<Vec<f64>> {
+    (0..a.nrows())
+        .map(|i| a.row(i).iter().copied().collect())
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn derivatives_cmd(
+    path: &Path,
+    state: &Path,
+    kind: Kind,
+    method: Method,
+    centered: bool,
+    eps: f64,
+    actuation: bool,
+    out: &Path,
+) -> Res<()> {
+    let m = load(path)?;
+    supported(path, &m)?;
+    if method == Method::Analytic {
+        return Err(format!(
+            "{}: --method analytic is not implemented yet (use --method fd)",
+            path.display()
+        ));
+    }
+    if !(eps.is_finite() && eps > 0.0) {
+        return Err(format!("--eps {eps}: must be a positive number"));
+    }
+    let (mut d, s) = read_state(&m, state)?;
+    let mut ws = fd::FdWorkspace::new(&m);
+    let v = match kind {
+        Kind::Transition => {
+            let t = ws.transition(&m, &mut d, eps, centered);
+            json!({"A": mat_rows(&t.A), "B": mat_rows(&t.B), "C": mat_rows(&t.C),
+                   "D": mat_rows(&t.D)})
+        }
+        Kind::Inverse => {
+            inverse_supported(path, &m)?;
+            forward::forward(&m, &mut d);
+            if let Some(q) = vec_of(&s, state, "qacc", m.nv)? {
+                d.qacc.copy_from_slice(&q);
+            }
+            let j = ws.inverse(&m, &mut d, eps, actuation, centered);
+            json!({"DfDq": mat_rows(&j.DfDq), "DfDv": mat_rows(&j.DfDv),
+                   "DfDa": mat_rows(&j.DfDa), "DsDq": mat_rows(&j.DsDq),
+                   "DsDv": mat_rows(&j.DsDv), "DsDa": mat_rows(&j.DsDa),
+                   "DmDq": mat_rows(&j.DmDq)})
+        }
+    };
+    write_json(out, &v)
 }
 
 fn median(mut x: Vec<f64>) -> f64 {
@@ -415,6 +567,51 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
     );
     println!("{}", json!({"step_us": step_us}));
     println!("{}", json!({"forward_us": fwd_us}));
+    // inverse at the forward solution of the reset state (as bench_mujoco.py)
+    reset(&m, &mut d);
+    forward::forward(&m, &mut d);
+    let qacc = d.qacc.clone();
+    let inv: Vec<f64> = (0..batches)
+        .map(|_| {
+            reset(&m, &mut d);
+            forward::forward(&m, &mut d);
+            d.qacc.copy_from_slice(&qacc);
+            let t = Instant::now();
+            for _ in 0..steps {
+                moreau::inverse::inverse(&m, &mut d);
+            }
+            t.elapsed().as_secs_f64() * 1e6 / steps as f64
+        })
+        .collect();
+    let inv_us = median(inv);
+    println!("{}", json!({"inverse_us": inv_us}));
+    // FD Jacobians (forward differences, eps 1e-6, no sensor Jacobians as bench_mujoco.py),
+    // batches of 20 calls from the reset state after a forward
+    let mut ws = fd::FdWorkspace::new(&m);
+    ws.sensors = false;
+    let fd_batches = (batches / 3).max(3);
+    let mut time_fd = |f: &mut dyn FnMut(&mut fd::FdWorkspace, &mut Data<f64>)| -> f64 {
+        let v: Vec<f64> = (0..fd_batches)
+            .map(|_| {
+                reset(&m, &mut d);
+                forward::forward(&m, &mut d);
+                let t = Instant::now();
+                for _ in 0..20 {
+                    f(&mut ws, &mut d);
+                }
+                t.elapsed().as_secs_f64() * 1e6 / 20.0
+            })
+            .collect();
+        median(v)
+    };
+    let tfd_us = time_fd(&mut |ws, d| {
+        ws.transition(&m, d, 1e-6, false);
+    });
+    let ifd_us = time_fd(&mut |ws, d| {
+        ws.inverse(&m, d, 1e-6, false, false);
+    });
+    println!("{}", json!({"transitionFD_us": tfd_us}));
+    println!("{}", json!({"inverseFD_us": ifd_us}));
     if compare {
         let script = Path::new("tools/reference/bench_mujoco.py");
         if !script.exists() {
@@ -447,6 +644,20 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
             .or_else(|| v["call_overhead_us"].as_f64())
             .or_else(|| v["machine"]["call_overhead_us"].as_f64())
             .unwrap_or(0.0);
+        if let (Some(i), Some(t)) = (mj("inverse_us"), mj("transitionFD_us")) {
+            let ifd = mj("inverseFD_us");
+            println!(
+                "{}",
+                json!({"mujoco_inverse_us": i, "mujoco_transitionFD_us": t,
+                       "mujoco_inverseFD_us": ifd})
+            );
+            println!(
+                "{}",
+                json!({"ratio_inverse": inv_us / (i - overhead).max(1e-9),
+                       "ratio_transitionFD": tfd_us / t,
+                       "ratio_inverseFD": ifd.map(|x| ifd_us / x)})
+            );
+        }
         if let (Some(s), Some(f)) = (mj("step_us"), mj("forward_us")) {
             let rollout = mj("step_rollout_us");
             println!(

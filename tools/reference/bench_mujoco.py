@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Time MuJoCo's mj_step / mj_forward / mj_inverse / mjd_transitionFD on the given models.
+"""Time MuJoCo's mj_step / mj_forward / mj_inverse / mjd_transitionFD / mjd_inverseFD on the given models.
 
 Usage:  python3 tools/reference/bench_mujoco.py MODEL.xml [MODEL.xml ...]
             [--batches 30] [--batch-size 1000] [--warmup 2000] [--fd-batch-size 20]
@@ -137,6 +137,21 @@ def bench_model(path, args):
             mujoco.mjd_transitionFD(m, d, 1e-6, False, A, B, None, None)
         samples.append((time.perf_counter_ns() - t0) / 1e3 / args.fd_batch_size)
     res["transitionFD_us"] = summarize(samples)
+
+    # inverse-dynamics Jacobians by forward differences (mjd_inverseFD: DfDq, DfDv, DfDa and
+    # DmDq, no sensor Jacobians, flg_actuation 0), at the forward solution of the reset state
+    nv = m.nv
+    DfDq, DfDv, DfDa = np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros((nv, nv))
+    DmDq = np.zeros((nv, m.nC))
+    samples = []
+    for _ in range(max(3, args.batches // 3)):
+        reset(m, d)
+        mujoco.mj_forward(m, d)
+        t0 = time.perf_counter_ns()
+        for _ in range(args.fd_batch_size):
+            mujoco.mjd_inverseFD(m, d, 1e-6, 0, DfDq, DfDv, DfDa, None, None, None, DmDq)
+        samples.append((time.perf_counter_ns() - t0) / 1e3 / args.fd_batch_size)
+    res["inverseFD_us"] = summarize(samples)
 
     if mj_rollout is not None:
         reset(m, d)
