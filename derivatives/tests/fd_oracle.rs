@@ -230,11 +230,11 @@ fn fd_matches_mujoco() {
                     );
                 }
                 let dm = want["DmDq"].as_array().unwrap();
-                for i in 0..nv {
+                for (i, dmi) in dm.iter().enumerate() {
                     let ours: Vec<f64> = j.DmDq.row(i).iter().copied().collect();
                     let e = err(
                         &dense_from_qm(&m, &ours),
-                        &dense_from_csr(nv, case, &fv(&dm[i])),
+                        &dense_from_csr(nv, case, &fv(dmi)),
                     );
                     worst.dmdq = worst.dmdq.max(e);
                     assert!(
