@@ -272,7 +272,7 @@ fn compare(ours: &[Contact<f64>], theirs: &[Value], st: &mut Stats) {
 
 /// Required accuracy per scene (dist/pos/frame), or None where only reported.
 fn tolerance(name: &str) -> Option<f64> {
-    const EXACT: [&str; 13] = [
+    const EXACT: [&str; 15] = [
         "plane-sphere",
         "plane-capsule",
         "plane-box",
@@ -286,6 +286,8 @@ fn tolerance(name: &str) -> Option<f64> {
         "override",
         "sphere-sphere-margin",
         "plane-sphere-margin",
+        "box-box",
+        "box-box-margin",
     ];
     if EXACT
         .iter()
