@@ -74,85 +74,244 @@ fn ball_box<T: Scalar>(
     s.add(dist, c + n * (r + dist * sc(0.5)), n, None);
 }
 
-/// Signed distance from a point (box frame) to the box surface.
-fn box_sdf(l: &Vector3<f64>, sz: &[f64; 3]) -> f64 {
-    let q = Vector3::new(l.x.abs() - sz[0], l.y.abs() - sz[1], l.z.abs() - sz[2]);
-    let outside = q.map(|x| x.max(0.0)).norm();
-    outside + q.max().min(0.0)
-}
-
-/// Capsule–box: the capsule is a ball swept along its segment. Contact 1 is the ball at the
-/// segment point of least signed distance to the box (found in `f64` by golden-section search
-/// on the convex signed-distance function); contact 2 is the ball at the far end of the part of
-/// the segment lying over the box face that contact 1 touches (two contacts for a capsule
-/// resting along a face). MuJoCo chooses these points differently in deep penetration.
+/// Capsule–box (MuJoCo 4.0.0's rule, measured against the oracle): up to two sphere–box
+/// contacts for balls on the capsule segment.
+///
+/// In the box frame, with the segment `c + a h t` (`t ∈ [-1, 1]`): the first point is the
+/// closest candidate among (1) each segment end whose clamp onto the box moves at most one
+/// coordinate (end inside the box or over a face), then (2) each of the 12 box edges against
+/// the segment (edge parameter clamped first, then the segment parameter; an edge must be
+/// closer by 1e-15 to win; parallel edges skipped). A second point is added when the segment
+/// runs along the box: from a face-region end, the farthest point of the segment still over
+/// that face; from the middle of an edge in an X configuration, the point where the segment
+/// leaves the edge's adjacent face or the edge's span; from a corner, along the corner's
+/// edge (axis component² > 1/2) or across its face, clipped to the box span. Each point is
+/// then a ball of the capsule radius against the box.
 pub fn capsule_box<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;
     let (c, r1m) = pose(d, g1);
-    let a = r1m.column(2).into_owned();
-    let (r, h) = (sc::<T>(m.geom_size[g1][0]), m.geom_size[g1][1]);
+    let (r, hl) = (sc::<T>(m.geom_size[g1][0]), sc::<T>(m.geom_size[g1][1]));
     let (p, rm) = pose(d, g2);
-    let sz = m.geom_size[g2];
-    // segment in the box frame, f64
-    let cl: Vector3<f64> = (rm.transpose() * (c - p)).map(|x| super::f64of(x));
-    let al: Vector3<f64> = (rm.transpose() * a).map(|x| super::f64of(x));
-    let f = |t: f64| box_sdf(&(cl + al * t), &sz);
-    let (mut lo, mut hi) = (-h, h);
-    let g = 0.5 * (5f64.sqrt() - 1.0);
-    for _ in 0..80 {
-        let x1 = hi - g * (hi - lo);
-        let x2 = lo + g * (hi - lo);
-        if f(x1) <= f(x2) {
-            hi = x2;
-        } else {
-            lo = x1;
+    let sz = m.geom_size[g2].map(sc::<T>);
+    let one = T::one();
+    let two = sc::<T>(2.0);
+    // segment in the box frame
+    let pos = rm.transpose() * (c - p);
+    let axis = rm.transpose() * r1m.column(2).into_owned();
+    let ha = axis * hl;
+    let mut axisdir = 0usize;
+    for k in 0..3 {
+        if ha[k] > T::zero() {
+            axisdir |= 1 << k;
         }
     }
-    let mut t1 = 0.5 * (lo + hi);
-    for e in [-h, h] {
-        if f(e) <= f(t1) {
-            t1 = e;
-        }
+    // closest feature: kind (end face region / edge), segment and edge parameters
+    enum Kind {
+        End {
+            t: i32,
+            face: Option<usize>,
+        },
+        Edge {
+            code: usize,
+            corner: usize,
+            edge: usize,
+        },
     }
-    if !t1.is_finite() {
-        return;
-    }
-    let n0 = s.added;
-    ball_box(s, c + a * sc::<T>(t1), r, &p, &rm, &sz);
-    if s.added == n0 {
-        return;
-    }
-    // face touched by contact 1: dominant axis of its normal in the box frame
-    let nl: Vector3<f64> =
-        (rm.transpose() * s.out[s.out.len() - 1].normal()).map(|x| super::f64of(x));
-    let k = nl.iamax();
-    // part of the segment whose projection lies on that face
-    let (mut tlo, mut thi) = (-h, h);
-    for i in 0..3 {
-        if i == k {
-            continue;
-        }
-        if al[i].abs() < 1e-12 {
-            if cl[i].abs() > sz[i] {
-                return;
+    let mut bestdist = s.margin + two * (r + hl + sz[0] + sz[1] + sz[2]);
+    let mut best: Option<Kind> = None;
+    let (mut bsp, mut bbp) = (T::zero(), T::zero());
+    for t in [-1i32, 1] {
+        let e = pos + ha * sc::<T>(t as f64);
+        let mut q = e;
+        let (mut nclamp, mut face) = (0, None);
+        for k in 0..3 {
+            if q[k] < -sz[k] {
+                q[k] = -sz[k];
+                nclamp += 1;
+                face = Some(k);
+            } else if q[k] > sz[k] {
+                q[k] = sz[k];
+                nclamp += 1;
+                face = Some(k);
             }
+        }
+        if nclamp > 1 {
             continue;
         }
-        let ta = (-sz[i] - cl[i]) / al[i];
-        let tb = (sz[i] - cl[i]) / al[i];
-        tlo = tlo.max(ta.min(tb));
-        thi = thi.min(ta.max(tb));
+        let dd = (q - e).norm_squared();
+        if dd < bestdist {
+            bestdist = dd;
+            bsp = sc(t as f64);
+            best = Some(Kind::End { t, face });
+        }
     }
-    if tlo > thi {
+    let mc = hl * hl;
+    for j in 0..3 {
+        for i in 0..8usize {
+            if i & (1 << j) != 0 {
+                continue;
+            }
+            // edge along axis j through the corner pattern i, parameter x1 ∈ [-1, 1]
+            let mut e0 = Vector3::zeros();
+            for k in 0..3 {
+                e0[k] = if i & (1 << k) != 0 { sz[k] } else { -sz[k] };
+            }
+            e0[j] = T::zero();
+            let dif = e0 - pos;
+            let ma = sz[j] * sz[j];
+            let mb = -sz[j] * ha[j];
+            let u = -sz[j] * dif[j];
+            let v = ha.dot(&dif);
+            let det = ma * mc - mb * mb;
+            if det.abs() < sc(1e-15) {
+                continue;
+            }
+            let idet = one / det;
+            let mut x1 = (mc * u - mb * v) * idet;
+            let mut x2 = (ma * v - mb * u) * idet;
+            let (mut s1, mut s2) = (1usize, 1usize);
+            if x1 > one {
+                x1 = one;
+                s1 = 2;
+                x2 = (v - mb) * (one / mc);
+            } else if x1 < -one {
+                x1 = -one;
+                s1 = 0;
+                x2 = (v + mb) * (one / mc);
+            }
+            let reclamp = |x1: &mut T, s1: &mut usize| {
+                if *x1 > one {
+                    *x1 = one;
+                    *s1 = 2;
+                } else if *x1 < -one {
+                    *x1 = -one;
+                    *s1 = 0;
+                }
+            };
+            if x2 > one {
+                x2 = one;
+                s2 = 2;
+                x1 = (u - mb) * (one / ma);
+                reclamp(&mut x1, &mut s1);
+            } else if x2 < -one {
+                x2 = -one;
+                s2 = 0;
+                x1 = (u + mb) * (one / ma);
+                reclamp(&mut x1, &mut s1);
+            }
+            let mut dv = dif - ha * x2;
+            dv[j] += sz[j] * x1;
+            let dd = dv.norm_squared();
+            if dd < bestdist - sc(1e-15) {
+                bestdist = dd;
+                bsp = x2;
+                bbp = x1;
+                let code = s1 * 3 + s2;
+                best = Some(Kind::Edge {
+                    code,
+                    corner: i + (1 << j) * (code / 6),
+                    edge: j,
+                });
+            }
+        }
+    }
+    let Some(kind) = best else {
         return;
-    }
-    let t2 = if (t1 - tlo).abs() > (t1 - thi).abs() {
-        tlo
-    } else {
-        thi
     };
-    if (t2 - t1).abs() > 1e-9 {
-        ball_box(s, c + a * sc::<T>(t2), r, &p, &rm, &sz);
+    let absd = |k: usize| ha[k].abs();
+    let mut second: Option<T> = None;
+    match kind {
+        Kind::Edge { code, corner, .. } if code / 3 != 1 => {
+            // closest box point is a corner
+            let mut c1 = axisdir ^ corner;
+            if c1 != 0 && c1 != 7 {
+                let (mul, de, dp) = if matches!(c1, 1 | 2 | 4) {
+                    (one, one - bsp, one + bsp)
+                } else {
+                    c1 = 7 - c1;
+                    (-one, one + bsp, one - bsp)
+                };
+                let ax = c1.trailing_zeros() as usize;
+                let (ax1, ax2) = ((ax + 1) % 3, (ax + 2) % 3);
+                let sp = if axis[ax] * axis[ax] > sc(0.5) {
+                    // along the corner's edge
+                    let mut sp = de;
+                    let e1 = two * sz[ax] / absd(ax);
+                    if e1 < sp {
+                        sp = e1;
+                    }
+                    sp * mul
+                } else {
+                    // across the corner's face
+                    let mut sp = dp;
+                    for k in [ax1, ax2] {
+                        let e1 = two * sz[k] / absd(k);
+                        if e1 < sp {
+                            sp = e1;
+                        }
+                    }
+                    -sp * mul
+                };
+                second = Some(sp);
+            }
+        }
+        Kind::Edge { corner, edge, .. } => {
+            // middle of an edge: a second point only in an X configuration
+            let c1 = (axisdir ^ corner) & (7 - (1 << edge));
+            if matches!(c1, 1 | 2 | 4) {
+                let ax = edge;
+                let (mut ax1, ax2c) = ((ax + 1) % 3, (ax + 2) % 3);
+                if axis[ax1].abs() > axis[ax2c].abs() {
+                    ax1 = ax2c;
+                }
+                let ax2 = 3 - ax - ax1;
+                let (mul, mut sp) = if c1 & (1 << ax2) != 0 {
+                    (one, one - bsp)
+                } else {
+                    (-one, one + bsp)
+                };
+                let e1 = two * sz[ax2] / absd(ax2);
+                if e1 < sp {
+                    sp = e1;
+                }
+                let e2 = if ((axisdir & (1 << ax)) != 0) == ((c1 & (1 << ax2)) != 0) {
+                    one - bbp
+                } else {
+                    one + bbp
+                };
+                let e1 = sz[ax] * e2 / absd(ax);
+                if e1 < sp {
+                    sp = e1;
+                }
+                second = Some(sp * mul);
+            }
+        }
+        Kind::End {
+            t,
+            face: Some(face),
+        } => {
+            // an end over a face: the farthest segment point still over that face
+            let mul = if t == -1 { one } else { -one };
+            let mut sp = two;
+            let q = pos - ha * mul;
+            for k in 0..3 {
+                if k == face {
+                    continue;
+                }
+                for lim in [sz[k], -sz[k]] {
+                    let e1 = (lim - q[k]) / ha[k] * mul;
+                    if e1 > T::zero() && e1 < sp {
+                        sp = e1;
+                    }
+                }
+            }
+            second = Some(sp * mul);
+        }
+        Kind::End { face: None, .. } => {}
+    }
+    ball_box(s, c + rm * (ha * bsp), r, &p, &rm, &m.geom_size[g2]);
+    if let Some(sp) = second {
+        ball_box(s, c + rm * (ha * (sp + bsp)), r, &p, &rm, &m.geom_size[g2]);
     }
 }
 
