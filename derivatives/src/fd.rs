@@ -14,10 +14,11 @@
 //!   inside a clamped `ctrlrange`: at a limit the difference is one-sided, and a control outside
 //!   its range (or a range narrower than ε) gets a zero column;
 //! - perturbed steps skip the stages that cannot change (MuJoCo's `mj_stepSkip`): controls and
-//!   activations reuse the position and velocity stages, velocities the position stage, and the
-//!   integrators reuse their factorizations where MuJoCo does
-//!   ([`step_skip`](moreau::integrator::step_skip)); the order is controls, activations,
-//!   velocities, positions so the reused results are always the nominal ones.
+//!   activations reuse the position and velocity stages (and Euler its damped-mass factor),
+//!   velocities the position stage ([`step_skip`]); the
+//!   implicit integrators always recompute `qDeriv` (MuJoCo 4.0.0's matrices equal differences of
+//!   full steps exactly, also with velocity-dependent actuator gains); the order is controls,
+//!   activations, velocities, positions so the reused results are always the nominal ones.
 //!
 //! Unlike MuJoCo 4.0.0 (which refuses it) RK4 is supported; its steps are never skipped (the
 //! later RK stages overwrite the stage results in `Data`).
@@ -26,8 +27,13 @@
 //! `qfrc_actuator` with `flg_actuation`, i.e. the actuators are then not treated as external),
 //! `s` the sensors computed by the inverse dynamics; inputs `q` (tangent), `v`, `a = qacc`.
 //! MuJoCo's transposed layout: `DfDq[i][j] = ∂f_j/∂q_i` (`nv × nv`), likewise `DfDv`, `DfDa`;
-//! `DsDq`, `DsDv`, `DsDa` are `nv × nsensordata`; `DmDq` (`nv × nM`) holds `∂qM/∂q_i` in qM's
-//! sparse layout. MuJoCo differences forward only; `centered` is a moreau extension.
+//! `DsDq`, `DsDv`, `DsDa` are `nv × nsensordata`; `DmDq` (`nv × nM`) holds `∂qM/∂q_i` in
+//! moreau's qM layout (`dof_Madr`: diagonal, then the ancestors; MuJoCo 4.0.0 returns it in its
+//! CSR `d.M` layout, `nv × nC`, which drops the structural zeros of "simple" bodies). With
+//! `flg_actuation` the actuation is computed before the sensors, so actuator-force sensors see
+//! the perturbed state (as 4.0.0). The sensors and `invdiscrete`: the implicit integrators'
+//! `qDeriv` is not recomputed per perturbation (see [`moreau::inverse::inverse`]). MuJoCo
+//! differences forward only; `centered` is a moreau extension.
 //!
 //! After a call `d` holds the original time, state, controls and warm start; intermediate
 //! quantities (`qacc`, `xpos`, ...) are those of the last perturbed evaluation, as in MuJoCo.
