@@ -9,8 +9,11 @@
 
 pub mod cg;
 pub mod dense;
+pub mod hard;
+pub mod ncp;
 pub mod newton;
 pub mod pgs;
+pub mod raisim;
 mod primal;
 
 use crate::constraint::cost::CONE_H;
