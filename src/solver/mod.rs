@@ -13,8 +13,8 @@ pub mod hard;
 pub mod ncp;
 pub mod newton;
 pub mod pgs;
-pub mod raisim;
 mod primal;
+pub mod raisim;
 
 use crate::constraint::cost::CONE_H;
 use crate::constraint::ConstraintState;

@@ -156,7 +156,12 @@ mod tests {
         let e = contact_errors(&l, &c, mu, 1.0);
         assert!(e.compl > 0.1 && e.primal == 0.0 && e.dual == 0.0);
         // Penetrating velocity: dual error; force outside the cone: primal error.
-        let e = contact_errors(&Vector3::new(1.0, 0.0, 0.0), &Vector3::new(-0.1, 0.0, 0.0), mu, 1.0);
+        let e = contact_errors(
+            &Vector3::new(1.0, 0.0, 0.0),
+            &Vector3::new(-0.1, 0.0, 0.0),
+            mu,
+            1.0,
+        );
         assert!((e.dual - 0.1).abs() < 1e-15);
         let e = contact_errors(&Vector3::new(1.0, 1.0, 0.0), &Vector3::zeros(), mu, 0.5);
         assert!((e.primal - (2.0f64 - 1.0) / 1.25f64.sqrt()).abs() < 1e-14);

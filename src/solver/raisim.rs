@@ -238,7 +238,12 @@ fn max_eig2(a: f64, b: f64, c: f64) -> f64 {
 /// One PGS update of contact `i`: with `c = G⁽ⁱⁱ⁾λ + gt` (current velocity), the normal impulse
 /// `λ_N ← max(0, λ_N − c_N/G_NN)`, then `λ_T ← P_{‖·‖≤μλ_N}(λ_T − c_T/ρ)` with ρ the largest
 /// eigenvalue of `G_TT`.
-pub fn pgs_contact(Gii: &Matrix3<f64>, gt: &Vector3<f64>, mu: f64, lam: &Vector3<f64>) -> Vector3<f64> {
+pub fn pgs_contact(
+    Gii: &Matrix3<f64>,
+    gt: &Vector3<f64>,
+    mu: f64,
+    lam: &Vector3<f64>,
+) -> Vector3<f64> {
     let mut l = *lam;
     let c = Gii * l + gt;
     let ln = (l[0] - c[0] / Gii[(0, 0)]).max(0.0);
@@ -290,7 +295,11 @@ pub fn solve(
             let mut gt = Vector3::new(g[3 * i], g[3 * i + 1], g[3 * i + 2]);
             for a in 0..3 {
                 let row = &G[(3 * i + a) * n..(3 * i + a + 1) * n];
-                gt[a] += row.iter().zip(lambda.iter()).map(|(x, y)| x * y).sum::<f64>();
+                gt[a] += row
+                    .iter()
+                    .zip(lambda.iter())
+                    .map(|(x, y)| x * y)
+                    .sum::<f64>();
             }
             gt -= diag[i] * li;
             let new = match variant {
