@@ -272,7 +272,7 @@ fn compare(ours: &[Contact<f64>], theirs: &[Value], st: &mut Stats) {
 
 /// Required accuracy per scene (dist/pos/frame), or None where only reported.
 fn tolerance(name: &str) -> Option<f64> {
-    const EXACT: [&str; 13] = [
+    const EXACT: [&str; 18] = [
         "plane-sphere",
         "plane-capsule",
         "plane-box",
@@ -286,6 +286,11 @@ fn tolerance(name: &str) -> Option<f64> {
         "override",
         "sphere-sphere-margin",
         "plane-sphere-margin",
+        "box-box",
+        "box-box-margin",
+        "capsule-box",
+        "capsule-box-margin",
+        "filters",
     ];
     if EXACT
         .iter()
