@@ -6,6 +6,7 @@
 //! mass of each tree's root and aligned with the world, as MuJoCo's `cdof`/`cvel`.
 
 use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
+use crate::collision::Contact;
 use crate::model::Model;
 use crate::solver::SolverScratch;
 use nalgebra::{Matrix3, Quaternion, RealField, Vector3, Vector6};
@@ -185,6 +186,12 @@ pub struct Data<T: Scalar = f64> {
     pub solver_niter: usize,
     /// Solver work space (dense nv × nv matrices, per-row vectors).
     pub solver_scratch: SolverScratch<T>,
+    // ------------------------------------------------------------ collision
+    /// Contacts of the last `mj_collision` (capacity reserved by [`Data::new`], see
+    /// [`crate::collision::contact_capacity`]; `d.contact.len()` is MuJoCo's `ncon`).
+    pub contact: Vec<Contact<T>>,
+    /// Broad-phase scratch: (interval low, high, geom) per collidable geom.
+    pub scratch_sap: Vec<(f64, f64, u32)>,
 
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
@@ -282,6 +289,8 @@ impl<T: Scalar> Data<T> {
             solver: Vec::with_capacity(NSOLVER),
             solver_niter: 0,
             solver_scratch: SolverScratch::new(m.nv),
+            contact: Vec::with_capacity(crate::collision::contact_capacity(m)),
+            scratch_sap: Vec::with_capacity(m.ngeom),
             warning: [WarningStat::default(); NWARNING],
             scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
             scratch_body6: [v6(m.nbody), v6(m.nbody)],

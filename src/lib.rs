@@ -8,6 +8,7 @@ pub mod actuation;
 pub mod check;
 pub mod com;
 pub mod constraint;
+pub mod collision;
 pub mod crb;
 pub mod data;
 pub mod forward;

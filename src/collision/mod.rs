@@ -1,0 +1,558 @@
+//! Collision detection (`mj_collision`): broad phase, filters, narrow phase, contact parameters.
+//!
+//! Seed 004, "Collision detection": candidate geom pairs come from a sweep-and-prune broad phase
+//! and from the explicit `pair` list; body-pair candidates pass the filters (contype/conaffinity,
+//! same/welded body, parent–child, `exclude`), all candidates pass the bounding-sphere test with
+//! margin, and the narrow phase writes contacts with MuJoCo's conventions (mujoco-facts §2):
+//! signed distance, point midway between the surfaces, frame rows (normal from geom 0 to geom 1,
+//! tangent 1, tangent 2). Contacts are listed up to `margin + gap` and active below `margin`.
+//!
+//! Primitive colliders ([`primitive`], [`boxes`]) are generic over [`Scalar`] so dual numbers
+//! propagate through them; the convex (GJK/EPA) and height-field paths compute in `f64` and their
+//! contacts carry no derivative information.
+
+// `!(x <= y)` is deliberate throughout: it rejects NaN distances. Fixed 3-loops index several
+// arrays in parallel.
+#![allow(clippy::neg_cmp_op_on_partial_ord, clippy::needless_range_loop)]
+
+pub mod boxes;
+pub mod convex;
+pub mod hfield;
+pub mod primitive;
+
+use crate::data::{sc, Data, Scalar, Warning};
+use crate::model::{disable, enable, GeomType, Model};
+use nalgebra::{Matrix3, Vector3};
+
+/// One contact (`mjContact`). `frame` rows are (normal, tangent 1, tangent 2); the normal points
+/// from `geom[0]` to `geom[1]`. Parameters (friction, solref, ...) are model constants (`f64`).
+#[derive(Clone, Debug)]
+pub struct Contact<T: Scalar = f64> {
+    /// Signed distance: negative in penetration.
+    pub dist: T,
+    /// Contact point, midway between the two surfaces (world frame).
+    pub pos: Vector3<T>,
+    /// Rows: normal, tangent 1, tangent 2.
+    pub frame: Matrix3<T>,
+    /// Margin below which the contact is active (`dist < includemargin`).
+    pub includemargin: f64,
+    /// (tangent, tangent, torsion, roll, roll).
+    pub friction: [f64; 5],
+    pub solref: [f64; 2],
+    pub solreffriction: [f64; 2],
+    pub solimp: [f64; 5],
+    /// Friction of the regularized cone: `friction[0]/sqrt(impratio)` for active contacts with
+    /// friction, else 0 (MuJoCo sets it in the constraint stage; set here for convenience).
+    pub mu: f64,
+    /// Contact dimensionality (condim: 1, 3, 4 or 6).
+    pub dim: usize,
+    /// The two geoms; the lower geom type first.
+    pub geom: [usize; 2],
+    /// 0: active (`dist < includemargin`); 1: listed because of `gap` only.
+    pub exclude: u8,
+    /// First efc row of this contact, or -1 (set by the constraint stage).
+    pub efc_address: i32,
+}
+
+impl<T: Scalar> Contact<T> {
+    /// The contact normal (first frame row).
+    pub fn normal(&self) -> Vector3<T> {
+        Vector3::new(self.frame[(0, 0)], self.frame[(0, 1)], self.frame[(0, 2)])
+    }
+
+    /// A purely geometric contact: parameters are MuJoCo's defaults until the driver mixes them.
+    pub fn geometric(dist: T, pos: Vector3<T>, frame: Matrix3<T>, geom: [usize; 2]) -> Self {
+        Contact {
+            dist,
+            pos,
+            frame,
+            includemargin: 0.0,
+            friction: [1.0, 1.0, 0.005, 1e-4, 1e-4],
+            solref: [0.02, 1.0],
+            solreffriction: [0.0, 0.0],
+            solimp: [0.9, 0.95, 0.001, 0.5, 2.0],
+            mu: 1.0,
+            dim: 3,
+            geom,
+            exclude: 0,
+            efc_address: -1,
+        }
+    }
+}
+
+/// Capacity reserved for `Data::contact` (MuJoCo's `nconmax` role): enough for several contacts
+/// per geom and per explicit pair. Extra contacts are dropped with [`Warning::ContactFull`].
+pub fn contact_capacity(m: &Model) -> usize {
+    64 + 32 * m.ngeom + 8 * m.npair
+}
+
+/// Smallest friction coefficient of a mixed contact (`mjMINMU`).
+pub const MINMU: f64 = 1e-5;
+
+/// Completes a contact frame from its normal (mujoco-facts §2): tangent 1 is `t` (or (0,1,0)
+/// if `|n_y| < 0.5`, else (0,0,1)) made orthogonal to `n` and normalized; tangent 2 = n × t1.
+pub fn frame_from_normal<T: Scalar>(n: Vector3<T>, t: Option<Vector3<T>>) -> Matrix3<T> {
+    let tiny = sc::<T>(1e-12);
+    let mut t1 = Vector3::zeros();
+    if let Some(t) = t {
+        t1 = t - n * n.dot(&t);
+    }
+    let nt = t1.norm();
+    if nt > tiny {
+        t1 /= nt;
+    } else {
+        t1 = if n.y.abs() < sc(0.5) {
+            Vector3::new(T::zero(), T::one(), T::zero())
+        } else {
+            Vector3::new(T::zero(), T::zero(), T::one())
+        };
+        t1 -= n * n.dot(&t1);
+        let nt = t1.norm();
+        if nt > tiny {
+            t1 /= nt;
+        }
+    }
+    let t2 = n.cross(&t1);
+    Matrix3::from_rows(&[n.transpose(), t1.transpose(), t2.transpose()])
+}
+
+/// Output of a narrow-phase call: pushes geometric contacts into reserved capacity, keeping
+/// those with `dist <= margin` (seed 004 "Checking"; mujoco-facts §2 margin/gap).
+pub struct Sink<'a, T: Scalar> {
+    pub out: &'a mut Vec<Contact<T>>,
+    /// Contacts are kept up to this distance (margin + gap).
+    pub margin: T,
+    pub geom: [usize; 2],
+    /// Number of contacts added by this call.
+    pub added: usize,
+    /// True if a contact was dropped for lack of capacity.
+    pub full: bool,
+}
+
+impl<T: Scalar> Sink<'_, T> {
+    /// Adds a contact with normal `n` (unit, geom 0 → geom 1) and optional tangent hint.
+    pub fn add(&mut self, dist: T, pos: Vector3<T>, n: Vector3<T>, t: Option<Vector3<T>>) {
+        if !(dist <= self.margin) || !pos.iter().all(|x| x.is_finite()) {
+            return;
+        }
+        if self.out.len() >= self.out.capacity() {
+            self.full = true;
+            return;
+        }
+        self.out.push(Contact::geometric(
+            dist,
+            pos,
+            frame_from_normal(n, t),
+            self.geom,
+        ));
+        self.added += 1;
+    }
+}
+
+/// Geom pose in the world: position and rotation (columns = geom axes).
+#[inline]
+pub(crate) fn pose<T: Scalar>(d: &Data<T>, g: usize) -> (Vector3<T>, Matrix3<T>) {
+    (d.geom_xpos[g], d.geom_xmat[g])
+}
+
+#[inline]
+pub(crate) fn f64of<T: Scalar>(x: T) -> f64 {
+    x.to_subset_unchecked()
+}
+
+/// True if MuJoCo has a collision function for this ordered type pair (`t1 <= t2`).
+pub fn has_collider(t1: GeomType, t2: GeomType) -> bool {
+    use GeomType::*;
+    !matches!(
+        (t1, t2),
+        (Plane, Plane) | (Plane, Hfield) | (Hfield, Hfield) | (_, Sdf) | (Sdf, _)
+    )
+}
+
+/// Narrow phase for one geom pair (seed 004, "Checking"): pushes the geometric contacts (dist,
+/// pos, frame, geom; default parameters) with `dist <= margin` into `out`, within its reserved
+/// capacity. The geom with the lower type becomes `geom[0]`. Returns (contacts added, capacity
+/// exceeded).
+pub fn collide_geoms<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    g1: usize,
+    g2: usize,
+    margin: f64,
+    out: &mut Vec<Contact<T>>,
+) -> (usize, bool) {
+    let (g1, g2) = if (m.geom_type[g1] as i32) > (m.geom_type[g2] as i32) {
+        (g2, g1)
+    } else {
+        (g1, g2)
+    };
+    let mut s = Sink {
+        out,
+        margin: sc(margin),
+        geom: [g1, g2],
+        added: 0,
+        full: false,
+    };
+    narrow(m, d, &mut s);
+    (s.added, s.full)
+}
+
+fn narrow<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
+    use GeomType::*;
+    let [g1, g2] = s.geom;
+    let (t1, t2) = (m.geom_type[g1], m.geom_type[g2]);
+    if !has_collider(t1, t2) {
+        return;
+    }
+    // Non-finite poses: no contact.
+    for g in [g1, g2] {
+        if !d.geom_xpos[g]
+            .iter()
+            .chain(d.geom_xmat[g].iter())
+            .all(|x| x.is_finite())
+        {
+            return;
+        }
+    }
+    match (t1, t2) {
+        (Plane, Sphere) => primitive::plane_sphere(m, d, s),
+        (Plane, Capsule) => primitive::plane_capsule(m, d, s),
+        (Plane, Cylinder) => primitive::plane_cylinder(m, d, s),
+        (Plane, Box) => primitive::plane_box(m, d, s),
+        (Plane, Ellipsoid) | (Plane, Mesh) => convex::plane_convex(m, d, s),
+        (Hfield, _) => hfield::hfield_convex(m, d, s),
+        (Sphere, Sphere) => primitive::sphere_sphere(m, d, s),
+        (Sphere, Capsule) => primitive::sphere_capsule(m, d, s),
+        (Sphere, Cylinder) => primitive::sphere_cylinder(m, d, s),
+        (Sphere, Box) => boxes::sphere_box(m, d, s),
+        (Capsule, Capsule) => primitive::capsule_capsule(m, d, s),
+        (Capsule, Box) => boxes::capsule_box(m, d, s),
+        (Box, Box) => boxes::box_box(m, d, s),
+        _ => convex::convex_convex(m, d, s),
+    }
+}
+
+/// Contact parameters of a candidate pair: margin, gap and the mixed or explicit parameters.
+#[derive(Clone, Copy, Debug)]
+struct Params {
+    margin: f64,
+    gap: f64,
+    dim: usize,
+    friction: [f64; 5],
+    solref: [f64; 2],
+    solreffriction: [f64; 2],
+    solimp: [f64; 5],
+}
+
+/// Mixes the parameters of two geoms (mujoco-facts §2 "Mixing"), with `override` applied.
+fn mix_params(m: &Model, g1: usize, g2: usize) -> Params {
+    let mut p = Params {
+        margin: m.geom_margin[g1] + m.geom_margin[g2],
+        gap: m.geom_gap[g1] + m.geom_gap[g2],
+        dim: 3,
+        friction: [0.0; 5],
+        solref: [0.0; 2],
+        solreffriction: [0.0; 2],
+        solimp: [0.0; 5],
+    };
+    let (p1, p2) = (m.geom_priority[g1], m.geom_priority[g2]);
+    let fr;
+    if p1 != p2 {
+        let g = if p1 > p2 { g1 } else { g2 };
+        p.dim = m.geom_condim[g];
+        fr = m.geom_friction[g];
+        p.solref = m.geom_solref[g];
+        p.solimp = m.geom_solimp[g];
+    } else {
+        p.dim = m.geom_condim[g1].max(m.geom_condim[g2]);
+        let (f1, f2) = (m.geom_friction[g1], m.geom_friction[g2]);
+        fr = [f1[0].max(f2[0]), f1[1].max(f2[1]), f1[2].max(f2[2])];
+        let (s1, s2) = (m.geom_solmix[g1], m.geom_solmix[g2]);
+        let mix = if s1 < 1e-15 && s2 < 1e-15 {
+            0.5
+        } else if s1 < 1e-15 {
+            0.0
+        } else if s2 < 1e-15 {
+            1.0
+        } else {
+            s1 / (s1 + s2)
+        };
+        let (r1, r2) = (m.geom_solref[g1], m.geom_solref[g2]);
+        p.solref = if r1[0] > 0.0 && r2[0] > 0.0 {
+            [
+                mix * r1[0] + (1.0 - mix) * r2[0],
+                mix * r1[1] + (1.0 - mix) * r2[1],
+            ]
+        } else {
+            [r1[0].min(r2[0]), r1[1].min(r2[1])]
+        };
+        let (i1, i2) = (m.geom_solimp[g1], m.geom_solimp[g2]);
+        for k in 0..5 {
+            p.solimp[k] = mix * i1[k] + (1.0 - mix) * i2[k];
+        }
+    }
+    p.friction = [fr[0], fr[0], fr[1], fr[2], fr[2]];
+    for f in p.friction.iter_mut() {
+        *f = f.max(MINMU);
+    }
+    apply_override(m, &mut p);
+    p
+}
+
+fn pair_params(m: &Model, k: usize) -> Params {
+    let mut p = Params {
+        margin: m.pair_margin[k],
+        gap: m.pair_gap[k],
+        dim: m.pair_dim[k],
+        friction: m.pair_friction[k],
+        solref: m.pair_solref[k],
+        solreffriction: m.pair_solreffriction[k],
+        solimp: m.pair_solimp[k],
+    };
+    for f in p.friction.iter_mut() {
+        *f = f.max(MINMU);
+    }
+    apply_override(m, &mut p);
+    p
+}
+
+fn apply_override(m: &Model, p: &mut Params) {
+    if m.opt.enabled(enable::OVERRIDE) {
+        p.margin = m.opt.o_margin;
+        p.solref = m.opt.o_solref;
+        p.solreffriction = m.opt.o_solref;
+        p.solimp = m.opt.o_solimp;
+        p.friction = m.opt.o_friction;
+        for f in p.friction.iter_mut() {
+            *f = f.max(MINMU);
+        }
+    }
+}
+
+/// Body-pair filters (seed 004 "Filtering", items 3–4 minus contype): same or welded body,
+/// parent–child unless the parent is the world (filterparent flag), and `exclude`.
+pub fn body_filter(m: &Model, b1: usize, b2: usize) -> bool {
+    let (w1, w2) = (m.body_weldid[b1], m.body_weldid[b2]);
+    if w1 == w2 {
+        return false;
+    }
+    if !m.opt.disabled(disable::FILTERPARENT) && w1 != 0 && w2 != 0 {
+        let (p1, p2) = (
+            m.body_weldid[m.body_parentid[w1]],
+            m.body_weldid[m.body_parentid[w2]],
+        );
+        if p1 == w2 || p2 == w1 {
+            return false;
+        }
+    }
+    if !m.exclude_signature.is_empty() {
+        let (lo, hi) = (b1.min(b2) as u32, b1.max(b2) as u32);
+        let sig = (lo << 16) + hi;
+        if m.exclude_signature.contains(&sig) {
+            return false;
+        }
+    }
+    true
+}
+
+/// contype/conaffinity compatibility (seed 004 "Filtering").
+#[inline]
+pub fn compatible(m: &Model, g1: usize, g2: usize) -> bool {
+    (m.geom_contype[g1] & m.geom_conaffinity[g2]) != 0
+        || (m.geom_contype[g2] & m.geom_conaffinity[g1]) != 0
+}
+
+/// Bounding-sphere test with margin (plane: plane–sphere test). False if the pair cannot touch.
+fn bound_test<T: Scalar>(m: &Model, d: &Data<T>, g1: usize, g2: usize, margin: f64) -> bool {
+    let (p1, p2) = (d.geom_xpos[g1], d.geom_xpos[g2]);
+    let (r1, r2) = (m.geom_rbound[g1], m.geom_rbound[g2]);
+    let plane1 = m.geom_type[g1] == GeomType::Plane;
+    let plane2 = m.geom_type[g2] == GeomType::Plane;
+    let ok = match (plane1, plane2) {
+        (true, true) => false,
+        (true, false) | (false, true) => {
+            let (gp, po, r) = if plane1 { (g1, p2, r2) } else { (g2, p1, r1) };
+            let n = d.geom_xmat[gp].column(2).into_owned();
+            let h = f64of(n.dot(&(po - d.geom_xpos[gp])));
+            h <= r + margin
+        }
+        _ => {
+            if r1 <= 0.0 || r2 <= 0.0 {
+                // MuJoCo's rbound 0 marks an unbounded geom.
+                true
+            } else {
+                f64of((p1 - p2).norm()) <= r1 + r2 + margin
+            }
+        }
+    };
+    ok
+}
+
+/// Runs the narrow phase for one candidate with its parameters and fills the new contacts.
+fn process<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize, p: &Params) {
+    let lim = p.margin + p.gap;
+    if !bound_test(m, d, g1, g2, lim) {
+        return;
+    }
+    let mut out = std::mem::take(&mut d.contact);
+    let start = out.len();
+    let (_, full) = collide_geoms(m, d, g1, g2, lim, &mut out);
+    let impratio = m.opt.impratio.max(1e-15);
+    for c in &mut out[start..] {
+        c.includemargin = p.margin;
+        c.friction = p.friction;
+        c.solref = p.solref;
+        c.solreffriction = p.solreffriction;
+        c.solimp = p.solimp;
+        c.dim = p.dim;
+        c.exclude = if f64of(c.dist) < p.margin { 0 } else { 1 };
+        c.mu = if p.dim > 1 && c.exclude == 0 {
+            p.friction[0] / impratio.sqrt()
+        } else {
+            0.0
+        };
+        c.efc_address = -1;
+    }
+    d.contact = out;
+    if full {
+        let n = d.contact.len() as i64;
+        d.warn(Warning::ContactFull, n);
+    }
+}
+
+/// True if geoms `g1`, `g2` form an explicit `pair` (either order).
+fn is_explicit_pair(m: &Model, g1: usize, g2: usize) -> bool {
+    (0..m.npair.min(m.pair_geom1.len())).any(|k| {
+        (m.pair_geom1[k] == g1 && m.pair_geom2[k] == g2)
+            || (m.pair_geom1[k] == g2 && m.pair_geom2[k] == g1)
+    })
+}
+
+/// `mj_collision` (seed 004, "Collision detection"): clears `d.contact` and fills it with the
+/// contacts of the explicit pairs, then of the broad-phase candidates that pass the filters.
+/// Does nothing if the contact or constraint disable flag is set.
+pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    d.contact.clear();
+    if m.opt.disabled(disable::CONTACT) || m.opt.disabled(disable::CONSTRAINT) {
+        return;
+    }
+    // Explicit pairs bypass filters and mixing.
+    for k in 0..m.npair.min(m.pair_geom1.len()) {
+        let p = pair_params(m, k);
+        process(m, d, m.pair_geom1[k], m.pair_geom2[k], &p);
+    }
+    broadphase(m, d);
+    let mut sap = std::mem::take(&mut d.scratch_sap);
+    let mut i = 0;
+    while i < sap.len() {
+        let (_, hi, g1) = sap[i];
+        let mut j = i + 1;
+        while j < sap.len() && sap[j].0 <= hi {
+            let g2 = sap[j].2;
+            let (a, b) = if g1 < g2 { (g1, g2) } else { (g2, g1) };
+            candidate(m, d, a as usize, b as usize);
+            j += 1;
+        }
+        i += 1;
+    }
+    sap.clear();
+    d.scratch_sap = sap;
+}
+
+fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize) {
+    if !compatible(m, g1, g2) {
+        return;
+    }
+    if !body_filter(m, m.geom_bodyid[g1], m.geom_bodyid[g2]) {
+        return;
+    }
+    if !has_collider(
+        m.geom_type[g1].min_type(m.geom_type[g2]),
+        m.geom_type[g1].max_type(m.geom_type[g2]),
+    ) {
+        return;
+    }
+    if m.npair > 0 && is_explicit_pair(m, g1, g2) {
+        return;
+    }
+    let p = mix_params(m, g1, g2);
+    process(m, d, g1, g2, &p);
+}
+
+trait TypeOrder {
+    fn min_type(self, o: Self) -> Self;
+    fn max_type(self, o: Self) -> Self;
+}
+impl TypeOrder for GeomType {
+    fn min_type(self, o: Self) -> Self {
+        if (self as i32) <= (o as i32) {
+            self
+        } else {
+            o
+        }
+    }
+    fn max_type(self, o: Self) -> Self {
+        if (self as i32) <= (o as i32) {
+            o
+        } else {
+            self
+        }
+    }
+}
+
+/// Sweep-and-prune setup: intervals of the collidable geoms' bounding spheres (plus margin and
+/// gap) projected on the principal axis of the geom centres, sorted by lower end, in
+/// `d.scratch_sap`. Planes get an infinite interval.
+fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    let mut sap = std::mem::take(&mut d.scratch_sap);
+    sap.clear();
+    // Principal axis of the centres of bounded collidable geoms.
+    let mut mean = Vector3::<f64>::zeros();
+    let mut n = 0.0;
+    let collidable = |g: usize| m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0;
+    let center = |g: usize| d.geom_xpos[g].map(|x| f64of(x));
+    for g in 0..m.ngeom {
+        if collidable(g) && m.geom_type[g] != GeomType::Plane {
+            mean += center(g);
+            n += 1.0;
+        }
+    }
+    let mut axis = Vector3::new(1.0, 0.0, 0.0);
+    if n > 1.0 {
+        mean /= n;
+        let mut cov = Matrix3::<f64>::zeros();
+        for g in 0..m.ngeom {
+            if collidable(g) && m.geom_type[g] != GeomType::Plane {
+                let c = center(g) - mean;
+                cov += c * c.transpose();
+            }
+        }
+        if cov.iter().all(|x| x.is_finite()) {
+            let e = nalgebra::SymmetricEigen::new(cov);
+            let k = e.eigenvalues.imax();
+            let v = e.eigenvectors.column(k).into_owned();
+            if v.norm() > 0.5 {
+                axis = v;
+            }
+        }
+    }
+    for g in 0..m.ngeom {
+        if !collidable(g) {
+            continue;
+        }
+        let lim = m.geom_margin[g] + m.geom_gap[g];
+        let (lo, hi) = if m.geom_type[g] == GeomType::Plane || m.geom_rbound[g] <= 0.0 {
+            (f64::NEG_INFINITY, f64::INFINITY)
+        } else {
+            let c = center(g).dot(&axis);
+            if !c.is_finite() {
+                continue;
+            }
+            let r = m.geom_rbound[g] + lim;
+            (c - r, c + r)
+        };
+        sap.push((lo, hi, g as u32));
+    }
+    sap.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+    d.scratch_sap = sap;
+}
