@@ -25,3 +25,6 @@ pub mod tendon;
 
 pub use data::{Data, Scalar};
 pub use model::Model;
+pub mod mjcf;
+
+pub use mjcf::{load, load_from_str, MjcfError, Vfs};

@@ -1,0 +1,197 @@
+//! Small fixed-size helpers on `[f64; 3]` vectors, `[f64; 4]` quaternions (w, x, y, z) and
+//! row-major 3x3 matrices, mirroring the conventions of MuJoCo's compiler.
+
+pub type V3 = [f64; 3];
+pub type Q = [f64; 4];
+pub type M3 = [[f64; 3]; 3];
+
+pub const QID: Q = [1.0, 0.0, 0.0, 0.0];
+
+pub fn add(a: V3, b: V3) -> V3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+pub fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+pub fn scl(a: V3, s: f64) -> V3 {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+pub fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+pub fn cross(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+pub fn norm(a: V3) -> f64 {
+    dot(a, a).sqrt()
+}
+/// Normalizes `a`; returns None if its norm is below 1e-15 (mjMINVAL) or not finite.
+pub fn normalize(a: V3) -> Option<V3> {
+    let n = norm(a);
+    if n < 1e-15 || !n.is_finite() {
+        None
+    } else {
+        Some(scl(a, 1.0 / n))
+    }
+}
+
+pub fn qnormalize(q: Q) -> Option<Q> {
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    if n < 1e-15 || !n.is_finite() {
+        None
+    } else {
+        Some([q[0] / n, q[1] / n, q[2] / n, q[3] / n])
+    }
+}
+pub fn qmul(a: Q, b: Q) -> Q {
+    [
+        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+    ]
+}
+pub fn qconj(q: Q) -> Q {
+    [q[0], -q[1], -q[2], -q[3]]
+}
+/// Rotates `v` by the unit quaternion `q`.
+pub fn qrot(q: Q, v: V3) -> V3 {
+    let m = q2m(q);
+    mv(&m, v)
+}
+/// Quaternion of a rotation by `angle` (radians) about the unit `axis`.
+pub fn axis_angle(axis: V3, angle: f64) -> Q {
+    let (s, c) = (angle / 2.0).sin_cos();
+    [c, axis[0] * s, axis[1] * s, axis[2] * s]
+}
+/// Rotation matrix of a unit quaternion.
+pub fn q2m(q: Q) -> M3 {
+    let (w, x, y, z) = (q[0], q[1], q[2], q[3]);
+    let (ww, xx, yy, zz) = (w * w, x * x, y * y, z * z);
+    [
+        [
+            ww + xx - yy - zz,
+            2.0 * (x * y - w * z),
+            2.0 * (x * z + w * y),
+        ],
+        [
+            2.0 * (x * y + w * z),
+            ww - xx + yy - zz,
+            2.0 * (y * z - w * x),
+        ],
+        [
+            2.0 * (x * z - w * y),
+            2.0 * (y * z + w * x),
+            ww - xx - yy + zz,
+        ],
+    ]
+}
+/// Quaternion of a rotation matrix (Shepperd's method), normalized.
+pub fn m2q(m: &M3) -> Q {
+    let tr = m[0][0] + m[1][1] + m[2][2];
+    let q = if tr > 0.0 {
+        let s = (tr + 1.0).sqrt() * 2.0;
+        [
+            0.25 * s,
+            (m[2][1] - m[1][2]) / s,
+            (m[0][2] - m[2][0]) / s,
+            (m[1][0] - m[0][1]) / s,
+        ]
+    } else if m[0][0] > m[1][1] && m[0][0] > m[2][2] {
+        let s = (1.0 + m[0][0] - m[1][1] - m[2][2]).sqrt() * 2.0;
+        [
+            (m[2][1] - m[1][2]) / s,
+            0.25 * s,
+            (m[0][1] + m[1][0]) / s,
+            (m[0][2] + m[2][0]) / s,
+        ]
+    } else if m[1][1] > m[2][2] {
+        let s = (1.0 + m[1][1] - m[0][0] - m[2][2]).sqrt() * 2.0;
+        [
+            (m[0][2] - m[2][0]) / s,
+            (m[0][1] + m[1][0]) / s,
+            0.25 * s,
+            (m[1][2] + m[2][1]) / s,
+        ]
+    } else {
+        let s = (1.0 + m[2][2] - m[0][0] - m[1][1]).sqrt() * 2.0;
+        [
+            (m[1][0] - m[0][1]) / s,
+            (m[0][2] + m[2][0]) / s,
+            (m[1][2] + m[2][1]) / s,
+            0.25 * s,
+        ]
+    };
+    qnormalize(q).unwrap_or(QID)
+}
+/// Matrix with the given columns.
+pub fn from_cols(a: V3, b: V3, c: V3) -> M3 {
+    [[a[0], b[0], c[0]], [a[1], b[1], c[1]], [a[2], b[2], c[2]]]
+}
+pub fn mv(m: &M3, v: V3) -> V3 {
+    [dot(m[0], v), dot(m[1], v), dot(m[2], v)]
+}
+pub fn transpose(a: &M3) -> M3 {
+    let mut r = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            r[i][j] = a[j][i];
+        }
+    }
+    r
+}
+/// Minimal rotation taking +z to the unit vector `v` (180 degrees about x if antiparallel).
+pub fn z_to(v: V3) -> Q {
+    let z = [0.0, 0.0, 1.0];
+    let c = dot(z, v);
+    let ax = cross(z, v);
+    let s = norm(ax);
+    if s < 1e-15 {
+        if c > 0.0 {
+            QID
+        } else {
+            [0.0, 1.0, 0.0, 0.0]
+        }
+    } else {
+        let ang = s.atan2(c);
+        axis_angle(scl(ax, 1.0 / s), ang)
+    }
+}
+/// Frame composition: (p1, q1) * (p2, q2).
+pub fn compose(p1: V3, q1: Q, p2: V3, q2: Q) -> (V3, Q) {
+    (add(p1, qrot(q1, p2)), qmul(q1, q2))
+}
+
+/// Eigen-decomposition of a symmetric 3x3 matrix: eigenvalues in descending order and a
+/// right-handed matrix whose columns are the eigenvectors.
+pub fn sym_eig_desc(a: &M3) -> (V3, M3) {
+    let m = nalgebra::Matrix3::from_fn(|i, j| 0.5 * (a[i][j] + a[j][i]));
+    let e = nalgebra::SymmetricEigen::new(m);
+    let mut idx = [0usize, 1, 2];
+    idx.sort_by(|&i, &j| {
+        e.eigenvalues[j]
+            .partial_cmp(&e.eigenvalues[i])
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
+    let col = |k: usize| -> V3 {
+        let c = e.eigenvectors.column(idx[k]);
+        [c[0], c[1], c[2]]
+    };
+    let (c0, c1) = (col(0), col(1));
+    let mut c2 = col(2);
+    if dot(cross(c0, c1), c2) < 0.0 {
+        c2 = scl(c2, -1.0);
+    }
+    (
+        [
+            e.eigenvalues[idx[0]],
+            e.eigenvalues[idx[1]],
+            e.eigenvalues[idx[2]],
+        ],
+        from_cols(c0, c1, c2),
+    )
+}
