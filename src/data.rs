@@ -199,6 +199,29 @@ pub struct Data<T: Scalar = f64> {
     // ------------------------------------------------------------ scratch (never read across calls)
     pub scratch_nv: [Vec<T>; 4],
     pub scratch_body6: [Vec<Vector6<T>>; 2],
+
+    // ------------------------------------------------------------ integrators (crate::integrator)
+    /// Whether each equality constraint is active (`eq_active`, reset to `eq_active0`).
+    pub eq_active: Vec<bool>,
+    /// L'DL factor (qM layout) of `M + h·diag(damping)` (Euler) or `M − h·sym(qDeriv)`
+    /// (implicitfast); `qHDiagInv` holds 1/D.
+    pub qH: Vec<T>,
+    pub qHDiagInv: Vec<T>,
+    /// The acceleration the integrator applies (nv).
+    pub int_qacc: Vec<T>,
+    /// RK4 scratch: initial state, per-stage qacc / velocity-or-dexp⁻¹ term (4·nv), act_dot
+    /// (4·na), and the combined velocity (nv).
+    pub rk_qpos0: Vec<T>,
+    pub rk_qvel0: Vec<T>,
+    pub rk_act0: Vec<T>,
+    pub rk_qacc: Vec<T>,
+    pub rk_k: Vec<T>,
+    pub rk_actdot: Vec<T>,
+    pub rk_dv: Vec<T>,
+    /// Scratch of `derivative::d_rne_vel`: derivatives of cvel, cacc and cfrc per body.
+    pub deriv_cvel: Vec<Vector6<T>>,
+    pub deriv_cacc: Vec<Vector6<T>>,
+    pub deriv_cfrc: Vec<Vector6<T>>,
 }
 
 impl<T: Scalar> Data<T> {
@@ -294,6 +317,20 @@ impl<T: Scalar> Data<T> {
             warning: [WarningStat::default(); NWARNING],
             scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
             scratch_body6: [v6(m.nbody), v6(m.nbody)],
+            eq_active: m.eq_active0.clone(),
+            qH: v(m.nM),
+            qHDiagInv: v(m.nv),
+            int_qacc: v(m.nv),
+            rk_qpos0: v(m.nq),
+            rk_qvel0: v(m.nv),
+            rk_act0: v(m.na),
+            rk_qacc: v(4 * m.nv),
+            rk_k: v(4 * m.nv),
+            rk_actdot: v(4 * m.na),
+            rk_dv: v(m.nv),
+            deriv_cvel: v6(m.nbody),
+            deriv_cacc: v6(m.nbody),
+            deriv_cfrc: v6(m.nbody),
         };
         d.reset(m);
         d
@@ -331,6 +368,40 @@ impl<T: Scalar> Data<T> {
             }
         }
         self.warning = [WarningStat::default(); NWARNING];
+        self.eq_active.clear();
+        self.eq_active.extend_from_slice(&m.eq_active0);
+    }
+
+    /// Resets, then loads keyframe `k` (`mj_resetDataKeyframe`): time, qpos, qvel, act, ctrl,
+    /// mocap pose. Components a keyframe leaves empty keep their reset values.
+    pub fn reset_keyframe(&mut self, m: &Model, k: usize) -> Result<(), String> {
+        if k >= m.nkey {
+            return Err(format!("keyframe {k} out of range (model has {})", m.nkey));
+        }
+        self.reset(m);
+        fn load<T: Scalar>(dst: &mut [T], src: Option<&Vec<f64>>) {
+            if let Some(s) = src.filter(|s| s.len() == dst.len()) {
+                for (x, y) in dst.iter_mut().zip(s) {
+                    *x = sc(*y);
+                }
+            }
+        }
+        self.time = sc(m.key_time.get(k).copied().unwrap_or(0.0));
+        load(&mut self.qpos, m.key_qpos.get(k));
+        load(&mut self.qvel, m.key_qvel.get(k));
+        load(&mut self.act, m.key_act.get(k));
+        load(&mut self.ctrl, m.key_ctrl.get(k));
+        if let Some(p) = m.key_mpos.get(k).filter(|p| p.len() == 3 * m.nmocap) {
+            for (i, c) in p.chunks_exact(3).enumerate() {
+                self.mocap_pos[i] = Vector3::new(sc(c[0]), sc(c[1]), sc(c[2]));
+            }
+        }
+        if let Some(q) = m.key_mquat.get(k).filter(|q| q.len() == 4 * m.nmocap) {
+            for (i, c) in q.chunks_exact(4).enumerate() {
+                self.mocap_quat[i] = Quaternion::new(sc(c[0]), sc(c[1]), sc(c[2]), sc(c[3]));
+            }
+        }
+        Ok(())
     }
 
     /// Sets `nefc` and resizes every `efc_*` array (new entries zeroed) and `efc_cone` to

@@ -7,12 +7,14 @@
 pub mod actuation;
 pub mod check;
 pub mod com;
-pub mod constraint;
 pub mod collision;
+pub mod constraint;
 pub mod crb;
 pub mod data;
+pub mod derivative;
 pub mod forward;
 pub mod hybrid;
+pub mod integrator;
 pub mod jacobian;
 pub mod kinematics;
 pub mod model;
@@ -21,6 +23,7 @@ pub mod rne;
 pub mod setconst;
 pub mod solver;
 pub mod spatial;
+pub mod state;
 pub mod tendon;
 
 pub use data::{Data, Scalar};

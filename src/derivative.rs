@@ -1,0 +1,262 @@
+//! Analytic velocity derivatives of the smooth forces, used by the implicit integrators
+//! (seed 000 "Numerical integration": the matrix `D = ∂(τ − c)/∂v`; mujoco-facts §6).
+//!
+//! All functions *add* into a dense, row-major `nv × nv` matrix `out` (`out[i*nv + k] =
+//! ∂f_i/∂qvel_k`), after `fwd_position` and `fwd_velocity` (and `fwd_actuation` for the
+//! actuator terms) have run. Nothing is allocated: scratch lives in [`Data`].
+
+#![allow(clippy::needless_range_loop)]
+
+use crate::actuation::{is_bad, muscle_fl};
+use crate::data::{sc, Data, Scalar};
+use crate::model::{disable, BiasType, GainType, JointType, Model};
+use crate::spatial::{cross_force, cross_motion, inert_mul as mul_inert};
+use nalgebra::Vector6;
+
+// ------------------------------------------------------------------ RNE
+
+/// `∂qfrc_bias/∂qvel` for the columns `k ∈ cols` (seed 000: the Coriolis/centrifugal term `c(v)`
+/// of RNE with `qacc = 0`), **added** into `out`. Differentiates the recursion
+/// `cvel → cdof_dot → cacc → cfrc → qfrc_bias` directly; `cdof_dot` follows MuJoCo's
+/// convention (ball dofs use the parent velocity, free rotations the velocity after the
+/// translation). Cost O(|cols| · nbody).
+pub fn d_rne_vel<T: Scalar>(
+    m: &Model,
+    d: &mut Data<T>,
+    cols: std::ops::Range<usize>,
+    out: &mut [T],
+) {
+    let nv = m.nv;
+    let z6 = Vector6::zeros();
+    for k in cols {
+        let bk = m.dof_bodyid[k];
+        // forward pass: derivatives of cvel, cdof_dot, cacc (zero outside the subtree of bk)
+        d.deriv_cvel[0] = z6;
+        d.deriv_cacc[0] = z6;
+        for b in 1..m.nbody {
+            let p = m.body_parentid[b];
+            let mut dcv = d.deriv_cvel[p];
+            let mut dca = d.deriv_cacc[p];
+            if b >= bk {
+                for jj in 0..m.body_jntnum[b] {
+                    let j = m.body_jntadr[b] + jj;
+                    let a = m.jnt_dofadr[j];
+                    let mut dofs = |lo: usize, hi: usize, dcv: &mut Vector6<T>| {
+                        // cdof_dot of dofs lo..hi all use the same velocity dcv
+                        for i in lo..hi {
+                            let dcdd = cross_motion(dcv, &d.cdof[i]);
+                            dca += dcdd * d.qvel[i];
+                            if i == k {
+                                dca += d.cdof_dot[i];
+                            }
+                        }
+                        for i in lo..hi {
+                            if i == k {
+                                *dcv += d.cdof[i];
+                            }
+                        }
+                    };
+                    match m.jnt_type[j] {
+                        JointType::Free => {
+                            // translational cdof_dot is zero (and so is its derivative)
+                            for i in a..a + 3 {
+                                if i == k {
+                                    dcv += d.cdof[i];
+                                }
+                            }
+                            dofs(a + 3, a + 6, &mut dcv);
+                        }
+                        JointType::Ball => dofs(a, a + 3, &mut dcv),
+                        _ => dofs(a, a + 1, &mut dcv),
+                    }
+                }
+            }
+            d.deriv_cvel[b] = dcv;
+            d.deriv_cacc[b] = dca;
+        }
+        // body forces
+        for b in 1..m.nbody {
+            let ci = &d.cinert[b];
+            let dcv = d.deriv_cvel[b];
+            let cv = d.cvel[b];
+            d.deriv_cfrc[b] = mul_inert(ci, &d.deriv_cacc[b])
+                + cross_force(&dcv, &mul_inert(ci, &cv))
+                + cross_force(&cv, &mul_inert(ci, &dcv));
+        }
+        // backward accumulation
+        for b in (1..m.nbody).rev() {
+            let p = m.body_parentid[b];
+            if p > 0 {
+                let f = d.deriv_cfrc[b];
+                d.deriv_cfrc[p] += f;
+            }
+        }
+        for i in 0..nv {
+            out[i * nv + k] += d.cdof[i].dot(&d.deriv_cfrc[m.dof_bodyid[i]]);
+        }
+    }
+}
+
+// ------------------------------------------------------------------ passive
+
+/// `∂qfrc_passive/∂qvel`, added into `out` (seed 000 "Passive forces"): dof damping with its
+/// polynomial `a v + b v|v| + c v³`, and tendon damping `−b Jᵀ J`. Fluid forces are not included.
+pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
+    if m.opt.disabled(disable::DAMPER) {
+        return;
+    }
+    let nv = m.nv;
+    for i in 0..nv {
+        out[i * nv + i] -= dof_damping_deriv(m, d, i);
+    }
+    for t in 0..m.ntendon {
+        let b = m.tendon_damping[t];
+        if b == 0.0 {
+            continue;
+        }
+        let j = &d.ten_J[t * nv..(t + 1) * nv];
+        let b: T = sc(b);
+        for r in 0..nv {
+            if j[r] == T::zero() {
+                continue;
+            }
+            let jr = j[r] * b;
+            for c in 0..nv {
+                out[r * nv + c] -= jr * j[c];
+            }
+        }
+    }
+}
+
+/// `∂(damping force magnitude)/∂v` of dof `i`: `a + 2b|v| + 3c v²`.
+pub fn dof_damping_deriv<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
+    let p = m.dof_dampingpoly.get(i).copied().unwrap_or([0.0; 2]);
+    let v = d.qvel[i];
+    let mut r: T = sc(m.dof_damping[i]);
+    if p[0] != 0.0 {
+        r += sc::<T>(2.0 * p[0]) * v.abs();
+    }
+    if p[1] != 0.0 {
+        r += sc::<T>(3.0 * p[1]) * v * v;
+    }
+    r
+}
+
+// ------------------------------------------------------------------ actuators
+
+/// Derivative of the muscle force-velocity curve FV(Vn) (mujoco-facts §7).
+fn muscle_dfv<T: Scalar>(vn: T, fvmax: f64) -> T {
+    let y: T = sc(fvmax - 1.0);
+    if vn <= -T::one() {
+        T::zero()
+    } else if vn <= T::zero() {
+        sc::<T>(2.0) * (vn + T::one())
+    } else if vn <= y {
+        sc::<T>(2.0) * (y - vn) / y
+    } else {
+        T::zero()
+    }
+}
+
+/// `∂actuator_force_u/∂actuator_velocity_u` (mujoco-facts §7): affine gain `gainprm[2]·input`,
+/// muscle gain `−F0 FL(Ln) FV'(Vn)/(L0 vmax)·act`, affine bias `biasprm[2]`; zero when the
+/// force is clamped by `forcerange`.
+pub fn actuator_force_dvel<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> T {
+    if m.actuator_forcelimited[u] {
+        let r = m.actuator_forcerange[u];
+        let f = d.actuator_force[u];
+        if f <= sc(r[0]) || f >= sc(r[1]) {
+            return T::zero();
+        }
+    }
+    let input = if m.actuator_actnum[u] == 0 || m.actuator_actadr[u] < 0 {
+        if d.ctrl.iter().any(|&c| is_bad(c)) {
+            return actuator_bias_dvel(m, u);
+        }
+        let c = d.ctrl[u];
+        if m.actuator_ctrllimited[u] && !m.opt.disabled(disable::CLAMPCTRL) {
+            let r = m.actuator_ctrlrange[u];
+            c.clamp(sc(r[0]), sc(r[1]))
+        } else {
+            c
+        }
+    } else {
+        // stateful: the last activation (actearly adds h·act_dot, independent of qvel)
+        let a = (m.actuator_actadr[u] as usize) + m.actuator_actnum[u] - 1;
+        let mut x = d.act[a];
+        if m.actuator_actearly[u] {
+            x += d.act_dot[a] * sc(m.opt.timestep);
+        }
+        x
+    };
+    let g = &m.actuator_gainprm[u];
+    let gain_v = match m.actuator_gaintype[u] {
+        GainType::Affine => sc::<T>(g[2]),
+        GainType::Muscle => {
+            // same normalization as actuation::muscle_gain
+            let lr = m.actuator_lengthrange[u];
+            let l0 = ((lr[1] - lr[0]) / (g[1] - g[0]).max(1e-15)).max(1e-15);
+            let f0 = if g[2] >= 0.0 {
+                g[2]
+            } else {
+                g[3] / m.actuator_acc0[u].max(1e-15)
+            };
+            let ln = sc::<T>(g[0]) + (d.actuator_length[u] - sc(lr[0])) / sc(l0);
+            let vn = d.actuator_velocity[u] / sc(l0 * g[6]);
+            -sc::<T>(f0) * muscle_fl(ln, g[4], g[5]) * muscle_dfv(vn, g[8]) / sc(l0 * g[6])
+        }
+        _ => T::zero(),
+    };
+    gain_v * input + actuator_bias_dvel(m, u)
+}
+
+fn actuator_bias_dvel<T: Scalar>(m: &Model, u: usize) -> T {
+    match m.actuator_biastype[u] {
+        BiasType::Affine => sc::<T>(m.actuator_biasprm[u][2]),
+        _ => T::zero(),
+    }
+}
+
+/// `∂qfrc_actuator/∂qvel = Σ_u momentᵤᵀ (∂force_u/∂V_u) momentᵤ`, added into `out`.
+pub fn d_actuator_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
+    if m.opt.disabled(disable::ACTUATION) {
+        return;
+    }
+    let nv = m.nv;
+    for u in 0..m.nu {
+        let c = actuator_force_dvel(m, d, u);
+        if c == T::zero() {
+            continue;
+        }
+        let mom = &d.actuator_moment[u * nv..(u + 1) * nv];
+        for r in 0..nv {
+            if mom[r] == T::zero() {
+                continue;
+            }
+            let mr = mom[r] * c;
+            for cc in 0..nv {
+                out[r * nv + cc] += mr * mom[cc];
+            }
+        }
+    }
+}
+
+/// Fills `d.qDeriv` (dense) with `∂(qfrc_passive + qfrc_actuator)/∂qvel`, and for
+/// `with_rne` also `−∂qfrc_bias/∂qvel` (MuJoCo's `mjd_smooth_vel`).
+pub fn smooth_vel<T: Scalar>(m: &Model, d: &mut Data<T>, with_rne: bool) {
+    let mut q = std::mem::take(&mut d.qDeriv);
+    q.iter_mut().for_each(|x| *x = T::zero());
+    d_passive_vel(m, d, &mut q);
+    d_actuator_vel(m, d, &mut q);
+    if with_rne {
+        // use scratch row-block: subtract ∂bias/∂v
+        for x in q.iter_mut() {
+            *x = -*x;
+        }
+        d_rne_vel(m, d, 0..m.nv, &mut q);
+        for x in q.iter_mut() {
+            *x = -*x;
+        }
+    }
+    d.qDeriv = q;
+}

@@ -1,0 +1,276 @@
+//! The `moreau` binary against the CLI contract (/work/shared/notes/cli.md): output shapes on
+//! models/ files, and bad input giving a non-zero exit with a message naming the file, no panic.
+
+#![allow(clippy::needless_range_loop)]
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_moreau"))
+}
+
+fn model(name: &str) -> String {
+    format!("{}/models/{name}.xml", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("moreau-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().unwrap()
+}
+
+fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+/// Non-zero exit, no panic, and stderr mentions `needle`.
+fn fails(o: &Output, needle: &str) {
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "should have failed");
+    assert!(!err.contains("panicked"), "panic: {err}");
+    assert!(err.contains(needle), "stderr lacks '{needle}': {err}");
+}
+
+fn json(p: &PathBuf) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn shape(v: &Value) -> (usize, usize) {
+    let a = v.as_array().unwrap();
+    (
+        a.len(),
+        a.first().and_then(|r| r.as_array()).map_or(0, |r| r.len()),
+    )
+}
+
+#[test]
+fn inspect_prints_sizes_and_options() {
+    let out = ok(&run(&["inspect", &model("arm7")]));
+    for line in [
+        "nq 7",
+        "nv 7",
+        "nu 7",
+        "na 4",
+        "nbody 9",
+        "njnt 7",
+        "nkey 1",
+        "nsensor 0",
+    ] {
+        assert!(out.lines().any(|l| l == line), "missing '{line}' in\n{out}");
+    }
+    assert!(out.contains("timestep 0.002") && out.contains("integrator Euler"));
+}
+
+#[test]
+fn simulate_shapes_ctrl_and_keyframe() {
+    let out = tmp("sim.json");
+    let o = out.to_str().unwrap();
+    ok(&run(&[
+        "simulate",
+        &model("pendulum"),
+        "--steps",
+        "10",
+        "--out",
+        o,
+    ]));
+    let v = json(&out);
+    assert_eq!(v["time"].as_array().unwrap().len(), 11);
+    assert_eq!(shape(&v["qpos"]), (11, 1));
+    assert_eq!(shape(&v["qvel"]), (11, 1));
+    assert_eq!(v["act"].as_array().unwrap().len(), 11);
+    assert_eq!(v["time"][0].as_f64(), Some(0.0));
+
+    // arm7: nu = 7, na = 4, keyframe 0, a control file, each integrator
+    let csv = tmp("ctrl.csv");
+    let row = "0.1,-0.2,0.3,0.0,0.5,-0.1,0.2\n";
+    std::fs::write(&csv, row.repeat(5)).unwrap();
+    for integ in ["Euler", "implicit", "implicitfast", "RK4"] {
+        ok(&run(&[
+            "simulate",
+            &model("arm7"),
+            "--steps",
+            "5",
+            "--keyframe",
+            "0",
+            "--ctrl",
+            csv.to_str().unwrap(),
+            "--integrator",
+            integ,
+            "--out",
+            o,
+        ]));
+        let v = json(&out);
+        assert_eq!(shape(&v["qpos"]), (6, 7));
+        assert_eq!(shape(&v["act"]), (6, 4));
+        let t = v["time"][5].as_f64().unwrap();
+        assert!((t - 0.01).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn simulate_rejects_bad_input() {
+    let out = tmp("bad.json");
+    let o = out.to_str().unwrap();
+    let csv = tmp("bad.csv");
+    let c = csv.to_str().unwrap();
+    let arm = model("arm7");
+    // wrong column count
+    std::fs::write(&csv, "1,2,3\n").unwrap();
+    fails(
+        &run(&["simulate", &arm, "--steps", "1", "--ctrl", c, "--out", o]),
+        "bad.csv",
+    );
+    // not a number
+    std::fs::write(&csv, "1,2,x,4,5,6,7\n").unwrap();
+    fails(
+        &run(&["simulate", &arm, "--steps", "1", "--ctrl", c, "--out", o]),
+        "bad.csv",
+    );
+    // too few rows
+    std::fs::write(&csv, "1,2,3,4,5,6,7\n").unwrap();
+    fails(
+        &run(&["simulate", &arm, "--steps", "3", "--ctrl", c, "--out", o]),
+        "bad.csv",
+    );
+    // missing control file, missing model, bad keyframe, bad integrator
+    let nofile = tmp("nope.csv");
+    let n = nofile.to_str().unwrap();
+    fails(
+        &run(&["simulate", &arm, "--steps", "1", "--ctrl", n, "--out", o]),
+        "nope.csv",
+    );
+    fails(
+        &run(&["simulate", "/nonexistent/m.xml", "--steps", "1", "--out", o]),
+        "m.xml",
+    );
+    fails(
+        &run(&[
+            "simulate",
+            &arm,
+            "--steps",
+            "1",
+            "--keyframe",
+            "9",
+            "--out",
+            o,
+        ]),
+        "keyframe",
+    );
+    fails(
+        &run(&[
+            "simulate",
+            &arm,
+            "--steps",
+            "1",
+            "--integrator",
+            "leapfrog",
+            "--out",
+            o,
+        ]),
+        "leapfrog",
+    );
+    // malformed MJCF: file, line and column in the message
+    let xml = tmp("broken.xml");
+    std::fs::write(&xml, "<mujoco>\n  <worldbody>\n    <body><joint type=\"hinge\" damping=\"x\"/></body>\n  </worldbody>\n</mujoco>\n").unwrap();
+    fails(
+        &run(&[
+            "simulate",
+            xml.to_str().unwrap(),
+            "--steps",
+            "1",
+            "--out",
+            o,
+        ]),
+        "broken.xml:3",
+    );
+    // usage error (missing --out)
+    let u = run(&["simulate", &arm, "--steps", "1"]);
+    assert!(!u.status.success() && !String::from_utf8_lossy(&u.stderr).contains("panicked"));
+}
+
+#[test]
+fn forward_outputs_and_state_checks() {
+    let st = tmp("state.json");
+    let out = tmp("fwd.json");
+    let (s, o) = (st.to_str().unwrap(), out.to_str().unwrap());
+    let arm = model("arm7");
+    std::fs::write(
+        &st,
+        r#"{"qpos":[0.1,0.2,0.3,0.4,0.5,0.6,0.7],"qvel":[1,0,0,0,0,0,-1],
+            "act":[0.1,0.2,0.3,0.4],"ctrl":[0,0,0,0,0,0,0.5],"qfrc_applied":[0,0,0,1,0,0,0]}"#,
+    )
+    .unwrap();
+    ok(&run(&["forward", &arm, "--state", s, "--out", o]));
+    let v = json(&out);
+    for (k, n) in [
+        ("qacc", 7),
+        ("qacc_smooth", 7),
+        ("qfrc_bias", 7),
+        ("qfrc_passive", 7),
+        ("qfrc_actuator", 7),
+        ("actuator_force", 7),
+        ("act_dot", 4),
+    ] {
+        assert_eq!(v[k].as_array().map(|a| a.len()), Some(n), "{k}");
+    }
+    assert_eq!(shape(&v["xpos"]), (9, 3));
+    assert_eq!(shape(&v["xquat"]), (9, 4));
+    assert_eq!(shape(&v["qM"]), (7, 7));
+
+    // wrong length, missing key, wrong type, invalid JSON
+    std::fs::write(
+        &st,
+        r#"{"qpos":[0.1],"qvel":[0,0,0,0,0,0,0],"act":[0,0,0,0],"ctrl":[0,0,0,0,0,0,0]}"#,
+    )
+    .unwrap();
+    fails(&run(&["forward", &arm, "--state", s, "--out", o]), "qpos");
+    std::fs::write(
+        &st,
+        r#"{"qpos":[0,0,0,0,0,0,0],"act":[0,0,0,0],"ctrl":[0,0,0,0,0,0,0]}"#,
+    )
+    .unwrap();
+    fails(&run(&["forward", &arm, "--state", s, "--out", o]), "qvel");
+    std::fs::write(&st, r#"{"qpos":[0,0,0,0,0,0,"a"],"qvel":[0,0,0,0,0,0,0],"act":[0,0,0,0],"ctrl":[0,0,0,0,0,0,0]}"#).unwrap();
+    fails(
+        &run(&["forward", &arm, "--state", s, "--out", o]),
+        "state.json",
+    );
+    std::fs::write(&st, "{not json").unwrap();
+    fails(
+        &run(&["forward", &arm, "--state", s, "--out", o]),
+        "state.json",
+    );
+}
+
+#[test]
+fn bench_prints_timings() {
+    let out = ok(&run(&[
+        "bench",
+        &model("pendulum"),
+        "--steps",
+        "20",
+        "--batches",
+        "3",
+    ]));
+    let lines: Vec<Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(lines
+        .iter()
+        .any(|v| v["step_us"].as_f64().is_some_and(|x| x > 0.0)));
+    assert!(lines
+        .iter()
+        .any(|v| v["forward_us"].as_f64().is_some_and(|x| x > 0.0)));
+}
