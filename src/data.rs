@@ -5,8 +5,8 @@
 //! Spatial 6-vectors are (rotation, translation) in the frame centred at the subtree centre of
 //! mass of each tree's root and aligned with the world, as MuJoCo's `cdof`/`cvel`.
 
-use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
 use crate::collision::Contact;
+use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
 use crate::model::Model;
 use crate::solver::SolverScratch;
 use nalgebra::{Matrix3, Quaternion, RealField, Vector3, Vector6};

@@ -82,9 +82,7 @@ fn model(r: &Value) -> Model {
     let parent: Vec<i32> = fv(&j["dof_parentid"]).iter().map(|&x| x as i32).collect();
     j.insert("nM".into(), Value::from(nm(&parent)));
     // fields build_model expects that the reference may not have
-    for k in ["xfrc_applied"] {
-        j.remove(k);
-    }
+    j.remove("xfrc_applied");
     build_model(&Value::Object(j))
 }
 

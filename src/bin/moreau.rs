@@ -404,8 +404,8 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
     for _ in 0..steps.min(2000) {
         integrator::step(&m, &mut d);
     }
-    let st = time_batches(&m, &mut d, steps, batches, |m, d| integrator::step(m, d));
-    let fw = time_batches(&m, &mut d, steps, batches, |m, d| forward::forward(m, d));
+    let st = time_batches(&m, &mut d, steps, batches, integrator::step);
+    let fw = time_batches(&m, &mut d, steps, batches, forward::forward);
     let (step_us, fwd_us) = (median(st), median(fw));
     let name = path.display().to_string();
     println!(

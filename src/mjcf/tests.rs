@@ -444,7 +444,7 @@ fn compiled_fields_match_mujoco() {
                 ));
                 continue;
             }
-                        let mesh_case = name.starts_with("mesh");
+            let mesh_case = name.starts_with("mesh");
             for (i, (a, b)) in got.iter().zip(&want).enumerate() {
                 // hfield geom size[2]: MuJoCo's value is not reproduced (unused by moreau)
                 if k == "geom_size" && i % 3 == 2 && m.geom_type[i / 3] == GeomType::Hfield {
