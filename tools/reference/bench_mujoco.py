@@ -3,6 +3,7 @@
 
 Usage:  python3 tools/reference/bench_mujoco.py MODEL.xml [MODEL.xml ...]
             [--batches 30] [--batch-size 1000] [--warmup 2000] [--fd-batch-size 20]
+            [--disable-islands]
 
 Prints one JSON object {"mujoco_version", "machine", "models": {path: {...}}} on stdout, times
 in microseconds per call, the median over batches (and min / max), single thread, after a
@@ -13,6 +14,9 @@ call overhead; "call_overhead_us" is the time of a trivial binding call (mju_sig
 subtracted when comparing against a native Rust loop. "step_rollout_us" times mj_step inside
 MuJoCo's own C rollout loop (mujoco.rollout, one thread; it also copies the state out each
 step), i.e. without per-step Python overhead.
+"per_batch_from_reset" gives the mean/max ncon, mean nefc and mean solver iterations over one
+batch of steps from the reset state, i.e. how much contact work the step timings include
+(batches restart from the keyframe, so a falling model is timed mostly before it lands).
 """
 import argparse
 import json
@@ -70,9 +74,24 @@ def call_overhead(batches, batch_size):
 
 def bench_model(path, args):
     m = mujoco.MjModel.from_xml_path(path)
+    if args.disable_islands:
+        m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
     d = mujoco.MjData(m)
     res = {"nq": m.nq, "nv": m.nv, "nu": m.nu, "na": m.na,
-           "integrator": int(m.opt.integrator), "timestep": m.opt.timestep}
+           "integrator": int(m.opt.integrator), "timestep": m.opt.timestep,
+           "islands": not (m.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_ISLAND))}
+
+    # contact statistics over one batch from the reset state (what the step timings see)
+    reset(m, d)
+    ncon, nefc, niter = [], [], []
+    for _ in range(args.batch_size):
+        mujoco.mj_step(m, d)
+        ncon.append(d.ncon)
+        nefc.append(d.nefc)
+        niter.append(int(d.solver_niter.max()))
+    res["per_batch_from_reset"] = {"ncon_mean": float(np.mean(ncon)), "ncon_max": int(max(ncon)),
+                                   "nefc_mean": float(np.mean(nefc)),
+                                   "solver_niter_mean": float(np.mean(niter))}
 
     # warm-up
     reset(m, d)
@@ -145,6 +164,8 @@ def main():
     ap.add_argument("--batch-size", type=int, default=1000)
     ap.add_argument("--warmup", type=int, default=2000)
     ap.add_argument("--fd-batch-size", type=int, default=20)
+    ap.add_argument("--disable-islands", action="store_true",
+                    help="set mjDSBL_ISLAND (as generate_contact.py does)")
     args = ap.parse_args()
     out = {
         "mujoco_version": mujoco.__version__,

@@ -7,6 +7,10 @@ models/assets/wedge.obj : a distorted, off-centre convex hexahedron (8 vertices,
                           mesh_quat) is exercised.
 models/assets/prism.stl : a binary STL triangular prism (6 vertices, 8 triangles), also
                           off-centre and tilted.
+models/assets/tetra.obj : an irregular tetrahedron (4 vertices, 4 faces), off-centre
+                          (mesh_drop.xml).
+models/assets/hexprism.obj : a hexagonal prism (12 vertices, 20 triangles; the hexagons are
+                          fans) of radius 0.08 and height 0.1, centred (mesh_drop.xml).
 Rerun: python3 tools/reference/make_assets.py   (from the repository root)
 """
 import os
@@ -62,8 +66,42 @@ def write_stl(path):
             f.write(struct.pack("<H", 0))
 
 
+def write_tetra(path):
+    v = [(0.02, 0.01, 0.0), (0.17, 0.03, 0.01), (0.07, 0.15, 0.0), (0.08, 0.06, 0.13)]
+    faces = [(1, 3, 2), (1, 2, 4), (2, 3, 4), (3, 1, 4)]   # outward, 1-based
+    with open(path, "w") as f:
+        f.write("# moreau test mesh: irregular tetrahedron\n")
+        for p in v:
+            f.write("v %.6f %.6f %.6f\n" % p)
+        for a, b, c in faces:
+            f.write("f %d %d %d\n" % (a, b, c))
+
+
+def write_hexprism(path):
+    import math
+    r, hz = 0.08, 0.05
+    ring = [(r * math.cos(math.pi / 3 * k), r * math.sin(math.pi / 3 * k)) for k in range(6)]
+    v = [(x, y, -hz) for x, y in ring] + [(x, y, hz) for x, y in ring]
+    faces = []
+    for k in range(1, 5):                      # bottom fan (normal -z) and top fan (+z)
+        faces.append((1, k + 2, k + 1))
+        faces.append((7, k + 7, k + 8))
+    for k in range(6):                         # sides
+        a, b = k + 1, (k + 1) % 6 + 1
+        faces.append((a, b, b + 6))
+        faces.append((a, b + 6, a + 6))
+    with open(path, "w") as f:
+        f.write("# moreau test mesh: hexagonal prism\n")
+        for p in v:
+            f.write("v %.6f %.6f %.6f\n" % p)
+        for a, b, c in faces:
+            f.write("f %d %d %d\n" % (a, b, c))
+
+
 if __name__ == "__main__":
     os.makedirs(ASSETS, exist_ok=True)
     write_obj(os.path.join(ASSETS, "wedge.obj"))
     write_stl(os.path.join(ASSETS, "prism.stl"))
+    write_tetra(os.path.join(ASSETS, "tetra.obj"))
+    write_hexprism(os.path.join(ASSETS, "hexprism.obj"))
     print("wrote", ASSETS)
