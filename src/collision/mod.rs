@@ -556,3 +556,95 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
     sap.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
     d.scratch_sap = sap;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two free bodies with one geom each of the given types (sizes `sz`).
+    fn model(types: [GeomType; 2], sz: [[f64; 3]; 2]) -> Model {
+        let mut m = Model {
+            nbody: 3,
+            ngeom: 2,
+            ..Default::default()
+        };
+        m.body_parentid = vec![0, 0, 0];
+        m.body_rootid = vec![0, 1, 2];
+        m.body_weldid = vec![0, 1, 2];
+        m.body_mocapid = vec![-1; 3];
+        m.geom_type = types.to_vec();
+        m.geom_size = sz.to_vec();
+        m.geom_bodyid = vec![1, 2];
+        m.geom_contype = vec![1, 1];
+        m.geom_conaffinity = vec![1, 1];
+        m.geom_condim = vec![3, 3];
+        m.geom_dataid = vec![-1, -1];
+        m.geom_priority = vec![0, 0];
+        m.geom_solmix = vec![1.0, 1.0];
+        m.geom_solref = vec![[0.02, 1.0]; 2];
+        m.geom_solimp = vec![[0.9, 0.95, 0.001, 0.5, 2.0]; 2];
+        m.geom_friction = vec![[1.0, 0.005, 1e-4]; 2];
+        m.geom_margin = vec![0.0; 2];
+        m.geom_gap = vec![0.0; 2];
+        m.geom_rbound = sz
+            .iter()
+            .map(|s| (s[0] * s[0] + s[1] * s[1] + s[2] * s[2]).sqrt())
+            .collect();
+        m
+    }
+
+    #[test]
+    fn degenerate_inputs_do_not_panic() {
+        use GeomType::*;
+        let kinds = [Sphere, Capsule, Ellipsoid, Cylinder, Box];
+        for &t1 in &kinds {
+            for &t2 in &kinds {
+                for sz in [[0.0; 3], [0.1, 0.2, 0.3]] {
+                    let m = model([t1, t2], [sz, [0.1, 0.1, 0.1]]);
+                    let mut d: Data<f64> = Data::new(&m);
+                    // coincident centres
+                    collision(&m, &mut d);
+                    for c in &d.contact {
+                        assert!(c.dist.is_finite() && c.frame.iter().all(|x| x.is_finite()));
+                    }
+                    // NaN pose: no contact
+                    d.geom_xpos[1] = Vector3::new(f64::NAN, 0.0, 0.0);
+                    collision(&m, &mut d);
+                    assert!(d.contact.is_empty());
+                    d.geom_xmat[0][(0, 0)] = f64::NAN;
+                    d.geom_xpos[1] = Vector3::zeros();
+                    collision(&m, &mut d);
+                    assert!(d.contact.is_empty());
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn capacity_is_respected() {
+        let m = model([GeomType::Box, GeomType::Box], [[0.1; 3], [0.1; 3]]);
+        let mut d: Data<f64> = Data::new(&m);
+        d.contact = Vec::with_capacity(2);
+        d.geom_xpos[1] = Vector3::new(0.0, 0.0, 0.15);
+        collision(&m, &mut d);
+        assert_eq!(d.contact.len(), 2);
+        assert_eq!(d.warning[Warning::ContactFull as usize].number, 1);
+    }
+
+    #[test]
+    fn duals_flow_through_sphere_plane() {
+        use num_dual::Dual64;
+        let mut m = model(
+            [GeomType::Plane, GeomType::Sphere],
+            [[1.0, 1.0, 0.1], [0.1, 0.0, 0.0]],
+        );
+        m.geom_bodyid = vec![0, 1];
+        m.geom_rbound = vec![0.0, 0.1];
+        let mut d: Data<Dual64> = Data::new(&m);
+        d.geom_xpos[1] = Vector3::new(Dual64::from(0.0), Dual64::from(0.0), Dual64::new(0.05, 1.0));
+        collision(&m, &mut d);
+        assert_eq!(d.contact.len(), 1);
+        let c = &d.contact[0];
+        assert!((c.dist.re + 0.05).abs() < 1e-15 && (c.dist.eps - 1.0).abs() < 1e-15);
+    }
+}
