@@ -369,6 +369,9 @@ pub struct Model {
     /// Mocap index, or -1.
     pub body_mocapid: Vec<i32>,
     pub body_jntnum: Vec<usize>,
+    /// First joint of the body. For bodies without joints (MuJoCo stores -1) this is the
+    /// number of joints before the body, so `adr..adr + num` is always a valid empty range;
+    /// the same holds for `body_dofadr` and `body_geomadr`.
     pub body_jntadr: Vec<usize>,
     pub body_dofnum: Vec<usize>,
     pub body_dofadr: Vec<usize>,
@@ -416,6 +419,11 @@ pub struct Model {
     /// Parent dof in the kinematic tree, or -1.
     pub dof_parentid: Vec<i32>,
     /// Address of the diagonal element of this dof's row in the sparse `qM`.
+    ///
+    /// Layout (MuJoCo's classic tree-sparse layout): row `i` is stored contiguously as
+    /// `M[i,i], M[i,p(i)], M[i,p(p(i))], ...` up to the root of its tree, where `p` =
+    /// `dof_parentid`; `dof_Madr[i]` is the address of `M[i,i]` and rows follow each other in
+    /// dof order, so row `i` has `depth(i) + 1` entries and `nM` is the sum over all dofs.
     pub dof_Madr: Vec<usize>,
     pub dof_solref: Vec<[f64; 2]>,
     pub dof_solimp: Vec<[f64; 5]>,
@@ -480,6 +488,8 @@ pub struct Model {
     pub tendon_armature: Vec<f64>,
     pub tendon_frictionloss: Vec<f64>,
     /// Spring rest length range (lower, upper); the spring acts outside it.
+    /// As authored by `springlength`; `[-1, -1]` (the MJCF default) means "the tendon length at
+    /// qpos0", to be resolved by `set_const`.
     pub tendon_lengthspring: Vec<[f64; 2]>,
     pub tendon_length0: Vec<f64>,
     pub tendon_invweight0: Vec<f64>,
@@ -506,6 +516,10 @@ pub struct Model {
     pub actuator_actearly: Vec<bool>,
     pub actuator_dynprm: Vec<[f64; 10]>,
     pub actuator_gainprm: Vec<[f64; 10]>,
+    /// Bias parameters. After `mjcf` compilation and before `set_const`, a position-like
+    /// actuator (`gaintype` fixed, `biastype` affine, `biasprm[1] == -gainprm[0]`) with a
+    /// **positive** `biasprm[2]` carries a `dampratio` (MuJoCo's convention);
+    /// `set_const` replaces it by `-dampratio * 2 * sqrt(kp * m)` (mujoco-facts §7).
     pub actuator_biasprm: Vec<[f64; 10]>,
     pub actuator_ctrlrange: Vec<[f64; 2]>,
     pub actuator_forcerange: Vec<[f64; 2]>,
@@ -561,6 +575,17 @@ pub struct Model {
     pub sensor_adr: Vec<usize>,
     pub sensor_cutoff: Vec<f64>,
     pub sensor_noise: Vec<f64>,
+
+    // ---------------------------------------------------------------- appended by mjcf
+    /// Polynomial tendon stiffness / damping coefficients (`stiffness="k k1 k2"`), zeros when
+    /// absent, like `jnt_stiffnesspoly` / `dof_dampingpoly`.
+    pub tendon_stiffnesspoly: Vec<[f64; 2]>,
+    pub tendon_dampingpoly: Vec<[f64; 2]>,
+    /// Joint `springdamper` = (timeconst, dampratio) as authored, zeros when absent. When both
+    /// are positive, `set_const` must override the joint's stiffness and its dofs' damping with
+    /// `jnt_stiffness = M0 / (tc^2 dr^2)` and `dof_damping = 2 M0 / tc`, `M0` = `dof_M0` of
+    /// the joint's (first) dof incl. armature (checked against MuJoCo 4.0.0).
+    pub jnt_springdamper: Vec<[f64; 2]>,
 }
 
 impl Model {

@@ -110,8 +110,21 @@ impl<'a> A<'a> {
         self.arr_min(k, def, N)
     }
     /// At least `min` numbers; the missing tail keeps `def`.
+    /// A partial value overwrites only the leading entries of the class default (MuJoCo).
     fn arr_min<const N: usize>(&self, k: &str, def: [f64; N], min: usize) -> R<[f64; N]> {
         let mut out = def;
+        if self.own(k) {
+            if let Some(d) = self.dflt.filter(|d| d.contains_key(k)) {
+                let only_default = A {
+                    el: d.get(k).map(|(_, e)| *e).unwrap_or(self.el),
+                    dflt: None,
+                };
+
+                if let Some(v) = only_default.vec(k, min, N)? {
+                    out[..v.len()].copy_from_slice(&v);
+                }
+            }
+        }
         if let Some(v) = self.vec(k, min, N)? {
             out[..v.len()].copy_from_slice(&v);
         }
@@ -962,6 +975,13 @@ fn compile_hfields(root: &Elem, files: &FileSource, comp: &Compiler, m: &mut Mod
                     ));
                 }
                 let n = (nrow as usize).saturating_mul(ncol as usize);
+                if n > 100_000_000 {
+                    return Err(a.err(
+                        ErrorKind::InvalidValue,
+                        "nrow",
+                        "height field is too large",
+                    ));
+                }
                 data = match a.nums("elevation")? {
                     Some(v) => {
                         if v.len() != n {
@@ -1352,8 +1372,8 @@ impl<'a> Builder<'a> {
         if limited {
             range = [ang(range[0]), ang(range[1])];
         }
-        if limited {
-            if jt == JointType::Free {
+        if limited && jt == JointType::Free {
+            {
                 return Err(a.err(
                     ErrorKind::InvalidValue,
                     "limited",
@@ -1380,15 +1400,7 @@ impl<'a> Builder<'a> {
                 return Err(a.err(ErrorKind::InvalidValue, k, "must be nonnegative"));
             }
         }
-        if let Some(sd) = a.vec("springdamper", 2, 2)? {
-            if sd.iter().any(|&x| x != 0.0) {
-                return Err(a.err(
-                    ErrorKind::Unsupported,
-                    "springdamper",
-                    "springdamper is not supported by moreau",
-                ));
-            }
-        }
+        let springdamper = a.arr("springdamper", [0.0; 2])?;
         let reference = ang(a.f64_or("ref", 0.0)?);
         let springref = ang(a.f64_or("springref", 0.0)?);
         let solref_fri = a.arr("solreffriction", DEFAULT_SOLREF)?;
@@ -1414,6 +1426,7 @@ impl<'a> Builder<'a> {
         m.jnt_range.push(range);
         m.jnt_actfrcrange.push(afr);
         m.jnt_margin.push(a.f64_or("margin", 0.0)?);
+        m.jnt_springdamper.push(springdamper);
         let bp = self.m.body_pos[body];
         let bq = self.m.body_quat[body];
         let m = &mut self.m;
@@ -2175,9 +2188,9 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
         let p = m.body_parentid[bid];
         m.body_subtreemass[p] += m.body_subtreemass[bid];
     }
-    for bid in 1..m.nbody {
+    for (bid, el) in b_el.iter().enumerate().skip(1) {
         if m.body_dofnum[bid] > 0 && m.body_subtreemass[bid] < MINVAL {
-            let el = b_el[bid].unwrap_or(root);
+            let el = el.unwrap_or(root);
             return Err(el.err(
                 ErrorKind::InvalidValue,
                 None,
@@ -2296,8 +2309,12 @@ fn compile_tendons(root: &Elem, defs: &Defaults, comp: &Compiler, m: &mut Model)
                 .push(a.arr_min("solimpfriction", DEFAULT_SOLIMP, 1)?);
             m.tendon_margin.push(a.f64_or("margin", 0.0)?);
             let nn = |k: &str| -> R<f64> { nonneg(&a, k, a.f64_or(k, 0.0)?) };
-            m.tendon_stiffness.push(nn("stiffness")?);
-            m.tendon_damping.push(nn("damping")?);
+            let st = a.arr_min("stiffness", [0.0; 3], 1)?;
+            let dm = a.arr_min("damping", [0.0; 3], 1)?;
+            m.tendon_stiffness.push(nonneg(&a, "stiffness", st[0])?);
+            m.tendon_damping.push(nonneg(&a, "damping", dm[0])?);
+            m.tendon_stiffnesspoly.push([st[1], st[2]]);
+            m.tendon_dampingpoly.push([dm[1], dm[2]]);
             m.tendon_armature.push(nn("armature")?);
             m.tendon_frictionloss.push(nn("frictionloss")?);
             m.tendon_lengthspring.push(lengthspring);

@@ -326,7 +326,7 @@ pub fn mass_props(
             }
         }
     }
-    if !(tot > 1e-15) {
+    if tot.is_nan() || tot <= 1e-15 {
         return Err(if mode == MeshInertia::Shell {
             "mesh surface area is too small".into()
         } else {

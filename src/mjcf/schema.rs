@@ -640,12 +640,7 @@ fn validate_body(b: &Elem, world: bool) -> Result<(), MjcfError> {
             }
             "geom" => {
                 check_attrs(c, &[GEOM])?;
-                for p in &c.children {
-                    if p.name == "plugin" {
-                        return Err(unknown(p, "geom"));
-                    }
-                    return Err(unknown(p, "geom"));
-                }
+                no_children(c)?;
             }
             "site" => {
                 check_attrs(c, &[SITE])?;

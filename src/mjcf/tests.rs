@@ -170,6 +170,8 @@ fn field(m: &Model, name: &str) -> Option<Vec<f64>> {
         "tendon_damping" => m.tendon_damping.clone(),
         "tendon_armature" => m.tendon_armature.clone(),
         "tendon_frictionloss" => m.tendon_frictionloss.clone(),
+        "tendon_stiffnesspoly" => flat(&m.tendon_stiffnesspoly),
+        "tendon_dampingpoly" => flat(&m.tendon_dampingpoly),
         "wrap_type" => m.wrap_type.iter().map(|&t| t as i32 as f64).collect(),
         "wrap_objid" => is(&m.wrap_objid),
         "wrap_prm" => m.wrap_prm.clone(),
@@ -468,4 +470,249 @@ fn compiled_fields_match_mujoco() {
         failures.len(),
         failures.join("\n")
     );
+}
+
+fn reference_cases() -> Vec<(String, Vfs)> {
+    let text = include_str!("../../tests/reference/mjcf_cases.json");
+    let root: Value = serde_json::from_str(text).expect("reference JSON");
+    root["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| (c["xml"].as_str().unwrap_or("").to_string(), vfs_of(c)))
+        .collect()
+}
+
+/// Every prefix of every reference document loads or fails cleanly (no panic).
+#[test]
+fn truncated_xml_never_panics() {
+    for (xml, vfs) in reference_cases() {
+        let mut cut = 0;
+        while cut < xml.len() {
+            if xml.is_char_boundary(cut) {
+                let r = load_from_str(&xml[..cut], &vfs);
+                if let Err(e) = r {
+                    assert!(!e.to_string().is_empty());
+                }
+            }
+            cut += 5;
+        }
+    }
+}
+
+/// Deleting any one attribute, or replacing any attribute value by garbage, never panics;
+/// errors carry a location.
+#[test]
+fn mutated_attributes_never_panic() {
+    let garbage = [
+        "",
+        "abc",
+        "nan",
+        "1e999",
+        "-1",
+        "0",
+        "1 2 3 4 5 6 7 8 9 10 11",
+        "-1e300",
+        "auto",
+    ];
+    for (xml, vfs) in reference_cases() {
+        let mut starts = Vec::new();
+        let b = xml.as_bytes();
+        for i in 1..b.len() {
+            if b[i] == b'"' && b[i - 1] == b'=' {
+                starts.push(i);
+            }
+        }
+        for &q in &starts {
+            let Some(end) = xml[q + 1..].find('"').map(|e| q + 1 + e) else {
+                continue;
+            };
+            let name_start = xml[..q - 1]
+                .rfind(|c: char| c.is_whitespace())
+                .map(|p| p + 1)
+                .unwrap_or(0);
+            // deletion
+            let deleted = format!("{}{}", &xml[..name_start], &xml[end + 1..]);
+            if let Err(e) = load_from_str(&deleted, &vfs) {
+                assert!(e.line > 0 || e.kind == ErrorKind::MissingFile, "{e}");
+            }
+            for g in garbage {
+                let mutated = format!("{}{}{}", &xml[..q + 1], g, &xml[end..]);
+                if let Err(e) = load_from_str(&mutated, &vfs) {
+                    assert!(!e.message.is_empty());
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn errors_name_file_line_and_attribute() {
+    let xml = "<mujoco>\n<worldbody>\n  <geom size=\"1 x\"/>\n</worldbody></mujoco>";
+    let e = load_from_str(xml, &Vfs::new()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::BadNumber);
+    assert_eq!((e.line, e.column), (3, 3));
+    assert_eq!(e.attribute.as_deref(), Some("size"));
+    assert_eq!(e.element.as_deref(), Some("geom"));
+    assert!(e.to_string().starts_with("<string>:3:3"));
+
+    let e = load_from_str(
+        "<mujoco><worldbody><geom size='1' pos='1 2'/></worldbody></mujoco>",
+        &Vfs::new(),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::WrongCount);
+    let e = load_from_str(
+        "<mujoco><worldbody><gem/></worldbody></mujoco>",
+        &Vfs::new(),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::UnknownElement);
+    let e = load_from_str("<mujoco><include file='a.xml'/></mujoco>", &Vfs::new()).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::MissingFile);
+    let mut vfs = Vfs::new();
+    vfs.add(
+        "a.xml",
+        "<mujoco>\n<worldbody><body><joint type='x'/></body></worldbody></mujoco>",
+    );
+    let e = load_from_str("<mujoco><include file='a.xml'/></mujoco>", &vfs).unwrap_err();
+    assert_eq!((e.file.as_str(), e.line), ("a.xml", 2));
+    assert_eq!(e.kind, ErrorKind::InvalidValue);
+    let e = load_from_str(
+        "<mujoco><extension><plugin plugin='x'/></extension></mujoco>",
+        &Vfs::new(),
+    )
+    .unwrap_err();
+    assert_eq!(e.kind, ErrorKind::Unsupported);
+    let e = load("/nonexistent/model.xml").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::MissingFile);
+}
+
+#[test]
+fn dampratio_is_marked_for_set_const() {
+    let xml = r#"<mujoco><worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody>
+        <actuator><position joint="j" kp="10" dampratio="0.7"/></actuator></mujoco>"#;
+    let m = load_from_str(xml, &Vfs::new()).unwrap();
+    // MuJoCo's convention: before mj_setConst, a positive biasprm[2] is a damping ratio
+    assert_eq!(m.actuator_biasprm[0][..3], [0.0, -10.0, 0.7]);
+}
+
+#[test]
+fn ascii_stl_and_hull_meshes() {
+    let tris: [[[f64; 3]; 3]; 4] = [
+        [[0.0, 0.0, 0.0], [0.0, 2.0, 0.0], [1.0, 0.0, 0.0]],
+        [[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 3.0]],
+        [[0.0, 0.0, 0.0], [0.0, 0.0, 3.0], [0.0, 2.0, 0.0]],
+        [[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 3.0]],
+    ];
+    let mut stl = String::from("solid t\n");
+    for t in &tris {
+        stl += "facet normal 0 0 0\nouter loop\n";
+        for v in t {
+            stl += &format!("vertex {} {} {}\n", v[0], v[1], v[2]);
+        }
+        stl += "endloop\nendfacet\n";
+    }
+    stl += "endsolid t\n";
+    let mut vfs = Vfs::new();
+    vfs.add("t.stl", stl);
+    let xml = r#"<mujoco><asset><mesh file="t.stl"/>
+        <mesh name="h" vertex="0 0 0 1 0 0 0 2 0 0 0 3 0.1 0.1 0.1"/></asset>
+        <worldbody><body><joint/><geom type="mesh" mesh="t"/></body>
+        <body><joint/><geom type="mesh" mesh="h"/></body></worldbody></mujoco>"#;
+    let m = load_from_str(xml, &vfs).unwrap();
+    // tetrahedron 1 x 2 x 3: volume 1, mass 1000; the hull of the 5 points is the same
+    assert!((m.body_mass[1] - 1000.0).abs() < 1e-9);
+    assert!((m.body_mass[2] - 1000.0).abs() < 1e-9);
+    assert_eq!(m.mesh[1].face.len(), 4);
+}
+
+mod fuzz {
+    use super::*;
+    use proptest::prelude::*;
+
+    const TOKENS: &[&str] = &[
+        "<mujoco>",
+        "</mujoco>",
+        "<worldbody>",
+        "</worldbody>",
+        "<body>",
+        "</body>",
+        "<body name='b' pos='0 0 1'>",
+        "<geom size='0.1'/>",
+        "<geom type='box' size='1 2'/>",
+        "<joint/>",
+        "<joint type='ball' range='0 30'/>",
+        "<freejoint/>",
+        "<site name='s'/>",
+        "<default>",
+        "</default>",
+        "<default class='c'>",
+        "<actuator>",
+        "</actuator>",
+        "<motor joint='j'/>",
+        "<position joint='j' kp='x'/>",
+        "<joint name='j'/>",
+        "<inertial mass='1' pos='0 0 0' diaginertia='1 1 1'/>",
+        "<option timestep='-1'/>",
+        "<keyframe><key qpos='1'/></keyframe>",
+        "<sensor><jointpos joint='j'/></sensor>",
+        "<tendon><fixed><joint joint='j' coef='1'/></fixed></tendon>",
+        "<!-- c -->",
+        "&amp;",
+        "<asset><mesh name='m' vertex='0 0 0 1 0 0 0 1 0 0 0 1'/></asset>",
+        "<geom type='mesh' mesh='m'/>",
+        "<frame euler='1 2 3'>",
+        "</frame>",
+        "\"",
+        "'",
+        "<",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+        #[test]
+        fn token_soup_never_panics(idx in proptest::collection::vec(0..TOKENS.len(), 0..40)) {
+            let xml: String = idx.iter().map(|&i| TOKENS[i]).collect();
+            let _ = load_from_str(&xml, &Vfs::new());
+        }
+
+        #[test]
+        fn random_bytes_never_panic(s in "\\PC{0,200}") {
+            let _ = load_from_str(&s, &Vfs::new());
+        }
+    }
+}
+
+/// Loads every model of the reference set if present (branch `ref`), from disk.
+#[test]
+fn loads_reference_models_from_disk() {
+    for dir in ["models", "../ref/models"] {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        let paths: Vec<_> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "xml"))
+            .collect();
+        // files included by other models are fragments, not models
+        let texts: String = paths
+            .iter()
+            .filter_map(|p| std::fs::read_to_string(p).ok())
+            .collect();
+        for p in paths {
+            let fname = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if texts.contains(&format!("file=\"{fname}\""))
+                || texts.contains(&format!("file='{fname}'"))
+            {
+                continue;
+            }
+            {
+                if let Err(err) = load(&p) {
+                    panic!("{}: {err}", p.display());
+                }
+            }
+        }
+    }
 }

@@ -28,7 +28,7 @@ mesh_pos mesh_quat mesh_vertnum
 hfield_size hfield_nrow hfield_ncol hfield_data
 tendon_adr tendon_num tendon_limited tendon_solref_lim tendon_solimp_lim tendon_solref_fri
 tendon_solimp_fri tendon_range tendon_margin tendon_stiffness tendon_damping tendon_armature
-tendon_frictionloss wrap_type wrap_objid wrap_prm
+tendon_frictionloss tendon_stiffnesspoly tendon_dampingpoly wrap_type wrap_objid wrap_prm
 actuator_trntype actuator_dyntype actuator_gaintype actuator_biastype actuator_trnid actuator_actadr
 actuator_actnum actuator_group actuator_ctrllimited actuator_forcelimited actuator_actlimited
 actuator_actearly actuator_dynprm actuator_gainprm actuator_biasprm actuator_ctrlrange
@@ -270,7 +270,7 @@ case("tendons", """<mujoco><worldbody>
   <body pos="0 0 1"><joint name="b" type="slide"/><geom name="cyl" type="cylinder" size="0.1 0.2"/><site name="s1"/><site name="side" pos="0.2 0 0"/>
    <body pos="0 0 1"><site name="s2"/><geom size="0.1"/><joint/></body></body></body>
  </worldbody>
- <default><tendon stiffness="2"/></default>
+ <default><tendon stiffness="2 0.5 0.25" damping="0.1 0.2 0.3"/></default>
  <tendon>
   <fixed name="f" range="-1 2" damping="0.1" frictionloss="0.2" armature="0.3" margin="0.01" springlength="0.5" solreflimit="0.1 2" solimpfriction="0.8 0.9"><joint joint="a" coef="1"/><joint joint="b" coef="0.5"/></fixed>
   <spatial name="sp" limited="false" springlength="0.1 0.3"><site site="s0"/><geom geom="g0"/><site site="s1"/><pulley divisor="2"/><site site="s1"/><geom geom="cyl" sidesite="side"/><site site="s2"/></spatial>
