@@ -81,8 +81,6 @@ fn model(r: &Value) -> Model {
     j.insert("opt".into(), r["opt"].clone());
     let parent: Vec<i32> = fv(&j["dof_parentid"]).iter().map(|&x| x as i32).collect();
     j.insert("nM".into(), Value::from(nm(&parent)));
-    // fields build_model expects that the reference may not have
-    j.remove("xfrc_applied");
     build_model(&Value::Object(j))
 }
 

@@ -442,7 +442,11 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
             .and_then(|o| o.values().next())
             .ok_or_else(|| format!("{}: no model in output", script.display()))?;
         let mj = |k: &str| r[k]["median"].as_f64().or_else(|| r[k].as_f64());
-        let overhead = r["call_overhead_us"].as_f64().unwrap_or(0.0);
+        let overhead = r["call_overhead_us"]
+            .as_f64()
+            .or_else(|| v["call_overhead_us"].as_f64())
+            .or_else(|| v["machine"]["call_overhead_us"].as_f64())
+            .unwrap_or(0.0);
         if let (Some(s), Some(f)) = (mj("step_us"), mj("forward_us")) {
             let rollout = mj("step_rollout_us");
             println!(
