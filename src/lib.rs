@@ -28,13 +28,6 @@ pub mod tendon;
 
 pub use data::{Data, Scalar};
 pub use model::Model;
-// Lints of newer clippy in the loader (branch `mjcf` owns the code; remove when fixed there).
-#[allow(
-    clippy::collapsible_if,
-    clippy::needless_range_loop,
-    clippy::neg_cmp_op_on_partial_ord,
-    clippy::never_loop
-)]
 pub mod mjcf;
 
 pub use mjcf::{load, load_from_str, MjcfError, Vfs};
