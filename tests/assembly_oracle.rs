@@ -234,3 +234,67 @@ fn cg_pgs_match_mujoco() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The pipeline runs on dual numbers through assembly and the solver: real parts equal the f64
+/// run, and for every scalar joint the derivative of `efc_pos` (equality and limit rows) along
+/// its coordinate is the corresponding column of `efc_J` (J = ∂r/∂q, seed 000 "Equality").
+#[test]
+fn dual_pipeline_and_jacobian_is_residual_derivative() {
+    use moreau::constraint::ConstraintType as Ct;
+    use moreau::model::JointType;
+    use num_dual::Dual64;
+    let mut checked = 0;
+    for c in cases() {
+        let name = c["name"].as_str().unwrap();
+        if !["equality_0", "equality_sites", "limits_0", "flags_none"].contains(&name) {
+            continue;
+        }
+        let m = moreau::load_from_str(c["xml"].as_str().unwrap(), &Vfs::default()).unwrap();
+        let mut d64 = Data::new(&m);
+        let (qpos, qvel) = (f(&c["qpos"]), f(&c["qvel"]));
+        d64.qpos.copy_from_slice(&qpos);
+        d64.qvel.copy_from_slice(&qvel);
+        forward::forward(&m, &mut d64);
+        for j in
+            (0..m.njnt).filter(|&j| matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide))
+        {
+            let (a, v) = (m.jnt_qposadr[j], m.jnt_dofadr[j]);
+            let mut d = Data::<Dual64>::new(&m);
+            for i in 0..m.nq {
+                d.qpos[i] = Dual64::new(qpos[i], if i == a { 1.0 } else { 0.0 });
+            }
+            for i in 0..m.nv {
+                d.qvel[i] = Dual64::from(qvel[i]);
+            }
+            forward::forward(&m, &mut d);
+            assert_eq!(d.nefc, d64.nefc, "{name}");
+            let re = |x: &[Dual64]| x.iter().map(|y| y.re).collect::<Vec<_>>();
+            for (key, ours, want) in [
+                ("efc_J", re(&d.efc_J), &d64.efc_J),
+                ("efc_aref", re(&d.efc_aref), &d64.efc_aref),
+                ("qacc", re(&d.qacc), &d64.qacc),
+            ] {
+                let (e, at) = err(&ours, want);
+                assert!(
+                    e < 1e-12,
+                    "{name} joint {j}: dual {key} real part err {e:.2e} at {at}"
+                );
+            }
+            for r in 0..d.nefc {
+                if !matches!(
+                    d.efc_type[r],
+                    Ct::Equality | Ct::LimitJoint | Ct::LimitTendon
+                ) {
+                    continue;
+                }
+                let (dr, jr) = (d.efc_pos[r].eps, d.efc_J[r * m.nv + v].re);
+                assert!(
+                    (dr - jr).abs() <= 1e-9 * jr.abs().max(1.0),
+                    "{name} joint {j} row {r}: d pos/dq {dr} vs J {jr}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}
