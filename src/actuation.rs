@@ -1,16 +1,18 @@
 //! Actuators (seed 000 "Actuation model"; mujoco-facts §7): transmission (`mj_transmission`),
 //! velocities, activation dynamics and force generation (`mj_fwdActuation`).
 //!
-//! Transmissions supported: joint and jointinparent (hinge, slide, ball, free) and tendon.
-//! Slider-crank, site and body transmissions are not yet supported: their `actuator_length` is
-//! NaN and their moment row zero (see [`crate::forward::unsupported`]). User dynamics/gain/bias
+//! Transmissions supported: joint and jointinparent (hinge, slide, ball, free), tendon (fixed
+//! and spatial), site (with and without refsite) and slider-crank. The body (adhesion)
+//! transmission, which acts through contacts, is not yet supported: its `actuator_length` is NaN
+//! and its moment row zero (see [`crate::forward::unsupported`]). User dynamics/gain/bias
 //! callbacks do not exist here (treated as zero).
 
 use crate::data::{sc, Data, Scalar, Warning};
 use crate::model::{disable, BiasType, DynType, GainType, JointType, Model, TrnType};
-use crate::passive::quat2vel;
-use crate::spatial::{normalize_quat, quat2mat};
-use nalgebra::{Quaternion, Vector3};
+use crate::passive::{quat2vel, sub_quat};
+use crate::spatial::{body_last_dof, dof_parent, normalize_quat, quat2mat};
+use crate::tendon::{add_point_jac, add_rot_jac};
+use nalgebra::{Matrix3, Quaternion, Vector3};
 
 /// MuJoCo's `mjMAXVAL`: larger magnitudes count as divergence.
 pub const MAXVAL: f64 = 1e10;
@@ -99,11 +101,202 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     d.actuator_moment[row + k] = g0 * d.ten_J[id * nv + k];
                 }
             }
-            TrnType::SliderCrank | TrnType::Site | TrnType::Body => {
+            TrnType::Site => site_transmission(m, d, i),
+            TrnType::SliderCrank => slider_crank(m, d, i),
+            TrnType::Body => {
                 d.actuator_length[i] = sc(f64::NAN);
             }
         }
     }
+}
+
+/// Unit quaternion of a rotation matrix (Shepperd's method, w >= 0).
+pub fn mat2quat<T: Scalar>(r: &Matrix3<T>) -> Quaternion<T> {
+    let one = T::one();
+    let quarter: T = sc(0.25);
+    let tr = r[(0, 0)] + r[(1, 1)] + r[(2, 2)];
+    let q = if tr > T::zero() {
+        let s = (tr + one).sqrt() * sc(2.0);
+        Quaternion::new(
+            quarter * s,
+            (r[(2, 1)] - r[(1, 2)]) / s,
+            (r[(0, 2)] - r[(2, 0)]) / s,
+            (r[(1, 0)] - r[(0, 1)]) / s,
+        )
+    } else if r[(0, 0)] > r[(1, 1)] && r[(0, 0)] > r[(2, 2)] {
+        let s = (one + r[(0, 0)] - r[(1, 1)] - r[(2, 2)]).sqrt() * sc(2.0);
+        Quaternion::new(
+            (r[(2, 1)] - r[(1, 2)]) / s,
+            quarter * s,
+            (r[(0, 1)] + r[(1, 0)]) / s,
+            (r[(0, 2)] + r[(2, 0)]) / s,
+        )
+    } else if r[(1, 1)] > r[(2, 2)] {
+        let s = (one + r[(1, 1)] - r[(0, 0)] - r[(2, 2)]).sqrt() * sc(2.0);
+        Quaternion::new(
+            (r[(0, 2)] - r[(2, 0)]) / s,
+            (r[(0, 1)] + r[(1, 0)]) / s,
+            quarter * s,
+            (r[(1, 2)] + r[(2, 1)]) / s,
+        )
+    } else {
+        let s = (one + r[(2, 2)] - r[(0, 0)] - r[(1, 1)]).sqrt() * sc(2.0);
+        Quaternion::new(
+            (r[(1, 0)] - r[(0, 1)]) / s,
+            (r[(0, 2)] + r[(2, 0)]) / s,
+            (r[(1, 2)] + r[(2, 1)]) / s,
+            quarter * s,
+        )
+    };
+    let q = normalize_quat(q);
+    if q.w < T::zero() {
+        -q
+    } else {
+        q
+    }
+}
+
+/// Site transmission. Without a refsite: `L = 0`, moment `Jpᵀ R_s gear[0..3] + Jrᵀ R_s
+/// gear[3..6]` at the site (the gear is a wrench in the site frame). With refsite `r`:
+/// `L = gear[0..3] · R_rᵀ (p_s - p_r) + gear[3..6] · subQuat(q_s, q_r)` and moment
+/// `(Jp_s - Jp_r)ᵀ R_r gear[0..3] + (Jr_s - Jr_r)ᵀ R_r gear[3..6]` over the dofs that do not
+/// move both sites (zero on the shared ones, which move the pair rigidly); the derivative of the
+/// reference frame's own rotation is not included, as in MuJoCo.
+fn site_transmission<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
+    let nv = m.nv;
+    let g = &m.actuator_gear[i];
+    let s = m.actuator_trnid[i][0] as usize;
+    let bs = m.site_bodyid[s];
+    let gt = Vector3::new(sc::<T>(g[0]), sc(g[1]), sc(g[2]));
+    let gr = Vector3::new(sc::<T>(g[3]), sc(g[4]), sc(g[5]));
+    let has_t = g[..3].iter().any(|x| *x != 0.0);
+    let has_r = g[3..].iter().any(|x| *x != 0.0);
+    let row = &mut d.actuator_moment[i * nv..(i + 1) * nv];
+    let one = T::one();
+    match usize::try_from(m.actuator_trnid[i][1]) {
+        Err(_) => {
+            d.actuator_length[i] = T::zero();
+            let rs = d.site_xmat[s];
+            if has_t {
+                let f = rs * gt;
+                add_point_jac(
+                    m,
+                    &d.cdof,
+                    &d.subtree_com,
+                    &d.site_xpos[s],
+                    bs,
+                    &f,
+                    one,
+                    row,
+                );
+            }
+            if has_r {
+                let tq = rs * gr;
+                add_rot_jac(m, &d.cdof, bs, &tq, one, row);
+            }
+        }
+        Ok(r) => {
+            let br = m.site_bodyid[r];
+            let rr = d.site_xmat[r];
+            let mut len = T::zero();
+            if has_t {
+                let v = rr.tr_mul(&(d.site_xpos[s] - d.site_xpos[r]));
+                len += v.dot(&gt);
+                let f = rr * gt;
+                add_point_jac(
+                    m,
+                    &d.cdof,
+                    &d.subtree_com,
+                    &d.site_xpos[s],
+                    bs,
+                    &f,
+                    one,
+                    row,
+                );
+                add_point_jac(
+                    m,
+                    &d.cdof,
+                    &d.subtree_com,
+                    &d.site_xpos[r],
+                    br,
+                    &f,
+                    -one,
+                    row,
+                );
+            }
+            if has_r {
+                let qs = mat2quat(&d.site_xmat[s]);
+                let qr = mat2quat(&rr);
+                len += sub_quat(&qs, &qr).dot(&gr);
+                let tq = rr * gr;
+                add_rot_jac(m, &d.cdof, bs, &tq, one, row);
+                add_rot_jac(m, &d.cdof, br, &tq, -one, row);
+            }
+            // dofs moving both sites move them rigidly together: no effect on the length
+            let mut kr = body_last_dof(m, br);
+            while let Some(k) = kr {
+                let mut ks = body_last_dof(m, bs);
+                while let Some(j) = ks {
+                    if j <= k {
+                        if j == k {
+                            row[k] = T::zero();
+                        }
+                        break;
+                    }
+                    ks = dof_parent(m, j);
+                }
+                kr = dof_parent(m, k);
+            }
+            d.actuator_length[i] = len;
+        }
+    }
+}
+
+/// Slider-crank transmission: crank site `c` (trnid[0]), slider site `s` (trnid[1]) whose z
+/// axis `a` is the slider axis, crank length `r`. With `v = p_c - p_s`, `x = v · a` and
+/// `det = x² + r² - |v|²`: `L = gear₀ (x - √det)` (`det <= 0`, crank too short: `L = gear₀ x`,
+/// dropping the square-root terms). Moment: `gear₀ [(Jp_c - Jp_s)ᵀ ∂L/∂v + Jr_sᵀ (a × ∂L/∂a)]`.
+fn slider_crank<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
+    let nv = m.nv;
+    let g0: T = sc(m.actuator_gear[i][0]);
+    let c = m.actuator_trnid[i][0] as usize;
+    let s = m.actuator_trnid[i][1] as usize;
+    let r: T = sc(m.actuator_cranklength[i]);
+    let axis: Vector3<T> = d.site_xmat[s].column(2).into();
+    let v = d.site_xpos[c] - d.site_xpos[s];
+    let x = v.dot(&axis);
+    let det = x * x + r * r - v.dot(&v);
+    let (len, dl_dv, dl_da) = if det <= T::zero() {
+        (x, axis, v)
+    } else {
+        let sq = det.sqrt();
+        (x - sq, axis - (axis * x - v) / sq, v * (T::one() - x / sq))
+    };
+    d.actuator_length[i] = g0 * len;
+    let row = &mut d.actuator_moment[i * nv..(i + 1) * nv];
+    let bc = m.site_bodyid[c];
+    let bs = m.site_bodyid[s];
+    add_point_jac(
+        m,
+        &d.cdof,
+        &d.subtree_com,
+        &d.site_xpos[c],
+        bc,
+        &dl_dv,
+        g0,
+        row,
+    );
+    add_point_jac(
+        m,
+        &d.cdof,
+        &d.subtree_com,
+        &d.site_xpos[s],
+        bs,
+        &dl_dv,
+        -g0,
+        row,
+    );
+    add_rot_jac(m, &d.cdof, bs, &axis.cross(&dl_da), g0, row);
 }
 
 /// `actuator_velocity = actuator_moment · qvel` (zero if the actuation flag is disabled, as

@@ -196,6 +196,28 @@ pub struct Data<T: Scalar = f64> {
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
 
+    // ------------------------------------------------------------ sensors (appended)
+    /// Sensor outputs (`nsensordata`), written by [`crate::sensor`].
+    pub sensordata: Vec<T>,
+    /// Linear velocity of each subtree's COM and angular momentum of the subtree about its COM,
+    /// world frame (`mj_subtreeVel`, computed only when a sensor needs them).
+    pub subtree_linvel: Vec<Vector3<T>>,
+    pub subtree_angmom: Vec<Vector3<T>>,
+    /// Forward/inverse comparison (`mj_compareFwdInv`): joint-space and constraint-space
+    /// discrepancy norms.
+    pub solver_fwdinv: [T; 2],
+    // ------------------------------------------------------------ tendon paths (appended, phys8)
+    /// First entry of each tendon's path in `wrap_obj`/`wrap_xpos`, and the number of entries
+    /// (0 for fixed tendons).
+    pub ten_wrapadr: Vec<usize>,
+    pub ten_wrapnum: Vec<usize>,
+    /// Path entries (capacity 2·nwrap): -1 site, -2 pulley, else the geom id of a tangent point.
+    pub wrap_obj: Vec<i32>,
+    /// World position of each path entry (zero for pulleys).
+    pub wrap_xpos: Vec<Vector3<T>>,
+    /// Fluid forces (inside `qfrc_passive`).
+    pub qfrc_fluid: Vec<T>,
+
     // ------------------------------------------------------------ scratch (never read across calls)
     pub scratch_nv: [Vec<T>; 4],
     pub scratch_body6: [Vec<Vector6<T>>; 2],
@@ -315,6 +337,15 @@ impl<T: Scalar> Data<T> {
             contact: Vec::with_capacity(crate::collision::contact_capacity(m)),
             scratch_sap: Vec::with_capacity(m.ngeom),
             warning: [WarningStat::default(); NWARNING],
+            sensordata: v(m.nsensordata),
+            subtree_linvel: v3(m.nbody),
+            subtree_angmom: v3(m.nbody),
+            solver_fwdinv: [z; 2],
+            ten_wrapadr: vec![0; m.ntendon],
+            ten_wrapnum: vec![0; m.ntendon],
+            wrap_obj: vec![0; 2 * m.nwrap],
+            wrap_xpos: v3(2 * m.nwrap),
+            qfrc_fluid: v(m.nv),
             scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
             scratch_body6: [v6(m.nbody), v6(m.nbody)],
             eq_active: m.eq_active0.clone(),

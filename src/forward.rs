@@ -13,22 +13,20 @@ use crate::kinematics::kinematics;
 use crate::model::{enable, BiasType, DynType, EqType, GainType, Model, TrnType};
 use crate::passive::passive;
 use crate::rne::rne_bias;
+use crate::sensor::{sensor_acc, sensor_pos, sensor_vel};
 use crate::spatial::{ang, lin};
-use crate::tendon::{is_fixed, tendon, tendon_velocity};
+use crate::tendon::{has_inside_sidesite, tendon, tendon_armature_bias, tendon_velocity};
 
 pub use crate::actuation::fwd_actuation;
 
 /// A model feature the smooth pipeline does not compute yet (it would otherwise produce NaN
 /// lengths or missing forces). Returns the first one found.
 pub fn unsupported(m: &Model) -> Option<&'static str> {
-    if (0..m.ntendon).any(|t| !is_fixed(m, t)) {
-        return Some("spatial tendons (site/geom/pulley wraps)");
+    if (0..m.ntendon).any(|t| has_inside_sidesite(m, t)) {
+        return Some("spatial tendon side site inside its wrap geom (inside wrap)");
     }
-    if m.actuator_trntype
-        .iter()
-        .any(|t| matches!(t, TrnType::SliderCrank | TrnType::Site | TrnType::Body))
-    {
-        return Some("slider-crank, site and body actuator transmissions");
+    if m.actuator_trntype.contains(&TrnType::Body) {
+        return Some("body (adhesion) actuator transmission");
     }
     if m.actuator_dyntype.contains(&DynType::User)
         || m.actuator_gaintype.contains(&GainType::User)
@@ -45,8 +43,8 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if m.opt.enabled(enable::DIAGEXACT) {
         return Some("diagexact (exact diagonal of A for R)");
     }
-    if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
-        return Some("fluid forces (density/viscosity)");
+    if let Some(s) = crate::sensor::unsupported(m) {
+        return Some(s);
     }
     None
 }
@@ -66,14 +64,15 @@ pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
 }
 
 /// Velocity-dependent stages (`mj_fwdVelocity`): tendon and actuator velocities,
-/// `cvel`/`cdof_dot`, passive forces, `qfrc_bias`, constraint `efc_vel` and `efc_aref`
-/// ([`reference_constraint`]).
+/// `cvel`/`cdof_dot`, passive forces, `qfrc_bias` (with the spatial-tendon armature term
+/// `armature Jᵀ J̇ q̇`), constraint `efc_vel` and `efc_aref` ([`reference_constraint`]).
 pub fn fwd_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
     tendon_velocity(m, d);
     actuator_velocity(m, d);
     com_vel(m, d);
     passive(m, d);
     rne_bias(m, d);
+    tendon_armature_bias(m, d);
     reference_constraint(m, d);
 }
 
@@ -121,12 +120,17 @@ pub fn fwd_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     crate::solver::solve(m, d);
 }
 
-/// Forward dynamics (`mj_forward`): position, velocity, actuation, acceleration and constraint
-/// stages in order. Allocation-free.
+/// Forward dynamics (`mj_forward`): position stage and position sensors, velocity stage and
+/// velocity sensors, actuation, acceleration, constraint stage and acceleration sensors, in
+/// order (seed 004 "Simulation pipeline"; the sensors respect the `sensor` disable flag).
+/// Allocation-free.
 pub fn forward<T: Scalar>(m: &Model, d: &mut Data<T>) {
     fwd_position(m, d);
+    sensor_pos(m, d);
     fwd_velocity(m, d);
+    sensor_vel(m, d);
     fwd_actuation(m, d);
     fwd_acceleration(m, d);
     fwd_constraint(m, d);
+    sensor_acc(m, d);
 }

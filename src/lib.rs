@@ -12,14 +12,19 @@ pub mod constraint;
 pub mod crb;
 pub mod data;
 pub mod derivative;
+pub mod fluid;
 pub mod forward;
 pub mod hybrid;
 pub mod integrator;
+pub mod inverse;
 pub mod jacobian;
 pub mod kinematics;
+pub mod lengthrange;
+pub mod mjcf;
 pub mod model;
 pub mod passive;
 pub mod rne;
+pub mod sensor;
 pub mod setconst;
 pub mod solver;
 pub mod spatial;
@@ -28,6 +33,5 @@ pub mod tendon;
 
 pub use data::{Data, Scalar};
 pub use model::Model;
-pub mod mjcf;
 
 pub use mjcf::{load, load_from_str, MjcfError, Vfs};

@@ -576,6 +576,14 @@ pub struct Model {
     pub sensor_cutoff: Vec<f64>,
     pub sensor_noise: Vec<f64>,
 
+    // ---------------------------------------------------------------- appended (phys8)
+    /// Per-geom fluid parameters (`mjNFLUID` = 12, MuJoCo's layout): interaction coefficient
+    /// (1 for `fluidshape="ellipsoid"`, else 0), the 5 `fluidcoef` (blunt drag, slender drag,
+    /// angular drag, Kutta lift, Magnus lift), virtual mass (3) and virtual inertia (3) per unit
+    /// fluid density. Filled by [`crate::fluid::geom_fluid_compile`]; empty or all-zero means the
+    /// inertia-box model.
+    pub geom_fluid: Vec<[f64; 12]>,
+
     // ---------------------------------------------------------------- appended by mjcf
     /// Polynomial tendon stiffness / damping coefficients (`stiffness="k k1 k2"`), zeros when
     /// absent, like `jnt_stiffnesspoly` / `dof_dampingpoly`.

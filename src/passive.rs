@@ -1,5 +1,5 @@
 //! Passive forces (`mj_passive`; seed 000 "Passive forces", "Polynomial forces"): joint and
-//! tendon spring-dampers and gravity compensation. Fluid forces are not implemented.
+//! tendon spring-dampers, gravity compensation and fluid forces ([`crate::fluid`]).
 
 use crate::data::{sc, Data, Scalar};
 use crate::jacobian::apply_ft_raw;
@@ -41,9 +41,11 @@ fn radial<T: Scalar>(k: f64, p: &[f64; 2], r: T) -> T {
 ///   free translation likewise with `v = p - p_spring`;
 /// - dof damper: `-(a v + b v|v| + c v³)`;
 /// - tendon spring outside the `tendon_lengthspring` dead band, tendon damper `-b ten_velocity`;
-/// - gravcomp: force `-gravity · mass · gravcomp` at each body's COM (off if gravity is disabled).
+/// - gravcomp: force `-gravity · mass · gravcomp` at each body's COM (off if gravity is disabled);
+/// - fluid forces `qfrc_fluid` ([`crate::fluid::fluid`]).
 ///
-/// With both the spring and damper flags disabled everything (including gravcomp) is zero.
+/// With both the spring and damper flags disabled everything (including gravcomp and fluid) is
+/// zero.
 /// Needs `ten_velocity` (see [`crate::forward::fwd_velocity`]).
 pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let z = T::zero();
@@ -55,6 +57,7 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
     ] {
         v.iter_mut().for_each(|x| *x = z);
     }
+    d.qfrc_fluid.iter_mut().for_each(|x| *x = z);
     let spring = !m.opt.disabled(disable::SPRING);
     let damper = !m.opt.disabled(disable::DAMPER);
     if !spring && !damper {
@@ -175,7 +178,9 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
             );
         }
     }
+    crate::fluid::fluid(m, d);
     for i in 0..nv {
-        d.qfrc_passive[i] = d.qfrc_spring[i] + d.qfrc_damper[i] + d.qfrc_gravcomp[i];
+        d.qfrc_passive[i] =
+            d.qfrc_spring[i] + d.qfrc_damper[i] + d.qfrc_gravcomp[i] + d.qfrc_fluid[i];
     }
 }

@@ -242,14 +242,18 @@ fn rne_with_acceleration_is_mass_times_acc_plus_bias() {
     }
 }
 
-/// Spatial tendons are reported as unsupported and produce a NaN length, not silent zeros.
+/// Body (adhesion) transmissions are reported as unsupported and produce a NaN length.
 #[test]
-fn spatial_tendon_is_flagged() {
-    let (_, mut m, c) = models().into_iter().find(|(n, ..)| n == "tendon").unwrap();
+fn body_transmission_is_flagged() {
+    let (_, mut m, c) = models()
+        .into_iter()
+        .find(|(n, ..)| n == "actuators")
+        .unwrap();
     assert_eq!(moreau::forward::unsupported(&m), None);
-    m.wrap_type[0] = moreau::model::WrapType::Site;
+    m.actuator_trntype[0] = moreau::model::TrnType::Body;
+    m.actuator_trnid[0] = [1, -1];
     assert!(moreau::forward::unsupported(&m).is_some());
     let d = run_f64(&m, &c, |_| {});
-    assert!(d.ten_length[0].is_nan());
-    assert!(d.ten_length[1].is_finite());
+    assert!(d.actuator_length[0].is_nan());
+    assert!(d.actuator_length[1].is_finite());
 }

@@ -2,3 +2,4 @@
 //! and system identification are still to come (see the optim issue).
 
 pub mod ilqr;
+pub mod system;

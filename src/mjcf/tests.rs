@@ -589,12 +589,17 @@ fn errors_name_file_line_and_attribute() {
 }
 
 #[test]
-fn dampratio_is_marked_for_set_const() {
+fn dampratio_becomes_kv() {
     let xml = r#"<mujoco><worldbody><body><joint name="j"/><geom size="0.1"/></body></worldbody>
         <actuator><position joint="j" kp="10" dampratio="0.7"/></actuator></mujoco>"#;
     let m = load_from_str(xml, &Vfs::new()).unwrap();
-    // MuJoCo's convention: before mj_setConst, a positive biasprm[2] is a damping ratio
-    assert_eq!(m.actuator_biasprm[0][..3], [0.0, -10.0, 0.7]);
+    // kv = dampratio * 2 sqrt(kp * I): a solid sphere (density 1000, r = 0.1) about a hinge
+    // through its centre has I = 2/5 m r^2 (mujoco-facts §7).
+    let mass = 1000.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.1f64.powi(3);
+    let inertia = 0.4 * mass * 0.01;
+    let kv = 0.7 * 2.0 * (10.0 * inertia).sqrt();
+    assert_eq!(m.actuator_biasprm[0][..2], [0.0, -10.0]);
+    assert!((m.actuator_biasprm[0][2] + kv).abs() < 1e-12 * kv);
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! `tools/reference/gen_pipeline_cases.py` (no MJCF loader needed).
 #![allow(dead_code)]
 
+pub mod phys8;
+
 use moreau::model::*;
 use serde_json::Value;
 

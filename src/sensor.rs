@@ -1,0 +1,498 @@
+//! Sensors (`mj_sensorPos`, `mj_sensorVel`, `mj_sensorAcc`; seed 004 "Simulation pipeline"
+//! stages 11, 15 and 21, MuJoCo's MJCF `sensor` reference) and the subtree velocities they need
+//! (`mj_subtreeVel`).
+//!
+//! Each stage computes the sensors whose `needstage` ([`sensor_stage`]) is that stage and writes
+//! `d.sensordata[sensor_adr .. + sensor_dim]`, then applies the cutoff ([`apply_cutoff`]). With the
+//! `sensor` disable flag set every stage returns without touching `sensordata` (as MuJoCo 4.0.0).
+//! Sensor noise is a model parameter only: MuJoCo does not add noise to `sensordata`, neither does
+//! moreau (checked against the oracle: outputs equal the noiseless values).
+//!
+//! Conventions (all checked against MuJoCo 4.0.0, tests/sensor_oracle.rs):
+//! - frame objects: `body` is the body's inertial frame (`xipos`, `ximat`, `xquat·body_iquat`),
+//!   `xbody` the body frame, `geom` and `site` their frames. With a reference frame
+//!   (`reftype/refid`): position `Rᵣᵀ (p - pᵣ)`, quaternion `qᵣ⁻¹ q`, axes `Rᵣᵀ a`,
+//!   angular velocity `Rᵣᵀ (ω - ωᵣ)`, linear velocity `Rᵣᵀ (v - vᵣ - ωᵣ × (p - pᵣ))`. The
+//!   acceleration frame sensors ignore the reference frame.
+//! - velocities/accelerations of objects are those of the point `p` of the object's frame
+//!   (`mj_objectVelocity`/`mj_objectAcceleration`): `v = v_c + ω × (p - c)`, classical linear
+//!   acceleration `a = a_c + α × (p - c) + ω × v` with `(α, a_c) = cacc` (which contains `-gravity`,
+//!   so an accelerometer at rest reads `+g` upwards).
+//! - force/torque: `cfrc_int` of the site's body (the force the parent exerts on the subtree),
+//!   torque taken about the site, both in the site frame.
+//!
+//! Not supported (value written, see [`unsupported`]):
+//! - `touch` and the joint/tendon limit sensors read contact / limit constraint forces: they
+//!   return 0 because no constraint stage exists yet (correct as long as no contact or limit is
+//!   active);
+//! - `rangefinder` (needs ray casting) returns -1 (MuJoCo's "no hit");
+//! - camera objects in frame sensors return 0.
+
+use crate::data::{sc, Data, Scalar};
+use crate::model::{disable, Model, ObjType, SensorType};
+use crate::rne::rne_post_constraint;
+use crate::spatial::{ang, lin, normalize_quat, q4, v3};
+use nalgebra::{Matrix3, Quaternion, Vector3, Vector6};
+
+/// Computation stage a sensor needs (`mjtStage`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Stage {
+    Pos = 1,
+    Vel = 2,
+    Acc = 3,
+}
+
+/// Sensor output data type (`mjtDataType`): decides how the cutoff applies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DataType {
+    Real = 0,
+    Positive = 1,
+    Axis = 2,
+    Quaternion = 3,
+}
+
+/// The stage at which a sensor type is computed (MuJoCo's `sensor_needstage`).
+pub fn sensor_stage(t: SensorType) -> Stage {
+    use SensorType::*;
+    match t {
+        Magnetometer | Rangefinder | JointPos | TendonPos | ActuatorPos | BallQuat
+        | JointLimitPos | TendonLimitPos | FramePos | FrameQuat | FrameXAxis | FrameYAxis
+        | FrameZAxis | SubtreeCom | Clock => Stage::Pos,
+        Velocimeter | Gyro | JointVel | TendonVel | ActuatorVel | BallAngVel | JointLimitVel
+        | TendonLimitVel | FrameLinVel | FrameAngVel | SubtreeLinVel | SubtreeAngMom => Stage::Vel,
+        Touch | Accelerometer | Force | Torque | ActuatorFrc | JointActFrc | JointLimitFrc
+        | TendonLimitFrc | FrameLinAcc | FrameAngAcc => Stage::Acc,
+    }
+}
+
+/// The data type of a sensor type (MuJoCo's `sensor_datatype`).
+pub fn sensor_datatype(t: SensorType) -> DataType {
+    use SensorType::*;
+    match t {
+        Touch => DataType::Positive,
+        BallQuat | FrameQuat => DataType::Quaternion,
+        FrameXAxis | FrameYAxis | FrameZAxis => DataType::Axis,
+        _ => DataType::Real,
+    }
+}
+
+/// Number of outputs of a sensor type (MuJoCo's `sensor_dim`).
+pub fn sensor_dim(t: SensorType) -> usize {
+    use SensorType::*;
+    match t {
+        Touch | Rangefinder | JointPos | JointVel | TendonPos | TendonVel | ActuatorPos
+        | ActuatorVel | ActuatorFrc | JointActFrc | JointLimitPos | JointLimitVel
+        | JointLimitFrc | TendonLimitPos | TendonLimitVel | TendonLimitFrc | Clock => 1,
+        BallQuat | FrameQuat => 4,
+        _ => 3,
+    }
+}
+
+/// The sensors of `m` that need [`rne_post_constraint`] (`cacc`, `cfrc_int`).
+fn needs_rne_post(t: SensorType) -> bool {
+    use SensorType::*;
+    matches!(
+        t,
+        Accelerometer | Force | Torque | FrameLinAcc | FrameAngAcc
+    )
+}
+
+/// The sensors of `m` that need [`subtree_vel`].
+fn needs_subtree_vel(t: SensorType) -> bool {
+    matches!(t, SensorType::SubtreeLinVel | SensorType::SubtreeAngMom)
+}
+
+/// A sensor configuration whose output is not computed exactly yet, if any: rangefinders, camera
+/// frames, touch sensors when contacts can occur, limit sensors on limited joints/tendons while
+/// limits are enabled (their constraint forces do not exist yet).
+pub fn unsupported(m: &Model) -> Option<&'static str> {
+    let o = &m.opt;
+    let constraints = !o.disabled(disable::CONSTRAINT);
+    let contacts = constraints
+        && !o.disabled(disable::CONTACT)
+        && (0..m.ngeom).any(|g| {
+            m.geom_contype.get(g).copied().unwrap_or(0) != 0
+                || m.geom_conaffinity.get(g).copied().unwrap_or(0) != 0
+        });
+    let limits = constraints && !o.disabled(disable::LIMIT);
+    for i in 0..m.nsensor {
+        let id = m.sensor_objid[i].max(0) as usize;
+        match m.sensor_type[i] {
+            SensorType::Rangefinder => return Some("rangefinder sensors (ray casting)"),
+            SensorType::Touch if contacts => return Some("touch sensors with contacts"),
+            SensorType::JointLimitPos | SensorType::JointLimitVel | SensorType::JointLimitFrc
+                if limits && m.jnt_limited.get(id).copied().unwrap_or(false) =>
+            {
+                return Some("joint limit sensors on limited joints (limit constraints)")
+            }
+            SensorType::TendonLimitPos
+            | SensorType::TendonLimitVel
+            | SensorType::TendonLimitFrc
+                if limits && m.tendon_limited.get(id).copied().unwrap_or(false) =>
+            {
+                return Some("tendon limit sensors on limited tendons (limit constraints)")
+            }
+            _ => {}
+        }
+        if m.sensor_objtype[i] == ObjType::Camera || m.sensor_reftype[i] == ObjType::Camera {
+            return Some("camera frames in sensors");
+        }
+    }
+    None
+}
+
+/// Position, orientation and body of a frame object (`body`: inertial frame, `xbody`: body
+/// frame, `geom`, `site`); `None` for other object types.
+#[inline]
+fn obj_frame<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    t: ObjType,
+    id: usize,
+) -> Option<(Vector3<T>, Matrix3<T>, usize)> {
+    match t {
+        ObjType::Body => Some((d.xipos[id], d.ximat[id], id)),
+        ObjType::XBody => Some((d.xpos[id], d.xmat[id], id)),
+        ObjType::Geom => Some((d.geom_xpos[id], d.geom_xmat[id], m.geom_bodyid[id])),
+        ObjType::Site => Some((d.site_xpos[id], d.site_xmat[id], m.site_bodyid[id])),
+        _ => None,
+    }
+}
+
+/// Orientation quaternion of a frame object (see [`obj_frame`]).
+#[inline]
+fn obj_quat<T: Scalar>(m: &Model, d: &Data<T>, t: ObjType, id: usize) -> Option<Quaternion<T>> {
+    match t {
+        ObjType::Body => Some(d.xquat[id] * q4::<T>(&m.body_iquat[id])),
+        ObjType::XBody => Some(d.xquat[id]),
+        ObjType::Geom => Some(d.xquat[m.geom_bodyid[id]] * q4::<T>(&m.geom_quat[id])),
+        ObjType::Site => Some(d.xquat[m.site_bodyid[id]] * q4::<T>(&m.site_quat[id])),
+        _ => None,
+    }
+}
+
+/// `(ω, v)` of the frame origin `p` of body `b`: `v = v_c + ω × (p - c)` (world frame).
+#[inline]
+fn point_velocity<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    b: usize,
+    p: &Vector3<T>,
+) -> (Vector3<T>, Vector3<T>) {
+    let cv = &d.cvel[b];
+    let w = ang(cv);
+    let r = p - d.subtree_com[m.body_rootid[b]];
+    (w, lin(cv) + w.cross(&r))
+}
+
+/// Object velocity (`mj_objectVelocity`): `(ω, v)` at the object's frame origin, in the world
+/// frame or (if `local`) the object frame.
+pub fn object_velocity<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    t: ObjType,
+    id: usize,
+    local: bool,
+) -> Option<(Vector3<T>, Vector3<T>)> {
+    let (p, r, b) = obj_frame(m, d, t, id)?;
+    let (w, v) = point_velocity(m, d, b, &p);
+    Some(if local {
+        (r.tr_mul(&w), r.tr_mul(&v))
+    } else {
+        (w, v)
+    })
+}
+
+/// Object acceleration (`mj_objectAcceleration`): `(α, a)` at the object's frame origin with
+/// the classical linear acceleration `a = a_c + α × (p - c) + ω × v`, in the world frame or (if
+/// `local`) the object frame. Needs `cacc` ([`rne_post_constraint`]).
+pub fn object_acceleration<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    t: ObjType,
+    id: usize,
+    local: bool,
+) -> Option<(Vector3<T>, Vector3<T>)> {
+    let (p, r, b) = obj_frame(m, d, t, id)?;
+    let ca = &d.cacc[b];
+    let alpha = ang(ca);
+    let off = p - d.subtree_com[m.body_rootid[b]];
+    let (w, v) = point_velocity(m, d, b, &p);
+    let a = lin(ca) + alpha.cross(&off) + w.cross(&v);
+    Some(if local {
+        (r.tr_mul(&alpha), r.tr_mul(&a))
+    } else {
+        (alpha, a)
+    })
+}
+
+/// Subtree COM velocities and angular momenta (`mj_subtreeVel`): `subtree_linvel[b] =
+/// Σ mᵢ vᵢ / Mᵦ` over the subtree (COM velocities `vᵢ`), `subtree_angmom[b] = Σ Iᵢ ωᵢ +
+/// mᵢ (cᵢ - Cᵦ) × (vᵢ - Vᵦ)` about the subtree COM `Cᵦ`, both in the world frame. Accumulated
+/// from the leaves with the parallel-axis rule for momenta. Needs `cvel`.
+pub fn subtree_vel<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    for b in 0..m.nbody {
+        let (w, v) = point_velocity(m, d, b, &d.xipos[b]);
+        d.subtree_linvel[b] = v * sc::<T>(m.body_mass[b]);
+        // own spin momentum I ω with I = R diag(inertia) Rᵀ
+        let r = &d.ximat[b];
+        let li = r.tr_mul(&w).component_mul(&v3::<T>(&m.body_inertia[b]));
+        d.subtree_angmom[b] = r * li;
+    }
+    for b in (1..m.nbody).rev() {
+        let x = d.subtree_linvel[b];
+        d.subtree_linvel[m.body_parentid[b]] += x;
+    }
+    for b in 0..m.nbody {
+        d.subtree_linvel[b] /= sc::<T>(m.body_subtreemass[b].max(1e-15));
+    }
+    // own orbital term about the subtree COM
+    for b in 1..m.nbody {
+        let (_, v) = point_velocity(m, d, b, &d.xipos[b]);
+        let dc = d.xipos[b] - d.subtree_com[b];
+        let dv = v - d.subtree_linvel[b];
+        let t = dc.cross(&dv) * sc::<T>(m.body_mass[b]);
+        d.subtree_angmom[b] += t;
+    }
+    // children: momentum about their own COM plus the orbital term of their COM
+    for b in (1..m.nbody).rev() {
+        let p = m.body_parentid[b];
+        let dc = d.subtree_com[b] - d.subtree_com[p];
+        let dv = d.subtree_linvel[b] - d.subtree_linvel[p];
+        let t = d.subtree_angmom[b] + dc.cross(&dv) * sc::<T>(m.body_subtreemass[b]);
+        d.subtree_angmom[p] += t;
+    }
+}
+
+/// Clamps a sensor's outputs to `±cutoff` (real data) or `≤ cutoff` (positive data) if
+/// `cutoff > 0`; axis and quaternion outputs are never clamped.
+pub fn apply_cutoff<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
+    let cutoff = m.sensor_cutoff[i];
+    if cutoff <= 0.0 {
+        return;
+    }
+    let c: T = sc(cutoff);
+    let adr = m.sensor_adr[i];
+    let out = &mut d.sensordata[adr..adr + m.sensor_dim[i]];
+    match sensor_datatype(m.sensor_type[i]) {
+        DataType::Real => out.iter_mut().for_each(|x| {
+            if *x > c {
+                *x = c
+            } else if *x < -c {
+                *x = -c
+            }
+        }),
+        DataType::Positive => out.iter_mut().for_each(|x| {
+            if *x > c {
+                *x = c
+            }
+        }),
+        DataType::Axis | DataType::Quaternion => {}
+    }
+}
+
+/// Output buffer of one sensor (at most 4 values).
+struct Out<T: Scalar> {
+    v: [T; 4],
+    n: usize,
+}
+
+impl<T: Scalar> Out<T> {
+    fn zero() -> Self {
+        Out {
+            v: [T::zero(); 4],
+            n: 0,
+        }
+    }
+    fn s(x: T) -> Self {
+        Out {
+            v: [x, T::zero(), T::zero(), T::zero()],
+            n: 1,
+        }
+    }
+    fn v3(x: &Vector3<T>) -> Self {
+        Out {
+            v: [x.x, x.y, x.z, T::zero()],
+            n: 3,
+        }
+    }
+    fn q(q: &Quaternion<T>) -> Self {
+        Out {
+            v: [q.w, q.i, q.j, q.k],
+            n: 4,
+        }
+    }
+}
+
+/// Reference frame object of sensor `i`, if it has one.
+#[inline]
+fn ref_of(m: &Model, i: usize) -> Option<(ObjType, usize)> {
+    let r = usize::try_from(m.sensor_refid[i]).ok()?;
+    match m.sensor_reftype[i] {
+        ObjType::Body | ObjType::XBody | ObjType::Geom | ObjType::Site => {
+            Some((m.sensor_reftype[i], r))
+        }
+        _ => None,
+    }
+}
+
+fn compute<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> Out<T> {
+    use SensorType::*;
+    let t = m.sensor_type[i];
+    let ot = m.sensor_objtype[i];
+    let id = m.sensor_objid[i].max(0) as usize;
+    let refr = ref_of(m, i);
+    match t {
+        // -------------------------------------------------------------- position stage
+        Magnetometer => {
+            let (_, r, _) = obj_frame(m, d, ObjType::Site, id).unwrap();
+            Out::v3(&r.tr_mul(&v3::<T>(&m.opt.magnetic)))
+        }
+        Rangefinder => Out::s(sc(-1.0)),
+        JointPos => Out::s(d.qpos[m.jnt_qposadr[id]]),
+        TendonPos => Out::s(d.ten_length[id]),
+        ActuatorPos => Out::s(d.actuator_length[id]),
+        BallQuat => {
+            let a = m.jnt_qposadr[id];
+            let q = Quaternion::new(d.qpos[a], d.qpos[a + 1], d.qpos[a + 2], d.qpos[a + 3]);
+            Out::q(&normalize_quat(q))
+        }
+        JointLimitPos | TendonLimitPos | JointLimitVel | TendonLimitVel | JointLimitFrc
+        | TendonLimitFrc | Touch => Out::s(T::zero()),
+        FramePos => match obj_frame(m, d, ot, id) {
+            None => Out::zero(),
+            Some((p, _, _)) => match refr.and_then(|(rt, rid)| obj_frame(m, d, rt, rid)) {
+                None => Out::v3(&p),
+                Some((pr, rr, _)) => Out::v3(&rr.tr_mul(&(p - pr))),
+            },
+        },
+        FrameQuat => match obj_quat(m, d, ot, id) {
+            None => Out::zero(),
+            Some(q) => match refr.and_then(|(rt, rid)| obj_quat(m, d, rt, rid)) {
+                None => Out::q(&q),
+                Some(qr) => Out::q(&(qr.conjugate() * q)),
+            },
+        },
+        FrameXAxis | FrameYAxis | FrameZAxis => match obj_frame(m, d, ot, id) {
+            None => Out::zero(),
+            Some((_, r, _)) => {
+                let k = match t {
+                    FrameXAxis => 0,
+                    FrameYAxis => 1,
+                    _ => 2,
+                };
+                let a: Vector3<T> = r.column(k).into();
+                match refr.and_then(|(rt, rid)| obj_frame(m, d, rt, rid)) {
+                    None => Out::v3(&a),
+                    Some((_, rr, _)) => Out::v3(&rr.tr_mul(&a)),
+                }
+            }
+        },
+        SubtreeCom => Out::v3(&d.subtree_com[id]),
+        Clock => Out::s(d.time),
+        // -------------------------------------------------------------- velocity stage
+        Velocimeter => Out::v3(&object_velocity(m, d, ObjType::Site, id, true).unwrap().1),
+        Gyro => Out::v3(&object_velocity(m, d, ObjType::Site, id, true).unwrap().0),
+        JointVel => Out::s(d.qvel[m.jnt_dofadr[id]]),
+        TendonVel => Out::s(d.ten_velocity[id]),
+        ActuatorVel => Out::s(d.actuator_velocity[id]),
+        BallAngVel => {
+            let a = m.jnt_dofadr[id];
+            Out::v3(&Vector3::new(d.qvel[a], d.qvel[a + 1], d.qvel[a + 2]))
+        }
+        FrameLinVel | FrameAngVel => {
+            let Some((w, v)) = object_velocity(m, d, ot, id, false) else {
+                return Out::zero();
+            };
+            let rel = refr.and_then(|(rt, rid)| {
+                let (pr, rr, _) = obj_frame(m, d, rt, rid)?;
+                let (wr, vr) = object_velocity(m, d, rt, rid, false)?;
+                Some((pr, rr, wr, vr))
+            });
+            match (t, rel) {
+                (FrameAngVel, None) => Out::v3(&w),
+                (_, None) => Out::v3(&v),
+                (FrameAngVel, Some((_, rr, wr, _))) => Out::v3(&rr.tr_mul(&(w - wr))),
+                (_, Some((pr, rr, wr, vr))) => {
+                    let (p, _, _) = obj_frame(m, d, ot, id).unwrap();
+                    Out::v3(&rr.tr_mul(&(v - vr - wr.cross(&(p - pr)))))
+                }
+            }
+        }
+        SubtreeLinVel => Out::v3(&d.subtree_linvel[id]),
+        SubtreeAngMom => Out::v3(&d.subtree_angmom[id]),
+        // -------------------------------------------------------------- acceleration stage
+        Accelerometer => Out::v3(
+            &object_acceleration(m, d, ObjType::Site, id, true)
+                .unwrap()
+                .1,
+        ),
+        Force | Torque => {
+            let b = m.site_bodyid[id];
+            let f: &Vector6<T> = &d.cfrc_int[b];
+            let r = &d.site_xmat[id];
+            if t == Force {
+                Out::v3(&r.tr_mul(&lin(f)))
+            } else {
+                let off = d.site_xpos[id] - d.subtree_com[m.body_rootid[b]];
+                Out::v3(&r.tr_mul(&(ang(f) - off.cross(&lin(f)))))
+            }
+        }
+        ActuatorFrc => Out::s(d.actuator_force[id]),
+        JointActFrc => Out::s(d.qfrc_actuator[m.jnt_dofadr[id]]),
+        FrameLinAcc | FrameAngAcc => match object_acceleration(m, d, ot, id, false) {
+            None => Out::zero(),
+            Some((al, a)) => Out::v3(if t == FrameAngAcc { &al } else { &a }),
+        },
+    }
+}
+
+fn stage<T: Scalar>(m: &Model, d: &mut Data<T>, s: Stage) {
+    for i in 0..m.nsensor {
+        let t = m.sensor_type[i];
+        if sensor_stage(t) != s {
+            continue;
+        }
+        let out = compute(m, d, i);
+        let adr = m.sensor_adr[i];
+        let dim = m.sensor_dim[i];
+        for k in 0..dim {
+            d.sensordata[adr + k] = if k < out.n { out.v[k] } else { T::zero() };
+        }
+        apply_cutoff(m, d, i);
+    }
+}
+
+/// Position-stage sensors (`mj_sensorPos`). Needs the position stage (kinematics, COM,
+/// tendons, transmission) and `time`.
+pub fn sensor_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    if m.opt.disabled(disable::SENSOR) || m.nsensor == 0 {
+        return;
+    }
+    stage(m, d, Stage::Pos);
+}
+
+/// Velocity-stage sensors (`mj_sensorVel`); runs [`subtree_vel`] first if a subtree
+/// velocity/momentum sensor is present. Needs the velocity stage.
+pub fn sensor_vel<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    if m.opt.disabled(disable::SENSOR) || m.nsensor == 0 {
+        return;
+    }
+    if m.sensor_type.iter().any(|t| needs_subtree_vel(*t)) {
+        subtree_vel(m, d);
+    }
+    stage(m, d, Stage::Vel);
+}
+
+/// Acceleration-stage sensors (`mj_sensorAcc`); runs [`rne_post_constraint`] first if an
+/// accelerometer, force, torque or frame acceleration sensor is present. Needs `qacc` and the
+/// actuator forces.
+pub fn sensor_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    if m.opt.disabled(disable::SENSOR) || m.nsensor == 0 {
+        return;
+    }
+    if m.sensor_type.iter().any(|t| needs_rne_post(*t)) {
+        rne_post_constraint(m, d);
+    }
+    stage(m, d, Stage::Acc);
+}
