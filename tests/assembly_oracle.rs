@@ -298,3 +298,43 @@ fn dual_pipeline_and_jacobian_is_residual_derivative() {
     }
     assert!(checked > 100, "{checked}");
 }
+
+/// Inverse dynamics with constraints (seed 000 "Inverse dynamics"): at the forward Newton
+/// solution (tolerance 1e-14), `inverse` recovers `qfrc_constraint` and `efc_force`, and
+/// `qfrc_inverse = qfrc_applied + qfrc_actuator` (here 0); `fwdinv` reports both discrepancies.
+#[test]
+fn inverse_recovers_constraint_forces() {
+    use moreau::inverse;
+    use moreau::model::enable;
+    for c in cases() {
+        let name = c["name"].as_str().unwrap();
+        let (m, mut d) = run_with(c, SolverType::Newton, |m| {
+            m.opt.tolerance = 1e-14;
+            m.opt.iterations = 1000;
+            m.opt.enableflags |= enable::FWDINV;
+        });
+        let fwd_q = d.qfrc_constraint.clone();
+        let fwd_f = d.efc_force.clone();
+        let scale = fwd_q.iter().fold(1.0f64, |a, x| a.max(x.abs()));
+        inverse::compare_fwd_inv(&m, &mut d);
+        assert!(
+            d.solver_fwdinv[0] <= 1e-8 * scale && d.solver_fwdinv[1] <= 1e-8 * scale,
+            "{name}: fwdinv {:?}",
+            d.solver_fwdinv
+        );
+        assert_eq!(
+            d.efc_force, fwd_f,
+            "{name}: compare_fwd_inv keeps the forward forces"
+        );
+        inverse::inverse_skip(&m, &mut d, inverse::Skip::Vel, true);
+        let (e, at) = err(&d.qfrc_constraint, &fwd_q);
+        assert!(
+            e <= 1e-8 * scale,
+            "{name}: qfrc_constraint err {e:.2e} at {at}"
+        );
+        let (e, at) = err(&d.efc_force, &fwd_f);
+        assert!(e <= 1e-8 * scale, "{name}: efc_force err {e:.2e} at {at}");
+        let inv = d.qfrc_inverse.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        assert!(inv <= 1e-8 * scale, "{name}: qfrc_inverse {inv:.2e}");
+    }
+}
