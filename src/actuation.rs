@@ -436,7 +436,8 @@ pub fn muscle_dynamics<T: Scalar>(u: T, act: T, prm: &[f64; 10]) -> T {
 /// - The force input is the activation (the next activation `act + h·act_dot`, exact for
 ///   filterexact and clamped to actrange if actlimited, when actearly) or `u` if stateless.
 /// - `force = gain · input + bias`, clamped to forcerange if forcelimited;
-///   `qfrc_actuator = momentᵀ force`, then clamped per hinge/slide joint to `jnt_actfrcrange`.
+///   `qfrc_actuator = momentᵀ force` (plus `qfrc_gravcomp` on the dofs of `jnt_actgravcomp`
+///   joints), then clamped per hinge/slide joint to `jnt_actfrcrange`.
 /// - With the actuation flag disabled everything here is zero.
 pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
@@ -514,10 +515,28 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
             *q += *a * f;
         }
     }
+    // actuatorgravcomp joints: their gravity compensation counts as actuator force (it is left
+    // out of qfrc_passive); like the actuator forces, not applied when there are no actuators
+    for j in 0..m.njnt {
+        if m.jnt_actgravcomp.get(j).copied().unwrap_or(false) {
+            let a = m.jnt_dofadr[j];
+            for k in a..a + joint_ndof(m.jnt_type[j]) {
+                d.qfrc_actuator[k] += d.qfrc_gravcomp[k];
+            }
+        }
+    }
     for j in 0..m.njnt {
         if m.jnt_actfrclimited[j] && matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) {
             let k = m.jnt_dofadr[j];
             d.qfrc_actuator[k] = clamp(d.qfrc_actuator[k], &m.jnt_actfrcrange[j]);
         }
+    }
+}
+
+fn joint_ndof(t: JointType) -> usize {
+    match t {
+        JointType::Free => 6,
+        JointType::Ball => 3,
+        JointType::Hinge | JointType::Slide => 1,
     }
 }

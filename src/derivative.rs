@@ -100,7 +100,8 @@ pub fn d_rne_vel<T: Scalar>(
 // ------------------------------------------------------------------ passive
 
 /// `∂qfrc_passive/∂qvel`, added into `out` (seed 000 "Passive forces"): dof damping with its
-/// polynomial `a v + b v|v| + c v³`, and tendon damping `−b Jᵀ J`. Fluid forces are not included.
+/// polynomial `a v + b v|v| + c v³`, and tendon damping `−b Jᵀ J` (`b` the derivative of its
+/// polynomial). Fluid forces are not included.
 pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
     if m.opt.disabled(disable::DAMPER) {
         return;
@@ -111,11 +112,14 @@ pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
     }
     for t in 0..m.ntendon {
         let b = m.tendon_damping[t];
-        if b == 0.0 {
+        let p = m.tendon_dampingpoly.get(t).copied().unwrap_or([0.0; 2]);
+        if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
             continue;
         }
         let j = &d.ten_J[t * nv..(t + 1) * nv];
-        let b: T = sc(b);
+        // ∂(a v + b v|v| + c v³)/∂v = a + 2b|v| + 3c v²
+        let v = d.ten_velocity[t];
+        let b: T = sc::<T>(b) + sc::<T>(2.0 * p[0]) * v.abs() + sc::<T>(3.0 * p[1]) * v * v;
         for r in 0..nv {
             if j[r] == T::zero() {
                 continue;

@@ -25,6 +25,13 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if (0..m.ntendon).any(|t| has_inside_sidesite(m, t)) {
         return Some("spatial tendon side site inside its wrap geom (inside wrap)");
     }
+    let nz = |v: &[f64]| v.iter().any(|&x| x != 0.0);
+    if nz(&m.actuator_damping)
+        || m.actuator_dampingpoly.iter().any(|p| nz(p))
+        || nz(&m.actuator_armature)
+    {
+        return Some("actuator damping / armature (MuJoCo 4.0.0 actuator attributes)");
+    }
     if m.actuator_trntype.contains(&TrnType::Body) {
         return Some("body (adhesion) actuator transmission");
     }

@@ -489,7 +489,7 @@ pub struct Model {
     pub tendon_frictionloss: Vec<f64>,
     /// Spring rest length range (lower, upper); the spring acts outside it.
     /// As authored by `springlength`; `[-1, -1]` (the MJCF default) means "the tendon length at
-    /// qpos0", to be resolved by `set_const`.
+    /// qpos_spring", resolved by `set_const`.
     pub tendon_lengthspring: Vec<[f64; 2]>,
     pub tendon_length0: Vec<f64>,
     pub tendon_invweight0: Vec<f64>,
@@ -539,7 +539,9 @@ pub struct Model {
     pub eq_active0: Vec<bool>,
     pub eq_solref: Vec<[f64; 2]>,
     pub eq_solimp: Vec<[f64; 5]>,
-    pub eq_data: Vec<[f64; 11]>,
+    /// `mjNEQDATA` = 12 numbers (MuJoCo 4.0.0). Weld: anchor (3), relative pose (pos 3, quat
+    /// 4), torquescale, and 1 in the last slot when the relative pose was computed at qpos0.
+    pub eq_data: Vec<[f64; 12]>,
 
     // ---------------------------------------------------------------- explicit contact pairs
     pub pair_geom1: Vec<usize>,
@@ -590,10 +592,22 @@ pub struct Model {
     pub tendon_stiffnesspoly: Vec<[f64; 2]>,
     pub tendon_dampingpoly: Vec<[f64; 2]>,
     /// Joint `springdamper` = (timeconst, dampratio) as authored, zeros when absent. When both
-    /// are positive, `set_const` must override the joint's stiffness and its dofs' damping with
-    /// `jnt_stiffness = M0 / (tc^2 dr^2)` and `dof_damping = 2 M0 / tc`, `M0` = `dof_M0` of
-    /// the joint's (first) dof incl. armature (checked against MuJoCo 4.0.0).
+    /// are positive, `set_const` overrides the joint's stiffness and its dofs' damping with
+    /// `jnt_stiffness = m / (tc^2 dr^2)` and `dof_damping = 2 m / tc`, `m = 1 / dof_invweight0`
+    /// of the joint's first dof (checked against MuJoCo 4.0.0).
     pub jnt_springdamper: Vec<[f64; 2]>,
+    /// Joint `actuatorgravcomp`: the joint's gravity compensation (`qfrc_gravcomp`) is routed
+    /// into `qfrc_actuator` (before the `jnt_actfrcrange` clamp) instead of `qfrc_passive`.
+    /// Empty means all false.
+    pub jnt_actgravcomp: Vec<bool>,
+    /// Actuator `damping` (linear coefficient) and its polynomial coefficients, and actuator
+    /// `armature` (MuJoCo 4.0.0). MuJoCo adds them, scaled by gear², to the transmission
+    /// target: a joint's damping / armature (also in `dof_M0` and Euler's implicit damping) or
+    /// a tendon's. Empty means all zero. Not simulated yet: models with nonzero values are
+    /// reported by `forward::unsupported`.
+    pub actuator_damping: Vec<f64>,
+    pub actuator_dampingpoly: Vec<[f64; 2]>,
+    pub actuator_armature: Vec<f64>,
 }
 
 impl Model {

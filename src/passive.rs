@@ -40,8 +40,10 @@ fn radial<T: Scalar>(k: f64, p: &[f64; 2], r: T) -> T {
 /// - ball (and free rotation): `-(k + b r + c r²) v`, `v = subQuat(q, q_spring)`, `r = |v|`;
 ///   free translation likewise with `v = p - p_spring`;
 /// - dof damper: `-(a v + b v|v| + c v³)`;
-/// - tendon spring outside the `tendon_lengthspring` dead band, tendon damper `-b ten_velocity`;
+/// - tendon spring outside the `tendon_lengthspring` dead band, `-(k x + b x² + c x³)` with `x`
+///   the distance past the band; tendon damper `-(a v + b v|v| + c v³)`, `v = ten_velocity`;
 /// - gravcomp: force `-gravity · mass · gravcomp` at each body's COM (off if gravity is disabled);
+///   not part of `qfrc_passive` for the dofs of `jnt_actgravcomp` joints (see `fwd_actuation`);
 /// - fluid forces `qfrc_fluid` ([`crate::fluid::fluid`]).
 ///
 /// With both the spring and damper flags disabled everything (including gravcomp and fluid) is
@@ -115,7 +117,8 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
         for t in 0..m.ntendon {
             let k = m.tendon_stiffness[t];
-            if k == 0.0 {
+            let p = m.tendon_stiffnesspoly.get(t).copied().unwrap_or([0.0; 2]);
+            if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
                 continue;
             }
             let [lo, hi] = m.tendon_lengthspring[t];
@@ -127,7 +130,7 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
             } else {
                 continue;
             };
-            let f = -sc::<T>(k) * x;
+            let f = -(x * (sc::<T>(k) + x * (sc::<T>(p[0]) + x * sc::<T>(p[1]))));
             for i in 0..nv {
                 let jt = d.ten_J[t * nv + i];
                 d.qfrc_spring[i] += jt * f;
@@ -147,10 +150,12 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
         for t in 0..m.ntendon {
             let b = m.tendon_damping[t];
-            if b == 0.0 {
+            let p = m.tendon_dampingpoly.get(t).copied().unwrap_or([0.0; 2]);
+            if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
                 continue;
             }
-            let f = -sc::<T>(b) * d.ten_velocity[t];
+            let v = d.ten_velocity[t];
+            let f = -(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1])));
             for i in 0..nv {
                 let jt = d.ten_J[t * nv + i];
                 d.qfrc_damper[i] += jt * f;
@@ -180,7 +185,15 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     crate::fluid::fluid(m, d);
     for i in 0..nv {
-        d.qfrc_passive[i] =
-            d.qfrc_spring[i] + d.qfrc_damper[i] + d.qfrc_gravcomp[i] + d.qfrc_fluid[i];
+        d.qfrc_passive[i] = d.qfrc_spring[i] + d.qfrc_damper[i] + d.qfrc_fluid[i];
+        // joints with actuatorgravcomp take their gravcomp through qfrc_actuator instead
+        if !m
+            .jnt_actgravcomp
+            .get(m.dof_jntid[i])
+            .copied()
+            .unwrap_or(false)
+        {
+            d.qfrc_passive[i] += d.qfrc_gravcomp[i];
+        }
     }
 }

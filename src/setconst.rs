@@ -17,7 +17,9 @@ use crate::model::{BiasType, GainType, JointType, Model};
 /// - `actuator_length0`, `actuator_acc0 = |M⁻¹ momentᵀ|`;
 /// - position-like actuators (fixed gain, affine bias with `biasprm[1] = -gainprm[0]`) whose
 ///   `biasprm[2] > 0` hold a `dampratio`: replaced by `-kv`, `kv = dampratio · 2 √(kp m)`,
-///   `m = 1 / (moment M⁻¹ momentᵀ)`.
+///   `m = 1 / (moment M⁻¹ momentᵀ)`;
+/// - joint `springdamper` → `jnt_stiffness`, `dof_damping`;
+/// - `tendon_lengthspring` left at `[-1, -1]` → the tendon length at `qpos_spring`.
 pub fn set_const(m: &mut Model) {
     let nv = m.nv;
     let mut d = Data::<f64>::new(m);
@@ -64,6 +66,27 @@ pub fn set_const(m: &mut Model) {
     }
     m.dof_invweight0 = dof_iw;
 
+    // joint springdamper = (timeconst, dampratio): stiffness and damping of the mass-spring-
+    // damper with mass 1 / dof_invweight0 (MuJoCo 4.0.0: k = m / (tc dr)², b = 2 m / tc)
+    for j in 0..m.njnt {
+        // (models built field by field may leave jnt_springdamper empty)
+        let [tc, dr] = m.jnt_springdamper.get(j).copied().unwrap_or([0.0; 2]);
+        if tc > 0.0 && dr > 0.0 {
+            let a = m.jnt_dofadr[j];
+            let iw = m.dof_invweight0[a];
+            let mass = if iw > 0.0 { 1.0 / iw } else { 0.0 };
+            m.jnt_stiffness[j] = mass / (tc * tc * dr * dr);
+            let ndof = match m.jnt_type[j] {
+                JointType::Free => 6,
+                JointType::Ball => 3,
+                _ => 1,
+            };
+            for v in a..a + ndof {
+                m.dof_damping[v] = 2.0 * mass / tc;
+            }
+        }
+    }
+
     // body_invweight0
     let mut jp = vec![0.0; 3 * nv];
     let mut jr = vec![0.0; 3 * nv];
@@ -85,6 +108,18 @@ pub fn set_const(m: &mut Model) {
 
     // tendons
     m.tendon_length0 = d.ten_length.clone();
+    // springlength not given ([-1, -1]): the tendon length at qpos_spring
+    if m.tendon_lengthspring.contains(&[-1.0, -1.0]) {
+        let mut ds = Data::<f64>::new(m);
+        ds.qpos.copy_from_slice(&m.qpos_spring);
+        fwd_position(m, &mut ds);
+        for t in 0..m.ntendon {
+            if m.tendon_lengthspring[t] == [-1.0, -1.0] {
+                let l = ds.ten_length[t];
+                m.tendon_lengthspring[t] = [l, l];
+            }
+        }
+    }
     m.tendon_invweight0 = (0..m.ntendon)
         .map(|t| quad(&d, &d.ten_J[t * nv..(t + 1) * nv], &mut x))
         .collect();

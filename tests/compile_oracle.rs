@@ -1,16 +1,20 @@
 //! Compiled model fields of every project model against MuJoCo 4.0.0 (tests/reference/*.json,
 //! written by tools/reference/generate.py).
 //!
-//! Tolerance: 1e-10 relative with a 1e-12 absolute floor for every real field (quantities that go
-//! through an eigen-decomposition or the dynamics at qpos0 included); integer fields exactly.
-//! Principal-axis quaternions are compared as rotations (q and −q are the same frame).
+//! Tolerance: 1e-12 relative with a 1e-12 absolute floor for every real field (quantities that go
+//! through an eigen-decomposition, float32 mesh vertices or the dynamics at qpos0 included);
+//! integer fields exactly. Quaternions (principal frames of bodies and meshes included: the
+//! compiler reproduces MuJoCo's choice of axis order and sign) are compared component-wise up
+//! to q ≡ −q, at 1e-12 (body_iquat: 1e-9, see there).
 
 use moreau::model::Model;
 use serde_json::Value;
 use std::path::Path;
 
-const RTOL: f64 = 1e-10;
+const RTOL: f64 = 1e-12;
 const ATOL: f64 = 1e-12;
+/// Quaternion components (mesh frames in `geom_quat` included).
+const QTOL: f64 = 1e-12;
 
 /// Flattens a model field to a list of numbers, the way the reference JSON stores it.
 trait Flat {
@@ -116,39 +120,8 @@ impl Checker<'_> {
         }
     }
 
-    /// Principal inertia frames: each axis equal up to its sign (an eigenvector's sign is
-    /// arbitrary; the inertia is diagonal in either frame, so the dynamics do not depend on it).
-    fn cmp_frame(&mut self, field: &str, ours: &[[f64; 4]]) {
-        let Some(v) = self.compiled.get(field) else {
-            return;
-        };
-        let mut want = vec![];
-        json_flat(v, &mut want);
-        self.checked += 1;
-        if want.len() != 4 * ours.len() {
-            self.failures
-                .push(format!("{}: {field}: wrong length", self.name));
-            return;
-        }
-        for (i, q) in ours.iter().enumerate() {
-            let a = quat_mat(q);
-            let b = quat_mat(&want[4 * i..4 * i + 4]);
-            for col in 0..3 {
-                let dot: f64 = (0..3).map(|r| a[r][col] * b[r][col]).sum();
-                if (dot.abs() - 1.0).abs() > 1e-9 {
-                    self.failures.push(format!(
-                        "{}: {field}[{i}] axis {col}: moreau {q:?}, MuJoCo {:?}",
-                        self.name,
-                        &want[4 * i..4 * i + 4]
-                    ));
-                    return;
-                }
-            }
-        }
-    }
-
-    /// Quaternion fields: equal up to sign.
-    fn cmp_quat(&mut self, field: &str, ours: &[[f64; 4]]) {
+    /// Quaternion fields: component-wise, up to the sign of the whole quaternion.
+    fn cmp_quat(&mut self, field: &str, ours: &[[f64; 4]], tol: f64) {
         let Some(v) = self.compiled.get(field) else {
             return;
         };
@@ -163,7 +136,8 @@ impl Checker<'_> {
         for (i, q) in ours.iter().enumerate() {
             let w = &want[4 * i..4 * i + 4];
             let dot: f64 = (0..4).map(|k| q[k] * w[k]).sum();
-            if (dot.abs() - 1.0).abs() > 1e-10 {
+            let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+            if (0..4).any(|k| (q[k] - sign * w[k]).abs() > tol) {
                 self.failures.push(format!(
                     "{}: {field}[{i}]: moreau {q:?}, MuJoCo {w:?}",
                     self.name
@@ -180,28 +154,6 @@ fn adr(a: &[usize], n: &[usize]) -> Vec<i32> {
         .zip(n)
         .map(|(&a, &n)| if n == 0 { -1 } else { a as i32 })
         .collect()
-}
-
-fn quat_mat(q: &[f64]) -> [[f64; 3]; 3] {
-    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    let (w, x, y, z) = (q[0] / n, q[1] / n, q[2] / n, q[3] / n);
-    [
-        [
-            1.0 - 2.0 * (y * y + z * z),
-            2.0 * (x * y - w * z),
-            2.0 * (x * z + w * y),
-        ],
-        [
-            2.0 * (x * y + w * z),
-            1.0 - 2.0 * (x * x + z * z),
-            2.0 * (y * z - w * x),
-        ],
-        [
-            2.0 * (x * z - w * y),
-            2.0 * (y * z + w * x),
-            1.0 - 2.0 * (x * x + y * y),
-        ],
-    ]
 }
 
 fn check_model(name: &str) -> (usize, Vec<String>) {
@@ -253,9 +205,12 @@ fn check_model(name: &str) -> (usize, Vec<String>) {
     c.cmp("body_geomnum", &m.body_geomnum);
     c.cmp("body_geomadr", &adr(&m.body_geomadr, &m.body_geomnum));
     c.cmp("body_pos", &m.body_pos);
-    c.cmp_quat("body_quat", &m.body_quat);
+    c.cmp_quat("body_quat", &m.body_quat, QTOL);
     c.cmp("body_ipos", &m.body_ipos);
-    c.cmp_frame("body_iquat", &m.body_iquat);
+    // principal frames: the Jacobi iteration stops once the off-diagonal entries are below an
+    // absolute 1e-12, so the frame is only defined to about 1e-12 / (eigenvalue gap) and
+    // round-off in the assembled inertia moves it by that much
+    c.cmp_quat("body_iquat", &m.body_iquat, 1e-9);
     c.cmp("body_mass", &m.body_mass);
     c.cmp("body_subtreemass", &m.body_subtreemass);
     c.cmp("body_inertia", &m.body_inertia);
@@ -274,6 +229,7 @@ fn check_model(name: &str) -> (usize, Vec<String>) {
     c.cmp("jnt_stiffnesspoly", &m.jnt_stiffnesspoly);
     c.cmp("jnt_range", &m.jnt_range);
     c.cmp("jnt_margin", &m.jnt_margin);
+    c.cmp("jnt_actgravcomp", &m.jnt_actgravcomp);
     c.cmp("dof_bodyid", &m.dof_bodyid);
     c.cmp("dof_jntid", &m.dof_jntid);
     c.cmp("dof_parentid", &m.dof_parentid);
@@ -297,14 +253,14 @@ fn check_model(name: &str) -> (usize, Vec<String>) {
     c.cmp("geom_rbound", &m.geom_rbound);
     c.cmp("geom_aabb", &m.geom_aabb);
     c.cmp("geom_pos", &m.geom_pos);
-    c.cmp_quat("geom_quat", &m.geom_quat);
+    c.cmp_quat("geom_quat", &m.geom_quat, QTOL);
     c.cmp("geom_friction", &m.geom_friction);
     c.cmp("geom_margin", &m.geom_margin);
     c.cmp("geom_gap", &m.geom_gap);
     c.cmp("site_bodyid", &m.site_bodyid);
     c.cmp("site_size", &m.site_size);
     c.cmp("site_pos", &m.site_pos);
-    c.cmp_quat("site_quat", &m.site_quat);
+    c.cmp_quat("site_quat", &m.site_quat, QTOL);
     c.cmp("tendon_adr", &m.tendon_adr);
     c.cmp("tendon_num", &m.tendon_num);
     c.cmp("tendon_stiffness", &m.tendon_stiffness);
@@ -333,6 +289,9 @@ fn check_model(name: &str) -> (usize, Vec<String>) {
     c.cmp("actuator_forcerange", &m.actuator_forcerange);
     c.cmp("actuator_actrange", &m.actuator_actrange);
     c.cmp("actuator_gear", &m.actuator_gear);
+    c.cmp("actuator_damping", &m.actuator_damping);
+    c.cmp("actuator_dampingpoly", &m.actuator_dampingpoly);
+    c.cmp("actuator_armature", &m.actuator_armature);
     c.cmp("actuator_acc0", &m.actuator_acc0);
     c.cmp("actuator_length0", &m.actuator_length0);
     c.cmp("key_time", &m.key_time);
@@ -345,6 +304,11 @@ fn check_model(name: &str) -> (usize, Vec<String>) {
     (c.checked, c.failures)
 }
 
+/// Not yet listed: `constraints` (body_invweight0 of the slide-only childless root body `sl1`:
+/// MuJoCo 4.0.0 gives 1/mass = 2, moreau tr(A_tt)/3 = 0.667; the rule MuJoCo uses for such bodies
+/// is not known yet) and `humanoid` (body_iquat of `right_lower_arm`, whose two largest
+/// principal moments are equal: the frame in that plane depends on round-off of the Jacobi
+/// iteration; everything else in both models matches).
 const MODELS: &[&str] = &[
     "pendulum",
     "double_pendulum",
@@ -355,6 +319,15 @@ const MODELS: &[&str] = &[
     "tendon_springs",
     "zoo",
     "zoo2",
+    "box_drop",
+    "box_drop_elliptic",
+    "box_stack",
+    "capsule_chain",
+    "hopper_leg",
+    "mesh_drop",
+    "quadruped",
+    "sphere_drop",
+    "sphere_drop_elliptic",
 ];
 
 #[test]

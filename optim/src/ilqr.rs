@@ -172,12 +172,11 @@ pub fn ilqr<D: Dynamics>(
             dynm.jacobians(xs[t].as_slice(), us[t].as_slice(), &mut a[t], &mut b[t])?;
         }
         // Backward pass, retried with larger regularization when Quu is not positive definite.
-        let mut expected = (0.0, 0.0);
-        loop {
+        let expected = loop {
             let mut vx = &cost.qf * (&xs[horizon] - &cost.xref);
             let mut vxx = cost.qf.clone();
             let mut ok = true;
-            expected = (0.0, 0.0);
+            let mut expected = (0.0, 0.0);
             for t in (0..horizon).rev() {
                 let dx = &xs[t] - &cost.xref;
                 let lx = &cost.q * dx * cost.dt;
@@ -208,13 +207,13 @@ pub fn ilqr<D: Dynamics>(
                 gains[t] = kk;
             }
             if ok {
-                break;
+                break expected;
             }
             mu = (mu * 10.0).max(opt.mu_min);
             if mu > opt.mu_max {
                 return Err("iLQR: regularization exceeded its maximum".into());
             }
-        }
+        };
         // Forward pass with line search.
         let mut accepted = false;
         for &alpha in &alphas {
@@ -343,8 +342,8 @@ mod tests {
         }
         ks.reverse();
         let mut x = x0.clone();
-        for t in 0..n {
-            let u = -&ks[t].0 * &x - &ks[t].1;
+        for (t, (k, kf)) in ks.iter().enumerate() {
+            let u = -k * &x - kf;
             assert!(
                 (u[0] - res.us[t][0]).abs() < 1e-6,
                 "t={t}: {} vs {}",

@@ -790,7 +790,11 @@ fn compile_meshes(
                 if v.len() % 3 != 0 {
                     return Err(a.err(ErrorKind::WrongCount, "vertex", "need a multiple of 3"));
                 }
-                verts = v.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
+                // MuJoCo keeps user vertices as float32
+                verts = v
+                    .chunks(3)
+                    .map(|c| [c[0] as f32 as f64, c[1] as f32 as f64, c[2] as f32 as f64])
+                    .collect();
             }
             if let Some(fs) = a.str("face") {
                 let mut idx = Vec::new();
@@ -853,18 +857,19 @@ fn compile_meshes(
                 .unwrap_or(MeshInertia::Legacy);
             let (measure, com, inertia) = mesh::mass_props(&verts, &faces, mode)
                 .map_err(|e| el.err(ErrorKind::InvalidValue, None, e))?;
-            let (eig, frame) = sym_eig_desc(&scl3(&inertia, 1.0 / measure));
-            let quat = m2q(&frame);
-            let rt = transpose(&frame);
+            let (eig, quat) = eig3(&scl3(&inertia, 1.0 / measure));
+            let rt = transpose(&q2m(quat));
             let mut lo = [f64::INFINITY; 3];
             let mut hi = [f64::NEG_INFINITY; 3];
-
+            // sizes and bounding box from the double-precision vertices in the mesh frame; the
+            // stored vertices are rounded to float32 as MuJoCo's mesh_vert
             for v in &mut verts {
-                *v = f32r(mv(&rt, sub(*v, com)));
+                let w = mv(&rt, sub(*v, com));
                 for k in 0..3 {
-                    lo[k] = lo[k].min(v[k]);
-                    hi[k] = hi[k].max(v[k]);
+                    lo[k] = lo[k].min(w[k]);
+                    hi[k] = hi[k].max(w[k]);
                 }
+                *v = f32r(w);
             }
             // geom size: largest |coordinate| per axis; rbound: its norm
             let size = [0, 1, 2].map(|k| lo[k].abs().max(hi[k].abs()));
@@ -1283,7 +1288,7 @@ impl<'a> Builder<'a> {
                 ));
             }
             let full = [[f[0], f[3], f[4]], [f[3], f[1], f[5]], [f[4], f[5], f[2]]];
-            let (eig, frame) = sym_eig_desc(&full);
+            let (eig, frame) = eig3(&full);
             if eig[2] < 0.0 {
                 return Err(a.err(
                     ErrorKind::InvalidValue,
@@ -1291,7 +1296,7 @@ impl<'a> Builder<'a> {
                     "inertia matrix is not positive semidefinite",
                 ));
             }
-            quat = qmul(quat, m2q(&frame));
+            quat = qmul(quat, frame);
             eig
         } else if let Some(d) = a.vec("diaginertia", 3, 3)? {
             [d[0], d[1], d[2]]
@@ -1389,6 +1394,7 @@ impl<'a> Builder<'a> {
         let stiff = a.arr_min("stiffness", [0.0; 3], 1)?;
         let damp = a.arr_min("damping", [0.0; 3], 1)?;
         let armature = a.f64_or("armature", 0.0)?;
+        let agc = a.bool("actuatorgravcomp")?.unwrap_or(false);
         let frictionloss = a.f64_or("frictionloss", 0.0)?;
         for (k, v) in [
             ("stiffness", stiff[0]),
@@ -1425,6 +1431,7 @@ impl<'a> Builder<'a> {
         m.jnt_stiffnesspoly.push([stiff[1], stiff[2]]);
         m.jnt_range.push(range);
         m.jnt_actfrcrange.push(afr);
+        m.jnt_actgravcomp.push(agc);
         m.jnt_margin.push(a.f64_or("margin", 0.0)?);
         m.jnt_springdamper.push(springdamper);
         let bp = self.m.body_pos[body];
@@ -1525,7 +1532,8 @@ impl<'a> Builder<'a> {
                     })?;
                 dataid = hid as i32;
                 let s = self.m.hfield[hid].size;
-                size = [s[0], s[1], 0.5 * (s[2] + s[3]) * 0.0 + size[2]];
+                // MuJoCo's hfield geom size: half extents, then (elevation / 2 + base) / 2
+                size = [s[0], s[1], 0.25 * s[2] + 0.5 * s[3]];
                 rbound = (s[0] * s[0] + s[1] * s[1] + s[2].max(s[3]).powi(2)).sqrt();
                 aabb = [
                     0.0,
@@ -1712,8 +1720,8 @@ impl<'a> Builder<'a> {
                             }
                         }
                     }
-                    let (eig, frame) = sym_eig_desc(&full);
-                    (mass, com, m2q(&frame), eig)
+                    let (eig, frame) = eig3(&full);
+                    (mass, com, frame, eig)
                 }
             } else {
                 explicit.unwrap_or((0.0, [0.0; 3], QID, [0.0; 3]))
@@ -1773,6 +1781,9 @@ struct ActSpec {
     actearly: bool,
     actdim: i64,
     inheritrange: f64,
+    /// `damping` (linear, then polynomial coefficients) and `armature`.
+    damping: [f64; 3],
+    armature: f64,
     /// Tag of the last actuator default applied (shortcut parameters inherit only from the
     /// same shortcut or from `general`, as MuJoCo 4.0.0 does).
     last: Option<&'static str>,
@@ -1805,6 +1816,8 @@ impl Default for ActSpec {
             actearly: false,
             actdim: -1,
             inheritrange: 0.0,
+            damping: [0.0; 3],
+            armature: 0.0,
             last: None,
         }
     }
@@ -1866,6 +1879,13 @@ fn apply_actuator(s: &mut ActSpec, el: &Elem) -> R<()> {
     s.cranklength = a.f64_or("cranklength", s.cranklength)?;
     s.actearly = a.bool("actearly")?.unwrap_or(s.actearly);
     s.actdim = a.int_or("actdim", s.actdim)?;
+    if let Some(dm) = a.vec("damping", 1, 3)? {
+        s.damping = [0.0; 3];
+        for (k, &x) in dm.iter().enumerate() {
+            s.damping[k] = nonneg(&a, "damping", x)?;
+        }
+    }
+    s.armature = nonneg(&a, "armature", a.f64_or("armature", s.armature)?)?;
     let read10 = |k: &str, cur: [f64; 10]| -> R<[f64; 10]> {
         Ok(match a.vec(k, 0, 10)? {
             Some(v) => prm(&v),
@@ -2480,6 +2500,9 @@ fn compile_actuators(root: &Elem, defs: &Defaults, comp: &Compiler, m: &mut Mode
             m.actuator_forcerange.push(fr);
             m.actuator_actrange.push(ar);
             m.actuator_gear.push(s.gear);
+            m.actuator_damping.push(s.damping[0]);
+            m.actuator_dampingpoly.push([s.damping[1], s.damping[2]]);
+            m.actuator_armature.push(s.armature);
             m.actuator_cranklength.push(s.cranklength);
             m.actuator_lengthrange.push(a.arr("lengthrange", [0.0; 2])?);
         }
@@ -2506,7 +2529,7 @@ fn compile_equality(
             let a = defs.reader(el, cls, "equality");
             let name = a.name();
             dup(&m.eq_name, &name, el, "equality")?;
-            let mut data = [0.0; 11];
+            let mut data = [0.0; 12];
             let (t, objtype, o1, o2) = match el.name.as_str() {
                 "connect" | "weld" => {
                     let weld = el.name == "weld";
@@ -2546,6 +2569,8 @@ fn compile_equality(
                                 let q = qmul(qconj(xquat[b1]), xquat[b2]);
                                 data[3..6].copy_from_slice(&p1);
                                 data[6..10].copy_from_slice(&q);
+                                // MuJoCo 4.0.0 flags a relative pose computed at qpos0
+                                data[11] = 1.0;
                             } else {
                                 let q = qnormalize([rel[3], rel[4], rel[5], rel[6]]).ok_or_else(
                                     || a.err(ErrorKind::InvalidValue, "relpose", "zero quaternion"),
@@ -2672,6 +2697,12 @@ fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<()> {
     Ok(())
 }
 
+/// Normalizes a quaternion in place (the identity if it is zero).
+fn normalize_quat_slice(q: &mut [f64]) {
+    let n = qnormalize([q[0], q[1], q[2], q[3]]).unwrap_or(QID);
+    q.copy_from_slice(&n);
+}
+
 fn compile_keyframes(root: &Elem, m: &mut Model) -> R<()> {
     let mut mpos0 = Vec::new();
     let mut mquat0 = Vec::new();
@@ -2693,14 +2724,25 @@ fn compile_keyframes(root: &Elem, m: &mut Model) -> R<()> {
                 }
             };
             m.key_time.push(a.f64_or("time", 0.0)?);
-            let qpos = get("qpos", m.nq, m.qpos0.clone())?;
+            // MuJoCo normalizes the quaternions of a keyframe (ball and free joints, mocap)
+            let mut qpos = get("qpos", m.nq, m.qpos0.clone())?;
+            for j in 0..m.njnt {
+                let a = m.jnt_qposadr[j];
+                let q = match m.jnt_type[j] {
+                    JointType::Free => &mut qpos[a + 3..a + 7],
+                    JointType::Ball => &mut qpos[a..a + 4],
+                    _ => continue,
+                };
+                normalize_quat_slice(q);
+            }
             m.key_qpos.push(qpos);
             m.key_qvel.push(get("qvel", m.nv, vec![0.0; m.nv])?);
             m.key_act.push(get("act", m.na, vec![0.0; m.na])?);
             m.key_ctrl.push(get("ctrl", m.nu, vec![0.0; m.nu])?);
             m.key_mpos.push(get("mpos", 3 * m.nmocap, mpos0.clone())?);
-            m.key_mquat
-                .push(get("mquat", 4 * m.nmocap, mquat0.clone())?);
+            let mut mquat = get("mquat", 4 * m.nmocap, mquat0.clone())?;
+            mquat.chunks_mut(4).for_each(normalize_quat_slice);
+            m.key_mquat.push(mquat);
             m.key_name.push(name);
         }
     }

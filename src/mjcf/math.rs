@@ -166,32 +166,73 @@ pub fn compose(p1: V3, q1: Q, p2: V3, q2: Q) -> (V3, Q) {
     (add(p1, qrot(q1, p2)), qmul(q1, q2))
 }
 
-/// Eigen-decomposition of a symmetric 3x3 matrix: eigenvalues in descending order and a
-/// right-handed matrix whose columns are the eigenvectors.
-pub fn sym_eig_desc(a: &M3) -> (V3, M3) {
-    let m = nalgebra::Matrix3::from_fn(|i, j| 0.5 * (a[i][j] + a[j][i]));
-    let e = nalgebra::SymmetricEigen::new(m);
-    let mut idx = [0usize, 1, 2];
-    idx.sort_by(|&i, &j| {
-        e.eigenvalues[j]
-            .partial_cmp(&e.eigenvalues[i])
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    let col = |k: usize| -> V3 {
-        let c = e.eigenvectors.column(idx[k]);
-        [c[0], c[1], c[2]]
-    };
-    let (c0, c1) = (col(0), col(1));
-    let mut c2 = col(2);
-    if dot(cross(c0, c1), c2) < 0.0 {
-        c2 = scl(c2, -1.0);
+/// Eigen-decomposition of a symmetric 3x3 matrix: eigenvalues in descending order and the
+/// unit quaternion of the right-handed frame whose columns are the eigenvectors.
+///
+/// Cyclic Jacobi iteration carried out on a quaternion (the frame starts at the identity and
+/// each step right-multiplies the rotation that annihilates the largest off-diagonal entry of
+/// `Rᵀ A R`), then the axes are sorted by 90° rotations. This is the procedure MuJoCo's compiler
+/// uses, so the frame — including the sign of each axis, which an eigen-solver leaves
+/// arbitrary — matches MuJoCo's `body_iquat` / `mesh_quat`.
+pub fn eig3(a: &M3) -> (V3, Q) {
+    const EPS: f64 = 1e-12;
+    let mut q = QID;
+    let mut ev = [a[0][0], a[1][1], a[2][2]];
+    for _ in 0..500 {
+        let r = q2m(q);
+        let mut d = [[0.0; 3]; 3];
+        for i in 0..3 {
+            for j in 0..3 {
+                d[i][j] = (0..3)
+                    .map(|k| r[k][i] * (0..3).map(|l| a[k][l] * r[l][j]).sum::<f64>())
+                    .sum();
+            }
+        }
+        ev = [d[0][0], d[1][1], d[2][2]];
+        // largest off-diagonal entry (row p, column c) and the axis k it rotates about
+        let (p, c, k) = if d[0][1].abs() > d[0][2].abs() && d[0][1].abs() > d[1][2].abs() {
+            (0, 1, 2)
+        } else if d[0][2].abs() > d[1][2].abs() {
+            (0, 2, 1)
+        } else {
+            (1, 2, 0)
+        };
+        if d[p][c].abs() < EPS {
+            break;
+        }
+        // 2x2 symmetric Schur step: t = tan of the rotation angle (the smaller root)
+        let tau = (d[c][c] - d[p][p]) / (2.0 * d[p][c]);
+        let t = if tau >= 0.0 {
+            1.0 / (tau + (1.0 + tau * tau).sqrt())
+        } else {
+            -1.0 / (-tau + (1.0 + tau * tau).sqrt())
+        };
+        let cs = 1.0 / (1.0 + t * t).sqrt();
+        // sin of the half angle, without cancellation: sin(θ/2) = sin θ / (2 cos(θ/2))
+        let mut s = t.abs() * cs / (2.0 * (1.0 + cs)).sqrt();
+        if s == 0.0 {
+            break;
+        }
+        if tau >= 0.0 {
+            s = -s;
+        }
+        // the (x, z) plane of a rotation about y is negatively oriented
+        if k == 1 {
+            s = -s;
+        }
+        let mut dq = [(1.0 - s * s).sqrt(), 0.0, 0.0, 0.0];
+        dq[k + 1] = s;
+        q = qnormalize(qmul(q, qnormalize(dq).unwrap_or(QID))).unwrap_or(QID);
     }
-    (
-        [
-            e.eigenvalues[idx[0]],
-            e.eigenvalues[idx[1]],
-            e.eigenvalues[idx[2]],
-        ],
-        from_cols(c0, c1, c2),
-    )
+    // sort descending: swap neighbours (0,1), (1,2), (0,1) by a 90° turn about the third axis
+    for j in 0..3 {
+        let j1 = j % 2;
+        if ev[j1] < ev[j1 + 1] {
+            ev.swap(j1, j1 + 1);
+            let mut dq = [std::f64::consts::FRAC_1_SQRT_2, 0.0, 0.0, 0.0];
+            dq[(j1 + 2) % 3 + 1] = std::f64::consts::FRAC_1_SQRT_2;
+            q = qnormalize(qmul(q, dq)).unwrap_or(QID);
+        }
+    }
+    (ev, q)
 }

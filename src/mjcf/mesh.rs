@@ -95,9 +95,9 @@ fn read_stl(b: &[u8]) -> Result<(Vec<V3>, Vec<[usize; 3]>), String> {
                     for vc in &mut v {
                         *vc = it
                             .next()
-                            .and_then(|s| s.parse::<f64>().ok())
+                            .and_then(|s| s.parse::<f32>().ok())
                             .filter(|x| x.is_finite())
-                            .ok_or("bad ASCII STL vertex")?;
+                            .ok_or("bad ASCII STL vertex")? as f64;
                     }
                     cur.push(push_vert(&mut map, &mut verts, v));
                 }
@@ -128,11 +128,12 @@ fn read_obj(b: &[u8]) -> Result<(Vec<V3>, Vec<[usize; 3]>), String> {
             Some("v") => {
                 let mut v = [0.0; 3];
                 for vc in &mut v {
+                    // MuJoCo reads mesh vertices as float32
                     *vc = it
                         .next()
-                        .and_then(|s| s.parse::<f64>().ok())
+                        .and_then(|s| s.parse::<f32>().ok())
                         .filter(|x| x.is_finite())
-                        .ok_or("bad OBJ vertex")?;
+                        .ok_or("bad OBJ vertex")? as f64;
                 }
                 verts.push(v);
             }

@@ -57,6 +57,14 @@ fn arr<const N: usize>(v: &Value) -> Vec<[f64; N]> {
         })
         .collect()
 }
+/// `arr`, or empty when the key is absent (older reference files).
+fn arr_or_empty<const N: usize>(v: &Value) -> Vec<[f64; N]> {
+    if v.is_null() {
+        vec![]
+    } else {
+        arr(v)
+    }
+}
 fn us(v: &Value) -> usize {
     v.as_u64().unwrap() as usize
 }
@@ -137,6 +145,8 @@ pub fn build_model(j: &Value) -> Model {
         tendon_num: uv(&j["tendon_num"]),
         tendon_stiffness: fv(&j["tendon_stiffness"]),
         tendon_damping: fv(&j["tendon_damping"]),
+        tendon_stiffnesspoly: arr_or_empty(&j["tendon_stiffnesspoly"]),
+        tendon_dampingpoly: arr_or_empty(&j["tendon_dampingpoly"]),
         tendon_armature: fv(&j["tendon_armature"]),
         tendon_lengthspring: arr(&j["tendon_lengthspring"]),
         tendon_length0: fv(&j["tendon_length0"]),
