@@ -20,7 +20,6 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::collision::collision;
 use crate::crb::solve_m;
 use crate::data::Data;
 use crate::forward::{fwd_acceleration, fwd_actuation, fwd_position, fwd_velocity};
@@ -237,8 +236,8 @@ impl HardStep {
 pub fn step_hard(m: &Model, d: &mut Data<f64>, solver: HardSolver, opts: &HardOptions) -> HardStep {
     let nv = m.nv;
     let h = m.opt.timestep;
+    // The position stage runs collision (and assembles MuJoCo's soft rows, unused here).
     fwd_position(m, d);
-    collision(m, d);
     fwd_velocity(m, d);
     fwd_actuation(m, d);
     fwd_acceleration(m, d);

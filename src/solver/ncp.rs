@@ -12,6 +12,9 @@
 //! rows (pyramidal edges decoded to normal/tangent forces, elliptic rows used directly) and the
 //! next-step velocity `qvel + h qacc`.
 
+use crate::constraint::ConstraintType;
+use crate::data::Data;
+use crate::model::Model;
 use nalgebra::Vector3;
 
 /// The three errors of one contact.
@@ -92,6 +95,79 @@ pub fn errors(lambda: &[f64], c: &[f64], mu: &[f64], dt: f64) -> Vec<NcpErrors> 
 /// Component-wise maximum over contacts (zeros without contacts).
 pub fn max_errors(e: &[NcpErrors]) -> NcpErrors {
     e.iter().fold(NcpErrors::default(), |a, b| a.max(b))
+}
+
+/// A contact of MuJoCo's soft constraint problem seen as an NCP contact.
+#[derive(Clone, Debug)]
+pub struct SoftContact {
+    /// Index in `d.contact`.
+    pub contact: usize,
+    /// Contact force in the contact frame (N, T1, T2), decoded from `efc_force`.
+    pub force: Vector3<f64>,
+    /// Contact velocity `J (qvel + h qacc)` in the contact frame.
+    pub velocity: Vector3<f64>,
+    /// Sliding friction `friction[0]` (0 for condim 1).
+    pub mu: f64,
+    pub errors: NcpErrors,
+}
+
+/// Frame force `(N, T1, T2)` of the contact whose rows start at `adr`: elliptic and frictionless
+/// rows are the frame components; pyramidal edge pairs `(f⁺_j, f⁻_j)` (edges `J_N ± μ_j J_Tj`)
+/// give `f_N = Σ f`, `f_Tj = μ_j (f⁺_j − f⁻_j)` (`mju_decodePyramid`). Torsional and rolling
+/// components of condim 4/6 are dropped.
+pub fn decode_contact_force(
+    ty: ConstraintType,
+    efc_force: &[f64],
+    adr: usize,
+    dim: usize,
+    friction: &[f64; 5],
+) -> Vector3<f64> {
+    match ty {
+        ConstraintType::ContactPyramidal => {
+            let e = &efc_force[adr..adr + 2 * (dim - 1)];
+            let n: f64 = e.iter().sum();
+            Vector3::new(n, friction[0] * (e[0] - e[1]), friction[1] * (e[2] - e[3]))
+        }
+        ConstraintType::ContactElliptic => {
+            Vector3::new(efc_force[adr], efc_force[adr + 1], efc_force[adr + 2])
+        }
+        _ => Vector3::new(efc_force[adr], 0.0, 0.0),
+    }
+}
+
+/// The NCP criteria of MuJoCo's soft solution in `d` (after `forward`): per contact with efc
+/// rows, the decoded frame force (a force, so `Δt = 1` in the criteria) and the contact velocity
+/// at the end of the step, `J (qvel + h qacc)` (Euler's next velocity).
+pub fn soft_contact_ncp(m: &Model, d: &Data<f64>) -> Vec<SoftContact> {
+    let nv = m.nv;
+    let h = m.opt.timestep;
+    let vnext: Vec<f64> = (0..nv).map(|i| d.qvel[i] + h * d.qacc[i]).collect();
+    let mut jc = vec![0.0; 3 * nv];
+    d.efc_cone
+        .iter()
+        .map(|cone| {
+            let ci = d.efc_id[cone.adr];
+            let con = &d.contact[ci];
+            let force = decode_contact_force(
+                d.efc_type[cone.adr],
+                &d.efc_force,
+                cone.adr,
+                cone.dim,
+                &con.friction,
+            );
+            crate::solver::hard::contact_jacobian(m, d, ci, &mut jc);
+            let velocity =
+                Vector3::from_fn(|r, _| (0..nv).map(|k| jc[r * nv + k] * vnext[k]).sum::<f64>());
+            let mu = if cone.dim >= 3 { con.friction[0] } else { 0.0 };
+            SoftContact {
+                contact: ci,
+                force,
+                velocity,
+                mu,
+                errors: contact_errors(&force, &velocity, mu, 1.0),
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
