@@ -132,7 +132,7 @@ fn hard_step_on_other_models() {
     // The stepping mode works on any model with contacts: spheres and boxes dropped on a plane
     // come to rest on it without penetrating more than a few erp-corrected micrometres, and the
     // PGS reference keeps the NCP error small.
-    for name in ["sphere_drop.xml", "box_drop.xml"] {
+    for name in ["sphere_drop.xml", "box_drop.xml", "quadruped.xml"] {
         let m = moreau::load(format!("{}/models/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap();
         for s in HardSolver::ALL {
             let mut d = Data::new(&m);

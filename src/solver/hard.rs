@@ -16,7 +16,8 @@
 //!    `q⁺ = q ⊕ h v⁺` ([`crate::state::integrate_pos`]).
 //!
 //! Only the sliding friction `friction[0]` of a contact is used (condim 1 is frictionless;
-//! torsional and rolling friction of condim 4/6 are ignored).
+//! torsional and rolling friction of condim 4/6 are ignored), and only contacts: joint limits,
+//! equality constraints and friction loss are not part of the hard problem.
 
 #![allow(clippy::needless_range_loop)]
 
