@@ -1,14 +1,17 @@
 //! The stage order of `mj_forward` (seed 004 "Simulation pipeline", forward dynamics stages
-//! 2-20) for the smooth dynamics; the constraint stage is a hook.
+//! 2-20): smooth dynamics, collision, constraint assembly and the constraint solver.
 
 use crate::actuation::{actuator_velocity, transmission};
+use crate::collision::collision;
 use crate::com::{com_pos, com_vel};
+use crate::constraint::assemble::{make_constraint, reference_constraint};
+use crate::constraint::params;
 use crate::crb::{crb, factor_m, solve_ld};
 use crate::data::{Data, Scalar};
 pub use crate::inverse::Skip;
 use crate::jacobian::apply_ft_raw;
 use crate::kinematics::kinematics;
-use crate::model::{BiasType, DynType, GainType, Model, TrnType};
+use crate::model::{enable, BiasType, DynType, EqType, GainType, Model, TrnType};
 use crate::passive::passive;
 use crate::rne::rne_bias;
 use crate::sensor::{sensor_acc, sensor_pos, sensor_vel};
@@ -39,26 +42,38 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     {
         return Some("user actuator dynamics/gain/bias (callbacks)");
     }
+    if m.eq_type
+        .iter()
+        .any(|t| matches!(t, EqType::Flex | EqType::Distance))
+    {
+        return Some("flex and distance equality constraints");
+    }
+    if m.opt.enabled(enable::DIAGEXACT) {
+        return Some("diagexact (exact diagonal of A for R)");
+    }
     if let Some(s) = crate::sensor::unsupported(m) {
         return Some(s);
     }
     None
 }
 
-/// Position-dependent stages: kinematics, COM quantities, tendons, CRB inertia and its
-/// factorization, actuator transmission (`mj_fwdPosition` without collision/constraints).
+/// Position-dependent stages (`mj_fwdPosition`): kinematics, COM quantities, tendons, CRB
+/// inertia and its factorization, collision, constraint rows with their impedance and R
+/// ([`make_constraint`]), actuator transmission.
 pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
     kinematics(m, d);
     com_pos(m, d);
     tendon(m, d);
     crb(m, d);
     factor_m(m, d);
+    collision(m, d);
+    make_constraint(m, d);
     transmission(m, d);
 }
 
-/// Velocity-dependent stages: tendon and actuator velocities, `cvel`/`cdof_dot`, passive
-/// forces, `qfrc_bias` (with the spatial-tendon armature term `armature Jᵀ J̇ q̇`;
-/// `mj_fwdVelocity`).
+/// Velocity-dependent stages (`mj_fwdVelocity`): tendon and actuator velocities,
+/// `cvel`/`cdof_dot`, passive forces, `qfrc_bias` (with the spatial-tendon armature term
+/// `armature Jᵀ J̇ q̇`), constraint `efc_vel` and `efc_aref` ([`reference_constraint`]).
 pub fn fwd_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
     tendon_velocity(m, d);
     actuator_velocity(m, d);
@@ -66,6 +81,7 @@ pub fn fwd_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
     passive(m, d);
     rne_bias(m, d);
     tendon_armature_bias(m, d);
+    reference_constraint(m, d);
 }
 
 /// `qfrc_smooth = qfrc_passive - qfrc_bias + qfrc_applied + qfrc_actuator + Σ_b J_bᵀ
@@ -97,12 +113,19 @@ pub fn fwd_acceleration<T: Scalar>(m: &Model, d: &mut Data<T>) {
     solve_ld(m, &d.qLD, &d.qLDiagInv, &mut d.qacc_smooth);
 }
 
-/// Constraint stage hook. The constraint solver is not part of the smooth pipeline yet: this sets
-/// `qacc = qacc_smooth` and `qfrc_constraint = 0`.
+/// Constraint stage (`mj_fwdConstraint`): `efc_b = J qacc_smooth − aref`, then the solver
+/// selected by `opt.solver` gives `qacc`, `efc_force` and `qfrc_constraint = Jᵀ efc_force`.
+/// Without rows `qacc = qacc_smooth` and `qfrc_constraint = 0`.
 pub fn fwd_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let _ = m;
-    d.qacc.copy_from_slice(&d.qacc_smooth);
-    d.qfrc_constraint.iter_mut().for_each(|x| *x = T::zero());
+    if d.nefc == 0 {
+        d.qacc.copy_from_slice(&d.qacc_smooth);
+        d.qfrc_constraint.iter_mut().for_each(|x| *x = T::zero());
+        d.solver.clear();
+        d.solver_niter = 0;
+        return;
+    }
+    params::compute_b(m, d);
+    crate::solver::solve(m, d);
 }
 
 /// Forward dynamics (`mj_forward`): position stage and position sensors, velocity stage and

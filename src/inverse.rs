@@ -9,7 +9,8 @@
 //! 4.0.0: the identity holds to 1e-14, tests/inverse_oracle.rs). `M` is `qM` (armature and
 //! tendon armature included, as in forward dynamics).
 //!
-//! The constraint force is a hook ([`inv_constraint`]): zero until the constraint stage exists.
+//! The constraint force is the analytic minimizer of the constraint cost at `qacc`
+//! ([`inv_constraint`]).
 
 use crate::crb::{mul_m, solve_m};
 use crate::data::{sc, Data, Scalar};
@@ -245,25 +246,60 @@ fn free_bias_dvel<T: Scalar>(d: &Data<T>, b: usize, a: usize, y: &[T; 6]) -> [T;
 }
 
 /// Constraint force of the inverse dynamics (`mj_invConstraint`): the analytic minimizer of the
-/// constraint cost at the given `qacc` (seed 000 "Inverse dynamics"), written to
-/// `qfrc_constraint`. Hook: the constraint stage does not exist yet, so this is zero.
+/// constraint cost at the given `qacc` (seed 000 "Inverse dynamics"): `jar = J qacc − aref`,
+/// `efc_force = −∂s/∂jar` (mujoco-facts §3), `qfrc_constraint = Jᵀ efc_force`; `efc_state` is
+/// updated. Needs the constraint rows of the position and velocity stages.
 pub fn inv_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let _ = m;
+    use crate::constraint::cost::{evaluate, Rows};
+    let nv = m.nv;
+    let n = d.nefc;
     d.qfrc_constraint.iter_mut().for_each(|x| *x = T::zero());
+    if n == 0 {
+        return;
+    }
+    let mut jar = std::mem::take(&mut d.solver_scratch.jar);
+    jar.resize(n, T::zero());
+    for (r, j) in jar.iter_mut().enumerate() {
+        let row = &d.efc_J[r * nv..(r + 1) * nv];
+        let mut s = T::zero();
+        for (a, b) in row.iter().zip(&d.qacc) {
+            s += *a * *b;
+        }
+        *j = s - d.efc_aref[r];
+    }
+    let rows = Rows {
+        ty: &d.efc_type,
+        D: &d.efc_D,
+        R: &d.efc_R,
+        frictionloss: &d.efc_frictionloss,
+        cone: &d.efc_cone,
+    };
+    evaluate(&rows, &jar, &mut d.efc_force, &mut d.efc_state, None);
+    d.solver_scratch.jar = jar;
+    for r in 0..n {
+        let f = d.efc_force[r];
+        for (q, a) in d
+            .qfrc_constraint
+            .iter_mut()
+            .zip(&d.efc_J[r * nv..(r + 1) * nv])
+        {
+            *q += *a * f;
+        }
+    }
 }
 
-/// Number of constraint rows of the current state. Hook: 0 until the constraint stage exists.
+/// Number of constraint rows of the current state (`nefc`).
 pub fn constraint_rows<T: Scalar>(m: &Model, d: &Data<T>) -> usize {
-    let _ = (m, d);
-    0
+    let _ = m;
+    d.nefc
 }
 
 /// Forward/inverse comparison (`mj_compareFwdInv`, run by the step when the `fwdinv` enable
 /// flag is set): with constraint rows present, runs the inverse dynamics on the forward `qacc`
 /// (skipping the position and velocity stages and the sensors) and stores
 /// `solver_fwdinv[0] = ‖qfrc_inverse − (qfrc_applied + qfrc_actuator + Σ Jᵀ xfrc_applied)‖` and
-/// `solver_fwdinv[1]` = the constraint-force discrepancy (0 until constraints exist).
-/// `qfrc_constraint` is restored afterwards. Like MuJoCo, does nothing when there are no
+/// `solver_fwdinv[1] = ‖efc_force(inverse) − efc_force(forward)‖` (the solver's distance from
+/// the exact optimum). `qfrc_constraint`, `efc_force` and `efc_state` keep the forward values. Like MuJoCo, does nothing when there are no
 /// constraint rows (then the identity holds exactly).
 pub fn compare_fwd_inv<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if !m.opt.enabled(enable::FWDINV) || constraint_rows(m, d) == 0 {
@@ -271,7 +307,21 @@ pub fn compare_fwd_inv<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     let mut saved = std::mem::take(&mut d.scratch_nv[2]);
     saved.copy_from_slice(&d.qfrc_constraint);
+    let mut force = std::mem::take(&mut d.solver_scratch.ftmp);
+    let mut state = std::mem::take(&mut d.solver_scratch.stmp);
+    force.clear();
+    force.extend_from_slice(&d.efc_force);
+    state.clear();
+    state.extend_from_slice(&d.efc_state);
     inverse_skip(m, d, Skip::Vel, true);
+    let mut ef = T::zero();
+    for (a, b) in d.efc_force.iter().zip(&force) {
+        ef += (*a - *b) * (*a - *b);
+    }
+    d.efc_force.copy_from_slice(&force);
+    d.efc_state.copy_from_slice(&state);
+    d.solver_scratch.ftmp = force;
+    d.solver_scratch.stmp = state;
     let mut f = std::mem::take(&mut d.scratch_nv[3]);
     for (i, fi) in f.iter_mut().enumerate() {
         *fi = d.qfrc_applied[i] + d.qfrc_actuator[i];
@@ -296,7 +346,7 @@ pub fn compare_fwd_inv<T: Scalar>(m: &Model, d: &mut Data<T>) {
         let e = *qi - *fi;
         n += e * e;
     }
-    d.solver_fwdinv = [n.sqrt(), T::zero()];
+    d.solver_fwdinv = [n.sqrt(), ef.sqrt()];
     d.qfrc_constraint.copy_from_slice(&saved);
     d.scratch_nv[2] = saved;
     d.scratch_nv[3] = f;

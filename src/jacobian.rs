@@ -113,3 +113,74 @@ pub fn apply_ft<T: Scalar>(
 ) {
     apply_ft_raw(m, &d.cdof, &d.subtree_com, force, torque, point, body, qfrc);
 }
+
+/// Time derivative of the point Jacobian (`mj_jacDot`; seed 000 "Constraint model", J̇v for
+/// connect/weld): column k is `l̇_k + ȧ_k × (p − c) + a_k × ṗ`, with `(ȧ, l̇) = cdof_dot[k]`,
+/// `c` the subtree COM of the root and `ṗ` the velocity of `point` moving with `body`
+/// (from `cvel`). Needs [`crate::com::com_vel`] (cvel, cdof_dot). Dense `3 × nv` row-major.
+pub fn jac_dot<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    point: &Vector3<T>,
+    body: usize,
+    mut jacp: Option<&mut [T]>,
+    mut jacr: Option<&mut [T]>,
+) {
+    let nv = m.nv;
+    for j in [jacp.as_deref_mut(), jacr.as_deref_mut()]
+        .into_iter()
+        .flatten()
+    {
+        j[..3 * nv].iter_mut().for_each(|x| *x = T::zero());
+    }
+    jac_dot_cols(m, d, point, body, |k, cp, cr| {
+        if let Some(jp) = jacp.as_deref_mut() {
+            for a in 0..3 {
+                jp[a * nv + k] = cp[a];
+            }
+        }
+        if let Some(jr) = jacr.as_deref_mut() {
+            for a in 0..3 {
+                jr[a * nv + k] = cr[a];
+            }
+        }
+    });
+}
+
+/// `(J̇p v, J̇r v)` for the point `point` on `body` without forming the Jacobian.
+pub fn jac_dot_mul<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    point: &Vector3<T>,
+    body: usize,
+    v: &[T],
+) -> (Vector3<T>, Vector3<T>) {
+    let mut p = Vector3::zeros();
+    let mut r = Vector3::zeros();
+    jac_dot_cols(m, d, point, body, |k, cp, cr| {
+        p += cp * v[k];
+        r += cr * v[k];
+    });
+    (p, r)
+}
+
+/// Calls `f(k, J̇p[:,k], J̇r[:,k])` for every dof `k` on the chain of `body`.
+fn jac_dot_cols<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    point: &Vector3<T>,
+    body: usize,
+    mut f: impl FnMut(usize, Vector3<T>, Vector3<T>),
+) {
+    let r = point - d.subtree_com[m.body_rootid[body]];
+    let cv = &d.cvel[body];
+    let pvel = lin(cv) + ang(cv).cross(&r);
+    let mut i = body_last_dof(m, body);
+    while let Some(k) = i {
+        let cd = &d.cdof_dot[k];
+        let wd = ang(cd);
+        let cp = lin(cd) + wd.cross(&r) + ang(&d.cdof[k]).cross(&pvel);
+        f(k, cp, wd);
+        i = dof_parent(m, k);
+    }
+}

@@ -5,6 +5,7 @@
 //! (dof, tendon), limits (joint, tendon), contacts. Contacts additionally get one entry in
 //! `efc_cone` (adr, rows, dim, friction, mu), so the cone math does not depend on collision types.
 
+pub mod assemble;
 pub mod cost;
 pub mod params;
 

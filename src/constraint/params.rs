@@ -189,6 +189,15 @@ pub fn compute<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
 }
 
+/// `efc_aref = -B efc_vel - K d (pos - margin)` from the current `efc_KBIP` (the velocity-stage
+/// part of [`compute`]; mujoco-facts §1). The connect/weld `J̇ qvel` term is not included.
+pub fn aref<T: Scalar>(d: &mut Data<T>) {
+    for k in 0..d.nefc {
+        let [kk, b, imp, _] = d.efc_KBIP[k];
+        d.efc_aref[k] = -b * d.efc_vel[k] - kk * imp * (d.efc_pos[k] - d.efc_margin[k]);
+    }
+}
+
 /// `efc_b = J qacc_smooth - aref` (mujoco-facts §1).
 pub fn compute_b<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;

@@ -9,9 +9,12 @@
 
 pub mod cg;
 pub mod dense;
+pub mod hard;
+pub mod ncp;
 pub mod newton;
 pub mod pgs;
 mod primal;
+pub mod raisim;
 
 use crate::constraint::cost::CONE_H;
 use crate::constraint::ConstraintState;

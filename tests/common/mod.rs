@@ -240,7 +240,9 @@ pub fn build_model(j: &Value) -> Model {
     let o = &j["opt"];
     m.opt.timestep = f(&o["timestep"]);
     m.opt.gravity = arr::<3>(&Value::Array(vec![o["gravity"].clone()]))[0];
-    m.opt.disableflags = o["disableflags"].as_u64().unwrap() as u32;
+    // The JSON carries no collision / constraint fields (geom types, margins, equality, ...):
+    // these models exercise the smooth pipeline, so the constraint stage is switched off.
+    m.opt.disableflags = o["disableflags"].as_u64().unwrap() as u32 | disable::CONSTRAINT;
     m.opt.enableflags = o["enableflags"].as_u64().unwrap() as u32;
     m.opt.density = f(&o["density"]);
     m.opt.viscosity = f(&o["viscosity"]);

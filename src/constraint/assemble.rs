@@ -1,0 +1,629 @@
+//! Constraint assembly (MuJoCo's `mj_makeConstraint` / `mj_instantiate*`, `mj_referenceConstraint`):
+//! the efc rows in MuJoCo's order — equality, friction loss (dofs, tendons), limits (joints,
+//! tendons), contacts — with their Jacobian, residual, margin, per-row solref/solimp, the raw
+//! invweight diagonal approximation and the contact cone table (seed 000 "Constraint model";
+//! mujoco-facts §1–§2).
+//!
+//! [`make_constraint`] is the position stage (rows, J, pos, then [`params::compute`] for
+//! K, B, d, R, D), [`reference_constraint`] the velocity stage (`efc_vel = J qvel`, `aref`,
+//! including the `J̇ qvel` term of connect and weld rows). `efc_J` is dense (nefc × nv,
+//! row-major); MuJoCo's sparse layout is not implemented. Allocation-free on `f64` except the
+//! growth of the efc arrays in [`Data::resize_efc`].
+
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
+use super::{params, ConstraintType, EfcCone};
+use crate::data::{sc, Data, Scalar};
+use crate::jacobian::jac_dot_mul;
+use crate::model::{disable, Cone, EqType, JointType, Model, ObjType};
+use crate::spatial::{ang, body_last_dof, dof_parent, lin};
+use nalgebra::{Quaternion, Vector3};
+
+/// Number of efc rows of equality `e` (0 for types moreau does not instantiate).
+fn eq_nrow(m: &Model, e: usize) -> usize {
+    match m.eq_type[e] {
+        EqType::Connect => 3,
+        EqType::Weld => 6,
+        EqType::Joint | EqType::Tendon => 1,
+        EqType::Flex | EqType::Distance => 0,
+    }
+}
+
+/// Rows of a contact of dimension `dim` under cone `cone`: 1, dim (elliptic) or 2(dim−1).
+pub fn contact_nrow(dim: usize, cone: Cone) -> usize {
+    if dim == 1 {
+        1
+    } else if cone == Cone::Elliptic {
+        dim
+    } else {
+        2 * (dim - 1)
+    }
+}
+
+/// Rotation angle of a ball joint's quaternion and its unit axis (signed so that the rotation
+/// vector is `angle · axis` with angle ≥ 0), as MuJoCo's `mju_quat2Vel` with wrap to (−π, π].
+fn ball_angle<T: Scalar>(q: &[T]) -> (T, Vector3<T>) {
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    let (w, v) = (q[0] / n, Vector3::new(q[1], q[2], q[3]) / n);
+    let s = v.norm();
+    if s < sc(1e-15) {
+        return (T::zero(), Vector3::x());
+    }
+    let axis = v / s;
+    let mut angle = sc::<T>(2.0) * s.atan2(w);
+    if angle > T::pi() {
+        angle -= T::two_pi();
+    }
+    if angle < T::zero() {
+        (-angle, -axis)
+    } else {
+        (angle, axis)
+    }
+}
+
+/// Limit residuals of joint `j` that are active (`dist < margin`): (lower, upper) for
+/// hinge/slide (seed 000 "Limit"), the rotation-angle limit `max(range) − θ` for ball joints
+/// (in `lower`, with the axis).
+#[allow(clippy::type_complexity)]
+fn joint_limits<T: Scalar>(m: &Model, d: &Data<T>, j: usize) -> [Option<(T, Vector3<T>)>; 2] {
+    let margin: T = sc(m.jnt_margin[j]);
+    let r = m.jnt_range[j];
+    let q = &d.qpos[m.jnt_qposadr[j]..];
+    let on = |x: T, a: Vector3<T>| if x < margin { Some((x, a)) } else { None };
+    match m.jnt_type[j] {
+        JointType::Hinge | JointType::Slide => [
+            on(q[0] - sc(r[0]), Vector3::x()),
+            on(sc::<T>(r[1]) - q[0], -Vector3::x()),
+        ],
+        JointType::Ball => {
+            let (angle, axis) = ball_angle(&q[..4]);
+            [on(sc::<T>(r[0].max(r[1])) - angle, -axis), None]
+        }
+        JointType::Free => [None, None],
+    }
+}
+
+/// Active tendon-limit residuals (lower, upper) of tendon `t`.
+fn tendon_limits<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> [Option<T>; 2] {
+    let margin: T = sc(m.tendon_margin[t]);
+    let r = m.tendon_range[t];
+    let l = d.ten_length[t];
+    let on = |x: T| if x < margin { Some(x) } else { None };
+    [on(l - sc(r[0])), on(sc::<T>(r[1]) - l)]
+}
+
+/// Whether the contact gets efc rows: not a gap-only contact, and some dof moves one of its
+/// bodies (mujoco-facts §2).
+fn contact_active<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> bool {
+    let c = &d.contact[i];
+    c.exclude == 0
+        && (body_last_dof(m, m.geom_bodyid[c.geom[0]]).is_some()
+            || body_last_dof(m, m.geom_bodyid[c.geom[1]]).is_some())
+}
+
+/// Counts the rows and cone entries `make_constraint` will produce (respecting the disable
+/// flags and `eq_active`).
+pub fn count<T: Scalar>(m: &Model, d: &Data<T>) -> (usize, usize) {
+    let o = &m.opt;
+    if o.disabled(disable::CONSTRAINT) {
+        return (0, 0);
+    }
+    let mut n = 0;
+    if !o.disabled(disable::EQUALITY) {
+        n += (0..m.neq)
+            .filter(|&e| d.eq_active[e])
+            .map(|e| eq_nrow(m, e))
+            .sum::<usize>();
+    }
+    if !o.disabled(disable::FRICTIONLOSS) {
+        n += m.dof_frictionloss.iter().filter(|&&f| f > 0.0).count();
+        n += m.tendon_frictionloss.iter().filter(|&&f| f > 0.0).count();
+    }
+    if !o.disabled(disable::LIMIT) {
+        for j in (0..m.njnt).filter(|&j| m.jnt_limited[j]) {
+            n += joint_limits(m, d, j).iter().flatten().count();
+        }
+        for t in (0..m.ntendon).filter(|&t| m.tendon_limited[t]) {
+            n += tendon_limits(m, d, t).iter().flatten().count();
+        }
+    }
+    let mut ncone = 0;
+    if !o.disabled(disable::CONTACT) {
+        for i in 0..d.contact.len() {
+            if contact_active(m, d, i) {
+                n += contact_nrow(d.contact[i].dim, o.cone);
+                ncone += 1;
+            }
+        }
+    }
+    (n, ncone)
+}
+
+/// Body, world point and orientation of side `side` (0, 1) of connect/weld `e`: sites give
+/// their own pose; bodies the anchor `eq_data[0:3]` / `[3:6]` (connect: side 0 / 1; weld:
+/// swapped, mujoco-facts §1) and the body orientation.
+fn eq_side<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    e: usize,
+    side: usize,
+) -> (usize, Vector3<T>, Quaternion<T>) {
+    let id = if side == 0 {
+        m.eq_obj1id[e]
+    } else {
+        m.eq_obj2id[e]
+    }
+    .max(0) as usize;
+    if m.eq_objtype[e] == ObjType::Site {
+        let b = m.site_bodyid[id];
+        let sq = m.site_quat[id];
+        let q = d.xquat[b] * Quaternion::new(sc(sq[0]), sc(sq[1]), sc(sq[2]), sc(sq[3]));
+        return (b, d.site_xpos[id], q);
+    }
+    let weld = m.eq_type[e] == EqType::Weld;
+    let off = if (side == 0) != weld { 0 } else { 3 };
+    let a = &m.eq_data[e][off..off + 3];
+    let local = Vector3::new(sc(a[0]), sc(a[1]), sc(a[2]));
+    (id, d.xpos[id] + d.xmat[id] * local, d.xquat[id])
+}
+
+/// `relpose` quaternion of weld `e` (identity for site welds).
+fn weld_rel<T: Scalar>(m: &Model, e: usize) -> Quaternion<T> {
+    if m.eq_objtype[e] == ObjType::Site {
+        return Quaternion::identity();
+    }
+    let q = &m.eq_data[e][6..10];
+    Quaternion::new(sc(q[0]), sc(q[1]), sc(q[2]), sc(q[3]))
+}
+
+/// `Im(a ⊗ (0, v) ⊗ b)`.
+fn im_sandwich<T: Scalar>(a: &Quaternion<T>, v: &Vector3<T>, b: &Quaternion<T>) -> Vector3<T> {
+    let p = a * Quaternion::from_parts(T::zero(), *v) * b;
+    p.imag()
+}
+
+/// Polynomial `a0 + a1 x + … + a4 x⁴` and its derivative.
+fn poly<T: Scalar>(c: &[f64], x: T) -> (T, T) {
+    let mut y = T::zero();
+    let mut dy = T::zero();
+    for k in (0..5).rev() {
+        dy = dy * x + y;
+        y = y * x + sc(c[k]);
+    }
+    (y, dy)
+}
+
+fn to_t<T: Scalar, const N: usize>(a: &[f64; N]) -> [T; N] {
+    a.map(|x| sc(x))
+}
+
+/// Writes row `*i` (everything but J) and advances `*i`.
+#[allow(clippy::too_many_arguments)]
+fn push<T: Scalar>(
+    d: &mut Data<T>,
+    i: &mut usize,
+    ty: ConstraintType,
+    id: usize,
+    pos: T,
+    margin: T,
+    frictionloss: T,
+    solref: [T; 2],
+    solimp: [T; 5],
+    diag: T,
+) {
+    let k = *i;
+    d.efc_type[k] = ty;
+    d.efc_id[k] = id;
+    d.efc_pos[k] = pos;
+    d.efc_margin[k] = margin;
+    d.efc_frictionloss[k] = frictionloss;
+    d.efc_solref[k] = solref;
+    d.efc_solimp[k] = solimp;
+    d.efc_diagA[k] = diag;
+    d.efc_vel[k] = T::zero();
+    *i += 1;
+}
+
+/// Position stage of the constraint pipeline (`mj_makeConstraint` + `mj_makeImpedance`):
+/// builds every row (type, id, J, pos, margin, frictionloss, solref, solimp, raw diagA), the
+/// cone table and `contact.efc_address`, then computes K, B, d, R, D with
+/// [`params::compute`]. Needs kinematics, `com_pos`, tendons and collision to be current.
+pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    let (nefc, ncone) = count(m, d);
+    let nv = m.nv;
+    d.resize_efc(nv, nefc, ncone);
+    for c in d.contact.iter_mut() {
+        c.efc_address = -1;
+    }
+    if nefc == 0 {
+        return;
+    }
+    d.efc_J.iter_mut().for_each(|x| *x = T::zero());
+    let o = &m.opt;
+    let z = T::zero();
+    let mut i = 0; // next row
+                   // ------------------------------------------------------------ equality (seed 000 "Equality")
+    if !o.disabled(disable::EQUALITY) {
+        for e in 0..m.neq {
+            if !d.eq_active[e] {
+                continue;
+            }
+            let sref = to_t(&m.eq_solref[e]);
+            let simp = to_t(&m.eq_solimp[e]);
+            let data = &m.eq_data[e];
+            match m.eq_type[e] {
+                EqType::Connect | EqType::Weld => {
+                    let weld = m.eq_type[e] == EqType::Weld;
+                    let (b1, p1, q1) = eq_side(m, d, e, 0);
+                    let (b2, p2, q2) = eq_side(m, d, e, 1);
+                    let iw1 = m.body_invweight0[b1];
+                    let iw2 = m.body_invweight0[b2];
+                    let res = p1 - p2;
+                    let r0 = i;
+                    for a in 0..3 {
+                        let dg = sc(iw1[0] + iw2[0]);
+                        push(
+                            d,
+                            &mut i,
+                            ConstraintType::Equality,
+                            e,
+                            res[a],
+                            z,
+                            z,
+                            sref,
+                            simp,
+                            dg,
+                        );
+                    }
+                    for (p, b, s) in [(p1, b1, T::one()), (p2, b2, -T::one())] {
+                        let r = p - d.subtree_com[m.body_rootid[b]];
+                        let mut k = body_last_dof(m, b);
+                        while let Some(kk) = k {
+                            let w = ang(&d.cdof[kk]);
+                            let c = (lin(&d.cdof[kk]) + w.cross(&r)) * s;
+                            for a in 0..3 {
+                                d.efc_J[(r0 + a) * nv + kk] += c[a];
+                            }
+                            k = dof_parent(m, kk);
+                        }
+                    }
+                    if weld {
+                        let ts: T = sc(data[10]);
+                        let qc2 = q2.conjugate();
+                        let qr = q1 * weld_rel::<T>(m, e);
+                        let rot = (qc2 * qr).imag() * ts;
+                        for a in 0..3 {
+                            let dg = sc(iw1[1] + iw2[1]);
+                            push(
+                                d,
+                                &mut i,
+                                ConstraintType::Equality,
+                                e,
+                                rot[a],
+                                z,
+                                z,
+                                sref,
+                                simp,
+                                dg,
+                            );
+                        }
+                        let half: T = sc(0.5);
+                        for (b, s) in [(b1, T::one()), (b2, -T::one())] {
+                            let mut k = body_last_dof(m, b);
+                            while let Some(kk) = k {
+                                let w = ang(&d.cdof[kk]) * s;
+                                let c = im_sandwich(&qc2, &w, &qr) * (half * ts);
+                                for a in 0..3 {
+                                    d.efc_J[(r0 + 3 + a) * nv + kk] += c[a];
+                                }
+                                k = dof_parent(m, kk);
+                            }
+                        }
+                    }
+                }
+                EqType::Joint => {
+                    let j1 = m.eq_obj1id[e] as usize;
+                    let (a1, v1) = (m.jnt_qposadr[j1], m.jnt_dofadr[j1]);
+                    let y = d.qpos[a1] - sc(m.qpos0[a1]);
+                    let mut dg = m.dof_invweight0[v1];
+                    let r = i;
+                    let pos = if let Ok(j2) = usize::try_from(m.eq_obj2id[e]) {
+                        let (a2, v2) = (m.jnt_qposadr[j2], m.jnt_dofadr[j2]);
+                        let (p, dp) = poly(&data[..5], d.qpos[a2] - sc(m.qpos0[a2]));
+                        d.efc_J[r * nv + v2] = -dp;
+                        dg += m.dof_invweight0[v2];
+                        y - p
+                    } else {
+                        y - sc(data[0])
+                    };
+                    d.efc_J[r * nv + v1] = T::one();
+                    push(
+                        d,
+                        &mut i,
+                        ConstraintType::Equality,
+                        e,
+                        pos,
+                        z,
+                        z,
+                        sref,
+                        simp,
+                        sc(dg),
+                    );
+                }
+                EqType::Tendon => {
+                    let t1 = m.eq_obj1id[e] as usize;
+                    let y = d.ten_length[t1] - sc(m.tendon_length0[t1]);
+                    let mut dg = m.tendon_invweight0[t1];
+                    let r = i;
+                    for k in 0..nv {
+                        d.efc_J[r * nv + k] = d.ten_J[t1 * nv + k];
+                    }
+                    let pos = if let Ok(t2) = usize::try_from(m.eq_obj2id[e]) {
+                        let x = d.ten_length[t2] - sc(m.tendon_length0[t2]);
+                        let (p, dp) = poly(&data[..5], x);
+                        for k in 0..nv {
+                            d.efc_J[r * nv + k] -= dp * d.ten_J[t2 * nv + k];
+                        }
+                        dg += m.tendon_invweight0[t2];
+                        y - p
+                    } else {
+                        y - sc(data[0])
+                    };
+                    push(
+                        d,
+                        &mut i,
+                        ConstraintType::Equality,
+                        e,
+                        pos,
+                        z,
+                        z,
+                        sref,
+                        simp,
+                        sc(dg),
+                    );
+                }
+                EqType::Flex | EqType::Distance => {}
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ friction loss (dofs, tendons)
+    if !o.disabled(disable::FRICTIONLOSS) {
+        for k in (0..nv).filter(|&k| m.dof_frictionloss[k] > 0.0) {
+            d.efc_J[i * nv + k] = T::one();
+            let (sref, simp) = (to_t(&m.dof_solref[k]), to_t(&m.dof_solimp[k]));
+            let fl = sc(m.dof_frictionloss[k]);
+            let dg = sc(m.dof_invweight0[k]);
+            push(
+                d,
+                &mut i,
+                ConstraintType::FrictionDof,
+                k,
+                z,
+                z,
+                fl,
+                sref,
+                simp,
+                dg,
+            );
+        }
+        for t in (0..m.ntendon).filter(|&t| m.tendon_frictionloss[t] > 0.0) {
+            for k in 0..nv {
+                d.efc_J[i * nv + k] = d.ten_J[t * nv + k];
+            }
+            let (sref, simp) = (to_t(&m.tendon_solref_fri[t]), to_t(&m.tendon_solimp_fri[t]));
+            let fl = sc(m.tendon_frictionloss[t]);
+            let dg = sc(m.tendon_invweight0[t]);
+            push(
+                d,
+                &mut i,
+                ConstraintType::FrictionTendon,
+                t,
+                z,
+                z,
+                fl,
+                sref,
+                simp,
+                dg,
+            );
+        }
+    }
+
+    // ------------------------------------------------------------ limits (joints, tendons)
+    if !o.disabled(disable::LIMIT) {
+        for j in (0..m.njnt).filter(|&j| m.jnt_limited[j]) {
+            let v = m.jnt_dofadr[j];
+            let (sref, simp) = (to_t(&m.jnt_solref[j]), to_t(&m.jnt_solimp[j]));
+            let margin = sc(m.jnt_margin[j]);
+            let dg = sc(m.dof_invweight0[v]);
+            for (dist, axis) in joint_limits(m, d, j).into_iter().flatten() {
+                if m.jnt_type[j] == JointType::Ball {
+                    for a in 0..3 {
+                        d.efc_J[i * nv + v + a] = axis[a];
+                    }
+                } else {
+                    d.efc_J[i * nv + v] = axis[0];
+                }
+                push(
+                    d,
+                    &mut i,
+                    ConstraintType::LimitJoint,
+                    j,
+                    dist,
+                    margin,
+                    z,
+                    sref,
+                    simp,
+                    dg,
+                );
+            }
+        }
+        for t in (0..m.ntendon).filter(|&t| m.tendon_limited[t]) {
+            let (sref, simp) = (to_t(&m.tendon_solref_lim[t]), to_t(&m.tendon_solimp_lim[t]));
+            let margin = sc(m.tendon_margin[t]);
+            let dg = sc(m.tendon_invweight0[t]);
+            for (side, dist) in tendon_limits(m, d, t).into_iter().enumerate() {
+                let Some(dist) = dist else { continue };
+                let s = if side == 0 { T::one() } else { -T::one() };
+                for k in 0..nv {
+                    d.efc_J[i * nv + k] = s * d.ten_J[t * nv + k];
+                }
+                push(
+                    d,
+                    &mut i,
+                    ConstraintType::LimitTendon,
+                    t,
+                    dist,
+                    margin,
+                    z,
+                    sref,
+                    simp,
+                    dg,
+                );
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ contacts (mujoco-facts §2)
+    let mut ic = 0;
+    if !o.disabled(disable::CONTACT) {
+        for ci in 0..d.contact.len() {
+            if !contact_active(m, d, ci) {
+                continue;
+            }
+            let c = &d.contact[ci];
+            let dim = c.dim;
+            let nrow = contact_nrow(dim, o.cone);
+            let ty = if dim == 1 {
+                ConstraintType::ContactFrictionless
+            } else if o.cone == Cone::Elliptic {
+                ConstraintType::ContactElliptic
+            } else {
+                ConstraintType::ContactPyramidal
+            };
+            let (g1, g2) = (c.geom[0], c.geom[1]);
+            let (b1, b2) = (m.geom_bodyid[g1], m.geom_bodyid[g2]);
+            let (iw1, iw2) = (m.body_invweight0[b1], m.body_invweight0[b2]);
+            let (tran, rot) = (iw1[0] + iw2[0], iw1[1] + iw2[1]);
+            let fr = c.friction;
+            let (pos, frame, dist) = (c.pos, c.frame, c.dist);
+            let margin: T = sc(c.includemargin);
+            let (sref, simp) = (to_t(&c.solref), to_t(&c.solimp));
+            d.efc_cone[ic] = EfcCone {
+                adr: i,
+                nrow,
+                dim,
+                friction: to_t(&fr),
+                mu: z,
+                solreffriction: to_t(&c.solreffriction),
+            };
+            d.contact[ci].efc_address = i as i32;
+            let r0 = i;
+            // Jacobian: F (J(body2, p) - J(body1, p)), rows combined per cone
+            for (b, s) in [(b2, T::one()), (b1, -T::one())] {
+                let r = pos - d.subtree_com[m.body_rootid[b]];
+                let mut k = body_last_dof(m, b);
+                while let Some(kk) = k {
+                    let w = ang(&d.cdof[kk]);
+                    let cp = frame * ((lin(&d.cdof[kk]) + w.cross(&r)) * s);
+                    let cr = frame * (w * s);
+                    let jc = [cp[0], cp[1], cp[2], cr[0], cr[1], cr[2]];
+                    let col = |row: usize| (r0 + row) * nv + kk;
+                    if ty == ConstraintType::ContactPyramidal {
+                        for j in 1..dim {
+                            let mu: T = sc(fr[j - 1]);
+                            d.efc_J[col(2 * j - 2)] += jc[0] + mu * jc[j];
+                            d.efc_J[col(2 * j - 1)] += jc[0] - mu * jc[j];
+                        }
+                    } else {
+                        for j in 0..nrow {
+                            d.efc_J[col(j)] += jc[j];
+                        }
+                    }
+                    k = dof_parent(m, kk);
+                }
+            }
+            for j in 0..nrow {
+                let (p, mg, dg) = match ty {
+                    ConstraintType::ContactPyramidal => {
+                        let e = j / 2;
+                        let f2 = fr[e] * fr[e];
+                        (dist, margin, tran + f2 * if e < 2 { tran } else { rot })
+                    }
+                    _ if j == 0 => (dist, margin, tran),
+                    _ => (z, z, if j < 3 { tran } else { rot }),
+                };
+                push(d, &mut i, ty, ci, p, mg, z, sref, simp, sc(dg));
+            }
+            ic += 1;
+        }
+    }
+    debug_assert_eq!(i, nefc);
+    debug_assert_eq!(ic, ncone);
+
+    params::compute(m, d);
+    for c in 0..ncone {
+        let EfcCone { adr, mu, .. } = d.efc_cone[c];
+        let id = d.efc_id[adr];
+        if d.efc_type[adr] != ConstraintType::ContactFrictionless {
+            d.contact[id].mu = mu.to_subset().unwrap_or(f64::NAN);
+        }
+    }
+}
+
+/// Velocity stage of the constraint pipeline (`mj_referenceConstraint`): `efc_vel = J qvel`
+/// and `efc_aref = −B vel − K d (pos − margin)`, minus `J̇ qvel` on connect and weld rows
+/// (seed 000 "Inverse dynamics"; mujoco-facts §1). Needs `cvel`/`cdof_dot`
+/// ([`crate::com::com_vel`]).
+pub fn reference_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    let nv = m.nv;
+    let n = d.nefc;
+    for r in 0..n {
+        let row = &d.efc_J[r * nv..(r + 1) * nv];
+        let mut s = T::zero();
+        for (a, b) in row.iter().zip(&d.qvel) {
+            s += *a * *b;
+        }
+        d.efc_vel[r] = s;
+    }
+    params::aref(d);
+    let mut r = 0;
+    while r < n {
+        if d.efc_type[r] != ConstraintType::Equality {
+            break;
+        }
+        let e = d.efc_id[r];
+        let t = m.eq_type[e];
+        if matches!(t, EqType::Connect | EqType::Weld) {
+            let (b1, p1, q1) = eq_side(m, d, e, 0);
+            let (b2, p2, q2) = eq_side(m, d, e, 1);
+            let (dp1, dw1) = jac_dot_mul(m, d, &p1, b1, &d.qvel);
+            let (dp2, dw2) = jac_dot_mul(m, d, &p2, b2, &d.qvel);
+            let dp = dp1 - dp2;
+            for a in 0..3 {
+                d.efc_aref[r + a] -= dp[a];
+            }
+            if t == EqType::Weld {
+                // d/dt [½ ts Im(q̄2 ⊗ (0, ω1 − ω2) ⊗ q1 rel)] with q̇ = ½ (0, ω) ⊗ q
+                let half: T = sc(0.5);
+                let ts: T = sc(m.eq_data[e][10]);
+                let w1 = ang(&d.cvel[b1]);
+                let w2 = ang(&d.cvel[b2]);
+                let w = w1 - w2;
+                let qc2 = q2.conjugate();
+                let qr = q1 * weld_rel::<T>(m, e);
+                let z = T::zero();
+                let dqc2 = -(qc2 * Quaternion::from_parts(z, w2)) * half;
+                let dqr = Quaternion::from_parts(z, w1) * qr * half;
+                let jd = (im_sandwich(&dqc2, &w, &qr)
+                    + im_sandwich(&qc2, &(dw1 - dw2), &qr)
+                    + im_sandwich(&qc2, &w, &dqr))
+                    * (half * ts);
+                for a in 0..3 {
+                    d.efc_aref[r + 3 + a] -= jd[a];
+                }
+            }
+        }
+        r += eq_nrow(m, e);
+    }
+}

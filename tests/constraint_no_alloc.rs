@@ -1,0 +1,67 @@
+//! `step` with contacts, limits, friction loss and equality constraints allocates nothing once
+//! the efc arrays have reached their size (`Data::resize_efc` grows them only past the previous
+//! high-water mark; counting global allocator).
+
+use moreau::model::{Cone, Integrator, SolverType};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+struct Counting;
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        unsafe { System.realloc(p, l, n) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+#[test]
+fn constrained_step_does_not_allocate() {
+    for name in ["sphere_drop", "box_drop", "constraints", "quadruped"] {
+        let path = format!("{}/models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+        let mut m = moreau::mjcf::load(&path).unwrap();
+        for (solver, cone, integ) in [
+            (SolverType::Newton, Cone::Pyramidal, Integrator::Euler),
+            (SolverType::Newton, Cone::Elliptic, Integrator::ImplicitFast),
+            (SolverType::Cg, Cone::Pyramidal, Integrator::Euler),
+            (SolverType::Pgs, Cone::Elliptic, Integrator::Rk4),
+        ] {
+            m.opt.solver = solver;
+            m.opt.cone = cone;
+            m.opt.integrator = integ;
+            let mut d = moreau::Data::<f64>::new(&m);
+            if m.nkey > 0 {
+                d.reset_keyframe(&m, 0).unwrap();
+            }
+            // reach the efc high-water mark once, then step
+            // (PGS's dense A + R and M⁻¹Jᵀ grow the same way, on first use)
+            d.resize_efc(m.nv, 400, 100);
+            d.solver_scratch.AR.reserve(400 * 400);
+            d.solver_scratch.MinvJT.reserve(400 * m.nv);
+            moreau::integrator::step(&m, &mut d);
+            let before = ALLOCS.load(Ordering::SeqCst);
+            let mut nefc = 0;
+            for _ in 0..40 {
+                moreau::integrator::step(&m, &mut d);
+                nefc = nefc.max(d.nefc);
+            }
+            let n = ALLOCS.load(Ordering::SeqCst) - before;
+            assert!(nefc > 0, "{name}: no constraint rows");
+            assert_eq!(
+                n, 0,
+                "{name} {solver:?} {cone:?} {integ:?}: {n} allocations"
+            );
+        }
+    }
+}
