@@ -22,14 +22,15 @@
 //!   torque taken about the site, both in the site frame.
 //!
 //! Not supported (value written, see [`unsupported`]):
-//! - `touch` and the joint/tendon limit sensors read contact / limit constraint forces: they
-//!   return 0 because no constraint stage exists yet (correct as long as no contact or limit is
-//!   active);
+//! - joint/tendon limit sensors read the first limit row of their element (`efc_pos −
+//!   efc_margin`, `efc_vel`, `efc_force`; 0 without a row);
+//! - `touch` returns 0 (contact forces are not summed over the site volume yet), and force /
+//!   torque sensors miss contact and connect/weld forces in `cfrc_ext`;
 //! - `rangefinder` (needs ray casting) returns -1 (MuJoCo's "no hit");
 //! - camera objects in frame sensors return 0.
 
 use crate::data::{sc, Data, Scalar};
-use crate::model::{disable, Model, ObjType, SensorType};
+use crate::model::{disable, EqType, Model, ObjType, SensorType};
 use crate::rne::rne_post_constraint;
 use crate::spatial::{ang, lin, normalize_quat, q4, v3};
 use nalgebra::{Matrix3, Quaternion, Vector3, Vector6};
@@ -103,8 +104,9 @@ fn needs_subtree_vel(t: SensorType) -> bool {
 }
 
 /// A sensor configuration whose output is not computed exactly yet, if any: rangefinders, camera
-/// frames, touch sensors when contacts can occur, limit sensors on limited joints/tendons while
-/// limits are enabled (their constraint forces do not exist yet).
+/// frames, touch sensors when contacts can occur, force/torque sensors when contact or
+/// connect/weld forces can act (`cfrc_ext` does not include constraint forces yet,
+/// [`crate::rne::post_constraint_ext`]).
 pub fn unsupported(m: &Model) -> Option<&'static str> {
     let o = &m.opt;
     let constraints = !o.disabled(disable::CONSTRAINT);
@@ -114,23 +116,17 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
             m.geom_contype.get(g).copied().unwrap_or(0) != 0
                 || m.geom_conaffinity.get(g).copied().unwrap_or(0) != 0
         });
-    let limits = constraints && !o.disabled(disable::LIMIT);
+    let eq_forces = constraints
+        && !o.disabled(disable::EQUALITY)
+        && m.eq_type
+            .iter()
+            .any(|t| matches!(t, EqType::Connect | EqType::Weld));
     for i in 0..m.nsensor {
-        let id = m.sensor_objid[i].max(0) as usize;
         match m.sensor_type[i] {
             SensorType::Rangefinder => return Some("rangefinder sensors (ray casting)"),
             SensorType::Touch if contacts => return Some("touch sensors with contacts"),
-            SensorType::JointLimitPos | SensorType::JointLimitVel | SensorType::JointLimitFrc
-                if limits && m.jnt_limited.get(id).copied().unwrap_or(false) =>
-            {
-                return Some("joint limit sensors on limited joints (limit constraints)")
-            }
-            SensorType::TendonLimitPos
-            | SensorType::TendonLimitVel
-            | SensorType::TendonLimitFrc
-                if limits && m.tendon_limited.get(id).copied().unwrap_or(false) =>
-            {
-                return Some("tendon limit sensors on limited tendons (limit constraints)")
+            SensorType::Force | SensorType::Torque if contacts || eq_forces => {
+                return Some("force/torque sensors with contact or connect/weld forces")
             }
             _ => {}
         }
@@ -336,6 +332,25 @@ fn ref_of(m: &Model, i: usize) -> Option<(ObjType, usize)> {
     }
 }
 
+/// Limit sensors read the first limit row of their joint / tendon: `efc_pos − efc_margin`,
+/// `efc_vel` or `efc_force`; 0 when the limit has no row.
+fn limit_value<T: Scalar>(d: &Data<T>, t: SensorType, id: usize) -> T {
+    use crate::constraint::ConstraintType as Ct;
+    use SensorType::*;
+    let ty = match t {
+        JointLimitPos | JointLimitVel | JointLimitFrc => Ct::LimitJoint,
+        _ => Ct::LimitTendon,
+    };
+    let Some(r) = (0..d.nefc).find(|&r| d.efc_type[r] == ty && d.efc_id[r] == id) else {
+        return T::zero();
+    };
+    match t {
+        JointLimitPos | TendonLimitPos => d.efc_pos[r] - d.efc_margin[r],
+        JointLimitVel | TendonLimitVel => d.efc_vel[r],
+        _ => d.efc_force[r],
+    }
+}
+
 fn compute<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> Out<T> {
     use SensorType::*;
     let t = m.sensor_type[i];
@@ -358,7 +373,8 @@ fn compute<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> Out<T> {
             Out::q(&normalize_quat(q))
         }
         JointLimitPos | TendonLimitPos | JointLimitVel | TendonLimitVel | JointLimitFrc
-        | TendonLimitFrc | Touch => Out::s(T::zero()),
+        | TendonLimitFrc => Out::s(limit_value(d, t, id)),
+        Touch => Out::s(T::zero()),
         FramePos => match obj_frame(m, d, ot, id) {
             None => Out::zero(),
             Some((p, _, _)) => match refr.and_then(|(rt, rid)| obj_frame(m, d, rt, rid)) {

@@ -114,6 +114,9 @@ fn run_with(c: &Value, solver: SolverType, opt: impl Fn(&mut Model)) -> (Model, 
     assemble::make_constraint(&m, &mut d);
     assemble::reference_constraint(&m, &mut d);
     forward::fwd_constraint(&m, &mut d);
+    moreau::sensor::sensor_pos(&m, &mut d);
+    moreau::sensor::sensor_vel(&m, &mut d);
+    moreau::sensor::sensor_acc(&m, &mut d);
     (m, d)
 }
 
@@ -162,6 +165,7 @@ fn assembly_matches_mujoco() {
             ("qacc_smooth", &d.qacc_smooth, TOL, false),
             ("qacc", &d.qacc, TOL_QACC, false),
             ("efc_force", &d.efc_force, TOL_QACC, false),
+            ("sensordata", &d.sensordata, TOL_QACC, false),
         ] {
             let want = if key == "qacc" || key == "efc_force" {
                 f(&c["results"]["newton"][key])

@@ -128,6 +128,12 @@ LIMITS = '''<mujoco>
       <joint joint="j1" coef="0.5"/><joint joint="j3" coef="2"/>
     </fixed>
   </tendon>
+  <sensor>
+    <jointlimitpos joint="j0"/><jointlimitvel joint="j1"/><jointlimitfrc joint="j2"/>
+    <jointlimitfrc joint="j3"/><jointlimitpos joint="b0"/><jointlimitfrc joint="b1"/>
+    <tendonlimitpos tendon="t0"/><tendonlimitvel tendon="t1"/><tendonlimitfrc tendon="t0"/>
+    <tendonlimitfrc tendon="t1"/>
+  </sensor>
 </mujoco>'''
 
 FRICTION = '''<mujoco>
@@ -320,6 +326,7 @@ def run_case(name, xml, seed, scale_q, scale_v, eq_off=(), nstep=0):
         efc_diagA=list(d.efc_diagA), efc_KBIP=np.array(d.efc_KBIP).ravel().tolist(),
         efc_R=list(d.efc_R), efc_D=list(d.efc_D), efc_vel=list(d.efc_vel),
         efc_aref=list(d.efc_aref), efc_b=list(d.efc_b), efc_state=[int(x) for x in d.efc_state],
+        sensordata=list(d.sensordata),
         results=results)
 
 
