@@ -172,7 +172,7 @@ pub fn ilqr<D: Dynamics>(
             dynm.jacobians(xs[t].as_slice(), us[t].as_slice(), &mut a[t], &mut b[t])?;
         }
         // Backward pass, retried with larger regularization when Quu is not positive definite.
-        let mut expected = (0.0, 0.0);
+        let mut expected;
         loop {
             let mut vx = &cost.qf * (&xs[horizon] - &cost.xref);
             let mut vxx = cost.qf.clone();
