@@ -4,6 +4,8 @@
 //! touches three consecutive configurations), so `JᵀJ` has half-bandwidth `3·nv − 1`. The
 //! factorization costs `O(n·b²)` instead of `O(n³)`.
 
+#![allow(clippy::needless_range_loop)]
+
 /// Lower band of a symmetric `n×n` matrix: `get(i, j)` for `i ≥ j`, `i − j ≤ bw`.
 #[derive(Clone, Debug)]
 pub struct BandMatrix {

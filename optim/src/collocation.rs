@@ -22,6 +22,8 @@
 //! `JᵀJ` has half-bandwidth `3·nv − 1` (see [`crate::band`]). The inverse-dynamics Jacobians come
 //! from an [`InverseJacobian`] provider: [`FiniteDifference`] now, an analytic one later.
 
+#![allow(clippy::needless_range_loop)]
+
 use crate::band::BandMatrix;
 use moreau::model::{enable, BiasType, DynType, GainType, Integrator, JointType, TrnType};
 use moreau::state::{differentiate_pos, integrate_pos, mjd_sub_quat};

@@ -5,9 +5,12 @@
 //!   block-banded Gauss–Newton/Levenberg–Marquardt argmin solver or argmin's L-BFGS;
 //! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables.
 
+pub use argmin;
+
 pub mod band;
 pub mod collocation;
 pub mod ilqr;
 pub mod lm;
+pub mod problems;
 pub mod progress;
 pub mod system;

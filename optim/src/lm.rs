@@ -57,7 +57,7 @@ impl Default for LevenbergMarquardt {
             lambda: 1.0,
             tol: 1e-3,
             defect_tol: 1e-8,
-            max_al_updates: 50,
+            max_al_updates: 200,
             marquardt: false,
             newton_after: 0.0,
             nu: 2.0,
