@@ -1,5 +1,16 @@
-//! Trajectory optimization on moreau: iLQR (this crate's first piece); direct collocation, MPC
-//! and system identification are still to come (see the optim issue).
+//! Trajectory optimization, MPC and system identification on moreau.
+//!
+//! - [`ilqr`]: iterative LQR on the engine's step (a discrete system, [`system`]);
+//! - [`collocation`] + [`lm`]: direct collocation through inverse dynamics, solved by a
+//!   block-banded Gauss–Newton/Levenberg–Marquardt argmin solver or argmin's L-BFGS;
+//! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables.
 
+pub use argmin;
+
+pub mod band;
+pub mod collocation;
 pub mod ilqr;
+pub mod lm;
+pub mod problems;
+pub mod progress;
 pub mod system;

@@ -1,0 +1,945 @@
+//! Direct collocation (space-time optimization) through inverse dynamics (seed 000, "Inverse
+//! dynamics and optimization"): the decision variables are the configurations `q₁ … q_T`
+//! (`q₀` and `v₀` are given); velocities and accelerations are their tangent-space differences
+//!
+//! `v_t = (q_t ⊖ q_{t−1}) / h`,  `a_t = (v_{t+1} − v_t) / h`,
+//!
+//! which is exactly the engine's semi-implicit Euler step (`v_{t+1} = v_t + h a_t`,
+//! `q_{t+1} = q_t ⊕ h v_{t+1}`), so quaternions are handled and a plan with zero residual replays
+//! exactly. The forces follow from inverse dynamics, `τ_t = ID(q_t, v_t, a_t)` (with
+//! `invdiscrete`, so Euler's implicit damping is accounted for). Actuated directions give the
+//! controls `u_t = B⁺ τ_t`; the unactuated part `Nᵀ τ_t` (`N` spans the left null space of the
+//! actuation matrix `B`) is the dynamics residual.
+//!
+//! Everything is a least-squares residual, `J = ½‖r‖²`, per knot `t`:
+//! - task: [`Task::residual`] of `(q_t, v_t)` (includes the terminal cost at `t = T`);
+//! - control effort: `√(dt·R_k) u_k`;
+//! - dynamics: `√w (Nᵀτ_t + λ_t / w)` — a penalty with augmented-Lagrangian multipliers `λ_t`
+//!   (updated by the solver) so that the residual converges to zero, not to `O(1/w)`;
+//! - limits as penalties: `√w_lim · (distance outside ctrlrange / joint range)`.
+//!
+//! Knot `t` depends on `q_{t−1}, q_t, q_{t+1}` only, so the residual Jacobian is block-banded and
+//! `JᵀJ` has half-bandwidth `3·nv − 1` (see [`crate::band`]). The inverse-dynamics Jacobians come
+//! from an [`InverseJacobian`] provider: [`FiniteDifference`] now, an analytic one later.
+
+#![allow(clippy::needless_range_loop)]
+
+use crate::band::BandMatrix;
+use moreau::model::{enable, BiasType, DynType, GainType, Integrator, JointType, TrnType};
+use moreau::state::{differentiate_pos, integrate_pos, mjd_sub_quat};
+use moreau::{Data, Model};
+use nalgebra::DMatrix;
+use std::cell::RefCell;
+
+/// `∂τ/∂q` (tangent perturbations `q ⊕ δ`), `∂τ/∂v`, `∂τ/∂a` of inverse dynamics, each `nv×nv`.
+pub trait InverseJacobian {
+    fn name(&self) -> &str;
+    #[allow(clippy::too_many_arguments)]
+    fn jacobians(
+        &mut self,
+        m: &Model,
+        d: &mut Data,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+        da: &mut DMatrix<f64>,
+    );
+}
+
+/// Evaluates `τ = qfrc_inverse(q, v, a)` into `tau`.
+pub fn inverse_force(m: &Model, d: &mut Data, q: &[f64], v: &[f64], a: &[f64], tau: &mut [f64]) {
+    d.qpos.copy_from_slice(q);
+    d.qvel.copy_from_slice(v);
+    d.qacc.copy_from_slice(a);
+    moreau::inverse::inverse_skip(m, d, moreau::inverse::Skip::None, true);
+    tau.copy_from_slice(&d.qfrc_inverse);
+}
+
+/// Finite differences of `inverse` (forward or centered), in the spirit of `mjd_inverseFD`.
+///
+/// `τ` is linear in `a` and, for the smooth dynamics without fluid forces or polynomial damping,
+/// quadratic in `v` (Coriolis, linear damping), so centered differences in `v` and `a` are exact
+/// for any step: `eps_va` defaults to 1, which removes the round-off that a small step leaves.
+/// This matters in collocation, where `a` enters as `(q_{t+1} − 2q_t + q_{t−1})/h²`: an error of
+/// 1e-10 in `∂τ/∂a` becomes 1e-6 in the Jacobian, and the normal matrix, whose constraint part is
+/// `10⁸` times stiffer than the task part, loses the reduced curvature. Set `eps_va` small for
+/// models whose forces are not polynomial in `v` (fluid, contacts).
+#[derive(Clone, Debug)]
+pub struct FiniteDifference {
+    /// Step in `q` (tangent).
+    pub eps: f64,
+    /// Step in `v` and `a`.
+    pub eps_va: f64,
+    pub centered: bool,
+}
+
+impl Default for FiniteDifference {
+    fn default() -> Self {
+        FiniteDifference {
+            eps: 1e-6,
+            eps_va: 1.0,
+            centered: true,
+        }
+    }
+}
+
+impl InverseJacobian for FiniteDifference {
+    fn name(&self) -> &str {
+        if self.centered {
+            "finite differences (centered)"
+        } else {
+            "finite differences (forward)"
+        }
+    }
+
+    fn jacobians(
+        &mut self,
+        m: &Model,
+        d: &mut Data,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+        da: &mut DMatrix<f64>,
+    ) {
+        let nv = m.nv;
+        let eps = self.eps;
+        let ev = self.eps_va;
+        let mut t0 = vec![0.0; nv];
+        let mut tp = vec![0.0; nv];
+        let mut tm = vec![0.0; nv];
+        if !self.centered {
+            inverse_force(m, d, q, v, a, &mut t0);
+        }
+        let mut qp = q.to_vec();
+        let mut vp = v.to_vec();
+        let mut ap = a.to_vec();
+        let mut dir = vec![0.0; nv];
+        for j in 0..nv {
+            // q
+            dir[j] = 1.0;
+            qp.copy_from_slice(q);
+            integrate_pos(m, &mut qp, &dir, eps);
+            inverse_force(m, d, &qp, v, a, &mut tp);
+            if self.centered {
+                qp.copy_from_slice(q);
+                integrate_pos(m, &mut qp, &dir, -eps);
+                inverse_force(m, d, &qp, v, a, &mut tm);
+            }
+            dir[j] = 0.0;
+            write_col(
+                dq,
+                j,
+                &tp,
+                if self.centered { &tm } else { &t0 },
+                eps,
+                self.centered,
+            );
+            // v
+            vp[j] = v[j] + ev;
+            inverse_force(m, d, q, &vp, a, &mut tp);
+            if self.centered {
+                vp[j] = v[j] - ev;
+                inverse_force(m, d, q, &vp, a, &mut tm);
+            }
+            vp[j] = v[j];
+            write_col(
+                dv,
+                j,
+                &tp,
+                if self.centered { &tm } else { &t0 },
+                ev,
+                self.centered,
+            );
+            // a
+            ap[j] = a[j] + ev;
+            inverse_force(m, d, q, v, &ap, &mut tp);
+            if self.centered {
+                ap[j] = a[j] - ev;
+                inverse_force(m, d, q, v, &ap, &mut tm);
+            }
+            ap[j] = a[j];
+            write_col(
+                da,
+                j,
+                &tp,
+                if self.centered { &tm } else { &t0 },
+                ev,
+                self.centered,
+            );
+        }
+    }
+}
+
+fn write_col(out: &mut DMatrix<f64>, j: usize, p: &[f64], m: &[f64], eps: f64, centered: bool) {
+    let s = if centered { 0.5 / eps } else { 1.0 / eps };
+    for i in 0..p.len() {
+        out[(i, j)] = (p[i] - m[i]) * s;
+    }
+}
+
+/// A task cost as a least-squares residual of the state at knot `t` (`t = T` is the terminal
+/// knot). The default Jacobian is by finite differences (no dynamics involved: cheap).
+pub trait Task {
+    fn dim(&self, t: usize, horizon: usize) -> usize;
+    fn residual(&self, m: &Model, t: usize, horizon: usize, q: &[f64], v: &[f64], r: &mut [f64]);
+    /// `∂r/∂q` (tangent) and `∂r/∂v`, `dim × nv` each.
+    #[allow(clippy::too_many_arguments)]
+    fn jacobian(
+        &self,
+        m: &Model,
+        t: usize,
+        horizon: usize,
+        q: &[f64],
+        v: &[f64],
+        jq: &mut DMatrix<f64>,
+        jv: &mut DMatrix<f64>,
+    ) {
+        let k = self.dim(t, horizon);
+        let eps = 1e-7;
+        let (mut rp, mut rm) = (vec![0.0; k], vec![0.0; k]);
+        let mut dir = vec![0.0; m.nv];
+        let mut qp = q.to_vec();
+        let mut vp = v.to_vec();
+        for j in 0..m.nv {
+            dir[j] = 1.0;
+            qp.copy_from_slice(q);
+            integrate_pos(m, &mut qp, &dir, eps);
+            self.residual(m, t, horizon, &qp, v, &mut rp);
+            qp.copy_from_slice(q);
+            integrate_pos(m, &mut qp, &dir, -eps);
+            self.residual(m, t, horizon, &qp, v, &mut rm);
+            dir[j] = 0.0;
+            for i in 0..k {
+                jq[(i, j)] = (rp[i] - rm[i]) / (2.0 * eps);
+            }
+            vp[j] = v[j] + eps;
+            self.residual(m, t, horizon, q, &vp, &mut rp);
+            vp[j] = v[j] - eps;
+            self.residual(m, t, horizon, q, &vp, &mut rm);
+            vp[j] = v[j];
+            for i in 0..k {
+                jv[(i, j)] = (rp[i] - rm[i]) / (2.0 * eps);
+            }
+        }
+    }
+}
+
+/// Quadratic state tracking, the cost of `targets.md`:
+/// `Σ_{t<T} dt·½‖x_t − x*‖²_Q + ½‖x_T − x*‖²_{Qf}` with `x − x* = (q ⊖ q*, v − v*)` and diagonal
+/// weights (`nv` position weights then `nv` velocity weights).
+#[derive(Clone, Debug)]
+pub struct StateTracking {
+    pub qref: Vec<f64>,
+    pub vref: Vec<f64>,
+    pub q: Vec<f64>,
+    pub qf: Vec<f64>,
+    pub dt: f64,
+}
+
+impl Task for StateTracking {
+    fn dim(&self, _t: usize, _horizon: usize) -> usize {
+        self.q.len()
+    }
+    fn residual(&self, m: &Model, t: usize, horizon: usize, q: &[f64], v: &[f64], r: &mut [f64]) {
+        let nv = m.nv;
+        let mut dq = vec![0.0; nv];
+        differentiate_pos(m, &mut dq, 1.0, &self.qref, q);
+        for i in 0..2 * nv {
+            let w = if t == horizon {
+                self.qf[i]
+            } else {
+                self.dt * self.q[i]
+            };
+            let e = if i < nv {
+                dq[i]
+            } else {
+                v[i - nv] - self.vref[i - nv]
+            };
+            r[i] = w.sqrt() * e;
+        }
+    }
+    fn jacobian(
+        &self,
+        m: &Model,
+        t: usize,
+        horizon: usize,
+        q: &[f64],
+        v: &[f64],
+        jq: &mut DMatrix<f64>,
+        jv: &mut DMatrix<f64>,
+    ) {
+        let nv = m.nv;
+        let quat = m
+            .jnt_type
+            .iter()
+            .any(|j| matches!(j, JointType::Ball | JointType::Free));
+        if quat {
+            // d(q ⊖ q*)/dq through mjd_subQuat: finite differences are simpler here.
+            let fd = FdTask(self);
+            return fd.jacobian(m, t, horizon, q, v, jq, jv);
+        }
+        jq.fill(0.0);
+        jv.fill(0.0);
+        for i in 0..nv {
+            let (wq, wv) = if t == horizon {
+                (self.qf[i], self.qf[nv + i])
+            } else {
+                (self.dt * self.q[i], self.dt * self.q[nv + i])
+            };
+            jq[(i, i)] = wq.sqrt();
+            jv[(nv + i, i)] = wv.sqrt();
+        }
+    }
+}
+
+/// Forces the default (finite-difference) Jacobian of a task.
+struct FdTask<'a, T: Task>(&'a T);
+impl<T: Task> Task for FdTask<'_, T> {
+    fn dim(&self, t: usize, horizon: usize) -> usize {
+        self.0.dim(t, horizon)
+    }
+    fn residual(&self, m: &Model, t: usize, horizon: usize, q: &[f64], v: &[f64], r: &mut [f64]) {
+        self.0.residual(m, t, horizon, q, v, r)
+    }
+}
+
+/// Weights of the non-task terms.
+#[derive(Clone, Debug)]
+pub struct Weights {
+    /// Control effort `½ dt R_k u_k²` per actuator.
+    pub control: Vec<f64>,
+    /// Penalty weight `w` of the dynamics residual on unactuated directions.
+    pub dynamics: f64,
+    /// Penalty weight of control-range and joint-range violations.
+    pub limits: f64,
+}
+
+/// The evaluated trajectory: per knot `t < T`, `v_t`, `a_t`, `τ_t`, `u_t` and the dynamics
+/// residual `Nᵀτ_t`; `v` has `T + 1` entries.
+#[derive(Clone, Debug, Default)]
+pub struct Evaluation {
+    pub v: Vec<Vec<f64>>,
+    pub a: Vec<Vec<f64>>,
+    pub tau: Vec<Vec<f64>>,
+    pub u: Vec<Vec<f64>>,
+    pub defect: Vec<Vec<f64>>,
+    /// The full residual vector `r` (objective `½‖r‖²`).
+    pub r: Vec<f64>,
+    /// Cost split: task, control, limits (all without the dynamics penalty).
+    pub task_cost: f64,
+    pub control_cost: f64,
+    pub limit_cost: f64,
+}
+
+impl Evaluation {
+    /// Task + control + limit cost: the trajectory cost the penalty and multipliers do not alter.
+    pub fn cost(&self) -> f64 {
+        self.task_cost + self.control_cost + self.limit_cost
+    }
+    /// `max |Nᵀτ_t|`.
+    pub fn max_defect(&self) -> f64 {
+        self.defect
+            .iter()
+            .flatten()
+            .fold(0.0_f64, |a, b| a.max(b.abs()))
+    }
+}
+
+/// Residual Jacobian rows of knot `t` with respect to `(q_{t−1}, q_t, q_{t+1})` tangents
+/// (`rows × 3nv`; columns of fixed configurations are zero).
+#[derive(Clone, Debug)]
+pub struct KnotJacobian {
+    /// First row of this knot in `r`.
+    pub row: usize,
+    pub mat: DMatrix<f64>,
+    /// Second-order term `Σ_i r_i ∇²r_i` of the forces (3nv × 3nv), with
+    /// [`Collocation::second_order`].
+    pub hess: Option<DMatrix<f64>>,
+}
+
+struct Scratch {
+    data: Data,
+    provider: Box<dyn InverseJacobian>,
+}
+
+/// A direct-collocation problem on a moreau model.
+pub struct Collocation {
+    pub model: Model,
+    pub horizon: usize,
+    pub q0: Vec<f64>,
+    pub v0: Vec<f64>,
+    pub task: Box<dyn Task>,
+    pub weights: Weights,
+    /// Actuation matrix `B` (`nv × nu`): `qfrc_actuator = B u`.
+    pub b: DMatrix<f64>,
+    /// `B⁺` (`nu × nv`).
+    pub b_pinv: DMatrix<f64>,
+    /// Orthonormal basis of the unactuated directions (`nv × nr`).
+    pub n: DMatrix<f64>,
+    /// Augmented-Lagrangian multipliers of `Nᵀτ_t = 0`, `T × nr`.
+    pub multipliers: RefCell<Vec<f64>>,
+    /// Add the second-order term `Σ r_i ∇²r_i` of the force-dependent residuals (control effort,
+    /// dynamics residual with its multiplier, control limits) to the Gauss–Newton matrix: a
+    /// Newton step on the Lagrangian instead of Gauss–Newton, which otherwise converges only
+    /// linearly here (the residuals are far from zero at the optimum and `τ(q)` is curved).
+    /// Costs `4·nv` extra Jacobian evaluations per knot.
+    pub second_order: std::cell::Cell<bool>,
+    scratch: RefCell<Scratch>,
+}
+
+impl Collocation {
+    /// Sets up the problem. Requires actuators with fixed gain, no bias, no activation dynamics
+    /// and joint transmissions (constant `B`), and the Euler integrator (the differences above
+    /// are its discretization).
+    pub fn new(
+        model: Model,
+        horizon: usize,
+        q0: Vec<f64>,
+        v0: Vec<f64>,
+        task: Box<dyn Task>,
+        weights: Weights,
+    ) -> Result<Self, String> {
+        let mut model = model;
+        if model.opt.integrator != Integrator::Euler {
+            return Err("collocation: only the Euler integrator is supported".into());
+        }
+        model.opt.enableflags |= enable::INVDISCRETE;
+        let (nv, nu) = (model.nv, model.nu);
+        if q0.len() != model.nq || v0.len() != nv || weights.control.len() != nu {
+            return Err("collocation: dimension mismatch".into());
+        }
+        for k in 0..nu {
+            if model.actuator_trntype[k] != TrnType::Joint
+                || model.actuator_dyntype[k] != DynType::None
+                || model.actuator_gaintype[k] != GainType::Fixed
+                || model.actuator_biastype[k] != BiasType::None
+            {
+                return Err(format!(
+                    "collocation: actuator {k} must be a motor on a joint (constant B)"
+                ));
+            }
+        }
+        // B, column by column: qfrc_actuator for a unit control.
+        let mut data = Data::new(&model);
+        data.qpos.copy_from_slice(&q0);
+        let mut b = DMatrix::zeros(nv, nu);
+        for k in 0..nu {
+            data.ctrl.iter_mut().for_each(|c| *c = 0.0);
+            data.ctrl[k] = 1.0;
+            moreau::forward::fwd_position(&model, &mut data);
+            moreau::forward::fwd_velocity(&model, &mut data);
+            moreau::forward::fwd_actuation(&model, &mut data);
+            for i in 0..nv {
+                b[(i, k)] = data.qfrc_actuator[i];
+            }
+        }
+        // Unactuated directions: eigenvectors of B Bᵀ with (numerically) zero eigenvalue.
+        let eig = (&b * b.transpose()).symmetric_eigen();
+        let scale = eig.eigenvalues.amax().max(1.0);
+        let null: Vec<usize> = (0..nv)
+            .filter(|&i| eig.eigenvalues[i].abs() <= 1e-12 * scale)
+            .collect();
+        let mut n = DMatrix::zeros(nv, null.len());
+        for (c, &i) in null.iter().enumerate() {
+            n.set_column(c, &eig.eigenvectors.column(i));
+        }
+        let b_pinv = b
+            .clone()
+            .pseudo_inverse(1e-10)
+            .map_err(|e| format!("collocation: {e}"))?;
+        let nr = n.ncols();
+        Ok(Collocation {
+            horizon,
+            q0,
+            v0,
+            task,
+            weights,
+            b,
+            b_pinv,
+            n,
+            multipliers: RefCell::new(vec![0.0; horizon * nr]),
+            second_order: std::cell::Cell::new(false),
+            scratch: RefCell::new(Scratch {
+                data,
+                provider: Box::new(FiniteDifference::default()),
+            }),
+            model,
+        })
+    }
+
+    /// Replaces the inverse-dynamics Jacobian provider.
+    pub fn set_jacobian_provider(&self, p: Box<dyn InverseJacobian>) {
+        self.scratch.borrow_mut().provider = p;
+    }
+
+    pub fn provider_name(&self) -> String {
+        self.scratch.borrow().provider.name().to_string()
+    }
+
+    /// Number of unactuated directions.
+    pub fn nr(&self) -> usize {
+        self.n.ncols()
+    }
+
+    /// Number of decision variables (tangent dimension): `T·nv`.
+    pub fn n_vars(&self) -> usize {
+        self.horizon * self.model.nv
+    }
+
+    /// The stationary initial guess `q_t = q₀` (flat `T·nq`).
+    pub fn initial_guess(&self) -> Vec<f64> {
+        self.q0.repeat(self.horizon)
+    }
+
+    /// Configuration `t` (0..=T) of the flat parameter `z = (q₁ … q_T)`.
+    pub fn config<'a>(&'a self, z: &'a [f64], t: usize) -> &'a [f64] {
+        let nq = self.model.nq;
+        if t == 0 {
+            &self.q0
+        } else {
+            &z[(t - 1) * nq..t * nq]
+        }
+    }
+
+    /// `z ⊕ δ` (δ in tangent coordinates, `T·nv`).
+    pub fn retract(&self, z: &[f64], delta: &[f64], scale: f64) -> Vec<f64> {
+        let (nq, nv) = (self.model.nq, self.model.nv);
+        let mut out = z.to_vec();
+        for t in 0..self.horizon {
+            integrate_pos(
+                &self.model,
+                &mut out[t * nq..(t + 1) * nq],
+                &delta[t * nv..(t + 1) * nv],
+                scale,
+            );
+        }
+        out
+    }
+
+    fn velocity(&self, z: &[f64], t: usize, v: &mut [f64]) {
+        if t == 0 {
+            v.copy_from_slice(&self.v0);
+        } else {
+            let h = self.model.opt.timestep;
+            differentiate_pos(&self.model, v, h, self.config(z, t - 1), self.config(z, t));
+        }
+    }
+
+    fn knot_rows(&self, t: usize) -> usize {
+        let (nu, nv) = (self.model.nu, self.model.nv);
+        let _ = nv;
+        let mut rows = self.task.dim(t, self.horizon);
+        if t < self.horizon {
+            rows += nu + self.nr() + nu;
+        }
+        rows + self.limited_joints().len()
+    }
+
+    fn limited_joints(&self) -> Vec<usize> {
+        (0..self.model.njnt)
+            .filter(|&j| {
+                self.model.jnt_limited[j]
+                    && matches!(self.model.jnt_type[j], JointType::Hinge | JointType::Slide)
+            })
+            .collect()
+    }
+
+    /// Total number of residuals.
+    pub fn n_residuals(&self) -> usize {
+        (0..=self.horizon).map(|t| self.knot_rows(t)).sum()
+    }
+
+    /// Evaluates the trajectory and the residual vector.
+    pub fn evaluate(&self, z: &[f64]) -> Evaluation {
+        let m = &self.model;
+        let (nv, nu, nr, horizon) = (m.nv, m.nu, self.nr(), self.horizon);
+        let h = m.opt.timestep;
+        let mut sc = self.scratch.borrow_mut();
+        let lam = self.multipliers.borrow();
+        let mut ev = Evaluation {
+            v: vec![vec![0.0; nv]; horizon + 1],
+            ..Default::default()
+        };
+        for t in 0..=horizon {
+            let mut v = vec![0.0; nv];
+            self.velocity(z, t, &mut v);
+            ev.v[t] = v;
+        }
+        let mut r = Vec::with_capacity(self.n_residuals());
+        let sw = self.weights.dynamics.sqrt();
+        let sl = self.weights.limits.sqrt();
+        let jl = self.limited_joints();
+        for t in 0..=horizon {
+            let q = self.config(z, t);
+            let k = self.task.dim(t, horizon);
+            let mut rt = vec![0.0; k];
+            self.task.residual(m, t, horizon, q, &ev.v[t], &mut rt);
+            ev.task_cost += 0.5 * rt.iter().map(|x| x * x).sum::<f64>();
+            r.extend_from_slice(&rt);
+            if t < horizon {
+                let a: Vec<f64> = (0..nv).map(|i| (ev.v[t + 1][i] - ev.v[t][i]) / h).collect();
+                let mut tau = vec![0.0; nv];
+                inverse_force(m, &mut sc.data, q, &ev.v[t], &a, &mut tau);
+                let tv = nalgebra::DVector::from_column_slice(&tau);
+                let u = &self.b_pinv * &tv;
+                let def = self.n.transpose() * &tv;
+                for kk in 0..nu {
+                    let s = (h * self.weights.control[kk]).sqrt();
+                    r.push(s * u[kk]);
+                    ev.control_cost += 0.5 * (s * u[kk]).powi(2);
+                }
+                for i in 0..nr {
+                    r.push(sw * def[i] + lam[t * nr + i] / sw);
+                }
+                for kk in 0..nu {
+                    let e =
+                        range_excess(u[kk], m.actuator_ctrllimited[kk], m.actuator_ctrlrange[kk]);
+                    r.push(sl * e);
+                    ev.limit_cost += 0.5 * (sl * e).powi(2);
+                }
+                ev.a.push(a);
+                ev.tau.push(tau);
+                ev.u.push(u.as_slice().to_vec());
+                ev.defect.push(def.as_slice().to_vec());
+            }
+            for &j in &jl {
+                let e = range_excess(q[m.jnt_qposadr[j]], true, m.jnt_range[j]);
+                r.push(sl * e);
+                ev.limit_cost += 0.5 * (sl * e).powi(2);
+            }
+        }
+        ev.r = r;
+        ev
+    }
+
+    /// Objective `½‖r‖²` (including the dynamics penalty and multiplier terms).
+    pub fn objective(&self, z: &[f64]) -> f64 {
+        let ev = self.evaluate(z);
+        0.5 * ev.r.iter().map(|x| x * x).sum::<f64>()
+    }
+
+    /// `∂ (q_b ⊖ q_a) / ∂q_a` and `∂/∂q_b` in tangent coordinates (block diagonal per joint).
+    fn diff_jac(&self, qa: &[f64], qb: &[f64]) -> (DMatrix<f64>, DMatrix<f64>) {
+        let m = &self.model;
+        let nv = m.nv;
+        let mut da = DMatrix::zeros(nv, nv);
+        let mut db = DMatrix::zeros(nv, nv);
+        for j in 0..m.njnt {
+            let (pa, va) = (m.jnt_qposadr[j], m.jnt_dofadr[j]);
+            let quat = |p: usize, x: &[f64]| -> [f64; 4] {
+                let q = [x[p], x[p + 1], x[p + 2], x[p + 3]];
+                let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
+                [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
+            };
+            let rot = |p: usize, v: usize, da: &mut DMatrix<f64>, db: &mut DMatrix<f64>| {
+                // sub_quat(q_b, q_a): first argument is q_b.
+                let (d2, d1) = mjd_sub_quat(&quat(p, qb), &quat(p, qa));
+                for r in 0..3 {
+                    for c in 0..3 {
+                        db[(v + r, v + c)] = d2[r][c];
+                        da[(v + r, v + c)] = d1[r][c];
+                    }
+                }
+            };
+            match m.jnt_type[j] {
+                JointType::Hinge | JointType::Slide => {
+                    da[(va, va)] = -1.0;
+                    db[(va, va)] = 1.0;
+                }
+                JointType::Ball => rot(pa, va, &mut da, &mut db),
+                JointType::Free => {
+                    // Linear part in the world frame; a tangent perturbation of a free joint's
+                    // position is also in the world frame (integrate_pos adds v_lin).
+                    for k in 0..3 {
+                        da[(va + k, va + k)] = -1.0;
+                        db[(va + k, va + k)] = 1.0;
+                    }
+                    rot(pa + 3, va + 3, &mut da, &mut db);
+                }
+            }
+        }
+        (da, db)
+    }
+
+    /// Residuals and the per-knot Jacobian blocks at `z`.
+    pub fn jacobian(&self, z: &[f64]) -> (Evaluation, Vec<KnotJacobian>) {
+        let ev = self.evaluate(z);
+        let m = &self.model;
+        let (nv, nu, nr, horizon) = (m.nv, m.nu, self.nr(), self.horizon);
+        let h = m.opt.timestep;
+        let sw = self.weights.dynamics.sqrt();
+        let sl = self.weights.limits.sqrt();
+        let jl = self.limited_joints();
+        // D1_t = ∂v_t/∂q_{t−1}·h, D2_t = ∂v_t/∂q_t·h for t = 1..=T (index t).
+        let mut d1 = vec![DMatrix::zeros(nv, nv); horizon + 1];
+        let mut d2 = vec![DMatrix::zeros(nv, nv); horizon + 1];
+        for t in 1..=horizon {
+            let (a, b) = self.diff_jac(self.config(z, t - 1), self.config(z, t));
+            d1[t] = a;
+            d2[t] = b;
+        }
+        let mut sc = self.scratch.borrow_mut();
+        let sc = &mut *sc;
+        let mut tq = DMatrix::zeros(nv, nv);
+        let mut tv = DMatrix::zeros(nv, nv);
+        let mut ta = DMatrix::zeros(nv, nv);
+        let mut blocks = Vec::with_capacity(horizon + 1);
+        let mut row = 0;
+        for t in 0..=horizon {
+            let q = self.config(z, t);
+            let rows = self.knot_rows(t);
+            let mut mat = DMatrix::zeros(rows, 3 * nv);
+            let mut hess: Option<DMatrix<f64>> = None;
+            // Column blocks: 0 = q_{t−1}, 1 = q_t, 2 = q_{t+1}.
+            // ∂v_t/∂(q_{t−1}, q_t) (zero at t = 0: v₀ is given).
+            let (dv_prev, dv_cur) = if t == 0 {
+                (DMatrix::zeros(nv, nv), DMatrix::zeros(nv, nv))
+            } else {
+                (&d1[t] / h, &d2[t] / h)
+            };
+            // task
+            let k = self.task.dim(t, horizon);
+            let mut gq = DMatrix::zeros(k, nv);
+            let mut gv = DMatrix::zeros(k, nv);
+            self.task
+                .jacobian(m, t, horizon, q, &ev.v[t], &mut gq, &mut gv);
+            let prev = &gv * &dv_prev;
+            let cur = &gq + &gv * &dv_cur;
+            mat.view_mut((0, 0), (k, nv)).copy_from(&prev);
+            mat.view_mut((0, nv), (k, nv)).copy_from(&cur);
+            let mut r0 = k;
+            if t < horizon {
+                sc.provider.jacobians(
+                    m,
+                    &mut sc.data,
+                    q,
+                    &ev.v[t],
+                    &ev.a[t],
+                    &mut tq,
+                    &mut tv,
+                    &mut ta,
+                );
+                // a_t = (v_{t+1} − v_t)/h
+                let da_next = &d2[t + 1] / (h * h);
+                let da_cur = &d1[t + 1] / (h * h) - &dv_cur / h;
+                let da_prev = -&dv_prev / h;
+                let dtau_prev = &tv * &dv_prev + &ta * &da_prev;
+                let dtau_cur = &tq + &tv * &dv_cur + &ta * &da_cur;
+                let dtau_next = &ta * &da_next;
+                let dtau = [dtau_prev, dtau_cur, dtau_next];
+                if self.second_order.get() {
+                    // μ = ∂(½‖r_τ‖²)/∂τ-weights: Σ r_i ∇r_i(τ).
+                    let rr = &ev.r[row + k..row + k + 2 * nu + nr];
+                    let mut mu = nalgebra::DVector::zeros(nv);
+                    for kk in 0..nu {
+                        let s = (h * self.weights.control[kk]).sqrt();
+                        let e = range_slope(
+                            ev.u[t][kk],
+                            m.actuator_ctrllimited[kk],
+                            m.actuator_ctrlrange[kk],
+                        );
+                        let coef = rr[kk] * s + rr[nu + nr + kk] * sl * e;
+                        mu += self.b_pinv.row(kk).transpose() * coef;
+                    }
+                    for i in 0..nr {
+                        mu += self.n.column(i) * (rr[nu + i] * sw);
+                    }
+                    let hy = self.force_hessian(sc, q, &ev.v[t], &ev.a[t], &mu);
+                    // y = (q_t, v_t, a_t) = L (δq_{t−1}, δq_t, δq_{t+1})
+                    let mut l = DMatrix::zeros(3 * nv, 3 * nv);
+                    l.view_mut((0, nv), (nv, nv)).fill_with_identity();
+                    l.view_mut((nv, 0), (nv, nv)).copy_from(&dv_prev);
+                    l.view_mut((nv, nv), (nv, nv)).copy_from(&dv_cur);
+                    l.view_mut((2 * nv, 0), (nv, nv)).copy_from(&da_prev);
+                    l.view_mut((2 * nv, nv), (nv, nv)).copy_from(&da_cur);
+                    l.view_mut((2 * nv, 2 * nv), (nv, nv)).copy_from(&da_next);
+                    hess = Some(l.transpose() * hy * l);
+                }
+                for (c, blk) in dtau.iter().enumerate() {
+                    let du = &self.b_pinv * blk;
+                    let dd = self.n.transpose() * blk;
+                    for kk in 0..nu {
+                        let s = (h * self.weights.control[kk]).sqrt();
+                        let e = range_slope(
+                            ev.u[t][kk],
+                            m.actuator_ctrllimited[kk],
+                            m.actuator_ctrlrange[kk],
+                        );
+                        for j in 0..nv {
+                            mat[(r0 + kk, c * nv + j)] = s * du[(kk, j)];
+                            mat[(r0 + nu + nr + kk, c * nv + j)] = sl * e * du[(kk, j)];
+                        }
+                    }
+                    for i in 0..nr {
+                        for j in 0..nv {
+                            mat[(r0 + nu + i, c * nv + j)] = sw * dd[(i, j)];
+                        }
+                    }
+                }
+                r0 += 2 * nu + nr;
+            }
+            for (i, &j) in jl.iter().enumerate() {
+                let e = range_slope(q[m.jnt_qposadr[j]], true, m.jnt_range[j]);
+                mat[(r0 + i, nv + m.jnt_dofadr[j])] = sl * e;
+            }
+            // Fixed configurations: q₀ (block 1 at t = 0, block 0 at t = 1), q_{−1}.
+            let fixed = if t == 0 {
+                2 * nv
+            } else if t == 1 {
+                nv
+            } else {
+                0
+            };
+            mat.columns_mut(0, fixed).fill(0.0);
+            if let Some(hs) = hess.as_mut() {
+                hs.columns_mut(0, fixed).fill(0.0);
+                hs.rows_mut(0, fixed).fill(0.0);
+            }
+            if t == horizon {
+                mat.columns_mut(2 * nv, nv).fill(0.0);
+            }
+            blocks.push(KnotJacobian { row, mat, hess });
+            row += rows;
+        }
+        (ev, blocks)
+    }
+
+    /// Hessian of `μᵀτ(q, v, a)` with respect to `y = (q, v, a)` (3nv × 3nv) by central
+    /// differences of the provider's Jacobians (τ is linear in `a`: only `q` and `v` are
+    /// perturbed).
+    fn force_hessian(
+        &self,
+        sc: &mut Scratch,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        mu: &nalgebra::DVector<f64>,
+    ) -> DMatrix<f64> {
+        let m = &self.model;
+        let nv = m.nv;
+        let eps = 1e-5;
+        let mut hy = DMatrix::zeros(3 * nv, 3 * nv);
+        let mut tq = DMatrix::zeros(nv, nv);
+        let mut tv = DMatrix::zeros(nv, nv);
+        let mut ta = DMatrix::zeros(nv, nv);
+        let mut grad = |sc: &mut Scratch, qq: &[f64], vv: &[f64]| -> nalgebra::DVector<f64> {
+            sc.provider
+                .jacobians(m, &mut sc.data, qq, vv, a, &mut tq, &mut tv, &mut ta);
+            let mut g = nalgebra::DVector::zeros(3 * nv);
+            g.rows_mut(0, nv).copy_from(&(tq.transpose() * mu));
+            g.rows_mut(nv, nv).copy_from(&(tv.transpose() * mu));
+            g.rows_mut(2 * nv, nv).copy_from(&(ta.transpose() * mu));
+            g
+        };
+        let mut dir = vec![0.0; nv];
+        let mut qp = q.to_vec();
+        let mut vp = v.to_vec();
+        for j in 0..2 * nv {
+            let (gp, gm) = if j < nv {
+                dir[j] = 1.0;
+                qp.copy_from_slice(q);
+                integrate_pos(m, &mut qp, &dir, eps);
+                let gp = grad(sc, &qp, v);
+                qp.copy_from_slice(q);
+                integrate_pos(m, &mut qp, &dir, -eps);
+                let gm = grad(sc, &qp, v);
+                dir[j] = 0.0;
+                (gp, gm)
+            } else {
+                let i = j - nv;
+                vp[i] = v[i] + eps;
+                let gp = grad(sc, q, &vp);
+                vp[i] = v[i] - eps;
+                let gm = grad(sc, q, &vp);
+                vp[i] = v[i];
+                (gp, gm)
+            };
+            hy.set_column(j, &((gp - gm) / (2.0 * eps)));
+        }
+        // Columns of `a` from symmetry (∂²/∂a² = 0).
+        for j in 0..2 * nv {
+            for i in 2 * nv..3 * nv {
+                hy[(j, i)] = hy[(i, j)];
+            }
+        }
+        (&hy + hy.transpose()) * 0.5
+    }
+
+    /// Gradient `Jᵀr` (tangent, `T·nv`) and the Gauss–Newton matrix `JᵀJ` in band storage.
+    pub fn normal_equations(
+        &self,
+        ev: &Evaluation,
+        blocks: &[KnotJacobian],
+        h: &mut BandMatrix,
+        g: &mut [f64],
+    ) {
+        let nv = self.model.nv;
+        let n = self.n_vars();
+        h.fill_zero();
+        g.iter_mut().for_each(|x| *x = 0.0);
+        for (t, b) in blocks.iter().enumerate() {
+            let rows = b.mat.nrows();
+            let r = &ev.r[b.row..b.row + rows];
+            // Column c of the block is variable (t − 2)·nv + c (q_{t−1} is block t − 2 of z).
+            let base = t as isize * nv as isize - 2 * nv as isize;
+            let jtj = b.mat.transpose() * &b.mat;
+            for c in 0..3 * nv {
+                let gi = base + c as isize;
+                if gi < 0 || gi as usize >= n {
+                    continue;
+                }
+                let gi = gi as usize;
+                let mut s = 0.0;
+                for k in 0..rows {
+                    s += b.mat[(k, c)] * r[k];
+                }
+                g[gi] += s;
+                for c2 in 0..=c {
+                    let gj = base + c2 as isize;
+                    if gj < 0 {
+                        continue;
+                    }
+                    let extra = b.hess.as_ref().map_or(0.0, |hs| hs[(c, c2)]);
+                    h.add(gi, gj as usize, jtj[(c, c2)] + extra);
+                }
+            }
+        }
+    }
+
+    /// Updates the multipliers `λ_t ← λ_t + w Nᵀτ_t`.
+    pub fn update_multipliers(&self, ev: &Evaluation) {
+        let nr = self.nr();
+        let w = self.weights.dynamics;
+        let mut lam = self.multipliers.borrow_mut();
+        for (t, d) in ev.defect.iter().enumerate() {
+            for i in 0..nr {
+                lam[t * nr + i] += w * d[i];
+            }
+        }
+    }
+}
+
+/// Signed distance outside `[lo, hi]` (0 inside).
+fn range_excess(x: f64, limited: bool, r: [f64; 2]) -> f64 {
+    if !limited {
+        0.0
+    } else if x > r[1] {
+        x - r[1]
+    } else if x < r[0] {
+        x - r[0]
+    } else {
+        0.0
+    }
+}
+
+fn range_slope(x: f64, limited: bool, r: [f64; 2]) -> f64 {
+    if limited && (x > r[1] || x < r[0]) {
+        1.0
+    } else {
+        0.0
+    }
+}
