@@ -153,18 +153,19 @@ pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
 
 /// Analytic inverse Jacobians `(DfDq, DfDv, DfDa)` of `qfrc_inverse` at the state and `qacc`
 /// of `d`, MuJoCo's transposed layout. Runs [`moreau::inverse::inverse`] on `d` first.
-/// `DfDq` is by dual numbers ([`crate::dual::dual_inverse_dq`]).
-#[allow(non_snake_case)]
+/// `DfDq` (and the returned `DmDq`, row `i` = `∂qM/∂q_i` in qM's layout) are by dual numbers
+/// ([`crate::dual::dual_inverse_dq`]).
+#[allow(non_snake_case, clippy::type_complexity)]
 pub fn inverse_analytic(
     m: &Model,
     d: &mut Data<f64>,
-) -> Result<(DMatrix<f64>, DMatrix<f64>, DMatrix<f64>), &'static str> {
+) -> Result<(DMatrix<f64>, DMatrix<f64>, DMatrix<f64>, DMatrix<f64>), &'static str> {
     if let Some(e) = unsupported(m) {
         return Err(e);
     }
     moreau::inverse::inverse(m, d);
     let DfDa = dfda(m, d);
     let DfDv = dfdv_rows(m, d).transpose();
-    let (DfDq, _) = crate::dual::dual_inverse_dq(m, d);
-    Ok((DfDq, DfDv, DfDa))
+    let (DfDq, DmDq) = crate::dual::dual_inverse_dq(m, d);
+    Ok((DfDq, DfDv, DfDa, DmDq))
 }

@@ -84,7 +84,7 @@ fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
     let e_fwd = err(&fa, &fdl);
     // inverse dynamics at the forward qacc
     let mut di = d0.clone();
-    let (iq, iv, ia) = inverse_analytic(&m, &mut di).unwrap();
+    let (iq, iv, ia, _) = inverse_analytic(&m, &mut di).unwrap();
     let (dq, dv, da, _) = dual_inverse_jacobian(&m, &d0);
     let e_inv = err(&ia, &da).max(err(&iv, &dv)).max(err(&iq, &dq));
     // transition
