@@ -381,7 +381,10 @@ fn inverse_and_derivatives_shapes() {
         for j in 0..7 {
             let a = v["DfDa"][i][j].as_f64().unwrap();
             let b = qm[i][j].as_f64().unwrap();
-            assert!((a - b).abs() < 1e-12 * b.abs().max(1.0), "analytic DfDa[{i}][{j}]");
+            assert!(
+                (a - b).abs() < 1e-12 * b.abs().max(1.0),
+                "analytic DfDa[{i}][{j}]"
+            );
         }
     }
     let fdo = tmp("deriv_fd.json");
@@ -407,10 +410,18 @@ fn inverse_and_derivatives_shapes() {
     assert_eq!(shape(&va["A"]), (18, 18));
     assert_eq!(shape(&va["B"]), (18, 7));
     for k in ["A", "B"] {
-        for (ra, rf) in va[k].as_array().unwrap().iter().zip(vf[k].as_array().unwrap()) {
+        for (ra, rf) in va[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(vf[k].as_array().unwrap())
+        {
             for (a, f) in ra.as_array().unwrap().iter().zip(rf.as_array().unwrap()) {
                 let (a, f) = (a.as_f64().unwrap(), f.as_f64().unwrap());
-                assert!((a - f).abs() < 1e-5 * f.abs().max(1.0), "{k}: {a} vs FD {f}");
+                assert!(
+                    (a - f).abs() < 1e-5 * f.abs().max(1.0),
+                    "{k}: {a} vs FD {f}"
+                );
             }
         }
     }

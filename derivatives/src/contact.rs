@@ -26,7 +26,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::dual::{lift, qpos_tangent, seed};
+use crate::dual::{lift, lift_into, qpos_tangent, seed};
 use crate::fd::TransitionJacobians;
 use crate::inverse::{dfda, dfdv_rows};
 use moreau::derivative::{d_actuator_vel, smooth_vel};
@@ -59,7 +59,8 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
             }
             for u in 0..m.nu {
                 let g = m.actuator_gaintype[u];
-                if g == GainType::Muscle || (g == GainType::Affine && m.actuator_gainprm[u][2] != 0.0)
+                if g == GainType::Muscle
+                    || (g == GainType::Affine && m.actuator_gainprm[u][2] != 0.0)
                 {
                     return Some("velocity-dependent actuator gain under implicitfast");
                 }
@@ -100,8 +101,11 @@ fn q_pass(m: &Model, d: &Data<f64>, want_m: bool, want_qd: bool) -> QPass {
     let mut dm = Vec::new();
     let mut dqd = Vec::new();
     let mut qm = vec![0.0; m.nM];
+    let mut dd = lift(m, d);
     for i in 0..nv {
-        let mut dd = lift(m, d);
+        if i > 0 {
+            lift_into(d, &mut dd);
+        }
         seed(m, &mut dd, i);
         inverse_skip(m, &mut dd, Skip::None, true);
         fwd_actuation(m, &mut dd);

@@ -24,6 +24,13 @@ use num_dual::Dual64;
 /// (zero derivative parts).
 pub fn lift(m: &Model, d: &Data<f64>) -> Data<Dual64> {
     let mut dd = Data::<Dual64>::new(m);
+    lift_into(d, &mut dd);
+    dd
+}
+
+/// Overwrites the inputs of `dd` (as [`lift`]) with those of `d`, so one `Data<Dual64>` can be
+/// reused for several seeded passes without reallocating.
+pub fn lift_into(d: &Data<f64>, dd: &mut Data<Dual64>) {
     let l = |x: &[f64], y: &mut [Dual64]| {
         for (a, b) in y.iter_mut().zip(x) {
             *a = Dual64::from(*b);
@@ -47,7 +54,6 @@ pub fn lift(m: &Model, d: &Data<f64>) -> Data<Dual64> {
         *a = nalgebra::Quaternion::from(b.coords.map(Dual64::from));
     }
     dd.eq_active.clone_from(&d.eq_active);
-    dd
 }
 
 /// Input directions of the transition: `0..nv` position tangent, `nv..2nv` velocity,
@@ -164,8 +170,11 @@ pub fn dual_inverse_dq(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>)
     let nv = m.nv;
     let mut df = DMatrix::zeros(nv, nv);
     let mut dm = DMatrix::zeros(nv, m.nM);
+    let mut dd = lift(m, d);
     for i in 0..nv {
-        let mut dd = lift(m, d);
+        if i > 0 {
+            lift_into(d, &mut dd);
+        }
         seed(m, &mut dd, i);
         inverse(m, &mut dd);
         for j in 0..nv {

@@ -3,12 +3,6 @@
 
 #![allow(clippy::needless_range_loop)]
 
-/// The finite-difference Jacobians of crate `moreau-derivatives` (derivatives/src/fd.rs),
-/// compiled into the binary from the same source: that crate depends on `moreau`, so the
-/// binary of `moreau` cannot depend on it. The file only uses `moreau::` and `nalgebra` paths.
-#[allow(dead_code)]
-#[path = "../../derivatives/src/fd.rs"]
-mod fd;
 /// The analytic Jacobians of `moreau-derivatives` (contact.rs: IFT through the constraint
 /// solution; inverse.rs; dual.rs for the dual-number parts), included the same way.
 #[allow(dead_code)]
@@ -17,6 +11,12 @@ mod contact;
 #[allow(dead_code)]
 #[path = "../../derivatives/src/dual.rs"]
 mod dual;
+/// The finite-difference Jacobians of crate `moreau-derivatives` (derivatives/src/fd.rs),
+/// compiled into the binary from the same source: that crate depends on `moreau`, so the
+/// binary of `moreau` cannot depend on it. The file only uses `moreau::` and `nalgebra` paths.
+#[allow(dead_code)]
+#[path = "../../derivatives/src/fd.rs"]
+mod fd;
 #[allow(dead_code)]
 #[path = "../../derivatives/src/inverse.rs"]
 mod inverse;
@@ -664,10 +664,16 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
         let ia_us = time_fd(&mut |_, d| {
             let _ = inverse::inverse_analytic(&m, d);
         });
-        println!("{}", json!({"transition_analytic_us": ta_us,
-                              "ratio_transition_analytic_vs_FD": ta_us / tfd_us}));
-        println!("{}", json!({"inverse_analytic_us": ia_us,
-                              "ratio_inverse_analytic_vs_FD": ia_us / ifd_us}));
+        println!(
+            "{}",
+            json!({"transition_analytic_us": ta_us,
+                              "ratio_transition_analytic_vs_FD": ta_us / tfd_us})
+        );
+        println!(
+            "{}",
+            json!({"inverse_analytic_us": ia_us,
+                              "ratio_inverse_analytic_vs_FD": ia_us / ifd_us})
+        );
     }
     if compare {
         let script = Path::new("tools/reference/bench_mujoco.py");
