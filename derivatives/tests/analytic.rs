@@ -12,7 +12,7 @@ use moreau::state::integrate_pos;
 use moreau::{Data, Model};
 use moreau_derivatives::contact::{forward_analytic, transition_analytic};
 use moreau_derivatives::dual::{dual_forward_jacobian, dual_inverse_jacobian, dual_step_jacobian};
-use moreau_derivatives::fd::transition_fd;
+use moreau_derivatives::fd::{inverse_fd, transition_fd};
 use moreau_derivatives::inverse::inverse_analytic;
 use nalgebra::DMatrix;
 use proptest::prelude::*;
@@ -79,6 +79,10 @@ fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
     let m = model(name, integ);
     let mut d = state(&m, seed, settle);
     let nefc = d.nefc;
+    let cone = d.efc_state[..nefc]
+        .iter()
+        .filter(|s| **s == moreau::constraint::ConstraintState::Cone)
+        .count();
     let d0 = d.clone();
     // forward dynamics by the IFT
     let fa = forward_analytic(&m, &mut d).unwrap();
@@ -89,6 +93,18 @@ fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
     let (iq, iv, ia, _) = inverse_analytic(&m, &mut di).unwrap();
     let (dq, dv, da, _) = dual_inverse_jacobian(&m, &d0);
     let e_inv = err(&ia, &da).max(err(&iv, &dv)).max(err(&iq, &dq));
+    let mut dfi = d0.clone();
+    let fi = inverse_fd(&m, &mut dfi, 1e-6, false, true);
+    let e3 = [err(&iq, &fi.DfDq), err(&iv, &fi.DfDv), err(&ia, &fi.DfDa)];
+    // DfDq vs FD: the soft-contact cost is piecewise quadratic; a position step of eps moves
+    // jar by ~K eps (K the stiff reference stiffness), so rows with |jar| that small cross a
+    // kink in the FD (not in the exact one-sided derivative). Compared, not asserted; the
+    // smaller-step FD is printed too.
+    let e_q_small = {
+        let mut dfi = d0.clone();
+        err(&iq, &inverse_fd(&m, &mut dfi, 1e-9, false, true).DfDq)
+    };
+    let e_inv_fd = e3[1].max(e3[2]);
     // transition
     let mut dt = d0.clone();
     let (e_a, e_b, e_fd) = match transition_analytic(&m, &mut dt) {
@@ -109,13 +125,15 @@ fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
         }
     };
     eprintln!(
-        "{name} {integ:?} seed {seed}: nefc {nefc}, IFT qacc vs dual {e_fwd:.1e}, inverse {e_inv:.1e}, \
-         A {e_a:.1e}, B {e_b:.1e}, dual vs FD {e_fd:.1e}"
+        "{name} {integ:?} seed {seed}: nefc {nefc} (cone rows {cone}), IFT qacc vs dual {e_fwd:.1e}, inverse {e_inv:.1e}, \
+         A {e_a:.1e}, B {e_b:.1e}, dual vs FD {e_fd:.1e}, inverse DfDv, DfDa vs FD {:.1e} {:.1e}, DfDq vs FD {:.1e} (eps 1e-9: {e_q_small:.1e})",
+        e3[1], e3[2], e3[0]
     );
     assert!(e_fwd < 1e-10, "{name}: forward {e_fwd}");
     assert!(e_inv < 1e-10, "{name}: inverse {e_inv}");
     assert!(e_a < 1e-10 && e_b < 1e-10, "{name}: A {e_a} B {e_b}");
     assert!(e_fd < 1e-4, "{name}: dual vs FD {e_fd}");
+    assert!(e_inv_fd < 1e-4, "{name}: inverse vs FD {e_inv_fd}");
 }
 
 proptest! {
