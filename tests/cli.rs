@@ -360,6 +360,71 @@ fn inverse_and_derivatives_shapes() {
         }
     }
 
+    // analytic: DfDa is the mass matrix too; A, B agree with centered FD
+    ok(&run(&[
+        "derivatives",
+        &arm,
+        "--state",
+        s,
+        "--kind",
+        "inverse",
+        "--method",
+        "analytic",
+        "--out",
+        o,
+    ]));
+    let v = json(&out);
+    for k in ["DfDq", "DfDv", "DfDa"] {
+        assert_eq!(shape(&v[k]), (7, 7), "{k}");
+    }
+    for i in 0..7 {
+        for j in 0..7 {
+            let a = v["DfDa"][i][j].as_f64().unwrap();
+            let b = qm[i][j].as_f64().unwrap();
+            assert!(
+                (a - b).abs() < 1e-12 * b.abs().max(1.0),
+                "analytic DfDa[{i}][{j}]"
+            );
+        }
+    }
+    let fdo = tmp("deriv_fd.json");
+    for (method, file) in [("analytic", &out), ("fd", &fdo)] {
+        let mut args = vec![
+            "derivatives",
+            &arm,
+            "--state",
+            s,
+            "--kind",
+            "transition",
+            "--method",
+            method,
+            "--out",
+            file.to_str().unwrap(),
+        ];
+        if method == "fd" {
+            args.push("--centered");
+        }
+        ok(&run(&args));
+    }
+    let (va, vf) = (json(&out), json(&fdo));
+    assert_eq!(shape(&va["A"]), (18, 18));
+    assert_eq!(shape(&va["B"]), (18, 7));
+    for k in ["A", "B"] {
+        for (ra, rf) in va[k]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(vf[k].as_array().unwrap())
+        {
+            for (a, f) in ra.as_array().unwrap().iter().zip(rf.as_array().unwrap()) {
+                let (a, f) = (a.as_f64().unwrap(), f.as_f64().unwrap());
+                assert!(
+                    (a - f).abs() < 1e-5 * f.abs().max(1.0),
+                    "{k}: {a} vs FD {f}"
+                );
+            }
+        }
+    }
     fails(
         &run(&[
             "derivatives",
@@ -370,10 +435,11 @@ fn inverse_and_derivatives_shapes() {
             "inverse",
             "--method",
             "analytic",
+            "--actuation",
             "--out",
             o,
         ]),
-        "not implemented",
+        "does not support",
     );
     fails(
         &run(&[

@@ -4,6 +4,13 @@
 //!   coordinates (`mjd_subQuat`, `mjd_quatIntegrate`).
 //! - [`fd`]: finite-difference transition and inverse-dynamics Jacobians (`mjd_transitionFD`,
 //!   `mjd_inverseFD`).
+//! - [`dual`]: exact Jacobians by forward-mode dual numbers (the reference).
+//! - [`inverse`]: analytic inverse-dynamics derivatives (`∂/∂qacc`, `∂/∂qvel`; `∂/∂qpos` by duals).
+//! - [`contact`]: forward dynamics and transition Jacobians through soft contact by the implicit
+//!   function theorem at the constraint solution.
 
+pub mod contact;
+pub mod dual;
 pub mod fd;
+pub mod inverse;
 pub mod quat;

@@ -3,12 +3,23 @@
 
 #![allow(clippy::needless_range_loop)]
 
+/// The analytic Jacobians of `moreau-derivatives` (contact.rs: IFT through the constraint
+/// solution; inverse.rs; dual.rs for the dual-number parts), included the same way.
+#[allow(dead_code)]
+#[path = "../../derivatives/src/contact.rs"]
+mod contact;
+#[allow(dead_code)]
+#[path = "../../derivatives/src/dual.rs"]
+mod dual;
 /// The finite-difference Jacobians of crate `moreau-derivatives` (derivatives/src/fd.rs),
 /// compiled into the binary from the same source: that crate depends on `moreau`, so the
 /// binary of `moreau` cannot depend on it. The file only uses `moreau::` and `nalgebra` paths.
 #[allow(dead_code)]
 #[path = "../../derivatives/src/fd.rs"]
 mod fd;
+#[allow(dead_code)]
+#[path = "../../derivatives/src/inverse.rs"]
+mod inverse;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use moreau::model::Integrator;
@@ -502,10 +513,7 @@ fn derivatives_cmd(
     let m = load(path)?;
     supported(path, &m)?;
     if method == Method::Analytic {
-        return Err(format!(
-            "{}: --method analytic is not implemented yet (use --method fd)",
-            path.display()
-        ));
+        return derivatives_analytic(path, &m, state, kind, actuation, out);
     }
     if !(eps.is_finite() && eps > 0.0) {
         return Err(format!("--eps {eps}: must be a positive number"));
@@ -529,6 +537,42 @@ fn derivatives_cmd(
                    "DfDa": mat_rows(&j.DfDa), "DsDq": mat_rows(&j.DsDq),
                    "DsDv": mat_rows(&j.DsDv), "DsDa": mat_rows(&j.DsDa),
                    "DmDq": mat_rows(&j.DmDq)})
+        }
+    };
+    write_json(out, &v)
+}
+
+/// `--method analytic`: transition A, B by the implicit function theorem at the constraint
+/// solution (no C, D: empty), inverse DfDa, DfDv analytic and DfDq, DmDq by dual numbers (no
+/// sensor Jacobians). See derivatives/src/contact.rs and inverse.rs.
+fn derivatives_analytic(
+    path: &Path,
+    m: &Model,
+    state: &Path,
+    kind: Kind,
+    actuation: bool,
+    out: &Path,
+) -> Res<()> {
+    let (mut d, s) = read_state(m, state)?;
+    let unsup = |e: &str| format!("{}: --method analytic does not support {e}", path.display());
+    let v = match kind {
+        Kind::Transition => {
+            let t = contact::transition_analytic(m, &mut d).map_err(unsup)?;
+            json!({"A": mat_rows(&t.A), "B": mat_rows(&t.B), "C": mat_rows(&t.C),
+                   "D": mat_rows(&t.D)})
+        }
+        Kind::Inverse => {
+            inverse_supported(path, m)?;
+            if actuation {
+                return Err(unsup("--actuation"));
+            }
+            forward::forward(m, &mut d);
+            if let Some(q) = vec_of(&s, state, "qacc", m.nv)? {
+                d.qacc.copy_from_slice(&q);
+            }
+            let (dq, dv, da, dm) = inverse::inverse_analytic(m, &mut d).map_err(unsup)?;
+            json!({"DfDq": mat_rows(&dq), "DfDv": mat_rows(&dv), "DfDa": mat_rows(&da),
+                   "DmDq": mat_rows(&dm)})
         }
     };
     write_json(out, &v)
@@ -640,6 +684,25 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
     });
     println!("{}", json!({"transitionFD_us": tfd_us}));
     println!("{}", json!({"inverseFD_us": ifd_us}));
+    // analytic Jacobians (IFT through contact; A, B only), same batches
+    if contact::unsupported(&m).is_none() {
+        let ta_us = time_fd(&mut |_, d| {
+            let _ = contact::transition_analytic(&m, d);
+        });
+        let ia_us = time_fd(&mut |_, d| {
+            let _ = inverse::inverse_analytic(&m, d);
+        });
+        println!(
+            "{}",
+            json!({"transition_analytic_us": ta_us,
+                              "ratio_transition_analytic_vs_FD": ta_us / tfd_us})
+        );
+        println!(
+            "{}",
+            json!({"inverse_analytic_us": ia_us,
+                              "ratio_inverse_analytic_vs_FD": ia_us / ifd_us})
+        );
+    }
     if compare {
         let script = Path::new("tools/reference/bench_mujoco.py");
         if !script.exists() {

@@ -1,0 +1,332 @@
+//! Forward dynamics and transition Jacobians through soft contact by the implicit function
+//! theorem (IFT) at the constraint solution (seed 000 "Reduced primal problem").
+//!
+//! At the solution of the (converged) primal problem the optimality condition is
+//! `g(a; x) = M a − qfrc_smooth − Jᵀ f(J a − aref) = qfrc_inverse(q, v, a) − qfrc_ext(x) = 0`
+//! (`qfrc_ext = qfrc_applied + qfrc_actuator + Σ Jᵀ xfrc_applied`), so
+//! `∂a/∂x = −(M + Jᵀ H[s] J)⁻¹ ∂g/∂x` with the Newton Hessian `M + Jᵀ H J`
+//! ([`crate::inverse::dfda`]).
+//! - `∂g/∂v`: analytic ([`crate::inverse::dfdv_rows`] minus `∂qfrc_actuator/∂v`);
+//! - `∂g/∂(act, u)`: `−∂qfrc_actuator/∂(act, u)` by duals on the actuation stage alone
+//!   (`fwd_actuation`, `nu + na` cheap passes over the actuators; position/velocity results
+//!   fixed) — exact for every gain/bias/dynamics type and clamp;
+//! - `∂g/∂q`: by dual numbers, one position/velocity/inverse pass per tangent direction (no
+//!   constraint solve), which also gives `∂M/∂q` and (implicitfast) `∂qDeriv/∂q`.
+//!
+//! The step's chain rule is analytic for Euler (`He = M`, or `M + h diag(damping)` with
+//! eulerdamp) and implicitfast (`He = M − h sym(qDeriv)` on M's sparsity):
+//! `He a_int = M qacc`, so `He ∂a_int = M ∂qacc + ∂M (qacc − a_int) + h sym(∂qDeriv) a_int`;
+//! `v' = v + h a_int`; `q' = q ⊕ h v'` and `act'` (`advance_act`) are differentiated by duals on
+//! those O(nq + na) maps (closed-form quaternion maps, negligible cost).
+//!
+//! Unsupported ([`unsupported`]): RK4 and implicit, polynomial dof damping, implicitfast with
+//! velocity-dependent actuator gains (affine `gainprm[2]`, muscles), tendon damping polynomials
+//! or childless free bodies (MuJoCo's exact gyroscopic block), plus [`crate::inverse::unsupported`].
+//! The sensor Jacobians `C`, `D` are not computed (left empty, `0 × n`).
+
+#![allow(clippy::needless_range_loop)]
+
+use crate::dual::{lift, lift_into, qpos_tangent, seed};
+use crate::fd::TransitionJacobians;
+use crate::inverse::{dfda, dfdv_rows};
+use moreau::derivative::{d_actuator_vel, smooth_vel};
+use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
+use moreau::integrator::advance_act;
+use moreau::inverse::inverse_skip;
+use moreau::model::{disable, GainType, Integrator, JointType, Model};
+use moreau::state::integrate_pos;
+use moreau::Data;
+use nalgebra::DMatrix;
+use num_dual::Dual64;
+
+/// Why [`transition_analytic`] does not apply to `m`, if it doesn't.
+pub fn unsupported(m: &Model) -> Option<&'static str> {
+    if let Some(e) = crate::inverse::unsupported(m) {
+        return Some(e);
+    }
+    let poly = |p: &[[f64; 2]]| p.iter().any(|p| p[0] != 0.0 || p[1] != 0.0);
+    match m.opt.integrator {
+        Integrator::Rk4 => return Some("RK4 integrator"),
+        Integrator::Implicit => return Some("implicit integrator (use implicitfast)"),
+        Integrator::Euler => {
+            if poly(&m.dof_dampingpoly) {
+                return Some("polynomial dof damping");
+            }
+        }
+        Integrator::ImplicitFast => {
+            if poly(&m.dof_dampingpoly) || poly(&m.tendon_dampingpoly) {
+                return Some("polynomial damping under implicitfast");
+            }
+            for u in 0..m.nu {
+                let g = m.actuator_gaintype[u];
+                if g == GainType::Muscle
+                    || (g == GainType::Affine && m.actuator_gainprm[u][2] != 0.0)
+                {
+                    return Some("velocity-dependent actuator gain under implicitfast");
+                }
+            }
+            for j in 0..m.njnt {
+                let b = m.jnt_bodyid[j];
+                if m.jnt_type[j] == JointType::Free
+                    && !m.body_parentid.iter().skip(b + 1).any(|&p| p == b)
+                {
+                    return Some("childless free body under implicitfast (gyroscopic block)");
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Results of one q-direction dual pass.
+struct QPass {
+    /// `∂g/∂q_i` (columns).
+    dg: DMatrix<f64>,
+    /// `∂M/∂q_i` dense, one per direction.
+    dm: Vec<DMatrix<f64>>,
+    /// `∂qDeriv/∂q_i` dense (rows outputs), when asked.
+    dqd: Vec<DMatrix<f64>>,
+}
+
+fn dense_m(m: &Model, qm: &[f64]) -> DMatrix<f64> {
+    let nv = m.nv;
+    let mut b = vec![0.0; nv * nv];
+    moreau::solver::dense::full_m(m, qm, &mut b);
+    DMatrix::from_row_slice(nv, nv, &b)
+}
+
+fn q_pass(m: &Model, d: &Data<f64>, want_m: bool, want_qd: bool) -> QPass {
+    let nv = m.nv;
+    let mut dg = DMatrix::zeros(nv, nv);
+    let mut dm = Vec::new();
+    let mut dqd = Vec::new();
+    let mut qm = vec![0.0; m.nM];
+    let mut dd = lift(m, d);
+    for i in 0..nv {
+        if i > 0 {
+            lift_into(d, &mut dd);
+        }
+        seed(m, &mut dd, i);
+        inverse_skip(m, &mut dd, Skip::None, true);
+        fwd_actuation(m, &mut dd);
+        fwd_acceleration(m, &mut dd);
+        for j in 0..nv {
+            let g = dd.qfrc_inverse[j] - dd.qfrc_bias[j] + dd.qfrc_passive[j] - dd.qfrc_smooth[j];
+            dg[(j, i)] = g.eps;
+        }
+        if want_m {
+            for (o, x) in qm.iter_mut().zip(&dd.qM) {
+                *o = x.eps;
+            }
+            dm.push(dense_m(m, &qm));
+        }
+        if want_qd {
+            smooth_vel(m, &mut dd, false);
+            dqd.push(DMatrix::from_fn(nv, nv, |r, c| dd.qDeriv[r * nv + c].eps));
+        }
+    }
+    QPass { dg, dm, dqd }
+}
+
+/// `∂qfrc_actuator/∂(act, u)` (`nv × (na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`), by
+/// duals over the actuation stage only (position/velocity results of `d` fixed).
+fn actuation_jacobian(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>) {
+    let (nv, na, nu) = (m.nv, m.na, m.nu);
+    let mut fa = DMatrix::zeros(nv, na + nu);
+    let mut ad = DMatrix::zeros(na, na + nu);
+    if na + nu == 0 {
+        return (fa, ad);
+    }
+    let mut dd = lift(m, d);
+    let l = |x: &[f64], y: &mut [Dual64]| {
+        for (a, b) in y.iter_mut().zip(x) {
+            *a = Dual64::from(*b);
+        }
+    };
+    l(&d.actuator_moment, &mut dd.actuator_moment);
+    l(&d.actuator_length, &mut dd.actuator_length);
+    l(&d.actuator_velocity, &mut dd.actuator_velocity);
+    l(&d.qfrc_gravcomp, &mut dd.qfrc_gravcomp);
+    l(&d.qvel, &mut dd.qvel);
+    for k in 0..na + nu {
+        if k < na {
+            dd.act[k].eps = 1.0;
+        } else {
+            dd.ctrl[k - na].eps = 1.0;
+        }
+        fwd_actuation(m, &mut dd);
+        for r in 0..nv {
+            fa[(r, k)] = dd.qfrc_actuator[r].eps;
+        }
+        for r in 0..na {
+            ad[(r, k)] = dd.act_dot[r].eps;
+        }
+        if k < na {
+            dd.act[k].eps = 0.0;
+        } else {
+            dd.ctrl[k - na].eps = 0.0;
+        }
+    }
+    (fa, ad)
+}
+
+/// `∂qacc/∂x` of forward dynamics by the IFT, columns `(q tangent, v, act, u)`
+/// (`nv × (2nv+na+nu)`, as [`crate::dual::dual_forward_jacobian`]). Runs `forward` on `d`.
+pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'static str> {
+    if let Some(e) = crate::inverse::unsupported(m) {
+        return Err(e);
+    }
+    moreau::forward::forward(m, d);
+    Ok(forward_parts(m, d, false, false).0)
+}
+
+/// `(∂qacc/∂x, ∂act_dot/∂(act,u), q-pass)` with `d` already forwarded.
+fn forward_parts(
+    m: &Model,
+    d: &mut Data<f64>,
+    want_m: bool,
+    want_qd: bool,
+) -> (DMatrix<f64>, DMatrix<f64>, QPass) {
+    let (nv, na, nu) = (m.nv, m.na, m.nu);
+    let nx = 2 * nv + na + nu;
+    let hs = dfda(m, d);
+    let mut dg = DMatrix::zeros(nv, nx);
+    // velocity: ∂(bias − passive)/∂v + JᵀH B J − ∂qfrc_actuator/∂v
+    let mut gv = dfdv_rows(m, d);
+    let mut buf = vec![0.0; nv * nv];
+    d_actuator_vel(m, d, &mut buf);
+    gv -= DMatrix::from_row_slice(nv, nv, &buf);
+    dg.columns_mut(nv, nv).copy_from(&gv);
+    let (fa, ad) = actuation_jacobian(m, d);
+    dg.columns_mut(2 * nv, na + nu).copy_from(&(-fa));
+    let qp = q_pass(m, d, want_m, want_qd);
+    dg.columns_mut(0, nv).copy_from(&qp.dg);
+    let chol = hs.cholesky().expect("M + JᵀHJ is positive definite");
+    let da = -chol.solve(&dg);
+    (da, ad, qp)
+}
+
+/// Analytic transition Jacobians `A`, `B` of one step (layout of
+/// [`crate::fd::TransitionJacobians`]; `C`, `D` are empty `0 × n`). Runs `forward` on `d`
+/// (`d`'s state is not advanced).
+#[allow(non_snake_case)]
+pub fn transition_analytic(
+    m: &Model,
+    d: &mut Data<f64>,
+) -> Result<TransitionJacobians, &'static str> {
+    if let Some(e) = unsupported(m) {
+        return Err(e);
+    }
+    let (nv, na, nu) = (m.nv, m.na, m.nu);
+    let nx = 2 * nv + na;
+    let h = m.opt.timestep;
+    moreau::forward::forward(m, d);
+    let fast = m.opt.integrator == Integrator::ImplicitFast;
+    let damped = !fast
+        && !m.opt.disabled(disable::EULERDAMP)
+        && !m.opt.disabled(disable::DAMPER)
+        && m.dof_damping.iter().any(|&x| x > 0.0);
+    let mass = dense_m(m, &d.qM);
+    // He and its restriction of qDeriv to M's sparsity
+    let restrict = |x: &DMatrix<f64>| {
+        let mut o = DMatrix::zeros(nv, nv);
+        for i in 0..nv {
+            let mut j = i as i32;
+            while j >= 0 {
+                let ju = j as usize;
+                let s = 0.5 * (x[(i, ju)] + x[(ju, i)]);
+                o[(i, ju)] = s;
+                o[(ju, i)] = s;
+                j = m.dof_parentid[ju];
+            }
+        }
+        o
+    };
+    let mut he = mass.clone();
+    if damped {
+        for i in 0..nv {
+            he[(i, i)] += h * m.dof_damping[i];
+        }
+    } else if fast {
+        smooth_vel(m, d, false);
+        let qd = DMatrix::from_row_slice(nv, nv, &d.qDeriv);
+        he -= h * restrict(&qd);
+    }
+    let qacc = nalgebra::DVector::from_column_slice(&d.qacc);
+    let integrated = damped || fast;
+    let (da, ad, qp) = forward_parts(m, d, integrated, fast);
+    // ∂a_int/∂x
+    let lu = he.clone().lu();
+    let aint = if integrated {
+        lu.solve(&(&mass * &qacc)).expect("He invertible")
+    } else {
+        qacc.clone()
+    };
+    let dai = if integrated {
+        let mut rhs = &mass * &da;
+        let diff = &qacc - &aint;
+        for i in 0..nv {
+            let mut c = &qp.dm[i] * &diff;
+            if fast {
+                c += h * restrict(&qp.dqd[i]) * &aint;
+            }
+            let mut col = rhs.column_mut(i);
+            col += c;
+        }
+        lu.solve(&rhs).expect("He invertible")
+    } else {
+        da
+    };
+    // v' = v + h a_int
+    let mut dv = h * dai;
+    for i in 0..nv {
+        dv[(i, nv + i)] += 1.0;
+    }
+    let mut a = DMatrix::zeros(nx, nx);
+    let mut b = DMatrix::zeros(nx, nu);
+    // q' = q ⊕ h v' and act' by duals on the closed-form maps
+    let mut tq = vec![0.0; nv];
+    for k in 0..nx + nu {
+        let mut qpos: Vec<Dual64> = d.qpos.iter().map(|&x| Dual64::from(x)).collect();
+        if k < nv {
+            let mut t = vec![Dual64::from(0.0); nv];
+            t[k] = Dual64::from(0.0).derivative();
+            integrate_pos(m, &mut qpos, &t, Dual64::from(1.0));
+        }
+        let v: Vec<Dual64> = (0..nv)
+            .map(|i| Dual64::new(d.qvel[i] + h * aint[i], dv[(i, k)]))
+            .collect();
+        integrate_pos(m, &mut qpos, &v, Dual64::from(h));
+        qpos_tangent(m, &qpos, &mut tq);
+        let mut act: Vec<Dual64> = d.act.iter().map(|&x| Dual64::from(x)).collect();
+        let mut actdot: Vec<Dual64> = d.act_dot.iter().map(|&x| Dual64::from(x)).collect();
+        if k >= 2 * nv {
+            let c = k - 2 * nv;
+            if c < na {
+                act[c].eps = 1.0;
+            }
+            for r in 0..na {
+                actdot[r].eps = ad[(r, c)];
+            }
+        }
+        advance_act(m, &mut act, &actdot, h);
+        let mut col = if k < nx {
+            a.column_mut(k)
+        } else {
+            b.column_mut(k - nx)
+        };
+        for r in 0..nv {
+            col[r] = tq[r];
+            col[nv + r] = dv[(r, k)];
+        }
+        for r in 0..na {
+            col[2 * nv + r] = act[r].eps;
+        }
+    }
+    Ok(TransitionJacobians {
+        A: a,
+        B: b,
+        C: DMatrix::zeros(0, nx),
+        D: DMatrix::zeros(0, nu),
+    })
+}
