@@ -137,7 +137,7 @@ fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 3, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(0x6d6f7265), ..ProptestConfig::default() })]
 
     #[test]
     fn smooth_models(seed in any::<u64>()) {
