@@ -293,3 +293,115 @@ pub fn excitation(nu: usize, steps: usize, sigma: f64, hold: usize, seed: u64) -
         })
         .collect()
 }
+
+/// Contact parameters fitted by simulation error: the sliding friction and the `solref`
+/// time constant shared by all geoms (contacts mix them: friction by max, solref by solmix
+/// weights, so setting every geom sets the contact's value).
+#[derive(Clone, Debug)]
+pub struct ContactFit {
+    /// The scene; its `Data` starts from `qpos0`/`qvel0`.
+    pub model: Model,
+    pub qpos0: Vec<f64>,
+    pub qvel0: Vec<f64>,
+    pub steps: usize,
+    /// Measured `qpos` after each step.
+    pub measured: Vec<Vec<f64>>,
+}
+
+/// Writes friction `mu` and solref time constant `tc` into every geom.
+pub fn set_contact(m: &mut Model, mu: f64, tc: f64) {
+    for f in m.geom_friction.iter_mut() {
+        f[0] = mu;
+    }
+    for s in m.geom_solref.iter_mut() {
+        s[0] = tc;
+    }
+}
+
+impl ContactFit {
+    /// Simulates `model` with contact parameters `(mu, tc)` and returns the `qpos` trajectory.
+    pub fn simulate(&self, mu: f64, tc: f64) -> Vec<Vec<f64>> {
+        let mut m = self.model.clone();
+        set_contact(&mut m, mu, tc);
+        let mut d = Data::new(&m);
+        d.qpos.copy_from_slice(&self.qpos0);
+        d.qvel.copy_from_slice(&self.qvel0);
+        (0..self.steps)
+            .map(|_| {
+                moreau::integrator::step(&m, &mut d);
+                d.qpos.clone()
+            })
+            .collect()
+    }
+
+    /// Mean squared position error of the simulation with `(mu, tc)` against the measurement
+    /// (∞ outside `mu > 0`, `tc > 2·timestep`).
+    pub fn error(&self, mu: f64, tc: f64) -> f64 {
+        if mu <= 0.0 || tc <= 2.0 * self.model.opt.timestep {
+            return f64::INFINITY;
+        }
+        let sim = self.simulate(mu, tc);
+        let n = (sim.len() * self.qpos0.len()).max(1) as f64;
+        let e: f64 = sim
+            .iter()
+            .zip(&self.measured)
+            .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)))
+            .sum();
+        if e.is_finite() {
+            e / n
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+impl argmin::core::CostFunction for ContactFit {
+    type Param = Vec<f64>;
+    type Output = f64;
+    fn cost(&self, p: &Vec<f64>) -> Result<f64, argmin::core::Error> {
+        Ok(self.error(p[0], p[1]))
+    }
+}
+
+/// Fits `(mu, tc)` by argmin's Nelder–Mead from `start`; returns the estimate, the final
+/// error and the number of iterations. `on_iter(k, cost)` reports progress.
+pub fn fit_contact(
+    fit: ContactFit,
+    start: [f64; 2],
+    max_iter: u64,
+    on_iter: impl FnMut(u64, f64) + 'static,
+) -> Result<([f64; 2], f64, u64), String> {
+    use argmin::core::observers::ObserverMode;
+    use argmin::core::Executor;
+    use argmin::solver::neldermead::NelderMead;
+    let simplex = vec![
+        start.to_vec(),
+        vec![start[0] * 1.2, start[1]],
+        vec![start[0], start[1] * 1.3],
+    ];
+    let solver = NelderMead::new(simplex)
+        .with_sd_tolerance(1e-30)
+        .map_err(|e| e.to_string())?;
+    let res = Executor::new(fit, solver)
+        .configure(|s| s.max_iters(max_iter))
+        .add_observer(IterObserver(Box::new(on_iter)), ObserverMode::Always)
+        .run()
+        .map_err(|e| e.to_string())?;
+    let st = res.state();
+    let p = st.best_param.clone().ok_or("Nelder–Mead: no parameter")?;
+    Ok(([p[0], p[1]], st.best_cost, st.iter))
+}
+
+/// Forwards argmin's per-iteration cost to a closure.
+struct IterObserver(Box<dyn FnMut(u64, f64)>);
+
+impl<I: argmin::core::State<Float = f64>> argmin::core::observers::Observe<I> for IterObserver {
+    fn observe_iter(
+        &mut self,
+        state: &I,
+        _kv: &argmin::core::KV,
+    ) -> Result<(), argmin::core::Error> {
+        (self.0)(state.get_iter(), state.get_best_cost());
+        Ok(())
+    }
+}
