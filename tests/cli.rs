@@ -396,3 +396,57 @@ fn inverse_and_derivatives_shapes() {
     .unwrap();
     fails(&run(&["inverse", &arm, "--state", s, "--out", o]), "qacc");
 }
+
+/// `forward` on a contact scene: the contact list and efc arrays, and qacc matching MuJoCo 4.0.0
+/// (tests/reference/sphere_drop.json, islands disabled there; 1e-8 relative as in the
+/// constraints tests).
+#[test]
+fn forward_reports_contacts_and_constraints() {
+    let refdata = json(&PathBuf::from(format!(
+        "{}/tests/reference/sphere_drop.json",
+        env!("CARGO_MANIFEST_DIR")
+    )));
+    let st = &refdata["states"][2];
+    let state = tmp("contact_state.json");
+    let keys = [
+        "qpos",
+        "qvel",
+        "act",
+        "ctrl",
+        "qfrc_applied",
+        "qacc_warmstart",
+    ];
+    let obj: serde_json::Map<String, Value> = keys
+        .iter()
+        .map(|k| (k.to_string(), st[*k].clone()))
+        .collect();
+    std::fs::write(&state, Value::Object(obj).to_string()).unwrap();
+    let out = tmp("contact_forward.json");
+    ok(&run(&[
+        "forward",
+        &model("sphere_drop"),
+        "--state",
+        state.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let o = json(&out);
+    let ncon = st["contact"].as_array().unwrap().len();
+    let nefc = st["nefc"].as_u64().unwrap() as usize;
+    assert!(ncon > 0 && nefc > 0);
+    assert_eq!(o["contact"].as_array().unwrap().len(), ncon);
+    for key in ["efc_type", "efc_pos", "efc_R", "efc_aref", "efc_force"] {
+        assert_eq!(o[key].as_array().unwrap().len(), nefc, "{key}");
+    }
+    let c = &o["contact"][0];
+    assert_eq!(shape(&c["frame"]), (3, 3));
+    for k in ["geom1", "geom2", "dist", "pos"] {
+        assert!(!c[k].is_null(), "contact key {k}");
+    }
+    let want = st["qacc"].as_array().unwrap();
+    let got = o["qacc"].as_array().unwrap();
+    for (g, w) in got.iter().zip(want) {
+        let (g, w) = (g.as_f64().unwrap(), w.as_f64().unwrap());
+        assert!((g - w).abs() <= 1e-8 * w.abs().max(1.0), "qacc {g} vs {w}");
+    }
+}

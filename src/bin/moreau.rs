@@ -406,9 +406,37 @@ fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
         |x: &[f64], n: usize| -> Vec<Vec<f64>> { x.chunks(n.max(1)).map(|c| c.to_vec()).collect() };
     let xpos: Vec<[f64; 3]> = d.xpos.iter().map(|p| [p[0], p[1], p[2]]).collect();
     let xquat: Vec<[f64; 4]> = d.xquat.iter().map(|q| [q.w, q.i, q.j, q.k]).collect();
+    let contact: Vec<Value> = d
+        .contact
+        .iter()
+        .map(|c| {
+            let f = &c.frame;
+            json!({
+                "geom1": c.geom[0],
+                "geom2": c.geom[1],
+                "dist": c.dist,
+                "pos": [c.pos[0], c.pos[1], c.pos[2]],
+                "frame": (0..3).map(|r| [f[(r, 0)], f[(r, 1)], f[(r, 2)]]).collect::<Vec<_>>(),
+                "dim": c.dim,
+                "includemargin": c.includemargin,
+                "friction": c.friction,
+                "efc_address": c.efc_address,
+            })
+        })
+        .collect();
+    let nefc = d.nefc;
+    let efc_type: Vec<i32> = d.efc_type[..nefc].iter().map(|t| *t as i32).collect();
     write_json(
         out,
         &json!({
+            "contact": contact,
+            "efc_type": efc_type,
+            "efc_pos": &d.efc_pos[..nefc],
+            "efc_R": &d.efc_R[..nefc],
+            "efc_aref": &d.efc_aref[..nefc],
+            "efc_force": &d.efc_force[..nefc],
+            "qfrc_constraint": d.qfrc_constraint,
+            "sensordata": d.sensordata,
             "qacc": d.qacc,
             "qacc_smooth": d.qacc_smooth,
             "qfrc_bias": d.qfrc_bias,
