@@ -127,3 +127,21 @@ fn predictive_sampling_keeps_pole_up_under_push() {
     assert!(costs.windows(2).all(|w| w[1] <= w[0]), "{costs:?}");
     assert!(costs[9] < 0.9 * costs[0], "{costs:?}");
 }
+
+/// The MPC's linearization (`moreau_derivatives` transition FD) agrees with central
+/// differences of full steps.
+#[test]
+fn transition_fd_jacobians_match_generic_differences() {
+    use moreau_optim::ilqr::Dynamics;
+    let m = model();
+    let mut sys = MoreauSystem::new(m).unwrap();
+    let x = [0.1, 0.4, -0.3, 0.7];
+    let u = [1.5];
+    let (mut a1, mut b1) = (DMatrix::zeros(4, 4), DMatrix::zeros(4, 1));
+    let (mut a2, mut b2) = (DMatrix::zeros(4, 4), DMatrix::zeros(4, 1));
+    sys.jacobians(&x, &u, &mut a1, &mut b1).unwrap();
+    sys.fd = None;
+    sys.jacobians(&x, &u, &mut a2, &mut b2).unwrap();
+    assert!((&a1 - &a2).amax() < 1e-6, "A: {a1} vs {a2}");
+    assert!((&b1 - &b2).amax() < 1e-6, "B: {b1} vs {b2}");
+}
