@@ -3,6 +3,10 @@
 //! - [`ilqr`]: iterative LQR on the engine's step (a discrete system, [`system`]);
 //! - [`collocation`] + [`lm`]: direct collocation through inverse dynamics, solved by a
 //!   block-banded Gauss–Newton/Levenberg–Marquardt argmin solver or argmin's L-BFGS;
+//! - [`mpc`]: receding-horizon iLQR (transition FD Jacobians on moreau models), and
+//!   [`sampling`]: predictive sampling (parallel rollouts), its baseline;
+//! - [`sysid`]: system identification (inertial parameters and damping by least squares on
+//!   inverse dynamics, contact parameters by Nelder–Mead on simulation error);
 //! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables.
 
 pub use argmin;
@@ -11,6 +15,9 @@ pub mod band;
 pub mod collocation;
 pub mod ilqr;
 pub mod lm;
+pub mod mpc;
 pub mod problems;
 pub mod progress;
+pub mod sampling;
+pub mod sysid;
 pub mod system;

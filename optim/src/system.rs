@@ -4,11 +4,21 @@
 use crate::ilqr::Dynamics;
 use moreau::model::JointType;
 use moreau::{Data, Model};
+use moreau_derivatives::fd::FdWorkspace;
+use nalgebra::DMatrix;
 
-/// Wraps a model and one preallocated `Data`.
+/// Wraps a model and one preallocated `Data`. The linearization ([`Dynamics::jacobians`]) is
+/// `moreau_derivatives`' `mjd_transitionFD` ([`FdWorkspace::transition`], centered differences,
+/// sensors skipped, the stages that a perturbation cannot change reused) unless
+/// [`MoreauSystem::fd`] is `None`, in which case the trait's generic central differences of
+/// full steps are used.
 pub struct MoreauSystem {
     pub model: Model,
     pub data: Data,
+    /// Preallocated transition-Jacobian workspace (`None`: generic differences of `step`).
+    pub fd: Option<FdWorkspace>,
+    /// Finite-difference step of the transition Jacobians.
+    pub fd_eps: f64,
 }
 
 impl MoreauSystem {
@@ -23,7 +33,14 @@ impl MoreauSystem {
             return Err("MoreauSystem: ball and free joints are not supported yet".into());
         }
         let data = Data::new(&model);
-        Ok(MoreauSystem { model, data })
+        let mut fd = FdWorkspace::new(&model);
+        fd.sensors = false;
+        Ok(MoreauSystem {
+            model,
+            data,
+            fd: Some(fd),
+            fd_eps: 1e-6,
+        })
     }
 
     /// Splits `x` into the data's qpos, qvel and act.
@@ -62,4 +79,71 @@ impl Dynamics for MoreauSystem {
         self.get_state(xnext);
         Ok(())
     }
+
+    /// `mjd_transitionFD` at `(x, u)` (tangent and state coordinates coincide: no ball or free
+    /// joints), or the trait's generic differences when `fd` is `None`.
+    fn jacobians(
+        &mut self,
+        x: &[f64],
+        u: &[f64],
+        a: &mut DMatrix<f64>,
+        b: &mut DMatrix<f64>,
+    ) -> Result<(), String> {
+        let Some(mut ws) = self.fd.take() else {
+            return generic_jacobians(self, x, u, a, b);
+        };
+        self.set_state(x);
+        self.data.ctrl.copy_from_slice(u);
+        self.data.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
+        let jac = ws.transition(&self.model, &mut self.data, self.fd_eps, true);
+        a.copy_from(&jac.A);
+        b.copy_from(&jac.B);
+        self.fd = Some(ws);
+        if self.data.warning.iter().any(|w| w.number > 0) {
+            self.data.warning = Default::default();
+            return Err("simulation reported a bad state".into());
+        }
+        Ok(())
+    }
+}
+
+/// Central differences of full steps (the `Dynamics` default), callable from an override.
+fn generic_jacobians(
+    sys: &mut MoreauSystem,
+    x: &[f64],
+    u: &[f64],
+    a: &mut DMatrix<f64>,
+    b: &mut DMatrix<f64>,
+) -> Result<(), String> {
+    let (nx, nu) = (sys.nx(), sys.nu());
+    let eps = 1e-6;
+    let (mut xp, mut up) = (x.to_vec(), u.to_vec());
+    let (mut fp, mut fm) = (vec![0.0; nx], vec![0.0; nx]);
+    for j in 0..nx + nu {
+        let (plus, minus) = if j < nx {
+            xp[j] = x[j] + eps;
+            sys.step(&xp, u, &mut fp)?;
+            xp[j] = x[j] - eps;
+            sys.step(&xp, u, &mut fm)?;
+            xp[j] = x[j];
+            (&fp, &fm)
+        } else {
+            let k = j - nx;
+            up[k] = u[k] + eps;
+            sys.step(x, &up, &mut fp)?;
+            up[k] = u[k] - eps;
+            sys.step(x, &up, &mut fm)?;
+            up[k] = u[k];
+            (&fp, &fm)
+        };
+        for i in 0..nx {
+            let v = (plus[i] - minus[i]) / (2.0 * eps);
+            if j < nx {
+                a[(i, j)] = v;
+            } else {
+                b[(i, j - nx)] = v;
+            }
+        }
+    }
+    Ok(())
 }

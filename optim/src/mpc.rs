@@ -1,0 +1,206 @@
+//! Receding-horizon iLQR: at every control step [`ilqr`](crate::ilqr::ilqr) is run for a few
+//! iterations from the measured state over a fixed horizon, warm-started with the previous
+//! solution shifted by one step (the last control repeated). The control applied is the first
+//! of the plan plus its feedback term `u₀ + K₀ (x − x₀)` (zero at the planning state; used when
+//! the plan is reused between re-plans). On a [`MoreauSystem`](crate::system::MoreauSystem) the
+//! linearization is `moreau_derivatives`' transition FD Jacobians.
+
+use crate::ilqr::{ilqr, Dynamics, IlqrOptions, IlqrResult, QuadraticCost};
+use nalgebra::DVector;
+
+/// MPC settings.
+#[derive(Clone, Debug)]
+pub struct MpcOptions {
+    /// Steps in the planning horizon.
+    pub horizon: usize,
+    /// iLQR iterations per control step (the first control step gets `first_iter`).
+    pub iter: usize,
+    pub first_iter: usize,
+    /// Elementwise control bounds applied to the returned control (`None`: unbounded).
+    pub bounds: Option<(Vec<f64>, Vec<f64>)>,
+}
+
+impl Default for MpcOptions {
+    fn default() -> Self {
+        MpcOptions {
+            horizon: 50,
+            iter: 2,
+            first_iter: 20,
+            bounds: None,
+        }
+    }
+}
+
+/// Receding-horizon iLQR state: the current plan.
+pub struct IlqrMpc {
+    pub cost: QuadraticCost,
+    pub opt: MpcOptions,
+    pub plan: Option<IlqrResult>,
+    us: Vec<DVector<f64>>,
+    /// Cost history of the last solve.
+    pub last_history: Vec<f64>,
+}
+
+impl IlqrMpc {
+    pub fn new(nu: usize, cost: QuadraticCost, opt: MpcOptions) -> Self {
+        IlqrMpc {
+            us: vec![DVector::zeros(nu); opt.horizon],
+            cost,
+            opt,
+            plan: None,
+            last_history: vec![],
+        }
+    }
+
+    /// Re-plans from `x` (warm start: the previous plan shifted by `shift` steps) and returns the
+    /// control to apply now.
+    pub fn step<D: Dynamics>(
+        &mut self,
+        sys: &mut D,
+        x: &DVector<f64>,
+        shift: usize,
+    ) -> Result<DVector<f64>, String> {
+        let iters = if self.plan.is_none() {
+            self.opt.first_iter
+        } else {
+            self.opt.iter
+        };
+        if let Some(p) = &self.plan {
+            let n = p.us.len();
+            let last = p.us[n - 1].clone();
+            self.us = (0..n)
+                .map(|t| p.us.get(t + shift).cloned().unwrap_or_else(|| last.clone()))
+                .collect();
+        }
+        let opt = IlqrOptions {
+            max_iter: iters,
+            tol: 0.0,
+            ..IlqrOptions::default()
+        };
+        let res = ilqr(sys, &self.cost, x, self.us.clone(), &opt, |_, _| {})?;
+        self.last_history = res.cost_history.clone();
+        let mut u = res.us[0].clone();
+        self.clamp(&mut u);
+        self.us = res.us.clone();
+        self.plan = Some(res);
+        Ok(u)
+    }
+
+    /// The feedback control of the current plan at step `t` of it for state `x`.
+    pub fn feedback(&self, t: usize, x: &DVector<f64>) -> Option<DVector<f64>> {
+        let p = self.plan.as_ref()?;
+        let t = t.min(p.us.len() - 1);
+        let mut u = &p.us[t] + &p.gains[t] * (x - &p.xs[t]);
+        self.clamp(&mut u);
+        Some(u)
+    }
+
+    fn clamp(&self, u: &mut DVector<f64>) {
+        if let Some((lo, hi)) = &self.opt.bounds {
+            for i in 0..u.len() {
+                u[i] = u[i].clamp(lo[i], hi[i]);
+            }
+        }
+    }
+}
+
+/// A one-step disturbance applied to the simulated plant (not known to the planner).
+#[derive(Clone, Debug)]
+pub enum Push {
+    /// `qfrc_applied[dof] = force` during control step `step`.
+    Joint { step: usize, dof: usize, force: f64 },
+    /// `xfrc_applied[body] = wrench` (force, torque at the body's COM) during `step`.
+    Body {
+        step: usize,
+        body: usize,
+        wrench: [f64; 6],
+    },
+}
+
+/// The plant's trajectory under a controller.
+#[derive(Clone, Debug, Default)]
+pub struct ClosedLoop {
+    pub qpos: Vec<Vec<f64>>,
+    pub qvel: Vec<Vec<f64>>,
+    pub ctrl: Vec<Vec<f64>>,
+    /// Wall time of each controller call, seconds.
+    pub plan_secs: Vec<f64>,
+    /// Total wall time (controller and plant), seconds.
+    pub wall: f64,
+    /// Simulated time, seconds.
+    pub sim_time: f64,
+}
+
+impl ClosedLoop {
+    /// Simulated time over wall time.
+    pub fn real_time_factor(&self) -> f64 {
+        self.sim_time / self.wall
+    }
+    /// Mean controller time per control step, milliseconds.
+    pub fn mean_plan_ms(&self) -> f64 {
+        1e3 * self.plan_secs.iter().sum::<f64>() / self.plan_secs.len().max(1) as f64
+    }
+}
+
+/// Simulates the plant `d` for `steps` control steps of `substeps` physics steps each; the
+/// controller sees the plant's `Data` at the start of each control step and returns the
+/// control (held over the substeps). `pushes` are applied for the first physics step of their
+/// control step. `on_step(k, d)` is called after each control step.
+#[allow(clippy::too_many_arguments)]
+pub fn closed_loop(
+    m: &moreau::Model,
+    d: &mut moreau::Data,
+    steps: usize,
+    substeps: usize,
+    pushes: &[Push],
+    mut controller: impl FnMut(&moreau::Data) -> Result<Vec<f64>, String>,
+    mut on_step: impl FnMut(usize, &moreau::Data),
+) -> Result<ClosedLoop, String> {
+    let mut out = ClosedLoop {
+        qpos: vec![d.qpos.clone()],
+        qvel: vec![d.qvel.clone()],
+        ..Default::default()
+    };
+    let t0 = std::time::Instant::now();
+    let start = d.time;
+    for k in 0..steps {
+        let tp = std::time::Instant::now();
+        let u = controller(d)?;
+        out.plan_secs.push(tp.elapsed().as_secs_f64());
+        d.ctrl.copy_from_slice(&u);
+        for s in 0..substeps {
+            for p in pushes {
+                match p {
+                    Push::Joint { step, dof, force } if *step == k && s == 0 => {
+                        d.qfrc_applied[*dof] = *force
+                    }
+                    Push::Body { step, body, wrench } if *step == k && s == 0 => {
+                        d.xfrc_applied[*body] = nalgebra::Vector6::from_column_slice(wrench)
+                    }
+                    _ => {}
+                }
+            }
+            moreau::integrator::step(m, d);
+            d.qfrc_applied.iter_mut().for_each(|v| *v = 0.0);
+            d.xfrc_applied.iter_mut().for_each(|v| v.fill(0.0));
+        }
+        if d.qpos.iter().chain(&d.qvel).any(|v| !v.is_finite()) {
+            return Err(format!("plant diverged at control step {k}"));
+        }
+        out.qpos.push(d.qpos.clone());
+        out.qvel.push(d.qvel.clone());
+        out.ctrl.push(u);
+        on_step(k, d);
+    }
+    out.wall = t0.elapsed().as_secs_f64();
+    out.sim_time = d.time - start;
+    Ok(out)
+}
+
+/// The state vector `(qpos, qvel, act)` of `d` (hinge/slide models).
+pub fn state_of(d: &moreau::Data) -> DVector<f64> {
+    DVector::from_iterator(
+        d.qpos.len() + d.qvel.len() + d.act.len(),
+        d.qpos.iter().chain(&d.qvel).chain(&d.act).copied(),
+    )
+}

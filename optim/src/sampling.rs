@@ -1,0 +1,271 @@
+//! Predictive sampling (the MPC baseline): a nominal control plan on `knots` evenly spaced
+//! knots (zero-order hold or linear spline), `rollouts − 1` candidates = nominal + Gaussian
+//! noise (σ scaled by each actuator's control range when limited), every candidate simulated
+//! for `steps` physics steps from the current state by the engine, the cheapest becomes the new
+//! nominal. The nominal itself is always candidate 0, so the plan's cost never increases for a
+//! fixed state. Rollouts run in parallel with rayon (in the calling thread pool).
+
+use moreau::{Data, Model};
+use rayon::prelude::*;
+
+/// How the knots are interpolated in time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interp {
+    ZeroOrderHold,
+    Linear,
+}
+
+/// Planner settings.
+#[derive(Clone, Debug)]
+pub struct SamplingOptions {
+    /// Number of candidate plans per control step (the nominal included).
+    pub rollouts: usize,
+    /// Physics steps per rollout.
+    pub steps: usize,
+    /// Control knots over the horizon.
+    pub knots: usize,
+    /// Noise standard deviation (in control units; times the half range for limited controls).
+    pub sigma: f64,
+    pub interp: Interp,
+    pub seed: u64,
+}
+
+impl Default for SamplingOptions {
+    fn default() -> Self {
+        SamplingOptions {
+            rollouts: 32,
+            steps: 100,
+            knots: 10,
+            sigma: 0.5,
+            interp: Interp::Linear,
+            seed: 1,
+        }
+    }
+}
+
+/// A running cost evaluated after every rollout step (the data then holds the new state and the
+/// control that produced it); the planner sums `timestep · cost`.
+pub trait RolloutCost: Sync {
+    fn stage(&self, m: &Model, d: &Data) -> f64;
+}
+
+impl<F: Fn(&Model, &Data) -> f64 + Sync> RolloutCost for F {
+    fn stage(&self, m: &Model, d: &Data) -> f64 {
+        self(m, d)
+    }
+}
+
+/// splitmix64 and Box–Muller: a small deterministic Gaussian source.
+#[derive(Clone, Debug)]
+pub struct Gaussian {
+    state: u64,
+    spare: Option<f64>,
+}
+
+impl Gaussian {
+    pub fn new(seed: u64) -> Self {
+        Gaussian {
+            state: seed ^ 0x9E37_79B9_7F4A_7C15,
+            spare: None,
+        }
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in (0, 1).
+    pub fn uniform(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
+    }
+    /// Standard normal.
+    pub fn normal(&mut self) -> f64 {
+        if let Some(s) = self.spare.take() {
+            return s;
+        }
+        let (u1, u2) = (self.uniform(), self.uniform());
+        let r = (-2.0 * u1.ln()).sqrt();
+        let t = std::f64::consts::TAU * u2;
+        self.spare = Some(r * t.sin());
+        r * t.cos()
+    }
+}
+
+/// The predictive-sampling planner: one `Data` per rollout, preallocated.
+pub struct PredictiveSampling {
+    pub model: Model,
+    pub opt: SamplingOptions,
+    /// Nominal knots, `knots × nu` row-major; knot `k` at `plan_time + k · knot_dt`.
+    pub nominal: Vec<f64>,
+    pub plan_time: f64,
+    pub knot_dt: f64,
+    datas: Vec<Data>,
+    candidates: Vec<Vec<f64>>,
+    costs: Vec<f64>,
+    rng: Gaussian,
+    scratch: Vec<f64>,
+}
+
+/// Evaluates a knot plan at time offset `s` from its start.
+fn spline(knots: &[f64], nu: usize, knot_dt: f64, interp: Interp, s: f64, out: &mut [f64]) {
+    let nk = knots.len() / nu;
+    let x = (s / knot_dt).max(0.0);
+    let k = (x.floor() as usize).min(nk - 1);
+    if interp == Interp::ZeroOrderHold || k + 1 >= nk {
+        out.copy_from_slice(&knots[k * nu..(k + 1) * nu]);
+        return;
+    }
+    let w = x - k as f64;
+    for (i, o) in out.iter_mut().enumerate() {
+        *o = (1.0 - w) * knots[k * nu + i] + w * knots[(k + 1) * nu + i];
+    }
+}
+
+impl PredictiveSampling {
+    pub fn new(model: Model, opt: SamplingOptions) -> Result<Self, String> {
+        if opt.rollouts == 0 || opt.steps == 0 || opt.knots == 0 {
+            return Err("predictive sampling: rollouts, steps and knots must be positive".into());
+        }
+        let nu = model.nu;
+        let horizon = opt.steps as f64 * model.opt.timestep;
+        let knot_dt = horizon / (opt.knots.max(2) - 1) as f64;
+        let datas = (0..opt.rollouts).map(|_| Data::new(&model)).collect();
+        Ok(PredictiveSampling {
+            nominal: vec![0.0; opt.knots * nu],
+            plan_time: 0.0,
+            knot_dt,
+            datas,
+            candidates: vec![vec![0.0; opt.knots * nu]; opt.rollouts],
+            costs: vec![0.0; opt.rollouts],
+            rng: Gaussian::new(opt.seed),
+            scratch: vec![0.0; nu],
+            model,
+            opt,
+        })
+    }
+
+    fn clamp(&self, u: &mut [f64]) {
+        for (i, v) in u.iter_mut().enumerate() {
+            if self.model.actuator_ctrllimited[i] {
+                let r = self.model.actuator_ctrlrange[i];
+                *v = v.clamp(r[0], r[1]);
+            }
+        }
+    }
+
+    /// The nominal control at absolute time `t`.
+    pub fn action(&self, t: f64, u: &mut [f64]) {
+        spline(
+            &self.nominal,
+            self.model.nu,
+            self.knot_dt,
+            self.opt.interp,
+            t - self.plan_time,
+            u,
+        );
+        self.clamp(u);
+    }
+
+    /// One planning iteration from the state in `state` (time, qpos, qvel, act, warm start):
+    /// shifts the nominal to the state's time, samples, rolls out and keeps the best. Returns
+    /// the best cost; `costs()` has every candidate's.
+    pub fn plan(&mut self, state: &Data, cost: &dyn RolloutCost) -> f64 {
+        let nu = self.model.nu;
+        let nk = self.opt.knots;
+        // shift the nominal to start at the current time
+        let mut shifted = vec![0.0; nk * nu];
+        for k in 0..nk {
+            let t = state.time + k as f64 * self.knot_dt;
+            let mut u = std::mem::take(&mut self.scratch);
+            self.action(t, &mut u);
+            shifted[k * nu..(k + 1) * nu].copy_from_slice(&u);
+            self.scratch = u;
+        }
+        self.nominal = shifted;
+        self.plan_time = state.time;
+        // candidates
+        for (r, c) in self.candidates.iter_mut().enumerate() {
+            c.copy_from_slice(&self.nominal);
+            if r == 0 {
+                continue;
+            }
+            for k in 0..nk {
+                for i in 0..nu {
+                    let scale = if self.model.actuator_ctrllimited[i] {
+                        let rg = self.model.actuator_ctrlrange[i];
+                        0.5 * (rg[1] - rg[0])
+                    } else {
+                        1.0
+                    };
+                    c[k * nu + i] += self.opt.sigma * scale * self.rng.normal();
+                }
+            }
+        }
+        // rollouts
+        let m = &self.model;
+        let (steps, knot_dt, interp) = (self.opt.steps, self.knot_dt, self.opt.interp);
+        self.datas
+            .par_iter_mut()
+            .zip(self.candidates.par_iter())
+            .zip(self.costs.par_iter_mut())
+            .for_each(|((d, plan), out)| {
+                *out = rollout(m, d, state, plan, knot_dt, interp, steps, cost);
+            });
+        let (best, &jbest) = self
+            .costs
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(b.1))
+            .unwrap_or((0, &f64::INFINITY));
+        self.nominal.copy_from_slice(&self.candidates[best]);
+        jbest
+    }
+
+    /// Every candidate's cost of the last `plan` (candidate 0 is the shifted nominal).
+    pub fn costs(&self) -> &[f64] {
+        &self.costs
+    }
+}
+
+/// Simulates one candidate from `state` and returns `Σ timestep · cost` (∞ if it diverges).
+#[allow(clippy::too_many_arguments)]
+fn rollout(
+    m: &Model,
+    d: &mut Data,
+    state: &Data,
+    plan: &[f64],
+    knot_dt: f64,
+    interp: Interp,
+    steps: usize,
+    cost: &dyn RolloutCost,
+) -> f64 {
+    d.time = state.time;
+    d.qpos.copy_from_slice(&state.qpos);
+    d.qvel.copy_from_slice(&state.qvel);
+    d.act.copy_from_slice(&state.act);
+    d.qacc_warmstart.copy_from_slice(&state.qacc_warmstart);
+    d.qfrc_applied.iter_mut().for_each(|v| *v = 0.0);
+    d.xfrc_applied.iter_mut().for_each(|v| v.fill(0.0));
+    let h = m.opt.timestep;
+    let nu = m.nu;
+    let mut total = 0.0;
+    for k in 0..steps {
+        let s = k as f64 * h;
+        spline(plan, nu, knot_dt, interp, s, &mut d.ctrl);
+        for i in 0..nu {
+            if m.actuator_ctrllimited[i] {
+                let r = m.actuator_ctrlrange[i];
+                d.ctrl[i] = d.ctrl[i].clamp(r[0], r[1]);
+            }
+        }
+        moreau::integrator::step(m, d);
+        total += h * cost.stage(m, d);
+        if !total.is_finite() || d.warning.iter().any(|w| w.number > 0) {
+            d.warning = Default::default();
+            return f64::INFINITY;
+        }
+    }
+    total
+}

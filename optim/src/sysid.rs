@@ -1,0 +1,407 @@
+//! System identification by least squares on inverse dynamics.
+//!
+//! Inverse dynamics `τ = M(q) a + c(q, v) − passive(q, v)` is affine in each body's ten inertial
+//! parameters `π_b = (m, m c, I_o)` (mass, first moment, rotational inertia about the body
+//! origin in the body frame: `xx, yy, zz, xy, xz, yz`) and in each dof's damping (with the
+//! `invdiscrete` flag also through Euler's implicit damping: `τ = (M + hD) a_d + …`). So the
+//! regressor column of a parameter direction `e` is exactly
+//! `(τ(θ₀ + δ e) − τ(θ₀)) / δ`, evaluated with `moreau::inverse::inverse` on a model with the
+//! one parameter perturbed; measured forces `τ_meas = τ(θ₀) + Y (θ − θ₀)` are then solved for
+//! `θ` by SVD least squares (minimum-norm in `θ − θ₀`: unidentifiable combinations keep their
+//! nominal values).
+//!
+//! The data are the engine's own trajectory: `q_t`, `v_t` and the discrete acceleration
+//! `a_t = (v_{t+1} − v_t)/h` (optionally with Gaussian noise on `v`), with the known actuator
+//! force `qfrc_actuator`.
+
+use crate::sampling::Gaussian;
+use moreau::model::enable;
+use moreau::{Data, Model};
+use nalgebra::{DMatrix, DVector, Matrix3, Rotation3, SymmetricEigen, UnitQuaternion};
+
+/// One identifiable quantity.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Param {
+    /// Component `k` (0..10) of body `b`'s `π_b = (m, mc_x, mc_y, mc_z, I_xx, I_yy, I_zz, I_xy,
+    /// I_xz, I_yz)` (inertia about the body origin, body frame).
+    Inertial { body: usize, k: usize },
+    /// Body `b`'s mass with its COM and its inertia per unit mass fixed (all ten parameters
+    /// scale together).
+    Mass { body: usize },
+    /// `dof_damping[dof]`.
+    Damping { dof: usize },
+}
+
+/// The ten inertial parameters of body `b`.
+pub fn inertial_params(m: &Model, b: usize) -> [f64; 10] {
+    let mass = m.body_mass[b];
+    let c = nalgebra::Vector3::from(m.body_ipos[b]);
+    let q = m.body_iquat[b];
+    let r = UnitQuaternion::from_quaternion(nalgebra::Quaternion::new(q[0], q[1], q[2], q[3]))
+        .to_rotation_matrix()
+        .into_inner();
+    let ic =
+        r * Matrix3::from_diagonal(&nalgebra::Vector3::from(m.body_inertia[b])) * r.transpose();
+    let io = ic + (Matrix3::identity() * c.dot(&c) - c * c.transpose()) * mass;
+    [
+        mass,
+        mass * c.x,
+        mass * c.y,
+        mass * c.z,
+        io[(0, 0)],
+        io[(1, 1)],
+        io[(2, 2)],
+        io[(0, 1)],
+        io[(0, 2)],
+        io[(1, 2)],
+    ]
+}
+
+/// Writes `π` into body `b` (COM = first moment / mass; the COM inertia's eigen-decomposition
+/// gives `body_inertia` and `body_iquat`). Fails for a non-positive mass.
+pub fn set_inertial_params(m: &mut Model, b: usize, p: &[f64; 10]) -> Result<(), String> {
+    let mass = p[0];
+    if mass <= 0.0 {
+        return Err(format!("body {b}: non-positive mass {mass}"));
+    }
+    let c = nalgebra::Vector3::new(p[1], p[2], p[3]) / mass;
+    let io = Matrix3::new(p[4], p[7], p[8], p[7], p[5], p[9], p[8], p[9], p[6]);
+    let ic = io - (Matrix3::identity() * c.dot(&c) - c * c.transpose()) * mass;
+    let eig = SymmetricEigen::new(ic);
+    let mut r = eig.eigenvectors;
+    if r.determinant() < 0.0 {
+        r.set_column(2, &(-r.column(2)));
+    }
+    let q = UnitQuaternion::from_rotation_matrix(&Rotation3::from_matrix_unchecked(r));
+    m.body_mass[b] = mass;
+    m.body_ipos[b] = [c.x, c.y, c.z];
+    m.body_inertia[b] = [eig.eigenvalues[0], eig.eigenvalues[1], eig.eigenvalues[2]];
+    m.body_iquat[b] = [q.w, q.i, q.j, q.k];
+    Ok(())
+}
+
+/// The current value of `p` in `m`.
+pub fn get(m: &Model, p: Param) -> f64 {
+    match p {
+        Param::Inertial { body, k } => inertial_params(m, body)[k],
+        Param::Mass { body } => m.body_mass[body],
+        Param::Damping { dof } => m.dof_damping[dof],
+    }
+}
+
+/// Sets `p` in `m` (for `Mass`, scales all ten parameters of the body).
+pub fn set(m: &mut Model, p: Param, v: f64) -> Result<(), String> {
+    match p {
+        Param::Inertial { body, k } => {
+            let mut pi = inertial_params(m, body);
+            pi[k] = v;
+            set_inertial_params(m, body, &pi)
+        }
+        Param::Mass { body } => {
+            let s = v / m.body_mass[body];
+            let mut pi = inertial_params(m, body);
+            pi.iter_mut().for_each(|x| *x *= s);
+            set_inertial_params(m, body, &pi)
+        }
+        Param::Damping { dof } => {
+            m.dof_damping[dof] = v;
+            Ok(())
+        }
+    }
+}
+
+/// A recorded trajectory: states, discrete accelerations and the known generalized forces.
+#[derive(Clone, Debug, Default)]
+pub struct Recording {
+    pub qpos: Vec<Vec<f64>>,
+    pub qvel: Vec<Vec<f64>>,
+    /// `(v_{t+1} − v_t) / h`.
+    pub qacc: Vec<Vec<f64>>,
+    /// `qfrc_actuator + qfrc_applied` at step `t`.
+    pub force: Vec<Vec<f64>>,
+}
+
+/// Simulates `m` from its `qpos0` (plus `q_offset`) under `controls` and records it; `noise`
+/// is the standard deviation of Gaussian noise added to the measured velocities (the
+/// accelerations are differenced from the noisy velocities).
+pub fn record(
+    m: &Model,
+    q_offset: &[f64],
+    controls: &[Vec<f64>],
+    noise: f64,
+    seed: u64,
+) -> Recording {
+    let mut d = Data::new(m);
+    for (q, o) in d.qpos.iter_mut().zip(q_offset) {
+        *q += o;
+    }
+    let mut g = Gaussian::new(seed);
+    let mut rec = Recording::default();
+    let mut noisy = |v: &[f64]| -> Vec<f64> { v.iter().map(|x| x + noise * g.normal()).collect() };
+    let mut v_meas = noisy(&d.qvel);
+    for u in controls {
+        d.ctrl.copy_from_slice(u);
+        let q = d.qpos.clone();
+        moreau::integrator::step(m, &mut d);
+        let v_next = noisy(&d.qvel);
+        let h = m.opt.timestep;
+        rec.qacc.push(
+            v_next
+                .iter()
+                .zip(&v_meas)
+                .map(|(a, b)| (a - b) / h)
+                .collect(),
+        );
+        rec.force.push(
+            d.qfrc_actuator
+                .iter()
+                .zip(&d.qfrc_applied)
+                .map(|(a, b)| a + b)
+                .collect(),
+        );
+        rec.qpos.push(q);
+        rec.qvel.push(std::mem::replace(&mut v_meas, v_next));
+    }
+    rec
+}
+
+/// `qfrc_inverse` of `m` along the recording, stacked (`T·nv`), with the `invdiscrete` flag
+/// (the accelerations are the integrator's discrete ones).
+pub fn inverse_forces(m: &Model, rec: &Recording) -> DVector<f64> {
+    let mut m = m.clone();
+    m.opt.enableflags |= enable::INVDISCRETE;
+    let nv = m.nv;
+    let mut d = Data::new(&m);
+    let mut out = DVector::zeros(rec.qpos.len() * nv);
+    for t in 0..rec.qpos.len() {
+        d.qpos.copy_from_slice(&rec.qpos[t]);
+        d.qvel.copy_from_slice(&rec.qvel[t]);
+        d.qacc.copy_from_slice(&rec.qacc[t]);
+        moreau::inverse::inverse(&m, &mut d);
+        out.rows_mut(t * nv, nv).copy_from_slice(&d.qfrc_inverse);
+    }
+    out
+}
+
+/// The regressor `Y` (`T·nv × n`) of `params` at the nominal model `m` and `τ(θ₀)`: column `j`
+/// is `(τ(θ₀ + δ_j e_j) − τ(θ₀)) / δ_j`, exact because τ is affine in each parameter.
+pub fn regressor(
+    m: &Model,
+    params: &[Param],
+    rec: &Recording,
+) -> Result<(DMatrix<f64>, DVector<f64>), String> {
+    let tau0 = inverse_forces(m, rec);
+    let mut y = DMatrix::zeros(tau0.len(), params.len());
+    for (j, &p) in params.iter().enumerate() {
+        let v0 = get(m, p);
+        let delta = match p {
+            Param::Mass { .. } => v0.abs().max(1e-3),
+            _ => 1.0,
+        };
+        let mut mp = m.clone();
+        set(&mut mp, p, v0 + delta)?;
+        let col = (inverse_forces(&mp, rec) - &tau0) / delta;
+        y.set_column(j, &col);
+    }
+    Ok((y, tau0))
+}
+
+/// The result of [`identify`].
+#[derive(Clone, Debug)]
+pub struct Identified {
+    pub params: Vec<Param>,
+    pub nominal: Vec<f64>,
+    pub estimate: Vec<f64>,
+    /// Numerical rank of the regressor (identifiable combinations).
+    pub rank: usize,
+    /// RMS of the force residual at the estimate.
+    pub residual_rms: f64,
+    /// Right singular vectors of the identifiable subspace (columns).
+    pub row_space: DMatrix<f64>,
+}
+
+impl Identified {
+    /// The model with the estimate written in.
+    pub fn apply(&self, m: &Model) -> Result<Model, String> {
+        let mut out = m.clone();
+        // masses last: they scale the other inertial parameters of their body
+        for (p, v) in self.params.iter().zip(&self.estimate) {
+            if !matches!(p, Param::Mass { .. }) {
+                set(&mut out, *p, *v)?;
+            }
+        }
+        for (p, v) in self.params.iter().zip(&self.estimate) {
+            if matches!(p, Param::Mass { .. }) {
+                set(&mut out, *p, *v)?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Least-squares identification of `params` from `rec`, linearized (exactly) at `nominal`.
+/// `rcond`: singular values below `rcond · σ_max` are treated as zero.
+pub fn identify(
+    nominal: &Model,
+    params: &[Param],
+    rec: &Recording,
+    rcond: f64,
+) -> Result<Identified, String> {
+    let (y, tau0) = regressor(nominal, params, rec)?;
+    let meas = DVector::from_iterator(tau0.len(), rec.force.iter().flatten().copied());
+    let rhs = &meas - &tau0;
+    let svd = y.clone().svd(true, true);
+    let smax = svd.singular_values.max();
+    let tol = rcond * smax;
+    let rank = svd.singular_values.iter().filter(|s| **s > tol).count();
+    let dtheta = svd.solve(&rhs, tol)?;
+    let resid = &y * &dtheta - &rhs;
+    let vt = svd.v_t.ok_or("SVD without V")?;
+    let mut row_space = DMatrix::zeros(params.len(), rank);
+    let mut c = 0;
+    for (i, s) in svd.singular_values.iter().enumerate() {
+        if *s > tol {
+            row_space.set_column(c, &vt.row(i).transpose());
+            c += 1;
+        }
+    }
+    let nominal_v: Vec<f64> = params.iter().map(|p| get(nominal, *p)).collect();
+    Ok(Identified {
+        params: params.to_vec(),
+        estimate: nominal_v
+            .iter()
+            .zip(dtheta.iter())
+            .map(|(a, b)| a + b)
+            .collect(),
+        nominal: nominal_v,
+        rank,
+        residual_rms: (resid.norm_squared() / resid.len().max(1) as f64).sqrt(),
+        row_space,
+    })
+}
+
+/// Random excitation controls (Gaussian, `sigma`, held for `hold` steps).
+pub fn excitation(nu: usize, steps: usize, sigma: f64, hold: usize, seed: u64) -> Vec<Vec<f64>> {
+    let mut g = Gaussian::new(seed);
+    let mut u = vec![0.0; nu];
+    (0..steps)
+        .map(|t| {
+            if t % hold.max(1) == 0 {
+                u.iter_mut().for_each(|x| *x = sigma * g.normal());
+            }
+            u.clone()
+        })
+        .collect()
+}
+
+/// Contact parameters fitted by simulation error: the sliding friction and the `solref`
+/// time constant shared by all geoms (contacts mix them: friction by max, solref by solmix
+/// weights, so setting every geom sets the contact's value).
+#[derive(Clone, Debug)]
+pub struct ContactFit {
+    /// The scene; its `Data` starts from `qpos0`/`qvel0`.
+    pub model: Model,
+    pub qpos0: Vec<f64>,
+    pub qvel0: Vec<f64>,
+    pub steps: usize,
+    /// Measured `qpos` after each step.
+    pub measured: Vec<Vec<f64>>,
+}
+
+/// Writes friction `mu` and solref time constant `tc` into every geom.
+pub fn set_contact(m: &mut Model, mu: f64, tc: f64) {
+    for f in m.geom_friction.iter_mut() {
+        f[0] = mu;
+    }
+    for s in m.geom_solref.iter_mut() {
+        s[0] = tc;
+    }
+}
+
+impl ContactFit {
+    /// Simulates `model` with contact parameters `(mu, tc)` and returns the `qpos` trajectory.
+    pub fn simulate(&self, mu: f64, tc: f64) -> Vec<Vec<f64>> {
+        let mut m = self.model.clone();
+        set_contact(&mut m, mu, tc);
+        let mut d = Data::new(&m);
+        d.qpos.copy_from_slice(&self.qpos0);
+        d.qvel.copy_from_slice(&self.qvel0);
+        (0..self.steps)
+            .map(|_| {
+                moreau::integrator::step(&m, &mut d);
+                d.qpos.clone()
+            })
+            .collect()
+    }
+
+    /// Mean squared position error of the simulation with `(mu, tc)` against the measurement
+    /// (∞ outside `mu > 0`, `tc > 2·timestep`).
+    pub fn error(&self, mu: f64, tc: f64) -> f64 {
+        if mu <= 0.0 || tc <= 2.0 * self.model.opt.timestep {
+            return f64::INFINITY;
+        }
+        let sim = self.simulate(mu, tc);
+        let n = (sim.len() * self.qpos0.len()).max(1) as f64;
+        let e: f64 = sim
+            .iter()
+            .zip(&self.measured)
+            .flat_map(|(a, b)| a.iter().zip(b).map(|(x, y)| (x - y) * (x - y)))
+            .sum();
+        if e.is_finite() {
+            e / n
+        } else {
+            f64::INFINITY
+        }
+    }
+}
+
+impl argmin::core::CostFunction for ContactFit {
+    type Param = Vec<f64>;
+    type Output = f64;
+    fn cost(&self, p: &Vec<f64>) -> Result<f64, argmin::core::Error> {
+        Ok(self.error(p[0], p[1]))
+    }
+}
+
+/// Fits `(mu, tc)` by argmin's Nelder–Mead from `start`; returns the estimate, the final
+/// error and the number of iterations. `on_iter(k, cost)` reports progress.
+pub fn fit_contact(
+    fit: ContactFit,
+    start: [f64; 2],
+    max_iter: u64,
+    on_iter: impl FnMut(u64, f64) + 'static,
+) -> Result<([f64; 2], f64, u64), String> {
+    use argmin::core::observers::ObserverMode;
+    use argmin::core::Executor;
+    use argmin::solver::neldermead::NelderMead;
+    let simplex = vec![
+        start.to_vec(),
+        vec![start[0] * 1.2, start[1]],
+        vec![start[0], start[1] * 1.3],
+    ];
+    let solver = NelderMead::new(simplex)
+        .with_sd_tolerance(1e-30)
+        .map_err(|e| e.to_string())?;
+    let res = Executor::new(fit, solver)
+        .configure(|s| s.max_iters(max_iter))
+        .add_observer(IterObserver(Box::new(on_iter)), ObserverMode::Always)
+        .run()
+        .map_err(|e| e.to_string())?;
+    let st = res.state();
+    let p = st.best_param.clone().ok_or("Nelder–Mead: no parameter")?;
+    Ok(([p[0], p[1]], st.best_cost, st.iter))
+}
+
+/// Forwards argmin's per-iteration cost to a closure.
+struct IterObserver(Box<dyn FnMut(u64, f64)>);
+
+impl<I: argmin::core::State<Float = f64>> argmin::core::observers::Observe<I> for IterObserver {
+    fn observe_iter(
+        &mut self,
+        state: &I,
+        _kv: &argmin::core::KV,
+    ) -> Result<(), argmin::core::Error> {
+        (self.0)(state.get_iter(), state.get_best_cost());
+        Ok(())
+    }
+}
