@@ -334,6 +334,82 @@ impl Plate {
     }
 }
 
+/// Impedance `d` of the MJCF plate contacts ([`Plate::mjcf_xml`]): MuJoCo's minimum `mjMINIMP`.
+pub const PLATE_MJCF_IMPEDANCE: f64 = 1e-4;
+
+/// Radius of the MJCF spring-tip spheres ([`Plate::mjcf_xml`]): at most half the spring spacing
+/// at `N = 100`, so the tips' bounding intervals do not overlap in the sweep-and-prune (an
+/// `O(N²)` broad-phase artifact otherwise). Deep compressions put the sphere's centre inside the
+/// 1 m thick plate box, where the sphere–box collider still measures depth from the bottom face.
+pub const PLATE_MJCF_TIP_RADIUS: f64 = 0.01;
+
+impl Plate {
+    /// The equivalent MJCF scene for moreau's MuJoCo-style engine: the plate is a body with
+    /// `slide x`, `slide z` and a `hinge` about `−y` (so `qpos = (x, z, θ)` with the paper's
+    /// sign of `θ`), mass [`Plate::mass`] and `I_yy` [`Plate::inertia`], whose collision geom is
+    /// a 3 m long, 1 m thick box with its bottom face through the body origin (the paper's plate line). Each
+    /// spring is a world sphere at `x_si` whose top is at height `l0` (the spring's free tip),
+    /// so a contact is active exactly when the spring is compressed, with penetration
+    /// `h cos θ`. Frictionless (`condim 1`) contacts, timestep `h`.
+    ///
+    /// Matching the springs: with constant impedance `d` (`solimp = (d, d, ·)`) and direct
+    /// `solref = (−Ks, −Bs)`, MuJoCo's row has `k = Ks/d²`, `b = Bs/d`,
+    /// `R = (1−d)/d · w` (`w` = `diag_a`, the invweight approximation of `A_ii`), and the
+    /// unclamped force is `f = −(A+R)⁻¹(a0 − aref)`. For `R ≫ A` this is
+    /// `f ≈ R⁻¹(aref − a0) = −(Ks r + Bs v)/((1−d) w) − d a0/((1−d) w)`, so
+    /// `Ks = k_i (1−d) w` and `Bs = c_i (1−d) w` give the paper's `k_i r + c_i ṙ` up to
+    /// relative errors `O(N d)` (the `(A+R)⁻¹` coupling; ≤ 1% at `N = 100`, `d = 1e-4`)
+    /// and a force `d a0/w` that cancels a fraction `d` of the applied acceleration.
+    /// `diag_a` is the plate's `body_invweight0[·][0]` (`2/(3m)`; see [`Plate::mjcf_model`]).
+    pub fn mjcf_xml(&self, diag_a: f64, h: f64) -> String {
+        let d = PLATE_MJCF_IMPEDANCE;
+        let rho = PLATE_MJCF_TIP_RADIUS;
+        let ks = self.k * (1.0 - d) * diag_a;
+        let bs = self.c * (1.0 - d) * diag_a;
+        let mut tips = String::new();
+        for (i, xs) in self.springs.iter().enumerate() {
+            tips.push_str(&format!(
+                "    <geom name=\"tip{i}\" type=\"sphere\" size=\"{rho}\" \
+                 pos=\"{xs:.17} 0 {:.17}\" priority=\"1\"/>\n",
+                self.l0 - rho
+            ));
+        }
+        format!(
+            r#"<mujoco model="plate_on_{n}_springs">
+  <option timestep="{h}" gravity="0 0 {g}"/>
+  <default>
+    <geom condim="1" solref="{sr0:e} {sr1:e}" solimp="{d} {d} 0.001 0.5 2"/>
+  </default>
+  <worldbody>
+{tips}    <body name="plate">
+      <joint name="x" type="slide" axis="1 0 0"/>
+      <joint name="z" type="slide" axis="0 0 1"/>
+      <joint name="theta" type="hinge" axis="0 -1 0"/>
+      <inertial pos="0 0 0" mass="{m}" diaginertia="{i} {i} {i}"/>
+      <geom name="plate" type="box" size="1.5 0.5 0.5" pos="0 0 0.5"/>
+    </body>
+  </worldbody>
+</mujoco>
+"#,
+            n = self.springs.len(),
+            g = -self.g,
+            sr0 = -ks,
+            sr1 = -bs,
+            m = self.mass,
+            i = self.inertia,
+        )
+    }
+
+    /// Compiles [`Plate::mjcf_xml`] with the plate's own `body_invweight0` as `diag_a` (one
+    /// compile to read it, one with the matched `solref`).
+    pub fn mjcf_model(&self, h: f64) -> Result<crate::model::Model, crate::mjcf::MjcfError> {
+        let vfs = crate::mjcf::Vfs::new();
+        let m0 = crate::mjcf::load_from_str(&self.mjcf_xml(1.0, h), &vfs)?;
+        let w = m0.body_invweight0[m0.nbody - 1][0];
+        crate::mjcf::load_from_str(&self.mjcf_xml(w, h), &vfs)
+    }
+}
+
 impl EventSelectedSystem for Plate {
     fn state_dim(&self) -> usize {
         6
