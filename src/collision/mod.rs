@@ -433,6 +433,12 @@ fn is_explicit_pair(m: &Model, g1: usize, g2: usize) -> bool {
 /// Does nothing if the contact or constraint disable flag is set.
 pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.contact.clear();
+    // The contact limit is the reserved capacity; a cloned `Data` has lost it (`Vec::clone` keeps
+    // only the length), so restore it once here.
+    let cap = contact_capacity(m);
+    if d.contact.capacity() < cap {
+        d.contact.reserve_exact(cap);
+    }
     if m.opt.disabled(disable::CONTACT) || m.opt.disabled(disable::CONSTRAINT) {
         return;
     }
