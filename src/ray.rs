@@ -75,7 +75,8 @@ pub fn ray_primitive_local<T: Scalar>(
     let z = T::zero();
     match ty {
         GeomType::Plane => {
-            if v.z == z {
+            // one-sided: only rays moving against the normal (from the front)
+            if v.z >= z {
                 return -T::one();
             }
             let x = -p.z / v.z;
@@ -233,7 +234,9 @@ pub fn ray_mesh<T: Scalar>(m: &Model, g: usize, p: &Vector3<T>, v: &Vector3<T>) 
     };
     let vt = |i: usize| {
         let w = mesh.vert[i];
-        Vector3::new(sc::<T>(w[0]), sc(w[1]), sc(w[2]))
+        // MuJoCo stores mesh vertices in single precision
+        let f = |x: f64| sc::<T>(x as f32 as f64);
+        Vector3::new(f(w[0]), f(w[1]), f(w[2]))
     };
     let mut out = -T::one();
     for f in &mesh.face {
