@@ -111,8 +111,7 @@ pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
         out[i * nv + i] -= dof_damping_deriv(m, d, i);
     }
     for t in 0..m.ntendon {
-        let b = m.tendon_damping[t];
-        let p = m.tendon_dampingpoly.get(t).copied().unwrap_or([0.0; 2]);
+        let (b, p) = m.tendon_damping_eff(t);
         if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
             continue;
         }
@@ -134,9 +133,9 @@ pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
 
 /// `∂(damping force magnitude)/∂v` of dof `i`: `a + 2b|v| + 3c v²`.
 pub fn dof_damping_deriv<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
-    let p = m.dof_dampingpoly.get(i).copied().unwrap_or([0.0; 2]);
+    let (b, p) = m.dof_damping_eff(i);
     let v = d.qvel[i];
-    let mut r: T = sc(m.dof_damping[i]);
+    let mut r: T = sc(b);
     if p[0] != 0.0 {
         r += sc::<T>(2.0 * p[0]) * v.abs();
     }
