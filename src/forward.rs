@@ -28,7 +28,9 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     }
     let nz = |a: usize| {
         m.actuator_damping[a] != 0.0
-            || m.actuator_dampingpoly[a] != [0.0; 2]
+            || m.actuator_dampingpoly
+                .get(a)
+                .is_some_and(|p| *p != [0.0; 2])
             || m.actuator_armature.get(a).is_some_and(|&x| x != 0.0)
     };
     if (0..m.actuator_damping.len()).any(|a| {

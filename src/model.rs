@@ -603,8 +603,8 @@ pub struct Model {
     /// Actuator `damping` (linear coefficient) and its polynomial coefficients, and actuator
     /// `armature` (MuJoCo 4.0.0). MuJoCo adds them, scaled by gear², to the transmission
     /// target: a joint's damping / armature (also in `dof_M0` and Euler's implicit damping) or
-    /// a tendon's. Empty means all zero. Not simulated yet: models with nonzero values are
-    /// reported by `forward::unsupported`.
+    /// a tendon's (see [`Model::actuator_extra`]; only hinge / slide joint and tendon
+    /// transmissions, others are reported by `forward::unsupported`). Empty means all zero.
     pub actuator_damping: Vec<f64>,
     pub actuator_dampingpoly: Vec<[f64; 2]>,
     pub actuator_armature: Vec<f64>,
@@ -643,7 +643,12 @@ impl Model {
     pub fn actuator_extra(&self, el: usize, tendon: bool) -> [f64; 4] {
         let mut out = [0.0; 4];
         for a in 0..self.actuator_damping.len() {
-            let (b, p) = (self.actuator_damping[a], self.actuator_dampingpoly[a]);
+            let b = self.actuator_damping[a];
+            let p = self
+                .actuator_dampingpoly
+                .get(a)
+                .copied()
+                .unwrap_or([0.0; 2]);
             let arm = self.actuator_armature.get(a).copied().unwrap_or(0.0);
             if b == 0.0 && p == [0.0; 2] && arm == 0.0 {
                 continue;

@@ -295,10 +295,10 @@ pub fn ray_hfield<T: Scalar>(m: &Model, g: usize, p: &Vector3<T>, v: &Vector3<T>
     out
 }
 
-/// Whether geom `g` takes part in a scene ray query (`mj_ray`'s filter): group enabled (groups
-/// outside 0..6 are excluded when a mask is given), not on `bodyexclude`, not on a static body
-/// (world-welded) unless `flg_static`, and visible (`geom_rgba` alpha ≠ 0 is not modeled: all
-/// geoms count).
+/// Whether geom `g` takes part in a scene ray query (`mj_ray`'s filter): not on `bodyexclude`,
+/// not on a static (world-welded) body unless `flg_static`, and, with a group mask, its group
+/// enabled (groups outside 0..6 clamped to 0..=5, as in MuJoCo). MuJoCo also skips geoms whose
+/// rgba alpha is 0; the model carries no rgba, so that rule is not applied.
 fn ray_eligible(
     m: &Model,
     g: usize,
@@ -314,8 +314,7 @@ fn ray_eligible(
         return false;
     }
     if let Some(gg) = geomgroup {
-        let grp = m.geom_group[g];
-        if !(0..6).contains(&grp) || !gg[grp as usize] {
+        if !gg[m.geom_group[g].clamp(0, 5) as usize] {
             return false;
         }
     }

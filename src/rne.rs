@@ -68,7 +68,7 @@ pub fn rne_bias<T: Scalar>(m: &Model, d: &mut Data<T>) {
 ///   + Σ cdof·qacc` over the body's dofs;
 /// - `cfrc_ext[b]` = `xfrc_applied[b]` moved from `xipos[b]` to the frame origin (torque
 ///   `τ + (xipos - c) × f`), plus the constraint forces acting on the body (contacts, connect and
-///   weld equalities: see [`post_constraint_ext`], zero until the constraint stage exists);
+///   weld equalities: see [`post_constraint_ext`]);
 /// - `cfrc_int[b] = cinert·cacc + cvel ×* (cinert·cvel) - cfrc_ext[b]`, then summed from the
 ///   leaves to the root, so `cfrc_int[b]` is the force the parent exerts on subtree `b` and
 ///   `cfrc_int[0]` the total over the world's children.

@@ -20,13 +20,15 @@
 //!   so an accelerometer at rest reads `+g` upwards).
 //! - force/torque: `cfrc_int` of the site's body (the force the parent exerts on the subtree),
 //!   torque taken about the site, both in the site frame.
+//! - touch: the sum of the positive normal forces ([`crate::rne::contact_force`]) of the
+//!   contacts involving the site's body whose ray from the contact point along the normal
+//!   (pointing into the site's body) hits the site volume; force / torque sensors see contact and
+//!   connect/weld forces (`rne::post_constraint_ext`); rangefinder: [`crate::ray::ray`] along
+//!   the site z axis, excluding the site's body (-1 for no hit).
+//! - joint/tendon limit sensors read the first limit row of their element (`efc_pos −
+//!   efc_margin`, `efc_vel`, `efc_force`; 0 without a row).
 //!
 //! Not supported (value written, see [`unsupported`]):
-//! - joint/tendon limit sensors read the first limit row of their element (`efc_pos −
-//!   efc_margin`, `efc_vel`, `efc_force`; 0 without a row);
-//! - `touch` sums the positive normal forces of the site body's contacts whose ray along the
-//!   normal hits the site volume; force / torque sensors see contact and connect/weld forces
-//!   (`rne::post_constraint_ext`); `rangefinder` casts the site z axis (`ray::ray`);
 //! - camera objects in frame sensors return 0.
 
 use crate::data::{sc, Data, Scalar};

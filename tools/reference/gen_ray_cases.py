@@ -24,7 +24,7 @@ XML = """
 </asset>
 <worldbody>
  <geom name="floor" type="plane" size="3 3 0.1" pos="0 0 -0.5" euler="4 -3 0" group="0"/>
- <geom name="hfield" type="hfield" hfield="hf" pos="1.5 1.5 0" euler="0 0 20" group="1"/>
+ <geom name="hfield" type="hfield" hfield="hf" pos="1.5 1.5 0" euler="0 0 20" group="7"/>
  <body name="b1" pos="0 0 0.5" euler="10 20 30"><freejoint/>
   <geom name="sph" type="sphere" size="0.2" group="0"/>
   <geom name="cap" type="capsule" size="0.1 0.25" pos="0.5 0 0" euler="0 40 10" group="1"/>
