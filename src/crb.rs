@@ -29,7 +29,7 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
     for i in 0..m.nv {
         let f = inert_mul(&d.crb[m.dof_bodyid[i]], &d.cdof[i]);
         let mut adr = m.dof_Madr[i];
-        d.qM[adr] = d.cdof[i].dot(&f) + sc::<T>(m.dof_armature[i]);
+        d.qM[adr] = d.cdof[i].dot(&f) + sc::<T>(m.dof_armature_eff(i));
         let mut j = dof_parent(m, i);
         while let Some(jj) = j {
             adr += 1;
@@ -39,7 +39,7 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     let nv = m.nv;
     for t in 0..m.ntendon {
-        let arm = m.tendon_armature.get(t).copied().unwrap_or(0.0);
+        let arm = m.tendon_armature_eff(t);
         if arm == 0.0 {
             continue;
         }

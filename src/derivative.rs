@@ -101,8 +101,17 @@ pub fn d_rne_vel<T: Scalar>(
 
 /// `∂qfrc_passive/∂qvel`, added into `out` (seed 000 "Passive forces"): dof damping with its
 /// polynomial `a v + b v|v| + c v³`, and tendon damping `−b Jᵀ J` (`b` the derivative of its
-/// polynomial). Fluid forces are not included.
+/// polynomial), and fluid forces ([`crate::fluid::fluid_deriv`], symmetrized per object under
+/// implicitfast as MuJoCo does). The fluid term needs `f64` data: on other scalar types (duals)
+/// it is left out. It allocates (per-object Jacobians), so `f64` steps of fluid models under
+/// the implicit integrators allocate.
 pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
+    if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
+        if let Some(df) = (d as &dyn std::any::Any).downcast_ref::<Data<f64>>() {
+            let sym = m.opt.integrator == crate::model::Integrator::ImplicitFast;
+            crate::fluid::fluid_deriv(m, df, sym, out);
+        }
+    }
     if m.opt.disabled(disable::DAMPER) {
         return;
     }
@@ -111,8 +120,7 @@ pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
         out[i * nv + i] -= dof_damping_deriv(m, d, i);
     }
     for t in 0..m.ntendon {
-        let b = m.tendon_damping[t];
-        let p = m.tendon_dampingpoly.get(t).copied().unwrap_or([0.0; 2]);
+        let (b, p) = m.tendon_damping_eff(t);
         if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
             continue;
         }
@@ -134,9 +142,9 @@ pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
 
 /// `∂(damping force magnitude)/∂v` of dof `i`: `a + 2b|v| + 3c v²`.
 pub fn dof_damping_deriv<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
-    let p = m.dof_dampingpoly.get(i).copied().unwrap_or([0.0; 2]);
+    let (b, p) = m.dof_damping_eff(i);
     let v = d.qvel[i];
-    let mut r: T = sc(m.dof_damping[i]);
+    let mut r: T = sc(b);
     if p[0] != 0.0 {
         r += sc::<T>(2.0 * p[0]) * v.abs();
     }

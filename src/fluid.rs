@@ -298,9 +298,11 @@ pub fn fluid<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// Adds `∂qfrc_fluid/∂qvel` (dense nv × nv, row-major) to `out`: for each object,
 /// `Jᵀ Rᵀ... ` i.e. `J_objᵀ R (∂w_local/∂(ω,v)) Rᵀ J_obj`, with the 6 × 6 local wrench
 /// derivative obtained by forward-mode differentiation (six dual evaluations) of the local
-/// wrench. Runs on `f64` data (positions fixed). Allocates (a 6 × nv Jacobian per object).
+/// wrench. Runs on `f64` data (positions fixed); the result is converted to `T` (constants for
+/// duals). `symmetric`: each local 6 × 6 block is replaced by its symmetric part (MuJoCo does
+/// this for implicitfast). Allocates (a 6 × nv Jacobian per object).
 #[allow(clippy::needless_range_loop)]
-pub fn fluid_deriv(m: &Model, d: &Data<f64>, out: &mut [f64]) {
+pub fn fluid_deriv<T: Scalar>(m: &Model, d: &Data<f64>, symmetric: bool, out: &mut [T]) {
     use num_dual::Dual64;
     if !(m.opt.density > 0.0 || m.opt.viscosity > 0.0) {
         return;
@@ -328,6 +330,15 @@ pub fn fluid_deriv(m: &Model, d: &Data<f64>, out: &mut [f64]) {
                 dm[3 + i][k] = f[i].eps;
             }
         }
+        if symmetric {
+            for i in 0..6 {
+                for k in 0..i {
+                    let a = 0.5 * (dm[i][k] + dm[k][i]);
+                    dm[i][k] = a;
+                    dm[k][i] = a;
+                }
+            }
+        }
         // local Jacobian: L = [Rᵀ jr; Rᵀ jp] (6 x nv)
         let mut l = vec![0.0; 6 * nv];
         for c in 0..nv {
@@ -347,7 +358,8 @@ pub fn fluid_deriv(m: &Model, d: &Data<f64>, out: &mut [f64]) {
         }
         for rr in 0..nv {
             for c in 0..nv {
-                out[rr * nv + c] += (0..6).map(|i| l[i * nv + rr] * dl[i * nv + c]).sum::<f64>();
+                let x: f64 = (0..6).map(|i| l[i * nv + rr] * dl[i * nv + c]).sum();
+                out[rr * nv + c] += sc::<T>(x);
             }
         }
     };

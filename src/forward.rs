@@ -26,12 +26,29 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if (0..m.ntendon).any(|t| has_inside_sidesite(m, t)) {
         return Some("spatial tendon side site inside its wrap geom (inside wrap)");
     }
-    let nz = |v: &[f64]| v.iter().any(|&x| x != 0.0);
-    if nz(&m.actuator_damping)
-        || m.actuator_dampingpoly.iter().any(|p| nz(p))
-        || nz(&m.actuator_armature)
-    {
-        return Some("actuator damping / armature (MuJoCo 4.0.0 actuator attributes)");
+    let nz = |a: usize| {
+        m.actuator_damping[a] != 0.0
+            || m.actuator_dampingpoly
+                .get(a)
+                .is_some_and(|p| *p != [0.0; 2])
+            || m.actuator_armature.get(a).is_some_and(|&x| x != 0.0)
+    };
+    if (0..m.actuator_damping.len()).any(|a| {
+        nz(a)
+            && !match m.actuator_trntype[a] {
+                TrnType::Tendon => true,
+                TrnType::Joint => usize::try_from(m.actuator_trnid[a][0]).is_ok_and(|j| {
+                    matches!(
+                        m.jnt_type[j],
+                        crate::model::JointType::Hinge | crate::model::JointType::Slide
+                    )
+                }),
+                _ => false,
+            }
+    }) {
+        return Some(
+            "actuator damping / armature on transmissions other than hinge/slide joints and tendons",
+        );
     }
     if m.actuator_trntype.contains(&TrnType::Body) {
         return Some("body (adhesion) actuator transmission");

@@ -130,10 +130,8 @@ pub fn euler_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_factor: bool) {
     let damped = !m.opt.disabled(disable::EULERDAMP)
         && !m.opt.disabled(disable::DAMPER)
         && (0..m.nv).any(|i| {
-            m.dof_damping[i] > 0.0
-                || m.dof_dampingpoly
-                    .get(i)
-                    .is_some_and(|p| p[0] != 0.0 || p[1] != 0.0)
+            let (b, p) = m.dof_damping_eff(i);
+            b > 0.0 || p[0] != 0.0 || p[1] != 0.0
         });
     if damped {
         if !skip_factor {

@@ -99,9 +99,9 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
 /// damping).
 #[inline]
 fn damping_slope<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
-    let p = m.dof_dampingpoly.get(i).copied().unwrap_or([0.0; 2]);
+    let (b, p) = m.dof_damping_eff(i);
     let v = d.qvel[i];
-    sc::<T>(m.dof_damping[i]) + sc::<T>(2.0 * p[0]) * v.abs() + sc::<T>(3.0 * p[1]) * v * v
+    sc::<T>(b) + sc::<T>(2.0 * p[0]) * v.abs() + sc::<T>(3.0 * p[1]) * v * v
 }
 
 /// True if Euler integrates dof damping implicitly (eulerdamp and damper on, some linear or
@@ -110,10 +110,8 @@ fn euler_damped(m: &Model) -> bool {
     !m.opt.disabled(disable::EULERDAMP)
         && !m.opt.disabled(disable::DAMPER)
         && (0..m.nv).any(|i| {
-            m.dof_damping[i] != 0.0
-                || m.dof_dampingpoly
-                    .get(i)
-                    .is_some_and(|p| p[0] != 0.0 || p[1] != 0.0)
+            let (b, p) = m.dof_damping_eff(i);
+            b != 0.0 || p[0] != 0.0 || p[1] != 0.0
         })
 }
 

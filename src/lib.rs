@@ -23,6 +23,7 @@ pub mod lengthrange;
 pub mod mjcf;
 pub mod model;
 pub mod passive;
+pub mod ray;
 pub mod rne;
 pub mod sensor;
 pub mod setconst;

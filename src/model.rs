@@ -603,14 +603,77 @@ pub struct Model {
     /// Actuator `damping` (linear coefficient) and its polynomial coefficients, and actuator
     /// `armature` (MuJoCo 4.0.0). MuJoCo adds them, scaled by gear², to the transmission
     /// target: a joint's damping / armature (also in `dof_M0` and Euler's implicit damping) or
-    /// a tendon's. Empty means all zero. Not simulated yet: models with nonzero values are
-    /// reported by `forward::unsupported`.
+    /// a tendon's (see [`Model::actuator_extra`]; only hinge / slide joint and tendon
+    /// transmissions, others are reported by `forward::unsupported`). Empty means all zero.
     pub actuator_damping: Vec<f64>,
     pub actuator_dampingpoly: Vec<[f64; 2]>,
     pub actuator_armature: Vec<f64>,
 }
 
 impl Model {
+    /// Dof damping and damping polynomial including actuator damping ([`Self::actuator_extra`]).
+    pub fn dof_damping_eff(&self, i: usize) -> (f64, [f64; 2]) {
+        let p = self.dof_dampingpoly.get(i).copied().unwrap_or([0.0; 2]);
+        let e = self.actuator_extra(i, false);
+        (self.dof_damping[i] + e[0], [p[0] + e[1], p[1] + e[2]])
+    }
+
+    /// Dof armature including actuator armature.
+    pub fn dof_armature_eff(&self, i: usize) -> f64 {
+        self.dof_armature[i] + self.actuator_extra(i, false)[3]
+    }
+
+    /// Tendon damping and damping polynomial including actuator damping.
+    pub fn tendon_damping_eff(&self, t: usize) -> (f64, [f64; 2]) {
+        let p = self.tendon_dampingpoly.get(t).copied().unwrap_or([0.0; 2]);
+        let e = self.actuator_extra(t, true);
+        (self.tendon_damping[t] + e[0], [p[0] + e[1], p[1] + e[2]])
+    }
+
+    /// Tendon armature including actuator armature.
+    pub fn tendon_armature_eff(&self, t: usize) -> f64 {
+        self.tendon_armature.get(t).copied().unwrap_or(0.0) + self.actuator_extra(t, true)[3]
+    }
+
+    /// Actuator damping / armature folded onto the transmission (MuJoCo 4.0.0 actuator
+    /// attributes): actuator `a` on element `el` with `g = gear[0]` adds `g²·[damping,
+    /// dampingpoly[0], dampingpoly[1], armature]` to the element's `[damping, dampingpoly[0],
+    /// dampingpoly[1], armature]` (all four scaled by g², checked against MuJoCo 4.0.0). `tendon = false`: `el` is a dof and
+    /// only joint transmissions on hinge / slide joints count; `true`: `el` is a tendon. O(nu).
+    pub fn actuator_extra(&self, el: usize, tendon: bool) -> [f64; 4] {
+        let mut out = [0.0; 4];
+        for a in 0..self.actuator_damping.len() {
+            let b = self.actuator_damping[a];
+            let p = self
+                .actuator_dampingpoly
+                .get(a)
+                .copied()
+                .unwrap_or([0.0; 2]);
+            let arm = self.actuator_armature.get(a).copied().unwrap_or(0.0);
+            if b == 0.0 && p == [0.0; 2] && arm == 0.0 {
+                continue;
+            }
+            let id = self.actuator_trnid[a][0];
+            let hit = match self.actuator_trntype[a] {
+                TrnType::Joint if !tendon => usize::try_from(id).is_ok_and(|j| {
+                    matches!(self.jnt_type[j], JointType::Hinge | JointType::Slide)
+                        && self.jnt_dofadr[j] == el
+                }),
+                TrnType::Tendon if tendon => id == el as i32,
+                _ => false,
+            };
+            if hit {
+                let g = self.actuator_gear[a][0];
+                let g2 = g * g;
+                out[0] += g2 * b;
+                out[1] += g2 * p[0];
+                out[2] += g2 * p[1];
+                out[3] += g2 * arm;
+            }
+        }
+        out
+    }
+
     /// Id of the named body, if any.
     pub fn body_id(&self, name: &str) -> Option<usize> {
         self.body_name.iter().position(|n| n == name)

@@ -139,8 +139,7 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     if damper {
         for i in 0..nv {
-            let b = m.dof_damping[i];
-            let p = &m.dof_dampingpoly[i];
+            let (b, p) = m.dof_damping_eff(i);
             if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
                 continue;
             }
@@ -149,8 +148,7 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 -(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1])));
         }
         for t in 0..m.ntendon {
-            let b = m.tendon_damping[t];
-            let p = m.tendon_dampingpoly.get(t).copied().unwrap_or([0.0; 2]);
+            let (b, p) = m.tendon_damping_eff(t);
             if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
                 continue;
             }

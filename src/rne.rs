@@ -1,8 +1,9 @@
 //! Recursive Newton-Euler (`mj_rne`; seed 000 "General framework": the bias force `c(q, v)`),
 //! in the COM frames of [`crate::com`].
 
+use crate::constraint::{assemble, ConstraintType};
 use crate::data::{sc, Data, Scalar};
-use crate::model::{disable, Model};
+use crate::model::{disable, EqType, Model};
 use crate::spatial::{cross_force, inert_mul, join};
 use nalgebra::{Vector3, Vector6};
 
@@ -67,7 +68,7 @@ pub fn rne_bias<T: Scalar>(m: &Model, d: &mut Data<T>) {
 ///   + Σ cdof·qacc` over the body's dofs;
 /// - `cfrc_ext[b]` = `xfrc_applied[b]` moved from `xipos[b]` to the frame origin (torque
 ///   `τ + (xipos - c) × f`), plus the constraint forces acting on the body (contacts, connect and
-///   weld equalities: see [`post_constraint_ext`], zero until the constraint stage exists);
+///   weld equalities: see [`post_constraint_ext`]);
 /// - `cfrc_int[b] = cinert·cacc + cvel ×* (cinert·cvel) - cfrc_ext[b]`, then summed from the
 ///   leaves to the root, so `cfrc_int[b]` is the force the parent exerts on subtree `b` and
 ///   `cfrc_int[0]` the total over the world's children.
@@ -118,9 +119,108 @@ pub fn rne_post_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
 }
 
-/// Constraint-force hook of [`rne_post_constraint`]: adds the contact and connect/weld
-/// equality forces (world-frame wrenches from `efc_force`) to `cfrc_ext`. The constraint stage
-/// does not exist yet, so there is nothing to add.
+/// Force and torque of contact `i` in its contact frame (`mj_contactForce`): `[normal, tangent
+/// 1, tangent 2, torsion, roll 1, roll 2]` (the first `dim` entries used, the rest 0), decoded
+/// from `efc_force`: elliptic and frictionless rows directly, pyramidal edges `(f⁺, f⁻)` per
+/// friction direction `j` as normal `Σ f` and tangential `μ_j (f⁺ − f⁻)`. Zero for contacts
+/// without rows (`efc_address < 0`).
+pub fn contact_force<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> [T; 6] {
+    let mut out = [T::zero(); 6];
+    let c = &d.contact[i];
+    let Ok(a) = usize::try_from(c.efc_address) else {
+        return out;
+    };
+    if a >= d.nefc {
+        return out;
+    }
+    let dim = c.dim;
+    if dim == 1 || d.efc_type[a] != ConstraintType::ContactPyramidal {
+        out[..dim].copy_from_slice(&d.efc_force[a..a + dim]);
+        return out;
+    }
+    let _ = m;
+    for j in 0..dim - 1 {
+        let (p, n) = (d.efc_force[a + 2 * j], d.efc_force[a + 2 * j + 1]);
+        out[0] += p + n;
+        out[j + 1] = (p - n) * sc(c.friction[j]);
+    }
+    out
+}
+
+/// Adds the world-frame force `f` and torque `t` acting at world point `p` on body `b` (scaled by
+/// `s`) to `cfrc_ext[b]`, moved to the COM frame of `b`'s tree.
+#[inline]
+fn add_ext<T: Scalar>(
+    m: &Model,
+    d: &mut Data<T>,
+    b: usize,
+    p: &Vector3<T>,
+    f: &Vector3<T>,
+    t: &Vector3<T>,
+    s: T,
+) {
+    if b == 0 {
+        return;
+    }
+    let r = p - d.subtree_com[m.body_rootid[b]];
+    d.cfrc_ext[b] += join(&((t + r.cross(f)) * s), &(f * s));
+}
+
+/// Constraint-force hook of [`rne_post_constraint`]: adds to `cfrc_ext`
+/// - per contact with rows, the contact-frame wrench of [`contact_force`] rotated to the world
+///   (`frameᵀ·f`, `frameᵀ·τ`) at the contact point: `+` on the second geom's body, `−` on the
+///   first's (the normal points from geom 1 to geom 2);
+/// - per active connect / weld equality, its first three rows as a force at each side's anchor
+///   (site position or body anchor, as in the constraint), `+` on side 1 and `−` on side 2;
+///   weld rows 3..6 mapped through the transposed rotation Jacobian to the world torque
+///   `½·ts·R₂ (w_e f + v_e × f)` (`q_e = (w_e, v_e) = q₂* ⊗ q₁ ⊗ relpose`, `ts` the torque
+///   scale), `+` on side 1 and `−` on side 2.
 pub fn post_constraint_ext<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let _ = (m, d);
+    for i in 0..d.contact.len() {
+        if d.contact[i].efc_address < 0 {
+            continue;
+        }
+        let cf = contact_force(m, d, i);
+        let c = &d.contact[i];
+        let fr = c.frame.transpose();
+        let f = fr * Vector3::new(cf[0], cf[1], cf[2]);
+        let t = fr * Vector3::new(cf[3], cf[4], cf[5]);
+        let p = c.pos;
+        let [g1, g2] = c.geom;
+        let (b1, b2) = (m.geom_bodyid[g1], m.geom_bodyid[g2]);
+        add_ext(m, d, b1, &p, &f, &t, -T::one());
+        add_ext(m, d, b2, &p, &f, &t, T::one());
+    }
+    let mut r = 0;
+    while r < d.nefc {
+        if d.efc_type[r] != ConstraintType::Equality {
+            r += 1;
+            continue;
+        }
+        let e = d.efc_id[r];
+        let weld = match m.eq_type[e] {
+            EqType::Connect => false,
+            EqType::Weld => true,
+            _ => {
+                r += 1;
+                continue;
+            }
+        };
+        let (b1, p1, q1) = assemble::eq_side(m, d, e, 0);
+        let (b2, p2, q2) = assemble::eq_side(m, d, e, 1);
+        let f = Vector3::new(d.efc_force[r], d.efc_force[r + 1], d.efc_force[r + 2]);
+        let t = if weld {
+            // Jᵀ of the rotation rows: τ = ½·ts·R₂ (w_e f + v_e × f), q_e = q₂* ⊗ q₁ ⊗ relpose
+            let ts: T = sc(m.eq_data[e][10]);
+            let fr = Vector3::new(d.efc_force[r + 3], d.efc_force[r + 4], d.efc_force[r + 5]);
+            let qe = q2.conjugate() * (q1 * assemble::weld_rel::<T>(m, e));
+            let u = fr * qe.w + qe.imag().cross(&fr);
+            assemble::im_sandwich(&q2, &u, &q2.conjugate()) * (ts * sc(0.5))
+        } else {
+            Vector3::zeros()
+        };
+        add_ext(m, d, b1, &p1, &f, &t, T::one());
+        add_ext(m, d, b2, &p2, &f, &t, -T::one());
+        r += if weld { 6 } else { 3 };
+    }
 }

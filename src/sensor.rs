@@ -20,17 +20,19 @@
 //!   so an accelerometer at rest reads `+g` upwards).
 //! - force/torque: `cfrc_int` of the site's body (the force the parent exerts on the subtree),
 //!   torque taken about the site, both in the site frame.
+//! - touch: the sum of the positive normal forces ([`crate::rne::contact_force`]) of the
+//!   contacts involving the site's body whose ray from the contact point along the normal
+//!   (pointing into the site's body) hits the site volume; force / torque sensors see contact and
+//!   connect/weld forces (`rne::post_constraint_ext`); rangefinder: [`crate::ray::ray`] along
+//!   the site z axis, excluding the site's body (-1 for no hit).
+//! - joint/tendon limit sensors read the first limit row of their element (`efc_pos −
+//!   efc_margin`, `efc_vel`, `efc_force`; 0 without a row).
 //!
 //! Not supported (value written, see [`unsupported`]):
-//! - joint/tendon limit sensors read the first limit row of their element (`efc_pos −
-//!   efc_margin`, `efc_vel`, `efc_force`; 0 without a row);
-//! - `touch` returns 0 (contact forces are not summed over the site volume yet), and force /
-//!   torque sensors miss contact and connect/weld forces in `cfrc_ext`;
-//! - `rangefinder` (needs ray casting) returns -1 (MuJoCo's "no hit");
 //! - camera objects in frame sensors return 0.
 
 use crate::data::{sc, Data, Scalar};
-use crate::model::{disable, EqType, Model, ObjType, SensorType};
+use crate::model::{disable, Model, ObjType, SensorType};
 use crate::rne::rne_post_constraint;
 use crate::spatial::{ang, lin, normalize_quat, q4, v3};
 use nalgebra::{Matrix3, Quaternion, Vector3, Vector6};
@@ -108,28 +110,7 @@ fn needs_subtree_vel(t: SensorType) -> bool {
 /// connect/weld forces can act (`cfrc_ext` does not include constraint forces yet,
 /// [`crate::rne::post_constraint_ext`]).
 pub fn unsupported(m: &Model) -> Option<&'static str> {
-    let o = &m.opt;
-    let constraints = !o.disabled(disable::CONSTRAINT);
-    let contacts = constraints
-        && !o.disabled(disable::CONTACT)
-        && (0..m.ngeom).any(|g| {
-            m.geom_contype.get(g).copied().unwrap_or(0) != 0
-                || m.geom_conaffinity.get(g).copied().unwrap_or(0) != 0
-        });
-    let eq_forces = constraints
-        && !o.disabled(disable::EQUALITY)
-        && m.eq_type
-            .iter()
-            .any(|t| matches!(t, EqType::Connect | EqType::Weld));
     for i in 0..m.nsensor {
-        match m.sensor_type[i] {
-            SensorType::Rangefinder => return Some("rangefinder sensors (ray casting)"),
-            SensorType::Touch if contacts => return Some("touch sensors with contacts"),
-            SensorType::Force | SensorType::Torque if contacts || eq_forces => {
-                return Some("force/torque sensors with contact or connect/weld forces")
-            }
-            _ => {}
-        }
         if m.sensor_objtype[i] == ObjType::Camera || m.sensor_reftype[i] == ObjType::Camera {
             return Some("camera frames in sensors");
         }
@@ -351,6 +332,60 @@ fn limit_value<T: Scalar>(d: &Data<T>, t: SensorType, id: usize) -> T {
     }
 }
 
+/// Touch sensor on site `s`: the sum of the positive normal forces of the contacts involving the
+/// site's body whose ray from the contact point along the normal (pointing into the site's body)
+/// hits the site volume.
+fn touch<T: Scalar>(m: &Model, d: &Data<T>, s: usize) -> T {
+    let b = m.site_bodyid[s];
+    let mut sum = T::zero();
+    for (j, c) in d.contact.iter().enumerate() {
+        if c.efc_address < 0 {
+            continue;
+        }
+        let b1 = m.geom_bodyid[c.geom[0]];
+        let b2 = m.geom_bodyid[c.geom[1]];
+        if b1 != b && b2 != b {
+            continue;
+        }
+        let f = crate::rne::contact_force(m, d, j)[0];
+        if f <= T::zero() {
+            continue;
+        }
+        let mut dir = c.normal();
+        if b2 == b {
+            dir = -dir;
+        }
+        let x = crate::ray::ray_primitive(
+            &d.site_xpos[s],
+            &d.site_xmat[s],
+            &m.site_size[s],
+            &c.pos,
+            &dir,
+            m.site_type[s],
+        );
+        if x >= T::zero() {
+            sum += f;
+        }
+    }
+    sum
+}
+
+/// Rangefinder on site `s`: distance along the site's z axis to the nearest geom (static geoms
+/// included, the site's body excluded, all groups), or -1.
+fn rangefinder<T: Scalar>(m: &Model, d: &Data<T>, s: usize) -> T {
+    let z = d.site_xmat[s].column(2).into_owned();
+    crate::ray::ray(
+        m,
+        d,
+        &d.site_xpos[s],
+        &z,
+        None,
+        true,
+        Some(m.site_bodyid[s]),
+    )
+    .0
+}
+
 fn compute<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> Out<T> {
     use SensorType::*;
     let t = m.sensor_type[i];
@@ -363,7 +398,7 @@ fn compute<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> Out<T> {
             let (_, r, _) = obj_frame(m, d, ObjType::Site, id).unwrap();
             Out::v3(&r.tr_mul(&v3::<T>(&m.opt.magnetic)))
         }
-        Rangefinder => Out::s(sc(-1.0)),
+        Rangefinder => Out::s(rangefinder(m, d, id)),
         JointPos => Out::s(d.qpos[m.jnt_qposadr[id]]),
         TendonPos => Out::s(d.ten_length[id]),
         ActuatorPos => Out::s(d.actuator_length[id]),
@@ -374,7 +409,7 @@ fn compute<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> Out<T> {
         }
         JointLimitPos | TendonLimitPos | JointLimitVel | TendonLimitVel | JointLimitFrc
         | TendonLimitFrc => Out::s(limit_value(d, t, id)),
-        Touch => Out::s(T::zero()),
+        Touch => Out::s(touch(m, d, id)),
         FramePos => match obj_frame(m, d, ot, id) {
             None => Out::zero(),
             Some((p, _, _)) => match refr.and_then(|(rt, rid)| obj_frame(m, d, rt, rid)) {

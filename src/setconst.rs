@@ -28,7 +28,7 @@ pub fn set_const(m: &mut Model) {
     m.dof_M0 = (0..nv)
         .map(|i| {
             let ten: f64 = (0..m.ntendon)
-                .map(|t| m.tendon_armature[t] * d.ten_J[t * nv + i].powi(2))
+                .map(|t| m.tendon_armature_eff(t) * d.ten_J[t * nv + i].powi(2))
                 .sum();
             d.qM[m.dof_Madr[i]] - ten
         })

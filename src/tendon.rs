@@ -550,7 +550,7 @@ pub fn tendon_jdot_qvel<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> T {
 pub fn tendon_armature_bias<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
     for t in 0..m.ntendon {
-        let arm = m.tendon_armature.get(t).copied().unwrap_or(0.0);
+        let arm = m.tendon_armature_eff(t);
         if arm == 0.0 || is_fixed(m, t) {
             continue;
         }

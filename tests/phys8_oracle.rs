@@ -230,7 +230,7 @@ fn fluid_velocity_derivative_matches_dual() {
             set_state(&m, &mut d, c);
             moreau::forward::forward(&m, &mut d);
             let mut der = vec![0.0; nv * nv];
-            moreau::fluid::fluid_deriv(&m, &d, &mut der);
+            moreau::fluid::fluid_deriv(&m, &d, false, &mut der);
             for col in 0..nv {
                 let mut dd = Data::<Dual64>::new(&m);
                 set_state(&m, &mut dd, c);

@@ -142,7 +142,7 @@ pub fn count<T: Scalar>(m: &Model, d: &Data<T>) -> (usize, usize) {
 /// Body, world point and orientation of side `side` (0, 1) of connect/weld `e`: sites give
 /// their own pose; bodies the anchor `eq_data[0:3]` / `[3:6]` (connect: side 0 / 1; weld:
 /// swapped, mujoco-facts §1) and the body orientation.
-fn eq_side<T: Scalar>(
+pub(crate) fn eq_side<T: Scalar>(
     m: &Model,
     d: &Data<T>,
     e: usize,
@@ -168,7 +168,7 @@ fn eq_side<T: Scalar>(
 }
 
 /// `relpose` quaternion of weld `e` (identity for site welds).
-fn weld_rel<T: Scalar>(m: &Model, e: usize) -> Quaternion<T> {
+pub(crate) fn weld_rel<T: Scalar>(m: &Model, e: usize) -> Quaternion<T> {
     if m.eq_objtype[e] == ObjType::Site {
         return Quaternion::identity();
     }
@@ -177,7 +177,11 @@ fn weld_rel<T: Scalar>(m: &Model, e: usize) -> Quaternion<T> {
 }
 
 /// `Im(a ⊗ (0, v) ⊗ b)`.
-fn im_sandwich<T: Scalar>(a: &Quaternion<T>, v: &Vector3<T>, b: &Quaternion<T>) -> Vector3<T> {
+pub(crate) fn im_sandwich<T: Scalar>(
+    a: &Quaternion<T>,
+    v: &Vector3<T>,
+    b: &Quaternion<T>,
+) -> Vector3<T> {
     let p = a * Quaternion::from_parts(T::zero(), *v) * b;
     p.imag()
 }
