@@ -190,6 +190,9 @@ pub struct Data<T: Scalar = f64> {
     /// Contacts of the last `mj_collision` (capacity reserved by [`Data::new`], see
     /// [`crate::collision::contact_capacity`]; `d.contact.len()` is MuJoCo's `ncon`).
     pub contact: Vec<Contact<T>>,
+    /// Most contacts kept per collision pass (MuJoCo's `nconmax`); beyond it contacts are dropped
+    /// with `Warning::ContactFull`. Defaults to [`crate::collision::contact_capacity`].
+    pub nconmax: usize,
     /// Broad-phase scratch: (interval low, high, geom) per collidable geom.
     pub scratch_sap: Vec<(f64, f64, u32)>,
 
@@ -335,6 +338,7 @@ impl<T: Scalar> Data<T> {
             solver_niter: 0,
             solver_scratch: SolverScratch::new(m.nv),
             contact: Vec::with_capacity(crate::collision::contact_capacity(m)),
+            nconmax: crate::collision::contact_capacity(m),
             scratch_sap: Vec::with_capacity(m.ngeom),
             warning: [WarningStat::default(); NWARNING],
             sensordata: v(m.nsensordata),

@@ -120,6 +120,8 @@ pub fn frame_from_normal<T: Scalar>(n: Vector3<T>, t: Option<Vector3<T>>) -> Mat
 /// those with `dist <= margin` (seed 004 "Checking"; mujoco-facts §2 margin/gap).
 pub struct Sink<'a, T: Scalar> {
     pub out: &'a mut Vec<Contact<T>>,
+    /// Most contacts `out` may hold (`Data::nconmax`).
+    pub limit: usize,
     /// Contacts are kept up to this distance (margin + gap).
     pub margin: T,
     pub geom: [usize; 2],
@@ -135,7 +137,7 @@ impl<T: Scalar> Sink<'_, T> {
         if !(dist <= self.margin) || !pos.iter().all(|x| x.is_finite()) {
             return;
         }
-        if self.out.len() >= self.out.capacity() {
+        if self.out.len() >= self.limit {
             self.full = true;
             return;
         }
@@ -170,8 +172,8 @@ pub fn has_collider(t1: GeomType, t2: GeomType) -> bool {
 }
 
 /// Narrow phase for one geom pair (seed 004, "Checking"): pushes the geometric contacts (dist,
-/// pos, frame, geom; default parameters) with `dist <= margin` into `out`, within its reserved
-/// capacity. The geom with the lower type becomes `geom[0]`. Returns (contacts added, capacity
+/// pos, frame, geom; default parameters) with `dist <= margin` into `out`, up to
+/// `Data::nconmax` contacts. The geom with the lower type becomes `geom[0]`. Returns (contacts added, capacity
 /// exceeded).
 pub fn collide_geoms<T: Scalar>(
     m: &Model,
@@ -188,6 +190,7 @@ pub fn collide_geoms<T: Scalar>(
     };
     let mut s = Sink {
         out,
+        limit: d.nconmax,
         margin: sc(margin),
         geom: [g1, g2],
         added: 0,
@@ -433,11 +436,10 @@ fn is_explicit_pair(m: &Model, g1: usize, g2: usize) -> bool {
 /// Does nothing if the contact or constraint disable flag is set.
 pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.contact.clear();
-    // The contact limit is the reserved capacity; a cloned `Data` has lost it (`Vec::clone` keeps
-    // only the length), so restore it once here.
-    let cap = contact_capacity(m);
-    if d.contact.capacity() < cap {
-        d.contact.reserve_exact(cap);
+    // `Data::new` reserves `nconmax` contacts; a cloned `Data` has lost that reserve
+    // (`Vec::clone` keeps only the length), so it is restored once here.
+    if d.contact.capacity() < d.nconmax {
+        d.contact.reserve_exact(d.nconmax);
     }
     if m.opt.disabled(disable::CONTACT) || m.opt.disabled(disable::CONSTRAINT) {
         return;
@@ -630,7 +632,7 @@ mod tests {
     fn capacity_is_respected() {
         let m = model([GeomType::Box, GeomType::Box], [[0.1; 3], [0.1; 3]]);
         let mut d: Data<f64> = Data::new(&m);
-        d.contact = Vec::with_capacity(2);
+        d.nconmax = 2;
         d.geom_xpos[1] = Vector3::new(0.0, 0.0, 0.15);
         collision(&m, &mut d);
         assert_eq!(d.contact.len(), 2);
