@@ -50,6 +50,11 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
             "actuator damping / armature on transmissions other than hinge/slide joints and tendons",
         );
     }
+    if !m.actuator_lengthrange_unresolved.is_empty() {
+        return Some(
+            "actuator lengthrange that MuJoCo's compiler estimates by simulation (mj_setLengthRange)",
+        );
+    }
     if m.actuator_trntype.contains(&TrnType::Body) {
         return Some("body (adhesion) actuator transmission");
     }

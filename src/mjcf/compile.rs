@@ -10,12 +10,15 @@ use super::math::*;
 use super::mesh::{self, MeshInertia};
 use super::xml::{Elem, FileSource};
 use super::{ErrorKind, MjcfError};
+use crate::lengthrange::{LengthRangeMode, LengthRangeOpt};
 use crate::model::*;
 use std::collections::HashMap;
 
 type R<T> = Result<T, MjcfError>;
 
 const DEFAULT_SOLREF: [f64; 2] = [0.02, 1.0];
+/// MuJoCo's `fluidcoef` default: blunt drag, slender drag, angular drag, Kutta lift, Magnus lift.
+const DEFAULT_FLUIDCOEF: [f64; 5] = [0.5, 0.25, 1.5, 1.0, 1.0];
 const DEFAULT_SOLIMP: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
 const MINVAL: f64 = 1e-15;
 
@@ -291,6 +294,37 @@ fn read_compiler(root: &Elem) -> R<Compiler> {
     }
     c.meshdir = meshdir.or(assetdir).unwrap_or_default();
     Ok(c)
+}
+
+/// `<compiler><lengthrange>` options used by [`crate::lengthrange::set_length_range`] (the
+/// simulation settings are accepted and ignored: that estimate is not implemented).
+pub fn read_lengthrange(root: &Elem) -> R<LengthRangeOpt> {
+    let mut o = LengthRangeOpt::default();
+    for el in root
+        .children
+        .iter()
+        .filter(|e| e.name == "compiler")
+        .flat_map(|c| c.children.iter().filter(|g| g.name == "lengthrange"))
+    {
+        let a = A::new(el);
+        if let Some(v) = a.keyword(
+            "mode",
+            &[
+                ("none", LengthRangeMode::None),
+                ("muscle", LengthRangeMode::Muscle),
+                ("all", LengthRangeMode::All),
+            ],
+        )? {
+            o.mode = v;
+        }
+        if let Some(v) = a.bool("useexisting")? {
+            o.useexisting = v;
+        }
+        if let Some(v) = a.bool("uselimit")? {
+            o.uselimit = v;
+        }
+    }
+    Ok(o)
 }
 
 fn read_option(root: &Elem, o: &mut Options) -> R<()> {
@@ -1645,6 +1679,13 @@ impl<'a> Builder<'a> {
             .push(a.arr_min("friction", [1.0, 0.005, 0.0001], 1)?);
         m.geom_margin.push(a.f64_or("margin", 0.0)?);
         m.geom_gap.push(a.f64_or("gap", 0.0)?);
+        let ellipsoid = a
+            .keyword("fluidshape", &[("none", false), ("ellipsoid", true)])?
+            .unwrap_or(false);
+        let fluidcoef = a.arr_min("fluidcoef", DEFAULT_FLUIDCOEF, 1)?;
+        m.geom_fluid.push(crate::fluid::geom_fluid_compile(
+            ellipsoid, &fluidcoef, t, &size,
+        ));
         Ok(())
     }
 

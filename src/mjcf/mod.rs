@@ -152,8 +152,13 @@ fn load_impl(text: &str, name: &str, dir: Option<PathBuf>, vfs: &Vfs) -> Result<
     let files = xml::FileSource { vfs, dir };
     let root = xml::parse_document(text, name, &files)?;
     schema::validate(&root)?;
+    let lengthrange = compile::read_lengthrange(&root)?;
     let mut model = compile::compile(&root, &files)?;
     crate::setconst::set_const(&mut model);
+    // MuJoCo computes actuator length ranges after mj_setConst; the simulation-based estimate
+    // is not implemented, so actuators needing it are recorded (`forward::unsupported`)
+    model.actuator_lengthrange_unresolved =
+        crate::lengthrange::set_length_range(&mut model, &lengthrange);
     Ok(model)
 }
 

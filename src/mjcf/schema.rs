@@ -6,6 +6,18 @@ use super::{ErrorKind, MjcfError};
 
 const ORIENT: &[&str] = &["quat", "axisangle", "xyaxes", "zaxis", "euler"];
 
+const LENGTHRANGE: &[&str] = &[
+    "mode",
+    "useexisting",
+    "uselimit",
+    "accel",
+    "maxforce",
+    "timeconst",
+    "timestep",
+    "inttotal",
+    "interval",
+    "tolrange",
+];
 const COMPILER: &[&str] = &[
     "autolimits",
     "boundmass",
@@ -428,6 +440,8 @@ pub fn validate(root: &Elem) -> Result<(), MjcfError> {
                     if g.name != "lengthrange" {
                         return Err(unknown(g, "compiler"));
                     }
+                    check_attrs(g, &[LENGTHRANGE])?;
+                    no_children(g)?;
                 }
             }
             "option" => {
