@@ -3,28 +3,8 @@
 //! high-water mark; counting global allocator).
 
 use moreau::model::{Cone, Integrator, SolverType};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+mod alloc_counter;
+use alloc_counter::allocations;
 
 #[test]
 fn constrained_step_does_not_allocate() {
@@ -50,13 +30,13 @@ fn constrained_step_does_not_allocate() {
             d.solver_scratch.AR.reserve(400 * 400);
             d.solver_scratch.MinvJT.reserve(400 * m.nv);
             moreau::integrator::step(&m, &mut d);
-            let before = ALLOCS.load(Ordering::SeqCst);
+            let before = allocations();
             let mut nefc = 0;
             for _ in 0..40 {
                 moreau::integrator::step(&m, &mut d);
                 nefc = nefc.max(d.nefc);
             }
-            let n = ALLOCS.load(Ordering::SeqCst) - before;
+            let n = allocations() - before;
             assert!(nefc > 0, "{name}: no constraint rows");
             assert_eq!(
                 n, 0,

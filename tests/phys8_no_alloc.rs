@@ -5,28 +5,8 @@ mod common;
 
 use common::phys8::*;
 use common::*;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+mod alloc_counter;
+use alloc_counter::allocations;
 
 #[test]
 fn phys8_forward_does_not_allocate() {
@@ -35,11 +15,11 @@ fn phys8_forward_does_not_allocate() {
         let m = build(&e["model"]);
         let mut d = moreau::Data::<f64>::new(&m);
         set_state(&m, &mut d, &e["cases"][1]);
-        let before = ALLOCS.load(Ordering::SeqCst);
+        let before = allocations();
         for _ in 0..3 {
             moreau::forward::forward(&m, &mut d);
         }
-        let n = ALLOCS.load(Ordering::SeqCst) - before;
+        let n = allocations() - before;
         assert_eq!(n, 0, "{}: {n} allocations", e["name"]);
     }
 }

@@ -7,28 +7,8 @@ mod sensor_common;
 use common::*;
 use moreau::model::{enable, Integrator};
 use sensor_common::*;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+mod alloc_counter;
+use alloc_counter::allocations;
 
 #[test]
 fn sensors_and_inverse_do_not_allocate() {
@@ -44,12 +24,12 @@ fn sensors_and_inverse_do_not_allocate() {
         ] {
             m.opt.integrator = integ;
             m.opt.enableflags |= enable::INVDISCRETE;
-            let before = ALLOCS.load(Ordering::SeqCst);
+            let before = allocations();
             for _ in 0..2 {
                 moreau::forward::forward(&m, &mut d);
                 moreau::inverse::inverse(&m, &mut d);
             }
-            let n = ALLOCS.load(Ordering::SeqCst) - before;
+            let n = allocations() - before;
             assert_eq!(n, 0, "{}: {n} allocations", e["name"]);
         }
     }

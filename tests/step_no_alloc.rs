@@ -2,28 +2,8 @@
 //! allocator), on the MJCF models the pipeline supports.
 
 use moreau::model::Integrator;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+mod alloc_counter;
+use alloc_counter::allocations;
 
 #[test]
 fn step_does_not_allocate() {
@@ -42,11 +22,11 @@ fn step_does_not_allocate() {
                 d.reset_keyframe(&m, 0).unwrap();
             }
             d.ctrl.iter_mut().for_each(|c| *c = 0.3);
-            let before = ALLOCS.load(Ordering::SeqCst);
+            let before = allocations();
             for _ in 0..5 {
                 moreau::integrator::step(&m, &mut d);
             }
-            let n = ALLOCS.load(Ordering::SeqCst) - before;
+            let n = allocations() - before;
             assert_eq!(n, 0, "{name} {integ:?}: {n} allocations");
         }
     }

@@ -4,28 +4,9 @@
 use moreau::model::Integrator;
 use moreau::Data;
 use moreau_derivatives::fd::{transition_fd, FdWorkspace};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
-
-struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) }
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
-        unsafe { System.realloc(p, l, n) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+#[path = "../../tests/alloc_counter/mod.rs"]
+mod alloc_counter;
+use alloc_counter::allocations;
 
 fn root() -> String {
     format!("{}/..", env!("CARGO_MANIFEST_DIR"))
@@ -51,14 +32,14 @@ fn workspace_calls_do_not_allocate() {
             let mut ws = FdWorkspace::new(&m);
             ws.transition(&m, &mut d, 1e-6, true);
             ws.inverse(&m, &mut d, 1e-6, true, true);
-            let before = ALLOCS.load(Ordering::SeqCst);
+            let before = allocations();
             for _ in 0..2 {
                 ws.transition(&m, &mut d, 1e-6, false);
                 ws.transition(&m, &mut d, 1e-6, true);
                 ws.inverse(&m, &mut d, 1e-6, false, false);
                 ws.inverse(&m, &mut d, 1e-6, true, true);
             }
-            let n = ALLOCS.load(Ordering::SeqCst) - before;
+            let n = allocations() - before;
             assert_eq!(n, 0, "{name} {integ:?}: {n} allocations");
         }
     }
