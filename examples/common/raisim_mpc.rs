@@ -120,11 +120,16 @@ pub struct MpcRun {
     pub nslide: Vec<usize>,
     /// Largest joint-limit NCP error per step.
     pub limit_err: Vec<f64>,
+    /// Gauss-Seidel sweeps per step and whether the relative criterion stopped them.
+    pub iters: Vec<usize>,
+    pub converged: Vec<bool>,
     /// Time, stage cost, torso height and forward position after every control step.
     pub tc: Vec<f64>,
     pub cost: Vec<f64>,
     pub z: Vec<f64>,
     pub x: Vec<f64>,
+    /// Torso tilt `acos(R_zz)` (rad) after every control step.
+    pub tilt: Vec<f64>,
     /// Best predicted rollout cost of every plan.
     pub plan_cost: Vec<f64>,
     /// Wall time of every plant hard step (s) and of every plan (s).
@@ -146,6 +151,14 @@ pub fn max(v: &[f64]) -> f64 {
     v.iter().cloned().fold(0.0, f64::max)
 }
 
+/// First control-step time at which the torso positions `(x, z)` of two runs differ by more
+/// than `tol` (m), or `None`.
+pub fn departure(a: &MpcRun, b: &MpcRun, tol: f64) -> Option<f64> {
+    (0..a.x.len().min(b.x.len()))
+        .find(|&k| (a.x[k] - b.x[k]).abs().max((a.z[k] - b.z[k]).abs()) > tol)
+        .map(|k| a.tc[k])
+}
+
 /// Mean of the non-zero entries (steps where the category exists).
 pub fn mean_nonzero(v: &[f64]) -> f64 {
     let nz: Vec<f64> = v.iter().cloned().filter(|e| *e > 0.0).collect();
@@ -159,6 +172,18 @@ impl MpcRun {
     /// Forward progress (m).
     pub fn progress(&self) -> f64 {
         self.x.last().copied().unwrap_or(0.0)
+    }
+    pub fn max_tilt(&self) -> f64 {
+        max(&self.tilt)
+    }
+    /// Stayed up: torso above 0.2 m (stance 0.34 m; the torso box's bottom is 0.05 m below
+    /// its centre) and tilted less than 30° at every control step.
+    pub fn stayed_up(&self) -> bool {
+        self.min_z() > 0.2 && self.max_tilt() < 30f64.to_radians()
+    }
+    /// Fraction of steps whose Gauss-Seidel met the relative criterion before `ITERS` sweeps.
+    pub fn converged_fraction(&self) -> f64 {
+        self.converged.iter().filter(|c| **c).count() as f64 / self.converged.len().max(1) as f64
     }
     /// Fraction of contact-steps that slide.
     pub fn slide_fraction(&self) -> f64 {
@@ -279,6 +304,8 @@ pub fn run(m: &Model, solver: HardSolver, s: &Settings) -> Result<MpcRun, String
             out.ncon.push(hs.problem.nc);
             out.nslide.push(ns);
             out.limit_err.push(hs.limit_error(H));
+            out.iters.push(hs.info.iterations);
+            out.converged.push(hs.info.converged);
         }
         if d.qpos.iter().chain(&d.qvel).any(|v| !v.is_finite()) {
             return Err(format!(
@@ -290,6 +317,9 @@ pub fn run(m: &Model, solver: HardSolver, s: &Settings) -> Result<MpcRun, String
         out.cost.push(stage(z0, &d));
         out.z.push(d.qpos[2]);
         out.x.push(d.qpos[0] - x0);
+        let q = &d.qpos;
+        out.tilt
+            .push((1.0 - 2.0 * (q[4] * q[4] + q[5] * q[5])).clamp(-1.0, 1.0).acos());
     }
     Ok(out)
 }
