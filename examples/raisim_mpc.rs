@@ -6,10 +6,10 @@
 //!
 //! `cargo run --release --features plot --example raisim_mpc [out.png]`
 
-#[path = "common/plot.rs"]
-mod plot;
 #[path = "common/raisim_mpc.rs"]
 mod exp;
+#[path = "common/plot.rs"]
+mod plot;
 
 use exp::{max, mean, mean_nonzero, MpcRun};
 use moreau::solver::hard::HardSolver;
@@ -181,7 +181,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "ε_abs, all contacts (per physics step)",
         "ε_abs",
         &runs,
-        &|r| r.t.iter().zip(&r.eps_abs).map(|(t, e)| (*t, floor(*e))).collect(),
+        &|r| {
+            r.t.iter()
+                .zip(&r.eps_abs)
+                .map(|(t, e)| (*t, floor(*e)))
+                .collect()
+        },
         true,
     )?;
     panel(

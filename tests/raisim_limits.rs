@@ -37,10 +37,7 @@ const CHAIN: &str = r#"
 </mujoco>"#;
 
 fn pendulum(gravity: bool) -> moreau::Model {
-    let xml = PENDULUM.replace(
-        "GRAVITY",
-        if gravity { "" } else { r#"gravity="0 0 0""# },
-    );
+    let xml = PENDULUM.replace("GRAVITY", if gravity { "" } else { r#"gravity="0 0 0""# });
     load_from_str(&xml, &Vfs::default()).expect("pendulum model")
 }
 
@@ -56,13 +53,22 @@ fn pendulum_rests_on_its_limit_with_the_gravity_torque() {
         for step in 0..3 {
             let hs = step_hard(&m, &mut d, s, &HardOptions::default());
             assert_eq!((hs.problem.nc, hs.problem.nl), (0, 1));
-            assert!(d.qvel[0].abs() < 1e-12, "{} step {step}: v {}", s.name(), d.qvel[0]);
+            assert!(
+                d.qvel[0].abs() < 1e-12,
+                "{} step {step}: v {}",
+                s.name(),
+                d.qvel[0]
+            );
             assert!((d.qpos[0] - lo).abs() < 1e-12);
             // Gravity pulls the bob (at (−l sin q, 0, −l cos q)) back towards q = 0 with torque
             // −m g l sin q; the lower limit pushes with +m g l sin q.
             let want = mass * g * l * lo.sin();
             let got = d.qfrc_constraint[0];
-            assert!((got - want).abs() < 1e-12 * want, "{}: {got} vs {want}", s.name());
+            assert!(
+                (got - want).abs() < 1e-12 * want,
+                "{}: {got} vs {want}",
+                s.name()
+            );
             assert!(hs.lambda[0] > 0.0 && hs.limit_error(m.opt.timestep) < 1e-12);
         }
     }

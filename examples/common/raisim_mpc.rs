@@ -46,9 +46,14 @@ pub const KNEE_LIFT: f64 = 0.5;
 /// knee).
 pub fn gait(t: f64, u: &mut [f64]) {
     let w = std::f64::consts::TAU * GAIT_HZ * t;
-    for (leg, (phase, knee_sign)) in [(0.0, 1.0), (std::f64::consts::PI, 1.0), (std::f64::consts::PI, -1.0), (0.0, -1.0)]
-        .iter()
-        .enumerate()
+    for (leg, (phase, knee_sign)) in [
+        (0.0, 1.0),
+        (std::f64::consts::PI, 1.0),
+        (std::f64::consts::PI, -1.0),
+        (0.0, -1.0),
+    ]
+    .iter()
+    .enumerate()
     {
         let p = w + phase;
         u[3 * leg] = 0.0;
@@ -318,8 +323,11 @@ pub fn run(m: &Model, solver: HardSolver, s: &Settings) -> Result<MpcRun, String
         out.z.push(d.qpos[2]);
         out.x.push(d.qpos[0] - x0);
         let q = &d.qpos;
-        out.tilt
-            .push((1.0 - 2.0 * (q[4] * q[4] + q[5] * q[5])).clamp(-1.0, 1.0).acos());
+        out.tilt.push(
+            (1.0 - 2.0 * (q[4] * q[4] + q[5] * q[5]))
+                .clamp(-1.0, 1.0)
+                .acos(),
+        );
     }
     Ok(out)
 }
