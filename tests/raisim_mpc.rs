@@ -10,10 +10,12 @@
 //!   001, Fig. 5 left: RaiSim approximates the MDP, the correction removes the approximation);
 //! * RaiSim+DS and PGS, which solve the same NCP, follow the same trajectory (within 1 mm)
 //!   over the run, while RaiSim's departs from it (Fig. 5 centre: different behaviours);
-//! * a stated bound on RaiSim+DS's and PGS's mean ε_abs.
+//! * RaiSim+DS and PGS keep ε_abs below 1e-7 at every step of these 0.6 s, RaiSim's sliding
+//!   contacts average above 1e-2.
 //!
-//! Not asserted, because it was not measured: the paper's ordering RaiSim+DS < PGS in ε_abs
-//! (with 30 sweeps PGS's mean error is the lower one here), and anything about wall time.
+//! Not asserted: the paper's ordering RaiSim+DS < PGS in ε_abs, which the measurement does not
+//! settle (RaiSim+DS's mean is lower over these 0.6 s, 2.3e-10 vs 9.2e-10, but higher over the
+//! example's 3 s, 7.7e-3 vs 3.3e-3), and anything about wall time.
 
 #[path = "../examples/common/raisim_mpc.rs"]
 mod exp;
@@ -76,9 +78,14 @@ fn quadruped_mpc_raisim_vs_de_saxce_vs_pgs() {
         slide(rs),
         slide(pgs)
     );
+    // Over these 0.6 s the Gauss-Seidel sweeps of RaiSim+DS and PGS converge (relative
+    // impulse change 1e-10 within 30 sweeps): measured max ε_abs 3.1e-9 and 9.1e-9 (forces in N,
+    // velocities in m/s), against RaiSim's 0.23 mean on sliding contacts. Later in the
+    // example's 3 s some impact steps stop unconverged at 30 sweeps and both reach ε ~ 1.
     for r in [ds, pgs] {
-        assert!(mean(&r.eps_abs) < 2e-2, "{}", mean(&r.eps_abs));
+        assert!(max(&r.eps_abs) < 1e-7, "{}", max(&r.eps_abs));
     }
+    assert!(slide(rs) > 1e-2, "{}", slide(rs));
     assert_eq!(departure(ds, pgs, 1e-3), None);
     assert!(departure(rs, pgs, 1e-3).is_some());
 }
