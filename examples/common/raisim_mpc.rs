@@ -66,9 +66,8 @@ pub fn gait(t: f64, u: &mut [f64]) {
 pub fn add_gait(m: &Model, d: &mut Data) {
     let mut g = [0.0; 12];
     gait(d.time, &mut g);
-    for i in 0..m.nu.min(12) {
-        let r = m.actuator_ctrlrange[i];
-        d.ctrl[i] = (d.ctrl[i] + g[i]).clamp(r[0], r[1]);
+    for ((u, gi), r) in d.ctrl.iter_mut().zip(g).zip(&m.actuator_ctrlrange) {
+        *u = (*u + gi).clamp(r[0], r[1]);
     }
 }
 
