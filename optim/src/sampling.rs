@@ -3,10 +3,17 @@
 //! noise (σ scaled by each actuator's control range when limited), every candidate simulated
 //! for `steps` physics steps from the current state by the engine, the cheapest becomes the new
 //! nominal. The nominal itself is always candidate 0, so the plan's cost never increases for a
-//! fixed state. Rollouts run in parallel with rayon (in the calling thread pool).
+//! fixed state. Rollouts run in parallel with rayon (in the calling thread pool). The physics
+//! step of the rollouts is [`PredictiveSampling::stepper`] (default: the engine's
+//! `integrator::step`), so a plant stepped otherwise (e.g. `moreau::solver::hard::step_hard`)
+//! can be planned with its own model.
 
 use moreau::{Data, Model};
 use rayon::prelude::*;
+use std::sync::Arc;
+
+/// The physics step of a rollout.
+pub type Stepper = Arc<dyn Fn(&Model, &mut Data) + Send + Sync>;
 
 /// How the knots are interpolated in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +108,8 @@ pub struct PredictiveSampling {
     pub nominal: Vec<f64>,
     pub plan_time: f64,
     pub knot_dt: f64,
+    /// The rollouts' physics step (default `moreau::integrator::step`).
+    pub stepper: Stepper,
     datas: Vec<Data>,
     candidates: Vec<Vec<f64>>,
     costs: Vec<f64>,
@@ -136,6 +145,7 @@ impl PredictiveSampling {
             nominal: vec![0.0; opt.knots * nu],
             plan_time: 0.0,
             knot_dt,
+            stepper: Arc::new(|m: &Model, d: &mut Data| moreau::integrator::step(m, d)),
             datas,
             candidates: vec![vec![0.0; opt.knots * nu]; opt.rollouts],
             costs: vec![0.0; opt.rollouts],
@@ -206,12 +216,13 @@ impl PredictiveSampling {
         // rollouts
         let m = &self.model;
         let (steps, knot_dt, interp) = (self.opt.steps, self.knot_dt, self.opt.interp);
+        let stepper = &*self.stepper;
         self.datas
             .par_iter_mut()
             .zip(self.candidates.par_iter())
             .zip(self.costs.par_iter_mut())
             .for_each(|((d, plan), out)| {
-                *out = rollout(m, d, state, plan, knot_dt, interp, steps, cost);
+                *out = rollout(m, d, state, plan, knot_dt, interp, steps, cost, stepper);
             });
         let (best, &jbest) = self
             .costs
@@ -240,6 +251,7 @@ fn rollout(
     interp: Interp,
     steps: usize,
     cost: &dyn RolloutCost,
+    stepper: &(dyn Fn(&Model, &mut Data) + Send + Sync),
 ) -> f64 {
     d.time = state.time;
     d.qpos.copy_from_slice(&state.qpos);
@@ -260,9 +272,12 @@ fn rollout(
                 d.ctrl[i] = d.ctrl[i].clamp(r[0], r[1]);
             }
         }
-        moreau::integrator::step(m, d);
+        stepper(m, d);
         total += h * cost.stage(m, d);
-        if !total.is_finite() || d.warning.iter().any(|w| w.number > 0) {
+        if !total.is_finite()
+            || d.warning.iter().any(|w| w.number > 0)
+            || d.qpos.iter().chain(&d.qvel).any(|v| !v.is_finite())
+        {
             d.warning = Default::default();
             return f64::INFINITY;
         }

@@ -145,3 +145,42 @@ fn transition_fd_jacobians_match_generic_differences() {
     assert!((&a1 - &a2).amax() < 1e-6, "A: {a1} vs {a2}");
     assert!((&b1 - &b2).amax() < 1e-6, "B: {b1} vs {b2}");
 }
+
+/// The rollouts step with `PredictiveSampling::stepper`: a stepper wrapping the engine's step
+/// is called `rollouts × steps` times and reproduces the default planner's costs bit for bit;
+/// a stepper that doubles the step changes them.
+#[test]
+fn sampling_rollouts_use_the_stepper() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let m = model();
+    let stage = |_: &moreau::Model, d: &moreau::Data| d.qpos[1].powi(2) + d.qvel[1].powi(2);
+    let opt = SamplingOptions {
+        rollouts: 6,
+        steps: 20,
+        knots: 3,
+        sigma: 1.0,
+        ..Default::default()
+    };
+    let mut d = moreau::Data::new(&m);
+    d.qpos[1] = 0.3;
+    let mut base = PredictiveSampling::new(m.clone(), opt.clone()).unwrap();
+    base.plan(&d, &stage);
+    let calls = Arc::new(AtomicUsize::new(0));
+    let mut ps = PredictiveSampling::new(m.clone(), opt.clone()).unwrap();
+    let c = calls.clone();
+    ps.stepper = Arc::new(move |m: &moreau::Model, d: &mut moreau::Data| {
+        c.fetch_add(1, Ordering::Relaxed);
+        moreau::integrator::step(m, d);
+    });
+    ps.plan(&d, &stage);
+    assert_eq!(calls.load(Ordering::Relaxed), opt.rollouts * opt.steps);
+    assert_eq!(ps.costs(), base.costs());
+    let mut twice = PredictiveSampling::new(m.clone(), opt).unwrap();
+    twice.stepper = Arc::new(|m: &moreau::Model, d: &mut moreau::Data| {
+        moreau::integrator::step(m, d);
+        moreau::integrator::step(m, d);
+    });
+    twice.plan(&d, &stage);
+    assert!(twice.costs()[0] != base.costs()[0]);
+}

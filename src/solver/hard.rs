@@ -15,9 +15,14 @@
 //! 4. the impulses `λ` from RaiSim, RaiSim+DS or PGS, then `v⁺ = v_f + M⁻¹Jᵀλ` and
 //!    `q⁺ = q ⊕ h v⁺` ([`crate::state::integrate_pos`]).
 //!
-//! Only the sliding friction `friction[0]` of a contact is used (condim 1 is frictionless;
-//! torsional and rolling friction of condim 4/6 are ignored), and only contacts: joint limits,
-//! equality constraints and friction loss are not part of the hard problem.
+//! Joint limits of hinge and slide joints are unilateral rows `λ ≥ 0 ⊥ c ≥ 0` appended after the
+//! contacts (Jacobian `±e_dof`, velocity positive away from the limit, the same reference velocity
+//! `c*` from the limit distance `dist = q − lo` or `hi − q`), solved in the same Gauss-Seidel
+//! sweep ([`raisim::solve_mixed`]); a limit is in the problem when `dist < jnt_margin` or when the
+//! free velocity would cross it within the step (`dist + h J v_f < 0`). Only the sliding friction
+//! `friction[0]` of a contact is used (condim 1 is frictionless; torsional and rolling friction of
+//! condim 4/6 are ignored); ball-joint limits, tendon limits, equality constraints and friction
+//! loss are not part of the hard problem.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -26,7 +31,7 @@ use crate::data::Data;
 use crate::forward::{fwd_acceleration, fwd_actuation, fwd_position, fwd_velocity};
 use crate::integrator::advance_act;
 use crate::jacobian::jac;
-use crate::model::Model;
+use crate::model::{JointType, Model};
 use crate::solver::ncp::{self, NcpErrors};
 use crate::solver::raisim::{self, GsInfo, GsOptions, GsVariant};
 use crate::state::integrate_pos;
@@ -85,26 +90,33 @@ impl Default for HardOptions {
 pub struct ContactProblem {
     /// Number of contacts in the problem.
     pub nc: usize,
+    /// Number of joint-limit rows (after the `3nc` contact rows).
+    pub nl: usize,
+    /// Joint of each limit row.
+    pub limit_joint: Vec<usize>,
+    /// `+1` for a lower limit (`J = e_dof`), `−1` for an upper one (`J = −e_dof`).
+    pub limit_sign: Vec<f64>,
     /// Index in `d.contact` of each problem contact.
     pub contact: Vec<usize>,
     /// Friction coefficient of each contact.
     pub mu: Vec<f64>,
-    /// Contact Jacobian, `3nc × nv` row-major (rows N, T1, T2 per contact).
+    /// Constraint Jacobian, `n × nv` row-major with `n = 3nc + nl` (rows N, T1, T2 per
+    /// contact, then one row per limit).
     pub J: Vec<f64>,
-    /// `M⁻¹ Jᵀ` stored transposed: row `r` is `M⁻¹ J_rᵀ` (`3nc × nv`).
+    /// `M⁻¹ Jᵀ` stored transposed: row `r` is `M⁻¹ J_rᵀ` (`n × nv`).
     pub MinvJT: Vec<f64>,
-    /// Delassus matrix `J M⁻¹ Jᵀ`, `3nc × 3nc` row-major.
+    /// Delassus matrix `J M⁻¹ Jᵀ`, `n × n` row-major.
     pub G: Vec<f64>,
-    /// Free contact velocity `J v_f − c*` (`3nc`).
+    /// Free velocity `J v_f − c*` (`n`).
     pub g: Vec<f64>,
-    /// Reference velocity `c*` (`3nc`, normal components only non-zero).
+    /// Reference velocity `c*` (`n`; contact normal and limit rows only non-zero).
     pub cref: Vec<f64>,
 }
 
 impl ContactProblem {
-    /// Contact velocities `c = Gλ + g` (relative to `c*`).
+    /// Constraint velocities `c = Gλ + g` (relative to `c*`).
     pub fn velocity(&self, lambda: &[f64]) -> Vec<f64> {
-        let n = 3 * self.nc;
+        let n = self.g.len();
         (0..n)
             .map(|r| {
                 self.g[r]
@@ -145,17 +157,43 @@ pub fn is_active(d: &Data<f64>, i: usize) -> bool {
     c.exclude == 0 && c.dist < c.includemargin
 }
 
-/// Assembles the contact problem from `d.contact` (after collision and the position stage)
-/// and the free velocity `vf`.
+/// The limit rows of hinge and slide joints in the problem (see the module docs): `(joint,
+/// sign, dist)` with `sign = +1` for the lower limit.
+fn active_limits(m: &Model, d: &Data<f64>, vf: &[f64]) -> Vec<(usize, f64, f64)> {
+    let h = m.opt.timestep;
+    let mut out = vec![];
+    for j in 0..m.njnt {
+        if !m.jnt_limited[j] || !matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) {
+            continue;
+        }
+        let q = d.qpos[m.jnt_qposadr[j]];
+        let v = vf[m.jnt_dofadr[j]];
+        let [lo, hi] = m.jnt_range[j];
+        for (sign, dist) in [(1.0, q - lo), (-1.0, hi - q)] {
+            if dist < m.jnt_margin[j] || dist + h * sign * v < 0.0 {
+                out.push((j, sign, dist));
+            }
+        }
+    }
+    out
+}
+
+/// Assembles the problem from `d.contact` (after collision and the position stage), the joint
+/// limits and the free velocity `vf`.
 pub fn assemble(m: &Model, d: &Data<f64>, vf: &[f64], erp: f64) -> ContactProblem {
     let nv = m.nv;
     let h = m.opt.timestep;
     let contact: Vec<usize> = (0..d.contact.len()).filter(|&i| is_active(d, i)).collect();
     let nc = contact.len();
-    let n = 3 * nc;
+    let limits = active_limits(m, d, vf);
+    let nl = limits.len();
+    let n = 3 * nc + nl;
     let mut J = vec![0.0; n * nv];
     for (k, &ci) in contact.iter().enumerate() {
         contact_jacobian(m, d, ci, &mut J[3 * k * nv..3 * (k + 1) * nv]);
+    }
+    for (k, &(j, sign, _)) in limits.iter().enumerate() {
+        J[(3 * nc + k) * nv + m.jnt_dofadr[j]] = sign;
     }
     let mut MinvJT = J.clone();
     for r in 0..n {
@@ -186,8 +224,20 @@ pub fn assemble(m: &Model, d: &Data<f64>, vf: &[f64], erp: f64) -> ContactProble
             g[row] = (0..nv).map(|j| J[row * nv + j] * vf[j]).sum::<f64>() - cref[row];
         }
     }
+    for (k, &(j, sign, dist)) in limits.iter().enumerate() {
+        let row = 3 * nc + k;
+        cref[row] = if dist > 0.0 {
+            -dist / h
+        } else {
+            -erp * dist / h
+        };
+        g[row] = sign * vf[m.jnt_dofadr[j]] - cref[row];
+    }
     ContactProblem {
         nc,
+        nl,
+        limit_joint: limits.iter().map(|l| l.0).collect(),
+        limit_sign: limits.iter().map(|l| l.1).collect(),
         contact,
         mu,
         J,
@@ -202,9 +252,10 @@ pub fn assemble(m: &Model, d: &Data<f64>, vf: &[f64], erp: f64) -> ContactProble
 #[derive(Clone, Debug, Default)]
 pub struct HardStep {
     pub problem: ContactProblem,
-    /// Contact impulses (`3nc`, contact frames); forces are `λ / h`.
+    /// Impulses (`3nc` contact components in contact frames, then `nl` limit impulses); forces
+    /// are `λ / h`.
     pub lambda: Vec<f64>,
-    /// Contact velocities after the step, relative to `c*` (`3nc`).
+    /// Constraint velocities after the step, relative to `c*` (`3nc + nl`).
     pub velocity: Vec<f64>,
     /// Per-contact NCP errors (seed 001).
     pub errors: Vec<NcpErrors>,
@@ -216,6 +267,18 @@ impl HardStep {
     /// `ε_abs` of the step (0 without contacts).
     pub fn eps_abs(&self) -> f64 {
         ncp::max_errors(&self.errors).abs()
+    }
+
+    /// Largest NCP error of the joint-limit rows (`λ ≥ 0 ⊥ c ≥ 0`, forces `λ/h`): the
+    /// largest of `max(0, −λ/h)`, `max(0, −c)` and `|λ c|/h` (0 without limits).
+    pub fn limit_error(&self, h: f64) -> f64 {
+        let p = &self.problem;
+        (3 * p.nc..3 * p.nc + p.nl).fold(0.0f64, |e, r| {
+            let (l, c) = (self.lambda[r], self.velocity[r]);
+            e.max((-l / h).max(0.0))
+                .max((-c).max(0.0))
+                .max((l * c / h).abs())
+        })
     }
 
     /// World-frame contact force of problem contact `k` (acting on geom 1's body), `λ/h`
@@ -244,14 +307,15 @@ pub fn step_hard(m: &Model, d: &mut Data<f64>, solver: HardSolver, opts: &HardOp
     fwd_acceleration(m, d);
     let vf: Vec<f64> = (0..nv).map(|i| d.qvel[i] + h * d.qacc_smooth[i]).collect();
     let problem = assemble(m, d, &vf, opts.erp);
-    let n = 3 * problem.nc;
+    let n = 3 * problem.nc + problem.nl;
     let mut lambda = vec![0.0; n];
     let info = if n > 0 {
-        raisim::solve(
+        raisim::solve_mixed(
             solver.variant(),
             &problem.G,
             &problem.g,
             &problem.mu,
+            problem.nl,
             &opts.gs,
             &mut lambda,
         )

@@ -265,7 +265,11 @@ pub fn pgs_contact(
 
 /// Block `(i, j)` of the `3nc × 3nc` row-major matrix `G`.
 pub fn block(G: &[f64], nc: usize, i: usize, j: usize) -> Matrix3<f64> {
-    let n = 3 * nc;
+    block_n(G, 3 * nc, i, j)
+}
+
+/// Contact block `(i, j)` of the `n × n` row-major matrix `G`.
+fn block_n(G: &[f64], n: usize, i: usize, j: usize) -> Matrix3<f64> {
     Matrix3::from_fn(|a, b| G[(3 * i + a) * n + 3 * j + b])
 }
 
@@ -279,12 +283,29 @@ pub fn solve(
     opts: &GsOptions,
     lambda: &mut [f64],
 ) -> GsInfo {
+    solve_mixed(variant, G, g, mu, 0, opts, lambda)
+}
+
+/// [`solve`] for a problem of `nc = mu.len()` contacts followed by `nl` scalar unilateral rows
+/// (joint limits: `λ_r ≥ 0 ⊥ c_r ≥ 0`), `G` of size `(3nc + nl)²`. Each sweep updates the
+/// contact blocks with `variant`, then every unilateral row by the exact one-row solution
+/// `λ_r ← max(0, λ_r − c_r / G_rr)` (for a frictionless 1-D contact, RaiSim's takeoff /
+/// stiction cases and PGS coincide with it; these rows are not relaxed).
+pub fn solve_mixed(
+    variant: GsVariant,
+    G: &[f64],
+    g: &[f64],
+    mu: &[f64],
+    nl: usize,
+    opts: &GsOptions,
+    lambda: &mut [f64],
+) -> GsInfo {
     let nc = mu.len();
-    let n = 3 * nc;
+    let n = 3 * nc + nl;
     assert_eq!(G.len(), n * n);
     assert_eq!(g.len(), n);
     assert_eq!(lambda.len(), n);
-    let diag: Vec<Matrix3<f64>> = (0..nc).map(|i| block(G, nc, i, i)).collect();
+    let diag: Vec<Matrix3<f64>> = (0..nc).map(|i| block_n(G, n, i, i)).collect();
     let mut info = GsInfo::default();
     let mut alpha = opts.alpha0;
     for it in 0..opts.max_iter {
@@ -314,6 +335,23 @@ pub fn solve(
             };
             change = change.max((new - li).amax());
             lambda[3 * i..3 * i + 3].copy_from_slice(new.as_slice());
+        }
+        for r in 3 * nc..n {
+            let row = &G[r * n..(r + 1) * n];
+            let c = g[r]
+                + row
+                    .iter()
+                    .zip(lambda.iter())
+                    .map(|(x, y)| x * y)
+                    .sum::<f64>();
+            let d = row[r];
+            let new = if d > 0.0 {
+                (lambda[r] - c / d).max(0.0)
+            } else {
+                lambda[r]
+            };
+            change = change.max((new - lambda[r]).abs());
+            lambda[r] = new;
         }
         info.iterations = it + 1;
         info.last_change = change;
