@@ -118,7 +118,11 @@ fn run() -> Result<(), String> {
             med_ms,
         });
 
-        let peer = if croc { Some(crocoddyl(name, repeat)?) } else { None };
+        let peer = if croc {
+            Some(crocoddyl(name, repeat)?)
+        } else {
+            None
+        };
         for r in &rows {
             let (ratio, same) = match &peer {
                 Some(c) => {
@@ -199,7 +203,10 @@ fn crocoddyl(name: &str, repeat: usize) -> Result<Peer, String> {
         ));
     }
     let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().last().ok_or("crocoddyl script printed nothing")?;
+    let line = text
+        .lines()
+        .last()
+        .ok_or("crocoddyl script printed nothing")?;
     let v: serde_json::Value =
         serde_json::from_str(line).map_err(|e| format!("crocoddyl output: {e}"))?;
     let f = |k: &str| {

@@ -421,6 +421,11 @@ pub fn solve_lbfgs(
         let obj = TangentObjective {
             c,
             zref: z.clone(),
+            precond: precond.clone(),
+        };
+        let to_tangent = TangentObjective {
+            c,
+            zref: vec![],
             precond,
         };
         let f0 = c.objective(&z);
@@ -428,7 +433,10 @@ pub fn solve_lbfgs(
         let solver = LBFGS::new(ls, opts.memory)
             .with_tolerance_grad(1e-9)?
             .with_tolerance_cost(1e-14)?;
-        let remaining = opts.max_iters.saturating_sub(total).clamp(1, opts.refresh.max(1));
+        let remaining = opts
+            .max_iters
+            .saturating_sub(total)
+            .clamp(1, opts.refresh.max(1));
         let res = Executor::new(obj, solver)
             .configure(|s| s.param(vec![0.0; c.n_vars()]).max_iters(remaining))
             .run()?;
@@ -439,8 +447,7 @@ pub fn solve_lbfgs(
             .get_best_param()
             .cloned()
             .ok_or_else(|| Error::msg("L-BFGS: no result"))?;
-        let x = res.problem.get_problem().map(|o| o.tangent(&y));
-        let x = x.ok_or_else(|| Error::msg("L-BFGS: problem lost"))?;
+        let x = to_tangent.tangent(&y);
         z = c.retract(&z, &x, 1.0);
         total += iters;
         let ev = c.evaluate(&z);
