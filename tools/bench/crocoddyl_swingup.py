@@ -1,7 +1,8 @@
 """Crocoddyl FDDP on the swing-up problems of ../shared/notes/targets.md, on moreau's models.
 
     pip install crocoddyl==3.2.1 pin==4.0.0 libpinocchio==4.0.0 mujoco==4.0.0
-    python3 tools/bench/crocoddyl_swingup.py [cartpole|acrobot ...] [--repeat N] [--json]
+    python3 tools/bench/crocoddyl_swingup.py [cartpole|acrobot ...] [--repeat N]
+        [--python-acrobot] [--out FILE]
 
 The Pinocchio model is read from the same MJCF file as moreau's (models/cartpole_swingup.xml,
 models/acrobot.xml); its forward dynamics is checked against MuJoCo 4.0.0 (mj_forward) at random
@@ -17,7 +18,10 @@ ActuationModelAbstract (τ = (u, 0)). The Python callbacks cost time: `--python-
 the acrobot with the same Python actuation to measure that overhead.
 
 Prints one JSON object per problem (time is the median wall time of `solve` over the repeats,
-single thread): {problem, cost, iterations, ms, ms_min, dyn_err}.
+single thread): {problem, cost, iterations, ms, ms_min, dyn_err, xN}. `--out FILE` also writes
+them as a JSON array: tests/reference/crocoddyl_swingup.json (the optima that
+optim/tests/peer_optimum.rs checks moreau's solvers against) is
+`python3 tools/bench/crocoddyl_swingup.py --repeat 1 --out tests/reference/crocoddyl_swingup.json`.
 """
 
 import json
@@ -139,14 +143,25 @@ def main():
         i = args.index("--repeat")
         repeat = int(args[i + 1])
         del args[i:i + 2]
+    out = None
+    if "--out" in args:
+        i = args.index("--out")
+        out = args[i + 1]
+        del args[i:i + 2]
     py_acrobot = "--python-acrobot" in args
     names = [a for a in args if not a.startswith("--")] or ["cartpole", "acrobot"]
+    results = []
     for n in names:
         if n not in FILES:
             sys.exit(f"unknown problem {n}")
-        print(json.dumps(solve(n, repeat)), flush=True)
+        results.append(solve(n, repeat))
+        print(json.dumps(results[-1]), flush=True)
     if py_acrobot:
-        print(json.dumps(solve("acrobot", repeat, True)), flush=True)
+        results.append(solve("acrobot", repeat, True))
+        print(json.dumps(results[-1]), flush=True)
+    if out:
+        with open(out, "w") as f:
+            json.dump(results, f, indent=1)
 
 
 if __name__ == "__main__":
