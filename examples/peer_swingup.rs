@@ -5,10 +5,12 @@
 //! Run: `cargo run --release --example peer_swingup [-- cartpole|acrobot] [--repeat N]
 //! [--crocoddyl]`. Times moreau's direct collocation (GN/LM) and iLQR (engine step) `N` times
 //! each (default 10; min and median wall time of the solve, single thread). With `--crocoddyl`
-//! it runs `python3 tools/bench/crocoddyl_swingup.py` (needs `pip install crocoddyl==3.2.1
-//! pin==4.0.0 libpinocchio==4.0.0 mujoco==4.0.0`) on the same MJCF models right after each
-//! moreau problem and prints the ratio moreau / Crocoddyl for every moreau method that reaches
-//! Crocoddyl's optimum (relative cost difference ≤ 1e-4).
+//! each repeat also runs one Crocoddyl FDDP solve by `python3 tools/bench/crocoddyl_swingup.py`
+//! (needs `pip install crocoddyl==3.2.1 pin==4.0.0 libpinocchio==4.0.0 mujoco==4.0.0`) on the
+//! same MJCF models, interleaved with moreau's solves, and prints the ratio moreau / Crocoddyl
+//! for every moreau method that reaches Crocoddyl's optimum (relative cost difference ≤ 1e-4).
+//! The cart-pole's Crocoddyl actuation is a Python class (see the script): its time includes
+//! Python callbacks, so the acrobot is the like-for-like comparison.
 
 use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
@@ -60,38 +62,26 @@ fn run() -> Result<(), String> {
     let mut body = vec![];
     for name in names {
         let p = swingup(name)?;
-        let mut rows = vec![];
 
-        // Direct collocation, GN/LM (same settings as the trajopt example).
-        let mut times = vec![];
-        let mut last = None;
+        // Interleaved: each repeat runs the collocation, iLQR and (with --crocoddyl) one
+        // Crocoddyl solve, so that load changes on the machine hit all three alike.
+        let cost = p.ilqr_cost();
+        let (mut tc, mut ti, mut tp) = (vec![], vec![], vec![]);
+        let (mut last_c, mut last_i, mut last_p) = (None, None, None);
         for _ in 0..repeat {
+            // Direct collocation, GN/LM (same settings as the trajopt example).
             let c = p.collocation(3.0)?;
             let z0 = c.initial_guess();
             let t0 = Instant::now();
             let (_, res) = solve_lm(c, z0, LevenbergMarquardt::default(), 300, |e| e)
                 .map_err(|e| e.to_string())?;
-            times.push(t0.elapsed().as_secs_f64() * 1e3);
+            tc.push(t0.elapsed().as_secs_f64() * 1e3);
             if !res.converged {
                 return Err(format!("{name}: collocation did not converge"));
             }
-            last = Some(res);
-        }
-        let res = last.ok_or("no run")?;
-        let (min_ms, med_ms) = stats(times);
-        rows.push(Timing {
-            method: "collocation GN/LM".into(),
-            iters: res.iterations,
-            cost: res.eval.cost(),
-            min_ms,
-            med_ms,
-        });
+            last_c = Some(res);
 
-        // iLQR on the engine's step (transition Jacobians by centered FD).
-        let cost = p.ilqr_cost();
-        let mut times = vec![];
-        let mut last = None;
-        for _ in 0..repeat {
+            // iLQR on the engine's step (transition Jacobians by centered FD).
             let mut sys = MoreauSystem::new(p.model.clone())?;
             let t0 = Instant::now();
             let ri = ilqr(
@@ -102,14 +92,29 @@ fn run() -> Result<(), String> {
                 &IlqrOptions::default(),
                 |_, _| {},
             )?;
-            times.push(t0.elapsed().as_secs_f64() * 1e3);
+            ti.push(t0.elapsed().as_secs_f64() * 1e3);
             if !ri.converged {
                 return Err(format!("{name}: iLQR did not converge"));
             }
-            last = Some(ri);
+            last_i = Some(ri);
+
+            if croc {
+                let c = crocoddyl(name)?;
+                tp.push(c.ms);
+                last_p = Some(c);
+            }
         }
-        let ri = last.ok_or("no run")?;
-        let (min_ms, med_ms) = stats(times);
+        let res = last_c.ok_or("no run")?;
+        let (min_ms, med_ms) = stats(tc);
+        let mut rows = vec![Timing {
+            method: "collocation GN/LM".into(),
+            iters: res.iterations,
+            cost: res.eval.cost(),
+            min_ms,
+            med_ms,
+        }];
+        let ri = last_i.ok_or("no run")?;
+        let (min_ms, med_ms) = stats(ti);
         rows.push(Timing {
             method: "iLQR (engine step)".into(),
             iters: ri.iterations as u64,
@@ -117,11 +122,16 @@ fn run() -> Result<(), String> {
             min_ms,
             med_ms,
         });
-
-        let peer = if croc {
-            Some(crocoddyl(name, repeat)?)
-        } else {
-            None
+        let peer = match last_p {
+            Some(c) => {
+                let (min_ms, med_ms) = stats(tp);
+                Some(Peer {
+                    min_ms,
+                    med_ms,
+                    ..c
+                })
+            }
+            None => None,
         };
         for r in &rows {
             let (ratio, same) = match &peer {
@@ -182,18 +192,21 @@ fn run() -> Result<(), String> {
 struct Peer {
     cost: f64,
     iters: u64,
+    /// Time of the last solve.
+    ms: f64,
     min_ms: f64,
     med_ms: f64,
     note: &'static str,
 }
 
-fn crocoddyl(name: &str, repeat: usize) -> Result<Peer, String> {
+/// One Crocoddyl solve (the script's timer wraps `solve` only, not Python's start-up).
+fn crocoddyl(name: &str) -> Result<Peer, String> {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/tools/bench/crocoddyl_swingup.py"
     );
     let out = std::process::Command::new("python3")
-        .args([script, name, "--repeat", &repeat.to_string()])
+        .args([script, name, "--repeat", "1"])
         .output()
         .map_err(|e| format!("python3: {e}"))?;
     if !out.status.success() {
@@ -223,7 +236,8 @@ fn crocoddyl(name: &str, repeat: usize) -> Result<Peer, String> {
     Ok(Peer {
         cost: f("cost")?,
         iters: f("iterations")? as u64,
-        min_ms: f("ms_min")?,
+        ms: f("ms")?,
+        min_ms: f("ms")?,
         med_ms: f("ms")?,
         note: if name == "cartpole" {
             " (Python actuation)"

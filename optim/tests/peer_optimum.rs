@@ -78,7 +78,10 @@ fn cartpole_collocation_reaches_crocoddyl_optimum() {
     let z0 = c.initial_guess();
     let (_, r) = solve_lm(c, z0, LevenbergMarquardt::default(), 300, |e| e).expect("runs");
     assert!(r.converged);
-    eprintln!("cartpole: collocation cost {} vs Crocoddyl {cost_ref}", r.eval.cost());
+    eprintln!(
+        "cartpole: collocation cost {} vs Crocoddyl {cost_ref}",
+        r.eval.cost()
+    );
     // The collocation stops on a relative decrease of 1e-3 per iteration with |Nᵀτ| ≤ 1e-8.
     assert!((r.eval.cost() - cost_ref).abs() < 1e-6 * cost_ref);
 }
