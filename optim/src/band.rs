@@ -94,6 +94,30 @@ impl BandMatrix {
         true
     }
 
+    /// Solves `L x = b` in place after [`cholesky`](Self::cholesky).
+    pub fn solve_lower(&self, x: &mut [f64]) {
+        let bw = self.bw;
+        for i in 0..self.n {
+            let mut s = x[i];
+            for k in i.saturating_sub(bw)..i {
+                s -= self.data[self.idx(i, k)] * x[k];
+            }
+            x[i] = s / self.data[self.idx(i, i)];
+        }
+    }
+
+    /// Solves `Lᵀ x = b` in place after [`cholesky`](Self::cholesky).
+    pub fn solve_upper(&self, x: &mut [f64]) {
+        let (n, bw) = (self.n, self.bw);
+        for i in (0..n).rev() {
+            let mut s = x[i];
+            for k in i + 1..(i + bw + 1).min(n) {
+                s -= self.data[self.idx(k, i)] * x[k];
+            }
+            x[i] = s / self.data[self.idx(i, i)];
+        }
+    }
+
     /// Solves `L Lᵀ x = b` in place after [`cholesky`](Self::cholesky).
     pub fn solve(&self, x: &mut [f64]) {
         let (n, bw) = (self.n, self.bw);
@@ -144,6 +168,10 @@ mod tests {
         assert!(band.cholesky());
         let mut x = b.as_slice().to_vec();
         band.solve(&mut x);
-        assert!((DVector::from_vec(x) - xd).amax() < 1e-12);
+        assert!((DVector::from_vec(x.clone()) - &xd).amax() < 1e-12);
+        let mut x2 = b.as_slice().to_vec();
+        band.solve_lower(&mut x2);
+        band.solve_upper(&mut x2);
+        assert!((DVector::from_vec(x2) - xd).amax() < 1e-12);
     }
 }
