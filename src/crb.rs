@@ -68,25 +68,36 @@ pub fn factor_m<T: Scalar>(m: &Model, d: &mut Data<T>) {
     factor_ld(m, &mut d.qLD, &mut d.qLDiagInv);
 }
 
+/// Length of row `k` of the `qM` layout (the dof and its ancestors).
+#[inline]
+fn row_len(m: &Model, k: usize) -> usize {
+    if k + 1 < m.nv {
+        m.dof_Madr[k + 1] - m.dof_Madr[k]
+    } else {
+        m.nM - m.dof_Madr[k]
+    }
+}
+
 /// In-place LᵀDL factorization of a matrix in the `qM` layout; writes `1/D` into `diag_inv`.
+/// Row `k` from position `off` lists exactly the ancestors of `ii = λ^off(k)`, i.e. row `ii`,
+/// so each elimination step is one contiguous axpy on row `ii`.
 pub fn factor_ld<T: Scalar>(m: &Model, ld: &mut [T], diag_inv: &mut [T]) {
     for k in (0..m.nv).rev() {
         let ak = m.dof_Madr[k];
-        let mut off = 1;
+        let len = row_len(m, k);
+        let (head, tail) = ld.split_at_mut(ak);
+        let rowk = &mut tail[..len];
+        let dk = rowk[0];
         let mut i = dof_parent(m, k);
+        let mut off = 1;
         while let Some(ii) = i {
-            let a = ld[ak + off] / ld[ak];
-            // row ii: ld[ai + t] -= ld[ak + off + t] * a along ii's ancestor chain
+            let a = rowk[off] / dk;
             let ai = m.dof_Madr[ii];
-            let mut t = 0;
-            let mut j = Some(ii);
-            while let Some(jj) = j {
-                let x = ld[ak + off + t];
-                ld[ai + t] -= x * a;
-                t += 1;
-                j = dof_parent(m, jj);
+            let n = len - off;
+            for (y, x) in head[ai..ai + n].iter_mut().zip(&rowk[off..]) {
+                *y -= *x * a;
             }
-            ld[ak + off] = a;
+            rowk[off] = a;
             off += 1;
             i = dof_parent(m, ii);
         }

@@ -613,31 +613,68 @@ pub struct Model {
     /// not implemented, so their range is left as authored and `forward::unsupported` reports
     /// the model. Empty for models built without the MJCF compiler.
     pub actuator_lengthrange_unresolved: Vec<usize>,
+    /// Derived: per dof and per tendon, the actuator terms `[damping, dampingpoly[0],
+    /// dampingpoly[1], armature]` of [`Model::actuator_extra`], cached by
+    /// [`Model::update_actuator_extras`] (the MJCF compiler calls it). Call it again after
+    /// changing `actuator_damping`, `actuator_dampingpoly`, `actuator_armature`, `actuator_gear`
+    /// or the transmissions. Empty means "not cached": computed on the fly (O(nu) per call).
+    pub dof_actextra: Vec<[f64; 4]>,
+    pub tendon_actextra: Vec<[f64; 4]>,
 }
 
 impl Model {
     /// Dof damping and damping polynomial including actuator damping ([`Self::actuator_extra`]).
     pub fn dof_damping_eff(&self, i: usize) -> (f64, [f64; 2]) {
         let p = self.dof_dampingpoly.get(i).copied().unwrap_or([0.0; 2]);
-        let e = self.actuator_extra(i, false);
+        let e = self.dof_extra(i);
         (self.dof_damping[i] + e[0], [p[0] + e[1], p[1] + e[2]])
     }
 
     /// Dof armature including actuator armature.
     pub fn dof_armature_eff(&self, i: usize) -> f64 {
-        self.dof_armature[i] + self.actuator_extra(i, false)[3]
+        self.dof_armature[i] + self.dof_extra(i)[3]
     }
 
     /// Tendon damping and damping polynomial including actuator damping.
     pub fn tendon_damping_eff(&self, t: usize) -> (f64, [f64; 2]) {
         let p = self.tendon_dampingpoly.get(t).copied().unwrap_or([0.0; 2]);
-        let e = self.actuator_extra(t, true);
+        let e = self.tendon_extra(t);
         (self.tendon_damping[t] + e[0], [p[0] + e[1], p[1] + e[2]])
     }
 
     /// Tendon armature including actuator armature.
     pub fn tendon_armature_eff(&self, t: usize) -> f64 {
-        self.tendon_armature.get(t).copied().unwrap_or(0.0) + self.actuator_extra(t, true)[3]
+        self.tendon_armature.get(t).copied().unwrap_or(0.0) + self.tendon_extra(t)[3]
+    }
+
+    #[inline]
+    fn dof_extra(&self, i: usize) -> [f64; 4] {
+        match self.dof_actextra.get(i) {
+            Some(e) if self.dof_actextra.len() == self.nv => *e,
+            _ => self.actuator_extra(i, false),
+        }
+    }
+
+    #[inline]
+    fn tendon_extra(&self, t: usize) -> [f64; 4] {
+        match self.tendon_actextra.get(t) {
+            Some(e) if self.tendon_actextra.len() == self.ntendon => *e,
+            _ => self.actuator_extra(t, true),
+        }
+    }
+
+    /// Fills the derived caches `dof_actextra` and `tendon_actextra` from the actuators.
+    pub fn update_actuator_extras(&mut self) {
+        self.dof_actextra.clear();
+        self.tendon_actextra.clear();
+        let dof: Vec<[f64; 4]> = (0..self.nv)
+            .map(|i| self.actuator_extra(i, false))
+            .collect();
+        let ten: Vec<[f64; 4]> = (0..self.ntendon)
+            .map(|t| self.actuator_extra(t, true))
+            .collect();
+        self.dof_actextra = dof;
+        self.tendon_actextra = ten;
     }
 
     /// Actuator damping / armature folded onto the transmission (MuJoCo 4.0.0 actuator

@@ -154,6 +154,7 @@ fn load_impl(text: &str, name: &str, dir: Option<PathBuf>, vfs: &Vfs) -> Result<
     schema::validate(&root)?;
     let lengthrange = compile::read_lengthrange(&root)?;
     let mut model = compile::compile(&root, &files)?;
+    model.update_actuator_extras();
     crate::setconst::set_const(&mut model);
     // MuJoCo computes actuator length ranges after mj_setConst; the simulation-based estimate
     // is not implemented, so actuators needing it are recorded (`forward::unsupported`)

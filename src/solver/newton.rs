@@ -20,13 +20,13 @@ pub fn hessian<T: Scalar>(nv: usize, d: &Data<T>, s: &mut SolverScratch<T>) {
         }
         let di = d.efc_D[i];
         let row = &j[i * nv..(i + 1) * nv];
-        for a in 0..nv {
-            let ja = row[a] * di;
+        for (a, &ra) in row.iter().enumerate() {
+            let ja = ra * di;
             if ja == T::zero() {
                 continue;
             }
-            for b in 0..=a {
-                h[a * nv + b] += ja * row[b];
+            for (hb, &rb) in h[a * nv..a * nv + a + 1].iter_mut().zip(&row[..=a]) {
+                *hb += ja * rb;
             }
         }
     }
@@ -48,17 +48,17 @@ pub fn hessian<T: Scalar>(nv: usize, d: &Data<T>, s: &mut SolverScratch<T>) {
                 }
                 let rp = &j[(adr + p) * nv..(adr + p + 1) * nv];
                 let rq = &j[(adr + q) * nv..(adr + q + 1) * nv];
-                for a in 0..nv {
-                    let ja = rp[a] * w;
+                for (a, &ra) in rp.iter().enumerate() {
+                    let ja = ra * w;
                     if ja == T::zero() {
                         continue;
                     }
-                    for b in 0..=a {
-                        h[a * nv + b] += ja * rq[b];
+                    for (hb, &rb) in h[a * nv..a * nv + a + 1].iter_mut().zip(&rq[..=a]) {
+                        *hb += ja * rb;
                     }
                 }
             }
         }
     }
-    dense::chol_factor(h, nv);
+    dense::chol_factor_fast(h, nv);
 }
