@@ -109,14 +109,16 @@ fn build_model(j: &Value) -> Model {
     for k in 0..m.nmesh {
         let (v0, v1) = (va[k] as usize, (va[k] + vn[k]) as usize);
         let (f0, f1) = (fa[k] as usize, (fa[k] + fnum[k]) as usize);
-        m.mesh.push(Mesh {
+        let mut mesh = Mesh {
             vert: verts[v0..v1].to_vec(),
             face: faces[f0..f1]
                 .iter()
                 .map(|t| [t[0] as usize, t[1] as usize, t[2] as usize])
                 .collect(),
             ..Default::default()
-        });
+        };
+        mesh.build_polygons();
+        m.mesh.push(mesh);
     }
     let hsize = arr::<4>(&j["hfield_size"]);
     let (hr, hc, ha) = (
@@ -272,7 +274,9 @@ fn compare(ours: &[Contact<f64>], theirs: &[Value], st: &mut Stats) {
 
 /// Required accuracy per scene (dist/pos/frame), or None where only reported.
 fn tolerance(name: &str) -> Option<f64> {
-    const EXACT: [&str; 18] = [
+    const EXACT: [&str; 20] = [
+        "plane-mesh",
+        "plane-cube",
         "plane-sphere",
         "plane-capsule",
         "plane-box",
