@@ -505,8 +505,17 @@ fn epa(
     })
 }
 
-/// Any convex pair without a dedicated collider: one contact at the midpoint of the witness
-/// points, normal from geom 0 to geom 1.
+/// Any convex pair without a dedicated collider (MuJoCo's `mjc_Convex`): one contact at the
+/// midpoint of the witness points, normal from geom 0 to geom 1.
+///
+/// Not reproduced (MuJoCo 4.0.0, `multiccd` on by default, a disable bit): for pairs of
+/// flat-featured geoms (box, mesh, cylinder, and capsule segments) MuJoCo's native CCD clips the
+/// touching features against each other and returns up to 4 contacts in one pass, all with the
+/// EPA depth, at the corners of the overlap polygon on the mid-plane (e.g. a cube mesh resting
+/// on a box face: the 4 corners of the face overlap; a capsule lying on a face: its 2 segment
+/// ends). The older perturbation search (rotating the geoms by ±1e-3 rad about the contact
+/// tangents) is NOT what 4.0.0 does: it adds contacts on curved surfaces where 4.0.0 reports
+/// one. Here such pairs get the single deepest contact.
 pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;
     let (Some(a), Some(b)) = (posed(m, d, g1), posed(m, d, g2)) else {
