@@ -177,10 +177,22 @@ fn compare(ours: &[Contact<f64>], theirs: &[Value], st: &mut Stats) {
     st.poses += 1;
     if std::env::var("COLL_DUMP").is_ok() {
         for c in ours {
-            eprintln!("ours   {:?} {:.6} {:.5?} {:.5?}", c.geom, c.dist, c.pos.as_slice(), c.normal().as_slice());
+            eprintln!(
+                "ours   {:?} {:.6} {:.5?} {:.5?}",
+                c.geom,
+                c.dist,
+                c.pos.as_slice(),
+                c.normal().as_slice()
+            );
         }
         for c in theirs {
-            eprintln!("theirs {} {:.6} {} {}", c["geom"], f(&c["dist"]), c["pos"], c["frame"]);
+            eprintln!(
+                "theirs {} {:.6} {} {}",
+                c["geom"],
+                f(&c["dist"]),
+                c["pos"],
+                c["frame"]
+            );
         }
         eprintln!("--");
     }

@@ -26,7 +26,11 @@ impl Mesh {
         let Some(tri) = crate::mjcf::mesh::convex_hull(&self.vert) else {
             return;
         };
-        let p: Vec<V3> = self.vert.iter().map(|v| V3::new(v[0], v[1], v[2])).collect();
+        let p: Vec<V3> = self
+            .vert
+            .iter()
+            .map(|v| V3::new(v[0], v[1], v[2]))
+            .collect();
         let nrm: Vec<V3> = tri
             .iter()
             .map(|f| {
@@ -215,10 +219,17 @@ mod tests {
                 assert!((nrm.norm() - 1.0).abs() < 1e-12);
                 // outward: every vertex lies on or below the face plane
                 let off = nrm.dot(&p(poly[0]));
-                assert!(m.vert.iter().all(|q| nrm.dot(&V3::new(q[0], q[1], q[2])) <= off + 1e-12));
+                assert!(m
+                    .vert
+                    .iter()
+                    .all(|q| nrm.dot(&V3::new(q[0], q[1], q[2])) <= off + 1e-12));
                 // counter-clockwise about the normal, and planar
                 for k in 0..poly.len() {
-                    let (a, b, c) = (p(poly[k]), p(poly[(k + 1) % poly.len()]), p(poly[(k + 2) % poly.len()]));
+                    let (a, b, c) = (
+                        p(poly[k]),
+                        p(poly[(k + 1) % poly.len()]),
+                        p(poly[(k + 2) % poly.len()]),
+                    );
                     assert!((b - a).cross(&(c - b)).dot(&nrm) > 0.0);
                     assert!((nrm.dot(&a) - off).abs() < 1e-12);
                 }
@@ -241,12 +252,18 @@ mod tests {
                 let pts: Vec<V3> = (0..n)
                     .map(|k| {
                         let t = 2.0 * std::f64::consts::PI * k as f64 / n as f64;
-                        let r = if irregular { 1.0 + 0.15 * (3.0 * t).sin() * (k % 2) as f64 } else { 1.0 };
+                        let r = if irregular {
+                            1.0 + 0.15 * (3.0 * t).sin() * (k % 2) as f64
+                        } else {
+                            1.0
+                        };
                         V3::new(r * t.cos(), r * t.sin(), 0.0)
                     })
                     .collect();
                 let area = |q: [usize; 4]| {
-                    0.5 * (pts[q[0]] - pts[q[2]]).cross(&(pts[q[1]] - pts[q[3]])).norm()
+                    0.5 * (pts[q[0]] - pts[q[2]])
+                        .cross(&(pts[q[1]] - pts[q[3]]))
+                        .norm()
                 };
                 for a in 0..n {
                     let (q, cnt) = quad_positions(n, a, |k| pts[k]);
@@ -269,7 +286,9 @@ mod tests {
             }
         }
         // four or fewer corners: all of them, from a, in walk order
-        let sq: Vec<V3> = (0..4).map(|k| V3::new(k as f64, (k * k) as f64, 0.0)).collect();
+        let sq: Vec<V3> = (0..4)
+            .map(|k| V3::new(k as f64, (k * k) as f64, 0.0))
+            .collect();
         assert_eq!(quad_positions(4, 2, |k| sq[k]), ([2, 3, 0, 1], 4));
         assert_eq!(quad_positions(3, 1, |k| sq[k]), ([1, 2, 0, 0], 3));
     }
