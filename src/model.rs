@@ -316,6 +316,13 @@ pub struct Mesh {
     /// Offset and rotation that were removed from the authored vertices.
     pub pos: [f64; 3],
     pub quat: [f64; 4],
+    /// Convex-hull polygons (coplanar hull faces merged), vertex indices counter-clockwise about
+    /// the outward normal (`mesh_polyvert`); filled by [`Mesh::build_polygons`].
+    pub polyvert: Vec<Vec<usize>>,
+    /// Unit outward normal per polygon (`mesh_polynormal`).
+    pub polynormal: Vec<[f64; 3]>,
+    /// Per vertex, the polygons containing it, ascending (`mesh_polymap`).
+    pub polymap: Vec<Vec<usize>>,
 }
 
 /// A height field asset: `nrow × ncol` elevations in [0, 1], row-major, and size (x, y, zmax, zbase).

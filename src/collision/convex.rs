@@ -4,10 +4,10 @@
 //! ellipsoid or a mesh, cylinder–capsule/cylinder/box, and plane–ellipsoid/mesh.
 //!
 //! One contact per pair (MuJoCo's multi-contact `multiccd` patches are not reproduced) except
-//! plane–mesh, which returns every hull vertex within the margin (up to 4, deepest first).
+//! plane–mesh, which follows MuJoCo 4.0.0's hull-polygon rule (up to 4 contacts).
 //! No allocation: the simplex and the EPA polytope live in fixed-size arrays.
 
-use super::{f64of, Sink};
+use super::{f64of, meshpoly, Sink};
 use crate::data::{sc, Data, Scalar};
 use crate::model::{GeomType, Model};
 use nalgebra::{Matrix3, Vector3};
@@ -505,8 +505,17 @@ fn epa(
     })
 }
 
-/// Any convex pair without a dedicated collider: one contact at the midpoint of the witness
-/// points, normal from geom 0 to geom 1.
+/// Any convex pair without a dedicated collider (MuJoCo's `mjc_Convex`): one contact at the
+/// midpoint of the witness points, normal from geom 0 to geom 1.
+///
+/// Not reproduced (MuJoCo 4.0.0, `multiccd` on by default, a disable bit): for pairs of
+/// flat-featured geoms (box, mesh, cylinder, and capsule segments) MuJoCo's native CCD clips the
+/// touching features against each other and returns up to 4 contacts in one pass, all with the
+/// EPA depth, at the corners of the overlap polygon on the mid-plane (e.g. a cube mesh resting
+/// on a box face: the 4 corners of the face overlap; a capsule lying on a face: its 2 segment
+/// ends). The older perturbation search (rotating the geoms by ±1e-3 rad about the contact
+/// tangents) is NOT what 4.0.0 does: it adds contacts on curved surfaces where 4.0.0 reports
+/// one. Here such pairs get the single deepest contact.
 pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;
     let (Some(a), Some(b)) = (posed(m, d, g1), posed(m, d, g2)) else {
@@ -523,8 +532,16 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     s.add(sc(c.dist), v((c.pa + c.pb) * 0.5), v(c.normal), None);
 }
 
-/// Plane against an ellipsoid or a mesh hull: the support point against the plane normal
-/// (ellipsoid), or the hull vertices within the margin, deepest first, at most 4 (mesh).
+/// Plane against an ellipsoid or a mesh (MuJoCo 4.0.0 `mjc_PlaneConvex`, mujoco-facts "plane–mesh"):
+/// the support point against the plane normal is the first contact. For a mesh the support is
+/// the first hull vertex of largest depth; then, of the hull polygons containing it, the one
+/// whose outward normal is most anti-aligned with the plane normal is reduced to at most four
+/// corners by [`meshpoly::quad_positions`], and each further corner is a contact if it lies
+/// within the margin and not above the mesh centre along the normal.
+///
+/// MuJoCo hill-climbs the support vertex on its qhull graph for meshes with many vertices; the
+/// result is the same vertex except under exact depth ties (symmetric poses), where MuJoCo's
+/// choice depends on qhull's vertex order and may differ from the first-index choice here.
 pub fn plane_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [gp, g] = s.geom;
     let Some(b) = posed(m, d, g) else {
@@ -534,39 +551,73 @@ pub fn plane_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let p0: V3 = d.geom_xpos[gp].map(|x| f64of(x));
     let margin = f64of(s.margin);
     let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
-    let emit = |s: &mut Sink<T>, q: V3| {
+    let emit = |s: &mut Sink<T>, q: V3, dist: f64| {
+        s.add(sc(dist), v(q - n * (0.5 * dist)), v(n), None);
+    };
+    let Shape::Mesh(verts) = b.shape else {
+        let q = b.support(&-n);
         let dist = n.dot(&(q - p0));
         if dist <= margin {
-            s.add(sc(dist), v(q - n * (0.5 * dist)), v(n), None);
+            emit(s, q, dist);
         }
+        return;
     };
-    match b.shape {
-        Shape::Mesh(verts) => {
-            // up to 4 deepest vertices within the margin
-            let mut best: [(f64, V3); 4] = [(f64::INFINITY, V3::zeros()); 4];
-            for q in verts {
-                let q = b.pos + b.mat * V3::new(q[0], q[1], q[2]);
-                let dist = n.dot(&(q - p0));
-                if !(dist <= margin) {
-                    continue;
-                }
-                if let Some(k) = (0..4).find(|&k| dist < best[k].0) {
-                    for j in (k + 1..4).rev() {
-                        best[j] = best[j - 1];
-                    }
-                    best[k] = (dist, q);
-                }
-            }
-            for (dist, q) in best {
-                if dist.is_finite() {
-                    emit(s, q);
-                }
-            }
+    // support vertex: first maximum of (local -n) . vertex
+    let ln = b.mat.transpose() * (-n);
+    let (mut best, mut iv) = (f64::NEG_INFINITY, 0);
+    for (i, q) in verts.iter().enumerate() {
+        let x = ln.x * q[0] + ln.y * q[1] + ln.z * q[2];
+        if x > best {
+            best = x;
+            iv = i;
         }
-        _ => {
-            let q = b.support(&-n);
-            emit(s, q);
+    }
+    let world = |q: &[f64; 3]| b.pos + b.mat * V3::new(q[0], q[1], q[2]);
+    let q = world(&verts[iv]);
+    let dist = n.dot(&(q - p0));
+    if !(dist <= margin) {
+        return;
+    }
+    emit(s, q, dist);
+    let Some(mesh) = usize::try_from(m.geom_dataid[g])
+        .ok()
+        .and_then(|id| m.mesh.get(id))
+    else {
+        return;
+    };
+    let Some(polys) = mesh.polymap.get(iv) else {
+        return;
+    };
+    // polygon most anti-aligned with the plane normal (first minimum of normal . local n)
+    let mut bp = None;
+    let mut bd = 1.0;
+    for &k in polys {
+        let pn = mesh.polynormal[k];
+        let x = -(pn[0] * ln.x + pn[1] * ln.y + pn[2] * ln.z);
+        if x < bd {
+            bd = x;
+            bp = Some(k);
         }
+    }
+    let Some(bp) = bp else {
+        return;
+    };
+    let poly = &mesh.polyvert[bp];
+    let Some(a) = poly.iter().position(|&x| x == iv) else {
+        return;
+    };
+    let pt = |k: usize| {
+        let q = verts[poly[k]];
+        V3::new(q[0], q[1], q[2])
+    };
+    let (idx, cnt) = meshpoly::quad_positions(poly.len(), a, pt);
+    for &k in &idx[1..cnt] {
+        let q = world(&verts[poly[k]]);
+        let dist = n.dot(&(q - p0));
+        if dist > margin || n.dot(&(q - b.pos)) > 0.0 {
+            continue;
+        }
+        emit(s, q, dist);
     }
 }
 

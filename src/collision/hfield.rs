@@ -1,9 +1,18 @@
 //! Height field against convex geoms (seed 004, "Checking": height fields are unions of
 //! triangular prisms). Each grid cell under the geom's bounding sphere gives two prisms (top
-//! triangle at the elevation, bottom at `-size[3]`); each prism is collided with the geom by
-//! GJK/EPA ([`super::convex::penetration`]), one contact per prism within the margin, normal from
-//! the height field to the geom. `f64` only. MuJoCo's own prism pruning and contact selection
-//! are not reproduced: contact counts and points differ from MuJoCo's.
+//! triangle at the elevation, bottom at `-size[3]`; the same diagonal as MuJoCo); each prism is
+//! collided with the geom by GJK/EPA ([`super::convex::penetration`]), one contact per prism
+//! within the margin, normal from the height field to the geom. `f64` only.
+//!
+//! Against MuJoCo 4.0.0 (tests/collision_oracle.rs, `hfield-*` rows): spheres, capsules and
+//! ellipsoids agree to the EPA tolerance (dist ≤ 1e-6). Boxes and meshes differ by up to 0.1:
+//! this EPA returns the minimal penetration depth of each prism, while MuJoCo's native CCD on
+//! height-field prisms against polytopes does not (checked on a flat field by separating-axis
+//! and by 4e5 sampled directions: true depths 0.0289 / 0.0300 / 0.0287, MuJoCo 0.0217 / 0.0289 /
+//! 0.0198, unchanged by `ccd_iterations` 35 → 1000 and `ccd_tolerance` 1e-6 → 1e-10; with
+//! `nativeccd` disabled MuJoCo's MPR returns the true depths on that pose but not in general,
+//! see the `hfield-*-mpr` rows). Matching it needs MuJoCo's native EPA step for step, which is
+//! not reproduced.
 
 use super::convex::{geom_shape, penetration, Posed, Shape};
 use super::{f64of, Sink};

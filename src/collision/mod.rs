@@ -18,6 +18,7 @@
 pub mod boxes;
 pub mod convex;
 pub mod hfield;
+pub mod meshpoly;
 pub mod primitive;
 
 use crate::data::{sc, Data, Scalar, Warning};

@@ -917,13 +917,16 @@ fn compile_meshes(
                 size,
                 rbound,
             });
-            m.mesh.push(Mesh {
+            let mut mesh = Mesh {
                 name,
                 vert: verts,
                 face: faces,
                 pos: com,
                 quat,
-            });
+                ..Default::default()
+            };
+            mesh.build_polygons();
+            m.mesh.push(mesh);
         }
     }
     m.nmesh = m.mesh.len();

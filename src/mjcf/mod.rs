@@ -11,7 +11,7 @@
 
 mod compile;
 mod math;
-mod mesh;
+pub(crate) mod mesh;
 mod schema;
 mod xml;
 

@@ -20,14 +20,28 @@ GEOMS = {
     "ellipsoid": 'type="ellipsoid" size="0.12 0.07 0.09"',
     "mesh": 'type="mesh" mesh="poly"',
     "cube": 'type="mesh" mesh="cube"',
+    "hexprism": 'type="mesh" mesh="hexprism"',
+    "octprism": 'type="mesh" mesh="octprism"',
 }
 # an irregular convex polytope and a cube mesh
 POLY = np.array([[0.1, 0, 0], [-0.07, 0.08, 0.01], [-0.06, -0.09, 0.02], [0.01, 0.0, 0.12],
                  [0.0, 0.01, -0.1], [0.05, 0.06, 0.05], [-0.03, -0.02, -0.08]])
 CUBE = np.array([[x, y, z] for x in (-0.08, 0.08) for y in (-0.08, 0.08) for z in (-0.08, 0.08)])
+
+
+def prism(n, r, h, phase):
+    """Right prism over a regular n-gon (hull polygons with more than 4 corners)."""
+    a = np.radians(phase) + 2 * np.pi * np.arange(n) / n
+    return np.array([[r * np.cos(t), r * np.sin(t), z] for z in (-h, h) for t in a])
+
+
+HEXPRISM = prism(6, 0.08, 0.05, 10)
+OCTPRISM = prism(8, 0.09, 0.04, 3)
 ASSETS = ('<asset><mesh name="poly" vertex="%s"/><mesh name="cube" vertex="%s"/>'
+          '<mesh name="hexprism" vertex="%s"/><mesh name="octprism" vertex="%s"/>'
           '<hfield name="hf" nrow="5" ncol="6" size="0.6 0.5 0.15 0.05" elevation="%s"/></asset>') % (
     " ".join("%g" % v for v in POLY.ravel()), " ".join("%g" % v for v in CUBE.ravel()),
+    " ".join("%.6f" % v for v in HEXPRISM.ravel()), " ".join("%.6f" % v for v in OCTPRISM.ravel()),
     " ".join("%.3f" % v for v in np.random.default_rng(7).uniform(0, 1, 30)))
 
 
@@ -107,10 +121,10 @@ def plane_xml(g, extra="", opt=""):
 </worldbody></mujoco>""" % (opt, ASSETS, GEOMS[g], extra)
 
 
-def hfield_xml(g, extra=""):
-    return """<mujoco>%s<worldbody><geom type="hfield" hfield="hf" pos="0.05 -0.02 0" euler="0 0 15"/>
+def hfield_xml(g, extra="", opt=""):
+    return """<mujoco>%s%s<worldbody><geom type="hfield" hfield="hf" pos="0.05 -0.02 0" euler="0 0 15"/>
 <body name="b"><freejoint/><geom %s %s/></body>
-</worldbody></mujoco>""" % (ASSETS, GEOMS[g], extra)
+</worldbody></mujoco>""" % (opt, ASSETS, GEOMS[g], extra)
 
 
 def pose_pair(scale, flat_frac=0.0):
@@ -218,6 +232,19 @@ def main():
     # --- height field vs primitives and convex
     for g in ["sphere", "capsule", "box", "cylinder", "ellipsoid", "mesh"]:
         run("hfield-" + g, hfield_xml(g), pose_single((0.0, 0.25), 0.3, xy=0.4), 30, scenes)
+    # --- plane vs meshes with hull polygons of 6 and 8 corners (MuJoCo 4.0.0 reduces the
+    # polygon at the support vertex to its largest-area quadrilateral), and with margins
+    for g in ["hexprism", "octprism"]:
+        run("plane-" + g, plane_xml(g), pose_single((-0.12, 0.12), 0.5), 40, scenes)
+        run("plane-" + g + "-flat", plane_xml(g), pose_single((0.0, 0.1), 1.0), 30, scenes)
+    run("plane-cube-margin", plane_xml("cube", 'margin="0.03" gap="0.01"'), pose_single((-0.1, 0.2), 0.3), 30, scenes)
+    run("plane-hexprism-margin", plane_xml("hexprism", 'margin="0.04"'), pose_single((-0.05, 0.15), 0.5), 30, scenes)
+    # --- height field vs box and mesh with the native CCD disabled (libccd MPR): MuJoCo's
+    # native EPA on height-field prisms does not return the minimal penetration (see
+    # src/collision/hfield.rs), MPR does on these poses
+    for g in ["box", "mesh"]:
+        run("hfield-" + g + "-mpr", hfield_xml(g, opt='<option><flag nativeccd="disable"/></option>'),
+            pose_single((0.0, 0.25), 0.3, xy=0.4), 30, scenes)
 
     path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "reference", "collision_cases.json")
     with open(path, "w") as f:
