@@ -160,27 +160,44 @@ pub fn box_qp(
     let mut free = vec![true; n];
     let mut chol_free = None;
     let mut iterations = 0;
-    for it in 0..100 {
+    for it in 0..200 {
         iterations = it + 1;
         let grad = h * &x + g;
+        // ε-active set (Bertsekas): components within ε of a bound with the gradient pushing
+        // outwards are held, ε = the projected-gradient norm (→ 0 at the solution)
+        let pg = (0..n)
+            .map(|i| (x[i] - (x[i] - grad[i]).clamp(lo[i], hi[i])).abs())
+            .fold(0.0, f64::max);
+        let eps = pg.min(1e-3);
         for i in 0..n {
-            free[i] = !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
+            free[i] = !((x[i] - lo[i] <= eps && grad[i] > 0.0)
+                || (hi[i] - x[i] <= eps && grad[i] < 0.0));
         }
         let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
-        if idx.is_empty() {
-            chol_free = None;
+        if idx.is_empty() || pg <= 1e-13 * (1.0 + g.amax()) {
+            // converged: the exact active set at x
+            for i in 0..n {
+                free[i] =
+                    !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
+            }
+            let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
+            chol_free = if idx.is_empty() {
+                None
+            } else {
+                Some(DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])]).cholesky()?)
+            };
             break;
         }
         let hff = DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])]);
         let chol = hff.cholesky()?;
         let gf = DVector::from_iterator(idx.len(), idx.iter().map(|&i| grad[i]));
-        let gnorm = gf.norm();
         let step_f = -chol.solve(&gf);
         chol_free = Some(chol);
-        if gnorm < 1e-12 * (1.0 + g.norm()) {
-            break;
-        }
-        let mut dir = DVector::zeros(n);
+        // held components take a diagonally scaled gradient step (projected onto their bound)
+        let mut dir = DVector::from_iterator(
+            n,
+            (0..n).map(|i| -grad[i] / h[(i, i)].abs().max(1e-300)),
+        );
         for (a, &i) in idx.iter().enumerate() {
             dir[i] = step_f[a];
         }
@@ -555,9 +572,10 @@ mod tests {
 
     /// Control-limited iLQR on the double integrator: the problem is a convex QP in the
     /// stacked controls (linear dynamics), so the optimum is unique; it is computed
-    /// independently by projected gradient descent on the condensed QP and must match.
+    /// independently of the stage-wise DDP recursion as one condensed QP over all controls
+    /// (its KKT conditions checked explicitly) and must match.
     #[test]
-    fn box_ilqr_matches_projected_gradient_qp() {
+    fn box_ilqr_matches_condensed_qp() {
         let h = 0.05;
         let n = 40;
         let cost = QuadraticCost {
@@ -604,16 +622,21 @@ mod tests {
             f += gam.transpose() * &w * free;
         }
         hq += DMatrix::identity(n, n) * cost.r[(0, 0)] * h;
-        let lmax = hq.clone().symmetric_eigenvalues().max();
-        let mut u = DVector::zeros(n);
-        for _ in 0..200_000 {
-            let g = &hq * &u + &f;
-            u = (&u - g / lmax).map(|v| v.clamp(lo, hi));
-        }
-        // the reference itself is converged: its projected gradient vanishes
+        // the condensed QP solved as one box QP; its KKT conditions checked directly
+        let qp = box_qp(&hq, &f, &vec![lo; n], &vec![hi; n], &DVector::zeros(n)).unwrap();
+        let u = qp.x;
         let g = &hq * &u + &f;
-        let pg = (&u - &g).map(|v| v.clamp(lo, hi)) - &u;
-        assert!(pg.amax() < 1e-10, "projected gradient {}", pg.amax());
+        let scale = f.amax().max(1.0);
+        for t in 0..n {
+            let kkt = if u[t] <= lo {
+                (-g[t]).max(0.0)
+            } else if u[t] >= hi {
+                g[t].max(0.0)
+            } else {
+                g[t].abs()
+            };
+            assert!(kkt < 1e-10 * scale, "t={t}: KKT residual {kkt}");
+        }
         for t in 0..n {
             assert!(
                 (u[t] - res.us[t][0]).abs() < 1e-6,
