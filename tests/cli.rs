@@ -555,7 +555,9 @@ fn replay_reproduces_simulate_and_reports_deviations() {
     assert_eq!(shape(&v["ctrl"]), (40, 7));
     assert!(v["model"].as_str().unwrap().ends_with("arm7.xml"));
 
-    // The engine is deterministic: re-simulating from the first state is bit-identical.
+    // The engine is deterministic: re-simulating from the first state reproduces the file up to
+    // the JSON round trip (serde_json's default float parser may be 1 ulp off, so the initial
+    // state and controls carry ~1e-16 perturbations; states are O(1) here).
     let again = tmp("replay_again.json");
     let out = ok(&run(&[
         "replay",
@@ -563,17 +565,17 @@ fn replay_reproduces_simulate_and_reports_deviations() {
         "--out",
         again.to_str().unwrap(),
         "--tol",
-        "0",
+        "1e-13",
     ]));
     assert!(out.contains("steps 40"));
     for f in ["qpos", "qvel", "act", "time"] {
-        assert_eq!(replay_dev(&out, f).0, 0.0, "{f}:\n{out}");
+        assert!(replay_dev(&out, f).0 < 1e-13, "{f}:\n{out}");
     }
     let w = json(&again);
-    assert_eq!(w["qpos"], v["qpos"]);
-    assert_eq!(w["act"], v["act"]);
+    assert_eq!(shape(&w["qpos"]), (41, 7));
+    assert_eq!(shape(&w["act"]), (41, 4));
     assert_eq!(w["ctrl"], v["ctrl"]);
-    assert_eq!(w["max_error"]["qvel"].as_f64(), Some(0.0));
+    assert!(w["max_error"]["qvel"].as_f64().unwrap() < 1e-13);
 
     // A recorded state off by 1e-3 is reported as such, at its step; --tol turns it into an
     // error naming the field.
@@ -584,8 +586,8 @@ fn replay_reproduces_simulate_and_reports_deviations() {
     std::fs::write(&badp, bad.to_string()).unwrap();
     let out = ok(&run(&["replay", badp.to_str().unwrap()]));
     let (e, t) = replay_dev(&out, "qpos");
-    assert!((e - 1e-3).abs() < 1e-15 && t == 17, "{e} at {t}");
-    assert_eq!(replay_dev(&out, "qvel").0, 0.0);
+    assert!((e - 1e-3).abs() < 1e-13 && t == 17, "{e} at {t}");
+    assert!(replay_dev(&out, "qvel").0 < 1e-13);
     fails(
         &run(&["replay", badp.to_str().unwrap(), "--tol", "1e-6"]),
         "qpos deviates",
@@ -618,7 +620,7 @@ fn replay_reproduces_simulate_and_reports_deviations() {
 #[test]
 fn replay_reads_optimizer_trajectories() {
     // The optimizers' format (moreau_optim::problems::trajectory_json: `act` as empty rows,
-    // `ctrl`, extra keys) replays bit-identically on the cart-pole.
+    // `ctrl`, extra keys) replays on the cart-pole up to the JSON round trip (see above).
     let m = moreau::mjcf::load(model("cartpole_swingup")).unwrap();
     let us: Vec<Vec<f64>> = (0..60).map(|t| vec![(t as f64 * 0.1).cos()]).collect();
     let (qs, vs) = moreau_optim::problems::replay(&m, &[0.0, 3.0], &[0.0, 0.0], &us);
@@ -638,7 +640,7 @@ fn replay_reads_optimizer_trajectories() {
         &model("cartpole_swingup"),
     ]));
     for f in ["qpos", "qvel"] {
-        assert_eq!(replay_dev(&out, f).0, 0.0, "{f}:\n{out}");
+        assert!(replay_dev(&out, f).0 < 1e-13, "{f}:\n{out}");
     }
     // time: the optimizers write t·dt, the engine accumulates dt (a few ulps apart)
     assert!(replay_dev(&out, "time").0 < 1e-12);
