@@ -267,7 +267,10 @@ fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
             .x_label_area_size(30)
             .y_label_area_size(60)
             .build_cartesian_2d(0.0..tmax, (lo - pad)..(hi + pad))?;
-        ch.configure_mesh().x_desc("time (s)").y_desc(label).draw()?;
+        ch.configure_mesh()
+            .x_desc("time (s)")
+            .y_desc(label)
+            .draw()?;
         for (i, r) in rows.iter().enumerate() {
             let color = Palette99::pick(i).to_rgba();
             ch.draw_series(LineSeries::new(
@@ -296,12 +299,18 @@ fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
     let (lo, hi) = vals.fold((f64::INFINITY, 0.0f64), |(a, b), c| (a.min(c), b.max(c)));
     if lo.is_finite() && hi > lo {
         let mut ch = ChartBuilder::on(&root)
-            .caption("iLQR MPC: planner cost before / after each solve", ("sans-serif", 22))
+            .caption(
+                "iLQR MPC: planner cost before / after each solve",
+                ("sans-serif", 22),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
             .build_cartesian_2d(0.0..tmax, (lo * 0.8..hi * 1.2).log_scale())?;
-        ch.configure_mesh().x_desc("time (s)").y_desc("horizon cost").draw()?;
+        ch.configure_mesh()
+            .x_desc("time (s)")
+            .y_desc("horizon cost")
+            .draw()?;
         for (j, color) in [(0, RED), (1, BLUE)] {
             ch.draw_series(LineSeries::new(
                 costs

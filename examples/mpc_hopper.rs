@@ -18,7 +18,9 @@
 mod plot;
 
 use moreau_optim::ilqr::QuadraticCost;
-use moreau_optim::mpc::{closed_loop, ctrl_bounds, state_of, ClosedLoop, IlqrMpc, MpcOptions, Push};
+use moreau_optim::mpc::{
+    closed_loop, ctrl_bounds, state_of, ClosedLoop, IlqrMpc, MpcOptions, Push,
+};
 use moreau_optim::progress::{bar, table};
 use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
 use moreau_optim::system::MoreauSystem;
@@ -216,7 +218,10 @@ fn run() -> Result<(), String> {
         let (lo, hi) = ctrl_bounds(&model);
         let mut costs = vec![];
         let mut d = fresh()?;
-        let pb = bar(steps as u64, if bounded { "iLQR box" } else { "iLQR clamp" });
+        let pb = bar(
+            steps as u64,
+            if bounded { "iLQR box" } else { "iLQR clamp" },
+        );
         let run = closed_loop(
             &model,
             &mut d,
@@ -253,7 +258,12 @@ fn run() -> Result<(), String> {
             let zmin = run.qpos.iter().map(|q| q[1]).fold(f64::INFINITY, f64::min);
             let pmax = run.qpos.iter().map(|q| q[2].abs()).fold(0.0, f64::max);
             let last = run.qpos.last().cloned().unwrap_or_default();
-            let umax = run.ctrl.iter().flatten().map(|u| u.abs()).fold(0.0, f64::max);
+            let umax = run
+                .ctrl
+                .iter()
+                .flatten()
+                .map(|u| u.abs())
+                .fold(0.0, f64::max);
             vec![
                 r.name.clone(),
                 format!("{:.2}", run.real_time_factor()),
@@ -378,7 +388,10 @@ fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
     let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(a, b), c| (a.min(c), b.max(c)));
     if lo.is_finite() && hi > lo {
         let mut ch = ChartBuilder::on(&root)
-            .caption("iLQR MPC: planner cost per control step", ("sans-serif", 22))
+            .caption(
+                "iLQR MPC: planner cost per control step",
+                ("sans-serif", 22),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(70)
@@ -390,7 +403,10 @@ fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
         for (i, r) in rows.iter().enumerate().filter(|(_, r)| !r.costs.is_empty()) {
             let color = Palette99::pick(i).to_rgba();
             ch.draw_series(LineSeries::new(
-                r.costs.iter().enumerate().map(|(t, c)| (t as f64 * dt, c.1)),
+                r.costs
+                    .iter()
+                    .enumerate()
+                    .map(|(t, c)| (t as f64 * dt, c.1)),
                 color.stroke_width(2),
             ))?
             .label(r.name.clone())

@@ -211,8 +211,18 @@ fn run() -> Result<(), String> {
     // (d) joint friction loss and damping, Levenberg–Marquardt on inverse dynamics
     let nominal = load("cartpole_swingup.xml")?;
     let params = [
-        (Param::FrictionLoss { dof: 0 }, "slider frictionloss", 0.5, 0.1),
-        (Param::FrictionLoss { dof: 1 }, "hinge frictionloss", 0.01, 0.002),
+        (
+            Param::FrictionLoss { dof: 0 },
+            "slider frictionloss",
+            0.5,
+            0.1,
+        ),
+        (
+            Param::FrictionLoss { dof: 1 },
+            "hinge frictionloss",
+            0.01,
+            0.002,
+        ),
         (Param::Damping { dof: 0 }, "slider damping", 0.4, 0.1),
         (Param::Damping { dof: 1 }, "hinge damping", 0.02, 0.1),
     ];
@@ -265,7 +275,14 @@ fn run() -> Result<(), String> {
     print!(
         "{}",
         table(
-            &["parameter", "true", "start", "σ = 0", "σ = 1e-4", "σ = 1e-3"],
+            &[
+                "parameter",
+                "true",
+                "start",
+                "σ = 0",
+                "σ = 1e-4",
+                "σ = 1e-3"
+            ],
             &rows
         )
     );
@@ -306,7 +323,10 @@ fn run() -> Result<(), String> {
     #[cfg(feature = "plot")]
     {
         let nm = nm_hist.lock().map_err(|e| e.to_string())?.clone();
-        let lm: Vec<Vec<f64>> = fits.iter().map(|(f, _, _)| f.cost_history.clone()).collect();
+        let lm: Vec<Vec<f64>> = fits
+            .iter()
+            .map(|(f, _, _)| f.cost_history.clone())
+            .collect();
         plots(&nm, &lm, &qs, &qt, ident.opt.timestep).map_err(|e| e.to_string())?;
     }
     #[cfg(not(feature = "plot"))]
@@ -343,7 +363,11 @@ fn plots(
     .into_iter()
     .enumerate()
     {
-        let vals = series.iter().flatten().copied().filter(|c| *c > 0.0 && c.is_finite());
+        let vals = series
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|c| *c > 0.0 && c.is_finite());
         let (lo, hi) = vals.fold((f64::INFINITY, 0.0f64), |(a, b), c| (a.min(c), b.max(c)));
         if !(lo.is_finite() && hi > lo) {
             continue;
@@ -377,7 +401,9 @@ fn plots(
     let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
     root.fill(&WHITE)?;
     let all = qs.iter().chain(qt).flatten().copied();
-    let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (a.min(v), b.max(v))
+    });
     let mut ch = ChartBuilder::on(&root)
         .caption(
             "cart-pole: true (lines) vs identified (dots) under the same controls",
@@ -387,7 +413,10 @@ fn plots(
         .x_label_area_size(40)
         .y_label_area_size(60)
         .build_cartesian_2d(0.0..dt * qs.len() as f64, (lo - 0.1)..(hi + 0.1))?;
-    ch.configure_mesh().x_desc("time (s)").y_desc("qpos").draw()?;
+    ch.configure_mesh()
+        .x_desc("time (s)")
+        .y_desc("qpos")
+        .draw()?;
     for i in 0..qs[0].len() {
         let color = Palette99::pick(i).to_rgba();
         ch.draw_series(LineSeries::new(

@@ -663,7 +663,11 @@ fn replay_rejects_bad_input() {
     std::fs::write(&p, r#"{"qpos": [[0.1],["x"]], "qvel": [[0],[0]]}"#).unwrap();
     fails(&run(&["replay", p_s, "--model", &pend]), "is not a number");
     // cart-pole has nu = 1: controls are required
-    std::fs::write(&p, r#"{"qpos": [[0, 0.1],[0, 0.2]], "qvel": [[0, 0],[0, 0]]}"#).unwrap();
+    std::fs::write(
+        &p,
+        r#"{"qpos": [[0, 0.1],[0, 0.2]], "qvel": [[0, 0],[0, 0]]}"#,
+    )
+    .unwrap();
     fails(
         &run(&["replay", p_s, "--model", &model("cartpole_swingup")]),
         "no 'ctrl'",

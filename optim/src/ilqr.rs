@@ -151,7 +151,11 @@ pub fn box_qp(
     x0: &DVector<f64>,
 ) -> Option<BoxQp> {
     let n = g.len();
-    if lo.iter().zip(hi).any(|(l, u)| l > u || l.is_nan() || u.is_nan()) {
+    if lo
+        .iter()
+        .zip(hi)
+        .any(|(l, u)| l > u || l.is_nan() || u.is_nan())
+    {
         return None;
     }
     let f = |x: &DVector<f64>| 0.5 * x.dot(&(h * x)) + g.dot(x);
@@ -170,21 +174,23 @@ pub fn box_qp(
             .fold(0.0, f64::max);
         let eps = pg.min(1e-3);
         for i in 0..n {
-            free[i] = !((x[i] - lo[i] <= eps && grad[i] > 0.0)
-                || (hi[i] - x[i] <= eps && grad[i] < 0.0));
+            free[i] =
+                !((x[i] - lo[i] <= eps && grad[i] > 0.0) || (hi[i] - x[i] <= eps && grad[i] < 0.0));
         }
         let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
         if idx.is_empty() || pg <= 1e-13 * (1.0 + g.amax()) {
             // converged: the exact active set at x
             for i in 0..n {
-                free[i] =
-                    !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
+                free[i] = !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
             }
             let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
             chol_free = if idx.is_empty() {
                 None
             } else {
-                Some(DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])]).cholesky()?)
+                Some(
+                    DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])])
+                        .cholesky()?,
+                )
             };
             break;
         }
@@ -194,10 +200,8 @@ pub fn box_qp(
         let step_f = -chol.solve(&gf);
         chol_free = Some(chol);
         // held components take a diagonally scaled gradient step (projected onto their bound)
-        let mut dir = DVector::from_iterator(
-            n,
-            (0..n).map(|i| -grad[i] / h[(i, i)].abs().max(1e-300)),
-        );
+        let mut dir =
+            DVector::from_iterator(n, (0..n).map(|i| -grad[i] / h[(i, i)].abs().max(1e-300)));
         for (a, &i) in idx.iter().enumerate() {
             dir[i] = step_f[a];
         }
@@ -224,14 +228,16 @@ pub fn box_qp(
             // refresh the active set and factor at the final point
             let grad = h * &x + g;
             for i in 0..n {
-                free[i] =
-                    !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
+                free[i] = !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
             }
             let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
             chol_free = if idx.is_empty() {
                 None
             } else {
-                Some(DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])]).cholesky()?)
+                Some(
+                    DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])])
+                        .cholesky()?,
+                )
             };
             break;
         }
@@ -537,7 +543,9 @@ mod tests {
     fn box_qp_satisfies_kkt() {
         let mut seed = 12345u64;
         let mut rnd = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
         };
         for n in 1..6 {
@@ -567,7 +575,14 @@ mod tests {
         let g = DVector::zeros(2);
         assert!(box_qp(&h, &g, &[1.0, 0.0], &[0.0, 1.0], &g).is_none());
         let h = -DMatrix::identity(2, 2);
-        assert!(box_qp(&h, &DVector::from_vec(vec![0.1, 0.1]), &[-1.0; 2], &[1.0; 2], &g).is_none());
+        assert!(box_qp(
+            &h,
+            &DVector::from_vec(vec![0.1, 0.1]),
+            &[-1.0; 2],
+            &[1.0; 2],
+            &g
+        )
+        .is_none());
     }
 
     /// Control-limited iLQR on the double integrator: the problem is a convex QP in the
@@ -592,11 +607,22 @@ mod tests {
             bounds: Some((vec![lo], vec![hi])),
             ..IlqrOptions::default()
         };
-        let res = ilqr(&mut sys, &cost, &x0, vec![DVector::zeros(1); n], &opt, |_, _| {}).unwrap();
+        let res = ilqr(
+            &mut sys,
+            &cost,
+            &x0,
+            vec![DVector::zeros(1); n],
+            &opt,
+            |_, _| {},
+        )
+        .unwrap();
         assert!(res.converged);
         assert!(res.us.iter().all(|u| u[0] >= lo && u[0] <= hi));
         let nclamped = res.us.iter().filter(|u| u[0] == lo || u[0] == hi).count();
-        assert!(nclamped >= 5, "the bounds must be active ({nclamped} clamped)");
+        assert!(
+            nclamped >= 5,
+            "the bounds must be active ({nclamped} clamped)"
+        );
 
         // Condensed QP: x_t = Φ_t x0 + Σ_s Γ_{t,s} u_s; J(U) = ½ Uᵀ H U + fᵀ U + c.
         let a = DMatrix::from_row_slice(2, 2, &[1.0, h, 0.0, 1.0]);

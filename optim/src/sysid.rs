@@ -478,7 +478,9 @@ pub fn identify_nonlinear(
         check(nominal, p)?;
         let positive = matches!(p, Param::FrictionLoss { .. } | Param::Mass { .. });
         if !v.is_finite() || (positive && v <= 0.0) {
-            return Err(format!("{p:?}: start value {v} must be finite and positive"));
+            return Err(format!(
+                "{p:?}: start value {v} must be finite and positive"
+            ));
         }
     }
     if rec.qpos.is_empty() {

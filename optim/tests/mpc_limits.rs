@@ -89,7 +89,10 @@ fn box_ilqr_mpc_keeps_hopper_standing_within_ctrlrange() {
     )
     .unwrap();
     assert_eq!(worst_violation, 0.0, "a planned control left ctrlrange");
-    assert!(saturated > 0, "the limits never bound: the test would not exercise them");
+    assert!(
+        saturated > 0,
+        "the limits never bound: the test would not exercise them"
+    );
     // stated bounds: the torso never drops more than 5 cm below the standing height, pitch
     // stays within 20°, and it ends within 2 cm of the standing height
     let zmin = run.qpos.iter().map(|q| q[1]).fold(f64::INFINITY, f64::min);
@@ -97,7 +100,11 @@ fn box_ilqr_mpc_keeps_hopper_standing_within_ctrlrange() {
     let last = run.qpos.last().unwrap();
     assert!(zmin > q_stand[1] - 0.05, "torso dropped to {zmin}");
     assert!(pmax < 20f64.to_radians(), "pitch {pmax}");
-    assert!((last[1] - q_stand[1]).abs() < 0.02, "final height {}", last[1]);
+    assert!(
+        (last[1] - q_stand[1]).abs() < 0.02,
+        "final height {}",
+        last[1]
+    );
 }
 
 #[test]

@@ -251,7 +251,13 @@ fn frictionloss_recovered_exactly_then_with_noise() {
 #[test]
 fn frictionloss_bad_input_is_refused() {
     let (nominal, truth, params, _) = frictionloss_truth();
-    let rec = sysid::record(&truth, &[0.0, 0.3], &sysid::excitation(1, 20, 3.0, 10, 5), 0.0, 1);
+    let rec = sysid::record(
+        &truth,
+        &[0.0, 0.3],
+        &sysid::excitation(1, 20, 3.0, 10, 5),
+        0.0,
+        1,
+    );
     // frictionloss is not affine: the linear identification refuses it
     assert!(sysid::identify(&nominal, &params, &rec, 1e-10)
         .unwrap_err()

@@ -455,10 +455,10 @@ fn max_dev(a: &[Vec<f64>], b: &[Vec<f64>]) -> (f64, usize) {
 /// `moreau replay`: re-simulates a trajectory's controls from its first state.
 fn replay(a: ReplayArgs) -> Res<()> {
     let file = a.traj;
-    let text =
-        std::fs::read_to_string(file).map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
-    let v: Value =
-        serde_json::from_str(&text).map_err(|e| format!("{}: invalid JSON: {e}", file.display()))?;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: invalid JSON: {e}", file.display()))?;
     let Value::Object(o) = v else {
         return Err(format!("{}: expected a JSON object", file.display()));
     };
@@ -545,7 +545,12 @@ fn replay(a: ReplayArgs) -> Res<()> {
     if let Some(t0) = time.first() {
         d.time = *t0;
     }
-    let (mut rt, mut rq, mut rv, mut ra) = (vec![d.time], vec![d.qpos.clone()], vec![d.qvel.clone()], vec![d.act.clone()]);
+    let (mut rt, mut rq, mut rv, mut ra) = (
+        vec![d.time],
+        vec![d.qpos.clone()],
+        vec![d.qvel.clone()],
+        vec![d.act.clone()],
+    );
     for u in ctrl.iter().take(steps) {
         d.ctrl.copy_from_slice(u);
         integrator::step(&m, &mut d);
@@ -571,7 +576,10 @@ fn replay(a: ReplayArgs) -> Res<()> {
         println!("{k} max_abs_error {e:e} at_step {t}");
     }
     if let Some(out) = a.out {
-        let errs: Map<String, Value> = devs.iter().map(|(k, (e, _))| (k.to_string(), json!(e))).collect();
+        let errs: Map<String, Value> = devs
+            .iter()
+            .map(|(k, (e, _))| (k.to_string(), json!(e)))
+            .collect();
         write_json(
             out,
             &json!({ "time": rt, "qpos": rq, "qvel": rv, "act": ra,
@@ -602,7 +610,10 @@ fn plot_replay(
     _v: &[Vec<f64>],
     _rv: &[Vec<f64>],
 ) -> Res<()> {
-    Err("--plot: this moreau was built without the `plot` feature (cargo build --features plot)".into())
+    Err(
+        "--plot: this moreau was built without the `plot` feature (cargo build --features plot)"
+            .into(),
+    )
 }
 
 /// PNGs `replay_qpos.png`, `replay_qvel.png` in `dir`: recorded (solid) and re-simulated
@@ -631,13 +642,27 @@ fn plot_replay(
         let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
         let root = BitMapBackend::new(&path, (900, 500)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
-        let all = rec.iter().chain(sim).flatten().copied().filter(|x| x.is_finite());
-        let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| (a.min(x), b.max(x)));
-        let (lo, hi) = if lo < hi { (lo, hi) } else { (lo.min(0.0) - 1.0, hi.max(0.0) + 1.0) };
+        let all = rec
+            .iter()
+            .chain(sim)
+            .flatten()
+            .copied()
+            .filter(|x| x.is_finite());
+        let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+        let (lo, hi) = if lo < hi {
+            (lo, hi)
+        } else {
+            (lo.min(0.0) - 1.0, hi.max(0.0) + 1.0)
+        };
         let pad = 0.05 * (hi - lo);
         let (t0, t1) = (t[0], *t.last().unwrap_or(&t[0]));
         let mut ch = ChartBuilder::on(&root)
-            .caption(format!("replay: {name} recorded (lines) vs re-simulated (dots)"), ("sans-serif", 20))
+            .caption(
+                format!("replay: {name} recorded (lines) vs re-simulated (dots)"),
+                ("sans-serif", 20),
+            )
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(60)
