@@ -3,7 +3,8 @@
 //! solution shifted by one step (the last control repeated). The control applied is the first
 //! of the plan plus its feedback term `u₀ + K₀ (x − x₀)` (zero at the planning state; used when
 //! the plan is reused between re-plans). On a [`MoreauSystem`](crate::system::MoreauSystem) the
-//! linearization is `moreau_derivatives`' transition FD Jacobians.
+//! linearization is `moreau_derivatives`' transition FD Jacobians. With `MpcOptions::bounds`
+//! (e.g. [`ctrl_bounds`]) every solve is control-limited iLQR (box QP in the backward pass).
 
 use crate::ilqr::{ilqr, Dynamics, IlqrOptions, IlqrResult, QuadraticCost};
 use nalgebra::DVector;
