@@ -5,7 +5,15 @@
 //!
 //! Run: `cargo run --release --example mpc_cartpole [-- SECONDS]` (default 5 s of simulated
 //! time). Prints a summary table: real-time factor (simulated / wall time), mean planning time
-//! per control step, the largest pole angle after the first push and the final state.
+//! per control step, the largest pole angle after the first push and the final state. Writes
+//! each closed loop as `target/mpc/cartpole_<name>.json` (`moreau simulate`'s format plus
+//! `ctrl`; `moreau replay` re-runs it up to the first push) and, with `--features plot`, PNGs of
+//! the pole angle and of iLQR's planner cost per control step.
+
+#[cfg(feature = "plot")]
+#[path = "common/plot.rs"]
+#[allow(dead_code)]
+mod plot;
 
 use moreau_optim::ilqr::QuadraticCost;
 use moreau_optim::mpc::{closed_loop, state_of, ClosedLoop, IlqrMpc, MpcOptions, Push};
@@ -52,12 +60,16 @@ fn pushes(m: &moreau::Model, steps: usize, seed: u64) -> Vec<Push> {
 
 struct Row {
     name: String,
+    slug: String,
     run: ClosedLoop,
+    /// Planner cost before / after each solve (iLQR only).
+    costs: Vec<(f64, f64)>,
 }
 
 fn run() -> Result<(), String> {
     let secs: f64 = std::env::args()
-        .nth(1)
+        .skip(1)
+        .find(|a| !a.ends_with(".png"))
         .map(|s| s.parse().map_err(|_| format!("bad duration {s}")))
         .transpose()?
         .unwrap_or(5.0);
@@ -111,7 +123,12 @@ fn run() -> Result<(), String> {
             )
         })?;
         pb.finish();
-        rows.push(Row { name: label, run });
+        rows.push(Row {
+            slug: format!("sampling_x{nthreads}"),
+            name: label,
+            run,
+            costs: vec![],
+        });
     }
 
     // Receding-horizon iLQR, 0.5 s horizon, 1 iteration per control step.
@@ -135,6 +152,7 @@ fn run() -> Result<(), String> {
             },
         );
         let mut d = moreau::Data::new(&model);
+        let mut costs = vec![];
         let pb = bar(steps as u64, "iLQR MPC");
         let run = closed_loop(
             &model,
@@ -142,7 +160,12 @@ fn run() -> Result<(), String> {
             steps,
             1,
             &pushes,
-            |d| Ok(mpc.step(&mut sys, &state_of(d), 1)?.as_slice().to_vec()),
+            |d| {
+                let u = mpc.step(&mut sys, &state_of(d), 1)?.as_slice().to_vec();
+                let h = &mpc.last_history;
+                costs.push((h[0], h[h.len() - 1]));
+                Ok(u)
+            },
             |_, d| {
                 pb.set_message(format!("θ {:+.3}", d.qpos[1]));
                 pb.inc(1)
@@ -151,7 +174,9 @@ fn run() -> Result<(), String> {
         pb.finish();
         rows.push(Row {
             name: "iLQR MPC (H=50, 1 it)".into(),
+            slug: "ilqr".into(),
             run,
+            costs,
         });
     }
 
@@ -198,5 +223,108 @@ fn run() -> Result<(), String> {
         "(sampling: 32 rollouts × 100 steps per control step; iLQR: 50-step horizon, FD \
          transition Jacobians; the speed-up column applies to the sampling rows)"
     );
+    std::fs::create_dir_all("target/mpc").map_err(|e| format!("target/mpc: {e}"))?;
+    for r in &rows {
+        let out = format!("target/mpc/cartpole_{}.json", r.slug);
+        let json = r.run.trajectory_json(serde_json::json!({
+            "model": path,
+            "controller": r.name,
+            "planner_cost": r.costs.iter().map(|c| [c.0, c.1]).collect::<Vec<_>>(),
+        }));
+        std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
+        println!("wrote {out}");
+    }
+    #[cfg(feature = "plot")]
+    plots(&rows, dt).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+#[cfg(feature = "plot")]
+fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    plot::init_font();
+    let path = "target/mpc/cartpole_trajectory.png";
+    let root = BitMapBackend::new(path, (1000, 700)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let panels = root.split_evenly((2, 1));
+    let tmax = dt * rows.iter().map(|r| r.run.qpos.len()).max().unwrap_or(1) as f64;
+    for (k, (label, idx, scale)) in [
+        ("pole angle (deg)", 1, 180.0 / std::f64::consts::PI),
+        ("cart x (m)", 0, 1.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let vals = rows
+            .iter()
+            .flat_map(|r| r.run.qpos.iter().map(move |q| q[idx] * scale));
+        let (lo, hi) = vals.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+        let pad = 0.05 * (hi - lo).max(1e-3);
+        let mut ch = ChartBuilder::on(&panels[k])
+            .margin(8)
+            .x_label_area_size(30)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..tmax, (lo - pad)..(hi + pad))?;
+        ch.configure_mesh()
+            .x_desc("time (s)")
+            .y_desc(label)
+            .draw()?;
+        for (i, r) in rows.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            ch.draw_series(LineSeries::new(
+                r.run
+                    .qpos
+                    .iter()
+                    .enumerate()
+                    .map(|(t, q)| (t as f64 * dt, q[idx] * scale)),
+                color.stroke_width(2),
+            ))?
+            .label(r.name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        if k == 0 {
+            ch.configure_series_labels().border_style(BLACK).draw()?;
+        }
+    }
+    root.present()?;
+    println!("wrote {path}");
+
+    let path = "target/mpc/cartpole_cost.png";
+    let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let costs: Vec<(f64, f64)> = rows.iter().flat_map(|r| r.costs.clone()).collect();
+    let vals = costs.iter().flat_map(|c| [c.0, c.1]).filter(|c| *c > 0.0);
+    let (lo, hi) = vals.fold((f64::INFINITY, 0.0f64), |(a, b), c| (a.min(c), b.max(c)));
+    if lo.is_finite() && hi > lo {
+        let mut ch = ChartBuilder::on(&root)
+            .caption(
+                "iLQR MPC: planner cost before / after each solve",
+                ("sans-serif", 22),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..tmax, (lo * 0.8..hi * 1.2).log_scale())?;
+        ch.configure_mesh()
+            .x_desc("time (s)")
+            .y_desc("horizon cost")
+            .draw()?;
+        for (j, color) in [(0, RED), (1, BLUE)] {
+            ch.draw_series(LineSeries::new(
+                costs
+                    .iter()
+                    .enumerate()
+                    .map(|(t, c)| (t as f64 * dt, if j == 0 { c.0 } else { c.1 })),
+                color.stroke_width(2),
+            ))?
+            .label(if j == 0 { "before" } else { "after" })
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        ch.configure_series_labels().border_style(BLACK).draw()?;
+    }
+    root.present()?;
+    println!("wrote {path}");
     Ok(())
 }

@@ -1,14 +1,26 @@
 //! A contact task: the planar hopper leg (`models/hopper_leg.xml`, standing keyframe) kept
-//! standing under pushes on the torso by MPC through contact — predictive sampling (32 rollouts
-//! × 100 steps of 4 ms) and receding-horizon iLQR (transition FD Jacobians through the contact
-//! solver) — against zero control.
+//! standing while moving forward (torso velocity target `VX`), under pushes on the torso, by MPC
+//! through contact — predictive sampling (32 rollouts × 100 steps of 4 ms) and receding-horizon
+//! iLQR (transition FD Jacobians through the contact solver) — against zero control. iLQR runs
+//! twice: with the actuators' `ctrlrange` in its backward pass (box-QP, control-limited DDP;
+//! `moreau_optim::ilqr`) and unconstrained with the plan clamped afterwards (the plan then
+//! assumes torques the motors cannot give).
 //!
-//! Run: `cargo run --release --example mpc_hopper [-- SECONDS]` (default 3 s). Prints a summary
-//! table: real-time factor, planning time per control step (20 ms = 5 physics steps), the
-//! lowest torso height and largest pitch.
+//! Run: `cargo run --release --example mpc_hopper [-- SECONDS [VX]]` (default 5 s, 0.3 m/s);
+//! `--features plot` also writes PNGs. Prints a summary table (real-time factor, planning time
+//! per control step of 20 ms = 5 physics steps, lowest torso height, largest pitch, distance
+//! travelled, largest |ctrl|) and writes each closed loop as `target/mpc/hopper_<name>.json`
+//! (`moreau simulate`'s format plus `ctrl`; `moreau replay` re-runs it up to the first push).
+
+#[cfg(feature = "plot")]
+#[path = "common/plot.rs"]
+#[allow(dead_code)]
+mod plot;
 
 use moreau_optim::ilqr::QuadraticCost;
-use moreau_optim::mpc::{closed_loop, state_of, ClosedLoop, IlqrMpc, MpcOptions, Push};
+use moreau_optim::mpc::{
+    closed_loop, ctrl_bounds, state_of, ClosedLoop, IlqrMpc, MpcOptions, Push,
+};
 use moreau_optim::progress::{bar, table};
 use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
 use moreau_optim::system::MoreauSystem;
@@ -23,12 +35,64 @@ fn main() {
 
 const SUBSTEPS: usize = 5;
 
+struct Row {
+    name: String,
+    slug: &'static str,
+    run: ClosedLoop,
+    /// Planner cost before / after each solve (iLQR only).
+    costs: Vec<(f64, f64)>,
+}
+
+/// The iLQR MPC of this example: cost on `x = (qpos, qvel)` around the standing pose with the
+/// forward velocity target `vx`, a 50 × 4 ms horizon, one iteration per control step.
+fn hopper_ilqr(m: &moreau::Model, q_stand: &[f64], vx: f64, bounded: bool) -> IlqrMpc {
+    let nx = 2 * m.nv;
+    let mut q = vec![0.0; nx];
+    q[1] = 100.0; // torso height
+    q[2] = 10.0; // pitch
+    for qi in q.iter_mut().take(6).skip(3) {
+        *qi = 1.0;
+    }
+    for qi in q.iter_mut().skip(6) {
+        *qi = 0.01;
+    }
+    // forward velocity: a light weight (heavier ones make the 0.2 s horizon lean the torso
+    // forward until it falls: 0.2 at 0.3 m/s falls within 5 s)
+    q[6] = 0.1;
+    let mut xref = DVector::zeros(nx);
+    xref.rows_mut(0, 6).copy_from_slice(q_stand);
+    xref[6] = vx;
+    let cost = QuadraticCost {
+        q: DMatrix::from_diagonal(&DVector::from_vec(q.clone())),
+        r: DMatrix::identity(m.nu, m.nu) * 0.01,
+        qf: DMatrix::from_diagonal(&DVector::from_vec(q)) * 0.1,
+        xref,
+        dt: m.opt.timestep,
+    };
+    IlqrMpc::new(
+        m.nu,
+        cost,
+        MpcOptions {
+            horizon: 50,
+            iter: 1,
+            first_iter: 5,
+            bounds: bounded.then(|| ctrl_bounds(m)),
+        },
+    )
+}
+
 fn run() -> Result<(), String> {
-    let secs: f64 = std::env::args()
-        .nth(1)
+    let mut args = std::env::args().skip(1).filter(|a| !a.ends_with(".png"));
+    let secs: f64 = args
+        .next()
         .map(|s| s.parse().map_err(|_| format!("bad duration {s}")))
         .transpose()?
-        .unwrap_or(3.0);
+        .unwrap_or(5.0);
+    let vx: f64 = args
+        .next()
+        .map(|s| s.parse().map_err(|_| format!("bad velocity {s}")))
+        .transpose()?
+        .unwrap_or(0.3);
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/hopper_leg.xml");
     let model = moreau::mjcf::load(path).map_err(|e| e.to_string())?;
     let key = model.key_id("stand").ok_or("no stand keyframe")?;
@@ -61,7 +125,8 @@ fn run() -> Result<(), String> {
             ],
         })
         .collect();
-    // stage cost: torso height and pitch at the standing pose, small joint velocities
+    // stage cost: torso height and pitch at the standing pose, forward velocity, small joint
+    // velocities and controls
     let qs = q_stand.clone();
     let stage = move |_: &moreau::Model, d: &moreau::Data| {
         let dz = d.qpos[1] - qs[1];
@@ -69,9 +134,14 @@ fn run() -> Result<(), String> {
         let joints: f64 = (3..6).map(|i| (d.qpos[i] - qs[i]).powi(2)).sum();
         let vel: f64 = d.qvel.iter().map(|v| v * v).sum();
         let ctrl: f64 = d.ctrl.iter().map(|u| u * u).sum();
-        100.0 * dz * dz + 10.0 * pitch * pitch + joints + 0.01 * vel + 0.01 * ctrl
+        100.0 * dz * dz
+            + 10.0 * pitch * pitch
+            + joints
+            + 0.01 * vel
+            + 0.1 * (d.qvel[0] - vx).powi(2)
+            + 0.01 * ctrl
     };
-    let mut rows: Vec<(String, ClosedLoop)> = vec![];
+    let mut rows: Vec<Row> = vec![];
 
     // zero control
     {
@@ -82,10 +152,15 @@ fn run() -> Result<(), String> {
             steps,
             SUBSTEPS,
             &pushes,
-            |_| Ok(vec![0.0; 3]),
+            |_| Ok(vec![0.0; model.nu]),
             |_, _| {},
         )?;
-        rows.push(("zero control".into(), run));
+        rows.push(Row {
+            name: "zero control".into(),
+            slug: "zero",
+            run,
+            costs: vec![],
+        });
     }
     // predictive sampling, one thread
     {
@@ -114,53 +189,39 @@ fn run() -> Result<(), String> {
                 &pushes,
                 |d| {
                     ps.plan(d, &stage);
-                    let mut u = vec![0.0; 3];
+                    let mut u = vec![0.0; model.nu];
                     ps.action(d.time, &mut u);
                     Ok(u)
                 },
                 |_, d| {
-                    pb.set_message(format!("z {:+.3}", d.qpos[1]));
+                    pb.set_message(format!("z {:+.3} x {:+.2}", d.qpos[1], d.qpos[0]));
                     pb.inc(1)
                 },
             )
         })?;
         pb.finish();
-        rows.push(("sampling x1 (32×100)".into(), run));
+        rows.push(Row {
+            name: "sampling x1 (32×100)".into(),
+            slug: "sampling",
+            run,
+            costs: vec![],
+        });
     }
     // receding-horizon iLQR (one physics step per stage, re-planned every control step)
-    {
+    for (bounded, name, slug) in [
+        (true, "iLQR MPC, box-QP ctrlrange", "ilqr_box"),
+        (false, "iLQR MPC, clamped after", "ilqr_clamped"),
+    ] {
         let mut sys = MoreauSystem::new(model.clone())?;
-        let nx = 2 * model.nv;
-        let mut q = vec![0.0; nx];
-        q[1] = 100.0;
-        q[2] = 10.0;
-        for qi in q.iter_mut().take(6).skip(3) {
-            *qi = 1.0;
-        }
-        for qi in q.iter_mut().skip(6) {
-            *qi = 0.01;
-        }
-        let mut xref = DVector::zeros(nx);
-        xref.rows_mut(0, 6).copy_from_slice(&q_stand);
-        let cost = QuadraticCost {
-            q: DMatrix::from_diagonal(&DVector::from_vec(q.clone())),
-            r: DMatrix::identity(3, 3) * 0.01,
-            qf: DMatrix::from_diagonal(&DVector::from_vec(q)) * 0.1,
-            xref,
-            dt: model.opt.timestep,
-        };
-        let mut mpc = IlqrMpc::new(
-            3,
-            cost,
-            MpcOptions {
-                horizon: 50,
-                iter: 1,
-                first_iter: 5,
-                bounds: Some((vec![-1.0; 3], vec![1.0; 3])),
-            },
-        );
+        let mut mpc = hopper_ilqr(&model, &q_stand, vx, bounded);
+        // the unconstrained planner's controls are clamped only when applied
+        let (lo, hi) = ctrl_bounds(&model);
+        let mut costs = vec![];
         let mut d = fresh()?;
-        let pb = bar(steps as u64, "iLQR MPC");
+        let pb = bar(
+            steps as u64,
+            if bounded { "iLQR box" } else { "iLQR clamp" },
+        );
         let run = closed_loop(
             &model,
             &mut d,
@@ -168,42 +229,57 @@ fn run() -> Result<(), String> {
             SUBSTEPS,
             &pushes,
             |d| {
-                Ok(mpc
-                    .step(&mut sys, &state_of(d), SUBSTEPS)?
-                    .as_slice()
-                    .to_vec())
+                let u = mpc.step(&mut sys, &state_of(d), SUBSTEPS)?;
+                let h = &mpc.last_history;
+                costs.push((h[0], h[h.len() - 1]));
+                Ok((0..u.len()).map(|i| u[i].clamp(lo[i], hi[i])).collect())
             },
             |_, d| {
-                pb.set_message(format!("z {:+.3}", d.qpos[1]));
+                pb.set_message(format!("z {:+.3} x {:+.2}", d.qpos[1], d.qpos[0]));
                 pb.inc(1)
             },
         );
         pb.finish();
         match run {
-            Ok(run) => rows.push(("iLQR MPC (H=50×4 ms, 1 it)".into(), run)),
-            Err(e) => eprintln!("iLQR MPC failed: {e}"),
+            Ok(run) => rows.push(Row {
+                name: name.into(),
+                slug,
+                run,
+                costs,
+            }),
+            Err(e) => eprintln!("{name} failed: {e}"),
         }
     }
 
     let trows: Vec<Vec<String>> = rows
         .iter()
-        .map(|(name, r)| {
-            let zmin = r.qpos.iter().map(|q| q[1]).fold(f64::INFINITY, f64::min);
-            let pmax = r.qpos.iter().map(|q| q[2].abs()).fold(0.0, f64::max);
-            let last = r.qpos.last().cloned().unwrap_or_default();
+        .map(|r| {
+            let run = &r.run;
+            let zmin = run.qpos.iter().map(|q| q[1]).fold(f64::INFINITY, f64::min);
+            let pmax = run.qpos.iter().map(|q| q[2].abs()).fold(0.0, f64::max);
+            let last = run.qpos.last().cloned().unwrap_or_default();
+            let umax = run
+                .ctrl
+                .iter()
+                .flatten()
+                .map(|u| u.abs())
+                .fold(0.0, f64::max);
             vec![
-                name.clone(),
-                format!("{:.2}", r.real_time_factor()),
-                format!("{:.3}", r.mean_plan_ms()),
+                r.name.clone(),
+                format!("{:.2}", run.real_time_factor()),
+                format!("{:.3}", run.mean_plan_ms()),
                 format!("{zmin:+.3}"),
                 format!("{:.1}", pmax.to_degrees()),
+                format!("{:+.3}", last[0] - run.qpos[0][0]),
+                format!("{umax:.3}"),
                 format!("{:+.3} / {:+.1}", last[1], last[2].to_degrees()),
             ]
         })
         .collect();
     println!(
-        "\nhopper_leg standing, {secs} s, {} pushes of ±150 N for 4 ms on the torso, control every \
-         {:.0} ms (torso rootz at the standing pose {:+.3}):",
+        "\nhopper_leg standing and moving forward (target {vx} m/s), {secs} s, {} pushes of \
+         ±150 N for 4 ms on the torso, control every {:.0} ms (torso rootz at the standing pose \
+         {:+.3}, ctrlrange ±1):",
         pushes.len(),
         dt * 1e3,
         q_stand[1]
@@ -217,10 +293,128 @@ fn run() -> Result<(), String> {
                 "ms / control step",
                 "min rootz",
                 "max |pitch| (deg)",
+                "distance x (m)",
+                "max |ctrl|",
                 "final rootz / pitch",
             ],
             &trows
         )
     );
+
+    std::fs::create_dir_all("target/mpc").map_err(|e| format!("target/mpc: {e}"))?;
+    for r in &rows {
+        let out = format!("target/mpc/hopper_{}.json", r.slug);
+        let json = r.run.trajectory_json(serde_json::json!({
+            "model": path,
+            "controller": r.name,
+            "planner_cost": r.costs.iter().map(|c| [c.0, c.1]).collect::<Vec<_>>(),
+            "pushes_at_time": pushes.iter().map(|p| match p {
+                Push::Joint { step, .. } | Push::Body { step, .. } => *step as f64 * dt,
+            }).collect::<Vec<_>>(),
+        }));
+        std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
+        println!("wrote {out}");
+    }
+    #[cfg(feature = "plot")]
+    plots(&rows, dt).map_err(|e| e.to_string())?;
+    #[cfg(not(feature = "plot"))]
+    println!("(build with --features plot for PNGs of the trajectories and planner costs)");
+    Ok(())
+}
+
+#[cfg(feature = "plot")]
+fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    plot::init_font();
+    let path = "target/mpc/hopper_trajectory.png";
+    let root = BitMapBackend::new(path, (1000, 900)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let panels = root.split_evenly((3, 1));
+    let tmax = dt * rows.iter().map(|r| r.run.qpos.len()).max().unwrap_or(1) as f64;
+    for (k, (label, idx, scale)) in [
+        ("torso height rootz (m)", 1, 1.0),
+        ("pitch (deg)", 2, 180.0 / std::f64::consts::PI),
+        ("rootx (m)", 0, 1.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let vals = rows
+            .iter()
+            .flat_map(|r| r.run.qpos.iter().map(move |q| q[idx] * scale));
+        let (lo, hi) = vals.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+        let pad = 0.05 * (hi - lo).max(1e-3);
+        let mut ch = ChartBuilder::on(&panels[k])
+            .margin(8)
+            .x_label_area_size(30)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..tmax, (lo - pad)..(hi + pad))?;
+        ch.configure_mesh()
+            .x_desc("time (s)")
+            .y_desc(label)
+            .draw()?;
+        for (i, r) in rows.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            ch.draw_series(LineSeries::new(
+                r.run
+                    .qpos
+                    .iter()
+                    .enumerate()
+                    .map(|(t, q)| (t as f64 * dt, q[idx] * scale)),
+                color.stroke_width(2),
+            ))?
+            .label(r.name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        if k == 0 {
+            ch.configure_series_labels()
+                .border_style(BLACK)
+                .background_style(WHITE.mix(0.8))
+                .draw()?;
+        }
+    }
+    root.present()?;
+    println!("wrote {path}");
+
+    let path = "target/mpc/hopper_cost.png";
+    let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let all = rows
+        .iter()
+        .flat_map(|r| r.costs.iter().flat_map(|c| [c.0, c.1]))
+        .filter(|c| *c > 0.0 && c.is_finite());
+    let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(a, b), c| (a.min(c), b.max(c)));
+    if lo.is_finite() && hi > lo {
+        let mut ch = ChartBuilder::on(&root)
+            .caption(
+                "iLQR MPC: planner cost per control step",
+                ("sans-serif", 22),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..tmax, (lo * 0.8..hi * 1.2).log_scale())?;
+        ch.configure_mesh()
+            .x_desc("time (s)")
+            .y_desc("horizon cost after the solve")
+            .draw()?;
+        for (i, r) in rows.iter().enumerate().filter(|(_, r)| !r.costs.is_empty()) {
+            let color = Palette99::pick(i).to_rgba();
+            ch.draw_series(LineSeries::new(
+                r.costs
+                    .iter()
+                    .enumerate()
+                    .map(|(t, c)| (t as f64 * dt, c.1)),
+                color.stroke_width(2),
+            ))?
+            .label(r.name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        ch.configure_series_labels().border_style(BLACK).draw()?;
+    }
+    root.present()?;
+    println!("wrote {path}");
     Ok(())
 }

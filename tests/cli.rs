@@ -516,3 +516,169 @@ fn forward_reports_contacts_and_constraints() {
         assert!((g - w).abs() <= 1e-8 * w.abs().max(1.0), "qacc {g} vs {w}");
     }
 }
+
+/// Error and step of the `replay` stdout line for `field`.
+fn replay_dev(out: &str, field: &str) -> (f64, usize) {
+    let l = out
+        .lines()
+        .find(|l| l.starts_with(&format!("{field} max_abs_error ")))
+        .unwrap_or_else(|| panic!("no {field} line in\n{out}"));
+    let w: Vec<&str> = l.split_whitespace().collect();
+    (w[2].parse().unwrap(), w[4].parse().unwrap())
+}
+
+#[test]
+fn replay_reproduces_simulate_and_reports_deviations() {
+    // arm7: nu = 7, na = 4 (activations), from keyframe 0 under a control file
+    let traj = tmp("replay_traj.json");
+    let csv = tmp("replay_ctrl.csv");
+    let rows: String = (0..40)
+        .map(|t| {
+            let x = 0.3 * (t as f64 * 0.2).sin();
+            format!("{x},-0.2,0.3,{},0.5,-0.1,0.2\n", -x)
+        })
+        .collect();
+    std::fs::write(&csv, rows).unwrap();
+    ok(&run(&[
+        "simulate",
+        &model("arm7"),
+        "--steps",
+        "40",
+        "--keyframe",
+        "0",
+        "--ctrl",
+        csv.to_str().unwrap(),
+        "--out",
+        traj.to_str().unwrap(),
+    ]));
+    let v = json(&traj);
+    assert_eq!(shape(&v["ctrl"]), (40, 7));
+    assert!(v["model"].as_str().unwrap().ends_with("arm7.xml"));
+
+    // The engine is deterministic: re-simulating from the first state reproduces the file up to
+    // the JSON round trip (serde_json's default float parser may be 1 ulp off, so the initial
+    // state and controls carry ~1e-16 perturbations; states are O(1) here).
+    let again = tmp("replay_again.json");
+    let out = ok(&run(&[
+        "replay",
+        traj.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+        "--tol",
+        "1e-13",
+    ]));
+    assert!(out.contains("steps 40"));
+    for f in ["qpos", "qvel", "act", "time"] {
+        assert!(replay_dev(&out, f).0 < 1e-13, "{f}:\n{out}");
+    }
+    let w = json(&again);
+    assert_eq!(shape(&w["qpos"]), (41, 7));
+    assert_eq!(shape(&w["act"]), (41, 4));
+    assert_eq!(w["ctrl"], v["ctrl"]);
+    assert!(w["max_error"]["qvel"].as_f64().unwrap() < 1e-13);
+
+    // A recorded state off by 1e-3 is reported as such, at its step; --tol turns it into an
+    // error naming the field.
+    let mut bad = v.clone();
+    let q = bad["qpos"][17][3].as_f64().unwrap();
+    bad["qpos"][17][3] = serde_json::json!(q + 1e-3);
+    let badp = tmp("replay_bad.json");
+    std::fs::write(&badp, bad.to_string()).unwrap();
+    let out = ok(&run(&["replay", badp.to_str().unwrap()]));
+    let (e, t) = replay_dev(&out, "qpos");
+    assert!((e - 1e-3).abs() < 1e-13 && t == 17, "{e} at {t}");
+    assert!(replay_dev(&out, "qvel").0 < 1e-13);
+    fails(
+        &run(&["replay", badp.to_str().unwrap(), "--tol", "1e-6"]),
+        "qpos deviates",
+    );
+
+    // A changed control changes the re-simulated states from the next step on.
+    let mut bad = v.clone();
+    bad["ctrl"][10][0] = serde_json::json!(5.0);
+    std::fs::write(&badp, bad.to_string()).unwrap();
+    let out = ok(&run(&["replay", badp.to_str().unwrap()]));
+    let (e, t) = replay_dev(&out, "qvel");
+    assert!(e > 1e-6 && t > 10, "{e} at {t}");
+
+    // --plot writes PNGs with the `plot` feature and is refused clearly without it.
+    let dir = tmp("replay_plots");
+    let o = run(&[
+        "replay",
+        traj.to_str().unwrap(),
+        "--plot",
+        dir.to_str().unwrap(),
+    ]);
+    if cfg!(feature = "plot") {
+        ok(&o);
+        assert!(dir.join("replay_qpos.png").exists() && dir.join("replay_qvel.png").exists());
+    } else {
+        fails(&o, "plot");
+    }
+}
+
+#[test]
+fn replay_reads_optimizer_trajectories() {
+    // The optimizers' format (moreau_optim::problems::trajectory_json: `act` as empty rows,
+    // `ctrl`, extra keys) replays on the cart-pole up to the JSON round trip (see above).
+    let m = moreau::mjcf::load(model("cartpole_swingup")).unwrap();
+    let us: Vec<Vec<f64>> = (0..60).map(|t| vec![(t as f64 * 0.1).cos()]).collect();
+    let (qs, vs) = moreau_optim::problems::replay(&m, &[0.0, 3.0], &[0.0, 0.0], &us);
+    let v = moreau_optim::problems::trajectory_json(
+        m.opt.timestep,
+        &qs,
+        &vs,
+        &us,
+        serde_json::json!({ "solver": "test", "cost_history": [1.0, 0.5] }),
+    );
+    let p = tmp("replay_opt.json");
+    std::fs::write(&p, v.to_string()).unwrap();
+    let out = ok(&run(&[
+        "replay",
+        p.to_str().unwrap(),
+        "--model",
+        &model("cartpole_swingup"),
+    ]));
+    for f in ["qpos", "qvel"] {
+        assert!(replay_dev(&out, f).0 < 1e-13, "{f}:\n{out}");
+    }
+    // time: the optimizers write t·dt, the engine accumulates dt (a few ulps apart)
+    assert!(replay_dev(&out, "time").0 < 1e-12);
+}
+
+#[test]
+fn replay_rejects_bad_input() {
+    let p = tmp("replay_in.json");
+    let p_s = p.to_str().unwrap();
+    let pend = model("pendulum");
+    fails(&run(&["replay", "/nonexistent/traj.json"]), "traj.json");
+    std::fs::write(&p, "{").unwrap();
+    fails(&run(&["replay", p_s, "--model", &pend]), "invalid JSON");
+    std::fs::write(&p, r#"{"qpos": [[0.1],[0.2]], "qvel": [[0],[0]]}"#).unwrap();
+    fails(&run(&["replay", p_s]), "no 'model' key");
+    std::fs::write(&p, r#"{"qpos": [[0.1, 2],[0.2]], "qvel": [[0],[0]]}"#).unwrap();
+    fails(&run(&["replay", p_s, "--model", &pend]), "'qpos'[0]");
+    std::fs::write(&p, r#"{"qpos": [[0.1],[0.2]], "qvel": [[0]]}"#).unwrap();
+    fails(&run(&["replay", p_s, "--model", &pend]), "must be equal");
+    std::fs::write(&p, r#"{"qpos": [[0.1],["x"]], "qvel": [[0],[0]]}"#).unwrap();
+    fails(&run(&["replay", p_s, "--model", &pend]), "is not a number");
+    // cart-pole has nu = 1: controls are required
+    std::fs::write(
+        &p,
+        r#"{"qpos": [[0, 0.1],[0, 0.2]], "qvel": [[0, 0],[0, 0]]}"#,
+    )
+    .unwrap();
+    fails(
+        &run(&["replay", p_s, "--model", &model("cartpole_swingup")]),
+        "no 'ctrl'",
+    );
+    std::fs::write(
+        &p,
+        r#"{"qpos": [[0, 0.1],[0, 0.2],[0, 0]], "qvel": [[0, 0],[0, 0],[0, 0]], "ctrl": [[1]]}"#,
+    )
+    .unwrap();
+    fails(
+        &run(&["replay", p_s, "--model", &model("cartpole_swingup")]),
+        "1 control rows for 2 steps",
+    );
+}

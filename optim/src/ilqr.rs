@@ -3,6 +3,13 @@
 //! The backward pass is the Riccati recursion on the local linearization (A, B) with
 //! Levenberg–Marquardt regularization of `Quu`; the forward pass is a backtracking line search on
 //! the feedforward term (Li & Todorov 2004; Tassa et al. 2012).
+//!
+//! Control limits (`IlqrOptions::bounds`, e.g. the actuators' `ctrlrange`; spec seed 000, issue
+//! 5) make the backward pass a box-constrained QP per stage,
+//! `min_δu ½ δuᵀ Quu δu + Quᵀ δu` s.t. `lo − u ≤ δu ≤ hi − u`, solved by projected Newton
+//! ([`box_qp`]); the feedback gain is `−Quu_ff⁻¹ Qux_f` on the free controls and zero on the
+//! clamped ones, and the forward pass clamps `u + α k + K δx` into the box (control-limited
+//! DDP, Tassa, Mansard & Todorov 2014).
 
 use nalgebra::{DMatrix, DVector};
 
@@ -89,6 +96,8 @@ pub struct IlqrOptions {
     pub mu_init: f64,
     pub mu_min: f64,
     pub mu_max: f64,
+    /// Elementwise control bounds `(lo, hi)` (`None`: unbounded). Infinite entries are allowed.
+    pub bounds: Option<(Vec<f64>, Vec<f64>)>,
 }
 
 impl Default for IlqrOptions {
@@ -99,6 +108,7 @@ impl Default for IlqrOptions {
             mu_init: 1e-6,
             mu_min: 1e-9,
             mu_max: 1e10,
+            bounds: None,
         }
     }
 }
@@ -114,6 +124,138 @@ pub struct IlqrResult {
     pub cost_history: Vec<f64>,
     pub iterations: usize,
     pub converged: bool,
+}
+
+/// The solution of [`box_qp`].
+#[derive(Clone, Debug)]
+pub struct BoxQp {
+    pub x: DVector<f64>,
+    /// `true` for the components that are not at an active bound.
+    pub free: Vec<bool>,
+    /// Cholesky factor of the free block `H_ff` at the solution (`None` when no component is
+    /// free).
+    pub chol_free: Option<nalgebra::Cholesky<f64, nalgebra::Dyn>>,
+    pub iterations: usize,
+}
+
+/// `min ½ xᵀ H x + gᵀ x` subject to `lo ≤ x ≤ hi` by projected Newton (Bertsekas 1982): at each
+/// iterate the components at a bound whose gradient points out of the box are clamped, a Newton
+/// step is taken on the free ones and projected back into the box with an Armijo backtracking
+/// search. `x0` is the warm start (projected first). Returns `None` when the free block of `H`
+/// is not positive definite (the caller regularizes) or the bounds are inconsistent.
+pub fn box_qp(
+    h: &DMatrix<f64>,
+    g: &DVector<f64>,
+    lo: &[f64],
+    hi: &[f64],
+    x0: &DVector<f64>,
+) -> Option<BoxQp> {
+    let n = g.len();
+    if lo
+        .iter()
+        .zip(hi)
+        .any(|(l, u)| l > u || l.is_nan() || u.is_nan())
+    {
+        return None;
+    }
+    let f = |x: &DVector<f64>| 0.5 * x.dot(&(h * x)) + g.dot(x);
+    let mut x = DVector::from_iterator(n, (0..n).map(|i| x0[i].clamp(lo[i], hi[i])));
+    let mut value = f(&x);
+    let mut free = vec![true; n];
+    let mut chol_free = None;
+    let mut iterations = 0;
+    for it in 0..200 {
+        iterations = it + 1;
+        let grad = h * &x + g;
+        // ε-active set (Bertsekas): components within ε of a bound with the gradient pushing
+        // outwards are held, ε = the projected-gradient norm (→ 0 at the solution)
+        let pg = (0..n)
+            .map(|i| (x[i] - (x[i] - grad[i]).clamp(lo[i], hi[i])).abs())
+            .fold(0.0, f64::max);
+        let eps = pg.min(1e-3);
+        for i in 0..n {
+            free[i] =
+                !((x[i] - lo[i] <= eps && grad[i] > 0.0) || (hi[i] - x[i] <= eps && grad[i] < 0.0));
+        }
+        let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
+        if idx.is_empty() || pg <= 1e-13 * (1.0 + g.amax()) {
+            // converged: the exact active set at x
+            for i in 0..n {
+                free[i] = !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
+            }
+            let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
+            chol_free = if idx.is_empty() {
+                None
+            } else {
+                Some(
+                    DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])])
+                        .cholesky()?,
+                )
+            };
+            break;
+        }
+        let hff = DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])]);
+        let chol = hff.cholesky()?;
+        let gf = DVector::from_iterator(idx.len(), idx.iter().map(|&i| grad[i]));
+        let step_f = -chol.solve(&gf);
+        chol_free = Some(chol);
+        // held components take a diagonally scaled gradient step (projected onto their bound)
+        let mut dir =
+            DVector::from_iterator(n, (0..n).map(|i| -grad[i] / h[(i, i)].abs().max(1e-300)));
+        for (a, &i) in idx.iter().enumerate() {
+            dir[i] = step_f[a];
+        }
+        // Armijo search along the projected arc.
+        let mut alpha = 1.0;
+        let mut accepted = None;
+        while alpha > 1e-12 {
+            let xt = DVector::from_iterator(
+                n,
+                (0..n).map(|i| (x[i] + alpha * dir[i]).clamp(lo[i], hi[i])),
+            );
+            let vt = f(&xt);
+            if vt - value <= 0.1 * grad.dot(&(&xt - &x)) {
+                accepted = Some((xt, vt));
+                break;
+            }
+            alpha *= 0.5;
+        }
+        let Some((xt, vt)) = accepted else { break };
+        let improvement = value - vt;
+        x = xt;
+        value = vt;
+        if improvement < 1e-14 * (1.0 + value.abs()) {
+            // refresh the active set and factor at the final point
+            let grad = h * &x + g;
+            for i in 0..n {
+                free[i] = !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
+            }
+            let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
+            chol_free = if idx.is_empty() {
+                None
+            } else {
+                Some(
+                    DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])])
+                        .cholesky()?,
+                )
+            };
+            break;
+        }
+    }
+    Some(BoxQp {
+        x,
+        free,
+        chol_free,
+        iterations,
+    })
+}
+
+fn clamp_into(u: &mut DVector<f64>, bounds: &Option<(Vec<f64>, Vec<f64>)>) {
+    if let Some((lo, hi)) = bounds {
+        for i in 0..u.len() {
+            u[i] = u[i].clamp(lo[i], hi[i]);
+        }
+    }
 }
 
 fn rollout<D: Dynamics>(
@@ -152,6 +294,20 @@ pub fn ilqr<D: Dynamics>(
             "dimension mismatch: expected x0 of {nx} and controls of {nu}"
         ));
     }
+    if let Some((lo, hi)) = &opt.bounds {
+        if lo.len() != nu || hi.len() != nu {
+            return Err(format!("iLQR: bounds must have {nu} entries each"));
+        }
+        if let Some(i) = (0..nu).find(|&i| lo[i] > hi[i] || lo[i].is_nan() || hi[i].is_nan()) {
+            return Err(format!(
+                "iLQR: control bound {i} is empty ({} > {})",
+                lo[i], hi[i]
+            ));
+        }
+    }
+    for u in us.iter_mut() {
+        clamp_into(u, &opt.bounds);
+    }
     let mut xs = rollout(dynm, x0, &us)?;
     let mut j = cost.total(&xs, &us);
     let mut history = vec![j];
@@ -189,12 +345,35 @@ pub fn ilqr<D: Dynamics>(
                 let quu = &cost.r * cost.dt + &bt * &vxx * &b[t];
                 let qux = &bt * &vxx * &a[t];
                 let quu_reg = &quu + DMatrix::identity(nu, nu) * mu;
-                let Some(chol) = quu_reg.cholesky() else {
-                    ok = false;
-                    break;
+                let (k, kk) = match &opt.bounds {
+                    None => {
+                        let Some(chol) = quu_reg.cholesky() else {
+                            ok = false;
+                            break;
+                        };
+                        (-chol.solve(&qu), -chol.solve(&qux))
+                    }
+                    Some((lo, hi)) => {
+                        // box on δu: the bounds minus the current control
+                        let dlo: Vec<f64> = (0..nu).map(|i| lo[i] - us[t][i]).collect();
+                        let dhi: Vec<f64> = (0..nu).map(|i| hi[i] - us[t][i]).collect();
+                        let warm = kff[t].clone();
+                        let Some(qp) = box_qp(&quu_reg, &qu, &dlo, &dhi, &warm) else {
+                            ok = false;
+                            break;
+                        };
+                        let mut kk = DMatrix::zeros(nu, nx);
+                        if let Some(chol) = &qp.chol_free {
+                            let idx: Vec<usize> = (0..nu).filter(|&i| qp.free[i]).collect();
+                            let qux_f = DMatrix::from_fn(idx.len(), nx, |a, c| qux[(idx[a], c)]);
+                            let kf = -chol.solve(&qux_f);
+                            for (a, &i) in idx.iter().enumerate() {
+                                kk.set_row(i, &kf.row(a));
+                            }
+                        }
+                        (qp.x, kk)
+                    }
                 };
-                let k = -chol.solve(&qu);
-                let kk = -chol.solve(&qux);
                 expected.0 += (k.transpose() * &qu)[0];
                 expected.1 += 0.5 * (k.transpose() * &quu * &k)[0];
                 vx = &qx + kk.transpose() * &quu * &k + kk.transpose() * &qu + qux.transpose() * &k;
@@ -223,7 +402,8 @@ pub fn ilqr<D: Dynamics>(
             let mut next = vec![0.0; nx];
             let mut fail = false;
             for t in 0..horizon {
-                let u = &us[t] + &kff[t] * alpha + &gains[t] * (&xn[t] - &xs[t]);
+                let mut u = &us[t] + &kff[t] * alpha + &gains[t] * (&xn[t] - &xs[t]);
+                clamp_into(&mut u, &opt.bounds);
                 if dynm
                     .step(xn[t].as_slice(), u.as_slice(), &mut next)
                     .is_err()
@@ -355,5 +535,141 @@ mod tests {
             x = DVector::from_column_slice(&xn);
         }
         assert!(res.converged);
+    }
+
+    /// Box QP against the KKT conditions: at the returned x, every free component has zero
+    /// gradient, every component at its lower (upper) bound a non-negative (non-positive) one.
+    #[test]
+    fn box_qp_satisfies_kkt() {
+        let mut seed = 12345u64;
+        let mut rnd = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((seed >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        };
+        for n in 1..6 {
+            for _ in 0..20 {
+                let l = DMatrix::from_fn(n, n, |_, _| rnd());
+                let h = &l * l.transpose() + DMatrix::identity(n, n) * 0.1;
+                let g = DVector::from_fn(n, |_, _| 3.0 * rnd());
+                let lo: Vec<f64> = (0..n).map(|_| -0.5 + 0.3 * rnd()).collect();
+                let hi: Vec<f64> = lo.iter().map(|l| l + 0.2 + rnd().abs()).collect();
+                let qp = box_qp(&h, &g, &lo, &hi, &DVector::zeros(n)).unwrap();
+                let grad = &h * &qp.x + &g;
+                let scale = 1.0 + g.norm();
+                for i in 0..n {
+                    assert!(qp.x[i] >= lo[i] && qp.x[i] <= hi[i]);
+                    if qp.x[i] > lo[i] && qp.x[i] < hi[i] {
+                        assert!(grad[i].abs() < 1e-9 * scale, "free grad {}", grad[i]);
+                    } else if qp.x[i] <= lo[i] {
+                        assert!(grad[i] > -1e-9 * scale, "lower grad {}", grad[i]);
+                    } else {
+                        assert!(grad[i] < 1e-9 * scale, "upper grad {}", grad[i]);
+                    }
+                }
+            }
+        }
+        // inconsistent bounds and an indefinite free block are refused
+        let h = DMatrix::identity(2, 2);
+        let g = DVector::zeros(2);
+        assert!(box_qp(&h, &g, &[1.0, 0.0], &[0.0, 1.0], &g).is_none());
+        let h = -DMatrix::identity(2, 2);
+        assert!(box_qp(
+            &h,
+            &DVector::from_vec(vec![0.1, 0.1]),
+            &[-1.0; 2],
+            &[1.0; 2],
+            &g
+        )
+        .is_none());
+    }
+
+    /// Control-limited iLQR on the double integrator: the problem is a convex QP in the
+    /// stacked controls (linear dynamics), so the optimum is unique; it is computed
+    /// independently of the stage-wise DDP recursion as one condensed QP over all controls
+    /// (its KKT conditions checked explicitly) and must match.
+    #[test]
+    fn box_ilqr_matches_condensed_qp() {
+        let h = 0.05;
+        let n = 40;
+        let cost = QuadraticCost {
+            q: DMatrix::from_diagonal(&DVector::from_vec(vec![1.0, 0.1])),
+            r: DMatrix::from_element(1, 1, 0.01),
+            qf: DMatrix::from_diagonal(&DVector::from_vec(vec![100.0, 10.0])),
+            xref: DVector::from_vec(vec![1.0, 0.0]),
+            dt: h,
+        };
+        let (lo, hi) = (-0.8, 1.5);
+        let x0 = DVector::from_vec(vec![0.0, 0.0]);
+        let mut sys = DoubleIntegrator { h };
+        let opt = IlqrOptions {
+            bounds: Some((vec![lo], vec![hi])),
+            ..IlqrOptions::default()
+        };
+        let res = ilqr(
+            &mut sys,
+            &cost,
+            &x0,
+            vec![DVector::zeros(1); n],
+            &opt,
+            |_, _| {},
+        )
+        .unwrap();
+        assert!(res.converged);
+        assert!(res.us.iter().all(|u| u[0] >= lo && u[0] <= hi));
+        let nclamped = res.us.iter().filter(|u| u[0] == lo || u[0] == hi).count();
+        assert!(
+            nclamped >= 5,
+            "the bounds must be active ({nclamped} clamped)"
+        );
+
+        // Condensed QP: x_t = Φ_t x0 + Σ_s Γ_{t,s} u_s; J(U) = ½ Uᵀ H U + fᵀ U + c.
+        let a = DMatrix::from_row_slice(2, 2, &[1.0, h, 0.0, 1.0]);
+        let b = DMatrix::from_row_slice(2, 1, &[h * h, h]);
+        let mut hq = DMatrix::zeros(n, n);
+        let mut f = DVector::zeros(n);
+        // influence of u_s on x_t (t > s): A^{t-1-s} B
+        let mut pow = vec![DMatrix::identity(2, 2)];
+        for k in 1..=n {
+            pow.push(&a * &pow[k - 1]);
+        }
+        for t in 1..=n {
+            let w = if t == n { cost.qf.clone() } else { &cost.q * h };
+            let gam = DMatrix::from_fn(2, n, |i, s| {
+                if s < t {
+                    (&pow[t - 1 - s] * &b)[(i, 0)]
+                } else {
+                    0.0
+                }
+            });
+            let free = &pow[t] * &x0 - &cost.xref;
+            hq += gam.transpose() * &w * &gam;
+            f += gam.transpose() * &w * free;
+        }
+        hq += DMatrix::identity(n, n) * cost.r[(0, 0)] * h;
+        // the condensed QP solved as one box QP; its KKT conditions checked directly
+        let qp = box_qp(&hq, &f, &vec![lo; n], &vec![hi; n], &DVector::zeros(n)).unwrap();
+        let u = qp.x;
+        let g = &hq * &u + &f;
+        let scale = f.amax().max(1.0);
+        for t in 0..n {
+            let kkt = if u[t] <= lo {
+                (-g[t]).max(0.0)
+            } else if u[t] >= hi {
+                g[t].max(0.0)
+            } else {
+                g[t].abs()
+            };
+            assert!(kkt < 1e-10 * scale, "t={t}: KKT residual {kkt}");
+        }
+        for t in 0..n {
+            assert!(
+                (u[t] - res.us[t][0]).abs() < 1e-6,
+                "t={t}: QP {} vs iLQR {}",
+                u[t],
+                res.us[t][0]
+            );
+        }
     }
 }

@@ -1,12 +1,15 @@
 //! Trajectory optimization, MPC and system identification on moreau.
 //!
-//! - [`ilqr`]: iterative LQR on the engine's step (a discrete system, [`system`]);
+//! - [`ilqr`]: iterative LQR on the engine's step (a discrete system, [`system`]), with control
+//!   limits by a projected-Newton box QP in the backward pass;
 //! - [`collocation`] + [`lm`]: direct collocation through inverse dynamics, solved by a
 //!   block-banded Gauss–Newton/Levenberg–Marquardt argmin solver or argmin's L-BFGS;
-//! - [`mpc`]: receding-horizon iLQR (transition FD Jacobians on moreau models), and
+//! - [`mpc`]: receding-horizon iLQR (transition FD Jacobians on moreau models, actuator
+//!   `ctrlrange` as the box), and
 //!   [`sampling`]: predictive sampling (parallel rollouts), its baseline;
 //! - [`sysid`]: system identification (inertial parameters and damping by least squares on
-//!   inverse dynamics, contact parameters by Nelder–Mead on simulation error);
+//!   inverse dynamics, joint friction loss by Levenberg–Marquardt on inverse dynamics, contact
+//!   parameters by Nelder–Mead on simulation error);
 //! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables.
 
 pub use argmin;

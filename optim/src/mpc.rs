@@ -3,7 +3,8 @@
 //! solution shifted by one step (the last control repeated). The control applied is the first
 //! of the plan plus its feedback term `u₀ + K₀ (x − x₀)` (zero at the planning state; used when
 //! the plan is reused between re-plans). On a [`MoreauSystem`](crate::system::MoreauSystem) the
-//! linearization is `moreau_derivatives`' transition FD Jacobians.
+//! linearization is `moreau_derivatives`' transition FD Jacobians. With `MpcOptions::bounds`
+//! (e.g. [`ctrl_bounds`]) every solve is control-limited iLQR (box QP in the backward pass).
 
 use crate::ilqr::{ilqr, Dynamics, IlqrOptions, IlqrResult, QuadraticCost};
 use nalgebra::DVector;
@@ -16,7 +17,9 @@ pub struct MpcOptions {
     /// iLQR iterations per control step (the first control step gets `first_iter`).
     pub iter: usize,
     pub first_iter: usize,
-    /// Elementwise control bounds applied to the returned control (`None`: unbounded).
+    /// Elementwise control bounds (`None`: unbounded): the planner's iLQR solves its
+    /// backward-pass QPs on this box (see [`crate::ilqr`]) and the returned control lies in it.
+    /// [`ctrl_bounds`] gives the actuators' `ctrlrange`.
     pub bounds: Option<(Vec<f64>, Vec<f64>)>,
 }
 
@@ -75,6 +78,7 @@ impl IlqrMpc {
         let opt = IlqrOptions {
             max_iter: iters,
             tol: 0.0,
+            bounds: self.opt.bounds.clone(),
             ..IlqrOptions::default()
         };
         let res = ilqr(sys, &self.cost, x, self.us.clone(), &opt, |_, _| {})?;
@@ -104,6 +108,20 @@ impl IlqrMpc {
     }
 }
 
+/// The actuators' control box: `ctrlrange` for `ctrllimited` actuators, `(−∞, ∞)` otherwise
+/// (MuJoCo clamps `ctrl` into `ctrlrange` before actuation only when `ctrllimited`).
+pub fn ctrl_bounds(m: &moreau::Model) -> (Vec<f64>, Vec<f64>) {
+    (0..m.nu)
+        .map(|i| {
+            if m.actuator_ctrllimited[i] {
+                (m.actuator_ctrlrange[i][0], m.actuator_ctrlrange[i][1])
+            } else {
+                (f64::NEG_INFINITY, f64::INFINITY)
+            }
+        })
+        .unzip()
+}
+
 /// A one-step disturbance applied to the simulated plant (not known to the planner).
 #[derive(Clone, Debug)]
 pub enum Push {
@@ -129,6 +147,19 @@ pub struct ClosedLoop {
     pub wall: f64,
     /// Simulated time, seconds.
     pub sim_time: f64,
+    /// Every physics step (the initial state first): `time`, `qpos`, `qvel`, `act`, and the
+    /// `ctrl` applied in each step (one fewer), for [`ClosedLoop::trajectory_json`].
+    pub trace: Trace,
+}
+
+/// The plant's state at every physics step.
+#[derive(Clone, Debug, Default)]
+pub struct Trace {
+    pub time: Vec<f64>,
+    pub qpos: Vec<Vec<f64>>,
+    pub qvel: Vec<Vec<f64>>,
+    pub act: Vec<Vec<f64>>,
+    pub ctrl: Vec<Vec<f64>>,
 }
 
 impl ClosedLoop {
@@ -139,6 +170,20 @@ impl ClosedLoop {
     /// Mean controller time per control step, milliseconds.
     pub fn mean_plan_ms(&self) -> f64 {
         1e3 * self.plan_secs.iter().sum::<f64>() / self.plan_secs.len().max(1) as f64
+    }
+
+    /// The physics-step trace in the JSON format of `moreau simulate` (`time`, `qpos`, `qvel`,
+    /// `act`, plus `ctrl`), with the keys of `extra` (an object) added. `moreau replay`
+    /// re-runs it; pushes are not in the format, so a replay departs at the first push.
+    pub fn trajectory_json(&self, extra: serde_json::Value) -> serde_json::Value {
+        let t = &self.trace;
+        let mut v = serde_json::json!({
+            "time": t.time, "qpos": t.qpos, "qvel": t.qvel, "act": t.act, "ctrl": t.ctrl,
+        });
+        if let (Some(o), serde_json::Value::Object(e)) = (v.as_object_mut(), extra) {
+            o.extend(e);
+        }
+        v
     }
 }
 
@@ -161,12 +206,24 @@ pub fn closed_loop(
         qvel: vec![d.qvel.clone()],
         ..Default::default()
     };
+    let tr = &mut out.trace;
+    tr.time.push(d.time);
+    tr.qpos.push(d.qpos.clone());
+    tr.qvel.push(d.qvel.clone());
+    tr.act.push(d.act.clone());
     let t0 = std::time::Instant::now();
     let start = d.time;
     for k in 0..steps {
         let tp = std::time::Instant::now();
         let u = controller(d)?;
         out.plan_secs.push(tp.elapsed().as_secs_f64());
+        if u.len() != d.ctrl.len() {
+            return Err(format!(
+                "controller returned {} controls, the model has nu = {}",
+                u.len(),
+                d.ctrl.len()
+            ));
+        }
         d.ctrl.copy_from_slice(&u);
         for s in 0..substeps {
             for p in pushes {
@@ -180,9 +237,15 @@ pub fn closed_loop(
                     _ => {}
                 }
             }
+            out.trace.ctrl.push(d.ctrl.clone());
             moreau::integrator::step(m, d);
             d.qfrc_applied.iter_mut().for_each(|v| *v = 0.0);
             d.xfrc_applied.iter_mut().for_each(|v| v.fill(0.0));
+            let tr = &mut out.trace;
+            tr.time.push(d.time);
+            tr.qpos.push(d.qpos.clone());
+            tr.qvel.push(d.qvel.clone());
+            tr.act.push(d.act.clone());
         }
         if d.qpos.iter().chain(&d.qvel).any(|v| !v.is_finite()) {
             return Err(format!("plant diverged at control step {k}"));

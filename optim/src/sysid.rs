@@ -30,6 +30,9 @@ pub enum Param {
     Mass { body: usize },
     /// `dof_damping[dof]`.
     Damping { dof: usize },
+    /// `dof_frictionloss[dof]`: τ is not affine in it (the soft constraint's force saturates at
+    /// ±frictionloss), so it is fitted by [`identify_nonlinear`], not by [`identify`].
+    FrictionLoss { dof: usize },
 }
 
 /// The ten inertial parameters of body `b`.
@@ -80,12 +83,27 @@ pub fn set_inertial_params(m: &mut Model, b: usize, p: &[f64; 10]) -> Result<(),
     Ok(())
 }
 
+/// Fails when `p` names a body or dof that `m` does not have.
+pub fn check(m: &Model, p: Param) -> Result<(), String> {
+    let ok = match p {
+        Param::Inertial { body, k } => body > 0 && body < m.nbody && k < 10,
+        Param::Mass { body } => body > 0 && body < m.nbody,
+        Param::Damping { dof } | Param::FrictionLoss { dof } => dof < m.nv,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{p:?}: no such body/dof/component in the model"))
+    }
+}
+
 /// The current value of `p` in `m`.
 pub fn get(m: &Model, p: Param) -> f64 {
     match p {
         Param::Inertial { body, k } => inertial_params(m, body)[k],
         Param::Mass { body } => m.body_mass[body],
         Param::Damping { dof } => m.dof_damping[dof],
+        Param::FrictionLoss { dof } => m.dof_frictionloss[dof],
     }
 }
 
@@ -105,6 +123,13 @@ pub fn set(m: &mut Model, p: Param, v: f64) -> Result<(), String> {
         }
         Param::Damping { dof } => {
             m.dof_damping[dof] = v;
+            Ok(())
+        }
+        Param::FrictionLoss { dof } => {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("dof {dof}: frictionloss must be ≥ 0, got {v}"));
+            }
+            m.dof_frictionloss[dof] = v;
             Ok(())
         }
     }
@@ -190,6 +215,14 @@ pub fn regressor(
     params: &[Param],
     rec: &Recording,
 ) -> Result<(DMatrix<f64>, DVector<f64>), String> {
+    for &p in params {
+        check(m, p)?;
+        if matches!(p, Param::FrictionLoss { .. }) {
+            return Err(format!(
+                "{p:?}: τ is not affine in frictionloss; use identify_nonlinear"
+            ));
+        }
+    }
     let tau0 = inverse_forces(m, rec);
     let mut y = DMatrix::zeros(tau0.len(), params.len());
     for (j, &p) in params.iter().enumerate() {
@@ -404,4 +437,168 @@ impl<I: argmin::core::State<Float = f64>> argmin::core::observers::Observe<I> fo
         (self.0)(state.get_iter(), state.get_best_cost());
         Ok(())
     }
+}
+
+/// The result of [`identify_nonlinear`].
+#[derive(Clone, Debug)]
+pub struct NonlinearFit {
+    pub params: Vec<Param>,
+    pub estimate: Vec<f64>,
+    /// ½‖τ(θ) − τ_meas‖² after each iteration (the first entry is the start).
+    pub cost_history: Vec<f64>,
+    pub iterations: usize,
+    /// RMS of the force residual at the estimate.
+    pub residual_rms: f64,
+}
+
+/// Levenberg–Marquardt on the inverse-dynamics residual `r(θ) = τ(θ) − τ_meas` (stacked over
+/// the recording, `invdiscrete`), for parameters in which τ is not affine: joint `frictionloss`
+/// (MuJoCo's soft friction-loss row gives a Huber-like force, linear in the row's residual
+/// acceleration inside ±frictionloss and saturated outside, so τ is piecewise linear in it), fitted
+/// jointly with any others (damping, masses). The Jacobian is central differences in θ (the
+/// piecewise-linear kinks are crossed by few samples); steps keep frictionloss and masses
+/// positive. `start` is the initial guess (frictionloss must start positive: a zero
+/// frictionloss has no constraint row, hence no gradient). `on_iter(k, cost)` reports progress.
+pub fn identify_nonlinear(
+    nominal: &Model,
+    params: &[Param],
+    rec: &Recording,
+    start: &[f64],
+    max_iter: usize,
+    mut on_iter: impl FnMut(usize, f64),
+) -> Result<NonlinearFit, String> {
+    if start.len() != params.len() {
+        return Err(format!(
+            "{} start values for {} parameters",
+            start.len(),
+            params.len()
+        ));
+    }
+    for (&p, &v) in params.iter().zip(start) {
+        check(nominal, p)?;
+        let positive = matches!(p, Param::FrictionLoss { .. } | Param::Mass { .. });
+        if !v.is_finite() || (positive && v <= 0.0) {
+            return Err(format!(
+                "{p:?}: start value {v} must be finite and positive"
+            ));
+        }
+    }
+    if rec.qpos.is_empty() {
+        return Err("empty recording".into());
+    }
+    let meas = DVector::from_iterator(
+        rec.force.len() * nominal.nv,
+        rec.force.iter().flatten().copied(),
+    );
+    let with = |theta: &[f64]| -> Result<Model, String> {
+        let mut m = nominal.clone();
+        for (&p, &v) in params.iter().zip(theta) {
+            if !matches!(p, Param::Mass { .. }) {
+                set(&mut m, p, v)?;
+            }
+        }
+        for (&p, &v) in params.iter().zip(theta) {
+            if matches!(p, Param::Mass { .. }) {
+                set(&mut m, p, v)?;
+            }
+        }
+        Ok(m)
+    };
+    let residual = |theta: &[f64]| -> Result<DVector<f64>, String> {
+        let r = inverse_forces(&with(theta)?, rec) - &meas;
+        if r.iter().all(|x| x.is_finite()) {
+            Ok(r)
+        } else {
+            Err("non-finite inverse dynamics".into())
+        }
+    };
+    let n = params.len();
+    let mut theta = start.to_vec();
+    let mut r = residual(&theta)?;
+    let mut cost = 0.5 * r.norm_squared();
+    let mut history = vec![cost];
+    let mut lambda = 1e-3;
+    let mut iterations = 0;
+    for it in 0..max_iter {
+        iterations = it + 1;
+        let mut jac = DMatrix::zeros(r.len(), n);
+        for j in 0..n {
+            let d = 1e-6 * theta[j].abs().max(1e-3);
+            let mut tp = theta.clone();
+            tp[j] = theta[j] + d;
+            let rp = residual(&tp)?;
+            // one-sided near zero so frictionloss and masses stay positive
+            let (rm, span) = if theta[j] - d > 0.0 || !positive(params[j]) {
+                tp[j] = theta[j] - d;
+                (residual(&tp)?, 2.0 * d)
+            } else {
+                (r.clone(), d)
+            };
+            jac.set_column(j, &((rp - rm) / span));
+        }
+        let jtj = jac.transpose() * &jac;
+        let g = jac.transpose() * &r;
+        let mut improved = false;
+        let mut small_step = false;
+        for _ in 0..30 {
+            let mut a = jtj.clone();
+            for i in 0..n {
+                a[(i, i)] += lambda * jtj[(i, i)].max(1e-12);
+            }
+            let Some(ch) = a.cholesky() else {
+                lambda *= 10.0;
+                continue;
+            };
+            let step = -ch.solve(&g);
+            let cand: Vec<f64> = theta
+                .iter()
+                .zip(step.iter())
+                .zip(params)
+                .map(|((t, s), p)| {
+                    if positive(*p) {
+                        (t + s).max(0.1 * t)
+                    } else {
+                        t + s
+                    }
+                })
+                .collect();
+            let rel = cand
+                .iter()
+                .zip(&theta)
+                .map(|(c, t)| (c - t).abs() / t.abs().max(1e-12))
+                .fold(0.0, f64::max);
+            let rc = residual(&cand)?;
+            let cc = 0.5 * rc.norm_squared();
+            if cc < cost {
+                theta = cand;
+                r = rc;
+                small_step = rel < 1e-12 || (cost - cc) < 1e-15 * cost;
+                cost = cc;
+                lambda = (lambda / 3.0).max(1e-12);
+                improved = true;
+                break;
+            }
+            if rel < 1e-14 {
+                small_step = true;
+                break;
+            }
+            lambda *= 4.0;
+        }
+        history.push(cost);
+        on_iter(it, cost);
+        if !improved || small_step || cost == 0.0 {
+            break;
+        }
+    }
+    Ok(NonlinearFit {
+        params: params.to_vec(),
+        estimate: theta,
+        cost_history: history,
+        iterations,
+        residual_rms: (r.norm_squared() / r.len().max(1) as f64).sqrt(),
+    })
+}
+
+fn positive(p: Param) -> bool {
+    matches!(p, Param::FrictionLoss { .. } | Param::Mass { .. })
 }

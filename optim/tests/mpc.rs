@@ -183,4 +183,38 @@ fn sampling_rollouts_use_the_stepper() {
     });
     twice.plan(&d, &stage);
     assert!(twice.costs()[0] != base.costs()[0]);
+/// `closed_loop` records every physics step; without pushes, re-simulating the recorded
+/// controls from the recorded initial state reproduces the trace exactly (the JSON written by
+/// `ClosedLoop::trajectory_json` is what `moreau replay` re-runs).
+#[test]
+fn closed_loop_trace_replays_exactly() {
+    let m = model();
+    let mut d = moreau::Data::new(&m);
+    d.qpos[1] = 0.2;
+    let run = closed_loop(
+        &m,
+        &mut d,
+        20,
+        3,
+        &[],
+        |d| Ok(vec![(7.0 * d.time).sin()]),
+        |_, _| {},
+    )
+    .unwrap();
+    let tr = &run.trace;
+    assert_eq!((tr.qpos.len(), tr.ctrl.len(), tr.time.len()), (61, 60, 61));
+    // control-step samples are every third physics-step sample
+    for (k, q) in run.qpos.iter().enumerate() {
+        assert_eq!(q, &tr.qpos[3 * k]);
+    }
+    let (qs, vs) = moreau_optim::problems::replay(&m, &tr.qpos[0], &tr.qvel[0], &tr.ctrl);
+    assert_eq!(qs, tr.qpos);
+    assert_eq!(vs, tr.qvel);
+    let v = run.trajectory_json(serde_json::json!({ "controller": "test" }));
+    assert_eq!(v["ctrl"].as_array().unwrap().len(), 60);
+    assert_eq!(v["controller"], "test");
+    // a controller returning the wrong number of controls is an error, not a panic
+    let mut d = moreau::Data::new(&m);
+    let e = closed_loop(&m, &mut d, 2, 1, &[], |_| Ok(vec![0.0; 3]), |_, _| {}).unwrap_err();
+    assert!(e.contains("nu = 1"), "{e}");
 }

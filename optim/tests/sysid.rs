@@ -184,3 +184,99 @@ fn contact_friction_and_solref_by_nelder_mead() {
         p[1]
     );
 }
+
+/// Cart-pole with joint friction loss (slider 0.5 N, hinge 0.01 N·m) and damping; the nominal
+/// file has neither.
+fn frictionloss_truth() -> (moreau::Model, moreau::Model, Vec<Param>, Vec<f64>) {
+    let nominal = load("cartpole_swingup.xml");
+    let params = vec![
+        Param::FrictionLoss { dof: 0 },
+        Param::FrictionLoss { dof: 1 },
+        Param::Damping { dof: 0 },
+        Param::Damping { dof: 1 },
+    ];
+    let truth_v = vec![0.5, 0.01, 0.4, 0.02];
+    let mut truth = nominal.clone();
+    // The data come from forward dynamics, whose Newton solver stops at `tolerance` (1e-8):
+    // tightened to machine precision so that forward and inverse agree to ~1e-12 and the
+    // noise-free fit can be exact.
+    truth.opt.tolerance = 1e-15;
+    truth.opt.iterations = 1000;
+    for (p, v) in params.iter().zip(&truth_v) {
+        sysid::set(&mut truth, *p, *v).unwrap();
+    }
+    (nominal, truth, params, truth_v)
+}
+
+#[test]
+fn frictionloss_recovered_exactly_then_with_noise() {
+    let (nominal, truth, params, truth_v) = frictionloss_truth();
+    let controls = sysid::excitation(1, 1000, 3.0, 10, 5);
+    // both joints must both stick and slide in the data for frictionloss to be identifiable
+    let start = [0.1, 0.002, 0.1, 0.1];
+    // noise-free: the engine's inverse dynamics with the true parameters reproduces the
+    // recorded actuator force (the soft friction-loss row inverts exactly), so LM converges
+    // to the truth; 1e-8 relative is the FD Jacobian / stopping-rule floor
+    let rec = sysid::record(&truth, &[0.0, 0.3], &controls, 0.0, 1);
+    let tau_true = sysid::inverse_forces(&truth, &rec);
+    let meas: Vec<f64> = rec.force.iter().flatten().copied().collect();
+    let consistency = tau_true
+        .iter()
+        .zip(&meas)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max);
+    assert!(consistency < 1e-9, "forward/inverse mismatch {consistency}");
+    let fit = sysid::identify_nonlinear(&nominal, &params, &rec, &start, 50, |_, _| {}).unwrap();
+    for (j, (e, t)) in fit.estimate.iter().zip(&truth_v).enumerate() {
+        assert!(
+            ((e - t) / t).abs() < 1e-8,
+            "param {j}: {e} vs {t} (history {:?})",
+            fit.cost_history
+        );
+    }
+    assert!(fit.cost_history.windows(2).all(|w| w[1] <= w[0]));
+    // nominal model (no friction loss) leaves a large residual: the fit did work
+    assert!(fit.cost_history[0] > 1e6 * fit.cost_history.last().unwrap().max(1e-300));
+
+    // velocity noise σ = 1e-4 (accelerations differenced from noisy velocities): a few
+    // percent, stated per parameter
+    let rec = sysid::record(&truth, &[0.0, 0.3], &controls, 1e-4, 2);
+    let fit = sysid::identify_nonlinear(&nominal, &params, &rec, &start, 50, |_, _| {}).unwrap();
+    let tol = [0.02, 0.1, 0.05, 0.1];
+    for (j, ((e, t), tl)) in fit.estimate.iter().zip(&truth_v).zip(tol).enumerate() {
+        assert!(((e - t) / t).abs() < tl, "param {j}: {e} vs {t}");
+    }
+}
+
+#[test]
+fn frictionloss_bad_input_is_refused() {
+    let (nominal, truth, params, _) = frictionloss_truth();
+    let rec = sysid::record(
+        &truth,
+        &[0.0, 0.3],
+        &sysid::excitation(1, 20, 3.0, 10, 5),
+        0.0,
+        1,
+    );
+    // frictionloss is not affine: the linear identification refuses it
+    assert!(sysid::identify(&nominal, &params, &rec, 1e-10)
+        .unwrap_err()
+        .contains("identify_nonlinear"));
+    // a zero frictionloss start has no constraint row (no gradient)
+    let e = sysid::identify_nonlinear(&nominal, &params, &rec, &[0.0, 0.1, 0.1, 0.1], 5, |_, _| {})
+        .unwrap_err();
+    assert!(e.contains("positive"), "{e}");
+    let e = sysid::identify_nonlinear(&nominal, &params, &rec, &[0.1], 5, |_, _| {}).unwrap_err();
+    assert!(e.contains("start values"), "{e}");
+    let e = sysid::identify_nonlinear(
+        &nominal,
+        &[Param::FrictionLoss { dof: 7 }],
+        &rec,
+        &[0.1],
+        5,
+        |_, _| {},
+    )
+    .unwrap_err();
+    assert!(e.contains("no such"), "{e}");
+    assert!(sysid::set(&mut nominal.clone(), Param::FrictionLoss { dof: 0 }, -1.0).is_err());
+}

@@ -57,6 +57,32 @@ enum Cmd {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Re-simulate a trajectory JSON (the `simulate` format plus `ctrl`, as written by
+    /// `simulate` and the optimizers) from its first state under its controls; print the largest
+    /// deviation from the recorded states per field.
+    Replay {
+        /// Trajectory: `qpos`, `qvel`, `act` (T+1 rows), `ctrl` (T rows; or `--ctrl`), `time`.
+        traj: PathBuf,
+        /// The MJCF model (default: the trajectory's `model` key).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// Controls as for simulate, when the trajectory has no `ctrl`.
+        #[arg(long)]
+        ctrl: Option<PathBuf>,
+        /// Euler, implicit, implicitfast or RK4 (default: the model's).
+        #[arg(long)]
+        integrator: Option<String>,
+        /// Write the re-simulated trajectory (simulate format, plus `ctrl` and `max_error`).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Write PNGs (recorded vs re-simulated qpos and qvel) into this directory (needs the
+        /// `plot` feature).
+        #[arg(long)]
+        plot: Option<PathBuf>,
+        /// Exit with an error when a deviation exceeds this.
+        #[arg(long)]
+        tol: Option<f64>,
+    },
     /// Forward dynamics at a state; writes qacc, forces, xpos, xquat, dense qM as JSON.
     Forward {
         model: PathBuf,
@@ -145,6 +171,23 @@ fn main() -> ExitCode {
             integrator.as_deref(),
             &out,
         ),
+        Cmd::Replay {
+            traj,
+            model,
+            ctrl,
+            integrator,
+            out,
+            plot,
+            tol,
+        } => replay(ReplayArgs {
+            traj: &traj,
+            model: model.as_deref(),
+            ctrl: ctrl.as_deref(),
+            integ: integrator.as_deref(),
+            out: out.as_deref(),
+            plot: plot.as_deref(),
+            tol,
+        }),
         Cmd::Forward { model, state, out } => forward_cmd(&model, &state, &out),
         Cmd::Inverse { model, state, out } => inverse_cmd(&model, &state, &out),
         Cmd::Derivatives {
@@ -321,6 +364,7 @@ fn simulate(
         d.reset_keyframe(&m, k)
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
+    let mut applied = Vec::with_capacity(steps);
     let mut time = Vec::with_capacity(steps + 1);
     let mut qpos = Vec::with_capacity(steps + 1);
     let mut qvel = Vec::with_capacity(steps + 1);
@@ -337,13 +381,325 @@ fn simulate(
             Some(c) => d.ctrl.copy_from_slice(&c[s]),
             None => d.ctrl.iter_mut().for_each(|x| *x = 0.0),
         }
+        applied.push(d.ctrl.clone());
         integrator::step(&m, &mut d);
         record(&d);
     }
+    // `ctrl` (N rows) and `model` extend the contract so that `replay` can re-run the file.
+    let model_path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     write_json(
         out,
-        &json!({ "time": time, "qpos": qpos, "qvel": qvel, "act": act }),
+        &json!({ "time": time, "qpos": qpos, "qvel": qvel, "act": act, "ctrl": applied,
+                 "model": model_path.to_string_lossy() }),
     )
+}
+
+struct ReplayArgs<'a> {
+    traj: &'a Path,
+    model: Option<&'a Path>,
+    ctrl: Option<&'a Path>,
+    integ: Option<&'a str>,
+    out: Option<&'a Path>,
+    plot: Option<&'a Path>,
+    tol: Option<f64>,
+}
+
+/// Reads `key` of a trajectory file as rows of exactly `n` numbers.
+fn rows_of(o: &Map<String, Value>, file: &Path, key: &str, n: usize) -> Res<Option<Vec<Vec<f64>>>> {
+    let Some(v) = o.get(key) else {
+        return Ok(None);
+    };
+    let a = v
+        .as_array()
+        .ok_or_else(|| format!("{}: '{key}' must be an array of rows", file.display()))?;
+    a.iter()
+        .enumerate()
+        .map(|(t, row)| {
+            let r = row
+                .as_array()
+                .ok_or_else(|| format!("{}: '{key}'[{t}] must be an array", file.display()))?;
+            if r.len() != n {
+                return Err(format!(
+                    "{}: '{key}'[{t}] has {} entries, the model needs {n}",
+                    file.display(),
+                    r.len()
+                ));
+            }
+            r.iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    x.as_f64().ok_or_else(|| {
+                        format!("{}: '{key}'[{t}][{i}] is not a number", file.display())
+                    })
+                })
+                .collect()
+        })
+        .collect::<Res<Vec<Vec<f64>>>>()
+        .map(Some)
+}
+
+/// Largest absolute difference between two row lists and the row where it occurs.
+fn max_dev(a: &[Vec<f64>], b: &[Vec<f64>]) -> (f64, usize) {
+    let mut best = (0.0, 0);
+    for (t, (x, y)) in a.iter().zip(b).enumerate() {
+        for (p, q) in x.iter().zip(y) {
+            let e = (p - q).abs();
+            if e > best.0 || e.is_nan() {
+                best = (if e.is_nan() { f64::INFINITY } else { e }, t);
+            }
+        }
+    }
+    best
+}
+
+/// `moreau replay`: re-simulates a trajectory's controls from its first state.
+fn replay(a: ReplayArgs) -> Res<()> {
+    let file = a.traj;
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+    let v: Value = serde_json::from_str(&text)
+        .map_err(|e| format!("{}: invalid JSON: {e}", file.display()))?;
+    let Value::Object(o) = v else {
+        return Err(format!("{}: expected a JSON object", file.display()));
+    };
+    let model_path = match (a.model, o.get("model")) {
+        (Some(p), _) => p.to_path_buf(),
+        (None, Some(Value::String(p))) => {
+            let p = PathBuf::from(p);
+            match (p.is_relative(), file.parent()) {
+                (true, Some(dir)) if !p.exists() => dir.join(p),
+                _ => p,
+            }
+        }
+        (None, Some(_)) => return Err(format!("{}: 'model' must be a string", file.display())),
+        (None, None) => {
+            return Err(format!(
+                "{}: no 'model' key; pass the model with --model",
+                file.display()
+            ))
+        }
+    };
+    let mut m = load(&model_path)?;
+    supported(&model_path, &m)?;
+    if let Some(s) = a.integ {
+        m.opt.integrator = parse_integrator(s)?;
+    }
+    let need = |key: &str, n: usize| -> Res<Vec<Vec<f64>>> {
+        rows_of(&o, file, key, n)?.ok_or_else(|| format!("{}: missing '{key}'", file.display()))
+    };
+    let qpos = need("qpos", m.nq)?;
+    let qvel = need("qvel", m.nv)?;
+    // optimizers write `act` as empty rows for models without activations
+    let act = rows_of(&o, file, "act", m.na)?.unwrap_or_else(|| vec![vec![]; qpos.len()]);
+    if qpos.is_empty() {
+        return Err(format!("{}: 'qpos' has no rows", file.display()));
+    }
+    if qvel.len() != qpos.len() || act.len() != qpos.len() {
+        return Err(format!(
+            "{}: 'qpos', 'qvel', 'act' have {}, {}, {} rows (must be equal)",
+            file.display(),
+            qpos.len(),
+            qvel.len(),
+            act.len()
+        ));
+    }
+    let steps = qpos.len() - 1;
+    let ctrl = match (rows_of(&o, file, "ctrl", m.nu)?, a.ctrl) {
+        (_, Some(csv)) => read_ctrl(csv, m.nu, steps)?,
+        (Some(c), None) => c,
+        (None, None) if m.nu == 0 => vec![vec![]; steps],
+        (None, None) => {
+            return Err(format!(
+                "{}: no 'ctrl' and no --ctrl, the model has nu = {}",
+                file.display(),
+                m.nu
+            ))
+        }
+    };
+    if ctrl.len() < steps {
+        return Err(format!(
+            "{}: {} control rows for {steps} steps",
+            file.display(),
+            ctrl.len()
+        ));
+    }
+    let time = match o.get("time") {
+        Some(t) => {
+            let t = t
+                .as_array()
+                .ok_or_else(|| format!("{}: 'time' must be an array", file.display()))?;
+            t.iter()
+                .enumerate()
+                .map(|(i, x)| {
+                    x.as_f64()
+                        .ok_or_else(|| format!("{}: 'time'[{i}] is not a number", file.display()))
+                })
+                .collect::<Res<Vec<f64>>>()?
+        }
+        None => vec![],
+    };
+    let mut d = Data::<f64>::new(&m);
+    d.qpos.copy_from_slice(&qpos[0]);
+    d.qvel.copy_from_slice(&qvel[0]);
+    d.act.copy_from_slice(&act[0]);
+    if let Some(t0) = time.first() {
+        d.time = *t0;
+    }
+    let (mut rt, mut rq, mut rv, mut ra) = (
+        vec![d.time],
+        vec![d.qpos.clone()],
+        vec![d.qvel.clone()],
+        vec![d.act.clone()],
+    );
+    for u in ctrl.iter().take(steps) {
+        d.ctrl.copy_from_slice(u);
+        integrator::step(&m, &mut d);
+        rt.push(d.time);
+        rq.push(d.qpos.clone());
+        rv.push(d.qvel.clone());
+        ra.push(d.act.clone());
+    }
+    let devs = [
+        ("qpos", max_dev(&qpos, &rq)),
+        ("qvel", max_dev(&qvel, &rv)),
+        ("act", max_dev(&act, &ra)),
+        (
+            "time",
+            max_dev(
+                &time.iter().map(|t| vec![*t]).collect::<Vec<_>>(),
+                &rt.iter().map(|t| vec![*t]).collect::<Vec<_>>(),
+            ),
+        ),
+    ];
+    println!("steps {steps}");
+    for (k, (e, t)) in &devs {
+        println!("{k} max_abs_error {e:e} at_step {t}");
+    }
+    if let Some(out) = a.out {
+        let errs: Map<String, Value> = devs
+            .iter()
+            .map(|(k, (e, _))| (k.to_string(), json!(e)))
+            .collect();
+        write_json(
+            out,
+            &json!({ "time": rt, "qpos": rq, "qvel": rv, "act": ra,
+                     "ctrl": &ctrl[..steps], "max_error": errs,
+                     "model": model_path.to_string_lossy() }),
+        )?;
+    }
+    if let Some(dir) = a.plot {
+        plot_replay(dir, &time, &qpos, &rq, &qvel, &rv)?;
+    }
+    if let Some(tol) = a.tol {
+        if let Some((k, (e, t))) = devs.iter().find(|(_, (e, _))| *e > tol) {
+            return Err(format!(
+                "{}: {k} deviates by {e:e} at step {t} (tolerance {tol:e})",
+                file.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(not(feature = "plot"))]
+fn plot_replay(
+    _dir: &Path,
+    _time: &[f64],
+    _q: &[Vec<f64>],
+    _rq: &[Vec<f64>],
+    _v: &[Vec<f64>],
+    _rv: &[Vec<f64>],
+) -> Res<()> {
+    Err(
+        "--plot: this moreau was built without the `plot` feature (cargo build --features plot)"
+            .into(),
+    )
+}
+
+/// PNGs `replay_qpos.png`, `replay_qvel.png` in `dir`: recorded (solid) and re-simulated
+/// (dashed markers) components over time.
+#[cfg(feature = "plot")]
+fn plot_replay(
+    dir: &Path,
+    time: &[f64],
+    q: &[Vec<f64>],
+    rq: &[Vec<f64>],
+    v: &[Vec<f64>],
+    rv: &[Vec<f64>],
+) -> Res<()> {
+    use plotters::prelude::*;
+    use plotters::style::{register_font, FontStyle};
+    let bytes: &'static [u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+    let _ = register_font("sans-serif", FontStyle::Normal, bytes);
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let t: Vec<f64> = if time.len() == q.len() {
+        time.to_vec()
+    } else {
+        (0..q.len()).map(|i| i as f64).collect()
+    };
+    for (name, rec, sim) in [("qpos", q, rq), ("qvel", v, rv)] {
+        let path = dir.join(format!("replay_{name}.png"));
+        let err = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let root = BitMapBackend::new(&path, (900, 500)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let all = rec
+            .iter()
+            .chain(sim)
+            .flatten()
+            .copied()
+            .filter(|x| x.is_finite());
+        let (lo, hi) = all.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
+            (a.min(x), b.max(x))
+        });
+        let (lo, hi) = if lo < hi {
+            (lo, hi)
+        } else {
+            (lo.min(0.0) - 1.0, hi.max(0.0) + 1.0)
+        };
+        let pad = 0.05 * (hi - lo);
+        let (t0, t1) = (t[0], *t.last().unwrap_or(&t[0]));
+        let mut ch = ChartBuilder::on(&root)
+            .caption(
+                format!("replay: {name} recorded (lines) vs re-simulated (dots)"),
+                ("sans-serif", 20),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(60)
+            .build_cartesian_2d(t0..t1.max(t0 + 1e-9), (lo - pad)..(hi + pad))
+            .map_err(|e| err(&e))?;
+        ch.configure_mesh()
+            .x_desc("time")
+            .y_desc(name)
+            .draw()
+            .map_err(|e| err(&e))?;
+        let ncomp = rec.first().map_or(0, |r| r.len());
+        for i in 0..ncomp {
+            let color = Palette99::pick(i).to_rgba();
+            ch.draw_series(LineSeries::new(
+                t.iter().zip(rec).map(|(t, r)| (*t, r[i])),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(format!("{name}[{i}]"))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+            let every = (t.len() / 60).max(1);
+            ch.draw_series(
+                t.iter()
+                    .zip(sim)
+                    .step_by(every)
+                    .map(|(t, r)| Circle::new((*t, r[i]), 3, color.filled())),
+            )
+            .map_err(|e| err(&e))?;
+        }
+        ch.configure_series_labels()
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(&e))?;
+        root.present().map_err(|e| err(&e))?;
+        println!("wrote {}", path.display());
+    }
+    Ok(())
 }
 
 /// Reads `key` of the state file as a vector of exactly `n` numbers.
