@@ -183,6 +183,8 @@ fn sampling_rollouts_use_the_stepper() {
     });
     twice.plan(&d, &stage);
     assert!(twice.costs()[0] != base.costs()[0]);
+}
+
 /// `closed_loop` records every physics step; without pushes, re-simulating the recorded
 /// controls from the recorded initial state reproduces the trace exactly (the JSON written by
 /// `ClosedLoop::trajectory_json` is what `moreau replay` re-runs).
