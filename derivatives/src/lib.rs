@@ -14,3 +14,4 @@ pub mod dual;
 pub mod fd;
 pub mod inverse;
 pub mod quat;
+pub mod rnea;
