@@ -10,8 +10,10 @@
 //! - `∂g/∂(act, u)`: `−∂qfrc_actuator/∂(act, u)` by duals on the actuation stage alone
 //!   (`fwd_actuation`, `nu + na` cheap passes over the actuators; position/velocity results
 //!   fixed) — exact for every gain/bias/dynamics type and clamp;
-//! - `∂g/∂q`: by dual numbers, one position/velocity/inverse pass per tangent direction (no
-//!   constraint solve), which also gives `∂M/∂q` and (implicitfast) `∂qDeriv/∂q`.
+//! - `∂g/∂q`: analytic smooth part and `∂M/∂q` ([`crate::rnea`]), constraint/tendon/actuator
+//!   terms by a restricted dual pass ([`crate::pos`]); under implicitfast (which needs
+//!   `∂qDeriv/∂q`) and for [`crate::rnea::unsupported`] models by full dual passes, one
+//!   position/velocity/inverse pass per tangent direction (no constraint solve).
 //!
 //! The step's chain rule is analytic for Euler (`He = M`, or `M + h diag(damping)` with
 //! eulerdamp) and implicitfast (`He = M − h sym(qDeriv)` on M's sparsity):
@@ -97,6 +99,27 @@ fn dense_m(m: &Model, qm: &[f64]) -> DMatrix<f64> {
 
 fn q_pass(m: &Model, d: &Data<f64>, want_m: bool, want_qd: bool) -> QPass {
     let nv = m.nv;
+    if !want_qd && crate::rnea::unsupported(m).is_none() {
+        let mut w = crate::rnea::Work::default();
+        let dg = crate::pos::d_pos(m, d, crate::pos::Output::Residual, &mut w);
+        let mut dm = Vec::new();
+        if want_m {
+            let mut rows = DMatrix::zeros(nv, m.nM);
+            crate::rnea::d_mass_pos(m, d, &mut w, &mut rows);
+            let mut qm = vec![0.0; m.nM];
+            for i in 0..nv {
+                for (o, x) in qm.iter_mut().zip(rows.row(i).iter()) {
+                    *o = *x;
+                }
+                dm.push(dense_m(m, &qm));
+            }
+        }
+        return QPass {
+            dg,
+            dm,
+            dqd: Vec::new(),
+        };
+    }
     let mut dg = DMatrix::zeros(nv, nv);
     let mut dm = Vec::new();
     let mut dqd = Vec::new();
