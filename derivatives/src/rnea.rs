@@ -213,6 +213,9 @@ pub fn d_smooth_pos(
         }
     }
     for j in 0..nv {
+        if translation_invariant(m, j) {
+            continue;
+        }
         let bj = m.dof_bodyid[j];
         let last = w.last[bj];
         let s = d.cdof[j];
@@ -269,6 +272,17 @@ pub fn d_smooth_pos(
     if terms.springs && !m.opt.disabled(disable::SPRING) {
         spring_pos(m, d, out);
     }
+}
+
+/// True for the translational dofs of a free joint of a child of the world: they translate the
+/// whole tree rigidly, which changes neither `M`, the RNE forces (gravity is uniform) nor the
+/// joint forces of world-fixed forces at moving points, so those columns are zero (only the
+/// free joint's own spring depends on them).
+fn translation_invariant(m: &Model, j: usize) -> bool {
+    let jn = m.dof_jntid[j];
+    m.jnt_type[jn] == JointType::Free
+        && j < m.jnt_dofadr[jn] + 3
+        && m.body_parentid[m.jnt_bodyid[jn]] == 0
 }
 
 /// Subtracts `∂qfrc_spring/∂q` of the joint springs from `out` (rows outputs).
@@ -357,6 +371,9 @@ pub fn d_mass_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>
         }
     }
     for j in 0..nv {
+        if translation_invariant(m, j) {
+            continue;
+        }
         let bj = m.dof_bodyid[j];
         let last = w.last[bj];
         let s = d.cdof[j];
@@ -405,4 +422,25 @@ pub fn d_mass_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>
             p = m.body_parentid[p];
         }
     }
+}
+
+/// The counterpart of Pinocchio's `computeRNEADerivatives(q, v, a)`: from `qpos`, `qvel` of `d`
+/// and `qacc`, runs kinematics, COM quantities, `M` (CRB), `cvel`/`cdof_dot`, then writes
+/// `dq = ∂(M a + c)/∂q`, `dv = ∂c/∂v` (rows outputs, row-major `nv × nv` in `dv`) and leaves `M`
+/// in `d.qM`. No passive, actuator or constraint terms (see [`crate::pos`] for those).
+pub fn rnea_derivatives(
+    m: &Model,
+    d: &mut Data<f64>,
+    qacc: &[f64],
+    w: &mut Work,
+    dq: &mut DMatrix<f64>,
+    dv: &mut [f64],
+) {
+    moreau::kinematics::kinematics(m, d);
+    moreau::com::com_pos(m, d);
+    moreau::crb::crb(m, d);
+    moreau::com::com_vel(m, d);
+    d_smooth_pos(m, d, Some(qacc), Terms::default(), w, dq);
+    dv.iter_mut().for_each(|x| *x = 0.0);
+    moreau::derivative::d_rne_vel(m, d, 0..m.nv, dv);
 }

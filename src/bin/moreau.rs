@@ -20,6 +20,15 @@ mod fd;
 #[allow(dead_code)]
 #[path = "../../derivatives/src/inverse.rs"]
 mod inverse;
+#[allow(dead_code)]
+#[path = "../../derivatives/src/pos.rs"]
+mod pos;
+#[allow(dead_code)]
+#[path = "../../derivatives/src/quat.rs"]
+mod quat;
+#[allow(dead_code)]
+#[path = "../../derivatives/src/rnea.rs"]
+mod rnea;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use moreau::model::Integrator;
@@ -702,6 +711,42 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
             json!({"inverse_analytic_us": ia_us,
                               "ratio_inverse_analytic_vs_FD": ia_us / ifd_us})
         );
+    }
+    // RNEA derivatives (Pinocchio's computeRNEADerivatives counterpart: kinematics, M,
+    // ∂τ/∂q, ∂τ/∂v at a random-ish state, no contact), and the analytic inverse-dynamics
+    // Jacobians with contacts disabled; compare with tools/bench/pinocchio_rnea.py
+    if rnea::unsupported(&m).is_none() {
+        let nv = m.nv;
+        let mut w = rnea::Work::default();
+        let mut dq = nalgebra::DMatrix::zeros(nv, nv);
+        let mut dv = vec![0.0; nv * nv];
+        let mut d2 = Data::<f64>::new(&m);
+        reset(&m, &mut d2);
+        let qacc: Vec<f64> = (0..nv).map(|i| ((i * 7 % 11) as f64 - 5.0) * 0.3).collect();
+        for i in 0..nv {
+            d2.qvel[i] = ((i * 5 % 13) as f64 - 6.0) * 0.2;
+        }
+        let n = steps.max(100);
+        let v: Vec<f64> = (0..batches)
+            .map(|_| {
+                let t = Instant::now();
+                for _ in 0..n {
+                    rnea::rnea_derivatives(
+                        &m, &mut d2, &qacc, &mut w, &mut dq, &mut dv,
+                    );
+                }
+                t.elapsed().as_secs_f64() * 1e6 / n as f64
+            })
+            .collect();
+        println!("{}", json!({"rnea_derivatives_us": median(v)}));
+        let mut mc = m.clone();
+        mc.opt.disableflags |= moreau::model::disable::CONSTRAINT;
+        if contact::unsupported(&mc).is_none() {
+            let ia_nc = time_fd(&mut |_, d| {
+                let _ = inverse::inverse_analytic(&mc, d);
+            });
+            println!("{}", json!({"inverse_analytic_nocontact_us": ia_nc}));
+        }
     }
     if compare {
         let script = Path::new("tools/reference/bench_mujoco.py");
