@@ -96,6 +96,29 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
     l(&d.actuator_length, &mut dd.actuator_length);
     l(&d.actuator_velocity, &mut dd.actuator_velocity);
     l(&d.qfrc_gravcomp, &mut dd.qfrc_gravcomp);
+    // each actuator's force depends on its own length only: one pass with every length
+    // seeded, unless a joint-level clamp (jnt_actfrcrange) mixes them
+    if !m.jnt_actfrclimited.iter().any(|&x| x) {
+        for x in dd.actuator_length.iter_mut() {
+            x.eps = 1.0;
+        }
+        fwd_actuation(m, &mut dd);
+        for i in 0..m.nu {
+            let df = dd.actuator_force[i].eps;
+            let Ok(jn) = usize::try_from(m.actuator_trnid[i][0]) else {
+                continue;
+            };
+            if df == 0.0 {
+                continue;
+            }
+            let j = m.jnt_dofadr[jn];
+            let g = m.actuator_gear[i][0];
+            for k in 0..nv {
+                out[(k, j)] -= d.actuator_moment[i * nv + k] * df * g;
+            }
+        }
+        return;
+    }
     for j in 0..nv {
         let mut any = false;
         for i in 0..m.nu {

@@ -85,6 +85,7 @@ pub struct Work {
     last: Vec<usize>,
     fw: Vec<Vector3<f64>>,
     crb: Vec<[f64; 10]>,
+    cs: Vec<V6>,
 }
 
 impl Work {
@@ -382,16 +383,23 @@ pub fn d_mass_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>
             let bk = m.dof_bodyid[k];
             (bk > bj && bk <= last) || (bk == bj && k >= g)
         };
+        // S_j × S_l for l ∈ D(j) (zero otherwise), reused by every row
+        w.cs.clear();
+        w.cs.resize(nv, V6::zeros());
+        for l in m.body_dofadr[bj]..nv {
+            if m.dof_bodyid[l] > last {
+                break;
+            }
+            if in_d(l) {
+                w.cs[l] = cross_motion(&s, &d.cdof[l]);
+            }
+        }
+        let cs = &w.cs;
         let row = |k: usize, y: V6, wv: V6, out: &mut DMatrix<f64>| {
             let mut adr = m.dof_Madr[k];
             let mut l = Some(k);
             while let Some(ll) = l {
-                let sl = &d.cdof[ll];
-                let mut val = sl.dot(&y);
-                if in_d(ll) {
-                    val += cross_motion(&s, sl).dot(&wv);
-                }
-                out[(j, adr)] = val;
+                out[(j, adr)] = d.cdof[ll].dot(&y) + cs[ll].dot(&wv);
                 adr += 1;
                 l = moreau::spatial::dof_parent(m, ll);
             }
