@@ -278,7 +278,9 @@ pub fn d_smooth_pos(
 /// True for the translational dofs of a free joint of a child of the world: they translate the
 /// whole tree rigidly, which changes neither `M`, the RNE forces (gravity is uniform) nor the
 /// joint forces of world-fixed forces at moving points, so those columns are zero (only the
-/// free joint's own spring depends on them).
+/// free joint's own spring depends on them). Likewise for their velocities (world-frame linear
+/// velocity): a uniform boost leaves `qfrc_bias` unchanged (Galilean invariance), so
+/// `∂qfrc_bias/∂q̇` has zero columns there. Both are checked against duals in the tests.
 fn translation_invariant(m: &Model, j: usize) -> bool {
     let jn = m.dof_jntid[j];
     m.jnt_type[jn] == JointType::Free
@@ -435,7 +437,7 @@ pub fn d_mass_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>
 /// The counterpart of Pinocchio's `computeRNEADerivatives(q, v, a)`: from `qpos`, `qvel` of `d`
 /// and `qacc`, runs kinematics, COM quantities, `M` (CRB), `cvel`/`cdof_dot`, then writes
 /// `dq = ∂(M a + c)/∂q`, `dv = ∂c/∂v` (rows outputs, row-major `nv × nv` in `dv`) and leaves `M`
-/// in `d.qM`. No passive, actuator or constraint terms (see [`crate::pos`] for those).
+/// in `d.qM` (`dv` by [`d_bias_vel`]). No passive, actuator or constraint terms (see [`crate::pos`] for those).
 pub fn rnea_derivatives(
     m: &Model,
     d: &mut Data<f64>,
@@ -449,6 +451,69 @@ pub fn rnea_derivatives(
     moreau::crb::crb(m, d);
     moreau::com::com_vel(m, d);
     d_smooth_pos(m, d, Some(qacc), Terms::default(), w, dq);
-    dv.iter_mut().for_each(|x| *x = 0.0);
-    moreau::derivative::d_rne_vel(m, d, 0..m.nv, dv);
+    d_bias_vel(m, d, w, dv);
+}
+
+/// `∂qfrc_bias/∂qvel` (row-major `nv × nv`, rows outputs; overwrites `out`), the same recursion
+/// as [`d_smooth_pos`]: with `e_j` the velocity after `j`'s joint group, for bodies `b`
+/// downstream of `j`: `∂v_b/∂q̇_j = S_j`, `∂a_b/∂q̇_j = Ṡ_j + S_j × (v_b − e_j)` (the `cdof_dot`
+/// of later groups see `S_j` in their velocity), `∂f_b = I ∂a_b + S_j ×* h_b + v_b ×* I S_j`,
+/// and `∂τ_k = S_k · ∂F_{b(k)}`. Needs `cdof`, `cdof_dot`, `cinert`, `cvel`.
+pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
+    let nv = m.nv;
+    out.iter_mut().for_each(|x| *x = 0.0);
+    if nv == 0 {
+        return;
+    }
+    w.prepare(m);
+    w.forward_pass(m, d, None);
+    for b in 1..m.nbody {
+        w.h[b] = inert_mul(&d.cinert[b], &d.cvel[b]);
+    }
+    // e_j: velocity after the group of j
+    for j in 0..nv {
+        let g = w.grp[j];
+        let mut e = w.u[j];
+        let mut k = g;
+        while k < nv && w.grp[k] == g {
+            e += d.cdof[k] * d.qvel[k];
+            k += 1;
+        }
+        w.al[j] = e;
+    }
+    for j in 0..nv {
+        if translation_invariant(m, j) {
+            continue;
+        }
+        let bj = m.dof_bodyid[j];
+        let last = w.last[bj];
+        let s = d.cdof[j];
+        let sd = d.cdof_dot[j];
+        for b in bj..=last {
+            let c = &d.cinert[b];
+            let v = &d.cvel[b];
+            let da = sd + cross_motion(&s, &(v - w.al[j]));
+            w.df[b] = inert_mul(c, &da) + cross_force(&s, &w.h[b]) + cross_force(v, &inert_mul(c, &s));
+        }
+        for b in (bj + 1..=last).rev() {
+            let p = m.body_parentid[b];
+            let f = w.df[b];
+            w.df[p] += f;
+        }
+        for b in bj..=last {
+            let k0 = m.body_dofadr[b];
+            for k in k0..k0 + m.body_dofnum[b] {
+                out[k * nv + j] = d.cdof[k].dot(&w.df[b]);
+            }
+        }
+        let dfr = w.df[bj];
+        let mut p = m.body_parentid[bj];
+        while p != 0 {
+            let k0 = m.body_dofadr[p];
+            for k in k0..k0 + m.body_dofnum[p] {
+                out[k * nv + j] = d.cdof[k].dot(&dfr);
+            }
+            p = m.body_parentid[p];
+        }
+    }
 }

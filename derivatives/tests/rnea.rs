@@ -141,6 +141,22 @@ fn check(name: &str, rseed: u64) {
     }
     let eb = err(&bt, &rb);
     assert!(eb < 1e-10, "{name}: dbias/dq {eb}");
+    // ∂qfrc_bias/∂qvel against duals
+    let mut dvb = vec![0.0; m.nv * m.nv];
+    moreau_derivatives::rnea::d_bias_vel(&m, &d, &mut w, &mut dvb);
+    let av = DMatrix::from_row_slice(m.nv, m.nv, &dvb);
+    let mut rv = DMatrix::zeros(m.nv, m.nv);
+    for j in 0..m.nv {
+        let mut dd = lift(&m, &d);
+        dd.qvel[j].eps = 1.0;
+        fwd_position(&m, &mut dd);
+        fwd_velocity(&m, &mut dd);
+        for k in 0..m.nv {
+            rv[(k, j)] = dd.qfrc_bias[k].eps;
+        }
+    }
+    let ev = err(&av, &rv);
+    assert!(ev < 1e-10, "{name}: dbias/dv {ev}");
 }
 
 const MODELS: &[&str] = &[
@@ -165,5 +181,44 @@ proptest! {
         for name in MODELS {
             check(name, seed);
         }
+    }
+}
+
+/// Forward-dynamics `∂qacc/∂x` (analytic, IFT) against duals on models without contacts whose
+/// actuators are position servos (force `kp (u − L)` depends on `q` through the length), with
+/// joint springs and gravcomp: exercises [`moreau_derivatives::pos`] without the residual
+/// pass, and the closed-form step maps of the transition Jacobians.
+#[test]
+fn forward_servo_no_contact() {
+    use moreau::model::{BiasType, GainType};
+    use moreau_derivatives::contact::{forward_analytic, transition_analytic};
+    use moreau_derivatives::dual::{dual_forward_jacobian, dual_step_jacobian};
+    for (name, seed) in [("arm7", 3u64), ("cartpole", 5), ("humanoid", 7), ("quadruped", 11)] {
+        let mut r = Rng(seed);
+        let mut m = model(name, &mut r);
+        for i in 0..m.nu {
+            let kp = 3.0 + r.next();
+            m.actuator_gaintype[i] = GainType::Fixed;
+            m.actuator_gainprm[i][0] = kp;
+            m.actuator_biastype[i] = BiasType::Affine;
+            m.actuator_biasprm[i][0] = 0.1 * r.next();
+            m.actuator_biasprm[i][1] = -kp;
+            m.actuator_biasprm[i][2] = -0.5;
+        }
+        let mut d = state(&m, &mut r);
+        for u in d.ctrl.iter_mut() {
+            *u = r.next();
+        }
+        moreau::forward::forward(&m, &mut d);
+        let d0 = d.clone();
+        let fa = forward_analytic(&m, &mut d).unwrap();
+        let fd = dual_forward_jacobian(&m, &d0);
+        let e = err(&fa, &fd);
+        let mut dt = d0.clone();
+        let t = transition_analytic(&m, &mut dt).unwrap();
+        let (a, b) = dual_step_jacobian(&m, &d0);
+        let (ea, eb) = (err(&t.A, &a), err(&t.B, &b));
+        eprintln!("{name}: forward {e:.1e} A {ea:.1e} B {eb:.1e}");
+        assert!(e < 1e-10 && ea < 1e-10 && eb < 1e-10, "{name}: {e} {ea} {eb}");
     }
 }
