@@ -85,8 +85,8 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
 struct QPass {
     /// `∂g/∂q_i` (columns).
     dg: DMatrix<f64>,
-    /// `∂M/∂q_i` dense, one per direction.
-    dm: Vec<DMatrix<f64>>,
+    /// `∂M/∂q_i · x` in column `i` (`x = qacc − a_int`), when asked.
+    dmx: DMatrix<f64>,
     /// `∂qDeriv/∂q_i` dense (rows outputs), when asked.
     dqd: Vec<DMatrix<f64>>,
 }
@@ -98,31 +98,28 @@ fn dense_m(m: &Model, qm: &[f64]) -> DMatrix<f64> {
     DMatrix::from_row_slice(nv, nv, &b)
 }
 
-fn q_pass(m: &Model, d: &Data<f64>, want_m: bool, want_qd: bool) -> QPass {
+fn q_pass(
+    m: &Model,
+    d: &Data<f64>,
+    want_m: Option<&nalgebra::DVector<f64>>,
+    want_qd: bool,
+) -> QPass {
     let nv = m.nv;
     if !want_qd && crate::rnea::unsupported(m).is_none() {
         let mut w = crate::rnea::Work::default();
         let dg = crate::pos::d_pos(m, d, crate::pos::Output::Residual, &mut w);
-        let mut dm = Vec::new();
-        if want_m {
-            let mut rows = DMatrix::zeros(nv, m.nM);
-            crate::rnea::d_mass_pos(m, d, &mut w, &mut rows);
-            let mut qm = vec![0.0; m.nM];
-            for i in 0..nv {
-                for (o, x) in qm.iter_mut().zip(rows.row(i).iter()) {
-                    *o = *x;
-                }
-                dm.push(dense_m(m, &qm));
-            }
+        let mut dmx = DMatrix::zeros(nv, nv);
+        if let Some(x) = want_m {
+            crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), &mut w, &mut dmx);
         }
         return QPass {
             dg,
-            dm,
+            dmx,
             dqd: Vec::new(),
         };
     }
     let mut dg = DMatrix::zeros(nv, nv);
-    let mut dm = Vec::new();
+    let mut dmx = DMatrix::zeros(nv, nv);
     let mut dqd = Vec::new();
     let mut qm = vec![0.0; m.nM];
     let mut dd = lift(m, d);
@@ -138,18 +135,18 @@ fn q_pass(m: &Model, d: &Data<f64>, want_m: bool, want_qd: bool) -> QPass {
             let g = dd.qfrc_inverse[j] - dd.qfrc_bias[j] + dd.qfrc_passive[j] - dd.qfrc_smooth[j];
             dg[(j, i)] = g.eps;
         }
-        if want_m {
+        if let Some(x) = want_m {
             for (o, x) in qm.iter_mut().zip(&dd.qM) {
                 *o = x.eps;
             }
-            dm.push(dense_m(m, &qm));
+            dmx.set_column(i, &(dense_m(m, &qm) * x));
         }
         if want_qd {
             smooth_vel(m, &mut dd, false);
             dqd.push(DMatrix::from_fn(nv, nv, |r, c| dd.qDeriv[r * nv + c].eps));
         }
     }
-    QPass { dg, dm, dqd }
+    QPass { dg, dmx, dqd }
 }
 
 /// `∂qfrc_actuator/∂(act, u)` (`nv × (na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`), by
@@ -244,14 +241,14 @@ pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'
         return Err(e);
     }
     moreau::forward::forward(m, d);
-    Ok(forward_parts(m, d, false, false).0)
+    Ok(forward_parts(m, d, None, false).0)
 }
 
 /// `(∂qacc/∂x, ∂act_dot/∂(act,u), q-pass)` with `d` already forwarded.
 fn forward_parts(
     m: &Model,
     d: &mut Data<f64>,
-    want_m: bool,
+    want_m: Option<&nalgebra::DVector<f64>>,
     want_qd: bool,
 ) -> (DMatrix<f64>, DMatrix<f64>, QPass) {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
@@ -321,7 +318,6 @@ pub fn transition_analytic(
     }
     let qacc = nalgebra::DVector::from_column_slice(&d.qacc);
     let integrated = damped || fast;
-    let (da, ad, qp) = forward_parts(m, d, integrated, fast);
     // ∂a_int/∂x
     let lu = he.clone().lu();
     let aint = if integrated {
@@ -329,11 +325,12 @@ pub fn transition_analytic(
     } else {
         qacc.clone()
     };
+    let diff = &qacc - &aint;
+    let (da, ad, qp) = forward_parts(m, d, integrated.then_some(&diff), fast);
     let dai = if integrated {
         let mut rhs = &mass * &da;
-        let diff = &qacc - &aint;
         for i in 0..nv {
-            let mut c = &qp.dm[i] * &diff;
+            let mut c = qp.dmx.column(i).into_owned();
             if fast {
                 c += h * restrict(&qp.dqd[i]) * &aint;
             }

@@ -126,6 +126,21 @@ fn check(name: &str, rseed: u64) {
     );
     assert!(et < 1e-10, "{name}: dτ/dq {et}");
     assert!(em < 1e-10, "{name}: dM/dq {em}");
+    // ∂(M x)/∂q against the dual ∂M/∂q contracted with x
+    let x: Vec<f64> = (0..m.nv).map(|_| r.next()).collect();
+    let mut amx = DMatrix::zeros(m.nv, m.nv);
+    moreau_derivatives::rnea::d_mass_vec_pos(&m, &d, &x, &mut w, &mut amx);
+    let mut rmx = DMatrix::zeros(m.nv, m.nv);
+    let mut dense = vec![0.0; m.nv * m.nv];
+    for j in 0..m.nv {
+        let row: Vec<f64> = rm.row(j).iter().copied().collect();
+        moreau::crb::full_m(&m, &row, &mut dense);
+        for k in 0..m.nv {
+            rmx[(k, j)] = (0..m.nv).map(|l| dense[k * m.nv + l] * x[l]).sum::<f64>();
+        }
+    }
+    let emx = err(&amx, &rmx);
+    assert!(emx < 1e-10, "{name}: d(Mx)/dq {emx}");
     // without qacc and the optional terms: the bias alone
     let mut bt = DMatrix::zeros(m.nv, m.nv);
     d_smooth_pos(&m, &d, None, Terms::default(), &mut w, &mut bt);
