@@ -172,8 +172,8 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>) 
     // Each actuator's force and act_dot depend only on its own control and activation, so
     // two passes (all controls seeded, then all activations) give every column, unless a
     // joint-level actuator force clamp mixes actuators or an actuator has several activations.
-    let separable = !m.jnt_actfrclimited.iter().any(|&x| x)
-        && (0..nu).all(|i| m.actuator_actnum[i] <= 1);
+    let separable =
+        !m.jnt_actfrclimited.iter().any(|&x| x) && (0..nu).all(|i| m.actuator_actnum[i] <= 1);
     if separable {
         for pass in 0..2 {
             for i in 0..nu {

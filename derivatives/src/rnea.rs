@@ -211,8 +211,7 @@ fn d_rne_pos(
     w.forward_pass(m, d, qacc, vel, vel);
     // world-fixed forces at the COMs (subtracted: they are inputs of τ with sign −)
     let gravity_on = !m.opt.disabled(disable::GRAVITY);
-    let springdamp =
-        !(m.opt.disabled(disable::SPRING) && m.opt.disabled(disable::DAMPER));
+    let springdamp = !(m.opt.disabled(disable::SPRING) && m.opt.disabled(disable::DAMPER));
     let mut any_ext = false;
     for b in 1..m.nbody {
         let mut f = Vector3::zeros();
@@ -261,8 +260,7 @@ fn d_rne_pos(
             let v = &w.vel[b];
             let dv = v - w.u[j];
             let h = &w.h[b];
-            let mut df = cross_force(&s, &w.ia[b])
-                - inert_mul(c, &(sig + cross_motion(&psi, &dv)))
+            let mut df = cross_force(&s, &w.ia[b]) - inert_mul(c, &(sig + cross_motion(&psi, &dv)))
                 + cross_force(&cross_motion(&s, &dv), h)
                 + cross_force(v, &(cross_force(&s, h) - inert_mul(c, &psi)));
             if any_ext {
@@ -458,7 +456,8 @@ pub fn d_mass_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>
             for k in k0..k0 + m.body_dofnum[p] {
                 let sk = &d.cdof[k];
                 let wv = inert_mul(&w.crb[p], sk);
-                let y = cross_force(&s, &inert_mul(&cj, sk)) - inert_mul(&cj, &cross_motion(&s, sk));
+                let y =
+                    cross_force(&s, &inert_mul(&cj, sk)) - inert_mul(&cj, &cross_motion(&s, sk));
                 row(k, y, wv, out);
             }
             p = m.body_parentid[p];
@@ -525,7 +524,8 @@ pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
             let c = &d.cinert[b];
             let v = &d.cvel[b];
             let da = sd + cross_motion(&s, &(v - w.al[j]));
-            w.df[b] = inert_mul(c, &da) + cross_force(&s, &w.h[b]) + cross_force(v, &inert_mul(c, &s));
+            w.df[b] =
+                inert_mul(c, &da) + cross_force(&s, &w.h[b]) + cross_force(v, &inert_mul(c, &s));
         }
         for b in (bj + 1..=last).rev() {
             let p = m.body_parentid[b];

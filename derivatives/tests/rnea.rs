@@ -6,7 +6,7 @@
 //! Error: `max |a − b| / max(1, max |b|)`, asserted ≤ 1e-10 (both sides are exact up to
 //! round-off).
 
-use moreau::forward::{fwd_actuation, fwd_acceleration, fwd_position, fwd_velocity};
+use moreau::forward::{fwd_acceleration, fwd_actuation, fwd_position, fwd_velocity};
 use moreau::model::disable;
 use moreau::rne::rne;
 use moreau::state::integrate_pos;
@@ -208,7 +208,12 @@ fn forward_servo_no_contact() {
     use moreau::model::{BiasType, GainType};
     use moreau_derivatives::contact::{forward_analytic, transition_analytic};
     use moreau_derivatives::dual::{dual_forward_jacobian, dual_step_jacobian};
-    for (name, seed) in [("arm7", 3u64), ("cartpole", 5), ("humanoid", 7), ("quadruped", 11)] {
+    for (name, seed) in [
+        ("arm7", 3u64),
+        ("cartpole", 5),
+        ("humanoid", 7),
+        ("quadruped", 11),
+    ] {
         let mut r = Rng(seed);
         let mut m = model(name, &mut r);
         for i in 0..m.nu {
@@ -234,6 +239,9 @@ fn forward_servo_no_contact() {
         let (a, b) = dual_step_jacobian(&m, &d0);
         let (ea, eb) = (err(&t.A, &a), err(&t.B, &b));
         eprintln!("{name}: forward {e:.1e} A {ea:.1e} B {eb:.1e}");
-        assert!(e < 1e-10 && ea < 1e-10 && eb < 1e-10, "{name}: {e} {ea} {eb}");
+        assert!(
+            e < 1e-10 && ea < 1e-10 && eb < 1e-10,
+            "{name}: {e} {ea} {eb}"
+        );
     }
 }

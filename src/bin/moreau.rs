@@ -641,7 +641,7 @@ fn thread_cpu_us() -> Option<f64> {
         // SAFETY: `t` is a valid, exclusively borrowed timespec (two 64-bit fields on 64-bit
         // Linux); clock_gettime only writes it.
         let r = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
-        (r == 0).then(|| t.tv_sec as f64 * 1e6 + t.tv_nsec as f64 * 1e-3)
+        (r == 0).then_some(t.tv_sec as f64 * 1e6 + t.tv_nsec as f64 * 1e-3)
     }
     #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
     {
@@ -743,8 +743,14 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
     let (ifd_us, ifd_cpu) = time_fd(false, &mut |ws, d| {
         ws.inverse(&m, d, 1e-6, false, false);
     });
-    println!("{}", json!({"transitionFD_us": tfd_us, "transitionFD_cpu_us": tfd_cpu}));
-    println!("{}", json!({"inverseFD_us": ifd_us, "inverseFD_cpu_us": ifd_cpu}));
+    println!(
+        "{}",
+        json!({"transitionFD_us": tfd_us, "transitionFD_cpu_us": tfd_cpu})
+    );
+    println!(
+        "{}",
+        json!({"inverseFD_us": ifd_us, "inverseFD_cpu_us": ifd_cpu})
+    );
     // analytic Jacobians (IFT through contact; A, B only), same batches
     if contact::unsupported(&m).is_none() {
         let (ta_us, ta_cpu) = time_fd(false, &mut |_, d| {
