@@ -552,8 +552,9 @@ fn derivatives_cmd(
 }
 
 /// `--method analytic`: transition A, B by the implicit function theorem at the constraint
-/// solution (no C, D: empty), inverse DfDa, DfDv analytic and DfDq, DmDq by dual numbers (no
-/// sensor Jacobians). See derivatives/src/contact.rs and inverse.rs.
+/// solution (no C, D: empty), inverse DfDa, DfDv, DfDq, DmDq analytic (constraint and tendon
+/// terms of DfDq by a restricted dual pass; no sensor Jacobians). See derivatives/src/contact.rs,
+/// inverse.rs, rnea.rs and pos.rs.
 fn derivatives_analytic(
     path: &Path,
     m: &Model,
