@@ -137,7 +137,16 @@ pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     for x in buf.iter_mut() {
         *x = -*x;
     }
-    d_rne_vel(m, d, 0..nv, &mut buf);
+    if crate::rnea::unsupported(m).is_none() {
+        // the O(n·depth) recursion of crate::rnea (no tendon-armature bias term there)
+        let mut b = vec![0.0; nv * nv];
+        crate::rnea::d_bias_vel(m, d, &mut crate::rnea::Work::default(), &mut b);
+        for (x, y) in buf.iter_mut().zip(&b) {
+            *x += *y;
+        }
+    } else {
+        d_rne_vel(m, d, 0..nv, &mut buf);
+    }
     let mut out = DMatrix::from_row_slice(nv, nv, &buf);
     if d.nefc > 0 {
         let j = efc_jacobian(m, d);
