@@ -10,14 +10,19 @@
 //! - `∂g/∂(act, u)`: `−∂qfrc_actuator/∂(act, u)` by duals on the actuation stage alone
 //!   (`fwd_actuation`, `nu + na` cheap passes over the actuators; position/velocity results
 //!   fixed) — exact for every gain/bias/dynamics type and clamp;
-//! - `∂g/∂q`: by dual numbers, one position/velocity/inverse pass per tangent direction (no
-//!   constraint solve), which also gives `∂M/∂q` and (implicitfast) `∂qDeriv/∂q`.
+//! - `∂g/∂q`: analytic smooth part and `∂M/∂q` ([`crate::rnea`]), constraint/tendon/actuator
+//!   terms by a restricted dual pass ([`crate::pos`]); under implicitfast (which needs
+//!   `∂qDeriv/∂q`) and for [`crate::rnea::unsupported`] models by full dual passes, one
+//!   position/velocity/inverse pass per tangent direction (no constraint solve).
 //!
 //! The step's chain rule is analytic for Euler (`He = M`, or `M + h diag(damping)` with
 //! eulerdamp) and implicitfast (`He = M − h sym(qDeriv)` on M's sparsity):
 //! `He a_int = M qacc`, so `He ∂a_int = M ∂qacc + ∂M (qacc − a_int) + h sym(∂qDeriv) a_int`;
-//! `v' = v + h a_int`; `q' = q ⊕ h v'` and `act'` (`advance_act`) are differentiated by duals on
-//! those O(nq + na) maps (closed-form quaternion maps, negligible cost).
+//! `v' = v + h a_int`; `q' = q ⊕ h v'` in closed form (`mjd_quatIntegrate` blocks,
+//! [`crate::quat::quat_integrate_deriv`]) and `act'` (`advance_act`: `act + c act_dot`, zero
+//! where the activation clamp is active).
+//! `∂(qfrc_actuator, act_dot)/∂(act, u)`: each actuator depends only on its own control and
+//! activation, so two seeded passes suffice (per-column passes with `jnt_actfrcrange` clamps).
 //!
 //! Unsupported ([`unsupported`]): RK4 and implicit, polynomial dof damping, implicitfast with
 //! velocity-dependent actuator gains (affine `gainprm[2]`, muscles), tendon damping polynomials
@@ -26,15 +31,13 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::dual::{lift, lift_into, qpos_tangent, seed};
+use crate::dual::{lift, lift_into, seed};
 use crate::fd::TransitionJacobians;
 use crate::inverse::{dfda, dfdv_rows};
 use moreau::derivative::{d_actuator_vel, smooth_vel};
 use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
-use moreau::integrator::advance_act;
 use moreau::inverse::inverse_skip;
 use moreau::model::{disable, GainType, Integrator, JointType, Model};
-use moreau::state::integrate_pos;
 use moreau::Data;
 use nalgebra::DMatrix;
 use num_dual::Dual64;
@@ -82,8 +85,8 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
 struct QPass {
     /// `∂g/∂q_i` (columns).
     dg: DMatrix<f64>,
-    /// `∂M/∂q_i` dense, one per direction.
-    dm: Vec<DMatrix<f64>>,
+    /// `∂M/∂q_i · x` in column `i` (`x = qacc − a_int`), when asked.
+    dmx: DMatrix<f64>,
     /// `∂qDeriv/∂q_i` dense (rows outputs), when asked.
     dqd: Vec<DMatrix<f64>>,
 }
@@ -95,10 +98,28 @@ fn dense_m(m: &Model, qm: &[f64]) -> DMatrix<f64> {
     DMatrix::from_row_slice(nv, nv, &b)
 }
 
-fn q_pass(m: &Model, d: &Data<f64>, want_m: bool, want_qd: bool) -> QPass {
+fn q_pass(
+    m: &Model,
+    d: &Data<f64>,
+    want_m: Option<&nalgebra::DVector<f64>>,
+    want_qd: bool,
+) -> QPass {
     let nv = m.nv;
+    if !want_qd && crate::rnea::unsupported(m).is_none() {
+        let mut w = crate::rnea::Work::default();
+        let dg = crate::pos::d_pos(m, d, crate::pos::Output::Residual, &mut w);
+        let mut dmx = DMatrix::zeros(nv, nv);
+        if let Some(x) = want_m {
+            crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), &mut w, &mut dmx);
+        }
+        return QPass {
+            dg,
+            dmx,
+            dqd: Vec::new(),
+        };
+    }
     let mut dg = DMatrix::zeros(nv, nv);
-    let mut dm = Vec::new();
+    let mut dmx = DMatrix::zeros(nv, nv);
     let mut dqd = Vec::new();
     let mut qm = vec![0.0; m.nM];
     let mut dd = lift(m, d);
@@ -114,18 +135,18 @@ fn q_pass(m: &Model, d: &Data<f64>, want_m: bool, want_qd: bool) -> QPass {
             let g = dd.qfrc_inverse[j] - dd.qfrc_bias[j] + dd.qfrc_passive[j] - dd.qfrc_smooth[j];
             dg[(j, i)] = g.eps;
         }
-        if want_m {
+        if let Some(x) = want_m {
             for (o, x) in qm.iter_mut().zip(&dd.qM) {
                 *o = x.eps;
             }
-            dm.push(dense_m(m, &qm));
+            dmx.set_column(i, &(dense_m(m, &qm) * x));
         }
         if want_qd {
             smooth_vel(m, &mut dd, false);
             dqd.push(DMatrix::from_fn(nv, nv, |r, c| dd.qDeriv[r * nv + c].eps));
         }
     }
-    QPass { dg, dm, dqd }
+    QPass { dg, dmx, dqd }
 }
 
 /// `∂qfrc_actuator/∂(act, u)` (`nv × (na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`), by
@@ -148,6 +169,49 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>) 
     l(&d.actuator_velocity, &mut dd.actuator_velocity);
     l(&d.qfrc_gravcomp, &mut dd.qfrc_gravcomp);
     l(&d.qvel, &mut dd.qvel);
+    // Each actuator's force and act_dot depend only on its own control and activation, so
+    // two passes (all controls seeded, then all activations) give every column, unless a
+    // joint-level actuator force clamp mixes actuators or an actuator has several activations.
+    let separable =
+        !m.jnt_actfrclimited.iter().any(|&x| x) && (0..nu).all(|i| m.actuator_actnum[i] <= 1);
+    if separable {
+        for pass in 0..2 {
+            for i in 0..nu {
+                match (pass, usize::try_from(m.actuator_actadr[i])) {
+                    (0, _) => dd.ctrl[i].eps = 1.0,
+                    (_, Ok(a)) if m.actuator_actnum[i] == 1 => dd.act[a].eps = 1.0,
+                    _ => {}
+                }
+            }
+            fwd_actuation(m, &mut dd);
+            for i in 0..nu {
+                let adr = usize::try_from(m.actuator_actadr[i])
+                    .ok()
+                    .filter(|_| m.actuator_actnum[i] == 1);
+                let col = match (pass, adr) {
+                    (0, _) => na + i,
+                    (_, Some(a)) => a,
+                    _ => continue,
+                };
+                let df = dd.actuator_force[i].eps;
+                if df != 0.0 {
+                    for r in 0..nv {
+                        fa[(r, col)] = d.actuator_moment[i * nv + r] * df;
+                    }
+                }
+                if let Some(a) = adr {
+                    ad[(a, col)] = dd.act_dot[a].eps;
+                }
+            }
+            for x in dd.ctrl.iter_mut() {
+                x.eps = 0.0;
+            }
+            for x in dd.act.iter_mut() {
+                x.eps = 0.0;
+            }
+        }
+        return (fa, ad);
+    }
     for k in 0..na + nu {
         if k < na {
             dd.act[k].eps = 1.0;
@@ -177,14 +241,14 @@ pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'
         return Err(e);
     }
     moreau::forward::forward(m, d);
-    Ok(forward_parts(m, d, false, false).0)
+    Ok(forward_parts(m, d, None, false).0)
 }
 
 /// `(∂qacc/∂x, ∂act_dot/∂(act,u), q-pass)` with `d` already forwarded.
 fn forward_parts(
     m: &Model,
     d: &mut Data<f64>,
-    want_m: bool,
+    want_m: Option<&nalgebra::DVector<f64>>,
     want_qd: bool,
 ) -> (DMatrix<f64>, DMatrix<f64>, QPass) {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
@@ -254,7 +318,6 @@ pub fn transition_analytic(
     }
     let qacc = nalgebra::DVector::from_column_slice(&d.qacc);
     let integrated = damped || fast;
-    let (da, ad, qp) = forward_parts(m, d, integrated, fast);
     // ∂a_int/∂x
     let lu = he.clone().lu();
     let aint = if integrated {
@@ -262,11 +325,12 @@ pub fn transition_analytic(
     } else {
         qacc.clone()
     };
+    let diff = &qacc - &aint;
+    let (da, ad, qp) = forward_parts(m, d, integrated.then_some(&diff), fast);
     let dai = if integrated {
         let mut rhs = &mass * &da;
-        let diff = &qacc - &aint;
         for i in 0..nv {
-            let mut c = &qp.dm[i] * &diff;
+            let mut c = qp.dmx.column(i).into_owned();
             if fast {
                 c += h * restrict(&qp.dqd[i]) * &aint;
             }
@@ -282,47 +346,69 @@ pub fn transition_analytic(
     for i in 0..nv {
         dv[(i, nv + i)] += 1.0;
     }
-    let mut a = DMatrix::zeros(nx, nx);
-    let mut b = DMatrix::zeros(nx, nu);
-    // q' = q ⊕ h v' and act' by duals on the closed-form maps
-    let mut tq = vec![0.0; nv];
-    for k in 0..nx + nu {
-        let mut qpos: Vec<Dual64> = d.qpos.iter().map(|&x| Dual64::from(x)).collect();
-        if k < nv {
-            let mut t = vec![Dual64::from(0.0); nv];
-            t[k] = Dual64::from(0.0).derivative();
-            integrate_pos(m, &mut qpos, &t, Dual64::from(1.0));
-        }
-        let v: Vec<Dual64> = (0..nv)
-            .map(|i| Dual64::new(d.qvel[i] + h * aint[i], dv[(i, k)]))
-            .collect();
-        integrate_pos(m, &mut qpos, &v, Dual64::from(h));
-        qpos_tangent(m, &qpos, &mut tq);
-        let mut act: Vec<Dual64> = d.act.iter().map(|&x| Dual64::from(x)).collect();
-        let mut actdot: Vec<Dual64> = d.act_dot.iter().map(|&x| Dual64::from(x)).collect();
-        if k >= 2 * nv {
-            let c = k - 2 * nv;
-            if c < na {
-                act[c].eps = 1.0;
-            }
-            for r in 0..na {
-                actdot[r].eps = ad[(r, c)];
-            }
-        }
-        advance_act(m, &mut act, &actdot, h);
-        let mut col = if k < nx {
-            a.column_mut(k)
-        } else {
-            b.column_mut(k - nx)
+    // q' = q ⊕ h v' (mjd_quatIntegrate blocks for quaternions) and act' (advance_act)
+    let mut full = DMatrix::<f64>::zeros(nx, nx + nu);
+    for j in 0..m.njnt {
+        let da = m.jnt_dofadr[j];
+        let (lin, rot) = match m.jnt_type[j] {
+            JointType::Free => (3, Some(da + 3)),
+            JointType::Ball => (0, Some(da)),
+            _ => (1, None),
         };
-        for r in 0..nv {
-            col[r] = tq[r];
-            col[nv + r] = dv[(r, k)];
+        for i in da..da + lin {
+            for k in 0..nx + nu {
+                full[(i, k)] = h * dv[(i, k)];
+            }
+            full[(i, i)] += 1.0;
         }
-        for r in 0..na {
-            col[2 * nv + r] = act[r].eps;
+        if let Some(r) = rot {
+            let w = nalgebra::Vector3::new(
+                d.qvel[r] + h * aint[r],
+                d.qvel[r + 1] + h * aint[r + 1],
+                d.qvel[r + 2] + h * aint[r + 2],
+            );
+            let (dq, dvel, _) = crate::quat::quat_integrate_deriv(&w, h);
+            let dvel = dvel * h;
+            for k in 0..nx + nu {
+                let x = nalgebra::Vector3::new(dv[(r, k)], dv[(r + 1, k)], dv[(r + 2, k)]);
+                let mut y = dvel * x;
+                if (r..r + 3).contains(&k) {
+                    y += dq.column(k - r);
+                }
+                for c in 0..3 {
+                    full[(r + c, k)] = y[c];
+                }
+            }
         }
     }
+    full.rows_mut(nv, nv).copy_from(&dv);
+    for u in 0..nu {
+        let Ok(adr) = usize::try_from(m.actuator_actadr[u]) else {
+            continue;
+        };
+        for i in adr..adr + m.actuator_actnum[u] {
+            let c = if m.actuator_dyntype[u] == moreau::model::DynType::FilterExact {
+                let tau = m.actuator_dynprm[u][0].max(1e-15);
+                tau * (1.0 - (-h / tau).exp())
+            } else {
+                h
+            };
+            // clamped activations do not move (as the dual of the clamp: strict comparisons)
+            let x = d.act[i] + d.act_dot[i] * c;
+            if m.actuator_actlimited[u] {
+                let r = m.actuator_actrange[u];
+                if x < r[0] || x > r[1] {
+                    continue;
+                }
+            }
+            full[(2 * nv + i, 2 * nv + i)] = 1.0;
+            for col in 0..na + nu {
+                full[(2 * nv + i, 2 * nv + col)] += c * ad[(i, col)];
+            }
+        }
+    }
+    let a = full.columns(0, nx).into_owned();
+    let b = full.columns(nx, nu).into_owned();
     Ok(TransitionJacobians {
         A: a,
         B: b,

@@ -7,8 +7,9 @@
 //! - `∂f/∂a = M + Jᵀ H J` (analytic);
 //! - `∂f/∂v = ∂c/∂v − ∂qfrc_passive/∂v + Jᵀ H diag(B) J` (analytic: the RNE and passive
 //!   velocity derivatives of [`moreau::derivative`], and `∂aref/∂v = −diag(B) J`);
-//! - `∂f/∂q`: by dual numbers (forward mode over the `nv` tangent directions,
-//!   [`crate::dual`]), not in closed form.
+//! - `∂f/∂q`: `∂(M a + c − springs − gravcomp)/∂q` and `∂M/∂q` analytic ([`crate::rnea`]);
+//!   constraint and tendon-passive terms by a dual pass restricted to the stages they need
+//!   ([`crate::pos`]).
 //!
 //! Layout as [`crate::fd::InverseJacobians`]: `D[i][j] = ∂f_j/∂in_i`.
 //!
@@ -136,7 +137,16 @@ pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     for x in buf.iter_mut() {
         *x = -*x;
     }
-    d_rne_vel(m, d, 0..nv, &mut buf);
+    if crate::rnea::unsupported(m).is_none() {
+        // the O(n·depth) recursion of crate::rnea (no tendon-armature bias term there)
+        let mut b = vec![0.0; nv * nv];
+        crate::rnea::d_bias_vel(m, d, &mut crate::rnea::Work::default(), &mut b);
+        for (x, y) in buf.iter_mut().zip(&b) {
+            *x += *y;
+        }
+    } else {
+        d_rne_vel(m, d, 0..nv, &mut buf);
+    }
     let mut out = DMatrix::from_row_slice(nv, nv, &buf);
     if d.nefc > 0 {
         let j = efc_jacobian(m, d);
@@ -153,8 +163,10 @@ pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
 
 /// Analytic inverse Jacobians `(DfDq, DfDv, DfDa)` of `qfrc_inverse` at the state and `qacc`
 /// of `d`, MuJoCo's transposed layout. Runs [`moreau::inverse::inverse`] on `d` first.
-/// `DfDq` (and the returned `DmDq`, row `i` = `∂qM/∂q_i` in qM's layout) are by dual numbers
-/// ([`crate::dual::dual_inverse_dq`]).
+/// `DfDq` and the returned `DmDq` (row `i` = `∂qM/∂q_i` in qM's layout) are analytic
+/// ([`crate::rnea`], [`crate::pos`]: constraint and tendon-passive terms by a restricted dual
+/// pass), or by full dual passes ([`crate::dual::dual_inverse_dq`]) for
+/// [`crate::rnea::unsupported`] models.
 #[allow(non_snake_case, clippy::type_complexity)]
 pub fn inverse_analytic(
     m: &Model,
@@ -166,6 +178,14 @@ pub fn inverse_analytic(
     moreau::inverse::inverse(m, d);
     let DfDa = dfda(m, d);
     let DfDv = dfdv_rows(m, d).transpose();
-    let (DfDq, DmDq) = crate::dual::dual_inverse_dq(m, d);
+    let (DfDq, DmDq) = if crate::rnea::unsupported(m).is_none() {
+        let mut w = crate::rnea::Work::default();
+        let dq = crate::pos::d_pos(m, d, crate::pos::Output::Inverse, &mut w).transpose();
+        let mut dm = DMatrix::zeros(m.nv, m.nM);
+        crate::rnea::d_mass_pos(m, d, &mut w, &mut dm);
+        (dq, dm)
+    } else {
+        crate::dual::dual_inverse_dq(m, d)
+    };
     Ok((DfDq, DfDv, DfDa, DmDq))
 }

@@ -5,7 +5,9 @@
 //! - [`fd`]: finite-difference transition and inverse-dynamics Jacobians (`mjd_transitionFD`,
 //!   `mjd_inverseFD`).
 //! - [`dual`]: exact Jacobians by forward-mode dual numbers (the reference).
-//! - [`inverse`]: analytic inverse-dynamics derivatives (`∂/∂qacc`, `∂/∂qvel`; `∂/∂qpos` by duals).
+//! - [`inverse`]: analytic inverse-dynamics derivatives (`∂/∂qacc`, `∂/∂qvel`, `∂/∂qpos`).
+//! - [`rnea`]: analytic `∂/∂q` of the RNE, `M`, joint springs, gravcomp (Carpentier-Mansard).
+//! - [`pos`]: `∂/∂q` of `qfrc_inverse` and the forward residual (analytic + restricted duals).
 //! - [`contact`]: forward dynamics and transition Jacobians through soft contact by the implicit
 //!   function theorem at the constraint solution.
 
@@ -13,4 +15,6 @@ pub mod contact;
 pub mod dual;
 pub mod fd;
 pub mod inverse;
+pub mod pos;
 pub mod quat;
+pub mod rnea;

@@ -20,6 +20,15 @@ mod fd;
 #[allow(dead_code)]
 #[path = "../../derivatives/src/inverse.rs"]
 mod inverse;
+#[allow(dead_code)]
+#[path = "../../derivatives/src/pos.rs"]
+mod pos;
+#[allow(dead_code)]
+#[path = "../../derivatives/src/quat.rs"]
+mod quat;
+#[allow(dead_code)]
+#[path = "../../derivatives/src/rnea.rs"]
+mod rnea;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use moreau::model::Integrator;
@@ -899,8 +908,9 @@ fn derivatives_cmd(
 }
 
 /// `--method analytic`: transition A, B by the implicit function theorem at the constraint
-/// solution (no C, D: empty), inverse DfDa, DfDv analytic and DfDq, DmDq by dual numbers (no
-/// sensor Jacobians). See derivatives/src/contact.rs and inverse.rs.
+/// solution (no C, D: empty), inverse DfDa, DfDv, DfDq, DmDq analytic (constraint and tendon
+/// terms of DfDq by a restricted dual pass; no sensor Jacobians). See derivatives/src/contact.rs,
+/// inverse.rs, rnea.rs and pos.rs.
 fn derivatives_analytic(
     path: &Path,
     m: &Model,
@@ -966,6 +976,36 @@ fn time_batches(
         .collect()
 }
 
+/// CPU time of the calling thread in µs (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, Linux), to
+/// compare timings on a loaded machine where wall-clock time mostly measures waiting. `None`
+/// elsewhere or on failure.
+fn thread_cpu_us() -> Option<f64> {
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    {
+        #[repr(C)]
+        struct Timespec {
+            tv_sec: i64,
+            tv_nsec: i64,
+        }
+        extern "C" {
+            fn clock_gettime(clk: i32, tp: *mut Timespec) -> i32;
+        }
+        const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
+        let mut t = Timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `t` is a valid, exclusively borrowed timespec (two 64-bit fields on 64-bit
+        // Linux); clock_gettime only writes it.
+        let r = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
+        (r == 0).then_some(t.tv_sec as f64 * 1e6 + t.tv_nsec as f64 * 1e-3)
+    }
+    #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+    {
+        None
+    }
+}
+
 /// Keyframe 0 if there is one, else qpos0; zero controls (as bench_mujoco.py).
 fn reset(m: &Model, d: &mut Data<f64>) {
     if m.nkey > 0 && d.reset_keyframe(m, 0).is_ok() {
@@ -1018,46 +1058,140 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
     let mut ws = fd::FdWorkspace::new(&m);
     ws.sensors = false;
     let fd_batches = (batches / 3).max(3);
-    let mut time_fd = |f: &mut dyn FnMut(&mut fd::FdWorkspace, &mut Data<f64>)| -> f64 {
+    // a state with contacts: settle from the reset state until rows appear (at most 3000 steps)
+    let mut dc = Data::<f64>::new(&m);
+    reset(&m, &mut dc);
+    for _ in 0..3000 {
+        integrator::step(&m, &mut dc);
+        if dc.nefc > 0 {
+            break;
+        }
+    }
+    let mut cpu_fd = Vec::new();
+    let mut time_fd = |contact: bool,
+                       f: &mut dyn FnMut(&mut fd::FdWorkspace, &mut Data<f64>)|
+     -> (f64, Option<f64>) {
+        cpu_fd.clear();
         let v: Vec<f64> = (0..fd_batches)
             .map(|_| {
-                reset(&m, &mut d);
+                if contact {
+                    d.clone_from(&dc);
+                } else {
+                    reset(&m, &mut d);
+                }
                 forward::forward(&m, &mut d);
+                let c = thread_cpu_us();
                 let t = Instant::now();
                 for _ in 0..20 {
                     f(&mut ws, &mut d);
                 }
+                if let (Some(a), Some(b)) = (c, thread_cpu_us()) {
+                    cpu_fd.push((b - a) / 20.0);
+                }
                 t.elapsed().as_secs_f64() * 1e6 / 20.0
             })
             .collect();
-        median(v)
+        let cpu = (!cpu_fd.is_empty()).then(|| median(cpu_fd.clone()));
+        (median(v), cpu)
     };
-    let tfd_us = time_fd(&mut |ws, d| {
+    let (tfd_us, tfd_cpu) = time_fd(false, &mut |ws, d| {
         ws.transition(&m, d, 1e-6, false);
     });
-    let ifd_us = time_fd(&mut |ws, d| {
+    let (ifd_us, ifd_cpu) = time_fd(false, &mut |ws, d| {
         ws.inverse(&m, d, 1e-6, false, false);
     });
-    println!("{}", json!({"transitionFD_us": tfd_us}));
-    println!("{}", json!({"inverseFD_us": ifd_us}));
+    println!(
+        "{}",
+        json!({"transitionFD_us": tfd_us, "transitionFD_cpu_us": tfd_cpu})
+    );
+    println!(
+        "{}",
+        json!({"inverseFD_us": ifd_us, "inverseFD_cpu_us": ifd_cpu})
+    );
     // analytic Jacobians (IFT through contact; A, B only), same batches
     if contact::unsupported(&m).is_none() {
-        let ta_us = time_fd(&mut |_, d| {
+        let (ta_us, ta_cpu) = time_fd(false, &mut |_, d| {
             let _ = contact::transition_analytic(&m, d);
         });
-        let ia_us = time_fd(&mut |_, d| {
+        let (ia_us, ia_cpu) = time_fd(false, &mut |_, d| {
             let _ = inverse::inverse_analytic(&m, d);
         });
         println!(
             "{}",
-            json!({"transition_analytic_us": ta_us,
+            json!({"transition_analytic_us": ta_us, "transition_analytic_cpu_us": ta_cpu,
                               "ratio_transition_analytic_vs_FD": ta_us / tfd_us})
         );
         println!(
             "{}",
-            json!({"inverse_analytic_us": ia_us,
+            json!({"inverse_analytic_us": ia_us, "inverse_analytic_cpu_us": ia_cpu,
                               "ratio_inverse_analytic_vs_FD": ia_us / ifd_us})
         );
+        // the same at the settled state with contacts
+        let (tfc_us, tfc_cpu) = time_fd(true, &mut |ws, d| {
+            ws.transition(&m, d, 1e-6, false);
+        });
+        let (tac_us, tac_cpu) = time_fd(true, &mut |_, d| {
+            let _ = contact::transition_analytic(&m, d);
+        });
+        let ratio = match (tac_cpu, tfc_cpu) {
+            (Some(a), Some(b)) => a / b,
+            _ => tac_us / tfc_us,
+        };
+        println!(
+            "{}",
+            json!({"contact_state_nefc": dc.nefc,
+                   "transitionFD_contact_us": tfc_us, "transitionFD_contact_cpu_us": tfc_cpu,
+                   "transition_analytic_contact_us": tac_us,
+                   "transition_analytic_contact_cpu_us": tac_cpu,
+                   "ratio_transition_analytic_vs_FD_contact": ratio})
+        );
+    }
+    // RNEA derivatives (Pinocchio's computeRNEADerivatives counterpart: kinematics, M,
+    // ∂τ/∂q, ∂τ/∂v at a random-ish state, no contact), and the analytic inverse-dynamics
+    // Jacobians with contacts disabled; compare with tools/bench/pinocchio_rnea.py
+    if rnea::unsupported(&m).is_none() {
+        let nv = m.nv;
+        let mut w = rnea::Work::default();
+        let mut dq = nalgebra::DMatrix::zeros(nv, nv);
+        let mut dv = vec![0.0; nv * nv];
+        let mut d2 = Data::<f64>::new(&m);
+        reset(&m, &mut d2);
+        let qacc: Vec<f64> = (0..nv).map(|i| ((i * 7 % 11) as f64 - 5.0) * 0.3).collect();
+        for i in 0..nv {
+            d2.qvel[i] = ((i * 5 % 13) as f64 - 6.0) * 0.2;
+        }
+        let n = steps.max(100);
+        let mut cpu = Vec::new();
+        let v: Vec<f64> = (0..batches)
+            .map(|_| {
+                let c = thread_cpu_us();
+                let t = Instant::now();
+                for _ in 0..n {
+                    rnea::rnea_derivatives(&m, &mut d2, &qacc, &mut w, &mut dq, &mut dv);
+                }
+                if let (Some(a), Some(b)) = (c, thread_cpu_us()) {
+                    cpu.push((b - a) / n as f64);
+                }
+                t.elapsed().as_secs_f64() * 1e6 / n as f64
+            })
+            .collect();
+        let cpu = (!cpu.is_empty()).then(|| median(cpu));
+        println!(
+            "{}",
+            json!({"rnea_derivatives_us": median(v), "rnea_derivatives_cpu_us": cpu})
+        );
+        let mut mc = m.clone();
+        mc.opt.disableflags |= moreau::model::disable::CONSTRAINT;
+        if contact::unsupported(&mc).is_none() {
+            let (ia_nc, ia_nc_cpu) = time_fd(false, &mut |_, d| {
+                let _ = inverse::inverse_analytic(&mc, d);
+            });
+            println!(
+                "{}",
+                json!({"inverse_analytic_nocontact_us": ia_nc,
+                       "inverse_analytic_nocontact_cpu_us": ia_nc_cpu})
+            );
+        }
     }
     if compare {
         let script = Path::new("tools/reference/bench_mujoco.py");
