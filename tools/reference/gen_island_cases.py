@@ -68,6 +68,7 @@ def record(m, d_in, cone, solver):
             "gradient": [float(d.solver[base + i].gradient) for i in range(it)],
         })
     return {
+        "contacts": [[int(c.geom1), int(c.geom2)] + G.tolist(c.pos) for c in d.contact[:d.ncon]] if d.ncon else [],
         "nefc": int(n), "ncon": int(d.ncon),
         "efc_type": ilist(d.efc_type[:n]), "efc_id": ilist(d.efc_id[:n]),
         "nisland": int(ni), "nidof": int(d.nidof),
@@ -82,7 +83,7 @@ def record(m, d_in, cone, solver):
         "efc_force": G.tolist(np.asarray(d.efc_force)[:n]),
         "efc_state_final": ilist(state),
         "solver_niter": ilist(d.solver_niter[:min(max(ni, 1), mujoco.mjNISLAND)]),
-        "solver": stats,
+        "solver_stats": stats,
     }
 
 

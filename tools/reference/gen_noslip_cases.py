@@ -55,6 +55,7 @@ def record(m, d_in, cone, solver, islands):
         base = k * mujoco.mjNSOLVER
         stats.append([float(d.solver[base + i].improvement) for i in range(it)])
     return {
+        "contacts": [[int(c.geom1), int(c.geom2)] + G.tolist(c.pos) for c in d.contact[:d.ncon]] if d.ncon else [],
         "nefc": int(n), "efc_type": [int(x) for x in d.efc_type[:n]],
         "efc_id": [int(x) for x in d.efc_id[:n]], "nisland": int(ni),
         "qacc": G.tolist(d.qacc), "efc_force": G.tolist(np.asarray(d.efc_force)[:n]),
