@@ -528,6 +528,16 @@ impl<T: Scalar> Data<T> {
         };
         self.efc_cone.resize(ncone, c0);
         self.solver_scratch.resize(nefc, ncone);
+        self.solver_scratch.reserve(nv, nefc, ncone);
+        for v in [
+            &mut self.map_efc2iefc,
+            &mut self.map_iefc2efc,
+            self.island_scratch.efc_tree_mut(),
+        ] {
+            v.reserve(nefc.saturating_sub(v.len()));
+        }
+        self.efc_island
+            .reserve(nefc.saturating_sub(self.efc_island.len()));
     }
 
     /// Records a warning (mj_warning): increments the counter and stores `info`.

@@ -22,8 +22,8 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use moreau::model::{Cone, Model, SolverType};
 use moreau::constraint::assemble;
+use moreau::model::{Cone, Model, SolverType};
 use moreau::{forward, integrator, Data};
 use serde_json::Value;
 
@@ -65,7 +65,10 @@ fn err(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
-        .fold(0.0, |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) })
+        .fold(
+            0.0,
+            |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) },
+        )
 }
 
 /// max |a − b| / max |b|.
@@ -74,7 +77,10 @@ fn ferr(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .map(|(x, y)| (x - y).abs() / s)
-        .fold(0.0, |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) })
+        .fold(
+            0.0,
+            |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) },
+        )
 }
 
 /// Puts moreau's contacts into MuJoCo's order (same geoms, nearest point; the broadphase order
@@ -116,7 +122,7 @@ fn mujoco_contact_order(m: &Model, d: &mut Data, c: &Value) -> bool {
 }
 
 fn model(name: &str) -> Model {
-    moreau::load(&format!("{}/models/{name}.xml", root())).unwrap()
+    moreau::load(format!("{}/models/{name}.xml", root())).unwrap()
 }
 
 fn set_inputs(d: &mut Data, c: &Value) {
@@ -148,11 +154,19 @@ fn structure_errors(d: &Data, c: &Value) -> Vec<String> {
     cmp("dof_island", is(&d.dof_island[..nv]), "dof_island");
     cmp("island_dofadr", us(&d.island_dofadr[..ni]), "island_dofadr");
     cmp("island_nv", us(&d.island_nv[..ni]), "island_nv");
-    cmp("island_idofadr", us(&d.island_idofadr[..ni]), "island_idofadr");
+    cmp(
+        "island_idofadr",
+        us(&d.island_idofadr[..ni]),
+        "island_idofadr",
+    );
     cmp("map_idof2dof", us(&d.map_idof2dof[..nv]), "map_idof2dof");
     cmp("efc_island", is(&d.efc_island[..nefc]), "efc_island");
     cmp("island_nefc", us(&d.island_nefc[..ni]), "island_nefc");
-    cmp("island_iefcadr", us(&d.island_iefcadr[..ni]), "island_iefcadr");
+    cmp(
+        "island_iefcadr",
+        us(&d.island_iefcadr[..ni]),
+        "island_iefcadr",
+    );
     cmp("island_ne", us(&d.island_ne[..ni]), "island_ne");
     cmp("island_nf", us(&d.island_nf[..ni]), "island_nf");
     cmp("map_iefc2efc", us(&d.map_iefc2efc[..nefc]), "map_iefc2efc");
@@ -169,7 +183,10 @@ fn islands_match_mujoco() {
     for c in r["cases"].as_array().unwrap() {
         let name = c["model"].as_str().unwrap();
         if c["solver"] == "Newton" {
-            newton_qacc.insert(format!("{name} {} {}", c["label"], c["cone"]), fv(&c["qacc"]));
+            newton_qacc.insert(
+                format!("{name} {} {}", c["label"], c["cone"]),
+                fv(&c["qacc"]),
+            );
         }
         let mut m = model(name);
         m.opt.cone = match c["cone"].as_str().unwrap() {
@@ -197,7 +214,10 @@ fn islands_match_mujoco() {
         let ty: Vec<i64> = d.efc_type.iter().map(|t| *t as i64).collect();
         let id: Vec<i64> = d.efc_id.iter().map(|&t| t as i64).collect();
         if ty != iv(&c["efc_type"]) || id != iv(&c["efc_id"]) {
-            failures.push(format!("{tag}: constraint rows differ (nefc {} vs {})", d.nefc, c["nefc"]));
+            failures.push(format!(
+                "{tag}: constraint rows differ (nefc {} vs {})",
+                d.nefc, c["nefc"]
+            ));
             continue;
         }
         ncase += 1;
@@ -295,7 +315,10 @@ fn island_rollouts_track_mujoco() {
     for ro in r["rollouts"].as_array().unwrap() {
         let name = ro["model"].as_str().unwrap();
         if ro["chaotic"].as_bool().unwrap() {
-            println!("{name:22} chaotic (gain {:.1e}), not compared", ro["perturbation_gain"].as_f64().unwrap());
+            println!(
+                "{name:22} chaotic (gain {:.1e}), not compared",
+                ro["perturbation_gain"].as_f64().unwrap()
+            );
             continue;
         }
         let m = model(name);
@@ -312,7 +335,8 @@ fn island_rollouts_track_mujoco() {
         let (mut worst, mut at, mut rec, mut nisl_bad) = (0.0f64, 0, 0, 0);
         for k in 0..=nstep {
             if rec < steps.len() && steps[rec] == k {
-                let e = err(&d.qpos, &fv(&ro["qpos"][rec])).max(err(&d.qvel, &fv(&ro["qvel"][rec])));
+                let e =
+                    err(&d.qpos, &fv(&ro["qpos"][rec])).max(err(&d.qvel, &fv(&ro["qvel"][rec])));
                 if e > worst {
                     (worst, at) = (e, k);
                 }
@@ -329,7 +353,9 @@ fn island_rollouts_track_mujoco() {
         }
         println!("{name:22} {nstep} steps: max err {worst:.1e} (step {at}), nisland differs in {nisl_bad} steps");
         if worst > 1e-6 || nisl_bad > 0 {
-            failures.push(format!("{name}: rollout err {worst:.1e} at step {at}, nisland differs in {nisl_bad} steps"));
+            failures.push(format!(
+                "{name}: rollout err {worst:.1e} at step {at}, nisland differs in {nisl_bad} steps"
+            ));
         }
     }
     for f in &failures {

@@ -14,8 +14,8 @@
 //!
 //! 200-step Euler rollouts (Newton, islands on) per cone: qpos, qvel to 1e-8.
 
-use moreau::model::{disable, Cone, Model, SolverType};
 use moreau::constraint::assemble;
+use moreau::model::{disable, Cone, Model, SolverType};
 use moreau::{forward, integrator, Data};
 use serde_json::Value;
 
@@ -50,7 +50,10 @@ fn err(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
-        .fold(0.0, |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) })
+        .fold(
+            0.0,
+            |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) },
+        )
 }
 
 /// max |a − b| / max |b|.
@@ -59,7 +62,10 @@ fn ferr(a: &[f64], b: &[f64]) -> f64 {
     a.iter()
         .zip(b)
         .map(|(x, y)| (x - y).abs() / s)
-        .fold(0.0, |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) })
+        .fold(
+            0.0,
+            |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) },
+        )
 }
 
 /// Puts moreau's contacts into MuJoCo's order (same geoms, nearest point; the broadphase order
@@ -101,7 +107,7 @@ fn mujoco_contact_order(m: &Model, d: &mut Data, c: &Value) -> bool {
 }
 
 fn model(name: &str) -> Model {
-    moreau::load(&format!("{}/models/{name}.xml", root())).unwrap()
+    moreau::load(format!("{}/models/{name}.xml", root())).unwrap()
 }
 
 #[test]
@@ -114,7 +120,10 @@ fn noslip_matches_mujoco() {
         let name = c["model"].as_str().unwrap();
         let mut m = model(name);
         m.opt.noslip_iterations = c["noslip_iterations"].as_u64().unwrap() as usize;
-        assert_eq!(m.opt.noslip_tolerance, c["noslip_tolerance"].as_f64().unwrap());
+        assert_eq!(
+            m.opt.noslip_tolerance,
+            c["noslip_tolerance"].as_f64().unwrap()
+        );
         m.opt.cone = match c["cone"].as_str().unwrap() {
             "elliptic" => Cone::Elliptic,
             _ => Cone::Pyramidal,
@@ -156,8 +165,8 @@ fn noslip_matches_mujoco() {
             failures.push(format!("{tag}: nisland {} vs {}", d.nisland, c["nisland"]));
             continue;
         }
-        let eq = err(&d.qacc, &fv(&c["qacc"]))
-            .max(err(&d.qfrc_constraint, &fv(&c["qfrc_constraint"])));
+        let eq =
+            err(&d.qacc, &fv(&c["qacc"])).max(err(&d.qfrc_constraint, &fv(&c["qfrc_constraint"])));
         let ef = ferr(&d.efc_force, &fv(&c["efc_force"]));
         let w = worst
             .entry(format!("{solver} {}", c["cone"].as_str().unwrap()))
@@ -230,7 +239,10 @@ fn noslip_rollouts_track_mujoco() {
             Cone::Pyramidal
         };
         let mut d = Data::new(&m);
-        let (qpos, qvel) = (ro["qpos"].as_array().unwrap(), ro["qvel"].as_array().unwrap());
+        let (qpos, qvel) = (
+            ro["qpos"].as_array().unwrap(),
+            ro["qvel"].as_array().unwrap(),
+        );
         d.qpos.copy_from_slice(&fv(&qpos[0]));
         d.qvel.copy_from_slice(&fv(&qvel[0]));
         let nstep = ro["nstep"].as_u64().unwrap() as usize;

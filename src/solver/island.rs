@@ -68,6 +68,11 @@ impl IslandScratch {
         }
     }
 
+    /// The per-row tree buffer (for reserving capacity).
+    pub fn efc_tree_mut(&mut self) -> &mut Vec<usize> {
+        &mut self.efc_tree
+    }
+
     fn find(&mut self, mut t: usize) -> usize {
         while self.parent[t] != t {
             self.parent[t] = self.parent[self.parent[t]];
@@ -94,7 +99,12 @@ impl IslandScratch {
 }
 
 /// The two trees MuJoCo reads off a contact or connect/weld row without scanning the Jacobian.
-fn special_trees<T: Scalar>(m: &Model, d: &Data<T>, s: &IslandScratch, i: usize) -> Option<[i32; 2]> {
+fn special_trees<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    s: &IslandScratch,
+    i: usize,
+) -> Option<[i32; 2]> {
     use crate::constraint::ConstraintType as C;
     let id = d.efc_id[i];
     match d.efc_type[i] {

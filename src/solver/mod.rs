@@ -1,11 +1,14 @@
 //! Constraint solvers (seed 000, "Algorithms"): Newton and CG on the reduced primal problem,
-//! PGS on the dual (mujoco-facts §3, §4).
+//! PGS on the dual (mujoco-facts §3, §4), each run per constraint island ([`island`], MuJoCo
+//! 4.0.0's default; one global solve with the `island` flag disabled), then the optional noslip
+//! post-pass ([`noslip`]).
 //!
 //! Input: dense M (built from the tree-sparse `qM`), `qfrc_smooth`, `qacc_smooth`,
 //! `qacc_warmstart` and the efc arrays with `efc_D`, `efc_R`, `efc_aref`, `efc_b` computed by
 //! [`crate::constraint::params`]. Output: `qacc`, `efc_force`, `efc_state`, `qfrc_constraint`
-//! (= Jᵀ efc_force), `solver`, `solver_niter`. Dense algebra throughout; the dense helpers here
-//! are stand-ins for the sparse factorization of the smooth pipeline.
+//! (= Jᵀ efc_force), `solver[island]`, `solver_niter[island]` and the island maps. Each island
+//! is gathered into a [`Problem`] (its dofs and rows in MuJoCo's island order); dense algebra
+//! throughout.
 
 pub mod cg;
 pub mod dense;
@@ -254,6 +257,30 @@ impl<T: Scalar> SolverScratch<T> {
         self.state_old.resize(nefc, ConstraintState::Satisfied);
         self.stmp.resize(nefc, ConstraintState::Satisfied);
         self.cone_H.resize(ncone * CONE_H, z);
+    }
+
+    /// Reserves the problem arrays for up to `nefc` rows and `ncone` contacts over `nv` dofs, so
+    /// that gathering islands allocates nothing below that high-water mark.
+    pub fn reserve(&mut self, nv: usize, nefc: usize, ncone: usize) {
+        fn grow<X>(v: &mut Vec<X>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        let p = &mut self.prob;
+        grow(&mut p.J, nefc * nv);
+        for v in [
+            &mut p.D,
+            &mut p.R,
+            &mut p.frictionloss,
+            &mut p.aref,
+            &mut p.b,
+            &mut p.force,
+        ] {
+            grow(v, nefc);
+        }
+        grow(&mut p.ty, nefc);
+        grow(&mut p.state, nefc);
+        grow(&mut p.cone, ncone);
+        grow(&mut self.ident_efc, nefc);
     }
 
     /// Sizes the per-dof vectors for a problem of `nv` dofs (`H` to nv × nv).

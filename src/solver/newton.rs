@@ -34,8 +34,7 @@ pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     }
     for (c, cone) in p.cone.iter().enumerate() {
         let adr = cone.adr;
-        if p.ty[adr] != ConstraintType::ContactElliptic || p.state[adr] != ConstraintState::Cone
-        {
+        if p.ty[adr] != ConstraintType::ContactElliptic || p.state[adr] != ConstraintState::Cone {
             continue;
         }
         let dim = cone.dim;

@@ -175,8 +175,7 @@ pub(super) fn solve<T: Scalar>(
                             }
                             f[i + 1..i + 1 + m1].copy_from_slice(&v[..m1]);
                         }
-                        improvement -=
-                            cost_change(&ac, &mut f[i + 1..i + 1 + m1], &old, &res, m1);
+                        improvement -= cost_change(&ac, &mut f[i + 1..i + 1 + m1], &old, &res, m1);
                     }
                     i += cone.nrow;
                 }

@@ -156,7 +156,6 @@ fn gradient<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     }
 }
 
-
 /// Newton (`newton = true`) or CG solve of problem `p` from the start point `p.qacc`; returns
 /// the iteration count and appends the statistics to `stats` (at most [`NSOLVER`]).
 pub(super) fn solve<T: Scalar>(
