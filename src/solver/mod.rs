@@ -244,6 +244,14 @@ impl<T: Scalar> SolverScratch<T> {
             grad_old: v(nv),
             tmp: v(nv),
             ident_dof: (0..nv).collect(),
+            prob: Problem {
+                M: Vec::with_capacity(nv * nv),
+                Mchol: Vec::with_capacity(nv * nv),
+                qfrc_smooth: Vec::with_capacity(nv),
+                qacc_smooth: Vec::with_capacity(nv),
+                qacc: Vec::with_capacity(nv),
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
@@ -267,6 +275,11 @@ impl<T: Scalar> SolverScratch<T> {
         }
         let p = &mut self.prob;
         grow(&mut p.J, nefc * nv);
+        grow(&mut p.M, nv * nv);
+        grow(&mut p.Mchol, nv * nv);
+        grow(&mut p.qfrc_smooth, nv);
+        grow(&mut p.qacc_smooth, nv);
+        grow(&mut p.qacc, nv);
         for v in [
             &mut p.D,
             &mut p.R,
