@@ -177,6 +177,8 @@ pub struct Data<T: Scalar = f64> {
     pub efc_aref: Vec<T>,
     pub efc_b: Vec<T>,
     pub efc_force: Vec<T>,
+    /// Final state of each row. With islands on MuJoCo 4.0.0 keeps the warm-start evaluation
+    /// here and the final states in `iefc_state` (island order); moreau stores the final states.
     pub efc_state: Vec<ConstraintState>,
     /// Per-row solref / solimp inputs (contacts: the mixed contact values).
     pub efc_solref: Vec<[T; 2]>,
