@@ -36,7 +36,7 @@ impl IslandScratch {
         let mut tree_dofadr = Vec::new();
         let mut tree_dofnum: Vec<usize> = Vec::new();
         for i in 0..m.nv {
-            match usize::try_from(m.dof_parentid[i]) {
+            match usize::try_from(m.dof_parentid.get(i).copied().unwrap_or(-1)) {
                 Ok(p) => dof_treeid[i] = dof_treeid[p],
                 Err(_) => {
                     dof_treeid[i] = tree_dofadr.len();
@@ -46,12 +46,19 @@ impl IslandScratch {
             }
             tree_dofnum[dof_treeid[i]] += 1;
         }
+        // (tolerates hand-built models with missing body arrays: their bodies are static)
         let mut body_treeid = vec![-1i32; m.nbody];
         for b in 1..m.nbody {
-            body_treeid[b] = if m.body_dofnum[b] > 0 {
-                dof_treeid[m.body_dofadr[b]] as i32
+            body_treeid[b] = if m.body_dofnum.get(b).is_some_and(|&n| n > 0) {
+                m.body_dofadr
+                    .get(b)
+                    .and_then(|&a| dof_treeid.get(a))
+                    .map_or(-1, |&t| t as i32)
             } else {
-                body_treeid[m.body_parentid[b]]
+                m.body_parentid
+                    .get(b)
+                    .filter(|&&p| p < b)
+                    .map_or(-1, |&p| body_treeid[p])
             };
         }
         let ntree = tree_dofadr.len();
@@ -110,23 +117,22 @@ fn special_trees<T: Scalar>(
     match d.efc_type[i] {
         C::ContactFrictionless | C::ContactPyramidal | C::ContactElliptic => {
             let g = d.contact.get(id)?.geom;
-            Some([
-                s.body_treeid[m.geom_bodyid[g[0]]],
-                s.body_treeid[m.geom_bodyid[g[1]]],
-            ])
+            let tree =
+                |g: usize| -> Option<i32> { s.body_treeid.get(*m.geom_bodyid.get(g)?).copied() };
+            Some([tree(g[0])?, tree(g[1])?])
         }
         C::Equality if matches!(m.eq_type[id], EqType::Connect | EqType::Weld) => {
             let body = |o: i32| -> Option<usize> {
                 let o = usize::try_from(o).ok()?;
                 Some(if m.eq_objtype[id] == ObjType::Site {
-                    m.site_bodyid[o]
+                    *m.site_bodyid.get(o)?
                 } else {
                     o
                 })
             };
             Some([
-                s.body_treeid[body(m.eq_obj1id[id])?],
-                s.body_treeid[body(m.eq_obj2id[id])?],
+                *s.body_treeid.get(body(m.eq_obj1id[id])?)?,
+                *s.body_treeid.get(body(m.eq_obj2id[id])?)?,
             ])
         }
         _ => None,
