@@ -67,6 +67,9 @@ pub struct SolverStat {
 /// Iterations for which statistics are kept (mjNSOLVER).
 pub const NSOLVER: usize = 200;
 
+/// Islands for which solver statistics are kept (mjNISLAND).
+pub const NISLAND: usize = 20;
+
 /// The simulation state and all intermediate results of the pipeline.
 #[derive(Clone, Debug)]
 pub struct Data<T: Scalar = f64> {
@@ -174,16 +177,47 @@ pub struct Data<T: Scalar = f64> {
     pub efc_aref: Vec<T>,
     pub efc_b: Vec<T>,
     pub efc_force: Vec<T>,
+    /// Final state of each row. With islands on MuJoCo 4.0.0 keeps the warm-start evaluation
+    /// here and the final states in `iefc_state` (island order); moreau stores the final states.
     pub efc_state: Vec<ConstraintState>,
     /// Per-row solref / solimp inputs (contacts: the mixed contact values).
     pub efc_solref: Vec<[T; 2]>,
     pub efc_solimp: Vec<[T; 5]>,
     /// One entry per contact with efc rows, in row order.
     pub efc_cone: Vec<EfcCone<T>>,
-    /// Statistics of the last solve, one per iteration (at most [`NSOLVER`]).
-    pub solver: Vec<SolverStat>,
-    /// Iterations of the last solve.
-    pub solver_niter: usize,
+    /// Statistics of the last solve per island (`solver[island][k]`, island 0 for the global
+    /// solve with islands disabled; at most [`NSOLVER`] iterations, [`NISLAND`] islands).
+    pub solver: Vec<Vec<SolverStat>>,
+    /// Iterations of the last solve per island (MuJoCo's `solver_niter[mjNISLAND]`).
+    pub solver_niter: [usize; NISLAND],
+    // ------------------------------------------------------------ islands (mj_island)
+    /// Number of constraint islands (0 with the `island` flag disabled or without rows).
+    pub nisland: usize,
+    /// Number of dofs in islands.
+    pub nidof: usize,
+    /// Island of each kinematic tree (-1: unconstrained).
+    pub tree_island: Vec<i32>,
+    pub island_ntree: Vec<usize>,
+    pub island_itreeadr: Vec<usize>,
+    pub map_itree2tree: Vec<usize>,
+    /// Island of each dof (-1: unconstrained).
+    pub dof_island: Vec<i32>,
+    pub island_nv: Vec<usize>,
+    pub island_idofadr: Vec<usize>,
+    /// First dof of each island.
+    pub island_dofadr: Vec<usize>,
+    pub map_dof2idof: Vec<usize>,
+    pub map_idof2dof: Vec<usize>,
+    /// Island of each efc row.
+    pub efc_island: Vec<i32>,
+    pub island_nefc: Vec<usize>,
+    pub island_iefcadr: Vec<usize>,
+    pub island_ne: Vec<usize>,
+    pub island_nf: Vec<usize>,
+    pub map_efc2iefc: Vec<usize>,
+    pub map_iefc2efc: Vec<usize>,
+    /// Tree structure and union-find work space of island discovery.
+    pub island_scratch: crate::solver::island::IslandScratch,
     /// Solver work space (dense nv × nv matrices, per-row vectors).
     pub solver_scratch: SolverScratch<T>,
     // ------------------------------------------------------------ collision
@@ -253,6 +287,7 @@ impl<T: Scalar> Data<T> {
     /// Allocates everything for model `m` and sets the state to `qpos0`, zero velocity (mj_makeData
     /// followed by mj_resetData).
     pub fn new(m: &Model) -> Self {
+        let ntree = m.dof_parentid.iter().filter(|p| **p < 0).count();
         let z = T::zero();
         let v = |n: usize| vec![z; n];
         let v3 = |n: usize| vec![Vector3::zeros(); n];
@@ -334,8 +369,28 @@ impl<T: Scalar> Data<T> {
             efc_solref: Vec::new(),
             efc_solimp: Vec::new(),
             efc_cone: Vec::new(),
-            solver: Vec::with_capacity(NSOLVER),
-            solver_niter: 0,
+            solver: (0..NISLAND).map(|_| Vec::with_capacity(NSOLVER)).collect(),
+            solver_niter: [0; NISLAND],
+            nisland: 0,
+            nidof: 0,
+            tree_island: Vec::with_capacity(ntree),
+            island_ntree: Vec::with_capacity(ntree),
+            island_itreeadr: Vec::with_capacity(ntree),
+            map_itree2tree: Vec::with_capacity(ntree),
+            dof_island: Vec::with_capacity(m.nv),
+            island_nv: Vec::with_capacity(ntree),
+            island_idofadr: Vec::with_capacity(ntree),
+            island_dofadr: Vec::with_capacity(ntree),
+            map_dof2idof: Vec::with_capacity(m.nv),
+            map_idof2dof: Vec::with_capacity(m.nv),
+            efc_island: Vec::new(),
+            island_nefc: Vec::with_capacity(ntree),
+            island_iefcadr: Vec::with_capacity(ntree),
+            island_ne: Vec::with_capacity(ntree),
+            island_nf: Vec::with_capacity(ntree),
+            map_efc2iefc: Vec::new(),
+            map_iefc2efc: Vec::new(),
+            island_scratch: crate::solver::island::IslandScratch::new(m),
             solver_scratch: SolverScratch::new(m.nv),
             contact: Vec::with_capacity(crate::collision::contact_capacity(m)),
             nconmax: crate::collision::contact_capacity(m),
@@ -475,6 +530,16 @@ impl<T: Scalar> Data<T> {
         };
         self.efc_cone.resize(ncone, c0);
         self.solver_scratch.resize(nefc, ncone);
+        self.solver_scratch.reserve(nv, nefc, ncone);
+        for v in [
+            &mut self.map_efc2iefc,
+            &mut self.map_iefc2efc,
+            self.island_scratch.efc_tree_mut(),
+        ] {
+            v.reserve(nefc.saturating_sub(v.len()));
+        }
+        self.efc_island
+            .reserve(nefc.saturating_sub(self.efc_island.len()));
     }
 
     /// Records a warning (mj_warning): increments the counter and stores `info`.

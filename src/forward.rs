@@ -142,8 +142,12 @@ pub fn fwd_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if d.nefc == 0 {
         d.qacc.copy_from_slice(&d.qacc_smooth);
         d.qfrc_constraint.iter_mut().for_each(|x| *x = T::zero());
-        d.solver.clear();
-        d.solver_niter = 0;
+        for v in d.solver.iter_mut() {
+            v.clear();
+        }
+        d.solver_niter = [0; crate::data::NISLAND];
+        d.nisland = 0;
+        d.nidof = 0;
         return;
     }
     params::compute_b(m, d);

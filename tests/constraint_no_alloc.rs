@@ -1,6 +1,7 @@
 //! `step` with contacts, limits, friction loss and equality constraints allocates nothing once
 //! the efc arrays have reached their size (`Data::resize_efc` grows them only past the previous
-//! high-water mark; counting global allocator).
+//! high-water mark; counting global allocator), with constraint islands (MuJoCo's default) and
+//! the noslip pass (models/noslip.xml).
 
 use moreau::model::{Cone, Integrator, SolverType};
 mod alloc_counter;
@@ -8,7 +9,14 @@ use alloc_counter::allocations;
 
 #[test]
 fn constrained_step_does_not_allocate() {
-    for name in ["sphere_drop", "box_drop", "constraints", "quadruped"] {
+    for name in [
+        "sphere_drop",
+        "box_drop",
+        "constraints",
+        "quadruped",
+        "islands",
+        "noslip",
+    ] {
         let path = format!("{}/models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
         let mut m = moreau::mjcf::load(&path).unwrap();
         for (solver, cone, integ) in [
@@ -17,6 +25,7 @@ fn constrained_step_does_not_allocate() {
             (SolverType::Cg, Cone::Pyramidal, Integrator::Euler),
             (SolverType::Pgs, Cone::Elliptic, Integrator::Rk4),
         ] {
+            // islands on (the models' default) and, on models/noslip.xml, the noslip pass
             m.opt.solver = solver;
             m.opt.cone = cone;
             m.opt.integrator = integ;

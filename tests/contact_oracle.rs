@@ -308,13 +308,13 @@ fn constraint_rows_and_solvers_match_on_mujoco_contacts() {
                 failures.push(format!(
                     "{name} [{label}]: CG qacc err {e:.2e} at {at} (niter {} vs mujoco {}; \
                      distance to Newton: ours {ours_n:.1e}, mujoco {theirs_n:.1e})",
-                    d.solver_niter, s["solver_niter_cg"]
+                    d.solver_niter[0], s["solver_niter_cg"]
                 ));
             } else if e > TOL_CG {
                 println!(
                     "{name:22} [{label}] CG differs by {e:.1e} (niter {} vs {}); distance to \
                      Newton: ours {ours_n:.1e}, mujoco {theirs_n:.1e}",
-                    d.solver_niter, s["solver_niter_cg"]
+                    d.solver_niter[0], s["solver_niter_cg"]
                 );
             }
             // PGS: printed only (not a sweep-for-sweep copy of MuJoCo's, see solver::pgs)

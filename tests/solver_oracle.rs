@@ -294,10 +294,10 @@ fn newton_matches_mujoco() {
         let tight = c["opt"]["tolerance"].as_f64().unwrap() < 1e-10;
         let e = vrel(&re(&d.qacc), &f(&res["qacc"]));
         worst = worst.max(e);
-        if d.solver_niter != niter || e > 1e-10 {
+        if d.solver_niter[0] != niter || e > 1e-10 {
             bad.push(format!(
                 "{name}: niter {} vs {niter}, qacc rel {e:e}",
-                d.solver_niter
+                d.solver_niter[0]
             ));
         }
         for (k, st) in res["stats"]
@@ -305,9 +305,9 @@ fn newton_matches_mujoco() {
             .unwrap()
             .iter()
             .enumerate()
-            .take(d.solver.len())
+            .take(d.solver[0].len())
         {
-            let s = &d.solver[k];
+            let s = &d.solver[0][k];
             let imp = st["improvement"].as_f64().unwrap();
             let grad = st["gradient"].as_f64().unwrap();
             let ei = (s.improvement - imp).abs() / imp.abs().max(1.0);
@@ -353,16 +353,16 @@ fn cg_matches_mujoco() {
         let niter = res["niter"].as_u64().unwrap() as usize;
         let e = vrel(&d.qacc, &f(&res["qacc"]));
         let en = vrel(&d.qacc, &f(&c["results"]["newton"]["qacc"]));
-        if d.solver_niter == niter {
+        if d.solver_niter[0] == niter {
             same_iter += 1;
             worst_exact = worst_exact.max(e);
         }
         worst = worst.max(en);
         let tight = c["opt"]["tolerance"].as_f64().unwrap() < 1e-10;
-        if (d.solver_niter != niter && !tight) || e > 1e-8 {
+        if (d.solver_niter[0] != niter && !tight) || e > 1e-8 {
             report.push(format!(
                 "{name}: niter {} vs {niter}, qacc rel to CG {e:e}, to Newton {en:e}",
-                d.solver_niter
+                d.solver_niter[0]
             ));
         }
     }
@@ -390,8 +390,8 @@ fn debug_stats() {
     {
         let (_, d) = run::<f64>(c, solver);
         let st = c["results"][key]["stats"].as_array().unwrap();
-        for k in 0..d.solver.len().max(st.len()) {
-            println!("{k:3} ours {:?}", d.solver.get(k));
+        for k in 0..d.solver[0].len().max(st.len()) {
+            println!("{k:3} ours {:?}", d.solver[0].get(k));
             println!(
                 "{k:3} mjc  {}",
                 st.get(k).map(|s| s.to_string()).unwrap_or_default()
@@ -422,7 +422,7 @@ fn pgs_converges_to_optimum() {
             let res = &c["results"]["pgs"];
             if (res["niter"].as_u64().unwrap() as usize) < 100
                 && c["opt"]["iterations"].as_u64().unwrap() == 100
-                && d1.solver_niter == res["niter"].as_u64().unwrap() as usize
+                && d1.solver_niter[0] == res["niter"].as_u64().unwrap() as usize
             {
                 let e = vrel(&d1.qacc, &f(&res["qacc"]));
                 worst_ell = worst_ell.max(e);
@@ -432,7 +432,7 @@ fn pgs_converges_to_optimum() {
         assert!(
             e < 1e-6,
             "{name}: PGS qacc rel to Newton {e:e} after {} iterations",
-            d.solver_niter
+            d.solver_niter[0]
         );
         worst = worst.max(e);
     }
@@ -496,7 +496,7 @@ fn newton_on_duals() {
         moreau::solver::solve(&m, &mut dd);
         let re_: Vec<f64> = dd.qacc.iter().map(|x| x.re).collect();
         worst = worst.max(vrel(&re_, &d64.qacc));
-        assert_eq!(dd.solver_niter, d64.solver_niter);
+        assert_eq!(dd.solver_niter[0], d64.solver_niter[0]);
         // central difference on qfrc_smooth[0] (same active set for a small step)
         let h = 1e-6;
         let mut qp = vec![];

@@ -13,12 +13,12 @@ use crate::data::{sc, Scalar};
 /// Truncation constant η of Hager–Zhang's `η_k = -1 / (|d| min(η, |g|))`.
 const HZ_ETA: f64 = 0.01;
 
-/// New direction from `s.grad`, `s.search` (previous direction) and `s.grad_old`,
+/// New direction (`mchol`: the problem's Cholesky factor of M) from `s.grad`, `s.search` (previous direction) and `s.grad_old`,
 /// `s.Mgrad_old`: `Mgrad = M⁻¹g`; with `y = g - g_old`, `Py = M⁻¹y`:
 /// `beta = max((Py·g - 2 (y·Py)(d·g)/(d·y)) / (d·y), η_k)`; `search = -Mgrad + beta d`.
-pub fn direction<T: Scalar>(nv: usize, s: &mut SolverScratch<T>) {
+pub fn direction<T: Scalar>(mchol: &[T], nv: usize, s: &mut SolverScratch<T>) {
     s.Mgrad.copy_from_slice(&s.grad);
-    dense::chol_solve(&s.Mchol, nv, &mut s.Mgrad);
+    dense::chol_solve(mchol, nv, &mut s.Mgrad);
     let z = T::zero();
     let (mut dy, mut ypy, mut pyg, mut dg) = (z, z, z, z);
     for i in 0..nv {

@@ -1,35 +1,176 @@
 //! Constraint solvers (seed 000, "Algorithms"): Newton and CG on the reduced primal problem,
-//! PGS on the dual (mujoco-facts §3, §4).
+//! PGS on the dual (mujoco-facts §3, §4), each run per constraint island ([`island`], MuJoCo
+//! 4.0.0's default; one global solve with the `island` flag disabled), then the optional noslip
+//! post-pass ([`noslip`]).
 //!
 //! Input: dense M (built from the tree-sparse `qM`), `qfrc_smooth`, `qacc_smooth`,
 //! `qacc_warmstart` and the efc arrays with `efc_D`, `efc_R`, `efc_aref`, `efc_b` computed by
 //! [`crate::constraint::params`]. Output: `qacc`, `efc_force`, `efc_state`, `qfrc_constraint`
-//! (= Jᵀ efc_force), `solver`, `solver_niter`. Dense algebra throughout; the dense helpers here
-//! are stand-ins for the sparse factorization of the smooth pipeline.
+//! (= Jᵀ efc_force), `solver[island]`, `solver_niter[island]` and the island maps. Each island
+//! is gathered into a [`Problem`] (its dofs and rows in MuJoCo's island order); dense algebra
+//! throughout.
 
 pub mod cg;
 pub mod dense;
 pub mod hard;
+pub mod island;
 pub mod ncp;
 pub mod newton;
+pub mod noslip;
 pub mod pgs;
 mod primal;
 pub mod raisim;
 
-use crate::constraint::cost::CONE_H;
-use crate::constraint::ConstraintState;
-use crate::data::{Data, Scalar};
-use crate::model::{Model, SolverType};
+use crate::constraint::cost::{evaluate, Rows, CONE_H};
+use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
+use crate::data::{sc, Data, Scalar, SolverStat, NISLAND};
+use crate::model::{disable, Model, SolverType};
+
+/// One solve's problem: the dofs and rows of an island (or of the whole system with islands
+/// disabled), gathered in island order (`map_idof2dof`, `map_iefc2efc`), with its dense M.
+#[derive(Clone, Debug)]
+pub struct Problem<T> {
+    pub nv: usize,
+    pub nefc: usize,
+    /// Dense M of the problem's dofs and its Cholesky factor.
+    pub M: Vec<T>,
+    pub Mchol: Vec<T>,
+    /// nefc × nv, row-major.
+    pub J: Vec<T>,
+    pub ty: Vec<ConstraintType>,
+    pub D: Vec<T>,
+    pub R: Vec<T>,
+    pub frictionloss: Vec<T>,
+    pub aref: Vec<T>,
+    pub b: Vec<T>,
+    /// Contacts with rows in the problem, `adr` relative to the problem's rows.
+    pub cone: Vec<EfcCone<T>>,
+    pub qfrc_smooth: Vec<T>,
+    pub qacc_smooth: Vec<T>,
+    /// Start point on entry, solution on exit (primal solvers; PGS writes it).
+    pub qacc: Vec<T>,
+    /// Start forces on entry (PGS), solution on exit.
+    pub force: Vec<T>,
+    pub state: Vec<ConstraintState>,
+}
+
+impl<T> Default for Problem<T> {
+    fn default() -> Self {
+        Problem {
+            nv: 0,
+            nefc: 0,
+            M: Vec::new(),
+            Mchol: Vec::new(),
+            J: Vec::new(),
+            ty: Vec::new(),
+            D: Vec::new(),
+            R: Vec::new(),
+            frictionloss: Vec::new(),
+            aref: Vec::new(),
+            b: Vec::new(),
+            cone: Vec::new(),
+            qfrc_smooth: Vec::new(),
+            qacc_smooth: Vec::new(),
+            qacc: Vec::new(),
+            force: Vec::new(),
+            state: Vec::new(),
+        }
+    }
+}
+
+impl<T: Scalar> Problem<T> {
+    /// The per-row constants of the reduced primal cost.
+    pub fn rows(&self) -> Rows<'_, T> {
+        Rows {
+            ty: &self.ty,
+            D: &self.D,
+            R: &self.R,
+            frictionloss: &self.frictionloss,
+            cone: &self.cone,
+        }
+    }
+
+    /// Gathers the dofs `dofs` and rows `rows` of `d` (dense full M in `mfull`); `efc2p` maps a
+    /// global row to its problem row (`None`: identity). Factors M. Does not touch `qacc`,
+    /// `force`, `state` beyond sizing them.
+    fn gather(
+        &mut self,
+        d: &Data<T>,
+        mfull: &[T],
+        nvfull: usize,
+        dofs: &[usize],
+        rows: &[usize],
+        efc2p: Option<(&[usize], usize)>,
+    ) {
+        let z = T::zero();
+        let (nv, nefc) = (dofs.len(), rows.len());
+        self.nv = nv;
+        self.nefc = nefc;
+        self.M.resize(nv * nv, z);
+        self.Mchol.resize(nv * nv, z);
+        for (a, &da) in dofs.iter().enumerate() {
+            for (b, &db) in dofs.iter().enumerate() {
+                self.M[a * nv + b] = mfull[da * nvfull + db];
+            }
+        }
+        self.Mchol.copy_from_slice(&self.M);
+        dense::chol_factor(&mut self.Mchol, nv);
+        self.J.resize(nefc * nv, z);
+        for (i, &r) in rows.iter().enumerate() {
+            let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
+            for (a, &da) in dofs.iter().enumerate() {
+                self.J[i * nv + a] = src[da];
+            }
+        }
+        let g = |out: &mut Vec<T>, src: &[T]| {
+            out.clear();
+            out.extend(rows.iter().map(|&r| src[r]));
+        };
+        g(&mut self.D, &d.efc_D);
+        g(&mut self.R, &d.efc_R);
+        g(&mut self.frictionloss, &d.efc_frictionloss);
+        g(&mut self.aref, &d.efc_aref);
+        g(&mut self.b, &d.efc_b);
+        self.ty.clear();
+        self.ty.extend(rows.iter().map(|&r| d.efc_type[r]));
+        let gv = |out: &mut Vec<T>, src: &[T]| {
+            out.clear();
+            out.extend(dofs.iter().map(|&j| src[j]));
+        };
+        gv(&mut self.qfrc_smooth, &d.qfrc_smooth);
+        gv(&mut self.qacc_smooth, &d.qacc_smooth);
+        self.qacc.resize(nv, z);
+        self.force.resize(nefc, z);
+        self.state.resize(nefc, ConstraintState::Satisfied);
+        self.cone.clear();
+        match efc2p {
+            None => self.cone.extend_from_slice(&d.efc_cone),
+            Some((map, base)) => {
+                let lo = base;
+                let hi = base + nefc;
+                for c in &d.efc_cone {
+                    let a = map[c.adr];
+                    if a >= lo && a < hi {
+                        let mut c2 = *c;
+                        c2.adr = a - lo;
+                        self.cone.push(c2);
+                    }
+                }
+            }
+        }
+    }
+}
 
 /// Solver work space, kept in `Data` so that solving allocates nothing after the first call at a
 /// given problem size.
 #[derive(Clone, Debug)]
 pub struct SolverScratch<T> {
-    /// Dense M, its Cholesky factor, the Newton Hessian (factored in place).
+    /// Dense full M (nv × nv) and, for PGS's warm start, its Cholesky factor; the Newton
+    /// Hessian of the current problem (factored in place).
     pub M: Vec<T>,
     pub Mchol: Vec<T>,
     pub H: Vec<T>,
-    /// nv vectors.
+    /// Problem-nv vectors.
     pub Ma: Vec<T>,
     pub grad: Vec<T>,
     pub Mgrad: Vec<T>,
@@ -38,17 +179,22 @@ pub struct SolverScratch<T> {
     pub Mgrad_old: Vec<T>,
     pub grad_old: Vec<T>,
     pub tmp: Vec<T>,
-    /// nefc vectors.
+    /// Problem-nefc vectors.
     pub jar: Vec<T>,
     pub jv: Vec<T>,
     pub ftmp: Vec<T>,
     pub state_old: Vec<ConstraintState>,
     pub stmp: Vec<ConstraintState>,
-    /// Cone Hessians, `CONE_H` per efc_cone entry.
+    /// Cone Hessians, `CONE_H` per cone of the problem.
     pub cone_H: Vec<T>,
-    /// PGS: A + R (nefc × nefc) and M⁻¹Jᵀ (nv × nefc).
+    /// PGS: A + R (nefc × nefc) and M⁻¹Jᵀ (nv × nefc) of the problem.
     pub AR: Vec<T>,
     pub MinvJT: Vec<T>,
+    /// The current problem.
+    pub prob: Problem<T>,
+    /// 0..nv and 0..nefc (the islands-disabled maps).
+    pub ident_dof: Vec<usize>,
+    pub ident_efc: Vec<usize>,
 }
 
 impl<T> Default for SolverScratch<T> {
@@ -73,6 +219,9 @@ impl<T> Default for SolverScratch<T> {
             cone_H: Vec::new(),
             AR: Vec::new(),
             MinvJT: Vec::new(),
+            prob: Problem::default(),
+            ident_dof: Vec::new(),
+            ident_efc: Vec::new(),
         }
     }
 }
@@ -94,6 +243,15 @@ impl<T: Scalar> SolverScratch<T> {
             Mgrad_old: v(nv),
             grad_old: v(nv),
             tmp: v(nv),
+            ident_dof: (0..nv).collect(),
+            prob: Problem {
+                M: Vec::with_capacity(nv * nv),
+                Mchol: Vec::with_capacity(nv * nv),
+                qfrc_smooth: Vec::with_capacity(nv),
+                qacc_smooth: Vec::with_capacity(nv),
+                qacc: Vec::with_capacity(nv),
+                ..Default::default()
+            },
             ..Default::default()
         }
     }
@@ -108,33 +266,220 @@ impl<T: Scalar> SolverScratch<T> {
         self.stmp.resize(nefc, ConstraintState::Satisfied);
         self.cone_H.resize(ncone * CONE_H, z);
     }
+
+    /// Reserves the problem arrays for up to `nefc` rows and `ncone` contacts over `nv` dofs, so
+    /// that gathering islands allocates nothing below that high-water mark.
+    pub fn reserve(&mut self, nv: usize, nefc: usize, ncone: usize) {
+        fn grow<X>(v: &mut Vec<X>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        let p = &mut self.prob;
+        grow(&mut p.J, nefc * nv);
+        grow(&mut p.M, nv * nv);
+        grow(&mut p.Mchol, nv * nv);
+        grow(&mut p.qfrc_smooth, nv);
+        grow(&mut p.qacc_smooth, nv);
+        grow(&mut p.qacc, nv);
+        for v in [
+            &mut p.D,
+            &mut p.R,
+            &mut p.frictionloss,
+            &mut p.aref,
+            &mut p.b,
+            &mut p.force,
+        ] {
+            grow(v, nefc);
+        }
+        grow(&mut p.ty, nefc);
+        grow(&mut p.state, nefc);
+        grow(&mut p.cone, ncone);
+        grow(&mut self.ident_efc, nefc);
+    }
+
+    /// Sizes the per-dof vectors for a problem of `nv` dofs (`H` to nv × nv).
+    fn resize_nv(&mut self, nv: usize) {
+        let z = T::zero();
+        for v in [
+            &mut self.Ma,
+            &mut self.grad,
+            &mut self.Mgrad,
+            &mut self.search,
+            &mut self.Ms,
+            &mut self.Mgrad_old,
+            &mut self.grad_old,
+            &mut self.tmp,
+        ] {
+            v.resize(nv, z);
+        }
+        self.H.resize(nv * nv, z);
+    }
 }
 
 /// Solves for the constrained acceleration (mj_fwdConstraint's solver part), dispatching on
-/// `m.opt.solver`. With no rows: `qacc = qacc_smooth`, zero iterations.
+/// `m.opt.solver`: island discovery ([`island::island`]), the global warm start (total cost of
+/// `qacc_warmstart` against `qacc_smooth`; PGS: the dual cost of the forces at
+/// `qacc_warmstart` against zero), then one solve per island with its own scale, stopping and
+/// statistics (`solver[island]`, `solver_niter[island]`), or one global solve with the
+/// `island` flag disabled. Dofs in no island get `qacc_smooth`. Each solve is followed by the
+/// noslip pass ([`noslip`]) if `noslip_iterations > 0`. With no rows: `qacc = qacc_smooth`,
+/// zero iterations.
+///
+/// `efc_state` is the final state of every row (MuJoCo 4.0.0 with islands on leaves the
+/// warm-start evaluation there and puts the final states in `iefc_state`; mujoco-facts §3).
 pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
-    d.solver.clear();
-    d.solver_niter = 0;
+    let nefc = d.nefc;
+    for v in d.solver.iter_mut() {
+        v.clear();
+    }
+    d.solver_niter = [0; NISLAND];
+    island::island(m, d);
     let mut s = std::mem::take(&mut d.solver_scratch);
     s.M.resize(nv * nv, T::zero());
     dense::full_m(m, &d.qM, &mut s.M);
-    if d.nefc == 0 {
+    if nefc == 0 {
         d.qacc.copy_from_slice(&d.qacc_smooth);
         d.qfrc_constraint.fill(T::zero());
         d.solver_scratch = s;
         return;
     }
-    s.Mchol.copy_from_slice(&s.M);
-    dense::chol_factor(&mut s.Mchol, nv);
-    match m.opt.solver {
-        SolverType::Newton => primal::solve(m, d, &mut s, true),
-        SolverType::Cg => primal::solve(m, d, &mut s, false),
-        SolverType::Pgs => pgs::solve(m, d, &mut s),
+    let mut p = std::mem::take(&mut s.prob);
+    s.ident_dof.clear();
+    s.ident_dof.extend(0..nv);
+    s.ident_efc.clear();
+    s.ident_efc.extend(0..nefc);
+
+    // global problem and warm start
+    p.gather(d, &s.M, nv, &s.ident_dof, &s.ident_efc, None);
+    s.resize_nv(nv);
+    s.resize(nefc, p.cone.len());
+    let pgs = m.opt.solver == SolverType::Pgs;
+    warmstart(m, d, &mut p, &mut s, pgs);
+
+    let nisland = d.nisland;
+    if nisland == 0 {
+        d.solver_niter[0] = run(m, &mut p, &mut s, d.solver.get_mut(0));
+        d.qacc.copy_from_slice(&p.qacc);
+        d.efc_force.copy_from_slice(&p.force);
+        d.efc_state.copy_from_slice(&p.state);
+    } else {
+        // start point of every island: the global warm start
+        d.qacc.copy_from_slice(&p.qacc);
+        d.efc_force.copy_from_slice(&p.force);
+        for j in d.nidof..nv {
+            let dof = d.map_idof2dof[j];
+            d.qacc[dof] = d.qacc_smooth[dof];
+        }
+        for k in 0..nisland {
+            let (a0, nvk) = (d.island_idofadr[k], d.island_nv[k]);
+            let (r0, nek) = (d.island_iefcadr[k], d.island_nefc[k]);
+            p.gather(
+                d,
+                &s.M,
+                nv,
+                &d.map_idof2dof[a0..a0 + nvk],
+                &d.map_iefc2efc[r0..r0 + nek],
+                Some((&d.map_efc2iefc, r0)),
+            );
+            for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {
+                p.qacc[a] = d.qacc[dof];
+            }
+            for (i, &r) in d.map_iefc2efc[r0..r0 + nek].iter().enumerate() {
+                p.force[i] = d.efc_force[r];
+            }
+            s.resize_nv(nvk);
+            s.resize(nek, p.cone.len());
+            let niter = run(m, &mut p, &mut s, d.solver.get_mut(k));
+            if k < NISLAND {
+                d.solver_niter[k] = niter;
+            }
+            for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {
+                d.qacc[dof] = p.qacc[a];
+            }
+            for (i, &r) in d.map_iefc2efc[r0..r0 + nek].iter().enumerate() {
+                d.efc_force[r] = p.force[i];
+                d.efc_state[r] = p.state[i];
+            }
+        }
     }
-    // qfrc_constraint = J^T f
-    dense::mul_jt(&d.efc_J, &d.efc_force, d.nefc, nv, &mut d.qfrc_constraint);
+    s.prob = p;
+    s.resize_nv(nv);
+    s.resize(nefc, d.efc_cone.len());
     d.solver_scratch = s;
+    // qfrc_constraint = J^T f
+    dense::mul_jt(&d.efc_J, &d.efc_force, nefc, nv, &mut d.qfrc_constraint);
+}
+
+/// Runs the selected solver on `p`, then the noslip pass if `noslip_iterations > 0`; returns
+/// the total iteration count.
+fn run<T: Scalar>(
+    m: &Model,
+    p: &mut Problem<T>,
+    s: &mut SolverScratch<T>,
+    mut stats: Option<&mut Vec<SolverStat>>,
+) -> usize {
+    let niter = match m.opt.solver {
+        SolverType::Newton => primal::solve(m, p, s, true, stats.as_deref_mut()),
+        SolverType::Cg => primal::solve(m, p, s, false, stats.as_deref_mut()),
+        SolverType::Pgs => pgs::solve(m, p, s, stats.as_deref_mut()),
+    };
+    if m.opt.noslip_iterations > 0 {
+        niter + noslip::solve(m, p, s, stats)
+    } else {
+        niter
+    }
+}
+
+/// The global warm start on the whole-system problem `p`: primal solvers put the start point
+/// into `p.qacc`, PGS the start forces into `p.force` (mujoco-facts §4).
+fn warmstart<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    p: &mut Problem<T>,
+    s: &mut SolverScratch<T>,
+    pgs: bool,
+) {
+    let z = T::zero();
+    let nv = p.nv;
+    let n = p.nefc;
+    p.qacc.copy_from_slice(&d.qacc_smooth);
+    p.force.fill(z);
+    if m.opt.disabled(disable::WARMSTART) {
+        return;
+    }
+    if pgs {
+        // forces of s at qacc_warmstart, kept if their dual cost ½fᵀ(A+R)f + fᵀb is negative
+        dense::mul(&p.J, &d.qacc_warmstart, n, nv, &mut s.jar);
+        for (j, r) in s.jar.iter_mut().zip(&p.aref) {
+            *j -= *r;
+        }
+        let rows = Rows {
+            ty: &p.ty,
+            D: &p.D,
+            R: &p.R,
+            frictionloss: &p.frictionloss,
+            cone: &p.cone,
+        };
+        evaluate(&rows, &s.jar, &mut p.force, &mut s.stmp, None);
+        // fᵀAf = uᵀM⁻¹u with u = Jᵀf
+        dense::mul_jt(&p.J, &p.force, n, nv, &mut s.tmp);
+        s.Mgrad.copy_from_slice(&s.tmp);
+        dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
+        let mut cost = dense::dot(&s.tmp, &s.Mgrad);
+        for i in 0..n {
+            cost += p.R[i] * p.force[i] * p.force[i];
+        }
+        cost = cost * sc(0.5) + dense::dot(&p.force, &p.b);
+        if cost > z {
+            p.force.fill(z);
+        }
+    } else {
+        let c_ws = primal::total_cost(p, &d.qacc_warmstart, s, None);
+        let c_sm = primal::total_cost(p, &d.qacc_smooth, s, None);
+        if c_ws <= c_sm {
+            p.qacc.copy_from_slice(&d.qacc_warmstart);
+        }
+    }
 }
 
 /// Real part of a scalar, for statistics.

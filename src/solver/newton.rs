@@ -4,21 +4,23 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{dense, SolverScratch};
+use super::{dense, Problem, SolverScratch};
 use crate::constraint::cost::CONE_H;
 use crate::constraint::{ConstraintState, ConstraintType};
-use crate::data::{Data, Scalar};
+use crate::data::Scalar;
 
-/// Builds H in `s.H` from the current `efc_state` and cone Hessians, and factors it in place.
-pub fn hessian<T: Scalar>(nv: usize, d: &Data<T>, s: &mut SolverScratch<T>) {
+/// Builds H in `s.H` from the problem's current states and cone Hessians, and factors it in
+/// place.
+pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    let nv = p.nv;
     let h = &mut s.H;
-    h.copy_from_slice(&s.M);
-    let j = &d.efc_J;
-    for i in 0..d.nefc {
-        if d.efc_state[i] != ConstraintState::Quadratic {
+    h.copy_from_slice(&p.M);
+    let j = &p.J;
+    for i in 0..p.nefc {
+        if p.state[i] != ConstraintState::Quadratic {
             continue;
         }
-        let di = d.efc_D[i];
+        let di = p.D[i];
         let row = &j[i * nv..(i + 1) * nv];
         for (a, &ra) in row.iter().enumerate() {
             let ja = ra * di;
@@ -30,11 +32,9 @@ pub fn hessian<T: Scalar>(nv: usize, d: &Data<T>, s: &mut SolverScratch<T>) {
             }
         }
     }
-    for (c, cone) in d.efc_cone.iter().enumerate() {
+    for (c, cone) in p.cone.iter().enumerate() {
         let adr = cone.adr;
-        if d.efc_type[adr] != ConstraintType::ContactElliptic
-            || d.efc_state[adr] != ConstraintState::Cone
-        {
+        if p.ty[adr] != ConstraintType::ContactElliptic || p.state[adr] != ConstraintState::Cone {
             continue;
         }
         let dim = cone.dim;

@@ -12,15 +12,16 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{dense, re, SolverScratch};
+use super::{dense, re, Problem, SolverScratch};
 use crate::constraint::cost::evaluate;
 use crate::constraint::cost::Rows;
 use crate::constraint::ConstraintType;
-use crate::data::{sc, Data, Scalar, SolverStat, NSOLVER};
-use crate::model::{disable, Model};
+use crate::data::{sc, Scalar, SolverStat, NSOLVER};
+use crate::model::Model;
 
-/// Minimizes ½xᵀAx + xᵀb subject to Σ (x_j/r_j)² ≤ 1 (n ≤ 5, r_j > 0) into `x`.
-fn qcqp<T: Scalar>(a: &[T], b: &[T], r: &[T], n: usize, x: &mut [T]) {
+/// Minimizes ½xᵀAx + xᵀb subject to Σ (x_j/r_j)² ≤ 1 (n ≤ 5, r_j > 0) into `x`; returns
+/// whether the constraint is active (the unconstrained minimum lies outside).
+pub(super) fn qcqp<T: Scalar>(a: &[T], b: &[T], r: &[T], n: usize, x: &mut [T]) -> bool {
     let z = T::zero();
     // scaled problem in y = x / r: A' = R A R, b' = R b, constraint |y| <= 1
     let mut ap = [z; 25];
@@ -34,6 +35,7 @@ fn qcqp<T: Scalar>(a: &[T], b: &[T], r: &[T], n: usize, x: &mut [T]) {
     let mut lam = z;
     let mut y = [z; 5];
     let mut l = [z; 25];
+    let mut active = false;
     for _ in 0..30 {
         l[..n * n].copy_from_slice(&ap[..n * n]);
         for i in 0..n {
@@ -49,6 +51,7 @@ fn qcqp<T: Scalar>(a: &[T], b: &[T], r: &[T], n: usize, x: &mut [T]) {
         if phi <= sc(1e-10) {
             break;
         }
+        active = true;
         // phi'(lam) = -2 yᵀ(A' + lam I)⁻¹ y
         let mut w = y;
         dense::chol_solve(&l[..n * n], n, &mut w[..n]);
@@ -64,93 +67,57 @@ fn qcqp<T: Scalar>(a: &[T], b: &[T], r: &[T], n: usize, x: &mut [T]) {
     for i in 0..n {
         x[i] = y[i] * s * r[i];
     }
+    active
 }
 
-/// PGS solve; see the module docs. Warm start: the forces of s at `qacc_warmstart`, kept only
-/// if their dual cost is negative (better than f = 0).
-pub(super) fn solve<T: Scalar>(m: &Model, d: &mut Data<T>, s: &mut SolverScratch<T>) {
-    let nv = m.nv;
-    let n = d.nefc;
+/// PGS solve of problem `p` from the start forces `p.force` (the global warm start, see
+/// [`super::solve`]); returns the sweep count and appends the statistics to `stats`. Writes
+/// `p.qacc = qacc_smooth + M⁻¹Jᵀf` and the row states of s at the resulting `jar`.
+pub(super) fn solve<T: Scalar>(
+    m: &Model,
+    p: &mut Problem<T>,
+    s: &mut SolverScratch<T>,
+    mut stats: Option<&mut Vec<SolverStat>>,
+) -> usize {
+    let nv = p.nv;
+    let n = p.nefc;
     let z = T::zero();
     let half: T = sc(0.5);
     let tol: T = sc(m.opt.tolerance);
     let mut trace = z;
     for i in 0..nv {
-        trace += s.M[i * nv + i];
+        trace += p.M[i * nv + i];
     }
     let scale = T::one() / trace;
+    build_ar(p, s, true);
 
-    // AR = J M⁻¹ Jᵀ + diag(R); MinvJT holds the rows M⁻¹ J_iᵀ
-    s.MinvJT.resize(n * nv, z);
-    s.AR.resize(n * n, z);
-    for i in 0..n {
-        let row = &mut s.MinvJT[i * nv..(i + 1) * nv];
-        row.copy_from_slice(&d.efc_J[i * nv..(i + 1) * nv]);
-        dense::chol_solve(&s.Mchol, nv, row);
-    }
-    for i in 0..n {
-        for j in 0..=i {
-            let v = dense::dot(
-                &d.efc_J[i * nv..(i + 1) * nv],
-                &s.MinvJT[j * nv..(j + 1) * nv],
-            );
-            s.AR[i * n + j] = v;
-            s.AR[j * n + i] = v;
-        }
-        s.AR[i * n + i] += d.efc_R[i];
-    }
-
-    // warm start
-    let mut f = std::mem::take(&mut d.efc_force);
-    f.fill(z);
-    if !m.opt.disabled(disable::WARMSTART) {
-        dense::mul(&d.efc_J, &d.qacc_warmstart, n, nv, &mut s.jar);
-        for (j, r) in s.jar.iter_mut().zip(&d.efc_aref) {
-            *j -= *r;
-        }
-        let rows = Rows {
-            ty: &d.efc_type,
-            D: &d.efc_D,
-            R: &d.efc_R,
-            frictionloss: &d.efc_frictionloss,
-            cone: &d.efc_cone,
-        };
-        evaluate(&rows, &s.jar, &mut f, &mut s.stmp, None);
-        let mut cost = z;
-        for i in 0..n {
-            cost += f[i] * (half * dense::dot(&s.AR[i * n..(i + 1) * n], &f) + d.efc_b[i]);
-        }
-        if cost > z {
-            f.fill(z);
-        }
-    }
-
+    let mut f = std::mem::take(&mut p.force);
     let mut iter = 0;
     while iter < m.opt.iterations {
         let mut improvement = z;
         let mut i = 0;
         let mut ci = 0;
         while i < n {
-            let ty = d.efc_type[i];
+            let ty = p.ty[i];
             if ty == ConstraintType::ContactElliptic {
-                while d.efc_cone[ci].adr != i {
+                while p.cone[ci].adr != i {
                     ci += 1;
                 }
-                let cone = d.efc_cone[ci];
+                let cone = p.cone[ci];
                 let dim = cone.dim;
-                improvement -= elliptic_block(&s.AR, n, &d.efc_b, i, dim, &cone.friction, &mut f);
+                improvement -= elliptic_block(&s.AR, n, &p.b, i, dim, &cone.friction, &mut f);
                 i += dim;
                 continue;
             }
             let arow = &s.AR[i * n..(i + 1) * n];
-            let res = dense::dot(arow, &f) + d.efc_b[i];
+            let res = dense::dot(arow, &f) + p.b[i];
             let aii = arow[i];
             let old = f[i];
             let mut new = old - res / aii;
             match ty {
                 ConstraintType::Equality => {}
                 ConstraintType::FrictionDof | ConstraintType::FrictionTendon => {
-                    let fl = d.efc_frictionloss[i];
+                    let fl = p.frictionloss[i];
                     new = new.max(-fl).min(fl);
                 }
                 _ => new = new.max(z),
@@ -162,39 +129,64 @@ pub(super) fn solve<T: Scalar>(m: &Model, d: &mut Data<T>, s: &mut SolverScratch
         }
         let improvement = improvement * scale;
         iter += 1;
-        if d.solver.len() < NSOLVER {
-            d.solver.push(SolverStat {
-                improvement: re(improvement),
-                ..Default::default()
-            });
+        if let Some(st) = stats.as_deref_mut() {
+            if st.len() < NSOLVER {
+                st.push(SolverStat {
+                    improvement: re(improvement),
+                    ..Default::default()
+                });
+            }
         }
         if improvement < tol {
             break;
         }
     }
-    d.solver_niter = iter;
 
     // qacc = qacc_smooth + M⁻¹ Jᵀ f; states from the primal cost at the resulting jar
     for k in 0..nv {
-        let mut v = d.qacc_smooth[k];
+        let mut v = p.qacc_smooth[k];
         for i in 0..n {
             v += s.MinvJT[i * nv + k] * f[i];
         }
-        d.qacc[k] = v;
+        p.qacc[k] = v;
     }
-    d.efc_force = f;
-    dense::mul(&d.efc_J, &d.qacc, n, nv, &mut s.jar);
-    for (j, r) in s.jar.iter_mut().zip(&d.efc_aref) {
+    p.force = f;
+    dense::mul(&p.J, &p.qacc, n, nv, &mut s.jar);
+    for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
     }
     let rows = Rows {
-        ty: &d.efc_type,
-        D: &d.efc_D,
-        R: &d.efc_R,
-        frictionloss: &d.efc_frictionloss,
-        cone: &d.efc_cone,
+        ty: &p.ty,
+        D: &p.D,
+        R: &p.R,
+        frictionloss: &p.frictionloss,
+        cone: &p.cone,
     };
-    evaluate(&rows, &s.jar, &mut s.ftmp, &mut d.efc_state, None);
+    evaluate(&rows, &s.jar, &mut s.ftmp, &mut p.state, None);
+    iter
+}
+
+/// `s.AR = J M⁻¹ Jᵀ (+ diag(R) if `with_r`)` and `s.MinvJT` (rows M⁻¹ J_iᵀ) of problem `p`.
+pub(super) fn build_ar<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, with_r: bool) {
+    let (nv, n) = (p.nv, p.nefc);
+    let z = T::zero();
+    s.MinvJT.resize(n * nv, z);
+    s.AR.resize(n * n, z);
+    for i in 0..n {
+        let row = &mut s.MinvJT[i * nv..(i + 1) * nv];
+        row.copy_from_slice(&p.J[i * nv..(i + 1) * nv]);
+        dense::chol_solve(&p.Mchol, nv, row);
+    }
+    for i in 0..n {
+        for j in 0..=i {
+            let v = dense::dot(&p.J[i * nv..(i + 1) * nv], &s.MinvJT[j * nv..(j + 1) * nv]);
+            s.AR[i * n + j] = v;
+            s.AR[j * n + i] = v;
+        }
+        if with_r {
+            s.AR[i * n + i] += p.R[i];
+        }
+    }
 }
 
 /// One elliptic-contact block update at rows `adr..adr+dim`; returns the dual cost change.

@@ -3,46 +3,28 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{cg, dense, newton, re, SolverScratch};
+use super::{cg, dense, newton, re, Problem, SolverScratch};
 use crate::constraint::cost::{evaluate, line_eval, Rows};
 use crate::constraint::{ConstraintState, ConstraintType};
-use crate::data::{sc, Data, Scalar, SolverStat, NSOLVER};
-use crate::model::{disable, Model};
+use crate::data::{sc, Scalar, SolverStat, NSOLVER};
+use crate::model::Model;
 
-macro_rules! rows {
-    ($d:expr) => {
-        Rows {
-            ty: &$d.efc_type,
-            D: &$d.efc_D,
-            R: &$d.efc_R,
-            frictionloss: &$d.efc_frictionloss,
-            cone: &$d.efc_cone,
-        }
-    };
-}
-
-/// Total cost at `a` (Gauss term ½(Ma-τ)ᵀ(a-a₀) plus s(Ja - aref)); fills `ma`, `jar`, `force`,
-/// `state` and, if given, the cone Hessians.
-#[allow(clippy::too_many_arguments)]
+/// Total cost of problem `p` at `a` (Gauss term ½(Ma-τ)ᵀ(a-a₀) plus s(Ja - aref)); fills
+/// `s.Ma`, `s.jar`, `s.ftmp`, `s.stmp` and, if given, the cone Hessians.
 pub(crate) fn total_cost<T: Scalar>(
-    nv: usize,
-    mdense: &[T],
-    d: &Data<T>,
+    p: &Problem<T>,
     a: &[T],
-    ma: &mut [T],
-    jar: &mut [T],
-    force: &mut [T],
-    state: &mut [ConstraintState],
+    s: &mut SolverScratch<T>,
     hess: Option<&mut [T]>,
 ) -> T {
-    let nefc = d.nefc;
-    dense::mul(mdense, a, nv, nv, ma);
-    dense::mul(&d.efc_J, a, nefc, nv, jar);
-    for (j, r) in jar.iter_mut().zip(&d.efc_aref) {
+    let (nv, nefc) = (p.nv, p.nefc);
+    dense::mul(&p.M, a, nv, nv, &mut s.Ma);
+    dense::mul(&p.J, a, nefc, nv, &mut s.jar);
+    for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
     }
-    let s = evaluate(&rows!(d), jar, force, state, hess);
-    gauss(ma, &d.qfrc_smooth, a, &d.qacc_smooth) + s
+    let c = evaluate(&p.rows(), &s.jar, &mut s.ftmp, &mut s.stmp, hess);
+    gauss(&s.Ma, &p.qfrc_smooth, a, &p.qacc_smooth) + c
 }
 
 fn gauss<T: Scalar>(ma: &[T], fs: &[T], a: &[T], a0: &[T]) -> T {
@@ -167,80 +149,63 @@ fn norm<T: Scalar>(x: &[T]) -> T {
 }
 
 /// Gradient g = Ma - τ - Jᵀf into `s.grad`.
-fn gradient<T: Scalar>(nv: usize, d: &Data<T>, s: &mut SolverScratch<T>) {
-    dense::mul_jt(&d.efc_J, &d.efc_force, d.nefc, nv, &mut s.tmp);
-    for i in 0..nv {
-        s.grad[i] = s.Ma[i] - d.qfrc_smooth[i] - s.tmp[i];
+fn gradient<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    dense::mul_jt(&p.J, &p.force, p.nefc, p.nv, &mut s.tmp);
+    for i in 0..p.nv {
+        s.grad[i] = s.Ma[i] - p.qfrc_smooth[i] - s.tmp[i];
     }
 }
 
-/// Newton (`newton = true`) or CG solve; see the module docs.
-pub(super) fn solve<T: Scalar>(m: &Model, d: &mut Data<T>, s: &mut SolverScratch<T>, newton: bool) {
-    let nv = m.nv;
-    let nefc = d.nefc;
+/// Newton (`newton = true`) or CG solve of problem `p` from the start point `p.qacc`; returns
+/// the iteration count and appends the statistics to `stats` (at most [`NSOLVER`]).
+pub(super) fn solve<T: Scalar>(
+    m: &Model,
+    p: &mut Problem<T>,
+    s: &mut SolverScratch<T>,
+    newton: bool,
+    mut stats: Option<&mut Vec<SolverStat>>,
+) -> usize {
+    let nv = p.nv;
+    let nefc = p.nefc;
     let tol: T = sc(m.opt.tolerance);
     let half: T = sc(0.5);
     let mut trace = T::zero();
     for i in 0..nv {
-        trace += s.M[i * nv + i];
+        trace += p.M[i * nv + i];
     }
     let scale = T::one() / trace;
 
-    // start point: warmstart unless qacc_smooth has the lower total cost
-    let mut a = std::mem::take(&mut d.qacc);
-    a.copy_from_slice(&d.qacc_smooth);
-    if !m.opt.disabled(disable::WARMSTART) {
-        let c_ws = total_cost(
-            nv,
-            &s.M,
-            d,
-            &d.qacc_warmstart,
-            &mut s.Ma,
-            &mut s.jar,
-            &mut s.ftmp,
-            &mut s.stmp,
-            None,
-        );
-        let c_sm = total_cost(
-            nv,
-            &s.M,
-            d,
-            &d.qacc_smooth,
-            &mut s.Ma,
-            &mut s.jar,
-            &mut s.ftmp,
-            &mut s.stmp,
-            None,
-        );
-        if c_ws <= c_sm {
-            a.copy_from_slice(&d.qacc_warmstart);
-        }
+    let mut a = std::mem::take(&mut p.qacc);
+    dense::mul(&p.M, &a, nv, nv, &mut s.Ma);
+    dense::mul(&p.J, &a, nefc, nv, &mut s.jar);
+    for (j, r) in s.jar.iter_mut().zip(&p.aref) {
+        *j -= *r;
     }
-    let mut force = std::mem::take(&mut d.efc_force);
-    let mut state = std::mem::take(&mut d.efc_state);
-    let mut cost = total_cost(
-        nv,
-        &s.M,
-        d,
-        &a,
-        &mut s.Ma,
-        &mut s.jar,
-        &mut force,
-        &mut state,
+    let rows = Rows {
+        ty: &p.ty,
+        D: &p.D,
+        R: &p.R,
+        frictionloss: &p.frictionloss,
+        cone: &p.cone,
+    };
+    let sval = evaluate(
+        &rows,
+        &s.jar,
+        &mut p.force,
+        &mut p.state,
         Some(&mut s.cone_H),
     );
-    d.efc_force = force;
-    d.efc_state = state;
-    gradient(nv, d, s);
+    let mut cost = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth) + sval;
+    gradient(p, s);
 
     let mut done = false;
     s.Mgrad.copy_from_slice(&s.grad);
-    dense::chol_solve(&s.Mchol, nv, &mut s.Mgrad);
+    dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
     let flg_grad = scale * norm(&s.grad) < tol;
     if half * scale * dense::dot(&s.grad, &s.Mgrad) < tol && flg_grad {
         done = true;
     } else if newton {
-        newton::hessian(nv, d, s);
+        newton::hessian(p, s);
         s.Mgrad.copy_from_slice(&s.grad);
         dense::chol_solve(&s.H, nv, &mut s.Mgrad);
         if flg_grad && half * scale * dense::dot(&s.grad, &s.Mgrad) < tol {
@@ -254,8 +219,8 @@ pub(super) fn solve<T: Scalar>(m: &Model, d: &mut Data<T>, s: &mut SolverScratch
     let mut iter = 0;
     while !done && iter < m.opt.iterations {
         // line search along s.search
-        dense::mul(&s.M, &s.search, nv, nv, &mut s.Ms);
-        dense::mul(&d.efc_J, &s.search, nefc, nv, &mut s.jv);
+        dense::mul(&p.M, &s.search, nv, nv, &mut s.Ms);
+        dense::mul(&p.J, &s.search, nefc, nv, &mut s.jv);
         let snorm = norm(&s.search);
         if snorm < sc(1e-15) {
             break;
@@ -263,12 +228,12 @@ pub(super) fn solve<T: Scalar>(m: &Model, d: &mut Data<T>, s: &mut SolverScratch
         let mut g1 = T::zero();
         let mut g2 = T::zero();
         for i in 0..nv {
-            g1 += s.search[i] * (s.Ma[i] - d.qfrc_smooth[i]);
+            g1 += s.search[i] * (s.Ma[i] - p.qfrc_smooth[i]);
             g2 += s.search[i] * s.Ms[i];
         }
-        let g0 = gauss(&s.Ma, &d.qfrc_smooth, &a, &d.qacc_smooth);
+        let g0 = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth);
         let mut line = Line {
-            rows: rows!(d),
+            rows: p.rows(),
             jar: &s.jar,
             jv: &s.jv,
             gauss: [g0, g1, half * g2],
@@ -293,24 +258,31 @@ pub(super) fn solve<T: Scalar>(m: &Model, d: &mut Data<T>, s: &mut SolverScratch
             s.jar[i] += alpha * s.jv[i];
         }
         let oldcost = cost;
-        s.state_old.copy_from_slice(&d.efc_state);
+        s.state_old.copy_from_slice(&p.state);
+        let rows = Rows {
+            ty: &p.ty,
+            D: &p.D,
+            R: &p.R,
+            frictionloss: &p.frictionloss,
+            cone: &p.cone,
+        };
         let sval = evaluate(
-            &rows!(d),
+            &rows,
             &s.jar,
-            &mut d.efc_force,
-            &mut d.efc_state,
+            &mut p.force,
+            &mut p.state,
             Some(&mut s.cone_H),
         );
-        cost = gauss(&s.Ma, &d.qfrc_smooth, &a, &d.qacc_smooth) + sval;
+        cost = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth) + sval;
         s.grad_old.copy_from_slice(&s.grad);
         s.Mgrad_old.copy_from_slice(&s.Mgrad);
-        gradient(nv, d, s);
+        gradient(p, s);
 
         let mut nchange = 0;
         let mut nactive = 0;
         let mut nupdate = 0;
         for i in 0..nefc {
-            let (o, n) = (s.state_old[i], d.efc_state[i]);
+            let (o, n) = (s.state_old[i], p.state[i]);
             nchange += (o != n) as usize;
             nactive += (n != ConstraintState::Satisfied) as usize;
             nupdate +=
@@ -318,14 +290,14 @@ pub(super) fn solve<T: Scalar>(m: &Model, d: &mut Data<T>, s: &mut SolverScratch
         }
         let mut decrement = T::zero();
         if newton {
-            for c in &d.efc_cone {
-                if d.efc_type[c.adr] == ConstraintType::ContactElliptic
-                    && d.efc_state[c.adr] == ConstraintState::Cone
+            for c in &p.cone {
+                if p.ty[c.adr] == ConstraintType::ContactElliptic
+                    && p.state[c.adr] == ConstraintState::Cone
                 {
                     nupdate += c.dim;
                 }
             }
-            newton::hessian(nv, d, s);
+            newton::hessian(p, s);
             s.Mgrad.copy_from_slice(&s.grad);
             dense::chol_solve(&s.H, nv, &mut s.Mgrad);
             decrement = half * scale * dense::dot(&s.grad, &s.Mgrad);
@@ -334,21 +306,23 @@ pub(super) fn solve<T: Scalar>(m: &Model, d: &mut Data<T>, s: &mut SolverScratch
             }
         } else {
             nupdate = 0;
-            cg::direction(nv, s);
+            cg::direction(&p.Mchol, nv, s);
         }
         let improvement = scale * (oldcost - cost);
         let gradnorm = scale * norm(&s.grad);
         iter += 1;
-        if d.solver.len() < NSOLVER {
-            d.solver.push(SolverStat {
-                improvement: re(improvement),
-                gradient: re(gradnorm),
-                lineslope: re(slope.abs() * scale / snorm),
-                nactive,
-                nchange,
-                neval,
-                nupdate,
-            });
+        if let Some(st) = stats.as_deref_mut() {
+            if st.len() < NSOLVER {
+                st.push(SolverStat {
+                    improvement: re(improvement),
+                    gradient: re(gradnorm),
+                    lineslope: re(slope.abs() * scale / snorm),
+                    nactive,
+                    nchange,
+                    neval,
+                    nupdate,
+                });
+            }
         }
         let z = T::zero();
         let stop = if newton {
@@ -360,6 +334,6 @@ pub(super) fn solve<T: Scalar>(m: &Model, d: &mut Data<T>, s: &mut SolverScratch
             break;
         }
     }
-    d.solver_niter = iter;
-    d.qacc = a;
+    p.qacc = a;
+    iter
 }

@@ -1,0 +1,221 @@
+//! The noslip post-pass (MuJoCo's `mj_solNoSlip`; `noslip_iterations`, `noslip_tolerance`):
+//! after the main solver, projected Gauss–Seidel sweeps on the dual problem without
+//! regularization, ½fᵀAf + fᵀb with A = J M⁻¹ Jᵀ (no R), over the friction forces only; the
+//! equality, limit and normal forces keep the main solver's values. Per island with islands on
+//! (MuJoCo 4.0.0), on the whole system otherwise.
+//!
+//! One sweep, in row order:
+//! - friction-loss rows: exact 1-D minimum clamped to [−frictionloss, frictionloss];
+//! - pyramidal contacts: each pair of opposing edges (2k, 2k+1) keeps its sum (hence the normal
+//!   force) and minimizes over the split, f = mid ± y with |y| ≤ mid;
+//! - elliptic contacts: the friction components minimize the 2..5-dim quadratic inside the
+//!   ellipse Σ (f_j/μ_j)² ≤ f_n² at the fixed normal force f_n (raw friction coefficients μ_j),
+//!   put on the ellipse when the constraint is active; zero when f_n < 1e-15.
+//!
+//! A block update that would increase the cost by more than 1e-10 is undone. Improvement of a
+//! sweep: the dual cost decrease (the first sweep also counts ½Σ R_i f_i², the removal of the
+//! regularization), times 1/trace(M) of the island; the pass stops when it falls below
+//! `noslip_tolerance` or after `noslip_iterations` sweeps. Its sweeps are appended to the
+//! island's statistics (improvement only) and counted in `solver_niter`. Finally
+//! `qacc = qacc_smooth + M⁻¹Jᵀf` and the row states are those of the primal cost at that qacc.
+
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
+use super::pgs::{build_ar, qcqp};
+use super::{dense, re, Problem, SolverScratch};
+use crate::constraint::cost::{evaluate, Rows};
+use crate::constraint::ConstraintType;
+use crate::data::{sc, Scalar, SolverStat, NSOLVER};
+use crate::model::Model;
+
+/// MuJoCo's mjMINVAL.
+const MINVAL: f64 = 1e-15;
+
+/// Cost change ½δᵀAδ + δᵀres of a block update (`a`: n × n); undoes the update (returns 0) if
+/// the change is above 1e-10.
+fn cost_change<T: Scalar>(a: &[T], f: &mut [T], old: &[T], res: &[T], n: usize) -> T {
+    let mut c = T::zero();
+    for p in 0..n {
+        let dp = f[p] - old[p];
+        c += dp * res[p];
+        for q in 0..n {
+            c += sc::<T>(0.5) * dp * a[p * n + q] * (f[q] - old[q]);
+        }
+    }
+    if c > sc(1e-10) {
+        f[..n].copy_from_slice(&old[..n]);
+        c = T::zero();
+    }
+    c
+}
+
+/// Noslip pass on problem `p` (the main solver's `p.force` on entry); returns the sweep count
+/// and appends the statistics to `stats`. Updates `p.force`, `p.qacc`, `p.state`.
+pub(super) fn solve<T: Scalar>(
+    m: &Model,
+    p: &mut Problem<T>,
+    s: &mut SolverScratch<T>,
+    mut stats: Option<&mut Vec<SolverStat>>,
+) -> usize {
+    let (nv, n) = (p.nv, p.nefc);
+    let z = T::zero();
+    let half: T = sc(0.5);
+    let minval: T = sc(MINVAL);
+    let mut trace = z;
+    for i in 0..nv {
+        trace += p.M[i * nv + i];
+    }
+    let scale = T::one() / trace;
+    build_ar(p, s, false);
+    let a = &s.AR;
+    let f = &mut p.force;
+    let resid = |f: &[T], i: usize| dense::dot(&a[i * n..(i + 1) * n], f) + p.b[i];
+
+    let mut iter = 0;
+    while iter < m.opt.noslip_iterations {
+        let mut improvement = z;
+        if iter == 0 {
+            for i in 0..n {
+                improvement += half * f[i] * f[i] * p.R[i];
+            }
+        }
+        let mut i = 0;
+        let mut ci = 0;
+        while i < n {
+            match p.ty[i] {
+                ConstraintType::FrictionDof | ConstraintType::FrictionTendon => {
+                    let res = resid(f, i);
+                    let old = f[i];
+                    let aii = a[i * n + i];
+                    let fl = p.frictionloss[i];
+                    f[i] = (old - res / aii).max(-fl).min(fl);
+                    let delta = f[i] - old;
+                    improvement -= half * delta * delta * aii + delta * res;
+                    i += 1;
+                }
+                ConstraintType::ContactPyramidal | ConstraintType::ContactElliptic => {
+                    while p.cone[ci].adr != i {
+                        ci += 1;
+                    }
+                    let cone = p.cone[ci];
+                    if p.ty[i] == ConstraintType::ContactPyramidal {
+                        let mut j = i;
+                        while j < i + cone.nrow {
+                            let res = [resid(f, j), resid(f, j + 1)];
+                            let old = [f[j], f[j + 1]];
+                            let ac = [
+                                a[j * n + j],
+                                a[j * n + j + 1],
+                                a[(j + 1) * n + j],
+                                a[(j + 1) * n + j + 1],
+                            ];
+                            let bc = [
+                                res[0] - ac[0] * old[0] - ac[1] * old[1],
+                                res[1] - ac[2] * old[0] - ac[3] * old[1],
+                            ];
+                            let mid = half * (old[0] + old[1]);
+                            let k1 = ac[0] + ac[3] - ac[1] - ac[2];
+                            let k0 = mid * (ac[0] - ac[3]) + bc[0] - bc[1];
+                            if k1 < minval {
+                                f[j] = mid;
+                                f[j + 1] = mid;
+                            } else {
+                                let y = -k0 / k1;
+                                if y < -mid {
+                                    f[j] = z;
+                                    f[j + 1] = mid + mid;
+                                } else if y > mid {
+                                    f[j] = mid + mid;
+                                    f[j + 1] = z;
+                                } else {
+                                    f[j] = mid + y;
+                                    f[j + 1] = mid - y;
+                                }
+                            }
+                            improvement -= cost_change(&ac, &mut f[j..j + 2], &old, &res, 2);
+                            j += 2;
+                        }
+                    } else {
+                        let m1 = cone.dim - 1;
+                        let mut res = [z; 5];
+                        let mut old = [z; 5];
+                        let mut ac = [z; 25];
+                        for q in 0..m1 {
+                            res[q] = resid(f, i + 1 + q);
+                            old[q] = f[i + 1 + q];
+                        }
+                        let mut bc = res;
+                        for q in 0..m1 {
+                            for r in 0..m1 {
+                                ac[q * m1 + r] = a[(i + 1 + q) * n + i + 1 + r];
+                                bc[q] -= ac[q * m1 + r] * old[r];
+                            }
+                        }
+                        let fnorm = f[i];
+                        if fnorm < minval {
+                            for q in 0..m1 {
+                                f[i + 1 + q] = z;
+                            }
+                        } else {
+                            let mut rad = [z; 5];
+                            for q in 0..m1 {
+                                rad[q] = cone.friction[q] * fnorm;
+                            }
+                            let mut v = [z; 5];
+                            if qcqp(&ac, &bc, &rad, m1, &mut v) {
+                                // on the ellipse exactly
+                                let mut e = z;
+                                for q in 0..m1 {
+                                    e += v[q] * v[q] / (cone.friction[q] * cone.friction[q]);
+                                }
+                                let k = (fnorm * fnorm / e.max(minval)).sqrt();
+                                for x in v.iter_mut().take(m1) {
+                                    *x *= k;
+                                }
+                            }
+                            f[i + 1..i + 1 + m1].copy_from_slice(&v[..m1]);
+                        }
+                        improvement -= cost_change(&ac, &mut f[i + 1..i + 1 + m1], &old, &res, m1);
+                    }
+                    i += cone.nrow;
+                }
+                _ => i += 1,
+            }
+        }
+        let improvement = improvement * scale;
+        iter += 1;
+        if let Some(st) = stats.as_deref_mut() {
+            if st.len() < NSOLVER {
+                st.push(SolverStat {
+                    improvement: re(improvement),
+                    ..Default::default()
+                });
+            }
+        }
+        if improvement < sc(m.opt.noslip_tolerance) {
+            break;
+        }
+    }
+
+    // qacc = qacc_smooth + M⁻¹ Jᵀ f; states of the primal cost at the resulting jar
+    for k in 0..nv {
+        let mut v = p.qacc_smooth[k];
+        for i in 0..n {
+            v += s.MinvJT[i * nv + k] * p.force[i];
+        }
+        p.qacc[k] = v;
+    }
+    dense::mul(&p.J, &p.qacc, n, nv, &mut s.jar);
+    for (j, r) in s.jar.iter_mut().zip(&p.aref) {
+        *j -= *r;
+    }
+    let rows = Rows {
+        ty: &p.ty,
+        D: &p.D,
+        R: &p.R,
+        frictionloss: &p.frictionloss,
+        cone: &p.cone,
+    };
+    evaluate(&rows, &s.jar, &mut s.ftmp, &mut p.state, None);
+    iter
+}
