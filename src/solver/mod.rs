@@ -357,7 +357,21 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     warmstart(m, d, &mut p, &mut s, pgs);
 
     let nisland = d.nisland;
-    if nisland == 0 {
+    // one island holding every dof and row in their global order (a single robot in contact):
+    // its problem is the global one already gathered, so solve that directly
+    let whole = nisland == 1
+        && d.nidof == nv
+        && d.island_nv[0] == nv
+        && d.island_nefc[0] == nefc
+        && d.map_idof2dof[..nv]
+            .iter()
+            .enumerate()
+            .all(|(a, &b)| a == b)
+        && d.map_iefc2efc[..nefc]
+            .iter()
+            .enumerate()
+            .all(|(a, &b)| a == b);
+    if nisland == 0 || whole {
         d.solver_niter[0] = run(m, &mut p, &mut s, d.solver.get_mut(0));
         d.qacc.copy_from_slice(&p.qacc);
         d.efc_force.copy_from_slice(&p.force);

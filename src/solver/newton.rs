@@ -9,6 +9,9 @@ use crate::constraint::cost::CONE_H;
 use crate::constraint::{ConstraintState, ConstraintType};
 use crate::data::Scalar;
 
+/// Rows with at most this many nonzeros take the sparse path in [`hessian`].
+const SPARSE_MAX: usize = 48;
+
 /// Builds H in `s.H` from the problem's current states and cone Hessians, and factors it in
 /// place.
 pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
@@ -22,6 +25,34 @@ pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
         }
         let di = p.D[i];
         let row = &j[i * nv..(i + 1) * nv];
+        // rows of a dense J touch few dofs (a contact: its two kinematic chains): collect the
+        // nonzeros and update only their pairs; zero products would add ±0, so the result is
+        // bit-identical to the dense loop
+        let mut nz = [0usize; SPARSE_MAX];
+        let mut cnt = 0;
+        for (a, &ra) in row.iter().enumerate() {
+            if ra != T::zero() {
+                if cnt == SPARSE_MAX {
+                    cnt = usize::MAX;
+                    break;
+                }
+                nz[cnt] = a;
+                cnt += 1;
+            }
+        }
+        if cnt != usize::MAX {
+            for (x, &a) in nz[..cnt].iter().enumerate() {
+                let ja = row[a] * di;
+                if ja == T::zero() {
+                    continue;
+                }
+                let ha = &mut h[a * nv..a * nv + a + 1];
+                for &b in &nz[..=x] {
+                    ha[b] += ja * row[b];
+                }
+            }
+            continue;
+        }
         for (a, &ra) in row.iter().enumerate() {
             let ja = ra * di;
             if ja == T::zero() {
