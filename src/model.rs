@@ -264,6 +264,16 @@ pub enum ObjType {
     Tendon = 18,
 }
 
+/// Camera tracking mode (`mjtCamLight`, MJCF `camera/mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CamMode {
+    Fixed = 0,
+    Track = 1,
+    TrackCom = 2,
+    TargetBody = 3,
+    TargetBodyCom = 4,
+}
+
 /// Sensor type, the subset parsed (`mjtSensor` names; numeric values are moreau's own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SensorType {
@@ -459,6 +469,11 @@ pub struct Model {
     pub geom_friction: Vec<[f64; 3]>,
     pub geom_margin: Vec<f64>,
     pub geom_gap: Vec<f64>,
+    /// Geom color; only the alpha matters (rays skip invisible geoms, [`crate::ray::ray`]).
+    /// May be empty (then every geom counts as visible).
+    pub geom_rgba: Vec<[f64; 4]>,
+    /// Material of each geom, -1 if none (may be empty).
+    pub geom_matid: Vec<i32>,
 
     // ---------------------------------------------------------------- sites
     pub site_name: Vec<String>,
@@ -468,7 +483,27 @@ pub struct Model {
     pub site_pos: Vec<[f64; 3]>,
     pub site_quat: Vec<[f64; 4]>,
 
+    // ---------------------------------------------------------------- cameras
+    pub ncam: usize,
+    pub cam_name: Vec<String>,
+    pub cam_mode: Vec<CamMode>,
+    pub cam_bodyid: Vec<usize>,
+    /// Target body of `targetbody` / `targetbodycom` cameras, -1 otherwise.
+    pub cam_targetbodyid: Vec<i32>,
+    /// Pose in the body frame.
+    pub cam_pos: Vec<[f64; 3]>,
+    pub cam_quat: Vec<[f64; 4]>,
+    /// World offset from the body's subtree COM at `qpos0` (`trackcom`).
+    pub cam_poscom0: Vec<[f64; 3]>,
+    /// World offset from the body origin at `qpos0` (`track`).
+    pub cam_pos0: Vec<[f64; 3]>,
+    /// World orientation at `qpos0` (row-major), kept by `track` / `trackcom`.
+    pub cam_mat0: Vec<[f64; 9]>,
+
     // ---------------------------------------------------------------- assets
+    pub nmat: usize,
+    pub mat_name: Vec<String>,
+    pub mat_rgba: Vec<[f64; 4]>,
     pub mesh: Vec<Mesh>,
     pub hfield: Vec<Hfield>,
 
