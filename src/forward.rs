@@ -47,11 +47,6 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
             "actuator damping / armature on transmissions other than hinge/slide joints and tendons",
         );
     }
-    if !m.actuator_lengthrange_unresolved.is_empty() {
-        return Some(
-            "actuator lengthrange that MuJoCo's compiler estimates by simulation (mj_setLengthRange)",
-        );
-    }
     if m.actuator_dyntype.contains(&DynType::User)
         || m.actuator_gaintype.contains(&GainType::User)
         || m.actuator_biastype.contains(&BiasType::User)

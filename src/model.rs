@@ -643,11 +643,6 @@ pub struct Model {
     pub actuator_damping: Vec<f64>,
     pub actuator_dampingpoly: Vec<[f64; 2]>,
     pub actuator_armature: Vec<f64>,
-    /// Actuators whose `actuator_lengthrange` MuJoCo's compiler would estimate by simulation
-    /// (`mj_setLengthRange`; see [`crate::lengthrange::set_length_range`], which returns them):
-    /// not implemented, so their range is left as authored and `forward::unsupported` reports
-    /// the model. Empty for models built without the MJCF compiler.
-    pub actuator_lengthrange_unresolved: Vec<usize>,
 }
 
 impl Model {

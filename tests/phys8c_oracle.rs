@@ -255,3 +255,35 @@ fn inside_wrap_matches_mujoco() {
     assert!(checked >= 3, "too few sphere inside wraps: {checked}");
     eprintln!("inside wrap: worst rel err {w:.2e}");
 }
+
+/// `actuator_lengthrange` computed by the compiler (`mj_setLengthRange`) for several
+/// `<compiler><lengthrange>` settings: selection (mode, useexisting, uselimit) and the
+/// simulation estimate (accel, maxforce, timeconst, timestep, inttotal, interval, tolrange) with
+/// joint limits active. The simulation is the same sequence of steps as MuJoCo's, so the ranges
+/// agree to rounding: TOL. A muscle on an unlimited hinge never settles: both refuse the model.
+#[test]
+fn lengthrange_by_simulation_matches_mujoco() {
+    let all = load();
+    let e = &all["lengthrange"];
+    let xml = e["xml"].as_str().unwrap();
+    let mut w = 0.0f64;
+    for v in e["variants"].as_array().unwrap() {
+        let attrs = v["attrs"].as_str().unwrap();
+        let m = compile(&Value::from(xml.replace("LRATTR", attrs)));
+        let got: Vec<f64> = m.actuator_lengthrange.iter().flatten().copied().collect();
+        w = w.max(cmp(
+            &format!("lengthrange [{attrs}]"),
+            &got,
+            &fv(&v["actuator_lengthrange"]),
+            TOL,
+        ));
+    }
+    eprintln!("lengthrange: worst rel err {w:.2e}");
+    let err = moreau::mjcf::load_from_str(e["error_xml"].as_str().unwrap(), &Default::default())
+        .expect_err("MuJoCo refuses this model");
+    assert!(
+        err.to_string().contains("did not converge in actuator 1"),
+        "{err}; MuJoCo: {}",
+        e["error"]
+    );
+}

@@ -296,8 +296,7 @@ fn read_compiler(root: &Elem) -> R<Compiler> {
     Ok(c)
 }
 
-/// `<compiler><lengthrange>` options used by [`crate::lengthrange::set_length_range`] (the
-/// simulation settings are accepted and ignored: that estimate is not implemented).
+/// `<compiler><lengthrange>` options used by [`crate::lengthrange::set_length_range`].
 pub fn read_lengthrange(root: &Elem) -> R<LengthRangeOpt> {
     let mut o = LengthRangeOpt::default();
     for el in root
@@ -312,6 +311,7 @@ pub fn read_lengthrange(root: &Elem) -> R<LengthRangeOpt> {
             &[
                 ("none", LengthRangeMode::None),
                 ("muscle", LengthRangeMode::Muscle),
+                ("muscleuser", LengthRangeMode::MuscleUser),
                 ("all", LengthRangeMode::All),
             ],
         )? {
@@ -322,6 +322,22 @@ pub fn read_lengthrange(root: &Elem) -> R<LengthRangeOpt> {
         }
         if let Some(v) = a.bool("uselimit")? {
             o.uselimit = v;
+        }
+        for (k, dst) in [
+            ("accel", &mut o.accel),
+            ("maxforce", &mut o.maxforce),
+            ("timeconst", &mut o.timeconst),
+            ("timestep", &mut o.timestep),
+            ("inttotal", &mut o.inttotal),
+            ("interval", &mut o.interval),
+            ("tolrange", &mut o.tolrange),
+        ] {
+            if let Some(v) = a.f64(k)? {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(a.err(ErrorKind::InvalidValue, k, "must be finite and >= 0"));
+                }
+                *dst = v;
+            }
         }
     }
     Ok(o)

@@ -293,17 +293,80 @@ def inside(rng):
     return out
 
 
+# ------------------------------------------------------------------ length range by simulation
+LR = """
+<mujoco>
+  <compiler><lengthrange LRATTR/></compiler>
+  <option timestep="0.005"/>
+  <worldbody>
+    <body name="u" pos="0 0 1">
+      <joint name="sh" type="hinge" axis="0 1 0" damping="0.3" stiffness="2" limited="true" range="-60 60"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.04"/>
+      <site name="o1" pos="0.05 0 0.04"/>
+      <body name="f" pos="0.3 0 0">
+        <joint name="el" type="hinge" axis="0 1 0" range="-100 20" limited="true" frictionloss="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0.25 0 0" size="0.03"/>
+        <site name="i1" pos="0.1 0 0.03"/>
+        <body name="h" pos="0.25 0 0"><joint name="wr" type="slide" axis="1 0 0" range="-0.05 0.05"/>
+          <geom type="sphere" size="0.03"/></body>
+      </body>
+    </body>
+    <site name="base" pos="-0.1 0 1.05"/>
+  </worldbody>
+  <tendon>
+    <spatial name="bi"><site site="base"/><site site="o1"/><site site="i1"/></spatial>
+    <fixed name="fx"><joint joint="sh" coef="1"/><joint joint="el" coef="-0.5"/><joint joint="wr" coef="2"/></fixed>
+  </tendon>
+  <actuator>
+    <muscle name="m0" tendon="bi"/>
+    <muscle name="m1" joint="sh" gear="2"/>
+    <muscle name="m2" tendon="fx" lengthrange="0.1 0.3"/>
+    <general name="g" joint="el" lengthrange="0 0"/>
+    <general name="dm" tendon="fx" dyntype="muscle" gainprm="1"/>
+    <general name="gm" joint="wr" gaintype="muscle" gainprm="0.75 1.05 -1 200 0.5 1.6 1.5 1.3 1.2"/>
+  </actuator>
+</mujoco>"""
+
+LR_VARIANTS = [
+    "",
+    'mode="all"',
+    'mode="all" useexisting="false" accel="35" timeconst="0.5"',
+    'mode="all" uselimit="true" maxforce="3" timestep="0.004" inttotal="6" interval="1.5"',
+    'mode="muscleuser" useexisting="false" timestep="0" tolrange="0.2" timeconst="0.001"',
+]
+
+
+def lengthrange():
+    out = {"xml": LR, "variants": []}
+    for v in LR_VARIANTS:
+        m = mujoco.MjModel.from_xml_string(LR.replace("LRATTR", v))
+        out["variants"].append({"attrs": v, "actuator_lengthrange": tolist(m.actuator_lengthrange)})
+    # an unlimited hinge driven by a muscle never settles: MuJoCo refuses the model
+    bad = LR.replace('limited="true" range="-60 60"', "").replace("LRATTR", "")
+    try:
+        mujoco.MjModel.from_xml_string(bad)
+        raise SystemExit("expected a lengthrange error")
+    except ValueError as e:
+        out["error_xml"] = bad
+        out["error"] = str(e)
+    return out
+
+
 def main():
     rng = np.random.default_rng(88)
     result = {"mujoco_version": mujoco.__version__,
               "cameras": cameras(rng), "rays": rays(rng), "adhesion": adhesion(rng),
-              "inside": inside(rng)}
+              "inside": inside(rng),
+              "lengthrange": lengthrange()}
     path = os.path.join("tests", "reference", "phys8c_cases.json")
     with open(path, "w") as f:
         json.dump(result, f, separators=(",", ":"))
     print("wrote", path, os.path.getsize(path), "bytes")
     for c in result["adhesion"]["cases"]:
         print("adhesion ncon", c["ncon"])
+    for v in result["lengthrange"]["variants"]:
+        print("lengthrange", v["attrs"], v["actuator_lengthrange"])
+    print("lengthrange error:", result["lengthrange"]["error"])
     print("ray hits", [q["geomid"] for q in result["rays"]["queries"]], result["rays"]["sensordata"])
 
 
