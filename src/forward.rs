@@ -68,7 +68,8 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     None
 }
 
-/// Position-dependent stages (`mj_fwdPosition`): kinematics, COM quantities, tendons, CRB
+/// Position-dependent stages (`mj_fwdPosition`): kinematics, COM quantities, camera tracking
+/// ([`camlight`]), tendons, CRB
 /// inertia and its factorization, collision, constraint rows with their impedance and R
 /// ([`make_constraint`]), actuator transmission.
 pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {

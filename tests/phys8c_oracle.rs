@@ -18,7 +18,10 @@ const TOL_ROLLOUT: f64 = 1e-10;
 const TOL_INSIDE: f64 = 1e-8;
 
 fn load() -> Value {
-    let p = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/phys8c_cases.json");
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/reference/phys8c_cases.json"
+    );
     serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
 }
 
@@ -80,14 +83,34 @@ fn cameras_match_mujoco() {
     let ints = |v: &[usize]| v.iter().map(|&x| x as f64).collect::<Vec<_>>();
     let modes: Vec<f64> = m.cam_mode.iter().map(|&x| x as u8 as f64).collect();
     cmp("cam_mode", &modes, &fv(&md["cam_mode"]), 0.0);
-    cmp("cam_bodyid", &ints(&m.cam_bodyid), &fv(&md["cam_bodyid"]), 0.0);
+    cmp(
+        "cam_bodyid",
+        &ints(&m.cam_bodyid),
+        &fv(&md["cam_bodyid"]),
+        0.0,
+    );
     let tb: Vec<f64> = m.cam_targetbodyid.iter().map(|&x| x as f64).collect();
     cmp("cam_targetbodyid", &tb, &fv(&md["cam_targetbodyid"]), 0.0);
     let mut w = 0.0f64;
     w = w.max(cmp("cam_pos", &fv3(&m.cam_pos), &fv(&md["cam_pos"]), TOL));
-    w = w.max(cmp("cam_quat", &fv4(&m.cam_quat), &fv(&md["cam_quat"]), TOL));
-    w = w.max(cmp("cam_pos0", &fv3(&m.cam_pos0), &fv(&md["cam_pos0"]), TOL));
-    w = w.max(cmp("cam_poscom0", &fv3(&m.cam_poscom0), &fv(&md["cam_poscom0"]), TOL));
+    w = w.max(cmp(
+        "cam_quat",
+        &fv4(&m.cam_quat),
+        &fv(&md["cam_quat"]),
+        TOL,
+    ));
+    w = w.max(cmp(
+        "cam_pos0",
+        &fv3(&m.cam_pos0),
+        &fv(&md["cam_pos0"]),
+        TOL,
+    ));
+    w = w.max(cmp(
+        "cam_poscom0",
+        &fv3(&m.cam_poscom0),
+        &fv(&md["cam_poscom0"]),
+        TOL,
+    ));
     let mat0: Vec<f64> = m.cam_mat0.iter().flatten().copied().collect();
     w = w.max(cmp("cam_mat0", &mat0, &fv(&md["cam_mat0"]), TOL));
     for (k, c) in e["cases"].as_array().unwrap().iter().enumerate() {
@@ -95,9 +118,24 @@ fn cameras_match_mujoco() {
         set_state(&mut d, c);
         moreau::forward::forward(&m, &mut d);
         let n = format!("case {k}");
-        w = w.max(cmp(&format!("{n} cam_xpos"), &flat3(&d.cam_xpos), &fv(&c["cam_xpos"]), TOL));
-        w = w.max(cmp(&format!("{n} cam_xmat"), &flat_mat(&d.cam_xmat), &fv(&c["cam_xmat"]), TOL));
-        w = w.max(cmp(&format!("{n} sensordata"), &d.sensordata, &fv(&c["sensordata"]), TOL));
+        w = w.max(cmp(
+            &format!("{n} cam_xpos"),
+            &flat3(&d.cam_xpos),
+            &fv(&c["cam_xpos"]),
+            TOL,
+        ));
+        w = w.max(cmp(
+            &format!("{n} cam_xmat"),
+            &flat_mat(&d.cam_xmat),
+            &fv(&c["cam_xmat"]),
+            TOL,
+        ));
+        w = w.max(cmp(
+            &format!("{n} sensordata"),
+            &d.sensordata,
+            &fv(&c["sensordata"]),
+            TOL,
+        ));
     }
     eprintln!("cameras: worst rel err {w:.2e}");
 }
@@ -146,7 +184,12 @@ fn ray_skips_invisible_geoms_like_mujoco() {
         );
         let gid = g.map_or(-1, |g| g as i64);
         assert_eq!(gid, q["geomid"].as_i64().unwrap(), "query {k}: geom");
-        cmp(&format!("query {k} dist"), &[x], &[q["dist"].as_f64().unwrap()], TOL);
+        cmp(
+            &format!("query {k} dist"),
+            &[x],
+            &[q["dist"].as_f64().unwrap()],
+            TOL,
+        );
         hits += (gid >= 0) as usize;
     }
     assert!(hits > 10, "too few hits to be meaningful: {hits}");
@@ -161,16 +204,34 @@ fn body_transmission_matches_mujoco() {
     let gain: Vec<f64> = m.actuator_gainprm.iter().flatten().copied().collect();
     cmp("actuator_gainprm", &gain, &fv(&md["actuator_gainprm"]), 0.0);
     let cr: Vec<f64> = m.actuator_ctrlrange.iter().flatten().copied().collect();
-    cmp("actuator_ctrlrange", &cr, &fv(&md["actuator_ctrlrange"]), 0.0);
-    let cl: Vec<f64> = m.actuator_ctrllimited.iter().map(|&b| b as u8 as f64).collect();
-    cmp("actuator_ctrllimited", &cl, &fv(&md["actuator_ctrllimited"]), 0.0);
+    cmp(
+        "actuator_ctrlrange",
+        &cr,
+        &fv(&md["actuator_ctrlrange"]),
+        0.0,
+    );
+    let cl: Vec<f64> = m
+        .actuator_ctrllimited
+        .iter()
+        .map(|&b| b as u8 as f64)
+        .collect();
+    cmp(
+        "actuator_ctrllimited",
+        &cl,
+        &fv(&md["actuator_ctrllimited"]),
+        0.0,
+    );
     let mut w = 0.0f64;
     for (k, c) in e["cases"].as_array().unwrap().iter().enumerate() {
         let mut d = Data::<f64>::new(&m);
         set_state(&mut d, c);
         moreau::forward::forward(&m, &mut d);
         let n = format!("case {k}");
-        assert_eq!(d.contact.len() as u64, c["ncon"].as_u64().unwrap(), "{n}: ncon");
+        assert_eq!(
+            d.contact.len() as u64,
+            c["ncon"].as_u64().unwrap(),
+            "{n}: ncon"
+        );
         for (f, got) in [
             ("actuator_length", &d.actuator_length),
             ("actuator_moment", &d.actuator_moment),
@@ -192,8 +253,18 @@ fn body_transmission_matches_mujoco() {
         moreau::integrator::step(&m, &mut d);
         if (s + 1) % 50 == 0 {
             let i = s / 50;
-            wr = wr.max(cmp(&format!("step {s} qpos"), &d.qpos, &fv(&qpos[i]), TOL_ROLLOUT));
-            wr = wr.max(cmp(&format!("step {s} qvel"), &d.qvel, &fv(&qvel[i]), TOL_ROLLOUT));
+            wr = wr.max(cmp(
+                &format!("step {s} qpos"),
+                &d.qpos,
+                &fv(&qpos[i]),
+                TOL_ROLLOUT,
+            ));
+            wr = wr.max(cmp(
+                &format!("step {s} qvel"),
+                &d.qvel,
+                &fv(&qvel[i]),
+                TOL_ROLLOUT,
+            ));
         }
     }
     eprintln!("adhesion rollout: worst rel err {wr:.2e}");
@@ -227,8 +298,16 @@ fn inside_wrap_matches_mujoco() {
         let obj: Vec<i32> = fv(&c["wrap_obj"]).iter().map(|x| *x as i32).collect();
         assert_eq!(d.wrap_obj[..used], obj[..], "{n}: wrap_obj");
         let xp = flat3(&d.wrap_xpos[..used]);
-        w = w.max(cmp(&format!("{n} wrap_xpos"), &xp, &fv(&c["wrap_xpos"]), TOL_INSIDE));
-        for (f, got) in [("ten_length", &d.ten_length), ("actuator_length", &d.actuator_length)] {
+        w = w.max(cmp(
+            &format!("{n} wrap_xpos"),
+            &xp,
+            &fv(&c["wrap_xpos"]),
+            TOL_INSIDE,
+        ));
+        for (f, got) in [
+            ("ten_length", &d.ten_length),
+            ("actuator_length", &d.actuator_length),
+        ] {
             w = w.max(cmp(&format!("{n} {f}"), got, &fv(&c[f]), TOL));
         }
         // reflection law at the sphere contact point (geom 0, centered at the world origin)
@@ -238,7 +317,10 @@ fn inside_wrap_matches_mujoco() {
                 let s = (d.wrap_xpos[i - 1] - t).normalize() + (d.wrap_xpos[i + 2] - t).normalize();
                 let nrm = t.normalize();
                 let tangential = s - nrm * s.dot(&nrm);
-                assert!(tangential.norm() < 1e-12, "{n}: not a stationary point {tangential:?}");
+                assert!(
+                    tangential.norm() < 1e-12,
+                    "{n}: not a stationary point {tangential:?}"
+                );
                 checked += 1;
             }
         }
