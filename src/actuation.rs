@@ -2,9 +2,8 @@
 //! velocities, activation dynamics and force generation (`mj_fwdActuation`).
 //!
 //! Transmissions supported: joint and jointinparent (hinge, slide, ball, free), tendon (fixed
-//! and spatial), site (with and without refsite) and slider-crank. The body (adhesion)
-//! transmission, which acts through contacts, is not yet supported: its `actuator_length` is NaN
-//! and its moment row zero (see [`crate::forward::unsupported`]). User dynamics/gain/bias
+//! and spatial), site (with and without refsite), slider-crank and body (adhesion, acting
+//! through the body's contacts, [`body_transmission`]). User dynamics/gain/bias
 //! callbacks do not exist here (treated as zero).
 
 use crate::data::{sc, Data, Scalar, Warning};
@@ -103,10 +102,37 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
             }
             TrnType::Site => site_transmission(m, d, i),
             TrnType::SliderCrank => slider_crank(m, d, i),
-            TrnType::Body => {
-                d.actuator_length[i] = sc(f64::NAN);
-            }
+            TrnType::Body => body_transmission(m, d, i),
         }
+    }
+}
+
+/// Body (adhesion) transmission (MuJoCo's `mjTRN_BODY`, checked against 4.0.0 in
+/// tests/phys8c_oracle.rs): `actuator_length = 0`; the moment is minus the average, over the
+/// contacts of `d.contact` that involve a geom of the body (all of them, also those only within
+/// the margin), of the contact normal Jacobian `nᵀ (J(b₂, p) − J(b₁, p))` at the contact point
+/// `p`, so that a positive force pulls the surfaces together. Zero without such contacts. Must
+/// run after collision.
+fn body_transmission<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
+    let nv = m.nv;
+    let body = m.actuator_trnid[i][0] as usize;
+    d.actuator_length[i] = T::zero();
+    let row = &mut d.actuator_moment[i * nv..(i + 1) * nv];
+    let mut count = 0usize;
+    for c in &d.contact {
+        let b1 = m.geom_bodyid[c.geom[0]];
+        let b2 = m.geom_bodyid[c.geom[1]];
+        if b1 != body && b2 != body {
+            continue;
+        }
+        let n = c.normal();
+        add_point_jac(m, &d.cdof, &d.subtree_com, &c.pos, b2, &n, T::one(), row);
+        add_point_jac(m, &d.cdof, &d.subtree_com, &c.pos, b1, &n, -T::one(), row);
+        count += 1;
+    }
+    if count > 0 {
+        let s: T = sc(-1.0 / count as f64);
+        row.iter_mut().for_each(|x| *x *= s);
     }
 }
 

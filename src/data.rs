@@ -104,6 +104,9 @@ pub struct Data<T: Scalar = f64> {
     pub geom_xmat: Vec<Matrix3<T>>,
     pub site_xpos: Vec<Vector3<T>>,
     pub site_xmat: Vec<Matrix3<T>>,
+    /// Camera poses (`mj_kinematics` + `mj_camlight`).
+    pub cam_xpos: Vec<Vector3<T>>,
+    pub cam_xmat: Vec<Matrix3<T>>,
     pub subtree_com: Vec<Vector3<T>>,
     /// COM-based body inertia: (I00, I11, I22, I01, I02, I12, m c (3), m), MuJoCo's layout.
     pub cinert: Vec<[T; 10]>,
@@ -318,6 +321,8 @@ impl<T: Scalar> Data<T> {
             geom_xmat: m3(m.ngeom),
             site_xpos: v3(m.nsite),
             site_xmat: m3(m.nsite),
+            cam_xpos: v3(m.ncam),
+            cam_xmat: m3(m.ncam),
             subtree_com: v3(m.nbody),
             cinert: vec![[z; 10]; m.nbody],
             cdof: v6(m.nv),

@@ -10,22 +10,19 @@ use crate::crb::{crb, factor_m, solve_ld};
 use crate::data::{Data, Scalar};
 pub use crate::inverse::Skip;
 use crate::jacobian::apply_ft_raw;
-use crate::kinematics::kinematics;
+use crate::kinematics::{camlight, kinematics};
 use crate::model::{enable, BiasType, DynType, EqType, GainType, Model, TrnType};
 use crate::passive::passive;
 use crate::rne::rne_bias;
 use crate::sensor::{sensor_acc, sensor_pos, sensor_vel};
 use crate::spatial::{ang, lin};
-use crate::tendon::{has_inside_sidesite, tendon, tendon_armature_bias, tendon_velocity};
+use crate::tendon::{tendon, tendon_armature_bias, tendon_velocity};
 
 pub use crate::actuation::fwd_actuation;
 
 /// A model feature the smooth pipeline does not compute yet (it would otherwise produce NaN
 /// lengths or missing forces). Returns the first one found.
 pub fn unsupported(m: &Model) -> Option<&'static str> {
-    if (0..m.ntendon).any(|t| has_inside_sidesite(m, t)) {
-        return Some("spatial tendon side site inside its wrap geom (inside wrap)");
-    }
     let nz = |a: usize| {
         m.actuator_damping[a] != 0.0
             || m.actuator_dampingpoly
@@ -50,14 +47,6 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
             "actuator damping / armature on transmissions other than hinge/slide joints and tendons",
         );
     }
-    if !m.actuator_lengthrange_unresolved.is_empty() {
-        return Some(
-            "actuator lengthrange that MuJoCo's compiler estimates by simulation (mj_setLengthRange)",
-        );
-    }
-    if m.actuator_trntype.contains(&TrnType::Body) {
-        return Some("body (adhesion) actuator transmission");
-    }
     if m.actuator_dyntype.contains(&DynType::User)
         || m.actuator_gaintype.contains(&GainType::User)
         || m.actuator_biastype.contains(&BiasType::User)
@@ -79,12 +68,14 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     None
 }
 
-/// Position-dependent stages (`mj_fwdPosition`): kinematics, COM quantities, tendons, CRB
+/// Position-dependent stages (`mj_fwdPosition`): kinematics, COM quantities, camera tracking
+/// ([`camlight`]), tendons, CRB
 /// inertia and its factorization, collision, constraint rows with their impedance and R
 /// ([`make_constraint`]), actuator transmission.
 pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
     kinematics(m, d);
     com_pos(m, d);
+    camlight(m, d);
     tendon(m, d);
     crb(m, d);
     factor_m(m, d);

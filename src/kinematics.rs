@@ -89,4 +89,60 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
         d.site_xpos[s] = d.xpos[b] + d.xmat[b] * v3::<T>(&m.site_pos[s]);
         d.site_xmat[s] = d.xmat[b] * quat2mat(&q4::<T>(&m.site_quat[s]));
     }
+    for c in 0..m.ncam {
+        let b = m.cam_bodyid[c];
+        d.cam_xpos[c] = d.xpos[b] + d.xmat[b] * v3::<T>(&m.cam_pos[c]);
+        d.cam_xmat[c] = d.xmat[b] * quat2mat(&q4::<T>(&m.cam_quat[c]));
+    }
+}
+
+/// Camera tracking modes (`mj_camlight`, after [`crate::com::com_pos`]; MJCF `camera/mode`,
+/// checked against MuJoCo 4.0.0 in tests/phys8c_oracle.rs): `track` keeps the orientation
+/// `cam_mat0` at the offset `cam_pos0` from the body origin, `trackcom` the same at offset
+/// `cam_poscom0` from the body's subtree COM; `targetbody(com)` keeps the fixed position and
+/// turns the camera so that its -z axis looks at the target body origin (subtree COM), with
+/// `x = normalize(ẑ_world × z)` and `y = z × x`.
+pub fn camlight<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    use crate::model::CamMode;
+    for c in 0..m.ncam {
+        let b = m.cam_bodyid[c];
+        match m.cam_mode[c] {
+            CamMode::Fixed => {}
+            CamMode::Track | CamMode::TrackCom => {
+                let (base, off) = if m.cam_mode[c] == CamMode::Track {
+                    (d.xpos[b], &m.cam_pos0[c])
+                } else {
+                    (d.subtree_com[b], &m.cam_poscom0[c])
+                };
+                d.cam_xpos[c] = base + v3::<T>(off);
+                let r = &m.cam_mat0[c];
+                d.cam_xmat[c] = Matrix3::from_fn(|i, j| sc(r[3 * i + j]));
+            }
+            CamMode::TargetBody | CamMode::TargetBodyCom => {
+                let Ok(t) = usize::try_from(m.cam_targetbodyid[c]) else {
+                    continue;
+                };
+                let target = if m.cam_mode[c] == CamMode::TargetBody {
+                    d.xpos[t]
+                } else {
+                    d.subtree_com[t]
+                };
+                let z = normalize3(d.cam_xpos[c] - target);
+                let up = Vector3::new(T::zero(), T::zero(), T::one());
+                let x = normalize3(up.cross(&z));
+                let y = normalize3(z.cross(&x));
+                d.cam_xmat[c] = Matrix3::from_columns(&[x, y, z]);
+            }
+        }
+    }
+}
+
+/// `mju_normalize3`: unit vector, or (1, 0, 0) below `mjMINVAL`.
+fn normalize3<T: Scalar>(v: Vector3<T>) -> Vector3<T> {
+    let n = v.norm();
+    if n < sc(1e-15) {
+        Vector3::new(T::one(), T::zero(), T::zero())
+    } else {
+        v / n
+    }
 }

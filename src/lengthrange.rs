@@ -1,29 +1,47 @@
 //! Compile-time actuator length ranges (MuJoCo's `mj_setLengthRange`, MJCF
-//! `<compiler><lengthrange>`).
+//! `<compiler><lengthrange>`; checked against MuJoCo 4.0.0 in tests/phys8c_oracle.rs).
 //!
-//! Implemented: the selection (`mode`: none / muscle / all), `useexisting` (keep a range with
-//! `lo < hi` already set) and `uselimit`: for a joint (hinge/slide) or tendon transmission whose
-//! target is limited, the range is copied from `jnt_range` / `tendon_range` **without applying the
-//! gear** (as MuJoCo 4.0.0 does, checked numerically). Not implemented: the simulation-based
-//! estimate used otherwise (it needs the constraint solver for joint limits): those actuators
-//! are reported by [`set_length_range`] and keep their range.
+//! Selection: `mode` none / muscle / muscleuser / all, where an actuator is a muscle if its gain
+//! or bias type is `muscle` (the dynamics type does not count, as in MuJoCo); `useexisting`
+//! keeps a range with `lo < hi`; `uselimit`: a joint / jointinparent or tendon transmission
+//! whose target is limited copies `jnt_range` / `tendon_range` **without applying the gear**
+//! (as MuJoCo 4.0.0 does). Otherwise the range is estimated by simulation ([`simulate`]).
 
-use crate::model::{BiasType, DynType, GainType, JointType, Model, TrnType};
+use crate::crb::solve_m;
+use crate::data::Data;
+use crate::integrator::{step1, step2};
+use crate::model::{disable, BiasType, GainType, Model, TrnType};
 
 /// Which actuators get a computed range (`lengthrange/mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LengthRangeMode {
     None,
     Muscle,
+    /// Muscles and actuators with user gain or bias.
+    MuscleUser,
     All,
 }
 
-/// Options of `<compiler><lengthrange>` that matter here (MuJoCo defaults: muscle, true, false).
+/// `<compiler><lengthrange>` options (`mjLROpt`; defaults as `mj_defaultLROpt`).
 #[derive(Clone, Copy, Debug)]
 pub struct LengthRangeOpt {
     pub mode: LengthRangeMode,
     pub useexisting: bool,
     pub uselimit: bool,
+    /// Target acceleration used to compute the force.
+    pub accel: f64,
+    /// Largest applied force norm; 0: no limit.
+    pub maxforce: f64,
+    /// Time constant of the velocity decay (at least 0.01).
+    pub timeconst: f64,
+    /// Simulation timestep; 0: the model's.
+    pub timestep: f64,
+    /// Simulated time per direction.
+    pub inttotal: f64,
+    /// Final interval over which the length extremes are recorded.
+    pub interval: f64,
+    /// Largest allowed spread of the length over `interval`, relative to the range.
+    pub tolrange: f64,
 }
 
 impl Default for LengthRangeOpt {
@@ -32,25 +50,35 @@ impl Default for LengthRangeOpt {
             mode: LengthRangeMode::Muscle,
             useexisting: true,
             uselimit: false,
+            accel: 20.0,
+            maxforce: 0.0,
+            timeconst: 1.0,
+            timestep: 0.01,
+            inttotal: 10.0,
+            interval: 2.0,
+            tolrange: 0.05,
         }
     }
 }
 
-/// True if actuator `i` is a muscle (any of dyn/gain/bias of muscle type).
+/// True if actuator `i` is a muscle for the length-range selection: muscle gain or bias.
 pub fn is_muscle(m: &Model, i: usize) -> bool {
-    m.actuator_dyntype[i] == DynType::Muscle
-        || m.actuator_gaintype[i] == GainType::Muscle
-        || m.actuator_biastype[i] == BiasType::Muscle
+    m.actuator_gaintype[i] == GainType::Muscle || m.actuator_biastype[i] == BiasType::Muscle
 }
 
-/// Fills `actuator_lengthrange` where it can (see the module docs). Returns the ids of the
-/// selected actuators whose range would need the simulation-based estimate (left unchanged).
-pub fn set_length_range(m: &mut Model, opt: &LengthRangeOpt) -> Vec<usize> {
-    let mut todo = Vec::new();
+fn is_user(m: &Model, i: usize) -> bool {
+    m.actuator_gaintype[i] == GainType::User || m.actuator_biastype[i] == BiasType::User
+}
+
+/// Fills `actuator_lengthrange` of the selected actuators (see the module docs). Errors (with
+/// MuJoCo's message) when a simulation is unstable, gives an empty range or does not settle.
+pub fn set_length_range(m: &mut Model, opt: &LengthRangeOpt) -> Result<(), String> {
+    let mut sim: Option<Model> = None;
     for i in 0..m.nu {
         let selected = match opt.mode {
             LengthRangeMode::None => false,
             LengthRangeMode::Muscle => is_muscle(m, i),
+            LengthRangeMode::MuscleUser => is_muscle(m, i) || is_user(m, i),
             LengthRangeMode::All => true,
         };
         if !selected {
@@ -64,10 +92,7 @@ pub fn set_length_range(m: &mut Model, opt: &LengthRangeOpt) -> Vec<usize> {
         if opt.uselimit && id >= 0 {
             let id = id as usize;
             match m.actuator_trntype[i] {
-                TrnType::Joint | TrnType::JointInParent
-                    if m.jnt_limited[id]
-                        && matches!(m.jnt_type[id], JointType::Hinge | JointType::Slide) =>
-                {
+                TrnType::Joint | TrnType::JointInParent if m.jnt_limited[id] => {
                     m.actuator_lengthrange[i] = m.jnt_range[id];
                     continue;
                 }
@@ -78,7 +103,95 @@ pub fn set_length_range(m: &mut Model, opt: &LengthRangeOpt) -> Vec<usize> {
                 _ => {}
             }
         }
-        todo.push(i);
+        let sm = sim.get_or_insert_with(|| {
+            // MuJoCo's compiler: these disable flags replace the model's, timestep from the options
+            let mut s = m.clone();
+            s.opt.disableflags = disable::FRICTIONLOSS
+                | disable::CONTACT
+                | disable::SPRING
+                | disable::DAMPER
+                | disable::GRAVITY
+                | disable::ACTUATION;
+            if opt.timestep > 0.0 {
+                s.opt.timestep = opt.timestep;
+            }
+            s
+        });
+        let r = simulate(sm, i, opt)?;
+        m.actuator_lengthrange[i] = r;
+        sm.actuator_lengthrange[i] = r;
     }
-    todo
+    Ok(())
+}
+
+/// The simulation estimate for actuator `i` (`mj_setLengthRange`): for each direction `side`
+/// (−1 then +1), from `qpos0` at rest, every step multiplies `qvel` by
+/// `exp(−h / max(0.01, timeconst))`, runs the position and velocity stages, applies
+/// `qfrc_applied = side · accel · moment / |M⁻¹ moment|` (norm capped at `maxforce` if > 0) and
+/// finishes the step (`mj_step2`), until `time ≥ inttotal`. The actuator length (from the start of
+/// each step) is recorded over the last `interval`: the range is (min of side −1, max of side +1);
+/// each side's spread must not exceed `tolrange` times the range. `m` must already carry the
+/// length-range options (disable flags, timestep).
+pub fn simulate(m: &Model, i: usize, opt: &LengthRangeOpt) -> Result<[f64; 2], String> {
+    const MINVAL: f64 = 1e-15;
+    let nv = m.nv;
+    let mut d = Data::<f64>::new(m);
+    let mut moment = vec![0.0; nv];
+    let mut x = vec![0.0; nv];
+    let decay = (-m.opt.timestep / opt.timeconst.max(0.01)).exp();
+    let mut lmin = [0.0; 2];
+    let mut lmax = [0.0; 2];
+    let mut range = [0.0; 2];
+    for side in 0..2 {
+        d.reset(m);
+        let mut updated = false;
+        while d.time < opt.inttotal {
+            d.qvel.iter_mut().for_each(|v| *v *= decay);
+            step1(m, &mut d);
+            moment.copy_from_slice(&d.actuator_moment[i * nv..(i + 1) * nv]);
+            x.copy_from_slice(&moment);
+            solve_m(m, &d, &mut x);
+            let nrm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let s = (2.0 * side as f64 - 1.0) * opt.accel / nrm.max(MINVAL);
+            for (f, mo) in d.qfrc_applied.iter_mut().zip(&moment) {
+                *f = mo * s;
+            }
+            let nrm = d.qfrc_applied.iter().map(|v| v * v).sum::<f64>().sqrt();
+            if opt.maxforce > 0.0 && nrm > opt.maxforce {
+                let s = opt.maxforce / nrm.max(MINVAL);
+                d.qfrc_applied.iter_mut().for_each(|f| *f *= s);
+            }
+            step2(m, &mut d);
+            let len = d.actuator_length[i];
+            if d.time == 0.0 {
+                return Err(format!("Unstable lengthrange simulation in actuator {i}"));
+            }
+            if d.time > opt.inttotal - opt.interval {
+                if len < lmin[side] || !updated {
+                    lmin[side] = len;
+                }
+                if len > lmax[side] || !updated {
+                    lmax[side] = len;
+                }
+                updated = true;
+            }
+        }
+        range[side] = if side == 0 { lmin[0] } else { lmax[1] };
+    }
+    let dif = range[1] - range[0];
+    if dif <= 0.0 {
+        return Err(format!(
+            "Invalid lengthrange ({}, {}) in actuator {i}",
+            range[0], range[1]
+        ));
+    }
+    for side in 0..2 {
+        if lmax[side] - lmin[side] > opt.tolrange * dif {
+            return Err(format!(
+                "Lengthrange computation did not converge in actuator {i}: eval ({}, {}), range ({}, {})",
+                lmin[side], lmax[side], range[0], range[1]
+            ));
+        }
+    }
+    Ok(range)
 }

@@ -264,6 +264,16 @@ pub enum ObjType {
     Tendon = 18,
 }
 
+/// Camera tracking mode (`mjtCamLight`, MJCF `camera/mode`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CamMode {
+    Fixed = 0,
+    Track = 1,
+    TrackCom = 2,
+    TargetBody = 3,
+    TargetBodyCom = 4,
+}
+
 /// Sensor type, the subset parsed (`mjtSensor` names; numeric values are moreau's own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SensorType {
@@ -466,6 +476,11 @@ pub struct Model {
     pub geom_friction: Vec<[f64; 3]>,
     pub geom_margin: Vec<f64>,
     pub geom_gap: Vec<f64>,
+    /// Geom color; only the alpha matters (rays skip invisible geoms, [`crate::ray::ray`]).
+    /// May be empty (then every geom counts as visible).
+    pub geom_rgba: Vec<[f64; 4]>,
+    /// Material of each geom, -1 if none (may be empty).
+    pub geom_matid: Vec<i32>,
 
     // ---------------------------------------------------------------- sites
     pub site_name: Vec<String>,
@@ -475,7 +490,27 @@ pub struct Model {
     pub site_pos: Vec<[f64; 3]>,
     pub site_quat: Vec<[f64; 4]>,
 
+    // ---------------------------------------------------------------- cameras
+    pub ncam: usize,
+    pub cam_name: Vec<String>,
+    pub cam_mode: Vec<CamMode>,
+    pub cam_bodyid: Vec<usize>,
+    /// Target body of `targetbody` / `targetbodycom` cameras, -1 otherwise.
+    pub cam_targetbodyid: Vec<i32>,
+    /// Pose in the body frame.
+    pub cam_pos: Vec<[f64; 3]>,
+    pub cam_quat: Vec<[f64; 4]>,
+    /// World offset from the body's subtree COM at `qpos0` (`trackcom`).
+    pub cam_poscom0: Vec<[f64; 3]>,
+    /// World offset from the body origin at `qpos0` (`track`).
+    pub cam_pos0: Vec<[f64; 3]>,
+    /// World orientation at `qpos0` (row-major), kept by `track` / `trackcom`.
+    pub cam_mat0: Vec<[f64; 9]>,
+
     // ---------------------------------------------------------------- assets
+    pub nmat: usize,
+    pub mat_name: Vec<String>,
+    pub mat_rgba: Vec<[f64; 4]>,
     pub mesh: Vec<Mesh>,
     pub hfield: Vec<Hfield>,
 
@@ -615,11 +650,6 @@ pub struct Model {
     pub actuator_damping: Vec<f64>,
     pub actuator_dampingpoly: Vec<[f64; 2]>,
     pub actuator_armature: Vec<f64>,
-    /// Actuators whose `actuator_lengthrange` MuJoCo's compiler would estimate by simulation
-    /// (`mj_setLengthRange`; see [`crate::lengthrange::set_length_range`], which returns them):
-    /// not implemented, so their range is left as authored and `forward::unsupported` reports
-    /// the model. Empty for models built without the MJCF compiler.
-    pub actuator_lengthrange_unresolved: Vec<usize>,
     /// Derived: per dof and per tendon, the actuator terms `[damping, dampingpoly[0],
     /// dampingpoly[1], armature]` of [`Model::actuator_extra`], cached by
     /// [`Model::update_actuator_extras`] (the MJCF compiler calls it). Call it again after

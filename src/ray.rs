@@ -297,9 +297,10 @@ pub fn ray_hfield<T: Scalar>(m: &Model, g: usize, p: &Vector3<T>, v: &Vector3<T>
 
 /// Whether geom `g` takes part in a scene ray query (`mj_ray`'s filter): not on `bodyexclude`,
 /// not on a static (world-welded) body unless `flg_static`, and, with a group mask, its group
-/// enabled (groups outside 0..6 clamped to 0..=5, as in MuJoCo). MuJoCo also skips geoms whose
-/// rgba alpha is 0; the model carries no rgba, so that rule is not applied.
-fn ray_eligible(
+/// enabled (groups outside 0..6 clamped to 0..=5, as in MuJoCo), and not invisible: the alpha of
+/// its material if it has one (`mat_rgba`, even when the geom's own `rgba` is set), else of its
+/// `geom_rgba`, must not be 0 (MuJoCo 4.0.0, tests/phys8c_oracle.rs; rangefinders follow it).
+pub fn ray_eligible(
     m: &Model,
     g: usize,
     geomgroup: Option<[bool; 6]>,
@@ -308,6 +309,13 @@ fn ray_eligible(
 ) -> bool {
     let b = m.geom_bodyid[g];
     if Some(b) == bodyexclude {
+        return false;
+    }
+    let alpha = match m.geom_matid.get(g).and_then(|&k| usize::try_from(k).ok()) {
+        Some(k) => m.mat_rgba.get(k).map_or(1.0, |c| c[3]),
+        None => m.geom_rgba.get(g).map_or(1.0, |c| c[3]),
+    };
+    if alpha == 0.0 {
         return false;
     }
     if !flg_static && m.body_weldid[b] == 0 {

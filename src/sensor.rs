@@ -27,9 +27,8 @@
 //!   the site z axis, excluding the site's body (-1 for no hit).
 //! - joint/tendon limit sensors read the first limit row of their element (`efc_pos −
 //!   efc_margin`, `efc_vel`, `efc_force`; 0 without a row).
-//!
-//! Not supported (value written, see [`unsupported`]):
-//! - camera objects in frame sensors return 0.
+//! - camera frames are `cam_xpos` / `cam_xmat` (after the tracking mode), but a camera's
+//!   `framequat` is `xquat[body] · cam_quat`, ignoring the mode (as MuJoCo 4.0.0).
 
 use crate::data::{sc, Data, Scalar};
 use crate::model::{disable, Model, ObjType, SensorType};
@@ -105,16 +104,9 @@ fn needs_subtree_vel(t: SensorType) -> bool {
     matches!(t, SensorType::SubtreeLinVel | SensorType::SubtreeAngMom)
 }
 
-/// A sensor configuration whose output is not computed exactly yet, if any: rangefinders, camera
-/// frames, touch sensors when contacts can occur, force/torque sensors when contact or
-/// connect/weld forces can act (`cfrc_ext` does not include constraint forces yet,
-/// [`crate::rne::post_constraint_ext`]).
-pub fn unsupported(m: &Model) -> Option<&'static str> {
-    for i in 0..m.nsensor {
-        if m.sensor_objtype[i] == ObjType::Camera || m.sensor_reftype[i] == ObjType::Camera {
-            return Some("camera frames in sensors");
-        }
-    }
+/// A sensor configuration whose output is not computed exactly, if any (none left: camera frames
+/// are supported since `cam_xpos` / `cam_xmat` exist).
+pub fn unsupported(_m: &Model) -> Option<&'static str> {
     None
 }
 
@@ -132,6 +124,7 @@ fn obj_frame<T: Scalar>(
         ObjType::XBody => Some((d.xpos[id], d.xmat[id], id)),
         ObjType::Geom => Some((d.geom_xpos[id], d.geom_xmat[id], m.geom_bodyid[id])),
         ObjType::Site => Some((d.site_xpos[id], d.site_xmat[id], m.site_bodyid[id])),
+        ObjType::Camera => Some((d.cam_xpos[id], d.cam_xmat[id], m.cam_bodyid[id])),
         _ => None,
     }
 }
@@ -144,6 +137,8 @@ fn obj_quat<T: Scalar>(m: &Model, d: &Data<T>, t: ObjType, id: usize) -> Option<
         ObjType::XBody => Some(d.xquat[id]),
         ObjType::Geom => Some(d.xquat[m.geom_bodyid[id]] * q4::<T>(&m.geom_quat[id])),
         ObjType::Site => Some(d.xquat[m.site_bodyid[id]] * q4::<T>(&m.site_quat[id])),
+        // body orientation times cam_quat, ignoring the tracking mode (as MuJoCo 4.0.0)
+        ObjType::Camera => Some(d.xquat[m.cam_bodyid[id]] * q4::<T>(&m.cam_quat[id])),
         _ => None,
     }
 }
@@ -306,7 +301,7 @@ impl<T: Scalar> Out<T> {
 fn ref_of(m: &Model, i: usize) -> Option<(ObjType, usize)> {
     let r = usize::try_from(m.sensor_refid[i]).ok()?;
     match m.sensor_reftype[i] {
-        ObjType::Body | ObjType::XBody | ObjType::Geom | ObjType::Site => {
+        ObjType::Body | ObjType::XBody | ObjType::Geom | ObjType::Site | ObjType::Camera => {
             Some((m.sensor_reftype[i], r))
         }
         _ => None,

@@ -18,12 +18,29 @@ use crate::model::{BiasType, GainType, JointType, Model};
 /// - position-like actuators (fixed gain, affine bias with `biasprm[1] = -gainprm[0]`) whose
 ///   `biasprm[2] > 0` hold a `dampratio`: replaced by `-kv`, `kv = dampratio · 2 √(kp m)`,
 ///   `m = 1 / (moment M⁻¹ momentᵀ)`;
+/// - `cam_pos0`, `cam_poscom0`, `cam_mat0` (fixed camera pose relative to the body origin /
+///   the subtree COM of the target body, else of the camera's body, at `qpos0`);
 /// - joint `springdamper` → `jnt_stiffness`, `dof_damping`;
 /// - `tendon_lengthspring` left at `[-1, -1]` → the tendon length at `qpos_spring`.
 pub fn set_const(m: &mut Model) {
     let nv = m.nv;
+    m.cam_pos0.resize(m.ncam, [0.0; 3]);
+    m.cam_poscom0.resize(m.ncam, [0.0; 3]);
+    m.cam_mat0.resize(m.ncam, [0.0; 9]);
     let mut d = Data::<f64>::new(m);
     fwd_position(m, &mut d);
+    // camera offsets for track/trackcom from the fixed (kinematic) pose at qpos0
+    for c in 0..m.ncam {
+        let b = m.cam_bodyid[c];
+        let p = d.xpos[b] + d.xmat[b] * crate::spatial::v3::<f64>(&m.cam_pos[c]);
+        let r = d.xmat[b] * crate::spatial::quat2mat(&crate::spatial::q4::<f64>(&m.cam_quat[c]));
+        m.cam_pos0[c] = (p - d.xpos[b]).into();
+        // relative to the target's subtree COM when a target is named, even for trackcom (which
+        // then adds it to its own body's COM), as MuJoCo 4.0.0 does
+        let cb = usize::try_from(m.cam_targetbodyid[c]).unwrap_or(b);
+        m.cam_poscom0[c] = (p - d.subtree_com[cb]).into();
+        m.cam_mat0[c] = std::array::from_fn(|k| r[(k / 3, k % 3)]);
+    }
     // dof_M0 excludes the tendon armature
     m.dof_M0 = (0..nv)
         .map(|i| {

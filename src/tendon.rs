@@ -18,8 +18,8 @@
 //! segment crosses the circle. With a side site `s` (projected into the same 2D frame): if `s`
 //! lies strictly inside the cone spanned by `-p₀` and `-p₁`, the path always wraps the long way
 //! round (the side opposite to the straight segment); otherwise the no-side rule applies. A side
-//! site located inside the geom (MuJoCo's "inside wrap") is not implemented
-//! ([`crate::forward::unsupported`]).
+//! site inside the geom (distance to the center in 3D below the radius, also for cylinders)
+//! selects MuJoCo's inside wrap ([`wrap_inside`]): the path touches the circle in one point.
 //!
 //! Also records the path points like MuJoCo: `ten_wrapadr/ten_wrapnum` index `wrap_obj` (-1 site,
 //! -2 pulley, geom id for the two tangent points) and `wrap_xpos` (pulley entries are zero).
@@ -155,6 +155,70 @@ fn wrap_circle<T: Scalar>(
     Some((t0, t1, ang))
 }
 
+/// 2D "inside" wrap (side site inside the geom, MuJoCo 4.0.0 behaviour checked in
+/// tests/phys8c_oracle.rs): the path must touch the closed disk of radius `r`. If the straight
+/// segment `p0 p1` already does (or an end point lies in the disk) it is the path (`None`);
+/// otherwise the path is `p0 → t → p1` with `t` on the circle minimizing `|t − p0| + |t − p1|`
+/// (where the circle normal bisects the angle at `t`). `t` is found on the arc between the
+/// directions of `p0` and `p1` by bisection on the stationarity condition
+/// `g(θ) = u⊥(θ) · (e₀ + e₁) = 0`, `eᵢ = (r u − pᵢ)/|r u − pᵢ|`, then one Newton step carries
+/// derivatives for dual numbers.
+fn wrap_inside<T: Scalar>(p0: &Vector2<T>, p1: &Vector2<T>, r: T) -> Option<Vector2<T>> {
+    if r < sc(1e-15) {
+        return None;
+    }
+    let dif = p1 - p0;
+    let dd = dif.norm_squared();
+    let mut s = if dd > sc(1e-30) {
+        -p0.dot(&dif) / dd
+    } else {
+        T::zero()
+    };
+    if s < T::zero() {
+        s = T::zero();
+    } else if s > T::one() {
+        s = T::one();
+    }
+    if (p0 + dif * s).norm_squared() <= r * r {
+        return None;
+    }
+    // g(θ) and g'(θ)
+    let eval = |th: T| -> (T, T) {
+        let u = Vector2::new(th.cos(), th.sin());
+        let up = Vector2::new(-u.y, u.x);
+        let mut g = T::zero();
+        let mut gp = T::zero();
+        for p in [p0, p1] {
+            let v = u * r - p;
+            let l = v.norm();
+            let e = v / l;
+            let c = up.dot(&e);
+            g += c;
+            gp += -u.dot(&e) + r * (T::one() - c * c) / l;
+        }
+        (g, gp)
+    };
+    let th0 = p0.y.atan2(p0.x);
+    let delta = cross2(p0, p1).atan2(p0.dot(p1));
+    let g0 = eval(th0).0;
+    let (mut lo, mut hi) = (T::zero(), T::one());
+    for _ in 0..64 {
+        let mid = (lo + hi) * sc(0.5);
+        let gm = eval(th0 + delta * mid).0;
+        if (gm > T::zero()) == (g0 > T::zero()) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let mut th = th0 + delta * ((lo + hi) * sc(0.5));
+    let (g, gp) = eval(th);
+    if gp != T::zero() {
+        th -= g / gp;
+    }
+    Some(Vector2::new(th.cos(), th.sin()) * r)
+}
+
 /// Result of wrapping a segment around a geom: world tangent points and wrapped length.
 pub struct Wrap<T: Scalar> {
     pub t0: Vector3<T>,
@@ -177,6 +241,15 @@ pub fn wrap<T: Scalar>(
     let p0 = mat.tr_mul(&(x0 - pos));
     let p1 = mat.tr_mul(&(x1 - pos));
     let sd = side.map(|s| mat.tr_mul(&(s - pos)));
+    // side site inside the geom (3D distance in the geom frame, also for cylinders)
+    let inside = sd.is_some_and(|s| s.norm() < r);
+    let circle = |q0: &Vector2<T>, q1: &Vector2<T>, s2: Option<&Vector2<T>>| {
+        if inside {
+            wrap_inside(q0, q1, r).map(|t| (t, t, T::zero()))
+        } else {
+            wrap_circle(q0, q1, s2, r)
+        }
+    };
     if kind == WrapType::Sphere {
         let n0 = p0.norm();
         if n0 < r || p1.norm() < r {
@@ -204,7 +277,7 @@ pub fn wrap<T: Scalar>(
         let q0 = Vector2::new(p0.dot(&ax0), p0.dot(&ax1));
         let q1 = Vector2::new(p1.dot(&ax0), p1.dot(&ax1));
         let s2 = sd.map(|s| Vector2::new(s.dot(&ax0), s.dot(&ax1)));
-        let (t0, t1, ang) = wrap_circle(&q0, &q1, s2.as_ref(), r)?;
+        let (t0, t1, ang) = circle(&q0, &q1, s2.as_ref())?;
         let w0 = ax0 * t0.x + ax1 * t0.y;
         let w1 = ax0 * t1.x + ax1 * t1.y;
         Some(Wrap {
@@ -216,7 +289,7 @@ pub fn wrap<T: Scalar>(
         let q0 = Vector2::new(p0.x, p0.y);
         let q1 = Vector2::new(p1.x, p1.y);
         let s2 = sd.map(|s| Vector2::new(s.x, s.y));
-        let (t0, t1, ang) = wrap_circle(&q0, &q1, s2.as_ref(), r)?;
+        let (t0, t1, ang) = circle(&q0, &q1, s2.as_ref())?;
         let arc2 = ang * r;
         let l0 = (q0 - t0).norm();
         let l1 = (q1 - t1).norm();
@@ -413,37 +486,6 @@ pub fn tendon_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
             .zip(&d.qvel)
             .fold(T::zero(), |s, (j, v)| s + *j * *v);
     }
-}
-
-/// True if a geom wrap of tendon `t` has a side site inside the geom at `qpos0`-independent
-/// placement (side site and geom on the same body): MuJoCo's inside-wrap, not implemented.
-pub fn has_inside_sidesite(m: &Model, t: usize) -> bool {
-    let a = m.tendon_adr[t];
-    (a..a + m.tendon_num[t]).any(|w| {
-        if !matches!(m.wrap_type[w], WrapType::Sphere | WrapType::Cylinder) || m.wrap_prm[w] < 0.0 {
-            return false;
-        }
-        let g = m.wrap_objid[w] as usize;
-        let s = m.wrap_prm[w] as usize;
-        if m.site_bodyid.get(s) != Some(&m.geom_bodyid[g]) {
-            return false;
-        }
-        // site position in the geom frame (body frame difference, geom rotation)
-        let dp = [
-            m.site_pos[s][0] - m.geom_pos[g][0],
-            m.site_pos[s][1] - m.geom_pos[g][1],
-            m.site_pos[s][2] - m.geom_pos[g][2],
-        ];
-        let q = m.geom_quat[g];
-        let rq = crate::spatial::quat2mat(&nalgebra::Quaternion::new(q[0], q[1], q[2], q[3]));
-        let p = rq.tr_mul(&Vector3::new(dp[0], dp[1], dp[2]));
-        let r = m.geom_size[g][0];
-        if m.wrap_type[w] == WrapType::Sphere {
-            p.norm() < r
-        } else {
-            p.x * p.x + p.y * p.y < r * r
-        }
-    })
 }
 
 /// Spatial bias acceleration `Σ cdof_dot_k q̇_k` of body `b` (zero joint accelerations).

@@ -242,9 +242,10 @@ fn rne_with_acceleration_is_mass_times_acc_plus_bias() {
     }
 }
 
-/// Body (adhesion) transmissions are reported as unsupported and produce a NaN length.
+/// Body (adhesion) transmissions are supported (oracle: tests/phys8c_oracle.rs): length 0, and
+/// without contacts on the body a zero moment row.
 #[test]
-fn body_transmission_is_flagged() {
+fn body_transmission_without_contacts() {
     let (_, mut m, c) = models()
         .into_iter()
         .find(|(n, ..)| n == "actuators")
@@ -252,8 +253,15 @@ fn body_transmission_is_flagged() {
     assert_eq!(moreau::forward::unsupported(&m), None);
     m.actuator_trntype[0] = moreau::model::TrnType::Body;
     m.actuator_trnid[0] = [1, -1];
-    assert!(moreau::forward::unsupported(&m).is_some());
+    assert_eq!(moreau::forward::unsupported(&m), None);
     let d = run_f64(&m, &c, |_| {});
-    assert!(d.actuator_length[0].is_nan());
+    assert_eq!(d.actuator_length[0], 0.0);
+    if !d
+        .contact
+        .iter()
+        .any(|k| k.geom.iter().any(|&g| m.geom_bodyid[g] == 1))
+    {
+        assert!(d.actuator_moment[..m.nv].iter().all(|&x| x == 0.0));
+    }
     assert!(d.actuator_length[1].is_finite());
 }

@@ -296,8 +296,7 @@ fn read_compiler(root: &Elem) -> R<Compiler> {
     Ok(c)
 }
 
-/// `<compiler><lengthrange>` options used by [`crate::lengthrange::set_length_range`] (the
-/// simulation settings are accepted and ignored: that estimate is not implemented).
+/// `<compiler><lengthrange>` options used by [`crate::lengthrange::set_length_range`].
 pub fn read_lengthrange(root: &Elem) -> R<LengthRangeOpt> {
     let mut o = LengthRangeOpt::default();
     for el in root
@@ -312,6 +311,7 @@ pub fn read_lengthrange(root: &Elem) -> R<LengthRangeOpt> {
             &[
                 ("none", LengthRangeMode::None),
                 ("muscle", LengthRangeMode::Muscle),
+                ("muscleuser", LengthRangeMode::MuscleUser),
                 ("all", LengthRangeMode::All),
             ],
         )? {
@@ -322,6 +322,22 @@ pub fn read_lengthrange(root: &Elem) -> R<LengthRangeOpt> {
         }
         if let Some(v) = a.bool("uselimit")? {
             o.uselimit = v;
+        }
+        for (k, dst) in [
+            ("accel", &mut o.accel),
+            ("maxforce", &mut o.maxforce),
+            ("timeconst", &mut o.timeconst),
+            ("timestep", &mut o.timestep),
+            ("inttotal", &mut o.inttotal),
+            ("interval", &mut o.interval),
+            ("tolrange", &mut o.tolrange),
+        ] {
+            if let Some(v) = a.f64(k)? {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(a.err(ErrorKind::InvalidValue, k, "must be finite and >= 0"));
+                }
+                *dst = v;
+            }
         }
     }
     Ok(o)
@@ -425,7 +441,7 @@ fn read_option(root: &Elem, o: &mut Options) -> R<()> {
 // ------------------------------------------------------------------------------ defaults
 
 const DEFAULT_KINDS: &[&str] = &[
-    "joint", "geom", "site", "tendon", "mesh", "pair", "equality",
+    "joint", "geom", "site", "camera", "tendon", "mesh", "pair", "equality", "material",
 ];
 
 struct Class<'a> {
@@ -943,6 +959,23 @@ fn scl3(a: &M3, s: f64) -> M3 {
     r
 }
 
+/// `<asset><material>`: name and `rgba` (with default classes); the other (visual) attributes
+/// are accepted and ignored. Only the alpha is used ([`crate::ray::ray`]).
+fn compile_materials(root: &Elem, defs: &Defaults, m: &mut Model) -> R<()> {
+    for asset in root.children.iter().filter(|e| e.name == "asset") {
+        for el in asset.children.iter().filter(|e| e.name == "material") {
+            let cls = defs.class_of(el, 0)?;
+            let a = defs.reader(el, cls, "material");
+            let name = a.name();
+            dup(&m.mat_name, &name, el, "material")?;
+            m.mat_name.push(name);
+            m.mat_rgba.push(a.arr("rgba", [1.0; 4])?);
+        }
+    }
+    m.nmat = m.mat_name.len();
+    Ok(())
+}
+
 fn compile_hfields(root: &Elem, files: &FileSource, comp: &Compiler, m: &mut Model) -> R<()> {
     for asset in root.children.iter().filter(|e| e.name == "asset") {
         for el in asset.children.iter().filter(|e| e.name == "hfield") {
@@ -1086,6 +1119,7 @@ enum Item<'a> {
     FreeJoint,
     Geom,
     Site,
+    Camera,
     Inertial,
     #[allow(dead_code)]
     Other(&'a Elem),
@@ -1111,6 +1145,8 @@ struct Builder<'a> {
     inertial: Vec<Option<(f64, V3, Q, V3)>>,
     geom_mass: Vec<Vec<GeomMass>>,
     body_el: Vec<Option<&'a Elem>>,
+    /// Per camera: the `target` body name and its element (resolved after the tree).
+    cam_target: Vec<Option<(&'a str, &'a Elem)>>,
 }
 
 fn frame_pose(el: &Elem, comp: &Compiler) -> R<(V3, Q)> {
@@ -1147,6 +1183,7 @@ fn collect<'a>(
             "freejoint" => Item::FreeJoint,
             "geom" => Item::Geom,
             "site" => Item::Site,
+            "camera" => Item::Camera,
             "inertial" => Item::Inertial,
             _ => Item::Other(c),
         };
@@ -1251,6 +1288,7 @@ impl<'a> Builder<'a> {
                 }
                 Item::Geom => self.geom(it, id)?,
                 Item::Site => self.site(it, id)?,
+                Item::Camera => self.camera(it, id)?,
                 Item::Inertial => {
                     if self.inertial[id].is_some() {
                         return Err(it.el.err(
@@ -1682,6 +1720,18 @@ impl<'a> Builder<'a> {
             .push(a.arr_min("friction", [1.0, 0.005, 0.0001], 1)?);
         m.geom_margin.push(a.f64_or("margin", 0.0)?);
         m.geom_gap.push(a.f64_or("gap", 0.0)?);
+        m.geom_rgba.push(a.arr("rgba", [0.5, 0.5, 0.5, 1.0])?);
+        let matid = match a.str("material") {
+            None => -1,
+            Some(n) => m.mat_name.iter().position(|x| x == n).ok_or_else(|| {
+                a.err(
+                    ErrorKind::BadReference,
+                    "material",
+                    format!("unknown material '{n}'"),
+                )
+            })? as i32,
+        };
+        m.geom_matid.push(matid);
         let ellipsoid = a
             .keyword("fluidshape", &[("none", false), ("ellipsoid", true)])?
             .unwrap_or(false);
@@ -1718,6 +1768,46 @@ impl<'a> Builder<'a> {
         m.site_size.push(size);
         m.site_pos.push(pos);
         m.site_quat.push(quat);
+        Ok(())
+    }
+
+    /// A camera: pose in the body frame, tracking `mode` and `target` (resolved by
+    /// [`compile`] once all bodies exist). Optical attributes are accepted and ignored.
+    fn camera(&mut self, it: &Placed<'a>, body: usize) -> R<()> {
+        let cls = self.defs.class_of(it.el, it.class)?;
+        let a = self.defs.reader(it.el, cls, "camera");
+        let name = a.name();
+        dup(&self.m.cam_name, &name, it.el, "camera")?;
+        let mode = a
+            .keyword(
+                "mode",
+                &[
+                    ("fixed", CamMode::Fixed),
+                    ("track", CamMode::Track),
+                    ("trackcom", CamMode::TrackCom),
+                    ("targetbody", CamMode::TargetBody),
+                    ("targetbodycom", CamMode::TargetBodyCom),
+                ],
+            )?
+            .unwrap_or(CamMode::Fixed);
+        let target = it.el.attr("target").map(|t| (t, it.el));
+        if matches!(mode, CamMode::TargetBody | CamMode::TargetBodyCom) && target.is_none() {
+            return Err(a.err(
+                ErrorKind::InvalidValue,
+                "target",
+                "camera mode targetbody / targetbodycom needs a target body",
+            ));
+        }
+        let pos = a.arr("pos", [0.0; 3])?;
+        let quat = orientation(&a, self.comp)?.unwrap_or(QID);
+        let (pos, quat) = compose(it.fpos, it.fquat, pos, quat);
+        let m = &mut self.m;
+        m.cam_name.push(name);
+        m.cam_mode.push(mode);
+        m.cam_bodyid.push(body);
+        m.cam_pos.push(pos);
+        m.cam_quat.push(quat);
+        self.cam_target.push(target);
         Ok(())
     }
 
@@ -2167,6 +2257,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     let mut m = Model::default();
     read_option(root, &mut m.opt)?;
     let defs = Defaults::build(root)?;
+    compile_materials(root, &defs, &mut m)?;
     compile_hfields(root, files, &comp, &mut m)?;
     let meshes = compile_meshes(root, &defs, &comp, files, &mut m)?;
 
@@ -2193,13 +2284,33 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
         inertial: Vec::new(),
         geom_mass: Vec::new(),
         body_el: Vec::new(),
+        cam_target: Vec::new(),
     };
     b.body(&world, 0, 0, [0.0; 3], QID)?;
     b.body_inertia()?;
     let xpos = std::mem::take(&mut b.xpos);
     let xquat = std::mem::take(&mut b.xquat);
     let b_el = std::mem::take(&mut b.body_el);
+    let cam_target = std::mem::take(&mut b.cam_target);
     let mut m = b.m;
+    m.ncam = m.cam_name.len();
+    for t in &cam_target {
+        let id = match t {
+            // kept for every mode (as MuJoCo 4.0.0), used by targetbody / targetbodycom only
+            Some((name, el)) => match m.body_name.iter().position(|n| n == name) {
+                Some(k) => k as i32,
+                None => {
+                    return Err(el.err(
+                        ErrorKind::BadReference,
+                        Some("target"),
+                        format!("unknown target body '{name}'"),
+                    ))
+                }
+            },
+            None => -1,
+        };
+        m.cam_targetbodyid.push(id);
+    }
     m.nbody = m.body_name.len();
     m.njnt = m.jnt_name.len();
     m.ngeom = m.geom_name.len();
@@ -2936,13 +3047,7 @@ fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
                             ObjType::Body | ObjType::XBody => &m.body_name,
                             ObjType::Geom => &m.geom_name,
                             ObjType::Site => &m.site_name,
-                            _ => {
-                                return Err(a.err(
-                                    ErrorKind::Unsupported,
-                                    tk,
-                                    "cameras are not compiled by moreau",
-                                ))
-                            }
+                            _ => &m.cam_name,
                         };
                         Ok((ty, need(names, &a, nk, "object")? as i32))
                     };

@@ -156,10 +156,18 @@ fn load_impl(text: &str, name: &str, dir: Option<PathBuf>, vfs: &Vfs) -> Result<
     let mut model = compile::compile(&root, &files)?;
     model.update_actuator_extras();
     crate::setconst::set_const(&mut model);
-    // MuJoCo computes actuator length ranges after mj_setConst; the simulation-based estimate
-    // is not implemented, so actuators needing it are recorded (`forward::unsupported`)
-    model.actuator_lengthrange_unresolved =
-        crate::lengthrange::set_length_range(&mut model, &lengthrange);
+    // MuJoCo computes actuator length ranges after mj_setConst
+    crate::lengthrange::set_length_range(&mut model, &lengthrange).map_err(|message| {
+        MjcfError {
+            kind: ErrorKind::InvalidValue,
+            file: name.to_string(),
+            line: 0,
+            column: 0,
+            element: Some("lengthrange".into()),
+            attribute: None,
+            message,
+        }
+    })?;
     Ok(model)
 }
 
