@@ -168,16 +168,20 @@ pub fn contact_provider() -> Box<FiniteDifference> {
 ///
 /// Why a rolling ball and not a sliding box: with MuJoCo's soft contacts a *sliding* contact
 /// has one pyramid edge inactive, and the active edge's reference acceleration contains
-/// `b·μ·v_t`, which pushes the body out of the floor: a box sliding at 0.3 m/s on the default
-/// contact floats ~mm above it at dt 0.01, so the floor contact is created and deleted at
-/// almost every knot (MuJoCo 4.0.0 does the same: the box's height chatters over −2.9 … +5.0 mm
-/// in `mj_step`). Each creation is a jump of the inverse contact force, and Gauss–Newton
+/// `b·μ·v_t`, which pushes the body out of the floor: MuJoCo 4.0.0 itself, pushing a 1 kg box
+/// 0.2 m in 0.6 s, has no floor contact at 34 of 60 steps (dt 0.01; about half the steps at
+/// dt 0.005 and 0.002 too, either cone: `tools/bench/box_slide_chatter.py`). Each contact
+/// creation is a jump of the inverse contact force (the Jacobian check shows finite
+/// differences straddling it at exactly those knots, and agreement elsewhere), and Gauss–Newton
 /// stalls there. A rolling ball keeps both edges active (sticking), which cancels the term.
 pub fn ball_push(horizon: usize, distance: f64) -> Result<ContactProblem, String> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/");
     let model = moreau::mjcf::load(format!("{root}ball_push.xml")).map_err(|e| e.to_string())?;
     if model.nq != 4 || model.nv != 4 || model.nu != 1 {
-        return Err("ball_push.xml: expected joints ball_x, ball_z, ball_rot, finger_x and one motor".into());
+        return Err(
+            "ball_push.xml: expected joints ball_x, ball_z, ball_rot, finger_x and one motor"
+                .into(),
+        );
     }
     if horizon < 2 || !distance.is_finite() {
         return Err("ball_push: horizon must be ≥ 2 and distance finite".into());

@@ -45,7 +45,9 @@ fn ball_push_collocation_converges_and_replays() {
     assert!(res.eval.max_defect() < 1e-8, "{:e}", res.eval.max_defect());
     let e1 = jacobian_error(&c, &res.z);
     assert!(e1 < 1e-5, "Jacobian error at the solution {e1:.2e}");
-    let plan: Vec<Vec<f64>> = (0..=c.horizon).map(|t| c.config(&res.z, t).to_vec()).collect();
+    let plan: Vec<Vec<f64>> = (0..=c.horizon)
+        .map(|t| c.config(&res.z, t).to_vec())
+        .collect();
     // Both contacts (finger–ball, ball–floor) at every knot: the plan never leaves contact.
     assert!(contact_counts(&c.model, &plan).iter().all(|&n| n == 2));
     // Open-loop replay with the engine (integrator::step): the residual is ~1e-9 N, the
