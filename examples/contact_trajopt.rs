@@ -11,7 +11,8 @@
 //! re-simulating the plan open loop and with a PD tracking feedback on the finger) and, with
 //! `--check`, the largest difference between the collocation's residual Jacobian and central
 //! finite differences of the residual at the initial guess and at the solution. Writes
-//! `target/trajopt/ball_push.json` in the format of `moreau simulate`.
+//! `target/trajopt/ball_push.json` in the format of `moreau simulate`. Converges for horizons 30
+//! and 60; 100 and more stall (see `ball_push`).
 
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{
