@@ -179,7 +179,8 @@ pub fn contact_provider() -> Box<FiniteDifference> {
 /// falling to 0 at the last knot) is small over the last knots, the finger contact turns
 /// inactive there, and Gauss–Newton stalls on that kink of the inverse contact force (the
 /// Jacobian check disagrees with finite differences only at those knots). A terminal ball-speed
-/// target to keep the push positive did not cure it (not understood yet).
+/// target (to keep the push positive) does not cure it: the optimizer then pulls the finger
+/// back at the last knot (u = −0.3 N at T = 60) and stalls on the same kink there.
 pub fn ball_push(horizon: usize, distance: f64) -> Result<ContactProblem, String> {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/");
     let model = moreau::mjcf::load(format!("{root}ball_push.xml")).map_err(|e| e.to_string())?;
