@@ -910,6 +910,47 @@ impl Collocation {
         }
     }
 
+    /// The residual Jacobian `∂r/∂δ` (`n_residuals × T·nv`, tangent perturbations `z ⊕ δ`)
+    /// assembled densely from the knot blocks of [`Collocation::jacobian`]: for checks.
+    pub fn dense_jacobian(&self, z: &[f64]) -> DMatrix<f64> {
+        let nv = self.model.nv;
+        let n = self.n_vars();
+        let (_, blocks) = self.jacobian(z);
+        let mut out = DMatrix::zeros(self.n_residuals(), n);
+        for (t, b) in blocks.iter().enumerate() {
+            let base = t as isize * nv as isize - 2 * nv as isize;
+            for c in 0..3 * nv {
+                let gi = base + c as isize;
+                if gi < 0 || gi as usize >= n {
+                    continue;
+                }
+                for k in 0..b.mat.nrows() {
+                    out[(b.row + k, gi as usize)] = b.mat[(k, c)];
+                }
+            }
+        }
+        out
+    }
+
+    /// Central finite differences of the whole residual vector, `(r(z ⊕ εe_j) − r(z ⊖ εe_j))/2ε`:
+    /// an independent check of [`Collocation::dense_jacobian`] (it re-runs collision detection and
+    /// the constraint states at every perturbed trajectory).
+    pub fn fd_jacobian(&self, z: &[f64], eps: f64) -> DMatrix<f64> {
+        let n = self.n_vars();
+        let mut out = DMatrix::zeros(self.n_residuals(), n);
+        let mut dir = vec![0.0; n];
+        for j in 0..n {
+            dir[j] = 1.0;
+            let rp = self.evaluate(&self.retract(z, &dir, eps)).r;
+            let rm = self.evaluate(&self.retract(z, &dir, -eps)).r;
+            dir[j] = 0.0;
+            for i in 0..rp.len() {
+                out[(i, j)] = (rp[i] - rm[i]) / (2.0 * eps);
+            }
+        }
+        out
+    }
+
     /// Updates the multipliers `λ_t ← λ_t + w Nᵀτ_t`.
     pub fn update_multipliers(&self, ev: &Evaluation) {
         let nr = self.nr();
