@@ -76,6 +76,34 @@ fn chol_impl<T: Scalar, const FAST: bool>(a: &mut [T], n: usize) -> usize {
     nbad
 }
 
+/// Rank-1 update (`up`) or downdate of the factor from [`chol_factor`]: L Lᵀ ± x xᵀ, in place;
+/// `x` is overwritten. Returns false (factor left partially modified) if a downdate would make a
+/// pivot non-positive; the caller then refactors.
+pub fn chol_rank1<T: Scalar>(l: &mut [T], n: usize, x: &mut [T], up: bool) -> bool {
+    let sign: T = if up { T::one() } else { -T::one() };
+    for k in 0..n {
+        let xk = x[k];
+        if xk == T::zero() {
+            continue;
+        }
+        let lkk = l[k * n + k];
+        let r2 = lkk * lkk + sign * xk * xk;
+        if r2 <= T::zero() {
+            return false;
+        }
+        let r = r2.sqrt();
+        let c = r / lkk;
+        let sn = xk / lkk;
+        l[k * n + k] = r;
+        for i in k + 1..n {
+            let lik = (l[i * n + k] + sign * sn * x[i]) / c;
+            l[i * n + k] = lik;
+            x[i] = c * x[i] - sn * lik;
+        }
+    }
+    true
+}
+
 /// Solves (L Lᵀ) x = b in place (`x` holds b on entry), with L from [`chol_factor`].
 pub fn chol_solve<T: Scalar>(l: &[T], n: usize, x: &mut [T]) {
     for i in 0..n {

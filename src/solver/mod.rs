@@ -114,7 +114,7 @@ impl<T: Scalar> Problem<T> {
             }
         }
         self.Mchol.copy_from_slice(&self.M);
-        dense::chol_factor(&mut self.Mchol, nv);
+        dense::chol_factor_fast(&mut self.Mchol, nv);
         self.J.resize(nefc * nv, z);
         for (i, &r) in rows.iter().enumerate() {
             let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];

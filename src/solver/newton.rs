@@ -93,3 +93,40 @@ pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     }
     dense::chol_factor_fast(h, nv);
 }
+
+/// Brings the factored Hessian in `s.H` up to date after the states moved from `old` to
+/// `p.state` (mujoco-facts §4: MuJoCo updates its factor by rank-1 up/downdates per row that
+/// entered or left QUADRATIC). Nothing to do when no row changed; rank-1 updates of
+/// `sqrt(D_i) J_i` for a few changed rows; a full rebuild when elliptic cones are in their cone
+/// zone (their Hessians change with the point), when many rows changed, or when a downdate
+/// would lose positive definiteness.
+pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupdate: usize) {
+    let nv = p.nv;
+    let cones = p.cone.iter().any(|c| {
+        p.ty[c.adr] == ConstraintType::ContactElliptic
+            && (p.state[c.adr] == ConstraintState::Cone
+                || s.state_old[c.adr] == ConstraintState::Cone)
+    });
+    if cones || 6 * nupdate > nv {
+        hessian(p, s);
+        return;
+    }
+    for i in 0..p.nefc {
+        let (o, n) = (s.state_old[i], p.state[i]);
+        let (oq, nq) = (
+            o == ConstraintState::Quadratic,
+            n == ConstraintState::Quadratic,
+        );
+        if oq == nq {
+            continue;
+        }
+        let sd = p.D[i].sqrt();
+        for (x, &j) in s.tmp.iter_mut().zip(&p.J[i * nv..(i + 1) * nv]) {
+            *x = j * sd;
+        }
+        if !dense::chol_rank1(&mut s.H, nv, &mut s.tmp, nq) {
+            hessian(p, s);
+            return;
+        }
+    }
+}

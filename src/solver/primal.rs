@@ -297,7 +297,7 @@ pub(super) fn solve<T: Scalar>(
                     nupdate += c.dim;
                 }
             }
-            newton::hessian(p, s);
+            newton::update_hessian(p, s, nupdate);
             s.Mgrad.copy_from_slice(&s.grad);
             dense::chol_solve(&s.H, nv, &mut s.Mgrad);
             decrement = half * scale * dense::dot(&s.grad, &s.Mgrad);
