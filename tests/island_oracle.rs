@@ -22,34 +22,12 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use moreau::constraint::assemble;
-use moreau::model::{Cone, Model, SolverType};
+mod oracle_util;
+
+use moreau::model::{Cone, SolverType};
 use moreau::{forward, integrator, Data};
+use oracle_util::{err, ferr, fv, iv, model, mujoco_contact_order, reference};
 use serde_json::Value;
-
-fn root() -> &'static str {
-    env!("CARGO_MANIFEST_DIR")
-}
-
-fn reference() -> Value {
-    let p = format!("{}/tests/reference/island_cases.json", root());
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
-fn fv(v: &Value) -> Vec<f64> {
-    match v {
-        Value::Array(a) => a.iter().flat_map(fv).collect(),
-        Value::Null => vec![],
-        _ => vec![v.as_f64().unwrap()],
-    }
-}
-
-fn iv(v: &Value) -> Vec<i64> {
-    match v.as_array() {
-        Some(a) => a.iter().map(|x| x.as_i64().unwrap()).collect(),
-        None => vec![v.as_i64().unwrap()],
-    }
-}
 
 fn us(x: &[usize]) -> Vec<i64> {
     x.iter().map(|&v| v as i64).collect()
@@ -57,72 +35,6 @@ fn us(x: &[usize]) -> Vec<i64> {
 
 fn is(x: &[i32]) -> Vec<i64> {
     x.iter().map(|&v| v as i64).collect()
-}
-
-/// max |a − b| / max(1, |b|).
-fn err(a: &[f64], b: &[f64]) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
-        .fold(
-            0.0,
-            |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) },
-        )
-}
-
-/// max |a − b| / max |b|.
-fn ferr(a: &[f64], b: &[f64]) -> f64 {
-    let s = b.iter().fold(1e-300f64, |w, x| w.max(x.abs()));
-    a.iter()
-        .zip(b)
-        .map(|(x, y)| (x - y).abs() / s)
-        .fold(
-            0.0,
-            |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) },
-        )
-}
-
-/// Puts moreau's contacts into MuJoCo's order (same geoms, nearest point; the broadphase order
-/// differs in some states, which only permutes rows) and re-runs the constraint stages. False
-/// if the contact sets differ.
-fn mujoco_contact_order(m: &Model, d: &mut Data, c: &Value) -> bool {
-    let want = c["contacts"].as_array().unwrap();
-    if want.len() != d.contact.len() {
-        return false;
-    }
-    let mut used = vec![false; want.len()];
-    let mut order = Vec::new();
-    for w in want {
-        let x = fv(w);
-        let g = [x[0] as usize, x[1] as usize];
-        let dist = |i: usize| {
-            let p = d.contact[i].pos;
-            (p[0] - x[2]).powi(2) + (p[1] - x[3]).powi(2) + (p[2] - x[4]).powi(2)
-        };
-        let best = (0..d.contact.len())
-            .filter(|&i| !used[i] && d.contact[i].geom == g)
-            .min_by(|&a, &b| dist(a).total_cmp(&dist(b)));
-        let Some(i) = best else {
-            return false;
-        };
-        used[i] = true;
-        order.push(i);
-    }
-    if order.iter().enumerate().all(|(k, &i)| k == i) {
-        return true;
-    }
-    let old = d.contact.clone();
-    d.contact.clear();
-    d.contact.extend(order.iter().map(|&i| old[i].clone()));
-    assemble::make_constraint(m, d);
-    assemble::reference_constraint(m, d);
-    forward::fwd_constraint(m, d);
-    true
-}
-
-fn model(name: &str) -> Model {
-    moreau::load(format!("{}/models/{name}.xml", root())).unwrap()
 }
 
 fn set_inputs(d: &mut Data, c: &Value) {
@@ -175,7 +87,7 @@ fn structure_errors(d: &Data, c: &Value) -> Vec<String> {
 
 #[test]
 fn islands_match_mujoco() {
-    let r = reference();
+    let r = reference("island_cases.json");
     let mut failures = Vec::new();
     let mut worst = std::collections::BTreeMap::<String, f64>::new();
     let mut ncase = 0;
@@ -310,7 +222,7 @@ fn islands_match_mujoco() {
 
 #[test]
 fn island_rollouts_track_mujoco() {
-    let r = reference();
+    let r = reference("island_cases.json");
     let mut failures = Vec::new();
     for ro in r["rollouts"].as_array().unwrap() {
         let name = ro["model"].as_str().unwrap();

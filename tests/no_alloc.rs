@@ -24,3 +24,13 @@ fn forward_and_checks_do_not_allocate() {
         assert_eq!(n, 0, "{}: {n} allocations", e["name"]);
     }
 }
+
+/// The counter sees this thread's allocations (so a zero above means something).
+#[test]
+fn counter_counts_this_threads_allocations() {
+    let before = allocations();
+    let v: Vec<u64> = std::hint::black_box(Vec::with_capacity(64));
+    let n = allocations() - before;
+    drop(v);
+    assert_eq!(n, 1);
+}

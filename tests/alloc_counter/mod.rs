@@ -1,23 +1,32 @@
 //! A global allocator that counts allocations, for the no-allocation tests. Include it with
 //! `mod alloc_counter;` (or `#[path]` from another crate's tests); it registers itself as the
-//! test binary's global allocator.
+//! test binary's global allocator. Counts are per thread, so the test harness's own threads
+//! (which may allocate while a test runs) do not show up in a test's count.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::cell::Cell;
 
 struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    // const-initialized and without a destructor: no lazy registration, so no allocation
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn bump() {
+    let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+}
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        bump();
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        bump();
         unsafe { System.realloc(p, l, n) }
     }
 }
@@ -25,7 +34,7 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static A: Counting = Counting;
 
-/// Allocations (and reallocations) so far in this process.
+/// Allocations (and reallocations) so far on the calling thread.
 pub fn allocations() -> usize {
-    ALLOCS.load(Ordering::SeqCst)
+    ALLOCS.with(|c| c.get())
 }

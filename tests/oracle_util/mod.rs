@@ -1,0 +1,99 @@
+//! Helpers shared by the oracle tests that read MuJoCo 4.0.0 reference JSON for whole MJCF
+//! models (islands, noslip).
+#![allow(dead_code)]
+
+use moreau::constraint::assemble;
+use moreau::model::Model;
+use moreau::{forward, Data};
+use serde_json::Value;
+
+pub fn root() -> &'static str {
+    env!("CARGO_MANIFEST_DIR")
+}
+
+/// The committed reference file `tests/reference/{file}`.
+pub fn reference(file: &str) -> Value {
+    let p = format!("{}/tests/reference/{file}", root());
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+pub fn fv(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Array(a) => a.iter().flat_map(fv).collect(),
+        Value::Null => vec![],
+        _ => vec![v.as_f64().unwrap()],
+    }
+}
+
+pub fn iv(v: &Value) -> Vec<i64> {
+    match v.as_array() {
+        Some(a) => a.iter().map(|x| x.as_i64().unwrap()).collect(),
+        None => vec![v.as_i64().unwrap()],
+    }
+}
+
+/// max |a − b| / max(1, |b|).
+pub fn err(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len());
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
+        .fold(
+            0.0,
+            |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) },
+        )
+}
+
+/// max |a − b| / max |b|.
+pub fn ferr(a: &[f64], b: &[f64]) -> f64 {
+    let s = b.iter().fold(1e-300f64, |w, x| w.max(x.abs()));
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs() / s)
+        .fold(
+            0.0,
+            |w, e| if e.is_nan() { f64::INFINITY } else { w.max(e) },
+        )
+}
+
+/// Puts moreau's contacts into MuJoCo's order (same geoms, nearest point; the broadphase order
+/// differs in some states, which only permutes rows) and re-runs the constraint stages. False
+/// if the contact sets differ.
+pub fn mujoco_contact_order(m: &Model, d: &mut Data, c: &Value) -> bool {
+    let want = c["contacts"].as_array().unwrap();
+    if want.len() != d.contact.len() {
+        return false;
+    }
+    let mut used = vec![false; want.len()];
+    let mut order = Vec::new();
+    for w in want {
+        let x = fv(w);
+        let g = [x[0] as usize, x[1] as usize];
+        let dist = |i: usize| {
+            let p = d.contact[i].pos;
+            (p[0] - x[2]).powi(2) + (p[1] - x[3]).powi(2) + (p[2] - x[4]).powi(2)
+        };
+        let best = (0..d.contact.len())
+            .filter(|&i| !used[i] && d.contact[i].geom == g)
+            .min_by(|&a, &b| dist(a).total_cmp(&dist(b)));
+        let Some(i) = best else {
+            return false;
+        };
+        used[i] = true;
+        order.push(i);
+    }
+    if order.iter().enumerate().all(|(k, &i)| k == i) {
+        return true;
+    }
+    let old = d.contact.clone();
+    d.contact.clear();
+    d.contact.extend(order.iter().map(|&i| old[i].clone()));
+    assemble::make_constraint(m, d);
+    assemble::reference_constraint(m, d);
+    forward::fwd_constraint(m, d);
+    true
+}
+
+pub fn model(name: &str) -> Model {
+    moreau::load(format!("{}/models/{name}.xml", root())).unwrap()
+}
