@@ -138,6 +138,34 @@ pub struct BoxQp {
     pub iterations: usize,
 }
 
+/// `H` restricted to the rows and columns `idx`.
+fn free_block(h: &DMatrix<f64>, idx: &[usize]) -> DMatrix<f64> {
+    DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])])
+}
+
+/// The exact active set at `x` (a component is held when it sits on a bound and the gradient
+/// points out of the box) written into `free`, and the Cholesky factor of the free block
+/// (`Some(None)` when nothing is free, `None` when the block is not positive definite).
+#[allow(clippy::type_complexity)]
+fn exact_active_set(
+    h: &DMatrix<f64>,
+    x: &DVector<f64>,
+    grad: &DVector<f64>,
+    lo: &[f64],
+    hi: &[f64],
+    free: &mut [bool],
+) -> Option<Option<nalgebra::Cholesky<f64, nalgebra::Dyn>>> {
+    for i in 0..free.len() {
+        free[i] = !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
+    }
+    let idx: Vec<usize> = (0..free.len()).filter(|&i| free[i]).collect();
+    if idx.is_empty() {
+        Some(None)
+    } else {
+        free_block(h, &idx).cholesky().map(Some)
+    }
+}
+
 /// `min ½ xᵀ H x + gᵀ x` subject to `lo ≤ x ≤ hi` by projected Newton (Bertsekas 1982): at each
 /// iterate the components at a bound whose gradient points out of the box are clamped, a Newton
 /// step is taken on the free ones and projected back into the box with an Armijo backtracking
@@ -180,22 +208,10 @@ pub fn box_qp(
         let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
         if idx.is_empty() || pg <= 1e-13 * (1.0 + g.amax()) {
             // converged: the exact active set at x
-            for i in 0..n {
-                free[i] = !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
-            }
-            let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
-            chol_free = if idx.is_empty() {
-                None
-            } else {
-                Some(
-                    DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])])
-                        .cholesky()?,
-                )
-            };
+            chol_free = exact_active_set(h, &x, &grad, lo, hi, &mut free)?;
             break;
         }
-        let hff = DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])]);
-        let chol = hff.cholesky()?;
+        let chol = free_block(h, &idx).cholesky()?;
         let gf = DVector::from_iterator(idx.len(), idx.iter().map(|&i| grad[i]));
         let step_f = -chol.solve(&gf);
         chol_free = Some(chol);
@@ -227,18 +243,7 @@ pub fn box_qp(
         if improvement < 1e-14 * (1.0 + value.abs()) {
             // refresh the active set and factor at the final point
             let grad = h * &x + g;
-            for i in 0..n {
-                free[i] = !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
-            }
-            let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
-            chol_free = if idx.is_empty() {
-                None
-            } else {
-                Some(
-                    DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])])
-                        .cholesky()?,
-                )
-            };
+            chol_free = exact_active_set(h, &x, &grad, lo, hi, &mut free)?;
             break;
         }
     }
