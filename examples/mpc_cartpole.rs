@@ -244,52 +244,21 @@ fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
     use plotters::prelude::*;
     plot::init_font();
     let path = "target/mpc/cartpole_trajectory.png";
-    let root = BitMapBackend::new(path, (1000, 700)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let panels = root.split_evenly((2, 1));
+    let runs: Vec<(&str, &[Vec<f64>])> = rows
+        .iter()
+        .map(|r| (r.name.as_str(), r.run.qpos.as_slice()))
+        .collect();
+    plot::qpos_panels(
+        path,
+        (1000, 700),
+        &runs,
+        dt,
+        &[
+            ("pole angle (deg)", 1, 180.0 / std::f64::consts::PI),
+            ("cart x (m)", 0, 1.0),
+        ],
+    )?;
     let tmax = dt * rows.iter().map(|r| r.run.qpos.len()).max().unwrap_or(1) as f64;
-    for (k, (label, idx, scale)) in [
-        ("pole angle (deg)", 1, 180.0 / std::f64::consts::PI),
-        ("cart x (m)", 0, 1.0),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let vals = rows
-            .iter()
-            .flat_map(|r| r.run.qpos.iter().map(move |q| q[idx] * scale));
-        let (lo, hi) = vals.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
-            (a.min(v), b.max(v))
-        });
-        let pad = 0.05 * (hi - lo).max(1e-3);
-        let mut ch = ChartBuilder::on(&panels[k])
-            .margin(8)
-            .x_label_area_size(30)
-            .y_label_area_size(60)
-            .build_cartesian_2d(0.0..tmax, (lo - pad)..(hi + pad))?;
-        ch.configure_mesh()
-            .x_desc("time (s)")
-            .y_desc(label)
-            .draw()?;
-        for (i, r) in rows.iter().enumerate() {
-            let color = Palette99::pick(i).to_rgba();
-            ch.draw_series(LineSeries::new(
-                r.run
-                    .qpos
-                    .iter()
-                    .enumerate()
-                    .map(|(t, q)| (t as f64 * dt, q[idx] * scale)),
-                color.stroke_width(2),
-            ))?
-            .label(r.name.clone())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-        }
-        if k == 0 {
-            ch.configure_series_labels().border_style(BLACK).draw()?;
-        }
-    }
-    root.present()?;
-    println!("wrote {path}");
 
     let path = "target/mpc/cartpole_cost.png";
     let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();

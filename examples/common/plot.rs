@@ -34,3 +34,58 @@ pub fn linear_fit(xs: &[f64], ys: &[f64]) -> (f64, f64) {
     let b = num / den;
     (my - b * mx, b)
 }
+
+/// One panel per `(label, qpos index, scale)` of `qpos[index]·scale` against time (step `dt`),
+/// one coloured line per named run, legend in the first panel; written to `path`.
+#[allow(dead_code)]
+pub fn qpos_panels(
+    path: &str,
+    size: (u32, u32),
+    runs: &[(&str, &[Vec<f64>])],
+    dt: f64,
+    panels: &[(&str, usize, f64)],
+) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    let root = BitMapBackend::new(path, size).into_drawing_area();
+    root.fill(&WHITE)?;
+    let areas = root.split_evenly((panels.len(), 1));
+    let tmax = dt * runs.iter().map(|r| r.1.len()).max().unwrap_or(1) as f64;
+    for (k, &(label, idx, scale)) in panels.iter().enumerate() {
+        let vals = runs
+            .iter()
+            .flat_map(|r| r.1.iter().map(move |q| q[idx] * scale));
+        let (lo, hi) = vals.fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (a.min(v), b.max(v))
+        });
+        let pad = 0.05 * (hi - lo).max(1e-3);
+        let mut ch = ChartBuilder::on(&areas[k])
+            .margin(8)
+            .x_label_area_size(30)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..tmax, (lo - pad)..(hi + pad))?;
+        ch.configure_mesh()
+            .x_desc("time (s)")
+            .y_desc(label)
+            .draw()?;
+        for (i, (name, qpos)) in runs.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            ch.draw_series(LineSeries::new(
+                qpos.iter()
+                    .enumerate()
+                    .map(|(t, q)| (t as f64 * dt, q[idx] * scale)),
+                color.stroke_width(2),
+            ))?
+            .label(name.to_string())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        if k == 0 {
+            ch.configure_series_labels()
+                .border_style(BLACK)
+                .background_style(WHITE.mix(0.8))
+                .draw()?;
+        }
+    }
+    root.present()?;
+    println!("wrote {path}");
+    Ok(())
+}
