@@ -4,40 +4,18 @@
 //! qfrc_damper, qfrc_passive, qacc per state, and 50-step rollouts under Euler (implicit
 //! damping), implicitfast, implicit and RK4.
 
+mod oracle_util;
+
 use moreau::mjcf::{load_from_str, Vfs};
 use moreau::{forward, integrator, Data};
-use serde_json::Value;
+use oracle_util::{cmp, fv, reference};
 
 const TOL: f64 = 1e-10;
 const TOL_ROLLOUT: f64 = 1e-8;
 
-fn fv(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
-fn cmp(what: &str, got: &[f64], want: &[f64], tol: f64, worst: &mut f64) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        let e = (a - b).abs() / b.abs().max(1.0);
-        *worst = worst.max(e);
-        assert!(
-            e <= tol,
-            "{what}[{k}] = {a}, MuJoCo {b} (rel err {e:.2e})\n got  {got:?}\n want {want:?}"
-        );
-    }
-}
-
 #[test]
 fn actuator_damping_armature_match_mujoco() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/reference/actdamp_cases.json"
-    );
-    let all: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let all = reference("actdamp_cases.json");
     let (mut worst, mut worst_roll) = (0.0f64, 0.0f64);
     for e in all.as_array().unwrap() {
         let name = e["name"].as_str().unwrap();

@@ -6,34 +6,16 @@
 //! data after `forward`, then `rne_post_constraint` and the acceleration sensors recomputed, to
 //! 1e-10; (b) moreau's own `forward` end to end, to 1e-5 (solver convergence: elliptic cones differ by ~1e-7).
 
+mod oracle_util;
+
 use moreau::mjcf::{load_from_str, Vfs};
 use moreau::{forward, Data};
-use serde_json::Value;
+use oracle_util::{cmp, fv, reference};
 
 const TOL_E2E: f64 = 1e-5;
 /// Forces end to end: elliptic-cone solver differences (~1e-7 in qacc) reach ~1e-4 in the
 /// net force of a resting body.
 const TOL_E2E_FRC: f64 = 1e-3;
-
-fn fv(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
-fn cmp(what: &str, got: &[f64], want: &[f64], tol: f64, worst: &mut f64) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        let e = (a - b).abs() / b.abs().max(1.0);
-        *worst = worst.max(e);
-        assert!(
-            e <= tol,
-            "{what}[{k}] = {a}, MuJoCo {b} (rel err {e:.2e})\n got  {got:?}\n want {want:?}"
-        );
-    }
-}
 
 fn flat6(v: &[nalgebra::Vector6<f64>]) -> Vec<f64> {
     v.iter().flat_map(|x| x.iter().copied()).collect()
@@ -41,11 +23,7 @@ fn flat6(v: &[nalgebra::Vector6<f64>]) -> Vec<f64> {
 
 #[test]
 fn post_constraint_matches_mujoco() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/reference/postcon_cases.json"
-    );
-    let all: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let all = reference("postcon_cases.json");
     let (mut worst, mut worst_e2e, mut worst_e2e_frc) = (0.0f64, 0.0f64, 0.0f64);
     for e in all.as_array().unwrap() {
         let name = e["name"].as_str().unwrap();

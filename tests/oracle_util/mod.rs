@@ -1,5 +1,5 @@
 //! Helpers shared by the oracle tests that read MuJoCo 4.0.0 reference JSON for whole MJCF
-//! models (islands, noslip).
+//! models (islands, noslip, actuator damping, post-constraint forces).
 #![allow(dead_code)]
 
 use moreau::constraint::assemble;
@@ -96,4 +96,18 @@ pub fn mujoco_contact_order(m: &Model, d: &mut Data, c: &Value) -> bool {
 
 pub fn model(name: &str) -> Model {
     moreau::load(format!("{}/models/{name}.xml", root())).unwrap()
+}
+
+/// Asserts `|got − want| / max(1, |want|) ≤ tol` entrywise and keeps the largest error in
+/// `worst`.
+pub fn cmp(what: &str, got: &[f64], want: &[f64], tol: f64, worst: &mut f64) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (k, (a, b)) in got.iter().zip(want).enumerate() {
+        let e = (a - b).abs() / b.abs().max(1.0);
+        *worst = worst.max(e);
+        assert!(
+            e <= tol,
+            "{what}[{k}] = {a}, MuJoCo {b} (rel err {e:.2e})\n got  {got:?}\n want {want:?}"
+        );
+    }
 }
