@@ -555,9 +555,9 @@ fn replay_reproduces_simulate_and_reports_deviations() {
     assert_eq!(shape(&v["ctrl"]), (40, 7));
     assert!(v["model"].as_str().unwrap().ends_with("arm7.xml"));
 
-    // The engine is deterministic: re-simulating from the first state reproduces the file up to
-    // the JSON round trip (serde_json's default float parser may be 1 ulp off, so the initial
-    // state and controls carry ~1e-16 perturbations; states are O(1) here).
+    // The engine is deterministic and the JSON round trip is exact (shortest round-trip output,
+    // serde_json's `float_roundtrip` parser): re-simulating from the first state reproduces the
+    // file bit for bit.
     let again = tmp("replay_again.json");
     let out = ok(&run(&[
         "replay",
@@ -569,13 +569,13 @@ fn replay_reproduces_simulate_and_reports_deviations() {
     ]));
     assert!(out.contains("steps 40"));
     for f in ["qpos", "qvel", "act", "time"] {
-        assert!(replay_dev(&out, f).0 < 1e-13, "{f}:\n{out}");
+        assert_eq!(replay_dev(&out, f).0, 0.0, "{f}:\n{out}");
     }
     let w = json(&again);
     assert_eq!(shape(&w["qpos"]), (41, 7));
     assert_eq!(shape(&w["act"]), (41, 4));
     assert_eq!(w["ctrl"], v["ctrl"]);
-    assert!(w["max_error"]["qvel"].as_f64().unwrap() < 1e-13);
+    assert_eq!(w["max_error"]["qvel"].as_f64(), Some(0.0));
 
     // A recorded state off by 1e-3 is reported as such, at its step; --tol turns it into an
     // error naming the field.
