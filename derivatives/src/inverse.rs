@@ -59,11 +59,16 @@ pub fn efc_jacobian(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
 
 /// `H[s]` at `jar = J qacc − aref` (`nefc × nefc`, block-diagonal), i.e. `−∂efc_force/∂jar`.
 pub fn constraint_hessian(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
+    constraint_hessian_force(m, d).0
+}
+
+/// [`constraint_hessian`] and the force `efc_force = −∂s/∂jar` at the same `jar`.
+pub fn constraint_hessian_force(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, Vec<f64>) {
     let n = d.nefc;
     let nv = m.nv;
     let mut h = DMatrix::zeros(n, n);
     if n == 0 {
-        return h;
+        return (h, Vec::new());
     }
     let mut jar = vec![0.0; n];
     for r in 0..n {
@@ -112,7 +117,7 @@ pub fn constraint_hessian(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
             i += 1;
         }
     }
-    h
+    (h, force)
 }
 
 /// `M + Jᵀ H J` (symmetric; the Newton Hessian at `qacc`). Needs the position and velocity

@@ -23,6 +23,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
+use crate::cpos::add_constraint_pos;
 use crate::dual::{lift, lift_into, seed};
 use crate::rnea::{d_smooth_pos, Terms, Work};
 use moreau::actuation::{actuator_velocity, transmission};
@@ -48,12 +49,23 @@ pub enum Output {
     Residual,
 }
 
-/// True if terms other than the RNE, joint springs, gravity compensation, `xfrc_applied` and
-/// hinge/slide joint actuators depend on `q` at this state.
-pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
-    if d.nefc > 0 {
-        return true;
-    }
+/// How [`d_pos`] obtains the constraint/passive/actuator part of `∂out/∂q` at a state.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Method {
+    /// Nothing but the RNE, joint springs, gravity compensation, `xfrc_applied` and
+    /// hinge/slide joint actuators depends on `q`: all analytic.
+    Smooth,
+    /// As `Smooth`, plus constraint rows covered by [`crate::cpos`] (analytic contact
+    /// geometry, limits, friction loss, simple equalities).
+    Constraint,
+    /// The restricted dual pass (tendon springs/dampers, other transmissions, actuator
+    /// gravity compensation, or rows [`crate::cpos::unsupported`] does not cover).
+    Restricted,
+}
+
+/// True if terms other than the constraint force, the RNE, joint springs, gravity
+/// compensation, `xfrc_applied` and hinge/slide joint actuators depend on `q`.
+fn needs_other(m: &Model, out: Output) -> bool {
     let spring = !m.opt.disabled(disable::SPRING);
     let damper = !m.opt.disabled(disable::DAMPER);
     for t in 0..m.ntendon {
@@ -82,6 +94,27 @@ pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
         }
     }
     false
+}
+
+/// The [`Method`] [`d_pos`] uses at this state (before the contact-geometry check of
+/// [`crate::cpos::add_constraint_pos`], which falls back to `Restricted` if a pair's dual
+/// collision does not reproduce its contacts).
+pub fn method(m: &Model, d: &Data<f64>, out: Output) -> Method {
+    if needs_other(m, out) {
+        Method::Restricted
+    } else if d.nefc == 0 {
+        Method::Smooth
+    } else if crate::cpos::unsupported(m, d).is_none() {
+        Method::Constraint
+    } else {
+        Method::Restricted
+    }
+}
+
+/// True if terms other than the RNE, joint springs, gravity compensation, `xfrc_applied` and
+/// hinge/slide joint actuators depend on `q` at this state.
+pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
+    d.nefc > 0 || needs_other(m, out)
 }
 
 /// `∂qfrc_actuator/∂q` (rows outputs) for hinge/slide joint transmissions (`L = gear₀ q`,
@@ -184,19 +217,44 @@ fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f6
 /// velocity stages (and constraint rows) must be current. Not for
 /// [`crate::rnea::unsupported`] models (the caller falls back to the full dual pass).
 pub fn d_pos(m: &Model, d: &Data<f64>, output: Output, w: &mut Work) -> DMatrix<f64> {
+    d_pos_method(m, d, output, w).0
+}
+
+/// [`d_pos`] and the [`Method`] it used.
+pub fn d_pos_method(
+    m: &Model,
+    d: &Data<f64>,
+    output: Output,
+    w: &mut Work,
+) -> (DMatrix<f64>, Method) {
     let nv = m.nv;
     let mut out = DMatrix::zeros(nv, nv);
-    let res = needs_residual(m, d, output);
+    let xfrc = output == Output::Residual;
+    let mut meth = method(m, d, output);
+    if meth != Method::Restricted {
+        let terms = Terms {
+            springs: true,
+            gravcomp: true,
+            xfrc,
+        };
+        d_smooth_pos(m, d, Some(&d.qacc), terms, w, &mut out);
+        let mut cons = std::mem::take(&mut w.cons);
+        let ok = meth == Method::Smooth || add_constraint_pos(m, d, w, &mut cons, &mut out);
+        w.cons = cons;
+        if ok {
+            if xfrc {
+                actuator_joint_pos(m, d, &mut out);
+            }
+            return (out, meth);
+        }
+        meth = Method::Restricted;
+    }
     let terms = Terms {
-        springs: !res,
-        gravcomp: !res,
-        xfrc: output == Output::Residual,
+        springs: false,
+        gravcomp: false,
+        xfrc,
     };
     d_smooth_pos(m, d, Some(&d.qacc), terms, w, &mut out);
-    if res {
-        residual_pass(m, d, output == Output::Residual, &mut out);
-    } else if output == Output::Residual {
-        actuator_joint_pos(m, d, &mut out);
-    }
-    out
+    residual_pass(m, d, xfrc, &mut out);
+    (out, meth)
 }

@@ -9,6 +9,9 @@
 #[path = "../../derivatives/src/contact.rs"]
 mod contact;
 #[allow(dead_code)]
+#[path = "../../derivatives/src/cpos.rs"]
+mod cpos;
+#[allow(dead_code)]
 #[path = "../../derivatives/src/dual.rs"]
 mod dual;
 /// The finite-difference Jacobians of crate `moreau-derivatives` (derivatives/src/fd.rs),
