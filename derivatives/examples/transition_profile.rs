@@ -3,7 +3,7 @@
 //! models/humanoid.xml 200`). Prints the CPU time per call and the number of rows.
 
 use moreau::{integrator::step, Data};
-use moreau_derivatives::contact::transition_analytic;
+use moreau_derivatives::contact::{transition_analytic_with, Workspace};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -23,10 +23,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     let d0 = d.clone();
+    let mut w = Workspace::default();
     let t = Instant::now();
     for _ in 0..n {
         d.clone_from(&d0);
-        transition_analytic(&m, &mut d)?;
+        transition_analytic_with(&m, &mut d, &mut w)?;
     }
     let us = t.elapsed().as_secs_f64() * 1e6 / n as f64;
     println!("nefc {} ncon {}: {us:.1} us per transition_analytic", d.nefc, d.contact.len());

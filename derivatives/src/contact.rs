@@ -10,10 +10,17 @@
 //! - `∂g/∂(act, u)`: `−∂qfrc_actuator/∂(act, u)` by duals on the actuation stage alone
 //!   (`fwd_actuation`, `nu + na` cheap passes over the actuators; position/velocity results
 //!   fixed) — exact for every gain/bias/dynamics type and clamp;
-//! - `∂g/∂q`: analytic smooth part and `∂M/∂q` ([`crate::rnea`]), constraint/tendon/actuator
-//!   terms by a restricted dual pass ([`crate::pos`]); under implicitfast (which needs
+//! - `∂g/∂q`: analytic smooth part and `∂M/∂q` ([`crate::rnea`]), the constraint force
+//!   analytic through the contact geometry ([`crate::cpos`]: primitive-collider contacts,
+//!   hinge/slide and fixed-tendon limits, friction loss, simple equalities), the rest
+//!   (tendon springs, other transmissions, convex/mesh contacts, ball limits, ...) by a
+//!   restricted dual pass — [`crate::pos::method`] says which; under implicitfast (which needs
 //!   `∂qDeriv/∂q`) and for [`crate::rnea::unsupported`] models by full dual passes, one
 //!   position/velocity/inverse pass per tangent direction (no constraint solve).
+//!
+//! Linear algebra: one dense Cholesky factor of `M + JᵀHJ` for all `2nv + na + nu` columns,
+//! `M x` and (eulerdamp) `(M + h diag(damping))⁻¹` in M's tree-sparse layout; a reusable
+//! [`Workspace`] ([`transition_analytic_with`]) keeps the `Data<Dual64>` and buffers.
 //!
 //! The step's chain rule is analytic for Euler (`He = M`, or `M + h diag(damping)` with
 //! eulerdamp) and implicitfast (`He = M − h sym(qDeriv)` on M's sparsity):
@@ -37,7 +44,9 @@ use crate::inverse::{dfda, dfdv_rows};
 use moreau::derivative::{d_actuator_vel, smooth_vel};
 use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
 use moreau::inverse::inverse_skip;
+use moreau::crb::{factor_ld, mul_sparse, solve_ld};
 use moreau::model::{disable, GainType, Integrator, JointType, Model};
+use moreau::solver::dense::{chol_factor_fast, chol_solve};
 use moreau::Data;
 use nalgebra::DMatrix;
 use num_dual::Dual64;
@@ -81,6 +90,10 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     None
 }
 
+/// Reusable workspace of [`transition_analytic_with`] (the analytic `∂/∂q` buffers and the
+/// `Data<Dual64>` of the single-stage dual passes).
+pub type Workspace = crate::rnea::Work;
+
 /// Results of one q-direction dual pass.
 struct QPass {
     /// `∂g/∂q_i` (columns).
@@ -103,14 +116,14 @@ fn q_pass(
     d: &Data<f64>,
     want_m: Option<&nalgebra::DVector<f64>>,
     want_qd: bool,
+    w: &mut Workspace,
 ) -> QPass {
     let nv = m.nv;
     if !want_qd && crate::rnea::unsupported(m).is_none() {
-        let mut w = crate::rnea::Work::default();
-        let dg = crate::pos::d_pos(m, d, crate::pos::Output::Residual, &mut w);
+        let dg = crate::pos::d_pos(m, d, crate::pos::Output::Residual, w);
         let mut dmx = DMatrix::zeros(nv, nv);
         if let Some(x) = want_m {
-            crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), &mut w, &mut dmx);
+            crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), w, &mut dmx);
         }
         return QPass {
             dg,
@@ -151,14 +164,18 @@ fn q_pass(
 
 /// `∂qfrc_actuator/∂(act, u)` (`nv × (na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`), by
 /// duals over the actuation stage only (position/velocity results of `d` fixed).
-fn actuation_jacobian(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>) {
+fn actuation_jacobian(
+    m: &Model,
+    d: &Data<f64>,
+    w: &mut Workspace,
+) -> (DMatrix<f64>, DMatrix<f64>) {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let mut fa = DMatrix::zeros(nv, na + nu);
     let mut ad = DMatrix::zeros(na, na + nu);
     if na + nu == 0 {
         return (fa, ad);
     }
-    let mut dd = lift(m, d);
+    let dd = w.dual_of(m, d);
     let l = |x: &[f64], y: &mut [Dual64]| {
         for (a, b) in y.iter_mut().zip(x) {
             *a = Dual64::from(*b);
@@ -183,7 +200,7 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>) 
                     _ => {}
                 }
             }
-            fwd_actuation(m, &mut dd);
+            fwd_actuation(m, dd);
             for i in 0..nu {
                 let adr = usize::try_from(m.actuator_actadr[i])
                     .ok()
@@ -218,7 +235,7 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>) 
         } else {
             dd.ctrl[k - na].eps = 1.0;
         }
-        fwd_actuation(m, &mut dd);
+        fwd_actuation(m, dd);
         for r in 0..nv {
             fa[(r, k)] = dd.qfrc_actuator[r].eps;
         }
@@ -241,7 +258,7 @@ pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'
         return Err(e);
     }
     moreau::forward::forward(m, d);
-    Ok(forward_parts(m, d, None, false).0)
+    Ok(forward_parts(m, d, None, false, &mut Workspace::default()).0)
 }
 
 /// `(∂qacc/∂x, ∂act_dot/∂(act,u), q-pass)` with `d` already forwarded.
@@ -250,6 +267,7 @@ fn forward_parts(
     d: &mut Data<f64>,
     want_m: Option<&nalgebra::DVector<f64>>,
     want_qd: bool,
+    w: &mut Workspace,
 ) -> (DMatrix<f64>, DMatrix<f64>, QPass) {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let nx = 2 * nv + na + nu;
@@ -261,12 +279,17 @@ fn forward_parts(
     d_actuator_vel(m, d, &mut buf);
     gv -= DMatrix::from_row_slice(nv, nv, &buf);
     dg.columns_mut(nv, nv).copy_from(&gv);
-    let (fa, ad) = actuation_jacobian(m, d);
+    let (fa, ad) = actuation_jacobian(m, d, w);
     dg.columns_mut(2 * nv, na + nu).copy_from(&(-fa));
-    let qp = q_pass(m, d, want_m, want_qd);
+    let qp = q_pass(m, d, want_m, want_qd, w);
     dg.columns_mut(0, nv).copy_from(&qp.dg);
-    let chol = hs.cholesky().expect("M + JᵀHJ is positive definite");
-    let da = -chol.solve(&dg);
+    // (M + JᵀHJ) da = −dg: one dense Cholesky factor, every column solved with it
+    let mut l: Vec<f64> = hs.transpose().as_slice().to_vec();
+    chol_factor_fast(&mut l, nv);
+    let mut da = -dg;
+    for mut c in da.column_iter_mut() {
+        chol_solve(&l, nv, c.as_mut_slice());
+    }
     (da, ad, qp)
 }
 
@@ -277,6 +300,17 @@ fn forward_parts(
 pub fn transition_analytic(
     m: &Model,
     d: &mut Data<f64>,
+) -> Result<TransitionJacobians, &'static str> {
+    transition_analytic_with(m, d, &mut Workspace::default())
+}
+
+/// [`transition_analytic`] with a workspace reused across calls (no `Data<Dual64>` or buffer
+/// reallocation after the first call).
+#[allow(non_snake_case)]
+pub fn transition_analytic_with(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut Workspace,
 ) -> Result<TransitionJacobians, &'static str> {
     if let Some(e) = unsupported(m) {
         return Err(e);
@@ -290,8 +324,7 @@ pub fn transition_analytic(
         && !m.opt.disabled(disable::EULERDAMP)
         && !m.opt.disabled(disable::DAMPER)
         && m.dof_damping.iter().any(|&x| x > 0.0);
-    let mass = dense_m(m, &d.qM);
-    // He and its restriction of qDeriv to M's sparsity
+    // He (dense, implicitfast only) and its restriction of qDeriv to M's sparsity
     let restrict = |x: &DMatrix<f64>| {
         let mut o = DMatrix::zeros(nv, nv);
         for i in 0..nv {
@@ -306,29 +339,53 @@ pub fn transition_analytic(
         }
         o
     };
-    let mut he = mass.clone();
-    if damped {
-        for i in 0..nv {
-            he[(i, i)] += h * m.dof_damping[i];
-        }
-    } else if fast {
+    let lu = fast.then(|| {
         smooth_vel(m, d, false);
         let qd = DMatrix::from_row_slice(nv, nv, &d.qDeriv);
-        he -= h * restrict(&qd);
-    }
+        (dense_m(m, &d.qM) - h * restrict(&qd)).lu()
+    });
     let qacc = nalgebra::DVector::from_column_slice(&d.qacc);
     let integrated = damped || fast;
+    // He⁻¹: LU (implicitfast), or the tree-sparse LᵀDL of M + h diag(damping) (eulerdamp)
+    let mut ld = Vec::new();
+    let mut ldi = vec![0.0; nv];
+    if damped {
+        ld.extend_from_slice(&d.qM);
+        for i in 0..nv {
+            ld[m.dof_Madr[i]] += h * m.dof_damping[i];
+        }
+        factor_ld(m, &mut ld, &mut ldi);
+    }
+    let he_solve = |x: &mut DMatrix<f64>| {
+        if let Some(lu) = &lu {
+            *x = lu.solve(x).expect("He invertible");
+        } else {
+            for mut c in x.column_iter_mut() {
+                solve_ld(m, &ld, &ldi, c.as_mut_slice());
+            }
+        }
+    };
+    // M x per column, in M's sparse layout
+    let qm = d.qM.clone();
+    let m_mul = |x: &DMatrix<f64>| {
+        let mut y = DMatrix::zeros(nv, x.ncols());
+        for (xc, mut yc) in x.column_iter().zip(y.column_iter_mut()) {
+            mul_sparse(m, &qm, xc.as_slice(), yc.as_mut_slice());
+        }
+        y
+    };
     // ∂a_int/∂x
-    let lu = he.clone().lu();
     let aint = if integrated {
-        lu.solve(&(&mass * &qacc)).expect("He invertible")
+        let mut x = m_mul(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));
+        he_solve(&mut x);
+        nalgebra::DVector::from_column_slice(x.as_slice())
     } else {
         qacc.clone()
     };
     let diff = &qacc - &aint;
-    let (da, ad, qp) = forward_parts(m, d, integrated.then_some(&diff), fast);
+    let (da, ad, qp) = forward_parts(m, d, integrated.then_some(&diff), fast, w);
     let dai = if integrated {
-        let mut rhs = &mass * &da;
+        let mut rhs = m_mul(&da);
         for i in 0..nv {
             let mut c = qp.dmx.column(i).into_owned();
             if fast {
@@ -337,7 +394,8 @@ pub fn transition_analytic(
             let mut col = rhs.column_mut(i);
             col += c;
         }
-        lu.solve(&rhs).expect("He invertible")
+        he_solve(&mut rhs);
+        rhs
     } else {
         da
     };

@@ -48,11 +48,9 @@ type V6 = Vector6<f64>;
 /// Contact-geometry outputs per pose direction: dist, pos (3), frame (9, row-major).
 const NG: usize = 13;
 
-/// Workspace of [`add_constraint_pos`] (no allocation after the first call at a given size,
-/// except the dual `Data` created once).
+/// Workspace of [`add_constraint_pos`] (no allocation after the first call at a given size).
 #[derive(Default)]
 pub struct Work {
-    dd: Option<Data<Dual64>>,
     out: Vec<Contact<Dual64>>,
     /// Per contact: `NG × 12` geometry Jacobian (row-major by output) and whether it is set.
     geo: Vec<[f64; NG * 12]>,
@@ -109,11 +107,10 @@ pub fn unsupported(m: &Model, d: &Data<f64>) -> Option<&'static str> {
 
 /// `NG × 12` Jacobians of the contact geometry for every contact of `d`, by `Dual64` runs of
 /// each pair's collider. False if a pair's dual run does not reproduce its contacts.
-fn geometry(m: &Model, d: &Data<f64>, w: &mut Work) -> bool {
+fn geometry(m: &Model, d: &Data<f64>, dd: &mut Data<Dual64>, w: &mut Work) -> bool {
     let nc = d.contact.len();
     w.geo.clear();
     w.geo.resize(nc, [0.0; NG * 12]);
-    let dd = w.dd.get_or_insert_with(|| Data::<Dual64>::new(m));
     let mut i = 0;
     while i < nc {
         let g = d.contact[i].geom;
@@ -203,7 +200,13 @@ pub fn add_constraint_pos(
     if n == 0 {
         return true;
     }
-    if unsupported(m, d).is_some() || !geometry(m, d, w) {
+    if unsupported(m, d).is_some() {
+        return false;
+    }
+    let dd = rw
+        .dual
+        .get_or_insert_with(|| Data::<Dual64>::new(m));
+    if !geometry(m, d, dd, w) {
         return false;
     }
     let (h, f) = crate::inverse::constraint_hessian_force(m, d);

@@ -1,25 +1,29 @@
 //! `∂/∂q` of inverse dynamics (`qfrc_inverse`) and of the forward optimality residual
 //! `g = qfrc_inverse − qfrc_applied − qfrc_actuator − Σ Jᵀ xfrc_applied` (seed 000 "Reduced
-//! primal problem"), combining the analytic smooth-dynamics derivatives of [`crate::rnea`] with a
-//! dual-number pass restricted to what they do not cover.
+//! primal problem"): the analytic smooth-dynamics derivatives of [`crate::rnea`], the analytic
+//! constraint-force derivative of [`crate::cpos`], and a dual-number pass restricted to what
+//! they do not cover. The choice is explicit ([`method`], [`Method`]):
 //!
 //! - Always analytic: `∂(M a + c)/∂q` (and `Jᵀ xfrc_applied` for `g`).
-//! - Analytic when nothing else depends on `q` (no constraint rows, no tendon springs/dampers,
-//!   no `actuatorgravcomp` with gravity compensation): joint springs and gravity compensation;
-//!   for `g`, actuators with hinge/slide joint transmissions (constant moment; their
-//!   length-dependent force by duals over the actuation stage alone, seeded on
-//!   `actuator_length`, cheap).
-//! - Otherwise the "residual" pass: per tangent direction, a `Dual64` run of only the
-//!   position-dependent stages the constraint/passive/actuator forces need (kinematics, COM,
-//!   tendons, collision, constraint assembly, transmission, tendon/actuator velocities, passive,
-//!   constraint reference and the inverse constraint force, actuation) — no CRB, no
-//!   factorization, no `cvel`/RNE.
+//! - `Smooth` / `Constraint`: when nothing but the constraint force depends on `q` besides the
+//!   above (no tendon springs/dampers, no `actuatorgravcomp` with gravity compensation, for `g`
+//!   only hinge/slide joint transmissions): joint springs and gravity compensation analytic,
+//!   actuators with constant moment (their length-dependent force by duals over the actuation
+//!   stage alone, seeded on `actuator_length`, cheap), and the constraint rows by
+//!   [`crate::cpos`] (contacts of the primitive colliders, hinge/slide and fixed-tendon limits,
+//!   friction loss, single-joint/tendon equalities).
+//! - `Restricted` otherwise (or when [`crate::cpos::unsupported`]: `f64`-only convex/height-field
+//!   contacts, ball limits, spatial tendons, two-object equalities): per tangent direction, a
+//!   `Dual64` run of only the position-dependent stages the constraint/passive/actuator forces
+//!   need (kinematics, COM, tendons, collision, constraint assembly, transmission,
+//!   tendon/actuator velocities, passive, constraint reference and the inverse constraint force,
+//!   actuation) — no CRB, no factorization, no `cvel`/RNE.
 //! - [`crate::rnea::unsupported`] models (tendon armature, fluid): the full dual pass.
 //!
-//! Measured (humanoid, 16 contact rows): the restricted pass is most of the analytic
-//! transition's time. A multi-direction pass (num-dual `DualSVec64<8>`, 4 passes instead of 27)
-//! was tried and was slower (952 µs vs 731 µs CPU per transition), so it stays one `Dual64`
-//! direction per pass; the real fix is an analytic `∂(Jᵀ f)/∂q` through the contact geometry.
+//! Measured (humanoid, 16 contact rows, callgrind): the restricted pass was 73% of the
+//! analytic transition (8.0 M instructions per call); with [`crate::cpos`] the whole `∂g/∂q`
+//! is 21% of a 2.1 M-instruction transition. (A multi-direction restricted pass, num-dual
+//! `DualSVec64<8>`, was slower than one `Dual64` direction per pass.)
 
 #![allow(clippy::needless_range_loop)]
 
@@ -119,12 +123,12 @@ pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
 
 /// `∂qfrc_actuator/∂q` (rows outputs) for hinge/slide joint transmissions (`L = gear₀ q`,
 /// constant moment): duals over the actuation stage with `actuator_length` seeded.
-fn actuator_joint_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
+fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>) {
     let nv = m.nv;
     if m.nu == 0 {
         return;
     }
-    let mut dd = lift(m, d);
+    let dd = w.dual_of(m, d);
     let l = |x: &[f64], y: &mut [Dual64]| {
         for (a, b) in y.iter_mut().zip(x) {
             *a = Dual64::from(*b);
@@ -140,7 +144,7 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
         for x in dd.actuator_length.iter_mut() {
             x.eps = 1.0;
         }
-        fwd_actuation(m, &mut dd);
+        fwd_actuation(m, dd);
         for i in 0..m.nu {
             let df = dd.actuator_force[i].eps;
             let Ok(jn) = usize::try_from(m.actuator_trnid[i][0]) else {
@@ -169,7 +173,7 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
         if !any {
             continue;
         }
-        fwd_actuation(m, &mut dd);
+        fwd_actuation(m, dd);
         for k in 0..nv {
             out[(k, j)] -= dd.qfrc_actuator[k].eps;
         }
@@ -243,7 +247,7 @@ pub fn d_pos_method(
         w.cons = cons;
         if ok {
             if xfrc {
-                actuator_joint_pos(m, d, &mut out);
+                actuator_joint_pos(m, d, w, &mut out);
             }
             return (out, meth);
         }

@@ -89,6 +89,20 @@ pub struct Work {
     pub(crate) vel: Vec<V6>,
     /// Workspace of [`crate::cpos`] (used by [`crate::pos::d_pos`]).
     pub(crate) cons: crate::cpos::Work,
+    /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
+    /// collider), created on first use.
+    pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
+}
+
+impl Work {
+    /// The reusable `Data<Dual64>` with the inputs of `d` ([`crate::dual::lift_into`]).
+    pub(crate) fn dual_of(&mut self, m: &Model, d: &Data<f64>) -> &mut moreau::Data<num_dual::Dual64> {
+        let dd = self
+            .dual
+            .get_or_insert_with(|| moreau::Data::<num_dual::Dual64>::new(m));
+        crate::dual::lift_into(d, dd);
+        dd
+    }
 }
 
 impl Work {

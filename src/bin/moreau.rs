@@ -1112,9 +1112,11 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
         json!({"inverseFD_us": ifd_us, "inverseFD_cpu_us": ifd_cpu})
     );
     // analytic Jacobians (IFT through contact; A, B only), same batches
+    let mut tac_wall = None;
     if contact::unsupported(&m).is_none() {
+        let mut aw = contact::Workspace::default();
         let (ta_us, ta_cpu) = time_fd(false, &mut |_, d| {
-            let _ = contact::transition_analytic(&m, d);
+            let _ = contact::transition_analytic_with(&m, d, &mut aw);
         });
         let (ia_us, ia_cpu) = time_fd(false, &mut |_, d| {
             let _ = inverse::inverse_analytic(&m, d);
@@ -1133,9 +1135,11 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
         let (tfc_us, tfc_cpu) = time_fd(true, &mut |ws, d| {
             ws.transition(&m, d, 1e-6, false);
         });
+        let mut aw = contact::Workspace::default();
         let (tac_us, tac_cpu) = time_fd(true, &mut |_, d| {
-            let _ = contact::transition_analytic(&m, d);
+            let _ = contact::transition_analytic_with(&m, d, &mut aw);
         });
+        tac_wall = Some(tac_us);
         let ratio = match (tac_cpu, tfc_cpu) {
             (Some(a), Some(b)) => a / b,
             _ => tac_us / tfc_us,
@@ -1240,6 +1244,14 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
                 json!({"ratio_inverse": inv_us / (i - overhead).max(1e-9),
                        "ratio_transitionFD": tfd_us / t,
                        "ratio_inverseFD": ifd.map(|x| ifd_us / x)})
+            );
+        }
+        if let Some(t) = mj("transitionFD_contact_us") {
+            println!(
+                "{}",
+                json!({"mujoco_transitionFD_contact_us": t,
+                       "mujoco_contact_state_nefc": r["contact_state_nefc"],
+                       "ratio_transition_analytic_vs_mujoco_FD_contact": tac_wall.map(|a| a / t)})
             );
         }
         if let (Some(s), Some(f)) = (mj("step_us"), mj("forward_us")) {
