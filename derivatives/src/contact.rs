@@ -44,9 +44,9 @@ use crate::inverse::{dfda, dfdv_rows};
 use moreau::derivative::{d_actuator_vel, smooth_vel};
 use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
 use moreau::inverse::inverse_skip;
-use moreau::crb::{factor_ld, mul_sparse, solve_ld};
+use moreau::crb::factor_ld;
 use moreau::model::{disable, GainType, Integrator, JointType, Model};
-use moreau::solver::dense::{chol_factor_fast, chol_solve};
+use moreau::solver::dense::chol_factor_fast;
 use moreau::Data;
 use nalgebra::DMatrix;
 use num_dual::Dual64;
@@ -251,6 +251,133 @@ fn actuation_jacobian(
     (fa, ad)
 }
 
+/// Row-block linear algebra on many right-hand sides at once: `x` holds an `n × c` matrix
+/// row-major (row `k` at `x[k c..(k+1) c]`), so every update is a contiguous axpy over the `c`
+/// columns.
+mod rows {
+    use moreau::model::Model;
+    use moreau::spatial::dof_parent;
+
+    /// `row dst −= a · row src` (`dst != src`).
+    #[inline]
+    fn axpy(x: &mut [f64], c: usize, dst: usize, src: usize, a: f64) {
+        if a == 0.0 {
+            return;
+        }
+        let (d, s) = if dst < src {
+            let (lo, hi) = x.split_at_mut(src * c);
+            (&mut lo[dst * c..dst * c + c], &hi[..c])
+        } else {
+            let (lo, hi) = x.split_at_mut(dst * c);
+            (&mut hi[..c], &lo[src * c..src * c + c])
+        };
+        for (y, z) in d.iter_mut().zip(s) {
+            *y -= a * *z;
+        }
+    }
+
+    fn scale(x: &mut [f64], c: usize, k: usize, a: f64) {
+        for y in &mut x[k * c..k * c + c] {
+            *y *= a;
+        }
+    }
+
+    /// `row i −= Σ_k a_k · row k` over `ks` (all `k ≠ i`), four source rows per sweep.
+    fn gather(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
+        tmp.copy_from_slice(&x[i * c..i * c + c]);
+        let mut p = 0;
+        while p + 4 <= ks.len() {
+            let (r0, r1, r2, r3) = (ks[p] * c, ks[p + 1] * c, ks[p + 2] * c, ks[p + 3] * c);
+            let (a0, a1, a2, a3) = (a[p], a[p + 1], a[p + 2], a[p + 3]);
+            let (x0, x1, x2, x3) = (&x[r0..r0 + c], &x[r1..r1 + c], &x[r2..r2 + c], &x[r3..r3 + c]);
+            for t in 0..c {
+                tmp[t] -= a0 * x0[t] + a1 * x1[t] + a2 * x2[t] + a3 * x3[t];
+            }
+            p += 4;
+        }
+        while p < ks.len() {
+            let r = ks[p] * c;
+            let ap = a[p];
+            for (y, z) in tmp.iter_mut().zip(&x[r..r + c]) {
+                *y -= ap * *z;
+            }
+            p += 1;
+        }
+        x[i * c..i * c + c].copy_from_slice(tmp);
+    }
+
+    /// `x ← (L Lᵀ)⁻¹ x`, `L` row-major `n × n` from `chol_factor`.
+    pub fn chol_solve(l: &[f64], n: usize, x: &mut [f64], c: usize) {
+        let mut tmp = vec![0.0; c];
+        let mut ks = Vec::with_capacity(n);
+        let mut a = Vec::with_capacity(n);
+        for i in 0..n {
+            ks.clear();
+            a.clear();
+            ks.extend(0..i);
+            a.extend_from_slice(&l[i * n..i * n + i]);
+            gather(x, c, i, &ks, &a, &mut tmp);
+            scale(x, c, i, 1.0 / l[i * n + i]);
+        }
+        for i in (0..n).rev() {
+            ks.clear();
+            a.clear();
+            ks.extend(i + 1..n);
+            a.extend((i + 1..n).map(|k| l[k * n + i]));
+            gather(x, c, i, &ks, &a, &mut tmp);
+            scale(x, c, i, 1.0 / l[i * n + i]);
+        }
+    }
+
+    /// `x ← A⁻¹ x` with `A`'s tree-sparse LᵀDL factor (`factor_ld`, qM layout).
+    pub fn ld_solve(m: &Model, ld: &[f64], diag_inv: &[f64], x: &mut [f64], c: usize) {
+        for k in (0..m.nv).rev() {
+            let mut adr = m.dof_Madr[k];
+            let mut i = dof_parent(m, k);
+            while let Some(ii) = i {
+                adr += 1;
+                axpy(x, c, ii, k, ld[adr]);
+                i = dof_parent(m, ii);
+            }
+        }
+        for k in 0..m.nv {
+            scale(x, c, k, diag_inv[k]);
+        }
+        for k in 0..m.nv {
+            let mut adr = m.dof_Madr[k];
+            let mut i = dof_parent(m, k);
+            while let Some(ii) = i {
+                adr += 1;
+                axpy(x, c, k, ii, ld[adr]);
+                i = dof_parent(m, ii);
+            }
+        }
+    }
+
+    /// `y = A x` for a symmetric `A` in the qM layout.
+    pub fn sparse_mul(m: &Model, a: &[f64], x: &[f64], y: &mut [f64], c: usize) {
+        for i in 0..m.nv {
+            let d = a[m.dof_Madr[i]];
+            for (u, v) in y[i * c..i * c + c].iter_mut().zip(&x[i * c..i * c + c]) {
+                *u = d * *v;
+            }
+        }
+        for i in 0..m.nv {
+            let mut adr = m.dof_Madr[i];
+            let mut j = dof_parent(m, i);
+            while let Some(jj) = j {
+                adr += 1;
+                let v = a[adr];
+                for t in 0..c {
+                    y[i * c + t] += v * x[jj * c + t];
+                    y[jj * c + t] += v * x[i * c + t];
+                }
+                j = dof_parent(m, jj);
+            }
+        }
+    }
+}
+
 /// `∂qacc/∂x` of forward dynamics by the IFT, columns `(q tangent, v, act, u)`
 /// (`nv × (2nv+na+nu)`, as [`crate::dual::dual_forward_jacobian`]). Runs `forward` on `d`.
 pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'static str> {
@@ -283,14 +410,12 @@ fn forward_parts(
     dg.columns_mut(2 * nv, na + nu).copy_from(&(-fa));
     let qp = q_pass(m, d, want_m, want_qd, w);
     dg.columns_mut(0, nv).copy_from(&qp.dg);
-    // (M + JᵀHJ) da = −dg: one dense Cholesky factor, every column solved with it
-    let mut l: Vec<f64> = hs.transpose().as_slice().to_vec();
+    // (M + JᵀHJ) da = −dg: one dense Cholesky factor, all columns at once (row blocks)
+    let mut l: Vec<f64> = hs.as_slice().to_vec(); // symmetric: column-major = row-major
     chol_factor_fast(&mut l, nv);
-    let mut da = -dg;
-    for mut c in da.column_iter_mut() {
-        chol_solve(&l, nv, c.as_mut_slice());
-    }
-    (da, ad, qp)
+    let mut xt = -dg.transpose();
+    rows::chol_solve(&l, nv, xt.as_mut_slice(), nx);
+    (xt.transpose(), ad, qp)
 }
 
 /// Analytic transition Jacobians `A`, `B` of one step (layout of
@@ -360,22 +485,34 @@ pub fn transition_analytic_with(
         if let Some(lu) = &lu {
             *x = lu.solve(x).expect("He invertible");
         } else {
-            for mut c in x.column_iter_mut() {
-                solve_ld(m, &ld, &ldi, c.as_mut_slice());
-            }
+            let mut xt = x.transpose();
+            rows::ld_solve(m, &ld, &ldi, xt.as_mut_slice(), x.ncols());
+            *x = xt.transpose();
         }
     };
-    // M x per column, in M's sparse layout
+    // M x, in M's sparse layout (all columns at once)
     let qm = d.qM.clone();
     let m_mul = |x: &DMatrix<f64>| {
-        let mut y = DMatrix::zeros(nv, x.ncols());
-        for (xc, mut yc) in x.column_iter().zip(y.column_iter_mut()) {
-            mul_sparse(m, &qm, xc.as_slice(), yc.as_mut_slice());
+        let xt = x.transpose();
+        let mut yt = DMatrix::zeros(x.ncols(), nv);
+        rows::sparse_mul(m, &qm, xt.as_slice(), yt.as_mut_slice(), x.ncols());
+        yt.transpose()
+    };
+    // ∂a_int/∂x
+    // eulerdamp: He = M + h D, so He⁻¹ M = I − h He⁻¹ D and
+    // a_int = qacc − h He⁻¹ D qacc, ∂a_int = ∂qacc + He⁻¹ (∂M (qacc − a_int) − h D ∂qacc)
+    let damp = |x: &DMatrix<f64>| {
+        let mut y = x.clone();
+        for (i, mut r) in y.row_iter_mut().enumerate() {
+            r *= -h * m.dof_damping[i];
         }
         y
     };
-    // ∂a_int/∂x
-    let aint = if integrated {
+    let aint = if damped {
+        let mut x = damp(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));
+        he_solve(&mut x);
+        &qacc + nalgebra::DVector::from_column_slice(x.as_slice())
+    } else if fast {
         let mut x = m_mul(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));
         he_solve(&mut x);
         nalgebra::DVector::from_column_slice(x.as_slice())
@@ -384,7 +521,15 @@ pub fn transition_analytic_with(
     };
     let diff = &qacc - &aint;
     let (da, ad, qp) = forward_parts(m, d, integrated.then_some(&diff), fast, w);
-    let dai = if integrated {
+    let dai = if damped {
+        let mut rhs = damp(&da);
+        for i in 0..nv {
+            let mut col = rhs.column_mut(i);
+            col += qp.dmx.column(i);
+        }
+        he_solve(&mut rhs);
+        rhs + da
+    } else if fast {
         let mut rhs = m_mul(&da);
         for i in 0..nv {
             let mut c = qp.dmx.column(i).into_owned();

@@ -1139,7 +1139,7 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
         let (tac_us, tac_cpu) = time_fd(true, &mut |_, d| {
             let _ = contact::transition_analytic_with(&m, d, &mut aw);
         });
-        tac_wall = Some(tac_us);
+        tac_wall = Some((tac_us, tac_cpu));
         let ratio = match (tac_cpu, tfc_cpu) {
             (Some(a), Some(b)) => a / b,
             _ => tac_us / tfc_us,
@@ -1247,11 +1247,18 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
             );
         }
         if let Some(t) = mj("transitionFD_contact_us") {
+            // thread CPU time on both sides when available (robust to load), else wall time
+            let tc = mj("transitionFD_contact_cpu_us");
+            let ratio = tac_wall.map(|(w, c)| match (c, tc) {
+                (Some(c), Some(tc)) => c / tc,
+                _ => w / t,
+            });
             println!(
                 "{}",
                 json!({"mujoco_transitionFD_contact_us": t,
+                       "mujoco_transitionFD_contact_cpu_us": tc,
                        "mujoco_contact_state_nefc": r["contact_state_nefc"],
-                       "ratio_transition_analytic_vs_mujoco_FD_contact": tac_wall.map(|a| a / t)})
+                       "ratio_transition_analytic_vs_mujoco_FD_contact": ratio})
             );
         }
         if let (Some(s), Some(f)) = (mj("step_us"), mj("forward_us")) {

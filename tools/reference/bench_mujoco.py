@@ -15,7 +15,8 @@ subtracted when comparing against a native Rust loop. "step_rollout_us" times mj
 MuJoCo's own C rollout loop (mujoco.rollout, one thread; it also copies the state out each
 step), i.e. without per-step Python overhead.
 "transitionFD_contact_us" times mjd_transitionFD at the state with contacts reached by stepping
-from the reset state until constraint rows appear ("contact_state_nefc" rows), as `moreau bench`.
+from the reset state until constraint rows appear ("contact_state_nefc" rows), as `moreau bench`;
+"transitionFD_contact_cpu_us" is the same in thread CPU time.
 "per_batch_from_reset" gives the mean/max ncon, mean nefc and mean solver iterations over one
 batch of steps from the reset state, i.e. how much contact work the step timings include
 (batches restart from the keyframe, so a falling model is timed mostly before it lands).
@@ -151,15 +152,19 @@ def bench_model(path, args):
     nstate = mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS)
     xc = np.zeros(nstate)
     mujoco.mj_getState(m, d, xc, mujoco.mjtState.mjSTATE_FULLPHYSICS)
-    samples = []
+    samples, cpu = [], []
     for _ in range(max(3, args.batches // 3)):
         mujoco.mj_setState(m, dc, xc, mujoco.mjtState.mjSTATE_FULLPHYSICS)
         mujoco.mj_forward(m, dc)
+        c0 = time.thread_time_ns()
         t0 = time.perf_counter_ns()
         for _ in range(args.fd_batch_size):
             mujoco.mjd_transitionFD(m, dc, 1e-6, False, A, B, None, None)
         samples.append((time.perf_counter_ns() - t0) / 1e3 / args.fd_batch_size)
+        cpu.append((time.thread_time_ns() - c0) / 1e3 / args.fd_batch_size)
     res["transitionFD_contact_us"] = summarize(samples)
+    # thread CPU time: comparable with moreau bench's *_cpu_us on a loaded machine
+    res["transitionFD_contact_cpu_us"] = summarize(cpu)
     res["contact_state_nefc"] = int(dc.nefc)
 
     # inverse-dynamics Jacobians by forward differences (mjd_inverseFD: DfDq, DfDv, DfDa and
