@@ -30,6 +30,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         transition_analytic_with(&m, &mut d, &mut w)?;
     }
     let us = t.elapsed().as_secs_f64() * 1e6 / n as f64;
-    println!("nefc {} ncon {}: {us:.1} us per transition_analytic", d.nefc, d.contact.len());
+    println!(
+        "nefc {} ncon {}: {us:.1} us per transition_analytic",
+        d.nefc,
+        d.contact.len()
+    );
     Ok(())
 }

@@ -40,11 +40,11 @@
 
 use crate::dual::{lift, lift_into, seed};
 use crate::fd::TransitionJacobians;
-use crate::inverse::{dfda, dfdv_rows};
+use crate::inverse::{dfda_dv_constraint, dfdv_smooth};
+use moreau::crb::factor_ld;
 use moreau::derivative::{d_actuator_vel, smooth_vel};
 use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
 use moreau::inverse::inverse_skip;
-use moreau::crb::factor_ld;
 use moreau::model::{disable, GainType, Integrator, JointType, Model};
 use moreau::solver::dense::chol_factor_fast;
 use moreau::Data;
@@ -164,11 +164,7 @@ fn q_pass(
 
 /// `∂qfrc_actuator/∂(act, u)` (`nv × (na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`), by
 /// duals over the actuation stage only (position/velocity results of `d` fixed).
-fn actuation_jacobian(
-    m: &Model,
-    d: &Data<f64>,
-    w: &mut Workspace,
-) -> (DMatrix<f64>, DMatrix<f64>) {
+fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f64>, DMatrix<f64>) {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let mut fa = DMatrix::zeros(nv, na + nu);
     let mut ad = DMatrix::zeros(na, na + nu);
@@ -289,7 +285,12 @@ mod rows {
         while p + 4 <= ks.len() {
             let (r0, r1, r2, r3) = (ks[p] * c, ks[p + 1] * c, ks[p + 2] * c, ks[p + 3] * c);
             let (a0, a1, a2, a3) = (a[p], a[p + 1], a[p + 2], a[p + 3]);
-            let (x0, x1, x2, x3) = (&x[r0..r0 + c], &x[r1..r1 + c], &x[r2..r2 + c], &x[r3..r3 + c]);
+            let (x0, x1, x2, x3) = (
+                &x[r0..r0 + c],
+                &x[r1..r1 + c],
+                &x[r2..r2 + c],
+                &x[r3..r3 + c],
+            );
             for t in 0..c {
                 tmp[t] -= a0 * x0[t] + a1 * x1[t] + a2 * x2[t] + a3 * x3[t];
             }
@@ -398,10 +399,15 @@ fn forward_parts(
 ) -> (DMatrix<f64>, DMatrix<f64>, QPass) {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let nx = 2 * nv + na + nu;
-    let hs = dfda(m, d);
+    // M + JᵀHJ and JᵀH B J from one J, H; (H, f) handed to the constraint ∂/∂q
+    let (hs, jhbj, pre) = dfda_dv_constraint(m, d);
+    w.cons.pre = pre;
     let mut dg = DMatrix::zeros(nv, nx);
     // velocity: ∂(bias − passive)/∂v + JᵀH B J − ∂qfrc_actuator/∂v
-    let mut gv = dfdv_rows(m, d);
+    let mut gv = dfdv_smooth(m, d);
+    if let Some(x) = jhbj {
+        gv += x;
+    }
     let mut buf = vec![0.0; nv * nv];
     d_actuator_vel(m, d, &mut buf);
     gv -= DMatrix::from_row_slice(nv, nv, &buf);
@@ -409,6 +415,7 @@ fn forward_parts(
     let (fa, ad) = actuation_jacobian(m, d, w);
     dg.columns_mut(2 * nv, na + nu).copy_from(&(-fa));
     let qp = q_pass(m, d, want_m, want_qd, w);
+    w.cons.pre = None;
     dg.columns_mut(0, nv).copy_from(&qp.dg);
     // (M + JᵀHJ) da = −dg: one dense Cholesky factor, all columns at once (row blocks)
     let mut l: Vec<f64> = hs.as_slice().to_vec(); // symmetric: column-major = row-major

@@ -63,6 +63,8 @@ pub struct Work {
     fc: Vec<[f64; 6]>,
     djar: DMatrix<f64>,
     dr: DMatrix<f64>,
+    /// `(H, f)` of the current state if the caller already has them (taken by the next call).
+    pub(crate) pre: Option<(DMatrix<f64>, Vec<f64>)>,
 }
 
 fn fixed_tendon(m: &Model, t: usize) -> bool {
@@ -79,7 +81,8 @@ pub fn unsupported(m: &Model, d: &Data<f64>) -> Option<&'static str> {
         match d.efc_type[r] {
             ConstraintType::Equality => match m.eq_type[id] {
                 EqType::Joint if m.eq_obj2id[id] < 0 => {}
-                EqType::Tendon if m.eq_obj2id[id] < 0 && fixed_tendon(m, m.eq_obj1id[id] as usize) => {}
+                EqType::Tendon
+                    if m.eq_obj2id[id] < 0 && fixed_tendon(m, m.eq_obj1id[id] as usize) => {}
                 _ => return Some("connect/weld or two-object equality rows"),
             },
             ConstraintType::FrictionDof => {}
@@ -179,7 +182,7 @@ fn geometry(m: &Model, d: &Data<f64>, dd: &mut Data<Dual64>, w: &mut Work) -> bo
 fn row_coef(ty: ConstraintType, fr: &[f64; 5], j: usize) -> [(usize, f64); 2] {
     if ty == ConstraintType::ContactPyramidal {
         let e = j / 2 + 1;
-        let mu = if j % 2 == 0 { fr[e - 1] } else { -fr[e - 1] };
+        let mu = if j & 1 == 0 { fr[e - 1] } else { -fr[e - 1] };
         [(0, 1.0), (e, mu)]
     } else {
         [(j, 1.0), (j, 0.0)]
@@ -203,13 +206,14 @@ pub fn add_constraint_pos(
     if unsupported(m, d).is_some() {
         return false;
     }
-    let dd = rw
-        .dual
-        .get_or_insert_with(|| Data::<Dual64>::new(m));
+    let dd = rw.dual.get_or_insert_with(|| Data::<Dual64>::new(m));
     if !geometry(m, d, dd, w) {
         return false;
     }
-    let (h, f) = crate::inverse::constraint_hessian_force(m, d);
+    let (h, f) = match w.pre.take() {
+        Some(x) => x,
+        None => crate::inverse::constraint_hessian_force(m, d),
+    };
     // V_b(a), U_j(a); V_b(v), U_j(v)
     rw.prepare(m);
     rw.forward_pass(m, d, Some(&d.qacc), false, false);

@@ -96,7 +96,11 @@ pub struct Work {
 
 impl Work {
     /// The reusable `Data<Dual64>` with the inputs of `d` ([`crate::dual::lift_into`]).
-    pub(crate) fn dual_of(&mut self, m: &Model, d: &Data<f64>) -> &mut moreau::Data<num_dual::Dual64> {
+    pub(crate) fn dual_of(
+        &mut self,
+        m: &Model,
+        d: &Data<f64>,
+    ) -> &mut moreau::Data<num_dual::Dual64> {
         let dd = self
             .dual
             .get_or_insert_with(|| moreau::Data::<num_dual::Dual64>::new(m));
