@@ -617,8 +617,9 @@ pub fn transition_analytic_with(
             }
         }
     }
-    let a = full.columns(0, nx).into_owned();
-    let b = full.columns(nx, nu).into_owned();
+    // column-major: A's columns are the first nx·nx entries, B's the rest
+    let a = DMatrix::from_column_slice(nx, nx, &full.as_slice()[..nx * nx]);
+    let b = DMatrix::from_column_slice(nx, nu, &full.as_slice()[nx * nx..]);
     Ok(TransitionJacobians {
         A: a,
         B: b,

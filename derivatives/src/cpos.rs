@@ -400,7 +400,18 @@ pub fn add_constraint_pos(
             }
         }
     }
-    let jm = DMatrix::from_row_slice(n, nv, &d.efc_J[..n * nv]);
-    out.gemm_tr(-1.0, &jm, &dfm, 1.0);
+    // out −= Jᵀ dfm: per column, axpys of J's (row-major, mostly sparse) rows
+    for j in 0..nv {
+        let col = &mut out.as_mut_slice()[j * nv..(j + 1) * nv];
+        for r in 0..n {
+            let x = dfm[(r, j)];
+            if x == 0.0 {
+                continue;
+            }
+            for (o, jr) in col.iter_mut().zip(&d.efc_J[r * nv..(r + 1) * nv]) {
+                *o -= *jr * x;
+            }
+        }
+    }
     true
 }

@@ -138,7 +138,11 @@ pub fn dfda(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
 pub(crate) fn dfda_dv_constraint(
     m: &Model,
     d: &Data<f64>,
-) -> (DMatrix<f64>, Option<DMatrix<f64>>, Option<(DMatrix<f64>, Vec<f64>)>) {
+) -> (
+    DMatrix<f64>,
+    Option<DMatrix<f64>>,
+    Option<(DMatrix<f64>, Vec<f64>)>,
+) {
     let mut a = mass_matrix(m, d);
     if d.nefc == 0 {
         return (a, None, None);

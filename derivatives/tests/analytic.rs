@@ -126,7 +126,19 @@ fn state(m: &Model, seed: u64, settle: usize) -> Data<f64> {
 /// Returns how `pos` obtained `∂g/∂q` at the state.
 fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) -> Method {
     let m = model(name, integ);
-    let mut d = state(&m, seed, settle);
+    let d = state(&m, seed, settle);
+    check_at(name, &m, d, integ, seed)
+}
+
+/// [`check`] at the given (forwarded) state.
+fn check_at(
+    name: &str,
+    m: &Model,
+    mut d: Data<f64>,
+    integ: Option<Integrator>,
+    seed: u64,
+) -> Method {
+    let m = m.clone();
     let nefc = d.nefc;
     let meth = d_pos_method(&m, &d, Output::Residual, &mut Default::default()).1;
     let cone = d.efc_state[..nefc]
@@ -198,6 +210,26 @@ fn check_analytic(name: &str, integ: Option<Integrator>, seed: u64, settle: usiz
         Method::Smooth
     };
     assert_eq!(meth, want, "{name}: expected the analytic path");
+}
+
+/// Friction-loss rows in their linear (sliding) zones next to limits and contacts: the
+/// analytic path against duals with `LinearPos`/`LinearNeg` rows present.
+#[test]
+fn friction_loss_linear_zone() {
+    use moreau::constraint::ConstraintState::{LinearNeg, LinearPos};
+    let m = model("rows", None);
+    let mut d = state(&m, 3, 200);
+    for (j, v) in [("h1", 3.0), ("t1", -2.0), ("t2", 1.5)] {
+        let jn = m.joint_id(j).unwrap();
+        d.qvel[m.jnt_dofadr[jn]] = v;
+    }
+    moreau::forward::forward(&m, &mut d);
+    let lin = d.efc_state[..d.nefc]
+        .iter()
+        .filter(|s| matches!(s, LinearPos | LinearNeg))
+        .count();
+    assert!(lin >= 2, "rows: {lin} friction rows in the linear zone");
+    assert_eq!(check_at("rows/sliding", &m, d, None, 3), Method::Constraint);
 }
 
 /// The explicit fallback: contacts of the f64-only convex colliders (mesh on plane) take the
