@@ -20,10 +20,11 @@
 //!   actuation) — no CRB, no factorization, no `cvel`/RNE.
 //! - [`crate::rnea::unsupported`] models (tendon armature, fluid): the full dual pass.
 //!
-//! Measured (humanoid, 16 contact rows, callgrind): the restricted pass was 73% of the
-//! analytic transition (8.0 M instructions per call); with [`crate::cpos`] the whole `∂g/∂q`
-//! is 21% of a 2.1 M-instruction transition. (A multi-direction restricted pass, num-dual
-//! `DualSVec64<8>`, was slower than one `Dual64` direction per pass.)
+//! Measured (humanoid, 16 contact rows, callgrind, `derivatives/examples/transition_profile`):
+//! the restricted pass was 73% of the analytic transition (8.0 M instructions per call); with
+//! [`crate::cpos`] the whole `∂g/∂q` is 0.40 M (of which `cpos` 0.28 M) of a 1.71 M-instruction
+//! transition. (A multi-direction restricted pass, num-dual `DualSVec64<8>`, was slower than
+//! one `Dual64` direction per pass.)
 
 #![allow(clippy::needless_range_loop)]
 
