@@ -344,13 +344,21 @@ mod rows {
         for k in 0..m.nv {
             scale(x, c, k, diag_inv[k]);
         }
+        let mut tmp = vec![0.0; c];
+        let (mut ks, mut a) = (Vec::new(), Vec::new());
         for k in 0..m.nv {
+            ks.clear();
+            a.clear();
             let mut adr = m.dof_Madr[k];
             let mut i = dof_parent(m, k);
             while let Some(ii) = i {
                 adr += 1;
-                axpy(x, c, k, ii, ld[adr]);
+                ks.push(ii);
+                a.push(ld[adr]);
                 i = dof_parent(m, ii);
+            }
+            if !ks.is_empty() {
+                gather(x, c, k, &ks, &a, &mut tmp);
             }
         }
     }
