@@ -10,10 +10,17 @@
 //! - `∂g/∂(act, u)`: `−∂qfrc_actuator/∂(act, u)` by duals on the actuation stage alone
 //!   (`fwd_actuation`, `nu + na` cheap passes over the actuators; position/velocity results
 //!   fixed) — exact for every gain/bias/dynamics type and clamp;
-//! - `∂g/∂q`: analytic smooth part and `∂M/∂q` ([`crate::rnea`]), constraint/tendon/actuator
-//!   terms by a restricted dual pass ([`crate::pos`]); under implicitfast (which needs
+//! - `∂g/∂q`: analytic smooth part and `∂M/∂q` ([`crate::rnea`]), the constraint force
+//!   analytic through the contact geometry ([`crate::cpos`]: primitive-collider contacts,
+//!   hinge/slide and fixed-tendon limits, friction loss, simple equalities), the rest
+//!   (tendon springs, other transmissions, convex/mesh contacts, ball limits, ...) by a
+//!   restricted dual pass — [`crate::pos::method`] says which; under implicitfast (which needs
 //!   `∂qDeriv/∂q`) and for [`crate::rnea::unsupported`] models by full dual passes, one
 //!   position/velocity/inverse pass per tangent direction (no constraint solve).
+//!
+//! Linear algebra: one dense Cholesky factor of `M + JᵀHJ` for all `2nv + na + nu` columns,
+//! `M x` and (eulerdamp) `(M + h diag(damping))⁻¹` in M's tree-sparse layout; a reusable
+//! [`Workspace`] ([`transition_analytic_with`]) keeps the `Data<Dual64>` and buffers.
 //!
 //! The step's chain rule is analytic for Euler (`He = M`, or `M + h diag(damping)` with
 //! eulerdamp) and implicitfast (`He = M − h sym(qDeriv)` on M's sparsity):
@@ -33,11 +40,13 @@
 
 use crate::dual::{lift, lift_into, seed};
 use crate::fd::TransitionJacobians;
-use crate::inverse::{dfda, dfdv_rows};
+use crate::inverse::{dfda_dv_constraint, dfdv_smooth};
+use moreau::crb::factor_ld;
 use moreau::derivative::{d_actuator_vel, smooth_vel};
 use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
 use moreau::inverse::inverse_skip;
 use moreau::model::{disable, GainType, Integrator, JointType, Model};
+use moreau::solver::dense::chol_factor_fast;
 use moreau::Data;
 use nalgebra::DMatrix;
 use num_dual::Dual64;
@@ -81,6 +90,10 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     None
 }
 
+/// Reusable workspace of [`transition_analytic_with`] (the analytic `∂/∂q` buffers and the
+/// `Data<Dual64>` of the single-stage dual passes).
+pub type Workspace = crate::rnea::Work;
+
 /// Results of one q-direction dual pass.
 struct QPass {
     /// `∂g/∂q_i` (columns).
@@ -103,14 +116,14 @@ fn q_pass(
     d: &Data<f64>,
     want_m: Option<&nalgebra::DVector<f64>>,
     want_qd: bool,
+    w: &mut Workspace,
 ) -> QPass {
     let nv = m.nv;
     if !want_qd && crate::rnea::unsupported(m).is_none() {
-        let mut w = crate::rnea::Work::default();
-        let dg = crate::pos::d_pos(m, d, crate::pos::Output::Residual, &mut w);
+        let dg = crate::pos::d_pos(m, d, crate::pos::Output::Residual, w);
         let mut dmx = DMatrix::zeros(nv, nv);
         if let Some(x) = want_m {
-            crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), &mut w, &mut dmx);
+            crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), w, &mut dmx);
         }
         return QPass {
             dg,
@@ -151,14 +164,14 @@ fn q_pass(
 
 /// `∂qfrc_actuator/∂(act, u)` (`nv × (na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`), by
 /// duals over the actuation stage only (position/velocity results of `d` fixed).
-fn actuation_jacobian(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>) {
+fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f64>, DMatrix<f64>) {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let mut fa = DMatrix::zeros(nv, na + nu);
     let mut ad = DMatrix::zeros(na, na + nu);
     if na + nu == 0 {
         return (fa, ad);
     }
-    let mut dd = lift(m, d);
+    let dd = w.dual_of(m, d);
     let l = |x: &[f64], y: &mut [Dual64]| {
         for (a, b) in y.iter_mut().zip(x) {
             *a = Dual64::from(*b);
@@ -183,7 +196,7 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>) 
                     _ => {}
                 }
             }
-            fwd_actuation(m, &mut dd);
+            fwd_actuation(m, dd);
             for i in 0..nu {
                 let adr = usize::try_from(m.actuator_actadr[i])
                     .ok()
@@ -218,7 +231,7 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>) 
         } else {
             dd.ctrl[k - na].eps = 1.0;
         }
-        fwd_actuation(m, &mut dd);
+        fwd_actuation(m, dd);
         for r in 0..nv {
             fa[(r, k)] = dd.qfrc_actuator[r].eps;
         }
@@ -234,6 +247,146 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, DMatrix<f64>) 
     (fa, ad)
 }
 
+/// Row-block linear algebra on many right-hand sides at once: `x` holds an `n × c` matrix
+/// row-major (row `k` at `x[k c..(k+1) c]`), so every update is a contiguous axpy over the `c`
+/// columns.
+mod rows {
+    use moreau::model::Model;
+    use moreau::spatial::dof_parent;
+
+    /// `row dst −= a · row src` (`dst != src`).
+    #[inline]
+    fn axpy(x: &mut [f64], c: usize, dst: usize, src: usize, a: f64) {
+        if a == 0.0 {
+            return;
+        }
+        let (d, s) = if dst < src {
+            let (lo, hi) = x.split_at_mut(src * c);
+            (&mut lo[dst * c..dst * c + c], &hi[..c])
+        } else {
+            let (lo, hi) = x.split_at_mut(dst * c);
+            (&mut hi[..c], &lo[src * c..src * c + c])
+        };
+        for (y, z) in d.iter_mut().zip(s) {
+            *y -= a * *z;
+        }
+    }
+
+    fn scale(x: &mut [f64], c: usize, k: usize, a: f64) {
+        for y in &mut x[k * c..k * c + c] {
+            *y *= a;
+        }
+    }
+
+    /// `row i −= Σ_k a_k · row k` over `ks` (all `k ≠ i`), four source rows per sweep.
+    fn gather(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
+        tmp.copy_from_slice(&x[i * c..i * c + c]);
+        let mut p = 0;
+        while p + 4 <= ks.len() {
+            let (r0, r1, r2, r3) = (ks[p] * c, ks[p + 1] * c, ks[p + 2] * c, ks[p + 3] * c);
+            let (a0, a1, a2, a3) = (a[p], a[p + 1], a[p + 2], a[p + 3]);
+            let (x0, x1, x2, x3) = (
+                &x[r0..r0 + c],
+                &x[r1..r1 + c],
+                &x[r2..r2 + c],
+                &x[r3..r3 + c],
+            );
+            for t in 0..c {
+                tmp[t] -= a0 * x0[t] + a1 * x1[t] + a2 * x2[t] + a3 * x3[t];
+            }
+            p += 4;
+        }
+        while p < ks.len() {
+            let r = ks[p] * c;
+            let ap = a[p];
+            for (y, z) in tmp.iter_mut().zip(&x[r..r + c]) {
+                *y -= ap * *z;
+            }
+            p += 1;
+        }
+        x[i * c..i * c + c].copy_from_slice(tmp);
+    }
+
+    /// `x ← (L Lᵀ)⁻¹ x`, `L` row-major `n × n` from `chol_factor`.
+    pub fn chol_solve(l: &[f64], n: usize, x: &mut [f64], c: usize) {
+        let mut tmp = vec![0.0; c];
+        let mut ks = Vec::with_capacity(n);
+        let mut a = Vec::with_capacity(n);
+        for i in 0..n {
+            ks.clear();
+            a.clear();
+            ks.extend(0..i);
+            a.extend_from_slice(&l[i * n..i * n + i]);
+            gather(x, c, i, &ks, &a, &mut tmp);
+            scale(x, c, i, 1.0 / l[i * n + i]);
+        }
+        for i in (0..n).rev() {
+            ks.clear();
+            a.clear();
+            ks.extend(i + 1..n);
+            a.extend((i + 1..n).map(|k| l[k * n + i]));
+            gather(x, c, i, &ks, &a, &mut tmp);
+            scale(x, c, i, 1.0 / l[i * n + i]);
+        }
+    }
+
+    /// `x ← A⁻¹ x` with `A`'s tree-sparse LᵀDL factor (`factor_ld`, qM layout).
+    pub fn ld_solve(m: &Model, ld: &[f64], diag_inv: &[f64], x: &mut [f64], c: usize) {
+        for k in (0..m.nv).rev() {
+            let mut adr = m.dof_Madr[k];
+            let mut i = dof_parent(m, k);
+            while let Some(ii) = i {
+                adr += 1;
+                axpy(x, c, ii, k, ld[adr]);
+                i = dof_parent(m, ii);
+            }
+        }
+        for k in 0..m.nv {
+            scale(x, c, k, diag_inv[k]);
+        }
+        let mut tmp = vec![0.0; c];
+        let (mut ks, mut a) = (Vec::new(), Vec::new());
+        for k in 0..m.nv {
+            ks.clear();
+            a.clear();
+            let mut adr = m.dof_Madr[k];
+            let mut i = dof_parent(m, k);
+            while let Some(ii) = i {
+                adr += 1;
+                ks.push(ii);
+                a.push(ld[adr]);
+                i = dof_parent(m, ii);
+            }
+            if !ks.is_empty() {
+                gather(x, c, k, &ks, &a, &mut tmp);
+            }
+        }
+    }
+
+    /// `y = A x` for a symmetric `A` in the qM layout.
+    pub fn sparse_mul(m: &Model, a: &[f64], x: &[f64], y: &mut [f64], c: usize) {
+        for i in 0..m.nv {
+            let d = a[m.dof_Madr[i]];
+            for (u, v) in y[i * c..i * c + c].iter_mut().zip(&x[i * c..i * c + c]) {
+                *u = d * *v;
+            }
+        }
+        for i in 0..m.nv {
+            let mut adr = m.dof_Madr[i];
+            let mut j = dof_parent(m, i);
+            while let Some(jj) = j {
+                adr += 1;
+                let v = a[adr];
+                for t in 0..c {
+                    y[i * c + t] += v * x[jj * c + t];
+                    y[jj * c + t] += v * x[i * c + t];
+                }
+                j = dof_parent(m, jj);
+            }
+        }
+    }
+}
+
 /// `∂qacc/∂x` of forward dynamics by the IFT, columns `(q tangent, v, act, u)`
 /// (`nv × (2nv+na+nu)`, as [`crate::dual::dual_forward_jacobian`]). Runs `forward` on `d`.
 pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'static str> {
@@ -241,7 +394,7 @@ pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'
         return Err(e);
     }
     moreau::forward::forward(m, d);
-    Ok(forward_parts(m, d, None, false).0)
+    Ok(forward_parts(m, d, None, false, &mut Workspace::default()).0)
 }
 
 /// `(∂qacc/∂x, ∂act_dot/∂(act,u), q-pass)` with `d` already forwarded.
@@ -250,24 +403,34 @@ fn forward_parts(
     d: &mut Data<f64>,
     want_m: Option<&nalgebra::DVector<f64>>,
     want_qd: bool,
+    w: &mut Workspace,
 ) -> (DMatrix<f64>, DMatrix<f64>, QPass) {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let nx = 2 * nv + na + nu;
-    let hs = dfda(m, d);
+    // M + JᵀHJ and JᵀH B J from one J, H; (H, f) handed to the constraint ∂/∂q
+    let (hs, jhbj, pre) = dfda_dv_constraint(m, d);
+    w.cons.pre = pre;
     let mut dg = DMatrix::zeros(nv, nx);
     // velocity: ∂(bias − passive)/∂v + JᵀH B J − ∂qfrc_actuator/∂v
-    let mut gv = dfdv_rows(m, d);
+    let mut gv = dfdv_smooth(m, d);
+    if let Some(x) = jhbj {
+        gv += x;
+    }
     let mut buf = vec![0.0; nv * nv];
     d_actuator_vel(m, d, &mut buf);
     gv -= DMatrix::from_row_slice(nv, nv, &buf);
     dg.columns_mut(nv, nv).copy_from(&gv);
-    let (fa, ad) = actuation_jacobian(m, d);
+    let (fa, ad) = actuation_jacobian(m, d, w);
     dg.columns_mut(2 * nv, na + nu).copy_from(&(-fa));
-    let qp = q_pass(m, d, want_m, want_qd);
+    let qp = q_pass(m, d, want_m, want_qd, w);
+    w.cons.pre = None;
     dg.columns_mut(0, nv).copy_from(&qp.dg);
-    let chol = hs.cholesky().expect("M + JᵀHJ is positive definite");
-    let da = -chol.solve(&dg);
-    (da, ad, qp)
+    // (M + JᵀHJ) da = −dg: one dense Cholesky factor, all columns at once (row blocks)
+    let mut l: Vec<f64> = hs.as_slice().to_vec(); // symmetric: column-major = row-major
+    chol_factor_fast(&mut l, nv);
+    let mut xt = -dg.transpose();
+    rows::chol_solve(&l, nv, xt.as_mut_slice(), nx);
+    (xt.transpose(), ad, qp)
 }
 
 /// Analytic transition Jacobians `A`, `B` of one step (layout of
@@ -277,6 +440,17 @@ fn forward_parts(
 pub fn transition_analytic(
     m: &Model,
     d: &mut Data<f64>,
+) -> Result<TransitionJacobians, &'static str> {
+    transition_analytic_with(m, d, &mut Workspace::default())
+}
+
+/// [`transition_analytic`] with a workspace reused across calls (no `Data<Dual64>` or buffer
+/// reallocation after the first call).
+#[allow(non_snake_case)]
+pub fn transition_analytic_with(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut Workspace,
 ) -> Result<TransitionJacobians, &'static str> {
     if let Some(e) = unsupported(m) {
         return Err(e);
@@ -290,8 +464,7 @@ pub fn transition_analytic(
         && !m.opt.disabled(disable::EULERDAMP)
         && !m.opt.disabled(disable::DAMPER)
         && m.dof_damping.iter().any(|&x| x > 0.0);
-    let mass = dense_m(m, &d.qM);
-    // He and its restriction of qDeriv to M's sparsity
+    // He (dense, implicitfast only) and its restriction of qDeriv to M's sparsity
     let restrict = |x: &DMatrix<f64>| {
         let mut o = DMatrix::zeros(nv, nv);
         for i in 0..nv {
@@ -306,29 +479,73 @@ pub fn transition_analytic(
         }
         o
     };
-    let mut he = mass.clone();
-    if damped {
-        for i in 0..nv {
-            he[(i, i)] += h * m.dof_damping[i];
-        }
-    } else if fast {
+    let lu = fast.then(|| {
         smooth_vel(m, d, false);
         let qd = DMatrix::from_row_slice(nv, nv, &d.qDeriv);
-        he -= h * restrict(&qd);
-    }
+        (dense_m(m, &d.qM) - h * restrict(&qd)).lu()
+    });
     let qacc = nalgebra::DVector::from_column_slice(&d.qacc);
     let integrated = damped || fast;
+    // He⁻¹: LU (implicitfast), or the tree-sparse LᵀDL of M + h diag(damping) (eulerdamp)
+    let mut ld = Vec::new();
+    let mut ldi = vec![0.0; nv];
+    if damped {
+        ld.extend_from_slice(&d.qM);
+        for i in 0..nv {
+            ld[m.dof_Madr[i]] += h * m.dof_damping[i];
+        }
+        factor_ld(m, &mut ld, &mut ldi);
+    }
+    let he_solve = |x: &mut DMatrix<f64>| {
+        if let Some(lu) = &lu {
+            *x = lu.solve(x).expect("He invertible");
+        } else {
+            let mut xt = x.transpose();
+            rows::ld_solve(m, &ld, &ldi, xt.as_mut_slice(), x.ncols());
+            *x = xt.transpose();
+        }
+    };
+    // M x, in M's sparse layout (all columns at once)
+    let qm = d.qM.clone();
+    let m_mul = |x: &DMatrix<f64>| {
+        let xt = x.transpose();
+        let mut yt = DMatrix::zeros(x.ncols(), nv);
+        rows::sparse_mul(m, &qm, xt.as_slice(), yt.as_mut_slice(), x.ncols());
+        yt.transpose()
+    };
     // ∂a_int/∂x
-    let lu = he.clone().lu();
-    let aint = if integrated {
-        lu.solve(&(&mass * &qacc)).expect("He invertible")
+    // eulerdamp: He = M + h D, so He⁻¹ M = I − h He⁻¹ D and
+    // a_int = qacc − h He⁻¹ D qacc, ∂a_int = ∂qacc + He⁻¹ (∂M (qacc − a_int) − h D ∂qacc)
+    let damp = |x: &DMatrix<f64>| {
+        let mut y = x.clone();
+        for (i, mut r) in y.row_iter_mut().enumerate() {
+            r *= -h * m.dof_damping[i];
+        }
+        y
+    };
+    let aint = if damped {
+        let mut x = damp(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));
+        he_solve(&mut x);
+        &qacc + nalgebra::DVector::from_column_slice(x.as_slice())
+    } else if fast {
+        let mut x = m_mul(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));
+        he_solve(&mut x);
+        nalgebra::DVector::from_column_slice(x.as_slice())
     } else {
         qacc.clone()
     };
     let diff = &qacc - &aint;
-    let (da, ad, qp) = forward_parts(m, d, integrated.then_some(&diff), fast);
-    let dai = if integrated {
-        let mut rhs = &mass * &da;
+    let (da, ad, qp) = forward_parts(m, d, integrated.then_some(&diff), fast, w);
+    let dai = if damped {
+        let mut rhs = damp(&da);
+        for i in 0..nv {
+            let mut col = rhs.column_mut(i);
+            col += qp.dmx.column(i);
+        }
+        he_solve(&mut rhs);
+        rhs + da
+    } else if fast {
+        let mut rhs = m_mul(&da);
         for i in 0..nv {
             let mut c = qp.dmx.column(i).into_owned();
             if fast {
@@ -337,7 +554,8 @@ pub fn transition_analytic(
             let mut col = rhs.column_mut(i);
             col += c;
         }
-        lu.solve(&rhs).expect("He invertible")
+        he_solve(&mut rhs);
+        rhs
     } else {
         da
     };
@@ -407,8 +625,9 @@ pub fn transition_analytic(
             }
         }
     }
-    let a = full.columns(0, nx).into_owned();
-    let b = full.columns(nx, nu).into_owned();
+    // column-major: A's columns are the first nx·nx entries, B's the rest
+    let a = DMatrix::from_column_slice(nx, nx, &full.as_slice()[..nx * nx]);
+    let b = DMatrix::from_column_slice(nx, nu, &full.as_slice()[nx * nx..]);
     Ok(TransitionJacobians {
         A: a,
         B: b,

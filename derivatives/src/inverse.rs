@@ -59,11 +59,16 @@ pub fn efc_jacobian(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
 
 /// `H[s]` at `jar = J qacc − aref` (`nefc × nefc`, block-diagonal), i.e. `−∂efc_force/∂jar`.
 pub fn constraint_hessian(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
+    constraint_hessian_force(m, d).0
+}
+
+/// [`constraint_hessian`] and the force `efc_force = −∂s/∂jar` at the same `jar`.
+pub fn constraint_hessian_force(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, Vec<f64>) {
     let n = d.nefc;
     let nv = m.nv;
     let mut h = DMatrix::zeros(n, n);
     if n == 0 {
-        return h;
+        return (h, Vec::new());
     }
     let mut jar = vec![0.0; n];
     for r in 0..n {
@@ -112,7 +117,7 @@ pub fn constraint_hessian(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
             i += 1;
         }
     }
-    h
+    (h, force)
 }
 
 /// `M + Jᵀ H J` (symmetric; the Newton Hessian at `qacc`). Needs the position and velocity
@@ -127,9 +132,52 @@ pub fn dfda(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
     a
 }
 
+/// [`dfda`] and the constraint part of [`dfdv_rows`] (`Jᵀ H diag(B) J`) from one `J`, `H`;
+/// also returns `(H, efc_force)` for reuse.
+#[allow(clippy::type_complexity)]
+pub(crate) fn dfda_dv_constraint(
+    m: &Model,
+    d: &Data<f64>,
+) -> (
+    DMatrix<f64>,
+    Option<DMatrix<f64>>,
+    Option<(DMatrix<f64>, Vec<f64>)>,
+) {
+    let mut a = mass_matrix(m, d);
+    if d.nefc == 0 {
+        return (a, None, None);
+    }
+    let j = efc_jacobian(m, d);
+    let (h, f) = constraint_hessian_force(m, d);
+    let jth = j.transpose() * &h;
+    a += &jth * &j;
+    let mut bj = j;
+    for r in 0..d.nefc {
+        let b = d.efc_KBIP[r][1];
+        bj.row_mut(r).scale_mut(b);
+    }
+    (a, Some(jth * bj), Some((h, f)))
+}
+
 /// `∂(qfrc_bias − qfrc_passive)/∂v` plus the constraint term `Jᵀ H diag(B) J`, rows are
 /// outputs (`∂f_i/∂v_k`).
 pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
+    let mut out = dfdv_smooth(m, d);
+    if d.nefc > 0 {
+        let j = efc_jacobian(m, d);
+        let h = constraint_hessian(m, d);
+        let mut bj = j.clone();
+        for r in 0..d.nefc {
+            let b = d.efc_KBIP[r][1];
+            bj.row_mut(r).scale_mut(b);
+        }
+        out += j.transpose() * h * bj;
+    }
+    out
+}
+
+/// [`dfdv_rows`] without the constraint term.
+pub(crate) fn dfdv_smooth(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     let nv = m.nv;
     let mut buf = vec![0.0; nv * nv];
     // passive adds +∂passive/∂v: negate after, then add ∂bias/∂v
@@ -147,18 +195,7 @@ pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     } else {
         d_rne_vel(m, d, 0..nv, &mut buf);
     }
-    let mut out = DMatrix::from_row_slice(nv, nv, &buf);
-    if d.nefc > 0 {
-        let j = efc_jacobian(m, d);
-        let h = constraint_hessian(m, d);
-        let mut bj = j.clone();
-        for r in 0..d.nefc {
-            let b = d.efc_KBIP[r][1];
-            bj.row_mut(r).scale_mut(b);
-        }
-        out += j.transpose() * h * bj;
-    }
-    out
+    DMatrix::from_row_slice(nv, nv, &buf)
 }
 
 /// Analytic inverse Jacobians `(DfDq, DfDv, DfDa)` of `qfrc_inverse` at the state and `qacc`

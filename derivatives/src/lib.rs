@@ -7,11 +7,14 @@
 //! - [`dual`]: exact Jacobians by forward-mode dual numbers (the reference).
 //! - [`inverse`]: analytic inverse-dynamics derivatives (`∂/∂qacc`, `∂/∂qvel`, `∂/∂qpos`).
 //! - [`rnea`]: analytic `∂/∂q` of the RNE, `M`, joint springs, gravcomp (Carpentier-Mansard).
+//! - [`cpos`]: analytic `∂(Jᵀ f)/∂q` of the constraint force (contact geometry by duals on
+//!   the pair's collider, limits, friction loss, simple equalities).
 //! - [`pos`]: `∂/∂q` of `qfrc_inverse` and the forward residual (analytic + restricted duals).
 //! - [`contact`]: forward dynamics and transition Jacobians through soft contact by the implicit
 //!   function theorem at the constraint solution.
 
 pub mod contact;
+pub mod cpos;
 pub mod dual;
 pub mod fd;
 pub mod inverse;

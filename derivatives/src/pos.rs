@@ -1,28 +1,34 @@
 //! `∂/∂q` of inverse dynamics (`qfrc_inverse`) and of the forward optimality residual
 //! `g = qfrc_inverse − qfrc_applied − qfrc_actuator − Σ Jᵀ xfrc_applied` (seed 000 "Reduced
-//! primal problem"), combining the analytic smooth-dynamics derivatives of [`crate::rnea`] with a
-//! dual-number pass restricted to what they do not cover.
+//! primal problem"): the analytic smooth-dynamics derivatives of [`crate::rnea`], the analytic
+//! constraint-force derivative of [`crate::cpos`], and a dual-number pass restricted to what
+//! they do not cover. The choice is explicit ([`method`], [`Method`]):
 //!
 //! - Always analytic: `∂(M a + c)/∂q` (and `Jᵀ xfrc_applied` for `g`).
-//! - Analytic when nothing else depends on `q` (no constraint rows, no tendon springs/dampers,
-//!   no `actuatorgravcomp` with gravity compensation): joint springs and gravity compensation;
-//!   for `g`, actuators with hinge/slide joint transmissions (constant moment; their
-//!   length-dependent force by duals over the actuation stage alone, seeded on
-//!   `actuator_length`, cheap).
-//! - Otherwise the "residual" pass: per tangent direction, a `Dual64` run of only the
-//!   position-dependent stages the constraint/passive/actuator forces need (kinematics, COM,
-//!   tendons, collision, constraint assembly, transmission, tendon/actuator velocities, passive,
-//!   constraint reference and the inverse constraint force, actuation) — no CRB, no
-//!   factorization, no `cvel`/RNE.
+//! - `Smooth` / `Constraint`: when nothing but the constraint force depends on `q` besides the
+//!   above (no tendon springs/dampers, no `actuatorgravcomp` with gravity compensation, for `g`
+//!   only hinge/slide joint transmissions): joint springs and gravity compensation analytic,
+//!   actuators with constant moment (their length-dependent force by duals over the actuation
+//!   stage alone, seeded on `actuator_length`, cheap), and the constraint rows by
+//!   [`crate::cpos`] (contacts of the primitive colliders, hinge/slide and fixed-tendon limits,
+//!   friction loss, single-joint/tendon equalities).
+//! - `Restricted` otherwise (or when [`crate::cpos::unsupported`]: `f64`-only convex/height-field
+//!   contacts, ball limits, spatial tendons, two-object equalities): per tangent direction, a
+//!   `Dual64` run of only the position-dependent stages the constraint/passive/actuator forces
+//!   need (kinematics, COM, tendons, collision, constraint assembly, transmission,
+//!   tendon/actuator velocities, passive, constraint reference and the inverse constraint force,
+//!   actuation) — no CRB, no factorization, no `cvel`/RNE.
 //! - [`crate::rnea::unsupported`] models (tendon armature, fluid): the full dual pass.
 //!
-//! Measured (humanoid, 16 contact rows): the restricted pass is most of the analytic
-//! transition's time. A multi-direction pass (num-dual `DualSVec64<8>`, 4 passes instead of 27)
-//! was tried and was slower (952 µs vs 731 µs CPU per transition), so it stays one `Dual64`
-//! direction per pass; the real fix is an analytic `∂(Jᵀ f)/∂q` through the contact geometry.
+//! Measured (humanoid, 16 contact rows, callgrind, `derivatives/examples/transition_profile`):
+//! the restricted pass was 73% of the analytic transition (8.0 M instructions per call); with
+//! [`crate::cpos`] the whole `∂g/∂q` is 0.40 M (of which `cpos` 0.28 M) of a 1.71 M-instruction
+//! transition. (A multi-direction restricted pass, num-dual `DualSVec64<8>`, was slower than
+//! one `Dual64` direction per pass.)
 
 #![allow(clippy::needless_range_loop)]
 
+use crate::cpos::add_constraint_pos;
 use crate::dual::{lift, lift_into, seed};
 use crate::rnea::{d_smooth_pos, Terms, Work};
 use moreau::actuation::{actuator_velocity, transmission};
@@ -48,12 +54,23 @@ pub enum Output {
     Residual,
 }
 
-/// True if terms other than the RNE, joint springs, gravity compensation, `xfrc_applied` and
-/// hinge/slide joint actuators depend on `q` at this state.
-pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
-    if d.nefc > 0 {
-        return true;
-    }
+/// How [`d_pos`] obtains the constraint/passive/actuator part of `∂out/∂q` at a state.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Method {
+    /// Nothing but the RNE, joint springs, gravity compensation, `xfrc_applied` and
+    /// hinge/slide joint actuators depends on `q`: all analytic.
+    Smooth,
+    /// As `Smooth`, plus constraint rows covered by [`crate::cpos`] (analytic contact
+    /// geometry, limits, friction loss, simple equalities).
+    Constraint,
+    /// The restricted dual pass (tendon springs/dampers, other transmissions, actuator
+    /// gravity compensation, or rows [`crate::cpos::unsupported`] does not cover).
+    Restricted,
+}
+
+/// True if terms other than the constraint force, the RNE, joint springs, gravity
+/// compensation, `xfrc_applied` and hinge/slide joint actuators depend on `q`.
+fn needs_other(m: &Model, out: Output) -> bool {
     let spring = !m.opt.disabled(disable::SPRING);
     let damper = !m.opt.disabled(disable::DAMPER);
     for t in 0..m.ntendon {
@@ -84,14 +101,35 @@ pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
     false
 }
 
+/// The [`Method`] [`d_pos`] uses at this state (before the contact-geometry check of
+/// [`crate::cpos::add_constraint_pos`], which falls back to `Restricted` if a pair's dual
+/// collision does not reproduce its contacts).
+pub fn method(m: &Model, d: &Data<f64>, out: Output) -> Method {
+    if needs_other(m, out) {
+        Method::Restricted
+    } else if d.nefc == 0 {
+        Method::Smooth
+    } else if crate::cpos::unsupported(m, d).is_none() {
+        Method::Constraint
+    } else {
+        Method::Restricted
+    }
+}
+
+/// True if terms other than the RNE, joint springs, gravity compensation, `xfrc_applied` and
+/// hinge/slide joint actuators depend on `q` at this state.
+pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
+    d.nefc > 0 || needs_other(m, out)
+}
+
 /// `∂qfrc_actuator/∂q` (rows outputs) for hinge/slide joint transmissions (`L = gear₀ q`,
 /// constant moment): duals over the actuation stage with `actuator_length` seeded.
-fn actuator_joint_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
+fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>) {
     let nv = m.nv;
     if m.nu == 0 {
         return;
     }
-    let mut dd = lift(m, d);
+    let dd = w.dual_of(m, d);
     let l = |x: &[f64], y: &mut [Dual64]| {
         for (a, b) in y.iter_mut().zip(x) {
             *a = Dual64::from(*b);
@@ -107,7 +145,7 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
         for x in dd.actuator_length.iter_mut() {
             x.eps = 1.0;
         }
-        fwd_actuation(m, &mut dd);
+        fwd_actuation(m, dd);
         for i in 0..m.nu {
             let df = dd.actuator_force[i].eps;
             let Ok(jn) = usize::try_from(m.actuator_trnid[i][0]) else {
@@ -136,7 +174,7 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
         if !any {
             continue;
         }
-        fwd_actuation(m, &mut dd);
+        fwd_actuation(m, dd);
         for k in 0..nv {
             out[(k, j)] -= dd.qfrc_actuator[k].eps;
         }
@@ -184,19 +222,44 @@ fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f6
 /// velocity stages (and constraint rows) must be current. Not for
 /// [`crate::rnea::unsupported`] models (the caller falls back to the full dual pass).
 pub fn d_pos(m: &Model, d: &Data<f64>, output: Output, w: &mut Work) -> DMatrix<f64> {
+    d_pos_method(m, d, output, w).0
+}
+
+/// [`d_pos`] and the [`Method`] it used.
+pub fn d_pos_method(
+    m: &Model,
+    d: &Data<f64>,
+    output: Output,
+    w: &mut Work,
+) -> (DMatrix<f64>, Method) {
     let nv = m.nv;
     let mut out = DMatrix::zeros(nv, nv);
-    let res = needs_residual(m, d, output);
+    let xfrc = output == Output::Residual;
+    let mut meth = method(m, d, output);
+    if meth != Method::Restricted {
+        let terms = Terms {
+            springs: true,
+            gravcomp: true,
+            xfrc,
+        };
+        d_smooth_pos(m, d, Some(&d.qacc), terms, w, &mut out);
+        let mut cons = std::mem::take(&mut w.cons);
+        let ok = meth == Method::Smooth || add_constraint_pos(m, d, w, &mut cons, &mut out);
+        w.cons = cons;
+        if ok {
+            if xfrc {
+                actuator_joint_pos(m, d, w, &mut out);
+            }
+            return (out, meth);
+        }
+        meth = Method::Restricted;
+    }
     let terms = Terms {
-        springs: !res,
-        gravcomp: !res,
-        xfrc: output == Output::Residual,
+        springs: false,
+        gravcomp: false,
+        xfrc,
     };
     d_smooth_pos(m, d, Some(&d.qacc), terms, w, &mut out);
-    if res {
-        residual_pass(m, d, output == Output::Residual, &mut out);
-    } else if output == Output::Residual {
-        actuator_joint_pos(m, d, &mut out);
-    }
-    out
+    residual_pass(m, d, xfrc, &mut out);
+    (out, meth)
 }

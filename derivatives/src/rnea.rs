@@ -74,23 +74,43 @@ pub struct Terms {
 /// Workspace of [`d_smooth_pos`] and [`d_mass_pos`] (no allocation after the first call).
 #[derive(Default)]
 pub struct Work {
-    u: Vec<V6>,
-    al: Vec<V6>,
-    grp: Vec<usize>,
-    acc: Vec<V6>,
+    pub(crate) u: Vec<V6>,
+    pub(crate) al: Vec<V6>,
+    pub(crate) grp: Vec<usize>,
+    pub(crate) acc: Vec<V6>,
     h: Vec<V6>,
     ia: Vec<V6>,
     frc: Vec<V6>,
     df: Vec<V6>,
-    last: Vec<usize>,
+    pub(crate) last: Vec<usize>,
     fw: Vec<Vector3<f64>>,
     crb: Vec<[f64; 10]>,
     cs: Vec<V6>,
-    vel: Vec<V6>,
+    pub(crate) vel: Vec<V6>,
+    /// Workspace of [`crate::cpos`] (used by [`crate::pos::d_pos`]).
+    pub(crate) cons: crate::cpos::Work,
+    /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
+    /// collider), created on first use.
+    pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
 }
 
 impl Work {
-    fn prepare(&mut self, m: &Model) {
+    /// The reusable `Data<Dual64>` with the inputs of `d` ([`crate::dual::lift_into`]).
+    pub(crate) fn dual_of(
+        &mut self,
+        m: &Model,
+        d: &Data<f64>,
+    ) -> &mut moreau::Data<num_dual::Dual64> {
+        let dd = self
+            .dual
+            .get_or_insert_with(|| moreau::Data::<num_dual::Dual64>::new(m));
+        crate::dual::lift_into(d, dd);
+        dd
+    }
+}
+
+impl Work {
+    pub(crate) fn prepare(&mut self, m: &Model) {
         let (nb, nv) = (m.nbody, m.nv);
         let z = V6::zeros();
         for (v, n) in [
@@ -122,7 +142,7 @@ impl Work {
     /// `u`, `α`, group starts and body accelerations (`cacc` with `qacc`).
     /// With `vel == false` the velocities are taken as zero (and `gravity == false` drops it):
     /// the RNE of `M(q) qacc` alone.
-    fn forward_pass(
+    pub(crate) fn forward_pass(
         &mut self,
         m: &Model,
         d: &Data<f64>,

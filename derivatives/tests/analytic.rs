@@ -14,6 +14,7 @@ use moreau_derivatives::contact::{forward_analytic, transition_analytic};
 use moreau_derivatives::dual::{dual_forward_jacobian, dual_inverse_jacobian, dual_step_jacobian};
 use moreau_derivatives::fd::{inverse_fd, transition_fd};
 use moreau_derivatives::inverse::inverse_analytic;
+use moreau_derivatives::pos::{d_pos_method, Method, Output};
 use nalgebra::DMatrix;
 use proptest::prelude::*;
 
@@ -23,9 +24,56 @@ fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
     (a - b).amax() / scale
 }
 
+/// Constraint rows the analytic `∂/∂q` covers besides contacts: hinge/slide limits, dof and
+/// fixed-tendon friction loss, a fixed-tendon limit, single-joint and single-tendon equalities,
+/// and a condim-4 sphere and a box on the floor.
+const ROWS_XML: &str = r#"<mujoco model="rows">
+  <worldbody>
+    <geom type="plane" size="5 5 0.1"/>
+    <body pos="0 0 0.5">
+      <joint name="h1" type="hinge" axis="0 1 0" limited="true" range="-10 10" frictionloss="0.05"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.03"/>
+      <body pos="0.3 0 0">
+        <joint name="h2" type="hinge" axis="0 1 0" limited="true" range="-5 5"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.03"/>
+      </body>
+    </body>
+    <body pos="1 0 0.5">
+      <joint name="s1" type="slide" axis="0 0 1" limited="true" range="-0.1 0.1"/>
+      <geom type="box" size="0.05 0.05 0.05"/>
+      <body pos="0 0 -0.2">
+        <joint name="s2" type="slide" axis="1 0 0"/>
+        <geom type="sphere" size="0.05"/>
+      </body>
+    </body>
+    <body pos="2 0 0.5">
+      <joint name="e1" type="hinge" axis="1 0 0"/>
+      <geom type="capsule" fromto="0 0 0 0 0.2 0" size="0.02"/>
+    </body>
+    <body pos="3 0 0.5"><joint name="t1" type="slide" axis="0 0 1"/><geom type="box" size=".03 .03 .03"/></body>
+    <body pos="3.5 0 0.5"><joint name="t2" type="slide" axis="0 0 1"/><geom type="box" size=".03 .03 .03"/></body>
+    <body pos="0 1 0.1"><freejoint/><geom type="sphere" size="0.1" condim="4"/></body>
+    <body pos="1 1 0.1" euler="0 0 20"><freejoint/><geom type="box" size="0.1 0.08 0.06" condim="6"/></body>
+  </worldbody>
+  <tendon>
+    <fixed name="ft" limited="true" range="-0.05 0.05" frictionloss="0.1">
+      <joint joint="t1" coef="1"/><joint joint="t2" coef="-0.5"/>
+    </fixed>
+    <fixed name="fe"><joint joint="s2" coef="1"/></fixed>
+  </tendon>
+  <equality>
+    <joint joint1="e1" polycoef="0.3 0 0 0 0"/>
+    <tendon tendon1="fe" polycoef="0.05 0 0 0 0"/>
+  </equality>
+</mujoco>"#;
+
 fn model(name: &str, integ: Option<Integrator>) -> Model {
-    let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
-    let mut m = moreau::mjcf::load(&p).unwrap();
+    let mut m = if name == "rows" {
+        moreau::mjcf::load_from_str(ROWS_XML, &moreau::mjcf::Vfs::default()).unwrap()
+    } else {
+        let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+        moreau::mjcf::load(&p).unwrap()
+    };
     m.opt.tolerance = 0.0;
     m.opt.iterations = 100;
     m.opt.ls_iterations = 100;
@@ -75,10 +123,24 @@ fn state(m: &Model, seed: u64, settle: usize) -> Data<f64> {
 }
 
 /// Analytic vs dual (forward ∂qacc, A, B, inverse DfDv, DfDa) and dual vs centered FD (A, B).
-fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
+/// Returns how `pos` obtained `∂g/∂q` at the state.
+fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) -> Method {
     let m = model(name, integ);
-    let mut d = state(&m, seed, settle);
+    let d = state(&m, seed, settle);
+    check_at(name, &m, d, integ, seed)
+}
+
+/// [`check`] at the given (forwarded) state.
+fn check_at(
+    name: &str,
+    m: &Model,
+    mut d: Data<f64>,
+    integ: Option<Integrator>,
+    seed: u64,
+) -> Method {
+    let m = m.clone();
     let nefc = d.nefc;
+    let meth = d_pos_method(&m, &d, Output::Residual, &mut Default::default()).1;
     let cone = d.efc_state[..nefc]
         .iter()
         .filter(|s| **s == moreau::constraint::ConstraintState::Cone)
@@ -125,7 +187,7 @@ fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
         }
     };
     eprintln!(
-        "{name} {integ:?} seed {seed}: nefc {nefc} (cone rows {cone}), IFT qacc vs dual {e_fwd:.1e}, inverse {e_inv:.1e}, \
+        "{name} {integ:?} seed {seed}: {meth:?}, nefc {nefc} (cone rows {cone}), IFT qacc vs dual {e_fwd:.1e}, inverse {e_inv:.1e}, \
          A {e_a:.1e}, B {e_b:.1e}, dual vs FD {e_fd:.1e}, inverse DfDv, DfDa vs FD {:.1e} {:.1e}, DfDq vs FD {:.1e} (eps 1e-9: {e_q_small:.1e})",
         e3[1], e3[2], e3[0]
     );
@@ -134,6 +196,57 @@ fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
     assert!(e_a < 1e-10 && e_b < 1e-10, "{name}: A {e_a} B {e_b}");
     assert!(e_fd < 1e-4, "{name}: dual vs FD {e_fd}");
     assert!(e_inv_fd < 1e-4, "{name}: inverse vs FD {e_inv_fd}");
+    meth
+}
+
+/// `check`, asserting that `pos` took the analytic path (`Constraint` with rows, else `Smooth`).
+fn check_analytic(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
+    let m = model(name, integ);
+    let nefc = state(&m, seed, settle).nefc;
+    let meth = check(name, integ, seed, settle);
+    let want = if nefc > 0 {
+        Method::Constraint
+    } else {
+        Method::Smooth
+    };
+    assert_eq!(meth, want, "{name}: expected the analytic path");
+}
+
+/// Friction-loss rows in their linear (sliding) zones next to limits and contacts: the
+/// analytic path against duals with `LinearPos`/`LinearNeg` rows present.
+#[test]
+fn friction_loss_linear_zone() {
+    use moreau::constraint::ConstraintState::{LinearNeg, LinearPos};
+    let m = model("rows", None);
+    let mut d = state(&m, 3, 200);
+    for (j, v) in [("h1", 3.0), ("t1", -2.0), ("t2", 1.5)] {
+        let jn = m.joint_id(j).unwrap();
+        d.qvel[m.jnt_dofadr[jn]] = v;
+    }
+    moreau::forward::forward(&m, &mut d);
+    let lin = d.efc_state[..d.nefc]
+        .iter()
+        .filter(|s| matches!(s, LinearPos | LinearNeg))
+        .count();
+    assert!(lin >= 2, "rows: {lin} friction rows in the linear zone");
+    assert_eq!(check_at("rows/sliding", &m, d, None, 3), Method::Constraint);
+}
+
+/// The explicit fallback: contacts of the f64-only convex colliders (mesh on plane) take the
+/// restricted dual pass and agree with the dual Jacobian. (Not with FD: those colliders carry
+/// no geometry derivative, in the dual reference either.)
+#[test]
+fn convex_contacts_fall_back() {
+    let m = model("mesh_drop", None);
+    let d = state(&m, 7, 300);
+    assert!(d.nefc > 0, "mesh_drop: no contact after settling");
+    let meth = d_pos_method(&m, &d, Output::Residual, &mut Default::default()).1;
+    assert_eq!(meth, Method::Restricted);
+    let t = transition_analytic(&m, &mut d.clone()).unwrap();
+    let (a, _) = dual_step_jacobian(&m, &d);
+    let e = err(&t.A, &a);
+    eprintln!("mesh_drop: A vs dual {e:.1e}");
+    assert!(e < 1e-10, "mesh_drop: A {e}");
 }
 
 proptest! {
@@ -149,14 +262,23 @@ proptest! {
 
     #[test]
     fn contact_models(seed in any::<u64>()) {
-        check("sphere_drop", None, seed, 300);
-        check("sphere_drop_elliptic", None, seed, 300);
-        check("box_drop", None, seed, 300);
+        check_analytic("sphere_drop", None, seed, 300);
+        check_analytic("sphere_drop_elliptic", None, seed, 300);
+        check_analytic("box_drop", None, seed, 300);
+        check_analytic("box_drop_elliptic", None, seed, 300);
+    }
+
+    #[test]
+    fn contact_chains(seed in any::<u64>()) {
+        check_analytic("humanoid", None, seed, 150);
+        check_analytic("capsule_chain", None, seed, 100);
+        check_analytic("hopper_leg", None, seed, 50);
+        check_analytic("rows", None, seed, 200);
     }
 
     #[test]
     fn quadruped(seed in any::<u64>()) {
-        check("quadruped", None, seed, 200);
+        check_analytic("quadruped", None, seed, 200);
         check("quadruped", Some(Integrator::ImplicitFast), seed, 200);
     }
 }

@@ -9,6 +9,9 @@
 #[path = "../../derivatives/src/contact.rs"]
 mod contact;
 #[allow(dead_code)]
+#[path = "../../derivatives/src/cpos.rs"]
+mod cpos;
+#[allow(dead_code)]
 #[path = "../../derivatives/src/dual.rs"]
 mod dual;
 /// The finite-difference Jacobians of crate `moreau-derivatives` (derivatives/src/fd.rs),
@@ -1109,9 +1112,11 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
         json!({"inverseFD_us": ifd_us, "inverseFD_cpu_us": ifd_cpu})
     );
     // analytic Jacobians (IFT through contact; A, B only), same batches
+    let mut tac_wall = None;
     if contact::unsupported(&m).is_none() {
+        let mut aw = contact::Workspace::default();
         let (ta_us, ta_cpu) = time_fd(false, &mut |_, d| {
-            let _ = contact::transition_analytic(&m, d);
+            let _ = contact::transition_analytic_with(&m, d, &mut aw);
         });
         let (ia_us, ia_cpu) = time_fd(false, &mut |_, d| {
             let _ = inverse::inverse_analytic(&m, d);
@@ -1130,9 +1135,11 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
         let (tfc_us, tfc_cpu) = time_fd(true, &mut |ws, d| {
             ws.transition(&m, d, 1e-6, false);
         });
+        let mut aw = contact::Workspace::default();
         let (tac_us, tac_cpu) = time_fd(true, &mut |_, d| {
-            let _ = contact::transition_analytic(&m, d);
+            let _ = contact::transition_analytic_with(&m, d, &mut aw);
         });
+        tac_wall = Some((tac_us, tac_cpu));
         let ratio = match (tac_cpu, tfc_cpu) {
             (Some(a), Some(b)) => a / b,
             _ => tac_us / tfc_us,
@@ -1237,6 +1244,21 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
                 json!({"ratio_inverse": inv_us / (i - overhead).max(1e-9),
                        "ratio_transitionFD": tfd_us / t,
                        "ratio_inverseFD": ifd.map(|x| ifd_us / x)})
+            );
+        }
+        if let Some(t) = mj("transitionFD_contact_us") {
+            // thread CPU time on both sides when available (robust to load), else wall time
+            let tc = mj("transitionFD_contact_cpu_us");
+            let ratio = tac_wall.map(|(w, c)| match (c, tc) {
+                (Some(c), Some(tc)) => c / tc,
+                _ => w / t,
+            });
+            println!(
+                "{}",
+                json!({"mujoco_transitionFD_contact_us": t,
+                       "mujoco_transitionFD_contact_cpu_us": tc,
+                       "mujoco_contact_state_nefc": r["contact_state_nefc"],
+                       "ratio_transition_analytic_vs_mujoco_FD_contact": ratio})
             );
         }
         if let (Some(s), Some(f)) = (mj("step_us"), mj("forward_us")) {

@@ -424,6 +424,35 @@ fn process<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize, p: &Para
     }
 }
 
+/// `margin + gap` with which the narrow phase runs for geoms `g1`, `g2` (the explicit pair's
+/// parameters if they form one, else the mixed ones), so a caller can reproduce a pair's
+/// contacts with [`collide_geoms`] (e.g. on dual numbers, for contact-geometry derivatives).
+pub fn pair_limit(m: &Model, g1: usize, g2: usize) -> f64 {
+    let k = (0..m.npair.min(m.pair_geom1.len())).find(|&k| {
+        (m.pair_geom1[k] == g1 && m.pair_geom2[k] == g2)
+            || (m.pair_geom1[k] == g2 && m.pair_geom2[k] == g1)
+    });
+    let p = match k {
+        Some(k) => pair_params(m, k),
+        None => mix_params(m, g1, g2),
+    };
+    p.margin + p.gap
+}
+
+/// True if the narrow phase of this ordered type pair (`t1 <= t2`) is one of the primitive
+/// colliders generic over the scalar ([`primitive`], [`boxes`]), so dual numbers carry the
+/// contact geometry's derivatives; false for the `f64`-only convex and height-field paths.
+pub fn differentiable(t1: GeomType, t2: GeomType) -> bool {
+    use GeomType::*;
+    matches!(
+        (t1, t2),
+        (Plane, Sphere | Capsule | Cylinder | Box)
+            | (Sphere, Sphere | Capsule | Cylinder | Box)
+            | (Capsule, Capsule | Box)
+            | (Box, Box)
+    )
+}
+
 /// True if geoms `g1`, `g2` form an explicit `pair` (either order).
 fn is_explicit_pair(m: &Model, g1: usize, g2: usize) -> bool {
     (0..m.npair.min(m.pair_geom1.len())).any(|k| {

@@ -14,6 +14,9 @@ call overhead; "call_overhead_us" is the time of a trivial binding call (mju_sig
 subtracted when comparing against a native Rust loop. "step_rollout_us" times mj_step inside
 MuJoCo's own C rollout loop (mujoco.rollout, one thread; it also copies the state out each
 step), i.e. without per-step Python overhead.
+"transitionFD_contact_us" times mjd_transitionFD at the state with contacts reached by stepping
+from the reset state until constraint rows appear ("contact_state_nefc" rows), as `moreau bench`;
+"transitionFD_contact_cpu_us" is the same in thread CPU time.
 "per_batch_from_reset" gives the mean/max ncon, mean nefc and mean solver iterations over one
 batch of steps from the reset state, i.e. how much contact work the step timings include
 (batches restart from the keyframe, so a falling model is timed mostly before it lands).
@@ -137,6 +140,32 @@ def bench_model(path, args):
             mujoco.mjd_transitionFD(m, d, 1e-6, False, A, B, None, None)
         samples.append((time.perf_counter_ns() - t0) / 1e3 / args.fd_batch_size)
     res["transitionFD_us"] = summarize(samples)
+
+    # the same at a state with contacts: from the reset state, step until constraint rows
+    # appear (at most 3000 steps; as moreau bench's contact state)
+    reset(m, d)
+    for _ in range(3000):
+        mujoco.mj_step(m, d)
+        if d.nefc > 0:
+            break
+    dc = mujoco.MjData(m)
+    nstate = mujoco.mj_stateSize(m, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    xc = np.zeros(nstate)
+    mujoco.mj_getState(m, d, xc, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    samples, cpu = [], []
+    for _ in range(max(3, args.batches // 3)):
+        mujoco.mj_setState(m, dc, xc, mujoco.mjtState.mjSTATE_FULLPHYSICS)
+        mujoco.mj_forward(m, dc)
+        c0 = time.thread_time_ns()
+        t0 = time.perf_counter_ns()
+        for _ in range(args.fd_batch_size):
+            mujoco.mjd_transitionFD(m, dc, 1e-6, False, A, B, None, None)
+        samples.append((time.perf_counter_ns() - t0) / 1e3 / args.fd_batch_size)
+        cpu.append((time.thread_time_ns() - c0) / 1e3 / args.fd_batch_size)
+    res["transitionFD_contact_us"] = summarize(samples)
+    # thread CPU time: comparable with moreau bench's *_cpu_us on a loaded machine
+    res["transitionFD_contact_cpu_us"] = summarize(cpu)
+    res["contact_state_nefc"] = int(dc.nefc)
 
     # inverse-dynamics Jacobians by forward differences (mjd_inverseFD: DfDq, DfDv, DfDa and
     # DmDq, no sensor Jacobians, flg_actuation 0), at the forward solution of the reset state
