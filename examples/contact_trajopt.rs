@@ -1,24 +1,38 @@
 //! Direct collocation through contact (seed 000, "Inverse dynamics and optimization"): the soft
 //! contact model turns the contact forces into a function of `(q, v, a)`, so inverse dynamics
-//! gives every force of a trajectory and no complementarity constraints are needed. Problem: a
-//! ball pushed 0.2 m along the floor by an actuated finger, rolling without slipping
-//! (`models/ball_push.xml`: MuJoCo's default solref/solimp, pyramidal cone, ball–floor condim
-//! 3), initial guess from a constant-push rollout (`moreau_optim::problems::ball_push`, which
-//! also says why not a sliding box).
+//! gives every force of a trajectory and no complementarity constraints are needed. Problems
+//! (`moreau_optim::problems`):
+//! - `ball` (default): a ball pushed 0.2 m along the floor by an actuated finger, rolling without
+//!   slipping (`models/ball_push.xml`, MuJoCo's default solref/solimp), initial guess from a
+//!   constant-push rollout (`ball_push`, which also says why a sliding box needs other contact
+//!   parameters);
+//! - `hopper`: a planar one-legged hopper hopping 0.15 m forward (`models/hopper_hop.xml`, foot
+//!   contact made continuous at its creation by margin and solimp), initial guess from a
+//!   hand-tuned hop controller's rollout (`hopper_hop`);
+//! - `box`: a box pushed 0.2 m across the floor by a finger, sliding (`models/box_push.xml`, same
+//!   contact parameters as the hopper), initial guess from a constant-push rollout (`box_push`).
 //!
-//! Run: `cargo run --release --example contact_trajopt [-- --horizon 60 --check]`. Prints
-//! iterations, time, cost, the largest unactuated force residual, the replay error (the engine
-//! re-simulating the plan open loop and with a PD tracking feedback on the finger) and, with
-//! `--check`, the largest difference between the collocation's residual Jacobian and central
-//! finite differences of the residual at the initial guess and at the solution. Writes
-//! `target/trajopt/ball_push.json` in the format of `moreau simulate`. Converges for horizons 30
-//! and 60; 100 and more stall (see `ball_push`).
+//! Run: `cargo run --release [--features plot] --example contact_trajopt [-- --problem
+//! ball|hopper|box --horizon 60 --distance D --check]`. Prints iterations, time, cost, the
+//! largest unactuated force residual, the replay error (the engine re-simulating the plan open
+//! loop and with a PD tracking feedback on the actuated joints), knots without contact and,
+//! with `--check`, the largest difference between the collocation's residual Jacobian and
+//! central finite differences of the residual at the initial guess and at the solution. Writes
+//! `target/trajopt/<problem>.json` in the format of `moreau simulate` (accepted by `moreau
+//! replay`: the PD-tracked replay with its controls, the plan under `plan_qpos`) and, with
+//! `--features plot`, `target/trajopt/<problem>_qpos.png`.
+
+#[cfg(feature = "plot")]
+#[path = "common/plot.rs"]
+#[allow(dead_code)]
+mod plot;
 
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{
-    ball_push, contact_counts, max_diff, replay_tracking, trajectory_json,
+    ball_push, box_push_on, contact_counts, contact_provider, hopper_hop_on, load_model, max_diff, model_path, replay_tracking,
+    trajectory_json, ContactProblem,
 };
-use moreau_optim::progress::table;
+use moreau_optim::progress::{bar, table, ProgressObserver};
 use std::time::Instant;
 
 fn main() {
@@ -57,38 +71,81 @@ fn jacobian_check(c: &moreau_optim::collocation::Collocation, z: &[f64], label: 
     );
 }
 
-fn run() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut horizon = 60;
-    if let Some(i) = args.iter().position(|a| a == "--horizon") {
-        horizon = args
+fn arg<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
+    match args.iter().position(|a| a == name) {
+        None => Ok(None),
+        Some(i) => args
             .get(i + 1)
             .and_then(|s| s.parse().ok())
-            .ok_or("--horizon needs a positive integer")?;
+            .map(Some)
+            .ok_or_else(|| format!("{name} needs a value")),
     }
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let problem: String = arg(&args, "--problem")?.unwrap_or_else(|| "ball".into());
+    let horizon: usize = arg(&args, "--horizon")?.unwrap_or(60);
     let check = args.iter().any(|a| a == "--check");
-    let distance = 0.2;
-    let p = ball_push(horizon, distance)?;
+    // A variant of the problem's model (a file name under models/, e.g. other contact settings).
+    let model_arg: Option<String> = arg(&args, "--model")?;
+    let model_file = model_arg.as_deref();
+    // (problem, moved coordinate: qpos index and label, default distance)
+    let (p, idx, what, distance): (ContactProblem, usize, &str, f64) = match problem.as_str() {
+        "ball" => {
+            let d = arg(&args, "--distance")?.unwrap_or(0.2);
+            (ball_push(horizon, d)?, 0, "ball x", d)
+        }
+        "hopper" => {
+            let d = arg(&args, "--distance")?.unwrap_or(0.15);
+            let m = load_model(model_file.unwrap_or("hopper_hop.xml"))?;
+            (hopper_hop_on(m, horizon, d, contact_provider())?, 0, "torso x", d)
+        }
+        "box" => {
+            let d = arg(&args, "--distance")?.unwrap_or(0.2);
+            let m = load_model(model_file.unwrap_or("box_push.xml"))?;
+            (box_push_on(m, horizon, d, contact_provider())?, 0, "box x", d)
+        }
+        other => return Err(format!("unknown problem {other} (ball, hopper or box)")),
+    };
+    let file_name = p.name.replace(' ', "_");
+    let model_file = model_file.unwrap_or(match problem.as_str() {
+        "hopper" => "hopper_hop.xml",
+        "box" => "box_push.xml",
+        _ => "ball_push.xml",
+    });
     if check {
         jacobian_check(&p.collocation, &p.z0, "the initial guess");
     }
+    if args.iter().any(|a| a == "--diag") {
+        diag(&p.collocation, &p.z0, arg(&args, "--lambda")?.unwrap_or(1e3));
+        return Ok(());
+    }
     let e0 = p.collocation.evaluate(&p.z0);
     println!(
-        "initial guess (rollout): cost {:.5}, max |unactuated τ| {:.1e} N",
+        "{}: initial guess (rollout): cost {:.5}, max |unactuated τ| {:.1e} N",
+        p.name,
         e0.cost(),
         e0.max_defect()
     );
     let max = 300;
+    let pb = bar(max, p.name);
     let t0 = Instant::now();
     let (c, res) = solve_lm(
         p.collocation,
         p.z0,
         LevenbergMarquardt::default(),
         max,
-        |e| e,
+        |e| {
+            e.add_observer(
+                ProgressObserver { bar: pb.clone() },
+                moreau_optim::argmin::core::observers::ObserverMode::Always,
+            )
+        },
     )
     .map_err(|e| e.to_string())?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
+    pb.finish_and_clear();
     if check {
         jacobian_check(&c, &res.z, "the solution");
     }
@@ -99,7 +156,14 @@ fn run() -> Result<(), String> {
     let (qs, vs) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 400.0, 40.0);
     let err_open = max_diff(&qo, &plan);
     let err_pd = max_diff(&qs, &plan);
+    // First knot where the open-loop replay leaves the plan by more than 1 mm.
+    let diverge = qo
+        .iter()
+        .zip(&plan)
+        .position(|(a, b)| max_diff(&[a.clone()], &[b.clone()]) > 1e-3)
+        .map_or("never".to_string(), |t| t.to_string());
     let ncon = contact_counts(&c.model, &plan);
+    let free = ncon.iter().filter(|&&n| n == 0).count();
     let body = vec![vec![
         p.name.to_string(),
         horizon.to_string(),
@@ -108,8 +172,10 @@ fn run() -> Result<(), String> {
         format!("{:.5}", res.eval.cost()),
         format!("{:.1e}", res.eval.max_defect()),
         format!("{err_open:.1e}"),
+        diverge,
         format!("{err_pd:.1e}"),
-        format!("{:.4}", plan[c.horizon][0] - c.q0[0]),
+        free.to_string(),
+        format!("{:.4} / {distance}", plan[c.horizon][idx] - c.q0[idx]),
         if res.converged { "yes" } else { "NO" }.into(),
     ]];
     println!(
@@ -123,29 +189,90 @@ fn run() -> Result<(), String> {
                 "cost",
                 "max |unactuated τ| N",
                 "replay err open loop m",
+                "open loop > 1 mm at knot",
                 "replay err PD m",
-                "ball x travelled m",
+                "knots without contact",
+                &format!("{what} travelled / asked m"),
                 "converged",
             ],
             &body,
         )
     );
     std::fs::create_dir_all("target/trajopt").map_err(|e| e.to_string())?;
-    let file = "target/trajopt/ball_push.json";
+    let file = format!("target/trajopt/{file_name}.json");
     let json = trajectory_json(
         c.model.opt.timestep,
         &qs,
         &vs,
         &res.eval.u,
         serde_json::json!({
-            "plan_qpos": plan, "ncon": ncon, "cost_history": res.cost_history,
+            "model": model_path(model_file),
+            "plan_qpos": plan, "open_loop_qpos": qo, "ncon": ncon,
+            "cost_history": res.cost_history, "defect_history": res.defect_history,
             "solver": "collocation GN/LM", "cost": res.eval.cost(),
         }),
     );
-    std::fs::write(file, json.to_string()).map_err(|e| format!("{file}: {e}"))?;
+    std::fs::write(&file, json.to_string()).map_err(|e| format!("{file}: {e}"))?;
     println!("wrote {file}");
+    #[cfg(feature = "plot")]
+    {
+        let path = format!("target/trajopt/{file_name}_qpos.png");
+        let names: Vec<String> = (0..c.model.njnt)
+            .map(|j| c.model.jnt_name[j].clone())
+            .collect();
+        let panels: Vec<(&str, usize, f64)> = names
+            .iter()
+            .enumerate()
+            .map(|(j, n)| (n.as_str(), c.model.jnt_qposadr[j], 1.0))
+            .collect();
+        plot::init_font();
+        plot::qpos_panels(
+            &path,
+            (900, 220 * panels.len() as u32),
+            &[
+                ("plan", &plan),
+                ("engine, open loop", &qo),
+                ("engine, PD tracking", &qs),
+            ],
+            c.model.opt.timestep,
+            &panels,
+        )
+        .map_err(|e| e.to_string())?;
+    }
     if !res.converged {
         return Err(format!("did not converge: {}", res.termination));
     }
     Ok(())
+}
+
+fn diag(c: &moreau_optim::collocation::Collocation, z: &[f64], lambda: f64) {
+    use moreau_optim::band::BandMatrix;
+    let (ev, blocks) = c.jacobian(z);
+    let n = c.n_vars();
+    let mut h = BandMatrix::zeros(n, 3 * c.model.nv - 1);
+    let mut g = vec![0.0; n];
+    c.normal_equations(&ev, &blocks, &mut h, &mut g);
+    for i in 0..n {
+        h.add(i, i, lambda);
+    }
+    assert!(h.cholesky());
+    let mut d: Vec<f64> = g.iter().map(|x| -x).collect();
+    h.solve(&mut d);
+    let j = c.dense_jacobian(z);
+    for scale in [1.0, 0.1, 0.01] {
+        let ds: Vec<f64> = d.iter().map(|x| x * scale).collect();
+        let dv = nalgebra::DVector::from_vec(ds.clone());
+        let lin = &j * &dv;
+        let rn = c.evaluate(&c.retract(z, &ds, 1.0)).r;
+        let f0: f64 = ev.r.iter().map(|x| x * x).sum::<f64>() * 0.5;
+        let fl: f64 = ev.r.iter().zip(lin.iter()).map(|(a, b)| (a + b).powi(2)).sum::<f64>() * 0.5;
+        let fnew: f64 = rn.iter().map(|x| x * x).sum::<f64>() * 0.5;
+        println!("lambda {lambda:e} scale {scale}: |d| {:.2e} f0 {f0:.6} flin {fl:.6} fnew {fnew:.6}", dv.amax());
+        let mut rows: Vec<(f64, usize)> = (0..rn.len()).map(|i| ((rn[i] - ev.r[i] - lin[i]).abs(), i)).collect();
+        rows.sort_by(|a, b| b.0.total_cmp(&a.0));
+        for &(e, i) in rows.iter().take(6) {
+            let t = blocks.iter().rposition(|b| b.row <= i).unwrap_or(0);
+            println!("   row {i} knot {t} local {} mismatch {e:.3e} r {:.3e} lin {:.3e} new {:.3e}", i - blocks[t].row, ev.r[i], lin[i], rn[i]);
+        }
+    }
 }
