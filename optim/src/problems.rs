@@ -363,8 +363,8 @@ pub fn hopper_hop_on(
         2,
         "hopper_hop: expected joints rootx, rootz, rooty, hip, knee and two motors",
     )?;
-    if horizon < 20 || !distance.is_finite() {
-        return Err("hopper_hop: horizon must be ≥ 20 and distance finite".into());
+    if horizon < 40 || !distance.is_finite() {
+        return Err("hopper_hop: horizon must be ≥ 40 and distance finite".into());
     }
     let [a, k] = HOP_STANCE;
     // Standing start: foot (radius 0.04) on the floor, joints held by PD for 0.3 s, then the
@@ -390,20 +390,20 @@ pub fn hopper_hop_on(
     d.qpos[0] = 0.0;
     d.qpos[2] = 0.0;
     let q0 = d.qpos.clone();
-    // The hop controller: knee PD to a crouch (t < 6), then to an extended knee (t < 18) while
+    // The hop controller: knee PD to a crouch (t < 9), then to an extended knee (t < 30) while
     // the hip holds the torso pitch at a lean; afterwards hip and knee PD to the stance angles.
-    let (crouch, push, lean, kpp, kdp) = (0.185, 0.685, -0.238, 55.0, 6.5);
+    let (crouch, push, lean, kpp, kdp) = (0.21, 0.622, -0.199, 72.0, 14.4);
     let mut z0 = Vec::with_capacity(horizon * 5);
     let mut u0 = Vec::with_capacity(horizon);
     for t in 0..horizon {
-        let knee = if t < 6 {
+        let knee = if t < 9 {
             -2.0 * (a + crouch)
-        } else if t < 18 {
+        } else if t < 30 {
             -push
         } else {
             k
         };
-        let uh = if t < 18 {
+        let uh = if t < 30 {
             kpp * (d.qpos[2] - lean) + kdp * d.qvel[2]
         } else {
             pd(&d, 3, a)
