@@ -8,16 +8,18 @@
 //!   parameters);
 //! - `hopper`: a planar one-legged hopper hopping 0.15 m forward (`models/hopper_hop.xml`, foot
 //!   contact made continuous at its creation by margin and solimp), initial guess from a
-//!   hand-tuned hop controller's rollout (`hopper_hop`);
+//!   hand-tuned hop controller's rollout (`hopper_hop`), Jacobians by `JumpSafeDifference`;
 //! - `box`: a box pushed 0.2 m across the floor by a finger, sliding (`models/box_push.xml`, same
 //!   contact parameters as the hopper), initial guess from a constant-push rollout (`box_push`).
 //!
 //! Run: `cargo run --release [--features plot] --example contact_trajopt [-- --problem
-//! ball|hopper|box --horizon 60 --distance D --check]`. Prints iterations, time, cost, the
-//! largest unactuated force residual, the replay error (the engine re-simulating the plan open
-//! loop and with a PD tracking feedback on the actuated joints), knots without contact and,
-//! with `--check`, the largest difference between the collocation's residual Jacobian and
-//! central finite differences of the residual at the initial guess and at the solution. Writes
+//! ball|hopper|box --horizon 60 --distance D --max-iters 300 --defect-tol N --model FILE
+//! --check]` (`--model`: a variant of the problem's model, e.g. another cone; `--defect-tol`
+//! overrides the problem's). Prints iterations, time, cost, the largest unactuated force
+//! residual, the replay error (the engine re-simulating the plan open loop and with a PD
+//! tracking feedback on the actuated joints), knots without contact and, with `--check`, the
+//! largest difference between the collocation's residual Jacobian and central finite
+//! differences of the residual at the initial guess and at the solution. Writes
 //! `target/trajopt/<problem>.json` in the format of `moreau simulate` (accepted by `moreau
 //! replay`: the PD-tracked replay with its controls, the plan under `plan_qpos`) and, with
 //! `--features plot`, `target/trajopt/<problem>_qpos.png`.
@@ -27,10 +29,11 @@
 #[allow(dead_code)]
 mod plot;
 
+use moreau_optim::collocation::InverseJacobian;
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{
     ball_push, box_push_on, contact_counts, contact_provider, hopper_hop_on, load_model, max_diff, model_path, replay_tracking,
-    trajectory_json, ContactProblem,
+    trajectory_json, ContactProblem, JumpSafeDifference,
 };
 use moreau_optim::progress::{bar, table, ProgressObserver};
 use std::time::Instant;
@@ -91,6 +94,8 @@ fn run() -> Result<(), String> {
     let model_arg: Option<String> = arg(&args, "--model")?;
     let model_file = model_arg.as_deref();
     // (problem, moved coordinate: qpos index and label, default distance)
+    // PD gains of the tracking replay (the hopper's light leg needs lower ones at dt 0.01).
+    let mut gains = (400.0, 40.0);
     let (p, idx, what, distance): (ContactProblem, usize, &str, f64) = match problem.as_str() {
         "ball" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.2);
@@ -99,7 +104,9 @@ fn run() -> Result<(), String> {
         "hopper" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.15);
             let m = load_model(model_file.unwrap_or("hopper_hop.xml"))?;
-            (hopper_hop_on(m, horizon, d, contact_provider())?, 0, "torso x", d)
+            gains = (100.0, 5.0);
+            let jac: Box<dyn InverseJacobian> = Box::new(JumpSafeDifference::default());
+            (hopper_hop_on(m, horizon, d, jac)?, 0, "torso x", d)
         }
         "box" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.2);
@@ -117,10 +124,6 @@ fn run() -> Result<(), String> {
     if check {
         jacobian_check(&p.collocation, &p.z0, "the initial guess");
     }
-    if args.iter().any(|a| a == "--diag") {
-        diag(&p.collocation, &p.z0, arg(&args, "--lambda")?.unwrap_or(1e3));
-        return Ok(());
-    }
     let e0 = p.collocation.evaluate(&p.z0);
     println!(
         "{}: initial guess (rollout): cost {:.5}, max |unactuated τ| {:.1e} N",
@@ -128,13 +131,16 @@ fn run() -> Result<(), String> {
         e0.cost(),
         e0.max_defect()
     );
-    let max = 300;
+    let max: u64 = arg(&args, "--max-iters")?.unwrap_or(300);
+    let mut lm = LevenbergMarquardt::default();
+    lm.max_al_updates = max as usize;
+    lm.defect_tol = arg(&args, "--defect-tol")?.unwrap_or(p.defect_tol);
     let pb = bar(max, p.name);
     let t0 = Instant::now();
     let (c, res) = solve_lm(
         p.collocation,
         p.z0,
-        LevenbergMarquardt::default(),
+        lm,
         max,
         |e| {
             e.add_observer(
@@ -153,7 +159,7 @@ fn run() -> Result<(), String> {
         .map(|t| c.config(&res.z, t).to_vec())
         .collect();
     let (qo, _) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 0.0, 0.0);
-    let (qs, vs) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 400.0, 40.0);
+    let (qs, vs) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, gains.0, gains.1);
     let err_open = max_diff(&qo, &plan);
     let err_pd = max_diff(&qs, &plan);
     // First knot where the open-loop replay leaves the plan by more than 1 mm.
@@ -243,36 +249,4 @@ fn run() -> Result<(), String> {
         return Err(format!("did not converge: {}", res.termination));
     }
     Ok(())
-}
-
-fn diag(c: &moreau_optim::collocation::Collocation, z: &[f64], lambda: f64) {
-    use moreau_optim::band::BandMatrix;
-    let (ev, blocks) = c.jacobian(z);
-    let n = c.n_vars();
-    let mut h = BandMatrix::zeros(n, 3 * c.model.nv - 1);
-    let mut g = vec![0.0; n];
-    c.normal_equations(&ev, &blocks, &mut h, &mut g);
-    for i in 0..n {
-        h.add(i, i, lambda);
-    }
-    assert!(h.cholesky());
-    let mut d: Vec<f64> = g.iter().map(|x| -x).collect();
-    h.solve(&mut d);
-    let j = c.dense_jacobian(z);
-    for scale in [1.0, 0.1, 0.01] {
-        let ds: Vec<f64> = d.iter().map(|x| x * scale).collect();
-        let dv = nalgebra::DVector::from_vec(ds.clone());
-        let lin = &j * &dv;
-        let rn = c.evaluate(&c.retract(z, &ds, 1.0)).r;
-        let f0: f64 = ev.r.iter().map(|x| x * x).sum::<f64>() * 0.5;
-        let fl: f64 = ev.r.iter().zip(lin.iter()).map(|(a, b)| (a + b).powi(2)).sum::<f64>() * 0.5;
-        let fnew: f64 = rn.iter().map(|x| x * x).sum::<f64>() * 0.5;
-        println!("lambda {lambda:e} scale {scale}: |d| {:.2e} f0 {f0:.6} flin {fl:.6} fnew {fnew:.6}", dv.amax());
-        let mut rows: Vec<(f64, usize)> = (0..rn.len()).map(|i| ((rn[i] - ev.r[i] - lin[i]).abs(), i)).collect();
-        rows.sort_by(|a, b| b.0.total_cmp(&a.0));
-        for &(e, i) in rows.iter().take(6) {
-            let t = blocks.iter().rposition(|b| b.row <= i).unwrap_or(0);
-            println!("   row {i} knot {t} local {} mismatch {e:.3e} r {:.3e} lin {:.3e} new {:.3e}", i - blocks[t].row, ev.r[i], lin[i], rn[i]);
-        }
-    }
 }
