@@ -21,7 +21,8 @@
 //! largest difference between the collocation's residual Jacobian and central finite
 //! differences of the residual at the initial guess and at the solution. Writes
 //! `target/trajopt/<problem>.json` in the format of `moreau simulate` (accepted by `moreau
-//! replay`: the PD-tracked replay with its controls, the plan under `plan_qpos`) and, with
+//! replay`: the engine's open-loop run under the planned controls; the plan under `plan_qpos`,
+//! the PD-tracked run under `pd_tracking_qpos`) and, with
 //! `--features plot`, `target/trajopt/<problem>_qpos.png`.
 
 #[cfg(feature = "plot")]
@@ -158,8 +159,8 @@ fn run() -> Result<(), String> {
     let plan: Vec<Vec<f64>> = (0..=c.horizon)
         .map(|t| c.config(&res.z, t).to_vec())
         .collect();
-    let (qo, _) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 0.0, 0.0);
-    let (qs, vs) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, gains.0, gains.1);
+    let (qo, vo) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 0.0, 0.0);
+    let (qs, _) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, gains.0, gains.1);
     let err_open = max_diff(&qo, &plan);
     let err_pd = max_diff(&qs, &plan);
     // First knot where the open-loop replay leaves the plan by more than 1 mm.
@@ -206,14 +207,16 @@ fn run() -> Result<(), String> {
     );
     std::fs::create_dir_all("target/trajopt").map_err(|e| e.to_string())?;
     let file = format!("target/trajopt/{file_name}.json");
+    // The engine's open-loop run under the planned controls (what `moreau replay` re-simulates),
+    // the plan and the PD-tracked run as extra fields.
     let json = trajectory_json(
         c.model.opt.timestep,
-        &qs,
-        &vs,
+        &qo,
+        &vo,
         &res.eval.u,
         serde_json::json!({
             "model": model_path(model_file),
-            "plan_qpos": plan, "open_loop_qpos": qo, "ncon": ncon,
+            "plan_qpos": plan, "pd_tracking_qpos": qs, "ncon": ncon,
             "cost_history": res.cost_history, "defect_history": res.defect_history,
             "solver": "collocation GN/LM", "cost": res.eval.cost(),
         }),
