@@ -14,8 +14,9 @@
 //!
 //! Run: `cargo run --release [--features plot] --example contact_trajopt [-- --problem
 //! ball|hopper|box --horizon 60 --distance D --max-iters 300 --defect-tol N --model FILE
-//! --check]` (`--model`: a variant of the problem's model, e.g. another cone; `--defect-tol`
-//! overrides the problem's). Prints iterations, time, cost, the largest unactuated force
+//! --centered --check]` (`--model`: a variant of the problem's model, e.g. another cone;
+//! `--defect-tol` overrides the problem's; `--centered`: the hopper with plain central
+//! differences instead of `JumpSafeDifference`). Prints iterations, time, cost, the largest unactuated force
 //! residual, the replay error (the engine re-simulating the plan open loop and with a PD
 //! tracking feedback on the actuated joints), knots without contact and, with `--check`, the
 //! largest difference between the collocation's residual Jacobian and central finite
@@ -33,8 +34,8 @@ mod plot;
 use moreau_optim::collocation::InverseJacobian;
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{
-    ball_push, box_push_on, contact_counts, contact_provider, hopper_hop_on, load_model, max_diff, model_path, replay_tracking,
-    trajectory_json, ContactProblem, JumpSafeDifference,
+    ball_push, box_push_on, contact_counts, contact_provider, hopper_hop_on, load_model, max_diff,
+    model_path, replay_tracking, trajectory_json, ContactProblem, JumpSafeDifference,
 };
 use moreau_optim::progress::{bar, table, ProgressObserver};
 use std::time::Instant;
@@ -106,13 +107,23 @@ fn run() -> Result<(), String> {
             let d = arg(&args, "--distance")?.unwrap_or(0.15);
             let m = load_model(model_file.unwrap_or("hopper_hop.xml"))?;
             gains = (100.0, 5.0);
-            let jac: Box<dyn InverseJacobian> = Box::new(JumpSafeDifference::default());
+            // `--centered`: plain central differences (`contact_provider`), for comparison.
+            let jac: Box<dyn InverseJacobian> = if args.iter().any(|a| a == "--centered") {
+                contact_provider()
+            } else {
+                Box::new(JumpSafeDifference::default())
+            };
             (hopper_hop_on(m, horizon, d, jac)?, 0, "torso x", d)
         }
         "box" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.2);
             let m = load_model(model_file.unwrap_or("box_push.xml"))?;
-            (box_push_on(m, horizon, d, contact_provider())?, 0, "box x", d)
+            (
+                box_push_on(m, horizon, d, contact_provider())?,
+                0,
+                "box x",
+                d,
+            )
         }
         other => return Err(format!("unknown problem {other} (ball, hopper or box)")),
     };
@@ -138,18 +149,12 @@ fn run() -> Result<(), String> {
     lm.defect_tol = arg(&args, "--defect-tol")?.unwrap_or(p.defect_tol);
     let pb = bar(max, p.name);
     let t0 = Instant::now();
-    let (c, res) = solve_lm(
-        p.collocation,
-        p.z0,
-        lm,
-        max,
-        |e| {
-            e.add_observer(
-                ProgressObserver { bar: pb.clone() },
-                moreau_optim::argmin::core::observers::ObserverMode::Always,
-            )
-        },
-    )
+    let (c, res) = solve_lm(p.collocation, p.z0, lm, max, |e| {
+        e.add_observer(
+            ProgressObserver { bar: pb.clone() },
+            moreau_optim::argmin::core::observers::ObserverMode::Always,
+        )
+    })
     .map_err(|e| e.to_string())?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     pb.finish_and_clear();

@@ -268,6 +268,7 @@ impl InverseJacobian for JumpSafeDifference {
 /// creation is a jump of the inverse contact force (the Jacobian check shows finite
 /// differences straddling it at exactly those knots, and agreement elsewhere), and Gauss–Newton
 /// stalls there. A rolling ball keeps both edges active (sticking), which cancels the term.
+/// [`box_push`] slides a box with contact parameters that cure both.
 ///
 /// Limitation: converges at T = 30 and 60 knots; at T ≥ 100 the optimal push (nearly linear,
 /// falling to 0 at the last knot) is small over the last knots, the finger contact turns
@@ -420,23 +421,25 @@ const HOP_STANCE: [f64; 2] = [0.5, -1.0];
 
 /// A planar one-legged hopper hopping forward (`models/hopper_hop.xml`: torso on rootx, rootz,
 /// rooty, unactuated; actuated hip and knee; a spherical foot, the only colliding geom): from
-/// rest, it must end `distance` m further along x at knot `horizon` (dt 0.01), at rest in its
-/// standing posture. Cost: terminal `½·1000 (x − x*)²` and `½·100` on the rest of the standing
-/// state (`z`, pitch, joints, velocities), running `dt·½·1` on pitch (keep the torso upright),
-/// control `dt·½·0.01 u²`.
+/// rest, it must end `distance` m further along x at knot `horizon` (dt 0.01), upright and at
+/// rest. Cost: terminal `½·1000 (x − x*)²`, `½·10` on the pitch and `½·1` on the velocities,
+/// running `dt·½·1` on the pitch (keep the torso upright), control `dt·½·0.01 u²`.
 ///
 /// The foot contact is made continuous at its creation by the model's own parameters (margin
-/// 0.02, solimp `d0 = 1e-4`, width 0.03, power 2: the contact force enters at ~1e-4 of its
-/// resting value and grows smoothly; see the model's comment): with MuJoCo's default solimp
-/// the inverse contact force jumps by `−D(J a + b J v)` where a row is created, and
-/// Gauss–Newton stalls at those knots. The price is that the foot rests 12.5 mm above the floor,
-/// inside the margin.
+/// 6 mm, solimp `d0 = 1e-4` rising to 0.95 over 5 mm; see the model's comment): with MuJoCo's
+/// default solimp the inverse contact force jumps by `−D(J a − aref)` where a row is created,
+/// and Gauss–Newton stalls at those knots. MuJoCo's impedance floor `d ≥ 1e-4` leaves a jump
+/// of ~1e-3 N (weight 54 N): `defect_tol` is 1e-3 N, and the Jacobians should come from
+/// [`JumpSafeDifference`] (central differences that straddle the jump stall the solver).
+/// Pyramidal kinks (edges activating at take-off and landing) remain and slow Levenberg–
+/// Marquardt down; the elliptic cone and friction 2 did worse.
 ///
 /// Initial guess: an engine rollout of a hand-tuned hop controller (crouch, push off with the
-/// hip holding the torso pitch, swing the leg back to the stance angles in flight; gains found
-/// by a random search in MuJoCo 4.0.0) that hops about 0.12 m forward in 0.6 s with about 13
-/// knots of flight: dynamically feasible, with every contact transition in it. `horizon` ≥ 20
-/// (the push-off ends at knot 18).
+/// hip holding the torso pitch, swing the leg back to the stance angles in flight; gains from
+/// a random search in MuJoCo 4.0.0, `tools/bench/hopper_hop_search.py`) that hops 0.16 m
+/// forward in 0.6 s with 21 knots without contact (a short drop as it crouches, then the hop):
+/// dynamically feasible, with every contact
+/// transition in it. `horizon` ≥ 40 (the push-off ends at knot 26).
 pub fn hopper_hop(
     horizon: usize,
     distance: f64,
@@ -545,14 +548,23 @@ pub fn hopper_hop_on(
 /// A box pushed across the floor by a finger (`models/box_push.xml`: a 1 kg cube on slide x
 /// and slide z, sliding with friction 0.3 on four corner contacts, pyramidal cone, condim 3;
 /// an actuated finger on a horizontal slider touching its face): the box must travel
-/// `distance` m along x by knot `horizon` (dt 0.01) and stop there. Cost: terminal
-/// `½·1000 (box_x − x*)²` and `½·10 v_box²`, control `dt·½·0.01 u²`.
+/// `distance` m along x by knot `horizon` (dt 0.01). Cost: terminal `½·1000 (box_x − x*)²`,
+/// control `dt·½·0.01 u²`. No terminal velocity target: asking the box to stop puts the
+/// stick–slip switch of the pyramidal friction (the edge `n + μt` activating as `v_t → 0`, a
+/// kink of the force in `v` with slope `D b μ²`) at the last knots, where Levenberg–Marquardt
+/// crawls (measured: 200 multiplier updates without reaching the tolerance at T = 60).
 ///
 /// Contacts made continuous at their creation as in [`hopper_hop`] (margin 0.02, solimp
-/// `d0 = 1e-4`): this also cures the sliding box of MuJoCo's default contact parameters, which
-/// loses floor contact at about half the steps (see [`ball_push`]): the lift `b·μ·v_t` of the
-/// active pyramid edge now raises the box only within the margin (measured in MuJoCo 4.0.0:
-/// 14 mm at rest, 18 mm sliding at 1.9 m/s; the four floor contacts stay at every step).
+/// `d0 = 1e-4` rising to 0.95 over 30 mm, power 2; see the model's comment): this also cures
+/// the sliding box of MuJoCo's default contact parameters, which loses floor contact at about
+/// half the steps (see [`ball_push`]): the lift `b·μ·v_t` of the active pyramid edge now
+/// raises the box only within the margin (measured in MuJoCo 4.0.0: the box rests 14 mm above
+/// the floor, inside the margin, and rises to 18 mm sliding at 1.9 m/s; the four floor contacts
+/// stay at every step). No contact is created or removed along the plan, so the residual
+/// converges to 1e-8 N here (`defect_tol`), unlike the hopper's.
+///
+/// The finger starts 19 mm from the box, 1 mm inside the contact margin (force ~1e-5 N):
+/// starting it overlapping the box kicks the box at the first knot.
 ///
 /// Initial guess: an engine rollout under the constant push that would carry finger and box
 /// (1.5 kg against the box's sliding friction `μ m g`) 80 % of `distance`.

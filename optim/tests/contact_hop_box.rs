@@ -94,7 +94,11 @@ fn box_push_collocation_converges_and_replays() {
     let jerr = (&ja - c.fd_jacobian(&p.z0, 1e-7)).amax() / ja.amax();
     assert!(jerr < 1e-5, "Jacobian error {jerr:.2e}");
     let (c, res, plan) = solve(p, 300);
-    assert!(res.converged, "{} after {}", res.termination, res.iterations);
+    assert!(
+        res.converged,
+        "{} after {}",
+        res.termination, res.iterations
+    );
     assert!(res.eval.max_defect() < 1e-8, "{:e}", res.eval.max_defect());
     // The finger and the four floor contacts at every knot: the box slides, never lifts off.
     assert!(contact_counts(&c.model, &plan).iter().all(|&n| n == 5));
@@ -108,7 +112,8 @@ fn box_push_collocation_converges_and_replays() {
     let (h, w, r, m, f) = (0.01, 1000.0, 0.01, 1.5, 0.3 * 9.81);
     let s1: f64 = (1..=T).map(|k| k as f64).sum();
     let s2: f64 = (1..=T).map(|k| (k * k) as f64).sum();
-    let x = (h * h / m) * (w * h * DIST * s2 / (r * m) - f * s1) / (1.0 + w * h.powi(3) * s2 / (r * m * m));
+    let x = (h * h / m) * (w * h * DIST * s2 / (r * m) - f * s1)
+        / (1.0 + w * h.powi(3) * s2 / (r * m * m));
     let k = w * h * (DIST - x) / (r * m);
     let travel = plan[T][0] - c.q0[0];
     let mut rel: f64 = 0.0;
@@ -125,7 +130,10 @@ fn box_push_collocation_converges_and_replays() {
         res.eval.max_defect()
     );
     // Measured: travel 1e-5 m from the rigid optimum's, controls 4.0e-2 of the largest.
-    assert!((travel - x).abs() < 1e-3 * DIST, "travel {travel} rigid {x}");
+    assert!(
+        (travel - x).abs() < 1e-3 * DIST,
+        "travel {travel} rigid {x}"
+    );
     assert!(rel < 5e-2, "plan vs rigid optimum: {rel:.3e}");
 }
 
@@ -136,11 +144,20 @@ fn hopper_hop_collocation_converges_and_replays() {
     let p = hopper_hop(T, DIST, Box::new(JumpSafeDifference::default())).expect("problem");
     let e0 = p.collocation.evaluate(&p.z0);
     let (c, res, plan) = solve(p, 300);
-    assert!(res.converged, "{} after {}", res.termination, res.iterations);
+    assert!(
+        res.converged,
+        "{} after {}",
+        res.termination, res.iterations
+    );
     // 1e-3 N: the force jump where a contact row is created (MuJoCo's impedance floor 1e-4),
     // against a weight of 54 N.
     assert!(res.eval.max_defect() < 1e-3, "{:e}", res.eval.max_defect());
-    assert!(res.eval.cost() < e0.cost(), "{} vs {}", res.eval.cost(), e0.cost());
+    assert!(
+        res.eval.cost() < e0.cost(),
+        "{} vs {}",
+        res.eval.cost(),
+        e0.cost()
+    );
     let ncon = contact_counts(&c.model, &plan);
     let flight = ncon.iter().filter(|&&n| n == 0).count();
     // Stands at the start and the end, with a flight phase in between.
