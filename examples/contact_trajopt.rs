@@ -172,7 +172,7 @@ fn run() -> Result<(), String> {
     let diverge = qo
         .iter()
         .zip(&plan)
-        .position(|(a, b)| max_diff(&[a.clone()], &[b.clone()]) > 1e-3)
+        .position(|(a, b)| max_diff(std::slice::from_ref(a), std::slice::from_ref(b)) > 1e-3)
         .map_or("never".to_string(), |t| t.to_string());
     let ncon = contact_counts(&c.model, &plan);
     let free = ncon.iter().filter(|&&n| n == 0).count();
