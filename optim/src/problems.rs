@@ -432,7 +432,8 @@ const HOP_STANCE: [f64; 2] = [0.5, -1.0];
 /// of ~1e-3 N (weight 54 N): `defect_tol` is 1e-3 N, and the Jacobians should come from
 /// [`JumpSafeDifference`] (central differences that straddle the jump stall the solver).
 /// Pyramidal kinks (edges activating at take-off and landing) remain and slow Levenberg–
-/// Marquardt down; the elliptic cone and friction 2 did worse.
+/// Marquardt down. Variants (`contact_trajopt --model`): the elliptic cone converges in fewer
+/// iterations at 60 knots (18) but not at 45 or 150; friction 2 spoils the rollout's hop.
 ///
 /// Initial guess: an engine rollout of a hand-tuned hop controller (crouch, push off with the
 /// hip holding the torso pitch, swing the leg back to the stance angles in flight; gains from
@@ -546,21 +547,23 @@ pub fn hopper_hop_on(
 }
 
 /// A box pushed across the floor by a finger (`models/box_push.xml`: a 1 kg cube on slide x
-/// and slide z, sliding with friction 0.3 on four corner contacts, pyramidal cone, condim 3;
+/// and slide z, sliding with friction 0.3 on four corner contacts, elliptic cone, condim 3;
 /// an actuated finger on a horizontal slider touching its face): the box must travel
 /// `distance` m along x by knot `horizon` (dt 0.01). Cost: terminal `½·1000 (box_x − x*)²`,
-/// control `dt·½·0.01 u²`. No terminal velocity target: asking the box to stop puts the
-/// stick–slip switch of the pyramidal friction (the edge `n + μt` activating as `v_t → 0`, a
+/// control `dt·½·0.01 u²`. No terminal velocity target: with the pyramidal cone, asking the box
+/// to stop puts the stick–slip switch of the friction (the edge `n + μt` activating as `v_t → 0`, a
 /// kink of the force in `v` with slope `D b μ²`) at the last knots, where Levenberg–Marquardt
 /// crawls (measured: 200 multiplier updates without reaching the tolerance at T = 60).
 ///
 /// Contacts made continuous at their creation as in [`hopper_hop`] (margin 0.02, solimp
 /// `d0 = 1e-4` rising to 0.95 over 30 mm, power 2; see the model's comment): this also cures
 /// the sliding box of MuJoCo's default contact parameters, which loses floor contact at about
-/// half the steps (see [`ball_push`]): the lift `b·μ·v_t` of the active pyramid edge now
-/// raises the box only within the margin (measured in MuJoCo 4.0.0: the box rests 14 mm above
-/// the floor, inside the margin, and rises to 18 mm sliding at 1.9 m/s; the four floor contacts
-/// stay at every step). No contact is created or removed along the plan, so the residual
+/// half the steps (see [`ball_push`]): the lift of the sliding contact's reference
+/// acceleration (`b·μ·v_t`) now raises the box only within the margin (measured in MuJoCo
+/// 4.0.0: the box rests 14 mm above the floor, inside the margin, and rises to 16 mm sliding
+/// at 2 m/s, 18 mm with the pyramidal cone; the four floor contacts stay at every step). The
+/// elliptic cone converges at 60 and 100 knots, the pyramidal one (16 edges switching one by
+/// one) only at 60. No contact is created or removed along the plan, so the residual
 /// converges to 1e-8 N here (`defect_tol`), unlike the hopper's.
 ///
 /// The finger starts 19 mm from the box, 1 mm inside the contact margin (force ~1e-5 N):
