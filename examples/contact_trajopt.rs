@@ -1,24 +1,43 @@
 //! Direct collocation through contact (seed 000, "Inverse dynamics and optimization"): the soft
 //! contact model turns the contact forces into a function of `(q, v, a)`, so inverse dynamics
-//! gives every force of a trajectory and no complementarity constraints are needed. Problem: a
-//! ball pushed 0.2 m along the floor by an actuated finger, rolling without slipping
-//! (`models/ball_push.xml`: MuJoCo's default solref/solimp, pyramidal cone, ball–floor condim
-//! 3), initial guess from a constant-push rollout (`moreau_optim::problems::ball_push`, which
-//! also says why not a sliding box).
+//! gives every force of a trajectory and no complementarity constraints are needed. Problems
+//! (`moreau_optim::problems`):
+//! - `ball` (default): a ball pushed 0.2 m along the floor by an actuated finger, rolling without
+//!   slipping (`models/ball_push.xml`, MuJoCo's default solref/solimp), initial guess from a
+//!   constant-push rollout (`ball_push`, which also says why a sliding box needs other contact
+//!   parameters);
+//! - `hopper`: a planar one-legged hopper hopping 0.15 m forward (`models/hopper_hop.xml`, foot
+//!   contact made continuous at its creation by margin and solimp), initial guess from a
+//!   hand-tuned hop controller's rollout (`hopper_hop`), Jacobians by `JumpSafeDifference`;
+//! - `box`: a box pushed 0.2 m across the floor by a finger, sliding (`models/box_push.xml`, same
+//!   contact parameters as the hopper), initial guess from a constant-push rollout (`box_push`).
 //!
-//! Run: `cargo run --release --example contact_trajopt [-- --horizon 60 --check]`. Prints
-//! iterations, time, cost, the largest unactuated force residual, the replay error (the engine
-//! re-simulating the plan open loop and with a PD tracking feedback on the finger) and, with
-//! `--check`, the largest difference between the collocation's residual Jacobian and central
-//! finite differences of the residual at the initial guess and at the solution. Writes
-//! `target/trajopt/ball_push.json` in the format of `moreau simulate`. Converges for horizons 30
-//! and 60; 100 and more stall (see `ball_push`).
+//! Run: `cargo run --release [--features plot] --example contact_trajopt [-- --problem
+//! ball|hopper|box --horizon 60 --distance D --max-iters 300 --defect-tol N --model FILE
+//! --centered --check]` (`--model`: a variant of the problem's model, e.g. another cone;
+//! `--defect-tol` overrides the problem's; `--centered`: the hopper with plain central
+//! differences instead of `JumpSafeDifference`). Prints iterations, time, cost, the largest unactuated force
+//! residual, the replay error (the engine re-simulating the plan open loop and with a PD
+//! tracking feedback on the actuated joints), knots without contact and, with `--check`, the
+//! largest difference between the collocation's residual Jacobian and central finite
+//! differences of the residual at the initial guess and at the solution. Writes
+//! `target/trajopt/<problem>.json` in the format of `moreau simulate` (accepted by `moreau
+//! replay`: the engine's open-loop run under the planned controls; the plan under `plan_qpos`,
+//! the PD-tracked run under `pd_tracking_qpos`) and, with
+//! `--features plot`, `target/trajopt/<problem>_qpos.png`.
 
+#[cfg(feature = "plot")]
+#[path = "common/plot.rs"]
+#[allow(dead_code)]
+mod plot;
+
+use moreau_optim::collocation::InverseJacobian;
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{
-    ball_push, contact_counts, max_diff, replay_tracking, trajectory_json,
+    ball_push, box_push_on, contact_counts, contact_provider, hopper_hop_on, load_model, max_diff,
+    model_path, replay_tracking, trajectory_json, ContactProblem, JumpSafeDifference,
 };
-use moreau_optim::progress::table;
+use moreau_optim::progress::{bar, table, ProgressObserver};
 use std::time::Instant;
 
 fn main() {
@@ -57,49 +76,106 @@ fn jacobian_check(c: &moreau_optim::collocation::Collocation, z: &[f64], label: 
     );
 }
 
-fn run() -> Result<(), String> {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let mut horizon = 60;
-    if let Some(i) = args.iter().position(|a| a == "--horizon") {
-        horizon = args
+fn arg<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
+    match args.iter().position(|a| a == name) {
+        None => Ok(None),
+        Some(i) => args
             .get(i + 1)
             .and_then(|s| s.parse().ok())
-            .ok_or("--horizon needs a positive integer")?;
+            .map(Some)
+            .ok_or_else(|| format!("{name} needs a value")),
     }
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let problem: String = arg(&args, "--problem")?.unwrap_or_else(|| "ball".into());
+    let horizon: usize = arg(&args, "--horizon")?.unwrap_or(60);
     let check = args.iter().any(|a| a == "--check");
-    let distance = 0.2;
-    let p = ball_push(horizon, distance)?;
+    // A variant of the problem's model (a file name under models/, e.g. other contact settings).
+    let model_arg: Option<String> = arg(&args, "--model")?;
+    let model_file = model_arg.as_deref();
+    // (problem, moved coordinate: qpos index and label, default distance)
+    // PD gains of the tracking replay (the hopper's light leg needs lower ones at dt 0.01).
+    let mut gains = (400.0, 40.0);
+    let (p, idx, what, distance): (ContactProblem, usize, &str, f64) = match problem.as_str() {
+        "ball" => {
+            let d = arg(&args, "--distance")?.unwrap_or(0.2);
+            (ball_push(horizon, d)?, 0, "ball x", d)
+        }
+        "hopper" => {
+            let d = arg(&args, "--distance")?.unwrap_or(0.15);
+            let m = load_model(model_file.unwrap_or("hopper_hop.xml"))?;
+            gains = (100.0, 5.0);
+            // `--centered`: plain central differences (`contact_provider`), for comparison.
+            let jac: Box<dyn InverseJacobian> = if args.iter().any(|a| a == "--centered") {
+                contact_provider()
+            } else {
+                Box::new(JumpSafeDifference::default())
+            };
+            (hopper_hop_on(m, horizon, d, jac)?, 0, "torso x", d)
+        }
+        "box" => {
+            let d = arg(&args, "--distance")?.unwrap_or(0.2);
+            let m = load_model(model_file.unwrap_or("box_push.xml"))?;
+            (
+                box_push_on(m, horizon, d, contact_provider())?,
+                0,
+                "box x",
+                d,
+            )
+        }
+        other => return Err(format!("unknown problem {other} (ball, hopper or box)")),
+    };
+    let file_name = p.name.replace(' ', "_");
+    let model_file = model_file.unwrap_or(match problem.as_str() {
+        "hopper" => "hopper_hop.xml",
+        "box" => "box_push.xml",
+        _ => "ball_push.xml",
+    });
     if check {
         jacobian_check(&p.collocation, &p.z0, "the initial guess");
     }
     let e0 = p.collocation.evaluate(&p.z0);
     println!(
-        "initial guess (rollout): cost {:.5}, max |unactuated τ| {:.1e} N",
+        "{}: initial guess (rollout): cost {:.5}, max |unactuated τ| {:.1e} N",
+        p.name,
         e0.cost(),
         e0.max_defect()
     );
-    let max = 300;
+    let max: u64 = arg(&args, "--max-iters")?.unwrap_or(300);
+    let mut lm = LevenbergMarquardt::default();
+    lm.max_al_updates = max as usize;
+    lm.defect_tol = arg(&args, "--defect-tol")?.unwrap_or(p.defect_tol);
+    let pb = bar(max, p.name);
     let t0 = Instant::now();
-    let (c, res) = solve_lm(
-        p.collocation,
-        p.z0,
-        LevenbergMarquardt::default(),
-        max,
-        |e| e,
-    )
+    let (c, res) = solve_lm(p.collocation, p.z0, lm, max, |e| {
+        e.add_observer(
+            ProgressObserver { bar: pb.clone() },
+            moreau_optim::argmin::core::observers::ObserverMode::Always,
+        )
+    })
     .map_err(|e| e.to_string())?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
+    pb.finish_and_clear();
     if check {
         jacobian_check(&c, &res.z, "the solution");
     }
     let plan: Vec<Vec<f64>> = (0..=c.horizon)
         .map(|t| c.config(&res.z, t).to_vec())
         .collect();
-    let (qo, _) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 0.0, 0.0);
-    let (qs, vs) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 400.0, 40.0);
+    let (qo, vo) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 0.0, 0.0);
+    let (qs, _) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, gains.0, gains.1);
     let err_open = max_diff(&qo, &plan);
     let err_pd = max_diff(&qs, &plan);
+    // First knot where the open-loop replay leaves the plan by more than 1 mm.
+    let diverge = qo
+        .iter()
+        .zip(&plan)
+        .position(|(a, b)| max_diff(std::slice::from_ref(a), std::slice::from_ref(b)) > 1e-3)
+        .map_or("never".to_string(), |t| t.to_string());
     let ncon = contact_counts(&c.model, &plan);
+    let free = ncon.iter().filter(|&&n| n == 0).count();
     let body = vec![vec![
         p.name.to_string(),
         horizon.to_string(),
@@ -108,8 +184,10 @@ fn run() -> Result<(), String> {
         format!("{:.5}", res.eval.cost()),
         format!("{:.1e}", res.eval.max_defect()),
         format!("{err_open:.1e}"),
+        diverge,
         format!("{err_pd:.1e}"),
-        format!("{:.4}", plan[c.horizon][0] - c.q0[0]),
+        free.to_string(),
+        format!("{:.4} / {distance}", plan[c.horizon][idx] - c.q0[idx]),
         if res.converged { "yes" } else { "NO" }.into(),
     ]];
     println!(
@@ -123,27 +201,58 @@ fn run() -> Result<(), String> {
                 "cost",
                 "max |unactuated τ| N",
                 "replay err open loop m",
+                "open loop > 1 mm at knot",
                 "replay err PD m",
-                "ball x travelled m",
+                "knots without contact",
+                &format!("{what} travelled / asked m"),
                 "converged",
             ],
             &body,
         )
     );
     std::fs::create_dir_all("target/trajopt").map_err(|e| e.to_string())?;
-    let file = "target/trajopt/ball_push.json";
+    let file = format!("target/trajopt/{file_name}.json");
+    // The engine's open-loop run under the planned controls (what `moreau replay` re-simulates),
+    // the plan and the PD-tracked run as extra fields.
     let json = trajectory_json(
         c.model.opt.timestep,
-        &qs,
-        &vs,
+        &qo,
+        &vo,
         &res.eval.u,
         serde_json::json!({
-            "plan_qpos": plan, "ncon": ncon, "cost_history": res.cost_history,
+            "model": model_path(model_file),
+            "plan_qpos": plan, "pd_tracking_qpos": qs, "ncon": ncon,
+            "cost_history": res.cost_history, "defect_history": res.defect_history,
             "solver": "collocation GN/LM", "cost": res.eval.cost(),
         }),
     );
-    std::fs::write(file, json.to_string()).map_err(|e| format!("{file}: {e}"))?;
+    std::fs::write(&file, json.to_string()).map_err(|e| format!("{file}: {e}"))?;
     println!("wrote {file}");
+    #[cfg(feature = "plot")]
+    {
+        let path = format!("target/trajopt/{file_name}_qpos.png");
+        let names: Vec<String> = (0..c.model.njnt)
+            .map(|j| c.model.jnt_name[j].clone())
+            .collect();
+        let panels: Vec<(&str, usize, f64)> = names
+            .iter()
+            .enumerate()
+            .map(|(j, n)| (n.as_str(), c.model.jnt_qposadr[j], 1.0))
+            .collect();
+        plot::init_font();
+        plot::qpos_panels(
+            &path,
+            (900, 220 * panels.len() as u32),
+            &[
+                ("plan", &plan),
+                ("engine, open loop", &qo),
+                ("engine, PD tracking", &qs),
+            ],
+            c.model.opt.timestep,
+            &panels,
+        )
+        .map_err(|e| e.to_string())?;
+    }
     if !res.converged {
         return Err(format!("did not converge: {}", res.termination));
     }

@@ -2,7 +2,9 @@
 //! swing-up (dt 0.01, 200 knots, start hanging, zero-control initial guess, Q = diag(1, 1, 0.1,
 //! 0.1), R = 0.01, Qf = diag(1000, 1000, 100, 100)).
 
-use crate::collocation::{Collocation, FiniteDifference, StateTracking, Weights};
+use crate::collocation::{
+    inverse_force, Collocation, FiniteDifference, InverseJacobian, StateTracking, Weights,
+};
 use crate::ilqr::QuadraticCost;
 use moreau::Model;
 use nalgebra::{DMatrix, DVector};
@@ -140,6 +142,9 @@ pub struct ContactProblem {
     pub z0: Vec<f64>,
     /// Controls of the rollout that produced `z0`.
     pub u0: Vec<Vec<f64>>,
+    /// Largest unactuated force residual (N) the solver can be asked for
+    /// ([`crate::lm::LevenbergMarquardt::defect_tol`]).
+    pub defect_tol: f64,
 }
 
 /// Inverse-dynamics Jacobians for contact models: centered differences with small steps in
@@ -151,6 +156,95 @@ pub fn contact_provider() -> Box<FiniteDifference> {
         eps_va: 1e-6,
         centered: true,
     })
+}
+
+/// Inverse-dynamics Jacobians that do not straddle jumps: central differences (steps `eps` in
+/// `q`, `v` and `a`) except in columns where the forward and backward differences disagree by
+/// more than `jump_tol` of their size, where the one-sided difference of smaller norm is taken.
+///
+/// Why: MuJoCo clamps the impedance at `d ≥ 1e-4`, so a contact row created at `dist = margin`
+/// still carries the force `−D(J a − aref)` with `D = d/((1−d) A)` — about 1e-4 of the resting
+/// force, 1e-3 N on the hopper. A central difference straddling that jump turns it into a
+/// derivative of `1e-3 / 2ε ≈ 500` where the one-sided derivatives are ~0, and Levenberg–
+/// Marquardt, which takes that gradient for the truth, stops making progress. Smooth columns
+/// (disagreement `≈ ε·τ''`) keep the centered difference.
+#[derive(Clone, Debug)]
+pub struct JumpSafeDifference {
+    pub eps: f64,
+    pub jump_tol: f64,
+}
+
+impl Default for JumpSafeDifference {
+    fn default() -> Self {
+        JumpSafeDifference {
+            eps: 1e-6,
+            jump_tol: 1e-2,
+        }
+    }
+}
+
+impl InverseJacobian for JumpSafeDifference {
+    fn name(&self) -> &str {
+        "finite differences (centered, one-sided at jumps)"
+    }
+
+    fn jacobians(
+        &mut self,
+        m: &Model,
+        d: &mut moreau::Data,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+        da: &mut DMatrix<f64>,
+    ) {
+        let nv = m.nv;
+        let eps = self.eps;
+        let mut t0 = vec![0.0; nv];
+        let mut tp = vec![0.0; nv];
+        let mut tm = vec![0.0; nv];
+        inverse_force(m, d, q, v, a, &mut t0);
+        let (mut qp, mut vp, mut ap) = (q.to_vec(), v.to_vec(), a.to_vec());
+        let mut dir = vec![0.0; nv];
+        for j in 0..nv {
+            for (which, out) in [(0, &mut *dq), (1, &mut *dv), (2, &mut *da)] {
+                for (sign, tau) in [(1.0, &mut tp), (-1.0, &mut tm)] {
+                    match which {
+                        0 => {
+                            dir[j] = 1.0;
+                            qp.copy_from_slice(q);
+                            moreau::state::integrate_pos(m, &mut qp, &dir, sign * eps);
+                            dir[j] = 0.0;
+                        }
+                        1 => vp[j] = v[j] + sign * eps,
+                        _ => ap[j] = a[j] + sign * eps,
+                    }
+                    inverse_force(m, d, &qp, &vp, &ap, tau);
+                    qp.copy_from_slice(q);
+                    vp[j] = v[j];
+                    ap[j] = a[j];
+                }
+                let (mut nf, mut nb, mut gap) = (0.0_f64, 0.0_f64, 0.0_f64);
+                for i in 0..nv {
+                    let (f, b) = ((tp[i] - t0[i]) / eps, (t0[i] - tm[i]) / eps);
+                    nf = nf.max(f.abs());
+                    nb = nb.max(b.abs());
+                    gap = gap.max((f - b).abs());
+                }
+                let one_sided = gap > self.jump_tol * nf.max(nb).max(1.0);
+                for i in 0..nv {
+                    out[(i, j)] = if !one_sided {
+                        (tp[i] - tm[i]) / (2.0 * eps)
+                    } else if nf <= nb {
+                        (tp[i] - t0[i]) / eps
+                    } else {
+                        (t0[i] - tm[i]) / eps
+                    };
+                }
+            }
+        }
+    }
 }
 
 /// A ball pushed by a finger (`models/ball_push.xml`: MuJoCo's default solref/solimp,
@@ -174,6 +268,7 @@ pub fn contact_provider() -> Box<FiniteDifference> {
 /// creation is a jump of the inverse contact force (the Jacobian check shows finite
 /// differences straddling it at exactly those knots, and agreement elsewhere), and Gauss–Newton
 /// stalls there. A rolling ball keeps both edges active (sticking), which cancels the term.
+/// [`box_push`] slides a box with contact parameters that cure both.
 ///
 /// Limitation: converges at T = 30 and 60 knots; at T ≥ 100 the optimal push (nearly linear,
 /// falling to 0 at the last knot) is small over the last knots, the finger contact turns
@@ -239,6 +334,7 @@ pub fn ball_push(horizon: usize, distance: f64) -> Result<ContactProblem, String
         collocation: c,
         z0,
         u0,
+        defect_tol: 1e-8,
     })
 }
 
@@ -297,4 +393,254 @@ pub fn replay_tracking(
         vs.push(d.qvel.clone());
     }
     (qs, vs)
+}
+
+/// Path of `models/<file>` of the workspace (`file` itself if absolute).
+pub fn model_path(file: &str) -> String {
+    if std::path::Path::new(file).is_absolute() {
+        file.to_string()
+    } else {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../models/").to_string() + file
+    }
+}
+
+/// Loads [`model_path`]`(file)`.
+pub fn load_model(file: &str) -> Result<Model, String> {
+    moreau::mjcf::load(model_path(file)).map_err(|e| e.to_string())
+}
+
+fn check_dims(model: &Model, nq: usize, nu: usize, what: &str) -> Result<(), String> {
+    if model.nq != nq || model.nv != nq || model.nu != nu {
+        return Err(what.into());
+    }
+    Ok(())
+}
+
+/// Hip and knee angles of the hopper's standing posture (foot under the hip).
+const HOP_STANCE: [f64; 2] = [0.5, -1.0];
+
+/// A planar one-legged hopper hopping forward (`models/hopper_hop.xml`: torso on rootx, rootz,
+/// rooty, unactuated; actuated hip and knee; a spherical foot, the only colliding geom): from
+/// rest, it must end `distance` m further along x at knot `horizon` (dt 0.01), upright and at
+/// rest. Cost: terminal `½·1000 (x − x*)²`, `½·10` on the pitch and `½·1` on the velocities,
+/// running `dt·½·1` on the pitch (keep the torso upright), control `dt·½·0.01 u²`.
+///
+/// The foot contact is made continuous at its creation by the model's own parameters (margin
+/// 6 mm, solimp `d0 = 1e-4` rising to 0.95 over 5 mm; see the model's comment): with MuJoCo's
+/// default solimp the inverse contact force jumps by `−D(J a − aref)` where a row is created,
+/// and Gauss–Newton stalls at those knots. MuJoCo's impedance floor `d ≥ 1e-4` leaves a jump
+/// of ~1e-3 N (weight 54 N): `defect_tol` is 1e-3 N, and the Jacobians should come from
+/// [`JumpSafeDifference`] (central differences that straddle the jump stall the solver).
+/// Pyramidal kinks (edges activating at take-off and landing) remain and slow Levenberg–
+/// Marquardt down. Variants (`contact_trajopt --model`): the elliptic cone converges in fewer
+/// iterations at 60 knots (18) but not at 45 or 150; friction 2 spoils the rollout's hop.
+///
+/// Initial guess: an engine rollout of a hand-tuned hop controller (crouch, push off with the
+/// hip holding the torso pitch, swing the leg back to the stance angles in flight; gains from
+/// a random search in MuJoCo 4.0.0, `tools/bench/hopper_hop_search.py`) that hops 0.16 m
+/// forward in 0.6 s with 21 knots without contact (a short drop as it crouches, then the hop):
+/// dynamically feasible, with every contact
+/// transition in it. `horizon` ≥ 40 (the push-off ends at knot 26).
+pub fn hopper_hop(
+    horizon: usize,
+    distance: f64,
+    provider: Box<dyn InverseJacobian>,
+) -> Result<ContactProblem, String> {
+    hopper_hop_on(load_model("hopper_hop.xml")?, horizon, distance, provider)
+}
+
+/// [`hopper_hop`] on a variant of `models/hopper_hop.xml` (other contact parameters, cone).
+pub fn hopper_hop_on(
+    model: Model,
+    horizon: usize,
+    distance: f64,
+    provider: Box<dyn InverseJacobian>,
+) -> Result<ContactProblem, String> {
+    check_dims(
+        &model,
+        5,
+        2,
+        "hopper_hop: expected joints rootx, rootz, rooty, hip, knee and two motors",
+    )?;
+    if horizon < 40 || !distance.is_finite() {
+        return Err("hopper_hop: horizon must be ≥ 40 and distance finite".into());
+    }
+    let [a, k] = HOP_STANCE;
+    // Standing start: foot (radius 0.04) on the floor, joints held by PD for 0.3 s, then the
+    // torso reset to x = 0, pitch 0, at rest.
+    let mut d = moreau::Data::new(&model);
+    d.qpos.copy_from_slice(&[0.0, 0.0, 0.0, a, k]);
+    moreau::forward::fwd_position(&model, &mut d);
+    let foot = model
+        .geom_name
+        .iter()
+        .position(|n| n == "foot")
+        .ok_or("hopper_hop.xml: no geom named foot")?;
+    d.qpos[1] = 0.04 - d.geom_xpos[foot][2];
+    let pd = |d: &moreau::Data, j: usize, target: f64| -> f64 {
+        100.0 * (target - d.qpos[j]) - 5.0 * d.qvel[j]
+    };
+    for _ in 0..30 {
+        d.ctrl[0] = pd(&d, 3, a);
+        d.ctrl[1] = pd(&d, 4, k);
+        moreau::integrator::step(&model, &mut d);
+    }
+    d.qvel.iter_mut().for_each(|v| *v = 0.0);
+    d.qpos[0] = 0.0;
+    d.qpos[2] = 0.0;
+    let q0 = d.qpos.clone();
+    // The hop controller: knee PD to a crouch (t < 11), then to an extended knee (t < 26) while
+    // the hip holds the torso pitch at a lean; afterwards hip and knee PD to the stance angles.
+    let (crouch, push, lean, kpp, kdp) = (0.185, 0.676, -0.237, 59.0, 15.2);
+    let mut z0 = Vec::with_capacity(horizon * 5);
+    let mut u0 = Vec::with_capacity(horizon);
+    for t in 0..horizon {
+        let knee = if t < 11 {
+            -2.0 * (a + crouch)
+        } else if t < 26 {
+            -push
+        } else {
+            k
+        };
+        let uh = if t < 26 {
+            kpp * (d.qpos[2] - lean) + kdp * d.qvel[2]
+        } else {
+            pd(&d, 3, a)
+        };
+        d.ctrl[0] = uh;
+        d.ctrl[1] = pd(&d, 4, knee);
+        u0.push(d.ctrl.clone());
+        moreau::integrator::step(&model, &mut d);
+        z0.extend_from_slice(&d.qpos);
+    }
+    let dt = model.opt.timestep;
+    let mut qref = q0.clone();
+    qref[0] += distance;
+    let task = StateTracking {
+        qref,
+        vref: vec![0.0; 5],
+        q: vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        qf: vec![1000.0, 0.0, 10.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+        dt,
+    };
+    let c = Collocation::new(
+        model,
+        horizon,
+        q0,
+        vec![0.0; 5],
+        Box::new(task),
+        Weights {
+            control: vec![0.01; 2],
+            dynamics: 3.0,
+            limits: 0.0,
+        },
+    )?;
+    c.set_jacobian_provider(provider);
+    Ok(ContactProblem {
+        name: "hopper hop",
+        collocation: c,
+        z0,
+        u0,
+        // The force jump where a contact row is created (see `JumpSafeDifference`): ~1e-3 N.
+        defect_tol: 1e-3,
+    })
+}
+
+/// A box pushed across the floor by a finger (`models/box_push.xml`: a 1 kg cube on slide x
+/// and slide z, sliding with friction 0.3 on four corner contacts, elliptic cone, condim 3;
+/// an actuated finger on a horizontal slider touching its face): the box must travel
+/// `distance` m along x by knot `horizon` (dt 0.01). Cost: terminal `½·1000 (box_x − x*)²`,
+/// control `dt·½·0.01 u²`. No terminal velocity target: with the pyramidal cone, asking the box
+/// to stop puts the stick–slip switch of the friction (the edge `n + μt` activating as `v_t → 0`, a
+/// kink of the force in `v` with slope `D b μ²`) at the last knots, where Levenberg–Marquardt
+/// crawls (measured: 200 multiplier updates without reaching the tolerance at T = 60).
+///
+/// Contacts made continuous at their creation as in [`hopper_hop`] (margin 0.02, solimp
+/// `d0 = 1e-4` rising to 0.95 over 30 mm, power 2; see the model's comment): this also cures
+/// the sliding box of MuJoCo's default contact parameters, which loses floor contact at about
+/// half the steps (see [`ball_push`]): the lift of the sliding contact's reference
+/// acceleration (`b·μ·v_t`) now raises the box only within the margin (measured in MuJoCo
+/// 4.0.0: the box rests 14 mm above the floor, inside the margin, and rises to 16 mm sliding
+/// at 2 m/s, 18 mm with the pyramidal cone; the four floor contacts stay at every step). The
+/// elliptic cone converges at 60 and 100 knots, the pyramidal one (16 edges switching one by
+/// one) only at 60. No contact is created or removed along the plan, so the residual
+/// converges to 1e-8 N here (`defect_tol`), unlike the hopper's.
+///
+/// The finger starts 19 mm from the box, 1 mm inside the contact margin (force ~1e-5 N):
+/// starting it overlapping the box kicks the box at the first knot.
+///
+/// Initial guess: an engine rollout under the constant push that would carry finger and box
+/// (1.5 kg against the box's sliding friction `μ m g`) 80 % of `distance`.
+pub fn box_push(
+    horizon: usize,
+    distance: f64,
+    provider: Box<dyn InverseJacobian>,
+) -> Result<ContactProblem, String> {
+    box_push_on(load_model("box_push.xml")?, horizon, distance, provider)
+}
+
+/// [`box_push`] on a variant of `models/box_push.xml` (other contact parameters, cone).
+pub fn box_push_on(
+    model: Model,
+    horizon: usize,
+    distance: f64,
+    provider: Box<dyn InverseJacobian>,
+) -> Result<ContactProblem, String> {
+    check_dims(
+        &model,
+        3,
+        1,
+        "box_push: expected joints box_x, box_z, finger_x and one motor",
+    )?;
+    if horizon < 2 || !distance.is_finite() {
+        return Err("box_push: horizon must be ≥ 2 and distance finite".into());
+    }
+    // Settle the box on the floor with the finger 1 m away, then put the finger back.
+    let mut d = moreau::Data::new(&model);
+    d.qpos[2] = -1.0;
+    for _ in 0..100 {
+        moreau::integrator::step(&model, &mut d);
+    }
+    d.qvel.iter_mut().for_each(|v| *v = 0.0);
+    d.qpos[2] = 0.0;
+    let q0 = d.qpos.clone();
+    let dt = model.opt.timestep;
+    let tf = horizon as f64 * dt;
+    let g = model.opt.gravity[2].abs();
+    let push = 0.8 * 2.0 * 1.5 * distance / (tf * tf) + 0.3 * 1.0 * g;
+    let mut z0 = Vec::with_capacity(horizon * 3);
+    let mut u0 = Vec::with_capacity(horizon);
+    for _ in 0..horizon {
+        d.ctrl[0] = push;
+        u0.push(vec![push]);
+        moreau::integrator::step(&model, &mut d);
+        z0.extend_from_slice(&d.qpos);
+    }
+    let task = StateTracking {
+        qref: vec![distance + q0[0], q0[1], 0.0],
+        vref: vec![0.0; 3],
+        q: vec![0.0; 6],
+        qf: vec![1000.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+        dt,
+    };
+    let c = Collocation::new(
+        model,
+        horizon,
+        q0,
+        vec![0.0; 3],
+        Box::new(task),
+        Weights {
+            control: vec![0.01],
+            dynamics: 3.0,
+            limits: 0.0,
+        },
+    )?;
+    c.set_jacobian_provider(provider);
+    Ok(ContactProblem {
+        name: "box push",
+        collocation: c,
+        z0,
+        u0,
+        defect_tol: 1e-8,
+    })
 }
