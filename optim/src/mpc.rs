@@ -1,7 +1,7 @@
 //! Receding-horizon iLQR: at every control step [`ilqr`](crate::ilqr::ilqr) is run for a few
 //! iterations from the measured state over a fixed horizon, warm-started with the previous
 //! solution shifted by one step (the last control repeated). The control applied is the first
-//! of the plan plus its feedback term `u₀ + K₀ (x − x₀)` (zero at the planning state; used when
+//! of the plan plus its feedback term `u₀ + K₀ (x ⊖ x₀)` (zero at the planning state; used when
 //! the plan is reused between re-plans). On a [`MoreauSystem`](crate::system::MoreauSystem) the
 //! linearization is `moreau_derivatives`' transition FD Jacobians. With `MpcOptions::bounds`
 //! (e.g. [`ctrl_bounds`]) every solve is control-limited iLQR (box QP in the backward pass).
@@ -90,11 +90,14 @@ impl IlqrMpc {
         Ok(u)
     }
 
-    /// The feedback control of the current plan at step `t` of it for state `x`.
-    pub fn feedback(&self, t: usize, x: &DVector<f64>) -> Option<DVector<f64>> {
+    /// The feedback control of the current plan at step `t` of it for state `x`
+    /// (`u_t + K_t (x ⊖ x_t)` on `sys`'s tangent space).
+    pub fn feedback<D: Dynamics>(&self, sys: &D, t: usize, x: &DVector<f64>) -> Option<DVector<f64>> {
         let p = self.plan.as_ref()?;
         let t = t.min(p.us.len() - 1);
-        let mut u = &p.us[t] + &p.gains[t] * (x - &p.xs[t]);
+        let mut dx = DVector::zeros(sys.ndx());
+        sys.diff(p.xs[t].as_slice(), x.as_slice(), dx.as_mut_slice());
+        let mut u = &p.us[t] + &p.gains[t] * dx;
         self.clamp(&mut u);
         Some(u)
     }
@@ -260,7 +263,8 @@ pub fn closed_loop(
     Ok(out)
 }
 
-/// The state vector `(qpos, qvel, act)` of `d` (hinge/slide models).
+/// The state vector `(qpos, qvel, act)` of `d` (the state of a
+/// [`MoreauSystem`](crate::system::MoreauSystem)).
 pub fn state_of(d: &moreau::Data) -> DVector<f64> {
     DVector::from_iterator(
         d.qpos.len() + d.qvel.len() + d.act.len(),
