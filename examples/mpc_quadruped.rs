@@ -101,7 +101,7 @@ fn run() -> Result<(), String> {
             vec![
                 name.clone(),
                 format!("{:.3}", r.closed.real_time_factor()),
-                r.cpu_factor().map_or("-".into(), |f| format!("{f:.3}")),
+                r.closed.cpu_real_time_factor().map_or("-".into(), |f| format!("{f:.3}")),
                 format!("{:.1}", r.closed.mean_plan_ms()),
                 format!("{:+.3}", r.distance()),
                 format!("{:.3}", r.distance() / r.closed.sim_time),

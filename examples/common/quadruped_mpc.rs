@@ -104,30 +104,13 @@ pub fn cost(m: &Model, q_stand: &[f64], vx: f64, horizon_secs: f64) -> Result<Di
     Ok(c)
 }
 
-/// Process CPU time (user + system) in seconds from `/proc/self/stat` (Linux; `None`
-/// elsewhere). Resolution: one clock tick (10 ms).
-pub fn cpu_secs() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // fields after the parenthesised command name; utime and stime are fields 14 and 15
-    let rest = s.rsplit_once(')')?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ut: f64 = f.get(11)?.parse().ok()?;
-    let st: f64 = f.get(12)?.parse().ok()?;
-    Some((ut + st) / 100.0)
-}
-
-/// A closed loop with its CPU time and the planner's predicted cost per control step.
+/// A closed loop with the planner's predicted cost per control step.
 pub struct Run {
     pub closed: ClosedLoop,
-    pub cpu: Option<f64>,
     pub planner_cost: Vec<f64>,
 }
 
 impl Run {
-    /// Simulated time over CPU time.
-    pub fn cpu_factor(&self) -> Option<f64> {
-        self.cpu.map(|c| self.closed.sim_time / c.max(1e-9))
-    }
     /// Forward (x) distance of the torso.
     pub fn distance(&self) -> f64 {
         let q = &self.closed.qpos;
@@ -179,7 +162,6 @@ pub fn run_ilqr(
     );
     let steps = (s.seconds / (SUBSTEPS as f64 * m.opt.timestep)).round() as usize;
     let mut planner_cost = vec![];
-    let c0 = cpu_secs();
     let closed = closed_loop(
         m,
         &mut d,
@@ -195,10 +177,8 @@ pub fn run_ilqr(
         },
         &mut on_step,
     )?;
-    let cpu = c0.and_then(|a| cpu_secs().map(|b| b - a));
     Ok(Run {
         closed,
-        cpu,
         planner_cost,
     })
 }
@@ -224,7 +204,6 @@ pub fn run_sampling(
     )?;
     let steps = (s.seconds / (SUBSTEPS as f64 * m.opt.timestep)).round() as usize;
     let mut planner_cost = vec![];
-    let c0 = cpu_secs();
     let closed = closed_loop(
         m,
         &mut d,
@@ -239,10 +218,8 @@ pub fn run_sampling(
         },
         &mut on_step,
     )?;
-    let cpu = c0.and_then(|a| cpu_secs().map(|b| b - a));
     Ok(Run {
         closed,
-        cpu,
         planner_cost,
     })
 }

@@ -148,6 +148,9 @@ pub struct ClosedLoop {
     pub plan_secs: Vec<f64>,
     /// Total wall time (controller and plant), seconds.
     pub wall: f64,
+    /// Process CPU time (user + system, all threads) over the loop, seconds
+    /// ([`process_cpu_secs`]; `None` where unavailable).
+    pub cpu: Option<f64>,
     /// Simulated time, seconds.
     pub sim_time: f64,
     /// Every physics step (the initial state first): `time`, `qpos`, `qvel`, `act`, and the
@@ -169,6 +172,11 @@ impl ClosedLoop {
     /// Simulated time over wall time.
     pub fn real_time_factor(&self) -> f64 {
         self.sim_time / self.wall
+    }
+    /// Simulated time over process CPU time (on a loaded machine the honest single-thread
+    /// figure; with several threads it counts all of them).
+    pub fn cpu_real_time_factor(&self) -> Option<f64> {
+        self.cpu.map(|c| self.sim_time / c.max(1e-9))
     }
     /// Mean controller time per control step, milliseconds.
     pub fn mean_plan_ms(&self) -> f64 {
@@ -215,6 +223,7 @@ pub fn closed_loop(
     tr.qvel.push(d.qvel.clone());
     tr.act.push(d.act.clone());
     let t0 = std::time::Instant::now();
+    let c0 = process_cpu_secs();
     let start = d.time;
     for k in 0..steps {
         let tp = std::time::Instant::now();
@@ -259,8 +268,22 @@ pub fn closed_loop(
         on_step(k, d);
     }
     out.wall = t0.elapsed().as_secs_f64();
+    out.cpu = c0.and_then(|a| process_cpu_secs().map(|b| b - a));
     out.sim_time = d.time - start;
     Ok(out)
+}
+
+/// CPU time (user + system) of this process, seconds, from `/proc/self/stat` (Linux; `None`
+/// elsewhere). Resolution: one clock tick (10 ms at the usual 100 Hz).
+pub fn process_cpu_secs() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // the fields after the parenthesised command name start at field 3; utime and stime are
+    // fields 14 and 15
+    let rest = s.rsplit_once(')')?.1;
+    let mut f = rest.split_whitespace().skip(11);
+    let ut: f64 = f.next()?.parse().ok()?;
+    let st: f64 = f.next()?.parse().ok()?;
+    Some((ut + st) / 100.0)
 }
 
 /// The state vector `(qpos, qvel, act)` of `d` (the state of a
