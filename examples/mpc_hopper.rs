@@ -81,8 +81,54 @@ fn hopper_ilqr(m: &moreau::Model, q_stand: &[f64], vx: f64, bounded: bool) -> Il
     )
 }
 
+/// The forward-walking variant: the same state cost with a heavier forward-velocity weight
+/// `wvx` and pitch weight `wpitch`, planned on a coarser model (`plan_dt`) over a longer
+/// horizon (`horizon` planning steps), control-limited.
+fn hopper_ilqr_forward(pm: &moreau::Model, q_stand: &[f64], vx: f64, f: &Forward) -> IlqrMpc {
+    let mut mpc = hopper_ilqr(pm, q_stand, vx, true);
+    mpc.cost.q[(6, 6)] = f.wvx;
+    mpc.cost.q[(2, 2)] = f.wpitch;
+    mpc.cost.qf = &mpc.cost.q * f.terminal;
+    mpc.cost.dt = pm.opt.timestep;
+    mpc.opt.horizon = f.horizon;
+    IlqrMpc::new(pm.nu, mpc.cost, mpc.opt)
+}
+
+/// Settings of [`hopper_ilqr_forward`].
+struct Forward {
+    plan_dt: f64,
+    horizon: usize,
+    wvx: f64,
+    wpitch: f64,
+    terminal: f64,
+}
+
 fn run() -> Result<(), String> {
-    let mut args = std::env::args().skip(1).filter(|a| !a.ends_with(".png"));
+    let forward_only = std::env::args().any(|a| a == "--forward-only");
+    let fwd_env: Vec<f64> = std::env::var("HOPPER_FWD")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect())
+        .unwrap_or_default();
+    let fwd = if fwd_env.len() == 5 {
+        Forward {
+            plan_dt: fwd_env[0],
+            horizon: fwd_env[1] as usize,
+            wvx: fwd_env[2],
+            wpitch: fwd_env[3],
+            terminal: fwd_env[4],
+        }
+    } else {
+        Forward {
+            plan_dt: 0.01,
+            horizon: 50,
+            wvx: 2.0,
+            wpitch: 10.0,
+            terminal: 0.1,
+        }
+    };
+    let mut args = std::env::args()
+        .skip(1)
+        .filter(|a| !a.ends_with(".png") && !a.starts_with("--"));
     let secs: f64 = args
         .next()
         .map(|s| s.parse().map_err(|_| format!("bad duration {s}")))
@@ -144,7 +190,7 @@ fn run() -> Result<(), String> {
     let mut rows: Vec<Row> = vec![];
 
     // zero control
-    {
+    if !forward_only {
         let mut d = fresh()?;
         let run = closed_loop(
             &model,
@@ -163,7 +209,7 @@ fn run() -> Result<(), String> {
         });
     }
     // predictive sampling, one thread
-    {
+    if !forward_only {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
@@ -212,6 +258,9 @@ fn run() -> Result<(), String> {
         (true, "iLQR MPC, box-QP ctrlrange", "ilqr_box"),
         (false, "iLQR MPC, clamped after", "ilqr_clamped"),
     ] {
+        if forward_only {
+            continue;
+        }
         let mut sys = MoreauSystem::new(model.clone())?;
         let mut mpc = hopper_ilqr(&model, &q_stand, vx, bounded);
         // the unconstrained planner's controls are clamped only when applied
@@ -248,6 +297,51 @@ fn run() -> Result<(), String> {
                 costs,
             }),
             Err(e) => eprintln!("{name} failed: {e}"),
+        }
+    }
+
+    // forward variant: coarser planning model, longer horizon, heavier velocity weight
+    {
+        let mut pm = model.clone();
+        pm.opt.timestep = fwd.plan_dt;
+        let shift = ((dt / fwd.plan_dt).round() as usize).max(1);
+        let mut sys = MoreauSystem::new(pm.clone())?;
+        let mut mpc = hopper_ilqr_forward(&pm, &q_stand, vx, &fwd);
+        let mut costs = vec![];
+        let mut d = fresh()?;
+        let pb = bar(steps as u64, "iLQR forward");
+        let name = format!(
+            "iLQR MPC forward ({:.0} ms × {}, w_vx {})",
+            fwd.plan_dt * 1e3,
+            fwd.horizon,
+            fwd.wvx
+        );
+        let run = closed_loop(
+            &model,
+            &mut d,
+            steps,
+            SUBSTEPS,
+            &pushes,
+            |d| {
+                let u = mpc.step(&mut sys, &state_of(d), shift)?;
+                let h = &mpc.last_history;
+                costs.push((h[0], h[h.len() - 1]));
+                Ok(u.as_slice().to_vec())
+            },
+            |_, d| {
+                pb.set_message(format!("z {:+.3} x {:+.2}", d.qpos[1], d.qpos[0]));
+                pb.inc(1)
+            },
+        );
+        pb.finish();
+        match run {
+            Ok(run) => rows.push(Row {
+                name,
+                slug: "ilqr_forward",
+                run,
+                costs,
+            }),
+            Err(e) => eprintln!("iLQR forward failed: {e}"),
         }
     }
 

@@ -67,7 +67,11 @@ fn run() -> Result<(), String> {
     let steps = (s.seconds / (quad::SUBSTEPS as f64 * m.opt.timestep)).round() as u64;
     let mut rows: Vec<(String, &'static str, Run)> = vec![];
     if do_ilqr {
-        let name = if fd { "iLQR MPC (FD Jacobians)" } else { "iLQR MPC (analytic Jacobians)" };
+        let name = if fd {
+            "iLQR MPC (FD Jacobians)"
+        } else {
+            "iLQR MPC (analytic Jacobians)"
+        };
         let pb = bar(steps, "iLQR");
         let r = quad::run_ilqr(&m, &s, !fd, |_, d| {
             pb.set_message(format!("x {:+.2} z {:.3}", d.qpos[0], d.qpos[2]));
@@ -101,7 +105,9 @@ fn run() -> Result<(), String> {
             vec![
                 name.clone(),
                 format!("{:.3}", r.closed.real_time_factor()),
-                r.closed.cpu_real_time_factor().map_or("-".into(), |f| format!("{f:.3}")),
+                r.closed
+                    .cpu_real_time_factor()
+                    .map_or("-".into(), |f| format!("{f:.3}")),
                 format!("{:.1}", r.closed.mean_plan_ms()),
                 format!("{:+.3}", r.distance()),
                 format!("{:.3}", r.distance() / r.closed.sim_time),

@@ -36,7 +36,11 @@ fn quadruped_state() -> (moreau::Model, DVector<f64>, Vec<f64>) {
         moreau::integrator::step(&m, &mut d);
     }
     d.xfrc_applied[torso].fill(0.0);
-    assert!(d.contact.len() >= 3, "contact state expected, {} contacts", d.contact.len());
+    assert!(
+        d.contact.len() >= 3,
+        "contact state expected, {} contacts",
+        d.contact.len()
+    );
     (m, state_of(&d), u)
 }
 
@@ -67,7 +71,13 @@ fn tangent_space_is_consistent() {
             let mut back = vec![0.0; sys.ndx()];
             sys.diff(x.as_slice(), &y, &mut back);
             let mut w = 0.0;
-            cmp(&format!("{name} diff(integrate)"), &back, &dx, 1e-13, &mut w);
+            cmp(
+                &format!("{name} diff(integrate)"),
+                &back,
+                &dx,
+                1e-13,
+                &mut w,
+            );
             let mut z = vec![0.0; sys.nx()];
             sys.integrate(x.as_slice(), &back, &mut z);
             cmp(&format!("{name} integrate(diff)"), &z, &y, 1e-14, &mut w);
@@ -102,8 +112,14 @@ fn system_jacobians_match_mujoco_transition_fd_on_free_body() {
         let want_a: Vec<f64> = fv(&ta["A"]);
         let want_b: Vec<f64> = fv(&ta["B"]);
         // JSON rows are outputs: compare row-major
-        let got_a: Vec<f64> = (0..nd).flat_map(|i| (0..nd).map(move |j| (i, j))).map(|(i, j)| a[(i, j)]).collect();
-        let got_b: Vec<f64> = (0..nd).flat_map(|i| (0..m.nu).map(move |j| (i, j))).map(|(i, j)| b[(i, j)]).collect();
+        let got_a: Vec<f64> = (0..nd)
+            .flat_map(|i| (0..nd).map(move |j| (i, j)))
+            .map(|(i, j)| a[(i, j)])
+            .collect();
+        let got_b: Vec<f64> = (0..nd)
+            .flat_map(|i| (0..m.nu).map(move |j| (i, j)))
+            .map(|(i, j)| b[(i, j)])
+            .collect();
         let mut w = 0.0;
         cmp("A", &got_a, &want_a, 1e-6, &mut w);
         cmp("B", &got_b, &want_b, 1e-6, &mut w);
@@ -190,9 +206,21 @@ fn ilqr_turns_a_floating_base() {
         bounds: Some(ctrl_bounds(&m)),
         ..IlqrOptions::default()
     };
-    let res = ilqr(&mut sys, &cost, &x0, vec![DVector::zeros(m.nu); horizon], &opt, |_, _| {}).unwrap();
+    let res = ilqr(
+        &mut sys,
+        &cost,
+        &x0,
+        vec![DVector::zeros(m.nu); horizon],
+        &opt,
+        |_, _| {},
+    )
+    .unwrap();
     let h = &res.cost_history;
-    assert!(res.converged, "iLQR did not converge in {} iterations", res.iterations);
+    assert!(
+        res.converged,
+        "iLQR did not converge in {} iterations",
+        res.iterations
+    );
     assert!(h.windows(2).all(|p| p[1] <= p[0]), "cost increased: {h:?}");
     let mut e = vec![0.0; 2 * nv];
     let xt = res.xs.last().unwrap();
@@ -243,7 +271,15 @@ fn ilqr_converges_on_quadruped() {
         bounds: Some(ctrl_bounds(&m)),
         ..IlqrOptions::default()
     };
-    let res = ilqr(&mut sys, &cost, &x0, vec![DVector::zeros(m.nu); 20], &opt, |_, _| {}).unwrap();
+    let res = ilqr(
+        &mut sys,
+        &cost,
+        &x0,
+        vec![DVector::zeros(m.nu); 20],
+        &opt,
+        |_, _| {},
+    )
+    .unwrap();
     let h = &res.cost_history;
     println!("quadruped iLQR: {} iterations, cost {h:?}", res.iterations);
     assert!(h.windows(2).all(|p| p[1] <= p[0]), "cost increased: {h:?}");

@@ -79,7 +79,12 @@ pub fn planning_model(m: &Model, dt: f64) -> Model {
 }
 
 /// The gait-free cost: reference = the stance with forward velocity `vx`.
-pub fn cost(m: &Model, q_stand: &[f64], vx: f64, horizon_secs: f64) -> Result<DiagonalCost, String> {
+pub fn cost(
+    m: &Model,
+    q_stand: &[f64],
+    vx: f64,
+    horizon_secs: f64,
+) -> Result<DiagonalCost, String> {
     let (nq, nv) = (m.nq, m.nv);
     let mut xref = vec![0.0; nq + nv + m.na];
     xref[..nq].copy_from_slice(q_stand);
@@ -118,7 +123,11 @@ impl Run {
     }
     /// Lowest torso height over the run.
     pub fn min_z(&self) -> f64 {
-        self.closed.qpos.iter().map(|q| q[2]).fold(f64::INFINITY, f64::min)
+        self.closed
+            .qpos
+            .iter()
+            .map(|q| q[2])
+            .fold(f64::INFINITY, f64::min)
     }
     /// Largest tilt of the torso's z axis from vertical (radians).
     pub fn max_tilt(&self) -> f64 {
@@ -143,7 +152,9 @@ pub fn run_ilqr(
     mut on_step: impl FnMut(usize, &Data),
 ) -> Result<Run, String> {
     let pm = planning_model(m, s.plan_dt);
-    let shift = ((SUBSTEPS as f64 * m.opt.timestep) / s.plan_dt).round().max(1.0) as usize;
+    let shift = ((SUBSTEPS as f64 * m.opt.timestep) / s.plan_dt)
+        .round()
+        .max(1.0) as usize;
     let mut sys = MoreauSystem::new(pm.clone())?;
     if analytic {
         sys = sys.analytic()?;

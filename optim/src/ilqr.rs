@@ -32,14 +32,14 @@ pub trait Dynamics {
     fn step(&mut self, x: &[f64], u: &[f64], xnext: &mut [f64]) -> Result<(), String>;
     /// `dx = x ⊖ x0` (length `ndx`).
     fn diff(&self, x0: &[f64], x: &[f64], dx: &mut [f64]) {
-        for i in 0..dx.len() {
-            dx[i] = x[i] - x0[i];
+        for ((d, a), b) in dx.iter_mut().zip(x).zip(x0) {
+            *d = a - b;
         }
     }
     /// `x = x0 ⊕ dx`.
     fn integrate(&self, x0: &[f64], dx: &[f64], x: &mut [f64]) {
-        for i in 0..x.len() {
-            x[i] = x0[i] + dx[i];
+        for ((o, a), b) in x.iter_mut().zip(x0).zip(dx) {
+            *o = a + b;
         }
     }
     /// `A = ∂f/∂x`, `B = ∂f/∂u` at `(x, u)` in the tangent space:
@@ -451,8 +451,7 @@ pub fn ilqr<D: Dynamics>(
                         let mut kk = DMatrix::zeros(nu, ndx);
                         if let Some(chol) = &qp.chol_free {
                             let idx: Vec<usize> = (0..nu).filter(|&i| qp.free[i]).collect();
-                            let qux_f =
-                                DMatrix::from_fn(idx.len(), ndx, |a, c| qux[(idx[a], c)]);
+                            let qux_f = DMatrix::from_fn(idx.len(), ndx, |a, c| qux[(idx[a], c)]);
                             let kf = -chol.solve(&qux_f);
                             for (a, &i) in idx.iter().enumerate() {
                                 kk.set_row(i, &kf.row(a));

@@ -92,7 +92,12 @@ impl IlqrMpc {
 
     /// The feedback control of the current plan at step `t` of it for state `x`
     /// (`u_t + K_t (x ⊖ x_t)` on `sys`'s tangent space).
-    pub fn feedback<D: Dynamics>(&self, sys: &D, t: usize, x: &DVector<f64>) -> Option<DVector<f64>> {
+    pub fn feedback<D: Dynamics>(
+        &self,
+        sys: &D,
+        t: usize,
+        x: &DVector<f64>,
+    ) -> Option<DVector<f64>> {
         let p = self.plan.as_ref()?;
         let t = t.min(p.us.len() - 1);
         let mut dx = DVector::zeros(sys.ndx());

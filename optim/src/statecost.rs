@@ -6,6 +6,8 @@
 //! difference `(qpos ⊖ qpos*, qvel − qvel*, act − act*)` (`mj_differentiatePos` for the
 //! position part; ball and free quaternions by `mju_subQuat`, spec seed 003).
 
+#![allow(clippy::needless_range_loop)]
+
 use crate::ilqr::QuadraticCost;
 use crate::sampling::RolloutCost;
 use moreau::model::JointType;
@@ -57,7 +59,14 @@ impl DiagonalCost {
     }
 
     /// `ℓ` at the state `(qpos, qvel, act)` and control `ctrl`, without allocating.
-    pub fn stage_of(&self, m: &Model, qpos: &[f64], qvel: &[f64], act: &[f64], ctrl: &[f64]) -> f64 {
+    pub fn stage_of(
+        &self,
+        m: &Model,
+        qpos: &[f64],
+        qvel: &[f64],
+        act: &[f64],
+        ctrl: &[f64],
+    ) -> f64 {
         let (nq, nv) = (m.nq, m.nv);
         let qref = &self.xref[..nq];
         let mut c = 0.0;
