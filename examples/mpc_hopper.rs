@@ -88,6 +88,7 @@ fn hopper_ilqr_forward(pm: &moreau::Model, q_stand: &[f64], vx: f64, f: &Forward
     let mut mpc = hopper_ilqr(pm, q_stand, vx, true);
     mpc.cost.q[(6, 6)] = f.wvx;
     mpc.cost.q[(2, 2)] = f.wpitch;
+    mpc.cost.q[(1, 1)] = f.wz;
     mpc.cost.qf = &mpc.cost.q * f.terminal;
     mpc.cost.dt = pm.opt.timestep;
     mpc.opt.horizon = f.horizon;
@@ -101,6 +102,7 @@ struct Forward {
     wvx: f64,
     wpitch: f64,
     terminal: f64,
+    wz: f64,
 }
 
 fn run() -> Result<(), String> {
@@ -109,13 +111,14 @@ fn run() -> Result<(), String> {
         .ok()
         .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect())
         .unwrap_or_default();
-    let fwd = if fwd_env.len() == 5 {
+    let fwd = if fwd_env.len() == 6 {
         Forward {
             plan_dt: fwd_env[0],
             horizon: fwd_env[1] as usize,
             wvx: fwd_env[2],
             wpitch: fwd_env[3],
             terminal: fwd_env[4],
+            wz: fwd_env[5],
         }
     } else {
         Forward {
@@ -124,6 +127,7 @@ fn run() -> Result<(), String> {
             wvx: 2.0,
             wpitch: 10.0,
             terminal: 0.1,
+            wz: 100.0,
         }
     };
     let mut args = std::env::args()

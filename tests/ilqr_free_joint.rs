@@ -291,3 +291,37 @@ fn ilqr_converges_on_quadruped() {
     let tilt = |e: &[f64]| (e[3] * e[3] + e[4] * e[4]).sqrt();
     assert!(tilt(&e) < tilt(&e0), "tilt {} -> {}", tilt(&e0), tilt(&e));
 }
+
+/// `DiagonalCost` gives both planners the same objective: its allocation-free stage cost on a
+/// `Data` (per-joint `mju_subQuat`) equals the iLQR `QuadraticCost` it builds (through
+/// `mj_differentiatePos` on `MoreauSystem`'s tangent space) on random quadruped states.
+#[test]
+fn diagonal_cost_is_the_same_for_both_planners() {
+    use moreau_optim::sampling::RolloutCost;
+    use moreau_optim::statecost::DiagonalCost;
+    let (m, x0, _) = quadruped_state();
+    let sys = MoreauSystem::new(m.clone()).unwrap();
+    let mut seed = 3u64;
+    let mut c = DiagonalCost::new(&m, x0.as_slice().to_vec()).unwrap();
+    c.q.iter_mut().for_each(|w| *w = 1.0 + lcg(&mut seed).abs());
+    c.r.iter_mut().for_each(|w| *w = 0.1 + lcg(&mut seed).abs());
+    assert!(DiagonalCost::new(&m, vec![0.0; 3]).is_err());
+    let dt = 0.01;
+    let quad = c.quadratic(dt);
+    let mut d = moreau::Data::new(&m);
+    for _ in 0..5 {
+        let dx: Vec<f64> = (0..sys.ndx()).map(|_| 0.5 * lcg(&mut seed)).collect();
+        let mut x = vec![0.0; sys.nx()];
+        sys.integrate(x0.as_slice(), &dx, &mut x);
+        let u: Vec<f64> = (0..m.nu).map(|_| lcg(&mut seed)).collect();
+        d.qpos.copy_from_slice(&x[..m.nq]);
+        d.qvel.copy_from_slice(&x[m.nq..m.nq + m.nv]);
+        d.ctrl.copy_from_slice(&u);
+        let xs = [DVector::from_vec(x.clone()), DVector::from_vec(x)];
+        let us = [DVector::from_vec(u)];
+        // total = dt · stage + terminal (zero here)
+        let want = quad.total_on(&sys, &xs, &us) / dt;
+        let got = c.stage(&m, &d);
+        assert!((got - want).abs() <= 1e-12 * want, "{got} vs {want}");
+    }
+}
