@@ -7,7 +7,8 @@
 //! predictive sampling (one thread).
 //!
 //! Run: `cargo run --release --features plot --example mpc_quadruped [-- SECONDS [VX]]
-//! [--planner ilqr|sampling|both] [--fd]` (default 4 s, 0.5 m/s, both). Prints per planner
+//! [--planner ilqr|sampling|both] [--fd] [--horizon N]` (default 4 s, 0.5 m/s, both, 30
+//! planning steps). Prints per planner
 //! the real-time factor (wall and CPU), planning time per 10 ms control step, forward distance,
 //! mean speed, lowest torso height and largest tilt; writes `target/mpc/quadruped_<name>.json`
 //! (`moreau simulate`'s format plus `ctrl`, replayable by `moreau replay`, no pushes) and with

@@ -3,7 +3,9 @@
 //! solution shifted by one step (the last control repeated). The control applied is the first
 //! of the plan plus its feedback term `u₀ + K₀ (x ⊖ x₀)` (zero at the planning state; used when
 //! the plan is reused between re-plans). On a [`MoreauSystem`](crate::system::MoreauSystem) the
-//! linearization is `moreau_derivatives`' transition FD Jacobians. With `MpcOptions::bounds`
+//! linearization is `moreau_derivatives`' transition FD Jacobians (or the analytic ones,
+//! [`MoreauSystem::analytic`](crate::system::MoreauSystem::analytic)), in the tangent space of
+//! ball and free joints. With `MpcOptions::bounds`
 //! (e.g. [`ctrl_bounds`]) every solve is control-limited iLQR (box QP in the backward pass).
 
 use crate::ilqr::{ilqr, Dynamics, IlqrOptions, IlqrResult, QuadraticCost};
@@ -179,9 +181,10 @@ impl ClosedLoop {
         self.sim_time / self.wall
     }
     /// Simulated time over process CPU time (on a loaded machine the honest single-thread
-    /// figure; with several threads it counts all of them).
+    /// figure; with several threads it counts all of them). `None` when unavailable or below
+    /// 50 ms (five ticks of `/proc`'s resolution).
     pub fn cpu_real_time_factor(&self) -> Option<f64> {
-        self.cpu.map(|c| self.sim_time / c.max(1e-9))
+        self.cpu.filter(|&c| c >= 0.05).map(|c| self.sim_time / c)
     }
     /// Mean controller time per control step, milliseconds.
     pub fn mean_plan_ms(&self) -> f64 {
