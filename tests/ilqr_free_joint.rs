@@ -239,8 +239,9 @@ fn ilqr_turns_a_floating_base() {
 }
 
 /// iLQR with analytic transition Jacobians on the quadruped (free torso, contacts) brings a
-/// tilted, moving torso back towards the stance over a 0.2 s horizon: monotone cost decrease by
-/// more than half, and the final orientation error below its initial value.
+/// tilted, moving torso back towards the stance over a 0.2 s horizon: it converges (no descent
+/// left at maximal regularization or a relative decrease below 1e-6), the cost decreases
+/// monotonically by more than half, and the final tilt is below its initial value.
 #[test]
 fn ilqr_converges_on_quadruped() {
     let (m, x0, _) = quadruped_state();
@@ -266,7 +267,7 @@ fn ilqr_converges_on_quadruped() {
         dt: pm.opt.timestep,
     };
     let opt = IlqrOptions {
-        max_iter: 15,
+        max_iter: 60,
         tol: 1e-6,
         bounds: Some(ctrl_bounds(&m)),
         ..IlqrOptions::default()
@@ -282,6 +283,11 @@ fn ilqr_converges_on_quadruped() {
     .unwrap();
     let h = &res.cost_history;
     println!("quadruped iLQR: {} iterations, cost {h:?}", res.iterations);
+    assert!(
+        res.converged,
+        "not converged in {} iterations",
+        res.iterations
+    );
     assert!(h.windows(2).all(|p| p[1] <= p[0]), "cost increased: {h:?}");
     assert!(h[h.len() - 1] < 0.5 * h[0], "cost {h:?}");
     let mut e = vec![0.0; 2 * nv];

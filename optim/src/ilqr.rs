@@ -16,7 +16,7 @@ use nalgebra::{DMatrix, DVector};
 /// A discrete-time system. The state `x` (length `nx`) may live on a manifold (quaternions of
 /// ball/free joints): linearizations, gains and the cost act on the tangent space (length
 /// `ndx`, `x ⊕ δ` = [`Dynamics::integrate`], `x ⊖ x0` = [`Dynamics::diff`]), as
-/// `mjd_transitionFD` defines `A` (spec seed 000, transition Jacobians). The defaults are the
+/// `mjd_transitionFD` defines `A` (spec seed 003, `mjd_transitionFD`). The defaults are the
 /// vector-space ones (`ndx = nx`, `+`, `−`). `jacobians` defaults to central finite differences
 /// of `step` in the tangent space.
 pub trait Dynamics {
@@ -409,10 +409,16 @@ pub fn ilqr<D: Dynamics>(
         1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625,
     ];
 
+    // the linearization is redone only after the trajectory changed (a rejected iteration
+    // retries with more regularization on the same Jacobians)
+    let mut linearized = false;
     for it in 0..opt.max_iter {
         iterations = it + 1;
-        for t in 0..horizon {
-            dynm.jacobians(xs[t].as_slice(), us[t].as_slice(), &mut a[t], &mut b[t])?;
+        if !linearized {
+            for t in 0..horizon {
+                dynm.jacobians(xs[t].as_slice(), us[t].as_slice(), &mut a[t], &mut b[t])?;
+            }
+            linearized = true;
         }
         // Backward pass, retried with larger regularization when Quu is not positive definite.
         let expected = loop {
@@ -513,6 +519,7 @@ pub fn ilqr<D: Dynamics>(
                 us = un;
                 j = jn;
                 accepted = true;
+                linearized = false;
                 mu = (mu / 10.0).max(opt.mu_min);
                 if rel < opt.tol {
                     converged = true;
