@@ -6,7 +6,12 @@
 //! `moreau_optim::ilqr`) and unconstrained with the plan clamped afterwards (the plan then
 //! assumes torques the motors cannot give).
 //!
-//! Run: `cargo run --release --example mpc_hopper [-- SECONDS [VX]]` (default 5 s, 0.3 m/s);
+//! A fourth row, "iLQR MPC forward", plans on a coarser model (10 ms steps, 80-step = 0.8 s
+//! horizon) with a heavier forward-velocity weight (`hopper_ilqr_forward`).
+//!
+//! Run: `cargo run --release --example mpc_hopper [-- SECONDS [VX]] [--forward-only]` (default
+//! 5 s, 0.3 m/s; `--forward-only` runs only the forward row; the environment variable
+//! `HOPPER_FWD=plan_dt,horizon,w_vx,w_pitch,terminal,w_z` overrides its settings for sweeps);
 //! `--features plot` also writes PNGs. Prints a summary table (real-time factor, planning time
 //! per control step of 20 ms = 5 physics steps, lowest torso height, largest pitch, distance
 //! travelled, largest |ctrl|) and writes each closed loop as `target/mpc/hopper_<name>.json`
@@ -81,8 +86,61 @@ fn hopper_ilqr(m: &moreau::Model, q_stand: &[f64], vx: f64, bounded: bool) -> Il
     )
 }
 
+/// The forward-walking variant: the same state cost with a heavier forward-velocity weight
+/// `wvx` and pitch weight `wpitch`, planned on a coarser model (`plan_dt`) over a longer
+/// horizon (`horizon` planning steps), control-limited.
+fn hopper_ilqr_forward(pm: &moreau::Model, q_stand: &[f64], vx: f64, f: &Forward) -> IlqrMpc {
+    let mut mpc = hopper_ilqr(pm, q_stand, vx, true);
+    mpc.cost.q[(6, 6)] = f.wvx;
+    mpc.cost.q[(2, 2)] = f.wpitch;
+    mpc.cost.q[(1, 1)] = f.wz;
+    mpc.cost.qf = &mpc.cost.q * f.terminal;
+    mpc.cost.dt = pm.opt.timestep;
+    mpc.opt.horizon = f.horizon;
+    IlqrMpc::new(pm.nu, mpc.cost, mpc.opt)
+}
+
+/// Settings of [`hopper_ilqr_forward`].
+struct Forward {
+    plan_dt: f64,
+    horizon: usize,
+    wvx: f64,
+    wpitch: f64,
+    terminal: f64,
+    wz: f64,
+}
+
 fn run() -> Result<(), String> {
-    let mut args = std::env::args().skip(1).filter(|a| !a.ends_with(".png"));
+    let forward_only = std::env::args().any(|a| a == "--forward-only");
+    let fwd_env: Vec<f64> = std::env::var("HOPPER_FWD")
+        .ok()
+        .map(|v| v.split(',').filter_map(|x| x.parse().ok()).collect())
+        .unwrap_or_default();
+    let fwd = if fwd_env.len() == 6 {
+        Forward {
+            plan_dt: fwd_env[0],
+            horizon: fwd_env[1] as usize,
+            wvx: fwd_env[2],
+            wpitch: fwd_env[3],
+            terminal: fwd_env[4],
+            wz: fwd_env[5],
+        }
+    } else {
+        // chosen by a sweep (5 s, 0.3 m/s, pushes on): heavier velocity weights (1.5-3),
+        // faster targets (0.6 m/s) or a 50-step horizon move it 0.6-1.3 m but crouch or fall
+        // (rootz −0.5…−0.9); w_vx 1 on 80 steps moves it 0.18 m standing
+        Forward {
+            plan_dt: 0.01,
+            horizon: 80,
+            wvx: 1.0,
+            wpitch: 10.0,
+            terminal: 0.1,
+            wz: 100.0,
+        }
+    };
+    let mut args = std::env::args()
+        .skip(1)
+        .filter(|a| !a.ends_with(".png") && !a.starts_with("--"));
     let secs: f64 = args
         .next()
         .map(|s| s.parse().map_err(|_| format!("bad duration {s}")))
@@ -144,7 +202,7 @@ fn run() -> Result<(), String> {
     let mut rows: Vec<Row> = vec![];
 
     // zero control
-    {
+    if !forward_only {
         let mut d = fresh()?;
         let run = closed_loop(
             &model,
@@ -163,7 +221,7 @@ fn run() -> Result<(), String> {
         });
     }
     // predictive sampling, one thread
-    {
+    if !forward_only {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(1)
             .build()
@@ -212,6 +270,9 @@ fn run() -> Result<(), String> {
         (true, "iLQR MPC, box-QP ctrlrange", "ilqr_box"),
         (false, "iLQR MPC, clamped after", "ilqr_clamped"),
     ] {
+        if forward_only {
+            continue;
+        }
         let mut sys = MoreauSystem::new(model.clone())?;
         let mut mpc = hopper_ilqr(&model, &q_stand, vx, bounded);
         // the unconstrained planner's controls are clamped only when applied
@@ -251,6 +312,51 @@ fn run() -> Result<(), String> {
         }
     }
 
+    // forward variant: coarser planning model, longer horizon, heavier velocity weight
+    {
+        let mut pm = model.clone();
+        pm.opt.timestep = fwd.plan_dt;
+        let shift = ((dt / fwd.plan_dt).round() as usize).max(1);
+        let mut sys = MoreauSystem::new(pm.clone())?;
+        let mut mpc = hopper_ilqr_forward(&pm, &q_stand, vx, &fwd);
+        let mut costs = vec![];
+        let mut d = fresh()?;
+        let pb = bar(steps as u64, "iLQR forward");
+        let name = format!(
+            "iLQR MPC forward ({:.0} ms × {}, w_vx {})",
+            fwd.plan_dt * 1e3,
+            fwd.horizon,
+            fwd.wvx
+        );
+        let run = closed_loop(
+            &model,
+            &mut d,
+            steps,
+            SUBSTEPS,
+            &pushes,
+            |d| {
+                let u = mpc.step(&mut sys, &state_of(d), shift)?;
+                let h = &mpc.last_history;
+                costs.push((h[0], h[h.len() - 1]));
+                Ok(u.as_slice().to_vec())
+            },
+            |_, d| {
+                pb.set_message(format!("z {:+.3} x {:+.2}", d.qpos[1], d.qpos[0]));
+                pb.inc(1)
+            },
+        );
+        pb.finish();
+        match run {
+            Ok(run) => rows.push(Row {
+                name,
+                slug: "ilqr_forward",
+                run,
+                costs,
+            }),
+            Err(e) => eprintln!("iLQR forward failed: {e}"),
+        }
+    }
+
     let trows: Vec<Vec<String>> = rows
         .iter()
         .map(|r| {
@@ -267,6 +373,8 @@ fn run() -> Result<(), String> {
             vec![
                 r.name.clone(),
                 format!("{:.2}", run.real_time_factor()),
+                run.cpu_real_time_factor()
+                    .map_or("-".into(), |f| format!("{f:.2}")),
                 format!("{:.3}", run.mean_plan_ms()),
                 format!("{zmin:+.3}"),
                 format!("{:.1}", pmax.to_degrees()),
@@ -289,7 +397,8 @@ fn run() -> Result<(), String> {
         table(
             &[
                 "controller",
-                "real-time factor",
+                "real-time factor (wall)",
+                "real-time factor (CPU)",
                 "ms / control step",
                 "min rootz",
                 "max |pitch| (deg)",

@@ -13,15 +13,37 @@
 
 use nalgebra::{DMatrix, DVector};
 
-/// A discrete-time system. `jacobians` defaults to central finite differences of `step`.
+/// A discrete-time system. The state `x` (length `nx`) may live on a manifold (quaternions of
+/// ball/free joints): linearizations, gains and the cost act on the tangent space (length
+/// `ndx`, `x ⊕ δ` = [`Dynamics::integrate`], `x ⊖ x0` = [`Dynamics::diff`]), as
+/// `mjd_transitionFD` defines `A` (spec seed 003, `mjd_transitionFD`). The defaults are the
+/// vector-space ones (`ndx = nx`, `+`, `−`). `jacobians` defaults to central finite differences
+/// of `step` in the tangent space.
 pub trait Dynamics {
     /// State dimension.
     fn nx(&self) -> usize;
+    /// Tangent-space dimension (rows and columns of `A`).
+    fn ndx(&self) -> usize {
+        self.nx()
+    }
     /// Control dimension.
     fn nu(&self) -> usize;
     /// One step: `xnext = f(x, u)`.
     fn step(&mut self, x: &[f64], u: &[f64], xnext: &mut [f64]) -> Result<(), String>;
-    /// `A = ∂f/∂x`, `B = ∂f/∂u` at `(x, u)`.
+    /// `dx = x ⊖ x0` (length `ndx`).
+    fn diff(&self, x0: &[f64], x: &[f64], dx: &mut [f64]) {
+        for ((d, a), b) in dx.iter_mut().zip(x).zip(x0) {
+            *d = a - b;
+        }
+    }
+    /// `x = x0 ⊕ dx`.
+    fn integrate(&self, x0: &[f64], dx: &[f64], x: &mut [f64]) {
+        for ((o, a), b) in x.iter_mut().zip(x0).zip(dx) {
+            *o = a + b;
+        }
+    }
+    /// `A = ∂f/∂x`, `B = ∂f/∂u` at `(x, u)` in the tangent space:
+    /// `A[:, j] = (f(x ⊕ ε e_j) ⊖ f(x ⊕ −ε e_j)) / 2ε`.
     fn jacobians(
         &mut self,
         x: &[f64],
@@ -29,37 +51,60 @@ pub trait Dynamics {
         a: &mut DMatrix<f64>,
         b: &mut DMatrix<f64>,
     ) -> Result<(), String> {
-        let (nx, nu) = (self.nx(), self.nu());
-        let eps = 1e-6;
-        let mut xp = x.to_vec();
-        let mut up = u.to_vec();
-        let mut fp = vec![0.0; nx];
-        let mut fm = vec![0.0; nx];
-        for j in 0..nx {
-            xp[j] = x[j] + eps;
-            self.step(&xp, u, &mut fp)?;
-            xp[j] = x[j] - eps;
-            self.step(&xp, u, &mut fm)?;
-            xp[j] = x[j];
-            for i in 0..nx {
-                a[(i, j)] = (fp[i] - fm[i]) / (2.0 * eps);
-            }
-        }
-        for j in 0..nu {
-            up[j] = u[j] + eps;
-            self.step(x, &up, &mut fp)?;
-            up[j] = u[j] - eps;
-            self.step(x, &up, &mut fm)?;
-            up[j] = u[j];
-            for i in 0..nx {
-                b[(i, j)] = (fp[i] - fm[i]) / (2.0 * eps);
-            }
-        }
-        Ok(())
+        central_jacobians(self, x, u, a, b, 1e-6)
     }
 }
 
-/// `Σ_t dt·[½ (x_t − x*)ᵀ Q (x_t − x*) + ½ u_tᵀ R u_t] + ½ (x_T − x*)ᵀ Qf (x_T − x*)`.
+/// Central differences of full steps in the tangent space (the [`Dynamics::jacobians`]
+/// default), callable from an override.
+pub fn central_jacobians<D: Dynamics + ?Sized>(
+    dynm: &mut D,
+    x: &[f64],
+    u: &[f64],
+    a: &mut DMatrix<f64>,
+    b: &mut DMatrix<f64>,
+    eps: f64,
+) -> Result<(), String> {
+    let (nx, ndx, nu) = (dynm.nx(), dynm.ndx(), dynm.nu());
+    let mut xp = x.to_vec();
+    let mut up = u.to_vec();
+    let mut dx = vec![0.0; ndx];
+    let mut fp = vec![0.0; nx];
+    let mut fm = vec![0.0; nx];
+    let mut col = vec![0.0; ndx];
+    for j in 0..ndx {
+        dx[j] = eps;
+        dynm.integrate(x, &dx, &mut xp);
+        dynm.step(&xp, u, &mut fp)?;
+        dx[j] = -eps;
+        dynm.integrate(x, &dx, &mut xp);
+        dynm.step(&xp, u, &mut fm)?;
+        dx[j] = 0.0;
+        dynm.diff(&fm, &fp, &mut col);
+        for i in 0..ndx {
+            a[(i, j)] = col[i] / (2.0 * eps);
+        }
+    }
+    for j in 0..nu {
+        up[j] = u[j] + eps;
+        dynm.step(x, &up, &mut fp)?;
+        up[j] = u[j] - eps;
+        dynm.step(x, &up, &mut fm)?;
+        up[j] = u[j];
+        dynm.diff(&fm, &fp, &mut col);
+        for i in 0..ndx {
+            b[(i, j)] = col[i] / (2.0 * eps);
+        }
+    }
+    Ok(())
+}
+
+/// `Σ_t dt·[½ (x_t ⊖ x*)ᵀ Q (x_t ⊖ x*) + ½ u_tᵀ R u_t] + ½ (x_T ⊖ x*)ᵀ Qf (x_T ⊖ x*)`; `Q`,
+/// `Qf` are `ndx × ndx` (tangent space), `x*` has `nx` entries. In the backward pass the
+/// Jacobian of `x ⊖ x*` with respect to `x`'s tangent is taken as the identity (exact for
+/// vector states and at `x*`; for a quaternion it is `J_r⁻¹(x ⊖ x*)`, `I + O(|x ⊖ x*|)`), so
+/// far from `x*` orientation errors get a Gauss–Newton-like approximate gradient; the line
+/// search uses the exact cost.
 #[derive(Clone, Debug)]
 pub struct QuadraticCost {
     pub q: DMatrix<f64>,
@@ -70,17 +115,43 @@ pub struct QuadraticCost {
 }
 
 impl QuadraticCost {
-    /// Total cost of a trajectory (`xs` has one more entry than `us`).
+    /// Total cost of a trajectory on a vector state (`xs` has one more entry than `us`).
     pub fn total(&self, xs: &[DVector<f64>], us: &[DVector<f64>]) -> f64 {
+        self.total_with(xs, us, |x| x - &self.xref)
+    }
+
+    /// Total cost with the tangent difference `x ⊖ x*` of `dynm`.
+    pub fn total_on<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+    ) -> f64 {
+        self.total_with(xs, us, |x| self.error(dynm, x))
+    }
+
+    /// `x ⊖ x*` on `dynm`'s tangent space.
+    pub fn error<D: Dynamics + ?Sized>(&self, dynm: &D, x: &DVector<f64>) -> DVector<f64> {
+        let mut dx = DVector::zeros(dynm.ndx());
+        dynm.diff(self.xref.as_slice(), x.as_slice(), dx.as_mut_slice());
+        dx
+    }
+
+    fn total_with(
+        &self,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+        err: impl Fn(&DVector<f64>) -> DVector<f64>,
+    ) -> f64 {
         let mut c = 0.0;
         for (x, u) in xs.iter().zip(us) {
-            let dx = x - &self.xref;
+            let dx = err(x);
             c += self.dt
                 * 0.5
                 * ((dx.transpose() * &self.q * &dx)[0] + (u.transpose() * &self.r * u)[0]);
         }
         if let Some(x) = xs.last() {
-            let dx = x - &self.xref;
+            let dx = err(x);
             c += 0.5 * (dx.transpose() * &self.qf * &dx)[0];
         }
         c
@@ -118,7 +189,7 @@ impl Default for IlqrOptions {
 pub struct IlqrResult {
     pub xs: Vec<DVector<f64>>,
     pub us: Vec<DVector<f64>>,
-    /// Feedback gains `K_t` (`u = u_t + K_t (x − x_t)`).
+    /// Feedback gains `K_t` (`u = u_t + K_t (x ⊖ x_t)`, `nu × ndx`).
     pub gains: Vec<DMatrix<f64>>,
     /// Cost after each iteration (the first entry is the initial guess).
     pub cost_history: Vec<f64>,
@@ -292,11 +363,21 @@ pub fn ilqr<D: Dynamics>(
     opt: &IlqrOptions,
     mut on_iter: impl FnMut(usize, f64),
 ) -> Result<IlqrResult, String> {
-    let (nx, nu) = (dynm.nx(), dynm.nu());
+    let (nx, ndx, nu) = (dynm.nx(), dynm.ndx(), dynm.nu());
     let horizon = us.len();
     if x0.len() != nx || us.iter().any(|u| u.len() != nu) {
         return Err(format!(
             "dimension mismatch: expected x0 of {nx} and controls of {nu}"
+        ));
+    }
+    if cost.xref.len() != nx
+        || cost.q.shape() != (ndx, ndx)
+        || cost.qf.shape() != (ndx, ndx)
+        || cost.r.shape() != (nu, nu)
+    {
+        return Err(format!(
+            "iLQR: cost dimensions must be xref {nx}, Q and Qf {ndx}×{ndx} (tangent space), \
+             R {nu}×{nu}"
         ));
     }
     if let Some((lo, hi)) = &opt.bounds {
@@ -314,33 +395,39 @@ pub fn ilqr<D: Dynamics>(
         clamp_into(u, &opt.bounds);
     }
     let mut xs = rollout(dynm, x0, &us)?;
-    let mut j = cost.total(&xs, &us);
+    let mut j = cost.total_on(&*dynm, &xs, &us);
     let mut history = vec![j];
     let mut mu = opt.mu_init;
-    let mut a = vec![DMatrix::zeros(nx, nx); horizon];
-    let mut b = vec![DMatrix::zeros(nx, nu); horizon];
+    let mut a = vec![DMatrix::zeros(ndx, ndx); horizon];
+    let mut b = vec![DMatrix::zeros(ndx, nu); horizon];
     let mut kff = vec![DVector::zeros(nu); horizon];
-    let mut gains = vec![DMatrix::zeros(nu, nx); horizon];
+    let mut gains = vec![DMatrix::zeros(nu, ndx); horizon];
+    let mut dxt = DVector::zeros(ndx);
     let mut converged = false;
     let mut iterations = 0;
     let alphas = [
         1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625,
     ];
 
+    // the linearization is redone only after the trajectory changed (a rejected iteration
+    // retries with more regularization on the same Jacobians)
+    let mut linearized = false;
     for it in 0..opt.max_iter {
         iterations = it + 1;
-        for t in 0..horizon {
-            dynm.jacobians(xs[t].as_slice(), us[t].as_slice(), &mut a[t], &mut b[t])?;
+        if !linearized {
+            for t in 0..horizon {
+                dynm.jacobians(xs[t].as_slice(), us[t].as_slice(), &mut a[t], &mut b[t])?;
+            }
+            linearized = true;
         }
         // Backward pass, retried with larger regularization when Quu is not positive definite.
         let expected = loop {
-            let mut vx = &cost.qf * (&xs[horizon] - &cost.xref);
+            let mut vx = &cost.qf * cost.error(&*dynm, &xs[horizon]);
             let mut vxx = cost.qf.clone();
             let mut ok = true;
             let mut expected = (0.0, 0.0);
             for t in (0..horizon).rev() {
-                let dx = &xs[t] - &cost.xref;
-                let lx = &cost.q * dx * cost.dt;
+                let lx = &cost.q * cost.error(&*dynm, &xs[t]) * cost.dt;
                 let lu = &cost.r * &us[t] * cost.dt;
                 let at = a[t].transpose();
                 let bt = b[t].transpose();
@@ -367,10 +454,10 @@ pub fn ilqr<D: Dynamics>(
                             ok = false;
                             break;
                         };
-                        let mut kk = DMatrix::zeros(nu, nx);
+                        let mut kk = DMatrix::zeros(nu, ndx);
                         if let Some(chol) = &qp.chol_free {
                             let idx: Vec<usize> = (0..nu).filter(|&i| qp.free[i]).collect();
-                            let qux_f = DMatrix::from_fn(idx.len(), nx, |a, c| qux[(idx[a], c)]);
+                            let qux_f = DMatrix::from_fn(idx.len(), ndx, |a, c| qux[(idx[a], c)]);
                             let kf = -chol.solve(&qux_f);
                             for (a, &i) in idx.iter().enumerate() {
                                 kk.set_row(i, &kf.row(a));
@@ -407,7 +494,8 @@ pub fn ilqr<D: Dynamics>(
             let mut next = vec![0.0; nx];
             let mut fail = false;
             for t in 0..horizon {
-                let mut u = &us[t] + &kff[t] * alpha + &gains[t] * (&xn[t] - &xs[t]);
+                dynm.diff(xs[t].as_slice(), xn[t].as_slice(), dxt.as_mut_slice());
+                let mut u = &us[t] + &kff[t] * alpha + &gains[t] * &dxt;
                 clamp_into(&mut u, &opt.bounds);
                 if dynm
                     .step(xn[t].as_slice(), u.as_slice(), &mut next)
@@ -423,7 +511,7 @@ pub fn ilqr<D: Dynamics>(
             if fail {
                 continue;
             }
-            let jn = cost.total(&xn, &un);
+            let jn = cost.total_on(&*dynm, &xn, &un);
             let predicted = -(alpha * expected.0 + alpha * alpha * expected.1);
             if jn < j && (predicted <= 0.0 || (j - jn) / predicted > 1e-4) {
                 let rel = (j - jn) / j.abs().max(1e-300);
@@ -431,6 +519,7 @@ pub fn ilqr<D: Dynamics>(
                 us = un;
                 j = jn;
                 accepted = true;
+                linearized = false;
                 mu = (mu / 10.0).max(opt.mu_min);
                 if rel < opt.tol {
                     converged = true;

@@ -10,6 +10,7 @@
 //! - [`sysid`]: system identification (inertial parameters and damping by least squares on
 //!   inverse dynamics, joint friction loss by Levenberg–Marquardt on inverse dynamics, contact
 //!   parameters by Nelder–Mead on simulation error);
+//! - [`statecost`]: a diagonal tangent-space cost shared by the iLQR and sampling planners;
 //! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables.
 
 pub use argmin;
@@ -22,5 +23,6 @@ pub mod mpc;
 pub mod problems;
 pub mod progress;
 pub mod sampling;
+pub mod statecost;
 pub mod sysid;
 pub mod system;

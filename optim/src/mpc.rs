@@ -1,9 +1,11 @@
 //! Receding-horizon iLQR: at every control step [`ilqr`](crate::ilqr::ilqr) is run for a few
 //! iterations from the measured state over a fixed horizon, warm-started with the previous
 //! solution shifted by one step (the last control repeated). The control applied is the first
-//! of the plan plus its feedback term `u₀ + K₀ (x − x₀)` (zero at the planning state; used when
+//! of the plan plus its feedback term `u₀ + K₀ (x ⊖ x₀)` (zero at the planning state; used when
 //! the plan is reused between re-plans). On a [`MoreauSystem`](crate::system::MoreauSystem) the
-//! linearization is `moreau_derivatives`' transition FD Jacobians. With `MpcOptions::bounds`
+//! linearization is `moreau_derivatives`' transition FD Jacobians (or the analytic ones,
+//! [`MoreauSystem::analytic`](crate::system::MoreauSystem::analytic)), in the tangent space of
+//! ball and free joints. With `MpcOptions::bounds`
 //! (e.g. [`ctrl_bounds`]) every solve is control-limited iLQR (box QP in the backward pass).
 
 use crate::ilqr::{ilqr, Dynamics, IlqrOptions, IlqrResult, QuadraticCost};
@@ -90,11 +92,19 @@ impl IlqrMpc {
         Ok(u)
     }
 
-    /// The feedback control of the current plan at step `t` of it for state `x`.
-    pub fn feedback(&self, t: usize, x: &DVector<f64>) -> Option<DVector<f64>> {
+    /// The feedback control of the current plan at step `t` of it for state `x`
+    /// (`u_t + K_t (x ⊖ x_t)` on `sys`'s tangent space).
+    pub fn feedback<D: Dynamics>(
+        &self,
+        sys: &D,
+        t: usize,
+        x: &DVector<f64>,
+    ) -> Option<DVector<f64>> {
         let p = self.plan.as_ref()?;
         let t = t.min(p.us.len() - 1);
-        let mut u = &p.us[t] + &p.gains[t] * (x - &p.xs[t]);
+        let mut dx = DVector::zeros(sys.ndx());
+        sys.diff(p.xs[t].as_slice(), x.as_slice(), dx.as_mut_slice());
+        let mut u = &p.us[t] + &p.gains[t] * dx;
         self.clamp(&mut u);
         Some(u)
     }
@@ -145,6 +155,9 @@ pub struct ClosedLoop {
     pub plan_secs: Vec<f64>,
     /// Total wall time (controller and plant), seconds.
     pub wall: f64,
+    /// Process CPU time (user + system, all threads) over the loop, seconds
+    /// ([`process_cpu_secs`]; `None` where unavailable).
+    pub cpu: Option<f64>,
     /// Simulated time, seconds.
     pub sim_time: f64,
     /// Every physics step (the initial state first): `time`, `qpos`, `qvel`, `act`, and the
@@ -166,6 +179,12 @@ impl ClosedLoop {
     /// Simulated time over wall time.
     pub fn real_time_factor(&self) -> f64 {
         self.sim_time / self.wall
+    }
+    /// Simulated time over process CPU time (on a loaded machine the honest single-thread
+    /// figure; with several threads it counts all of them). `None` when unavailable or below
+    /// 50 ms (five ticks of `/proc`'s resolution).
+    pub fn cpu_real_time_factor(&self) -> Option<f64> {
+        self.cpu.filter(|&c| c >= 0.05).map(|c| self.sim_time / c)
     }
     /// Mean controller time per control step, milliseconds.
     pub fn mean_plan_ms(&self) -> f64 {
@@ -212,6 +231,7 @@ pub fn closed_loop(
     tr.qvel.push(d.qvel.clone());
     tr.act.push(d.act.clone());
     let t0 = std::time::Instant::now();
+    let c0 = process_cpu_secs();
     let start = d.time;
     for k in 0..steps {
         let tp = std::time::Instant::now();
@@ -256,11 +276,26 @@ pub fn closed_loop(
         on_step(k, d);
     }
     out.wall = t0.elapsed().as_secs_f64();
+    out.cpu = c0.and_then(|a| process_cpu_secs().map(|b| b - a));
     out.sim_time = d.time - start;
     Ok(out)
 }
 
-/// The state vector `(qpos, qvel, act)` of `d` (hinge/slide models).
+/// CPU time (user + system) of this process, seconds, from `/proc/self/stat` (Linux; `None`
+/// elsewhere). Resolution: one clock tick (10 ms at the usual 100 Hz).
+pub fn process_cpu_secs() -> Option<f64> {
+    let s = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // the fields after the parenthesised command name start at field 3; utime and stime are
+    // fields 14 and 15
+    let rest = s.rsplit_once(')')?.1;
+    let mut f = rest.split_whitespace().skip(11);
+    let ut: f64 = f.next()?.parse().ok()?;
+    let st: f64 = f.next()?.parse().ok()?;
+    Some((ut + st) / 100.0)
+}
+
+/// The state vector `(qpos, qvel, act)` of `d` (the state of a
+/// [`MoreauSystem`](crate::system::MoreauSystem)).
 pub fn state_of(d: &moreau::Data) -> DVector<f64> {
     DVector::from_iterator(
         d.qpos.len() + d.qvel.len() + d.act.len(),

@@ -1,17 +1,31 @@
 //! A moreau model as a discrete-time system for the optimizers: `x = (qpos, qvel, act)`,
-//! `u = ctrl`, `f` = one `moreau::integrator::step`.
+//! `u = ctrl`, `f` = one `moreau::integrator::step`. Ball and free joints are supported: the
+//! tangent space is `(dq, qvel, act)` of size `2nv + na`, `x ⊕ δ` integrates the `dq` part by
+//! `mj_integratePos` and `x ⊖ x0` differences it by `mj_differentiatePos` (spec seed 003), which
+//! is how `mjd_transitionFD` defines `A`.
 
-use crate::ilqr::Dynamics;
-use moreau::model::JointType;
+use crate::ilqr::{central_jacobians, Dynamics};
 use moreau::{Data, Model};
 use moreau_derivatives::fd::FdWorkspace;
 use nalgebra::DMatrix;
 
+/// How [`MoreauSystem`] linearizes a step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Linearization {
+    /// `mjd_transitionFD` ([`FdWorkspace::transition`], centered, sensors skipped).
+    Fd,
+    /// [`moreau_derivatives::contact::transition_analytic`] (IFT through the soft constraint
+    /// solution; see [`MoreauSystem::analytic`] for when it applies).
+    Analytic,
+    /// Central differences of full steps in the tangent space ([`central_jacobians`]).
+    Generic,
+}
+
 /// Wraps a model and one preallocated `Data`. The linearization ([`Dynamics::jacobians`]) is
 /// `moreau_derivatives`' `mjd_transitionFD` ([`FdWorkspace::transition`], centered differences,
-/// sensors skipped, the stages that a perturbation cannot change reused) unless
-/// [`MoreauSystem::fd`] is `None`, in which case the trait's generic central differences of
-/// full steps are used.
+/// sensors skipped, the stages that a perturbation cannot change reused) by default; see
+/// [`Linearization`] for the others. [`MoreauSystem::fd`] = `None` selects
+/// [`Linearization::Generic`].
 pub struct MoreauSystem {
     pub model: Model,
     pub data: Data,
@@ -19,19 +33,13 @@ pub struct MoreauSystem {
     pub fd: Option<FdWorkspace>,
     /// Finite-difference step of the transition Jacobians.
     pub fd_eps: f64,
+    analytic: bool,
 }
 
 impl MoreauSystem {
-    /// Fails for models with ball or free joints: their quaternion coordinates need tangent-space
-    /// differences, which this wrapper does not do yet.
+    /// A system on `model` with FD transition Jacobians. Never fails today (the `Result` is
+    /// kept for callers written when ball/free joints were refused).
     pub fn new(model: Model) -> Result<Self, String> {
-        if model
-            .jnt_type
-            .iter()
-            .any(|t| matches!(t, JointType::Ball | JointType::Free))
-        {
-            return Err("MoreauSystem: ball and free joints are not supported yet".into());
-        }
         let data = Data::new(&model);
         let mut fd = FdWorkspace::new(&model);
         fd.sensors = false;
@@ -40,7 +48,30 @@ impl MoreauSystem {
             data,
             fd: Some(fd),
             fd_eps: 1e-6,
+            analytic: false,
         })
+    }
+
+    /// Switches the linearization to the analytic transition Jacobians
+    /// ([`moreau_derivatives::contact::transition_analytic`]); fails, naming the reason, for
+    /// models it does not support ([`moreau_derivatives::contact::unsupported`]).
+    pub fn analytic(mut self) -> Result<Self, String> {
+        if let Some(e) = moreau_derivatives::contact::unsupported(&self.model) {
+            return Err(format!("analytic transition Jacobians: {e}"));
+        }
+        self.analytic = true;
+        Ok(self)
+    }
+
+    /// The linearization in use.
+    pub fn linearization(&self) -> Linearization {
+        if self.analytic {
+            Linearization::Analytic
+        } else if self.fd.is_some() {
+            Linearization::Fd
+        } else {
+            Linearization::Generic
+        }
     }
 
     /// Splits `x` into the data's qpos, qvel and act.
@@ -58,11 +89,22 @@ impl MoreauSystem {
         x[nq..nq + nv].copy_from_slice(&self.data.qvel);
         x[nq + nv..].copy_from_slice(&self.data.act);
     }
+
+    fn check_warning(&mut self) -> Result<(), String> {
+        if self.data.warning.iter().any(|w| w.number > 0) {
+            self.data.warning = Default::default();
+            return Err("simulation reported a bad state".into());
+        }
+        Ok(())
+    }
 }
 
 impl Dynamics for MoreauSystem {
     fn nx(&self) -> usize {
         self.model.nq + self.model.nv + self.model.na
+    }
+    fn ndx(&self) -> usize {
+        2 * self.model.nv + self.model.na
     }
     fn nu(&self) -> usize {
         self.model.nu
@@ -72,16 +114,34 @@ impl Dynamics for MoreauSystem {
         self.data.ctrl.copy_from_slice(u);
         self.data.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
         moreau::integrator::step(&self.model, &mut self.data);
-        if self.data.warning.iter().any(|w| w.number > 0) {
-            self.data.warning = Default::default();
-            return Err("simulation reported a bad state".into());
-        }
+        self.check_warning()?;
         self.get_state(xnext);
         Ok(())
     }
 
-    /// `mjd_transitionFD` at `(x, u)` (tangent and state coordinates coincide: no ball or free
-    /// joints), or the trait's generic differences when `fd` is `None`.
+    /// `dx = (qpos ⊖ qpos0, qvel − qvel0, act − act0)`, the first part by
+    /// `mj_differentiatePos` with `h = 1`.
+    fn diff(&self, x0: &[f64], x: &[f64], dx: &mut [f64]) {
+        let (nq, nv) = (self.model.nq, self.model.nv);
+        moreau::state::differentiate_pos(&self.model, &mut dx[..nv], 1.0, &x0[..nq], &x[..nq]);
+        for i in nv..dx.len() {
+            dx[i] = x[nq + i - nv] - x0[nq + i - nv];
+        }
+    }
+
+    /// `x = (qpos0 ⊕ dq, qvel0 + dv, act0 + da)`, the first part by `mj_integratePos` with
+    /// `h = 1`.
+    fn integrate(&self, x0: &[f64], dx: &[f64], x: &mut [f64]) {
+        let (nq, nv) = (self.model.nq, self.model.nv);
+        x[..nq].copy_from_slice(&x0[..nq]);
+        moreau::state::integrate_pos(&self.model, &mut x[..nq], &dx[..nv], 1.0);
+        for i in nv..dx.len() {
+            x[nq + i - nv] = x0[nq + i - nv] + dx[i];
+        }
+    }
+
+    /// `mjd_transitionFD` or the analytic transition Jacobians at `(x, u)` (tangent space,
+    /// `(2nv + na)` square `A`), or the generic differences when `fd` is `None`.
     fn jacobians(
         &mut self,
         x: &[f64],
@@ -89,8 +149,19 @@ impl Dynamics for MoreauSystem {
         a: &mut DMatrix<f64>,
         b: &mut DMatrix<f64>,
     ) -> Result<(), String> {
+        if self.analytic {
+            self.set_state(x);
+            self.data.ctrl.copy_from_slice(u);
+            self.data.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
+            let jac = moreau_derivatives::contact::transition_analytic(&self.model, &mut self.data)
+                .map_err(|e| format!("analytic transition Jacobians: {e}"))?;
+            a.copy_from(&jac.A);
+            b.copy_from(&jac.B);
+            return self.check_warning();
+        }
         let Some(mut ws) = self.fd.take() else {
-            return generic_jacobians(self, x, u, a, b);
+            let eps = self.fd_eps;
+            return central_jacobians(self, x, u, a, b, eps);
         };
         self.set_state(x);
         self.data.ctrl.copy_from_slice(u);
@@ -99,51 +170,6 @@ impl Dynamics for MoreauSystem {
         a.copy_from(&jac.A);
         b.copy_from(&jac.B);
         self.fd = Some(ws);
-        if self.data.warning.iter().any(|w| w.number > 0) {
-            self.data.warning = Default::default();
-            return Err("simulation reported a bad state".into());
-        }
-        Ok(())
+        self.check_warning()
     }
-}
-
-/// Central differences of full steps (the `Dynamics` default), callable from an override.
-fn generic_jacobians(
-    sys: &mut MoreauSystem,
-    x: &[f64],
-    u: &[f64],
-    a: &mut DMatrix<f64>,
-    b: &mut DMatrix<f64>,
-) -> Result<(), String> {
-    let (nx, nu) = (sys.nx(), sys.nu());
-    let eps = 1e-6;
-    let (mut xp, mut up) = (x.to_vec(), u.to_vec());
-    let (mut fp, mut fm) = (vec![0.0; nx], vec![0.0; nx]);
-    for j in 0..nx + nu {
-        let (plus, minus) = if j < nx {
-            xp[j] = x[j] + eps;
-            sys.step(&xp, u, &mut fp)?;
-            xp[j] = x[j] - eps;
-            sys.step(&xp, u, &mut fm)?;
-            xp[j] = x[j];
-            (&fp, &fm)
-        } else {
-            let k = j - nx;
-            up[k] = u[k] + eps;
-            sys.step(x, &up, &mut fp)?;
-            up[k] = u[k] - eps;
-            sys.step(x, &up, &mut fm)?;
-            up[k] = u[k];
-            (&fp, &fm)
-        };
-        for i in 0..nx {
-            let v = (plus[i] - minus[i]) / (2.0 * eps);
-            if j < nx {
-                a[(i, j)] = v;
-            } else {
-                b[(i, j - nx)] = v;
-            }
-        }
-    }
-    Ok(())
 }

@@ -1,0 +1,236 @@
+//! Quadruped MPC setup shared by `examples/mpc_quadruped.rs` and
+//! `optim/tests/quadruped_mpc.rs`: `models/quadruped.xml` (free-floating torso, 12 position
+//! actuators, soft MuJoCo contacts) driven forward by a gait-free cost — torso height and
+//! orientation at the stance, forward-velocity target, small joint deviations and controls — by
+//! receding-horizon iLQR (analytic or FD transition Jacobians in the tangent space) or by
+//! predictive sampling on the same cost ([`DiagonalCost`]) and the same planning model.
+
+use moreau::{Data, Model};
+use moreau_optim::ilqr::Dynamics;
+use moreau_optim::mpc::{closed_loop, ctrl_bounds, state_of, ClosedLoop, IlqrMpc, MpcOptions};
+use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
+use moreau_optim::statecost::DiagonalCost;
+use moreau_optim::system::MoreauSystem;
+
+/// Plant steps (2 ms) per control step.
+pub const SUBSTEPS: usize = 5;
+
+/// Planner settings.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Simulated seconds.
+    pub seconds: f64,
+    /// Forward velocity target (m/s).
+    pub vx: f64,
+    /// Time step of the planning model (the plant keeps the model's 2 ms).
+    pub plan_dt: f64,
+    /// Planning horizon in planning steps.
+    pub horizon: usize,
+    /// iLQR iterations per control step (first control step: `first_iter`).
+    pub iter: usize,
+    pub first_iter: usize,
+    /// Predictive sampling: rollouts, knots and noise (× half control range).
+    pub rollouts: usize,
+    pub knots: usize,
+    pub sigma: f64,
+}
+
+impl Settings {
+    pub fn example() -> Self {
+        Settings {
+            seconds: 4.0,
+            vx: 0.5,
+            plan_dt: 0.01,
+            horizon: 30,
+            iter: 1,
+            first_iter: 5,
+            rollouts: 32,
+            knots: 4,
+            sigma: 0.15,
+        }
+    }
+}
+
+/// The plant model.
+pub fn model() -> Result<Model, String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/quadruped.xml");
+    let path = if std::path::Path::new(path).exists() {
+        path.to_string()
+    } else {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../models/quadruped.xml").to_string()
+    };
+    moreau::mjcf::load(&path).map_err(|e| e.to_string())
+}
+
+/// The plant's initial state: the stance keyframe at rest.
+pub fn initial(m: &Model) -> Result<Data, String> {
+    let key = m.key_id("stand").ok_or("quadruped: no stand keyframe")?;
+    let mut d = Data::new(m);
+    d.reset_keyframe(m, key)?;
+    d.qvel.iter_mut().for_each(|v| *v = 0.0);
+    Ok(d)
+}
+
+/// The planning model: the plant's with time step `dt`.
+pub fn planning_model(m: &Model, dt: f64) -> Model {
+    let mut p = m.clone();
+    p.opt.timestep = dt;
+    p
+}
+
+/// The gait-free cost: reference = the stance with forward velocity `vx`.
+pub fn cost(
+    m: &Model,
+    q_stand: &[f64],
+    vx: f64,
+    horizon_secs: f64,
+) -> Result<DiagonalCost, String> {
+    let (nq, nv) = (m.nq, m.nv);
+    let mut xref = vec![0.0; nq + nv + m.na];
+    xref[..nq].copy_from_slice(q_stand);
+    xref[nq] = vx;
+    let mut c = DiagonalCost::new(m, xref)?;
+    // position tangent: x, y free; height; roll, pitch, yaw; joints
+    let wq = [0.0, 0.0, 200.0, 50.0, 50.0, 10.0];
+    c.q[..6].copy_from_slice(&wq);
+    for w in &mut c.q[6..nv] {
+        *w = 0.5;
+    }
+    // velocity tangent: forward-velocity target, lateral/vertical, angular, joint rates
+    let wv = [20.0, 5.0, 1.0, 1.0, 1.0, 1.0];
+    c.q[nv..nv + 6].copy_from_slice(&wv);
+    for w in &mut c.q[nv + 6..2 * nv] {
+        *w = 0.01;
+    }
+    for w in &mut c.r {
+        *w = 0.1;
+    }
+    c.terminal = 0.3 * horizon_secs;
+    Ok(c)
+}
+
+/// A closed loop with the planner's predicted cost per control step.
+pub struct Run {
+    pub closed: ClosedLoop,
+    pub planner_cost: Vec<f64>,
+}
+
+impl Run {
+    /// Forward (x) distance of the torso.
+    pub fn distance(&self) -> f64 {
+        let q = &self.closed.qpos;
+        q.last().map_or(0.0, |l| l[0] - q[0][0])
+    }
+    /// Lowest torso height over the run.
+    pub fn min_z(&self) -> f64 {
+        self.closed
+            .qpos
+            .iter()
+            .map(|q| q[2])
+            .fold(f64::INFINITY, f64::min)
+    }
+    /// Largest tilt of the torso's z axis from vertical (radians).
+    pub fn max_tilt(&self) -> f64 {
+        self.closed
+            .qpos
+            .iter()
+            .map(|q| {
+                let (w, x, y, z) = (q[3], q[4], q[5], q[6]);
+                let n = w * w + x * x + y * y + z * z;
+                // R_zz of the unit quaternion
+                (1.0 - 2.0 * (x * x + y * y) / n).clamp(-1.0, 1.0).acos()
+            })
+            .fold(0.0, f64::max)
+    }
+}
+
+/// Receding-horizon iLQR (control-limited, `ctrlrange` box) on the planning model.
+pub fn run_ilqr(
+    m: &Model,
+    s: &Settings,
+    analytic: bool,
+    mut on_step: impl FnMut(usize, &Data),
+) -> Result<Run, String> {
+    let pm = planning_model(m, s.plan_dt);
+    let shift = ((SUBSTEPS as f64 * m.opt.timestep) / s.plan_dt)
+        .round()
+        .max(1.0) as usize;
+    let mut sys = MoreauSystem::new(pm.clone())?;
+    if analytic {
+        sys = sys.analytic()?;
+    }
+    let mut d = initial(m)?;
+    let c = cost(&pm, &d.qpos, s.vx, s.horizon as f64 * s.plan_dt)?;
+    let mut mpc = IlqrMpc::new(
+        pm.nu,
+        c.quadratic(s.plan_dt),
+        MpcOptions {
+            horizon: s.horizon,
+            iter: s.iter,
+            first_iter: s.first_iter,
+            bounds: Some(ctrl_bounds(&pm)),
+        },
+    );
+    let steps = (s.seconds / (SUBSTEPS as f64 * m.opt.timestep)).round() as usize;
+    let mut planner_cost = vec![];
+    let closed = closed_loop(
+        m,
+        &mut d,
+        steps,
+        SUBSTEPS,
+        &[],
+        |d| {
+            let x = state_of(d);
+            let u = mpc.step(&mut sys, &x, shift)?;
+            planner_cost.push(*mpc.last_history.last().unwrap_or(&f64::NAN));
+            debug_assert_eq!(x.len(), sys.nx());
+            Ok(u.as_slice().to_vec())
+        },
+        &mut on_step,
+    )?;
+    Ok(Run {
+        closed,
+        planner_cost,
+    })
+}
+
+/// Predictive sampling on the same planning model and cost, in the calling rayon pool.
+pub fn run_sampling(
+    m: &Model,
+    s: &Settings,
+    mut on_step: impl FnMut(usize, &Data),
+) -> Result<Run, String> {
+    let pm = planning_model(m, s.plan_dt);
+    let mut d = initial(m)?;
+    let c = cost(&pm, &d.qpos, s.vx, s.horizon as f64 * s.plan_dt)?;
+    let mut ps = PredictiveSampling::new(
+        pm.clone(),
+        SamplingOptions {
+            rollouts: s.rollouts,
+            steps: s.horizon,
+            knots: s.knots,
+            sigma: s.sigma,
+            ..Default::default()
+        },
+    )?;
+    let steps = (s.seconds / (SUBSTEPS as f64 * m.opt.timestep)).round() as usize;
+    let mut planner_cost = vec![];
+    let closed = closed_loop(
+        m,
+        &mut d,
+        steps,
+        SUBSTEPS,
+        &[],
+        |d| {
+            planner_cost.push(ps.plan(d, &c));
+            let mut u = vec![0.0; pm.nu];
+            ps.action(d.time, &mut u);
+            Ok(u)
+        },
+        &mut on_step,
+    )?;
+    Ok(Run {
+        closed,
+        planner_cost,
+    })
+}
