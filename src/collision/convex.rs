@@ -7,9 +7,9 @@
 //! plane–mesh, which follows MuJoCo 4.0.0's hull-polygon rule (up to 4 contacts).
 //! No allocation: the simplex and the EPA polytope live in fixed-size arrays.
 
-use super::{f64of, meshpoly, Sink};
+use super::{f64of, meshpoly, multiccd, Sink};
 use crate::data::{sc, Data, Scalar};
-use crate::model::{GeomType, Model};
+use crate::model::{disable, GeomType, Model};
 use nalgebra::{Matrix3, Vector3};
 
 type V3 = Vector3<f64>;
@@ -526,6 +526,11 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         return;
     };
     if !(c.dist <= f64of(s.margin)) {
+        return;
+    }
+    if !m.opt.disabled(disable::MULTICCD)
+        && multiccd::multi_contact(m, [(a.pos, a.mat), (b.pos, b.mat)], &c, s)
+    {
         return;
     }
     let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
