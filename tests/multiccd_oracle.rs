@@ -55,6 +55,9 @@ fn multiccd_matches_mujoco_in_order() {
     );
     for sc in j["scenes"].as_array().unwrap() {
         let name = sc["name"].as_str().unwrap();
+        if std::env::var("MCCD_ONLY").is_ok_and(|o| o != name) {
+            continue;
+        }
         let mut m = build_model(&sc["model"]);
         mujoco_polygons(&mut m, &sc["model"]);
         let mut d: Data<f64> = Data::new(&m);

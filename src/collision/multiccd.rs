@@ -24,8 +24,7 @@
 //! fit falls back to the single contact.
 
 use super::convex::ConvexContact;
-use super::meshpoly;
-use super::Sink;
+use super::{f64of, Sink};
 use crate::data::{sc, Scalar};
 use crate::model::{GeomType, Mesh, Model};
 use nalgebra::{Matrix3, Vector3};
@@ -323,6 +322,60 @@ fn clip_polygon(subj: &mut [V3; MAXP], ns: usize, clip: &[V3; MAXP], nc: usize, 
     ncur
 }
 
+/// MuJoCo 4.0.0's reduction of a clipped polygon to four corners (measured: it differs from the
+/// plane–mesh search [`super::meshpoly::quad_positions`] and may repeat a corner). A greedy
+/// search over positions `(a, b, c, d)` of the quadrilateral area `|(p_a − p_c) × (p_b − p_d)|/2`:
+/// for each `a` in turn (keeping `b`, `c`, `d` and the best value from the previous `a`), advance
+/// `d` while the value strictly grows, after each step advancing `c`, then `b`, the same way;
+/// then, if `b` has reached `a`, push `b` (and `c`, `d` if they collide) one position on.
+fn polygon_quad(p: &[V3]) -> [usize; 4] {
+    let n = p.len();
+    let nx = |i: usize| (i + 1) % n;
+    let area = |a: usize, b: usize, c: usize, d: usize| 0.5 * (p[a] - p[c]).cross(&(p[b] - p[d])).norm();
+    let (mut b, mut c, mut d) = (1, 2, 3);
+    let mut res = [0, 1, 2, 3];
+    let mut best = area(0, b, c, d);
+    for a in 0..n {
+        loop {
+            let v = area(a, b, c, nx(d));
+            if !(v > best) {
+                break;
+            }
+            best = v;
+            d = nx(d);
+            res = [a, b, c, d];
+            loop {
+                let v = area(a, b, nx(c), d);
+                if !(v > best) {
+                    break;
+                }
+                best = v;
+                c = nx(c);
+                res = [a, b, c, d];
+            }
+            loop {
+                let v = area(a, nx(b), c, d);
+                if !(v > best) {
+                    break;
+                }
+                best = v;
+                b = nx(b);
+                res = [a, b, c, d];
+            }
+        }
+        if b == a {
+            b = nx(b);
+            if c == b {
+                c = nx(c);
+                if d == c {
+                    d = nx(d);
+                }
+            }
+        }
+    }
+    res
+}
+
 /// Adds the multi-contact patch of a box/mesh pair and returns true, or returns false (nothing
 /// added) when the pair has no matching face–face or edge–face features.
 pub fn multi_contact<T: Scalar>(
@@ -387,12 +440,31 @@ pub fn multi_contact<T: Scalar>(
     if np == 0 {
         return false;
     }
-    let (idx, cnt) = if np > 4 {
-        meshpoly::quad_positions(np, 0, |k| subj[k])
+    // per-point depth; points beyond margin + gap are dropped before the reduction
+    let r0 = clip[0];
+    let lim = f64of(s.margin);
+    let mut dist = [0.0; MAXP];
+    let mut nk = 0;
+    for k in 0..np {
+        let p = subj[k];
+        let q = p - nref * (p - r0).dot(&nref);
+        let (x0, x1) = if on_b { (q, p) } else { (p, q) };
+        let d = ncon.dot(&(x1 - x0));
+        if d <= lim {
+            subj[nk] = x0 + ncon * (0.5 * d);
+            dist[nk] = d;
+            nk += 1;
+        }
+    }
+    if nk == 0 {
+        return false;
+    }
+    let (idx, cnt) = if nk > 4 {
+        (polygon_quad(&subj[..nk]), 4)
     } else {
         let mut idx = [0usize; 4];
         let mut cnt = 0;
-        for k in 0..np {
+        for k in 0..nk {
             let dup = idx[..cnt]
                 .iter()
                 .any(|&j| (subj[j] - subj[k]).iter().all(|x| x.abs() < 1e-15));
@@ -403,14 +475,9 @@ pub fn multi_contact<T: Scalar>(
         }
         (idx, cnt)
     };
-    let r0 = clip[0];
     let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
     for &k in &idx[..cnt] {
-        let p = subj[k];
-        let q = p - nref * (p - r0).dot(&nref);
-        let (x0, x1) = if on_b { (q, p) } else { (p, q) };
-        let dist = ncon.dot(&(x1 - x0));
-        s.add(sc(dist), v(x0 + ncon * (0.5 * dist)), v(ncon), None);
+        s.add(sc(dist[k]), v(subj[k]), v(ncon), None);
     }
     true
 }
