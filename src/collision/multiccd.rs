@@ -271,6 +271,41 @@ fn edge_face(
     None
 }
 
+/// Edge–face match with the face aligned with `dir` within `FACE_TOL`: an edge of the vertex or
+/// edge feature `fe` nearly parallel (`|e·n_face| < √(1 − FACE_TOL²)`) to a candidate face of
+/// `ff` whose outward normal `n_face` satisfies `n_face·dir > FACE_TOL`.
+fn edge_on_face(
+    pe: &Poly,
+    fe: &Feature,
+    pf: &Poly,
+    ff: &Feature,
+    dir: &V3,
+) -> Option<(usize, usize, usize)> {
+    if fe.dim() >= 3 {
+        return None;
+    }
+    let mut aligned = Feature {
+        vert: ff.vert,
+        nvert: ff.nvert,
+        face: [0; MAXS],
+        nface: 0,
+    };
+    let mut cand = [0usize; MAXS];
+    for &v in &ff.vert[..ff.nvert.min(3)] {
+        let nc = pf.faces_of(v, &mut cand);
+        for &f in &cand[..nc] {
+            if pf.normal(f).dot(dir) > FACE_TOL && !aligned.face[..aligned.nface].contains(&f) {
+                aligned.face[aligned.nface] = f;
+                aligned.nface += 1;
+            }
+        }
+    }
+    if aligned.nface == 0 {
+        return None;
+    }
+    edge_face(pe, fe, pf, &aligned, (1.0 - FACE_TOL * FACE_TOL).sqrt())
+}
+
 /// Sutherland–Hodgman: clips `subj[..ns]` by the prism of the polygon `clip[..nc]` (clockwise
 /// about `n`) along `n`; the result replaces `subj`. Returns the new count.
 fn clip_polygon(subj: &mut [V3; MAXP], ns: usize, clip: &[V3; MAXP], nc: usize, n: &V3) -> usize {
@@ -397,10 +432,21 @@ pub fn multi_contact<T: Scalar>(
     if fa.nvert == 0 || fb.nvert == 0 {
         return false;
     }
-    let edge_tol = (1.0 - FACE_TOL * FACE_TOL).sqrt();
+    if std::env::var("MCCD_FEAT").is_ok() {
+        eprintln!(
+            "FEAT n {:?} dist {} A {:?} faces {:?} B {:?} faces {:?}",
+            n.as_slice(),
+            c.dist,
+            &fa.vert[..fa.nvert],
+            &fa.face[..fa.nface],
+            &fb.vert[..fb.nvert],
+            &fb.face[..fb.nface]
+        );
+    }
     // (subject on geom 1?, reference face normal, contact normal, subject, reference polygon)
     let mut subj = [V3::zeros(); MAXP];
     let mut clip = [V3::zeros(); MAXP];
+    let edge_tol = (1.0 - FACE_TOL * FACE_TOL).sqrt();
     let mut pair = None;
     'ff: for &i in &fa.face[..fa.nface] {
         for &j in &fb.face[..fb.nface] {
@@ -414,6 +460,16 @@ pub fn multi_contact<T: Scalar>(
         let nc = pa.face(i, &mut clip);
         let ns = pb.face(j, &mut subj);
         (true, pa.normal(i), -pb.normal(j), ns, nc)
+    } else if let Some((v0, v1, f)) = edge_on_face(&pb, &fb, &pa, &fa, &n) {
+        subj[0] = pb.world(v0);
+        subj[1] = pb.world(v1);
+        let nc = pa.face(f, &mut clip);
+        (true, pa.normal(f), pa.normal(f), 2, nc)
+    } else if let Some((v0, v1, f)) = edge_on_face(&pa, &fa, &pb, &fb, &-n) {
+        subj[0] = pa.world(v0);
+        subj[1] = pa.world(v1);
+        let nc = pb.face(f, &mut clip);
+        (false, pb.normal(f), -pb.normal(f), 2, nc)
     } else if fa.dim() < 3 && fa.dim() <= fb.dim() {
         let Some((v0, v1, f)) = edge_face(&pa, &fa, &pb, &fb, edge_tol) else {
             return false;
