@@ -432,17 +432,6 @@ pub fn multi_contact<T: Scalar>(
     if fa.nvert == 0 || fb.nvert == 0 {
         return false;
     }
-    if std::env::var("MCCD_FEAT").is_ok() {
-        eprintln!(
-            "FEAT n {:?} dist {} A {:?} faces {:?} B {:?} faces {:?}",
-            n.as_slice(),
-            c.dist,
-            &fa.vert[..fa.nvert],
-            &fa.face[..fa.nface],
-            &fb.vert[..fb.nvert],
-            &fb.face[..fb.nface]
-        );
-    }
     // (subject on geom 1?, reference face normal, contact normal, subject, reference polygon)
     let mut subj = [V3::zeros(); MAXP];
     let mut clip = [V3::zeros(); MAXP];
