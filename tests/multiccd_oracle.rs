@@ -100,13 +100,11 @@ fn run(scenes: &[Value], polygons: impl Fn(&mut Model, &Value), ordered: bool) -
                     Some(i)
                 } else {
                     let pos = vec3(&c["pos"]);
-                    (0..d.contact.len())
-                        .filter(|&j| !used[j])
-                        .min_by(|&x, &y| {
-                            let dx = (d.contact[x].pos - pos).norm();
-                            let dy = (d.contact[y].pos - pos).norm();
-                            dx.total_cmp(&dy)
-                        })
+                    (0..d.contact.len()).filter(|&j| !used[j]).min_by(|&x, &y| {
+                        let dx = (d.contact[x].pos - pos).norm();
+                        let dy = (d.contact[y].pos - pos).norm();
+                        dx.total_cmp(&dy)
+                    })
                 };
                 match pick.and_then(|j| errors(&d.contact[j], c).map(|e| (j, e))) {
                     Some((j, e)) => {
@@ -124,7 +122,11 @@ fn run(scenes: &[Value], polygons: impl Fn(&mut Model, &Value), ordered: bool) -
             if !ok || pose_err.iter().any(|&e| e > tol) {
                 bad += 1;
                 if std::env::var("MCCD_DEBUG").is_ok() {
-                    eprintln!("{name} pose {k}: ours {} theirs {}", d.contact.len(), theirs.len());
+                    eprintln!(
+                        "{name} pose {k}: ours {} theirs {}",
+                        d.contact.len(),
+                        theirs.len()
+                    );
                     for c in &d.contact {
                         eprintln!("  ours   {:.9} {:.9?}", c.dist, c.pos.as_slice());
                     }
@@ -224,5 +226,33 @@ fn own_polygons_give_the_same_counts() {
                 sc["name"]
             );
         }
+    }
+}
+
+/// `<flag multiccd="disable"/>` reaches the collider: models/mesh_stack.xml at rest has a
+/// four-contact patch per touching pair, and one contact per pair with the flag.
+#[test]
+fn flag_disables_the_patches() {
+    let path = format!("{}/models/mesh_stack.xml", oracle_util::root());
+    let xml = std::fs::read_to_string(path).unwrap();
+    let off = xml.replace(
+        "<option timestep=\"0.002\"/>",
+        "<option timestep=\"0.002\"><flag multiccd=\"disable\"/></option>",
+    );
+    assert_ne!(xml, off);
+    for (text, per_pair) in [(&xml, 4), (&off, 1)] {
+        let m = moreau::mjcf::load_from_str(text, &moreau::mjcf::Vfs::default()).unwrap();
+        assert_eq!(
+            m.opt.disabled(moreau::model::disable::MULTICCD),
+            per_pair == 1
+        );
+        let mut d: Data<f64> = Data::new(&m);
+        d.reset_keyframe(&m, 0).unwrap();
+        for _ in 0..50 {
+            moreau::integrator::step(&m, &mut d);
+        }
+        moreau::forward::forward(&m, &mut d);
+        // 4 touching pairs: table-cube, cube-lid, table-base, base-top
+        assert_eq!(d.contact.len(), 4 * per_pair);
     }
 }

@@ -366,7 +366,8 @@ fn clip_polygon(subj: &mut [V3; MAXP], ns: usize, clip: &[V3; MAXP], nc: usize, 
 fn polygon_quad(p: &[V3]) -> [usize; 4] {
     let n = p.len();
     let nx = |i: usize| (i + 1) % n;
-    let area = |a: usize, b: usize, c: usize, d: usize| 0.5 * (p[a] - p[c]).cross(&(p[b] - p[d])).norm();
+    let area =
+        |a: usize, b: usize, c: usize, d: usize| 0.5 * (p[a] - p[c]).cross(&(p[b] - p[d])).norm();
     let (mut b, mut c, mut d) = (1, 2, 3);
     let mut res = [0, 1, 2, 3];
     let mut best = area(0, b, c, d);
