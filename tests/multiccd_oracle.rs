@@ -21,6 +21,13 @@
 //!   crossing at a face boundary, where MuJoCo reports a collapsed two-point patch) and in the
 //!   order of the two ends of a patch on an edge found as an edge.
 //!
+//! * capsule scenes: 4 — a capsule lying across a face boundary, whose penetration normal leaves
+//!   the face's 5° cone, still gets a patch from MuJoCo, one contact here.
+//!
+//! Capsules (segment on a mesh face) are compared order-insensitively: the tilted ones to
+//! `CAPSULE` = 2e-3 (the unclipped ends of MuJoCo's patch are not pinned down), the flat ones to
+//! `EXACT`; their single contacts to `SINGLE_CURVED` = 1e-4.
+//!
 //! The hull polygons are MuJoCo's (`mujoco_polygons`): its polygon listing decides the first
 //! corner and so the contact order and, for overlaps with more than four corners, which four are
 //! kept. `own_polygons_give_the_same_counts` repeats the resting and tilted scenes with the
@@ -38,9 +45,17 @@ use serde_json::Value;
 
 const EXACT: f64 = 1e-9;
 const SINGLE: f64 = 1e-5;
+/// Single capsule contacts: MuJoCo's EPA on a curved surface stops at `ccd_tolerance` with
+/// normals off by up to ~1e-5 (the collision oracle's capsule-mesh scene: 3e-5).
+const SINGLE_CURVED: f64 = 1e-4;
+/// Tilted capsules: the unclipped ends of MuJoCo's patch are not pinned down (see
+/// `Poly::edge` in src/collision/multiccd.rs); measured within 2e-3.
+const CAPSULE: f64 = 2e-3;
 
 fn budget(name: &str) -> usize {
-    if name.ends_with("-flat") {
+    if name.contains("capsule") {
+        4
+    } else if name.ends_with("-flat") {
         1
     } else if name.ends_with("-edge") || name.ends_with("-random") || name.ends_with("-cross") {
         3
@@ -76,6 +91,9 @@ fn run(scenes: &[Value], polygons: impl Fn(&mut Model, &Value), ordered: bool) -
     let mut rows = Vec::new();
     for sc in scenes {
         let name = sc["name"].as_str().unwrap();
+        if std::env::var("MCCD_ONLY").is_ok_and(|o| o != name) {
+            continue;
+        }
         let mut m = build_model(&sc["model"]);
         polygons(&mut m, &sc["model"]);
         let mut d: Data<f64> = Data::new(&m);
@@ -88,7 +106,17 @@ fn run(scenes: &[Value], polygons: impl Fn(&mut Model, &Value), ordered: bool) -
             set_pose(&mut d, p);
             collision(&m, &mut d);
             let theirs = p["contacts"].as_array().unwrap();
-            let tol = if theirs.len() == 1 { SINGLE } else { EXACT };
+            let capsule = name.contains("capsule");
+            let tol = if theirs.len() == 1 && capsule {
+                SINGLE_CURVED
+            } else if theirs.len() == 1 {
+                SINGLE
+            } else if capsule && !name.ends_with("-flat") {
+                CAPSULE
+            } else {
+                EXACT
+            };
+            let ordered = ordered && !capsule;
             let mut pose_err = [0.0f64; 3];
             let mut ok = d.contact.len() == theirs.len();
             let mut used = vec![false; d.contact.len()];
@@ -202,7 +230,8 @@ fn own_polygons_give_the_same_counts() {
         .iter()
         .filter(|s| {
             let n = s["name"].as_str().unwrap();
-            n.ends_with("-flat") || n.ends_with("-tilt") || n.ends_with("-margin")
+            (n.ends_with("-flat") || n.ends_with("-tilt") || n.ends_with("-margin"))
+                && !n.contains("capsule")
         })
         .cloned()
         .collect();

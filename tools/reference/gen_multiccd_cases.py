@@ -48,6 +48,7 @@ GEOMS = {
     "hexprism": 'type="mesh" mesh="hexprism"',
     "octprism": 'type="mesh" mesh="octprism"',
     "poly": 'type="mesh" mesh="poly"',
+    "capsule": 'type="capsule" size="0.03 0.07"',
 }
 
 
@@ -77,6 +78,10 @@ def rand_quat():
 
 def extent(m, d, geom):
     """(lowest, highest) world z of a geom's corners at the current kinematics."""
+    if m.geom_type[geom] == mujoco.mjtGeom.mjGEOM_CAPSULE:
+        r, h = m.geom_size[geom][:2]
+        z = d.geom_xpos[geom][2] + np.array([-1, 1]) * h * d.geom_xmat[geom][8]
+        return np.min(z) - r, np.max(z) + r
     if m.geom_type[geom] == mujoco.mjtGeom.mjGEOM_BOX:
         s = m.geom_size[geom]
         pts = np.array([[x, y, z] for x in (-s[0], s[0]) for y in (-s[1], s[1]) for z in (-s[2], s[2])])
@@ -97,7 +102,7 @@ def place(m, d, pen):
     d.qpos[9] = top_a - low_b - pen
 
 
-def stacked(tilt, pen, offset=0.12, qa_fn=None):
+def stacked(tilt, pen, offset=0.12, qa_fn=None, base_b=(1, 0, 0, 0)):
     """Geom b above geom a: a yawed (or qa_fn), b yawed and tilted by an angle in `tilt` about a
     random horizontal axis, b's lowest point `pen` below a's highest (negative: separated)."""
     def poser(m, d):
@@ -107,7 +112,7 @@ def stacked(tilt, pen, offset=0.12, qa_fn=None):
         yaw = quat_axis([0, 0, 1], RNG.uniform(-np.pi, np.pi))
         t = RNG.uniform(*tilt)
         ax = RNG.normal(size=2)
-        qb = qmul(quat_axis([ax[0], ax[1], 0], t), yaw)
+        qb = qmul(quat_axis([ax[0], ax[1], 0], t), qmul(yaw, np.asarray(base_b, float)))
         d.qpos[10:14] = qb
         d.qpos[7:9] = RNG.uniform(-offset, offset, 2)
         place(m, d, RNG.uniform(*pen))
@@ -176,6 +181,14 @@ def main():
         run(name + "-tilt", pair_xml(a, b), stacked(SMALL, PEN), 40, scenes)
         run(name + "-edge", pair_xml(a, b), stacked(LARGE, PEN), 40, scenes)
         run(name + "-random", pair_xml(a, b), random_pair, 30, scenes)
+    # capsules lying on mesh faces (the capsule is geom 0: lower type)
+    lying = quat_axis([1, 0, 0], np.pi / 2)
+    for a in ["cube", "hexprism", "poly"]:
+        name = a + "-capsule"
+        run(name + "-flat", pair_xml(a, "capsule"), stacked(FLAT, PEN, base_b=lying), 30, scenes)
+        run(name + "-tilt", pair_xml(a, "capsule"), stacked(SMALL, PEN, base_b=lying), 30, scenes)
+        run(name + "-edge", pair_xml(a, "capsule"), stacked(LARGE, PEN, base_b=lying), 30, scenes)
+        run(name + "-random", pair_xml(a, "capsule"), random_pair, 30, scenes)
     # b below a (geom order by type: the box is geom 0 above the mesh)
     run("cube-box-under", pair_xml("cube", "box"), stacked(SMALL, PEN), 30, scenes)
     # edges: crossing (one contact) and near-parallel (edge on edge, a patch)
