@@ -3,10 +3,10 @@
 //! for dual scalars). Used for the pairs MuJoCo sends to its convex collider: anything with an
 //! ellipsoid or a mesh, cylinder–capsule/cylinder/box, and plane–ellipsoid/mesh.
 //!
-//! Box–mesh and mesh–mesh pairs get MuJoCo 4.0.0's multi-contact patches (`multiccd`, on unless
-//! disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh its hull-polygon rule (up to
-//! 4 contacts); every other convex pair gets one contact (MuJoCo 4.0.0 also returns patches for
-//! cylinder caps and sides and capsule segments on flat faces: not reproduced).
+//! Box–mesh, mesh–mesh and capsule–mesh pairs get MuJoCo 4.0.0's multi-contact patches
+//! (`multiccd`, on unless disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh its
+//! hull-polygon rule (up to 4 contacts); every other convex pair gets one contact (MuJoCo 4.0.0
+//! also returns patches for cylinder caps and sides: not reproduced).
 //! No allocation: the simplex and the EPA polytope live in fixed-size arrays.
 
 use super::{f64of, meshpoly, multiccd, Sink};
@@ -508,14 +508,13 @@ fn epa(
 }
 
 /// Any convex pair without a dedicated collider (MuJoCo's `mjc_Convex`): the penetration
-/// search gives depth and normal (geom 0 → geom 1); box–mesh and mesh–mesh pairs then get the
-/// multi-contact patch of [`multiccd::multi_contact`] (MuJoCo 4.0.0 `multiccd`, on unless
-/// `<flag multiccd="disable"/>`) when their touching features match, else one contact at the
-/// midpoint of the witness points.
+/// search gives depth and normal (geom 0 → geom 1); box–mesh, mesh–mesh and capsule–mesh pairs
+/// then get the multi-contact patch of [`multiccd::multi_contact`] (MuJoCo 4.0.0 `multiccd`, on
+/// unless `<flag multiccd="disable"/>`) when their touching features match, else one contact at
+/// the midpoint of the witness points.
 ///
 /// Not reproduced: MuJoCo 4.0.0 also returns patches for cylinders (caps as polygons, sides as
-/// segments) and capsule segments lying on flat faces (e.g. a capsule on a box face: its 2
-/// segment ends; a cylinder cap on a box: 4 points of its rim). Those pairs get the single
+/// segments; e.g. a cylinder cap on a box: 4 points of its rim). Those pairs get the single
 /// deepest contact here.
 pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;

@@ -1,25 +1,28 @@
-//! Multi-contact convex collision for box and mesh pairs (MuJoCo 4.0.0 `multiccd`, on unless
-//! `<flag multiccd="disable"/>`; seed 004 "Checking"). After the penetration search
-//! ([`super::convex::penetration`]) finds the normal `n` (geom 0 → geom 1), the touching
-//! features of the two polytopes are matched and clipped against each other:
+//! Multi-contact convex collision for box, mesh and capsule–mesh pairs (MuJoCo 4.0.0
+//! `multiccd`, on unless `<flag multiccd="disable"/>`; seed 004 "Checking"; the rule below was
+//! measured on MuJoCo 4.0.0, tools/reference/gen_multiccd_cases.py). After the penetration
+//! search ([`super::convex::penetration`]) finds the normal `n` (geom 0 → geom 1), the touching
+//! features are matched and clipped against each other:
 //!
 //! * features: the vertices of each geom that support it along `n` (geom 0) and `−n` (geom 1);
 //!   one vertex, an edge (two), or a face (three or more). Their candidate faces are the hull
-//!   faces (box faces, mesh polygons) containing all of them;
+//!   faces (box faces, mesh polygons) containing all of them. A capsule is its segment (two
+//!   vertices, no face);
 //! * face–face: a candidate face of geom 0 and one of geom 1 whose outward normals satisfy
-//!   `n₀·n₁ < −FACE_TOL` (`FACE_TOL = 0.996`, about 5°; measured on MuJoCo 4.0.0): geom 1's face
-//!   is clipped (Sutherland–Hodgman) by the prism of geom 0's face along `n₀`, contact normal `−n₁`;
-//! * edge–face: otherwise, if one feature is a vertex or an edge (geom 0's first when its feature
-//!   is not larger), its edges are tested against the other geom's candidate faces for
-//!   `|e·n_face| < EDGE_TOL = √(1 − FACE_TOL²)`; the edge is clipped by that face's prism, contact
-//!   normal the face normal (oriented geom 0 → geom 1);
+//!   `n₀·n₁ < −FACE_TOL` (`FACE_TOL = 0.996`, about 5°, bisected on the oracle): geom 1's face is
+//!   clipped (Sutherland–Hodgman) by the prism of geom 0's face along `n₀`, contact normal `−n₁`;
+//! * edge–face: otherwise an edge of a vertex or edge feature with `|e·n_f| < EDGE_TOL =
+//!   √(1 − FACE_TOL²)` for a face `f` of the other geom, first among faces within `FACE_TOL` of
+//!   `±n` (geom 1's edges on geom 0's faces, then the reverse), then, as in MuJoCo's feature
+//!   order, geom 0's edges when its feature is not larger than geom 1's, else geom 1's; the edge
+//!   is clipped by that face's prism, contact normal the face normal (oriented geom 0 → geom 1);
 //! * every clipped point `p` is projected along the reference face normal onto the reference
 //!   face plane (`q`); with `x₀`, `x₁` the points on geom 0 and geom 1 (`p` and `q` in the order of
-//!   their geoms), each contact has `dist = n·(x₁ − x₀)` and `pos = x₀ + n dist/2`; more than 4
-//!   points are reduced to 4 by the greedy largest-quadrilateral search of the plane–mesh collider
-//!   ([`super::meshpoly::quad_positions`]), exact duplicates are dropped, and contacts beyond
-//!   `margin + gap` are not listed.
+//!   their geoms), each contact has `dist = n·(x₁ − x₀)` and `pos = x₀ + n dist/2`; points beyond
+//!   `margin + gap` are dropped first, more than 4 are reduced to 4 by MuJoCo's greedy
+//!   quadrilateral search (`polygon_quad`), exact duplicates are dropped.
 //!
+//! Not reproduced: cylinders (MuJoCo 4.0.0 also patches their caps and sides) keep one contact.
 //! No allocation: features and polygons live in fixed-size arrays; a pair whose polygons do not
 //! fit falls back to the single contact.
 
