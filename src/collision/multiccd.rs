@@ -455,8 +455,8 @@ fn polygon_quad(p: &[V3]) -> [usize; 4] {
     res
 }
 
-/// Adds the multi-contact patch of a box/mesh pair and returns true, or returns false (nothing
-/// added) when the pair has no matching face–face or edge–face features.
+/// Adds the multi-contact patch of a box, mesh or capsule–mesh pair and returns true, or returns
+/// false (nothing added) when the features do not match (the caller adds the single contact).
 pub fn multi_contact<T: Scalar>(
     m: &Model,
     pose: [(V3, Matrix3<f64>); 2],
