@@ -8,154 +8,12 @@
 //! (which mix in box–box and capsule–box pairs) must produce the same colliding geom pairs and
 //! contact parameters. Errors are measured on poses where the contact counts agree.
 
+mod oracle_util;
+
 use moreau::collision::{collision, Contact};
-use moreau::model::{GeomType, Hfield, Mesh, Model};
 use moreau::Data;
-use nalgebra::{Matrix3, Vector3};
+use oracle_util::scene::{build_model, f, set_pose, vec3, vf, vi};
 use serde_json::Value;
-
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap()
-}
-fn vf(v: &Value) -> Vec<f64> {
-    v.as_array().unwrap().iter().map(f).collect()
-}
-fn vi(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap() as i64)
-        .collect()
-}
-fn arr<const N: usize>(v: &Value) -> Vec<[f64; N]> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|r| {
-            let r = vf(r);
-            let mut a = [0.0; N];
-            a.copy_from_slice(&r[..N]);
-            a
-        })
-        .collect()
-}
-fn a<const N: usize>(v: &Value) -> [f64; N] {
-    let r = vf(v);
-    let mut a = [0.0; N];
-    a.copy_from_slice(&r[..N]);
-    a
-}
-
-fn geom_type(t: i64) -> GeomType {
-    use GeomType::*;
-    [
-        Plane, Hfield, Sphere, Capsule, Ellipsoid, Cylinder, Box, Mesh, Sdf,
-    ][t as usize]
-}
-
-fn build_model(j: &Value) -> Model {
-    let mut m = Model {
-        ngeom: j["ngeom"].as_u64().unwrap() as usize,
-        nbody: j["nbody"].as_u64().unwrap() as usize,
-        npair: j["npair"].as_u64().unwrap() as usize,
-        nexclude: j["nexclude"].as_u64().unwrap() as usize,
-        nmesh: j["nmesh"].as_u64().unwrap() as usize,
-        nhfield: j["nhfield"].as_u64().unwrap() as usize,
-        ..Default::default()
-    };
-    m.geom_type = vi(&j["geom_type"]).into_iter().map(geom_type).collect();
-    m.geom_contype = vi(&j["geom_contype"]).iter().map(|&x| x as u32).collect();
-    m.geom_conaffinity = vi(&j["geom_conaffinity"])
-        .iter()
-        .map(|&x| x as u32)
-        .collect();
-    m.geom_condim = vi(&j["geom_condim"]).iter().map(|&x| x as usize).collect();
-    m.geom_bodyid = vi(&j["geom_bodyid"]).iter().map(|&x| x as usize).collect();
-    m.geom_dataid = vi(&j["geom_dataid"]).iter().map(|&x| x as i32).collect();
-    m.geom_priority = vi(&j["geom_priority"]).iter().map(|&x| x as i32).collect();
-    m.geom_solmix = vf(&j["geom_solmix"]);
-    m.geom_solref = arr::<2>(&j["geom_solref"]);
-    m.geom_solimp = arr::<5>(&j["geom_solimp"]);
-    m.geom_size = arr::<3>(&j["geom_size"]);
-    m.geom_rbound = vf(&j["geom_rbound"]);
-    m.geom_aabb = arr::<6>(&j["geom_aabb"]);
-    m.geom_friction = arr::<3>(&j["geom_friction"]);
-    m.geom_margin = vf(&j["geom_margin"]);
-    m.geom_gap = vf(&j["geom_gap"]);
-    m.body_parentid = vi(&j["body_parentid"])
-        .iter()
-        .map(|&x| x as usize)
-        .collect();
-    m.body_rootid = vi(&j["body_rootid"]).iter().map(|&x| x as usize).collect();
-    m.body_weldid = vi(&j["body_weldid"]).iter().map(|&x| x as usize).collect();
-    m.body_mocapid = vec![-1; m.nbody];
-    m.pair_dim = vi(&j["pair_dim"]).iter().map(|&x| x as usize).collect();
-    m.pair_geom1 = vi(&j["pair_geom1"]).iter().map(|&x| x as usize).collect();
-    m.pair_geom2 = vi(&j["pair_geom2"]).iter().map(|&x| x as usize).collect();
-    m.pair_solref = arr::<2>(&j["pair_solref"]);
-    m.pair_solreffriction = arr::<2>(&j["pair_solreffriction"]);
-    m.pair_solimp = arr::<5>(&j["pair_solimp"]);
-    m.pair_margin = vf(&j["pair_margin"]);
-    m.pair_gap = vf(&j["pair_gap"]);
-    m.pair_friction = arr::<5>(&j["pair_friction"]);
-    m.exclude_signature = vi(&j["exclude_signature"])
-        .iter()
-        .map(|&x| x as u32)
-        .collect();
-    let verts = arr::<3>(&j["mesh_vert"]);
-    let faces = arr::<3>(&j["mesh_face"]);
-    let (va, vn) = (vi(&j["mesh_vertadr"]), vi(&j["mesh_vertnum"]));
-    let (fa, fnum) = (vi(&j["mesh_faceadr"]), vi(&j["mesh_facenum"]));
-    for k in 0..m.nmesh {
-        let (v0, v1) = (va[k] as usize, (va[k] + vn[k]) as usize);
-        let (f0, f1) = (fa[k] as usize, (fa[k] + fnum[k]) as usize);
-        let mut mesh = Mesh {
-            vert: verts[v0..v1].to_vec(),
-            face: faces[f0..f1]
-                .iter()
-                .map(|t| [t[0] as usize, t[1] as usize, t[2] as usize])
-                .collect(),
-            ..Default::default()
-        };
-        mesh.build_polygons();
-        m.mesh.push(mesh);
-    }
-    let hsize = arr::<4>(&j["hfield_size"]);
-    let (hr, hc, ha) = (
-        vi(&j["hfield_nrow"]),
-        vi(&j["hfield_ncol"]),
-        vi(&j["hfield_adr"]),
-    );
-    let hdata = vf(&j["hfield_data"]);
-    for k in 0..m.nhfield {
-        let n = (hr[k] * hc[k]) as usize;
-        m.hfield.push(Hfield {
-            size: hsize[k],
-            nrow: hr[k] as usize,
-            ncol: hc[k] as usize,
-            data: hdata[ha[k] as usize..ha[k] as usize + n].to_vec(),
-            ..Default::default()
-        });
-    }
-    let o = &j["opt"];
-    m.opt.disableflags = o["disableflags"].as_u64().unwrap() as u32;
-    m.opt.enableflags = o["enableflags"].as_u64().unwrap() as u32;
-    m.opt.o_margin = f(&o["o_margin"]);
-    m.opt.o_solref = a::<2>(&o["o_solref"]);
-    m.opt.o_solimp = a::<5>(&o["o_solimp"]);
-    m.opt.o_friction = a::<5>(&o["o_friction"]);
-    m.opt.ccd_tolerance = f(&o["ccd_tolerance"]);
-    m.opt.ccd_iterations = o["ccd_iterations"].as_u64().unwrap() as usize;
-    m.opt.impratio = f(&o["impratio"]);
-    m
-}
-
-fn mat(v: &Value) -> Matrix3<f64> {
-    Matrix3::from_row_slice(&vf(v))
-}
-fn vec3(v: &Value) -> Vector3<f64> {
-    Vector3::from_row_slice(&vf(v))
-}
 
 #[derive(Default, Debug, Clone, Copy)]
 struct Stats {
@@ -332,6 +190,13 @@ fn tolerance(name: &str) -> Option<f64> {
     if name == "plane-box-margin" {
         return Some(1e-9);
     }
+    // box/mesh pairs with multi-contact patches (src/collision/multiccd.rs; here moreau's own
+    // hull polygons: box-cube and cube-cube overlaps with more than 4 corners keep other corners,
+    // see tests/multiccd_oracle.rs): single contacts carry MuJoCo's EPA, which stops at
+    // ccd_tolerance 1e-6
+    if ["box-mesh", "mesh-mesh", "mesh-cube"].contains(&name) {
+        return Some(1e-6);
+    }
     None
 }
 
@@ -358,18 +223,7 @@ fn collision_matches_mujoco() {
         let mut d: Data<f64> = Data::new(&m);
         let mut st = Stats::default();
         for p in sc["poses"].as_array().unwrap() {
-            for (g, v) in p["geom_xpos"].as_array().unwrap().iter().enumerate() {
-                d.geom_xpos[g] = vec3(v);
-            }
-            for (g, v) in p["geom_xmat"].as_array().unwrap().iter().enumerate() {
-                d.geom_xmat[g] = mat(v);
-            }
-            for (b, v) in p["xpos"].as_array().unwrap().iter().enumerate() {
-                d.xpos[b] = vec3(v);
-            }
-            for (b, v) in p["xmat"].as_array().unwrap().iter().enumerate() {
-                d.xmat[b] = mat(v);
-            }
+            set_pose(&mut d, p);
             collision(&m, &mut d);
             compare(&d.contact, p["contacts"].as_array().unwrap(), &mut st);
         }

@@ -16,6 +16,7 @@ fn constrained_step_does_not_allocate() {
         "quadruped",
         "islands",
         "noslip",
+        "mesh_stack",
     ] {
         let path = format!("{}/models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
         let mut m = moreau::mjcf::load(&path).unwrap();

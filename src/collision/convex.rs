@@ -3,13 +3,15 @@
 //! for dual scalars). Used for the pairs MuJoCo sends to its convex collider: anything with an
 //! ellipsoid or a mesh, cylinder–capsule/cylinder/box, and plane–ellipsoid/mesh.
 //!
-//! One contact per pair (MuJoCo's multi-contact `multiccd` patches are not reproduced) except
-//! plane–mesh, which follows MuJoCo 4.0.0's hull-polygon rule (up to 4 contacts).
+//! Box–mesh, mesh–mesh and capsule–mesh pairs get MuJoCo 4.0.0's multi-contact patches
+//! (`multiccd`, on unless disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh its
+//! hull-polygon rule (up to 4 contacts); every other convex pair gets one contact (MuJoCo 4.0.0
+//! also returns patches for cylinder caps and sides: not reproduced).
 //! No allocation: the simplex and the EPA polytope live in fixed-size arrays.
 
-use super::{f64of, meshpoly, Sink};
+use super::{f64of, meshpoly, multiccd, Sink};
 use crate::data::{sc, Data, Scalar};
-use crate::model::{GeomType, Model};
+use crate::model::{disable, GeomType, Model};
 use nalgebra::{Matrix3, Vector3};
 
 type V3 = Vector3<f64>;
@@ -505,17 +507,15 @@ fn epa(
     })
 }
 
-/// Any convex pair without a dedicated collider (MuJoCo's `mjc_Convex`): one contact at the
-/// midpoint of the witness points, normal from geom 0 to geom 1.
+/// Any convex pair without a dedicated collider (MuJoCo's `mjc_Convex`): the penetration
+/// search gives depth and normal (geom 0 → geom 1); box–mesh, mesh–mesh and capsule–mesh pairs
+/// then get the multi-contact patch of [`multiccd::multi_contact`] (MuJoCo 4.0.0 `multiccd`, on
+/// unless `<flag multiccd="disable"/>`) when their touching features match, else one contact at
+/// the midpoint of the witness points.
 ///
-/// Not reproduced (MuJoCo 4.0.0, `multiccd` on by default, a disable bit): for pairs of
-/// flat-featured geoms (box, mesh, cylinder, and capsule segments) MuJoCo's native CCD clips the
-/// touching features against each other and returns up to 4 contacts in one pass, all with the
-/// EPA depth, at the corners of the overlap polygon on the mid-plane (e.g. a cube mesh resting
-/// on a box face: the 4 corners of the face overlap; a capsule lying on a face: its 2 segment
-/// ends). The older perturbation search (rotating the geoms by ±1e-3 rad about the contact
-/// tangents) is NOT what 4.0.0 does: it adds contacts on curved surfaces where 4.0.0 reports
-/// one. Here such pairs get the single deepest contact.
+/// Not reproduced: MuJoCo 4.0.0 also returns patches for cylinders (caps as polygons, sides as
+/// segments; e.g. a cylinder cap on a box: 4 points of its rim). Those pairs get the single
+/// deepest contact here.
 pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;
     let (Some(a), Some(b)) = (posed(m, d, g1), posed(m, d, g2)) else {
@@ -526,6 +526,11 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         return;
     };
     if !(c.dist <= f64of(s.margin)) {
+        return;
+    }
+    if !m.opt.disabled(disable::MULTICCD)
+        && multiccd::multi_contact(m, [(a.pos, a.mat), (b.pos, b.mat)], &c, s)
+    {
         return;
     }
     let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));

@@ -19,6 +19,7 @@ pub mod boxes;
 pub mod convex;
 pub mod hfield;
 pub mod meshpoly;
+pub mod multiccd;
 pub mod primitive;
 
 use crate::data::{sc, Data, Scalar, Warning};

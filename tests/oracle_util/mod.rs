@@ -2,6 +2,8 @@
 //! models (islands, noslip, actuator damping, post-constraint forces).
 #![allow(dead_code)]
 
+pub mod scene;
+
 use moreau::constraint::assemble;
 use moreau::model::Model;
 use moreau::{forward, Data};

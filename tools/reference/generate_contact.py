@@ -58,6 +58,9 @@ MODELS = {
                    "no contacts (contype 0)",
     "mesh_drop": "convex meshes (tetrahedron, hexagonal prism x2) on a plane: mesh-plane "
                  "contacts (3 / 4 / 2-4), off-centre mesh re-centring, condim 3 and 4",
+    "mesh_stack": "boxes and cube meshes stacked on a fixed box: box-mesh and mesh-mesh "
+                  "multi-contact patches (MuJoCo 4.0.0 multiccd, 4 contacts per pair), "
+                  "sliding and spinning on the patches; condim 3 and 4",
     "humanoid": "dm_control-style humanoid (nv 27, 21 motors, limits, joint stiffness, "
                 "self-collision + floor, an explicit exclude, condim 1 body / 3 feet, "
                 "timestep 0.005): the benchmark scene of targets.md; falls over (chaotic)",
