@@ -184,19 +184,23 @@ fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f6
 /// velocity stages (and constraint rows) must be current. Not for
 /// [`crate::rnea::unsupported`] models (the caller falls back to the full dual pass).
 pub fn d_pos(m: &Model, d: &Data<f64>, output: Output, w: &mut Work) -> DMatrix<f64> {
-    let nv = m.nv;
-    let mut out = DMatrix::zeros(nv, nv);
+    let mut out = DMatrix::zeros(m.nv, m.nv);
+    d_pos_into(m, d, output, w, &mut out);
+    out
+}
+
+/// [`d_pos`] into `out` (`nv × nv`, overwritten): no allocation on the analytic path.
+pub fn d_pos_into(m: &Model, d: &Data<f64>, output: Output, w: &mut Work, out: &mut DMatrix<f64>) {
     let res = needs_residual(m, d, output);
     let terms = Terms {
         springs: !res,
         gravcomp: !res,
         xfrc: output == Output::Residual,
     };
-    d_smooth_pos(m, d, Some(&d.qacc), terms, w, &mut out);
+    d_smooth_pos(m, d, Some(&d.qacc), terms, w, out);
     if res {
-        residual_pass(m, d, output == Output::Residual, &mut out);
+        residual_pass(m, d, output == Output::Residual, out);
     } else if output == Output::Residual {
-        actuator_joint_pos(m, d, &mut out);
+        actuator_joint_pos(m, d, out);
     }
-    out
 }
