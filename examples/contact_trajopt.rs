@@ -6,7 +6,9 @@
 //! 3), initial guess from a constant-push rollout (`moreau_optim::problems::ball_push`, which
 //! also says why not a sliding box).
 //!
-//! Run: `cargo run --release --example contact_trajopt [-- --horizon 60 --check]`. Prints
+//! Run: `cargo run --release --example contact_trajopt [-- --horizon 60 --check --fd]`. The
+//! inverse-dynamics Jacobians are analytic (`collocation::Analytic`, through the soft contact
+//! forces); `--fd` selects centered finite differences (`problems::contact_provider`). Prints
 //! iterations, time, cost, the largest unactuated force residual, the replay error (the engine
 //! re-simulating the plan open loop and with a PD tracking feedback on the finger) and, with
 //! `--check`, the largest difference between the collocation's residual Jacobian and central
@@ -16,7 +18,7 @@
 
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{
-    ball_push, contact_counts, max_diff, replay_tracking, trajectory_json,
+    ball_push, contact_counts, contact_provider, max_diff, replay_tracking, trajectory_json,
 };
 use moreau_optim::progress::table;
 use std::time::Instant;
@@ -67,8 +69,16 @@ fn run() -> Result<(), String> {
             .ok_or("--horizon needs a positive integer")?;
     }
     let check = args.iter().any(|a| a == "--check");
+    let fd = args.iter().any(|a| a == "--fd");
     let distance = 0.2;
     let p = ball_push(horizon, distance)?;
+    if fd {
+        p.collocation.set_jacobian_provider(contact_provider());
+    }
+    println!(
+        "inverse-dynamics Jacobians by {}",
+        p.collocation.provider_name()
+    );
     if check {
         jacobian_check(&p.collocation, &p.z0, "the initial guess");
     }
@@ -102,6 +112,7 @@ fn run() -> Result<(), String> {
     let ncon = contact_counts(&c.model, &plan);
     let body = vec![vec![
         p.name.to_string(),
+        if fd { "FD" } else { "analytic" }.into(),
         horizon.to_string(),
         res.iterations.to_string(),
         format!("{ms:.0}"),
@@ -117,6 +128,7 @@ fn run() -> Result<(), String> {
         table(
             &[
                 "problem",
+                "Jacobians",
                 "knots",
                 "iterations",
                 "time ms",

@@ -3,8 +3,9 @@
 //! cost Σ dt·[½ΔxᵀQΔx + ½R u²] + ½Δx_NᵀQfΔx_N, zero-control initial guess.
 //!
 //! Run: `cargo run --release --example peer_swingup [-- cartpole|acrobot] [--repeat N]
-//! [--crocoddyl]`. Times moreau's direct collocation (GN/LM) and iLQR (engine step) `N` times
-//! each (default 10; min and median wall time of the solve, single thread). With `--crocoddyl`
+//! [--crocoddyl] [--fd] [--no-ilqr]`. Times moreau's direct collocation (GN/LM, analytic
+//! inverse-dynamics Jacobians; `--fd`: finite differences) and iLQR (engine step; `--no-ilqr`
+//! skips it) `N` times each (default 10; min and median wall time of the solve, single thread). With `--crocoddyl`
 //! each repeat also runs one Crocoddyl FDDP solve by `python3 tools/bench/crocoddyl_swingup.py`
 //! (needs `pip install crocoddyl==3.2.1 pin==4.0.0 libpinocchio==4.0.0 mujoco==4.0.0`) on the
 //! same MJCF models, interleaved with moreau's solves, and prints the ratio moreau / Crocoddyl
@@ -12,6 +13,7 @@
 //! The cart-pole's Crocoddyl actuation is a Python class (see the script): its time includes
 //! Python callbacks, so the acrobot is the like-for-like comparison.
 
+use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::swingup;
@@ -51,6 +53,8 @@ fn run() -> Result<(), String> {
             .ok_or("--repeat needs a positive integer")?;
     }
     let croc = args.iter().any(|a| a == "--crocoddyl");
+    let fd = args.iter().any(|a| a == "--fd");
+    let run_ilqr = !args.iter().any(|a| a == "--no-ilqr");
     let names: Vec<&str> = match args
         .iter()
         .enumerate()
@@ -71,6 +75,9 @@ fn run() -> Result<(), String> {
         for _ in 0..repeat {
             // Direct collocation, GN/LM (same settings as the trajopt example).
             let c = p.collocation(3.0)?;
+            if fd {
+                c.set_jacobian_provider(Box::new(FiniteDifference::default()));
+            }
             let z0 = c.initial_guess();
             let t0 = Instant::now();
             let (_, res) = solve_lm(c, z0, LevenbergMarquardt::default(), 300, |e| e)
@@ -82,6 +89,10 @@ fn run() -> Result<(), String> {
             last_c = Some(res);
 
             // iLQR on the engine's step (transition Jacobians by centered FD).
+            if !run_ilqr {
+                continue_croc(name, croc, &mut tp, &mut last_p)?;
+                continue;
+            }
             let mut sys = MoreauSystem::new(p.model.clone())?;
             let t0 = Instant::now();
             let ri = ilqr(
@@ -98,30 +109,27 @@ fn run() -> Result<(), String> {
             }
             last_i = Some(ri);
 
-            if croc {
-                let c = crocoddyl(name)?;
-                tp.push(c.ms);
-                last_p = Some(c);
-            }
+            continue_croc(name, croc, &mut tp, &mut last_p)?;
         }
         let res = last_c.ok_or("no run")?;
         let (min_ms, med_ms) = stats(tc);
         let mut rows = vec![Timing {
-            method: "collocation GN/LM".into(),
+            method: format!("collocation GN/LM ({})", if fd { "FD" } else { "analytic" }),
             iters: res.iterations,
             cost: res.eval.cost(),
             min_ms,
             med_ms,
         }];
-        let ri = last_i.ok_or("no run")?;
-        let (min_ms, med_ms) = stats(ti);
-        rows.push(Timing {
-            method: "iLQR (engine step)".into(),
-            iters: ri.iterations as u64,
-            cost: *ri.cost_history.last().unwrap_or(&f64::NAN),
-            min_ms,
-            med_ms,
-        });
+        if let Some(ri) = last_i {
+            let (min_ms, med_ms) = stats(ti);
+            rows.push(Timing {
+                method: "iLQR (engine step)".into(),
+                iters: ri.iterations as u64,
+                cost: *ri.cost_history.last().unwrap_or(&f64::NAN),
+                min_ms,
+                med_ms,
+            });
+        }
         let peer = match last_p {
             Some(c) => {
                 let (min_ms, med_ms) = stats(tp);
@@ -186,6 +194,21 @@ fn run() -> Result<(), String> {
             &body,
         )
     );
+    Ok(())
+}
+
+/// With `--crocoddyl`, one Crocoddyl solve into the timings.
+fn continue_croc(
+    name: &str,
+    croc: bool,
+    tp: &mut Vec<f64>,
+    last: &mut Option<Peer>,
+) -> Result<(), String> {
+    if croc {
+        let c = crocoddyl(name)?;
+        tp.push(c.ms);
+        *last = Some(c);
+    }
     Ok(())
 }
 

@@ -2,8 +2,9 @@
 //! argmin solver, and argmin's L-BFGS) against iLQR on the engine's step, on the problems of
 //! `../shared/notes/targets.md` (cart-pole and acrobot; dt 0.01, 200 knots, start hanging).
 //!
-//! Run: `cargo run --release --example trajopt [-- cartpole|acrobot] [--lbfgs]`
-//! (`--features plot` also writes PNGs). Writes `target/trajopt/<problem>.json` (the plan
+//! Run: `cargo run --release --example trajopt [-- cartpole|acrobot] [--lbfgs] [--fd]`
+//! (`--features plot` also writes PNGs). The inverse-dynamics Jacobians are analytic
+//! (`collocation::Analytic`); `--fd` selects centered finite differences for comparison. Writes `target/trajopt/<problem>.json` (the plan
 //! replayed by the engine under the optimized controls, in the format of `moreau simulate`) and
 //! prints a summary table. `--lbfgs` adds argmin's L-BFGS on the same objective, preconditioned
 //! by the banded Cholesky factor of the Gauss–Newton matrix (see `lm::TangentObjective`).
@@ -13,6 +14,7 @@
 #[allow(dead_code)]
 mod plot;
 
+use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
 use moreau_optim::problems::{replay, swingup, trajectory_json};
@@ -42,6 +44,8 @@ struct Row {
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let lbfgs = args.iter().any(|a| a == "--lbfgs");
+    let fd = args.iter().any(|a| a == "--fd");
+    let jac = if fd { "FD" } else { "analytic" };
     let names: Vec<&str> = match args.iter().find(|a| !a.starts_with("--")) {
         Some(n) => vec![n.as_str()],
         None => vec!["cartpole", "acrobot"],
@@ -55,6 +59,13 @@ fn run() -> Result<(), String> {
 
         // Direct collocation, Gauss–Newton/LM.
         let c = p.collocation(3.0)?;
+        if fd {
+            c.set_jacobian_provider(Box::new(FiniteDifference::default()));
+        }
+        println!(
+            "{name}: inverse-dynamics Jacobians by {}",
+            c.provider_name()
+        );
         let z0 = c.initial_guess();
         let max = 300;
         let pb = bar(max, &format!("{name} LM"));
@@ -75,7 +86,7 @@ fn run() -> Result<(), String> {
         let rerr = max_diff(&qs, &plan);
         rows.push(Row {
             problem: name.into(),
-            method: "collocation GN/LM".into(),
+            method: format!("collocation GN/LM ({jac})"),
             iters: res.iterations,
             ms,
             cost: res.eval.cost(),
@@ -101,6 +112,9 @@ fn run() -> Result<(), String> {
         // Same problem with argmin's L-BFGS.
         if lbfgs {
             let c = p.collocation(3.0)?;
+            if fd {
+                c.set_jacobian_provider(Box::new(FiniteDifference::default()));
+            }
             let z0 = c.initial_guess();
             let max = 3000;
             let pb = bar(max, &format!("{name} L-BFGS"));
@@ -122,7 +136,7 @@ fn run() -> Result<(), String> {
                 .collect();
             rows.push(Row {
                 problem: name.into(),
-                method: "collocation L-BFGS (argmin)".into(),
+                method: format!("collocation L-BFGS (argmin, {jac})"),
                 iters: r2.iterations,
                 ms,
                 cost: r2.eval.cost(),

@@ -20,7 +20,9 @@
 //!
 //! Knot `t` depends on `q_{t−1}, q_t, q_{t+1}` only, so the residual Jacobian is block-banded and
 //! `JᵀJ` has half-bandwidth `3·nv − 1` (see [`crate::band`]). The inverse-dynamics Jacobians come
-//! from an [`InverseJacobian`] provider: [`FiniteDifference`] now, an analytic one later.
+//! from an [`InverseJacobian`] provider: [`Analytic`] (the default: moreau-derivatives' analytic
+//! inverse-dynamics derivatives, with the `invdiscrete` chain rule) or [`FiniteDifference`]
+//! (for comparison, and the fallback on models the analytic one does not cover).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -28,6 +30,7 @@ use crate::band::BandMatrix;
 use moreau::model::{enable, BiasType, DynType, GainType, Integrator, JointType, TrnType};
 use moreau::state::{differentiate_pos, integrate_pos, mjd_sub_quat};
 use moreau::{Data, Model};
+use moreau_derivatives::inverse::InverseDerivatives;
 use nalgebra::DMatrix;
 use std::cell::RefCell;
 
@@ -170,6 +173,89 @@ impl InverseJacobian for FiniteDifference {
                 ev,
                 self.centered,
             );
+        }
+    }
+}
+
+/// Analytic `∂τ/∂q`, `∂τ/∂v`, `∂τ/∂a` ([`moreau_derivatives::inverse::InverseDerivatives`]:
+/// `M + JᵀHJ`, the RNE/passive velocity derivatives, `∂/∂q` by the Carpentier–Mansard recursion
+/// plus restricted duals for constraint terms, and under `invdiscrete` the chain rule through
+/// Euler's implicit damping). Exact (to round-off) wherever the inverse dynamics is smooth.
+///
+/// Models outside [`moreau_derivatives::inverse::unsupported`]'s coverage (connect/weld
+/// equalities, fluid forces, `invdiscrete` with implicit integrators) fall back to centered
+/// finite differences with small steps (`eps = eps_va = 1e-6`, safe for contacts);
+/// [`Analytic::fallback`] and [`InverseJacobian::name`] then say why.
+#[derive(Default)]
+pub struct Analytic {
+    work: InverseDerivatives,
+    fallback: Option<(FiniteDifference, &'static str)>,
+    name: String,
+}
+
+impl Analytic {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `Err(reason)` if the analytic derivatives do not cover `m` (the provider would fall
+    /// back to finite differences).
+    pub fn supports(m: &Model) -> Result<(), &'static str> {
+        match moreau_derivatives::inverse::unsupported(m) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Why the last call fell back to finite differences, if it did.
+    pub fn fallback(&self) -> Option<&'static str> {
+        self.fallback.as_ref().map(|f| f.1)
+    }
+}
+
+impl InverseJacobian for Analytic {
+    fn name(&self) -> &str {
+        if self.name.is_empty() {
+            "analytic"
+        } else {
+            &self.name
+        }
+    }
+
+    fn jacobians(
+        &mut self,
+        m: &Model,
+        d: &mut Data,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+        da: &mut DMatrix<f64>,
+    ) {
+        if let Err(reason) = Self::supports(m) {
+            if self.fallback.is_none() {
+                let fd = FiniteDifference {
+                    eps: 1e-6,
+                    eps_va: 1e-6,
+                    centered: true,
+                };
+                self.name = format!("{} (analytic unsupported: {reason})", fd.name());
+                self.fallback = Some((fd, reason));
+            }
+            if let Some((fd, _)) = self.fallback.as_mut() {
+                fd.jacobians(m, d, q, v, a, dq, dv, da);
+            }
+            return;
+        }
+        d.qpos.copy_from_slice(q);
+        d.qvel.copy_from_slice(v);
+        d.qacc.copy_from_slice(a);
+        // `supports` was checked: compute cannot refuse
+        if self.work.compute(m, d).is_ok() {
+            dq.copy_from(&self.work.dq);
+            dv.copy_from(&self.work.dv);
+            da.copy_from(&self.work.da);
         }
     }
 }
@@ -465,7 +551,7 @@ impl Collocation {
             second_order: std::cell::Cell::new(false),
             scratch: RefCell::new(Scratch {
                 data,
-                provider: Box::new(FiniteDifference::default()),
+                provider: Box::new(Analytic::new()),
             }),
             model,
         })

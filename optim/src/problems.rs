@@ -142,8 +142,8 @@ pub struct ContactProblem {
     pub u0: Vec<Vec<f64>>,
 }
 
-/// Inverse-dynamics Jacobians for contact models: centered differences with small steps in
-/// `v` and `a` too (the soft contact forces are piecewise linear in `v` and `a`, not quadratic,
+/// Finite-difference inverse-dynamics Jacobians for contact models (the analytic default's
+/// comparison, `--fd`): centered differences with small steps in `v` and `a` too (the soft contact forces are piecewise linear in `v` and `a`, not quadratic,
 /// so the default unit step would straddle the kinks of the constraint states).
 pub fn contact_provider() -> Box<FiniteDifference> {
     Box::new(FiniteDifference {
@@ -233,7 +233,6 @@ pub fn ball_push(horizon: usize, distance: f64) -> Result<ContactProblem, String
             limits: 0.0,
         },
     )?;
-    c.set_jacobian_provider(contact_provider());
     Ok(ContactProblem {
         name: "ball push",
         collocation: c,
