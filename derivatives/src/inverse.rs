@@ -29,8 +29,8 @@
 
 use moreau::constraint::cost::{evaluate, Rows, CONE_H};
 use moreau::constraint::{ConstraintState, ConstraintType};
-use moreau::derivative::{d_passive_vel, d_rne_vel};
 use moreau::crb::solve_m;
+use moreau::derivative::{d_passive_vel, d_rne_vel};
 use moreau::inverse::{damping_slope, discrete_acc, euler_damped};
 use moreau::model::{enable, EqType, Integrator, Model};
 use moreau::solver::dense::full_m;
@@ -143,7 +143,14 @@ pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     let nv = m.nv;
     let mut out = DMatrix::zeros(nv, nv);
     let (mut buf, mut b) = (vec![0.0; nv * nv], vec![0.0; nv * nv]);
-    dfdv_into(m, d, &mut crate::rnea::Work::default(), &mut buf, &mut b, &mut out);
+    dfdv_into(
+        m,
+        d,
+        &mut crate::rnea::Work::default(),
+        &mut buf,
+        &mut b,
+        &mut out,
+    );
     out
 }
 
@@ -275,7 +282,14 @@ impl InverseDerivatives {
             let h = constraint_hessian(m, d);
             self.da += j.transpose() * h * &j;
         }
-        dfdv_into(m, d, &mut self.w, &mut self.buf, &mut self.buf2, &mut self.dv);
+        dfdv_into(
+            m,
+            d,
+            &mut self.w,
+            &mut self.buf,
+            &mut self.buf2,
+            &mut self.dv,
+        );
         let full_dual = crate::rnea::unsupported(m).is_some();
         if full_dual {
             // the dual inverse converts the discrete qacc itself: total ∂τ/∂q
