@@ -16,7 +16,7 @@
 use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
-use moreau_optim::problems::swingup;
+use moreau_optim::problems::{swingup, SWINGUP_PENALTY};
 use moreau_optim::progress::table;
 use moreau_optim::system::MoreauSystem;
 use nalgebra::DVector;
@@ -74,7 +74,7 @@ fn run() -> Result<(), String> {
         let (mut last_c, mut last_i, mut last_p) = (None, None, None);
         for _ in 0..repeat {
             // Direct collocation, GN/LM (same settings as the trajopt example).
-            let c = p.collocation(3.0)?;
+            let c = p.collocation(SWINGUP_PENALTY)?;
             if fd {
                 c.set_jacobian_provider(Box::new(FiniteDifference::default()));
             }

@@ -17,7 +17,7 @@ mod plot;
 use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
-use moreau_optim::problems::{replay, swingup, trajectory_json};
+use moreau_optim::problems::{replay, swingup, trajectory_json, SWINGUP_PENALTY};
 use moreau_optim::progress::{bar, table, ProgressObserver};
 use moreau_optim::system::MoreauSystem;
 use nalgebra::DVector;
@@ -58,7 +58,7 @@ fn run() -> Result<(), String> {
         let nv = p.model.nv;
 
         // Direct collocation, Gauss–Newton/LM.
-        let c = p.collocation(3.0)?;
+        let c = p.collocation(SWINGUP_PENALTY)?;
         if fd {
             c.set_jacobian_provider(Box::new(FiniteDifference::default()));
         }
