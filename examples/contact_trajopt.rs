@@ -20,7 +20,7 @@ use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{
     ball_push, contact_counts, contact_provider, max_diff, replay_tracking, trajectory_json,
 };
-use moreau_optim::progress::table;
+use moreau_optim::progress::{cpu_ms_since, table, thread_cpu_ms};
 use std::time::Instant;
 
 fn main() {
@@ -89,7 +89,7 @@ fn run() -> Result<(), String> {
         e0.max_defect()
     );
     let max = 300;
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), thread_cpu_ms());
     let (c, res) = solve_lm(
         p.collocation,
         p.z0,
@@ -99,6 +99,7 @@ fn run() -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
+    let cpu = cpu_ms_since(c0);
     if check {
         jacobian_check(&c, &res.z, "the solution");
     }
@@ -116,6 +117,7 @@ fn run() -> Result<(), String> {
         horizon.to_string(),
         res.iterations.to_string(),
         format!("{ms:.0}"),
+        format!("{cpu:.0}"),
         format!("{:.5}", res.eval.cost()),
         format!("{:.1e}", res.eval.max_defect()),
         format!("{err_open:.1e}"),
@@ -132,6 +134,7 @@ fn run() -> Result<(), String> {
                 "knots",
                 "iterations",
                 "time ms",
+                "CPU ms",
                 "cost",
                 "max |unactuated τ| N",
                 "replay err open loop m",

@@ -17,7 +17,7 @@ use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{swingup, SWINGUP_PENALTY};
-use moreau_optim::progress::{table, thread_cpu_ms};
+use moreau_optim::progress::{cpu_ms_since, table, thread_cpu_ms};
 use moreau_optim::system::MoreauSystem;
 use nalgebra::DVector;
 use std::time::Instant;
@@ -86,7 +86,7 @@ fn run() -> Result<(), String> {
             let (_, res) = solve_lm(c, z0, LevenbergMarquardt::default(), 300, |e| e)
                 .map_err(|e| e.to_string())?;
             tc.push(t0.elapsed().as_secs_f64() * 1e3);
-            cc.push(cpu_since(c0));
+            cc.push(cpu_ms_since(c0));
             if !res.converged {
                 return Err(format!("{name}: collocation did not converge"));
             }
@@ -108,7 +108,7 @@ fn run() -> Result<(), String> {
                 |_, _| {},
             )?;
             ti.push(t0.elapsed().as_secs_f64() * 1e3);
-            ci.push(cpu_since(c0));
+            ci.push(cpu_ms_since(c0));
             if !ri.converged {
                 return Err(format!("{name}: iLQR did not converge"));
             }
@@ -229,14 +229,6 @@ fn continue_croc(
         *last = Some(c);
     }
     Ok(())
-}
-
-/// Thread CPU ms since `c0` (NaN where the clock is unavailable).
-fn cpu_since(c0: Option<f64>) -> f64 {
-    match (c0, thread_cpu_ms()) {
-        (Some(a), Some(b)) => b - a,
-        _ => f64::NAN,
-    }
 }
 
 struct Peer {

@@ -18,7 +18,7 @@ use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
 use moreau_optim::problems::{replay, swingup, trajectory_json, SWINGUP_PENALTY};
-use moreau_optim::progress::{bar, table, ProgressObserver};
+use moreau_optim::progress::{bar, cpu_ms_since, table, thread_cpu_ms, ProgressObserver};
 use moreau_optim::system::MoreauSystem;
 use nalgebra::DVector;
 use std::time::Instant;
@@ -35,6 +35,7 @@ struct Row {
     method: String,
     iters: u64,
     ms: f64,
+    cpu: f64,
     cost: f64,
     defect: f64,
     replay: f64,
@@ -69,7 +70,7 @@ fn run() -> Result<(), String> {
         let z0 = c.initial_guess();
         let max = 300;
         let pb = bar(max, &format!("{name} LM"));
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), thread_cpu_ms());
         let (c, res) = solve_lm(c, z0, LevenbergMarquardt::default(), max, |e| {
             e.add_observer(
                 ProgressObserver { bar: pb.clone() },
@@ -78,6 +79,7 @@ fn run() -> Result<(), String> {
         })
         .map_err(|e| e.to_string())?;
         let ms = t0.elapsed().as_secs_f64() * 1e3;
+        let cpu = cpu_ms_since(c0);
         pb.finish_and_clear();
         let (qs, vs) = replay(&c.model, &c.q0, &c.v0, &res.eval.u);
         let plan: Vec<Vec<f64>> = (0..=c.horizon)
@@ -89,6 +91,7 @@ fn run() -> Result<(), String> {
             method: format!("collocation GN/LM ({jac})"),
             iters: res.iterations,
             ms,
+            cpu,
             cost: res.eval.cost(),
             defect: res.eval.max_defect(),
             replay: rerr,
@@ -118,7 +121,7 @@ fn run() -> Result<(), String> {
             let z0 = c.initial_guess();
             let max = 3000;
             let pb = bar(max, &format!("{name} L-BFGS"));
-            let t0 = Instant::now();
+            let (t0, c0) = (Instant::now(), thread_cpu_ms());
             let opts = LbfgsOptions {
                 max_iters: max,
                 ..LbfgsOptions::default()
@@ -129,6 +132,7 @@ fn run() -> Result<(), String> {
             })
             .map_err(|e| e.to_string())?;
             let ms = t0.elapsed().as_secs_f64() * 1e3;
+            let cpu = cpu_ms_since(c0);
             pb.finish_and_clear();
             let (qs2, _) = replay(&c.model, &c.q0, &c.v0, &r2.eval.u);
             let plan2: Vec<Vec<f64>> = (0..=c.horizon)
@@ -139,6 +143,7 @@ fn run() -> Result<(), String> {
                 method: format!("collocation L-BFGS (argmin, {jac})"),
                 iters: r2.iterations,
                 ms,
+                cpu,
                 cost: r2.eval.cost(),
                 defect: r2.eval.max_defect(),
                 replay: max_diff(&qs2, &plan2),
@@ -153,7 +158,7 @@ fn run() -> Result<(), String> {
             IlqrOptions::default().max_iter as u64,
             &format!("{name} iLQR"),
         );
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), thread_cpu_ms());
         let ri = ilqr(
             &mut sys,
             &cost,
@@ -166,6 +171,7 @@ fn run() -> Result<(), String> {
             },
         )?;
         let ms = t0.elapsed().as_secs_f64() * 1e3;
+        let cpu = cpu_ms_since(c0);
         pb.finish_and_clear();
         let us: Vec<Vec<f64>> = ri.us.iter().map(|u| u.as_slice().to_vec()).collect();
         let (qs3, _) = replay(&p.model, &p.q0, &vec![0.0; nv], &us);
@@ -175,6 +181,7 @@ fn run() -> Result<(), String> {
             method: "iLQR (engine step)".into(),
             iters: ri.iterations as u64,
             ms,
+            cpu,
             cost: *ri.cost_history.last().unwrap_or(&f64::NAN),
             defect: 0.0,
             replay: max_diff(&qs3, &plan3),
@@ -194,6 +201,7 @@ fn run() -> Result<(), String> {
                 r.method.clone(),
                 r.iters.to_string(),
                 format!("{:.1}", r.ms),
+                format!("{:.1}", r.cpu),
                 format!("{:.6}", r.cost),
                 format!("{:.1e}", r.defect),
                 format!("{:.1e}", r.replay),
@@ -209,6 +217,7 @@ fn run() -> Result<(), String> {
                 "method",
                 "iterations",
                 "time ms",
+                "CPU ms",
                 "cost",
                 "max |unactuated τ|",
                 "replay err",

@@ -102,3 +102,11 @@ pub fn thread_cpu_ms() -> Option<f64> {
         None
     }
 }
+
+/// Thread CPU ms since `c0 = thread_cpu_ms()` (NaN where the clock is unavailable).
+pub fn cpu_ms_since(c0: Option<f64>) -> f64 {
+    match (c0, thread_cpu_ms()) {
+        (Some(a), Some(b)) => b - a,
+        _ => f64::NAN,
+    }
+}
