@@ -332,8 +332,8 @@ impl Task for StateTracking {
     }
     fn residual(&self, m: &Model, t: usize, horizon: usize, q: &[f64], v: &[f64], r: &mut [f64]) {
         let nv = m.nv;
-        let mut dq = vec![0.0; nv];
-        differentiate_pos(m, &mut dq, 1.0, &self.qref, q);
+        // q ⊖ q* straight into r (no allocation), then the weights
+        differentiate_pos(m, &mut r[..nv], 1.0, &self.qref, q);
         for i in 0..2 * nv {
             let w = if t == horizon {
                 self.qf[i]
@@ -341,7 +341,7 @@ impl Task for StateTracking {
                 self.dt * self.q[i]
             };
             let e = if i < nv {
-                dq[i]
+                r[i]
             } else {
                 v[i - nv] - self.vref[i - nv]
             };
