@@ -7,8 +7,12 @@
 //! Cholesky until the gain ratio `ρ = actual / predicted decrease` is positive (Nielsen's update
 //! of `λ`). Configurations are updated on the manifold, `q ← q ⊕ δ`. When the objective stalls,
 //! the augmented-Lagrangian multipliers of the dynamics residual are updated
-//! (`λ_t ← λ_t + w Nᵀτ_t`); the solver stops when the objective has stalled with the largest
-//! dynamics residual below `defect_tol`.
+//! (`λ_t ← λ_t + w Nᵀτ_t`), and the penalty `w` grows ×`penalty_growth` when an update reduced
+//! the largest residual less than `penalty_decrease` (the classic schedule: the multipliers then
+//! converge faster than linearly with a fixed small `w`); the solver stops when the objective
+//! has stalled with the largest dynamics residual below `defect_tol`. The evaluation of the
+//! accepted trial point is kept for the next Jacobian (no recomputation), and all storage
+//! (Jacobian blocks, band matrices, step vectors) is reused across iterations.
 
 use crate::band::BandMatrix;
 use crate::collocation::{Collocation, Evaluation, KnotJacobian};
