@@ -14,17 +14,20 @@
 //!
 //! Run: `cargo run --release [--features plot] --example contact_trajopt [-- --problem
 //! ball|hopper|box --horizon 60 --distance D --max-iters 300 --defect-tol N --model FILE
-//! --centered --check]` (`--model`: a variant of the problem's model, e.g. another cone;
-//! `--defect-tol` overrides the problem's; `--centered`: the hopper with plain central
-//! differences instead of `JumpSafeDifference`). Prints iterations, time, cost, the largest unactuated force
+//! --fd --jumpsafe --check]` (`--model`: a variant of the problem's model, e.g. another cone;
+//! `--defect-tol` overrides the problem's). The inverse-dynamics Jacobians are analytic
+//! (`collocation::Analytic`, through the soft contact forces) except for the hopper, whose
+//! default is `JumpSafeDifference` (see `hopper_hop`); `--fd` selects plain centered finite
+//! differences (`problems::contact_provider`), `--jumpsafe` the jump-safe ones, `--analytic`
+//! the analytic ones. Prints iterations, time, CPU time, cost, the largest unactuated force
 //! residual, the replay error (the engine re-simulating the plan open loop and with a PD
 //! tracking feedback on the actuated joints), knots without contact and, with `--check`, the
 //! largest difference between the collocation's residual Jacobian and central finite
 //! differences of the residual at the initial guess and at the solution. Writes
 //! `target/trajopt/<problem>.json` in the format of `moreau simulate` (accepted by `moreau
 //! replay`: the engine's open-loop run under the planned controls; the plan under `plan_qpos`,
-//! the PD-tracked run under `pd_tracking_qpos`) and, with
-//! `--features plot`, `target/trajopt/<problem>_qpos.png`.
+//! the PD-tracked run under `pd_tracking_qpos`) and, with `--features plot`,
+//! `target/trajopt/<problem>_qpos.png`.
 
 #[cfg(feature = "plot")]
 #[path = "common/plot.rs"]
@@ -37,7 +40,8 @@ use moreau_optim::problems::{
     ball_push, box_push_on, contact_counts, contact_provider, hopper_hop_on, load_model, max_diff,
     model_path, replay_tracking, trajectory_json, ContactProblem, JumpSafeDifference,
 };
-use moreau_optim::progress::{bar, table, ProgressObserver};
+use moreau_optim::collocation::Analytic;
+use moreau_optim::progress::{bar, cpu_ms_since, table, thread_cpu_ms, ProgressObserver};
 use std::time::Instant;
 
 fn main() {
@@ -98,32 +102,35 @@ fn run() -> Result<(), String> {
     // (problem, moved coordinate: qpos index and label, default distance)
     // PD gains of the tracking replay (the hopper's light leg needs lower ones at dt 0.01).
     let mut gains = (400.0, 40.0);
+    // Jacobian provider: the problem's default unless `--fd`, `--jumpsafe` or `--analytic`.
+    let pick = ["--fd", "--jumpsafe", "--analytic"]
+        .into_iter()
+        .find(|f| args.iter().any(|a| a == f));
+    let jac_kind = |default: &'static str| pick.map_or(default, |f| &f[2..]);
+    let jacobians = |default: &'static str| -> Box<dyn InverseJacobian> {
+        match jac_kind(default) {
+            "fd" => contact_provider(),
+            "jumpsafe" => Box::new(JumpSafeDifference::default()),
+            _ => Box::new(Analytic::new()),
+        }
+    };
     let (p, idx, what, distance): (ContactProblem, usize, &str, f64) = match problem.as_str() {
         "ball" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.2);
-            (ball_push(horizon, d)?, 0, "ball x", d)
+            let p = ball_push(horizon, d)?;
+            p.collocation.set_jacobian_provider(jacobians("analytic"));
+            (p, 0, "ball x", d)
         }
         "hopper" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.15);
             let m = load_model(model_file.unwrap_or("hopper_hop.xml"))?;
             gains = (100.0, 5.0);
-            // `--centered`: plain central differences (`contact_provider`), for comparison.
-            let jac: Box<dyn InverseJacobian> = if args.iter().any(|a| a == "--centered") {
-                contact_provider()
-            } else {
-                Box::new(JumpSafeDifference::default())
-            };
-            (hopper_hop_on(m, horizon, d, jac)?, 0, "torso x", d)
+            (hopper_hop_on(m, horizon, d, jacobians("jumpsafe"))?, 0, "torso x", d)
         }
         "box" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.2);
             let m = load_model(model_file.unwrap_or("box_push.xml"))?;
-            (
-                box_push_on(m, horizon, d, contact_provider())?,
-                0,
-                "box x",
-                d,
-            )
+            (box_push_on(m, horizon, d, jacobians("analytic"))?, 0, "box x", d)
         }
         other => return Err(format!("unknown problem {other} (ball, hopper or box)")),
     };
@@ -133,6 +140,8 @@ fn run() -> Result<(), String> {
         "box" => "box_push.xml",
         _ => "ball_push.xml",
     });
+    let jac_name = p.collocation.provider_name();
+    println!("inverse-dynamics Jacobians by {jac_name}");
     if check {
         jacobian_check(&p.collocation, &p.z0, "the initial guess");
     }
@@ -148,7 +157,7 @@ fn run() -> Result<(), String> {
     lm.max_al_updates = max as usize;
     lm.defect_tol = arg(&args, "--defect-tol")?.unwrap_or(p.defect_tol);
     let pb = bar(max, p.name);
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), thread_cpu_ms());
     let (c, res) = solve_lm(p.collocation, p.z0, lm, max, |e| {
         e.add_observer(
             ProgressObserver { bar: pb.clone() },
@@ -157,6 +166,7 @@ fn run() -> Result<(), String> {
     })
     .map_err(|e| e.to_string())?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
+    let cpu = cpu_ms_since(c0);
     pb.finish_and_clear();
     if check {
         jacobian_check(&c, &res.z, "the solution");
@@ -178,9 +188,11 @@ fn run() -> Result<(), String> {
     let free = ncon.iter().filter(|&&n| n == 0).count();
     let body = vec![vec![
         p.name.to_string(),
+        jac_name.clone(),
         horizon.to_string(),
         res.iterations.to_string(),
         format!("{ms:.0}"),
+        format!("{cpu:.0}"),
         format!("{:.5}", res.eval.cost()),
         format!("{:.1e}", res.eval.max_defect()),
         format!("{err_open:.1e}"),
@@ -195,9 +207,11 @@ fn run() -> Result<(), String> {
         table(
             &[
                 "problem",
+                "Jacobians",
                 "knots",
                 "iterations",
                 "time ms",
+                "CPU ms",
                 "cost",
                 "max |unactuated τ| N",
                 "replay err open loop m",

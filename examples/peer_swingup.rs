@@ -3,8 +3,9 @@
 //! cost Σ dt·[½ΔxᵀQΔx + ½R u²] + ½Δx_NᵀQfΔx_N, zero-control initial guess.
 //!
 //! Run: `cargo run --release --example peer_swingup [-- cartpole|acrobot] [--repeat N]
-//! [--crocoddyl]`. Times moreau's direct collocation (GN/LM) and iLQR (engine step) `N` times
-//! each (default 10; min and median wall time of the solve, single thread). With `--crocoddyl`
+//! [--crocoddyl] [--fd] [--no-ilqr]`. Times moreau's direct collocation (GN/LM, analytic
+//! inverse-dynamics Jacobians; `--fd`: finite differences) and iLQR (engine step; `--no-ilqr`
+//! skips it) `N` times each (default 10; min and median wall time of the solve, single thread). With `--crocoddyl`
 //! each repeat also runs one Crocoddyl FDDP solve by `python3 tools/bench/crocoddyl_swingup.py`
 //! (needs `pip install crocoddyl==3.2.1 pin==4.0.0 libpinocchio==4.0.0 mujoco==4.0.0`) on the
 //! same MJCF models, interleaved with moreau's solves, and prints the ratio moreau / Crocoddyl
@@ -12,10 +13,11 @@
 //! The cart-pole's Crocoddyl actuation is a Python class (see the script): its time includes
 //! Python callbacks, so the acrobot is the like-for-like comparison.
 
+use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
-use moreau_optim::problems::swingup;
-use moreau_optim::progress::table;
+use moreau_optim::problems::{swingup, SWINGUP_PENALTY};
+use moreau_optim::progress::{cpu_ms_since, table, thread_cpu_ms};
 use moreau_optim::system::MoreauSystem;
 use nalgebra::DVector;
 use std::time::Instant;
@@ -33,6 +35,8 @@ struct Timing {
     cost: f64,
     min_ms: f64,
     med_ms: f64,
+    cpu_min: f64,
+    cpu_med: f64,
 }
 
 fn stats(mut t: Vec<f64>) -> (f64, f64) {
@@ -51,6 +55,8 @@ fn run() -> Result<(), String> {
             .ok_or("--repeat needs a positive integer")?;
     }
     let croc = args.iter().any(|a| a == "--crocoddyl");
+    let fd = args.iter().any(|a| a == "--fd");
+    let run_ilqr = !args.iter().any(|a| a == "--no-ilqr");
     let names: Vec<&str> = match args
         .iter()
         .enumerate()
@@ -67,23 +73,32 @@ fn run() -> Result<(), String> {
         // Crocoddyl solve, so that load changes on the machine hit all three alike.
         let cost = p.ilqr_cost();
         let (mut tc, mut ti, mut tp) = (vec![], vec![], vec![]);
+        let (mut cc, mut ci, mut cp) = (vec![], vec![], vec![]);
         let (mut last_c, mut last_i, mut last_p) = (None, None, None);
         for _ in 0..repeat {
             // Direct collocation, GN/LM (same settings as the trajopt example).
-            let c = p.collocation(3.0)?;
+            let c = p.collocation(SWINGUP_PENALTY)?;
+            if fd {
+                c.set_jacobian_provider(Box::new(FiniteDifference::default()));
+            }
             let z0 = c.initial_guess();
-            let t0 = Instant::now();
+            let (t0, c0) = (Instant::now(), thread_cpu_ms());
             let (_, res) = solve_lm(c, z0, LevenbergMarquardt::default(), 300, |e| e)
                 .map_err(|e| e.to_string())?;
             tc.push(t0.elapsed().as_secs_f64() * 1e3);
+            cc.push(cpu_ms_since(c0));
             if !res.converged {
                 return Err(format!("{name}: collocation did not converge"));
             }
             last_c = Some(res);
 
             // iLQR on the engine's step (transition Jacobians by centered FD).
+            if !run_ilqr {
+                continue_croc(name, croc, &mut tp, &mut cp, &mut last_p)?;
+                continue;
+            }
             let mut sys = MoreauSystem::new(p.model.clone())?;
-            let t0 = Instant::now();
+            let (t0, c0) = (Instant::now(), thread_cpu_ms());
             let ri = ilqr(
                 &mut sys,
                 &cost,
@@ -93,70 +108,78 @@ fn run() -> Result<(), String> {
                 |_, _| {},
             )?;
             ti.push(t0.elapsed().as_secs_f64() * 1e3);
+            ci.push(cpu_ms_since(c0));
             if !ri.converged {
                 return Err(format!("{name}: iLQR did not converge"));
             }
             last_i = Some(ri);
 
-            if croc {
-                let c = crocoddyl(name)?;
-                tp.push(c.ms);
-                last_p = Some(c);
-            }
+            continue_croc(name, croc, &mut tp, &mut cp, &mut last_p)?;
         }
         let res = last_c.ok_or("no run")?;
         let (min_ms, med_ms) = stats(tc);
+        let (cpu_min, cpu_med) = stats(cc);
         let mut rows = vec![Timing {
-            method: "collocation GN/LM".into(),
+            method: format!("collocation GN/LM ({})", if fd { "FD" } else { "analytic" }),
             iters: res.iterations,
             cost: res.eval.cost(),
             min_ms,
             med_ms,
+            cpu_min,
+            cpu_med,
         }];
-        let ri = last_i.ok_or("no run")?;
-        let (min_ms, med_ms) = stats(ti);
-        rows.push(Timing {
-            method: "iLQR (engine step)".into(),
-            iters: ri.iterations as u64,
-            cost: *ri.cost_history.last().unwrap_or(&f64::NAN),
-            min_ms,
-            med_ms,
-        });
+        if let Some(ri) = last_i {
+            let (min_ms, med_ms) = stats(ti);
+            let (cpu_min, cpu_med) = stats(ci);
+            rows.push(Timing {
+                method: "iLQR (engine step)".into(),
+                iters: ri.iterations as u64,
+                cost: *ri.cost_history.last().unwrap_or(&f64::NAN),
+                min_ms,
+                med_ms,
+                cpu_min,
+                cpu_med,
+            });
+        }
         let peer = match last_p {
             Some(c) => {
                 let (min_ms, med_ms) = stats(tp);
+                let (cpu_min, cpu_med) = stats(cp);
                 Some(Peer {
                     min_ms,
                     med_ms,
+                    cpu_min,
+                    cpu_med,
                     ..c
                 })
             }
             None => None,
         };
         for r in &rows {
-            let (ratio, same) = match &peer {
-                Some(c) => {
-                    let same = (r.cost - c.cost).abs() <= 1e-4 * c.cost;
-                    (
-                        if same {
-                            format!("{:.3} / {:.3}", r.min_ms / c.min_ms, r.med_ms / c.med_ms)
-                        } else {
-                            "other optimum".into()
-                        },
-                        same,
-                    )
+            let ratio = |c: &Peer| {
+                if (r.cost - c.cost).abs() <= 1e-4 * c.cost {
+                    [
+                        format!("{:.3} / {:.3}", r.min_ms / c.min_ms, r.med_ms / c.med_ms),
+                        format!(
+                            "{:.3} / {:.3}",
+                            r.cpu_min / c.cpu_min,
+                            r.cpu_med / c.cpu_med
+                        ),
+                    ]
+                } else {
+                    ["other optimum".into(), "other optimum".into()]
                 }
-                None => ("-".into(), false),
             };
-            let _ = same;
+            let [rw, rc] = peer.as_ref().map_or(["-".into(), "-".into()], ratio);
             body.push(vec![
                 name.to_string(),
                 r.method.clone(),
                 r.iters.to_string(),
                 format!("{:.6}", r.cost),
-                format!("{:.1}", r.min_ms),
-                format!("{:.1}", r.med_ms),
-                ratio,
+                format!("{:.1} / {:.1}", r.min_ms, r.med_ms),
+                format!("{:.1} / {:.1}", r.cpu_min, r.cpu_med),
+                rw,
+                rc,
             ]);
         }
         if let Some(c) = peer {
@@ -165,8 +188,9 @@ fn run() -> Result<(), String> {
                 format!("Crocoddyl 3.2.1 FDDP{}", c.note),
                 c.iters.to_string(),
                 format!("{:.6}", c.cost),
-                format!("{:.1}", c.min_ms),
-                format!("{:.1}", c.med_ms),
+                format!("{:.1} / {:.1}", c.min_ms, c.med_ms),
+                format!("{:.1} / {:.1}", c.cpu_min, c.cpu_med),
+                "1".into(),
                 "1".into(),
             ]);
         }
@@ -179,9 +203,10 @@ fn run() -> Result<(), String> {
                 "method",
                 "iterations",
                 "cost",
-                "min ms",
-                "median ms",
-                "ratio to Crocoddyl (min / median)",
+                "wall ms (min / median)",
+                "CPU ms (min / median)",
+                "ratio to Crocoddyl, wall",
+                "ratio to Crocoddyl, CPU",
             ],
             &body,
         )
@@ -189,13 +214,33 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
+/// With `--crocoddyl`, one Crocoddyl solve into the timings.
+fn continue_croc(
+    name: &str,
+    croc: bool,
+    tp: &mut Vec<f64>,
+    cp: &mut Vec<f64>,
+    last: &mut Option<Peer>,
+) -> Result<(), String> {
+    if croc {
+        let c = crocoddyl(name)?;
+        tp.push(c.ms);
+        cp.push(c.cpu_ms);
+        *last = Some(c);
+    }
+    Ok(())
+}
+
 struct Peer {
     cost: f64,
     iters: u64,
-    /// Time of the last solve.
+    /// Wall and CPU time of the last solve.
     ms: f64,
+    cpu_ms: f64,
     min_ms: f64,
     med_ms: f64,
+    cpu_min: f64,
+    cpu_med: f64,
     note: &'static str,
 }
 
@@ -237,8 +282,11 @@ fn crocoddyl(name: &str) -> Result<Peer, String> {
         cost: f("cost")?,
         iters: f("iterations")? as u64,
         ms: f("ms")?,
+        cpu_ms: f("cpu_ms")?,
         min_ms: f("ms")?,
         med_ms: f("ms")?,
+        cpu_min: f("cpu_ms")?,
+        cpu_med: f("cpu_ms")?,
         note: if name == "cartpole" {
             " (Python actuation)"
         } else {

@@ -2,8 +2,9 @@
 //! argmin solver, and argmin's L-BFGS) against iLQR on the engine's step, on the problems of
 //! `../shared/notes/targets.md` (cart-pole and acrobot; dt 0.01, 200 knots, start hanging).
 //!
-//! Run: `cargo run --release --example trajopt [-- cartpole|acrobot] [--lbfgs]`
-//! (`--features plot` also writes PNGs). Writes `target/trajopt/<problem>.json` (the plan
+//! Run: `cargo run --release --example trajopt [-- cartpole|acrobot] [--lbfgs] [--fd]`
+//! (`--features plot` also writes PNGs). The inverse-dynamics Jacobians are analytic
+//! (`collocation::Analytic`); `--fd` selects centered finite differences for comparison. Writes `target/trajopt/<problem>.json` (the plan
 //! replayed by the engine under the optimized controls, in the format of `moreau simulate`) and
 //! prints a summary table. `--lbfgs` adds argmin's L-BFGS on the same objective, preconditioned
 //! by the banded Cholesky factor of the Gauss–Newton matrix (see `lm::TangentObjective`).
@@ -13,10 +14,11 @@
 #[allow(dead_code)]
 mod plot;
 
+use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
-use moreau_optim::problems::{replay, swingup, trajectory_json};
-use moreau_optim::progress::{bar, table, ProgressObserver};
+use moreau_optim::problems::{replay, swingup, trajectory_json, SWINGUP_PENALTY};
+use moreau_optim::progress::{bar, cpu_ms_since, table, thread_cpu_ms, ProgressObserver};
 use moreau_optim::system::MoreauSystem;
 use nalgebra::DVector;
 use std::time::Instant;
@@ -33,6 +35,7 @@ struct Row {
     method: String,
     iters: u64,
     ms: f64,
+    cpu: f64,
     cost: f64,
     defect: f64,
     replay: f64,
@@ -42,6 +45,8 @@ struct Row {
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let lbfgs = args.iter().any(|a| a == "--lbfgs");
+    let fd = args.iter().any(|a| a == "--fd");
+    let jac = if fd { "FD" } else { "analytic" };
     let names: Vec<&str> = match args.iter().find(|a| !a.starts_with("--")) {
         Some(n) => vec![n.as_str()],
         None => vec!["cartpole", "acrobot"],
@@ -54,11 +59,18 @@ fn run() -> Result<(), String> {
         let nv = p.model.nv;
 
         // Direct collocation, Gauss–Newton/LM.
-        let c = p.collocation(3.0)?;
+        let c = p.collocation(SWINGUP_PENALTY)?;
+        if fd {
+            c.set_jacobian_provider(Box::new(FiniteDifference::default()));
+        }
+        println!(
+            "{name}: inverse-dynamics Jacobians by {}",
+            c.provider_name()
+        );
         let z0 = c.initial_guess();
         let max = 300;
         let pb = bar(max, &format!("{name} LM"));
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), thread_cpu_ms());
         let (c, res) = solve_lm(c, z0, LevenbergMarquardt::default(), max, |e| {
             e.add_observer(
                 ProgressObserver { bar: pb.clone() },
@@ -67,6 +79,7 @@ fn run() -> Result<(), String> {
         })
         .map_err(|e| e.to_string())?;
         let ms = t0.elapsed().as_secs_f64() * 1e3;
+        let cpu = cpu_ms_since(c0);
         pb.finish_and_clear();
         let (qs, vs) = replay(&c.model, &c.q0, &c.v0, &res.eval.u);
         let plan: Vec<Vec<f64>> = (0..=c.horizon)
@@ -75,9 +88,10 @@ fn run() -> Result<(), String> {
         let rerr = max_diff(&qs, &plan);
         rows.push(Row {
             problem: name.into(),
-            method: "collocation GN/LM".into(),
+            method: format!("collocation GN/LM ({jac})"),
             iters: res.iterations,
             ms,
+            cpu,
             cost: res.eval.cost(),
             defect: res.eval.max_defect(),
             replay: rerr,
@@ -101,10 +115,13 @@ fn run() -> Result<(), String> {
         // Same problem with argmin's L-BFGS.
         if lbfgs {
             let c = p.collocation(3.0)?;
+            if fd {
+                c.set_jacobian_provider(Box::new(FiniteDifference::default()));
+            }
             let z0 = c.initial_guess();
             let max = 3000;
             let pb = bar(max, &format!("{name} L-BFGS"));
-            let t0 = Instant::now();
+            let (t0, c0) = (Instant::now(), thread_cpu_ms());
             let opts = LbfgsOptions {
                 max_iters: max,
                 ..LbfgsOptions::default()
@@ -115,6 +132,7 @@ fn run() -> Result<(), String> {
             })
             .map_err(|e| e.to_string())?;
             let ms = t0.elapsed().as_secs_f64() * 1e3;
+            let cpu = cpu_ms_since(c0);
             pb.finish_and_clear();
             let (qs2, _) = replay(&c.model, &c.q0, &c.v0, &r2.eval.u);
             let plan2: Vec<Vec<f64>> = (0..=c.horizon)
@@ -122,9 +140,10 @@ fn run() -> Result<(), String> {
                 .collect();
             rows.push(Row {
                 problem: name.into(),
-                method: "collocation L-BFGS (argmin)".into(),
+                method: format!("collocation L-BFGS (argmin, {jac})"),
                 iters: r2.iterations,
                 ms,
+                cpu,
                 cost: r2.eval.cost(),
                 defect: r2.eval.max_defect(),
                 replay: max_diff(&qs2, &plan2),
@@ -139,7 +158,7 @@ fn run() -> Result<(), String> {
             IlqrOptions::default().max_iter as u64,
             &format!("{name} iLQR"),
         );
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), thread_cpu_ms());
         let ri = ilqr(
             &mut sys,
             &cost,
@@ -152,6 +171,7 @@ fn run() -> Result<(), String> {
             },
         )?;
         let ms = t0.elapsed().as_secs_f64() * 1e3;
+        let cpu = cpu_ms_since(c0);
         pb.finish_and_clear();
         let us: Vec<Vec<f64>> = ri.us.iter().map(|u| u.as_slice().to_vec()).collect();
         let (qs3, _) = replay(&p.model, &p.q0, &vec![0.0; nv], &us);
@@ -161,6 +181,7 @@ fn run() -> Result<(), String> {
             method: "iLQR (engine step)".into(),
             iters: ri.iterations as u64,
             ms,
+            cpu,
             cost: *ri.cost_history.last().unwrap_or(&f64::NAN),
             defect: 0.0,
             replay: max_diff(&qs3, &plan3),
@@ -180,6 +201,7 @@ fn run() -> Result<(), String> {
                 r.method.clone(),
                 r.iters.to_string(),
                 format!("{:.1}", r.ms),
+                format!("{:.1}", r.cpu),
                 format!("{:.6}", r.cost),
                 format!("{:.1e}", r.defect),
                 format!("{:.1e}", r.replay),
@@ -195,6 +217,7 @@ fn run() -> Result<(), String> {
                 "method",
                 "iterations",
                 "time ms",
+                "CPU ms",
                 "cost",
                 "max |unactuated τ|",
                 "replay err",

@@ -96,9 +96,9 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
 }
 
 /// `∂(damping force magnitude)/∂v` of dof `i`: `a + 2b|v| + 3c v²` (linear and polynomial dof
-/// damping).
+/// damping). Public for the chain rule through [`discrete_acc`] (moreau-derivatives).
 #[inline]
-fn damping_slope<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
+pub fn damping_slope<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
     let (b, p) = m.dof_damping_eff(i);
     let v = d.qvel[i];
     sc::<T>(b) + sc::<T>(2.0 * p[0]) * v.abs() + sc::<T>(3.0 * p[1]) * v * v
@@ -106,7 +106,7 @@ fn damping_slope<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
 
 /// True if Euler integrates dof damping implicitly (eulerdamp and damper on, some linear or
 /// polynomial dof damping).
-fn euler_damped(m: &Model) -> bool {
+pub fn euler_damped(m: &Model) -> bool {
     !m.opt.disabled(disable::EULERDAMP)
         && !m.opt.disabled(disable::DAMPER)
         && (0..m.nv).any(|i| {

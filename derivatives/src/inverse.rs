@@ -13,16 +13,26 @@
 //!
 //! Layout as [`crate::fd::InverseJacobians`]: `D[i][j] = ∂f_j/∂in_i`.
 //!
+//! `invdiscrete` with Euler (mujoco-facts, `mj_discreteAcc`): `qacc` is the discrete
+//! acceleration `a`, and `f` is evaluated at the continuous one `ã = a + h M⁻¹ D(v) a` (`D` the
+//! implicit damping slopes, zero without eulerdamp), so by the chain rule
+//! `∂τ/∂a = F (I + h M⁻¹ D)`, `∂τ/∂v = ∂f/∂v + F h M⁻¹ diag(D'(v) a)`,
+//! `∂τ/∂q = ∂f/∂q − F M⁻¹ ∂(M x)/∂q` with `x = ã − a` and `F = ∂f/∂ã = M + JᵀHJ`
+//! (from `M ã = M a + h D a`).
+//!
 //! Not covered analytically (reported by [`unsupported`]): connect/weld equality rows (their
-//! `aref` has the velocity-quadratic `J̇ v` term), fluid forces, `invdiscrete`, and
-//! position-dependent velocity terms are of course only in `∂/∂q`.
+//! `aref` has the velocity-quadratic `J̇ v` term), fluid forces, `invdiscrete` with the implicit
+//! integrators (their `H` holds `qDeriv`) or RK4, and position-dependent velocity terms are of
+//! course only in `∂/∂q`.
 
 #![allow(clippy::needless_range_loop)]
 
 use moreau::constraint::cost::{evaluate, Rows, CONE_H};
 use moreau::constraint::{ConstraintState, ConstraintType};
+use moreau::crb::solve_m;
 use moreau::derivative::{d_passive_vel, d_rne_vel};
-use moreau::model::{enable, EqType, Model};
+use moreau::inverse::{damping_slope, discrete_acc, euler_damped};
+use moreau::model::{enable, EqType, Integrator, Model};
 use moreau::solver::dense::full_m;
 use moreau::Data;
 use nalgebra::DMatrix;
@@ -38,8 +48,8 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
         return Some("fluid forces");
     }
-    if m.opt.enabled(enable::INVDISCRETE) {
-        return Some("invdiscrete");
+    if m.opt.enabled(enable::INVDISCRETE) && m.opt.integrator != Integrator::Euler {
+        return Some("invdiscrete with an integrator other than Euler");
     }
     None
 }
@@ -179,23 +189,208 @@ pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
 /// [`dfdv_rows`] without the constraint term.
 pub(crate) fn dfdv_smooth(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     let nv = m.nv;
-    let mut buf = vec![0.0; nv * nv];
-    // passive adds +∂passive/∂v: negate after, then add ∂bias/∂v
-    d_passive_vel(m, d, &mut buf);
+    let mut out = DMatrix::zeros(nv, nv);
+    let (mut buf, mut b) = (vec![0.0; nv * nv], vec![0.0; nv * nv]);
+    dfdv_into(
+        m,
+        d,
+        &mut crate::rnea::Work::default(),
+        &mut buf,
+        &mut b,
+        &mut out,
+    );
+    out
+}
+
+/// [`dfdv_smooth`] into `out` (`nv × nv`) with workspaces (`buf`, `b`: `nv²` each); no
+/// allocation.
+fn dfdv_into(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut crate::rnea::Work,
+    buf: &mut [f64],
+    b: &mut [f64],
+    out: &mut DMatrix<f64>,
+) {
+    let nv = m.nv;
+    // passive adds +∂passive/∂v (accumulates): negate after, then add ∂bias/∂v
+    buf.fill(0.0);
+    d_passive_vel(m, d, buf);
     for x in buf.iter_mut() {
         *x = -*x;
     }
     if crate::rnea::unsupported(m).is_none() {
         // the O(n·depth) recursion of crate::rnea (no tendon-armature bias term there)
-        let mut b = vec![0.0; nv * nv];
-        crate::rnea::d_bias_vel(m, d, &mut crate::rnea::Work::default(), &mut b);
-        for (x, y) in buf.iter_mut().zip(&b) {
+        crate::rnea::d_bias_vel(m, d, w, b);
+        for (x, y) in buf.iter_mut().zip(b.iter()) {
             *x += *y;
         }
     } else {
-        d_rne_vel(m, d, 0..nv, &mut buf);
+        d_rne_vel(m, d, 0..nv, buf);
     }
-    DMatrix::from_row_slice(nv, nv, &buf)
+    for i in 0..nv {
+        for k in 0..nv {
+            out[(i, k)] = buf[i * nv + k];
+        }
+    }
+}
+
+/// Analytic `∂qfrc_inverse/∂(qpos, qvel, qacc)` with a reusable workspace (no allocation on
+/// constraint-free models with [`crate::rnea`]-supported smooth dynamics). Rows are outputs
+/// (`dq[(i, j)] = ∂qfrc_inverse_i/∂q_j`, tangent `q`): the transpose of MuJoCo's layout.
+/// Under `invdiscrete` (Euler) `qacc` is the discrete acceleration and the chain rule of the
+/// module docs applies.
+#[derive(Default)]
+pub struct InverseDerivatives {
+    /// `∂τ/∂q` (`nv × nv`).
+    pub dq: DMatrix<f64>,
+    /// `∂τ/∂v`.
+    pub dv: DMatrix<f64>,
+    /// `∂τ/∂a`.
+    pub da: DMatrix<f64>,
+    /// `DmDq` of the full dual pass ([`crate::dual::dual_inverse_dq`]) when it was used.
+    dm_dual: Option<DMatrix<f64>>,
+    w: crate::rnea::Work,
+    buf: Vec<f64>,
+    buf2: Vec<f64>,
+    a: Vec<f64>,
+    x: Vec<f64>,
+    col: Vec<f64>,
+    ka: DMatrix<f64>,
+    kv: DMatrix<f64>,
+    kq: DMatrix<f64>,
+}
+
+impl InverseDerivatives {
+    pub fn new(m: &Model) -> Self {
+        let mut s = Self::default();
+        s.resize(m.nv);
+        s
+    }
+
+    fn resize(&mut self, nv: usize) {
+        if self.dq.nrows() == nv && self.a.len() == nv {
+            return;
+        }
+        for mat in [
+            &mut self.dq,
+            &mut self.dv,
+            &mut self.da,
+            &mut self.ka,
+            &mut self.kv,
+            &mut self.kq,
+        ] {
+            *mat = DMatrix::zeros(nv, nv);
+        }
+        self.buf = vec![0.0; nv * nv];
+        self.buf2 = vec![0.0; nv * nv];
+        self.a = vec![0.0; nv];
+        self.x = vec![0.0; nv];
+        self.col = vec![0.0; nv];
+    }
+
+    /// Runs [`moreau::inverse::inverse`] on `d` (state and `qacc` in `d`; `qacc` is left
+    /// unchanged) and fills `dq`, `dv`, `da`.
+    pub fn compute(&mut self, m: &Model, d: &mut Data<f64>) -> Result<(), &'static str> {
+        if let Some(e) = unsupported(m) {
+            return Err(e);
+        }
+        let nv = m.nv;
+        self.resize(nv);
+        self.dm_dual = None;
+        self.a.copy_from_slice(&d.qacc);
+        moreau::inverse::inverse(m, d);
+        // only Euler reaches here under invdiscrete (`unsupported`)
+        let damped = m.opt.enabled(enable::INVDISCRETE) && euler_damped(m);
+        if damped {
+            discrete_acc(m, d);
+            for i in 0..nv {
+                self.x[i] = d.qacc[i] - self.a[i];
+            }
+        }
+        // F = ∂f/∂ã
+        full_m(m, &d.qM, &mut self.buf);
+        for i in 0..nv {
+            for k in 0..nv {
+                self.da[(i, k)] = self.buf[i * nv + k];
+            }
+        }
+        if d.nefc > 0 {
+            let j = efc_jacobian(m, d);
+            let h = constraint_hessian(m, d);
+            self.da += j.transpose() * h * &j;
+        }
+        dfdv_into(
+            m,
+            d,
+            &mut self.w,
+            &mut self.buf,
+            &mut self.buf2,
+            &mut self.dv,
+        );
+        if d.nefc > 0 {
+            let j = efc_jacobian(m, d);
+            let h = constraint_hessian(m, d);
+            let mut bj = j.clone();
+            for r in 0..d.nefc {
+                let b = d.efc_KBIP[r][1];
+                bj.row_mut(r).scale_mut(b);
+            }
+            self.dv += j.transpose() * h * bj;
+        }
+        let full_dual = crate::rnea::unsupported(m).is_some();
+        if full_dual {
+            // the dual inverse converts the discrete qacc itself: total ∂τ/∂q
+            d.qacc.copy_from_slice(&self.a);
+            let (dq, dm) = crate::dual::dual_inverse_dq(m, d);
+            self.dq.tr_copy_from(&dq);
+            self.dm_dual = Some(dm);
+        } else {
+            crate::pos::d_pos_into(m, d, crate::pos::Output::Inverse, &mut self.w, &mut self.dq);
+        }
+        if damped {
+            let h = m.opt.timestep;
+            // ∂ã/∂a − I = h M⁻¹ D, ∂ã/∂v = h M⁻¹ diag(D'(v) a), column by column
+            for j in 0..nv {
+                // slope b + 2p₀|v| + 3p₁v² (moreau::inverse::damping_slope)
+                let p = m.dof_damping_eff(j).1;
+                let v = d.qvel[j];
+                let sgn = if v > 0.0 {
+                    1.0
+                } else if v < 0.0 {
+                    -1.0
+                } else {
+                    0.0
+                };
+                let slope_v = 2.0 * p[0] * sgn + 6.0 * p[1] * v;
+                for (c, s) in [
+                    (&mut self.ka, h * damping_slope(m, d, j)),
+                    (&mut self.kv, h * slope_v * self.a[j]),
+                ] {
+                    self.col.iter_mut().for_each(|x| *x = 0.0);
+                    self.col[j] = s;
+                    solve_m(m, d, &mut self.col);
+                    c.column_mut(j).copy_from_slice(&self.col);
+                }
+            }
+            self.dv.gemm(1.0, &self.da, &self.kv, 1.0);
+            if !full_dual {
+                // ∂ã/∂q = −M⁻¹ ∂(M x)/∂q
+                crate::rnea::d_mass_vec_pos(m, d, &self.x, &mut self.w, &mut self.kq);
+                for j in 0..nv {
+                    self.col.copy_from_slice(self.kq.column(j).as_slice());
+                    solve_m(m, d, &mut self.col);
+                    self.kq.column_mut(j).copy_from_slice(&self.col);
+                }
+                self.dq.gemm(-1.0, &self.da, &self.kq, 1.0);
+            }
+            // da ← F (I + K): kv is free again
+            self.kv.copy_from(&self.da);
+            self.da.gemm(1.0, &self.kv, &self.ka, 1.0);
+        }
+        d.qacc.copy_from_slice(&self.a);
+        Ok(())
+    }
 }
 
 /// Analytic inverse Jacobians `(DfDq, DfDv, DfDa)` of `qfrc_inverse` at the state and `qacc`
@@ -209,20 +404,15 @@ pub fn inverse_analytic(
     m: &Model,
     d: &mut Data<f64>,
 ) -> Result<(DMatrix<f64>, DMatrix<f64>, DMatrix<f64>, DMatrix<f64>), &'static str> {
-    if let Some(e) = unsupported(m) {
-        return Err(e);
-    }
-    moreau::inverse::inverse(m, d);
-    let DfDa = dfda(m, d);
-    let DfDv = dfdv_rows(m, d).transpose();
-    let (DfDq, DmDq) = if crate::rnea::unsupported(m).is_none() {
-        let mut w = crate::rnea::Work::default();
-        let dq = crate::pos::d_pos(m, d, crate::pos::Output::Inverse, &mut w).transpose();
-        let mut dm = DMatrix::zeros(m.nv, m.nM);
-        crate::rnea::d_mass_pos(m, d, &mut w, &mut dm);
-        (dq, dm)
-    } else {
-        crate::dual::dual_inverse_dq(m, d)
+    let mut w = InverseDerivatives::new(m);
+    w.compute(m, d)?;
+    let DmDq = match w.dm_dual.take() {
+        Some(dm) => dm,
+        None => {
+            let mut dm = DMatrix::zeros(m.nv, m.nM);
+            crate::rnea::d_mass_pos(m, d, &mut w.w, &mut dm);
+            dm
+        }
     };
-    Ok((DfDq, DfDv, DfDa, DmDq))
+    Ok((w.dq.transpose(), w.dv.transpose(), w.da.transpose(), DmDq))
 }

@@ -232,8 +232,20 @@ pub fn d_pos_method(
     output: Output,
     w: &mut Work,
 ) -> (DMatrix<f64>, Method) {
-    let nv = m.nv;
-    let mut out = DMatrix::zeros(nv, nv);
+    let mut out = DMatrix::zeros(m.nv, m.nv);
+    let meth = d_pos_into(m, d, output, w, &mut out);
+    (out, meth)
+}
+
+/// [`d_pos`] into `out` (`nv × nv`, overwritten) and the [`Method`] it used: no allocation on
+/// the analytic paths.
+pub fn d_pos_into(
+    m: &Model,
+    d: &Data<f64>,
+    output: Output,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) -> Method {
     let xfrc = output == Output::Residual;
     let mut meth = method(m, d, output);
     if meth != Method::Restricted {
@@ -242,15 +254,15 @@ pub fn d_pos_method(
             gravcomp: true,
             xfrc,
         };
-        d_smooth_pos(m, d, Some(&d.qacc), terms, w, &mut out);
+        d_smooth_pos(m, d, Some(&d.qacc), terms, w, out);
         let mut cons = std::mem::take(&mut w.cons);
-        let ok = meth == Method::Smooth || add_constraint_pos(m, d, w, &mut cons, &mut out);
+        let ok = meth == Method::Smooth || add_constraint_pos(m, d, w, &mut cons, out);
         w.cons = cons;
         if ok {
             if xfrc {
-                actuator_joint_pos(m, d, w, &mut out);
+                actuator_joint_pos(m, d, w, out);
             }
-            return (out, meth);
+            return meth;
         }
         meth = Method::Restricted;
     }
@@ -259,7 +271,7 @@ pub fn d_pos_method(
         gravcomp: false,
         xfrc,
     };
-    d_smooth_pos(m, d, Some(&d.qacc), terms, w, &mut out);
-    residual_pass(m, d, xfrc, &mut out);
-    (out, meth)
+    d_smooth_pos(m, d, Some(&d.qacc), terms, w, out);
+    residual_pass(m, d, xfrc, out);
+    meth
 }

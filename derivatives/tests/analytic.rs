@@ -7,13 +7,13 @@
 //! Errors are `max |a − b| / max(1, max |b|)`; the worst values are printed.
 
 use moreau::integrator::step;
-use moreau::model::Integrator;
+use moreau::model::{enable, Integrator};
 use moreau::state::integrate_pos;
 use moreau::{Data, Model};
 use moreau_derivatives::contact::{forward_analytic, transition_analytic};
 use moreau_derivatives::dual::{dual_forward_jacobian, dual_inverse_jacobian, dual_step_jacobian};
 use moreau_derivatives::fd::{inverse_fd, transition_fd};
-use moreau_derivatives::inverse::inverse_analytic;
+use moreau_derivatives::inverse::{inverse_analytic, unsupported};
 use moreau_derivatives::pos::{d_pos_method, Method, Output};
 use nalgebra::DMatrix;
 use proptest::prelude::*;
@@ -249,6 +249,50 @@ fn convex_contacts_fall_back() {
     assert!(e < 1e-10, "mesh_drop: A {e}");
 }
 
+/// `invdiscrete` (Euler with implicit damping, `ã = a + h M⁻¹ D a`): the analytic chain rule
+/// against the dual pass through `mj_discreteAcc` (1e-10) and centered FD (1e-4; `DfDq` only
+/// on contact-free models, see `check`). `qacc` is the forward acceleration, read as discrete.
+fn check_invdiscrete(name: &str, seed: u64, settle: usize) {
+    let mut m = model(name, None);
+    m.opt.enableflags |= enable::INVDISCRETE;
+    let d0 = state(&m, seed, settle);
+    let mut di = d0.clone();
+    let (iq, iv, ia, idm) = inverse_analytic(&m, &mut di).unwrap();
+    assert_eq!(di.qacc, d0.qacc, "{name}: qacc restored");
+    let (dq, dv, da, ddm) = dual_inverse_jacobian(&m, &d0);
+    let e = [err(&iq, &dq), err(&iv, &dv), err(&ia, &da), err(&idm, &ddm)];
+    // the chain rule is exercised: DfDa differs from the plain M + JᵀHJ
+    let mut plain = m.clone();
+    plain.opt.enableflags &= !enable::INVDISCRETE;
+    let (_, _, pa, _) = inverse_analytic(&plain, &mut d0.clone()).unwrap();
+    let shift = err(&pa, &ia);
+    let mut dfi = d0.clone();
+    let fi = inverse_fd(&m, &mut dfi, 1e-6, false, true);
+    let ef = [err(&iq, &fi.DfDq), err(&iv, &fi.DfDv), err(&ia, &fi.DfDa)];
+    eprintln!(
+        "{name} invdiscrete seed {seed}: nefc {}, vs dual q {:.1e} v {:.1e} a {:.1e} DmDq {:.1e}, \
+         vs FD q {:.1e} v {:.1e} a {:.1e}, DfDa shift by eulerdamp {shift:.1e}",
+        d0.nefc, e[0], e[1], e[2], e[3], ef[0], ef[1], ef[2]
+    );
+    for x in e {
+        assert!(x < 1e-10, "{name}: analytic vs dual {e:?}");
+    }
+    assert!(shift > 1e-6, "{name}: eulerdamp not exercised");
+    assert!(ef[1] < 1e-4 && ef[2] < 1e-4, "{name}: vs FD {ef:?}");
+    if d0.nefc == 0 {
+        assert!(ef[0] < 1e-4, "{name}: DfDq vs FD {ef:?}");
+    }
+}
+
+#[test]
+fn invdiscrete_refused_for_implicit_integrators() {
+    let mut m = model("cartpole", Some(Integrator::ImplicitFast));
+    m.opt.enableflags |= enable::INVDISCRETE;
+    assert!(unsupported(&m).is_some());
+    let mut d = Data::new(&m);
+    assert!(inverse_analytic(&m, &mut d).is_err());
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3, failure_persistence: None, rng_seed: proptest::test_runner::RngSeed::Fixed(0x6d6f7265), ..ProptestConfig::default() })]
 
@@ -274,6 +318,13 @@ proptest! {
         check_analytic("capsule_chain", None, seed, 100);
         check_analytic("hopper_leg", None, seed, 50);
         check_analytic("rows", None, seed, 200);
+    }
+
+    #[test]
+    fn invdiscrete_models(seed in any::<u64>()) {
+        check_invdiscrete("cartpole", seed, 0);
+        check_invdiscrete("tendon_springs", seed, 0);
+        check_invdiscrete("hopper_leg", seed, 50);
     }
 
     #[test]

@@ -24,6 +24,13 @@ impl BandMatrix {
         }
     }
 
+    /// Copies `other` (same size) into `self` without allocating.
+    pub fn copy_from(&mut self, other: &BandMatrix) {
+        self.n = other.n;
+        self.bw = other.bw;
+        self.data.clone_from(&other.data);
+    }
+
     pub fn fill_zero(&mut self) {
         self.data.iter_mut().for_each(|x| *x = 0.0);
     }

@@ -20,7 +20,9 @@
 //!
 //! Knot `t` depends on `q_{t−1}, q_t, q_{t+1}` only, so the residual Jacobian is block-banded and
 //! `JᵀJ` has half-bandwidth `3·nv − 1` (see [`crate::band`]). The inverse-dynamics Jacobians come
-//! from an [`InverseJacobian`] provider: [`FiniteDifference`] now, an analytic one later.
+//! from an [`InverseJacobian`] provider: [`Analytic`] (the default: moreau-derivatives' analytic
+//! inverse-dynamics derivatives, with the `invdiscrete` chain rule) or [`FiniteDifference`]
+//! (for comparison, and the fallback on models the analytic one does not cover).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -28,6 +30,7 @@ use crate::band::BandMatrix;
 use moreau::model::{enable, BiasType, DynType, GainType, Integrator, JointType, TrnType};
 use moreau::state::{differentiate_pos, integrate_pos, mjd_sub_quat};
 use moreau::{Data, Model};
+use moreau_derivatives::inverse::InverseDerivatives;
 use nalgebra::DMatrix;
 use std::cell::RefCell;
 
@@ -174,6 +177,89 @@ impl InverseJacobian for FiniteDifference {
     }
 }
 
+/// Analytic `∂τ/∂q`, `∂τ/∂v`, `∂τ/∂a` ([`moreau_derivatives::inverse::InverseDerivatives`]:
+/// `M + JᵀHJ`, the RNE/passive velocity derivatives, `∂/∂q` by the Carpentier–Mansard recursion
+/// plus restricted duals for constraint terms, and under `invdiscrete` the chain rule through
+/// Euler's implicit damping). Exact (to round-off) wherever the inverse dynamics is smooth.
+///
+/// Models outside [`moreau_derivatives::inverse::unsupported`]'s coverage (connect/weld
+/// equalities, fluid forces, `invdiscrete` with implicit integrators) fall back to centered
+/// finite differences with small steps (`eps = eps_va = 1e-6`, safe for contacts);
+/// [`Analytic::fallback`] and [`InverseJacobian::name`] then say why.
+#[derive(Default)]
+pub struct Analytic {
+    work: InverseDerivatives,
+    fallback: Option<(FiniteDifference, &'static str)>,
+    name: String,
+}
+
+impl Analytic {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `Err(reason)` if the analytic derivatives do not cover `m` (the provider would fall
+    /// back to finite differences).
+    pub fn supports(m: &Model) -> Result<(), &'static str> {
+        match moreau_derivatives::inverse::unsupported(m) {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Why the last call fell back to finite differences, if it did.
+    pub fn fallback(&self) -> Option<&'static str> {
+        self.fallback.as_ref().map(|f| f.1)
+    }
+}
+
+impl InverseJacobian for Analytic {
+    fn name(&self) -> &str {
+        if self.name.is_empty() {
+            "analytic"
+        } else {
+            &self.name
+        }
+    }
+
+    fn jacobians(
+        &mut self,
+        m: &Model,
+        d: &mut Data,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        dq: &mut DMatrix<f64>,
+        dv: &mut DMatrix<f64>,
+        da: &mut DMatrix<f64>,
+    ) {
+        if let Err(reason) = Self::supports(m) {
+            if self.fallback.is_none() {
+                let fd = FiniteDifference {
+                    eps: 1e-6,
+                    eps_va: 1e-6,
+                    centered: true,
+                };
+                self.name = format!("{} (analytic unsupported: {reason})", fd.name());
+                self.fallback = Some((fd, reason));
+            }
+            if let Some((fd, _)) = self.fallback.as_mut() {
+                fd.jacobians(m, d, q, v, a, dq, dv, da);
+            }
+            return;
+        }
+        d.qpos.copy_from_slice(q);
+        d.qvel.copy_from_slice(v);
+        d.qacc.copy_from_slice(a);
+        // `supports` was checked: compute cannot refuse
+        if self.work.compute(m, d).is_ok() {
+            dq.copy_from(&self.work.dq);
+            dv.copy_from(&self.work.dv);
+            da.copy_from(&self.work.da);
+        }
+    }
+}
+
 fn write_col(out: &mut DMatrix<f64>, j: usize, p: &[f64], m: &[f64], eps: f64, centered: bool) {
     let s = if centered { 0.5 / eps } else { 1.0 / eps };
     for i in 0..p.len() {
@@ -246,8 +332,8 @@ impl Task for StateTracking {
     }
     fn residual(&self, m: &Model, t: usize, horizon: usize, q: &[f64], v: &[f64], r: &mut [f64]) {
         let nv = m.nv;
-        let mut dq = vec![0.0; nv];
-        differentiate_pos(m, &mut dq, 1.0, &self.qref, q);
+        // q ⊖ q* straight into r (no allocation), then the weights
+        differentiate_pos(m, &mut r[..nv], 1.0, &self.qref, q);
         for i in 0..2 * nv {
             let w = if t == horizon {
                 self.qf[i]
@@ -255,7 +341,7 @@ impl Task for StateTracking {
                 self.dt * self.q[i]
             };
             let e = if i < nv {
-                dq[i]
+                r[i]
             } else {
                 v[i - nv] - self.vref[i - nv]
             };
@@ -364,6 +450,56 @@ pub struct KnotJacobian {
 struct Scratch {
     data: Data,
     provider: Box<dyn InverseJacobian>,
+    mats: Mats,
+}
+
+/// Per-knot work matrices of [`Collocation::jacobian_into`] and [`Collocation::normal_equations`].
+#[derive(Default)]
+struct Mats {
+    tq: DMatrix<f64>,
+    tv: DMatrix<f64>,
+    ta: DMatrix<f64>,
+    /// `∂(q_t ⊖ q_{t−1})/∂(q_{t−1}, q_t)` and the same for `(q_t, q_{t+1})`.
+    d_prev: (DMatrix<f64>, DMatrix<f64>),
+    d_next: (DMatrix<f64>, DMatrix<f64>),
+    dvp: DMatrix<f64>,
+    dvc: DMatrix<f64>,
+    dap: DMatrix<f64>,
+    dac: DMatrix<f64>,
+    dan: DMatrix<f64>,
+    dtau: [DMatrix<f64>; 3],
+    du: DMatrix<f64>,
+    dd: DMatrix<f64>,
+    /// Task Jacobians `(∂r/∂q, ∂r/∂v)` per knot.
+    task: Vec<(DMatrix<f64>, DMatrix<f64>)>,
+    jtj: DMatrix<f64>,
+}
+
+impl Mats {
+    fn prepare(&mut self, nv: usize, nu: usize, nr: usize, horizon: usize) {
+        if self.tq.nrows() != nv || self.du.shape() != (nu, nv) || self.dd.shape() != (nr, nv) {
+            let z = || DMatrix::zeros(nv, nv);
+            *self = Mats {
+                tq: z(),
+                tv: z(),
+                ta: z(),
+                d_prev: (z(), z()),
+                d_next: (z(), z()),
+                dvp: z(),
+                dvc: z(),
+                dap: z(),
+                dac: z(),
+                dan: z(),
+                dtau: [z(), z(), z()],
+                du: DMatrix::zeros(nu, nv),
+                dd: DMatrix::zeros(nr, nv),
+                task: vec![],
+                jtj: DMatrix::zeros(3 * nv, 3 * nv),
+            };
+        }
+        self.task
+            .resize_with(horizon + 1, || (DMatrix::zeros(0, 0), DMatrix::zeros(0, 0)));
+    }
 }
 
 /// A direct-collocation problem on a moreau model.
@@ -388,6 +524,10 @@ pub struct Collocation {
     /// linearly here (the residuals are far from zero at the optimum and `τ(q)` is curved).
     /// Costs `4·nv` extra Jacobian evaluations per knot.
     pub second_order: std::cell::Cell<bool>,
+    /// Factor on `weights.dynamics` applied by the solver's penalty updates.
+    penalty_growth: std::cell::Cell<f64>,
+    /// Limited hinge and slide joints (their range-violation residuals).
+    limited: Vec<usize>,
     scratch: RefCell<Scratch>,
 }
 
@@ -463,9 +603,17 @@ impl Collocation {
             n,
             multipliers: RefCell::new(vec![0.0; horizon * nr]),
             second_order: std::cell::Cell::new(false),
+            penalty_growth: std::cell::Cell::new(1.0),
+            limited: (0..model.njnt)
+                .filter(|&j| {
+                    model.jnt_limited[j]
+                        && matches!(model.jnt_type[j], JointType::Hinge | JointType::Slide)
+                })
+                .collect(),
             scratch: RefCell::new(Scratch {
                 data,
-                provider: Box::new(FiniteDifference::default()),
+                provider: Box::new(Analytic::new()),
+                mats: Mats::default(),
             }),
             model,
         })
@@ -507,8 +655,16 @@ impl Collocation {
 
     /// `z ⊕ δ` (δ in tangent coordinates, `T·nv`).
     pub fn retract(&self, z: &[f64], delta: &[f64], scale: f64) -> Vec<f64> {
+        let mut out = vec![];
+        self.retract_into(z, delta, scale, &mut out);
+        out
+    }
+
+    /// [`Collocation::retract`] into `out` (storage reused).
+    pub fn retract_into(&self, z: &[f64], delta: &[f64], scale: f64, out: &mut Vec<f64>) {
         let (nq, nv) = (self.model.nq, self.model.nv);
-        let mut out = z.to_vec();
+        out.clear();
+        out.extend_from_slice(z);
         for t in 0..self.horizon {
             integrate_pos(
                 &self.model,
@@ -517,7 +673,6 @@ impl Collocation {
                 scale,
             );
         }
-        out
     }
 
     fn velocity(&self, z: &[f64], t: usize, v: &mut [f64]) {
@@ -536,16 +691,19 @@ impl Collocation {
         if t < self.horizon {
             rows += nu + self.nr() + nu;
         }
-        rows + self.limited_joints().len()
+        rows + self.limited.len()
     }
 
-    fn limited_joints(&self) -> Vec<usize> {
-        (0..self.model.njnt)
-            .filter(|&j| {
-                self.model.jnt_limited[j]
-                    && matches!(self.model.jnt_type[j], JointType::Hinge | JointType::Slide)
-            })
-            .collect()
+    /// The effective penalty weight of the dynamics residual: `weights.dynamics` times the
+    /// growth factor applied by the solver ([`Collocation::grow_penalty`]).
+    pub fn dynamics_weight(&self) -> f64 {
+        self.weights.dynamics * self.penalty_growth.get()
+    }
+
+    /// Multiplies the dynamics penalty weight by `factor` (augmented-Lagrangian penalty update;
+    /// the multipliers are kept).
+    pub fn grow_penalty(&self, factor: f64) {
+        self.penalty_growth.set(self.penalty_growth.get() * factor);
     }
 
     /// Total number of residuals.
@@ -555,65 +713,93 @@ impl Collocation {
 
     /// Evaluates the trajectory and the residual vector.
     pub fn evaluate(&self, z: &[f64]) -> Evaluation {
+        let mut ev = Evaluation::default();
+        self.evaluate_into(z, &mut ev);
+        ev
+    }
+
+    /// [`Collocation::evaluate`] into `ev`, reusing its storage (no allocation after the first
+    /// call with the same problem, apart from the task's own).
+    pub fn evaluate_into(&self, z: &[f64], ev: &mut Evaluation) {
         let m = &self.model;
         let (nv, nu, nr, horizon) = (m.nv, m.nu, self.nr(), self.horizon);
         let h = m.opt.timestep;
         let mut sc = self.scratch.borrow_mut();
+        let sc = &mut *sc;
         let lam = self.multipliers.borrow();
-        let mut ev = Evaluation {
-            v: vec![vec![0.0; nv]; horizon + 1],
-            ..Default::default()
+        let fit = |x: &mut Vec<Vec<f64>>, n: usize| {
+            x.resize_with(n, Vec::new);
+            for y in x.iter_mut() {
+                y.resize(nv, 0.0);
+            }
         };
-        for t in 0..=horizon {
-            let mut v = vec![0.0; nv];
-            self.velocity(z, t, &mut v);
-            ev.v[t] = v;
+        fit(&mut ev.v, horizon + 1);
+        fit(&mut ev.a, horizon);
+        fit(&mut ev.tau, horizon);
+        fit(&mut ev.u, horizon);
+        fit(&mut ev.defect, horizon);
+        for t in 0..horizon {
+            ev.u[t].resize(nu, 0.0);
+            ev.defect[t].resize(nr, 0.0);
         }
-        let mut r = Vec::with_capacity(self.n_residuals());
-        let sw = self.weights.dynamics.sqrt();
+        ev.r.resize(self.n_residuals(), 0.0);
+        ev.task_cost = 0.0;
+        ev.control_cost = 0.0;
+        ev.limit_cost = 0.0;
+        for t in 0..=horizon {
+            self.velocity(z, t, &mut ev.v[t]);
+        }
+        let sw = self.dynamics_weight().sqrt();
         let sl = self.weights.limits.sqrt();
-        let jl = self.limited_joints();
+        let mut row = 0;
         for t in 0..=horizon {
             let q = self.config(z, t);
             let k = self.task.dim(t, horizon);
-            let mut rt = vec![0.0; k];
-            self.task.residual(m, t, horizon, q, &ev.v[t], &mut rt);
+            let rt = &mut ev.r[row..row + k];
+            self.task.residual(m, t, horizon, q, &ev.v[t], rt);
             ev.task_cost += 0.5 * rt.iter().map(|x| x * x).sum::<f64>();
-            r.extend_from_slice(&rt);
+            row += k;
             if t < horizon {
-                let a: Vec<f64> = (0..nv).map(|i| (ev.v[t + 1][i] - ev.v[t][i]) / h).collect();
-                let mut tau = vec![0.0; nv];
-                inverse_force(m, &mut sc.data, q, &ev.v[t], &a, &mut tau);
-                let tv = nalgebra::DVector::from_column_slice(&tau);
-                let u = &self.b_pinv * &tv;
-                let def = self.n.transpose() * &tv;
+                for i in 0..nv {
+                    ev.a[t][i] = (ev.v[t + 1][i] - ev.v[t][i]) / h;
+                }
+                inverse_force(m, &mut sc.data, q, &ev.v[t], &ev.a[t], &mut ev.tau[t]);
+                let tau = &ev.tau[t];
+                for kk in 0..nu {
+                    ev.u[t][kk] = (0..nv).map(|i| self.b_pinv[(kk, i)] * tau[i]).sum();
+                }
+                for c in 0..nr {
+                    ev.defect[t][c] = (0..nv).map(|i| self.n[(i, c)] * tau[i]).sum();
+                }
                 for kk in 0..nu {
                     let s = (h * self.weights.control[kk]).sqrt();
-                    r.push(s * u[kk]);
-                    ev.control_cost += 0.5 * (s * u[kk]).powi(2);
+                    ev.r[row + kk] = s * ev.u[t][kk];
+                    ev.control_cost += 0.5 * (s * ev.u[t][kk]).powi(2);
                 }
-                for i in 0..nr {
-                    r.push(sw * def[i] + lam[t * nr + i] / sw);
+                row += nu;
+                for c in 0..nr {
+                    ev.r[row + c] = sw * ev.defect[t][c] + lam[t * nr + c] / sw;
                 }
+                row += nr;
                 for kk in 0..nu {
-                    let e =
-                        range_excess(u[kk], m.actuator_ctrllimited[kk], m.actuator_ctrlrange[kk]);
-                    r.push(sl * e);
+                    let e = range_excess(
+                        ev.u[t][kk],
+                        m.actuator_ctrllimited[kk],
+                        m.actuator_ctrlrange[kk],
+                    );
+                    ev.r[row + kk] = sl * e;
                     ev.limit_cost += 0.5 * (sl * e).powi(2);
                 }
-                ev.a.push(a);
-                ev.tau.push(tau);
-                ev.u.push(u.as_slice().to_vec());
-                ev.defect.push(def.as_slice().to_vec());
+                row += nu;
             }
-            for &j in &jl {
+            for &j in &self.limited {
                 let e = range_excess(q[m.jnt_qposadr[j]], true, m.jnt_range[j]);
-                r.push(sl * e);
+                ev.r[row] = sl * e;
                 ev.limit_cost += 0.5 * (sl * e).powi(2);
+                row += 1;
             }
         }
-        ev.r = r;
-        ev
+        debug_assert_eq!(row, ev.r.len());
     }
 
     /// Objective `½‖r‖²` (including the dynamics penalty and multiplier terms).
@@ -622,12 +808,12 @@ impl Collocation {
         0.5 * ev.r.iter().map(|x| x * x).sum::<f64>()
     }
 
-    /// `∂ (q_b ⊖ q_a) / ∂q_a` and `∂/∂q_b` in tangent coordinates (block diagonal per joint).
-    fn diff_jac(&self, qa: &[f64], qb: &[f64]) -> (DMatrix<f64>, DMatrix<f64>) {
+    /// `∂ (q_b ⊖ q_a) / ∂q_a` into `da` and `∂/∂q_b` into `db`, tangent coordinates (block
+    /// diagonal per joint).
+    fn diff_jac_into(&self, qa: &[f64], qb: &[f64], da: &mut DMatrix<f64>, db: &mut DMatrix<f64>) {
         let m = &self.model;
-        let nv = m.nv;
-        let mut da = DMatrix::zeros(nv, nv);
-        let mut db = DMatrix::zeros(nv, nv);
+        da.fill(0.0);
+        db.fill(0.0);
         for j in 0..m.njnt {
             let (pa, va) = (m.jnt_qposadr[j], m.jnt_dofadr[j]);
             let quat = |p: usize, x: &[f64]| -> [f64; 4] {
@@ -650,7 +836,7 @@ impl Collocation {
                     da[(va, va)] = -1.0;
                     db[(va, va)] = 1.0;
                 }
-                JointType::Ball => rot(pa, va, &mut da, &mut db),
+                JointType::Ball => rot(pa, va, da, db),
                 JointType::Free => {
                     // Linear part in the world frame; a tangent perturbation of a free joint's
                     // position is also in the world frame (integrate_pos adds v_lin).
@@ -658,79 +844,116 @@ impl Collocation {
                         da[(va + k, va + k)] = -1.0;
                         db[(va + k, va + k)] = 1.0;
                     }
-                    rot(pa + 3, va + 3, &mut da, &mut db);
+                    rot(pa + 3, va + 3, da, db);
                 }
             }
         }
-        (da, db)
     }
 
     /// Residuals and the per-knot Jacobian blocks at `z`.
     pub fn jacobian(&self, z: &[f64]) -> (Evaluation, Vec<KnotJacobian>) {
         let ev = self.evaluate(z);
+        let mut blocks = vec![];
+        self.jacobian_into(z, &ev, &mut blocks);
+        (ev, blocks)
+    }
+
+    /// The per-knot Jacobian blocks at `z` into `blocks` (storage reused), given `ev =`
+    /// [`Collocation::evaluate`]`(z)` under the current multipliers: the residuals are not
+    /// recomputed.
+    pub fn jacobian_into(&self, z: &[f64], ev: &Evaluation, blocks: &mut Vec<KnotJacobian>) {
         let m = &self.model;
         let (nv, nu, nr, horizon) = (m.nv, m.nu, self.nr(), self.horizon);
         let h = m.opt.timestep;
-        let sw = self.weights.dynamics.sqrt();
+        let sw = self.dynamics_weight().sqrt();
         let sl = self.weights.limits.sqrt();
-        let jl = self.limited_joints();
-        // D1_t = ∂v_t/∂q_{t−1}·h, D2_t = ∂v_t/∂q_t·h for t = 1..=T (index t).
-        let mut d1 = vec![DMatrix::zeros(nv, nv); horizon + 1];
-        let mut d2 = vec![DMatrix::zeros(nv, nv); horizon + 1];
-        for t in 1..=horizon {
-            let (a, b) = self.diff_jac(self.config(z, t - 1), self.config(z, t));
-            d1[t] = a;
-            d2[t] = b;
-        }
-        let mut sc = self.scratch.borrow_mut();
-        let sc = &mut *sc;
-        let mut tq = DMatrix::zeros(nv, nv);
-        let mut tv = DMatrix::zeros(nv, nv);
-        let mut ta = DMatrix::zeros(nv, nv);
-        let mut blocks = Vec::with_capacity(horizon + 1);
+        let mut guard = self.scratch.borrow_mut();
+        let sc = &mut *guard;
+        sc.mats.prepare(nv, nu, nr, horizon);
+        blocks.resize_with(horizon + 1, || KnotJacobian {
+            row: 0,
+            mat: DMatrix::zeros(0, 0),
+            hess: None,
+        });
         let mut row = 0;
         for t in 0..=horizon {
             let q = self.config(z, t);
             let rows = self.knot_rows(t);
-            let mut mat = DMatrix::zeros(rows, 3 * nv);
-            let mut hess: Option<DMatrix<f64>> = None;
-            // Column blocks: 0 = q_{t−1}, 1 = q_t, 2 = q_{t+1}.
-            // ∂v_t/∂(q_{t−1}, q_t) (zero at t = 0: v₀ is given).
-            let (dv_prev, dv_cur) = if t == 0 {
-                (DMatrix::zeros(nv, nv), DMatrix::zeros(nv, nv))
+            let Mats {
+                tq,
+                tv,
+                ta,
+                d_prev,
+                d_next,
+                dvp,
+                dvc,
+                dap,
+                dac,
+                dan,
+                dtau,
+                du,
+                dd,
+                task,
+                ..
+            } = &mut sc.mats;
+            let b = &mut blocks[t];
+            b.row = row;
+            if b.mat.shape() != (rows, 3 * nv) {
+                b.mat = DMatrix::zeros(rows, 3 * nv);
             } else {
-                (&d1[t] / h, &d2[t] / h)
-            };
+                b.mat.fill(0.0);
+            }
+            b.hess = None;
+            // Column blocks: 0 = q_{t−1}, 1 = q_t, 2 = q_{t+1}.
+            // ∂v_t/∂(q_{t−1}, q_t) (zero at t = 0: v₀ is given); d_prev = ∂(q_t ⊖ q_{t−1}).
+            if t == 0 {
+                dvp.fill(0.0);
+                dvc.fill(0.0);
+            } else {
+                std::mem::swap(d_prev, d_next);
+                dvp.copy_from(&d_prev.0);
+                dvp.scale_mut(1.0 / h);
+                dvc.copy_from(&d_prev.1);
+                dvc.scale_mut(1.0 / h);
+            }
+            if t < horizon {
+                let (n0, n1) = (&mut d_next.0, &mut d_next.1);
+                self.diff_jac_into(q, self.config(z, t + 1), n0, n1);
+            }
             // task
             let k = self.task.dim(t, horizon);
-            let mut gq = DMatrix::zeros(k, nv);
-            let mut gv = DMatrix::zeros(k, nv);
-            self.task
-                .jacobian(m, t, horizon, q, &ev.v[t], &mut gq, &mut gv);
-            let prev = &gv * &dv_prev;
-            let cur = &gq + &gv * &dv_cur;
-            mat.view_mut((0, 0), (k, nv)).copy_from(&prev);
-            mat.view_mut((0, nv), (k, nv)).copy_from(&cur);
+            let (gq, gv) = &mut task[t];
+            if gq.shape() != (k, nv) {
+                *gq = DMatrix::zeros(k, nv);
+                *gv = DMatrix::zeros(k, nv);
+            }
+            self.task.jacobian(m, t, horizon, q, &ev.v[t], gq, gv);
+            b.mat.view_mut((0, 0), (k, nv)).gemm(1.0, gv, dvp, 0.0);
+            let mut cur = b.mat.view_mut((0, nv), (k, nv));
+            cur.copy_from(gq);
+            cur.gemm(1.0, gv, dvc, 1.0);
             let mut r0 = k;
             if t < horizon {
-                sc.provider.jacobians(
-                    m,
-                    &mut sc.data,
-                    q,
-                    &ev.v[t],
-                    &ev.a[t],
-                    &mut tq,
-                    &mut tv,
-                    &mut ta,
-                );
+                sc.provider
+                    .jacobians(m, &mut sc.data, q, &ev.v[t], &ev.a[t], tq, tv, ta);
                 // a_t = (v_{t+1} − v_t)/h
-                let da_next = &d2[t + 1] / (h * h);
-                let da_cur = &d1[t + 1] / (h * h) - &dv_cur / h;
-                let da_prev = -&dv_prev / h;
-                let dtau_prev = &tv * &dv_prev + &ta * &da_prev;
-                let dtau_cur = &tq + &tv * &dv_cur + &ta * &da_cur;
-                let dtau_next = &ta * &da_next;
-                let dtau = [dtau_prev, dtau_cur, dtau_next];
+                let h2 = 1.0 / (h * h);
+                dan.copy_from(&d_next.1);
+                dan.scale_mut(h2);
+                dac.copy_from(&d_next.0);
+                dac.scale_mut(h2);
+                for (x, y) in dac.iter_mut().zip(dvc.iter()) {
+                    *x -= y / h;
+                }
+                dap.copy_from(dvp);
+                dap.scale_mut(-1.0 / h);
+                let [t0, t1, t2] = dtau;
+                t0.gemm(1.0, tv, dvp, 0.0);
+                t0.gemm(1.0, ta, dap, 1.0);
+                t1.copy_from(tq);
+                t1.gemm(1.0, tv, dvc, 1.0);
+                t1.gemm(1.0, ta, dac, 1.0);
+                t2.gemm(1.0, ta, dan, 0.0);
                 if self.second_order.get() {
                     // μ = ∂(½‖r_τ‖²)/∂τ-weights: Σ r_i ∇r_i(τ).
                     let rr = &ev.r[row + k..row + k + 2 * nu + nr];
@@ -748,20 +971,27 @@ impl Collocation {
                     for i in 0..nr {
                         mu += self.n.column(i) * (rr[nu + i] * sw);
                     }
-                    let hy = self.force_hessian(sc, q, &ev.v[t], &ev.a[t], &mu);
+                    let hy = self.force_hessian(
+                        &mut sc.data,
+                        &mut *sc.provider,
+                        q,
+                        &ev.v[t],
+                        &ev.a[t],
+                        &mu,
+                    );
                     // y = (q_t, v_t, a_t) = L (δq_{t−1}, δq_t, δq_{t+1})
                     let mut l = DMatrix::zeros(3 * nv, 3 * nv);
                     l.view_mut((0, nv), (nv, nv)).fill_with_identity();
-                    l.view_mut((nv, 0), (nv, nv)).copy_from(&dv_prev);
-                    l.view_mut((nv, nv), (nv, nv)).copy_from(&dv_cur);
-                    l.view_mut((2 * nv, 0), (nv, nv)).copy_from(&da_prev);
-                    l.view_mut((2 * nv, nv), (nv, nv)).copy_from(&da_cur);
-                    l.view_mut((2 * nv, 2 * nv), (nv, nv)).copy_from(&da_next);
-                    hess = Some(l.transpose() * hy * l);
+                    l.view_mut((nv, 0), (nv, nv)).copy_from(dvp);
+                    l.view_mut((nv, nv), (nv, nv)).copy_from(dvc);
+                    l.view_mut((2 * nv, 0), (nv, nv)).copy_from(dap);
+                    l.view_mut((2 * nv, nv), (nv, nv)).copy_from(dac);
+                    l.view_mut((2 * nv, 2 * nv), (nv, nv)).copy_from(dan);
+                    b.hess = Some(l.transpose() * hy * l);
                 }
                 for (c, blk) in dtau.iter().enumerate() {
-                    let du = &self.b_pinv * blk;
-                    let dd = self.n.transpose() * blk;
+                    du.gemm(1.0, &self.b_pinv, blk, 0.0);
+                    dd.gemm_tr(1.0, &self.n, blk, 0.0);
                     for kk in 0..nu {
                         let s = (h * self.weights.control[kk]).sqrt();
                         let e = range_slope(
@@ -770,21 +1000,21 @@ impl Collocation {
                             m.actuator_ctrlrange[kk],
                         );
                         for j in 0..nv {
-                            mat[(r0 + kk, c * nv + j)] = s * du[(kk, j)];
-                            mat[(r0 + nu + nr + kk, c * nv + j)] = sl * e * du[(kk, j)];
+                            b.mat[(r0 + kk, c * nv + j)] = s * du[(kk, j)];
+                            b.mat[(r0 + nu + nr + kk, c * nv + j)] = sl * e * du[(kk, j)];
                         }
                     }
                     for i in 0..nr {
                         for j in 0..nv {
-                            mat[(r0 + nu + i, c * nv + j)] = sw * dd[(i, j)];
+                            b.mat[(r0 + nu + i, c * nv + j)] = sw * dd[(i, j)];
                         }
                     }
                 }
                 r0 += 2 * nu + nr;
             }
-            for (i, &j) in jl.iter().enumerate() {
+            for (i, &j) in self.limited.iter().enumerate() {
                 let e = range_slope(q[m.jnt_qposadr[j]], true, m.jnt_range[j]);
-                mat[(r0 + i, nv + m.jnt_dofadr[j])] = sl * e;
+                b.mat[(r0 + i, nv + m.jnt_dofadr[j])] = sl * e;
             }
             // Fixed configurations: q₀ (block 1 at t = 0, block 0 at t = 1), q_{−1}.
             let fixed = if t == 0 {
@@ -794,18 +1024,16 @@ impl Collocation {
             } else {
                 0
             };
-            mat.columns_mut(0, fixed).fill(0.0);
-            if let Some(hs) = hess.as_mut() {
+            b.mat.columns_mut(0, fixed).fill(0.0);
+            if let Some(hs) = b.hess.as_mut() {
                 hs.columns_mut(0, fixed).fill(0.0);
                 hs.rows_mut(0, fixed).fill(0.0);
             }
             if t == horizon {
-                mat.columns_mut(2 * nv, nv).fill(0.0);
+                b.mat.columns_mut(2 * nv, nv).fill(0.0);
             }
-            blocks.push(KnotJacobian { row, mat, hess });
             row += rows;
         }
-        (ev, blocks)
     }
 
     /// Hessian of `μᵀτ(q, v, a)` with respect to `y = (q, v, a)` (3nv × 3nv) by central
@@ -813,7 +1041,8 @@ impl Collocation {
     /// perturbed).
     fn force_hessian(
         &self,
-        sc: &mut Scratch,
+        data: &mut Data,
+        provider: &mut dyn InverseJacobian,
         q: &[f64],
         v: &[f64],
         a: &[f64],
@@ -826,9 +1055,8 @@ impl Collocation {
         let mut tq = DMatrix::zeros(nv, nv);
         let mut tv = DMatrix::zeros(nv, nv);
         let mut ta = DMatrix::zeros(nv, nv);
-        let mut grad = |sc: &mut Scratch, qq: &[f64], vv: &[f64]| -> nalgebra::DVector<f64> {
-            sc.provider
-                .jacobians(m, &mut sc.data, qq, vv, a, &mut tq, &mut tv, &mut ta);
+        let mut grad = |qq: &[f64], vv: &[f64]| -> nalgebra::DVector<f64> {
+            provider.jacobians(m, data, qq, vv, a, &mut tq, &mut tv, &mut ta);
             let mut g = nalgebra::DVector::zeros(3 * nv);
             g.rows_mut(0, nv).copy_from(&(tq.transpose() * mu));
             g.rows_mut(nv, nv).copy_from(&(tv.transpose() * mu));
@@ -843,18 +1071,18 @@ impl Collocation {
                 dir[j] = 1.0;
                 qp.copy_from_slice(q);
                 integrate_pos(m, &mut qp, &dir, eps);
-                let gp = grad(sc, &qp, v);
+                let gp = grad(&qp, v);
                 qp.copy_from_slice(q);
                 integrate_pos(m, &mut qp, &dir, -eps);
-                let gm = grad(sc, &qp, v);
+                let gm = grad(&qp, v);
                 dir[j] = 0.0;
                 (gp, gm)
             } else {
                 let i = j - nv;
                 vp[i] = v[i] + eps;
-                let gp = grad(sc, q, &vp);
+                let gp = grad(q, &vp);
                 vp[i] = v[i] - eps;
-                let gm = grad(sc, q, &vp);
+                let gm = grad(q, &vp);
                 vp[i] = v[i];
                 (gp, gm)
             };
@@ -881,12 +1109,17 @@ impl Collocation {
         let n = self.n_vars();
         h.fill_zero();
         g.iter_mut().for_each(|x| *x = 0.0);
+        let mut guard = self.scratch.borrow_mut();
+        let jtj = &mut guard.mats.jtj;
+        if jtj.nrows() != 3 * nv {
+            *jtj = DMatrix::zeros(3 * nv, 3 * nv);
+        }
         for (t, b) in blocks.iter().enumerate() {
             let rows = b.mat.nrows();
             let r = &ev.r[b.row..b.row + rows];
             // Column c of the block is variable (t − 2)·nv + c (q_{t−1} is block t − 2 of z).
             let base = t as isize * nv as isize - 2 * nv as isize;
-            let jtj = b.mat.transpose() * &b.mat;
+            jtj.gemm_tr(1.0, &b.mat, &b.mat, 0.0);
             for c in 0..3 * nv {
                 let gi = base + c as isize;
                 if gi < 0 || gi as usize >= n {
@@ -954,7 +1187,7 @@ impl Collocation {
     /// Updates the multipliers `λ_t ← λ_t + w Nᵀτ_t`.
     pub fn update_multipliers(&self, ev: &Evaluation) {
         let nr = self.nr();
-        let w = self.weights.dynamics;
+        let w = self.dynamics_weight();
         let mut lam = self.multipliers.borrow_mut();
         for (t, d) in ev.defect.iter().enumerate() {
             for i in 0..nr {

@@ -7,11 +7,15 @@
 //! Cholesky until the gain ratio `ρ = actual / predicted decrease` is positive (Nielsen's update
 //! of `λ`). Configurations are updated on the manifold, `q ← q ⊕ δ`. When the objective stalls,
 //! the augmented-Lagrangian multipliers of the dynamics residual are updated
-//! (`λ_t ← λ_t + w Nᵀτ_t`); the solver stops when the objective has stalled with the largest
-//! dynamics residual below `defect_tol`.
+//! (`λ_t ← λ_t + w Nᵀτ_t`), and the penalty `w` grows ×`penalty_growth` when an update reduced
+//! the largest residual less than `penalty_decrease` (the classic schedule: the multipliers then
+//! converge faster than linearly with a fixed small `w`); the solver stops when the objective
+//! has stalled with the largest dynamics residual below `defect_tol`. The evaluation of the
+//! accepted trial point is kept for the next Jacobian (no recomputation), and all storage
+//! (Jacobian blocks, band matrices, step vectors) is reused across iterations.
 
 use crate::band::BandMatrix;
-use crate::collocation::{Collocation, Evaluation};
+use crate::collocation::{Collocation, Evaluation, KnotJacobian};
 use argmin::core::{
     CostFunction, Error, Executor, Gradient, IterState, Problem, Solver, State, TerminationReason,
     TerminationStatus, KV,
@@ -42,6 +46,12 @@ pub struct LevenbergMarquardt {
     pub marquardt: bool,
     /// Stop after this many multiplier updates.
     pub max_al_updates: usize,
+    /// Augmented-Lagrangian penalty update: at a multiplier update whose largest dynamics
+    /// residual is above `penalty_decrease` times the one at the previous update, the penalty
+    /// weight grows by this factor (1: fixed penalty), up to `max_penalty_growth` in total.
+    pub penalty_growth: f64,
+    pub penalty_decrease: f64,
+    pub max_penalty_growth: f64,
     nu: f64,
     al_updates: usize,
     /// Trajectory cost (task + control + limits) after each iteration.
@@ -49,6 +59,46 @@ pub struct LevenbergMarquardt {
     /// Largest dynamics residual after each iteration.
     pub defect_history: Vec<f64>,
     converged: bool,
+    work: Work,
+}
+
+/// Storage reused across iterations: the evaluation at the current iterate (so the Jacobian
+/// step does not recompute it), the trial evaluation, the Jacobian blocks, the normal matrix
+/// and its damped copy, and the step vectors.
+#[derive(Clone, Debug)]
+struct Work {
+    cur: Option<Evaluation>,
+    trial: Evaluation,
+    blocks: Vec<KnotJacobian>,
+    h: BandMatrix,
+    hl: BandMatrix,
+    g: Vec<f64>,
+    diag: Vec<f64>,
+    delta: Vec<f64>,
+    hd: Vec<f64>,
+    zn: Vec<f64>,
+    /// Largest dynamics residual at the last multiplier update.
+    last_defect: f64,
+    growth: f64,
+}
+
+impl Default for Work {
+    fn default() -> Self {
+        Work {
+            cur: None,
+            trial: Evaluation::default(),
+            blocks: vec![],
+            h: BandMatrix::zeros(0, 0),
+            hl: BandMatrix::zeros(0, 0),
+            g: vec![],
+            diag: vec![],
+            delta: vec![],
+            hd: vec![],
+            zn: vec![],
+            last_defect: f64::INFINITY,
+            growth: 1.0,
+        }
+    }
 }
 
 impl Default for LevenbergMarquardt {
@@ -60,11 +110,15 @@ impl Default for LevenbergMarquardt {
             max_al_updates: 200,
             marquardt: false,
             newton_after: 0.0,
+            penalty_growth: 10.0,
+            penalty_decrease: 0.25,
+            max_penalty_growth: 1e3,
             nu: 2.0,
             al_updates: 0,
             cost_history: vec![],
             defect_history: vec![],
             converged: false,
+            work: Work::default(),
         }
     }
 }
@@ -99,7 +153,9 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         self.cost_history = vec![ev.cost()];
         self.defect_history = vec![ev.max_defect()];
         let kv = kv_of(&ev, self.lambda);
-        Ok((state.cost(half_sq(&ev.r)).residuals(ev.r), Some(kv)))
+        let out = state.cost(half_sq(&ev.r)).residuals(ev.r.clone());
+        self.work.cur = Some(ev);
+        Ok((out, Some(kv)))
     }
 
     fn next_iter(
@@ -110,56 +166,73 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         let z = state
             .take_param()
             .ok_or_else(|| Error::msg("LM: no parameter"))?;
-        let (ev, blocks, n, bw) = problem.problem("jacobian", |c| {
-            let (ev, blocks) = c.jacobian(&z);
-            Ok((ev, blocks, c.n_vars(), 3 * c.model.nv - 1))
+        let w = &mut self.work;
+        let ev = match w.cur.take() {
+            Some(ev) => ev,
+            None => problem.problem("evaluate", |c| Ok(c.evaluate(&z)))?,
+        };
+        let (n, bw) = problem.problem("jacobian", |c| {
+            c.jacobian_into(&z, &ev, &mut w.blocks);
+            Ok((c.n_vars(), 3 * c.model.nv - 1))
         })?;
         let f0 = half_sq(&ev.r);
-        let mut h = BandMatrix::zeros(n, bw);
-        let mut g = vec![0.0; n];
+        if w.h.n != n || w.h.bw != bw {
+            w.h = BandMatrix::zeros(n, bw);
+            w.hl = BandMatrix::zeros(n, bw);
+        }
+        w.g.resize(n, 0.0);
+        w.hd.resize(n, 0.0);
         problem.problem("normal", |c| {
-            c.normal_equations(&ev, &blocks, &mut h, &mut g);
+            c.normal_equations(&ev, &w.blocks, &mut w.h, &mut w.g);
             Ok(())
         })?;
-        let diag: Vec<f64> = (0..n).map(|i| h.get(i, i)).collect();
-        let mut accepted: Option<(Vec<f64>, Evaluation, f64)> = None;
+        w.diag.clear();
+        w.diag.extend((0..n).map(|i| w.h.get(i, i)));
+        let mut accepted = false;
+        let mut fnew = f0;
         for _ in 0..30 {
-            let mut hl = h.clone();
-            for (i, d) in diag.iter().enumerate() {
+            w.hl.copy_from(&w.h);
+            for (i, d) in w.diag.iter().enumerate() {
                 let scale = if self.marquardt { d.abs() + 1e-9 } else { 1.0 };
-                hl.add(i, i, self.lambda * scale);
+                w.hl.add(i, i, self.lambda * scale);
             }
-            if !hl.cholesky() {
+            if !w.hl.cholesky() {
                 self.lambda *= self.nu;
                 self.nu *= 2.0;
                 continue;
             }
-            let mut delta: Vec<f64> = g.iter().map(|x| -x).collect();
-            hl.solve(&mut delta);
-            let mut hd = vec![0.0; n];
-            h.mul(&delta, &mut hd);
-            let pred = -(delta.iter().zip(&g).map(|(a, b)| a * b).sum::<f64>()
-                + 0.5 * delta.iter().zip(&hd).map(|(a, b)| a * b).sum::<f64>());
-            let zn = problem.problem("retract", |c| Ok(c.retract(&z, &delta, 1.0)))?;
-            let evn = problem.problem("evaluate", |c| Ok(c.evaluate(&zn)))?;
-            let fnew = half_sq(&evn.r);
-            let rho = (f0 - fnew) / pred.max(1e-300);
-            if fnew.is_finite() && fnew < f0 && rho > 1e-4 {
+            w.delta.clear();
+            w.delta.extend(w.g.iter().map(|x| -x));
+            w.hl.solve(&mut w.delta);
+            w.h.mul(&w.delta, &mut w.hd);
+            let pred = -(w.delta.iter().zip(&w.g).map(|(a, b)| a * b).sum::<f64>()
+                + 0.5 * w.delta.iter().zip(&w.hd).map(|(a, b)| a * b).sum::<f64>());
+            problem.problem("retract", |c| {
+                c.retract_into(&z, &w.delta, 1.0, &mut w.zn);
+                Ok(())
+            })?;
+            problem.problem("evaluate", |c| {
+                c.evaluate_into(&w.zn, &mut w.trial);
+                Ok(())
+            })?;
+            let ft = half_sq(&w.trial.r);
+            let rho = (f0 - ft) / pred.max(1e-300);
+            if ft.is_finite() && ft < f0 && rho > 1e-4 {
                 self.lambda *= (1.0 - (2.0 * rho - 1.0).powi(3)).max(1.0 / 3.0);
                 self.lambda = self.lambda.max(1e-12);
                 self.nu = 2.0;
-                accepted = Some((zn, evn, fnew));
+                accepted = true;
+                fnew = ft;
                 break;
             }
             self.lambda *= self.nu;
             self.nu *= 2.0;
         }
-        let (zn, evn, fnew, stalled) = match accepted {
-            Some((zn, evn, fnew)) => {
-                let stalled = f0 - fnew <= self.tol * f0;
-                (zn, evn, fnew, stalled)
-            }
-            None => (z, ev, f0, true),
+        let (zn, evn, stalled) = if accepted {
+            let evn = std::mem::replace(&mut w.trial, ev);
+            (w.zn.clone(), evn, f0 - fnew <= self.tol * f0)
+        } else {
+            (z, ev, true)
         };
         self.cost_history.push(evn.cost());
         self.defect_history.push(evn.max_defect());
@@ -179,24 +252,38 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
                 Ok(())
             })?;
         }
+        let mut evn = evn;
         if stalled {
-            if evn.max_defect() <= self.defect_tol || self.al_updates >= self.max_al_updates {
-                self.converged = evn.max_defect() <= self.defect_tol;
+            let defect = evn.max_defect();
+            if defect <= self.defect_tol || self.al_updates >= self.max_al_updates {
+                self.converged = defect <= self.defect_tol;
                 state = state.terminate_with(if self.converged {
                     TerminationReason::SolverConverged
                 } else {
                     TerminationReason::SolverExit("multiplier updates exhausted".into())
                 });
             } else {
+                let grow = defect > self.penalty_decrease * w.last_defect
+                    && w.growth * self.penalty_growth <= self.max_penalty_growth;
+                w.last_defect = defect;
                 problem.problem("multipliers", |c| {
                     c.update_multipliers(&evn);
+                    if grow && self.penalty_growth != 1.0 {
+                        c.grow_penalty(self.penalty_growth);
+                    }
+                    c.evaluate_into(&zn, &mut evn);
                     Ok(())
                 })?;
+                if grow {
+                    w.growth *= self.penalty_growth;
+                }
                 self.al_updates += 1;
-                fcur = problem.problem("evaluate", |c| Ok(half_sq(&c.evaluate(&zn).r)))?;
+                fcur = half_sq(&evn.r);
                 self.lambda = self.lambda.max(1e-6);
             }
         }
+        let g = w.g.clone();
+        w.cur = Some(evn);
         Ok((state.param(zn).cost(fcur).gradient(g), Some(kv)))
     }
 

@@ -7,7 +7,7 @@
 
 use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
-use moreau_optim::problems::swingup;
+use moreau_optim::problems::{swingup, SWINGUP_PENALTY};
 use moreau_optim::system::MoreauSystem;
 use nalgebra::DVector;
 
@@ -70,18 +70,28 @@ fn acrobot_ilqr_reaches_crocoddyl_optimum() {
     ilqr_matches("acrobot");
 }
 
-#[test]
-fn cartpole_collocation_reaches_crocoddyl_optimum() {
-    let p = swingup("cartpole").expect("problem");
-    let (cost_ref, _) = reference("cartpole");
-    let c = p.collocation(3.0).expect("collocation");
+fn collocation_matches(name: &str) {
+    let p = swingup(name).expect("problem");
+    let (cost_ref, _) = reference(name);
+    let c = p.collocation(SWINGUP_PENALTY).expect("collocation");
     let z0 = c.initial_guess();
     let (_, r) = solve_lm(c, z0, LevenbergMarquardt::default(), 300, |e| e).expect("runs");
     assert!(r.converged);
     eprintln!(
-        "cartpole: collocation cost {} vs Crocoddyl {cost_ref}",
-        r.eval.cost()
+        "{name}: collocation cost {} vs Crocoddyl {cost_ref} ({} iterations)",
+        r.eval.cost(),
+        r.iterations
     );
     // The collocation stops on a relative decrease of 1e-3 per iteration with |Nᵀτ| ≤ 1e-8.
     assert!((r.eval.cost() - cost_ref).abs() < 1e-6 * cost_ref);
+}
+
+#[test]
+fn cartpole_collocation_reaches_crocoddyl_optimum() {
+    collocation_matches("cartpole");
+}
+
+#[test]
+fn acrobot_collocation_reaches_crocoddyl_optimum() {
+    collocation_matches("acrobot");
 }

@@ -18,7 +18,9 @@ ActuationModelAbstract (τ = (u, 0)). The Python callbacks cost time: `--python-
 the acrobot with the same Python actuation to measure that overhead.
 
 Prints one JSON object per problem (time is the median wall time of `solve` over the repeats,
-single thread): {problem, cost, iterations, ms, ms_min, dyn_err, xN}. `--out FILE` also writes
+single thread; cpu_ms / cpu_ms_min the thread CPU time, `time.thread_time`, for loaded
+machines): {problem, cost, iterations, ms, ms_min, cpu_ms, cpu_ms_min, dyn_err, xN}.
+`--out FILE` also writes
 them as a JSON array: tests/reference/crocoddyl_swingup.json (the optima that
 optim/tests/peer_optimum.rs checks moreau's solvers against) is
 `python3 tools/bench/crocoddyl_swingup.py --repeat 1 --out tests/reference/crocoddyl_swingup.json`.
@@ -116,21 +118,25 @@ def problem(name, python_actuation=False):
 
 def solve(name, repeat, python_actuation=False):
     times = []
+    cpu = []
     for _ in range(repeat):
         prob, dyn_err = problem(name, python_actuation)
         solver = crocoddyl.SolverFDDP(prob)
         solver.th_stop = 1e-9
         xs = [prob.x0] * (prob.T + 1)
         us = [np.zeros(prob.runningModels[0].nu)] * prob.T
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         solver.solve(xs, us, 500, False)
         times.append(time.perf_counter() - t0)
+        cpu.append(time.thread_time() - c0)
     return {
         "problem": name + (" (python actuation)" if python_actuation else ""),
         "cost": solver.cost,
         "iterations": solver.iter,
         "ms": 1e3 * float(np.median(times)),
         "ms_min": 1e3 * float(np.min(times)),
+        "cpu_ms": 1e3 * float(np.median(cpu)),
+        "cpu_ms_min": 1e3 * float(np.min(cpu)),
         "dyn_err": dyn_err,
         "xN": [float(v) for v in solver.xs[-1]],
     }
