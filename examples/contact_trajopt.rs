@@ -34,13 +34,13 @@
 #[allow(dead_code)]
 mod plot;
 
+use moreau_optim::collocation::Analytic;
 use moreau_optim::collocation::InverseJacobian;
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{
     ball_push, box_push_on, contact_counts, contact_provider, hopper_hop_on, load_model, max_diff,
     model_path, replay_tracking, trajectory_json, ContactProblem, JumpSafeDifference,
 };
-use moreau_optim::collocation::Analytic;
 use moreau_optim::progress::{bar, cpu_ms_since, table, thread_cpu_ms, ProgressObserver};
 use std::time::Instant;
 
@@ -125,12 +125,22 @@ fn run() -> Result<(), String> {
             let d = arg(&args, "--distance")?.unwrap_or(0.15);
             let m = load_model(model_file.unwrap_or("hopper_hop.xml"))?;
             gains = (100.0, 5.0);
-            (hopper_hop_on(m, horizon, d, jacobians("jumpsafe"))?, 0, "torso x", d)
+            (
+                hopper_hop_on(m, horizon, d, jacobians("jumpsafe"))?,
+                0,
+                "torso x",
+                d,
+            )
         }
         "box" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.2);
             let m = load_model(model_file.unwrap_or("box_push.xml"))?;
-            (box_push_on(m, horizon, d, jacobians("analytic"))?, 0, "box x", d)
+            (
+                box_push_on(m, horizon, d, jacobians("analytic"))?,
+                0,
+                "box x",
+                d,
+            )
         }
         other => return Err(format!("unknown problem {other} (ball, hopper or box)")),
     };
@@ -156,6 +166,7 @@ fn run() -> Result<(), String> {
     let mut lm = LevenbergMarquardt::default();
     lm.max_al_updates = max as usize;
     lm.defect_tol = arg(&args, "--defect-tol")?.unwrap_or(p.defect_tol);
+    lm.penalty_growth = p.penalty_growth;
     let pb = bar(max, p.name);
     let (t0, c0) = (Instant::now(), thread_cpu_ms());
     let (c, res) = solve_lm(p.collocation, p.z0, lm, max, |e| {

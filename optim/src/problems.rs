@@ -154,6 +154,9 @@ pub struct ContactProblem {
     /// Largest unactuated force residual (N) the solver can be asked for
     /// ([`crate::lm::LevenbergMarquardt::defect_tol`]).
     pub defect_tol: f64,
+    /// Growth factor of the dynamics penalty ([`crate::lm::LevenbergMarquardt::penalty_growth`]):
+    /// the sliding box converges only with a fixed penalty (1), the others with the default.
+    pub penalty_growth: f64,
 }
 
 /// Finite-difference inverse-dynamics Jacobians for contact models (the analytic default's
@@ -343,6 +346,7 @@ pub fn ball_push(horizon: usize, distance: f64) -> Result<ContactProblem, String
         z0,
         u0,
         defect_tol: 1e-8,
+        penalty_growth: 10.0,
     })
 }
 
@@ -551,6 +555,7 @@ pub fn hopper_hop_on(
         u0,
         // The force jump where a contact row is created (see `JumpSafeDifference`): ~1e-3 N.
         defect_tol: 1e-3,
+        penalty_growth: 10.0,
     })
 }
 
@@ -650,5 +655,6 @@ pub fn box_push_on(
         z0,
         u0,
         defect_tol: 1e-8,
+        penalty_growth: 1.0,
     })
 }

@@ -18,6 +18,7 @@ use moreau_optim::problems::{
 fn solve(p: ContactProblem, max: u64) -> (Collocation, CollocationResult, Vec<Vec<f64>>) {
     let mut lm = LevenbergMarquardt::default();
     lm.defect_tol = p.defect_tol;
+    lm.penalty_growth = p.penalty_growth;
     let (c, res) = solve_lm(p.collocation, p.z0, lm, max, |e| e).expect("runs");
     let plan = (0..=c.horizon)
         .map(|t| c.config(&res.z, t).to_vec())
