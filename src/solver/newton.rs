@@ -17,7 +17,7 @@ const SPARSE_MAX: usize = 48;
 pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     let nv = p.nv;
     let h = &mut s.H;
-    h.copy_from_slice(&p.M);
+    p.dense_m(h);
     let j = &p.J;
     for i in 0..p.nefc {
         if p.state[i] != ConstraintState::Quadratic {
