@@ -95,11 +95,7 @@ pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag
             let a = rowk[off] / dk;
             let ai = madr[ii];
             let n = len - off;
-            let src = &rowk[off..len];
-            let dst = &mut head[ai..ai + n];
-            for t in 0..n {
-                dst[t] -= src[t] * a;
-            }
+            crate::solver::dense::sub_scaled(&mut head[ai..ai + n], &rowk[off..len], a);
             rowk[off] = a;
             off += 1;
             i = parent[ii];

@@ -76,6 +76,105 @@ fn chol_impl<T: Scalar, const FAST: bool>(a: &mut [T], n: usize) -> usize {
     nbad
 }
 
+/// In-place `A = Lᵀ D L` (L unit lower triangular) of the n × n symmetric matrix `a` (row-major,
+/// lower triangle used; D written on the diagonal, L strictly below it, the strict upper
+/// triangle left unspecified), eliminating the last variable first as MuJoCo's `mj_factorM`
+/// does: a matrix with the dof tree's sparsity (parents before children, the Newton Hessian
+/// of contacts on one chain each) gets no fill-in, and the zeros are skipped, so the cost
+/// follows the sparsity. Pivots below 1e-15 are replaced by 1e-15 (mjMINVAL); returns their
+/// number.
+pub fn ldl_factor_rev<T: Scalar>(a: &mut [T], n: usize) -> usize {
+    let mut nbad = 0;
+    let minval: T = sc(1e-15);
+    for k in (0..n).rev() {
+        let (head, tail) = a.split_at_mut(k * n);
+        let rowk = &mut tail[..k + 1];
+        let mut dk = rowk[k];
+        if dk < minval {
+            dk = minval;
+            rowk[k] = dk;
+            nbad += 1;
+        }
+        // descending i: entries 0..=i of row k are still those of the reduced matrix
+        for i in (0..k).rev() {
+            let aki = rowk[i];
+            if aki == T::zero() {
+                continue;
+            }
+            let f = aki / dk;
+            sub_scaled(&mut head[i * n..i * n + i + 1], &rowk[..i + 1], f);
+            rowk[i] = f;
+        }
+    }
+    nbad
+}
+
+/// Rank-1 update (`up`) or downdate of the factor from [`ldl_factor_rev`]: `Lᵀ D L ± w wᵀ`, in
+/// place; `w` is overwritten. The classic LDLᵀ update (Gill, Golub, Murray & Saunders 1974,
+/// method C1) in the reversed variable order, so it walks the rows of L from the last: where
+/// `w` is zero nothing changes, and `w` keeps the sparsity of its dof chain. Returns false
+/// (factor left partially modified) if a downdate would make a pivot non-positive; the caller
+/// then refactors.
+pub fn ldl_rank1_rev<T: Scalar>(l: &mut [T], n: usize, w: &mut [T], up: bool) -> bool {
+    let mut alpha: T = if up { T::one() } else { -T::one() };
+    for k in (0..n).rev() {
+        let p = w[k];
+        if p == T::zero() {
+            continue;
+        }
+        let rowk = &mut l[k * n..k * n + k + 1];
+        let dk = rowk[k];
+        let dbar = dk + alpha * p * p;
+        if dbar <= T::zero() {
+            return false;
+        }
+        let beta = p * alpha / dbar;
+        alpha = alpha * dk / dbar;
+        rowk[k] = dbar;
+        for (wi, li) in w[..k].iter_mut().zip(rowk[..k].iter_mut()) {
+            *wi -= p * *li;
+            *li += beta * *wi;
+        }
+    }
+    true
+}
+
+/// `y −= x · f` elementwise (`y`, `x` of equal length). Not inlined: as a function its two
+/// slices are known not to alias, so the loop is vectorized without run-time overlap checks
+/// (the short rows of the tree-sparse factorizations are dominated by that overhead otherwise).
+#[inline(never)]
+pub fn sub_scaled<T: Scalar>(y: &mut [T], x: &[T], f: T) {
+    let n = y.len();
+    let x = &x[..n];
+    for k in 0..n {
+        y[k] -= x[k] * f;
+    }
+}
+
+/// Solves `(Lᵀ D L) x = b` in place (`x` holds b on entry) with the factor from
+/// [`ldl_factor_rev`].
+pub fn ldl_solve_rev<T: Scalar>(l: &[T], n: usize, x: &mut [T]) {
+    let x = &mut x[..n];
+    // Lᵀ y = b (last variable first)
+    for k in (0..n).rev() {
+        let xk = x[k];
+        if xk == T::zero() {
+            continue;
+        }
+        for (y, lk) in x[..k].iter_mut().zip(&l[k * n..k * n + k]) {
+            *y -= *lk * xk;
+        }
+    }
+    for k in 0..n {
+        x[k] /= l[k * n + k];
+    }
+    // L x = y
+    for k in 1..n {
+        let (done, rest) = x.split_at_mut(k);
+        rest[0] -= dot(&l[k * n..k * n + k], done);
+    }
+}
+
 /// Rank-1 update (`up`) or downdate of the factor from [`chol_factor`]: L Lᵀ ± x xᵀ, in place;
 /// `x` is overwritten. Returns false (factor left partially modified) if a downdate would make a
 /// pivot non-positive; the caller then refactors.

@@ -208,7 +208,7 @@ pub(super) fn solve<T: Scalar>(
     } else if newton {
         newton::hessian(p, s);
         s.Mgrad.copy_from_slice(&s.grad);
-        dense::chol_solve(&s.H, nv, &mut s.Mgrad);
+        dense::ldl_solve_rev(&s.H, nv, &mut s.Mgrad);
         if flg_grad && half * scale * dense::dot(&s.grad, &s.Mgrad) < tol {
             done = true;
         }
@@ -300,7 +300,7 @@ pub(super) fn solve<T: Scalar>(
             }
             newton::update_hessian(p, s, nupdate);
             s.Mgrad.copy_from_slice(&s.grad);
-            dense::chol_solve(&s.H, nv, &mut s.Mgrad);
+            dense::ldl_solve_rev(&s.H, nv, &mut s.Mgrad);
             decrement = half * scale * dense::dot(&s.grad, &s.Mgrad);
             for i in 0..nv {
                 s.search[i] = -s.Mgrad[i];
