@@ -458,7 +458,14 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // Explicit pairs bypass filters and mixing.
     for k in 0..m.npair.min(m.pair_geom1.len()) {
         let p = pair_params(m, k);
-        process(m, d, m.pair_geom1[k], m.pair_geom2[k], p.margin + p.gap, || p);
+        process(
+            m,
+            d,
+            m.pair_geom1[k],
+            m.pair_geom2[k],
+            p.margin + p.gap,
+            || p,
+        );
     }
     broadphase(m, d);
     let mut sap = std::mem::take(&mut d.scratch_sap);

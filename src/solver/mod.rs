@@ -189,8 +189,11 @@ impl<T: Scalar> Problem<T> {
             };
             self.Madr.push(self.qM.len());
             let par = m.dof_parentid[da];
-            self.parentid
-                .push(if par < 0 { -1 } else { self.g2l[par as usize] as i32 });
+            self.parentid.push(if par < 0 {
+                -1
+            } else {
+                self.g2l[par as usize] as i32
+            });
             self.qM.extend_from_slice(&d.qM[a0..a1]);
             self.qLD.extend_from_slice(&d.qLD[a0..a1]);
             self.qLDiagInv.push(d.qLDiagInv[da]);
