@@ -1,6 +1,7 @@
 //! Small dense kernels generic over the scalar (row-major storage): M from the tree-sparse qM,
-//! Cholesky factor/solve, J and Jᵀ products. Stand-ins until the smooth pipeline's sparse
-//! factorization (`crb::solve_m`) is used here.
+//! Cholesky factor/solve (CG, PGS, noslip), the Newton Hessian's `Lᵀ D L` in reversed order
+//! with its rank-1 updates, J and Jᵀ products. The solvers' M products and solves are
+//! tree-sparse (`crb::mul_tree`, `crb::solve_tree`).
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 

@@ -377,6 +377,12 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.qfrc_smooth, nv);
         grow(&mut p.qacc_smooth, nv);
         grow(&mut p.qacc, nv);
+        grow(&mut p.qM, nv * (nv + 1) / 2);
+        grow(&mut p.qLD, nv * (nv + 1) / 2);
+        grow(&mut p.qLDiagInv, nv);
+        grow(&mut p.Madr, nv);
+        grow(&mut p.parentid, nv);
+        grow(&mut p.g2l, nv);
         for v in [
             &mut p.D,
             &mut p.R,
