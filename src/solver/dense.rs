@@ -274,3 +274,95 @@ pub fn dot4<T: Scalar>(a: &[T], b: &[T]) -> T {
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A = Bᵀ B + I for a deterministic B whose entries are restricted to `pattern` (true: the
+    /// entry may be non-zero), row-major n × n. With row r of B on the root path of dof r,
+    /// A couples only ancestor pairs, like M = Σ_b J_bᵀ I_b J_b.
+    fn spd(n: usize, pattern: impl Fn(usize, usize) -> bool) -> Vec<f64> {
+        let b: Vec<f64> = (0..n * n)
+            .map(|k| {
+                let (i, j) = (k / n, k % n);
+                if pattern(i, j) {
+                    ((k * 7919 % 23) as f64 - 11.0) / 7.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] = (0..n).map(|k| b[k * n + i] * b[k * n + j]).sum::<f64>();
+            }
+            a[i * n + i] += 1.0;
+        }
+        a
+    }
+
+    fn residual(a: &[f64], x: &[f64], b: &[f64]) -> f64 {
+        let n = x.len();
+        (0..n)
+            .map(|i| ((0..n).map(|k| a[i * n + k] * x[k]).sum::<f64>() - b[i]).abs())
+            .fold(0.0, f64::max)
+    }
+
+    /// `ldl_factor_rev` + `ldl_solve_rev` solve A x = b for a dense SPD matrix and for one with
+    /// the sparsity of a dof tree (chain 0-1-2, branches 3-4 and 5-6 from 2); rank-1 updates
+    /// and downdates agree with refactoring A ± w wᵀ.
+    #[test]
+    fn reversed_ldl_solves_and_updates() {
+        let n = 7;
+        let parent = [-1i32, 0, 1, 2, 3, 2, 5];
+        let anc = |i: usize, j: usize| {
+            let mut c = i as i32;
+            while c > j as i32 {
+                c = parent[c as usize];
+            }
+            c == j as i32
+        };
+        let b: Vec<f64> = (0..n).map(|i| (i as f64 - 2.5) * 0.7).collect();
+        for tree in [false, true] {
+            // row r of B on the ancestors of r: Bᵀ B couples only ancestor pairs
+            let a = spd(n, |i, j| j <= i && (!tree || anc(i, j)));
+            let mut l = a.clone();
+            assert_eq!(ldl_factor_rev(&mut l, n), 0);
+            if tree {
+                // no fill-in: L vanishes off the tree
+                for i in 0..n {
+                    for j in 0..i {
+                        if !anc(i, j) {
+                            assert_eq!(l[i * n + j], 0.0, "fill-in at ({i}, {j})");
+                        }
+                    }
+                }
+            }
+            let mut x = b.clone();
+            ldl_solve_rev(&l, n, &mut x);
+            assert!(residual(&a, &x, &b) < 1e-12, "tree {tree}");
+            // rank-1 update on one chain (dofs 0, 1, 2, 5, 6), then the downdate back
+            let w: Vec<f64> = [0.3, -1.2, 0.8, 0.0, 0.0, 2.0, -0.5].to_vec();
+            let mut a2 = a.clone();
+            for i in 0..n {
+                for j in 0..n {
+                    a2[i * n + j] += w[i] * w[j];
+                }
+            }
+            let mut l2 = l.clone();
+            assert!(ldl_rank1_rev(&mut l2, n, &mut w.clone(), true));
+            let mut x2 = b.clone();
+            ldl_solve_rev(&l2, n, &mut x2);
+            assert!(residual(&a2, &x2, &b) < 1e-12, "update, tree {tree}");
+            assert!(ldl_rank1_rev(&mut l2, n, &mut w.clone(), false));
+            let mut x3 = b.clone();
+            ldl_solve_rev(&l2, n, &mut x3);
+            assert!(residual(&a, &x3, &b) < 1e-12, "downdate, tree {tree}");
+            // a downdate that would make A − 10 w wᵀ indefinite is refused
+            let big: Vec<f64> = w.iter().map(|v| v * 10.0).collect();
+            assert!(!ldl_rank1_rev(&mut l2, n, &mut big.clone(), false));
+        }
+    }
+}
