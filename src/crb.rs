@@ -68,73 +68,87 @@ pub fn factor_m<T: Scalar>(m: &Model, d: &mut Data<T>) {
     factor_ld(m, &mut d.qLD, &mut d.qLDiagInv);
 }
 
-/// Length of row `k` of the `qM` layout (the dof and its ancestors).
-#[inline]
-fn row_len(m: &Model, k: usize) -> usize {
-    if k + 1 < m.nv {
-        m.dof_Madr[k + 1] - m.dof_Madr[k]
-    } else {
-        m.nM - m.dof_Madr[k]
-    }
-}
-
 /// In-place LᵀDL factorization of a matrix in the `qM` layout; writes `1/D` into `diag_inv`.
 /// Row `k` from position `off` lists exactly the ancestors of `ii = λ^off(k)`, i.e. row `ii`,
 /// so each elimination step is one contiguous axpy on row `ii`.
 pub fn factor_ld<T: Scalar>(m: &Model, ld: &mut [T], diag_inv: &mut [T]) {
-    for k in (0..m.nv).rev() {
-        let ak = m.dof_Madr[k];
-        let len = row_len(m, k);
+    factor_tree(&m.dof_Madr, &m.dof_parentid, &mut ld[..m.nM], diag_inv);
+}
+
+/// [`factor_ld`] on any tree-sparse layout: row `k` starts at `madr[k]` and holds the entries
+/// of `k` and its ancestors along `parent` (`-1`: root), rows in order, `ld.len()` entries in
+/// all (the island problems of the solver use it on their own dofs).
+pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag_inv: &mut [T]) {
+    let nv = madr.len();
+    let mut end = ld.len();
+    for k in (0..nv).rev() {
+        let ak = madr[k];
         let (head, tail) = ld.split_at_mut(ak);
-        let rowk = &mut tail[..len];
+        let rowk = &mut tail[..end - ak];
+        end = ak;
+        let len = rowk.len();
         let dk = rowk[0];
-        let mut i = dof_parent(m, k);
+        let mut i = parent[k];
         let mut off = 1;
-        while let Some(ii) = i {
+        while i >= 0 {
+            let ii = i as usize;
             let a = rowk[off] / dk;
-            let ai = m.dof_Madr[ii];
+            let ai = madr[ii];
             let n = len - off;
-            for (y, x) in head[ai..ai + n].iter_mut().zip(&rowk[off..]) {
-                *y -= *x * a;
-            }
+            crate::solver::dense::sub_scaled(&mut head[ai..ai + n], &rowk[off..len], a);
             rowk[off] = a;
             off += 1;
-            i = dof_parent(m, ii);
+            i = parent[ii];
         }
     }
-    for k in 0..m.nv {
-        diag_inv[k] = T::one() / ld[m.dof_Madr[k]];
+    for (di, &a) in diag_inv[..nv].iter_mut().zip(madr) {
+        *di = T::one() / ld[a];
     }
 }
 
 /// Solves `M x = b` in place (`x` holds `b` on entry) with a factorization from [`factor_ld`].
 pub fn solve_ld<T: Scalar>(m: &Model, ld: &[T], diag_inv: &[T], x: &mut [T]) {
+    solve_tree(&m.dof_Madr, &m.dof_parentid, ld, diag_inv, x);
+}
+
+/// [`solve_ld`] on any tree-sparse layout (see [`factor_tree`]).
+pub fn solve_tree<T: Scalar>(
+    madr: &[usize],
+    parent: &[i32],
+    ld: &[T],
+    diag_inv: &[T],
+    x: &mut [T],
+) {
+    let nv = madr.len();
+    let x = &mut x[..nv];
     // Lᵀ y = b (descendants first)
-    for k in (0..m.nv).rev() {
+    for k in (0..nv).rev() {
         let xk = x[k];
         if xk == T::zero() {
             continue;
         }
-        let mut adr = m.dof_Madr[k];
-        let mut i = dof_parent(m, k);
-        while let Some(ii) = i {
+        let mut adr = madr[k];
+        let mut i = parent[k];
+        while i >= 0 {
+            let ii = i as usize;
             adr += 1;
             x[ii] -= ld[adr] * xk;
-            i = dof_parent(m, ii);
+            i = parent[ii];
         }
     }
-    for k in 0..m.nv {
-        x[k] *= diag_inv[k];
+    for (xk, &di) in x.iter_mut().zip(&diag_inv[..nv]) {
+        *xk *= di;
     }
     // L x = y (ancestors first)
-    for k in 0..m.nv {
-        let mut adr = m.dof_Madr[k];
-        let mut i = dof_parent(m, k);
+    for k in 0..nv {
+        let mut adr = madr[k];
+        let mut i = parent[k];
         let mut s = x[k];
-        while let Some(ii) = i {
+        while i >= 0 {
+            let ii = i as usize;
             adr += 1;
             s -= ld[adr] * x[ii];
-            i = dof_parent(m, ii);
+            i = parent[ii];
         }
         x[k] = s;
     }
@@ -152,17 +166,25 @@ pub fn mul_m<T: Scalar>(m: &Model, d: &Data<T>, x: &[T], out: &mut [T]) {
 
 /// `out = M x` for a symmetric matrix `mat` in the `qM` layout.
 pub fn mul_sparse<T: Scalar>(m: &Model, mat: &[T], x: &[T], out: &mut [T]) {
-    for i in 0..m.nv {
-        out[i] = mat[m.dof_Madr[i]] * x[i];
+    mul_tree(&m.dof_Madr, &m.dof_parentid, mat, x, out);
+}
+
+/// [`mul_sparse`] on any tree-sparse layout (see [`factor_tree`]).
+pub fn mul_tree<T: Scalar>(madr: &[usize], parent: &[i32], mat: &[T], x: &[T], out: &mut [T]) {
+    let nv = madr.len();
+    let (x, out) = (&x[..nv], &mut out[..nv]);
+    for i in 0..nv {
+        out[i] = mat[madr[i]] * x[i];
     }
-    for i in 0..m.nv {
-        let mut adr = m.dof_Madr[i];
-        let mut j = dof_parent(m, i);
-        while let Some(jj) = j {
+    for i in 0..nv {
+        let mut adr = madr[i];
+        let mut j = parent[i];
+        while j >= 0 {
+            let jj = j as usize;
             adr += 1;
             out[i] += mat[adr] * x[jj];
             out[jj] += mat[adr] * x[i];
-            j = dof_parent(m, jj);
+            j = parent[jj];
         }
     }
 }

@@ -82,6 +82,8 @@ fn data<T: Scalar>(m: &Model, c: &Value) -> Data<T> {
             d.qM[m.dof_Madr[i] + k] = sc(mm[i * nv + i - k]);
         }
     }
+    // the solver reuses the smooth stage's LᵀDL factor of M
+    moreau::crb::factor_m(m, &mut d);
     d.qfrc_smooth = tv(&f(&c["qfrc_smooth"]));
     d.qacc_smooth = tv(&f(&c["qacc_smooth"]));
     d.qacc_warmstart = tv(&f(&c["qacc_warmstart"]));

@@ -393,12 +393,22 @@ fn bound_test<T: Scalar>(m: &Model, d: &Data<T>, g1: usize, g2: usize, margin: f
     ok
 }
 
-/// Runs the narrow phase for one candidate with its parameters and fills the new contacts.
-fn process<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize, p: &Params) {
-    let lim = p.margin + p.gap;
+/// Runs the narrow phase for one candidate and fills the new contacts with its parameters;
+/// `lim` = margin + gap of the parameters, which are computed only for candidates that pass
+/// the bounding test (MuJoCo mixes only for colliding pairs too).
+fn process<T: Scalar>(
+    m: &Model,
+    d: &mut Data<T>,
+    g1: usize,
+    g2: usize,
+    lim: f64,
+    params: impl FnOnce() -> Params,
+) {
     if !bound_test(m, d, g1, g2, lim) {
         return;
     }
+    let p = params();
+    debug_assert_eq!(lim, p.margin + p.gap);
     let mut out = std::mem::take(&mut d.contact);
     let start = out.len();
     let (_, full) = collide_geoms(m, d, g1, g2, lim, &mut out);
@@ -478,7 +488,14 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // Explicit pairs bypass filters and mixing.
     for k in 0..m.npair.min(m.pair_geom1.len()) {
         let p = pair_params(m, k);
-        process(m, d, m.pair_geom1[k], m.pair_geom2[k], &p);
+        process(
+            m,
+            d,
+            m.pair_geom1[k],
+            m.pair_geom2[k],
+            p.margin + p.gap,
+            || p,
+        );
     }
     broadphase(m, d);
     let mut sap = std::mem::take(&mut d.scratch_sap);
@@ -514,8 +531,14 @@ fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize) {
     if m.npair > 0 && is_explicit_pair(m, g1, g2) {
         return;
     }
-    let p = mix_params(m, g1, g2);
-    process(m, d, g1, g2, &p);
+    // margin + gap of the mixed parameters (mix_params), for the bounding test
+    let margin = if m.opt.enabled(enable::OVERRIDE) {
+        m.opt.o_margin
+    } else {
+        m.geom_margin[g1] + m.geom_margin[g2]
+    };
+    let lim = margin + (m.geom_gap[g1] + m.geom_gap[g2]);
+    process(m, d, g1, g2, lim, || mix_params(m, g1, g2));
 }
 
 trait TypeOrder {

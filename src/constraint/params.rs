@@ -14,6 +14,23 @@ pub const MAX_IMP: f64 = 0.9999;
 /// mjMINVAL: denominators and R are floored at this value.
 pub const MINVAL: f64 = 1e-15;
 
+/// `x^p` (MuJoCo: `mju_pow`). On `f64` the exponents 1 and 2 (solimp's default power) are
+/// multiplications: `x¹ = x` exactly, and `x·x` is the correctly rounded `x²` (libm's `pow` is
+/// within 0.52 ulp of it, so they can differ by one ulp at most). Other scalars (duals, whose
+/// `p` may carry a derivative) always use `powf`.
+#[inline]
+fn pow<T: Scalar>(x: T, p: T) -> T {
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>() {
+        if p == T::one() {
+            return x;
+        }
+        if p == sc(2.0) {
+            return x * x;
+        }
+    }
+    x.powf(p)
+}
+
 fn clamp<T: Scalar>(x: T, lo: f64, hi: f64) -> T {
     x.max(sc(lo)).min(sc(hi))
 }
@@ -47,13 +64,13 @@ pub fn impedance<T: Scalar>(solimp: &[T; 5], r: T) -> (T, T) {
     let (y, dy) = if power == one {
         (x, one)
     } else if x <= mid {
-        let a = mid.powf(power - one);
-        (x.powf(power) / a, power * x.powf(power - one) / a)
+        let a = pow(mid, power - one);
+        (pow(x, power) / a, power * pow(x, power - one) / a)
     } else {
-        let a = (one - mid).powf(power - one);
+        let a = pow(one - mid, power - one);
         (
-            one - (one - x).powf(power) / a,
-            power * (one - x).powf(power - one) / a,
+            one - pow(one - x, power) / a,
+            power * pow(one - x, power - one) / a,
         )
     };
     let sign = if r < T::zero() { -one } else { one };

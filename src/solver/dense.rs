@@ -1,6 +1,7 @@
 //! Small dense kernels generic over the scalar (row-major storage): M from the tree-sparse qM,
-//! Cholesky factor/solve, J and Jᵀ products. Stand-ins until the smooth pipeline's sparse
-//! factorization (`crb::solve_m`) is used here.
+//! Cholesky factor/solve (CG, PGS, noslip), the Newton Hessian's `Lᵀ D L` in reversed order
+//! with its rank-1 updates, J and Jᵀ products. The solvers' M products and solves are
+//! tree-sparse (`crb::mul_tree`, `crb::solve_tree`).
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
@@ -74,6 +75,105 @@ fn chol_impl<T: Scalar, const FAST: bool>(a: &mut [T], n: usize) -> usize {
         }
     }
     nbad
+}
+
+/// In-place `A = Lᵀ D L` (L unit lower triangular) of the n × n symmetric matrix `a` (row-major,
+/// lower triangle used; D written on the diagonal, L strictly below it, the strict upper
+/// triangle left unspecified), eliminating the last variable first as MuJoCo's `mj_factorM`
+/// does: a matrix with the dof tree's sparsity (parents before children, the Newton Hessian
+/// of contacts on one chain each) gets no fill-in, and the zeros are skipped, so the cost
+/// follows the sparsity. Pivots below 1e-15 are replaced by 1e-15 (mjMINVAL); returns their
+/// number.
+pub fn ldl_factor_rev<T: Scalar>(a: &mut [T], n: usize) -> usize {
+    let mut nbad = 0;
+    let minval: T = sc(1e-15);
+    for k in (0..n).rev() {
+        let (head, tail) = a.split_at_mut(k * n);
+        let rowk = &mut tail[..k + 1];
+        let mut dk = rowk[k];
+        if dk < minval {
+            dk = minval;
+            rowk[k] = dk;
+            nbad += 1;
+        }
+        // descending i: entries 0..=i of row k are still those of the reduced matrix
+        for i in (0..k).rev() {
+            let aki = rowk[i];
+            if aki == T::zero() {
+                continue;
+            }
+            let f = aki / dk;
+            sub_scaled(&mut head[i * n..i * n + i + 1], &rowk[..i + 1], f);
+            rowk[i] = f;
+        }
+    }
+    nbad
+}
+
+/// Rank-1 update (`up`) or downdate of the factor from [`ldl_factor_rev`]: `Lᵀ D L ± w wᵀ`, in
+/// place; `w` is overwritten. The classic LDLᵀ update (Gill, Golub, Murray & Saunders 1974,
+/// method C1) in the reversed variable order, so it walks the rows of L from the last: where
+/// `w` is zero nothing changes, and `w` keeps the sparsity of its dof chain. Returns false
+/// (factor left partially modified) if a downdate would make a pivot non-positive; the caller
+/// then refactors.
+pub fn ldl_rank1_rev<T: Scalar>(l: &mut [T], n: usize, w: &mut [T], up: bool) -> bool {
+    let mut alpha: T = if up { T::one() } else { -T::one() };
+    for k in (0..n).rev() {
+        let p = w[k];
+        if p == T::zero() {
+            continue;
+        }
+        let rowk = &mut l[k * n..k * n + k + 1];
+        let dk = rowk[k];
+        let dbar = dk + alpha * p * p;
+        if dbar <= T::zero() {
+            return false;
+        }
+        let beta = p * alpha / dbar;
+        alpha = alpha * dk / dbar;
+        rowk[k] = dbar;
+        for (wi, li) in w[..k].iter_mut().zip(rowk[..k].iter_mut()) {
+            *wi -= p * *li;
+            *li += beta * *wi;
+        }
+    }
+    true
+}
+
+/// `y −= x · f` elementwise (`y`, `x` of equal length). Not inlined: as a function its two
+/// slices are known not to alias, so the loop is vectorized without run-time overlap checks
+/// (the short rows of the tree-sparse factorizations are dominated by that overhead otherwise).
+#[inline(never)]
+pub fn sub_scaled<T: Scalar>(y: &mut [T], x: &[T], f: T) {
+    let n = y.len();
+    let x = &x[..n];
+    for k in 0..n {
+        y[k] -= x[k] * f;
+    }
+}
+
+/// Solves `(Lᵀ D L) x = b` in place (`x` holds b on entry) with the factor from
+/// [`ldl_factor_rev`].
+pub fn ldl_solve_rev<T: Scalar>(l: &[T], n: usize, x: &mut [T]) {
+    let x = &mut x[..n];
+    // Lᵀ y = b (last variable first)
+    for k in (0..n).rev() {
+        let xk = x[k];
+        if xk == T::zero() {
+            continue;
+        }
+        for (y, lk) in x[..k].iter_mut().zip(&l[k * n..k * n + k]) {
+            *y -= *lk * xk;
+        }
+    }
+    for k in 0..n {
+        x[k] /= l[k * n + k];
+    }
+    // L x = y
+    for k in 1..n {
+        let (done, rest) = x.split_at_mut(k);
+        rest[0] -= dot(&l[k * n..k * n + k], done);
+    }
 }
 
 /// Rank-1 update (`up`) or downdate of the factor from [`chol_factor`]: L Lᵀ ± x xᵀ, in place;
@@ -173,4 +273,96 @@ pub fn dot4<T: Scalar>(a: &[T], b: &[T]) -> T {
         acc[0] += *x * *y;
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A = Bᵀ B + I for a deterministic B whose entries are restricted to `pattern` (true: the
+    /// entry may be non-zero), row-major n × n. With row r of B on the root path of dof r,
+    /// A couples only ancestor pairs, like M = Σ_b J_bᵀ I_b J_b.
+    fn spd(n: usize, pattern: impl Fn(usize, usize) -> bool) -> Vec<f64> {
+        let b: Vec<f64> = (0..n * n)
+            .map(|k| {
+                let (i, j) = (k / n, k % n);
+                if pattern(i, j) {
+                    ((k * 7919 % 23) as f64 - 11.0) / 7.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] = (0..n).map(|k| b[k * n + i] * b[k * n + j]).sum::<f64>();
+            }
+            a[i * n + i] += 1.0;
+        }
+        a
+    }
+
+    fn residual(a: &[f64], x: &[f64], b: &[f64]) -> f64 {
+        let n = x.len();
+        (0..n)
+            .map(|i| ((0..n).map(|k| a[i * n + k] * x[k]).sum::<f64>() - b[i]).abs())
+            .fold(0.0, f64::max)
+    }
+
+    /// `ldl_factor_rev` + `ldl_solve_rev` solve A x = b for a dense SPD matrix and for one with
+    /// the sparsity of a dof tree (chain 0-1-2, branches 3-4 and 5-6 from 2); rank-1 updates
+    /// and downdates agree with refactoring A ± w wᵀ.
+    #[test]
+    fn reversed_ldl_solves_and_updates() {
+        let n = 7;
+        let parent = [-1i32, 0, 1, 2, 3, 2, 5];
+        let anc = |i: usize, j: usize| {
+            let mut c = i as i32;
+            while c > j as i32 {
+                c = parent[c as usize];
+            }
+            c == j as i32
+        };
+        let b: Vec<f64> = (0..n).map(|i| (i as f64 - 2.5) * 0.7).collect();
+        for tree in [false, true] {
+            // row r of B on the ancestors of r: Bᵀ B couples only ancestor pairs
+            let a = spd(n, |i, j| j <= i && (!tree || anc(i, j)));
+            let mut l = a.clone();
+            assert_eq!(ldl_factor_rev(&mut l, n), 0);
+            if tree {
+                // no fill-in: L vanishes off the tree
+                for i in 0..n {
+                    for j in 0..i {
+                        if !anc(i, j) {
+                            assert_eq!(l[i * n + j], 0.0, "fill-in at ({i}, {j})");
+                        }
+                    }
+                }
+            }
+            let mut x = b.clone();
+            ldl_solve_rev(&l, n, &mut x);
+            assert!(residual(&a, &x, &b) < 1e-12, "tree {tree}");
+            // rank-1 update on one chain (dofs 0, 1, 2, 5, 6), then the downdate back
+            let w: Vec<f64> = [0.3, -1.2, 0.8, 0.0, 0.0, 2.0, -0.5].to_vec();
+            let mut a2 = a.clone();
+            for i in 0..n {
+                for j in 0..n {
+                    a2[i * n + j] += w[i] * w[j];
+                }
+            }
+            let mut l2 = l.clone();
+            assert!(ldl_rank1_rev(&mut l2, n, &mut w.clone(), true));
+            let mut x2 = b.clone();
+            ldl_solve_rev(&l2, n, &mut x2);
+            assert!(residual(&a2, &x2, &b) < 1e-12, "update, tree {tree}");
+            assert!(ldl_rank1_rev(&mut l2, n, &mut w.clone(), false));
+            let mut x3 = b.clone();
+            ldl_solve_rev(&l2, n, &mut x3);
+            assert!(residual(&a, &x3, &b) < 1e-12, "downdate, tree {tree}");
+            // a downdate that would make A − 10 w wᵀ indefinite is refused
+            let big: Vec<f64> = w.iter().map(|v| v * 10.0).collect();
+            assert!(!ldl_rank1_rev(&mut l2, n, &mut big.clone(), false));
+        }
+    }
 }

@@ -3,12 +3,16 @@
 //! 4.0.0's default; one global solve with the `island` flag disabled), then the optional noslip
 //! post-pass ([`noslip`]).
 //!
-//! Input: dense M (built from the tree-sparse `qM`), `qfrc_smooth`, `qacc_smooth`,
+//! Input: the tree-sparse `qM` and its LᵀDL factor `qLD`/`qLDiagInv` (from
+//! [`crate::crb::factor_m`]), `qfrc_smooth`, `qacc_smooth`,
 //! `qacc_warmstart` and the efc arrays with `efc_D`, `efc_R`, `efc_aref`, `efc_b` computed by
 //! [`crate::constraint::params`]. Output: `qacc`, `efc_force`, `efc_state`, `qfrc_constraint`
 //! (= Jᵀ efc_force), `solver[island]`, `solver_niter[island]` and the island maps. Each island
-//! is gathered into a [`Problem`] (its dofs and rows in MuJoCo's island order); dense algebra
-//! throughout.
+//! is gathered into a [`Problem`] (its dofs and rows in MuJoCo's island order). M stays
+//! tree-sparse (products and solves over the dof tree, `mj_mulM_island`/`mj_solveM_island`):
+//! an island holds whole kinematic trees, so its block of M and of M's factor are the rows of
+//! the global ones; the dense M and its Cholesky factor are built only for CG's preconditioner,
+//! PGS and noslip. The rest is dense algebra.
 
 pub mod cg;
 pub mod dense;
@@ -27,14 +31,26 @@ use crate::data::{sc, Data, Scalar, SolverStat, NISLAND};
 use crate::model::{disable, Model, SolverType};
 
 /// One solve's problem: the dofs and rows of an island (or of the whole system with islands
-/// disabled), gathered in island order (`map_idof2dof`, `map_iefc2efc`), with its dense M.
+/// disabled), gathered in island order (`map_idof2dof`, `map_iefc2efc`), with its block of M.
 #[derive(Clone, Debug)]
 pub struct Problem<T> {
     pub nv: usize,
     pub nefc: usize,
-    /// Dense M of the problem's dofs and its Cholesky factor.
+    /// The problem's block of M in the tree-sparse `qM` layout over its own dofs (row `a` at
+    /// `Madr[a]`, ancestors along `parentid`, `-1` at a root) and its LᵀDL factor, gathered
+    /// from `qM`, `qLD`, `qLDiagInv`.
+    pub qM: Vec<T>,
+    pub qLD: Vec<T>,
+    pub qLDiagInv: Vec<T>,
+    pub Madr: Vec<usize>,
+    pub parentid: Vec<i32>,
+    /// Dense M of the problem's dofs and its Cholesky factor: filled only when `dense` (CG,
+    /// PGS, noslip), empty otherwise.
     pub M: Vec<T>,
     pub Mchol: Vec<T>,
+    pub dense: bool,
+    /// Global dof → problem dof (scratch of [`Problem::gather`]).
+    g2l: Vec<usize>,
     /// nefc × nv, row-major.
     pub J: Vec<T>,
     pub ty: Vec<ConstraintType>,
@@ -59,8 +75,15 @@ impl<T> Default for Problem<T> {
         Problem {
             nv: 0,
             nefc: 0,
+            qM: Vec::new(),
+            qLD: Vec::new(),
+            qLDiagInv: Vec::new(),
+            Madr: Vec::new(),
+            parentid: Vec::new(),
             M: Vec::new(),
             Mchol: Vec::new(),
+            dense: false,
+            g2l: Vec::new(),
             J: Vec::new(),
             ty: Vec::new(),
             D: Vec::new(),
@@ -90,31 +113,104 @@ impl<T: Scalar> Problem<T> {
         }
     }
 
-    /// Gathers the dofs `dofs` and rows `rows` of `d` (dense full M in `mfull`); `efc2p` maps a
-    /// global row to its problem row (`None`: identity). Factors M. Does not touch `qacc`,
-    /// `force`, `state` beyond sizing them.
+    /// `out = M x` over the problem's dofs (tree-sparse, `mj_mulM`).
+    pub fn mul_m(&self, x: &[T], out: &mut [T]) {
+        crate::crb::mul_tree(&self.Madr, &self.parentid, &self.qM, x, out);
+    }
+
+    /// `x ← M⁻¹ x` over the problem's dofs (tree-sparse LᵀDL, `mj_solveM`).
+    pub fn solve_m(&self, x: &mut [T]) {
+        crate::crb::solve_tree(&self.Madr, &self.parentid, &self.qLD, &self.qLDiagInv, x);
+    }
+
+    /// `tr M` of the problem, summed in dof order.
+    pub fn trace_m(&self) -> T {
+        let mut t = T::zero();
+        for &a in &self.Madr {
+            t += self.qM[a];
+        }
+        t
+    }
+
+    /// The dense symmetric M (nv × nv, row-major) into `out`.
+    pub fn dense_m(&self, out: &mut [T]) {
+        let nv = self.nv;
+        out[..nv * nv].fill(T::zero());
+        for i in 0..nv {
+            let mut adr = self.Madr[i];
+            out[i * nv + i] = self.qM[adr];
+            let mut j = self.parentid[i];
+            while j >= 0 {
+                let ju = j as usize;
+                adr += 1;
+                out[i * nv + ju] = self.qM[adr];
+                out[ju * nv + i] = self.qM[adr];
+                j = self.parentid[ju];
+            }
+        }
+    }
+
+    /// Gathers the dofs `dofs` (whole kinematic trees, ascending) and rows `rows` of `d`;
+    /// `efc2p` maps a global row to its problem row (`None`: identity). With `dense`, also the
+    /// dense M and its Cholesky factor. Does not touch `qacc`, `force`, `state` beyond sizing
+    /// them.
+    #[allow(clippy::too_many_arguments)]
     fn gather(
         &mut self,
+        m: &Model,
         d: &Data<T>,
-        mfull: &[T],
-        nvfull: usize,
         dofs: &[usize],
         rows: &[usize],
         efc2p: Option<(&[usize], usize)>,
+        dense: bool,
     ) {
         let z = T::zero();
+        let nvfull = m.nv;
         let (nv, nefc) = (dofs.len(), rows.len());
         self.nv = nv;
         self.nefc = nefc;
-        self.M.resize(nv * nv, z);
-        self.Mchol.resize(nv * nv, z);
+        // M's rows of the problem's dofs: an island holds whole trees, so every ancestor of one
+        // of its dofs is in it, and the rows of the global factor are the island's factor
+        self.g2l.resize(nvfull, 0);
         for (a, &da) in dofs.iter().enumerate() {
-            for (b, &db) in dofs.iter().enumerate() {
-                self.M[a * nv + b] = mfull[da * nvfull + db];
-            }
+            self.g2l[da] = a;
         }
-        self.Mchol.copy_from_slice(&self.M);
-        dense::chol_factor_fast(&mut self.Mchol, nv);
+        self.Madr.clear();
+        self.parentid.clear();
+        self.qM.clear();
+        self.qLD.clear();
+        self.qLDiagInv.clear();
+        for &da in dofs {
+            let a0 = m.dof_Madr[da];
+            let a1 = if da + 1 < nvfull {
+                m.dof_Madr[da + 1]
+            } else {
+                m.nM
+            };
+            self.Madr.push(self.qM.len());
+            let par = m.dof_parentid[da];
+            self.parentid.push(if par < 0 {
+                -1
+            } else {
+                self.g2l[par as usize] as i32
+            });
+            self.qM.extend_from_slice(&d.qM[a0..a1]);
+            self.qLD.extend_from_slice(&d.qLD[a0..a1]);
+            self.qLDiagInv.push(d.qLDiagInv[da]);
+        }
+        self.dense = dense;
+        if dense {
+            let mut mm = std::mem::take(&mut self.M);
+            mm.resize(nv * nv, z);
+            self.dense_m(&mut mm);
+            self.M = mm;
+            self.Mchol.clear();
+            self.Mchol.extend_from_slice(&self.M);
+            dense::chol_factor_fast(&mut self.Mchol, nv);
+        } else {
+            self.M.clear();
+            self.Mchol.clear();
+        }
         self.J.resize(nefc * nv, z);
         for (i, &r) in rows.iter().enumerate() {
             let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
@@ -165,10 +261,7 @@ impl<T: Scalar> Problem<T> {
 /// given problem size.
 #[derive(Clone, Debug)]
 pub struct SolverScratch<T> {
-    /// Dense full M (nv × nv) and, for PGS's warm start, its Cholesky factor; the Newton
-    /// Hessian of the current problem (factored in place).
-    pub M: Vec<T>,
-    pub Mchol: Vec<T>,
+    /// The Newton Hessian of the current problem (factored in place).
     pub H: Vec<T>,
     /// Problem-nv vectors.
     pub Ma: Vec<T>,
@@ -200,8 +293,6 @@ pub struct SolverScratch<T> {
 impl<T> Default for SolverScratch<T> {
     fn default() -> Self {
         SolverScratch {
-            M: Vec::new(),
-            Mchol: Vec::new(),
             H: Vec::new(),
             Ma: Vec::new(),
             grad: Vec::new(),
@@ -231,9 +322,9 @@ impl<T: Scalar> SolverScratch<T> {
     pub fn new(nv: usize) -> Self {
         let z = T::zero();
         let v = |n: usize| vec![z; n];
+        // tree-sparse M has at most nv (nv + 1) / 2 entries
+        let nm = nv * (nv + 1) / 2;
         SolverScratch {
-            M: v(nv * nv),
-            Mchol: v(nv * nv),
             H: v(nv * nv),
             Ma: v(nv),
             grad: v(nv),
@@ -250,6 +341,12 @@ impl<T: Scalar> SolverScratch<T> {
                 qfrc_smooth: Vec::with_capacity(nv),
                 qacc_smooth: Vec::with_capacity(nv),
                 qacc: Vec::with_capacity(nv),
+                qM: Vec::with_capacity(nm),
+                qLD: Vec::with_capacity(nm),
+                qLDiagInv: Vec::with_capacity(nv),
+                Madr: Vec::with_capacity(nv),
+                parentid: Vec::with_capacity(nv),
+                g2l: Vec::with_capacity(nv),
                 ..Default::default()
             },
             ..Default::default()
@@ -280,6 +377,12 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.qfrc_smooth, nv);
         grow(&mut p.qacc_smooth, nv);
         grow(&mut p.qacc, nv);
+        grow(&mut p.qM, nv * (nv + 1) / 2);
+        grow(&mut p.qLD, nv * (nv + 1) / 2);
+        grow(&mut p.qLDiagInv, nv);
+        grow(&mut p.Madr, nv);
+        grow(&mut p.parentid, nv);
+        grow(&mut p.g2l, nv);
         for v in [
             &mut p.D,
             &mut p.R,
@@ -335,8 +438,6 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.solver_niter = [0; NISLAND];
     island::island(m, d);
     let mut s = std::mem::take(&mut d.solver_scratch);
-    s.M.resize(nv * nv, T::zero());
-    dense::full_m(m, &d.qM, &mut s.M);
     if nefc == 0 {
         d.qacc.copy_from_slice(&d.qacc_smooth);
         d.qfrc_constraint.fill(T::zero());
@@ -350,7 +451,9 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     s.ident_efc.extend(0..nefc);
 
     // global problem and warm start
-    p.gather(d, &s.M, nv, &s.ident_dof, &s.ident_efc, None);
+    // the dense M (and its Cholesky factor) only for the solvers that use it
+    let dense = m.opt.solver != SolverType::Newton || m.opt.noslip_iterations > 0;
+    p.gather(m, d, &s.ident_dof, &s.ident_efc, None, dense);
     s.resize_nv(nv);
     s.resize(nefc, p.cone.len());
     let pgs = m.opt.solver == SolverType::Pgs;
@@ -388,12 +491,12 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let (a0, nvk) = (d.island_idofadr[k], d.island_nv[k]);
             let (r0, nek) = (d.island_iefcadr[k], d.island_nefc[k]);
             p.gather(
+                m,
                 d,
-                &s.M,
-                nv,
                 &d.map_idof2dof[a0..a0 + nvk],
                 &d.map_iefc2efc[r0..r0 + nek],
                 Some((&d.map_efc2iefc, r0)),
+                dense,
             );
             for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {
                 p.qacc[a] = d.qacc[dof];

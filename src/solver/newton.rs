@@ -1,6 +1,10 @@
 //! Newton's method on the reduced primal problem (seed 000, "Algorithms"; mujoco-facts §4): the
-//! Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ H_cone Jc, factored densely. The loop
-//! itself (line search, statistics, stopping) is shared with CG in `primal.rs`.
+//! Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ H_cone Jc, factored densely as
+//! `Lᵀ D L` eliminating the last dof first ([`dense::ldl_factor_rev`]): H has the dof tree's
+//! sparsity when every active row couples the dofs of one kinematic chain (contacts with the
+//! world, limits), and the factorization then has no fill-in and skips the zeros (MuJoCo
+//! factors its dense H by Cholesky; the two differ in round-off only). The loop itself (line
+//! search, statistics, stopping) is shared with CG in `primal.rs`.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
@@ -13,11 +17,11 @@ use crate::data::Scalar;
 const SPARSE_MAX: usize = 48;
 
 /// Builds H in `s.H` from the problem's current states and cone Hessians, and factors it in
-/// place.
+/// place ([`dense::ldl_factor_rev`]; solve with [`dense::ldl_solve_rev`]).
 pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     let nv = p.nv;
     let h = &mut s.H;
-    h.copy_from_slice(&p.M);
+    p.dense_m(h);
     let j = &p.J;
     for i in 0..p.nefc {
         if p.state[i] != ConstraintState::Quadratic {
@@ -91,15 +95,15 @@ pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             }
         }
     }
-    dense::chol_factor_fast(h, nv);
+    dense::ldl_factor_rev(h, nv);
 }
 
 /// Brings the factored Hessian in `s.H` up to date after the states moved from `old` to
 /// `p.state` (mujoco-facts §4: MuJoCo updates its factor by rank-1 up/downdates per row that
 /// entered or left QUADRATIC). Nothing to do when no row changed; rank-1 updates of
-/// `sqrt(D_i) J_i` for a few changed rows; a full rebuild when elliptic cones are in their cone
-/// zone (their Hessians change with the point), when many rows changed, or when a downdate
-/// would lose positive definiteness.
+/// `sqrt(D_i) J_i` ([`dense::ldl_rank1_rev`]) for a few changed rows; a full rebuild when
+/// elliptic cones are in their cone zone (their Hessians change with the point), when many rows
+/// changed, or when a downdate would lose positive definiteness.
 pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupdate: usize) {
     let nv = p.nv;
     let cones = p.cone.iter().any(|c| {
@@ -124,7 +128,7 @@ pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupda
         for (x, &j) in s.tmp.iter_mut().zip(&p.J[i * nv..(i + 1) * nv]) {
             *x = j * sd;
         }
-        if !dense::chol_rank1(&mut s.H, nv, &mut s.tmp, nq) {
+        if !dense::ldl_rank1_rev(&mut s.H, nv, &mut s.tmp, nq) {
             hessian(p, s);
             return;
         }

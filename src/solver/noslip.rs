@@ -62,9 +62,7 @@ pub(super) fn solve<T: Scalar>(
     let half: T = sc(0.5);
     let minval: T = sc(MINVAL);
     let mut trace = z;
-    for i in 0..nv {
-        trace += p.M[i * nv + i];
-    }
+    trace += p.trace_m();
     let scale = T::one() / trace;
     build_ar(p, s, false);
     let a = &s.AR;

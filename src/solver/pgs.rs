@@ -85,9 +85,7 @@ pub(super) fn solve<T: Scalar>(
     let half: T = sc(0.5);
     let tol: T = sc(m.opt.tolerance);
     let mut trace = z;
-    for i in 0..nv {
-        trace += p.M[i * nv + i];
-    }
+    trace += p.trace_m();
     let scale = T::one() / trace;
     build_ar(p, s, true);
 

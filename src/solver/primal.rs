@@ -18,7 +18,7 @@ pub(crate) fn total_cost<T: Scalar>(
     hess: Option<&mut [T]>,
 ) -> T {
     let (nv, nefc) = (p.nv, p.nefc);
-    dense::mul(&p.M, a, nv, nv, &mut s.Ma);
+    p.mul_m(a, &mut s.Ma);
     dense::mul(&p.J, a, nefc, nv, &mut s.jar);
     for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
@@ -169,14 +169,10 @@ pub(super) fn solve<T: Scalar>(
     let nefc = p.nefc;
     let tol: T = sc(m.opt.tolerance);
     let half: T = sc(0.5);
-    let mut trace = T::zero();
-    for i in 0..nv {
-        trace += p.M[i * nv + i];
-    }
-    let scale = T::one() / trace;
+    let scale = T::one() / p.trace_m();
 
     let mut a = std::mem::take(&mut p.qacc);
-    dense::mul(&p.M, &a, nv, nv, &mut s.Ma);
+    p.mul_m(&a, &mut s.Ma);
     dense::mul(&p.J, &a, nefc, nv, &mut s.jar);
     for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
@@ -200,14 +196,19 @@ pub(super) fn solve<T: Scalar>(
 
     let mut done = false;
     s.Mgrad.copy_from_slice(&s.grad);
-    dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
+    if newton {
+        // Newton needs M⁻¹ only for this test: the sparse factor of the smooth stage
+        p.solve_m(&mut s.Mgrad);
+    } else {
+        dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
+    }
     let flg_grad = scale * norm(&s.grad) < tol;
     if half * scale * dense::dot(&s.grad, &s.Mgrad) < tol && flg_grad {
         done = true;
     } else if newton {
         newton::hessian(p, s);
         s.Mgrad.copy_from_slice(&s.grad);
-        dense::chol_solve(&s.H, nv, &mut s.Mgrad);
+        dense::ldl_solve_rev(&s.H, nv, &mut s.Mgrad);
         if flg_grad && half * scale * dense::dot(&s.grad, &s.Mgrad) < tol {
             done = true;
         }
@@ -219,7 +220,7 @@ pub(super) fn solve<T: Scalar>(
     let mut iter = 0;
     while !done && iter < m.opt.iterations {
         // line search along s.search
-        dense::mul(&p.M, &s.search, nv, nv, &mut s.Ms);
+        p.mul_m(&s.search, &mut s.Ms);
         dense::mul(&p.J, &s.search, nefc, nv, &mut s.jv);
         let snorm = norm(&s.search);
         if snorm < sc(1e-15) {
@@ -299,7 +300,7 @@ pub(super) fn solve<T: Scalar>(
             }
             newton::update_hessian(p, s, nupdate);
             s.Mgrad.copy_from_slice(&s.grad);
-            dense::chol_solve(&s.H, nv, &mut s.Mgrad);
+            dense::ldl_solve_rev(&s.H, nv, &mut s.Mgrad);
             decrement = half * scale * dense::dot(&s.grad, &s.Mgrad);
             for i in 0..nv {
                 s.search[i] = -s.Mgrad[i];
