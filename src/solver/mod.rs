@@ -8,7 +8,9 @@
 //! [`crate::constraint::params`]. Output: `qacc`, `efc_force`, `efc_state`, `qfrc_constraint`
 //! (= Jᵀ efc_force), `solver[island]`, `solver_niter[island]` and the island maps. Each island
 //! is gathered into a [`Problem`] (its dofs and rows in MuJoCo's island order); dense algebra
-//! throughout.
+//! on M and the Hessian; J dense, or in compressed rows when `efc_J` is sparse
+//! ([`crate::constraint::sparse`]), through [`Problem::mul_j`], [`Problem::mul_jt`],
+//! [`Problem::jrow`].
 
 pub mod cg;
 pub mod dense;
@@ -22,6 +24,7 @@ mod primal;
 pub mod raisim;
 
 use crate::constraint::cost::{evaluate, Rows, CONE_H};
+use crate::constraint::sparse::JRow;
 use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
 use crate::data::{sc, Data, Scalar, SolverStat, NISLAND};
 use crate::model::{disable, Model, SolverType};
@@ -35,8 +38,13 @@ pub struct Problem<T> {
     /// Dense M of the problem's dofs and its Cholesky factor.
     pub M: Vec<T>,
     pub Mchol: Vec<T>,
-    /// nefc × nv, row-major.
+    /// nefc × nv, row-major; sparse: the values of the compressed rows.
     pub J: Vec<T>,
+    /// J is in compressed rows (`J_rownnz`, `J_rowadr`, `J_colind`, problem columns).
+    pub J_sparse: bool,
+    pub J_rownnz: Vec<usize>,
+    pub J_rowadr: Vec<usize>,
+    pub J_colind: Vec<usize>,
     pub ty: Vec<ConstraintType>,
     pub D: Vec<T>,
     pub R: Vec<T>,
@@ -62,6 +70,10 @@ impl<T> Default for Problem<T> {
             M: Vec::new(),
             Mchol: Vec::new(),
             J: Vec::new(),
+            J_sparse: false,
+            J_rownnz: Vec::new(),
+            J_rowadr: Vec::new(),
+            J_colind: Vec::new(),
             ty: Vec::new(),
             D: Vec::new(),
             R: Vec::new(),
@@ -90,9 +102,53 @@ impl<T: Scalar> Problem<T> {
         }
     }
 
+    /// Row `i` of J.
+    #[inline]
+    pub fn jrow(&self, i: usize) -> JRow<'_, T> {
+        if self.J_sparse {
+            let (a, n) = (self.J_rowadr[i], self.J_rownnz[i]);
+            JRow {
+                cols: Some(&self.J_colind[a..a + n]),
+                vals: &self.J[a..a + n],
+            }
+        } else {
+            JRow {
+                cols: None,
+                vals: &self.J[i * self.nv..(i + 1) * self.nv],
+            }
+        }
+    }
+
+    /// `y = J x`.
+    pub fn mul_j(&self, x: &[T], y: &mut [T]) {
+        if self.J_sparse {
+            for (i, yi) in y[..self.nefc].iter_mut().enumerate() {
+                *yi = self.jrow(i).dot(x);
+            }
+        } else {
+            dense::mul(&self.J, x, self.nefc, self.nv, y);
+        }
+    }
+
+    /// `y = Jᵀ f` (rows with `f_i = 0` skipped, as [`dense::mul_jt`]).
+    pub fn mul_jt(&self, f: &[T], y: &mut [T]) {
+        if self.J_sparse {
+            y[..self.nv].fill(T::zero());
+            for (i, &fi) in f[..self.nefc].iter().enumerate() {
+                if fi != T::zero() {
+                    self.jrow(i).axpy(fi, y);
+                }
+            }
+        } else {
+            dense::mul_jt(&self.J, f, self.nefc, self.nv, y);
+        }
+    }
+
     /// Gathers the dofs `dofs` and rows `rows` of `d` (dense full M in `mfull`); `efc2p` maps a
-    /// global row to its problem row (`None`: identity). Factors M. Does not touch `qacc`,
-    /// `force`, `state` beyond sizing them.
+    /// global row to its problem row (`None`: identity), `dof2p` a global dof to its problem
+    /// dof (`None`: identity). Factors M. Does not touch `qacc`, `force`, `state` beyond sizing
+    /// them.
+    #[allow(clippy::too_many_arguments)]
     fn gather(
         &mut self,
         d: &Data<T>,
@@ -101,6 +157,7 @@ impl<T: Scalar> Problem<T> {
         dofs: &[usize],
         rows: &[usize],
         efc2p: Option<(&[usize], usize)>,
+        dof2p: Option<(&[usize], usize)>,
     ) {
         let z = T::zero();
         let (nv, nefc) = (dofs.len(), rows.len());
@@ -115,11 +172,38 @@ impl<T: Scalar> Problem<T> {
         }
         self.Mchol.copy_from_slice(&self.M);
         dense::chol_factor_fast(&mut self.Mchol, nv);
-        self.J.resize(nefc * nv, z);
-        for (i, &r) in rows.iter().enumerate() {
-            let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
-            for (a, &da) in dofs.iter().enumerate() {
-                self.J[i * nv + a] = src[da];
+        self.J_sparse = d.efc_J_sparse;
+        if self.J_sparse {
+            // compressed rows in problem columns; a pattern column outside the problem's dofs
+            // (a structural zero of a tendon row reaching another tree) is dropped
+            self.J.clear();
+            self.J_colind.clear();
+            self.J_rownnz.resize(nefc, 0);
+            self.J_rowadr.resize(nefc, 0);
+            for (i, &r) in rows.iter().enumerate() {
+                let row = d.efc_J_row(r, nvfull);
+                let adr = self.J.len();
+                for (&k, &v) in row.cols.unwrap_or(&[]).iter().zip(row.vals) {
+                    let pk = match dof2p {
+                        None => k,
+                        Some((map, base)) => match map[k].checked_sub(base) {
+                            Some(pk) if pk < nv && dofs[pk] == k => pk,
+                            _ => continue,
+                        },
+                    };
+                    self.J_colind.push(pk);
+                    self.J.push(v);
+                }
+                self.J_rowadr[i] = adr;
+                self.J_rownnz[i] = self.J.len() - adr;
+            }
+        } else {
+            self.J.resize(nefc * nv, z);
+            for (i, &r) in rows.iter().enumerate() {
+                let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
+                for (a, &da) in dofs.iter().enumerate() {
+                    self.J[i * nv + a] = src[da];
+                }
             }
         }
         let g = |out: &mut Vec<T>, src: &[T]| {
@@ -275,6 +359,9 @@ impl<T: Scalar> SolverScratch<T> {
         }
         let p = &mut self.prob;
         grow(&mut p.J, nefc * nv);
+        grow(&mut p.J_colind, nefc * nv);
+        grow(&mut p.J_rownnz, nefc);
+        grow(&mut p.J_rowadr, nefc);
         grow(&mut p.M, nv * nv);
         grow(&mut p.Mchol, nv * nv);
         grow(&mut p.qfrc_smooth, nv);
@@ -350,7 +437,7 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     s.ident_efc.extend(0..nefc);
 
     // global problem and warm start
-    p.gather(d, &s.M, nv, &s.ident_dof, &s.ident_efc, None);
+    p.gather(d, &s.M, nv, &s.ident_dof, &s.ident_efc, None, None);
     s.resize_nv(nv);
     s.resize(nefc, p.cone.len());
     let pgs = m.opt.solver == SolverType::Pgs;
@@ -394,6 +481,7 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 &d.map_idof2dof[a0..a0 + nvk],
                 &d.map_iefc2efc[r0..r0 + nek],
                 Some((&d.map_efc2iefc, r0)),
+                Some((&d.map_dof2idof, a0)),
             );
             for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {
                 p.qacc[a] = d.qacc[dof];
@@ -421,7 +509,19 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     s.resize(nefc, d.efc_cone.len());
     d.solver_scratch = s;
     // qfrc_constraint = J^T f
-    dense::mul_jt(&d.efc_J, &d.efc_force, nefc, nv, &mut d.qfrc_constraint);
+    if d.efc_J_sparse {
+        let mut q = std::mem::take(&mut d.qfrc_constraint);
+        q.fill(T::zero());
+        for i in 0..nefc {
+            let f = d.efc_force[i];
+            if f != T::zero() {
+                d.efc_J_row(i, nv).axpy(f, &mut q);
+            }
+        }
+        d.qfrc_constraint = q;
+    } else {
+        dense::mul_jt(&d.efc_J, &d.efc_force, nefc, nv, &mut d.qfrc_constraint);
+    }
 }
 
 /// Runs the selected solver on `p`, then the noslip pass if `noslip_iterations > 0`; returns
@@ -463,7 +563,7 @@ fn warmstart<T: Scalar>(
     }
     if pgs {
         // forces of s at qacc_warmstart, kept if their dual cost ½fᵀ(A+R)f + fᵀb is negative
-        dense::mul(&p.J, &d.qacc_warmstart, n, nv, &mut s.jar);
+        p.mul_j(&d.qacc_warmstart, &mut s.jar);
         for (j, r) in s.jar.iter_mut().zip(&p.aref) {
             *j -= *r;
         }
@@ -476,7 +576,7 @@ fn warmstart<T: Scalar>(
         };
         evaluate(&rows, &s.jar, &mut p.force, &mut s.stmp, None);
         // fᵀAf = uᵀM⁻¹u with u = Jᵀf
-        dense::mul_jt(&p.J, &p.force, n, nv, &mut s.tmp);
+        p.mul_jt(&p.force, &mut s.tmp);
         s.Mgrad.copy_from_slice(&s.tmp);
         dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
         let mut cost = dense::dot(&s.tmp, &s.Mgrad);

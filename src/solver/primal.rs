@@ -17,9 +17,9 @@ pub(crate) fn total_cost<T: Scalar>(
     s: &mut SolverScratch<T>,
     hess: Option<&mut [T]>,
 ) -> T {
-    let (nv, nefc) = (p.nv, p.nefc);
+    let nv = p.nv;
     dense::mul(&p.M, a, nv, nv, &mut s.Ma);
-    dense::mul(&p.J, a, nefc, nv, &mut s.jar);
+    p.mul_j(a, &mut s.jar);
     for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
     }
@@ -150,7 +150,7 @@ fn norm<T: Scalar>(x: &[T]) -> T {
 
 /// Gradient g = Ma - τ - Jᵀf into `s.grad`.
 fn gradient<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
-    dense::mul_jt(&p.J, &p.force, p.nefc, p.nv, &mut s.tmp);
+    p.mul_jt(&p.force, &mut s.tmp);
     for i in 0..p.nv {
         s.grad[i] = s.Ma[i] - p.qfrc_smooth[i] - s.tmp[i];
     }
@@ -177,7 +177,7 @@ pub(super) fn solve<T: Scalar>(
 
     let mut a = std::mem::take(&mut p.qacc);
     dense::mul(&p.M, &a, nv, nv, &mut s.Ma);
-    dense::mul(&p.J, &a, nefc, nv, &mut s.jar);
+    p.mul_j(&a, &mut s.jar);
     for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
     }
@@ -220,7 +220,7 @@ pub(super) fn solve<T: Scalar>(
     while !done && iter < m.opt.iterations {
         // line search along s.search
         dense::mul(&p.M, &s.search, nv, nv, &mut s.Ms);
-        dense::mul(&p.J, &s.search, nefc, nv, &mut s.jv);
+        p.mul_j(&s.search, &mut s.jv);
         let snorm = norm(&s.search);
         if snorm < sc(1e-15) {
             break;
