@@ -76,10 +76,15 @@ def bench_model(path, args):
     m = mujoco.MjModel.from_xml_path(path)
     if args.disable_islands:
         m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
+    if args.jacobian:
+        m.opt.jacobian = {"dense": mujoco.mjtJacobian.mjJAC_DENSE,
+                          "sparse": mujoco.mjtJacobian.mjJAC_SPARSE,
+                          "auto": mujoco.mjtJacobian.mjJAC_AUTO}[args.jacobian]
     d = mujoco.MjData(m)
     res = {"nq": m.nq, "nv": m.nv, "nu": m.nu, "na": m.na,
            "integrator": int(m.opt.integrator), "timestep": m.opt.timestep,
-           "islands": not (m.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_ISLAND))}
+           "islands": not (m.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_ISLAND)),
+           "sparse": bool(mujoco.mj_isSparse(m))}
 
     # contact statistics over one batch from the reset state (what the step timings see)
     reset(m, d)
@@ -181,6 +186,8 @@ def main():
     ap.add_argument("--fd-batch-size", type=int, default=20)
     ap.add_argument("--disable-islands", action="store_true",
                     help="set mjDSBL_ISLAND (as generate_contact.py does)")
+    ap.add_argument("--jacobian", choices=["dense", "sparse", "auto"],
+                    help="override <option jacobian>")
     args = ap.parse_args()
     out = {
         "mujoco_version": mujoco.__version__,
