@@ -69,7 +69,9 @@ fn auto_switches_at_mujocos_threshold() {
     let r = reference("sparse_cases.json");
     for nv in [59usize, 60, 61] {
         let bodies: String = (0..nv)
-            .map(|i| format!(r#"<body pos="{i} 0 1"><joint type="slide"/><geom size=".1"/></body>"#))
+            .map(|i| {
+                format!(r#"<body pos="{i} 0 1"><joint type="slide"/><geom size=".1"/></body>"#)
+            })
             .collect();
         let xml = format!("<mujoco><worldbody>{bodies}</worldbody></mujoco>");
         let m = moreau::mjcf::load_from_str(&xml, &Default::default()).unwrap();
@@ -196,12 +198,21 @@ fn sparse_equals_dense() {
         assert!(ds.efc_J_sparse && !dd.efc_J_sparse);
         assert_eq!(ds.nefc, dd.nefc, "{tag}");
         let nv = ms.nv;
-        assert!(ds.efc_J_dense(nv) == dd.efc_J[..dd.nefc * nv], "{tag}: efc_J");
-        assert!(ds.efc_J_dense(nv) == dd.efc_J_dense(nv), "{tag}: efc_J_dense");
+        assert!(
+            ds.efc_J_dense(nv) == dd.efc_J[..dd.nefc * nv],
+            "{tag}: efc_J"
+        );
+        assert!(
+            ds.efc_J_dense(nv) == dd.efc_J_dense(nv),
+            "{tag}: efc_J_dense"
+        );
         assert_eq!(ds.qacc, dd.qacc, "{tag}: qacc");
         assert_eq!(ds.efc_force, dd.efc_force, "{tag}: efc_force");
         assert_eq!(ds.efc_state, dd.efc_state, "{tag}: efc_state");
-        assert_eq!(ds.qfrc_constraint, dd.qfrc_constraint, "{tag}: qfrc_constraint");
+        assert_eq!(
+            ds.qfrc_constraint, dd.qfrc_constraint,
+            "{tag}: qfrc_constraint"
+        );
         assert_eq!(ds.solver_niter, dd.solver_niter, "{tag}: niter");
         // inverse dynamics reads the rows through the same accessor
         let (mut ds, mut dd) = (ds, dd);
@@ -262,7 +273,12 @@ fn sparse_step_does_not_allocate() {
         integrator::step(&m, &mut d);
     }
     // the same 20 steps twice: the first run brings the arrays to their size
-    let (q, v, w, t) = (d.qpos.clone(), d.qvel.clone(), d.qacc_warmstart.clone(), d.time);
+    let (q, v, w, t) = (
+        d.qpos.clone(),
+        d.qvel.clone(),
+        d.qacc_warmstart.clone(),
+        d.time,
+    );
     for counted in [false, true] {
         d.qpos.copy_from_slice(&q);
         d.qvel.copy_from_slice(&v);

@@ -48,7 +48,10 @@ fn derivatives_agree_sparse_and_dense() {
         assert_eq!(ds.qpos, dd.qpos, "{name}: rollouts differ");
         let ts = transition_analytic(&ms, &mut ds).unwrap();
         let td = transition_analytic(&md, &mut dd).unwrap();
-        assert!(ds.efc_J_sparse && !dd.efc_J_sparse && ds.nefc > 10, "{name}");
+        assert!(
+            ds.efc_J_sparse && !dd.efc_J_sparse && ds.nefc > 10,
+            "{name}"
+        );
         assert_eq!(efc_jacobian(&ms, &ds), efc_jacobian(&md, &dd), "{name}: J");
         assert_eq!(
             constraint_hessian(&ms, &ds),

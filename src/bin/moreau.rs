@@ -1065,6 +1065,20 @@ fn bench(
                "sparse": moreau::constraint::sparse::is_sparse(&m)})
     );
     println!("{}", json!({"step_us": step_us}));
+    // the same on the thread's CPU clock (robust to a loaded machine)
+    let step_cpu_us = median(
+        (0..batches)
+            .filter_map(|_| {
+                reset(&m, &mut d);
+                let c = thread_cpu_us()?;
+                for _ in 0..steps {
+                    integrator::step(&m, &mut d);
+                }
+                Some((thread_cpu_us()? - c) / steps as f64)
+            })
+            .collect(),
+    );
+    println!("{}", json!({"step_cpu_us": step_cpu_us}));
     println!("{}", json!({"forward_us": fwd_us}));
     // inverse at the forward solution of the reset state (as bench_mujoco.py)
     reset(&m, &mut d);
@@ -1271,6 +1285,12 @@ fn bench(
                 json!({"ratio_inverse": inv_us / (i - overhead).max(1e-9),
                        "ratio_transitionFD": tfd_us / t,
                        "ratio_inverseFD": ifd.map(|x| ifd_us / x)})
+            );
+        }
+        if let Some(c) = mj("step_cpu_us") {
+            println!(
+                "{}",
+                json!({"mujoco_step_cpu_us": c, "ratio_step_cpu": step_cpu_us / c})
             );
         }
         if let (Some(s), Some(f)) = (mj("step_us"), mj("forward_us")) {

@@ -258,12 +258,16 @@ fn jidx<T: Scalar>(d: &Data<T>, nv: usize, r: usize, k: usize) -> Option<usize> 
     }
 }
 
-/// `J[r, k] += v`.
+/// Entry (r0, k) of a group of rows opened together (same pattern, contiguous) and the stride
+/// to the same column of the next row of the group; `None` as [`jidx`].
 #[inline]
-fn jadd<T: Scalar>(d: &mut Data<T>, nv: usize, r: usize, k: usize, v: T) {
-    if let Some(x) = jidx(d, nv, r, k) {
-        d.efc_J[x] += v;
-    }
+fn jslot<T: Scalar>(d: &Data<T>, nv: usize, r0: usize, k: usize) -> Option<(usize, usize)> {
+    let stride = if d.efc_J_sparse {
+        d.efc_J_rownnz[r0]
+    } else {
+        nv
+    };
+    jidx(d, nv, r0, k).map(|x| (x, stride))
 }
 
 /// `J[r, k] = v`.
@@ -381,8 +385,10 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                         while let Some(kk) = k {
                             let w = ang(&d.cdof[kk]);
                             let c = (lin(&d.cdof[kk]) + w.cross(&r)) * s;
-                            for a in 0..3 {
-                                jadd(d, nv, r0 + a, kk, c[a]);
+                            if let Some((x, st)) = jslot(d, nv, r0, kk) {
+                                for a in 0..3 {
+                                    d.efc_J[x + a * st] += c[a];
+                                }
                             }
                             k = dof_parent(m, kk);
                         }
@@ -413,8 +419,10 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                             while let Some(kk) = k {
                                 let w = ang(&d.cdof[kk]) * s;
                                 let c = im_sandwich(&qc2, &w, &qr) * (half * ts);
-                                for a in 0..3 {
-                                    jadd(d, nv, r0 + 3 + a, kk, c[a]);
+                                if let Some((x, st)) = jslot(d, nv, r0 + 3, kk) {
+                                    for a in 0..3 {
+                                        d.efc_J[x + a * st] += c[a];
+                                    }
                                 }
                                 k = dof_parent(m, kk);
                             }
@@ -640,19 +648,23 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 let r = pos - d.subtree_com[m.body_rootid[b]];
                 let mut k = body_last_dof(m, b);
                 while let Some(kk) = k {
-                    let w = ang(&d.cdof[kk]);
-                    let cp = frame * ((lin(&d.cdof[kk]) + w.cross(&r)) * s);
-                    let cr = frame * (w * s);
-                    let jc = [cp[0], cp[1], cp[2], cr[0], cr[1], cr[2]];
-                    if ty == ConstraintType::ContactPyramidal {
-                        for j in 1..dim {
-                            let mu: T = sc(fr[j - 1]);
-                            jadd(d, nv, r0 + 2 * j - 2, kk, jc[0] + mu * jc[j]);
-                            jadd(d, nv, r0 + 2 * j - 1, kk, jc[0] - mu * jc[j]);
-                        }
-                    } else {
-                        for j in 0..nrow {
-                            jadd(d, nv, r0 + j, kk, jc[j]);
+                    // (sparse: a common ancestor's columns cancel and are not in the pattern)
+                    if let Some((x, st)) = jslot(d, nv, r0, kk) {
+                        let w = ang(&d.cdof[kk]);
+                        let cp = frame * ((lin(&d.cdof[kk]) + w.cross(&r)) * s);
+                        let cr = frame * (w * s);
+                        let jc = [cp[0], cp[1], cp[2], cr[0], cr[1], cr[2]];
+                        let col = |row: usize| x + row * st;
+                        if ty == ConstraintType::ContactPyramidal {
+                            for j in 1..dim {
+                                let mu: T = sc(fr[j - 1]);
+                                d.efc_J[col(2 * j - 2)] += jc[0] + mu * jc[j];
+                                d.efc_J[col(2 * j - 1)] += jc[0] - mu * jc[j];
+                            }
+                        } else {
+                            for j in 0..nrow {
+                                d.efc_J[col(j)] += jc[j];
+                            }
                         }
                     }
                     k = dof_parent(m, kk);

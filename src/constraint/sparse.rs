@@ -208,7 +208,14 @@ impl SparseScratch {
 
     /// Appends the pattern of a two-body row to `out`: the union of the chains of `b1` and
     /// `b2`, or (`exclusive`, contacts) the dofs in exactly one of them.
-    pub fn body_pair(&mut self, m: &Model, b1: usize, b2: usize, exclusive: bool, out: &mut Vec<usize>) {
+    pub fn body_pair(
+        &mut self,
+        m: &Model,
+        b1: usize,
+        b2: usize,
+        exclusive: bool,
+        out: &mut Vec<usize>,
+    ) {
         self.c1.clear();
         self.c2.clear();
         chain(m, b1, &mut self.c1);
