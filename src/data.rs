@@ -159,7 +159,7 @@ pub struct Data<T: Scalar = f64> {
 
     // ------------------------------------------------------------ constraints (seed 000, "Constraint model")
     /// Number of scalar constraint rows. All `efc_*` arrays have this length (`efc_J`: nefc × nv,
-    /// row-major). They are resized by [`Data::resize_efc`], which allocates only when nefc
+    /// row-major, or the compressed rows' values when `efc_J_sparse`). They are resized by [`Data::resize_efc`], which allocates only when nefc
     /// exceeds the previous high-water mark (the single allowed allocation in the pipeline).
     pub nefc: usize,
     pub efc_type: Vec<ConstraintType>,
