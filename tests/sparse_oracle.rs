@@ -11,9 +11,9 @@
 //!   oracle; CG to 1e-6 (round-off sensitive on stiff problems, as there); PGS is printed only
 //!   (moreau's sweeps differ from MuJoCo's on pyramidal rows in dense mode too, see
 //!   `solver/pgs.rs`).
-//! - Sparse against dense moreau at every case: the expanded sparse efc_J equals the dense one
-//!   bit for bit, and qacc, efc_force, solver_niter are identical (every solver; the sparse
-//!   products add the same nonzero terms in the same order).
+//! - Sparse against dense moreau at every case, without and with 3 noslip sweeps: the expanded
+//!   sparse efc_J equals the dense one bit for bit, and qacc, efc_force, solver_niter are
+//!   identical (every solver; the sparse products add the same nonzero terms in the same order).
 //! - 200-step Euler rollouts (islands on) of the two humanoid models: qpos, qvel to
 //!   1e-12 × the rollout's perturbation gain (MuJoCo's amplification of a 1e-9 qvel change,
 //!   recorded by the generator), at least 1e-9.
@@ -183,11 +183,20 @@ fn sparse_rows_match_mujoco() {
 #[test]
 fn sparse_equals_dense() {
     let r = reference("sparse_cases.json");
-    for c in r["cases"].as_array().unwrap() {
-        let ms = case_model(c);
+    for (c, noslip) in r["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| [(c, 0), (c, 3)])
+    {
+        let mut ms = case_model(c);
+        ms.opt.noslip_iterations = noslip;
         let mut md = ms.clone();
         md.opt.jacobian = JacobianType::Dense;
-        let tag = format!("{} [{}] {}", c["model"], c["label"], c["solver"]);
+        let tag = format!(
+            "{} [{}] {} noslip {noslip}",
+            c["model"], c["label"], c["solver"]
+        );
         let run = |m: &Model| {
             let mut d = Data::new(m);
             set_inputs(&mut d, c);
