@@ -159,13 +159,25 @@ pub struct Data<T: Scalar = f64> {
 
     // ------------------------------------------------------------ constraints (seed 000, "Constraint model")
     /// Number of scalar constraint rows. All `efc_*` arrays have this length (`efc_J`: nefc × nv,
-    /// row-major). They are resized by [`Data::resize_efc`], which allocates only when nefc
+    /// row-major, or the compressed rows' values when `efc_J_sparse`). They are resized by [`Data::resize_efc`], which allocates only when nefc
     /// exceeds the previous high-water mark (the single allowed allocation in the pipeline).
     pub nefc: usize,
     pub efc_type: Vec<ConstraintType>,
     /// Id of the element (equality, dof, tendon, joint, contact) the row belongs to.
     pub efc_id: Vec<usize>,
     pub efc_J: Vec<T>,
+    /// `efc_J` is stored sparse (compressed rows, [`crate::constraint::sparse`]): set by
+    /// `make_constraint` from [`crate::constraint::sparse::is_sparse`]. Read rows through
+    /// [`Data::efc_J_row`].
+    pub efc_J_sparse: bool,
+    /// Sparse layout only (MuJoCo's names): entries per row, first entry, rows following with
+    /// the same pattern, column of each entry.
+    pub efc_J_rownnz: Vec<usize>,
+    pub efc_J_rowadr: Vec<usize>,
+    pub efc_J_rowsuper: Vec<usize>,
+    pub efc_J_colind: Vec<usize>,
+    /// Tendon patterns and chain buffers for the sparse assembly.
+    pub sparse_scratch: crate::constraint::sparse::SparseScratch,
     pub efc_pos: Vec<T>,
     pub efc_margin: Vec<T>,
     pub efc_frictionloss: Vec<T>,
@@ -359,6 +371,12 @@ impl<T: Scalar> Data<T> {
             efc_type: Vec::new(),
             efc_id: Vec::new(),
             efc_J: Vec::new(),
+            efc_J_sparse: false,
+            efc_J_rownnz: Vec::new(),
+            efc_J_rowadr: Vec::new(),
+            efc_J_rowsuper: Vec::new(),
+            efc_J_colind: Vec::new(),
+            sparse_scratch: crate::constraint::sparse::SparseScratch::new(m),
             efc_pos: Vec::new(),
             efc_margin: Vec::new(),
             efc_frictionloss: Vec::new(),
@@ -506,7 +524,18 @@ impl<T: Scalar> Data<T> {
         self.nefc = nefc;
         self.efc_type.resize(nefc, ConstraintType::Equality);
         self.efc_id.resize(nefc, 0);
-        self.efc_J.resize(nefc * nv, z);
+        if self.efc_J_sparse {
+            // values and columns are appended row by row by the assembly
+            for v in [
+                &mut self.efc_J_rownnz,
+                &mut self.efc_J_rowadr,
+                &mut self.efc_J_rowsuper,
+            ] {
+                v.resize(nefc, 0);
+            }
+        } else {
+            self.efc_J.resize(nefc * nv, z);
+        }
         for v in [
             &mut self.efc_pos,
             &mut self.efc_margin,

@@ -258,12 +258,7 @@ pub fn inv_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let mut jar = std::mem::take(&mut d.solver_scratch.jar);
     jar.resize(n, T::zero());
     for (r, j) in jar.iter_mut().enumerate() {
-        let row = &d.efc_J[r * nv..(r + 1) * nv];
-        let mut s = T::zero();
-        for (a, b) in row.iter().zip(&d.qacc) {
-            s += *a * *b;
-        }
-        *j = s - d.efc_aref[r];
+        *j = d.efc_J_row(r, nv).dot(&d.qacc) - d.efc_aref[r];
     }
     let rows = Rows {
         ty: &d.efc_type,
@@ -274,16 +269,11 @@ pub fn inv_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     };
     evaluate(&rows, &jar, &mut d.efc_force, &mut d.efc_state, None);
     d.solver_scratch.jar = jar;
+    let mut qfrc = std::mem::take(&mut d.qfrc_constraint);
     for r in 0..n {
-        let f = d.efc_force[r];
-        for (q, a) in d
-            .qfrc_constraint
-            .iter_mut()
-            .zip(&d.efc_J[r * nv..(r + 1) * nv])
-        {
-            *q += *a * f;
-        }
+        d.efc_J_row(r, nv).axpy(d.efc_force[r], &mut qfrc);
     }
+    d.qfrc_constraint = qfrc;
 }
 
 /// Number of constraint rows of the current state (`nefc`).

@@ -98,6 +98,8 @@ fn run_with(c: &Value, solver: SolverType, opt: impl Fn(&mut Model)) -> (Model, 
     let mut m = moreau::load_from_str(c["xml"].as_str().unwrap(), &Vfs::default())
         .unwrap_or_else(|e| panic!("{}: {e}", c["name"]));
     m.opt.solver = solver;
+    // the generator forces MuJoCo's dense layout (efc_J compared as nefc × nv)
+    m.opt.jacobian = moreau::model::JacobianType::Dense;
     opt(&mut m);
     assert!(forward::unsupported(&m).is_none());
     let mut d = Data::new(&m);

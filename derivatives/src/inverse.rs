@@ -64,7 +64,7 @@ pub fn mass_matrix(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
 
 /// Dense constraint Jacobian `J` (`nefc × nv`).
 pub fn efc_jacobian(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
-    DMatrix::from_row_slice(d.nefc, m.nv, &d.efc_J[..d.nefc * m.nv])
+    DMatrix::from_row_slice(d.nefc, m.nv, &d.efc_J_dense(m.nv))
 }
 
 /// `H[s]` at `jar = J qacc − aref` (`nefc × nefc`, block-diagonal), i.e. `−∂efc_force/∂jar`.
@@ -82,8 +82,7 @@ pub fn constraint_hessian_force(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, Vec<
     }
     let mut jar = vec![0.0; n];
     for r in 0..n {
-        let row = &d.efc_J[r * nv..(r + 1) * nv];
-        jar[r] = row.iter().zip(&d.qacc).map(|(a, b)| a * b).sum::<f64>() - d.efc_aref[r];
+        jar[r] = d.efc_J_row(r, nv).dot(&d.qacc) - d.efc_aref[r];
     }
     let rows = Rows {
         ty: &d.efc_type,

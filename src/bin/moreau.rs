@@ -147,7 +147,17 @@ enum Cmd {
         /// Also run tools/reference/bench_mujoco.py and print the time ratios.
         #[arg(long)]
         compare_mujoco: bool,
+        /// Override the model's `<option jacobian>` (both engines): dense, sparse or auto.
+        #[arg(long)]
+        jacobian: Option<JacArg>,
     },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum JacArg {
+    Dense,
+    Sparse,
+    Auto,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -217,7 +227,8 @@ fn main() -> ExitCode {
             steps,
             batches,
             compare_mujoco,
-        } => bench(&model, steps, batches, compare_mujoco),
+            jacobian,
+        } => bench(&model, steps, batches, compare_mujoco, jacobian),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -1018,8 +1029,27 @@ fn reset(m: &Model, d: &mut Data<f64>) {
     }
 }
 
-fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
-    let m = load(path)?;
+fn bench(
+    path: &Path,
+    steps: usize,
+    batches: usize,
+    compare: bool,
+    jacobian: Option<JacArg>,
+) -> Res<()> {
+    let mut m = load(path)?;
+    let jac_name = jacobian.map(|j| match j {
+        JacArg::Dense => "dense",
+        JacArg::Sparse => "sparse",
+        JacArg::Auto => "auto",
+    });
+    if let Some(j) = jacobian {
+        m.opt.jacobian = match j {
+            JacArg::Dense => moreau::model::JacobianType::Dense,
+            JacArg::Sparse => moreau::model::JacobianType::Sparse,
+            JacArg::Auto => moreau::model::JacobianType::Auto,
+        };
+    }
+    let m = m;
     supported(path, &m)?;
     let (steps, batches) = (steps.max(1), batches.max(1));
     let mut d = Data::<f64>::new(&m);
@@ -1034,9 +1064,24 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
     println!(
         "{}",
         json!({"model": name, "integrator": integrator_name(m.opt.integrator),
-               "batches": batches, "batch_size": steps})
+               "batches": batches, "batch_size": steps,
+               "sparse": moreau::constraint::sparse::is_sparse(&m)})
     );
     println!("{}", json!({"step_us": step_us}));
+    // the same on the thread's CPU clock (robust to a loaded machine)
+    let step_cpu_us = median(
+        (0..batches)
+            .filter_map(|_| {
+                reset(&m, &mut d);
+                let c = thread_cpu_us()?;
+                for _ in 0..steps {
+                    integrator::step(&m, &mut d);
+                }
+                Some((thread_cpu_us()? - c) / steps as f64)
+            })
+            .collect(),
+    );
+    println!("{}", json!({"step_cpu_us": step_cpu_us}));
     println!("{}", json!({"forward_us": fwd_us}));
     // inverse at the forward solution of the reset state (as bench_mujoco.py)
     reset(&m, &mut d);
@@ -1208,9 +1253,12 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
                 script.display()
             ));
         }
-        let out = std::process::Command::new("python3")
-            .arg(script)
-            .arg(path)
+        let mut cmd = std::process::Command::new("python3");
+        cmd.arg(script).arg(path);
+        if let Some(j) = jac_name {
+            cmd.arg("--jacobian").arg(j);
+        }
+        let out = cmd
             .output()
             .map_err(|e| format!("cannot run python3 {}: {e}", script.display()))?;
         if !out.status.success() {
@@ -1259,6 +1307,12 @@ fn bench(path: &Path, steps: usize, batches: usize, compare: bool) -> Res<()> {
                        "mujoco_transitionFD_contact_cpu_us": tc,
                        "mujoco_contact_state_nefc": r["contact_state_nefc"],
                        "ratio_transition_analytic_vs_mujoco_FD_contact": ratio})
+            );
+        }
+        if let Some(c) = mj("step_cpu_us") {
+            println!(
+                "{}",
+                json!({"mujoco_step_cpu_us": c, "ratio_step_cpu": step_cpu_us / c})
             );
         }
         if let (Some(s), Some(f)) = (mj("step_us"), mj("forward_us")) {

@@ -7,12 +7,13 @@
 //! [`make_constraint`] is the position stage (rows, J, pos, then [`params::compute`] for
 //! K, B, d, R, D), [`reference_constraint`] the velocity stage (`efc_vel = J qvel`, `aref`,
 //! including the `J̇ qvel` term of connect and weld rows). `efc_J` is dense (nefc × nv,
-//! row-major); MuJoCo's sparse layout is not implemented. Allocation-free on `f64` except the
-//! growth of the efc arrays in [`Data::resize_efc`].
+//! row-major) or, when [`sparse::is_sparse`], compressed rows with MuJoCo's column patterns
+//! (see [`sparse`]). Allocation-free on `f64` except the growth of the efc arrays in
+//! [`Data::resize_efc`] and of the sparse arrays past their high-water mark.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{params, ConstraintType, EfcCone};
+use super::{params, sparse, ConstraintType, EfcCone};
 use crate::data::{sc, Data, Scalar};
 use crate::jacobian::jac_dot_mul;
 use crate::model::{disable, Cone, EqType, JointType, Model, ObjType};
@@ -201,6 +202,97 @@ fn to_t<T: Scalar, const N: usize>(a: &[f64; N]) -> [T; N] {
     a.map(|x| sc(x))
 }
 
+/// Column pattern of a group of sparse rows.
+#[derive(Clone, Copy)]
+enum Pat {
+    /// Two bodies' chains: union, or (`true`) the dofs in exactly one of them (contacts).
+    Pair(usize, usize, bool),
+    /// Up to 3 dofs (ascending after sorting), count.
+    Dofs([usize; 3], usize),
+    /// One tendon's pattern or the union of two.
+    Tendon(usize, Option<usize>),
+}
+
+/// Sparse mode: gives rows `r0..r0 + nrow` the pattern `pat` (appended to `efc_J_colind`, zero
+/// values appended to `efc_J`). Rows must be opened in order. No-op in dense mode.
+fn open_rows<T: Scalar>(m: &Model, d: &mut Data<T>, r0: usize, nrow: usize, pat: Pat) {
+    if !d.efc_J_sparse {
+        return;
+    }
+    let a = d.efc_J_colind.len();
+    let mut cols = std::mem::take(&mut d.efc_J_colind);
+    match pat {
+        Pat::Pair(b1, b2, ex) => d.sparse_scratch.body_pair(m, b1, b2, ex, &mut cols),
+        Pat::Dofs(mut v, n) => {
+            v[..n].sort_unstable();
+            for (x, &k) in v[..n].iter().enumerate() {
+                if x == 0 || k != v[x - 1] {
+                    cols.push(k);
+                }
+            }
+        }
+        Pat::Tendon(t1, t2) => d.sparse_scratch.tendon_pair(t1, t2, &mut cols),
+    }
+    let n = cols.len() - a;
+    for _ in 1..nrow {
+        cols.extend_from_within(a..a + n);
+    }
+    d.efc_J_colind = cols;
+    for r in 0..nrow {
+        d.efc_J_rowadr[r0 + r] = a + r * n;
+        d.efc_J_rownnz[r0 + r] = n;
+    }
+    d.efc_J.resize(a + nrow * n, T::zero());
+}
+
+/// Index of entry (r, k) of `efc_J`; `None` for a column outside a sparse row's pattern (only
+/// the exactly cancelling common-ancestor columns of a contact).
+#[inline]
+fn jidx<T: Scalar>(d: &Data<T>, nv: usize, r: usize, k: usize) -> Option<usize> {
+    if d.efc_J_sparse {
+        let a = d.efc_J_rowadr[r];
+        let cols = &d.efc_J_colind[a..a + d.efc_J_rownnz[r]];
+        cols.binary_search(&k).ok().map(|x| a + x)
+    } else {
+        Some(r * nv + k)
+    }
+}
+
+/// Entry (r0, k) of a group of rows opened together (same pattern, contiguous) and the stride
+/// to the same column of the next row of the group; `None` as [`jidx`].
+#[inline]
+fn jslot<T: Scalar>(d: &Data<T>, nv: usize, r0: usize, k: usize) -> Option<(usize, usize)> {
+    let stride = if d.efc_J_sparse {
+        d.efc_J_rownnz[r0]
+    } else {
+        nv
+    };
+    jidx(d, nv, r0, k).map(|x| (x, stride))
+}
+
+/// `J[r, k] = v`.
+#[inline]
+fn jset<T: Scalar>(d: &mut Data<T>, nv: usize, r: usize, k: usize, v: T) {
+    if let Some(x) = jidx(d, nv, r, k) {
+        d.efc_J[x] = v;
+    }
+}
+
+/// `J[r, :] = s · ten_J[t, :]` (on the row's pattern when sparse).
+fn jset_tendon<T: Scalar>(d: &mut Data<T>, nv: usize, r: usize, t: usize, s: Option<T>) {
+    let sc_ = |x: T| s.map_or(x, |s| s * x);
+    if d.efc_J_sparse {
+        let a = d.efc_J_rowadr[r];
+        for x in a..a + d.efc_J_rownnz[r] {
+            d.efc_J[x] = sc_(d.ten_J[t * nv + d.efc_J_colind[x]]);
+        }
+    } else {
+        for k in 0..nv {
+            d.efc_J[r * nv + k] = sc_(d.ten_J[t * nv + k]);
+        }
+    }
+}
+
 /// Writes row `*i` (everything but J) and advances `*i`.
 #[allow(clippy::too_many_arguments)]
 fn push<T: Scalar>(
@@ -235,6 +327,11 @@ fn push<T: Scalar>(
 pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let (nefc, ncone) = count(m, d);
     let nv = m.nv;
+    d.efc_J_sparse = sparse::is_sparse(m);
+    if d.efc_J_sparse {
+        d.efc_J.clear();
+        d.efc_J_colind.clear();
+    }
     d.resize_efc(nv, nefc, ncone);
     for c in d.contact.iter_mut() {
         c.efc_address = -1;
@@ -242,7 +339,9 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if nefc == 0 {
         return;
     }
-    d.efc_J.iter_mut().for_each(|x| *x = T::zero());
+    if !d.efc_J_sparse {
+        d.efc_J.iter_mut().for_each(|x| *x = T::zero());
+    }
     let o = &m.opt;
     let z = T::zero();
     let mut i = 0; // next row
@@ -264,6 +363,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     let iw2 = m.body_invweight0[b2];
                     let res = p1 - p2;
                     let r0 = i;
+                    open_rows(m, d, r0, if weld { 6 } else { 3 }, Pat::Pair(b1, b2, false));
                     for a in 0..3 {
                         let dg = sc(iw1[0] + iw2[0]);
                         push(
@@ -285,8 +385,10 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                         while let Some(kk) = k {
                             let w = ang(&d.cdof[kk]);
                             let c = (lin(&d.cdof[kk]) + w.cross(&r)) * s;
-                            for a in 0..3 {
-                                d.efc_J[(r0 + a) * nv + kk] += c[a];
+                            if let Some((x, st)) = jslot(d, nv, r0, kk) {
+                                for a in 0..3 {
+                                    d.efc_J[x + a * st] += c[a];
+                                }
                             }
                             k = dof_parent(m, kk);
                         }
@@ -317,8 +419,10 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                             while let Some(kk) = k {
                                 let w = ang(&d.cdof[kk]) * s;
                                 let c = im_sandwich(&qc2, &w, &qr) * (half * ts);
-                                for a in 0..3 {
-                                    d.efc_J[(r0 + 3 + a) * nv + kk] += c[a];
+                                if let Some((x, st)) = jslot(d, nv, r0 + 3, kk) {
+                                    for a in 0..3 {
+                                        d.efc_J[x + a * st] += c[a];
+                                    }
                                 }
                                 k = dof_parent(m, kk);
                             }
@@ -331,16 +435,22 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     let y = d.qpos[a1] - sc(m.qpos0[a1]);
                     let mut dg = m.dof_invweight0[v1];
                     let r = i;
-                    let pos = if let Ok(j2) = usize::try_from(m.eq_obj2id[e]) {
+                    let j2 = usize::try_from(m.eq_obj2id[e]).ok();
+                    let pat = match j2 {
+                        Some(j2) => Pat::Dofs([v1, m.jnt_dofadr[j2], 0], 2),
+                        None => Pat::Dofs([v1, 0, 0], 1),
+                    };
+                    open_rows(m, d, r, 1, pat);
+                    let pos = if let Some(j2) = j2 {
                         let (a2, v2) = (m.jnt_qposadr[j2], m.jnt_dofadr[j2]);
                         let (p, dp) = poly(&data[..5], d.qpos[a2] - sc(m.qpos0[a2]));
-                        d.efc_J[r * nv + v2] = -dp;
+                        jset(d, nv, r, v2, -dp);
                         dg += m.dof_invweight0[v2];
                         y - p
                     } else {
                         y - sc(data[0])
                     };
-                    d.efc_J[r * nv + v1] = T::one();
+                    jset(d, nv, r, v1, T::one());
                     push(
                         d,
                         &mut i,
@@ -359,14 +469,22 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     let y = d.ten_length[t1] - sc(m.tendon_length0[t1]);
                     let mut dg = m.tendon_invweight0[t1];
                     let r = i;
-                    for k in 0..nv {
-                        d.efc_J[r * nv + k] = d.ten_J[t1 * nv + k];
-                    }
-                    let pos = if let Ok(t2) = usize::try_from(m.eq_obj2id[e]) {
+                    let t2 = usize::try_from(m.eq_obj2id[e]).ok();
+                    open_rows(m, d, r, 1, Pat::Tendon(t1, t2));
+                    jset_tendon(d, nv, r, t1, None);
+                    let pos = if let Some(t2) = t2 {
                         let x = d.ten_length[t2] - sc(m.tendon_length0[t2]);
                         let (p, dp) = poly(&data[..5], x);
-                        for k in 0..nv {
-                            d.efc_J[r * nv + k] -= dp * d.ten_J[t2 * nv + k];
+                        if d.efc_J_sparse {
+                            let a = d.efc_J_rowadr[r];
+                            for x in a..a + d.efc_J_rownnz[r] {
+                                let k = d.efc_J_colind[x];
+                                d.efc_J[x] -= dp * d.ten_J[t2 * nv + k];
+                            }
+                        } else {
+                            for k in 0..nv {
+                                d.efc_J[r * nv + k] -= dp * d.ten_J[t2 * nv + k];
+                            }
                         }
                         dg += m.tendon_invweight0[t2];
                         y - p
@@ -394,7 +512,8 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // ------------------------------------------------------------ friction loss (dofs, tendons)
     if !o.disabled(disable::FRICTIONLOSS) {
         for k in (0..nv).filter(|&k| m.dof_frictionloss[k] > 0.0) {
-            d.efc_J[i * nv + k] = T::one();
+            open_rows(m, d, i, 1, Pat::Dofs([k, 0, 0], 1));
+            jset(d, nv, i, k, T::one());
             let (sref, simp) = (to_t(&m.dof_solref[k]), to_t(&m.dof_solimp[k]));
             let fl = sc(m.dof_frictionloss[k]);
             let dg = sc(m.dof_invweight0[k]);
@@ -412,9 +531,8 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
             );
         }
         for t in (0..m.ntendon).filter(|&t| m.tendon_frictionloss[t] > 0.0) {
-            for k in 0..nv {
-                d.efc_J[i * nv + k] = d.ten_J[t * nv + k];
-            }
+            open_rows(m, d, i, 1, Pat::Tendon(t, None));
+            jset_tendon(d, nv, i, t, None);
             let (sref, simp) = (to_t(&m.tendon_solref_fri[t]), to_t(&m.tendon_solimp_fri[t]));
             let fl = sc(m.tendon_frictionloss[t]);
             let dg = sc(m.tendon_invweight0[t]);
@@ -442,11 +560,13 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let dg = sc(m.dof_invweight0[v]);
             for (dist, axis) in joint_limits(m, d, j).into_iter().flatten() {
                 if m.jnt_type[j] == JointType::Ball {
+                    open_rows(m, d, i, 1, Pat::Dofs([v, v + 1, v + 2], 3));
                     for a in 0..3 {
-                        d.efc_J[i * nv + v + a] = axis[a];
+                        jset(d, nv, i, v + a, axis[a]);
                     }
                 } else {
-                    d.efc_J[i * nv + v] = axis[0];
+                    open_rows(m, d, i, 1, Pat::Dofs([v, 0, 0], 1));
+                    jset(d, nv, i, v, axis[0]);
                 }
                 push(
                     d,
@@ -469,9 +589,8 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
             for (side, dist) in tendon_limits(m, d, t).into_iter().enumerate() {
                 let Some(dist) = dist else { continue };
                 let s = if side == 0 { T::one() } else { -T::one() };
-                for k in 0..nv {
-                    d.efc_J[i * nv + k] = s * d.ten_J[t * nv + k];
-                }
+                open_rows(m, d, i, 1, Pat::Tendon(t, None));
+                jset_tendon(d, nv, i, t, Some(s));
                 push(
                     d,
                     &mut i,
@@ -523,25 +642,29 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
             };
             d.contact[ci].efc_address = i as i32;
             let r0 = i;
+            open_rows(m, d, r0, nrow, Pat::Pair(b1, b2, true));
             // Jacobian: F (J(body2, p) - J(body1, p)), rows combined per cone
             for (b, s) in [(b2, T::one()), (b1, -T::one())] {
                 let r = pos - d.subtree_com[m.body_rootid[b]];
                 let mut k = body_last_dof(m, b);
                 while let Some(kk) = k {
-                    let w = ang(&d.cdof[kk]);
-                    let cp = frame * ((lin(&d.cdof[kk]) + w.cross(&r)) * s);
-                    let cr = frame * (w * s);
-                    let jc = [cp[0], cp[1], cp[2], cr[0], cr[1], cr[2]];
-                    let col = |row: usize| (r0 + row) * nv + kk;
-                    if ty == ConstraintType::ContactPyramidal {
-                        for j in 1..dim {
-                            let mu: T = sc(fr[j - 1]);
-                            d.efc_J[col(2 * j - 2)] += jc[0] + mu * jc[j];
-                            d.efc_J[col(2 * j - 1)] += jc[0] - mu * jc[j];
-                        }
-                    } else {
-                        for j in 0..nrow {
-                            d.efc_J[col(j)] += jc[j];
+                    // (sparse: a common ancestor's columns cancel and are not in the pattern)
+                    if let Some((x, st)) = jslot(d, nv, r0, kk) {
+                        let w = ang(&d.cdof[kk]);
+                        let cp = frame * ((lin(&d.cdof[kk]) + w.cross(&r)) * s);
+                        let cr = frame * (w * s);
+                        let jc = [cp[0], cp[1], cp[2], cr[0], cr[1], cr[2]];
+                        let col = |row: usize| x + row * st;
+                        if ty == ConstraintType::ContactPyramidal {
+                            for j in 1..dim {
+                                let mu: T = sc(fr[j - 1]);
+                                d.efc_J[col(2 * j - 2)] += jc[0] + mu * jc[j];
+                                d.efc_J[col(2 * j - 1)] += jc[0] - mu * jc[j];
+                            }
+                        } else {
+                            for j in 0..nrow {
+                                d.efc_J[col(j)] += jc[j];
+                            }
                         }
                     }
                     k = dof_parent(m, kk);
@@ -564,6 +687,17 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     debug_assert_eq!(i, nefc);
     debug_assert_eq!(ic, ncone);
+    if d.efc_J_sparse {
+        // rowsuper: following rows with the same pattern
+        for r in (0..nefc).rev() {
+            let same = r + 1 < nefc && {
+                let (a, n) = (d.efc_J_rowadr[r], d.efc_J_rownnz[r]);
+                let (b, nb) = (d.efc_J_rowadr[r + 1], d.efc_J_rownnz[r + 1]);
+                n == nb && d.efc_J_colind[a..a + n] == d.efc_J_colind[b..b + n]
+            };
+            d.efc_J_rowsuper[r] = if same { d.efc_J_rowsuper[r + 1] + 1 } else { 0 };
+        }
+    }
 
     params::compute(m, d);
     for c in 0..ncone {
@@ -583,12 +717,7 @@ pub fn reference_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
     let n = d.nefc;
     for r in 0..n {
-        let row = &d.efc_J[r * nv..(r + 1) * nv];
-        let mut s = T::zero();
-        for (a, b) in row.iter().zip(&d.qvel) {
-            s += *a * *b;
-        }
-        d.efc_vel[r] = s;
+        d.efc_vel[r] = d.efc_J_row(r, nv).dot(&d.qvel);
     }
     params::aref(d);
     let mut r = 0;

@@ -8,6 +8,7 @@
 pub mod assemble;
 pub mod cost;
 pub mod params;
+pub mod sparse;
 
 /// Constraint row type (`mjtConstraint`, MuJoCo's enum values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -219,11 +219,6 @@ pub fn aref<T: Scalar>(d: &mut Data<T>) {
 pub fn compute_b<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
     for i in 0..d.nefc {
-        let row = &d.efc_J[i * nv..(i + 1) * nv];
-        let mut s = T::zero();
-        for (a, b) in row.iter().zip(&d.qacc_smooth) {
-            s += *a * *b;
-        }
-        d.efc_b[i] = s - d.efc_aref[i];
+        d.efc_b[i] = d.efc_J_row(i, nv).dot(&d.qacc_smooth) - d.efc_aref[i];
     }
 }

@@ -174,6 +174,25 @@ pub fn island<T: Scalar>(m: &Model, d: &mut Data<T>) {
         if let Some([a, b]) = special_trees(m, d, &s, i) {
             s.edge(a, b);
             first = if a >= 0 { a } else { b };
+        } else if let Some(cols) = d.efc_J_row(i, nv).cols {
+            // sparse row: the same scan over its pattern
+            let vals = d.efc_J_row(i, nv).vals;
+            let mut prev: i32 = -1;
+            let mut next = 0;
+            for (&j, &v) in cols.iter().zip(vals) {
+                if j < next || v == T::zero() {
+                    continue;
+                }
+                let t = s.dof_treeid[j];
+                if first < 0 {
+                    first = t as i32;
+                    s.edge(first, first);
+                } else {
+                    s.edge(prev, t as i32);
+                }
+                prev = t as i32;
+                next = s.tree_dofadr[t] + s.tree_dofnum[t];
+            }
         } else {
             let row = &d.efc_J[i * nv..(i + 1) * nv];
             let mut prev: i32 = -1;

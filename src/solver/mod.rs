@@ -12,7 +12,9 @@
 //! tree-sparse (products and solves over the dof tree, `mj_mulM_island`/`mj_solveM_island`):
 //! an island holds whole kinematic trees, so its block of M and of M's factor are the rows of
 //! the global ones; the dense M and its Cholesky factor are built only for CG's preconditioner,
-//! PGS and noslip. The rest is dense algebra.
+//! PGS and noslip. J is dense, or in compressed rows when `efc_J` is sparse
+//! ([`crate::constraint::sparse`]), through [`Problem::mul_j`], [`Problem::mul_jt`],
+//! [`Problem::jrow`]; the Hessian is dense.
 
 pub mod cg;
 pub mod dense;
@@ -26,6 +28,7 @@ mod primal;
 pub mod raisim;
 
 use crate::constraint::cost::{evaluate, Rows, CONE_H};
+use crate::constraint::sparse::JRow;
 use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
 use crate::data::{sc, Data, Scalar, SolverStat, NISLAND};
 use crate::model::{disable, Model, SolverType};
@@ -51,8 +54,13 @@ pub struct Problem<T> {
     pub dense: bool,
     /// Global dof → problem dof (scratch of [`Problem::gather`]).
     g2l: Vec<usize>,
-    /// nefc × nv, row-major.
+    /// nefc × nv, row-major; sparse: the values of the compressed rows.
     pub J: Vec<T>,
+    /// J is in compressed rows (`J_rownnz`, `J_rowadr`, `J_colind`, problem columns).
+    pub J_sparse: bool,
+    pub J_rownnz: Vec<usize>,
+    pub J_rowadr: Vec<usize>,
+    pub J_colind: Vec<usize>,
     pub ty: Vec<ConstraintType>,
     pub D: Vec<T>,
     pub R: Vec<T>,
@@ -85,6 +93,10 @@ impl<T> Default for Problem<T> {
             dense: false,
             g2l: Vec::new(),
             J: Vec::new(),
+            J_sparse: false,
+            J_rownnz: Vec::new(),
+            J_rowadr: Vec::new(),
+            J_colind: Vec::new(),
             ty: Vec::new(),
             D: Vec::new(),
             R: Vec::new(),
@@ -150,6 +162,23 @@ impl<T: Scalar> Problem<T> {
         }
     }
 
+    /// Row `i` of J.
+    #[inline]
+    pub fn jrow(&self, i: usize) -> JRow<'_, T> {
+        if self.J_sparse {
+            let (a, n) = (self.J_rowadr[i], self.J_rownnz[i]);
+            JRow {
+                cols: Some(&self.J_colind[a..a + n]),
+                vals: &self.J[a..a + n],
+            }
+        } else {
+            JRow {
+                cols: None,
+                vals: &self.J[i * self.nv..(i + 1) * self.nv],
+            }
+        }
+    }
+
     /// Gathers the dofs `dofs` (whole kinematic trees, ascending) and rows `rows` of `d`;
     /// `efc2p` maps a global row to its problem row (`None`: identity). With `dense`, also the
     /// dense M and its Cholesky factor. Does not touch `qacc`, `force`, `state` beyond sizing
@@ -211,11 +240,35 @@ impl<T: Scalar> Problem<T> {
             self.M.clear();
             self.Mchol.clear();
         }
-        self.J.resize(nefc * nv, z);
-        for (i, &r) in rows.iter().enumerate() {
-            let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
-            for (a, &da) in dofs.iter().enumerate() {
-                self.J[i * nv + a] = src[da];
+        self.J_sparse = d.efc_J_sparse;
+        if self.J_sparse {
+            // compressed rows in problem columns; a pattern column outside the problem's dofs
+            // (a structural zero of a tendon row reaching another tree) is dropped
+            self.J.clear();
+            self.J_colind.clear();
+            self.J_rownnz.resize(nefc, 0);
+            self.J_rowadr.resize(nefc, 0);
+            for (i, &r) in rows.iter().enumerate() {
+                let row = d.efc_J_row(r, nvfull);
+                let adr = self.J.len();
+                for (&k, &v) in row.cols.unwrap_or(&[]).iter().zip(row.vals) {
+                    let pk = self.g2l[k];
+                    if pk >= nv || dofs[pk] != k {
+                        continue;
+                    }
+                    self.J_colind.push(pk);
+                    self.J.push(v);
+                }
+                self.J_rowadr[i] = adr;
+                self.J_rownnz[i] = self.J.len() - adr;
+            }
+        } else {
+            self.J.resize(nefc * nv, z);
+            for (i, &r) in rows.iter().enumerate() {
+                let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
+                for (a, &da) in dofs.iter().enumerate() {
+                    self.J[i * nv + a] = src[da];
+                }
             }
         }
         let g = |out: &mut Vec<T>, src: &[T]| {
@@ -372,6 +425,9 @@ impl<T: Scalar> SolverScratch<T> {
         }
         let p = &mut self.prob;
         grow(&mut p.J, nefc * nv);
+        grow(&mut p.J_colind, nefc * nv);
+        grow(&mut p.J_rownnz, nefc);
+        grow(&mut p.J_rowadr, nefc);
         grow(&mut p.M, nv * nv);
         grow(&mut p.Mchol, nv * nv);
         grow(&mut p.qfrc_smooth, nv);
@@ -524,7 +580,19 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     s.resize(nefc, d.efc_cone.len());
     d.solver_scratch = s;
     // qfrc_constraint = J^T f
-    dense::mul_jt(&d.efc_J, &d.efc_force, nefc, nv, &mut d.qfrc_constraint);
+    if d.efc_J_sparse {
+        let mut q = std::mem::take(&mut d.qfrc_constraint);
+        q.fill(T::zero());
+        for i in 0..nefc {
+            let f = d.efc_force[i];
+            if f != T::zero() {
+                d.efc_J_row(i, nv).axpy(f, &mut q);
+            }
+        }
+        d.qfrc_constraint = q;
+    } else {
+        dense::mul_jt(&d.efc_J, &d.efc_force, nefc, nv, &mut d.qfrc_constraint);
+    }
 }
 
 /// Runs the selected solver on `p`, then the noslip pass if `noslip_iterations > 0`; returns
@@ -566,7 +634,7 @@ fn warmstart<T: Scalar>(
     }
     if pgs {
         // forces of s at qacc_warmstart, kept if their dual cost ½fᵀ(A+R)f + fᵀb is negative
-        dense::mul(&p.J, &d.qacc_warmstart, n, nv, &mut s.jar);
+        p.mul_j(&d.qacc_warmstart, &mut s.jar);
         for (j, r) in s.jar.iter_mut().zip(&p.aref) {
             *j -= *r;
         }
@@ -579,7 +647,7 @@ fn warmstart<T: Scalar>(
         };
         evaluate(&rows, &s.jar, &mut p.force, &mut s.stmp, None);
         // fᵀAf = uᵀM⁻¹u with u = Jᵀf
-        dense::mul_jt(&p.J, &p.force, n, nv, &mut s.tmp);
+        p.mul_jt(&p.force, &mut s.tmp);
         s.Mgrad.copy_from_slice(&s.tmp);
         dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
         let mut cost = dense::dot(&s.tmp, &s.Mgrad);

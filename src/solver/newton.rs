@@ -28,6 +28,21 @@ pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             continue;
         }
         let di = p.D[i];
+        if let Some(cols) = p.jrow(i).cols {
+            // compressed row: the pairs of its pattern (ascending columns)
+            let vals = p.jrow(i).vals;
+            for (x, (&a, &va)) in cols.iter().zip(vals).enumerate() {
+                let ja = va * di;
+                if ja == T::zero() {
+                    continue;
+                }
+                let ha = &mut h[a * nv..a * nv + a + 1];
+                for (&b, &vb) in cols[..=x].iter().zip(vals) {
+                    ha[b] += ja * vb;
+                }
+            }
+            continue;
+        }
         let row = &j[i * nv..(i + 1) * nv];
         // rows of a dense J touch few dofs (a contact: its two kinematic chains): collect the
         // nonzeros and update only their pairs; zero products would add ±0, so the result is
@@ -67,6 +82,7 @@ pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             }
         }
     }
+    let pr = p;
     for (c, cone) in p.cone.iter().enumerate() {
         let adr = cone.adr;
         if p.ty[adr] != ConstraintType::ContactElliptic || p.state[adr] != ConstraintState::Cone {
@@ -79,6 +95,23 @@ pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             for q in 0..dim {
                 let w = hc[p * dim + q];
                 if w == T::zero() {
+                    continue;
+                }
+                if let (Some(cp), Some(cq)) = (pr.jrow(adr + p).cols, pr.jrow(adr + q).cols) {
+                    // compressed rows: pairs (a, b ≤ a) of the two patterns
+                    let (vp, vq) = (pr.jrow(adr + p).vals, pr.jrow(adr + q).vals);
+                    for (&a, &ra) in cp.iter().zip(vp) {
+                        let ja = ra * w;
+                        if ja == T::zero() {
+                            continue;
+                        }
+                        for (&b, &rb) in cq.iter().zip(vq) {
+                            if b > a {
+                                break;
+                            }
+                            h[a * nv + b] += ja * rb;
+                        }
+                    }
                     continue;
                 }
                 let rp = &j[(adr + p) * nv..(adr + p + 1) * nv];
@@ -125,8 +158,15 @@ pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupda
             continue;
         }
         let sd = p.D[i].sqrt();
-        for (x, &j) in s.tmp.iter_mut().zip(&p.J[i * nv..(i + 1) * nv]) {
-            *x = j * sd;
+        if p.J_sparse {
+            p.jrow(i).expand(&mut s.tmp);
+            for x in s.tmp.iter_mut() {
+                *x *= sd;
+            }
+        } else {
+            for (x, &j) in s.tmp.iter_mut().zip(&p.J[i * nv..(i + 1) * nv]) {
+                *x = j * sd;
+            }
         }
         if !dense::ldl_rank1_rev(&mut s.H, nv, &mut s.tmp, nq) {
             hessian(p, s);

@@ -203,7 +203,7 @@ pub(super) fn solve<T: Scalar>(
         }
         p.qacc[k] = v;
     }
-    dense::mul(&p.J, &p.qacc, n, nv, &mut s.jar);
+    p.mul_j(&p.qacc, &mut s.jar);
     for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
     }

@@ -149,7 +149,7 @@ pub(super) fn solve<T: Scalar>(
         p.qacc[k] = v;
     }
     p.force = f;
-    dense::mul(&p.J, &p.qacc, n, nv, &mut s.jar);
+    p.mul_j(&p.qacc, &mut s.jar);
     for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
     }
@@ -172,12 +172,17 @@ pub(super) fn build_ar<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, with
     s.AR.resize(n * n, z);
     for i in 0..n {
         let row = &mut s.MinvJT[i * nv..(i + 1) * nv];
-        row.copy_from_slice(&p.J[i * nv..(i + 1) * nv]);
+        p.jrow(i).expand(row);
         dense::chol_solve(&p.Mchol, nv, row);
     }
     for i in 0..n {
         for j in 0..=i {
-            let v = dense::dot(&p.J[i * nv..(i + 1) * nv], &s.MinvJT[j * nv..(j + 1) * nv]);
+            let mj = &s.MinvJT[j * nv..(j + 1) * nv];
+            let v = if p.J_sparse {
+                p.jrow(i).dot(mj)
+            } else {
+                dense::dot(&p.J[i * nv..(i + 1) * nv], mj)
+            };
             s.AR[i * n + j] = v;
             s.AR[j * n + i] = v;
         }

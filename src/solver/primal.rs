@@ -19,7 +19,7 @@ pub(crate) fn total_cost<T: Scalar>(
 ) -> T {
     let (nv, nefc) = (p.nv, p.nefc);
     p.mul_m(a, &mut s.Ma);
-    dense::mul(&p.J, a, nefc, nv, &mut s.jar);
+    p.mul_j(a, &mut s.jar);
     for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
     }
@@ -150,7 +150,7 @@ fn norm<T: Scalar>(x: &[T]) -> T {
 
 /// Gradient g = Ma - τ - Jᵀf into `s.grad`.
 fn gradient<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
-    dense::mul_jt(&p.J, &p.force, p.nefc, p.nv, &mut s.tmp);
+    p.mul_jt(&p.force, &mut s.tmp);
     for i in 0..p.nv {
         s.grad[i] = s.Ma[i] - p.qfrc_smooth[i] - s.tmp[i];
     }
@@ -173,7 +173,7 @@ pub(super) fn solve<T: Scalar>(
 
     let mut a = std::mem::take(&mut p.qacc);
     p.mul_m(&a, &mut s.Ma);
-    dense::mul(&p.J, &a, nefc, nv, &mut s.jar);
+    p.mul_j(&a, &mut s.jar);
     for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
     }
@@ -221,7 +221,7 @@ pub(super) fn solve<T: Scalar>(
     while !done && iter < m.opt.iterations {
         // line search along s.search
         p.mul_m(&s.search, &mut s.Ms);
-        dense::mul(&p.J, &s.search, nefc, nv, &mut s.jv);
+        p.mul_j(&s.search, &mut s.jv);
         let snorm = norm(&s.search);
         if snorm < sc(1e-15) {
             break;

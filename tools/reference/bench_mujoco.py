@@ -50,15 +50,15 @@ def summarize(samples):
     return {"median": statistics.median(samples), "min": min(samples), "max": max(samples)}
 
 
-def time_batches(m, d, fn, batches, batch_size, reset_each_batch=True):
+def time_batches(m, d, fn, batches, batch_size, reset_each_batch=True, clock=time.perf_counter_ns):
     out = []
     for _ in range(batches):
         if reset_each_batch:
             reset(m, d)
-        t0 = time.perf_counter_ns()
+        t0 = clock()
         for _ in range(batch_size):
             fn(m, d)
-        t1 = time.perf_counter_ns()
+        t1 = clock()
         out.append((t1 - t0) / 1e3 / batch_size)
     return out
 
@@ -79,10 +79,15 @@ def bench_model(path, args):
     m = mujoco.MjModel.from_xml_path(path)
     if args.disable_islands:
         m.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
+    if args.jacobian:
+        m.opt.jacobian = {"dense": mujoco.mjtJacobian.mjJAC_DENSE,
+                          "sparse": mujoco.mjtJacobian.mjJAC_SPARSE,
+                          "auto": mujoco.mjtJacobian.mjJAC_AUTO}[args.jacobian]
     d = mujoco.MjData(m)
     res = {"nq": m.nq, "nv": m.nv, "nu": m.nu, "na": m.na,
            "integrator": int(m.opt.integrator), "timestep": m.opt.timestep,
-           "islands": not (m.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_ISLAND))}
+           "islands": not (m.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_ISLAND)),
+           "sparse": bool(mujoco.mj_isSparse(m))}
 
     # contact statistics over one batch from the reset state (what the step timings see)
     reset(m, d)
@@ -102,6 +107,9 @@ def bench_model(path, args):
         mujoco.mj_step(m, d)
 
     res["step_us"] = summarize(time_batches(m, d, mujoco.mj_step, args.batches, args.batch_size))
+    # the same on the thread's CPU clock (robust to a loaded machine)
+    res["step_cpu_us"] = summarize(time_batches(m, d, mujoco.mj_step, args.batches,
+                                                args.batch_size, clock=time.thread_time_ns))
 
     def fwd(m, d):
         mujoco.mj_forward(m, d)
@@ -210,6 +218,8 @@ def main():
     ap.add_argument("--fd-batch-size", type=int, default=20)
     ap.add_argument("--disable-islands", action="store_true",
                     help="set mjDSBL_ISLAND (as generate_contact.py does)")
+    ap.add_argument("--jacobian", choices=["dense", "sparse", "auto"],
+                    help="override <option jacobian>")
     args = ap.parse_args()
     out = {
         "mujoco_version": mujoco.__version__,
