@@ -179,6 +179,31 @@ impl<T: Scalar> Problem<T> {
         }
     }
 
+    /// `y = J x`.
+    pub fn mul_j(&self, x: &[T], y: &mut [T]) {
+        if self.J_sparse {
+            for (i, yi) in y[..self.nefc].iter_mut().enumerate() {
+                *yi = self.jrow(i).dot(x);
+            }
+        } else {
+            dense::mul(&self.J, x, self.nefc, self.nv, y);
+        }
+    }
+
+    /// `y = Jᵀ f` (rows with `f_i = 0` skipped, as [`dense::mul_jt`]).
+    pub fn mul_jt(&self, f: &[T], y: &mut [T]) {
+        if self.J_sparse {
+            y[..self.nv].fill(T::zero());
+            for (i, &fi) in f[..self.nefc].iter().enumerate() {
+                if fi != T::zero() {
+                    self.jrow(i).axpy(fi, y);
+                }
+            }
+        } else {
+            dense::mul_jt(&self.J, f, self.nefc, self.nv, y);
+        }
+    }
+
     /// Gathers the dofs `dofs` (whole kinematic trees, ascending) and rows `rows` of `d`;
     /// `efc2p` maps a global row to its problem row (`None`: identity). With `dense`, also the
     /// dense M and its Cholesky factor. Does not touch `qacc`, `force`, `state` beyond sizing

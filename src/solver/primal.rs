@@ -17,7 +17,6 @@ pub(crate) fn total_cost<T: Scalar>(
     s: &mut SolverScratch<T>,
     hess: Option<&mut [T]>,
 ) -> T {
-    let (nv, nefc) = (p.nv, p.nefc);
     p.mul_m(a, &mut s.Ma);
     p.mul_j(a, &mut s.jar);
     for (j, r) in s.jar.iter_mut().zip(&p.aref) {
