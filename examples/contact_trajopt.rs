@@ -14,12 +14,11 @@
 //!
 //! Run: `cargo run --release [--features plot] --example contact_trajopt [-- --problem
 //! ball|hopper|box --horizon 60 --distance D --max-iters 300 --defect-tol N --model FILE
-//! --fd --jumpsafe --check]` (`--model`: a variant of the problem's model, e.g. another cone;
+//! --fd | --jumpsafe --check]` (`--model`: a variant of the problem's model, e.g. another cone;
 //! `--defect-tol` overrides the problem's). The inverse-dynamics Jacobians are analytic
-//! (`collocation::Analytic`, through the soft contact forces) except for the hopper, whose
-//! default is `JumpSafeDifference` (see `hopper_hop`); `--fd` selects plain centered finite
-//! differences (`problems::contact_provider`), `--jumpsafe` the jump-safe ones, `--analytic`
-//! the analytic ones. Prints iterations, time, CPU time, cost, the largest unactuated force
+//! (`collocation::Analytic`, through the soft contact forces); `--fd` selects plain centered
+//! finite differences (`problems::contact_provider`), `--jumpsafe` the one-sided-at-jumps ones
+//! (`JumpSafeDifference`, see `hopper_hop`). Prints iterations, time, CPU time, cost, the largest unactuated force
 //! residual, the replay error (the engine re-simulating the plan open loop and with a PD
 //! tracking feedback on the actuated joints), knots without contact and, with `--check`, the
 //! largest difference between the collocation's residual Jacobian and central finite
@@ -102,45 +101,35 @@ fn run() -> Result<(), String> {
     // (problem, moved coordinate: qpos index and label, default distance)
     // PD gains of the tracking replay (the hopper's light leg needs lower ones at dt 0.01).
     let mut gains = (400.0, 40.0);
-    // Jacobian provider: the problem's default unless `--fd`, `--jumpsafe` or `--analytic`.
-    let pick = ["--fd", "--jumpsafe", "--analytic"]
-        .into_iter()
-        .find(|f| args.iter().any(|a| a == f));
-    let jac_kind = |default: &'static str| pick.map_or(default, |f| &f[2..]);
-    let jacobians = |default: &'static str| -> Box<dyn InverseJacobian> {
-        match jac_kind(default) {
-            "fd" => contact_provider(),
-            "jumpsafe" => Box::new(JumpSafeDifference::default()),
-            _ => Box::new(Analytic::new()),
+    // Jacobian provider: analytic unless `--fd` or `--jumpsafe`.
+    let flag = |f: &str| args.iter().any(|a| a == f);
+    let (fd, jumpsafe) = (flag("--fd"), flag("--jumpsafe"));
+    let jacobians = || -> Box<dyn InverseJacobian> {
+        if fd {
+            contact_provider()
+        } else if jumpsafe {
+            Box::new(JumpSafeDifference::default())
+        } else {
+            Box::new(Analytic::new())
         }
     };
     let (p, idx, what, distance): (ContactProblem, usize, &str, f64) = match problem.as_str() {
         "ball" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.2);
             let p = ball_push(horizon, d)?;
-            p.collocation.set_jacobian_provider(jacobians("analytic"));
+            p.collocation.set_jacobian_provider(jacobians());
             (p, 0, "ball x", d)
         }
         "hopper" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.15);
             let m = load_model(model_file.unwrap_or("hopper_hop.xml"))?;
             gains = (100.0, 5.0);
-            (
-                hopper_hop_on(m, horizon, d, jacobians("jumpsafe"))?,
-                0,
-                "torso x",
-                d,
-            )
+            (hopper_hop_on(m, horizon, d, jacobians())?, 0, "torso x", d)
         }
         "box" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.2);
             let m = load_model(model_file.unwrap_or("box_push.xml"))?;
-            (
-                box_push_on(m, horizon, d, jacobians("analytic"))?,
-                0,
-                "box x",
-                d,
-            )
+            (box_push_on(m, horizon, d, jacobians())?, 0, "box x", d)
         }
         other => return Err(format!("unknown problem {other} (ball, hopper or box)")),
     };
