@@ -141,6 +141,28 @@ pub fn dfda(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
     a
 }
 
+/// The constraint terms of [`dfda`] and [`dfdv_rows`] from one `J` and `H`: `Jᵀ H J`,
+/// `Jᵀ H diag(B) J` and `(H, efc_force)`; `None` without constraint rows.
+#[allow(clippy::type_complexity)]
+pub(crate) fn constraint_terms(
+    m: &Model,
+    d: &Data<f64>,
+) -> Option<(DMatrix<f64>, DMatrix<f64>, (DMatrix<f64>, Vec<f64>))> {
+    if d.nefc == 0 {
+        return None;
+    }
+    let j = efc_jacobian(m, d);
+    let (h, f) = constraint_hessian_force(m, d);
+    let jth = j.transpose() * &h;
+    let jhj = &jth * &j;
+    let mut bj = j;
+    for r in 0..d.nefc {
+        let b = d.efc_KBIP[r][1];
+        bj.row_mut(r).scale_mut(b);
+    }
+    Some((jhj, jth * bj, (h, f)))
+}
+
 /// [`dfda`] and the constraint part of [`dfdv_rows`] (`Jᵀ H diag(B) J`) from one `J`, `H`;
 /// also returns `(H, efc_force)` for reuse.
 #[allow(clippy::type_complexity)]
@@ -153,34 +175,21 @@ pub(crate) fn dfda_dv_constraint(
     Option<(DMatrix<f64>, Vec<f64>)>,
 ) {
     let mut a = mass_matrix(m, d);
-    if d.nefc == 0 {
-        return (a, None, None);
+    match constraint_terms(m, d) {
+        None => (a, None, None),
+        Some((jhj, jhbj, hf)) => {
+            a += jhj;
+            (a, Some(jhbj), Some(hf))
+        }
     }
-    let j = efc_jacobian(m, d);
-    let (h, f) = constraint_hessian_force(m, d);
-    let jth = j.transpose() * &h;
-    a += &jth * &j;
-    let mut bj = j;
-    for r in 0..d.nefc {
-        let b = d.efc_KBIP[r][1];
-        bj.row_mut(r).scale_mut(b);
-    }
-    (a, Some(jth * bj), Some((h, f)))
 }
 
 /// `∂(qfrc_bias − qfrc_passive)/∂v` plus the constraint term `Jᵀ H diag(B) J`, rows are
 /// outputs (`∂f_i/∂v_k`).
 pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     let mut out = dfdv_smooth(m, d);
-    if d.nefc > 0 {
-        let j = efc_jacobian(m, d);
-        let h = constraint_hessian(m, d);
-        let mut bj = j.clone();
-        for r in 0..d.nefc {
-            let b = d.efc_KBIP[r][1];
-            bj.row_mut(r).scale_mut(b);
-        }
-        out += j.transpose() * h * bj;
+    if let Some((_, jhbj, _)) = constraint_terms(m, d) {
+        out += jhbj;
     }
     out
 }
@@ -314,11 +323,6 @@ impl InverseDerivatives {
                 self.da[(i, k)] = self.buf[i * nv + k];
             }
         }
-        if d.nefc > 0 {
-            let j = efc_jacobian(m, d);
-            let h = constraint_hessian(m, d);
-            self.da += j.transpose() * h * &j;
-        }
         dfdv_into(
             m,
             d,
@@ -327,15 +331,10 @@ impl InverseDerivatives {
             &mut self.buf2,
             &mut self.dv,
         );
-        if d.nefc > 0 {
-            let j = efc_jacobian(m, d);
-            let h = constraint_hessian(m, d);
-            let mut bj = j.clone();
-            for r in 0..d.nefc {
-                let b = d.efc_KBIP[r][1];
-                bj.row_mut(r).scale_mut(b);
-            }
-            self.dv += j.transpose() * h * bj;
+        // the constraint terms of ∂f/∂ã and ∂f/∂v from one J, H
+        if let Some((jhj, jhbj, _)) = constraint_terms(m, d) {
+            self.da += jhj;
+            self.dv += jhbj;
         }
         let full_dual = crate::rnea::unsupported(m).is_some();
         if full_dual {
