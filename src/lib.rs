@@ -6,6 +6,7 @@
 
 pub mod actuation;
 pub mod check;
+pub mod clock;
 pub mod collision;
 pub mod com;
 pub mod constraint;

@@ -72,35 +72,10 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// CPU time of the calling thread in ms (`clock_gettime(CLOCK_THREAD_CPUTIME_ID)`, Linux 64-bit;
-/// `None` elsewhere): for timings on a loaded machine, where wall time mostly measures waiting
-/// for a core. (The same clock as `thread_cpu_us` of the `moreau` CLI, which cannot depend on
-/// this crate.)
+/// CPU time of the calling thread in ms ([`moreau::clock::thread_cpu_us`]; `None` where that
+/// clock is unavailable).
 pub fn thread_cpu_ms() -> Option<f64> {
-    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
-    {
-        #[repr(C)]
-        struct Timespec {
-            tv_sec: i64,
-            tv_nsec: i64,
-        }
-        extern "C" {
-            fn clock_gettime(clk: i32, tp: *mut Timespec) -> i32;
-        }
-        const CLOCK_THREAD_CPUTIME_ID: i32 = 3;
-        let mut t = Timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: `t` is a valid, exclusively borrowed timespec (two 64-bit fields on 64-bit
-        // Linux); clock_gettime only writes it.
-        let r = unsafe { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &mut t) };
-        (r == 0).then_some(t.tv_sec as f64 * 1e3 + t.tv_nsec as f64 * 1e-6)
-    }
-    #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
-    {
-        None
-    }
+    moreau::clock::thread_cpu_us().map(|us| us * 1e-3)
 }
 
 /// Thread CPU ms since `c0 = thread_cpu_ms()` (NaN where the clock is unavailable).
