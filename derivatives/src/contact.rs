@@ -49,7 +49,6 @@ use moreau::model::{disable, GainType, Integrator, JointType, Model};
 use moreau::solver::dense::chol_factor_fast;
 use moreau::Data;
 use nalgebra::DMatrix;
-use num_dual::Dual64;
 
 /// Why [`transition_analytic`] does not apply to `m`, if it doesn't.
 pub fn unsupported(m: &Model) -> Option<&'static str> {
@@ -172,16 +171,7 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f
         return (fa, ad);
     }
     let dd = w.dual_of(m, d);
-    let l = |x: &[f64], y: &mut [Dual64]| {
-        for (a, b) in y.iter_mut().zip(x) {
-            *a = Dual64::from(*b);
-        }
-    };
-    l(&d.actuator_moment, &mut dd.actuator_moment);
-    l(&d.actuator_length, &mut dd.actuator_length);
-    l(&d.actuator_velocity, &mut dd.actuator_velocity);
-    l(&d.qfrc_gravcomp, &mut dd.qfrc_gravcomp);
-    l(&d.qvel, &mut dd.qvel);
+    crate::dual::lift_actuation_inputs(d, dd);
     // Each actuator's force and act_dot depend only on its own control and activation, so
     // two passes (all controls seeded, then all activations) give every column, unless a
     // joint-level actuator force clamp mixes actuators or an actuator has several activations.

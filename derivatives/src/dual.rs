@@ -31,11 +31,7 @@ pub fn lift(m: &Model, d: &Data<f64>) -> Data<Dual64> {
 /// Overwrites the inputs of `dd` (as [`lift`]) with those of `d`, so one `Data<Dual64>` can be
 /// reused for several seeded passes without reallocating.
 pub fn lift_into(d: &Data<f64>, dd: &mut Data<Dual64>) {
-    let l = |x: &[f64], y: &mut [Dual64]| {
-        for (a, b) in y.iter_mut().zip(x) {
-            *a = Dual64::from(*b);
-        }
-    };
+    let l = lift_slice;
     dd.time = Dual64::from(d.time);
     l(&d.qpos, &mut dd.qpos);
     l(&d.qvel, &mut dd.qvel);
@@ -54,6 +50,23 @@ pub fn lift_into(d: &Data<f64>, dd: &mut Data<Dual64>) {
         *a = nalgebra::Quaternion::from(b.coords.map(Dual64::from));
     }
     dd.eq_active.clone_from(&d.eq_active);
+}
+
+/// `y ← x` with zero derivative parts.
+fn lift_slice(x: &[f64], y: &mut [Dual64]) {
+    for (a, b) in y.iter_mut().zip(x) {
+        *a = Dual64::from(*b);
+    }
+}
+
+/// Overwrites the position/velocity results the actuation stage reads (`actuator_moment`,
+/// `actuator_length`, `actuator_velocity`, `qfrc_gravcomp`) with those of `d`, for dual passes
+/// over `fwd_actuation` alone.
+pub(crate) fn lift_actuation_inputs(d: &Data<f64>, dd: &mut Data<Dual64>) {
+    lift_slice(&d.actuator_moment, &mut dd.actuator_moment);
+    lift_slice(&d.actuator_length, &mut dd.actuator_length);
+    lift_slice(&d.actuator_velocity, &mut dd.actuator_velocity);
+    lift_slice(&d.qfrc_gravcomp, &mut dd.qfrc_gravcomp);
 }
 
 /// Input directions of the transition: `0..nv` position tangent, `nv..2nv` velocity,

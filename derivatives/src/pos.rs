@@ -43,7 +43,6 @@ use moreau::passive::passive;
 use moreau::tendon::{tendon, tendon_velocity};
 use moreau::Data;
 use nalgebra::DMatrix;
-use num_dual::Dual64;
 
 /// Which output is differentiated.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -130,15 +129,7 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
         return;
     }
     let dd = w.dual_of(m, d);
-    let l = |x: &[f64], y: &mut [Dual64]| {
-        for (a, b) in y.iter_mut().zip(x) {
-            *a = Dual64::from(*b);
-        }
-    };
-    l(&d.actuator_moment, &mut dd.actuator_moment);
-    l(&d.actuator_length, &mut dd.actuator_length);
-    l(&d.actuator_velocity, &mut dd.actuator_velocity);
-    l(&d.qfrc_gravcomp, &mut dd.qfrc_gravcomp);
+    crate::dual::lift_actuation_inputs(d, dd);
     // each actuator's force depends on its own length only: one pass with every length
     // seeded, unless a joint-level clamp (jnt_actfrcrange) mixes them
     if !m.jnt_actfrclimited.iter().any(|&x| x) {
