@@ -28,24 +28,11 @@ mod oracle_util;
 
 use moreau::model::{Cone, SolverType};
 use moreau::{forward, integrator, Data};
-use oracle_util::{err, ferr, fv, iv, model, mujoco_contact_order, reference};
+use oracle_util::{err, ferr, fv, iv, model, mujoco_contact_order, reference, set_inputs, us};
 use serde_json::Value;
-
-fn us(x: &[usize]) -> Vec<i64> {
-    x.iter().map(|&v| v as i64).collect()
-}
 
 fn is(x: &[i32]) -> Vec<i64> {
     x.iter().map(|&v| v as i64).collect()
-}
-
-fn set_inputs(d: &mut Data, c: &Value) {
-    d.qpos.copy_from_slice(&fv(&c["qpos"]));
-    d.qvel.copy_from_slice(&fv(&c["qvel"]));
-    d.act.copy_from_slice(&fv(&c["act"]));
-    d.ctrl.copy_from_slice(&fv(&c["ctrl"]));
-    d.qfrc_applied.copy_from_slice(&fv(&c["qfrc_applied"]));
-    d.qacc_warmstart.copy_from_slice(&fv(&c["qacc_warmstart"]));
 }
 
 /// The island structure of `d` against the case.

@@ -18,7 +18,7 @@ mod oracle_util;
 
 use moreau::model::{disable, Cone, SolverType};
 use moreau::{forward, integrator, Data};
-use oracle_util::{err, ferr, fv, iv, model, mujoco_contact_order, reference};
+use oracle_util::{err, ferr, fv, iv, model, mujoco_contact_order, reference, set_inputs};
 
 #[test]
 fn noslip_matches_mujoco() {
@@ -54,12 +54,7 @@ fn noslip_matches_mujoco() {
             c["cone"].as_str().unwrap()
         );
         let mut d = Data::new(&m);
-        d.qpos.copy_from_slice(&fv(&c["qpos"]));
-        d.qvel.copy_from_slice(&fv(&c["qvel"]));
-        d.act.copy_from_slice(&fv(&c["act"]));
-        d.ctrl.copy_from_slice(&fv(&c["ctrl"]));
-        d.qfrc_applied.copy_from_slice(&fv(&c["qfrc_applied"]));
-        d.qacc_warmstart.copy_from_slice(&fv(&c["qacc_warmstart"]));
+        set_inputs(&mut d, c);
         forward::forward(&m, &mut d);
         if !mujoco_contact_order(&m, &mut d, c) {
             failures.push(format!("{tag}: contact sets differ"));

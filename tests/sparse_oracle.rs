@@ -27,21 +27,8 @@ mod oracle_util;
 use moreau::constraint::sparse::is_sparse;
 use moreau::model::{Cone, JacobianType, Model, SolverType};
 use moreau::{forward, integrator, Data};
-use oracle_util::{cmp, err, ferr, fv, iv, model, mujoco_contact_order, reference};
+use oracle_util::{cmp, err, ferr, fv, iv, model, mujoco_contact_order, reference, set_inputs, us};
 use serde_json::Value;
-
-fn us(x: &[usize]) -> Vec<i64> {
-    x.iter().map(|&v| v as i64).collect()
-}
-
-fn set_inputs(d: &mut Data, c: &Value) {
-    d.qpos.copy_from_slice(&fv(&c["qpos"]));
-    d.qvel.copy_from_slice(&fv(&c["qvel"]));
-    d.act.copy_from_slice(&fv(&c["act"]));
-    d.ctrl.copy_from_slice(&fv(&c["ctrl"]));
-    d.qfrc_applied.copy_from_slice(&fv(&c["qfrc_applied"]));
-    d.qacc_warmstart.copy_from_slice(&fv(&c["qacc_warmstart"]));
-}
 
 /// The case's model in sparse mode (forced where the generator forced it) with its cone and
 /// solver.

@@ -113,3 +113,18 @@ pub fn cmp(what: &str, got: &[f64], want: &[f64], tol: f64, worst: &mut f64) {
         );
     }
 }
+
+/// The case's inputs (`qpos`, `qvel`, `act`, `ctrl`, `qfrc_applied`, `qacc_warmstart`) into `d`.
+pub fn set_inputs(d: &mut Data, c: &Value) {
+    d.qpos.copy_from_slice(&fv(&c["qpos"]));
+    d.qvel.copy_from_slice(&fv(&c["qvel"]));
+    d.act.copy_from_slice(&fv(&c["act"]));
+    d.ctrl.copy_from_slice(&fv(&c["ctrl"]));
+    d.qfrc_applied.copy_from_slice(&fv(&c["qfrc_applied"]));
+    d.qacc_warmstart.copy_from_slice(&fv(&c["qacc_warmstart"]));
+}
+
+/// Indices as `i64` (to compare with [`iv`]).
+pub fn us(x: &[usize]) -> Vec<i64> {
+    x.iter().map(|&v| v as i64).collect()
+}
