@@ -573,17 +573,22 @@ mod tests {
         }
     }
 
-    #[test]
-    fn matches_riccati_on_linear_quadratic_problem() {
-        let h = 0.05;
-        let n = 60;
-        let cost = QuadraticCost {
+    /// Move the double integrator from rest at 0 to rest at 1.
+    fn double_integrator_cost(h: f64) -> QuadraticCost {
+        QuadraticCost {
             q: DMatrix::from_diagonal(&DVector::from_vec(vec![1.0, 0.1])),
             r: DMatrix::from_element(1, 1, 0.01),
             qf: DMatrix::from_diagonal(&DVector::from_vec(vec![100.0, 10.0])),
             xref: DVector::from_vec(vec![1.0, 0.0]),
             dt: h,
-        };
+        }
+    }
+
+    #[test]
+    fn matches_riccati_on_linear_quadratic_problem() {
+        let h = 0.05;
+        let n = 60;
+        let cost = double_integrator_cost(h);
         let x0 = DVector::from_vec(vec![0.0, 0.0]);
         let mut sys = DoubleIntegrator { h };
         let res = ilqr(
@@ -687,13 +692,7 @@ mod tests {
     fn box_ilqr_matches_condensed_qp() {
         let h = 0.05;
         let n = 40;
-        let cost = QuadraticCost {
-            q: DMatrix::from_diagonal(&DVector::from_vec(vec![1.0, 0.1])),
-            r: DMatrix::from_element(1, 1, 0.01),
-            qf: DMatrix::from_diagonal(&DVector::from_vec(vec![100.0, 10.0])),
-            xref: DVector::from_vec(vec![1.0, 0.0]),
-            dt: h,
-        };
+        let cost = double_integrator_cost(h);
         let (lo, hi) = (-0.8, 1.5);
         let x0 = DVector::from_vec(vec![0.0, 0.0]);
         let mut sys = DoubleIntegrator { h };
