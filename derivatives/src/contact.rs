@@ -14,9 +14,11 @@
 //!   analytic through the contact geometry ([`crate::cpos`]: primitive-collider contacts,
 //!   hinge/slide and fixed-tendon limits, friction loss, simple equalities), the rest
 //!   (tendon springs, other transmissions, convex/mesh contacts, ball limits, ...) by a
-//!   restricted dual pass — [`crate::pos::method`] says which; under implicitfast (which needs
-//!   `∂qDeriv/∂q`) and for [`crate::rnea::unsupported`] models by full dual passes, one
-//!   position/velocity/inverse pass per tangent direction (no constraint solve).
+//!   restricted dual pass — [`crate::pos::method`] says which; for [`crate::rnea::unsupported`]
+//!   models by full dual passes, one position/velocity/inverse pass per tangent direction (no
+//!   constraint solve). Implicitfast's `∂qDeriv/∂q · a_int` comes from [`crate::qderiv_pos`]
+//!   (zero for joint and fixed-tendon moments, a kinematics/tendon/transmission dual pass
+//!   otherwise); only with fluid forces (not [`crate::qderiv_pos::covered`]) from the full pass.
 //!
 //! Linear algebra: one dense Cholesky factor of `M + JᵀHJ` for all `2nv + na + nu` columns,
 //! `M x` and (eulerdamp) `(M + h diag(damping))⁻¹` in M's tree-sparse layout; a reusable
@@ -34,7 +36,8 @@
 //! Unsupported ([`unsupported`]): RK4 and implicit, polynomial dof damping, implicitfast with
 //! velocity-dependent actuator gains (affine `gainprm[2]`, muscles), tendon damping polynomials
 //! or childless free bodies (MuJoCo's exact gyroscopic block), plus [`crate::inverse::unsupported`].
-//! The sensor Jacobians `C`, `D` are not computed (left empty, `0 × n`).
+//! The sensor Jacobians `C`, `D` ([`crate::sensor`], from `∂qacc/∂x`) only when asked
+//! ([`transition_analytic_flg`]); otherwise they are left empty (`0 × n`).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -436,11 +439,23 @@ pub fn transition_analytic(
 
 /// [`transition_analytic`] with a workspace reused across calls (no `Data<Dual64>` or buffer
 /// reallocation after the first call).
-#[allow(non_snake_case)]
 pub fn transition_analytic_with(
     m: &Model,
     d: &mut Data<f64>,
     w: &mut Workspace,
+) -> Result<TransitionJacobians, &'static str> {
+    transition_analytic_flg(m, d, w, false)
+}
+
+/// [`transition_analytic_with`], and with `flg_sensor` also the sensor Jacobians `C`
+/// (`nsensordata × (2nv+na)`) and `D` (`nsensordata × nu`) of the sensors at the current state
+/// ([`crate::sensor::sensor_jacobians`], as MuJoCo's `mjd_transitionFD` with non-NULL `C`, `D`).
+#[allow(non_snake_case)]
+pub fn transition_analytic_flg(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut Workspace,
+    flg_sensor: bool,
 ) -> Result<TransitionJacobians, &'static str> {
     if let Some(e) = unsupported(m) {
         return Err(e);
@@ -450,6 +465,13 @@ pub fn transition_analytic_with(
     let h = m.opt.timestep;
     moreau::forward::forward(m, d);
     let fast = m.opt.integrator == Integrator::ImplicitFast;
+    if flg_sensor {
+        if let Some(e) = crate::sensor::unsupported(m, d) {
+            return Err(e);
+        }
+    }
+    // ∂qDeriv/∂q by full dual passes only where qderiv_pos does not apply
+    let full_qd = fast && !crate::qderiv_pos::covered(m);
     let damped = !fast
         && !m.opt.disabled(disable::EULERDAMP)
         && !m.opt.disabled(disable::DAMPER)
@@ -525,7 +547,12 @@ pub fn transition_analytic_with(
         qacc.clone()
     };
     let diff = &qacc - &aint;
-    let (da, ad, qp) = forward_parts(m, d, integrated.then_some(&diff), fast, w);
+    let (da, ad, qp) = forward_parts(m, d, integrated.then_some(&diff), full_qd, w);
+    let sensors = if flg_sensor {
+        Some(crate::sensor::sensor_jacobians(m, d, &da, w)?)
+    } else {
+        None
+    };
     let dai = if damped {
         let mut rhs = damp(&da);
         for i in 0..nv {
@@ -536,14 +563,17 @@ pub fn transition_analytic_with(
         rhs + da
     } else if fast {
         let mut rhs = m_mul(&da);
-        for i in 0..nv {
-            let mut c = qp.dmx.column(i).into_owned();
-            if fast {
-                c += h * restrict(&qp.dqd[i]) * &aint;
+        let mut c = qp.dmx.clone();
+        if full_qd {
+            for i in 0..nv {
+                let mut col = c.column_mut(i);
+                col += h * restrict(&qp.dqd[i]) * &aint;
             }
-            let mut col = rhs.column_mut(i);
-            col += c;
+        } else {
+            crate::qderiv_pos::add_dqderiv_vec(m, d, aint.as_slice(), h, w, &mut c);
         }
+        let mut q = rhs.columns_mut(0, nv);
+        q += c;
         he_solve(&mut rhs);
         rhs
     } else {
@@ -618,10 +648,11 @@ pub fn transition_analytic_with(
     // column-major: A's columns are the first nx·nx entries, B's the rest
     let a = DMatrix::from_column_slice(nx, nx, &full.as_slice()[..nx * nx]);
     let b = DMatrix::from_column_slice(nx, nu, &full.as_slice()[nx * nx..]);
+    let (c, dm) = sensors.unwrap_or_else(|| (DMatrix::zeros(0, nx), DMatrix::zeros(0, nu)));
     Ok(TransitionJacobians {
         A: a,
         B: b,
-        C: DMatrix::zeros(0, nx),
-        D: DMatrix::zeros(0, nu),
+        C: c,
+        D: dm,
     })
 }

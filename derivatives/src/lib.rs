@@ -12,6 +12,8 @@
 //! - [`pos`]: `∂/∂q` of `qfrc_inverse` and the forward residual (analytic + restricted duals).
 //! - [`contact`]: forward dynamics and transition Jacobians through soft contact by the implicit
 //!   function theorem at the constraint solution.
+//! - [`qderiv_pos`]: `∂(qDeriv a)/∂q` of the implicitfast step (moment arms, tendon Jacobians).
+//! - [`sensor`]: the transition's sensor Jacobians `C`, `D` from the IFT `∂qacc`.
 
 pub mod contact;
 pub mod cpos;
@@ -19,5 +21,7 @@ pub mod dual;
 pub mod fd;
 pub mod inverse;
 pub mod pos;
+pub mod qderiv_pos;
 pub mod quat;
 pub mod rnea;
+pub mod sensor;

@@ -27,11 +27,17 @@ mod inverse;
 #[path = "../../derivatives/src/pos.rs"]
 mod pos;
 #[allow(dead_code)]
+#[path = "../../derivatives/src/qderiv_pos.rs"]
+mod qderiv_pos;
+#[allow(dead_code)]
 #[path = "../../derivatives/src/quat.rs"]
 mod quat;
 #[allow(dead_code)]
 #[path = "../../derivatives/src/rnea.rs"]
 mod rnea;
+#[allow(dead_code)]
+#[path = "../../derivatives/src/sensor.rs"]
+mod sensor;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use moreau::clock::thread_cpu_us;
@@ -923,9 +929,9 @@ fn derivatives_cmd(
 }
 
 /// `--method analytic`: transition A, B by the implicit function theorem at the constraint
-/// solution (no C, D: empty), inverse DfDa, DfDv, DfDq, DmDq analytic (constraint and tendon
-/// terms of DfDq by a restricted dual pass; no sensor Jacobians). See derivatives/src/contact.rs,
-/// inverse.rs, rnea.rs and pos.rs.
+/// solution, C, D from its `∂qacc` (derivatives/src/sensor.rs); inverse DfDa, DfDv, DfDq, DmDq
+/// analytic (constraint and tendon terms of DfDq by a restricted dual pass; no inverse sensor
+/// Jacobians). See derivatives/src/contact.rs, inverse.rs, rnea.rs and pos.rs.
 fn derivatives_analytic(
     path: &Path,
     m: &Model,
@@ -938,7 +944,8 @@ fn derivatives_analytic(
     let unsup = |e: &str| format!("{}: --method analytic does not support {e}", path.display());
     let v = match kind {
         Kind::Transition => {
-            let t = contact::transition_analytic(m, &mut d).map_err(unsup)?;
+            let mut w = contact::Workspace::default();
+            let t = contact::transition_analytic_flg(m, &mut d, &mut w, true).map_err(unsup)?;
             json!({"A": mat_rows(&t.A), "B": mat_rows(&t.B), "C": mat_rows(&t.C),
                    "D": mat_rows(&t.D)})
         }

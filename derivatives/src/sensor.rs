@@ -1,0 +1,139 @@
+//! Sensor Jacobians `C = ∂sensordata/∂x`, `D = ∂sensordata/∂u` of the transition (layout of
+//! [`crate::fd::TransitionJacobians`], MuJoCo's `mjd_transitionFD`): the sensors of the step's
+//! forward pass at the current state, `x = (q tangent, v, act)`.
+//!
+//! The sensors depend on `(q, v, act, u)` directly and, in the acceleration stage, through
+//! `qacc` (accelerometers, force/torque, frame accelerations) and the constraint force
+//! `efc_force = f(J qacc − aref)` (touch, limit forces, force/torque through contacts). Given
+//! `∂qacc/∂x` from the implicit function theorem ([`crate::contact`]), one `Dual64` pass per
+//! input direction runs the sensor stages with that direction seeded and `qacc`'s directional
+//! derivative fed in; `efc_force` is re-evaluated from `qacc` by the soft-constraint map
+//! ([`moreau::inverse::inv_constraint`]), which equals the solver's force at its optimum — no
+//! constraint solve. Passes per direction: controls and activations the actuation stage and
+//! acceleration sensors only, velocities also the velocity stage, positions also the position
+//! stage (kinematics, COM, cameras, tendons, collision, constraint rows, transmission; no CRB).
+
+#![allow(clippy::needless_range_loop)]
+
+use crate::dual::{lift_into, seed};
+use crate::rnea::Work;
+use moreau::actuation::transmission;
+use moreau::collision::collision;
+use moreau::com::com_pos;
+use moreau::constraint::assemble::make_constraint;
+use moreau::forward::{fwd_actuation, fwd_velocity};
+use moreau::inverse::inv_constraint;
+use moreau::kinematics::{camlight, kinematics};
+use moreau::model::{disable, Model};
+use moreau::sensor::{sensor_acc, sensor_pos, sensor_vel};
+use moreau::tendon::tendon;
+use moreau::Data;
+use nalgebra::DMatrix;
+use num_dual::Dual64;
+
+/// Why [`sensor_jacobians`] does not apply at this state, if it doesn't.
+pub fn unsupported(m: &Model, d: &Data<f64>) -> Option<&'static str> {
+    if m.opt.noslip_iterations > 0 && d.nefc > 0 {
+        return Some("sensor Jacobians with the noslip post-pass (its force has no IFT derivative)");
+    }
+    None
+}
+
+/// Position stage for the sensors (`mj_fwdPosition` without CRB and its factorization, which
+/// no sensor reads).
+fn position<T: moreau::data::Scalar>(m: &Model, d: &mut Data<T>) {
+    kinematics(m, d);
+    com_pos(m, d);
+    camlight(m, d);
+    tendon(m, d);
+    collision(m, d);
+    make_constraint(m, d);
+    transmission(m, d);
+}
+
+/// Actuation, `qacc` with derivative `dqacc`, the constraint force at it and the acceleration
+/// sensors; then column `col` of `out` from `sensordata`'s derivative.
+fn acc_stage(
+    m: &Model,
+    d: &Data<f64>,
+    dd: &mut Data<Dual64>,
+    dqacc: &[f64],
+    out: &mut DMatrix<f64>,
+    col: usize,
+) {
+    fwd_actuation(m, dd);
+    for i in 0..m.nv {
+        dd.qacc[i] = Dual64::new(d.qacc[i], dqacc[i]);
+    }
+    inv_constraint(m, dd);
+    sensor_acc(m, dd);
+    for (r, x) in dd.sensordata.iter().enumerate() {
+        out[(r, col)] = x.eps;
+    }
+}
+
+/// `(C, D)`: `nsensordata × (2nv+na)` and `nsensordata × nu`, given `dqacc = ∂qacc/∂(x, u)`
+/// (`nv × (2nv+na+nu)`, [`crate::contact::forward_analytic`]'s layout) at the state of `d`,
+/// which must be forwarded (position, velocity, actuation and constraint results current).
+/// Zero with the `sensor` disable flag. Fails if [`unsupported`] or if the dual collision does
+/// not reproduce `d`'s constraint rows.
+#[allow(non_snake_case)]
+pub fn sensor_jacobians(
+    m: &Model,
+    d: &Data<f64>,
+    dqacc: &DMatrix<f64>,
+    w: &mut Work,
+) -> Result<(DMatrix<f64>, DMatrix<f64>), &'static str> {
+    let (nv, na, nu, ns) = (m.nv, m.na, m.nu, m.nsensordata);
+    let nx = 2 * nv + na;
+    assert_eq!(dqacc.shape(), (nv, nx + nu), "dqacc: nv × (2nv+na+nu)");
+    let mut all = DMatrix::zeros(ns, nx + nu);
+    if ns == 0 || m.opt.disabled(disable::SENSOR) {
+        return Ok((all.columns(0, nx).into_owned(), all.columns(nx, nu).into_owned()));
+    }
+    if let Some(e) = unsupported(m, d) {
+        return Err(e);
+    }
+    let rows_differ = "the dual collision changed the constraint rows (sensor Jacobians)";
+    let dd = w.dual_of(m, d);
+    // nominal position and velocity stages (zero derivative parts)
+    position(m, dd);
+    if dd.nefc != d.nefc {
+        return Err(rows_differ);
+    }
+    sensor_pos(m, dd);
+    fwd_velocity(m, dd);
+    sensor_vel(m, dd);
+    // controls, activations: actuation and acceleration stage only
+    for k in 2 * nv..nx + nu {
+        seed(m, dd, k);
+        acc_stage(m, d, dd, dqacc.column(k).as_slice(), &mut all, k);
+        if k < nx {
+            dd.act[k - 2 * nv].eps = 0.0;
+        } else {
+            dd.ctrl[k - nx].eps = 0.0;
+        }
+    }
+    // velocities: from the velocity stage
+    for k in nv..2 * nv {
+        seed(m, dd, k);
+        fwd_velocity(m, dd);
+        sensor_vel(m, dd);
+        acc_stage(m, d, dd, dqacc.column(k).as_slice(), &mut all, k);
+        dd.qvel[k - nv].eps = 0.0;
+    }
+    // positions: every stage
+    for k in 0..nv {
+        lift_into(d, dd);
+        seed(m, dd, k);
+        position(m, dd);
+        if dd.nefc != d.nefc {
+            return Err(rows_differ);
+        }
+        sensor_pos(m, dd);
+        fwd_velocity(m, dd);
+        sensor_vel(m, dd);
+        acc_stage(m, d, dd, dqacc.column(k).as_slice(), &mut all, k);
+    }
+    Ok((all.columns(0, nx).into_owned(), all.columns(nx, nu).into_owned()))
+}

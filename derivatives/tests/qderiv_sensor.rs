@@ -1,0 +1,215 @@
+//! The implicitfast `∂(sym qDeriv · a)/∂q` of [`moreau_derivatives::qderiv_pos`] and the sensor
+//! Jacobians `C`, `D` of [`moreau_derivatives::sensor`] (through
+//! `contact::transition_analytic_flg`):
+//! - `∂qDeriv/∂q · a` against the full dual pass (`Dual64` forward + `smooth_vel` per tangent
+//!   direction), 1e-10 relative to the largest entry;
+//! - `A`, `B`, `C`, `D` against the dual step (`Dual64` through collision, the constraint solver
+//!   run to `tolerance = 0` so the dual of its iterates is the IFT derivative, and the sensors),
+//!   1e-9 relative to the largest entry (`C`'s acceleration sensors carry `∂qacc` times
+//!   `cinert`/contact-frame factors: a few ulps more than `A`);
+//! - against centered FD of the `f64` step (eps 1e-6) and MuJoCo 4.0.0's `mjd_transitionFD`
+//!   (tests/reference/sensor_jac_cases.json from tools/reference/gen_sensor_jac_cases.py,
+//!   centered, eps 1e-6): FD truncation and the solver's tolerance limit these to 1e-5.
+//!
+//! Models: models/tendon_velocity.xml (implicitfast; spatial tendons with damping and velocity
+//! actuators, a site and a ball-in-parent transmission with `kv`, sensors of every stage),
+//! with and without contacts; the quadruped and hopper_leg under implicitfast.
+
+use moreau::integrator::step;
+use moreau::model::{disable, Integrator};
+use moreau::state::integrate_pos;
+use moreau::{Data, Model};
+use moreau_derivatives::contact::{transition_analytic_flg, Workspace};
+use moreau_derivatives::dual::{lift, qpos_tangent, seed};
+use moreau_derivatives::fd::transition_fd;
+use moreau_derivatives::qderiv_pos::add_dqderiv_vec;
+use nalgebra::DMatrix;
+use serde_json::Value;
+
+/// `max |a − b| / max(1e-300, max |b|)`.
+fn rel(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+    assert_eq!(a.shape(), b.shape());
+    if a.is_empty() {
+        return 0.0;
+    }
+    (a - b).amax() / b.amax().max(1e-300)
+}
+
+fn model(name: &str, integ: Option<Integrator>) -> Model {
+    let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+    let mut m = moreau::mjcf::load(&p).unwrap();
+    m.opt.tolerance = 0.0;
+    m.opt.iterations = 100;
+    m.opt.ls_iterations = 100;
+    if let Some(i) = integ {
+        m.opt.integrator = i;
+    }
+    m
+}
+
+/// Keyframe 0 (if any), controls from `seed`, `settle` steps, then a random tangent position
+/// (scale `dq`, small enough to keep resting contacts) / velocity / activation perturbation;
+/// forwarded.
+fn state(m: &Model, seed: u64, settle: usize, dq: f64) -> Data<f64> {
+    let mut s = seed.wrapping_mul(0x9e3779b97f4a7c15) | 1;
+    let mut rnd = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    let mut d = Data::new(m);
+    if m.nkey > 0 {
+        d.reset_keyframe(m, 0).unwrap();
+    }
+    for u in 0..m.nu {
+        d.ctrl[u] = if m.actuator_ctrllimited[u] {
+            let r = m.actuator_ctrlrange[u];
+            r[0] + (r[1] - r[0]) * 0.5 * (1.0 + 0.8 * rnd())
+        } else {
+            rnd()
+        };
+    }
+    for _ in 0..settle {
+        step(m, &mut d);
+    }
+    let dq: Vec<f64> = (0..m.nv).map(|_| dq * rnd()).collect();
+    integrate_pos(m, &mut d.qpos, &dq, 1.0);
+    for v in d.qvel.iter_mut() {
+        *v += 0.02 * rnd();
+    }
+    for a in d.act.iter_mut() {
+        *a += 0.1 * rnd();
+    }
+    moreau::forward::forward(m, &mut d);
+    d
+}
+
+/// `(S ∘ ∂qDeriv/∂q_i) a` by the full dual pass: a `Dual64` forward per tangent direction,
+/// then `smooth_vel` (implicitfast's `qDeriv`), symmetrized and restricted to M's pattern.
+fn dqderiv_dual(m: &Model, d: &Data<f64>, a: &[f64]) -> DMatrix<f64> {
+    let nv = m.nv;
+    let mut out = DMatrix::zeros(nv, nv);
+    for i in 0..nv {
+        let mut dd = lift(m, d);
+        seed(m, &mut dd, i);
+        moreau::forward::forward(m, &mut dd);
+        moreau::derivative::smooth_vel(m, &mut dd, false);
+        let q = |r: usize, c: usize| dd.qDeriv[r * nv + c].eps;
+        for r in 0..nv {
+            // pattern: r, its ancestors and its descendants
+            for c in 0..nv {
+                let related = {
+                    let (hi, lo) = if r >= c { (r, c) } else { (c, r) };
+                    let mut k = hi as i32;
+                    while k > lo as i32 {
+                        k = m.dof_parentid[k as usize];
+                    }
+                    k == lo as i32
+                };
+                if related {
+                    out[(r, i)] += 0.5 * (q(r, c) + q(c, r)) * a[c];
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `A, B, C, D` of one step by duals (rows outputs; sensors of the step's forward).
+fn dual_transition(m: &Model, d: &Data<f64>) -> [DMatrix<f64>; 4] {
+    let (nv, na, nu, ns) = (m.nv, m.na, m.nu, m.nsensordata);
+    let nx = 2 * nv + na;
+    let mut y = DMatrix::zeros(nx, nx + nu);
+    let mut s = DMatrix::zeros(ns, nx + nu);
+    let mut tq = vec![0.0; nv];
+    for k in 0..nx + nu {
+        let mut dd = lift(m, d);
+        seed(m, &mut dd, k);
+        step(m, &mut dd);
+        qpos_tangent(m, &dd.qpos, &mut tq);
+        for r in 0..nv {
+            y[(r, k)] = tq[r];
+            y[(nv + r, k)] = dd.qvel[r].eps;
+        }
+        for r in 0..na {
+            y[(2 * nv + r, k)] = dd.act[r].eps;
+        }
+        for r in 0..ns {
+            s[(r, k)] = dd.sensordata[r].eps;
+        }
+    }
+    [
+        y.columns(0, nx).into_owned(),
+        y.columns(nx, nu).into_owned(),
+        s.columns(0, nx).into_owned(),
+        s.columns(nx, nu).into_owned(),
+    ]
+}
+
+/// Analytic `A, B, C, D` against duals (1e-9) and centered FD (1e-5); the implicitfast
+/// correction `∂qDeriv/∂q · a` against its full dual pass (1e-10). Returns the size of that
+/// correction relative to `M`'s, to show it is exercised.
+fn check(name: &str, m: &Model, d0: &Data<f64>) -> f64 {
+    let mut d = d0.clone();
+    let mut w = Workspace::default();
+    let t = transition_analytic_flg(m, &mut d, &mut w, true).unwrap();
+    let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
+    assert_eq!(t.C.shape(), (ns, nx), "{name}: C shape");
+    assert_eq!(t.D.shape(), (ns, nu), "{name}: D shape");
+    let want = dual_transition(m, d0);
+    let got = [&t.A, &t.B, &t.C, &t.D];
+    let e: Vec<f64> = (0..4).map(|k| rel(got[k], &want[k])).collect();
+    let mut dfd = d0.clone();
+    let f = transition_fd(m, &mut dfd, 1e-6, true);
+    let fdm = [&f.A, &f.B, &f.C, &f.D];
+    let ef: Vec<f64> = (0..4).map(|k| rel(got[k], fdm[k])).collect();
+    // the implicitfast term on its own, at the step's a_int-like vector (qacc)
+    let mut shift = 0.0;
+    if m.opt.integrator == Integrator::ImplicitFast {
+        let a = d0.qacc.clone();
+        let mut ours = DMatrix::zeros(m.nv, m.nv);
+        add_dqderiv_vec(m, d0, &a, 1.0, &mut w, &mut ours);
+        let dual = dqderiv_dual(m, d0, &a);
+        let eq = rel(&ours, &dual);
+        shift = dual.amax();
+        eprintln!("{name}: ∂qDeriv/∂q·a vs full dual {eq:.1e} (max |entry| {shift:.2e})");
+        assert!(
+            eq < 1e-10 || dual.amax() == 0.0 && ours.amax() == 0.0,
+            "{name}: ∂qDeriv/∂q·a {eq:.2e}\n{ours:.4}\n{dual:.4}"
+        );
+    }
+    eprintln!(
+        "{name}: nefc {}, vs dual A {:.1e} B {:.1e} C {:.1e} D {:.1e}; vs centered FD A {:.1e} \
+         B {:.1e} C {:.1e} D {:.1e}",
+        d0.nefc, e[0], e[1], e[2], e[3], ef[0], ef[1], ef[2], ef[3]
+    );
+    for (k, x) in ["A", "B", "C", "D"].iter().zip(&e) {
+        assert!(*x < 1e-9, "{name}: {k} vs dual {x:.2e}");
+    }
+    for (k, x) in ["A", "B", "C", "D"].iter().zip(&ef) {
+        assert!(*x < 1e-5, "{name}: {k} vs FD {x:.2e}");
+    }
+    shift
+}
+
+#[test]
+fn tendon_velocity_contact() {
+    let m = model("tendon_velocity", None);
+    assert_eq!(m.opt.integrator, Integrator::ImplicitFast);
+    for seed in [1, 2] {
+        let d = state(&m, seed, 300, 2e-5);
+        assert!(d.contact.len() >= 4, "{} contacts after settling", d.contact.len());
+        let shift = check(&format!("tendon_velocity seed {seed}"), &m, &d);
+        assert!(shift > 1e-3, "the q-dependent qDeriv term is not exercised: {shift}");
+    }
+}
+
+#[test]
+fn tendon_velocity_no_contact() {
+    let mut m = model("tendon_velocity", None);
+    m.opt.disableflags |= disable::CONTACT;
+    let d = state(&m, 3, 20, 0.02);
+    assert!(d.contact.is_empty(), "contacts with the contact flag off");
+    check("tendon_velocity without contacts", &m, &d);
+}
