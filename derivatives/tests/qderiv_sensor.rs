@@ -213,3 +213,145 @@ fn tendon_velocity_no_contact() {
     assert!(d.contact.is_empty(), "contacts with the contact flag off");
     check("tendon_velocity without contacts", &m, &d);
 }
+
+/// Rows of a JSON matrix (`nr × nc`).
+fn json_mat(v: &Value, nr: usize, nc: usize) -> DMatrix<f64> {
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), nr);
+    let mut out = DMatrix::zeros(nr, nc);
+    for (i, r) in rows.iter().enumerate() {
+        let r = r.as_array().unwrap();
+        assert_eq!(r.len(), nc);
+        for (j, x) in r.iter().enumerate() {
+            out[(i, j)] = x.as_f64().unwrap();
+        }
+    }
+    out
+}
+
+fn json_vec(v: &Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// Against MuJoCo 4.0.0's centered `mjd_transitionFD` (sensor_jac_cases.json): the sensors
+/// themselves to 1e-9, `A, B, C, D` to 1e-6 relative to each matrix's largest entry (FD
+/// truncation and round-off at eps 1e-6 on entries up to 1.6e4).
+#[test]
+fn tendon_velocity_vs_mujoco() {
+    let p = format!(
+        "{}/../tests/reference/sensor_jac_cases.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let m0 = model("tendon_velocity", None);
+    let mut w = Workspace::default();
+    for c in all["cases"].as_array().unwrap() {
+        let label = c["label"].as_str().unwrap();
+        let mut m = m0.clone();
+        m.opt.tolerance = all["tolerance"].as_f64().unwrap();
+        if c["disable_contact"].as_bool() == Some(true) {
+            m.opt.disableflags |= disable::CONTACT;
+        }
+        let st = &c["state"];
+        let mut d = Data::new(&m);
+        d.qpos.copy_from_slice(&json_vec(&st["qpos"]));
+        d.qvel.copy_from_slice(&json_vec(&st["qvel"]));
+        d.act.copy_from_slice(&json_vec(&st["act"]));
+        d.ctrl.copy_from_slice(&json_vec(&st["ctrl"]));
+        d.qacc_warmstart
+            .copy_from_slice(&json_vec(&st["qacc_warmstart"]));
+        moreau::forward::forward(&m, &mut d);
+        assert_eq!(d.nefc as u64, c["nefc"].as_u64().unwrap(), "{label}: nefc");
+        let s = DMatrix::from_column_slice(m.nsensordata, 1, &d.sensordata);
+        let sw = DMatrix::from_column_slice(m.nsensordata, 1, &json_vec(&c["sensordata"]));
+        let es = rel(&s, &sw);
+        let t = transition_analytic_flg(&m, &mut d, &mut w, true).unwrap();
+        let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
+        let e: Vec<f64> = [("A", &t.A, nx, nx), ("B", &t.B, nx, nu), ("C", &t.C, ns, nx), ("D", &t.D, ns, nu)]
+            .iter()
+            .map(|(k, got, nr, nc)| rel(got, &json_mat(&c[*k], *nr, *nc)))
+            .collect();
+        eprintln!(
+            "{label} vs MuJoCo mjd_transitionFD: nefc {}, sensordata {es:.1e}, A {:.1e} B {:.1e} C {:.1e} D {:.1e}",
+            d.nefc, e[0], e[1], e[2], e[3]
+        );
+        assert!(es < 1e-9, "{label}: sensordata {es:.2e}");
+        for (k, x) in ["A", "B", "C", "D"].iter().zip(&e) {
+            assert!(*x < 1e-6, "{label}: {k} vs MuJoCo {x:.2e}");
+        }
+    }
+}
+
+/// The analytic `A, B, C, D` against MuJoCo 4.0.0's centered `mjd_transitionFD` on the cases
+/// of tests/reference/fd_cases.json with sensors that the analytic transition supports (the
+/// zoo models: frame, ball-joint, subtree and actuator sensors; MuJoCo's default solver
+/// tolerance, no contact): 1e-6 relative to each matrix's largest entry.
+#[test]
+fn fd_cases_sensors_vs_mujoco() {
+    let root = format!("{}/..", env!("CARGO_MANIFEST_DIR"));
+    let p = format!("{root}/tests/reference/fd_cases.json");
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let (mut ran, mut skipped) = (0, Vec::new());
+    for c in all["cases"].as_array().unwrap() {
+        if c["method"].as_str() != Some("mjd_transitionFD") {
+            continue;
+        }
+        let mut m = match c["xml"].as_str() {
+            Some(xml) => moreau::load_from_str(xml, &moreau::Vfs::default()).unwrap(),
+            None => moreau::mjcf::load(&format!("{root}/{}", c["model"].as_str().unwrap()))
+                .unwrap(),
+        };
+        if m.nsensordata == 0 {
+            continue;
+        }
+        let integ = c["integrator"].as_str();
+        match integ {
+            Some("implicitfast") => m.opt.integrator = Integrator::ImplicitFast,
+            Some("implicit") => m.opt.integrator = Integrator::Implicit,
+            _ => {}
+        }
+        let name = format!("{} {integ:?} state {}", c["model"], c["state_index"]);
+        if let Some(e) = moreau_derivatives::contact::unsupported(&m) {
+            skipped.push(format!("{name}: {e}"));
+            continue;
+        }
+        let st = &c["state"];
+        let mut d = Data::new(&m);
+        d.qpos.copy_from_slice(&json_vec(&st["qpos"]));
+        d.qvel.copy_from_slice(&json_vec(&st["qvel"]));
+        d.act.copy_from_slice(&json_vec(&st["act"]));
+        d.ctrl.copy_from_slice(&json_vec(&st["ctrl"]));
+        d.qacc_warmstart
+            .copy_from_slice(&json_vec(&st["qacc_warmstart"]));
+        let (mp, mq) = (json_vec(&st["mocap_pos"]), json_vec(&st["mocap_quat"]));
+        for b in 0..m.nmocap {
+            d.mocap_pos[b] = nalgebra::Vector3::new(mp[3 * b], mp[3 * b + 1], mp[3 * b + 2]);
+            d.mocap_quat[b] =
+                nalgebra::Quaternion::new(mq[4 * b], mq[4 * b + 1], mq[4 * b + 2], mq[4 * b + 3]);
+        }
+        // a workspace belongs to one model
+        let t = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), true).unwrap();
+        let want = &c["transition"]["centered"];
+        let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
+        let e: Vec<f64> = [("A", &t.A, nx, nx), ("B", &t.B, nx, nu), ("C", &t.C, ns, nx), ("D", &t.D, ns, nu)]
+            .iter()
+            .map(|(k, got, nr, nc)| rel(got, &json_mat(&want[*k], *nr, *nc)))
+            .collect();
+        eprintln!(
+            "{name}: A {:.1e} B {:.1e} C {:.1e} D {:.1e}",
+            e[0], e[1], e[2], e[3]
+        );
+        for (k, x) in ["A", "B", "C", "D"].iter().zip(&e) {
+            assert!(*x < 1e-6, "{name}: {k} vs MuJoCo {x:.2e}");
+        }
+        ran += 1;
+    }
+    for s in &skipped {
+        eprintln!("skipped {s}");
+    }
+    assert!(ran >= 4, "only {ran} cases ran");
+}
