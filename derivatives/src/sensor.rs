@@ -11,7 +11,10 @@
 //! ([`moreau::inverse::inv_constraint`]), which equals the solver's force at its optimum — no
 //! constraint solve. Passes per direction: controls and activations the actuation stage and
 //! acceleration sensors only, velocities also the velocity stage, positions also the position
-//! stage (kinematics, COM, cameras, tendons, collision, constraint rows, transmission; no CRB).
+//! stage, each restricted to what sensors read: kinematics, COM, cameras, tendons,
+//! transmission, tendon/actuator velocities and `cvel` always; collision, constraint rows,
+//! `aref` and the constraint force only with touch, force/torque or limit sensors; gravity
+//! compensation only with `actuatorgravcomp` joints; no CRB, no RNE bias.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -21,7 +24,13 @@ use moreau::actuation::transmission;
 use moreau::collision::collision;
 use moreau::com::com_pos;
 use moreau::constraint::assemble::make_constraint;
-use moreau::forward::{fwd_actuation, fwd_velocity};
+use moreau::actuation::actuator_velocity;
+use moreau::com::com_vel;
+use moreau::constraint::assemble::reference_constraint;
+use moreau::forward::fwd_actuation;
+use moreau::model::SensorType;
+use moreau::passive::passive;
+use moreau::tendon::tendon_velocity;
 use moreau::inverse::inv_constraint;
 use moreau::kinematics::{camlight, kinematics};
 use moreau::model::{disable, Model};
@@ -39,16 +48,63 @@ pub fn unsupported(m: &Model, d: &Data<f64>) -> Option<&'static str> {
     None
 }
 
+/// Which optional stages the model's sensors need.
+#[derive(Clone, Copy)]
+struct Need {
+    /// Constraint rows and forces (touch, force/torque, joint/tendon limit sensors).
+    efc: bool,
+    /// `qfrc_gravcomp` routed to actuators (read by `fwd_actuation`).
+    gravcomp: bool,
+}
+
+impl Need {
+    fn of(m: &Model) -> Self {
+        use SensorType::*;
+        let efc = m.sensor_type.iter().any(|t| {
+            matches!(
+                t,
+                Touch
+                    | Force
+                    | Torque
+                    | JointLimitPos
+                    | JointLimitVel
+                    | JointLimitFrc
+                    | TendonLimitPos
+                    | TendonLimitVel
+                    | TendonLimitFrc
+            )
+        });
+        let gravcomp = m.jnt_actgravcomp.iter().any(|&x| x);
+        Need { efc, gravcomp }
+    }
+}
+
 /// Position stage for the sensors (`mj_fwdPosition` without CRB and its factorization, which
-/// no sensor reads).
-fn position<T: moreau::data::Scalar>(m: &Model, d: &mut Data<T>) {
+/// no sensor reads; collision and constraint rows only if `need.efc`).
+fn position(m: &Model, d: &mut Data<Dual64>, need: Need) {
     kinematics(m, d);
     com_pos(m, d);
     camlight(m, d);
     tendon(m, d);
-    collision(m, d);
-    make_constraint(m, d);
+    if need.efc {
+        collision(m, d);
+        make_constraint(m, d);
+    }
     transmission(m, d);
+}
+
+/// Velocity stage for the sensors (`mj_fwdVelocity` without the RNE bias); `pos`: the
+/// position-dependent gravity compensation too.
+fn velocity(m: &Model, d: &mut Data<Dual64>, need: Need, pos: bool) {
+    tendon_velocity(m, d);
+    actuator_velocity(m, d);
+    com_vel(m, d);
+    if pos && need.gravcomp {
+        passive(m, d);
+    }
+    if need.efc {
+        reference_constraint(m, d);
+    }
 }
 
 /// Actuation, `qacc` with derivative `dqacc`, the constraint force at it and the acceleration
@@ -57,6 +113,7 @@ fn acc_stage(
     m: &Model,
     d: &Data<f64>,
     dd: &mut Data<Dual64>,
+    need: Need,
     dqacc: &[f64],
     out: &mut DMatrix<f64>,
     col: usize,
@@ -65,7 +122,9 @@ fn acc_stage(
     for i in 0..m.nv {
         dd.qacc[i] = Dual64::new(d.qacc[i], dqacc[i]);
     }
-    inv_constraint(m, dd);
+    if need.efc {
+        inv_constraint(m, dd);
+    }
     sensor_acc(m, dd);
     for (r, x) in dd.sensordata.iter().enumerate() {
         out[(r, col)] = x.eps;
@@ -95,19 +154,25 @@ pub fn sensor_jacobians(
         return Err(e);
     }
     let rows_differ = "the dual collision changed the constraint rows (sensor Jacobians)";
+    let need = Need::of(m);
     let dd = w.dual_of(m, d);
+    if !need.efc {
+        // no sensor reads constraint forces: rne_post_constraint sees none
+        dd.contact.clear();
+        dd.resize_efc(nv, 0, 0);
+    }
     // nominal position and velocity stages (zero derivative parts)
-    position(m, dd);
-    if dd.nefc != d.nefc {
+    position(m, dd, need);
+    if need.efc && dd.nefc != d.nefc {
         return Err(rows_differ);
     }
     sensor_pos(m, dd);
-    fwd_velocity(m, dd);
+    velocity(m, dd, need, true);
     sensor_vel(m, dd);
     // controls, activations: actuation and acceleration stage only
     for k in 2 * nv..nx + nu {
         seed(m, dd, k);
-        acc_stage(m, d, dd, dqacc.column(k).as_slice(), &mut all, k);
+        acc_stage(m, d, dd, need, dqacc.column(k).as_slice(), &mut all, k);
         if k < nx {
             dd.act[k - 2 * nv].eps = 0.0;
         } else {
@@ -117,23 +182,23 @@ pub fn sensor_jacobians(
     // velocities: from the velocity stage
     for k in nv..2 * nv {
         seed(m, dd, k);
-        fwd_velocity(m, dd);
+        velocity(m, dd, need, false);
         sensor_vel(m, dd);
-        acc_stage(m, d, dd, dqacc.column(k).as_slice(), &mut all, k);
+        acc_stage(m, d, dd, need, dqacc.column(k).as_slice(), &mut all, k);
         dd.qvel[k - nv].eps = 0.0;
     }
     // positions: every stage
     for k in 0..nv {
         lift_into(d, dd);
         seed(m, dd, k);
-        position(m, dd);
-        if dd.nefc != d.nefc {
+        position(m, dd, need);
+        if need.efc && dd.nefc != d.nefc {
             return Err(rows_differ);
         }
         sensor_pos(m, dd);
-        fwd_velocity(m, dd);
+        velocity(m, dd, need, true);
         sensor_vel(m, dd);
-        acc_stage(m, d, dd, dqacc.column(k).as_slice(), &mut all, k);
+        acc_stage(m, d, dd, need, dqacc.column(k).as_slice(), &mut all, k);
     }
     Ok((all.columns(0, nx).into_owned(), all.columns(nx, nu).into_owned()))
 }

@@ -355,3 +355,34 @@ fn fd_cases_sensors_vs_mujoco() {
     }
     assert!(ran >= 4, "only {ran} cases ran");
 }
+
+/// Implicitfast with joint actuators only (`∂qDeriv/∂q = 0`, no dual pass at all) through
+/// contact: A, B against duals and FD.
+#[test]
+fn implicitfast_joint_actuators() {
+    for (name, settle) in [("hopper_leg", 50), ("quadruped", 200)] {
+        let m = model(name, Some(Integrator::ImplicitFast));
+        let d = state(&m, 5, settle, 2e-5);
+        assert!(d.nefc > 0, "{name}: no contact");
+        check(&format!("{name} implicitfast"), &m, &d);
+    }
+}
+
+/// `C`, `D` are zero with the sensor disable flag (the sensors are not computed) and refused,
+/// with an error, under the noslip post-pass at a contact state.
+#[test]
+fn sensor_flags_and_refusals() {
+    let mut m = model("tendon_velocity", None);
+    m.opt.disableflags |= disable::SENSOR;
+    let mut d = state(&m, 1, 300, 2e-5);
+    let t = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), true).unwrap();
+    assert_eq!(t.C.shape(), (m.nsensordata, 2 * m.nv + m.na));
+    assert!(t.C.amax() == 0.0 && t.D.amax() == 0.0);
+    let mut m = model("tendon_velocity", None);
+    m.opt.noslip_iterations = 3;
+    let mut d = state(&m, 1, 300, 2e-5);
+    let e = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), true).unwrap_err();
+    assert!(e.contains("noslip"), "{e}");
+    // A, B alone are still given
+    assert!(transition_analytic_flg(&m, &mut d, &mut Workspace::default(), false).is_ok());
+}
