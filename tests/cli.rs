@@ -682,3 +682,47 @@ fn replay_rejects_bad_input() {
         "1 control rows for 2 steps",
     );
 }
+
+/// `derivatives --method analytic` writes the sensor Jacobians `C`, `D`: at the contact state of
+/// tests/reference/sensor_jac_cases.json (models/tendon_velocity.xml, 26 rows) against MuJoCo
+/// 4.0.0's centered `mjd_transitionFD` there, 1e-5 relative to each matrix's largest entry (the
+/// CLI keeps the model's solver tolerance, 1e-8; MuJoCo's FD ran at 1e-12).
+#[test]
+fn derivatives_analytic_writes_sensor_jacobians() {
+    let refdata = json(&PathBuf::from(format!(
+        "{}/tests/reference/sensor_jac_cases.json",
+        env!("CARGO_MANIFEST_DIR")
+    )));
+    let case = &refdata["cases"][0];
+    assert_eq!(case["label"], "contact");
+    let state = tmp("sensor_state.json");
+    std::fs::write(&state, case["state"].to_string()).unwrap();
+    let out = tmp("sensor_jac.json");
+    ok(&run(&[
+        "derivatives",
+        &model("tendon_velocity"),
+        "--state",
+        state.to_str().unwrap(),
+        "--kind",
+        "transition",
+        "--method",
+        "analytic",
+        "--out",
+        out.to_str().unwrap(),
+    ]));
+    let o = json(&out);
+    for k in ["C", "D"] {
+        let (got, want) = (o[k].as_array().unwrap(), case[k].as_array().unwrap());
+        assert_eq!(shape(&o[k]), shape(&case[k]), "{k} shape");
+        let f = |v: &Value| v.as_f64().unwrap();
+        let scale = want
+            .iter()
+            .flat_map(|r| r.as_array().unwrap())
+            .fold(0.0f64, |s, x| s.max(f(x).abs()));
+        for (rg, rw) in got.iter().zip(want) {
+            for (g, w) in rg.as_array().unwrap().iter().zip(rw.as_array().unwrap()) {
+                assert!((f(g) - f(w)).abs() <= 1e-5 * scale, "{k}: {g} vs MuJoCo {w}");
+            }
+        }
+    }
+}
