@@ -721,7 +721,10 @@ fn derivatives_analytic_writes_sensor_jacobians() {
             .fold(0.0f64, |s, x| s.max(f(x).abs()));
         for (rg, rw) in got.iter().zip(want) {
             for (g, w) in rg.as_array().unwrap().iter().zip(rw.as_array().unwrap()) {
-                assert!((f(g) - f(w)).abs() <= 1e-5 * scale, "{k}: {g} vs MuJoCo {w}");
+                assert!(
+                    (f(g) - f(w)).abs() <= 1e-5 * scale,
+                    "{k}: {g} vs MuJoCo {w}"
+                );
             }
         }
     }

@@ -18,7 +18,9 @@ fn median(mut x: Vec<f64>) -> f64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let path = args.get(1).map_or("models/tendon_velocity.xml", |s| s.as_str());
+    let path = args
+        .get(1)
+        .map_or("models/tendon_velocity.xml", |s| s.as_str());
     let settle: usize = args.get(2).map_or(Ok(300), |s| s.parse())?;
     let mut m = moreau::mjcf::load(path)?;
     if args.iter().any(|a| a == "--implicitfast") {

@@ -20,22 +20,22 @@
 
 use crate::dual::{lift_into, seed};
 use crate::rnea::Work;
+use moreau::actuation::actuator_velocity;
 use moreau::actuation::transmission;
 use moreau::collision::collision;
 use moreau::com::com_pos;
-use moreau::constraint::assemble::make_constraint;
-use moreau::actuation::actuator_velocity;
 use moreau::com::com_vel;
+use moreau::constraint::assemble::make_constraint;
 use moreau::constraint::assemble::reference_constraint;
 use moreau::forward::fwd_actuation;
-use moreau::model::SensorType;
-use moreau::passive::passive;
-use moreau::tendon::tendon_velocity;
 use moreau::inverse::inv_constraint;
 use moreau::kinematics::{camlight, kinematics};
+use moreau::model::SensorType;
 use moreau::model::{disable, Model};
+use moreau::passive::passive;
 use moreau::sensor::{sensor_acc, sensor_pos, sensor_vel};
 use moreau::tendon::tendon;
+use moreau::tendon::tendon_velocity;
 use moreau::Data;
 use nalgebra::DMatrix;
 use num_dual::Dual64;
@@ -43,7 +43,9 @@ use num_dual::Dual64;
 /// Why [`sensor_jacobians`] does not apply at this state, if it doesn't.
 pub fn unsupported(m: &Model, d: &Data<f64>) -> Option<&'static str> {
     if m.opt.noslip_iterations > 0 && d.nefc > 0 {
-        return Some("sensor Jacobians with the noslip post-pass (its force has no IFT derivative)");
+        return Some(
+            "sensor Jacobians with the noslip post-pass (its force has no IFT derivative)",
+        );
     }
     None
 }
@@ -148,7 +150,10 @@ pub fn sensor_jacobians(
     assert_eq!(dqacc.shape(), (nv, nx + nu), "dqacc: nv × (2nv+na+nu)");
     let mut all = DMatrix::zeros(ns, nx + nu);
     if ns == 0 || m.opt.disabled(disable::SENSOR) {
-        return Ok((all.columns(0, nx).into_owned(), all.columns(nx, nu).into_owned()));
+        return Ok((
+            all.columns(0, nx).into_owned(),
+            all.columns(nx, nu).into_owned(),
+        ));
     }
     if let Some(e) = unsupported(m, d) {
         return Err(e);
@@ -200,5 +205,8 @@ pub fn sensor_jacobians(
         sensor_vel(m, dd);
         acc_stage(m, d, dd, need, dqacc.column(k).as_slice(), &mut all, k);
     }
-    Ok((all.columns(0, nx).into_owned(), all.columns(nx, nu).into_owned()))
+    Ok((
+        all.columns(0, nx).into_owned(),
+        all.columns(nx, nu).into_owned(),
+    ))
 }

@@ -98,7 +98,7 @@ fn dqderiv_dual(m: &Model, d: &Data<f64>, a: &[f64]) -> DMatrix<f64> {
         let q = |r: usize, c: usize| dd.qDeriv[r * nv + c].eps;
         for r in 0..nv {
             // pattern: r, its ancestors and its descendants
-            for c in 0..nv {
+            for (c, ac) in a.iter().enumerate() {
                 let related = {
                     let (hi, lo) = if r >= c { (r, c) } else { (c, r) };
                     let mut k = hi as i32;
@@ -108,7 +108,7 @@ fn dqderiv_dual(m: &Model, d: &Data<f64>, a: &[f64]) -> DMatrix<f64> {
                     k == lo as i32
                 };
                 if related {
-                    out[(r, i)] += 0.5 * (q(r, c) + q(c, r)) * a[c];
+                    out[(r, i)] += 0.5 * (q(r, c) + q(c, r)) * ac;
                 }
             }
         }
@@ -199,9 +199,16 @@ fn tendon_velocity_contact() {
     assert_eq!(m.opt.integrator, Integrator::ImplicitFast);
     for seed in [1, 2] {
         let d = state(&m, seed, 300, 2e-5);
-        assert!(d.contact.len() >= 4, "{} contacts after settling", d.contact.len());
+        assert!(
+            d.contact.len() >= 4,
+            "{} contacts after settling",
+            d.contact.len()
+        );
         let shift = check(&format!("tendon_velocity seed {seed}"), &m, &d);
-        assert!(shift > 1e-3, "the q-dependent qDeriv term is not exercised: {shift}");
+        assert!(
+            shift > 1e-3,
+            "the q-dependent qDeriv term is not exercised: {shift}"
+        );
     }
 }
 
@@ -271,10 +278,15 @@ fn tendon_velocity_vs_mujoco() {
         let es = rel(&s, &sw);
         let t = transition_analytic_flg(&m, &mut d, &mut w, true).unwrap();
         let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
-        let e: Vec<f64> = [("A", &t.A, nx, nx), ("B", &t.B, nx, nu), ("C", &t.C, ns, nx), ("D", &t.D, ns, nu)]
-            .iter()
-            .map(|(k, got, nr, nc)| rel(got, &json_mat(&c[*k], *nr, *nc)))
-            .collect();
+        let e: Vec<f64> = [
+            ("A", &t.A, nx, nx),
+            ("B", &t.B, nx, nu),
+            ("C", &t.C, ns, nx),
+            ("D", &t.D, ns, nu),
+        ]
+        .iter()
+        .map(|(k, got, nr, nc)| rel(got, &json_mat(&c[*k], *nr, *nc)))
+        .collect();
         eprintln!(
             "{label} vs MuJoCo mjd_transitionFD: nefc {}, sensordata {es:.1e}, A {:.1e} B {:.1e} C {:.1e} D {:.1e}",
             d.nefc, e[0], e[1], e[2], e[3]
@@ -302,8 +314,7 @@ fn fd_cases_sensors_vs_mujoco() {
         }
         let mut m = match c["xml"].as_str() {
             Some(xml) => moreau::load_from_str(xml, &moreau::Vfs::default()).unwrap(),
-            None => moreau::mjcf::load(&format!("{root}/{}", c["model"].as_str().unwrap()))
-                .unwrap(),
+            None => moreau::mjcf::load(format!("{root}/{}", c["model"].as_str().unwrap())).unwrap(),
         };
         if m.nsensordata == 0 {
             continue;
@@ -337,10 +348,15 @@ fn fd_cases_sensors_vs_mujoco() {
         let t = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), true).unwrap();
         let want = &c["transition"]["centered"];
         let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
-        let e: Vec<f64> = [("A", &t.A, nx, nx), ("B", &t.B, nx, nu), ("C", &t.C, ns, nx), ("D", &t.D, ns, nu)]
-            .iter()
-            .map(|(k, got, nr, nc)| rel(got, &json_mat(&want[*k], *nr, *nc)))
-            .collect();
+        let e: Vec<f64> = [
+            ("A", &t.A, nx, nx),
+            ("B", &t.B, nx, nu),
+            ("C", &t.C, ns, nx),
+            ("D", &t.D, ns, nu),
+        ]
+        .iter()
+        .map(|(k, got, nr, nc)| rel(got, &json_mat(&want[*k], *nr, *nc)))
+        .collect();
         eprintln!(
             "{name}: A {:.1e} B {:.1e} C {:.1e} D {:.1e}",
             e[0], e[1], e[2], e[3]
