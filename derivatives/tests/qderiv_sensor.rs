@@ -19,7 +19,7 @@ use moreau::integrator::step;
 use moreau::model::{disable, Integrator};
 use moreau::state::integrate_pos;
 use moreau::{Data, Model};
-use moreau_derivatives::contact::{transition_analytic_flg, Workspace};
+use moreau_derivatives::contact::{transition_analytic_flg, transition_analytic_with, Workspace};
 use moreau_derivatives::dual::{lift, qpos_tangent, seed};
 use moreau_derivatives::fd::transition_fd;
 use moreau_derivatives::qderiv_pos::add_dqderiv_vec;
@@ -157,6 +157,12 @@ fn check(name: &str, m: &Model, d0: &Data<f64>) -> f64 {
     let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
     assert_eq!(t.C.shape(), (ns, nx), "{name}: C shape");
     assert_eq!(t.D.shape(), (ns, nu), "{name}: D shape");
+    // asking for C, D leaves A, B bit for bit as they are without
+    let t0 = transition_analytic_with(m, &mut d0.clone(), &mut w).unwrap();
+    assert!(
+        t0.A == t.A && t0.B == t.B && t0.C.is_empty(),
+        "{name}: flg_sensor changed A, B"
+    );
     let want = dual_transition(m, d0);
     let got = [&t.A, &t.B, &t.C, &t.D];
     let e: Vec<f64> = (0..4).map(|k| rel(got[k], &want[k])).collect();
