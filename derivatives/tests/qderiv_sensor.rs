@@ -5,15 +5,16 @@
 //!   direction), 1e-10 relative to the largest entry;
 //! - `A`, `B`, `C`, `D` against the dual step (`Dual64` through collision, the constraint solver
 //!   run to `tolerance = 0` so the dual of its iterates is the IFT derivative, and the sensors),
-//!   1e-9 relative to the largest entry (`C`'s acceleration sensors carry `∂qacc` times
-//!   `cinert`/contact-frame factors: a few ulps more than `A`);
+//!   1e-9 relative to the largest entry (pyramidal cones reach ~1e-13; with the elliptic cone
+//!   the dual of the Newton iterates is ~4e-10 from the IFT derivative after 100 iterations);
 //! - against centered FD of the `f64` step (eps 1e-6) and MuJoCo 4.0.0's `mjd_transitionFD`
 //!   (tests/reference/sensor_jac_cases.json from tools/reference/gen_sensor_jac_cases.py,
 //!   centered, eps 1e-6): FD truncation and the solver's tolerance limit these to 1e-5.
 //!
 //! Models: models/tendon_velocity.xml (implicitfast; spatial tendons with damping and velocity
 //! actuators, a site and a ball-in-parent transmission with `kv`, sensors of every stage),
-//! with and without contacts; the quadruped and hopper_leg under implicitfast.
+//! with and without contacts, also under Euler and with the elliptic cone; the quadruped and
+//! hopper_leg under implicitfast; the sensor models of fd_cases.json (zoo, zoo2).
 
 use moreau::integrator::step;
 use moreau::model::{disable, Integrator};
@@ -407,4 +408,26 @@ fn sensor_flags_and_refusals() {
     assert!(e.contains("noslip"), "{e}");
     // A, B alone are still given
     assert!(transition_analytic_flg(&m, &mut d, &mut Workspace::default(), false).is_ok());
+}
+
+/// The sensor Jacobians under Euler and with the elliptic cone (touch and force sensors decode
+/// elliptic contact forces), at a contact state.
+#[test]
+fn tendon_velocity_euler_elliptic() {
+    for (label, integ, elliptic) in [
+        ("Euler", Integrator::Euler, false),
+        ("elliptic", Integrator::ImplicitFast, true),
+    ] {
+        let mut m = model("tendon_velocity", Some(integ));
+        if elliptic {
+            m.opt.cone = moreau::model::Cone::Elliptic;
+        }
+        let d = state(&m, 4, 300, 2e-5);
+        assert!(
+            d.contact.len() >= 4,
+            "{label}: {} contacts",
+            d.contact.len()
+        );
+        check(&format!("tendon_velocity {label}"), &m, &d);
+    }
 }
