@@ -18,7 +18,8 @@
 //!   models by full dual passes, one position/velocity/inverse pass per tangent direction (no
 //!   constraint solve). Implicitfast's `∂qDeriv/∂q · a_int` comes from [`crate::qderiv_pos`]
 //!   (zero for joint and fixed-tendon moments, a kinematics/tendon/transmission dual pass
-//!   otherwise); only with fluid forces (not [`crate::qderiv_pos::covered`]) from the full pass.
+//!   otherwise); the full pass's `∂qDeriv/∂q` is kept for fluid forces (not
+//!   [`crate::qderiv_pos::covered`]), which [`crate::inverse::unsupported`] refuses today.
 //!
 //! Linear algebra: one dense Cholesky factor of `M + JᵀHJ` for all `2nv + na + nu` columns,
 //! `M x` and (eulerdamp) `(M + h diag(damping))⁻¹` in M's tree-sparse layout; a reusable
