@@ -14,10 +14,14 @@
 //! with `--trials K` the spread of the estimates over K noise seeds against the predicted
 //! standard errors.
 
+use moreau_optim::band::Bordered;
 use moreau_optim::collocation::ParamJacobian;
 use moreau_optim::estimation::{self, Experiment};
-use moreau_optim::lm::{solve_lbfgs, solve_lm, CollocationResult, LbfgsOptions, LevenbergMarquardt};
+use moreau_optim::lm::{
+    solve_lbfgs, solve_lm, CollocationResult, LbfgsOptions, LevenbergMarquardt,
+};
 use moreau_optim::progress::{bar, cpu_ms_since, table, thread_cpu_ms, ProgressObserver};
+use nalgebra::{DMatrix, DVector};
 
 /// Initial dynamics penalty (the LM solver grows it).
 const PENALTY: f64 = 100.0;
@@ -187,6 +191,51 @@ fn run() -> Result<(), String> {
         )
     );
 
+    // The LM step's linear solve at the solution: bordered (banded Cholesky + Schur complement
+    // on the 3 parameters) against a dense Cholesky of the same matrix, in the same run.
+    {
+        let (ev, blocks) = c.jacobian(z);
+        let n = c.n_vars();
+        let np = c.n_params();
+        let mut h = Bordered::zeros(n - np, 3 * exp.model.nv - 1, np);
+        let mut g = vec![0.0; n];
+        c.normal_equations_bordered(&ev, &blocks, &mut h, &mut g);
+        for i in 0..n {
+            h.add_diag(i, 1e-3);
+        }
+        let dense = DMatrix::from_fn(n, n, |i, j| h.get(i, j));
+        let rhs = DVector::from_column_slice(&g);
+        let reps = 200;
+        let (mut work, mut x) = (h.clone(), g.clone());
+        let c0 = thread_cpu_ms();
+        for _ in 0..reps {
+            work.copy_from(&h);
+            if !work.cholesky() {
+                return Err("normal matrix not positive definite".into());
+            }
+            x.copy_from_slice(&g);
+            work.solve(&mut x);
+        }
+        let tb = cpu_ms_since(c0) * 1e3 / reps as f64;
+        let c0 = thread_cpu_ms();
+        let mut xd = rhs.clone();
+        for _ in 0..reps {
+            let ch = dense
+                .clone()
+                .cholesky()
+                .ok_or("normal matrix not positive definite")?;
+            xd = ch.solve(&rhs);
+        }
+        let td = cpu_ms_since(c0) * 1e3 / reps as f64;
+        let diff = (DVector::from_vec(x) - &xd).amax() / xd.amax();
+        println!(
+            "LM linear solve (n = {n}: {} banded + {np} border), CPU µs: bordered {tb:.1}, dense \
+             Cholesky {td:.1} ({:.1}×); solutions agree to {diff:.1e}",
+            n - np,
+            td / tb
+        );
+    }
+
     if trials > 1 {
         // Monte Carlo over noise seeds: the spread of the estimates against the predicted σ
         let pb = bar(trials as u64, "trials");
@@ -195,8 +244,8 @@ fn run() -> Result<(), String> {
         for k in 0..trials {
             let e = estimation::double_pendulum(steps, noise, 1000 + k as u64)?;
             let s = solve(&e, fd, false, "")?;
-            for j in 0..np {
-                errs[j].push(s.res.eval.params[j] - e.truth[j]);
+            for (j, err) in errs.iter_mut().enumerate() {
+                err.push(s.res.eval.params[j] - e.truth[j]);
             }
             pb.inc(1);
         }
@@ -221,7 +270,12 @@ fn run() -> Result<(), String> {
         println!(
             "{}",
             table(
-                &["parameter", "mean error", "RMS error", "predicted σ (seed 7)"],
+                &[
+                    "parameter",
+                    "mean error",
+                    "RMS error",
+                    "predicted σ (seed 7)"
+                ],
                 &rows
             )
         );

@@ -248,7 +248,9 @@ impl Bordered {
                 yq[i] += col[i] * xj;
             }
             yp[j] = (0..n).map(|i| col[i] * xq[i]).sum::<f64>()
-                + (0..xp.len()).map(|k| self.corner[(j, k)] * xp[k]).sum::<f64>();
+                + (0..xp.len())
+                    .map(|k| self.corner[(j, k)] * xp[k])
+                    .sum::<f64>();
         }
     }
 
@@ -298,7 +300,13 @@ impl Bordered {
         let (xq, xp) = x.split_at_mut(n);
         self.band.solve_lower(xq);
         for j in 0..xp.len() {
-            let wq: f64 = self.w.column(j).iter().zip(xq.iter()).map(|(a, b)| a * b).sum();
+            let wq: f64 = self
+                .w
+                .column(j)
+                .iter()
+                .zip(xq.iter())
+                .map(|(a, b)| a * b)
+                .sum();
             xp[j] -= wq;
         }
         for i in 0..xp.len() {

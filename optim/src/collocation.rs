@@ -831,7 +831,8 @@ impl Collocation {
                     _ => None,
                 };
                 let clash = t.param == s.param
-                    || (matches!(s.param, Param::Mass { .. }) != matches!(t.param, Param::Mass { .. })
+                    || (matches!(s.param, Param::Mass { .. })
+                        != matches!(t.param, Param::Mass { .. })
                         && body(s.param).is_some()
                         && body(s.param) == body(t.param));
                 if clash {
@@ -1678,8 +1679,12 @@ impl Collocation {
                             // −qfrc_damper = b v; invdiscrete under Euler's implicit damping
                             // adds h b a_d (inverse::discrete_acc; for b > 0)
                             let implicit = !m.opt.disabled(disable::EULERDAMP);
-                            dp[(dof, j)] =
-                                v[dof] + if implicit { m.opt.timestep * a[dof] } else { 0.0 };
+                            dp[(dof, j)] = v[dof]
+                                + if implicit {
+                                    m.opt.timestep * a[dof]
+                                } else {
+                                    0.0
+                                };
                         }
                         done[j] = true;
                     }
@@ -1757,8 +1762,7 @@ impl Collocation {
         for (j, s) in self.params.iter().enumerate() {
             let p = ev.params[j];
             out[(tail + 2 * j, n + j)] = s.prior.sqrt();
-            out[(tail + 2 * j + 1, n + j)] =
-                sl * s.bounds.map_or(0.0, |b| range_slope(p, true, b));
+            out[(tail + 2 * j + 1, n + j)] = sl * s.bounds.map_or(0.0, |b| range_slope(p, true, b));
         }
         out
     }

@@ -421,7 +421,8 @@ impl Gradient for TangentObjective<'_> {
         let np = self.c.n_params();
         let mut h = Bordered::zeros(n - np, 3 * self.c.model.nv - 1, np);
         let mut g = vec![0.0; n];
-        self.c.normal_equations_bordered(&ev, &blocks, &mut h, &mut g);
+        self.c
+            .normal_equations_bordered(&ev, &blocks, &mut h, &mut g);
         // Chain rule through the retraction: the local tangent of q_ref ⊕ x moves by Jr(x)·dx
         // for rotations (identity for hinge, slide and free-joint positions).
         let m = &self.c.model;

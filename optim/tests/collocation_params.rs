@@ -5,10 +5,10 @@
 //! link mass and joint damping from noisy positions (LM, re-simulated by the engine; L-BFGS
 //! with the bordered preconditioner).
 
+use moreau_optim::argmin::core::{CostFunction, Gradient};
 use moreau_optim::band::Bordered;
 use moreau_optim::collocation::{Collocation, ParamJacobian, ParamSpec};
 use moreau_optim::estimation::{self, Experiment};
-use moreau_optim::argmin::core::{CostFunction, Gradient};
 use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt, TangentObjective};
 use moreau_optim::sysid::{self, Param};
 use nalgebra::{DMatrix, DVector};
@@ -35,7 +35,13 @@ fn perturbed(c: &Collocation, exp: &Experiment, init: &[f64]) -> Vec<f64> {
     // configurations only: the parameters are already off the truth
     let nq = c.n_vars() - c.n_params();
     let x: Vec<f64> = (0..c.n_vars())
-        .map(|i| if i < nq { 0.05 * ((i as f64) * 1.7).sin() } else { 0.0 })
+        .map(|i| {
+            if i < nq {
+                0.05 * ((i as f64) * 1.7).sin()
+            } else {
+                0.0
+            }
+        })
         .collect();
     c.retract(&z0, &x, 1.0)
 }
@@ -73,11 +79,22 @@ fn model_with_recomputes_the_compiled_constants() {
     let m = sysid::model_with(&base, &[Param::Mass { body: lower }], &[1.1]).expect("set");
     let close = |a: &[f64], b: &[f64], what: &str| {
         for (x, y) in a.iter().zip(b) {
-            assert!((x - y).abs() <= 1e-12 * y.abs().max(1.0), "{what}: {a:?} vs {b:?}");
+            assert!(
+                (x - y).abs() <= 1e-12 * y.abs().max(1.0),
+                "{what}: {a:?} vs {b:?}"
+            );
         }
     };
-    close(&m.body_subtreemass, &compiled.body_subtreemass, "subtreemass");
-    close(&m.dof_invweight0, &compiled.dof_invweight0, "dof_invweight0");
+    close(
+        &m.body_subtreemass,
+        &compiled.body_subtreemass,
+        "subtreemass",
+    );
+    close(
+        &m.dof_invweight0,
+        &compiled.dof_invweight0,
+        "dof_invweight0",
+    );
     close(&m.dof_M0, &compiled.dof_M0, "dof_M0");
     let iw = |m: &moreau::Model| m.body_invweight0.concat();
     close(&iw(&m), &iw(&compiled), "body_invweight0");
@@ -99,7 +116,9 @@ fn full_jacobian_matches_finite_differences() {
     params.push(Param::Inertial { body: upper, k: 1 });
     let init = [1.1, 0.2, 0.02, 0.01];
     let exp = Experiment { params, ..exp };
-    let mut c = exp.collocation(&init, Some([0.0, 1.0]), 10.0, 1e3).expect("problem");
+    let mut c = exp
+        .collocation(&init, Some([0.0, 1.0]), 10.0, 1e3)
+        .expect("problem");
     // a prior on the damping of the shoulder
     let mut specs = c.param_specs().to_vec();
     specs[1].prior = 4.0;
@@ -123,7 +142,10 @@ fn full_jacobian_matches_finite_differences() {
     assert!(ep < 1e-8, "parameter columns: {ep:e}");
     // τ is linear in these parameters: the FD provider (ε = 1e-6·max(|p|, 1)) agrees to its
     // round-off (1e-10 observed)
-    assert!(epf < 2e-9, "analytic vs finite-difference parameter columns: {epf:e}");
+    assert!(
+        epf < 2e-9,
+        "analytic vs finite-difference parameter columns: {epf:e}"
+    );
     // the bound on the mass is active at 1.1 > 1: its penalty row has slope √w_lim
     let tail = an.nrows() - 2 * np;
     assert_eq!(an[(tail + 1, nq)], 1e3_f64.sqrt());
@@ -173,7 +195,9 @@ fn jacobian_with_friction_loss_matches_finite_differences() {
 fn schur_solve_equals_dense_solve() {
     let exp = estimation::double_pendulum(12, 1e-2, 2).expect("experiment");
     let init = [1.1, 0.2, 0.02];
-    let c = exp.collocation(&init, Some([0.0, 1.05]), 10.0, 1e2).expect("problem");
+    let c = exp
+        .collocation(&init, Some([0.0, 1.05]), 10.0, 1e2)
+        .expect("problem");
     let z = perturbed(&c, &exp, &init);
     let n = c.n_vars();
     let np = c.n_params();
@@ -190,7 +214,10 @@ fn schur_solve_equals_dense_solve() {
     for a in 0..n {
         assert!((g[a] - gd[a]).abs() <= 1e-12 * gd.amax(), "gradient {a}");
         for b in 0..n {
-            assert!((h.get(a, b) - hd[(a, b)]).abs() <= 1e-12 * hmax, "H({a}, {b})");
+            assert!(
+                (h.get(a, b) - hd[(a, b)]).abs() <= 1e-12 * hmax,
+                "H({a}, {b})"
+            );
         }
     }
     // the damped LM system, solved by the Schur complement and densely
@@ -205,8 +232,8 @@ fn schur_solve_equals_dense_solve() {
     let xd = a.clone().cholesky().expect("SPD").solve(&(-gd));
     let err = (DVector::from_vec(x.clone()) - &xd).amax() / xd.amax();
     // the residual of the bordered solution in the dense system, relative to ‖A‖‖x‖
-    let res = (&a * DVector::from_vec(x) - (-&(j.transpose() * &r))).amax()
-        / (a.amax() * xd.amax());
+    let res =
+        (&a * DVector::from_vec(x) - (-&(j.transpose() * &r))).amax() / (a.amax() * xd.amax());
     eprintln!("Schur vs dense: {err:e} (residual {res:e})");
     assert!(res < 1e-12, "residual {res:e}");
     // both are backward stable; the penalty system's condition number (dynamics rows ∝ w/h⁴
@@ -243,7 +270,9 @@ fn estimation_recovers_parameters_and_replays() {
     // σ = 1e-3 rad on 150 positions (1.5 s); start 40–300 % off
     let exp = estimation::double_pendulum(150, 1e-3, 7).expect("experiment");
     let init = [1.2, 0.3, 0.02];
-    let c = exp.collocation(&init, Some([1e-3, 10.0]), PENALTY, 1e4).expect("problem");
+    let c = exp
+        .collocation(&init, Some([1e-3, 10.0]), PENALTY, 1e4)
+        .expect("problem");
     let z0 = exp.initial_guess(&init);
     let (c, res) = solve_lm(c, z0, LevenbergMarquardt::default(), 300, |e| e).expect("runs");
     eprintln!(
@@ -293,7 +322,9 @@ fn lbfgs_with_parameters() {
     // differences of its cost, parameters included.
     let exp = estimation::double_pendulum(10, 1e-2, 3).expect("experiment");
     let init = [1.1, 0.2, 0.02];
-    let c = exp.collocation(&init, Some([1e-3, 10.0]), 10.0, 1e2).expect("problem");
+    let c = exp
+        .collocation(&init, Some([1e-3, 10.0]), 10.0, 1e2)
+        .expect("problem");
     let zref = perturbed(&c, &exp, &init);
     let n = c.n_vars();
     for precond in [None, TangentObjective::preconditioner(&c, &zref, 1e-6)] {
@@ -317,17 +348,30 @@ fn lbfgs_with_parameters() {
         }
         eprintln!("preconditioned {has}: gradient error {err:e} of {gmax:e}");
         // central differences of a cost ~1e6 (whitened residuals): round-off ~1e-16·1e6/ε
-        assert!(err < 1e-6 * gmax.max(1.0), "gradient error {err:e} of {gmax:e}");
+        assert!(
+            err < 1e-6 * gmax.max(1.0),
+            "gradient error {err:e} of {gmax:e}"
+        );
     }
     // L-BFGS (penalty fixed at the value LM grows to) reaches LM's estimate on a 40-step
     // recording, to a tenth of a standard error.
     let exp = estimation::double_pendulum(40, 1e-3, 4).expect("experiment");
     let init = [1.2, 0.3, 0.02];
-    let c = exp.collocation(&init, Some([1e-3, 10.0]), PENALTY, 1e4).expect("problem");
-    let (c, lm) = solve_lm(c, exp.initial_guess(&init), LevenbergMarquardt::default(), 300, |e| e)
-        .expect("runs");
+    let c = exp
+        .collocation(&init, Some([1e-3, 10.0]), PENALTY, 1e4)
+        .expect("problem");
+    let (c, lm) = solve_lm(
+        c,
+        exp.initial_guess(&init),
+        LevenbergMarquardt::default(),
+        300,
+        |e| e,
+    )
+    .expect("runs");
     assert!(lm.converged, "{}", lm.termination);
-    let c2 = exp.collocation(&init, Some([1e-3, 10.0]), 1e3 * PENALTY, 1e4).expect("problem");
+    let c2 = exp
+        .collocation(&init, Some([1e-3, 10.0]), 1e3 * PENALTY, 1e4)
+        .expect("problem");
     let opts = LbfgsOptions {
         tol: 1e-7,
         ..LbfgsOptions::default()
@@ -341,17 +385,19 @@ fn lbfgs_with_parameters() {
     );
     assert!(r2.converged, "{}", r2.termination);
     let se = estimation::param_standard_errors(&c, &lm.z).expect("se");
-    for j in 0..c.n_params() {
+    for (j, s) in se.iter().enumerate() {
         let d = r2.eval.params[j] - lm.eval.params[j];
-        eprintln!("parameter {j}: L-BFGS − LM = {d:e} ({:.3} σ)", d / se[j]);
-        assert!(d.abs() < 0.1 * se[j], "L-BFGS vs LM, parameter {j}: {d:e}");
+        eprintln!("parameter {j}: L-BFGS − LM = {d:e} ({:.3} σ)", d / s);
+        assert!(d.abs() < 0.1 * s, "L-BFGS vs LM, parameter {j}: {d:e}");
     }
 }
 
 #[test]
 fn bad_parameter_input_is_an_error() {
     let exp = estimation::double_pendulum(4, 1e-2, 1).expect("experiment");
-    let mut c = exp.collocation(&[1.0, 0.1, 0.1], None, 1.0, 0.0).expect("problem");
+    let mut c = exp
+        .collocation(&[1.0, 0.1, 0.1], None, 1.0, 0.0)
+        .expect("problem");
     let lower = exp.model.body_id("lower").expect("body");
     let bad = [
         vec![ParamSpec::new(Param::Mass { body: 99 }, 1.0)],
