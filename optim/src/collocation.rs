@@ -408,6 +408,28 @@ pub struct PositionTracking {
     pub weight: Vec<f64>,
 }
 
+impl PositionTracking {
+    /// Checks the sizes against `m` (`nq` per target, `nv` weights, finite, weights ≥ 0).
+    pub fn new(
+        m: &Model,
+        targets: Vec<Option<Vec<f64>>>,
+        weight: Vec<f64>,
+    ) -> Result<Self, String> {
+        if weight.len() != m.nv || weight.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(format!("position tracking: need {} weights ≥ 0", m.nv));
+        }
+        for y in targets.iter().flatten() {
+            if y.len() != m.nq || y.iter().any(|x| !x.is_finite()) {
+                return Err(format!(
+                    "position tracking: targets need {} finite values",
+                    m.nq
+                ));
+            }
+        }
+        Ok(PositionTracking { targets, weight })
+    }
+}
+
 impl Task for PositionTracking {
     fn dim(&self, t: usize, _horizon: usize) -> usize {
         match t.checked_sub(1).and_then(|k| self.targets.get(k)) {
@@ -417,6 +439,11 @@ impl Task for PositionTracking {
     }
     fn residual(&self, m: &Model, t: usize, _horizon: usize, q: &[f64], _v: &[f64], r: &mut [f64]) {
         if let Some(Some(y)) = t.checked_sub(1).and_then(|k| self.targets.get(k)) {
+            if y.len() != m.nq || r.len() != m.nv {
+                // built without `new`, for another model: no panic, a non-finite cost
+                r.iter_mut().for_each(|x| *x = f64::NAN);
+                return;
+            }
             differentiate_pos(m, &mut r[..m.nv], 1.0, y, q);
             for (x, w) in r.iter_mut().zip(&self.weight) {
                 *x *= w.sqrt();
@@ -434,6 +461,11 @@ impl Task for PositionTracking {
         jv: &mut DMatrix<f64>,
     ) {
         if self.dim(t, horizon) == 0 {
+            return;
+        }
+        if self.weight.len() != m.nv {
+            jq.fill(f64::NAN);
+            jv.fill(f64::NAN);
             return;
         }
         let quat = m

@@ -120,10 +120,11 @@ impl Experiment {
             return Err("estimation: the model must have no actuators (known forces)".into());
         }
         let nv = self.model.nv;
-        let task = PositionTracking {
-            targets: self.observed.iter().cloned().map(Some).collect(),
-            weight: vec![1.0 / (self.noise * self.noise); nv],
-        };
+        let task = PositionTracking::new(
+            &self.model,
+            self.observed.iter().cloned().map(Some).collect(),
+            vec![1.0 / (self.noise * self.noise); nv],
+        )?;
         let weights = Weights {
             control: vec![],
             dynamics,

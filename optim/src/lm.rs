@@ -27,7 +27,8 @@ use argmin::core::{
 use argmin::solver::linesearch::MoreThuenteLineSearch;
 use argmin::solver::quasinewton::LBFGS;
 
-/// argmin state of the LM solver: parameter = flat configurations `q₁ … q_T`.
+/// argmin state of the LM solver: parameter = flat configurations `q₁ … q_T`, then the model
+/// parameters if any ([`Collocation::set_params`]).
 pub type LmState = IterState<Vec<f64>, Vec<f64>, (), (), Vec<f64>, f64>;
 
 /// Solver settings and per-iteration record.
@@ -306,7 +307,7 @@ impl LevenbergMarquardt {
 /// The result of [`solve_lm`] / [`solve_lbfgs`].
 #[derive(Clone, Debug)]
 pub struct CollocationResult {
-    /// Flat configurations `q₁ … q_T`.
+    /// Flat configurations `q₁ … q_T`, then the model parameters if any.
     pub z: Vec<f64>,
     pub eval: Evaluation,
     pub iterations: u64,

@@ -416,6 +416,10 @@ fn bad_parameter_input_is_an_error() {
         assert!(c.set_params(specs.clone()).is_err(), "{specs:?}");
     }
     assert!(c.set_applied_forces(&[vec![0.0; 2]]).is_err());
+    use moreau_optim::collocation::PositionTracking;
+    assert!(PositionTracking::new(&exp.model, vec![Some(vec![0.0; 3])], vec![1.0; 2]).is_err());
+    assert!(PositionTracking::new(&exp.model, vec![None], vec![1.0; 3]).is_err());
+    assert!(PositionTracking::new(&exp.model, vec![None], vec![-1.0; 2]).is_err());
     // a step to a negative mass evaluates to a non-finite objective (the solvers reject it)
     let mut z = exp.initial_guess(&[1.0, 0.1, 0.1]);
     let np = z.len() - 3;
