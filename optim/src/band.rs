@@ -6,6 +6,8 @@
 
 #![allow(clippy::needless_range_loop)]
 
+use nalgebra::DMatrix;
+
 /// Lower band of a symmetric `n×n` matrix: `get(i, j)` for `i ≥ j`, `i − j ≤ bw`.
 #[derive(Clone, Debug)]
 pub struct BandMatrix {
@@ -145,10 +147,210 @@ impl BandMatrix {
     }
 }
 
+/// A symmetric positive-definite "arrowhead" matrix `[[A, B], [Bᵀ, C]]`: `A` banded (`n×n`), a
+/// dense border `B` (`n×n_p`) and a dense corner `C` (`n_p×n_p`). The Gauss–Newton matrix of
+/// collocation with model parameters as decision variables has this shape (every knot depends
+/// on the parameters). [`Bordered::cholesky`] factors it without fill-in of the band: with
+/// `A = L Lᵀ`, `W = L⁻¹ B` and the Schur complement `S = C − WᵀW = L_S L_Sᵀ`, the full factor
+/// is `[[L, 0], [Wᵀ, L_S]]` (cost `O(n·b² + n·b·n_p + n·n_p²)`, no dense `(n + n_p)²` solve).
+#[derive(Clone, Debug)]
+pub struct Bordered {
+    pub band: BandMatrix,
+    /// `B`, column-major `n × n_p`.
+    pub border: DMatrix<f64>,
+    /// `C` (both triangles are kept).
+    pub corner: DMatrix<f64>,
+    /// After [`Bordered::cholesky`]: `W = L⁻¹ B`.
+    w: DMatrix<f64>,
+    /// After [`Bordered::cholesky`]: `L_S` (lower triangle).
+    ls: DMatrix<f64>,
+}
+
+impl Bordered {
+    pub fn zeros(n: usize, bw: usize, np: usize) -> Self {
+        Bordered {
+            band: BandMatrix::zeros(n, bw),
+            border: DMatrix::zeros(n, np),
+            corner: DMatrix::zeros(np, np),
+            w: DMatrix::zeros(n, np),
+            ls: DMatrix::zeros(np, np),
+        }
+    }
+
+    /// Total dimension `n + n_p`.
+    pub fn dim(&self) -> usize {
+        self.band.n + self.corner.nrows()
+    }
+
+    /// Number of border columns `n_p`.
+    pub fn np(&self) -> usize {
+        self.corner.nrows()
+    }
+
+    /// Same sizes as `(n, bw, np)`?
+    pub fn has_shape(&self, n: usize, bw: usize, np: usize) -> bool {
+        self.band.n == n && self.band.bw == bw && self.corner.nrows() == np
+    }
+
+    /// Copies `other` (same sizes) without allocating.
+    pub fn copy_from(&mut self, other: &Bordered) {
+        self.band.copy_from(&other.band);
+        self.border.copy_from(&other.border);
+        self.corner.copy_from(&other.corner);
+    }
+
+    pub fn fill_zero(&mut self) {
+        self.band.fill_zero();
+        self.border.fill(0.0);
+        self.corner.fill(0.0);
+    }
+
+    /// Diagonal entry `i` of the whole matrix.
+    pub fn diag(&self, i: usize) -> f64 {
+        let n = self.band.n;
+        if i < n {
+            self.band.get(i, i)
+        } else {
+            self.corner[(i - n, i - n)]
+        }
+    }
+
+    /// Adds `v` to diagonal entry `i` of the whole matrix.
+    pub fn add_diag(&mut self, i: usize, v: f64) {
+        let n = self.band.n;
+        if i < n {
+            self.band.add(i, i, v);
+        } else {
+            self.corner[(i - n, i - n)] += v;
+        }
+    }
+
+    /// Entry `(i, j)` of the whole matrix.
+    pub fn get(&self, i: usize, j: usize) -> f64 {
+        let n = self.band.n;
+        match (i < n, j < n) {
+            (true, true) => self.band.get(i, j),
+            (true, false) => self.border[(i, j - n)],
+            (false, true) => self.border[(j, i - n)],
+            (false, false) => self.corner[(i - n, j - n)],
+        }
+    }
+
+    /// `y = [[A, B], [Bᵀ, C]] x`.
+    pub fn mul(&self, x: &[f64], y: &mut [f64]) {
+        let n = self.band.n;
+        let (xq, xp) = x.split_at(n);
+        let (yq, yp) = y.split_at_mut(n);
+        self.band.mul(xq, yq);
+        for (j, &xj) in xp.iter().enumerate() {
+            let col = self.border.column(j);
+            for i in 0..n {
+                yq[i] += col[i] * xj;
+            }
+            yp[j] = (0..n).map(|i| col[i] * xq[i]).sum::<f64>()
+                + (0..xp.len())
+                    .map(|k| self.corner[(j, k)] * xp[k])
+                    .sum::<f64>();
+        }
+    }
+
+    /// In-place factorization (the band is overwritten by `L`; `W` and `L_S` are stored).
+    /// Returns false if the matrix is not positive definite.
+    pub fn cholesky(&mut self) -> bool {
+        if !self.band.cholesky() {
+            return false;
+        }
+        let np = self.np();
+        self.w.copy_from(&self.border);
+        for j in 0..np {
+            self.band.solve_lower(self.w.column_mut(j).as_mut_slice());
+        }
+        // S = C − WᵀW, then its dense Cholesky in place (lower triangle).
+        for j in 0..np {
+            for i in j..np {
+                let wij = self.w.column(i).dot(&self.w.column(j));
+                self.ls[(i, j)] = self.corner[(i, j)] - wij;
+            }
+        }
+        for j in 0..np {
+            let mut d = self.ls[(j, j)];
+            for k in 0..j {
+                d -= self.ls[(j, k)] * self.ls[(j, k)];
+            }
+            if d <= 0.0 || !d.is_finite() {
+                return false;
+            }
+            let d = d.sqrt();
+            self.ls[(j, j)] = d;
+            for i in j + 1..np {
+                let mut s = self.ls[(i, j)];
+                for k in 0..j {
+                    s -= self.ls[(i, k)] * self.ls[(j, k)];
+                }
+                self.ls[(i, j)] = s / d;
+            }
+        }
+        true
+    }
+
+    /// Solves `L_full x = b` in place after [`Bordered::cholesky`]: `x_q = L⁻¹ b_q`,
+    /// `x_p = L_S⁻¹ (b_p − Wᵀ x_q)`.
+    pub fn solve_lower(&self, x: &mut [f64]) {
+        let n = self.band.n;
+        let (xq, xp) = x.split_at_mut(n);
+        self.band.solve_lower(xq);
+        for j in 0..xp.len() {
+            let wq: f64 = self
+                .w
+                .column(j)
+                .iter()
+                .zip(xq.iter())
+                .map(|(a, b)| a * b)
+                .sum();
+            xp[j] -= wq;
+        }
+        for i in 0..xp.len() {
+            let mut s = xp[i];
+            for k in 0..i {
+                s -= self.ls[(i, k)] * xp[k];
+            }
+            xp[i] = s / self.ls[(i, i)];
+        }
+    }
+
+    /// Solves `L_fullᵀ x = b` in place after [`Bordered::cholesky`]: `x_p = L_S⁻ᵀ b_p`,
+    /// `x_q = L⁻ᵀ (b_q − W x_p)`.
+    pub fn solve_upper(&self, x: &mut [f64]) {
+        let n = self.band.n;
+        let (xq, xp) = x.split_at_mut(n);
+        let np = xp.len();
+        for i in (0..np).rev() {
+            let mut s = xp[i];
+            for k in i + 1..np {
+                s -= self.ls[(k, i)] * xp[k];
+            }
+            xp[i] = s / self.ls[(i, i)];
+        }
+        for (j, &xj) in xp.iter().enumerate() {
+            for (a, w) in xq.iter_mut().zip(self.w.column(j).iter()) {
+                *a -= w * xj;
+            }
+        }
+        self.band.solve_upper(xq);
+    }
+
+    /// Solves `[[A, B], [Bᵀ, C]] x = b` in place after [`Bordered::cholesky`] (block
+    /// elimination by the Schur complement on the parameter block).
+    pub fn solve(&self, x: &mut [f64]) {
+        self.solve_lower(x);
+        self.solve_upper(x);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::{DMatrix, DVector};
+    use nalgebra::DVector;
 
     #[test]
     fn banded_cholesky_matches_dense() {
@@ -179,6 +381,60 @@ mod tests {
         let mut x2 = b.as_slice().to_vec();
         band.solve_lower(&mut x2);
         band.solve_upper(&mut x2);
+        assert!((DVector::from_vec(x2) - xd).amax() < 1e-12);
+    }
+
+    #[test]
+    fn bordered_solve_matches_dense() {
+        let (n, bw, np) = (23, 3, 3);
+        let dim = n + np;
+        // SPD: MᵀM + I with M banded in the first n columns plus dense border columns
+        let mut mm = DMatrix::<f64>::zeros(dim + 4, dim);
+        for i in 0..dim + 4 {
+            for j in 0..dim {
+                let inband = j < n && i < n && i.abs_diff(j) <= bw / 2;
+                if inband || j >= n {
+                    mm[(i, j)] = ((i * 13 + j * 7) % 11) as f64 * 0.2 - 1.0;
+                }
+            }
+        }
+        let a = mm.transpose() * &mm + DMatrix::identity(dim, dim);
+        let mut h = Bordered::zeros(n, bw, np);
+        for i in 0..dim {
+            for j in 0..=i {
+                if i < n {
+                    if i - j <= bw {
+                        h.band.add(i, j, a[(i, j)]);
+                    } else {
+                        assert_eq!(a[(i, j)], 0.0);
+                    }
+                } else if j < n {
+                    h.border[(j, i - n)] = a[(i, j)];
+                } else {
+                    h.corner[(i - n, j - n)] = a[(i, j)];
+                    h.corner[(j - n, i - n)] = a[(i, j)];
+                }
+            }
+        }
+        for i in 0..dim {
+            for j in 0..dim {
+                assert_eq!(h.get(i, j), a[(i, j)]);
+            }
+        }
+        let b = DVector::from_fn(dim, |i, _| (i as f64 * 0.7).cos());
+        let mut y = vec![0.0; dim];
+        h.mul(b.as_slice(), &mut y);
+        assert!((DVector::from_vec(y) - &a * &b).amax() < 1e-12);
+        let xd = a.clone().cholesky().unwrap().solve(&b);
+        assert!(h.cholesky());
+        let mut x = b.as_slice().to_vec();
+        h.solve(&mut x);
+        let err = (DVector::from_vec(x) - &xd).amax();
+        assert!(err < 1e-12 * xd.amax(), "{err:e}");
+        // L_full L_fullᵀ = A through the triangular solves
+        let mut x2 = b.as_slice().to_vec();
+        h.solve_lower(&mut x2);
+        h.solve_upper(&mut x2);
         assert!((DVector::from_vec(x2) - xd).amax() < 1e-12);
     }
 }

@@ -23,16 +23,30 @@
 //! from an [`InverseJacobian`] provider: [`Analytic`] (the default: moreau-derivatives' analytic
 //! inverse-dynamics derivatives, with the `invdiscrete` chain rule) or [`FiniteDifference`]
 //! (for comparison, and the fallback on models the analytic one does not cover).
+//!
+//! Model parameters (issue 5: "optionally plus model parameters"): [`Collocation::set_params`]
+//! appends `n_p` parameters ([`crate::sysid::Param`]: inertial, mass, damping, friction loss)
+//! to the decision vector, `z = (q₁ … q_T, p)`. Every knot's forces are evaluated on a private
+//! copy of the model holding `p` ([`crate::sysid::model_with`]: compiled constants recomputed),
+//! so `J` gains a dense border of `n_p` columns; a prior `√w_p (p − p_init)` and range
+//! penalties (like the limits) add `2·n_p` rows. `∂τ/∂p` is analytic where τ is linear in the
+//! parameter ([`ParamJacobian`]), finite differences otherwise. The normal matrix becomes
+//! block-banded with a dense border ([`crate::band::Bordered`], solved by the Schur complement
+//! on the parameter block). Known generalized forces (`qfrc_applied`, or `B u` of known
+//! controls on a model without actuators) can be subtracted from τ
+//! ([`Collocation::set_applied_forces`]): with `nu = 0` the whole `τ_t − f_t` is the dynamics
+//! residual, which is the estimation-by-collocation setting.
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::band::BandMatrix;
-use moreau::model::{enable, BiasType, DynType, GainType, Integrator, JointType, TrnType};
+use crate::band::{BandMatrix, Bordered};
+use crate::sysid::{self, Param};
+use moreau::model::{disable, enable, BiasType, DynType, GainType, Integrator, JointType, TrnType};
 use moreau::state::{differentiate_pos, integrate_pos, mjd_sub_quat};
 use moreau::{Data, Model};
 use moreau_derivatives::inverse::InverseDerivatives;
-use nalgebra::DMatrix;
-use std::cell::RefCell;
+use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
+use std::cell::{Ref, RefCell};
 
 /// `∂τ/∂q` (tangent perturbations `q ⊕ δ`), `∂τ/∂v`, `∂τ/∂a` of inverse dynamics, each `nv×nv`.
 pub trait InverseJacobian {
@@ -382,6 +396,93 @@ impl Task for StateTracking {
     }
 }
 
+/// Tracking of given configurations (e.g. measured positions), `½ Σ_t w_i ((q_t ⊖ y_t)_i)²`
+/// over the knots `t ≥ 1` that have a target (`targets[t − 1]`, `None`: no cost at that knot;
+/// `q₀` is fixed, so knot 0 has no rows). With `weight = 1/σ²` for measurement noise of
+/// standard deviation σ the residuals are the whitened measurement errors (maximum likelihood).
+#[derive(Clone, Debug)]
+pub struct PositionTracking {
+    /// `T` target configurations (`nq` each) for the knots `1 … T`.
+    pub targets: Vec<Option<Vec<f64>>>,
+    /// Per-dof weights `w_i` (`nv`).
+    pub weight: Vec<f64>,
+}
+
+impl PositionTracking {
+    /// Checks the sizes against `m` (`nq` per target, `nv` weights, finite, weights ≥ 0).
+    pub fn new(
+        m: &Model,
+        targets: Vec<Option<Vec<f64>>>,
+        weight: Vec<f64>,
+    ) -> Result<Self, String> {
+        if weight.len() != m.nv || weight.iter().any(|w| !(w.is_finite() && *w >= 0.0)) {
+            return Err(format!("position tracking: need {} weights ≥ 0", m.nv));
+        }
+        for y in targets.iter().flatten() {
+            if y.len() != m.nq || y.iter().any(|x| !x.is_finite()) {
+                return Err(format!(
+                    "position tracking: targets need {} finite values",
+                    m.nq
+                ));
+            }
+        }
+        Ok(PositionTracking { targets, weight })
+    }
+}
+
+impl Task for PositionTracking {
+    fn dim(&self, t: usize, _horizon: usize) -> usize {
+        match t.checked_sub(1).and_then(|k| self.targets.get(k)) {
+            Some(Some(_)) => self.weight.len(),
+            _ => 0,
+        }
+    }
+    fn residual(&self, m: &Model, t: usize, _horizon: usize, q: &[f64], _v: &[f64], r: &mut [f64]) {
+        if let Some(Some(y)) = t.checked_sub(1).and_then(|k| self.targets.get(k)) {
+            if y.len() != m.nq || r.len() != m.nv {
+                // built without `new`, for another model: no panic, a non-finite cost
+                r.iter_mut().for_each(|x| *x = f64::NAN);
+                return;
+            }
+            differentiate_pos(m, &mut r[..m.nv], 1.0, y, q);
+            for (x, w) in r.iter_mut().zip(&self.weight) {
+                *x *= w.sqrt();
+            }
+        }
+    }
+    fn jacobian(
+        &self,
+        m: &Model,
+        t: usize,
+        horizon: usize,
+        q: &[f64],
+        v: &[f64],
+        jq: &mut DMatrix<f64>,
+        jv: &mut DMatrix<f64>,
+    ) {
+        if self.dim(t, horizon) == 0 {
+            return;
+        }
+        if self.weight.len() != m.nv {
+            jq.fill(f64::NAN);
+            jv.fill(f64::NAN);
+            return;
+        }
+        let quat = m
+            .jnt_type
+            .iter()
+            .any(|j| matches!(j, JointType::Ball | JointType::Free));
+        if quat {
+            return FdTask(self).jacobian(m, t, horizon, q, v, jq, jv);
+        }
+        jq.fill(0.0);
+        jv.fill(0.0);
+        for (i, w) in self.weight.iter().enumerate() {
+            jq[(i, i)] = w.sqrt();
+        }
+    }
+}
+
 /// Forces the default (finite-difference) Jacobian of a task.
 struct FdTask<'a, T: Task>(&'a T);
 impl<T: Task> Task for FdTask<'_, T> {
@@ -419,12 +520,17 @@ pub struct Evaluation {
     pub task_cost: f64,
     pub control_cost: f64,
     pub limit_cost: f64,
+    /// The model parameters of `z` (empty without [`Collocation::set_params`]).
+    pub params: Vec<f64>,
+    /// Parameter prior and range penalties.
+    pub param_cost: f64,
 }
 
 impl Evaluation {
-    /// Task + control + limit cost: the trajectory cost the penalty and multipliers do not alter.
+    /// Task + control + limit (+ parameter prior and range) cost: the cost the dynamics penalty
+    /// and multipliers do not alter.
     pub fn cost(&self) -> f64 {
-        self.task_cost + self.control_cost + self.limit_cost
+        self.task_cost + self.control_cost + self.limit_cost + self.param_cost
     }
     /// `max |Nᵀτ_t|`.
     pub fn max_defect(&self) -> f64 {
@@ -442,6 +548,8 @@ pub struct KnotJacobian {
     /// First row of this knot in `r`.
     pub row: usize,
     pub mat: DMatrix<f64>,
+    /// `∂r/∂p` of the same rows (`rows × n_p`; `n_p = 0` without parameters).
+    pub par: DMatrix<f64>,
     /// Second-order term `Σ_i r_i ∇²r_i` of the forces (3nv × 3nv), with
     /// [`Collocation::second_order`].
     pub hess: Option<DMatrix<f64>>,
@@ -473,10 +581,18 @@ struct Mats {
     /// Task Jacobians `(∂r/∂q, ∂r/∂v)` per knot.
     task: Vec<(DMatrix<f64>, DMatrix<f64>)>,
     jtj: DMatrix<f64>,
+    /// `∂τ_t/∂p` (`nv × n_p`), its images `B⁺ ∂τ`, `Nᵀ ∂τ`, body accelerations and two force
+    /// vectors for the parameter columns.
+    dp: DMatrix<f64>,
+    dup: DMatrix<f64>,
+    ddp: DMatrix<f64>,
+    cacc: Vec<Vector6<f64>>,
+    fp: Vec<f64>,
+    fm: Vec<f64>,
 }
 
 impl Mats {
-    fn prepare(&mut self, nv: usize, nu: usize, nr: usize, horizon: usize) {
+    fn prepare(&mut self, nv: usize, nu: usize, nr: usize, horizon: usize, np: usize) {
         if self.tq.nrows() != nv || self.du.shape() != (nu, nv) || self.dd.shape() != (nr, nv) {
             let z = || DMatrix::zeros(nv, nv);
             *self = Mats {
@@ -495,10 +611,18 @@ impl Mats {
                 dd: DMatrix::zeros(nr, nv),
                 task: vec![],
                 jtj: DMatrix::zeros(3 * nv, 3 * nv),
+                ..Default::default()
             };
         }
         self.task
             .resize_with(horizon + 1, || (DMatrix::zeros(0, 0), DMatrix::zeros(0, 0)));
+        if self.dp.shape() != (nv, np) || self.dup.nrows() != nu || self.ddp.nrows() != nr {
+            self.dp = DMatrix::zeros(nv, np);
+            self.dup = DMatrix::zeros(nu, np);
+            self.ddp = DMatrix::zeros(nr, np);
+            self.fp = vec![0.0; nv];
+            self.fm = vec![0.0; nv];
+        }
     }
 }
 
@@ -529,6 +653,87 @@ pub struct Collocation {
     /// Limited hinge and slide joints (their range-violation residuals).
     limited: Vec<usize>,
     scratch: RefCell<Scratch>,
+    /// Model parameters appended to the decision vector ([`Collocation::set_params`]).
+    params: Vec<ParamSpec>,
+    param_jacobian: std::cell::Cell<ParamJacobian>,
+    pstate: RefCell<ParamState>,
+    fd_models: RefCell<FdModels>,
+    /// Known generalized forces `f_t` (`T·nv`, empty: none), subtracted from τ.
+    applied: Vec<f64>,
+}
+
+/// A model parameter as a decision variable of [`Collocation`].
+#[derive(Clone, Debug)]
+pub struct ParamSpec {
+    pub param: Param,
+    /// Initial value (also the prior's centre).
+    pub init: f64,
+    /// `[lo, hi]`: violations are penalized like the limits, `√w_lim · (distance outside)`.
+    pub bounds: Option<[f64; 2]>,
+    /// Weight `w_p` of the prior residual `√w_p (p − init)` (0: none).
+    pub prior: f64,
+}
+
+impl ParamSpec {
+    /// `param` starting at `init`, no bounds, no prior.
+    pub fn new(param: Param, init: f64) -> Self {
+        ParamSpec {
+            param,
+            init,
+            bounds: None,
+            prior: 0.0,
+        }
+    }
+}
+
+/// How `∂τ/∂p` is computed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ParamJacobian {
+    /// Exact where τ is linear in the parameter, at knots without constraint rows: the inertial
+    /// regressor (`τ_i = Σ_b cdof_iᵀ (I_b(π_b) a_b + v_b ×* I_b(π_b) v_b)`, linear in
+    /// `π_b`; bodies with gravity compensation and models with fluid forces excepted) and dof
+    /// damping (`∂τ_i/∂b_i = v_i + h a_i` under `invdiscrete` with Euler's implicit damping).
+    /// Central differences for the rest: friction loss (a soft constraint row: τ is piecewise
+    /// linear in it), and every parameter at knots with constraint rows (the rows' `R ∝
+    /// invweight0` depends on the inertia, and under `invdiscrete` the constraint force sees
+    /// the continuous `a_c = a_d + M⁻¹ h D a_d`, which depends on damping and inertia).
+    Analytic,
+    /// Central differences everywhere (the comparison path).
+    FiniteDifference,
+}
+
+/// The model at the parameter values last evaluated, and the `±ε` models of the
+/// finite-difference columns.
+#[derive(Default)]
+struct ParamState {
+    values: Vec<f64>,
+    model: Option<Model>,
+    error: Option<String>,
+}
+
+/// The `±ε` models of the finite-difference parameter columns, built when first needed at `p`.
+#[derive(Default)]
+struct FdModels {
+    values: Vec<f64>,
+    /// Per parameter: models at `p + ε e_j`, `p − ε e_j` (or `p` for a one-sided step), span;
+    /// empty if a perturbed model was refused.
+    models: Vec<(Model, Model, f64)>,
+}
+
+/// The model evaluated by [`Collocation`]: its own, or the private copy with the parameters.
+enum ModelRef<'a> {
+    Base(&'a Model),
+    Param(Ref<'a, Model>),
+}
+
+impl std::ops::Deref for ModelRef<'_> {
+    type Target = Model;
+    fn deref(&self) -> &Model {
+        match self {
+            ModelRef::Base(m) => m,
+            ModelRef::Param(r) => r,
+        }
+    }
 }
 
 impl Collocation {
@@ -587,10 +792,13 @@ impl Collocation {
         for (c, &i) in null.iter().enumerate() {
             n.set_column(c, &eig.eigenvectors.column(i));
         }
-        let b_pinv = b
-            .clone()
-            .pseudo_inverse(1e-10)
-            .map_err(|e| format!("collocation: {e}"))?;
+        let b_pinv = if nu == 0 {
+            DMatrix::zeros(0, nv)
+        } else {
+            b.clone()
+                .pseudo_inverse(1e-10)
+                .map_err(|e| format!("collocation: {e}"))?
+        };
         let nr = n.ncols();
         Ok(Collocation {
             horizon,
@@ -615,8 +823,187 @@ impl Collocation {
                 provider: Box::new(Analytic::new()),
                 mats: Mats::default(),
             }),
+            params: vec![],
+            param_jacobian: std::cell::Cell::new(ParamJacobian::Analytic),
+            pstate: RefCell::new(ParamState::default()),
+            fd_models: RefCell::new(FdModels::default()),
+            applied: vec![],
             model,
         })
+    }
+
+    /// Appends model parameters to the decision vector (replacing earlier ones): `z` becomes
+    /// `(q₁ … q_T, p)` and [`Collocation::initial_guess`] starts at the `init` values. Fails
+    /// for a parameter the model does not have, duplicates, `Mass` together with `Inertial` of
+    /// the same body, non-finite or inconsistent values, or initial values the model refuses
+    /// (non-positive mass, negative friction loss).
+    pub fn set_params(&mut self, specs: Vec<ParamSpec>) -> Result<(), String> {
+        for (i, s) in specs.iter().enumerate() {
+            sysid::check(&self.model, s.param)?;
+            if !s.init.is_finite() || !s.prior.is_finite() || s.prior < 0.0 {
+                return Err(format!(
+                    "{:?}: init {} and prior weight {} must be finite, the weight ≥ 0",
+                    s.param, s.init, s.prior
+                ));
+            }
+            if let Some([lo, hi]) = s.bounds {
+                if lo.is_nan() || hi.is_nan() || lo > hi {
+                    return Err(format!("{:?}: bounds [{lo}, {hi}]", s.param));
+                }
+            }
+            if let Param::FrictionLoss { .. } = s.param {
+                if s.init <= 0.0 {
+                    // a zero friction loss has no constraint row, hence no gradient
+                    return Err(format!("{:?}: initial value must be > 0", s.param));
+                }
+            }
+            for t in &specs[..i] {
+                let body = |p: Param| match p {
+                    Param::Mass { body } | Param::Inertial { body, .. } => Some(body),
+                    _ => None,
+                };
+                let clash = t.param == s.param
+                    || (matches!(s.param, Param::Mass { .. })
+                        != matches!(t.param, Param::Mass { .. })
+                        && body(s.param).is_some()
+                        && body(s.param) == body(t.param));
+                if clash {
+                    return Err(format!(
+                        "{:?} and {:?}: the same quantity twice (Mass scales its body's \
+                         inertial parameters)",
+                        t.param, s.param
+                    ));
+                }
+            }
+        }
+        let list: Vec<Param> = specs.iter().map(|s| s.param).collect();
+        let init: Vec<f64> = specs.iter().map(|s| s.init).collect();
+        let m = sysid::model_with(&self.model, &list, &init)?;
+        self.params = specs;
+        *self.pstate.borrow_mut() = ParamState {
+            values: init,
+            model: Some(m),
+            error: None,
+        };
+        *self.fd_models.borrow_mut() = FdModels::default();
+        Ok(())
+    }
+
+    /// Selects how `∂τ/∂p` is computed (default [`ParamJacobian::Analytic`]).
+    pub fn set_param_jacobian(&self, method: ParamJacobian) {
+        self.param_jacobian.set(method);
+    }
+
+    /// The parameters of the decision vector.
+    pub fn param_specs(&self) -> &[ParamSpec] {
+        &self.params
+    }
+
+    /// Number of model parameters `n_p`.
+    pub fn n_params(&self) -> usize {
+        self.params.len()
+    }
+
+    /// The parameter values of `z`.
+    pub fn param_values<'a>(&self, z: &'a [f64]) -> &'a [f64] {
+        &z[self.horizon * self.model.nq..]
+    }
+
+    /// The model with the parameters of `z` written in ([`crate::sysid::model_with`]).
+    pub fn model_at(&self, z: &[f64]) -> Result<Model, String> {
+        let list: Vec<Param> = self.params.iter().map(|s| s.param).collect();
+        sysid::model_with(&self.model, &list, self.param_values(z))
+    }
+
+    /// Known generalized forces `f_t` per knot (`T` vectors of `nv`: `qfrc_applied`, or the
+    /// force of known controls), subtracted from the inverse dynamics: `τ_t = qfrc_inverse −
+    /// f_t` is what the actuators must supply (and, on unactuated directions, the dynamics
+    /// residual). An empty list removes them.
+    pub fn set_applied_forces(&mut self, f: &[Vec<f64>]) -> Result<(), String> {
+        let nv = self.model.nv;
+        if f.is_empty() {
+            self.applied.clear();
+            return Ok(());
+        }
+        if f.len() != self.horizon || f.iter().any(|x| x.len() != nv) {
+            return Err(format!(
+                "applied forces: need {} vectors of {nv}",
+                self.horizon
+            ));
+        }
+        if f.iter().flatten().any(|x| !x.is_finite()) {
+            return Err("applied forces: non-finite value".into());
+        }
+        self.applied = f.concat();
+        Ok(())
+    }
+
+    /// The model at the parameters of `z` (`None` if the model refuses them), rebuilt when they
+    /// changed since the last call.
+    fn model_for(&self, z: &[f64]) -> Option<ModelRef<'_>> {
+        if self.params.is_empty() {
+            return Some(ModelRef::Base(&self.model));
+        }
+        let p = self.param_values(z);
+        {
+            let mut st = self.pstate.borrow_mut();
+            if st.values != p {
+                st.values.clear();
+                st.values.extend_from_slice(p);
+                let list: Vec<Param> = self.params.iter().map(|s| s.param).collect();
+                match sysid::model_with(&self.model, &list, p) {
+                    Ok(m) => {
+                        st.model = Some(m);
+                        st.error = None;
+                    }
+                    Err(e) => {
+                        st.model = None;
+                        st.error = Some(e);
+                    }
+                }
+            }
+        }
+        Ref::filter_map(self.pstate.borrow(), |s| s.model.as_ref())
+            .ok()
+            .map(ModelRef::Param)
+    }
+
+    /// Why the parameters last evaluated were refused, if they were.
+    pub fn param_error(&self) -> Option<String> {
+        self.pstate.borrow().error.clone()
+    }
+
+    /// Builds the `±ε` models of the finite-difference parameter columns at `p` (once per `p`).
+    /// Steps `ε_j = 1e-6·max(|p_j|, 1)`, one-sided where `p_j − ε_j` would leave the
+    /// parameter's domain (mass ≤ 0, friction loss < 0).
+    fn prepare_fd_models(&self, p: &[f64]) -> Result<(), String> {
+        let mut st = self.fd_models.borrow_mut();
+        if st.values == p && st.models.len() == p.len() {
+            return Ok(());
+        }
+        st.models.clear();
+        st.values.clear();
+        let list: Vec<Param> = self.params.iter().map(|s| s.param).collect();
+        let mut fd = Vec::with_capacity(p.len());
+        let mut x = p.to_vec();
+        for j in 0..p.len() {
+            let eps = 1e-6 * p[j].abs().max(1.0);
+            x[j] = p[j] + eps;
+            let mp = sysid::model_with(&self.model, &list, &x)?;
+            let positive = matches!(list[j], Param::Mass { .. } | Param::FrictionLoss { .. });
+            let (mm, span) = if positive && p[j] - eps <= 0.0 {
+                x[j] = p[j];
+                (sysid::model_with(&self.model, &list, &x)?, eps)
+            } else {
+                x[j] = p[j] - eps;
+                (sysid::model_with(&self.model, &list, &x)?, 2.0 * eps)
+            };
+            x[j] = p[j];
+            fd.push((mp, mm, span));
+        }
+        st.models = fd;
+        st.values = p.to_vec();
+        Ok(())
     }
 
     /// Replaces the inverse-dynamics Jacobian provider.
@@ -633,14 +1020,21 @@ impl Collocation {
         self.n.ncols()
     }
 
-    /// Number of decision variables (tangent dimension): `T·nv`.
+    /// Number of decision variables (tangent dimension): `T·nv + n_p`.
     pub fn n_vars(&self) -> usize {
+        self.horizon * self.model.nv + self.params.len()
+    }
+
+    /// Number of configuration variables (tangent dimension) `T·nv`: the banded block.
+    pub fn n_config_vars(&self) -> usize {
         self.horizon * self.model.nv
     }
 
-    /// The stationary initial guess `q_t = q₀` (flat `T·nq`).
+    /// The stationary initial guess `q_t = q₀` (flat `T·nq`), then the parameters' `init`.
     pub fn initial_guess(&self) -> Vec<f64> {
-        self.q0.repeat(self.horizon)
+        let mut z = self.q0.repeat(self.horizon);
+        z.extend(self.params.iter().map(|s| s.init));
+        z
     }
 
     /// Configuration `t` (0..=T) of the flat parameter `z = (q₁ … q_T)`.
@@ -653,7 +1047,7 @@ impl Collocation {
         }
     }
 
-    /// `z ⊕ δ` (δ in tangent coordinates, `T·nv`).
+    /// `z ⊕ δ` (δ in tangent coordinates, `T·nv`, then `n_p` parameter steps added).
     pub fn retract(&self, z: &[f64], delta: &[f64], scale: f64) -> Vec<f64> {
         let mut out = vec![];
         self.retract_into(z, delta, scale, &mut out);
@@ -672,6 +1066,10 @@ impl Collocation {
                 &delta[t * nv..(t + 1) * nv],
                 scale,
             );
+        }
+        let (zq, dq) = (self.horizon * nq, self.horizon * nv);
+        for (j, x) in out[zq..].iter_mut().enumerate() {
+            *x += scale * delta[dq + j];
         }
     }
 
@@ -706,9 +1104,9 @@ impl Collocation {
         self.penalty_growth.set(self.penalty_growth.get() * factor);
     }
 
-    /// Total number of residuals.
+    /// Total number of residuals: the knots', then per parameter its prior and range rows.
     pub fn n_residuals(&self) -> usize {
-        (0..=self.horizon).map(|t| self.knot_rows(t)).sum()
+        (0..=self.horizon).map(|t| self.knot_rows(t)).sum::<usize>() + 2 * self.params.len()
     }
 
     /// Evaluates the trajectory and the residual vector.
@@ -721,9 +1119,9 @@ impl Collocation {
     /// [`Collocation::evaluate`] into `ev`, reusing its storage (no allocation after the first
     /// call with the same problem, apart from the task's own).
     pub fn evaluate_into(&self, z: &[f64], ev: &mut Evaluation) {
-        let m = &self.model;
-        let (nv, nu, nr, horizon) = (m.nv, m.nu, self.nr(), self.horizon);
-        let h = m.opt.timestep;
+        let base = &self.model;
+        let (nv, nu, nr, horizon) = (base.nv, base.nu, self.nr(), self.horizon);
+        let h = base.opt.timestep;
         let mut sc = self.scratch.borrow_mut();
         let sc = &mut *sc;
         let lam = self.multipliers.borrow();
@@ -746,6 +1144,16 @@ impl Collocation {
         ev.task_cost = 0.0;
         ev.control_cost = 0.0;
         ev.limit_cost = 0.0;
+        ev.param_cost = 0.0;
+        ev.params.clear();
+        ev.params.extend_from_slice(&z[horizon * base.nq..]);
+        let Some(mref) = self.model_for(z) else {
+            // parameters the model refuses: a non-finite objective, which the solvers reject
+            ev.r.iter_mut().for_each(|x| *x = f64::NAN);
+            ev.param_cost = f64::NAN;
+            return;
+        };
+        let m: &Model = &mref;
         for t in 0..=horizon {
             self.velocity(z, t, &mut ev.v[t]);
         }
@@ -764,6 +1172,11 @@ impl Collocation {
                     ev.a[t][i] = (ev.v[t + 1][i] - ev.v[t][i]) / h;
                 }
                 inverse_force(m, &mut sc.data, q, &ev.v[t], &ev.a[t], &mut ev.tau[t]);
+                if !self.applied.is_empty() {
+                    for (x, f) in ev.tau[t].iter_mut().zip(&self.applied[t * nv..]) {
+                        *x -= f;
+                    }
+                }
                 let tau = &ev.tau[t];
                 for kk in 0..nu {
                     ev.u[t][kk] = (0..nv).map(|i| self.b_pinv[(kk, i)] * tau[i]).sum();
@@ -798,6 +1211,14 @@ impl Collocation {
                 ev.limit_cost += 0.5 * (sl * e).powi(2);
                 row += 1;
             }
+        }
+        for (s, &p) in self.params.iter().zip(&ev.params) {
+            let rp = s.prior.sqrt() * (p - s.init);
+            let rb = sl * s.bounds.map_or(0.0, |b| range_excess(p, true, b));
+            ev.r[row] = rp;
+            ev.r[row + 1] = rb;
+            ev.param_cost += 0.5 * (rp * rp + rb * rb);
+            row += 2;
         }
         debug_assert_eq!(row, ev.r.len());
     }
@@ -861,18 +1282,27 @@ impl Collocation {
     /// The per-knot Jacobian blocks at `z` into `blocks` (storage reused), given `ev =`
     /// [`Collocation::evaluate`]`(z)` under the current multipliers: the residuals are not
     /// recomputed.
+    /// `z` must be a point whose parameters the model accepts (as at every iterate of the
+    /// solvers: [`Collocation::evaluate`] gives a non-finite objective otherwise); if it is not,
+    /// the blocks are left unchanged.
     pub fn jacobian_into(&self, z: &[f64], ev: &Evaluation, blocks: &mut Vec<KnotJacobian>) {
-        let m = &self.model;
+        let np = self.params.len();
+        let Some(mref) = self.model_for(z) else {
+            return;
+        };
+        let m: &Model = &mref;
+        let pvals = self.param_values(z);
         let (nv, nu, nr, horizon) = (m.nv, m.nu, self.nr(), self.horizon);
         let h = m.opt.timestep;
         let sw = self.dynamics_weight().sqrt();
         let sl = self.weights.limits.sqrt();
         let mut guard = self.scratch.borrow_mut();
         let sc = &mut *guard;
-        sc.mats.prepare(nv, nu, nr, horizon);
+        sc.mats.prepare(nv, nu, nr, horizon, np);
         blocks.resize_with(horizon + 1, || KnotJacobian {
             row: 0,
             mat: DMatrix::zeros(0, 0),
+            par: DMatrix::zeros(0, 0),
             hess: None,
         });
         let mut row = 0;
@@ -894,6 +1324,12 @@ impl Collocation {
                 du,
                 dd,
                 task,
+                dp,
+                dup,
+                ddp,
+                cacc,
+                fp,
+                fm,
                 ..
             } = &mut sc.mats;
             let b = &mut blocks[t];
@@ -902,6 +1338,11 @@ impl Collocation {
                 b.mat = DMatrix::zeros(rows, 3 * nv);
             } else {
                 b.mat.fill(0.0);
+            }
+            if b.par.shape() != (rows, np) {
+                b.par = DMatrix::zeros(rows, np);
+            } else {
+                b.par.fill(0.0);
             }
             b.hess = None;
             // Column blocks: 0 = q_{t−1}, 1 = q_t, 2 = q_{t+1}.
@@ -972,6 +1413,7 @@ impl Collocation {
                         mu += self.n.column(i) * (rr[nu + i] * sw);
                     }
                     let hy = self.force_hessian(
+                        m,
                         &mut sc.data,
                         &mut *sc.provider,
                         q,
@@ -1010,6 +1452,36 @@ impl Collocation {
                         }
                     }
                 }
+                if np > 0 {
+                    self.param_force_jacobian(
+                        m,
+                        pvals,
+                        &mut sc.data,
+                        (q, &ev.v[t], &ev.a[t]),
+                        dp,
+                        cacc,
+                        (fp, fm),
+                    );
+                    dup.gemm(1.0, &self.b_pinv, dp, 0.0);
+                    ddp.gemm_tr(1.0, &self.n, dp, 0.0);
+                    for kk in 0..nu {
+                        let s = (h * self.weights.control[kk]).sqrt();
+                        let e = range_slope(
+                            ev.u[t][kk],
+                            m.actuator_ctrllimited[kk],
+                            m.actuator_ctrlrange[kk],
+                        );
+                        for j in 0..np {
+                            b.par[(r0 + kk, j)] = s * dup[(kk, j)];
+                            b.par[(r0 + nu + nr + kk, j)] = sl * e * dup[(kk, j)];
+                        }
+                    }
+                    for i in 0..nr {
+                        for j in 0..np {
+                            b.par[(r0 + nu + i, j)] = sw * ddp[(i, j)];
+                        }
+                    }
+                }
                 r0 += 2 * nu + nr;
             }
             for (i, &j) in self.limited.iter().enumerate() {
@@ -1039,8 +1511,10 @@ impl Collocation {
     /// Hessian of `μᵀτ(q, v, a)` with respect to `y = (q, v, a)` (3nv × 3nv) by central
     /// differences of the provider's Jacobians (τ is linear in `a`: only `q` and `v` are
     /// perturbed).
+    #[allow(clippy::too_many_arguments)]
     fn force_hessian(
         &self,
+        m: &Model,
         data: &mut Data,
         provider: &mut dyn InverseJacobian,
         q: &[f64],
@@ -1048,7 +1522,6 @@ impl Collocation {
         a: &[f64],
         mu: &nalgebra::DVector<f64>,
     ) -> DMatrix<f64> {
-        let m = &self.model;
         let nv = m.nv;
         let eps = 1e-5;
         let mut hy = DMatrix::zeros(3 * nv, 3 * nv);
@@ -1097,7 +1570,9 @@ impl Collocation {
         (&hy + hy.transpose()) * 0.5
     }
 
-    /// Gradient `Jᵀr` (tangent, `T·nv`) and the Gauss–Newton matrix `JᵀJ` in band storage.
+    /// Gradient `Jᵀr` (tangent, `T·nv`) and the Gauss–Newton matrix `JᵀJ` in band storage: the
+    /// configuration block only (all of it without parameters; see
+    /// [`Collocation::normal_equations_bordered`]).
     pub fn normal_equations(
         &self,
         ev: &Evaluation,
@@ -1106,7 +1581,7 @@ impl Collocation {
         g: &mut [f64],
     ) {
         let nv = self.model.nv;
-        let n = self.n_vars();
+        let n = self.n_config_vars();
         h.fill_zero();
         g.iter_mut().for_each(|x| *x = 0.0);
         let mut guard = self.scratch.borrow_mut();
@@ -1143,13 +1618,160 @@ impl Collocation {
         }
     }
 
-    /// The residual Jacobian `∂r/∂δ` (`n_residuals × T·nv`, tangent perturbations `z ⊕ δ`)
-    /// assembled densely from the knot blocks of [`Collocation::jacobian`]: for checks.
+    /// The whole Gauss–Newton system with parameters: the banded configuration block `A`
+    /// ([`Collocation::normal_equations`]), the border `B = J_qᵀ J_p` (`T·nv × n_p`), the corner
+    /// `C = J_pᵀ J_p` (with the prior and range rows) and the gradient `Jᵀr` (`T·nv + n_p`).
+    /// The border is `Σ_t` of each knot's `mat_tᵀ par_t` (the second-order term of
+    /// [`Collocation::second_order`] is added to `A` only: the border stays Gauss–Newton).
+    pub fn normal_equations_bordered(
+        &self,
+        ev: &Evaluation,
+        blocks: &[KnotJacobian],
+        h: &mut Bordered,
+        g: &mut [f64],
+    ) {
+        let nv = self.model.nv;
+        let n = self.n_config_vars();
+        let np = self.params.len();
+        self.normal_equations(ev, blocks, &mut h.band, &mut g[..n]);
+        h.border.fill(0.0);
+        h.corner.fill(0.0);
+        g[n..].iter_mut().for_each(|x| *x = 0.0);
+        if np == 0 {
+            return;
+        }
+        for (t, b) in blocks.iter().enumerate() {
+            let rows = b.mat.nrows();
+            let r = &ev.r[b.row..b.row + rows];
+            let base = t as isize * nv as isize - 2 * nv as isize;
+            for j in 0..np {
+                let pc = b.par.column(j);
+                g[n + j] += pc.iter().zip(r).map(|(a, b)| a * b).sum::<f64>();
+                for j2 in 0..=j {
+                    h.corner[(j, j2)] += pc.dot(&b.par.column(j2));
+                }
+                for c in 0..3 * nv {
+                    let gi = base + c as isize;
+                    if gi < 0 || gi as usize >= n {
+                        continue;
+                    }
+                    h.border[(gi as usize, j)] += pc.dot(&b.mat.column(c));
+                }
+            }
+        }
+        let sl = self.weights.limits.sqrt();
+        let tail = ev.r.len() - 2 * np;
+        for (j, s) in self.params.iter().enumerate() {
+            let p = ev.params[j];
+            let d1 = s.prior.sqrt();
+            let d2 = sl * s.bounds.map_or(0.0, |b| range_slope(p, true, b));
+            h.corner[(j, j)] += d1 * d1 + d2 * d2;
+            g[n + j] += d1 * ev.r[tail + 2 * j] + d2 * ev.r[tail + 2 * j + 1];
+        }
+        for j in 0..np {
+            for j2 in 0..j {
+                h.corner[(j2, j)] = h.corner[(j, j2)];
+            }
+        }
+    }
+
+    /// `∂τ_t/∂p` (`nv × n_p`) at the knot `(q, v, a)` on `m` (the model at `p`) into `dp`, as
+    /// selected by [`ParamJacobian`] (NaN columns if a `±ε` model is refused).
+    #[allow(clippy::too_many_arguments)]
+    fn param_force_jacobian(
+        &self,
+        m: &Model,
+        p: &[f64],
+        d: &mut Data,
+        (q, v, a): (&[f64], &[f64], &[f64]),
+        dp: &mut DMatrix<f64>,
+        cacc: &mut Vec<Vector6<f64>>,
+        (fp, fm): (&mut [f64], &mut [f64]),
+    ) {
+        let nv = m.nv;
+        inverse_force(m, d, q, v, a, fp);
+        let analytic = self.param_jacobian.get() == ParamJacobian::Analytic && d.nefc == 0;
+        let fluid = m.opt.density > 0.0 || m.opt.viscosity > 0.0;
+        let mut done = [false; 64];
+        let mut done_big = vec![];
+        let done = if self.params.len() <= 64 {
+            &mut done[..self.params.len()]
+        } else {
+            done_big.resize(self.params.len(), false);
+            &mut done_big[..]
+        };
+        if analytic {
+            body_accelerations(m, d, a, cacc);
+            for (j, s) in self.params.iter().enumerate() {
+                let inertial_ok = |b: usize| !fluid && m.body_gravcomp[b] == 0.0;
+                match s.param {
+                    Param::Damping { dof } => {
+                        dp.column_mut(j).fill(0.0);
+                        if !m.opt.disabled(disable::DAMPER) {
+                            // −qfrc_damper = b v; invdiscrete under Euler's implicit damping
+                            // adds h b a_d (inverse::discrete_acc; for b > 0)
+                            let implicit = !m.opt.disabled(disable::EULERDAMP);
+                            dp[(dof, j)] = v[dof]
+                                + if implicit {
+                                    m.opt.timestep * a[dof]
+                                } else {
+                                    0.0
+                                };
+                        }
+                        done[j] = true;
+                    }
+                    Param::Mass { body } if inertial_ok(body) => {
+                        // all ten scale with the mass: ∂π/∂m = π/m
+                        let mut pi = sysid::inertial_params(m, body);
+                        let mass = pi[0];
+                        pi.iter_mut().for_each(|x| *x /= mass);
+                        inertial_column(m, d, cacc, body, &pi, dp, j);
+                        done[j] = true;
+                    }
+                    Param::Inertial { body, k } if inertial_ok(body) => {
+                        let mut pi = [0.0; 10];
+                        pi[k] = 1.0;
+                        inertial_column(m, d, cacc, body, &pi, dp, j);
+                        done[j] = true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if done.iter().all(|x| *x) {
+            return;
+        }
+        if self.prepare_fd_models(p).is_err() {
+            for j in 0..self.params.len() {
+                if !done[j] {
+                    dp.column_mut(j).fill(f64::NAN);
+                }
+            }
+            return;
+        }
+        let fd = self.fd_models.borrow();
+        for j in 0..self.params.len() {
+            if done[j] {
+                continue;
+            }
+            let (mp, mm, span) = &fd.models[j];
+            inverse_force(mp, d, q, v, a, fp);
+            inverse_force(mm, d, q, v, a, fm);
+            for i in 0..nv {
+                dp[(i, j)] = (fp[i] - fm[i]) / span;
+            }
+        }
+    }
+
+    /// The residual Jacobian `∂r/∂δ` (`n_residuals × (T·nv + n_p)`, tangent perturbations
+    /// `z ⊕ δ`) assembled densely from the knot blocks of [`Collocation::jacobian`] and the
+    /// parameter prior and range rows: for checks.
     pub fn dense_jacobian(&self, z: &[f64]) -> DMatrix<f64> {
         let nv = self.model.nv;
-        let n = self.n_vars();
-        let (_, blocks) = self.jacobian(z);
-        let mut out = DMatrix::zeros(self.n_residuals(), n);
+        let n = self.n_config_vars();
+        let np = self.params.len();
+        let (ev, blocks) = self.jacobian(z);
+        let mut out = DMatrix::zeros(self.n_residuals(), n + np);
         for (t, b) in blocks.iter().enumerate() {
             let base = t as isize * nv as isize - 2 * nv as isize;
             for c in 0..3 * nv {
@@ -1161,6 +1783,18 @@ impl Collocation {
                     out[(b.row + k, gi as usize)] = b.mat[(k, c)];
                 }
             }
+            for j in 0..np {
+                for k in 0..b.par.nrows() {
+                    out[(b.row + k, n + j)] = b.par[(k, j)];
+                }
+            }
+        }
+        let sl = self.weights.limits.sqrt();
+        let tail = out.nrows() - 2 * np;
+        for (j, s) in self.params.iter().enumerate() {
+            let p = ev.params[j];
+            out[(tail + 2 * j, n + j)] = s.prior.sqrt();
+            out[(tail + 2 * j + 1, n + j)] = sl * s.bounds.map_or(0.0, |b| range_slope(p, true, b));
         }
         out
     }
@@ -1215,5 +1849,78 @@ fn range_slope(x: f64, limited: bool, r: [f64; 2]) -> f64 {
         1.0
     } else {
         0.0
+    }
+}
+
+/// Spatial accelerations `cacc` of all bodies in the COM frames (gravity as the world's
+/// acceleration, as in `rne`) at `qacc = a`, from `cdof`, `cdof_dot` and `qvel` in `d`.
+fn body_accelerations(m: &Model, d: &Data, a: &[f64], cacc: &mut Vec<Vector6<f64>>) {
+    cacc.resize(m.nbody, Vector6::zeros());
+    cacc[0] = if m.opt.disabled(disable::GRAVITY) {
+        Vector6::zeros()
+    } else {
+        let g = m.opt.gravity;
+        Vector6::new(0.0, 0.0, 0.0, -g[0], -g[1], -g[2])
+    };
+    for b in 1..m.nbody {
+        let mut acc = cacc[m.body_parentid[b]];
+        let d0 = m.body_dofadr[b];
+        for i in d0..d0 + m.body_dofnum[b] {
+            acc += d.cdof_dot[i] * d.qvel[i] + d.cdof[i] * a[i];
+        }
+        cacc[b] = acc;
+    }
+}
+
+/// Column `j` of `dp`: the generalized force of body `b` with inertial parameters `π` (body
+/// frame, about the body origin; τ is linear in `π`), `f = I(π) a_b + v_b ×* I(π) v_b` mapped
+/// by `cdof` onto the dofs supporting `b`. `I(π)` in the COM frame about `p₀ =
+/// subtree_com[root]`: mass `m`, first moment `m r + R h`, rotational inertia `R I_o Rᵀ +
+/// m(|r|²1 − r rᵀ) + 2(r·R h)1 − (r (Rh)ᵀ + (Rh) rᵀ)` with `r = xpos_b − p₀` (parallel axes
+/// from the body origin).
+fn inertial_column(
+    m: &Model,
+    d: &Data,
+    cacc: &[Vector6<f64>],
+    b: usize,
+    pi: &[f64; 10],
+    dp: &mut DMatrix<f64>,
+    j: usize,
+) {
+    let r = d.xmat[b];
+    let rr = d.xpos[b] - d.subtree_com[m.body_rootid[b]];
+    let mass = pi[0];
+    let hw = r * Vector3::new(pi[1], pi[2], pi[3]);
+    let io = Matrix3::new(
+        pi[4], pi[7], pi[8], pi[7], pi[5], pi[9], pi[8], pi[9], pi[6],
+    );
+    let hc = rr * mass + hw;
+    let ic = r * io * r.transpose()
+        + (Matrix3::identity() * rr.dot(&rr) - rr * rr.transpose()) * mass
+        + Matrix3::identity() * (2.0 * rr.dot(&hw))
+        - (rr * hw.transpose() + hw * rr.transpose());
+    let cin = [
+        ic[(0, 0)],
+        ic[(1, 1)],
+        ic[(2, 2)],
+        ic[(0, 1)],
+        ic[(0, 2)],
+        ic[(1, 2)],
+        hc.x,
+        hc.y,
+        hc.z,
+        mass,
+    ];
+    let v = &d.cvel[b];
+    let f = moreau::spatial::inert_mul(&cin, &cacc[b])
+        + moreau::spatial::cross_force(v, &moreau::spatial::inert_mul(&cin, v));
+    dp.column_mut(j).fill(0.0);
+    let mut bb = b;
+    while bb != 0 {
+        let d0 = m.body_dofadr[bb];
+        for i in d0..d0 + m.body_dofnum[bb] {
+            dp[(i, j)] = d.cdof[i].dot(&f);
+        }
+        bb = m.body_parentid[bb];
     }
 }

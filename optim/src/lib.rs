@@ -3,7 +3,9 @@
 //! - [`ilqr`]: iterative LQR on the engine's step (a discrete system, [`system`]), with control
 //!   limits by a projected-Newton box QP in the backward pass;
 //! - [`collocation`] + [`lm`]: direct collocation through inverse dynamics, solved by a
-//!   block-banded Gauss–Newton/Levenberg–Marquardt argmin solver or argmin's L-BFGS;
+//!   block-banded Gauss–Newton/Levenberg–Marquardt argmin solver or argmin's L-BFGS; model
+//!   parameters as extra decision variables (bordered normal equations), and [`estimation`]:
+//!   trajectory and parameters from noisy positions by collocation;
 //! - [`mpc`]: receding-horizon iLQR (transition FD Jacobians on moreau models, actuator
 //!   `ctrlrange` as the box), and
 //!   [`sampling`]: predictive sampling (parallel rollouts), its baseline;
@@ -17,6 +19,7 @@ pub use argmin;
 
 pub mod band;
 pub mod collocation;
+pub mod estimation;
 pub mod ilqr;
 pub mod lm;
 pub mod mpc;

@@ -13,8 +13,12 @@
 //! has stalled with the largest dynamics residual below `defect_tol`. The evaluation of the
 //! accepted trial point is kept for the next Jacobian (no recomputation), and all storage
 //! (Jacobian blocks, band matrices, step vectors) is reused across iterations.
+//!
+//! With model parameters in the decision vector ([`Collocation::set_params`]) the normal matrix
+//! is banded with a dense border ([`Bordered`]): the step solves it by the Schur complement on
+//! the parameter block, reusing the banded factorization (no dense solve of the whole system).
 
-use crate::band::BandMatrix;
+use crate::band::Bordered;
 use crate::collocation::{Collocation, Evaluation, KnotJacobian};
 use argmin::core::{
     CostFunction, Error, Executor, Gradient, IterState, Problem, Solver, State, TerminationReason,
@@ -23,7 +27,8 @@ use argmin::core::{
 use argmin::solver::linesearch::MoreThuenteLineSearch;
 use argmin::solver::quasinewton::LBFGS;
 
-/// argmin state of the LM solver: parameter = flat configurations `q₁ … q_T`.
+/// argmin state of the LM solver: parameter = flat configurations `q₁ … q_T`, then the model
+/// parameters if any ([`Collocation::set_params`]).
 pub type LmState = IterState<Vec<f64>, Vec<f64>, (), (), Vec<f64>, f64>;
 
 /// Solver settings and per-iteration record.
@@ -70,8 +75,8 @@ struct Work {
     cur: Option<Evaluation>,
     trial: Evaluation,
     blocks: Vec<KnotJacobian>,
-    h: BandMatrix,
-    hl: BandMatrix,
+    h: Bordered,
+    hl: Bordered,
     g: Vec<f64>,
     diag: Vec<f64>,
     delta: Vec<f64>,
@@ -88,8 +93,8 @@ impl Default for Work {
             cur: None,
             trial: Evaluation::default(),
             blocks: vec![],
-            h: BandMatrix::zeros(0, 0),
-            hl: BandMatrix::zeros(0, 0),
+            h: Bordered::zeros(0, 0, 0),
+            hl: Bordered::zeros(0, 0, 0),
             g: vec![],
             diag: vec![],
             delta: vec![],
@@ -171,30 +176,30 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             Some(ev) => ev,
             None => problem.problem("evaluate", |c| Ok(c.evaluate(&z)))?,
         };
-        let (n, bw) = problem.problem("jacobian", |c| {
+        let (n, bw, np) = problem.problem("jacobian", |c| {
             c.jacobian_into(&z, &ev, &mut w.blocks);
-            Ok((c.n_vars(), 3 * c.model.nv - 1))
+            Ok((c.n_vars(), 3 * c.model.nv - 1, c.n_params()))
         })?;
         let f0 = half_sq(&ev.r);
-        if w.h.n != n || w.h.bw != bw {
-            w.h = BandMatrix::zeros(n, bw);
-            w.hl = BandMatrix::zeros(n, bw);
+        if !w.h.has_shape(n - np, bw, np) {
+            w.h = Bordered::zeros(n - np, bw, np);
+            w.hl = Bordered::zeros(n - np, bw, np);
         }
         w.g.resize(n, 0.0);
         w.hd.resize(n, 0.0);
         problem.problem("normal", |c| {
-            c.normal_equations(&ev, &w.blocks, &mut w.h, &mut w.g);
+            c.normal_equations_bordered(&ev, &w.blocks, &mut w.h, &mut w.g);
             Ok(())
         })?;
         w.diag.clear();
-        w.diag.extend((0..n).map(|i| w.h.get(i, i)));
+        w.diag.extend((0..n).map(|i| w.h.diag(i)));
         let mut accepted = false;
         let mut fnew = f0;
         for _ in 0..30 {
             w.hl.copy_from(&w.h);
             for (i, d) in w.diag.iter().enumerate() {
                 let scale = if self.marquardt { d.abs() + 1e-9 } else { 1.0 };
-                w.hl.add(i, i, self.lambda * scale);
+                w.hl.add_diag(i, self.lambda * scale);
             }
             if !w.hl.cholesky() {
                 self.lambda *= self.nu;
@@ -302,7 +307,7 @@ impl LevenbergMarquardt {
 /// The result of [`solve_lm`] / [`solve_lbfgs`].
 #[derive(Clone, Debug)]
 pub struct CollocationResult {
-    /// Flat configurations `q₁ … q_T`.
+    /// Flat configurations `q₁ … q_T`, then the model parameters if any.
     pub z: Vec<f64>,
     pub eval: Evaluation,
     pub iterations: u64,
@@ -354,7 +359,8 @@ pub fn solve_lm(
 }
 
 /// The collocation objective on tangent coordinates about a reference trajectory, for argmin's
-/// Euclidean solvers: `q = q_ref ⊕ x` with `x = L⁻ᵀ y` when a preconditioner `L` is set (the
+/// Euclidean solvers (model parameters, if any, are the last `n_p` coordinates, additive):
+/// `q = q_ref ⊕ x` with `x = L⁻ᵀ y` when a preconditioner `L` is set (the
 /// banded Cholesky factor of `JᵀJ + μI` at `q_ref`), `x = y` otherwise.
 ///
 /// Why the preconditioner: the dynamics rows put `a_t = (q_{t+1} − 2q_t + q_{t−1})/h²` into the
@@ -364,7 +370,7 @@ pub fn solve_lm(
 pub struct TangentObjective<'a> {
     pub c: &'a Collocation,
     pub zref: Vec<f64>,
-    pub precond: Option<BandMatrix>,
+    pub precond: Option<Bordered>,
 }
 
 impl TangentObjective<'_> {
@@ -381,15 +387,17 @@ impl TangentObjective<'_> {
         self.c.retract(&self.zref, &self.tangent(y), 1.0)
     }
 
-    /// The factor `L` of `JᵀJ + μ·I` at `z` (`None` if it is not positive definite).
-    pub fn preconditioner(c: &Collocation, z: &[f64], mu: f64) -> Option<BandMatrix> {
+    /// The factor `L` of `JᵀJ + μ·I` at `z` (`None` if it is not positive definite); with
+    /// parameters, the bordered factor `[[L_q, 0], [Wᵀ, L_S]]` ([`Bordered::cholesky`]).
+    pub fn preconditioner(c: &Collocation, z: &[f64], mu: f64) -> Option<Bordered> {
         let (ev, blocks) = c.jacobian(z);
         let n = c.n_vars();
-        let mut h = BandMatrix::zeros(n, 3 * c.model.nv - 1);
+        let np = c.n_params();
+        let mut h = Bordered::zeros(n - np, 3 * c.model.nv - 1, np);
         let mut g = vec![0.0; n];
-        c.normal_equations(&ev, &blocks, &mut h, &mut g);
+        c.normal_equations_bordered(&ev, &blocks, &mut h, &mut g);
         for i in 0..n {
-            h.add(i, i, mu);
+            h.add_diag(i, mu);
         }
         h.cholesky().then_some(h)
     }
@@ -411,9 +419,11 @@ impl Gradient for TangentObjective<'_> {
         let z = self.c.retract(&self.zref, &x, 1.0);
         let (ev, blocks) = self.c.jacobian(&z);
         let n = self.c.n_vars();
-        let mut h = BandMatrix::zeros(n, 3 * self.c.model.nv - 1);
+        let np = self.c.n_params();
+        let mut h = Bordered::zeros(n - np, 3 * self.c.model.nv - 1, np);
         let mut g = vec![0.0; n];
-        self.c.normal_equations(&ev, &blocks, &mut h, &mut g);
+        self.c
+            .normal_equations_bordered(&ev, &blocks, &mut h, &mut g);
         // Chain rule through the retraction: the local tangent of q_ref ⊕ x moves by Jr(x)·dx
         // for rotations (identity for hinge, slide and free-joint positions).
         let m = &self.c.model;

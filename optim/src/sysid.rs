@@ -108,6 +108,13 @@ pub fn get(m: &Model, p: Param) -> f64 {
 }
 
 /// Sets `p` in `m` (for `Mass`, scales all ten parameters of the body).
+///
+/// Only the parameter's own fields change: the compiled quantities that depend on the inertia
+/// (`body_subtreemass`, `body_invweight0`, `dof_invweight0`, `dof_M0`, …) keep their values, as
+/// when MuJoCo's `mjModel` fields are written without `mj_setConst`. That leaves the
+/// constraint-free inverse dynamics unchanged (`subtree_com` only moves the origin of the COM
+/// frames) but not the soft constraints' regularization (`R ∝ invweight0`); [`model_with`]
+/// recomputes them.
 pub fn set(m: &mut Model, p: Param, v: f64) -> Result<(), String> {
     match p {
         Param::Inertial { body, k } => {
@@ -133,6 +140,53 @@ pub fn set(m: &mut Model, p: Param, v: f64) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// `base` with `params` set to `values`, as if compiled with them: inertial parameters first
+/// (per-component ones before `Mass`, which scales its body), then `body_subtreemass` summed
+/// from the leaves and the `qpos0` constants of [`moreau::setconst::set_const`] (`mj_setConst`:
+/// `dof_invweight0`, `body_invweight0`, `dof_M0`, tendon and actuator constants, joint
+/// `springdamper` damping), then damping and friction loss (so that an explicit `Damping`
+/// overrides a `springdamper`-derived one).
+pub fn model_with(base: &Model, params: &[Param], values: &[f64]) -> Result<Model, String> {
+    if params.len() != values.len() {
+        return Err(format!(
+            "{} values for {} parameters",
+            values.len(),
+            params.len()
+        ));
+    }
+    let mut m = base.clone();
+    let inertial = |p: &Param| matches!(p, Param::Inertial { .. } | Param::Mass { .. });
+    for pass in [0, 1] {
+        for (&p, &v) in params.iter().zip(values) {
+            if inertial(&p) && usize::from(matches!(p, Param::Mass { .. })) == pass {
+                check(&m, p)?;
+                if !v.is_finite() {
+                    return Err(format!("{p:?}: non-finite value {v}"));
+                }
+                set(&mut m, p, v)?;
+            }
+        }
+    }
+    if params.iter().any(inertial) {
+        m.body_subtreemass.clone_from(&m.body_mass);
+        for b in (1..m.nbody).rev() {
+            let p = m.body_parentid[b];
+            m.body_subtreemass[p] += m.body_subtreemass[b];
+        }
+        moreau::setconst::set_const(&mut m);
+    }
+    for (&p, &v) in params.iter().zip(values) {
+        if !inertial(&p) {
+            check(&m, p)?;
+            if !v.is_finite() {
+                return Err(format!("{p:?}: non-finite value {v}"));
+            }
+            set(&mut m, p, v)?;
+        }
+    }
+    Ok(m)
 }
 
 /// A recorded trajectory: states, discrete accelerations and the known generalized forces.
