@@ -92,6 +92,8 @@ pub struct Work {
     /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
     /// collider), created on first use.
     pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
+    /// Buffers of the transition Jacobians' linear algebra ([`crate::contact`]).
+    pub(crate) lin: crate::contact::Lin,
 }
 
 impl Work {
