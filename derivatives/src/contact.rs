@@ -140,6 +140,33 @@ fn on_chain(m: &Model, a: &[f64], b: &[f64]) -> bool {
     true
 }
 
+/// True if every pair of constraint rows coupled by `h` (`jd`: the rows expanded, `nefc × nv`)
+/// acts on one dof chain.
+fn rows_on_chains(m: &Model, jd: &[f64], h: &DMatrix<f64>) -> bool {
+    let nv = m.nv;
+    (0..h.nrows()).all(|r| {
+        (0..h.ncols()).all(|s| {
+            h[(r, s)] == 0.0 || on_chain(m, &jd[r * nv..(r + 1) * nv], &jd[s * nv..(s + 1) * nv])
+        })
+    })
+}
+
+/// Whether `M + JᵀHJ` at the (forwarded) state of `d` keeps M's tree sparsity, so
+/// [`transition_analytic`] factors it in qM's layout without fill-in; otherwise (rows coupling
+/// two branches, e.g. contacts between two free bodies) it takes a dense Cholesky factor.
+pub fn hessian_tree_sparse(m: &Model, d: &Data<f64>) -> bool {
+    if d.nefc == 0 {
+        return true;
+    }
+    let nv = m.nv;
+    let h = constraint_hessian_force(m, d).0;
+    let mut jd = vec![0.0; d.nefc * nv];
+    for r in 0..d.nefc {
+        d.efc_J_row(r, nv).expand(&mut jd[r * nv..(r + 1) * nv]);
+    }
+    rows_on_chains(m, &jd, &h)
+}
+
 impl Lin {
     /// `M + JᵀHJ` in qM's tree-sparse layout, factored by `factor_ld` into `ld`, `ldi`, and
     /// `−JᵀH diag(B) J` added to the velocity columns of `x` (`c` columns): when every pair of
@@ -154,14 +181,8 @@ impl Lin {
                 .expand(&mut self.jd[r * nv..(r + 1) * nv]);
         }
         let jd = &self.jd;
-        for r in 0..n {
-            for s in 0..n {
-                if h[(r, s)] != 0.0
-                    && !on_chain(m, &jd[r * nv..(r + 1) * nv], &jd[s * nv..(s + 1) * nv])
-                {
-                    return false;
-                }
-            }
+        if !rows_on_chains(m, jd, h) {
+            return false;
         }
         self.ld.clear();
         self.ld.extend_from_slice(&d.qM[..m.nM]);
