@@ -467,10 +467,18 @@ mod rows {
         aadr: Vec<usize>,
         vals: Vec<f64>,
         tmp: Vec<f64>,
+        /// The tree the lists were built for (`dof_parentid`, `dof_Madr`).
+        parent: Vec<i32>,
+        madr: Vec<usize>,
     }
 
     impl Scratch {
         fn build(&mut self, m: &Model) {
+            if self.parent == m.dof_parentid && self.madr == m.dof_Madr {
+                return;
+            }
+            self.parent.clone_from(&m.dof_parentid);
+            self.madr.clone_from(&m.dof_Madr);
             let nv = m.nv;
             self.ptr.clear();
             self.ptr.resize(nv + 1, 0);
@@ -536,9 +544,10 @@ mod rows {
             if r.is_empty() {
                 continue;
             }
-            s.vals.clear();
-            s.vals.extend(s.aadr[r.clone()].iter().map(|&a| ld[a]));
-            gather(x, c, k, &s.aidx[r], &s.vals, &mut s.tmp);
+            // row k of the qM layout: the ancestors' entries follow the diagonal in order
+            let a0 = m.dof_Madr[k] + 1;
+            let vals = &ld[a0..a0 + r.len()];
+            gather(x, c, k, &s.aidx[r], vals, &mut s.tmp);
         }
     }
 
@@ -590,8 +599,20 @@ fn forward_parts(
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let c = 2 * nv + na + nu;
     let mut lin = std::mem::take(&mut w.lin);
-    lin.x.clear();
-    lin.x.resize(nv * c, 0.0);
+    lin.x.resize(nv * c, 0.0); // every entry is written below
+    // velocity columns: −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
+    lin.buf.resize(nv * nv, 0.0);
+    lin.buf2.resize(nv * nv, 0.0);
+    dfdv_buf(m, d, w, &mut lin.buf, &mut lin.buf2);
+    lin.buf2.fill(0.0);
+    d_actuator_vel(m, d, &mut lin.buf2);
+    for k in 0..nv {
+        let row = &mut lin.x[k * c + nv..k * c + 2 * nv];
+        let (g, a) = (&lin.buf[k * nv..(k + 1) * nv], &lin.buf2[k * nv..(k + 1) * nv]);
+        for ((y, g), a) in row.iter_mut().zip(g).zip(a) {
+            *y = a - g;
+        }
+    }
     // M + JᵀHJ (tree-sparse factor when it has M's sparsity, else dense) and −JᵀH B J into
     // the velocity columns; (H, f) handed to the constraint ∂/∂q
     let pre = (d.nefc > 0).then(|| constraint_hessian_force(m, d));
@@ -619,19 +640,6 @@ fn forward_parts(
         chol_factor_fast(&mut lin.ld, nv);
     }
     w.cons.pre = pre;
-    // velocity: −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
-    lin.buf.resize(nv * nv, 0.0);
-    lin.buf2.resize(nv * nv, 0.0);
-    dfdv_buf(m, d, w, &mut lin.buf, &mut lin.buf2);
-    lin.buf2.fill(0.0);
-    d_actuator_vel(m, d, &mut lin.buf2);
-    for k in 0..nv {
-        let row = &mut lin.x[k * c + nv..k * c + 2 * nv];
-        let (g, a) = (&lin.buf[k * nv..(k + 1) * nv], &lin.buf2[k * nv..(k + 1) * nv]);
-        for ((y, g), a) in row.iter_mut().zip(g).zip(a) {
-            *y -= g - a;
-        }
-    }
     let (fa, ad) = actuation_jacobian(m, d, w);
     let qp = q_pass(m, d, want_m, want_qd, w);
     w.cons.pre = None;
@@ -745,7 +753,6 @@ pub fn transition_analytic_with(
     if damped {
         // He = M + h D, so He⁻¹ M = I − h He⁻¹ D and
         // ∂a_int = ∂qacc + He⁻¹ (∂M (qacc − a_int) − h D ∂qacc)
-        lin.y.clear();
         lin.y.resize(nv * c, 0.0);
         for k in 0..nv {
             let s = -h * m.dof_damping[k];
@@ -776,31 +783,43 @@ pub fn transition_analytic_with(
             }
         }
     }
-    let dai = &lin.x;
-    // v' = v + h a_int
-    let dv = |i: usize, k: usize| h * dai[i * c + k] + if k == nv + i { 1.0 } else { 0.0 };
-    // A (columns q tangent, v, act) and B (u) in one index space
+    // v' = v + h a_int: lin.x becomes ∂v'/∂x (row-major)
+    for i in 0..nv {
+        let r = &mut lin.x[i * c..(i + 1) * c];
+        for v in r.iter_mut() {
+            *v *= h;
+        }
+        r[nv + i] += 1.0;
+    }
+    // A (columns q tangent, v, act) and B (u): row i of the combined nx × c Jacobian
     let mut a = DMatrix::<f64>::zeros(nx, nx);
     let mut b = DMatrix::<f64>::zeros(nx, nu);
-    let mut put = |i: usize, k: usize, v: f64| {
-        if k < nx {
-            a[(i, k)] = v;
-        } else {
-            b[(i, k - nx)] = v;
+    let (sa, sb) = (a.as_mut_slice(), b.as_mut_slice());
+    let mut emit = |i: usize, row: &[f64]| {
+        for (k, v) in row[..nx].iter().enumerate() {
+            sa[k * nx + i] = *v;
+        }
+        for (k, v) in row[nx..].iter().enumerate() {
+            sb[k * nx + i] = *v;
         }
     };
     // q' = q ⊕ h v' (mjd_quatIntegrate blocks for quaternions)
+    lin.y.resize(3 * c, 0.0);
+    let (dv, tmp) = (&lin.x, &mut lin.y);
     for j in 0..m.njnt {
         let da = m.jnt_dofadr[j];
-        let (lin, rot) = match m.jnt_type[j] {
+        let (nlin, rot) = match m.jnt_type[j] {
             JointType::Free => (3, Some(da + 3)),
             JointType::Ball => (0, Some(da)),
             _ => (1, None),
         };
-        for i in da..da + lin {
-            for k in 0..c {
-                put(i, k, h * dv(i, k) + if k == i { 1.0 } else { 0.0 });
+        for i in da..da + nlin {
+            let t = &mut tmp[..c];
+            for (t, v) in t.iter_mut().zip(&dv[i * c..(i + 1) * c]) {
+                *t = h * *v;
             }
+            t[i] += 1.0;
+            emit(i, t);
         }
         if let Some(r) = rot {
             let w = nalgebra::Vector3::new(
@@ -810,22 +829,22 @@ pub fn transition_analytic_with(
             );
             let (dq, dvel, _) = crate::quat::quat_integrate_deriv(&w, h);
             let dvel = dvel * h;
-            for k in 0..c {
-                let x = nalgebra::Vector3::new(dv(r, k), dv(r + 1, k), dv(r + 2, k));
-                let mut y = dvel * x;
-                if (r..r + 3).contains(&k) {
-                    y += dq.column(k - r);
+            let rows3 = &dv[r * c..(r + 3) * c];
+            for e in 0..3 {
+                let t = &mut tmp[e * c..(e + 1) * c];
+                let (g0, g1, g2) = (dvel[(e, 0)], dvel[(e, 1)], dvel[(e, 2)]);
+                for k in 0..c {
+                    t[k] = g0 * rows3[k] + g1 * rows3[c + k] + g2 * rows3[2 * c + k];
                 }
-                for e in 0..3 {
-                    put(r + e, k, y[e]);
+                for f in 0..3 {
+                    t[r + f] += dq[(e, f)];
                 }
+                emit(r + e, t);
             }
         }
     }
     for i in 0..nv {
-        for k in 0..c {
-            put(nv + i, k, dv(i, k));
-        }
+        emit(nv + i, &dv[i * c..(i + 1) * c]);
     }
     // act' (advance_act)
     for u in 0..nu {
@@ -849,7 +868,12 @@ pub fn transition_analytic_with(
             }
             for col in 0..na + nu {
                 let e = if col == i { 1.0 } else { 0.0 };
-                put(2 * nv + i, 2 * nv + col, e + cf * ad[(i, col)]);
+                let v = e + cf * ad[(i, col)];
+                if col < na {
+                    a[(2 * nv + i, 2 * nv + col)] = v;
+                } else {
+                    b[(2 * nv + i, col - na)] = v;
+                }
             }
         }
     }
