@@ -683,10 +683,25 @@ pub fn transition_analytic_with(
     if let Some(e) = unsupported(m) {
         return Err(e);
     }
+    moreau::forward::forward(m, d);
+    transition_analytic_forwarded(m, d, w)
+}
+
+/// [`transition_analytic_with`] without its `forward`: `d` must hold the results of
+/// `moreau::forward::forward` at its current state (e.g. right after a `step`'s forward or a
+/// caller's own `forward`), which are used as they are.
+#[allow(non_snake_case)]
+pub fn transition_analytic_forwarded(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut Workspace,
+) -> Result<TransitionJacobians, &'static str> {
+    if let Some(e) = unsupported(m) {
+        return Err(e);
+    }
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let nx = 2 * nv + na;
     let h = m.opt.timestep;
-    moreau::forward::forward(m, d);
     let fast = m.opt.integrator == Integrator::ImplicitFast;
     let damped = !fast
         && !m.opt.disabled(disable::EULERDAMP)

@@ -279,6 +279,11 @@ fn d_rne_pos(
         let sl = lin(&s);
         for b in bj..=last {
             let c = &d.cinert[b];
+            if !vel && !any_ext {
+                // zero velocities: ψ = Δv = h = 0
+                w.df[b] = cross_force(&s, &w.ia[b]) - inert_mul(c, &sig);
+                continue;
+            }
             let v = &w.vel[b];
             let dv = v - w.u[j];
             let h = &w.h[b];

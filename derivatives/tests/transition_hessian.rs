@@ -4,7 +4,9 @@
 //! to 1e-10 (relative to the largest entry).
 
 use moreau::{integrator::step, Data, Model};
-use moreau_derivatives::contact::{hessian_tree_sparse, transition_analytic_with, Workspace};
+use moreau_derivatives::contact::{
+    hessian_tree_sparse, transition_analytic_forwarded, transition_analytic_with, Workspace,
+};
 use moreau_derivatives::dual::dual_step_jacobian;
 use nalgebra::DMatrix;
 
@@ -42,6 +44,10 @@ fn check(m: &Model, d: &Data<f64>) -> f64 {
     let again = transition_analytic_with(m, &mut d.clone(), &mut w).unwrap();
     assert_eq!(t.A, again.A, "workspace reuse changed A");
     assert_eq!(t.B, again.B, "workspace reuse changed B");
+    // on an already forwarded state, skipping the forward changes nothing
+    let fw = transition_analytic_forwarded(m, &mut d.clone(), &mut w).unwrap();
+    assert_eq!(t.A, fw.A, "forwarded variant: A");
+    assert_eq!(t.B, fw.B, "forwarded variant: B");
     let (a, b) = dual_step_jacobian(m, d);
     err(&t.A, &a).max(if m.nu > 0 { err(&t.B, &b) } else { 0.0 })
 }
