@@ -584,7 +584,11 @@ pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'
     moreau::forward::forward(m, d);
     let mut w = Workspace::default();
     forward_parts(m, d, None, false, &mut w);
-    Ok(DMatrix::from_row_slice(m.nv, 2 * m.nv + m.na + m.nu, &w.lin.x))
+    Ok(DMatrix::from_row_slice(
+        m.nv,
+        2 * m.nv + m.na + m.nu,
+        &w.lin.x,
+    ))
 }
 
 /// `∂act_dot/∂(act,u)` and the q-pass with `d` already forwarded; `∂qacc/∂x` is left in
@@ -600,7 +604,7 @@ fn forward_parts(
     let c = 2 * nv + na + nu;
     let mut lin = std::mem::take(&mut w.lin);
     lin.x.resize(nv * c, 0.0); // every entry is written below
-    // velocity columns: −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
+                               // velocity columns: −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
     lin.buf.resize(nv * nv, 0.0);
     lin.buf2.resize(nv * nv, 0.0);
     dfdv_buf(m, d, w, &mut lin.buf, &mut lin.buf2);
@@ -608,7 +612,10 @@ fn forward_parts(
     d_actuator_vel(m, d, &mut lin.buf2);
     for k in 0..nv {
         let row = &mut lin.x[k * c + nv..k * c + 2 * nv];
-        let (g, a) = (&lin.buf[k * nv..(k + 1) * nv], &lin.buf2[k * nv..(k + 1) * nv]);
+        let (g, a) = (
+            &lin.buf[k * nv..(k + 1) * nv],
+            &lin.buf2[k * nv..(k + 1) * nv],
+        );
         for ((y, g), a) in row.iter_mut().zip(g).zip(a) {
             *y = a - g;
         }

@@ -57,7 +57,10 @@ fn humanoid_tree_sparse() {
     let m = load("humanoid");
     let d = settled(&m, 3000, true);
     assert!(d.nefc > 0, "humanoid: no contact rows");
-    assert!(hessian_tree_sparse(&m, &d), "humanoid: foot contacts lie on chains");
+    assert!(
+        hessian_tree_sparse(&m, &d),
+        "humanoid: foot contacts lie on chains"
+    );
     let e = check(&m, &d);
     eprintln!("humanoid (nefc {}): A, B vs dual {e:.1e}", d.nefc);
     assert!(e < 1e-10, "humanoid: {e}");
@@ -67,7 +70,10 @@ fn humanoid_tree_sparse() {
 fn box_stack_dense_fallback() {
     let m = load("box_stack");
     let d = settled(&m, 20, false);
-    assert!(!hessian_tree_sparse(&m, &d), "box_stack: box-box contacts couple two trees");
+    assert!(
+        !hessian_tree_sparse(&m, &d),
+        "box_stack: box-box contacts couple two trees"
+    );
     let e = check(&m, &d);
     eprintln!("box_stack (nefc {}): A vs dual {e:.1e}", d.nefc);
     assert!(e < 1e-10, "box_stack: {e}");
