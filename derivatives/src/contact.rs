@@ -603,8 +603,9 @@ fn forward_parts(
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let c = 2 * nv + na + nu;
     let mut lin = std::mem::take(&mut w.lin);
-    lin.x.resize(nv * c, 0.0); // every entry is written below
-                               // velocity columns: −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
+    // every entry of x is written below; first the velocity columns:
+    // −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
+    lin.x.resize(nv * c, 0.0);
     lin.buf.resize(nv * nv, 0.0);
     lin.buf2.resize(nv * nv, 0.0);
     dfdv_buf(m, d, w, &mut lin.buf, &mut lin.buf2);
