@@ -377,7 +377,7 @@ mod rows {
         }
     }
 
-    /// `row i −= Σ_k a_k · row k` over `ks` (all `k ≠ i`), four source rows per sweep; the
+    /// `row i −= Σ_k a_k · row k` over `ks` (all `k ≠ i`), eight/four/two source rows per sweep; the
     /// same code compiled for AVX2 when the CPU has it (4 lanes instead of SSE2's 2; no FMA
     /// contraction, so the results are bit-identical).
     fn gather(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
@@ -407,6 +407,16 @@ mod rows {
     fn gather_body(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
         tmp.copy_from_slice(&x[i * c..i * c + c]);
         let mut p = 0;
+        while p + 8 <= ks.len() {
+            let r: [usize; 8] = std::array::from_fn(|q| ks[p + q] * c);
+            let b: [f64; 8] = std::array::from_fn(|q| a[p + q]);
+            let xs: [&[f64]; 8] = std::array::from_fn(|q| &x[r[q]..r[q] + c]);
+            for t in 0..c {
+                tmp[t] -= (b[0] * xs[0][t] + b[1] * xs[1][t] + b[2] * xs[2][t] + b[3] * xs[3][t])
+                    + (b[4] * xs[4][t] + b[5] * xs[5][t] + b[6] * xs[6][t] + b[7] * xs[7][t]);
+            }
+            p += 8;
+        }
         while p + 4 <= ks.len() {
             let (r0, r1, r2, r3) = (ks[p] * c, ks[p + 1] * c, ks[p + 2] * c, ks[p + 3] * c);
             let (a0, a1, a2, a3) = (a[p], a[p + 1], a[p + 2], a[p + 3]);
@@ -420,6 +430,15 @@ mod rows {
                 tmp[t] -= a0 * x0[t] + a1 * x1[t] + a2 * x2[t] + a3 * x3[t];
             }
             p += 4;
+        }
+        if p + 2 <= ks.len() {
+            let (r0, r1) = (ks[p] * c, ks[p + 1] * c);
+            let (a0, a1) = (a[p], a[p + 1]);
+            let (x0, x1) = (&x[r0..r0 + c], &x[r1..r1 + c]);
+            for t in 0..c {
+                tmp[t] -= a0 * x0[t] + a1 * x1[t];
+            }
+            p += 2;
         }
         while p < ks.len() {
             let r = ks[p] * c;
