@@ -18,7 +18,10 @@
 //!   `∂qDeriv/∂q`) and for [`crate::rnea::unsupported`] models by full dual passes, one
 //!   position/velocity/inverse pass per tangent direction (no constraint solve).
 //!
-//! Linear algebra: one dense Cholesky factor of `M + JᵀHJ` for all `2nv + na + nu` columns,
+//! Linear algebra: `M + JᵀHJ` factored once for all `2nv + na + nu` columns — in M's
+//! tree-sparse layout (LᵀDL, no fill-in) when every constraint row `H` couples acts on one dof
+//! chain ([`hessian_tree_sparse`]), else by a dense Cholesky factor; the right-hand sides and
+//! solutions are row-major `nv × (2nv + na + nu)` blocks (row gathers, AVX2 when present);
 //! `M x` and (eulerdamp) `(M + h diag(damping))⁻¹` in M's tree-sparse layout; a reusable
 //! [`Workspace`] ([`transition_analytic_with`]) keeps the `Data<Dual64>` and buffers.
 //!
