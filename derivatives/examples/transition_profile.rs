@@ -1,15 +1,20 @@
 //! Repeated analytic transition Jacobians at a contact state, for profiling
 //! (`valgrind --tool=callgrind --dump-instr=no target/release/examples/transition_profile
-//! models/humanoid.xml 200`). Prints the CPU time per call and the number of rows.
+//! models/humanoid.xml 200`). Prints the CPU time per call and the number of rows. A third
+//! argument `forwarded` times `transition_analytic_forwarded` (the state's `forward` done once,
+//! outside the loop) instead.
 
 use moreau::{integrator::step, Data};
-use moreau_derivatives::contact::{transition_analytic_with, Workspace};
+use moreau_derivatives::contact::{
+    transition_analytic_forwarded, transition_analytic_with, Workspace,
+};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let path = args.get(1).map_or("models/humanoid.xml", |s| s.as_str());
     let n: usize = args.get(2).map_or(Ok(200), |s| s.parse())?;
+    let forwarded = args.get(3).is_some_and(|s| s == "forwarded");
     let m = moreau::mjcf::load(path)?;
     let mut d = Data::new(&m);
     if m.nkey > 0 {
@@ -22,18 +27,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             break;
         }
     }
+    if forwarded {
+        moreau::forward::forward(&m, &mut d);
+    }
     let d0 = d.clone();
     let mut w = Workspace::default();
     let t = Instant::now();
     for _ in 0..n {
         d.clone_from(&d0);
-        transition_analytic_with(&m, &mut d, &mut w)?;
+        if forwarded {
+            transition_analytic_forwarded(&m, &mut d, &mut w)?;
+        } else {
+            transition_analytic_with(&m, &mut d, &mut w)?;
+        }
     }
     let us = t.elapsed().as_secs_f64() * 1e6 / n as f64;
     println!(
-        "nefc {} ncon {}: {us:.1} us per transition_analytic",
+        "nefc {} ncon {}: {us:.1} us per transition_analytic{}",
         d.nefc,
-        d.contact.len()
+        d.contact.len(),
+        if forwarded { "_forwarded" } else { "_with" }
     );
     Ok(())
 }

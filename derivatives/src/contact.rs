@@ -21,7 +21,10 @@
 //!   otherwise); the full pass's `∂qDeriv/∂q` is kept for fluid forces (not
 //!   [`crate::qderiv_pos::covered`]), which [`crate::inverse::unsupported`] refuses today.
 //!
-//! Linear algebra: one dense Cholesky factor of `M + JᵀHJ` for all `2nv + na + nu` columns,
+//! Linear algebra: `M + JᵀHJ` factored once for all `2nv + na + nu` columns — in M's
+//! tree-sparse layout (LᵀDL, no fill-in) when every constraint row `H` couples acts on one dof
+//! chain ([`hessian_tree_sparse`]), else by a dense Cholesky factor; the right-hand sides and
+//! solutions are row-major `nv × (2nv + na + nu)` blocks (row gathers, AVX2 when present);
 //! `M x` and (eulerdamp) `(M + h diag(damping))⁻¹` in M's tree-sparse layout; a reusable
 //! [`Workspace`] ([`transition_analytic_with`]) keeps the `Data<Dual64>` and buffers.
 //!
@@ -44,7 +47,7 @@
 
 use crate::dual::{lift, lift_into, seed};
 use crate::fd::TransitionJacobians;
-use crate::inverse::{dfda_dv_constraint, dfdv_smooth};
+use crate::inverse::{constraint_hessian_force, dfda_dv_constraint, dfdv_buf};
 use moreau::crb::factor_ld;
 use moreau::derivative::{d_actuator_vel, smooth_vel};
 use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
@@ -96,6 +99,133 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
 /// Reusable workspace of [`transition_analytic_with`] (the analytic `∂/∂q` buffers and the
 /// `Data<Dual64>` of the single-stage dual passes).
 pub type Workspace = crate::rnea::Work;
+
+/// Buffers of the linear algebra of [`transition_analytic_with`], reused across calls.
+#[derive(Default)]
+pub(crate) struct Lin {
+    /// `nv × (2nv + na + nu)` row-major: `−∂g/∂x`, then `∂qacc/∂x`, then `∂a_int/∂x`.
+    x: Vec<f64>,
+    /// Same shape (the eulerdamp correction).
+    y: Vec<f64>,
+    /// `M + JᵀHJ` in qM's layout and its LᵀDL factor ([`Lin::hessian_tree`]), or dense.
+    ld: Vec<f64>,
+    ldi: Vec<f64>,
+    /// Whether `ld` holds the tree-sparse factor (else the dense Cholesky factor).
+    tree: bool,
+    /// `M + h diag(damping)` factored (eulerdamp).
+    he: Vec<f64>,
+    hei: Vec<f64>,
+    /// Constraint rows expanded (`nefc × nv`).
+    jd: Vec<f64>,
+    /// `nv × nv` scratch.
+    buf: Vec<f64>,
+    solve: rows::Scratch,
+    buf2: Vec<f64>,
+}
+
+/// True if the nonzeros of `a` and `b` (length nv) all lie on one dof chain (each is an
+/// ancestor of the next): then `aᵀb + bᵀa` has M's tree sparsity.
+fn on_chain(m: &Model, a: &[f64], b: &[f64]) -> bool {
+    let mut cur: Option<usize> = None;
+    for k in (0..m.nv).rev() {
+        if a[k] == 0.0 && b[k] == 0.0 {
+            continue;
+        }
+        if let Some(mut p) = cur {
+            while p > k {
+                match moreau::spatial::dof_parent(m, p) {
+                    Some(q) => p = q,
+                    None => return false,
+                }
+            }
+            if p != k {
+                return false;
+            }
+        }
+        cur = Some(k);
+    }
+    true
+}
+
+/// True if every pair of constraint rows coupled by `h` (`jd`: the rows expanded, `nefc × nv`)
+/// acts on one dof chain.
+fn rows_on_chains(m: &Model, jd: &[f64], h: &DMatrix<f64>) -> bool {
+    let nv = m.nv;
+    (0..h.nrows()).all(|r| {
+        (0..h.ncols()).all(|s| {
+            h[(r, s)] == 0.0 || on_chain(m, &jd[r * nv..(r + 1) * nv], &jd[s * nv..(s + 1) * nv])
+        })
+    })
+}
+
+/// Whether `M + JᵀHJ` at the (forwarded) state of `d` keeps M's tree sparsity, so
+/// [`transition_analytic`] factors it in qM's layout without fill-in; otherwise (rows coupling
+/// two branches, e.g. contacts between two free bodies) it takes a dense Cholesky factor.
+pub fn hessian_tree_sparse(m: &Model, d: &Data<f64>) -> bool {
+    if d.nefc == 0 {
+        return true;
+    }
+    let nv = m.nv;
+    let h = constraint_hessian_force(m, d).0;
+    let mut jd = vec![0.0; d.nefc * nv];
+    for r in 0..d.nefc {
+        d.efc_J_row(r, nv).expand(&mut jd[r * nv..(r + 1) * nv]);
+    }
+    rows_on_chains(m, &jd, &h)
+}
+
+impl Lin {
+    /// `M + JᵀHJ` in qM's tree-sparse layout, factored by `factor_ld` into `ld`, `ldi`, and
+    /// `−JᵀH diag(B) J` added to the velocity columns of `x` (`c` columns): when every pair of
+    /// rows `H` couples acts on one dof chain (contacts with the world or within one branch),
+    /// so `JᵀHJ` has M's sparsity and the factor no fill-in. False (nothing done) otherwise.
+    fn hessian_tree(&mut self, m: &Model, d: &Data<f64>, h: &DMatrix<f64>, c: usize) -> bool {
+        let (nv, n) = (m.nv, d.nefc);
+        self.jd.clear();
+        self.jd.resize(n * nv, 0.0);
+        for r in 0..n {
+            d.efc_J_row(r, nv)
+                .expand(&mut self.jd[r * nv..(r + 1) * nv]);
+        }
+        let jd = &self.jd;
+        if !rows_on_chains(m, jd, h) {
+            return false;
+        }
+        self.ld.clear();
+        self.ld.extend_from_slice(&d.qM[..m.nM]);
+        for r in 0..n {
+            for s in 0..n {
+                let hrs = h[(r, s)];
+                if hrs == 0.0 {
+                    continue;
+                }
+                let (jr, js) = (&jd[r * nv..(r + 1) * nv], &jd[s * nv..(s + 1) * nv]);
+                let b = d.efc_KBIP[s][1];
+                for k in 0..nv {
+                    if jr[k] == 0.0 {
+                        continue;
+                    }
+                    let a = hrs * jr[k];
+                    // (JᵀHJ)_kl for l on k's chain (row k of the qM layout)
+                    let mut adr = m.dof_Madr[k];
+                    let mut l = Some(k);
+                    while let Some(ll) = l {
+                        self.ld[adr] += a * js[ll];
+                        adr += 1;
+                        l = moreau::spatial::dof_parent(m, ll);
+                    }
+                    let ab = a * b;
+                    for (y, z) in self.x[k * c + nv..k * c + 2 * nv].iter_mut().zip(js) {
+                        *y -= ab * *z;
+                    }
+                }
+            }
+        }
+        self.ldi.resize(nv, 0.0);
+        factor_ld(m, &mut self.ld, &mut self.ldi);
+        true
+    }
+}
 
 /// Results of one q-direction dual pass.
 struct QPass {
@@ -248,34 +378,52 @@ mod rows {
     use moreau::model::Model;
     use moreau::spatial::dof_parent;
 
-    /// `row dst −= a · row src` (`dst != src`).
-    #[inline]
-    fn axpy(x: &mut [f64], c: usize, dst: usize, src: usize, a: f64) {
-        if a == 0.0 {
-            return;
-        }
-        let (d, s) = if dst < src {
-            let (lo, hi) = x.split_at_mut(src * c);
-            (&mut lo[dst * c..dst * c + c], &hi[..c])
-        } else {
-            let (lo, hi) = x.split_at_mut(dst * c);
-            (&mut hi[..c], &lo[src * c..src * c + c])
-        };
-        for (y, z) in d.iter_mut().zip(s) {
-            *y -= a * *z;
-        }
-    }
-
     fn scale(x: &mut [f64], c: usize, k: usize, a: f64) {
         for y in &mut x[k * c..k * c + c] {
             *y *= a;
         }
     }
 
-    /// `row i −= Σ_k a_k · row k` over `ks` (all `k ≠ i`), four source rows per sweep.
+    /// `row i −= Σ_k a_k · row k` over `ks` (all `k ≠ i`), eight/four/two source rows per sweep; the
+    /// same code compiled for AVX2 when the CPU has it (4 lanes instead of SSE2's 2; no FMA
+    /// contraction, so the results are bit-identical).
     fn gather(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above); the body is safe code.
+            unsafe { gather_avx2(x, c, i, ks, a, tmp) };
+            return;
+        }
+        gather_body(x, c, i, ks, a, tmp);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn gather_avx2(
+        x: &mut [f64],
+        c: usize,
+        i: usize,
+        ks: &[usize],
+        a: &[f64],
+        tmp: &mut [f64],
+    ) {
+        gather_body(x, c, i, ks, a, tmp);
+    }
+
+    #[inline(always)]
+    fn gather_body(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
         tmp.copy_from_slice(&x[i * c..i * c + c]);
         let mut p = 0;
+        while p + 8 <= ks.len() {
+            let r: [usize; 8] = std::array::from_fn(|q| ks[p + q] * c);
+            let b: [f64; 8] = std::array::from_fn(|q| a[p + q]);
+            let xs: [&[f64]; 8] = std::array::from_fn(|q| &x[r[q]..r[q] + c]);
+            for t in 0..c {
+                tmp[t] -= (b[0] * xs[0][t] + b[1] * xs[1][t] + b[2] * xs[2][t] + b[3] * xs[3][t])
+                    + (b[4] * xs[4][t] + b[5] * xs[5][t] + b[6] * xs[6][t] + b[7] * xs[7][t]);
+            }
+            p += 8;
+        }
         while p + 4 <= ks.len() {
             let (r0, r1, r2, r3) = (ks[p] * c, ks[p + 1] * c, ks[p + 2] * c, ks[p + 3] * c);
             let (a0, a1, a2, a3) = (a[p], a[p + 1], a[p + 2], a[p + 3]);
@@ -289,6 +437,15 @@ mod rows {
                 tmp[t] -= a0 * x0[t] + a1 * x1[t] + a2 * x2[t] + a3 * x3[t];
             }
             p += 4;
+        }
+        if p + 2 <= ks.len() {
+            let (r0, r1) = (ks[p] * c, ks[p + 1] * c);
+            let (a0, a1) = (a[p], a[p + 1]);
+            let (x0, x1) = (&x[r0..r0 + c], &x[r1..r1 + c]);
+            for t in 0..c {
+                tmp[t] -= a0 * x0[t] + a1 * x1[t];
+            }
+            p += 2;
         }
         while p < ks.len() {
             let r = ks[p] * c;
@@ -324,36 +481,99 @@ mod rows {
         }
     }
 
-    /// `x ← A⁻¹ x` with `A`'s tree-sparse LᵀDL factor (`factor_ld`, qM layout).
-    pub fn ld_solve(m: &Model, ld: &[f64], diag_inv: &[f64], x: &mut [f64], c: usize) {
-        for k in (0..m.nv).rev() {
-            let mut adr = m.dof_Madr[k];
-            let mut i = dof_parent(m, k);
-            while let Some(ii) = i {
-                adr += 1;
-                axpy(x, c, ii, k, ld[adr]);
-                i = dof_parent(m, ii);
+    /// Scratch of [`ld_solve`]: the descendants of every dof with the qM address of their
+    /// factor entry (compressed rows), the ancestors likewise, and one row of `c` values.
+    #[derive(Default)]
+    pub struct Scratch {
+        ptr: Vec<usize>,
+        idx: Vec<usize>,
+        adr: Vec<usize>,
+        aptr: Vec<usize>,
+        aidx: Vec<usize>,
+        aadr: Vec<usize>,
+        vals: Vec<f64>,
+        tmp: Vec<f64>,
+        /// The tree the lists were built for (`dof_parentid`, `dof_Madr`).
+        parent: Vec<i32>,
+        madr: Vec<usize>,
+    }
+
+    impl Scratch {
+        fn build(&mut self, m: &Model) {
+            if self.parent == m.dof_parentid && self.madr == m.dof_Madr {
+                return;
+            }
+            self.parent.clone_from(&m.dof_parentid);
+            self.madr.clone_from(&m.dof_Madr);
+            let nv = m.nv;
+            self.ptr.clear();
+            self.ptr.resize(nv + 1, 0);
+            self.aptr.clear();
+            self.aptr.push(0);
+            self.aidx.clear();
+            self.aadr.clear();
+            for k in 0..nv {
+                let mut adr = m.dof_Madr[k];
+                let mut i = dof_parent(m, k);
+                while let Some(ii) = i {
+                    adr += 1;
+                    self.ptr[ii + 1] += 1;
+                    self.aidx.push(ii);
+                    self.aadr.push(adr);
+                    i = dof_parent(m, ii);
+                }
+                self.aptr.push(self.aidx.len());
+            }
+            for i in 0..nv {
+                self.ptr[i + 1] += self.ptr[i];
+            }
+            let n = self.ptr[nv];
+            self.idx.resize(n, 0);
+            self.adr.resize(n, 0);
+            let mut fill = self.ptr[..nv].to_vec();
+            for k in 0..nv {
+                for p in self.aptr[k]..self.aptr[k + 1] {
+                    let i = self.aidx[p];
+                    self.idx[fill[i]] = k;
+                    self.adr[fill[i]] = self.aadr[p];
+                    fill[i] += 1;
+                }
             }
         }
-        for k in 0..m.nv {
+    }
+
+    /// `x ← A⁻¹ x` with `A`'s tree-sparse LᵀDL factor (`factor_ld`, qM layout): both
+    /// triangular sweeps as row gathers (descendants, then ancestors).
+    pub fn ld_solve(
+        m: &Model,
+        ld: &[f64],
+        diag_inv: &[f64],
+        x: &mut [f64],
+        c: usize,
+        s: &mut Scratch,
+    ) {
+        let nv = m.nv;
+        s.build(m);
+        s.tmp.resize(c, 0.0);
+        for i in (0..nv).rev() {
+            let r = s.ptr[i]..s.ptr[i + 1];
+            if r.is_empty() {
+                continue;
+            }
+            s.vals.clear();
+            s.vals.extend(s.adr[r.clone()].iter().map(|&a| ld[a]));
+            gather(x, c, i, &s.idx[r], &s.vals, &mut s.tmp);
+        }
+        for k in 0..nv {
             scale(x, c, k, diag_inv[k]);
-        }
-        let mut tmp = vec![0.0; c];
-        let (mut ks, mut a) = (Vec::new(), Vec::new());
-        for k in 0..m.nv {
-            ks.clear();
-            a.clear();
-            let mut adr = m.dof_Madr[k];
-            let mut i = dof_parent(m, k);
-            while let Some(ii) = i {
-                adr += 1;
-                ks.push(ii);
-                a.push(ld[adr]);
-                i = dof_parent(m, ii);
+            let r = s.aptr[k]..s.aptr[k + 1];
+            if r.is_empty() {
+                continue;
             }
-            if !ks.is_empty() {
-                gather(x, c, k, &ks, &a, &mut tmp);
-            }
+            // row k of the qM layout: the ancestors' entries follow the diagonal in order
+            let a0 = m.dof_Madr[k] + 1;
+            let vals = &ld[a0..a0 + r.len()];
+            gather(x, c, k, &s.aidx[r], vals, &mut s.tmp);
         }
     }
 
@@ -388,43 +608,91 @@ pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'
         return Err(e);
     }
     moreau::forward::forward(m, d);
-    Ok(forward_parts(m, d, None, false, &mut Workspace::default()).0)
+    let mut w = Workspace::default();
+    forward_parts(m, d, None, false, &mut w);
+    Ok(DMatrix::from_row_slice(
+        m.nv,
+        2 * m.nv + m.na + m.nu,
+        &w.lin.x,
+    ))
 }
 
-/// `(∂qacc/∂x, ∂act_dot/∂(act,u), q-pass)` with `d` already forwarded.
+/// `∂act_dot/∂(act,u)` and the q-pass with `d` already forwarded; `∂qacc/∂x` is left in
+/// `w.lin.x` (`nv × (2nv+na+nu)` row-major).
 fn forward_parts(
     m: &Model,
     d: &mut Data<f64>,
     want_m: Option<&nalgebra::DVector<f64>>,
     want_qd: bool,
     w: &mut Workspace,
-) -> (DMatrix<f64>, DMatrix<f64>, QPass) {
+) -> (DMatrix<f64>, QPass) {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
-    let nx = 2 * nv + na + nu;
-    // M + JᵀHJ and JᵀH B J from one J, H; (H, f) handed to the constraint ∂/∂q
-    let (hs, jhbj, pre) = dfda_dv_constraint(m, d);
-    w.cons.pre = pre;
-    let mut dg = DMatrix::zeros(nv, nx);
-    // velocity: ∂(bias − passive)/∂v + JᵀH B J − ∂qfrc_actuator/∂v
-    let mut gv = dfdv_smooth(m, d);
-    if let Some(x) = jhbj {
-        gv += x;
+    let c = 2 * nv + na + nu;
+    let mut lin = std::mem::take(&mut w.lin);
+    // every entry of x is written below; first the velocity columns:
+    // −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
+    lin.x.resize(nv * c, 0.0);
+    lin.buf.resize(nv * nv, 0.0);
+    lin.buf2.resize(nv * nv, 0.0);
+    dfdv_buf(m, d, w, &mut lin.buf, &mut lin.buf2);
+    lin.buf2.fill(0.0);
+    d_actuator_vel(m, d, &mut lin.buf2);
+    for k in 0..nv {
+        let row = &mut lin.x[k * c + nv..k * c + 2 * nv];
+        let (g, a) = (
+            &lin.buf[k * nv..(k + 1) * nv],
+            &lin.buf2[k * nv..(k + 1) * nv],
+        );
+        for ((y, g), a) in row.iter_mut().zip(g).zip(a) {
+            *y = a - g;
+        }
     }
-    let mut buf = vec![0.0; nv * nv];
-    d_actuator_vel(m, d, &mut buf);
-    gv -= DMatrix::from_row_slice(nv, nv, &buf);
-    dg.columns_mut(nv, nv).copy_from(&gv);
+    // M + JᵀHJ (tree-sparse factor when it has M's sparsity, else dense) and −JᵀH B J into
+    // the velocity columns; (H, f) handed to the constraint ∂/∂q
+    let pre = (d.nefc > 0).then(|| constraint_hessian_force(m, d));
+    lin.tree = match &pre {
+        None => {
+            lin.ld.clear();
+            lin.ld.extend_from_slice(&d.qM[..m.nM]);
+            lin.ldi.resize(nv, 0.0);
+            factor_ld(m, &mut lin.ld, &mut lin.ldi);
+            true
+        }
+        Some((h, _)) => lin.hessian_tree(m, d, h, c),
+    };
+    if !lin.tree {
+        let (hs, jhbj, _) = dfda_dv_constraint(m, d);
+        if let Some(g) = jhbj {
+            for k in 0..nv {
+                for l in 0..nv {
+                    lin.x[k * c + nv + l] -= g[(k, l)];
+                }
+            }
+        }
+        lin.ld.clear();
+        lin.ld.extend_from_slice(hs.as_slice()); // symmetric: column-major = row-major
+        chol_factor_fast(&mut lin.ld, nv);
+    }
+    w.cons.pre = pre;
     let (fa, ad) = actuation_jacobian(m, d, w);
-    dg.columns_mut(2 * nv, na + nu).copy_from(&(-fa));
     let qp = q_pass(m, d, want_m, want_qd, w);
     w.cons.pre = None;
-    dg.columns_mut(0, nv).copy_from(&qp.dg);
-    // (M + JᵀHJ) da = −dg: one dense Cholesky factor, all columns at once (row blocks)
-    let mut l: Vec<f64> = hs.as_slice().to_vec(); // symmetric: column-major = row-major
-    chol_factor_fast(&mut l, nv);
-    let mut xt = -dg.transpose();
-    rows::chol_solve(&l, nv, xt.as_mut_slice(), nx);
-    (xt.transpose(), ad, qp)
+    for k in 0..nv {
+        for l in 0..nv {
+            lin.x[k * c + l] = -qp.dg[(k, l)];
+        }
+        for l in 0..na + nu {
+            lin.x[k * c + 2 * nv + l] = fa[(k, l)];
+        }
+    }
+    // (M + JᵀHJ) ∂qacc = −∂g: all columns at once (row blocks)
+    if lin.tree {
+        rows::ld_solve(m, &lin.ld, &lin.ldi, &mut lin.x, c, &mut lin.solve);
+    } else {
+        rows::chol_solve(&lin.ld, nv, &mut lin.x, c);
+    }
+    w.lin = lin;
+    (ad, qp)
 }
 
 /// Analytic transition Jacobians `A`, `B` of one step (layout of
@@ -461,10 +729,36 @@ pub fn transition_analytic_flg(
     if let Some(e) = unsupported(m) {
         return Err(e);
     }
+    moreau::forward::forward(m, d);
+    forwarded(m, d, w, flg_sensor)
+}
+
+/// [`transition_analytic_with`] without its `forward`: `d` must hold the results of
+/// `moreau::forward::forward` at its current state (e.g. right after a `step`'s forward or a
+/// caller's own `forward`), which are used as they are.
+#[allow(non_snake_case)]
+pub fn transition_analytic_forwarded(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut Workspace,
+) -> Result<TransitionJacobians, &'static str> {
+    forwarded(m, d, w, false)
+}
+
+/// [`transition_analytic_forwarded`] with the sensor flag of [`transition_analytic_flg`].
+#[allow(non_snake_case)]
+fn forwarded(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut Workspace,
+    flg_sensor: bool,
+) -> Result<TransitionJacobians, &'static str> {
+    if let Some(e) = unsupported(m) {
+        return Err(e);
+    }
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let nx = 2 * nv + na;
     let h = m.opt.timestep;
-    moreau::forward::forward(m, d);
     let fast = m.opt.integrator == Integrator::ImplicitFast;
     if flg_sensor {
         if let Some(e) = crate::sensor::unsupported(m, d) {
@@ -499,25 +793,17 @@ pub fn transition_analytic_flg(
     });
     let qacc = nalgebra::DVector::from_column_slice(&d.qacc);
     let integrated = damped || fast;
-    // He⁻¹: LU (implicitfast), or the tree-sparse LᵀDL of M + h diag(damping) (eulerdamp)
-    let mut ld = Vec::new();
-    let mut ldi = vec![0.0; nv];
+    // eulerdamp: the tree-sparse LᵀDL of He = M + h diag(damping)
+    let mut lin = std::mem::take(&mut w.lin);
     if damped {
-        ld.extend_from_slice(&d.qM);
+        lin.he.clear();
+        lin.he.extend_from_slice(&d.qM[..m.nM]);
         for i in 0..nv {
-            ld[m.dof_Madr[i]] += h * m.dof_damping[i];
+            lin.he[m.dof_Madr[i]] += h * m.dof_damping[i];
         }
-        factor_ld(m, &mut ld, &mut ldi);
+        lin.hei.resize(nv, 0.0);
+        factor_ld(m, &mut lin.he, &mut lin.hei);
     }
-    let he_solve = |x: &mut DMatrix<f64>| {
-        if let Some(lu) = &lu {
-            *x = lu.solve(x).expect("He invertible");
-        } else {
-            let mut xt = x.transpose();
-            rows::ld_solve(m, &ld, &ldi, xt.as_mut_slice(), x.ncols());
-            *x = xt.transpose();
-        }
-    };
     // M x, in M's sparse layout (all columns at once)
     let qm = d.qM.clone();
     let m_mul = |x: &DMatrix<f64>| {
@@ -526,79 +812,106 @@ pub fn transition_analytic_flg(
         rows::sparse_mul(m, &qm, xt.as_slice(), yt.as_mut_slice(), x.ncols());
         yt.transpose()
     };
-    // ∂a_int/∂x
-    // eulerdamp: He = M + h D, so He⁻¹ M = I − h He⁻¹ D and
-    // a_int = qacc − h He⁻¹ D qacc, ∂a_int = ∂qacc + He⁻¹ (∂M (qacc − a_int) − h D ∂qacc)
-    let damp = |x: &DMatrix<f64>| {
-        let mut y = x.clone();
-        for (i, mut r) in y.row_iter_mut().enumerate() {
-            r *= -h * m.dof_damping[i];
-        }
-        y
-    };
+    // a_int: eulerdamp a_int = qacc − h He⁻¹ D qacc; implicitfast He a_int = M qacc
     let aint = if damped {
-        let mut x = damp(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));
-        he_solve(&mut x);
-        &qacc + nalgebra::DVector::from_column_slice(x.as_slice())
-    } else if fast {
-        let mut x = m_mul(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));
-        he_solve(&mut x);
-        nalgebra::DVector::from_column_slice(x.as_slice())
+        let mut x: Vec<f64> = (0..nv).map(|i| -h * m.dof_damping[i] * qacc[i]).collect();
+        moreau::crb::solve_ld(m, &lin.he, &lin.hei, &mut x);
+        &qacc + nalgebra::DVector::from_vec(x)
+    } else if let Some(lu) = &lu {
+        let x = m_mul(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));
+        nalgebra::DVector::from_column_slice(lu.solve(&x).expect("He invertible").as_slice())
     } else {
         qacc.clone()
     };
     let diff = &qacc - &aint;
-    let (da, ad, qp) = forward_parts(m, d, integrated.then_some(&diff), full_qd, w);
+    w.lin = lin;
+    let (ad, qp) = forward_parts(m, d, integrated.then_some(&diff), full_qd, w);
+    let c = nx + nu;
     let sensors = if flg_sensor {
+        let da = DMatrix::from_row_slice(nv, c, &w.lin.x);
         Some(crate::sensor::sensor_jacobians(m, d, &da, w)?)
     } else {
         None
     };
-    let dai = if damped {
-        let mut rhs = damp(&da);
-        for i in 0..nv {
-            let mut col = rhs.column_mut(i);
-            col += qp.dmx.column(i);
+    let mut lin = std::mem::take(&mut w.lin);
+    // ∂a_int/∂x into lin.x (row-major nv × c)
+    if damped {
+        // He = M + h D, so He⁻¹ M = I − h He⁻¹ D and
+        // ∂a_int = ∂qacc + He⁻¹ (∂M (qacc − a_int) − h D ∂qacc)
+        lin.y.resize(nv * c, 0.0);
+        for k in 0..nv {
+            let s = -h * m.dof_damping[k];
+            let (y, x) = (&mut lin.y[k * c..(k + 1) * c], &lin.x[k * c..(k + 1) * c]);
+            for (y, x) in y.iter_mut().zip(x) {
+                *y = s * *x;
+            }
+            for l in 0..nv {
+                y[l] += qp.dmx[(k, l)];
+            }
         }
-        he_solve(&mut rhs);
-        rhs + da
-    } else if fast {
+        rows::ld_solve(m, &lin.he, &lin.hei, &mut lin.y, c, &mut lin.solve);
+        for (x, y) in lin.x.iter_mut().zip(&lin.y) {
+            *x += *y;
+        }
+    } else if let Some(lu) = &lu {
+        // He ∂a_int = M ∂qacc + ∂M (qacc − a_int) + h sym(∂qDeriv) a_int
+        let da = DMatrix::from_row_slice(nv, c, &lin.x);
         let mut rhs = m_mul(&da);
-        let mut c = qp.dmx.clone();
+        let mut cm = qp.dmx.clone();
         if full_qd {
             for i in 0..nv {
-                let mut col = c.column_mut(i);
+                let mut col = cm.column_mut(i);
                 col += h * restrict(&qp.dqd[i]) * &aint;
             }
         } else {
-            crate::qderiv_pos::add_dqderiv_vec(m, d, aint.as_slice(), h, w, &mut c);
+            crate::qderiv_pos::add_dqderiv_vec(m, d, aint.as_slice(), h, w, &mut cm);
         }
         let mut q = rhs.columns_mut(0, nv);
-        q += c;
-        he_solve(&mut rhs);
-        rhs
-    } else {
-        da
-    };
-    // v' = v + h a_int
-    let mut dv = h * dai;
-    for i in 0..nv {
-        dv[(i, nv + i)] += 1.0;
+        q += cm;
+        let dai = lu.solve(&rhs).expect("He invertible");
+        for k in 0..nv {
+            for l in 0..c {
+                lin.x[k * c + l] = dai[(k, l)];
+            }
+        }
     }
-    // q' = q ⊕ h v' (mjd_quatIntegrate blocks for quaternions) and act' (advance_act)
-    let mut full = DMatrix::<f64>::zeros(nx, nx + nu);
+    // v' = v + h a_int: lin.x becomes ∂v'/∂x (row-major)
+    for i in 0..nv {
+        let r = &mut lin.x[i * c..(i + 1) * c];
+        for v in r.iter_mut() {
+            *v *= h;
+        }
+        r[nv + i] += 1.0;
+    }
+    // A (columns q tangent, v, act) and B (u): row i of the combined nx × c Jacobian
+    let mut a = DMatrix::<f64>::zeros(nx, nx);
+    let mut b = DMatrix::<f64>::zeros(nx, nu);
+    let (sa, sb) = (a.as_mut_slice(), b.as_mut_slice());
+    let mut emit = |i: usize, row: &[f64]| {
+        for (k, v) in row[..nx].iter().enumerate() {
+            sa[k * nx + i] = *v;
+        }
+        for (k, v) in row[nx..].iter().enumerate() {
+            sb[k * nx + i] = *v;
+        }
+    };
+    // q' = q ⊕ h v' (mjd_quatIntegrate blocks for quaternions)
+    lin.y.resize(3 * c, 0.0);
+    let (dv, tmp) = (&lin.x, &mut lin.y);
     for j in 0..m.njnt {
         let da = m.jnt_dofadr[j];
-        let (lin, rot) = match m.jnt_type[j] {
+        let (nlin, rot) = match m.jnt_type[j] {
             JointType::Free => (3, Some(da + 3)),
             JointType::Ball => (0, Some(da)),
             _ => (1, None),
         };
-        for i in da..da + lin {
-            for k in 0..nx + nu {
-                full[(i, k)] = h * dv[(i, k)];
+        for i in da..da + nlin {
+            let t = &mut tmp[..c];
+            for (t, v) in t.iter_mut().zip(&dv[i * c..(i + 1) * c]) {
+                *t = h * *v;
             }
-            full[(i, i)] += 1.0;
+            t[i] += 1.0;
+            emit(i, t);
         }
         if let Some(r) = rot {
             let w = nalgebra::Vector3::new(
@@ -608,47 +921,55 @@ pub fn transition_analytic_flg(
             );
             let (dq, dvel, _) = crate::quat::quat_integrate_deriv(&w, h);
             let dvel = dvel * h;
-            for k in 0..nx + nu {
-                let x = nalgebra::Vector3::new(dv[(r, k)], dv[(r + 1, k)], dv[(r + 2, k)]);
-                let mut y = dvel * x;
-                if (r..r + 3).contains(&k) {
-                    y += dq.column(k - r);
+            let rows3 = &dv[r * c..(r + 3) * c];
+            for e in 0..3 {
+                let t = &mut tmp[e * c..(e + 1) * c];
+                let (g0, g1, g2) = (dvel[(e, 0)], dvel[(e, 1)], dvel[(e, 2)]);
+                for k in 0..c {
+                    t[k] = g0 * rows3[k] + g1 * rows3[c + k] + g2 * rows3[2 * c + k];
                 }
-                for c in 0..3 {
-                    full[(r + c, k)] = y[c];
+                for f in 0..3 {
+                    t[r + f] += dq[(e, f)];
                 }
+                emit(r + e, t);
             }
         }
     }
-    full.rows_mut(nv, nv).copy_from(&dv);
+    for i in 0..nv {
+        emit(nv + i, &dv[i * c..(i + 1) * c]);
+    }
+    // act' (advance_act)
     for u in 0..nu {
         let Ok(adr) = usize::try_from(m.actuator_actadr[u]) else {
             continue;
         };
         for i in adr..adr + m.actuator_actnum[u] {
-            let c = if m.actuator_dyntype[u] == moreau::model::DynType::FilterExact {
+            let cf = if m.actuator_dyntype[u] == moreau::model::DynType::FilterExact {
                 let tau = m.actuator_dynprm[u][0].max(1e-15);
                 tau * (1.0 - (-h / tau).exp())
             } else {
                 h
             };
             // clamped activations do not move (as the dual of the clamp: strict comparisons)
-            let x = d.act[i] + d.act_dot[i] * c;
+            let x = d.act[i] + d.act_dot[i] * cf;
             if m.actuator_actlimited[u] {
                 let r = m.actuator_actrange[u];
                 if x < r[0] || x > r[1] {
                     continue;
                 }
             }
-            full[(2 * nv + i, 2 * nv + i)] = 1.0;
             for col in 0..na + nu {
-                full[(2 * nv + i, 2 * nv + col)] += c * ad[(i, col)];
+                let e = if col == i { 1.0 } else { 0.0 };
+                let v = e + cf * ad[(i, col)];
+                if col < na {
+                    a[(2 * nv + i, 2 * nv + col)] = v;
+                } else {
+                    b[(2 * nv + i, col - na)] = v;
+                }
             }
         }
     }
-    // column-major: A's columns are the first nx·nx entries, B's the rest
-    let a = DMatrix::from_column_slice(nx, nx, &full.as_slice()[..nx * nx]);
-    let b = DMatrix::from_column_slice(nx, nu, &full.as_slice()[nx * nx..]);
+    w.lin = lin;
     let (c, dm) = sensors.unwrap_or_else(|| (DMatrix::zeros(0, nx), DMatrix::zeros(0, nu)));
     Ok(TransitionJacobians {
         A: a,

@@ -221,6 +221,23 @@ fn dfdv_into(
     out: &mut DMatrix<f64>,
 ) {
     let nv = m.nv;
+    dfdv_buf(m, d, w, buf, b);
+    for i in 0..nv {
+        for k in 0..nv {
+            out[(i, k)] = buf[i * nv + k];
+        }
+    }
+}
+
+/// [`dfdv_smooth`] row-major into `buf` (`b`: scratch; `nv²` each); no allocation.
+pub(crate) fn dfdv_buf(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut crate::rnea::Work,
+    buf: &mut [f64],
+    b: &mut [f64],
+) {
+    let nv = m.nv;
     // passive adds +∂passive/∂v (accumulates): negate after, then add ∂bias/∂v
     buf.fill(0.0);
     d_passive_vel(m, d, buf);
@@ -235,11 +252,6 @@ fn dfdv_into(
         }
     } else {
         d_rne_vel(m, d, 0..nv, buf);
-    }
-    for i in 0..nv {
-        for k in 0..nv {
-            out[(i, k)] = buf[i * nv + k];
-        }
     }
 }
 

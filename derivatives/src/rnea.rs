@@ -92,6 +92,8 @@ pub struct Work {
     /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
     /// collider), created on first use.
     pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
+    /// Buffers of the transition Jacobians' linear algebra ([`crate::contact`]).
+    pub(crate) lin: crate::contact::Lin,
 }
 
 impl Work {
@@ -213,7 +215,42 @@ pub fn d_mass_vec_pos(m: &Model, d: &Data<f64>, x: &[f64], w: &mut Work, out: &m
     d_rne_pos(m, d, Some(x), false, Terms::default(), w, out);
 }
 
+/// The recursion of [`d_smooth_pos`] / [`d_mass_vec_pos`]; compiled for AVX2 as well and
+/// dispatched at run time (no FMA contraction: bit-identical results).
 fn d_rne_pos(
+    m: &Model,
+    d: &Data<f64>,
+    qacc: Option<&[f64]>,
+    vel: bool,
+    terms: Terms,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above); the body is safe code.
+        unsafe { d_rne_pos_avx2(m, d, qacc, vel, terms, w, out) };
+        return;
+    }
+    d_rne_pos_body(m, d, qacc, vel, terms, w, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn d_rne_pos_avx2(
+    m: &Model,
+    d: &Data<f64>,
+    qacc: Option<&[f64]>,
+    vel: bool,
+    terms: Terms,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) {
+    d_rne_pos_body(m, d, qacc, vel, terms, w, out);
+}
+
+#[inline(always)]
+fn d_rne_pos_body(
     m: &Model,
     d: &Data<f64>,
     qacc: Option<&[f64]>,
@@ -277,6 +314,11 @@ fn d_rne_pos(
         let sl = lin(&s);
         for b in bj..=last {
             let c = &d.cinert[b];
+            if !vel && !any_ext {
+                // zero velocities: ψ = Δv = h = 0
+                w.df[b] = cross_force(&s, &w.ia[b]) - inert_mul(c, &sig);
+                continue;
+            }
             let v = &w.vel[b];
             let dv = v - w.u[j];
             let h = &w.h[b];

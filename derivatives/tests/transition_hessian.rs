@@ -1,0 +1,80 @@
+//! The two factorizations of `M + JᵀHJ` in `transition_analytic`: the tree-sparse LᵀDL (every
+//! contact on one dof chain: the humanoid on the floor) and the dense Cholesky fallback
+//! (contacts between two free bodies: a box stack), each against the dual-number step Jacobian
+//! to 1e-10 (relative to the largest entry).
+
+use moreau::{integrator::step, Data, Model};
+use moreau_derivatives::contact::{
+    hessian_tree_sparse, transition_analytic_forwarded, transition_analytic_with, Workspace,
+};
+use moreau_derivatives::dual::dual_step_jacobian;
+use nalgebra::DMatrix;
+
+fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+    let s = b.amax().max(1.0);
+    (a - b).amax() / s
+}
+
+fn load(name: &str) -> Model {
+    let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+    moreau::mjcf::load(&p).unwrap()
+}
+
+/// Steps `n` times from keyframe 0 (or the default state), or with `first` until constraint
+/// rows appear (as `moreau bench`), and forwards.
+fn settled(m: &Model, n: usize, first: bool) -> Data<f64> {
+    let mut d = Data::new(m);
+    if m.nkey > 0 {
+        d.reset_keyframe(m, 0).unwrap();
+    }
+    for _ in 0..n {
+        step(m, &mut d);
+        if first && d.nefc > 0 {
+            break;
+        }
+    }
+    moreau::forward::forward(m, &mut d);
+    d
+}
+
+/// Analytic vs dual `A`, `B`; the workspace is reused for a second call (same result).
+fn check(m: &Model, d: &Data<f64>) -> f64 {
+    let mut w = Workspace::default();
+    let t = transition_analytic_with(m, &mut d.clone(), &mut w).unwrap();
+    let again = transition_analytic_with(m, &mut d.clone(), &mut w).unwrap();
+    assert_eq!(t.A, again.A, "workspace reuse changed A");
+    assert_eq!(t.B, again.B, "workspace reuse changed B");
+    // on an already forwarded state, skipping the forward changes nothing
+    let fw = transition_analytic_forwarded(m, &mut d.clone(), &mut w).unwrap();
+    assert_eq!(t.A, fw.A, "forwarded variant: A");
+    assert_eq!(t.B, fw.B, "forwarded variant: B");
+    let (a, b) = dual_step_jacobian(m, d);
+    err(&t.A, &a).max(if m.nu > 0 { err(&t.B, &b) } else { 0.0 })
+}
+
+#[test]
+fn humanoid_tree_sparse() {
+    let m = load("humanoid");
+    let d = settled(&m, 3000, true);
+    assert!(d.nefc > 0, "humanoid: no contact rows");
+    assert!(
+        hessian_tree_sparse(&m, &d),
+        "humanoid: foot contacts lie on chains"
+    );
+    let e = check(&m, &d);
+    eprintln!("humanoid (nefc {}): A, B vs dual {e:.1e}", d.nefc);
+    assert!(e < 1e-10, "humanoid: {e}");
+}
+
+#[test]
+fn box_stack_dense_fallback() {
+    let m = load("box_stack");
+    let d = settled(&m, 20, false);
+    assert!(
+        !hessian_tree_sparse(&m, &d),
+        "box_stack: box-box contacts couple two trees"
+    );
+    let e = check(&m, &d);
+    eprintln!("box_stack (nefc {}): A vs dual {e:.1e}", d.nefc);
+    assert!(e < 1e-10, "box_stack: {e}");
+}
