@@ -39,7 +39,7 @@ type V3 = Vector3<f64>;
 pub const FACE_TOL: f64 = 0.996;
 
 /// Most vertices of a clip polygon (subject + clip corners) handled here.
-const MAXP: usize = 128;
+pub const MAXP: usize = 128;
 /// Most support vertices / candidate faces / edges tracked per geom.
 const MAXS: usize = 32;
 
@@ -66,13 +66,27 @@ enum Kind<'a> {
     Mesh(&'a Mesh),
     /// A capsule's segment (radius, half-length): two vertices, no faces, one edge.
     Capsule(f64, f64),
+    /// A cylinder (radius, half-length, local radial unit `u` of the supporting direction set by
+    /// [`Poly::aim`]): its caps are regular [`CYL_SIDES`]-gons (faces 0: −z, 1: +z; vertices
+    /// `k` and `CYL_SIDES + k` at angle `2πk/CYL_SIDES`), its side is not a face; vertices
+    /// `CYL_U` and `CYL_U + 1` are the rim points along `u` on the −z and +z caps (the side line
+    /// facing the other geom).
+    Cylinder(f64, f64, [f64; 2]),
 }
+
+/// Corners of the polygon standing for a cylinder cap (MuJoCo 4.0.0, measured with the oracle:
+/// a cap's patch corners are corners of the regular 16-gon inscribed in the rim, the first at
+/// the local +x axis).
+const CYL_SIDES: usize = 16;
+/// Index of the first exact rim point of a cylinder (see [`Kind::Cylinder`]).
+const CYL_U: usize = 2 * CYL_SIDES;
 
 impl<'a> Poly<'a> {
     fn new(m: &'a Model, g: usize, pos: V3, mat: Matrix3<f64>) -> Option<Self> {
         let kind = match m.geom_type[g] {
             GeomType::Box => Kind::Box(m.geom_size[g]),
             GeomType::Capsule => Kind::Capsule(m.geom_size[g][0], m.geom_size[g][1]),
+            GeomType::Cylinder => Kind::Cylinder(m.geom_size[g][0], m.geom_size[g][1], [1.0, 0.0]),
             GeomType::Mesh => {
                 let mesh = m.mesh.get(usize::try_from(m.geom_dataid[g]).ok()?)?;
                 if mesh.polyvert.is_empty() || mesh.polymap.len() != mesh.vert.len() {
@@ -90,6 +104,19 @@ impl<'a> Poly<'a> {
             Kind::Box(_) => 8,
             Kind::Mesh(mesh) => mesh.vert.len(),
             Kind::Capsule(..) => 2,
+            Kind::Cylinder(..) => CYL_U + 2,
+        }
+    }
+
+    /// Points a cylinder's exact rim points (`CYL_U`, `CYL_U + 1`) along the part of the world
+    /// direction `dir` normal to its axis (no-op for other shapes or along the axis).
+    fn aim(&mut self, dir: &V3) {
+        if let Kind::Cylinder(_, _, ref mut u) = self.kind {
+            let ld = self.mat.transpose() * dir;
+            let rho = ld.x.hypot(ld.y);
+            if rho > 0.0 {
+                *u = [ld.x / rho, ld.y / rho];
+            }
         }
     }
 
@@ -104,7 +131,20 @@ impl<'a> Poly<'a> {
                 V3::new(v[0], v[1], v[2])
             }
             Kind::Capsule(_, h) => V3::new(0.0, 0.0, if i == 0 { -h } else { h }),
+            Kind::Cylinder(r, h, u) => {
+                let z = if i < CYL_SIDES || i == CYL_U { -h } else { h };
+                if i >= CYL_U {
+                    return V3::new(r * u[0], r * u[1], z);
+                }
+                let t = 2.0 * std::f64::consts::PI * (i % CYL_SIDES) as f64 / CYL_SIDES as f64;
+                V3::new(r * t.cos(), r * t.sin(), z)
+            }
         }
+    }
+
+    /// The cap (face 0: −z, 1: +z) holding cylinder vertex `v`.
+    fn cap_of(v: usize) -> usize {
+        usize::from(!(v < CYL_SIDES || v == CYL_U))
     }
 
     fn world(&self, i: usize) -> V3 {
@@ -123,6 +163,7 @@ impl<'a> Poly<'a> {
                 V3::new(n[0], n[1], n[2])
             }
             Kind::Capsule(..) => V3::zeros(),
+            Kind::Cylinder(..) => V3::new(0.0, 0.0, if f == 0 { -1.0 } else { 1.0 }),
         };
         self.mat * l
     }
@@ -132,6 +173,7 @@ impl<'a> Poly<'a> {
             Kind::Box(_) => ((v >> (f / 2)) & 1 == 1) == (f % 2 == 0),
             Kind::Mesh(mesh) => mesh.polymap[v].contains(&f),
             Kind::Capsule(..) => false,
+            Kind::Cylinder(..) => Self::cap_of(v) == f,
         }
     }
 
@@ -151,6 +193,10 @@ impl<'a> Poly<'a> {
                 n
             }
             Kind::Capsule(..) => 0,
+            Kind::Cylinder(..) => {
+                out[0] = Self::cap_of(v);
+                1
+            }
         }
     }
 
@@ -174,6 +220,18 @@ impl<'a> Poly<'a> {
                 p.len()
             }
             Kind::Capsule(..) => 0,
+            // −z cap from angle 0 up, +z cap from angle 0 down (clockwise about each outward
+            // normal; MuJoCo 4.0.0's order, measured: it decides the order of the patch)
+            Kind::Cylinder(..) => {
+                for (j, o) in out.iter_mut().enumerate().take(CYL_SIDES) {
+                    *o = self.world(if f == 0 {
+                        j
+                    } else {
+                        CYL_SIDES + (CYL_SIDES - j) % CYL_SIDES
+                    });
+                }
+                CYL_SIDES
+            }
         }
     }
 
@@ -200,6 +258,12 @@ impl<'a> Poly<'a> {
                 out[0] = 1 - v;
                 1
             }
+            // the side line through an exact rim point; the cap polygons' corners have none
+            Kind::Cylinder(..) if v >= CYL_U => {
+                out[0] = CYL_U + (CYL_U + 1 - v);
+                1
+            }
+            Kind::Cylinder(..) => 0,
         }
     }
 
@@ -247,6 +311,9 @@ impl Feature {
 }
 
 fn feature(p: &Poly, dir: &V3) -> Feature {
+    if let Kind::Cylinder(..) = p.kind {
+        return cylinder_feature(p, dir);
+    }
     let ld = p.mat.transpose() * dir;
     let mut best = f64::NEG_INFINITY;
     let mut scale: f64 = 0.0;
@@ -281,6 +348,41 @@ fn feature(p: &Poly, dir: &V3) -> Feature {
                 break;
             }
         }
+    }
+    f
+}
+
+/// The supporting feature of a cylinder aimed along `dir` ([`Poly::aim`]): the whole cap polygon
+/// when `dir` is along the axis, the side line (two exact rim points, no face) when it is normal
+/// to the axis, else the exact rim point (its cap the candidate face, the side line its edge).
+/// MuJoCo 4.0.0 reads these off its penetration search's simplex; here they follow from the
+/// normal (`CYL_EPS` decides "along" and "normal to").
+fn cylinder_feature(p: &Poly, dir: &V3) -> Feature {
+    const CYL_EPS: f64 = 1e-10;
+    let ld = p.mat.transpose() * dir;
+    let (lz, rho) = (ld.z, ld.x.hypot(ld.y));
+    let mut f = Feature {
+        vert: [0; MAXS],
+        nvert: 0,
+        face: [0; MAXS],
+        nface: 0,
+    };
+    let top = usize::from(lz > 0.0);
+    if !(lz.abs() > CYL_EPS * rho) {
+        f.vert[..2].copy_from_slice(&[CYL_U, CYL_U + 1]);
+        f.nvert = 2;
+    } else if rho <= CYL_EPS * lz.abs() {
+        for (k, v) in f.vert.iter_mut().enumerate().take(CYL_SIDES) {
+            *v = top * CYL_SIDES + k;
+        }
+        f.nvert = CYL_SIDES;
+        f.face[0] = top;
+        f.nface = 1;
+    } else {
+        f.vert[0] = CYL_U + top;
+        f.nvert = 1;
+        f.face[0] = top;
+        f.nface = 1;
     }
     f
 }
@@ -455,26 +557,34 @@ fn polygon_quad(p: &[V3]) -> [usize; 4] {
     res
 }
 
-/// Adds the multi-contact patch of a box, mesh or capsule–mesh pair and returns true, or returns
-/// false (nothing added) when the features do not match (the caller adds the single contact).
-pub fn multi_contact<T: Scalar>(
+/// Every point of a multi-contact patch, before the reduction to four: contact points (midway
+/// between the geoms), their distances and the common normal (geom 0 → geom 1).
+pub struct Patch {
+    pub n: usize,
+    pub dist: [f64; MAXP],
+    pub pos: [V3; MAXP],
+    pub normal: V3,
+}
+
+/// The patch of the pair `geom` (posed by `pose`, penetration result `c`) with points beyond
+/// `margin` (margin + gap) dropped, or None when the touching features do not match.
+pub fn patch(
     m: &Model,
+    geom: [usize; 2],
     pose: [(V3, Matrix3<f64>); 2],
     c: &ConvexContact,
-    s: &mut Sink<T>,
-) -> bool {
-    let [g0, g1] = s.geom;
-    let (Some(pa), Some(pb)) = (
-        Poly::new(m, g0, pose[0].0, pose[0].1),
-        Poly::new(m, g1, pose[1].0, pose[1].1),
-    ) else {
-        return false;
-    };
+    margin: f64,
+) -> Option<Patch> {
+    let [g0, g1] = geom;
+    let mut pa = Poly::new(m, g0, pose[0].0, pose[0].1)?;
+    let mut pb = Poly::new(m, g1, pose[1].0, pose[1].1)?;
     let n = c.normal;
+    pa.aim(&n);
+    pb.aim(&-n);
     let fa = feature(&pa, &n);
     let fb = feature(&pb, &-n);
     if fa.nvert == 0 || fb.nvert == 0 {
-        return false;
+        return None;
     }
     // (subject on geom 1?, reference face normal, contact normal, subject, reference polygon)
     let mut subj = [V3::zeros(); MAXP];
@@ -503,58 +613,66 @@ pub fn multi_contact<T: Scalar>(
         let nc = pb.face(f, &mut clip);
         (false, pb.normal(f), -pb.normal(f), 2, nc)
     } else if fa.dim() < 3 && fa.dim() <= fb.dim() {
-        let Some((v0, v1, f)) = edge_face(&pa, &fa, &pb, &fb, edge_tol) else {
-            return false;
-        };
+        let (v0, v1, f) = edge_face(&pa, &fa, &pb, &fb, edge_tol)?;
         (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
         let nc = pb.face(f, &mut clip);
         (false, pb.normal(f), -pb.normal(f), 2, nc)
     } else if fb.dim() < 3 {
-        let Some((v0, v1, f)) = edge_face(&pb, &fb, &pa, &fa, edge_tol) else {
-            return false;
-        };
+        let (v0, v1, f) = edge_face(&pb, &fb, &pa, &fa, edge_tol)?;
         (subj[0], subj[1], lift) = pb.edge(v0, v1, &-pa.normal(f));
         let nc = pa.face(f, &mut clip);
         (true, pa.normal(f), pa.normal(f), 2, nc)
     } else {
-        return false;
+        return None;
     };
     if nc < 3 || ns < 2 {
-        return false;
+        return None;
     }
     let np = clip_polygon(&mut subj, ns, &clip, nc, &nref);
-    if np == 0 {
-        return false;
-    }
     // per-point depth; points beyond margin + gap are dropped before the reduction
     let r0 = clip[0];
-    let lim = f64of(s.margin);
-    let mut dist = [0.0; MAXP];
-    let mut nk = 0;
-    for k in 0..np {
-        let p = subj[k];
+    let mut out = Patch {
+        n: 0,
+        dist: [0.0; MAXP],
+        pos: [V3::zeros(); MAXP],
+        normal: ncon,
+    };
+    for &p in &subj[..np] {
         let q = p - nref * (p - r0).dot(&nref);
         let p = p + lift;
         let (x0, x1) = if on_b { (q, p) } else { (p, q) };
         let d = ncon.dot(&(x1 - x0));
-        if d <= lim {
-            subj[nk] = x0 + ncon * (0.5 * d);
-            dist[nk] = d;
-            nk += 1;
+        if d <= margin {
+            out.pos[out.n] = x0 + ncon * (0.5 * d);
+            out.dist[out.n] = d;
+            out.n += 1;
         }
     }
-    if nk == 0 {
+    (out.n > 0).then_some(out)
+}
+
+/// Adds the multi-contact patch of a box, mesh, capsule or cylinder pair ([`patch`], reduced to
+/// four points) and returns true, or returns false (nothing added) when the features do not
+/// match (the caller adds the single contact).
+pub fn multi_contact<T: Scalar>(
+    m: &Model,
+    pose: [(V3, Matrix3<f64>); 2],
+    c: &ConvexContact,
+    s: &mut Sink<T>,
+) -> bool {
+    let Some(p) = patch(m, s.geom, pose, c, f64of(s.margin)) else {
         return false;
-    }
+    };
+    let nk = p.n;
     let (idx, cnt) = if nk > 4 {
-        (polygon_quad(&subj[..nk]), 4)
+        (polygon_quad(&p.pos[..nk]), 4)
     } else {
         let mut idx = [0usize; 4];
         let mut cnt = 0;
         for k in 0..nk {
             let dup = idx[..cnt]
                 .iter()
-                .any(|&j| (subj[j] - subj[k]).iter().all(|x| x.abs() < 1e-15));
+                .any(|&j| (p.pos[j] - p.pos[k]).iter().all(|x| x.abs() < 1e-15));
             if !dup {
                 idx[cnt] = k;
                 cnt += 1;
@@ -564,7 +682,7 @@ pub fn multi_contact<T: Scalar>(
     };
     let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
     for &k in &idx[..cnt] {
-        s.add(sc(dist[k]), v(subj[k]), v(ncon), None);
+        s.add(sc(p.dist[k]), v(p.pos[k]), v(p.normal), None);
     }
     true
 }
