@@ -52,6 +52,11 @@ const SINGLE_CURVED: f64 = 1e-4;
 /// Tilted capsules: the unclipped ends of MuJoCo's patch are not pinned down (see
 /// `Poly::edge` in src/collision/multiccd.rs); measured within 2e-3.
 const CAPSULE: f64 = 2e-3;
+/// Patches on a cylinder's side line: MuJoCo places the line by its penetration search, which
+/// stops when the depth is within `ccd_tolerance` (1e-6); on a rim of radius r the line's angle
+/// is then known to about √(2·1e-6/r) (6e-3 rad at r = 0.05), its points to r times that, a few
+/// 1e-4 (measured: up to 9.6e-4 on tilted cylinders).
+const SIDE: f64 = 1e-3;
 
 fn budget(name: &str) -> usize {
     if name.contains("capsule") {
@@ -321,7 +326,14 @@ fn cylinder_patches_match_mujoco() {
             set_pose(&mut d, p);
             collision(&m, &mut d);
             let theirs = p["contacts"].as_array().unwrap();
-            let tol = cylinder_tolerance(name, theirs.len());
+            let capsule = name.contains("capsule");
+            let mut tol = if theirs.len() == 1 {
+                SIDE
+            } else if capsule && !name.ends_with("-flat") {
+                CAPSULE
+            } else {
+                EXACT
+            };
             let mut ok = d.contact.len() == theirs.len();
             let mut pose_err = [0.0f64; 3];
             if ok && !theirs.is_empty() {
@@ -332,17 +344,36 @@ fn cylinder_patches_match_mujoco() {
                         .sum::<f64>();
                     multiccd::patch(&m, g, [(a.pos, a.mat), (b.pos, b.mat)], &c, lim)
                 });
+                let side = theirs.len() > 1 && patch.as_ref().is_some_and(|p| p.side);
+                if side {
+                    tol = tol.max(SIDE);
+                }
                 let reduced = theirs.len() == 4 && patch.as_ref().is_some_and(|p| p.n > 4);
-                // a segment parallel to the face: MuJoCo starts it at either (equally deep) end
-                let swap = theirs.len() == 2
-                    && (f(&theirs[0]["dist"]) - f(&theirs[1]["dist"])).abs() < 1e-12
-                    && (d.contact[0].pos - vec3(&theirs[1]["pos"])).norm()
-                        < (d.contact[0].pos - vec3(&theirs[0]["pos"])).norm();
+                // two-point patches: an edge parallel to the face (both ends as deep), a side
+                // line or a capsule, MuJoCo starts at the end its penetration search's simplex
+                // lists first
+                let level = theirs.len() == 2
+                    && (f(&theirs[0]["dist"]) - f(&theirs[1]["dist"])).abs() < 1e-12;
+                let ordered = !(side || capsule || level);
+                let mut used = vec![false; d.contact.len()];
                 for (i, c) in theirs.iter().enumerate() {
                     let e = if reduced {
                         in_patch(patch.as_ref().unwrap(), &d.contact[0], c, tol)
                     } else {
-                        errors(&d.contact[if swap { 1 - i } else { i }], c)
+                        let pos = vec3(&c["pos"]);
+                        let j = if ordered {
+                            i
+                        } else {
+                            (0..d.contact.len())
+                                .filter(|&j| !used[j])
+                                .min_by(|&x, &y| {
+                                    let dx = (d.contact[x].pos - pos).norm();
+                                    dx.total_cmp(&(d.contact[y].pos - pos).norm())
+                                })
+                                .unwrap_or(i)
+                        };
+                        used[j] = true;
+                        errors(&d.contact[j], c)
                     };
                     match e {
                         Some(e) => {
@@ -353,9 +384,6 @@ fn cylinder_patches_match_mujoco() {
                         None => ok = false,
                     }
                 }
-            }
-            if name.ends_with("-nomulti") && theirs.len() == 1 && single_flat(&d.contact[0]) {
-                pose_err[1] = 0.0;
             }
             let failed = !ok || pose_err.iter().any(|&e| e > tol);
             let show = std::env::var("MCCD_SHOW")
@@ -393,20 +421,6 @@ fn cylinder_patches_match_mujoco() {
         .map(|r| &r.0)
         .collect();
     assert!(off.is_empty(), "scenes beyond their budget: {off:?}");
-}
-
-fn single_flat(_c: &Contact<f64>) -> bool {
-    true
-}
-
-fn cylinder_tolerance(name: &str, n: usize) -> f64 {
-    if n == 1 {
-        SINGLE_CURVED
-    } else if name.contains("side") {
-        1e-3
-    } else {
-        EXACT
-    }
 }
 
 fn cylinder_budget(_name: &str) -> usize {

@@ -354,7 +354,8 @@ fn feature(p: &Poly, dir: &V3) -> Feature {
 
 /// The supporting feature of a cylinder aimed along `dir` ([`Poly::aim`]): the whole cap polygon
 /// when `dir` is along the axis, the side line (two exact rim points, no face) when it is normal
-/// to the axis, else the exact rim point (its cap the candidate face, the side line its edge).
+/// to the axis, else the exact rim point (the side line its edge; its cap the candidate face
+/// when within `FACE_TOL` of `dir`).
 /// MuJoCo 4.0.0 reads these off its penetration search's simplex; here they follow from the
 /// normal (`CYL_EPS` decides "along" and "normal to").
 fn cylinder_feature(p: &Poly, dir: &V3) -> Feature {
@@ -381,8 +382,12 @@ fn cylinder_feature(p: &Poly, dir: &V3) -> Feature {
     } else {
         f.vert[0] = CYL_U + top;
         f.nvert = 1;
-        f.face[0] = top;
-        f.nface = 1;
+        // the cap only when it faces `dir` within the face tolerance (a lying cylinder's cap
+        // must not pair with a side face of the other geom)
+        if lz.abs() > FACE_TOL * ld.norm() {
+            f.face[0] = top;
+            f.nface = 1;
+        }
     }
     f
 }
@@ -564,6 +569,8 @@ pub struct Patch {
     pub dist: [f64; MAXP],
     pub pos: [V3; MAXP],
     pub normal: V3,
+    /// The clipped feature is a cylinder's side line, placed by the penetration normal.
+    pub side: bool,
 }
 
 /// The patch of the pair `geom` (posed by `pose`, penetration result `c`) with points beyond
@@ -600,25 +607,33 @@ pub fn patch(
             }
         }
     }
+    if std::env::var("MCCD_FEAT").is_ok() {
+        eprintln!("n {:?} fa {:?} {:?} fb {:?} {:?}", n.as_slice(), &fa.vert[..fa.nvert], &fa.face[..fa.nface], &fb.vert[..fb.nvert], &fb.face[..fb.nface]);
+    }
+    let (mut side_a, mut side_b) = (false, false);
     let (on_b, nref, ncon, ns, nc) = if let Some((i, j)) = pair {
         let nc = pa.face(i, &mut clip);
         let ns = pb.face(j, &mut subj);
         (true, pa.normal(i), -pb.normal(j), ns, nc)
     } else if let Some((v0, v1, f)) = edge_on_face(&pb, &fb, &pa, &fa, &n) {
         (subj[0], subj[1], lift) = pb.edge(v0, v1, &-pa.normal(f));
+        side_b = true;
         let nc = pa.face(f, &mut clip);
         (true, pa.normal(f), pa.normal(f), 2, nc)
     } else if let Some((v0, v1, f)) = edge_on_face(&pa, &fa, &pb, &fb, &-n) {
+        side_a = true;
         (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
         let nc = pb.face(f, &mut clip);
         (false, pb.normal(f), -pb.normal(f), 2, nc)
     } else if fa.dim() < 3 && fa.dim() <= fb.dim() {
         let (v0, v1, f) = edge_face(&pa, &fa, &pb, &fb, edge_tol)?;
+        side_a = true;
         (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
         let nc = pb.face(f, &mut clip);
         (false, pb.normal(f), -pb.normal(f), 2, nc)
     } else if fb.dim() < 3 {
         let (v0, v1, f) = edge_face(&pb, &fb, &pa, &fa, edge_tol)?;
+        side_b = true;
         (subj[0], subj[1], lift) = pb.edge(v0, v1, &-pa.normal(f));
         let nc = pa.face(f, &mut clip);
         (true, pa.normal(f), pa.normal(f), 2, nc)
@@ -636,6 +651,8 @@ pub fn patch(
         dist: [0.0; MAXP],
         pos: [V3::zeros(); MAXP],
         normal: ncon,
+        side: (side_a && matches!(pa.kind, Kind::Cylinder(..)))
+            || (side_b && matches!(pb.kind, Kind::Cylinder(..))),
     };
     for &p in &subj[..np] {
         let q = p - nref * (p - r0).dot(&nref);
