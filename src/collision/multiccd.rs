@@ -1,4 +1,4 @@
-//! Multi-contact convex collision for box, mesh and capsule–mesh pairs (MuJoCo 4.0.0
+//! Multi-contact convex collision for box, mesh, capsule–mesh and cylinder pairs (MuJoCo 4.0.0
 //! `multiccd`, on unless `<flag multiccd="disable"/>`; seed 004 "Checking"; the rule below was
 //! measured on MuJoCo 4.0.0, tools/reference/gen_multiccd_cases.py). After the penetration
 //! search ([`super::convex::penetration`]) finds the normal `n` (geom 0 → geom 1), the touching
@@ -7,22 +7,30 @@
 //! * features: the vertices of each geom that support it along `n` (geom 0) and `−n` (geom 1);
 //!   one vertex, an edge (two), or a face (three or more). Their candidate faces are the hull
 //!   faces (box faces, mesh polygons) containing all of them. A capsule is its segment (two
-//!   vertices, no face);
+//!   vertices, no face). A cylinder's caps are regular 16-gons inscribed in the rims (first
+//!   corner on the local +x axis); its feature is the cap polygon when `n` is along the axis,
+//!   the side line facing `n` (two rim points, no face) when `n` is normal to it, else the rim
+//!   point along `n` with the side line as its edge and the cap as candidate face if within
+//!   `FACE_TOL` of `n` ([`cylinder_feature`]);
 //! * face–face: a candidate face of geom 0 and one of geom 1 whose outward normals satisfy
 //!   `n₀·n₁ < −FACE_TOL` (`FACE_TOL = 0.996`, about 5°, bisected on the oracle): geom 1's face is
 //!   clipped (Sutherland–Hodgman) by the prism of geom 0's face along `n₀`, contact normal `−n₁`;
 //! * edge–face: otherwise an edge of a vertex or edge feature with `|e·n_f| < EDGE_TOL =
 //!   √(1 − FACE_TOL²)` for a face `f` of the other geom, first among faces within `FACE_TOL` of
 //!   `±n` (geom 1's edges on geom 0's faces, then the reverse), then, as in MuJoCo's feature
-//!   order, geom 0's edges when its feature is not larger than geom 1's, else geom 1's; the edge
-//!   is clipped by that face's prism, contact normal the face normal (oriented geom 0 → geom 1);
+//!   order, geom 0's edges when its feature is not larger than geom 1's, else geom 1's (not for
+//!   a cylinder's rim point: MuJoCo gives one contact there); the edge is clipped by that face's
+//!   prism, contact normal the face normal (oriented geom 0 → geom 1);
 //! * every clipped point `p` is projected along the reference face normal onto the reference
 //!   face plane (`q`); with `x₀`, `x₁` the points on geom 0 and geom 1 (`p` and `q` in the order of
 //!   their geoms), each contact has `dist = n·(x₁ − x₀)` and `pos = x₀ + n dist/2`; points beyond
 //!   `margin + gap` are dropped first, more than 4 are reduced to 4 by MuJoCo's greedy
 //!   quadrilateral search (`polygon_quad`), exact duplicates are dropped.
 //!
-//! Not reproduced: cylinders (MuJoCo 4.0.0 also patches their caps and sides) keep one contact.
+//! MuJoCo reads the features off its penetration search's last simplex; on curved cylinder sides
+//! and rims that places the side line to ~1e-4 (tests/multiccd_oracle.rs, `SIDE`), and on a cap
+//! reduced to four corners the 16-gon's exact area ties are broken by rounding, so the four kept
+//! may differ from MuJoCo's (all are corners of the same clipped polygon, [`patch`]).
 //! No allocation: features and polygons live in fixed-size arrays; a pair whose polygons do not
 //! fit falls back to the single contact.
 
@@ -145,6 +153,10 @@ impl<'a> Poly<'a> {
     /// The cap (face 0: −z, 1: +z) holding cylinder vertex `v`.
     fn cap_of(v: usize) -> usize {
         usize::from(!(v < CYL_SIDES || v == CYL_U))
+    }
+
+    fn is_cylinder(&self) -> bool {
+        matches!(self.kind, Kind::Cylinder(..))
     }
 
     fn world(&self, i: usize) -> V3 {
@@ -607,9 +619,6 @@ pub fn patch(
             }
         }
     }
-    if std::env::var("MCCD_FEAT").is_ok() {
-        eprintln!("n {:?} fa {:?} {:?} fb {:?} {:?}", n.as_slice(), &fa.vert[..fa.nvert], &fa.face[..fa.nface], &fb.vert[..fb.nvert], &fb.face[..fb.nface]);
-    }
     let (mut side_a, mut side_b) = (false, false);
     let (on_b, nref, ncon, ns, nc) = if let Some((i, j)) = pair {
         let nc = pa.face(i, &mut clip);
@@ -625,6 +634,11 @@ pub fn patch(
         (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
         let nc = pb.face(f, &mut clip);
         (false, pb.normal(f), -pb.normal(f), 2, nc)
+    } else if (pa.is_cylinder() && fa.nvert == 1) || (pb.is_cylinder() && fb.nvert == 1) {
+        // the side line through a cylinder's rim point pairs only with a face along the normal
+        // (edge_on_face); the fallbacks below would put it on faces far from the normal
+        // (measured: MuJoCo gives one contact), unlike a whole side line
+        return None;
     } else if fa.dim() < 3 && fa.dim() <= fb.dim() {
         let (v0, v1, f) = edge_face(&pa, &fa, &pb, &fb, edge_tol)?;
         side_a = true;
@@ -651,8 +665,7 @@ pub fn patch(
         dist: [0.0; MAXP],
         pos: [V3::zeros(); MAXP],
         normal: ncon,
-        side: (side_a && matches!(pa.kind, Kind::Cylinder(..)))
-            || (side_b && matches!(pb.kind, Kind::Cylinder(..))),
+        side: (side_a && pa.is_cylinder()) || (side_b && pb.is_cylinder()),
     };
     for &p in &subj[..np] {
         let q = p - nref * (p - r0).dot(&nref);
