@@ -639,7 +639,9 @@ pub fn patch(
         // (edge_on_face); the fallbacks below would put it on faces far from the normal
         // (measured: MuJoCo gives one contact), unlike a whole side line
         return None;
-    } else if fa.dim() < 3 && fa.dim() <= fb.dim() {
+    } else if fa.dim() < 3 && (fa.dim() <= fb.dim() || pa.is_cylinder()) {
+        // (a cylinder's side line has no face: only it can be the edge; MuJoCo's simplex may
+        // also see an edge where the exact support on the other geom is one vertex)
         let (v0, v1, f) = edge_face(&pa, &fa, &pb, &fb, edge_tol)?;
         side_a = true;
         (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
