@@ -18,9 +18,9 @@
 //! * edge–face: otherwise an edge of a vertex or edge feature with `|e·n_f| < EDGE_TOL =
 //!   √(1 − FACE_TOL²)` for a face `f` of the other geom, first among faces within `FACE_TOL` of
 //!   `±n` (geom 1's edges on geom 0's faces, then the reverse), then, as in MuJoCo's feature
-//!   order, geom 0's edges when its feature is not larger than geom 1's, else geom 1's (not for
-//!   a cylinder's rim point: MuJoCo gives one contact there); the edge is clipped by that face's
-//!   prism, contact normal the face normal (oriented geom 0 → geom 1);
+//!   order, geom 0's edges when its feature is not larger than geom 1's or is a cylinder's side
+//!   line, else geom 1's (not from a cylinder's rim point: MuJoCo gives one contact there); the
+//!   edge is clipped by that face's prism, contact normal the face normal (geom 0 → geom 1);
 //! * every clipped point `p` is projected along the reference face normal onto the reference
 //!   face plane (`q`); with `x₀`, `x₁` the points on geom 0 and geom 1 (`p` and `q` in the order of
 //!   their geoms), each contact has `dist = n·(x₁ − x₀)` and `pos = x₀ + n dist/2`; points beyond
