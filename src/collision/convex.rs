@@ -3,10 +3,9 @@
 //! for dual scalars). Used for the pairs MuJoCo sends to its convex collider: anything with an
 //! ellipsoid or a mesh, cylinder–capsule/cylinder/box, and plane–ellipsoid/mesh.
 //!
-//! Box–mesh, mesh–mesh and capsule–mesh pairs get MuJoCo 4.0.0's multi-contact patches
-//! (`multiccd`, on unless disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh its
-//! hull-polygon rule (up to 4 contacts); every other convex pair gets one contact (MuJoCo 4.0.0
-//! also returns patches for cylinder caps and sides: not reproduced).
+//! Box–mesh, mesh–mesh, capsule–mesh and cylinder pairs get MuJoCo 4.0.0's multi-contact
+//! patches (`multiccd`, on unless disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh
+//! its hull-polygon rule (up to 4 contacts); every other convex pair gets one contact.
 //! No allocation: the simplex and the EPA polytope live in fixed-size arrays.
 
 use super::{f64of, meshpoly, multiccd, Sink};
@@ -507,22 +506,29 @@ fn epa(
     })
 }
 
+/// The penetration search of the convex pair (`g1`, `g2`) as [`convex_convex`] runs it: both
+/// shapes posed from `d`, and the result (None: no shape or no overlap found).
+pub fn pair_contact<'a, T: Scalar>(
+    m: &'a Model,
+    d: &Data<T>,
+    g1: usize,
+    g2: usize,
+) -> Option<(Posed<'a>, Posed<'a>, ConvexContact)> {
+    let (a, b) = (posed(m, d, g1)?, posed(m, d, g2)?);
+    let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
+    let c = penetration(&a, &b, tol, m.opt.ccd_iterations.max(50))?;
+    Some((a, b, c))
+}
+
 /// Any convex pair without a dedicated collider (MuJoCo's `mjc_Convex`): the penetration
-/// search gives depth and normal (geom 0 → geom 1); box–mesh, mesh–mesh and capsule–mesh pairs
-/// then get the multi-contact patch of [`multiccd::multi_contact`] (MuJoCo 4.0.0 `multiccd`, on
-/// unless `<flag multiccd="disable"/>`) when their touching features match, else one contact at
-/// the midpoint of the witness points.
-///
-/// Not reproduced: MuJoCo 4.0.0 also returns patches for cylinders (caps as polygons, sides as
-/// segments; e.g. a cylinder cap on a box: 4 points of its rim). Those pairs get the single
-/// deepest contact here.
+/// search gives depth and normal (geom 0 → geom 1); box, mesh, capsule–mesh and cylinder
+/// pairs then get the multi-contact patch of [`multiccd::multi_contact`] (MuJoCo 4.0.0
+/// `multiccd`, on unless `<flag multiccd="disable"/>`; cylinder caps as 16-gons, sides as
+/// segments) when their touching features match, else one contact at the midpoint of the
+/// witness points.
 pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;
-    let (Some(a), Some(b)) = (posed(m, d, g1), posed(m, d, g2)) else {
-        return;
-    };
-    let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
-    let Some(c) = penetration(&a, &b, tol, m.opt.ccd_iterations.max(50)) else {
+    let Some((a, b, c)) = pair_contact(m, d, g1, g2) else {
         return;
     };
     if !(c.dist <= f64of(s.margin)) {

@@ -2,6 +2,12 @@
 //! `mesh_polymap`): the hull triangles with coplanar neighbours merged into one polygon, its
 //! vertices listed counter-clockwise about the outward normal. Used by the plane–mesh collider
 //! (seed 004 "Checking"; MuJoCo 4.0.0 picks the hull polygon at the support vertex).
+//!
+//! MuJoCo's polygons are qhull's merged facets: their order and first corners follow qhull's
+//! construction, not the mesh data (measured on the oracle's cube, prisms and polytope: the
+//! first corner is neither the lowest nor the highest index nor an extreme coordinate, nor the
+//! first corner of a fixed one of the merged `mesh_face` triangles), so they are not reproduced
+//! here; only which corners and their cyclic order agree.
 
 // `!(x > y)` is deliberate: a NaN area stops the search.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]

@@ -1,4 +1,4 @@
-//! Multi-contact convex collision for box, mesh and capsule–mesh pairs (MuJoCo 4.0.0
+//! Multi-contact convex collision for box, mesh, capsule–mesh and cylinder pairs (MuJoCo 4.0.0
 //! `multiccd`, on unless `<flag multiccd="disable"/>`; seed 004 "Checking"; the rule below was
 //! measured on MuJoCo 4.0.0, tools/reference/gen_multiccd_cases.py). After the penetration
 //! search ([`super::convex::penetration`]) finds the normal `n` (geom 0 → geom 1), the touching
@@ -7,22 +7,30 @@
 //! * features: the vertices of each geom that support it along `n` (geom 0) and `−n` (geom 1);
 //!   one vertex, an edge (two), or a face (three or more). Their candidate faces are the hull
 //!   faces (box faces, mesh polygons) containing all of them. A capsule is its segment (two
-//!   vertices, no face);
+//!   vertices, no face). A cylinder's caps are regular 16-gons inscribed in the rims (first
+//!   corner on the local +x axis); its feature is the cap polygon when `n` is along the axis,
+//!   the side line facing `n` (two rim points, no face) when `n` is normal to it, else the rim
+//!   point along `n` with the side line as its edge and the cap as candidate face if within
+//!   `FACE_TOL` of `n` ([`cylinder_feature`]);
 //! * face–face: a candidate face of geom 0 and one of geom 1 whose outward normals satisfy
 //!   `n₀·n₁ < −FACE_TOL` (`FACE_TOL = 0.996`, about 5°, bisected on the oracle): geom 1's face is
 //!   clipped (Sutherland–Hodgman) by the prism of geom 0's face along `n₀`, contact normal `−n₁`;
 //! * edge–face: otherwise an edge of a vertex or edge feature with `|e·n_f| < EDGE_TOL =
 //!   √(1 − FACE_TOL²)` for a face `f` of the other geom, first among faces within `FACE_TOL` of
 //!   `±n` (geom 1's edges on geom 0's faces, then the reverse), then, as in MuJoCo's feature
-//!   order, geom 0's edges when its feature is not larger than geom 1's, else geom 1's; the edge
-//!   is clipped by that face's prism, contact normal the face normal (oriented geom 0 → geom 1);
+//!   order, geom 0's edges when its feature is not larger than geom 1's or is a cylinder's side
+//!   line, else geom 1's (not from a cylinder's rim point: MuJoCo gives one contact there); the
+//!   edge is clipped by that face's prism, contact normal the face normal (geom 0 → geom 1);
 //! * every clipped point `p` is projected along the reference face normal onto the reference
 //!   face plane (`q`); with `x₀`, `x₁` the points on geom 0 and geom 1 (`p` and `q` in the order of
 //!   their geoms), each contact has `dist = n·(x₁ − x₀)` and `pos = x₀ + n dist/2`; points beyond
 //!   `margin + gap` are dropped first, more than 4 are reduced to 4 by MuJoCo's greedy
 //!   quadrilateral search (`polygon_quad`), exact duplicates are dropped.
 //!
-//! Not reproduced: cylinders (MuJoCo 4.0.0 also patches their caps and sides) keep one contact.
+//! MuJoCo reads the features off its penetration search's last simplex; on curved cylinder sides
+//! and rims that places the side line to ~1e-4 (tests/multiccd_oracle.rs, `SIDE`), and on a cap
+//! reduced to four corners the 16-gon's exact area ties are broken by rounding, so the four kept
+//! may differ from MuJoCo's (all are corners of the same clipped polygon, [`patch`]).
 //! No allocation: features and polygons live in fixed-size arrays; a pair whose polygons do not
 //! fit falls back to the single contact.
 
@@ -39,7 +47,7 @@ type V3 = Vector3<f64>;
 pub const FACE_TOL: f64 = 0.996;
 
 /// Most vertices of a clip polygon (subject + clip corners) handled here.
-const MAXP: usize = 128;
+pub const MAXP: usize = 128;
 /// Most support vertices / candidate faces / edges tracked per geom.
 const MAXS: usize = 32;
 
@@ -66,13 +74,27 @@ enum Kind<'a> {
     Mesh(&'a Mesh),
     /// A capsule's segment (radius, half-length): two vertices, no faces, one edge.
     Capsule(f64, f64),
+    /// A cylinder (radius, half-length, local radial unit `u` of the supporting direction set by
+    /// [`Poly::aim`]): its caps are regular [`CYL_SIDES`]-gons (faces 0: −z, 1: +z; vertices
+    /// `k` and `CYL_SIDES + k` at angle `2πk/CYL_SIDES`), its side is not a face; vertices
+    /// `CYL_U` and `CYL_U + 1` are the rim points along `u` on the −z and +z caps (the side line
+    /// facing the other geom).
+    Cylinder(f64, f64, [f64; 2]),
 }
+
+/// Corners of the polygon standing for a cylinder cap (MuJoCo 4.0.0, measured with the oracle:
+/// a cap's patch corners are corners of the regular 16-gon inscribed in the rim, the first at
+/// the local +x axis).
+const CYL_SIDES: usize = 16;
+/// Index of the first exact rim point of a cylinder (see [`Kind::Cylinder`]).
+const CYL_U: usize = 2 * CYL_SIDES;
 
 impl<'a> Poly<'a> {
     fn new(m: &'a Model, g: usize, pos: V3, mat: Matrix3<f64>) -> Option<Self> {
         let kind = match m.geom_type[g] {
             GeomType::Box => Kind::Box(m.geom_size[g]),
             GeomType::Capsule => Kind::Capsule(m.geom_size[g][0], m.geom_size[g][1]),
+            GeomType::Cylinder => Kind::Cylinder(m.geom_size[g][0], m.geom_size[g][1], [1.0, 0.0]),
             GeomType::Mesh => {
                 let mesh = m.mesh.get(usize::try_from(m.geom_dataid[g]).ok()?)?;
                 if mesh.polyvert.is_empty() || mesh.polymap.len() != mesh.vert.len() {
@@ -90,6 +112,19 @@ impl<'a> Poly<'a> {
             Kind::Box(_) => 8,
             Kind::Mesh(mesh) => mesh.vert.len(),
             Kind::Capsule(..) => 2,
+            Kind::Cylinder(..) => CYL_U + 2,
+        }
+    }
+
+    /// Points a cylinder's exact rim points (`CYL_U`, `CYL_U + 1`) along the part of the world
+    /// direction `dir` normal to its axis (no-op for other shapes or along the axis).
+    fn aim(&mut self, dir: &V3) {
+        if let Kind::Cylinder(_, _, ref mut u) = self.kind {
+            let ld = self.mat.transpose() * dir;
+            let rho = ld.x.hypot(ld.y);
+            if rho > 0.0 {
+                *u = [ld.x / rho, ld.y / rho];
+            }
         }
     }
 
@@ -104,7 +139,24 @@ impl<'a> Poly<'a> {
                 V3::new(v[0], v[1], v[2])
             }
             Kind::Capsule(_, h) => V3::new(0.0, 0.0, if i == 0 { -h } else { h }),
+            Kind::Cylinder(r, h, u) => {
+                let z = if i < CYL_SIDES || i == CYL_U { -h } else { h };
+                if i >= CYL_U {
+                    return V3::new(r * u[0], r * u[1], z);
+                }
+                let t = 2.0 * std::f64::consts::PI * (i % CYL_SIDES) as f64 / CYL_SIDES as f64;
+                V3::new(r * t.cos(), r * t.sin(), z)
+            }
         }
+    }
+
+    /// The cap (face 0: −z, 1: +z) holding cylinder vertex `v`.
+    fn cap_of(v: usize) -> usize {
+        usize::from(!(v < CYL_SIDES || v == CYL_U))
+    }
+
+    fn is_cylinder(&self) -> bool {
+        matches!(self.kind, Kind::Cylinder(..))
     }
 
     fn world(&self, i: usize) -> V3 {
@@ -123,6 +175,7 @@ impl<'a> Poly<'a> {
                 V3::new(n[0], n[1], n[2])
             }
             Kind::Capsule(..) => V3::zeros(),
+            Kind::Cylinder(..) => V3::new(0.0, 0.0, if f == 0 { -1.0 } else { 1.0 }),
         };
         self.mat * l
     }
@@ -132,6 +185,7 @@ impl<'a> Poly<'a> {
             Kind::Box(_) => ((v >> (f / 2)) & 1 == 1) == (f % 2 == 0),
             Kind::Mesh(mesh) => mesh.polymap[v].contains(&f),
             Kind::Capsule(..) => false,
+            Kind::Cylinder(..) => Self::cap_of(v) == f,
         }
     }
 
@@ -151,6 +205,10 @@ impl<'a> Poly<'a> {
                 n
             }
             Kind::Capsule(..) => 0,
+            Kind::Cylinder(..) => {
+                out[0] = Self::cap_of(v);
+                1
+            }
         }
     }
 
@@ -174,6 +232,18 @@ impl<'a> Poly<'a> {
                 p.len()
             }
             Kind::Capsule(..) => 0,
+            // −z cap from angle 0 up, +z cap from angle 0 down (clockwise about each outward
+            // normal; MuJoCo 4.0.0's order, measured: it decides the order of the patch)
+            Kind::Cylinder(..) => {
+                for (j, o) in out.iter_mut().enumerate().take(CYL_SIDES) {
+                    *o = self.world(if f == 0 {
+                        j
+                    } else {
+                        CYL_SIDES + (CYL_SIDES - j) % CYL_SIDES
+                    });
+                }
+                CYL_SIDES
+            }
         }
     }
 
@@ -200,6 +270,12 @@ impl<'a> Poly<'a> {
                 out[0] = 1 - v;
                 1
             }
+            // the side line through an exact rim point; the cap polygons' corners have none
+            Kind::Cylinder(..) if v >= CYL_U => {
+                out[0] = CYL_U + (CYL_U + 1 - v);
+                1
+            }
+            Kind::Cylinder(..) => 0,
         }
     }
 
@@ -247,6 +323,9 @@ impl Feature {
 }
 
 fn feature(p: &Poly, dir: &V3) -> Feature {
+    if let Kind::Cylinder(..) = p.kind {
+        return cylinder_feature(p, dir);
+    }
     let ld = p.mat.transpose() * dir;
     let mut best = f64::NEG_INFINITY;
     let mut scale: f64 = 0.0;
@@ -280,6 +359,46 @@ fn feature(p: &Poly, dir: &V3) -> Feature {
             if f.nvert >= 3 {
                 break;
             }
+        }
+    }
+    f
+}
+
+/// The supporting feature of a cylinder aimed along `dir` ([`Poly::aim`]): the whole cap polygon
+/// when `dir` is along the axis, the side line (two exact rim points, no face) when it is normal
+/// to the axis, else the exact rim point (the side line its edge; its cap the candidate face
+/// when within `FACE_TOL` of `dir`).
+/// MuJoCo 4.0.0 reads these off its penetration search's simplex; here they follow from the
+/// normal (`CYL_EPS` decides "along" and "normal to").
+fn cylinder_feature(p: &Poly, dir: &V3) -> Feature {
+    const CYL_EPS: f64 = 1e-10;
+    let ld = p.mat.transpose() * dir;
+    let (lz, rho) = (ld.z, ld.x.hypot(ld.y));
+    let mut f = Feature {
+        vert: [0; MAXS],
+        nvert: 0,
+        face: [0; MAXS],
+        nface: 0,
+    };
+    let top = usize::from(lz > 0.0);
+    if !(lz.abs() > CYL_EPS * rho) {
+        f.vert[..2].copy_from_slice(&[CYL_U, CYL_U + 1]);
+        f.nvert = 2;
+    } else if rho <= CYL_EPS * lz.abs() {
+        for (k, v) in f.vert.iter_mut().enumerate().take(CYL_SIDES) {
+            *v = top * CYL_SIDES + k;
+        }
+        f.nvert = CYL_SIDES;
+        f.face[0] = top;
+        f.nface = 1;
+    } else {
+        f.vert[0] = CYL_U + top;
+        f.nvert = 1;
+        // the cap only when it faces `dir` within the face tolerance (a lying cylinder's cap
+        // must not pair with a side face of the other geom)
+        if lz.abs() > FACE_TOL * ld.norm() {
+            f.face[0] = top;
+            f.nface = 1;
         }
     }
     f
@@ -455,26 +574,36 @@ fn polygon_quad(p: &[V3]) -> [usize; 4] {
     res
 }
 
-/// Adds the multi-contact patch of a box, mesh or capsule–mesh pair and returns true, or returns
-/// false (nothing added) when the features do not match (the caller adds the single contact).
-pub fn multi_contact<T: Scalar>(
+/// Every point of a multi-contact patch, before the reduction to four: contact points (midway
+/// between the geoms), their distances and the common normal (geom 0 → geom 1).
+pub struct Patch {
+    pub n: usize,
+    pub dist: [f64; MAXP],
+    pub pos: [V3; MAXP],
+    pub normal: V3,
+    /// The clipped feature is a cylinder's side line, placed by the penetration normal.
+    pub side: bool,
+}
+
+/// The patch of the pair `geom` (posed by `pose`, penetration result `c`) with points beyond
+/// `margin` (margin + gap) dropped, or None when the touching features do not match.
+pub fn patch(
     m: &Model,
+    geom: [usize; 2],
     pose: [(V3, Matrix3<f64>); 2],
     c: &ConvexContact,
-    s: &mut Sink<T>,
-) -> bool {
-    let [g0, g1] = s.geom;
-    let (Some(pa), Some(pb)) = (
-        Poly::new(m, g0, pose[0].0, pose[0].1),
-        Poly::new(m, g1, pose[1].0, pose[1].1),
-    ) else {
-        return false;
-    };
+    margin: f64,
+) -> Option<Patch> {
+    let [g0, g1] = geom;
+    let mut pa = Poly::new(m, g0, pose[0].0, pose[0].1)?;
+    let mut pb = Poly::new(m, g1, pose[1].0, pose[1].1)?;
     let n = c.normal;
+    pa.aim(&n);
+    pb.aim(&-n);
     let fa = feature(&pa, &n);
     let fb = feature(&pb, &-n);
     if fa.nvert == 0 || fb.nvert == 0 {
-        return false;
+        return None;
     }
     // (subject on geom 1?, reference face normal, contact normal, subject, reference polygon)
     let mut subj = [V3::zeros(); MAXP];
@@ -490,71 +619,92 @@ pub fn multi_contact<T: Scalar>(
             }
         }
     }
+    let (mut side_a, mut side_b) = (false, false);
     let (on_b, nref, ncon, ns, nc) = if let Some((i, j)) = pair {
         let nc = pa.face(i, &mut clip);
         let ns = pb.face(j, &mut subj);
         (true, pa.normal(i), -pb.normal(j), ns, nc)
     } else if let Some((v0, v1, f)) = edge_on_face(&pb, &fb, &pa, &fa, &n) {
         (subj[0], subj[1], lift) = pb.edge(v0, v1, &-pa.normal(f));
+        side_b = true;
         let nc = pa.face(f, &mut clip);
         (true, pa.normal(f), pa.normal(f), 2, nc)
     } else if let Some((v0, v1, f)) = edge_on_face(&pa, &fa, &pb, &fb, &-n) {
+        side_a = true;
         (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
         let nc = pb.face(f, &mut clip);
         (false, pb.normal(f), -pb.normal(f), 2, nc)
-    } else if fa.dim() < 3 && fa.dim() <= fb.dim() {
-        let Some((v0, v1, f)) = edge_face(&pa, &fa, &pb, &fb, edge_tol) else {
-            return false;
-        };
+    } else if (pa.is_cylinder() && fa.nvert == 1) || (pb.is_cylinder() && fb.nvert == 1) {
+        // the side line through a cylinder's rim point pairs only with a face along the normal
+        // (edge_on_face); the fallbacks below would put it on faces far from the normal
+        // (measured: MuJoCo gives one contact), unlike a whole side line
+        return None;
+    } else if fa.dim() < 3 && (fa.dim() <= fb.dim() || pa.is_cylinder()) {
+        // (a cylinder's side line has no face: only it can be the edge; MuJoCo's simplex may
+        // also see an edge where the exact support on the other geom is one vertex)
+        let (v0, v1, f) = edge_face(&pa, &fa, &pb, &fb, edge_tol)?;
+        side_a = true;
         (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
         let nc = pb.face(f, &mut clip);
         (false, pb.normal(f), -pb.normal(f), 2, nc)
     } else if fb.dim() < 3 {
-        let Some((v0, v1, f)) = edge_face(&pb, &fb, &pa, &fa, edge_tol) else {
-            return false;
-        };
+        let (v0, v1, f) = edge_face(&pb, &fb, &pa, &fa, edge_tol)?;
+        side_b = true;
         (subj[0], subj[1], lift) = pb.edge(v0, v1, &-pa.normal(f));
         let nc = pa.face(f, &mut clip);
         (true, pa.normal(f), pa.normal(f), 2, nc)
     } else {
-        return false;
+        return None;
     };
     if nc < 3 || ns < 2 {
-        return false;
+        return None;
     }
     let np = clip_polygon(&mut subj, ns, &clip, nc, &nref);
-    if np == 0 {
-        return false;
-    }
     // per-point depth; points beyond margin + gap are dropped before the reduction
     let r0 = clip[0];
-    let lim = f64of(s.margin);
-    let mut dist = [0.0; MAXP];
-    let mut nk = 0;
-    for k in 0..np {
-        let p = subj[k];
+    let mut out = Patch {
+        n: 0,
+        dist: [0.0; MAXP],
+        pos: [V3::zeros(); MAXP],
+        normal: ncon,
+        side: (side_a && pa.is_cylinder()) || (side_b && pb.is_cylinder()),
+    };
+    for &p in &subj[..np] {
         let q = p - nref * (p - r0).dot(&nref);
         let p = p + lift;
         let (x0, x1) = if on_b { (q, p) } else { (p, q) };
         let d = ncon.dot(&(x1 - x0));
-        if d <= lim {
-            subj[nk] = x0 + ncon * (0.5 * d);
-            dist[nk] = d;
-            nk += 1;
+        if d <= margin {
+            out.pos[out.n] = x0 + ncon * (0.5 * d);
+            out.dist[out.n] = d;
+            out.n += 1;
         }
     }
-    if nk == 0 {
+    (out.n > 0).then_some(out)
+}
+
+/// Adds the multi-contact patch of a box, mesh, capsule or cylinder pair ([`patch`], reduced to
+/// four points) and returns true, or returns false (nothing added) when the features do not
+/// match (the caller adds the single contact).
+pub fn multi_contact<T: Scalar>(
+    m: &Model,
+    pose: [(V3, Matrix3<f64>); 2],
+    c: &ConvexContact,
+    s: &mut Sink<T>,
+) -> bool {
+    let Some(p) = patch(m, s.geom, pose, c, f64of(s.margin)) else {
         return false;
-    }
+    };
+    let nk = p.n;
     let (idx, cnt) = if nk > 4 {
-        (polygon_quad(&subj[..nk]), 4)
+        (polygon_quad(&p.pos[..nk]), 4)
     } else {
         let mut idx = [0usize; 4];
         let mut cnt = 0;
         for k in 0..nk {
             let dup = idx[..cnt]
                 .iter()
-                .any(|&j| (subj[j] - subj[k]).iter().all(|x| x.abs() < 1e-15));
+                .any(|&j| (p.pos[j] - p.pos[k]).iter().all(|x| x.abs() < 1e-15));
             if !dup {
                 idx[cnt] = k;
                 cnt += 1;
@@ -564,7 +714,7 @@ pub fn multi_contact<T: Scalar>(
     };
     let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
     for &k in &idx[..cnt] {
-        s.add(sc(dist[k]), v(subj[k]), v(ncon), None);
+        s.add(sc(p.dist[k]), v(p.pos[k]), v(p.normal), None);
     }
     true
 }

@@ -5,8 +5,9 @@ Box and mesh pairs in controlled poses: resting face on face (yawed, offset to p
 separated within the margin), small tilts (below and above MuJoCo's ~5 degree face tolerance),
 edges and vertices on faces, crossing and parallel edges, random poses, margin/gap, and the
 flag disabled. Writes tests/reference/multiccd_cases.json (read by tests/multiccd_oracle.rs) in
-the format of gen_collision_cases.py, plus MuJoCo's mesh hull polygons (mesh_polyvert, ...).
-Run: python3 tools/reference/gen_multiccd_cases.py
+the format of gen_collision_cases.py, plus MuJoCo's mesh hull polygons (mesh_polyvert, ...);
+with --cylinder, the cylinder pairs to tests/reference/multiccd_cylinder_cases.json instead.
+Run: python3 tools/reference/gen_multiccd_cases.py [--cylinder]
 """
 import json
 import os
@@ -49,6 +50,8 @@ GEOMS = {
     "octprism": 'type="mesh" mesh="octprism"',
     "poly": 'type="mesh" mesh="poly"',
     "capsule": 'type="capsule" size="0.03 0.07"',
+    "cyl": 'type="cylinder" size="0.05 0.08"',
+    "smallcyl": 'type="cylinder" size="0.04 0.03"',
 }
 
 
@@ -82,6 +85,11 @@ def extent(m, d, geom):
         r, h = m.geom_size[geom][:2]
         z = d.geom_xpos[geom][2] + np.array([-1, 1]) * h * d.geom_xmat[geom][8]
         return np.min(z) - r, np.max(z) + r
+    if m.geom_type[geom] == mujoco.mjtGeom.mjGEOM_CYLINDER:
+        r, h = m.geom_size[geom][:2]
+        R = d.geom_xmat[geom].reshape(3, 3)
+        e = abs(R[2, 2]) * h + np.hypot(R[2, 0], R[2, 1]) * r
+        return d.geom_xpos[geom][2] - e, d.geom_xpos[geom][2] + e
     if m.geom_type[geom] == mujoco.mjtGeom.mjGEOM_BOX:
         s = m.geom_size[geom]
         pts = np.array([[x, y, z] for x in (-s[0], s[0]) for y in (-s[1], s[1]) for z in (-s[2], s[2])])
@@ -171,7 +179,59 @@ LARGE = (0.1, 0.7)       # edges and vertices
 PEN = (-0.004, 0.02)
 
 
+def cylinder_scenes():
+    """Cylinder pairs (multiccd_cylinder_cases.json): caps resting on faces (yawed, offset over
+    edges and corners, tilted below and above the ~5 degree face tolerance), cylinders lying on
+    their side, faces, edges and capsules on caps, cap on cap, random poses, margin."""
+    global RNG
+    RNG = np.random.default_rng(20261123)
+    scenes = []
+    lying = quat_axis([1, 0, 0], np.pi / 2)
+    for a, over in [("box", 0.22), ("cube", 0.1), ("hexprism", 0.1)]:
+        # offsets that put caps over the face's edges and corners
+        name = a + "-cyl"
+        run(name + "-flat", pair_xml(a, "cyl"), stacked(FLAT, PEN, offset=over), 40, scenes)
+        run(name + "-tilt", pair_xml(a, "cyl"), stacked(SMALL, PEN, offset=over), 40, scenes)
+        run(name + "-edge", pair_xml(a, "cyl"), stacked(LARGE, PEN, offset=0.1), 30, scenes)
+        run(name + "-side", pair_xml(a, "cyl"), stacked(FLAT, PEN, offset=0.1, base_b=lying), 30, scenes)
+        run(name + "-sidetilt", pair_xml(a, "cyl"), stacked(SMALL, PEN, offset=0.1, base_b=lying), 30, scenes)
+        run(name + "-random", pair_xml(a, "cyl"), random_pair, 30, scenes)
+    # a box and a box edge on a cap (the cylinder is geom 0 below)
+    edge_down = quat_axis([1, 0, 0], np.pi / 4)
+    run("cyl-box-under", pair_xml("cyl", "box"), stacked(FLAT, PEN, offset=0.15), 30, scenes)
+    run("cyl-smallbox-flat", pair_xml("cyl", "smallbox"), stacked(FLAT, PEN, offset=0.05), 30, scenes)
+    run("cyl-smallbox-edge", pair_xml("cyl", "smallbox"),
+        stacked(FLAT, PEN, offset=0.04, base_b=edge_down), 30, scenes)
+    # cylinder on cylinder: cap on cap, side on cap, cap on side
+    run("cyl-smallcyl-flat", pair_xml("cyl", "smallcyl"), stacked(FLAT, PEN, offset=0.06), 30, scenes)
+    run("cyl-smallcyl-tilt", pair_xml("cyl", "smallcyl"), stacked(SMALL, PEN, offset=0.06), 30, scenes)
+    run("cyl-smallcyl-side", pair_xml("cyl", "smallcyl"),
+        stacked(FLAT, PEN, offset=0.04, base_b=lying), 30, scenes)
+    run("smallcyl-cyl-side", pair_xml("smallcyl", "cyl"),
+        stacked(FLAT, PEN, offset=0.02, qa_fn=lambda: qmul(quat_axis([0, 0, 1], RNG.uniform(-np.pi, np.pi)),
+                                                        lying)), 30, scenes)
+    # a capsule lying on a cap (the capsule is geom 0: lower type)
+    run("cyl-capsule-flat", pair_xml("cyl", "capsule"), stacked(FLAT, PEN, offset=0.04, base_b=lying), 30, scenes)
+    run("cyl-capsule-tilt", pair_xml("cyl", "capsule"), stacked(SMALL, PEN, offset=0.04, base_b=lying), 30, scenes)
+    # margin and gap, and the flag off
+    run("box-cyl-margin", pair_xml("box", "cyl", 'margin="0.01"', 'margin="0.005" gap="0.01"'),
+        stacked(SMALL, (-0.03, 0.01), offset=0.22), 30, scenes)
+    off = '<option><flag multiccd="disable"/></option>'
+    run("box-cyl-nomulti", pair_xml("box", "cyl", opt=off), stacked(SMALL, PEN), 20, scenes)
+    return scenes
+
+
+def write(scenes, file):
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "reference", file)
+    with open(path, "w") as f:
+        json.dump({"mujoco": mujoco.__version__, "scenes": scenes}, f, separators=(",", ":"))
+    print("wrote", os.path.normpath(path), os.path.getsize(path) // 1024, "KiB")
+
+
 def main():
+    if "--cylinder" in sys.argv:
+        write(cylinder_scenes(), "multiccd_cylinder_cases.json")
+        return
     scenes = []
     pairs = [("box", "cube"), ("cube", "cube"), ("smallbox", "slab"), ("box", "hexprism"),
              ("octprism", "cube"), ("hexprism", "octprism"), ("box", "poly"), ("poly", "cube")]
@@ -204,10 +264,7 @@ def main():
     run("box-cube-nomulti", pair_xml("box", "cube", opt=off), stacked(SMALL, PEN), 30, scenes)
     run("cube-cube-nomulti", pair_xml("cube", "cube", opt=off), stacked(FLAT, PEN), 30, scenes)
 
-    path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "reference", "multiccd_cases.json")
-    with open(path, "w") as f:
-        json.dump({"mujoco": mujoco.__version__, "scenes": scenes}, f, separators=(",", ":"))
-    print("wrote", os.path.normpath(path), os.path.getsize(path) // 1024, "KiB")
+    write(scenes, "multiccd_cases.json")
 
 
 if __name__ == "__main__":

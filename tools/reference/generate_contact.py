@@ -61,6 +61,9 @@ MODELS = {
     "mesh_stack": "boxes and cube meshes stacked on a fixed box: box-mesh and mesh-mesh "
                   "multi-contact patches (MuJoCo 4.0.0 multiccd, 4 contacts per pair), "
                   "sliding and spinning on the patches; condim 3 and 4",
+    "cyl_stack": "a box and a cube mesh on the caps of two fixed cylinders: cylinder-box and "
+                 "cylinder-mesh multi-contact patches (MuJoCo 4.0.0 multiccd, 4 contacts per "
+                 "pair), sliding and spinning on the caps; condim 3 and 4",
     "humanoid": "dm_control-style humanoid (nv 27, 21 motors, limits, joint stiffness, "
                 "self-collision + floor, an explicit exclude, condim 1 body / 3 feet, "
                 "timestep 0.005): the benchmark scene of targets.md; falls over (chaotic)",
