@@ -4,9 +4,10 @@
 //! Run: `cargo run --release --example swingup [-- OUT.json]`. Prints the cost per iteration, the
 //! solve time, and writes the optimized trajectory in the JSON format of `moreau simulate`.
 
-use moreau_optim::ilqr::{ilqr, Dynamics, IlqrOptions, QuadraticCost};
+use moreau_optim::ilqr::{ilqr, Dynamics, IlqrOptions};
+use moreau_optim::problems::swingup;
 use moreau_optim::system::MoreauSystem;
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
 use std::time::Instant;
 
 fn main() {
@@ -20,19 +21,10 @@ fn run() -> Result<(), String> {
     let out = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "target/swingup.json".into());
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/cartpole_swingup.xml");
-    let model = moreau::mjcf::load(path).map_err(|e| e.to_string())?;
-    let dt = model.opt.timestep;
-    let mut sys = MoreauSystem::new(model)?;
-    let horizon = 200;
-    let cost = QuadraticCost {
-        q: DMatrix::from_diagonal(&DVector::from_vec(vec![1.0, 1.0, 0.1, 0.1])),
-        r: DMatrix::from_element(1, 1, 0.01),
-        qf: DMatrix::from_diagonal(&DVector::from_vec(vec![1000.0, 1000.0, 100.0, 100.0])),
-        xref: DVector::zeros(4),
-        dt,
-    };
-    let x0 = DVector::from_vec(vec![0.0, std::f64::consts::PI, 0.0, 0.0]);
+    let p = swingup("cartpole")?;
+    let (horizon, cost, x0) = (p.horizon, p.ilqr_cost(), p.x0());
+    let dt = cost.dt;
+    let mut sys = MoreauSystem::new(p.model)?;
     let t0 = Instant::now();
     let res = ilqr(
         &mut sys,
