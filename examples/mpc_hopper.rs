@@ -7,7 +7,7 @@
 //! assumes torques the motors cannot give). Setup in `examples/common/hopper_mpc.rs`.
 //!
 //! A fourth row, "iLQR MPC forward", plans on a coarser model with a heavier forward-velocity
-//! weight (`hopper_mpc::forward_ilqr`, settings `FORWARD` below).
+//! weight (`hopper_mpc::forward_ilqr`, settings `hopper_mpc::Forward::example`).
 //!
 //! Run: `cargo run --release --example mpc_hopper [-- SECONDS [VX]] [--forward-only]
 //! [--previous]` (default 5 s, 0.3 m/s; `--forward-only` runs only the forward row;
@@ -43,24 +43,12 @@ fn main() {
     }
 }
 
-/// The forward row's settings, chosen by a sweep (5 s, 0.3 m/s, pushes on; see the README).
-const FORWARD: Forward = Forward {
-    plan_dt: 0.01,
-    horizon: 80,
-    wvx: 1.0,
-    wpitch: 10.0,
-    wz: 100.0,
-    terminal: 0.1,
-    iter: 1,
-    analytic: false,
-};
-
 fn forward_settings() -> Result<Forward, String> {
     if std::env::args().any(|a| a == "--previous") {
         return Ok(Forward::previous());
     }
     let Ok(v) = std::env::var("HOPPER_FWD") else {
-        return Ok(FORWARD);
+        return Ok(Forward::example());
     };
     let f: Vec<f64> = v
         .split(',')

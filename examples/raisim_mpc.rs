@@ -15,14 +15,6 @@ use exp::{mean, MpcRun};
 use moreau::solver::hard::HardSolver;
 use plotters::prelude::*;
 
-fn color(s: HardSolver) -> RGBColor {
-    match s {
-        HardSolver::RaiSim => RGBColor(220, 40, 40),
-        HardSolver::RaiSimDs => RGBColor(30, 90, 220),
-        HardSolver::Pgs => RGBColor(30, 160, 60),
-    }
-}
-
 type Panel<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
 
 #[allow(clippy::too_many_arguments)]
@@ -59,16 +51,10 @@ fn panel(
                 .y_label_formatter(&|v| format!("{v:.1e}"))
                 .draw()?;
             for ((s, _), pts) in runs.iter().zip(&all) {
-                let col = color(*s);
-                ch.draw_series(LineSeries::new(pts.iter().cloned(), col.stroke_width(2)))?
-                    .label(s.name())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+                let col = plot::solver_color(*s);
+                plot::line(&mut ch, pts.iter().cloned(), col, 2, s.name())?;
             }
-            ch.configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .border_style(BLACK)
-                .background_style(WHITE.mix(0.8))
-                .draw()?;
+            plot::legend(&mut ch, SeriesLabelPosition::UpperRight)?;
         }};
     }
     if log {
@@ -195,7 +181,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &|r| r.tc.iter().zip(&r.x).map(|(t, c)| (*t, *c)).collect(),
         false,
     )?;
-    root.present()?;
-    println!("wrote {}", path.display());
+    plot::present(&root, &path)?;
     Ok(())
 }

@@ -120,6 +120,20 @@ pub struct Forward {
 }
 
 impl Forward {
+    /// The example's settings (placeholder until the sweep ends).
+    pub fn example() -> Self {
+        Forward {
+            plan_dt: 0.02,
+            horizon: 40,
+            wvx: 7.0,
+            wpitch: 30.0,
+            wz: 1000.0,
+            terminal: 0.1,
+            iter: 1,
+            analytic: true,
+        }
+    }
+
     /// The former settings (FD Jacobians, one iteration per control step).
     pub fn previous() -> Self {
         Forward {
