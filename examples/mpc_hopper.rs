@@ -13,7 +13,7 @@
 //! [--previous]` (default 5 s, 0.3 m/s; `--forward-only` runs only the forward row;
 //! `--previous` gives that row its former settings, FD Jacobians on 10 ms × 80 steps with
 //! velocity weight 1; the environment variable
-//! `HOPPER_FWD=plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic` overrides its settings
+//! `HOPPER_FWD=plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint` overrides its settings
 //! for sweeps); `--features plot` also writes PNGs. Prints a summary table (real-time factor,
 //! planning time per control step of 20 ms = 5 physics steps, lowest torso height, largest
 //! pitch, distance travelled, largest |ctrl|) and writes each closed loop as
@@ -58,9 +58,10 @@ fn forward_settings() -> Result<Forward, String> {
                 .map_err(|_| format!("HOPPER_FWD: bad number {x}"))
         })
         .collect::<Result<_, _>>()?;
-    if f.len() != 8 {
+    if f.len() != 9 {
         return Err(
-            "HOPPER_FWD needs plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic".into(),
+            "HOPPER_FWD needs plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint"
+                .into(),
         );
     }
     Ok(Forward {
@@ -72,6 +73,7 @@ fn forward_settings() -> Result<Forward, String> {
         wz: f[5],
         iter: f[6] as usize,
         analytic: f[7] != 0.0,
+        wjoint: f[8],
     })
 }
 

@@ -26,9 +26,11 @@
 
 mod oracle_util;
 
-use moreau::model::{Cone, SolverType};
 use moreau::{forward, integrator, Data};
-use oracle_util::{err, ferr, fv, iv, model, mujoco_contact_order, reference, set_inputs, us};
+use oracle_util::{
+    err, ferr, fv, iv, model, mujoco_contact_order, reference, set_cone_solver, set_inputs,
+    track_rollout, us,
+};
 use serde_json::Value;
 
 fn is(x: &[i32]) -> Vec<i64> {
@@ -90,16 +92,7 @@ fn islands_match_mujoco() {
             );
         }
         let mut m = model(name);
-        m.opt.cone = match c["cone"].as_str().unwrap() {
-            "elliptic" => Cone::Elliptic,
-            _ => Cone::Pyramidal,
-        };
-        let solver = c["solver"].as_str().unwrap();
-        m.opt.solver = match solver {
-            "Newton" => SolverType::Newton,
-            "CG" => SolverType::Cg,
-            _ => SolverType::Pgs,
-        };
+        let solver = set_cone_solver(&mut m, c);
         let tag = format!(
             "{name} [{}] {} {solver}",
             c["label"].as_str().unwrap(),
@@ -244,29 +237,12 @@ fn island_rollouts_track_mujoco() {
         if m.nkey > 0 {
             d.act.copy_from_slice(&m.key_act[0]);
         }
-        let ctrl = ro["ctrl"].as_array().unwrap();
-        let steps: Vec<usize> = fv(&ro["steps"]).iter().map(|&x| x as usize).collect();
         let nisland = iv(&ro["nisland"]);
         let nstep = ro["nstep"].as_u64().unwrap() as usize;
-        let (mut worst, mut at, mut rec, mut nisl_bad) = (0.0f64, 0, 0, 0);
-        for k in 0..=nstep {
-            if rec < steps.len() && steps[rec] == k {
-                let e =
-                    err(&d.qpos, &fv(&ro["qpos"][rec])).max(err(&d.qvel, &fv(&ro["qvel"][rec])));
-                if e > worst {
-                    (worst, at) = (e, k);
-                }
-                rec += 1;
-            }
-            if k == nstep {
-                break;
-            }
-            if m.nu > 0 {
-                d.ctrl.copy_from_slice(&fv(&ctrl[k]));
-            }
-            integrator::step(&m, &mut d);
+        let mut nisl_bad = 0;
+        let (worst, at) = track_rollout(&m, &mut d, ro, |k, d| {
             nisl_bad += (d.nisland as i64 != nisland[k]) as usize;
-        }
+        });
         println!("{name:22} {nstep} steps: max err {worst:.1e} (step {at}), nisland differs in {nisl_bad} steps");
         if worst > 1e-6 || nisl_bad > 0 {
             failures.push(format!(

@@ -16,9 +16,11 @@
 
 mod oracle_util;
 
-use moreau::model::{disable, Cone, SolverType};
+use moreau::model::{disable, Cone};
 use moreau::{forward, integrator, Data};
-use oracle_util::{err, ferr, fv, iv, model, mujoco_contact_order, reference, set_inputs};
+use oracle_util::{
+    err, ferr, fv, iv, model, mujoco_contact_order, reference, set_cone_solver, set_inputs,
+};
 
 #[test]
 fn noslip_matches_mujoco() {
@@ -34,16 +36,7 @@ fn noslip_matches_mujoco() {
             m.opt.noslip_tolerance,
             c["noslip_tolerance"].as_f64().unwrap()
         );
-        m.opt.cone = match c["cone"].as_str().unwrap() {
-            "elliptic" => Cone::Elliptic,
-            _ => Cone::Pyramidal,
-        };
-        let solver = c["solver"].as_str().unwrap();
-        m.opt.solver = match solver {
-            "Newton" => SolverType::Newton,
-            "CG" => SolverType::Cg,
-            _ => SolverType::Pgs,
-        };
+        let solver = set_cone_solver(&mut m, c);
         let islands = c["islands"].as_bool().unwrap();
         if !islands {
             m.opt.disableflags |= disable::ISLAND;

@@ -111,6 +111,8 @@ pub struct Forward {
     pub wvx: f64,
     pub wpitch: f64,
     pub wz: f64,
+    /// Weight of the thigh and leg angles (the crouch).
+    pub wjoint: f64,
     /// Terminal weights = `terminal` × stage weights.
     pub terminal: f64,
     /// iLQR iterations per control step.
@@ -128,6 +130,7 @@ impl Forward {
             wvx: 7.0,
             wpitch: 30.0,
             wz: 1000.0,
+            wjoint: 1.0,
             terminal: 0.1,
             iter: 1,
             analytic: true,
@@ -142,6 +145,7 @@ impl Forward {
             wvx: 1.0,
             wpitch: 10.0,
             wz: 100.0,
+            wjoint: 1.0,
             terminal: 0.1,
             iter: 1,
             analytic: false,
@@ -155,6 +159,8 @@ pub fn forward_ilqr(pm: &Model, q_stand: &[f64], vx: f64, f: &Forward) -> IlqrMp
     let mut c = cost(pm, q_stand, vx, f.wvx);
     c.q[(2, 2)] = f.wpitch;
     c.q[(1, 1)] = f.wz;
+    c.q[(3, 3)] = f.wjoint;
+    c.q[(4, 4)] = f.wjoint;
     c.qf = &c.q * f.terminal;
     IlqrMpc::new(
         pm.nu,

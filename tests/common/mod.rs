@@ -7,6 +7,38 @@ pub mod phys8;
 use moreau::model::*;
 use serde_json::Value;
 
+/// The tendon and actuator fields `mj_setConst` computes (`tendon_length0`,
+/// `tendon_invweight0`, `actuator_length0`, `actuator_acc0`).
+pub struct SetConstFields;
+
+impl SetConstFields {
+    /// Zeroes them in `m`, so that `set_const` must recompute them.
+    pub fn clear(m: &mut Model) {
+        m.tendon_length0.iter_mut().for_each(|x| *x = 0.0);
+        m.tendon_invweight0.iter_mut().for_each(|x| *x = 0.0);
+        m.actuator_length0.iter_mut().for_each(|x| *x = 0.0);
+        m.actuator_acc0.iter_mut().for_each(|x| *x = 0.0);
+    }
+
+    /// `(field, value in m, value in want)` of each.
+    pub fn pairs<'a>(m: &'a Model, want: &'a Model) -> [(&'static str, &'a [f64], &'a [f64]); 4] {
+        [
+            ("tendon_length0", &m.tendon_length0, &want.tendon_length0),
+            (
+                "tendon_invweight0",
+                &m.tendon_invweight0,
+                &want.tendon_invweight0,
+            ),
+            (
+                "actuator_length0",
+                &m.actuator_length0,
+                &want.actuator_length0,
+            ),
+            ("actuator_acc0", &m.actuator_acc0, &want.actuator_acc0),
+        ]
+    }
+}
+
 pub fn load_cases() -> Value {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),

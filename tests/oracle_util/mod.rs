@@ -128,3 +128,54 @@ pub fn set_inputs(d: &mut Data, c: &Value) {
 pub fn us(x: &[usize]) -> Vec<i64> {
     x.iter().map(|&v| v as i64).collect()
 }
+
+/// Sets `m.opt.cone` and `m.opt.solver` from the case's `cone` (`"elliptic"`, else pyramidal)
+/// and `solver` (`"Newton"`, `"CG"`, else PGS); returns the solver's name.
+pub fn set_cone_solver<'a>(m: &mut Model, c: &'a Value) -> &'a str {
+    use moreau::model::{Cone, SolverType};
+    m.opt.cone = match c["cone"].as_str().unwrap() {
+        "elliptic" => Cone::Elliptic,
+        _ => Cone::Pyramidal,
+    };
+    let solver = c["solver"].as_str().unwrap();
+    m.opt.solver = match solver {
+        "Newton" => SolverType::Newton,
+        "CG" => SolverType::Cg,
+        _ => SolverType::Pgs,
+    };
+    solver
+}
+
+/// Steps `d` through the recorded rollout `ro` (`ctrl` of each of its `nstep` steps, applied
+/// when the model has actuators) and returns the largest [`err`] of `qpos` and `qvel` at the
+/// recorded `steps` against `ro["qpos"]`, `ro["qvel"]`, and the step where it occurred.
+/// `after_step(k, d)` runs after step `k`.
+pub fn track_rollout(
+    m: &Model,
+    d: &mut Data,
+    ro: &Value,
+    mut after_step: impl FnMut(usize, &Data),
+) -> (f64, usize) {
+    let ctrl = ro["ctrl"].as_array().unwrap();
+    let steps: Vec<usize> = fv(&ro["steps"]).iter().map(|&x| x as usize).collect();
+    let nstep = ro["nstep"].as_u64().unwrap() as usize;
+    let (mut worst, mut at, mut rec) = (0.0f64, 0, 0);
+    for k in 0..=nstep {
+        if rec < steps.len() && steps[rec] == k {
+            let e = err(&d.qpos, &fv(&ro["qpos"][rec])).max(err(&d.qvel, &fv(&ro["qvel"][rec])));
+            if e > worst {
+                (worst, at) = (e, k);
+            }
+            rec += 1;
+        }
+        if k == nstep {
+            break;
+        }
+        if m.nu > 0 {
+            d.ctrl.copy_from_slice(&fv(&ctrl[k]));
+        }
+        moreau::integrator::step(m, d);
+        after_step(k, d);
+    }
+    (worst, at)
+}
