@@ -107,12 +107,7 @@ fn run() -> Result<(), String> {
                     steps,
                     1,
                     &pushes,
-                    |d| {
-                        ps.plan(d, &stage);
-                        let mut u = vec![0.0; model.nu];
-                        ps.action(d.time, &mut u);
-                        Ok(u)
-                    },
+                    |d| Ok(ps.control(d, &stage).0),
                     on_step,
                 )
             })

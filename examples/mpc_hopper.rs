@@ -159,12 +159,7 @@ fn run() -> Result<(), String> {
                     steps,
                     SUBSTEPS,
                     &pushes,
-                    |d| {
-                        ps.plan(d, &stage);
-                        let mut u = vec![0.0; model.nu];
-                        ps.action(d.time, &mut u);
-                        Ok(u)
-                    },
+                    |d| Ok(ps.control(d, &stage).0),
                     on_step,
                 )
             })

@@ -26,7 +26,7 @@
 
 mod oracle_util;
 
-use moreau::{forward, integrator, Data};
+use moreau::{forward, Data};
 use oracle_util::{
     err, ferr, fv, iv, model, mujoco_contact_order, reference, set_cone_solver, set_inputs,
     track_rollout, us,

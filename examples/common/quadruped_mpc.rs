@@ -223,15 +223,5 @@ pub fn run_sampling(
             ..Default::default()
         },
     )?;
-    drive(
-        m,
-        s,
-        |d| {
-            let cost = ps.plan(d, &c);
-            let mut u = vec![0.0; pm.nu];
-            ps.action(d.time, &mut u);
-            Ok((u, cost))
-        },
-        on_step,
-    )
+    drive(m, s, |d| Ok(ps.control(d, &c)), on_step)
 }

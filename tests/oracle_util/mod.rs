@@ -150,6 +150,7 @@ pub fn set_cone_solver<'a>(m: &mut Model, c: &'a Value) -> &'a str {
 /// when the model has actuators) and returns the largest [`err`] of `qpos` and `qvel` at the
 /// recorded `steps` against `ro["qpos"]`, `ro["qvel"]`, and the step where it occurred.
 /// `after_step(k, d)` runs after step `k`.
+#[allow(clippy::needless_range_loop)] // k is the step number, compared with the recorded steps
 pub fn track_rollout(
     m: &Model,
     d: &mut Data,
