@@ -4,10 +4,8 @@
 //! Run: `cargo run --release --example swingup [-- OUT.json]`. Prints the cost per iteration, the
 //! solve time, and writes the optimized trajectory in the JSON format of `moreau simulate`.
 
-use moreau_optim::ilqr::{ilqr, Dynamics, IlqrOptions};
+use moreau_optim::ilqr::Dynamics;
 use moreau_optim::problems::swingup;
-use moreau_optim::system::MoreauSystem;
-use nalgebra::DVector;
 use std::time::Instant;
 
 fn main() {
@@ -22,18 +20,9 @@ fn run() -> Result<(), String> {
         .nth(1)
         .unwrap_or_else(|| "target/swingup.json".into());
     let p = swingup("cartpole")?;
-    let (horizon, cost, x0) = (p.horizon, p.ilqr_cost(), p.x0());
-    let dt = cost.dt;
-    let mut sys = MoreauSystem::new(p.model)?;
+    let (x0, dt) = (p.x0(), p.model.opt.timestep);
     let t0 = Instant::now();
-    let res = ilqr(
-        &mut sys,
-        &cost,
-        &x0,
-        vec![DVector::zeros(1); horizon],
-        &IlqrOptions::default(),
-        |k, c| println!("iter {k:3}  cost {c:.6}"),
-    )?;
+    let (mut sys, res) = p.solve_ilqr(|k, c| println!("iter {k:3}  cost {c:.6}"))?;
     let secs = t0.elapsed().as_secs_f64();
     let last = res.xs.last().ok_or("empty trajectory")?;
     println!(
@@ -63,7 +52,7 @@ fn run() -> Result<(), String> {
     }
     let json = serde_json::json!({
         "time": time, "qpos": qpos, "qvel": qvel,
-        "act": vec![Vec::<f64>::new(); horizon + 1],
+        "act": vec![Vec::<f64>::new(); p.horizon + 1],
         "ctrl": res.us.iter().map(|u| u.as_slice().to_vec()).collect::<Vec<_>>(),
         "cost_history": res.cost_history,
     });

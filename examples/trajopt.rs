@@ -15,12 +15,10 @@
 mod plot;
 
 use moreau_optim::collocation::FiniteDifference;
-use moreau_optim::ilqr::{ilqr, IlqrOptions};
+use moreau_optim::ilqr::IlqrOptions;
 use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
 use moreau_optim::problems::{replay, swingup, trajectory_json, SWINGUP_PENALTY};
 use moreau_optim::progress::{table, timed_with_bar, ProgressObserver};
-use moreau_optim::system::MoreauSystem;
-use nalgebra::DVector;
 
 fn main() {
     if let Err(e) = run() {
@@ -145,26 +143,17 @@ fn run() -> Result<(), String> {
         }
 
         // iLQR on the engine's step, same cost and initial guess.
-        let mut sys = MoreauSystem::new(p.model.clone())?;
-        let cost = p.ilqr_cost();
         let (ri, ms, cpu) = timed_with_bar(
             IlqrOptions::default().max_iter as u64,
             &format!("{name} iLQR"),
             |pb| {
-                ilqr(
-                    &mut sys,
-                    &cost,
-                    &p.x0(),
-                    vec![DVector::zeros(p.model.nu); p.horizon],
-                    &IlqrOptions::default(),
-                    |_, c| {
-                        pb.inc(1);
-                        pb.set_message(format!("cost {c:.6}"));
-                    },
-                )
+                p.solve_ilqr(|_, c| {
+                    pb.inc(1);
+                    pb.set_message(format!("cost {c:.6}"));
+                })
             },
         );
-        let ri = ri?;
+        let (_, ri) = ri?;
         let us: Vec<Vec<f64>> = ri.us.iter().map(|u| u.as_slice().to_vec()).collect();
         let (qs3, _) = replay(&p.model, &p.q0, &vec![0.0; nv], &us);
         let plan3: Vec<Vec<f64>> = ri.xs.iter().map(|x| x.as_slice()[..nv].to_vec()).collect();

@@ -5,8 +5,9 @@
 use crate::collocation::{
     inverse_force, Collocation, FiniteDifference, InverseJacobian, StateTracking, Weights,
 };
-use crate::ilqr::QuadraticCost;
+use crate::ilqr::{ilqr, IlqrOptions, IlqrResult, QuadraticCost};
 use crate::sysid::{self, Param};
+use crate::system::MoreauSystem;
 use moreau::Model;
 use nalgebra::{DMatrix, DVector};
 
@@ -71,6 +72,25 @@ impl SwingUp {
             xref: DVector::zeros(2 * self.model.nv),
             dt: self.model.opt.timestep,
         }
+    }
+
+    /// iLQR on the engine's step ([`MoreauSystem`], FD transition Jacobians) from `x₀` with zero
+    /// initial controls and the default options; returns the system (for replays) and the
+    /// result. `on_iter(k, cost)` after each iteration.
+    pub fn solve_ilqr(
+        &self,
+        on_iter: impl FnMut(usize, f64),
+    ) -> Result<(MoreauSystem, IlqrResult), String> {
+        let mut sys = MoreauSystem::new(self.model.clone())?;
+        let r = ilqr(
+            &mut sys,
+            &self.ilqr_cost(),
+            &self.x0(),
+            vec![DVector::zeros(self.model.nu); self.horizon],
+            &IlqrOptions::default(),
+            on_iter,
+        )?;
+        Ok((sys, r))
     }
 
     /// The same problem as direct collocation; `dynamics` is the penalty weight of the

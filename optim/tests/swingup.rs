@@ -1,25 +1,15 @@
 //! Cart-pole swing-up by iLQR on moreau's dynamics: converges to the upright state, and the
 //! optimized controls re-simulated from scratch reproduce the planned trajectory.
 
-use moreau_optim::ilqr::{ilqr, Dynamics, IlqrOptions};
+use moreau_optim::ilqr::Dynamics;
 use moreau_optim::problems::swingup;
-use moreau_optim::system::MoreauSystem;
 use nalgebra::DVector;
 
 #[test]
 fn cartpole_swingup_converges_and_replays() {
     let p = swingup("cartpole").expect("model loads");
-    let (horizon, cost, x0) = (p.horizon, p.ilqr_cost(), p.x0());
-    let mut sys = MoreauSystem::new(p.model).expect("hinge/slide model");
-    let res = ilqr(
-        &mut sys,
-        &cost,
-        &x0,
-        vec![DVector::zeros(1); horizon],
-        &IlqrOptions::default(),
-        |_, _| {},
-    )
-    .expect("iLQR runs");
+    let x0 = p.x0();
+    let (mut sys, res) = p.solve_ilqr(|_, _| {}).expect("iLQR runs");
     assert!(
         res.converged,
         "not converged in {} iterations",
