@@ -26,10 +26,9 @@
 
 mod oracle_util;
 
-use moreau::{forward, Data};
+use moreau::Data;
 use oracle_util::{
-    err, ferr, fv, iv, model, mujoco_contact_order, reference, set_cone_solver, set_inputs,
-    track_rollout, us,
+    case_tag, err, ferr, forward_case, fv, iv, model, reference, set_cone_solver, track_rollout, us,
 };
 use serde_json::Value;
 
@@ -93,18 +92,14 @@ fn islands_match_mujoco() {
         }
         let mut m = model(name);
         let solver = set_cone_solver(&mut m, c);
-        let tag = format!(
-            "{name} [{}] {} {solver}",
-            c["label"].as_str().unwrap(),
-            c["cone"].as_str().unwrap()
-        );
-        let mut d = Data::new(&m);
-        set_inputs(&mut d, c);
-        forward::forward(&m, &mut d);
-        if !mujoco_contact_order(&m, &mut d, c) {
-            failures.push(format!("{tag}: contact sets differ"));
-            continue;
-        }
+        let tag = case_tag(c);
+        let d = match forward_case(&m, c) {
+            Ok(d) => d,
+            Err(e) => {
+                failures.push(format!("{tag}: {e}"));
+                continue;
+            }
+        };
         let ty: Vec<i64> = d.efc_type.iter().map(|t| *t as i64).collect();
         let id: Vec<i64> = d.efc_id.iter().map(|&t| t as i64).collect();
         if ty != iv(&c["efc_type"]) || id != iv(&c["efc_id"]) {

@@ -28,7 +28,7 @@ use moreau::constraint::sparse::is_sparse;
 use moreau::model::{JacobianType, Model};
 use moreau::{forward, integrator, Data};
 use oracle_util::{
-    cmp, err, ferr, fv, iv, model, mujoco_contact_order, reference, set_cone_solver, set_inputs,
+    case_tag, cmp, err, ferr, forward_case, fv, iv, model, reference, set_cone_solver, set_inputs,
     track_rollout, us,
 };
 use serde_json::Value;
@@ -80,19 +80,14 @@ fn sparse_rows_match_mujoco() {
     for c in r["cases"].as_array().unwrap() {
         let m = case_model(c);
         let solver = c["solver"].as_str().unwrap();
-        let tag = format!(
-            "{} [{}] {} {solver}",
-            c["model"].as_str().unwrap(),
-            c["label"].as_str().unwrap(),
-            c["cone"].as_str().unwrap()
-        );
-        let mut d = Data::new(&m);
-        set_inputs(&mut d, c);
-        forward::forward(&m, &mut d);
-        if !mujoco_contact_order(&m, &mut d, c) {
-            failures.push(format!("{tag}: contact sets differ"));
-            continue;
-        }
+        let tag = case_tag(c);
+        let d = match forward_case(&m, c) {
+            Ok(d) => d,
+            Err(e) => {
+                failures.push(format!("{tag}: {e}"));
+                continue;
+            }
+        };
         assert!(d.efc_J_sparse);
         let n = d.nefc;
         let ty: Vec<i64> = d.efc_type.iter().map(|t| *t as i64).collect();

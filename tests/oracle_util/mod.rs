@@ -180,3 +180,40 @@ pub fn track_rollout(
     }
     (worst, at)
 }
+
+/// `"<model> [<label>] <cone> <solver>"`: the name of an oracle case in messages.
+pub fn case_tag(c: &Value) -> String {
+    format!(
+        "{} [{}] {} {}",
+        c["model"].as_str().unwrap(),
+        c["label"].as_str().unwrap(),
+        c["cone"].as_str().unwrap(),
+        c["solver"].as_str().unwrap()
+    )
+}
+
+/// `forward` at the case's inputs ([`set_inputs`]) with the contacts in MuJoCo's order
+/// ([`mujoco_contact_order`]); `Err` when the contact sets differ.
+pub fn forward_case(m: &Model, c: &Value) -> Result<Data, String> {
+    let mut d = Data::new(m);
+    set_inputs(&mut d, c);
+    moreau::forward::forward(m, &mut d);
+    if mujoco_contact_order(m, &mut d, c) {
+        Ok(d)
+    } else {
+        Err("contact sets differ".into())
+    }
+}
+
+/// [`cmp`] of each `(field, got)` against the case's `case[field]`, labelled `"<label> <field>"`.
+pub fn cmp_case(label: &str, case: &Value, fields: &[(&str, &[f64])], tol: f64, worst: &mut f64) {
+    for (field, got) in fields {
+        cmp(
+            &format!("{label} {field}"),
+            got,
+            &fv(&case[*field]),
+            tol,
+            worst,
+        );
+    }
+}
