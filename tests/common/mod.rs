@@ -39,6 +39,29 @@ impl SetConstFields {
     }
 }
 
+/// A recorded rollout's start: `m` with the rollout's integrator (`integrator_enum`: 0 Euler,
+/// 1 RK4, 2 implicit, else implicitfast), `eulerdamp` flag and `timestep`, and the `Data` at
+/// its initial `qpos0`, `qvel0`, `act0` and first `time`.
+pub fn rollout_start(m: &Model, ro: &Value) -> (Model, moreau::Data<f64>) {
+    let mut m = m.clone();
+    m.opt.integrator = match ro["integrator_enum"].as_u64().unwrap() {
+        0 => Integrator::Euler,
+        1 => Integrator::Rk4,
+        2 => Integrator::Implicit,
+        _ => Integrator::ImplicitFast,
+    };
+    if !ro["eulerdamp"].as_bool().unwrap_or(true) {
+        m.opt.disableflags |= disable::EULERDAMP;
+    }
+    m.opt.timestep = ro["timestep"].as_f64().unwrap();
+    let mut d = moreau::Data::<f64>::new(&m);
+    d.qpos.copy_from_slice(&fv(&ro["qpos0"]));
+    d.qvel.copy_from_slice(&fv(&ro["qvel0"]));
+    d.act.copy_from_slice(&fv(&ro["act0"]));
+    d.time = fv(&ro["time"])[0];
+    (m, d)
+}
+
 pub fn load_cases() -> Value {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
