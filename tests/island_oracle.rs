@@ -93,12 +93,8 @@ fn islands_match_mujoco() {
         let mut m = model(name);
         let solver = set_cone_solver(&mut m, c);
         let tag = case_tag(c);
-        let d = match forward_case(&m, c) {
-            Ok(d) => d,
-            Err(e) => {
-                failures.push(format!("{tag}: {e}"));
-                continue;
-            }
+        let Some(d) = forward_case(&m, c, &tag, &mut failures) else {
+            continue;
         };
         let ty: Vec<i64> = d.efc_type.iter().map(|t| *t as i64).collect();
         let id: Vec<i64> = d.efc_id.iter().map(|&t| t as i64).collect();

@@ -40,12 +40,8 @@ fn noslip_matches_mujoco() {
             m.opt.disableflags |= disable::ISLAND;
         }
         let tag = format!("{} islands {islands}", case_tag(c));
-        let d = match forward_case(&m, c) {
-            Ok(d) => d,
-            Err(e) => {
-                failures.push(format!("{tag}: {e}"));
-                continue;
-            }
+        let Some(d) = forward_case(&m, c, &tag, &mut failures) else {
+            continue;
         };
         let ty: Vec<i64> = d.efc_type.iter().map(|t| *t as i64).collect();
         if ty != iv(&c["efc_type"]) {

@@ -193,15 +193,17 @@ pub fn case_tag(c: &Value) -> String {
 }
 
 /// `forward` at the case's inputs ([`set_inputs`]) with the contacts in MuJoCo's order
-/// ([`mujoco_contact_order`]); `Err` when the contact sets differ.
-pub fn forward_case(m: &Model, c: &Value) -> Result<Data, String> {
+/// ([`mujoco_contact_order`]); `None`, with `"<tag>: contact sets differ"` pushed to
+/// `failures`, when the contact sets differ.
+pub fn forward_case(m: &Model, c: &Value, tag: &str, failures: &mut Vec<String>) -> Option<Data> {
     let mut d = Data::new(m);
     set_inputs(&mut d, c);
     moreau::forward::forward(m, &mut d);
     if mujoco_contact_order(m, &mut d, c) {
-        Ok(d)
+        Some(d)
     } else {
-        Err("contact sets differ".into())
+        failures.push(format!("{tag}: contact sets differ"));
+        None
     }
 }
 
