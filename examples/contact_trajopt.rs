@@ -40,8 +40,7 @@ use moreau_optim::problems::{
     ball_push, box_push_on, contact_counts, contact_provider, hopper_hop_on, load_model, max_diff,
     model_path, replay_tracking, trajectory_json, ContactProblem, JumpSafeDifference,
 };
-use moreau_optim::progress::{bar, cpu_ms_since, table, thread_cpu_ms, ProgressObserver};
-use std::time::Instant;
+use moreau_optim::progress::{table, timed_with_bar, ProgressObserver};
 
 fn main() {
     if let Err(e) = run() {
@@ -156,18 +155,15 @@ fn run() -> Result<(), String> {
     lm.max_al_updates = max as usize;
     lm.defect_tol = arg(&args, "--defect-tol")?.unwrap_or(p.defect_tol);
     lm.penalty_growth = p.penalty_growth;
-    let pb = bar(max, p.name);
-    let (t0, c0) = (Instant::now(), thread_cpu_ms());
-    let (c, res) = solve_lm(p.collocation, p.z0, lm, max, |e| {
-        e.add_observer(
-            ProgressObserver { bar: pb.clone() },
-            moreau_optim::argmin::core::observers::ObserverMode::Always,
-        )
-    })
-    .map_err(|e| e.to_string())?;
-    let ms = t0.elapsed().as_secs_f64() * 1e3;
-    let cpu = cpu_ms_since(c0);
-    pb.finish_and_clear();
+    let (out, ms, cpu) = timed_with_bar(max, p.name, |pb| {
+        solve_lm(p.collocation, p.z0, lm, max, |e| {
+            e.add_observer(
+                ProgressObserver { bar: pb.clone() },
+                moreau_optim::argmin::core::observers::ObserverMode::Always,
+            )
+        })
+    });
+    let (c, res) = out.map_err(|e| e.to_string())?;
     if check {
         jacobian_check(&c, &res.z, "the solution");
     }

@@ -112,10 +112,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ))?
         .label("ESS")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
-        c.configure_series_labels()
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.8))
-            .draw()?;
+        plot::legend(&mut c, SeriesLabelPosition::MiddleRight)?;
 
         let res: Vec<(f64, f64)> =
             tr.t.iter()
@@ -145,7 +142,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .draw()?;
         c.draw_series(LineSeries::new(res, RED.stroke_width(1)))?;
     }
-    root.present()?;
-    println!("wrote {}", path.display());
+    plot::present(&root, &path)?;
     Ok(())
 }

@@ -109,12 +109,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .label("ESS integrator")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], RED));
     chart.draw_series(data.iter().map(|&p| Circle::new(p, 3, RED.filled())))?;
-    chart
-        .configure_series_labels()
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
-    root.present()?;
-    println!("wrote {}", path.display());
+    plot::legend(&mut chart, SeriesLabelPosition::MiddleRight)?;
+    plot::present(&root, &path)?;
     Ok(())
 }

@@ -250,11 +250,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .label(format!("{name} fit: {a:.0} + {b:.2} N µs"))
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
     }
-    c.configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
+    plot::legend(&mut c, SeriesLabelPosition::UpperLeft)?;
 
     let lmax = le
         .iter()
@@ -271,9 +267,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .y_desc("marginal cost (µs per contact per 2 s)")
         .draw()?;
     for (loc, b, col, name) in [(&le, be, RED, "ESS"), (&lg, bg, green, "engine")] {
-        c.draw_series(LineSeries::new(loc.iter().copied(), col.stroke_width(2)))?
-            .label(format!("{name}, slope between consecutive N"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+        plot::line(
+            &mut c,
+            loc.iter().copied(),
+            col,
+            2,
+            format!("{name}, slope between consecutive N"),
+        )?;
         c.draw_series(loc.iter().map(|&p| Circle::new(p, 3, col.filled())))?;
         c.draw_series(DashedLineSeries::new(
             [2.0, 100.0].map(|n| (n, b)),
@@ -284,12 +284,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .label(format!("{name}, global fit {b:.2}"))
         .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
     }
-    c.configure_series_labels()
-        .position(SeriesLabelPosition::LowerRight)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
-    root.present()?;
-    println!("wrote {}", path.display());
+    plot::legend(&mut c, SeriesLabelPosition::LowerRight)?;
+    plot::present(&root, &path)?;
     Ok(())
 }

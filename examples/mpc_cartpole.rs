@@ -15,12 +15,16 @@
 #[allow(dead_code)]
 mod plot;
 
+#[path = "common/mpc_report.rs"]
+mod report;
+
 use moreau_optim::ilqr::QuadraticCost;
-use moreau_optim::mpc::{closed_loop, state_of, ClosedLoop, IlqrMpc, MpcOptions, Push};
-use moreau_optim::progress::{bar, table};
+use moreau_optim::mpc::{closed_loop, IlqrMpc, MpcOptions, Push};
+use moreau_optim::progress::table;
 use moreau_optim::sampling::{Gaussian, PredictiveSampling, SamplingOptions};
 use moreau_optim::system::MoreauSystem;
 use nalgebra::{DMatrix, DVector};
+use report::{with_bar, Row};
 
 fn main() {
     if let Err(e) = run() {
@@ -58,14 +62,6 @@ fn pushes(m: &moreau::Model, steps: usize, seed: u64) -> Vec<Push> {
     out
 }
 
-struct Row {
-    name: String,
-    slug: String,
-    run: ClosedLoop,
-    /// Planner cost before / after each solve (iLQR only).
-    costs: Vec<(f64, f64)>,
-}
-
 fn run() -> Result<(), String> {
     let secs: f64 = std::env::args()
         .skip(1)
@@ -79,6 +75,7 @@ fn run() -> Result<(), String> {
     let steps = (secs / dt).round() as usize;
     let pushes = pushes(&model, steps, 7);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let msg = |d: &moreau::Data| format!("θ {:+.3}", d.qpos[1]);
     let mut rows = vec![];
 
     let stage = |_: &moreau::Model, d: &moreau::Data| {
@@ -102,27 +99,19 @@ fn run() -> Result<(), String> {
         let mut ps = PredictiveSampling::new(model.clone(), opt)?;
         let mut d = moreau::Data::new(&model);
         let label = format!("sampling x{nthreads}");
-        let pb = bar(steps as u64, &label);
-        let run = pool.install(|| {
-            closed_loop(
-                &model,
-                &mut d,
-                steps,
-                1,
-                &pushes,
-                |d| {
-                    ps.plan(d, &stage);
-                    let mut u = vec![0.0; model.nu];
-                    ps.action(d.time, &mut u);
-                    Ok(u)
-                },
-                |_, d| {
-                    pb.set_message(format!("θ {:+.3}", d.qpos[1]));
-                    pb.inc(1)
-                },
-            )
+        let run = with_bar(steps, &label, msg, |on_step| {
+            pool.install(|| {
+                closed_loop(
+                    &model,
+                    &mut d,
+                    steps,
+                    1,
+                    &pushes,
+                    |d| Ok(ps.control(d, &stage).0),
+                    on_step,
+                )
+            })
         })?;
-        pb.finish();
         rows.push(Row {
             slug: format!("sampling_x{nthreads}"),
             name: label,
@@ -153,25 +142,21 @@ fn run() -> Result<(), String> {
         );
         let mut d = moreau::Data::new(&model);
         let mut costs = vec![];
-        let pb = bar(steps as u64, "iLQR MPC");
-        let run = closed_loop(
-            &model,
-            &mut d,
-            steps,
-            1,
-            &pushes,
-            |d| {
-                let u = mpc.step(&mut sys, &state_of(d), 1)?.as_slice().to_vec();
-                let h = &mpc.last_history;
-                costs.push((h[0], h[h.len() - 1]));
-                Ok(u)
-            },
-            |_, d| {
-                pb.set_message(format!("θ {:+.3}", d.qpos[1]));
-                pb.inc(1)
-            },
-        )?;
-        pb.finish();
+        let run = with_bar(steps, "iLQR MPC", msg, |on_step| {
+            closed_loop(
+                &model,
+                &mut d,
+                steps,
+                1,
+                &pushes,
+                |d| {
+                    let u = mpc.control(&mut sys, d, 1)?;
+                    costs.push(mpc.last_costs());
+                    Ok(u)
+                },
+                on_step,
+            )
+        })?;
         rows.push(Row {
             name: "iLQR MPC (H=50, 1 it)".into(),
             slug: "ilqr".into(),
@@ -232,17 +217,12 @@ fn run() -> Result<(), String> {
          transition Jacobians; the speed-up column applies to the sampling rows; CPU: process \
          user + system time over the loop, plant included, 10 ms resolution)"
     );
-    std::fs::create_dir_all("target/mpc").map_err(|e| format!("target/mpc: {e}"))?;
-    for r in &rows {
-        let out = format!("target/mpc/cartpole_{}.json", r.slug);
-        let json = r.run.trajectory_json(serde_json::json!({
-            "model": path,
-            "controller": r.name,
-            "planner_cost": r.costs.iter().map(|c| [c.0, c.1]).collect::<Vec<_>>(),
-        }));
-        std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
-        println!("wrote {out}");
-    }
+    report::write_json(
+        "cartpole",
+        path,
+        report::json_rows(&rows),
+        &serde_json::json!({}),
+    )?;
     #[cfg(feature = "plot")]
     plots(&rows, dt).map_err(|e| e.to_string())?;
     Ok(())
@@ -250,7 +230,6 @@ fn run() -> Result<(), String> {
 
 #[cfg(feature = "plot")]
 fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
-    use plotters::prelude::*;
     plot::init_font();
     let path = "target/mpc/cartpole_trajectory.png";
     let runs: Vec<(&str, &[Vec<f64>])> = rows
@@ -268,41 +247,16 @@ fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
         ],
     )?;
     let tmax = dt * rows.iter().map(|r| r.run.qpos.len()).max().unwrap_or(1) as f64;
-
-    let path = "target/mpc/cartpole_cost.png";
-    let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
-    root.fill(&WHITE)?;
     let costs: Vec<(f64, f64)> = rows.iter().flat_map(|r| r.costs.clone()).collect();
-    let vals = costs.iter().flat_map(|c| [c.0, c.1]).filter(|c| *c > 0.0);
-    let (lo, hi) = vals.fold((f64::INFINITY, 0.0f64), |(a, b), c| (a.min(c), b.max(c)));
-    if lo.is_finite() && hi > lo {
-        let mut ch = ChartBuilder::on(&root)
-            .caption(
-                "iLQR MPC: planner cost before / after each solve",
-                ("sans-serif", 22),
-            )
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(70)
-            .build_cartesian_2d(0.0..tmax, (lo * 0.8..hi * 1.2).log_scale())?;
-        ch.configure_mesh()
-            .x_desc("time (s)")
-            .y_desc("horizon cost")
-            .draw()?;
-        for (j, color) in [(0, RED), (1, BLUE)] {
-            ch.draw_series(LineSeries::new(
-                costs
-                    .iter()
-                    .enumerate()
-                    .map(|(t, c)| (t as f64 * dt, if j == 0 { c.0 } else { c.1 })),
-                color.stroke_width(2),
-            ))?
-            .label(if j == 0 { "before" } else { "after" })
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-        }
-        ch.configure_series_labels().border_style(BLACK).draw()?;
-    }
-    root.present()?;
-    println!("wrote {path}");
-    Ok(())
+    report::cost_chart(
+        "target/mpc/cartpole_cost.png",
+        "iLQR MPC: planner cost before / after each solve",
+        "horizon cost",
+        dt,
+        tmax,
+        &[
+            ("before".into(), costs.iter().map(|c| c.0).collect()),
+            ("after".into(), costs.iter().map(|c| c.1).collect()),
+        ],
+    )
 }

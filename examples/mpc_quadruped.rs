@@ -21,9 +21,12 @@ mod plot;
 
 #[path = "common/quadruped_mpc.rs"]
 mod quad;
+#[path = "common/mpc_report.rs"]
+mod report;
 
-use moreau_optim::progress::{bar, table};
+use moreau_optim::progress::table;
 use quad::{Run, Settings};
+use report::with_bar;
 
 fn main() {
     if let Err(e) = run() {
@@ -65,7 +68,8 @@ fn run() -> Result<(), String> {
     };
     let m = quad::model()?;
     let z0 = quad::initial(&m)?.qpos[2];
-    let steps = (s.seconds / (quad::SUBSTEPS as f64 * m.opt.timestep)).round() as u64;
+    let steps = (s.seconds / (quad::SUBSTEPS as f64 * m.opt.timestep)).round() as usize;
+    let msg = |d: &moreau::Data| format!("x {:+.2} z {:.3}", d.qpos[0], d.qpos[2]);
     let mut rows: Vec<(String, &'static str, Run)> = vec![];
     if do_ilqr {
         let name = if fd {
@@ -73,12 +77,9 @@ fn run() -> Result<(), String> {
         } else {
             "iLQR MPC (analytic Jacobians)"
         };
-        let pb = bar(steps, "iLQR");
-        let r = quad::run_ilqr(&m, &s, !fd, |_, d| {
-            pb.set_message(format!("x {:+.2} z {:.3}", d.qpos[0], d.qpos[2]));
-            pb.inc(1)
+        let r = with_bar(steps, "iLQR", msg, |on_step| {
+            quad::run_ilqr(&m, &s, !fd, on_step)
         })?;
-        pb.finish();
         rows.push((name.into(), "ilqr", r));
     }
     if do_sampling {
@@ -86,14 +87,9 @@ fn run() -> Result<(), String> {
             .num_threads(1)
             .build()
             .map_err(|e| e.to_string())?;
-        let pb = bar(steps, "sampling");
-        let r = pool.install(|| {
-            quad::run_sampling(&m, &s, |_, d| {
-                pb.set_message(format!("x {:+.2} z {:.3}", d.qpos[0], d.qpos[2]));
-                pb.inc(1)
-            })
+        let r = with_bar(steps, "sampling", msg, |on_step| {
+            pool.install(|| quad::run_sampling(&m, &s, on_step))
         })?;
-        pb.finish();
         rows.push((
             format!("sampling x1 ({}×{})", s.rollouts, s.horizon),
             "sampling",
@@ -142,17 +138,19 @@ fn run() -> Result<(), String> {
             &trows
         )
     );
-    std::fs::create_dir_all("target/mpc").map_err(|e| format!("target/mpc: {e}"))?;
-    for (name, slug, r) in &rows {
-        let out = format!("target/mpc/quadruped_{slug}.json");
-        let json = r.closed.trajectory_json(serde_json::json!({
-            "model": "models/quadruped.xml",
-            "controller": name,
-            "planner_cost": r.planner_cost,
-        }));
-        std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
-        println!("wrote {out}");
-    }
+    report::write_json(
+        "quadruped",
+        "models/quadruped.xml",
+        rows.iter().map(|(name, slug, r)| {
+            (
+                name.as_str(),
+                *slug,
+                &r.closed,
+                serde_json::json!(r.planner_cost),
+            )
+        }),
+        &serde_json::json!({}),
+    )?;
     #[cfg(feature = "plot")]
     {
         plot::init_font();

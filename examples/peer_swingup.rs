@@ -14,12 +14,9 @@
 //! Python callbacks, so the acrobot is the like-for-like comparison.
 
 use moreau_optim::collocation::FiniteDifference;
-use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{swingup, SWINGUP_PENALTY};
 use moreau_optim::progress::{cpu_ms_since, table, thread_cpu_ms};
-use moreau_optim::system::MoreauSystem;
-use nalgebra::DVector;
 use std::time::Instant;
 
 fn main() {
@@ -71,7 +68,6 @@ fn run() -> Result<(), String> {
 
         // Interleaved: each repeat runs the collocation, iLQR and (with --crocoddyl) one
         // Crocoddyl solve, so that load changes on the machine hit all three alike.
-        let cost = p.ilqr_cost();
         let (mut tc, mut ti, mut tp) = (vec![], vec![], vec![]);
         let (mut cc, mut ci, mut cp) = (vec![], vec![], vec![]);
         let (mut last_c, mut last_i, mut last_p) = (None, None, None);
@@ -97,16 +93,8 @@ fn run() -> Result<(), String> {
                 continue_croc(name, croc, &mut tp, &mut cp, &mut last_p)?;
                 continue;
             }
-            let mut sys = MoreauSystem::new(p.model.clone())?;
             let (t0, c0) = (Instant::now(), thread_cpu_ms());
-            let ri = ilqr(
-                &mut sys,
-                &cost,
-                &p.x0(),
-                vec![DVector::zeros(p.model.nu); p.horizon],
-                &IlqrOptions::default(),
-                |_, _| {},
-            )?;
+            let (_, ri) = p.solve_ilqr(|_, _| {})?;
             ti.push(t0.elapsed().as_secs_f64() * 1e3);
             ci.push(cpu_ms_since(c0));
             if !ri.converged {

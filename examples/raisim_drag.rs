@@ -16,14 +16,6 @@ use plotters::prelude::*;
 
 const RATE: f64 = 4.0;
 
-fn color(s: HardSolver) -> RGBColor {
-    match s {
-        HardSolver::RaiSim => RGBColor(220, 40, 40),
-        HardSolver::RaiSimDs => RGBColor(30, 90, 220),
-        HardSolver::Pgs => RGBColor(30, 160, 60),
-    }
-}
-
 const CORNER: [RGBColor; 4] = [
     RGBColor(200, 30, 30),
     RGBColor(30, 120, 200),
@@ -92,12 +84,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .y_desc("f_y (N)")
             .draw()?;
         for (k, col) in CORNER.iter().enumerate() {
-            c.draw_series(LineSeries::new(
+            plot::line(
+                &mut c,
                 r.t.iter().zip(&r.fy).map(|(t, f)| (*t, f[k])),
-                col.stroke_width(2),
-            ))?
-            .label(format!("contact {}", k + 1))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], *col));
+                *col,
+                2,
+                format!("contact {}", k + 1),
+            )?;
         }
         c.draw_series(DashedLineSeries::new(
             [(t_slip, -fmax), (t_slip, fmax)],
@@ -105,10 +98,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             5,
             ShapeStyle::from(&BLACK).stroke_width(1),
         ))?;
-        c.configure_series_labels()
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.8))
-            .draw()?;
+        plot::legend(&mut c, SeriesLabelPosition::MiddleRight)?;
     }
     let dmax = runs
         .iter()
@@ -130,20 +120,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .y_label_formatter(&|v| format!("{v:.1e}"))
         .draw()?;
     for (s, r) in &runs {
-        let col = color(*s);
+        let col = plot::solver_color(*s);
         let w = if *s == HardSolver::Pgs { 4 } else { 2 };
-        c.draw_series(LineSeries::new(
+        plot::line(
+            &mut c,
             r.t.iter().zip(&r.vx).map(|(t, v)| (*t, v - vmdp(*t))),
-            col.stroke_width(w),
-        ))?
-        .label(s.name())
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+            col,
+            w,
+            s.name(),
+        )?;
     }
-    c.configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
+    plot::legend(&mut c, SeriesLabelPosition::UpperLeft)?;
     let mut c = ChartBuilder::on(&panels[3])
         .caption("NCP criterion", ("sans-serif", 20))
         .margin(10)
@@ -156,20 +143,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .y_label_formatter(&|v| format!("{v:.0e}"))
         .draw()?;
     for (s, r) in &runs {
-        let col = color(*s);
-        c.draw_series(LineSeries::new(
+        let col = plot::solver_color(*s);
+        plot::line(
+            &mut c,
             r.t.iter().zip(&r.eps_abs).map(|(t, e)| (*t, e.max(1e-14))),
-            col.stroke_width(2),
-        ))?
-        .label(s.name())
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+            col,
+            2,
+            s.name(),
+        )?;
     }
-    c.configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
-    root.present()?;
-    println!("wrote {}", path.display());
+    plot::legend(&mut c, SeriesLabelPosition::UpperLeft)?;
+    plot::present(&root, &path)?;
     Ok(())
 }

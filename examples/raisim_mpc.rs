@@ -11,17 +11,9 @@ mod exp;
 #[path = "common/plot.rs"]
 mod plot;
 
-use exp::{max, mean, mean_nonzero, MpcRun};
+use exp::{mean, MpcRun};
 use moreau::solver::hard::HardSolver;
 use plotters::prelude::*;
-
-fn color(s: HardSolver) -> RGBColor {
-    match s {
-        HardSolver::RaiSim => RGBColor(220, 40, 40),
-        HardSolver::RaiSimDs => RGBColor(30, 90, 220),
-        HardSolver::Pgs => RGBColor(30, 160, 60),
-    }
-}
 
 type Panel<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
 
@@ -59,16 +51,10 @@ fn panel(
                 .y_label_formatter(&|v| format!("{v:.1e}"))
                 .draw()?;
             for ((s, _), pts) in runs.iter().zip(&all) {
-                let col = color(*s);
-                ch.draw_series(LineSeries::new(pts.iter().cloned(), col.stroke_width(2)))?
-                    .label(s.name())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+                let col = plot::solver_color(*s);
+                plot::line(&mut ch, pts.iter().cloned(), col, 2, s.name())?;
             }
-            ch.configure_series_labels()
-                .position(SeriesLabelPosition::UpperRight)
-                .border_style(BLACK)
-                .background_style(WHITE.mix(0.8))
-                .draw()?;
+            plot::legend(&mut ch, SeriesLabelPosition::UpperRight)?;
         }};
     }
     if log {
@@ -97,53 +83,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         s.substeps,
         s.control_steps as f64 * s.substeps as f64 * exp::H
     );
-    let mut runs = vec![];
-    for solver in HardSolver::ALL {
-        let r = exp::run(&m, solver, &s)?;
-        runs.push((solver, r));
-    }
-    println!(
-        "\n{:<10} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {:>6} {:>7} {:>6} {:>6} {:>6} {:>8} {:>8} {:>6} {:>8}",
-        "solver",
-        "mean ε",
-        "max ε",
-        "mean ε st",
-        "max ε st",
-        "mean ε sl",
-        "max ε sl",
-        "slide%",
-        "cost",
-        "x (m)",
-        "min z",
-        "tilt°",
-        "up",
-        "step µs",
-        "plan ms",
-        "conv%",
-        "lim err"
-    );
-    for (solver, r) in &runs {
-        println!(
-            "{:<10} {:>9.2e} {:>9.2e} {:>10.2e} {:>10.2e} {:>10.2e} {:>10.2e} {:>6.1} {:>6.3} {:>7.3} {:>6.3} {:>6.1} {:>6} {:>8.1} {:>8.1} {:>6.1} {:>8.1e}",
-            solver.name(),
-            mean(&r.eps_abs),
-            max(&r.eps_abs),
-            mean_nonzero(&r.eps_stick),
-            max(&r.eps_stick),
-            mean_nonzero(&r.eps_slide),
-            max(&r.eps_slide),
-            100.0 * r.slide_fraction(),
-            mean(&r.cost),
-            r.progress(),
-            r.min_z(),
-            r.max_tilt().to_degrees(),
-            r.stayed_up(),
-            1e6 * mean(&r.step_secs),
-            1e3 * mean(&r.plan_secs),
-            100.0 * r.converged_fraction(),
-            max(&r.limit_err),
-        );
-    }
+    let runs = exp::run_all(&m, &s)?;
+    exp::print_table(&runs);
     println!(
         "ε: NCP criterion ε_abs per physics step (mean over steps, max); st/sl: sticking/sliding \
          contacts (sliding: ‖c_T‖ > {} m/s), slide%: sliding contact-steps; cost: stage cost per \
@@ -240,7 +181,6 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         &|r| r.tc.iter().zip(&r.x).map(|(t, c)| (*t, *c)).collect(),
         false,
     )?;
-    root.present()?;
-    println!("wrote {}", path.display());
+    plot::present(&root, &path)?;
     Ok(())
 }

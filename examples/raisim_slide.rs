@@ -14,14 +14,6 @@ mod plot;
 use moreau::solver::hard::HardSolver;
 use plotters::prelude::*;
 
-fn color(s: HardSolver) -> RGBColor {
-    match s {
-        HardSolver::RaiSim => RGBColor(220, 40, 40),
-        HardSolver::RaiSimDs => RGBColor(30, 90, 220),
-        HardSolver::Pgs => RGBColor(30, 160, 60),
-    }
-}
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     plot::init_font();
     let dur = 1.0;
@@ -87,19 +79,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .label("analytic (MDP)")
         .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
         for (s, r) in rs {
-            let col = color(*s);
+            let col = plot::solver_color(*s);
             let w = if *s == HardSolver::Pgs { 4 } else { 2 };
-            c.draw_series(LineSeries::new(
+            plot::line(
+                &mut c,
                 r.t.iter().zip(&r.energy).map(|(t, e)| (*t, *e)),
-                col.stroke_width(w),
-            ))?
-            .label(s.name())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+                col,
+                w,
+                s.name(),
+            )?;
         }
-        c.configure_series_labels()
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.8))
-            .draw()?;
+        plot::legend(&mut c, SeriesLabelPosition::MiddleRight)?;
 
         let dmax = rs
             .iter()
@@ -117,21 +107,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .y_label_formatter(&|v| format!("{v:.1e}"))
             .draw()?;
         for (s, r) in rs {
-            let col = color(*s);
+            let col = plot::solver_color(*s);
             let w = if *s == HardSolver::Pgs { 4 } else { 2 };
-            c.draw_series(LineSeries::new(
+            plot::line(
+                &mut c,
                 r.t.iter()
                     .zip(r.energy.iter().zip(&r.analytic))
                     .map(|(t, (e, a))| (*t, e - a)),
-                col.stroke_width(w),
-            ))?
-            .label(s.name())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+                col,
+                w,
+                s.name(),
+            )?;
         }
-        c.configure_series_labels()
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.8))
-            .draw()?;
+        plot::legend(&mut c, SeriesLabelPosition::MiddleRight)?;
 
         let mut c = ChartBuilder::on(&panels[4 + col])
             .margin(10)
@@ -144,23 +132,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .y_label_formatter(&|v| format!("{v:.0e}"))
             .draw()?;
         for (s, r) in rs {
-            let col = color(*s);
-            c.draw_series(LineSeries::new(
+            let col = plot::solver_color(*s);
+            plot::line(
+                &mut c,
                 r.t.iter()
                     .zip(&r.eps_abs)
                     .skip(1)
                     .map(|(t, e)| (*t, e.max(1e-14))),
-                col.stroke_width(2),
-            ))?
-            .label(s.name())
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+                col,
+                2,
+                s.name(),
+            )?;
         }
-        c.configure_series_labels()
-            .border_style(BLACK)
-            .background_style(WHITE.mix(0.8))
-            .draw()?;
+        plot::legend(&mut c, SeriesLabelPosition::MiddleRight)?;
     }
-    root.present()?;
-    println!("wrote {}", path.display());
+    plot::present(&root, &path)?;
     Ok(())
 }

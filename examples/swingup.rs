@@ -4,9 +4,8 @@
 //! Run: `cargo run --release --example swingup [-- OUT.json]`. Prints the cost per iteration, the
 //! solve time, and writes the optimized trajectory in the JSON format of `moreau simulate`.
 
-use moreau_optim::ilqr::{ilqr, Dynamics, IlqrOptions, QuadraticCost};
-use moreau_optim::system::MoreauSystem;
-use nalgebra::{DMatrix, DVector};
+use moreau_optim::ilqr::Dynamics;
+use moreau_optim::problems::swingup;
 use std::time::Instant;
 
 fn main() {
@@ -20,28 +19,10 @@ fn run() -> Result<(), String> {
     let out = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "target/swingup.json".into());
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/cartpole_swingup.xml");
-    let model = moreau::mjcf::load(path).map_err(|e| e.to_string())?;
-    let dt = model.opt.timestep;
-    let mut sys = MoreauSystem::new(model)?;
-    let horizon = 200;
-    let cost = QuadraticCost {
-        q: DMatrix::from_diagonal(&DVector::from_vec(vec![1.0, 1.0, 0.1, 0.1])),
-        r: DMatrix::from_element(1, 1, 0.01),
-        qf: DMatrix::from_diagonal(&DVector::from_vec(vec![1000.0, 1000.0, 100.0, 100.0])),
-        xref: DVector::zeros(4),
-        dt,
-    };
-    let x0 = DVector::from_vec(vec![0.0, std::f64::consts::PI, 0.0, 0.0]);
+    let p = swingup("cartpole")?;
+    let (x0, dt) = (p.x0(), p.model.opt.timestep);
     let t0 = Instant::now();
-    let res = ilqr(
-        &mut sys,
-        &cost,
-        &x0,
-        vec![DVector::zeros(1); horizon],
-        &IlqrOptions::default(),
-        |k, c| println!("iter {k:3}  cost {c:.6}"),
-    )?;
+    let (mut sys, res) = p.solve_ilqr(|k, c| println!("iter {k:3}  cost {c:.6}"))?;
     let secs = t0.elapsed().as_secs_f64();
     let last = res.xs.last().ok_or("empty trajectory")?;
     println!(
@@ -71,7 +52,7 @@ fn run() -> Result<(), String> {
     }
     let json = serde_json::json!({
         "time": time, "qpos": qpos, "qvel": qvel,
-        "act": vec![Vec::<f64>::new(); horizon + 1],
+        "act": vec![Vec::<f64>::new(); p.horizon + 1],
         "ctrl": res.us.iter().map(|u| u.as_slice().to_vec()).collect::<Vec<_>>(),
         "cost_history": res.cost_history,
     });

@@ -17,6 +17,7 @@
 #[allow(dead_code)]
 mod plot;
 
+use moreau_optim::problems::{acrobot_sysid, cartpole_sysid, load_model, SysidProblem};
 use moreau_optim::progress::{bar, table};
 use moreau_optim::sysid::{self, ContactFit, Param};
 use std::sync::{Arc, Mutex};
@@ -29,27 +30,15 @@ fn main() {
     }
 }
 
-fn load(name: &str) -> Result<moreau::Model, String> {
-    let path = format!("{}/models/{name}", env!("CARGO_MANIFEST_DIR"));
-    moreau::mjcf::load(path).map_err(|e| e.to_string())
-}
-
 fn run() -> Result<(), String> {
     // (a, b) cart-pole masses and damping
-    let nominal = load("cartpole_swingup.xml")?;
-    let cart = nominal.body_id("cart").ok_or("no cart")?;
-    let pole = nominal.body_id("pole").ok_or("no pole")?;
-    let params = [
-        (Param::Mass { body: cart }, "cart mass", 1.3),
-        (Param::Mass { body: pole }, "pole mass", 0.137),
-        (Param::Damping { dof: 0 }, "slider damping", 0.4),
-        (Param::Damping { dof: 1 }, "hinge damping", 0.02),
-    ];
-    let mut truth = nominal.clone();
-    for (p, _, v) in &params {
-        sysid::set(&mut truth, *p, *v)?;
-    }
-    let plist: Vec<Param> = params.iter().map(|p| p.0).collect();
+    let SysidProblem {
+        nominal,
+        truth,
+        params: plist,
+        truth_v,
+        names,
+    } = cartpole_sysid()?;
     let mut rows = vec![];
     let noises = [0.0, 1e-4, 1e-3];
     let pb = bar(noises.len() as u64, "cart-pole LS");
@@ -68,7 +57,7 @@ fn run() -> Result<(), String> {
         pb.inc(1);
     }
     pb.finish();
-    for (j, (_, name, t)) in params.iter().enumerate() {
+    for (j, (name, t)) in names.iter().zip(&truth_v).enumerate() {
         let mut r = vec![name.to_string(), format!("{t}")];
         for (id, _) in &ests {
             let e = id.estimate[j];
@@ -93,21 +82,13 @@ fn run() -> Result<(), String> {
     );
 
     // full inertial parameters of the acrobot
-    let nominal = load("acrobot.xml")?;
-    let mut params = vec![];
-    for body in 1..3 {
-        for k in 0..10 {
-            params.push(Param::Inertial { body, k });
-        }
-    }
-    params.push(Param::Damping { dof: 0 });
-    params.push(Param::Damping { dof: 1 });
-    let mut truth = nominal.clone();
-    sysid::set(&mut truth, Param::Mass { body: 1 }, 1.2)?;
-    sysid::set(&mut truth, Param::Mass { body: 2 }, 0.8)?;
-    sysid::set(&mut truth, Param::Damping { dof: 0 }, 0.1)?;
-    sysid::set(&mut truth, Param::Damping { dof: 1 }, 0.05)?;
-    let truth_v: Vec<f64> = params.iter().map(|p| sysid::get(&truth, *p)).collect();
+    let SysidProblem {
+        nominal,
+        truth,
+        params,
+        truth_v,
+        ..
+    } = acrobot_sysid()?;
     let rec = sysid::record(
         &truth,
         &[0.5, 0.2],
@@ -118,11 +99,7 @@ fn run() -> Result<(), String> {
     let t0 = Instant::now();
     let id = sysid::identify(&nominal, &params, &rec, 1e-9)?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
-    let err = nalgebra::DVector::from_iterator(
-        params.len(),
-        id.estimate.iter().zip(&truth_v).map(|(e, t)| e - t),
-    );
-    let projected = id.row_space.transpose() * &err;
+    let projected = id.identifiable_error(&truth_v);
     println!(
         "\nacrobot, 22 parameters (10 inertial per link + 2 dampings): rank {} (identifiable \
          combinations), force residual RMS {:.1e}, largest error in the identifiable subspace \
@@ -209,7 +186,7 @@ fn run() -> Result<(), String> {
     );
 
     // (d) joint friction loss and damping, Levenberg–Marquardt on inverse dynamics
-    let nominal = load("cartpole_swingup.xml")?;
+    let nominal = load_model("cartpole_swingup.xml")?;
     let params = [
         (
             Param::FrictionLoss { dof: 0 },

@@ -15,13 +15,10 @@
 mod plot;
 
 use moreau_optim::collocation::FiniteDifference;
-use moreau_optim::ilqr::{ilqr, IlqrOptions};
+use moreau_optim::ilqr::IlqrOptions;
 use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
 use moreau_optim::problems::{replay, swingup, trajectory_json, SWINGUP_PENALTY};
-use moreau_optim::progress::{bar, cpu_ms_since, table, thread_cpu_ms, ProgressObserver};
-use moreau_optim::system::MoreauSystem;
-use nalgebra::DVector;
-use std::time::Instant;
+use moreau_optim::progress::{table, timed_with_bar, ProgressObserver};
 
 fn main() {
     if let Err(e) = run() {
@@ -69,18 +66,15 @@ fn run() -> Result<(), String> {
         );
         let z0 = c.initial_guess();
         let max = 300;
-        let pb = bar(max, &format!("{name} LM"));
-        let (t0, c0) = (Instant::now(), thread_cpu_ms());
-        let (c, res) = solve_lm(c, z0, LevenbergMarquardt::default(), max, |e| {
-            e.add_observer(
-                ProgressObserver { bar: pb.clone() },
-                moreau_optim::argmin::core::observers::ObserverMode::Always,
-            )
-        })
-        .map_err(|e| e.to_string())?;
-        let ms = t0.elapsed().as_secs_f64() * 1e3;
-        let cpu = cpu_ms_since(c0);
-        pb.finish_and_clear();
+        let (out, ms, cpu) = timed_with_bar(max, &format!("{name} LM"), |pb| {
+            solve_lm(c, z0, LevenbergMarquardt::default(), max, |e| {
+                e.add_observer(
+                    ProgressObserver { bar: pb.clone() },
+                    moreau_optim::argmin::core::observers::ObserverMode::Always,
+                )
+            })
+        });
+        let (c, res) = out.map_err(|e| e.to_string())?;
         let (qs, vs) = replay(&c.model, &c.q0, &c.v0, &res.eval.u);
         let plan: Vec<Vec<f64>> = (0..=c.horizon)
             .map(|t| c.config(&res.z, t).to_vec())
@@ -120,20 +114,17 @@ fn run() -> Result<(), String> {
             }
             let z0 = c.initial_guess();
             let max = 3000;
-            let pb = bar(max, &format!("{name} L-BFGS"));
-            let (t0, c0) = (Instant::now(), thread_cpu_ms());
             let opts = LbfgsOptions {
                 max_iters: max,
                 ..LbfgsOptions::default()
             };
-            let r2 = solve_lbfgs(&c, z0, &opts, |k, cost, _| {
-                pb.set_position(k);
-                pb.set_message(format!("cost {cost:.6}"));
-            })
-            .map_err(|e| e.to_string())?;
-            let ms = t0.elapsed().as_secs_f64() * 1e3;
-            let cpu = cpu_ms_since(c0);
-            pb.finish_and_clear();
+            let (r2, ms, cpu) = timed_with_bar(max, &format!("{name} L-BFGS"), |pb| {
+                solve_lbfgs(&c, z0, &opts, |k, cost, _| {
+                    pb.set_position(k);
+                    pb.set_message(format!("cost {cost:.6}"));
+                })
+            });
+            let r2 = r2.map_err(|e| e.to_string())?;
             let (qs2, _) = replay(&c.model, &c.q0, &c.v0, &r2.eval.u);
             let plan2: Vec<Vec<f64>> = (0..=c.horizon)
                 .map(|t| c.config(&r2.z, t).to_vec())
@@ -152,27 +143,17 @@ fn run() -> Result<(), String> {
         }
 
         // iLQR on the engine's step, same cost and initial guess.
-        let mut sys = MoreauSystem::new(p.model.clone())?;
-        let cost = p.ilqr_cost();
-        let pb = bar(
+        let (ri, ms, cpu) = timed_with_bar(
             IlqrOptions::default().max_iter as u64,
             &format!("{name} iLQR"),
-        );
-        let (t0, c0) = (Instant::now(), thread_cpu_ms());
-        let ri = ilqr(
-            &mut sys,
-            &cost,
-            &p.x0(),
-            vec![DVector::zeros(p.model.nu); p.horizon],
-            &IlqrOptions::default(),
-            |_, c| {
-                pb.inc(1);
-                pb.set_message(format!("cost {c:.6}"));
+            |pb| {
+                p.solve_ilqr(|_, c| {
+                    pb.inc(1);
+                    pb.set_message(format!("cost {c:.6}"));
+                })
             },
-        )?;
-        let ms = t0.elapsed().as_secs_f64() * 1e3;
-        let cpu = cpu_ms_since(c0);
-        pb.finish_and_clear();
+        );
+        let (_, ri) = ri?;
         let us: Vec<Vec<f64>> = ri.us.iter().map(|u| u.as_slice().to_vec()).collect();
         let (qs3, _) = replay(&p.model, &p.q0, &vec![0.0; nv], &us);
         let plan3: Vec<Vec<f64>> = ri.xs.iter().map(|x| x.as_slice()[..nv].to_vec()).collect();

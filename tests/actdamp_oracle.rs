@@ -8,7 +8,7 @@ mod oracle_util;
 
 use moreau::mjcf::{load_from_str, Vfs};
 use moreau::{forward, integrator, Data};
-use oracle_util::{cmp, fv, reference};
+use oracle_util::{cmp_case, fv, reference};
 
 const TOL: f64 = 1e-10;
 const TOL_ROLLOUT: f64 = 1e-8;
@@ -22,31 +22,15 @@ fn actuator_damping_armature_match_mujoco() {
         let m = load_from_str(e["xml"].as_str().unwrap(), &Vfs::default()).unwrap();
         assert_eq!(forward::unsupported(&m), None, "{name}");
         let w = &mut worst;
-        cmp(
-            &format!("{name} dof_M0"),
-            &m.dof_M0,
-            &fv(&e["dof_M0"]),
-            TOL,
-            w,
-        );
-        cmp(
-            &format!("{name} dof_invweight0"),
-            &m.dof_invweight0,
-            &fv(&e["dof_invweight0"]),
-            TOL,
-            w,
-        );
-        cmp(
-            &format!("{name} tendon_invweight0"),
-            &m.tendon_invweight0,
-            &fv(&e["tendon_invweight0"]),
-            TOL,
-            w,
-        );
-        cmp(
-            &format!("{name} actuator_acc0"),
-            &m.actuator_acc0,
-            &fv(&e["actuator_acc0"]),
+        cmp_case(
+            name,
+            e,
+            &[
+                ("dof_M0", &m.dof_M0),
+                ("dof_invweight0", &m.dof_invweight0),
+                ("tendon_invweight0", &m.tendon_invweight0),
+                ("actuator_acc0", &m.actuator_acc0),
+            ],
             TOL,
             w,
         );
@@ -59,22 +43,18 @@ fn actuator_damping_armature_match_mujoco() {
             forward::forward(&m, &mut d);
             let mut dense = vec![0.0; m.nv * m.nv];
             moreau::crb::full_m(&m, &d.qM, &mut dense);
-            cmp(&format!("{name} qM"), &dense, &fv(&c["qM"]), TOL, w);
-            cmp(
-                &format!("{name} qfrc_damper"),
-                &d.qfrc_damper,
-                &fv(&c["qfrc_damper"]),
+            cmp_case(
+                name,
+                c,
+                &[
+                    ("qM", &dense),
+                    ("qfrc_damper", &d.qfrc_damper),
+                    ("qfrc_passive", &d.qfrc_passive),
+                    ("qacc", &d.qacc),
+                ],
                 TOL,
                 w,
             );
-            cmp(
-                &format!("{name} qfrc_passive"),
-                &d.qfrc_passive,
-                &fv(&c["qfrc_passive"]),
-                TOL,
-                w,
-            );
-            cmp(&format!("{name} qacc"), &d.qacc, &fv(&c["qacc"]), TOL, w);
         }
         let r = &e["rollout"];
         let mut d = Data::<f64>::new(&m);
@@ -84,17 +64,10 @@ fn actuator_damping_armature_match_mujoco() {
             integrator::step(&m, &mut d);
         }
         let w = &mut worst_roll;
-        cmp(
-            &format!("{name} rollout qpos"),
-            &d.qpos,
-            &fv(&r["qpos"]),
-            TOL_ROLLOUT,
-            w,
-        );
-        cmp(
-            &format!("{name} rollout qvel"),
-            &d.qvel,
-            &fv(&r["qvel"]),
+        cmp_case(
+            &format!("{name} rollout"),
+            r,
+            &[("qpos", &d.qpos), ("qvel", &d.qvel)],
             TOL_ROLLOUT,
             w,
         );

@@ -9,11 +9,14 @@
 
 #![allow(clippy::needless_range_loop)]
 
+mod oracle_util;
+
 use moreau::collision::Contact;
 use moreau::constraint::assemble;
 use moreau::model::SolverType;
 use moreau::{forward, Data, Model, Vfs};
 use nalgebra::{Matrix3, Vector3};
+use oracle_util::fv as f;
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -23,21 +26,11 @@ const TOL_QACC: f64 = 1e-8;
 fn cases() -> &'static Vec<Value> {
     static C: OnceLock<Vec<Value>> = OnceLock::new();
     C.get_or_init(|| {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/reference/assembly_cases.json"
-        );
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        v["cases"].as_array().unwrap().clone()
+        oracle_util::reference("assembly_cases.json")["cases"]
+            .as_array()
+            .unwrap()
+            .clone()
     })
-}
-
-fn f(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
 }
 
 fn err(a: &[f64], b: &[f64]) -> (f64, usize) {

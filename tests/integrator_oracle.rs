@@ -16,7 +16,7 @@
 mod common;
 
 use common::*;
-use moreau::model::{disable, Integrator, Model};
+use moreau::model::{Integrator, Model};
 use moreau::{derivative, forward, integrator, Data};
 use serde_json::{Map, Value};
 
@@ -190,22 +190,7 @@ fn forward_outputs_and_qderiv_match_mujoco() {
 
 /// Runs one recorded rollout; returns the worst error and where it happened.
 fn rollout(m: &Model, ro: &Value) -> Worst {
-    let mut m = m.clone();
-    m.opt.integrator = match ro["integrator_enum"].as_u64().unwrap() {
-        0 => Integrator::Euler,
-        1 => Integrator::Rk4,
-        2 => Integrator::Implicit,
-        _ => Integrator::ImplicitFast,
-    };
-    if !ro["eulerdamp"].as_bool().unwrap_or(true) {
-        m.opt.disableflags |= disable::EULERDAMP;
-    }
-    m.opt.timestep = ro["timestep"].as_f64().unwrap();
-    let mut d = Data::<f64>::new(&m);
-    d.qpos.copy_from_slice(&fv(&ro["qpos0"]));
-    d.qvel.copy_from_slice(&fv(&ro["qvel0"]));
-    d.act.copy_from_slice(&fv(&ro["act0"]));
-    d.time = fv(&ro["time"])[0];
+    let (m, mut d) = rollout_start(m, ro);
     let ctrl = ro["ctrl"].as_array().unwrap();
     let (qp, qv, ac) = (
         ro["qpos"].as_array().unwrap(),

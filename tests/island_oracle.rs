@@ -26,9 +26,10 @@
 
 mod oracle_util;
 
-use moreau::model::{Cone, SolverType};
-use moreau::{forward, integrator, Data};
-use oracle_util::{err, ferr, fv, iv, model, mujoco_contact_order, reference, set_inputs, us};
+use moreau::Data;
+use oracle_util::{
+    case_tag, err, ferr, forward_case, fv, iv, model, reference, set_cone_solver, track_rollout, us,
+};
 use serde_json::Value;
 
 fn is(x: &[i32]) -> Vec<i64> {
@@ -90,28 +91,11 @@ fn islands_match_mujoco() {
             );
         }
         let mut m = model(name);
-        m.opt.cone = match c["cone"].as_str().unwrap() {
-            "elliptic" => Cone::Elliptic,
-            _ => Cone::Pyramidal,
-        };
-        let solver = c["solver"].as_str().unwrap();
-        m.opt.solver = match solver {
-            "Newton" => SolverType::Newton,
-            "CG" => SolverType::Cg,
-            _ => SolverType::Pgs,
-        };
-        let tag = format!(
-            "{name} [{}] {} {solver}",
-            c["label"].as_str().unwrap(),
-            c["cone"].as_str().unwrap()
-        );
-        let mut d = Data::new(&m);
-        set_inputs(&mut d, c);
-        forward::forward(&m, &mut d);
-        if !mujoco_contact_order(&m, &mut d, c) {
-            failures.push(format!("{tag}: contact sets differ"));
+        let solver = set_cone_solver(&mut m, c);
+        let tag = case_tag(c);
+        let Some(d) = forward_case(&m, c, &tag, &mut failures) else {
             continue;
-        }
+        };
         let ty: Vec<i64> = d.efc_type.iter().map(|t| *t as i64).collect();
         let id: Vec<i64> = d.efc_id.iter().map(|&t| t as i64).collect();
         if ty != iv(&c["efc_type"]) || id != iv(&c["efc_id"]) {
@@ -244,29 +228,12 @@ fn island_rollouts_track_mujoco() {
         if m.nkey > 0 {
             d.act.copy_from_slice(&m.key_act[0]);
         }
-        let ctrl = ro["ctrl"].as_array().unwrap();
-        let steps: Vec<usize> = fv(&ro["steps"]).iter().map(|&x| x as usize).collect();
         let nisland = iv(&ro["nisland"]);
         let nstep = ro["nstep"].as_u64().unwrap() as usize;
-        let (mut worst, mut at, mut rec, mut nisl_bad) = (0.0f64, 0, 0, 0);
-        for k in 0..=nstep {
-            if rec < steps.len() && steps[rec] == k {
-                let e =
-                    err(&d.qpos, &fv(&ro["qpos"][rec])).max(err(&d.qvel, &fv(&ro["qvel"][rec])));
-                if e > worst {
-                    (worst, at) = (e, k);
-                }
-                rec += 1;
-            }
-            if k == nstep {
-                break;
-            }
-            if m.nu > 0 {
-                d.ctrl.copy_from_slice(&fv(&ctrl[k]));
-            }
-            integrator::step(&m, &mut d);
+        let mut nisl_bad = 0;
+        let (worst, at) = track_rollout(&m, &mut d, ro, |k, d| {
             nisl_bad += (d.nisland as i64 != nisland[k]) as usize;
-        }
+        });
         println!("{name:22} {nstep} steps: max err {worst:.1e} (step {at}), nisland differs in {nisl_bad} steps");
         if worst > 1e-6 || nisl_bad > 0 {
             failures.push(format!(

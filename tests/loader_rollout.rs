@@ -6,8 +6,11 @@
 //! Error measure: `|a − b| / max(1, |b|)` on qpos, qvel, act and time after every step;
 //! tolerance 1e-8.
 
-use moreau::model::{disable, Integrator, Model};
-use moreau::{integrator, Data};
+mod common;
+
+use common::rollout_start;
+use moreau::integrator;
+use moreau::model::Model;
 use serde_json::Value;
 use std::path::Path;
 
@@ -33,23 +36,8 @@ fn fv(v: &Value) -> Vec<f64> {
 
 /// Worst error of one rollout and where it happened.
 fn rollout(m: &Model, ro: &Value) -> (f64, String) {
-    let mut m = m.clone();
-    m.opt.integrator = match ro["integrator_enum"].as_u64().unwrap() {
-        0 => Integrator::Euler,
-        1 => Integrator::Rk4,
-        2 => Integrator::Implicit,
-        _ => Integrator::ImplicitFast,
-    };
-    if !ro["eulerdamp"].as_bool().unwrap_or(true) {
-        m.opt.disableflags |= disable::EULERDAMP;
-    }
-    m.opt.timestep = ro["timestep"].as_f64().unwrap();
-    let mut d = Data::<f64>::new(&m);
-    d.qpos.copy_from_slice(&fv(&ro["qpos0"]));
-    d.qvel.copy_from_slice(&fv(&ro["qvel0"]));
-    d.act.copy_from_slice(&fv(&ro["act0"]));
+    let (m, mut d) = rollout_start(m, ro);
     let time = fv(&ro["time"]);
-    d.time = time[0];
     let ctrl = ro["ctrl"].as_array().unwrap();
     let mut worst = (0.0f64, String::new());
     for s in 0..ctrl.len() {

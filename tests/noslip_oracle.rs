@@ -16,9 +16,9 @@
 
 mod oracle_util;
 
-use moreau::model::{disable, Cone, SolverType};
-use moreau::{forward, integrator, Data};
-use oracle_util::{err, ferr, fv, iv, model, mujoco_contact_order, reference, set_inputs};
+use moreau::model::{disable, Cone};
+use moreau::{integrator, Data};
+use oracle_util::{case_tag, err, ferr, forward_case, fv, iv, model, reference, set_cone_solver};
 
 #[test]
 fn noslip_matches_mujoco() {
@@ -34,32 +34,15 @@ fn noslip_matches_mujoco() {
             m.opt.noslip_tolerance,
             c["noslip_tolerance"].as_f64().unwrap()
         );
-        m.opt.cone = match c["cone"].as_str().unwrap() {
-            "elliptic" => Cone::Elliptic,
-            _ => Cone::Pyramidal,
-        };
-        let solver = c["solver"].as_str().unwrap();
-        m.opt.solver = match solver {
-            "Newton" => SolverType::Newton,
-            "CG" => SolverType::Cg,
-            _ => SolverType::Pgs,
-        };
+        let solver = set_cone_solver(&mut m, c);
         let islands = c["islands"].as_bool().unwrap();
         if !islands {
             m.opt.disableflags |= disable::ISLAND;
         }
-        let tag = format!(
-            "{name} [{}] {} {solver} islands {islands}",
-            c["label"].as_str().unwrap(),
-            c["cone"].as_str().unwrap()
-        );
-        let mut d = Data::new(&m);
-        set_inputs(&mut d, c);
-        forward::forward(&m, &mut d);
-        if !mujoco_contact_order(&m, &mut d, c) {
-            failures.push(format!("{tag}: contact sets differ"));
+        let tag = format!("{} islands {islands}", case_tag(c));
+        let Some(d) = forward_case(&m, c, &tag, &mut failures) else {
             continue;
-        }
+        };
         let ty: Vec<i64> = d.efc_type.iter().map(|t| *t as i64).collect();
         if ty != iv(&c["efc_type"]) {
             failures.push(format!("{tag}: constraint rows differ"));

@@ -4,6 +4,7 @@
 //! refsite / slider-crank transmissions, muscles; plus derivatives on `num_dual::Dual64`.
 
 mod common;
+mod oracle_util;
 
 use common::phys8::*;
 use common::*;
@@ -16,15 +17,7 @@ use serde_json::Value;
 const TOL: f64 = 1e-10;
 
 fn cmp(name: &str, field: &str, got: &[f64], want: &[f64], worst: &mut f64) {
-    assert_eq!(got.len(), want.len(), "{name}: {field} length");
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        let e = (a - b).abs() / b.abs().max(1.0);
-        *worst = worst.max(e);
-        assert!(
-            e <= TOL,
-            "{name}: {field}[{k}] = {a}, MuJoCo {b} (rel err {e:.2e})\n got  {got:?}\n want {want:?}"
-        );
-    }
+    oracle_util::cmp(&format!("{name}: {field}"), got, want, TOL, worst);
 }
 
 #[test]
@@ -257,40 +250,12 @@ fn set_const_with_spatial_tendons_and_site_transmissions() {
         let name = e["name"].as_str().unwrap();
         let want = build(&e["model"]);
         let mut m = want.clone();
-        m.tendon_length0.iter_mut().for_each(|x| *x = 0.0);
-        m.tendon_invweight0.iter_mut().for_each(|x| *x = 0.0);
-        m.actuator_length0.iter_mut().for_each(|x| *x = 0.0);
-        m.actuator_acc0.iter_mut().for_each(|x| *x = 0.0);
+        SetConstFields::clear(&mut m);
         moreau::setconst::set_const(&mut m);
         let w = &mut worst;
-        cmp(
-            name,
-            "tendon_length0",
-            &m.tendon_length0,
-            &want.tendon_length0,
-            w,
-        );
-        cmp(
-            name,
-            "tendon_invweight0",
-            &m.tendon_invweight0,
-            &want.tendon_invweight0,
-            w,
-        );
-        cmp(
-            name,
-            "actuator_length0",
-            &m.actuator_length0,
-            &want.actuator_length0,
-            w,
-        );
-        cmp(
-            name,
-            "actuator_acc0",
-            &m.actuator_acc0,
-            &want.actuator_acc0,
-            w,
-        );
+        for (field, got, exp) in SetConstFields::pairs(&m, &want) {
+            cmp(name, field, got, exp, w);
+        }
         cmp(name, "dof_M0", &m.dof_M0, &want.dof_M0, w);
     }
     eprintln!("set_const worst relative error {worst:.2e}");

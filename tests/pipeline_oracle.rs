@@ -2,6 +2,7 @@
 //! tools/reference/gen_pipeline_cases.py).
 
 mod common;
+mod oracle_util;
 
 use common::*;
 use moreau::model::Model;
@@ -50,17 +51,7 @@ impl Flat for Vec<[f64; 10]> {
 }
 
 fn cmp(name: &str, field: &str, got: &[f64], want: &[f64], worst: &mut f64) {
-    assert_eq!(got.len(), want.len(), "{name}: {field} length");
-    for (k, (a, b)) in got.iter().zip(want).enumerate() {
-        let e = (a - b).abs() / b.abs().max(1.0);
-        if e > *worst {
-            *worst = e;
-        }
-        assert!(
-            e <= TOL,
-            "{name}: {field}[{k}] = {a}, MuJoCo {b} (rel err {e:.2e})\n got  {got:?}\n want {want:?}"
-        );
-    }
+    oracle_util::cmp(&format!("{name}: {field}"), got, want, TOL, worst);
 }
 
 fn each_case(mut fun: impl FnMut(&str, &Model, &Value)) {
@@ -187,10 +178,7 @@ fn set_const_matches_mujoco() {
         m.dof_M0.iter_mut().for_each(|x| *x = 0.0);
         m.dof_invweight0.iter_mut().for_each(|x| *x = 0.0);
         m.body_invweight0.iter_mut().for_each(|x| *x = [0.0; 2]);
-        m.tendon_length0.iter_mut().for_each(|x| *x = 0.0);
-        m.tendon_invweight0.iter_mut().for_each(|x| *x = 0.0);
-        m.actuator_length0.iter_mut().for_each(|x| *x = 0.0);
-        m.actuator_acc0.iter_mut().for_each(|x| *x = 0.0);
+        SetConstFields::clear(&mut m);
         // the `actuators` model's third actuator is a position actuator with dampratio 0.8:
         // before mj_setConst MuJoCo stores the dampratio as a positive biasprm[2].
         if name.starts_with("actuators") {
@@ -214,34 +202,9 @@ fn set_const_matches_mujoco() {
             &flat(&want.body_invweight0),
             w,
         );
-        cmp(
-            name,
-            "tendon_length0",
-            &m.tendon_length0,
-            &want.tendon_length0,
-            w,
-        );
-        cmp(
-            name,
-            "tendon_invweight0",
-            &m.tendon_invweight0,
-            &want.tendon_invweight0,
-            w,
-        );
-        cmp(
-            name,
-            "actuator_length0",
-            &m.actuator_length0,
-            &want.actuator_length0,
-            w,
-        );
-        cmp(
-            name,
-            "actuator_acc0",
-            &m.actuator_acc0,
-            &want.actuator_acc0,
-            w,
-        );
+        for (field, got, exp) in SetConstFields::pairs(&m, &want) {
+            cmp(name, field, got, exp, w);
+        }
         let bias = |m: &Model| {
             m.actuator_biasprm
                 .iter()

@@ -10,7 +10,7 @@ mod oracle_util;
 
 use moreau::mjcf::{load_from_str, Vfs};
 use moreau::{forward, Data};
-use oracle_util::{cmp, fv, reference};
+use oracle_util::{cmp, cmp_case, fv, reference};
 
 const TOL_E2E: f64 = 1e-5;
 /// Forces end to end: elliptic-cone solver differences (~1e-7 in qacc) reach ~1e-4 in the
@@ -47,24 +47,14 @@ fn post_constraint_matches_mujoco() {
                 w,
             );
             let w = &mut worst_e2e_frc;
-            cmp(
-                &format!("{name} e2e cfrc_ext"),
-                &flat6(&d.cfrc_ext),
-                &fv(&c["cfrc_ext"]),
-                TOL_E2E_FRC,
-                w,
-            );
-            cmp(
-                &format!("{name} e2e cfrc_int"),
-                &flat6(&d.cfrc_int),
-                &fv(&c["cfrc_int"]),
-                TOL_E2E_FRC,
-                w,
-            );
-            cmp(
-                &format!("{name} e2e sensordata"),
-                &d.sensordata,
-                &fv(&c["sensordata"]),
+            cmp_case(
+                &format!("{name} e2e"),
+                c,
+                &[
+                    ("cfrc_ext", &flat6(&d.cfrc_ext)),
+                    ("cfrc_int", &flat6(&d.cfrc_int)),
+                    ("sensordata", &d.sensordata),
+                ],
                 TOL_E2E_FRC,
                 w,
             );

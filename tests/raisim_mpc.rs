@@ -20,8 +20,7 @@
 #[path = "../examples/common/raisim_mpc.rs"]
 mod exp;
 
-use exp::{departure, max, mean, mean_nonzero};
-use moreau::solver::hard::HardSolver;
+use exp::{departure, max, mean_nonzero};
 
 /// 72 000 hard steps (3 solvers × 30 plans × 16 rollouts × 50 steps): about 5 s at the test
 /// profile (opt-level 1), so it runs with the rest of the suite.
@@ -29,28 +28,8 @@ use moreau::solver::hard::HardSolver;
 fn quadruped_mpc_raisim_vs_de_saxce_vs_pgs() {
     let m = exp::model().expect("model");
     let s = exp::Settings::test();
-    let runs: Vec<_> = HardSolver::ALL
-        .iter()
-        .map(|&solver| (solver, exp::run(&m, solver, &s).expect("run")))
-        .collect();
-    for (solver, r) in &runs {
-        println!(
-            "{:>9}: ε_abs mean {:.3e} max {:.3e}; sticking mean {:.3e} max {:.3e}; sliding mean \
-             {:.3e} max {:.3e}; sliding {:.1}%; cost {:.4}; x {:.6}; min z {:.4}; limit err {:.2e}",
-            solver.name(),
-            mean(&r.eps_abs),
-            max(&r.eps_abs),
-            mean_nonzero(&r.eps_stick),
-            max(&r.eps_stick),
-            mean_nonzero(&r.eps_slide),
-            max(&r.eps_slide),
-            100.0 * r.slide_fraction(),
-            mean(&r.cost),
-            r.progress(),
-            r.min_z(),
-            max(&r.limit_err),
-        );
-    }
+    let runs = exp::run_all(&m, &s).expect("run");
+    exp::print_table(&runs);
     let (rs, ds, pgs) = (&runs[0].1, &runs[1].1, &runs[2].1);
     for (solver, r) in &runs {
         assert!(

@@ -3,34 +3,28 @@
 
 #![allow(clippy::needless_range_loop)]
 
+mod oracle_util;
+
 use moreau::constraint::cost::evaluate;
 use moreau::constraint::cost::Rows;
 use moreau::constraint::{params, ConstraintState, ConstraintType, EfcCone};
 use moreau::data::{sc, Data, Scalar};
 use moreau::model::{Cone, Model, SolverType};
 use num_dual::Dual64;
+use oracle_util::fv as f;
 use serde_json::Value;
 use std::sync::OnceLock;
 
 fn cases() -> &'static Vec<Value> {
     static C: OnceLock<Vec<Value>> = OnceLock::new();
     C.get_or_init(|| {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/reference/solver_cases.json"
-        );
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        v["cases"].as_array().unwrap().clone()
+        oracle_util::reference("solver_cases.json")["cases"]
+            .as_array()
+            .unwrap()
+            .clone()
     })
 }
 
-fn f(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
 fn u(v: &Value) -> Vec<i64> {
     v.as_array()
         .unwrap()

@@ -25,9 +25,12 @@ mod alloc_counter;
 mod oracle_util;
 
 use moreau::constraint::sparse::is_sparse;
-use moreau::model::{Cone, JacobianType, Model, SolverType};
+use moreau::model::{JacobianType, Model};
 use moreau::{forward, integrator, Data};
-use oracle_util::{cmp, err, ferr, fv, iv, model, mujoco_contact_order, reference, set_inputs, us};
+use oracle_util::{
+    case_tag, cmp, err, ferr, forward_case, fv, iv, model, reference, set_cone_solver, set_inputs,
+    track_rollout, us,
+};
 use serde_json::Value;
 
 /// The case's model in sparse mode (forced where the generator forced it) with its cone and
@@ -38,15 +41,7 @@ fn case_model(c: &Value) -> Model {
     if name != "humanoids" {
         m.opt.jacobian = JacobianType::Sparse;
     }
-    m.opt.cone = match c["cone"].as_str().unwrap() {
-        "elliptic" => Cone::Elliptic,
-        _ => Cone::Pyramidal,
-    };
-    m.opt.solver = match c["solver"].as_str().unwrap() {
-        "Newton" => SolverType::Newton,
-        "CG" => SolverType::Cg,
-        _ => SolverType::Pgs,
-    };
+    set_cone_solver(&mut m, c);
     assert!(is_sparse(&m), "{name}: not sparse");
     m
 }
@@ -85,19 +80,10 @@ fn sparse_rows_match_mujoco() {
     for c in r["cases"].as_array().unwrap() {
         let m = case_model(c);
         let solver = c["solver"].as_str().unwrap();
-        let tag = format!(
-            "{} [{}] {} {solver}",
-            c["model"].as_str().unwrap(),
-            c["label"].as_str().unwrap(),
-            c["cone"].as_str().unwrap()
-        );
-        let mut d = Data::new(&m);
-        set_inputs(&mut d, c);
-        forward::forward(&m, &mut d);
-        if !mujoco_contact_order(&m, &mut d, c) {
-            failures.push(format!("{tag}: contact sets differ"));
+        let tag = case_tag(c);
+        let Some(d) = forward_case(&m, c, &tag, &mut failures) else {
             continue;
-        }
+        };
         assert!(d.efc_J_sparse);
         let n = d.nefc;
         let ty: Vec<i64> = d.efc_type.iter().map(|t| *t as i64).collect();
@@ -229,28 +215,10 @@ fn sparse_rollouts_track_mujoco() {
         let mut d = Data::new(&m);
         d.qpos.copy_from_slice(&fv(&ro["qpos"][0]));
         d.qvel.copy_from_slice(&fv(&ro["qvel"][0]));
-        let ctrl = ro["ctrl"].as_array().unwrap();
-        let steps: Vec<usize> = fv(&ro["steps"]).iter().map(|&x| x as usize).collect();
         let nstep = ro["nstep"].as_u64().unwrap() as usize;
         let gain = ro["perturbation_gain"].as_f64().unwrap();
         let tol = (1e-12 * gain).max(1e-9);
-        let (mut worst, mut at, mut rec) = (0.0f64, 0, 0);
-        for k in 0..=nstep {
-            if rec < steps.len() && steps[rec] == k {
-                let e =
-                    err(&d.qpos, &fv(&ro["qpos"][rec])).max(err(&d.qvel, &fv(&ro["qvel"][rec])));
-                if e > worst {
-                    (worst, at) = (e, k);
-                }
-                rec += 1;
-            }
-            if k == nstep {
-                break;
-            }
-            d.ctrl.copy_from_slice(&fv(&ctrl[k]));
-            integrator::step(&m, &mut d);
-            assert!(d.efc_J_sparse);
-        }
+        let (worst, at) = track_rollout(&m, &mut d, ro, |_, d| assert!(d.efc_J_sparse));
         println!("{name:12} {nstep} steps: max err {worst:.1e} (step {at}), tol {tol:.1e} (gain {gain:.1e})");
         if worst > tol {
             failures.push(format!("{name}: rollout err {worst:.1e} at step {at}"));

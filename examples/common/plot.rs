@@ -89,3 +89,70 @@ pub fn qpos_panels(
     println!("wrote {path}");
     Ok(())
 }
+
+/// The colour of a hard-contact solver in the seed-001 plots.
+#[allow(dead_code)]
+pub fn solver_color(s: moreau::solver::hard::HardSolver) -> plotters::style::RGBColor {
+    use moreau::solver::hard::HardSolver;
+    use plotters::style::RGBColor;
+    match s {
+        HardSolver::RaiSim => RGBColor(220, 40, 40),
+        HardSolver::RaiSimDs => RGBColor(30, 90, 220),
+        HardSolver::Pgs => RGBColor(30, 160, 60),
+    }
+}
+
+/// Draws the legend of `ch` at `pos`: black border, translucent white background.
+#[allow(dead_code)]
+pub fn legend<'a, CT: plotters::coord::CoordTranslate>(
+    ch: &mut plotters::chart::ChartContext<'a, plotters::prelude::BitMapBackend<'a>, CT>,
+    pos: plotters::chart::SeriesLabelPosition,
+) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    ch.configure_series_labels()
+        .position(pos)
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
+    Ok(())
+}
+
+/// A line through `pts` in `color` (stroke `width`) with the legend entry `label`.
+#[allow(dead_code)]
+pub fn line<'a, X, Y>(
+    ch: &mut plotters::chart::ChartContext<
+        'a,
+        plotters::prelude::BitMapBackend<'a>,
+        plotters::coord::cartesian::Cartesian2d<X, Y>,
+    >,
+    pts: impl IntoIterator<Item = (X::ValueType, Y::ValueType)>,
+    color: plotters::style::RGBColor,
+    width: u32,
+    label: impl Into<String>,
+) -> Result<(), Box<dyn std::error::Error>>
+where
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+    X::ValueType: Clone + 'static,
+    Y::ValueType: Clone + 'static,
+{
+    use plotters::prelude::*;
+    ch.draw_series(LineSeries::new(pts, color.stroke_width(width)))?
+        .label(label)
+        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+    Ok(())
+}
+
+/// Writes the figure `root` to its file `path` and says so.
+#[allow(dead_code)]
+pub fn present(
+    root: &plotters::drawing::DrawingArea<
+        plotters::prelude::BitMapBackend<'_>,
+        plotters::coord::Shift,
+    >,
+    path: impl AsRef<std::path::Path>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    root.present()?;
+    println!("wrote {}", path.as_ref().display());
+    Ok(())
+}

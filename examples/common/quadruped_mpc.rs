@@ -6,8 +6,7 @@
 //! predictive sampling on the same cost ([`DiagonalCost`]) and the same planning model.
 
 use moreau::{Data, Model};
-use moreau_optim::ilqr::Dynamics;
-use moreau_optim::mpc::{closed_loop, ctrl_bounds, state_of, ClosedLoop, IlqrMpc, MpcOptions};
+use moreau_optim::mpc::{closed_loop, ctrl_bounds, ClosedLoop, IlqrMpc, MpcOptions};
 use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
 use moreau_optim::statecost::DiagonalCost;
 use moreau_optim::system::MoreauSystem;
@@ -51,15 +50,9 @@ impl Settings {
     }
 }
 
-/// The plant model.
+/// The plant model, `models/quadruped.xml`.
 pub fn model() -> Result<Model, String> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/quadruped.xml");
-    let path = if std::path::Path::new(path).exists() {
-        path.to_string()
-    } else {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../models/quadruped.xml").to_string()
-    };
-    moreau::mjcf::load(&path).map_err(|e| e.to_string())
+    moreau_optim::problems::load_model("quadruped.xml")
 }
 
 /// The plant's initial state: the stance keyframe at rest.
@@ -118,16 +111,11 @@ pub struct Run {
 impl Run {
     /// Forward (x) distance of the torso.
     pub fn distance(&self) -> f64 {
-        let q = &self.closed.qpos;
-        q.last().map_or(0.0, |l| l[0] - q[0][0])
+        self.closed.displacement(0)
     }
     /// Lowest torso height over the run.
     pub fn min_z(&self) -> f64 {
-        self.closed
-            .qpos
-            .iter()
-            .map(|q| q[2])
-            .fold(f64::INFINITY, f64::min)
+        self.closed.min_qpos(2)
     }
     /// Largest tilt of the torso's z axis from vertical (radians).
     pub fn max_tilt(&self) -> f64 {
@@ -144,14 +132,52 @@ impl Run {
     }
 }
 
+/// The planning model (the plant's with time step `s.plan_dt`) and the cost around the plant's
+/// initial stance.
+fn planning(m: &Model, s: &Settings) -> Result<(Model, DiagonalCost), String> {
+    let pm = planning_model(m, s.plan_dt);
+    let c = cost(&pm, &initial(m)?.qpos, s.vx, s.horizon as f64 * s.plan_dt)?;
+    Ok((pm, c))
+}
+
+/// The closed loop of `s.seconds` from [`initial`] (no pushes) under `plan(d)`, which returns
+/// the control and the planner's predicted cost.
+pub fn drive(
+    m: &Model,
+    s: &Settings,
+    mut plan: impl FnMut(&Data) -> Result<(Vec<f64>, f64), String>,
+    on_step: impl FnMut(usize, &Data),
+) -> Result<Run, String> {
+    let mut d = initial(m)?;
+    let steps = (s.seconds / (SUBSTEPS as f64 * m.opt.timestep)).round() as usize;
+    let mut planner_cost = vec![];
+    let closed = closed_loop(
+        m,
+        &mut d,
+        steps,
+        SUBSTEPS,
+        &[],
+        |d| {
+            let (u, c) = plan(d)?;
+            planner_cost.push(c);
+            Ok(u)
+        },
+        on_step,
+    )?;
+    Ok(Run {
+        closed,
+        planner_cost,
+    })
+}
+
 /// Receding-horizon iLQR (control-limited, `ctrlrange` box) on the planning model.
 pub fn run_ilqr(
     m: &Model,
     s: &Settings,
     analytic: bool,
-    mut on_step: impl FnMut(usize, &Data),
+    on_step: impl FnMut(usize, &Data),
 ) -> Result<Run, String> {
-    let pm = planning_model(m, s.plan_dt);
+    let (pm, c) = planning(m, s)?;
     let shift = ((SUBSTEPS as f64 * m.opt.timestep) / s.plan_dt)
         .round()
         .max(1.0) as usize;
@@ -159,8 +185,6 @@ pub fn run_ilqr(
     if analytic {
         sys = sys.analytic()?;
     }
-    let mut d = initial(m)?;
-    let c = cost(&pm, &d.qpos, s.vx, s.horizon as f64 * s.plan_dt)?;
     let mut mpc = IlqrMpc::new(
         pm.nu,
         c.quadratic(s.plan_dt),
@@ -171,38 +195,24 @@ pub fn run_ilqr(
             bounds: Some(ctrl_bounds(&pm)),
         },
     );
-    let steps = (s.seconds / (SUBSTEPS as f64 * m.opt.timestep)).round() as usize;
-    let mut planner_cost = vec![];
-    let closed = closed_loop(
+    drive(
         m,
-        &mut d,
-        steps,
-        SUBSTEPS,
-        &[],
+        s,
         |d| {
-            let x = state_of(d);
-            let u = mpc.step(&mut sys, &x, shift)?;
-            planner_cost.push(*mpc.last_history.last().unwrap_or(&f64::NAN));
-            debug_assert_eq!(x.len(), sys.nx());
-            Ok(u.as_slice().to_vec())
+            let u = mpc.control(&mut sys, d, shift)?;
+            Ok((u, mpc.last_costs().1))
         },
-        &mut on_step,
-    )?;
-    Ok(Run {
-        closed,
-        planner_cost,
-    })
+        on_step,
+    )
 }
 
 /// Predictive sampling on the same planning model and cost, in the calling rayon pool.
 pub fn run_sampling(
     m: &Model,
     s: &Settings,
-    mut on_step: impl FnMut(usize, &Data),
+    on_step: impl FnMut(usize, &Data),
 ) -> Result<Run, String> {
-    let pm = planning_model(m, s.plan_dt);
-    let mut d = initial(m)?;
-    let c = cost(&pm, &d.qpos, s.vx, s.horizon as f64 * s.plan_dt)?;
+    let (pm, c) = planning(m, s)?;
     let mut ps = PredictiveSampling::new(
         pm.clone(),
         SamplingOptions {
@@ -213,24 +223,5 @@ pub fn run_sampling(
             ..Default::default()
         },
     )?;
-    let steps = (s.seconds / (SUBSTEPS as f64 * m.opt.timestep)).round() as usize;
-    let mut planner_cost = vec![];
-    let closed = closed_loop(
-        m,
-        &mut d,
-        steps,
-        SUBSTEPS,
-        &[],
-        |d| {
-            planner_cost.push(ps.plan(d, &c));
-            let mut u = vec![0.0; pm.nu];
-            ps.action(d.time, &mut u);
-            Ok(u)
-        },
-        &mut on_step,
-    )?;
-    Ok(Run {
-        closed,
-        planner_cost,
-    })
+    drive(m, s, |d| Ok(ps.control(d, &c)), on_step)
 }

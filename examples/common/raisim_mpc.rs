@@ -330,3 +330,59 @@ pub fn run(m: &Model, solver: HardSolver, s: &Settings) -> Result<MpcRun, String
     }
     Ok(out)
 }
+
+/// [`run`] with every solver of [`HardSolver::ALL`].
+pub fn run_all(m: &Model, s: &Settings) -> Result<Vec<(HardSolver, MpcRun)>, String> {
+    HardSolver::ALL
+        .iter()
+        .map(|&solver| Ok((solver, run(m, solver, s)?)))
+        .collect()
+}
+
+/// Prints one row per solver: mean/max ε_abs over all, sticking and sliding contacts, sliding
+/// fraction, mean stage cost, progress, lowest torso, largest tilt, stayed up, wall time per
+/// plant step and per plan, converged fraction, largest joint-limit error.
+pub fn print_table(runs: &[(HardSolver, MpcRun)]) {
+    println!(
+        "\n{:<10} {:>9} {:>9} {:>10} {:>10} {:>10} {:>10} {:>6} {:>6} {:>7} {:>6} {:>6} {:>6} {:>8} {:>8} {:>6} {:>8}",
+        "solver",
+        "mean ε",
+        "max ε",
+        "mean ε st",
+        "max ε st",
+        "mean ε sl",
+        "max ε sl",
+        "slide%",
+        "cost",
+        "x (m)",
+        "min z",
+        "tilt°",
+        "up",
+        "step µs",
+        "plan ms",
+        "conv%",
+        "lim err"
+    );
+    for (solver, r) in runs {
+        println!(
+            "{:<10} {:>9.2e} {:>9.2e} {:>10.2e} {:>10.2e} {:>10.2e} {:>10.2e} {:>6.1} {:>6.3} {:>7.3} {:>6.3} {:>6.1} {:>6} {:>8.1} {:>8.1} {:>6.1} {:>8.1e}",
+            solver.name(),
+            mean(&r.eps_abs),
+            max(&r.eps_abs),
+            mean_nonzero(&r.eps_stick),
+            max(&r.eps_stick),
+            mean_nonzero(&r.eps_slide),
+            max(&r.eps_slide),
+            100.0 * r.slide_fraction(),
+            mean(&r.cost),
+            r.progress(),
+            r.min_z(),
+            r.max_tilt().to_degrees(),
+            r.stayed_up(),
+            1e6 * mean(&r.step_secs),
+            1e3 * mean(&r.plan_secs),
+            100.0 * r.converged_fraction(),
+            max(&r.limit_err),
+        );
+    }
+}

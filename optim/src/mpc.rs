@@ -92,6 +92,26 @@ impl IlqrMpc {
         Ok(u)
     }
 
+    /// [`IlqrMpc::step`] from the plant's state [`state_of`]`(d)`, the control as a `Vec` (a
+    /// controller for [`closed_loop`]).
+    pub fn control<D: Dynamics>(
+        &mut self,
+        sys: &mut D,
+        d: &moreau::Data,
+        shift: usize,
+    ) -> Result<Vec<f64>, String> {
+        Ok(self.step(sys, &state_of(d), shift)?.as_slice().to_vec())
+    }
+
+    /// The planner's cost before and after the last solve (NaN before the first).
+    pub fn last_costs(&self) -> (f64, f64) {
+        let h = &self.last_history;
+        match (h.first(), h.last()) {
+            (Some(a), Some(b)) => (*a, *b),
+            _ => (f64::NAN, f64::NAN),
+        }
+    }
+
     /// The feedback control of the current plan at step `t` of it for state `x`
     /// (`u_t + K_t (x ⊖ x_t)` on `sys`'s tangent space).
     pub fn feedback<D: Dynamics>(
@@ -185,6 +205,21 @@ impl ClosedLoop {
     /// 50 ms (five ticks of `/proc`'s resolution).
     pub fn cpu_real_time_factor(&self) -> Option<f64> {
         self.cpu.filter(|&c| c >= 0.05).map(|c| self.sim_time / c)
+    }
+    /// `qpos[i]` at the end minus at the start (0 for an empty run).
+    pub fn displacement(&self, i: usize) -> f64 {
+        match (self.qpos.first(), self.qpos.last()) {
+            (Some(a), Some(b)) => b[i] - a[i],
+            _ => 0.0,
+        }
+    }
+    /// Smallest `qpos[i]` over the control steps (the initial state included).
+    pub fn min_qpos(&self, i: usize) -> f64 {
+        self.qpos.iter().map(|q| q[i]).fold(f64::INFINITY, f64::min)
+    }
+    /// Largest `|qpos[i]|` over the control steps (the initial state included).
+    pub fn max_abs_qpos(&self, i: usize) -> f64 {
+        self.qpos.iter().map(|q| q[i].abs()).fold(0.0, f64::max)
     }
     /// Mean controller time per control step, milliseconds.
     pub fn mean_plan_ms(&self) -> f64 {

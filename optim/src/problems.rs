@@ -5,7 +5,9 @@
 use crate::collocation::{
     inverse_force, Collocation, FiniteDifference, InverseJacobian, StateTracking, Weights,
 };
-use crate::ilqr::QuadraticCost;
+use crate::ilqr::{ilqr, IlqrOptions, IlqrResult, QuadraticCost};
+use crate::sysid::{self, Param};
+use crate::system::MoreauSystem;
 use moreau::Model;
 use nalgebra::{DMatrix, DVector};
 
@@ -70,6 +72,25 @@ impl SwingUp {
             xref: DVector::zeros(2 * self.model.nv),
             dt: self.model.opt.timestep,
         }
+    }
+
+    /// iLQR on the engine's step ([`MoreauSystem`], FD transition Jacobians) from `x₀` with zero
+    /// initial controls and the default options; returns the system (for replays) and the
+    /// result. `on_iter(k, cost)` after each iteration.
+    pub fn solve_ilqr(
+        &self,
+        on_iter: impl FnMut(usize, f64),
+    ) -> Result<(MoreauSystem, IlqrResult), String> {
+        let mut sys = MoreauSystem::new(self.model.clone())?;
+        let r = ilqr(
+            &mut sys,
+            &self.ilqr_cost(),
+            &self.x0(),
+            vec![DVector::zeros(self.model.nu); self.horizon],
+            &IlqrOptions::default(),
+            on_iter,
+        )?;
+        Ok((sys, r))
     }
 
     /// The same problem as direct collocation; `dynamics` is the penalty weight of the
@@ -289,64 +310,113 @@ impl InverseJacobian for JumpSafeDifference {
 /// target (to keep the push positive) does not cure it: the optimizer then pulls the finger
 /// back at the last knot (u = −0.3 N at T = 60) and stalls on the same kink there.
 pub fn ball_push(horizon: usize, distance: f64) -> Result<ContactProblem, String> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/");
-    let model = moreau::mjcf::load(format!("{root}ball_push.xml")).map_err(|e| e.to_string())?;
-    if model.nq != 4 || model.nv != 4 || model.nu != 1 {
-        return Err(
-            "ball_push.xml: expected joints ball_x, ball_z, ball_rot, finger_x and one motor"
-                .into(),
-        );
-    }
-    if horizon < 2 || !distance.is_finite() {
-        return Err("ball_push: horizon must be ≥ 2 and distance finite".into());
-    }
-    // Settle the ball on the floor with the finger 1 m away, then put the finger back.
-    let mut d = moreau::Data::new(&model);
-    d.qpos[3] = -1.0;
-    for _ in 0..100 {
-        moreau::integrator::step(&model, &mut d);
-    }
-    d.qvel.iter_mut().for_each(|v| *v = 0.0);
-    d.qpos[3] = 0.0;
+    let model = load_model("ball_push.xml")?;
+    check_dims(
+        &model,
+        4,
+        1,
+        "ball_push.xml: expected joints ball_x, ball_z, ball_rot, finger_x and one motor",
+    )?;
+    check_horizon("ball_push", horizon, 2, distance)?;
+    let mut d = settle_finger_away(&model, 3);
     let q0 = d.qpos.clone();
     // Constant-push rollout.
-    let dt = model.opt.timestep;
-    let tf = horizon as f64 * dt;
+    let tf = horizon as f64 * model.opt.timestep;
     let push = 0.8 * 2.0 * 1.9 * distance / (tf * tf);
-    let mut z0 = Vec::with_capacity(horizon * 4);
+    let guess = rollout_guess(&model, &mut d, horizon, |_, _, u| u[0] = push);
+    contact_problem(
+        "ball push",
+        model,
+        horizon,
+        StateTracking {
+            qref: vec![distance + q0[0], q0[1], 0.0, 0.0],
+            vref: vec![0.0; 4],
+            q: vec![0.0; 8],
+            qf: vec![1000.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            dt: 0.0,
+        },
+        q0,
+        guess,
+        None,
+        1e-8,
+        10.0,
+    )
+}
+
+/// The state of `model` after 100 steps from `qpos = 0` with the finger's slide `finger` at
+/// −1 m (the pushed body settles on the floor alone), at rest, the finger put back to 0: the
+/// start of [`ball_push`] and [`box_push`].
+fn settle_finger_away(model: &Model, finger: usize) -> moreau::Data {
+    let mut d = moreau::Data::new(model);
+    d.qpos[finger] = -1.0;
+    for _ in 0..100 {
+        moreau::integrator::step(model, &mut d);
+    }
+    d.qvel.iter_mut().for_each(|v| *v = 0.0);
+    d.qpos[finger] = 0.0;
+    d
+}
+
+/// An engine rollout of `horizon` steps from `d` under `controller(t, d, ctrl)` (which sets
+/// the controls of step `t`): the initial guess `z0 = q₁ … q_T` (flat) and its controls.
+fn rollout_guess(
+    model: &Model,
+    d: &mut moreau::Data,
+    horizon: usize,
+    mut controller: impl FnMut(usize, &moreau::Data, &mut [f64]),
+) -> (Vec<f64>, Vec<Vec<f64>>) {
+    let mut z0 = Vec::with_capacity(horizon * model.nq);
     let mut u0 = Vec::with_capacity(horizon);
-    for _ in 0..horizon {
-        d.ctrl[0] = push;
-        u0.push(vec![push]);
-        moreau::integrator::step(&model, &mut d);
+    let mut u = vec![0.0; model.nu];
+    for t in 0..horizon {
+        controller(t, d, &mut u);
+        d.ctrl.copy_from_slice(&u);
+        u0.push(u.clone());
+        moreau::integrator::step(model, d);
         z0.extend_from_slice(&d.qpos);
     }
-    let task = StateTracking {
-        qref: vec![distance + q0[0], q0[1], 0.0, 0.0],
-        vref: vec![0.0; 4],
-        q: vec![0.0; 8],
-        qf: vec![1000.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-        dt,
-    };
+    (z0, u0)
+}
+
+/// The collocation problem of [`ball_push`], [`hopper_hop`] and [`box_push`]: `task` (its `dt`
+/// set to the model's time step) from `(q0, 0)`, control weight 0.01 per actuator, dynamics
+/// penalty 3, the initial guess `(z0, u0)` and, if given, the Jacobian provider.
+#[allow(clippy::too_many_arguments)]
+fn contact_problem(
+    name: &'static str,
+    model: Model,
+    horizon: usize,
+    mut task: StateTracking,
+    q0: Vec<f64>,
+    (z0, u0): (Vec<f64>, Vec<Vec<f64>>),
+    provider: Option<Box<dyn InverseJacobian>>,
+    defect_tol: f64,
+    penalty_growth: f64,
+) -> Result<ContactProblem, String> {
+    task.dt = model.opt.timestep;
+    let (nv, nu) = (model.nv, model.nu);
     let c = Collocation::new(
         model,
         horizon,
         q0,
-        vec![0.0; 4],
+        vec![0.0; nv],
         Box::new(task),
         Weights {
-            control: vec![0.01],
+            control: vec![0.01; nu],
             dynamics: 3.0,
             limits: 0.0,
         },
     )?;
+    if let Some(p) = provider {
+        c.set_jacobian_provider(p);
+    }
     Ok(ContactProblem {
-        name: "ball push",
+        name,
         collocation: c,
         z0,
         u0,
-        defect_tol: 1e-8,
-        penalty_growth: 10.0,
+        defect_tol,
+        penalty_growth,
     })
 }
 
@@ -407,6 +477,71 @@ pub fn replay_tracking(
     (qs, vs)
 }
 
+/// A system-identification benchmark: the nominal model, the parameters to identify, the
+/// "true" model the data come from, its parameter values and their names.
+pub struct SysidProblem {
+    pub nominal: Model,
+    pub truth: Model,
+    pub params: Vec<Param>,
+    pub truth_v: Vec<f64>,
+    pub names: Vec<String>,
+}
+
+/// Cart-pole masses and joint damping (`models/cartpole_swingup.xml`), true values cart
+/// 1.3 kg, pole 0.137 kg, slider damping 0.4, hinge damping 0.02.
+pub fn cartpole_sysid() -> Result<SysidProblem, String> {
+    let nominal = load_model("cartpole_swingup.xml")?;
+    let cart = nominal.body_id("cart").ok_or("cartpole: no cart")?;
+    let pole = nominal.body_id("pole").ok_or("cartpole: no pole")?;
+    let spec = [
+        (Param::Mass { body: cart }, "cart mass", 1.3),
+        (Param::Mass { body: pole }, "pole mass", 0.137),
+        (Param::Damping { dof: 0 }, "slider damping", 0.4),
+        (Param::Damping { dof: 1 }, "hinge damping", 0.02),
+    ];
+    let mut truth = nominal.clone();
+    for (p, _, v) in &spec {
+        sysid::set(&mut truth, *p, *v)?;
+    }
+    Ok(SysidProblem {
+        nominal,
+        truth,
+        params: spec.iter().map(|s| s.0).collect(),
+        truth_v: spec.iter().map(|s| s.2).collect(),
+        names: spec.iter().map(|s| s.1.to_string()).collect(),
+    })
+}
+
+/// The acrobot's ten inertial parameters per link and its two joint dampings
+/// (`models/acrobot.xml`, 22 parameters, only combinations identifiable); the true model has
+/// link masses 1.2 and 0.8 kg (the other inertial parameters scaled with them) and dampings
+/// 0.1 and 0.05.
+pub fn acrobot_sysid() -> Result<SysidProblem, String> {
+    let nominal = load_model("acrobot.xml")?;
+    let mut params = vec![];
+    for body in 1..3 {
+        for k in 0..10 {
+            params.push(Param::Inertial { body, k });
+        }
+    }
+    params.push(Param::Damping { dof: 0 });
+    params.push(Param::Damping { dof: 1 });
+    let mut truth = nominal.clone();
+    sysid::set(&mut truth, Param::Mass { body: 1 }, 1.2)?;
+    sysid::set(&mut truth, Param::Mass { body: 2 }, 0.8)?;
+    sysid::set(&mut truth, Param::Damping { dof: 0 }, 0.1)?;
+    sysid::set(&mut truth, Param::Damping { dof: 1 }, 0.05)?;
+    let truth_v = params.iter().map(|p| sysid::get(&truth, *p)).collect();
+    let names = params.iter().map(|p| format!("{p:?}")).collect();
+    Ok(SysidProblem {
+        nominal,
+        truth,
+        params,
+        truth_v,
+        names,
+    })
+}
+
 /// Path of `models/<file>` of the workspace (`file` itself if absolute).
 pub fn model_path(file: &str) -> String {
     if std::path::Path::new(file).is_absolute() {
@@ -424,6 +559,15 @@ pub fn load_model(file: &str) -> Result<Model, String> {
 fn check_dims(model: &Model, nq: usize, nu: usize, what: &str) -> Result<(), String> {
     if model.nq != nq || model.nv != nq || model.nu != nu {
         return Err(what.into());
+    }
+    Ok(())
+}
+
+fn check_horizon(name: &str, horizon: usize, min: usize, distance: f64) -> Result<(), String> {
+    if horizon < min || !distance.is_finite() {
+        return Err(format!(
+            "{name}: horizon must be ≥ {min} and distance finite"
+        ));
     }
     Ok(())
 }
@@ -474,9 +618,7 @@ pub fn hopper_hop_on(
         2,
         "hopper_hop: expected joints rootx, rootz, rooty, hip, knee and two motors",
     )?;
-    if horizon < 40 || !distance.is_finite() {
-        return Err("hopper_hop: horizon must be ≥ 40 and distance finite".into());
-    }
+    check_horizon("hopper_hop", horizon, 40, distance)?;
     let [a, k] = HOP_STANCE;
     // Standing start: foot (radius 0.04) on the floor, joints held by PD for 0.3 s, then the
     // torso reset to x = 0, pitch 0, at rest.
@@ -504,9 +646,7 @@ pub fn hopper_hop_on(
     // The hop controller: knee PD to a crouch (t < 11), then to an extended knee (t < 26) while
     // the hip holds the torso pitch at a lean; afterwards hip and knee PD to the stance angles.
     let (crouch, push, lean, kpp, kdp) = (0.185, 0.676, -0.237, 59.0, 15.2);
-    let mut z0 = Vec::with_capacity(horizon * 5);
-    let mut u0 = Vec::with_capacity(horizon);
-    for t in 0..horizon {
+    let guess = rollout_guess(&model, &mut d, horizon, |t, d, u| {
         let knee = if t < 11 {
             -2.0 * (a + crouch)
         } else if t < 26 {
@@ -514,49 +654,33 @@ pub fn hopper_hop_on(
         } else {
             k
         };
-        let uh = if t < 26 {
+        u[0] = if t < 26 {
             kpp * (d.qpos[2] - lean) + kdp * d.qvel[2]
         } else {
-            pd(&d, 3, a)
+            pd(d, 3, a)
         };
-        d.ctrl[0] = uh;
-        d.ctrl[1] = pd(&d, 4, knee);
-        u0.push(d.ctrl.clone());
-        moreau::integrator::step(&model, &mut d);
-        z0.extend_from_slice(&d.qpos);
-    }
-    let dt = model.opt.timestep;
+        u[1] = pd(d, 4, knee);
+    });
     let mut qref = q0.clone();
     qref[0] += distance;
-    let task = StateTracking {
-        qref,
-        vref: vec![0.0; 5],
-        q: vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-        qf: vec![1000.0, 0.0, 10.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0],
-        dt,
-    };
-    let c = Collocation::new(
+    contact_problem(
+        "hopper hop",
         model,
         horizon,
-        q0,
-        vec![0.0; 5],
-        Box::new(task),
-        Weights {
-            control: vec![0.01; 2],
-            dynamics: 3.0,
-            limits: 0.0,
+        StateTracking {
+            qref,
+            vref: vec![0.0; 5],
+            q: vec![0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            qf: vec![1000.0, 0.0, 10.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+            dt: 0.0,
         },
-    )?;
-    c.set_jacobian_provider(provider);
-    Ok(ContactProblem {
-        name: "hopper hop",
-        collocation: c,
-        z0,
-        u0,
+        q0,
+        guess,
+        Some(provider),
         // The force jump where a contact row is created (see `JumpSafeDifference`): ~1e-3 N.
-        defect_tol: 1e-3,
-        penalty_growth: 10.0,
-    })
+        1e-3,
+        10.0,
+    )
 }
 
 /// A box pushed across the floor by a finger (`models/box_push.xml`: a 1 kg cube on slide x
@@ -605,56 +729,28 @@ pub fn box_push_on(
         1,
         "box_push: expected joints box_x, box_z, finger_x and one motor",
     )?;
-    if horizon < 2 || !distance.is_finite() {
-        return Err("box_push: horizon must be ≥ 2 and distance finite".into());
-    }
-    // Settle the box on the floor with the finger 1 m away, then put the finger back.
-    let mut d = moreau::Data::new(&model);
-    d.qpos[2] = -1.0;
-    for _ in 0..100 {
-        moreau::integrator::step(&model, &mut d);
-    }
-    d.qvel.iter_mut().for_each(|v| *v = 0.0);
-    d.qpos[2] = 0.0;
+    check_horizon("box_push", horizon, 2, distance)?;
+    let mut d = settle_finger_away(&model, 2);
     let q0 = d.qpos.clone();
-    let dt = model.opt.timestep;
-    let tf = horizon as f64 * dt;
+    let tf = horizon as f64 * model.opt.timestep;
     let g = model.opt.gravity[2].abs();
     let push = 0.8 * 2.0 * 1.5 * distance / (tf * tf) + 0.3 * 1.0 * g;
-    let mut z0 = Vec::with_capacity(horizon * 3);
-    let mut u0 = Vec::with_capacity(horizon);
-    for _ in 0..horizon {
-        d.ctrl[0] = push;
-        u0.push(vec![push]);
-        moreau::integrator::step(&model, &mut d);
-        z0.extend_from_slice(&d.qpos);
-    }
-    let task = StateTracking {
-        qref: vec![distance + q0[0], q0[1], 0.0],
-        vref: vec![0.0; 3],
-        q: vec![0.0; 6],
-        qf: vec![1000.0, 0.0, 0.0, 0.0, 0.0, 0.0],
-        dt,
-    };
-    let c = Collocation::new(
+    let guess = rollout_guess(&model, &mut d, horizon, |_, _, u| u[0] = push);
+    contact_problem(
+        "box push",
         model,
         horizon,
-        q0,
-        vec![0.0; 3],
-        Box::new(task),
-        Weights {
-            control: vec![0.01],
-            dynamics: 3.0,
-            limits: 0.0,
+        StateTracking {
+            qref: vec![distance + q0[0], q0[1], 0.0],
+            vref: vec![0.0; 3],
+            q: vec![0.0; 6],
+            qf: vec![1000.0, 0.0, 0.0, 0.0, 0.0, 0.0],
+            dt: 0.0,
         },
-    )?;
-    c.set_jacobian_provider(provider);
-    Ok(ContactProblem {
-        name: "box push",
-        collocation: c,
-        z0,
-        u0,
-        defect_tol: 1e-8,
-        penalty_growth: 1.0,
-    })
+        q0,
+        guess,
+        Some(provider),
+        1e-8,
+        1.0,
+    )
 }

@@ -78,6 +78,23 @@ pub fn thread_cpu_ms() -> Option<f64> {
     moreau::clock::thread_cpu_us().map(|us| us * 1e-3)
 }
 
+/// Runs `solve(bar)` with a progress bar over `len` iterations labelled `label` (which `solve`
+/// advances), cleared afterwards; returns its result with the wall and thread-CPU
+/// milliseconds it took.
+pub fn timed_with_bar<T>(
+    len: u64,
+    label: &str,
+    solve: impl FnOnce(&ProgressBar) -> T,
+) -> (T, f64, f64) {
+    let pb = bar(len, label);
+    let (t0, c0) = (std::time::Instant::now(), thread_cpu_ms());
+    let out = solve(&pb);
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    let cpu = cpu_ms_since(c0);
+    pb.finish_and_clear();
+    (out, ms, cpu)
+}
+
 /// Thread CPU ms since `c0 = thread_cpu_ms()` (NaN where the clock is unavailable).
 pub fn cpu_ms_since(c0: Option<f64>) -> f64 {
     match (c0, thread_cpu_ms()) {

@@ -178,6 +178,16 @@ impl PredictiveSampling {
         self.clamp(u);
     }
 
+    /// [`PredictiveSampling::plan`] from `state`, then the action at `state.time`: the control
+    /// to apply now and the best rollout's cost (a controller for
+    /// [`crate::mpc::closed_loop`]).
+    pub fn control(&mut self, state: &Data, cost: &dyn RolloutCost) -> (Vec<f64>, f64) {
+        let c = self.plan(state, cost);
+        let mut u = vec![0.0; self.model.nu];
+        self.action(state.time, &mut u);
+        (u, c)
+    }
+
     /// One planning iteration from the state in `state` (time, qpos, qvel, act, warm start):
     /// shifts the nominal to the state's time, samples, rolls out and keeps the best. Returns
     /// the best cost; `costs()` has every candidate's.

@@ -308,6 +308,15 @@ pub struct Identified {
 }
 
 impl Identified {
+    /// The estimate's error against `truth` in the identifiable subspace: `row_spaceᵀ (θ̂ − θ)`.
+    pub fn identifiable_error(&self, truth: &[f64]) -> DVector<f64> {
+        let err = DVector::from_iterator(
+            self.estimate.len(),
+            self.estimate.iter().zip(truth).map(|(e, t)| e - t),
+        );
+        self.row_space.transpose() * err
+    }
+
     /// The model with the estimate written in.
     pub fn apply(&self, m: &Model) -> Result<Model, String> {
         let mut out = m.clone();

@@ -15,6 +15,24 @@ use moreau_optim::problems::{
     ContactProblem, JumpSafeDifference,
 };
 
+/// Checks the residual Jacobian at the initial guess against central differences of the
+/// residual (collision and constraint states re-evaluated; relative to the largest entry,
+/// below 1e-5), then solves by LM (at most 300 iterations) and asserts convergence. Returns
+/// the solution, its plan `q₀ … q_T` and the Jacobian error.
+fn check_and_solve(p: ContactProblem) -> (Collocation, CollocationResult, Vec<Vec<f64>>, f64) {
+    let c = &p.collocation;
+    let ja = c.dense_jacobian(&p.z0);
+    let jerr = (&ja - c.fd_jacobian(&p.z0, 1e-7)).amax() / ja.amax();
+    assert!(jerr < 1e-5, "{}: Jacobian error {jerr:.2e}", p.name);
+    let (c, res, plan) = solve(p, 300);
+    assert!(
+        res.converged,
+        "{} after {}",
+        res.termination, res.iterations
+    );
+    (c, res, plan, jerr)
+}
+
 fn solve(p: ContactProblem, max: u64) -> (Collocation, CollocationResult, Vec<Vec<f64>>) {
     let mut lm = LevenbergMarquardt::default();
     lm.defect_tol = p.defect_tol;
@@ -89,18 +107,7 @@ fn box_push_collocation_converges_and_replays() {
     const T: usize = 30;
     const DIST: f64 = 0.1;
     let p = box_push(T, DIST, contact_provider()).expect("problem");
-    // Residual Jacobian against central differences of the residual (collision and constraint
-    // states re-evaluated); relative to the largest entry.
-    let c = &p.collocation;
-    let ja = c.dense_jacobian(&p.z0);
-    let jerr = (&ja - c.fd_jacobian(&p.z0, 1e-7)).amax() / ja.amax();
-    assert!(jerr < 1e-5, "Jacobian error {jerr:.2e}");
-    let (c, res, plan) = solve(p, 300);
-    assert!(
-        res.converged,
-        "{} after {}",
-        res.termination, res.iterations
-    );
+    let (c, res, plan, jerr) = check_and_solve(p);
     assert!(res.eval.max_defect() < 1e-8, "{:e}", res.eval.max_defect());
     // The finger and the four floor contacts at every knot: the box slides, never lifts off.
     assert!(contact_counts(&c.model, &plan).iter().all(|&n| n == 5));
@@ -145,18 +152,9 @@ fn hopper_hop_collocation_converges_and_replays() {
     const DIST: f64 = 0.15;
     let p = hopper_hop(T, DIST, Box::new(JumpSafeDifference::default())).expect("problem");
     let e0 = p.collocation.evaluate(&p.z0);
-    // Residual Jacobian through flight, landing and stance against central differences of the
-    // residual, relative to the largest entry (the rollout straddles no contact creation).
-    let c = &p.collocation;
-    let ja = c.dense_jacobian(&p.z0);
-    let jerr = (&ja - c.fd_jacobian(&p.z0, 1e-7)).amax() / ja.amax();
-    assert!(jerr < 1e-5, "Jacobian error {jerr:.2e}");
-    let (c, res, plan) = solve(p, 300);
-    assert!(
-        res.converged,
-        "{} after {}",
-        res.termination, res.iterations
-    );
+    // The residual Jacobian is checked through flight, landing and stance (the rollout
+    // straddles no contact creation).
+    let (c, res, plan, jerr) = check_and_solve(p);
     // 1e-3 N: the force jump where a contact row is created (MuJoCo's impedance floor 1e-4),
     // against a weight of 54 N.
     assert!(res.eval.max_defect() < 1e-3, "{:e}", res.eval.max_defect());

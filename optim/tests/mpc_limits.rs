@@ -5,40 +5,23 @@
 use moreau_optim::ilqr::{ilqr, IlqrOptions, QuadraticCost};
 use moreau_optim::mpc::{closed_loop, ctrl_bounds, state_of, IlqrMpc, MpcOptions, Push};
 use moreau_optim::system::MoreauSystem;
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DVector;
 
-const SUBSTEPS: usize = 5;
+#[path = "../../examples/common/hopper_mpc.rs"]
+mod hop;
+
+use hop::SUBSTEPS;
 
 fn hopper() -> (moreau::Model, moreau::Data) {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/hopper_leg.xml");
-    let m = moreau::mjcf::load(path).expect("model loads");
-    let mut d = moreau::Data::new(&m);
-    d.reset_keyframe(&m, m.key_id("stand").unwrap()).unwrap();
-    d.qvel.iter_mut().for_each(|v| *v = 0.0);
+    let m = hop::model().expect("model loads");
+    let d = hop::initial(&m).expect("stand keyframe");
     (m, d)
 }
 
-/// The cost of examples/mpc_hopper.rs at zero forward velocity.
+/// The standing cost of examples/mpc_hopper.rs at zero forward velocity (all velocity
+/// weights 0.01).
 fn cost(m: &moreau::Model, q_stand: &[f64]) -> QuadraticCost {
-    let nx = 2 * m.nv;
-    let mut q = vec![0.0; nx];
-    q[1] = 100.0;
-    q[2] = 10.0;
-    for qi in q.iter_mut().take(6).skip(3) {
-        *qi = 1.0;
-    }
-    for qi in q.iter_mut().skip(6) {
-        *qi = 0.01;
-    }
-    let mut xref = DVector::zeros(nx);
-    xref.rows_mut(0, 6).copy_from_slice(q_stand);
-    QuadraticCost {
-        q: DMatrix::from_diagonal(&DVector::from_vec(q.clone())),
-        r: DMatrix::identity(m.nu, m.nu) * 0.01,
-        qf: DMatrix::from_diagonal(&DVector::from_vec(q)) * 0.1,
-        xref,
-        dt: m.opt.timestep,
-    }
+    hop::cost(m, q_stand, 0.0, 0.01)
 }
 
 #[test]

@@ -5,11 +5,8 @@
 //! 4.0.0 to 5e-14). Independent code, same discrete problem: the costs agree to the solvers'
 //! stopping tolerances.
 
-use moreau_optim::ilqr::{ilqr, IlqrOptions};
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{swingup, SWINGUP_PENALTY};
-use moreau_optim::system::MoreauSystem;
-use nalgebra::DVector;
 
 fn reference(name: &str) -> (f64, Vec<f64>) {
     let path = concat!(
@@ -36,16 +33,7 @@ fn reference(name: &str) -> (f64, Vec<f64>) {
 fn ilqr_matches(name: &str) {
     let p = swingup(name).expect("problem");
     let (cost_ref, xn_ref) = reference(name);
-    let mut sys = MoreauSystem::new(p.model.clone()).expect("system");
-    let r = ilqr(
-        &mut sys,
-        &p.ilqr_cost(),
-        &p.x0(),
-        vec![DVector::zeros(p.model.nu); p.horizon],
-        &IlqrOptions::default(),
-        |_, _| {},
-    )
-    .expect("iLQR runs");
+    let (_, r) = p.solve_ilqr(|_, _| {}).expect("iLQR runs");
     assert!(r.converged);
     let cost = *r.cost_history.last().expect("cost");
     let xn = r.xs.last().expect("state");

@@ -1,36 +1,15 @@
 //! Cart-pole swing-up by iLQR on moreau's dynamics: converges to the upright state, and the
 //! optimized controls re-simulated from scratch reproduce the planned trajectory.
 
-use moreau_optim::ilqr::{ilqr, Dynamics, IlqrOptions, QuadraticCost};
-use moreau_optim::system::MoreauSystem;
-use nalgebra::{DMatrix, DVector};
+use moreau_optim::ilqr::Dynamics;
+use moreau_optim::problems::swingup;
+use nalgebra::DVector;
 
 #[test]
 fn cartpole_swingup_converges_and_replays() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../models/cartpole_swingup.xml"
-    );
-    let model = moreau::mjcf::load(path).expect("model loads");
-    let dt = model.opt.timestep;
-    let mut sys = MoreauSystem::new(model).expect("hinge/slide model");
-    let cost = QuadraticCost {
-        q: DMatrix::from_diagonal(&DVector::from_vec(vec![1.0, 1.0, 0.1, 0.1])),
-        r: DMatrix::from_element(1, 1, 0.01),
-        qf: DMatrix::from_diagonal(&DVector::from_vec(vec![1000.0, 1000.0, 100.0, 100.0])),
-        xref: DVector::zeros(4),
-        dt,
-    };
-    let x0 = DVector::from_vec(vec![0.0, std::f64::consts::PI, 0.0, 0.0]);
-    let res = ilqr(
-        &mut sys,
-        &cost,
-        &x0,
-        vec![DVector::zeros(1); 200],
-        &IlqrOptions::default(),
-        |_, _| {},
-    )
-    .expect("iLQR runs");
+    let p = swingup("cartpole").expect("model loads");
+    let x0 = p.x0();
+    let (mut sys, res) = p.solve_ilqr(|_, _| {}).expect("iLQR runs");
     assert!(
         res.converged,
         "not converged in {} iterations",

@@ -3,30 +3,17 @@
 //! velocities to a few percent, and the full ten-parameter-per-body problem recovers every
 //! identifiable combination.
 
+use moreau_optim::problems::{acrobot_sysid, cartpole_sysid, load_model, SysidProblem};
 use moreau_optim::sysid::{self, Param};
 
 fn load(name: &str) -> moreau::Model {
-    let path = format!("{}/../models/{name}", env!("CARGO_MANIFEST_DIR"));
-    moreau::mjcf::load(path).expect("model loads")
+    load_model(name).expect("model loads")
 }
 
 /// Cart-pole with the "true" masses and damping changed from the file's nominal ones.
 fn cartpole_truth() -> (moreau::Model, moreau::Model, Vec<Param>, Vec<f64>) {
-    let nominal = load("cartpole_swingup.xml");
-    let cart = nominal.body_id("cart").unwrap();
-    let pole = nominal.body_id("pole").unwrap();
-    let params = vec![
-        Param::Mass { body: cart },
-        Param::Mass { body: pole },
-        Param::Damping { dof: 0 },
-        Param::Damping { dof: 1 },
-    ];
-    let truth_v = vec![1.3, 0.137, 0.4, 0.02];
-    let mut truth = nominal.clone();
-    for (p, v) in params.iter().zip(&truth_v) {
-        sysid::set(&mut truth, *p, *v).unwrap();
-    }
-    (nominal, truth, params, truth_v)
+    let p = cartpole_sysid().expect("model loads");
+    (p.nominal, p.truth, p.params, p.truth_v)
 }
 
 #[test]
@@ -90,21 +77,13 @@ fn masses_and_damping_with_velocity_noise() {
 
 #[test]
 fn full_inertial_parameters_identifiable_part() {
-    let nominal = load("acrobot.xml");
-    let mut params = vec![];
-    for body in 1..3 {
-        for k in 0..10 {
-            params.push(Param::Inertial { body, k });
-        }
-    }
-    params.push(Param::Damping { dof: 0 });
-    params.push(Param::Damping { dof: 1 });
-    let mut truth = nominal.clone();
-    sysid::set(&mut truth, Param::Mass { body: 1 }, 1.2).unwrap();
-    sysid::set(&mut truth, Param::Mass { body: 2 }, 0.8).unwrap();
-    sysid::set(&mut truth, Param::Damping { dof: 0 }, 0.1).unwrap();
-    sysid::set(&mut truth, Param::Damping { dof: 1 }, 0.05).unwrap();
-    let truth_v: Vec<f64> = params.iter().map(|p| sysid::get(&truth, *p)).collect();
+    let SysidProblem {
+        nominal,
+        truth,
+        params,
+        truth_v,
+        ..
+    } = acrobot_sysid().expect("model loads");
     let rec = sysid::record(
         &truth,
         &[0.5, 0.2],
@@ -116,11 +95,7 @@ fn full_inertial_parameters_identifiable_part() {
     // planar acrobot: the identifiable combinations are few (rank < 22)
     assert!(id.rank < params.len() && id.rank >= 4, "rank {}", id.rank);
     assert!(id.residual_rms < 1e-8, "residual {}", id.residual_rms);
-    let err = nalgebra::DVector::from_iterator(
-        params.len(),
-        id.estimate.iter().zip(&truth_v).map(|(e, t)| e - t),
-    );
-    let projected = id.row_space.transpose() * &err;
+    let projected = id.identifiable_error(&truth_v);
     assert!(
         projected.amax() < 1e-6,
         "identifiable error {}",

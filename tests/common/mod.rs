@@ -7,6 +7,61 @@ pub mod phys8;
 use moreau::model::*;
 use serde_json::Value;
 
+/// The tendon and actuator fields `mj_setConst` computes (`tendon_length0`,
+/// `tendon_invweight0`, `actuator_length0`, `actuator_acc0`).
+pub struct SetConstFields;
+
+impl SetConstFields {
+    /// Zeroes them in `m`, so that `set_const` must recompute them.
+    pub fn clear(m: &mut Model) {
+        m.tendon_length0.iter_mut().for_each(|x| *x = 0.0);
+        m.tendon_invweight0.iter_mut().for_each(|x| *x = 0.0);
+        m.actuator_length0.iter_mut().for_each(|x| *x = 0.0);
+        m.actuator_acc0.iter_mut().for_each(|x| *x = 0.0);
+    }
+
+    /// `(field, value in m, value in want)` of each.
+    pub fn pairs<'a>(m: &'a Model, want: &'a Model) -> [(&'static str, &'a [f64], &'a [f64]); 4] {
+        [
+            ("tendon_length0", &m.tendon_length0, &want.tendon_length0),
+            (
+                "tendon_invweight0",
+                &m.tendon_invweight0,
+                &want.tendon_invweight0,
+            ),
+            (
+                "actuator_length0",
+                &m.actuator_length0,
+                &want.actuator_length0,
+            ),
+            ("actuator_acc0", &m.actuator_acc0, &want.actuator_acc0),
+        ]
+    }
+}
+
+/// A recorded rollout's start: `m` with the rollout's integrator (`integrator_enum`: 0 Euler,
+/// 1 RK4, 2 implicit, else implicitfast), `eulerdamp` flag and `timestep`, and the `Data` at
+/// its initial `qpos0`, `qvel0`, `act0` and first `time`.
+pub fn rollout_start(m: &Model, ro: &Value) -> (Model, moreau::Data<f64>) {
+    let mut m = m.clone();
+    m.opt.integrator = match ro["integrator_enum"].as_u64().unwrap() {
+        0 => Integrator::Euler,
+        1 => Integrator::Rk4,
+        2 => Integrator::Implicit,
+        _ => Integrator::ImplicitFast,
+    };
+    if !ro["eulerdamp"].as_bool().unwrap_or(true) {
+        m.opt.disableflags |= disable::EULERDAMP;
+    }
+    m.opt.timestep = ro["timestep"].as_f64().unwrap();
+    let mut d = moreau::Data::<f64>::new(&m);
+    d.qpos.copy_from_slice(&fv(&ro["qpos0"]));
+    d.qvel.copy_from_slice(&fv(&ro["qvel0"]));
+    d.act.copy_from_slice(&fv(&ro["act0"]));
+    d.time = fv(&ro["time"])[0];
+    (m, d)
+}
+
 pub fn load_cases() -> Value {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),

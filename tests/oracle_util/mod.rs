@@ -128,3 +128,94 @@ pub fn set_inputs(d: &mut Data, c: &Value) {
 pub fn us(x: &[usize]) -> Vec<i64> {
     x.iter().map(|&v| v as i64).collect()
 }
+
+/// Sets `m.opt.cone` and `m.opt.solver` from the case's `cone` (`"elliptic"`, else pyramidal)
+/// and `solver` (`"Newton"`, `"CG"`, else PGS); returns the solver's name.
+pub fn set_cone_solver<'a>(m: &mut Model, c: &'a Value) -> &'a str {
+    use moreau::model::{Cone, SolverType};
+    m.opt.cone = match c["cone"].as_str().unwrap() {
+        "elliptic" => Cone::Elliptic,
+        _ => Cone::Pyramidal,
+    };
+    let solver = c["solver"].as_str().unwrap();
+    m.opt.solver = match solver {
+        "Newton" => SolverType::Newton,
+        "CG" => SolverType::Cg,
+        _ => SolverType::Pgs,
+    };
+    solver
+}
+
+/// Steps `d` through the recorded rollout `ro` (`ctrl` of each of its `nstep` steps, applied
+/// when the model has actuators) and returns the largest [`err`] of `qpos` and `qvel` at the
+/// recorded `steps` against `ro["qpos"]`, `ro["qvel"]`, and the step where it occurred.
+/// `after_step(k, d)` runs after step `k`.
+#[allow(clippy::needless_range_loop)] // k is the step number, compared with the recorded steps
+pub fn track_rollout(
+    m: &Model,
+    d: &mut Data,
+    ro: &Value,
+    mut after_step: impl FnMut(usize, &Data),
+) -> (f64, usize) {
+    let ctrl = ro["ctrl"].as_array().unwrap();
+    let steps: Vec<usize> = fv(&ro["steps"]).iter().map(|&x| x as usize).collect();
+    let nstep = ro["nstep"].as_u64().unwrap() as usize;
+    let (mut worst, mut at, mut rec) = (0.0f64, 0, 0);
+    for k in 0..=nstep {
+        if rec < steps.len() && steps[rec] == k {
+            let e = err(&d.qpos, &fv(&ro["qpos"][rec])).max(err(&d.qvel, &fv(&ro["qvel"][rec])));
+            if e > worst {
+                (worst, at) = (e, k);
+            }
+            rec += 1;
+        }
+        if k == nstep {
+            break;
+        }
+        if m.nu > 0 {
+            d.ctrl.copy_from_slice(&fv(&ctrl[k]));
+        }
+        moreau::integrator::step(m, d);
+        after_step(k, d);
+    }
+    (worst, at)
+}
+
+/// `"<model> [<label>] <cone> <solver>"`: the name of an oracle case in messages.
+pub fn case_tag(c: &Value) -> String {
+    format!(
+        "{} [{}] {} {}",
+        c["model"].as_str().unwrap(),
+        c["label"].as_str().unwrap(),
+        c["cone"].as_str().unwrap(),
+        c["solver"].as_str().unwrap()
+    )
+}
+
+/// `forward` at the case's inputs ([`set_inputs`]) with the contacts in MuJoCo's order
+/// ([`mujoco_contact_order`]); `None`, with `"<tag>: contact sets differ"` pushed to
+/// `failures`, when the contact sets differ.
+pub fn forward_case(m: &Model, c: &Value, tag: &str, failures: &mut Vec<String>) -> Option<Data> {
+    let mut d = Data::new(m);
+    set_inputs(&mut d, c);
+    moreau::forward::forward(m, &mut d);
+    if mujoco_contact_order(m, &mut d, c) {
+        Some(d)
+    } else {
+        failures.push(format!("{tag}: contact sets differ"));
+        None
+    }
+}
+
+/// [`cmp`] of each `(field, got)` against the case's `case[field]`, labelled `"<label> <field>"`.
+pub fn cmp_case(label: &str, case: &Value, fields: &[(&str, &[f64])], tol: f64, worst: &mut f64) {
+    for (field, got) in fields {
+        cmp(
+            &format!("{label} {field}"),
+            got,
+            &fv(&case[*field]),
+            tol,
+            worst,
+        );
+    }
+}

@@ -1,0 +1,248 @@
+//! Hopper MPC setup shared by `examples/mpc_hopper.rs` and the tests `optim/tests/mpc_limits.rs`
+//! and `optim/tests/hopper_mpc.rs`: the planar hopper leg (`models/hopper_leg.xml`, standing
+//! keyframe at rest; rootx, rootz, rooty, thigh, leg, foot; three motors, ctrlrange ±1) kept
+//! standing, moving forward at `vx`, under pushes on the torso, by receding-horizon iLQR on a
+//! diagonal cost around the standing pose.
+
+#![allow(dead_code)]
+
+use moreau::{Data, Model};
+use moreau_optim::ilqr::QuadraticCost;
+use moreau_optim::mpc::{closed_loop, ctrl_bounds, ClosedLoop, IlqrMpc, MpcOptions, Push};
+use moreau_optim::system::MoreauSystem;
+use nalgebra::{DMatrix, DVector};
+
+/// Plant steps (4 ms) per control step.
+pub const SUBSTEPS: usize = 5;
+
+/// `models/hopper_leg.xml`.
+pub fn model() -> Result<Model, String> {
+    moreau_optim::problems::load_model("hopper_leg.xml")
+}
+
+/// The plant's initial state: the `stand` keyframe at rest (its `qvel` zeroed).
+pub fn initial(m: &Model) -> Result<Data, String> {
+    let key = m.key_id("stand").ok_or("hopper_leg: no stand keyframe")?;
+    let mut d = Data::new(m);
+    d.reset_keyframe(m, key)?;
+    d.qvel.iter_mut().for_each(|v| *v = 0.0);
+    Ok(d)
+}
+
+/// Control steps of `secs` simulated seconds on the plant `m`.
+pub fn control_steps(m: &Model, secs: f64) -> usize {
+    (secs / (m.opt.timestep * SUBSTEPS as f64)).round() as usize
+}
+
+/// ±150 N for one plant step on the torso (alternating sign) every 50 control steps from the
+/// 25th, over `steps` control steps.
+pub fn pushes(m: &Model, steps: usize) -> Result<Vec<Push>, String> {
+    let torso = m.body_id("torso").ok_or("hopper_leg: no torso")?;
+    Ok((25..steps)
+        .step_by(50)
+        .enumerate()
+        .map(|(i, k)| Push::Body {
+            step: k,
+            body: torso,
+            wrench: [
+                if i % 2 == 0 { 150.0 } else { -150.0 },
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+                0.0,
+            ],
+        })
+        .collect())
+}
+
+/// The standing cost on `x = (qpos, qvel)`: torso height 100, pitch 10, joint angles 1 around
+/// `q_stand`, velocities 0.01 except the forward one (`wvx`, target `vx`); controls 0.01;
+/// terminal 0.1 × the stage weights; `dt` = `m`'s time step.
+pub fn cost(m: &Model, q_stand: &[f64], vx: f64, wvx: f64) -> QuadraticCost {
+    let nx = 2 * m.nv;
+    let mut q = vec![0.0; nx];
+    q[1] = 100.0; // torso height
+    q[2] = 10.0; // pitch
+    for qi in q.iter_mut().take(6).skip(3) {
+        *qi = 1.0;
+    }
+    for qi in q.iter_mut().skip(6) {
+        *qi = 0.01;
+    }
+    q[6] = wvx;
+    let mut xref = DVector::zeros(nx);
+    xref.rows_mut(0, 6).copy_from_slice(q_stand);
+    xref[6] = vx;
+    QuadraticCost {
+        q: DMatrix::from_diagonal(&DVector::from_vec(q.clone())),
+        r: DMatrix::identity(m.nu, m.nu) * 0.01,
+        qf: DMatrix::from_diagonal(&DVector::from_vec(q)) * 0.1,
+        xref,
+        dt: m.opt.timestep,
+    }
+}
+
+/// The standing iLQR MPC: [`cost`] with a light forward-velocity weight (0.1: heavier ones make
+/// the 0.2 s horizon lean the torso forward until it falls; 0.2 at 0.3 m/s falls within 5 s),
+/// 50 plant steps of horizon, one iteration per control step (five at the first), within
+/// `ctrlrange` when `bounded`.
+pub fn standing_ilqr(m: &Model, q_stand: &[f64], vx: f64, bounded: bool) -> IlqrMpc {
+    IlqrMpc::new(
+        m.nu,
+        cost(m, q_stand, vx, 0.1),
+        MpcOptions {
+            horizon: 50,
+            iter: 1,
+            first_iter: 5,
+            bounds: bounded.then(|| ctrl_bounds(m)),
+        },
+    )
+}
+
+/// Settings of the forward-moving iLQR MPC ([`forward_ilqr`]).
+#[derive(Clone, Debug)]
+pub struct Forward {
+    /// Time step of the planning model (the plant keeps 4 ms).
+    pub plan_dt: f64,
+    /// Horizon in planning steps.
+    pub horizon: usize,
+    /// Weights of the forward velocity, the pitch and the torso height.
+    pub wvx: f64,
+    pub wpitch: f64,
+    pub wz: f64,
+    /// Weight of the thigh and leg angles (the crouch).
+    pub wjoint: f64,
+    /// Terminal weights = `terminal` × stage weights.
+    pub terminal: f64,
+    /// iLQR iterations per control step.
+    pub iter: usize,
+    /// Analytic transition Jacobians (`MoreauSystem::analytic`) instead of FD.
+    pub analytic: bool,
+}
+
+impl Forward {
+    /// The example's settings, chosen by a sweep (5 s, 0.3 m/s, the example's pushes; see the
+    /// README): analytic Jacobians (≈4× cheaper per control step than FD here) on a 20 ms
+    /// planning model over 0.8 s, a heavy torso-height (1000) and thigh/leg-angle (100) weight
+    /// against the crouch, pitch 30, terminal weights = stage weights. The hopper is bistable
+    /// under this cost: velocity weights up to 15 keep it standing and move it ≈0.1 m in 5 s,
+    /// 30 and more (or joint weights ≤ 30 at 15-20) crouch it to rootz ≈ −0.5 or tip it over
+    /// while it travels 0.4-1.4 m.
+    pub fn example() -> Self {
+        Forward {
+            plan_dt: 0.02,
+            horizon: 40,
+            wvx: 15.0,
+            wpitch: 30.0,
+            wz: 1000.0,
+            wjoint: 100.0,
+            terminal: 1.0,
+            iter: 1,
+            analytic: true,
+        }
+    }
+
+    /// The former settings (FD Jacobians, one iteration per control step).
+    pub fn previous() -> Self {
+        Forward {
+            plan_dt: 0.01,
+            horizon: 80,
+            wvx: 1.0,
+            wpitch: 10.0,
+            wz: 100.0,
+            wjoint: 1.0,
+            terminal: 0.1,
+            iter: 1,
+            analytic: false,
+        }
+    }
+}
+
+/// The forward-moving iLQR MPC on the planning model `pm` (time step `f.plan_dt`): [`cost`]
+/// with `f`'s weights, control-limited.
+pub fn forward_ilqr(pm: &Model, q_stand: &[f64], vx: f64, f: &Forward) -> IlqrMpc {
+    let mut c = cost(pm, q_stand, vx, f.wvx);
+    c.q[(2, 2)] = f.wpitch;
+    c.q[(1, 1)] = f.wz;
+    c.q[(3, 3)] = f.wjoint;
+    c.q[(4, 4)] = f.wjoint;
+    c.qf = &c.q * f.terminal;
+    IlqrMpc::new(
+        pm.nu,
+        c,
+        MpcOptions {
+            horizon: f.horizon,
+            iter: f.iter,
+            first_iter: 5,
+            bounds: Some(ctrl_bounds(pm)),
+        },
+    )
+}
+
+/// A closed loop and the planner's cost before / after each solve.
+pub struct Run {
+    pub closed: ClosedLoop,
+    pub costs: Vec<(f64, f64)>,
+}
+
+impl Run {
+    /// Forward (x) distance of the torso.
+    pub fn distance(&self) -> f64 {
+        self.closed.displacement(0)
+    }
+    /// Lowest torso height `rootz` over the run (standing: −0.052).
+    pub fn min_z(&self) -> f64 {
+        self.closed.min_qpos(1)
+    }
+    /// Largest |pitch| (rad).
+    pub fn max_pitch(&self) -> f64 {
+        self.closed.max_abs_qpos(2)
+    }
+}
+
+/// Receding-horizon iLQR on the planning model (the plant's with time step `plan_dt`),
+/// re-planned every control step (warm start shifted by a control step's worth of planning
+/// steps), driving the plant `m` from [`initial`] for `steps` control steps under `pushes`.
+/// `clamp`: the applied control is clamped into `ctrlrange` (for a planner without bounds).
+#[allow(clippy::too_many_arguments)]
+pub fn run_ilqr(
+    m: &Model,
+    plan_dt: f64,
+    analytic: bool,
+    mut mpc: IlqrMpc,
+    clamp: bool,
+    steps: usize,
+    pushes: &[Push],
+    on_step: impl FnMut(usize, &Data),
+) -> Result<Run, String> {
+    let mut pm = m.clone();
+    pm.opt.timestep = plan_dt;
+    let shift = ((m.opt.timestep * SUBSTEPS as f64 / plan_dt).round() as usize).max(1);
+    let mut sys = MoreauSystem::new(pm)?;
+    if analytic {
+        sys = sys.analytic()?;
+    }
+    let (lo, hi) = ctrl_bounds(m);
+    let mut costs = vec![];
+    let mut d = initial(m)?;
+    let closed = closed_loop(
+        m,
+        &mut d,
+        steps,
+        SUBSTEPS,
+        pushes,
+        |d| {
+            let mut u = mpc.control(&mut sys, d, shift)?;
+            costs.push(mpc.last_costs());
+            if clamp {
+                for (i, ui) in u.iter_mut().enumerate() {
+                    *ui = ui.clamp(lo[i], hi[i]);
+                }
+            }
+            Ok(u)
+        },
+        on_step,
+    )?;
+    Ok(Run { closed, costs })
+}

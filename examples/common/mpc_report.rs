@@ -1,0 +1,123 @@
+//! What the MPC examples (`mpc_cartpole`, `mpc_hopper`, `mpc_quadruped`) share: a closed loop
+//! behind a progress bar, the trajectories written as JSON under `target/mpc/`, and (with
+//! `--features plot`) the planner-cost chart.
+
+#![allow(dead_code)]
+
+use moreau::Data;
+use moreau_optim::mpc::ClosedLoop;
+use moreau_optim::progress::bar;
+
+/// One controller's closed loop.
+pub struct Row {
+    pub name: String,
+    pub slug: String,
+    pub run: ClosedLoop,
+    /// Planner cost before / after each solve (iLQR only).
+    pub costs: Vec<(f64, f64)>,
+}
+
+/// Runs `closed(on_step)` behind a progress bar of `steps` control steps labelled `label`,
+/// whose message is `msg(d)` after each step (`on_step` is what `closed` passes to
+/// [`moreau_optim::mpc::closed_loop`]).
+pub fn with_bar<T>(
+    steps: usize,
+    label: &str,
+    msg: impl Fn(&Data) -> String + Sync,
+    closed: impl FnOnce(&mut (dyn FnMut(usize, &Data) + Send)) -> T,
+) -> T {
+    let pb = bar(steps as u64, label);
+    let out = closed(&mut |_, d| {
+        pb.set_message(msg(d));
+        pb.inc(1)
+    });
+    pb.finish();
+    out
+}
+
+/// Writes each closed loop as `target/mpc/<prefix>_<slug>.json` (`moreau simulate`'s format
+/// plus `ctrl`, `model`, `controller`, `planner_cost` and the keys of `extra`, an object).
+pub fn write_json<'a>(
+    prefix: &str,
+    model: &str,
+    rows: impl IntoIterator<Item = (&'a str, &'a str, &'a ClosedLoop, serde_json::Value)>,
+    extra: &serde_json::Value,
+) -> Result<(), String> {
+    std::fs::create_dir_all("target/mpc").map_err(|e| format!("target/mpc: {e}"))?;
+    for (name, slug, run, planner_cost) in rows {
+        let out = format!("target/mpc/{prefix}_{slug}.json");
+        let mut fields = serde_json::json!({
+            "model": model,
+            "controller": name,
+            "planner_cost": planner_cost,
+        });
+        if let (Some(o), serde_json::Value::Object(e)) = (fields.as_object_mut(), extra) {
+            o.extend(e.clone());
+        }
+        let json = run.trajectory_json(fields);
+        std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
+        println!("wrote {out}");
+    }
+    Ok(())
+}
+
+/// `(name, slug, run, planner cost before / after per solve)` of every row, for [`write_json`].
+pub fn json_rows(
+    rows: &[Row],
+) -> impl Iterator<Item = (&str, &str, &ClosedLoop, serde_json::Value)> {
+    rows.iter().map(|r| {
+        let costs: Vec<[f64; 2]> = r.costs.iter().map(|c| [c.0, c.1]).collect();
+        (
+            r.name.as_str(),
+            r.slug.as_str(),
+            &r.run,
+            serde_json::json!(costs),
+        )
+    })
+}
+
+/// A log-scale chart of planner costs per control step (step `dt`), one line per named series
+/// (non-positive and non-finite values left out), written to `path`.
+#[cfg(feature = "plot")]
+pub fn cost_chart(
+    path: &str,
+    title: &str,
+    ylabel: &str,
+    dt: f64,
+    tmax: f64,
+    series: &[(String, Vec<f64>)],
+) -> Result<(), Box<dyn std::error::Error>> {
+    use plotters::prelude::*;
+    let root = BitMapBackend::new(path, (900, 500)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let all = series
+        .iter()
+        .flat_map(|s| s.1.iter().copied())
+        .filter(|c| *c > 0.0 && c.is_finite());
+    let (lo, hi) = all.fold((f64::INFINITY, 0.0f64), |(a, b), c| (a.min(c), b.max(c)));
+    if lo.is_finite() && hi > lo {
+        let mut ch = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 22))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(70)
+            .build_cartesian_2d(0.0..tmax, (lo * 0.8..hi * 1.2).log_scale())?;
+        ch.configure_mesh()
+            .x_desc("time (s)")
+            .y_desc(ylabel)
+            .draw()?;
+        for (i, (name, costs)) in series.iter().enumerate() {
+            let color = Palette99::pick(i).to_rgba();
+            ch.draw_series(LineSeries::new(
+                costs.iter().enumerate().map(|(t, c)| (t as f64 * dt, *c)),
+                color.stroke_width(2),
+            ))?
+            .label(name.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
+        }
+        ch.configure_series_labels().border_style(BLACK).draw()?;
+    }
+    root.present()?;
+    println!("wrote {path}");
+    Ok(())
+}
