@@ -207,7 +207,7 @@ pub(super) fn solve<T: Scalar>(
     } else if newton {
         newton::hessian(p, s);
         s.Mgrad.copy_from_slice(&s.grad);
-        dense::ldl_solve_rev(&s.H, nv, &mut s.Mgrad);
+        newton::solve_h(p, s);
         if flg_grad && half * scale * dense::dot(&s.grad, &s.Mgrad) < tol {
             done = true;
         }
@@ -299,7 +299,7 @@ pub(super) fn solve<T: Scalar>(
             }
             newton::update_hessian(p, s, nupdate);
             s.Mgrad.copy_from_slice(&s.grad);
-            dense::ldl_solve_rev(&s.H, nv, &mut s.Mgrad);
+            newton::solve_h(p, s);
             decrement = half * scale * dense::dot(&s.grad, &s.Mgrad);
             for i in 0..nv {
                 s.search[i] = -s.Mgrad[i];
