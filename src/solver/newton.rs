@@ -393,8 +393,10 @@ mod tests {
     fn problem() -> (Problem<f64>, SolverScratch<f64>, Vec<f64>) {
         let parent = [-1i32, 0, 1, 2, 3, 2, 5];
         let nv = parent.len();
-        let mut p = Problem::<f64>::default();
-        p.nv = nv;
+        let mut p = Problem::<f64> {
+            nv,
+            ..Default::default()
+        };
         let mut dense_m = vec![0.0; nv * nv];
         for a in 0..nv {
             p.Madr.push(p.qM.len());
