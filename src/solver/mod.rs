@@ -216,10 +216,11 @@ impl<T: Scalar> Problem<T> {
         }
     }
 
-    /// Fills `row_leaf` from J's values (after J, `Madr`, `parentid` are gathered); `-2` for
-    /// every row unless the scalar is `f64` (a dual entry with a zero value may carry a
-    /// derivative, so its zeros are not structural).
-    fn leaves(&mut self) {
+    /// Fills `row_leaf` from J's values (after [`Problem::gather`]; Newton calls it before its
+    /// first Hessian, so problems only gathered for the warm start skip it); `-2` for every row
+    /// unless the scalar is `f64` (a dual entry with a zero value may carry a derivative, so its
+    /// zeros are not structural).
+    pub(crate) fn leaves(&mut self) {
         let (nv, nefc) = (self.nv, self.nefc);
         self.row_leaf.clear();
         if std::any::TypeId::of::<T>() != std::any::TypeId::of::<f64>() {
@@ -384,7 +385,6 @@ impl<T: Scalar> Problem<T> {
                 }
             }
         }
-        self.leaves();
         let g = |out: &mut Vec<T>, src: &[T]| {
             out.clear();
             out.extend(rows.iter().map(|&r| src[r]));

@@ -169,6 +169,9 @@ pub(super) fn solve<T: Scalar>(
     let tol: T = sc(m.opt.tolerance);
     let half: T = sc(0.5);
     let scale = T::one() / p.trace_m();
+    if newton {
+        p.leaves();
+    }
 
     let mut a = std::mem::take(&mut p.qacc);
     p.mul_m(&a, &mut s.Ma);
