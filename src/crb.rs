@@ -154,6 +154,62 @@ pub fn solve_tree<T: Scalar>(
     }
 }
 
+/// [`solve_tree`] with the column of every entry given (`col[t]`: the dof of entry `t`, i.e.
+/// row `k` from `madr[k]` lists `k` and its ancestors; rows end where the next begins, the last
+/// at `ld.len()`): the same operations in the same order, without walking `parent`.
+pub fn solve_tree_col<T: Scalar>(
+    madr: &[usize],
+    col: &[usize],
+    ld: &[T],
+    diag_inv: &[T],
+    x: &mut [T],
+) {
+    let nv = madr.len();
+    let x = &mut x[..nv];
+    let end = |k: usize| if k + 1 < nv { madr[k + 1] } else { ld.len() };
+    for k in (0..nv).rev() {
+        let xk = x[k];
+        if xk == T::zero() {
+            continue;
+        }
+        let (a, e) = (madr[k] + 1, end(k));
+        for (&l, &c) in ld[a..e].iter().zip(&col[a..e]) {
+            x[c] -= l * xk;
+        }
+    }
+    for (xk, &di) in x.iter_mut().zip(&diag_inv[..nv]) {
+        *xk *= di;
+    }
+    for k in 0..nv {
+        let (a, e) = (madr[k] + 1, end(k));
+        let mut s = x[k];
+        for (&l, &c) in ld[a..e].iter().zip(&col[a..e]) {
+            s -= l * x[c];
+        }
+        x[k] = s;
+    }
+}
+
+/// [`mul_tree`] with the column of every entry given (see [`solve_tree_col`]).
+pub fn mul_tree_col<T: Scalar>(madr: &[usize], col: &[usize], mat: &[T], x: &[T], out: &mut [T]) {
+    let nv = madr.len();
+    let (x, out) = (&x[..nv], &mut out[..nv]);
+    for i in 0..nv {
+        out[i] = mat[madr[i]] * x[i];
+    }
+    for i in 0..nv {
+        let a = madr[i] + 1;
+        let e = if i + 1 < nv { madr[i + 1] } else { mat.len() };
+        let xi = x[i];
+        let mut oi = out[i];
+        for (&v, &j) in mat[a..e].iter().zip(&col[a..e]) {
+            oi += v * x[j];
+            out[j] += v * xi;
+        }
+        out[i] = oi;
+    }
+}
+
 /// `x ← M⁻¹ x` using the factorization in `d` (`mj_solveM`).
 pub fn solve_m<T: Scalar>(m: &Model, d: &Data<T>, x: &mut [T]) {
     solve_ld(m, &d.qLD, &d.qLDiagInv, x);

@@ -47,6 +47,10 @@ pub struct Problem<T> {
     pub qLDiagInv: Vec<T>,
     pub Madr: Vec<usize>,
     pub parentid: Vec<i32>,
+    /// The dof (column) of every entry of that layout: row `a` lists `a` and its ancestors.
+    pub Mcol: Vec<usize>,
+    /// `Madr`, `parentid`, `Mcol` are the model's global layout (the last gather had every dof).
+    whole: bool,
     /// Dense M of the problem's dofs and its Cholesky factor: filled only when `dense` (CG,
     /// PGS, noslip), empty otherwise.
     pub M: Vec<T>,
@@ -61,6 +65,11 @@ pub struct Problem<T> {
     pub J_rownnz: Vec<usize>,
     pub J_rowadr: Vec<usize>,
     pub J_colind: Vec<usize>,
+    /// Per row (`f64` only): the deepest dof of the root path that holds all of the row's
+    /// nonzeros (dofs are numbered parents first, so it is the largest nonzero column), `-1` for
+    /// a zero row, `-2` when the nonzeros are not on one root path (or the scalar is not `f64`).
+    /// Rows on one path keep the Newton Hessian in M's tree-sparse layout ([`newton`]).
+    pub row_leaf: Vec<i32>,
     pub ty: Vec<ConstraintType>,
     pub D: Vec<T>,
     pub R: Vec<T>,
@@ -88,6 +97,8 @@ impl<T> Default for Problem<T> {
             qLDiagInv: Vec::new(),
             Madr: Vec::new(),
             parentid: Vec::new(),
+            Mcol: Vec::new(),
+            whole: false,
             M: Vec::new(),
             Mchol: Vec::new(),
             dense: false,
@@ -97,6 +108,7 @@ impl<T> Default for Problem<T> {
             J_rownnz: Vec::new(),
             J_rowadr: Vec::new(),
             J_colind: Vec::new(),
+            row_leaf: Vec::new(),
             ty: Vec::new(),
             D: Vec::new(),
             R: Vec::new(),
@@ -127,12 +139,12 @@ impl<T: Scalar> Problem<T> {
 
     /// `out = M x` over the problem's dofs (tree-sparse, `mj_mulM`).
     pub fn mul_m(&self, x: &[T], out: &mut [T]) {
-        crate::crb::mul_tree(&self.Madr, &self.parentid, &self.qM, x, out);
+        crate::crb::mul_tree_col(&self.Madr, &self.Mcol, &self.qM, x, out);
     }
 
     /// `x ← M⁻¹ x` over the problem's dofs (tree-sparse LᵀDL, `mj_solveM`).
     pub fn solve_m(&self, x: &mut [T]) {
-        crate::crb::solve_tree(&self.Madr, &self.parentid, &self.qLD, &self.qLDiagInv, x);
+        crate::crb::solve_tree_col(&self.Madr, &self.Mcol, &self.qLD, &self.qLDiagInv, x);
     }
 
     /// `tr M` of the problem, summed in dof order.
@@ -204,6 +216,48 @@ impl<T: Scalar> Problem<T> {
         }
     }
 
+    /// Fills `row_leaf` from J's values (after [`Problem::gather`]; Newton calls it before its
+    /// first Hessian, so problems only gathered for the warm start skip it); `-2` for every row
+    /// unless the scalar is `f64` (a dual entry with a zero value may carry a derivative, so its
+    /// zeros are not structural).
+    pub(crate) fn leaves(&mut self) {
+        let (nv, nefc) = (self.nv, self.nefc);
+        self.row_leaf.clear();
+        if std::any::TypeId::of::<T>() != std::any::TypeId::of::<f64>() {
+            self.row_leaf.resize(nefc, -2);
+            return;
+        }
+        for i in 0..nefc {
+            // the nonzero columns, deepest first, must all lie on the first one's root path
+            let mut leaf = -1i32;
+            let mut cur = -1i32;
+            let mut on_path = |c: usize| {
+                let c = c as i32;
+                if leaf < 0 {
+                    leaf = c;
+                    cur = c;
+                    return true;
+                }
+                while cur > c {
+                    cur = self.parentid[cur as usize];
+                }
+                cur == c
+            };
+            let ok = if self.J_sparse {
+                let (a, n) = (self.J_rowadr[i], self.J_rownnz[i]);
+                let (cols, vals) = (&self.J_colind[a..a + n], &self.J[a..a + n]);
+                cols.iter()
+                    .zip(vals)
+                    .rev()
+                    .all(|(&c, &v)| v == T::zero() || on_path(c))
+            } else {
+                let row = &self.J[i * nv..(i + 1) * nv];
+                (0..nv).rev().all(|c| row[c] == T::zero() || on_path(c))
+            };
+            self.row_leaf.push(if ok { leaf } else { -2 });
+        }
+    }
+
     /// Gathers the dofs `dofs` (whole kinematic trees, ascending) and rows `rows` of `d`;
     /// `efc2p` maps a global row to its problem row (`None`: identity). With `dense`, also the
     /// dense M and its Cholesky factor. Does not touch `qacc`, `force`, `state` beyond sizing
@@ -229,28 +283,57 @@ impl<T: Scalar> Problem<T> {
         for (a, &da) in dofs.iter().enumerate() {
             self.g2l[da] = a;
         }
-        self.Madr.clear();
-        self.parentid.clear();
         self.qM.clear();
         self.qLD.clear();
         self.qLDiagInv.clear();
-        for &da in dofs {
-            let a0 = m.dof_Madr[da];
-            let a1 = if da + 1 < nvfull {
-                m.dof_Madr[da + 1]
-            } else {
-                m.nM
-            };
-            self.Madr.push(self.qM.len());
-            let par = m.dof_parentid[da];
-            self.parentid.push(if par < 0 {
-                -1
-            } else {
-                self.g2l[par as usize] as i32
-            });
-            self.qM.extend_from_slice(&d.qM[a0..a1]);
-            self.qLD.extend_from_slice(&d.qLD[a0..a1]);
-            self.qLDiagInv.push(d.qLDiagInv[da]);
+        if nv == nvfull {
+            // every dof in order: the global layout (kept from the last such gather)
+            if !(self.whole && self.Madr == m.dof_Madr && self.parentid == m.dof_parentid) {
+                self.Madr.clear();
+                self.Madr.extend_from_slice(&m.dof_Madr);
+                self.parentid.clear();
+                self.parentid.extend_from_slice(&m.dof_parentid);
+                self.Mcol.clear();
+                for a in 0..nv {
+                    let mut j = a as i32;
+                    while j >= 0 {
+                        self.Mcol.push(j as usize);
+                        j = self.parentid[j as usize];
+                    }
+                }
+                self.whole = true;
+            }
+            self.qM.extend_from_slice(&d.qM[..m.nM]);
+            self.qLD.extend_from_slice(&d.qLD[..m.nM]);
+            self.qLDiagInv.extend_from_slice(&d.qLDiagInv[..nv]);
+        } else {
+            self.whole = false;
+            self.Madr.clear();
+            self.parentid.clear();
+            self.Mcol.clear();
+            for &da in dofs {
+                let a0 = m.dof_Madr[da];
+                let a1 = if da + 1 < nvfull {
+                    m.dof_Madr[da + 1]
+                } else {
+                    m.nM
+                };
+                self.Madr.push(self.qM.len());
+                let par = m.dof_parentid[da];
+                self.parentid.push(if par < 0 {
+                    -1
+                } else {
+                    self.g2l[par as usize] as i32
+                });
+                let mut j = self.parentid.len() as i32 - 1;
+                while j >= 0 {
+                    self.Mcol.push(j as usize);
+                    j = self.parentid[j as usize];
+                }
+                self.qM.extend_from_slice(&d.qM[a0..a1]);
+                self.qLD.extend_from_slice(&d.qLD[a0..a1]);
+                self.qLDiagInv.push(d.qLDiagInv[da]);
+            }
         }
         self.dense = dense;
         if dense {
@@ -289,10 +372,16 @@ impl<T: Scalar> Problem<T> {
             }
         } else {
             self.J.resize(nefc * nv, z);
+            let all = nv == nvfull; // whole trees, ascending: every dof, in order
             for (i, &r) in rows.iter().enumerate() {
                 let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
-                for (a, &da) in dofs.iter().enumerate() {
-                    self.J[i * nv + a] = src[da];
+                let dst = &mut self.J[i * nv..(i + 1) * nv];
+                if all {
+                    dst.copy_from_slice(src);
+                } else {
+                    for (x, &da) in dst.iter_mut().zip(dofs) {
+                        *x = src[da];
+                    }
                 }
             }
         }
@@ -339,8 +428,14 @@ impl<T: Scalar> Problem<T> {
 /// given problem size.
 #[derive(Clone, Debug)]
 pub struct SolverScratch<T> {
-    /// The Newton Hessian of the current problem (factored in place).
+    /// The Newton Hessian of the current problem (factored in place), dense nv × nv, or in M's
+    /// tree-sparse layout in `Ht` (1/D in `Hdinv`) when `H_tree` ([`newton`]).
     pub H: Vec<T>,
+    pub Ht: Vec<T>,
+    pub Hdinv: Vec<T>,
+    pub H_tree: bool,
+    /// Two dense rows of J and a root path's values (3 nv), for the tree-sparse Hessian.
+    pub rowbuf: Vec<T>,
     /// Problem-nv vectors.
     pub Ma: Vec<T>,
     pub grad: Vec<T>,
@@ -372,6 +467,10 @@ impl<T> Default for SolverScratch<T> {
     fn default() -> Self {
         SolverScratch {
             H: Vec::new(),
+            Ht: Vec::new(),
+            Hdinv: Vec::new(),
+            H_tree: false,
+            rowbuf: Vec::new(),
             Ma: Vec::new(),
             grad: Vec::new(),
             Mgrad: Vec::new(),
@@ -404,6 +503,9 @@ impl<T: Scalar> SolverScratch<T> {
         let nm = nv * (nv + 1) / 2;
         SolverScratch {
             H: v(nv * nv),
+            Ht: v(nm),
+            Hdinv: v(nv),
+            rowbuf: v(3 * nv),
             Ma: v(nv),
             grad: v(nv),
             Mgrad: v(nv),
@@ -424,6 +526,7 @@ impl<T: Scalar> SolverScratch<T> {
                 qLDiagInv: Vec::with_capacity(nv),
                 Madr: Vec::with_capacity(nv),
                 parentid: Vec::with_capacity(nv),
+                Mcol: Vec::with_capacity(nm),
                 g2l: Vec::with_capacity(nv),
                 ..Default::default()
             },
@@ -453,6 +556,7 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.J_colind, nefc * nv);
         grow(&mut p.J_rownnz, nefc);
         grow(&mut p.J_rowadr, nefc);
+        grow(&mut p.row_leaf, nefc);
         grow(&mut p.M, nv * nv);
         grow(&mut p.Mchol, nv * nv);
         grow(&mut p.qfrc_smooth, nv);
@@ -463,6 +567,7 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.qLDiagInv, nv);
         grow(&mut p.Madr, nv);
         grow(&mut p.parentid, nv);
+        grow(&mut p.Mcol, nv * (nv + 1) / 2);
         grow(&mut p.g2l, nv);
         for v in [
             &mut p.D,
@@ -496,6 +601,8 @@ impl<T: Scalar> SolverScratch<T> {
             v.resize(nv, z);
         }
         self.H.resize(nv * nv, z);
+        self.Hdinv.resize(nv, z);
+        self.rowbuf.resize(3 * nv, z);
     }
 }
 

@@ -1,10 +1,13 @@
 //! Newton's method on the reduced primal problem (seed 000, "Algorithms"; mujoco-facts §4): the
-//! Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ H_cone Jc, factored densely as
-//! `Lᵀ D L` eliminating the last dof first ([`dense::ldl_factor_rev`]): H has the dof tree's
-//! sparsity when every active row couples the dofs of one kinematic chain (contacts with the
-//! world, limits), and the factorization then has no fill-in and skips the zeros (MuJoCo
-//! factors its dense H by Cholesky; the two differ in round-off only). The loop itself (line
-//! search, statistics, stopping) is shared with CG in `primal.rs`.
+//! Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ H_cone Jc, factored as `Lᵀ D L`
+//! eliminating the last dof first. When every active row has its nonzeros on one root path of
+//! the dof tree (contacts with the world, joint limits: `Problem::row_leaf`), H has M's
+//! tree sparsity and is built, factored ([`crate::crb::factor_tree`]), updated and solved in
+//! M's tree-sparse layout (`SolverScratch::Ht`), like `mj_factorM`; otherwise (contacts
+//! between two chains or trees, dual numbers) densely ([`dense::ldl_factor_rev`], which skips
+//! the zeros). Both build H with the same sums in the same order; MuJoCo factors its dense H
+//! by Cholesky, so the two differ from it in round-off only. The loop itself (line search,
+//! statistics, stopping) is shared with CG in `primal.rs`.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
@@ -16,9 +19,148 @@ use crate::data::Scalar;
 /// Rows with at most this many nonzeros take the sparse path in [`hessian`].
 const SPARSE_MAX: usize = 48;
 
-/// Builds H in `s.H` from the problem's current states and cone Hessians, and factors it in
-/// place ([`dense::ldl_factor_rev`]; solve with [`dense::ldl_solve_rev`]).
+/// Builds H from the problem's current states and cone Hessians and factors it: tree-sparse
+/// in `s.Ht` when [`tree_leaf`] allows it for every active row and cone (`s.H_tree`), else
+/// dense in `s.H`. Solve with [`solve_h`].
 pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    s.H_tree = tree_ok(p);
+    if s.H_tree {
+        hessian_tree(p, s);
+    } else {
+        hessian_dense(p, s);
+    }
+}
+
+/// `x ← H⁻¹ x` for `x = s.Mgrad` with the factor of [`hessian`] / [`update_hessian`].
+pub fn solve_h<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    if s.H_tree {
+        crate::crb::solve_tree_col(&p.Madr, &p.Mcol, &s.Ht, &s.Hdinv, &mut s.Mgrad);
+    } else {
+        dense::ldl_solve_rev(&s.H, p.nv, &mut s.Mgrad);
+    }
+}
+
+/// The root path shared by the rows `adr..adr + n`: its deepest dof, `-1` if they are all
+/// zero, `None` if they are not on one path.
+fn tree_leaf<T>(p: &Problem<T>, adr: usize, n: usize) -> Option<i32> {
+    let mut leaf = -1;
+    for &l in &p.row_leaf[adr..adr + n] {
+        if l == -2 || (l >= 0 && leaf >= 0 && l != leaf) {
+            return None;
+        }
+        leaf = leaf.max(l);
+    }
+    Some(leaf)
+}
+
+/// Every QUADRATIC row, and every elliptic cone in its cone zone, lies on one root path.
+fn tree_ok<T: Scalar>(p: &Problem<T>) -> bool {
+    for i in 0..p.nefc {
+        if p.state[i] == ConstraintState::Quadratic && p.row_leaf[i] == -2 {
+            return false;
+        }
+    }
+    p.cone.iter().all(|c| {
+        p.ty[c.adr] != ConstraintType::ContactElliptic
+            || p.state[c.adr] != ConstraintState::Cone
+            || tree_leaf(p, c.adr, c.dim).is_some()
+    })
+}
+
+/// Row `i` of J as a dense slice: J's own row, or expanded into `buf` (`nv` entries).
+fn dense_row<'a, T: Scalar>(p: &'a Problem<T>, i: usize, buf: &'a mut [T]) -> &'a [T] {
+    let nv = p.nv;
+    if p.J_sparse {
+        p.jrow(i).expand(&mut buf[..nv]);
+        &buf[..nv]
+    } else {
+        &p.J[i * nv..(i + 1) * nv]
+    }
+}
+
+/// The root path of dof `leaf` (deepest first): its row of M's tree-sparse layout.
+fn root_path<T>(p: &Problem<T>, leaf: i32) -> &[usize] {
+    let a = p.Madr[leaf as usize];
+    let e = p
+        .Madr
+        .get(leaf as usize + 1)
+        .copied()
+        .unwrap_or(p.Mcol.len());
+    &p.Mcol[a..e]
+}
+
+/// `H[a, b] += (w rp[a]) rq[b]` for every dof `a` on `path` (a root path, deepest first) and
+/// every `b` on `a`'s root path (`b ≤ a`; H in M's tree-sparse layout with row addresses
+/// `madr`). Row `a` of the layout holds `a` and its ancestors, i.e. the rest of the path, so
+/// each `a` is one contiguous update with the path's values of `rq` (`vq`: scratch).
+#[allow(clippy::too_many_arguments)]
+fn add_path<T: Scalar>(
+    h: &mut [T],
+    madr: &[usize],
+    path: &[usize],
+    rp: &[T],
+    rq: &[T],
+    w: T,
+    vq: &mut [T],
+) {
+    let len = path.len();
+    let vq = &mut vq[..len];
+    for (v, &b) in vq.iter_mut().zip(path) {
+        *v = rq[b];
+    }
+    for (x, &a) in path.iter().enumerate() {
+        let ja = rp[a] * w;
+        let adr = madr[a];
+        for (hy, &v) in h[adr..adr + len - x].iter_mut().zip(&vq[x..]) {
+            *hy += ja * v;
+        }
+    }
+}
+
+/// H in M's tree-sparse layout (every active row on one root path): the same sums as
+/// [`hessian_dense`] (a pair off the path adds exact zeros there), then the tree LᵀDL.
+fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    let nv = p.nv;
+    s.Ht.clear();
+    s.Ht.extend_from_slice(&p.qM);
+    let (b0, rest) = s.rowbuf.split_at_mut(nv);
+    let (b1, vq) = rest.split_at_mut(nv);
+    for i in 0..p.nefc {
+        let leaf = p.row_leaf[i];
+        if p.state[i] != ConstraintState::Quadratic || leaf < 0 {
+            continue;
+        }
+        let r = dense_row(p, i, b0);
+        add_path(&mut s.Ht, &p.Madr, root_path(p, leaf), r, r, p.D[i], vq);
+    }
+    for (c, cone) in p.cone.iter().enumerate() {
+        let adr = cone.adr;
+        if p.ty[adr] != ConstraintType::ContactElliptic || p.state[adr] != ConstraintState::Cone {
+            continue;
+        }
+        let dim = cone.dim;
+        let leaf = match tree_leaf(p, adr, dim) {
+            Some(l) if l >= 0 => l,
+            _ => continue,
+        };
+        let hc = &s.cone_H[c * CONE_H..c * CONE_H + dim * dim];
+        for pp in 0..dim {
+            for qq in 0..dim {
+                let w = hc[pp * dim + qq];
+                if w == T::zero() {
+                    continue;
+                }
+                let rp = dense_row(p, adr + pp, b0);
+                let rq = dense_row(p, adr + qq, b1);
+                add_path(&mut s.Ht, &p.Madr, root_path(p, leaf), rp, rq, w, vq);
+            }
+        }
+    }
+    crate::crb::factor_tree(&p.Madr, &p.parentid, &mut s.Ht, &mut s.Hdinv);
+}
+
+/// Dense H in `s.H`, factored by [`dense::ldl_factor_rev`].
+fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     let nv = p.nv;
     let h = &mut s.H;
     p.dense_m(h);
@@ -131,12 +273,13 @@ pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     dense::ldl_factor_rev(h, nv);
 }
 
-/// Brings the factored Hessian in `s.H` up to date after the states moved from `old` to
-/// `p.state` (mujoco-facts §4: MuJoCo updates its factor by rank-1 up/downdates per row that
-/// entered or left QUADRATIC). Nothing to do when no row changed; rank-1 updates of
-/// `sqrt(D_i) J_i` ([`dense::ldl_rank1_rev`]) for a few changed rows; a full rebuild when
-/// elliptic cones are in their cone zone (their Hessians change with the point), when many rows
-/// changed, or when a downdate would lose positive definiteness.
+/// Brings the factored Hessian up to date after the states moved from `old` to `p.state`
+/// (mujoco-facts §4: MuJoCo updates its factor by rank-1 up/downdates per row that entered or
+/// left QUADRATIC). Nothing to do when no row changed; rank-1 updates of `sqrt(D_i) J_i`
+/// ([`rank1_tree`] on the tree-sparse factor, [`dense::ldl_rank1_rev`] on the dense one) for a
+/// few changed rows; a full rebuild when elliptic cones are in their cone zone (their Hessians
+/// change with the point), when many rows changed, when a row off one root path enters the
+/// tree-sparse factor, or when a downdate would lose positive definiteness.
 pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupdate: usize) {
     let nv = p.nv;
     let cones = p.cone.iter().any(|c| {
@@ -157,6 +300,14 @@ pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupda
         if oq == nq {
             continue;
         }
+        let leaf = p.row_leaf[i];
+        if s.H_tree && leaf < 0 {
+            if leaf == -1 {
+                continue; // a zero row changes nothing
+            }
+            hessian(p, s);
+            return;
+        }
         let sd = p.D[i].sqrt();
         if p.J_sparse {
             p.jrow(i).expand(&mut s.tmp);
@@ -168,9 +319,169 @@ pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupda
                 *x = j * sd;
             }
         }
-        if !dense::ldl_rank1_rev(&mut s.H, nv, &mut s.tmp, nq) {
+        let ok = if s.H_tree {
+            rank1_tree(
+                &p.Madr,
+                &p.parentid,
+                &mut s.Ht,
+                &mut s.Hdinv,
+                &mut s.tmp,
+                leaf,
+                nq,
+            )
+        } else {
+            dense::ldl_rank1_rev(&mut s.H, nv, &mut s.tmp, nq)
+        };
+        if !ok {
             hessian(p, s);
             return;
         }
+    }
+}
+
+/// [`dense::ldl_rank1_rev`] on a tree-sparse factor ([`crate::crb::factor_tree`]'s layout, 1/D
+/// in `dinv`) for a `w` that vanishes off the root path of `leaf`: the same operations in the
+/// same order (the path's dofs, deepest first; each updates its ancestors only, so `w` stays
+/// on the path and L gets no fill-in).
+fn rank1_tree<T: Scalar>(
+    madr: &[usize],
+    parent: &[i32],
+    ld: &mut [T],
+    dinv: &mut [T],
+    w: &mut [T],
+    leaf: i32,
+    up: bool,
+) -> bool {
+    let mut alpha: T = if up { T::one() } else { -T::one() };
+    let mut k = leaf;
+    while k >= 0 {
+        let ku = k as usize;
+        k = parent[ku];
+        let pk = w[ku];
+        if pk == T::zero() {
+            continue;
+        }
+        let a = madr[ku];
+        let dk = ld[a];
+        let dbar = dk + alpha * pk * pk;
+        if dbar <= T::zero() {
+            return false;
+        }
+        let beta = pk * alpha / dbar;
+        alpha = alpha * dk / dbar;
+        ld[a] = dbar;
+        dinv[ku] = T::one() / dbar;
+        let mut adr = a;
+        let mut i = k;
+        while i >= 0 {
+            let iu = i as usize;
+            adr += 1;
+            w[iu] -= pk * ld[adr];
+            ld[adr] += beta * w[iu];
+            i = parent[iu];
+        }
+    }
+    true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 7-dof tree (chain 0-1-2, branches 3-4 and 5-6 from 2) with an SPD M, three rows: on the
+    /// root path of dof 4, on that of dof 6, and one coupling 4 and 6 (not on one path).
+    fn problem() -> (Problem<f64>, SolverScratch<f64>, Vec<f64>) {
+        let parent = [-1i32, 0, 1, 2, 3, 2, 5];
+        let nv = parent.len();
+        let mut p = Problem::<f64> {
+            nv,
+            ..Default::default()
+        };
+        let mut dense_m = vec![0.0; nv * nv];
+        for a in 0..nv {
+            p.Madr.push(p.qM.len());
+            let mut b = a as i32;
+            while b >= 0 {
+                let bu = b as usize;
+                let v = if bu == a {
+                    4.0 + a as f64
+                } else {
+                    0.3 / (1.0 + (a + bu) as f64)
+                };
+                p.qM.push(v);
+                p.Mcol.push(bu);
+                dense_m[a * nv + bu] = v;
+                dense_m[bu * nv + a] = v;
+                b = parent[bu];
+            }
+        }
+        p.parentid = parent.to_vec();
+        let rows: [[f64; 7]; 3] = [
+            [0.5, -1.0, 0.7, 0.2, 1.1, 0.0, 0.0],
+            [-0.3, 0.8, 0.4, 0.0, 0.0, -0.9, 0.6],
+            [0.0, 0.0, 0.0, 0.0, 0.7, 0.0, -1.2],
+        ];
+        p.nefc = rows.len();
+        p.J = rows.iter().flatten().copied().collect();
+        p.D = vec![2.0, 3.0, 1.5];
+        p.ty = vec![ConstraintType::LimitJoint; 3];
+        p.state = vec![ConstraintState::Satisfied; 3];
+        p.leaves();
+        assert_eq!(p.row_leaf, [4, 6, -2]);
+        let mut s = SolverScratch::new(nv);
+        s.resize_nv(nv);
+        s.resize(3, 0);
+        (p, s, dense_m)
+    }
+
+    /// max |H x - b| for x = H⁻¹ b by [`solve_h`], H = M + Σ_QUADRATIC D_i J_iᵀ J_i.
+    fn residual(p: &Problem<f64>, s: &mut SolverScratch<f64>, m: &[f64]) -> f64 {
+        let nv = p.nv;
+        let b: Vec<f64> = (0..nv).map(|i| 1.0 - 0.3 * i as f64).collect();
+        s.Mgrad.copy_from_slice(&b);
+        solve_h(p, s);
+        let mut h = m.to_vec();
+        for i in 0..p.nefc {
+            if p.state[i] == ConstraintState::Quadratic {
+                let r = &p.J[i * nv..(i + 1) * nv];
+                for a in 0..nv {
+                    for c in 0..nv {
+                        h[a * nv + c] += p.D[i] * r[a] * r[c];
+                    }
+                }
+            }
+        }
+        (0..nv)
+            .map(|a| ((0..nv).map(|c| h[a * nv + c] * s.Mgrad[c]).sum::<f64>() - b[a]).abs())
+            .fold(0.0, f64::max)
+    }
+
+    /// The tree-sparse Hessian solves H x = b, its rank-1 updates and downdates agree with H,
+    /// and a row off one root path switches to the dense factor.
+    #[test]
+    fn tree_hessian_factor_updates_and_fallback() {
+        use ConstraintState::{Quadratic, Satisfied};
+        let (mut p, mut s, m) = problem();
+        p.state = vec![Quadratic, Satisfied, Satisfied];
+        hessian(&p, &mut s);
+        assert!(s.H_tree);
+        assert!(residual(&p, &mut s, &m) < 1e-13);
+        // row 1 enters (rank-1 update), then row 0 leaves (downdate): still tree-sparse
+        for st in [
+            [Quadratic, Quadratic, Satisfied],
+            [Satisfied, Quadratic, Satisfied],
+        ] {
+            s.state_old.copy_from_slice(&p.state);
+            p.state = st.to_vec();
+            update_hessian(&p, &mut s, 1);
+            assert!(s.H_tree);
+            assert!(residual(&p, &mut s, &m) < 1e-13, "{st:?}");
+        }
+        // row 2 couples two branches: the dense factor takes over
+        s.state_old.copy_from_slice(&p.state);
+        p.state = vec![Satisfied, Quadratic, Quadratic];
+        update_hessian(&p, &mut s, 1);
+        assert!(!s.H_tree);
+        assert!(residual(&p, &mut s, &m) < 1e-13);
     }
 }

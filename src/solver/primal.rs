@@ -169,6 +169,9 @@ pub(super) fn solve<T: Scalar>(
     let tol: T = sc(m.opt.tolerance);
     let half: T = sc(0.5);
     let scale = T::one() / p.trace_m();
+    if newton {
+        p.leaves();
+    }
 
     let mut a = std::mem::take(&mut p.qacc);
     p.mul_m(&a, &mut s.Ma);
@@ -207,7 +210,7 @@ pub(super) fn solve<T: Scalar>(
     } else if newton {
         newton::hessian(p, s);
         s.Mgrad.copy_from_slice(&s.grad);
-        dense::ldl_solve_rev(&s.H, nv, &mut s.Mgrad);
+        newton::solve_h(p, s);
         if flg_grad && half * scale * dense::dot(&s.grad, &s.Mgrad) < tol {
             done = true;
         }
@@ -299,7 +302,7 @@ pub(super) fn solve<T: Scalar>(
             }
             newton::update_hessian(p, s, nupdate);
             s.Mgrad.copy_from_slice(&s.grad);
-            dense::ldl_solve_rev(&s.H, nv, &mut s.Mgrad);
+            newton::solve_h(p, s);
             decrement = half * scale * dense::dot(&s.grad, &s.Mgrad);
             for i in 0..nv {
                 s.search[i] = -s.Mgrad[i];
