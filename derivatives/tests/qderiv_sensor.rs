@@ -22,7 +22,7 @@ use moreau::state::integrate_pos;
 use moreau::{Data, Model};
 use moreau_derivatives::contact::{transition_analytic_flg, transition_analytic_with, Workspace};
 use moreau_derivatives::dual::{lift, qpos_tangent, seed};
-use moreau_derivatives::fd::transition_fd;
+use moreau_derivatives::fd::{transition_fd, TransitionJacobians};
 use moreau_derivatives::qderiv_pos::add_dqderiv_vec;
 use nalgebra::DMatrix;
 use serde_json::Value;
@@ -284,16 +284,7 @@ fn tendon_velocity_vs_mujoco() {
         let sw = DMatrix::from_column_slice(m.nsensordata, 1, &json_vec(&c["sensordata"]));
         let es = rel(&s, &sw);
         let t = transition_analytic_flg(&m, &mut d, &mut w, true).unwrap();
-        let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
-        let e: Vec<f64> = [
-            ("A", &t.A, nx, nx),
-            ("B", &t.B, nx, nu),
-            ("C", &t.C, ns, nx),
-            ("D", &t.D, ns, nu),
-        ]
-        .iter()
-        .map(|(k, got, nr, nc)| rel(got, &json_mat(&c[*k], *nr, *nc)))
-        .collect();
+        let e = abcd_errors(&m, &t, c);
         eprintln!(
             "{label} vs MuJoCo mjd_transitionFD: nefc {}, sensordata {es:.1e}, A {:.1e} B {:.1e} C {:.1e} D {:.1e}",
             d.nefc, e[0], e[1], e[2], e[3]
@@ -354,16 +345,7 @@ fn fd_cases_sensors_vs_mujoco() {
         // a workspace belongs to one model
         let t = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), true).unwrap();
         let want = &c["transition"]["centered"];
-        let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
-        let e: Vec<f64> = [
-            ("A", &t.A, nx, nx),
-            ("B", &t.B, nx, nu),
-            ("C", &t.C, ns, nx),
-            ("D", &t.D, ns, nu),
-        ]
-        .iter()
-        .map(|(k, got, nr, nc)| rel(got, &json_mat(&want[*k], *nr, *nc)))
-        .collect();
+        let e = abcd_errors(&m, &t, want);
         eprintln!(
             "{name}: A {:.1e} B {:.1e} C {:.1e} D {:.1e}",
             e[0], e[1], e[2], e[3]
@@ -430,4 +412,15 @@ fn tendon_velocity_euler_elliptic() {
         );
         check(&format!("tendon_velocity {label}"), &m, &d);
     }
+}
+
+/// Relative errors of A, B, C, D against MuJoCo's matrices in `want` (keys "A" … "D").
+fn abcd_errors(m: &Model, t: &TransitionJacobians, want: &Value) -> [f64; 4] {
+    let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
+    [
+        rel(&t.A, &json_mat(&want["A"], nx, nx)),
+        rel(&t.B, &json_mat(&want["B"], nx, nu)),
+        rel(&t.C, &json_mat(&want["C"], ns, nx)),
+        rel(&t.D, &json_mat(&want["D"], ns, nu)),
+    ]
 }

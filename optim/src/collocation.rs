@@ -1434,23 +1434,8 @@ impl Collocation {
                 for (c, blk) in dtau.iter().enumerate() {
                     du.gemm(1.0, &self.b_pinv, blk, 0.0);
                     dd.gemm_tr(1.0, &self.n, blk, 0.0);
-                    for kk in 0..nu {
-                        let s = (h * self.weights.control[kk]).sqrt();
-                        let e = range_slope(
-                            ev.u[t][kk],
-                            m.actuator_ctrllimited[kk],
-                            m.actuator_ctrlrange[kk],
-                        );
-                        for j in 0..nv {
-                            b.mat[(r0 + kk, c * nv + j)] = s * du[(kk, j)];
-                            b.mat[(r0 + nu + nr + kk, c * nv + j)] = sl * e * du[(kk, j)];
-                        }
-                    }
-                    for i in 0..nr {
-                        for j in 0..nv {
-                            b.mat[(r0 + nu + i, c * nv + j)] = sw * dd[(i, j)];
-                        }
-                    }
+                    let sc = (h, sl, sw);
+                    self.put_force_rows(m, &ev.u[t], sc, (&*du, &*dd), &mut b.mat, (r0, c * nv));
                 }
                 if np > 0 {
                     self.param_force_jacobian(
@@ -1464,23 +1449,8 @@ impl Collocation {
                     );
                     dup.gemm(1.0, &self.b_pinv, dp, 0.0);
                     ddp.gemm_tr(1.0, &self.n, dp, 0.0);
-                    for kk in 0..nu {
-                        let s = (h * self.weights.control[kk]).sqrt();
-                        let e = range_slope(
-                            ev.u[t][kk],
-                            m.actuator_ctrllimited[kk],
-                            m.actuator_ctrlrange[kk],
-                        );
-                        for j in 0..np {
-                            b.par[(r0 + kk, j)] = s * dup[(kk, j)];
-                            b.par[(r0 + nu + nr + kk, j)] = sl * e * dup[(kk, j)];
-                        }
-                    }
-                    for i in 0..nr {
-                        for j in 0..np {
-                            b.par[(r0 + nu + i, j)] = sw * ddp[(i, j)];
-                        }
-                    }
+                    let sc = (h, sl, sw);
+                    self.put_force_rows(m, &ev.u[t], sc, (&*dup, &*ddp), &mut b.par, (r0, 0));
                 }
                 r0 += 2 * nu + nr;
             }
@@ -1505,6 +1475,33 @@ impl Collocation {
                 b.mat.columns_mut(2 * nv, nv).fill(0.0);
             }
             row += rows;
+        }
+    }
+
+    /// Writes one knot's control, residual and control-range rows of force-Jacobian columns
+    /// (`du = B⁺ ∂τ`, `dd = Nᵀ ∂τ`) into `dst` at `(r0, c0)`; `sc = (h, √w_limits, √w_dynamics)`.
+    fn put_force_rows(
+        &self,
+        m: &Model,
+        u: &[f64],
+        (h, sl, sw): (f64, f64, f64),
+        (du, dd): (&DMatrix<f64>, &DMatrix<f64>),
+        dst: &mut DMatrix<f64>,
+        (r0, c0): (usize, usize),
+    ) {
+        let (nu, nr, nc) = (du.nrows(), dd.nrows(), du.ncols());
+        for kk in 0..nu {
+            let s = (h * self.weights.control[kk]).sqrt();
+            let e = range_slope(u[kk], m.actuator_ctrllimited[kk], m.actuator_ctrlrange[kk]);
+            for j in 0..nc {
+                dst[(r0 + kk, c0 + j)] = s * du[(kk, j)];
+                dst[(r0 + nu + nr + kk, c0 + j)] = sl * e * du[(kk, j)];
+            }
+        }
+        for i in 0..nr {
+            for j in 0..nc {
+                dst[(r0 + nu + i, c0 + j)] = sw * dd[(i, j)];
+            }
         }
     }
 

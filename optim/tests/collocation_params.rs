@@ -125,29 +125,13 @@ fn full_jacobian_matches_finite_differences() {
     specs[1].prior = 4.0;
     c.set_params(specs).expect("params");
     let z = perturbed(&c, &exp, &init);
+    let (eq, ep, epf) = jacobian_errors(&c, &z);
+    eprintln!("config columns {eq:e}, parameter columns {ep:e}, analytic vs FD columns {epf:e}");
+    assert_jacobian_errors(eq, ep, epf);
+    // the bound on the mass is active at 1.1 > 1: its penalty row has slope √w_lim
+    let an = c.dense_jacobian(&z);
     let np = c.n_params();
     let nq = c.n_vars() - np;
-    let fd = c.fd_jacobian(&z, 1e-6);
-    let an = c.dense_jacobian(&z);
-    c.set_param_jacobian(ParamJacobian::FiniteDifference);
-    let an_fd = c.dense_jacobian(&z);
-    let (eq, ep, epf) = (
-        rel_err(&an, &fd, 0..nq),
-        rel_err(&an, &fd, nq..nq + np),
-        rel_err(&an, &an_fd, nq..nq + np),
-    );
-    eprintln!("config columns {eq:e}, parameter columns {ep:e}, analytic vs FD columns {epf:e}");
-    // Central differences with ε = 1e-6: truncation O(ε²) and round-off O(1e-16/ε) relative to
-    // the largest entry; 1e-10 observed.
-    assert!(eq < 1e-8, "configuration columns: {eq:e}");
-    assert!(ep < 1e-8, "parameter columns: {ep:e}");
-    // τ is linear in these parameters: the FD provider (ε = 1e-6·max(|p|, 1)) agrees to its
-    // round-off (1e-10 observed)
-    assert!(
-        epf < 2e-9,
-        "analytic vs finite-difference parameter columns: {epf:e}"
-    );
-    // the bound on the mass is active at 1.1 > 1: its penalty row has slope √w_lim
     let tail = an.nrows() - 2 * np;
     assert_eq!(an[(tail + 1, nq)], 1e3_f64.sqrt());
     assert_eq!(an[(tail + 2, nq + 1)], 2.0);
@@ -218,25 +202,9 @@ fn inertial_regressor_on_a_3d_chain_matches_finite_differences() {
     };
     let c = exp.collocation(&init, None, 10.0, 0.0).expect("problem");
     let z = perturbed(&c, &exp, &init);
-    let np = c.n_params();
-    let nq = c.n_vars() - np;
-    let fd = c.fd_jacobian(&z, 1e-6);
-    let an = c.dense_jacobian(&z);
-    c.set_param_jacobian(ParamJacobian::FiniteDifference);
-    let an_fd = c.dense_jacobian(&z);
-    let (eq, ep, epf) = (
-        rel_err(&an, &fd, 0..nq),
-        rel_err(&an, &fd, nq..nq + np),
-        rel_err(&an, &an_fd, nq..nq + np),
-    );
+    let (eq, ep, epf) = jacobian_errors(&c, &z);
     eprintln!("3D chain: config columns {eq:e}, parameter columns {ep:e}, analytic vs FD {epf:e}");
-    // as in full_jacobian_matches_finite_differences
-    assert!(eq < 1e-8, "configuration columns: {eq:e}");
-    assert!(ep < 1e-8, "parameter columns: {ep:e}");
-    assert!(
-        epf < 2e-9,
-        "analytic vs finite-difference parameter columns: {epf:e}"
-    );
+    assert_jacobian_errors(eq, ep, epf);
 }
 
 #[test]
@@ -513,4 +481,34 @@ fn bad_parameter_input_is_an_error() {
     z[np] = -0.5;
     assert!(c.objective(&z).is_nan());
     assert!(c.param_error().is_some());
+}
+
+/// Relative errors of the analytic Jacobian against central differences (configuration and
+/// parameter columns) and of the analytic parameter columns against the FD parameter provider
+/// (which stays selected).
+fn jacobian_errors(c: &Collocation, z: &[f64]) -> (f64, f64, f64) {
+    let np = c.n_params();
+    let nq = c.n_vars() - np;
+    let fd = c.fd_jacobian(z, 1e-6);
+    let an = c.dense_jacobian(z);
+    c.set_param_jacobian(ParamJacobian::FiniteDifference);
+    let an_fd = c.dense_jacobian(z);
+    (
+        rel_err(&an, &fd, 0..nq),
+        rel_err(&an, &fd, nq..nq + np),
+        rel_err(&an, &an_fd, nq..nq + np),
+    )
+}
+
+fn assert_jacobian_errors(eq: f64, ep: f64, epf: f64) {
+    // Central differences with ε = 1e-6: truncation O(ε²) and round-off O(1e-16/ε) relative to
+    // the largest entry; 1e-10 observed.
+    assert!(eq < 1e-8, "configuration columns: {eq:e}");
+    assert!(ep < 1e-8, "parameter columns: {ep:e}");
+    // τ is linear in these parameters: the FD provider (ε = 1e-6·max(|p|, 1)) agrees to its
+    // round-off (1e-10 observed)
+    assert!(
+        epf < 2e-9,
+        "analytic vs finite-difference parameter columns: {epf:e}"
+    );
 }
