@@ -27,6 +27,7 @@
 //! fit falls back to the single contact.
 
 use super::convex::ConvexContact;
+use super::cvxdiff::{is_f64, tv};
 use super::{f64of, Sink};
 use crate::data::{sc, Scalar};
 use crate::model::{GeomType, Mesh, Model};
@@ -54,11 +55,12 @@ const BOX_FACE: [[usize; 4]; 6] = [
     [3, 2, 0, 1],
 ];
 
-/// A box or a mesh (with hull polygons) posed in the world.
-struct Poly<'a> {
+/// A box or a mesh (with hull polygons) posed in the world (in `f64`, or in `T` for the
+/// differentiable re-evaluation of the contacts, [`super::cvxdiff`]).
+struct Poly<'a, T: Scalar = f64> {
     kind: Kind<'a>,
-    pos: V3,
-    mat: Matrix3<f64>,
+    pos: Vector3<T>,
+    mat: Matrix3<T>,
 }
 
 enum Kind<'a> {
@@ -68,8 +70,8 @@ enum Kind<'a> {
     Capsule(f64, f64),
 }
 
-impl<'a> Poly<'a> {
-    fn new(m: &'a Model, g: usize, pos: V3, mat: Matrix3<f64>) -> Option<Self> {
+impl<'a, T: Scalar> Poly<'a, T> {
+    fn new(m: &'a Model, g: usize, pos: Vector3<T>, mat: Matrix3<T>) -> Option<Self> {
         let kind = match m.geom_type[g] {
             GeomType::Box => Kind::Box(m.geom_size[g]),
             GeomType::Capsule => Kind::Capsule(m.geom_size[g][0], m.geom_size[g][1]),
@@ -107,11 +109,11 @@ impl<'a> Poly<'a> {
         }
     }
 
-    fn world(&self, i: usize) -> V3 {
-        self.pos + self.mat * self.local(i)
+    fn world(&self, i: usize) -> Vector3<T> {
+        self.pos + self.mat * tv::<T>(&self.local(i))
     }
 
-    fn normal(&self, f: usize) -> V3 {
+    fn normal(&self, f: usize) -> Vector3<T> {
         let l = match self.kind {
             Kind::Box(_) => {
                 let mut l = V3::zeros();
@@ -124,7 +126,7 @@ impl<'a> Poly<'a> {
             }
             Kind::Capsule(..) => V3::zeros(),
         };
-        self.mat * l
+        self.mat * tv::<T>(&l)
     }
 
     fn face_has(&self, f: usize, v: usize) -> bool {
@@ -155,7 +157,7 @@ impl<'a> Poly<'a> {
     }
 
     /// Corners of face `f` in the world, clockwise about its outward normal.
-    fn face(&self, f: usize, out: &mut [V3; MAXP]) -> usize {
+    fn face(&self, f: usize, out: &mut [Vector3<T>; MAXP]) -> usize {
         match self.kind {
             Kind::Box(_) => {
                 for (o, &c) in out.iter_mut().zip(&BOX_FACE[f]) {
@@ -210,23 +212,29 @@ impl<'a> Poly<'a> {
     /// segment moved by the radius along `dir` itself (`r (1/c − 1)`, `c` the cosine between
     /// `dir` and the radial direction). Measured on MuJoCo 4.0.0: tilted capsules differ from
     /// this by a few 1e-6 at the unclipped ends, flat ones agree to rounding.
-    fn edge(&self, v0: usize, v1: usize, dir: &V3) -> (V3, V3, V3) {
+    fn edge(
+        &self,
+        v0: usize,
+        v1: usize,
+        dir: &Vector3<T>,
+    ) -> (Vector3<T>, Vector3<T>, Vector3<T>) {
         match self.kind {
             Kind::Capsule(r, _) => {
                 let a = self.mat.column(2).into_owned();
                 let radial = dir - a * a.dot(dir);
                 let c = radial.norm();
-                if !(c > 1e-12) {
-                    return (self.world(0), self.world(1), V3::zeros());
+                if !(c > sc(1e-12)) {
+                    return (self.world(0), self.world(1), Vector3::zeros());
                 }
+                let r = sc::<T>(r);
                 let w = radial * (r / c);
                 (
                     self.world(0) + w,
                     self.world(1) + w,
-                    -dir * (r * (1.0 / c - 1.0)),
+                    -dir * (r * (T::one() / c - T::one())),
                 )
             }
-            _ => (self.world(v0), self.world(v1), V3::zeros()),
+            _ => (self.world(v0), self.world(v1), Vector3::zeros()),
         }
     }
 }
@@ -349,12 +357,72 @@ fn edge_on_face(
     edge_face(pe, fe, pf, &aligned, (1.0 - FACE_TOL * FACE_TOL).sqrt())
 }
 
+/// Where a clipped point comes from (for the re-evaluation in `T`): a subject vertex, a
+/// subject edge (from its corner `e` to the next) cut by the side plane of clip edge `k`, or the
+/// subject plane cut by two clip side planes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+/// Indices fit in `u8` (`MAXP` corners), keeping the label arrays small.
+enum Lab {
+    V(u8),
+    E(u8, u8),
+    C(u8, u8),
+    /// Not reached by the clipping of a convex polygon (kept for robustness).
+    Bad,
+}
+
+impl Lab {
+    /// Subject edges through the point (`ns` subject corners; a 2-corner subject is one edge).
+    fn edges(self, ns: usize) -> [Option<u8>; 2] {
+        match self {
+            Lab::V(_) if ns == 2 => [Some(0), None],
+            Lab::V(i) => [Some(((i as usize + ns - 1) % ns) as u8), Some(i)],
+            Lab::E(e, _) => [Some(e), None],
+            _ => [None, None],
+        }
+    }
+    fn planes(self) -> [Option<u8>; 2] {
+        match self {
+            Lab::E(_, k) => [Some(k), None],
+            Lab::C(a, b) => [Some(a), Some(b)],
+            _ => [None, None],
+        }
+    }
+    /// The label of the cut of segment `p`–`q` by side plane `k`.
+    fn cut(p: Lab, q: Lab, k: u8, ns: usize) -> Lab {
+        let (ep, eq) = (p.edges(ns), q.edges(ns));
+        if let Some(e) = ep.iter().flatten().find(|e| eq.contains(&Some(**e))) {
+            return Lab::E(*e, k);
+        }
+        let (pp, pq) = (p.planes(), q.planes());
+        if let Some(j) = pp.iter().flatten().find(|j| pq.contains(&Some(**j))) {
+            return Lab::C(*j, k);
+        }
+        Lab::Bad
+    }
+}
+
 /// Sutherland–Hodgman: clips `subj[..ns]` by the prism of the polygon `clip[..nc]` (clockwise
-/// about `n`) along `n`; the result replaces `subj`. Returns the new count.
-fn clip_polygon(subj: &mut [V3; MAXP], ns: usize, clip: &[V3; MAXP], nc: usize, n: &V3) -> usize {
+/// about `n`) along `n`; the result replaces `subj` (and the points' origins `lab`, if asked
+/// for). Returns the new count.
+fn clip_polygon(
+    subj: &mut [V3; MAXP],
+    ns: usize,
+    clip: &[V3; MAXP],
+    nc: usize,
+    n: &V3,
+    mut lab: Option<&mut [Lab; MAXP]>,
+) -> usize {
     let mut cur = *subj;
     let mut ncur = ns;
     let mut out = [V3::zeros(); MAXP];
+    let mut lcur = [Lab::Bad; MAXP];
+    let mut lout = [Lab::Bad; MAXP];
+    let track = lab.is_some();
+    if track {
+        for (i, l) in lcur.iter_mut().enumerate().take(ns) {
+            *l = Lab::V(i as u8);
+        }
+    }
     for k in 0..nc {
         let c0 = clip[k];
         let c1 = clip[(k + 1) % nc];
@@ -372,6 +440,9 @@ fn clip_polygon(subj: &mut [V3; MAXP], ns: usize, clip: &[V3; MAXP], nc: usize, 
             if ip && iq {
                 if no < MAXP {
                     out[no] = q;
+                    if track {
+                        lout[no] = lcur[(i + 1) % ncur];
+                    }
                     no += 1;
                 }
                 continue;
@@ -382,22 +453,120 @@ fn clip_polygon(subj: &mut [V3; MAXP], ns: usize, clip: &[V3; MAXP], nc: usize, 
                 let t = (pd - pn.dot(&p)) / den;
                 if (0.0..=1.0).contains(&t) && no < MAXP {
                     out[no] = p + d * t;
+                    if track {
+                        lout[no] = Lab::cut(lcur[i], lcur[(i + 1) % ncur], k as u8, ns);
+                    }
                     no += 1;
                 }
             }
             if iq && no < MAXP {
                 out[no] = q;
+                if track {
+                    lout[no] = lcur[(i + 1) % ncur];
+                }
                 no += 1;
             }
         }
         cur = out;
         ncur = no;
+        if track {
+            lcur = lout;
+        }
         if ncur == 0 {
             break;
         }
     }
     *subj = cur;
+    if let Some(l) = lab.as_deref_mut() {
+        *l = lcur;
+    }
     ncur
+}
+
+/// A clipped point in `T` from its origin `lab` (see [`Lab`]): `subj`, `clip`, `nref` as in
+/// [`clip_polygon`], `snorm` the subject face's normal (face subjects).
+#[allow(clippy::too_many_arguments)]
+fn eval_lab<T: Scalar>(
+    lab: Lab,
+    subj: &[Vector3<T>; MAXP],
+    ns: usize,
+    clip: &[Vector3<T>; MAXP],
+    nc: usize,
+    nref: &Vector3<T>,
+    snorm: Option<Vector3<T>>,
+) -> Option<Vector3<T>> {
+    let plane = |k: usize| {
+        let c0 = clip[k];
+        let pn = (clip[(k + 1) % nc] - c0).cross(nref);
+        (pn, pn.dot(&c0))
+    };
+    match lab {
+        Lab::V(i) => Some(subj[i as usize]),
+        Lab::E(e, k) => {
+            let (pn, pd) = plane(k as usize);
+            let e = e as usize;
+            let (p, q) = (subj[e], subj[(e + 1) % ns]);
+            let t = (pd - pn.dot(&p)) / pn.dot(&(q - p));
+            Some(p + (q - p) * t)
+        }
+        Lab::C(a, b) => {
+            let ((n1, d1), (n2, d2)) = (plane(a as usize), plane(b as usize));
+            let n3 = snorm?;
+            let d3 = n3.dot(&subj[0]);
+            let det = n1.dot(&n2.cross(&n3));
+            Some((n2.cross(&n3) * d1 + n3.cross(&n1) * d2 + n1.cross(&n2) * d3) / det)
+        }
+        Lab::Bad => None,
+    }
+}
+
+/// The clipping set-up chosen from the features: the reference face (`rside`'s face `rface`)
+/// and the subject on the other geom (a face, or an edge `(v0, v1)`).
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    rside: usize,
+    rface: usize,
+    subj: Subj,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Subj {
+    Face(usize),
+    Edge(usize, usize),
+}
+
+/// Subject and clip polygons of a [`Plan`]: `(nref, ncon, ns, nc, lift, subject normal)`.
+type Setup<T> = (
+    Vector3<T>,
+    Vector3<T>,
+    usize,
+    usize,
+    Vector3<T>,
+    Option<Vector3<T>>,
+);
+
+fn setup<T: Scalar>(
+    plan: &Plan,
+    polys: [&Poly<T>; 2],
+    subj: &mut [Vector3<T>; MAXP],
+    clip: &mut [Vector3<T>; MAXP],
+) -> Setup<T> {
+    let (pr, ps) = (polys[plan.rside], polys[1 - plan.rside]);
+    let nref = pr.normal(plan.rface);
+    let nc = pr.face(plan.rface, clip);
+    match plan.subj {
+        Subj::Face(j) => {
+            let ns = ps.face(j, subj);
+            let sn = ps.normal(j);
+            (nref, -sn, ns, nc, Vector3::zeros(), Some(sn))
+        }
+        Subj::Edge(v0, v1) => {
+            let lift;
+            (subj[0], subj[1], lift) = ps.edge(v0, v1, &-nref);
+            let ncon = if plan.rside == 0 { nref } else { -nref };
+            (nref, ncon, 2, nc, lift, None)
+        }
+    }
 }
 
 /// MuJoCo 4.0.0's reduction of a clipped polygon to four corners (measured: it differs from the
@@ -460,6 +629,7 @@ fn polygon_quad(p: &[V3]) -> [usize; 4] {
 pub fn multi_contact<T: Scalar>(
     m: &Model,
     pose: [(V3, Matrix3<f64>); 2],
+    tpose: [(Vector3<T>, Matrix3<T>); 2],
     c: &ConvexContact,
     s: &mut Sink<T>,
 ) -> bool {
@@ -476,11 +646,7 @@ pub fn multi_contact<T: Scalar>(
     if fa.nvert == 0 || fb.nvert == 0 {
         return false;
     }
-    // (subject on geom 1?, reference face normal, contact normal, subject, reference polygon)
-    let mut subj = [V3::zeros(); MAXP];
-    let mut clip = [V3::zeros(); MAXP];
     let edge_tol = (1.0 - FACE_TOL * FACE_TOL).sqrt();
-    let mut lift = V3::zeros();
     let mut pair = None;
     'ff: for &i in &fa.face[..fa.nface] {
         for &j in &fb.face[..fb.nface] {
@@ -490,39 +656,37 @@ pub fn multi_contact<T: Scalar>(
             }
         }
     }
-    let (on_b, nref, ncon, ns, nc) = if let Some((i, j)) = pair {
-        let nc = pa.face(i, &mut clip);
-        let ns = pb.face(j, &mut subj);
-        (true, pa.normal(i), -pb.normal(j), ns, nc)
+    // reference face on geom 0 (rside 0) or geom 1, subject on the other
+    let plan = |rside, rface, subj| Plan { rside, rface, subj };
+    let plan = if let Some((i, j)) = pair {
+        plan(0, i, Subj::Face(j))
     } else if let Some((v0, v1, f)) = edge_on_face(&pb, &fb, &pa, &fa, &n) {
-        (subj[0], subj[1], lift) = pb.edge(v0, v1, &-pa.normal(f));
-        let nc = pa.face(f, &mut clip);
-        (true, pa.normal(f), pa.normal(f), 2, nc)
+        plan(0, f, Subj::Edge(v0, v1))
     } else if let Some((v0, v1, f)) = edge_on_face(&pa, &fa, &pb, &fb, &-n) {
-        (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
-        let nc = pb.face(f, &mut clip);
-        (false, pb.normal(f), -pb.normal(f), 2, nc)
+        plan(1, f, Subj::Edge(v0, v1))
     } else if fa.dim() < 3 && fa.dim() <= fb.dim() {
         let Some((v0, v1, f)) = edge_face(&pa, &fa, &pb, &fb, edge_tol) else {
             return false;
         };
-        (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
-        let nc = pb.face(f, &mut clip);
-        (false, pb.normal(f), -pb.normal(f), 2, nc)
+        plan(1, f, Subj::Edge(v0, v1))
     } else if fb.dim() < 3 {
         let Some((v0, v1, f)) = edge_face(&pb, &fb, &pa, &fa, edge_tol) else {
             return false;
         };
-        (subj[0], subj[1], lift) = pb.edge(v0, v1, &-pa.normal(f));
-        let nc = pa.face(f, &mut clip);
-        (true, pa.normal(f), pa.normal(f), 2, nc)
+        plan(0, f, Subj::Edge(v0, v1))
     } else {
         return false;
     };
+    let mut subj = [V3::zeros(); MAXP];
+    let mut clip = [V3::zeros(); MAXP];
+    let (nref, ncon, ns, nc, lift, _) = setup(&plan, [&pa, &pb], &mut subj, &mut clip);
+    let on_b = plan.rside == 0;
     if nc < 3 || ns < 2 {
         return false;
     }
-    let np = clip_polygon(&mut subj, ns, &clip, nc, &nref);
+    let exact = !is_f64::<T>();
+    let mut lab = [Lab::Bad; MAXP];
+    let np = clip_polygon(&mut subj, ns, &clip, nc, &nref, exact.then_some(&mut lab));
     if np == 0 {
         return false;
     }
@@ -540,6 +704,7 @@ pub fn multi_contact<T: Scalar>(
         if d <= lim {
             subj[nk] = x0 + ncon * (0.5 * d);
             dist[nk] = d;
+            lab[nk] = lab[k];
             nk += 1;
         }
     }
@@ -562,6 +727,34 @@ pub fn multi_contact<T: Scalar>(
         }
         (idx, cnt)
     };
+    if exact {
+        // the same points in T from their origins (features fixed), values kept
+        let (ta, tb) = (
+            Poly::new(m, g0, tpose[0].0, tpose[0].1),
+            Poly::new(m, g1, tpose[1].0, tpose[1].1),
+        );
+        if let (Some(ta), Some(tb)) = (ta, tb) {
+            let mut ts = [Vector3::<T>::zeros(); MAXP];
+            let mut tc = [Vector3::<T>::zeros(); MAXP];
+            let (nref, ncon_t, _, _, lift, sn) = setup(&plan, [&ta, &tb], &mut ts, &mut tc);
+            let fixed = [&ta, &tb][1 - plan.rside];
+            let fixed0 = [&pa, &pb][1 - plan.rside];
+            for &k in &idx[..cnt] {
+                // a point eval_lab cannot place (not reached) moves with the subject geom
+                let p = eval_lab(lab[k], &ts, ns, &tc, nc, &nref, sn).unwrap_or_else(|| {
+                    let l = fixed0.mat.transpose() * (subj[k] - fixed0.pos);
+                    fixed.pos + fixed.mat * tv::<T>(&l)
+                });
+                let q = p - nref * (p - tc[0]).dot(&nref);
+                let p = p + lift;
+                let (x0, x1) = if on_b { (q, p) } else { (p, q) };
+                let d = ncon_t.dot(&(x1 - x0));
+                let pos = x0 + ncon_t * (d * sc::<T>(0.5));
+                s.add_exact((dist[k], &subj[k], &ncon), (d, pos, ncon_t));
+            }
+            return true;
+        }
+    }
     let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
     for &k in &idx[..cnt] {
         s.add(sc(dist[k]), v(subj[k]), v(ncon), None);
