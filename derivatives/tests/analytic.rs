@@ -327,13 +327,14 @@ fn convex_mesh_stack() {
 
 #[test]
 fn convex_pairs() {
-    // FD step 1e-5, tolerance 1e-2: the CCD witness points of the smooth contacts carry
-    // ~1e-5 m of convergence noise (an FD step of 1e-6 gives 4e-2 from it), and the FD error of
-    // this model is O(step) even on its closed-form ellipsoid–plane contact (measured 1.4e-4,
-    // 1.4e-3, 1.4e-2 at steps 1e-6, 1e-5, 1e-4: FD converges to the dual as the step → 0). The
-    // smooth contacts' derivatives are checked exactly in `convex_smooth_vs_closed_forms`.
+    // FD step 1e-5, tolerance 1e-2 (measured 4.2e-3 and 3.5e-3): the witness points of the
+    // contacts whose normal comes from the CCD (ellipsoid–ellipsoid, ellipsoid–edge) carry its
+    // ~1e-5 m convergence noise (an FD step of 1e-6 gives 1.3e-2 in their columns; the other
+    // bodies' columns agree to 3e-6 at that step), and at the keyframe (zero velocity) the
+    // friction rows sit at zero slip, a kink for FD. The smooth contacts' derivatives are checked
+    // exactly in `convex_smooth_vs_closed_forms`.
     check_convex("convex_pairs", 0, 0.0, 1, 1e-5, 1e-2);
-    check_convex("convex_pairs", 20, 0.02, 1, 1e-5, 1e-2);
+    check_convex("convex_pairs", 10, 0.01, 1, 1e-5, 1e-2);
 }
 
 /// The contact geometry itself: for every contact, `∂(dist, pos, frame)/∂q` from one
