@@ -218,7 +218,10 @@ fn check_at_tol(
     );
     assert!(e_fwd < tol.exact, "{name}: forward {e_fwd}");
     assert!(e_inv < tol.exact, "{name}: inverse {e_inv}");
-    assert!(e_a < tol.exact && e_b < tol.exact, "{name}: A {e_a} B {e_b}");
+    assert!(
+        e_a < tol.exact && e_b < tol.exact,
+        "{name}: A {e_a} B {e_b}"
+    );
     assert!(e_fd < tol.fd, "{name}: dual vs FD {e_fd}");
     assert!(e_inv_fd < 1e-4, "{name}: inverse vs FD {e_inv_fd}");
     meth
@@ -301,7 +304,10 @@ fn check_convex(name: &str, settle: usize, tilt: f64, seed: u64, fd_eps: f64, fd
     assert!(d.nefc > 0, "{name}: no contact");
     let mut d0 = d.clone();
     d0.qacc_warmstart.iter_mut().for_each(|x| *x = 0.0);
-    let spread = err(&dual_forward_jacobian(&m, &d0), &dual_forward_jacobian(&m, &d));
+    let spread = err(
+        &dual_forward_jacobian(&m, &d0),
+        &dual_forward_jacobian(&m, &d),
+    );
     let tag = format!("{name}/settle {settle}/tilt {tilt}");
     eprintln!("{tag}: dual reference spread {spread:.1e}");
     let tol = Tol {
@@ -310,7 +316,11 @@ fn check_convex(name: &str, settle: usize, tilt: f64, seed: u64, fd_eps: f64, fd
         fd,
     };
     assert!(tol.exact < 1e-7, "{tag}: dual reference spread {spread}");
-    assert_eq!(check_at_tol(&tag, &m, d, None, seed, tol), Method::Constraint, "{tag}");
+    assert_eq!(
+        check_at_tol(&tag, &m, d, None, seed, tol),
+        Method::Constraint,
+        "{tag}"
+    );
 }
 
 #[test]
@@ -344,11 +354,17 @@ fn convex_pairs() {
 /// (Smooth shapes are checked in `convex_smooth_vs_closed_forms`: their `f64` CCD witness
 /// points carry ~1e-5 of convergence noise, which FD quotients amplify to O(1).)
 fn geometry_vs_fd(name: &str, settle: usize, tilt: f64, tol: f64) {
+    let m = model(name, None);
+    let d = convex_state(&m, settle, tilt, 5);
+    geometry_vs_fd_at(name, &m, &d, tol);
+}
+
+/// [`geometry_vs_fd`] at the forwarded state `d`.
+fn geometry_vs_fd_at(name: &str, m: &Model, d: &Data<f64>, tol: f64) {
     use moreau::collision::collision;
     use moreau::kinematics::kinematics;
     use moreau_derivatives::dual::{lift, seed};
-    let m = model(name, None);
-    let d = convex_state(&m, settle, tilt, 5);
+    let (m, d) = (m.clone(), d.clone());
     let nc = d.contact.len();
     assert!(nc > 0, "{name}: no contact");
     let geo = |c: &moreau::collision::Contact<f64>| {
@@ -359,13 +375,14 @@ fn geometry_vs_fd(name: &str, settle: usize, tilt: f64, tol: f64) {
     };
     let eps = 1e-6;
     let mut worst: f64 = 0.0;
+    let mut per = vec![0.0f64; nc];
     for j in 0..m.nv {
         let mut dd = lift(&m, &d);
         seed(&m, &mut dd, j);
         kinematics(&m, &mut dd);
         collision(&m, &mut dd);
         assert_eq!(dd.contact.len(), nc, "{name}: dual contacts");
-        let mut side = |sg: f64| {
+        let side = |sg: f64| {
             let mut e = d.clone();
             let mut dq = vec![0.0; m.nv];
             dq[j] = sg * eps;
@@ -385,6 +402,7 @@ fn geometry_vs_fd(name: &str, settle: usize, tilt: f64, tol: f64) {
                 let fd = (p[k][o] - q[k][o]) / (2.0 * eps);
                 let e = (v.eps - fd).abs() / fd.abs().max(1.0);
                 worst = worst.max(e);
+                per[k] = per[k].max(e);
                 assert!(
                     e < tol,
                     "{name}: contact {k} ({:?}) output {o} direction {j}: dual {} FD {fd}",
@@ -394,13 +412,34 @@ fn geometry_vs_fd(name: &str, settle: usize, tilt: f64, tol: f64) {
             }
         }
     }
-    eprintln!("{name} settle {settle} tilt {tilt}: {nc} contacts, geometry dual vs FD {worst:.1e}");
+    eprintln!(
+        "{name}: {nc} contacts, geometry dual vs FD {worst:.1e}, per contact {:?}",
+        per.iter().map(|x| format!("{x:.1e}")).collect::<Vec<_>>()
+    );
 }
 
 #[test]
 fn convex_geometry_vs_fd() {
     geometry_vs_fd("mesh_drop", 300, 0.01, 1e-7);
     geometry_vs_fd("mesh_stack", 100, 0.005, 1e-7);
+    // height field (prisms, polytopes) under a box (polytope–prism faces) and a sphere (a point
+    // plus radius against a prism face; its CCD witness point moves with ~1e-6 relative error
+    // along the face, measured 5e-6 in the FD quotient, hence 1e-4). Positions: 0.5 mm deep by
+    // MuJoCo 4.0.0's mj_forward.
+    let hf = r#"<mujoco><asset><hfield name="h" nrow="3" ncol="3" size=".3 .3 .05 .05"
+        elevation="0 .2 .4  .1 .3 .5  .2 .4 .6"/></asset><worldbody>
+      <geom type="hfield" hfield="h"/>
+      <body pos="-.1 -.1 .0443" euler="4 -3 20"><freejoint/><geom type="box" size=".03 .02 .02"/></body>
+      <body pos=".12 .1 .0584"><freejoint/><geom type="sphere" size=".03"/></body>
+    </worldbody></mujoco>"#;
+    let m = moreau::mjcf::load_from_str(hf, &moreau::mjcf::Vfs::default()).unwrap();
+    let d = convex_state_at(&m);
+    assert!(d.contact.len() >= 2, "hfield: {} contacts", d.contact.len());
+    assert_eq!(
+        d_pos_method(&m, &d, Output::Residual, &mut Default::default()).1,
+        Method::Constraint
+    );
+    geometry_vs_fd_at("hfield", &m, &d, 1e-4);
 }
 
 /// Smooth convex contacts whose exact geometry has a closed form elsewhere: ellipsoids with
@@ -484,11 +523,20 @@ fn convex_smooth_vs_closed_forms() {
                 worst[0] = worst[0].max((u.re - v.re).abs());
                 let e = (u.eps - v.eps).abs() / v.eps.abs().max(1.0);
                 worst[1] = worst[1].max(e);
-                assert!(e < 1e-8, "geoms {:?} direction {j}: convex {} closed form {}", a.geom, u.eps, v.eps);
+                assert!(
+                    e < 1e-8,
+                    "geoms {:?} direction {j}: convex {} closed form {}",
+                    a.geom,
+                    u.eps,
+                    v.eps
+                );
             }
         }
     }
-    eprintln!("smooth convex contacts vs closed forms: values {:.1e}, derivatives {:.1e}", worst[0], worst[1]);
+    eprintln!(
+        "smooth convex contacts vs closed forms: values {:.1e}, derivatives {:.1e}",
+        worst[0], worst[1]
+    );
     assert!(worst[0] < 1e-4, "values {}", worst[0]);
 }
 

@@ -61,7 +61,12 @@ impl<T: Scalar> Sink<'_, T> {
         (dist, pos, n): (f64, &V3, &V3),
         (dt, pt, nt): (T, Vector3<T>, Vector3<T>),
     ) {
-        self.add(revalue(dt, dist), revalue3(&pt, pos), revalue3(&nt, n), None);
+        self.add(
+            revalue(dt, dist),
+            revalue3(&pt, pos),
+            revalue3(&nt, n),
+            None,
+        );
     }
 }
 
@@ -161,12 +166,12 @@ fn classify(shape: &Shape, mat: &Matrix3<f64>, u: &V3) -> (Feat, f64) {
             let nxy = l.x.hypot(l.y);
             if nxy < FEAT_TOL {
                 let z = sgn(l.z);
-                (Feat::Face(V3::new(0.0, 0.0, z), V3::new(0.0, 0.0, z * h)), 0.0)
-            } else if l.z.abs() < FEAT_TOL {
                 (
-                    Feat::Edge(V3::new(0.0, 0.0, -h), V3::new(0.0, 0.0, h)),
-                    r,
+                    Feat::Face(V3::new(0.0, 0.0, z), V3::new(0.0, 0.0, z * h)),
+                    0.0,
                 )
+            } else if l.z.abs() < FEAT_TOL {
+                (Feat::Edge(V3::new(0.0, 0.0, -h), V3::new(0.0, 0.0, h)), r)
             } else {
                 (Feat::Smooth(sgn(l.z)), 0.0)
             }

@@ -10,8 +10,7 @@
 //! Primitive colliders ([`primitive`], [`boxes`]) are generic over [`Scalar`] so dual numbers
 //! propagate through them; the convex (GJK/EPA, multi-contact, plane–convex) paths search in
 //! `f64` and re-evaluate each contact from its features in the scalar ([`cvxdiff`]: `f64`
-//! values, exact derivative parts); the height-field path computes in `f64` and its contacts
-//! carry no derivative information.
+//! values, exact derivative parts); so does the height-field path (prisms against convex geoms).
 
 // `!(x <= y)` is deliberate throughout: it rejects NaN distances. Fixed 3-loops index several
 // arrays in parallel.
@@ -454,12 +453,11 @@ pub fn pair_limit(m: &Model, g1: usize, g2: usize) -> f64 {
 }
 
 /// True if dual numbers carry the contact geometry's derivatives through the narrow phase of
-/// this ordered type pair (`t1 <= t2`): the primitive colliders generic over the scalar
-/// ([`primitive`], [`boxes`]) and the convex ones re-evaluated by [`cvxdiff`]; false for height
-/// fields (`f64` only) and pairs without a collider.
+/// this ordered type pair (`t1 <= t2`): every pair with a collider (the primitive colliders are
+/// generic over the scalar, [`primitive`], [`boxes`]; the convex and height-field ones are
+/// re-evaluated by [`cvxdiff`]).
 pub fn differentiable(t1: GeomType, t2: GeomType) -> bool {
-    use GeomType::*;
-    has_collider(t1, t2) && !matches!((t1, t2), (Hfield, _) | (_, Hfield))
+    has_collider(t1, t2)
 }
 
 /// True if geoms `g1`, `g2` form an explicit `pair` (either order).

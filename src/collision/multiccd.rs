@@ -212,12 +212,7 @@ impl<'a, T: Scalar> Poly<'a, T> {
     /// segment moved by the radius along `dir` itself (`r (1/c − 1)`, `c` the cosine between
     /// `dir` and the radial direction). Measured on MuJoCo 4.0.0: tilted capsules differ from
     /// this by a few 1e-6 at the unclipped ends, flat ones agree to rounding.
-    fn edge(
-        &self,
-        v0: usize,
-        v1: usize,
-        dir: &Vector3<T>,
-    ) -> (Vector3<T>, Vector3<T>, Vector3<T>) {
+    fn edge(&self, v0: usize, v1: usize, dir: &Vector3<T>) -> (Vector3<T>, Vector3<T>, Vector3<T>) {
         match self.kind {
             Kind::Capsule(r, _) => {
                 let a = self.mat.column(2).into_owned();
