@@ -405,7 +405,7 @@ fn clip_polygon(
     clip: &[V3; MAXP],
     nc: usize,
     n: &V3,
-    mut lab: Option<&mut [Lab; MAXP]>,
+    lab: Option<&mut [Lab; MAXP]>,
 ) -> usize {
     let mut cur = *subj;
     let mut ncur = ns;
@@ -472,7 +472,7 @@ fn clip_polygon(
         }
     }
     *subj = cur;
-    if let Some(l) = lab.as_deref_mut() {
+    if let Some(l) = lab {
         *l = lcur;
     }
     ncur
