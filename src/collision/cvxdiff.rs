@@ -1,6 +1,6 @@
 //! Differentiable re-evaluation of the contacts of the `f64` convex colliders (issue 4; seed 004
 //! "Checking"). The convex search ([`super::convex::penetration`], [`super::multiccd`],
-//! plane–mesh) runs in `f64` and fixes *which* features touch; for a dual scalar the contact's
+//! plane–mesh, height-field prisms) runs in `f64` and fixes *which* features touch; for a dual scalar the contact's
 //! `dist`, `pos` and `frame` are then recomputed in `T` from those features and the geoms' `T`
 //! poses, and their real parts are reset to the `f64` values ([`revalue`]), so the values stay
 //! MuJoCo's and the derivative parts are those of the exact contact of the features:
@@ -55,18 +55,20 @@ pub(crate) fn tv<T: Scalar>(x: &V3) -> Vector3<T> {
 
 impl<T: Scalar> Sink<'_, T> {
     /// Adds a contact whose values are the `f64` ones (`dist`, `pos`, normal `n`) and whose
-    /// derivative parts are those of `dt`, `pt`, `nt` (see [`revalue`]).
+    /// derivative parts are those of `dt`, `pt`, `nt` (see [`revalue`]). A re-evaluation that is
+    /// not finite (a degenerate feature set the `f64` search still accepted) keeps the values
+    /// with zero derivative parts, so the contact set never differs from the `f64` one.
     pub(crate) fn add_exact(
         &mut self,
         (dist, pos, n): (f64, &V3, &V3),
         (dt, pt, nt): (T, Vector3<T>, Vector3<T>),
     ) {
-        self.add(
-            revalue(dt, dist),
-            revalue3(&pt, pos),
-            revalue3(&nt, n),
-            None,
-        );
+        let (dt, pt, nt) = (revalue(dt, dist), revalue3(&pt, pos), revalue3(&nt, n));
+        if dt.is_finite() && pt.iter().chain(nt.iter()).all(|x| x.is_finite()) {
+            self.add(dt, pt, nt, None);
+        } else {
+            self.add(sc(dist), tv(pos), tv(n), None);
+        }
     }
 }
 
