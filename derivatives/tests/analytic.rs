@@ -440,6 +440,27 @@ fn convex_geometry_vs_fd() {
         Method::Constraint
     );
     geometry_vs_fd_at("hfield", &m, &d, 1e-4);
+    // multi-contact edge patches: a capsule lying on a cube mesh (its side segment clipped by
+    // the face, lifted by its radius) and a box resting on an edge (edge–face), both tilted
+    let edges = r#"<mujoco><asset><mesh name="c" vertex="-.05 -.05 -.05 -.05 -.05 .05
+        -.05 .05 -.05 -.05 .05 .05 .05 -.05 -.05 .05 -.05 .05 .05 .05 -.05 .05 .05 .05"/>
+      </asset><worldbody>
+      <geom type="mesh" mesh="c" pos="0 0 .05"/>
+      <body pos=".01 .01 .1193" euler="3 89.7 10"><freejoint/><geom type="capsule" size=".02 .04"/></body>
+      <geom type="mesh" mesh="c" pos=".5 0 .05"/>
+      <body pos=".51 0 .1276" euler="45 .3 0"><freejoint/><geom type="box" size=".03 .02 .02"/></body>
+    </worldbody></mujoco>"#;
+    let m = moreau::mjcf::load_from_str(edges, &moreau::mjcf::Vfs::default()).unwrap();
+    let d = convex_state_at(&m);
+    for b in [1, 2] {
+        let n = d
+            .contact
+            .iter()
+            .filter(|c| c.geom.iter().any(|&g| m.geom_bodyid[g] == b))
+            .count();
+        assert_eq!(n, 2, "edge patches: body {b} has {n} contacts");
+    }
+    geometry_vs_fd_at("edge patches", &m, &d, 1e-7);
 }
 
 /// Smooth convex contacts whose exact geometry has a closed form elsewhere: ellipsoids with
