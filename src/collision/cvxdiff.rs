@@ -1,8 +1,8 @@
 //! Differentiable re-evaluation of the contacts of the `f64` convex colliders (issue 4; seed 004
 //! "Checking"). The convex search ([`super::convex::penetration`], [`super::multiccd`],
-//! plane–mesh, height-field prisms) runs in `f64` and fixes *which* features touch; for a dual scalar the contact's
-//! `dist`, `pos` and `frame` are then recomputed in `T` from those features and the geoms' `T`
-//! poses, and their real parts are reset to the `f64` values ([`revalue`]), so the values stay
+//! plane–mesh, height-field prisms) runs in `f64` and fixes *which* features touch; for a dual
+//! scalar the contact's `dist`, `pos` and `frame` are then recomputed in `T` from those features
+//! and the geoms' `T` poses, and their real parts are reset to the `f64` values ([`revalue`]), so the values stay
 //! MuJoCo's and the derivative parts are those of the exact contact of the features:
 //!
 //! - polytope features (vertex, edge, face; box corners, mesh vertices, face normals fixed in
@@ -12,7 +12,7 @@
 //!   as a point or segment core plus a radius): the contact normal `n` minimizes
 //!   `h(u) = h_A(u) + h_B(−u)` (support functions; `dist = −min h`), so its derivative follows
 //!   from the optimality condition by the implicit function theorem, as one Newton step in `T`
-//!   from the converged `f64` normal: `α = −J⁻¹ F_T`, `F_i = t_i(α) · (s_A(n) − s_B(−n))`,
+//!   from the `f64` normal (the CCD's, refined by Newton steps in `f64` on the same condition): `α = −J⁻¹ F_T`, `F_i = t_i(α) · (s_A(n) − s_B(−n))`,
 //!   `J = Tᵀ(Ds_A + Ds_B)T + dist I` (tangent basis `t_i`; `Ds` from a `Dual64` evaluation of
 //!   the support map), restricted to the great circle `⊥ e` against an edge `e`.
 //!
@@ -284,7 +284,6 @@ fn edge_point<T: Scalar>(
 
 /// The exact contact of a single convex contact `c` between `(sa, posed a)` and `(sb, b)`:
 /// `(dist, pos, normal)` in `T` (real parts close to, not equal to, `c`'s).
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn single<T: Scalar>(
     shapes: [Shape; 2],
     pose0: [(V3, Matrix3<f64>); 2],
