@@ -463,19 +463,28 @@ fn convex_geometry_vs_fd() {
     geometry_vs_fd_at("edge patches", &m, &d, 1e-7);
 }
 
-/// A cylinder standing cap-down on a box, tilted (euler 3° 1° 10°): MuJoCo 4.0.0's cap patch
-/// (the 16-gon of the rim clipped by the box face, src/collision/multiccd.rs; 4 points, as
-/// MuJoCo's mj_forward reports at this pose, 0.5 mm deep). The cap corners are fixed in the
-/// cylinder frame, so the re-evaluated geometry is exact: dual vs centered FD to 1e-7.
+/// Cylinder patches on a box (src/collision/multiccd.rs), contact counts as MuJoCo 4.0.0's
+/// mj_forward reports at these poses: standing cap-down, tilted (euler 3° 1° 10°, 0.5 mm deep):
+/// the 16-gon of the rim clipped by the box face, 4 points, corners fixed in the cylinder frame;
+/// lying on its side, tilted 0.3° (0.34 and 0.66 mm deep): the side line clipped by the face, 2
+/// points, its rim points re-aimed along the face normal in `T` (a roll about the axis leaves
+/// the line in place). Dual vs centered FD to 1e-7 (measured ~3e-11).
 #[test]
 fn convex_cylinder_patch_vs_fd() {
-    let xml = r#"<mujoco><worldbody><geom type="box" size=".1 .1 .05" pos="0 0 .05"/>
-      <body pos=".01 .005 .1316" euler="3 1 10"><freejoint/><geom type="cylinder" size=".04 .03"/></body>
-    </worldbody></mujoco>"#;
-    let m = moreau::mjcf::load_from_str(xml, &moreau::mjcf::Vfs::default()).unwrap();
-    let d = convex_state_at(&m);
-    assert_eq!(d.contact.len(), 4, "cylinder cap patch");
-    geometry_vs_fd_at("cylinder cap", &m, &d, 1e-7);
+    for (name, z, euler, n) in [
+        ("cap", ".1316", "3 1 10", 4),
+        ("side", ".1395", "90.3 0 10", 2),
+    ] {
+        let xml = format!(
+            r#"<mujoco><worldbody><geom type="box" size=".1 .1 .05" pos="0 0 .05"/>
+      <body pos=".01 .005 {z}" euler="{euler}"><freejoint/><geom type="cylinder" size=".04 .03"/></body>
+    </worldbody></mujoco>"#
+        );
+        let m = moreau::mjcf::load_from_str(&xml, &moreau::mjcf::Vfs::default()).unwrap();
+        let d = convex_state_at(&m);
+        assert_eq!(d.contact.len(), n, "cylinder {name} patch");
+        geometry_vs_fd_at(&format!("cylinder {name}"), &m, &d, 1e-7);
+    }
 }
 
 /// Smooth convex contacts whose exact geometry has a closed form elsewhere: ellipsoids with

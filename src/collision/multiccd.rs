@@ -884,10 +884,12 @@ fn traced_patch<'a>(
 /// four points) and returns true, or returns false (nothing added) when the features do not
 /// match (the caller adds the single contact). For a dual `T` the kept points are recomputed
 /// from their clip origins and the geoms' poses `tpose` (features fixed; [`super::cvxdiff`]),
-/// their values kept. A cylinder's cap corners are fixed in its frame; its side line's rim
-/// points keep the `f64` aim `u` in the cylinder frame, so they move rigidly with the cylinder:
-/// exact except for a roll about the axis, which in `f64` re-aims `u` along the penetration
-/// normal (the support line stays put) and here moves the line by `r` per radian.
+/// their values kept. A cylinder's cap corners are fixed in its frame. Its side line's rim
+/// points follow the `f64` aim `u` (along the penetration normal): when `u` is the reference
+/// face's inward normal (to 1e-9; the side lies on the face) they are re-aimed along that normal
+/// in `T` (exact, the roll about the axis included); otherwise (an edge against the side) `u`
+/// stays fixed in the cylinder frame, so a roll about the axis, which in `f64` re-aims `u`
+/// (the support line stays put), here moves the line by `r` per radian.
 pub fn multi_contact<T: Scalar>(
     m: &Model,
     pose: [(V3, Matrix3<f64>); 2],
@@ -931,6 +933,27 @@ pub fn multi_contact<T: Scalar>(
         let fixed = [&ta, &tb][1 - plan.rside];
         let (pos0, mat0) = tr.pose[1 - plan.rside];
         let on_b = plan.rside == 0;
+        // a cylinder's side line aimed along the reference face normal in f64 (to rounding: the
+        // side lies on the face) is re-aimed along it in T, following the roll about its axis
+        if let (Kind::Cylinder(r, h, u), Subj::Edge(v0, v1)) = (fixed.kind, plan.subj) {
+            let rf = Poly::<f64> {
+                kind: tr.kind[plan.rside],
+                pos: tr.pose[plan.rside].0,
+                mat: tr.pose[plan.rside].1,
+            };
+            let l0 = mat0.transpose() * -rf.normal(plan.rface);
+            let rho0 = l0.x.hypot(l0.y);
+            let along = (l0.x / rho0 - u[0]).abs().max((l0.y / rho0 - u[1]).abs()) < 1e-9;
+            if v0 >= CYL_U && v1 >= CYL_U && along {
+                let l = fixed.mat.transpose() * -nref;
+                let rho = (l.x * l.x + l.y * l.y).sqrt();
+                let r = sc::<T>(r);
+                for (x, v) in ts.iter_mut().zip([v0, v1]) {
+                    let z = sc::<T>(if v == CYL_U { -h } else { h });
+                    *x = fixed.pos + fixed.mat * Vector3::new(l.x * r / rho, l.y * r / rho, z);
+                }
+            }
+        }
         for &k in &idx[..cnt] {
             // a point eval_lab cannot place (not reached) moves with the subject geom
             let x = eval_lab(tr.lab[k], &ts, tr.ns, &tc, tr.nc, &nref, sn).unwrap_or_else(|| {
