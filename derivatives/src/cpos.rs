@@ -17,8 +17,9 @@
 //!
 //! Contacts: rows are constant combinations of `Jc = [F (Jp(b₂, p) − Jp(b₁, p)); F (Jr(b₂) −
 //! Jr(b₁))]` (`F` the frame, `p` the point). `dist`, `p`, `F` are functions of the two geoms'
-//! poses: their 13 × 12 Jacobian comes from one `Dual64` run of the pair's primitive collider
-//! per pose direction (translation and world-axis rotation of each moving geom), chained with
+//! poses: their 13 × 12 Jacobian comes from one `Dual64` run of the pair's collider per pose
+//! direction (the primitive colliders are generic over the scalar; the convex ones re-evaluate
+//! each contact from its features, `moreau::collision::cvxdiff`) (translation and world-axis rotation of each moving geom), chained with
 //! the rigid motion `S_j` of each geom. With `V_b(w) = Σ_{k ≼ b} S_k w_k` (at the frozen
 //! reference point of the tree, as in [`crate::rnea`]) and `U_j(w)` the same sum before `j`'s
 //! joint group, `∂V_b(w)/∂q_j = S_j × (V_b(w) − U_j(w))` for `j ≼ b`, and
@@ -27,8 +28,7 @@
 //! `s [(p − c) × φ + τ; φ]` (`φ`, `τ`: the frame's force and torque); so
 //! `∂(∂Jᵀ f)_k = (S_j × S_k) · W_{b(k)} [k ∈ D(j)] + S_k · ∂W_{b(k)}`.
 //!
-//! Not covered (reported by [`unsupported`]): contacts of the `f64`-only convex/height-field
-//! colliders, ball-joint limits, spatial-tendon rows, polynomial (two-object) joint/tendon
+//! Not covered (reported by [`unsupported`]): ball-joint limits, spatial-tendon rows, polynomial (two-object) joint/tendon
 //! equalities, connect/weld.
 
 #![allow(clippy::needless_range_loop)]
@@ -100,7 +100,7 @@ pub fn unsupported(m: &Model, d: &Data<f64>) -> Option<&'static str> {
                 let c = &d.contact[id];
                 let (t1, t2) = (m.geom_type[c.geom[0]], m.geom_type[c.geom[1]]);
                 if !differentiable(t1, t2) {
-                    return Some("contacts of f64-only colliders");
+                    return Some("contacts without a differentiable collider");
                 }
             }
         }

@@ -10,10 +10,9 @@
 //!   only hinge/slide joint transmissions): joint springs and gravity compensation analytic,
 //!   actuators with constant moment (their length-dependent force by duals over the actuation
 //!   stage alone, seeded on `actuator_length`, cheap), and the constraint rows by
-//!   [`crate::cpos`] (contacts of the primitive colliders, hinge/slide and fixed-tendon limits,
+//!   [`crate::cpos`] (contacts of the primitive and convex colliders, hinge/slide and fixed-tendon limits,
 //!   friction loss, single-joint/tendon equalities).
-//! - `Restricted` otherwise (or when [`crate::cpos::unsupported`]: `f64`-only convex/height-field
-//!   contacts, ball limits, spatial tendons, two-object equalities): per tangent direction, a
+//! - `Restricted` otherwise (or when [`crate::cpos::unsupported`]: ball limits, spatial tendons, two-object equalities): per tangent direction, a
 //!   `Dual64` run of only the position-dependent stages the constraint/passive/actuator forces
 //!   need (kinematics, COM, tendons, collision, constraint assembly, transmission,
 //!   tendon/actuator velocities, passive, constraint reference and the inverse constraint force,

@@ -1,6 +1,7 @@
 //! Convex colliders (seed 004, "Checking": convex geoms and mesh convex hulls) by GJK distance
-//! and EPA penetration on support functions, computed in `f64` (contacts carry no derivatives
-//! for dual scalars). Used for the pairs MuJoCo sends to its convex collider: anything with an
+//! and EPA penetration on support functions, computed in `f64`; for dual scalars each contact is
+//! re-evaluated from its features ([`super::cvxdiff`]: the values stay the `f64` ones, the
+//! derivative parts are those of the exact contact). Used for the pairs MuJoCo sends to its convex collider: anything with an
 //! ellipsoid or a mesh, cylinder–capsule/cylinder/box, and plane–ellipsoid/mesh.
 //!
 //! Box–mesh, mesh–mesh, capsule–mesh and cylinder pairs get MuJoCo 4.0.0's multi-contact
@@ -8,7 +9,7 @@
 //! its hull-polygon rule (up to 4 contacts); every other convex pair gets one contact.
 //! No allocation: the simplex and the EPA polytope live in fixed-size arrays.
 
-use super::{f64of, meshpoly, multiccd, Sink};
+use super::{cvxdiff, f64of, meshpoly, multiccd, Sink};
 use crate::data::{sc, Data, Scalar};
 use crate::model::{disable, GeomType, Model};
 use nalgebra::{Matrix3, Vector3};
@@ -77,6 +78,21 @@ impl Shape<'_> {
                 p
             }
         }
+    }
+}
+
+impl Shape<'_> {
+    /// The support point of a sphere or an ellipsoid in local direction `d`, in any scalar
+    /// (closed form; other shapes: the origin). Differentiable re-evaluation, [`super::cvxdiff`].
+    pub fn support_t<T: Scalar>(&self, d: &Vector3<T>) -> Vector3<T> {
+        let s = match *self {
+            Shape::Sphere(r) => [r; 3],
+            Shape::Ellipsoid(s) => s,
+            _ => return Vector3::zeros(),
+        };
+        let (a, b, c) = (sc::<T>(s[0]), sc::<T>(s[1]), sc::<T>(s[2]));
+        let sd = Vector3::new(a * d.x, b * d.y, c * d.z);
+        Vector3::new(a * sd.x, b * sd.y, c * sd.z) / sd.norm()
     }
 }
 
@@ -534,13 +550,25 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     if !(c.dist <= f64of(s.margin)) {
         return;
     }
+    let tpose = [super::pose(d, g1), super::pose(d, g2)];
     if !m.opt.disabled(disable::MULTICCD)
-        && multiccd::multi_contact(m, [(a.pos, a.mat), (b.pos, b.mat)], &c, s)
+        && multiccd::multi_contact(m, [(a.pos, a.mat), (b.pos, b.mat)], tpose, &c, s)
     {
         return;
     }
-    let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
-    s.add(sc(c.dist), v((c.pa + c.pb) * 0.5), v(c.normal), None);
+    let pos = (c.pa + c.pb) * 0.5;
+    if cvxdiff::is_f64::<T>() {
+        let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
+        s.add(sc(c.dist), v(pos), v(c.normal), None);
+    } else {
+        let exact = cvxdiff::single(
+            [a.shape, b.shape],
+            [(a.pos, a.mat), (b.pos, b.mat)],
+            tpose,
+            &c,
+        );
+        s.add_exact((c.dist, &pos, &c.normal), exact);
+    }
 }
 
 /// Plane against an ellipsoid or a mesh (MuJoCo 4.0.0 `mjc_PlaneConvex`, mujoco-facts "plane–mesh"):
@@ -562,14 +590,28 @@ pub fn plane_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let p0: V3 = d.geom_xpos[gp].map(|x| f64of(x));
     let margin = f64of(s.margin);
     let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
-    let emit = |s: &mut Sink<T>, q: V3, dist: f64| {
-        s.add(sc(dist), v(q - n * (0.5 * dist)), v(n), None);
+    // the plane's normal and point, the mesh's pose in T (derivative parts, cvxdiff)
+    let (tp0, tn) = (d.geom_xpos[gp], d.geom_xmat[gp].column(2).into_owned());
+    let (tc, tr) = super::pose(d, g);
+    // a contact at the support point q (T: qt) of depth dist along n
+    let emit = |s: &mut Sink<T>, q: V3, qt: &dyn Fn() -> Vector3<T>, dist: f64| {
+        let pos = q - n * (0.5 * dist);
+        if cvxdiff::is_f64::<T>() {
+            s.add(sc(dist), v(pos), v(n), None);
+        } else {
+            let qt = qt();
+            let dt = tn.dot(&(qt - tp0));
+            let pt = qt - tn * (dt * sc::<T>(0.5));
+            s.add_exact((dist, &pos, &n), (dt, pt, tn));
+        }
     };
     let Shape::Mesh(verts) = b.shape else {
         let q = b.support(&-n);
         let dist = n.dot(&(q - p0));
         if dist <= margin {
-            emit(s, q, dist);
+            // the support point of a smooth shape (ellipsoid) in closed form, in T
+            let qt = || tc + tr * b.shape.support_t(&(tr.transpose() * -tn));
+            emit(s, q, &qt, dist);
         }
         return;
     };
@@ -584,12 +626,13 @@ pub fn plane_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         }
     }
     let world = |q: &[f64; 3]| b.pos + b.mat * V3::new(q[0], q[1], q[2]);
+    let wt = |k: usize| tc + tr * v(V3::new(verts[k][0], verts[k][1], verts[k][2]));
     let q = world(&verts[iv]);
     let dist = n.dot(&(q - p0));
     if !(dist <= margin) {
         return;
     }
-    emit(s, q, dist);
+    emit(s, q, &|| wt(iv), dist);
     let Some(mesh) = usize::try_from(m.geom_dataid[g])
         .ok()
         .and_then(|id| m.mesh.get(id))
@@ -628,7 +671,7 @@ pub fn plane_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         if dist > margin || n.dot(&(q - b.pos)) > 0.0 {
             continue;
         }
-        emit(s, q, dist);
+        emit(s, q, &|| wt(poly[k]), dist);
     }
 }
 

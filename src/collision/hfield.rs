@@ -2,7 +2,9 @@
 //! triangular prisms). Each grid cell under the geom's bounding sphere gives two prisms (top
 //! triangle at the elevation, bottom at `-size[3]`; the same diagonal as MuJoCo); each prism is
 //! collided with the geom by GJK/EPA ([`super::convex::penetration`]), one contact per prism
-//! within the margin, normal from the height field to the geom. `f64` only.
+//! within the margin, normal from the height field to the geom. Computed in `f64`; for dual
+//! scalars each contact is re-evaluated from the prism's and the geom's features
+//! ([`super::cvxdiff`]).
 //!
 //! Against MuJoCo 4.0.0 (tests/collision_oracle.rs, `hfield-*` rows): spheres, capsules and
 //! ellipsoids agree to the EPA tolerance (dist ≤ 1e-6). Boxes and meshes differ by up to 0.1:
@@ -15,7 +17,7 @@
 //! not reproduced.
 
 use super::convex::{geom_shape, penetration, Posed, Shape};
-use super::{f64of, Sink};
+use super::{cvxdiff, f64of, Sink};
 use crate::data::{sc, Data, Scalar};
 use crate::model::Model;
 use nalgebra::Vector3;
@@ -88,8 +90,21 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
                     continue;
                 };
                 if ct.dist <= margin {
-                    let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
-                    s.add(sc(ct.dist), v((ct.pa + ct.pb) * 0.5), v(ct.normal), None);
+                    let pos = (ct.pa + ct.pb) * 0.5;
+                    if cvxdiff::is_f64::<T>() {
+                        let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
+                        s.add(sc(ct.dist), v(pos), v(ct.normal), None);
+                    } else {
+                        // the prism is a polytope fixed in the height field's frame
+                        let tpose = [super::pose(d, gh), super::pose(d, g)];
+                        let exact = cvxdiff::single(
+                            [a.shape, b.shape],
+                            [(hp, hm), (b.pos, b.mat)],
+                            tpose,
+                            &ct,
+                        );
+                        s.add_exact((ct.dist, &pos, &ct.normal), exact);
+                    }
                 }
             }
         }

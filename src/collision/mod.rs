@@ -8,8 +8,9 @@
 //! tangent 1, tangent 2). Contacts are listed up to `margin + gap` and active below `margin`.
 //!
 //! Primitive colliders ([`primitive`], [`boxes`]) are generic over [`Scalar`] so dual numbers
-//! propagate through them; the convex (GJK/EPA) and height-field paths compute in `f64` and their
-//! contacts carry no derivative information.
+//! propagate through them; the convex (GJK/EPA, multi-contact, plane–convex) paths search in
+//! `f64` and re-evaluate each contact from its features in the scalar ([`cvxdiff`]: `f64`
+//! values, exact derivative parts); so does the height-field path (prisms against convex geoms).
 
 // `!(x <= y)` is deliberate throughout: it rejects NaN distances. Fixed 3-loops index several
 // arrays in parallel.
@@ -17,6 +18,7 @@
 
 pub mod boxes;
 pub mod convex;
+pub mod cvxdiff;
 pub mod hfield;
 pub mod meshpoly;
 pub mod multiccd;
@@ -450,18 +452,12 @@ pub fn pair_limit(m: &Model, g1: usize, g2: usize) -> f64 {
     p.margin + p.gap
 }
 
-/// True if the narrow phase of this ordered type pair (`t1 <= t2`) is one of the primitive
-/// colliders generic over the scalar ([`primitive`], [`boxes`]), so dual numbers carry the
-/// contact geometry's derivatives; false for the `f64`-only convex and height-field paths.
+/// True if dual numbers carry the contact geometry's derivatives through the narrow phase of
+/// this ordered type pair (`t1 <= t2`): every pair with a collider (the primitive colliders are
+/// generic over the scalar, [`primitive`], [`boxes`]; the convex and height-field ones are
+/// re-evaluated by [`cvxdiff`]).
 pub fn differentiable(t1: GeomType, t2: GeomType) -> bool {
-    use GeomType::*;
-    matches!(
-        (t1, t2),
-        (Plane, Sphere | Capsule | Cylinder | Box)
-            | (Sphere, Sphere | Capsule | Cylinder | Box)
-            | (Capsule, Capsule | Box)
-            | (Box, Box)
-    )
+    has_collider(t1, t2)
 }
 
 /// True if geoms `g1`, `g2` form an explicit `pair` (either order).

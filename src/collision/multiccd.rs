@@ -31,10 +31,14 @@
 //! and rims that places the side line to ~1e-4 (tests/multiccd_oracle.rs, `SIDE`), and on a cap
 //! reduced to four corners the 16-gon's exact area ties are broken by rounding, so the four kept
 //! may differ from MuJoCo's (all are corners of the same clipped polygon, [`patch`]).
+//! For a dual scalar the kept points are recomputed in `T` from their clip origins ([`Lab`]) and
+//! the geoms' poses, features fixed ([`multi_contact`], [`super::cvxdiff`]); a cylinder's rim
+//! direction stays the `f64` aim (see [`multi_contact`] for what that leaves out).
 //! No allocation: features and polygons live in fixed-size arrays; a pair whose polygons do not
 //! fit falls back to the single contact.
 
 use super::convex::ConvexContact;
+use super::cvxdiff::{is_f64, tv};
 use super::{f64of, Sink};
 use crate::data::{sc, Scalar};
 use crate::model::{GeomType, Mesh, Model};
@@ -62,13 +66,15 @@ const BOX_FACE: [[usize; 4]; 6] = [
     [3, 2, 0, 1],
 ];
 
-/// A box or a mesh (with hull polygons) posed in the world.
-struct Poly<'a> {
+/// A box or a mesh (with hull polygons) posed in the world (in `f64`, or in `T` for the
+/// differentiable re-evaluation of the contacts, [`super::cvxdiff`]).
+struct Poly<'a, T: Scalar = f64> {
     kind: Kind<'a>,
-    pos: V3,
-    mat: Matrix3<f64>,
+    pos: Vector3<T>,
+    mat: Matrix3<T>,
 }
 
+#[derive(Clone, Copy)]
 enum Kind<'a> {
     Box([f64; 3]),
     Mesh(&'a Mesh),
@@ -89,8 +95,8 @@ const CYL_SIDES: usize = 16;
 /// Index of the first exact rim point of a cylinder (see [`Kind::Cylinder`]).
 const CYL_U: usize = 2 * CYL_SIDES;
 
-impl<'a> Poly<'a> {
-    fn new(m: &'a Model, g: usize, pos: V3, mat: Matrix3<f64>) -> Option<Self> {
+impl<'a, T: Scalar> Poly<'a, T> {
+    fn new(m: &'a Model, g: usize, pos: Vector3<T>, mat: Matrix3<T>) -> Option<Self> {
         let kind = match m.geom_type[g] {
             GeomType::Box => Kind::Box(m.geom_size[g]),
             GeomType::Capsule => Kind::Capsule(m.geom_size[g][0], m.geom_size[g][1]),
@@ -113,18 +119,6 @@ impl<'a> Poly<'a> {
             Kind::Mesh(mesh) => mesh.vert.len(),
             Kind::Capsule(..) => 2,
             Kind::Cylinder(..) => CYL_U + 2,
-        }
-    }
-
-    /// Points a cylinder's exact rim points (`CYL_U`, `CYL_U + 1`) along the part of the world
-    /// direction `dir` normal to its axis (no-op for other shapes or along the axis).
-    fn aim(&mut self, dir: &V3) {
-        if let Kind::Cylinder(_, _, ref mut u) = self.kind {
-            let ld = self.mat.transpose() * dir;
-            let rho = ld.x.hypot(ld.y);
-            if rho > 0.0 {
-                *u = [ld.x / rho, ld.y / rho];
-            }
         }
     }
 
@@ -159,11 +153,11 @@ impl<'a> Poly<'a> {
         matches!(self.kind, Kind::Cylinder(..))
     }
 
-    fn world(&self, i: usize) -> V3 {
-        self.pos + self.mat * self.local(i)
+    fn world(&self, i: usize) -> Vector3<T> {
+        self.pos + self.mat * tv::<T>(&self.local(i))
     }
 
-    fn normal(&self, f: usize) -> V3 {
+    fn normal(&self, f: usize) -> Vector3<T> {
         let l = match self.kind {
             Kind::Box(_) => {
                 let mut l = V3::zeros();
@@ -177,7 +171,7 @@ impl<'a> Poly<'a> {
             Kind::Capsule(..) => V3::zeros(),
             Kind::Cylinder(..) => V3::new(0.0, 0.0, if f == 0 { -1.0 } else { 1.0 }),
         };
-        self.mat * l
+        self.mat * tv::<T>(&l)
     }
 
     fn face_has(&self, f: usize, v: usize) -> bool {
@@ -213,7 +207,7 @@ impl<'a> Poly<'a> {
     }
 
     /// Corners of face `f` in the world, clockwise about its outward normal.
-    fn face(&self, f: usize, out: &mut [V3; MAXP]) -> usize {
+    fn face(&self, f: usize, out: &mut [Vector3<T>; MAXP]) -> usize {
         match self.kind {
             Kind::Box(_) => {
                 for (o, &c) in out.iter_mut().zip(&BOX_FACE[f]) {
@@ -286,23 +280,38 @@ impl<'a> Poly<'a> {
     /// segment moved by the radius along `dir` itself (`r (1/c − 1)`, `c` the cosine between
     /// `dir` and the radial direction). Measured on MuJoCo 4.0.0: tilted capsules differ from
     /// this by a few 1e-6 at the unclipped ends, flat ones agree to rounding.
-    fn edge(&self, v0: usize, v1: usize, dir: &V3) -> (V3, V3, V3) {
+    fn edge(&self, v0: usize, v1: usize, dir: &Vector3<T>) -> (Vector3<T>, Vector3<T>, Vector3<T>) {
         match self.kind {
             Kind::Capsule(r, _) => {
                 let a = self.mat.column(2).into_owned();
                 let radial = dir - a * a.dot(dir);
                 let c = radial.norm();
-                if !(c > 1e-12) {
-                    return (self.world(0), self.world(1), V3::zeros());
+                if !(c > sc(1e-12)) {
+                    return (self.world(0), self.world(1), Vector3::zeros());
                 }
+                let r = sc::<T>(r);
                 let w = radial * (r / c);
                 (
                     self.world(0) + w,
                     self.world(1) + w,
-                    -dir * (r * (1.0 / c - 1.0)),
+                    -dir * (r * (T::one() / c - T::one())),
                 )
             }
-            _ => (self.world(v0), self.world(v1), V3::zeros()),
+            _ => (self.world(v0), self.world(v1), Vector3::zeros()),
+        }
+    }
+}
+
+impl Poly<'_> {
+    /// Points a cylinder's exact rim points (`CYL_U`, `CYL_U + 1`) along the part of the world
+    /// direction `dir` normal to its axis (no-op for other shapes or along the axis).
+    fn aim(&mut self, dir: &V3) {
+        if let Kind::Cylinder(_, _, ref mut u) = self.kind {
+            let ld = self.mat.transpose() * dir;
+            let rho = ld.x.hypot(ld.y);
+            if rho > 0.0 {
+                *u = [ld.x / rho, ld.y / rho];
+            }
         }
     }
 }
@@ -468,12 +477,72 @@ fn edge_on_face(
     edge_face(pe, fe, pf, &aligned, (1.0 - FACE_TOL * FACE_TOL).sqrt())
 }
 
+/// Where a clipped point comes from (for the re-evaluation in `T`): a subject vertex, a
+/// subject edge (from its corner `e` to the next) cut by the side plane of clip edge `k`, or the
+/// subject plane cut by two clip side planes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+/// Indices fit in `u8` (`MAXP` corners), keeping the label arrays small.
+enum Lab {
+    V(u8),
+    E(u8, u8),
+    C(u8, u8),
+    /// Not reached by the clipping of a convex polygon (kept for robustness).
+    Bad,
+}
+
+impl Lab {
+    /// Subject edges through the point (`ns` subject corners; a 2-corner subject is one edge).
+    fn edges(self, ns: usize) -> [Option<u8>; 2] {
+        match self {
+            Lab::V(_) if ns == 2 => [Some(0), None],
+            Lab::V(i) => [Some(((i as usize + ns - 1) % ns) as u8), Some(i)],
+            Lab::E(e, _) => [Some(e), None],
+            _ => [None, None],
+        }
+    }
+    fn planes(self) -> [Option<u8>; 2] {
+        match self {
+            Lab::E(_, k) => [Some(k), None],
+            Lab::C(a, b) => [Some(a), Some(b)],
+            _ => [None, None],
+        }
+    }
+    /// The label of the cut of segment `p`–`q` by side plane `k`.
+    fn cut(p: Lab, q: Lab, k: u8, ns: usize) -> Lab {
+        let (ep, eq) = (p.edges(ns), q.edges(ns));
+        if let Some(e) = ep.iter().flatten().find(|e| eq.contains(&Some(**e))) {
+            return Lab::E(*e, k);
+        }
+        let (pp, pq) = (p.planes(), q.planes());
+        if let Some(j) = pp.iter().flatten().find(|j| pq.contains(&Some(**j))) {
+            return Lab::C(*j, k);
+        }
+        Lab::Bad
+    }
+}
+
 /// Sutherland–Hodgman: clips `subj[..ns]` by the prism of the polygon `clip[..nc]` (clockwise
-/// about `n`) along `n`; the result replaces `subj`. Returns the new count.
-fn clip_polygon(subj: &mut [V3; MAXP], ns: usize, clip: &[V3; MAXP], nc: usize, n: &V3) -> usize {
+/// about `n`) along `n`; the result replaces `subj` (and the points' origins `lab`, if asked
+/// for). Returns the new count.
+fn clip_polygon(
+    subj: &mut [V3; MAXP],
+    ns: usize,
+    clip: &[V3; MAXP],
+    nc: usize,
+    n: &V3,
+    lab: Option<&mut [Lab; MAXP]>,
+) -> usize {
     let mut cur = *subj;
     let mut ncur = ns;
     let mut out = [V3::zeros(); MAXP];
+    let mut lcur = [Lab::Bad; MAXP];
+    let mut lout = [Lab::Bad; MAXP];
+    let track = lab.is_some();
+    if track {
+        for (i, l) in lcur.iter_mut().enumerate().take(ns) {
+            *l = Lab::V(i as u8);
+        }
+    }
     for k in 0..nc {
         let c0 = clip[k];
         let c1 = clip[(k + 1) % nc];
@@ -491,6 +560,9 @@ fn clip_polygon(subj: &mut [V3; MAXP], ns: usize, clip: &[V3; MAXP], nc: usize, 
             if ip && iq {
                 if no < MAXP {
                     out[no] = q;
+                    if track {
+                        lout[no] = lcur[(i + 1) % ncur];
+                    }
                     no += 1;
                 }
                 continue;
@@ -501,22 +573,120 @@ fn clip_polygon(subj: &mut [V3; MAXP], ns: usize, clip: &[V3; MAXP], nc: usize, 
                 let t = (pd - pn.dot(&p)) / den;
                 if (0.0..=1.0).contains(&t) && no < MAXP {
                     out[no] = p + d * t;
+                    if track {
+                        lout[no] = Lab::cut(lcur[i], lcur[(i + 1) % ncur], k as u8, ns);
+                    }
                     no += 1;
                 }
             }
             if iq && no < MAXP {
                 out[no] = q;
+                if track {
+                    lout[no] = lcur[(i + 1) % ncur];
+                }
                 no += 1;
             }
         }
         cur = out;
         ncur = no;
+        if track {
+            lcur = lout;
+        }
         if ncur == 0 {
             break;
         }
     }
     *subj = cur;
+    if let Some(l) = lab {
+        *l = lcur;
+    }
     ncur
+}
+
+/// A clipped point in `T` from its origin `lab` (see [`Lab`]): `subj`, `clip`, `nref` as in
+/// [`clip_polygon`], `snorm` the subject face's normal (face subjects).
+#[allow(clippy::too_many_arguments)]
+fn eval_lab<T: Scalar>(
+    lab: Lab,
+    subj: &[Vector3<T>; MAXP],
+    ns: usize,
+    clip: &[Vector3<T>; MAXP],
+    nc: usize,
+    nref: &Vector3<T>,
+    snorm: Option<Vector3<T>>,
+) -> Option<Vector3<T>> {
+    let plane = |k: usize| {
+        let c0 = clip[k];
+        let pn = (clip[(k + 1) % nc] - c0).cross(nref);
+        (pn, pn.dot(&c0))
+    };
+    match lab {
+        Lab::V(i) => Some(subj[i as usize]),
+        Lab::E(e, k) => {
+            let (pn, pd) = plane(k as usize);
+            let e = e as usize;
+            let (p, q) = (subj[e], subj[(e + 1) % ns]);
+            let t = (pd - pn.dot(&p)) / pn.dot(&(q - p));
+            Some(p + (q - p) * t)
+        }
+        Lab::C(a, b) => {
+            let ((n1, d1), (n2, d2)) = (plane(a as usize), plane(b as usize));
+            let n3 = snorm?;
+            let d3 = n3.dot(&subj[0]);
+            let det = n1.dot(&n2.cross(&n3));
+            Some((n2.cross(&n3) * d1 + n3.cross(&n1) * d2 + n1.cross(&n2) * d3) / det)
+        }
+        Lab::Bad => None,
+    }
+}
+
+/// The clipping set-up chosen from the features: the reference face (`rside`'s face `rface`)
+/// and the subject on the other geom (a face, or an edge `(v0, v1)`).
+#[derive(Clone, Copy, Debug)]
+struct Plan {
+    rside: usize,
+    rface: usize,
+    subj: Subj,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Subj {
+    Face(usize),
+    Edge(usize, usize),
+}
+
+/// Subject and clip polygons of a [`Plan`]: `(nref, ncon, ns, nc, lift, subject normal)`.
+type Setup<T> = (
+    Vector3<T>,
+    Vector3<T>,
+    usize,
+    usize,
+    Vector3<T>,
+    Option<Vector3<T>>,
+);
+
+fn setup<T: Scalar>(
+    plan: &Plan,
+    polys: [&Poly<T>; 2],
+    subj: &mut [Vector3<T>; MAXP],
+    clip: &mut [Vector3<T>; MAXP],
+) -> Setup<T> {
+    let (pr, ps) = (polys[plan.rside], polys[1 - plan.rside]);
+    let nref = pr.normal(plan.rface);
+    let nc = pr.face(plan.rface, clip);
+    match plan.subj {
+        Subj::Face(j) => {
+            let ns = ps.face(j, subj);
+            let sn = ps.normal(j);
+            (nref, -sn, ns, nc, Vector3::zeros(), Some(sn))
+        }
+        Subj::Edge(v0, v1) => {
+            let lift;
+            (subj[0], subj[1], lift) = ps.edge(v0, v1, &-nref);
+            let ncon = if plan.rside == 0 { nref } else { -nref };
+            (nref, ncon, 2, nc, lift, None)
+        }
+    }
 }
 
 /// MuJoCo 4.0.0's reduction of a clipped polygon to four corners (measured: it differs from the
@@ -585,6 +755,19 @@ pub struct Patch {
     pub side: bool,
 }
 
+/// What the re-evaluation in `T` needs besides the [`Patch`]: the plan, the geoms' shapes (a
+/// cylinder with its `f64` aim), the polygon sizes, and per patch point its clip origin and
+/// its clipped point before projection (indices as in the patch).
+struct Trace<'a> {
+    plan: Plan,
+    kind: [Kind<'a>; 2],
+    pose: [(V3, Matrix3<f64>); 2],
+    ns: usize,
+    nc: usize,
+    lab: [Lab; MAXP],
+    clipped: [V3; MAXP],
+}
+
 /// The patch of the pair `geom` (posed by `pose`, penetration result `c`) with points beyond
 /// `margin` (margin + gap) dropped, or None when the touching features do not match.
 pub fn patch(
@@ -594,6 +777,18 @@ pub fn patch(
     c: &ConvexContact,
     margin: f64,
 ) -> Option<Patch> {
+    traced_patch(m, geom, pose, c, margin, false).map(|(p, _)| p)
+}
+
+/// [`patch`], with the clip origins recorded when `track` (for [`multi_contact`] in `T`).
+fn traced_patch<'a>(
+    m: &'a Model,
+    geom: [usize; 2],
+    pose: [(V3, Matrix3<f64>); 2],
+    c: &ConvexContact,
+    margin: f64,
+    track: bool,
+) -> Option<(Patch, Trace<'a>)> {
     let [g0, g1] = geom;
     let mut pa = Poly::new(m, g0, pose[0].0, pose[0].1)?;
     let mut pb = Poly::new(m, g1, pose[1].0, pose[1].1)?;
@@ -605,11 +800,7 @@ pub fn patch(
     if fa.nvert == 0 || fb.nvert == 0 {
         return None;
     }
-    // (subject on geom 1?, reference face normal, contact normal, subject, reference polygon)
-    let mut subj = [V3::zeros(); MAXP];
-    let mut clip = [V3::zeros(); MAXP];
     let edge_tol = (1.0 - FACE_TOL * FACE_TOL).sqrt();
-    let mut lift = V3::zeros();
     let mut pair = None;
     'ff: for &i in &fa.face[..fa.nface] {
         for &j in &fb.face[..fb.nface] {
@@ -619,21 +810,14 @@ pub fn patch(
             }
         }
     }
-    let (mut side_a, mut side_b) = (false, false);
-    let (on_b, nref, ncon, ns, nc) = if let Some((i, j)) = pair {
-        let nc = pa.face(i, &mut clip);
-        let ns = pb.face(j, &mut subj);
-        (true, pa.normal(i), -pb.normal(j), ns, nc)
+    // reference face on geom 0 (rside 0) or geom 1, subject on the other
+    let plan = |rside, rface, subj| Plan { rside, rface, subj };
+    let plan = if let Some((i, j)) = pair {
+        plan(0, i, Subj::Face(j))
     } else if let Some((v0, v1, f)) = edge_on_face(&pb, &fb, &pa, &fa, &n) {
-        (subj[0], subj[1], lift) = pb.edge(v0, v1, &-pa.normal(f));
-        side_b = true;
-        let nc = pa.face(f, &mut clip);
-        (true, pa.normal(f), pa.normal(f), 2, nc)
+        plan(0, f, Subj::Edge(v0, v1))
     } else if let Some((v0, v1, f)) = edge_on_face(&pa, &fa, &pb, &fb, &-n) {
-        side_a = true;
-        (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
-        let nc = pb.face(f, &mut clip);
-        (false, pb.normal(f), -pb.normal(f), 2, nc)
+        plan(1, f, Subj::Edge(v0, v1))
     } else if (pa.is_cylinder() && fa.nvert == 1) || (pb.is_cylinder() && fb.nvert == 1) {
         // the side line through a cylinder's rim point pairs only with a face along the normal
         // (edge_on_face); the fallbacks below would put it on faces far from the normal
@@ -643,33 +827,34 @@ pub fn patch(
         // (a cylinder's side line has no face: only it can be the edge; MuJoCo's simplex may
         // also see an edge where the exact support on the other geom is one vertex)
         let (v0, v1, f) = edge_face(&pa, &fa, &pb, &fb, edge_tol)?;
-        side_a = true;
-        (subj[0], subj[1], lift) = pa.edge(v0, v1, &-pb.normal(f));
-        let nc = pb.face(f, &mut clip);
-        (false, pb.normal(f), -pb.normal(f), 2, nc)
+        plan(1, f, Subj::Edge(v0, v1))
     } else if fb.dim() < 3 {
         let (v0, v1, f) = edge_face(&pb, &fb, &pa, &fa, edge_tol)?;
-        side_b = true;
-        (subj[0], subj[1], lift) = pb.edge(v0, v1, &-pa.normal(f));
-        let nc = pa.face(f, &mut clip);
-        (true, pa.normal(f), pa.normal(f), 2, nc)
+        plan(0, f, Subj::Edge(v0, v1))
     } else {
         return None;
     };
+    let mut subj = [V3::zeros(); MAXP];
+    let mut clip = [V3::zeros(); MAXP];
+    let (nref, ncon, ns, nc, lift, _) = setup(&plan, [&pa, &pb], &mut subj, &mut clip);
+    let on_b = plan.rside == 0;
     if nc < 3 || ns < 2 {
         return None;
     }
-    let np = clip_polygon(&mut subj, ns, &clip, nc, &nref);
+    let mut lab = [Lab::Bad; MAXP];
+    let np = clip_polygon(&mut subj, ns, &clip, nc, &nref, track.then_some(&mut lab));
     // per-point depth; points beyond margin + gap are dropped before the reduction
     let r0 = clip[0];
+    let subject = [&pa, &pb][1 - plan.rside];
     let mut out = Patch {
         n: 0,
         dist: [0.0; MAXP],
         pos: [V3::zeros(); MAXP],
         normal: ncon,
-        side: (side_a && pa.is_cylinder()) || (side_b && pb.is_cylinder()),
+        side: matches!(plan.subj, Subj::Edge(..)) && subject.is_cylinder(),
     };
-    for &p in &subj[..np] {
+    for k in 0..np {
+        let p = subj[k];
         let q = p - nref * (p - r0).dot(&nref);
         let p = p + lift;
         let (x0, x1) = if on_b { (q, p) } else { (p, q) };
@@ -677,22 +862,43 @@ pub fn patch(
         if d <= margin {
             out.pos[out.n] = x0 + ncon * (0.5 * d);
             out.dist[out.n] = d;
+            // (out.n ≤ k: the trace is compacted in place)
+            lab[out.n] = lab[k];
+            subj[out.n] = subj[k];
             out.n += 1;
         }
     }
-    (out.n > 0).then_some(out)
+    let trace = Trace {
+        plan,
+        kind: [pa.kind, pb.kind],
+        pose,
+        ns,
+        nc,
+        lab,
+        clipped: subj,
+    };
+    (out.n > 0).then_some((out, trace))
 }
 
 /// Adds the multi-contact patch of a box, mesh, capsule or cylinder pair ([`patch`], reduced to
 /// four points) and returns true, or returns false (nothing added) when the features do not
-/// match (the caller adds the single contact).
+/// match (the caller adds the single contact). For a dual `T` the kept points are recomputed
+/// from their clip origins and the geoms' poses `tpose` (features fixed; [`super::cvxdiff`]),
+/// their values kept. A cylinder's cap corners are fixed in its frame. Its side line's rim
+/// points follow the `f64` aim `u` (along the penetration normal): when `u` is the reference
+/// face's inward normal (to 1e-9; the side lies on the face) they are re-aimed along that normal
+/// in `T` (exact, the roll about the axis included); otherwise (an edge against the side) `u`
+/// stays fixed in the cylinder frame, so a roll about the axis, which in `f64` re-aims `u`
+/// (the support line stays put), here moves the line by `r` per radian.
 pub fn multi_contact<T: Scalar>(
     m: &Model,
     pose: [(V3, Matrix3<f64>); 2],
+    tpose: [(Vector3<T>, Matrix3<T>); 2],
     c: &ConvexContact,
     s: &mut Sink<T>,
 ) -> bool {
-    let Some(p) = patch(m, s.geom, pose, c, f64of(s.margin)) else {
+    let exact = !is_f64::<T>();
+    let Some((p, tr)) = traced_patch(m, s.geom, pose, c, f64of(s.margin), exact) else {
         return false;
     };
     let nk = p.n;
@@ -712,6 +918,57 @@ pub fn multi_contact<T: Scalar>(
         }
         (idx, cnt)
     };
+    if exact {
+        // the same points in T from their origins (features fixed), values kept
+        let poly = |i: usize| Poly {
+            kind: tr.kind[i],
+            pos: tpose[i].0,
+            mat: tpose[i].1,
+        };
+        let (ta, tb) = (poly(0), poly(1));
+        let plan = tr.plan;
+        let mut ts = [Vector3::<T>::zeros(); MAXP];
+        let mut tc = [Vector3::<T>::zeros(); MAXP];
+        let (nref, ncon_t, _, _, lift, sn) = setup(&plan, [&ta, &tb], &mut ts, &mut tc);
+        let fixed = [&ta, &tb][1 - plan.rside];
+        let (pos0, mat0) = tr.pose[1 - plan.rside];
+        let on_b = plan.rside == 0;
+        // a cylinder's side line aimed along the reference face normal in f64 (to rounding: the
+        // side lies on the face) is re-aimed along it in T, following the roll about its axis
+        if let (Kind::Cylinder(r, h, u), Subj::Edge(v0, v1)) = (fixed.kind, plan.subj) {
+            let rf = Poly::<f64> {
+                kind: tr.kind[plan.rside],
+                pos: tr.pose[plan.rside].0,
+                mat: tr.pose[plan.rside].1,
+            };
+            let l0 = mat0.transpose() * -rf.normal(plan.rface);
+            let rho0 = l0.x.hypot(l0.y);
+            let along = (l0.x / rho0 - u[0]).abs().max((l0.y / rho0 - u[1]).abs()) < 1e-9;
+            if v0 >= CYL_U && v1 >= CYL_U && along {
+                let l = fixed.mat.transpose() * -nref;
+                let rho = (l.x * l.x + l.y * l.y).sqrt();
+                let r = sc::<T>(r);
+                for (x, v) in ts.iter_mut().zip([v0, v1]) {
+                    let z = sc::<T>(if v == CYL_U { -h } else { h });
+                    *x = fixed.pos + fixed.mat * Vector3::new(l.x * r / rho, l.y * r / rho, z);
+                }
+            }
+        }
+        for &k in &idx[..cnt] {
+            // a point eval_lab cannot place (not reached) moves with the subject geom
+            let x = eval_lab(tr.lab[k], &ts, tr.ns, &tc, tr.nc, &nref, sn).unwrap_or_else(|| {
+                let l = mat0.transpose() * (tr.clipped[k] - pos0);
+                fixed.pos + fixed.mat * tv::<T>(&l)
+            });
+            let q = x - nref * (x - tc[0]).dot(&nref);
+            let x = x + lift;
+            let (x0, x1) = if on_b { (q, x) } else { (x, q) };
+            let d = ncon_t.dot(&(x1 - x0));
+            let pos = x0 + ncon_t * (d * sc::<T>(0.5));
+            s.add_exact((p.dist[k], &p.pos[k], &p.normal), (d, pos, ncon_t));
+        }
+        return true;
+    }
     let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
     for &k in &idx[..cnt] {
         s.add(sc(p.dist[k]), v(p.pos[k]), v(p.normal), None);
