@@ -12,8 +12,9 @@
 //!   fixed) — exact for every gain/bias/dynamics type and clamp;
 //! - `∂g/∂q`: analytic smooth part and `∂M/∂q` ([`crate::rnea`]), the constraint force
 //!   analytic through the contact geometry ([`crate::cpos`]: primitive-collider contacts,
-//!   hinge/slide and fixed-tendon limits, friction loss, simple equalities), the rest
-//!   (tendon springs, other transmissions, convex/mesh contacts, ball limits, ...) by a
+//!   convex/mesh/height-field contacts through their differentiable re-evaluation
+//!   (`moreau::collision::cvxdiff`), hinge/slide and fixed-tendon limits, friction loss, simple
+//!   equalities), the rest (tendon springs, other transmissions, ball limits, ...) by a
 //!   restricted dual pass — [`crate::pos::method`] says which; for [`crate::rnea::unsupported`]
 //!   models by full dual passes, one position/velocity/inverse pass per tangent direction (no
 //!   constraint solve). Implicitfast's `∂qDeriv/∂q · a_int` comes from [`crate::qderiv_pos`]
