@@ -328,6 +328,9 @@ const MODELS: &[&str] = &[
     "quadruped",
     "sphere_drop",
     "sphere_drop_elliptic",
+    "cheetah",
+    "walker",
+    "hopper",
 ];
 
 #[test]

@@ -67,6 +67,17 @@ MODELS = {
     "humanoid": "dm_control-style humanoid (nv 27, 21 motors, limits, joint stiffness, "
                 "self-collision + floor, an explicit exclude, condim 1 body / 3 feet, "
                 "timestep 0.005): the benchmark scene of targets.md; falls over (chaotic)",
+    "cheetah": "dm_control-style planar cheetah (targets.md): slide x/z + hinge y root, 6 "
+               "limited hinges with stiffness/damping/armature from classes, 6 motors, "
+               "settotalmass, capsule-plane and limb-limb contacts (condim 3, friction .4), "
+               "timestep 0.01, starts at qpos0 and drops onto its feet",
+    "walker": "dm_control-style planar walker (targets.md): slide z/x + hinge y root, two legs "
+              "of 3 limited hinges (joint pos offsets, soft limits), 6 motors, capsule feet "
+              "via zaxis, limbs collide with the floor only (conaffinity 0), subtreelinvel "
+              "sensor, timestep 0.0025; starts at qpos0 and falls",
+    "hopper": "dm_control-style planar hopper (targets.md): slide x/z + hinge y root, waist/"
+              "hip/knee/ankle limited hinges, 4 motors, touch sensors on toe/heel sites, "
+              "default friction/solref, timestep 0.005; starts at qpos0 and falls",
 }
 
 # extra compile-time arrays that matter for constraints
@@ -88,7 +99,7 @@ SOLVER_STATS = ["improvement", "gradient", "lineslope", "nactive", "nchange", "n
 DATA_OUT = [
     "qfrc_bias", "qfrc_passive", "qfrc_actuator", "actuator_force", "qacc", "qacc_smooth",
     "qfrc_smooth", "qfrc_constraint", "xpos", "xquat", "xmat", "xipos", "geom_xpos",
-    "geom_xmat", "subtree_com", "cdof", "cvel", "ten_length", "ten_velocity",
+    "geom_xmat", "subtree_com", "cdof", "cvel", "ten_length", "ten_velocity", "sensordata",
 ]
 
 EFC_FLAT = ["efc_type", "efc_id", "efc_pos", "efc_margin", "efc_frictionloss", "efc_D",
@@ -270,6 +281,9 @@ def rollouts_for(m, ctrl):
         _, Q2, V2, _, _, _, _ = run(m, integ, ctrl, perturb=eps)
         g = max(np.abs(Q2 - Q).max(), np.abs(V2 - V).max()) / eps
         gfin = max(np.abs(Q2[-1] - Q[-1]).max(), np.abs(V2[-1] - V[-1]).max()) / eps
+        # per-step gain (3 significant digits): where round-off starts to be amplified
+        steps_gain = [float("%.3g" % (max(np.abs(Q2[k] - Q[k]).max(), np.abs(V2[k] - V[k]).max())
+                                     / eps)) for k in range(len(Q))]
         gains[name] = float(g)
         gains[name + "_final"] = float(gfin)
         ncons[name] = NC
@@ -285,6 +299,7 @@ def rollouts_for(m, ctrl):
             "ncon": G.tolist(NC), "nefc": G.tolist(NE),
             "perturbation_gain": float(g),
             "perturbation_gain_final": float(gfin),
+            "perturbation_gain_steps": steps_gain,
             "chaotic": bool(g > CHAOS_GAIN),
         }
     return out, gains, ncons
@@ -296,7 +311,7 @@ def subsample(roll, stride):
     keep = list(range(0, n + 1, stride))
     if keep[-1] != n:
         keep.append(n)
-    for k in ("time", "qpos", "qvel", "act", "ncon", "nefc"):
+    for k in ("time", "qpos", "qvel", "act", "ncon", "nefc", "perturbation_gain_steps"):
         roll[k] = [roll[k][i] for i in keep]
     roll["steps"] = keep
 
