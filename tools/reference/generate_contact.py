@@ -80,6 +80,10 @@ MODELS = {
               "default friction/solref, timestep 0.005; starts at qpos0 and falls",
 }
 
+# models that also get an Euler rollout under full-range sinusoidal controls ("Euler_fullrange":
+# the motors at up to their ctrlrange, as a dm_control agent drives them)
+FULL_RANGE = {"cheetah", "walker", "hopper"}
+
 # extra compile-time arrays that matter for constraints
 COMPILED_EXTRA = [
     "eq_type", "eq_obj1id", "eq_obj2id", "eq_objtype", "eq_active0", "eq_solref",
@@ -220,18 +224,18 @@ def record_state(m, d, label):
 
 
 # ---------------------------------------------------------------------------------------------
-def control_sequence(m, nstep=NSTEP):
-    """keyframe-0 ctrl (or the range centre / 0) plus small sinusoids (20% of the half-range,
-    0.2 for unlimited controls), nstep x nu."""
+def control_sequence(m, nstep=NSTEP, amp=0.2):
+    """keyframe-0 ctrl (or the range centre / 0) plus small sinusoids (`amp` = 20% of the
+    half-range, 0.2 for unlimited controls), nstep x nu."""
     h = m.opt.timestep
     t = np.arange(nstep) * h
     ctrl = np.zeros((nstep, m.nu))
     for i in range(m.nu):
         if m.actuator_ctrllimited[i]:
             lo, hi = m.actuator_ctrlrange[i]
-            c, a = 0.5 * (lo + hi), 0.2 * 0.5 * (hi - lo)
+            c, a = 0.5 * (lo + hi), amp * 0.5 * (hi - lo)
         else:
-            c, a = 0.0, 0.2
+            c, a = 0.0, amp
         if m.nkey:
             c = m.key_ctrl[0][i]
         ctrl[:, i] = c + a * np.sin(2 * np.pi * (0.5 + 0.37 * i) * t + 0.9 * i)
@@ -272,10 +276,12 @@ def run(m, integrator, ctrl, perturb=0.0, keep_data_at=()):
             np.array(NC), np.array(NE), snaps)
 
 
-def rollouts_for(m, ctrl):
+def rollouts_for(m, ctrl, extra=()):
+    """Euler and implicitfast rollouts under `ctrl`, plus `extra` (name, integrator, ctrl)."""
     out, gains, ncons = {}, {}, {}
-    for name, integ in (("Euler", m.opt.integrator),
-                        ("implicitfast", mujoco.mjtIntegrator.mjINT_IMPLICITFAST)):
+    runs = [("Euler", m.opt.integrator, ctrl),
+            ("implicitfast", mujoco.mjtIntegrator.mjINT_IMPLICITFAST, ctrl)] + list(extra)
+    for name, integ, ctrl in runs:
         T, Q, V, A, NC, NE, _ = run(m, integ, ctrl)
         eps = 1e-9
         _, Q2, V2, _, _, _, _ = run(m, integ, ctrl, perturb=eps)
@@ -287,7 +293,7 @@ def rollouts_for(m, ctrl):
         gains[name] = float(g)
         gains[name + "_final"] = float(gfin)
         ncons[name] = NC
-        label = name if name != "Euler" else mujoco.mjtIntegrator(int(integ)).name[6:]
+        label = mujoco.mjtIntegrator(int(integ)).name[6:] if name.startswith("Euler") else name
         out[name] = {
             "integrator": label, "integrator_enum": int(integ), "eulerdamp": True,
             "timestep": float(m.opt.timestep), "nstep": len(ctrl),
@@ -390,7 +396,10 @@ def generate(name):
     compiled["names"]["equality"] = [mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_EQUALITY, i)
                                      for i in range(m.neq)]
     ctrl = control_sequence(m)
-    rollouts, gains, ncons = rollouts_for(m, ctrl)
+    extra = []
+    if name in FULL_RANGE:
+        extra.append(("Euler_fullrange", m.opt.integrator, control_sequence(m, amp=1.0)))
+    rollouts, gains, ncons = rollouts_for(m, ctrl, extra)
     doc = {
         "model": "models/%s.xml" % name,
         "mujoco_version": mujoco.__version__,
