@@ -94,18 +94,99 @@ pub struct Work {
     pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
     /// Buffers of the transition Jacobians' linear algebra ([`crate::contact`]).
     pub(crate) lin: crate::contact::Lin,
+    /// The model the model-dependent parts (`dual`, `last`) were built for.
+    key: Option<ModelKey>,
+}
+
+/// Sizes and a hash of the structure of a model (what `Data::new` and [`Work`] build from),
+/// so a workspace reused with another model rebuilds instead of indexing out of bounds or
+/// silently using the old tree. No allocation.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ModelKey {
+    sizes: [usize; 16],
+    hash: u64,
+}
+
+impl ModelKey {
+    pub(crate) fn of(m: &Model) -> Self {
+        use std::hash::Hasher;
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        let mut put = |x: &mut dyn Iterator<Item = u64>| {
+            for v in x {
+                h.write_u64(v);
+            }
+            h.write_u64(u64::MAX); // separator: arrays of different lengths differ
+        };
+        put(&mut m.body_parentid.iter().map(|&v| v as u64));
+        put(&mut m.body_jntadr.iter().map(|&v| v as u64));
+        put(&mut m.body_jntnum.iter().map(|&v| v as u64));
+        put(&mut m.body_dofadr.iter().map(|&v| v as u64));
+        put(&mut m.body_dofnum.iter().map(|&v| v as u64));
+        put(&mut m.jnt_type.iter().map(|&v| v as u64));
+        put(&mut m.jnt_dofadr.iter().map(|&v| v as u64));
+        put(&mut m.jnt_qposadr.iter().map(|&v| v as u64));
+        put(&mut m.dof_parentid.iter().map(|&v| v as u64));
+        put(&mut m.dof_Madr.iter().map(|&v| v as u64));
+        put(&mut m.geom_bodyid.iter().map(|&v| v as u64));
+        put(&mut m.geom_type.iter().map(|&v| v as u64));
+        put(&mut m.site_bodyid.iter().map(|&v| v as u64));
+        put(&mut m.tendon_adr.iter().map(|&v| v as u64));
+        put(&mut m.tendon_num.iter().map(|&v| v as u64));
+        put(&mut m.wrap_type.iter().map(|&v| v as u64));
+        put(&mut m.wrap_objid.iter().map(|&v| v as u64));
+        put(&mut m.eq_type.iter().map(|&v| v as u64));
+        put(&mut m.eq_obj1id.iter().map(|&v| v as u64));
+        put(&mut m.eq_obj2id.iter().map(|&v| v as u64));
+        ModelKey {
+            sizes: [
+                m.nq,
+                m.nv,
+                m.na,
+                m.nu,
+                m.nbody,
+                m.njnt,
+                m.ngeom,
+                m.nsite,
+                m.ncam,
+                m.ntendon,
+                m.nwrap,
+                m.neq,
+                m.nsensordata,
+                m.nmocap,
+                m.npair,
+                m.nM,
+            ],
+            hash: h.finish(),
+        }
+    }
 }
 
 impl Work {
+    /// Drops what was built for another model than `m` (rebuilt on use).
+    fn fit(&mut self, m: &Model) {
+        let k = ModelKey::of(m);
+        if self.key != Some(k) {
+            self.key = Some(k);
+            self.dual = None;
+            self.last.clear();
+        }
+    }
+
+    /// The reusable `Data<Dual64>` of model `m` (created on first use and when the model
+    /// changes).
+    pub(crate) fn dual_data(&mut self, m: &Model) -> &mut moreau::Data<num_dual::Dual64> {
+        self.fit(m);
+        self.dual
+            .get_or_insert_with(|| moreau::Data::<num_dual::Dual64>::new(m))
+    }
+
     /// The reusable `Data<Dual64>` with the inputs of `d` ([`crate::dual::lift_into`]).
     pub(crate) fn dual_of(
         &mut self,
         m: &Model,
         d: &Data<f64>,
     ) -> &mut moreau::Data<num_dual::Dual64> {
-        let dd = self
-            .dual
-            .get_or_insert_with(|| moreau::Data::<num_dual::Dual64>::new(m));
+        let dd = self.dual_data(m);
         crate::dual::lift_into(d, dd);
         dd
     }
@@ -113,6 +194,7 @@ impl Work {
 
 impl Work {
     pub(crate) fn prepare(&mut self, m: &Model) {
+        self.fit(m);
         let (nb, nv) = (m.nbody, m.nv);
         let z = V6::zeros();
         for (v, n) in [
