@@ -683,6 +683,29 @@ fn replay_rejects_bad_input() {
     );
 }
 
+/// Counts too large to hold the results and a NaN tolerance: errors naming the option, not a
+/// capacity-overflow panic (`usize::MAX` overflows deterministically, whatever the allocator).
+#[test]
+fn huge_counts_and_bad_tolerance_are_errors() {
+    let out = tmp("huge.json");
+    let o = out.to_str().unwrap();
+    let pend = model("pendulum");
+    let max = usize::MAX.to_string();
+    fails(
+        &run(&["simulate", &pend, "--steps", &max, "--out", o]),
+        "--steps",
+    );
+    fails(
+        &run(&["bench", &pend, "--steps", "1", "--batches", &max]),
+        "--batches",
+    );
+    ok(&run(&["simulate", &pend, "--steps", "2", "--out", o]));
+    for tol in ["--tol=NaN", "--tol=-1"] {
+        fails(&run(&["replay", o, tol]), "--tol");
+    }
+    ok(&run(&["replay", o, "--tol", "0"]));
+}
+
 /// `derivatives --method analytic` writes the sensor Jacobians `C`, `D`: at the contact state of
 /// tests/reference/sensor_jac_cases.json (models/tendon_velocity.xml, 26 rows) against MuJoCo
 /// 4.0.0's centered `mjd_transitionFD` there, 1e-5 relative to each matrix's largest entry (the
