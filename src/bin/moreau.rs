@@ -497,7 +497,7 @@ fn max_dev(a: &[Vec<f64>], b: &[Vec<f64>]) -> (f64, usize) {
 /// `moreau replay`: re-simulates a trajectory's controls from its first state.
 fn replay(a: ReplayArgs) -> Res<()> {
     let file = a.traj;
-    if let Some(tol) = a.tol.filter(|t| !(*t >= 0.0)) {
+    if let Some(tol) = a.tol.filter(|t| t.is_nan() || *t < 0.0) {
         return Err(format!("--tol {tol}: must be a number ≥ 0"));
     }
     let text = std::fs::read_to_string(file)
