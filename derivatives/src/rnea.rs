@@ -107,36 +107,44 @@ pub(crate) struct ModelKey {
     hash: u64,
 }
 
+/// Folds `x` into the hash `h` (multiply–xorshift per word; a separator ends each array).
+#[inline]
+fn mix(h: &mut u64, x: impl Iterator<Item = u64>) {
+    for v in x.chain(std::iter::once(u64::MAX)) {
+        *h = (*h ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        *h ^= *h >> 29;
+    }
+}
+
 impl ModelKey {
     pub(crate) fn of(m: &Model) -> Self {
-        use std::hash::Hasher;
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        let mut put = |x: &mut dyn Iterator<Item = u64>| {
-            for v in x {
-                h.write_u64(v);
-            }
-            h.write_u64(u64::MAX); // separator: arrays of different lengths differ
-        };
-        put(&mut m.body_parentid.iter().map(|&v| v as u64));
-        put(&mut m.body_jntadr.iter().map(|&v| v as u64));
-        put(&mut m.body_jntnum.iter().map(|&v| v as u64));
-        put(&mut m.body_dofadr.iter().map(|&v| v as u64));
-        put(&mut m.body_dofnum.iter().map(|&v| v as u64));
-        put(&mut m.jnt_type.iter().map(|&v| v as u64));
-        put(&mut m.jnt_dofadr.iter().map(|&v| v as u64));
-        put(&mut m.jnt_qposadr.iter().map(|&v| v as u64));
-        put(&mut m.dof_parentid.iter().map(|&v| v as u64));
-        put(&mut m.dof_Madr.iter().map(|&v| v as u64));
-        put(&mut m.geom_bodyid.iter().map(|&v| v as u64));
-        put(&mut m.geom_type.iter().map(|&v| v as u64));
-        put(&mut m.site_bodyid.iter().map(|&v| v as u64));
-        put(&mut m.tendon_adr.iter().map(|&v| v as u64));
-        put(&mut m.tendon_num.iter().map(|&v| v as u64));
-        put(&mut m.wrap_type.iter().map(|&v| v as u64));
-        put(&mut m.wrap_objid.iter().map(|&v| v as u64));
-        put(&mut m.eq_type.iter().map(|&v| v as u64));
-        put(&mut m.eq_obj1id.iter().map(|&v| v as u64));
-        put(&mut m.eq_obj2id.iter().map(|&v| v as u64));
+        let mut h = 0u64;
+        fn u(x: &[usize]) -> impl Iterator<Item = u64> + '_ {
+            x.iter().map(|&v| v as u64)
+        }
+        fn i(x: &[i32]) -> impl Iterator<Item = u64> + '_ {
+            x.iter().map(|&v| v as i64 as u64)
+        }
+        mix(&mut h, u(&m.body_parentid));
+        mix(&mut h, u(&m.body_jntadr));
+        mix(&mut h, u(&m.body_jntnum));
+        mix(&mut h, u(&m.body_dofadr));
+        mix(&mut h, u(&m.body_dofnum));
+        mix(&mut h, m.jnt_type.iter().map(|&v| v as u64));
+        mix(&mut h, u(&m.jnt_dofadr));
+        mix(&mut h, u(&m.jnt_qposadr));
+        mix(&mut h, i(&m.dof_parentid));
+        mix(&mut h, u(&m.dof_Madr));
+        mix(&mut h, u(&m.geom_bodyid));
+        mix(&mut h, m.geom_type.iter().map(|&v| v as u64));
+        mix(&mut h, u(&m.site_bodyid));
+        mix(&mut h, u(&m.tendon_adr));
+        mix(&mut h, u(&m.tendon_num));
+        mix(&mut h, m.wrap_type.iter().map(|&v| v as u64));
+        mix(&mut h, i(&m.wrap_objid));
+        mix(&mut h, m.eq_type.iter().map(|&v| v as u64));
+        mix(&mut h, i(&m.eq_obj1id));
+        mix(&mut h, i(&m.eq_obj2id));
         ModelKey {
             sizes: [
                 m.nq,
@@ -156,7 +164,7 @@ impl ModelKey {
                 m.npair,
                 m.nM,
             ],
-            hash: h.finish(),
+            hash: h,
         }
     }
 }
