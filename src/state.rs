@@ -395,6 +395,25 @@ fn check_data<T: Scalar>(m: &Model, d: &Data<T>, spec: u32) -> Result<(), StateE
     Ok(())
 }
 
+/// The checks of [`get_state`] and [`set_state`]: a valid `spec`, `d` sized for `m`, and a
+/// state vector of `len` = `state_size` entries.
+fn check_state<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    spec: u32,
+    len: usize,
+) -> Result<(), StateError> {
+    let n = state_size(m, spec)?;
+    check_data(m, d, spec)?;
+    if len != n {
+        return Err(StateError::BadLength {
+            expected: n,
+            got: len,
+        });
+    }
+    Ok(())
+}
+
 fn check_spec(spec: u32) -> Result<(), StateError> {
     if spec & !bits::INTEGRATION != 0 {
         Err(StateError::BadSpec(spec))
@@ -421,14 +440,7 @@ pub fn get_state<T: Scalar>(
     out: &mut [T],
     spec: u32,
 ) -> Result<(), StateError> {
-    let n = state_size(m, spec)?;
-    check_data(m, d, spec)?;
-    if out.len() != n {
-        return Err(StateError::BadLength {
-            expected: n,
-            got: out.len(),
-        });
-    }
+    check_state(m, d, spec, out.len())?;
     let mut k = 0;
     let mut put = |x: &mut dyn Iterator<Item = T>| {
         for v in x {
@@ -475,14 +487,7 @@ pub fn set_state<T: Scalar>(
     state: &[T],
     spec: u32,
 ) -> Result<(), StateError> {
-    let n = state_size(m, spec)?;
-    check_data(m, d, spec)?;
-    if state.len() != n {
-        return Err(StateError::BadLength {
-            expected: n,
-            got: state.len(),
-        });
-    }
+    check_state(m, d, spec, state.len())?;
     let mut k = 0;
     for i in 0..bits::NSTATE {
         let b = 1u32 << i;
