@@ -303,11 +303,20 @@ pub mod bits {
     pub const INTEGRATION: u32 = FULLPHYSICS | USER | WARMSTART;
 }
 
-/// Invalid state signature (bits outside `mjSTATE_INTEGRATION`) or wrong vector length.
+/// Invalid state signature (bits outside `mjSTATE_INTEGRATION`), wrong vector length, or a
+/// `Data` whose arrays do not have the model's sizes (made for another model).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StateError {
     BadSpec(u32),
-    BadLength { expected: usize, got: usize },
+    BadLength {
+        expected: usize,
+        got: usize,
+    },
+    DataMismatch {
+        field: &'static str,
+        expected: usize,
+        got: usize,
+    },
 }
 
 impl std::fmt::Display for StateError {
@@ -317,6 +326,15 @@ impl std::fmt::Display for StateError {
             StateError::BadLength { expected, got } => {
                 write!(f, "state vector has {got} entries, expected {expected}")
             }
+            StateError::DataMismatch {
+                field,
+                expected,
+                got,
+            } => write!(
+                f,
+                "data has {got} entries of {field}, the model needs {expected} (data made for \
+                 another model?)"
+            ),
         }
     }
 }
@@ -339,6 +357,63 @@ fn element_size(m: &Model, bit: u32) -> usize {
     }
 }
 
+/// Name and scalar count of the `Data` array behind one state element.
+fn data_element<T: Scalar>(d: &Data<T>, bit: u32) -> (&'static str, usize) {
+    match bit {
+        bits::TIME => ("time", 1),
+        bits::QPOS => ("qpos", d.qpos.len()),
+        bits::QVEL => ("qvel", d.qvel.len()),
+        bits::ACT => ("act", d.act.len()),
+        bits::WARMSTART => ("qacc_warmstart", d.qacc_warmstart.len()),
+        bits::CTRL => ("ctrl", d.ctrl.len()),
+        bits::QFRC_APPLIED => ("qfrc_applied", d.qfrc_applied.len()),
+        bits::XFRC_APPLIED => ("xfrc_applied", 6 * d.xfrc_applied.len()),
+        bits::EQ_ACTIVE => ("eq_active", d.eq_active.len()),
+        bits::MOCAP_POS => ("mocap_pos", 3 * d.mocap_pos.len()),
+        bits::MOCAP_QUAT => ("mocap_quat", 4 * d.mocap_quat.len()),
+        _ => ("", 0),
+    }
+}
+
+/// Checks that the arrays of `d` selected by `spec` have `m`'s sizes.
+fn check_data<T: Scalar>(m: &Model, d: &Data<T>, spec: u32) -> Result<(), StateError> {
+    for i in 0..bits::NSTATE {
+        let b = 1u32 << i;
+        if spec & b == 0 {
+            continue;
+        }
+        let (field, got) = data_element(d, b);
+        let expected = element_size(m, b);
+        if got != expected {
+            return Err(StateError::DataMismatch {
+                field,
+                expected,
+                got,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The checks of [`get_state`] and [`set_state`]: a valid `spec`, `d` sized for `m`, and a
+/// state vector of `len` = `state_size` entries.
+fn check_state<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    spec: u32,
+    len: usize,
+) -> Result<(), StateError> {
+    let n = state_size(m, spec)?;
+    check_data(m, d, spec)?;
+    if len != n {
+        return Err(StateError::BadLength {
+            expected: n,
+            got: len,
+        });
+    }
+    Ok(())
+}
+
 fn check_spec(spec: u32) -> Result<(), StateError> {
     if spec & !bits::INTEGRATION != 0 {
         Err(StateError::BadSpec(spec))
@@ -358,20 +433,14 @@ pub fn state_size(m: &Model, spec: u32) -> Result<usize, StateError> {
 }
 
 /// `mj_getState` (seed 003): concatenates the components selected by `spec`, in bit order,
-/// into `out` (which must have exactly `state_size` entries).
+/// into `out` (which must have exactly `state_size` entries; `d` must be `m`'s).
 pub fn get_state<T: Scalar>(
     m: &Model,
     d: &Data<T>,
     out: &mut [T],
     spec: u32,
 ) -> Result<(), StateError> {
-    let n = state_size(m, spec)?;
-    if out.len() != n {
-        return Err(StateError::BadLength {
-            expected: n,
-            got: out.len(),
-        });
-    }
+    check_state(m, d, spec, out.len())?;
     let mut k = 0;
     let mut put = |x: &mut dyn Iterator<Item = T>| {
         for v in x {
@@ -418,13 +487,7 @@ pub fn set_state<T: Scalar>(
     state: &[T],
     spec: u32,
 ) -> Result<(), StateError> {
-    let n = state_size(m, spec)?;
-    if state.len() != n {
-        return Err(StateError::BadLength {
-            expected: n,
-            got: state.len(),
-        });
-    }
+    check_state(m, d, spec, state.len())?;
     let mut k = 0;
     for i in 0..bits::NSTATE {
         let b = 1u32 << i;

@@ -683,6 +683,61 @@ fn replay_rejects_bad_input() {
     );
 }
 
+/// Counts too large to hold the results and a NaN tolerance: errors naming the option, not a
+/// capacity-overflow panic (`usize::MAX` overflows deterministically, whatever the allocator).
+#[test]
+fn huge_counts_and_bad_tolerance_are_errors() {
+    let out = tmp("huge.json");
+    let o = out.to_str().unwrap();
+    let pend = model("pendulum");
+    let max = usize::MAX.to_string();
+    fails(
+        &run(&["simulate", &pend, "--steps", &max, "--out", o]),
+        "--steps",
+    );
+    fails(
+        &run(&["bench", &pend, "--steps", "1", "--batches", &max]),
+        "--batches",
+    );
+    ok(&run(&["simulate", &pend, "--steps", "2", "--out", o]));
+    for tol in ["--tol=NaN", "--tol=-1"] {
+        fails(&run(&["replay", o, tol]), "--tol");
+    }
+    ok(&run(&["replay", o, "--tol", "0"]));
+}
+
+/// A singular implicitfast `M − h qDeriv` (velocity feedback `h·2 = 2·0.5` cancelling the unit
+/// mass exactly) makes `--method analytic` fail with a message, not a panic (MuJoCo 4.0.0 warns
+/// "Inertia matrix is too close to singular" and steps to ~1e15).
+#[test]
+fn analytic_derivatives_refuse_a_singular_implicit_matrix() {
+    let xml = tmp("singular.xml");
+    std::fs::write(
+        &xml,
+        r#"<mujoco><option timestep="0.5" integrator="implicitfast" gravity="0 0 0"/>
+  <worldbody><body><joint name="s" type="slide" axis="1 0 0"/>
+    <inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/></body></worldbody>
+  <actuator><general joint="s" biastype="affine" biasprm="0 0 2"/></actuator></mujoco>"#,
+    )
+    .unwrap();
+    let st = tmp("singular_state.json");
+    std::fs::write(&st, r#"{"qpos":[0],"qvel":[1],"act":[],"ctrl":[0]}"#).unwrap();
+    let out = tmp("singular_out.json");
+    let args = [
+        "derivatives",
+        xml.to_str().unwrap(),
+        "--state",
+        st.to_str().unwrap(),
+        "--kind",
+        "transition",
+        "--method",
+        "analytic",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    fails(&run(&args), "singular");
+}
+
 /// `derivatives --method analytic` writes the sensor Jacobians `C`, `D`: at the contact state of
 /// tests/reference/sensor_jac_cases.json (models/tendon_velocity.xml, 26 rows) against MuJoCo
 /// 4.0.0's centered `mjd_transitionFD` there, 1e-5 relative to each matrix's largest entry (the

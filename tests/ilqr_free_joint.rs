@@ -8,7 +8,9 @@
 mod oracle_util;
 
 use moreau::model::Integrator;
-use moreau_optim::ilqr::{central_jacobians, ilqr, Dynamics, IlqrOptions, QuadraticCost};
+use moreau_optim::ilqr::{
+    central_jacobians, ilqr, Dynamics, IlqrOptions, IlqrResult, QuadraticCost,
+};
 use moreau_optim::mpc::{ctrl_bounds, state_of};
 use moreau_optim::system::{Linearization, MoreauSystem};
 use nalgebra::{DMatrix, DVector};
@@ -42,6 +44,59 @@ fn quadruped_state() -> (moreau::Model, DVector<f64>, Vec<f64>) {
         d.contact.len()
     );
     (m, state_of(&d), u)
+}
+
+/// An iLQR problem: diagonal tangent-space state weights `w` (`2nv + na`), terminal weights
+/// `qf · w`, control weight `r · I`, `horizon` steps of `dt` from zero controls within
+/// `ctrlrange`, tolerance `tol`.
+struct Plan {
+    xref: DVector<f64>,
+    w: Vec<f64>,
+    qf: f64,
+    r: f64,
+    horizon: usize,
+    tol: f64,
+    dt: f64,
+}
+
+/// Solves `p` from `x0` (at most 60 iterations); asserts that iLQR converged with a
+/// monotonically decreasing cost. Returns the result and the tangent errors `x ⊖ xref` of the
+/// initial and the final state.
+fn solve(
+    sys: &mut MoreauSystem,
+    m: &moreau::Model,
+    x0: &DVector<f64>,
+    p: Plan,
+) -> (IlqrResult, Vec<f64>, Vec<f64>) {
+    let q = DMatrix::from_diagonal(&DVector::from_vec(p.w));
+    let cost = QuadraticCost {
+        qf: &q * p.qf,
+        q,
+        r: DMatrix::identity(m.nu, m.nu) * p.r,
+        xref: p.xref.clone(),
+        dt: p.dt,
+    };
+    let opt = IlqrOptions {
+        max_iter: 60,
+        tol: p.tol,
+        bounds: Some(ctrl_bounds(m)),
+        ..IlqrOptions::default()
+    };
+    let u0 = vec![DVector::zeros(m.nu); p.horizon];
+    let res = ilqr(sys, &cost, x0, u0, &opt, |_, _| {}).unwrap();
+    let h = &res.cost_history;
+    assert!(
+        res.converged,
+        "iLQR did not converge in {} iterations",
+        res.iterations
+    );
+    assert!(h.windows(2).all(|p| p[1] <= p[0]), "cost increased: {h:?}");
+    let mut e0 = vec![0.0; sys.ndx()];
+    sys.diff(p.xref.as_slice(), x0.as_slice(), &mut e0);
+    let mut e = vec![0.0; sys.ndx()];
+    let xt = res.xs.last().unwrap();
+    sys.diff(p.xref.as_slice(), xt.as_slice(), &mut e);
+    (res, e0, e)
 }
 
 /// `integrate(x, diff(x, y)) = y` and `diff(x, integrate(x, δ)) = δ` on the free-joint models
@@ -191,42 +246,17 @@ fn ilqr_turns_a_floating_base() {
     }
     w[nv - 1] = 0.01; // flap angle
     w[2 * nv - 1] = 0.01;
-    let q = DMatrix::from_diagonal(&DVector::from_vec(w));
-    let horizon = 300;
-    let cost = QuadraticCost {
-        qf: &q * 50.0,
-        q,
-        r: DMatrix::identity(m.nu, m.nu) * 1e-3,
-        xref: xref.clone(),
+    let plan = Plan {
+        xref,
+        w,
+        qf: 50.0,
+        r: 1e-3,
+        horizon: 300,
+        tol: 1e-8,
         dt: m.opt.timestep,
     };
-    let opt = IlqrOptions {
-        max_iter: 60,
-        tol: 1e-8,
-        bounds: Some(ctrl_bounds(&m)),
-        ..IlqrOptions::default()
-    };
-    let res = ilqr(
-        &mut sys,
-        &cost,
-        &x0,
-        vec![DVector::zeros(m.nu); horizon],
-        &opt,
-        |_, _| {},
-    )
-    .unwrap();
+    let (res, e0, e) = solve(&mut sys, &m, &x0, plan);
     let h = &res.cost_history;
-    assert!(
-        res.converged,
-        "iLQR did not converge in {} iterations",
-        res.iterations
-    );
-    assert!(h.windows(2).all(|p| p[1] <= p[0]), "cost increased: {h:?}");
-    let mut e = vec![0.0; 2 * nv];
-    let xt = res.xs.last().unwrap();
-    sys.diff(xref.as_slice(), xt.as_slice(), &mut e);
-    let mut e0 = vec![0.0; 2 * nv];
-    sys.diff(xref.as_slice(), x0.as_slice(), &mut e0);
     let err = (e[bdof + 3].powi(2) + e[bdof + 4].powi(2) + e[bdof + 5].powi(2)).sqrt();
     let err0 = (e0[bdof + 3].powi(2) + e0[bdof + 4].powi(2) + e0[bdof + 5].powi(2)).sqrt();
     println!(
@@ -258,42 +288,19 @@ fn ilqr_converges_on_quadruped() {
     for v in &mut w[nv..nv + 6] {
         *v = 1.0;
     }
-    let q = DMatrix::from_diagonal(&DVector::from_vec(w));
-    let cost = QuadraticCost {
-        qf: &q * 0.05,
-        q,
-        r: DMatrix::identity(m.nu, m.nu) * 0.1,
-        xref: xref.clone(),
+    let plan = Plan {
+        xref,
+        w,
+        qf: 0.05,
+        r: 0.1,
+        horizon: 20,
+        tol: 1e-6,
         dt: pm.opt.timestep,
     };
-    let opt = IlqrOptions {
-        max_iter: 60,
-        tol: 1e-6,
-        bounds: Some(ctrl_bounds(&m)),
-        ..IlqrOptions::default()
-    };
-    let res = ilqr(
-        &mut sys,
-        &cost,
-        &x0,
-        vec![DVector::zeros(m.nu); 20],
-        &opt,
-        |_, _| {},
-    )
-    .unwrap();
+    let (res, e0, e) = solve(&mut sys, &m, &x0, plan);
     let h = &res.cost_history;
     println!("quadruped iLQR: {} iterations, cost {h:?}", res.iterations);
-    assert!(
-        res.converged,
-        "not converged in {} iterations",
-        res.iterations
-    );
-    assert!(h.windows(2).all(|p| p[1] <= p[0]), "cost increased: {h:?}");
     assert!(h[h.len() - 1] < 0.5 * h[0], "cost {h:?}");
-    let mut e = vec![0.0; 2 * nv];
-    let mut e0 = vec![0.0; 2 * nv];
-    sys.diff(xref.as_slice(), res.xs.last().unwrap().as_slice(), &mut e);
-    sys.diff(xref.as_slice(), x0.as_slice(), &mut e0);
     let tilt = |e: &[f64]| (e[3] * e[3] + e[4] * e[4]).sqrt();
     assert!(tilt(&e) < tilt(&e0), "tilt {} -> {}", tilt(&e0), tilt(&e));
 }

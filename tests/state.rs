@@ -287,3 +287,34 @@ fn state_sizes_and_round_trip() {
     assert_eq!(phys[..], s[1..24]);
     assert!(get_state(&m, &d, &mut phys, bits::INTEGRATION).is_err());
 }
+
+/// `get_state`/`set_state` with a `Data` made for another model: an error naming the array,
+/// not an out-of-bounds panic; a state element the two models share in size still works.
+#[test]
+fn state_rejects_data_of_another_model() {
+    let load = |n: &str| {
+        moreau::mjcf::load(format!("{}/models/{n}.xml", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    };
+    let (small, big) = (load("cartpole"), load("humanoid"));
+    let mut d = Data::<f64>::new(&small);
+    let n = state_size(&big, bits::PHYSICS).unwrap();
+    let s = vec![0.0; n];
+    let e = set_state(&big, &mut d, &s, bits::PHYSICS).unwrap_err();
+    assert_eq!(
+        e,
+        StateError::DataMismatch {
+            field: "qpos",
+            expected: big.nq,
+            got: small.nq
+        }
+    );
+    assert!(e.to_string().contains("qpos"), "{e}");
+    let mut out = vec![0.0; n];
+    assert!(matches!(
+        get_state(&big, &d, &mut out, bits::QVEL),
+        Err(StateError::DataMismatch { field: "qvel", .. })
+    ));
+    // time has one entry in every model
+    set_state(&big, &mut d, &[0.25], bits::TIME).unwrap();
+    assert_eq!(d.time, 0.25);
+}

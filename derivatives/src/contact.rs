@@ -97,6 +97,10 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     None
 }
 
+/// The error for a singular implicitfast `M − h qDeriv` (e.g. velocity feedback cancelling the
+/// mass; MuJoCo warns and steps with a huge `qacc`).
+const SINGULAR_HE: &str = "implicitfast: M − h·qDeriv is singular";
+
 /// Reusable workspace of [`transition_analytic_with`] (the analytic `∂/∂q` buffers and the
 /// `Data<Dual64>` of the single-stage dual passes).
 pub type Workspace = crate::rnea::Work;
@@ -820,7 +824,7 @@ fn forwarded(
         &qacc + nalgebra::DVector::from_vec(x)
     } else if let Some(lu) = &lu {
         let x = m_mul(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));
-        nalgebra::DVector::from_column_slice(lu.solve(&x).expect("He invertible").as_slice())
+        nalgebra::DVector::from_column_slice(lu.solve(&x).ok_or(SINGULAR_HE)?.as_slice())
     } else {
         qacc.clone()
     };
@@ -869,7 +873,7 @@ fn forwarded(
         }
         let mut q = rhs.columns_mut(0, nv);
         q += cm;
-        let dai = lu.solve(&rhs).expect("He invertible");
+        let dai = lu.solve(&rhs).ok_or(SINGULAR_HE)?;
         for k in 0..nv {
             for l in 0..c {
                 lin.x[k * c + l] = dai[(k, l)];

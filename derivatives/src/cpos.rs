@@ -206,7 +206,7 @@ pub fn add_constraint_pos(
     if unsupported(m, d).is_some() {
         return false;
     }
-    let dd = rw.dual.get_or_insert_with(|| Data::<Dual64>::new(m));
+    let dd = rw.dual_data(m);
     if !geometry(m, d, dd, w) {
         return false;
     }

@@ -193,16 +193,21 @@ impl FdWorkspace {
         }
     }
 
-    fn check(&self, m: &Model) {
-        assert!(
-            self.nq == m.nq
-                && self.nv == m.nv
-                && self.na == m.na
-                && self.nu == m.nu
-                && self.ns == m.nsensordata
-                && self.nm == m.nM,
-            "FdWorkspace was built for a different model"
-        );
+    /// Rebuilds the buffers (keeping [`FdWorkspace::sensors`]) when `m`'s sizes differ from
+    /// those the workspace was built for; nothing (no allocation) when they are the same.
+    fn fit(&mut self, m: &Model) {
+        let same = self.nq == m.nq
+            && self.nv == m.nv
+            && self.na == m.na
+            && self.nu == m.nu
+            && self.ns == m.nsensordata
+            && self.nm == m.nM;
+        if !same {
+            *self = FdWorkspace {
+                sensors: self.sensors,
+                ..FdWorkspace::new(m)
+            };
+        }
     }
 
     fn save(&mut self, d: &Data<f64>) {
@@ -336,7 +341,7 @@ impl FdWorkspace {
         eps: f64,
         centered: bool,
     ) -> &TransitionJacobians {
-        self.check(m);
+        self.fit(m);
         let (nv, na, nu) = (self.nv, self.na, self.nu);
         self.save(d);
         // nominal step
@@ -521,7 +526,7 @@ impl FdWorkspace {
         flg_actuation: bool,
         centered: bool,
     ) -> &InverseJacobians {
-        self.check(m);
+        self.fit(m);
         let (nv, ns) = (self.nv, if self.sensors { self.ns } else { 0 });
         self.save(d);
         Self::inverse_into(

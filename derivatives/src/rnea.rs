@@ -94,18 +94,111 @@ pub struct Work {
     pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
     /// Buffers of the transition Jacobians' linear algebra ([`crate::contact`]).
     pub(crate) lin: crate::contact::Lin,
+    /// The model the model-dependent parts (`dual`, `last`) were built for.
+    key: ModelKey,
+}
+
+/// Sizes and copies of the structure arrays of the model a [`Work`] was built for: what
+/// `Data::new` builds from besides sizes (the dof trees of the island scratch, the tendon wrap
+/// chains of the sparse scratch) and `Work`'s `last` (`body_parentid`). A workspace reused
+/// with another model rebuilds instead of indexing out of bounds or silently using the old
+/// tree. Checking is a few short slice comparisons; copying (allocating) only on a change.
+#[derive(Default)]
+pub(crate) struct ModelKey {
+    sizes: [usize; 16],
+    body_parentid: Vec<usize>,
+    body_dofadr: Vec<usize>,
+    body_dofnum: Vec<usize>,
+    dof_parentid: Vec<i32>,
+    jnt_dofadr: Vec<usize>,
+    geom_bodyid: Vec<usize>,
+    site_bodyid: Vec<usize>,
+    tendon_adr: Vec<usize>,
+    tendon_num: Vec<usize>,
+    wrap_objid: Vec<i32>,
+    wrap_type: Vec<moreau::model::WrapType>,
+}
+
+fn sizes(m: &Model) -> [usize; 16] {
+    [
+        m.nq,
+        m.nv,
+        m.na,
+        m.nu,
+        m.nbody,
+        m.njnt,
+        m.ngeom,
+        m.nsite,
+        m.ncam,
+        m.ntendon,
+        m.nwrap,
+        m.neq,
+        m.nsensordata,
+        m.nmocap,
+        m.npair,
+        m.nM,
+    ]
+}
+
+impl ModelKey {
+    /// True if `m` has the recorded sizes and structure.
+    fn matches(&self, m: &Model) -> bool {
+        self.sizes == sizes(m)
+            && self.body_parentid == m.body_parentid
+            && self.body_dofadr == m.body_dofadr
+            && self.body_dofnum == m.body_dofnum
+            && self.dof_parentid == m.dof_parentid
+            && self.jnt_dofadr == m.jnt_dofadr
+            && self.geom_bodyid == m.geom_bodyid
+            && self.site_bodyid == m.site_bodyid
+            && self.tendon_adr == m.tendon_adr
+            && self.tendon_num == m.tendon_num
+            && self.wrap_objid == m.wrap_objid
+            && self.wrap_type == m.wrap_type
+    }
+
+    /// Records `m`.
+    fn set(&mut self, m: &Model) {
+        self.sizes = sizes(m);
+        self.body_parentid.clone_from(&m.body_parentid);
+        self.body_dofadr.clone_from(&m.body_dofadr);
+        self.body_dofnum.clone_from(&m.body_dofnum);
+        self.dof_parentid.clone_from(&m.dof_parentid);
+        self.jnt_dofadr.clone_from(&m.jnt_dofadr);
+        self.geom_bodyid.clone_from(&m.geom_bodyid);
+        self.site_bodyid.clone_from(&m.site_bodyid);
+        self.tendon_adr.clone_from(&m.tendon_adr);
+        self.tendon_num.clone_from(&m.tendon_num);
+        self.wrap_objid.clone_from(&m.wrap_objid);
+        self.wrap_type.clone_from(&m.wrap_type);
+    }
 }
 
 impl Work {
+    /// Drops what was built for another model than `m` (rebuilt on use).
+    fn fit(&mut self, m: &Model) {
+        if !self.key.matches(m) {
+            self.key.set(m);
+            self.dual = None;
+            self.last.clear();
+        }
+    }
+
+    /// The reusable `Data<Dual64>` of model `m` (created on first use and when the model
+    /// changes).
+    pub(crate) fn dual_data(&mut self, m: &Model) -> &mut moreau::Data<num_dual::Dual64> {
+        self.fit(m);
+        self.dual
+            .get_or_insert_with(|| moreau::Data::<num_dual::Dual64>::new(m))
+    }
+
     /// The reusable `Data<Dual64>` with the inputs of `d` ([`crate::dual::lift_into`]).
     pub(crate) fn dual_of(
         &mut self,
         m: &Model,
         d: &Data<f64>,
     ) -> &mut moreau::Data<num_dual::Dual64> {
-        let dd = self
-            .dual
-            .get_or_insert_with(|| moreau::Data::<num_dual::Dual64>::new(m));
+        let dd = self.dual_data(m);
         crate::dual::lift_into(d, dd);
         dd
     }
@@ -113,6 +206,10 @@ impl Work {
 
 impl Work {
     pub(crate) fn prepare(&mut self, m: &Model) {
+        // `last` depends on the body tree only (the rest is checked where `dual` is used)
+        if self.key.body_parentid != m.body_parentid {
+            self.fit(m);
+        }
         let (nb, nv) = (m.nbody, m.nv);
         let z = V6::zeros();
         for (v, n) in [

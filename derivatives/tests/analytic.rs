@@ -18,6 +18,8 @@ use moreau_derivatives::pos::{d_pos_method, Method, Output};
 use nalgebra::DMatrix;
 use proptest::prelude::*;
 
+mod common;
+
 fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
     assert_eq!(a.shape(), b.shape());
     let scale = b.amax().max(1.0);
@@ -68,58 +70,18 @@ const ROWS_XML: &str = r#"<mujoco model="rows">
 </mujoco>"#;
 
 fn model(name: &str, integ: Option<Integrator>) -> Model {
-    let mut m = if name == "rows" {
-        moreau::mjcf::load_from_str(ROWS_XML, &moreau::mjcf::Vfs::default()).unwrap()
+    if name == "rows" {
+        let m = moreau::mjcf::load_from_str(ROWS_XML, &moreau::mjcf::Vfs::default()).unwrap();
+        common::converged(m, integ)
     } else {
-        let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
-        moreau::mjcf::load(&p).unwrap()
-    };
-    m.opt.tolerance = 0.0;
-    m.opt.iterations = 100;
-    m.opt.ls_iterations = 100;
-    if let Some(i) = integ {
-        m.opt.integrator = i;
+        common::model(name, integ)
     }
-    m
 }
 
 /// A random state: `settle` steps from the initial state (contacts form), then random
 /// position (tangent), velocity and control perturbations from a seed.
 fn state(m: &Model, seed: u64, settle: usize) -> Data<f64> {
-    let mut s = seed
-        .wrapping_mul(6364136223846793005)
-        .wrapping_add(1442695040888963407);
-    let mut rnd = move || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    };
-    let mut d = Data::new(m);
-    if m.nkey > 0 {
-        d.reset_keyframe(m, 0).unwrap();
-    }
-    for u in 0..m.nu {
-        d.ctrl[u] = if m.actuator_ctrllimited[u] {
-            let r = m.actuator_ctrlrange[u];
-            r[0] + (r[1] - r[0]) * 0.5 * (1.0 + 0.8 * rnd())
-        } else {
-            rnd()
-        };
-    }
-    for _ in 0..settle {
-        step(m, &mut d);
-    }
-    let dq: Vec<f64> = (0..m.nv).map(|_| 0.05 * rnd()).collect();
-    integrate_pos(m, &mut d.qpos, &dq, 1.0);
-    for v in d.qvel.iter_mut() {
-        *v += 0.1 * rnd();
-    }
-    for a in d.act.iter_mut() {
-        *a += 0.1 * rnd();
-    }
-    moreau::forward::forward(m, &mut d);
-    d
+    common::state(m, common::lcg(seed), settle, 0.05, 0.1)
 }
 
 /// Analytic vs dual (forward ∂qacc, A, B, inverse DfDv, DfDa) and dual vs centered FD (A, B).

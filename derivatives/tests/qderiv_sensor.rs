@@ -18,7 +18,6 @@
 
 use moreau::integrator::step;
 use moreau::model::{disable, Integrator};
-use moreau::state::integrate_pos;
 use moreau::{Data, Model};
 use moreau_derivatives::contact::{transition_analytic_flg, transition_analytic_with, Workspace};
 use moreau_derivatives::dual::{lift, qpos_tangent, seed};
@@ -26,6 +25,9 @@ use moreau_derivatives::fd::{transition_fd, TransitionJacobians};
 use moreau_derivatives::qderiv_pos::add_dqderiv_vec;
 use nalgebra::DMatrix;
 use serde_json::Value;
+
+mod common;
+use common::model;
 
 /// `max |a − b| / max(1e-300, max |b|)`.
 fn rel(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
@@ -36,54 +38,11 @@ fn rel(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
     (a - b).amax() / b.amax().max(1e-300)
 }
 
-fn model(name: &str, integ: Option<Integrator>) -> Model {
-    let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
-    let mut m = moreau::mjcf::load(&p).unwrap();
-    m.opt.tolerance = 0.0;
-    m.opt.iterations = 100;
-    m.opt.ls_iterations = 100;
-    if let Some(i) = integ {
-        m.opt.integrator = i;
-    }
-    m
-}
-
 /// Keyframe 0 (if any), controls from `seed`, `settle` steps, then a random tangent position
 /// (scale `dq`, small enough to keep resting contacts) / velocity / activation perturbation;
 /// forwarded.
 fn state(m: &Model, seed: u64, settle: usize, dq: f64) -> Data<f64> {
-    let mut s = seed.wrapping_mul(0x9e3779b97f4a7c15) | 1;
-    let mut rnd = move || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-    };
-    let mut d = Data::new(m);
-    if m.nkey > 0 {
-        d.reset_keyframe(m, 0).unwrap();
-    }
-    for u in 0..m.nu {
-        d.ctrl[u] = if m.actuator_ctrllimited[u] {
-            let r = m.actuator_ctrlrange[u];
-            r[0] + (r[1] - r[0]) * 0.5 * (1.0 + 0.8 * rnd())
-        } else {
-            rnd()
-        };
-    }
-    for _ in 0..settle {
-        step(m, &mut d);
-    }
-    let dq: Vec<f64> = (0..m.nv).map(|_| dq * rnd()).collect();
-    integrate_pos(m, &mut d.qpos, &dq, 1.0);
-    for v in d.qvel.iter_mut() {
-        *v += 0.02 * rnd();
-    }
-    for a in d.act.iter_mut() {
-        *a += 0.1 * rnd();
-    }
-    moreau::forward::forward(m, &mut d);
-    d
+    common::state(m, common::xorshift(seed), settle, dq, 0.02)
 }
 
 /// `(S ∘ ∂qDeriv/∂q_i) a` by the full dual pass: a `Dual64` forward per tangent direction,

@@ -248,7 +248,9 @@ impl InverseJacobian for Analytic {
         da: &mut DMatrix<f64>,
     ) {
         if let Err(reason) = Self::supports(m) {
-            if self.fallback.is_none() {
+            // (re)built when the model's reason changes, so a provider reused on another
+            // model reports that model's reason
+            if self.fallback.as_ref().map(|f| f.1) != Some(reason) {
                 let fd = FiniteDifference {
                     eps: 1e-6,
                     eps_va: 1e-6,
@@ -261,6 +263,9 @@ impl InverseJacobian for Analytic {
                 fd.jacobians(m, d, q, v, a, dq, dv, da);
             }
             return;
+        }
+        if self.fallback.take().is_some() {
+            self.name.clear();
         }
         d.qpos.copy_from_slice(q);
         d.qvel.copy_from_slice(v);
@@ -1569,7 +1574,8 @@ impl Collocation {
 
     /// Gradient `Jᵀr` (tangent, `T·nv`) and the Gauss–Newton matrix `JᵀJ` in band storage: the
     /// configuration block only (all of it without parameters; see
-    /// [`Collocation::normal_equations_bordered`]).
+    /// [`Collocation::normal_equations_bordered`]). `h` is resized to `T·nv` with half-bandwidth
+    /// `3nv − 1` if it has another shape; `g` must have `T·nv` entries.
     pub fn normal_equations(
         &self,
         ev: &Evaluation,
@@ -1579,6 +1585,10 @@ impl Collocation {
     ) {
         let nv = self.model.nv;
         let n = self.n_config_vars();
+        let bw = (3 * nv).saturating_sub(1);
+        if h.n != n || h.bw != bw {
+            *h = BandMatrix::zeros(n, bw);
+        }
         h.fill_zero();
         g.iter_mut().for_each(|x| *x = 0.0);
         let mut guard = self.scratch.borrow_mut();
@@ -1620,6 +1630,7 @@ impl Collocation {
     /// `C = J_pᵀ J_p` (with the prior and range rows) and the gradient `Jᵀr` (`T·nv + n_p`).
     /// The border is `Σ_t` of each knot's `mat_tᵀ par_t` (the second-order term of
     /// [`Collocation::second_order`] is added to `A` only: the border stays Gauss–Newton).
+    /// `h` is resized if it has another shape; `g` must have `T·nv + n_p` entries.
     pub fn normal_equations_bordered(
         &self,
         ev: &Evaluation,
@@ -1630,6 +1641,10 @@ impl Collocation {
         let nv = self.model.nv;
         let n = self.n_config_vars();
         let np = self.params.len();
+        let bw = (3 * nv).saturating_sub(1);
+        if !h.has_shape(n, bw, np) {
+            *h = Bordered::zeros(n, bw, np);
+        }
         self.normal_equations(ev, blocks, &mut h.band, &mut g[..n]);
         h.border.fill(0.0);
         h.corner.fill(0.0);

@@ -6,13 +6,14 @@
 //! link mass and joint damping from noisy positions (LM, re-simulated by the engine; L-BFGS
 //! with the bordered preconditioner).
 
-use moreau_optim::argmin::core::{CostFunction, Gradient};
 use moreau_optim::band::Bordered;
 use moreau_optim::collocation::{Collocation, ParamJacobian, ParamSpec};
 use moreau_optim::estimation::{self, Experiment};
-use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt, TangentObjective};
+use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
 use moreau_optim::sysid::{self, Param};
 use nalgebra::{DMatrix, DVector};
+
+mod common;
 
 /// Initial dynamics penalty of the estimation problem.
 const PENALTY: f64 = 100.0;
@@ -381,33 +382,7 @@ fn lbfgs_with_parameters() {
         .collocation(&init, Some([1e-3, 10.0]), 10.0, 1e2)
         .expect("problem");
     let zref = perturbed(&c, &exp, &init);
-    let n = c.n_vars();
-    for precond in [None, TangentObjective::preconditioner(&c, &zref, 1e-6)] {
-        let has = precond.is_some();
-        let obj = TangentObjective {
-            c: &c,
-            zref: zref.clone(),
-            precond,
-        };
-        let y: Vec<f64> = (0..n).map(|i| 1e-3 * ((i as f64) * 0.37).cos()).collect();
-        let g = obj.gradient(&y).expect("gradient");
-        let eps = if has { 1e-4 } else { 1e-7 };
-        let (mut err, mut gmax) = (0.0_f64, 0.0_f64);
-        for j in 0..n {
-            let (mut yp, mut ym) = (y.clone(), y.clone());
-            yp[j] += eps;
-            ym[j] -= eps;
-            let fd = (obj.cost(&yp).unwrap() - obj.cost(&ym).unwrap()) / (2.0 * eps);
-            err = err.max((fd - g[j]).abs());
-            gmax = gmax.max(g[j].abs());
-        }
-        eprintln!("preconditioned {has}: gradient error {err:e} of {gmax:e}");
-        // central differences of a cost ~1e6 (whitened residuals): round-off ~1e-16·1e6/ε
-        assert!(
-            err < 1e-6 * gmax.max(1.0),
-            "gradient error {err:e} of {gmax:e}"
-        );
-    }
+    common::check_tangent_gradient(&c, &zref, 1e-7);
     // L-BFGS (penalty fixed at the value LM grows to) reaches LM's estimate on a 40-step
     // recording, to a tenth of a standard error.
     let exp = estimation::double_pendulum(40, 1e-3, 4).expect("experiment");

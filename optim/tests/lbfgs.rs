@@ -2,8 +2,9 @@
 //! matches central differences of its cost, and preconditioned L-BFGS reaches the Gauss–Newton
 //! optimum of the cart-pole swing-up of `targets.md`.
 
-use moreau_optim::argmin::core::{CostFunction, Gradient};
-use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt, TangentObjective};
+use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
+
+mod common;
 
 fn cartpole(horizon: usize) -> moreau_optim::collocation::Collocation {
     let mut p = moreau_optim::problems::swingup("cartpole").expect("model");
@@ -24,34 +25,7 @@ fn preconditioned_gradient_matches_finite_differences() {
             *l = 0.5 * (i as f64 * 0.7).cos();
         }
     }
-    for precond in [None, TangentObjective::preconditioner(&c, &zref, 1e-6)] {
-        let has = precond.is_some();
-        let obj = TangentObjective {
-            c: &c,
-            zref: zref.clone(),
-            precond,
-        };
-        let y: Vec<f64> = (0..n).map(|i| 1e-3 * ((i as f64) * 0.37).cos()).collect();
-        let g = obj.gradient(&y).expect("gradient");
-        // Step: the preconditioned coordinates are scaled by L (entries up to ~1e4).
-        let eps = if has { 1e-4 } else { 1e-6 };
-        let mut err: f64 = 0.0;
-        let mut gmax: f64 = 0.0;
-        for j in 0..n {
-            let mut yp = y.clone();
-            yp[j] += eps;
-            let mut ym = y.clone();
-            ym[j] -= eps;
-            let fd = (obj.cost(&yp).unwrap() - obj.cost(&ym).unwrap()) / (2.0 * eps);
-            err = err.max((fd - g[j]).abs());
-            gmax = gmax.max(g[j].abs());
-        }
-        eprintln!("preconditioned {has}: gradient error {err:e} of {gmax:e}");
-        assert!(
-            err < 1e-6 * gmax.max(1.0),
-            "gradient error {err:e} of {gmax:e}"
-        );
-    }
+    common::check_tangent_gradient(&c, &zref, 1e-6);
 }
 
 #[test]

@@ -367,6 +367,17 @@ fn read_ctrl(path: &Path, nu: usize, steps: usize) -> Res<Vec<Vec<f64>>> {
     Ok(rows)
 }
 
+/// An empty vector with room for `n` entries, or an error naming the option `what` when that
+/// much memory cannot be had (`None`: the count overflowed) — instead of a capacity-overflow
+/// panic or an allocation abort on a huge `--steps`/`--batches`.
+fn with_room<T>(n: Option<usize>, what: &str) -> Res<Vec<T>> {
+    let mut v = Vec::new();
+    match n {
+        Some(n) if v.try_reserve_exact(n).is_ok() => Ok(v),
+        _ => Err(format!("{what}: too large (cannot allocate the results)")),
+    }
+}
+
 fn write_json(path: &Path, v: &Value) -> Res<()> {
     let s = serde_json::to_string(v).map_err(|e| format!("{}: {e}", path.display()))?;
     std::fs::write(path, s).map_err(|e| format!("{}: cannot write: {e}", path.display()))
@@ -394,11 +405,12 @@ fn simulate(
         d.reset_keyframe(&m, k)
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
-    let mut applied = Vec::with_capacity(steps);
-    let mut time = Vec::with_capacity(steps + 1);
-    let mut qpos = Vec::with_capacity(steps + 1);
-    let mut qvel = Vec::with_capacity(steps + 1);
-    let mut act = Vec::with_capacity(steps + 1);
+    let what = format!("--steps {steps}");
+    let mut applied = with_room(Some(steps), &what)?;
+    let mut time = with_room(steps.checked_add(1), &what)?;
+    let mut qpos = with_room(steps.checked_add(1), &what)?;
+    let mut qvel = with_room(steps.checked_add(1), &what)?;
+    let mut act = with_room(steps.checked_add(1), &what)?;
     let mut record = |d: &Data<f64>| {
         time.push(d.time);
         qpos.push(d.qpos.clone());
@@ -485,6 +497,9 @@ fn max_dev(a: &[Vec<f64>], b: &[Vec<f64>]) -> (f64, usize) {
 /// `moreau replay`: re-simulates a trajectory's controls from its first state.
 fn replay(a: ReplayArgs) -> Res<()> {
     let file = a.traj;
+    if let Some(tol) = a.tol.filter(|t| t.is_nan() || *t < 0.0) {
+        return Err(format!("--tol {tol}: must be a number ≥ 0"));
+    }
     let text = std::fs::read_to_string(file)
         .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
     let v: Value = serde_json::from_str(&text)
@@ -1030,6 +1045,8 @@ fn bench(
     let m = m;
     supported(path, &m)?;
     let (steps, batches) = (steps.max(1), batches.max(1));
+    // every timing series keeps one number per batch
+    with_room::<f64>(Some(batches), &format!("--batches {batches}"))?;
     let mut d = Data::<f64>::new(&m);
     reset(&m, &mut d);
     for _ in 0..steps.min(2000) {

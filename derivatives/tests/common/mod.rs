@@ -1,0 +1,91 @@
+//! Setup shared by the derivative tests: project models with the constraint solver run to
+//! convergence, and random settled states.
+
+#![allow(dead_code)]
+
+use moreau::integrator::step;
+use moreau::model::Integrator;
+use moreau::state::integrate_pos;
+use moreau::{Data, Model};
+
+/// `models/NAME.xml` of the repository.
+pub fn load(name: &str) -> Model {
+    let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+    moreau::mjcf::load(&p).unwrap()
+}
+
+/// `m` with the solver run for all 100 iterations (`tolerance = 0`, so the dual derivative of
+/// the iterates is the IFT derivative at the optimum) and, if given, another integrator.
+pub fn converged(mut m: Model, integ: Option<Integrator>) -> Model {
+    m.opt.tolerance = 0.0;
+    m.opt.iterations = 100;
+    m.opt.ls_iterations = 100;
+    if let Some(i) = integ {
+        m.opt.integrator = i;
+    }
+    m
+}
+
+/// [`converged`] of `models/NAME.xml`.
+pub fn model(name: &str, integ: Option<Integrator>) -> Model {
+    converged(load(name), integ)
+}
+
+/// Uniform numbers in `[-1, 1)` by xorshift64 from `seed`.
+pub fn xorshift(seed: u64) -> impl FnMut() -> f64 {
+    let mut s = seed.wrapping_mul(0x9e3779b97f4a7c15) | 1;
+    move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+}
+
+/// Uniform numbers in `[-1, 1)` by a 64-bit LCG (Knuth's MMIX constants) from `seed`.
+pub fn lcg(seed: u64) -> impl FnMut() -> f64 {
+    const A: u64 = 6364136223846793005;
+    const C: u64 = 1442695040888963407;
+    let mut s = seed.wrapping_mul(A).wrapping_add(C);
+    move || {
+        s = s.wrapping_mul(A).wrapping_add(C);
+        ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+}
+
+/// Keyframe 0 (if any), controls from `rnd` (uniform in the middle 80% of a limited range),
+/// `settle` steps, then random tangent position (scale `dq`), velocity (scale `dv`) and
+/// activation (scale 0.1) perturbations; forwarded.
+pub fn state(
+    m: &Model,
+    mut rnd: impl FnMut() -> f64,
+    settle: usize,
+    dq: f64,
+    dv: f64,
+) -> Data<f64> {
+    let mut d = Data::new(m);
+    if m.nkey > 0 {
+        d.reset_keyframe(m, 0).unwrap();
+    }
+    for u in 0..m.nu {
+        d.ctrl[u] = if m.actuator_ctrllimited[u] {
+            let r = m.actuator_ctrlrange[u];
+            r[0] + (r[1] - r[0]) * 0.5 * (1.0 + 0.8 * rnd())
+        } else {
+            rnd()
+        };
+    }
+    for _ in 0..settle {
+        step(m, &mut d);
+    }
+    let dq: Vec<f64> = (0..m.nv).map(|_| dq * rnd()).collect();
+    integrate_pos(m, &mut d.qpos, &dq, 1.0);
+    for v in d.qvel.iter_mut() {
+        *v += dv * rnd();
+    }
+    for a in d.act.iter_mut() {
+        *a += 0.1 * rnd();
+    }
+    moreau::forward::forward(m, &mut d);
+    d
+}
