@@ -335,13 +335,22 @@ fn feature(p: &Poly, dir: &V3) -> Feature {
     if let Kind::Cylinder(..) = p.kind {
         return cylinder_feature(p, dir);
     }
+    // the first NDOT projections are kept for the second pass (the same values recomputed
+    // beyond)
+    const NDOT: usize = 64;
     let ld = p.mat.transpose() * dir;
+    let nv = p.nvert();
+    let mut dots = [0.0; NDOT];
     let mut best = f64::NEG_INFINITY;
     let mut scale: f64 = 0.0;
-    for i in 0..p.nvert() {
+    for i in 0..nv {
         let l = p.local(i);
         scale = scale.max(l.amax());
-        best = best.max(ld.dot(&l));
+        let x = ld.dot(&l);
+        if let Some(d) = dots.get_mut(i) {
+            *d = x;
+        }
+        best = best.max(x);
     }
     let eps = 1e-10 * scale.max(1e-300);
     let mut f = Feature {
@@ -350,8 +359,9 @@ fn feature(p: &Poly, dir: &V3) -> Feature {
         face: [0; MAXS],
         nface: 0,
     };
-    for i in 0..p.nvert() {
-        if ld.dot(&p.local(i)) >= best - eps && f.nvert < MAXS {
+    for i in 0..nv {
+        let x = dots.get(i).copied().unwrap_or_else(|| ld.dot(&p.local(i)));
+        if x >= best - eps && f.nvert < MAXS {
             f.vert[f.nvert] = i;
             f.nvert += 1;
         }
@@ -522,8 +532,9 @@ impl Lab {
 }
 
 /// Sutherland–Hodgman: clips `subj[..ns]` by the prism of the polygon `clip[..nc]` (clockwise
-/// about `n`) along `n`; the result replaces `subj` (and the points' origins `lab`, if asked
-/// for). Returns the new count.
+/// about `n`) along `n`; the result replaces `subj` (and, when `track`, the points' origins
+/// `lbuf[0]`; `other` and `lbuf[1]` are scratch). Returns the new count.
+#[allow(clippy::too_many_arguments)]
 fn clip_polygon(
     subj: &mut [V3; MAXP],
     other: &mut [V3; MAXP],
@@ -531,13 +542,12 @@ fn clip_polygon(
     clip: &[V3; MAXP],
     nc: usize,
     n: &V3,
-    lab: Option<&mut [Lab; MAXP]>,
+    track: bool,
+    lbuf: &mut [[Lab; MAXP]; 2],
 ) -> usize {
     // two buffers used in turn (points, labels): `subj` and `other` (scratch), no copies
     // between passes
-    let mut lbuf = [[Lab::Bad; MAXP]; 2];
     let mut ncur = ns;
-    let track = lab.is_some();
     if track {
         for (i, l) in lbuf[0].iter_mut().enumerate().take(ns) {
             *l = Lab::V(i as u8);
@@ -555,7 +565,7 @@ fn clip_polygon(
         } else {
             (&*subj, &mut *other)
         };
-        let [l0, l1] = &mut lbuf;
+        let [l0, l1] = &mut *lbuf;
         let (lcur, lout) = if flip { (&*l1, l0) } else { (&*l0, l1) };
         let mut no = 0;
         for i in 0..ncur {
@@ -605,8 +615,9 @@ fn clip_polygon(
     if flip {
         subj[..ncur].copy_from_slice(&other[..ncur]);
     }
-    if let Some(l) = lab {
-        l[..ncur].copy_from_slice(&lbuf[usize::from(flip)][..ncur]);
+    if track && flip {
+        let [l0, l1] = &mut *lbuf;
+        l0[..ncur].copy_from_slice(&l1[..ncur]);
     }
     ncur
 }
@@ -781,7 +792,7 @@ struct Trace<'a> {
 /// so that a call does not clear ~13 kB.
 struct PatchBuf {
     patch: Patch,
-    lab: [Lab; MAXP],
+    lab: [[Lab; MAXP]; 2],
     clipped: [V3; MAXP],
     clip: [V3; MAXP],
     other: [V3; MAXP],
@@ -799,7 +810,7 @@ impl PatchBuf {
                 normal: Z3,
                 side: false,
             },
-            lab: [Lab::Bad; MAXP],
+            lab: [[Lab::Bad; MAXP]; 2],
             clipped: [Z3; MAXP],
             clip: [Z3; MAXP],
             other: [Z3; MAXP],
@@ -893,7 +904,8 @@ fn traced_patch<'a>(
     if nc < 3 || ns < 2 {
         return None;
     }
-    let np = clip_polygon(subj, other, ns, clip, nc, &nref, track.then_some(&mut *lab));
+    let np = clip_polygon(subj, other, ns, clip, nc, &nref, track, lab);
+    let lab = &mut lab[0];
     // per-point depth; points beyond margin + gap are dropped before the reduction
     let r0 = clip[0];
     let subject = [&pa, &pb][1 - plan.rside];
@@ -1014,7 +1026,7 @@ fn multi_contact_in<T: Scalar>(
         }
         for &k in &idx[..cnt] {
             // a point eval_lab cannot place (not reached) moves with the subject geom
-            let x = eval_lab(buf.lab[k], &ts, tr.ns, &tc, tr.nc, &nref, sn).unwrap_or_else(|| {
+            let x = eval_lab(buf.lab[0][k], &ts, tr.ns, &tc, tr.nc, &nref, sn).unwrap_or_else(|| {
                 let l = mat0.transpose() * (buf.clipped[k] - pos0);
                 fixed.pos + fixed.mat * tv::<T>(&l)
             });
