@@ -7,7 +7,8 @@
 //! Box–mesh, mesh–mesh, capsule–mesh and cylinder pairs get MuJoCo 4.0.0's multi-contact
 //! patches (`multiccd`, on unless disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh
 //! its hull-polygon rule (up to 4 contacts); every other convex pair gets one contact.
-//! No allocation: the simplex and the EPA polytope live in fixed-size arrays.
+//! No allocation: the simplex and the EPA polytope live in fixed-size arrays (the polytope is
+//! kept per thread, so a call does not clear it).
 
 use super::{cvxdiff, f64of, meshpoly, multiccd, Sink};
 use crate::data::{sc, Data, Scalar};

@@ -1026,10 +1026,11 @@ fn multi_contact_in<T: Scalar>(
         }
         for &k in &idx[..cnt] {
             // a point eval_lab cannot place (not reached) moves with the subject geom
-            let x = eval_lab(buf.lab[0][k], &ts, tr.ns, &tc, tr.nc, &nref, sn).unwrap_or_else(|| {
-                let l = mat0.transpose() * (buf.clipped[k] - pos0);
-                fixed.pos + fixed.mat * tv::<T>(&l)
-            });
+            let x =
+                eval_lab(buf.lab[0][k], &ts, tr.ns, &tc, tr.nc, &nref, sn).unwrap_or_else(|| {
+                    let l = mat0.transpose() * (buf.clipped[k] - pos0);
+                    fixed.pos + fixed.mat * tv::<T>(&l)
+                });
             let q = x - nref * (x - tc[0]).dot(&nref);
             let x = x + lift;
             let (x0, x1) = if on_b { (q, x) } else { (x, q) };
