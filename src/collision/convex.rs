@@ -7,7 +7,8 @@
 //! Box–mesh, mesh–mesh, capsule–mesh and cylinder pairs get MuJoCo 4.0.0's multi-contact
 //! patches (`multiccd`, on unless disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh
 //! its hull-polygon rule (up to 4 contacts); every other convex pair gets one contact.
-//! No allocation: the simplex and the EPA polytope live in fixed-size arrays.
+//! No allocation: the simplex and the EPA polytope live in fixed-size arrays (the polytope is
+//! kept per thread, so a call does not clear it).
 
 use super::{cvxdiff, f64of, meshpoly, multiccd, Sink};
 use crate::data::{sc, Data, Scalar};
@@ -412,38 +413,81 @@ fn epa(
     if n < 4 {
         return None;
     }
-    let mut vs = [Vert::default(); MAXV];
+    POLYTOPE.with_borrow_mut(|p| expand(a, b, s, tol, iters, p))
+}
+
+/// A face of the EPA polytope: vertex indices (outward winding) and its plane (unit normal,
+/// offset), None when degenerate.
+#[derive(Clone, Copy)]
+struct Face {
+    v: [usize; 3],
+    plane: Option<(V3, f64)>,
+}
+
+/// The EPA polytope's storage, one per thread: kept between calls so that a call does not
+/// clear (memset) ~90 kB of arrays it mostly leaves unused.
+struct Polytope {
+    vs: [Vert; MAXV],
+    faces: [Face; MAXF],
+    edges: [[usize; 2]; MAXF],
+}
+
+const V0: V3 = V3::new(0.0, 0.0, 0.0);
+
+thread_local! {
+    static POLYTOPE: std::cell::RefCell<Polytope> = const {
+        std::cell::RefCell::new(Polytope {
+            vs: [Vert { w: V0, a: V0, b: V0 }; MAXV],
+            faces: [Face { v: [0; 3], plane: None }; MAXF],
+            edges: [[0; 2]; MAXF],
+        })
+    };
+}
+
+fn face_plane(vs: &[Vert], f: [usize; 3]) -> Face {
+    let nrm = (vs[f[1]].w - vs[f[0]].w).cross(&(vs[f[2]].w - vs[f[0]].w));
+    let l = nrm.norm();
+    let plane = if l > 1e-300 {
+        let nrm = nrm / l;
+        Some((nrm, nrm.dot(&vs[f[0]].w)))
+    } else {
+        None
+    };
+    Face { v: f, plane }
+}
+
+/// The EPA expansion from the tetrahedron `s` (in the thread's [`Polytope`]).
+fn expand(
+    a: &Posed,
+    b: &Posed,
+    s: &[Vert; 4],
+    tol: f64,
+    iters: usize,
+    p: &mut Polytope,
+) -> Option<ConvexContact> {
+    let Polytope { vs, faces, edges } = p;
     vs[..4].copy_from_slice(&s[..4]);
     let mut nv = 4;
-    let mut faces = [[0usize; 3]; MAXF];
     let mut nf = 0;
     // orient faces outward (away from the centroid)
     let cen = (vs[0].w + vs[1].w + vs[2].w + vs[3].w) / 4.0;
     for f in [[0, 1, 2], [0, 3, 1], [0, 2, 3], [1, 3, 2]] {
         let nrm = (vs[f[1]].w - vs[f[0]].w).cross(&(vs[f[2]].w - vs[f[0]].w));
-        faces[nf] = if nrm.dot(&(vs[f[0]].w - cen)) >= 0.0 {
+        let f = if nrm.dot(&(vs[f[0]].w - cen)) >= 0.0 {
             f
         } else {
             [f[0], f[2], f[1]]
         };
+        faces[nf] = face_plane(vs, f);
         nf += 1;
     }
-    let face_plane = |vs: &[Vert; MAXV], f: &[usize; 3]| -> Option<(V3, f64)> {
-        let nrm = (vs[f[1]].w - vs[f[0]].w).cross(&(vs[f[2]].w - vs[f[0]].w));
-        let l = nrm.norm();
-        if !(l > 1e-300) {
-            return None;
-        }
-        let nrm = nrm / l;
-        Some((nrm, nrm.dot(&vs[f[0]].w)))
-    };
     let mut best = (V3::zeros(), 0.0, [0usize; 3]);
     for _ in 0..iters.max(10) * 4 {
         // closest face
         let mut bi = usize::MAX;
         let mut bd = f64::INFINITY;
         for (i, f) in faces[..nf].iter().enumerate() {
-            if let Some((_, dd)) = face_plane(&vs, f) {
+            if let Some((_, dd)) = f.plane {
                 if dd < bd {
                     bd = dd;
                     bi = i;
@@ -453,19 +497,18 @@ fn epa(
         if bi == usize::MAX {
             return None;
         }
-        let (nrm, dd) = face_plane(&vs, &faces[bi])?;
-        best = (nrm, dd, faces[bi]);
+        let (nrm, dd) = faces[bi].plane?;
+        best = (nrm, dd, faces[bi].v);
         let w = vert(a, b, &nrm);
         if w.w.dot(&nrm) - dd <= tol.max(1e-12) || nv >= MAXV {
             break;
         }
         // remove visible faces, collect the horizon
-        let mut edges = [[0usize; 2]; MAXF];
         let mut ne = 0;
         let mut k = 0;
         while k < nf {
-            let f = faces[k];
-            let (fn_, fd) = face_plane(&vs, &f).unwrap_or((V3::zeros(), 0.0));
+            let Face { v: f, plane } = faces[k];
+            let (fn_, fd) = plane.unwrap_or((V3::zeros(), 0.0));
             if fn_.dot(&w.w) - fd > 1e-14 {
                 for e in [[f[0], f[1]], [f[1], f[2]], [f[2], f[0]]] {
                     if let Some(j) = edges[..ne]
@@ -490,7 +533,7 @@ fn epa(
         }
         vs[nv] = w;
         for e in &edges[..ne] {
-            faces[nf] = [e[0], e[1], nv];
+            faces[nf] = face_plane(vs, [e[0], e[1], nv]);
             nf += 1;
         }
         nv += 1;

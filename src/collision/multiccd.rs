@@ -335,13 +335,22 @@ fn feature(p: &Poly, dir: &V3) -> Feature {
     if let Kind::Cylinder(..) = p.kind {
         return cylinder_feature(p, dir);
     }
+    // the first NDOT projections are kept for the second pass (the same values recomputed
+    // beyond)
+    const NDOT: usize = 64;
     let ld = p.mat.transpose() * dir;
+    let nv = p.nvert();
+    let mut dots = [0.0; NDOT];
     let mut best = f64::NEG_INFINITY;
     let mut scale: f64 = 0.0;
-    for i in 0..p.nvert() {
+    for i in 0..nv {
         let l = p.local(i);
         scale = scale.max(l.amax());
-        best = best.max(ld.dot(&l));
+        let x = ld.dot(&l);
+        if let Some(d) = dots.get_mut(i) {
+            *d = x;
+        }
+        best = best.max(x);
     }
     let eps = 1e-10 * scale.max(1e-300);
     let mut f = Feature {
@@ -350,8 +359,9 @@ fn feature(p: &Poly, dir: &V3) -> Feature {
         face: [0; MAXS],
         nface: 0,
     };
-    for i in 0..p.nvert() {
-        if ld.dot(&p.local(i)) >= best - eps && f.nvert < MAXS {
+    for i in 0..nv {
+        let x = dots.get(i).copied().unwrap_or_else(|| ld.dot(&p.local(i)));
+        if x >= best - eps && f.nvert < MAXS {
             f.vert[f.nvert] = i;
             f.nvert += 1;
         }
@@ -522,32 +532,41 @@ impl Lab {
 }
 
 /// Sutherland–Hodgman: clips `subj[..ns]` by the prism of the polygon `clip[..nc]` (clockwise
-/// about `n`) along `n`; the result replaces `subj` (and the points' origins `lab`, if asked
-/// for). Returns the new count.
+/// about `n`) along `n`; the result replaces `subj` (and, when `track`, the points' origins
+/// `lbuf[0]`; `other` and `lbuf[1]` are scratch). Returns the new count.
+#[allow(clippy::too_many_arguments)]
 fn clip_polygon(
     subj: &mut [V3; MAXP],
+    other: &mut [V3; MAXP],
     ns: usize,
     clip: &[V3; MAXP],
     nc: usize,
     n: &V3,
-    lab: Option<&mut [Lab; MAXP]>,
+    track: bool,
+    lbuf: &mut [[Lab; MAXP]; 2],
 ) -> usize {
-    let mut cur = *subj;
+    // two buffers used in turn (points, labels): `subj` and `other` (scratch), no copies
+    // between passes
     let mut ncur = ns;
-    let mut out = [V3::zeros(); MAXP];
-    let mut lcur = [Lab::Bad; MAXP];
-    let mut lout = [Lab::Bad; MAXP];
-    let track = lab.is_some();
     if track {
-        for (i, l) in lcur.iter_mut().enumerate().take(ns) {
+        for (i, l) in lbuf[0].iter_mut().enumerate().take(ns) {
             *l = Lab::V(i as u8);
         }
     }
+    // `flip`: the current polygon is in `other` (else in `subj`); labels in lbuf[flip]
+    let mut flip = false;
     for k in 0..nc {
         let c0 = clip[k];
         let c1 = clip[(k + 1) % nc];
         let pn = (c1 - c0).cross(n);
         let pd = pn.dot(&c0);
+        let (cur, out) = if flip {
+            (&*other, &mut *subj)
+        } else {
+            (&*subj, &mut *other)
+        };
+        let [l0, l1] = &mut *lbuf;
+        let (lcur, lout) = if flip { (&*l1, l0) } else { (&*l0, l1) };
         let mut no = 0;
         for i in 0..ncur {
             let p = cur[i];
@@ -587,18 +606,18 @@ fn clip_polygon(
                 no += 1;
             }
         }
-        cur = out;
+        flip = !flip;
         ncur = no;
-        if track {
-            lcur = lout;
-        }
         if ncur == 0 {
             break;
         }
     }
-    *subj = cur;
-    if let Some(l) = lab {
-        *l = lcur;
+    if flip {
+        subj[..ncur].copy_from_slice(&other[..ncur]);
+    }
+    if track && flip {
+        let [l0, l1] = &mut *lbuf;
+        l0[..ncur].copy_from_slice(&l1[..ncur]);
     }
     ncur
 }
@@ -764,8 +783,43 @@ struct Trace<'a> {
     pose: [(V3, Matrix3<f64>); 2],
     ns: usize,
     nc: usize,
-    lab: [Lab; MAXP],
+}
+
+/// Working storage of [`traced_patch`], filled in place (returning these arrays by value cost
+/// more than the clipping itself): the patch, and per patch point its clip origin and its
+/// clipped point before projection (indices as in the patch).
+/// Also the clipping polygon and the clipper's second buffer. One per thread ([`PATCH_BUF`]),
+/// so that a call does not clear ~13 kB.
+struct PatchBuf {
+    patch: Patch,
+    lab: [[Lab; MAXP]; 2],
     clipped: [V3; MAXP],
+    clip: [V3; MAXP],
+    other: [V3; MAXP],
+}
+
+const Z3: V3 = V3::new(0.0, 0.0, 0.0);
+
+impl PatchBuf {
+    const fn new() -> Self {
+        PatchBuf {
+            patch: Patch {
+                n: 0,
+                dist: [0.0; MAXP],
+                pos: [Z3; MAXP],
+                normal: Z3,
+                side: false,
+            },
+            lab: [[Lab::Bad; MAXP]; 2],
+            clipped: [Z3; MAXP],
+            clip: [Z3; MAXP],
+            other: [Z3; MAXP],
+        }
+    }
+}
+
+thread_local! {
+    static PATCH_BUF: std::cell::RefCell<PatchBuf> = const { std::cell::RefCell::new(PatchBuf::new()) };
 }
 
 /// The patch of the pair `geom` (posed by `pose`, penetration result `c`) with points beyond
@@ -777,10 +831,13 @@ pub fn patch(
     c: &ConvexContact,
     margin: f64,
 ) -> Option<Patch> {
-    traced_patch(m, geom, pose, c, margin, false).map(|(p, _)| p)
+    let mut buf = PatchBuf::new();
+    traced_patch(m, geom, pose, c, margin, false, &mut buf)?;
+    Some(buf.patch)
 }
 
-/// [`patch`], with the clip origins recorded when `track` (for [`multi_contact`] in `T`).
+/// [`patch`] into `buf`, with the clip origins recorded when `track` (for [`multi_contact`] in
+/// `T`).
 fn traced_patch<'a>(
     m: &'a Model,
     geom: [usize; 2],
@@ -788,7 +845,8 @@ fn traced_patch<'a>(
     c: &ConvexContact,
     margin: f64,
     track: bool,
-) -> Option<(Patch, Trace<'a>)> {
+    buf: &mut PatchBuf,
+) -> Option<Trace<'a>> {
     let [g0, g1] = geom;
     let mut pa = Poly::new(m, g0, pose[0].0, pose[0].1)?;
     let mut pb = Poly::new(m, g1, pose[1].0, pose[1].1)?;
@@ -834,25 +892,26 @@ fn traced_patch<'a>(
     } else {
         return None;
     };
-    let mut subj = [V3::zeros(); MAXP];
-    let mut clip = [V3::zeros(); MAXP];
-    let (nref, ncon, ns, nc, lift, _) = setup(&plan, [&pa, &pb], &mut subj, &mut clip);
+    let PatchBuf {
+        patch: out,
+        lab,
+        clipped: subj,
+        clip,
+        other,
+    } = buf;
+    let (nref, ncon, ns, nc, lift, _) = setup(&plan, [&pa, &pb], subj, clip);
     let on_b = plan.rside == 0;
     if nc < 3 || ns < 2 {
         return None;
     }
-    let mut lab = [Lab::Bad; MAXP];
-    let np = clip_polygon(&mut subj, ns, &clip, nc, &nref, track.then_some(&mut lab));
+    let np = clip_polygon(subj, other, ns, clip, nc, &nref, track, lab);
+    let lab = &mut lab[0];
     // per-point depth; points beyond margin + gap are dropped before the reduction
     let r0 = clip[0];
     let subject = [&pa, &pb][1 - plan.rside];
-    let mut out = Patch {
-        n: 0,
-        dist: [0.0; MAXP],
-        pos: [V3::zeros(); MAXP],
-        normal: ncon,
-        side: matches!(plan.subj, Subj::Edge(..)) && subject.is_cylinder(),
-    };
+    out.n = 0;
+    out.normal = ncon;
+    out.side = matches!(plan.subj, Subj::Edge(..)) && subject.is_cylinder();
     for k in 0..np {
         let p = subj[k];
         let q = p - nref * (p - r0).dot(&nref);
@@ -874,10 +933,8 @@ fn traced_patch<'a>(
         pose,
         ns,
         nc,
-        lab,
-        clipped: subj,
     };
-    (out.n > 0).then_some((out, trace))
+    (out.n > 0).then_some(trace)
 }
 
 /// Adds the multi-contact patch of a box, mesh, capsule or cylinder pair ([`patch`], reduced to
@@ -897,10 +954,23 @@ pub fn multi_contact<T: Scalar>(
     c: &ConvexContact,
     s: &mut Sink<T>,
 ) -> bool {
+    PATCH_BUF.with_borrow_mut(|buf| multi_contact_in(m, pose, tpose, c, s, buf))
+}
+
+/// [`multi_contact`] with its working storage.
+fn multi_contact_in<T: Scalar>(
+    m: &Model,
+    pose: [(V3, Matrix3<f64>); 2],
+    tpose: [(Vector3<T>, Matrix3<T>); 2],
+    c: &ConvexContact,
+    s: &mut Sink<T>,
+    buf: &mut PatchBuf,
+) -> bool {
     let exact = !is_f64::<T>();
-    let Some((p, tr)) = traced_patch(m, s.geom, pose, c, f64of(s.margin), exact) else {
+    let Some(tr) = traced_patch(m, s.geom, pose, c, f64of(s.margin), exact, buf) else {
         return false;
     };
+    let p = &buf.patch;
     let nk = p.n;
     let (idx, cnt) = if nk > 4 {
         (polygon_quad(&p.pos[..nk]), 4)
@@ -956,10 +1026,11 @@ pub fn multi_contact<T: Scalar>(
         }
         for &k in &idx[..cnt] {
             // a point eval_lab cannot place (not reached) moves with the subject geom
-            let x = eval_lab(tr.lab[k], &ts, tr.ns, &tc, tr.nc, &nref, sn).unwrap_or_else(|| {
-                let l = mat0.transpose() * (tr.clipped[k] - pos0);
-                fixed.pos + fixed.mat * tv::<T>(&l)
-            });
+            let x =
+                eval_lab(buf.lab[0][k], &ts, tr.ns, &tc, tr.nc, &nref, sn).unwrap_or_else(|| {
+                    let l = mat0.transpose() * (buf.clipped[k] - pos0);
+                    fixed.pos + fixed.mat * tv::<T>(&l)
+                });
             let q = x - nref * (x - tc[0]).dot(&nref);
             let x = x + lift;
             let (x0, x1) = if on_b { (q, x) } else { (x, q) };
