@@ -333,16 +333,11 @@ pub fn actuator_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
         d.actuator_velocity.iter_mut().for_each(|x| *x = T::zero());
         return;
     }
-    // on f64 the zero entries of the dense moment rows are skipped (MuJoCo's moment is sparse;
-    // adding 0·v changes at most the sign of a zero); duals keep every term, since a zero
-    // value may carry a non-zero derivative
-    let sparse = crate::collision::cvxdiff::is_f64::<T>();
     for i in 0..m.nu {
         let row = &d.actuator_moment[i * nv..(i + 1) * nv];
         d.actuator_velocity[i] = row
             .iter()
             .zip(&d.qvel)
-            .filter(|(a, _)| !sparse || **a != T::zero())
             .fold(T::zero(), |s, (a, v)| s + *a * *v);
     }
 }
@@ -539,15 +534,11 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
         d.actuator_force[i] = f;
     }
-    // zero moment entries skipped on f64 (see `actuator_velocity`)
-    let sparse = crate::collision::cvxdiff::is_f64::<T>();
     for i in 0..m.nu {
         let f = d.actuator_force[i];
         let row = &d.actuator_moment[i * nv..(i + 1) * nv];
         for (q, a) in d.qfrc_actuator.iter_mut().zip(row) {
-            if !sparse || *a != T::zero() {
-                *q += *a * f;
-            }
+            *q += *a * f;
         }
     }
     // actuatorgravcomp joints: their gravity compensation counts as actuator force (it is left
