@@ -28,13 +28,16 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     for i in 0..m.nv {
         let f = inert_mul(&d.crb[m.dof_bodyid[i]], &d.cdof[i]);
-        let mut adr = m.dof_Madr[i];
-        d.qM[adr] = d.cdof[i].dot(&f) + sc::<T>(m.dof_armature_eff(i));
-        let mut j = dof_parent(m, i);
-        while let Some(jj) = j {
-            adr += 1;
-            d.qM[adr] = d.cdof[jj].dot(&f);
-            j = dof_parent(m, jj);
+        let row = &mut d.qM[m.dof_Madr[i]..];
+        row[0] = d.cdof[i].dot(&f) + sc::<T>(m.dof_armature_eff(i));
+        // the rest of row i: i's ancestors in order
+        let mut j = m.dof_parentid[i];
+        for x in row[1..].iter_mut() {
+            let Some(cj) = usize::try_from(j).ok().and_then(|jj| d.cdof.get(jj)) else {
+                break;
+            };
+            *x = cj.dot(&f);
+            j = m.dof_parentid[j as usize];
         }
     }
     let nv = m.nv;
@@ -90,12 +93,22 @@ pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag
         let dk = rowk[0];
         let mut i = parent[k];
         let mut off = 1;
-        while i >= 0 {
+        while i >= 0 && off < len {
             let ii = i as usize;
             let a = rowk[off] / dk;
             let ai = madr[ii];
-            let n = len - off;
-            crate::solver::dense::sub_scaled(&mut head[ai..ai + n], &rowk[off..len], a);
+            let src = &rowk[off..len];
+            let dst = &mut head[ai..ai + src.len()];
+            // the rows are short: a scalar loop unrolled by two beats a vectorized one (callgrind)
+            let mut j = 0;
+            while j + 1 < src.len() {
+                dst[j] -= src[j] * a;
+                dst[j + 1] -= src[j + 1] * a;
+                j += 2;
+            }
+            if j < src.len() {
+                dst[j] -= src[j] * a;
+            }
             rowk[off] = a;
             off += 1;
             i = parent[ii];
@@ -121,18 +134,19 @@ pub fn solve_tree<T: Scalar>(
 ) {
     let nv = madr.len();
     let x = &mut x[..nv];
-    // Lᵀ y = b (descendants first)
+    // Lᵀ y = b (descendants first); row `k` after its diagonal lists k's ancestors in order
     for k in (0..nv).rev() {
         let xk = x[k];
         if xk == T::zero() {
             continue;
         }
-        let mut adr = madr[k];
         let mut i = parent[k];
-        while i >= 0 {
+        for &l in &ld[madr[k] + 1..] {
+            if i < 0 {
+                break;
+            }
             let ii = i as usize;
-            adr += 1;
-            x[ii] -= ld[adr] * xk;
+            x[ii] -= l * xk;
             i = parent[ii];
         }
     }
@@ -141,13 +155,14 @@ pub fn solve_tree<T: Scalar>(
     }
     // L x = y (ancestors first)
     for k in 0..nv {
-        let mut adr = madr[k];
         let mut i = parent[k];
         let mut s = x[k];
-        while i >= 0 {
+        for &l in &ld[madr[k] + 1..] {
+            if i < 0 {
+                break;
+            }
             let ii = i as usize;
-            adr += 1;
-            s -= ld[adr] * x[ii];
+            s -= l * x[ii];
             i = parent[ii];
         }
         x[k] = s;

@@ -644,26 +644,29 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let r0 = i;
             open_rows(m, d, r0, nrow, Pat::Pair(b1, b2, true));
             // Jacobian: F (J(body2, p) - J(body1, p)), rows combined per cone
-            for (b, s) in [(b2, T::one()), (b1, -T::one())] {
+            // body1's part is subtracted rather than scaled by −1 (exact either way); the
+            // rotational rows exist only for dim > 3
+            let mu: [T; 5] = to_t(&fr);
+            for (b, minus) in [(b2, false), (b1, true)] {
                 let r = pos - d.subtree_com[m.body_rootid[b]];
                 let mut k = body_last_dof(m, b);
                 while let Some(kk) = k {
                     // (sparse: a common ancestor's columns cancel and are not in the pattern)
                     if let Some((x, st)) = jslot(d, nv, r0, kk) {
                         let w = ang(&d.cdof[kk]);
-                        let cp = frame * ((lin(&d.cdof[kk]) + w.cross(&r)) * s);
-                        let cr = frame * (w * s);
+                        let cp = frame * (lin(&d.cdof[kk]) + w.cross(&r));
+                        let cr = if dim > 3 { frame * w } else { Vector3::zeros() };
                         let jc = [cp[0], cp[1], cp[2], cr[0], cr[1], cr[2]];
                         let col = |row: usize| x + row * st;
+                        let add = |v: &mut T, y: T| if minus { *v -= y } else { *v += y };
                         if ty == ConstraintType::ContactPyramidal {
                             for j in 1..dim {
-                                let mu: T = sc(fr[j - 1]);
-                                d.efc_J[col(2 * j - 2)] += jc[0] + mu * jc[j];
-                                d.efc_J[col(2 * j - 1)] += jc[0] - mu * jc[j];
+                                add(&mut d.efc_J[col(2 * j - 2)], jc[0] + mu[j - 1] * jc[j]);
+                                add(&mut d.efc_J[col(2 * j - 1)], jc[0] - mu[j - 1] * jc[j]);
                             }
                         } else {
                             for j in 0..nrow {
-                                d.efc_J[col(j)] += jc[j];
+                                add(&mut d.efc_J[col(j)], jc[j]);
                             }
                         }
                     }

@@ -121,6 +121,18 @@ pub fn compute<T: Scalar>(m: &Model, d: &mut Data<T>) {
             while end < n && d.efc_type[end] == ty && d.efc_id[end] == d.efc_id[i] {
                 end += 1;
             }
+        } else if ty.is_contact() {
+            // a contact's rows share its solimp and take the first row's impedance (below)
+            while end < n && d.efc_type[end] == ty && d.efc_id[end] == d.efc_id[i] {
+                end += 1;
+            }
+            let (imp, dimp) = impedance(&d.efc_solimp[i], d.efc_pos[i] - d.efc_margin[i]);
+            for k in i..end {
+                d.efc_KBIP[k][2] = imp;
+                d.efc_KBIP[k][3] = dimp;
+            }
+            i = end;
+            continue;
         }
         let r = if end - i > 1 {
             let mut s = T::zero();
@@ -152,7 +164,16 @@ pub fn compute<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // K, B, R
     for k in 0..n {
         let ty = d.efc_type[k];
-        let (kk, b) = stiffness_damping(d.efc_solref[k], d.efc_solimp[k][1], h, refsafe);
+        // a contact's rows share solref and solimp: K and B of its first row
+        let (kk, b) = if k > 0
+            && ty.is_contact()
+            && d.efc_type[k - 1] == ty
+            && d.efc_id[k - 1] == d.efc_id[k]
+        {
+            (d.efc_KBIP[k - 1][0], d.efc_KBIP[k - 1][1])
+        } else {
+            stiffness_damping(d.efc_solref[k], d.efc_solimp[k][1], h, refsafe)
+        };
         let kk = if ty.is_friction() { T::zero() } else { kk };
         d.efc_KBIP[k][0] = kk;
         d.efc_KBIP[k][1] = b;
