@@ -174,10 +174,12 @@ pub(super) fn solve<T: Scalar>(
     }
 
     let mut a = std::mem::take(&mut p.qacc);
-    p.mul_m(&a, &mut s.Ma);
-    p.mul_j(&a, &mut s.jar);
-    for (j, r) in s.jar.iter_mut().zip(&p.aref) {
-        *j -= *r;
+    if !std::mem::take(&mut s.start_ws) {
+        p.mul_m(&a, &mut s.Ma);
+        p.mul_j(&a, &mut s.jar);
+        for (j, r) in s.jar.iter_mut().zip(&p.aref) {
+            *j -= *r;
+        }
     }
     let rows = Rows {
         ty: &p.ty,
