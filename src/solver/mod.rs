@@ -71,6 +71,10 @@ pub struct Problem<T> {
     /// a zero row, `-2` when the nonzeros are not on one root path (or the scalar is not `f64`).
     /// Rows on one path keep the Newton Hessian in M's tree-sparse layout ([`newton`]).
     pub row_leaf: Vec<i32>,
+    /// `row_leaf` was filled by the last gather (compressed rows, nv ≤ 64).
+    leaves_done: bool,
+    /// Per dof (nv ≤ 64): the bit mask of the dof and its ancestors.
+    anc: Vec<u64>,
     pub ty: Vec<ConstraintType>,
     pub D: Vec<T>,
     pub R: Vec<T>,
@@ -110,6 +114,8 @@ impl<T> Default for Problem<T> {
             J_rowadr: Vec::new(),
             J_colind: Vec::new(),
             row_leaf: Vec::new(),
+            leaves_done: false,
+            anc: Vec::new(),
             ty: Vec::new(),
             D: Vec::new(),
             R: Vec::new(),
@@ -231,6 +237,9 @@ impl<T: Scalar> Problem<T> {
     /// unless the scalar is `f64` (a dual entry with a zero value may carry a derivative, so its
     /// zeros are not structural).
     pub(crate) fn leaves(&mut self) {
+        if self.leaves_done {
+            return;
+        }
         let (nv, nefc) = (self.nv, self.nefc);
         self.row_leaf.clear();
         if std::any::TypeId::of::<T>() != std::any::TypeId::of::<f64>() {
@@ -359,6 +368,7 @@ impl<T: Scalar> Problem<T> {
             self.Mchol.clear();
         }
         self.J_sparse = d.efc_J_sparse;
+        self.leaves_done = false;
         // Newton on f64 with a dense efc_J: the rows' exact zeros are structural (a contact
         // touches its bodies' chains, a limit one dof), so the problem keeps only the nonzeros
         // in compressed rows; every product then skips the zeros, which only ever added ±0, so
@@ -379,30 +389,45 @@ impl<T: Scalar> Problem<T> {
             self.J_rownnz.resize(nefc, 0);
             self.J_rowadr.resize(nefc, 0);
             let all = nv == nvfull;
+            // `row_leaf` on the way when the dofs fit a bit mask: the row is on the root path
+            // of its deepest nonzero column iff its columns are among that dof's ancestors
+            let masks = nv <= 64;
+            if masks {
+                self.anc.clear();
+                for a in 0..nv {
+                    let par = self.parentid[a];
+                    let up = if par < 0 { 0 } else { self.anc[par as usize] };
+                    self.anc.push(up | 1u64 << a);
+                }
+                self.row_leaf.clear();
+            }
             let mut k = 0;
             for (i, &r) in rows.iter().enumerate() {
                 let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
-                let adr = k;
-                if all {
-                    let (dv, dc) = (&mut self.J[k..k + nv], &mut self.J_colind[k..k + nv]);
-                    let mut n = 0;
-                    for (a, &v) in src.iter().enumerate() {
+                let (dv, dc) = (&mut self.J[k..k + nv], &mut self.J_colind[k..k + nv]);
+                let mut n = 0;
+                let mut mask = 0u64;
+                for (a, &da) in dofs.iter().enumerate() {
+                    let v = if all { src[a] } else { src[da] };
+                    if v != z {
                         dv[n] = v;
                         dc[n] = a;
-                        n += (v != z) as usize;
-                    }
-                    k += n;
-                } else {
-                    for (a, &da) in dofs.iter().enumerate() {
-                        let v = src[da];
-                        self.J[k] = v;
-                        self.J_colind[k] = a;
-                        k += (v != z) as usize;
+                        n += 1;
+                        mask |= 1u64 << (a & 63);
                     }
                 }
-                self.J_rowadr[i] = adr;
-                self.J_rownnz[i] = k - adr;
+                if masks {
+                    self.row_leaf.push(match n {
+                        0 => -1,
+                        _ if mask & !self.anc[dc[n - 1]] == 0 => dc[n - 1] as i32,
+                        _ => -2,
+                    });
+                }
+                self.J_rowadr[i] = k;
+                self.J_rownnz[i] = n;
+                k += n;
             }
+            self.leaves_done = masks;
         } else if self.J_sparse {
             // compressed rows in problem columns; a pattern column outside the problem's dofs
             // (a structural zero of a tendon row reaching another tree) is dropped
@@ -586,6 +611,7 @@ impl<T: Scalar> SolverScratch<T> {
                 parentid: Vec::with_capacity(nv),
                 Mcol: Vec::with_capacity(nm),
                 g2l: Vec::with_capacity(nv),
+                anc: Vec::with_capacity(nv),
                 ..Default::default()
             },
             ..Default::default()
@@ -627,6 +653,7 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.parentid, nv);
         grow(&mut p.Mcol, nv * (nv + 1) / 2);
         grow(&mut p.g2l, nv);
+        grow(&mut p.anc, nv);
         for v in [
             &mut p.D,
             &mut p.R,
