@@ -794,12 +794,19 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
             }
         }
     }
+    // qfrc_constraint = J^T f: through the problem's compressed rows when it is the global one
+    // (the same sums: the rows' zeros only ever added ±0)
+    let compressed = (nisland == 0 || whole) && p.J_sparse && !d.efc_J_sparse;
+    if compressed {
+        p.mul_jt(&d.efc_force, &mut d.qfrc_constraint);
+    }
     s.prob = p;
     s.resize_nv(nv);
     s.resize(nefc, d.efc_cone.len());
     d.solver_scratch = s;
-    // qfrc_constraint = J^T f
-    if d.efc_J_sparse {
+    if compressed {
+        // done
+    } else if d.efc_J_sparse {
         let mut q = std::mem::take(&mut d.qfrc_constraint);
         q.fill(T::zero());
         for i in 0..nefc {

@@ -199,15 +199,16 @@ pub(super) fn solve<T: Scalar>(
     gradient(p, s);
 
     let mut done = false;
-    s.Mgrad.copy_from_slice(&s.grad);
-    if newton {
-        // Newton needs M⁻¹ only for this test: the sparse factor of the smooth stage
-        p.solve_m(&mut s.Mgrad);
-    } else {
-        dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
-    }
     let flg_grad = scale * norm(&s.grad) < tol;
-    if half * scale * dense::dot(&s.grad, &s.Mgrad) < tol && flg_grad {
+    s.Mgrad.copy_from_slice(&s.grad);
+    if !newton {
+        dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
+    } else if flg_grad {
+        // Newton needs M⁻¹ only for this test (which needs flg_grad): the sparse factor of
+        // the smooth stage
+        p.solve_m(&mut s.Mgrad);
+    }
+    if flg_grad && half * scale * dense::dot(&s.grad, &s.Mgrad) < tol {
         done = true;
     } else if newton {
         newton::hessian(p, s);
