@@ -531,6 +531,8 @@ pub struct SolverScratch<T> {
     pub jar: Vec<T>,
     pub jv: Vec<T>,
     pub ftmp: Vec<T>,
+    /// The rows' quadratic pieces along the line-search direction (3 nefc).
+    pub quad: Vec<T>,
     pub state_old: Vec<ConstraintState>,
     pub stmp: Vec<ConstraintState>,
     /// Cone Hessians, `CONE_H` per cone of the problem.
@@ -565,6 +567,7 @@ impl<T> Default for SolverScratch<T> {
             jar: Vec::new(),
             jv: Vec::new(),
             ftmp: Vec::new(),
+            quad: Vec::new(),
             state_old: Vec::new(),
             stmp: Vec::new(),
             cone_H: Vec::new(),
@@ -624,6 +627,7 @@ impl<T: Scalar> SolverScratch<T> {
         self.jar.resize(nefc, z);
         self.jv.resize(nefc, z);
         self.ftmp.resize(nefc, z);
+        self.quad.resize(3 * nefc, z);
         self.state_old.resize(nefc, ConstraintState::Satisfied);
         self.stmp.resize(nefc, ConstraintState::Satisfied);
         self.cone_H.resize(ncone * CONE_H, z);
