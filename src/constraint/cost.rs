@@ -163,14 +163,29 @@ pub fn evaluate<T: Scalar>(
     total
 }
 
+/// The coefficients of every row's quadratic piece along the line, `(½ D x², D x v, ½ D v²)`
+/// with x = `jar[i]`, v = `jv[i]`, into `quad` (3 per row): fixed during one line search, so
+/// [`line_eval`] only adds them up.
+pub fn line_quad<T: Scalar>(rows: &Rows<T>, jar: &[T], jv: &[T], quad: &mut [T]) {
+    let half: T = sc(0.5);
+    for (i, q) in quad[..3 * jar.len()].chunks_exact_mut(3).enumerate() {
+        let (d, x, v) = (rows.D[i], jar[i], jv[i]);
+        q[0] = half * d * x * x;
+        q[1] = d * x * v;
+        q[2] = half * d * v * v;
+    }
+}
+
 /// The total cost restricted to the line `a + alpha s`, as value, first and second derivative in
-/// alpha (mujoco-facts §4 "Line search"). `jar`, `jv` are J a - aref and J s at alpha = 0;
-/// `gauss` = (value, slope, curvature/2) of the Gauss term: (½(a-a₀)ᵀ(Ma-τ), sᵀ(Ma-τ), ½sᵀMs).
-/// Piecewise quadratic per scalar row; closed forms for the elliptic zones.
+/// alpha (mujoco-facts §4 "Line search"). `jar`, `jv` are J a - aref and J s at alpha = 0,
+/// `quad` their pieces from [`line_quad`]; `gauss` = (value, slope, curvature/2) of the Gauss
+/// term: (½(a-a₀)ᵀ(Ma-τ), sᵀ(Ma-τ), ½sᵀMs). Piecewise quadratic per scalar row; closed forms
+/// for the elliptic zones.
 pub fn line_eval<T: Scalar>(
     rows: &Rows<T>,
     jar: &[T],
     jv: &[T],
+    quad: &[T],
     gauss: [T; 3],
     alpha: T,
 ) -> [T; 3] {
@@ -181,10 +196,10 @@ pub fn line_eval<T: Scalar>(
     let mut c = gauss;
     // closed-form contributions (value, d1, d2) of cone middle zones
     let mut extra = [z; 3];
-    let quad = |c: &mut [T; 3], d: T, x: T, v: T| {
-        c[0] += half * d * x * x;
-        c[1] += d * x * v;
-        c[2] += half * d * v * v;
+    let quad = |c: &mut [T; 3], i: usize| {
+        c[0] += quad[3 * i];
+        c[1] += quad[3 * i + 1];
+        c[2] += quad[3 * i + 2];
     };
     let n = jar.len();
     let mut i = 0;
@@ -218,7 +233,7 @@ pub fn line_eval<T: Scalar>(
                     // top zone: nothing
                 } else if (t == z && na < z) || mu * na + t <= z {
                     for j in 0..dim {
-                        quad(&mut c, rows.D[i + j], jar[i + j], jv[i + j]);
+                        quad(&mut c, i + j);
                     }
                 } else {
                     let dm = rows.D[i] / (mu * mu * (T::one() + mu * mu));
@@ -233,7 +248,7 @@ pub fn line_eval<T: Scalar>(
                 i += dim;
                 continue;
             }
-            ConstraintType::Equality => quad(&mut c, rows.D[i], x, v),
+            ConstraintType::Equality => quad(&mut c, i),
             ConstraintType::FrictionDof | ConstraintType::FrictionTendon => {
                 let fl = rows.frictionloss[i];
                 let rf = rows.R[i] * fl;
@@ -245,12 +260,12 @@ pub fn line_eval<T: Scalar>(
                     c[0] += -half * rf * fl + fl * x;
                     c[1] += fl * v;
                 } else {
-                    quad(&mut c, rows.D[i], x, v);
+                    quad(&mut c, i);
                 }
             }
             _ => {
                 if x + alpha * v < z {
-                    quad(&mut c, rows.D[i], x, v);
+                    quad(&mut c, i);
                 }
             }
         }

@@ -152,6 +152,16 @@ pub fn sub_scaled<T: Scalar>(y: &mut [T], x: &[T], f: T) {
     }
 }
 
+/// `y += x · f` elementwise (`y`, `x` of equal length); not inlined, as [`sub_scaled`].
+#[inline(never)]
+pub fn add_scaled<T: Scalar>(y: &mut [T], x: &[T], f: T) {
+    let n = y.len();
+    let x = &x[..n];
+    for k in 0..n {
+        y[k] += f * x[k];
+    }
+}
+
 /// Solves `(Lᵀ D L) x = b` in place (`x` holds b on entry) with the factor from
 /// [`ldl_factor_rev`].
 pub fn ldl_solve_rev<T: Scalar>(l: &[T], n: usize, x: &mut [T]) {

@@ -13,8 +13,9 @@
 //! an island holds whole kinematic trees, so its block of M and of M's factor are the rows of
 //! the global ones; the dense M and its Cholesky factor are built only for CG's preconditioner,
 //! PGS and noslip. J is dense, or in compressed rows when `efc_J` is sparse
-//! ([`crate::constraint::sparse`]), through [`Problem::mul_j`], [`Problem::mul_jt`],
-//! [`Problem::jrow`]; the Hessian is dense.
+//! ([`crate::constraint::sparse`]) or when Newton runs on f64 (its nonzeros only, like
+//! `efc_J_rownnz`), through [`Problem::mul_j`], [`Problem::mul_jt`], [`Problem::jrow`]; the
+//! Newton Hessian is tree-sparse or dense ([`newton`]).
 
 pub mod cg;
 pub mod dense;
@@ -70,6 +71,10 @@ pub struct Problem<T> {
     /// a zero row, `-2` when the nonzeros are not on one root path (or the scalar is not `f64`).
     /// Rows on one path keep the Newton Hessian in M's tree-sparse layout ([`newton`]).
     pub row_leaf: Vec<i32>,
+    /// `row_leaf` was filled by the last gather (compressed rows, nv ≤ 64).
+    leaves_done: bool,
+    /// Per dof (nv ≤ 64): the bit mask of the dof and its ancestors.
+    anc: Vec<u64>,
     pub ty: Vec<ConstraintType>,
     pub D: Vec<T>,
     pub R: Vec<T>,
@@ -109,6 +114,8 @@ impl<T> Default for Problem<T> {
             J_rowadr: Vec::new(),
             J_colind: Vec::new(),
             row_leaf: Vec::new(),
+            leaves_done: false,
+            anc: Vec::new(),
             ty: Vec::new(),
             D: Vec::new(),
             R: Vec::new(),
@@ -194,8 +201,13 @@ impl<T: Scalar> Problem<T> {
     /// `y = J x`.
     pub fn mul_j(&self, x: &[T], y: &mut [T]) {
         if self.J_sparse {
-            for (i, yi) in y[..self.nefc].iter_mut().enumerate() {
-                *yi = self.jrow(i).dot(x);
+            let rows = self.J_rowadr.iter().zip(&self.J_rownnz);
+            for (yi, (&a, &n)) in y[..self.nefc].iter_mut().zip(rows) {
+                let mut s = T::zero();
+                for (&v, &c) in self.J[a..a + n].iter().zip(&self.J_colind[a..a + n]) {
+                    s += v * x[c];
+                }
+                *yi = s;
             }
         } else {
             dense::mul(&self.J, x, self.nefc, self.nv, y);
@@ -205,10 +217,14 @@ impl<T: Scalar> Problem<T> {
     /// `y = Jᵀ f` (rows with `f_i = 0` skipped, as [`dense::mul_jt`]).
     pub fn mul_jt(&self, f: &[T], y: &mut [T]) {
         if self.J_sparse {
-            y[..self.nv].fill(T::zero());
-            for (i, &fi) in f[..self.nefc].iter().enumerate() {
+            let y = &mut y[..self.nv];
+            y.fill(T::zero());
+            let rows = self.J_rowadr.iter().zip(&self.J_rownnz);
+            for (&fi, (&a, &n)) in f[..self.nefc].iter().zip(rows) {
                 if fi != T::zero() {
-                    self.jrow(i).axpy(fi, y);
+                    for (&v, &c) in self.J[a..a + n].iter().zip(&self.J_colind[a..a + n]) {
+                        y[c] += v * fi;
+                    }
                 }
             }
         } else {
@@ -221,6 +237,9 @@ impl<T: Scalar> Problem<T> {
     /// unless the scalar is `f64` (a dual entry with a zero value may carry a derivative, so its
     /// zeros are not structural).
     pub(crate) fn leaves(&mut self) {
+        if self.leaves_done {
+            return;
+        }
         let (nv, nefc) = (self.nv, self.nefc);
         self.row_leaf.clear();
         if std::any::TypeId::of::<T>() != std::any::TypeId::of::<f64>() {
@@ -349,7 +368,67 @@ impl<T: Scalar> Problem<T> {
             self.Mchol.clear();
         }
         self.J_sparse = d.efc_J_sparse;
-        if self.J_sparse {
+        self.leaves_done = false;
+        // Newton on f64 with a dense efc_J: the rows' exact zeros are structural (a contact
+        // touches its bodies' chains, a limit one dof), so the problem keeps only the nonzeros
+        // in compressed rows; every product then skips the zeros, which only ever added ±0, so
+        // the results are those of the dense rows (up to the sign of an exact zero)
+        let compress = !self.J_sparse
+            && !dense
+            && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
+        if compress {
+            self.J_sparse = true;
+            // every entry is written, the count advancing past the nonzeros only; the arrays
+            // are only ever grown (`jrow` addresses the rows), so no step re-zeroes them
+            if self.J.len() < nefc * nv {
+                self.J.resize(nefc * nv, z);
+            }
+            if self.J_colind.len() < nefc * nv {
+                self.J_colind.resize(nefc * nv, 0);
+            }
+            self.J_rownnz.resize(nefc, 0);
+            self.J_rowadr.resize(nefc, 0);
+            let all = nv == nvfull;
+            // `row_leaf` on the way when the dofs fit a bit mask: the row is on the root path
+            // of its deepest nonzero column iff its columns are among that dof's ancestors
+            let masks = nv <= 64;
+            if masks {
+                self.anc.clear();
+                for a in 0..nv {
+                    let par = self.parentid[a];
+                    let up = if par < 0 { 0 } else { self.anc[par as usize] };
+                    self.anc.push(up | 1u64 << a);
+                }
+                self.row_leaf.clear();
+            }
+            let mut k = 0;
+            for (i, &r) in rows.iter().enumerate() {
+                let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
+                let (dv, dc) = (&mut self.J[k..k + nv], &mut self.J_colind[k..k + nv]);
+                let mut n = 0;
+                let mut mask = 0u64;
+                for (a, &da) in dofs.iter().enumerate() {
+                    let v = if all { src[a] } else { src[da] };
+                    if v != z {
+                        dv[n] = v;
+                        dc[n] = a;
+                        n += 1;
+                        mask |= 1u64 << (a & 63);
+                    }
+                }
+                if masks {
+                    self.row_leaf.push(match n {
+                        0 => -1,
+                        _ if mask & !self.anc[dc[n - 1]] == 0 => dc[n - 1] as i32,
+                        _ => -2,
+                    });
+                }
+                self.J_rowadr[i] = k;
+                self.J_rownnz[i] = n;
+                k += n;
+            }
+            self.leaves_done = masks;
+        } else if self.J_sparse {
             // compressed rows in problem columns; a pattern column outside the problem's dofs
             // (a structural zero of a tendon row reaching another tree) is dropped
             self.J.clear();
@@ -434,7 +513,10 @@ pub struct SolverScratch<T> {
     pub Ht: Vec<T>,
     pub Hdinv: Vec<T>,
     pub H_tree: bool,
-    /// Two dense rows of J and a root path's values (3 nv), for the tree-sparse Hessian.
+    /// `Ma`, `jar` hold M a and J a - aref at the current problem's start point `a` (set by
+    /// the warm start when it keeps `qacc_warmstart`, cleared by every gather).
+    pub start_ws: bool,
+    /// The values of up to six rows of J on a root path (6 nv), for the tree-sparse Hessian.
     pub rowbuf: Vec<T>,
     /// Problem-nv vectors.
     pub Ma: Vec<T>,
@@ -449,6 +531,8 @@ pub struct SolverScratch<T> {
     pub jar: Vec<T>,
     pub jv: Vec<T>,
     pub ftmp: Vec<T>,
+    /// The rows' quadratic pieces along the line-search direction (3 nefc).
+    pub quad: Vec<T>,
     pub state_old: Vec<ConstraintState>,
     pub stmp: Vec<ConstraintState>,
     /// Cone Hessians, `CONE_H` per cone of the problem.
@@ -470,6 +554,7 @@ impl<T> Default for SolverScratch<T> {
             Ht: Vec::new(),
             Hdinv: Vec::new(),
             H_tree: false,
+            start_ws: false,
             rowbuf: Vec::new(),
             Ma: Vec::new(),
             grad: Vec::new(),
@@ -482,6 +567,7 @@ impl<T> Default for SolverScratch<T> {
             jar: Vec::new(),
             jv: Vec::new(),
             ftmp: Vec::new(),
+            quad: Vec::new(),
             state_old: Vec::new(),
             stmp: Vec::new(),
             cone_H: Vec::new(),
@@ -505,7 +591,7 @@ impl<T: Scalar> SolverScratch<T> {
             H: v(nv * nv),
             Ht: v(nm),
             Hdinv: v(nv),
-            rowbuf: v(3 * nv),
+            rowbuf: v(6 * nv),
             Ma: v(nv),
             grad: v(nv),
             Mgrad: v(nv),
@@ -528,6 +614,7 @@ impl<T: Scalar> SolverScratch<T> {
                 parentid: Vec::with_capacity(nv),
                 Mcol: Vec::with_capacity(nm),
                 g2l: Vec::with_capacity(nv),
+                anc: Vec::with_capacity(nv),
                 ..Default::default()
             },
             ..Default::default()
@@ -540,6 +627,7 @@ impl<T: Scalar> SolverScratch<T> {
         self.jar.resize(nefc, z);
         self.jv.resize(nefc, z);
         self.ftmp.resize(nefc, z);
+        self.quad.resize(3 * nefc, z);
         self.state_old.resize(nefc, ConstraintState::Satisfied);
         self.stmp.resize(nefc, ConstraintState::Satisfied);
         self.cone_H.resize(ncone * CONE_H, z);
@@ -569,6 +657,7 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.parentid, nv);
         grow(&mut p.Mcol, nv * (nv + 1) / 2);
         grow(&mut p.g2l, nv);
+        grow(&mut p.anc, nv);
         for v in [
             &mut p.D,
             &mut p.R,
@@ -602,7 +691,7 @@ impl<T: Scalar> SolverScratch<T> {
         }
         self.H.resize(nv * nv, z);
         self.Hdinv.resize(nv, z);
-        self.rowbuf.resize(3 * nv, z);
+        self.rowbuf.resize(6 * nv, z);
     }
 }
 
@@ -642,6 +731,7 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // the dense M (and its Cholesky factor) only for the solvers that use it
     let dense = m.opt.solver != SolverType::Newton || m.opt.noslip_iterations > 0;
     p.gather(m, d, &s.ident_dof, &s.ident_efc, None, dense);
+    s.start_ws = false;
     s.resize_nv(nv);
     s.resize(nefc, p.cone.len());
     let pgs = m.opt.solver == SolverType::Pgs;
@@ -686,6 +776,7 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 Some((&d.map_efc2iefc, r0)),
                 dense,
             );
+            s.start_ws = false;
             for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {
                 p.qacc[a] = d.qacc[dof];
             }
@@ -707,12 +798,19 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
             }
         }
     }
+    // qfrc_constraint = J^T f: through the problem's compressed rows when it is the global one
+    // (the same sums: the rows' zeros only ever added ±0)
+    let compressed = (nisland == 0 || whole) && p.J_sparse && !d.efc_J_sparse;
+    if compressed {
+        p.mul_jt(&d.efc_force, &mut d.qfrc_constraint);
+    }
     s.prob = p;
     s.resize_nv(nv);
     s.resize(nefc, d.efc_cone.len());
     d.solver_scratch = s;
-    // qfrc_constraint = J^T f
-    if d.efc_J_sparse {
+    if compressed {
+        // done
+    } else if d.efc_J_sparse {
         let mut q = std::mem::take(&mut d.qfrc_constraint);
         q.fill(T::zero());
         for i in 0..nefc {
@@ -791,10 +889,17 @@ fn warmstart<T: Scalar>(
             p.force.fill(z);
         }
     } else {
+        // at qacc_smooth the Gauss term is exactly zero (a - a0 = 0): only s(J a0 - aref)
+        p.mul_j(&d.qacc_smooth, &mut s.jar);
+        for (j, r) in s.jar.iter_mut().zip(&p.aref) {
+            *j -= *r;
+        }
+        let c_sm = evaluate(&p.rows(), &s.jar, &mut s.ftmp, &mut s.stmp, None);
+        // last, so that s.Ma, s.jar are those of the warm start when it is kept
         let c_ws = primal::total_cost(p, &d.qacc_warmstart, s, None);
-        let c_sm = primal::total_cost(p, &d.qacc_smooth, s, None);
         if c_ws <= c_sm {
             p.qacc.copy_from_slice(&d.qacc_warmstart);
+            s.start_ws = true;
         }
     }
 }

@@ -67,17 +67,6 @@ fn tree_ok<T: Scalar>(p: &Problem<T>) -> bool {
     })
 }
 
-/// Row `i` of J as a dense slice: J's own row, or expanded into `buf` (`nv` entries).
-fn dense_row<'a, T: Scalar>(p: &'a Problem<T>, i: usize, buf: &'a mut [T]) -> &'a [T] {
-    let nv = p.nv;
-    if p.J_sparse {
-        p.jrow(i).expand(&mut buf[..nv]);
-        &buf[..nv]
-    } else {
-        &p.J[i * nv..(i + 1) * nv]
-    }
-}
-
 /// The root path of dof `leaf` (deepest first): its row of M's tree-sparse layout.
 fn root_path<T>(p: &Problem<T>, leaf: i32) -> &[usize] {
     let a = p.Madr[leaf as usize];
@@ -89,49 +78,82 @@ fn root_path<T>(p: &Problem<T>, leaf: i32) -> &[usize] {
     &p.Mcol[a..e]
 }
 
-/// `H[a, b] += (w rp[a]) rq[b]` for every dof `a` on `path` (a root path, deepest first) and
+/// The values of row `i` of J on `path` (a root path, deepest first, holding the row's
+/// nonzeros) into `out`; returns the length of the path's prefix that holds them all (the
+/// entries past it, beyond the shallowest nonzero, are zero and left unwritten).
+fn path_vals<T: Scalar>(p: &Problem<T>, i: usize, path: &[usize], out: &mut [T]) -> usize {
+    let z = T::zero();
+    let len = path.len();
+    let out = &mut out[..len];
+    if !p.J_sparse {
+        let row = &p.J[i * p.nv..(i + 1) * p.nv];
+        for (o, &c) in out.iter_mut().zip(path) {
+            *o = row[c];
+        }
+        return out.iter().rposition(|&v| v != z).map_or(0, |x| x + 1);
+    }
+    // the row's columns descending against the path (deepest first): a merge
+    let (a, n) = (p.J_rowadr[i], p.J_rownnz[i]);
+    let (vals, cols) = (&p.J[a..a + n], &p.J_colind[a..a + n]);
+    let mut x = 0;
+    for (&v, &c) in vals.iter().zip(cols).rev() {
+        if v == z {
+            continue;
+        }
+        while x < len && path[x] != c {
+            out[x] = z;
+            x += 1;
+        }
+        if x == len {
+            break;
+        }
+        out[x] = v;
+        x += 1;
+    }
+    x
+}
+
+/// `H[a, b] += (w vp[a]) vq[b]` for every dof `a` on `path` (a root path, deepest first) and
 /// every `b` on `a`'s root path (`b ≤ a`; H in M's tree-sparse layout with row addresses
-/// `madr`). Row `a` of the layout holds `a` and its ancestors, i.e. the rest of the path, so
-/// each `a` is one contiguous update with the path's values of `rq` (`vq`: scratch).
+/// `madr`), with `vp`, `vq` the two rows' values on the path, nonzero only in their first
+/// `np`, `nq` entries. Row `a` of the layout holds `a` and its ancestors, i.e. the rest of the
+/// path, so each `a` is one contiguous update; the pairs left out would add exact zeros.
 #[allow(clippy::too_many_arguments)]
 fn add_path<T: Scalar>(
     h: &mut [T],
     madr: &[usize],
     path: &[usize],
-    rp: &[T],
-    rq: &[T],
+    vp: &[T],
+    np: usize,
+    vq: &[T],
+    nq: usize,
     w: T,
-    vq: &mut [T],
 ) {
-    let len = path.len();
-    let vq = &mut vq[..len];
-    for (v, &b) in vq.iter_mut().zip(path) {
-        *v = rq[b];
-    }
-    for (x, &a) in path.iter().enumerate() {
-        let ja = rp[a] * w;
-        let adr = madr[a];
-        for (hy, &v) in h[adr..adr + len - x].iter_mut().zip(&vq[x..]) {
-            *hy += ja * v;
+    let vq = &vq[..nq];
+    for x in 0..np.min(nq) {
+        let ja = vp[x] * w;
+        if ja == T::zero() {
+            continue;
         }
+        let adr = madr[path[x]];
+        crate::solver::dense::add_scaled(&mut h[adr..adr + nq - x], &vq[x..], ja);
     }
 }
 
 /// H in M's tree-sparse layout (every active row on one root path): the same sums as
 /// [`hessian_dense`] (a pair off the path adds exact zeros there), then the tree LᵀDL.
 fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
-    let nv = p.nv;
     s.Ht.clear();
     s.Ht.extend_from_slice(&p.qM);
-    let (b0, rest) = s.rowbuf.split_at_mut(nv);
-    let (b1, vq) = rest.split_at_mut(nv);
     for i in 0..p.nefc {
         let leaf = p.row_leaf[i];
         if p.state[i] != ConstraintState::Quadratic || leaf < 0 {
             continue;
         }
-        let r = dense_row(p, i, b0);
-        add_path(&mut s.Ht, &p.Madr, root_path(p, leaf), r, r, p.D[i], vq);
+        let path = root_path(p, leaf);
+        let n = path_vals(p, i, path, &mut s.rowbuf);
+        let v = &s.rowbuf[..n];
+        add_path(&mut s.Ht, &p.Madr, path, v, n, v, n, p.D[i]);
     }
     for (c, cone) in p.cone.iter().enumerate() {
         let adr = cone.adr;
@@ -143,6 +165,13 @@ fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             Some(l) if l >= 0 => l,
             _ => continue,
         };
+        let path = root_path(p, leaf);
+        let len = path.len();
+        // the path values of the cone's rows, one after the other
+        let mut cnt = [0usize; 6];
+        for (k, ck) in cnt[..dim].iter_mut().enumerate() {
+            *ck = path_vals(p, adr + k, path, &mut s.rowbuf[k * len..(k + 1) * len]);
+        }
         let hc = &s.cone_H[c * CONE_H..c * CONE_H + dim * dim];
         for pp in 0..dim {
             for qq in 0..dim {
@@ -150,9 +179,9 @@ fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
                 if w == T::zero() {
                     continue;
                 }
-                let rp = dense_row(p, adr + pp, b0);
-                let rq = dense_row(p, adr + qq, b1);
-                add_path(&mut s.Ht, &p.Madr, root_path(p, leaf), rp, rq, w, vq);
+                let vp = &s.rowbuf[pp * len..(pp + 1) * len];
+                let vq = &s.rowbuf[qq * len..(qq + 1) * len];
+                add_path(&mut s.Ht, &p.Madr, path, vp, cnt[pp], vq, cnt[qq], w);
             }
         }
     }

@@ -4,7 +4,7 @@
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
 use super::{cg, dense, newton, re, Problem, SolverScratch};
-use crate::constraint::cost::{evaluate, line_eval, Rows};
+use crate::constraint::cost::{evaluate, line_eval, line_quad, Rows};
 use crate::constraint::{ConstraintState, ConstraintType};
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
 use crate::model::Model;
@@ -47,6 +47,7 @@ struct Line<'a, T> {
     rows: Rows<'a, T>,
     jar: &'a [T],
     jv: &'a [T],
+    quad: &'a [T],
     gauss: [T; 3],
     cost0: T,
     neval: usize,
@@ -55,7 +56,7 @@ struct Line<'a, T> {
 impl<T: Scalar> Line<'_, T> {
     fn eval(&mut self, alpha: T) -> Pt<T> {
         self.neval += 1;
-        let [v, d1, d2] = line_eval(&self.rows, self.jar, self.jv, self.gauss, alpha);
+        let [v, d1, d2] = line_eval(&self.rows, self.jar, self.jv, self.quad, self.gauss, alpha);
         Pt {
             alpha,
             phi: v - self.cost0,
@@ -174,10 +175,12 @@ pub(super) fn solve<T: Scalar>(
     }
 
     let mut a = std::mem::take(&mut p.qacc);
-    p.mul_m(&a, &mut s.Ma);
-    p.mul_j(&a, &mut s.jar);
-    for (j, r) in s.jar.iter_mut().zip(&p.aref) {
-        *j -= *r;
+    if !std::mem::take(&mut s.start_ws) {
+        p.mul_m(&a, &mut s.Ma);
+        p.mul_j(&a, &mut s.jar);
+        for (j, r) in s.jar.iter_mut().zip(&p.aref) {
+            *j -= *r;
+        }
     }
     let rows = Rows {
         ty: &p.ty,
@@ -197,15 +200,16 @@ pub(super) fn solve<T: Scalar>(
     gradient(p, s);
 
     let mut done = false;
-    s.Mgrad.copy_from_slice(&s.grad);
-    if newton {
-        // Newton needs M⁻¹ only for this test: the sparse factor of the smooth stage
-        p.solve_m(&mut s.Mgrad);
-    } else {
-        dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
-    }
     let flg_grad = scale * norm(&s.grad) < tol;
-    if half * scale * dense::dot(&s.grad, &s.Mgrad) < tol && flg_grad {
+    s.Mgrad.copy_from_slice(&s.grad);
+    if !newton {
+        dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
+    } else if flg_grad {
+        // Newton needs M⁻¹ only for this test (which needs flg_grad): the sparse factor of
+        // the smooth stage
+        p.solve_m(&mut s.Mgrad);
+    }
+    if flg_grad && half * scale * dense::dot(&s.grad, &s.Mgrad) < tol {
         done = true;
     } else if newton {
         newton::hessian(p, s);
@@ -235,15 +239,17 @@ pub(super) fn solve<T: Scalar>(
             g2 += s.search[i] * s.Ms[i];
         }
         let g0 = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth);
+        line_quad(&p.rows(), &s.jar, &s.jv, &mut s.quad);
         let mut line = Line {
             rows: p.rows(),
             jar: &s.jar,
             jv: &s.jv,
+            quad: &s.quad,
             gauss: [g0, g1, half * g2],
             cost0: T::zero(),
             neval: 0,
         };
-        line.cost0 = line_eval(&line.rows, line.jar, line.jv, line.gauss, T::zero())[0];
+        line.cost0 = line.eval(T::zero()).phi;
         line.neval = 0;
         let gtol = tol * sc(m.opt.ls_tolerance) * snorm / scale;
         let (alpha, slope) = line_search(&mut line, gtol, m.opt.ls_iterations);
