@@ -122,6 +122,8 @@ pub(crate) struct Lin {
     buf: Vec<f64>,
     solve: rows::Scratch,
     buf2: Vec<f64>,
+    /// `[A | B]` row-major (`(2nv + na) × (2nv + na + nu)`).
+    ab: Vec<f64>,
 }
 
 /// True if the nonzeros of `a` and `b` (length nv) all lie on one dof chain (each is an
@@ -884,21 +886,11 @@ fn forwarded(
         }
         r[nv + i] += 1.0;
     }
-    // A (columns q tangent, v, act) and B (u): row i of the combined nx × c Jacobian
-    let mut a = DMatrix::<f64>::zeros(nx, nx);
-    let mut b = DMatrix::<f64>::zeros(nx, nu);
-    let (sa, sb) = (a.as_mut_slice(), b.as_mut_slice());
-    let mut emit = |i: usize, row: &[f64]| {
-        for (k, v) in row[..nx].iter().enumerate() {
-            sa[k * nx + i] = *v;
-        }
-        for (k, v) in row[nx..].iter().enumerate() {
-            sb[k * nx + i] = *v;
-        }
-    };
+    // A (columns q tangent, v, act) and B (u): row i of the combined nx × c Jacobian, row-major
+    // in lin.ab (every entry written), then copied out column by column
+    lin.ab.resize(nx * c, 0.0);
+    let (dv, ab) = (&lin.x, &mut lin.ab);
     // q' = q ⊕ h v' (mjd_quatIntegrate blocks for quaternions)
-    lin.y.resize(3 * c, 0.0);
-    let (dv, tmp) = (&lin.x, &mut lin.y);
     for j in 0..m.njnt {
         let da = m.jnt_dofadr[j];
         let (nlin, rot) = match m.jnt_type[j] {
@@ -907,12 +899,11 @@ fn forwarded(
             _ => (1, None),
         };
         for i in da..da + nlin {
-            let t = &mut tmp[..c];
+            let t = &mut ab[i * c..(i + 1) * c];
             for (t, v) in t.iter_mut().zip(&dv[i * c..(i + 1) * c]) {
                 *t = h * *v;
             }
             t[i] += 1.0;
-            emit(i, t);
         }
         if let Some(r) = rot {
             let w = nalgebra::Vector3::new(
@@ -924,7 +915,7 @@ fn forwarded(
             let dvel = dvel * h;
             let rows3 = &dv[r * c..(r + 3) * c];
             for e in 0..3 {
-                let t = &mut tmp[e * c..(e + 1) * c];
+                let t = &mut ab[(r + e) * c..(r + e + 1) * c];
                 let (g0, g1, g2) = (dvel[(e, 0)], dvel[(e, 1)], dvel[(e, 2)]);
                 for k in 0..c {
                     t[k] = g0 * rows3[k] + g1 * rows3[c + k] + g2 * rows3[2 * c + k];
@@ -932,14 +923,12 @@ fn forwarded(
                 for f in 0..3 {
                     t[r + f] += dq[(e, f)];
                 }
-                emit(r + e, t);
             }
         }
     }
-    for i in 0..nv {
-        emit(nv + i, &dv[i * c..(i + 1) * c]);
-    }
-    // act' (advance_act)
+    ab[nv * c..2 * nv * c].copy_from_slice(&dv[..nv * c]);
+    // act' (advance_act): columns (act, u) only (column 2nv + col of the combined row)
+    ab[2 * nv * c..].fill(0.0);
     for u in 0..nu {
         let Ok(adr) = usize::try_from(m.actuator_actadr[u]) else {
             continue;
@@ -959,17 +948,15 @@ fn forwarded(
                     continue;
                 }
             }
+            let row = &mut ab[(2 * nv + i) * c..(2 * nv + i + 1) * c];
             for col in 0..na + nu {
                 let e = if col == i { 1.0 } else { 0.0 };
-                let v = e + cf * ad[(i, col)];
-                if col < na {
-                    a[(2 * nv + i, 2 * nv + col)] = v;
-                } else {
-                    b[(2 * nv + i, col - na)] = v;
-                }
+                row[2 * nv + col] = e + cf * ad[(i, col)];
             }
         }
     }
+    let a = DMatrix::from_fn(nx, nx, |i, k| ab[i * c + k]);
+    let b = DMatrix::from_fn(nx, nu, |i, k| ab[i * c + nx + k]);
     w.lin = lin;
     let (c, dm) = sensors.unwrap_or_else(|| (DMatrix::zeros(0, nx), DMatrix::zeros(0, nu)));
     Ok(TransitionJacobians {
