@@ -122,6 +122,9 @@ pub(crate) struct Lin {
     buf: Vec<f64>,
     solve: rows::Scratch,
     buf2: Vec<f64>,
+    /// `∂g/∂q` and `∂M/∂q · (qacc − a_int)` ([`q_pass`]).
+    qdg: DMatrix<f64>,
+    qdmx: DMatrix<f64>,
     /// `[A | B]` row-major (`(2nv + na) × (2nv + na + nu)`).
     ab: Vec<f64>,
 }
@@ -196,46 +199,17 @@ impl Lin {
         }
         self.ld.clear();
         self.ld.extend_from_slice(&d.qM[..m.nM]);
-        for r in 0..n {
-            for s in 0..n {
-                let hrs = h[(r, s)];
-                if hrs == 0.0 {
-                    continue;
-                }
-                let (jr, js) = (&jd[r * nv..(r + 1) * nv], &jd[s * nv..(s + 1) * nv]);
-                let b = d.efc_KBIP[s][1];
-                for k in 0..nv {
-                    if jr[k] == 0.0 {
-                        continue;
-                    }
-                    let a = hrs * jr[k];
-                    // (JᵀHJ)_kl for l on k's chain (row k of the qM layout)
-                    let mut adr = m.dof_Madr[k];
-                    let mut l = Some(k);
-                    while let Some(ll) = l {
-                        self.ld[adr] += a * js[ll];
-                        adr += 1;
-                        l = moreau::spatial::dof_parent(m, ll);
-                    }
-                    let ab = a * b;
-                    for (y, z) in self.x[k * c + nv..k * c + 2 * nv].iter_mut().zip(js) {
-                        *y -= ab * *z;
-                    }
-                }
-            }
-        }
+        self.solve.build(m);
+        rows::add_jhj(m, d, h, jd, c, &mut self.ld, &mut self.x, &self.solve);
         self.ldi.resize(nv, 0.0);
         factor_ld(m, &mut self.ld, &mut self.ldi);
         true
     }
 }
 
-/// Results of one q-direction dual pass.
+/// Results of the q-direction pass besides `∂g/∂q` and `∂M/∂q · x` ([`Lin::qdg`],
+/// [`Lin::qdmx`]).
 struct QPass {
-    /// `∂g/∂q_i` (columns).
-    dg: DMatrix<f64>,
-    /// `∂M/∂q_i · x` in column `i` (`x = qacc − a_int`), when asked.
-    dmx: DMatrix<f64>,
     /// `∂qDeriv/∂q_i` dense (rows outputs), when asked.
     dqd: Vec<DMatrix<f64>>,
 }
@@ -247,28 +221,32 @@ fn dense_m(m: &Model, qm: &[f64]) -> DMatrix<f64> {
     DMatrix::from_row_slice(nv, nv, &b)
 }
 
+/// `∂g/∂q_i` (columns) into `dg` and, when asked, `∂M/∂q_i · x` (`x = qacc − a_int`) in
+/// column `i` of `dmx` (zero otherwise); both overwritten.
 fn q_pass(
     m: &Model,
     d: &Data<f64>,
     want_m: Option<&nalgebra::DVector<f64>>,
     want_qd: bool,
     w: &mut Workspace,
+    dg: &mut DMatrix<f64>,
+    dmx: &mut DMatrix<f64>,
 ) -> QPass {
     let nv = m.nv;
-    if !want_qd && crate::rnea::unsupported(m).is_none() {
-        let dg = crate::pos::d_pos(m, d, crate::pos::Output::Residual, w);
-        let mut dmx = DMatrix::zeros(nv, nv);
-        if let Some(x) = want_m {
-            crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), w, &mut dmx);
+    for x in [&mut *dg, &mut *dmx] {
+        if x.shape() != (nv, nv) {
+            *x = DMatrix::zeros(nv, nv);
         }
-        return QPass {
-            dg,
-            dmx,
-            dqd: Vec::new(),
-        };
     }
-    let mut dg = DMatrix::zeros(nv, nv);
-    let mut dmx = DMatrix::zeros(nv, nv);
+    if !want_qd && crate::rnea::unsupported(m).is_none() {
+        crate::pos::d_pos_into(m, d, crate::pos::Output::Residual, w, dg);
+        match want_m {
+            Some(x) => crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), w, dmx),
+            None => dmx.fill(0.0),
+        }
+        return QPass { dqd: Vec::new() };
+    }
+    dmx.fill(0.0);
     let mut dqd = Vec::new();
     let mut qm = vec![0.0; m.nM];
     let mut dd = lift(m, d);
@@ -295,7 +273,7 @@ fn q_pass(
             dqd.push(DMatrix::from_fn(nv, nv, |r, c| dd.qDeriv[r * nv + c].eps));
         }
     }
-    QPass { dg, dmx, dqd }
+    QPass { dqd }
 }
 
 /// `∂qfrc_actuator/∂(act, u)` (`nv × (na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`), by
@@ -315,7 +293,8 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f
     let separable =
         !m.jnt_actfrclimited.iter().any(|&x| x) && (0..nu).all(|i| m.actuator_actnum[i] <= 1);
     if separable {
-        for pass in 0..2 {
+        // the activation pass seeds nothing without activations
+        for pass in 0..if na > 0 { 2 } else { 1 } {
             for i in 0..nu {
                 match (pass, usize::try_from(m.actuator_actadr[i])) {
                     (0, _) => dd.ctrl[i].eps = 1.0,
@@ -380,6 +359,8 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f
 mod rows {
     use moreau::model::Model;
     use moreau::spatial::dof_parent;
+    use moreau::Data;
+    use nalgebra::DMatrix;
 
     fn scale(x: &mut [f64], c: usize, k: usize, a: f64) {
         for y in &mut x[k * c..k * c + c] {
@@ -484,6 +465,86 @@ mod rows {
         }
     }
 
+    /// `ld += JᵀHJ` in qM's layout (every coupled pair of rows on one dof chain) and
+    /// `x[:, nv..2nv] −= JᵀH diag(B) J` (`jd`: the rows expanded, `x` row-major with `c`
+    /// columns); the ancestor lists of `s` (built) give each row's qM addresses. Compiled for
+    /// AVX2 as well (no FMA contraction).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_jhj(
+        m: &Model,
+        d: &Data<f64>,
+        h: &DMatrix<f64>,
+        jd: &[f64],
+        c: usize,
+        ld: &mut [f64],
+        x: &mut [f64],
+        s: &Scratch,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above); the body is safe code.
+            unsafe { add_jhj_avx2(m, d, h, jd, c, ld, x, s) };
+            return;
+        }
+        add_jhj_body(m, d, h, jd, c, ld, x, s);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn add_jhj_avx2(
+        m: &Model,
+        d: &Data<f64>,
+        h: &DMatrix<f64>,
+        jd: &[f64],
+        c: usize,
+        ld: &mut [f64],
+        x: &mut [f64],
+        s: &Scratch,
+    ) {
+        add_jhj_body(m, d, h, jd, c, ld, x, s);
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn add_jhj_body(
+        m: &Model,
+        d: &Data<f64>,
+        h: &DMatrix<f64>,
+        jd: &[f64],
+        c: usize,
+        ld: &mut [f64],
+        x: &mut [f64],
+        s: &Scratch,
+    ) {
+        let (nv, n) = (m.nv, h.nrows());
+        for r in 0..n {
+            for q in 0..n {
+                let hrq = h[(r, q)];
+                if hrq == 0.0 {
+                    continue;
+                }
+                let (jr, jq) = (&jd[r * nv..(r + 1) * nv], &jd[q * nv..(q + 1) * nv]);
+                let b = d.efc_KBIP[q][1];
+                for k in 0..nv {
+                    if jr[k] == 0.0 {
+                        continue;
+                    }
+                    let a = hrq * jr[k];
+                    // (JᵀHJ)_kl for l on k's chain (row k of the qM layout)
+                    ld[m.dof_Madr[k]] += a * jq[k];
+                    for p in s.aptr[k]..s.aptr[k + 1] {
+                        ld[s.aadr[p]] += a * jq[s.aidx[p]];
+                    }
+                    let ab = a * b;
+                    for (y, z) in x[k * c + nv..k * c + 2 * nv].iter_mut().zip(jq) {
+                        *y -= ab * *z;
+                    }
+                }
+            }
+        }
+    }
+
     /// Scratch of [`ld_solve`]: the descendants of every dof with the qM address of their
     /// factor entry (compressed rows), the ancestors likewise, and one row of `c` values.
     #[derive(Default)]
@@ -502,7 +563,7 @@ mod rows {
     }
 
     impl Scratch {
-        fn build(&mut self, m: &Model) {
+        pub(super) fn build(&mut self, m: &Model) {
             if self.parent == m.dof_parentid && self.madr == m.dof_Madr {
                 return;
             }
@@ -678,11 +739,11 @@ fn forward_parts(
     }
     w.cons.pre = pre;
     let (fa, ad) = actuation_jacobian(m, d, w);
-    let qp = q_pass(m, d, want_m, want_qd, w);
+    let qp = q_pass(m, d, want_m, want_qd, w, &mut lin.qdg, &mut lin.qdmx);
     w.cons.pre = None;
     for k in 0..nv {
         for l in 0..nv {
-            lin.x[k * c + l] = -qp.dg[(k, l)];
+            lin.x[k * c + l] = -lin.qdg[(k, l)];
         }
         for l in 0..na + nu {
             lin.x[k * c + 2 * nv + l] = fa[(k, l)];
@@ -849,7 +910,7 @@ fn forwarded(
                 *y = s * *x;
             }
             for l in 0..nv {
-                y[l] += qp.dmx[(k, l)];
+                y[l] += lin.qdmx[(k, l)];
             }
         }
         rows::ld_solve(m, &lin.he, &lin.hei, &mut lin.y, c, &mut lin.solve);
@@ -860,7 +921,7 @@ fn forwarded(
         // He ∂a_int = M ∂qacc + ∂M (qacc − a_int) + h sym(∂qDeriv) a_int
         let da = DMatrix::from_row_slice(nv, c, &lin.x);
         let mut rhs = m_mul(&da);
-        let mut cm = qp.dmx.clone();
+        let mut cm = lin.qdmx.clone();
         if full_qd {
             for i in 0..nv {
                 let mut col = cm.column_mut(i);

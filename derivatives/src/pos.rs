@@ -37,7 +37,7 @@ use moreau::constraint::assemble::{make_constraint, reference_constraint};
 use moreau::forward::fwd_actuation;
 use moreau::inverse::inv_constraint;
 use moreau::kinematics::kinematics;
-use moreau::model::{disable, JointType, Model, TrnType};
+use moreau::model::{disable, BiasType, GainType, JointType, Model, TrnType};
 use moreau::passive::passive;
 use moreau::tendon::{tendon, tendon_velocity};
 use moreau::Data;
@@ -124,7 +124,22 @@ pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
 /// constant moment): duals over the actuation stage with `actuator_length` seeded.
 fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>) {
     let nv = m.nv;
-    if m.nu == 0 {
+    // gain and bias without a length term (fixed gain, no/affine bias with biasprm[1] = 0,
+    // affine gain with gainprm[1] = 0): the force does not depend on the length
+    let length_free = (0..m.nu).all(|i| {
+        let g = match m.actuator_gaintype[i] {
+            GainType::Fixed => true,
+            GainType::Affine => m.actuator_gainprm[i][1] == 0.0,
+            _ => false,
+        };
+        let b = match m.actuator_biastype[i] {
+            BiasType::None => true,
+            BiasType::Affine => m.actuator_biasprm[i][1] == 0.0,
+            _ => false,
+        };
+        g && b
+    });
+    if m.nu == 0 || length_free {
         return;
     }
     let dd = w.dual_of(m, d);
