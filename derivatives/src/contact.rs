@@ -532,9 +532,13 @@ mod rows {
                     }
                     let a = hrq * jr[k];
                     // (JᵀHJ)_kl for l on k's chain (row k of the qM layout)
-                    ld[m.dof_Madr[k]] += a * jq[k];
-                    for p in s.aptr[k]..s.aptr[k + 1] {
-                        ld[s.aadr[p]] += a * jq[s.aidx[p]];
+                    // (row k's ancestor entries follow its diagonal contiguously)
+                    let a0 = m.dof_Madr[k];
+                    let anc = &s.aidx[s.aptr[k]..s.aptr[k + 1]];
+                    let row = &mut ld[a0..a0 + 1 + anc.len()];
+                    row[0] += a * jq[k];
+                    for (o, &l) in row[1..].iter_mut().zip(anc) {
+                        *o += a * jq[l];
                     }
                     let ab = a * b;
                     for (y, z) in x[k * c + nv..k * c + 2 * nv].iter_mut().zip(jq) {
