@@ -26,7 +26,15 @@
 //! `∂Jc w = Σ s [∂F v_p + F (∂v + ∂ω × (p − c) + ω × ∂p); ∂F ω + F ∂ω]`.
 //! `Jᵀ f = Σ_k S_k · W_{b(k)}` with the subtree sum `W` of the contact wrenches
 //! `s [(p − c) × φ + τ; φ]` (`φ`, `τ`: the frame's force and torque); so
-//! `∂(∂Jᵀ f)_k = (S_j × S_k) · W_{b(k)} [k ∈ D(j)] + S_k · ∂W_{b(k)}`.
+//! `∂(∂Jᵀ f)_k = (S_j × S_k) · W_{b(k)} [k ∈ D(j)] + S_k · ∂W_{b(k)}`, and
+//! `(S_j × S_k) · W = −S_k · (S_j ×* W)`.
+//!
+//! Per contact, once: the geometry Jacobian chained with the pose map of each side
+//! (`∂/∂S` of a rigid motion `S = [ω; v]` of the geom: rows `g_rot − g_tr × x`, `g_tr`), the
+//! relative point and angular velocities of `a + B v` (one field when all the contact's rows
+//! share `B`, which `∂jar` is linear in; `a` and `v` apart otherwise). Per direction `j`,
+//! `Jᵀ ∂f` of a contact's rows is the wrench of the frame force `Σ_r coef_r ∂f_r` at the point
+//! (its rows are constant combinations of `Jc`), added to `∂W`; constant-`J` rows use `J`.
 //!
 //! Not covered (reported by [`unsupported`]): ball-joint limits, spatial-tendon rows, polynomial (two-object) joint/tendon
 //! equalities, connect/weld.
