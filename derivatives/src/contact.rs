@@ -126,6 +126,11 @@ pub(crate) struct Lin {
     buf: Vec<f64>,
     solve: rows::Scratch,
     buf2: Vec<f64>,
+    /// `∂g/∂q` and `∂M/∂q · (qacc − a_int)` ([`q_pass`]).
+    qdg: DMatrix<f64>,
+    qdmx: DMatrix<f64>,
+    /// `[A | B]` row-major (`(2nv + na) × (2nv + na + nu)`).
+    ab: Vec<f64>,
 }
 
 /// True if the nonzeros of `a` and `b` (length nv) all lie on one dof chain (each is an
@@ -198,46 +203,17 @@ impl Lin {
         }
         self.ld.clear();
         self.ld.extend_from_slice(&d.qM[..m.nM]);
-        for r in 0..n {
-            for s in 0..n {
-                let hrs = h[(r, s)];
-                if hrs == 0.0 {
-                    continue;
-                }
-                let (jr, js) = (&jd[r * nv..(r + 1) * nv], &jd[s * nv..(s + 1) * nv]);
-                let b = d.efc_KBIP[s][1];
-                for k in 0..nv {
-                    if jr[k] == 0.0 {
-                        continue;
-                    }
-                    let a = hrs * jr[k];
-                    // (JᵀHJ)_kl for l on k's chain (row k of the qM layout)
-                    let mut adr = m.dof_Madr[k];
-                    let mut l = Some(k);
-                    while let Some(ll) = l {
-                        self.ld[adr] += a * js[ll];
-                        adr += 1;
-                        l = moreau::spatial::dof_parent(m, ll);
-                    }
-                    let ab = a * b;
-                    for (y, z) in self.x[k * c + nv..k * c + 2 * nv].iter_mut().zip(js) {
-                        *y -= ab * *z;
-                    }
-                }
-            }
-        }
+        self.solve.build(m);
+        rows::add_jhj(m, d, h, jd, c, &mut self.ld, &mut self.x, &self.solve);
         self.ldi.resize(nv, 0.0);
         factor_ld(m, &mut self.ld, &mut self.ldi);
         true
     }
 }
 
-/// Results of one q-direction dual pass.
+/// Results of the q-direction pass besides `∂g/∂q` and `∂M/∂q · x` ([`Lin::qdg`],
+/// [`Lin::qdmx`]).
 struct QPass {
-    /// `∂g/∂q_i` (columns).
-    dg: DMatrix<f64>,
-    /// `∂M/∂q_i · x` in column `i` (`x = qacc − a_int`), when asked.
-    dmx: DMatrix<f64>,
     /// `∂qDeriv/∂q_i` dense (rows outputs), when asked.
     dqd: Vec<DMatrix<f64>>,
 }
@@ -249,28 +225,32 @@ fn dense_m(m: &Model, qm: &[f64]) -> DMatrix<f64> {
     DMatrix::from_row_slice(nv, nv, &b)
 }
 
+/// `∂g/∂q_i` (columns) into `dg` and, when asked, `∂M/∂q_i · x` (`x = qacc − a_int`) in
+/// column `i` of `dmx` (zero otherwise); both overwritten.
 fn q_pass(
     m: &Model,
     d: &Data<f64>,
     want_m: Option<&nalgebra::DVector<f64>>,
     want_qd: bool,
     w: &mut Workspace,
+    dg: &mut DMatrix<f64>,
+    dmx: &mut DMatrix<f64>,
 ) -> QPass {
     let nv = m.nv;
-    if !want_qd && crate::rnea::unsupported(m).is_none() {
-        let dg = crate::pos::d_pos(m, d, crate::pos::Output::Residual, w);
-        let mut dmx = DMatrix::zeros(nv, nv);
-        if let Some(x) = want_m {
-            crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), w, &mut dmx);
+    for x in [&mut *dg, &mut *dmx] {
+        if x.shape() != (nv, nv) {
+            *x = DMatrix::zeros(nv, nv);
         }
-        return QPass {
-            dg,
-            dmx,
-            dqd: Vec::new(),
-        };
     }
-    let mut dg = DMatrix::zeros(nv, nv);
-    let mut dmx = DMatrix::zeros(nv, nv);
+    if !want_qd && crate::rnea::unsupported(m).is_none() {
+        crate::pos::d_pos_into(m, d, crate::pos::Output::Residual, w, dg);
+        match want_m {
+            Some(x) => crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), w, dmx),
+            None => dmx.fill(0.0),
+        }
+        return QPass { dqd: Vec::new() };
+    }
+    dmx.fill(0.0);
     let mut dqd = Vec::new();
     let mut qm = vec![0.0; m.nM];
     let mut dd = lift(m, d);
@@ -297,7 +277,7 @@ fn q_pass(
             dqd.push(DMatrix::from_fn(nv, nv, |r, c| dd.qDeriv[r * nv + c].eps));
         }
     }
-    QPass { dg, dmx, dqd }
+    QPass { dqd }
 }
 
 /// `∂qfrc_actuator/∂(act, u)` (`nv × (na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`), by
@@ -317,7 +297,8 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f
     let separable =
         !m.jnt_actfrclimited.iter().any(|&x| x) && (0..nu).all(|i| m.actuator_actnum[i] <= 1);
     if separable {
-        for pass in 0..2 {
+        // the activation pass seeds nothing without activations
+        for pass in 0..if na > 0 { 2 } else { 1 } {
             for i in 0..nu {
                 match (pass, usize::try_from(m.actuator_actadr[i])) {
                     (0, _) => dd.ctrl[i].eps = 1.0,
@@ -382,6 +363,8 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f
 mod rows {
     use moreau::model::Model;
     use moreau::spatial::dof_parent;
+    use moreau::Data;
+    use nalgebra::DMatrix;
 
     fn scale(x: &mut [f64], c: usize, k: usize, a: f64) {
         for y in &mut x[k * c..k * c + c] {
@@ -486,6 +469,90 @@ mod rows {
         }
     }
 
+    /// `ld += JᵀHJ` in qM's layout (every coupled pair of rows on one dof chain) and
+    /// `x[:, nv..2nv] −= JᵀH diag(B) J` (`jd`: the rows expanded, `x` row-major with `c`
+    /// columns); the ancestor lists of `s` (built) give each row's qM addresses. Compiled for
+    /// AVX2 as well (no FMA contraction).
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_jhj(
+        m: &Model,
+        d: &Data<f64>,
+        h: &DMatrix<f64>,
+        jd: &[f64],
+        c: usize,
+        ld: &mut [f64],
+        x: &mut [f64],
+        s: &Scratch,
+    ) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2 (checked just above); the body is safe code.
+            unsafe { add_jhj_avx2(m, d, h, jd, c, ld, x, s) };
+            return;
+        }
+        add_jhj_body(m, d, h, jd, c, ld, x, s);
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn add_jhj_avx2(
+        m: &Model,
+        d: &Data<f64>,
+        h: &DMatrix<f64>,
+        jd: &[f64],
+        c: usize,
+        ld: &mut [f64],
+        x: &mut [f64],
+        s: &Scratch,
+    ) {
+        add_jhj_body(m, d, h, jd, c, ld, x, s);
+    }
+
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn add_jhj_body(
+        m: &Model,
+        d: &Data<f64>,
+        h: &DMatrix<f64>,
+        jd: &[f64],
+        c: usize,
+        ld: &mut [f64],
+        x: &mut [f64],
+        s: &Scratch,
+    ) {
+        let (nv, n) = (m.nv, h.nrows());
+        for r in 0..n {
+            for q in 0..n {
+                let hrq = h[(r, q)];
+                if hrq == 0.0 {
+                    continue;
+                }
+                let (jr, jq) = (&jd[r * nv..(r + 1) * nv], &jd[q * nv..(q + 1) * nv]);
+                let b = d.efc_KBIP[q][1];
+                for k in 0..nv {
+                    if jr[k] == 0.0 {
+                        continue;
+                    }
+                    let a = hrq * jr[k];
+                    // (JᵀHJ)_kl for l on k's chain (row k of the qM layout)
+                    // (row k's ancestor entries follow its diagonal contiguously)
+                    let a0 = m.dof_Madr[k];
+                    let anc = &s.aidx[s.aptr[k]..s.aptr[k + 1]];
+                    let row = &mut ld[a0..a0 + 1 + anc.len()];
+                    row[0] += a * jq[k];
+                    for (o, &l) in row[1..].iter_mut().zip(anc) {
+                        *o += a * jq[l];
+                    }
+                    let ab = a * b;
+                    for (y, z) in x[k * c + nv..k * c + 2 * nv].iter_mut().zip(jq) {
+                        *y -= ab * *z;
+                    }
+                }
+            }
+        }
+    }
+
     /// Scratch of [`ld_solve`]: the descendants of every dof with the qM address of their
     /// factor entry (compressed rows), the ancestors likewise, and one row of `c` values.
     #[derive(Default)]
@@ -504,7 +571,7 @@ mod rows {
     }
 
     impl Scratch {
-        fn build(&mut self, m: &Model) {
+        pub(super) fn build(&mut self, m: &Model) {
             if self.parent == m.dof_parentid && self.madr == m.dof_Madr {
                 return;
             }
@@ -680,11 +747,11 @@ fn forward_parts(
     }
     w.cons.pre = pre;
     let (fa, ad) = actuation_jacobian(m, d, w);
-    let qp = q_pass(m, d, want_m, want_qd, w);
+    let qp = q_pass(m, d, want_m, want_qd, w, &mut lin.qdg, &mut lin.qdmx);
     w.cons.pre = None;
     for k in 0..nv {
         for l in 0..nv {
-            lin.x[k * c + l] = -qp.dg[(k, l)];
+            lin.x[k * c + l] = -lin.qdg[(k, l)];
         }
         for l in 0..na + nu {
             lin.x[k * c + 2 * nv + l] = fa[(k, l)];
@@ -851,7 +918,7 @@ fn forwarded(
                 *y = s * *x;
             }
             for l in 0..nv {
-                y[l] += qp.dmx[(k, l)];
+                y[l] += lin.qdmx[(k, l)];
             }
         }
         rows::ld_solve(m, &lin.he, &lin.hei, &mut lin.y, c, &mut lin.solve);
@@ -862,7 +929,7 @@ fn forwarded(
         // He ∂a_int = M ∂qacc + ∂M (qacc − a_int) + h sym(∂qDeriv) a_int
         let da = DMatrix::from_row_slice(nv, c, &lin.x);
         let mut rhs = m_mul(&da);
-        let mut cm = qp.dmx.clone();
+        let mut cm = lin.qdmx.clone();
         if full_qd {
             for i in 0..nv {
                 let mut col = cm.column_mut(i);
@@ -888,21 +955,11 @@ fn forwarded(
         }
         r[nv + i] += 1.0;
     }
-    // A (columns q tangent, v, act) and B (u): row i of the combined nx × c Jacobian
-    let mut a = DMatrix::<f64>::zeros(nx, nx);
-    let mut b = DMatrix::<f64>::zeros(nx, nu);
-    let (sa, sb) = (a.as_mut_slice(), b.as_mut_slice());
-    let mut emit = |i: usize, row: &[f64]| {
-        for (k, v) in row[..nx].iter().enumerate() {
-            sa[k * nx + i] = *v;
-        }
-        for (k, v) in row[nx..].iter().enumerate() {
-            sb[k * nx + i] = *v;
-        }
-    };
+    // A (columns q tangent, v, act) and B (u): row i of the combined nx × c Jacobian, row-major
+    // in lin.ab (every entry written), then copied out column by column
+    lin.ab.resize(nx * c, 0.0);
+    let (dv, ab) = (&lin.x, &mut lin.ab);
     // q' = q ⊕ h v' (mjd_quatIntegrate blocks for quaternions)
-    lin.y.resize(3 * c, 0.0);
-    let (dv, tmp) = (&lin.x, &mut lin.y);
     for j in 0..m.njnt {
         let da = m.jnt_dofadr[j];
         let (nlin, rot) = match m.jnt_type[j] {
@@ -911,12 +968,11 @@ fn forwarded(
             _ => (1, None),
         };
         for i in da..da + nlin {
-            let t = &mut tmp[..c];
+            let t = &mut ab[i * c..(i + 1) * c];
             for (t, v) in t.iter_mut().zip(&dv[i * c..(i + 1) * c]) {
                 *t = h * *v;
             }
             t[i] += 1.0;
-            emit(i, t);
         }
         if let Some(r) = rot {
             let w = nalgebra::Vector3::new(
@@ -928,7 +984,7 @@ fn forwarded(
             let dvel = dvel * h;
             let rows3 = &dv[r * c..(r + 3) * c];
             for e in 0..3 {
-                let t = &mut tmp[e * c..(e + 1) * c];
+                let t = &mut ab[(r + e) * c..(r + e + 1) * c];
                 let (g0, g1, g2) = (dvel[(e, 0)], dvel[(e, 1)], dvel[(e, 2)]);
                 for k in 0..c {
                     t[k] = g0 * rows3[k] + g1 * rows3[c + k] + g2 * rows3[2 * c + k];
@@ -936,14 +992,12 @@ fn forwarded(
                 for f in 0..3 {
                     t[r + f] += dq[(e, f)];
                 }
-                emit(r + e, t);
             }
         }
     }
-    for i in 0..nv {
-        emit(nv + i, &dv[i * c..(i + 1) * c]);
-    }
-    // act' (advance_act)
+    ab[nv * c..2 * nv * c].copy_from_slice(&dv[..nv * c]);
+    // act' (advance_act): columns (act, u) only (column 2nv + col of the combined row)
+    ab[2 * nv * c..].fill(0.0);
     for u in 0..nu {
         let Ok(adr) = usize::try_from(m.actuator_actadr[u]) else {
             continue;
@@ -963,17 +1017,15 @@ fn forwarded(
                     continue;
                 }
             }
+            let row = &mut ab[(2 * nv + i) * c..(2 * nv + i + 1) * c];
             for col in 0..na + nu {
                 let e = if col == i { 1.0 } else { 0.0 };
-                let v = e + cf * ad[(i, col)];
-                if col < na {
-                    a[(2 * nv + i, 2 * nv + col)] = v;
-                } else {
-                    b[(2 * nv + i, col - na)] = v;
-                }
+                row[2 * nv + col] = e + cf * ad[(i, col)];
             }
         }
     }
+    let a = DMatrix::from_fn(nx, nx, |i, k| ab[i * c + k]);
+    let b = DMatrix::from_fn(nx, nu, |i, k| ab[i * c + nx + k]);
     w.lin = lin;
     let (c, dm) = sensors.unwrap_or_else(|| (DMatrix::zeros(0, nx), DMatrix::zeros(0, nu)));
     Ok(TransitionJacobians {

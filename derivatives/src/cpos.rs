@@ -26,7 +26,15 @@
 //! `∂Jc w = Σ s [∂F v_p + F (∂v + ∂ω × (p − c) + ω × ∂p); ∂F ω + F ∂ω]`.
 //! `Jᵀ f = Σ_k S_k · W_{b(k)}` with the subtree sum `W` of the contact wrenches
 //! `s [(p − c) × φ + τ; φ]` (`φ`, `τ`: the frame's force and torque); so
-//! `∂(∂Jᵀ f)_k = (S_j × S_k) · W_{b(k)} [k ∈ D(j)] + S_k · ∂W_{b(k)}`.
+//! `∂(∂Jᵀ f)_k = (S_j × S_k) · W_{b(k)} [k ∈ D(j)] + S_k · ∂W_{b(k)}`, and
+//! `(S_j × S_k) · W = −S_k · (S_j ×* W)`.
+//!
+//! Per contact, once: the geometry Jacobian chained with the pose map of each side
+//! (`∂/∂S` of a rigid motion `S = [ω; v]` of the geom: rows `g_rot − g_tr × x`, `g_tr`), the
+//! relative point and angular velocities of `a + B v` (one field when all the contact's rows
+//! share `B`, which `∂jar` is linear in; `a` and `v` apart otherwise). Per direction `j`,
+//! `Jᵀ ∂f` of a contact's rows is the wrench of the frame force `Σ_r coef_r ∂f_r` at the point
+//! (its rows are constant combinations of `Jc`), added to `∂W`; constant-`J` rows use `J`.
 //!
 //! Not covered (reported by [`unsupported`]): ball-joint limits, spatial-tendon rows, polynomial (two-object) joint/tendon
 //! equalities, connect/weld.
@@ -38,7 +46,7 @@ use moreau::collision::{collide_geoms, differentiable, pair_limit, Contact};
 use moreau::constraint::assemble::contact_nrow;
 use moreau::constraint::ConstraintType;
 use moreau::model::{EqType, JointType, Model, WrapType};
-use moreau::spatial::{ang, body_last_dof, cross_motion, join, lin};
+use moreau::spatial::{ang, body_last_dof, cross_force, cross_motion, join, lin};
 use moreau::Data;
 use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
 use num_dual::Dual64;
@@ -47,6 +55,35 @@ type V6 = Vector6<f64>;
 
 /// Contact-geometry outputs per pose direction: dist, pos (3), frame (9, row-major).
 const NG: usize = 13;
+
+/// Per contact with rows: what every tangent direction `j` reuses ([`add_constraint_pos`]).
+#[derive(Clone, Copy)]
+struct Cp {
+    /// Contact index, first row, number of rows.
+    ci: usize,
+    r0: usize,
+    nrow: usize,
+    /// The two geoms' bodies and their slots in [`Work::cb`] (`usize::MAX`: no dof moves it).
+    body: [usize; 2],
+    slot: [usize; 2],
+    /// Contact point relative to each body's frozen reference point (its root's subtree COM).
+    r: [Vector3<f64>; 2],
+    /// Per side, `∂(dist, pos, frame)/∂S` (13 × 6 row-major, `S = [ω; v]` a rigid motion of the
+    /// side's geom about the reference point): the geometry Jacobian chained with the pose map.
+    gp: [[f64; NG * 6]; 2],
+    /// Whether all rows share one `B` (then `a + B v` is differentiated once).
+    one_b: bool,
+    b: f64,
+    /// Per velocity field (`a + B v`, or `a` and `v`): relative point velocity `Σ s (v + ω × r)`
+    /// and angular velocity `Σ s ω` (world frame, `s = ±1` for the second/first geom).
+    dvp: [Vector3<f64>; 2],
+    dom: [Vector3<f64>; 2],
+    /// Contact-frame force and torque, the world force `φ`, the frame.
+    fct: Vector3<f64>,
+    fcr: Vector3<f64>,
+    phi: Vector3<f64>,
+    frame: Matrix3<f64>,
+}
 
 /// Workspace of [`add_constraint_pos`] (no allocation after the first call at a given size).
 #[derive(Default)]
@@ -59,10 +96,24 @@ pub struct Work {
     ua: Vec<V6>,
     uv: Vec<V6>,
     wtot: Vec<V6>,
-    dw: Vec<V6>,
-    fc: Vec<[f64; 6]>,
-    djar: DMatrix<f64>,
-    dr: DMatrix<f64>,
+    cp: Vec<Cp>,
+    /// Bodies of contact geoms moved by some dof, and their per-direction wrench derivatives.
+    cb: Vec<usize>,
+    cacc: Vec<V6>,
+    ctouch: Vec<bool>,
+    /// The constant-J rows expanded (row `r` at `r nv`, `nefc × nv`).
+    jd: Vec<f64>,
+    /// Per row: `K (imp + imp' (pos − margin))`, `f ρ`, the column range of its block of `H`,
+    /// and whether `J` is constant (limits, equalities, friction loss).
+    kf: Vec<f64>,
+    frho: Vec<f64>,
+    hblk: Vec<(usize, usize)>,
+    cst: Vec<usize>,
+    /// Per direction: `∂jar`, `∂r`, `∂f` and the contacts it moves.
+    touched: Vec<bool>,
+    djar: Vec<f64>,
+    dr: Vec<f64>,
+    dfm: Vec<f64>,
     /// `(H, f)` of the current state if the caller already has them (taken by the next call).
     pub(crate) pre: Option<(DMatrix<f64>, Vec<f64>)>,
 }
@@ -189,6 +240,13 @@ fn row_coef(ty: ConstraintType, fr: &[f64; 5], j: usize) -> [(usize, f64); 2] {
     }
 }
 
+/// `Σ_k m[o][k] x[k]` for the 6 entries of `x` (`m`: rows of 6).
+#[inline(always)]
+fn row6(m: &[f64], o: usize, x: &V6) -> f64 {
+    let r = &m[o * 6..o * 6 + 6];
+    r[0] * x[0] + r[1] * x[1] + r[2] * x[2] + r[3] * x[3] + r[4] * x[4] + r[5] * x[5]
+}
+
 /// Subtracts `∂qfrc_constraint/∂q` (rows outputs, tangent columns) from `out` at `qacc`,
 /// `qvel` of `d`. False (and `out` untouched) if [`unsupported`] or a contact pair's dual
 /// collision does not reproduce the contacts; the caller then falls back.
@@ -223,12 +281,41 @@ pub fn add_constraint_pos(
     rw.forward_pass(m, d, None, true, false);
     w.vv.clone_from(&rw.vel);
     w.uv.clone_from(&rw.u);
-    // contact-frame forces and the static subtree wrenches
+    // rows: K (imp + imp' (pos − margin)), f ρ, H's blocks, constant-J rows expanded
+    w.jd.resize(n * nv, 0.0);
+    w.kf.clear();
+    w.frho.clear();
+    w.hblk.clear();
+    w.cst.clear();
+    for r in 0..n {
+        let [k, _, imp, dimp] = d.efc_KBIP[r];
+        w.kf.push(k * (imp + dimp * (d.efc_pos[r] - d.efc_margin[r])));
+        let rho = dimp / (imp * (1.0 - imp));
+        w.frho.push(if rho != 0.0 && f[r] != 0.0 {
+            f[r] * rho
+        } else {
+            0.0
+        });
+        let lo = (0..n).find(|&s| h[(r, s)] != 0.0).unwrap_or(r);
+        let hi = (lo..n)
+            .rev()
+            .find(|&s| h[(r, s)] != 0.0)
+            .map_or(lo, |s| s + 1);
+        w.hblk.push((lo, hi));
+        if matches!(
+            d.efc_type[r],
+            ConstraintType::Equality | ConstraintType::LimitJoint | ConstraintType::LimitTendon
+        ) {
+            d.efc_J_row(r, nv).expand(&mut w.jd[r * nv..(r + 1) * nv]);
+            w.cst.push(r);
+        }
+    }
+    // per contact: forces, the static subtree wrenches, the geometry chained with the pose map
     let z6 = V6::zeros();
     w.wtot.clear();
     w.wtot.resize(nb, z6);
-    w.fc.clear();
-    w.fc.resize(d.contact.len(), [0.0; 6]);
+    w.cp.clear();
+    w.cb.clear();
     for (ci, c) in d.contact.iter().enumerate() {
         let Ok(r0) = usize::try_from(c.efc_address) else {
             continue;
@@ -241,14 +328,68 @@ pub fn add_constraint_pos(
                 fc[idx] += cf * f[r0 + j];
             }
         }
-        w.fc[ci] = fc;
-        let phi = c.frame.transpose() * Vector3::new(fc[0], fc[1], fc[2]);
-        let tau = c.frame.transpose() * Vector3::new(fc[3], fc[4], fc[5]);
-        for (g, s) in [(c.geom[1], 1.0), (c.geom[0], -1.0)] {
-            let b = m.geom_bodyid[g];
-            let r = c.pos - d.subtree_com[m.body_rootid[b]];
-            w.wtot[b] += join(&(r.cross(&phi) + tau), &phi) * s;
+        let fct = Vector3::new(fc[0], fc[1], fc[2]);
+        let fcr = Vector3::new(fc[3], fc[4], fc[5]);
+        let phi = c.frame.transpose() * fct;
+        let tau = c.frame.transpose() * fcr;
+        let body = [m.geom_bodyid[c.geom[0]], m.geom_bodyid[c.geom[1]]];
+        let b = d.efc_KBIP[r0][1];
+        let one_b = (r0..r0 + nrow).all(|r| d.efc_KBIP[r][1] == b);
+        let mut cp = Cp {
+            ci,
+            r0,
+            nrow,
+            body,
+            slot: [usize::MAX; 2],
+            r: [Vector3::zeros(); 2],
+            gp: [[0.0; NG * 6]; 2],
+            one_b,
+            b,
+            dvp: [Vector3::zeros(); 2],
+            dom: [Vector3::zeros(); 2],
+            fct,
+            fcr,
+            phi,
+            frame: c.frame,
+        };
+        let gj = &w.geo[ci];
+        for (side, s) in [(1usize, 1.0), (0usize, -1.0)] {
+            let bd = body[side];
+            let org = d.subtree_com[m.body_rootid[bd]];
+            let r = c.pos - org;
+            cp.r[side] = r;
+            w.wtot[bd] += join(&(r.cross(&phi) + tau), &phi) * s;
+            // relative velocities of the point: a + B v (one field) or a and v
+            let (va, vv) = (w.va[bd], w.vv[bd]);
+            let fields = if one_b { [va + vv * b, z6] } else { [va, vv] };
+            for (k, v) in fields.iter().enumerate() {
+                let om = ang(v);
+                cp.dvp[k] += (lin(v) + om.cross(&r)) * s;
+                cp.dom[k] += om * s;
+            }
+            if body_last_dof(m, bd).is_none() {
+                continue;
+            }
+            cp.slot[side] = match w.cb.iter().position(|&x| x == bd) {
+                Some(i) => i,
+                None => {
+                    w.cb.push(bd);
+                    w.cb.len() - 1
+                }
+            };
+            // pose tangent of the geom under S = [ω; v]: translation v + ω × x, rotation ω,
+            // so ∂/∂ω = G_rot − G_tr [x]× (row o: g_rot − g_tr × x), ∂/∂v = G_tr
+            let x = d.geom_xpos[c.geom[side]] - org;
+            let gp = &mut cp.gp[side];
+            for o in 0..NG {
+                let g = &gj[o * 12 + side * 6..o * 12 + side * 6 + 6];
+                let gt = Vector3::new(g[0], g[1], g[2]);
+                let gr = Vector3::new(g[3], g[4], g[5]) - gt.cross(&x);
+                gp[o * 6..o * 6 + 3].copy_from_slice(gr.as_slice());
+                gp[o * 6 + 3..o * 6 + 6].copy_from_slice(gt.as_slice());
+            }
         }
+        w.cp.push(cp);
     }
     for b in (1..nb).rev() {
         let p = m.body_parentid[b];
@@ -257,159 +398,167 @@ pub fn add_constraint_pos(
             w.wtot[p] += x;
         }
     }
-    // per-row K (imp + imp' (pos − margin)) and f ρ
-    w.djar = DMatrix::zeros(n, nv);
-    w.dr = DMatrix::zeros(n, nv);
-    let kfac = |r: usize| {
-        let [k, _, imp, dimp] = d.efc_KBIP[r];
-        k * (imp + dimp * (d.efc_pos[r] - d.efc_margin[r]))
-    };
-    for r in 0..n {
-        if matches!(
-            d.efc_type[r],
-            ConstraintType::Equality | ConstraintType::LimitJoint | ConstraintType::LimitTendon
-        ) {
-            let kf = kfac(r);
-            for j in 0..nv {
-                let jr = d.efc_J[r * nv + j];
-                w.djar[(r, j)] = kf * jr;
-                w.dr[(r, j)] = jr;
-            }
-        }
-    }
+    w.cacc.resize(w.cb.len(), z6);
+    w.ctouch.resize(w.cb.len(), false);
+    w.djar.resize(n, 0.0);
+    w.dr.resize(n, 0.0);
+    w.dfm.resize(n, 0.0);
+    w.touched.resize(w.cp.len(), false);
     for j in 0..nv {
         let bj = m.dof_bodyid[j];
         let last = rw.last[bj];
         let sj = d.cdof[j];
-        let wj = ang(&sj);
         let in_sub = |b: usize| b >= bj && b <= last;
-        let mut touched = false;
-        for (ci, c) in d.contact.iter().enumerate() {
-            let Ok(r0) = usize::try_from(c.efc_address) else {
-                continue;
-            };
-            let bodies = [m.geom_bodyid[c.geom[0]], m.geom_bodyid[c.geom[1]]];
-            let inb = [in_sub(bodies[0]), in_sub(bodies[1])];
-            if !inb[0] && !inb[1] {
+        w.cacc.fill(z6);
+        w.ctouch.fill(false);
+        for (cpi, cp) in w.cp.iter().enumerate() {
+            let inb = [in_sub(cp.body[0]), in_sub(cp.body[1])];
+            w.touched[cpi] = inb[0] || inb[1];
+            if !w.touched[cpi] {
                 continue;
             }
-            if !touched {
-                w.dw.clear();
-                w.dw.resize(nb, z6);
-                touched = true;
-            }
-            // pose tangents of the two geoms under S_j, then the geometry derivative
-            let mut pose = [0.0; 12];
-            for s in 0..2 {
-                if !inb[s] {
-                    continue;
-                }
-                let g = c.geom[s];
-                let x = d.geom_xpos[g] - d.subtree_com[m.body_rootid[bodies[s]]];
-                let dx = lin(&sj) + wj.cross(&x);
-                for a in 0..3 {
-                    pose[s * 6 + a] = dx[a];
-                    pose[s * 6 + 3 + a] = wj[a];
-                }
-            }
-            let gj = &w.geo[ci];
+            // geometry derivative: dist, point, frame
             let mut dg = [0.0; NG];
-            for (o, x) in dg.iter_mut().enumerate() {
-                *x = (0..12).map(|k| gj[o * 12 + k] * pose[k]).sum();
+            for side in 0..2 {
+                if inb[side] {
+                    for (o, x) in dg.iter_mut().enumerate() {
+                        *x += row6(&cp.gp[side], o, &sj);
+                    }
+                }
             }
             let ddist = dg[0];
             let dp = Vector3::new(dg[1], dg[2], dg[3]);
             let df = Matrix3::from_row_slice(&dg[4..13]);
-            let fr = &c.frame;
-            // ∂(Jc a), ∂(Jc v) and the wrench derivative
-            let mut dja = [0.0; 6];
-            let mut djv = [0.0; 6];
-            let fc = &w.fc[ci];
-            let fct = Vector3::new(fc[0], fc[1], fc[2]);
-            let fcr = Vector3::new(fc[3], fc[4], fc[5]);
-            let phi = fr.transpose() * fct;
-            let dphi = df.transpose() * fct;
-            let dtau = df.transpose() * fcr;
+            let fr = &cp.frame;
+            // ∂(Jc W) for the velocity fields W: ∂F Δv_p + F (Δω × ∂p + Σ s ∂(point velocity))
+            let nf = if cp.one_b { 1 } else { 2 };
+            let mut dj = [[0.0; 6]; 2];
+            for k in 0..nf {
+                let mut tw = cp.dom[k].cross(&dp);
+                let mut rwv = Vector3::zeros();
+                for (side, s) in [(1usize, 1.0), (0usize, -1.0)] {
+                    if !inb[side] {
+                        continue;
+                    }
+                    let bd = cp.body[side];
+                    let (vb, ub) = match (cp.one_b, k) {
+                        (true, _) => (w.va[bd] + w.vv[bd] * cp.b, w.ua[j] + w.uv[j] * cp.b),
+                        (false, 0) => (w.va[bd], w.ua[j]),
+                        _ => (w.vv[bd], w.uv[j]),
+                    };
+                    let dv = cross_motion(&sj, &(vb - ub));
+                    let dom = ang(&dv);
+                    tw += (lin(&dv) + dom.cross(&cp.r[side])) * s;
+                    rwv += dom * s;
+                }
+                let t = df * cp.dvp[k] + fr * tw;
+                let rr = df * cp.dom[k] + fr * rwv;
+                dj[k] = [t[0], t[1], t[2], rr[0], rr[1], rr[2]];
+            }
+            // ∂Jᵀ f: the wrench derivative at each side's body
+            let dphi = df.tr_mul(&cp.fct);
+            let dtau = df.tr_mul(&cp.fcr);
+            let lin_part = dp.cross(&cp.phi) + dtau;
             for (side, s) in [(1usize, 1.0), (0usize, -1.0)] {
-                let b = bodies[side];
-                let r = c.pos - d.subtree_com[m.body_rootid[b]];
-                for (vb, ub, dst) in [
-                    (&w.va[b], &w.ua[j], &mut dja),
-                    (&w.vv[b], &w.uv[j], &mut djv),
-                ] {
-                    let om = ang(vb);
-                    let vp = lin(vb) + om.cross(&r);
-                    let mut t = df * vp + fr * (om.cross(&dp));
-                    let mut rr = df * om;
-                    if inb[side] {
-                        let dv = cross_motion(&sj, &(vb - ub));
-                        let dom = ang(&dv);
-                        t += fr * (lin(&dv) + dom.cross(&r));
-                        rr += fr * dom;
-                    }
-                    for a in 0..3 {
-                        dst[a] += s * t[a];
-                        dst[3 + a] += s * rr[a];
-                    }
+                let u = cp.slot[side];
+                if u != usize::MAX {
+                    w.cacc[u] += join(&(lin_part + cp.r[side].cross(&dphi)), &dphi) * s;
+                    w.ctouch[u] = true;
                 }
-                w.dw[b] += join(&(dp.cross(&phi) + r.cross(&dphi) + dtau), &dphi) * s;
             }
-            let ty = d.efc_type[r0];
-            let nrow = contact_nrow(c.dim, m.opt.cone);
-            for k in 0..nrow {
-                let r = r0 + k;
+            let ty = d.efc_type[cp.r0];
+            let fric = &d.contact[cp.ci].friction;
+            for k in 0..cp.nrow {
+                let r = cp.r0 + k;
                 let mut x = 0.0;
-                for (idx, cf) in row_coef(ty, &c.friction, k) {
-                    x += cf * (dja[idx] + d.efc_KBIP[r][1] * djv[idx]);
+                for (idx, cf) in row_coef(ty, fric, k) {
+                    x += cf
+                        * if cp.one_b {
+                            dj[0][idx]
+                        } else {
+                            dj[0][idx] + d.efc_KBIP[r][1] * dj[1][idx]
+                        };
                 }
-                w.djar[(r, j)] = x + kfac(r) * ddist;
-                w.dr[(r, j)] = ddist;
+                w.djar[r] = x + w.kf[r] * ddist;
+                w.dr[r] = ddist;
             }
         }
-        // ∂Jᵀ f: S_k · ∂W, and (S_j × S_k) · W for k ∈ D(j)
-        if touched {
-            for b in (1..nb).rev() {
-                let p = m.body_parentid[b];
-                if p != 0 {
-                    let x = w.dw[b];
-                    w.dw[p] += x;
-                }
-            }
-            for k in 0..nv {
-                out[(k, j)] -= d.cdof[k].dot(&w.dw[m.dof_bodyid[k]]);
-            }
-        }
-        let g = rw.grp[j];
-        for b in bj..=last {
-            let k0 = m.body_dofadr[b];
-            for k in k0..k0 + m.body_dofnum[b] {
-                if b > bj || k >= g {
-                    out[(k, j)] -= cross_motion(&sj, &d.cdof[k]).dot(&w.wtot[b]);
-                }
-            }
-        }
-    }
-    // Jᵀ ∂f = Jᵀ (−H ∂jar + diag(f ρ) ∂r)
-    let mut dfm = -(&h * &w.djar);
-    for r in 0..n {
-        let [_, _, imp, dimp] = d.efc_KBIP[r];
-        let rho = dimp / (imp * (1.0 - imp));
-        if rho != 0.0 && f[r] != 0.0 {
-            for j in 0..nv {
-                dfm[(r, j)] += f[r] * rho * w.dr[(r, j)];
-            }
-        }
-    }
-    // out −= Jᵀ dfm: per column, axpys of J's (row-major, mostly sparse) rows
-    for j in 0..nv {
-        let col = &mut out.as_mut_slice()[j * nv..(j + 1) * nv];
-        for r in 0..n {
-            let x = dfm[(r, j)];
-            if x == 0.0 {
+        // Jᵀ ∂f = Jᵀ (−H ∂jar + diag(f ρ) ∂r) (H block diagonal within a contact): for contact
+        // rows as the wrench of the frame force ∂f at the point (rows = combinations of Jc)
+        for (cpi, cp) in w.cp.iter().enumerate() {
+            if !w.touched[cpi] {
                 continue;
             }
-            for (o, jr) in col.iter_mut().zip(&d.efc_J[r * nv..(r + 1) * nv]) {
-                *o -= *jr * x;
+            let rows = cp.r0..cp.r0 + cp.nrow;
+            for r in rows.clone() {
+                let (lo, hi) = w.hblk[r];
+                let mut x = 0.0;
+                for s in lo..hi {
+                    x += h[(r, s)] * w.djar[s];
+                }
+                w.dfm[r] = w.frho[r] * w.dr[r] - x;
+            }
+            let ty = d.efc_type[cp.r0];
+            let fric = &d.contact[cp.ci].friction;
+            let mut fc = [0.0; 6];
+            for k in 0..cp.nrow {
+                for (idx, cf) in row_coef(ty, fric, k) {
+                    fc[idx] += cf * w.dfm[cp.r0 + k];
+                }
+            }
+            let phi = cp.frame.tr_mul(&Vector3::new(fc[0], fc[1], fc[2]));
+            let tau = cp.frame.tr_mul(&Vector3::new(fc[3], fc[4], fc[5]));
+            for (side, s) in [(1usize, 1.0), (0usize, -1.0)] {
+                let u = cp.slot[side];
+                if u != usize::MAX {
+                    w.cacc[u] += join(&(cp.r[side].cross(&phi) + tau), &phi) * s;
+                    w.ctouch[u] = true;
+                }
+            }
+        }
+        let col = &mut out.as_mut_slice()[j * nv..(j + 1) * nv];
+        // rows with constant J: ∂jar = K (imp + imp' (pos − margin)) J, ∂r = J
+        for &r in &w.cst {
+            let jr = w.jd[r * nv + j];
+            if jr != 0.0 {
+                let (lo, hi) = w.hblk[r];
+                let mut x = 0.0;
+                for s in lo..hi {
+                    // H couples no constant-J row with a contact row
+                    x += h[(r, s)] * w.kf[s] * w.jd[s * nv + j];
+                }
+                let dfm = w.frho[r] * jr - x;
+                for (o, a) in col.iter_mut().zip(&w.jd[r * nv..(r + 1) * nv]) {
+                    *o -= *a * dfm;
+                }
+            }
+        }
+        // S_k · ∂W_{b(k)} (∂W: the subtree sum of the contact bodies' terms)
+        for (u, &b0) in w.cb.iter().enumerate() {
+            if !w.ctouch[u] {
+                continue;
+            }
+            let x = w.cacc[u];
+            let mut b = b0;
+            while b != 0 {
+                let k0 = m.body_dofadr[b];
+                for k in k0..k0 + m.body_dofnum[b] {
+                    col[k] -= d.cdof[k].dot(&x);
+                }
+                b = m.body_parentid[b];
+            }
+        }
+        // (S_j × S_k) · W = −S_k · (S_j ×* W) for k ∈ D(j)
+        let g = rw.grp[j];
+        for b in bj..=last {
+            let wt = &w.wtot[b];
+            if *wt == z6 {
+                continue;
+            }
+            let y = cross_force(&sj, wt);
+            let k0 = m.body_dofadr[b];
+            for k in k0.max(if b == bj { g } else { 0 })..k0 + m.body_dofnum[b] {
+                col[k] += d.cdof[k].dot(&y);
             }
         }
     }

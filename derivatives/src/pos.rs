@@ -22,7 +22,9 @@
 //! Measured (humanoid, 16 contact rows, callgrind, `derivatives/examples/transition_profile`):
 //! the restricted pass was 73% of the analytic transition (8.0 M instructions per call); with
 //! [`crate::cpos`] the whole `∂g/∂q` is 0.40 M (of which `cpos` 0.28 M) of a 1.71 M-instruction
-//! transition (1.32 M since the tree-sparse solve of `M + JᵀHJ` in [`crate::contact`]). (A multi-direction restricted pass, num-dual `DualSVec64<8>`, was slower than
+//! transition (1.32 M since the tree-sparse solve of `M + JᵀHJ` in [`crate::contact`]; `cpos`
+//! 0.17 M and the transition 1.16 M since `cpos`'s per-contact precomputation). (A
+//! multi-direction restricted pass, num-dual `DualSVec64<8>`, was slower than
 //! one `Dual64` direction per pass.)
 
 #![allow(clippy::needless_range_loop)]
@@ -37,7 +39,7 @@ use moreau::constraint::assemble::{make_constraint, reference_constraint};
 use moreau::forward::fwd_actuation;
 use moreau::inverse::inv_constraint;
 use moreau::kinematics::kinematics;
-use moreau::model::{disable, JointType, Model, TrnType};
+use moreau::model::{disable, BiasType, GainType, JointType, Model, TrnType};
 use moreau::passive::passive;
 use moreau::tendon::{tendon, tendon_velocity};
 use moreau::Data;
@@ -124,7 +126,22 @@ pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
 /// constant moment): duals over the actuation stage with `actuator_length` seeded.
 fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>) {
     let nv = m.nv;
-    if m.nu == 0 {
+    // gain and bias without a length term (fixed gain, no/affine bias with biasprm[1] = 0,
+    // affine gain with gainprm[1] = 0): the force does not depend on the length
+    let length_free = (0..m.nu).all(|i| {
+        let g = match m.actuator_gaintype[i] {
+            GainType::Fixed => true,
+            GainType::Affine => m.actuator_gainprm[i][1] == 0.0,
+            _ => false,
+        };
+        let b = match m.actuator_biastype[i] {
+            BiasType::None => true,
+            BiasType::Affine => m.actuator_biasprm[i][1] == 0.0,
+            _ => false,
+        };
+        g && b
+    });
+    if m.nu == 0 || length_free {
         return;
     }
     let dd = w.dual_of(m, d);

@@ -69,9 +69,27 @@ const ROWS_XML: &str = r#"<mujoco model="rows">
   </equality>
 </mujoco>"#;
 
+/// Elliptic contacts whose friction rows take `solreffriction` (a `<pair>`): their rows have
+/// different `B`, so `cpos` differentiates `J a` and `J v` separately.
+const PAIR_XML: &str = r#"<mujoco model="elliptic_pair">
+  <option cone="elliptic"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body pos="0 0 0.1"><freejoint/><geom name="ball" type="sphere" size="0.1"/></body>
+    <body pos="1 0 0.1" euler="10 5 0">
+      <freejoint/><geom name="box" type="box" size="0.1 0.08 0.06"/>
+    </body>
+  </worldbody>
+  <contact>
+    <pair geom1="floor" geom2="ball" condim="3" solreffriction="0.05 0.5"/>
+    <pair geom1="floor" geom2="box" condim="4" solreffriction="-800 -20"/>
+  </contact>
+</mujoco>"#;
+
 fn model(name: &str, integ: Option<Integrator>) -> Model {
-    if name == "rows" {
-        let m = moreau::mjcf::load_from_str(ROWS_XML, &moreau::mjcf::Vfs::default()).unwrap();
+    if name == "rows" || name == "elliptic_pair" {
+        let xml = if name == "rows" { ROWS_XML } else { PAIR_XML };
+        let m = moreau::mjcf::load_from_str(xml, &moreau::mjcf::Vfs::default()).unwrap();
         common::converged(m, integ)
     } else {
         common::model(name, integ)
@@ -200,6 +218,27 @@ fn check_analytic(name: &str, integ: Option<Integrator>, seed: u64, settle: usiz
         Method::Smooth
     };
     assert_eq!(meth, want, "{name}: expected the analytic path");
+}
+
+/// Contacts whose rows have different `B` (elliptic friction rows with `solreffriction`):
+/// analytic against duals at states where such a contact has rows.
+#[test]
+fn elliptic_solreffriction() {
+    for seed in [1, 2, 3] {
+        let m = model("elliptic_pair", None);
+        let d = state(&m, seed, 100);
+        let mixed = d.contact.iter().any(|c| {
+            usize::try_from(c.efc_address).is_ok_and(|r0| {
+                let n = moreau::constraint::assemble::contact_nrow(c.dim, m.opt.cone);
+                (r0..r0 + n).any(|r| d.efc_KBIP[r][1] != d.efc_KBIP[r0][1])
+            })
+        });
+        assert!(mixed, "seed {seed}: no contact with rows of different B");
+        assert_eq!(
+            check_at("elliptic_pair", &m, d, None, seed),
+            Method::Constraint
+        );
+    }
 }
 
 /// Friction-loss rows in their linear (sliding) zones next to limits and contacts: the
