@@ -397,12 +397,7 @@ fn check_data<T: Scalar>(m: &Model, d: &Data<T>, spec: u32) -> Result<(), StateE
 
 /// The checks of [`get_state`] and [`set_state`]: a valid `spec`, `d` sized for `m`, and a
 /// state vector of `len` = `state_size` entries.
-fn check_state<T: Scalar>(
-    m: &Model,
-    d: &Data<T>,
-    spec: u32,
-    len: usize,
-) -> Result<(), StateError> {
+fn check_state<T: Scalar>(m: &Model, d: &Data<T>, spec: u32, len: usize) -> Result<(), StateError> {
     let n = state_size(m, spec)?;
     check_data(m, d, spec)?;
     if len != n {
