@@ -15,8 +15,10 @@
 //!   its range (or a range narrower than ε) gets a zero column;
 //! - perturbed steps skip the stages that cannot change (MuJoCo's `mj_stepSkip`): controls and
 //!   activations reuse the position and velocity stages (and Euler its damped-mass factor),
-//!   velocities the position stage ([`step_skip`]); the
-//!   implicit integrators always recompute `qDeriv` (MuJoCo 4.0.0's matrices equal differences of
+//!   velocities the position stage ([`step_skip`]); Euler's damped-mass factor `M + h·D` is
+//!   also reused for velocities (MuJoCo's `mj_EulerSkip(…, skipstage >= mjSTAGE_POS)`) when it
+//!   does not depend on `qvel` (no polynomial dof damping), so the result is the same as
+//!   refactoring; the implicit integrators always recompute `qDeriv` (MuJoCo 4.0.0's matrices equal differences of
 //!   full steps exactly, also with velocity-dependent actuator gains); the order is controls,
 //!   activations, velocities, positions so the reused results are always the nominal ones.
 //!
@@ -39,8 +41,9 @@
 //! quantities (`qacc`, `xpos`, ...) are those of the last perturbed evaluation, as in MuJoCo.
 //! Everything is preallocated in [`FdWorkspace`]: repeated calls allocate nothing.
 
-use moreau::forward::{fwd_actuation, Skip};
-use moreau::integrator::step_skip;
+use moreau::check::{check_acc, check_pos, check_vel};
+use moreau::forward::{forward_skip, fwd_actuation, Skip};
+use moreau::integrator::{euler_skip, step_skip};
 use moreau::inverse::inverse_skip;
 use moreau::model::{disable, Integrator, Model};
 use moreau::sensor::{sensor_acc, sensor_pos, sensor_vel};
@@ -112,6 +115,9 @@ pub struct FdWorkspace {
     mm: Vec<f64>,
     dpos: Vec<f64>,
     col: Vec<f64>,
+    /// Euler's damped-mass factor is independent of `qvel` (no dof has polynomial damping), so
+    /// velocity-perturbed steps may reuse the nominal one.
+    factor_qvel_free: bool,
     /// Compute the sensor Jacobians (`C`, `D`, `DsD*`; default true). When false the sensors
     /// are skipped in every evaluation (faster; MuJoCo's NULL `C`/`D`) and those matrices are
     /// left as they are.
@@ -174,6 +180,7 @@ impl FdWorkspace {
             mm: z(nm),
             dpos: z(nv),
             col: z(nx.max(nv).max(ns).max(nm)),
+            factor_qvel_free: (0..nv).all(|i| m.dof_damping_eff(i).1 == [0.0; 2]),
             sensors: true,
             transition: TransitionJacobians {
                 A: DMatrix::zeros(nx, nx),
@@ -208,6 +215,7 @@ impl FdWorkspace {
                 ..FdWorkspace::new(m)
             };
         }
+        self.factor_qvel_free = (0..m.nv).all(|i| m.dof_damping_eff(i).1 == [0.0; 2]);
     }
 
     fn save(&mut self, d: &Data<f64>) {
@@ -242,12 +250,20 @@ impl FdWorkspace {
         y: &mut [f64],
         s: &mut [f64],
     ) {
-        let skip = if m.opt.integrator == Integrator::Rk4 {
-            Skip::None
-        } else {
-            skip
-        };
-        step_skip(m, d, skip, skip_sensor);
+        match m.opt.integrator {
+            Integrator::Rk4 => step_skip(m, d, Skip::None, skip_sensor),
+            // `step_skip` with Euler's factor reused also at Skip::Pos: qM is the nominal one
+            // and D does not depend on qvel, so d.qH (from the nominal step, every later step
+            // having skipped the factor) is what refactoring would give, bit for bit
+            Integrator::Euler if skip == Skip::Pos && self.factor_qvel_free => {
+                check_pos(m, d);
+                check_vel(m, d);
+                forward_skip(m, d, skip, skip_sensor);
+                check_acc(m, d);
+                euler_skip(m, d, true);
+            }
+            _ => step_skip(m, d, skip, skip_sensor),
+        }
         let (nq, nv, na) = (self.nq, self.nv, self.na);
         y[..nq].copy_from_slice(&d.qpos);
         y[nq..nq + nv].copy_from_slice(&d.qvel);
