@@ -159,11 +159,34 @@ fn on_chain(m: &Model, a: &[f64], b: &[f64]) -> bool {
 
 /// True if every pair of constraint rows coupled by `h` (`jd`: the rows expanded, `nefc × nv`)
 /// acts on one dof chain.
+///
+/// Each row is checked once; the union of two rows on chains is on one chain exactly when the
+/// deeper row's last nonzero dof ("leaf") has the other's leaf on its root path (dofs are
+/// numbered parents first, so a row's leaf is its last nonzero).
 fn rows_on_chains(m: &Model, jd: &[f64], h: &DMatrix<f64>) -> bool {
     let nv = m.nv;
+    let mut leaf: Vec<Option<usize>> = Vec::with_capacity(h.nrows());
+    for r in 0..h.nrows() {
+        let row = &jd[r * nv..(r + 1) * nv];
+        if !on_chain(m, row, row) {
+            return false;
+        }
+        leaf.push(row.iter().rposition(|&x| x != 0.0));
+    }
     (0..h.nrows()).all(|r| {
         (0..h.ncols()).all(|s| {
-            h[(r, s)] == 0.0 || on_chain(m, &jd[r * nv..(r + 1) * nv], &jd[s * nv..(s + 1) * nv])
+            if h[(r, s)] == 0.0 {
+                return true;
+            }
+            let (Some(a), Some(b)) = (leaf[r], leaf[s]) else {
+                return true;
+            };
+            let (hi, lo) = (a.max(b), a.min(b));
+            let mut p = Some(hi);
+            while let Some(q) = p.filter(|&q| q > lo) {
+                p = moreau::spatial::dof_parent(m, q);
+            }
+            p == Some(lo)
         })
     })
 }
@@ -243,11 +266,15 @@ fn q_pass(
         }
     }
     if !want_qd && crate::rnea::unsupported(m).is_none() {
-        crate::pos::d_pos_into(m, d, crate::pos::Output::Residual, w, dg);
+        let res = crate::pos::Output::Residual;
         match want_m {
-            Some(x) => crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), w, dmx),
-            None => dmx.fill(0.0),
-        }
+            // ∂M/∂q · x from the residual's RNE sweep
+            Some(x) => crate::pos::d_pos_mass_into(m, d, res, Some((x.as_slice(), dmx)), w, dg),
+            None => {
+                dmx.fill(0.0);
+                crate::pos::d_pos_into(m, d, res, w, dg)
+            }
+        };
         return QPass { dqd: Vec::new() };
     }
     dmx.fill(0.0);
@@ -400,15 +427,19 @@ mod rows {
 
     #[inline(always)]
     fn gather_body(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
+        // every slice below has length c: lets the inner loops run without bounds checks
+        let tmp = &mut tmp[..c];
+        let a = &a[..ks.len()];
         tmp.copy_from_slice(&x[i * c..i * c + c]);
         let mut p = 0;
         while p + 8 <= ks.len() {
             let r: [usize; 8] = std::array::from_fn(|q| ks[p + q] * c);
             let b: [f64; 8] = std::array::from_fn(|q| a[p + q]);
             let xs: [&[f64]; 8] = std::array::from_fn(|q| &x[r[q]..r[q] + c]);
+            let [x0, x1, x2, x3, x4, x5, x6, x7] = xs;
             for t in 0..c {
-                tmp[t] -= (b[0] * xs[0][t] + b[1] * xs[1][t] + b[2] * xs[2][t] + b[3] * xs[3][t])
-                    + (b[4] * xs[4][t] + b[5] * xs[5][t] + b[6] * xs[6][t] + b[7] * xs[7][t]);
+                tmp[t] -= (b[0] * x0[t] + b[1] * x1[t] + b[2] * x2[t] + b[3] * x3[t])
+                    + (b[4] * x4[t] + b[5] * x5[t] + b[6] * x6[t] + b[7] * x7[t]);
             }
             p += 8;
         }
@@ -922,8 +953,9 @@ fn forwarded(
             }
         }
         rows::ld_solve(m, &lin.he, &lin.hei, &mut lin.y, c, &mut lin.solve);
+        // with the h of v' = v + h a_int below folded in
         for (x, y) in lin.x.iter_mut().zip(&lin.y) {
-            *x += *y;
+            *x = h * (*x + *y);
         }
     } else if let Some(lu) = &lu {
         // He ∂a_int = M ∂qacc + ∂M (qacc − a_int) + h sym(∂qDeriv) a_int
@@ -947,11 +979,13 @@ fn forwarded(
             }
         }
     }
-    // v' = v + h a_int: lin.x becomes ∂v'/∂x (row-major)
+    // v' = v + h a_int: lin.x becomes ∂v'/∂x (row-major; eulerdamp scaled by h above)
     for i in 0..nv {
         let r = &mut lin.x[i * c..(i + 1) * c];
-        for v in r.iter_mut() {
-            *v *= h;
+        if !damped {
+            for v in r.iter_mut() {
+                *v *= h;
+            }
         }
         r[nv + i] += 1.0;
     }
