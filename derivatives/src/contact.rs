@@ -48,7 +48,7 @@
 
 use crate::dual::{lift, lift_into, seed};
 use crate::fd::TransitionJacobians;
-use crate::inverse::{constraint_hessian_force, dfda_dv_constraint, dfdv_buf};
+use crate::inverse::{constraint_hessian_force, dfda_dv_constraint, neg_dfdv_into};
 use moreau::crb::factor_ld;
 use moreau::derivative::{d_actuator_vel, smooth_vel};
 use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
@@ -125,7 +125,6 @@ pub(crate) struct Lin {
     /// `nv × nv` scratch.
     buf: Vec<f64>,
     solve: rows::Scratch,
-    buf2: Vec<f64>,
     /// `∂g/∂q` and `∂M/∂q · (qacc − a_int)` ([`q_pass`]).
     qdg: DMatrix<f64>,
     qdmx: DMatrix<f64>,
@@ -399,17 +398,25 @@ mod rows {
         }
     }
 
-    /// `row i −= Σ_k a_k · row k` over `ks` (all `k ≠ i`), eight/four/two source rows per sweep; the
+    /// `row i ← s0 · row i − Σ_k a_k · row k` over `ks` (all `k ≠ i`), eight/four/two source rows per sweep; the
     /// same code compiled for AVX2 when the CPU has it (4 lanes instead of SSE2's 2; no FMA
     /// contraction, so the results are bit-identical).
-    fn gather(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
+    fn gather(
+        x: &mut [f64],
+        c: usize,
+        i: usize,
+        s0: f64,
+        ks: &[usize],
+        a: &[f64],
+        tmp: &mut [f64],
+    ) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above); the body is safe code.
-            unsafe { gather_avx2(x, c, i, ks, a, tmp) };
+            unsafe { gather_avx2(x, c, i, s0, ks, a, tmp) };
             return;
         }
-        gather_body(x, c, i, ks, a, tmp);
+        gather_body(x, c, i, s0, ks, a, tmp);
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -418,19 +425,30 @@ mod rows {
         x: &mut [f64],
         c: usize,
         i: usize,
+        s0: f64,
         ks: &[usize],
         a: &[f64],
         tmp: &mut [f64],
     ) {
-        gather_body(x, c, i, ks, a, tmp);
+        gather_body(x, c, i, s0, ks, a, tmp);
     }
 
     #[inline(always)]
-    fn gather_body(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
+    fn gather_body(
+        x: &mut [f64],
+        c: usize,
+        i: usize,
+        s0: f64,
+        ks: &[usize],
+        a: &[f64],
+        tmp: &mut [f64],
+    ) {
         // every slice below has length c: lets the inner loops run without bounds checks
         let tmp = &mut tmp[..c];
         let a = &a[..ks.len()];
-        tmp.copy_from_slice(&x[i * c..i * c + c]);
+        for (t, y) in tmp.iter_mut().zip(&x[i * c..i * c + c]) {
+            *t = s0 * *y;
+        }
         let mut p = 0;
         while p + 8 <= ks.len() {
             let r: [usize; 8] = std::array::from_fn(|q| ks[p + q] * c);
@@ -487,7 +505,7 @@ mod rows {
             a.clear();
             ks.extend(0..i);
             a.extend_from_slice(&l[i * n..i * n + i]);
-            gather(x, c, i, &ks, &a, &mut tmp);
+            gather(x, c, i, 1.0, &ks, &a, &mut tmp);
             scale(x, c, i, 1.0 / l[i * n + i]);
         }
         for i in (0..n).rev() {
@@ -495,7 +513,7 @@ mod rows {
             a.clear();
             ks.extend(i + 1..n);
             a.extend((i + 1..n).map(|k| l[k * n + i]));
-            gather(x, c, i, &ks, &a, &mut tmp);
+            gather(x, c, i, 1.0, &ks, &a, &mut tmp);
             scale(x, c, i, 1.0 / l[i * n + i]);
         }
     }
@@ -665,18 +683,19 @@ mod rows {
             }
             s.vals.clear();
             s.vals.extend(s.adr[r.clone()].iter().map(|&a| ld[a]));
-            gather(x, c, i, &s.idx[r], &s.vals, &mut s.tmp);
+            gather(x, c, i, 1.0, &s.idx[r], &s.vals, &mut s.tmp);
         }
         for k in 0..nv {
-            scale(x, c, k, diag_inv[k]);
             let r = s.aptr[k]..s.aptr[k + 1];
             if r.is_empty() {
+                scale(x, c, k, diag_inv[k]);
                 continue;
             }
-            // row k of the qM layout: the ancestors' entries follow the diagonal in order
+            // row k of the qM layout: the ancestors' entries follow the diagonal in order; the
+            // diagonal scale applied on the way in
             let a0 = m.dof_Madr[k] + 1;
             let vals = &ld[a0..a0 + r.len()];
-            gather(x, c, k, &s.aidx[r], vals, &mut s.tmp);
+            gather(x, c, k, diag_inv[k], &s.aidx[r], vals, &mut s.tmp);
         }
     }
 
@@ -736,19 +755,10 @@ fn forward_parts(
     // −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
     lin.x.resize(nv * c, 0.0);
     lin.buf.resize(nv * nv, 0.0);
-    lin.buf2.resize(nv * nv, 0.0);
-    dfdv_buf(m, d, w, &mut lin.buf, &mut lin.buf2);
-    lin.buf2.fill(0.0);
-    d_actuator_vel(m, d, &mut lin.buf2);
+    neg_dfdv_into(m, d, w, &mut lin.buf);
+    d_actuator_vel(m, d, &mut lin.buf);
     for k in 0..nv {
-        let row = &mut lin.x[k * c + nv..k * c + 2 * nv];
-        let (g, a) = (
-            &lin.buf[k * nv..(k + 1) * nv],
-            &lin.buf2[k * nv..(k + 1) * nv],
-        );
-        for ((y, g), a) in row.iter_mut().zip(g).zip(a) {
-            *y = a - g;
-        }
+        lin.x[k * c + nv..k * c + 2 * nv].copy_from_slice(&lin.buf[k * nv..(k + 1) * nv]);
     }
     // M + JᵀHJ (tree-sparse factor when it has M's sparsity, else dense) and −JᵀH B J into
     // the velocity columns; (H, f) handed to the constraint ∂/∂q
@@ -908,7 +918,7 @@ fn forwarded(
         factor_ld(m, &mut lin.he, &mut lin.hei);
     }
     // M x, in M's sparse layout (all columns at once)
-    let qm = d.qM.clone();
+    let qm = if fast { d.qM.clone() } else { Vec::new() };
     let m_mul = |x: &DMatrix<f64>| {
         let xt = x.transpose();
         let mut yt = DMatrix::zeros(x.ncols(), nv);
@@ -937,7 +947,11 @@ fn forwarded(
         None
     };
     let mut lin = std::mem::take(&mut w.lin);
-    // ∂a_int/∂x into lin.x (row-major nv × c)
+    // A (columns q tangent, v, act) and B (u): row i of the combined nx × c Jacobian, row-major
+    // in lin.ab (every entry written), then copied out column by column; the v' rows
+    // (v' = v + h a_int) are written straight from ∂a_int/∂x
+    lin.ab.resize(nx * c, 0.0);
+    // ∂a_int/∂x (row-major nv × c): eulerdamp into the v' rows of lin.ab, else into lin.x
     if damped {
         // He = M + h D, so He⁻¹ M = I − h He⁻¹ D and
         // ∂a_int = ∂qacc + He⁻¹ (∂M (qacc − a_int) − h D ∂qacc)
@@ -953,9 +967,9 @@ fn forwarded(
             }
         }
         rows::ld_solve(m, &lin.he, &lin.hei, &mut lin.y, c, &mut lin.solve);
-        // with the h of v' = v + h a_int below folded in
-        for (x, y) in lin.x.iter_mut().zip(&lin.y) {
-            *x = h * (*x + *y);
+        let vrows = &mut lin.ab[nv * c..2 * nv * c];
+        for (o, (x, y)) in vrows.iter_mut().zip(lin.x.iter().zip(&lin.y)) {
+            *o = h * (*x + *y);
         }
     } else if let Some(lu) = &lu {
         // He ∂a_int = M ∂qacc + ∂M (qacc − a_int) + h sym(∂qDeriv) a_int
@@ -979,20 +993,17 @@ fn forwarded(
             }
         }
     }
-    // v' = v + h a_int: lin.x becomes ∂v'/∂x (row-major; eulerdamp scaled by h above)
-    for i in 0..nv {
-        let r = &mut lin.x[i * c..(i + 1) * c];
-        if !damped {
-            for v in r.iter_mut() {
-                *v *= h;
-            }
+    if !damped {
+        for (o, x) in lin.ab[nv * c..2 * nv * c].iter_mut().zip(&lin.x) {
+            *o = h * *x;
         }
-        r[nv + i] += 1.0;
     }
-    // A (columns q tangent, v, act) and B (u): row i of the combined nx × c Jacobian, row-major
-    // in lin.ab (every entry written), then copied out column by column
-    lin.ab.resize(nx * c, 0.0);
-    let (dv, ab) = (&lin.x, &mut lin.ab);
+    for i in 0..nv {
+        lin.ab[(nv + i) * c + nv + i] += 1.0;
+    }
+    // dv: the v' rows (∂v'/∂x); ab: the q' rows, then all rows
+    let (ab, rest) = lin.ab.split_at_mut(nv * c);
+    let dv = &rest[..nv * c];
     // q' = q ⊕ h v' (mjd_quatIntegrate blocks for quaternions)
     for j in 0..m.njnt {
         let da = m.jnt_dofadr[j];
@@ -1029,7 +1040,7 @@ fn forwarded(
             }
         }
     }
-    ab[nv * c..2 * nv * c].copy_from_slice(&dv[..nv * c]);
+    let ab = &mut lin.ab;
     // act' (advance_act): columns (act, u) only (column 2nv + col of the combined row)
     ab[2 * nv * c..].fill(0.0);
     for u in 0..nu {
