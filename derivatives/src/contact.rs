@@ -161,20 +161,35 @@ fn on_chain(m: &Model, a: &[f64], b: &[f64]) -> bool {
 ///
 /// Each row is checked once; the union of two rows on chains is on one chain exactly when the
 /// deeper row's last nonzero dof ("leaf") has the other's leaf on its root path (dofs are
-/// numbered parents first, so a row's leaf is its last nonzero).
-fn rows_on_chains(m: &Model, jd: &[f64], h: &DMatrix<f64>) -> bool {
+/// numbered parents first, so a row's leaf is its last nonzero). The rows of a contact with one
+/// side on a dof-free body (the world, a static body) need no check: they act on the other
+/// body's root path, and `h` couples them only with rows of the same contact.
+fn rows_on_chains(m: &Model, d: &Data<f64>, jd: &[f64], h: &DMatrix<f64>) -> bool {
     let nv = m.nv;
+    let one_body = |r: usize| {
+        d.efc_type[r].is_contact()
+            && d.contact[d.efc_id[r]]
+                .geom
+                .iter()
+                .any(|&g| moreau::spatial::body_last_dof(m, m.geom_bodyid[g]).is_none())
+    };
     let mut leaf: Vec<Option<usize>> = Vec::with_capacity(h.nrows());
+    let mut single: Vec<bool> = Vec::with_capacity(h.nrows());
     for r in 0..h.nrows() {
         let row = &jd[r * nv..(r + 1) * nv];
-        if !on_chain(m, row, row) {
+        let ob = one_body(r);
+        if !ob && !on_chain(m, row, row) {
             return false;
         }
+        single.push(ob);
         leaf.push(row.iter().rposition(|&x| x != 0.0));
     }
     (0..h.nrows()).all(|r| {
         (0..h.ncols()).all(|s| {
-            if h[(r, s)] == 0.0 {
+            if h[(r, s)] == 0.0 || (single[r] && r == s) {
+                return true;
+            }
+            if single[r] && single[s] && d.efc_id[r] == d.efc_id[s] {
                 return true;
             }
             let (Some(a), Some(b)) = (leaf[r], leaf[s]) else {
@@ -203,7 +218,7 @@ pub fn hessian_tree_sparse(m: &Model, d: &Data<f64>) -> bool {
     for r in 0..d.nefc {
         d.efc_J_row(r, nv).expand(&mut jd[r * nv..(r + 1) * nv]);
     }
-    rows_on_chains(m, &jd, &h)
+    rows_on_chains(m, d, &jd, &h)
 }
 
 impl Lin {
@@ -213,14 +228,14 @@ impl Lin {
     /// so `JᵀHJ` has M's sparsity and the factor no fill-in. False (nothing done) otherwise.
     fn hessian_tree(&mut self, m: &Model, d: &Data<f64>, h: &DMatrix<f64>, c: usize) -> bool {
         let (nv, n) = (m.nv, d.nefc);
-        self.jd.clear();
+        // every entry is written by the row expansions
         self.jd.resize(n * nv, 0.0);
         for r in 0..n {
             d.efc_J_row(r, nv)
                 .expand(&mut self.jd[r * nv..(r + 1) * nv]);
         }
         let jd = &self.jd;
-        if !rows_on_chains(m, jd, h) {
+        if !rows_on_chains(m, d, jd, h) {
             return false;
         }
         self.ld.clear();
@@ -579,6 +594,9 @@ mod rows {
                 }
                 let (jr, jq) = (&jd[r * nv..(r + 1) * nv], &jd[q * nv..(q + 1) * nv]);
                 let b = d.efc_KBIP[q][1];
+                // the velocity-column update spans row q's nonzeros only
+                let lo = jq.iter().position(|&z| z != 0.0).unwrap_or(0);
+                let hi = jq.iter().rposition(|&z| z != 0.0).map_or(lo, |h| h + 1);
                 for k in 0..nv {
                     if jr[k] == 0.0 {
                         continue;
@@ -594,7 +612,8 @@ mod rows {
                         *o += a * jq[l];
                     }
                     let ab = a * b;
-                    for (y, z) in x[k * c + nv..k * c + 2 * nv].iter_mut().zip(jq) {
+                    let y = &mut x[k * c + nv + lo..k * c + nv + hi];
+                    for (y, z) in y.iter_mut().zip(&jq[lo..hi]) {
                         *y -= ab * *z;
                     }
                 }
