@@ -2,7 +2,11 @@
 //! (`valgrind --tool=callgrind --dump-instr=no target/release/examples/transition_profile
 //! models/humanoid.xml 200`). Prints the CPU time per call and the number of rows. A third
 //! argument `forwarded` times `transition_analytic_forwarded` (the state's `forward` done once,
-//! outside the loop) instead.
+//! outside the loop) instead. The calls reuse one `Data` (as `moreau bench` times them: `forward`
+//! rewrites everything `transition_analytic_with` reads from the state and warm start, which
+//! the calls leave unchanged); a fourth argument `clone` restores `d` by `clone_from` before
+//! every call instead (the harness of the figures before 2026-11-21 evening: the clone drops
+//! `d`'s scratch capacity, so each call also reallocates the solver scratch).
 
 use moreau::{integrator::step, Data};
 use moreau_derivatives::contact::{
@@ -15,6 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = args.get(1).map_or("models/humanoid.xml", |s| s.as_str());
     let n: usize = args.get(2).map_or(Ok(200), |s| s.parse())?;
     let forwarded = args.get(3).is_some_and(|s| s == "forwarded");
+    let restore = args.get(4).is_some_and(|s| s == "clone");
     let m = moreau::mjcf::load(path)?;
     let mut d = Data::new(&m);
     if m.nkey > 0 {
@@ -33,17 +38,31 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let d0 = d.clone();
     let mut w = Workspace::default();
     let t = Instant::now();
+    let mut first = None;
+    let mut last = None;
     for _ in 0..n {
-        d.clone_from(&d0);
-        if forwarded {
-            transition_analytic_forwarded(&m, &mut d, &mut w)?;
+        if restore {
+            d.clone_from(&d0);
+        }
+        let j = if forwarded {
+            transition_analytic_forwarded(&m, &mut d, &mut w)?
         } else {
-            transition_analytic_with(&m, &mut d, &mut w)?;
+            transition_analytic_with(&m, &mut d, &mut w)?
+        };
+        if first.is_none() {
+            first = Some(j);
+        } else {
+            last = Some(j);
         }
     }
     let us = t.elapsed().as_secs_f64() * 1e6 / n as f64;
+    // every call computes the same Jacobians (the state is not advanced)
+    let same = match (&first, &last) {
+        (Some(a), Some(b)) => a.A == b.A && a.B == b.B,
+        _ => true,
+    };
     println!(
-        "nefc {} ncon {}: {us:.1} us per transition_analytic{}",
+        "nefc {} ncon {}: {us:.1} us per transition_analytic{}; repeated calls identical: {same}",
         d.nefc,
         d.contact.len(),
         if forwarded { "_forwarded" } else { "_with" }
