@@ -83,6 +83,8 @@ pub fn factor_ld<T: Scalar>(m: &Model, ld: &mut [T], diag_inv: &mut [T]) {
 /// all (the island problems of the solver use it on their own dofs).
 pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag_inv: &mut [T]) {
     let nv = madr.len();
+    // equal lengths let one bounds check cover `madr[ii]` and `parent[ii]`
+    let parent = &parent[..nv];
     let mut end = ld.len();
     for k in (0..nv).rev() {
         let ak = madr[k];
@@ -134,6 +136,8 @@ pub fn solve_tree<T: Scalar>(
 ) {
     let nv = madr.len();
     let x = &mut x[..nv];
+    // equal lengths let one bounds check cover `x[ii]` and `parent[ii]`
+    let parent = &parent[..nv];
     // Lᵀ y = b (descendants first); row `k` after its diagonal lists k's ancestors in order
     for k in (0..nv).rev() {
         let xk = x[k];

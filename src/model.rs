@@ -661,6 +661,7 @@ pub struct Model {
 
 impl Model {
     /// Dof damping and damping polynomial including actuator damping ([`Self::actuator_extra`]).
+    #[inline]
     pub fn dof_damping_eff(&self, i: usize) -> (f64, [f64; 2]) {
         let p = self.dof_dampingpoly.get(i).copied().unwrap_or([0.0; 2]);
         let e = self.dof_extra(i);
@@ -668,6 +669,7 @@ impl Model {
     }
 
     /// Dof armature including actuator armature.
+    #[inline]
     pub fn dof_armature_eff(&self, i: usize) -> f64 {
         self.dof_armature[i] + self.dof_extra(i)[3]
     }

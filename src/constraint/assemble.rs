@@ -66,6 +66,7 @@ fn ball_angle<T: Scalar>(q: &[T]) -> (T, Vector3<T>) {
 /// hinge/slide (seed 000 "Limit"), the rotation-angle limit `max(range) − θ` for ball joints
 /// (in `lower`, with the axis).
 #[allow(clippy::type_complexity)]
+#[inline]
 fn joint_limits<T: Scalar>(m: &Model, d: &Data<T>, j: usize) -> [Option<(T, Vector3<T>)>; 2] {
     let margin: T = sc(m.jnt_margin[j]);
     let r = m.jnt_range[j];
@@ -295,6 +296,7 @@ fn jset_tendon<T: Scalar>(d: &mut Data<T>, nv: usize, r: usize, t: usize, s: Opt
 
 /// Writes row `*i` (everything but J) and advances `*i`.
 #[allow(clippy::too_many_arguments)]
+#[inline]
 fn push<T: Scalar>(
     d: &mut Data<T>,
     i: &mut usize,
