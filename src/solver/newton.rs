@@ -140,20 +140,95 @@ fn add_path<T: Scalar>(
     }
 }
 
+/// Rows gathered into one [`add_group`] (`SolverScratch::rowbuf` holds 6 rows).
+const GROUP: usize = 6;
+
+/// `H[a, b] += Σ_k (w_k v_k[a]) v_k[b]` over the rows `k` of a group on one root `path`
+/// (deepest first), `v_k` = `buf[k len..]` (`len` = path length) nonzero in its first `cnt[k]`
+/// entries (the entries up to the longest are zeroed here). Per entry of H the rows' terms are
+/// added in row order, each the product [`add_path`] forms, so H equals row-by-row updates
+/// (up to the sign of an exact zero: a term `0·v` that [`add_path`] skips is added here), with
+/// one pass over each entry instead of one per row.
+fn add_group<T: Scalar>(
+    h: &mut [T],
+    madr: &[usize],
+    path: &[usize],
+    buf: &mut [T],
+    cnt: &[usize],
+    w: &[T],
+) {
+    let len = path.len();
+    let n = cnt.iter().copied().max().unwrap_or(0);
+    for (k, &ck) in cnt.iter().enumerate() {
+        buf[k * len + ck..k * len + n].fill(T::zero());
+    }
+    match cnt.len() {
+        1 => group_rows::<T, 1>(h, madr, path, buf, n, w),
+        2 => group_rows::<T, 2>(h, madr, path, buf, n, w),
+        3 => group_rows::<T, 3>(h, madr, path, buf, n, w),
+        4 => group_rows::<T, 4>(h, madr, path, buf, n, w),
+        5 => group_rows::<T, 5>(h, madr, path, buf, n, w),
+        6 => group_rows::<T, 6>(h, madr, path, buf, n, w),
+        _ => {}
+    }
+}
+
+/// [`add_group`] for `G` rows, each with `n` values on the path.
+fn group_rows<T: Scalar, const G: usize>(
+    h: &mut [T],
+    madr: &[usize],
+    path: &[usize],
+    buf: &[T],
+    n: usize,
+    w: &[T],
+) {
+    let len = path.len();
+    let rows: [&[T]; G] = std::array::from_fn(|k| &buf[k * len..k * len + n]);
+    for x in 0..n {
+        let ja: [T; G] = std::array::from_fn(|k| rows[k][x] * w[k]);
+        let adr = madr[path[x]];
+        for (y, e) in h[adr..adr + n - x].iter_mut().enumerate() {
+            let mut hy = *e;
+            for k in 0..G {
+                hy += ja[k] * rows[k][x + y];
+            }
+            *e = hy;
+        }
+    }
+}
+
 /// H in M's tree-sparse layout (every active row on one root path): the same sums as
 /// [`hessian_dense`] (a pair off the path adds exact zeros there), then the tree LᵀDL.
 fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     s.Ht.clear();
     s.Ht.extend_from_slice(&p.qM);
-    for i in 0..p.nefc {
-        let leaf = p.row_leaf[i];
-        if p.state[i] != ConstraintState::Quadratic || leaf < 0 {
+    let adds = |i: usize| p.state[i] == ConstraintState::Quadratic && p.row_leaf[i] >= 0;
+    let mut i = 0;
+    while i < p.nefc {
+        if !adds(i) {
+            i += 1;
             continue;
         }
+        // a group: this row and the next rows that add to H on the same root path (a
+        // contact's pyramid rows), skipping the rows that add nothing, at most GROUP
+        let leaf = p.row_leaf[i];
         let path = root_path(p, leaf);
-        let n = path_vals(p, i, path, &mut s.rowbuf);
-        let v = &s.rowbuf[..n];
-        add_path(&mut s.Ht, &p.Madr, path, v, n, v, n, p.D[i]);
+        let len = path.len();
+        let mut cnt = [0usize; GROUP];
+        let mut w = [T::zero(); GROUP];
+        let mut g = 0;
+        while i < p.nefc && g < GROUP {
+            if adds(i) {
+                if p.row_leaf[i] != leaf {
+                    break;
+                }
+                cnt[g] = path_vals(p, i, path, &mut s.rowbuf[g * len..(g + 1) * len]);
+                w[g] = p.D[i];
+                g += 1;
+            }
+            i += 1;
+        }
+        add_group(&mut s.Ht, &p.Madr, path, &mut s.rowbuf, &cnt[..g], &w[..g]);
     }
     for (c, cone) in p.cone.iter().enumerate() {
         let adr = cone.adr;
