@@ -168,15 +168,12 @@ impl<T: Scalar> Problem<T> {
         let nv = self.nv;
         out[..nv * nv].fill(T::zero());
         for i in 0..nv {
-            let mut adr = self.Madr[i];
-            out[i * nv + i] = self.qM[adr];
-            let mut j = self.parentid[i];
-            while j >= 0 {
-                let ju = j as usize;
-                adr += 1;
-                out[i * nv + ju] = self.qM[adr];
-                out[ju * nv + i] = self.qM[adr];
-                j = self.parentid[ju];
+            // row i of the layout: i and its ancestors, their columns in `Mcol`
+            let a = self.Madr[i];
+            let e = self.Madr.get(i + 1).copied().unwrap_or(self.Mcol.len());
+            for (&v, &j) in self.qM[a..e].iter().zip(&self.Mcol[a..e]) {
+                out[i * nv + j] = v;
+                out[j * nv + i] = v;
             }
         }
     }

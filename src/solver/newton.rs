@@ -563,6 +563,47 @@ mod tests {
             .fold(0.0, f64::max)
     }
 
+    /// Consecutive QUADRATIC rows on one root path are added as one group ([`add_group`]): the
+    /// factor equals, entry by entry, that of row-by-row [`add_path`] updates, and solves H.
+    #[test]
+    fn grouped_rows_equal_row_by_row() {
+        use ConstraintState::{Quadratic, Satisfied};
+        let (mut p, mut s, m) = problem();
+        // two more rows on dof 4's root path after row 0 (an exact zero inside the path, a
+        // shorter prefix), then the others
+        let nv = p.nv;
+        let extra = [
+            [0.0, 0.4, -0.2, 0.0, 0.6, 0.0, 0.0],
+            [0.3, -0.5, 0.8, 0.0, 0.0, 0.0, 0.0],
+        ];
+        let mut j = p.J[..nv].to_vec();
+        j.extend(extra.iter().flatten());
+        j.extend_from_slice(&p.J[nv..]);
+        p.J = j;
+        p.nefc = 5;
+        p.D = vec![2.0, 0.7, 1.3, 3.0, 1.5];
+        p.ty = vec![ConstraintType::LimitJoint; 5];
+        p.state = vec![Quadratic, Quadratic, Quadratic, Satisfied, Satisfied];
+        p.leaves_done = false;
+        p.leaves();
+        assert_eq!(p.row_leaf, [4, 4, 2, 6, -2]);
+        s.resize(5, 0);
+        hessian(&p, &mut s);
+        assert!(s.H_tree);
+        assert!(residual(&p, &mut s, &m) < 1e-13);
+        // row by row
+        let mut h = p.qM.clone();
+        for i in 0..3 {
+            let path = root_path(&p, p.row_leaf[i]);
+            let mut buf = vec![0.0; path.len()];
+            let n = path_vals(&p, i, path, &mut buf);
+            add_path(&mut h, &p.Madr, path, &buf, n, &buf, n, p.D[i]);
+        }
+        let mut dinv = vec![0.0; nv];
+        crate::crb::factor_tree(&p.Madr, &p.parentid, &mut h, &mut dinv);
+        assert_eq!(h, s.Ht);
+    }
+
     /// The tree-sparse Hessian solves H x = b, its rank-1 updates and downdates agree with H,
     /// and a row off one root path switches to the dense factor.
     #[test]
