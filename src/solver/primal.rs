@@ -207,7 +207,9 @@ pub(super) fn solve<T: Scalar>(
             Some(&mut s.cone_H),
         )
     };
-    let mut cost = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth) + sval;
+    // the Gauss term at the current point (the line search's value at alpha = 0)
+    let mut gcur = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth);
+    let mut cost = gcur + sval;
     gradient(p, s);
 
     let mut done = false;
@@ -249,7 +251,7 @@ pub(super) fn solve<T: Scalar>(
             g1 += s.search[i] * (s.Ma[i] - p.qfrc_smooth[i]);
             g2 += s.search[i] * s.Ms[i];
         }
-        let g0 = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth);
+        let g0 = gcur;
         line_quad(&p.rows(), &s.jar, &s.jv, &mut s.quad);
         let mut line = Line {
             rows: p.rows(),
@@ -293,7 +295,8 @@ pub(super) fn solve<T: Scalar>(
             &mut p.state,
             Some(&mut s.cone_H),
         );
-        cost = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth) + sval;
+        gcur = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth);
+        cost = gcur + sval;
         s.grad_old.copy_from_slice(&s.grad);
         s.Mgrad_old.copy_from_slice(&s.Mgrad);
         gradient(p, s);
