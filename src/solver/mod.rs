@@ -178,6 +178,21 @@ impl<T: Scalar> Problem<T> {
         }
     }
 
+    /// The lower triangle (row `i`: columns `0..=i`) of the dense M into `out` (nv × nv,
+    /// row-major); the entries above the diagonal are left as they were.
+    pub fn dense_m_lower(&self, out: &mut [T]) {
+        let nv = self.nv;
+        for i in 0..nv {
+            out[i * nv..i * nv + i + 1].fill(T::zero());
+            // row i of the layout: i and its ancestors (smaller indices), columns in `Mcol`
+            let a = self.Madr[i];
+            let e = self.Madr.get(i + 1).copied().unwrap_or(self.Mcol.len());
+            for (&v, &j) in self.qM[a..e].iter().zip(&self.Mcol[a..e]) {
+                out[i * nv + j] = v;
+            }
+        }
+    }
+
     /// Row `i` of J.
     #[inline]
     pub fn jrow(&self, i: usize) -> JRow<'_, T> {

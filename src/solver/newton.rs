@@ -263,11 +263,13 @@ fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     crate::crb::factor_tree(&p.Madr, &p.parentid, &mut s.Ht, &mut s.Hdinv);
 }
 
-/// Dense H in `s.H`, factored by [`dense::ldl_factor_rev`].
+/// Dense H in `s.H`, factored by [`dense::ldl_factor_rev`]. Only its lower triangle is built
+/// and read (the build, the factor, its solve and rank-1 updates touch columns `0..=k` of row
+/// `k` only).
 fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     let nv = p.nv;
     let h = &mut s.H;
-    p.dense_m(h);
+    p.dense_m_lower(h);
     let j = &p.J;
     for i in 0..p.nefc {
         if p.state[i] != ConstraintState::Quadratic {
