@@ -168,15 +168,27 @@ impl<T: Scalar> Problem<T> {
         let nv = self.nv;
         out[..nv * nv].fill(T::zero());
         for i in 0..nv {
-            let mut adr = self.Madr[i];
-            out[i * nv + i] = self.qM[adr];
-            let mut j = self.parentid[i];
-            while j >= 0 {
-                let ju = j as usize;
-                adr += 1;
-                out[i * nv + ju] = self.qM[adr];
-                out[ju * nv + i] = self.qM[adr];
-                j = self.parentid[ju];
+            // row i of the layout: i and its ancestors, their columns in `Mcol`
+            let a = self.Madr[i];
+            let e = self.Madr.get(i + 1).copied().unwrap_or(self.Mcol.len());
+            for (&v, &j) in self.qM[a..e].iter().zip(&self.Mcol[a..e]) {
+                out[i * nv + j] = v;
+                out[j * nv + i] = v;
+            }
+        }
+    }
+
+    /// The lower triangle (row `i`: columns `0..=i`) of the dense M into `out` (nv × nv,
+    /// row-major); the entries above the diagonal are left as they were.
+    pub fn dense_m_lower(&self, out: &mut [T]) {
+        let nv = self.nv;
+        for i in 0..nv {
+            out[i * nv..i * nv + i + 1].fill(T::zero());
+            // row i of the layout: i and its ancestors (smaller indices), columns in `Mcol`
+            let a = self.Madr[i];
+            let e = self.Madr.get(i + 1).copied().unwrap_or(self.Mcol.len());
+            for (&v, &j) in self.qM[a..e].iter().zip(&self.Mcol[a..e]) {
+                out[i * nv + j] = v;
             }
         }
     }
@@ -464,9 +476,15 @@ impl<T: Scalar> Problem<T> {
                 }
             }
         }
+        // every row in order (the global problem): slice copies
+        let all_rows = efc2p.is_none() && nefc == d.nefc;
         let g = |out: &mut Vec<T>, src: &[T]| {
             out.clear();
-            out.extend(rows.iter().map(|&r| src[r]));
+            if all_rows {
+                out.extend_from_slice(&src[..nefc]);
+            } else {
+                out.extend(rows.iter().map(|&r| src[r]));
+            }
         };
         g(&mut self.D, &d.efc_D);
         g(&mut self.R, &d.efc_R);
@@ -474,10 +492,18 @@ impl<T: Scalar> Problem<T> {
         g(&mut self.aref, &d.efc_aref);
         g(&mut self.b, &d.efc_b);
         self.ty.clear();
-        self.ty.extend(rows.iter().map(|&r| d.efc_type[r]));
+        if all_rows {
+            self.ty.extend_from_slice(&d.efc_type[..nefc]);
+        } else {
+            self.ty.extend(rows.iter().map(|&r| d.efc_type[r]));
+        }
         let gv = |out: &mut Vec<T>, src: &[T]| {
             out.clear();
-            out.extend(dofs.iter().map(|&j| src[j]));
+            if nv == nvfull {
+                out.extend_from_slice(&src[..nv]);
+            } else {
+                out.extend(dofs.iter().map(|&j| src[j]));
+            }
         };
         gv(&mut self.qfrc_smooth, &d.qfrc_smooth);
         gv(&mut self.qacc_smooth, &d.qacc_smooth);
@@ -516,6 +542,10 @@ pub struct SolverScratch<T> {
     /// `Ma`, `jar` hold M a and J a - aref at the current problem's start point `a` (set by
     /// the warm start when it keeps `qacc_warmstart`, cleared by every gather).
     pub start_ws: bool,
+    /// With `start_ws`, when `ftmp`, `stmp`, `cone_H` also hold the forces, states and cone
+    /// Hessians at the start point: its constraint cost s (the global warm start, kept only
+    /// for a problem solved as gathered).
+    pub start_s: Option<T>,
     /// The values of up to six rows of J on a root path (6 nv), for the tree-sparse Hessian.
     pub rowbuf: Vec<T>,
     /// Problem-nv vectors.
@@ -555,6 +585,7 @@ impl<T> Default for SolverScratch<T> {
             Hdinv: Vec::new(),
             H_tree: false,
             start_ws: false,
+            start_s: None,
             rowbuf: Vec::new(),
             Ma: Vec::new(),
             grad: Vec::new(),
@@ -718,7 +749,7 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if nefc == 0 {
         d.qacc.copy_from_slice(&d.qacc_smooth);
         d.qfrc_constraint.fill(T::zero());
-        d.solver_scratch = s;
+        put_back(&mut d.solver_scratch, s);
         return;
     }
     let mut p = std::mem::take(&mut s.prob);
@@ -732,6 +763,7 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let dense = m.opt.solver != SolverType::Newton || m.opt.noslip_iterations > 0;
     p.gather(m, d, &s.ident_dof, &s.ident_efc, None, dense);
     s.start_ws = false;
+    s.start_s = None;
     s.resize_nv(nv);
     s.resize(nefc, p.cone.len());
     let pgs = m.opt.solver == SolverType::Pgs;
@@ -777,6 +809,7 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 dense,
             );
             s.start_ws = false;
+            s.start_s = None;
             for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {
                 p.qacc[a] = d.qacc[dof];
             }
@@ -804,10 +837,10 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if compressed {
         p.mul_jt(&d.efc_force, &mut d.qfrc_constraint);
     }
-    s.prob = p;
+    put_back(&mut s.prob, p);
     s.resize_nv(nv);
     s.resize(nefc, d.efc_cone.len());
-    d.solver_scratch = s;
+    put_back(&mut d.solver_scratch, s);
     if compressed {
         // done
     } else if d.efc_J_sparse {
@@ -896,12 +929,19 @@ fn warmstart<T: Scalar>(
         }
         let c_sm = evaluate(&p.rows(), &s.jar, &mut s.ftmp, &mut s.stmp, None);
         // last, so that s.Ma, s.jar are those of the warm start when it is kept
-        let c_ws = primal::total_cost(p, &d.qacc_warmstart, s, None);
+        let (c_ws, s_ws) = primal::total_cost(p, &d.qacc_warmstart, s);
         if c_ws <= c_sm {
             p.qacc.copy_from_slice(&d.qacc_warmstart);
             s.start_ws = true;
+            s.start_s = Some(s_ws);
         }
     }
+}
+
+/// `*slot = v` for a `slot` that holds the empty default left by `std::mem::take` (empty
+/// vectors, no allocation): nothing to drop, so the drop glue is skipped.
+fn put_back<X>(slot: &mut X, v: X) {
+    std::mem::forget(std::mem::replace(slot, v));
 }
 
 /// Real part of a scalar, for statistics.

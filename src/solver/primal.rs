@@ -10,20 +10,22 @@ use crate::data::{sc, Scalar, SolverStat, NSOLVER};
 use crate::model::Model;
 
 /// Total cost of problem `p` at `a` (Gauss term ½(Ma-τ)ᵀ(a-a₀) plus s(Ja - aref)); fills
-/// `s.Ma`, `s.jar`, `s.ftmp`, `s.stmp` and, if given, the cone Hessians.
-pub(crate) fn total_cost<T: Scalar>(
-    p: &Problem<T>,
-    a: &[T],
-    s: &mut SolverScratch<T>,
-    hess: Option<&mut [T]>,
-) -> T {
+/// `s.Ma`, `s.jar`, `s.ftmp` (forces), `s.stmp` (states), the cone Hessians `s.cone_H`, and
+/// returns (total, s).
+pub(crate) fn total_cost<T: Scalar>(p: &Problem<T>, a: &[T], s: &mut SolverScratch<T>) -> (T, T) {
     p.mul_m(a, &mut s.Ma);
     p.mul_j(a, &mut s.jar);
     for (j, r) in s.jar.iter_mut().zip(&p.aref) {
         *j -= *r;
     }
-    let c = evaluate(&p.rows(), &s.jar, &mut s.ftmp, &mut s.stmp, hess);
-    gauss(&s.Ma, &p.qfrc_smooth, a, &p.qacc_smooth) + c
+    let c = evaluate(
+        &p.rows(),
+        &s.jar,
+        &mut s.ftmp,
+        &mut s.stmp,
+        Some(&mut s.cone_H),
+    );
+    (gauss(&s.Ma, &p.qfrc_smooth, a, &p.qacc_smooth) + c, c)
 }
 
 fn gauss<T: Scalar>(ma: &[T], fs: &[T], a: &[T], a0: &[T]) -> T {
@@ -175,28 +177,39 @@ pub(super) fn solve<T: Scalar>(
     }
 
     let mut a = std::mem::take(&mut p.qacc);
-    if !std::mem::take(&mut s.start_ws) {
-        p.mul_m(&a, &mut s.Ma);
-        p.mul_j(&a, &mut s.jar);
-        for (j, r) in s.jar.iter_mut().zip(&p.aref) {
-            *j -= *r;
+    let start = std::mem::take(&mut s.start_ws);
+    let sval = if let (true, Some(sval)) = (start, s.start_s.take()) {
+        // the warm start's evaluation at this point (`total_cost`): forces, states and cone
+        // Hessians are those of `evaluate` here
+        p.force.copy_from_slice(&s.ftmp[..nefc]);
+        p.state.copy_from_slice(&s.stmp[..nefc]);
+        sval
+    } else {
+        if !start {
+            p.mul_m(&a, &mut s.Ma);
+            p.mul_j(&a, &mut s.jar);
+            for (j, r) in s.jar.iter_mut().zip(&p.aref) {
+                *j -= *r;
+            }
         }
-    }
-    let rows = Rows {
-        ty: &p.ty,
-        D: &p.D,
-        R: &p.R,
-        frictionloss: &p.frictionloss,
-        cone: &p.cone,
+        let rows = Rows {
+            ty: &p.ty,
+            D: &p.D,
+            R: &p.R,
+            frictionloss: &p.frictionloss,
+            cone: &p.cone,
+        };
+        evaluate(
+            &rows,
+            &s.jar,
+            &mut p.force,
+            &mut p.state,
+            Some(&mut s.cone_H),
+        )
     };
-    let sval = evaluate(
-        &rows,
-        &s.jar,
-        &mut p.force,
-        &mut p.state,
-        Some(&mut s.cone_H),
-    );
-    let mut cost = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth) + sval;
+    // the Gauss term at the current point (the line search's value at alpha = 0)
+    let mut gcur = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth);
+    let mut cost = gcur + sval;
     gradient(p, s);
 
     let mut done = false;
@@ -238,7 +251,7 @@ pub(super) fn solve<T: Scalar>(
             g1 += s.search[i] * (s.Ma[i] - p.qfrc_smooth[i]);
             g2 += s.search[i] * s.Ms[i];
         }
-        let g0 = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth);
+        let g0 = gcur;
         line_quad(&p.rows(), &s.jar, &s.jv, &mut s.quad);
         let mut line = Line {
             rows: p.rows(),
@@ -282,7 +295,8 @@ pub(super) fn solve<T: Scalar>(
             &mut p.state,
             Some(&mut s.cone_H),
         );
-        cost = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth) + sval;
+        gcur = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth);
+        cost = gcur + sval;
         s.grad_old.copy_from_slice(&s.grad);
         s.Mgrad_old.copy_from_slice(&s.Mgrad);
         gradient(p, s);
