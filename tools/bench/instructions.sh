@@ -8,7 +8,7 @@
 #   analytic  analytic A, B per call (derivatives/examples/transition_profile, reused Data) against
 #             mjd_transitionFD (A, B only) at the same contact state
 # Needs valgrind, python3 with mujoco==4.0.0, and release builds:
-#   cargo build --release --bin moreau -p moreau-derivatives --example transition_profile
+#   cargo build --release --bin moreau && cargo build --release -p moreau-derivatives --example transition_profile
 # usage: tools/bench/instructions.sh [MODEL ...]     (default: the six models of targets.md's table)
 set -e
 cd "$(dirname "$0")/../.."
@@ -21,13 +21,13 @@ cg() { out=$1; shift; valgrind --tool=callgrind --dump-instr=no --callgrind-out-
 printf '%-11s %-9s %14s %14s %7s\n' model what moreau MuJoCo ratio
 for m in $models; do
   x=models/$m.xml
-  key=$($PY -c "import mujoco,sys; print(mujoco.MjModel.from_xml_path(sys.argv[1]).nkey)" $x)
+  key=$($PY -c "import mujoco,sys; print(mujoco.MjModel.from_xml_path(sys.argv[1]).nkey)" $x 2>/dev/null)
   [ "$key" -gt 0 ] && kf="--keyframe 0" || kf=""
-  $PY tools/reference/mj_step_ctrl.py $x 2000 --make-ctrl $W/$m.csv >/dev/null
+  $PY tools/reference/mj_step_ctrl.py $x 2000 --make-ctrl $W/$m.csv >/dev/null 2>&1
   a=$(cg $W/s.cg --toggle-collect='*integrator::step*' $T/moreau simulate $x --steps 2000 $kf --ctrl $W/$m.csv --out $W/o.json)
   b=$(cg $W/t.cg --toggle-collect=mj_step $PY tools/reference/mj_step_ctrl.py $x 2000 $W/$m.csv)
   awk -v m=$m -v a=$a -v b=$b 'BEGIN{printf "%-11s %-9s %14d %14d %7.3f\n", m, "step", a/2000, b/2000, a/b}'
-  $PY tools/bench/contact_state.py $x $W/$m.json >/dev/null
+  $PY tools/bench/contact_state.py $x $W/$m.json >/dev/null 2>&1
   a=$(cg $W/s.cg --toggle-collect='*FdWorkspace*transition*' $T/moreau derivatives $x --state $W/$m.json --kind transition --method fd --out $W/j.json)
   b=$(cg $W/t.cg --toggle-collect=mjd_transitionFD $PY tools/bench/mjd_fd_state.py $x $W/$m.json)
   awk -v m=$m -v a=$a -v b=$b 'BEGIN{printf "%-11s %-9s %14d %14d %7.3f\n", m, "fd", a, b, a/b}'
