@@ -144,6 +144,22 @@ impl<T: Scalar> Problem<T> {
         }
     }
 
+    /// [`Problem::rows`] beside the problem's `force` and `state`, borrowed mutably (disjoint
+    /// fields), for [`evaluate`].
+    pub fn rows_force_state(&mut self) -> (Rows<'_, T>, &mut [T], &mut [ConstraintState]) {
+        (
+            Rows {
+                ty: &self.ty,
+                D: &self.D,
+                R: &self.R,
+                frictionloss: &self.frictionloss,
+                cone: &self.cone,
+            },
+            &mut self.force,
+            &mut self.state,
+        )
+    }
+
     /// `out = M x` over the problem's dofs (tree-sparse, `mj_mulM`).
     pub fn mul_m(&self, x: &[T], out: &mut [T]) {
         crate::crb::mul_tree_col(&self.Madr, &self.Mcol, &self.qM, x, out);
@@ -207,6 +223,14 @@ impl<T: Scalar> Problem<T> {
                 cols: None,
                 vals: &self.J[i * self.nv..(i + 1) * self.nv],
             }
+        }
+    }
+
+    /// `y = J x − aref`, the argument of `s` (seed 000, reduced primal).
+    pub fn mul_j_aref(&self, x: &[T], y: &mut [T]) {
+        self.mul_j(x, y);
+        for (j, r) in y.iter_mut().zip(&self.aref) {
+            *j -= *r;
         }
     }
 
@@ -897,18 +921,9 @@ fn warmstart<T: Scalar>(
     }
     if pgs {
         // forces of s at qacc_warmstart, kept if their dual cost ½fᵀ(A+R)f + fᵀb is negative
-        p.mul_j(&d.qacc_warmstart, &mut s.jar);
-        for (j, r) in s.jar.iter_mut().zip(&p.aref) {
-            *j -= *r;
-        }
-        let rows = Rows {
-            ty: &p.ty,
-            D: &p.D,
-            R: &p.R,
-            frictionloss: &p.frictionloss,
-            cone: &p.cone,
-        };
-        evaluate(&rows, &s.jar, &mut p.force, &mut s.stmp, None);
+        p.mul_j_aref(&d.qacc_warmstart, &mut s.jar);
+        let (rows, force, _) = p.rows_force_state();
+        evaluate(&rows, &s.jar, force, &mut s.stmp, None);
         // fᵀAf = uᵀM⁻¹u with u = Jᵀf
         p.mul_jt(&p.force, &mut s.tmp);
         s.Mgrad.copy_from_slice(&s.tmp);
@@ -923,10 +938,7 @@ fn warmstart<T: Scalar>(
         }
     } else {
         // at qacc_smooth the Gauss term is exactly zero (a - a0 = 0): only s(J a0 - aref)
-        p.mul_j(&d.qacc_smooth, &mut s.jar);
-        for (j, r) in s.jar.iter_mut().zip(&p.aref) {
-            *j -= *r;
-        }
+        p.mul_j_aref(&d.qacc_smooth, &mut s.jar);
         let c_sm = evaluate(&p.rows(), &s.jar, &mut s.ftmp, &mut s.stmp, None);
         // last, so that s.Ma, s.jar are those of the warm start when it is kept
         let (c_ws, s_ws) = primal::total_cost(p, &d.qacc_warmstart, s);

@@ -23,7 +23,7 @@
 
 use super::pgs::{build_ar, qcqp};
 use super::{dense, re, Problem, SolverScratch};
-use crate::constraint::cost::{evaluate, Rows};
+use crate::constraint::cost::evaluate;
 use crate::constraint::ConstraintType;
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
 use crate::model::Model;
@@ -203,17 +203,8 @@ pub(super) fn solve<T: Scalar>(
         }
         p.qacc[k] = v;
     }
-    p.mul_j(&p.qacc, &mut s.jar);
-    for (j, r) in s.jar.iter_mut().zip(&p.aref) {
-        *j -= *r;
-    }
-    let rows = Rows {
-        ty: &p.ty,
-        D: &p.D,
-        R: &p.R,
-        frictionloss: &p.frictionloss,
-        cone: &p.cone,
-    };
-    evaluate(&rows, &s.jar, &mut s.ftmp, &mut p.state, None);
+    p.mul_j_aref(&p.qacc, &mut s.jar);
+    let (rows, _, state) = p.rows_force_state();
+    evaluate(&rows, &s.jar, &mut s.ftmp, state, None);
     iter
 }

@@ -14,7 +14,6 @@
 
 use super::{dense, re, Problem, SolverScratch};
 use crate::constraint::cost::evaluate;
-use crate::constraint::cost::Rows;
 use crate::constraint::ConstraintType;
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
 use crate::model::Model;
@@ -149,18 +148,9 @@ pub(super) fn solve<T: Scalar>(
         p.qacc[k] = v;
     }
     p.force = f;
-    p.mul_j(&p.qacc, &mut s.jar);
-    for (j, r) in s.jar.iter_mut().zip(&p.aref) {
-        *j -= *r;
-    }
-    let rows = Rows {
-        ty: &p.ty,
-        D: &p.D,
-        R: &p.R,
-        frictionloss: &p.frictionloss,
-        cone: &p.cone,
-    };
-    evaluate(&rows, &s.jar, &mut s.ftmp, &mut p.state, None);
+    p.mul_j_aref(&p.qacc, &mut s.jar);
+    let (rows, _, state) = p.rows_force_state();
+    evaluate(&rows, &s.jar, &mut s.ftmp, state, None);
     iter
 }
 

@@ -14,10 +14,7 @@ use crate::model::Model;
 /// returns (total, s).
 pub(crate) fn total_cost<T: Scalar>(p: &Problem<T>, a: &[T], s: &mut SolverScratch<T>) -> (T, T) {
     p.mul_m(a, &mut s.Ma);
-    p.mul_j(a, &mut s.jar);
-    for (j, r) in s.jar.iter_mut().zip(&p.aref) {
-        *j -= *r;
-    }
+    p.mul_j_aref(a, &mut s.jar);
     let c = evaluate(
         &p.rows(),
         &s.jar,
@@ -187,25 +184,10 @@ pub(super) fn solve<T: Scalar>(
     } else {
         if !start {
             p.mul_m(&a, &mut s.Ma);
-            p.mul_j(&a, &mut s.jar);
-            for (j, r) in s.jar.iter_mut().zip(&p.aref) {
-                *j -= *r;
-            }
+            p.mul_j_aref(&a, &mut s.jar);
         }
-        let rows = Rows {
-            ty: &p.ty,
-            D: &p.D,
-            R: &p.R,
-            frictionloss: &p.frictionloss,
-            cone: &p.cone,
-        };
-        evaluate(
-            &rows,
-            &s.jar,
-            &mut p.force,
-            &mut p.state,
-            Some(&mut s.cone_H),
-        )
+        let (rows, force, state) = p.rows_force_state();
+        evaluate(&rows, &s.jar, force, state, Some(&mut s.cone_H))
     };
     // the Gauss term at the current point (the line search's value at alpha = 0)
     let mut gcur = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth);
@@ -281,20 +263,8 @@ pub(super) fn solve<T: Scalar>(
         }
         let oldcost = cost;
         s.state_old.copy_from_slice(&p.state);
-        let rows = Rows {
-            ty: &p.ty,
-            D: &p.D,
-            R: &p.R,
-            frictionloss: &p.frictionloss,
-            cone: &p.cone,
-        };
-        let sval = evaluate(
-            &rows,
-            &s.jar,
-            &mut p.force,
-            &mut p.state,
-            Some(&mut s.cone_H),
-        );
+        let (rows, force, state) = p.rows_force_state();
+        let sval = evaluate(&rows, &s.jar, force, state, Some(&mut s.cone_H));
         gcur = gauss(&s.Ma, &p.qfrc_smooth, &a, &p.qacc_smooth);
         cost = gcur + sval;
         s.grad_old.copy_from_slice(&s.grad);
