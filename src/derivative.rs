@@ -102,14 +102,24 @@ pub fn d_rne_vel<T: Scalar>(
 /// `∂qfrc_passive/∂qvel`, added into `out` (seed 000 "Passive forces"): dof damping with its
 /// polynomial `a v + b v|v| + c v³`, and tendon damping `−b Jᵀ J` (`b` the derivative of its
 /// polynomial), and fluid forces ([`crate::fluid::fluid_deriv`], symmetrized per object under
-/// implicitfast as MuJoCo does). The fluid term needs `f64` data: on other scalar types (duals)
-/// it is left out. It allocates (per-object Jacobians), so `f64` steps of fluid models under
+/// implicitfast as MuJoCo does). The fluid term needs `f64` or `Dual64` data
+/// ([`crate::fluid::FluidScalar`]): on other scalar types it is left out. It allocates (per-object Jacobians), so `f64` steps of fluid models under
 /// the implicit integrators allocate.
 pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
     if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
-        if let Some(df) = (d as &dyn std::any::Any).downcast_ref::<Data<f64>>() {
-            let sym = m.opt.integrator == crate::model::Integrator::ImplicitFast;
+        use num_dual::Dual64;
+        use std::any::Any;
+        let sym = m.opt.integrator == crate::model::Integrator::ImplicitFast;
+        if let Some(df) = (d as &dyn Any).downcast_ref::<Data<f64>>() {
             crate::fluid::fluid_deriv(m, df, sym, out);
+        } else if let Some(dd) = (d as &dyn Any).downcast_ref::<Data<Dual64>>() {
+            // the same block with its derivative along the dual's direction, so dual steps of
+            // the implicit integrators differentiate the f64 step
+            crate::fluid::fluid_deriv_with(m, dd, sym, |i, x| {
+                if let Some(o) = (&mut out[i] as &mut dyn Any).downcast_mut::<Dual64>() {
+                    *o += x;
+                }
+            });
         }
     }
     if m.opt.disabled(disable::DAMPER) {

@@ -295,52 +295,119 @@ pub fn fluid<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
 }
 
-/// Adds `∂qfrc_fluid/∂qvel` (dense nv × nv, row-major) to `out`: for each object,
-/// `Jᵀ Rᵀ... ` i.e. `J_objᵀ R (∂w_local/∂(ω,v)) Rᵀ J_obj`, with the 6 × 6 local wrench
-/// derivative obtained by forward-mode differentiation (six dual evaluations) of the local
-/// wrench. Runs on `f64` data (positions fixed); the result is converted to `T` (constants for
-/// duals). `symmetric`: each local 6 × 6 block is replaced by its symmetric part (MuJoCo does
-/// this for implicitfast). Allocates (a 6 × nv Jacobian per object).
-#[allow(clippy::needless_range_loop)]
-pub fn fluid_deriv<T: Scalar>(m: &Model, d: &Data<f64>, symmetric: bool, out: &mut [T]) {
-    use num_dual::Dual64;
-    if !(m.opt.density > 0.0 || m.opt.viscosity > 0.0) {
-        return;
+/// Data scalars [`fluid_deriv_with`] runs on: the local `6 × 6` wrench derivative at local
+/// velocity `x`, by forward-mode differentiation of the wrench — `f64` with `Dual64`, and
+/// `Dual64` (an outer tangent, e.g. a position direction) with `HyperDual64`, which also
+/// carries the outer tangent of the derivative (second derivatives of the wrench).
+pub trait FluidScalar: Scalar {
+    /// `D[i][k] = ∂wrench_i/∂x_k`, wrench = (torque, force), `x = (ω, v)` local.
+    fn local_jacobian(m: &Model, b: usize, g: Option<usize>, x: &Vector6<Self>) -> [[Self; 6]; 6];
+}
+
+/// The local wrench of object `(b, g)` (ellipsoid geom `g`, else the inertia box of `b`).
+fn local_wrench<T: Scalar>(
+    m: &Model,
+    b: usize,
+    g: Option<usize>,
+    w: &Vector3<T>,
+    v: &Vector3<T>,
+) -> (Vector3<T>, Vector3<T>) {
+    match g {
+        Some(g) => ellipsoid_wrench(m, g, w, v),
+        None => inertia_box_wrench(m, b, w, v),
     }
-    let nv = m.nv;
-    let mut jp = vec![0.0; 3 * nv];
-    let mut jr = vec![0.0; 3 * nv];
-    let mut obj = |b: usize, g: Option<usize>, p: Vector3<f64>, r: Matrix3<f64>| {
-        crate::jacobian::jac(m, d, &p, b, Some(&mut jp), Some(&mut jr));
-        let (w, v) = local_vel(m, d, b, &p, &r);
-        let x = Vector6::new(w.x, w.y, w.z, v.x, v.y, v.z);
-        // local 6x6 derivative D[i][k] = d wrench_i / d x_k, wrench = (torque, force)
+}
+
+impl FluidScalar for f64 {
+    fn local_jacobian(m: &Model, b: usize, g: Option<usize>, x: &Vector6<f64>) -> [[f64; 6]; 6] {
+        use num_dual::Dual64;
         let mut dm = [[0.0; 6]; 6];
         for k in 0..6 {
             let xd: Vector6<Dual64> =
                 Vector6::from_fn(|i, _| Dual64::new(x[i], if i == k { 1.0 } else { 0.0 }));
             let wd = Vector3::new(xd[0], xd[1], xd[2]);
             let vd = Vector3::new(xd[3], xd[4], xd[5]);
-            let (f, t) = match g {
-                Some(g) => ellipsoid_wrench(m, g, &wd, &vd),
-                None => inertia_box_wrench(m, b, &wd, &vd),
-            };
+            let (f, t) = local_wrench(m, b, g, &wd, &vd);
             for i in 0..3 {
                 dm[i][k] = t[i].eps;
                 dm[3 + i][k] = f[i].eps;
             }
         }
+        dm
+    }
+}
+
+impl FluidScalar for num_dual::Dual64 {
+    fn local_jacobian(
+        m: &Model,
+        b: usize,
+        g: Option<usize>,
+        x: &Vector6<Self>,
+    ) -> [[Self; 6]; 6] {
+        use num_dual::{Dual64, HyperDual64};
+        let mut dm = [[Dual64::from(0.0); 6]; 6];
+        for k in 0..6 {
+            // eps1: the local velocity direction k; eps2: the outer tangent of x
+            let xd: Vector6<HyperDual64> = Vector6::from_fn(|i, _| {
+                HyperDual64::new(x[i].re, if i == k { 1.0 } else { 0.0 }, x[i].eps, 0.0)
+            });
+            let wd = Vector3::new(xd[0], xd[1], xd[2]);
+            let vd = Vector3::new(xd[3], xd[4], xd[5]);
+            let (f, t) = local_wrench(m, b, g, &wd, &vd);
+            for i in 0..3 {
+                dm[i][k] = Dual64::new(t[i].eps1, t[i].eps1eps2);
+                dm[3 + i][k] = Dual64::new(f[i].eps1, f[i].eps1eps2);
+            }
+        }
+        dm
+    }
+}
+
+/// Adds `∂qfrc_fluid/∂qvel` (dense nv × nv, row-major) to `out`: for each object,
+/// `Jᵀ Rᵀ... ` i.e. `J_objᵀ R (∂w_local/∂(ω,v)) Rᵀ J_obj`, with the 6 × 6 local wrench
+/// derivative obtained by forward-mode differentiation (six dual evaluations) of the local
+/// wrench. Runs on `f64` data (positions fixed); the result is converted to `T` (constants for
+/// duals). `symmetric`: each local 6 × 6 block is replaced by its symmetric part (MuJoCo does
+/// this for implicitfast). Allocates (a 6 × nv Jacobian per object).
+pub fn fluid_deriv<T: Scalar>(m: &Model, d: &Data<f64>, symmetric: bool, out: &mut [T]) {
+    fluid_deriv_with(m, d, symmetric, |i, x| out[i] += sc::<T>(x));
+}
+
+/// [`fluid_deriv`] on data of any [`FluidScalar`] (e.g. `Dual64` data seeded along a position
+/// direction gives `∂qfrc_fluid/∂qvel` and its derivative along that direction), entry
+/// `i = row · nv + column` passed to `add`.
+#[allow(clippy::needless_range_loop)]
+pub fn fluid_deriv_with<S: FluidScalar>(
+    m: &Model,
+    d: &Data<S>,
+    symmetric: bool,
+    mut add: impl FnMut(usize, S),
+) {
+    if !(m.opt.density > 0.0 || m.opt.viscosity > 0.0) {
+        return;
+    }
+    let nv = m.nv;
+    let half: S = sc(0.5);
+    let mut jp = vec![S::zero(); 3 * nv];
+    let mut jr = vec![S::zero(); 3 * nv];
+    let mut l = vec![S::zero(); 6 * nv];
+    let mut dl = vec![S::zero(); 6 * nv];
+    let mut obj = |b: usize, g: Option<usize>, p: Vector3<S>, r: Matrix3<S>| {
+        crate::jacobian::jac(m, d, &p, b, Some(&mut jp), Some(&mut jr));
+        let (w, v) = local_vel(m, d, b, &p, &r);
+        let x = Vector6::new(w.x, w.y, w.z, v.x, v.y, v.z);
+        // local 6x6 derivative D[i][k] = d wrench_i / d x_k, wrench = (torque, force)
+        let mut dm = S::local_jacobian(m, b, g, &x);
         if symmetric {
             for i in 0..6 {
                 for k in 0..i {
-                    let a = 0.5 * (dm[i][k] + dm[k][i]);
+                    let a = (dm[i][k] + dm[k][i]) * half;
                     dm[i][k] = a;
                     dm[k][i] = a;
                 }
             }
         }
         // local Jacobian: L = [Rᵀ jr; Rᵀ jp] (6 x nv)
-        let mut l = vec![0.0; 6 * nv];
         for c in 0..nv {
             let a = r.tr_mul(&Vector3::new(jr[c], jr[nv + c], jr[2 * nv + c]));
             let bvec = r.tr_mul(&Vector3::new(jp[c], jp[nv + c], jp[2 * nv + c]));
@@ -350,16 +417,15 @@ pub fn fluid_deriv<T: Scalar>(m: &Model, d: &Data<f64>, symmetric: bool, out: &m
             }
         }
         // out += Lᵀ D L
-        let mut dl = vec![0.0; 6 * nv];
         for i in 0..6 {
             for c in 0..nv {
-                dl[i * nv + c] = (0..6).map(|k| dm[i][k] * l[k * nv + c]).sum();
+                dl[i * nv + c] = (0..6).fold(S::zero(), |s, k| s + dm[i][k] * l[k * nv + c]);
             }
         }
         for rr in 0..nv {
             for c in 0..nv {
-                let x: f64 = (0..6).map(|i| l[i * nv + rr] * dl[i * nv + c]).sum();
-                out[rr * nv + c] += sc::<T>(x);
+                let x = (0..6).fold(S::zero(), |s, i| s + l[i * nv + rr] * dl[i * nv + c]);
+                add(rr * nv + c, x);
             }
         }
     };

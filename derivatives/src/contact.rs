@@ -20,7 +20,9 @@
 //!   constraint solve). Implicitfast's `∂qDeriv/∂q · a_int` comes from [`crate::qderiv_pos`]
 //!   (zero for joint and fixed-tendon moments, a kinematics/tendon/transmission dual pass
 //!   otherwise); the full pass's `∂qDeriv/∂q` is kept for fluid forces (not
-//!   [`crate::qderiv_pos::covered`]), which [`crate::inverse::unsupported`] refuses today.
+//!   [`crate::qderiv_pos::covered`]; their `qDeriv` block also depends on `v`:
+//!   [`crate::fluid::fluid_qderiv_vel`]). Connect/weld rows' `∂(J̇ v)/∂v` term:
+//!   [`crate::inverse::sub_jdot_vel`].
 //!
 //! Linear algebra: `M + JᵀHJ` factored once for all `2nv + na + nu` columns — in M's
 //! tree-sparse layout (LᵀDL, no fill-in) when every constraint row `H` couples acts on one dof
@@ -792,6 +794,10 @@ fn forward_parts(
         }
         Some((h, _)) => lin.hessian_tree(m, d, h, c),
     };
+    if let (true, Some((h, _))) = (lin.tree, &pre) {
+        // connect/weld rows: −Jᵀ H ∂(J̇ v)/∂v (the dense path has it in dfda_dv_constraint)
+        crate::inverse::sub_jdot_vel(m, d, h, w, &mut lin.x, c);
+    }
     if !lin.tree {
         let (hs, jhbj, _) = dfda_dv_constraint(m, d);
         if let Some(g) = jhbj {
@@ -1005,6 +1011,13 @@ fn forwarded(
         }
         let mut q = rhs.columns_mut(0, nv);
         q += cm;
+        // fluid forces: qDeriv depends on v too
+        if let Some(dqv) = crate::fluid::fluid_qderiv_vel(m, d, w) {
+            for (k, x) in dqv.iter().enumerate() {
+                let mut col = rhs.column_mut(nv + k);
+                col += h * restrict(x) * &aint;
+            }
+        }
         let dai = lu.solve(&rhs).ok_or(SINGULAR_HE)?;
         for k in 0..nv {
             for l in 0..c {

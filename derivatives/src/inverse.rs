@@ -32,22 +32,17 @@ use moreau::constraint::{ConstraintState, ConstraintType};
 use moreau::crb::solve_m;
 use moreau::derivative::{d_passive_vel, d_rne_vel};
 use moreau::inverse::{damping_slope, discrete_acc, euler_damped};
+use moreau::com::{com_pos, com_vel};
+use moreau::constraint::assemble::reference_constraint;
+use moreau::kinematics::kinematics;
 use moreau::model::{enable, EqType, Integrator, Model};
 use moreau::solver::dense::full_m;
 use moreau::Data;
 use nalgebra::DMatrix;
+use num_dual::Dual64;
 
 /// Why the analytic velocity/acceleration derivatives do not apply to `m`, if they don't.
 pub fn unsupported(m: &Model) -> Option<&'static str> {
-    if m.eq_type
-        .iter()
-        .any(|t| matches!(t, EqType::Connect | EqType::Weld))
-    {
-        return Some("connect/weld equality constraints (J̇ v in aref)");
-    }
-    if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
-        return Some("fluid forces");
-    }
     if m.opt.enabled(enable::INVDISCRETE) && m.opt.integrator != Integrator::Euler {
         return Some("invdiscrete with an integrator other than Euler");
     }
@@ -160,7 +155,84 @@ pub(crate) fn constraint_terms(
         let b = d.efc_KBIP[r][1];
         bj.row_mut(r).scale_mut(b);
     }
-    Some((jhj, jth * bj, (h, f)))
+    let mut jhbj = &jth * bj;
+    if let Some(x) = jdot_vel(m, d, &mut crate::rnea::Work::default()) {
+        jhbj += jth.columns(0, x.nrows()) * x;
+    }
+    Some((jhj, jhbj, (h, f)))
+}
+
+/// Subtracts the `J̇ qvel` term `Jᵀ H X` ([`jdot_vel`]) from the velocity columns `nv..2nv`
+/// of the row-major `nv × c` block `x` (`−∂g/∂x` of [`crate::contact`]); nothing without
+/// connect/weld rows.
+pub(crate) fn sub_jdot_vel(
+    m: &Model,
+    d: &Data<f64>,
+    h: &DMatrix<f64>,
+    w: &mut crate::rnea::Work,
+    x: &mut [f64],
+    c: usize,
+) {
+    let nv = m.nv;
+    let Some(xd) = jdot_vel(m, d, w) else {
+        return;
+    };
+    let j = efc_jacobian(m, d);
+    let g = j.transpose() * h.columns(0, xd.nrows()) * xd;
+    for k in 0..nv {
+        for l in 0..nv {
+            x[k * c + nv + l] -= g[(k, l)];
+        }
+    }
+}
+
+/// `X = ∂(J̇ qvel)/∂qvel` of the leading equality rows of `d` (`ne × nv`, `ne` the number of
+/// equality rows; zero on rows other than connect/weld), `None` without connect/weld rows.
+/// Connect and weld rows' `aref` subtracts `J̇ qvel` (mujoco-facts §1, "Reference
+/// acceleration"), quadratic in `qvel`, so `∂aref/∂v = −diag(B) J − X` on those rows and the
+/// constraint term of `∂qfrc_inverse/∂v` gains `Jᵀ H X`.
+///
+/// By `nv` `Dual64` passes over `com_vel` and the engine's own `J̇ qvel`
+/// ([`reference_constraint`] on rows with `J = 0`, `K = B = 0`, so `efc_aref = −J̇ qvel`), one
+/// per velocity direction; positions are not seeded (one kinematics/COM pass first).
+pub(crate) fn jdot_vel(
+    m: &Model,
+    d: &Data<f64>,
+    w: &mut crate::rnea::Work,
+) -> Option<DMatrix<f64>> {
+    let nv = m.nv;
+    let ne = d.efc_type[..d.nefc]
+        .iter()
+        .take_while(|t| **t == ConstraintType::Equality)
+        .count();
+    if !(0..ne).any(|r| matches!(m.eq_type[d.efc_id[r]], EqType::Connect | EqType::Weld)) {
+        return None;
+    }
+    let dd = w.dual_of(m, d);
+    kinematics(m, dd);
+    com_pos(m, dd);
+    dd.efc_J_sparse = false;
+    dd.resize_efc(nv, ne, 0);
+    dd.efc_type[..ne].copy_from_slice(&d.efc_type[..ne]);
+    dd.efc_id[..ne].copy_from_slice(&d.efc_id[..ne]);
+    let z = Dual64::from(0.0);
+    dd.efc_J[..ne * nv].fill(z);
+    dd.efc_KBIP[..ne].fill([z; 4]);
+    dd.efc_pos[..ne].fill(z);
+    dd.efc_margin[..ne].fill(z);
+    let mut x = DMatrix::zeros(ne, nv);
+    for k in 0..nv {
+        for (a, b) in dd.qvel.iter_mut().zip(&d.qvel) {
+            *a = Dual64::from(*b);
+        }
+        dd.qvel[k].eps = 1.0;
+        com_vel(m, dd);
+        reference_constraint(m, dd);
+        for r in 0..ne {
+            x[(r, k)] = -dd.efc_aref[r].eps;
+        }
+    }
+    Some(x)
 }
 
 /// [`dfda`] and the constraint part of [`dfdv_rows`] (`Jᵀ H diag(B) J`) from one `J`, `H`;
@@ -249,6 +321,7 @@ pub(crate) fn neg_dfdv_into(
         *x = -*x;
     }
     d_passive_vel(m, d, buf);
+    crate::fluid::fluid_exact(m, d, buf);
 }
 
 pub(crate) fn dfdv_buf(
@@ -262,6 +335,7 @@ pub(crate) fn dfdv_buf(
     // passive adds +∂passive/∂v (accumulates): negate after, then add ∂bias/∂v
     buf.fill(0.0);
     d_passive_vel(m, d, buf);
+    crate::fluid::fluid_exact(m, d, buf);
     for x in buf.iter_mut() {
         *x = -*x;
     }

