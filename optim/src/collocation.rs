@@ -196,8 +196,8 @@ impl InverseJacobian for FiniteDifference {
 /// plus restricted duals for constraint terms, and under `invdiscrete` the chain rule through
 /// Euler's implicit damping). Exact (to round-off) wherever the inverse dynamics is smooth.
 ///
-/// Models outside [`moreau_derivatives::inverse::unsupported`]'s coverage (connect/weld
-/// equalities, fluid forces, `invdiscrete` with implicit integrators) fall back to centered
+/// Models outside [`moreau_derivatives::inverse::unsupported`]'s coverage (`invdiscrete` with
+/// the implicit integrators or RK4) fall back to centered
 /// finite differences with small steps (`eps = eps_va = 1e-6`, safe for contacts);
 /// [`Analytic::fallback`] and [`InverseJacobian::name`] then say why.
 #[derive(Default)]

@@ -159,22 +159,27 @@ fn collocation_jacobian_with_analytic_provider() {
     assert!(e < 1e-7, "{e:e}");
 }
 
-/// Fluid forces are outside the analytic coverage: the provider falls back to centered finite
-/// differences (same matrices as `FiniteDifference` with its steps) and its name says why.
+/// `invdiscrete` with implicitfast is outside the analytic coverage: the provider falls back to
+/// centered finite differences (same matrices as `FiniteDifference` with its steps) and its
+/// name says why.
 #[test]
 fn unsupported_model_falls_back_to_fd() {
     let mut m = model("cartpole");
-    m.opt.density = 1.2;
+    m.opt.integrator = moreau::model::Integrator::ImplicitFast;
     assert!(Analytic::supports(&m).is_err());
     let (q, v, a) = states(&m, 0, 1).remove(0);
     let mut an = Analytic::new();
     let am = provider_matrices(&mut an, &m, &q, &v, &a);
     assert!(
-        an.name().contains("analytic unsupported: fluid forces"),
+        an.name()
+            .contains("analytic unsupported: invdiscrete with an integrator other than Euler"),
         "{}",
         an.name()
     );
-    assert_eq!(an.fallback(), Some("fluid forces"));
+    assert_eq!(
+        an.fallback(),
+        Some("invdiscrete with an integrator other than Euler")
+    );
     let mut fd = FiniteDifference {
         eps: 1e-6,
         eps_va: 1e-6,
