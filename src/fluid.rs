@@ -338,12 +338,7 @@ impl FluidScalar for f64 {
 }
 
 impl FluidScalar for num_dual::Dual64 {
-    fn local_jacobian(
-        m: &Model,
-        b: usize,
-        g: Option<usize>,
-        x: &Vector6<Self>,
-    ) -> [[Self; 6]; 6] {
+    fn local_jacobian(m: &Model, b: usize, g: Option<usize>, x: &Vector6<Self>) -> [[Self; 6]; 6] {
         use num_dual::{Dual64, HyperDual64};
         let mut dm = [[Dual64::from(0.0); 6]; 6];
         for k in 0..6 {

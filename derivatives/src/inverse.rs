@@ -5,11 +5,15 @@
 //! rows, 0 on satisfied and linear friction rows, the cone Hessian on elliptic middle-zone
 //! blocks). Hence, exactly (away from the measure-zero state switches):
 //! - `∂f/∂a = M + Jᵀ H J` (analytic);
-//! - `∂f/∂v = ∂c/∂v − ∂qfrc_passive/∂v + Jᵀ H diag(B) J` (analytic: the RNE and passive
-//!   velocity derivatives of [`moreau::derivative`], and `∂aref/∂v = −diag(B) J`);
+//! - `∂f/∂v = ∂c/∂v − ∂qfrc_passive/∂v + Jᵀ H (diag(B) J + X)` (the RNE and passive velocity
+//!   derivatives of [`moreau::derivative`], fluid forces unsymmetrized ([`crate::fluid`]), and
+//!   `∂aref/∂v = −diag(B) J − X`, `X = ∂(J̇ v)/∂v` on connect/weld rows, whose `aref` subtracts
+//!   the velocity-quadratic `J̇ v` (mujoco-facts §1): [`jdot_vel`], `nv` `Dual64` passes over
+//!   `com_vel` and the engine's `J̇ v`, exact);
 //! - `∂f/∂q`: `∂(M a + c − springs − gravcomp)/∂q` and `∂M/∂q` analytic ([`crate::rnea`]);
 //!   constraint and tendon-passive terms by a dual pass restricted to the stages they need
-//!   ([`crate::pos`]).
+//!   ([`crate::pos`]; with `com_vel` for connect/weld `J̇ v`); fluid models by the full dual
+//!   pass ([`crate::rnea::unsupported`]).
 //!
 //! Layout as [`crate::fd::InverseJacobians`]: `D[i][j] = ∂f_j/∂in_i`.
 //!
@@ -20,20 +24,18 @@
 //! `∂τ/∂q = ∂f/∂q − F M⁻¹ ∂(M x)/∂q` with `x = ã − a` and `F = ∂f/∂ã = M + JᵀHJ`
 //! (from `M ã = M a + h D a`).
 //!
-//! Not covered analytically (reported by [`unsupported`]): connect/weld equality rows (their
-//! `aref` has the velocity-quadratic `J̇ v` term), fluid forces, `invdiscrete` with the implicit
-//! integrators (their `H` holds `qDeriv`) or RK4, and position-dependent velocity terms are of
-//! course only in `∂/∂q`.
+//! Not covered analytically (reported by [`unsupported`]): `invdiscrete` with the implicit
+//! integrators (their `H` holds `qDeriv`) or RK4.
 
 #![allow(clippy::needless_range_loop)]
 
+use moreau::com::{com_pos, com_vel};
+use moreau::constraint::assemble::reference_constraint;
 use moreau::constraint::cost::{evaluate, Rows, CONE_H};
 use moreau::constraint::{ConstraintState, ConstraintType};
 use moreau::crb::solve_m;
 use moreau::derivative::{d_passive_vel, d_rne_vel};
 use moreau::inverse::{damping_slope, discrete_acc, euler_damped};
-use moreau::com::{com_pos, com_vel};
-use moreau::constraint::assemble::reference_constraint;
 use moreau::kinematics::kinematics;
 use moreau::model::{enable, EqType, Integrator, Model};
 use moreau::solver::dense::full_m;

@@ -16,8 +16,9 @@
 //!   `Dual64` run of only the position-dependent stages the constraint/passive/actuator forces
 //!   need (kinematics, COM, tendons, collision, constraint assembly, transmission,
 //!   tendon/actuator velocities, passive, constraint reference and the inverse constraint force,
-//!   actuation) — no CRB, no factorization, no `cvel`/RNE.
-//! - [`crate::rnea::unsupported`] models (tendon armature, fluid): the full dual pass.
+//!   actuation) — no CRB, no factorization, no RNE; `cvel` (`com_vel`) only for connect/weld
+//!   rows, whose `aref` subtracts `J̇ qvel`.
+//! - [`crate::rnea::unsupported`] models (tendon armature, fluid forces): the full dual pass.
 //!
 //! Measured (humanoid, 16 contact rows, callgrind, `derivatives/examples/transition_profile`):
 //! the restricted pass was 73% of the analytic transition (8.0 M instructions per call); with

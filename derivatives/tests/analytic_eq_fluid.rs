@@ -87,7 +87,11 @@ fn check_at(name: &str, m: &Model, d0: &Data<f64>) {
     }
     assert!(e_fwd < EXACT, "{name}: forward vs dual {e_fwd}");
     assert!(e_ab < EXACT, "{name}: A, B vs dual {e_ab}");
-    for (what, e) in [("DfDq", e_inv_fd[0]), ("DfDv", e_inv_fd[1]), ("DfDa", e_inv_fd[2])] {
+    for (what, e) in [
+        ("DfDq", e_inv_fd[0]),
+        ("DfDv", e_inv_fd[1]),
+        ("DfDa", e_inv_fd[2]),
+    ] {
         assert!(e < FD, "{name}: inverse {what} vs FD {e}");
     }
     assert!(e_ab_fd < FD, "{name}: A, B vs FD {e_ab_fd}");
@@ -97,7 +101,14 @@ fn check_at(name: &str, m: &Model, d0: &Data<f64>) {
 /// perturbations; the settling steps use the model's own integrator, Euler: moreau's
 /// implicitfast step of an ellipsoid-model body at rest is NaN, see the report), asserting
 /// connect/weld rows (`eq`) and contacts (`contacts`) are present.
-fn check(name: &str, integ: Option<Integrator>, settle: usize, seeds: &[u64], eq: bool, contacts: bool) {
+fn check(
+    name: &str,
+    integ: Option<Integrator>,
+    settle: usize,
+    seeds: &[u64],
+    eq: bool,
+    contacts: bool,
+) {
     let m0 = common::model(name, None);
     let m = common::model(name, integ);
     for &seed in seeds {
@@ -113,7 +124,14 @@ fn check(name: &str, integ: Option<Integrator>, settle: usize, seeds: &[u64], eq
 #[test]
 fn connect_weld_with_contacts() {
     check("eq_contact", None, 200, &[1, 2], true, true);
-    check("eq_contact", Some(Integrator::ImplicitFast), 200, &[3], true, true);
+    check(
+        "eq_contact",
+        Some(Integrator::ImplicitFast),
+        200,
+        &[3],
+        true,
+        true,
+    );
 }
 
 /// Every equality type, ball and tendon limits (no contacts; the two welds are body welds, one
@@ -132,9 +150,15 @@ fn connect_islands() {
 #[test]
 fn fluid_with_contacts() {
     check("fluid_swimmer", None, 300, &[7, 8], false, true);
-    check("fluid_swimmer", Some(Integrator::ImplicitFast), 300, &[9, 10], false, true);
+    check(
+        "fluid_swimmer",
+        Some(Integrator::ImplicitFast),
+        300,
+        &[9, 10],
+        false,
+        true,
+    );
 }
-
 
 /// Rows of a JSON matrix.
 fn json_mat(v: &serde_json::Value) -> DMatrix<f64> {
@@ -211,7 +235,10 @@ fn matches_mujoco_fd() {
         assert!(e_qacc < 1e-6, "{name}: qacc vs MuJoCo {e_qacc}");
         // centered differences through the stiff contacts (measured ≤ 1.2e-6)
         assert!(e_a < 1e-5 && e_b < 1e-5, "{name}: A {e_a} B {e_b}");
-        assert!(e_inv[1] < 1e-7 && e_inv[2] < 1e-7, "{name}: DfDv, DfDa {e_inv:?}");
+        assert!(
+            e_inv[1] < 1e-7 && e_inv[2] < 1e-7,
+            "{name}: DfDv, DfDa {e_inv:?}"
+        );
         // forward differences in q cross the soft contacts' stiff reference (measured ≤ 6.5e-4,
         // equal to moreau's own forward FD's distance to the exact one)
         assert!(e_inv[0] < 2e-3, "{name}: DfDq {}", e_inv[0]);
