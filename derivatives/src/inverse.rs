@@ -139,11 +139,13 @@ pub fn dfda(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
 }
 
 /// The constraint terms of [`dfda`] and [`dfdv_rows`] from one `J` and `H`: `Jᵀ H J`,
-/// `Jᵀ H diag(B) J` and `(H, efc_force)`; `None` without constraint rows.
+/// `Jᵀ H (diag(B) J + X)` (`X` of [`jdot_vel`], whose `Dual64` data `w` holds) and
+/// `(H, efc_force)`; `None` without constraint rows.
 #[allow(clippy::type_complexity)]
 pub(crate) fn constraint_terms(
     m: &Model,
     d: &Data<f64>,
+    w: &mut crate::rnea::Work,
 ) -> Option<(DMatrix<f64>, DMatrix<f64>, (DMatrix<f64>, Vec<f64>))> {
     if d.nefc == 0 {
         return None;
@@ -158,7 +160,7 @@ pub(crate) fn constraint_terms(
         bj.row_mut(r).scale_mut(b);
     }
     let mut jhbj = &jth * bj;
-    if let Some(x) = jdot_vel(m, d, &mut crate::rnea::Work::default()) {
+    if let Some(x) = jdot_vel(m, d, w) {
         jhbj += jth.columns(0, x.nrows()) * x;
     }
     Some((jhj, jhbj, (h, f)))
@@ -237,7 +239,7 @@ pub(crate) fn jdot_vel(
     Some(x)
 }
 
-/// [`dfda`] and the constraint part of [`dfdv_rows`] (`Jᵀ H diag(B) J`) from one `J`, `H`;
+/// [`dfda`] and the constraint part of [`dfdv_rows`] (`Jᵀ H (diag(B) J + X)`) from one `J`, `H`;
 /// also returns `(H, efc_force)` for reuse.
 #[allow(clippy::type_complexity)]
 pub(crate) fn dfda_dv_constraint(
@@ -249,7 +251,7 @@ pub(crate) fn dfda_dv_constraint(
     Option<(DMatrix<f64>, Vec<f64>)>,
 ) {
     let mut a = mass_matrix(m, d);
-    match constraint_terms(m, d) {
+    match constraint_terms(m, d, &mut crate::rnea::Work::default()) {
         None => (a, None, None),
         Some((jhj, jhbj, hf)) => {
             a += jhj;
@@ -258,11 +260,11 @@ pub(crate) fn dfda_dv_constraint(
     }
 }
 
-/// `∂(qfrc_bias − qfrc_passive)/∂v` plus the constraint term `Jᵀ H diag(B) J`, rows are
+/// `∂(qfrc_bias − qfrc_passive)/∂v` plus the constraint term `Jᵀ H (diag(B) J + X)`, rows are
 /// outputs (`∂f_i/∂v_k`).
 pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     let mut out = dfdv_smooth(m, d);
-    if let Some((_, jhbj, _)) = constraint_terms(m, d) {
+    if let Some((_, jhbj, _)) = constraint_terms(m, d, &mut crate::rnea::Work::default()) {
         out += jhbj;
     }
     out
@@ -441,7 +443,7 @@ impl InverseDerivatives {
             &mut self.dv,
         );
         // the constraint terms of ∂f/∂ã and ∂f/∂v from one J, H
-        if let Some((jhj, jhbj, _)) = constraint_terms(m, d) {
+        if let Some((jhj, jhbj, _)) = constraint_terms(m, d, &mut self.w) {
             self.da += jhj;
             self.dv += jhbj;
         }

@@ -21,6 +21,9 @@ mod dual;
 #[path = "../../derivatives/src/fd.rs"]
 mod fd;
 #[allow(dead_code)]
+#[path = "../../derivatives/src/fluid.rs"]
+mod fluid;
+#[allow(dead_code)]
 #[path = "../../derivatives/src/inverse.rs"]
 mod inverse;
 #[allow(dead_code)]
