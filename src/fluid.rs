@@ -169,6 +169,18 @@ pub fn inertia_box_wrench<T: Scalar>(
     (f, g)
 }
 
+/// `√x`, with a zero derivative at `x = 0` (the same value): on dual numbers `sqrt` has an
+/// infinite slope there, and the ellipsoid terms multiply these roots (`|v|`, `|c∘ω|`, the
+/// projected area) by factors that vanish with the velocity, so their derivatives at rest are
+/// 0 — not the NaN of `0 · ∞` (an implicitfast step from rest took it into `qDeriv`).
+fn sqrt0<T: Scalar>(x: T) -> T {
+    if x == T::zero() {
+        T::zero()
+    } else {
+        x.sqrt()
+    }
+}
+
 /// Ellipsoid-model local wrench (force, torque) for geom `g`.
 pub fn ellipsoid_wrench<T: Scalar>(
     m: &Model,
@@ -198,7 +210,7 @@ pub fn ellipsoid_wrench<T: Scalar>(
         (s[2] * s[0]).powi(2),
         (s[0] * s[1]).powi(2),
     ];
-    let nvel = v.norm();
+    let nvel = sqrt0(v.norm_squared());
     let mut num = T::zero();
     let mut den = T::zero();
     for k in 0..3 {
@@ -207,13 +219,13 @@ pub fn ellipsoid_wrench<T: Scalar>(
     }
     let tiny: T = sc(1e-15);
     let maxt = |x: T| if x > tiny { x } else { tiny };
-    let aproj = sc::<T>(pi) * (den / maxt(num)).sqrt();
+    let aproj = sc::<T>(pi) * sqrt0(den / maxt(num));
     let n = Vector3::new(
         sc::<T>(a[0]) * v[0],
         sc::<T>(a[1]) * v[1],
         sc::<T>(a[2]) * v[2],
     );
-    let nn = den.sqrt();
+    let nn = sqrt0(den);
     let cosa = num / maxt(nvel * nn);
     let circ = n.cross(v) * (sc::<T>(ck) * rho * cosa * aproj / maxt(nn));
     f += circ.cross(v);
@@ -233,7 +245,7 @@ pub fn ellipsoid_wrench<T: Scalar>(
         let ik = 8.0 / 15.0 * pi * s[k] * s[j].max(s[l]).powi(4);
         mom[k] = w[k] * sc(ca * ik + cs * (imax - ik));
     }
-    let ang_coef = beta * sc(pi * dsph.powi(3)) + rho * mom.norm();
+    let ang_coef = beta * sc(pi * dsph.powi(3)) + rho * sqrt0(mom.norm_squared());
     t -= w * ang_coef;
     let inter: T = sc(fl[0]);
     (f * inter, t * inter)
@@ -319,6 +331,7 @@ fn local_wrench<T: Scalar>(
 }
 
 impl FluidScalar for f64 {
+    #[allow(clippy::needless_range_loop)]
     fn local_jacobian(m: &Model, b: usize, g: Option<usize>, x: &Vector6<f64>) -> [[f64; 6]; 6] {
         use num_dual::Dual64;
         let mut dm = [[0.0; 6]; 6];
@@ -338,6 +351,7 @@ impl FluidScalar for f64 {
 }
 
 impl FluidScalar for num_dual::Dual64 {
+    #[allow(clippy::needless_range_loop)]
     fn local_jacobian(m: &Model, b: usize, g: Option<usize>, x: &Vector6<Self>) -> [[Self; 6]; 6] {
         use num_dual::{Dual64, HyperDual64};
         let mut dm = [[Dual64::from(0.0); 6]; 6];
