@@ -103,8 +103,10 @@ pub fn d_rne_vel<T: Scalar>(
 /// polynomial `a v + b v|v| + c v³`, and tendon damping `−b Jᵀ J` (`b` the derivative of its
 /// polynomial), and fluid forces ([`crate::fluid::fluid_deriv`], symmetrized per object under
 /// implicitfast as MuJoCo does). The fluid term needs `f64` or `Dual64` data
-/// ([`crate::fluid::FluidScalar`]): on other scalar types it is left out. It allocates (per-object Jacobians), so `f64` steps of fluid models under
-/// the implicit integrators allocate.
+/// ([`crate::fluid::FluidScalar`]; on `Dual64` with its derivative, so dual steps of the
+/// implicit integrators differentiate the `f64` step): on other scalar types it is left out.
+/// It allocates (per-object Jacobians), so steps of fluid models under the implicit
+/// integrators allocate.
 pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
     if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
         use num_dual::Dual64;
