@@ -594,6 +594,8 @@ pub struct SolverScratch<T> {
     /// PGS: A + R (nefc × nefc) and M⁻¹Jᵀ (nv × nefc) of the problem.
     pub AR: Vec<T>,
     pub MinvJT: Vec<T>,
+    /// PGS: the constraint blocks (first row, cone index or `usize::MAX`) in sweep order.
+    pub pgs_block: Vec<(usize, usize)>,
     /// The current problem.
     pub prob: Problem<T>,
     /// 0..nv and 0..nefc (the islands-disabled maps).
@@ -628,6 +630,7 @@ impl<T> Default for SolverScratch<T> {
             cone_H: Vec::new(),
             AR: Vec::new(),
             MinvJT: Vec::new(),
+            pgs_block: Vec::new(),
             prob: Problem::default(),
             ident_dof: Vec::new(),
             ident_efc: Vec::new(),
@@ -727,6 +730,7 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.state, nefc);
         grow(&mut p.cone, ncone);
         grow(&mut self.ident_efc, nefc);
+        grow(&mut self.pgs_block, nefc);
     }
 
     /// Sizes the per-dof vectors for a problem of `nv` dofs (`H` to nv × nv).

@@ -21,7 +21,7 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::pgs::{build_ar, qcqp};
+use super::pgs::{build_ar, dual_state, qcqp};
 use super::{dense, re, Problem, SolverScratch};
 use crate::constraint::cost::evaluate;
 use crate::constraint::ConstraintType;
@@ -65,6 +65,10 @@ pub(super) fn solve<T: Scalar>(
     trace += p.trace_m();
     let scale = T::one() / trace;
     build_ar(p, s, false);
+    // dual states (MuJoCo's dualState) for the statistics nactive, nchange
+    let mut st_old = std::mem::take(&mut s.state_old);
+    let mut st = std::mem::take(&mut s.stmp);
+    dual_state(&p.ty, &p.frictionloss, &p.cone, n, &p.force, &mut st_old);
     let a = &s.AR;
     let f = &mut p.force;
     let resid = |f: &[T], i: usize| dense::dot(&a[i * n..(i + 1) * n], f) + p.b[i];
@@ -180,12 +184,17 @@ pub(super) fn solve<T: Scalar>(
                 _ => i += 1,
             }
         }
+        let nactive = dual_state(&p.ty, &p.frictionloss, &p.cone, n, f, &mut st);
+        let nchange = st[..n].iter().zip(&st_old[..n]).filter(|(a, b)| a != b).count();
+        std::mem::swap(&mut st, &mut st_old);
         let improvement = improvement * scale;
         iter += 1;
-        if let Some(st) = stats.as_deref_mut() {
-            if st.len() < NSOLVER {
-                st.push(SolverStat {
+        if let Some(stv) = stats.as_deref_mut() {
+            if stv.len() < NSOLVER {
+                stv.push(SolverStat {
                     improvement: re(improvement),
+                    nactive,
+                    nchange,
                     ..Default::default()
                 });
             }
@@ -194,6 +203,9 @@ pub(super) fn solve<T: Scalar>(
             break;
         }
     }
+
+    s.state_old = st_old;
+    s.stmp = st;
 
     // qacc = qacc_smooth + M⁻¹ Jᵀ f; states of the primal cost at the resulting jar
     for k in 0..nv {
