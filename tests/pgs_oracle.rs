@@ -2,18 +2,23 @@
 //! tools/reference/gen_pgs_cases.py (models/constraints.xml: equality, friction-loss and limit
 //! rows; models/box_stack.xml, models/islands.xml: pyramidal and elliptic contacts, several
 //! islands; models/noslip.xml: the noslip pass after PGS), islands on and off, after exactly
-//! k = 1, 2, 3, 5, 10, 30 sweeps (tolerance 1e-30) and converged (tolerance 1e-8).
+//! k = 1, 2, 3, 5, 10, 30 sweeps (tolerance −1, so no sweep stops the loop) and converged
+//! (tolerance 1e-8, at most 100 sweeps).
 //!
 //! Per case (moreau's own collision and assembly, full `forward`, warm start on):
-//! - qacc (`|a − b| / max(1, |b|)`) and efc_force (relative to the largest |f|) to 1e-9;
-//! - solver_niter per island exactly; every island's statistics: nactive, nchange exactly,
-//!   gradient, lineslope, neval, nupdate exactly (all 0 for PGS and noslip), improvement to
-//!   1e-7 relative or 1e-13 absolute (a difference of dual costs, so it loses the digits that
-//!   cancel).
+//! - qacc (`|a − b| / max(1, |b|)`) and efc_force (relative to the largest |f|) to 5e-10
+//!   (measured 6.3e-11: the same operations, but A = J M⁻¹ Jᵀ + R and the dot products are
+//!   summed in another order, and 30 sweeps of momentum carry that round-off along);
+//! - solver_niter per island exactly (PGS sweeps, then the noslip sweeps);
+//! - every island's statistics: improvement to 1e-9 relative or 1e-13 absolute (a difference
+//!   of dual costs, so it loses the digits that cancel; measured 5e-12), gradient, lineslope,
+//!   neval, nupdate exactly (0 for PGS and noslip), nactive and nchange exactly except on
+//!   elliptic cones (see below).
 //!
-//! The arithmetic is MuJoCo's except the elliptic friction QCQP (moreau solves it by Newton on
-//! the multiplier for every dimension, MuJoCo's 2-D and 3-D closed forms round differently):
-//! measured errors are given by `cargo test --test pgs_oracle -- --nocapture`.
+//! Elliptic cones: after the QCQP a sliding contact's force lies on its cone up to round-off,
+//! so the dual zone test μN ≥ T of MuJoCo's nactive/nchange is a tie decided by the last bit;
+//! those counts are not compared there (the number of differing iterations is printed).
+//! Figures: `cargo test --test pgs_oracle -- --nocapture`.
 
 mod oracle_util;
 
@@ -26,7 +31,7 @@ fn pgs_iterates_match_mujoco() {
     let mut failures = Vec::new();
     let mut worst = std::collections::BTreeMap::<String, [f64; 2]>::new();
     let mut ncase = 0;
-    let (mut nnoise, mut nstate) = (0, 0);
+    let mut nstate = 0;
     for c in r["cases"].as_array().unwrap() {
         let mut m = model(c["model"].as_str().unwrap());
         set_cone_solver(&mut m, c);
@@ -60,7 +65,7 @@ fn pgs_iterates_match_mujoco() {
         ncase += 1;
         let eq = err(&d.qacc, &fv(&c["qacc"]));
         let ef = ferr(&d.efc_force, &fv(&c["efc_force"]));
-        if eq > 1e-9 || ef > 1e-9 {
+        if eq > 5e-10 || ef > 5e-10 {
             failures.push(format!("{tag}: qacc err {eq:.1e}, efc_force err {ef:.1e}"));
         }
         let elliptic = c["cone"].as_str() == Some("elliptic");
@@ -71,21 +76,12 @@ fn pgs_iterates_match_mujoco() {
             let ours = &d.solver[k];
             let nref = niter_ref[k] as usize;
             if d.solver_niter[k] != nref || ours.len() != rows.len() {
-                // with tolerance 1e-30 an island whose rows are solved in one sweep goes on
-                // at rounding-noise improvements (MuJoCo's |improvement| ~ 1e-25 per sweep
-                // where moreau's is 0): an early stop is accepted only at such an iteration
-                let at = ours.len().min(rows.len());
-                let noise = at > 0 && (at..rows.len()).all(|i| fv(&rows[i])[0].abs() < 1e-20);
-                if !(noise && ours.len() < rows.len()) {
-                    failures.push(format!(
-                        "{tag}: island {k}: solver_niter {} vs {nref}, {} statistics vs {}",
-                        d.solver_niter[k],
-                        ours.len(),
-                        rows.len()
-                    ));
-                } else {
-                    nnoise += 1;
-                }
+                failures.push(format!(
+                    "{tag}: island {k}: solver_niter {} vs {nref}, {} statistics vs {}",
+                    d.solver_niter[k],
+                    ours.len(),
+                    rows.len()
+                ));
             }
             for (i, (a, b)) in ours.iter().zip(rows).enumerate() {
                 let b = fv(b);
@@ -103,7 +99,7 @@ fn pgs_iterates_match_mujoco() {
                         failures.push(format!("{tag}: island {k} iteration {i}: nactive, nchange {a:?} vs {b:?}"));
                     }
                 }
-                if (e > 1e-7 * b[0].abs() && e > 1e-13)
+                if (e > 1e-9 * b[0].abs() && e > 1e-13)
                     || a.gradient != b[1]
                     || a.lineslope != b[2]
                     || ints[2..] != b[5..7]
@@ -129,8 +125,7 @@ fn pgs_iterates_match_mujoco() {
         );
     }
     println!(
-        "{ncase} cases compared; {nnoise} islands stopped at a rounding-noise improvement; \
-         {nstate} elliptic iterations with other nactive/nchange"
+        "{ncase} cases compared; {nstate} elliptic iterations with other nactive/nchange"
     );
     for f in &failures {
         println!("FAIL {f}");

@@ -159,12 +159,8 @@ pub(super) fn solve<T: Scalar>(
                                 f[i + 1 + q] = z;
                             }
                         } else {
-                            let mut rad = [z; 5];
-                            for q in 0..m1 {
-                                rad[q] = cone.friction[q] * fnorm;
-                            }
                             let mut v = [z; 5];
-                            if qcqp(&ac, &bc, &rad, m1, &mut v) {
+                            if qcqp(&ac, &bc, &cone.friction, fnorm, m1, &mut v) {
                                 // on the ellipse exactly
                                 let mut e = z;
                                 for q in 0..m1 {

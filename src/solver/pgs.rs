@@ -31,55 +31,71 @@ use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
 use crate::model::Model;
 
-/// Minimizes ½xᵀAx + xᵀb subject to Σ (x_j/r_j)² ≤ 1 (n ≤ 5, r_j > 0) into `x`; returns
-/// whether the constraint is active (the unconstrained minimum lies outside).
-pub(super) fn qcqp<T: Scalar>(a: &[T], b: &[T], r: &[T], n: usize, x: &mut [T]) -> bool {
+/// Minimizes ½xᵀAx + xᵀb subject to Σ (x_j/d_j)² ≤ r² (n ≤ 5, d_j > 0) into `x`; returns
+/// whether the constraint is active. In y = x/d: Newton on the multiplier λ of
+/// φ(λ) = |y(λ)|² − r², y(λ) = −(DAD + λI)⁻¹Db, from λ = 0, stopping as MuJoCo 4.0.0's QCQP
+/// does (φ < 1e-10, a Newton step below 1e-10, or 20 steps; a Cholesky pivot of DAD + λI
+/// below 1e-10 gives x = 0, inactive); active iff λ ≠ 0. The result is not put on the
+/// ellipse: the callers rescale it when active.
+pub(super) fn qcqp<T: Scalar>(a: &[T], b: &[T], d: &[T], r: T, n: usize, x: &mut [T]) -> bool {
     let z = T::zero();
-    // scaled problem in y = x / r: A' = R A R, b' = R b, constraint |y| <= 1
     let mut ap = [z; 25];
     let mut bp = [z; 5];
     for i in 0..n {
-        bp[i] = r[i] * b[i];
+        bp[i] = b[i] * d[i];
         for j in 0..n {
-            ap[i * n + j] = r[i] * a[i * n + j] * r[j];
+            ap[i * n + j] = a[i * n + j] * d[i] * d[j];
         }
     }
     let mut lam = z;
     let mut y = [z; 5];
     let mut l = [z; 25];
-    let mut active = false;
-    for _ in 0..30 {
+    let small: T = sc(1e-10);
+    for _ in 0..20 {
         l[..n * n].copy_from_slice(&ap[..n * n]);
         for i in 0..n {
             l[i * n + i] += lam;
         }
-        dense::chol_factor(&mut l[..n * n], n);
+        // Cholesky with the 1e-10 pivot test
+        for j in 0..n {
+            for i in j..n {
+                let mut v = l[i * n + j];
+                for k in 0..j {
+                    v -= l[i * n + k] * l[j * n + k];
+                }
+                if i == j {
+                    if v < small {
+                        x[..n].fill(z);
+                        return false;
+                    }
+                    l[j * n + j] = v.sqrt();
+                } else {
+                    l[i * n + j] = v / l[j * n + j];
+                }
+            }
+        }
         for i in 0..n {
             y[i] = -bp[i];
         }
         dense::chol_solve(&l[..n * n], n, &mut y[..n]);
-        let yy = dense::dot(&y[..n], &y[..n]);
-        let phi = yy - T::one();
-        if phi <= sc(1e-10) {
+        let val = dense::dot(&y[..n], &y[..n]) - r * r;
+        if val < small {
             break;
         }
-        active = true;
-        // phi'(lam) = -2 yᵀ(A' + lam I)⁻¹ y
+        // φ'(λ) = −2 yᵀ(DAD + λI)⁻¹y
         let mut w = y;
         dense::chol_solve(&l[..n * n], n, &mut w[..n]);
-        let dphi = sc::<T>(-2.0) * dense::dot(&y[..n], &w[..n]);
-        lam -= phi / dphi;
+        let deriv = sc::<T>(-2.0) * dense::dot(&y[..n], &w[..n]);
+        let delta = -val / deriv;
+        if delta < small {
+            break;
+        }
+        lam += delta;
     }
-    let yn = dense::dot(&y[..n], &y[..n]).sqrt();
-    let s = if yn > T::one() {
-        T::one() / yn
-    } else {
-        T::one()
-    };
     for i in 0..n {
-        x[i] = y[i] * s * r[i];
+        x[i] = y[i] * d[i];
     }
-    active
+    lam != z
 }
 
 /// MuJoCo 4.0.0's PGS random number generator: PCG32 (XSH-RR) with increment 1.
@@ -455,9 +471,7 @@ fn elliptic_block<T: Scalar>(
         let m1 = dim - 1;
         let mut a = [z; 25];
         let mut bb = [z; 5];
-        let mut r = [z; 5];
         for p in 0..m1 {
-            r[p] = mu[p] * x[0];
             let mut v = res1[p + 1];
             for q in 0..m1 {
                 a[p * m1 + q] = ac[(p + 1) * dim + q + 1];
@@ -466,7 +480,7 @@ fn elliptic_block<T: Scalar>(
             bb[p] = v;
         }
         let mut sol = [z; 5];
-        if qcqp(&a, &bb, &r, m1, &mut sol) {
+        if qcqp(&a, &bb, mu, x[0], m1, &mut sol) {
             // on the ellipse exactly
             let mut e = z;
             for q in 0..m1 {
