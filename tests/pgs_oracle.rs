@@ -96,7 +96,9 @@ fn pgs_iterates_match_mujoco() {
                         // the dual zone test (μN ≥ T) of such a tie is decided by the last bit
                         nstate += 1;
                     } else {
-                        failures.push(format!("{tag}: island {k} iteration {i}: nactive, nchange {a:?} vs {b:?}"));
+                        failures.push(format!(
+                            "{tag}: island {k} iteration {i}: nactive, nchange {a:?} vs {b:?}"
+                        ));
                     }
                 }
                 if (e > 1e-9 * b[0].abs() && e > 1e-13)
@@ -124,9 +126,7 @@ fn pgs_iterates_match_mujoco() {
             w[0], w[1]
         );
     }
-    println!(
-        "{ncase} cases compared; {nstate} elliptic iterations with other nactive/nchange"
-    );
+    println!("{ncase} cases compared; {nstate} elliptic iterations with other nactive/nchange");
     for f in &failures {
         println!("FAIL {f}");
     }

@@ -16,7 +16,9 @@
 //! sweep: the dual cost decrease (the first sweep also counts ½Σ R_i f_i², the removal of the
 //! regularization), times 1/trace(M) of the island; the pass stops when it falls below
 //! `noslip_tolerance` or after `noslip_iterations` sweeps. Its sweeps are appended to the
-//! island's statistics (improvement only) and counted in `solver_niter`. Finally
+//! island's statistics (improvement, and nactive / nchange of the dual state as for PGS) and
+//! counted in `solver_niter`. Unlike PGS in 4.0.0, the noslip sweeps go in row order without
+//! momentum (checked against MuJoCo 4.0.0, tests/pgs_oracle.rs and tests/noslip_oracle.rs). Finally
 //! `qacc = qacc_smooth + M⁻¹Jᵀf` and the row states are those of the primal cost at that qacc.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
@@ -181,7 +183,11 @@ pub(super) fn solve<T: Scalar>(
             }
         }
         let nactive = dual_state(&p.ty, &p.frictionloss, &p.cone, n, f, &mut st);
-        let nchange = st[..n].iter().zip(&st_old[..n]).filter(|(a, b)| a != b).count();
+        let nchange = st[..n]
+            .iter()
+            .zip(&st_old[..n])
+            .filter(|(a, b)| a != b)
+            .count();
         std::mem::swap(&mut st, &mut st_old);
         let improvement = improvement * scale;
         iter += 1;

@@ -296,8 +296,7 @@ pub(super) fn solve<T: Scalar>(
         for &(i, ci) in &s.pgs_block {
             if ci != usize::MAX {
                 let cone = &p.cone[ci];
-                improvement -=
-                    elliptic_block(&s.AR, n, &p.b, i, cone.dim, &cone.friction, &mut f);
+                improvement -= elliptic_block(&s.AR, n, &p.b, i, cone.dim, &cone.friction, &mut f);
                 continue;
             }
             let arow = &s.AR[i * n..(i + 1) * n];
@@ -331,7 +330,11 @@ pub(super) fn solve<T: Scalar>(
         }
 
         let nactive = dual_state(&p.ty, &p.frictionloss, &p.cone, n, &f, &mut st);
-        let nchange = st[..n].iter().zip(&st_old[..n]).filter(|(a, b)| a != b).count();
+        let nchange = st[..n]
+            .iter()
+            .zip(&st_old[..n])
+            .filter(|(a, b)| a != b)
+            .count();
         std::mem::swap(&mut st, &mut st_old);
         let improvement = improvement * scale;
         if let Some(stv) = stats.as_deref_mut() {
