@@ -19,13 +19,12 @@
 //! island's statistics (improvement, and nactive / nchange of the dual state as for PGS) and
 //! counted in `solver_niter`. Unlike PGS in 4.0.0, the noslip sweeps go in row order without
 //! momentum (checked against MuJoCo 4.0.0, tests/pgs_oracle.rs and tests/noslip_oracle.rs). Finally
-//! `qacc = qacc_smooth + M⁻¹Jᵀf` and the row states are those of the primal cost at that qacc.
+//! `qacc = qacc_smooth + M⁻¹Jᵀf` and the row states are the dual state of the final forces.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
 use super::pgs::{build_ar, dual_state, qcqp};
 use super::{dense, re, Problem, SolverScratch};
-use crate::constraint::cost::evaluate;
 use crate::constraint::ConstraintType;
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
 use crate::model::Model;
@@ -209,7 +208,8 @@ pub(super) fn solve<T: Scalar>(
     s.state_old = st_old;
     s.stmp = st;
 
-    // qacc = qacc_smooth + M⁻¹ Jᵀ f; states of the primal cost at the resulting jar
+    // qacc = qacc_smooth + M⁻¹ Jᵀ f; the row states: the dual state of the final forces (as
+    // MuJoCo 4.0.0's noslip leaves efc_state)
     for k in 0..nv {
         let mut v = p.qacc_smooth[k];
         for i in 0..n {
@@ -217,8 +217,6 @@ pub(super) fn solve<T: Scalar>(
         }
         p.qacc[k] = v;
     }
-    p.mul_j_aref(&p.qacc, &mut s.jar);
-    let (rows, _, state) = p.rows_force_state();
-    evaluate(&rows, &s.jar, &mut s.ftmp, state, None);
+    dual_state(&p.ty, &p.frictionloss, &p.cone, n, &p.force, &mut p.state);
     iter
 }

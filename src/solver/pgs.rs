@@ -26,7 +26,6 @@
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
 use super::{dense, re, Problem, SolverScratch};
-use crate::constraint::cost::evaluate;
 use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
 use crate::model::Model;
@@ -227,7 +226,7 @@ const MINVAL: f64 = 1e-15;
 
 /// PGS solve of problem `p` from the start forces `p.force` (the global warm start, see
 /// [`super::solve`]); returns the sweep count and appends the statistics to `stats`. Writes
-/// `p.qacc = qacc_smooth + M⁻¹Jᵀf` and the row states of s at the resulting `jar`.
+/// `p.qacc = qacc_smooth + M⁻¹Jᵀf` and the dual state of the final forces into `p.state`.
 pub(super) fn solve<T: Scalar>(
     m: &Model,
     p: &mut Problem<T>,
@@ -369,7 +368,8 @@ pub(super) fn solve<T: Scalar>(
     s.state_old = st_old;
     s.stmp = st;
 
-    // qacc = qacc_smooth + M⁻¹ Jᵀ f; states from the primal cost at the resulting jar
+    // qacc = qacc_smooth + M⁻¹ Jᵀ f; the row states: the dual state of the final forces (what
+    // MuJoCo 4.0.0 leaves in efc_state after PGS, islands on or off)
     for k in 0..nv {
         let mut v = p.qacc_smooth[k];
         for i in 0..n {
@@ -377,10 +377,8 @@ pub(super) fn solve<T: Scalar>(
         }
         p.qacc[k] = v;
     }
+    dual_state(&p.ty, &p.frictionloss, &p.cone, n, &f, &mut p.state);
     p.force = f;
-    p.mul_j_aref(&p.qacc, &mut s.jar);
-    let (rows, _, state) = p.rows_force_state();
-    evaluate(&rows, &s.jar, &mut s.ftmp, state, None);
     iter
 }
 

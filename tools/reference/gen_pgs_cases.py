@@ -4,7 +4,7 @@
 Writes tests/reference/pgs_cases.json. Per (model, state, cone, islands on/off, iterations k):
 one mj_forward with solver PGS, `iterations` = k and `tolerance` -1 (so exactly k sweeps in
 every island; k in 1, 2, 3, 5, 10, 30) plus one with tolerance 1e-8 and 100 iterations,
-recording qacc, efc_force, nisland, solver_niter per island and every island's statistics
+recording qacc, efc_force, efc_state, nisland, solver_niter per island and every island's statistics
 (improvement, gradient, lineslope, nactive, nchange, neval, nupdate per iteration).
 
 Models: constraints.xml (equality, dof/tendon friction loss, limits; keyframes 0 and 1),
@@ -67,6 +67,9 @@ def record(m, d_in, cone, islands, iters, tol):
         "contacts": [[int(c.geom1), int(c.geom2)] + G.tolist(c.pos) for c in d.contact[:d.ncon]],
         "nefc": int(n), "efc_type": [int(x) for x in d.efc_type[:n]], "nisland": int(ni),
         "qacc": G.tolist(d.qacc), "efc_force": G.tolist(np.asarray(d.efc_force)[:n]),
+        # after PGS / noslip MuJoCo leaves the dual state of the final forces here (islands on
+        # or off)
+        "efc_state": [int(x) for x in d.efc_state[:n]],
         "solver_niter": [int(x) for x in d.solver_niter[:max(ni, 1)]],
         "stats": stats,
     }
