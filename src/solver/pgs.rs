@@ -21,7 +21,9 @@
 //! - statistics per sweep: improvement (the dual cost decrease × 1/max(1e-15, trace M)),
 //!   gradient = lineslope = 0, nactive and nchange of the dual state (equality and friction loss
 //!   always active; f > 0; elliptic not in its top zone), neval = nupdate = 0; stop after the
-//!   sweep whose improvement is below `tolerance`.
+//!   sweep whose improvement is below `tolerance`;
+//! - the row states left behind: that dual state of the final forces (MuJoCo's `efc_state`
+//!   after PGS). Checked by tests/pgs_oracle.rs.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
