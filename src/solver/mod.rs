@@ -316,9 +316,25 @@ impl<T: Scalar> Problem<T> {
     /// Gathers the dofs `dofs` (whole kinematic trees, ascending) and rows `rows` of `d`;
     /// `efc2p` maps a global row to its problem row (`None`: identity). With `dense`, also the
     /// dense M and its Cholesky factor. Does not touch `qacc`, `force`, `state` beyond sizing
-    /// them.
-    #[allow(clippy::too_many_arguments)]
+    /// them. [`Problem::gather_pos`] then [`Problem::gather_vel`].
     fn gather(
+        &mut self,
+        m: &Model,
+        d: &Data<T>,
+        dofs: &[usize],
+        rows: &[usize],
+        efc2p: Option<(&[usize], usize)>,
+        dense: bool,
+    ) {
+        self.gather_pos(m, d, dofs, rows, efc2p, dense);
+        self.gather_vel(m, d, dofs, rows, efc2p);
+    }
+
+    /// The part of [`Problem::gather`] that depends on the position stage only (MuJoCo's
+    /// `mj_fwdPosition` outputs): M's block and factor, J, and the rows' type, D, R,
+    /// frictionloss and cones. A step that skips the position stage keeps it
+    /// ([`solve_skip`]).
+    fn gather_pos(
         &mut self,
         m: &Model,
         d: &Data<T>,
@@ -513,24 +529,12 @@ impl<T: Scalar> Problem<T> {
         g(&mut self.D, &d.efc_D);
         g(&mut self.R, &d.efc_R);
         g(&mut self.frictionloss, &d.efc_frictionloss);
-        g(&mut self.aref, &d.efc_aref);
-        g(&mut self.b, &d.efc_b);
         self.ty.clear();
         if all_rows {
             self.ty.extend_from_slice(&d.efc_type[..nefc]);
         } else {
             self.ty.extend(rows.iter().map(|&r| d.efc_type[r]));
         }
-        let gv = |out: &mut Vec<T>, src: &[T]| {
-            out.clear();
-            if nv == nvfull {
-                out.extend_from_slice(&src[..nv]);
-            } else {
-                out.extend(dofs.iter().map(|&j| src[j]));
-            }
-        };
-        gv(&mut self.qfrc_smooth, &d.qfrc_smooth);
-        gv(&mut self.qacc_smooth, &d.qacc_smooth);
         self.qacc.resize(nv, z);
         self.force.resize(nefc, z);
         self.state.resize(nefc, ConstraintState::Satisfied);
@@ -550,6 +554,42 @@ impl<T: Scalar> Problem<T> {
                 }
             }
         }
+    }
+
+    /// The velocity- and control-dependent part of [`Problem::gather`] (same arguments as
+    /// [`Problem::gather_pos`], which must have run for the same dofs and rows): `aref`, `b`,
+    /// `qfrc_smooth`, `qacc_smooth`.
+    fn gather_vel(
+        &mut self,
+        m: &Model,
+        d: &Data<T>,
+        dofs: &[usize],
+        rows: &[usize],
+        efc2p: Option<(&[usize], usize)>,
+    ) {
+        let nvfull = m.nv;
+        let (nv, nefc) = (dofs.len(), rows.len());
+        let all_rows = efc2p.is_none() && nefc == d.nefc;
+        let g = |out: &mut Vec<T>, src: &[T]| {
+            out.clear();
+            if all_rows {
+                out.extend_from_slice(&src[..nefc]);
+            } else {
+                out.extend(rows.iter().map(|&r| src[r]));
+            }
+        };
+        g(&mut self.aref, &d.efc_aref);
+        g(&mut self.b, &d.efc_b);
+        let gv = |out: &mut Vec<T>, src: &[T]| {
+            out.clear();
+            if nv == nvfull {
+                out.extend_from_slice(&src[..nv]);
+            } else {
+                out.extend(dofs.iter().map(|&j| src[j]));
+            }
+        };
+        gv(&mut self.qfrc_smooth, &d.qfrc_smooth);
+        gv(&mut self.qacc_smooth, &d.qacc_smooth);
     }
 }
 
@@ -599,6 +639,10 @@ pub struct SolverScratch<T> {
     /// 0..nv and 0..nefc (the islands-disabled maps).
     pub ident_dof: Vec<usize>,
     pub ident_efc: Vec<usize>,
+    /// `prob` holds the global problem of the last solve (no islands, or one island holding
+    /// every dof and row in order), not an island's: its position part may be reused
+    /// ([`solve_skip`]).
+    pub prob_global: bool,
 }
 
 impl<T> Default for SolverScratch<T> {
@@ -631,6 +675,7 @@ impl<T> Default for SolverScratch<T> {
             prob: Problem::default(),
             ident_dof: Vec::new(),
             ident_efc: Vec::new(),
+            prob_global: false,
         }
     }
 }
@@ -762,13 +807,30 @@ impl<T: Scalar> SolverScratch<T> {
 /// `efc_state` is the final state of every row (MuJoCo 4.0.0 with islands on leaves the
 /// warm-start evaluation there and puts the final states in `iefc_state`; mujoco-facts §3).
 pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    solve_skip(m, d, false);
+}
+
+/// [`solve`] for a step that skipped the position stage (`mj_forwardSkip` with `skipstage >=
+/// mjSTAGE_POS`, [`crate::forward::forward_skip`]): with `skip_pos` and
+/// `d.solver_pos_valid`, the islands and the position-only part of the global problem
+/// (`Problem::gather_pos`: M's block and factor, J, D, R, cones) left by the last solve are
+/// reused, as MuJoCo 4.0.0 builds its islands once in `mj_fwdPosition`; only `aref`, `b`,
+/// `qfrc_smooth`, `qacc_smooth` are gathered again. The caller is trusted, as by
+/// `mj_forwardSkip`: the position-stage results in `d` must be those the last solve saw (the
+/// position stage and [`Data::resize_efc`] clear `solver_pos_valid`). The results are those of
+/// [`solve`] bit for bit.
+pub fn solve_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool) {
     let nv = m.nv;
     let nefc = d.nefc;
     for v in d.solver.iter_mut() {
         v.clear();
     }
     d.solver_niter = [0; NISLAND];
-    island::island(m, d);
+    let reuse = skip_pos && d.solver_pos_valid;
+    if !reuse {
+        island::island(m, d);
+    }
+    d.solver_pos_valid = true;
     let mut s = std::mem::take(&mut d.solver_scratch);
     if nefc == 0 {
         d.qacc.copy_from_slice(&d.qacc_smooth);
@@ -777,15 +839,21 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
         return;
     }
     let mut p = std::mem::take(&mut s.prob);
-    s.ident_dof.clear();
-    s.ident_dof.extend(0..nv);
-    s.ident_efc.clear();
-    s.ident_efc.extend(0..nefc);
+    if !reuse {
+        s.ident_dof.clear();
+        s.ident_dof.extend(0..nv);
+        s.ident_efc.clear();
+        s.ident_efc.extend(0..nefc);
+    }
 
     // global problem and warm start
     // the dense M (and its Cholesky factor) only for the solvers that use it
     let dense = m.opt.solver != SolverType::Newton || m.opt.noslip_iterations > 0;
-    p.gather(m, d, &s.ident_dof, &s.ident_efc, None, dense);
+    if reuse && s.prob_global && p.dense == dense && p.nv == nv && p.nefc == nefc {
+        p.gather_vel(m, d, &s.ident_dof, &s.ident_efc, None);
+    } else {
+        p.gather(m, d, &s.ident_dof, &s.ident_efc, None, dense);
+    }
     s.start_ws = false;
     s.start_s = None;
     s.resize_nv(nv);
@@ -808,6 +876,8 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
             .iter()
             .enumerate()
             .all(|(a, &b)| a == b);
+    // the problem left in `s.prob` is the global one (its position part reusable) only here
+    s.prob_global = nisland == 0 || whole;
     if nisland == 0 || whole {
         d.solver_niter[0] = run(m, &mut p, &mut s, d.solver.get_mut(0));
         d.qacc.copy_from_slice(&p.qacc);
