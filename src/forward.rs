@@ -5,7 +5,6 @@ use crate::actuation::{actuator_velocity, transmission};
 use crate::collision::collision;
 use crate::com::{com_pos, com_vel};
 use crate::constraint::assemble::{make_constraint, reference_constraint};
-use crate::constraint::params;
 use crate::crb::{crb, factor_m, solve_ld};
 use crate::data::{Data, Scalar};
 pub use crate::inverse::Skip;
@@ -149,7 +148,7 @@ pub fn fwd_constraint_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool
         d.nidof = 0;
         return;
     }
-    params::compute_b(m, d);
+    // efc_b = J qacc_smooth − aref (params::compute_b) is computed by the solver
     crate::solver::solve_skip(m, d, skip_pos);
 }
 

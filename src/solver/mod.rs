@@ -30,7 +30,7 @@ pub mod raisim;
 
 use crate::constraint::cost::{evaluate, Rows, CONE_H};
 use crate::constraint::sparse::JRow;
-use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
+use crate::constraint::{params, ConstraintState, ConstraintType, EfcCone};
 use crate::data::{sc, Data, Scalar, SolverStat, NISLAND};
 use crate::model::{disable, Model, SolverType};
 
@@ -807,7 +807,7 @@ impl<T: Scalar> SolverScratch<T> {
 /// `efc_state` is the final state of every row (MuJoCo 4.0.0 with islands on leaves the
 /// warm-start evaluation there and puts the final states in `iefc_state`; mujoco-facts §3).
 pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    solve_skip(m, d, false);
+    solve_with(m, d, false, false);
 }
 
 /// [`solve`] for a step that skipped the position stage (`mj_forwardSkip` with `skipstage >=
@@ -817,9 +817,17 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// reused, as MuJoCo 4.0.0 builds its islands once in `mj_fwdPosition`; only `aref`, `b`,
 /// `qfrc_smooth`, `qacc_smooth` are gathered again. The caller is trusted, as by
 /// `mj_forwardSkip`: the position-stage results in `d` must be those the last solve saw (the
-/// position stage and [`Data::resize_efc`] clear `solver_pos_valid`). The results are those of
-/// [`solve`] bit for bit.
+/// position stage and [`Data::resize_efc`] clear `solver_pos_valid`). Unlike [`solve`] it
+/// first computes `efc_b = J qacc_smooth − aref` ([`params::compute_b`]), through the problem's
+/// compressed rows when it is the global one: the same sums (the zeros of a dense row only ever
+/// add ±0 to a partial sum that starts at +0, which leaves it unchanged bit for bit while
+/// `qacc_smooth` is finite), which the Newton/CG warm start then reuses as `J qacc_smooth −
+/// aref`. The results are those of [`params::compute_b`] followed by [`solve`] bit for bit.
 pub fn solve_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool) {
+    solve_with(m, d, skip_pos, true);
+}
+
+fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: bool) {
     let nv = m.nv;
     let nefc = d.nefc;
     for v in d.solver.iter_mut() {
@@ -833,6 +841,9 @@ pub fn solve_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool) {
     d.solver_pos_valid = true;
     let mut s = std::mem::take(&mut d.solver_scratch);
     if nefc == 0 {
+        if compute_b {
+            params::compute_b(m, d);
+        }
         d.qacc.copy_from_slice(&d.qacc_smooth);
         d.qfrc_constraint.fill(T::zero());
         put_back(&mut d.solver_scratch, s);
@@ -849,17 +860,25 @@ pub fn solve_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool) {
     // global problem and warm start
     // the dense M (and its Cholesky factor) only for the solvers that use it
     let dense = m.opt.solver != SolverType::Newton || m.opt.noslip_iterations > 0;
-    if reuse && s.prob_global && p.dense == dense && p.nv == nv && p.nefc == nefc {
-        p.gather_vel(m, d, &s.ident_dof, &s.ident_efc, None);
-    } else {
-        p.gather(m, d, &s.ident_dof, &s.ident_efc, None, dense);
+    if !(reuse && s.prob_global && p.dense == dense && p.nv == nv && p.nefc == nefc) {
+        p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None, dense);
     }
+    // efc_b through the problem's rows (the global efc rows in order, compressed): see above
+    let b_rows = compute_b && p.J_sparse && d.qacc_smooth.iter().all(|x| x.is_finite());
+    if b_rows {
+        for i in 0..nefc {
+            d.efc_b[i] = p.jrow(i).dot(&d.qacc_smooth) - d.efc_aref[i];
+        }
+    } else if compute_b {
+        params::compute_b(m, d);
+    }
+    p.gather_vel(m, d, &s.ident_dof, &s.ident_efc, None);
     s.start_ws = false;
     s.start_s = None;
     s.resize_nv(nv);
     s.resize(nefc, p.cone.len());
     let pgs = m.opt.solver == SolverType::Pgs;
-    warmstart(m, d, &mut p, &mut s, pgs);
+    warmstart(m, d, &mut p, &mut s, pgs, b_rows);
 
     let nisland = d.nisland;
     // one island holding every dof and row in their global order (a single robot in contact):
@@ -980,6 +999,7 @@ fn warmstart<T: Scalar>(
     p: &mut Problem<T>,
     s: &mut SolverScratch<T>,
     pgs: bool,
+    jar_is_b: bool,
 ) {
     let z = T::zero();
     let nv = p.nv;
@@ -1007,8 +1027,13 @@ fn warmstart<T: Scalar>(
             p.force.fill(z);
         }
     } else {
-        // at qacc_smooth the Gauss term is exactly zero (a - a0 = 0): only s(J a0 - aref)
-        p.mul_j_aref(&d.qacc_smooth, &mut s.jar);
+        // at qacc_smooth the Gauss term is exactly zero (a - a0 = 0): only s(J a0 - aref),
+        // which is `b` when that was computed through the problem's rows (`jar_is_b`)
+        if jar_is_b {
+            s.jar.copy_from_slice(&p.b);
+        } else {
+            p.mul_j_aref(&d.qacc_smooth, &mut s.jar);
+        }
         let c_sm = evaluate(&p.rows(), &s.jar, &mut s.ftmp, &mut s.stmp, None);
         // last, so that s.Ma, s.jar are those of the warm start when it is kept
         let (c_ws, s_ws) = primal::total_cost(p, &d.qacc_warmstart, s);
