@@ -61,6 +61,7 @@ fn forward_ilqr_stays_up_and_moves_forward() {
         false,
         steps,
         &hop::pushes(&m, steps).unwrap(),
+        None,
         |_, _| {},
     )
     .unwrap();
