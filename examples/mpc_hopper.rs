@@ -10,11 +10,12 @@
 //! weight (`hopper_mpc::forward_ilqr`, settings `hopper_mpc::Forward::example`).
 //!
 //! Run: `cargo run --release --example mpc_hopper [-- SECONDS [VX]] [--forward-only]
-//! [--previous]` (default 5 s, 0.3 m/s; `--forward-only` runs only the forward row;
+//! [--previous] [--robust]` (default 5 s, 0.3 m/s; `--forward-only` runs only the forward row;
 //! `--previous` gives that row its former settings, FD Jacobians on 10 ms × 80 steps with
-//! velocity weight 1; the environment variable
-//! `HOPPER_FWD=plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint` overrides its settings
-//! for sweeps); `--features plot` also writes PNGs. Prints a summary table (real-time factor,
+//! velocity weight 1; `--robust` runs only that row, over `hopper_mpc::variants` (A, B with
+//! 1e-12 relative noise, FD Jacobians, pushes ±10%) and prints the spread; the environment
+//! variable `HOPPER_FWD=plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint[,tol]`
+//! overrides its settings for sweeps); `--features plot` also writes PNGs. Prints a summary table (real-time factor,
 //! planning time per control step of 20 ms = 5 physics steps, lowest torso height, largest
 //! pitch, distance travelled, largest |ctrl|) and writes each closed loop as
 //! `target/mpc/hopper_<name>.json` (`moreau simulate`'s format plus `ctrl`; `moreau replay`
@@ -60,9 +61,12 @@ fn forward_settings() -> Result<Forward, String> {
         .collect::<Result<_, _>>()?;
     if f.len() != 9 && f.len() != 10 {
         return Err(
-            "HOPPER_FWD needs plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint"
+            "HOPPER_FWD needs plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint[,tol]"
                 .into(),
         );
+    }
+    if !(f[0] > 0.0 && f[1] >= 1.0 && f[6] >= 1.0 && f.get(9).is_none_or(|t| *t >= 0.0)) {
+        return Err("HOPPER_FWD: plan_dt > 0, horizon ≥ 1, iter ≥ 1 and tol ≥ 0 needed".into());
     }
     Ok(Forward {
         plan_dt: f[0],
@@ -246,11 +250,12 @@ fn run() -> Result<(), String> {
     let mut pm = model.clone();
     pm.opt.timestep = fwd.plan_dt;
     let name = format!(
-        "iLQR MPC forward ({:.0} ms × {}, w_vx {}, {} it, {})",
+        "iLQR MPC forward ({:.0} ms × {}, w_vx {}, ≤ {} it, tol {:e}, {})",
         fwd.plan_dt * 1e3,
         fwd.horizon,
         fwd.wvx,
         fwd.iter,
+        fwd.tol,
         if fwd.analytic { "analytic" } else { "FD" }
     );
     let mpc = hop::forward_ilqr(&pm, &q_stand, vx, &fwd);
