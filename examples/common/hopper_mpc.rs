@@ -50,14 +50,7 @@ pub fn pushes_scaled(m: &Model, steps: usize, scale: f64) -> Result<Vec<Push>, S
         .map(|(i, k)| Push::Body {
             step: k,
             body: torso,
-            wrench: [
-                if i % 2 == 0 { f } else { -f },
-                0.0,
-                0.0,
-                0.0,
-                0.0,
-                0.0,
-            ],
+            wrench: [if i % 2 == 0 { f } else { -f }, 0.0, 0.0, 0.0, 0.0, 0.0],
         })
         .collect())
 }
@@ -371,7 +364,12 @@ pub fn variants() -> Vec<Variant> {
     let mut out = vec![v("nominal".into(), false, 1.0, None)];
     for seed in 1..=4 {
         let noise = JacobianNoise { rel: 1e-12, seed };
-        out.push(v(format!("A,B ±1e-12 seed {seed}"), false, 1.0, Some(noise)));
+        out.push(v(
+            format!("A,B ±1e-12 seed {seed}"),
+            false,
+            1.0,
+            Some(noise),
+        ));
     }
     out.push(v("FD Jacobians".into(), true, 1.0, None));
     out.push(v("pushes ×0.9".into(), false, 0.9, None));

@@ -65,7 +65,12 @@ fn stays_up_and_moves_forward(v: &hop::Variant) -> f64 {
         r.min_z(),
         r.max_pitch().to_degrees()
     );
-    assert!(r.min_z() > MIN_ROOTZ, "{}: torso dropped to {}", v.name, r.min_z());
+    assert!(
+        r.min_z() > MIN_ROOTZ,
+        "{}: torso dropped to {}",
+        v.name,
+        r.min_z()
+    );
     assert!(
         r.max_pitch() < MAX_PITCH_DEG.to_radians(),
         "{}: pitch {}",
@@ -97,7 +102,10 @@ fn forward_ilqr_is_robust_to_jacobian_round_off() {
         .filter(|v| v.noise.is_some_and(|n| n.seed == 1 || n.seed == 3))
         .collect();
     assert_eq!(picked.len(), 2);
-    let d: Vec<f64> = picked.iter().map(|v| stays_up_and_moves_forward(v)).collect();
+    let d: Vec<f64> = picked
+        .iter()
+        .map(|v| stays_up_and_moves_forward(v))
+        .collect();
     assert!(
         (d[0] - d[1]).abs() < MAX_DISTANCE_SPREAD,
         "distances {d:?} differ by more than {MAX_DISTANCE_SPREAD} m"
