@@ -48,7 +48,7 @@
 
 use crate::dual::{lift, lift_into, seed};
 use crate::fd::TransitionJacobians;
-use crate::inverse::{constraint_hessian_force, dfda_dv_constraint, dfdv_buf};
+use crate::inverse::{constraint_hessian_force, dfda_dv_constraint, neg_dfdv_into};
 use moreau::crb::factor_ld;
 use moreau::derivative::{d_actuator_vel, smooth_vel};
 use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
@@ -125,7 +125,6 @@ pub(crate) struct Lin {
     /// `nv × nv` scratch.
     buf: Vec<f64>,
     solve: rows::Scratch,
-    buf2: Vec<f64>,
     /// `∂g/∂q` and `∂M/∂q · (qacc − a_int)` ([`q_pass`]).
     qdg: DMatrix<f64>,
     qdmx: DMatrix<f64>,
@@ -159,11 +158,49 @@ fn on_chain(m: &Model, a: &[f64], b: &[f64]) -> bool {
 
 /// True if every pair of constraint rows coupled by `h` (`jd`: the rows expanded, `nefc × nv`)
 /// acts on one dof chain.
-fn rows_on_chains(m: &Model, jd: &[f64], h: &DMatrix<f64>) -> bool {
+///
+/// Each row is checked once; the union of two rows on chains is on one chain exactly when the
+/// deeper row's last nonzero dof ("leaf") has the other's leaf on its root path (dofs are
+/// numbered parents first, so a row's leaf is its last nonzero). The rows of a contact with one
+/// side on a dof-free body (the world, a static body) need no check: they act on the other
+/// body's root path, and `h` couples them only with rows of the same contact.
+fn rows_on_chains(m: &Model, d: &Data<f64>, jd: &[f64], h: &DMatrix<f64>) -> bool {
     let nv = m.nv;
+    let one_body = |r: usize| {
+        d.efc_type[r].is_contact()
+            && d.contact[d.efc_id[r]]
+                .geom
+                .iter()
+                .any(|&g| moreau::spatial::body_last_dof(m, m.geom_bodyid[g]).is_none())
+    };
+    let mut leaf: Vec<Option<usize>> = Vec::with_capacity(h.nrows());
+    let mut single: Vec<bool> = Vec::with_capacity(h.nrows());
+    for r in 0..h.nrows() {
+        let row = &jd[r * nv..(r + 1) * nv];
+        let ob = one_body(r);
+        if !ob && !on_chain(m, row, row) {
+            return false;
+        }
+        single.push(ob);
+        leaf.push(row.iter().rposition(|&x| x != 0.0));
+    }
     (0..h.nrows()).all(|r| {
         (0..h.ncols()).all(|s| {
-            h[(r, s)] == 0.0 || on_chain(m, &jd[r * nv..(r + 1) * nv], &jd[s * nv..(s + 1) * nv])
+            if h[(r, s)] == 0.0 || (single[r] && r == s) {
+                return true;
+            }
+            if single[r] && single[s] && d.efc_id[r] == d.efc_id[s] {
+                return true;
+            }
+            let (Some(a), Some(b)) = (leaf[r], leaf[s]) else {
+                return true;
+            };
+            let (hi, lo) = (a.max(b), a.min(b));
+            let mut p = Some(hi);
+            while let Some(q) = p.filter(|&q| q > lo) {
+                p = moreau::spatial::dof_parent(m, q);
+            }
+            p == Some(lo)
         })
     })
 }
@@ -181,7 +218,7 @@ pub fn hessian_tree_sparse(m: &Model, d: &Data<f64>) -> bool {
     for r in 0..d.nefc {
         d.efc_J_row(r, nv).expand(&mut jd[r * nv..(r + 1) * nv]);
     }
-    rows_on_chains(m, &jd, &h)
+    rows_on_chains(m, d, &jd, &h)
 }
 
 impl Lin {
@@ -191,14 +228,14 @@ impl Lin {
     /// so `JᵀHJ` has M's sparsity and the factor no fill-in. False (nothing done) otherwise.
     fn hessian_tree(&mut self, m: &Model, d: &Data<f64>, h: &DMatrix<f64>, c: usize) -> bool {
         let (nv, n) = (m.nv, d.nefc);
-        self.jd.clear();
+        // every entry is written by the row expansions
         self.jd.resize(n * nv, 0.0);
         for r in 0..n {
             d.efc_J_row(r, nv)
                 .expand(&mut self.jd[r * nv..(r + 1) * nv]);
         }
         let jd = &self.jd;
-        if !rows_on_chains(m, jd, h) {
+        if !rows_on_chains(m, d, jd, h) {
             return false;
         }
         self.ld.clear();
@@ -243,11 +280,15 @@ fn q_pass(
         }
     }
     if !want_qd && crate::rnea::unsupported(m).is_none() {
-        crate::pos::d_pos_into(m, d, crate::pos::Output::Residual, w, dg);
+        let res = crate::pos::Output::Residual;
         match want_m {
-            Some(x) => crate::rnea::d_mass_vec_pos(m, d, x.as_slice(), w, dmx),
-            None => dmx.fill(0.0),
-        }
+            // ∂M/∂q · x from the residual's RNE sweep
+            Some(x) => crate::pos::d_pos_mass_into(m, d, res, Some((x.as_slice(), dmx)), w, dg),
+            None => {
+                dmx.fill(0.0);
+                crate::pos::d_pos_into(m, d, res, w, dg)
+            }
+        };
         return QPass { dqd: Vec::new() };
     }
     dmx.fill(0.0);
@@ -372,17 +413,25 @@ mod rows {
         }
     }
 
-    /// `row i −= Σ_k a_k · row k` over `ks` (all `k ≠ i`), eight/four/two source rows per sweep; the
+    /// `row i ← s0 · row i − Σ_k a_k · row k` over `ks` (all `k ≠ i`), eight/four/two source rows per sweep; the
     /// same code compiled for AVX2 when the CPU has it (4 lanes instead of SSE2's 2; no FMA
     /// contraction, so the results are bit-identical).
-    fn gather(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
+    fn gather(
+        x: &mut [f64],
+        c: usize,
+        i: usize,
+        s0: f64,
+        ks: &[usize],
+        a: &[f64],
+        tmp: &mut [f64],
+    ) {
         #[cfg(target_arch = "x86_64")]
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2 (checked just above); the body is safe code.
-            unsafe { gather_avx2(x, c, i, ks, a, tmp) };
+            unsafe { gather_avx2(x, c, i, s0, ks, a, tmp) };
             return;
         }
-        gather_body(x, c, i, ks, a, tmp);
+        gather_body(x, c, i, s0, ks, a, tmp);
     }
 
     #[cfg(target_arch = "x86_64")]
@@ -391,24 +440,39 @@ mod rows {
         x: &mut [f64],
         c: usize,
         i: usize,
+        s0: f64,
         ks: &[usize],
         a: &[f64],
         tmp: &mut [f64],
     ) {
-        gather_body(x, c, i, ks, a, tmp);
+        gather_body(x, c, i, s0, ks, a, tmp);
     }
 
     #[inline(always)]
-    fn gather_body(x: &mut [f64], c: usize, i: usize, ks: &[usize], a: &[f64], tmp: &mut [f64]) {
-        tmp.copy_from_slice(&x[i * c..i * c + c]);
+    fn gather_body(
+        x: &mut [f64],
+        c: usize,
+        i: usize,
+        s0: f64,
+        ks: &[usize],
+        a: &[f64],
+        tmp: &mut [f64],
+    ) {
+        // every slice below has length c: lets the inner loops run without bounds checks
+        let tmp = &mut tmp[..c];
+        let a = &a[..ks.len()];
+        for (t, y) in tmp.iter_mut().zip(&x[i * c..i * c + c]) {
+            *t = s0 * *y;
+        }
         let mut p = 0;
         while p + 8 <= ks.len() {
             let r: [usize; 8] = std::array::from_fn(|q| ks[p + q] * c);
             let b: [f64; 8] = std::array::from_fn(|q| a[p + q]);
             let xs: [&[f64]; 8] = std::array::from_fn(|q| &x[r[q]..r[q] + c]);
+            let [x0, x1, x2, x3, x4, x5, x6, x7] = xs;
             for t in 0..c {
-                tmp[t] -= (b[0] * xs[0][t] + b[1] * xs[1][t] + b[2] * xs[2][t] + b[3] * xs[3][t])
-                    + (b[4] * xs[4][t] + b[5] * xs[5][t] + b[6] * xs[6][t] + b[7] * xs[7][t]);
+                tmp[t] -= (b[0] * x0[t] + b[1] * x1[t] + b[2] * x2[t] + b[3] * x3[t])
+                    + (b[4] * x4[t] + b[5] * x5[t] + b[6] * x6[t] + b[7] * x7[t]);
             }
             p += 8;
         }
@@ -456,7 +520,7 @@ mod rows {
             a.clear();
             ks.extend(0..i);
             a.extend_from_slice(&l[i * n..i * n + i]);
-            gather(x, c, i, &ks, &a, &mut tmp);
+            gather(x, c, i, 1.0, &ks, &a, &mut tmp);
             scale(x, c, i, 1.0 / l[i * n + i]);
         }
         for i in (0..n).rev() {
@@ -464,7 +528,7 @@ mod rows {
             a.clear();
             ks.extend(i + 1..n);
             a.extend((i + 1..n).map(|k| l[k * n + i]));
-            gather(x, c, i, &ks, &a, &mut tmp);
+            gather(x, c, i, 1.0, &ks, &a, &mut tmp);
             scale(x, c, i, 1.0 / l[i * n + i]);
         }
     }
@@ -530,6 +594,9 @@ mod rows {
                 }
                 let (jr, jq) = (&jd[r * nv..(r + 1) * nv], &jd[q * nv..(q + 1) * nv]);
                 let b = d.efc_KBIP[q][1];
+                // the velocity-column update spans row q's nonzeros only
+                let lo = jq.iter().position(|&z| z != 0.0).unwrap_or(0);
+                let hi = jq.iter().rposition(|&z| z != 0.0).map_or(lo, |h| h + 1);
                 for k in 0..nv {
                     if jr[k] == 0.0 {
                         continue;
@@ -545,7 +612,8 @@ mod rows {
                         *o += a * jq[l];
                     }
                     let ab = a * b;
-                    for (y, z) in x[k * c + nv..k * c + 2 * nv].iter_mut().zip(jq) {
+                    let y = &mut x[k * c + nv + lo..k * c + nv + hi];
+                    for (y, z) in y.iter_mut().zip(&jq[lo..hi]) {
                         *y -= ab * *z;
                     }
                 }
@@ -634,18 +702,19 @@ mod rows {
             }
             s.vals.clear();
             s.vals.extend(s.adr[r.clone()].iter().map(|&a| ld[a]));
-            gather(x, c, i, &s.idx[r], &s.vals, &mut s.tmp);
+            gather(x, c, i, 1.0, &s.idx[r], &s.vals, &mut s.tmp);
         }
         for k in 0..nv {
-            scale(x, c, k, diag_inv[k]);
             let r = s.aptr[k]..s.aptr[k + 1];
             if r.is_empty() {
+                scale(x, c, k, diag_inv[k]);
                 continue;
             }
-            // row k of the qM layout: the ancestors' entries follow the diagonal in order
+            // row k of the qM layout: the ancestors' entries follow the diagonal in order; the
+            // diagonal scale applied on the way in
             let a0 = m.dof_Madr[k] + 1;
             let vals = &ld[a0..a0 + r.len()];
-            gather(x, c, k, &s.aidx[r], vals, &mut s.tmp);
+            gather(x, c, k, diag_inv[k], &s.aidx[r], vals, &mut s.tmp);
         }
     }
 
@@ -705,19 +774,10 @@ fn forward_parts(
     // −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
     lin.x.resize(nv * c, 0.0);
     lin.buf.resize(nv * nv, 0.0);
-    lin.buf2.resize(nv * nv, 0.0);
-    dfdv_buf(m, d, w, &mut lin.buf, &mut lin.buf2);
-    lin.buf2.fill(0.0);
-    d_actuator_vel(m, d, &mut lin.buf2);
+    neg_dfdv_into(m, d, w, &mut lin.buf);
+    d_actuator_vel(m, d, &mut lin.buf);
     for k in 0..nv {
-        let row = &mut lin.x[k * c + nv..k * c + 2 * nv];
-        let (g, a) = (
-            &lin.buf[k * nv..(k + 1) * nv],
-            &lin.buf2[k * nv..(k + 1) * nv],
-        );
-        for ((y, g), a) in row.iter_mut().zip(g).zip(a) {
-            *y = a - g;
-        }
+        lin.x[k * c + nv..k * c + 2 * nv].copy_from_slice(&lin.buf[k * nv..(k + 1) * nv]);
     }
     // M + JᵀHJ (tree-sparse factor when it has M's sparsity, else dense) and −JᵀH B J into
     // the velocity columns; (H, f) handed to the constraint ∂/∂q
@@ -877,7 +937,7 @@ fn forwarded(
         factor_ld(m, &mut lin.he, &mut lin.hei);
     }
     // M x, in M's sparse layout (all columns at once)
-    let qm = d.qM.clone();
+    let qm = if fast { d.qM.clone() } else { Vec::new() };
     let m_mul = |x: &DMatrix<f64>| {
         let xt = x.transpose();
         let mut yt = DMatrix::zeros(x.ncols(), nv);
@@ -906,7 +966,11 @@ fn forwarded(
         None
     };
     let mut lin = std::mem::take(&mut w.lin);
-    // ∂a_int/∂x into lin.x (row-major nv × c)
+    // A (columns q tangent, v, act) and B (u): row i of the combined nx × c Jacobian, row-major
+    // in lin.ab (every entry written), then copied out column by column; the v' rows
+    // (v' = v + h a_int) are written straight from ∂a_int/∂x
+    lin.ab.resize(nx * c, 0.0);
+    // ∂a_int/∂x (row-major nv × c): eulerdamp into the v' rows of lin.ab, else into lin.x
     if damped {
         // He = M + h D, so He⁻¹ M = I − h He⁻¹ D and
         // ∂a_int = ∂qacc + He⁻¹ (∂M (qacc − a_int) − h D ∂qacc)
@@ -922,8 +986,9 @@ fn forwarded(
             }
         }
         rows::ld_solve(m, &lin.he, &lin.hei, &mut lin.y, c, &mut lin.solve);
-        for (x, y) in lin.x.iter_mut().zip(&lin.y) {
-            *x += *y;
+        let vrows = &mut lin.ab[nv * c..2 * nv * c];
+        for (o, (x, y)) in vrows.iter_mut().zip(lin.x.iter().zip(&lin.y)) {
+            *o = h * (*x + *y);
         }
     } else if let Some(lu) = &lu {
         // He ∂a_int = M ∂qacc + ∂M (qacc − a_int) + h sym(∂qDeriv) a_int
@@ -947,18 +1012,17 @@ fn forwarded(
             }
         }
     }
-    // v' = v + h a_int: lin.x becomes ∂v'/∂x (row-major)
-    for i in 0..nv {
-        let r = &mut lin.x[i * c..(i + 1) * c];
-        for v in r.iter_mut() {
-            *v *= h;
+    if !damped {
+        for (o, x) in lin.ab[nv * c..2 * nv * c].iter_mut().zip(&lin.x) {
+            *o = h * *x;
         }
-        r[nv + i] += 1.0;
     }
-    // A (columns q tangent, v, act) and B (u): row i of the combined nx × c Jacobian, row-major
-    // in lin.ab (every entry written), then copied out column by column
-    lin.ab.resize(nx * c, 0.0);
-    let (dv, ab) = (&lin.x, &mut lin.ab);
+    for i in 0..nv {
+        lin.ab[(nv + i) * c + nv + i] += 1.0;
+    }
+    // dv: the v' rows (∂v'/∂x); ab: the q' rows, then all rows
+    let (ab, rest) = lin.ab.split_at_mut(nv * c);
+    let dv = &rest[..nv * c];
     // q' = q ⊕ h v' (mjd_quatIntegrate blocks for quaternions)
     for j in 0..m.njnt {
         let da = m.jnt_dofadr[j];
@@ -995,7 +1059,7 @@ fn forwarded(
             }
         }
     }
-    ab[nv * c..2 * nv * c].copy_from_slice(&dv[..nv * c]);
+    let ab = &mut lin.ab;
     // act' (advance_act): columns (act, u) only (column 2nv + col of the combined row)
     ab[2 * nv * c..].fill(0.0);
     for u in 0..nu {

@@ -230,6 +230,27 @@ fn dfdv_into(
 }
 
 /// [`dfdv_smooth`] row-major into `buf` (`b`: scratch; `nv²` each); no allocation.
+/// `−∂(qfrc_bias − qfrc_passive)/∂qvel` (row-major `nv × nv`, overwrites `buf`): the negated
+/// [`dfdv_buf`] without its second buffer and zero fill (`∂qfrc_bias/∂v` written first, then
+/// negated, then `+∂passive/∂v` accumulated).
+pub(crate) fn neg_dfdv_into(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut crate::rnea::Work,
+    buf: &mut [f64],
+) {
+    if crate::rnea::unsupported(m).is_none() {
+        crate::rnea::d_bias_vel(m, d, w, buf);
+    } else {
+        buf.fill(0.0);
+        d_rne_vel(m, d, 0..m.nv, buf);
+    }
+    for x in buf.iter_mut() {
+        *x = -*x;
+    }
+    d_passive_vel(m, d, buf);
+}
+
 pub(crate) fn dfdv_buf(
     m: &Model,
     d: &mut Data<f64>,

@@ -31,7 +31,7 @@
 
 use crate::cpos::add_constraint_pos;
 use crate::dual::{lift, lift_into, seed};
-use crate::rnea::{d_smooth_pos, Terms, Work};
+use crate::rnea::{d_smooth_mass_pos, d_smooth_pos, Terms, Work};
 use moreau::actuation::{actuator_velocity, transmission};
 use moreau::collision::collision;
 use moreau::com::com_pos;
@@ -253,15 +253,32 @@ pub fn d_pos_into(
     w: &mut Work,
     out: &mut DMatrix<f64>,
 ) -> Method {
+    d_pos_mass_into(m, d, output, None, w, out)
+}
+
+/// [`d_pos_into`] and, with `mass = Some((x, outm))`, `∂M/∂q · x` into `outm`
+/// ([`crate::rnea::d_mass_vec_pos`]) from the same RNE sweep.
+pub fn d_pos_mass_into(
+    m: &Model,
+    d: &Data<f64>,
+    output: Output,
+    mut mass: Option<(&[f64], &mut DMatrix<f64>)>,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) -> Method {
     let xfrc = output == Output::Residual;
     let mut meth = method(m, d, output);
+    let mut smooth = |terms: Terms, w: &mut Work, out: &mut DMatrix<f64>| match mass.take() {
+        Some((x, o)) => d_smooth_mass_pos(m, d, Some(&d.qacc), terms, x, w, out, o),
+        None => d_smooth_pos(m, d, Some(&d.qacc), terms, w, out),
+    };
     if meth != Method::Restricted {
         let terms = Terms {
             springs: true,
             gravcomp: true,
             xfrc,
         };
-        d_smooth_pos(m, d, Some(&d.qacc), terms, w, out);
+        smooth(terms, w, out);
         let mut cons = std::mem::take(&mut w.cons);
         let ok = meth == Method::Smooth || add_constraint_pos(m, d, w, &mut cons, out);
         w.cons = cons;
@@ -278,7 +295,7 @@ pub fn d_pos_into(
         gravcomp: false,
         xfrc,
     };
-    d_smooth_pos(m, d, Some(&d.qacc), terms, w, out);
+    smooth(terms, w, out);
     residual_pass(m, d, xfrc, out);
     meth
 }

@@ -87,6 +87,13 @@ pub struct Work {
     crb: Vec<[f64; 10]>,
     cs: Vec<V6>,
     pub(crate) vel: Vec<V6>,
+    /// The `∂M/∂q · x` part of a fused pass ([`d_smooth_mass_pos`]): body accelerations,
+    /// `α_j`, `I a`, subtree forces and their derivatives of `M(q) x`.
+    acc2: Vec<V6>,
+    al2: Vec<V6>,
+    ia2: Vec<V6>,
+    frc2: Vec<V6>,
+    df2: Vec<V6>,
     /// Workspace of [`crate::cpos`] (used by [`crate::pos::d_pos`]).
     pub(crate) cons: crate::cpos::Work,
     /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
@@ -303,65 +310,119 @@ pub fn d_smooth_pos(
     w: &mut Work,
     out: &mut DMatrix<f64>,
 ) {
-    d_rne_pos(m, d, qacc, true, terms, w, out);
+    d_rne_pos(m, d, qacc, true, terms, None, w, out);
 }
 
 /// `∂(M(q) x)/∂q` (rows outputs; `∂M/∂q_j · x` in column `j`): the RNE derivative with zero
 /// velocity and no gravity, O(n·depth) instead of the `nv × nM` tensor of [`d_mass_pos`].
 pub fn d_mass_vec_pos(m: &Model, d: &Data<f64>, x: &[f64], w: &mut Work, out: &mut DMatrix<f64>) {
-    d_rne_pos(m, d, Some(x), false, Terms::default(), w, out);
+    d_rne_pos(m, d, Some(x), false, Terms::default(), None, w, out);
+}
+
+/// [`d_smooth_pos`] into `out` and, in the same sweep over the tangent directions,
+/// [`d_mass_vec_pos`] of `x` into `outm` (what the transition's eulerdamp/implicitfast chain
+/// rule needs next to the residual derivative; the shared recursion runs once).
+#[allow(clippy::too_many_arguments)]
+pub fn d_smooth_mass_pos(
+    m: &Model,
+    d: &Data<f64>,
+    qacc: Option<&[f64]>,
+    terms: Terms,
+    x: &[f64],
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+    outm: &mut DMatrix<f64>,
+) {
+    d_rne_pos(m, d, qacc, true, terms, Some((x, outm)), w, out);
 }
 
 /// The recursion of [`d_smooth_pos`] / [`d_mass_vec_pos`]; compiled for AVX2 as well and
 /// dispatched at run time (no FMA contraction: bit-identical results).
+#[allow(clippy::too_many_arguments)]
 fn d_rne_pos(
     m: &Model,
     d: &Data<f64>,
     qacc: Option<&[f64]>,
     vel: bool,
     terms: Terms,
+    mx: Option<(&[f64], &mut DMatrix<f64>)>,
     w: &mut Work,
     out: &mut DMatrix<f64>,
 ) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above); the body is safe code.
-        unsafe { d_rne_pos_avx2(m, d, qacc, vel, terms, w, out) };
+        unsafe { d_rne_pos_avx2(m, d, qacc, vel, terms, mx, w, out) };
         return;
     }
-    d_rne_pos_body(m, d, qacc, vel, terms, w, out);
+    d_rne_pos_body(m, d, qacc, vel, terms, mx, w, out);
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
 unsafe fn d_rne_pos_avx2(
     m: &Model,
     d: &Data<f64>,
     qacc: Option<&[f64]>,
     vel: bool,
     terms: Terms,
+    mx: Option<(&[f64], &mut DMatrix<f64>)>,
     w: &mut Work,
     out: &mut DMatrix<f64>,
 ) {
-    d_rne_pos_body(m, d, qacc, vel, terms, w, out);
+    d_rne_pos_body(m, d, qacc, vel, terms, mx, w, out);
 }
 
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn d_rne_pos_body(
     m: &Model,
     d: &Data<f64>,
     qacc: Option<&[f64]>,
     vel: bool,
     terms: Terms,
+    mx: Option<(&[f64], &mut DMatrix<f64>)>,
     w: &mut Work,
     out: &mut DMatrix<f64>,
 ) {
     let nv = m.nv;
     out.fill(0.0);
+    let mut mx = mx;
+    if let Some((_, o)) = &mut mx {
+        o.fill(0.0);
+    }
     if nv == 0 {
         return;
     }
     w.prepare(m);
+    // M(q) x: the zero-velocity, gravity-free recursion (the mass-only branch below), its
+    // accelerations kept apart
+    let fused = match &mx {
+        Some((x, _)) => {
+            w.forward_pass(m, d, Some(x), false, false);
+            std::mem::swap(&mut w.acc, &mut w.acc2);
+            std::mem::swap(&mut w.al, &mut w.al2);
+            // every entry is rewritten by the pass below
+            w.acc.resize(m.nbody, V6::zeros());
+            w.al.resize(nv, V6::zeros());
+            w.ia2.clear();
+            w.ia2
+                .extend((0..m.nbody).map(|b| inert_mul(&d.cinert[b], &w.acc2[b])));
+            w.frc2.clone_from(&w.ia2);
+            for b in (1..m.nbody).rev() {
+                let p = m.body_parentid[b];
+                if p != 0 {
+                    let f = w.frc2[b];
+                    w.frc2[p] += f;
+                }
+            }
+            w.df2.clear();
+            w.df2.resize(m.nbody, V6::zeros());
+            true
+        }
+        None => false,
+    };
     w.forward_pass(m, d, qacc, vel, vel);
     // world-fixed forces at the COMs (subtracted: they are inputs of τ with sign −)
     let gravity_on = !m.opt.disabled(disable::GRAVITY);
@@ -437,24 +498,50 @@ fn d_rne_pos_body(
             let f = w.df[b];
             w.df[p] += f;
         }
+        if fused {
+            let sig2 = cross_motion(&s, &w.al2[j]);
+            for b in bj..=last {
+                w.df2[b] = cross_force(&s, &w.ia2[b]) - inert_mul(&d.cinert[b], &sig2);
+            }
+            for b in (bj + 1..=last).rev() {
+                let p = m.body_parentid[b];
+                let f = w.df2[b];
+                w.df2[p] += f;
+            }
+        }
+        // for k ∈ D(j): (S_j × S_k) · F = −S_k · (S_j ×* F), one force per body
         let g = w.grp[j];
         for b in bj..=last {
             let k0 = m.body_dofadr[b];
-            for k in k0..k0 + m.body_dofnum[b] {
-                let sk = &d.cdof[k];
-                let mut val = sk.dot(&w.df[b]);
-                if b > bj || k >= g {
-                    val += cross_motion(&s, sk).dot(&w.frc[b]);
+            let kn = k0 + m.body_dofnum[b];
+            if kn == k0 {
+                continue;
+            }
+            let df = w.df[b];
+            let y = df - cross_force(&s, &w.frc[b]);
+            for k in k0..kn {
+                let f = if b > bj || k >= g { &y } else { &df };
+                out[(k, j)] = d.cdof[k].dot(f);
+            }
+            if let Some((_, o)) = &mut mx {
+                let df = w.df2[b];
+                let y = df - cross_force(&s, &w.frc2[b]);
+                for k in k0..kn {
+                    let f = if b > bj || k >= g { &y } else { &df };
+                    o[(k, j)] = d.cdof[k].dot(f);
                 }
-                out[(k, j)] = val;
             }
         }
         let dfr = w.df[bj];
+        let dfr2 = w.df2.get(bj).copied().unwrap_or_else(V6::zeros);
         let mut p = m.body_parentid[bj];
         while p != 0 {
             let k0 = m.body_dofadr[p];
             for k in k0..k0 + m.body_dofnum[p] {
                 out[(k, j)] = d.cdof[k].dot(&dfr);
+                if let Some((_, o)) = &mut mx {
+                    o[(k, j)] = d.cdof[k].dot(&dfr2);
+                }
             }
             p = m.body_parentid[p];
         }

@@ -141,6 +141,21 @@ fn check(name: &str, rseed: u64) {
     }
     let emx = err(&amx, &rmx);
     assert!(emx < 1e-10, "{name}: d(Mx)/dq {emx}");
+    // the fused sweep gives both against the same dual references
+    let (mut ft, mut fmx) = (DMatrix::zeros(m.nv, m.nv), DMatrix::zeros(m.nv, m.nv));
+    moreau_derivatives::rnea::d_smooth_mass_pos(
+        &m,
+        &d,
+        Some(&d.qacc),
+        terms,
+        &x,
+        &mut w,
+        &mut ft,
+        &mut fmx,
+    );
+    let (eft, efmx) = (err(&ft, &rt), err(&fmx, &rmx));
+    assert!(eft < 1e-10, "{name}: fused dτ/dq {eft}");
+    assert!(efmx < 1e-10, "{name}: fused d(Mx)/dq {efmx}");
     // without qacc and the optional terms: the bias alone
     let mut bt = DMatrix::zeros(m.nv, m.nv);
     d_smooth_pos(&m, &d, None, Terms::default(), &mut w, &mut bt);
