@@ -42,7 +42,10 @@ fn clamp<T: Scalar>(x: T, r: &[f64; 2]) -> T {
 /// `L = gear₀ ten_length`, moment `gear₀ ten_J`. Needs [`crate::tendon::tendon`].
 pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
-    d.actuator_moment.iter_mut().for_each(|x| *x = T::zero());
+    // row by row: see the zeroing of `efc_J` in `constraint::assemble::make_constraint`
+    for row in d.actuator_moment.chunks_mut(nv.max(1)) {
+        row.fill(T::zero());
+    }
     for i in 0..m.nu {
         let g = &m.actuator_gear[i];
         let id = m.actuator_trnid[i][0].max(0) as usize;

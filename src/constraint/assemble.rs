@@ -342,7 +342,11 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
         return;
     }
     if !d.efc_J_sparse {
-        d.efc_J.iter_mut().for_each(|x| *x = T::zero());
+        // row by row: glibc's memset counts one instruction per byte past its rep-stosb
+        // threshold (2 KiB), ~8 per 32 bytes below it
+        for row in d.efc_J.chunks_mut(nv.max(1)) {
+            row.fill(T::zero());
+        }
     }
     let o = &m.opt;
     let z = T::zero();
