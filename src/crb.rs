@@ -95,10 +95,10 @@ pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag
         let dk = rowk[0];
         let mut i = parent[k];
         let mut off = 1;
-        // four ancestors' rows per pass over row k (each of their entries gets exactly one
-        // update from row k, so this equals the row-by-row elimination bit for bit, with a
-        // quarter of the loop overhead and one load of row k per four updates)
-        while off + 3 < len {
+        // four ancestors' rows per pass over row k while they are long enough to pay for it
+        // (each of their entries gets exactly one update from row k, so this equals the
+        // row-by-row elimination bit for bit, with one load of row k per four updates)
+        while off + FUSE_MIN <= len {
             let Some(rows) = ancestors4(parent, i) else {
                 break;
             };
@@ -131,6 +131,9 @@ pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag
         *di = T::one() / ld[a];
     }
 }
+
+/// Shortest row `k` suffix (`len − off`) that [`factor_tree`] eliminates four rows at a time.
+const FUSE_MIN: usize = 6;
 
 /// `i` and its next three ancestors along `parent`, if all exist.
 #[inline(always)]

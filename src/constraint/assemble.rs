@@ -14,7 +14,7 @@
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
 use super::{params, sparse, ConstraintType, EfcCone};
-use crate::data::{sc, Data, Scalar};
+use crate::data::{sc, zero_fill, Data, Scalar};
 use crate::jacobian::jac_dot_mul;
 use crate::model::{disable, Cone, EqType, JointType, Model, ObjType};
 use crate::spatial::{ang, body_last_dof, dof_parent, lin};
@@ -342,11 +342,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
         return;
     }
     if !d.efc_J_sparse {
-        // row by row: glibc's memset counts one instruction per byte past its rep-stosb
-        // threshold (2 KiB), ~8 per 32 bytes below it
-        for row in d.efc_J.chunks_mut(nv.max(1)) {
-            row.fill(T::zero());
-        }
+        zero_fill(&mut d.efc_J);
     }
     let o = &m.opt;
     let z = T::zero();
