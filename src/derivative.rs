@@ -141,6 +141,7 @@ pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
 }
 
 /// `∂(damping force magnitude)/∂v` of dof `i`: `a + 2b|v| + 3c v²`.
+#[inline]
 pub fn dof_damping_deriv<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
     let (b, p) = m.dof_damping_eff(i);
     let v = d.qvel[i];
