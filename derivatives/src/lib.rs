@@ -24,4 +24,5 @@ pub mod pos;
 pub mod qderiv_pos;
 pub mod quat;
 pub mod rnea;
+pub mod stepmat;
 pub mod sensor;

@@ -89,3 +89,9 @@ pub fn state(
     moreau::forward::forward(m, &mut d);
     d
 }
+
+/// `max |a − b| / max(1, max |b|)`.
+pub fn rel_err(a: &nalgebra::DMatrix<f64>, b: &nalgebra::DMatrix<f64>) -> f64 {
+    assert_eq!(a.shape(), b.shape());
+    (a - b).amax() / b.amax().max(1.0)
+}
