@@ -64,9 +64,6 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if let Some(e) = crate::inverse::unsupported(m) {
         return Some(e);
     }
-    if m.opt.integrator == Integrator::Rk4 {
-        return Some("RK4 integrator");
-    }
     None
 }
 
@@ -740,6 +737,18 @@ pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'
     ))
 }
 
+/// `∂qacc/∂x` (`nv × (2nv+na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`) at the forwarded
+/// state of `d` (one RK4 stage, [`crate::rk4`]).
+pub(crate) fn stage_jacobians(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut Workspace,
+) -> (DMatrix<f64>, DMatrix<f64>) {
+    let (ad, _) = forward_parts(m, d, None, false, w);
+    let da = DMatrix::from_row_slice(m.nv, 2 * m.nv + m.na + m.nu, &w.lin.x);
+    (da, ad)
+}
+
 /// `∂act_dot/∂(act,u)` and the q-pass with `d` already forwarded; `∂qacc/∂x` is left in
 /// `w.lin.x` (`nv × (2nv+na+nu)` row-major).
 fn forward_parts(
@@ -870,6 +879,14 @@ fn forwarded(
     if let Some(e) = unsupported(m) {
         return Err(e);
     }
+    if flg_sensor {
+        if let Some(e) = crate::sensor::unsupported(m, d) {
+            return Err(e);
+        }
+    }
+    if m.opt.integrator == Integrator::Rk4 {
+        return crate::rk4::transition(m, d, w, flg_sensor);
+    }
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let nx = 2 * nv + na;
     let h = m.opt.timestep;
@@ -878,11 +895,6 @@ fn forwarded(
     // He depends on (q, v, act, u) beyond qderiv_pos's constant weights: ∂(He a_int)/∂x by
     // restricted dual passes (crate::stepmat)
     let he_dual = crate::stepmat::needs_dual(m);
-    if flg_sensor {
-        if let Some(e) = crate::sensor::unsupported(m, d) {
-            return Err(e);
-        }
-    }
     // ∂qDeriv/∂q by full dual passes only where qderiv_pos does not apply
     let full_qd = fast && !he_dual && !crate::qderiv_pos::covered(m);
     let damped = m.opt.integrator == Integrator::Euler && euler_damped(m);

@@ -23,6 +23,7 @@ pub mod inverse;
 pub mod pos;
 pub mod qderiv_pos;
 pub mod quat;
+pub mod rk4;
 pub mod rnea;
 pub mod stepmat;
 pub mod sensor;

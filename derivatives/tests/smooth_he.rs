@@ -2,7 +2,8 @@
 //! state or the inputs (`moreau_derivatives::stepmat`): polynomial dof and tendon damping
 //! (Euler with eulerdamp, implicitfast, implicit), velocity-dependent actuator gains (muscle,
 //! affine `gainprm[2]`), childless free bodies under implicitfast (exact gyroscopic block), and
-//! the implicit integrator (full `qDeriv` with the RNE part, LU) — at random contact states of
+//! the implicit integrator (full `qDeriv` with the RNE part, LU), and RK4 (the chain rule over
+//! its four stages, `moreau_derivatives::rk4`) — at random contact states of
 //! `models/smooth_contact.xml` and `models/box_drop.xml`.
 //!
 //! Against the dual-number step (exact to round-off; the solver runs all 100 iterations,
@@ -109,7 +110,12 @@ fn implicit_integrator() {
 }
 
 #[test]
-fn rk4_refused() {
+fn rk4() {
+    // four stages, each through contact; free rotations through dexp⁻¹
     let m = smooth_contact(Integrator::Rk4);
-    assert_eq!(unsupported(&m), Some("RK4 integrator"));
+    for seed in [11, 12] {
+        check("smooth_contact", &m, seed, 200);
+    }
+    let m = common::model("box_drop", Some(Integrator::Rk4));
+    check("box_drop", &m, 13, 300);
 }
