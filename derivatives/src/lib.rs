@@ -25,5 +25,5 @@ pub mod qderiv_pos;
 pub mod quat;
 pub mod rk4;
 pub mod rnea;
-pub mod stepmat;
 pub mod sensor;
+pub mod stepmat;

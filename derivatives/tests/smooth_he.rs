@@ -119,3 +119,47 @@ fn rk4() {
     let m = common::model("box_drop", Some(Integrator::Rk4));
     check("box_drop", &m, 13, 300);
 }
+
+/// Analytic `A`, `B` against MuJoCo 4.0.0's centred finite differences (tests/reference/
+/// fd_cases.json: `mjd_transitionFD`, and for RK4 central differences of `mj_step` in Python)
+/// on every case: Euler with polynomial dof and tendon damping (tendon_springs), implicit,
+/// implicitfast (free body: a childless free body; the inline actuated model: affine velocity
+/// gains), RK4 (cartpole, ball pendulum, zoo2, the inline model). Tolerance 1e-6 relative (FD's
+/// truncation error at MuJoCo's step; contact cases 1e-4: MuJoCo's solver tolerance 1e-8 makes
+/// its differenced steps noisy, as in fd_oracle.rs).
+#[test]
+fn analytic_vs_mujoco_fd_cases() {
+    let all = common::fd_cases();
+    let (mut n, mut worst) = (0, [0.0f64; 2]);
+    for case in all["cases"].as_array().unwrap() {
+        let method = case["method"].as_str().unwrap_or("");
+        if method != "mjd_transitionFD" && method != "python_rk4" {
+            continue;
+        }
+        let m = common::fd_case_model(case);
+        let mut d = moreau::Data::new(&m);
+        common::fd_case_state(&m, &mut d, &case["state"]);
+        let t = transition_analytic(&m, &mut d).unwrap();
+        let want = &case["transition"]["centered"];
+        let (nx, nu) = (2 * m.nv + m.na, m.nu);
+        let e = common::rel_err(&t.A, &common::json_mat(&want["A"], nx, nx))
+            .max(common::rel_err(&t.B, &common::json_mat(&want["B"], nx, nu)));
+        let contact = case["contact"].as_bool().unwrap();
+        let name = format!(
+            "{} {} state {}",
+            case["model"].as_str().unwrap(),
+            case["integrator"].as_str().unwrap_or("(own)"),
+            case["state_index"]
+        );
+        eprintln!("{name}: A, B vs MuJoCo {e:.1e}");
+        let w = &mut worst[usize::from(contact)];
+        *w = w.max(e);
+        assert!(e < if contact { 1e-4 } else { 1e-6 }, "{name}: {e:.2e}");
+        n += 1;
+    }
+    eprintln!(
+        "{n} cases, worst smooth {:.1e}, contact {:.1e}",
+        worst[0], worst[1]
+    );
+    assert!(n > 60, "only {n} cases");
+}
