@@ -29,18 +29,27 @@
 //! `M x` and (eulerdamp) `(M + h diag(damping))⁻¹` in M's tree-sparse layout; a reusable
 //! [`Workspace`] ([`transition_analytic_with`]) keeps the `Data<Dual64>` and buffers.
 //!
-//! The step's chain rule is analytic for Euler (`He = M`, or `M + h diag(damping)` with
-//! eulerdamp) and implicitfast (`He = M − h sym(qDeriv)` on M's sparsity):
-//! `He a_int = M qacc`, so `He ∂a_int = M ∂qacc + ∂M (qacc − a_int) + h sym(∂qDeriv) a_int`;
+//! The step's chain rule for Euler (`He = M`, or `M + h diag(s(v))` with eulerdamp, `s` the
+//! damping slope `b + 2 p0 |v| + 3 p1 v²`) and the implicit integrators (`He = M − h qDeriv` on
+//! M's sparsity: symmetrized under implicitfast, with the exact gyroscopic block of childless
+//! free bodies; the full `qDeriv` with RNE's velocity derivative under implicit, an LU; as
+//! [`crate::stepmat::he_offset`] builds it): `He a_int = M qacc`, so
+//! `He ∂a_int = M ∂qacc + ∂M (qacc − a_int) − ∂(He − M) a_int`. The last term: eulerdamp
+//! `h diag(s'(v) a_int)` in the velocity columns (analytic); implicitfast with joint/tendon
+//! dampers of constant slope and velocity-independent gains `−h sym(∂qDeriv/∂q) a_int` from
+//! [`crate::qderiv_pos`]; otherwise (polynomial damping, velocity-dependent gains, childless free
+//! bodies, implicit) every column by `Dual64` passes restricted to the stages `He` reads
+//! ([`crate::stepmat::d_he_offset_vec`]: `nv` position passes, `nv` velocity passes and
+//! `na + nu` actuation passes). Then
 //! `v' = v + h a_int`; `q' = q ⊕ h v'` in closed form (`mjd_quatIntegrate` blocks,
 //! [`crate::quat::quat_integrate_deriv`]) and `act'` (`advance_act`: `act + c act_dot`, zero
-//! where the activation clamp is active).
+//! where the activation clamp is active). RK4: the chain rule over its four stages
+//! ([`crate::rk4`]), each stage's `∂qacc` by the IFT at that stage's state.
 //! `∂(qfrc_actuator, act_dot)/∂(act, u)`: each actuator depends only on its own control and
 //! activation, so two seeded passes suffice (per-column passes with `jnt_actfrcrange` clamps).
 //!
-//! Unsupported ([`unsupported`]): RK4 and implicit, polynomial dof damping, implicitfast with
-//! velocity-dependent actuator gains (affine `gainprm[2]`, muscles), tendon damping polynomials
-//! or childless free bodies (MuJoCo's exact gyroscopic block), plus [`crate::inverse::unsupported`].
+//! Unsupported ([`unsupported`]): what [`crate::inverse::unsupported`] refuses (connect/weld
+//! equalities, fluid forces, invdiscrete with integrators other than Euler).
 //! The sensor Jacobians `C`, `D` ([`crate::sensor`], from `∂qacc/∂x`) only when asked
 //! ([`transition_analytic_flg`]); otherwise they are left empty (`0 × n`).
 
@@ -60,11 +69,10 @@ use moreau::Data;
 use nalgebra::DMatrix;
 
 /// Why [`transition_analytic`] does not apply to `m`, if it doesn't.
+/// Every integrator is covered (Euler with or without eulerdamp, implicitfast, implicit, RK4);
+/// what remains is [`crate::inverse::unsupported`].
 pub fn unsupported(m: &Model) -> Option<&'static str> {
-    if let Some(e) = crate::inverse::unsupported(m) {
-        return Some(e);
-    }
-    None
+    crate::inverse::unsupported(m)
 }
 
 /// The error for a singular implicit(fast) `M − h qDeriv` (e.g. velocity feedback cancelling the

@@ -104,21 +104,21 @@ pub fn he_offset<T: Scalar>(m: &Model, d: &mut Data<T>, out: &mut [T]) {
                 }
             }
             if fast {
-                let blocks: Vec<usize> = free_blocks(m).collect();
-                if !blocks.is_empty() {
-                    let mut g = vec![T::zero(); nv * nv];
-                    for &a in &blocks {
-                        d_rne_vel(m, d, a..a + 6, &mut g);
+                // ∂qfrc_bias/∂v of each block into d.qLU (scratch, as the step does)
+                let mut g = std::mem::take(&mut d.qLU);
+                for a in free_blocks(m) {
+                    for r in a..a + 6 {
+                        g[r * nv + a..r * nv + a + 6].fill(T::zero());
                     }
+                    d_rne_vel(m, d, a..a + 6, &mut g);
                     let q = &d.qDeriv;
-                    for &a in &blocks {
-                        for r in a..a + 6 {
-                            for c in a..a + 6 {
-                                out[r * nv + c] = -(h * (q[r * nv + c] - g[r * nv + c]));
-                            }
+                    for r in a..a + 6 {
+                        for c in a..a + 6 {
+                            out[r * nv + c] = -(h * (q[r * nv + c] - g[r * nv + c]));
                         }
                     }
                 }
+                d.qLU = g;
             }
         }
     }

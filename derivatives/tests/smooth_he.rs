@@ -13,7 +13,9 @@
 
 use moreau::model::Integrator;
 use moreau::Model;
-use moreau_derivatives::contact::{transition_analytic, unsupported};
+use moreau_derivatives::contact::{
+    transition_analytic, transition_analytic_flg, unsupported, Workspace,
+};
 use moreau_derivatives::dual::dual_step_jacobian;
 use moreau_derivatives::fd::transition_fd;
 
@@ -120,7 +122,8 @@ fn rk4() {
     check("box_drop", &m, 13, 300);
 }
 
-/// Analytic `A`, `B` against MuJoCo 4.0.0's centred finite differences (tests/reference/
+/// Analytic `A`, `B` (and `C`, `D` where the case has sensors) against MuJoCo 4.0.0's centred
+/// finite differences (tests/reference/
 /// fd_cases.json: `mjd_transitionFD`, and for RK4 central differences of `mj_step` in Python)
 /// on every case: Euler with polynomial dof and tendon damping (tendon_springs), implicit,
 /// implicitfast (free body: a childless free body; the inline actuated model: affine velocity
@@ -139,11 +142,21 @@ fn analytic_vs_mujoco_fd_cases() {
         let m = common::fd_case_model(case);
         let mut d = moreau::Data::new(&m);
         common::fd_case_state(&m, &mut d, &case["state"]);
-        let t = transition_analytic(&m, &mut d).unwrap();
+        // with the sensor Jacobians C, D where the case has sensors the analytic pass supports
+        let sensors = m.nsensordata > 0 && {
+            moreau::forward::forward(&m, &mut d);
+            moreau_derivatives::sensor::unsupported(&m, &d).is_none()
+        };
+        let t = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), sensors).unwrap();
         let want = &case["transition"]["centered"];
-        let (nx, nu) = (2 * m.nv + m.na, m.nu);
-        let e = common::rel_err(&t.A, &common::json_mat(&want["A"], nx, nx))
+        let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
+        let mut e = common::rel_err(&t.A, &common::json_mat(&want["A"], nx, nx))
             .max(common::rel_err(&t.B, &common::json_mat(&want["B"], nx, nu)));
+        if sensors {
+            e = e
+                .max(common::rel_err(&t.C, &common::json_mat(&want["C"], ns, nx)))
+                .max(common::rel_err(&t.D, &common::json_mat(&want["D"], ns, nu)));
+        }
         let contact = case["contact"].as_bool().unwrap();
         let name = format!(
             "{} {} state {}",
@@ -151,7 +164,10 @@ fn analytic_vs_mujoco_fd_cases() {
             case["integrator"].as_str().unwrap_or("(own)"),
             case["state_index"]
         );
-        eprintln!("{name}: A, B vs MuJoCo {e:.1e}");
+        eprintln!(
+            "{name}: A, B{} vs MuJoCo {e:.1e}",
+            if sensors { ", C, D" } else { "" }
+        );
         let w = &mut worst[usize::from(contact)];
         *w = w.max(e);
         assert!(e < if contact { 1e-4 } else { 1e-6 }, "{name}: {e:.2e}");
