@@ -73,6 +73,18 @@ pub fn needs_dual(m: &Model) -> bool {
 /// docs), from the position, velocity and actuation results in `d`; zero for RK4 and for Euler
 /// without implicit damping. Writes `d.qDeriv` (implicit integrators).
 pub fn he_offset<T: Scalar>(m: &Model, d: &mut Data<T>, out: &mut [T]) {
+    he_offset_masked(m, d, out, &|_| true);
+}
+
+/// [`he_offset`] with the gyroscopic term `∂qfrc_bias_b/∂v_b` of the free block starting at
+/// dof `a` evaluated only where `gyro(a)`; elsewhere it is taken as zero, which is exact for the
+/// derivative part of a dual pass whose seed cannot move that block (not for the values).
+fn he_offset_masked<T: Scalar>(
+    m: &Model,
+    d: &mut Data<T>,
+    out: &mut [T],
+    gyro: &dyn Fn(usize) -> bool,
+) {
     let nv = m.nv;
     let h: T = moreau::data::sc(m.opt.timestep);
     out.iter_mut().for_each(|x| *x = T::zero());
@@ -110,7 +122,9 @@ pub fn he_offset<T: Scalar>(m: &Model, d: &mut Data<T>, out: &mut [T]) {
                     for r in a..a + 6 {
                         g[r * nv + a..r * nv + a + 6].fill(T::zero());
                     }
-                    d_rne_vel(m, d, a..a + 6, &mut g);
+                    if gyro(a) {
+                        d_rne_vel(m, d, a..a + 6, &mut g);
+                    }
                     let q = &d.qDeriv;
                     for r in a..a + 6 {
                         for c in a..a + 6 {
@@ -131,8 +145,19 @@ pub fn d_he_offset_vec(m: &Model, d: &Data<f64>, a: &[f64], w: &mut Work) -> DMa
     let mut out = DMatrix::zeros(nv, 2 * nv + na + nu);
     let mut hm = vec![Dual64::from(0.0); nv * nv];
     let body_trn = m.actuator_trntype.contains(&TrnType::Body);
+    // a seed on dof k moves the gyroscopic block of the free body at dof a only if k's body
+    // is that body or one of its ancestors
+    let moves = |k: usize, a: usize| {
+        let (bk, mut b) = (m.dof_bodyid[k], m.dof_bodyid[a]);
+        while b > bk {
+            b = m.body_parentid[b];
+        }
+        b == bk
+    };
     let mut read = |dd: &mut Data<Dual64>, col: usize, out: &mut DMatrix<f64>| {
-        he_offset(m, dd, &mut hm);
+        // column col: dof col (positions), col − nv (velocities), none (activations, controls)
+        let k = if col < 2 * nv { Some(col % nv) } else { None };
+        he_offset_masked(m, dd, &mut hm, &|a| k.is_some_and(|k| moves(k, a)));
         for r in 0..nv {
             let mut s = 0.0;
             for c in 0..nv {
@@ -177,7 +202,9 @@ pub fn d_he_offset_vec(m: &Model, d: &Data<f64>, a: &[f64], w: &mut Work) -> DMa
         read(dd, nv + i, &mut out);
         dd.qvel[i].eps = 0.0;
     }
-    if euler {
+    // qDeriv depends on activations and controls only through velocity-dependent gains (the
+    // forcerange clamp's switch is piecewise constant)
+    if euler || !velocity_gain(m) {
         return out;
     }
     velocity(dd);
