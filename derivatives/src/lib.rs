@@ -13,6 +13,9 @@
 //! - [`contact`]: forward dynamics and transition Jacobians through soft contact by the implicit
 //!   function theorem at the constraint solution.
 //! - [`qderiv_pos`]: `∂(qDeriv a)/∂q` of the implicitfast step (moment arms, tendon Jacobians).
+//! - [`stepmat`]: the step matrix `He` of Euler/implicit/implicitfast as the step builds it and
+//!   `∂(He a)/∂x` by restricted dual passes (polynomial damping, velocity gains, free bodies).
+//! - [`rk4`]: the RK4 step's transition Jacobians (chain rule over the four stages).
 //! - [`sensor`]: the transition's sensor Jacobians `C`, `D` from the IFT `∂qacc`.
 
 pub mod contact;
@@ -23,5 +26,7 @@ pub mod inverse;
 pub mod pos;
 pub mod qderiv_pos;
 pub mod quat;
+pub mod rk4;
 pub mod rnea;
 pub mod sensor;
+pub mod stepmat;
