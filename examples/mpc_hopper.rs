@@ -10,11 +10,12 @@
 //! weight (`hopper_mpc::forward_ilqr`, settings `hopper_mpc::Forward::example`).
 //!
 //! Run: `cargo run --release --example mpc_hopper [-- SECONDS [VX]] [--forward-only]
-//! [--previous]` (default 5 s, 0.3 m/s; `--forward-only` runs only the forward row;
+//! [--previous] [--robust]` (default 5 s, 0.3 m/s; `--forward-only` runs only the forward row;
 //! `--previous` gives that row its former settings, FD Jacobians on 10 ms × 80 steps with
-//! velocity weight 1; the environment variable
-//! `HOPPER_FWD=plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint` overrides its settings
-//! for sweeps); `--features plot` also writes PNGs. Prints a summary table (real-time factor,
+//! velocity weight 1; `--robust` runs only that row, over `hopper_mpc::variants` (A, B with
+//! 1e-12 relative noise, FD Jacobians, pushes ±10%) and prints the spread; the environment
+//! variable `HOPPER_FWD=plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint[,tol]`
+//! overrides its settings for sweeps); `--features plot` also writes PNGs. Prints a summary table (real-time factor,
 //! planning time per control step of 20 ms = 5 physics steps, lowest torso height, largest
 //! pitch, distance travelled, largest |ctrl|) and writes each closed loop as
 //! `target/mpc/hopper_<name>.json` (`moreau simulate`'s format plus `ctrl`; `moreau replay`
@@ -58,11 +59,14 @@ fn forward_settings() -> Result<Forward, String> {
                 .map_err(|_| format!("HOPPER_FWD: bad number {x}"))
         })
         .collect::<Result<_, _>>()?;
-    if f.len() != 9 {
+    if f.len() != 9 && f.len() != 10 {
         return Err(
-            "HOPPER_FWD needs plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint"
+            "HOPPER_FWD needs plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint[,tol]"
                 .into(),
         );
+    }
+    if !(f[0] > 0.0 && f[1] >= 1.0 && f[6] >= 1.0 && f.get(9).is_none_or(|t| *t >= 0.0)) {
+        return Err("HOPPER_FWD: plan_dt > 0, horizon ≥ 1, iter ≥ 1 and tol ≥ 0 needed".into());
     }
     Ok(Forward {
         plan_dt: f[0],
@@ -74,7 +78,55 @@ fn forward_settings() -> Result<Forward, String> {
         iter: f[6] as usize,
         analytic: f[7] != 0.0,
         wjoint: f[8],
+        tol: f.get(9).copied().unwrap_or(0.0),
     })
+}
+
+/// `--robust`: the forward row over [`hop::variants`] (Jacobian round-off, FD, pushes ±10%).
+fn robust(fwd: &Forward, secs: f64, vx: f64) -> Result<(), String> {
+    let model = hop::model()?;
+    let mut rows = vec![];
+    let (mut dist, mut minz, mut pitch) = (vec![], vec![], vec![]);
+    for v in hop::variants() {
+        let r = hop::run_forward(&model, fwd, vx, secs, &v, |_, _| {})?;
+        dist.push(r.distance());
+        minz.push(r.min_z());
+        pitch.push(r.max_pitch().to_degrees());
+        rows.push(vec![
+            v.name.clone(),
+            format!("{:+.4}", r.distance()),
+            format!("{:+.4}", r.min_z()),
+            format!("{:.2}", r.max_pitch().to_degrees()),
+            format!("{:.2}", r.closed.mean_plan_ms()),
+        ]);
+    }
+    let span = |x: &[f64]| {
+        let lo = x.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = x.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        format!("{lo:+.4} … {hi:+.4}")
+    };
+    rows.push(vec![
+        "spread".into(),
+        span(&dist),
+        span(&minz),
+        span(&pitch),
+        String::new(),
+    ]);
+    println!("\nforward iLQR MPC {fwd:?}, {secs} s, target {vx} m/s:");
+    print!(
+        "{}",
+        table(
+            &[
+                "variant",
+                "distance x (m)",
+                "min rootz",
+                "max |pitch| (deg)",
+                "ms / control step"
+            ],
+            &rows
+        )
+    );
+    Ok(())
 }
 
 fn run() -> Result<(), String> {
@@ -93,6 +145,9 @@ fn run() -> Result<(), String> {
         .map(|s| s.parse().map_err(|_| format!("bad velocity {s}")))
         .transpose()?
         .unwrap_or(0.3);
+    if std::env::args().any(|a| a == "--robust") {
+        return robust(&fwd, secs, vx);
+    }
     let model = hop::model()?;
     let q_stand = hop::initial(&model)?.qpos;
     let dt = model.opt.timestep * SUBSTEPS as f64;
@@ -195,11 +250,12 @@ fn run() -> Result<(), String> {
     let mut pm = model.clone();
     pm.opt.timestep = fwd.plan_dt;
     let name = format!(
-        "iLQR MPC forward ({:.0} ms × {}, w_vx {}, {} it, {})",
+        "iLQR MPC forward ({:.0} ms × {}, w_vx {}, ≤ {} it, tol {:e}, {})",
         fwd.plan_dt * 1e3,
         fwd.horizon,
         fwd.wvx,
         fwd.iter,
+        fwd.tol,
         if fwd.analytic { "analytic" } else { "FD" }
     );
     let mpc = hop::forward_ilqr(&pm, &q_stand, vx, &fwd);
@@ -215,7 +271,7 @@ fn run() -> Result<(), String> {
     for (name, slug, label, plan_dt, analytic, mpc, clamp) in ilqr_rows {
         let run = with_bar(steps, label, msg, |on_step| {
             hop::run_ilqr(
-                &model, plan_dt, analytic, mpc, clamp, steps, &pushes, on_step,
+                &model, plan_dt, analytic, mpc, clamp, steps, &pushes, None, on_step,
             )
         });
         match run {

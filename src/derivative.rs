@@ -19,7 +19,9 @@ use nalgebra::Vector6;
 /// of RNE with `qacc = 0`), **added** into `out`. Differentiates the recursion
 /// `cvel → cdof_dot → cacc → cfrc → qfrc_bias` directly; `cdof_dot` follows MuJoCo's
 /// convention (ball dofs use the parent velocity, free rotations the velocity after the
-/// translation). Cost O(|cols| · nbody).
+/// translation). Column `k` moves only the bodies of the subtree of dof `k`'s body (contiguous
+/// in the depth-first body order) and, through their force, its ancestors: rows outside those
+/// are left untouched. Cost O(|cols| · (subtree + depth)).
 pub fn d_rne_vel<T: Scalar>(
     m: &Model,
     d: &mut Data<T>,
@@ -30,52 +32,57 @@ pub fn d_rne_vel<T: Scalar>(
     let z6 = Vector6::zeros();
     for k in cols {
         let bk = m.dof_bodyid[k];
-        // forward pass: derivatives of cvel, cdof_dot, cacc (zero outside the subtree of bk)
-        d.deriv_cvel[0] = z6;
-        d.deriv_cacc[0] = z6;
-        for b in 1..m.nbody {
+        // the subtree of bk: bodies bk..hi (depth-first order)
+        let mut hi = bk + 1;
+        while hi < m.nbody && m.body_parentid[hi] >= bk {
+            hi += 1;
+        }
+        // forward pass: derivatives of cvel, cdof_dot, cacc (zero outside the subtree; the
+        // parent of bk contributes zero)
+        for b in bk..hi {
             let p = m.body_parentid[b];
-            let mut dcv = d.deriv_cvel[p];
-            let mut dca = d.deriv_cacc[p];
-            if b >= bk {
-                for jj in 0..m.body_jntnum[b] {
-                    let j = m.body_jntadr[b] + jj;
-                    let a = m.jnt_dofadr[j];
-                    let mut dofs = |lo: usize, hi: usize, dcv: &mut Vector6<T>| {
-                        // cdof_dot of dofs lo..hi all use the same velocity dcv
-                        for i in lo..hi {
-                            let dcdd = cross_motion(dcv, &d.cdof[i]);
-                            dca += dcdd * d.qvel[i];
-                            if i == k {
-                                dca += d.cdof_dot[i];
-                            }
+            let (mut dcv, mut dca) = if b == bk {
+                (z6, z6)
+            } else {
+                (d.deriv_cvel[p], d.deriv_cacc[p])
+            };
+            for jj in 0..m.body_jntnum[b] {
+                let j = m.body_jntadr[b] + jj;
+                let a = m.jnt_dofadr[j];
+                let mut dofs = |lo: usize, hi: usize, dcv: &mut Vector6<T>| {
+                    // cdof_dot of dofs lo..hi all use the same velocity dcv
+                    for i in lo..hi {
+                        let dcdd = cross_motion(dcv, &d.cdof[i]);
+                        dca += dcdd * d.qvel[i];
+                        if i == k {
+                            dca += d.cdof_dot[i];
                         }
-                        for i in lo..hi {
-                            if i == k {
-                                *dcv += d.cdof[i];
-                            }
-                        }
-                    };
-                    match m.jnt_type[j] {
-                        JointType::Free => {
-                            // translational cdof_dot is zero (and so is its derivative)
-                            for i in a..a + 3 {
-                                if i == k {
-                                    dcv += d.cdof[i];
-                                }
-                            }
-                            dofs(a + 3, a + 6, &mut dcv);
-                        }
-                        JointType::Ball => dofs(a, a + 3, &mut dcv),
-                        _ => dofs(a, a + 1, &mut dcv),
                     }
+                    for i in lo..hi {
+                        if i == k {
+                            *dcv += d.cdof[i];
+                        }
+                    }
+                };
+                match m.jnt_type[j] {
+                    JointType::Free => {
+                        // translational cdof_dot is zero (and so is its derivative)
+                        for i in a..a + 3 {
+                            if i == k {
+                                dcv += d.cdof[i];
+                            }
+                        }
+                        dofs(a + 3, a + 6, &mut dcv);
+                    }
+                    JointType::Ball => dofs(a, a + 3, &mut dcv),
+                    _ => dofs(a, a + 1, &mut dcv),
                 }
             }
             d.deriv_cvel[b] = dcv;
             d.deriv_cacc[b] = dca;
         }
         // body forces
-        for b in 1..m.nbody {
+        for b in bk..hi {
             let ci = &d.cinert[b];
             let dcv = d.deriv_cvel[b];
             let cv = d.cvel[b];
@@ -83,18 +90,31 @@ pub fn d_rne_vel<T: Scalar>(
                 + cross_force(&dcv, &mul_inert(ci, &cv))
                 + cross_force(&cv, &mul_inert(ci, &dcv));
         }
-        // backward accumulation
-        for b in (1..m.nbody).rev() {
+        // backward accumulation within the subtree; every ancestor of bk then carries bk's
+        for b in (bk + 1..hi).rev() {
             let p = m.body_parentid[b];
-            if p > 0 {
-                let f = d.deriv_cfrc[b];
-                d.deriv_cfrc[p] += f;
+            let f = d.deriv_cfrc[b];
+            d.deriv_cfrc[p] += f;
+        }
+        let fk = d.deriv_cfrc[bk];
+        for i in 0..nv {
+            let b = m.dof_bodyid[i];
+            if (bk..hi).contains(&b) {
+                out[i * nv + k] += d.cdof[i].dot(&d.deriv_cfrc[b]);
+            } else if b < bk && is_ancestor(m, b, bk) {
+                out[i * nv + k] += d.cdof[i].dot(&fk);
             }
         }
-        for i in 0..nv {
-            out[i * nv + k] += d.cdof[i].dot(&d.deriv_cfrc[m.dof_bodyid[i]]);
-        }
     }
+}
+
+/// True if body `a` is an ancestor of body `b` (`a ≠ b`).
+fn is_ancestor(m: &Model, a: usize, b: usize) -> bool {
+    let mut p = m.body_parentid[b];
+    while p > a {
+        p = m.body_parentid[p];
+    }
+    p == a && a != b
 }
 
 // ------------------------------------------------------------------ passive
@@ -153,6 +173,7 @@ pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
 }
 
 /// `∂(damping force magnitude)/∂v` of dof `i`: `a + 2b|v| + 3c v²`.
+#[inline]
 pub fn dof_damping_deriv<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
     let (b, p) = m.dof_damping_eff(i);
     let v = d.qvel[i];

@@ -5,7 +5,6 @@ use crate::actuation::{actuator_velocity, transmission};
 use crate::collision::collision;
 use crate::com::{com_pos, com_vel};
 use crate::constraint::assemble::{make_constraint, reference_constraint};
-use crate::constraint::params;
 use crate::crb::{crb, factor_m, solve_ld};
 use crate::data::{Data, Scalar};
 pub use crate::inverse::Skip;
@@ -73,6 +72,8 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
 /// inertia and its factorization, collision, constraint rows with their impedance and R
 /// ([`make_constraint`]), actuator transmission.
 pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    // the solver's islands and position-only problem data are rebuilt by the next solve
+    d.solver_pos_valid = false;
     kinematics(m, d);
     com_pos(m, d);
     camlight(m, d);
@@ -130,6 +131,12 @@ pub fn fwd_acceleration<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// selected by `opt.solver` gives `qacc`, `efc_force` and `qfrc_constraint = Jᵀ efc_force`.
 /// Without rows `qacc = qacc_smooth` and `qfrc_constraint = 0`.
 pub fn fwd_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    fwd_constraint_skip(m, d, false);
+}
+
+/// [`fwd_constraint`] in a step that skipped the position stage (`skip_pos`): the solver
+/// reuses the islands and its position-only problem data ([`crate::solver::solve_skip`]).
+pub fn fwd_constraint_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool) {
     if d.nefc == 0 {
         d.qacc.copy_from_slice(&d.qacc_smooth);
         d.qfrc_constraint.iter_mut().for_each(|x| *x = T::zero());
@@ -141,8 +148,8 @@ pub fn fwd_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
         d.nidof = 0;
         return;
     }
-    params::compute_b(m, d);
-    crate::solver::solve(m, d);
+    // efc_b = J qacc_smooth − aref (params::compute_b) is computed by the solver
+    crate::solver::solve_skip(m, d, skip_pos);
 }
 
 /// Forward dynamics (`mj_forward`): position stage and position sensors, velocity stage and
@@ -155,8 +162,9 @@ pub fn forward<T: Scalar>(m: &Model, d: &mut Data<T>) {
 
 /// [`forward`] skipping the stages before `skip` (`mj_forwardSkip`, seed 003 "Main
 /// simulation"): with [`Skip::Pos`] the position stage and position sensors are not recomputed
-/// (their results in `d` are reused), with [`Skip::Vel`] neither are the velocity stage and
-/// velocity sensors; `skip_sensor` skips all sensors. Used by the finite-difference Jacobians,
+/// (their results in `d` are reused, and so are the constraint islands and the solver's
+/// position-only data, [`crate::solver::solve_skip`]), with [`Skip::Vel`] neither are the
+/// velocity stage and velocity sensors; `skip_sensor` skips all sensors. Used by the finite-difference Jacobians,
 /// which perturb only velocities or controls.
 pub fn forward_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: Skip, skip_sensor: bool) {
     if skip < Skip::Pos {
@@ -173,7 +181,7 @@ pub fn forward_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: Skip, skip_sens
     }
     fwd_actuation(m, d);
     fwd_acceleration(m, d);
-    fwd_constraint(m, d);
+    fwd_constraint_skip(m, d, skip >= Skip::Pos);
     if !skip_sensor {
         sensor_acc(m, d);
     }

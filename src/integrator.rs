@@ -372,7 +372,7 @@ fn rk_combine<T: Scalar>(m: &Model, d: &mut Data<T>, w: &[f64; 3], n: usize) {
 }
 
 /// `dexp⁻¹(θ, ω) = ω + θ×ω/2 + c(θ) θ×(θ×ω)` (mujoco-facts §6).
-fn dexpinv<T: Scalar>(th: &[T; 3], w: &[T; 3]) -> [T; 3] {
+pub fn dexpinv<T: Scalar>(th: &[T; 3], w: &[T; 3]) -> [T; 3] {
     let cr = |a: &[T; 3], b: &[T; 3]| {
         [
             a[1] * b[2] - a[2] * b[1],

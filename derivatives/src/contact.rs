@@ -31,18 +31,27 @@
 //! `M x` and (eulerdamp) `(M + h diag(damping))⁻¹` in M's tree-sparse layout; a reusable
 //! [`Workspace`] ([`transition_analytic_with`]) keeps the `Data<Dual64>` and buffers.
 //!
-//! The step's chain rule is analytic for Euler (`He = M`, or `M + h diag(damping)` with
-//! eulerdamp) and implicitfast (`He = M − h sym(qDeriv)` on M's sparsity):
-//! `He a_int = M qacc`, so `He ∂a_int = M ∂qacc + ∂M (qacc − a_int) + h sym(∂qDeriv) a_int`;
+//! The step's chain rule for Euler (`He = M`, or `M + h diag(s(v))` with eulerdamp, `s` the
+//! damping slope `b + 2 p0 |v| + 3 p1 v²`) and the implicit integrators (`He = M − h qDeriv` on
+//! M's sparsity: symmetrized under implicitfast, with the exact gyroscopic block of childless
+//! free bodies; the full `qDeriv` with RNE's velocity derivative under implicit, an LU; as
+//! [`crate::stepmat::he_offset`] builds it): `He a_int = M qacc`, so
+//! `He ∂a_int = M ∂qacc + ∂M (qacc − a_int) − ∂(He − M) a_int`. The last term: eulerdamp
+//! `h diag(s'(v) a_int)` in the velocity columns (analytic); implicitfast with joint/tendon
+//! dampers of constant slope and velocity-independent gains `−h sym(∂qDeriv/∂q) a_int` from
+//! [`crate::qderiv_pos`]; otherwise (polynomial damping, velocity-dependent gains, childless free
+//! bodies, implicit) every column by `Dual64` passes restricted to the stages `He` reads
+//! ([`crate::stepmat::d_he_offset_vec`]: `nv` position passes, `nv` velocity passes and
+//! `na + nu` actuation passes). Then
 //! `v' = v + h a_int`; `q' = q ⊕ h v'` in closed form (`mjd_quatIntegrate` blocks,
 //! [`crate::quat::quat_integrate_deriv`]) and `act'` (`advance_act`: `act + c act_dot`, zero
-//! where the activation clamp is active).
+//! where the activation clamp is active). RK4: the chain rule over its four stages
+//! ([`crate::rk4`]), each stage's `∂qacc` by the IFT at that stage's state.
 //! `∂(qfrc_actuator, act_dot)/∂(act, u)`: each actuator depends only on its own control and
 //! activation, so two seeded passes suffice (per-column passes with `jnt_actfrcrange` clamps).
 //!
-//! Unsupported ([`unsupported`]): RK4 and implicit, polynomial dof damping, implicitfast with
-//! velocity-dependent actuator gains (affine `gainprm[2]`, muscles), tendon damping polynomials
-//! or childless free bodies (MuJoCo's exact gyroscopic block), plus [`crate::inverse::unsupported`].
+//! Unsupported ([`unsupported`]): what [`crate::inverse::unsupported`] refuses (connect/weld
+//! equalities, fluid forces, invdiscrete with integrators other than Euler).
 //! The sensor Jacobians `C`, `D` ([`crate::sensor`], from `∂qacc/∂x`) only when asked
 //! ([`transition_analytic_flg`]); otherwise they are left empty (`0 × n`).
 
@@ -55,53 +64,22 @@ use moreau::crb::factor_ld;
 use moreau::derivative::{d_actuator_vel, smooth_vel};
 use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
 use moreau::inverse::inverse_skip;
-use moreau::model::{disable, GainType, Integrator, JointType, Model};
+use moreau::inverse::{damping_slope, euler_damped};
+use moreau::model::{Integrator, JointType, Model};
 use moreau::solver::dense::chol_factor_fast;
 use moreau::Data;
 use nalgebra::DMatrix;
 
 /// Why [`transition_analytic`] does not apply to `m`, if it doesn't.
+/// Every integrator is covered (Euler with or without eulerdamp, implicitfast, implicit, RK4);
+/// what remains is [`crate::inverse::unsupported`].
 pub fn unsupported(m: &Model) -> Option<&'static str> {
-    if let Some(e) = crate::inverse::unsupported(m) {
-        return Some(e);
-    }
-    let poly = |p: &[[f64; 2]]| p.iter().any(|p| p[0] != 0.0 || p[1] != 0.0);
-    match m.opt.integrator {
-        Integrator::Rk4 => return Some("RK4 integrator"),
-        Integrator::Implicit => return Some("implicit integrator (use implicitfast)"),
-        Integrator::Euler => {
-            if poly(&m.dof_dampingpoly) {
-                return Some("polynomial dof damping");
-            }
-        }
-        Integrator::ImplicitFast => {
-            if poly(&m.dof_dampingpoly) || poly(&m.tendon_dampingpoly) {
-                return Some("polynomial damping under implicitfast");
-            }
-            for u in 0..m.nu {
-                let g = m.actuator_gaintype[u];
-                if g == GainType::Muscle
-                    || (g == GainType::Affine && m.actuator_gainprm[u][2] != 0.0)
-                {
-                    return Some("velocity-dependent actuator gain under implicitfast");
-                }
-            }
-            for j in 0..m.njnt {
-                let b = m.jnt_bodyid[j];
-                if m.jnt_type[j] == JointType::Free
-                    && !m.body_parentid.iter().skip(b + 1).any(|&p| p == b)
-                {
-                    return Some("childless free body under implicitfast (gyroscopic block)");
-                }
-            }
-        }
-    }
-    None
+    crate::inverse::unsupported(m)
 }
 
-/// The error for a singular implicitfast `M − h qDeriv` (e.g. velocity feedback cancelling the
+/// The error for a singular implicit(fast) `M − h qDeriv` (e.g. velocity feedback cancelling the
 /// mass; MuJoCo warns and steps with a huge `qacc`).
-const SINGULAR_HE: &str = "implicitfast: M − h·qDeriv is singular";
+const SINGULAR_HE: &str = "implicit(fast): M − h·qDeriv is singular";
 
 /// Reusable workspace of [`transition_analytic_with`] (the analytic `∂/∂q` buffers and the
 /// `Data<Dual64>` of the single-stage dual passes).
@@ -248,6 +226,15 @@ impl Lin {
         factor_ld(m, &mut self.ld, &mut self.ldi);
         true
     }
+}
+
+/// `∂s_k/∂v_k` of the damping slope `s_k = b + 2 p0 |v| + 3 p1 v²` (`2 p0 sign(v) + 6 p1 v`,
+/// with `|v|`'s derivative as the dual numbers take it, so the dual step agrees at `v = 0`).
+fn slope_dv(m: &Model, v: f64, k: usize) -> f64 {
+    let p = m.dof_damping_eff(k).1;
+    let a = num_dual::Dual64::new(v, 1.0);
+    let s = nalgebra::ComplexField::abs(a) * (2.0 * p[0]) + a * a * (3.0 * p[1]);
+    s.eps
 }
 
 /// Results of the q-direction pass besides `∂g/∂q` and `∂M/∂q · x` ([`Lin::qdg`],
@@ -760,6 +747,18 @@ pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'
     ))
 }
 
+/// `∂qacc/∂x` (`nv × (2nv+na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`) at the forwarded
+/// state of `d` (one RK4 stage, [`crate::rk4`]).
+pub(crate) fn stage_jacobians(
+    m: &Model,
+    d: &mut Data<f64>,
+    w: &mut Workspace,
+) -> (DMatrix<f64>, DMatrix<f64>) {
+    let (ad, _) = forward_parts(m, d, None, false, w);
+    let da = DMatrix::from_row_slice(m.nv, 2 * m.nv + m.na + m.nu, &w.lin.x);
+    (da, ad)
+}
+
 /// `∂act_dot/∂(act,u)` and the q-pass with `d` already forwarded; `∂qacc/∂x` is left in
 /// `w.lin.x` (`nv × (2nv+na+nu)` row-major).
 fn forward_parts(
@@ -894,22 +893,35 @@ fn forwarded(
     if let Some(e) = unsupported(m) {
         return Err(e);
     }
-    let (nv, na, nu) = (m.nv, m.na, m.nu);
-    let nx = 2 * nv + na;
-    let h = m.opt.timestep;
-    let fast = m.opt.integrator == Integrator::ImplicitFast;
     if flg_sensor {
         if let Some(e) = crate::sensor::unsupported(m, d) {
             return Err(e);
         }
     }
+    if m.opt.integrator == Integrator::Rk4 {
+        return crate::rk4::transition(m, d, w, flg_sensor);
+    }
+    let (nv, na, nu) = (m.nv, m.na, m.nu);
+    let nx = 2 * nv + na;
+    let h = m.opt.timestep;
+    let fast = m.opt.integrator == Integrator::ImplicitFast;
+    let implicit = fast || m.opt.integrator == Integrator::Implicit;
+    // He depends on (q, v, act, u) beyond qderiv_pos's constant weights: ∂(He a_int)/∂x by
+    // restricted dual passes (crate::stepmat)
+    let he_dual = crate::stepmat::needs_dual(m);
     // ∂qDeriv/∂q by full dual passes only where qderiv_pos does not apply
-    let full_qd = fast && !crate::qderiv_pos::covered(m);
-    let damped = !fast
-        && !m.opt.disabled(disable::EULERDAMP)
-        && !m.opt.disabled(disable::DAMPER)
-        && m.dof_damping.iter().any(|&x| x > 0.0);
-    // He (dense, implicitfast only) and its restriction of qDeriv to M's sparsity
+    let full_qd = fast && !he_dual && !crate::qderiv_pos::covered(m);
+    let damped = m.opt.integrator == Integrator::Euler && euler_damped(m);
+    // Euler: the damping slope s(v) of He = M + h diag(s) (polynomial damping included)
+    let slope: Vec<f64> = if damped {
+        (0..nv).map(|i| damping_slope(m, d, i)).collect()
+    } else {
+        Vec::new()
+    };
+    // He = M + (He − M) dense (implicit integrators; crate::stepmat::he_offset builds it as
+    // the step does: sym(qDeriv) on M's sparsity, exact gyroscopic blocks, implicit's full
+    // qDeriv), LU-factored
+    // qDeriv restricted to M's sparsity, symmetrized (implicitfast's full_qd path)
     let restrict = |x: &DMatrix<f64>| {
         let mut o = DMatrix::zeros(nv, nv);
         for i in 0..nv {
@@ -924,35 +936,35 @@ fn forwarded(
         }
         o
     };
-    let lu = fast.then(|| {
-        smooth_vel(m, d, false);
-        let qd = DMatrix::from_row_slice(nv, nv, &d.qDeriv);
-        (dense_m(m, &d.qM) - h * restrict(&qd)).lu()
+    let lu = implicit.then(|| {
+        let mut off = vec![0.0; nv * nv];
+        crate::stepmat::he_offset(m, d, &mut off);
+        (dense_m(m, &d.qM) + DMatrix::from_row_slice(nv, nv, &off)).lu()
     });
     let qacc = nalgebra::DVector::from_column_slice(&d.qacc);
-    let integrated = damped || fast;
-    // eulerdamp: the tree-sparse LᵀDL of He = M + h diag(damping)
+    let integrated = damped || implicit;
+    // eulerdamp: the tree-sparse LᵀDL of He = M + h diag(s)
     let mut lin = std::mem::take(&mut w.lin);
     if damped {
         lin.he.clear();
         lin.he.extend_from_slice(&d.qM[..m.nM]);
         for i in 0..nv {
-            lin.he[m.dof_Madr[i]] += h * m.dof_damping[i];
+            lin.he[m.dof_Madr[i]] += h * slope[i];
         }
         lin.hei.resize(nv, 0.0);
         factor_ld(m, &mut lin.he, &mut lin.hei);
     }
     // M x, in M's sparse layout (all columns at once)
-    let qm = if fast { d.qM.clone() } else { Vec::new() };
+    let qm = if implicit { d.qM.clone() } else { Vec::new() };
     let m_mul = |x: &DMatrix<f64>| {
         let xt = x.transpose();
         let mut yt = DMatrix::zeros(x.ncols(), nv);
         rows::sparse_mul(m, &qm, xt.as_slice(), yt.as_mut_slice(), x.ncols());
         yt.transpose()
     };
-    // a_int: eulerdamp a_int = qacc − h He⁻¹ D qacc; implicitfast He a_int = M qacc
+    // a_int: eulerdamp a_int = qacc − h He⁻¹ diag(s) qacc; implicit(fast) He a_int = M qacc
     let aint = if damped {
-        let mut x: Vec<f64> = (0..nv).map(|i| -h * m.dof_damping[i] * qacc[i]).collect();
+        let mut x: Vec<f64> = (0..nv).map(|i| -h * slope[i] * qacc[i]).collect();
         moreau::crb::solve_ld(m, &lin.he, &lin.hei, &mut x);
         &qacc + nalgebra::DVector::from_vec(x)
     } else if let Some(lu) = &lu {
@@ -980,9 +992,10 @@ fn forwarded(
     if damped {
         // He = M + h D, so He⁻¹ M = I − h He⁻¹ D and
         // ∂a_int = ∂qacc + He⁻¹ (∂M (qacc − a_int) − h D ∂qacc)
+        // and, for polynomial damping, − h diag(s'(v) a_int) in the velocity columns
         lin.y.resize(nv * c, 0.0);
         for k in 0..nv {
-            let s = -h * m.dof_damping[k];
+            let s = -h * slope[k];
             let (y, x) = (&mut lin.y[k * c..(k + 1) * c], &lin.x[k * c..(k + 1) * c]);
             for (y, x) in y.iter_mut().zip(x) {
                 *y = s * *x;
@@ -990,6 +1003,7 @@ fn forwarded(
             for l in 0..nv {
                 y[l] += lin.qdmx[(k, l)];
             }
+            y[nv + k] -= h * slope_dv(m, d.qvel[k], k) * aint[k];
         }
         rows::ld_solve(m, &lin.he, &lin.hei, &mut lin.y, c, &mut lin.solve);
         let vrows = &mut lin.ab[nv * c..2 * nv * c];
@@ -1001,7 +1015,11 @@ fn forwarded(
         let da = DMatrix::from_row_slice(nv, c, &lin.x);
         let mut rhs = m_mul(&da);
         let mut cm = lin.qdmx.clone();
-        if full_qd {
+        if he_dual {
+            // − ∂((He − M) a_int)/∂x, every column
+            let dp = crate::stepmat::d_he_offset_vec(m, d, aint.as_slice(), w);
+            rhs -= dp;
+        } else if full_qd {
             for i in 0..nv {
                 let mut col = cm.column_mut(i);
                 col += h * restrict(&qp.dqd[i]) * &aint;
@@ -1011,8 +1029,12 @@ fn forwarded(
         }
         let mut q = rhs.columns_mut(0, nv);
         q += cm;
-        // fluid forces: qDeriv depends on v too
-        if let Some(dqv) = crate::fluid::fluid_qderiv_vel(m, d, w) {
+        // fluid forces: qDeriv depends on v too (the he_dual passes above already differentiate
+        // He, fluid block included)
+        if let Some(dqv) = (!he_dual)
+            .then(|| crate::fluid::fluid_qderiv_vel(m, d, w))
+            .flatten()
+        {
             for (k, x) in dqv.iter().enumerate() {
                 let mut col = rhs.column_mut(nv + k);
                 col += h * restrict(x) * &aint;

@@ -15,6 +15,9 @@
 //! - [`qderiv_pos`]: `∂(qDeriv a)/∂q` of the implicitfast step (moment arms, tendon Jacobians).
 //! - [`fluid`]: the exact fluid-force velocity derivative and the `∂qDeriv/∂(q, v)` of its
 //!   implicitfast block.
+//! - [`stepmat`]: the step matrix `He` of Euler/implicit/implicitfast as the step builds it and
+//!   `∂(He a)/∂x` by restricted dual passes (polynomial damping, velocity gains, free bodies).
+//! - [`rk4`]: the RK4 step's transition Jacobians (chain rule over the four stages).
 //! - [`sensor`]: the transition's sensor Jacobians `C`, `D` from the IFT `∂qacc`.
 
 pub mod contact;
@@ -26,5 +29,7 @@ pub mod inverse;
 pub mod pos;
 pub mod qderiv_pos;
 pub mod quat;
+pub mod rk4;
 pub mod rnea;
 pub mod sensor;
+pub mod stepmat;

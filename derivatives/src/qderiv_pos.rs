@@ -3,8 +3,8 @@
 //!
 //! Under implicitfast `qDeriv = ∂(qfrc_passive + qfrc_actuator)/∂v` without the RNE part
 //! ([`moreau::derivative::smooth_vel`] with `with_rne = false`). For the models
-//! [`crate::contact::unsupported`] accepts (no polynomial damping, no velocity-dependent gains)
-//! and without fluid forces it is
+//! models without polynomial damping, velocity-dependent gains or childless free bodies (those
+//! take [`crate::stepmat::d_he_offset_vec`] instead) and without fluid forces it is
 //!
 //! `qDeriv = −diag(b_dof) − Σ_t b_t J_tᵀ J_t + Σ_u c_u m_uᵀ m_u`,
 //!

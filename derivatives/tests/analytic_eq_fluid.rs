@@ -130,6 +130,14 @@ fn connect_weld_with_contacts() {
         true,
         true,
     );
+    check(
+        "eq_contact",
+        Some(Integrator::Implicit),
+        200,
+        &[12],
+        true,
+        true,
+    );
 }
 
 /// Every equality type, ball and tendon limits (no contacts; the two welds are body welds, one
@@ -153,6 +161,15 @@ fn fluid_with_contacts() {
         Some(Integrator::ImplicitFast),
         300,
         &[9, 10],
+        false,
+        true,
+    );
+    // the implicit integrator: He's fluid block differentiated by crate::stepmat's dual passes
+    check(
+        "fluid_swimmer",
+        Some(Integrator::Implicit),
+        300,
+        &[11],
         false,
         true,
     );

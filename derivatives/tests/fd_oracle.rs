@@ -6,33 +6,21 @@
 //! agree far better than the FD truncation error; the tolerance is 1e-6 on
 //! `|a − b| / max(1, |b|)`, the worst errors reached are printed.
 
+use common::{
+    fd_case_model as load, fd_case_state as set_state, fd_cases as cases, fv, json_mat as mat,
+};
 use moreau::model::Integrator;
 use moreau::{Data, Model};
 use moreau_derivatives::fd::FdWorkspace;
 use nalgebra::DMatrix;
 use serde_json::Value;
 
+mod common;
+
 const TOL: f64 = 1e-6;
 /// Contact cases difference steps through the iterative constraint solver (tolerance 1e-8):
 /// tiny differences in the solver's path are amplified by 1/eps.
 const TOL_CONTACT: f64 = 1e-4;
-
-fn root() -> String {
-    format!("{}/..", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn cases() -> Value {
-    let p = format!("{}/tests/reference/fd_cases.json", root());
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
-fn fv(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
 
 fn iv(v: &Value) -> Vec<usize> {
     v.as_array()
@@ -42,21 +30,6 @@ fn iv(v: &Value) -> Vec<usize> {
         .collect()
 }
 
-/// Rows of a JSON matrix as a DMatrix with `nr × nc` (JSON omits the columns of empty rows).
-fn mat(v: &Value, nr: usize, nc: usize) -> DMatrix<f64> {
-    let rows = v.as_array().unwrap();
-    assert_eq!(rows.len(), nr);
-    let mut out = DMatrix::zeros(nr, nc);
-    for (i, r) in rows.iter().enumerate() {
-        let r = fv(r);
-        assert_eq!(r.len(), nc);
-        for (j, x) in r.iter().enumerate() {
-            out[(i, j)] = *x;
-        }
-    }
-    out
-}
-
 /// Worst `|a − b| / max(1, |b|)`.
 fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
     assert_eq!(a.shape(), b.shape());
@@ -64,42 +37,6 @@ fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
         .zip(b.iter())
         .map(|(x, y)| (x - y).abs() / y.abs().max(1.0))
         .fold(0.0, f64::max)
-}
-
-fn load(case: &Value) -> Model {
-    let mut m = match case["xml"].as_str() {
-        Some(xml) => moreau::load_from_str(xml, &moreau::Vfs::default()).unwrap(),
-        None => {
-            let path = format!("{}/{}", root(), case["model"].as_str().unwrap());
-            moreau::mjcf::load(&path).unwrap()
-        }
-    };
-    if let Some(i) = case["integrator"].as_str() {
-        m.opt.integrator = match i {
-            "Euler" => Integrator::Euler,
-            "RK4" => Integrator::Rk4,
-            "implicit" => Integrator::Implicit,
-            "implicitfast" => Integrator::ImplicitFast,
-            _ => panic!("integrator {i}"),
-        };
-    }
-    m
-}
-
-fn set_state(m: &Model, d: &mut Data<f64>, st: &Value) {
-    d.reset(m);
-    d.qpos.copy_from_slice(&fv(&st["qpos"]));
-    d.qvel.copy_from_slice(&fv(&st["qvel"]));
-    d.act.copy_from_slice(&fv(&st["act"]));
-    d.ctrl.copy_from_slice(&fv(&st["ctrl"]));
-    d.qacc_warmstart.copy_from_slice(&fv(&st["qacc_warmstart"]));
-    let mp = fv(&st["mocap_pos"]);
-    let mq = fv(&st["mocap_quat"]);
-    for b in 0..m.nmocap {
-        d.mocap_pos[b] = nalgebra::Vector3::new(mp[3 * b], mp[3 * b + 1], mp[3 * b + 2]);
-        d.mocap_quat[b] =
-            nalgebra::Quaternion::new(mq[4 * b], mq[4 * b + 1], mq[4 * b + 2], mq[4 * b + 3]);
-    }
 }
 
 /// `∂M/∂q_i` rows as dense `nv × nv` blocks from moreau's qM layout (`dof_Madr`, ancestors).

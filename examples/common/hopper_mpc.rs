@@ -7,7 +7,7 @@
 #![allow(dead_code)]
 
 use moreau::{Data, Model};
-use moreau_optim::ilqr::QuadraticCost;
+use moreau_optim::ilqr::{Dynamics, QuadraticCost};
 use moreau_optim::mpc::{closed_loop, ctrl_bounds, ClosedLoop, IlqrMpc, MpcOptions, Push};
 use moreau_optim::system::MoreauSystem;
 use nalgebra::{DMatrix, DVector};
@@ -37,6 +37,12 @@ pub fn control_steps(m: &Model, secs: f64) -> usize {
 /// ±150 N for one plant step on the torso (alternating sign) every 50 control steps from the
 /// 25th, over `steps` control steps.
 pub fn pushes(m: &Model, steps: usize) -> Result<Vec<Push>, String> {
+    pushes_scaled(m, steps, 1.0)
+}
+
+/// [`pushes`] with the force scaled by `scale`.
+pub fn pushes_scaled(m: &Model, steps: usize, scale: f64) -> Result<Vec<Push>, String> {
+    let f = 150.0 * scale;
     let torso = m.body_id("torso").ok_or("hopper_leg: no torso")?;
     Ok((25..steps)
         .step_by(50)
@@ -44,14 +50,7 @@ pub fn pushes(m: &Model, steps: usize) -> Result<Vec<Push>, String> {
         .map(|(i, k)| Push::Body {
             step: k,
             body: torso,
-            wrench: [
-                if i % 2 == 0 { 150.0 } else { -150.0 },
-                0.0,
-                0.0,
-                0.0,
-                0.0,
-                0.0,
-            ],
+            wrench: [if i % 2 == 0 { f } else { -f }, 0.0, 0.0, 0.0, 0.0, 0.0],
         })
         .collect())
 }
@@ -115,20 +114,34 @@ pub struct Forward {
     pub wjoint: f64,
     /// Terminal weights = `terminal` × stage weights.
     pub terminal: f64,
-    /// iLQR iterations per control step.
+    /// iLQR iterations per control step (at most).
     pub iter: usize,
+    /// Early exit of each solve ([`IlqrMpc::tol`]).
+    pub tol: f64,
     /// Analytic transition Jacobians (`MoreauSystem::analytic`) instead of FD.
     pub analytic: bool,
 }
 
 impl Forward {
-    /// The example's settings, chosen by a sweep (5 s, 0.3 m/s, the example's pushes; see the
-    /// README): analytic Jacobians (≈4× cheaper per control step than FD here) on a 20 ms
-    /// planning model over 0.8 s, a heavy torso-height (1000) and thigh/leg-angle (100) weight
-    /// against the crouch, pitch 30, terminal weights = stage weights. The hopper is bistable
-    /// under this cost: velocity weights up to 15 keep it standing and move it ≈0.1 m in 5 s,
-    /// 30 and more (or joint weights ≤ 30 at 15-20) crouch it to rootz ≈ −0.5 or tip it over
-    /// while it travels 0.4-1.4 m.
+    /// The example's settings: analytic Jacobians (≈4× cheaper per control step than FD here)
+    /// on a 20 ms planning model over 0.8 s, a heavy torso-height (1000) and thigh/leg-angle
+    /// (100) weight against the crouch, pitch 30, terminal weights = stage weights, forward
+    /// velocity 15, and every solve run to convergence: up to 5 iLQR iterations per control
+    /// step, stopping when one lowers the cost by less than 1e-3 relative.
+    ///
+    /// Why converged solves: with one iteration per control step (the former setting) the
+    /// applied control is an unconverged iterate whose value depends on the whole history of
+    /// warm starts and accepted line-search steps, so the closed loop is chaotic in the
+    /// planner's state, and the cost has a second branch (lean forward, gaining forward velocity
+    /// within the horizon, and tip over) that some of these histories drift into: 1e-12
+    /// relative changes of `A`, `B` ([`JacobianNoise`], as an engine change's round-off makes)
+    /// or ±10% pushes flipped it between standing (+0.05–0.13 m, rootz ≈ −0.06) and lying
+    /// (rootz ≈ −0.92, pitch ≈ 93°), 4 of 8 [`variants`] falling. Solved to convergence, the
+    /// control is (near) a function of the measured state alone: all 8 variants stand and
+    /// agree to 4 mm, with these analytic Jacobians and with those before the anaspeed3
+    /// change (`mpc_hopper --robust`; README). The velocity weight keeps a margin below the
+    /// falling branch: at 20 one variant (pushes ×0.9) fell with the older Jacobians, at 30
+    /// the converged optimum itself leans into the fall in some, at 60 in all.
     pub fn example() -> Self {
         Forward {
             plan_dt: 0.02,
@@ -138,7 +151,8 @@ impl Forward {
             wz: 1000.0,
             wjoint: 100.0,
             terminal: 1.0,
-            iter: 1,
+            iter: 5,
+            tol: 1e-3,
             analytic: true,
         }
     }
@@ -154,6 +168,7 @@ impl Forward {
             wjoint: 1.0,
             terminal: 0.1,
             iter: 1,
+            tol: 0.0,
             analytic: false,
         }
     }
@@ -168,7 +183,7 @@ pub fn forward_ilqr(pm: &Model, q_stand: &[f64], vx: f64, f: &Forward) -> IlqrMp
     c.q[(3, 3)] = f.wjoint;
     c.q[(4, 4)] = f.wjoint;
     c.qf = &c.q * f.terminal;
-    IlqrMpc::new(
+    let mut mpc = IlqrMpc::new(
         pm.nu,
         c,
         MpcOptions {
@@ -177,7 +192,81 @@ pub fn forward_ilqr(pm: &Model, q_stand: &[f64], vx: f64, f: &Forward) -> IlqrMp
             first_iter: 5,
             bounds: Some(ctrl_bounds(pm)),
         },
-    )
+    );
+    mpc.tol = f.tol;
+    mpc
+}
+
+/// A test knob emulating round-off in the linearization: every entry of `A` and `B` is
+/// multiplied by `1 + rel·r` with `r ∈ [−1, 1)` a fixed pseudo-random function of the entry,
+/// the Jacobian call's index and `seed` (deterministic).
+#[derive(Clone, Copy, Debug)]
+pub struct JacobianNoise {
+    pub rel: f64,
+    pub seed: u64,
+}
+
+/// `inner` with [`JacobianNoise`] on its Jacobians (none: `inner` unchanged).
+pub struct Perturbed<D> {
+    pub inner: D,
+    pub noise: Option<JacobianNoise>,
+    calls: u64,
+}
+
+impl<D> Perturbed<D> {
+    pub fn new(inner: D, noise: Option<JacobianNoise>) -> Self {
+        Perturbed {
+            inner,
+            noise,
+            calls: 0,
+        }
+    }
+}
+
+/// SplitMix64 finalizer: a fixed hash of `x`.
+fn mix(mut x: u64) -> u64 {
+    x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
+impl<D: Dynamics> Dynamics for Perturbed<D> {
+    fn nx(&self) -> usize {
+        self.inner.nx()
+    }
+    fn ndx(&self) -> usize {
+        self.inner.ndx()
+    }
+    fn nu(&self) -> usize {
+        self.inner.nu()
+    }
+    fn step(&mut self, x: &[f64], u: &[f64], xnext: &mut [f64]) -> Result<(), String> {
+        self.inner.step(x, u, xnext)
+    }
+    fn diff(&self, x0: &[f64], x: &[f64], dx: &mut [f64]) {
+        self.inner.diff(x0, x, dx)
+    }
+    fn integrate(&self, x0: &[f64], dx: &[f64], x: &mut [f64]) {
+        self.inner.integrate(x0, dx, x)
+    }
+    fn jacobians(
+        &mut self,
+        x: &[f64],
+        u: &[f64],
+        a: &mut DMatrix<f64>,
+        b: &mut DMatrix<f64>,
+    ) -> Result<(), String> {
+        self.inner.jacobians(x, u, a, b)?;
+        let Some(n) = self.noise else { return Ok(()) };
+        let base = mix(n.seed ^ mix(self.calls));
+        self.calls += 1;
+        for (k, v) in a.iter_mut().chain(b.iter_mut()).enumerate() {
+            let r = (mix(base ^ k as u64) >> 11) as f64 / (1u64 << 52) as f64 - 1.0;
+            *v *= 1.0 + n.rel * r;
+        }
+        Ok(())
+    }
 }
 
 /// A closed loop and the planner's cost before / after each solve.
@@ -204,7 +293,8 @@ impl Run {
 /// Receding-horizon iLQR on the planning model (the plant's with time step `plan_dt`),
 /// re-planned every control step (warm start shifted by a control step's worth of planning
 /// steps), driving the plant `m` from [`initial`] for `steps` control steps under `pushes`.
-/// `clamp`: the applied control is clamped into `ctrlrange` (for a planner without bounds).
+/// `clamp`: the applied control is clamped into `ctrlrange` (for a planner without bounds);
+/// `noise`: [`JacobianNoise`] on the planner's linearization (a test knob).
 #[allow(clippy::too_many_arguments)]
 pub fn run_ilqr(
     m: &Model,
@@ -214,6 +304,7 @@ pub fn run_ilqr(
     clamp: bool,
     steps: usize,
     pushes: &[Push],
+    noise: Option<JacobianNoise>,
     on_step: impl FnMut(usize, &Data),
 ) -> Result<Run, String> {
     let mut pm = m.clone();
@@ -223,6 +314,7 @@ pub fn run_ilqr(
     if analytic {
         sys = sys.analytic()?;
     }
+    let mut sys = Perturbed::new(sys, noise);
     let (lo, hi) = ctrl_bounds(m);
     let mut costs = vec![];
     let mut d = initial(m)?;
@@ -245,4 +337,68 @@ pub fn run_ilqr(
         on_step,
     )?;
     Ok(Run { closed, costs })
+}
+
+/// One closed loop of the robustness family ([`variants`]).
+#[derive(Clone, Debug)]
+pub struct Variant {
+    pub name: String,
+    /// FD instead of analytic Jacobians.
+    pub fd: bool,
+    /// Push force scale.
+    pub push_scale: f64,
+    pub noise: Option<JacobianNoise>,
+}
+
+/// The family over which the forward MPC must stay up and move forward: the nominal loop,
+/// [`JacobianNoise`] of 1e-12 relative with four seeds (round-off in the last bits of A, B, as
+/// engine changes make), FD Jacobians (≈1e-7 relative apart from the analytic ones), and the
+/// pushes ±10%.
+pub fn variants() -> Vec<Variant> {
+    let v = |name: String, fd, push_scale, noise| Variant {
+        name,
+        fd,
+        push_scale,
+        noise,
+    };
+    let mut out = vec![v("nominal".into(), false, 1.0, None)];
+    for seed in 1..=4 {
+        let noise = JacobianNoise { rel: 1e-12, seed };
+        out.push(v(
+            format!("A,B ±1e-12 seed {seed}"),
+            false,
+            1.0,
+            Some(noise),
+        ));
+    }
+    out.push(v("FD Jacobians".into(), true, 1.0, None));
+    out.push(v("pushes ×0.9".into(), false, 0.9, None));
+    out.push(v("pushes ×1.1".into(), false, 1.1, None));
+    out
+}
+
+/// The forward MPC `f` (target `vx`) on the plant `m` for `secs` under the variant `v`.
+pub fn run_forward(
+    m: &Model,
+    f: &Forward,
+    vx: f64,
+    secs: f64,
+    v: &Variant,
+    on_step: impl FnMut(usize, &Data),
+) -> Result<Run, String> {
+    let q_stand = initial(m)?.qpos;
+    let mut pm = m.clone();
+    pm.opt.timestep = f.plan_dt;
+    let steps = control_steps(m, secs);
+    run_ilqr(
+        m,
+        f.plan_dt,
+        f.analytic && !v.fd,
+        forward_ilqr(&pm, &q_stand, vx, f),
+        false,
+        steps,
+        &pushes_scaled(m, steps, v.push_scale)?,
+        v.noise,
+        on_step,
+    )
 }

@@ -44,6 +44,9 @@ pub struct IlqrMpc {
     us: Vec<DVector<f64>>,
     /// Cost history of the last solve.
     pub last_history: Vec<f64>,
+    /// Early exit of each solve: stop iterating when an iteration lowers the cost by less than
+    /// this fraction (`IlqrOptions::tol`; 0, the default, runs all the iterations).
+    pub tol: f64,
 }
 
 impl IlqrMpc {
@@ -54,6 +57,7 @@ impl IlqrMpc {
             opt,
             plan: None,
             last_history: vec![],
+            tol: 0.0,
         }
     }
 
@@ -79,7 +83,7 @@ impl IlqrMpc {
         }
         let opt = IlqrOptions {
             max_iter: iters,
-            tol: 0.0,
+            tol: self.tol,
             bounds: self.opt.bounds.clone(),
             ..IlqrOptions::default()
         };

@@ -36,11 +36,17 @@ mod qderiv_pos;
 #[path = "../../derivatives/src/quat.rs"]
 mod quat;
 #[allow(dead_code)]
+#[path = "../../derivatives/src/rk4.rs"]
+mod rk4;
+#[allow(dead_code)]
 #[path = "../../derivatives/src/rnea.rs"]
 mod rnea;
 #[allow(dead_code)]
 #[path = "../../derivatives/src/sensor.rs"]
 mod sensor;
+#[allow(dead_code)]
+#[path = "../../derivatives/src/stepmat.rs"]
+mod stepmat;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use moreau::clock::thread_cpu_us;

@@ -14,7 +14,7 @@
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
 use super::{params, sparse, ConstraintType, EfcCone};
-use crate::data::{sc, Data, Scalar};
+use crate::data::{sc, zero_fill, Data, Scalar};
 use crate::jacobian::jac_dot_mul;
 use crate::model::{disable, Cone, EqType, JointType, Model, ObjType};
 use crate::spatial::{ang, body_last_dof, dof_parent, lin};
@@ -342,7 +342,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
         return;
     }
     if !d.efc_J_sparse {
-        d.efc_J.iter_mut().for_each(|x| *x = T::zero());
+        zero_fill(&mut d.efc_J);
     }
     let o = &m.opt;
     let z = T::zero();

@@ -30,7 +30,7 @@ pub mod raisim;
 
 use crate::constraint::cost::{evaluate, Rows, CONE_H};
 use crate::constraint::sparse::JRow;
-use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
+use crate::constraint::{params, ConstraintState, ConstraintType, EfcCone};
 use crate::data::{sc, Data, Scalar, SolverStat, NISLAND};
 use crate::model::{disable, Model, SolverType};
 
@@ -316,9 +316,25 @@ impl<T: Scalar> Problem<T> {
     /// Gathers the dofs `dofs` (whole kinematic trees, ascending) and rows `rows` of `d`;
     /// `efc2p` maps a global row to its problem row (`None`: identity). With `dense`, also the
     /// dense M and its Cholesky factor. Does not touch `qacc`, `force`, `state` beyond sizing
-    /// them.
-    #[allow(clippy::too_many_arguments)]
+    /// them. [`Problem::gather_pos`] then [`Problem::gather_vel`].
     fn gather(
+        &mut self,
+        m: &Model,
+        d: &Data<T>,
+        dofs: &[usize],
+        rows: &[usize],
+        efc2p: Option<(&[usize], usize)>,
+        dense: bool,
+    ) {
+        self.gather_pos(m, d, dofs, rows, efc2p, dense);
+        self.gather_vel(m, d, dofs, rows, efc2p);
+    }
+
+    /// The part of [`Problem::gather`] that depends on the position stage only (MuJoCo's
+    /// `mj_fwdPosition` outputs): M's block and factor, J, and the rows' type, D, R,
+    /// frictionloss and cones. A step that skips the position stage keeps it
+    /// ([`solve_skip`]).
+    fn gather_pos(
         &mut self,
         m: &Model,
         d: &Data<T>,
@@ -513,24 +529,12 @@ impl<T: Scalar> Problem<T> {
         g(&mut self.D, &d.efc_D);
         g(&mut self.R, &d.efc_R);
         g(&mut self.frictionloss, &d.efc_frictionloss);
-        g(&mut self.aref, &d.efc_aref);
-        g(&mut self.b, &d.efc_b);
         self.ty.clear();
         if all_rows {
             self.ty.extend_from_slice(&d.efc_type[..nefc]);
         } else {
             self.ty.extend(rows.iter().map(|&r| d.efc_type[r]));
         }
-        let gv = |out: &mut Vec<T>, src: &[T]| {
-            out.clear();
-            if nv == nvfull {
-                out.extend_from_slice(&src[..nv]);
-            } else {
-                out.extend(dofs.iter().map(|&j| src[j]));
-            }
-        };
-        gv(&mut self.qfrc_smooth, &d.qfrc_smooth);
-        gv(&mut self.qacc_smooth, &d.qacc_smooth);
         self.qacc.resize(nv, z);
         self.force.resize(nefc, z);
         self.state.resize(nefc, ConstraintState::Satisfied);
@@ -550,6 +554,42 @@ impl<T: Scalar> Problem<T> {
                 }
             }
         }
+    }
+
+    /// The velocity- and control-dependent part of [`Problem::gather`] (same arguments as
+    /// [`Problem::gather_pos`], which must have run for the same dofs and rows): `aref`, `b`,
+    /// `qfrc_smooth`, `qacc_smooth`.
+    fn gather_vel(
+        &mut self,
+        m: &Model,
+        d: &Data<T>,
+        dofs: &[usize],
+        rows: &[usize],
+        efc2p: Option<(&[usize], usize)>,
+    ) {
+        let nvfull = m.nv;
+        let (nv, nefc) = (dofs.len(), rows.len());
+        let all_rows = efc2p.is_none() && nefc == d.nefc;
+        let g = |out: &mut Vec<T>, src: &[T]| {
+            out.clear();
+            if all_rows {
+                out.extend_from_slice(&src[..nefc]);
+            } else {
+                out.extend(rows.iter().map(|&r| src[r]));
+            }
+        };
+        g(&mut self.aref, &d.efc_aref);
+        g(&mut self.b, &d.efc_b);
+        let gv = |out: &mut Vec<T>, src: &[T]| {
+            out.clear();
+            if nv == nvfull {
+                out.extend_from_slice(&src[..nv]);
+            } else {
+                out.extend(dofs.iter().map(|&j| src[j]));
+            }
+        };
+        gv(&mut self.qfrc_smooth, &d.qfrc_smooth);
+        gv(&mut self.qacc_smooth, &d.qacc_smooth);
     }
 }
 
@@ -594,11 +634,23 @@ pub struct SolverScratch<T> {
     /// PGS: A + R (nefc × nefc) and M⁻¹Jᵀ (nv × nefc) of the problem.
     pub AR: Vec<T>,
     pub MinvJT: Vec<T>,
+    /// PGS: the constraint blocks (first row, cone index or `usize::MAX`) in sweep order.
+    pub pgs_block: Vec<(usize, usize)>,
     /// The current problem.
     pub prob: Problem<T>,
     /// 0..nv and 0..nefc (the islands-disabled maps).
     pub ident_dof: Vec<usize>,
     pub ident_efc: Vec<usize>,
+    /// `prob` holds the global problem of the last solve (no islands, or one island holding
+    /// every dof and row in order), not an island's: its position part may be reused
+    /// ([`solve_skip`]).
+    pub prob_global: bool,
+    /// The primal warm start's `M a` and `J a` (nefc) at `a = ws_qacc` for the kept global
+    /// problem (`ws_valid`; cleared when the problem is gathered again).
+    pub ws_valid: bool,
+    pub ws_qacc: Vec<T>,
+    pub ws_Ma: Vec<T>,
+    pub ws_Ja: Vec<T>,
 }
 
 impl<T> Default for SolverScratch<T> {
@@ -628,9 +680,15 @@ impl<T> Default for SolverScratch<T> {
             cone_H: Vec::new(),
             AR: Vec::new(),
             MinvJT: Vec::new(),
+            pgs_block: Vec::new(),
             prob: Problem::default(),
             ident_dof: Vec::new(),
             ident_efc: Vec::new(),
+            prob_global: false,
+            ws_valid: false,
+            ws_qacc: Vec::new(),
+            ws_Ma: Vec::new(),
+            ws_Ja: Vec::new(),
         }
     }
 }
@@ -655,6 +713,8 @@ impl<T: Scalar> SolverScratch<T> {
             Mgrad_old: v(nv),
             grad_old: v(nv),
             tmp: v(nv),
+            ws_qacc: v(nv),
+            ws_Ma: v(nv),
             ident_dof: (0..nv).collect(),
             prob: Problem {
                 M: Vec::with_capacity(nv * nv),
@@ -680,6 +740,7 @@ impl<T: Scalar> SolverScratch<T> {
     pub fn resize(&mut self, nefc: usize, ncone: usize) {
         let z = T::zero();
         self.jar.resize(nefc, z);
+        self.ws_Ja.resize(nefc, z);
         self.jv.resize(nefc, z);
         self.ftmp.resize(nefc, z);
         self.quad.resize(3 * nefc, z);
@@ -727,6 +788,7 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.state, nefc);
         grow(&mut p.cone, ncone);
         grow(&mut self.ident_efc, nefc);
+        grow(&mut self.pgs_block, nefc);
     }
 
     /// Sizes the per-dof vectors for a problem of `nv` dofs (`H` to nv × nv).
@@ -762,36 +824,79 @@ impl<T: Scalar> SolverScratch<T> {
 /// `efc_state` is the final state of every row (MuJoCo 4.0.0 with islands on leaves the
 /// warm-start evaluation there and puts the final states in `iefc_state`; mujoco-facts §3).
 pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    solve_with(m, d, false, false);
+}
+
+/// [`solve`] for a step that skipped the position stage (`mj_forwardSkip` with `skipstage >=
+/// mjSTAGE_POS`, [`crate::forward::forward_skip`]): with `skip_pos` and
+/// `d.solver_pos_valid`, the islands and the position-only part of the global problem
+/// (`Problem::gather_pos`: M's block and factor, J, D, R, cones) left by the last solve are
+/// reused, as MuJoCo 4.0.0 builds its islands once in `mj_fwdPosition`; only `aref`, `b`,
+/// `qfrc_smooth`, `qacc_smooth` are gathered again. The caller is trusted, as by
+/// `mj_forwardSkip`: the position-stage results in `d` must be those the last solve saw (the
+/// position stage and [`Data::resize_efc`] clear `solver_pos_valid`). Unlike [`solve`] it
+/// first computes `efc_b = J qacc_smooth − aref` ([`params::compute_b`]), through the problem's
+/// compressed rows when it is the global one: the same sums (the zeros of a dense row only ever
+/// add ±0 to a partial sum that starts at +0, which leaves it unchanged bit for bit while
+/// `qacc_smooth` is finite), which the Newton/CG warm start then reuses as `J qacc_smooth −
+/// aref`. The results are those of [`params::compute_b`] followed by [`solve`] bit for bit.
+pub fn solve_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool) {
+    solve_with(m, d, skip_pos, true);
+}
+
+fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: bool) {
     let nv = m.nv;
     let nefc = d.nefc;
     for v in d.solver.iter_mut() {
         v.clear();
     }
     d.solver_niter = [0; NISLAND];
-    island::island(m, d);
+    let reuse = skip_pos && d.solver_pos_valid;
+    if !reuse {
+        island::island(m, d);
+    }
+    d.solver_pos_valid = true;
     let mut s = std::mem::take(&mut d.solver_scratch);
     if nefc == 0 {
+        if compute_b {
+            params::compute_b(m, d);
+        }
         d.qacc.copy_from_slice(&d.qacc_smooth);
         d.qfrc_constraint.fill(T::zero());
         put_back(&mut d.solver_scratch, s);
         return;
     }
     let mut p = std::mem::take(&mut s.prob);
-    s.ident_dof.clear();
-    s.ident_dof.extend(0..nv);
-    s.ident_efc.clear();
-    s.ident_efc.extend(0..nefc);
+    if !reuse {
+        s.ident_dof.clear();
+        s.ident_dof.extend(0..nv);
+        s.ident_efc.clear();
+        s.ident_efc.extend(0..nefc);
+    }
 
     // global problem and warm start
     // the dense M (and its Cholesky factor) only for the solvers that use it
     let dense = m.opt.solver != SolverType::Newton || m.opt.noslip_iterations > 0;
-    p.gather(m, d, &s.ident_dof, &s.ident_efc, None, dense);
+    if !(reuse && s.prob_global && p.dense == dense && p.nv == nv && p.nefc == nefc) {
+        p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None, dense);
+        s.ws_valid = false;
+    }
+    // efc_b through the problem's rows (the global efc rows in order, compressed): see above
+    let b_rows = compute_b && p.J_sparse && d.qacc_smooth.iter().all(|x| x.is_finite());
+    if b_rows {
+        for i in 0..nefc {
+            d.efc_b[i] = p.jrow(i).dot(&d.qacc_smooth) - d.efc_aref[i];
+        }
+    } else if compute_b {
+        params::compute_b(m, d);
+    }
+    p.gather_vel(m, d, &s.ident_dof, &s.ident_efc, None);
     s.start_ws = false;
     s.start_s = None;
     s.resize_nv(nv);
     s.resize(nefc, p.cone.len());
     let pgs = m.opt.solver == SolverType::Pgs;
-    warmstart(m, d, &mut p, &mut s, pgs);
+    warmstart(m, d, &mut p, &mut s, pgs, b_rows);
 
     let nisland = d.nisland;
     // one island holding every dof and row in their global order (a single robot in contact):
@@ -808,12 +913,16 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
             .iter()
             .enumerate()
             .all(|(a, &b)| a == b);
+    // the problem left in `s.prob` is the global one (its position part reusable) only here
+    s.prob_global = nisland == 0 || whole;
     if nisland == 0 || whole {
         d.solver_niter[0] = run(m, &mut p, &mut s, d.solver.get_mut(0));
         d.qacc.copy_from_slice(&p.qacc);
         d.efc_force.copy_from_slice(&p.force);
         d.efc_state.copy_from_slice(&p.state);
     } else {
+        // the islands' gathers replace the global problem (and what was kept of its warm start)
+        s.ws_valid = false;
         // start point of every island: the global warm start
         d.qacc.copy_from_slice(&p.qacc);
         d.efc_force.copy_from_slice(&p.force);
@@ -910,6 +1019,7 @@ fn warmstart<T: Scalar>(
     p: &mut Problem<T>,
     s: &mut SolverScratch<T>,
     pgs: bool,
+    jar_is_b: bool,
 ) {
     let z = T::zero();
     let nv = p.nv;
@@ -937,11 +1047,43 @@ fn warmstart<T: Scalar>(
             p.force.fill(z);
         }
     } else {
-        // at qacc_smooth the Gauss term is exactly zero (a - a0 = 0): only s(J a0 - aref)
-        p.mul_j_aref(&d.qacc_smooth, &mut s.jar);
+        // at qacc_smooth the Gauss term is exactly zero (a - a0 = 0): only s(J a0 - aref),
+        // which is `b` when that was computed through the problem's rows (`jar_is_b`)
+        if jar_is_b {
+            s.jar.copy_from_slice(&p.b);
+        } else {
+            p.mul_j_aref(&d.qacc_smooth, &mut s.jar);
+        }
         let c_sm = evaluate(&p.rows(), &s.jar, &mut s.ftmp, &mut s.stmp, None);
         // last, so that s.Ma, s.jar are those of the warm start when it is kept
-        let (c_ws, s_ws) = primal::total_cost(p, &d.qacc_warmstart, s);
+        // M a and J a at a = qacc_warmstart depend on the position stage and on `a` only: kept
+        // across steps that reuse the global problem while `a` is the same bit for bit (f64;
+        // the finite-difference Jacobians restore the same warm start before every step)
+        let a = &d.qacc_warmstart;
+        let f64s = std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
+        let hit = s.ws_valid
+            && f64s
+            && s.ws_qacc.len() == nv
+            && s.ws_qacc
+                .iter()
+                .zip(a)
+                .all(|(x, y)| re(*x).to_bits() == re(*y).to_bits());
+        if hit {
+            s.Ma.copy_from_slice(&s.ws_Ma);
+        } else {
+            p.mul_m(a, &mut s.Ma);
+            p.mul_j(a, &mut s.ws_Ja);
+            s.ws_valid = f64s;
+            s.ws_qacc.clear();
+            s.ws_qacc.extend_from_slice(a);
+            s.ws_Ma.clear();
+            s.ws_Ma.extend_from_slice(&s.Ma);
+        }
+        // as Problem::mul_j_aref: (J a) − aref
+        for ((j, ja), r) in s.jar.iter_mut().zip(&s.ws_Ja).zip(&p.aref) {
+            *j = *ja - *r;
+        }
+        let (c_ws, s_ws) = primal::total_cost_at(p, a, s);
         if c_ws <= c_sm {
             p.qacc.copy_from_slice(&d.qacc_warmstart);
             s.start_ws = true;

@@ -16,14 +16,15 @@
 //! sweep: the dual cost decrease (the first sweep also counts ½Σ R_i f_i², the removal of the
 //! regularization), times 1/trace(M) of the island; the pass stops when it falls below
 //! `noslip_tolerance` or after `noslip_iterations` sweeps. Its sweeps are appended to the
-//! island's statistics (improvement only) and counted in `solver_niter`. Finally
-//! `qacc = qacc_smooth + M⁻¹Jᵀf` and the row states are those of the primal cost at that qacc.
+//! island's statistics (improvement, and nactive / nchange of the dual state as for PGS) and
+//! counted in `solver_niter`. Unlike PGS in 4.0.0, the noslip sweeps go in row order without
+//! momentum (checked against MuJoCo 4.0.0, tests/pgs_oracle.rs and tests/noslip_oracle.rs). Finally
+//! `qacc = qacc_smooth + M⁻¹Jᵀf` and the row states are the dual state of the final forces.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::pgs::{build_ar, qcqp};
+use super::pgs::{build_ar, dual_state, qcqp};
 use super::{dense, re, Problem, SolverScratch};
-use crate::constraint::cost::evaluate;
 use crate::constraint::ConstraintType;
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
 use crate::model::Model;
@@ -65,6 +66,10 @@ pub(super) fn solve<T: Scalar>(
     trace += p.trace_m();
     let scale = T::one() / trace;
     build_ar(p, s, false);
+    // dual states (MuJoCo's dualState) for the statistics nactive, nchange
+    let mut st_old = std::mem::take(&mut s.state_old);
+    let mut st = std::mem::take(&mut s.stmp);
+    dual_state(&p.ty, &p.frictionloss, &p.cone, n, &p.force, &mut st_old);
     let a = &s.AR;
     let f = &mut p.force;
     let resid = |f: &[T], i: usize| dense::dot(&a[i * n..(i + 1) * n], f) + p.b[i];
@@ -155,12 +160,8 @@ pub(super) fn solve<T: Scalar>(
                                 f[i + 1 + q] = z;
                             }
                         } else {
-                            let mut rad = [z; 5];
-                            for q in 0..m1 {
-                                rad[q] = cone.friction[q] * fnorm;
-                            }
                             let mut v = [z; 5];
-                            if qcqp(&ac, &bc, &rad, m1, &mut v) {
+                            if qcqp(&ac, &bc, &cone.friction, fnorm, m1, &mut v) {
                                 // on the ellipse exactly
                                 let mut e = z;
                                 for q in 0..m1 {
@@ -180,12 +181,21 @@ pub(super) fn solve<T: Scalar>(
                 _ => i += 1,
             }
         }
+        let nactive = dual_state(&p.ty, &p.frictionloss, &p.cone, n, f, &mut st);
+        let nchange = st[..n]
+            .iter()
+            .zip(&st_old[..n])
+            .filter(|(a, b)| a != b)
+            .count();
+        std::mem::swap(&mut st, &mut st_old);
         let improvement = improvement * scale;
         iter += 1;
-        if let Some(st) = stats.as_deref_mut() {
-            if st.len() < NSOLVER {
-                st.push(SolverStat {
+        if let Some(stv) = stats.as_deref_mut() {
+            if stv.len() < NSOLVER {
+                stv.push(SolverStat {
                     improvement: re(improvement),
+                    nactive,
+                    nchange,
                     ..Default::default()
                 });
             }
@@ -195,7 +205,11 @@ pub(super) fn solve<T: Scalar>(
         }
     }
 
-    // qacc = qacc_smooth + M⁻¹ Jᵀ f; states of the primal cost at the resulting jar
+    s.state_old = st_old;
+    s.stmp = st;
+
+    // qacc = qacc_smooth + M⁻¹ Jᵀ f; the row states: the dual state of the final forces (as
+    // MuJoCo 4.0.0's noslip leaves efc_state)
     for k in 0..nv {
         let mut v = p.qacc_smooth[k];
         for i in 0..n {
@@ -203,8 +217,6 @@ pub(super) fn solve<T: Scalar>(
         }
         p.qacc[k] = v;
     }
-    p.mul_j_aref(&p.qacc, &mut s.jar);
-    let (rows, _, state) = p.rows_force_state();
-    evaluate(&rows, &s.jar, &mut s.ftmp, state, None);
+    dual_state(&p.ty, &p.frictionloss, &p.cone, n, &p.force, &mut p.state);
     iter
 }

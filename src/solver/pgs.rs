@@ -1,77 +1,234 @@
 //! Projected Gauss–Seidel on the dual problem ½fᵀ(A+R)f + fᵀb, f ∈ Ω (seed 000, "Dual problem"
-//! and "Algorithms"): scalar rows are minimized exactly and projected (friction loss on its box,
-//! limits / frictionless / pyramidal edges on f ≥ 0); an elliptic contact is updated as a block:
-//! first along the ray from the cone tip through the current force, then its friction forces
-//! within the ellipse sliced at the current normal force (a small QCQP solved by Newton on the
-//! Lagrange multiplier).
+//! and "Algorithms"), as MuJoCo 4.0.0 runs it (established against its binary, sweep by sweep;
+//! the 3.x source sweeps the rows in order without momentum, 4.0.0 does not):
 //!
-//! Stopping: scaled dual-cost improvement of a sweep (× 1/trace(M)) below `tolerance`. Only the
-//! `improvement` statistic is filled. Matches MuJoCo 4.0.0 sweep-for-sweep on the elliptic
-//! sphere cases of the oracle, but not on pyramidal / friction-loss / equality rows (MuJoCo's
-//! first-sweep improvement differs by a few %): it is checked to converge to the optimum instead.
+//! - blocks: every scalar row (equality, friction loss, limit, frictionless contact, and each
+//!   pyramidal edge on its own) and every elliptic contact (its `dim` rows together);
+//! - each sweep visits the blocks in a pseudo-random order: the block list is shuffled in place
+//!   before every sweep by a Fisher–Yates pass (for i = nblock … 2: swap entries i−1 and
+//!   `r mod i`) with PCG32 (XSH-RR, multiplier 6364136223846793005, increment 1, state 1 at the
+//!   start of every solve, i.e. per island), the order carried over from sweep to sweep;
+//! - scalar rows: exact 1-D minimum, projected (friction loss on its box, equality free, the rest
+//!   on f ≥ 0); an elliptic contact: first along the ray from the cone tip through the current
+//!   force, then its friction forces within the ellipse sliced at the current normal force (a
+//!   small QCQP solved by Newton on the Lagrange multiplier); a block update that raises the
+//!   cost by more than 1e-10 is undone;
+//! - Nesterov momentum with adaptive restart: before sweep t > 0, with β = (k−1)/(k+2) > 0,
+//!   f ← Π(f + β (f − f_prev)) (Π: friction loss clamped, f ≥ 0, elliptic friction scaled into
+//!   the cone, normal < 0 zeroes the contact), f_prev the force before the previous sweep's
+//!   extrapolation; after the sweep k ← 0 if (f_new − y)·(y − f_prev) < 0 (y the extrapolated
+//!   start), else k ← k + 1 (k starts at 0, so sweeps 0, 1 and the two after a restart have none);
+//! - statistics per sweep: improvement (the dual cost decrease × 1/max(1e-15, trace M)),
+//!   gradient = lineslope = 0, nactive and nchange of the dual state (equality and friction loss
+//!   always active; f > 0; elliptic not in its top zone), neval = nupdate = 0; stop after the
+//!   sweep whose improvement is below `tolerance`;
+//! - the row states left behind: that dual state of the final forces (MuJoCo's `efc_state`
+//!   after PGS). Checked by tests/pgs_oracle.rs.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
 use super::{dense, re, Problem, SolverScratch};
-use crate::constraint::cost::evaluate;
-use crate::constraint::ConstraintType;
+use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
 use crate::model::Model;
 
-/// Minimizes ½xᵀAx + xᵀb subject to Σ (x_j/r_j)² ≤ 1 (n ≤ 5, r_j > 0) into `x`; returns
-/// whether the constraint is active (the unconstrained minimum lies outside).
-pub(super) fn qcqp<T: Scalar>(a: &[T], b: &[T], r: &[T], n: usize, x: &mut [T]) -> bool {
+/// Minimizes ½xᵀAx + xᵀb subject to Σ (x_j/d_j)² ≤ r² (n ≤ 5, d_j > 0) into `x`; returns
+/// whether the constraint is active. In y = x/d: Newton on the multiplier λ of
+/// φ(λ) = |y(λ)|² − r², y(λ) = −(DAD + λI)⁻¹Db, from λ = 0, stopping as MuJoCo 4.0.0's QCQP
+/// does (φ < 1e-10, a Newton step below 1e-10, or 20 steps; a Cholesky pivot of DAD + λI
+/// below 1e-10 gives x = 0, inactive); active iff λ ≠ 0. The result is not put on the
+/// ellipse: the callers rescale it when active.
+pub(super) fn qcqp<T: Scalar>(a: &[T], b: &[T], d: &[T], r: T, n: usize, x: &mut [T]) -> bool {
     let z = T::zero();
-    // scaled problem in y = x / r: A' = R A R, b' = R b, constraint |y| <= 1
     let mut ap = [z; 25];
     let mut bp = [z; 5];
     for i in 0..n {
-        bp[i] = r[i] * b[i];
+        bp[i] = b[i] * d[i];
         for j in 0..n {
-            ap[i * n + j] = r[i] * a[i * n + j] * r[j];
+            ap[i * n + j] = a[i * n + j] * d[i] * d[j];
         }
     }
     let mut lam = z;
     let mut y = [z; 5];
     let mut l = [z; 25];
-    let mut active = false;
-    for _ in 0..30 {
+    let small: T = sc(1e-10);
+    for _ in 0..20 {
         l[..n * n].copy_from_slice(&ap[..n * n]);
         for i in 0..n {
             l[i * n + i] += lam;
         }
-        dense::chol_factor(&mut l[..n * n], n);
+        // Cholesky with the 1e-10 pivot test
+        for j in 0..n {
+            for i in j..n {
+                let mut v = l[i * n + j];
+                for k in 0..j {
+                    v -= l[i * n + k] * l[j * n + k];
+                }
+                if i == j {
+                    if v < small {
+                        x[..n].fill(z);
+                        return false;
+                    }
+                    l[j * n + j] = v.sqrt();
+                } else {
+                    l[i * n + j] = v / l[j * n + j];
+                }
+            }
+        }
         for i in 0..n {
             y[i] = -bp[i];
         }
         dense::chol_solve(&l[..n * n], n, &mut y[..n]);
-        let yy = dense::dot(&y[..n], &y[..n]);
-        let phi = yy - T::one();
-        if phi <= sc(1e-10) {
+        let val = dense::dot(&y[..n], &y[..n]) - r * r;
+        if val < small {
             break;
         }
-        active = true;
-        // phi'(lam) = -2 yᵀ(A' + lam I)⁻¹ y
+        // φ'(λ) = −2 yᵀ(DAD + λI)⁻¹y
         let mut w = y;
         dense::chol_solve(&l[..n * n], n, &mut w[..n]);
-        let dphi = sc::<T>(-2.0) * dense::dot(&y[..n], &w[..n]);
-        lam -= phi / dphi;
+        let deriv = sc::<T>(-2.0) * dense::dot(&y[..n], &w[..n]);
+        let delta = -val / deriv;
+        if delta < small {
+            break;
+        }
+        lam += delta;
     }
-    let yn = dense::dot(&y[..n], &y[..n]).sqrt();
-    let s = if yn > T::one() {
-        T::one() / yn
-    } else {
-        T::one()
-    };
     for i in 0..n {
-        x[i] = y[i] * s * r[i];
+        x[i] = y[i] * d[i];
     }
-    active
+    lam != z
 }
+
+/// MuJoCo 4.0.0's PGS random number generator: PCG32 (XSH-RR) with increment 1.
+struct Pcg32(u64);
+
+impl Pcg32 {
+    fn next(&mut self) -> u32 {
+        let old = self.0;
+        self.0 = old.wrapping_mul(6364136223846793005).wrapping_add(1);
+        let x = (((old >> 18) ^ old) >> 27) as u32;
+        x.rotate_right((old >> 59) as u32)
+    }
+}
+
+/// Dual constraint state of every row at forces `f` into `st` (MuJoCo's `dualState`); returns
+/// the number of active rows.
+pub(super) fn dual_state<T: Scalar>(
+    ty: &[ConstraintType],
+    frictionloss: &[T],
+    cones: &[EfcCone<T>],
+    n: usize,
+    f: &[T],
+    st: &mut [ConstraintState],
+) -> usize {
+    use ConstraintState as S;
+    let z = T::zero();
+    let mut nactive = 0;
+    let mut i = 0;
+    let mut ci = 0;
+    while i < n {
+        match ty[i] {
+            ConstraintType::Equality => {
+                st[i] = S::Quadratic;
+                nactive += 1;
+            }
+            ConstraintType::FrictionDof | ConstraintType::FrictionTendon => {
+                let fl = frictionloss[i];
+                st[i] = if f[i] <= -fl {
+                    S::LinearPos
+                } else if f[i] >= fl {
+                    S::LinearNeg
+                } else {
+                    S::Quadratic
+                };
+                nactive += 1;
+            }
+            ConstraintType::ContactElliptic => {
+                while cones[ci].adr != i {
+                    ci += 1;
+                }
+                let c = &cones[ci];
+                let dim = c.dim;
+                // in the regular cone's coordinates: N = f0/mu, T = |f_j / friction_j|
+                let nn = f[i] / c.mu;
+                let mut tt = z;
+                for j in 1..dim {
+                    let v = f[i + j] / c.friction[j - 1];
+                    tt += v * v;
+                }
+                let tt = tt.sqrt();
+                let r = if c.mu * nn >= tt {
+                    S::Satisfied
+                } else if nn + c.mu * tt <= z {
+                    S::Quadratic
+                } else {
+                    S::Cone
+                };
+                if r != S::Satisfied {
+                    nactive += dim;
+                }
+                st[i..i + dim].fill(r);
+                i += dim;
+                continue;
+            }
+            _ => {
+                if f[i] <= z {
+                    st[i] = S::Satisfied;
+                } else {
+                    st[i] = S::Quadratic;
+                    nactive += 1;
+                }
+            }
+        }
+        i += 1;
+    }
+    nactive
+}
+
+/// Projects `f` onto the feasible set Ω (after the momentum extrapolation).
+fn project<T: Scalar>(p: &Problem<T>, blocks: &[(usize, usize)], f: &mut [T]) {
+    let z = T::zero();
+    for &(i, ci) in blocks {
+        match p.ty[i] {
+            ConstraintType::Equality => {}
+            ConstraintType::FrictionDof | ConstraintType::FrictionTendon => {
+                let fl = p.frictionloss[i];
+                f[i] = if f[i] < -fl { -fl } else { f[i].min(fl) };
+            }
+            ConstraintType::ContactElliptic => {
+                let c = &p.cone[ci];
+                let dim = c.dim;
+                if f[i] < z {
+                    f[i..i + dim].fill(z);
+                    continue;
+                }
+                let mut e = z;
+                for j in 1..dim {
+                    e += f[i + j] * f[i + j] / (c.friction[j - 1] * c.friction[j - 1]);
+                }
+                let nn = f[i] * f[i];
+                if e > nn {
+                    let k = (nn / e.max(sc(MINVAL))).sqrt();
+                    for v in &mut f[i + 1..i + dim] {
+                        *v *= k;
+                    }
+                }
+            }
+            _ => {
+                if f[i] < z {
+                    f[i] = z;
+                }
+            }
+        }
+    }
+}
+
+/// MuJoCo's mjMINVAL.
+const MINVAL: f64 = 1e-15;
 
 /// PGS solve of problem `p` from the start forces `p.force` (the global warm start, see
 /// [`super::solve`]); returns the sweep count and appends the statistics to `stats`. Writes
-/// `p.qacc = qacc_smooth + M⁻¹Jᵀf` and the row states of s at the resulting `jar`.
+/// `p.qacc = qacc_smooth + M⁻¹Jᵀf` and the dual state of the final forces into `p.state`.
 pub(super) fn solve<T: Scalar>(
     m: &Model,
     p: &mut Problem<T>,
@@ -83,63 +240,138 @@ pub(super) fn solve<T: Scalar>(
     let z = T::zero();
     let half: T = sc(0.5);
     let tol: T = sc(m.opt.tolerance);
-    let mut trace = z;
-    trace += p.trace_m();
-    let scale = T::one() / trace;
+    let scale = T::one() / p.trace_m().max(sc(MINVAL));
     build_ar(p, s, true);
 
+    // blocks in row order: (first row, cone index of an elliptic contact or usize::MAX)
+    s.pgs_block.clear();
+    let mut i = 0;
+    let mut ci = 0;
+    while i < n {
+        if p.ty[i] == ConstraintType::ContactElliptic {
+            while p.cone[ci].adr != i {
+                ci += 1;
+            }
+            s.pgs_block.push((i, ci));
+            i += p.cone[ci].dim;
+        } else {
+            s.pgs_block.push((i, usize::MAX));
+            i += 1;
+        }
+    }
+
     let mut f = std::mem::take(&mut p.force);
+    // f before the last extrapolation, the sweep's start point, the dual states
+    let mut prev = std::mem::take(&mut s.jv);
+    let mut y = std::mem::take(&mut s.ftmp);
+    let mut st_old = std::mem::take(&mut s.state_old);
+    let mut st = std::mem::take(&mut s.stmp);
+    dual_state(&p.ty, &p.frictionloss, &p.cone, n, &f, &mut st_old);
+    let mut rng = Pcg32(1);
+    let mut k: i64 = 0;
     let mut iter = 0;
     while iter < m.opt.iterations {
+        let beta: T = if iter > 0 {
+            sc((k - 1) as f64 / (k + 2) as f64)
+        } else {
+            z
+        };
+        if beta > z {
+            for r in 0..n {
+                let x = f[r];
+                f[r] = beta * (x - prev[r]) + x;
+                prev[r] = x;
+            }
+            project(p, &s.pgs_block, &mut f);
+        } else {
+            prev.copy_from_slice(&f);
+        }
+        y.copy_from_slice(&f);
+        let nb = s.pgs_block.len();
+        for j in (2..=nb).rev() {
+            let r = rng.next() as usize % j;
+            s.pgs_block.swap(j - 1, r);
+        }
+
         let mut improvement = z;
-        let mut i = 0;
-        let mut ci = 0;
-        while i < n {
-            let ty = p.ty[i];
-            if ty == ConstraintType::ContactElliptic {
-                while p.cone[ci].adr != i {
-                    ci += 1;
-                }
-                let cone = p.cone[ci];
-                let dim = cone.dim;
-                improvement -= elliptic_block(&s.AR, n, &p.b, i, dim, &cone.friction, &mut f);
-                i += dim;
+        for &(i, ci) in &s.pgs_block {
+            if ci != usize::MAX {
+                let cone = &p.cone[ci];
+                improvement -= elliptic_block(&s.AR, n, &p.b, i, cone.dim, &cone.friction, &mut f);
                 continue;
             }
             let arow = &s.AR[i * n..(i + 1) * n];
             let res = dense::dot(arow, &f) + p.b[i];
-            let aii = arow[i];
+            let arinv = T::one() / arow[i];
             let old = f[i];
-            let mut new = old - res / aii;
-            match ty {
+            let mut new = old - res * arinv;
+            match p.ty[i] {
                 ConstraintType::Equality => {}
                 ConstraintType::FrictionDof | ConstraintType::FrictionTendon => {
                     let fl = p.frictionloss[i];
-                    new = new.max(-fl).min(fl);
+                    if new < -fl {
+                        new = -fl;
+                    } else if new > fl {
+                        new = fl;
+                    }
                 }
-                _ => new = new.max(z),
+                _ => {
+                    if new < z {
+                        new = z;
+                    }
+                }
             }
             let delta = new - old;
+            let change = half * delta * delta * (T::one() / arinv) + delta * res;
+            if change > sc(1e-10) {
+                continue; // undone
+            }
             f[i] = new;
-            improvement -= delta * res + half * aii * delta * delta;
-            i += 1;
+            improvement -= change;
         }
+
+        let nactive = dual_state(&p.ty, &p.frictionloss, &p.cone, n, &f, &mut st);
+        let nchange = st[..n]
+            .iter()
+            .zip(&st_old[..n])
+            .filter(|(a, b)| a != b)
+            .count();
+        std::mem::swap(&mut st, &mut st_old);
         let improvement = improvement * scale;
-        iter += 1;
-        if let Some(st) = stats.as_deref_mut() {
-            if st.len() < NSOLVER {
-                st.push(SolverStat {
+        if let Some(stv) = stats.as_deref_mut() {
+            if stv.len() < NSOLVER {
+                stv.push(SolverStat {
                     improvement: re(improvement),
+                    nactive,
+                    nchange,
                     ..Default::default()
                 });
             }
         }
+        // adaptive restart of the momentum
+        let mut dir = z;
+        if iter > 0 {
+            for r in 0..n {
+                dir += (f[r] - y[r]) * (y[r] - prev[r]);
+            }
+        }
+        if iter > 0 && dir < z {
+            k = 0;
+        } else {
+            k += 1;
+        }
+        iter += 1;
         if improvement < tol {
             break;
         }
     }
+    s.jv = prev;
+    s.ftmp = y;
+    s.state_old = st_old;
+    s.stmp = st;
 
-    // qacc = qacc_smooth + M⁻¹ Jᵀ f; states from the primal cost at the resulting jar
+    // qacc = qacc_smooth + M⁻¹ Jᵀ f; the row states: the dual state of the final forces (what
+    // MuJoCo 4.0.0 leaves in efc_state after PGS, islands on or off)
     for k in 0..nv {
         let mut v = p.qacc_smooth[k];
         for i in 0..n {
@@ -147,10 +379,8 @@ pub(super) fn solve<T: Scalar>(
         }
         p.qacc[k] = v;
     }
+    dual_state(&p.ty, &p.frictionloss, &p.cone, n, &f, &mut p.state);
     p.force = f;
-    p.mul_j_aref(&p.qacc, &mut s.jar);
-    let (rows, _, state) = p.rows_force_state();
-    evaluate(&rows, &s.jar, &mut s.ftmp, state, None);
     iter
 }
 
@@ -206,8 +436,9 @@ fn elliptic_block<T: Scalar>(
     old[..dim].copy_from_slice(&f[adr..adr + dim]);
     let mut x = old;
     // 1. ray from the cone tip through the current force (normal-only update at the tip)
-    if x[0] < sc(1e-15) {
-        x[0] = (x[0] - res[0] / ac[0]).max(z);
+    let minval: T = sc(MINVAL);
+    if x[0] < minval {
+        x[0] = (x[0] - res[0] * (T::one() / ac[0])).max(z);
         for v in x.iter_mut().take(dim).skip(1) {
             *v = z;
         }
@@ -220,7 +451,7 @@ fn elliptic_block<T: Scalar>(
                 vav += x[p] * ac[p * dim + q] * x[q];
             }
         }
-        if vav > sc(1e-15) {
+        if vav >= minval {
             let t = (-vr / vav).max(-T::one());
             for v in x.iter_mut().take(dim) {
                 *v += t * *v;
@@ -234,14 +465,16 @@ fn elliptic_block<T: Scalar>(
             res1[p] += ac[p * dim + q] * (x[q] - old[q]);
         }
     }
-    // 2. friction within the ellipse |x_j / (mu_j x_0)| <= 1
-    if x[0] > z && dim > 1 {
+    // 2. friction within the ellipse |x_j / (mu_j x_0)| <= 1 (zero below mjMINVAL)
+    if x[0] < minval {
+        for v in x.iter_mut().take(dim).skip(1) {
+            *v = z;
+        }
+    } else if dim > 1 {
         let m1 = dim - 1;
         let mut a = [z; 25];
         let mut bb = [z; 5];
-        let mut r = [z; 5];
         for p in 0..m1 {
-            r[p] = mu[p] * x[0];
             let mut v = res1[p + 1];
             for q in 0..m1 {
                 a[p * m1 + q] = ac[(p + 1) * dim + q + 1];
@@ -250,10 +483,20 @@ fn elliptic_block<T: Scalar>(
             bb[p] = v;
         }
         let mut sol = [z; 5];
-        qcqp(&a, &bb, &r, m1, &mut sol);
+        if qcqp(&a, &bb, mu, x[0], m1, &mut sol) {
+            // on the ellipse exactly
+            let mut e = z;
+            for q in 0..m1 {
+                e += sol[q] * sol[q] / (mu[q] * mu[q]);
+            }
+            let k = (x[0] * x[0] / e.max(minval)).sqrt();
+            for v in sol.iter_mut().take(m1) {
+                *v *= k;
+            }
+        }
         x[1..(m1 + 1)].copy_from_slice(&sol[..m1]);
     }
-    // cost change: Δᵀres + ½ΔᵀAcΔ
+    // cost change: Δᵀres + ½ΔᵀAcΔ; an increase above 1e-10 is undone
     let mut change = z;
     for p in 0..dim {
         let dp = x[p] - old[p];
@@ -261,6 +504,9 @@ fn elliptic_block<T: Scalar>(
         for q in 0..dim {
             change += half * dp * ac[p * dim + q] * (x[q] - old[q]);
         }
+    }
+    if change > sc(1e-10) {
+        return z;
     }
     f[adr..adr + dim].copy_from_slice(&x[..dim]);
     change

@@ -9,12 +9,15 @@ use crate::constraint::{ConstraintState, ConstraintType};
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
 use crate::model::Model;
 
-/// Total cost of problem `p` at `a` (Gauss term ½(Ma-τ)ᵀ(a-a₀) plus s(Ja - aref)); fills
-/// `s.Ma`, `s.jar`, `s.ftmp` (forces), `s.stmp` (states), the cone Hessians `s.cone_H`, and
-/// returns (total, s).
-pub(crate) fn total_cost<T: Scalar>(p: &Problem<T>, a: &[T], s: &mut SolverScratch<T>) -> (T, T) {
-    p.mul_m(a, &mut s.Ma);
-    p.mul_j_aref(a, &mut s.jar);
+/// Total cost of problem `p` at `a` (Gauss term ½(Ma-τ)ᵀ(a-a₀) plus s(Ja - aref)) from
+/// `s.Ma = M a` and `s.jar = J a − aref` (the caller's: the warm start keeps them across
+/// skipped position stages); fills `s.ftmp` (forces), `s.stmp` (states), the cone Hessians
+/// `s.cone_H`, and returns (total, s).
+pub(crate) fn total_cost_at<T: Scalar>(
+    p: &Problem<T>,
+    a: &[T],
+    s: &mut SolverScratch<T>,
+) -> (T, T) {
     let c = evaluate(
         &p.rows(),
         &s.jar,

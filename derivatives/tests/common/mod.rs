@@ -89,3 +89,86 @@ pub fn state(
     moreau::forward::forward(m, &mut d);
     d
 }
+
+/// `max |a − b| / max(1, max |b|)`.
+pub fn rel_err(a: &nalgebra::DMatrix<f64>, b: &nalgebra::DMatrix<f64>) -> f64 {
+    assert_eq!(a.shape(), b.shape());
+    (a - b).amax() / b.amax().max(1.0)
+}
+
+/// tests/reference/fd_cases.json (MuJoCo 4.0.0's `mjd_transitionFD` / `mjd_inverseFD` cases from
+/// tools/reference/gen_fd_cases.py).
+pub fn fd_cases() -> serde_json::Value {
+    let p = format!(
+        "{}/../tests/reference/fd_cases.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// A JSON array of numbers.
+pub fn fv(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect()
+}
+
+/// Rows of a JSON matrix as a DMatrix with `nr × nc` (JSON omits the columns of empty rows).
+pub fn json_mat(v: &serde_json::Value, nr: usize, nc: usize) -> nalgebra::DMatrix<f64> {
+    let rows = v.as_array().unwrap();
+    assert_eq!(rows.len(), nr);
+    let mut out = nalgebra::DMatrix::zeros(nr, nc);
+    for (i, r) in rows.iter().enumerate() {
+        let r = fv(r);
+        assert_eq!(r.len(), nc);
+        for (j, x) in r.iter().enumerate() {
+            out[(i, j)] = *x;
+        }
+    }
+    out
+}
+
+/// The model of an fd_cases.json case (its XML or file, with the case's integrator).
+pub fn fd_case_model(case: &serde_json::Value) -> Model {
+    let mut m = match case["xml"].as_str() {
+        Some(xml) => moreau::load_from_str(xml, &moreau::Vfs::default()).unwrap(),
+        None => {
+            let path = format!(
+                "{}/../{}",
+                env!("CARGO_MANIFEST_DIR"),
+                case["model"].as_str().unwrap()
+            );
+            moreau::mjcf::load(&path).unwrap()
+        }
+    };
+    if let Some(i) = case["integrator"].as_str() {
+        m.opt.integrator = match i {
+            "Euler" => Integrator::Euler,
+            "RK4" => Integrator::Rk4,
+            "implicit" => Integrator::Implicit,
+            "implicitfast" => Integrator::ImplicitFast,
+            _ => panic!("integrator {i}"),
+        };
+    }
+    m
+}
+
+/// Resets `d` to an fd_cases.json case's state (positions, velocities, activations, controls,
+/// warm start, mocap poses).
+pub fn fd_case_state(m: &Model, d: &mut Data<f64>, st: &serde_json::Value) {
+    d.reset(m);
+    d.qpos.copy_from_slice(&fv(&st["qpos"]));
+    d.qvel.copy_from_slice(&fv(&st["qvel"]));
+    d.act.copy_from_slice(&fv(&st["act"]));
+    d.ctrl.copy_from_slice(&fv(&st["ctrl"]));
+    d.qacc_warmstart.copy_from_slice(&fv(&st["qacc_warmstart"]));
+    let mp = fv(&st["mocap_pos"]);
+    let mq = fv(&st["mocap_quat"]);
+    for b in 0..m.nmocap {
+        d.mocap_pos[b] = nalgebra::Vector3::new(mp[3 * b], mp[3 * b + 1], mp[3 * b + 2]);
+        d.mocap_quat[b] =
+            nalgebra::Quaternion::new(mq[4 * b], mq[4 * b + 1], mq[4 * b + 2], mq[4 * b + 3]);
+    }
+}
