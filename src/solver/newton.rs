@@ -386,7 +386,8 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
 /// few changed rows; a full rebuild when elliptic cones are in their cone zone (their Hessians
 /// change with the point), when many rows changed (more than nv/6: rank-1 updates up to nv rows
 /// measured 1–1.5% fewer step instructions on the planar models, but their round-off tipped the
-/// hopper MPC test `optim/tests/hopper_mpc.rs` into an iLQR failure, so not taken), when a row
+/// former one-iteration hopper MPC of `optim/tests/hopper_mpc.rs` into a fall; that controller
+/// has since been made robust to round-off, and the change has not been retried), when a row
 /// off one root path enters the tree-sparse factor, or when a downdate would lose positive
 /// definiteness.
 pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupdate: usize) {
