@@ -77,6 +77,43 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     crate::inverse::unsupported(m)
 }
 
+/// Tangent rows of `q ⊕ h w` (row-major `nv × c`, every entry written into `out`) from
+/// `dw = ∂w/∂x` (row-major `nv × c`), the first `nv` columns being the position tangent
+/// (identity), at the velocity `w` (`mjd_quatIntegrate` blocks for quaternions, seed 003).
+pub(crate) fn integrate_rows(m: &Model, w: &[f64], dw: &[f64], c: usize, h: f64, out: &mut [f64]) {
+    for j in 0..m.njnt {
+        let da = m.jnt_dofadr[j];
+        let (nlin, rot) = match m.jnt_type[j] {
+            JointType::Free => (3, Some(da + 3)),
+            JointType::Ball => (0, Some(da)),
+            _ => (1, None),
+        };
+        for i in da..da + nlin {
+            let t = &mut out[i * c..(i + 1) * c];
+            for (t, v) in t.iter_mut().zip(&dw[i * c..(i + 1) * c]) {
+                *t = h * *v;
+            }
+            t[i] += 1.0;
+        }
+        if let Some(r) = rot {
+            let wr = nalgebra::Vector3::new(w[r], w[r + 1], w[r + 2]);
+            let (dq, dvel, _) = crate::quat::quat_integrate_deriv(&wr, h);
+            let dvel = dvel * h;
+            let rows3 = &dw[r * c..(r + 3) * c];
+            for e in 0..3 {
+                let t = &mut out[(r + e) * c..(r + e + 1) * c];
+                let (g0, g1, g2) = (dvel[(e, 0)], dvel[(e, 1)], dvel[(e, 2)]);
+                for k in 0..c {
+                    t[k] = g0 * rows3[k] + g1 * rows3[c + k] + g2 * rows3[2 * c + k];
+                }
+                for f in 0..3 {
+                    t[r + f] += dq[(e, f)];
+                }
+            }
+        }
+    }
+}
+
 /// The error for a singular implicit(fast) `M − h qDeriv` (e.g. velocity feedback cancelling the
 /// mass; MuJoCo warns and steps with a huge `qacc`).
 const SINGULAR_HE: &str = "implicit(fast): M − h·qDeriv is singular";
@@ -1059,41 +1096,8 @@ fn forwarded(
     let (ab, rest) = lin.ab.split_at_mut(nv * c);
     let dv = &rest[..nv * c];
     // q' = q ⊕ h v' (mjd_quatIntegrate blocks for quaternions)
-    for j in 0..m.njnt {
-        let da = m.jnt_dofadr[j];
-        let (nlin, rot) = match m.jnt_type[j] {
-            JointType::Free => (3, Some(da + 3)),
-            JointType::Ball => (0, Some(da)),
-            _ => (1, None),
-        };
-        for i in da..da + nlin {
-            let t = &mut ab[i * c..(i + 1) * c];
-            for (t, v) in t.iter_mut().zip(&dv[i * c..(i + 1) * c]) {
-                *t = h * *v;
-            }
-            t[i] += 1.0;
-        }
-        if let Some(r) = rot {
-            let w = nalgebra::Vector3::new(
-                d.qvel[r] + h * aint[r],
-                d.qvel[r + 1] + h * aint[r + 1],
-                d.qvel[r + 2] + h * aint[r + 2],
-            );
-            let (dq, dvel, _) = crate::quat::quat_integrate_deriv(&w, h);
-            let dvel = dvel * h;
-            let rows3 = &dv[r * c..(r + 3) * c];
-            for e in 0..3 {
-                let t = &mut ab[(r + e) * c..(r + e + 1) * c];
-                let (g0, g1, g2) = (dvel[(e, 0)], dvel[(e, 1)], dvel[(e, 2)]);
-                for k in 0..c {
-                    t[k] = g0 * rows3[k] + g1 * rows3[c + k] + g2 * rows3[2 * c + k];
-                }
-                for f in 0..3 {
-                    t[r + f] += dq[(e, f)];
-                }
-            }
-        }
-    }
+    let vnew: Vec<f64> = (0..nv).map(|i| d.qvel[i] + h * aint[i]).collect();
+    integrate_rows(m, &vnew, dv, c, h, ab);
     let ab = &mut lin.ab;
     // act' (advance_act): columns (act, u) only (column 2nv + col of the combined row)
     ab[2 * nv * c..].fill(0.0);

@@ -19,7 +19,7 @@ use moreau::integrator::dexpinv;
 use moreau::model::{DynType, JointType, Model};
 use moreau::state::integrate_pos;
 use moreau::Data;
-use nalgebra::{DMatrix, Matrix3, Vector3};
+use nalgebra::{DMatrix, Matrix3};
 use num_dual::Dual64;
 
 /// Nonzero Butcher coefficient of stage `i` (on stage `i − 1`), weights and nodes: those of
@@ -64,37 +64,14 @@ fn dexpinv_jac(th: &[f64; 3], w: &[f64; 3]) -> (Matrix3<f64>, Matrix3<f64>) {
 }
 
 /// Tangent rows of `q0 ⊕ h w` (`nv × c`) from those of `q0` (identity: the inputs' position
-/// tangent) and `dw = ∂w/∂inputs` (`nv × c`), at the velocity `w`.
+/// tangent) and `dw = ∂w/∂inputs` (`nv × c`), at the velocity `w`
+/// ([`crate::contact::integrate_rows`] on row-major copies).
 fn integrate_rows(m: &Model, w: &[f64], dw: &DMatrix<f64>, h: f64) -> DMatrix<f64> {
     let (nv, c) = (m.nv, dw.ncols());
-    let mut q = DMatrix::zeros(nv, c);
-    for j in 0..m.njnt {
-        let da = m.jnt_dofadr[j];
-        let (nlin, rot) = match m.jnt_type[j] {
-            JointType::Free => (3, Some(da + 3)),
-            JointType::Ball => (0, Some(da)),
-            _ => (1, None),
-        };
-        for i in da..da + nlin {
-            for k in 0..c {
-                q[(i, k)] = h * dw[(i, k)];
-            }
-            q[(i, i)] += 1.0;
-        }
-        if let Some(r) = rot {
-            let wv = Vector3::new(w[r], w[r + 1], w[r + 2]);
-            let (dq, dvel, _) = crate::quat::quat_integrate_deriv(&wv, h);
-            let g = dvel * h;
-            let blk = g * dw.rows(r, 3);
-            q.rows_mut(r, 3).copy_from(&blk);
-            for e in 0..3 {
-                for f in 0..3 {
-                    q[(r + e, r + f)] += dq[(e, f)];
-                }
-            }
-        }
-    }
-    q
+    let dwt = dw.transpose();
+    let mut out = vec![0.0; nv * c];
+    crate::contact::integrate_rows(m, w, dwt.as_slice(), c, h, &mut out);
+    DMatrix::from_row_slice(nv, c, &out)
 }
 
 /// Analytic `A`, `B` (and with `flg_sensor` `C`, `D` at the current state) of one RK4 step;

@@ -518,23 +518,10 @@ impl<T: Scalar> Problem<T> {
         }
         // every row in order (the global problem): slice copies
         let all_rows = efc2p.is_none() && nefc == d.nefc;
-        let g = |out: &mut Vec<T>, src: &[T]| {
-            out.clear();
-            if all_rows {
-                out.extend_from_slice(&src[..nefc]);
-            } else {
-                out.extend(rows.iter().map(|&r| src[r]));
-            }
-        };
-        g(&mut self.D, &d.efc_D);
-        g(&mut self.R, &d.efc_R);
-        g(&mut self.frictionloss, &d.efc_frictionloss);
-        self.ty.clear();
-        if all_rows {
-            self.ty.extend_from_slice(&d.efc_type[..nefc]);
-        } else {
-            self.ty.extend(rows.iter().map(|&r| d.efc_type[r]));
-        }
+        pick(&mut self.D, &d.efc_D, rows, all_rows);
+        pick(&mut self.R, &d.efc_R, rows, all_rows);
+        pick(&mut self.frictionloss, &d.efc_frictionloss, rows, all_rows);
+        pick(&mut self.ty, &d.efc_type, rows, all_rows);
         self.qacc.resize(nv, z);
         self.force.resize(nefc, z);
         self.state.resize(nefc, ConstraintState::Satisfied);
@@ -570,26 +557,21 @@ impl<T: Scalar> Problem<T> {
         let nvfull = m.nv;
         let (nv, nefc) = (dofs.len(), rows.len());
         let all_rows = efc2p.is_none() && nefc == d.nefc;
-        let g = |out: &mut Vec<T>, src: &[T]| {
-            out.clear();
-            if all_rows {
-                out.extend_from_slice(&src[..nefc]);
-            } else {
-                out.extend(rows.iter().map(|&r| src[r]));
-            }
-        };
-        g(&mut self.aref, &d.efc_aref);
-        g(&mut self.b, &d.efc_b);
-        let gv = |out: &mut Vec<T>, src: &[T]| {
-            out.clear();
-            if nv == nvfull {
-                out.extend_from_slice(&src[..nv]);
-            } else {
-                out.extend(dofs.iter().map(|&j| src[j]));
-            }
-        };
-        gv(&mut self.qfrc_smooth, &d.qfrc_smooth);
-        gv(&mut self.qacc_smooth, &d.qacc_smooth);
+        pick(&mut self.aref, &d.efc_aref, rows, all_rows);
+        pick(&mut self.b, &d.efc_b, rows, all_rows);
+        pick(&mut self.qfrc_smooth, &d.qfrc_smooth, dofs, nv == nvfull);
+        pick(&mut self.qacc_smooth, &d.qacc_smooth, dofs, nv == nvfull);
+    }
+}
+
+/// `out ← src[idx]`: the first `idx.len()` entries by one slice copy when `all` (`idx` is
+/// then `0..idx.len()`), else entry by entry.
+fn pick<U: Copy>(out: &mut Vec<U>, src: &[U], idx: &[usize], all: bool) {
+    out.clear();
+    if all {
+        out.extend_from_slice(&src[..idx.len()]);
+    } else {
+        out.extend(idx.iter().map(|&r| src[r]));
     }
 }
 

@@ -23,7 +23,7 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::pgs::{build_ar, dual_state, qcqp};
+use super::pgs::{build_ar, dual_state, qcqp, sweep_stats};
 use super::{dense, re, Problem, SolverScratch};
 use crate::constraint::ConstraintType;
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
@@ -181,13 +181,8 @@ pub(super) fn solve<T: Scalar>(
                 _ => i += 1,
             }
         }
-        let nactive = dual_state(&p.ty, &p.frictionloss, &p.cone, n, f, &mut st);
-        let nchange = st[..n]
-            .iter()
-            .zip(&st_old[..n])
-            .filter(|(a, b)| a != b)
-            .count();
-        std::mem::swap(&mut st, &mut st_old);
+        let (nactive, nchange) =
+            sweep_stats(&p.ty, &p.frictionloss, &p.cone, n, f, &mut st, &mut st_old);
         let improvement = improvement * scale;
         iter += 1;
         if let Some(stv) = stats.as_deref_mut() {

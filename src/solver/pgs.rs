@@ -111,6 +111,28 @@ impl Pcg32 {
     }
 }
 
+/// A sweep's statistics `(nactive, nchange)`: the dual state of `f` ([`dual_state`], into
+/// `st`) against the previous sweep's `st_old`; the two are then swapped, so that `st_old`
+/// holds this sweep's states.
+pub(super) fn sweep_stats<T: Scalar>(
+    ty: &[ConstraintType],
+    frictionloss: &[T],
+    cones: &[EfcCone<T>],
+    n: usize,
+    f: &[T],
+    st: &mut Vec<ConstraintState>,
+    st_old: &mut Vec<ConstraintState>,
+) -> (usize, usize) {
+    let nactive = dual_state(ty, frictionloss, cones, n, f, st);
+    let nchange = st[..n]
+        .iter()
+        .zip(&st_old[..n])
+        .filter(|(a, b)| a != b)
+        .count();
+    std::mem::swap(st, st_old);
+    (nactive, nchange)
+}
+
 /// Dual constraint state of every row at forces `f` into `st` (MuJoCo's `dualState`); returns
 /// the number of active rows.
 pub(super) fn dual_state<T: Scalar>(
@@ -330,13 +352,8 @@ pub(super) fn solve<T: Scalar>(
             improvement -= change;
         }
 
-        let nactive = dual_state(&p.ty, &p.frictionloss, &p.cone, n, &f, &mut st);
-        let nchange = st[..n]
-            .iter()
-            .zip(&st_old[..n])
-            .filter(|(a, b)| a != b)
-            .count();
-        std::mem::swap(&mut st, &mut st_old);
+        let (nactive, nchange) =
+            sweep_stats(&p.ty, &p.frictionloss, &p.cone, n, &f, &mut st, &mut st_old);
         let improvement = improvement * scale;
         if let Some(stv) = stats.as_deref_mut() {
             if stv.len() < NSOLVER {
