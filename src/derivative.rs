@@ -109,7 +109,7 @@ pub fn d_rne_vel<T: Scalar>(
 }
 
 /// True if body `a` is an ancestor of body `b` (`a ≠ b`).
-fn is_ancestor(m: &Model, a: usize, b: usize) -> bool {
+pub fn is_ancestor(m: &Model, a: usize, b: usize) -> bool {
     let mut p = m.body_parentid[b];
     while p > a {
         p = m.body_parentid[p];

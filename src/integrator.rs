@@ -85,18 +85,25 @@ pub fn advance_act<T: Scalar>(m: &Model, act: &mut [T], act_dot: &[T], h: f64) {
         let Ok(adr) = usize::try_from(m.actuator_actadr[u]) else {
             continue;
         };
+        let cf: T = sc(act_step(m, u, h));
         for i in adr..adr + m.actuator_actnum[u] {
-            if m.actuator_dyntype[u] == DynType::FilterExact {
-                let tau = m.actuator_dynprm[u][0].max(1e-15);
-                act[i] += act_dot[i] * sc(tau * (1.0 - (-h / tau).exp()));
-            } else {
-                act[i] += act_dot[i] * sc(h);
-            }
+            act[i] += act_dot[i] * cf;
             if m.actuator_actlimited[u] {
                 let r = m.actuator_actrange[u];
                 act[i] = act[i].clamp(sc(r[0]), sc(r[1]));
             }
         }
+    }
+}
+
+/// The factor `c` of actuator `u`'s activation update `act += c act_dot` ([`advance_act`]):
+/// `h`, or `τ (1 − e^{−h/τ})` for `filterexact`.
+pub fn act_step(m: &Model, u: usize, h: f64) -> f64 {
+    if m.actuator_dyntype[u] == DynType::FilterExact {
+        let tau = m.actuator_dynprm[u][0].max(1e-15);
+        tau * (1.0 - (-h / tau).exp())
+    } else {
+        h
     }
 }
 
@@ -193,11 +200,7 @@ pub fn implicit<T: Scalar>(m: &Model, d: &mut Data<T>) {
         factor_ld(m, &mut d.qH, &mut d.qHDiagInv);
         solve_ld(m, &d.qH, &d.qHDiagInv, &mut d.int_qacc);
         // childless free bodies: exact gyroscopic derivative, qLU as scratch for ∂bias/∂v
-        for jn in 0..m.njnt {
-            if m.jnt_type[jn] != JointType::Free || !childless(m, m.jnt_bodyid[jn]) {
-                continue;
-            }
-            let a = m.jnt_dofadr[jn];
+        for a in gyro_blocks(m) {
             for r in a..a + 6 {
                 for c in a..a + 6 {
                     d.qLU[r * nv + c] = T::zero();
@@ -241,6 +244,14 @@ pub fn implicit<T: Scalar>(m: &Model, d: &mut Data<T>) {
         lu_solve(&d.qLU, nv, &d.qLU_piv, &mut d.int_qacc);
     }
     advance(m, d);
+}
+
+/// First dof of every free joint whose body has no children: the 6×6 blocks that the
+/// implicitfast step solves with MuJoCo 4.0.0's exact gyroscopic derivative.
+pub fn gyro_blocks(m: &Model) -> impl Iterator<Item = usize> + '_ {
+    (0..m.njnt)
+        .filter(|&j| m.jnt_type[j] == JointType::Free && childless(m, m.jnt_bodyid[j]))
+        .map(|j| m.jnt_dofadr[j])
 }
 
 /// True if no body has `b` as its parent.

@@ -77,6 +77,27 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     crate::inverse::unsupported(m)
 }
 
+/// The activations that [`moreau::integrator::advance_act`] moves from `act` by `c act_dot`,
+/// each with its factor `c` ([`moreau::integrator::act_step`]): all but those its `actrange`
+/// clamp stops (as the dual of the clamp: strict comparisons), whose row of `∂act'/∂x` is zero.
+pub(crate) fn moving_acts<'a>(
+    m: &'a Model,
+    h: f64,
+    act: &'a [f64],
+    act_dot: &'a [f64],
+) -> impl Iterator<Item = (usize, f64)> + 'a {
+    let stateful = |u: usize| usize::try_from(m.actuator_actadr[u]).ok().map(|a| (u, a));
+    (0..m.nu).filter_map(stateful).flat_map(move |(u, adr)| {
+        let cf = moreau::integrator::act_step(m, u, h);
+        (adr..adr + m.actuator_actnum[u]).filter_map(move |i| {
+            let x = act[i] + act_dot[i] * cf;
+            let r = m.actuator_actrange[u];
+            let clamped = m.actuator_actlimited[u] && (x < r[0] || x > r[1]);
+            (!clamped).then_some((i, cf))
+        })
+    })
+}
+
 /// Tangent rows of `q ⊕ h w` (row-major `nv × c`, every entry written into `out`) from
 /// `dw = ∂w/∂x` (row-major `nv × c`), the first `nv` columns being the position tangent
 /// (identity), at the velocity `w` (`mjd_quatIntegrate` blocks for quaternions, seed 003).
@@ -1101,30 +1122,11 @@ fn forwarded(
     let ab = &mut lin.ab;
     // act' (advance_act): columns (act, u) only (column 2nv + col of the combined row)
     ab[2 * nv * c..].fill(0.0);
-    for u in 0..nu {
-        let Ok(adr) = usize::try_from(m.actuator_actadr[u]) else {
-            continue;
-        };
-        for i in adr..adr + m.actuator_actnum[u] {
-            let cf = if m.actuator_dyntype[u] == moreau::model::DynType::FilterExact {
-                let tau = m.actuator_dynprm[u][0].max(1e-15);
-                tau * (1.0 - (-h / tau).exp())
-            } else {
-                h
-            };
-            // clamped activations do not move (as the dual of the clamp: strict comparisons)
-            let x = d.act[i] + d.act_dot[i] * cf;
-            if m.actuator_actlimited[u] {
-                let r = m.actuator_actrange[u];
-                if x < r[0] || x > r[1] {
-                    continue;
-                }
-            }
-            let row = &mut ab[(2 * nv + i) * c..(2 * nv + i + 1) * c];
-            for col in 0..na + nu {
-                let e = if col == i { 1.0 } else { 0.0 };
-                row[2 * nv + col] = e + cf * ad[(i, col)];
-            }
+    for (i, cf) in moving_acts(m, h, &d.act, &d.act_dot) {
+        let row = &mut ab[(2 * nv + i) * c..(2 * nv + i + 1) * c];
+        for col in 0..na + nu {
+            let e = if col == i { 1.0 } else { 0.0 };
+            row[2 * nv + col] = e + cf * ad[(i, col)];
         }
     }
     let a = DMatrix::from_fn(nx, nx, |i, k| ab[i * c + k]);

@@ -20,6 +20,23 @@ use moreau::{forward::forward, Data};
 use nalgebra::DMatrix;
 use num_dual::Dual64;
 
+/// One pass per velocity direction over `dd` (lifted, unseeded): `kinematics` and `com_pos`
+/// once, then for each `k` `qvel[k]` seeded, `com_vel`, and `f(dd, k)`.
+pub(crate) fn vel_passes(
+    m: &Model,
+    dd: &mut Data<Dual64>,
+    mut f: impl FnMut(&mut Data<Dual64>, usize),
+) {
+    moreau::kinematics::kinematics(m, dd);
+    moreau::com::com_pos(m, dd);
+    for k in 0..m.nv {
+        dd.qvel[k].eps = 1.0;
+        moreau::com::com_vel(m, dd);
+        f(dd, k);
+        dd.qvel[k].eps = 0.0;
+    }
+}
+
 /// A `Data<Dual64>` holding the state, controls, applied forces, warm start and `qacc` of `d`
 /// (zero derivative parts).
 pub fn lift(m: &Model, d: &Data<f64>) -> Data<Dual64> {

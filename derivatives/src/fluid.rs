@@ -11,9 +11,7 @@
 //!   `d_passive_vel`, which includes the block on `Dual64` data), `∂/∂v_k` by
 //!   [`fluid_qderiv_vel`] (`nv` `Dual64` passes over `com_vel`).
 
-use moreau::com::{com_pos, com_vel};
 use moreau::fluid::{fluid_deriv, fluid_deriv_with};
-use moreau::kinematics::kinematics;
 use moreau::model::{Integrator, Model};
 use moreau::Data;
 use nalgebra::DMatrix;
@@ -57,19 +55,11 @@ pub(crate) fn fluid_qderiv_vel(
         return None;
     }
     let nv = m.nv;
-    let dd = w.dual_of(m, d);
-    kinematics(m, dd);
-    com_pos(m, dd);
     let mut out = Vec::with_capacity(nv);
-    for k in 0..nv {
-        for (a, b) in dd.qvel.iter_mut().zip(&d.qvel) {
-            *a = Dual64::from(*b);
-        }
-        dd.qvel[k].eps = 1.0;
-        com_vel(m, dd);
+    crate::dual::vel_passes(m, w.dual_of(m, d), |dd, _| {
         let mut x = DMatrix::zeros(nv, nv);
         qderiv_dual(m, dd, |i, v| x[(i / nv, i % nv)] += v.eps);
         out.push(x);
-    }
+    });
     Some(out)
 }

@@ -29,14 +29,12 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use moreau::com::{com_pos, com_vel};
 use moreau::constraint::assemble::reference_constraint;
 use moreau::constraint::cost::{evaluate, Rows, CONE_H};
 use moreau::constraint::{ConstraintState, ConstraintType};
 use moreau::crb::solve_m;
 use moreau::derivative::{d_passive_vel, d_rne_vel};
 use moreau::inverse::{damping_slope, discrete_acc, euler_damped};
-use moreau::kinematics::kinematics;
 use moreau::model::{enable, EqType, Integrator, Model};
 use moreau::solver::dense::full_m;
 use moreau::Data;
@@ -198,7 +196,7 @@ pub(crate) fn sub_jdot_vel(
 ///
 /// By `nv` `Dual64` passes over `com_vel` and the engine's own `J̇ qvel`
 /// ([`reference_constraint`] on rows with `J = 0`, `K = B = 0`, so `efc_aref = −J̇ qvel`), one
-/// per velocity direction; positions are not seeded (one kinematics/COM pass first).
+/// per velocity direction ([`crate::dual::vel_passes`]; positions are not seeded).
 pub(crate) fn jdot_vel(
     m: &Model,
     d: &Data<f64>,
@@ -213,8 +211,6 @@ pub(crate) fn jdot_vel(
         return None;
     }
     let dd = w.dual_of(m, d);
-    kinematics(m, dd);
-    com_pos(m, dd);
     dd.efc_J_sparse = false;
     dd.resize_efc(nv, ne, 0);
     dd.efc_type[..ne].copy_from_slice(&d.efc_type[..ne]);
@@ -225,17 +221,12 @@ pub(crate) fn jdot_vel(
     dd.efc_pos[..ne].fill(z);
     dd.efc_margin[..ne].fill(z);
     let mut x = DMatrix::zeros(ne, nv);
-    for k in 0..nv {
-        for (a, b) in dd.qvel.iter_mut().zip(&d.qvel) {
-            *a = Dual64::from(*b);
-        }
-        dd.qvel[k].eps = 1.0;
-        com_vel(m, dd);
+    crate::dual::vel_passes(m, dd, |dd, k| {
         reference_constraint(m, dd);
         for r in 0..ne {
             x[(r, k)] = -dd.efc_aref[r].eps;
         }
-    }
+    });
     Some(x)
 }
 

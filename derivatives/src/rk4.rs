@@ -16,7 +16,7 @@
 use crate::contact::Workspace;
 use crate::fd::TransitionJacobians;
 use moreau::integrator::dexpinv;
-use moreau::model::{DynType, JointType, Model};
+use moreau::model::{JointType, Model};
 use moreau::state::integrate_pos;
 use moreau::Data;
 use nalgebra::{DMatrix, Matrix3};
@@ -180,27 +180,9 @@ pub(crate) fn transition(
     }
     // act' = advance_act(act0, Σ b_j act_dot_j): zero rows where the clamp is active
     let mut an = DMatrix::zeros(na, c);
-    for u in 0..nu {
-        let Ok(adr) = usize::try_from(m.actuator_actadr[u]) else {
-            continue;
-        };
-        for i in adr..adr + m.actuator_actnum[u] {
-            let cf = if m.actuator_dyntype[u] == DynType::FilterExact {
-                let tau = m.actuator_dynprm[u][0].max(1e-15);
-                tau * (1.0 - (-h / tau).exp())
-            } else {
-                h
-            };
-            let x = d.act[i] + adf[i] * cf;
-            if m.actuator_actlimited[u] {
-                let r = m.actuator_actrange[u];
-                if x < r[0] || x > r[1] {
-                    continue;
-                }
-            }
-            for k in 0..c {
-                an[(i, k)] = act0[(i, k)] + cf * dadf[(i, k)];
-            }
+    for (i, cf) in crate::contact::moving_acts(m, h, &d.act, &adf) {
+        for k in 0..c {
+            an[(i, k)] = act0[(i, k)] + cf * dadf[(i, k)];
         }
     }
     let mut ab = DMatrix::zeros(nx, c);

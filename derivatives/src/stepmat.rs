@@ -19,26 +19,14 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::rnea::Work;
-use moreau::derivative::{d_rne_vel, smooth_vel};
+use moreau::derivative::{d_rne_vel, is_ancestor, smooth_vel};
+use moreau::integrator::gyro_blocks;
 use moreau::inverse::{damping_slope, euler_damped};
-use moreau::model::{GainType, Integrator, JointType, Model, TrnType};
+use moreau::model::{GainType, Integrator, Model, TrnType};
 use moreau::spatial::dof_parent;
 use moreau::{Data, Scalar};
 use nalgebra::DMatrix;
 use num_dual::Dual64;
-
-/// True if no body has `b` as its parent.
-fn childless(m: &Model, b: usize) -> bool {
-    !m.body_parentid.iter().skip(b + 1).any(|&p| p == b)
-}
-
-/// First dof of every free joint whose body has no children (the implicitfast step's exact
-/// gyroscopic blocks).
-pub fn free_blocks(m: &Model) -> impl Iterator<Item = usize> + '_ {
-    (0..m.njnt)
-        .filter(|&j| m.jnt_type[j] == JointType::Free && childless(m, m.jnt_bodyid[j]))
-        .map(|j| m.jnt_dofadr[j])
-}
 
 /// True if some dof or tendon has a damping polynomial (actuator damping included).
 pub fn poly_damping(m: &Model) -> bool {
@@ -63,7 +51,7 @@ pub fn needs_dual(m: &Model) -> bool {
     match m.opt.integrator {
         Integrator::Implicit => true,
         Integrator::ImplicitFast => {
-            poly_damping(m) || velocity_gain(m) || free_blocks(m).next().is_some()
+            poly_damping(m) || velocity_gain(m) || gyro_blocks(m).next().is_some()
         }
         _ => false,
     }
@@ -118,7 +106,7 @@ fn he_offset_masked<T: Scalar>(
             if fast {
                 // ∂qfrc_bias/∂v of each block into d.qLU (scratch, as the step does)
                 let mut g = std::mem::take(&mut d.qLU);
-                for a in free_blocks(m) {
+                for a in gyro_blocks(m) {
                     for r in a..a + 6 {
                         g[r * nv + a..r * nv + a + 6].fill(T::zero());
                     }
@@ -148,11 +136,8 @@ pub fn d_he_offset_vec(m: &Model, d: &Data<f64>, a: &[f64], w: &mut Work) -> DMa
     // a seed on dof k moves the gyroscopic block of the free body at dof a only if k's body
     // is that body or one of its ancestors
     let moves = |k: usize, a: usize| {
-        let (bk, mut b) = (m.dof_bodyid[k], m.dof_bodyid[a]);
-        while b > bk {
-            b = m.body_parentid[b];
-        }
-        b == bk
+        let (bk, ba) = (m.dof_bodyid[k], m.dof_bodyid[a]);
+        bk == ba || is_ancestor(m, bk, ba)
     };
     let mut read = |dd: &mut Data<Dual64>, col: usize, out: &mut DMatrix<f64>| {
         // column col: dof col (positions), col − nv (velocities), none (activations, controls)

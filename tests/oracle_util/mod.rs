@@ -207,6 +207,23 @@ pub fn forward_case(m: &Model, c: &Value, tag: &str, failures: &mut Vec<String>)
     }
 }
 
+/// [`forward_case`], then `None`, with `"<tag>: constraint rows differ"` pushed to
+/// `failures`, when the rows' types differ from the case's `efc_type`.
+pub fn forward_case_rows(
+    m: &Model,
+    c: &Value,
+    tag: &str,
+    failures: &mut Vec<String>,
+) -> Option<Data> {
+    let d = forward_case(m, c, tag, failures)?;
+    let ty: Vec<i64> = d.efc_type.iter().map(|t| *t as i64).collect();
+    if ty != iv(&c["efc_type"]) {
+        failures.push(format!("{tag}: constraint rows differ"));
+        return None;
+    }
+    Some(d)
+}
+
 /// [`cmp`] of each `(field, got)` against the case's `case[field]`, labelled `"<label> <field>"`.
 pub fn cmp_case(label: &str, case: &Value, fields: &[(&str, &[f64])], tol: f64, worst: &mut f64) {
     for (field, got) in fields {
