@@ -26,18 +26,20 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
             }
         }
     }
+    let cdof = &d.cdof[..m.nv];
+    let parent = &m.dof_parentid[..m.nv];
     for i in 0..m.nv {
-        let f = inert_mul(&d.crb[m.dof_bodyid[i]], &d.cdof[i]);
+        let f = inert_mul(&d.crb[m.dof_bodyid[i]], &cdof[i]);
         let row = &mut d.qM[m.dof_Madr[i]..];
-        row[0] = d.cdof[i].dot(&f) + sc::<T>(m.dof_armature_eff(i));
+        row[0] = cdof[i].dot(&f) + sc::<T>(m.dof_armature_eff(i));
         // the rest of row i: i's ancestors in order
-        let mut j = m.dof_parentid[i];
+        let mut j = parent[i];
         for x in row[1..].iter_mut() {
-            let Some(cj) = usize::try_from(j).ok().and_then(|jj| d.cdof.get(jj)) else {
+            let Ok(jj) = usize::try_from(j) else {
                 break;
             };
-            *x = cj.dot(&f);
-            j = m.dof_parentid[j as usize];
+            *x = cdof[jj].dot(&f);
+            j = parent[jj];
         }
     }
     let nv = m.nv;
@@ -82,6 +84,105 @@ pub fn factor_ld<T: Scalar>(m: &Model, ld: &mut [T], diag_inv: &mut [T]) {
 /// of `k` and its ancestors along `parent` (`-1`: root), rows in order, `ld.len()` entries in
 /// all (the island problems of the solver use it on their own dofs).
 pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag_inv: &mut [T]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>()
+        && std::arch::is_x86_feature_detected!("avx2")
+    {
+        // SAFETY: `T` is `f64` (checked just above), so both slices are reinterpreted as
+        // themselves; the CPU supports AVX2 (checked just above).
+        unsafe {
+            let ld = std::slice::from_raw_parts_mut(ld.as_mut_ptr().cast::<f64>(), ld.len());
+            let di = std::slice::from_raw_parts_mut(
+                diag_inv.as_mut_ptr().cast::<f64>(),
+                diag_inv.len(),
+            );
+            factor_tree_avx2(madr, parent, ld, di);
+        }
+        return;
+    }
+    factor_tree_scalar(madr, parent, ld, diag_inv);
+}
+
+/// [`factor_tree`] on `f64` with AVX2 (MuJoCo's `mj_factorI` updates rows with AVX too): the
+/// same operations in the same order, row `ii -= a · row k` four entries at a time, without
+/// FMA contraction, so the result equals [`factor_tree_scalar`]'s bit for bit.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn factor_tree_avx2(madr: &[usize], parent: &[i32], ld: &mut [f64], diag_inv: &mut [f64]) {
+    let nv = madr.len();
+    let parent = &parent[..nv];
+    let p = ld.as_mut_ptr();
+    let mut end = ld.len();
+    for k in (0..nv).rev() {
+        let ak = madr[k];
+        assert!(ak < end, "factor_tree: row {k} out of order");
+        let len = end - ak;
+        end = ak;
+        // SAFETY: row k is `ld[ak..ak + len]` (in bounds: `ak + len` ≤ `ld.len()`)
+        let rk = unsafe { p.add(ak) };
+        let dk = unsafe { *rk };
+        let mut i = parent[k];
+        let mut off = 1;
+        while i >= 0 && off < len {
+            let ii = i as usize;
+            let n = len - off;
+            // the ancestor's row `ld[madr[ii]..madr[ii] + n]` lies before row k
+            let ai = madr[ii];
+            assert!(ai + n <= ak, "factor_tree: row {ii} overlaps row {k}");
+            // SAFETY: `rk + off .. rk + len` is in row k, `p + ai .. p + ai + n` before it
+            unsafe {
+                let a = *rk.add(off) / dk;
+                sub_scaled_avx2(p.add(ai), rk.add(off), n, a);
+                *rk.add(off) = a;
+            }
+            off += 1;
+            i = parent[ii];
+        }
+    }
+    for (di, &a) in diag_inv[..nv].iter_mut().zip(madr) {
+        *di = 1.0 / ld[a];
+    }
+}
+
+/// `dst[j] -= src[j] * a` for `j < n` (a multiply, then a subtract: as the scalar loop).
+///
+/// # Safety
+/// AVX2; `dst` and `src` valid for `n` entries and not overlapping.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn sub_scaled_avx2(dst: *mut f64, src: *const f64, n: usize, a: f64) {
+    use std::arch::x86_64::*;
+    let mut j = 0;
+    // SAFETY: every access is at an index below `n` (the caller's contract)
+    unsafe {
+        let va = _mm256_set1_pd(a);
+        while j + 4 <= n {
+            let s = _mm256_loadu_pd(src.add(j));
+            let d = _mm256_loadu_pd(dst.add(j));
+            _mm256_storeu_pd(dst.add(j), _mm256_sub_pd(d, _mm256_mul_pd(s, va)));
+            j += 4;
+        }
+        if j + 2 <= n {
+            let va = _mm256_castpd256_pd128(va);
+            let s = _mm_loadu_pd(src.add(j));
+            let d = _mm_loadu_pd(dst.add(j));
+            _mm_storeu_pd(dst.add(j), _mm_sub_pd(d, _mm_mul_pd(s, va)));
+            j += 2;
+        }
+        if j < n {
+            *dst.add(j) -= *src.add(j) * a;
+        }
+    }
+}
+
+/// [`factor_tree`] for any scalar (and CPUs without AVX2).
+pub(crate) fn factor_tree_scalar<T: Scalar>(
+    madr: &[usize],
+    parent: &[i32],
+    ld: &mut [T],
+    diag_inv: &mut [T],
+) {
     let nv = madr.len();
     // equal lengths let one bounds check cover `madr[ii]` and `parent[ii]`
     let parent = &parent[..nv];
@@ -426,6 +527,11 @@ mod tests {
         let mut fast = m.clone();
         let mut dinv = vec![0.0; nv];
         factor_tree(&madr, &parent, &mut fast, &mut dinv);
+        // the portable path (the AVX2 one above where the CPU has it) gives the same bits
+        let mut portable = m.clone();
+        let mut dinv2 = vec![0.0; nv];
+        factor_tree_scalar(&madr, &parent, &mut portable, &mut dinv2);
+        assert!(fast.iter().chain(&dinv).zip(portable.iter().chain(&dinv2)).all(|(a, b)| a.to_bits() == b.to_bits()));
         let mut slow = m.clone();
         for k in (0..nv).rev() {
             let len = if k + 1 < nv { madr[k + 1] } else { slow.len() } - madr[k];

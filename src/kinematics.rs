@@ -39,8 +39,10 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
         } else {
             pos = d.xpos[p] + d.xmat[p] * v3::<T>(&m.body_pos[b]);
             quat = d.xquat[p] * q4::<T>(&m.body_quat[b]);
+            // the rotation of `quat`, kept from the previous joint when it turned the body
+            let mut rq = None;
             for j in jnt0..jnt0 + njnt {
-                let r = quat2mat(&quat);
+                let r = rq.take().unwrap_or_else(|| quat2mat(&quat));
                 let jpos = v3::<T>(&m.jnt_pos[j]);
                 let anchor = pos + r * jpos;
                 let axis = r * v3::<T>(&m.jnt_axis[j]);
@@ -50,11 +52,14 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 match m.jnt_type[j] {
                     JointType::Slide => {
                         pos += axis * (d.qpos[a] - sc(m.qpos0[a]));
+                        rq = Some(r);
                     }
                     JointType::Hinge => {
                         let qloc = axis_angle(&v3::<T>(&m.jnt_axis[j]), d.qpos[a] - sc(m.qpos0[a]));
                         quat *= qloc;
-                        pos = anchor - quat2mat(&quat) * jpos;
+                        let r = quat2mat(&quat);
+                        pos = anchor - r * jpos;
+                        rq = Some(r);
                     }
                     JointType::Ball => {
                         let qloc = normalize_quat(Quaternion::new(
@@ -64,7 +69,9 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                             d.qpos[a + 3],
                         ));
                         quat *= qloc;
-                        pos = anchor - quat2mat(&quat) * jpos;
+                        let r = quat2mat(&quat);
+                        pos = anchor - r * jpos;
+                        rq = Some(r);
                     }
                     // A free joint is always the body's only (first) joint.
                     JointType::Free => {}

@@ -246,3 +246,58 @@ fn island_rollouts_track_mujoco() {
     }
     assert!(failures.is_empty(), "{} failures", failures.len());
 }
+
+/// The island structure of `d` as integer lists (every field [`structure_errors`] checks).
+fn structure(d: &Data) -> Vec<Vec<i64>> {
+    let (ni, nv, nefc) = (d.nisland, d.qacc.len(), d.nefc);
+    let mut s = vec![vec![ni as i64, d.nidof as i64]];
+    if ni > 0 {
+        s.extend([
+            is(&d.dof_island[..nv]),
+            us(&d.island_dofadr[..ni]),
+            us(&d.island_nv[..ni]),
+            us(&d.island_idofadr[..ni]),
+            us(&d.map_idof2dof[..nv]),
+            is(&d.efc_island[..nefc]),
+            us(&d.island_nefc[..ni]),
+            us(&d.island_iefcadr[..ni]),
+            us(&d.island_ne[..ni]),
+            us(&d.island_nf[..ni]),
+            us(&d.map_iefc2efc[..nefc]),
+        ]);
+    }
+    s
+}
+
+/// `solver::island` reuses its last results when the rows' trees and the trees' roots are
+/// unchanged: one `Data` per model carried through every case (each after a forward without
+/// rows, which clears `nisland`, and forwarded twice) has the islands of a fresh `Data`.
+#[test]
+fn islands_of_reused_data_match_fresh() {
+    let r = reference("island_cases.json");
+    let mut reused = std::collections::HashMap::<String, Data>::new();
+    let mut n = 0;
+    for c in r["cases"].as_array().unwrap() {
+        let name = c["model"].as_str().unwrap();
+        let mut m = model(name);
+        set_cone_solver(&mut m, c);
+        let mut fresh = Data::new(&m);
+        oracle_util::set_inputs(&mut fresh, c);
+        moreau::forward::forward(&m, &mut fresh);
+        let d = reused
+            .entry(name.to_string())
+            .or_insert_with(|| Data::new(&m));
+        let mut off = m.clone();
+        off.opt.disableflags |= moreau::model::disable::CONSTRAINT;
+        oracle_util::set_inputs(d, c);
+        moreau::forward::forward(&off, d);
+        assert_eq!((d.nefc, d.nisland), (0, 0));
+        for pass in 0..2 {
+            oracle_util::set_inputs(d, c);
+            moreau::forward::forward(&m, d);
+            assert_eq!(structure(d), structure(&fresh), "{} pass {pass}", case_tag(c));
+        }
+        n += usize::from(fresh.nisland > 0);
+    }
+    assert!(n >= 5, "only {n} cases with islands");
+}

@@ -187,6 +187,20 @@ pub fn collide_geoms<T: Scalar>(
     margin: f64,
     out: &mut Vec<Contact<T>>,
 ) -> (usize, bool) {
+    collide_checked(m, d, g1, g2, margin, out, false)
+}
+
+/// [`collide_geoms`]; `finite`: both geoms' poses are known to be finite (the broad phase
+/// leaves out geoms with non-finite poses), so the narrow phase need not check them again.
+fn collide_checked<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    g1: usize,
+    g2: usize,
+    margin: f64,
+    out: &mut Vec<Contact<T>>,
+    finite: bool,
+) -> (usize, bool) {
     let (g1, g2) = if (m.geom_type[g1] as i32) > (m.geom_type[g2] as i32) {
         (g2, g1)
     } else {
@@ -200,11 +214,11 @@ pub fn collide_geoms<T: Scalar>(
         added: 0,
         full: false,
     };
-    narrow(m, d, &mut s);
+    narrow(m, d, &mut s, finite);
     (s.added, s.full)
 }
 
-fn narrow<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
+fn narrow<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>, finite: bool) {
     use GeomType::*;
     let [g1, g2] = s.geom;
     let (t1, t2) = (m.geom_type[g1], m.geom_type[g2]);
@@ -212,14 +226,8 @@ fn narrow<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         return;
     }
     // Non-finite poses: no contact.
-    for g in [g1, g2] {
-        if !d.geom_xpos[g]
-            .iter()
-            .chain(d.geom_xmat[g].iter())
-            .all(|x| x.is_finite())
-        {
-            return;
-        }
+    if !finite && !(pose_finite(d, g1) && pose_finite(d, g2)) {
+        return;
     }
     match (t1, t2) {
         (Plane, Sphere) => primitive::plane_sphere(m, d, s),
@@ -237,6 +245,15 @@ fn narrow<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         (Box, Box) => boxes::box_box(m, d, s),
         _ => convex::convex_convex(m, d, s),
     }
+}
+
+/// True if geom `g`'s position and orientation are finite.
+#[inline]
+fn pose_finite<T: Scalar>(d: &Data<T>, g: usize) -> bool {
+    d.geom_xpos[g]
+        .iter()
+        .chain(d.geom_xmat[g].iter())
+        .all(|x| x.is_finite())
 }
 
 /// Contact parameters of a candidate pair: margin, gap and the mixed or explicit parameters.
@@ -396,26 +413,40 @@ fn bound_test<T: Scalar>(m: &Model, d: &Data<T>, g1: usize, g2: usize, margin: f
 }
 
 /// Runs the narrow phase for one candidate and fills the new contacts with its parameters;
-/// `lim` = margin + gap of the parameters, which are computed only for candidates that pass
-/// the bounding test (MuJoCo mixes only for colliding pairs too).
+/// `lim` = margin + gap of the parameters, which are computed only for candidates that produce
+/// contacts (MuJoCo mixes only for colliding pairs too).
 fn process<T: Scalar>(
     m: &Model,
     d: &mut Data<T>,
     g1: usize,
     g2: usize,
     lim: f64,
+    finite: bool,
     params: impl FnOnce() -> Params,
 ) {
     if !bound_test(m, d, g1, g2, lim) {
         return;
     }
-    let p = params();
-    debug_assert_eq!(lim, p.margin + p.gap);
     let mut out = std::mem::take(&mut d.contact);
     let start = out.len();
-    let (_, full) = collide_geoms(m, d, g1, g2, lim, &mut out);
+    let (added, full) = collide_checked(m, d, g1, g2, lim, &mut out, finite);
+    if added > 0 {
+        let p = params();
+        debug_assert_eq!(lim, p.margin + p.gap);
+        fill_params(m, &mut out[start..], p);
+    }
+    debug_assert_eq!(out.len(), start + added);
+    d.contact = out;
+    if full {
+        let n = d.contact.len() as i64;
+        d.warn(Warning::ContactFull, n);
+    }
+}
+
+/// Gives the contacts `out` of one candidate its parameters `p`.
+fn fill_params<T: Scalar>(m: &Model, out: &mut [Contact<T>], p: Params) {
     let impratio = m.opt.impratio.max(1e-15);
-    for c in &mut out[start..] {
+    for c in out {
         c.includemargin = p.margin;
         c.friction = p.friction;
         c.solref = p.solref;
@@ -429,11 +460,6 @@ fn process<T: Scalar>(
             0.0
         };
         c.efc_address = -1;
-    }
-    d.contact = out;
-    if full {
-        let n = d.contact.len() as i64;
-        d.warn(Warning::ContactFull, n);
     }
 }
 
@@ -490,6 +516,7 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
             m.pair_geom1[k],
             m.pair_geom2[k],
             p.margin + p.gap,
+            false,
             || p,
         );
     }
@@ -534,7 +561,8 @@ fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize) {
         m.geom_margin[g1] + m.geom_margin[g2]
     };
     let lim = margin + (m.geom_gap[g1] + m.geom_gap[g2]);
-    process(m, d, g1, g2, lim, || mix_params(m, g1, g2));
+    // the broad phase keeps only geoms with finite poses
+    process(m, d, g1, g2, lim, true, || mix_params(m, g1, g2));
 }
 
 trait TypeOrder {
@@ -560,7 +588,8 @@ impl TypeOrder for GeomType {
 
 /// Sweep-and-prune setup: intervals of the collidable geoms' bounding spheres (plus margin and
 /// gap) projected on the principal axis of the geom centres, sorted by lower end, in
-/// `d.scratch_sap`. Planes get an infinite interval.
+/// `d.scratch_sap`. Planes get an infinite interval. Geoms with a non-finite pose are left out
+/// (the narrow phase gives them no contact).
 fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let mut sap = std::mem::take(&mut d.scratch_sap);
     sap.clear();
@@ -595,7 +624,7 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
     for g in 0..m.ngeom {
-        if !collidable(g) {
+        if !collidable(g) || !pose_finite(d, g) {
             continue;
         }
         let lim = m.geom_margin[g] + m.geom_gap[g];

@@ -85,6 +85,21 @@ fn joint_limits<T: Scalar>(m: &Model, d: &Data<T>, j: usize) -> [Option<(T, Vect
     }
 }
 
+/// Number of active limits of joint `j`: `joint_limits(m, d, j)`'s `Some`s, without forming the
+/// residuals and axes for hinge and slide joints.
+#[inline]
+fn joint_limit_count<T: Scalar>(m: &Model, d: &Data<T>, j: usize) -> usize {
+    match m.jnt_type[j] {
+        JointType::Hinge | JointType::Slide => {
+            let margin: T = sc(m.jnt_margin[j]);
+            let r = m.jnt_range[j];
+            let q = d.qpos[m.jnt_qposadr[j]];
+            usize::from(q - sc(r[0]) < margin) + usize::from(sc::<T>(r[1]) - q < margin)
+        }
+        _ => joint_limits(m, d, j).iter().flatten().count(),
+    }
+}
+
 /// Active tendon-limit residuals (lower, upper) of tendon `t`.
 fn tendon_limits<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> [Option<T>; 2] {
     let margin: T = sc(m.tendon_margin[t]);
@@ -123,7 +138,7 @@ pub fn count<T: Scalar>(m: &Model, d: &Data<T>) -> (usize, usize) {
     }
     if !o.disabled(disable::LIMIT) {
         for j in (0..m.njnt).filter(|&j| m.jnt_limited[j]) {
-            n += joint_limits(m, d, j).iter().flatten().count();
+            n += joint_limit_count(m, d, j);
         }
         for t in (0..m.ntendon).filter(|&t| m.tendon_limited[t]) {
             n += tendon_limits(m, d, t).iter().flatten().count();
@@ -557,10 +572,14 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if !o.disabled(disable::LIMIT) {
         for j in (0..m.njnt).filter(|&j| m.jnt_limited[j]) {
             let v = m.jnt_dofadr[j];
+            let lims = joint_limits(m, d, j);
+            if lims.iter().all(Option::is_none) {
+                continue;
+            }
             let (sref, simp) = (to_t(&m.jnt_solref[j]), to_t(&m.jnt_solimp[j]));
             let margin = sc(m.jnt_margin[j]);
             let dg = sc(m.dof_invweight0[v]);
-            for (dist, axis) in joint_limits(m, d, j).into_iter().flatten() {
+            for (dist, axis) in lims.into_iter().flatten() {
                 if m.jnt_type[j] == JointType::Ball {
                     open_rows(m, d, i, 1, Pat::Dofs([v, v + 1, v + 2], 3));
                     for a in 0..3 {

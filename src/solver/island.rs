@@ -26,6 +26,11 @@ pub struct IslandScratch {
     has_edge: Vec<bool>,
     efc_tree: Vec<usize>,
     count: Vec<usize>,
+    /// What the last complete [`island`] call depended on: per row its tree and kind
+    /// ([`row_kind`]), then per tree its union-find root (`usize::MAX` without edges)
+    key: Vec<(usize, u8)>,
+    /// That call's `nisland` and `nidof`, while `key` is valid.
+    done: Option<(usize, usize)>,
 }
 
 impl IslandScratch {
@@ -72,6 +77,8 @@ impl IslandScratch {
             has_edge: vec![false; ntree],
             efc_tree: Vec::new(),
             count: vec![0; ntree + 1],
+            key: Vec::new(),
+            done: None,
         }
     }
 
@@ -151,6 +158,7 @@ pub fn island<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.nidof = 0;
     let nefc = d.nefc;
     if m.opt.disabled(disable::ISLAND) || nefc == 0 {
+        d.island_scratch.done = None;
         return;
     }
     let mut s = std::mem::take(&mut d.island_scratch);
@@ -221,8 +229,40 @@ pub fn island<T: Scalar>(m: &Model, d: &mut Data<T>) {
         i += 1;
     }
     if !ok {
+        s.done = None;
         d.island_scratch = s;
         return;
+    }
+
+    // everything below depends only on the rows' trees and kinds and on the trees' roots: when
+    // these equal the last call's, so do its results, still in `d` (only this function writes
+    // them; `nisland` and `nidof` are also cleared without rows, so they are restored)
+    let same = s.done.is_some() && s.key.len() == nefc + ntree && {
+        let mut eq = true;
+        for r in 0..nefc {
+            eq &= s.key[r] == (s.efc_tree[r], row_kind(d.efc_type[r]));
+        }
+        for t in 0..ntree {
+            let root = if s.has_edge[t] { s.find(t) } else { usize::MAX };
+            eq &= s.key[nefc + t].0 == root;
+        }
+        eq
+    };
+    if same {
+        if let Some((nisland, nidof)) = s.done {
+            d.nisland = nisland;
+            d.nidof = nidof;
+        }
+        d.island_scratch = s;
+        return;
+    }
+    s.key.clear();
+    for r in 0..nefc {
+        s.key.push((s.efc_tree[r], row_kind(d.efc_type[r])));
+    }
+    for t in 0..ntree {
+        let root = if s.has_edge[t] { s.find(t) } else { usize::MAX };
+        s.key.push((root, 0));
     }
 
     // islands numbered by their smallest tree (flood fill in tree order)
@@ -335,7 +375,18 @@ pub fn island<T: Scalar>(m: &Model, d: &mut Data<T>) {
         d.map_efc2iefc[i] = ic;
         d.map_iefc2efc[ic] = i;
     }
+    s.done = Some((nisland, nidof));
     d.island_scratch = s;
+}
+
+/// What [`island`] reads of a row's type: equality (0), friction loss (1), other (2).
+fn row_kind(t: crate::constraint::ConstraintType) -> u8 {
+    use crate::constraint::ConstraintType as C;
+    match t {
+        C::Equality => 0,
+        C::FrictionDof | C::FrictionTendon => 1,
+        _ => 2,
+    }
 }
 
 fn cumsum(n: &[usize], adr: &mut [usize]) {

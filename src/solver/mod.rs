@@ -453,19 +453,36 @@ impl<T: Scalar> Problem<T> {
                 }
                 self.row_leaf.clear();
             }
+            // every column of a row at most 64 wide: its nonzeros from a bit mask
+            let by_mask = masks && all && nonzero_mask_fast();
             let mut k = 0;
             for (i, &r) in rows.iter().enumerate() {
                 let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
                 let (dv, dc) = (&mut self.J[k..k + nv], &mut self.J_colind[k..k + nv]);
                 let mut n = 0;
                 let mut mask = 0u64;
-                for (a, &da) in dofs.iter().enumerate() {
-                    let v = if all { src[a] } else { src[da] };
-                    if v != z {
-                        dv[n] = v;
+                if by_mask {
+                    // SAFETY: `T` is `f64` (`compress`), so the row is reinterpreted as itself
+                    let row =
+                        unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<f64>(), nv) };
+                    mask = nonzero_mask(row);
+                    let mut bits = mask;
+                    while bits != 0 {
+                        let a = bits.trailing_zeros() as usize;
+                        dv[n] = src[a];
                         dc[n] = a;
                         n += 1;
-                        mask |= 1u64 << (a & 63);
+                        bits &= bits - 1;
+                    }
+                } else {
+                    for (a, &da) in dofs.iter().enumerate() {
+                        let v = if all { src[a] } else { src[da] };
+                        if v != z {
+                            dv[n] = v;
+                            dc[n] = a;
+                            n += 1;
+                            mask |= 1u64 << (a & 63);
+                        }
                     }
                 }
                 if masks {
@@ -562,6 +579,59 @@ impl<T: Scalar> Problem<T> {
         pick(&mut self.qfrc_smooth, &d.qfrc_smooth, dofs, nv == nvfull);
         pick(&mut self.qacc_smooth, &d.qacc_smooth, dofs, nv == nvfull);
     }
+}
+
+/// Whether [`nonzero_mask`] is vectorized on this CPU (AVX2); the scalar scan of
+/// [`Problem::gather_pos`] is cheaper otherwise.
+#[inline]
+fn nonzero_mask_fast() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Bit `a` set iff `row[a] != 0` (NaN included, −0 not), for `row.len() ≤ 64`.
+fn nonzero_mask(row: &[f64]) -> u64 {
+    debug_assert!(row.len() <= 64);
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above)
+        return unsafe { nonzero_mask_avx2(row) };
+    }
+    row.iter()
+        .enumerate()
+        .fold(0, |mk, (a, &v)| mk | u64::from(v != 0.0) << a)
+}
+
+/// [`nonzero_mask`], four entries per compare.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn nonzero_mask_avx2(row: &[f64]) -> u64 {
+    use std::arch::x86_64::*;
+    let n = row.len().min(64);
+    let p = row.as_ptr();
+    let mut mk = 0u64;
+    let mut a = 0;
+    // SAFETY: every load reads entries below `n ≤ row.len()`
+    unsafe {
+        let zero = _mm256_setzero_pd();
+        while a + 4 <= n {
+            // unordered not-equal: true for NaN, as `v != 0.0`
+            let c = _mm256_cmp_pd::<_CMP_NEQ_UQ>(_mm256_loadu_pd(p.add(a)), zero);
+            mk |= (_mm256_movemask_pd(c) as u64) << a;
+            a += 4;
+        }
+    }
+    while a < n {
+        mk |= u64::from(row[a] != 0.0) << a;
+        a += 1;
+    }
+    mk
 }
 
 /// `out ← src[idx]`: the first `idx.len()` entries by one slice copy when `all` (`idx` is
