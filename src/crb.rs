@@ -87,15 +87,15 @@ pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag
     #[cfg(target_arch = "x86_64")]
     if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>()
         && std::arch::is_x86_feature_detected!("avx2")
+        && diag_inv.len() >= madr.len()
+        && tree_layout(madr, parent, ld.len())
     {
         // SAFETY: `T` is `f64` (checked just above), so both slices are reinterpreted as
-        // themselves; the CPU supports AVX2 (checked just above).
+        // themselves; the CPU supports AVX2 and the layout is a tree's (checked just above).
         unsafe {
             let ld = std::slice::from_raw_parts_mut(ld.as_mut_ptr().cast::<f64>(), ld.len());
-            let di = std::slice::from_raw_parts_mut(
-                diag_inv.as_mut_ptr().cast::<f64>(),
-                diag_inv.len(),
-            );
+            let di =
+                std::slice::from_raw_parts_mut(diag_inv.as_mut_ptr().cast::<f64>(), diag_inv.len());
             factor_tree_avx2(madr, parent, ld, di);
         }
         return;
@@ -103,40 +103,59 @@ pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag
     factor_tree_scalar(madr, parent, ld, diag_inv);
 }
 
+/// True if `madr`, `parent` describe a tree-sparse layout of `total` entries: rows in order,
+/// each parent before its child, and every row one entry longer than its parent's (a root's:
+/// one entry), so that row `k` holds exactly `k` and its ancestors.
+fn tree_layout(madr: &[usize], parent: &[i32], total: usize) -> bool {
+    let nv = madr.len();
+    if parent.len() < nv {
+        return false;
+    }
+    let row_len = |k: usize| {
+        let next = if k + 1 < nv { madr[k + 1] } else { total };
+        next.checked_sub(madr[k]).filter(|&n| n > 0)
+    };
+    (0..nv).all(|k| {
+        let want = match usize::try_from(parent[k]) {
+            Err(_) => Some(1),
+            Ok(p) if p < k => row_len(p).map(|n| n + 1),
+            Ok(_) => None,
+        };
+        row_len(k).is_some_and(|n| Some(n) == want)
+    })
+}
+
 /// [`factor_tree`] on `f64` with AVX2 (MuJoCo's `mj_factorI` updates rows with AVX too): the
 /// same operations in the same order, row `ii -= a · row k` four entries at a time, without
 /// FMA contraction, so the result equals [`factor_tree_scalar`]'s bit for bit.
+///
+/// # Safety
+/// AVX2, `diag_inv.len() ≥ madr.len()` and [`tree_layout`]`(madr, parent, ld.len())`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn factor_tree_avx2(madr: &[usize], parent: &[i32], ld: &mut [f64], diag_inv: &mut [f64]) {
     let nv = madr.len();
-    let parent = &parent[..nv];
     let p = ld.as_mut_ptr();
     let mut end = ld.len();
     for k in (0..nv).rev() {
         let ak = madr[k];
-        assert!(ak < end, "factor_tree: row {k} out of order");
         let len = end - ak;
         end = ak;
-        // SAFETY: row k is `ld[ak..ak + len]` (in bounds: `ak + len` ≤ `ld.len()`)
-        let rk = unsafe { p.add(ak) };
-        let dk = unsafe { *rk };
-        let mut i = parent[k];
-        let mut off = 1;
-        while i >= 0 && off < len {
-            let ii = i as usize;
-            let n = len - off;
-            // the ancestor's row `ld[madr[ii]..madr[ii] + n]` lies before row k
-            let ai = madr[ii];
-            assert!(ai + n <= ak, "factor_tree: row {ii} overlaps row {k}");
-            // SAFETY: `rk + off .. rk + len` is in row k, `p + ai .. p + ai + n` before it
-            unsafe {
+        // SAFETY: by the layout, row k is `ld[ak..ak + len]` with `len` = 1 + its depth, and
+        // its ancestor at position `off` is a row of `len − off` entries before row k
+        unsafe {
+            let rk = p.add(ak);
+            let dk = *rk;
+            let mut i = *parent.get_unchecked(k);
+            let mut off = 1;
+            while i >= 0 {
+                let ii = i as usize;
                 let a = *rk.add(off) / dk;
-                sub_scaled_avx2(p.add(ai), rk.add(off), n, a);
+                sub_scaled_avx2(p.add(*madr.get_unchecked(ii)), rk.add(off), len - off, a);
                 *rk.add(off) = a;
+                off += 1;
+                i = *parent.get_unchecked(ii);
             }
-            off += 1;
-            i = parent[ii];
         }
     }
     for (di, &a) in diag_inv[..nv].iter_mut().zip(madr) {
@@ -531,7 +550,11 @@ mod tests {
         let mut portable = m.clone();
         let mut dinv2 = vec![0.0; nv];
         factor_tree_scalar(&madr, &parent, &mut portable, &mut dinv2);
-        assert!(fast.iter().chain(&dinv).zip(portable.iter().chain(&dinv2)).all(|(a, b)| a.to_bits() == b.to_bits()));
+        assert!(fast
+            .iter()
+            .chain(&dinv)
+            .zip(portable.iter().chain(&dinv2))
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
         let mut slow = m.clone();
         for k in (0..nv).rev() {
             let len = if k + 1 < nv { madr[k + 1] } else { slow.len() } - madr[k];

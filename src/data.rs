@@ -591,6 +591,7 @@ impl<T: Scalar> Data<T> {
         }
         self.efc_island
             .reserve(nefc.saturating_sub(self.efc_island.len()));
+        self.island_scratch.reserve(nefc);
     }
 
     /// Records a warning (mj_warning): increments the counter and stores `info`.

@@ -39,10 +39,8 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
         } else {
             pos = d.xpos[p] + d.xmat[p] * v3::<T>(&m.body_pos[b]);
             quat = d.xquat[p] * q4::<T>(&m.body_quat[b]);
-            // the rotation of `quat`, kept from the previous joint when it turned the body
-            let mut rq = None;
             for j in jnt0..jnt0 + njnt {
-                let r = rq.take().unwrap_or_else(|| quat2mat(&quat));
+                let r = quat2mat(&quat);
                 let jpos = v3::<T>(&m.jnt_pos[j]);
                 let anchor = pos + r * jpos;
                 let axis = r * v3::<T>(&m.jnt_axis[j]);
@@ -52,14 +50,11 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 match m.jnt_type[j] {
                     JointType::Slide => {
                         pos += axis * (d.qpos[a] - sc(m.qpos0[a]));
-                        rq = Some(r);
                     }
                     JointType::Hinge => {
                         let qloc = axis_angle(&v3::<T>(&m.jnt_axis[j]), d.qpos[a] - sc(m.qpos0[a]));
                         quat *= qloc;
-                        let r = quat2mat(&quat);
-                        pos = anchor - r * jpos;
-                        rq = Some(r);
+                        pos = anchor - quat2mat(&quat) * jpos;
                     }
                     JointType::Ball => {
                         let qloc = normalize_quat(Quaternion::new(
@@ -69,9 +64,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                             d.qpos[a + 3],
                         ));
                         quat *= qloc;
-                        let r = quat2mat(&quat);
-                        pos = anchor - r * jpos;
-                        rq = Some(r);
+                        pos = anchor - quat2mat(&quat) * jpos;
                     }
                     // A free joint is always the body's only (first) joint.
                     JointType::Free => {}

@@ -295,7 +295,12 @@ fn islands_of_reused_data_match_fresh() {
         for pass in 0..2 {
             oracle_util::set_inputs(d, c);
             moreau::forward::forward(&m, d);
-            assert_eq!(structure(d), structure(&fresh), "{} pass {pass}", case_tag(c));
+            assert_eq!(
+                structure(d),
+                structure(&fresh),
+                "{} pass {pass}",
+                case_tag(c)
+            );
         }
         n += usize::from(fresh.nisland > 0);
     }

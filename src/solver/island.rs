@@ -87,6 +87,13 @@ impl IslandScratch {
         &mut self.efc_tree
     }
 
+    /// Reserves the reuse key of [`island`] for `nefc` rows (with [`Self::efc_tree_mut`], by
+    /// `Data::resize_efc`, so that `step` does not allocate below the high-water mark).
+    pub fn reserve(&mut self, nefc: usize) {
+        let n = nefc + self.ntree;
+        self.key.reserve(n.saturating_sub(self.key.len()));
+    }
+
     fn find(&mut self, mut t: usize) -> usize {
         while self.parent[t] != t {
             self.parent[t] = self.parent[self.parent[t]];

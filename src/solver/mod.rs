@@ -454,26 +454,28 @@ impl<T: Scalar> Problem<T> {
                 self.row_leaf.clear();
             }
             // every column of a row at most 64 wide: its nonzeros from a bit mask
-            let by_mask = masks && all && nonzero_mask_fast();
+            let by_mask = masks && all;
             let mut k = 0;
             for (i, &r) in rows.iter().enumerate() {
                 let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
                 let (dv, dc) = (&mut self.J[k..k + nv], &mut self.J_colind[k..k + nv]);
                 let mut n = 0;
                 let mut mask = 0u64;
-                if by_mask {
-                    // SAFETY: `T` is `f64` (`compress`), so the row is reinterpreted as itself
-                    let row =
-                        unsafe { std::slice::from_raw_parts(src.as_ptr().cast::<f64>(), nv) };
-                    mask = nonzero_mask(row);
-                    let mut bits = mask;
-                    while bits != 0 {
-                        let a = bits.trailing_zeros() as usize;
-                        dv[n] = src[a];
-                        dc[n] = a;
-                        n += 1;
-                        bits &= bits - 1;
-                    }
+                let fast = if by_mask {
+                    // SAFETY: `T` is `f64` (`compress`), so the slices are reinterpreted as
+                    // themselves
+                    let (row, vals) = unsafe {
+                        (
+                            std::slice::from_raw_parts(src.as_ptr().cast::<f64>(), nv),
+                            std::slice::from_raw_parts_mut(dv.as_mut_ptr().cast::<f64>(), nv),
+                        )
+                    };
+                    compress_row(row, vals, dc)
+                } else {
+                    None
+                };
+                if let Some((nn, mk)) = fast {
+                    (n, mask) = (nn, mk);
                 } else {
                     for (a, &da) in dofs.iter().enumerate() {
                         let v = if all { src[a] } else { src[da] };
@@ -581,57 +583,60 @@ impl<T: Scalar> Problem<T> {
     }
 }
 
-/// Whether [`nonzero_mask`] is vectorized on this CPU (AVX2); the scalar scan of
-/// [`Problem::gather_pos`] is cheaper otherwise.
-#[inline]
-fn nonzero_mask_fast() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx2")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Bit `a` set iff `row[a] != 0` (NaN included, −0 not), for `row.len() ≤ 64`.
-fn nonzero_mask(row: &[f64]) -> u64 {
-    debug_assert!(row.len() <= 64);
+/// The nonzeros of `row` (at most 64 entries; NaN counts, −0 does not, as `v != 0.0`) into
+/// `vals` and their columns into `cols`, in order: their count and bit mask (bit `a` for column
+/// `a`). `None` where the CPU lacks AVX2 (the caller's scalar scan does the same).
+fn compress_row(row: &[f64], vals: &mut [f64], cols: &mut [usize]) -> Option<(usize, u64)> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above)
-        return unsafe { nonzero_mask_avx2(row) };
+        return Some(unsafe { compress_row_avx2(row, vals, cols) });
     }
-    row.iter()
-        .enumerate()
-        .fold(0, |mk, (a, &v)| mk | u64::from(v != 0.0) << a)
+    let _ = (row, vals, cols);
+    None
 }
 
-/// [`nonzero_mask`], four entries per compare.
+/// [`compress_row`] with AVX2: four entries per compare, then one step per nonzero.
+///
+/// # Safety
+/// AVX2.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn nonzero_mask_avx2(row: &[f64]) -> u64 {
+unsafe fn compress_row_avx2(row: &[f64], vals: &mut [f64], cols: &mut [usize]) -> (usize, u64) {
     use std::arch::x86_64::*;
-    let n = row.len().min(64);
+    let nv = row.len();
+    assert!(nv <= 64 && vals.len() >= nv && cols.len() >= nv);
     let p = row.as_ptr();
     let mut mk = 0u64;
     let mut a = 0;
-    // SAFETY: every load reads entries below `n ≤ row.len()`
+    // SAFETY: every load reads entries below `nv`
     unsafe {
         let zero = _mm256_setzero_pd();
-        while a + 4 <= n {
+        while a + 4 <= nv {
             // unordered not-equal: true for NaN, as `v != 0.0`
             let c = _mm256_cmp_pd::<_CMP_NEQ_UQ>(_mm256_loadu_pd(p.add(a)), zero);
             mk |= (_mm256_movemask_pd(c) as u64) << a;
             a += 4;
         }
     }
-    while a < n {
+    while a < nv {
         mk |= u64::from(row[a] != 0.0) << a;
         a += 1;
     }
-    mk
+    let mut bits = mk;
+    let mut n = 0;
+    while bits != 0 {
+        let a = bits.trailing_zeros() as usize;
+        // SAFETY: `a < nv` (a set bit of the mask) and `n` ≤ the bits before it < `nv`, both
+        // within `row`, `vals` and `cols` (asserted above)
+        unsafe {
+            *vals.get_unchecked_mut(n) = *row.get_unchecked(a);
+            *cols.get_unchecked_mut(n) = a;
+        }
+        n += 1;
+        bits &= bits - 1;
+    }
+    (n, mk)
 }
 
 /// `out ← src[idx]`: the first `idx.len()` entries by one slice copy when `all` (`idx` is
