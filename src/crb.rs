@@ -111,18 +111,22 @@ fn tree_layout(madr: &[usize], parent: &[i32], total: usize) -> bool {
     if parent.len() < nv {
         return false;
     }
-    let row_len = |k: usize| {
+    for k in 0..nv {
         let next = if k + 1 < nv { madr[k + 1] } else { total };
-        next.checked_sub(madr[k]).filter(|&n| n > 0)
-    };
-    (0..nv).all(|k| {
-        let want = match usize::try_from(parent[k]) {
-            Err(_) => Some(1),
-            Ok(p) if p < k => row_len(p).map(|n| n + 1),
-            Ok(_) => None,
+        let Some(len) = next.checked_sub(madr[k]) else {
+            return false;
         };
-        row_len(k).is_some_and(|n| Some(n) == want)
-    })
+        // (a parent's row was checked before: `madr[p + 1] ≥ madr[p] + 1`)
+        let want = match usize::try_from(parent[k]) {
+            Err(_) => 1,
+            Ok(p) if p < k => madr[p + 1] - madr[p] + 1,
+            Ok(_) => return false,
+        };
+        if len != want {
+            return false;
+        }
+    }
+    true
 }
 
 /// [`factor_tree`] on `f64` with AVX2 (MuJoCo's `mj_factorI` updates rows with AVX too): the

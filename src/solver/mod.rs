@@ -586,6 +586,7 @@ impl<T: Scalar> Problem<T> {
 /// The nonzeros of `row` (at most 64 entries; NaN counts, −0 does not, as `v != 0.0`) into
 /// `vals` and their columns into `cols`, in order: their count and bit mask (bit `a` for column
 /// `a`). `None` where the CPU lacks AVX2 (the caller's scalar scan does the same).
+#[inline]
 fn compress_row(row: &[f64], vals: &mut [f64], cols: &mut [usize]) -> Option<(usize, u64)> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
