@@ -226,7 +226,8 @@ fn narrow<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>, finite: bool) {
         return;
     }
     // Non-finite poses: no contact.
-    if !finite && !(pose_finite(d, g1) && pose_finite(d, g2)) {
+    let ok = finite || (pose_finite(d, g1) && pose_finite(d, g2));
+    if !ok {
         return;
     }
     match (t1, t2) {

@@ -90,8 +90,11 @@ impl IslandScratch {
     /// Reserves the reuse key of [`island`] for `nefc` rows (with [`Self::efc_tree_mut`], by
     /// `Data::resize_efc`, so that `step` does not allocate below the high-water mark).
     pub fn reserve(&mut self, nefc: usize) {
-        let n = nefc + self.ntree;
-        self.key.reserve(n.saturating_sub(self.key.len()));
+        // (without rows `island` keeps no key)
+        if nefc > 0 {
+            let n = nefc + self.ntree;
+            self.key.reserve(n.saturating_sub(self.key.len()));
+        }
     }
 
     fn find(&mut self, mut t: usize) -> usize {
