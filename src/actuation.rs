@@ -347,6 +347,7 @@ pub fn actuator_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// ([`transmission`]): the joint's dofs for joint transmissions, all dofs otherwise. Sums over
 /// the row that start from +0 skip the exact zeros `0 · v` outside (finite `v`) without changing
 /// a bit (an RTN sum started at +0 is never −0, and `x + ±0 = x` otherwise).
+#[inline]
 fn moment_dofs(m: &Model, i: usize) -> (usize, usize) {
     match (m.actuator_trntype[i], usize::try_from(m.actuator_trnid[i][0])) {
         (TrnType::Joint | TrnType::JointInParent, Ok(j)) if j < m.njnt => {
