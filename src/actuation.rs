@@ -349,7 +349,10 @@ pub fn actuator_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// a bit (an RTN sum started at +0 is never −0, and `x + ±0 = x` otherwise).
 #[inline]
 fn moment_dofs(m: &Model, i: usize) -> (usize, usize) {
-    match (m.actuator_trntype[i], usize::try_from(m.actuator_trnid[i][0])) {
+    match (
+        m.actuator_trntype[i],
+        usize::try_from(m.actuator_trnid[i][0]),
+    ) {
         (TrnType::Joint | TrnType::JointInParent, Ok(j)) if j < m.njnt => {
             let a = m.jnt_dofadr[j];
             (a, a + joint_ndof(m.jnt_type[j]))

@@ -469,4 +469,54 @@ mod tests {
             assert!((r[i] - b[i]).abs() <= 1e-13 * (1.0 + b[i].abs()), "row {i}");
         }
     }
+
+    /// The column-indexed [`solve_tree_col`] / [`mul_tree_col`] equal the parent walks
+    /// [`solve_tree`] / [`mul_tree`] bit for bit (same operations in the same order), with the
+    /// columns from [`Model::fill_dof_mcol`]; a right-hand side with zeros exercises the skipped
+    /// rows of the Lᵀ pass.
+    #[test]
+    fn column_solve_and_product_match_parent_walk() {
+        let (parent, madr, mat) = tree_matrix();
+        let nv = madr.len();
+        let mut m = Model {
+            nv,
+            nM: mat.len(),
+            dof_parentid: parent.clone(),
+            dof_Madr: madr.clone(),
+            ..Default::default()
+        };
+        m.fill_dof_mcol();
+        assert_eq!(m.dof_Mcol.len(), mat.len());
+        // row i lists i, then its ancestors
+        for i in 0..nv {
+            assert_eq!(m.dof_Mcol[madr[i]], i);
+        }
+        let mut ld = mat.clone();
+        let mut dinv = vec![0.0; nv];
+        factor_tree(&madr, &parent, &mut ld, &mut dinv);
+        let b: Vec<f64> = (0..nv)
+            .map(|i| {
+                if i % 3 == 1 {
+                    0.0
+                } else {
+                    (i as f64 * 0.7).sin()
+                }
+            })
+            .collect();
+        let (mut x1, mut x2) = (b.clone(), b.clone());
+        solve_tree(&madr, &parent, &ld, &dinv, &mut x1);
+        solve_ld(&m, &ld, &dinv, &mut x2);
+        let (mut y1, mut y2) = (vec![0.0; nv], vec![0.0; nv]);
+        mul_tree(&madr, &parent, &mat, &b, &mut y1);
+        mul_sparse(&m, &mat, &b, &mut y2);
+        for i in 0..nv {
+            assert_eq!(x1[i].to_bits(), x2[i].to_bits(), "solve, dof {i}");
+            assert_eq!(y1[i].to_bits(), y2[i].to_bits(), "product, dof {i}");
+        }
+        // without the cached columns the parent walk is used
+        m.dof_Mcol.clear();
+        let mut x3 = b.clone();
+        solve_ld(&m, &ld, &dinv, &mut x3);
+        assert_eq!(x1, x3);
+    }
 }
