@@ -488,8 +488,8 @@ mod tests {
         m.fill_dof_mcol();
         assert_eq!(m.dof_Mcol.len(), mat.len());
         // row i lists i, then its ancestors
-        for i in 0..nv {
-            assert_eq!(m.dof_Mcol[madr[i]], i);
+        for (i, &a) in madr.iter().enumerate() {
+            assert_eq!(m.dof_Mcol[a], i);
         }
         let mut ld = mat.clone();
         let mut dinv = vec![0.0; nv];
