@@ -334,11 +334,30 @@ pub fn actuator_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
         return;
     }
     for i in 0..m.nu {
-        let row = &d.actuator_moment[i * nv..(i + 1) * nv];
+        let (lo, hi) = moment_dofs(m, i);
+        let row = &d.actuator_moment[i * nv + lo..i * nv + hi];
         d.actuator_velocity[i] = row
             .iter()
-            .zip(&d.qvel)
+            .zip(&d.qvel[lo..hi])
             .fold(T::zero(), |s, (a, v)| s + *a * *v);
+    }
+}
+
+/// The dofs `lo..hi` outside which row `i` of `actuator_moment` is zero by construction
+/// ([`transmission`]): the joint's dofs for joint transmissions, all dofs otherwise. Sums over
+/// the row that start from +0 skip the exact zeros `0 · v` outside (finite `v`) without changing
+/// a bit (an RTN sum started at +0 is never −0, and `x + ±0 = x` otherwise).
+#[inline]
+fn moment_dofs(m: &Model, i: usize) -> (usize, usize) {
+    match (
+        m.actuator_trntype[i],
+        usize::try_from(m.actuator_trnid[i][0]),
+    ) {
+        (TrnType::Joint | TrnType::JointInParent, Ok(j)) if j < m.njnt => {
+            let a = m.jnt_dofadr[j];
+            (a, a + joint_ndof(m.jnt_type[j]))
+        }
+        _ => (0, m.nv),
     }
 }
 
@@ -536,8 +555,10 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     for i in 0..m.nu {
         let f = d.actuator_force[i];
-        let row = &d.actuator_moment[i * nv..(i + 1) * nv];
-        for (q, a) in d.qfrc_actuator.iter_mut().zip(row) {
+        // qfrc_actuator starts at +0: skipping the zeros of the row changes no bit (moment_dofs)
+        let (lo, hi) = moment_dofs(m, i);
+        let row = &d.actuator_moment[i * nv + lo..i * nv + hi];
+        for (q, a) in d.qfrc_actuator[lo..hi].iter_mut().zip(row) {
             *q += *a * f;
         }
     }

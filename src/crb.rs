@@ -334,8 +334,13 @@ fn axpy4<T: Scalar>(src: &[T], d0: &mut [T], d1: &mut [T], d2: &mut [T], d3: &mu
 }
 
 /// Solves `M x = b` in place (`x` holds `b` on entry) with a factorization from [`factor_ld`].
+/// Uses the model's entry columns `dof_Mcol` ([`solve_tree_col`]) when they are filled.
 pub fn solve_ld<T: Scalar>(m: &Model, ld: &[T], diag_inv: &[T], x: &mut [T]) {
-    solve_tree(&m.dof_Madr, &m.dof_parentid, ld, diag_inv, x);
+    if m.dof_Mcol.len() == m.nM {
+        solve_tree_col(&m.dof_Madr, &m.dof_Mcol, &ld[..m.nM], diag_inv, x);
+    } else {
+        solve_tree(&m.dof_Madr, &m.dof_parentid, ld, diag_inv, x);
+    }
 }
 
 /// [`solve_ld`] on any tree-sparse layout (see [`factor_tree`]).
@@ -387,7 +392,8 @@ pub fn solve_tree<T: Scalar>(
 
 /// [`solve_tree`] with the column of every entry given (`col[t]`: the dof of entry `t`, i.e.
 /// row `k` from `madr[k]` lists `k` and its ancestors; rows end where the next begins, the last
-/// at `ld.len()`): the same operations in the same order, without walking `parent`.
+/// at `ld.len()`): the same operations in the same order, without walking `parent` (fewer
+/// instructions: no dependent load of `parent[ii]` and no root test per entry).
 pub fn solve_tree_col<T: Scalar>(
     madr: &[usize],
     col: &[usize],
@@ -397,25 +403,30 @@ pub fn solve_tree_col<T: Scalar>(
 ) {
     let nv = madr.len();
     let x = &mut x[..nv];
-    let end = |k: usize| if k + 1 < nv { madr[k + 1] } else { ld.len() };
+    let col = &col[..ld.len()];
+    // rows end where the next begins: walking down, each row's end is the previous start
+    let mut e = ld.len();
     for k in (0..nv).rev() {
+        let a = madr[k];
+        let (l, c) = (&ld[a + 1..e], &col[a + 1..e]);
+        e = a;
         let xk = x[k];
         if xk == T::zero() {
             continue;
         }
-        let (a, e) = (madr[k] + 1, end(k));
-        for (&l, &c) in ld[a..e].iter().zip(&col[a..e]) {
-            x[c] -= l * xk;
+        for (&lv, &cv) in l.iter().zip(c) {
+            x[cv] -= lv * xk;
         }
     }
     for (xk, &di) in x.iter_mut().zip(&diag_inv[..nv]) {
         *xk *= di;
     }
     for k in 0..nv {
-        let (a, e) = (madr[k] + 1, end(k));
+        let a = madr[k] + 1;
+        let e = if k + 1 < nv { madr[k + 1] } else { ld.len() };
         let mut s = x[k];
-        for (&l, &c) in ld[a..e].iter().zip(&col[a..e]) {
-            s -= l * x[c];
+        for (&lv, &cv) in ld[a..e].iter().zip(&col[a..e]) {
+            s -= lv * x[cv];
         }
         x[k] = s;
     }
@@ -453,7 +464,11 @@ pub fn mul_m<T: Scalar>(m: &Model, d: &Data<T>, x: &[T], out: &mut [T]) {
 
 /// `out = M x` for a symmetric matrix `mat` in the `qM` layout.
 pub fn mul_sparse<T: Scalar>(m: &Model, mat: &[T], x: &[T], out: &mut [T]) {
-    mul_tree(&m.dof_Madr, &m.dof_parentid, mat, x, out);
+    if m.dof_Mcol.len() == m.nM {
+        mul_tree_col(&m.dof_Madr, &m.dof_Mcol, &mat[..m.nM], x, out);
+    } else {
+        mul_tree(&m.dof_Madr, &m.dof_parentid, mat, x, out);
+    }
 }
 
 /// [`mul_sparse`] on any tree-sparse layout (see [`factor_tree`]).
@@ -586,5 +601,55 @@ mod tests {
         for i in 0..nv {
             assert!((r[i] - b[i]).abs() <= 1e-13 * (1.0 + b[i].abs()), "row {i}");
         }
+    }
+
+    /// The column-indexed [`solve_tree_col`] / [`mul_tree_col`] equal the parent walks
+    /// [`solve_tree`] / [`mul_tree`] bit for bit (same operations in the same order), with the
+    /// columns from [`Model::fill_dof_mcol`]; a right-hand side with zeros exercises the skipped
+    /// rows of the Lᵀ pass.
+    #[test]
+    fn column_solve_and_product_match_parent_walk() {
+        let (parent, madr, mat) = tree_matrix();
+        let nv = madr.len();
+        let mut m = Model {
+            nv,
+            nM: mat.len(),
+            dof_parentid: parent.clone(),
+            dof_Madr: madr.clone(),
+            ..Default::default()
+        };
+        m.fill_dof_mcol();
+        assert_eq!(m.dof_Mcol.len(), mat.len());
+        // row i lists i, then its ancestors
+        for (i, &a) in madr.iter().enumerate() {
+            assert_eq!(m.dof_Mcol[a], i);
+        }
+        let mut ld = mat.clone();
+        let mut dinv = vec![0.0; nv];
+        factor_tree(&madr, &parent, &mut ld, &mut dinv);
+        let b: Vec<f64> = (0..nv)
+            .map(|i| {
+                if i % 3 == 1 {
+                    0.0
+                } else {
+                    (i as f64 * 0.7).sin()
+                }
+            })
+            .collect();
+        let (mut x1, mut x2) = (b.clone(), b.clone());
+        solve_tree(&madr, &parent, &ld, &dinv, &mut x1);
+        solve_ld(&m, &ld, &dinv, &mut x2);
+        let (mut y1, mut y2) = (vec![0.0; nv], vec![0.0; nv]);
+        mul_tree(&madr, &parent, &mat, &b, &mut y1);
+        mul_sparse(&m, &mat, &b, &mut y2);
+        for i in 0..nv {
+            assert_eq!(x1[i].to_bits(), x2[i].to_bits(), "solve, dof {i}");
+            assert_eq!(y1[i].to_bits(), y2[i].to_bits(), "product, dof {i}");
+        }
+        // without the cached columns the parent walk is used
+        m.dof_Mcol.clear();
+        let mut x3 = b.clone();
+        solve_ld(&m, &ld, &dinv, &mut x3);
+        assert_eq!(x1, x3);
     }
 }

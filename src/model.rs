@@ -442,6 +442,11 @@ pub struct Model {
     /// `dof_parentid`; `dof_Madr[i]` is the address of `M[i,i]` and rows follow each other in
     /// dof order, so row `i` has `depth(i) + 1` entries and `nM` is the sum over all dofs.
     pub dof_Madr: Vec<usize>,
+    /// Derived (moreau's, not MuJoCo's `M_colind`): the column of every `qM` entry in the layout
+    /// of `dof_Madr` (row `i`: `i`, then its ancestors), filled by the MJCF compiler
+    /// ([`Model::fill_dof_mcol`]). Empty (or of another length than `nM`) means "not cached":
+    /// `crb::solve_ld` and `crb::mul_sparse` then walk `dof_parentid`.
+    pub dof_Mcol: Vec<usize>,
     pub dof_solref: Vec<[f64; 2]>,
     pub dof_solimp: Vec<[f64; 5]>,
     pub dof_frictionloss: Vec<f64>,
@@ -684,6 +689,21 @@ impl Model {
     /// Tendon armature including actuator armature.
     pub fn tendon_armature_eff(&self, t: usize) -> f64 {
         self.tendon_armature.get(t).copied().unwrap_or(0.0) + self.tendon_extra(t)[3]
+    }
+
+    /// Fills the derived `dof_Mcol` from `dof_Madr`, `dof_parentid` and `nM`.
+    pub fn fill_dof_mcol(&mut self) {
+        self.dof_Mcol.clear();
+        for i in 0..self.nv {
+            let mut j = i as i32;
+            while let Ok(ju) = usize::try_from(j) {
+                self.dof_Mcol.push(ju);
+                j = self.dof_parentid[ju];
+            }
+        }
+        if self.dof_Mcol.len() != self.nM {
+            self.dof_Mcol.clear();
+        }
     }
 
     #[inline]

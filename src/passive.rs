@@ -160,6 +160,10 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
             }
         }
     }
+    // whether some body has gravity compensation; else qfrc_gravcomp stays +0 and adding it
+    // changes no bit of qfrc_passive (its last term qfrc_fluid is accumulated from +0, so
+    // neither it nor the sum is ever −0)
+    let mut gravcomp = false;
     if !m.opt.disabled(disable::GRAVITY) {
         let g = m.opt.gravity;
         for b in 1..m.nbody {
@@ -167,6 +171,7 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
             if gc == 0.0 {
                 continue;
             }
+            gravcomp = true;
             let s = -m.body_mass[b] * gc;
             let force = Vector3::new(sc(g[0] * s), sc(g[1] * s), sc(g[2] * s));
             apply_ft_raw(
@@ -184,14 +189,18 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
     crate::fluid::fluid(m, d);
     for i in 0..nv {
         d.qfrc_passive[i] = d.qfrc_spring[i] + d.qfrc_damper[i] + d.qfrc_fluid[i];
-        // joints with actuatorgravcomp take their gravcomp through qfrc_actuator instead
-        if !m
-            .jnt_actgravcomp
-            .get(m.dof_jntid[i])
-            .copied()
-            .unwrap_or(false)
-        {
-            d.qfrc_passive[i] += d.qfrc_gravcomp[i];
+    }
+    if gravcomp {
+        for i in 0..nv {
+            // joints with actuatorgravcomp take their gravcomp through qfrc_actuator instead
+            if !m
+                .jnt_actgravcomp
+                .get(m.dof_jntid[i])
+                .copied()
+                .unwrap_or(false)
+            {
+                d.qfrc_passive[i] += d.qfrc_gravcomp[i];
+            }
         }
     }
 }

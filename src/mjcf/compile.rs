@@ -2358,6 +2358,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
         adr += depth;
     }
     m.nM = adr;
+    m.fill_dof_mcol();
     m.body_subtreemass = m.body_mass.clone();
     for bid in (1..m.nbody).rev() {
         let p = m.body_parentid[bid];
