@@ -17,15 +17,22 @@
 //!
 //! Layout as [`crate::fd::InverseJacobians`]: `D[i][j] = ∂f_j/∂in_i`.
 //!
-//! `invdiscrete` with Euler (mujoco-facts, `mj_discreteAcc`): `qacc` is the discrete
-//! acceleration `a`, and `f` is evaluated at the continuous one `ã = a + h M⁻¹ D(v) a` (`D` the
-//! implicit damping slopes, zero without eulerdamp), so by the chain rule
-//! `∂τ/∂a = F (I + h M⁻¹ D)`, `∂τ/∂v = ∂f/∂v + F h M⁻¹ diag(D'(v) a)`,
-//! `∂τ/∂q = ∂f/∂q − F M⁻¹ ∂(M x)/∂q` with `x = ã − a` and `F = ∂f/∂ã = M + JᵀHJ`
-//! (from `M ã = M a + h D a`).
+//! `invdiscrete` (mujoco-facts, `mj_discreteAcc`): `qacc` is the discrete acceleration `a`, and
+//! `f` is evaluated at the continuous one `ã = M⁻¹ He a = a + M⁻¹ x`, `x = (He − M) a`, with the
+//! step matrix `He` of the integrator ([`crate::stepmat`]). With `F = ∂f/∂ã = M + JᵀHJ`, from
+//! `M ã = M a + x`:
+//! - `∂τ/∂a = F M⁻¹ He = F (I + M⁻¹ (He − M))`;
+//! - `∂τ/∂v = ∂f/∂v + F M⁻¹ ∂x/∂v` (`M` does not depend on `v`);
+//! - `∂τ/∂q = ∂f/∂q + F M⁻¹ (∂x/∂q − ∂M/∂q (ã − a))` (`∂f/∂q` at fixed `ã`).
 //!
-//! Not covered analytically (reported by [`unsupported`]): `invdiscrete` with the implicit
-//! integrators (their `H` holds `qDeriv`) or RK4.
+//! Euler with eulerdamp: `He − M = h diag(D(v))` (`D` the damping slopes), so `∂x/∂q = 0` and
+//! `∂x/∂v = h diag(D'(v) a)`, analytic. Implicitfast and implicit: `He − M = −h S∘sym(qDeriv)`
+//! (with the exact gyroscopic block of childless free bodies) or `−h S∘qDeriv`, `qDeriv`
+//! recomputed at the state as MuJoCo's `mj_discreteAcc` does; `∂x/∂(q, v)` by the restricted
+//! dual passes of [`crate::stepmat::d_he_offset_vec`] at the fixed `a`.
+//!
+//! Not covered (reported by [`unsupported`]): `invdiscrete` with RK4, which MuJoCo 4.0.0 refuses
+//! (a fatal error in `mj_discreteAcc`; [`moreau::inverse::unsupported`]).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -43,10 +50,7 @@ use num_dual::Dual64;
 
 /// Why the analytic velocity/acceleration derivatives do not apply to `m`, if they don't.
 pub fn unsupported(m: &Model) -> Option<&'static str> {
-    if m.opt.enabled(enable::INVDISCRETE) && m.opt.integrator != Integrator::Euler {
-        return Some("invdiscrete with an integrator other than Euler");
-    }
-    None
+    moreau::inverse::unsupported(m)
 }
 
 /// Dense `M` (`nv × nv`).
@@ -410,9 +414,15 @@ impl InverseDerivatives {
         self.dm_dual = None;
         self.a.copy_from_slice(&d.qacc);
         moreau::inverse::inverse(m, d);
-        // only Euler reaches here under invdiscrete (`unsupported`)
-        let damped = m.opt.enabled(enable::INVDISCRETE) && euler_damped(m);
-        if damped {
+        // RK4 does not reach here under invdiscrete (`unsupported`)
+        let disc = m.opt.enabled(enable::INVDISCRETE);
+        let damped = disc && m.opt.integrator == Integrator::Euler && euler_damped(m);
+        let implicit = disc
+            && matches!(
+                m.opt.integrator,
+                Integrator::Implicit | Integrator::ImplicitFast
+            );
+        if damped || implicit {
             discrete_acc(m, d);
             for i in 0..nv {
                 self.x[i] = d.qacc[i] - self.a[i];
@@ -488,8 +498,49 @@ impl InverseDerivatives {
             self.kv.copy_from(&self.da);
             self.da.gemm(1.0, &self.kv, &self.ka, 1.0);
         }
+        if implicit {
+            self.implicit_chain(m, d, full_dual);
+        }
         d.qacc.copy_from_slice(&self.a);
         Ok(())
+    }
+
+    /// The `invdiscrete` chain rule of the implicit integrators (module docs): `d` holds the
+    /// inverse dynamics' stages with `qacc = ã`, `self.a` the discrete `a`, `self.x = ã − a`;
+    /// `da` holds `F` on entry. With `full_dual`, `dq` is already total.
+    fn implicit_chain(&mut self, m: &Model, d: &mut Data<f64>, full_dual: bool) {
+        let nv = m.nv;
+        // K_a = M⁻¹ (He − M)
+        crate::stepmat::he_offset(m, d, &mut self.buf);
+        for j in 0..nv {
+            for i in 0..nv {
+                self.col[i] = self.buf[i * nv + j];
+            }
+            solve_m(m, d, &mut self.col);
+            self.ka.column_mut(j).copy_from_slice(&self.col);
+        }
+        // ∂x/∂(q, v) at fixed a (columns: position tangent, velocity, act, ctrl)
+        let g = crate::stepmat::d_he_offset_vec(m, d, &self.a, &mut self.w);
+        for j in 0..nv {
+            self.col.copy_from_slice(g.column(nv + j).as_slice());
+            solve_m(m, d, &mut self.col);
+            self.kv.column_mut(j).copy_from_slice(&self.col);
+        }
+        self.dv.gemm(1.0, &self.da, &self.kv, 1.0);
+        if !full_dual {
+            // ∂ã/∂q = M⁻¹ (∂x/∂q − ∂(M (ã − a))/∂q)
+            crate::rnea::d_mass_vec_pos(m, d, &self.x, &mut self.w, &mut self.kq);
+            for j in 0..nv {
+                for i in 0..nv {
+                    self.col[i] = g[(i, j)] - self.kq[(i, j)];
+                }
+                solve_m(m, d, &mut self.col);
+                self.kq.column_mut(j).copy_from_slice(&self.col);
+            }
+            self.dq.gemm(1.0, &self.da, &self.kq, 1.0);
+        }
+        self.kv.copy_from(&self.da);
+        self.da.gemm(1.0, &self.kv, &self.ka, 1.0);
     }
 }
 
