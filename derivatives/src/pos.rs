@@ -31,7 +31,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::cpos::add_constraint_pos;
-use crate::dual::{lift, lift_into, seed};
+use crate::dual::{lift_into, seed};
 use crate::rnea::{d_smooth_mass_pos, d_smooth_pos, Terms, Work};
 use moreau::actuation::{actuator_velocity, transmission};
 use moreau::collision::collision;
@@ -193,36 +193,47 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
 }
 
 /// Adds `∂(−qfrc_passive − qfrc_constraint [− qfrc_actuator])/∂q` (rows outputs) by the
-/// restricted dual pass described in the module docs. `d` needs `qacc`.
-fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f64>) {
+/// restricted dual pass described in the module docs, on `w`'s reusable `Data<Dual64>`. `d`
+/// needs `qacc`. Without contacts at the state the collision stage is skipped (no contact
+/// appears under an infinitesimal perturbation, away from the measure-zero `dist = margin`).
+fn residual_pass(
+    m: &Model,
+    d: &Data<f64>,
+    actuators: bool,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) {
     let nv = m.nv;
     // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot
     let jdot = m
         .eq_type
         .iter()
         .any(|t| matches!(t, EqType::Connect | EqType::Weld));
-    let mut dd = lift(m, d);
+    let collide = !d.contact.is_empty();
+    let dd = w.dual_data(m);
     for j in 0..nv {
-        if j > 0 {
-            lift_into(d, &mut dd);
+        lift_into(d, dd);
+        seed(m, dd, j);
+        kinematics(m, dd);
+        com_pos(m, dd);
+        tendon(m, dd);
+        if collide {
+            collision(m, dd);
+        } else {
+            dd.contact.clear();
         }
-        seed(m, &mut dd, j);
-        kinematics(m, &mut dd);
-        com_pos(m, &mut dd);
-        tendon(m, &mut dd);
-        collision(m, &mut dd);
-        make_constraint(m, &mut dd);
-        transmission(m, &mut dd);
-        tendon_velocity(m, &mut dd);
-        actuator_velocity(m, &mut dd);
-        passive(m, &mut dd);
+        make_constraint(m, dd);
+        transmission(m, dd);
+        tendon_velocity(m, dd);
+        actuator_velocity(m, dd);
+        passive(m, dd);
         if jdot {
-            com_vel(m, &mut dd);
+            com_vel(m, dd);
         }
-        reference_constraint(m, &mut dd);
-        inv_constraint(m, &mut dd);
+        reference_constraint(m, dd);
+        inv_constraint(m, dd);
         if actuators {
-            fwd_actuation(m, &mut dd);
+            fwd_actuation(m, dd);
         }
         for k in 0..nv {
             let mut x = -dd.qfrc_passive[k] - dd.qfrc_constraint[k];
@@ -305,6 +316,6 @@ pub fn d_pos_mass_into(
         xfrc,
     };
     smooth(terms, w, out);
-    residual_pass(m, d, xfrc, out);
+    residual_pass(m, d, xfrc, w, out);
     meth
 }
