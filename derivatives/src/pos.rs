@@ -196,13 +196,7 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
 /// restricted dual pass described in the module docs, on `w`'s reusable `Data<Dual64>`. `d`
 /// needs `qacc`. Without contacts at the state the collision stage is skipped (no contact
 /// appears under an infinitesimal perturbation, away from the measure-zero `dist = margin`).
-fn residual_pass(
-    m: &Model,
-    d: &Data<f64>,
-    actuators: bool,
-    w: &mut Work,
-    out: &mut DMatrix<f64>,
-) {
+fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, w: &mut Work, out: &mut DMatrix<f64>) {
     let nv = m.nv;
     // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot
     let jdot = m

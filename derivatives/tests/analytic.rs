@@ -617,8 +617,7 @@ fn check_invdiscrete(name: &str, integ: Option<Integrator>, seed: u64, settle: u
     eprintln!(
         "{name} {:?} invdiscrete seed {seed}: nefc {}, vs dual q {:.1e} v {:.1e} a {:.1e} \
          DmDq {:.1e}, vs FD q {:.1e} v {:.1e} a {:.1e}, DfDa shift by He − M {shift:.1e}",
-        m.opt.integrator,
-        d0.nefc, e[0], e[1], e[2], e[3], ef[0], ef[1], ef[2]
+        m.opt.integrator, d0.nefc, e[0], e[1], e[2], e[3], ef[0], ef[1], ef[2]
     );
     for x in e {
         assert!(x < 1e-10, "{name}: analytic vs dual {e:?}");

@@ -41,11 +41,7 @@ fn check(name: &str, integ: Integrator, seed: u64, settle: usize) {
     let (dq, dv, da, ddm) = dual_inverse_jacobian(&m, &d0);
     let e = [err(&iq, &dq), err(&iv, &dv), err(&ia, &da), err(&idm, &ddm)];
     let fi = inverse_fd(&m, &mut d0.clone(), 1e-6, false, true);
-    let ef = [
-        err(&iq, &fi.DfDq),
-        err(&iv, &fi.DfDv),
-        err(&ia, &fi.DfDa),
-    ];
+    let ef = [err(&iq, &fi.DfDq), err(&iv, &fi.DfDv), err(&ia, &fi.DfDa)];
     let mut plain = m.clone();
     plain.opt.enableflags &= !enable::INVDISCRETE;
     let (_, pv, pa, _) = inverse_analytic(&plain, &mut d0.clone()).unwrap();
@@ -55,7 +51,10 @@ fn check(name: &str, integ: Integrator, seed: u64, settle: usize) {
          vs FD q {:.1e} v {:.1e} a {:.1e}; shift from continuous a {:.1e} v {:.1e}",
         d0.nefc, e[0], e[1], e[2], e[3], ef[0], ef[1], ef[2], shift[0], shift[1]
     );
-    assert!(e.iter().all(|&x| x < EXACT), "{name} {integ:?}: vs dual {e:?}");
+    assert!(
+        e.iter().all(|&x| x < EXACT),
+        "{name} {integ:?}: vs dual {e:?}"
+    );
     assert!(ef.iter().all(|&x| x < FD), "{name} {integ:?}: vs FD {ef:?}");
     assert!(shift[0] > 1e-6, "{name} {integ:?}: He − M not exercised");
 }
@@ -174,7 +173,10 @@ fn matches_mujoco() {
             e_tau < 1e-8 && e_cont < 1e-8,
             "{name}: qfrc_inverse vs MuJoCo {e_tau} (continuous {e_cont})"
         );
-        assert!(ef.iter().all(|&x| x < 1e-6), "{name}: moreau FD vs MuJoCo FD {ef:?}");
+        assert!(
+            ef.iter().all(|&x| x < 1e-6),
+            "{name}: moreau FD vs MuJoCo FD {ef:?}"
+        );
         assert!(e[1] < 1e-6 && e[2] < 1e-6, "{name}: DfDv, DfDa {e:?}");
         assert!(e[0] < 2e-3, "{name}: DfDq {}", e[0]);
     }

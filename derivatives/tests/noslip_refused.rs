@@ -38,6 +38,7 @@ fn noslip_is_refused_not_wrong() {
     eprintln!("noslip moves A by {moved:.2e}; analytic vs FD without noslip {fd_err:.2e}");
     // centered FD through the converged solver (measured 7.8e-8)
     assert!(fd_err < 1e-5, "analytic vs FD without noslip {fd_err}");
-    // measured 0.23: what ignoring noslip would get wrong
-    assert!(moved > 1e-2, "noslip moved A by only {moved}");
+    // measured 9.3e-3 (0.23 absolute, max |A| ≈ 25): what ignoring noslip would get wrong,
+    // 1e5 times the FD agreement above
+    assert!(moved > 1e-3, "noslip moved A by only {moved}");
 }
