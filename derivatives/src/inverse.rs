@@ -149,6 +149,18 @@ pub(crate) fn constraint_terms(
     d: &Data<f64>,
     w: &mut crate::rnea::Work,
 ) -> Option<(DMatrix<f64>, DMatrix<f64>, (DMatrix<f64>, Vec<f64>))> {
+    constraint_terms_x(m, d, w, None)
+}
+
+/// [`constraint_terms`] with `X` given (`xd`, e.g. from [`crate::pos::d_pos_inverse_jdot`]);
+/// [`jdot_vel`] computes it when `None`.
+#[allow(clippy::type_complexity)]
+fn constraint_terms_x(
+    m: &Model,
+    d: &Data<f64>,
+    w: &mut crate::rnea::Work,
+    xd: Option<&DMatrix<f64>>,
+) -> Option<(DMatrix<f64>, DMatrix<f64>, (DMatrix<f64>, Vec<f64>))> {
     if d.nefc == 0 {
         return None;
     }
@@ -162,8 +174,13 @@ pub(crate) fn constraint_terms(
         bj.row_mut(r).scale_mut(b);
     }
     let mut jhbj = &jth * bj;
-    if let Some(x) = jdot_vel(m, d, w) {
-        jhbj += jth.columns(0, x.nrows()) * x;
+    match xd {
+        Some(x) => jhbj += jth.columns(0, x.nrows()) * x,
+        None => {
+            if let Some(x) = jdot_vel(m, d, w) {
+                jhbj += jth.columns(0, x.nrows()) * x;
+            }
+        }
     }
     Some((jhj, jhbj, (h, f)))
 }
@@ -428,6 +445,32 @@ impl InverseDerivatives {
                 self.x[i] = d.qacc[i] - self.a[i];
             }
         }
+        let full_dual = crate::rnea::unsupported(m).is_some();
+        // ∂f/∂q at ã (restricted pass or analytic); with connect/weld rows the restricted pass
+        // also gives X = ∂(J̇ v)/∂v (crate::pos::d_pos_inverse_jdot), saving jdot_vel's passes
+        let mut xd = None;
+        if !full_dual {
+            let ne = d.efc_type[..d.nefc]
+                .iter()
+                .take_while(|t| **t == ConstraintType::Equality)
+                .count();
+            let cw =
+                (0..ne).any(|r| matches!(m.eq_type[d.efc_id[r]], EqType::Connect | EqType::Weld));
+            if cw {
+                let mut x = DMatrix::zeros(ne, nv);
+                if crate::pos::d_pos_inverse_jdot(m, d, &mut self.w, &mut self.dq, &mut x) {
+                    xd = Some(x);
+                }
+            } else {
+                crate::pos::d_pos_into(
+                    m,
+                    d,
+                    crate::pos::Output::Inverse,
+                    &mut self.w,
+                    &mut self.dq,
+                );
+            }
+        }
         // F = ∂f/∂ã
         full_m(m, &d.qM, &mut self.buf);
         for i in 0..nv {
@@ -444,19 +487,16 @@ impl InverseDerivatives {
             &mut self.dv,
         );
         // the constraint terms of ∂f/∂ã and ∂f/∂v from one J, H
-        if let Some((jhj, jhbj, _)) = constraint_terms(m, d, &mut self.w) {
+        if let Some((jhj, jhbj, _)) = constraint_terms_x(m, d, &mut self.w, xd.as_ref()) {
             self.da += jhj;
             self.dv += jhbj;
         }
-        let full_dual = crate::rnea::unsupported(m).is_some();
         if full_dual {
             // the dual inverse converts the discrete qacc itself: total ∂τ/∂q
             d.qacc.copy_from_slice(&self.a);
             let (dq, dm) = crate::dual::dual_inverse_dq(m, d);
             self.dq.tr_copy_from(&dq);
             self.dm_dual = Some(dm);
-        } else {
-            crate::pos::d_pos_into(m, d, crate::pos::Output::Inverse, &mut self.w, &mut self.dq);
         }
         if damped {
             let h = m.opt.timestep;

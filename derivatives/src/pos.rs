@@ -196,8 +196,26 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
 /// restricted dual pass described in the module docs, on `w`'s reusable `Data<Dual64>`. `d`
 /// needs `qacc`. Without contacts at the state the collision stage is skipped (no contact
 /// appears under an infinitesimal perturbation, away from the measure-zero `dist = margin`).
-fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, w: &mut Work, out: &mut DMatrix<f64>) {
+///
+/// With `xd = Some(X)` (`ne × nv`, `ne` the leading equality rows, zeroed here) also
+/// `X = ∂(J̇ qvel)/∂qvel` of the connect/weld rows (zero on the other rows) from the same
+/// passes: `J̇ = Σ_j v_j ∂J/∂q_j` (tangent directions, `q̇ = v`), so
+/// `X e_k = J̇ e_k + (∂J/∂q_k) v = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v` — the engine's `J̇ qvel`
+/// (mujoco-facts §1) is the exact time derivative of the rows' `J` (what
+/// [`crate::inverse::jdot_vel`] differentiates by `nv` more passes).
+fn residual_pass(
+    m: &Model,
+    d: &Data<f64>,
+    actuators: bool,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+    mut xd: Option<&mut DMatrix<f64>>,
+) {
     let nv = m.nv;
+    let mut jrow = vec![num_dual::Dual64::from(0.0); if xd.is_some() { nv } else { 0 }];
+    if let Some(x) = xd.as_deref_mut() {
+        x.fill(0.0);
+    }
     // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot
     let jdot = m
         .eq_type
@@ -217,6 +235,21 @@ fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, w: &mut Work, out: &
             dd.contact.clear();
         }
         make_constraint(m, dd);
+        if let Some(x) = xd.as_deref_mut() {
+            for r in 0..x.nrows() {
+                if !matches!(m.eq_type[d.efc_id[r]], EqType::Connect | EqType::Weld) {
+                    continue;
+                }
+                dd.efc_J_row(r, nv).expand(&mut jrow);
+                let mut jv = 0.0;
+                for k in 0..nv {
+                    let djk = jrow[k].eps;
+                    x[(r, k)] += d.qvel[j] * djk;
+                    jv += djk * d.qvel[k];
+                }
+                x[(r, j)] += jv;
+            }
+        }
         transmission(m, dd);
         tendon_velocity(m, dd);
         actuator_velocity(m, dd);
@@ -276,9 +309,34 @@ pub fn d_pos_mass_into(
     m: &Model,
     d: &Data<f64>,
     output: Output,
+    mass: Option<(&[f64], &mut DMatrix<f64>)>,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) -> Method {
+    d_pos_full(m, d, output, mass, w, out, None)
+}
+
+/// [`d_pos_into`] for [`Output::Inverse`] and, when the restricted pass runs, the connect/weld
+/// `∂(J̇ qvel)/∂qvel` from it into `xd` (`ne × nv`; see [`residual_pass`]); returns whether
+/// `xd` was filled.
+pub(crate) fn d_pos_inverse_jdot(
+    m: &Model,
+    d: &Data<f64>,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+    xd: &mut DMatrix<f64>,
+) -> bool {
+    d_pos_full(m, d, Output::Inverse, None, w, out, Some(xd)) == Method::Restricted
+}
+
+fn d_pos_full(
+    m: &Model,
+    d: &Data<f64>,
+    output: Output,
     mut mass: Option<(&[f64], &mut DMatrix<f64>)>,
     w: &mut Work,
     out: &mut DMatrix<f64>,
+    xd: Option<&mut DMatrix<f64>>,
 ) -> Method {
     let xfrc = output == Output::Residual;
     let mut meth = method(m, d, output);
@@ -310,6 +368,6 @@ pub fn d_pos_mass_into(
         xfrc,
     };
     smooth(terms, w, out);
-    residual_pass(m, d, xfrc, w, out);
+    residual_pass(m, d, xfrc, w, out, xd);
     meth
 }
