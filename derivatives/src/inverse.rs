@@ -8,8 +8,10 @@
 //! - `∂f/∂v = ∂c/∂v − ∂qfrc_passive/∂v + Jᵀ H (diag(B) J + X)` (the RNE and passive velocity
 //!   derivatives of [`moreau::derivative`], fluid forces unsymmetrized ([`crate::fluid`]), and
 //!   `∂aref/∂v = −diag(B) J − X`, `X = ∂(J̇ v)/∂v` on connect/weld rows, whose `aref` subtracts
-//!   the velocity-quadratic `J̇ v` (mujoco-facts §1): [`jdot_vel`], `nv` `Dual64` passes over
-//!   `com_vel` and the engine's `J̇ v`, exact);
+//!   the velocity-quadratic `J̇ v` (mujoco-facts §1): in [`InverseDerivatives`] from the
+//!   restricted `∂/∂q` pass's `∂J/∂q_j` (`X e_k = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v`,
+//!   [`crate::pos::d_pos_inverse_jdot`]), else [`jdot_vel`]'s `nv` `Dual64` passes over
+//!   `com_vel` and the engine's `J̇ v`; both exact);
 //! - `∂f/∂q`: `∂(M a + c − springs − gravcomp)/∂q` and `∂M/∂q` analytic ([`crate::rnea`]);
 //!   constraint and tendon-passive terms by a dual pass restricted to the stages they need
 //!   ([`crate::pos`]; with `com_vel` for connect/weld `J̇ v`); fluid models by the full dual
