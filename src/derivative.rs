@@ -269,6 +269,9 @@ pub fn d_actuator_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
     }
     let nv = m.nv;
     for u in 0..m.nu {
+        if joint_actfrc_clamped(m, d, u) {
+            continue;
+        }
         let c = actuator_force_dvel(m, d, u);
         if c == T::zero() {
             continue;
@@ -284,6 +287,31 @@ pub fn d_actuator_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
             }
         }
     }
+}
+
+/// True if actuator `u` transmits to a hinge/slide joint (`joint`/`jointinparent`) whose total
+/// actuator force `qfrc_actuator` sits at its `actuatorfrcrange` bound (closed test): MuJoCo
+/// 4.0.0 then drops the actuator from `qDeriv` (checked with mj_step under implicitfast: a
+/// velocity servo and a muscle on a clamped joint give `qDeriv = 0`, at the bound too; a clamped
+/// joint inside a fixed-tendon transmission keeps it), which is also the derivative of the
+/// clamped force. Reads `qfrc_actuator` as left by the last actuation stage.
+fn joint_actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
+    use crate::model::TrnType;
+    if !matches!(
+        m.actuator_trntype[u],
+        TrnType::Joint | TrnType::JointInParent
+    ) {
+        return false;
+    }
+    let Ok(j) = usize::try_from(m.actuator_trnid[u][0]) else {
+        return false;
+    };
+    if !m.jnt_actfrclimited[j] || !matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) {
+        return false;
+    }
+    let r = m.jnt_actfrcrange[j];
+    let f = d.qfrc_actuator[m.jnt_dofadr[j]];
+    f <= sc(r[0]) || f >= sc(r[1])
 }
 
 /// Fills `d.qDeriv` (dense) with `∂(qfrc_passive + qfrc_actuator)/∂qvel`, and for

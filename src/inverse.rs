@@ -14,6 +14,7 @@
 
 use crate::crb::{mul_m, solve_m};
 use crate::data::{sc, Data, Scalar};
+use crate::derivative::smooth_vel;
 use crate::forward::{fwd_position, fwd_velocity};
 use crate::jacobian::apply_ft_raw;
 use crate::model::{disable, enable, Integrator, JointType, Model};
@@ -34,8 +35,8 @@ pub enum Skip {
 ///
 /// With the `invdiscrete` enable flag, `qacc` is taken as the discrete-time acceleration of the
 /// configured integrator and converted to continuous time first ([`discrete_acc`]); for the
-/// implicit integrators this reads `d.qDeriv`, which the caller must have computed for the
-/// current state (the integrator's velocity derivative; MuJoCo recomputes it here).
+/// implicit integrators that recomputes `d.qDeriv` at the current state (as MuJoCo 4.0.0's
+/// `mj_discreteAcc`, which calls `mjd_smooth_vel`).
 pub fn inverse<T: Scalar>(m: &Model, d: &mut Data<T>) {
     inverse_skip(m, d, Skip::None, false);
 }
@@ -119,14 +120,18 @@ pub fn euler_damped(m: &Model) -> bool {
 /// (`mj_discreteAcc`). The integrators solve `H a_d = f` with the continuous `M a_c = f`, so
 /// `a_c = M⁻¹ H a_d`:
 /// - Euler with implicit damping: `H = M + h diag(∂damping/∂v)`; plain Euler: no change;
-/// - implicitfast: `H = M − h sym(qDeriv)`, implicit: `H = M − h qDeriv`, `qDeriv` (read from
-///   `d.qDeriv`, dense) restricted to the sparsity of `M` (pairs of dofs on one ancestor chain);
+/// - implicitfast: `H = M − h sym(qDeriv)`, implicit: `H = M − h qDeriv`, `qDeriv` (recomputed
+///   into `d.qDeriv` by [`smooth_vel`], with the RNE part under implicit only, as MuJoCo 4.0.0's
+///   `mjd_smooth_vel(m, d, flg_bias)`) restricted to the sparsity of `M` (pairs of dofs on one
+///   ancestor chain);
 ///   under implicitfast the 6×6 block of a free joint with no dofs below it is instead
 ///   `M_b − h (qDeriv_b − ∂qfrc_bias_b/∂v_b)` (exact gyroscopic derivative, as the forward
 ///   integrator; the implicit `qDeriv` already contains it);
-/// - RK4: unsupported (no change).
+/// - RK4: unsupported (no change; a fatal error in MuJoCo 4.0.0, checked: `mj_inverse` raises
+///   "mj_discreteAcc: discrete inverse dynamics is not supported by RK4 integrator").
 ///
-/// Uses `scratch_nv[0]`.
+/// Uses `scratch_nv[0]`. `qDeriv`'s actuator part reads `actuator_force` (forcerange clamp) as
+/// left by the caller's last forward pass, as MuJoCo's.
 pub fn discrete_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
     let h: T = sc(m.opt.timestep);
@@ -145,6 +150,7 @@ pub fn discrete_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
         Integrator::ImplicitFast | Integrator::Implicit => {
             let fast = m.opt.integrator == Integrator::ImplicitFast;
+            smooth_vel(m, d, !fast);
             let q = &d.qDeriv;
             for i in 0..nv {
                 if fast && in_rigid_free_block(m, i) {

@@ -50,8 +50,8 @@
 //! `∂(qfrc_actuator, act_dot)/∂(act, u)`: each actuator depends only on its own control and
 //! activation, so two seeded passes suffice (per-column passes with `jnt_actfrcrange` clamps).
 //!
-//! Unsupported ([`unsupported`]): what [`crate::inverse::unsupported`] refuses (connect/weld
-//! equalities, fluid forces, invdiscrete with integrators other than Euler).
+//! Unsupported ([`unsupported`]): the noslip post-pass, invdiscrete with integrators other than
+//! Euler.
 //! The sensor Jacobians `C`, `D` ([`crate::sensor`], from `∂qacc/∂x`) only when asked
 //! ([`transition_analytic_flg`]); otherwise they are left empty (`0 × n`).
 
@@ -71,9 +71,23 @@ use moreau::Data;
 use nalgebra::DMatrix;
 
 /// Why [`transition_analytic`] does not apply to `m`, if it doesn't.
-/// Every integrator is covered (Euler with or without eulerdamp, implicitfast, implicit, RK4);
-/// what remains is [`crate::inverse::unsupported`].
+/// Every integrator is covered (Euler with or without eulerdamp, implicitfast, implicit, RK4).
+/// Refused: `invdiscrete` with an integrator other than Euler (the full dual passes run the
+/// inverse dynamics, which would convert `qacc`), and the noslip post-pass
+/// (`noslip_iterations > 0`): its friction forces replace the main solver's and are not
+/// differentiated here, so the IFT at the main solver's optimum would give a wrong matrix
+/// (models/noslip.xml after 150 steps: 9.3e-3 relative to max |A| from centered FD with noslip,
+/// 7.8e-8 from FD without it; `derivatives/tests/noslip_refused.rs`). Use the FD Jacobians ([`crate::fd`]).
 pub fn unsupported(m: &Model) -> Option<&'static str> {
+    if m.opt.noslip_iterations > 0 {
+        return Some(
+            "the noslip post-pass (noslip_iterations > 0; its friction force is not \
+             differentiated analytically, use finite differences)",
+        );
+    }
+    if m.opt.enabled(moreau::model::enable::INVDISCRETE) && m.opt.integrator != Integrator::Euler {
+        return Some("invdiscrete with an integrator other than Euler");
+    }
     crate::inverse::unsupported(m)
 }
 
@@ -792,7 +806,7 @@ mod rows {
 /// `∂qacc/∂x` of forward dynamics by the IFT, columns `(q tangent, v, act, u)`
 /// (`nv × (2nv+na+nu)`, as [`crate::dual::dual_forward_jacobian`]). Runs `forward` on `d`.
 pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'static str> {
-    if let Some(e) = crate::inverse::unsupported(m) {
+    if let Some(e) = unsupported(m) {
         return Err(e);
     }
     moreau::forward::forward(m, d);

@@ -33,8 +33,8 @@
 //! moreau's qM layout (`dof_Madr`: diagonal, then the ancestors; MuJoCo 4.0.0 returns it in its
 //! CSR `d.M` layout, `nv × nC`, which drops the structural zeros of "simple" bodies). With
 //! `flg_actuation` the actuation is computed before the sensors, so actuator-force sensors see
-//! the perturbed state (as 4.0.0). The sensors and `invdiscrete`: the implicit integrators'
-//! `qDeriv` is not recomputed per perturbation (see [`moreau::inverse::inverse`]). MuJoCo
+//! the perturbed state (as 4.0.0). Under `invdiscrete` the implicit integrators' `qDeriv` is
+//! recomputed at every perturbed state (by [`moreau::inverse::inverse`], as 4.0.0). MuJoCo
 //! differences forward only; `centered` is a moreau extension.
 //!
 //! After a call `d` holds the original time, state, controls and warm start; intermediate

@@ -8,8 +8,10 @@
 //! - `∂f/∂v = ∂c/∂v − ∂qfrc_passive/∂v + Jᵀ H (diag(B) J + X)` (the RNE and passive velocity
 //!   derivatives of [`moreau::derivative`], fluid forces unsymmetrized ([`crate::fluid`]), and
 //!   `∂aref/∂v = −diag(B) J − X`, `X = ∂(J̇ v)/∂v` on connect/weld rows, whose `aref` subtracts
-//!   the velocity-quadratic `J̇ v` (mujoco-facts §1): [`jdot_vel`], `nv` `Dual64` passes over
-//!   `com_vel` and the engine's `J̇ v`, exact);
+//!   the velocity-quadratic `J̇ v` (mujoco-facts §1): in [`InverseDerivatives`] from the
+//!   restricted `∂/∂q` pass's `∂J/∂q_j` (`X e_k = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v`,
+//!   [`crate::pos::d_pos_inverse_jdot`]), else [`jdot_vel`]'s `nv` `Dual64` passes over
+//!   `com_vel` and the engine's `J̇ v`; both exact);
 //! - `∂f/∂q`: `∂(M a + c − springs − gravcomp)/∂q` and `∂M/∂q` analytic ([`crate::rnea`]);
 //!   constraint and tendon-passive terms by a dual pass restricted to the stages they need
 //!   ([`crate::pos`]; with `com_vel` for connect/weld `J̇ v`); fluid models by the full dual
@@ -17,15 +19,22 @@
 //!
 //! Layout as [`crate::fd::InverseJacobians`]: `D[i][j] = ∂f_j/∂in_i`.
 //!
-//! `invdiscrete` with Euler (mujoco-facts, `mj_discreteAcc`): `qacc` is the discrete
-//! acceleration `a`, and `f` is evaluated at the continuous one `ã = a + h M⁻¹ D(v) a` (`D` the
-//! implicit damping slopes, zero without eulerdamp), so by the chain rule
-//! `∂τ/∂a = F (I + h M⁻¹ D)`, `∂τ/∂v = ∂f/∂v + F h M⁻¹ diag(D'(v) a)`,
-//! `∂τ/∂q = ∂f/∂q − F M⁻¹ ∂(M x)/∂q` with `x = ã − a` and `F = ∂f/∂ã = M + JᵀHJ`
-//! (from `M ã = M a + h D a`).
+//! `invdiscrete` (mujoco-facts, `mj_discreteAcc`): `qacc` is the discrete acceleration `a`, and
+//! `f` is evaluated at the continuous one `ã = M⁻¹ He a = a + M⁻¹ x`, `x = (He − M) a`, with the
+//! step matrix `He` of the integrator ([`crate::stepmat`]). With `F = ∂f/∂ã = M + JᵀHJ`, from
+//! `M ã = M a + x`:
+//! - `∂τ/∂a = F M⁻¹ He = F (I + M⁻¹ (He − M))`;
+//! - `∂τ/∂v = ∂f/∂v + F M⁻¹ ∂x/∂v` (`M` does not depend on `v`);
+//! - `∂τ/∂q = ∂f/∂q + F M⁻¹ (∂x/∂q − ∂M/∂q (ã − a))` (`∂f/∂q` at fixed `ã`).
 //!
-//! Not covered analytically (reported by [`unsupported`]): `invdiscrete` with the implicit
-//! integrators (their `H` holds `qDeriv`) or RK4.
+//! Euler with eulerdamp: `He − M = h diag(D(v))` (`D` the damping slopes), so `∂x/∂q = 0` and
+//! `∂x/∂v = h diag(D'(v) a)`, analytic. Implicitfast and implicit: `He − M = −h S∘sym(qDeriv)`
+//! (with the exact gyroscopic block of childless free bodies) or `−h S∘qDeriv`, `qDeriv`
+//! recomputed at the state as MuJoCo's `mj_discreteAcc` does; `∂x/∂(q, v)` by the restricted
+//! dual passes of [`crate::stepmat::d_he_offset_vec`] at the fixed `a`.
+//!
+//! Not covered (reported by [`unsupported`]): `invdiscrete` with RK4, which MuJoCo 4.0.0 refuses
+//! (a fatal error in `mj_discreteAcc`; [`moreau::inverse::unsupported`]).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -43,10 +52,7 @@ use num_dual::Dual64;
 
 /// Why the analytic velocity/acceleration derivatives do not apply to `m`, if they don't.
 pub fn unsupported(m: &Model) -> Option<&'static str> {
-    if m.opt.enabled(enable::INVDISCRETE) && m.opt.integrator != Integrator::Euler {
-        return Some("invdiscrete with an integrator other than Euler");
-    }
-    None
+    moreau::inverse::unsupported(m)
 }
 
 /// Dense `M` (`nv × nv`).
@@ -145,6 +151,18 @@ pub(crate) fn constraint_terms(
     d: &Data<f64>,
     w: &mut crate::rnea::Work,
 ) -> Option<(DMatrix<f64>, DMatrix<f64>, (DMatrix<f64>, Vec<f64>))> {
+    constraint_terms_x(m, d, w, None)
+}
+
+/// [`constraint_terms`] with `X` given (`xd`, e.g. from [`crate::pos::d_pos_inverse_jdot`]);
+/// [`jdot_vel`] computes it when `None`.
+#[allow(clippy::type_complexity)]
+fn constraint_terms_x(
+    m: &Model,
+    d: &Data<f64>,
+    w: &mut crate::rnea::Work,
+    xd: Option<&DMatrix<f64>>,
+) -> Option<(DMatrix<f64>, DMatrix<f64>, (DMatrix<f64>, Vec<f64>))> {
     if d.nefc == 0 {
         return None;
     }
@@ -158,8 +176,13 @@ pub(crate) fn constraint_terms(
         bj.row_mut(r).scale_mut(b);
     }
     let mut jhbj = &jth * bj;
-    if let Some(x) = jdot_vel(m, d, w) {
-        jhbj += jth.columns(0, x.nrows()) * x;
+    match xd {
+        Some(x) => jhbj += jth.columns(0, x.nrows()) * x,
+        None => {
+            if let Some(x) = jdot_vel(m, d, w) {
+                jhbj += jth.columns(0, x.nrows()) * x;
+            }
+        }
     }
     Some((jhj, jhbj, (h, f)))
 }
@@ -410,12 +433,44 @@ impl InverseDerivatives {
         self.dm_dual = None;
         self.a.copy_from_slice(&d.qacc);
         moreau::inverse::inverse(m, d);
-        // only Euler reaches here under invdiscrete (`unsupported`)
-        let damped = m.opt.enabled(enable::INVDISCRETE) && euler_damped(m);
-        if damped {
+        // RK4 does not reach here under invdiscrete (`unsupported`)
+        let disc = m.opt.enabled(enable::INVDISCRETE);
+        let damped = disc && m.opt.integrator == Integrator::Euler && euler_damped(m);
+        let implicit = disc
+            && matches!(
+                m.opt.integrator,
+                Integrator::Implicit | Integrator::ImplicitFast
+            );
+        if damped || implicit {
             discrete_acc(m, d);
             for i in 0..nv {
                 self.x[i] = d.qacc[i] - self.a[i];
+            }
+        }
+        let full_dual = crate::rnea::unsupported(m).is_some();
+        // ∂f/∂q at ã (restricted pass or analytic); with connect/weld rows the restricted pass
+        // also gives X = ∂(J̇ v)/∂v (crate::pos::d_pos_inverse_jdot), saving jdot_vel's passes
+        let mut xd = None;
+        if !full_dual {
+            let ne = d.efc_type[..d.nefc]
+                .iter()
+                .take_while(|t| **t == ConstraintType::Equality)
+                .count();
+            let cw =
+                (0..ne).any(|r| matches!(m.eq_type[d.efc_id[r]], EqType::Connect | EqType::Weld));
+            if cw {
+                let mut x = DMatrix::zeros(ne, nv);
+                if crate::pos::d_pos_inverse_jdot(m, d, &mut self.w, &mut self.dq, &mut x) {
+                    xd = Some(x);
+                }
+            } else {
+                crate::pos::d_pos_into(
+                    m,
+                    d,
+                    crate::pos::Output::Inverse,
+                    &mut self.w,
+                    &mut self.dq,
+                );
             }
         }
         // F = ∂f/∂ã
@@ -434,19 +489,16 @@ impl InverseDerivatives {
             &mut self.dv,
         );
         // the constraint terms of ∂f/∂ã and ∂f/∂v from one J, H
-        if let Some((jhj, jhbj, _)) = constraint_terms(m, d, &mut self.w) {
+        if let Some((jhj, jhbj, _)) = constraint_terms_x(m, d, &mut self.w, xd.as_ref()) {
             self.da += jhj;
             self.dv += jhbj;
         }
-        let full_dual = crate::rnea::unsupported(m).is_some();
         if full_dual {
             // the dual inverse converts the discrete qacc itself: total ∂τ/∂q
             d.qacc.copy_from_slice(&self.a);
             let (dq, dm) = crate::dual::dual_inverse_dq(m, d);
             self.dq.tr_copy_from(&dq);
             self.dm_dual = Some(dm);
-        } else {
-            crate::pos::d_pos_into(m, d, crate::pos::Output::Inverse, &mut self.w, &mut self.dq);
         }
         if damped {
             let h = m.opt.timestep;
@@ -488,8 +540,49 @@ impl InverseDerivatives {
             self.kv.copy_from(&self.da);
             self.da.gemm(1.0, &self.kv, &self.ka, 1.0);
         }
+        if implicit {
+            self.implicit_chain(m, d, full_dual);
+        }
         d.qacc.copy_from_slice(&self.a);
         Ok(())
+    }
+
+    /// The `invdiscrete` chain rule of the implicit integrators (module docs): `d` holds the
+    /// inverse dynamics' stages with `qacc = ã`, `self.a` the discrete `a`, `self.x = ã − a`;
+    /// `da` holds `F` on entry. With `full_dual`, `dq` is already total.
+    fn implicit_chain(&mut self, m: &Model, d: &mut Data<f64>, full_dual: bool) {
+        let nv = m.nv;
+        // K_a = M⁻¹ (He − M)
+        crate::stepmat::he_offset(m, d, &mut self.buf);
+        for j in 0..nv {
+            for i in 0..nv {
+                self.col[i] = self.buf[i * nv + j];
+            }
+            solve_m(m, d, &mut self.col);
+            self.ka.column_mut(j).copy_from_slice(&self.col);
+        }
+        // ∂x/∂(q, v) at fixed a (columns: position tangent, velocity, act, ctrl)
+        let g = crate::stepmat::d_he_offset_vec(m, d, &self.a, &mut self.w);
+        for j in 0..nv {
+            self.col.copy_from_slice(g.column(nv + j).as_slice());
+            solve_m(m, d, &mut self.col);
+            self.kv.column_mut(j).copy_from_slice(&self.col);
+        }
+        self.dv.gemm(1.0, &self.da, &self.kv, 1.0);
+        if !full_dual {
+            // ∂ã/∂q = M⁻¹ (∂x/∂q − ∂(M (ã − a))/∂q)
+            crate::rnea::d_mass_vec_pos(m, d, &self.x, &mut self.w, &mut self.kq);
+            for j in 0..nv {
+                for i in 0..nv {
+                    self.col[i] = g[(i, j)] - self.kq[(i, j)];
+                }
+                solve_m(m, d, &mut self.col);
+                self.kq.column_mut(j).copy_from_slice(&self.col);
+            }
+            self.dq.gemm(1.0, &self.da, &self.kq, 1.0);
+        }
+        self.kv.copy_from(&self.da);
+        self.da.gemm(1.0, &self.kv, &self.ka, 1.0);
     }
 }
 

@@ -31,7 +31,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::cpos::add_constraint_pos;
-use crate::dual::{lift, lift_into, seed};
+use crate::dual::{lift_into, seed};
 use crate::rnea::{d_smooth_mass_pos, d_smooth_pos, Terms, Work};
 use moreau::actuation::{actuator_velocity, transmission};
 use moreau::collision::collision;
@@ -193,36 +193,74 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
 }
 
 /// Adds `∂(−qfrc_passive − qfrc_constraint [− qfrc_actuator])/∂q` (rows outputs) by the
-/// restricted dual pass described in the module docs. `d` needs `qacc`.
-fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f64>) {
+/// restricted dual pass described in the module docs, on `w`'s reusable `Data<Dual64>`. `d`
+/// needs `qacc`. Without contacts at the state the collision stage is skipped (no contact
+/// appears under an infinitesimal perturbation, away from the measure-zero `dist = margin`).
+///
+/// With `xd = Some(X)` (`ne × nv`, `ne` the leading equality rows, zeroed here) also
+/// `X = ∂(J̇ qvel)/∂qvel` of the connect/weld rows (zero on the other rows) from the same
+/// passes: `J̇ = Σ_j v_j ∂J/∂q_j` (tangent directions, `q̇ = v`), so
+/// `X e_k = J̇ e_k + (∂J/∂q_k) v = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v` — the engine's `J̇ qvel`
+/// (mujoco-facts §1) is the exact time derivative of the rows' `J` (what
+/// [`crate::inverse::jdot_vel`] differentiates by `nv` more passes).
+fn residual_pass(
+    m: &Model,
+    d: &Data<f64>,
+    actuators: bool,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+    mut xd: Option<&mut DMatrix<f64>>,
+) {
     let nv = m.nv;
+    let mut jrow = vec![num_dual::Dual64::from(0.0); if xd.is_some() { nv } else { 0 }];
+    if let Some(x) = xd.as_deref_mut() {
+        x.fill(0.0);
+    }
     // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot
     let jdot = m
         .eq_type
         .iter()
         .any(|t| matches!(t, EqType::Connect | EqType::Weld));
-    let mut dd = lift(m, d);
+    let collide = !d.contact.is_empty();
+    let dd = w.dual_data(m);
     for j in 0..nv {
-        if j > 0 {
-            lift_into(d, &mut dd);
+        lift_into(d, dd);
+        seed(m, dd, j);
+        kinematics(m, dd);
+        com_pos(m, dd);
+        tendon(m, dd);
+        if collide {
+            collision(m, dd);
+        } else {
+            dd.contact.clear();
         }
-        seed(m, &mut dd, j);
-        kinematics(m, &mut dd);
-        com_pos(m, &mut dd);
-        tendon(m, &mut dd);
-        collision(m, &mut dd);
-        make_constraint(m, &mut dd);
-        transmission(m, &mut dd);
-        tendon_velocity(m, &mut dd);
-        actuator_velocity(m, &mut dd);
-        passive(m, &mut dd);
+        make_constraint(m, dd);
+        if let Some(x) = xd.as_deref_mut() {
+            for r in 0..x.nrows() {
+                if !matches!(m.eq_type[d.efc_id[r]], EqType::Connect | EqType::Weld) {
+                    continue;
+                }
+                dd.efc_J_row(r, nv).expand(&mut jrow);
+                let mut jv = 0.0;
+                for k in 0..nv {
+                    let djk = jrow[k].eps;
+                    x[(r, k)] += d.qvel[j] * djk;
+                    jv += djk * d.qvel[k];
+                }
+                x[(r, j)] += jv;
+            }
+        }
+        transmission(m, dd);
+        tendon_velocity(m, dd);
+        actuator_velocity(m, dd);
+        passive(m, dd);
         if jdot {
-            com_vel(m, &mut dd);
+            com_vel(m, dd);
         }
-        reference_constraint(m, &mut dd);
-        inv_constraint(m, &mut dd);
+        reference_constraint(m, dd);
+        inv_constraint(m, dd);
         if actuators {
-            fwd_actuation(m, &mut dd);
+            fwd_actuation(m, dd);
         }
         for k in 0..nv {
             let mut x = -dd.qfrc_passive[k] - dd.qfrc_constraint[k];
@@ -271,9 +309,34 @@ pub fn d_pos_mass_into(
     m: &Model,
     d: &Data<f64>,
     output: Output,
+    mass: Option<(&[f64], &mut DMatrix<f64>)>,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) -> Method {
+    d_pos_full(m, d, output, mass, w, out, None)
+}
+
+/// [`d_pos_into`] for [`Output::Inverse`] and, when the restricted pass runs, the connect/weld
+/// `∂(J̇ qvel)/∂qvel` from it into `xd` (`ne × nv`; see [`residual_pass`]); returns whether
+/// `xd` was filled.
+pub(crate) fn d_pos_inverse_jdot(
+    m: &Model,
+    d: &Data<f64>,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+    xd: &mut DMatrix<f64>,
+) -> bool {
+    d_pos_full(m, d, Output::Inverse, None, w, out, Some(xd)) == Method::Restricted
+}
+
+fn d_pos_full(
+    m: &Model,
+    d: &Data<f64>,
+    output: Output,
     mut mass: Option<(&[f64], &mut DMatrix<f64>)>,
     w: &mut Work,
     out: &mut DMatrix<f64>,
+    xd: Option<&mut DMatrix<f64>>,
 ) -> Method {
     let xfrc = output == Output::Residual;
     let mut meth = method(m, d, output);
@@ -305,6 +368,6 @@ pub fn d_pos_mass_into(
         xfrc,
     };
     smooth(terms, w, out);
-    residual_pass(m, d, xfrc, out);
+    residual_pass(m, d, xfrc, w, out, xd);
     meth
 }

@@ -593,11 +593,12 @@ fn convex_state_at(m: &Model) -> Data<f64> {
     d
 }
 
-/// `invdiscrete` (Euler with implicit damping, `ã = a + h M⁻¹ D a`): the analytic chain rule
-/// against the dual pass through `mj_discreteAcc` (1e-10) and centered FD (1e-4; `DfDq` only
-/// on contact-free models, see `check`). `qacc` is the forward acceleration, read as discrete.
-fn check_invdiscrete(name: &str, seed: u64, settle: usize) {
-    let mut m = model(name, None);
+/// `invdiscrete` (`ã = M⁻¹ He a`: Euler with implicit damping `He = M + h D`, implicitfast
+/// `M − h sym(qDeriv)`, implicit `M − h qDeriv`): the analytic chain rule against the dual pass
+/// through `mj_discreteAcc` (1e-10) and centered FD (1e-4; `DfDq` only on contact-free models,
+/// see `check`). `qacc` is the forward acceleration, read as discrete.
+fn check_invdiscrete(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
+    let mut m = model(name, integ);
     m.opt.enableflags |= enable::INVDISCRETE;
     let d0 = state(&m, seed, settle);
     let mut di = d0.clone();
@@ -614,27 +615,32 @@ fn check_invdiscrete(name: &str, seed: u64, settle: usize) {
     let fi = inverse_fd(&m, &mut dfi, 1e-6, false, true);
     let ef = [err(&iq, &fi.DfDq), err(&iv, &fi.DfDv), err(&ia, &fi.DfDa)];
     eprintln!(
-        "{name} invdiscrete seed {seed}: nefc {}, vs dual q {:.1e} v {:.1e} a {:.1e} DmDq {:.1e}, \
-         vs FD q {:.1e} v {:.1e} a {:.1e}, DfDa shift by eulerdamp {shift:.1e}",
-        d0.nefc, e[0], e[1], e[2], e[3], ef[0], ef[1], ef[2]
+        "{name} {:?} invdiscrete seed {seed}: nefc {}, vs dual q {:.1e} v {:.1e} a {:.1e} \
+         DmDq {:.1e}, vs FD q {:.1e} v {:.1e} a {:.1e}, DfDa shift by He − M {shift:.1e}",
+        m.opt.integrator, d0.nefc, e[0], e[1], e[2], e[3], ef[0], ef[1], ef[2]
     );
     for x in e {
         assert!(x < 1e-10, "{name}: analytic vs dual {e:?}");
     }
-    assert!(shift > 1e-6, "{name}: eulerdamp not exercised");
+    assert!(shift > 1e-6, "{name}: He − M not exercised");
     assert!(ef[1] < 1e-4 && ef[2] < 1e-4, "{name}: vs FD {ef:?}");
     if d0.nefc == 0 {
         assert!(ef[0] < 1e-4, "{name}: DfDq vs FD {ef:?}");
     }
 }
 
+/// RK4 under `invdiscrete` is refused, as MuJoCo 4.0.0's `mj_discreteAcc` does (a fatal
+/// error); the implicit integrators are covered.
 #[test]
-fn invdiscrete_refused_for_implicit_integrators() {
-    let mut m = model("cartpole", Some(Integrator::ImplicitFast));
+fn invdiscrete_refused_for_rk4() {
+    let mut m = model("cartpole", Some(Integrator::Rk4));
     m.opt.enableflags |= enable::INVDISCRETE;
-    assert!(unsupported(&m).is_some());
+    let e = unsupported(&m).expect("refused");
+    assert!(e.contains("RK4"), "{e}");
     let mut d = Data::new(&m);
     assert!(inverse_analytic(&m, &mut d).is_err());
+    m.opt.integrator = Integrator::ImplicitFast;
+    assert!(unsupported(&m).is_none());
 }
 
 proptest! {
@@ -666,9 +672,18 @@ proptest! {
 
     #[test]
     fn invdiscrete_models(seed in any::<u64>()) {
-        check_invdiscrete("cartpole", seed, 0);
-        check_invdiscrete("tendon_springs", seed, 0);
-        check_invdiscrete("hopper_leg", seed, 50);
+        check_invdiscrete("cartpole", None, seed, 0);
+        check_invdiscrete("tendon_springs", None, seed, 0);
+        check_invdiscrete("hopper_leg", None, seed, 50);
+    }
+
+    #[test]
+    fn invdiscrete_implicit_models(seed in any::<u64>()) {
+        for integ in [Integrator::ImplicitFast, Integrator::Implicit] {
+            check_invdiscrete("cartpole", Some(integ), seed, 0);
+            check_invdiscrete("tendon_springs", Some(integ), seed, 0);
+            check_invdiscrete("hopper_leg", Some(integ), seed, 50);
+        }
     }
 
     #[test]

@@ -347,8 +347,9 @@ fn sensor_flags_and_refusals() {
     let mut d = state(&m, 1, 300, 2e-5);
     let e = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), true).unwrap_err();
     assert!(e.contains("noslip"), "{e}");
-    // A, B alone are still given
-    assert!(transition_analytic_flg(&m, &mut d, &mut Workspace::default(), false).is_ok());
+    // A, B alone are refused too (the noslip force is not differentiated; tests/noslip_refused.rs)
+    let e = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), false).unwrap_err();
+    assert!(e.contains("noslip"), "{e}");
 }
 
 /// The sensor Jacobians under Euler and with the elliptic cone (touch and force sensors decode

@@ -197,7 +197,7 @@ impl InverseJacobian for FiniteDifference {
 /// Euler's implicit damping). Exact (to round-off) wherever the inverse dynamics is smooth.
 ///
 /// Models outside [`moreau_derivatives::inverse::unsupported`]'s coverage (`invdiscrete` with
-/// the implicit integrators or RK4) fall back to centered
+/// RK4) fall back to centered
 /// finite differences with small steps (`eps = eps_va = 1e-6`, safe for contacts);
 /// [`Analytic::fallback`] and [`InverseJacobian::name`] then say why.
 #[derive(Default)]

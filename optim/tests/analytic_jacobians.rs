@@ -159,26 +159,26 @@ fn collocation_jacobian_with_analytic_provider() {
     assert!(e < 1e-7, "{e:e}");
 }
 
-/// `invdiscrete` with implicitfast is outside the analytic coverage: the provider falls back to
-/// centered finite differences (same matrices as `FiniteDifference` with its steps) and its
-/// name says why.
+/// `invdiscrete` with RK4 is outside the analytic coverage (MuJoCo 4.0.0 refuses it): the
+/// provider falls back to centered finite differences (same matrices as `FiniteDifference` with
+/// its steps) and its name says why.
 #[test]
 fn unsupported_model_falls_back_to_fd() {
     let mut m = model("cartpole");
-    m.opt.integrator = moreau::model::Integrator::ImplicitFast;
+    m.opt.integrator = moreau::model::Integrator::Rk4;
     assert!(Analytic::supports(&m).is_err());
     let (q, v, a) = states(&m, 0, 1).remove(0);
     let mut an = Analytic::new();
     let am = provider_matrices(&mut an, &m, &q, &v, &a);
     assert!(
         an.name()
-            .contains("analytic unsupported: invdiscrete with an integrator other than Euler"),
+            .contains("analytic unsupported: invdiscrete with the RK4 integrator"),
         "{}",
         an.name()
     );
     assert_eq!(
         an.fallback(),
-        Some("invdiscrete with an integrator other than Euler")
+        Some("invdiscrete with the RK4 integrator (a fatal error in MuJoCo)")
     );
     let mut fd = FiniteDifference {
         eps: 1e-6,

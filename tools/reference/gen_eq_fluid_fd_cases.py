@@ -10,6 +10,12 @@ mj_forward (qacc, nefc, ncon recorded) and
 - mjd_transitionFD(eps 1e-6, centered): A, B (rows outputs);
 - mjd_inverseFD(eps 1e-6, flg_actuation 0) at the forward qacc: DfDq, DfDv, DfDa (MuJoCo's
   transposed layout, D[i][j] = d qfrc_inverse_j / d in_i).
+`invdiscrete` cases (derivatives/tests/invdiscrete.rs): the same states of eq_contact, fluid_swimmer
+and hopper_leg (controls 0.3 (-1)^u, 300 Euler steps, velocity offset) under implicitfast and
+implicit with the invdiscrete enable flag: mj_forward, then at the forward qacc (read as the
+discrete acceleration) mj_inverse's qfrc_inverse (and without the flag, qfrc_inverse_continuous) (MuJoCo recomputes qDeriv in mj_discreteAcc) and
+mjd_inverseFD(eps 1e-6, flg_actuation 0): DfDq, DfDv, DfDa. RK4 with invdiscrete: mj_inverse
+raises (recorded as the error text).
 
 Run from the repository root: python3 tools/reference/gen_eq_fluid_fd_cases.py
 """
@@ -57,14 +63,67 @@ def case(name, integ):
             "DfDa": rows(da)}
 
 
+DISC_MODELS = ["eq_contact", "fluid_swimmer", "hopper_leg"]
+DISC_INTEG = {"implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST,
+              "implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT}
+
+
+def settled(name):
+    m = mujoco.MjModel.from_xml_path(os.path.join(ROOT, f"models/{name}.xml"))
+    d = mujoco.MjData(m)
+    d.ctrl[:] = [0.3 * (-1) ** u for u in range(m.nu)]
+    for _ in range(300):
+        mujoco.mj_step(m, d)
+    d.qvel[:] += [0.2 * math.sin(i + 1) for i in range(m.nv)]
+    return m, d
+
+
+def disc_case(name, integ):
+    m, d = settled(name)
+    m.opt.integrator = DISC_INTEG[integ]
+    m.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_INVDISCRETE
+    st = {k: [float(x) for x in getattr(d, k)] for k in ("qpos", "qvel", "ctrl", "qacc_warmstart")}
+    mujoco.mj_forward(m, d)
+    qacc = [float(x) for x in d.qacc]
+    m.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_INVDISCRETE)
+    mujoco.mj_inverse(m, d)
+    qfrc_cont = [float(x) for x in d.qfrc_inverse]
+    m.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_INVDISCRETE
+    mujoco.mj_inverse(m, d)
+    qfrc = [float(x) for x in d.qfrc_inverse]
+    nv = m.nv
+    dq, dv, da = np.zeros((nv, nv)), np.zeros((nv, nv)), np.zeros((nv, nv))
+    mujoco.mjd_inverseFD(m, d, EPS, 0, dq, dv, da, None, None, None, None)
+    return {"model": f"models/{name}.xml", "integrator": integ, "state": st, "qacc": qacc,
+            "nefc": int(d.nefc), "qfrc_inverse": qfrc, "qfrc_inverse_continuous": qfrc_cont, "DfDq": rows(dq), "DfDv": rows(dv),
+            "DfDa": rows(da)}
+
+
+def rk4_error():
+    m, d = settled("hopper_leg")
+    m.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    m.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_INVDISCRETE
+    mujoco.mj_forward(m, d)
+    try:
+        mujoco.mj_inverse(m, d)
+    except Exception as e:  # MuJoCo's mjERROR surfaces as a Python exception
+        return str(e)
+    return None
+
+
 def main():
     cases = [case(n, i) for n in MODELS for i in INTEG]
-    out = {"mujoco": mujoco.__version__, "eps": EPS, "cases": cases}
+    disc = [disc_case(n, i) for n in DISC_MODELS for i in DISC_INTEG]
+    out = {"mujoco": mujoco.__version__, "eps": EPS, "cases": cases, "invdiscrete_cases": disc,
+           "invdiscrete_rk4_error": rk4_error()}
     p = os.path.join(ROOT, "tests/reference/eq_fluid_fd_cases.json")
     with open(p, "w") as f:
         json.dump(out, f)
     for c in cases:
         print(c["model"], c["integrator"], "nefc", c["nefc"], "ncon", c["ncon"])
+    for c in disc:
+        print("invdiscrete", c["model"], c["integrator"], "nefc", c["nefc"])
+    print("RK4:", out["invdiscrete_rk4_error"])
 
 
 if __name__ == "__main__":
