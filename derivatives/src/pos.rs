@@ -18,7 +18,10 @@
 //!   tendon/actuator velocities, passive, constraint reference and the inverse constraint force,
 //!   actuation) — no CRB, no factorization, no RNE; `cvel` (`com_vel`) only for connect/weld
 //!   rows, whose `aref` subtracts `J̇ qvel`.
-//! - [`crate::rnea::unsupported`] models (tendon armature, fluid forces): the full dual pass.
+//! - Fluid forces: [`crate::fluid::fluid_pos`] (a `Dual64` pass over kinematics, COM,
+//!   `com_vel` and the fluid force per direction) on the `Smooth`/`Constraint` paths; the
+//!   restricted pass includes them (with `com_vel`).
+//! - Tendon armature (not [`covers`]): the caller's full dual pass.
 //!
 //! Measured (humanoid, 16 contact rows, callgrind, `derivatives/examples/transition_profile`):
 //! the restricted pass was 73% of the analytic transition (8.0 M instructions per call); with
@@ -45,6 +48,12 @@ use moreau::passive::passive;
 use moreau::tendon::{tendon, tendon_velocity};
 use moreau::Data;
 use nalgebra::DMatrix;
+
+/// True if [`d_pos`] applies to `m`: [`crate::rnea::unsupported`] models other than those
+/// with fluid forces alone (tendon armature is not covered).
+pub fn covers(m: &Model) -> bool {
+    m.tendon_armature.iter().all(|&a| a == 0.0)
+}
 
 /// Which output is differentiated.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -196,11 +205,13 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
 /// restricted dual pass described in the module docs. `d` needs `qacc`.
 fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f64>) {
     let nv = m.nv;
-    // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot
+    // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot;
+    // so do fluid forces (in qfrc_passive)
     let jdot = m
         .eq_type
         .iter()
-        .any(|t| matches!(t, EqType::Connect | EqType::Weld));
+        .any(|t| matches!(t, EqType::Connect | EqType::Weld))
+        || crate::fluid::has_fluid(m);
     let mut dd = lift(m, d);
     for j in 0..nv {
         if j > 0 {
@@ -215,10 +226,10 @@ fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f6
         transmission(m, &mut dd);
         tendon_velocity(m, &mut dd);
         actuator_velocity(m, &mut dd);
-        passive(m, &mut dd);
         if jdot {
             com_vel(m, &mut dd);
         }
+        passive(m, &mut dd);
         reference_constraint(m, &mut dd);
         inv_constraint(m, &mut dd);
         if actuators {
@@ -235,8 +246,8 @@ fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f6
 }
 
 /// `∂out/∂q` (rows outputs, tangent columns) at the state and `qacc` of `d`, whose position and
-/// velocity stages (and constraint rows) must be current. Not for
-/// [`crate::rnea::unsupported`] models (the caller falls back to the full dual pass).
+/// velocity stages (and constraint rows) must be current. Only for models it [`covers`] (the
+/// caller falls back to the full dual pass).
 pub fn d_pos(m: &Model, d: &Data<f64>, output: Output, w: &mut Work) -> DMatrix<f64> {
     d_pos_method(m, d, output, w).0
 }
@@ -295,6 +306,7 @@ pub fn d_pos_mass_into(
             if xfrc {
                 actuator_joint_pos(m, d, w, out);
             }
+            crate::fluid::fluid_pos(m, d, w, Some(out), None);
             return meth;
         }
         meth = Method::Restricted;

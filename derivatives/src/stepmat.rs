@@ -19,12 +19,15 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::rnea::Work;
-use moreau::derivative::{d_rne_vel, is_ancestor, smooth_vel};
+use moreau::data::sc;
+use moreau::derivative::{actuator_force_dvel, d_rne_vel, dof_damping_deriv, smooth_vel};
+use moreau::fluid::fluid_deriv_with;
 use moreau::integrator::gyro_blocks;
 use moreau::inverse::{damping_slope, euler_damped};
-use moreau::model::{GainType, Integrator, Model, TrnType};
-use moreau::spatial::dof_parent;
+use moreau::model::{disable, GainType, Integrator, JointType, Model, TrnType};
+use moreau::spatial::{cross_force, cross_motion, dof_parent, inert_mul};
 use moreau::{Data, Scalar};
+use nalgebra::Vector6;
 use nalgebra::DMatrix;
 use num_dual::Dual64;
 
@@ -61,18 +64,6 @@ pub fn needs_dual(m: &Model) -> bool {
 /// docs), from the position, velocity and actuation results in `d`; zero for RK4 and for Euler
 /// without implicit damping. Writes `d.qDeriv` (implicit integrators).
 pub fn he_offset<T: Scalar>(m: &Model, d: &mut Data<T>, out: &mut [T]) {
-    he_offset_masked(m, d, out, &|_| true);
-}
-
-/// [`he_offset`] with the gyroscopic term `∂qfrc_bias_b/∂v_b` of the free block starting at
-/// dof `a` evaluated only where `gyro(a)`; elsewhere it is taken as zero, which is exact for the
-/// derivative part of a dual pass whose seed cannot move that block (not for the values).
-fn he_offset_masked<T: Scalar>(
-    m: &Model,
-    d: &mut Data<T>,
-    out: &mut [T],
-    gyro: &dyn Fn(usize) -> bool,
-) {
     let nv = m.nv;
     let h: T = moreau::data::sc(m.opt.timestep);
     out.iter_mut().for_each(|x| *x = T::zero());
@@ -110,9 +101,7 @@ fn he_offset_masked<T: Scalar>(
                     for r in a..a + 6 {
                         g[r * nv + a..r * nv + a + 6].fill(T::zero());
                     }
-                    if gyro(a) {
-                        d_rne_vel(m, d, a..a + 6, &mut g);
-                    }
+                    d_rne_vel(m, d, a..a + 6, &mut g);
                     let q = &d.qDeriv;
                     for r in a..a + 6 {
                         for c in a..a + 6 {
@@ -126,29 +115,177 @@ fn he_offset_masked<T: Scalar>(
     }
 }
 
+/// `h (∂qfrc_bias/∂v) a` (the RNE part of `−h qDeriv a`) over the bodies `lo..hi`, added
+/// into the rows of their dofs: the recursion of [`d_rne_vel`] along the one velocity
+/// direction `a` instead of per column (`cvel`, `cdof_dot`, `cacc`, `cfrc` linearized in `v`;
+/// `cdof_dot` with MuJoCo's convention: ball dofs use the parent velocity, free rotations the
+/// velocity after the translation). `lo..hi` must hold every descendant of its bodies and the
+/// parents outside it must not move along `a` (all bodies `1..nbody`, or a childless free
+/// body). O(hi − lo), scratch in `d.deriv_*`.
+fn add_rne_vel_dir<T: Scalar>(
+    m: &Model,
+    d: &mut Data<T>,
+    bodies: std::ops::Range<usize>,
+    a: &[f64],
+    h: f64,
+    out: &mut [T],
+) {
+    let lo = bodies.start;
+    let z6 = Vector6::zeros();
+    for b in bodies.clone() {
+        let p = m.body_parentid[b];
+        let (mut dcv, mut dca) = if p >= lo && p > 0 {
+            (d.deriv_cvel[p], d.deriv_cacc[p])
+        } else {
+            (z6, z6)
+        };
+        for j in m.body_jntadr[b]..m.body_jntadr[b] + m.body_jntnum[b] {
+            let mut k = m.jnt_dofadr[j];
+            let n = match m.jnt_type[j] {
+                JointType::Free => {
+                    // translations: cdof_dot is zero
+                    for i in k..k + 3 {
+                        dcv += d.cdof[i] * sc::<T>(a[i]);
+                    }
+                    k += 3;
+                    3
+                }
+                JointType::Ball => 3,
+                _ => 1,
+            };
+            for i in k..k + n {
+                dca += cross_motion(&dcv, &d.cdof[i]) * d.qvel[i] + d.cdof_dot[i] * sc::<T>(a[i]);
+            }
+            for i in k..k + n {
+                dcv += d.cdof[i] * sc::<T>(a[i]);
+            }
+        }
+        d.deriv_cvel[b] = dcv;
+        d.deriv_cacc[b] = dca;
+    }
+    for b in bodies.clone() {
+        let ci = &d.cinert[b];
+        let (dcv, cv) = (d.deriv_cvel[b], d.cvel[b]);
+        d.deriv_cfrc[b] = inert_mul(ci, &d.deriv_cacc[b])
+            + cross_force(&dcv, &inert_mul(ci, &cv))
+            + cross_force(&cv, &inert_mul(ci, &dcv));
+    }
+    for b in bodies.clone().skip(1).rev() {
+        let p = m.body_parentid[b];
+        if p >= lo {
+            let f = d.deriv_cfrc[b];
+            d.deriv_cfrc[p] += f;
+        }
+    }
+    let hh: T = sc(h);
+    for b in bodies {
+        for i in m.body_dofadr[b]..m.body_dofadr[b] + m.body_dofnum[b] {
+            out[i] += hh * d.cdof[i].dot(&d.deriv_cfrc[b]);
+        }
+    }
+}
+
+/// True if both parts of `x` are zero (`Dual64`'s `==` compares the real parts only).
+fn is_zero(x: Dual64) -> bool {
+    x.re == 0.0 && x.eps == 0.0
+}
+
+/// `out += w (S ∘ k kᵀ) a`, `S` the pattern of `M` (dof pairs on one chain): per row `r`,
+/// `w k_r Σ_{c ∈ S(r)} k_c a_c`, walking each row's ancestors once.
+fn add_rank1_restricted(m: &Model, k: &[Dual64], w: Dual64, a: &[f64], out: &mut [Dual64]) {
+    for r in 0..m.nv {
+        if is_zero(k[r]) {
+            continue;
+        }
+        let wr = w * k[r];
+        out[r] += wr * k[r] * a[r];
+        let mut j = dof_parent(m, r);
+        while let Some(c) = j {
+            // entries (r, c) and (c, r)
+            let x = wr * k[c];
+            out[r] += x * a[c];
+            out[c] += x * a[r];
+            j = dof_parent(m, c);
+        }
+    }
+}
+
+/// `(He − M) a` (added into `out`) as [`he_offset`] builds `He`, without forming it: the
+/// damping, tendon-damping and actuator terms of `qDeriv` as `S`-restricted rank-1 products
+/// (symmetric, so implicitfast's symmetrization changes nothing), the fluid block (within `S`:
+/// every entry couples two dofs of one body's chain), and the RNE part along `a`
+/// ([`add_rne_vel_dir`]: all bodies under implicit, each childless free body's block under
+/// implicitfast, whose rows `He` takes as `M_b − h (qDeriv_b − ∂qfrc_bias_b/∂v_b)`). On
+/// `Dual64` data the derivative parts are those of [`he_offset`]'s `(He − M) a`.
+fn add_he_offset_mul(m: &Model, d: &mut Data<Dual64>, a: &[f64], out: &mut [Dual64]) {
+    let nv = m.nv;
+    let h = m.opt.timestep;
+    let hd = Dual64::from(h);
+    match m.opt.integrator {
+        Integrator::Rk4 => {}
+        Integrator::Euler => {
+            if euler_damped(m) {
+                for i in 0..nv {
+                    out[i] += hd * damping_slope(m, d, i) * a[i];
+                }
+            }
+        }
+        Integrator::Implicit | Integrator::ImplicitFast => {
+            let fast = m.opt.integrator == Integrator::ImplicitFast;
+            // −h qDeriv a, qDeriv = ∂(qfrc_passive + qfrc_actuator)/∂v (− ∂qfrc_bias/∂v)
+            if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
+                fluid_deriv_with(m, d, fast, |i, x| out[i / nv] -= hd * x * a[i % nv]);
+            }
+            if !m.opt.disabled(disable::DAMPER) {
+                for i in 0..nv {
+                    out[i] += hd * dof_damping_deriv(m, d, i) * a[i];
+                }
+                for t in 0..m.ntendon {
+                    let (b, p) = m.tendon_damping_eff(t);
+                    if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
+                        continue;
+                    }
+                    // ∂(b v + p0 v|v| + p1 v³)/∂v
+                    let v = d.ten_velocity[t];
+                    let s = Dual64::from(b) + nalgebra::ComplexField::abs(v) * (2.0 * p[0]) + v * v * (3.0 * p[1]);
+                    add_rank1_restricted(m, &d.ten_J[t * nv..(t + 1) * nv], hd * s, a, out);
+                }
+            }
+            if !m.opt.disabled(disable::ACTUATION) {
+                for u in 0..m.nu {
+                    let c = actuator_force_dvel(m, d, u);
+                    if !is_zero(c) {
+                        let k = &d.actuator_moment[u * nv..(u + 1) * nv];
+                        add_rank1_restricted(m, k, -(hd * c), a, out);
+                    }
+                }
+            }
+            if !fast {
+                add_rne_vel_dir(m, d, 1..m.nbody, a, h, out);
+            } else {
+                for blk in gyro_blocks(m) {
+                    let b = m.dof_bodyid[blk];
+                    add_rne_vel_dir(m, d, b..b + 1, a, h, out);
+                }
+            }
+        }
+    }
+}
+
 /// `∂((He − M) a)/∂x` (`nv × (2nv + na + nu)`, columns position tangent, velocity, activation,
-/// control as [`crate::dual::seed`]) at the forwarded state of `d`, `a` fixed.
+/// control as [`crate::dual::seed`]) at the forwarded state of `d`, `a` fixed: per column one
+/// `Dual64` pass over the stages `He` reads, then `(He − M) a` by [`add_he_offset_mul`]
+/// (O(nv · depth) per pass, no `nv × nv` matrix).
 pub fn d_he_offset_vec(m: &Model, d: &Data<f64>, a: &[f64], w: &mut Work) -> DMatrix<f64> {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let mut out = DMatrix::zeros(nv, 2 * nv + na + nu);
-    let mut hm = vec![Dual64::from(0.0); nv * nv];
+    let mut hv = vec![Dual64::from(0.0); nv];
     let body_trn = m.actuator_trntype.contains(&TrnType::Body);
-    // a seed on dof k moves the gyroscopic block of the free body at dof a only if k's body
-    // is that body or one of its ancestors
-    let moves = |k: usize, a: usize| {
-        let (bk, ba) = (m.dof_bodyid[k], m.dof_bodyid[a]);
-        bk == ba || is_ancestor(m, bk, ba)
-    };
     let mut read = |dd: &mut Data<Dual64>, col: usize, out: &mut DMatrix<f64>| {
-        // column col: dof col (positions), col − nv (velocities), none (activations, controls)
-        let k = if col < 2 * nv { Some(col % nv) } else { None };
-        he_offset_masked(m, dd, &mut hm, &|a| k.is_some_and(|k| moves(k, a)));
+        hv.fill(Dual64::from(0.0));
+        add_he_offset_mul(m, dd, a, &mut hv);
         for r in 0..nv {
-            let mut s = 0.0;
-            for c in 0..nv {
-                s += hm[r * nv + c].eps * a[c];
-            }
-            out[(r, col)] = s;
+            out[(r, col)] = hv[r].eps;
         }
     };
     let position = |dd: &mut Data<Dual64>| {
