@@ -15,11 +15,12 @@
 //!   [`fluid_qderiv_vel`] (`nv` `Dual64` passes over `com_vel`).
 
 use moreau::com::{com_pos, com_vel};
-use moreau::fluid::{fluid, fluid_deriv, fluid_deriv_with};
+use moreau::fluid::{body_uses_ellipsoid, fluid, fluid_deriv, local_vel, FluidScalar};
+use moreau::jacobian::jac;
 use moreau::kinematics::kinematics;
 use moreau::model::{disable, Integrator, Model};
 use moreau::Data;
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
 use num_dual::Dual64;
 
 pub(crate) fn has_fluid(m: &Model) -> bool {
@@ -42,11 +43,73 @@ pub(crate) fn fluid_exact(m: &Model, d: &Data<f64>, buf: &mut [f64]) {
     }
 }
 
-/// The fluid block of `qDeriv` as the step forms it (symmetrized per object under
-/// implicitfast) on `Dual64` data, entries to `add`.
-fn qderiv_dual(m: &Model, dd: &Data<Dual64>, add: impl FnMut(usize, Dual64)) {
+/// `qDeriv_fluid a` added into `out`: the fluid block as the step forms it
+/// ([`moreau::fluid::fluid_deriv_with`]: `Σ_obj Lᵀ D L`, `D` the local wrench derivative,
+/// symmetrized per object under implicitfast) times `a`, as `Σ_obj Lᵀ (D (L a))` without the
+/// `nv × nv` block (the same objects, local velocities and `D` as the engine's loop).
+/// `jp`, `jr`: `3 nv` scratch.
+pub(crate) fn qderiv_mul(
+    m: &Model,
+    dd: &Data<Dual64>,
+    a: &[f64],
+    jp: &mut [Dual64],
+    jr: &mut [Dual64],
+    out: &mut [Dual64],
+) {
+    if !has_fluid(m) {
+        return;
+    }
+    let nv = m.nv;
     let sym = m.opt.integrator == Integrator::ImplicitFast;
-    fluid_deriv_with(m, dd, sym, add);
+    let mut obj = |b: usize, g: Option<usize>, p: Vector3<Dual64>, r: Matrix3<Dual64>| {
+        jac(m, dd, &p, b, Some(&mut *jp), Some(&mut *jr));
+        let (w, v) = local_vel(m, dd, b, &p, &r);
+        let x = Vector6::new(w.x, w.y, w.z, v.x, v.y, v.z);
+        let mut dm = Dual64::local_jacobian(m, b, g, &x);
+        if sym {
+            for i in 0..6 {
+                for k in 0..i {
+                    let s = (dm[i][k] + dm[k][i]) * 0.5;
+                    dm[i][k] = s;
+                    dm[k][i] = s;
+                }
+            }
+        }
+        // L a = (Rᵀ jr a, Rᵀ jp a), u = D (L a), Lᵀ u = jrᵀ R u_ω + jpᵀ R u_v
+        let row = |j: &[Dual64], i: usize| (0..nv).fold(Dual64::from(0.0), |s, c| s + j[i * nv + c] * a[c]);
+        let la_w = r.tr_mul(&Vector3::from_fn(|i, _| row(jr, i)));
+        let la_v = r.tr_mul(&Vector3::from_fn(|i, _| row(jp, i)));
+        let la = [la_w.x, la_w.y, la_w.z, la_v.x, la_v.y, la_v.z];
+        let u: [Dual64; 6] =
+            std::array::from_fn(|i| (0..6).fold(Dual64::from(0.0), |s, k| s + dm[i][k] * la[k]));
+        let uw = r * Vector3::new(u[0], u[1], u[2]);
+        let uv = r * Vector3::new(u[3], u[4], u[5]);
+        for c in 0..nv {
+            out[c] += (0..3).fold(Dual64::from(0.0), |s, i| {
+                s + jr[i * nv + c] * uw[i] + jp[i * nv + c] * uv[i]
+            });
+        }
+    };
+    for b in 1..m.nbody {
+        if m.body_mass[b] < 1e-15 {
+            continue;
+        }
+        if body_uses_ellipsoid(m, b) {
+            let ga = m.body_geomadr[b];
+            for g in ga..ga + m.body_geomnum[b] {
+                if m.geom_fluid[g][0] > 0.0 {
+                    obj(b, Some(g), dd.geom_xpos[g], dd.geom_xmat[g]);
+                }
+            }
+        } else {
+            obj(b, None, dd.xipos[b], dd.ximat[b]);
+        }
+    }
+}
+
+/// Scratch of [`qderiv_mul`]: `(jp, jr, out)`.
+pub(crate) fn mul_scratch(nv: usize) -> [Vec<Dual64>; 3] {
+    std::array::from_fn(|i| vec![Dual64::from(0.0); if i < 2 { 3 * nv } else { nv }])
 }
 
 /// `s (∂qDeriv_fluid/∂v_k) a` added into column `k` of `out` (`nv × nv`), `k = 0..nv`
@@ -64,9 +127,13 @@ pub(crate) fn fluid_qderiv_vel(
     if !has_fluid(m) {
         return;
     }
-    let nv = m.nv;
+    let [mut jp, mut jr, mut y] = mul_scratch(m.nv);
     crate::dual::vel_passes(m, w.dual_of(m, d), |dd, k| {
-        qderiv_dual(m, dd, |i, v| out[(i / nv, k)] += s * v.eps * a[i % nv]);
+        y.fill(Dual64::from(0.0));
+        qderiv_mul(m, dd, a, &mut jp, &mut jr, &mut y);
+        for (r, x) in y.iter().enumerate() {
+            out[(r, k)] += s * x.eps;
+        }
     });
 }
 
@@ -89,6 +156,7 @@ pub(crate) fn fluid_pos(
         return;
     }
     let nv = m.nv;
+    let [mut jp, mut jr, mut y] = mul_scratch(nv);
     for j in 0..nv {
         let dd = w.dual_of(m, d);
         crate::dual::seed(m, dd, j);
@@ -102,7 +170,11 @@ pub(crate) fn fluid_pos(
             }
         }
         if let Some((a, s, cm)) = qd.as_mut() {
-            qderiv_dual(m, dd, |i, x| cm[(i / nv, j)] += *s * x.eps * a[i % nv]);
+            y.fill(Dual64::from(0.0));
+            qderiv_mul(m, dd, a, &mut jp, &mut jr, &mut y);
+            for (r, x) in y.iter().enumerate() {
+                cm[(r, j)] += *s * x.eps;
+            }
         }
     }
 }

@@ -21,7 +21,6 @@
 use crate::rnea::Work;
 use moreau::data::sc;
 use moreau::derivative::{actuator_force_dvel, d_rne_vel, dof_damping_deriv, smooth_vel};
-use moreau::fluid::fluid_deriv_with;
 use moreau::integrator::gyro_blocks;
 use moreau::inverse::{damping_slope, euler_damped};
 use moreau::model::{disable, BiasType, GainType, Integrator, JointType, Model, TrnType, WrapType};
@@ -388,8 +387,12 @@ fn add_he_offset_mul(m: &Model, d: &mut Data<Dual64>, a: &[f64], rne: bool, out:
         Integrator::Implicit | Integrator::ImplicitFast => {
             let fast = m.opt.integrator == Integrator::ImplicitFast;
             // −h qDeriv a, qDeriv = ∂(qfrc_passive + qfrc_actuator)/∂v (− ∂qfrc_bias/∂v)
-            if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
-                fluid_deriv_with(m, d, fast, |i, x| out[i / nv] -= hd * x * a[i % nv]);
+            if crate::fluid::has_fluid(m) {
+                let [mut jp, mut jr, mut y] = crate::fluid::mul_scratch(nv);
+                crate::fluid::qderiv_mul(m, d, a, &mut jp, &mut jr, &mut y);
+                for (o, y) in out.iter_mut().zip(&y) {
+                    *o -= hd * *y;
+                }
             }
             if !m.opt.disabled(disable::DAMPER) {
                 for i in 0..nv {
