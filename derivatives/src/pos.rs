@@ -17,7 +17,10 @@
 //!   need (kinematics, COM, tendons, collision, constraint assembly, transmission,
 //!   tendon/actuator velocities, passive, constraint reference and the inverse constraint force,
 //!   actuation) — no CRB, no factorization, no RNE; `cvel` (`com_vel`) only for connect/weld
-//!   rows, whose `aref` subtracts `J̇ qvel`.
+//!   rows, whose `aref` subtracts `J̇ qvel`, and fluid forces. When only the passive/actuator
+//!   terms need it (the rows are [`crate::cpos`]'s, no body transmission), the pass skips
+//!   collision and the constraint stages (2026-11-22, anaspeed4: smooth_contact's spatial
+//!   tendon damper).
 //! - Fluid forces: [`crate::fluid::fluid_pos`] (a `Dual64` pass over kinematics, COM,
 //!   `com_vel` and the fluid force per direction) on the `Smooth`/`Constraint` paths; the
 //!   restricted pass includes them (with `com_vel`).
@@ -201,9 +204,16 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
     }
 }
 
-/// Adds `∂(−qfrc_passive − qfrc_constraint [− qfrc_actuator])/∂q` (rows outputs) by the
-/// restricted dual pass described in the module docs. `d` needs `qacc`.
-fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f64>) {
+/// Adds `∂(−qfrc_passive [− qfrc_constraint] [− qfrc_actuator])/∂q` (rows outputs) by the
+/// restricted dual pass described in the module docs; without `constraints` the pass skips
+/// collision and the constraint stages (their rows are [`crate::cpos`]'s). `d` needs `qacc`.
+fn residual_pass(
+    m: &Model,
+    d: &Data<f64>,
+    actuators: bool,
+    constraints: bool,
+    out: &mut DMatrix<f64>,
+) {
     let nv = m.nv;
     // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot;
     // so do fluid forces (in qfrc_passive)
@@ -221,8 +231,10 @@ fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f6
         kinematics(m, &mut dd);
         com_pos(m, &mut dd);
         tendon(m, &mut dd);
-        collision(m, &mut dd);
-        make_constraint(m, &mut dd);
+        if constraints {
+            collision(m, &mut dd);
+            make_constraint(m, &mut dd);
+        }
         transmission(m, &mut dd);
         tendon_velocity(m, &mut dd);
         actuator_velocity(m, &mut dd);
@@ -230,13 +242,18 @@ fn residual_pass(m: &Model, d: &Data<f64>, actuators: bool, out: &mut DMatrix<f6
             com_vel(m, &mut dd);
         }
         passive(m, &mut dd);
-        reference_constraint(m, &mut dd);
-        inv_constraint(m, &mut dd);
+        if constraints {
+            reference_constraint(m, &mut dd);
+            inv_constraint(m, &mut dd);
+        }
         if actuators {
             fwd_actuation(m, &mut dd);
         }
         for k in 0..nv {
-            let mut x = -dd.qfrc_passive[k] - dd.qfrc_constraint[k];
+            let mut x = -dd.qfrc_passive[k];
+            if constraints {
+                x -= dd.qfrc_constraint[k];
+            }
             if actuators {
                 x -= dd.qfrc_actuator[k];
             }
@@ -317,6 +334,15 @@ pub fn d_pos_mass_into(
         xfrc,
     };
     smooth(terms, w, out);
-    residual_pass(m, d, xfrc, out);
+    // the constraint rows analytic where cpos covers them (body transmissions read the
+    // contacts: collision stays in the pass)
+    let body_trn = m.actuator_trntype.contains(&TrnType::Body);
+    let cons_analytic = !body_trn && {
+        let mut cons = std::mem::take(&mut w.cons);
+        let ok = add_constraint_pos(m, d, w, &mut cons, out);
+        w.cons = cons;
+        ok
+    };
+    residual_pass(m, d, xfrc, !cons_analytic, out);
     meth
 }
