@@ -15,13 +15,13 @@
 //!   convex/mesh/height-field contacts through their differentiable re-evaluation
 //!   (`moreau::collision::cvxdiff`), hinge/slide and fixed-tendon limits, friction loss, simple
 //!   equalities), the rest (tendon springs, other transmissions, ball limits, ...) by a
-//!   restricted dual pass — [`crate::pos::method`] says which; for [`crate::rnea::unsupported`]
-//!   models by full dual passes, one position/velocity/inverse pass per tangent direction (no
-//!   constraint solve). Implicitfast's `∂qDeriv/∂q · a_int` comes from [`crate::qderiv_pos`]
-//!   (zero for joint and fixed-tendon moments, a kinematics/tendon/transmission dual pass
-//!   otherwise); the full pass's `∂qDeriv/∂q` is kept for fluid forces (not
-//!   [`crate::qderiv_pos::covered`]; their `qDeriv` block also depends on `v`:
-//!   [`crate::fluid::fluid_qderiv_vel`]). Connect/weld rows' `∂(J̇ v)/∂v` term:
+//!   restricted dual pass — [`crate::pos::method`] says which; fluid forces by a
+//!   kinematics/COM/`com_vel`/fluid pass ([`crate::fluid::fluid_pos`]); for tendon armature
+//!   (not [`crate::pos::covers`]) by full dual passes, one position/velocity/inverse pass per
+//!   tangent direction (no constraint solve). Implicitfast's `∂qDeriv/∂q · a_int` comes from
+//!   [`crate::qderiv_pos`] (zero for joint and fixed-tendon moments, a
+//!   kinematics/tendon/transmission dual pass otherwise), the fluid block's `∂/∂(q, v) · a_int`
+//!   from [`crate::fluid::fluid_pos`] and [`crate::fluid::fluid_qderiv_vel`]. Connect/weld rows' `∂(J̇ v)/∂v` term:
 //!   [`crate::inverse::sub_jdot_vel`].
 //!
 //! Linear algebra: `M + JᵀHJ` factored once for all `2nv + na + nu` columns — in M's
@@ -40,9 +40,9 @@
 //! `h diag(s'(v) a_int)` in the velocity columns (analytic); implicitfast with joint/tendon
 //! dampers of constant slope and velocity-independent gains `−h sym(∂qDeriv/∂q) a_int` from
 //! [`crate::qderiv_pos`]; otherwise (polynomial damping, velocity-dependent gains, childless free
-//! bodies, implicit) every column by `Dual64` passes restricted to the stages `He` reads
-//! ([`crate::stepmat::d_he_offset_vec`]: `nv` position passes, `nv` velocity passes and
-//! `na + nu` actuation passes). Then
+//! bodies, implicit) by [`crate::stepmat::d_he_offset_vec`] (`Dual64` passes restricted to the
+//! stages `He` reads, only along the directions that move it, forming `(He − M) a_int` without
+//! `He`; free bodies' gyroscopic blocks and implicit's RNE velocity columns in closed form). Then
 //! `v' = v + h a_int`; `q' = q ⊕ h v'` in closed form (`mjd_quatIntegrate` blocks,
 //! [`crate::quat::quat_integrate_deriv`]) and `act'` (`advance_act`: `act + c act_dot`, zero
 //! where the activation clamp is active). RK4: the chain rule over its four stages

@@ -15,13 +15,15 @@
 //!   [`fluid_qderiv_vel`] (`nv` `Dual64` passes over `com_vel`).
 
 use moreau::com::{com_pos, com_vel};
-use moreau::fluid::{body_uses_ellipsoid, fluid, fluid_deriv, local_vel, FluidScalar};
+use moreau::fluid::{
+    body_uses_ellipsoid, ellipsoid_wrench, fluid, fluid_deriv, inertia_box_wrench, local_vel,
+};
 use moreau::jacobian::jac;
 use moreau::kinematics::kinematics;
 use moreau::model::{disable, Integrator, Model};
 use moreau::Data;
-use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
-use num_dual::Dual64;
+use nalgebra::{DMatrix, Matrix3, Vector3};
+use num_dual::{Dual64, HyperDual64};
 
 pub(crate) fn has_fluid(m: &Model) -> bool {
     m.opt.density > 0.0 || m.opt.viscosity > 0.0
@@ -43,29 +45,100 @@ pub(crate) fn fluid_exact(m: &Model, d: &Data<f64>, buf: &mut [f64]) {
     }
 }
 
+/// The fluid objects in the engine's order (bodies with mass; a body's ellipsoid-model geoms,
+/// else its inertia box) and their frames on `d`.
+fn objects<'a, T: moreau::Scalar>(
+    m: &'a Model,
+    d: &'a Data<T>,
+) -> impl Iterator<Item = (usize, Option<usize>, Vector3<T>, Matrix3<T>)> + 'a {
+    (1..m.nbody)
+        .filter(|&b| m.body_mass[b] >= 1e-15)
+        .flat_map(move |b| {
+            let ga = m.body_geomadr[b];
+            let geoms: Vec<Option<usize>> = if body_uses_ellipsoid(m, b) {
+                (ga..ga + m.body_geomnum[b])
+                    .filter(|&g| m.geom_fluid[g][0] > 0.0)
+                    .map(Some)
+                    .collect()
+            } else {
+                vec![None]
+            };
+            geoms.into_iter().map(move |g| match g {
+                Some(g) => (b, Some(g), d.geom_xpos[g], d.geom_xmat[g]),
+                None => (b, None, d.xipos[b], d.ximat[b]),
+            })
+        })
+}
+
+/// Per fluid object at the state of `d`: the local wrench derivative `D[i][j] = ∂w_i/∂x_j`
+/// (`w` = (torque, force), `x` = local (ω, v)) and its derivatives `T[k][i][j] = ∂D[i][j]/∂x_k`
+/// (21 hyper-dual evaluations of the wrench per object). `D` depends on the state only
+/// through `x`, so on data seeded along any direction `D.eps = Σ_k T[k] x.eps_k` — what
+/// [`moreau::fluid::FluidScalar::local_jacobian`] gives on `Dual64` data by six hyper-dual
+/// evaluations per object and pass.
+pub(crate) type LocalD = ([[f64; 6]; 6], [[[f64; 6]; 6]; 6]);
+
+/// [`LocalD`] of every fluid object (engine order); empty without fluid forces.
+pub(crate) fn local_ds(m: &Model, d: &Data<f64>) -> Vec<LocalD> {
+    if !has_fluid(m) {
+        return Vec::new();
+    }
+    objects(m, d)
+        .map(|(b, g, p, r)| {
+            let (w, v) = local_vel(m, d, b, &p, &r);
+            let x = [w.x, w.y, w.z, v.x, v.y, v.z];
+            let mut d0 = [[0.0; 6]; 6];
+            let mut t = [[[0.0; 6]; 6]; 6];
+            for j in 0..6 {
+                for k in j..6 {
+                    let xd: [HyperDual64; 6] = std::array::from_fn(|l| {
+                        let e = |c: usize| if l == c { 1.0 } else { 0.0 };
+                        HyperDual64::new(x[l], e(j), e(k), 0.0)
+                    });
+                    let wd = Vector3::new(xd[0], xd[1], xd[2]);
+                    let vd = Vector3::new(xd[3], xd[4], xd[5]);
+                    let (f, tq) = match g {
+                        Some(g) => ellipsoid_wrench(m, g, &wd, &vd),
+                        None => inertia_box_wrench(m, b, &wd, &vd),
+                    };
+                    for i in 0..6 {
+                        let y = if i < 3 { tq[i] } else { f[i - 3] };
+                        d0[i][j] = y.eps1;
+                        t[k][i][j] = y.eps1eps2;
+                        t[j][i][k] = y.eps1eps2;
+                    }
+                }
+            }
+            (d0, t)
+        })
+        .collect()
+}
+
 /// `qDeriv_fluid a` added into `out`: the fluid block as the step forms it
 /// ([`moreau::fluid::fluid_deriv_with`]: `Σ_obj Lᵀ D L`, `D` the local wrench derivative,
 /// symmetrized per object under implicitfast) times `a`, as `Σ_obj Lᵀ (D (L a))` without the
-/// `nv × nv` block (the same objects, local velocities and `D` as the engine's loop).
-/// `jp`, `jr`: `3 nv` scratch.
+/// `nv × nv` block, `D` from [`local_ds`] (`ds`, at the real part of `dd`'s state) with its
+/// derivative along `dd`'s seed. `jp`, `jr`: `3 nv` scratch.
 pub(crate) fn qderiv_mul(
     m: &Model,
     dd: &Data<Dual64>,
+    ds: &[LocalD],
     a: &[f64],
     jp: &mut [Dual64],
     jr: &mut [Dual64],
     out: &mut [Dual64],
 ) {
-    if !has_fluid(m) {
-        return;
-    }
     let nv = m.nv;
     let sym = m.opt.integrator == Integrator::ImplicitFast;
-    let mut obj = |b: usize, g: Option<usize>, p: Vector3<Dual64>, r: Matrix3<Dual64>| {
+    for ((b, _, p, r), (d0, t)) in objects(m, dd).zip(ds) {
         jac(m, dd, &p, b, Some(&mut *jp), Some(&mut *jr));
         let (w, v) = local_vel(m, dd, b, &p, &r);
-        let x = Vector6::new(w.x, w.y, w.z, v.x, v.y, v.z);
-        let mut dm = Dual64::local_jacobian(m, b, g, &x);
+        let xe = [w.x.eps, w.y.eps, w.z.eps, v.x.eps, v.y.eps, v.z.eps];
+        let mut dm: [[Dual64; 6]; 6] = std::array::from_fn(|i| {
+            std::array::from_fn(|j| {
+                Dual64::new(d0[i][j], (0..6).fold(0.0, |s, k| s + t[k][i][j] * xe[k]))
+            })
+        });
         if sym {
             for i in 0..6 {
                 for k in 0..i {
@@ -76,7 +149,9 @@ pub(crate) fn qderiv_mul(
             }
         }
         // L a = (Rᵀ jr a, Rᵀ jp a), u = D (L a), Lᵀ u = jrᵀ R u_ω + jpᵀ R u_v
-        let row = |j: &[Dual64], i: usize| (0..nv).fold(Dual64::from(0.0), |s, c| s + j[i * nv + c] * a[c]);
+        let row = |j: &[Dual64], i: usize| {
+            (0..nv).fold(Dual64::from(0.0), |s, c| s + j[i * nv + c] * a[c])
+        };
         let la_w = r.tr_mul(&Vector3::from_fn(|i, _| row(jr, i)));
         let la_v = r.tr_mul(&Vector3::from_fn(|i, _| row(jp, i)));
         let la = [la_w.x, la_w.y, la_w.z, la_v.x, la_v.y, la_v.z];
@@ -88,21 +163,6 @@ pub(crate) fn qderiv_mul(
             out[c] += (0..3).fold(Dual64::from(0.0), |s, i| {
                 s + jr[i * nv + c] * uw[i] + jp[i * nv + c] * uv[i]
             });
-        }
-    };
-    for b in 1..m.nbody {
-        if m.body_mass[b] < 1e-15 {
-            continue;
-        }
-        if body_uses_ellipsoid(m, b) {
-            let ga = m.body_geomadr[b];
-            for g in ga..ga + m.body_geomnum[b] {
-                if m.geom_fluid[g][0] > 0.0 {
-                    obj(b, Some(g), dd.geom_xpos[g], dd.geom_xmat[g]);
-                }
-            }
-        } else {
-            obj(b, None, dd.xipos[b], dd.ximat[b]);
         }
     }
 }
@@ -128,9 +188,10 @@ pub(crate) fn fluid_qderiv_vel(
         return;
     }
     let [mut jp, mut jr, mut y] = mul_scratch(m.nv);
+    let ds = local_ds(m, d);
     crate::dual::vel_passes(m, w.dual_of(m, d), |dd, k| {
         y.fill(Dual64::from(0.0));
-        qderiv_mul(m, dd, a, &mut jp, &mut jr, &mut y);
+        qderiv_mul(m, dd, &ds, a, &mut jp, &mut jr, &mut y);
         for (r, x) in y.iter().enumerate() {
             out[(r, k)] += s * x.eps;
         }
@@ -157,6 +218,11 @@ pub(crate) fn fluid_pos(
     }
     let nv = m.nv;
     let [mut jp, mut jr, mut y] = mul_scratch(nv);
+    let ds = if qd.is_some() {
+        local_ds(m, d)
+    } else {
+        Vec::new()
+    };
     for j in 0..nv {
         let dd = w.dual_of(m, d);
         crate::dual::seed(m, dd, j);
@@ -171,7 +237,7 @@ pub(crate) fn fluid_pos(
         }
         if let Some((a, s, cm)) = qd.as_mut() {
             y.fill(Dual64::from(0.0));
-            qderiv_mul(m, dd, a, &mut jp, &mut jr, &mut y);
+            qderiv_mul(m, dd, &ds, a, &mut jp, &mut jr, &mut y);
             for (r, x) in y.iter().enumerate() {
                 cm[(r, j)] += *s * x.eps;
             }
