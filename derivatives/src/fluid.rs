@@ -8,11 +8,15 @@
 //!   stages the force reads (kinematics, COM, `com_vel`, the fluid force) — the rest of `∂g/∂q`
 //!   is [`crate::pos`]'s (analytic RNE, contact geometry; its restricted pass takes the fluid
 //!   force with `com_vel`). Before 2026-11-22 (anaspeed4) a full dual pass of inverse dynamics.
-//! - Implicitfast's `He = M − h sym(qDeriv)` holds the fluid block, which depends on `q` and
-//!   `v`, both by [`moreau::fluid::fluid_deriv_with`] on `Dual64` data (hyper-dual local
-//!   wrench): `∂/∂q_i` in the full dual pass of [`crate::contact`] (`smooth_vel` →
-//!   `d_passive_vel`, which includes the block on `Dual64` data), `∂/∂v_k` by
-//!   [`fluid_qderiv_vel`] (`nv` `Dual64` passes over `com_vel`).
+//! - The step matrices' fluid block (`He = M − h S∘sym(qDeriv)` under implicitfast,
+//!   unsymmetrized under implicit), which depends on `q` and `v` through the objects' local
+//!   velocities `x`: `(∂/∂x) · a` as `Σ_obj Lᵀ (D (L a))` ([`qderiv_mul`], no `nv × nv` block)
+//!   on `Dual64` data seeded per direction, `D`'s derivative along the seed chained from
+//!   `∂D/∂x` computed once per call ([`local_ds`]); position directions in [`fluid_pos`]'s pass,
+//!   velocity directions by [`fluid_qderiv_vel`] (`nv` `Dual64` passes over `com_vel`), and in
+//!   [`crate::stepmat`]'s passes.
+
+#![allow(clippy::needless_range_loop)]
 
 use moreau::com::{com_pos, com_vel};
 use moreau::fluid::{
