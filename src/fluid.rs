@@ -124,7 +124,7 @@ pub fn geom_fluid_compile(
 }
 
 /// Local (ω, v) of a point `pos` moving with body `b`, in the frame `r`, wind subtracted.
-fn local_vel<T: Scalar>(
+pub fn local_vel<T: Scalar>(
     m: &Model,
     d: &Data<T>,
     b: usize,

@@ -9,7 +9,9 @@ callgrind against `derivatives/examples/transition_profile MODEL N`:
         derivatives/examples/mjd_transition_fd_contact.py models/humanoid.xml 3
 
 (instructions per call = collected / N; valgrind must run the interpreter itself, not a pyenv
-shim). Prints nefc and ncon of the state.
+shim). Prints nefc and ncon of the state. An optional third argument (euler, implicit,
+implicitfast, rk4) switches the model's integrator before settling, as `transition_profile
+--integrator` does.
 """
 import sys
 
@@ -18,9 +20,13 @@ import numpy as np
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 4):
         sys.exit(__doc__)
     m = mujoco.MjModel.from_xml_path(sys.argv[1])
+    if len(sys.argv) == 4:
+        names = {"euler": "mjINT_EULER", "implicit": "mjINT_IMPLICIT",
+                 "implicitfast": "mjINT_IMPLICITFAST", "rk4": "mjINT_RK4"}
+        m.opt.integrator = getattr(mujoco.mjtIntegrator, names[sys.argv[3]])
     d = mujoco.MjData(m)
     if m.nkey:
         mujoco.mj_resetDataKeyframe(m, d, 0)

@@ -7,7 +7,11 @@
 //! the calls leave unchanged); a fourth argument `clone` restores `d` by `clone_from` before
 //! every call instead (the harness of the figures before 2026-11-21 evening: the clone drops
 //! `d`'s scratch capacity, so each call also reallocates the solver scratch).
+//! `--integrator euler|implicit|implicitfast|rk4` (anywhere on the line) switches the loaded
+//! model's integrator (as the tests do), for the per-integrator instruction counts of
+//! `tools/bench/instructions.sh --integrator`.
 
+use moreau::model::Integrator;
 use moreau::{integrator::step, Data};
 use moreau_derivatives::contact::{
     transition_analytic_forwarded, transition_analytic_with, Workspace,
@@ -15,12 +19,29 @@ use moreau_derivatives::contact::{
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let args: Vec<String> = std::env::args().collect();
+    let mut args: Vec<String> = std::env::args().collect();
+    let integrator = match args.iter().position(|a| a == "--integrator") {
+        Some(i) => {
+            let v = args.get(i + 1).ok_or("--integrator needs a value")?.clone();
+            args.drain(i..i + 2);
+            Some(match v.as_str() {
+                "euler" => Integrator::Euler,
+                "implicit" => Integrator::Implicit,
+                "implicitfast" => Integrator::ImplicitFast,
+                "rk4" => Integrator::Rk4,
+                _ => return Err(format!("unknown integrator {v:?}").into()),
+            })
+        }
+        None => None,
+    };
     let path = args.get(1).map_or("models/humanoid.xml", |s| s.as_str());
     let n: usize = args.get(2).map_or(Ok(200), |s| s.parse())?;
     let forwarded = args.get(3).is_some_and(|s| s == "forwarded");
     let restore = args.get(4).is_some_and(|s| s == "clone");
-    let m = moreau::mjcf::load(path)?;
+    let mut m = moreau::mjcf::load(path)?;
+    if let Some(i) = integrator {
+        m.opt.integrator = i;
+    }
     let mut d = Data::new(&m);
     if m.nkey > 0 {
         d.reset_keyframe(&m, 0)?;

@@ -15,13 +15,13 @@
 //!   convex/mesh/height-field contacts through their differentiable re-evaluation
 //!   (`moreau::collision::cvxdiff`), hinge/slide and fixed-tendon limits, friction loss, simple
 //!   equalities), the rest (tendon springs, other transmissions, ball limits, ...) by a
-//!   restricted dual pass — [`crate::pos::method`] says which; for [`crate::rnea::unsupported`]
-//!   models by full dual passes, one position/velocity/inverse pass per tangent direction (no
-//!   constraint solve). Implicitfast's `∂qDeriv/∂q · a_int` comes from [`crate::qderiv_pos`]
-//!   (zero for joint and fixed-tendon moments, a kinematics/tendon/transmission dual pass
-//!   otherwise); the full pass's `∂qDeriv/∂q` is kept for fluid forces (not
-//!   [`crate::qderiv_pos::covered`]; their `qDeriv` block also depends on `v`:
-//!   [`crate::fluid::fluid_qderiv_vel`]). Connect/weld rows' `∂(J̇ v)/∂v` term:
+//!   restricted dual pass — [`crate::pos::method`] says which; fluid forces by a
+//!   kinematics/COM/`com_vel`/fluid pass ([`crate::fluid::fluid_pos`]); for tendon armature
+//!   (not [`crate::pos::covers`]) by full dual passes, one position/velocity/inverse pass per
+//!   tangent direction (no constraint solve). Implicitfast's `∂qDeriv/∂q · a_int` comes from
+//!   [`crate::qderiv_pos`] (zero for joint and fixed-tendon moments, a
+//!   kinematics/tendon/transmission dual pass otherwise), the fluid block's `∂/∂(q, v) · a_int`
+//!   from [`crate::fluid::fluid_pos`] and [`crate::fluid::fluid_qderiv_vel`]. Connect/weld rows' `∂(J̇ v)/∂v` term:
 //!   [`crate::inverse::sub_jdot_vel`].
 //!
 //! Linear algebra: `M + JᵀHJ` factored once for all `2nv + na + nu` columns — in M's
@@ -40,9 +40,9 @@
 //! `h diag(s'(v) a_int)` in the velocity columns (analytic); implicitfast with joint/tendon
 //! dampers of constant slope and velocity-independent gains `−h sym(∂qDeriv/∂q) a_int` from
 //! [`crate::qderiv_pos`]; otherwise (polynomial damping, velocity-dependent gains, childless free
-//! bodies, implicit) every column by `Dual64` passes restricted to the stages `He` reads
-//! ([`crate::stepmat::d_he_offset_vec`]: `nv` position passes, `nv` velocity passes and
-//! `na + nu` actuation passes). Then
+//! bodies, implicit) by [`crate::stepmat::d_he_offset_vec`] (`Dual64` passes restricted to the
+//! stages `He` reads, only along the directions that move it, forming `(He − M) a_int` without
+//! `He`; free bodies' gyroscopic blocks and implicit's RNE velocity columns in closed form). Then
 //! `v' = v + h a_int`; `q' = q ⊕ h v'` in closed form (`mjd_quatIntegrate` blocks,
 //! [`crate::quat::quat_integrate_deriv`]) and `act'` (`advance_act`: `act + c act_dot`, zero
 //! where the activation clamp is active). RK4: the chain rule over its four stages
@@ -61,7 +61,7 @@ use crate::dual::{lift, lift_into, seed};
 use crate::fd::TransitionJacobians;
 use crate::inverse::{constraint_hessian_force, dfda_dv_constraint, neg_dfdv_into};
 use moreau::crb::factor_ld;
-use moreau::derivative::{d_actuator_vel, smooth_vel};
+use moreau::derivative::d_actuator_vel;
 use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
 use moreau::inverse::inverse_skip;
 use moreau::inverse::{damping_slope, euler_damped};
@@ -309,13 +309,6 @@ fn slope_dv(m: &Model, v: f64, k: usize) -> f64 {
     s.eps
 }
 
-/// Results of the q-direction pass besides `∂g/∂q` and `∂M/∂q · x` ([`Lin::qdg`],
-/// [`Lin::qdmx`]).
-struct QPass {
-    /// `∂qDeriv/∂q_i` dense (rows outputs), when asked.
-    dqd: Vec<DMatrix<f64>>,
-}
-
 fn dense_m(m: &Model, qm: &[f64]) -> DMatrix<f64> {
     let nv = m.nv;
     let mut b = vec![0.0; nv * nv];
@@ -324,23 +317,23 @@ fn dense_m(m: &Model, qm: &[f64]) -> DMatrix<f64> {
 }
 
 /// `∂g/∂q_i` (columns) into `dg` and, when asked, `∂M/∂q_i · x` (`x = qacc − a_int`) in
-/// column `i` of `dmx` (zero otherwise); both overwritten.
+/// column `i` of `dmx` (zero otherwise); both overwritten. [`crate::pos`] (fluid forces
+/// included), full dual passes only where [`crate::pos::covers`] does not.
 fn q_pass(
     m: &Model,
     d: &Data<f64>,
     want_m: Option<&nalgebra::DVector<f64>>,
-    want_qd: bool,
     w: &mut Workspace,
     dg: &mut DMatrix<f64>,
     dmx: &mut DMatrix<f64>,
-) -> QPass {
+) {
     let nv = m.nv;
     for x in [&mut *dg, &mut *dmx] {
         if x.shape() != (nv, nv) {
             *x = DMatrix::zeros(nv, nv);
         }
     }
-    if !want_qd && crate::rnea::unsupported(m).is_none() {
+    if crate::pos::covers(m) {
         let res = crate::pos::Output::Residual;
         match want_m {
             // ∂M/∂q · x from the residual's RNE sweep
@@ -350,10 +343,9 @@ fn q_pass(
                 crate::pos::d_pos_into(m, d, res, w, dg)
             }
         };
-        return QPass { dqd: Vec::new() };
+        return;
     }
     dmx.fill(0.0);
-    let mut dqd = Vec::new();
     let mut qm = vec![0.0; m.nM];
     let mut dd = lift(m, d);
     for i in 0..nv {
@@ -374,12 +366,7 @@ fn q_pass(
             }
             dmx.set_column(i, &(dense_m(m, &qm) * x));
         }
-        if want_qd {
-            smooth_vel(m, &mut dd, false);
-            dqd.push(DMatrix::from_fn(nv, nv, |r, c| dd.qDeriv[r * nv + c].eps));
-        }
     }
-    QPass { dqd }
 }
 
 /// `∂qfrc_actuator/∂(act, u)` (`nv × (na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`), by
@@ -811,7 +798,7 @@ pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'
     }
     moreau::forward::forward(m, d);
     let mut w = Workspace::default();
-    forward_parts(m, d, None, false, &mut w);
+    forward_parts(m, d, None, &mut w);
     Ok(DMatrix::from_row_slice(
         m.nv,
         2 * m.nv + m.na + m.nu,
@@ -826,7 +813,7 @@ pub(crate) fn stage_jacobians(
     d: &mut Data<f64>,
     w: &mut Workspace,
 ) -> (DMatrix<f64>, DMatrix<f64>) {
-    let (ad, _) = forward_parts(m, d, None, false, w);
+    let ad = forward_parts(m, d, None, w);
     let da = DMatrix::from_row_slice(m.nv, 2 * m.nv + m.na + m.nu, &w.lin.x);
     (da, ad)
 }
@@ -837,9 +824,8 @@ fn forward_parts(
     m: &Model,
     d: &mut Data<f64>,
     want_m: Option<&nalgebra::DVector<f64>>,
-    want_qd: bool,
     w: &mut Workspace,
-) -> (DMatrix<f64>, QPass) {
+) -> DMatrix<f64> {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let c = 2 * nv + na + nu;
     let mut lin = std::mem::take(&mut w.lin);
@@ -884,7 +870,7 @@ fn forward_parts(
     }
     w.cons.pre = pre;
     let (fa, ad) = actuation_jacobian(m, d, w);
-    let qp = q_pass(m, d, want_m, want_qd, w, &mut lin.qdg, &mut lin.qdmx);
+    q_pass(m, d, want_m, w, &mut lin.qdg, &mut lin.qdmx);
     w.cons.pre = None;
     for k in 0..nv {
         for l in 0..nv {
@@ -901,7 +887,7 @@ fn forward_parts(
         rows::chol_solve(&lin.ld, nv, &mut lin.x, c);
     }
     w.lin = lin;
-    (ad, qp)
+    ad
 }
 
 /// Analytic transition Jacobians `A`, `B` of one step (layout of
@@ -981,8 +967,6 @@ fn forwarded(
     // He depends on (q, v, act, u) beyond qderiv_pos's constant weights: ∂(He a_int)/∂x by
     // restricted dual passes (crate::stepmat)
     let he_dual = crate::stepmat::needs_dual(m);
-    // ∂qDeriv/∂q by full dual passes only where qderiv_pos does not apply
-    let full_qd = fast && !he_dual && !crate::qderiv_pos::covered(m);
     let damped = m.opt.integrator == Integrator::Euler && euler_damped(m);
     // Euler: the damping slope s(v) of He = M + h diag(s) (polynomial damping included)
     let slope: Vec<f64> = if damped {
@@ -993,21 +977,6 @@ fn forwarded(
     // He = M + (He − M) dense (implicit integrators; crate::stepmat::he_offset builds it as
     // the step does: sym(qDeriv) on M's sparsity, exact gyroscopic blocks, implicit's full
     // qDeriv), LU-factored
-    // qDeriv restricted to M's sparsity, symmetrized (implicitfast's full_qd path)
-    let restrict = |x: &DMatrix<f64>| {
-        let mut o = DMatrix::zeros(nv, nv);
-        for i in 0..nv {
-            let mut j = i as i32;
-            while j >= 0 {
-                let ju = j as usize;
-                let s = 0.5 * (x[(i, ju)] + x[(ju, i)]);
-                o[(i, ju)] = s;
-                o[(ju, i)] = s;
-                j = m.dof_parentid[ju];
-            }
-        }
-        o
-    };
     let lu = implicit.then(|| {
         let mut off = vec![0.0; nv * nv];
         crate::stepmat::he_offset(m, d, &mut off);
@@ -1047,7 +1016,7 @@ fn forwarded(
     };
     let diff = &qacc - &aint;
     w.lin = lin;
-    let (ad, qp) = forward_parts(m, d, integrated.then_some(&diff), full_qd, w);
+    let ad = forward_parts(m, d, integrated.then_some(&diff), w);
     let c = nx + nu;
     let sensors = if flg_sensor {
         let da = DMatrix::from_row_slice(nv, c, &w.lin.x);
@@ -1091,27 +1060,17 @@ fn forwarded(
             // − ∂((He − M) a_int)/∂x, every column
             let dp = crate::stepmat::d_he_offset_vec(m, d, aint.as_slice(), w);
             rhs -= dp;
-        } else if full_qd {
-            for i in 0..nv {
-                let mut col = cm.column_mut(i);
-                col += h * restrict(&qp.dqd[i]) * &aint;
-            }
         } else {
+            // implicitfast: h sym(∂qDeriv/∂q) a_int, the fluid block (which depends on q and v
+            // through the bodies' velocities; symmetric per object and within M's pattern) by
+            // crate::fluid's passes
             crate::qderiv_pos::add_dqderiv_vec(m, d, aint.as_slice(), h, w, &mut cm);
+            crate::fluid::fluid_pos(m, d, w, None, Some((aint.as_slice(), h, &mut cm)));
+            let mut v = rhs.columns_mut(nv, nv);
+            crate::fluid::fluid_qderiv_vel(m, d, aint.as_slice(), h, w, &mut v);
         }
         let mut q = rhs.columns_mut(0, nv);
         q += cm;
-        // fluid forces: qDeriv depends on v too (the he_dual passes above already differentiate
-        // He, fluid block included)
-        if let Some(dqv) = (!he_dual)
-            .then(|| crate::fluid::fluid_qderiv_vel(m, d, w))
-            .flatten()
-        {
-            for (k, x) in dqv.iter().enumerate() {
-                let mut col = rhs.column_mut(nv + k);
-                col += h * restrict(x) * &aint;
-            }
-        }
         let dai = lu.solve(&rhs).ok_or(SINGULAR_HE)?;
         for k in 0..nv {
             for l in 0..c {

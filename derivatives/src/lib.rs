@@ -16,7 +16,8 @@
 //! - [`fluid`]: the exact fluid-force velocity derivative and the `∂qDeriv/∂(q, v)` of its
 //!   implicitfast block.
 //! - [`stepmat`]: the step matrix `He` of Euler/implicit/implicitfast as the step builds it and
-//!   `∂(He a)/∂x` by restricted dual passes (polynomial damping, velocity gains, free bodies).
+//!   `∂(He a)/∂x` by restricted dual passes along the directions that move `He` (polynomial
+//!   damping, velocity gains), free bodies' gyroscopic blocks in closed form.
 //! - [`rk4`]: the RK4 step's transition Jacobians (chain rule over the four stages).
 //! - [`sensor`]: the transition's sensor Jacobians `C`, `D` from the IFT `∂qacc`.
 

@@ -17,8 +17,14 @@
 //!   need (kinematics, COM, tendons, collision, constraint assembly, transmission,
 //!   tendon/actuator velocities, passive, constraint reference and the inverse constraint force,
 //!   actuation) — no CRB, no factorization, no RNE; `cvel` (`com_vel`) only for connect/weld
-//!   rows, whose `aref` subtracts `J̇ qvel`.
-//! - [`crate::rnea::unsupported`] models (tendon armature, fluid forces): the full dual pass.
+//!   rows, whose `aref` subtracts `J̇ qvel`, and fluid forces. When only the passive/actuator
+//!   terms need it (the rows are [`crate::cpos`]'s, no body transmission), the pass skips
+//!   collision and the constraint stages (2026-11-22, anaspeed4: smooth_contact's spatial
+//!   tendon damper).
+//! - Fluid forces: [`crate::fluid::fluid_pos`] (a `Dual64` pass over kinematics, COM,
+//!   `com_vel` and the fluid force per direction) on the `Smooth`/`Constraint` paths; the
+//!   restricted pass includes them (with `com_vel`).
+//! - Tendon armature (not [`covers`]): the caller's full dual pass.
 //!
 //! Measured (humanoid, 16 contact rows, callgrind, `derivatives/examples/transition_profile`):
 //! the restricted pass was 73% of the analytic transition (8.0 M instructions per call); with
@@ -45,6 +51,12 @@ use moreau::passive::passive;
 use moreau::tendon::{tendon, tendon_velocity};
 use moreau::Data;
 use nalgebra::DMatrix;
+
+/// True if [`d_pos`] applies to `m`: [`crate::rnea::unsupported`] models other than those
+/// with fluid forces alone (tendon armature is not covered).
+pub fn covers(m: &Model) -> bool {
+    m.tendon_armature.iter().all(|&a| a == 0.0)
+}
 
 /// Which output is differentiated.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -192,14 +204,16 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
     }
 }
 
-/// Adds `∂(−qfrc_passive − qfrc_constraint [− qfrc_actuator])/∂q` (rows outputs) by the
-/// restricted dual pass described in the module docs, on `w`'s reusable `Data<Dual64>`. `d`
-/// needs `qacc`. Without contacts at the state the collision stage is skipped (no contact
-/// appears under an infinitesimal perturbation, away from the measure-zero `dist = margin`).
+/// Adds `∂(−qfrc_passive [− qfrc_constraint] [− qfrc_actuator])/∂q` (rows outputs) by the
+/// restricted dual pass described in the module docs, on `w`'s reusable `Data<Dual64>`; without
+/// `constraints` the pass skips collision and the constraint stages (their rows are
+/// [`crate::cpos`]'s). `d` needs `qacc`. Without contacts at the state the collision stage is
+/// skipped (no contact appears under an infinitesimal perturbation, away from the measure-zero
+/// `dist = margin`).
 ///
-/// With `xd = Some(X)` (`ne × nv`, `ne` the leading equality rows, zeroed here) also
-/// `X = ∂(J̇ qvel)/∂qvel` of the connect/weld rows (zero on the other rows) from the same
-/// passes: `J̇ = Σ_j v_j ∂J/∂q_j` (tangent directions, `q̇ = v`), so
+/// With `xd = Some(X)` (`ne × nv`, `ne` the leading equality rows, zeroed here; only with
+/// `constraints`) also `X = ∂(J̇ qvel)/∂qvel` of the connect/weld rows (zero on the other rows)
+/// from the same passes: `J̇ = Σ_j v_j ∂J/∂q_j` (tangent directions, `q̇ = v`), so
 /// `X e_k = J̇ e_k + (∂J/∂q_k) v = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v` — the engine's `J̇ qvel`
 /// (mujoco-facts §1) is the exact time derivative of the rows' `J` (what
 /// [`crate::inverse::jdot_vel`] differentiates by `nv` more passes).
@@ -207,6 +221,7 @@ fn residual_pass(
     m: &Model,
     d: &Data<f64>,
     actuators: bool,
+    constraints: bool,
     w: &mut Work,
     out: &mut DMatrix<f64>,
     mut xd: Option<&mut DMatrix<f64>>,
@@ -216,11 +231,13 @@ fn residual_pass(
     if let Some(x) = xd.as_deref_mut() {
         x.fill(0.0);
     }
-    // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot
+    // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot;
+    // so do fluid forces (in qfrc_passive)
     let jdot = m
         .eq_type
         .iter()
-        .any(|t| matches!(t, EqType::Connect | EqType::Weld));
+        .any(|t| matches!(t, EqType::Connect | EqType::Weld))
+        || crate::fluid::has_fluid(m);
     let collide = !d.contact.is_empty();
     let dd = w.dual_data(m);
     for j in 0..nv {
@@ -229,41 +246,48 @@ fn residual_pass(
         kinematics(m, dd);
         com_pos(m, dd);
         tendon(m, dd);
-        if collide {
-            collision(m, dd);
-        } else {
-            dd.contact.clear();
-        }
-        make_constraint(m, dd);
-        if let Some(x) = xd.as_deref_mut() {
-            for r in 0..x.nrows() {
-                if !matches!(m.eq_type[d.efc_id[r]], EqType::Connect | EqType::Weld) {
-                    continue;
+        if constraints {
+            if collide {
+                collision(m, dd);
+            } else {
+                dd.contact.clear();
+            }
+            make_constraint(m, dd);
+            if let Some(x) = xd.as_deref_mut() {
+                for r in 0..x.nrows() {
+                    if !matches!(m.eq_type[d.efc_id[r]], EqType::Connect | EqType::Weld) {
+                        continue;
+                    }
+                    dd.efc_J_row(r, nv).expand(&mut jrow);
+                    let mut jv = 0.0;
+                    for k in 0..nv {
+                        let djk = jrow[k].eps;
+                        x[(r, k)] += d.qvel[j] * djk;
+                        jv += djk * d.qvel[k];
+                    }
+                    x[(r, j)] += jv;
                 }
-                dd.efc_J_row(r, nv).expand(&mut jrow);
-                let mut jv = 0.0;
-                for k in 0..nv {
-                    let djk = jrow[k].eps;
-                    x[(r, k)] += d.qvel[j] * djk;
-                    jv += djk * d.qvel[k];
-                }
-                x[(r, j)] += jv;
             }
         }
         transmission(m, dd);
         tendon_velocity(m, dd);
         actuator_velocity(m, dd);
-        passive(m, dd);
         if jdot {
             com_vel(m, dd);
         }
-        reference_constraint(m, dd);
-        inv_constraint(m, dd);
+        passive(m, dd);
+        if constraints {
+            reference_constraint(m, dd);
+            inv_constraint(m, dd);
+        }
         if actuators {
             fwd_actuation(m, dd);
         }
         for k in 0..nv {
-            let mut x = -dd.qfrc_passive[k] - dd.qfrc_constraint[k];
+            let mut x = -dd.qfrc_passive[k];
+            if constraints {
+                x -= dd.qfrc_constraint[k];
+            }
             if actuators {
                 x -= dd.qfrc_actuator[k];
             }
@@ -273,8 +297,8 @@ fn residual_pass(
 }
 
 /// `∂out/∂q` (rows outputs, tangent columns) at the state and `qacc` of `d`, whose position and
-/// velocity stages (and constraint rows) must be current. Not for
-/// [`crate::rnea::unsupported`] models (the caller falls back to the full dual pass).
+/// velocity stages (and constraint rows) must be current. Only for models it [`covers`] (the
+/// caller falls back to the full dual pass).
 pub fn d_pos(m: &Model, d: &Data<f64>, output: Output, w: &mut Work) -> DMatrix<f64> {
     d_pos_method(m, d, output, w).0
 }
@@ -358,6 +382,7 @@ fn d_pos_full(
             if xfrc {
                 actuator_joint_pos(m, d, w, out);
             }
+            crate::fluid::fluid_pos(m, d, w, Some(out), None);
             return meth;
         }
         meth = Method::Restricted;
@@ -368,6 +393,16 @@ fn d_pos_full(
         xfrc,
     };
     smooth(terms, w, out);
-    residual_pass(m, d, xfrc, w, out, xd);
+    // the constraint rows analytic where cpos covers them (body transmissions read the
+    // contacts: collision stays in the pass; the connect/weld J̇ derivative `xd` comes from the
+    // pass's constraint rows)
+    let body_trn = m.actuator_trntype.contains(&TrnType::Body);
+    let cons_analytic = xd.is_none() && !body_trn && {
+        let mut cons = std::mem::take(&mut w.cons);
+        let ok = add_constraint_pos(m, d, w, &mut cons, out);
+        w.cons = cons;
+        ok
+    };
+    residual_pass(m, d, xfrc, !cons_analytic, w, out, xd);
     meth
 }

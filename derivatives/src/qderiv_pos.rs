@@ -21,8 +21,8 @@
 //! transmissions) take `∂k/∂q_i` from a `Dual64` pass over kinematics, COM, tendons and
 //! transmission only (plus collision for body transmissions), for the tangent directions `i`
 //! of the ancestors of the bodies those rows depend on. Fluid forces (whose `qDeriv` block
-//! depends on `q` through the bodies' velocities) are not covered ([`covered`]): the transition
-//! keeps its full dual pass there.
+//! depends on `q` through the bodies' velocities) are not covered here ([`covered`]): the
+//! transition adds their block's derivative from [`crate::fluid::fluid_pos`].
 
 #![allow(clippy::needless_range_loop)]
 
@@ -153,7 +153,8 @@ fn pattern_mul(m: &Model, x: &[f64], s: f64, y: &mut [f64]) {
 
 /// Adds `scale · (S ∘ ∂qDeriv/∂q_i) a` into column `i` of `out` (`nv × nv`), for every tangent
 /// direction `i` (module docs). `d` needs the position stage and the actuation (for the
-/// `forcerange` clamps) of the current state. Only for [`covered`] models.
+/// `forcerange` clamps) of the current state. Without the fluid block (not [`covered`]: the
+/// transition adds [`crate::fluid::fluid_pos`]'s).
 pub fn add_dqderiv_vec(
     m: &Model,
     d: &Data<f64>,

@@ -101,6 +101,32 @@ fn implicitfast_each_case_alone() {
     check("box_drop", &m, 7, 300);
 }
 
+/// A spinning free body whose COM is off its frame origin (two offset geoms: `ipos ≠ 0`,
+/// `iquat ≠ 1`), so the gyroscopic block's position columns (`R (e_k × Dg)`, zero for the
+/// centred bodies of smooth_contact and box_drop) and its translation rows are exercised
+/// (stepmat's closed-form block under implicitfast, the RNE pass under implicit).
+#[test]
+fn offset_com_free_body() {
+    let xml = r#"<mujoco model="lopsided">
+      <option timestep="0.002"/>
+      <worldbody>
+        <geom type="plane" size="2 2 0.1"/>
+        <body name="lump" pos="0 0 0.15">
+          <freejoint/>
+          <geom type="box" size="0.08 0.05 0.04" pos="0.03 -0.02 0.01" euler="10 20 30"/>
+          <geom type="sphere" size="0.03" pos="-0.05 0.04 -0.01" density="3000"/>
+        </body>
+      </worldbody>
+      <keyframe><key qpos="0 0 0.15 1 0 0 0" qvel="0.2 -0.1 0 4 -3 12"/></keyframe>
+    </mujoco>"#;
+    let m = moreau::mjcf::load_from_str(xml, &Default::default()).unwrap();
+    assert!(m.body_ipos[1].iter().any(|x| x.abs() > 1e-3));
+    for (integ, seed) in [(Integrator::ImplicitFast, 14), (Integrator::Implicit, 15)] {
+        let m = common::converged(m.clone(), Some(integ));
+        check("offset_com", &m, seed, 100);
+    }
+}
+
 #[test]
 fn implicit_integrator() {
     let m = smooth_contact(Integrator::Implicit);

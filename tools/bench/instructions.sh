@@ -9,9 +9,20 @@
 #             mjd_transitionFD (A, B only) at the same contact state
 # Needs valgrind, python3 with mujoco==4.0.0, and release builds:
 #   cargo build --release --bin moreau && cargo build --release -p moreau-derivatives --example transition_profile
-# usage: tools/bench/instructions.sh [MODEL ...]     (default: the six models of targets.md's table)
+# usage: tools/bench/instructions.sh [--analytic] [--integrator NAME] [MODEL ...]
+#   (default: the six models of targets.md's table; --analytic: only the analytic row;
+#   --integrator euler|implicit|implicitfast|rk4: the analytic row with the loaded model's
+#   integrator switched before settling, on both sides)
 set -e
 cd "$(dirname "$0")/../.."
+only_analytic=""; integ=""
+while [ $# -gt 0 ]; do
+  case $1 in
+    --analytic) only_analytic=1; shift ;;
+    --integrator) integ=$2; only_analytic=1; shift 2 ;;
+    *) break ;;
+  esac
+done
 T=${CARGO_TARGET_DIR:-target}/release
 PY=$(python3 -c 'import sys; print(sys.executable)')
 W=$(mktemp -d)
@@ -21,6 +32,8 @@ cg() { out=$1; shift; valgrind --tool=callgrind --dump-instr=no --callgrind-out-
 printf '%-11s %-9s %14s %14s %7s\n' model what moreau MuJoCo ratio
 for m in $models; do
   x=models/$m.xml
+  [ -f "$m" ] && x=$m
+  if [ -z "$only_analytic" ]; then
   key=$($PY -c "import mujoco,sys; print(mujoco.MjModel.from_xml_path(sys.argv[1]).nkey)" $x 2>/dev/null)
   [ "$key" -gt 0 ] && kf="--keyframe 0" || kf=""
   $PY tools/reference/mj_step_ctrl.py $x 2000 --make-ctrl $W/$m.csv >/dev/null 2>&1
@@ -31,9 +44,11 @@ for m in $models; do
   a=$(cg $W/s.cg --toggle-collect='*FdWorkspace*transition*' $T/moreau derivatives $x --state $W/$m.json --kind transition --method fd --out $W/j.json)
   b=$(cg $W/t.cg --toggle-collect=mjd_transitionFD $PY tools/bench/mjd_fd_state.py $x $W/$m.json)
   awk -v m=$m -v a=$a -v b=$b 'BEGIN{printf "%-11s %-9s %14d %14d %7.3f\n", m, "fd", a, b, a/b}'
-  a1=$(cg $W/s.cg $T/examples/transition_profile $x 1)
-  a2=$(cg $W/s.cg $T/examples/transition_profile $x 21)
-  b=$(cg $W/t.cg --toggle-collect=mjd_transitionFD $PY derivatives/examples/mjd_transition_fd_contact.py $x 2)
+  fi
+  ig=${integ:+--integrator $integ}
+  a1=$(cg $W/s.cg $T/examples/transition_profile $x 1 $ig)
+  a2=$(cg $W/s.cg $T/examples/transition_profile $x 21 $ig)
+  b=$(cg $W/t.cg --toggle-collect=mjd_transitionFD $PY derivatives/examples/mjd_transition_fd_contact.py $x 2 $integ)
   awk -v m=$m -v a=$(( (a2 - a1) / 20 )) -v b=$b 'BEGIN{printf "%-11s %-9s %14d %14d %7.3f\n", m, "analytic", a, b/2, 2*a/b}'
 done
 rm -rf $W
