@@ -692,6 +692,25 @@ pub mod native {
         out
     }
 
+    /// Signed-volume weights (Montanari et al. 2017, S1D/S2D/S3D) of the point of the simplex
+    /// `w` (1 to 4 points, the newest last) closest to the origin, as GJK uses them: correct
+    /// when the closest point's support includes the newest point. `None` for other sizes.
+    pub fn simplex_weights(w: &[V3]) -> Option<[f64; 4]> {
+        Some(match w {
+            [_] => [1.0, 0.0, 0.0, 0.0],
+            [a, b] => {
+                let [x, y] = s1d(a, b);
+                [x, y, 0.0, 0.0]
+            }
+            [a, b, c] => {
+                let [x, y, z] = s2d(a, b, c);
+                [x, y, z, 0.0]
+            }
+            [a, b, c, d] => s3d([a, b, c, d]),
+            _ => return None,
+        })
+    }
+
     /// Signed-volume weights of the simplex's point closest to the origin.
     fn weights(s: &[Pt]) -> [f64; 4] {
         match s.len() {
@@ -734,6 +753,19 @@ pub mod native {
         discrete: bool,
     ) -> Option<Hit> {
         run(pt, prism, geom, center, kmax, tol, discrete, discrete)
+    }
+
+    /// [`penetration`] without the repeated-vertex stop: EPA to the tolerance `tol` (the
+    /// minimal penetration depth; for tests of the EPA itself).
+    pub fn penetration_converged(
+        pt: &mut Poly,
+        prism: &[V3; 6],
+        geom: &Geom,
+        center: V3,
+        kmax: usize,
+        tol: f64,
+    ) -> Option<Hit> {
+        run(pt, prism, geom, center, kmax, tol, false, false)
     }
 
     /// [`penetration`] with the repeated-vertex stop chosen separately (`repeat_stop`).
