@@ -103,16 +103,12 @@ fn sat_depth(a: &[V3], b: &[V3], axes: &[V3]) -> f64 {
             continue;
         }
         let n = n / nn;
-        let (amin, amax) = a
-            .iter()
-            .fold((f64::INFINITY, -f64::INFINITY), |(l, h), v| {
-                (l.min(v.dot(&n)), h.max(v.dot(&n)))
-            });
-        let (bmin, bmax) = b
-            .iter()
-            .fold((f64::INFINITY, -f64::INFINITY), |(l, h), v| {
-                (l.min(v.dot(&n)), h.max(v.dot(&n)))
-            });
+        let (amin, amax) = a.iter().fold((f64::INFINITY, -f64::INFINITY), |(l, h), v| {
+            (l.min(v.dot(&n)), h.max(v.dot(&n)))
+        });
+        let (bmin, bmax) = b.iter().fold((f64::INFINITY, -f64::INFINITY), |(l, h), v| {
+            (l.min(v.dot(&n)), h.max(v.dot(&n)))
+        });
         depth = depth.min((amax - bmin).min(bmax - amin));
     }
     depth
@@ -189,7 +185,11 @@ fn epa_converges_to_separating_axis_depth() {
             continue;
         }
         let h = hit.unwrap_or_else(|| panic!("no contact, separating-axis depth {depth}"));
-        assert!((h.depth - depth).abs() <= 1e-9, "{} against {depth}", h.depth);
+        assert!(
+            (h.depth - depth).abs() <= 1e-9,
+            "{} against {depth}",
+            h.depth
+        );
         assert!(((h.pa - h.pb).norm() - h.depth).abs() <= 1e-9);
         hits += 1;
     }

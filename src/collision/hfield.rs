@@ -7,17 +7,19 @@
 //! geom's features ([`super::cvxdiff`]).
 //!
 //! Boxes, meshes and cylinders without margin: MuJoCo 4.0.0's native CCD as observed
-//! ([`native`]; tools/reference/probe_hfield_ccd.py): its EPA stops early (a repeated box corner
-//! or mesh vertex ends it; the prism records no vertex index), so MuJoCo's depths are below the
-//! minimal penetration depth (on a flat cell 0.0044 against 0.058). Against MuJoCo 4.0.0
-//! (tests/collision_oracle.rs, `hfield-*` rows: random and flat fields,
-//! a single cell, tilted terrain, resting feet) 97% of the box/mesh contacts agree to rounding
-//! (≤ 7e-13) and all counts agree; 17 of 728 contacts differ (MuJoCo's EPA ends at another
-//! iteration; up to 1.5e-2 in depth), cylinders 32 of 192 (EPA to `ccd_tolerance`; ≤ 6e-7 in
-//! depth, 8e-2 in pos and frame). Not modelled: MuJoCo's EPA from a triangle or segment simplex
-//! (touching within `ccd_tolerance`, the origin on a face of the GJK tetrahedron: no contact
-//! here) and geom margins (the minimal depth is used then); a radial normal on cylinder walls
-//! (MuJoCo 3.x's normal correction) made the cylinder rows worse, so it is not applied.
+//! ([`native`], written clean-room from the published GJK signed-volume and EPA algorithms;
+//! tools/reference/probe_hfield_ccd.py): its EPA stops early (a repeated box corner or mesh
+//! vertex ends it; the prism records no vertex index), so MuJoCo's depths are below the minimal
+//! penetration depth (on a flat cell 0.0044 against 0.058). Against MuJoCo 4.0.0
+//! (tests/collision_oracle.rs, `hfield-*` rows: random and flat fields, a single cell, tilted
+//! terrain, resting feet) all counts agree and 713 of 728 box/mesh contacts agree to 1e-9 (the
+//! scenes without a differing contact to ≤ 2.1e-13); 15 differ (MuJoCo's EPA ends at another
+//! iteration, once from another GJK tetrahedron; up to 1.1e-2 in depth); cylinders 29 of 192
+//! (EPA to `ccd_tolerance`; up to 4.5e-4 in depth, 1.2e-1 in pos and frame). Not modelled:
+//! MuJoCo's EPA from a triangle or segment simplex (touching within `ccd_tolerance`, the origin
+//! on a face of the GJK tetrahedron: no contact here) and geom margins (the minimal depth is
+//! used then); a radial normal on cylinder walls (MuJoCo 3.x's normal correction) made the
+//! cylinder rows worse, so it is not applied.
 //!
 //! Spheres, capsules, ellipsoids, and any geom with a margin: the minimal depth of each prism by
 //! GJK/EPA ([`super::convex::penetration`]); MuJoCo agrees to its EPA tolerance in dist
@@ -397,7 +399,12 @@ pub mod native {
     fn support(prism: &[V3; 6], geom: &Geom, d: &V3) -> Pt {
         let a = prism_support(prism, d);
         let (b, idx) = geom.support(&-d);
-        Pt { w: a - b, a, b, idx }
+        Pt {
+            w: a - b,
+            a,
+            b,
+            idx,
+        }
     }
 
     /// A triangular face of the polytope: edge k runs from `verts[k]` to `verts[k+1 mod 3]`,
@@ -556,7 +563,11 @@ pub mod native {
     fn s1d(s1: &V3, s2: &V3) -> [f64; 2] {
         let t = s2 - s1;
         let tt = dot(&t, &t);
-        let p = if tt > 0.0 { s2 - t * (dot(s2, &t) / tt) } else { *s2 };
+        let p = if tt > 0.0 {
+            s2 - t * (dot(s2, &t) / tt)
+        } else {
+            *s2
+        };
         let mut ax = 0;
         let mut big = -1.0;
         for i in 0..3 {
@@ -859,7 +870,12 @@ pub mod native {
             pt.npt += 1;
         }
         // the origin strictly inside the tetrahedron
-        for (f, o) in [([0, 1, 2], 3), ([0, 3, 1], 2), ([0, 2, 3], 1), ([3, 2, 1], 0)] {
+        for (f, o) in [
+            ([0, 1, 2], 3),
+            ([0, 3, 1], 2),
+            ([0, 2, 3], 1),
+            ([3, 2, 1], 0),
+        ] {
             let [a, b, c] = f.map(|i: usize| tet[i].w);
             let n = (b - a).cross(&(c - a));
             let so = dot(&n, &(tet[o].w - a));
