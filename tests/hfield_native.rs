@@ -69,7 +69,8 @@ fn brute_force(p: &[V3]) -> (V3, usize) {
 #[test]
 fn signed_volumes_match_brute_force() {
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut checked = [0usize; 5];
+    // cases checked per simplex size 2, 3, 4
+    let mut checked = [0usize; 3];
     for _ in 0..3000 {
         for n in 2..=4 {
             let p: Vec<V3> = (0..n).map(|_| rng.v3()).collect();
@@ -85,11 +86,11 @@ fn signed_volumes_match_brute_force() {
             );
             assert!(l.iter().all(|&w| w >= 0.0));
             assert!((l.iter().sum::<f64>() - 1.0).abs() <= 1e-12, "{l:?}");
-            checked[n] += 1;
+            checked[n - 2] += 1;
         }
     }
     // not vacuous: many cases of every size
-    assert!(checked[2..].iter().all(|&c| c > 500), "{checked:?}");
+    assert!(checked.iter().all(|&c| c > 500), "{checked:?}");
     assert_eq!(simplex_weights(&[]), None);
 }
 
@@ -165,8 +166,8 @@ fn epa_converges_to_separating_axis_depth() {
         ];
         axes.push(e[0].cross(&e[1]));
         axes.push(V3::z());
-        for k in 0..3 {
-            axes.push(e[k].cross(&V3::z()));
+        for ek in &e[..3] {
+            axes.push(ek.cross(&V3::z()));
         }
         for c in 0..3 {
             let bc = rot.column(c).into_owned();
