@@ -28,6 +28,8 @@ struct Stats {
     err_param: f64,
     /// Poses whose set of colliding geom pairs differs.
     pair_sets: usize,
+    /// Matched contacts off by more than 1e-9 in dist, pos or frame.
+    off: usize,
 }
 
 /// Compares one pose: per-contact errors in `st` (only when the counts agree).
@@ -126,6 +128,13 @@ fn compare(ours: &[Contact<f64>], theirs: &[Value], st: &mut Stats) {
         }
         st.err_normal = st.err_normal.max(en);
         st.err_frame = st.err_frame.max(ef);
+        let e = (o.dist - f(&c["dist"]))
+            .abs()
+            .max((o.pos - pos).amax())
+            .max(ef);
+        if e > 1e-9 {
+            st.off += 1;
+        }
         let mut ep: f64 = (o.includemargin - f(&c["includemargin"])).abs();
         let pairs: [(&[f64], &str); 4] = [
             (&o.friction, "friction"),
@@ -151,8 +160,38 @@ fn compare(ours: &[Contact<f64>], theirs: &[Value], st: &mut Stats) {
     }
 }
 
-/// Required accuracy per scene (dist/pos/frame), or None where only reported.
-fn tolerance(name: &str) -> Option<f64> {
+/// Required accuracy of one scene: the largest error in dist, pos and frame over the matched
+/// contacts, and (`off`) how many contacts may be off by more than 1e-9 (then the three bounds
+/// are not checked: the scene is exact but for those).
+#[derive(Clone, Copy)]
+struct Tol {
+    dist: f64,
+    pos: f64,
+    frame: f64,
+    off: Option<usize>,
+}
+
+const fn tol(dist: f64, pos: f64, frame: f64) -> Tol {
+    Tol {
+        dist,
+        pos,
+        frame,
+        off: None,
+    }
+}
+
+/// Exact but for `n` contacts.
+const fn exact_but(n: usize) -> Tol {
+    Tol {
+        dist: f64::INFINITY,
+        pos: f64::INFINITY,
+        frame: f64::INFINITY,
+        off: Some(n),
+    }
+}
+
+/// Required accuracy per scene, or None where only reported.
+fn tolerance(name: &str) -> Option<Tol> {
     const EXACT: [&str; 26] = [
         "plane-mesh",
         "plane-cube",
@@ -185,19 +224,38 @@ fn tolerance(name: &str) -> Option<f64> {
         .iter()
         .any(|p| name == *p || (p.ends_with('-') && name.starts_with(p)))
     {
-        return Some(1e-9);
+        return Some(tol(1e-9, 1e-9, 1e-9));
     }
-    if name == "plane-box-margin" {
-        return Some(1e-9);
-    }
-    // box/mesh pairs with multi-contact patches (src/collision/multiccd.rs; here moreau's own
-    // hull polygons: box-cube and cube-cube overlaps with more than 4 corners keep other corners,
-    // see tests/multiccd_oracle.rs): single contacts carry MuJoCo's EPA, which stops at
-    // ccd_tolerance 1e-6
-    if ["box-mesh", "mesh-mesh", "mesh-cube"].contains(&name) {
-        return Some(1e-6);
-    }
-    None
+    Some(match name {
+        "plane-box-margin" => tol(1e-9, 1e-9, 1e-9),
+        // box/mesh pairs with multi-contact patches (src/collision/multiccd.rs; here moreau's own
+        // hull polygons: box-cube and cube-cube overlaps with more than 4 corners keep other
+        // corners, see tests/multiccd_oracle.rs): single contacts carry MuJoCo's EPA, which stops
+        // at ccd_tolerance 1e-6
+        "box-mesh" | "mesh-mesh" | "mesh-cube" => tol(1e-6, 1e-6, 1e-6),
+        // height field against spheres, capsules, ellipsoids: moreau's minimal depth against
+        // MuJoCo's EPA, which stops at ccd_tolerance 1e-6 (dist); the measured maxima (2.7e-7,
+        // 3.7e-7, 9.6e-7 in dist) times ~2, pos and frame likewise. Capsules: pos off by up to
+        // 5.9e-2 on some contacts (not investigated; dist and frame agree); MuJoCo corrects an
+        // ellipsoid's normal by its own iteration at tolerance 1e-6 (frame 4.7e-3)
+        "hfield-sphere" => tol(5e-7, 3e-4, 1e-4),
+        "hfield-capsule" => tol(1e-6, 0.1, 1e-4),
+        "hfield-ellipsoid" => tol(2e-6, 6e-4, 1e-2),
+        // height field against boxes and meshes: MuJoCo's native CCD as modelled in
+        // src/collision/hfield.rs (`native`, clean-room) reproduces MuJoCo to rounding on all
+        // but these contacts, where MuJoCo's EPA stops at another iteration (see hfield.rs)
+        "hfield-flat-mesh" | "hfield-cell-mesh" | "hfield-rest-mesh" => exact_but(0),
+        "hfield-box" | "hfield-mesh" | "hfield-flat-cube" | "hfield-cell-box"
+        | "hfield-hills-mesh" => exact_but(1),
+        "hfield-flat-box" => exact_but(2),
+        "hfield-hills-box" => exact_but(3),
+        "hfield-rest-box" => exact_but(5),
+        // cylinders (EPA to ccd_tolerance, no repeat test): the same, 11 of 110 and 18 of 82
+        // contacts off (by up to 6.9e-2 in pos, 7.8e-2 in frame, 5.2e-7 in dist)
+        "hfield-cylinder" => exact_but(11),
+        "hfield-flat-cylinder" => exact_but(18),
+        _ => return None,
+    })
 }
 
 #[test]
@@ -209,8 +267,19 @@ fn collision_matches_mujoco() {
     let j: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let mut failures = Vec::new();
     println!(
-        "{:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}",
-        "scene", "poses", "pair≠", "cnt≠", "unm", "ncon", "dist", "pos", "normal", "frame", "param"
+        "{:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>9} {:>9} {:>9} {:>9} {:>9}",
+        "scene",
+        "poses",
+        "pair≠",
+        "cnt≠",
+        "unm",
+        "ncon",
+        "off",
+        "dist",
+        "pos",
+        "normal",
+        "frame",
+        "param"
     );
     for sc in j["scenes"].as_array().unwrap() {
         let name = sc["name"].as_str().unwrap();
@@ -229,23 +298,30 @@ fn collision_matches_mujoco() {
         }
         let tol = tolerance(name);
         println!(
-            "{:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>9.1e} {:>9.1e} {:>9.1e} {:>9.1e} {:>9.1e} {}",
+            "{:<24} {:>5} {:>5} {:>5} {:>5} {:>5} {:>5} {:>9.1e} {:>9.1e} {:>9.1e} {:>9.1e} {:>9.1e} {}",
             name,
             st.poses,
             st.pair_sets,
             st.count_mismatch,
             st.unmatched,
             st.contacts,
+            st.off,
             st.err_dist,
             st.err_pos,
             st.err_normal,
             st.err_frame,
             st.err_param,
-            tol.map_or("(report)".to_string(), |t| format!("tol {t:.0e}"))
+            tol.map_or("(report)".to_string(), |t| match t.off {
+                Some(n) => format!("off ≤ {n}"),
+                None => format!("tol {:.0e} {:.0e} {:.0e}", t.dist, t.pos, t.frame),
+            })
         );
         if let Some(t) = tol {
-            let e = st.err_dist.max(st.err_pos).max(st.err_frame);
-            if st.count_mismatch > 0 || st.unmatched > 0 || e > t || st.err_param > 1e-12 {
+            let within = match t.off {
+                Some(n) => st.off <= n,
+                None => st.err_dist <= t.dist && st.err_pos <= t.pos && st.err_frame <= t.frame,
+            };
+            if st.count_mismatch > 0 || st.unmatched > 0 || !within || st.err_param > 1e-12 {
                 failures.push(name.to_string());
             }
         }

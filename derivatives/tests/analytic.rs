@@ -425,7 +425,8 @@ fn convex_geometry_vs_fd() {
     geometry_vs_fd("mesh_stack", 100, 0.005, 1e-7);
     // height field (prisms, polytopes) under a box (polytope–prism faces) and a sphere (a point
     // plus radius against a prism face; its CCD witness point moves with ~1e-6 relative error
-    // along the face, measured 5e-6 in the FD quotient, hence 1e-4). Positions: 0.5 mm deep by
+    // along the face, measured 2.4e-5 in the FD quotient, hence 1e-4; the box: MuJoCo's EPA face,
+    // differentiated as a plane, 4e-7). Positions: 0.5 mm deep by
     // MuJoCo 4.0.0's mj_forward.
     let hf = r#"<mujoco><asset><hfield name="h" nrow="3" ncol="3" size=".3 .3 .05 .05"
         elevation="0 .2 .4  .1 .3 .5  .2 .4 .6"/></asset><worldbody>

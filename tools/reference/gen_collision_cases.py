@@ -39,10 +39,15 @@ HEXPRISM = prism(6, 0.08, 0.05, 10)
 OCTPRISM = prism(8, 0.09, 0.04, 3)
 ASSETS = ('<asset><mesh name="poly" vertex="%s"/><mesh name="cube" vertex="%s"/>'
           '<mesh name="hexprism" vertex="%s"/><mesh name="octprism" vertex="%s"/>'
-          '<hfield name="hf" nrow="5" ncol="6" size="0.6 0.5 0.15 0.05" elevation="%s"/></asset>') % (
+          '<hfield name="hf" nrow="5" ncol="6" size="0.6 0.5 0.15 0.05" elevation="%s"/>'
+          '<hfield name="flat" nrow="4" ncol="4" size="0.3 0.3 0.1 0.05" elevation="%s"/>'
+          '<hfield name="cell" nrow="2" ncol="2" size="0.25 0.2 0.1 0.05" elevation="0.2 0.9 0.5 0"/>'
+          '<hfield name="hills" nrow="7" ncol="7" size="0.4 0.4 0.08 0.04" elevation="%s"/></asset>') % (
     " ".join("%g" % v for v in POLY.ravel()), " ".join("%g" % v for v in CUBE.ravel()),
     " ".join("%.6f" % v for v in HEXPRISM.ravel()), " ".join("%.6f" % v for v in OCTPRISM.ravel()),
-    " ".join("%.3f" % v for v in np.random.default_rng(7).uniform(0, 1, 30)))
+    " ".join("%.3f" % v for v in np.random.default_rng(7).uniform(0, 1, 30)),
+    " ".join(["0.5"] * 16),
+    " ".join("%.4f" % (0.5 + 0.25 * np.sin(2.1 * i) * np.cos(1.3 * j)) for i in range(7) for j in range(7)))
 
 
 def rand_quat():
@@ -121,10 +126,10 @@ def plane_xml(g, extra="", opt=""):
 </worldbody></mujoco>""" % (opt, ASSETS, GEOMS[g], extra)
 
 
-def hfield_xml(g, extra="", opt=""):
-    return """<mujoco>%s%s<worldbody><geom type="hfield" hfield="hf" pos="0.05 -0.02 0" euler="0 0 15"/>
+def hfield_xml(g, extra="", opt="", hf="hf", frame='pos="0.05 -0.02 0" euler="0 0 15"'):
+    return """<mujoco>%s%s<worldbody><geom type="hfield" hfield="%s" %s/>
 <body name="b"><freejoint/><geom %s %s/></body>
-</worldbody></mujoco>""" % (opt, ASSETS, GEOMS[g], extra)
+</worldbody></mujoco>""" % (opt, ASSETS, hf, frame, GEOMS[g], extra)
 
 
 def pose_pair(scale, flat_frac=0.0):
@@ -245,6 +250,21 @@ def main():
     for g in ["box", "mesh"]:
         run("hfield-" + g + "-mpr", hfield_xml(g, opt='<option><flag nativeccd="disable"/></option>'),
             pose_single((0.0, 0.25), 0.3, xy=0.4), 30, scenes)
+
+    # --- height fields against boxes and meshes (MuJoCo's native CCD, see
+    # src/collision/hfield.rs): a flat field (faces parallel to the cell's triangles, poses over
+    # cell edges and diagonals), a single cell of two prisms, a tilted smooth terrain, resting
+    # feet (rotations about z only)
+    for g in ["box", "mesh", "cube", "cylinder"]:
+        run("hfield-flat-" + g, hfield_xml(g, hf="flat", frame='pos="0 0 -0.05"'),
+            pose_single((-0.05, 0.12), 0.5, xy=0.3), 30, scenes)
+    for g in ["box", "mesh"]:
+        run("hfield-cell-" + g, hfield_xml(g, hf="cell", frame='pos="0.02 0.01 -0.03" euler="0 0 -20"'),
+            pose_single((-0.02, 0.15), 0.3, xy=0.2), 30, scenes)
+        run("hfield-hills-" + g, hfield_xml(g, hf="hills", frame='pos="0 0.03 -0.06" euler="12 -8 30"'),
+            pose_single((-0.04, 0.12), 0.3, xy=0.35), 30, scenes)
+        run("hfield-rest-" + g, hfield_xml(g, hf="hills", frame='pos="0 0 -0.07"'),
+            pose_single((0.0, 0.1), 1.0, xy=0.35), 30, scenes)
 
     path = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "reference", "collision_cases.json")
     with open(path, "w") as f:
