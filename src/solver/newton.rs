@@ -399,7 +399,7 @@ pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupda
             && (p.state[c.adr] == ConstraintState::Cone
                 || s.state_old[c.adr] == ConstraintState::Cone)
     });
-    if cones || 6 * nupdate > nv {
+    if cones || nupdate > nv {
         hessian(p, s);
         return;
     }
