@@ -59,11 +59,14 @@ fn stays_up_and_moves_forward(v: &hop::Variant) -> f64 {
     let m = hop::model().unwrap();
     let r = hop::run_forward(&m, &hop::Forward::example(), VX, SECONDS, v, |_, _| {}).unwrap();
     println!(
-        "forward iLQR, {}: distance {:+.4} m, min rootz {:.4}, max pitch {:.2} deg",
+        "forward iLQR, {}: distance {:+.4} m, min rootz {:.4}, max pitch {:.2} deg, {} fallbacks, {} stages \
+         linearized by differences",
         v.name,
         r.distance(),
         r.min_z(),
-        r.max_pitch().to_degrees()
+        r.max_pitch().to_degrees(),
+        r.closed.fallbacks,
+        r.jacobian_fallbacks
     );
     assert!(
         r.min_z() > MIN_ROOTZ,
