@@ -443,9 +443,9 @@ pub fn ilqr<D: Dynamics>(
                 let (x, u) = (xs[t].as_slice(), us[t].as_slice());
                 dynm.jacobians(x, u, &mut a[t], &mut b[t])?;
                 if !all_finite(&a[t]) || !all_finite(&b[t]) {
-                    // e.g. a dual-number derivative through a degenerate contact normal (two
-                    // capsules of a planar model crossing): central differences of the
-                    // system's own step instead, for this stage
+                    // e.g. the analytic transition at the hopper's foot capsule folded onto
+                    // its torso capsule (coincident closest points; README "MPC with control
+                    // limits"): central differences of the system's own step, for this stage
                     central_jacobians(dynm, x, u, &mut a[t], &mut b[t], 1e-6)?;
                     if !all_finite(&a[t]) || !all_finite(&b[t]) {
                         return Err(format!(

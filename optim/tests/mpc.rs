@@ -228,9 +228,9 @@ fn closed_loop_trace_replays_exactly() {
 }
 
 /// `MoreauSystem` broken on demand: NaN Jacobians while `nan_jacobians` is set (as the analytic
-/// contact derivatives gave through a degenerate contact normal, which made iLQR raise its
-/// regularization to the maximum), NaN next states while `nan_steps` is set (a diverged rollout:
-/// a solve that fails).
+/// transition gave the hopper MPC at a self-contact, which made iLQR raise its regularization to
+/// the maximum), NaN next states while `nan_steps` is set (a diverged rollout: a solve that
+/// fails).
 struct Broken {
     inner: MoreauSystem,
     nan_jacobians: bool,
