@@ -684,6 +684,63 @@ mod tests {
         assert!(res.converged);
     }
 
+    /// The double integrator with NaN Jacobians: iLQR redoes every linearization by central
+    /// differences (the default `jacobians` of [`DoubleIntegrator`], so the solution is the same
+    /// to the bit) and counts every stage of every linearization.
+    #[test]
+    fn nan_jacobians_are_redone_by_differences() {
+        struct NanJacobians(DoubleIntegrator);
+        impl Dynamics for NanJacobians {
+            fn nx(&self) -> usize {
+                2
+            }
+            fn nu(&self) -> usize {
+                1
+            }
+            fn step(&mut self, x: &[f64], u: &[f64], xn: &mut [f64]) -> Result<(), String> {
+                self.0.step(x, u, xn)
+            }
+            fn jacobians(
+                &mut self,
+                _: &[f64],
+                _: &[f64],
+                a: &mut DMatrix<f64>,
+                b: &mut DMatrix<f64>,
+            ) -> Result<(), String> {
+                a.fill(f64::NAN);
+                b.fill(f64::INFINITY);
+                Ok(())
+            }
+        }
+        let (h, n) = (0.05, 30);
+        let cost = double_integrator_cost(h);
+        let x0 = DVector::from_vec(vec![0.0, 0.0]);
+        let us = vec![DVector::zeros(1); n];
+        let opt = IlqrOptions::default();
+        let clean = ilqr(
+            &mut DoubleIntegrator { h },
+            &cost,
+            &x0,
+            us.clone(),
+            &opt,
+            |_, _| {},
+        )
+        .unwrap();
+        let res = ilqr(
+            &mut NanJacobians(DoubleIntegrator { h }),
+            &cost,
+            &x0,
+            us,
+            &opt,
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(clean.jacobian_fallbacks, 0);
+        assert!(res.jacobian_fallbacks >= n && res.jacobian_fallbacks % n == 0);
+        assert_eq!(res.us, clean.us);
+        assert_eq!(res.cost_history, clean.cost_history);
+    }
+
     /// Box QP against the KKT conditions: at the returned x, every free component has zero
     /// gradient, every component at its lower (upper) bound a non-negative (non-positive) one.
     #[test]
