@@ -157,6 +157,10 @@ fn run() -> Result<(), String> {
                 on_step,
             )
         })?;
+        let run = moreau_optim::mpc::ClosedLoop {
+            fallbacks: mpc.fallbacks,
+            ..run
+        };
         rows.push(Row {
             name: "iLQR MPC (H=50, 1 it)".into(),
             slug: "ilqr".into(),

@@ -17,7 +17,8 @@
 //! variable `HOPPER_FWD=plan_dt,horizon,w_vx,w_pitch,terminal,w_z,iter,analytic,w_joint[,tol]`
 //! overrides its settings for sweeps); `--features plot` also writes PNGs. Prints a summary table (real-time factor,
 //! planning time per control step of 20 ms = 5 physics steps, lowest torso height, largest
-//! pitch, distance travelled, largest |ctrl|) and writes each closed loop as
+//! pitch, distance travelled, largest |ctrl|, fallbacks: control steps whose iLQR solve failed
+//! and that applied the previous plan shifted, `IlqrMpc::fallbacks`) and writes each closed loop as
 //! `target/mpc/hopper_<name>.json` (`moreau simulate`'s format plus `ctrl`; `moreau replay`
 //! re-runs it up to the first push).
 
@@ -98,6 +99,7 @@ fn robust(fwd: &Forward, secs: f64, vx: f64) -> Result<(), String> {
             format!("{:+.4}", r.min_z()),
             format!("{:.2}", r.max_pitch().to_degrees()),
             format!("{:.2}", r.closed.mean_plan_ms()),
+            r.closed.fallbacks.to_string(),
         ]);
     }
     let span = |x: &[f64]| {
@@ -111,6 +113,7 @@ fn robust(fwd: &Forward, secs: f64, vx: f64) -> Result<(), String> {
         span(&minz),
         span(&pitch),
         String::new(),
+        String::new(),
     ]);
     println!("\nforward iLQR MPC {fwd:?}, {secs} s, target {vx} m/s:");
     print!(
@@ -121,7 +124,8 @@ fn robust(fwd: &Forward, secs: f64, vx: f64) -> Result<(), String> {
                 "distance x (m)",
                 "min rootz",
                 "max |pitch| (deg)",
-                "ms / control step"
+                "ms / control step",
+                "fallbacks"
             ],
             &rows
         )
@@ -307,6 +311,7 @@ fn run() -> Result<(), String> {
                 format!("{:+.3}", run.displacement(0)),
                 format!("{umax:.3}"),
                 format!("{:+.3} / {:+.1}", last[1], last[2].to_degrees()),
+                run.fallbacks.to_string(),
             ]
         })
         .collect();
@@ -331,6 +336,7 @@ fn run() -> Result<(), String> {
                 "distance x (m)",
                 "max |ctrl|",
                 "final rootz / pitch",
+                "fallbacks",
             ],
             &trows
         )

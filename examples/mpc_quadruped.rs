@@ -110,6 +110,7 @@ fn run() -> Result<(), String> {
                 format!("{:.3}", r.distance() / r.closed.sim_time),
                 format!("{:.3}", r.min_z()),
                 format!("{:.1}", r.max_tilt().to_degrees()),
+                r.closed.fallbacks.to_string(),
             ]
         })
         .collect();
@@ -134,6 +135,7 @@ fn run() -> Result<(), String> {
                 "mean speed (m/s)",
                 "min torso z (m)",
                 "max tilt (deg)",
+                "fallbacks",
             ],
             &trows
         )

@@ -273,6 +273,9 @@ impl<D: Dynamics> Dynamics for Perturbed<D> {
 pub struct Run {
     pub closed: ClosedLoop,
     pub costs: Vec<(f64, f64)>,
+    /// Planning stages linearized by central differences because the Jacobians were not
+    /// finite ([`IlqrMpc::jacobian_fallbacks`]).
+    pub jacobian_fallbacks: usize,
 }
 
 impl Run {
@@ -336,7 +339,13 @@ pub fn run_ilqr(
         },
         on_step,
     )?;
-    Ok(Run { closed, costs })
+    let mut closed = closed;
+    closed.fallbacks = mpc.fallbacks;
+    Ok(Run {
+        closed,
+        costs,
+        jacobian_fallbacks: mpc.jacobian_fallbacks,
+    })
 }
 
 /// One closed loop of the robustness family ([`variants`]).

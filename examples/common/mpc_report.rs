@@ -36,7 +36,9 @@ pub fn with_bar<T>(
 }
 
 /// Writes each closed loop as `target/mpc/<prefix>_<slug>.json` (`moreau simulate`'s format
-/// plus `ctrl`, `model`, `controller`, `planner_cost` and the keys of `extra`, an object).
+/// plus `ctrl`, `model`, `controller`, `planner_cost`, `fallbacks` (control steps that applied
+/// the previous plan after a failed solve, [`ClosedLoop::fallbacks`]) and the keys of `extra`,
+/// an object).
 pub fn write_json<'a>(
     prefix: &str,
     model: &str,
@@ -50,6 +52,7 @@ pub fn write_json<'a>(
             "model": model,
             "controller": name,
             "planner_cost": planner_cost,
+            "fallbacks": run.fallbacks,
         });
         if let (Some(o), serde_json::Value::Object(e)) = (fields.as_object_mut(), extra) {
             o.extend(e.clone());

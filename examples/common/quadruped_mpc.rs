@@ -195,7 +195,7 @@ pub fn run_ilqr(
             bounds: Some(ctrl_bounds(&pm)),
         },
     );
-    drive(
+    let mut run = drive(
         m,
         s,
         |d| {
@@ -203,7 +203,9 @@ pub fn run_ilqr(
             Ok((u, mpc.last_costs().1))
         },
         on_step,
-    )
+    )?;
+    run.closed.fallbacks = mpc.fallbacks;
+    Ok(run)
 }
 
 /// Predictive sampling on the same planning model and cost, in the calling rayon pool.

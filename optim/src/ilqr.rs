@@ -2,7 +2,10 @@
 //!
 //! The backward pass is the Riccati recursion on the local linearization (A, B) with
 //! Levenberg–Marquardt regularization of `Quu`; the forward pass is a backtracking line search on
-//! the feedforward term (Li & Todorov 2004; Tassa et al. 2012).
+//! the feedforward term (Li & Todorov 2004; Tassa et al. 2012). A linearization with a
+//! non-finite entry is redone by central differences of the system's step
+//! ([`IlqrResult::jacobian_fallbacks`]); a non-finite Q-function is an error at once rather
+//! than a reason to raise the regularization (which cannot make it positive definite).
 //!
 //! Control limits (`IlqrOptions::bounds`, e.g. the actuators' `ctrlrange`; spec seed 000, issue
 //! 5) make the backward pass a box-constrained QP per stage,
@@ -195,6 +198,9 @@ pub struct IlqrResult {
     pub cost_history: Vec<f64>,
     pub iterations: usize,
     pub converged: bool,
+    /// Linearizations whose `A` or `B` from [`Dynamics::jacobians`] had a non-finite entry and
+    /// were redone by [`central_jacobians`] (step 1e-6).
+    pub jacobian_fallbacks: usize,
 }
 
 /// The solution of [`box_qp`].
@@ -353,18 +359,16 @@ fn rollout<D: Dynamics>(
     Ok(xs)
 }
 
-/// Runs iLQR from `x0` with the initial control guess `us`. `on_iter(k, cost)` is called after
-/// every iteration (for progress reporting).
-pub fn ilqr<D: Dynamics>(
-    dynm: &mut D,
+/// The input checks of [`ilqr`] (dimensions of `x0`, `us` and the cost, consistent bounds):
+/// an error here is the caller's, not a failed solve.
+pub fn check_problem<D: Dynamics + ?Sized>(
+    dynm: &D,
     cost: &QuadraticCost,
     x0: &DVector<f64>,
-    mut us: Vec<DVector<f64>>,
+    us: &[DVector<f64>],
     opt: &IlqrOptions,
-    mut on_iter: impl FnMut(usize, f64),
-) -> Result<IlqrResult, String> {
+) -> Result<(), String> {
     let (nx, ndx, nu) = (dynm.nx(), dynm.ndx(), dynm.nu());
-    let horizon = us.len();
     if x0.len() != nx || us.iter().any(|u| u.len() != nu) {
         return Err(format!(
             "dimension mismatch: expected x0 of {nx} and controls of {nu}"
@@ -391,6 +395,25 @@ pub fn ilqr<D: Dynamics>(
             ));
         }
     }
+    if us.is_empty() {
+        return Err("iLQR: the horizon must have at least one step".into());
+    }
+    Ok(())
+}
+
+/// Runs iLQR from `x0` with the initial control guess `us`. `on_iter(k, cost)` is called after
+/// every iteration (for progress reporting).
+pub fn ilqr<D: Dynamics>(
+    dynm: &mut D,
+    cost: &QuadraticCost,
+    x0: &DVector<f64>,
+    mut us: Vec<DVector<f64>>,
+    opt: &IlqrOptions,
+    mut on_iter: impl FnMut(usize, f64),
+) -> Result<IlqrResult, String> {
+    check_problem(&*dynm, cost, x0, &us, opt)?;
+    let (nx, ndx, nu) = (dynm.nx(), dynm.ndx(), dynm.nu());
+    let horizon = us.len();
     for u in us.iter_mut() {
         clamp_into(u, &opt.bounds);
     }
@@ -412,11 +435,25 @@ pub fn ilqr<D: Dynamics>(
     // the linearization is redone only after the trajectory changed (a rejected iteration
     // retries with more regularization on the same Jacobians)
     let mut linearized = false;
+    let mut jacobian_fallbacks = 0;
     for it in 0..opt.max_iter {
         iterations = it + 1;
         if !linearized {
             for t in 0..horizon {
-                dynm.jacobians(xs[t].as_slice(), us[t].as_slice(), &mut a[t], &mut b[t])?;
+                let (x, u) = (xs[t].as_slice(), us[t].as_slice());
+                dynm.jacobians(x, u, &mut a[t], &mut b[t])?;
+                if !all_finite(&a[t]) || !all_finite(&b[t]) {
+                    // e.g. the analytic transition at the hopper's foot capsule folded onto
+                    // its torso capsule (coincident closest points; README "MPC with control
+                    // limits"): central differences of the system's own step, for this stage
+                    central_jacobians(dynm, x, u, &mut a[t], &mut b[t], 1e-6)?;
+                    if !all_finite(&a[t]) || !all_finite(&b[t]) {
+                        return Err(format!(
+                            "iLQR: non-finite Jacobians at stage {t} (also by central differences)"
+                        ));
+                    }
+                    jacobian_fallbacks += 1;
+                }
             }
             linearized = true;
         }
@@ -436,6 +473,10 @@ pub fn ilqr<D: Dynamics>(
                 let qxx = &cost.q * cost.dt + &at * &vxx * &a[t];
                 let quu = &cost.r * cost.dt + &bt * &vxx * &b[t];
                 let qux = &bt * &vxx * &a[t];
+                if !all_finite(&quu) || !all_finite(&qu) || !all_finite(&qux) {
+                    // overflow: no regularization makes this positive definite
+                    return Err(format!("iLQR: non-finite Q-function at stage {t}"));
+                }
                 let quu_reg = &quu + DMatrix::identity(nu, nu) * mu;
                 let (k, kk) = match &opt.bounds {
                     None => {
@@ -547,7 +588,14 @@ pub fn ilqr<D: Dynamics>(
         cost_history: history,
         iterations,
         converged,
+        jacobian_fallbacks,
     })
+}
+
+fn all_finite<R: nalgebra::Dim, C: nalgebra::Dim, S: nalgebra::RawStorage<f64, R, C>>(
+    m: &nalgebra::Matrix<f64, R, C, S>,
+) -> bool {
+    m.iter().all(|v| v.is_finite())
 }
 
 #[cfg(test)]
@@ -634,6 +682,63 @@ mod tests {
             x = DVector::from_column_slice(&xn);
         }
         assert!(res.converged);
+    }
+
+    /// The double integrator with NaN Jacobians: iLQR redoes every linearization by central
+    /// differences (the default `jacobians` of [`DoubleIntegrator`], so the solution is the same
+    /// to the bit) and counts every stage of every linearization.
+    #[test]
+    fn nan_jacobians_are_redone_by_differences() {
+        struct NanJacobians(DoubleIntegrator);
+        impl Dynamics for NanJacobians {
+            fn nx(&self) -> usize {
+                2
+            }
+            fn nu(&self) -> usize {
+                1
+            }
+            fn step(&mut self, x: &[f64], u: &[f64], xn: &mut [f64]) -> Result<(), String> {
+                self.0.step(x, u, xn)
+            }
+            fn jacobians(
+                &mut self,
+                _: &[f64],
+                _: &[f64],
+                a: &mut DMatrix<f64>,
+                b: &mut DMatrix<f64>,
+            ) -> Result<(), String> {
+                a.fill(f64::NAN);
+                b.fill(f64::INFINITY);
+                Ok(())
+            }
+        }
+        let (h, n) = (0.05, 30);
+        let cost = double_integrator_cost(h);
+        let x0 = DVector::from_vec(vec![0.0, 0.0]);
+        let us = vec![DVector::zeros(1); n];
+        let opt = IlqrOptions::default();
+        let clean = ilqr(
+            &mut DoubleIntegrator { h },
+            &cost,
+            &x0,
+            us.clone(),
+            &opt,
+            |_, _| {},
+        )
+        .unwrap();
+        let res = ilqr(
+            &mut NanJacobians(DoubleIntegrator { h }),
+            &cost,
+            &x0,
+            us,
+            &opt,
+            |_, _| {},
+        )
+        .unwrap();
+        assert_eq!(clean.jacobian_fallbacks, 0);
+        assert!(res.jacobian_fallbacks >= n && res.jacobian_fallbacks % n == 0);
+        assert_eq!(res.us, clean.us);
+        assert_eq!(res.cost_history, clean.cost_history);
     }
 
     /// Box QP against the KKT conditions: at the returned x, every free component has zero

@@ -7,8 +7,17 @@
 //! [`MoreauSystem::analytic`](crate::system::MoreauSystem::analytic)), in the tangent space of
 //! ball and free joints. With `MpcOptions::bounds`
 //! (e.g. [`ctrl_bounds`]) every solve is control-limited iLQR (box QP in the backward pass).
+//!
+//! A failed solve (iLQR's error, e.g. "regularization exceeded its maximum", a diverged
+//! rollout, or a non-finite cost) does not stop the controller: like a real-time controller it
+//! falls back to the previous plan shifted by `shift` steps (the last control repeated, its
+//! states and gains shifted alike), applies that plan's first feedback control
+//! `u₀ + K₀ (x ⊖ x₀)` (the warm start's first control before any plan), and counts the step in
+//! [`IlqrMpc::fallbacks`]. Each solve starts from `IlqrOptions::mu_init`, so the next control step
+//! re-plans with the regularization reset. Only [`IlqrMpc::max_consecutive_failures`] failed
+//! solves in a row are an error. Bad input (dimensions, bounds) is an error at once.
 
-use crate::ilqr::{ilqr, Dynamics, IlqrOptions, IlqrResult, QuadraticCost};
+use crate::ilqr::{check_problem, ilqr, Dynamics, IlqrOptions, IlqrResult, QuadraticCost};
 use nalgebra::DVector;
 
 /// MPC settings.
@@ -47,7 +56,23 @@ pub struct IlqrMpc {
     /// Early exit of each solve: stop iterating when an iteration lowers the cost by less than
     /// this fraction (`IlqrOptions::tol`; 0, the default, runs all the iterations).
     pub tol: f64,
+    /// Control steps whose solve failed and that applied the previous plan shifted instead.
+    pub fallbacks: usize,
+    /// Failed solves in a row so far (0 after a successful one).
+    pub consecutive_failures: usize,
+    /// [`IlqrMpc::step`] returns an error when this many solves in a row failed (default
+    /// [`DEFAULT_MAX_CONSECUTIVE_FAILURES`]; 1: every failure is an error, the former behaviour).
+    pub max_consecutive_failures: usize,
+    /// The error of the last failed solve (`None` before any).
+    pub last_failure: Option<String>,
+    /// Stages linearized by central differences because the system's Jacobians were not finite,
+    /// over all solves ([`IlqrResult::jacobian_fallbacks`]).
+    pub jacobian_fallbacks: usize,
 }
+
+/// Default of [`IlqrMpc::max_consecutive_failures`]: 10 control steps open loop on a shifted plan
+/// (0.2 s at the hopper's 20 ms control step, 0.1 s at the quadruped's 10 ms) before giving up.
+pub const DEFAULT_MAX_CONSECUTIVE_FAILURES: usize = 10;
 
 impl IlqrMpc {
     pub fn new(nu: usize, cost: QuadraticCost, opt: MpcOptions) -> Self {
@@ -58,11 +83,19 @@ impl IlqrMpc {
             plan: None,
             last_history: vec![],
             tol: 0.0,
+            fallbacks: 0,
+            consecutive_failures: 0,
+            max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
+            last_failure: None,
+            jacobian_fallbacks: 0,
         }
     }
 
     /// Re-plans from `x` (warm start: the previous plan shifted by `shift` steps) and returns the
-    /// control to apply now.
+    /// control to apply now. When the solve fails, the shifted plan itself is applied (see the
+    /// module doc); the error is returned only after
+    /// [`max_consecutive_failures`](IlqrMpc::max_consecutive_failures) failures in a row, or at
+    /// once for inconsistent dimensions or bounds.
     pub fn step<D: Dynamics>(
         &mut self,
         sys: &mut D,
@@ -74,12 +107,9 @@ impl IlqrMpc {
         } else {
             self.opt.iter
         };
-        if let Some(p) = &self.plan {
-            let n = p.us.len();
-            let last = p.us[n - 1].clone();
-            self.us = (0..n)
-                .map(|t| p.us.get(t + shift).cloned().unwrap_or_else(|| last.clone()))
-                .collect();
+        if let Some(p) = &mut self.plan {
+            shift_plan(p, shift);
+            self.us.clone_from(&p.us);
         }
         let opt = IlqrOptions {
             max_iter: iters,
@@ -87,13 +117,47 @@ impl IlqrMpc {
             bounds: self.opt.bounds.clone(),
             ..IlqrOptions::default()
         };
-        let res = ilqr(sys, &self.cost, x, self.us.clone(), &opt, |_, _| {})?;
-        self.last_history = res.cost_history.clone();
-        let mut u = res.us[0].clone();
-        self.clamp(&mut u);
-        self.us = res.us.clone();
-        self.plan = Some(res);
-        Ok(u)
+        // input errors are the caller's, not a failed solve
+        check_problem(&*sys, &self.cost, x, &self.us, &opt)?;
+        let solved = ilqr(sys, &self.cost, x, self.us.clone(), &opt, |_, _| {}).and_then(|res| {
+            match res.cost_history.last() {
+                Some(c) if c.is_finite() => Ok(res),
+                _ => Err("iLQR: non-finite cost".to_string()),
+            }
+        });
+        match solved {
+            Ok(res) => {
+                self.consecutive_failures = 0;
+                self.jacobian_fallbacks += res.jacobian_fallbacks;
+                self.last_history = res.cost_history.clone();
+                let mut u = res.us[0].clone();
+                self.clamp(&mut u);
+                self.us = res.us.clone();
+                self.plan = Some(res);
+                Ok(u)
+            }
+            Err(e) => {
+                self.fallbacks += 1;
+                self.consecutive_failures += 1;
+                self.last_history.clear();
+                let msg = format!(
+                    "iLQR MPC: {} consecutive failed solves (the last: {e})",
+                    self.consecutive_failures
+                );
+                self.last_failure = Some(e);
+                if self.consecutive_failures >= self.max_consecutive_failures.max(1) {
+                    return Err(msg);
+                }
+                // the shifted warm start (in `self.us`, and in `self.plan` with its states and
+                // gains when there is one) is the plan now: its feedback control at `x`
+                if let Some(u) = self.feedback(&*sys, 0, x) {
+                    return Ok(u);
+                }
+                let mut u = self.us[0].clone();
+                self.clamp(&mut u);
+                Ok(u)
+            }
+        }
     }
 
     /// [`IlqrMpc::step`] from the plant's state [`state_of`]`(d)`, the control as a `Vec` (a
@@ -142,6 +206,27 @@ impl IlqrMpc {
     }
 }
 
+/// Shifts `p` by `shift` steps in place: controls, gains and states move `shift` entries
+/// earlier and the last control, gain and state are repeated (the warm start of the next solve,
+/// and the fallback plan when that solve fails). The cost history is left as it was.
+fn shift_plan(p: &mut IlqrResult, shift: usize) {
+    fn shifted<T: Clone>(v: &mut [T], shift: usize) {
+        let n = v.len();
+        if n == 0 {
+            return;
+        }
+        let s = shift.min(n - 1);
+        v.rotate_left(s);
+        let last = v[n - 1 - s].clone();
+        for e in &mut v[n - s..] {
+            *e = last.clone();
+        }
+    }
+    shifted(&mut p.us, shift);
+    shifted(&mut p.gains, shift);
+    shifted(&mut p.xs, shift);
+}
+
 /// The actuators' control box: `ctrlrange` for `ctrllimited` actuators, `(−∞, ∞)` otherwise
 /// (MuJoCo clamps `ctrl` into `ctrlrange` before actuation only when `ctrllimited`).
 pub fn ctrl_bounds(m: &moreau::Model) -> (Vec<f64>, Vec<f64>) {
@@ -187,6 +272,9 @@ pub struct ClosedLoop {
     /// Every physics step (the initial state first): `time`, `qpos`, `qvel`, `act`, and the
     /// `ctrl` applied in each step (one fewer), for [`ClosedLoop::trajectory_json`].
     pub trace: Trace,
+    /// Control steps at which the controller fell back on its previous plan because a solve
+    /// failed ([`IlqrMpc::fallbacks`]; [`closed_loop`] leaves it 0, the caller sets it).
+    pub fallbacks: usize,
 }
 
 /// The plant's state at every physics step.

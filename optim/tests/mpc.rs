@@ -1,7 +1,7 @@
 //! MPC on the cart-pole under a push: receding-horizon iLQR and predictive sampling keep the
 //! pole up, and each planner lowers its cost.
 
-use moreau_optim::ilqr::QuadraticCost;
+use moreau_optim::ilqr::{Dynamics, IlqrResult, QuadraticCost};
 use moreau_optim::mpc::{closed_loop, state_of, IlqrMpc, MpcOptions, Push};
 use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
 use moreau_optim::system::MoreauSystem;
@@ -26,10 +26,9 @@ fn push() -> Vec<Push> {
     }]
 }
 
-#[test]
-fn ilqr_mpc_keeps_pole_up_under_push() {
-    let m = model();
-    let mut sys = MoreauSystem::new(m.clone()).unwrap();
+/// The cart-pole's iLQR MPC: 30-step horizon, one iteration per control step (five at the
+/// first), unbounded.
+fn cartpole_mpc(m: &moreau::Model) -> IlqrMpc {
     let cost = QuadraticCost {
         q: DMatrix::from_diagonal(&DVector::from_column_slice(&Q)),
         r: DMatrix::from_element(1, 1, 0.01),
@@ -37,7 +36,7 @@ fn ilqr_mpc_keeps_pole_up_under_push() {
         xref: DVector::zeros(4),
         dt: m.opt.timestep,
     };
-    let mut mpc = IlqrMpc::new(
+    IlqrMpc::new(
         1,
         cost,
         MpcOptions {
@@ -46,7 +45,14 @@ fn ilqr_mpc_keeps_pole_up_under_push() {
             first_iter: 5,
             bounds: None,
         },
-    );
+    )
+}
+
+#[test]
+fn ilqr_mpc_keeps_pole_up_under_push() {
+    let m = model();
+    let mut sys = MoreauSystem::new(m.clone()).unwrap();
+    let mut mpc = cartpole_mpc(&m);
     let mut d = moreau::Data::new(&m);
     d.qpos[1] = 0.1;
     let mut decreased = 0;
@@ -219,4 +225,195 @@ fn closed_loop_trace_replays_exactly() {
     let mut d = moreau::Data::new(&m);
     let e = closed_loop(&m, &mut d, 2, 1, &[], |_| Ok(vec![0.0; 3]), |_, _| {}).unwrap_err();
     assert!(e.contains("nu = 1"), "{e}");
+}
+
+/// `MoreauSystem` broken on demand: NaN Jacobians while `nan_jacobians` is set (as the analytic
+/// transition gave the hopper MPC at a self-contact, which made iLQR raise its regularization to
+/// the maximum), NaN next states while `nan_steps` is set (a diverged rollout: a solve that
+/// fails).
+struct Broken {
+    inner: MoreauSystem,
+    nan_jacobians: bool,
+    nan_steps: bool,
+}
+
+impl Dynamics for Broken {
+    fn nx(&self) -> usize {
+        self.inner.nx()
+    }
+    fn nu(&self) -> usize {
+        self.inner.nu()
+    }
+    fn step(&mut self, x: &[f64], u: &[f64], xnext: &mut [f64]) -> Result<(), String> {
+        self.inner.step(x, u, xnext)?;
+        if self.nan_steps {
+            xnext.fill(f64::NAN);
+        }
+        Ok(())
+    }
+    fn jacobians(
+        &mut self,
+        x: &[f64],
+        u: &[f64],
+        a: &mut DMatrix<f64>,
+        b: &mut DMatrix<f64>,
+    ) -> Result<(), String> {
+        self.inner.jacobians(x, u, a, b)?;
+        if self.nan_jacobians {
+            a.fill(f64::NAN);
+            b.fill(f64::NAN);
+        }
+        Ok(())
+    }
+}
+
+/// Control steps of the cart-pole loops below, and the first one broken.
+const STEPS: usize = 100;
+const BROKEN_STEP: usize = 20;
+
+/// What [`run_broken`] returns.
+struct BrokenRun {
+    run: Result<moreau_optim::mpc::ClosedLoop, String>,
+    mpc: IlqrMpc,
+    /// The control returned at each control step.
+    ctrl: Vec<DVector<f64>>,
+    /// The plan before [`BROKEN_STEP`] and the state measured there.
+    before: Option<(IlqrResult, DVector<f64>)>,
+}
+
+/// The cart-pole MPC of [`ilqr_mpc_keeps_pole_up_under_push`] with its system [`Broken`] during
+/// the control steps `broken` (`nan_steps` when `steps`, else `nan_jacobians`).
+fn run_broken(
+    broken: std::ops::Range<usize>,
+    steps: bool,
+    max_consecutive_failures: usize,
+) -> BrokenRun {
+    let m = model();
+    let mut sys = Broken {
+        inner: MoreauSystem::new(m.clone()).unwrap(),
+        nan_jacobians: false,
+        nan_steps: false,
+    };
+    let mut mpc = cartpole_mpc(&m);
+    mpc.max_consecutive_failures = max_consecutive_failures;
+    let mut d = moreau::Data::new(&m);
+    d.qpos[1] = 0.1;
+    let mut ctrl = vec![];
+    let mut before = None;
+    let run = closed_loop(
+        &m,
+        &mut d,
+        STEPS,
+        1,
+        &push(),
+        |d| {
+            let k = ctrl.len();
+            let on = broken.contains(&k);
+            sys.nan_steps = on && steps;
+            sys.nan_jacobians = on && !steps;
+            let x = state_of(d);
+            if k == BROKEN_STEP {
+                before = mpc.plan.clone().map(|p| (p, x.clone()));
+            }
+            let u = mpc.step(&mut sys, &x, 1)?;
+            ctrl.push(u.clone());
+            Ok(u.as_slice().to_vec())
+        },
+        |_, _| {},
+    );
+    BrokenRun {
+        run,
+        mpc,
+        ctrl,
+        before,
+    }
+}
+
+/// The pole-up bounds of [`ilqr_mpc_keeps_pole_up_under_push`].
+fn assert_pole_up(run: &moreau_optim::mpc::ClosedLoop) {
+    assert_eq!(run.qpos.len(), STEPS + 1);
+    let max = run.qpos.iter().map(|q| q[1].abs()).fold(0.0, f64::max);
+    let last = run.qpos.last().unwrap();
+    assert!(max < 15f64.to_radians(), "max angle {max}");
+    assert!(last[1].abs() < 3f64.to_radians(), "final angle {}", last[1]);
+}
+
+/// A failed solve (here a diverged rollout) does not stop the closed loop: the control step
+/// applies the previous plan shifted by one step (its feedback control `u₁ + K₁ (x ⊖ x₁)`),
+/// counts one fallback, and the next step solves again; the pole stays up. With
+/// `max_consecutive_failures = 1` (the former behaviour) the same failure aborts the loop.
+#[test]
+fn ilqr_mpc_falls_back_on_a_failed_solve() {
+    let r = run_broken(BROKEN_STEP..BROKEN_STEP + 1, true, 10);
+    let run = r.run.expect("the closed loop survives one failed solve");
+    assert_pole_up(&run);
+    assert_eq!(r.mpc.fallbacks, 1);
+    assert_eq!(r.mpc.consecutive_failures, 0, "the next solves succeeded");
+    let why = r.mpc.last_failure.as_deref().unwrap_or("");
+    assert!(why.contains("non-finite"), "failure: {why}");
+    // the applied control is the shifted plan's feedback control at the measured state
+    let (p, x) = r.before.expect("a plan existed before the broken step");
+    let expected = &p.us[1] + &p.gains[1] * (&x - &p.xs[1]);
+    let u = &r.ctrl[BROKEN_STEP];
+    assert!(
+        (u - &expected).amax() <= 1e-12 * expected.amax().max(1.0),
+        "applied {u} vs the shifted plan's {expected}"
+    );
+
+    let old = run_broken(BROKEN_STEP..BROKEN_STEP + 1, true, 1);
+    let e = old
+        .run
+        .expect_err("max_consecutive_failures = 1 aborts at the first failure");
+    assert!(e.contains("non-finite"), "{e}");
+    assert_eq!(old.ctrl.len(), BROKEN_STEP);
+}
+
+/// Only `max_consecutive_failures` failed solves in a row abort the loop, with an error naming
+/// the count and the cause; one fewer is ridden out on the shifted plan.
+#[test]
+fn ilqr_mpc_aborts_after_consecutive_failures() {
+    let k = moreau_optim::mpc::DEFAULT_MAX_CONSECUTIVE_FAILURES;
+    let r = run_broken(BROKEN_STEP..STEPS, true, k);
+    let e = r.run.expect_err("the loop gives up");
+    assert!(
+        e.contains(&format!("{k} consecutive failed solves")) && e.contains("non-finite"),
+        "{e}"
+    );
+    assert_eq!(r.mpc.fallbacks, k);
+    assert_eq!(r.ctrl.len(), BROKEN_STEP + k - 1);
+    let r = run_broken(BROKEN_STEP..BROKEN_STEP + k - 1, true, k);
+    assert_pole_up(&r.run.expect("k − 1 failures in a row are ridden out"));
+    assert_eq!(r.mpc.fallbacks, k - 1);
+    assert_eq!(r.mpc.consecutive_failures, 0);
+}
+
+/// Non-finite Jacobians (the hopper MPC's "regularization exceeded its maximum") are redone by
+/// central differences: the solve succeeds, no fallback, every stage of that step's one
+/// linearization counted, and the control matches the unbroken loop's to the differences'
+/// accuracy (FD transition Jacobians against central differences of the step, both ~1e-8).
+#[test]
+fn ilqr_mpc_linearizes_nan_jacobians_by_differences() {
+    let r = run_broken(BROKEN_STEP..BROKEN_STEP + 1, false, 1);
+    let run = r.run.expect("no failed solve");
+    assert_pole_up(&run);
+    assert_eq!(r.mpc.fallbacks, 0);
+    assert_eq!(r.mpc.jacobian_fallbacks, r.mpc.opt.horizon);
+    let clean = run_broken(0..0, false, 1);
+    clean.run.expect("clean loop");
+    assert_eq!(clean.mpc.jacobian_fallbacks, 0);
+    let (u, v) = (&r.ctrl[BROKEN_STEP], &clean.ctrl[BROKEN_STEP]);
+    assert!((u - v).amax() < 1e-6 * v.amax().max(1.0), "{u} vs {v}");
+}
+
+/// Bad input is an error at once, not a fallback.
+#[test]
+fn ilqr_mpc_refuses_bad_input_at_once() {
+    let m = model();
+    let mut sys = MoreauSystem::new(m.clone()).unwrap();
+    let mut mpc = cartpole_mpc(&m);
+    let e = mpc
+        .step(&mut sys, &DVector::zeros(3), 1)
+        .expect_err("wrong state length");
+    assert!(e.contains("dimension mismatch"), "{e}");
+    assert_eq!(mpc.fallbacks, 0);
 }

@@ -382,16 +382,14 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
 /// Brings the factored Hessian up to date after the states moved from `old` to `p.state`
 /// (mujoco-facts §4: MuJoCo updates its factor by rank-1 up/downdates per row that entered or
 /// left QUADRATIC). Nothing to do when no row changed; rank-1 updates of `sqrt(D_i) J_i`
-/// ([`rank1_tree`] on the tree-sparse factor, [`dense::ldl_rank1_rev`] on the dense one) for a
-/// few changed rows; a full rebuild when elliptic cones are in their cone zone (their Hessians
-/// change with the point), when many rows changed (more than nv/6: rank-1 updates up to nv rows
-/// measured 1–1.5% fewer step instructions on the planar models, but their round-off tipped the
-/// former one-iteration hopper MPC of `optim/tests/hopper_mpc.rs` into a fall; retried
-/// 2026-11-22 with the converged controller (humanoid −2.1%, walker −1.5%, hopper −1.1%), it
-/// tips that controller's iLQR into "regularization exceeded its maximum", which aborts the
-/// closed loop; branch rank1), when a row
-/// off one root path enters the tree-sparse factor, or when a downdate would lose positive
-/// definiteness.
+/// ([`rank1_tree`] on the tree-sparse factor, [`dense::ldl_rank1_rev`] on the dense one) for
+/// up to nv changed rows (nv/6 before 2026-11-22: the nv bound takes humanoid −2.1%, walker
+/// −1.5%, hopper −1.1% step instructions; its round-off had tipped the hopper MPC's iLQR into
+/// "regularization exceeded its maximum", merged with branch rank1mpc, which made
+/// `moreau_optim::mpc::IlqrMpc` fall back on its shifted plan when a solve fails); a full
+/// rebuild when elliptic cones are in their cone zone (their Hessians change with the point),
+/// when more than nv rows changed, when a row off one root path enters the tree-sparse factor,
+/// or when a downdate would lose positive definiteness.
 pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupdate: usize) {
     let nv = p.nv;
     let cones = p.cone.iter().any(|c| {
@@ -399,7 +397,7 @@ pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupda
             && (p.state[c.adr] == ConstraintState::Cone
                 || s.state_old[c.adr] == ConstraintState::Cone)
     });
-    if cones || 6 * nupdate > nv {
+    if cones || nupdate > nv {
         hessian(p, s);
         return;
     }
