@@ -4,24 +4,48 @@
 //! Conventions (mujoco-facts §2): the normal points from geom 0 to geom 1, `dist` is signed, the
 //! point lies midway between the two surfaces.
 
-use super::{pose, Sink};
+use super::{f64of, pose, Sink};
 use crate::data::{sc, Data, Scalar};
 use crate::model::Model;
 use nalgebra::Vector3;
 
 /// Sphere–sphere contact between balls `(c1, r1)` and `(c2, r2)`; coincident centres use +x.
 pub fn spheres<T: Scalar>(s: &mut Sink<T>, c1: Vector3<T>, r1: T, c2: Vector3<T>, r2: T) {
+    spheres_or(
+        s,
+        c1,
+        r1,
+        c2,
+        r2,
+        Vector3::new(T::one(), T::zero(), T::zero()),
+    );
+}
+
+/// [`spheres`] with the normal `fallback` (unit) where the centres coincide (`|c2 − c1| <
+/// 1e-15`, MuJoCo's `mjMINVAL`). There `dist = |c2 − c1| − r1 − r2` keeps its value and is
+/// differentiated as `fallback · (c2 − c1) − r1 − r2` (the distance along the contact normal;
+/// `|·|` has no derivative at 0, and dual scalars would give NaN).
+pub fn spheres_or<T: Scalar>(
+    s: &mut Sink<T>,
+    c1: Vector3<T>,
+    r1: T,
+    c2: Vector3<T>,
+    r2: T,
+    fallback: Vector3<T>,
+) {
     let dv = c2 - c1;
     let len = dv.norm();
-    let dist = len - r1 - r2;
+    let (n, dist) = if len > sc(1e-15) {
+        (dv / len, len - r1 - r2)
+    } else {
+        // value: len − r1 − r2 to the bit (lin − f64(lin) is an exact zero in f64)
+        let lin = fallback.dot(&dv);
+        let len0: T = sc(f64of(len));
+        (fallback, lin - sc::<T>(f64of(lin)) + len0 - r1 - r2)
+    };
     if !(dist <= s.margin) {
         return;
     }
-    let n = if len > sc(1e-15) {
-        dv / len
-    } else {
-        Vector3::new(T::one(), T::zero(), T::zero())
-    };
     let pos = c1 + n * (r1 + dist * sc(0.5));
     s.add(dist, pos, n, None);
 }
@@ -245,7 +269,11 @@ pub fn capsule_capsule<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         return;
     }
     let (ps, pt) = seg_seg_params(&c1, &a1, h1, &c2, &a2, h2);
-    spheres(s, c1 + a1 * ps, r1, c2 + a2 * pt, r2);
+    // crossing segments (closest points coincide): MuJoCo 4.0.0's normal is a1 × a2 (checked on
+    // the oracle: fromto x against y gives +z), not the spheres' default +x. In planar models
+    // crossing capsules are the generic case, and this normal is out of the plane.
+    let n = cross / cross.norm();
+    spheres_or(s, c1 + a1 * ps, r1, c2 + a2 * pt, r2, n);
 }
 
 /// Sphere–cylinder: sphere against the closest point of the solid cylinder; a centre inside the
