@@ -187,32 +187,10 @@ fn json_mat(v: &serde_json::Value) -> DMatrix<f64> {
 /// (the solver at its default tolerance, as MuJoCo's).
 #[test]
 fn matches_mujoco_fd() {
-    let p = format!(
-        "{}/../tests/reference/eq_fluid_fd_cases.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let refs: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let refs = common::eq_fluid_cases();
     for c in refs["cases"].as_array().unwrap() {
-        let path = c["model"].as_str().unwrap();
-        let name = path.trim_start_matches("models/").trim_end_matches(".xml");
-        let mut m = common::load(name);
-        m.opt.integrator = match c["integrator"].as_str().unwrap() {
-            "Euler" => Integrator::Euler,
-            _ => Integrator::ImplicitFast,
-        };
-        let mut d = Data::new(&m);
-        let st = &c["state"];
-        for (k, dst) in [
-            ("qpos", &mut d.qpos),
-            ("qvel", &mut d.qvel),
-            ("ctrl", &mut d.ctrl),
-            ("qacc_warmstart", &mut d.qacc_warmstart),
-        ] {
-            let v: Vec<f64> = serde_json::from_value(st[k].clone()).unwrap();
-            dst.copy_from_slice(&v);
-        }
-        moreau::forward::forward(&m, &mut d);
+        let (m, d) = common::eq_fluid_case(c, |_| {});
+        let name = c["model"].as_str().unwrap();
         let qacc: Vec<f64> = serde_json::from_value(c["qacc"].clone()).unwrap();
         let e_qacc = d
             .qacc

@@ -85,7 +85,7 @@ fn free_bodies() {
 /// recorded message).
 #[test]
 fn rk4_refused() {
-    let refs = refs();
+    let refs = common::eq_fluid_cases();
     let msg = refs["invdiscrete_rk4_error"].as_str().unwrap();
     assert!(msg.contains("not supported by RK4"), "{msg}");
     let m = disc_model("hopper_leg", Integrator::Rk4);
@@ -94,40 +94,15 @@ fn rk4_refused() {
     assert!(inverse_analytic(&m, &mut Data::new(&m)).is_err());
 }
 
-fn refs() -> serde_json::Value {
-    let p = format!(
-        "{}/../tests/reference/eq_fluid_fd_cases.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
-}
-
 /// At MuJoCo's states and discrete `qacc`: moreau's `qfrc_inverse` against `mj_inverse`, the
 /// analytic Jacobians against `mjd_inverseFD` (forward differences, default solver tolerance
 /// as MuJoCo's), and moreau's own forward-difference Jacobians against MuJoCo's.
 #[test]
 fn matches_mujoco() {
-    let refs = refs();
+    let refs = common::eq_fluid_cases();
     for c in refs["invdiscrete_cases"].as_array().unwrap() {
-        let path = c["model"].as_str().unwrap();
-        let name = path.trim_start_matches("models/").trim_end_matches(".xml");
-        let mut m = common::load(name);
-        m.opt.integrator = match c["integrator"].as_str().unwrap() {
-            "implicit" => Integrator::Implicit,
-            _ => Integrator::ImplicitFast,
-        };
-        m.opt.enableflags |= enable::INVDISCRETE;
-        let mut d = Data::new(&m);
-        let st = &c["state"];
-        for (k, dst) in [
-            ("qpos", &mut d.qpos),
-            ("qvel", &mut d.qvel),
-            ("ctrl", &mut d.ctrl),
-            ("qacc_warmstart", &mut d.qacc_warmstart),
-        ] {
-            dst.copy_from_slice(&fv(&st[k]));
-        }
-        moreau::forward::forward(&m, &mut d);
+        let (m, mut d) = common::eq_fluid_case(c, |m| m.opt.enableflags |= enable::INVDISCRETE);
+        let name = c["model"].as_str().unwrap();
         assert_eq!(d.nefc as u64, c["nefc"].as_u64().unwrap(), "{name}: nefc");
         d.qacc.copy_from_slice(&fv(&c["qacc"]));
         // qfrc_inverse with and without the flag against mj_inverse's

@@ -172,3 +172,36 @@ pub fn fd_case_state(m: &Model, d: &mut Data<f64>, st: &serde_json::Value) {
             nalgebra::Quaternion::new(mq[4 * b], mq[4 * b + 1], mq[4 * b + 2], mq[4 * b + 3]);
     }
 }
+
+/// tests/reference/eq_fluid_fd_cases.json (MuJoCo 4.0.0's connect/weld, fluid and invdiscrete
+/// cases from tools/reference/gen_eq_fluid_fd_cases.py).
+pub fn eq_fluid_cases() -> serde_json::Value {
+    let p = format!(
+        "{}/../tests/reference/eq_fluid_fd_cases.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+/// The model of an eq_fluid_fd_cases.json case ([`fd_case_model`]) and its state (positions,
+/// velocities, controls, warm start) in a fresh `Data`, after `adjust` (e.g. option flags) and a
+/// `forward`.
+pub fn eq_fluid_case(
+    case: &serde_json::Value,
+    adjust: impl FnOnce(&mut Model),
+) -> (Model, Data<f64>) {
+    let mut m = fd_case_model(case);
+    adjust(&mut m);
+    let mut d = Data::new(&m);
+    let st = &case["state"];
+    for (k, dst) in [
+        ("qpos", &mut d.qpos),
+        ("qvel", &mut d.qvel),
+        ("ctrl", &mut d.ctrl),
+        ("qacc_warmstart", &mut d.qacc_warmstart),
+    ] {
+        dst.copy_from_slice(&fv(&st[k]));
+    }
+    moreau::forward::forward(&m, &mut d);
+    (m, d)
+}
