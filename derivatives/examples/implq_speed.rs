@@ -8,8 +8,10 @@
 use moreau::clock::thread_cpu_us;
 use moreau::model::Integrator;
 use moreau::{integrator::step, Data};
-use moreau_derivatives::contact::{transition_analytic_flg, transition_analytic_with, Workspace};
 use moreau_derivatives::fd::FdWorkspace;
+use moreau_derivatives::transition::{
+    transition_analytic_flg, transition_analytic_with, Workspace,
+};
 
 fn median(mut x: Vec<f64>) -> f64 {
     x.sort_by(|a, b| a.total_cmp(b));

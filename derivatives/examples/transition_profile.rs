@@ -13,7 +13,7 @@
 
 use moreau::model::Integrator;
 use moreau::{integrator::step, Data};
-use moreau_derivatives::contact::{
+use moreau_derivatives::transition::{
     transition_analytic_forwarded, transition_analytic_with, Workspace,
 };
 use std::time::Instant;

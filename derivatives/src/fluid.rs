@@ -6,7 +6,7 @@
 //!   (`qDeriv`), which is not the derivative of the force; [`fluid_exact`] corrects it.
 //! - `∂/∂q` of the fluid force: [`fluid_pos`], per tangent direction a `Dual64` pass over the
 //!   stages the force reads (kinematics, COM, `com_vel`, the fluid force) — the rest of `∂g/∂q`
-//!   is [`crate::pos`]'s (analytic RNE, contact geometry; its restricted pass takes the fluid
+//!   is [`crate::inverse_pos`]'s (analytic RNE, contact geometry; its restricted pass takes the fluid
 //!   force with `com_vel`). Before 2026-11-22 (anaspeed4) a full dual pass of inverse dynamics.
 //! - The step matrices' fluid block (`He = M − h S∘sym(qDeriv)` under implicitfast,
 //!   unsymmetrized under implicit), which depends on `q` and `v` through the objects' local
@@ -14,7 +14,7 @@
 //!   on `Dual64` data seeded per direction, `D`'s derivative along the seed chained from
 //!   `∂D/∂x` computed once per call ([`local_ds`]); position directions in [`fluid_pos`]'s pass,
 //!   velocity directions by [`fluid_qderiv_vel`] (`nv` `Dual64` passes over `com_vel`), and in
-//!   [`crate::stepmat`]'s passes.
+//!   [`crate::step_matrix`]'s passes.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -185,7 +185,7 @@ pub(crate) fn fluid_qderiv_vel(
     d: &Data<f64>,
     a: &[f64],
     s: f64,
-    w: &mut crate::rnea::Work,
+    w: &mut crate::rne::Work,
     out: &mut nalgebra::DMatrixViewMut<f64>,
 ) {
     if !has_fluid(m) {
@@ -211,7 +211,7 @@ pub(crate) fn fluid_qderiv_vel(
 pub(crate) fn fluid_pos(
     m: &Model,
     d: &Data<f64>,
-    w: &mut crate::rnea::Work,
+    w: &mut crate::rne::Work,
     mut dg: Option<&mut DMatrix<f64>>,
     mut qd: Option<(&[f64], f64, &mut DMatrix<f64>)>,
 ) {

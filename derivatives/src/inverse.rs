@@ -10,18 +10,18 @@
 //!   `∂aref/∂v = −diag(B) J − X`, `X = ∂(J̇ v)/∂v` on connect/weld rows, whose `aref` subtracts
 //!   the velocity-quadratic `J̇ v` (mujoco-facts §1): in [`InverseDerivatives`] from the
 //!   restricted `∂/∂q` pass's `∂J/∂q_j` (`X e_k = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v`,
-//!   [`crate::pos::d_pos_inverse_jdot`]), else [`jdot_vel`]'s `nv` `Dual64` passes over
+//!   [`crate::inverse_pos::d_pos_inverse_jdot`]), else [`jdot_vel`]'s `nv` `Dual64` passes over
 //!   `com_vel` and the engine's `J̇ v`; both exact);
-//! - `∂f/∂q`: `∂(M a + c − springs − gravcomp)/∂q` and `∂M/∂q` analytic ([`crate::rnea`]);
+//! - `∂f/∂q`: `∂(M a + c − springs − gravcomp)/∂q` and `∂M/∂q` analytic ([`crate::rne`]);
 //!   constraint and tendon-passive terms by a dual pass restricted to the stages they need
-//!   ([`crate::pos`]; with `com_vel` for connect/weld `J̇ v`); fluid models by the full dual
-//!   pass ([`crate::rnea::unsupported`]).
+//!   ([`crate::inverse_pos`]; with `com_vel` for connect/weld `J̇ v`); fluid models by the full dual
+//!   pass ([`crate::rne::unsupported`]).
 //!
 //! Layout as [`crate::fd::InverseJacobians`]: `D[i][j] = ∂f_j/∂in_i`.
 //!
 //! `invdiscrete` (mujoco-facts, `mj_discreteAcc`): `qacc` is the discrete acceleration `a`, and
 //! `f` is evaluated at the continuous one `ã = M⁻¹ He a = a + M⁻¹ x`, `x = (He − M) a`, with the
-//! step matrix `He` of the integrator ([`crate::stepmat`]). With `F = ∂f/∂ã = M + JᵀHJ`, from
+//! step matrix `He` of the integrator ([`crate::step_matrix`]). With `F = ∂f/∂ã = M + JᵀHJ`, from
 //! `M ã = M a + x`:
 //! - `∂τ/∂a = F M⁻¹ He = F (I + M⁻¹ (He − M))`;
 //! - `∂τ/∂v = ∂f/∂v + F M⁻¹ ∂x/∂v` (`M` does not depend on `v`);
@@ -31,7 +31,7 @@
 //! `∂x/∂v = h diag(D'(v) a)`, analytic. Implicitfast and implicit: `He − M = −h S∘sym(qDeriv)`
 //! (with the exact gyroscopic block of childless free bodies) or `−h S∘qDeriv`, `qDeriv`
 //! recomputed at the state as MuJoCo's `mj_discreteAcc` does; `∂x/∂(q, v)` by the restricted
-//! dual passes of [`crate::stepmat::d_he_offset_vec`] at the fixed `a`.
+//! dual passes of [`crate::step_matrix::d_he_offset_vec`] at the fixed `a`.
 //!
 //! Not covered (reported by [`unsupported`]): `invdiscrete` with RK4, which MuJoCo 4.0.0 refuses
 //! (a fatal error in `mj_discreteAcc`; [`moreau::inverse::unsupported`]).
@@ -149,18 +149,18 @@ pub fn dfda(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
 pub(crate) fn constraint_terms(
     m: &Model,
     d: &Data<f64>,
-    w: &mut crate::rnea::Work,
+    w: &mut crate::rne::Work,
 ) -> Option<(DMatrix<f64>, DMatrix<f64>, (DMatrix<f64>, Vec<f64>))> {
     constraint_terms_x(m, d, w, None)
 }
 
-/// [`constraint_terms`] with `X` given (`xd`, e.g. from [`crate::pos::d_pos_inverse_jdot`]);
+/// [`constraint_terms`] with `X` given (`xd`, e.g. from [`crate::inverse_pos::d_pos_inverse_jdot`]);
 /// [`jdot_vel`] computes it when `None`.
 #[allow(clippy::type_complexity)]
 fn constraint_terms_x(
     m: &Model,
     d: &Data<f64>,
-    w: &mut crate::rnea::Work,
+    w: &mut crate::rne::Work,
     xd: Option<&DMatrix<f64>>,
 ) -> Option<(DMatrix<f64>, DMatrix<f64>, (DMatrix<f64>, Vec<f64>))> {
     if d.nefc == 0 {
@@ -188,13 +188,13 @@ fn constraint_terms_x(
 }
 
 /// Subtracts the `J̇ qvel` term `Jᵀ H X` ([`jdot_vel`]) from the velocity columns `nv..2nv`
-/// of the row-major `nv × c` block `x` (`−∂g/∂x` of [`crate::contact`]); nothing without
+/// of the row-major `nv × c` block `x` (`−∂g/∂x` of [`crate::transition`]); nothing without
 /// connect/weld rows.
 pub(crate) fn sub_jdot_vel(
     m: &Model,
     d: &Data<f64>,
     h: &DMatrix<f64>,
-    w: &mut crate::rnea::Work,
+    w: &mut crate::rne::Work,
     x: &mut [f64],
     c: usize,
 ) {
@@ -220,11 +220,7 @@ pub(crate) fn sub_jdot_vel(
 /// By `nv` `Dual64` passes over `com_vel` and the engine's own `J̇ qvel`
 /// ([`reference_constraint`] on rows with `J = 0`, `K = B = 0`, so `efc_aref = −J̇ qvel`), one
 /// per velocity direction ([`crate::dual::vel_passes`]; positions are not seeded).
-pub(crate) fn jdot_vel(
-    m: &Model,
-    d: &Data<f64>,
-    w: &mut crate::rnea::Work,
-) -> Option<DMatrix<f64>> {
+pub(crate) fn jdot_vel(m: &Model, d: &Data<f64>, w: &mut crate::rne::Work) -> Option<DMatrix<f64>> {
     let nv = m.nv;
     let ne = d.efc_type[..d.nefc]
         .iter()
@@ -265,7 +261,7 @@ pub(crate) fn dfda_dv_constraint(
     Option<(DMatrix<f64>, Vec<f64>)>,
 ) {
     let mut a = mass_matrix(m, d);
-    match constraint_terms(m, d, &mut crate::rnea::Work::default()) {
+    match constraint_terms(m, d, &mut crate::rne::Work::default()) {
         None => (a, None, None),
         Some((jhj, jhbj, hf)) => {
             a += jhj;
@@ -278,7 +274,7 @@ pub(crate) fn dfda_dv_constraint(
 /// outputs (`∂f_i/∂v_k`).
 pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     let mut out = dfdv_smooth(m, d);
-    if let Some((_, jhbj, _)) = constraint_terms(m, d, &mut crate::rnea::Work::default()) {
+    if let Some((_, jhbj, _)) = constraint_terms(m, d, &mut crate::rne::Work::default()) {
         out += jhbj;
     }
     out
@@ -292,7 +288,7 @@ pub(crate) fn dfdv_smooth(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     dfdv_into(
         m,
         d,
-        &mut crate::rnea::Work::default(),
+        &mut crate::rne::Work::default(),
         &mut buf,
         &mut b,
         &mut out,
@@ -305,7 +301,7 @@ pub(crate) fn dfdv_smooth(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
 fn dfdv_into(
     m: &Model,
     d: &mut Data<f64>,
-    w: &mut crate::rnea::Work,
+    w: &mut crate::rne::Work,
     buf: &mut [f64],
     b: &mut [f64],
     out: &mut DMatrix<f64>,
@@ -326,11 +322,11 @@ fn dfdv_into(
 pub(crate) fn neg_dfdv_into(
     m: &Model,
     d: &mut Data<f64>,
-    w: &mut crate::rnea::Work,
+    w: &mut crate::rne::Work,
     buf: &mut [f64],
 ) {
-    if crate::rnea::unsupported(m).is_none() {
-        crate::rnea::d_bias_vel(m, d, w, buf);
+    if crate::rne::unsupported(m).is_none() {
+        crate::rne::d_bias_vel(m, d, w, buf);
     } else {
         buf.fill(0.0);
         d_rne_vel(m, d, 0..m.nv, buf);
@@ -345,7 +341,7 @@ pub(crate) fn neg_dfdv_into(
 pub(crate) fn dfdv_buf(
     m: &Model,
     d: &mut Data<f64>,
-    w: &mut crate::rnea::Work,
+    w: &mut crate::rne::Work,
     buf: &mut [f64],
     b: &mut [f64],
 ) {
@@ -357,9 +353,9 @@ pub(crate) fn dfdv_buf(
     for x in buf.iter_mut() {
         *x = -*x;
     }
-    if crate::rnea::unsupported(m).is_none() {
-        // the O(n·depth) recursion of crate::rnea (no tendon-armature bias term there)
-        crate::rnea::d_bias_vel(m, d, w, b);
+    if crate::rne::unsupported(m).is_none() {
+        // the O(n·depth) recursion of crate::rne (no tendon-armature bias term there)
+        crate::rne::d_bias_vel(m, d, w, b);
         for (x, y) in buf.iter_mut().zip(b.iter()) {
             *x += *y;
         }
@@ -369,7 +365,7 @@ pub(crate) fn dfdv_buf(
 }
 
 /// Analytic `∂qfrc_inverse/∂(qpos, qvel, qacc)` with a reusable workspace (no allocation on
-/// constraint-free models with [`crate::rnea`]-supported smooth dynamics). Rows are outputs
+/// constraint-free models with [`crate::rne`]-supported smooth dynamics). Rows are outputs
 /// (`dq[(i, j)] = ∂qfrc_inverse_i/∂q_j`, tangent `q`): the transpose of MuJoCo's layout.
 /// Under `invdiscrete` (Euler) `qacc` is the discrete acceleration and the chain rule of the
 /// module docs applies.
@@ -383,7 +379,7 @@ pub struct InverseDerivatives {
     pub da: DMatrix<f64>,
     /// `DmDq` of the full dual pass ([`crate::dual::dual_inverse_dq`]) when it was used.
     dm_dual: Option<DMatrix<f64>>,
-    w: crate::rnea::Work,
+    w: crate::rne::Work,
     buf: Vec<f64>,
     buf2: Vec<f64>,
     a: Vec<f64>,
@@ -447,9 +443,9 @@ impl InverseDerivatives {
                 self.x[i] = d.qacc[i] - self.a[i];
             }
         }
-        let full_dual = crate::rnea::unsupported(m).is_some();
+        let full_dual = crate::rne::unsupported(m).is_some();
         // ∂f/∂q at ã (restricted pass or analytic); with connect/weld rows the restricted pass
-        // also gives X = ∂(J̇ v)/∂v (crate::pos::d_pos_inverse_jdot), saving jdot_vel's passes
+        // also gives X = ∂(J̇ v)/∂v (crate::inverse_pos::d_pos_inverse_jdot), saving jdot_vel's passes
         let mut xd = None;
         if !full_dual {
             let ne = d.efc_type[..d.nefc]
@@ -460,14 +456,14 @@ impl InverseDerivatives {
                 (0..ne).any(|r| matches!(m.eq_type[d.efc_id[r]], EqType::Connect | EqType::Weld));
             if cw {
                 let mut x = DMatrix::zeros(ne, nv);
-                if crate::pos::d_pos_inverse_jdot(m, d, &mut self.w, &mut self.dq, &mut x) {
+                if crate::inverse_pos::d_pos_inverse_jdot(m, d, &mut self.w, &mut self.dq, &mut x) {
                     xd = Some(x);
                 }
             } else {
-                crate::pos::d_pos_into(
+                crate::inverse_pos::d_pos_into(
                     m,
                     d,
-                    crate::pos::Output::Inverse,
+                    crate::inverse_pos::Output::Inverse,
                     &mut self.w,
                     &mut self.dq,
                 );
@@ -528,7 +524,7 @@ impl InverseDerivatives {
             self.dv.gemm(1.0, &self.da, &self.kv, 1.0);
             if !full_dual {
                 // ∂ã/∂q = −M⁻¹ ∂(M x)/∂q
-                crate::rnea::d_mass_vec_pos(m, d, &self.x, &mut self.w, &mut self.kq);
+                crate::rne::d_mass_vec_pos(m, d, &self.x, &mut self.w, &mut self.kq);
                 for j in 0..nv {
                     self.col.copy_from_slice(self.kq.column(j).as_slice());
                     solve_m(m, d, &mut self.col);
@@ -553,7 +549,7 @@ impl InverseDerivatives {
     fn implicit_chain(&mut self, m: &Model, d: &mut Data<f64>, full_dual: bool) {
         let nv = m.nv;
         // K_a = M⁻¹ (He − M)
-        crate::stepmat::he_offset(m, d, &mut self.buf);
+        crate::step_matrix::he_offset(m, d, &mut self.buf);
         for j in 0..nv {
             for i in 0..nv {
                 self.col[i] = self.buf[i * nv + j];
@@ -562,7 +558,7 @@ impl InverseDerivatives {
             self.ka.column_mut(j).copy_from_slice(&self.col);
         }
         // ∂x/∂(q, v) at fixed a (columns: position tangent, velocity, act, ctrl)
-        let g = crate::stepmat::d_he_offset_vec(m, d, &self.a, &mut self.w);
+        let g = crate::step_matrix::d_he_offset_vec(m, d, &self.a, &mut self.w);
         for j in 0..nv {
             self.col.copy_from_slice(g.column(nv + j).as_slice());
             solve_m(m, d, &mut self.col);
@@ -571,7 +567,7 @@ impl InverseDerivatives {
         self.dv.gemm(1.0, &self.da, &self.kv, 1.0);
         if !full_dual {
             // ∂ã/∂q = M⁻¹ (∂x/∂q − ∂(M (ã − a))/∂q)
-            crate::rnea::d_mass_vec_pos(m, d, &self.x, &mut self.w, &mut self.kq);
+            crate::rne::d_mass_vec_pos(m, d, &self.x, &mut self.w, &mut self.kq);
             for j in 0..nv {
                 for i in 0..nv {
                     self.col[i] = g[(i, j)] - self.kq[(i, j)];
@@ -589,9 +585,9 @@ impl InverseDerivatives {
 /// Analytic inverse Jacobians `(DfDq, DfDv, DfDa)` of `qfrc_inverse` at the state and `qacc`
 /// of `d`, MuJoCo's transposed layout. Runs [`moreau::inverse::inverse`] on `d` first.
 /// `DfDq` and the returned `DmDq` (row `i` = `∂qM/∂q_i` in qM's layout) are analytic
-/// ([`crate::rnea`], [`crate::pos`]: constraint and tendon-passive terms by a restricted dual
+/// ([`crate::rne`], [`crate::inverse_pos`]: constraint and tendon-passive terms by a restricted dual
 /// pass), or by full dual passes ([`crate::dual::dual_inverse_dq`]) for
-/// [`crate::rnea::unsupported`] models.
+/// [`crate::rne::unsupported`] models.
 #[allow(non_snake_case, clippy::type_complexity)]
 pub fn inverse_analytic(
     m: &Model,
@@ -603,7 +599,7 @@ pub fn inverse_analytic(
         Some(dm) => dm,
         None => {
             let mut dm = DMatrix::zeros(m.nv, m.nM);
-            crate::rnea::d_mass_pos(m, d, &mut w.w, &mut dm);
+            crate::rne::d_mass_pos(m, d, &mut w.w, &mut dm);
             dm
         }
     };

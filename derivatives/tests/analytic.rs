@@ -10,11 +10,11 @@ use moreau::integrator::step;
 use moreau::model::{enable, Integrator};
 use moreau::state::integrate_pos;
 use moreau::{Data, Model};
-use moreau_derivatives::contact::{forward_analytic, transition_analytic};
 use moreau_derivatives::dual::{dual_forward_jacobian, dual_inverse_jacobian, dual_step_jacobian};
 use moreau_derivatives::fd::{inverse_fd, transition_fd};
 use moreau_derivatives::inverse::{inverse_analytic, unsupported};
-use moreau_derivatives::pos::{d_pos_method, Method, Output};
+use moreau_derivatives::inverse_pos::{d_pos_method, Method, Output};
+use moreau_derivatives::transition::{forward_analytic, transition_analytic};
 use nalgebra::DMatrix;
 use proptest::prelude::*;
 

@@ -13,10 +13,10 @@
 use moreau::constraint::ConstraintType;
 use moreau::model::{EqType, Integrator};
 use moreau::{Data, Model};
-use moreau_derivatives::contact::{forward_analytic, transition_analytic};
 use moreau_derivatives::dual::{dual_forward_jacobian, dual_inverse_jacobian, dual_step_jacobian};
 use moreau_derivatives::fd::{inverse_fd, transition_fd};
 use moreau_derivatives::inverse::inverse_analytic;
+use moreau_derivatives::transition::{forward_analytic, transition_analytic};
 use nalgebra::DMatrix;
 
 mod common;
@@ -164,7 +164,7 @@ fn fluid_with_contacts() {
         false,
         true,
     );
-    // the implicit integrator: He's fluid block differentiated by crate::stepmat's dual passes
+    // the implicit integrator: He's fluid block differentiated by crate::step_matrix's dual passes
     check(
         "fluid_swimmer",
         Some(Integrator::Implicit),

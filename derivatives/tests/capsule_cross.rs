@@ -7,8 +7,8 @@
 
 use moreau::mjcf::{load_from_str, Vfs};
 use moreau::Data;
-use moreau_derivatives::contact::transition_analytic;
 use moreau_derivatives::fd::transition_fd;
+use moreau_derivatives::transition::transition_analytic;
 use serde_json::Value;
 
 #[test]

@@ -2,7 +2,7 @@
 //! inverse dynamics runs at `ã = M⁻¹ He a` (`He = M − h sym(qDeriv)` under implicitfast, with
 //! the exact gyroscopic block of childless free bodies; `M − h qDeriv` under implicit; `qDeriv`
 //! recomputed at the state as MuJoCo's `mj_discreteAcc`). The analytic inverse Jacobians
-//! (`crate::inverse`'s chain rule through `crate::stepmat`) against exact dual numbers through
+//! (`crate::inverse`'s chain rule through `crate::step_matrix`) against exact dual numbers through
 //! the same inverse (1e-10), moreau's centered FD (1e-4), and MuJoCo 4.0.0's `mj_inverse` and
 //! `mjd_inverseFD` (tests/reference/eq_fluid_fd_cases.json, `invdiscrete_cases`, from
 //! tools/reference/gen_eq_fluid_fd_cases.py). RK4 is refused, as MuJoCo 4.0.0 refuses it.

@@ -5,8 +5,8 @@
 //! analytic `A` matches FD at the same state (so the matrix the refusal withholds would be
 //! wrong, not merely unverified).
 
-use moreau_derivatives::contact::{forward_analytic, transition_analytic, unsupported};
 use moreau_derivatives::fd::transition_fd;
+use moreau_derivatives::transition::{forward_analytic, transition_analytic, unsupported};
 
 mod common;
 

@@ -1,6 +1,6 @@
-//! The implicitfast `∂(sym qDeriv · a)/∂q` of [`moreau_derivatives::qderiv_pos`] and the sensor
+//! The implicitfast `∂(sym qDeriv · a)/∂q` of [`moreau_derivatives::smooth_vel_pos`] and the sensor
 //! Jacobians `C`, `D` of [`moreau_derivatives::sensor`] (through
-//! `contact::transition_analytic_flg`):
+//! `transition::transition_analytic_flg`):
 //! - `∂qDeriv/∂q · a` against the full dual pass (`Dual64` forward + `smooth_vel` per tangent
 //!   direction), 1e-10 relative to the largest entry;
 //! - `A`, `B`, `C`, `D` against the dual step (`Dual64` through collision, the constraint solver
@@ -19,10 +19,12 @@
 use moreau::integrator::step;
 use moreau::model::{disable, Integrator};
 use moreau::{Data, Model};
-use moreau_derivatives::contact::{transition_analytic_flg, transition_analytic_with, Workspace};
 use moreau_derivatives::dual::{lift, qpos_tangent, seed};
 use moreau_derivatives::fd::{transition_fd, TransitionJacobians};
-use moreau_derivatives::qderiv_pos::add_dqderiv_vec;
+use moreau_derivatives::smooth_vel_pos::add_dqderiv_vec;
+use moreau_derivatives::transition::{
+    transition_analytic_flg, transition_analytic_with, Workspace,
+};
 use nalgebra::DMatrix;
 use serde_json::Value;
 
@@ -283,7 +285,7 @@ fn fd_cases_sensors_vs_mujoco() {
             _ => {}
         }
         let name = format!("{} {integ:?} state {}", c["model"], c["state_index"]);
-        if let Some(e) = moreau_derivatives::contact::unsupported(&m) {
+        if let Some(e) = moreau_derivatives::transition::unsupported(&m) {
             skipped.push(format!("{name}: {e}"));
             continue;
         }

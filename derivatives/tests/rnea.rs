@@ -12,7 +12,7 @@ use moreau::rne::rne;
 use moreau::state::integrate_pos;
 use moreau::{Data, Model};
 use moreau_derivatives::dual::{lift, seed};
-use moreau_derivatives::rnea::{d_mass_pos, d_smooth_pos, Terms, Work};
+use moreau_derivatives::rne::{d_mass_pos, d_smooth_pos, Terms, Work};
 use nalgebra::DMatrix;
 use proptest::prelude::*;
 
@@ -129,7 +129,7 @@ fn check(name: &str, rseed: u64) {
     // ∂(M x)/∂q against the dual ∂M/∂q contracted with x
     let x: Vec<f64> = (0..m.nv).map(|_| r.next()).collect();
     let mut amx = DMatrix::zeros(m.nv, m.nv);
-    moreau_derivatives::rnea::d_mass_vec_pos(&m, &d, &x, &mut w, &mut amx);
+    moreau_derivatives::rne::d_mass_vec_pos(&m, &d, &x, &mut w, &mut amx);
     let mut rmx = DMatrix::zeros(m.nv, m.nv);
     let mut dense = vec![0.0; m.nv * m.nv];
     for j in 0..m.nv {
@@ -143,7 +143,7 @@ fn check(name: &str, rseed: u64) {
     assert!(emx < 1e-10, "{name}: d(Mx)/dq {emx}");
     // the fused sweep gives both against the same dual references
     let (mut ft, mut fmx) = (DMatrix::zeros(m.nv, m.nv), DMatrix::zeros(m.nv, m.nv));
-    moreau_derivatives::rnea::d_smooth_mass_pos(
+    moreau_derivatives::rne::d_smooth_mass_pos(
         &m,
         &d,
         Some(&d.qacc),
@@ -173,7 +173,7 @@ fn check(name: &str, rseed: u64) {
     assert!(eb < 1e-10, "{name}: dbias/dq {eb}");
     // ∂qfrc_bias/∂qvel against duals
     let mut dvb = vec![0.0; m.nv * m.nv];
-    moreau_derivatives::rnea::d_bias_vel(&m, &d, &mut w, &mut dvb);
+    moreau_derivatives::rne::d_bias_vel(&m, &d, &mut w, &mut dvb);
     let av = DMatrix::from_row_slice(m.nv, m.nv, &dvb);
     let mut rv = DMatrix::zeros(m.nv, m.nv);
     for j in 0..m.nv {
@@ -216,13 +216,13 @@ proptest! {
 
 /// Forward-dynamics `∂qacc/∂x` (analytic, IFT) against duals on models without contacts whose
 /// actuators are position servos (force `kp (u − L)` depends on `q` through the length), with
-/// joint springs and gravcomp: exercises [`moreau_derivatives::pos`] without the residual
+/// joint springs and gravcomp: exercises [`moreau_derivatives::inverse_pos`] without the residual
 /// pass, and the closed-form step maps of the transition Jacobians.
 #[test]
 fn forward_servo_no_contact() {
     use moreau::model::{BiasType, GainType};
-    use moreau_derivatives::contact::{forward_analytic, transition_analytic};
     use moreau_derivatives::dual::{dual_forward_jacobian, dual_step_jacobian};
+    use moreau_derivatives::transition::{forward_analytic, transition_analytic};
     for (name, seed) in [
         ("arm7", 3u64),
         ("cartpole", 5),

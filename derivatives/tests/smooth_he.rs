@@ -1,9 +1,9 @@
 //! Analytic transition Jacobians `A`, `B` where the implicit step matrix `He` depends on the
-//! state or the inputs (`moreau_derivatives::stepmat`): polynomial dof and tendon damping
+//! state or the inputs (`moreau_derivatives::step_matrix`): polynomial dof and tendon damping
 //! (Euler with eulerdamp, implicitfast, implicit), velocity-dependent actuator gains (muscle,
 //! affine `gainprm[2]`), childless free bodies under implicitfast (exact gyroscopic block), and
 //! the implicit integrator (full `qDeriv` with the RNE part, LU), and RK4 (the chain rule over
-//! its four stages, `moreau_derivatives::rk4`) — at random contact states of
+//! its four stages, `moreau_derivatives::transition_rk4`) — at random contact states of
 //! `models/smooth_contact.xml` and `models/box_drop.xml`.
 //!
 //! Against the dual-number step (exact to round-off; the solver runs all 100 iterations,
@@ -13,11 +13,11 @@
 
 use moreau::model::Integrator;
 use moreau::Model;
-use moreau_derivatives::contact::{
-    transition_analytic, transition_analytic_flg, unsupported, Workspace,
-};
 use moreau_derivatives::dual::dual_step_jacobian;
 use moreau_derivatives::fd::transition_fd;
+use moreau_derivatives::transition::{
+    transition_analytic, transition_analytic_flg, unsupported, Workspace,
+};
 
 mod common;
 

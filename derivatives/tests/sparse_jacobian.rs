@@ -8,9 +8,9 @@
 use moreau::integrator::step;
 use moreau::model::JacobianType;
 use moreau::{Data, Model};
-use moreau_derivatives::contact::transition_analytic;
 use moreau_derivatives::dual::dual_forward_jacobian;
 use moreau_derivatives::inverse::{constraint_hessian, efc_jacobian, inverse_analytic};
+use moreau_derivatives::transition::transition_analytic;
 
 /// A project model; humanoids without its connect and weld (the analytic derivatives refuse
 /// them: `J̇ v` in aref), keeping its joint and tendon equalities.

@@ -4,10 +4,10 @@
 //! to 1e-10 (relative to the largest entry).
 
 use moreau::{integrator::step, Data, Model};
-use moreau_derivatives::contact::{
+use moreau_derivatives::dual::dual_step_jacobian;
+use moreau_derivatives::transition::{
     hessian_tree_sparse, transition_analytic_forwarded, transition_analytic_with, Workspace,
 };
-use moreau_derivatives::dual::dual_step_jacobian;
 use nalgebra::DMatrix;
 
 fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {

@@ -6,12 +6,12 @@
 //! Equality is bitwise: a workspace holds no state that changes results.
 
 use moreau::{Data, Model};
-use moreau_derivatives::contact::{transition_analytic_flg, Workspace};
-use moreau_derivatives::cpos::{add_constraint_pos, Work as CposWork};
+use moreau_derivatives::constraint_pos::{add_constraint_pos, Work as CposWork};
 use moreau_derivatives::fd::FdWorkspace;
 use moreau_derivatives::inverse::InverseDerivatives;
-use moreau_derivatives::pos::{d_pos, Output};
-use moreau_derivatives::rnea::{d_mass_pos, d_smooth_pos, Terms, Work as RneaWork};
+use moreau_derivatives::inverse_pos::{d_pos, Output};
+use moreau_derivatives::rne::{d_mass_pos, d_smooth_pos, Terms, Work as RneaWork};
+use moreau_derivatives::transition::{transition_analytic_flg, Workspace};
 use nalgebra::DMatrix;
 
 mod common;

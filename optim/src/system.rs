@@ -14,7 +14,7 @@ use nalgebra::DMatrix;
 pub enum Linearization {
     /// `mjd_transitionFD` ([`FdWorkspace::transition`], centered, sensors skipped).
     Fd,
-    /// [`moreau_derivatives::contact::transition_analytic`] (IFT through the soft constraint
+    /// [`moreau_derivatives::transition::transition_analytic`] (IFT through the soft constraint
     /// solution; see [`MoreauSystem::analytic`] for when it applies).
     Analytic,
     /// Central differences of full steps in the tangent space ([`central_jacobians`]).
@@ -53,10 +53,10 @@ impl MoreauSystem {
     }
 
     /// Switches the linearization to the analytic transition Jacobians
-    /// ([`moreau_derivatives::contact::transition_analytic`]); fails, naming the reason, for
-    /// models it does not support ([`moreau_derivatives::contact::unsupported`]).
+    /// ([`moreau_derivatives::transition::transition_analytic`]); fails, naming the reason, for
+    /// models it does not support ([`moreau_derivatives::transition::unsupported`]).
     pub fn analytic(mut self) -> Result<Self, String> {
-        if let Some(e) = moreau_derivatives::contact::unsupported(&self.model) {
+        if let Some(e) = moreau_derivatives::transition::unsupported(&self.model) {
             return Err(format!("analytic transition Jacobians: {e}"));
         }
         self.analytic = true;
@@ -153,8 +153,9 @@ impl Dynamics for MoreauSystem {
             self.set_state(x);
             self.data.ctrl.copy_from_slice(u);
             self.data.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
-            let jac = moreau_derivatives::contact::transition_analytic(&self.model, &mut self.data)
-                .map_err(|e| format!("analytic transition Jacobians: {e}"))?;
+            let jac =
+                moreau_derivatives::transition::transition_analytic(&self.model, &mut self.data)
+                    .map_err(|e| format!("analytic transition Jacobians: {e}"))?;
             a.copy_from(&jac.A);
             b.copy_from(&jac.B);
             return self.check_warning();

@@ -5,7 +5,7 @@
 //! with round-off-level changes of its Jacobians; zero control, the baseline, falls.
 //! Deterministic (no threads, no random numbers).
 //!
-//! Measured over the example's 5 s (`cargo run --release --example mpc_hopper -- 5 0.3
+//! Measured over the example's 5 s (`cargo run --release -p moreau-optim --example mpc_hopper -- 5 0.3
 //! --robust`, the 8 variants of `hop::variants`: nominal, A, B × (1 ± 1e-12) with four seeds,
 //! FD Jacobians, pushes ±10%; run with these analytic Jacobians and with those before the
 //! anaspeed3 change, 16 loops): distance +0.0395 … +0.0438 m, lowest rootz −0.0548 … −0.0542
@@ -22,7 +22,7 @@
 //! linearized by central differences (printed below), and a solve that still fails would apply
 //! the shifted plan (`IlqrMpc::fallbacks`, printed below; 0 in all three).
 
-#[path = "../../examples/common/hopper_mpc.rs"]
+#[path = "../examples/common/hopper_mpc.rs"]
 mod hop;
 
 /// Simulated seconds of the test's closed loops (the example's).

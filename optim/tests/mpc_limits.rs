@@ -7,7 +7,7 @@ use moreau_optim::mpc::{closed_loop, ctrl_bounds, state_of, IlqrMpc, MpcOptions,
 use moreau_optim::system::MoreauSystem;
 use nalgebra::DVector;
 
-#[path = "../../examples/common/hopper_mpc.rs"]
+#[path = "../examples/common/hopper_mpc.rs"]
 mod hop;
 
 use hop::SUBSTEPS;

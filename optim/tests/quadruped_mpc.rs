@@ -7,7 +7,7 @@
 //! 0.327 m (0.724 m, 0.329 m with the Newton rank-1 updates for up to nv rows, branch
 //! rank1mpc); sampling 0.380 m, lowest 0.277 m; the bounds leave room for engine changes.
 
-#[path = "../../examples/common/quadruped_mpc.rs"]
+#[path = "../examples/common/quadruped_mpc.rs"]
 #[allow(dead_code)]
 mod quad;
 

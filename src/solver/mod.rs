@@ -18,15 +18,13 @@
 //! Newton Hessian is tree-sparse or dense ([`newton`]).
 
 pub mod cg;
-pub mod dense;
-pub mod hard;
 pub mod island;
-pub mod ncp;
 pub mod newton;
 pub mod noslip;
 pub mod pgs;
 mod primal;
-pub mod raisim;
+
+pub use crate::math::dense;
 
 use crate::constraint::cost::{evaluate, Rows, CONE_H};
 use crate::constraint::sparse::JRow;

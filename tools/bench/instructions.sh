@@ -8,7 +8,7 @@
 #   analytic  analytic A, B per call (derivatives/examples/transition_profile, reused Data) against
 #             mjd_transitionFD (A, B only) at the same contact state
 # Needs valgrind, python3 with mujoco==4.0.0, and release builds:
-#   cargo build --release --bin moreau && cargo build --release -p moreau-derivatives --example transition_profile
+#   cargo build --release -p moreau-cli && cargo build --release -p moreau-derivatives --example transition_profile
 # usage: tools/bench/instructions.sh [--analytic] [--integrator NAME] [MODEL ...]
 #   (default: the six models of targets.md's table; --analytic: only the analytic row;
 #   --integrator euler|implicit|implicitfast|rk4: the analytic row with the loaded model's

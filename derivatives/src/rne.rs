@@ -1,0 +1,797 @@
+//! Analytic position derivatives of the smooth dynamics (seed 000 "General framework"; the
+//! O(n·depth) recursion of Carpentier & Mansard 2018, "Analytical derivatives of rigid body
+//! dynamics algorithms", derived here in moreau's/MuJoCo's conventions).
+//!
+//! All spatial quantities (`cdof` = `S`, `cinert` = `I`, `cvel` = `v`) are in the world-aligned
+//! frame at the subtree COM of each tree's root. That point moves with `q`, but every joint force
+//! `S_k · F` is invariant under the choice of a fixed reference point, so derivatives are taken
+//! with the point frozen at its current location.
+//!
+//! Perturbing `q` by `ε` along the tangent direction `j` (`qpos ⊕ ε e_j`, MuJoCo's `mjd_`
+//! convention: ball and free-joint quaternions perturbed on the right, in the child frame)
+//! applies the rigid motion `exp(ε S_j)` to everything attached downstream of dof `j`:
+//! - `∂S_k/∂q_j = S_j × S_k` for `k ∈ D(j)`: the dof descendants of `j`, and for a rotational
+//!   dof of a ball/free joint also the other rotational dofs of that joint (their axes are
+//!   the rotated child frame's axes); `∂S_k/∂q_j = 0` otherwise;
+//! - `∂I_b x = S_j ×* (I_b x) − I_b (S_j × x)` for bodies `b` in the subtree of `j`'s body.
+//!
+//! With `u_j`, `α_j` the velocity and acceleration of the frame before `j`'s joint group (the
+//! velocity `cdof_dot_j = u_j × S_j` uses; for a free joint's rotation group, after its
+//! translation) and `a_0 = −gravity`, for bodies `b` downstream of `j`:
+//! - `∂v_b/∂q_j = S_j × (v_b − u_j)`;
+//! - `∂a_b/∂q_j = S_j × (a_b − α_j) − (S_j × u_j) × (v_b − u_j)` (Jacobi identity on
+//!   `∂(u_k × S_k)`);
+//! - `f_b = I_b a_b + v_b ×* I_b v_b`, `∂f_b` by the product rule, which simplifies to
+//!   `S_j ×* (I a) − I (S_j × α_j + ψ × Δv) + (S_j × Δv) ×* h + v ×* (S_j ×* h − I ψ)` with
+//!   `ψ = S_j × u_j`, `Δv = v_b − u_j`, `h = I_b v_b`;
+//! - `τ_k = S_k · F_{b(k)}` (`F` summed over the subtree), so
+//!   `∂τ_k/∂q_j = [k ∈ D(j)] (S_j × S_k) · F + S_k · ∂F`, and every ancestor body of `j`'s body
+//!   sees the same `∂F` as that body.
+//!
+//! Forces fixed in the world at a body's COM (`xfrc_applied`, gravity compensation) enter as
+//! `[r × f + t; f]` with `r = xipos − c`; moving the point by `δr = lin(S_j) + ang(S_j) × r` gives
+//! `∂ = [δr × f; 0]`.
+//!
+//! `∂M/∂q` uses `M_kl = S_l · Ic_{b(k)} S_k` (`l` on the dof chain of `k`, composite inertia
+//! `Ic`), with `∂Ic_b` the rigid motion of the part of `Ic_b` downstream of `j`: all of it for
+//! `b` in the subtree of `j`'s body, `Ic_{b(j)}` for its ancestors.
+//!
+//! Joint springs (hinge/slide polynomial, ball/free-rotation `subQuat` through
+//! [`crate::quat::sub_quat_deriv`], free translation) are differentiated in closed form.
+
+#![allow(clippy::needless_range_loop)]
+
+use moreau::model::{disable, JointType, Model};
+use moreau::spatial::{ang, cross_force, cross_motion, inert_mul, join, lin, normalize_quat};
+use moreau::Data;
+use nalgebra::{DMatrix, Matrix3, Quaternion, Vector3, Vector6};
+
+type V6 = Vector6<f64>;
+
+/// Why [`d_smooth_pos`] does not cover `m`'s smooth dynamics, if it doesn't (the q-dependence
+/// that is neither in the RNE, the joint springs, gravity compensation nor `xfrc_applied`).
+pub fn unsupported(m: &Model) -> Option<&'static str> {
+    if m.tendon_armature.iter().any(|&a| a != 0.0) {
+        return Some("tendon armature");
+    }
+    if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
+        return Some("fluid forces");
+    }
+    None
+}
+
+/// Terms of the smooth force included by [`d_smooth_pos`] besides `M(q) a + c(q, v)`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Terms {
+    /// Subtract the joint springs (`qfrc_spring` of joints, not tendons).
+    pub springs: bool,
+    /// Subtract the gravity compensation of dofs that take it as a passive force.
+    pub gravcomp: bool,
+    /// Subtract `Σ_b J_bᵀ xfrc_applied[b]`.
+    pub xfrc: bool,
+}
+
+/// Workspace of [`d_smooth_pos`] and [`d_mass_pos`] (no allocation after the first call).
+#[derive(Default)]
+pub struct Work {
+    pub(crate) u: Vec<V6>,
+    pub(crate) al: Vec<V6>,
+    pub(crate) grp: Vec<usize>,
+    pub(crate) acc: Vec<V6>,
+    h: Vec<V6>,
+    ia: Vec<V6>,
+    frc: Vec<V6>,
+    df: Vec<V6>,
+    pub(crate) last: Vec<usize>,
+    fw: Vec<Vector3<f64>>,
+    crb: Vec<[f64; 10]>,
+    cs: Vec<V6>,
+    pub(crate) vel: Vec<V6>,
+    /// The `∂M/∂q · x` part of a fused pass ([`d_smooth_mass_pos`]): body accelerations,
+    /// `α_j`, `I a`, subtree forces and their derivatives of `M(q) x`.
+    acc2: Vec<V6>,
+    al2: Vec<V6>,
+    ia2: Vec<V6>,
+    frc2: Vec<V6>,
+    df2: Vec<V6>,
+    /// Workspace of [`crate::constraint_pos`] (used by [`crate::inverse_pos::d_pos`]).
+    pub(crate) cons: crate::constraint_pos::Work,
+    /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
+    /// collider), created on first use.
+    pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
+    /// Buffers of the transition Jacobians' linear algebra ([`crate::transition`]).
+    pub(crate) lin: crate::transition::Lin,
+    /// The model the model-dependent parts (`dual`, `last`) were built for.
+    key: ModelKey,
+}
+
+/// Sizes and copies of the structure arrays of the model a [`Work`] was built for: what
+/// `Data::new` builds from besides sizes (the dof trees of the island scratch, the tendon wrap
+/// chains of the sparse scratch) and `Work`'s `last` (`body_parentid`). A workspace reused
+/// with another model rebuilds instead of indexing out of bounds or silently using the old
+/// tree. Checking is a few short slice comparisons; copying (allocating) only on a change.
+#[derive(Default)]
+pub(crate) struct ModelKey {
+    sizes: [usize; 16],
+    body_parentid: Vec<usize>,
+    body_dofadr: Vec<usize>,
+    body_dofnum: Vec<usize>,
+    dof_parentid: Vec<i32>,
+    jnt_dofadr: Vec<usize>,
+    geom_bodyid: Vec<usize>,
+    site_bodyid: Vec<usize>,
+    tendon_adr: Vec<usize>,
+    tendon_num: Vec<usize>,
+    wrap_objid: Vec<i32>,
+    wrap_type: Vec<moreau::model::WrapType>,
+}
+
+fn sizes(m: &Model) -> [usize; 16] {
+    [
+        m.nq,
+        m.nv,
+        m.na,
+        m.nu,
+        m.nbody,
+        m.njnt,
+        m.ngeom,
+        m.nsite,
+        m.ncam,
+        m.ntendon,
+        m.nwrap,
+        m.neq,
+        m.nsensordata,
+        m.nmocap,
+        m.npair,
+        m.nM,
+    ]
+}
+
+impl ModelKey {
+    /// True if `m` has the recorded sizes and structure.
+    fn matches(&self, m: &Model) -> bool {
+        self.sizes == sizes(m)
+            && self.body_parentid == m.body_parentid
+            && self.body_dofadr == m.body_dofadr
+            && self.body_dofnum == m.body_dofnum
+            && self.dof_parentid == m.dof_parentid
+            && self.jnt_dofadr == m.jnt_dofadr
+            && self.geom_bodyid == m.geom_bodyid
+            && self.site_bodyid == m.site_bodyid
+            && self.tendon_adr == m.tendon_adr
+            && self.tendon_num == m.tendon_num
+            && self.wrap_objid == m.wrap_objid
+            && self.wrap_type == m.wrap_type
+    }
+
+    /// Records `m`.
+    fn set(&mut self, m: &Model) {
+        self.sizes = sizes(m);
+        self.body_parentid.clone_from(&m.body_parentid);
+        self.body_dofadr.clone_from(&m.body_dofadr);
+        self.body_dofnum.clone_from(&m.body_dofnum);
+        self.dof_parentid.clone_from(&m.dof_parentid);
+        self.jnt_dofadr.clone_from(&m.jnt_dofadr);
+        self.geom_bodyid.clone_from(&m.geom_bodyid);
+        self.site_bodyid.clone_from(&m.site_bodyid);
+        self.tendon_adr.clone_from(&m.tendon_adr);
+        self.tendon_num.clone_from(&m.tendon_num);
+        self.wrap_objid.clone_from(&m.wrap_objid);
+        self.wrap_type.clone_from(&m.wrap_type);
+    }
+}
+
+impl Work {
+    /// Drops what was built for another model than `m` (rebuilt on use).
+    fn fit(&mut self, m: &Model) {
+        if !self.key.matches(m) {
+            self.key.set(m);
+            self.dual = None;
+            self.last.clear();
+        }
+    }
+
+    /// The reusable `Data<Dual64>` of model `m` (created on first use and when the model
+    /// changes).
+    pub(crate) fn dual_data(&mut self, m: &Model) -> &mut moreau::Data<num_dual::Dual64> {
+        self.fit(m);
+        self.dual
+            .get_or_insert_with(|| moreau::Data::<num_dual::Dual64>::new(m))
+    }
+
+    /// The reusable `Data<Dual64>` with the inputs of `d` ([`crate::dual::lift_into`]).
+    pub(crate) fn dual_of(
+        &mut self,
+        m: &Model,
+        d: &Data<f64>,
+    ) -> &mut moreau::Data<num_dual::Dual64> {
+        let dd = self.dual_data(m);
+        crate::dual::lift_into(d, dd);
+        dd
+    }
+}
+
+impl Work {
+    pub(crate) fn prepare(&mut self, m: &Model) {
+        // `last` depends on the body tree only (the rest is checked where `dual` is used)
+        if self.key.body_parentid != m.body_parentid {
+            self.fit(m);
+        }
+        let (nb, nv) = (m.nbody, m.nv);
+        let z = V6::zeros();
+        for (v, n) in [
+            (&mut self.u, nv),
+            (&mut self.al, nv),
+            (&mut self.acc, nb),
+            (&mut self.h, nb),
+            (&mut self.ia, nb),
+            (&mut self.frc, nb),
+            (&mut self.df, nb),
+            (&mut self.vel, nb),
+        ] {
+            v.clear();
+            v.resize(n, z);
+        }
+        self.grp.clear();
+        self.grp.resize(nv, 0);
+        self.fw.clear();
+        self.fw.resize(nb, Vector3::zeros());
+        if self.last.len() != nb {
+            self.last = (0..nb).collect();
+            for b in (1..nb).rev() {
+                let p = m.body_parentid[b];
+                self.last[p] = self.last[p].max(self.last[b]);
+            }
+        }
+    }
+
+    /// `u`, `α`, group starts and body accelerations (`cacc` with `qacc`).
+    /// With `vel == false` the velocities are taken as zero (and `gravity == false` drops it):
+    /// the RNE of `M(q) qacc` alone.
+    pub(crate) fn forward_pass(
+        &mut self,
+        m: &Model,
+        d: &Data<f64>,
+        qacc: Option<&[f64]>,
+        vel: bool,
+        gravity: bool,
+    ) {
+        self.acc[0] = if !gravity || m.opt.disabled(disable::GRAVITY) {
+            V6::zeros()
+        } else {
+            let g = m.opt.gravity;
+            V6::new(0.0, 0.0, 0.0, -g[0], -g[1], -g[2])
+        };
+        for b in 1..m.nbody {
+            let p = m.body_parentid[b];
+            let mut v = self.vel[p];
+            let mut a = self.acc[p];
+            let j0 = m.body_jntadr[b];
+            for jn in j0..j0 + m.body_jntnum[b] {
+                let da = m.jnt_dofadr[jn];
+                let groups: &[(usize, usize)] = match m.jnt_type[jn] {
+                    JointType::Free => &[(0, 3), (3, 3)],
+                    JointType::Ball => &[(0, 3)],
+                    _ => &[(0, 1)],
+                };
+                for &(o, n) in groups {
+                    let g0 = da + o;
+                    for k in g0..g0 + n {
+                        self.u[k] = v;
+                        self.al[k] = a;
+                        self.grp[k] = g0;
+                    }
+                    for k in g0..g0 + n {
+                        if vel {
+                            v += d.cdof[k] * d.qvel[k];
+                            a += d.cdof_dot[k] * d.qvel[k];
+                        }
+                        if let Some(qa) = qacc {
+                            a += d.cdof[k] * qa[k];
+                        }
+                    }
+                }
+            }
+            self.acc[b] = a;
+            self.vel[b] = v;
+        }
+    }
+}
+
+/// `∂τ/∂q` (rows outputs, `out[(k, j)] = ∂τ_k/∂q_j`, tangent columns) of
+/// `τ = M(q) qacc + qfrc_bias(q, v) − [springs] − [gravcomp] − [xfrc map]` (the bracketed terms
+/// as selected by `terms`; `qacc = None` drops `M qacc`). Needs the position and velocity stages
+/// of `d` (`cdof`, `cinert`, `cvel`, `cdof_dot`, `xipos`, `subtree_com`). Overwrites `out`.
+pub fn d_smooth_pos(
+    m: &Model,
+    d: &Data<f64>,
+    qacc: Option<&[f64]>,
+    terms: Terms,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) {
+    d_rne_pos(m, d, qacc, true, terms, None, w, out);
+}
+
+/// `∂(M(q) x)/∂q` (rows outputs; `∂M/∂q_j · x` in column `j`): the RNE derivative with zero
+/// velocity and no gravity, O(n·depth) instead of the `nv × nM` tensor of [`d_mass_pos`].
+pub fn d_mass_vec_pos(m: &Model, d: &Data<f64>, x: &[f64], w: &mut Work, out: &mut DMatrix<f64>) {
+    d_rne_pos(m, d, Some(x), false, Terms::default(), None, w, out);
+}
+
+/// [`d_smooth_pos`] into `out` and, in the same sweep over the tangent directions,
+/// [`d_mass_vec_pos`] of `x` into `outm` (what the transition's eulerdamp/implicitfast chain
+/// rule needs next to the residual derivative; the shared recursion runs once).
+#[allow(clippy::too_many_arguments)]
+pub fn d_smooth_mass_pos(
+    m: &Model,
+    d: &Data<f64>,
+    qacc: Option<&[f64]>,
+    terms: Terms,
+    x: &[f64],
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+    outm: &mut DMatrix<f64>,
+) {
+    d_rne_pos(m, d, qacc, true, terms, Some((x, outm)), w, out);
+}
+
+/// The recursion of [`d_smooth_pos`] / [`d_mass_vec_pos`]; compiled for AVX2 as well and
+/// dispatched at run time (no FMA contraction: bit-identical results).
+#[allow(clippy::too_many_arguments)]
+fn d_rne_pos(
+    m: &Model,
+    d: &Data<f64>,
+    qacc: Option<&[f64]>,
+    vel: bool,
+    terms: Terms,
+    mx: Option<(&[f64], &mut DMatrix<f64>)>,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above); the body is safe code.
+        unsafe { d_rne_pos_avx2(m, d, qacc, vel, terms, mx, w, out) };
+        return;
+    }
+    d_rne_pos_body(m, d, qacc, vel, terms, mx, w, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn d_rne_pos_avx2(
+    m: &Model,
+    d: &Data<f64>,
+    qacc: Option<&[f64]>,
+    vel: bool,
+    terms: Terms,
+    mx: Option<(&[f64], &mut DMatrix<f64>)>,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) {
+    d_rne_pos_body(m, d, qacc, vel, terms, mx, w, out);
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn d_rne_pos_body(
+    m: &Model,
+    d: &Data<f64>,
+    qacc: Option<&[f64]>,
+    vel: bool,
+    terms: Terms,
+    mx: Option<(&[f64], &mut DMatrix<f64>)>,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) {
+    let nv = m.nv;
+    out.fill(0.0);
+    let mut mx = mx;
+    if let Some((_, o)) = &mut mx {
+        o.fill(0.0);
+    }
+    if nv == 0 {
+        return;
+    }
+    w.prepare(m);
+    // M(q) x: the zero-velocity, gravity-free recursion (the mass-only branch below), its
+    // accelerations kept apart
+    let fused = match &mx {
+        Some((x, _)) => {
+            w.forward_pass(m, d, Some(x), false, false);
+            std::mem::swap(&mut w.acc, &mut w.acc2);
+            std::mem::swap(&mut w.al, &mut w.al2);
+            // every entry is rewritten by the pass below
+            w.acc.resize(m.nbody, V6::zeros());
+            w.al.resize(nv, V6::zeros());
+            w.ia2.clear();
+            w.ia2
+                .extend((0..m.nbody).map(|b| inert_mul(&d.cinert[b], &w.acc2[b])));
+            w.frc2.clone_from(&w.ia2);
+            for b in (1..m.nbody).rev() {
+                let p = m.body_parentid[b];
+                if p != 0 {
+                    let f = w.frc2[b];
+                    w.frc2[p] += f;
+                }
+            }
+            w.df2.clear();
+            w.df2.resize(m.nbody, V6::zeros());
+            true
+        }
+        None => false,
+    };
+    w.forward_pass(m, d, qacc, vel, vel);
+    // world-fixed forces at the COMs (subtracted: they are inputs of τ with sign −)
+    let gravity_on = !m.opt.disabled(disable::GRAVITY);
+    let springdamp = !(m.opt.disabled(disable::SPRING) && m.opt.disabled(disable::DAMPER));
+    let mut any_ext = false;
+    for b in 1..m.nbody {
+        let mut f = Vector3::zeros();
+        let mut t = Vector3::zeros();
+        if terms.gravcomp && gravity_on && springdamp && m.body_gravcomp[b] != 0.0 {
+            let s = -m.body_mass[b] * m.body_gravcomp[b];
+            let g = m.opt.gravity;
+            f += Vector3::new(g[0] * s, g[1] * s, g[2] * s);
+        }
+        if terms.xfrc {
+            let x = &d.xfrc_applied[b];
+            f += Vector3::new(x[0], x[1], x[2]);
+            t += Vector3::new(x[3], x[4], x[5]);
+        }
+        w.fw[b] = f;
+        let r = d.xipos[b] - d.subtree_com[m.body_rootid[b]];
+        let fe = join(&(t + r.cross(&f)), &f);
+        any_ext |= f != Vector3::zeros() || t != Vector3::zeros();
+        let v = &w.vel[b];
+        let hb = inert_mul(&d.cinert[b], v);
+        let iab = inert_mul(&d.cinert[b], &w.acc[b]);
+        w.h[b] = hb;
+        w.ia[b] = iab;
+        w.frc[b] = iab + cross_force(v, &hb) - fe;
+    }
+    for b in (1..m.nbody).rev() {
+        let p = m.body_parentid[b];
+        if p != 0 {
+            let f = w.frc[b];
+            w.frc[p] += f;
+        }
+    }
+    for j in 0..nv {
+        if translation_invariant(m, j) {
+            continue;
+        }
+        let bj = m.dof_bodyid[j];
+        let last = w.last[bj];
+        let s = d.cdof[j];
+        let psi = cross_motion(&s, &w.u[j]);
+        let sig = cross_motion(&s, &w.al[j]);
+        let sa = ang(&s);
+        let sl = lin(&s);
+        for b in bj..=last {
+            let c = &d.cinert[b];
+            if !vel && !any_ext {
+                // zero velocities: ψ = Δv = h = 0
+                w.df[b] = cross_force(&s, &w.ia[b]) - inert_mul(c, &sig);
+                continue;
+            }
+            let v = &w.vel[b];
+            let dv = v - w.u[j];
+            let h = &w.h[b];
+            let mut df = cross_force(&s, &w.ia[b]) - inert_mul(c, &(sig + cross_motion(&psi, &dv)))
+                + cross_force(&cross_motion(&s, &dv), h)
+                + cross_force(v, &(cross_force(&s, h) - inert_mul(c, &psi)));
+            if any_ext {
+                let fw = &w.fw[b];
+                if *fw != Vector3::zeros() {
+                    let r = d.xipos[b] - d.subtree_com[m.body_rootid[b]];
+                    let dr = sl + sa.cross(&r);
+                    df -= join(&dr.cross(fw), &Vector3::zeros());
+                }
+            }
+            w.df[b] = df;
+        }
+        for b in (bj + 1..=last).rev() {
+            let p = m.body_parentid[b];
+            let f = w.df[b];
+            w.df[p] += f;
+        }
+        if fused {
+            let sig2 = cross_motion(&s, &w.al2[j]);
+            for b in bj..=last {
+                w.df2[b] = cross_force(&s, &w.ia2[b]) - inert_mul(&d.cinert[b], &sig2);
+            }
+            for b in (bj + 1..=last).rev() {
+                let p = m.body_parentid[b];
+                let f = w.df2[b];
+                w.df2[p] += f;
+            }
+        }
+        // for k ∈ D(j): (S_j × S_k) · F = −S_k · (S_j ×* F), one force per body
+        let g = w.grp[j];
+        for b in bj..=last {
+            let k0 = m.body_dofadr[b];
+            let kn = k0 + m.body_dofnum[b];
+            if kn == k0 {
+                continue;
+            }
+            let df = w.df[b];
+            let y = df - cross_force(&s, &w.frc[b]);
+            for k in k0..kn {
+                let f = if b > bj || k >= g { &y } else { &df };
+                out[(k, j)] = d.cdof[k].dot(f);
+            }
+            if let Some((_, o)) = &mut mx {
+                let df = w.df2[b];
+                let y = df - cross_force(&s, &w.frc2[b]);
+                for k in k0..kn {
+                    let f = if b > bj || k >= g { &y } else { &df };
+                    o[(k, j)] = d.cdof[k].dot(f);
+                }
+            }
+        }
+        let dfr = w.df[bj];
+        let dfr2 = w.df2.get(bj).copied().unwrap_or_else(V6::zeros);
+        let mut p = m.body_parentid[bj];
+        while p != 0 {
+            let k0 = m.body_dofadr[p];
+            for k in k0..k0 + m.body_dofnum[p] {
+                out[(k, j)] = d.cdof[k].dot(&dfr);
+                if let Some((_, o)) = &mut mx {
+                    o[(k, j)] = d.cdof[k].dot(&dfr2);
+                }
+            }
+            p = m.body_parentid[p];
+        }
+    }
+    if terms.springs && !m.opt.disabled(disable::SPRING) {
+        spring_pos(m, d, out);
+    }
+}
+
+/// True for the translational dofs of a free joint of a child of the world: they translate the
+/// whole tree rigidly, which changes neither `M`, the RNE forces (gravity is uniform) nor the
+/// joint forces of world-fixed forces at moving points, so those columns are zero (only the
+/// free joint's own spring depends on them). Likewise for their velocities (world-frame linear
+/// velocity): a uniform boost leaves `qfrc_bias` unchanged (Galilean invariance), so
+/// `∂qfrc_bias/∂q̇` has zero columns there. Both are checked against duals in the tests.
+fn translation_invariant(m: &Model, j: usize) -> bool {
+    let jn = m.dof_jntid[j];
+    m.jnt_type[jn] == JointType::Free
+        && j < m.jnt_dofadr[jn] + 3
+        && m.body_parentid[m.jnt_bodyid[jn]] == 0
+}
+
+/// Subtracts `∂qfrc_spring/∂q` of the joint springs from `out` (rows outputs).
+fn spring_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
+    for jn in 0..m.njnt {
+        let k = m.jnt_stiffness[jn];
+        let p = m.jnt_stiffnesspoly[jn];
+        if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
+            continue;
+        }
+        let qa = m.jnt_qposadr[jn];
+        let da = m.jnt_dofadr[jn];
+        // f = −radial(|x|) x, ∂f/∂x = −(radial I + radial'(r) x xᵀ / r)
+        let radial_block = |x: &Vector3<f64>| -> Matrix3<f64> {
+            let r = x.norm();
+            let rad = k + p[0] * r + p[1] * r * r;
+            let mut jm = Matrix3::identity() * rad;
+            if r > 0.0 {
+                let dr = p[0] + 2.0 * p[1] * r;
+                jm += x * x.transpose() * (dr / r);
+            }
+            -jm
+        };
+        let rot = |qa: usize, da: usize, out: &mut DMatrix<f64>| {
+            let q = normalize_quat(Quaternion::new(
+                d.qpos[qa],
+                d.qpos[qa + 1],
+                d.qpos[qa + 2],
+                d.qpos[qa + 3],
+            ));
+            let s = &m.qpos_spring[qa..qa + 4];
+            let qs = Quaternion::new(s[0], s[1], s[2], s[3]);
+            let x = moreau::passive::sub_quat(&q, &qs);
+            let (dxa, _) = crate::quat::sub_quat_deriv(&q, &qs);
+            let jm = radial_block(&x) * dxa;
+            for a in 0..3 {
+                for b in 0..3 {
+                    out[(da + a, da + b)] -= jm[(a, b)];
+                }
+            }
+        };
+        match m.jnt_type[jn] {
+            JointType::Hinge | JointType::Slide => {
+                let x = d.qpos[qa] - m.qpos_spring[qa];
+                out[(da, da)] += k + x * (2.0 * p[0] + 3.0 * p[1] * x);
+            }
+            JointType::Ball => rot(qa, da, out),
+            JointType::Free => {
+                let x = Vector3::new(
+                    d.qpos[qa] - m.qpos_spring[qa],
+                    d.qpos[qa + 1] - m.qpos_spring[qa + 1],
+                    d.qpos[qa + 2] - m.qpos_spring[qa + 2],
+                );
+                let jm = radial_block(&x);
+                for a in 0..3 {
+                    for b in 0..3 {
+                        out[(da + a, da + b)] -= jm[(a, b)];
+                    }
+                }
+                rot(qa + 3, da + 3, out);
+            }
+        }
+    }
+}
+
+/// `∂M/∂q`: row `j` of `out` (`nv × nM`) is `∂qM/∂q_j` in qM's sparse layout (MuJoCo's `DmDq`
+/// layout). Needs `cdof`, `cinert`. Tendon armature (its `J` is constant for the fixed tendons
+/// moreau's `crb` supports) and `dof_armature` do not depend on `q`.
+pub fn d_mass_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>) {
+    let nv = m.nv;
+    out.fill(0.0);
+    if nv == 0 {
+        return;
+    }
+    w.prepare(m);
+    w.forward_pass(m, d, None, true, true);
+    w.crb.clear();
+    w.crb.extend_from_slice(&d.cinert);
+    for b in (1..m.nbody).rev() {
+        let p = m.body_parentid[b];
+        if p != 0 {
+            let c = w.crb[b];
+            for (x, y) in w.crb[p].iter_mut().zip(c.iter()) {
+                *x += *y;
+            }
+        }
+    }
+    for j in 0..nv {
+        if translation_invariant(m, j) {
+            continue;
+        }
+        let bj = m.dof_bodyid[j];
+        let last = w.last[bj];
+        let s = d.cdof[j];
+        let g = w.grp[j];
+        let in_d = |k: usize| {
+            let bk = m.dof_bodyid[k];
+            (bk > bj && bk <= last) || (bk == bj && k >= g)
+        };
+        // S_j × S_l for l ∈ D(j) (zero otherwise), reused by every row
+        w.cs.clear();
+        w.cs.resize(nv, V6::zeros());
+        for l in m.body_dofadr[bj]..nv {
+            if m.dof_bodyid[l] > last {
+                break;
+            }
+            if in_d(l) {
+                w.cs[l] = cross_motion(&s, &d.cdof[l]);
+            }
+        }
+        let cs = &w.cs;
+        let row = |k: usize, y: V6, wv: V6, out: &mut DMatrix<f64>| {
+            let mut adr = m.dof_Madr[k];
+            let mut l = Some(k);
+            while let Some(ll) = l {
+                out[(j, adr)] = d.cdof[ll].dot(&y) + cs[ll].dot(&wv);
+                adr += 1;
+                l = moreau::spatial::dof_parent(m, ll);
+            }
+        };
+        for b in bj..=last {
+            let c = &w.crb[b];
+            let k0 = m.body_dofadr[b];
+            for k in k0..k0 + m.body_dofnum[b] {
+                let sk = &d.cdof[k];
+                let wv = inert_mul(c, sk);
+                let mut y = cross_force(&s, &wv);
+                if !in_d(k) {
+                    y -= inert_mul(c, &cross_motion(&s, sk));
+                }
+                row(k, y, wv, out);
+            }
+        }
+        let cj = w.crb[bj];
+        let mut p = m.body_parentid[bj];
+        while p != 0 {
+            let k0 = m.body_dofadr[p];
+            for k in k0..k0 + m.body_dofnum[p] {
+                let sk = &d.cdof[k];
+                let wv = inert_mul(&w.crb[p], sk);
+                let y =
+                    cross_force(&s, &inert_mul(&cj, sk)) - inert_mul(&cj, &cross_motion(&s, sk));
+                row(k, y, wv, out);
+            }
+            p = m.body_parentid[p];
+        }
+    }
+}
+
+/// The counterpart of Pinocchio's `computeRNEADerivatives(q, v, a)`: from `qpos`, `qvel` of `d`
+/// and `qacc`, runs kinematics, COM quantities, `M` (CRB), `cvel`/`cdof_dot`, then writes
+/// `dq = ∂(M a + c)/∂q`, `dv = ∂c/∂v` (rows outputs, row-major `nv × nv` in `dv`) and leaves `M`
+/// in `d.qM` (`dv` by [`d_bias_vel`]). No passive, actuator or constraint terms (see [`crate::inverse_pos`] for those).
+pub fn rnea_derivatives(
+    m: &Model,
+    d: &mut Data<f64>,
+    qacc: &[f64],
+    w: &mut Work,
+    dq: &mut DMatrix<f64>,
+    dv: &mut [f64],
+) {
+    moreau::kinematics::kinematics(m, d);
+    moreau::com::com_pos(m, d);
+    moreau::crb::crb(m, d);
+    moreau::com::com_vel(m, d);
+    d_smooth_pos(m, d, Some(qacc), Terms::default(), w, dq);
+    d_bias_vel(m, d, w, dv);
+}
+
+/// `∂qfrc_bias/∂qvel` (row-major `nv × nv`, rows outputs; overwrites `out`), the same recursion
+/// as [`d_smooth_pos`]: with `e_j` the velocity after `j`'s joint group, for bodies `b`
+/// downstream of `j`: `∂v_b/∂q̇_j = S_j`, `∂a_b/∂q̇_j = Ṡ_j + S_j × (v_b − e_j)` (the `cdof_dot`
+/// of later groups see `S_j` in their velocity), `∂f_b = I ∂a_b + S_j ×* h_b + v_b ×* I S_j`,
+/// and `∂τ_k = S_k · ∂F_{b(k)}`. Needs `cdof`, `cdof_dot`, `cinert`, `cvel`.
+pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
+    let nv = m.nv;
+    out.iter_mut().for_each(|x| *x = 0.0);
+    if nv == 0 {
+        return;
+    }
+    w.prepare(m);
+    w.forward_pass(m, d, None, true, true);
+    for b in 1..m.nbody {
+        w.h[b] = inert_mul(&d.cinert[b], &d.cvel[b]);
+    }
+    // e_j: velocity after the group of j
+    for j in 0..nv {
+        let g = w.grp[j];
+        let mut e = w.u[j];
+        let mut k = g;
+        while k < nv && w.grp[k] == g {
+            e += d.cdof[k] * d.qvel[k];
+            k += 1;
+        }
+        w.al[j] = e;
+    }
+    for j in 0..nv {
+        if translation_invariant(m, j) {
+            continue;
+        }
+        let bj = m.dof_bodyid[j];
+        let last = w.last[bj];
+        let s = d.cdof[j];
+        let sd = d.cdof_dot[j];
+        for b in bj..=last {
+            let c = &d.cinert[b];
+            let v = &d.cvel[b];
+            let da = sd + cross_motion(&s, &(v - w.al[j]));
+            w.df[b] =
+                inert_mul(c, &da) + cross_force(&s, &w.h[b]) + cross_force(v, &inert_mul(c, &s));
+        }
+        for b in (bj + 1..=last).rev() {
+            let p = m.body_parentid[b];
+            let f = w.df[b];
+            w.df[p] += f;
+        }
+        for b in bj..=last {
+            let k0 = m.body_dofadr[b];
+            for k in k0..k0 + m.body_dofnum[b] {
+                out[k * nv + j] = d.cdof[k].dot(&w.df[b]);
+            }
+        }
+        let dfr = w.df[bj];
+        let mut p = m.body_parentid[bj];
+        while p != 0 {
+            let k0 = m.body_dofadr[p];
+            for k in k0..k0 + m.body_dofnum[p] {
+                out[k * nv + j] = d.cdof[k].dot(&dfr);
+            }
+            p = m.body_parentid[p];
+        }
+    }
+}
