@@ -1,0 +1,665 @@
+//! The kinematic tree: `<body>`, `<frame>`, `<joint>`, `<freejoint>`, `<inertial>`, `<site>`, `<camera>`, and body inertias from their geoms.
+
+use super::*;
+
+/// Reads the orientation attributes of `a` (element first, then defaults). None if absent.
+pub(super) fn orientation(a: &A, comp: &Compiler) -> R<Option<Q>> {
+    let keys = ["quat", "axisangle", "xyaxes", "zaxis", "euler"];
+    let own: Vec<&str> = keys.iter().copied().filter(|k| a.own(k)).collect();
+    let given: Vec<&str> = if own.is_empty() {
+        keys.iter().copied().filter(|k| a.has(k)).collect()
+    } else {
+        own
+    };
+    if given.len() > 1 {
+        return Err(a.err(
+            ErrorKind::InvalidValue,
+            given[1],
+            format!("multiple orientation specifiers ({})", given.join(", ")),
+        ));
+    }
+    let Some(&k) = given.first() else {
+        return Ok(None);
+    };
+    let bad = |msg: &str| a.err(ErrorKind::InvalidValue, k, msg.to_string());
+    let q = match k {
+        "quat" => {
+            let v = a.arr("quat", [0.0; 4])?;
+            qnormalize(v).ok_or_else(|| bad("zero quaternion"))?
+        }
+        "axisangle" => {
+            let v = a.arr("axisangle", [0.0; 4])?;
+            let ax = normalize([v[0], v[1], v[2]]).ok_or_else(|| bad("zero axis"))?;
+            axis_angle(ax, comp.angle(v[3]))
+        }
+        "xyaxes" => {
+            let v = a.arr("xyaxes", [0.0; 6])?;
+            let x = normalize([v[0], v[1], v[2]]).ok_or_else(|| bad("zero x axis"))?;
+            let y = [v[3], v[4], v[5]];
+            let y = normalize(sub(y, scl(x, dot(x, y))))
+                .ok_or_else(|| bad("y axis parallel to x axis"))?;
+            let z = cross(x, y);
+            m2q(&from_cols(x, y, z))
+        }
+        "zaxis" => {
+            let v = a.arr("zaxis", [0.0; 3])?;
+            z_to(normalize(v).ok_or_else(|| bad("zero z axis"))?)
+        }
+        _ => {
+            let v = a.arr("euler", [0.0; 3])?;
+            let mut q = QID;
+            for (i, &c) in comp.eulerseq.iter().enumerate() {
+                let axis = match c.to_ascii_lowercase() {
+                    b'x' => [1.0, 0.0, 0.0],
+                    b'y' => [0.0, 1.0, 0.0],
+                    _ => [0.0, 0.0, 1.0],
+                };
+                let r = axis_angle(axis, comp.angle(v[i]));
+                q = if c.is_ascii_lowercase() {
+                    qmul(q, r)
+                } else {
+                    qmul(r, q)
+                };
+            }
+            q
+        }
+    };
+    Ok(Some(q))
+}
+
+/// Mass properties a geom contributes to its body (geom frame, principal diagonal).
+pub(super) struct GeomMass {
+    pub(super) mass: f64,
+    pub(super) inertia: V3,
+    pub(super) pos: V3,
+    pub(super) quat: Q,
+}
+
+pub(super) enum Item<'a> {
+    Body,
+    Joint,
+    FreeJoint,
+    Geom,
+    Site,
+    Camera,
+    Inertial,
+    #[allow(dead_code)]
+    Other(&'a Elem),
+}
+
+pub(super) struct Placed<'a> {
+    pub(super) el: &'a Elem,
+    pub(super) kind: Item<'a>,
+    pub(super) class: usize,
+    pub(super) fpos: V3,
+    pub(super) fquat: Q,
+}
+
+pub(super) struct Builder<'a> {
+    pub(super) defs: &'a Defaults<'a>,
+    pub(super) comp: &'a Compiler,
+    pub(super) m: Model,
+    pub(super) meshes: Vec<MeshInfo>,
+    /// World pose of each body at qpos0.
+    pub(super) xpos: Vec<V3>,
+    pub(super) xquat: Vec<Q>,
+    /// Per body: (explicit inertial given, contributing geom masses).
+    pub(super) inertial: Vec<Option<(f64, V3, Q, V3)>>,
+    pub(super) geom_mass: Vec<Vec<GeomMass>>,
+    pub(super) body_el: Vec<Option<&'a Elem>>,
+    /// Per camera: the `target` body name and its element (resolved after the tree).
+    pub(super) cam_target: Vec<Option<(&'a str, &'a Elem)>>,
+}
+
+pub(super) fn frame_pose(el: &Elem, comp: &Compiler) -> R<(V3, Q)> {
+    let a = A::new(el);
+    Ok((
+        a.arr("pos", [0.0; 3])?,
+        orientation(&a, comp)?.unwrap_or(QID),
+    ))
+}
+
+pub(super) fn collect<'a>(
+    el: &'a Elem,
+    class: usize,
+    fpos: V3,
+    fquat: Q,
+    defs: &Defaults,
+    comp: &Compiler,
+    out: &mut Vec<Placed<'a>>,
+) -> R<()> {
+    for c in &el.children {
+        let kind = match c.name.as_str() {
+            "frame" => {
+                let cc = match c.attr("childclass") {
+                    Some(_) => childclass(c, defs)?,
+                    None => class,
+                };
+                let (p, q) = frame_pose(c, comp)?;
+                let (p2, q2) = compose(fpos, fquat, p, q);
+                collect(c, cc, p2, q2, defs, comp, out)?;
+                continue;
+            }
+            "body" => Item::Body,
+            "joint" => Item::Joint,
+            "freejoint" => Item::FreeJoint,
+            "geom" => Item::Geom,
+            "site" => Item::Site,
+            "camera" => Item::Camera,
+            "inertial" => Item::Inertial,
+            _ => Item::Other(c),
+        };
+        out.push(Placed {
+            el: c,
+            kind,
+            class,
+            fpos,
+            fquat,
+        });
+    }
+    Ok(())
+}
+
+pub(super) fn childclass(el: &Elem, defs: &Defaults) -> R<usize> {
+    let c = el.attr("childclass").unwrap_or("main");
+    defs.index.get(c).copied().ok_or_else(|| {
+        el.err(
+            ErrorKind::BadReference,
+            Some("childclass"),
+            format!("unknown default class '{c}'"),
+        )
+    })
+}
+
+pub(super) fn dup(names: &[String], name: &str, el: &Elem, what: &str) -> R<()> {
+    if !name.is_empty() && names.iter().any(|n| n == name) {
+        return Err(el.err(
+            ErrorKind::DuplicateName,
+            Some("name"),
+            format!("repeated {what} name '{name}'"),
+        ));
+    }
+    Ok(())
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn body(
+        &mut self,
+        el: &'a Elem,
+        parent: usize,
+        class: usize,
+        pos: V3,
+        quat: Q,
+    ) -> R<()> {
+        let comp = self.comp;
+        let defs = self.defs;
+        let id = self.m.body_name.len();
+        let is_world = id == 0;
+        let a = A::new(el);
+        let name = if is_world {
+            "world".to_string()
+        } else {
+            a.name()
+        };
+        if !is_world {
+            dup(&self.m.body_name, &name, el, "body")?;
+        }
+        let m = &mut self.m;
+        m.body_name.push(name);
+        m.body_parentid.push(parent);
+        m.body_pos.push(pos);
+        m.body_quat.push(quat);
+        let (xp, xq) = if is_world {
+            ([0.0; 3], QID)
+        } else {
+            compose(self.xpos[parent], self.xquat[parent], pos, quat)
+        };
+        self.xpos.push(xp);
+        self.xquat.push(xq);
+        m.body_rootid.push(if parent == 0 {
+            id
+        } else {
+            m.body_rootid[parent]
+        });
+        m.body_jntadr.push(m.jnt_name.len());
+        m.body_dofadr.push(m.nv);
+        m.body_geomadr.push(m.geom_name.len());
+        m.body_gravcomp.push(if is_world {
+            0.0
+        } else {
+            a.f64_or("gravcomp", 0.0)?
+        });
+        let mocap = if is_world {
+            false
+        } else {
+            a.bool("mocap")?.unwrap_or(false)
+        };
+        self.inertial.push(None);
+        self.geom_mass.push(Vec::new());
+        self.body_el.push(Some(el));
+
+        let cls = if el.attr("childclass").is_some() {
+            childclass(el, defs)?
+        } else {
+            class
+        };
+        let mut items = Vec::new();
+        collect(el, cls, [0.0; 3], QID, defs, comp, &mut items)?;
+        let mut njnt = 0;
+        let mut ndof = 0;
+        for it in &items {
+            match it.kind {
+                Item::Joint | Item::FreeJoint => {
+                    let (nq, nv) = self.joint(it, id)?;
+                    njnt += 1;
+                    ndof += nv;
+                    let _ = nq;
+                }
+                Item::Geom => self.geom(it, id)?,
+                Item::Site => self.site(it, id)?,
+                Item::Camera => self.camera(it, id)?,
+                Item::Inertial => {
+                    if self.inertial[id].is_some() {
+                        return Err(it.el.err(
+                            ErrorKind::InvalidValue,
+                            None,
+                            "more than one <inertial> in a body",
+                        ));
+                    }
+                    self.inertial[id] = Some(self.read_inertial(it)?);
+                }
+                _ => {}
+            }
+        }
+        let m = &mut self.m;
+        m.body_jntnum.push(njnt);
+        m.body_dofnum.push(ndof);
+        m.body_geomnum.push(m.geom_name.len() - m.body_geomadr[id]);
+        m.body_weldid.push(if njnt > 0 || is_world || mocap {
+            id
+        } else {
+            m.body_weldid[parent]
+        });
+        if mocap {
+            if parent != 0 || njnt > 0 {
+                return Err(el.err(
+                    ErrorKind::InvalidValue,
+                    Some("mocap"),
+                    "mocap bodies must be children of the world and have no joints",
+                ));
+            }
+            m.body_mocapid.push(m.nmocap as i32);
+            m.nmocap += 1;
+        } else {
+            m.body_mocapid.push(-1);
+        }
+        for it in &items {
+            if let Item::Body = it.kind {
+                let (p, q) = frame_pose(it.el, comp)?;
+                let (p, q) = compose(it.fpos, it.fquat, p, q);
+                self.body(it.el, id, it.class, p, q)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn read_inertial(&self, it: &Placed) -> R<(f64, V3, Q, V3)> {
+        let a = A::new(it.el);
+        let mass = a
+            .f64("mass")?
+            .ok_or_else(|| a.err(ErrorKind::InvalidValue, "mass", "inertial mass is required"))?;
+        if mass < 0.0 {
+            return Err(a.err(ErrorKind::InvalidValue, "mass", "negative mass"));
+        }
+        let pos = a.arr("pos", [0.0; 3])?;
+        let mut quat = orientation(&a, self.comp)?.unwrap_or(QID);
+        let inertia = if let Some(f) = a.vec("fullinertia", 6, 6)? {
+            if ["quat", "axisangle", "xyaxes", "zaxis", "euler"]
+                .iter()
+                .any(|k| a.has(k))
+            {
+                return Err(a.err(
+                    ErrorKind::InvalidValue,
+                    "fullinertia",
+                    "fullinertia cannot be combined with an orientation",
+                ));
+            }
+            if a.has("diaginertia") {
+                return Err(a.err(
+                    ErrorKind::InvalidValue,
+                    "fullinertia",
+                    "both fullinertia and diaginertia",
+                ));
+            }
+            let full = [[f[0], f[3], f[4]], [f[3], f[1], f[5]], [f[4], f[5], f[2]]];
+            let (eig, frame) = eig3(&full);
+            if eig[2] < 0.0 {
+                return Err(a.err(
+                    ErrorKind::InvalidValue,
+                    "fullinertia",
+                    "inertia matrix is not positive semidefinite",
+                ));
+            }
+            quat = qmul(quat, frame);
+            eig
+        } else if let Some(d) = a.vec("diaginertia", 3, 3)? {
+            [d[0], d[1], d[2]]
+        } else {
+            return Err(a.err(
+                ErrorKind::InvalidValue,
+                "diaginertia",
+                "inertial needs diaginertia or fullinertia",
+            ));
+        };
+        if inertia.iter().any(|&x| x < 0.0) {
+            return Err(a.err(ErrorKind::InvalidValue, "diaginertia", "negative inertia"));
+        }
+        if inertia[0] + inertia[1] < inertia[2] - 1e-12 * (inertia[2].abs() + 1.0)
+            || inertia[0] + inertia[2] < inertia[1] - 1e-12 * (inertia[1].abs() + 1.0)
+            || inertia[1] + inertia[2] < inertia[0] - 1e-12 * (inertia[0].abs() + 1.0)
+        {
+            return Err(a.err(
+                ErrorKind::InvalidValue,
+                "diaginertia",
+                "principal inertias violate the triangle inequality",
+            ));
+        }
+        let (p, q) = compose(it.fpos, it.fquat, pos, quat);
+        Ok((mass, p, q, inertia))
+    }
+
+    /// Adds a joint; returns (nq, nv).
+    pub(super) fn joint(&mut self, it: &Placed, body: usize) -> R<(usize, usize)> {
+        let comp = self.comp;
+        let free = matches!(it.kind, Item::FreeJoint);
+        let cls = self.defs.class_of(it.el, it.class)?;
+        let a = if free {
+            A::new(it.el)
+        } else {
+            self.defs.reader(it.el, cls, "joint")
+        };
+        let name = a.name();
+        dup(&self.m.jnt_name, &name, it.el, "joint")?;
+        let jt = if free {
+            JointType::Free
+        } else {
+            a.keyword(
+                "type",
+                &[
+                    ("free", JointType::Free),
+                    ("ball", JointType::Ball),
+                    ("slide", JointType::Slide),
+                    ("hinge", JointType::Hinge),
+                ],
+            )?
+            .unwrap_or(JointType::Hinge)
+        };
+        if body == 0 {
+            return Err(it.el.err(
+                ErrorKind::InvalidValue,
+                None,
+                "the world cannot have joints",
+            ));
+        }
+        let pos = a.arr("pos", [0.0; 3])?;
+        let axis = normalize(a.arr("axis", [0.0, 0.0, 1.0])?)
+            .ok_or_else(|| a.err(ErrorKind::InvalidValue, "axis", "zero axis"))?;
+        let (pos, axis) =
+            if matches!(jt, JointType::Free | JointType::Ball) && jt == JointType::Free {
+                ([0.0; 3], [0.0, 0.0, 1.0])
+            } else {
+                (add(it.fpos, qrot(it.fquat, pos)), qrot(it.fquat, axis))
+            };
+        let angular = matches!(jt, JointType::Hinge | JointType::Ball);
+        let ang = |x: f64| if angular { comp.angle(x) } else { x };
+        let mut range = a.arr("range", [0.0; 2])?;
+        let limited = match a.tristate("limited")? {
+            Some(l) => l,
+            None => comp.autolimits && a.has("range") && range[0] < range[1],
+        };
+        // MuJoCo converts the range to radians only for limited joints
+        if limited {
+            range = [ang(range[0]), ang(range[1])];
+        }
+        if limited && jt == JointType::Free {
+            {
+                return Err(a.err(
+                    ErrorKind::InvalidValue,
+                    "limited",
+                    "free joints cannot be limited",
+                ));
+            }
+        }
+        let afr = a.arr("actuatorfrcrange", [0.0; 2])?;
+        let afl = match a.tristate("actuatorfrclimited")? {
+            Some(l) => l,
+            None => comp.autolimits && a.has("actuatorfrcrange"),
+        };
+        let stiff = a.arr_min("stiffness", [0.0; 3], 1)?;
+        let damp = a.arr_min("damping", [0.0; 3], 1)?;
+        let armature = a.f64_or("armature", 0.0)?;
+        let agc = a.bool("actuatorgravcomp")?.unwrap_or(false);
+        let frictionloss = a.f64_or("frictionloss", 0.0)?;
+        for (k, v) in [
+            ("stiffness", stiff[0]),
+            ("damping", damp[0]),
+            ("armature", armature),
+            ("frictionloss", frictionloss),
+        ] {
+            if v < 0.0 {
+                return Err(a.err(ErrorKind::InvalidValue, k, "must be nonnegative"));
+            }
+        }
+        let springdamper = a.arr("springdamper", [0.0; 2])?;
+        let reference = ang(a.f64_or("ref", 0.0)?);
+        let springref = ang(a.f64_or("springref", 0.0)?);
+        let solref_fri = a.arr("solreffriction", DEFAULT_SOLREF)?;
+        let solimp_fri = a.arr_min("solimpfriction", DEFAULT_SOLIMP, 1)?;
+        let group = a.int_or("group", 0)? as i32;
+        let jid = self.m.jnt_name.len();
+        let m = &mut self.m;
+        m.jnt_name.push(name);
+        m.jnt_type.push(jt);
+        m.jnt_qposadr.push(m.nq);
+        m.jnt_dofadr.push(m.nv);
+        m.jnt_bodyid.push(body);
+        m.jnt_group.push(group);
+        m.jnt_limited.push(limited);
+        m.jnt_actfrclimited.push(afl);
+        m.jnt_solref.push(a.arr("solreflimit", DEFAULT_SOLREF)?);
+        m.jnt_solimp
+            .push(a.arr_min("solimplimit", DEFAULT_SOLIMP, 1)?);
+        m.jnt_pos.push(pos);
+        m.jnt_axis.push(axis);
+        m.jnt_stiffness.push(stiff[0]);
+        m.jnt_stiffnesspoly.push([stiff[1], stiff[2]]);
+        m.jnt_range.push(range);
+        m.jnt_actfrcrange.push(afr);
+        m.jnt_actgravcomp.push(agc);
+        m.jnt_margin.push(a.f64_or("margin", 0.0)?);
+        m.jnt_springdamper.push(springdamper);
+        let bp = self.m.body_pos[body];
+        let bq = self.m.body_quat[body];
+        let m = &mut self.m;
+        match jt {
+            JointType::Free => {
+                m.qpos0.extend_from_slice(&bp);
+                m.qpos0.extend_from_slice(&bq);
+                m.qpos_spring.extend_from_slice(&bp);
+                m.qpos_spring.extend_from_slice(&bq);
+            }
+            JointType::Ball => {
+                m.qpos0.extend_from_slice(&QID);
+                m.qpos_spring.extend_from_slice(&QID);
+            }
+            _ => {
+                m.qpos0.push(reference);
+                m.qpos_spring.push(springref);
+            }
+        }
+        for _ in 0..jt.nv() {
+            m.dof_bodyid.push(body);
+            m.dof_jntid.push(jid);
+            m.dof_solref.push(solref_fri);
+            m.dof_solimp.push(solimp_fri);
+            m.dof_frictionloss.push(frictionloss);
+            m.dof_armature.push(armature);
+            m.dof_damping.push(damp[0]);
+            m.dof_dampingpoly.push([damp[1], damp[2]]);
+        }
+        m.nq += jt.nq();
+        m.nv += jt.nv();
+        Ok((jt.nq(), jt.nv()))
+    }
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn site(&mut self, it: &Placed, body: usize) -> R<()> {
+        let cls = self.defs.class_of(it.el, it.class)?;
+        let a = self.defs.reader(it.el, cls, "site");
+        let name = a.name();
+        dup(&self.m.site_name, &name, it.el, "site")?;
+        let t = a.keyword("type", GEOM_TYPES)?.unwrap_or(GeomType::Sphere);
+        if matches!(
+            t,
+            GeomType::Mesh | GeomType::Hfield | GeomType::Sdf | GeomType::Plane
+        ) {
+            return Err(a.err(
+                ErrorKind::InvalidValue,
+                "type",
+                "sites must be primitive shapes",
+            ));
+        }
+        let size = a.arr_min("size", [0.005; 3], 1)?;
+        let (pos, quat, size) = placement(&a, self.comp, t, size)?;
+        let (pos, quat) = compose(it.fpos, it.fquat, pos, quat);
+        let m = &mut self.m;
+        m.site_name.push(name);
+        m.site_type.push(t);
+        m.site_bodyid.push(body);
+        m.site_size.push(size);
+        m.site_pos.push(pos);
+        m.site_quat.push(quat);
+        Ok(())
+    }
+
+    /// A camera: pose in the body frame, tracking `mode` and `target` (resolved by
+    /// [`compile`] once all bodies exist). Optical attributes are accepted and ignored.
+    pub(super) fn camera(&mut self, it: &Placed<'a>, body: usize) -> R<()> {
+        let cls = self.defs.class_of(it.el, it.class)?;
+        let a = self.defs.reader(it.el, cls, "camera");
+        let name = a.name();
+        dup(&self.m.cam_name, &name, it.el, "camera")?;
+        let mode = a
+            .keyword(
+                "mode",
+                &[
+                    ("fixed", CamMode::Fixed),
+                    ("track", CamMode::Track),
+                    ("trackcom", CamMode::TrackCom),
+                    ("targetbody", CamMode::TargetBody),
+                    ("targetbodycom", CamMode::TargetBodyCom),
+                ],
+            )?
+            .unwrap_or(CamMode::Fixed);
+        let target = it.el.attr("target").map(|t| (t, it.el));
+        if matches!(mode, CamMode::TargetBody | CamMode::TargetBodyCom) && target.is_none() {
+            return Err(a.err(
+                ErrorKind::InvalidValue,
+                "target",
+                "camera mode targetbody / targetbodycom needs a target body",
+            ));
+        }
+        let pos = a.arr("pos", [0.0; 3])?;
+        let quat = orientation(&a, self.comp)?.unwrap_or(QID);
+        let (pos, quat) = compose(it.fpos, it.fquat, pos, quat);
+        let m = &mut self.m;
+        m.cam_name.push(name);
+        m.cam_mode.push(mode);
+        m.cam_bodyid.push(body);
+        m.cam_pos.push(pos);
+        m.cam_quat.push(quat);
+        self.cam_target.push(target);
+        Ok(())
+    }
+
+    /// Body mass and inertia from `<inertial>` or geoms (mujoco-facts §5).
+    pub(super) fn body_inertia(&mut self) -> R<()> {
+        let comp = self.comp;
+        let nbody = self.m.body_name.len();
+        for b in 0..nbody {
+            let explicit = self.inertial[b];
+            let use_geoms = match comp.inertiafromgeom {
+                InertiaFromGeom::True => true,
+                InertiaFromGeom::False => false,
+                InertiaFromGeom::Auto => explicit.is_none(),
+            };
+            let (mass, ipos, iquat, inertia) = if b == 0 {
+                (0.0, [0.0; 3], QID, [0.0; 3])
+            } else if use_geoms {
+                let gm = &self.geom_mass[b];
+                if gm.is_empty() {
+                    explicit.unwrap_or((0.0, [0.0; 3], QID, [0.0; 3]))
+                } else if gm.len() == 1 {
+                    (gm[0].mass, gm[0].pos, gm[0].quat, gm[0].inertia)
+                } else {
+                    let mass: f64 = gm.iter().map(|g| g.mass).sum();
+                    let com = if mass > 0.0 {
+                        scl(
+                            gm.iter().fold([0.0; 3], |c, g| add(c, scl(g.pos, g.mass))),
+                            1.0 / mass,
+                        )
+                    } else {
+                        [0.0; 3]
+                    };
+                    let mut full = [[0.0; 3]; 3];
+                    for g in gm {
+                        let r = q2m(g.quat);
+                        let d = g.inertia;
+                        let c = sub(g.pos, com);
+                        let cc = dot(c, c);
+                        for i in 0..3 {
+                            for j in 0..3 {
+                                let rot: f64 = (0..3).map(|k| r[i][k] * d[k] * r[j][k]).sum();
+                                let par = g.mass * (if i == j { cc } else { 0.0 } - c[i] * c[j]);
+                                full[i][j] += rot + par;
+                            }
+                        }
+                    }
+                    let (eig, frame) = eig3(&full);
+                    (mass, com, frame, eig)
+                }
+            } else {
+                explicit.unwrap_or((0.0, [0.0; 3], QID, [0.0; 3]))
+            };
+            let mut mass = mass;
+            let mut inertia = inertia;
+            if b > 0 {
+                if comp.boundmass > 0.0 {
+                    mass = mass.max(comp.boundmass);
+                }
+                if comp.boundinertia > 0.0 {
+                    for x in &mut inertia {
+                        *x = x.max(comp.boundinertia);
+                    }
+                }
+            }
+            self.m.body_mass.push(mass);
+            self.m.body_ipos.push(ipos);
+            self.m.body_iquat.push(iquat);
+            self.m.body_inertia.push(inertia);
+        }
+        if comp.settotalmass > 0.0 {
+            let total: f64 = self.m.body_mass.iter().sum();
+            if total > 0.0 {
+                let s = comp.settotalmass / total;
+                for b in 0..nbody {
+                    self.m.body_mass[b] *= s;
+                    self.m.body_inertia[b] = scl(self.m.body_inertia[b], s);
+                }
+            }
+        }
+        // moving bodies need mass: every body with dofs must carry mass in its subtree
+        Ok(())
+    }
+}

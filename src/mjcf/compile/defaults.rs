@@ -1,0 +1,92 @@
+//! Default classes: `<default>` trees flattened per element kind, and each element's class.
+
+use super::*;
+
+pub(super) const DEFAULT_KINDS: &[&str] = &[
+    "joint", "geom", "site", "camera", "tendon", "mesh", "pair", "equality", "material",
+];
+
+pub(super) struct Class<'a> {
+    pub(super) maps: HashMap<&'static str, AttrMap<'a>>,
+    /// Actuator default elements of this class and its ancestors, in order.
+    pub(super) acts: Vec<&'a Elem>,
+}
+
+pub(super) struct Defaults<'a> {
+    pub(super) classes: Vec<Class<'a>>,
+    pub(super) index: HashMap<String, usize>,
+    pub(super) empty: AttrMap<'a>,
+}
+
+impl<'a> Defaults<'a> {
+    pub(super) fn build(root: &'a Elem) -> R<Self> {
+        let mut d = Defaults {
+            classes: vec![Class {
+                maps: HashMap::new(),
+                acts: Vec::new(),
+            }],
+            index: HashMap::from([("main".to_string(), 0)]),
+            empty: HashMap::new(),
+        };
+        for el in root.children.iter().filter(|e| e.name == "default") {
+            // a top-level default is class "main" (its class attribute may rename it)
+            if let Some(c) = el.attr("class") {
+                if c != "main" {
+                    d.index.insert(c.to_string(), 0);
+                }
+            }
+            d.fill(el, 0)?;
+        }
+        Ok(d)
+    }
+    pub(super) fn fill(&mut self, el: &'a Elem, id: usize) -> R<()> {
+        for c in &el.children {
+            if let Some(&kind) = DEFAULT_KINDS.iter().find(|k| **k == c.name) {
+                let map = self.classes[id].maps.entry(kind).or_default();
+                for (k, v) in &c.attrs {
+                    map.insert(k.as_str(), (v.as_str(), c));
+                }
+            } else if super::super::schema::actuator_extra(&c.name).is_some() {
+                self.classes[id].acts.push(c);
+            }
+        }
+        for c in el.children.iter().filter(|c| c.name == "default") {
+            let name = c.attr("class").unwrap_or("");
+            if self.index.contains_key(name) {
+                return Err(c.err(
+                    ErrorKind::DuplicateName,
+                    Some("class"),
+                    format!("repeated default class '{name}'"),
+                ));
+            }
+            let child = Class {
+                maps: self.classes[id].maps.clone(),
+                acts: self.classes[id].acts.clone(),
+            };
+            self.classes.push(child);
+            let cid = self.classes.len() - 1;
+            self.index.insert(name.to_string(), cid);
+            self.fill(c, cid)?;
+        }
+        Ok(())
+    }
+    /// Class id of an element given the inherited childclass.
+    pub(super) fn class_of(&self, el: &Elem, inherited: usize) -> R<usize> {
+        match el.attr("class") {
+            None => Ok(inherited),
+            Some(c) => self.index.get(c).copied().ok_or_else(|| {
+                el.err(
+                    ErrorKind::BadReference,
+                    Some("class"),
+                    format!("unknown default class '{c}'"),
+                )
+            }),
+        }
+    }
+    pub(super) fn map(&self, class: usize, kind: &str) -> &AttrMap<'a> {
+        self.classes[class].maps.get(kind).unwrap_or(&self.empty)
+    }
+    pub(super) fn reader(&'a self, el: &'a Elem, class: usize, kind: &str) -> A<'a> {
+        A::with(el, self.map(class, kind))
+    }
+}

@@ -1,0 +1,379 @@
+//! `<geom>`: types, placement (`fromto`, mesh frames), sizes, and the mass properties of primitive shapes.
+
+use super::*;
+
+pub(super) const GEOM_TYPES: &[(&str, GeomType)] = &[
+    ("plane", GeomType::Plane),
+    ("hfield", GeomType::Hfield),
+    ("sphere", GeomType::Sphere),
+    ("capsule", GeomType::Capsule),
+    ("ellipsoid", GeomType::Ellipsoid),
+    ("cylinder", GeomType::Cylinder),
+    ("box", GeomType::Box),
+    ("mesh", GeomType::Mesh),
+    ("sdf", GeomType::Sdf),
+];
+
+/// Position, orientation and size of a geom or site, with `fromto` handled.
+pub(super) fn placement(a: &A, comp: &Compiler, t: GeomType, mut size: V3) -> R<(V3, Q, V3)> {
+    if a.own("fromto") {
+        let f = a.arr("fromto", [0.0; 6])?;
+        let (p1, p2) = ([f[0], f[1], f[2]], [f[3], f[4], f[5]]);
+        let d = sub(p1, p2);
+        let len = norm(d);
+        if len < MINVAL {
+            return Err(a.err(ErrorKind::InvalidValue, "fromto", "points coincide"));
+        }
+        let q = z_to(scl(d, 1.0 / len));
+        match t {
+            GeomType::Capsule | GeomType::Cylinder => size[1] = len / 2.0,
+            GeomType::Box | GeomType::Ellipsoid => {
+                size[1] = size[0];
+                size[2] = len / 2.0;
+            }
+            _ => {
+                return Err(a.err(
+                    ErrorKind::InvalidValue,
+                    "fromto",
+                    "fromto needs a capsule, cylinder, box or ellipsoid",
+                ))
+            }
+        }
+        return Ok((scl(add(p1, p2), 0.5), q, size));
+    }
+    let pos = a.arr("pos", [0.0; 3])?;
+    let q = orientation(a, comp)?.unwrap_or(QID);
+    Ok((pos, q, size))
+}
+
+/// Volume (or area when shell) and principal inertia per unit mass of a primitive.
+pub(super) fn primitive_inertia(t: GeomType, s: V3, shell: bool) -> (f64, V3) {
+    use std::f64::consts::PI;
+    match t {
+        GeomType::Sphere => {
+            let r = s[0];
+            if shell {
+                let i = 2.0 / 3.0 * r * r;
+                (4.0 * PI * r * r, [i; 3])
+            } else {
+                let i = 0.4 * r * r;
+                (4.0 / 3.0 * PI * r * r * r, [i; 3])
+            }
+        }
+        GeomType::Capsule => {
+            let (r, h) = (s[0], s[1]);
+            let l = 2.0 * h;
+            if shell {
+                // cylinder shell (side) + sphere shell (two caps)
+                let ac = 2.0 * PI * r * l;
+                let asph = 4.0 * PI * r * r;
+                let a = ac + asph;
+                let (mc, ms) = (ac / a, asph / a);
+                let iz = mc * r * r + ms * 2.0 / 3.0 * r * r;
+                // hemispherical shells: 2/3 m r^2 about the base, COM r/2 from the base
+                let ixy =
+                    mc * (r * r / 2.0 + l * l / 12.0) + ms * (2.0 / 3.0 * r * r + h * h + h * r);
+                (a, [ixy, ixy, iz])
+            } else {
+                let vc = PI * r * r * l;
+                let vs = 4.0 / 3.0 * PI * r * r * r;
+                let v = vc + vs;
+                let (mc, ms) = (vc / v, vs / v);
+                let iz = mc * r * r / 2.0 + ms * 0.4 * r * r;
+                let ixy = mc * (3.0 * r * r + l * l) / 12.0
+                    + ms * 0.4 * r * r
+                    + ms * l * (3.0 * r + 2.0 * l) / 8.0;
+                (v, [ixy, ixy, iz])
+            }
+        }
+        GeomType::Cylinder => {
+            let (r, h) = (s[0], s[1]);
+            let l = 2.0 * h;
+            if shell {
+                let aside = 2.0 * PI * r * l;
+                let acap = 2.0 * PI * r * r;
+                let a = aside + acap;
+                let (ms, mc) = (aside / a, acap / a);
+                let iz = ms * r * r + mc * r * r / 2.0;
+                let ixy = ms * (r * r / 2.0 + l * l / 12.0) + mc * (r * r / 4.0 + h * h);
+                (a, [ixy, ixy, iz])
+            } else {
+                let ixy = (3.0 * r * r + l * l) / 12.0;
+                (PI * r * r * l, [ixy, ixy, r * r / 2.0])
+            }
+        }
+        GeomType::Ellipsoid => {
+            let (a, b, c) = (s[0], s[1], s[2]);
+            if shell {
+                // Thomsen's approximation of the surface area; inertia of a thin shell
+                let p = 1.6075;
+                let area = 4.0
+                    * PI
+                    * (((a * b).powf(p) + (a * c).powf(p) + (b * c).powf(p)) / 3.0).powf(1.0 / p);
+                (
+                    area,
+                    [
+                        (b * b + c * c) / 3.0,
+                        (a * a + c * c) / 3.0,
+                        (a * a + b * b) / 3.0,
+                    ],
+                )
+            } else {
+                (
+                    4.0 / 3.0 * PI * a * b * c,
+                    [
+                        (b * b + c * c) / 5.0,
+                        (a * a + c * c) / 5.0,
+                        (a * a + b * b) / 5.0,
+                    ],
+                )
+            }
+        }
+        GeomType::Box => {
+            let (a, b, c) = (2.0 * s[0], 2.0 * s[1], 2.0 * s[2]);
+            if shell {
+                let (x, y, z) = (s[0], s[1], s[2]);
+                let area = 8.0 * (x * y + y * z + z * x);
+                // faces: pairs perpendicular to x (area 4yz at distance x), etc.
+                let (ax, ay, az) = (8.0 * y * z, 8.0 * x * z, 8.0 * x * y);
+                let ix = ax * (y * y + z * z) / 3.0
+                    + ay * (z * z / 3.0 + y * y)
+                    + az * (y * y / 3.0 + z * z);
+                let iy = ay * (x * x + z * z) / 3.0
+                    + ax * (z * z / 3.0 + x * x)
+                    + az * (x * x / 3.0 + z * z);
+                let iz = az * (x * x + y * y) / 3.0
+                    + ax * (y * y / 3.0 + x * x)
+                    + ay * (x * x / 3.0 + y * y);
+                let (ix, iy, iz) = (ix / area, iy / area, iz / area);
+                (area, [ix, iy, iz])
+            } else {
+                (
+                    a * b * c,
+                    [
+                        (b * b + c * c) / 12.0,
+                        (a * a + c * c) / 12.0,
+                        (a * a + b * b) / 12.0,
+                    ],
+                )
+            }
+        }
+        _ => (0.0, [0.0; 3]),
+    }
+}
+
+pub(super) fn rbound_aabb(t: GeomType, s: V3) -> (f64, [f64; 6]) {
+    match t {
+        GeomType::Sphere => (s[0], [0.0, 0.0, 0.0, s[0], s[0], s[0]]),
+        GeomType::Capsule => (s[0] + s[1], [0.0, 0.0, 0.0, s[0], s[0], s[0] + s[1]]),
+        GeomType::Cylinder => (
+            (s[0] * s[0] + s[1] * s[1]).sqrt(),
+            [0.0, 0.0, 0.0, s[0], s[0], s[1]],
+        ),
+        GeomType::Ellipsoid => (s[0].max(s[1]).max(s[2]), [0.0, 0.0, 0.0, s[0], s[1], s[2]]),
+        GeomType::Box => (norm(s), [0.0, 0.0, 0.0, s[0], s[1], s[2]]),
+        GeomType::Plane => (0.0, [0.0, 0.0, -5e9, 1e10, 1e10, 5e9]),
+        _ => (0.0, [0.0; 6]),
+    }
+}
+
+impl<'a> Builder<'a> {
+    pub(super) fn geom(&mut self, it: &Placed, body: usize) -> R<()> {
+        let comp = self.comp;
+        let cls = self.defs.class_of(it.el, it.class)?;
+        let a = self.defs.reader(it.el, cls, "geom");
+        let name = a.name();
+        dup(&self.m.geom_name, &name, it.el, "geom")?;
+        let t = a.keyword("type", GEOM_TYPES)?.unwrap_or(GeomType::Sphere);
+        if t == GeomType::Sdf {
+            return Err(a.err(ErrorKind::Unsupported, "type", "sdf geoms need plugins"));
+        }
+        let size = a.arr_min("size", [0.0; 3], 1)?;
+        let (mut pos, mut quat, mut size) = placement(&a, comp, t, size)?;
+        let mut dataid = -1;
+        let mut mesh_measure = None;
+        let (mut rbound, mut aabb) = rbound_aabb(t, size);
+        match t {
+            GeomType::Mesh => {
+                let mname = a.str("mesh").ok_or_else(|| {
+                    a.err(ErrorKind::InvalidValue, "mesh", "mesh geom needs a mesh")
+                })?;
+                let mid = self
+                    .m
+                    .mesh
+                    .iter()
+                    .position(|x| x.name == mname)
+                    .ok_or_else(|| {
+                        a.err(
+                            ErrorKind::BadReference,
+                            "mesh",
+                            format!("unknown mesh '{mname}'"),
+                        )
+                    })?;
+                dataid = mid as i32;
+                let info = &self.meshes[mid];
+                let mesh = &self.m.mesh[mid];
+                pos = add(pos, qrot(quat, mesh.pos));
+                quat = qmul(quat, mesh.quat);
+                size = info.size;
+                rbound = info.rbound;
+                aabb = info.aabb;
+                mesh_measure = Some((info.measure, info.inertia));
+            }
+            GeomType::Hfield => {
+                let hname = a.str("hfield").ok_or_else(|| {
+                    a.err(
+                        ErrorKind::InvalidValue,
+                        "hfield",
+                        "hfield geom needs an hfield",
+                    )
+                })?;
+                let hid = self
+                    .m
+                    .hfield
+                    .iter()
+                    .position(|x| x.name == hname)
+                    .ok_or_else(|| {
+                        a.err(
+                            ErrorKind::BadReference,
+                            "hfield",
+                            format!("unknown hfield '{hname}'"),
+                        )
+                    })?;
+                dataid = hid as i32;
+                let s = self.m.hfield[hid].size;
+                // MuJoCo's hfield geom size: half extents, then (elevation / 2 + base) / 2
+                size = [s[0], s[1], 0.25 * s[2] + 0.5 * s[3]];
+                rbound = (s[0] * s[0] + s[1] * s[1] + s[2].max(s[3]).powi(2)).sqrt();
+                aabb = [
+                    0.0,
+                    0.0,
+                    0.5 * (s[2] - s[3]),
+                    s[0],
+                    s[1],
+                    0.5 * (s[2] + s[3]),
+                ];
+            }
+            GeomType::Plane => {
+                if body != 0 && self.m.body_weldid.get(body).is_none() {
+                    // checked after joints are known (planes must be static)
+                }
+            }
+            GeomType::Sphere => {
+                if size[0] <= 0.0 {
+                    return Err(a.err(
+                        ErrorKind::InvalidValue,
+                        "size",
+                        "sphere radius must be positive",
+                    ));
+                }
+            }
+            GeomType::Capsule | GeomType::Cylinder => {
+                if size[0] <= 0.0 || size[1] <= 0.0 {
+                    return Err(a.err(
+                        ErrorKind::InvalidValue,
+                        "size",
+                        "radius and half-length must be positive",
+                    ));
+                }
+            }
+            _ => {
+                if size.iter().any(|&x| x <= 0.0) {
+                    return Err(a.err(
+                        ErrorKind::InvalidValue,
+                        "size",
+                        "all three sizes must be positive",
+                    ));
+                }
+            }
+        }
+        let (pos, quat) = compose(it.fpos, it.fquat, pos, quat);
+        let group = a.int_or("group", 0)?;
+        // mass properties
+        let density = a.f64_or("density", 1000.0)?;
+        let mass_attr = a.f64("mass")?;
+        if let Some(mm) = mass_attr {
+            if mm < 0.0 {
+                return Err(a.err(ErrorKind::InvalidValue, "mass", "negative mass"));
+            }
+        }
+        let shell = a.bool("shellinertia")?.unwrap_or(false);
+        let props = match t {
+            GeomType::Plane | GeomType::Hfield => None,
+            GeomType::Mesh => mesh_measure.map(|(meas, inert)| (meas, scl(inert, 1.0 / meas))),
+            _ => Some(primitive_inertia(t, size, shell)),
+        };
+        if let Some((meas, ipm)) = props {
+            let mass = mass_attr.unwrap_or(density * meas);
+            let in_group = group >= comp.inertiagrouprange[0] && group <= comp.inertiagrouprange[1];
+            if in_group {
+                self.geom_mass[body].push(GeomMass {
+                    mass,
+                    inertia: scl(ipm, mass),
+                    pos,
+                    quat,
+                });
+            }
+        }
+        let condim = a.int_or("condim", 3)?;
+        if ![1, 3, 4, 6].contains(&condim) {
+            return Err(a.err(
+                ErrorKind::InvalidValue,
+                "condim",
+                "condim must be 1, 3, 4 or 6",
+            ));
+        }
+        let uint = |k: &str| -> R<u32> {
+            let v = a.int_or(k, 1)?;
+            u32::try_from(v).map_err(|_| {
+                a.err(
+                    ErrorKind::InvalidValue,
+                    k,
+                    "must be a 32-bit unsigned integer",
+                )
+            })
+        };
+        let m = &mut self.m;
+        m.geom_name.push(name);
+        m.geom_type.push(t);
+        m.geom_contype.push(uint("contype")?);
+        m.geom_conaffinity.push(uint("conaffinity")?);
+        m.geom_condim.push(condim as usize);
+        m.geom_bodyid.push(body);
+        m.geom_dataid.push(dataid);
+        m.geom_group.push(group as i32);
+        m.geom_priority.push(a.int_or("priority", 0)? as i32);
+        m.geom_solmix.push(a.f64_or("solmix", 1.0)?);
+        m.geom_solref.push(a.arr("solref", DEFAULT_SOLREF)?);
+        m.geom_solimp.push(a.arr_min("solimp", DEFAULT_SOLIMP, 1)?);
+        m.geom_size.push(size);
+        m.geom_rbound.push(rbound);
+        m.geom_aabb.push(aabb);
+        m.geom_pos.push(pos);
+        m.geom_quat.push(quat);
+        m.geom_friction
+            .push(a.arr_min("friction", [1.0, 0.005, 0.0001], 1)?);
+        m.geom_margin.push(a.f64_or("margin", 0.0)?);
+        m.geom_gap.push(a.f64_or("gap", 0.0)?);
+        m.geom_rgba.push(a.arr("rgba", [0.5, 0.5, 0.5, 1.0])?);
+        let matid = match a.str("material") {
+            None => -1,
+            Some(n) => m.mat_name.iter().position(|x| x == n).ok_or_else(|| {
+                a.err(
+                    ErrorKind::BadReference,
+                    "material",
+                    format!("unknown material '{n}'"),
+                )
+            })? as i32,
+        };
+        m.geom_matid.push(matid);
+        let ellipsoid = a
+            .keyword("fluidshape", &[("none", false), ("ellipsoid", true)])?
+            .unwrap_or(false);
+        let fluidcoef = a.arr_min("fluidcoef", DEFAULT_FLUIDCOEF, 1)?;
+        m.geom_fluid.push(crate::fluid::geom_fluid_compile(
+            ellipsoid, &fluidcoef, t, &size,
+        ));
+        Ok(())
+    }
+}

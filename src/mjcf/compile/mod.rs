@@ -1,0 +1,214 @@
+//! Element tree -> [`Model`]: default classes, kinematic tree, MuJoCo's derived quantities.
+//!
+//! Conventions (MuJoCo 4.0.0 compiler, mujoco-facts §5/§7/§8, checked against the engine):
+//! body/joint/geom/site ids in document (depth-first) order, each body's joints/geoms/sites
+//! contiguous; angles in degrees unless `compiler/angle="radian"`; `fromto` orients +z along
+//! p1 - p2; single-geom bodies keep the geom frame, multi-geom bodies and `fullinertia` are
+//! diagonalized with descending principal moments.
+
+use super::math::*;
+use super::mesh::{self, MeshInertia};
+use super::xml::{Elem, FileSource};
+use super::{ErrorKind, MjcfError};
+use crate::lengthrange::{LengthRangeMode, LengthRangeOpt};
+use crate::model::*;
+use std::collections::HashMap;
+
+mod actuator;
+mod asset;
+mod attr;
+mod body;
+mod contact;
+mod defaults;
+mod equality;
+mod geom;
+mod keyframe;
+mod options;
+mod sensor;
+mod tendon;
+
+use actuator::*;
+use asset::*;
+use attr::*;
+use body::*;
+use contact::*;
+use defaults::*;
+use equality::*;
+use geom::*;
+use keyframe::*;
+pub(super) use options::read_lengthrange;
+use options::*;
+use sensor::*;
+use tendon::*;
+
+type R<T> = Result<T, MjcfError>;
+
+const DEFAULT_SOLREF: [f64; 2] = [0.02, 1.0];
+/// MuJoCo's `fluidcoef` default: blunt drag, slender drag, angular drag, Kutta lift, Magnus lift.
+const DEFAULT_FLUIDCOEF: [f64; 5] = [0.5, 0.25, 1.5, 1.0, 1.0];
+const DEFAULT_SOLIMP: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
+const MINVAL: f64 = 1e-15;
+
+fn find(names: &[String], a: &A, k: &str, what: &str) -> R<Option<usize>> {
+    match a.str(k) {
+        None => Ok(None),
+        Some(n) => names
+            .iter()
+            .position(|x| x == n)
+            .map(Some)
+            .ok_or_else(|| a.err(ErrorKind::BadReference, k, format!("unknown {what} '{n}'"))),
+    }
+}
+
+fn need(names: &[String], a: &A, k: &str, what: &str) -> R<usize> {
+    find(names, a, k, what)?.ok_or_else(|| {
+        a.err(
+            ErrorKind::InvalidValue,
+            k,
+            format!("missing {what} reference"),
+        )
+    })
+}
+
+fn body_names(m: &Model) -> Vec<String> {
+    m.body_name.clone()
+}
+
+/// Compiles the validated element tree.
+pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
+    let comp = read_compiler(root)?;
+    let mut m = Model::default();
+    read_option(root, &mut m.opt)?;
+    let defs = Defaults::build(root)?;
+    compile_materials(root, &defs, &mut m)?;
+    compile_hfields(root, files, &comp, &mut m)?;
+    let meshes = compile_meshes(root, &defs, &comp, files, &mut m)?;
+
+    // kinematic tree: the world body collects every <worldbody> section
+    let world = Elem {
+        name: "worldbody".into(),
+        attrs: Vec::new(),
+        children: root
+            .children
+            .iter()
+            .filter(|e| e.name == "worldbody")
+            .flat_map(|e| e.children.iter().cloned())
+            .collect(),
+        text: String::new(),
+        loc: root.loc.clone(),
+    };
+    let mut b = Builder {
+        defs: &defs,
+        comp: &comp,
+        m,
+        meshes,
+        xpos: Vec::new(),
+        xquat: Vec::new(),
+        inertial: Vec::new(),
+        geom_mass: Vec::new(),
+        body_el: Vec::new(),
+        cam_target: Vec::new(),
+    };
+    b.body(&world, 0, 0, [0.0; 3], QID)?;
+    b.body_inertia()?;
+    let xpos = std::mem::take(&mut b.xpos);
+    let xquat = std::mem::take(&mut b.xquat);
+    let b_el = std::mem::take(&mut b.body_el);
+    let cam_target = std::mem::take(&mut b.cam_target);
+    let mut m = b.m;
+    m.ncam = m.cam_name.len();
+    for t in &cam_target {
+        let id = match t {
+            // kept for every mode (as MuJoCo 4.0.0), used by targetbody / targetbodycom only
+            Some((name, el)) => match m.body_name.iter().position(|n| n == name) {
+                Some(k) => k as i32,
+                None => {
+                    return Err(el.err(
+                        ErrorKind::BadReference,
+                        Some("target"),
+                        format!("unknown target body '{name}'"),
+                    ))
+                }
+            },
+            None => -1,
+        };
+        m.cam_targetbodyid.push(id);
+    }
+    m.nbody = m.body_name.len();
+    m.njnt = m.jnt_name.len();
+    m.ngeom = m.geom_name.len();
+    m.nsite = m.site_name.len();
+
+    // planes must be static
+    for g in 0..m.ngeom {
+        if m.geom_type[g] == GeomType::Plane && m.body_weldid[m.geom_bodyid[g]] != 0 {
+            return Err(root.err(
+                ErrorKind::InvalidValue,
+                None,
+                format!("plane geom {g} is in a moving body"),
+            ));
+        }
+    }
+
+    // dof tree and the sparse M layout
+    m.dof_parentid = vec![-1; m.nv];
+    for bid in 1..m.nbody {
+        let mut prev: i32 = -1;
+        let mut p = m.body_parentid[bid];
+        while p != 0 {
+            if m.body_dofnum[p] > 0 {
+                prev = (m.body_dofadr[p] + m.body_dofnum[p] - 1) as i32;
+                break;
+            }
+            p = m.body_parentid[p];
+        }
+        for i in 0..m.body_dofnum[bid] {
+            let d = m.body_dofadr[bid] + i;
+            m.dof_parentid[d] = prev;
+            prev = d as i32;
+        }
+    }
+    m.dof_Madr = Vec::with_capacity(m.nv);
+    let mut adr = 0;
+    for i in 0..m.nv {
+        m.dof_Madr.push(adr);
+        let mut depth = 1;
+        let mut p = m.dof_parentid[i];
+        while p >= 0 {
+            depth += 1;
+            p = m.dof_parentid[p as usize];
+        }
+        adr += depth;
+    }
+    m.nM = adr;
+    m.fill_dof_mcol();
+    m.body_subtreemass = m.body_mass.clone();
+    for bid in (1..m.nbody).rev() {
+        let p = m.body_parentid[bid];
+        m.body_subtreemass[p] += m.body_subtreemass[bid];
+    }
+    for (bid, el) in b_el.iter().enumerate().skip(1) {
+        if m.body_dofnum[bid] > 0 && m.body_subtreemass[bid] < MINVAL {
+            let el = el.unwrap_or(root);
+            return Err(el.err(
+                ErrorKind::InvalidValue,
+                None,
+                format!(
+                    "mass and inertia of moving bodies must be positive (body '{}')",
+                    m.body_name[bid]
+                ),
+            ));
+        }
+    }
+    m.body_invweight0 = vec![[0.0; 2]; m.nbody];
+    m.dof_invweight0 = vec![0.0; m.nv];
+    m.dof_M0 = vec![0.0; m.nv];
+
+    compile_tendons(root, &defs, &comp, &mut m)?;
+    compile_actuators(root, &defs, &comp, &mut m)?;
+    compile_equality(root, &defs, &comp, &mut m, &xpos, &xquat)?;
+    compile_contact(root, &defs, &mut m)?;
+    compile_keyframes(root, &mut m)?;
+    compile_sensors(root, &mut m)?;
+    Ok(m)
+}
