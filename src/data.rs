@@ -46,6 +46,56 @@ pub enum Warning {
 /// Number of warning kinds.
 pub const NWARNING: usize = 7;
 
+impl Warning {
+    /// Every kind, in `mjtWarning` order (index = `self as usize`).
+    pub const ALL: [Warning; NWARNING] = [
+        Warning::Inertia,
+        Warning::ContactFull,
+        Warning::CnstrFull,
+        Warning::BadQpos,
+        Warning::BadQvel,
+        Warning::BadQacc,
+        Warning::BadCtrl,
+    ];
+
+    /// MuJoCo's `mju_warningText(warning, info)`, word for word.
+    pub fn text(self, info: i64) -> String {
+        let bad = |what: &str, at: &str| {
+            format!("Nan, Inf or huge value in {what} at {at} {info}. The simulation is unstable.")
+        };
+        match self {
+            Warning::Inertia => format!(
+                "Inertia matrix is too close to singular, or the effective-metric solve failed \
+                 to converge, at DOF {info}. Check model."
+            ),
+            Warning::ContactFull => format!(
+                "Too many contacts. The arena memory is full, increase arena memory \
+                 allocation.(ncon = {info})"
+            ),
+            Warning::CnstrFull => format!(
+                "Insufficient arena memory for the number of constraints generated. Increase \
+                 arena memory allocation above {info} bytes."
+            ),
+            Warning::BadQpos => bad("QPOS", "DOF"),
+            Warning::BadQvel => bad("QVEL", "DOF"),
+            Warning::BadQacc => bad("QACC", "DOF"),
+            Warning::BadCtrl => bad("CTRL", "ACTUATOR"),
+        }
+    }
+
+    /// The line MuJoCo's default handler prints when `mj_warning` fires at simulation time
+    /// `time`: `WARNING: <text> Time = <time, 4 decimals>.`
+    pub fn message(self, info: i64, time: f64) -> String {
+        format!("WARNING: {} Time = {time:.4}.", self.text(info))
+    }
+
+    /// True for the divergence checks (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`), which reset
+    /// the state unless the autoreset flag is disabled.
+    pub fn resets(self) -> bool {
+        matches!(self, Warning::BadQpos | Warning::BadQvel | Warning::BadQacc)
+    }
+}
+
 /// Per-kind warning statistics (`mjWarningStat`): the last info value (e.g. the offending
 /// index) and how many times it happened.
 #[derive(Clone, Copy, Debug, Default)]

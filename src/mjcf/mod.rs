@@ -6,6 +6,14 @@
 //! quantities (addresses, inertias from geoms, actuator shortcuts, ...); finally
 //! [`crate::setconst::set_const`] fills the constants that need the dynamics at `qpos0`.
 //!
+//! Limits on hostile or huge input (each refusal is an [`MjcfError`] naming the element):
+//! [`MAX_FILE_BYTES`] per file read (only regular files are read, so `/dev/zero` cannot hang
+//! the loader), [`MAX_ELEMENT_DEPTH`] nested elements per file and [`MAX_BODY_DEPTH`] nested
+//! bodies (both MuJoCo's), [`MAX_INCLUDE_DEPTH`] nested include files, a file included at most
+//! once (MuJoCo's "File … already included", which also rules out include cycles), at most six
+//! dofs per body (MuJoCo's "more than 6 dofs in body"). Nothing recurses on the element tree,
+//! and names resolve through hash maps, so loading is linear in the size of the model.
+//!
 //! Semantics follow MuJoCo 4.0.0's XML reference and compiler (mujoco-facts §5, §7, §8); every
 //! number a test compares was checked against the real engine (`tools/reference/gen_mjcf_cases.py`).
 
@@ -14,6 +22,9 @@ mod math;
 pub(crate) mod mesh;
 mod schema;
 mod xml;
+
+pub use compile::MAX_BODY_DEPTH;
+pub use xml::{MAX_ELEMENT_DEPTH, MAX_INCLUDE_DEPTH};
 
 use crate::model::Model;
 use std::collections::HashMap;
@@ -99,11 +110,15 @@ pub struct MjcfError {
 
 impl fmt::Display for MjcfError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {:?}",
-            self.file, self.line, self.column, self.kind
-        )?;
+        if self.line == 0 {
+            write!(f, "{}: {:?}", self.file, self.kind)?;
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {:?}",
+                self.file, self.line, self.column, self.kind
+            )?;
+        }
         if let Some(e) = &self.element {
             write!(f, " in element <{e}>")?;
         }
@@ -116,18 +131,54 @@ impl fmt::Display for MjcfError {
 
 impl std::error::Error for MjcfError {}
 
+/// Files larger than this (the model, includes, meshes, height fields) are refused before they
+/// are read.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// Reads a file the loader references: only regular files (a device such as `/dev/zero` or a
+/// FIFO has no size and might never end; MuJoCo reports such a file as empty) of at most
+/// [`MAX_FILE_BYTES`].
+pub(crate) fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind as K, Read};
+    let f = std::fs::File::open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(Error::new(K::InvalidInput, "not a regular file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Error::new(
+            K::InvalidInput,
+            format!(
+                "{} bytes, more than the limit of {} (mjcf::MAX_FILE_BYTES)",
+                meta.len(),
+                MAX_FILE_BYTES
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // a file that grows while it is read stops at the limit
+    f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Error::new(
+            K::InvalidInput,
+            "larger than mjcf::MAX_FILE_BYTES",
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Loads and compiles the MJCF file at `path` (includes and assets relative to its directory).
 pub fn load(path: impl AsRef<Path>) -> Result<Model, MjcfError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| MjcfError {
+    let bytes = read_file(path).map_err(|e| MjcfError {
         kind: ErrorKind::MissingFile,
         file: name.clone(),
         line: 0,
         column: 0,
         element: None,
         attribute: None,
-        message: format!("cannot read model file: {e}"),
+        message: format!("cannot open model file '{name}': {e}"),
     })?;
     let text = String::from_utf8(bytes).map_err(|_| MjcfError {
         kind: ErrorKind::Syntax,
