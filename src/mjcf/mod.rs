@@ -14,8 +14,9 @@
 //! dofs per body (MuJoCo's "more than 6 dofs in body"). Nothing recurses on the element tree,
 //! and names resolve through hash maps, so loading is linear in the size of the model.
 //!
-//! Semantics follow MuJoCo 4.0.0's XML reference and compiler (mujoco-facts §5, §7, §8); every
-//! number a test compares was checked against the real engine (`tools/reference/gen_mjcf_cases.py`).
+//! Semantics follow MuJoCo 4.0.0's XML reference and compiler (docs/mujoco-behaviour.md#compiler,
+//! #actuators, #defaults); every number a test compares was checked against the real engine
+//! (`tools/reference/gen_mjcf_cases.py`).
 
 mod compile;
 mod math;
