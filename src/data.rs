@@ -30,6 +30,28 @@ pub fn zero_fill<T: Scalar>(v: &mut [T]) {
     }
 }
 
+/// The arrays of [`Data::new`] whose length is a product of model sizes (the rest are linear
+/// in one size): `(name, what it is sized by, bytes)` for `Data<f64>`. The loader refuses a
+/// model whose sum exceeds [`crate::mjcf::MAX_DATA_BYTES`] instead of letting the allocation
+/// abort the process.
+pub fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 6] {
+    let f = std::mem::size_of::<f64>() as u128;
+    let (nv, nt, nu, nm) = (m.nv as u128, m.ntendon as u128, m.nu as u128, m.nM as u128);
+    let contact = std::mem::size_of::<crate::collision::Contact<f64>>() as u128;
+    [
+        ("qDeriv", "nv × nv", nv * nv * f),
+        ("qLU", "nv × nv", nv * nv * f),
+        ("ten_J", "ntendon × nv", nt * nv * f),
+        ("actuator_moment", "nu × nv", nu * nv * f),
+        ("qM, qLD", "nM (the tree depth of each dof)", 2 * nm * f),
+        (
+            "contact",
+            "the contact capacity (64 + 32 ngeom + 8 npair)",
+            crate::collision::contact_capacity(m) as u128 * contact,
+        ),
+    ]
+}
+
 /// Warning kinds (`mjtWarning`), recorded instead of panicking. Values are MuJoCo 4.0.0's
 /// (which has no `VGEOMFULL`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -136,6 +136,45 @@ impl std::error::Error for MjcfError {}
 /// are read.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
+/// Models whose [`crate::Data`] would need more than this in arrays sized by products of model
+/// sizes ([`crate::data::product_arrays`]: `nv × nv`, `ntendon × nv`, ...) are refused with an
+/// error naming the largest, rather than aborting when `Data::new` cannot allocate.
+pub const MAX_DATA_BYTES: u128 = 8 << 30;
+
+/// Refuses a model whose data would exceed [`MAX_DATA_BYTES`].
+fn data_fits(m: &Model, file: &str) -> Result<(), MjcfError> {
+    let arrays = crate::data::product_arrays(m);
+    let total: u128 = arrays.iter().map(|a| a.2).sum();
+    if total <= MAX_DATA_BYTES {
+        return Ok(());
+    }
+    let (name, by, bytes) = arrays
+        .iter()
+        .max_by_key(|a| a.2)
+        .copied()
+        .unwrap_or(("", "", 0));
+    Err(MjcfError {
+        kind: ErrorKind::InvalidValue,
+        file: file.to_string(),
+        line: 0,
+        column: 0,
+        element: None,
+        attribute: None,
+        message: format!(
+            "the model is too large: its data would need {:.1} GiB (largest: {name}, sized by \
+             {by}: {:.1} GiB; nv = {}, ntendon = {}, nu = {}, ngeom = {}); the limit is \
+             mjcf::MAX_DATA_BYTES = {} GiB",
+            total as f64 / (1u64 << 30) as f64,
+            bytes as f64 / (1u64 << 30) as f64,
+            m.nv,
+            m.ntendon,
+            m.nu,
+            m.ngeom,
+            MAX_DATA_BYTES >> 30
+        ),
+    })
+}
+
 /// Reads a file the loader references: only regular files (a device such as `/dev/zero` or a
 /// FIFO has no size and might never end; MuJoCo reports such a file as empty) of at most
 /// [`MAX_FILE_BYTES`].
@@ -206,6 +245,7 @@ fn load_impl(text: &str, name: &str, dir: Option<PathBuf>, vfs: &Vfs) -> Result<
     schema::validate(&root)?;
     let lengthrange = compile::read_lengthrange(&root)?;
     let mut model = compile::compile(&root, &files)?;
+    data_fits(&model, name)?;
     model.update_actuator_extras();
     crate::setconst::set_const(&mut model);
     // MuJoCo computes actuator length ranges after mj_setConst
