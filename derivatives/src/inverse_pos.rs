@@ -27,7 +27,7 @@
 //!
 //! Measured (humanoid, 16 contact rows, callgrind, `derivatives/examples/transition_profile`):
 //! the restricted pass alone for every row would be 73% of an 8.0 M-instruction analytic
-//! transition; with [`crate::constraint_pos`] covering the contact rows, `cpos` is about 0.17 M
+//! transition; with [`crate::constraint_pos`] covering the contact rows, that part is about 0.17 M
 //! of a transition under 1 M (docs/performance.md). A multi-direction restricted pass (num-dual
 //! `DualSVec64<8>`) is slower than one `Dual64` direction per pass.
 
@@ -390,7 +390,7 @@ fn d_pos_full(
         xfrc,
     };
     smooth(terms, w, out);
-    // the constraint rows analytic where cpos covers them (body transmissions read the
+    // the constraint rows analytic where constraint_pos covers them (body transmissions read the
     // contacts: collision stays in the pass; the connect/weld J̇ derivative `xd` comes from the
     // pass's constraint rows)
     let body_trn = m.actuator_trntype.contains(&TrnType::Body);
