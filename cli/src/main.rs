@@ -911,7 +911,7 @@ fn derivatives_cmd(
 /// `--method analytic`: transition A, B by the implicit function theorem at the constraint
 /// solution, C, D from its `∂qacc` (derivatives/src/sensor.rs); inverse DfDa, DfDv, DfDq, DmDq
 /// analytic (constraint and tendon terms of DfDq by a restricted dual pass; no inverse sensor
-/// Jacobians). See derivatives/src/contact.rs, inverse.rs, rnea.rs and pos.rs.
+/// Jacobians). See derivatives/src/transition.rs, inverse.rs, rne.rs and inverse_pos.rs.
 fn derivatives_analytic(
     path: &Path,
     m: &Model,
