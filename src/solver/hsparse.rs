@@ -37,8 +37,17 @@ pub struct HessianPattern {
     pub col: Vec<usize>,
     /// The pattern belongs to the problem's current rows.
     pub(super) done: bool,
+    /// Per dof i: the rows k > i whose pattern holds i, descending, each with i's position in
+    /// row k (`up_adr`: nv + 1 entries).
+    up_adr: Vec<usize>,
+    up: Vec<(usize, usize)>,
+    /// Per dof a: the problem's rows with a non-zero in column a, ascending, each with a's
+    /// position in the row (`jt_adr`: nv + 1 entries), and each row's cone (`NIL`: none).
+    jt_adr: Vec<usize>,
+    jt: Vec<(usize, usize)>,
+    row_cone: Vec<usize>,
     /// Work space: rows (or contacts) by their largest column, elimination-tree children by
-    /// parent (linked lists, `usize::MAX` ends), the mark of the current row.
+    /// parent (linked lists, `NIL` ends), the mark of the current row.
     head: Vec<usize>,
     next: Vec<usize>,
     group: Vec<(usize, usize)>,
@@ -62,12 +71,17 @@ impl HessianPattern {
             &mut self.child_head,
             &mut self.child_next,
             &mut self.mark,
+            &mut self.up_adr,
+            &mut self.jt_adr,
         ] {
-            grow(v, nv);
+            grow(v, nv + 1);
         }
         grow(&mut self.next, nefc);
         grow(&mut self.group, nefc);
+        grow(&mut self.row_cone, nefc);
         grow(&mut self.col, nnz);
+        grow(&mut self.up, nnz);
+        grow(&mut self.jt, nefc * nv.min(64));
     }
 }
 
@@ -83,6 +97,8 @@ impl<T: Scalar> Problem<T> {
         h.done = true;
         // the groups: each contact's rows together, every other row alone
         h.group.clear();
+        h.row_cone.clear();
+        h.row_cone.resize(nefc, NIL);
         let mut ci = 0;
         let mut i = 0;
         while i < nefc {
@@ -90,6 +106,7 @@ impl<T: Scalar> Problem<T> {
                 ci += 1;
             }
             let n = if ci < self.cone.len() && self.cone[ci].adr == i {
+                h.row_cone[i..i + self.cone[ci].nrow.max(1)].fill(ci);
                 self.cone[ci].nrow.max(1)
             } else {
                 1
@@ -173,130 +190,194 @@ impl<T: Scalar> Problem<T> {
                 h.child_head[p] = k;
             }
         }
+        // the transposed pattern: per dof i, the rows k > i holding it, descending
+        h.up_adr.clear();
+        h.up_adr.resize(nv + 1, 0);
+        for k in 0..nv {
+            for x in h.adr[k]..h.adr[k] + h.len[k] {
+                h.up_adr[h.col[x] + 1] += 1;
+            }
+        }
+        for i in 0..nv {
+            h.up_adr[i + 1] += h.up_adr[i];
+        }
+        h.up.clear();
+        h.up.resize(h.up_adr[nv], (0, 0));
+        // fill from the end of each list, rows ascending: the lists come out descending
+        h.mark[..nv].copy_from_slice(&h.up_adr[1..]);
+        for k in 0..nv {
+            for x in 0..h.len[k] {
+                let i = h.col[h.adr[k] + x];
+                h.mark[i] -= 1;
+                h.up[h.mark[i]] = (k, x);
+            }
+        }
+        // J's columns: per dof, the rows with a non-zero there, ascending
+        h.jt_adr.clear();
+        h.jt_adr.resize(nv + 1, 0);
+        for r in 0..nefc {
+            let (a, m) = (self.J_rowadr[r], self.J_rownnz[r]);
+            for &c in &self.J_colind[a..a + m] {
+                h.jt_adr[c + 1] += 1;
+            }
+        }
+        for i in 0..nv {
+            h.jt_adr[i + 1] += h.jt_adr[i];
+        }
+        h.jt.clear();
+        h.jt.resize(h.jt_adr[nv], (0, 0));
+        h.mark[..nv].copy_from_slice(&h.jt_adr[..nv]);
+        for r in 0..nefc {
+            let (a, m) = (self.J_rowadr[r], self.J_rownnz[r]);
+            for (x, &c) in self.J_colind[a..a + m].iter().enumerate() {
+                h.jt[h.mark[c]] = (r, x);
+                h.mark[c] += 1;
+            }
+        }
     }
-}
-
-/// `row[pos of b] op= v` for the ascending columns `bs` of a source, merged into row `a`'s
-/// pattern (every `b < a` is in it; `b == a` is the diagonal).
-#[inline]
-fn row_slice(pat: &HessianPattern, a: usize) -> (usize, usize) {
-    (pat.adr[a], pat.len[a])
 }
 
 /// Builds H from the problem's states and cone Hessians into `s.Hs` with the pattern
-/// `p.hpat` ([`Problem::hsym`]) and factors it: the sums of the dense build (M, then the
-/// QUADRATIC rows in order, then the cones in order).
+/// `p.hpat` ([`Problem::hsym`]) and factors it ([`factor`]). Per entry the sums of the dense
+/// build (M, then the QUADRATIC rows in order, then the cones in order), formed one row of H
+/// at a time in a dense accumulator (`s.bwork`): row a gets M's entries, then each row of J
+/// with a non-zero in column a, its pairs (a, b ≤ a).
 pub(super) fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    let z = T::zero();
     let pat = &p.hpat;
-    let h = &mut s.Hs;
-    h.clear();
-    h.resize(pat.col.len(), T::zero());
+    let nv = p.nv;
+    let nnz = pat.col.len();
+    s.Hs.clear();
+    s.Hs.resize(nnz, z);
+    s.Hred.clear();
+    s.Hred.resize(nnz, z);
+    s.bwork.clear();
+    s.bwork.resize(nv, z);
+    let acc = &mut s.bwork;
+    let h = &mut s.Hred;
     let nm = p.qM.len();
-    // M: row k lists k, then its ancestors (descending columns)
-    for k in 0..p.nv {
-        let (a, e) = (p.Madr[k], p.Madr.get(k + 1).copied().unwrap_or(nm));
-        let (ra, len) = row_slice(pat, k);
-        h[ra + len] = p.qM[a];
-        let cols = &pat.col[ra..ra + len];
-        let mut y = len;
-        for (&v, &c) in p.qM[a + 1..e].iter().zip(&p.Mcol[a + 1..e]) {
-            while cols[y - 1] != c {
-                y -= 1;
-            }
-            y -= 1;
-            h[ra + y] = v;
+    let cone_st = |c: usize| {
+        c != NIL
+            && p.ty[p.cone[c].adr] == ConstraintType::ContactElliptic
+            && p.state[p.cone[c].adr] == ConstraintState::Cone
+    };
+    for a in 0..nv {
+        // M: row a lists a, then its ancestors
+        let (m0, m1) = (p.Madr[a], p.Madr.get(a + 1).copied().unwrap_or(nm));
+        for (&v, &c) in p.qM[m0..m1].iter().zip(&p.Mcol[m0..m1]) {
+            acc[c] = v;
         }
-    }
-    // one row's (or two rows') pairs (a, b ≤ a): h[a, b] += (w v_p[a]) v_q[b]
-    let add = |h: &mut [T], cp: &[usize], vp: &[T], cq: &[usize], vq: &[T], w: T| {
-        for (&a, &ra) in cp.iter().zip(vp) {
-            let ja = ra * w;
-            if ja == T::zero() {
+        let rows = &pat.jt[pat.jt_adr[a]..pat.jt_adr[a + 1]];
+        for &(i, x) in rows {
+            if p.state[i] != ConstraintState::Quadratic {
                 continue;
             }
-            let (adr, len) = row_slice(pat, a);
-            let cols = &pat.col[adr..adr + len];
-            let mut y = 0;
-            for (&b, &rb) in cq.iter().zip(vq) {
-                if b > a {
-                    break;
-                }
-                if b == a {
-                    h[adr + len] += ja * rb;
-                    break;
-                }
-                while cols[y] != b {
-                    y += 1;
-                }
-                h[adr + y] += ja * rb;
+            let r = p.jrow(i);
+            let ja = r.vals[x] * p.D[i];
+            if ja == z {
+                continue;
+            }
+            let cols = r.cols.unwrap_or(&[]);
+            for (&b, &vb) in cols[..=x].iter().zip(r.vals) {
+                acc[b] += ja * vb;
             }
         }
-    };
-    for i in 0..p.nefc {
-        if p.state[i] != ConstraintState::Quadratic {
-            continue;
-        }
-        let r = p.jrow(i);
-        let cols = r.cols.unwrap_or(&[]);
-        add(h, cols, r.vals, cols, r.vals, p.D[i]);
-    }
-    for (c, cone) in p.cone.iter().enumerate() {
-        let adr = cone.adr;
-        if p.ty[adr] != ConstraintType::ContactElliptic || p.state[adr] != ConstraintState::Cone {
-            continue;
-        }
-        let dim = cone.dim;
-        let hc = &s.cone_H[c * CONE_H..c * CONE_H + dim * dim];
-        for pp in 0..dim {
+        for &(i, x) in rows {
+            let c = pat.row_cone[i];
+            if !cone_st(c) {
+                continue;
+            }
+            let cone = &p.cone[c];
+            let (adr, dim) = (cone.adr, cone.dim);
+            if i >= adr + dim {
+                continue; // a pyramidal edge past the cone's rows (not elliptic)
+            }
+            let pp = i - adr;
+            let hc = &s.cone_H[c * CONE_H..c * CONE_H + dim * dim];
+            let va = p.jrow(i).vals[x];
             for qq in 0..dim {
                 let w = hc[pp * dim + qq];
-                if w == T::zero() {
+                if w == z {
                     continue;
                 }
-                let (rp, rq) = (p.jrow(adr + pp), p.jrow(adr + qq));
-                let (cp, cq) = (rp.cols.unwrap_or(&[]), rq.cols.unwrap_or(&[]));
-                add(h, cp, rp.vals, cq, rq.vals, w);
+                let ja = va * w;
+                if ja == z {
+                    continue;
+                }
+                let rq = p.jrow(adr + qq);
+                for (&b, &vb) in rq.cols.unwrap_or(&[]).iter().zip(rq.vals) {
+                    if b > a {
+                        break;
+                    }
+                    acc[b] += ja * vb;
+                }
             }
         }
+        let (ra, len) = (pat.adr[a], pat.len[a]);
+        for (hv, &c) in h[ra..ra + len].iter_mut().zip(&pat.col[ra..ra + len]) {
+            *hv = acc[c];
+            acc[c] = z;
+        }
+        h[ra + len] = acc[a];
+        acc[a] = z;
     }
-    factor(pat, h, p.nv);
+    factor(pat, &mut s.Hred, &mut s.Hs, &mut s.bwork, nv);
 }
 
-/// [`crate::math::dense::ldl_factor_rev`] on the pattern: pivots below 1e-15 replaced by
-/// 1e-15; returns their count.
-pub fn factor<T: Scalar>(pat: &HessianPattern, h: &mut [T], nv: usize) -> usize {
+/// [`crate::math::dense::ldl_factor_rev`] on the pattern, left-looking: row i (last first)
+/// gathers the updates of the rows k > i that hold it, k descending, in the dense accumulator
+/// `acc` (nv, zero on entry and exit), each the product of row k's reduced entries (kept in
+/// `red`) and its multiplier of i, so every entry sees the dense kernel's operations in its
+/// order. `red` holds H on entry and the reduced rows on exit; `l` gets the factor (the
+/// multipliers, and D on the diagonal slots). Pivots below 1e-15 are replaced by 1e-15;
+/// returns their count.
+pub fn factor<T: Scalar>(
+    pat: &HessianPattern,
+    red: &mut [T],
+    l: &mut [T],
+    acc: &mut [T],
+    nv: usize,
+) -> usize {
+    let z = T::zero();
     let mut nbad = 0;
     let minval: T = sc(1e-15);
-    for k in (0..nv).rev() {
-        let (ak, lk) = (pat.adr[k], pat.len[k]);
-        let mut dk = h[ak + lk];
-        if dk < minval {
-            dk = minval;
-            h[ak + lk] = dk;
+    for i in (0..nv).rev() {
+        let (ai, li) = (pat.adr[i], pat.len[i]);
+        let ups = &pat.up[pat.up_adr[i]..pat.up_adr[i + 1]];
+        if !ups.is_empty() {
+            for (&v, &c) in red[ai..ai + li].iter().zip(&pat.col[ai..ai + li]) {
+                acc[c] = v;
+            }
+            acc[i] = red[ai + li];
+            for &(k, pos) in ups {
+                let ak = pat.adr[k];
+                let aki = red[ak + pos];
+                if aki == z {
+                    continue;
+                }
+                let f = l[ak + pos];
+                for (&v, &c) in red[ak..ak + pos].iter().zip(&pat.col[ak..ak + pos]) {
+                    acc[c] -= v * f;
+                }
+                acc[i] -= aki * f;
+            }
+            for (rv, &c) in red[ai..ai + li].iter_mut().zip(&pat.col[ai..ai + li]) {
+                *rv = acc[c];
+                acc[c] = z;
+            }
+            red[ai + li] = acc[i];
+            acc[i] = z;
+        }
+        let mut di = red[ai + li];
+        if di < minval {
+            di = minval;
+            red[ai + li] = di;
             nbad += 1;
         }
-        let ck = &pat.col[ak..ak + lk];
-        for x in (0..lk).rev() {
-            let aki = h[ak + x];
-            if aki == T::zero() {
-                continue;
-            }
-            let i = ck[x];
-            let f = aki / dk;
-            // row i (below row k in storage order is not guaranteed: index by addresses)
-            let (ai, li) = (pat.adr[i], pat.len[i]);
-            let ci = &pat.col[ai..ai + li];
-            let mut y = 0;
-            for t in 0..x {
-                let j = ck[t];
-                while ci[y] != j {
-                    y += 1;
-                }
-                let v = h[ak + t];
-                h[ai + y] -= v * f;
-            }
-            h[ai + li] -= aki * f;
-            h[ak + x] = f;
+        l[ai + li] = di;
+        for x in 0..li {
+            let a = red[ai + x];
+            l[ai + x] = if a == z { a } else { a / di };
         }
     }
     nbad

@@ -644,6 +644,8 @@ pub struct SolverScratch<T> {
     pub Ht: Vec<T>,
     pub Hdinv: Vec<T>,
     pub Hs: Vec<T>,
+    /// The sparse Hessian's rows as reduced by its factorization ([`hsparse::factor`]).
+    pub Hred: Vec<T>,
     pub H_tree: bool,
     pub H_sparse: bool,
     /// `Ma`, `jar` hold M a and J a - aref at the current problem's start point `a` (set by
@@ -711,6 +713,7 @@ impl<T> Default for SolverScratch<T> {
             Ht: Vec::new(),
             Hdinv: Vec::new(),
             Hs: Vec::new(),
+            Hred: Vec::new(),
             H_tree: false,
             H_sparse: false,
             start_ws: false,
@@ -847,12 +850,16 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.cone, ncone);
         grow(&mut self.ident_efc, nefc);
         grow(&mut self.pgs_block, nefc);
+        if nefc == 0 {
+            return;
+        }
         // the sparse Newton Hessian's pattern: at most the lower triangle (reserved for the
         // problems small enough for a dense one; larger ones grow with their pattern)
         if nv < DENSE_H_MAX {
             let h = &mut p.hpat;
             h.reserve(nv, nefc, nv * (nv + 1) / 2);
             grow(&mut self.Hs, nv * (nv + 1) / 2);
+            grow(&mut self.Hred, nv * (nv + 1) / 2);
         }
         grow(&mut self.B_rowadr, nefc + 1);
         grow(&mut self.bwork, nv);
