@@ -411,7 +411,13 @@ pub fn solve<T: Scalar>(pat: &HessianPattern, h: &[T], nv: usize, x: &mut [T]) {
 
 /// [`crate::math::dense::ldl_rank1_rev`] on the pattern (`w` nv, overwritten, non-zero on
 /// the columns of a row of the problem only).
-pub fn rank1<T: Scalar>(pat: &HessianPattern, h: &mut [T], nv: usize, w: &mut [T], up: bool) -> bool {
+pub fn rank1<T: Scalar>(
+    pat: &HessianPattern,
+    h: &mut [T],
+    nv: usize,
+    w: &mut [T],
+    up: bool,
+) -> bool {
     let mut alpha: T = if up { T::one() } else { -T::one() };
     for k in (0..nv).rev() {
         let pk = w[k];

@@ -404,8 +404,8 @@ impl<T: Scalar> Problem<T> {
         // touches its bodies' chains, a limit one dof), so the problem keeps only the nonzeros
         // in compressed rows; every product then skips the zeros, which only ever added ±0, so
         // the results are those of the dense rows (up to the sign of an exact zero)
-        let compress = !self.J_sparse
-            && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
+        let compress =
+            !self.J_sparse && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
         if compress {
             self.J_sparse = true;
             // every entry is written, the count advancing past the nonzeros only; the arrays
@@ -762,7 +762,11 @@ impl<T: Scalar> SolverScratch<T> {
         let z = T::zero();
         let v = |n: usize| vec![z; n];
         SolverScratch {
-            H: if nv < DENSE_H_MAX { v(nv * nv) } else { Vec::new() },
+            H: if nv < DENSE_H_MAX {
+                v(nv * nv)
+            } else {
+                Vec::new()
+            },
             Ht: v(nm),
             Hdinv: v(nv),
             rowbuf: v(6 * nv),

@@ -672,11 +672,18 @@ mod tests {
             for x in 0..l {
                 let c = pat.col[a + x];
                 assert!(c < k);
-                assert_eq!(s.Hs[a + x].to_bits(), dense_h[k * nv + c].to_bits(), "{k} {c}");
+                assert_eq!(
+                    s.Hs[a + x].to_bits(),
+                    dense_h[k * nv + c].to_bits(),
+                    "{k} {c}"
+                );
                 seen[k * nv + c] = true;
             }
             for c in 0..k {
-                assert!(seen[k * nv + c] || dense_h[k * nv + c] == 0.0, "{k} {c} off pattern");
+                assert!(
+                    seen[k * nv + c] || dense_h[k * nv + c] == 0.0,
+                    "{k} {c} off pattern"
+                );
             }
         }
         let mut xs: Vec<f64> = (0..nv).map(|i| 0.7 - 0.2 * i as f64).collect();
@@ -698,8 +705,16 @@ mod tests {
             for (i, (&o, &n)) in s.state_old.iter().zip(&p.state).enumerate() {
                 if o != n {
                     let sd = p.D[i].sqrt();
-                    let mut w: Vec<f64> = dense_j[i * nv..(i + 1) * nv].iter().map(|x| x * sd).collect();
-                    assert!(dense::ldl_rank1_rev(&mut dense_s.H, nv, &mut w, n == Quadratic));
+                    let mut w: Vec<f64> = dense_j[i * nv..(i + 1) * nv]
+                        .iter()
+                        .map(|x| x * sd)
+                        .collect();
+                    assert!(dense::ldl_rank1_rev(
+                        &mut dense_s.H,
+                        nv,
+                        &mut w,
+                        n == Quadratic
+                    ));
                 }
             }
             for k in 0..nv {

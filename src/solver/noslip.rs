@@ -23,7 +23,9 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::pgs::{b_axpy, b_dot, b_dot_dense, build_b, dual_state, qacc_from_force, qcqp, sweep_stats};
+use super::pgs::{
+    b_axpy, b_dot, b_dot_dense, build_b, dual_state, qacc_from_force, qcqp, sweep_stats,
+};
 use super::{re, Problem, SolverScratch};
 use crate::constraint::{ConstraintState, ConstraintType};
 use crate::data::{sc, Scalar, SolverStat, NSOLVER};
@@ -61,7 +63,7 @@ pub(super) fn solve<T: Scalar>(
     m: &Model,
     p: &mut Problem<T>,
     s: &mut SolverScratch<T>,
-    mut stats: Option<&mut Vec<SolverStat>>,
+    stats: Option<&mut Vec<SolverStat>>,
 ) -> usize {
     let n = p.nefc;
     let z = T::zero();
@@ -80,7 +82,7 @@ pub(super) fn solve<T: Scalar>(
             b_axpy(s, i, fi, &mut y);
         }
     }
-    let iter = sweeps(m, p, s, &mut y, &mut st, &mut st_old, stats.as_deref_mut());
+    let iter = sweeps(m, p, s, &mut y, &mut st, &mut st_old, stats);
     s.bres = y;
     s.state_old = st_old;
     s.stmp = st;
@@ -230,8 +232,7 @@ fn sweeps<T: Scalar>(
                 _ => i += 1,
             }
         }
-        let (nactive, nchange) =
-            sweep_stats(&p.ty, &p.frictionloss, &p.cone, n, f, st, st_old);
+        let (nactive, nchange) = sweep_stats(&p.ty, &p.frictionloss, &p.cone, n, f, st, st_old);
         let improvement = improvement * scale;
         iter += 1;
         if let Some(stv) = stats.as_deref_mut() {
