@@ -649,9 +649,9 @@ mod tests {
         for c in got {
             let f = c.force.unwrap();
             let w = c.world_force().unwrap();
-            for k in 0..3 {
+            for (k, wk) in w.iter().enumerate() {
                 let e = f[0] * c.frame[0][k] + f[1] * c.frame[1][k] + f[2] * c.frame[2][k];
-                assert_eq!(w[k], e);
+                assert_eq!(*wk, e);
             }
         }
         // a page of it: the data block parses and names the trajectory

@@ -46,6 +46,7 @@ pub fn write_json<'a>(
     extra: &serde_json::Value,
 ) -> Result<(), String> {
     std::fs::create_dir_all("target/mpc").map_err(|e| format!("target/mpc: {e}"))?;
+    let m = moreau::load(model).map_err(|e| e.to_string())?;
     for (name, slug, run, planner_cost) in rows {
         let out = format!("target/mpc/{prefix}_{slug}.json");
         let mut fields = serde_json::json!({
@@ -60,6 +61,7 @@ pub fn write_json<'a>(
         let json = run.trajectory_json(fields);
         std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
         println!("wrote {out}");
+        crate::page::write(&m, &out, &json, &format!("{prefix}: {name}"))?;
     }
     Ok(())
 }
