@@ -248,7 +248,7 @@ fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
     ))?;
     let runs: Vec<plot::Run> = rows
         .iter()
-        .map(|r| plot::closed_loop_run(&m, &r.name, &r.run))
+        .map(|r| report::closed_loop_run(&m, &r.name, &r.run))
         .collect();
     plot::figure(
         path,

@@ -163,7 +163,7 @@ fn run() -> Result<(), String> {
         let runs: Vec<plot::Run> = rows
             .iter()
             .map(|(n, _, r)| {
-                let mut run = plot::closed_loop_run(&m, n, &r.closed);
+                let mut run = report::closed_loop_run(&m, n, &r.closed);
                 run.ctrl = None; // twelve actuators: too many panels to read
                 run
             })

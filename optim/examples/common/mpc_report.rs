@@ -126,3 +126,21 @@ pub fn cost_chart(
     println!("wrote {path}");
     Ok(())
 }
+
+/// A closed loop as a figure run: positions, controls and (when the model has any contact)
+/// the total normal contact force at each control step.
+#[cfg(feature = "plot")]
+#[allow(dead_code)]
+pub fn closed_loop_run<'a>(
+    m: &moreau::Model,
+    name: &'a str,
+    c: &'a moreau_optim::mpc::ClosedLoop,
+) -> crate::plot::Run<'a> {
+    let f = crate::plot::contact_normal_force(m, &c.qpos, &c.qvel, &c.ctrl);
+    crate::plot::Run {
+        name,
+        qpos: &c.qpos,
+        ctrl: Some(&c.ctrl),
+        contact: f.iter().any(|&x| x != 0.0).then_some(f),
+    }
+}

@@ -239,23 +239,6 @@ pub fn ctrl_unit(m: &moreau::Model) -> &'static str {
     }
 }
 
-/// A closed loop as a figure run: positions, controls and (when the model has any contact)
-/// the total normal contact force at each control step.
-#[allow(dead_code)]
-pub fn closed_loop_run<'a>(
-    m: &moreau::Model,
-    name: &'a str,
-    c: &'a moreau_optim::mpc::ClosedLoop,
-) -> Run<'a> {
-    let f = contact_normal_force(m, &c.qpos, &c.qvel, &c.ctrl);
-    Run {
-        name,
-        qpos: &c.qpos,
-        ctrl: Some(&c.ctrl),
-        contact: f.iter().any(|&x| x != 0.0).then_some(f),
-    }
-}
-
 /// [`figure`] with positions only.
 #[allow(dead_code)]
 pub fn qpos_panels(
