@@ -7,23 +7,6 @@ use crate::forward::fwd_position;
 use crate::jacobian::jac_body_com;
 use crate::model::{BiasType, GainType, JointType, Model};
 
-/// Fills the fields of `m` that are computed by running the pipeline at `qpos0`:
-/// - `dof_M0`: diagonal of M (with dof armature, without tendon armature);
-/// - `dof_invweight0`: diagonal of M⁻¹; averaged over the translational and the rotational dofs
-///   of a free joint, and over the 3 dofs of a ball joint;
-/// - `body_invweight0 = (tr A_tt / 3, tr A_rr / 3)`, `A = J M⁻¹ Jᵀ` with `J` the 6 × nv
-///   Jacobian of the body's COM (0 for bodies welded to the world);
-/// - except on a "slider" body (MuJoCo's `body_simple = 2`, [`slider_body`]), where both are
-///   `1 / body_mass` (no armature, no averaging over the directions), as MuJoCo 4.0.0 computes;
-/// - `tendon_length0`, `tendon_invweight0 = J M⁻¹ Jᵀ`;
-/// - `actuator_length0`, `actuator_acc0 = |M⁻¹ momentᵀ|`;
-/// - position-like actuators (fixed gain, affine bias with `biasprm[1] = -gainprm[0]`) whose
-///   `biasprm[2] > 0` hold a `dampratio`: replaced by `-kv`, `kv = dampratio · 2 √(kp m)`,
-///   `m = 1 / (moment M⁻¹ momentᵀ)`;
-/// - `cam_pos0`, `cam_poscom0`, `cam_mat0` (fixed camera pose relative to the body origin /
-///   the subtree COM of the target body, else of the camera's body, at `qpos0`);
-/// - joint `springdamper` → `jnt_stiffness`, `dof_damping`;
-/// - `tendon_lengthspring` left at `[-1, -1]` → the tendon length at `qpos_spring`.
 /// A body whose mass matrix block is `mass · I` on slide joints alone (MuJoCo's `body_simple =
 /// 2`, per the 4.0.0 loader): it has joints, all of them slide joints along a coordinate axis of
 /// the body frame, no child bodies, a parent welded to the world, and its inertial frame at the
@@ -42,6 +25,23 @@ pub fn slider_body(m: &Model, b: usize) -> bool {
         && m.body_mass[b] > 0.0
 }
 
+/// Fills the fields of `m` that are computed by running the pipeline at `qpos0`:
+/// - `dof_M0`: diagonal of M (with dof armature, without tendon armature);
+/// - `dof_invweight0`: diagonal of M⁻¹; averaged over the translational and the rotational dofs
+///   of a free joint, and over the 3 dofs of a ball joint;
+/// - `body_invweight0 = (tr A_tt / 3, tr A_rr / 3)`, `A = J M⁻¹ Jᵀ` with `J` the 6 × nv
+///   Jacobian of the body's COM (0 for bodies welded to the world);
+/// - except on a "slider" body (MuJoCo's `body_simple = 2`, [`slider_body`]), where both are
+///   `1 / body_mass` (no armature, no averaging over the directions), as MuJoCo 4.0.0 computes;
+/// - `tendon_length0`, `tendon_invweight0 = J M⁻¹ Jᵀ`;
+/// - `actuator_length0`, `actuator_acc0 = |M⁻¹ momentᵀ|`;
+/// - position-like actuators (fixed gain, affine bias with `biasprm[1] = -gainprm[0]`) whose
+///   `biasprm[2] > 0` hold a `dampratio`: replaced by `-kv`, `kv = dampratio · 2 √(kp m)`,
+///   `m = 1 / (moment M⁻¹ momentᵀ)`;
+/// - `cam_pos0`, `cam_poscom0`, `cam_mat0` (fixed camera pose relative to the body origin /
+///   the subtree COM of the target body, else of the camera's body, at `qpos0`);
+/// - joint `springdamper` → `jnt_stiffness`, `dof_damping`;
+/// - `tendon_lengthspring` left at `[-1, -1]` → the tendon length at `qpos_spring`.
 pub fn set_const(m: &mut Model) {
     let nv = m.nv;
     m.cam_pos0.resize(m.ncam, [0.0; 3]);

@@ -377,7 +377,7 @@ fn legacy_mass_props(v: &[V3], faces: &[[usize; 3]]) -> Result<(f64, V3, M3), St
         area += w;
         c0 = add(c0, scl(add(add(a, b), c), w / 3.0));
     }
-    if !(area > 1e-15) {
+    if area.is_nan() || area <= 1e-15 {
         return Err("mesh surface area is too small".into());
     }
     let c0 = scl(c0, 1.0 / area);
@@ -390,7 +390,7 @@ fn legacy_mass_props(v: &[V3], faces: &[[usize; 3]]) -> Result<(f64, V3, M3), St
         let s = add(add(add(v[f[0]], v[f[1]]), v[f[2]]), c0);
         c1 = add(c1, scl(s, w / 4.0));
     }
-    if !(tot > 1e-15) {
+    if tot.is_nan() || tot <= 1e-15 {
         return Err("mesh volume is too small (or faces are inverted)".into());
     }
     let c1 = scl(c1, 1.0 / tot);
@@ -407,7 +407,7 @@ fn legacy_mass_props(v: &[V3], faces: &[[usize; 3]]) -> Result<(f64, V3, M3), St
             }
         }
     }
-    if !(vol > 1e-15) {
+    if vol.is_nan() || vol <= 1e-15 {
         return Err("mesh volume is too small (or faces are inverted)".into());
     }
     let tr = second[0][0] + second[1][1] + second[2][2];
