@@ -14,8 +14,9 @@
 //! `pending` models have reference data only.
 //!
 //! One test per package; `ZOO_MODEL=<part of a name>` restricts a run to the matching models,
-//! e.g. `ZOO_MODEL=dm_control/dog cargo test --test zoo -- --nocapture`. A missing cache is a
-//! failure that says how to fetch it.
+//! e.g. `ZOO_MODEL=dm_control/dog cargo test --test zoo -- --nocapture`; `ZOO_VERBOSE=1` lists
+//! every failed check, not the first few. A missing cache is a failure that says how to fetch
+//! it.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -1003,6 +1004,9 @@ fn run_package(package: &str) {
                 ));
                 failed.push(r);
             } else {
+                if std::env::var_os("ZOO_VERBOSE").is_some() {
+                    r.failures.iter().for_each(|f| println!("{}: {f}", r.name));
+                }
                 let first = r.failures[0].clone();
                 known.push(format!(
                     "{}: {} ({} failures; first: {first})",
@@ -1032,9 +1036,14 @@ fn run_package(package: &str) {
     for p in &pending_bad {
         let _ = writeln!(msg, "{p}");
     }
+    let shown = if std::env::var_os("ZOO_VERBOSE").is_some() {
+        usize::MAX
+    } else {
+        6
+    };
     for r in &failed {
         let _ = writeln!(msg, "{} ({} failures):", r.name, r.failures.len());
-        for f in r.failures.iter().take(6) {
+        for f in r.failures.iter().take(shown) {
             let _ = writeln!(msg, "    {f}");
         }
     }
