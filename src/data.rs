@@ -258,6 +258,8 @@ pub struct Data<T: Scalar = f64> {
     pub nconmax: usize,
     /// Broad-phase scratch: (interval low, high, geom) per collidable geom.
     pub scratch_sap: Vec<(f64, f64, u32)>,
+    /// Broad-phase candidate geom pairs with their order key (bodies, then geoms within them).
+    pub scratch_pairs: Vec<([u32; 4], u32, u32)>,
 
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
@@ -440,6 +442,7 @@ impl<T: Scalar> Data<T> {
             contact: Vec::with_capacity(crate::collision::contact_capacity(m)),
             nconmax: crate::collision::contact_capacity(m),
             scratch_sap: Vec::with_capacity(m.ngeom),
+            scratch_pairs: Vec::with_capacity(4 * m.ngeom),
             warning: [WarningStat::default(); NWARNING],
             sensordata: v(m.nsensordata),
             subtree_linvel: v3(m.nbody),
