@@ -189,7 +189,7 @@ impl<'a> Builder<'a> {
         let cls = self.defs.class_of(it.el, it.class)?;
         let a = self.defs.reader(it.el, cls, "geom");
         let name = a.name();
-        dup(&self.m.geom_name, &name, it.el, "geom")?;
+        self.unique("geom", &name, it.el)?;
         let t = a.keyword("type", GEOM_TYPES)?.unwrap_or(GeomType::Sphere);
         if t == GeomType::Sdf {
             return Err(a.err(ErrorKind::Unsupported, "type", "sdf geoms need plugins"));

@@ -10,6 +10,7 @@ pub(super) fn normalize_quat_slice(q: &mut [f64]) {
 }
 
 pub(super) fn compile_keyframes(root: &Elem, m: &mut Model) -> R<()> {
+    let mut seen = Unique::default();
     let mut mpos0 = Vec::new();
     let mut mquat0 = Vec::new();
     for b in 0..m.nbody {
@@ -22,7 +23,7 @@ pub(super) fn compile_keyframes(root: &Elem, m: &mut Model) -> R<()> {
         for el in &sec.children {
             let a = A::new(el);
             let name = a.name();
-            dup(&m.key_name, &name, el, "key")?;
+            seen.check(&name, el, "key")?;
             let get = |k: &str, n: usize, def: Vec<f64>| -> R<Vec<f64>> {
                 match a.vec(k, n, n)? {
                     Some(v) => Ok(v),
