@@ -330,6 +330,8 @@ pub struct Data<T: Scalar = f64> {
     pub nconmax: usize,
     /// Broad-phase scratch: (interval low, high, geom) per collidable geom.
     pub scratch_sap: Vec<(f64, f64, u32)>,
+    /// Broad-phase candidate geom pairs with their order key (bodies, then geoms within them).
+    pub scratch_pairs: Vec<([u32; 4], u32, u32)>,
 
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
@@ -395,6 +397,11 @@ impl<T: Scalar> Data<T> {
         let m3 = |n: usize| vec![Matrix3::identity(); n];
         let v6 = |n: usize| vec![Vector6::zeros(); n];
         let q = |n: usize| vec![Quaternion::new(T::one(), z, z, z); n];
+        let dense_deriv = m.nv < crate::solver::DENSE_H_MAX
+            || matches!(
+                m.opt.integrator,
+                crate::model::Integrator::Implicit | crate::model::Integrator::ImplicitFast
+            );
         let mut d = Data {
             time: z,
             qpos: v(m.nq),
@@ -450,8 +457,10 @@ impl<T: Scalar> Data<T> {
             cacc: v6(m.nbody),
             cfrc_int: v6(m.nbody),
             cfrc_ext: v6(m.nbody),
-            qDeriv: v(m.nv * m.nv),
-            qLU: v(m.nv * m.nv),
+            // dense nv × nv: for the implicit integrators, and below the sparse threshold for
+            // the derivatives (sized on first use otherwise)
+            qDeriv: v(if dense_deriv { m.nv * m.nv } else { 0 }),
+            qLU: v(if dense_deriv { m.nv * m.nv } else { 0 }),
             qLU_piv: vec![0; m.nv],
             nefc: 0,
             efc_type: Vec::new(),
@@ -500,11 +509,12 @@ impl<T: Scalar> Data<T> {
             map_efc2iefc: Vec::new(),
             map_iefc2efc: Vec::new(),
             island_scratch: crate::solver::island::IslandScratch::new(m),
-            solver_scratch: SolverScratch::new(m.nv),
+            solver_scratch: SolverScratch::new(m.nv, m.nM),
             solver_pos_valid: false,
             contact: Vec::with_capacity(crate::collision::contact_capacity(m)),
             nconmax: crate::collision::contact_capacity(m),
             scratch_sap: Vec::with_capacity(m.ngeom),
+            scratch_pairs: Vec::with_capacity(4 * m.ngeom),
             warning: [WarningStat::default(); NWARNING],
             sensordata: v(m.nsensordata),
             subtree_linvel: v3(m.nbody),
@@ -653,7 +663,9 @@ impl<T: Scalar> Data<T> {
         };
         self.efc_cone.resize(ncone, c0);
         self.solver_scratch.resize(nefc, ncone);
-        self.solver_scratch.reserve(nv, nefc, ncone);
+        let nm = self.qM.len();
+        let dense_j = !self.efc_J_sparse;
+        self.solver_scratch.reserve(nv, nm, nefc, ncone, dense_j);
         for v in [
             &mut self.map_efc2iefc,
             &mut self.map_iefc2efc,

@@ -39,6 +39,10 @@ enum Cmd {
         /// Euler, implicit, implicitfast or RK4 (default: the model's).
         #[arg(long)]
         integrator: Option<String>,
+        /// Also record each row's contacts under `contact` (per row a list of `geom1`, `geom2`,
+        /// `dist`, `pos`, `frame`, `force`; for `moreau view`).
+        #[arg(long)]
+        contacts: bool,
         #[arg(long)]
         out: PathBuf,
     },
@@ -67,6 +71,28 @@ enum Cmd {
         /// Exit with an error when a deviation exceeds this.
         #[arg(long)]
         tol: Option<f64>,
+        /// With --out: also record each row's contacts under `contact` (as simulate --contacts).
+        #[arg(long)]
+        contacts: bool,
+    },
+    /// Write one self-contained HTML page (three.js inside, works offline) that draws the
+    /// model in 3-D and plays the trajectories overlaid: play/pause, time slider, speed, camera
+    /// orbit, contact points and forces.
+    View {
+        /// The MJCF model (or a trajectory JSON whose `model` key names it).
+        model: PathBuf,
+        /// Trajectories written by simulate, replay or an optimizer (`qpos` rows, `time`;
+        /// every other `*_qpos` key is overlaid too). None: the model at qpos0.
+        traj: Vec<PathBuf>,
+        /// The page to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// The page's title (default: the model file's name).
+        #[arg(long)]
+        title: Option<String>,
+        /// Frames kept per simulated second (poses are interpolated between them).
+        #[arg(long, default_value_t = 120.0)]
+        max_fps: f64,
     },
     /// Forward dynamics at a state; writes qacc, forces, xpos, xquat, dense qM as JSON.
     Forward {
@@ -171,6 +197,7 @@ fn main() -> ExitCode {
             keyframe,
             ctrl,
             integrator,
+            contacts,
             out,
         } => simulate(
             &model,
@@ -178,6 +205,7 @@ fn main() -> ExitCode {
             keyframe,
             ctrl.as_deref(),
             integrator.as_deref(),
+            contacts,
             &out,
         ),
         Cmd::Replay {
@@ -188,6 +216,7 @@ fn main() -> ExitCode {
             out,
             plot,
             tol,
+            contacts,
         } => replay(ReplayArgs {
             traj: &traj,
             model: model.as_deref(),
@@ -196,7 +225,15 @@ fn main() -> ExitCode {
             out: out.as_deref(),
             plot: plot.as_deref(),
             tol,
+            contacts,
         }),
+        Cmd::View {
+            model,
+            traj,
+            out,
+            title,
+            max_fps,
+        } => view(&model, &traj, &out, title, max_fps),
         Cmd::Forward { model, state, out } => forward_cmd(&model, &state, &out),
         Cmd::Inverse { model, state, out } => inverse_cmd(&model, &state, &out),
         Cmd::Derivatives {
@@ -541,6 +578,7 @@ fn simulate(
     keyframe: Option<usize>,
     ctrl: Option<&Path>,
     integ: Option<&str>,
+    contacts: bool,
     out: &Path,
 ) -> Res<()> {
     let mut m = load(path)?;
@@ -564,6 +602,7 @@ fn simulate(
     let mut qpos = with_room(steps.checked_add(1), &what)?;
     let mut qvel = with_room(steps.checked_add(1), &what)?;
     let mut act = with_room(steps.checked_add(1), &what)?;
+    let mut rec = ContactRecorder::new(&m, contacts);
     let mut record = |d: &Data<f64>| {
         time.push(d.time);
         qpos.push(d.qpos.clone());
@@ -577,18 +616,51 @@ fn simulate(
             Some(c) => d.ctrl.copy_from_slice(&c[s]),
             None => d.ctrl.iter_mut().for_each(|x| *x = 0.0),
         }
+        rec.record(&m, &d);
         applied.push(step_warned(&m, &mut d, &mut warnings, s));
         record(&d);
     }
     warnings.summary();
+    rec.record(&m, &d);
     // `ctrl` (N rows), `model` and `warning` extend the contract so that `replay` can re-run
     // the file and a reader sees what the engine reported.
     let model_path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    write_json(
-        out,
-        &json!({ "time": time, "qpos": qpos, "qvel": qvel, "act": act, "ctrl": applied,
-                 "model": model_path.to_string_lossy(), "warning": warnings.json() }),
-    )
+    let mut v = json!({ "time": time, "qpos": qpos, "qvel": qvel, "act": act, "ctrl": applied,
+                        "model": model_path.to_string_lossy(), "warning": warnings.json() });
+    rec.insert(&mut v);
+    write_json(out, &v)
+}
+
+/// `--contacts`: per recorded row, the contacts and contact forces of `forward` at that state
+/// (computed on a copy, so the trajectory is the same with and without recording; the last
+/// row's controls are those of the last step).
+struct ContactRecorder {
+    scratch: Option<Data<f64>>,
+    rows: Vec<Value>,
+}
+
+impl ContactRecorder {
+    fn new(m: &Model, on: bool) -> Self {
+        ContactRecorder {
+            scratch: on.then(|| Data::new(m)),
+            rows: Vec::new(),
+        }
+    }
+
+    fn record(&mut self, m: &Model, d: &Data<f64>) {
+        if let Some(s) = &mut self.scratch {
+            s.clone_from(d);
+            forward::forward(m, s);
+            self.rows.push(moreau_viewer::contacts_json(m, s));
+        }
+    }
+
+    /// Adds the `contact` key when recording.
+    fn insert(self, v: &mut Value) {
+        if let (Some(_), Value::Object(o)) = (self.scratch, v) {
+            o.insert("contact".into(), Value::Array(self.rows));
+        }
+    }
 }
 
 /// One `mj_step` with its warnings printed (as `step s`); returns the controls the engine
@@ -636,6 +708,7 @@ struct ReplayArgs<'a> {
     out: Option<&'a Path>,
     plot: Option<&'a Path>,
     tol: Option<f64>,
+    contacts: bool,
 }
 
 /// Reads `key` of a trajectory file as rows of exactly `n` numbers.
@@ -791,10 +864,12 @@ fn replay(a: ReplayArgs) -> Res<()> {
         vec![d.qvel.clone()],
         vec![d.act.clone()],
     );
+    let mut rec = ContactRecorder::new(&m, a.contacts && a.out.is_some());
     let mut warnings = Warnings::default();
     let mut applied = Vec::with_capacity(steps);
     for (s, u) in ctrl.iter().take(steps).enumerate() {
         d.ctrl.copy_from_slice(u);
+        rec.record(&m, &d);
         applied.push(step_warned(&m, &mut d, &mut warnings, s));
         rt.push(d.time);
         rq.push(d.qpos.clone());
@@ -823,12 +898,12 @@ fn replay(a: ReplayArgs) -> Res<()> {
             .iter()
             .map(|(k, (e, _))| (k.to_string(), json!(e)))
             .collect();
-        write_json(
-            out,
-            &json!({ "time": rt, "qpos": rq, "qvel": rv, "act": ra,
-                     "ctrl": applied, "max_error": errs,
-                     "model": model_path.to_string_lossy(), "warning": warnings.json() }),
-        )?;
+        rec.record(&m, &d);
+        let mut v = json!({ "time": rt, "qpos": rq, "qvel": rv, "act": ra,
+                            "ctrl": applied, "max_error": errs,
+                            "model": model_path.to_string_lossy(), "warning": warnings.json() });
+        rec.insert(&mut v);
+        write_json(out, &v)?;
     }
     if let Some(dir) = a.plot {
         plot_replay(dir, &time, &qpos, &rq, &qvel, &rv)?;
@@ -841,6 +916,85 @@ fn replay(a: ReplayArgs) -> Res<()> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Reads a JSON file as an object.
+fn read_object(file: &Path) -> Res<Map<String, Value>> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+    match serde_json::from_str(&text) {
+        Ok(Value::Object(o)) => Ok(o),
+        Ok(_) => Err(format!("{}: expected a JSON object", file.display())),
+        Err(e) => Err(format!("{}: invalid JSON: {e}", file.display())),
+    }
+}
+
+/// The model a trajectory file names under `model` (relative paths from the file's directory
+/// when they do not exist from the working directory).
+fn model_of(o: &Map<String, Value>, file: &Path) -> Res<PathBuf> {
+    match o.get("model") {
+        Some(Value::String(p)) => {
+            let p = PathBuf::from(p);
+            Ok(match (p.is_relative(), file.parent()) {
+                (true, Some(dir)) if !p.exists() => dir.join(p),
+                _ => p,
+            })
+        }
+        Some(_) => Err(format!("{}: 'model' must be a string", file.display())),
+        None => Err(format!(
+            "{}: no 'model' key; give the model file first",
+            file.display()
+        )),
+    }
+}
+
+/// `moreau view`: the HTML page of a model and its trajectories.
+fn view(
+    model: &Path,
+    trajs: &[PathBuf],
+    out: &Path,
+    title: Option<String>,
+    max_fps: f64,
+) -> Res<()> {
+    if max_fps.is_nan() || max_fps < 0.0 {
+        return Err(format!("--max-fps {max_fps}: must be a number ≥ 0"));
+    }
+    let mut files: Vec<PathBuf> = trajs.to_vec();
+    let model_path = if model
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        files.insert(0, model.to_path_buf());
+        model_of(&read_object(model)?, model)?
+    } else {
+        model.to_path_buf()
+    };
+    let m = load(&model_path)?;
+    let mut all = Vec::new();
+    for f in &files {
+        let o = read_object(f)?;
+        let name = f.file_stem().map_or_else(
+            || f.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        let t = moreau_viewer::from_json(&m, &Value::Object(o), &name)
+            .map_err(|e| format!("{}: {e}", f.display()))?;
+        all.extend(t);
+    }
+    let title = title.unwrap_or_else(|| {
+        model_path
+            .file_stem()
+            .map_or_else(|| "moreau".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let opts = moreau_viewer::Options {
+        title: Some(title),
+        max_fps,
+    };
+    let html = moreau_viewer::page(&m, &all, &opts)
+        .map_err(|e| format!("{}: {e}", model_path.display()))?;
+    std::fs::write(out, html).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+    println!("wrote {}", out.display());
     Ok(())
 }
 
@@ -1195,7 +1349,7 @@ fn derivatives_cmd(
 /// `--method analytic`: transition A, B by the implicit function theorem at the constraint
 /// solution, C, D from its `∂qacc` (derivatives/src/sensor.rs); inverse DfDa, DfDv, DfDq, DmDq
 /// analytic (constraint and tendon terms of DfDq by a restricted dual pass; no inverse sensor
-/// Jacobians). See derivatives/src/contact.rs, inverse.rs, rnea.rs and pos.rs.
+/// Jacobians). See derivatives/src/transition.rs, inverse.rs, rne.rs and inverse_pos.rs.
 fn derivatives_analytic(
     path: &Path,
     m: &Model,

@@ -966,7 +966,7 @@ fn forwarded(
     let h = m.opt.timestep;
     let fast = m.opt.integrator == Integrator::ImplicitFast;
     let implicit = fast || m.opt.integrator == Integrator::Implicit;
-    // He depends on (q, v, act, u) beyond qderiv_pos's constant weights: ∂(He a_int)/∂x by
+    // He depends on (q, v, act, u) beyond smooth_vel_pos's constant weights: ∂(He a_int)/∂x by
     // restricted dual passes (crate::step_matrix)
     let he_dual = crate::step_matrix::needs_dual(m);
     let damped = m.opt.integrator == Integrator::Euler && euler_damped(m);
