@@ -42,8 +42,8 @@ fn set_state(m: &Model, d: &mut Data<f64>, r: &[f64]) {
     d.qpos[0] = 3.0 * r[0];
     let q = [1.0 + r[1], r[2], r[3], r[4]];
     let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-    for i in 0..4 {
-        d.qpos[1 + i] = q[i] / n;
+    for (x, qi) in d.qpos[1..5].iter_mut().zip(q) {
+        *x = qi / n;
     }
     d.qpos[5] = 3.0 * r[5];
     d.qpos[6] = 1.0 + r[6];
@@ -51,8 +51,8 @@ fn set_state(m: &Model, d: &mut Data<f64>, r: &[f64]) {
     d.qpos[8] = 1.0 + r[8];
     let q = [r[9], 1.0 + r[10], r[11], r[1]];
     let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-    for i in 0..4 {
-        d.qpos[9 + i] = q[i] / n;
+    for (x, qi) in d.qpos[9..13].iter_mut().zip(q) {
+        *x = qi / n;
     }
     for i in 0..m.nv {
         d.qvel[i] = 2.0 * r[(i + 3) % 16] * r[(i + 7) % 16];
