@@ -125,3 +125,19 @@ def test_help_works():
     for obj in (moreau, moreau.MjModel, moreau.MjData, moreau.mj_step, moreau.derivatives):
         text.append(pydoc.render_doc(obj, renderer=pydoc.plaintext))
     assert "mj_step" in text[0] and "qpos" in text[2]
+
+
+def test_stubs_cover_the_extension():
+    """python/moreau/_moreau.pyi (python/tools/gen_stubs.py) names every public name."""
+    import pathlib
+
+    stub = (pathlib.Path(moreau.__file__).parent / "_moreau.pyi").read_text()
+    for name in dir(moreau._moreau):
+        if name.startswith("__"):
+            continue
+        assert f"def {name}(" in stub or f"class {name}" in stub or f"{name}:" in stub, name
+    for cls in (moreau.MjModel, moreau.MjData):
+        for attr in cls._arrays:
+            assert f"def {attr}(self)" in stub, f"{cls.__name__}.{attr}"
+    for name in moreau.optim.__all__:
+        assert f"def {name}(" in stub or f"class {name}" in stub, f"optim.{name}"
