@@ -1,4 +1,4 @@
-//! Spatial-algebra helpers shared by the smooth pipeline (seed 000, "General framework").
+//! Spatial-algebra helpers shared by the smooth pipeline (Computation "General framework").
 //!
 //! Motion and force 6-vectors are (rotation, translation) in a world-aligned frame; body
 //! inertias use MuJoCo's 10-element `cinert` layout `(I00, I11, I22, I01, I02, I12, m c, m)`
@@ -26,8 +26,11 @@ pub fn normalize_quat<T: Scalar>(q: Quaternion<T>) -> Quaternion<T> {
     let n = q.norm();
     if n < sc(1e-15) {
         Quaternion::identity()
+    } else if (n - T::one()).abs() > sc(1e-15) {
+        q * (T::one() / n)
     } else {
-        q / n
+        // within round-off of unit length: left as is (as MuJoCo's mju_normalize4)
+        q
     }
 }
 
