@@ -30,14 +30,10 @@ pub fn quat_conj<T: Scalar>(q: &[T; 4]) -> [T; 4] {
     [q[0], -q[1], -q[2], -q[3]]
 }
 
-/// Normalizes `q`; a (near-)zero quaternion becomes the identity (as `mju_normalize4`).
+/// Normalizes `q` as `mju_normalize4` ([`crate::math::spatial::normalize4`]).
 #[inline]
 pub fn quat_normalize<T: Scalar>(q: &[T; 4]) -> [T; 4] {
-    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    if n < sc(1e-15) {
-        return [T::one(), T::zero(), T::zero(), T::zero()];
-    }
-    [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
+    crate::math::spatial::normalize4(*q)
 }
 
 /// Exponential map: the unit quaternion of the rotation vector `t` (angle `|t|` about `t/|t|`).
