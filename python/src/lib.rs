@@ -5,7 +5,7 @@
 //! One Rust module per area, each registering its names on the extension module:
 //! [`model`] (`MjModel`, `MjOption`), [`data`] (`MjData`, contacts), [`functions`] (`mj_*`),
 //! [`derivatives`] (`mjd_*` and `moreau.derivatives`), [`diff`] (the differentiable step behind
-//! `moreau.jax` / `moreau.torch`). The pure-Python layer
+//! `moreau.jax` / `moreau.torch`), [`viewer`] (the page of `moreau view`). The pure-Python layer
 //! (`python/moreau/`) adds the enums, the JAX and PyTorch wrappers and re-exports.
 //!
 //! Every call that does work releases the GIL ([`pyo3::Python::detach`]). NumPy arrays that
@@ -23,6 +23,7 @@ pub mod diff;
 pub mod errors;
 pub mod functions;
 pub mod model;
+pub mod viewer;
 
 /// The extension module `moreau._moreau`.
 #[pymodule]
@@ -33,5 +34,6 @@ fn _moreau(m: &Bound<'_, PyModule>) -> PyResult<()> {
     functions::register(m)?;
     derivatives::register(m)?;
     diff::register(m)?;
+    viewer::register(m)?;
     Ok(())
 }

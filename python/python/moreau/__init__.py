@@ -67,5 +67,6 @@ from moreau._moreau import (  # noqa: F401
     mjd_transitionFD,
 )
 from moreau import derivatives  # noqa: F401
+from moreau import viewer  # noqa: F401
 
 __version__ = "0.1.0"
