@@ -20,7 +20,7 @@ pub fn viewer_page(
     title: Option<String>,
     max_fps: f64,
 ) -> PyResult<String> {
-    if !(max_fps >= 0.0) {
+    if max_fps.is_nan() || max_fps < 0.0 {
         return Err(PyValueError::new_err(
             "max_fps must be a non-negative number",
         ));
