@@ -1,4 +1,4 @@
-//! Divergence checks (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`; seed 004 "Simulation
+//! Divergence checks (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`; Computation "Simulation
 //! pipeline" stages 1 and 22).
 //!
 //! Behaviour checked against MuJoCo 4.0.0: at the first bad entry (NaN, ±inf or

@@ -54,7 +54,7 @@ pub struct WarningStat {
     pub number: u64,
 }
 
-/// Per-iteration solver statistics (`mjSolverStat`; mujoco-facts §4).
+/// Per-iteration solver statistics (`mjSolverStat`; docs/mujoco-behaviour.md#newton).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SolverStat {
     /// Cost reduction, scaled by 1/trace(M).
@@ -166,7 +166,7 @@ pub struct Data<T: Scalar = f64> {
     pub qLU: Vec<T>,
     pub qLU_piv: Vec<usize>,
 
-    // ------------------------------------------------------------ constraints (seed 000, "Constraint model")
+    // ------------------------------------------- constraints (Computation "Constraint model")
     /// Number of scalar constraint rows. All `efc_*` arrays have this length (`efc_J`: nefc × nv,
     /// row-major, or the compressed rows' values when `efc_J_sparse`). They are resized by [`Data::resize_efc`], which allocates only when nefc
     /// exceeds the previous high-water mark (the single allowed allocation in the pipeline).
@@ -272,7 +272,7 @@ pub struct Data<T: Scalar = f64> {
     /// Forward/inverse comparison (`mj_compareFwdInv`): joint-space and constraint-space
     /// discrepancy norms.
     pub solver_fwdinv: [T; 2],
-    // ------------------------------------------------------------ tendon paths (appended, phys8)
+    // ------------------------------------------------------------ tendon paths
     /// First entry of each tendon's path in `wrap_obj`/`wrap_xpos`, and the number of entries
     /// (0 for fixed tendons).
     pub ten_wrapadr: Vec<usize>,

@@ -1,6 +1,7 @@
 //! moreau: MuJoCo's physics in Rust, differentiable.
 //!
-//! The layout mirrors MuJoCo's pipeline (seed 000, "Computation"): one module per stage.
+//! The layout mirrors MuJoCo's pipeline (MuJoCo's Computation chapter, docs/architecture.md): one
+//! module per stage.
 
 #![allow(non_snake_case)]
 

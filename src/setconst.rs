@@ -1,5 +1,5 @@
 //! Compile-time constants that need the dynamics at `qpos0` (MuJoCo's `mj_setConst`;
-//! mujoco-facts §1 and §7).
+//! docs/mujoco-behaviour.md#parameters, #actuators).
 
 use crate::crb::solve_m;
 use crate::data::Data;

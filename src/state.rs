@@ -1,9 +1,9 @@
-//! Configuration-space arithmetic and the state vector (seed 003: `mj_integratePos`,
+//! Configuration-space arithmetic and the state vector (API Reference: `mj_integratePos`,
 //! `mj_differentiatePos`, `mj_stateSize`/`mj_getState`/`mj_setState`, `mjd_subQuat`,
-//! `mjd_quatIntegrate`; seed 000 "Numerical integration").
+//! `mjd_quatIntegrate`; Computation "Numerical integration").
 //!
 //! Quaternions are `[w, x, y, z]`; the angular velocity of ball and free joints is in the
-//! body (local) frame, so `q_next = q ⊗ exp(h ω)` (mujoco-facts §6).
+//! body (local) frame, so `q_next = q ⊗ exp(h ω)` (docs/mujoco-behaviour.md#integrators).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -105,7 +105,7 @@ fn read3<T: Scalar>(x: &[T], a: usize) -> [T; 3] {
     [x[a], x[a + 1], x[a + 2]]
 }
 
-/// `mj_integratePos` (seed 003): `qpos ← qpos ⊕ h·qvel`. Hinge/slide add `h v`; the free
+/// `mj_integratePos` (API Reference): `qpos ← qpos ⊕ h·qvel`. Hinge/slide add `h v`; the free
 /// joint's position adds `h v_lin` (world frame); ball and free quaternions are rotated by
 /// `exp(h ω)` with `ω` in the local frame and normalized.
 pub fn integrate_pos<T: Scalar>(m: &Model, qpos: &mut [T], qvel: &[T], h: T) {
@@ -132,7 +132,7 @@ fn integrate_quat_at<T: Scalar>(qpos: &mut [T], a: usize, w: &[T; 3], h: T) {
     qpos[a..a + 4].copy_from_slice(&q);
 }
 
-/// `mj_differentiatePos` (seed 003): `qvel = (qpos2 ⊖ qpos1) / h`; quaternions are normalized
+/// `mj_differentiatePos` (API Reference): `qvel = (qpos2 ⊖ qpos1) / h`; quaternions are normalized
 /// first and differenced with [`sub_quat`], so `integrate_pos(qpos1, qvel, h) == qpos2`.
 pub fn differentiate_pos<T: Scalar>(m: &Model, qvel: &mut [T], h: T, qpos1: &[T], qpos2: &[T]) {
     let ih = T::one() / h;
@@ -210,7 +210,8 @@ fn poly_skew<T: Scalar>(t: &[T; 3], a: T, b: T) -> Mat3<T> {
 }
 
 /// Inverse right Jacobian of SO(3): `I + K/2 + c K²`,
-/// `c = 1/θ² − (1 + cos θ)/(2 θ sin θ)` (→ 1/12 at 0). Also `dexp⁻¹` of RKMK (mujoco-facts §6).
+/// `c = 1/θ² − (1 + cos θ)/(2 θ sin θ)` (→ 1/12 at 0). Also `dexp⁻¹` of RKMK
+/// (docs/mujoco-behaviour.md#integrators).
 pub fn so3_jr_inv<T: Scalar>(t: &[T; 3]) -> Mat3<T> {
     poly_skew(t, sc(0.5), dexpinv_coef(t))
 }
@@ -242,7 +243,7 @@ pub fn so3_jr<T: Scalar>(t: &[T; 3]) -> Mat3<T> {
     poly_skew(t, a, b)
 }
 
-/// `mjd_subQuat` (seed 003): Jacobians of `r = sub_quat(qa, qb)` with respect to tangent
+/// `mjd_subQuat` (API Reference): Jacobians of `r = sub_quat(qa, qb)` with respect to tangent
 /// perturbations `qa ⊗ exp(δa)`, `qb ⊗ exp(δb)`: `Da = Jr⁻¹(r)`, `Db = −Jr⁻¹(r)ᵀ`.
 pub fn mjd_sub_quat<T: Scalar>(qa: &[T; 4], qb: &[T; 4]) -> (Mat3<T>, Mat3<T>) {
     let r = sub_quat(qa, qb);
@@ -256,7 +257,7 @@ pub fn mjd_sub_quat<T: Scalar>(qa: &[T; 4], qb: &[T; 4]) -> (Mat3<T>, Mat3<T>) {
     (da, db)
 }
 
-/// `mjd_quatIntegrate` (seed 003) for `q ← q ⊗ exp(s)`, `s = h v`, in tangent coordinates:
+/// `mjd_quatIntegrate` (API Reference) for `q ← q ⊗ exp(s)`, `s = h v`, in tangent coordinates:
 /// `Dq = exp(−[s]×)`, `Dv = Jr(s)`, `Dh = v`. As in MuJoCo 4.0.0 (checked against the
 /// engine), `Dv` is the Jacobian with respect to `s`, i.e. *not* multiplied by `h`.
 pub fn mjd_quat_integrate<T: Scalar>(v: &[T; 3], h: T) -> (Mat3<T>, Mat3<T>, [T; 3]) {
@@ -417,7 +418,7 @@ fn check_spec(spec: u32) -> Result<(), StateError> {
     }
 }
 
-/// `mj_stateSize` (seed 003).
+/// `mj_stateSize` (API Reference).
 pub fn state_size(m: &Model, spec: u32) -> Result<usize, StateError> {
     check_spec(spec)?;
     Ok((0..bits::NSTATE)
@@ -427,7 +428,7 @@ pub fn state_size(m: &Model, spec: u32) -> Result<usize, StateError> {
         .sum())
 }
 
-/// `mj_getState` (seed 003): concatenates the components selected by `spec`, in bit order,
+/// `mj_getState` (API Reference): concatenates the components selected by `spec`, in bit order,
 /// into `out` (which must have exactly `state_size` entries; `d` must be `m`'s).
 pub fn get_state<T: Scalar>(
     m: &Model,
@@ -474,7 +475,7 @@ pub fn get_state<T: Scalar>(
     Ok(())
 }
 
-/// `mj_setState` (seed 003): the inverse of [`get_state`]. `EQ_ACTIVE` entries are true iff
+/// `mj_setState` (API Reference): the inverse of [`get_state`]. `EQ_ACTIVE` entries are true iff
 /// nonzero.
 pub fn set_state<T: Scalar>(
     m: &Model,

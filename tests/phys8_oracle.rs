@@ -1,7 +1,8 @@
-//! Issue-8 physics against MuJoCo 4.0.0 (tests/reference/phys8_cases.json, written by
-//! tools/reference/gen_phys8_cases.py): spatial tendons (sites, pulleys, sphere / cylinder wraps
-//! with and without side sites), fluid forces (inertia-box and ellipsoid models, wind), site /
-//! refsite / slider-crank transmissions, muscles; plus derivatives on `num_dual::Dual64`.
+//! Spatial tendons, fluid forces and transmissions against MuJoCo 4.0.0
+//! (tests/reference/phys8_cases.json, written by tools/reference/gen_phys8_cases.py): spatial
+//! tendons (sites, pulleys, sphere / cylinder wraps with and without side sites), fluid forces
+//! (inertia-box and ellipsoid models, wind), site / refsite / slider-crank transmissions, muscles;
+//! plus derivatives on `num_dual::Dual64`.
 
 mod common;
 mod oracle_util;

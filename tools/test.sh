@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The project's test command (README): every crate's tests. Each part states what it needs; a
+# The project's test command (README.md): every crate's tests. Each part states what it needs; a
 # missing input is a failure with a message, never a skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."

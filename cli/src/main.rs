@@ -1,4 +1,4 @@
-//! The `moreau` command line (contract: /work/shared/notes/cli.md). Errors go to stderr with the
+//! The `moreau` command line (contract: docs/cli.md). Errors go to stderr with the
 //! file involved and exit code 1 (2 for usage errors, from clap); user input never panics.
 
 #![allow(clippy::needless_range_loop)]

@@ -1,4 +1,4 @@
-//! The `moreau` binary against the CLI contract (/work/shared/notes/cli.md): output shapes on
+//! The `moreau` binary against the CLI contract (docs/cli.md): output shapes on
 //! models/ files, and bad input giving a non-zero exit with a message naming the file, no panic.
 
 #![allow(clippy::needless_range_loop)]

@@ -1,5 +1,5 @@
 //! `∂/∂q` of inverse dynamics (`qfrc_inverse`) and of the forward optimality residual
-//! `g = qfrc_inverse − qfrc_applied − qfrc_actuator − Σ Jᵀ xfrc_applied` (seed 000 "Reduced
+//! `g = qfrc_inverse − qfrc_applied − qfrc_actuator − Σ Jᵀ xfrc_applied` (Computation "Reduced
 //! primal problem"): the analytic smooth-dynamics derivatives of [`crate::rne`], the analytic
 //! constraint-force derivative of [`crate::constraint_pos`], and a dual-number pass restricted to what
 //! they do not cover. The choice is explicit ([`method`], [`Method`]):
@@ -19,8 +19,7 @@
 //!   actuation) — no CRB, no factorization, no RNE; `cvel` (`com_vel`) only for connect/weld
 //!   rows, whose `aref` subtracts `J̇ qvel`, and fluid forces. When only the passive/actuator
 //!   terms need it (the rows are [`crate::constraint_pos`]'s, no body transmission), the pass skips
-//!   collision and the constraint stages (2026-11-22, anaspeed4: smooth_contact's spatial
-//!   tendon damper).
+//!   collision and the constraint stages (e.g. smooth_contact's spatial tendon damper).
 //! - Fluid forces: [`crate::fluid::fluid_pos`] (a `Dual64` pass over kinematics, COM,
 //!   `com_vel` and the fluid force per direction) on the `Smooth`/`Constraint` paths; the
 //!   restricted pass includes them (with `com_vel`).
@@ -215,7 +214,7 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
 /// `constraints`) also `X = ∂(J̇ qvel)/∂qvel` of the connect/weld rows (zero on the other rows)
 /// from the same passes: `J̇ = Σ_j v_j ∂J/∂q_j` (tangent directions, `q̇ = v`), so
 /// `X e_k = J̇ e_k + (∂J/∂q_k) v = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v` — the engine's `J̇ qvel`
-/// (mujoco-facts §1) is the exact time derivative of the rows' `J` (what
+/// (docs/mujoco-behaviour.md#parameters) is the exact time derivative of the rows' `J` (what
 /// [`crate::inverse::jdot_vel`] differentiates by `nv` more passes).
 fn residual_pass(
     m: &Model,
@@ -231,8 +230,8 @@ fn residual_pass(
     if let Some(x) = xd.as_deref_mut() {
         x.fill(0.0);
     }
-    // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot;
-    // so do fluid forces (in qfrc_passive)
+    // connect/weld rows' aref subtracts J̇ qvel (docs/mujoco-behaviour.md#parameters), which needs
+    // cvel/cdof_dot; so do fluid forces (in qfrc_passive)
     let jdot = m
         .eq_type
         .iter()

@@ -1,5 +1,5 @@
 //! Forward dynamics and transition Jacobians through soft contact by the implicit function
-//! theorem (IFT) at the constraint solution (seed 000 "Reduced primal problem").
+//! theorem (IFT) at the constraint solution (Computation "Reduced primal problem").
 //!
 //! At the solution of the (converged) primal problem the optimality condition is
 //! `g(a; x) = M a − qfrc_smooth − Jᵀ f(J a − aref) = qfrc_inverse(q, v, a) − qfrc_ext(x) = 0`
@@ -114,7 +114,7 @@ pub(crate) fn moving_acts<'a>(
 
 /// Tangent rows of `q ⊕ h w` (row-major `nv × c`, every entry written into `out`) from
 /// `dw = ∂w/∂x` (row-major `nv × c`), the first `nv` columns being the position tangent
-/// (identity), at the velocity `w` (`mjd_quatIntegrate` blocks for quaternions, seed 003).
+/// (identity), at the velocity `w` (`mjd_quatIntegrate` blocks for quaternions, API Reference).
 pub(crate) fn integrate_rows(m: &Model, w: &[f64], dw: &[f64], c: usize, h: f64, out: &mut [f64]) {
     for j in 0..m.njnt {
         let da = m.jnt_dofadr[j];

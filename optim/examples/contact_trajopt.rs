@@ -1,4 +1,4 @@
-//! Direct collocation through contact (seed 000, "Inverse dynamics and optimization"): the soft
+//! Direct collocation through contact (Computation "Inverse dynamics and optimization"): the soft
 //! contact model turns the contact forces into a function of `(q, v, a)`, so inverse dynamics
 //! gives every force of a trajectory and no complementarity constraints are needed. Problems
 //! (`moreau_optim::problems`):

@@ -1,5 +1,5 @@
 //! Cart-pole kept upright under random pushes by MPC: predictive sampling (32 rollouts × 100
-//! steps per 10 ms control step, the benchmark of `../shared/notes/targets.md`; MuJoCo: 17.6 ms
+//! steps per 10 ms control step, the benchmark of docs/optimization.md; MuJoCo: 17.6 ms
 //! per control step) on one thread and on all threads, and receding-horizon iLQR (transition FD
 //! Jacobians, warm-started by shifting).
 //!

@@ -1,5 +1,5 @@
 //! Cart-pole swing-up by iLQR on moreau's dynamics (the benchmark problem of
-//! `../shared/notes/targets.md`: dt 0.01, 200 knots, start hanging, zero-control initial guess).
+//! docs/optimization.md#swing-up: dt 0.01, 200 knots, start hanging, zero-control initial guess).
 //!
 //! Run: `cargo run --release -p moreau-optim --example swingup [-- OUT.json]`. Prints the cost per iteration, the
 //! solve time, and writes the optimized trajectory in the JSON format of `moreau simulate`.

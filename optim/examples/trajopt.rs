@@ -1,6 +1,6 @@
 //! Swing-up by direct collocation through inverse dynamics (block-banded Gauss–Newton/LM as an
 //! argmin solver, and argmin's L-BFGS) against iLQR on the engine's step, on the problems of
-//! `../shared/notes/targets.md` (cart-pole and acrobot; dt 0.01, 200 knots, start hanging).
+//! docs/optimization.md#swing-up (cart-pole and acrobot; dt 0.01, 200 knots, start hanging).
 //!
 //! Run: `cargo run --release -p moreau-optim --example trajopt [-- cartpole|acrobot] [--lbfgs] [--fd]`
 //! (`--features plot` also writes PNGs). The inverse-dynamics Jacobians are analytic

@@ -1,7 +1,7 @@
 //! Convex-hull polygons of a mesh (MuJoCo's `mesh_polyvert` / `mesh_polynormal` /
 //! `mesh_polymap`), built as MuJoCo 4.0.0's compiler builds them, so that the polygons, their
 //! order and their first corners agree with MuJoCo's (checked on every polygon of the
-//! Menagerie robots). Used by the plane–mesh collider and multi-contact patches (seed 004
+//! Menagerie robots). Used by the plane–mesh collider and multi-contact patches (Computation
 //! "Checking"; MuJoCo 4.0.0 picks the hull polygon at the support vertex).
 //!
 //! The rule, as measured against MuJoCo 4.0.0:

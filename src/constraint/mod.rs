@@ -1,4 +1,4 @@
-//! The soft-constraint model (seed 000, "Constraint model"): per-row parameters ([`params`]) and
+//! The soft-constraint model (Computation "Constraint model"): per-row parameters ([`params`]) and
 //! the reduced primal cost s(jar) with its gradient and Hessian ([`cost`]).
 //!
 //! Rows live in the `efc_*` arrays of [`crate::Data`] in MuJoCo's order: equality, friction loss
@@ -57,7 +57,8 @@ impl ConstraintType {
     }
 }
 
-/// Row state after evaluating s (`mjtConstraintState`, MuJoCo's enum values; mujoco-facts §3).
+/// Row state after evaluating s (`mjtConstraintState`, MuJoCo's enum values;
+/// docs/mujoco-behaviour.md#cost).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ConstraintState {
     #[default]
@@ -86,7 +87,8 @@ impl ConstraintState {
 /// Per-contact side table entry (one per contact that has efc rows).
 ///
 /// `friction` are the contact's 5 un-scaled coefficients (tangent, tangent, torsion, roll, roll),
-/// `mu = friction[0] / sqrt(impratio)` is set by [`params::compute`] (mujoco-facts §1).
+/// `mu = friction[0] / sqrt(impratio)` is set by [`params::compute`]
+/// (docs/mujoco-behaviour.md#parameters).
 #[derive(Clone, Copy, Debug)]
 pub struct EfcCone<T> {
     /// First efc row of the contact.

@@ -6,8 +6,9 @@
 //! quantities (addresses, inertias from geoms, actuator shortcuts, ...); finally
 //! [`crate::setconst::set_const`] fills the constants that need the dynamics at `qpos0`.
 //!
-//! Semantics follow MuJoCo 4.0.0's XML reference and compiler (mujoco-facts §5, §7, §8); every
-//! number a test compares was checked against the real engine (`tools/reference/gen_mjcf_cases.py`).
+//! Semantics follow MuJoCo 4.0.0's XML reference and compiler (docs/mujoco-behaviour.md#compiler,
+//! #actuators, #defaults); every number a test compares was checked against the real engine
+//! (`tools/reference/gen_mjcf_cases.py`).
 
 mod compile;
 mod math;

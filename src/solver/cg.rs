@@ -1,4 +1,4 @@
-//! Nonlinear conjugate gradient on the reduced primal problem with M⁻¹ preconditioning (seed 000,
+//! Nonlinear conjugate gradient on the reduced primal problem with M⁻¹ preconditioning (Computation
 //! "Algorithms"); line search and stopping are shared with Newton (`primal.rs`).
 //!
 //! The seed text says Polak–Ribière+; MuJoCo 4.0.0 matches the Hager–Zhang formula with its

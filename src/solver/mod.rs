@@ -1,7 +1,7 @@
-//! Constraint solvers (seed 000, "Algorithms"): Newton and CG on the reduced primal problem,
-//! PGS on the dual (mujoco-facts §3, §4), each run per constraint island ([`island`], MuJoCo
-//! 4.0.0's default; one global solve with the `island` flag disabled), then the optional noslip
-//! post-pass ([`noslip`]).
+//! Constraint solvers (Computation "Algorithms"): Newton and CG on the reduced primal problem,
+//! PGS on the dual (docs/mujoco-behaviour.md#cost, #newton), each run per constraint island
+//! ([`island`], MuJoCo 4.0.0's default; one global solve with the `island` flag disabled), then the
+//! optional noslip post-pass ([`noslip`]).
 //!
 //! Input: the tree-sparse `qM` and its LᵀDL factor `qLD`/`qLDiagInv` (from
 //! [`crate::crb::factor_m`]), `qfrc_smooth`, `qacc_smooth`,
@@ -224,7 +224,7 @@ impl<T: Scalar> Problem<T> {
         }
     }
 
-    /// `y = J x − aref`, the argument of `s` (seed 000, reduced primal).
+    /// `y = J x − aref`, the argument of `s` (Computation "Reduced primal problem").
     pub fn mul_j_aref(&self, x: &[T], y: &mut [T]) {
         self.mul_j(x, y);
         for (j, r) in y.iter_mut().zip(&self.aref) {
@@ -878,7 +878,8 @@ impl<T: Scalar> SolverScratch<T> {
 /// zero iterations.
 ///
 /// `efc_state` is the final state of every row (MuJoCo 4.0.0 with islands on leaves the
-/// warm-start evaluation there and puts the final states in `iefc_state`; mujoco-facts §3).
+/// warm-start evaluation there and puts the final states in `iefc_state`;
+/// docs/mujoco-behaviour.md#cost).
 pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     solve_with(m, d, false, false);
 }
@@ -1068,7 +1069,7 @@ fn run<T: Scalar>(
 }
 
 /// The global warm start on the whole-system problem `p`: primal solvers put the start point
-/// into `p.qacc`, PGS the start forces into `p.force` (mujoco-facts §4).
+/// into `p.qacc`, PGS the start forces into `p.force` (docs/mujoco-behaviour.md#newton).
 fn warmstart<T: Scalar>(
     m: &Model,
     d: &Data<T>,

@@ -1,13 +1,14 @@
-//! Newton's method on the reduced primal problem (seed 000, "Algorithms"; mujoco-facts §4): the
-//! Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ H_cone Jc, factored as `Lᵀ D L`
-//! eliminating the last dof first. When every active row has its nonzeros on one root path of
-//! the dof tree (contacts with the world, joint limits: `Problem::row_leaf`), H has M's
-//! tree sparsity and is built, factored ([`crate::crb::factor_tree`]), updated and solved in
-//! M's tree-sparse layout (`SolverScratch::Ht`), like `mj_factorM`; otherwise (contacts
-//! between two chains or trees, dual numbers) densely ([`dense::ldl_factor_rev`], which skips
-//! the zeros). Both build H with the same sums in the same order; MuJoCo factors its dense H
-//! by Cholesky, so the two differ from it in round-off only. The loop itself (line search,
-//! statistics, stopping) is shared with CG in `primal.rs`.
+//! Newton's method on the reduced primal problem (Computation "Algorithms";
+//! docs/mujoco-behaviour.md#newton): the Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ
+//! H_cone Jc, factored as `Lᵀ D L` eliminating the last dof first. When every active row has its
+//! nonzeros on one root path of the dof tree (contacts with the world, joint limits:
+//! `Problem::row_leaf`), H has M's tree sparsity and is built, factored
+//! ([`crate::crb::factor_tree`]), updated and solved in M's tree-sparse layout
+//! (`SolverScratch::Ht`), like `mj_factorM`; otherwise (contacts between two chains or trees, dual
+//! numbers) densely ([`dense::ldl_factor_rev`], which skips the zeros). Both build H with the same
+//! sums in the same order; MuJoCo factors its dense H by Cholesky, so the two differ from it in
+//! round-off only. The loop itself (line search, statistics, stopping) is shared with CG in
+//! `primal.rs`.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
@@ -380,16 +381,15 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
 }
 
 /// Brings the factored Hessian up to date after the states moved from `old` to `p.state`
-/// (mujoco-facts §4: MuJoCo updates its factor by rank-1 up/downdates per row that entered or
-/// left QUADRATIC). Nothing to do when no row changed; rank-1 updates of `sqrt(D_i) J_i`
-/// ([`rank1_tree`] on the tree-sparse factor, [`dense::ldl_rank1_rev`] on the dense one) for
-/// up to nv changed rows (nv/6 before 2026-11-22: the nv bound takes humanoid −2.1%, walker
-/// −1.5%, hopper −1.1% step instructions; its round-off had tipped the hopper MPC's iLQR into
-/// "regularization exceeded its maximum", merged with branch rank1mpc, which made
-/// `moreau_optim::mpc::IlqrMpc` fall back on its shifted plan when a solve fails); a full
-/// rebuild when elliptic cones are in their cone zone (their Hessians change with the point),
-/// when more than nv rows changed, when a row off one root path enters the tree-sparse factor,
-/// or when a downdate would lose positive definiteness.
+/// (docs/mujoco-behaviour.md#newton: MuJoCo updates its factor by rank-1 up/downdates per row that
+/// entered or left QUADRATIC). Nothing to do when no row changed; rank-1 updates of `sqrt(D_i) J_i`
+/// ([`rank1_tree`] on the tree-sparse factor, [`dense::ldl_rank1_rev`] on the dense one) for up to
+/// nv changed rows (the nv bound, against nv/6, takes humanoid −2.1%, walker −1.5%, hopper −1.1%
+/// step instructions; its round-off can tip the hopper MPC's iLQR into "regularization exceeded its
+/// maximum", so `moreau_optim::mpc::IlqrMpc` falls back on its shifted plan when a solve fails); a
+/// full rebuild when elliptic cones are in their cone zone (their Hessians change with the point),
+/// when more than nv rows changed, when a row off one root path enters the tree-sparse factor, or
+/// when a downdate would lose positive definiteness.
 pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupdate: usize) {
     let nv = p.nv;
     let cones = p.cone.iter().any(|c| {

@@ -1,4 +1,4 @@
-//! Projected Gauss–Seidel on the dual problem ½fᵀ(A+R)f + fᵀb, f ∈ Ω (seed 000, "Dual problem"
+//! Projected Gauss–Seidel on the dual problem ½fᵀ(A+R)f + fᵀb, f ∈ Ω (Computation "Dual problem"
 //! and "Algorithms"), as MuJoCo 4.0.0 runs it (established against its binary, sweep by sweep;
 //! the 3.x source sweeps the rows in order without momentum, 4.0.0 does not):
 //!

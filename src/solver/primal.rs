@@ -1,5 +1,5 @@
-//! The primal solver loop shared by Newton and CG (mujoco-facts §4): start point, scale,
-//! certificates, exact line search, state/force updates, statistics and stopping rules.
+//! The primal solver loop shared by Newton and CG (docs/mujoco-behaviour.md#newton): start point,
+//! scale, certificates, exact line search, state/force updates, statistics and stopping rules.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
@@ -94,7 +94,8 @@ fn update_bracket<T: Scalar>(
 }
 
 /// Exact line search along the direction whose projections are `jv` (= J s) with Gauss
-/// coefficients `gauss` (mujoco-facts §4 steps 1-4). Returns (alpha, evaluations, |phi'| at alpha).
+/// coefficients `gauss` (docs/mujoco-behaviour.md#newton steps 1-4). Returns (alpha, evaluations,
+/// |phi'| at alpha).
 fn line_search<T: Scalar>(line: &mut Line<T>, gtol: T, cap: usize) -> (T, T) {
     let z = T::zero();
     let p0 = line.eval(z);

@@ -85,7 +85,7 @@ pub(super) fn nonneg(a: &A, k: &str, v: f64) -> R<f64> {
     }
 }
 
-/// Applies one actuator element (default or real) to `s` (mujoco-facts §7).
+/// Applies one actuator element (default or real) to `s` (docs/mujoco-behaviour.md#actuators).
 pub(super) fn apply_actuator(s: &mut ActSpec, el: &Elem) -> R<()> {
     let a = A::new(el);
     let tag: &'static str = SHORTCUTS

@@ -583,7 +583,7 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// Body mass and inertia from `<inertial>` or geoms (mujoco-facts §5).
+    /// Body mass and inertia from `<inertial>` or geoms (docs/mujoco-behaviour.md#compiler).
     pub(super) fn body_inertia(&mut self) -> R<()> {
         let comp = self.comp;
         let nbody = self.m.body_name.len();

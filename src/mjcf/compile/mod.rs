@@ -1,10 +1,10 @@
 //! Element tree -> [`Model`]: default classes, kinematic tree, MuJoCo's derived quantities.
 //!
-//! Conventions (MuJoCo 4.0.0 compiler, mujoco-facts §5/§7/§8, checked against the engine):
-//! body/joint/geom/site ids in document (depth-first) order, each body's joints/geoms/sites
-//! contiguous; angles in degrees unless `compiler/angle="radian"`; `fromto` orients +z along
-//! p1 - p2; single-geom bodies keep the geom frame, multi-geom bodies and `fullinertia` are
-//! diagonalized with descending principal moments.
+//! Conventions (MuJoCo 4.0.0 compiler, docs/mujoco-behaviour.md#compiler, #actuators, #defaults,
+//! checked against the engine): body/joint/geom/site ids in document (depth-first) order, each
+//! body's joints/geoms/sites contiguous; angles in degrees unless `compiler/angle="radian"`;
+//! `fromto` orients +z along p1 - p2; single-geom bodies keep the geom frame, multi-geom bodies and
+//! `fullinertia` are diagonalized with descending principal moments.
 
 use super::math::*;
 use super::mesh::{self, MeshInertia};
