@@ -58,7 +58,10 @@ fn rel(a: &[f64], b: &[f64], floor: f64) -> f64 {
 
 #[test]
 fn meshes_compile_as_in_mujoco() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/reference/mesh_cases.json");
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/reference/mesh_cases.json"
+    );
     let text = std::fs::read_to_string(path)
         .unwrap_or_else(|e| panic!("{path}: {e} (run tools/reference/gen_mesh_cases.py)"));
     let j: Value = serde_json::from_str(&text).unwrap();
@@ -73,7 +76,9 @@ fn meshes_compile_as_in_mujoco() {
         }
         let res = load_from_str(c["xml"].as_str().unwrap(), &vfs);
         if let Some(err) = c["error"].as_str() {
-            let e = res.err().unwrap_or_else(|| panic!("{name}: MuJoCo refuses ({err})"));
+            let e = res
+                .err()
+                .unwrap_or_else(|| panic!("{name}: MuJoCo refuses ({err})"));
             // the same reason (MuJoCo's wording after "mesh 'm' ")
             let reason = err.split("mesh 'm' ").nth(1).unwrap_or(err);
             assert!(e.to_string().contains(reason), "{name}: '{e}' vs '{err}'");
@@ -92,7 +97,9 @@ fn meshes_compile_as_in_mujoco() {
             assert_eq!(mesh.polyvert, polys, "{ctx}: polygons");
             // polymap: per vertex, its polygons in ascending order
             for (v, list) in mesh.polymap.iter().enumerate() {
-                let expect: Vec<usize> = (0..polys.len()).filter(|&p| polys[p].contains(&v)).collect();
+                let expect: Vec<usize> = (0..polys.len())
+                    .filter(|&p| polys[p].contains(&v))
+                    .collect();
                 assert_eq!(list, &expect, "{ctx}: polymap of vertex {v}");
             }
             let vert = flat(&r["vert"]);
@@ -147,5 +154,9 @@ fn meshes_compile_as_in_mujoco() {
         }
     }
     let summary: Vec<String> = worst.iter().map(|(k, v)| format!("{k} {v:.1e}")).collect();
-    eprintln!("worst relative errors over {} cases: {}", cases.len(), summary.join(", "));
+    eprintln!(
+        "worst relative errors over {} cases: {}",
+        cases.len(),
+        summary.join(", ")
+    );
 }

@@ -69,11 +69,12 @@ fn key_hash(k: (f64, f64)) -> u64 {
         .wrapping_add(h1 >> 2)
 }
 
-/// Replays the bookkeeping of a libc++ `unordered_map` with unique keys (maximum load factor
-/// 1) to obtain its iteration order: one singly linked list of all nodes; each bucket points
-/// at the node *before* its first node; a new key goes to the front of its bucket, or to the
-/// front of the list if its bucket is empty; growing to `2n + 1` buckets (rounded up to a
-/// prime, or 2 when starting) relinks each node behind the first node of its new bucket.
+/// Replays the bookkeeping of a libc++ `unordered_map` with unique keys and a maximum load
+/// factor of one, to obtain its iteration order: one singly linked list of all nodes; each
+/// bucket points at the node *before* its first node; a new key goes to the front of its
+/// bucket, or to the front of the list if its bucket is empty; when the map grows (to `2n + 1`
+/// buckets rounded up to a prime, or 2 when it starts empty), each node is relinked behind the
+/// first node of its new bucket.
 struct MapOrder {
     hash: Vec<u64>,
     next: Vec<usize>,
@@ -311,8 +312,7 @@ impl Group {
 /// file's frame (they decide the grouping), `faces` the hull triangles in Qhull's order.
 pub fn hull_polygons(raw: &[[f64; 3]], faces: &[[usize; 3]]) -> Vec<Vec<usize>> {
     let mut map = MapOrder::new();
-    let mut index: std::collections::HashMap<(u64, u64), usize> =
-        std::collections::HashMap::new();
+    let mut index: std::collections::HashMap<(u64, u64), usize> = std::collections::HashMap::new();
     let mut groups: Vec<Group> = Vec::new();
     for f in faces {
         let Some(k) = normal_key(raw[f[0]], raw[f[1]], raw[f[2]]) else {

@@ -202,7 +202,7 @@ pub fn eig3_tol(a: &M3, tol: f64) -> (V3, Q) {
         } else {
             (1, 2, 0)
         };
-        if !(d[p][c].abs() > thresh) {
+        if thresh >= d[p][c].abs() {
             break;
         }
         // 2x2 symmetric Schur step: t = tan θ (the smaller root), then the half angle

@@ -228,9 +228,7 @@ fn read_obj(name: &str, b: &[u8]) -> Result<RawMesh, String> {
                         i => i - 1,
                     };
                     if k < 0 {
-                        return Err(format!(
-                            "could not parse OBJ file '{name}': bad face index"
-                        ));
+                        return Err(format!("could not parse OBJ file '{name}': bad face index"));
                     }
                     idx.push(k as usize);
                 }
@@ -383,9 +381,11 @@ fn hull_precheck(p: &[V3]) -> Result<(), String> {
     };
     let d = dot(n, o);
     if p.iter().all(|&q| (dot(n, q) - d).abs() <= MINVAL * len1) {
-        return Err("has coplanar vertices, cannot compute convex hull. Consider using a \
+        return Err(
+            "has coplanar vertices, cannot compute convex hull. Consider using a \
                     primitive geom type (plane or thin box) instead"
-            .into());
+                .into(),
+        );
     }
     Ok(())
 }
@@ -459,7 +459,7 @@ fn qhull_graph(p: &[V3]) -> Result<Vec<i32>, String> {
             Some(f) => f.file_handle() as *mut sys::FILE,
             None => sys::qhull_sys__stderr(),
         };
-        let mut state: Box<std::mem::MaybeUninit<sys::qhT>> = Box::new_zeroed();
+        let mut state = Box::new(std::mem::MaybeUninit::<sys::qhT>::zeroed());
         let qh = state.as_mut_ptr();
         sys::qh_zero(qh, ferr);
         sys::qh_init_A(
@@ -560,7 +560,11 @@ unsafe fn read_graph(qh: *mut qhull::sys::qhT, npoint: usize) -> Result<Vec<i32>
             if fv.len() != 3 {
                 return Err("qhull did not return a triangle".into());
             }
-            let ids = [pid((*fv[0]).point)?, pid((*fv[1]).point)?, pid((*fv[2]).point)?];
+            let ids = [
+                pid((*fv[0]).point)?,
+                pid((*fv[1]).point)?,
+                pid((*fv[2]).point)?,
+            ];
             // Qhull's vertex sets are sorted; `toporient` tells the outward orientation
             let t = if (*fct).toporient() != 0 {
                 [ids[1], ids[0], ids[2]]
@@ -626,6 +630,14 @@ pub struct Processed {
     pub hi: V3,
 }
 
+/// The user transform of a mesh (`mesh/@refpos`, `@refquat` (unit), `@scale`).
+#[derive(Clone, Copy, Debug)]
+pub struct UserTransform {
+    pub refpos: V3,
+    pub refquat: Q,
+    pub scale: V3,
+}
+
 /// Triangle area, unit normal and centroid; area 0 (and no normal) below `mjMINVAL`.
 fn triangle(a: V3, b: V3, c: V3) -> (f64, V3, V3) {
     let cen = [
@@ -655,12 +667,11 @@ pub fn process(
     faces: &[[usize; 3]],
     hull_faces: Option<&[[usize; 3]]>,
     mode: MeshInertia,
-    refpos: V3,
-    refquat: Q,
-    scale: V3,
+    t: &UserTransform,
     name: &str,
 ) -> Result<Processed, String> {
-    let r = q2m(refquat);
+    let (refpos, scale) = (t.refpos, t.scale);
+    let r = q2m(t.refquat);
     let mut v: Vec<V3> = raw
         .iter()
         .map(|&p| {
@@ -764,7 +775,7 @@ pub fn process(
         [-pr[4], -pr[5], pr[0] + pr[1]],
     ];
     let (eig, quat) = eig3_tol(&full, EIG3_TOL_MESH);
-    if !(eig[2] > 0.0) {
+    if eig[2] <= 0.0 {
         return Err(format!(
             "eigenvalue of mesh inertia must be positive: {name}"
         ));
@@ -863,7 +874,12 @@ mod tests {
 
     #[test]
     fn degenerate_point_sets_are_refused_with_mujocos_reason() {
-        let flat = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0]];
+        let flat = vec![
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [1.0, 1.0, 0.0],
+        ];
         assert!(hull_graph(&flat).unwrap_err().contains("coplanar"));
         let line: Vec<V3> = (0..5).map(|i| [i as f64, 0.0, 0.0]).collect();
         assert!(hull_graph(&line).unwrap_err().contains("collinear"));
@@ -879,7 +895,14 @@ mod tests {
         assert_eq!(m.vert.len(), 6);
         assert_eq!(
             m.face,
-            vec![[0, 1, 3], [1, 2, 3], [0, 1, 4], [1, 2, 4], [2, 3, 4], [3, 0, 4]]
+            vec![
+                [0, 1, 3],
+                [1, 2, 3],
+                [0, 1, 4],
+                [1, 2, 4],
+                [2, 3, 4],
+                [3, 0, 4]
+            ]
         );
     }
 
@@ -889,6 +912,8 @@ mod tests {
         b[80..84].copy_from_slice(&300_000u32.to_le_bytes());
         assert!(read_stl("big.stl", &b).unwrap_err().contains("200000"));
         b[80..84].copy_from_slice(&2u32.to_le_bytes());
-        assert!(read_stl("short.stl", &b).unwrap_err().contains("wrong size"));
+        assert!(read_stl("short.stl", &b)
+            .unwrap_err()
+            .contains("wrong size"));
     }
 }

@@ -181,9 +181,11 @@ pub(super) fn compile_meshes(
                 &faces,
                 Some(&hull_faces),
                 mode,
-                refpos,
-                refquat,
-                scale,
+                &mesh::UserTransform {
+                    refpos,
+                    refquat,
+                    scale,
+                },
                 &name,
             )
             .map_err(bad)?;
