@@ -315,10 +315,12 @@ fn joint_actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
     f <= sc(r[0]) || f >= sc(r[1])
 }
 
-/// Fills `d.qDeriv` (dense) with `∂(qfrc_passive + qfrc_actuator)/∂qvel`, and for
+/// Fills `d.qDeriv` (dense nv × nv, sized here on first use) with `∂(qfrc_passive + qfrc_actuator)/∂qvel`, and for
 /// `with_rne` also `−∂qfrc_bias/∂qvel` (MuJoCo's `mjd_smooth_vel`).
 pub fn smooth_vel<T: Scalar>(m: &Model, d: &mut Data<T>, with_rne: bool) {
     let mut q = std::mem::take(&mut d.qDeriv);
+    // sized on first use for a large model stepped by an explicit integrator
+    q.resize(m.nv * m.nv, T::zero());
     q.iter_mut().for_each(|x| *x = T::zero());
     d_passive_vel(m, d, &mut q);
     d_actuator_vel(m, d, &mut q);

@@ -184,6 +184,7 @@ pub fn implicit<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let h: T = sc(m.opt.timestep);
     let fast = m.opt.integrator != Integrator::Implicit;
     derivative::smooth_vel(m, d, !fast);
+    d.qLU.resize(nv * nv, T::zero());
     smooth_plus_constraint(d);
     if fast {
         for i in 0..nv {

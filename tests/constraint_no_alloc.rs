@@ -35,10 +35,12 @@ fn constrained_step_does_not_allocate() {
                 d.reset_keyframe(&m, 0).unwrap();
             }
             // reach the efc high-water mark once, then step
-            // (PGS's dense A + R and M⁻¹Jᵀ grow the same way, on first use)
+            // (PGS's dense A + R and the rows of B = J L⁻¹ D^(−1/2) grow the same way, on first
+            // use)
             d.resize_efc(m.nv, 400, 100);
             d.solver_scratch.AR.reserve(400 * 400);
-            d.solver_scratch.MinvJT.reserve(400 * m.nv);
+            d.solver_scratch.B.reserve(400 * m.nv);
+            d.solver_scratch.B_colind.reserve(400 * m.nv);
             moreau::integrator::step(&m, &mut d);
             let before = allocations();
             let mut nefc = 0;

@@ -26,12 +26,10 @@
 //! - Tendon armature (not [`covers`]): the caller's full dual pass.
 //!
 //! Measured (humanoid, 16 contact rows, callgrind, `derivatives/examples/transition_profile`):
-//! the restricted pass was 73% of the analytic transition (8.0 M instructions per call); with
-//! [`crate::constraint_pos`] the whole `∂g/∂q` is 0.40 M (of which `cpos` 0.28 M) of a 1.71 M-instruction
-//! transition (1.32 M since the tree-sparse solve of `M + JᵀHJ` in [`crate::transition`]; `cpos`
-//! 0.17 M and the transition 1.16 M since `cpos`'s per-contact precomputation). (A
-//! multi-direction restricted pass, num-dual `DualSVec64<8>`, was slower than
-//! one `Dual64` direction per pass.)
+//! the restricted pass alone for every row would be 73% of an 8.0 M-instruction analytic
+//! transition; with [`crate::constraint_pos`] covering the contact rows, that part is about 0.17 M
+//! of a transition under 1 M (docs/performance.md). A multi-direction restricted pass (num-dual
+//! `DualSVec64<8>`) is slower than one `Dual64` direction per pass.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -392,7 +390,7 @@ fn d_pos_full(
         xfrc,
     };
     smooth(terms, w, out);
-    // the constraint rows analytic where cpos covers them (body transmissions read the
+    // the constraint rows analytic where constraint_pos covers them (body transmissions read the
     // contacts: collision stays in the pass; the connect/weld J̇ derivative `xd` comes from the
     // pass's constraint rows)
     let body_trn = m.actuator_trntype.contains(&TrnType::Body);

@@ -104,6 +104,7 @@ pub fn he_offset<T: Scalar>(m: &Model, d: &mut Data<T>, out: &mut [T]) {
             if fast {
                 // ∂qfrc_bias/∂v of each block into d.qLU (scratch, as the step does)
                 let mut g = std::mem::take(&mut d.qLU);
+                g.resize(nv * nv, T::zero());
                 for a in gyro_blocks(m) {
                     for r in a..a + 6 {
                         g[r * nv + a..r * nv + a + 6].fill(T::zero());

@@ -966,7 +966,7 @@ fn forwarded(
     let h = m.opt.timestep;
     let fast = m.opt.integrator == Integrator::ImplicitFast;
     let implicit = fast || m.opt.integrator == Integrator::Implicit;
-    // He depends on (q, v, act, u) beyond qderiv_pos's constant weights: ∂(He a_int)/∂x by
+    // He depends on (q, v, act, u) beyond smooth_vel_pos's constant weights: ∂(He a_int)/∂x by
     // restricted dual passes (crate::step_matrix)
     let he_dual = crate::step_matrix::needs_dual(m);
     let damped = m.opt.integrator == Integrator::Euler && euler_damped(m);
@@ -978,8 +978,8 @@ fn forwarded(
     };
     // He = M + (He − M) dense (implicit integrators; crate::step_matrix::he_offset builds it as
     // the step does: sym(qDeriv) on M's sparsity, exact gyroscopic blocks, implicit's full
-    // qDeriv), LU-factored
-    let lu = implicit.then(|| {
+    // qDeriv), LU-factored (nothing to factor without dofs: nalgebra's solve panics on 0 × 0)
+    let lu = (implicit && nv > 0).then(|| {
         let mut off = vec![0.0; nv * nv];
         crate::step_matrix::he_offset(m, d, &mut off);
         (dense_m(m, &d.qM) + DMatrix::from_row_slice(nv, nv, &off)).lu()

@@ -9,6 +9,9 @@
 //! prints a summary table. `--lbfgs` adds argmin's L-BFGS on the same objective, preconditioned
 //! by the banded Cholesky factor of the Gauss–Newton matrix (see `lm::TangentObjective`).
 
+#[path = "common/page.rs"]
+mod page;
+
 #[cfg(feature = "plot")]
 #[path = "common/plot.rs"]
 #[allow(dead_code)]
@@ -105,6 +108,12 @@ fn run() -> Result<(), String> {
         );
         std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
         println!("wrote {out}");
+        page::write(
+            &c.model,
+            &out,
+            &json,
+            &format!("{name}: collocation plan, engine replay"),
+        )?;
 
         // Same problem with argmin's L-BFGS.
         if lbfgs {

@@ -526,7 +526,11 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
         );
     }
     broadphase(m, d);
+    // MuJoCo's contact order: the candidate body pairs sorted (lower body id, higher body id),
+    // and within a body pair the geoms of the lower body, then those of the higher, by id.
     let mut sap = std::mem::take(&mut d.scratch_sap);
+    let mut pairs = std::mem::take(&mut d.scratch_pairs);
+    pairs.clear();
     let mut i = 0;
     while i < sap.len() {
         let (_, hi, g1) = sap[i];
@@ -534,13 +538,28 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
         while j < sap.len() && sap[j].0 <= hi {
             let g2 = sap[j].2;
             let (a, b) = if g1 < g2 { (g1, g2) } else { (g2, g1) };
-            candidate(m, d, a as usize, b as usize);
+            let (ba, bb) = (
+                m.geom_bodyid[a as usize] as u32,
+                m.geom_bodyid[b as usize] as u32,
+            );
+            let key = if (ba, a) <= (bb, b) {
+                [ba, bb, a, b]
+            } else {
+                [bb, ba, b, a]
+            };
+            pairs.push((key, a, b));
             j += 1;
         }
         i += 1;
     }
+    pairs.sort_unstable();
+    for &(_, a, b) in &pairs {
+        candidate(m, d, a as usize, b as usize);
+    }
     sap.clear();
+    pairs.clear();
     d.scratch_sap = sap;
+    d.scratch_pairs = pairs;
 }
 
 fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize) {

@@ -26,8 +26,11 @@ pub fn normalize_quat<T: Scalar>(q: Quaternion<T>) -> Quaternion<T> {
     let n = q.norm();
     if n < sc(1e-15) {
         Quaternion::identity()
+    } else if (n - T::one()).abs() > sc(1e-15) {
+        q * (T::one() / n)
     } else {
-        q / n
+        // within round-off of unit length: left as is (as MuJoCo's mju_normalize4)
+        q
     }
 }
 

@@ -11,13 +11,14 @@
 //! is gathered into a [`Problem`] (its dofs and rows in MuJoCo's island order). M stays
 //! tree-sparse (products and solves over the dof tree, `mj_mulM_island`/`mj_solveM_island`):
 //! an island holds whole kinematic trees, so its block of M and of M's factor are the rows of
-//! the global ones; the dense M and its Cholesky factor are built only for CG's preconditioner,
-//! PGS and noslip. J is dense, or in compressed rows when `efc_J` is sparse
+//! the global ones; CG's preconditioner, PGS and noslip use that factor too (PGS and noslip
+//! through the sparse rows of B = J L⁻¹ D^(−1/2), A = B Bᵀ, [`pgs::build_b`]). J is dense, or in compressed rows when `efc_J` is sparse
 //! ([`crate::constraint::sparse`]) or when Newton runs on f64 (its nonzeros only, like
 //! `efc_J_rownnz`), through [`Problem::mul_j`], [`Problem::mul_jt`], [`Problem::jrow`]; the
 //! Newton Hessian is tree-sparse or dense ([`newton`]).
 
 pub mod cg;
+pub mod hsparse;
 pub mod island;
 pub mod newton;
 pub mod noslip;
@@ -50,11 +51,6 @@ pub struct Problem<T> {
     pub Mcol: Vec<usize>,
     /// `Madr`, `parentid`, `Mcol` are the model's global layout (the last gather had every dof).
     whole: bool,
-    /// Dense M of the problem's dofs and its Cholesky factor: filled only when `dense` (CG,
-    /// PGS, noslip), empty otherwise.
-    pub M: Vec<T>,
-    pub Mchol: Vec<T>,
-    pub dense: bool,
     /// Global dof → problem dof (scratch of [`Problem::gather`]).
     g2l: Vec<usize>,
     /// nefc × nv, row-major; sparse: the values of the compressed rows.
@@ -73,6 +69,8 @@ pub struct Problem<T> {
     leaves_done: bool,
     /// Per dof (nv ≤ 64): the bit mask of the dof and its ancestors.
     anc: Vec<u64>,
+    /// The sparse Newton Hessian's structure for the current rows ([`hsparse`]).
+    pub hpat: hsparse::HessianPattern,
     pub ty: Vec<ConstraintType>,
     pub D: Vec<T>,
     pub R: Vec<T>,
@@ -102,9 +100,6 @@ impl<T> Default for Problem<T> {
             parentid: Vec::new(),
             Mcol: Vec::new(),
             whole: false,
-            M: Vec::new(),
-            Mchol: Vec::new(),
-            dense: false,
             g2l: Vec::new(),
             J: Vec::new(),
             J_sparse: false,
@@ -114,6 +109,7 @@ impl<T> Default for Problem<T> {
             row_leaf: Vec::new(),
             leaves_done: false,
             anc: Vec::new(),
+            hpat: Default::default(),
             ty: Vec::new(),
             D: Vec::new(),
             R: Vec::new(),
@@ -312,8 +308,7 @@ impl<T: Scalar> Problem<T> {
     }
 
     /// Gathers the dofs `dofs` (whole kinematic trees, ascending) and rows `rows` of `d`;
-    /// `efc2p` maps a global row to its problem row (`None`: identity). With `dense`, also the
-    /// dense M and its Cholesky factor. Does not touch `qacc`, `force`, `state` beyond sizing
+    /// `efc2p` maps a global row to its problem row (`None`: identity). Does not touch `qacc`, `force`, `state` beyond sizing
     /// them. [`Problem::gather_pos`] then [`Problem::gather_vel`].
     fn gather(
         &mut self,
@@ -322,9 +317,8 @@ impl<T: Scalar> Problem<T> {
         dofs: &[usize],
         rows: &[usize],
         efc2p: Option<(&[usize], usize)>,
-        dense: bool,
     ) {
-        self.gather_pos(m, d, dofs, rows, efc2p, dense);
+        self.gather_pos(m, d, dofs, rows, efc2p);
         self.gather_vel(m, d, dofs, rows, efc2p);
     }
 
@@ -339,7 +333,6 @@ impl<T: Scalar> Problem<T> {
         dofs: &[usize],
         rows: &[usize],
         efc2p: Option<(&[usize], usize)>,
-        dense: bool,
     ) {
         let z = T::zero();
         let nvfull = m.nv;
@@ -404,28 +397,15 @@ impl<T: Scalar> Problem<T> {
                 self.qLDiagInv.push(d.qLDiagInv[da]);
             }
         }
-        self.dense = dense;
-        if dense {
-            let mut mm = std::mem::take(&mut self.M);
-            mm.resize(nv * nv, z);
-            self.dense_m(&mut mm);
-            self.M = mm;
-            self.Mchol.clear();
-            self.Mchol.extend_from_slice(&self.M);
-            dense::chol_factor_fast(&mut self.Mchol, nv);
-        } else {
-            self.M.clear();
-            self.Mchol.clear();
-        }
         self.J_sparse = d.efc_J_sparse;
         self.leaves_done = false;
+        self.hpat.done = false;
         // Newton on f64 with a dense efc_J: the rows' exact zeros are structural (a contact
         // touches its bodies' chains, a limit one dof), so the problem keeps only the nonzeros
         // in compressed rows; every product then skips the zeros, which only ever added ±0, so
         // the results are those of the dense rows (up to the sign of an exact zero)
-        let compress = !self.J_sparse
-            && !dense
-            && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
+        let compress =
+            !self.J_sparse && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
         if compress {
             self.J_sparse = true;
             // every entry is written, the count advancing past the nonzeros only; the arrays
@@ -649,16 +629,25 @@ fn pick<U: Copy>(out: &mut Vec<U>, src: &[U], idx: &[usize], all: bool) {
     }
 }
 
+/// Problems of at least this many dofs get no dense Newton Hessian reserved (MuJoCo's
+/// `mj_isSparse` threshold); theirs is sparse unless the rows are dense (dual numbers).
+pub const DENSE_H_MAX: usize = 60;
+
 /// Solver work space, kept in `Data` so that solving allocates nothing after the first call at a
 /// given problem size.
 #[derive(Clone, Debug)]
 pub struct SolverScratch<T> {
     /// The Newton Hessian of the current problem (factored in place), dense nv × nv, or in M's
-    /// tree-sparse layout in `Ht` (1/D in `Hdinv`) when `H_tree` ([`newton`]).
+    /// tree-sparse layout in `Ht` (1/D in `Hdinv`) when `H_tree`, or in the general sparse
+    /// rows of `Problem::hpat` in `Hs` when `H_sparse` ([`newton`], [`hsparse`]).
     pub H: Vec<T>,
     pub Ht: Vec<T>,
     pub Hdinv: Vec<T>,
+    pub Hs: Vec<T>,
+    /// The sparse Hessian's rows as reduced by its factorization ([`hsparse::factor`]).
+    pub Hred: Vec<T>,
     pub H_tree: bool,
+    pub H_sparse: bool,
     /// `Ma`, `jar` hold M a and J a - aref at the current problem's start point `a` (set by
     /// the warm start when it keeps `qacc_warmstart`, cleared by every gather).
     pub start_ws: bool,
@@ -687,9 +676,17 @@ pub struct SolverScratch<T> {
     pub stmp: Vec<ConstraintState>,
     /// Cone Hessians, `CONE_H` per cone of the problem.
     pub cone_H: Vec<T>,
-    /// PGS: A + R (nefc × nefc) and M⁻¹Jᵀ (nv × nefc) of the problem.
+    /// PGS: A + R (nefc × nefc) of the problem.
     pub AR: Vec<T>,
-    pub MinvJT: Vec<T>,
+    /// PGS and noslip: the rows of B = J L⁻¹ D^(−1/2) (A = B Bᵀ, `pgs::build_b`) in
+    /// compressed rows (`B_rowadr`: nefc + 1 entries), a zeroed nv work vector and marks, and
+    /// noslip's y = Bᵀ f.
+    pub B: Vec<T>,
+    pub B_colind: Vec<usize>,
+    pub B_rowadr: Vec<usize>,
+    pub bwork: Vec<T>,
+    pub bmark: Vec<bool>,
+    pub bres: Vec<T>,
     /// PGS: the constraint blocks (first row, cone index or `usize::MAX`) in sweep order.
     pub pgs_block: Vec<(usize, usize)>,
     /// The current problem.
@@ -715,7 +712,10 @@ impl<T> Default for SolverScratch<T> {
             H: Vec::new(),
             Ht: Vec::new(),
             Hdinv: Vec::new(),
+            Hs: Vec::new(),
+            Hred: Vec::new(),
             H_tree: false,
+            H_sparse: false,
             start_ws: false,
             start_s: None,
             rowbuf: Vec::new(),
@@ -735,7 +735,12 @@ impl<T> Default for SolverScratch<T> {
             stmp: Vec::new(),
             cone_H: Vec::new(),
             AR: Vec::new(),
-            MinvJT: Vec::new(),
+            B: Vec::new(),
+            B_colind: Vec::new(),
+            B_rowadr: Vec::new(),
+            bwork: Vec::new(),
+            bmark: Vec::new(),
+            bres: Vec::new(),
             pgs_block: Vec::new(),
             prob: Problem::default(),
             ident_dof: Vec::new(),
@@ -750,14 +755,18 @@ impl<T> Default for SolverScratch<T> {
 }
 
 impl<T: Scalar> SolverScratch<T> {
-    /// Work space for `nv` dofs (nefc-sized parts start empty).
-    pub fn new(nv: usize) -> Self {
+    /// Work space for `nv` dofs and `nm` entries of the tree-sparse M (`m.nM`; nefc-sized
+    /// parts start empty). The dense Newton Hessian (nv × nv) is reserved only below
+    /// [`DENSE_H_MAX`] dofs: larger problems factor it sparse ([`hsparse`]).
+    pub fn new(nv: usize, nm: usize) -> Self {
         let z = T::zero();
         let v = |n: usize| vec![z; n];
-        // tree-sparse M has at most nv (nv + 1) / 2 entries
-        let nm = nv * (nv + 1) / 2;
         SolverScratch {
-            H: v(nv * nv),
+            H: if nv < DENSE_H_MAX {
+                v(nv * nv)
+            } else {
+                Vec::new()
+            },
             Ht: v(nm),
             Hdinv: v(nv),
             rowbuf: v(6 * nv),
@@ -773,8 +782,6 @@ impl<T: Scalar> SolverScratch<T> {
             ws_Ma: v(nv),
             ident_dof: (0..nv).collect(),
             prob: Problem {
-                M: Vec::with_capacity(nv * nv),
-                Mchol: Vec::with_capacity(nv * nv),
                 qfrc_smooth: Vec::with_capacity(nv),
                 qacc_smooth: Vec::with_capacity(nv),
                 qacc: Vec::with_capacity(nv),
@@ -805,29 +812,31 @@ impl<T: Scalar> SolverScratch<T> {
         self.cone_H.resize(ncone * CONE_H, z);
     }
 
-    /// Reserves the problem arrays for up to `nefc` rows and `ncone` contacts over `nv` dofs, so
-    /// that gathering islands allocates nothing below that high-water mark.
-    pub fn reserve(&mut self, nv: usize, nefc: usize, ncone: usize) {
+    /// Reserves the problem arrays for up to `nefc` rows and `ncone` contacts over `nv` dofs
+    /// (`nm` entries of the tree-sparse M), so that gathering islands allocates nothing below
+    /// that high-water mark. J's values are reserved for dense rows (`nefc × nv`, compressed
+    /// by the gather) only when `dense_j`; compressed rows grow with their nonzeros.
+    pub fn reserve(&mut self, nv: usize, nm: usize, nefc: usize, ncone: usize, dense_j: bool) {
         fn grow<X>(v: &mut Vec<X>, n: usize) {
             v.reserve(n.saturating_sub(v.len()));
         }
         let p = &mut self.prob;
-        grow(&mut p.J, nefc * nv);
-        grow(&mut p.J_colind, nefc * nv);
+        if dense_j {
+            grow(&mut p.J, nefc * nv);
+            grow(&mut p.J_colind, nefc * nv);
+        }
         grow(&mut p.J_rownnz, nefc);
         grow(&mut p.J_rowadr, nefc);
         grow(&mut p.row_leaf, nefc);
-        grow(&mut p.M, nv * nv);
-        grow(&mut p.Mchol, nv * nv);
         grow(&mut p.qfrc_smooth, nv);
         grow(&mut p.qacc_smooth, nv);
         grow(&mut p.qacc, nv);
-        grow(&mut p.qM, nv * (nv + 1) / 2);
-        grow(&mut p.qLD, nv * (nv + 1) / 2);
+        grow(&mut p.qM, nm);
+        grow(&mut p.qLD, nm);
         grow(&mut p.qLDiagInv, nv);
         grow(&mut p.Madr, nv);
         grow(&mut p.parentid, nv);
-        grow(&mut p.Mcol, nv * (nv + 1) / 2);
+        grow(&mut p.Mcol, nm);
         grow(&mut p.g2l, nv);
         grow(&mut p.anc, nv);
         for v in [
@@ -845,9 +854,24 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.cone, ncone);
         grow(&mut self.ident_efc, nefc);
         grow(&mut self.pgs_block, nefc);
+        if nefc == 0 {
+            return;
+        }
+        // the sparse Newton Hessian's pattern: at most the lower triangle (reserved for the
+        // problems small enough for a dense one; larger ones grow with their pattern)
+        if nv < DENSE_H_MAX {
+            let h = &mut p.hpat;
+            h.reserve(nv, nefc, nv * (nv + 1) / 2);
+            grow(&mut self.Hs, nv * (nv + 1) / 2);
+            grow(&mut self.Hred, nv * (nv + 1) / 2);
+        }
+        grow(&mut self.B_rowadr, nefc + 1);
+        grow(&mut self.bwork, nv);
+        grow(&mut self.bmark, nv);
+        grow(&mut self.bres, nv);
     }
 
-    /// Sizes the per-dof vectors for a problem of `nv` dofs (`H` to nv × nv).
+    /// Sizes the per-dof vectors for a problem of `nv` dofs.
     fn resize_nv(&mut self, nv: usize) {
         let z = T::zero();
         for v in [
@@ -862,7 +886,6 @@ impl<T: Scalar> SolverScratch<T> {
         ] {
             v.resize(nv, z);
         }
-        self.H.resize(nv * nv, z);
         self.Hdinv.resize(nv, z);
         self.rowbuf.resize(6 * nv, z);
     }
@@ -932,10 +955,8 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     }
 
     // global problem and warm start
-    // the dense M (and its Cholesky factor) only for the solvers that use it
-    let dense = m.opt.solver != SolverType::Newton || m.opt.noslip_iterations > 0;
-    if !(reuse && s.prob_global && p.dense == dense && p.nv == nv && p.nefc == nefc) {
-        p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None, dense);
+    if !(reuse && s.prob_global && p.nv == nv && p.nefc == nefc) {
+        p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None);
         s.ws_valid = false;
     }
     // efc_b through the problem's rows (the global efc rows in order, compressed): see above
@@ -996,7 +1017,6 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
                 &d.map_idof2dof[a0..a0 + nvk],
                 &d.map_iefc2efc[r0..r0 + nek],
                 Some((&d.map_efc2iefc, r0)),
-                dense,
             );
             s.start_ws = false;
             s.start_s = None;
@@ -1094,7 +1114,7 @@ fn warmstart<T: Scalar>(
         // fᵀAf = uᵀM⁻¹u with u = Jᵀf
         p.mul_jt(&p.force, &mut s.tmp);
         s.Mgrad.copy_from_slice(&s.tmp);
-        dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
+        p.solve_m(&mut s.Mgrad);
         let mut cost = dense::dot(&s.tmp, &s.Mgrad);
         for i in 0..n {
             cost += p.R[i] * p.force[i] * p.force[i];

@@ -202,7 +202,7 @@ pub(super) fn solve<T: Scalar>(
     let flg_grad = scale * norm(&s.grad) < tol;
     s.Mgrad.copy_from_slice(&s.grad);
     if !newton {
-        dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
+        p.solve_m(&mut s.Mgrad);
     } else if flg_grad {
         // Newton needs M⁻¹ only for this test (which needs flg_grad): the sparse factor of
         // the smooth stage
@@ -303,7 +303,7 @@ pub(super) fn solve<T: Scalar>(
             }
         } else {
             nupdate = 0;
-            cg::direction(&p.Mchol, nv, s);
+            cg::direction(p, s);
         }
         let improvement = scale * (oldcost - cost);
         let gradnorm = scale * norm(&s.grad);

@@ -1,6 +1,6 @@
 //! Le Lidec & Carpentier ("Reconciling RaiSim with the Maximum Dissipation
 //! Principle") experiments 1 and 2 as tests, on `models/cube_slide.xml` (1 kg cube, μ = 0.4,
-//! h = 1 ms, 4 corner contacts), with the hard-contact stepping mode of `solver/hard.rs`.
+//! h = 1 ms, 4 corner contacts), with the hard-contact stepping mode of `src/hard.rs`.
 //!
 //! Tolerances. With velocity-level Euler and maximum dissipation the cube's velocity is
 //! `v_k = max(v0 − μ g t_k, 0)` exactly (total friction impulse μ m g h per step, no rotation),
