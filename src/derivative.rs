@@ -131,7 +131,9 @@ pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
     d_passive_vel_scratch(m, d, out, &mut Vec::new());
 }
 
-/// [`d_passive_vel`] with the fluid term's per-object Jacobians in `scratch`.
+/// [`d_passive_vel`] with the fluid term's per-object Jacobians in `scratch` (a `Vec`: resized
+/// by [`crate::fluid::fluid_deriv_scratch`]).
+#[allow(clippy::ptr_arg)]
 fn d_passive_vel_scratch<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T], scratch: &mut Vec<T>) {
     if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
         use num_dual::Dual64;
