@@ -17,6 +17,7 @@ pub(super) struct MeshInfo {
     pub(super) exact: Vec<V3>,
     /// The scale mirrors the mesh: hull faces are flipped after the polygons are made.
     pub(super) mirror: bool,
+    /// The `<mesh>` element without its children, to locate a later hull error.
     pub(super) el: Elem,
 }
 
@@ -220,7 +221,13 @@ pub(super) fn compile_meshes(
                 raw,
                 exact: p.vert_exact,
                 mirror,
-                el: el.clone(),
+                el: Elem {
+                    name: el.name.clone(),
+                    attrs: el.attrs.clone(),
+                    children: Vec::new(),
+                    text: String::new(),
+                    loc: el.loc.clone(),
+                },
             });
             m.mesh.push(mesh);
         }
