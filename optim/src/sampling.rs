@@ -313,23 +313,30 @@ impl PredictiveSampling {
         order.truncate(elites.max(1));
         let n = order.len() as f64;
         let nu = self.model.nu;
-        for j in 0..self.nominal.len() {
-            let mean = order.iter().map(|&r| self.candidates[r][j]).sum::<f64>() / n;
+        let (lo, hi) = (min_sigma.min(self.opt.sigma), self.opt.sigma);
+        let cands = &self.candidates;
+        let model = &self.model;
+        for (j, (nom, sd)) in self
+            .nominal
+            .iter_mut()
+            .zip(self.stds.iter_mut())
+            .enumerate()
+        {
+            let mean = order.iter().map(|&r| cands[r][j]).sum::<f64>() / n;
             let var = order
                 .iter()
-                .map(|&r| (self.candidates[r][j] - mean).powi(2))
+                .map(|&r| (cands[r][j] - mean).powi(2))
                 .sum::<f64>()
                 / n;
-            self.nominal[j] = mean;
+            *nom = mean;
             let i = j % nu;
-            let scale = if self.model.actuator_ctrllimited[i] {
-                let rg = self.model.actuator_ctrlrange[i];
+            let scale = if model.actuator_ctrllimited[i] {
+                let rg = model.actuator_ctrlrange[i];
                 0.5 * (rg[1] - rg[0])
             } else {
                 1.0
             };
-            self.stds[j] =
-                (var.sqrt() / scale).clamp(min_sigma.min(self.opt.sigma), self.opt.sigma);
+            *sd = (var.sqrt() / scale).clamp(lo, hi);
         }
     }
 

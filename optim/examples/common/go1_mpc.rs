@@ -178,7 +178,11 @@ impl Run {
     }
     /// Largest tilt of the trunk's z axis from vertical (radians).
     pub fn max_tilt(&self) -> f64 {
-        self.closed.qpos.iter().map(|q| tilt(q)).fold(0.0, f64::max)
+        self.closed
+            .qpos
+            .iter()
+            .map(|q| tilt(q.as_slice()))
+            .fold(0.0, f64::max)
     }
     /// Process CPU time per planner iteration over the closed loop, milliseconds (the plant's
     /// own steps included: 5 physics steps per control step, against a horizon of rollout
