@@ -41,5 +41,9 @@ fi
     exit 1
 }
 "$venv/bin/python" -m pip install -q --upgrade pip
+# PyTorch's CPU-only wheel where its index is reachable (without the default wheel's CUDA
+# libraries, about 4 GB installed)
+"$venv/bin/python" -m pip install -q torch --index-url https://download.pytorch.org/whl/cpu 2>/dev/null \
+    || echo "PyTorch's CPU index is not reachable: the default torch wheel comes from PyPI"
 "$venv/bin/python" -m pip install -q "./python[test,jax,torch]"
 (cd python && "$venv/bin/python" -m pytest -q)
