@@ -5,8 +5,9 @@
 //! One Rust module per area, each registering its names on the extension module:
 //! [`model`] (`MjModel`, `MjOption`), [`data`] (`MjData`, contacts), [`functions`] (`mj_*`),
 //! [`derivatives`] (`mjd_*` and `moreau.derivatives`), [`diff`] (the differentiable step behind
-//! `moreau.jax` / `moreau.torch`), [`optim`] (`moreau.optim`). The pure-Python layer
-//! (`python/moreau/`) adds the enums, the JAX and PyTorch wrappers and re-exports.
+//! `moreau.jax` / `moreau.torch`), [`optim`] (`moreau.optim`), [`viewer`] (the page of `moreau
+//! view`). The pure-Python layer (`python/moreau/`) adds the enums, the JAX and PyTorch wrappers
+//! and re-exports.
 //!
 //! Every call that does work releases the GIL ([`pyo3::Python::detach`]). NumPy arrays that
 //! view model or data memory keep the owning `MjModel` / `MjData` alive as their base object;
@@ -24,6 +25,7 @@ pub mod errors;
 pub mod functions;
 pub mod model;
 pub mod optim;
+pub mod viewer;
 
 /// The extension module `moreau._moreau`.
 #[pymodule]
@@ -35,5 +37,6 @@ fn _moreau(m: &Bound<'_, PyModule>) -> PyResult<()> {
     derivatives::register(m)?;
     diff::register(m)?;
     optim::register(m)?;
+    viewer::register(m)?;
     Ok(())
 }

@@ -63,6 +63,9 @@ ARGS = {
     "centered": "bool",
     "method": "str",
     "sensors": "bool",
+    "trajectories": "list[tuple[str, str]]",
+    "title": "str | None",
+    "max_fps": "float",
 }
 RETURNS = {
     "contact_trajopt": "CollocationResult",
@@ -76,6 +79,7 @@ RETURNS = {
     "mj_id2name": "str | None",
     "mj_version": "int",
     "mj_versionString": "str",
+    "viewer_page": "str",
     "_step": "NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]",
     "transition": "tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]",
     "inverse": "tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]",

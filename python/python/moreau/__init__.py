@@ -67,6 +67,6 @@ from moreau._moreau import (  # noqa: F401
     mjd_inverseFD,
     mjd_transitionFD,
 )
-from moreau import derivatives, optim  # noqa: F401
+from moreau import derivatives, optim, viewer  # noqa: F401
 
 __version__ = "0.1.0"

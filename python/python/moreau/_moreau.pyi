@@ -2400,6 +2400,16 @@ def mjd_transitionFD(m: MjModel, d: MjData, eps: float, flg_centered: bool, A: N
     """
     ...
 
+def viewer_page(m: MjModel, trajectories: list[tuple[str, str]], title: str | None = None, max_fps: float = 120.0) -> str:
+    """
+    The self-contained HTML page (three.js, the model and the trajectories inside; no network
+    needed) drawing `m` and playing `trajectories` overlaid: a list of `(name, json)` with
+    `json` a trajectory object as `moreau simulate` writes it (`qpos` rows, optionally `time`,
+    `qvel`, `act`, `ctrl`, `contact` and overlays `*_qpos`). An empty list draws the model at
+    `qpos0`. Raises `ValueError` for a trajectory that does not fit the model.
+    """
+    ...
+
 class CollocationResult:
     """
     The result of [`contact_trajopt`].
