@@ -430,12 +430,12 @@ fn process<T: Scalar>(
     params: impl FnOnce() -> Params,
 ) {
     if bound_test(m, d, g1, g2, lim) {
-        narrow(m, d, g1, g2, lim, finite, params);
+        narrow_pair(m, d, g1, g2, lim, finite, params);
     }
 }
 
 /// [`process`] after the bounding test.
-fn narrow<T: Scalar>(
+fn narrow_pair<T: Scalar>(
     m: &Model,
     d: &mut Data<T>,
     g1: usize,
@@ -606,7 +606,7 @@ fn mixed_lim(m: &Model, g1: usize, g2: usize) -> f64 {
 /// A broad-phase pair that passed [`passes_filters`] and the bounding test: the narrow phase.
 fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize) {
     // the broad phase keeps only geoms with finite poses
-    narrow(m, d, g1, g2, mixed_lim(m, g1, g2), true, || {
+    narrow_pair(m, d, g1, g2, mixed_lim(m, g1, g2), true, || {
         mix_params(m, g1, g2)
     });
 }
