@@ -382,8 +382,8 @@ impl Batch {
             }
         }
         match &self.pool {
-            None => chosen.into_iter().for_each(|m| set_derived(m)),
-            Some(pool) => pool.install(|| chosen.into_par_iter().for_each(|m| set_derived(m))),
+            None => chosen.into_iter().for_each(set_derived),
+            Some(pool) => pool.install(|| chosen.into_par_iter().for_each(set_derived)),
         }
         Ok(())
     }
@@ -748,7 +748,7 @@ impl Rollout {
             return Err("control_spec can only contain bits in mjSTATE_USER".into());
         }
         let ncontrol = state_size(m0, inp.control_spec).map_err(|e| format!("{e:?}"))?;
-        if nstate == 0 || inp.initial_state.len() % nstate != 0 {
+        if nstate == 0 || !inp.initial_state.len().is_multiple_of(nstate) {
             return Err(format!(
                 "initial_state has {} entries, not a multiple of nstate = {nstate}",
                 inp.initial_state.len()

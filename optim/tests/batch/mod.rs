@@ -42,12 +42,10 @@ fn init_rows(b: &mut Batch) {
     for sim in 0..b.nsim() {
         let dv = noise(sim as u64, nv + nu);
         let row = b.row_mut(sim);
-        for i in 0..nv {
-            row[qv + i] = 0.5 * dv[i];
+        for (x, v) in row[qv..qv + nv].iter_mut().zip(&dv) {
+            *x = 0.5 * v;
         }
-        for i in 0..nu {
-            row[cu + i] = dv[nv + i];
-        }
+        row[cu..cu + nu].copy_from_slice(&dv[nv..nv + nu]);
     }
 }
 
@@ -243,8 +241,8 @@ fn rollout_is_bit_identical_to_a_serial_loop_at_any_thread_count() {
     for (r, x) in x0.chunks_mut(nstate).enumerate() {
         get_state(&m, &d0, x, bits::FULLPHYSICS).unwrap();
         let dv = noise(100 + r as u64, m.nv);
-        for i in 0..m.nv {
-            x[1 + m.nq + i] = 0.3 * dv[i];
+        for (x, v) in x[1 + m.nq..].iter_mut().zip(&dv) {
+            *x = 0.3 * v;
         }
     }
     let mut ctrl = noise(7, nbatch * nstep * m.nu);
