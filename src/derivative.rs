@@ -8,9 +8,10 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::actuation::{is_bad, muscle_fl};
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::spatial::{cross_force, cross_motion, inert_mul as mul_inert};
+use crate::math::{sc, Scalar};
 use crate::model::{disable, BiasType, GainType, JointType, Model};
-use crate::spatial::{cross_force, cross_motion, inert_mul as mul_inert};
 use nalgebra::Vector6;
 
 // ------------------------------------------------------------------ RNE
@@ -121,9 +122,9 @@ pub fn is_ancestor(m: &Model, a: usize, b: usize) -> bool {
 
 /// `∂qfrc_passive/∂qvel`, added into `out` (seed 000 "Passive forces"): dof damping with its
 /// polynomial `a v + b v|v| + c v³`, and tendon damping `−b Jᵀ J` (`b` the derivative of its
-/// polynomial), and fluid forces ([`crate::fluid::fluid_deriv`], symmetrized per object under
+/// polynomial), and fluid forces ([`crate::passive::fluid::fluid_deriv`], symmetrized per object under
 /// implicitfast as MuJoCo does). The fluid term needs `f64` or `Dual64` data
-/// ([`crate::fluid::FluidScalar`]; on `Dual64` with its derivative, so dual steps of the
+/// ([`crate::passive::fluid::FluidScalar`]; on `Dual64` with its derivative, so dual steps of the
 /// implicit integrators differentiate the `f64` step): on other scalar types it is left out.
 /// It allocates (per-object Jacobians), so steps of fluid models under the implicit
 /// integrators allocate.
@@ -133,11 +134,11 @@ pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
         use std::any::Any;
         let sym = m.opt.integrator == crate::model::Integrator::ImplicitFast;
         if let Some(df) = (d as &dyn Any).downcast_ref::<Data<f64>>() {
-            crate::fluid::fluid_deriv(m, df, sym, out);
+            crate::passive::fluid::fluid_deriv(m, df, sym, out);
         } else if let Some(dd) = (d as &dyn Any).downcast_ref::<Data<Dual64>>() {
             // the same block with its derivative along the dual's direction, so dual steps of
             // the implicit integrators differentiate the f64 step
-            crate::fluid::fluid_deriv_with(m, dd, sym, |i, x| {
+            crate::passive::fluid::fluid_deriv_with(m, dd, sym, |i, x| {
                 if let Some(o) = (&mut out[i] as &mut dyn Any).downcast_mut::<Dual64>() {
                     *o += x;
                 }

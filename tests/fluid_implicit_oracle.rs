@@ -5,8 +5,7 @@
 //! MuJoCo's compiled `geom_fluid` is used to isolate the integrator from the compiler: moreau's
 //! compiled `geom_fluid` differs by ~6e-7 relative (quadrature; see tests/fluid_compile.rs).
 
-use moreau::mjcf::{load_from_str, Vfs};
-use moreau::{forward, integrator, Data};
+use moreau::{load_from_str, Data, Vfs};
 use serde_json::Value;
 
 const TOL: f64 = 1e-8;
@@ -37,11 +36,11 @@ fn fluid_implicit_rollouts_match_mujoco() {
             .iter()
             .map(|f| fv(f).try_into().unwrap())
             .collect();
-        assert_eq!(forward::unsupported(&m), None, "{name}");
+        assert_eq!(moreau::pipeline::forward_unsupported(&m), None, "{name}");
         let mut d = Data::<f64>::new(&m);
         d.qvel.copy_from_slice(&fv(&e["qvel0"]));
         for _ in 0..100 {
-            integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
         }
         for (what, got, want) in [
             ("qpos", &d.qpos, fv(&e["qpos"])),

@@ -4,9 +4,9 @@
 #![allow(clippy::needless_range_loop)]
 
 use clap::{Parser, Subcommand, ValueEnum};
-use moreau::clock::thread_cpu_us;
 use moreau::model::Integrator;
-use moreau::{forward, integrator, mjcf, Data, Model};
+use moreau::pipeline::thread_cpu_us;
+use moreau::{Data, Model};
 use moreau_derivatives::{fd, inverse, rne, transition};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -213,12 +213,12 @@ fn main() -> ExitCode {
 
 /// Loads and compiles an MJCF file; the error names file, line and column.
 fn load(path: &Path) -> Res<Model> {
-    mjcf::load(path).map_err(|e| e.to_string())
+    moreau::load(path).map_err(|e| e.to_string())
 }
 
 /// Refuses models the pipeline would compute wrongly.
 fn supported(path: &Path, m: &Model) -> Res<()> {
-    match forward::unsupported(m) {
+    match moreau::pipeline::forward_unsupported(m) {
         Some(why) => Err(format!("{}: uses {why}, not supported yet", path.display())),
         None => Ok(()),
     }
@@ -389,7 +389,7 @@ fn simulate(
             None => d.ctrl.iter_mut().for_each(|x| *x = 0.0),
         }
         applied.push(d.ctrl.clone());
-        integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         record(&d);
     }
     // `ctrl` (N rows) and `model` extend the contract so that `replay` can re-run the file.
@@ -563,7 +563,7 @@ fn replay(a: ReplayArgs) -> Res<()> {
     );
     for u in ctrl.iter().take(steps) {
         d.ctrl.copy_from_slice(u);
-        integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         rt.push(d.time);
         rq.push(d.qpos.clone());
         rv.push(d.qvel.clone());
@@ -775,10 +775,10 @@ fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
     let m = load(path)?;
     supported(path, &m)?;
     let (mut d, _) = read_state(&m, state)?;
-    forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     let nv = m.nv;
     let mut qm = vec![0.0; nv * nv];
-    moreau::crb::full_m(&m, &d.qM, &mut qm);
+    moreau::full_m(&m, &d.qM, &mut qm);
     let rows =
         |x: &[f64], n: usize| -> Vec<Vec<f64>> { x.chunks(n.max(1)).map(|c| c.to_vec()).collect() };
     let xpos: Vec<[f64; 3]> = d.xpos.iter().map(|p| [p[0], p[1], p[2]]).collect();
@@ -832,7 +832,7 @@ fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
 /// Refuses inverse dynamics configurations moreau does not reproduce.
 fn inverse_supported(path: &Path, m: &Model) -> Res<()> {
     supported(path, m)?;
-    match moreau::inverse::unsupported(m) {
+    match moreau::pipeline::inverse_unsupported(m) {
         Some(why) => Err(format!("{}: uses {why}, not supported", path.display())),
         None => Ok(()),
     }
@@ -846,9 +846,9 @@ fn inverse_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
     let qacc = vec_of(&s, state, "qacc", m.nv)?
         .ok_or_else(|| format!("{}: missing 'qacc' ({} numbers)", state.display(), m.nv))?;
     // the forward pass leaves the derived quantities MuJoCo's mj_inverse sees after mj_forward
-    forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     d.qacc.copy_from_slice(&qacc);
-    moreau::inverse::inverse(&m, &mut d);
+    moreau::inverse(&m, &mut d);
     write_json(
         out,
         &json!({
@@ -894,7 +894,7 @@ fn derivatives_cmd(
         }
         Kind::Inverse => {
             inverse_supported(path, &m)?;
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             if let Some(q) = vec_of(&s, state, "qacc", m.nv)? {
                 d.qacc.copy_from_slice(&q);
             }
@@ -934,7 +934,7 @@ fn derivatives_analytic(
             if actuation {
                 return Err(unsup("--actuation"));
             }
-            forward::forward(m, &mut d);
+            moreau::forward(m, &mut d);
             if let Some(q) = vec_of(&s, state, "qacc", m.nv)? {
                 d.qacc.copy_from_slice(&q);
             }
@@ -1015,17 +1015,17 @@ fn bench(
     let mut d = Data::<f64>::new(&m);
     reset(&m, &mut d);
     for _ in 0..steps.min(2000) {
-        integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
     }
-    let st = time_batches(&m, &mut d, steps, batches, integrator::step);
-    let fw = time_batches(&m, &mut d, steps, batches, forward::forward);
+    let st = time_batches(&m, &mut d, steps, batches, moreau::step);
+    let fw = time_batches(&m, &mut d, steps, batches, moreau::forward);
     let (step_us, fwd_us) = (median(st), median(fw));
     let name = path.display().to_string();
     println!(
         "{}",
         json!({"model": name, "integrator": integrator_name(m.opt.integrator),
                "batches": batches, "batch_size": steps,
-               "sparse": moreau::constraint::sparse::is_sparse(&m)})
+               "sparse": moreau::pipeline::is_sparse(&m)})
     );
     println!("{}", json!({"step_us": step_us}));
     // the same on the thread's CPU clock (robust to a loaded machine)
@@ -1035,7 +1035,7 @@ fn bench(
                 reset(&m, &mut d);
                 let c = thread_cpu_us()?;
                 for _ in 0..steps {
-                    integrator::step(&m, &mut d);
+                    moreau::step(&m, &mut d);
                 }
                 Some((thread_cpu_us()? - c) / steps as f64)
             })
@@ -1045,16 +1045,16 @@ fn bench(
     println!("{}", json!({"forward_us": fwd_us}));
     // inverse at the forward solution of the reset state (as bench_mujoco.py)
     reset(&m, &mut d);
-    forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     let qacc = d.qacc.clone();
     let inv: Vec<f64> = (0..batches)
         .map(|_| {
             reset(&m, &mut d);
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             d.qacc.copy_from_slice(&qacc);
             let t = Instant::now();
             for _ in 0..steps {
-                moreau::inverse::inverse(&m, &mut d);
+                moreau::inverse(&m, &mut d);
             }
             t.elapsed().as_secs_f64() * 1e6 / steps as f64
         })
@@ -1070,7 +1070,7 @@ fn bench(
     let mut dc = Data::<f64>::new(&m);
     reset(&m, &mut dc);
     for _ in 0..3000 {
-        integrator::step(&m, &mut dc);
+        moreau::step(&m, &mut dc);
         if dc.nefc > 0 {
             break;
         }
@@ -1087,7 +1087,7 @@ fn bench(
                 } else {
                     reset(&m, &mut d);
                 }
-                forward::forward(&m, &mut d);
+                moreau::forward(&m, &mut d);
                 let c = thread_cpu_us();
                 let t = Instant::now();
                 for _ in 0..20 {

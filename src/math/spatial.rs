@@ -4,47 +4,14 @@
 //! inertias use MuJoCo's 10-element `cinert` layout `(I00, I11, I22, I01, I02, I12, m c, m)`
 //! (inertia about the frame origin, first moment `m c`, mass).
 
-use crate::data::{sc, Scalar};
+use crate::math::{sc, Scalar};
 use crate::model::Model;
-use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3, Vector6};
+use nalgebra::{Vector3, Vector6};
 
 /// `[f64; 3]` model constant as a scalar vector.
 #[inline(always)]
 pub fn v3<T: Scalar>(x: &[f64; 3]) -> Vector3<T> {
     Vector3::new(sc(x[0]), sc(x[1]), sc(x[2]))
-}
-
-/// `[f64; 4]` (w, x, y, z) model constant as a scalar quaternion.
-#[inline(always)]
-pub fn q4<T: Scalar>(x: &[f64; 4]) -> Quaternion<T> {
-    Quaternion::new(sc(x[0]), sc(x[1]), sc(x[2]), sc(x[3]))
-}
-
-/// Normalizes a quaternion; a (near) zero quaternion becomes the identity (as `mju_normalize4`).
-#[inline]
-pub fn normalize_quat<T: Scalar>(q: Quaternion<T>) -> Quaternion<T> {
-    let n = q.norm();
-    if n < sc(1e-15) {
-        Quaternion::identity()
-    } else {
-        q / n
-    }
-}
-
-/// Rotation matrix of a unit quaternion.
-#[inline]
-pub fn quat2mat<T: Scalar>(q: &Quaternion<T>) -> Matrix3<T> {
-    UnitQuaternion::new_unchecked(*q)
-        .to_rotation_matrix()
-        .into_inner()
-}
-
-/// Quaternion of a rotation by `angle` about the unit `axis`.
-#[inline]
-pub fn axis_angle<T: Scalar>(axis: &Vector3<T>, angle: T) -> Quaternion<T> {
-    let h = angle * sc(0.5);
-    let s = h.sin();
-    Quaternion::new(h.cos(), axis.x * s, axis.y * s, axis.z * s)
 }
 
 #[inline(always)]
@@ -108,4 +75,13 @@ pub fn body_last_dof(m: &Model, mut b: usize) -> Option<usize> {
 #[inline(always)]
 pub fn dof_parent(m: &Model, i: usize) -> Option<usize> {
     usize::try_from(m.dof_parentid[i]).ok()
+}
+
+/// Appends the dofs of body `b`'s chain to `out` (descending).
+pub fn dof_chain(m: &Model, b: usize, out: &mut Vec<usize>) {
+    let mut k = body_last_dof(m, b);
+    while let Some(kk) = k {
+        out.push(kk);
+        k = dof_parent(m, kk);
+    }
 }

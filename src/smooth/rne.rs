@@ -1,10 +1,12 @@
 //! Recursive Newton-Euler (`mj_rne`; seed 000 "General framework": the bias force `c(q, v)`),
 //! in the COM frames of [`crate::com`].
 
-use crate::constraint::{assemble, ConstraintType};
-use crate::data::{sc, Data, Scalar};
+use crate::constraint::assemble;
+use crate::data::ConstraintType;
+use crate::data::Data;
+use crate::math::spatial::{cross_force, inert_mul, join};
+use crate::math::{sc, Scalar};
 use crate::model::{disable, EqType, Model};
-use crate::spatial::{cross_force, inert_mul, join};
 use nalgebra::{Vector3, Vector6};
 
 /// `out = M(q) qacc + c(q, v)` if `flg_acc`, else `out = c(q, v)` (Coriolis, centrifugal and

@@ -7,8 +7,9 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{dense, SolverScratch};
-use crate::data::{sc, Scalar};
+use crate::data::scratch::SolverScratch;
+use crate::math::dense;
+use crate::math::{sc, Scalar};
 
 /// Truncation constant η of Hager–Zhang's `η_k = -1 / (|d| min(η, |g|))`.
 const HZ_ETA: f64 = 0.01;

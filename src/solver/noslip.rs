@@ -24,9 +24,12 @@
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
 use super::pgs::{build_ar, dual_state, qcqp, sweep_stats};
-use super::{dense, re, Problem, SolverScratch};
-use crate::constraint::ConstraintType;
-use crate::data::{sc, Scalar, SolverStat, NSOLVER};
+use super::re;
+use crate::data::scratch::{Problem, SolverScratch};
+use crate::data::ConstraintType;
+use crate::data::{SolverStat, NSOLVER};
+use crate::math::dense;
+use crate::math::{sc, Scalar};
 use crate::model::Model;
 
 /// MuJoCo's mjMINVAL.
