@@ -1,5 +1,5 @@
-//! Actuators (seed 000 "Actuation model"; mujoco-facts §7): transmission (`mj_transmission`),
-//! velocities, activation dynamics and force generation (`mj_fwdActuation`).
+//! Actuators (Computation "Actuation model"; docs/mujoco-behaviour.md#actuators): transmission
+//! (`mj_transmission`), velocities, activation dynamics and force generation (`mj_fwdActuation`).
 //!
 //! Transmissions supported: joint and jointinparent (hinge, slide, ball, free), tendon (fixed
 //! and spatial), site (with and without refsite), slider-crank and body (adhesion, acting
@@ -317,7 +317,7 @@ fn moment_dofs(m: &Model, i: usize) -> (usize, usize) {
     }
 }
 
-/// Muscle active force-length curve `FL(Ln)` (mujoco-facts §7).
+/// Muscle active force-length curve `FL(Ln)` (docs/mujoco-behaviour.md#actuators).
 pub fn muscle_fl<T: Scalar>(ln: T, lmin: f64, lmax: f64) -> T {
     let half: T = sc(0.5);
     let a = 0.5 * (lmin + 1.0);
@@ -339,7 +339,7 @@ pub fn muscle_fl<T: Scalar>(ln: T, lmin: f64, lmax: f64) -> T {
     }
 }
 
-/// Muscle force-velocity curve `FV(Vn)` (mujoco-facts §7).
+/// Muscle force-velocity curve `FV(Vn)` (docs/mujoco-behaviour.md#actuators).
 pub fn muscle_fv<T: Scalar>(vn: T, fvmax: f64) -> T {
     let y = fvmax - 1.0;
     if vn <= -T::one() {
@@ -353,7 +353,7 @@ pub fn muscle_fv<T: Scalar>(vn: T, fvmax: f64) -> T {
     }
 }
 
-/// Muscle passive force-length curve `FP(Ln)` (mujoco-facts §7).
+/// Muscle passive force-length curve `FP(Ln)` (docs/mujoco-behaviour.md#actuators).
 pub fn muscle_fp<T: Scalar>(ln: T, lmax: f64, fpmax: f64) -> T {
     let b = 0.5 * (1.0 + lmax);
     if ln <= T::one() {
@@ -396,8 +396,9 @@ pub fn muscle_bias<T: Scalar>(m: &Model, i: usize, len: T, vel: T) -> T {
     -sc::<T>(f0) * muscle_fp(ln, p[5], p[7])
 }
 
-/// Muscle activation dynamics (mujoco-facts §7): time constants scaled by the activation, the
-/// activation/deactivation choice optionally smoothed by a quintic sigmoid (`dynprm[2] > 0`).
+/// Muscle activation dynamics (docs/mujoco-behaviour.md#actuators): time constants scaled by the
+/// activation, the activation/deactivation choice optionally smoothed by a quintic sigmoid
+/// (`dynprm[2] > 0`).
 pub fn muscle_dynamics<T: Scalar>(u: T, act: T, prm: &[f64; 10]) -> T {
     let c01 = |x: T| {
         if x < T::zero() {

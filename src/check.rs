@@ -1,4 +1,4 @@
-//! Divergence checks (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`; seed 004 "Simulation
+//! Divergence checks (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`; Computation "Simulation
 //! pipeline" stages 1 and 22).
 //!
 //! Behaviour checked against MuJoCo 4.0.0: at the first bad entry (NaN, ±inf or
@@ -43,5 +43,35 @@ pub fn check_vel<T: Scalar>(m: &Model, d: &mut Data<T>) {
 pub fn check_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if check(m, d, Warning::BadQacc) {
         forward(m, d);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::data::Warning;
+
+    /// `mujoco.mju_warningText(w, 3)` for each `mjtWarning` of MuJoCo 4.0.0, as printed.
+    #[test]
+    fn warning_text_is_mujocos() {
+        let mujoco = [
+            "Inertia matrix is too close to singular, or the effective-metric solve failed to \
+             converge, at DOF 3. Check model.",
+            "Too many contacts. The arena memory is full, increase arena memory allocation.\
+             (ncon = 3)",
+            "Insufficient arena memory for the number of constraints generated. Increase arena \
+             memory allocation above 3 bytes.",
+            "Nan, Inf or huge value in QPOS at DOF 3. The simulation is unstable.",
+            "Nan, Inf or huge value in QVEL at DOF 3. The simulation is unstable.",
+            "Nan, Inf or huge value in QACC at DOF 3. The simulation is unstable.",
+            "Nan, Inf or huge value in CTRL at ACTUATOR 3. The simulation is unstable.",
+        ];
+        for (w, text) in Warning::ALL.iter().zip(mujoco) {
+            assert_eq!(w.text(3), text);
+        }
+        assert_eq!(
+            Warning::BadQvel.message(0, 0.002),
+            "WARNING: Nan, Inf or huge value in QVEL at DOF 0. The simulation is unstable. \
+             Time = 0.0020."
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! Analytic velocity derivatives of the smooth forces, used by the implicit integrators
-//! (seed 000 "Numerical integration": the matrix `D = ∂(τ − c)/∂v`; mujoco-facts §6).
+//! (Computation "Numerical integration": the matrix `D = ∂(τ − c)/∂v`;
+//! docs/mujoco-behaviour.md#integrators).
 //!
 //! All functions *add* into a dense, row-major `nv × nv` matrix `out` (`out[i*nv + k] =
 //! ∂f_i/∂qvel_k`), after `fwd_position` and `fwd_velocity` (and `fwd_actuation` for the
@@ -16,13 +17,13 @@ use nalgebra::Vector6;
 
 // ------------------------------------------------------------------ RNE
 
-/// `∂qfrc_bias/∂qvel` for the columns `k ∈ cols` (seed 000: the Coriolis/centrifugal term `c(v)`
-/// of RNE with `qacc = 0`), **added** into `out`. Differentiates the recursion
-/// `cvel → cdof_dot → cacc → cfrc → qfrc_bias` directly; `cdof_dot` follows MuJoCo's
+/// `∂qfrc_bias/∂qvel` for the columns `k ∈ cols` (Computation "General framework": the
+/// Coriolis/centrifugal term `c(v)` of RNE with `qacc = 0`), **added** into `out`. Differentiates
+/// the recursion `cvel → cdof_dot → cacc → cfrc → qfrc_bias` directly; `cdof_dot` follows MuJoCo's
 /// convention (ball dofs use the parent velocity, free rotations the velocity after the
-/// translation). Column `k` moves only the bodies of the subtree of dof `k`'s body (contiguous
-/// in the depth-first body order) and, through their force, its ancestors: rows outside those
-/// are left untouched. Cost O(|cols| · (subtree + depth)).
+/// translation). Column `k` moves only the bodies of the subtree of dof `k`'s body (contiguous in
+/// the depth-first body order) and, through their force, its ancestors: rows outside those are left
+/// untouched. Cost O(|cols| · (subtree + depth)).
 pub fn d_rne_vel<T: Scalar>(
     m: &Model,
     d: &mut Data<T>,
@@ -120,7 +121,7 @@ pub fn is_ancestor(m: &Model, a: usize, b: usize) -> bool {
 
 // ------------------------------------------------------------------ passive
 
-/// `∂qfrc_passive/∂qvel`, added into `out` (seed 000 "Passive forces"): dof damping with its
+/// `∂qfrc_passive/∂qvel`, added into `out` (Computation "Passive forces"): dof damping with its
 /// polynomial `a v + b v|v| + c v³`, and tendon damping `−b Jᵀ J` (`b` the derivative of its
 /// polynomial), and fluid forces ([`crate::passive::fluid::fluid_deriv`], symmetrized per object under
 /// implicitfast as MuJoCo does). The fluid term needs `f64` or `Dual64` data
@@ -190,7 +191,7 @@ pub fn dof_damping_deriv<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
 
 // ------------------------------------------------------------------ actuators
 
-/// Derivative of the muscle force-velocity curve FV(Vn) (mujoco-facts §7).
+/// Derivative of the muscle force-velocity curve FV(Vn) (docs/mujoco-behaviour.md#actuators).
 fn muscle_dfv<T: Scalar>(vn: T, fvmax: f64) -> T {
     let y: T = sc(fvmax - 1.0);
     if vn <= -T::one() {
@@ -204,9 +205,9 @@ fn muscle_dfv<T: Scalar>(vn: T, fvmax: f64) -> T {
     }
 }
 
-/// `∂actuator_force_u/∂actuator_velocity_u` (mujoco-facts §7): affine gain `gainprm[2]·input`,
-/// muscle gain `−F0 FL(Ln) FV'(Vn)/(L0 vmax)·act`, affine bias `biasprm[2]`; zero when the
-/// force is clamped by `forcerange`.
+/// `∂actuator_force_u/∂actuator_velocity_u` (docs/mujoco-behaviour.md#actuators): affine gain
+/// `gainprm[2]·input`, muscle gain `−F0 FL(Ln) FV'(Vn)/(L0 vmax)·act`, affine bias `biasprm[2]`;
+/// zero when the force is clamped by `forcerange`.
 pub fn actuator_force_dvel<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> T {
     if m.actuator_forcelimited[u] {
         let r = m.actuator_forcerange[u];
@@ -315,10 +316,12 @@ fn joint_actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
     f <= sc(r[0]) || f >= sc(r[1])
 }
 
-/// Fills `d.qDeriv` (dense) with `∂(qfrc_passive + qfrc_actuator)/∂qvel`, and for
+/// Fills `d.qDeriv` (dense nv × nv, sized here on first use) with `∂(qfrc_passive + qfrc_actuator)/∂qvel`, and for
 /// `with_rne` also `−∂qfrc_bias/∂qvel` (MuJoCo's `mjd_smooth_vel`).
 pub fn smooth_vel<T: Scalar>(m: &Model, d: &mut Data<T>, with_rne: bool) {
     let mut q = std::mem::take(&mut d.qDeriv);
+    // sized on first use for a large model stepped by an explicit integrator
+    q.resize(m.nv * m.nv, T::zero());
     q.iter_mut().for_each(|x| *x = T::zero());
     d_passive_vel(m, d, &mut q);
     d_actuator_vel(m, d, &mut q);

@@ -1,4 +1,4 @@
-//! The stage order of `mj_forward` (seed 004 "Simulation pipeline", forward dynamics stages
+//! The stage order of `mj_forward` (Computation "Simulation pipeline", forward dynamics stages
 //! 2-20): smooth dynamics, collision, constraint assembly and the constraint solver.
 
 use crate::actuation::{actuator_velocity, transmission};
@@ -160,13 +160,13 @@ pub fn fwd_constraint_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool
 
 /// Forward dynamics (`mj_forward`): position stage and position sensors, velocity stage and
 /// velocity sensors, actuation, acceleration, constraint stage and acceleration sensors, in
-/// order (seed 004 "Simulation pipeline"; the sensors respect the `sensor` disable flag).
+/// order (Computation "Simulation pipeline"; the sensors respect the `sensor` disable flag).
 /// Allocation-free.
 pub fn forward<T: Scalar>(m: &Model, d: &mut Data<T>) {
     forward_skip(m, d, Skip::None, false);
 }
 
-/// [`forward`] skipping the stages before `skip` (`mj_forwardSkip`, seed 003 "Main
+/// [`forward`] skipping the stages before `skip` (`mj_forwardSkip`, API Reference "Main
 /// simulation"): with [`Skip::Pos`] the position stage and position sensors are not recomputed
 /// (their results in `d` are reused, and so are the constraint islands and the solver's
 /// position-only data, [`crate::solver::solve_skip`]), with [`Skip::Vel`] neither are the

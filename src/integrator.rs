@@ -1,5 +1,5 @@
-//! Time stepping: `mj_step`, `mj_step1`/`mj_step2` and the four integrators (seed 000
-//! "Numerical integration"; seed 003 "Main simulation"; mujoco-facts §6).
+//! Time stepping: `mj_step`, `mj_step1`/`mj_step2` and the four integrators (Computation
+//! "Numerical integration"; API Reference "Main simulation"; docs/mujoco-behaviour.md#integrators).
 //!
 //! Every integrator ends with the common tail ([`advance`]): activations (exact filter update,
 //! `actrange` clamp), `qvel += h a`, `qpos = qpos ⊕ h qvel`, `time += h`. `qacc_warmstart` is the
@@ -81,8 +81,8 @@ pub fn integrate<T: Scalar>(m: &Model, d: &mut Data<T>) {
 
 // ------------------------------------------------------------------ common tail
 
-/// Activation update (mujoco-facts §6): `act += h act_dot`, exact for `filterexact`
-/// (`act += act_dot τ (1 − e^{−h/τ})`), then clamped to `actrange` if `actlimited`.
+/// Activation update (docs/mujoco-behaviour.md#integrators): `act += h act_dot`, exact for
+/// `filterexact` (`act += act_dot τ (1 − e^{−h/τ})`), then clamped to `actrange` if `actlimited`.
 pub fn advance_act<T: Scalar>(m: &Model, act: &mut [T], act_dot: &[T], h: f64) {
     for u in 0..m.nu {
         let Ok(adr) = usize::try_from(m.actuator_actadr[u]) else {
@@ -125,10 +125,10 @@ fn advance<T: Scalar>(m: &Model, d: &mut Data<T>) {
 
 // ------------------------------------------------------------------ Euler
 
-/// Semi-implicit Euler with implicit dof damping (seed 000 "Integrators"; mujoco-facts §6 and
-/// Surprise 15): if eulerdamp and damper are enabled and some dof has (polynomial) damping,
-/// solve `(M + h·diag(∂damping/∂v)) a = qfrc_smooth + qfrc_constraint` with an L'DL in qM's
-/// layout; otherwise `a = qacc`.
+/// Semi-implicit Euler with implicit dof damping (Computation "Integrators";
+/// docs/mujoco-behaviour.md#integrators): if eulerdamp and damper are enabled and some dof has
+/// (polynomial) damping, solve `(M + h·diag(∂damping/∂v)) a = qfrc_smooth + qfrc_constraint` with
+/// an L'DL in qM's layout; otherwise `a = qacc`.
 pub fn euler<T: Scalar>(m: &Model, d: &mut Data<T>) {
     euler_skip(m, d, false);
 }
@@ -174,19 +174,20 @@ fn smooth_plus_constraint<T: Scalar>(d: &mut Data<T>) {
 
 // ------------------------------------------------------------------ implicit / implicitfast
 
-/// Implicit-in-velocity Euler (seed 000 "Integrators"; mujoco-facts §6):
+/// Implicit-in-velocity Euler (Computation "Integrators"; docs/mujoco-behaviour.md#integrators):
 /// `(M − h D) a = qfrc_smooth + qfrc_constraint`, `D` restricted to M's sparsity.
 /// *implicitfast*: `D = sym ∂(qfrc_passive + qfrc_actuator)/∂qvel`, L'DL in qM's layout.
 /// *implicit*: `D` also has `−∂qfrc_bias/∂qvel`; solved by a dense partial-pivot LU of the
 /// `nv × nv` matrix (MuJoCo uses a fill-free sparse LU; the solution is the same).
 /// Childless free bodies get the exact gyroscopic block `M_b − h (D_b − ∂bias_b/∂v_b)` solved
-/// by a 6×6 LU under both (mujoco-facts Surprise 13).
+/// by a 6×6 LU under both (docs/mujoco-behaviour.md#integrators).
 pub fn implicit<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.qacc_warmstart.copy_from_slice(&d.qacc);
     let nv = m.nv;
     let h: T = sc(m.opt.timestep);
     let fast = m.opt.integrator != Integrator::Implicit;
     derivative::smooth_vel(m, d, !fast);
+    d.qLU.resize(nv * nv, T::zero());
     smooth_plus_constraint(d);
     if fast {
         for i in 0..nv {
@@ -283,11 +284,11 @@ const RK_A: [[f64; 3]; 4] = [[0.0; 3], [0.5, 0.0, 0.0], [0.0, 0.5, 0.0], [0.0, 0
 const RK_B: [f64; 4] = [1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0];
 const RK_C: [f64; 4] = [0.0, 0.5, 0.5, 1.0];
 
-/// Classic 4-stage Runge–Kutta (mujoco-facts §6, Surprise 14): velocity and activation use the
-/// weighted stage derivatives; hinge/slide/free-translation positions the weighted stage
-/// velocities; ball and free rotations Runge–Kutta–Munthe-Kaas with `k_j = dexp⁻¹(θ_j, ω_j)`,
-/// `θ_i = h Σ a_ij k_j`, `q_i = q0 ⊗ exp(θ_i)`. Afterwards `qacc` holds the weighted
-/// acceleration and `qacc_warmstart` the last stage's.
+/// Classic 4-stage Runge–Kutta (docs/mujoco-behaviour.md#integrators, RK4): velocity and activation
+/// use the weighted stage derivatives; hinge/slide/free-translation positions the weighted stage
+/// velocities; ball and free rotations Runge–Kutta–Munthe-Kaas with `k_j = dexp⁻¹(θ_j, ω_j)`, `θ_i
+/// = h Σ a_ij k_j`, `q_i = q0 ⊗ exp(θ_i)`. Afterwards `qacc` holds the weighted acceleration and
+/// `qacc_warmstart` the last stage's.
 pub fn runge_kutta<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let (nv, na) = (m.nv, m.na);
     let h = m.opt.timestep;

@@ -1,5 +1,5 @@
 //! Inverse dynamics (`mj_inverse`, `mj_inverseSkip`, `mj_discreteAcc`, `mj_compareFwdInv`;
-//! seed 004 "Simulation pipeline / Inverse dynamics", seed 000 "Inverse dynamics", seed 003
+//! Computation "Simulation pipeline" and "Inverse dynamics", API Reference
 //! `mj_inverse`).
 //!
 //! Given the state and `qacc`, computes `qfrc_inverse = M qacc + qfrc_bias − qfrc_passive −
@@ -35,10 +35,10 @@ pub fn inverse<T: Scalar>(m: &Model, d: &mut Data<T>) {
 }
 
 /// [`inverse`] skipping the stages before `skip` (`mj_inverseSkip`) and, with `skip_sensor`,
-/// the sensors. Stage order (seed 004): position stage, position sensors, velocity stage
-/// (tendon/actuator velocities, `cvel`, passive forces, `qfrc_bias`), velocity sensors, discrete
-/// to continuous `qacc` (invdiscrete), constraint force, `M qacc + qfrc_bias`, acceleration
-/// sensors (with the continuous `qacc`), then the combination, and `qacc` is restored.
+/// the sensors. Stage order (Computation "Simulation pipeline"): position stage, position sensors,
+/// velocity stage (tendon/actuator velocities, `cvel`, passive forces, `qfrc_bias`), velocity
+/// sensors, discrete to continuous `qacc` (invdiscrete), constraint force, `M qacc + qfrc_bias`,
+/// acceleration sensors (with the continuous `qacc`), then the combination, and `qacc` is restored.
 pub fn inverse_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: Skip, skip_sensor: bool) {
     if skip < Skip::Pos {
         fwd_position(m, d);
@@ -196,7 +196,7 @@ pub fn discrete_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
 
 /// First dof of joint `jn` if it is a free joint whose body carries no further dofs below it
 /// (welded descendants allowed): the rigid-body blocks that MuJoCo 4.0.0's implicitfast treats
-/// with the exact gyroscopic derivative (mujoco-facts Surprise 13).
+/// with the exact gyroscopic derivative (docs/mujoco-behaviour.md#integrators).
 fn rigid_free_joint(m: &Model, jn: usize) -> Option<usize> {
     if m.jnt_type[jn] != JointType::Free {
         return None;
@@ -243,9 +243,9 @@ fn free_bias_dvel<T: Scalar>(d: &Data<T>, b: usize, a: usize, y: &[T; 6]) -> [T;
 }
 
 /// Constraint force of the inverse dynamics (`mj_invConstraint`): the analytic minimizer of the
-/// constraint cost at the given `qacc` (seed 000 "Inverse dynamics"): `jar = J qacc − aref`,
-/// `efc_force = −∂s/∂jar` (mujoco-facts §3), `qfrc_constraint = Jᵀ efc_force`; `efc_state` is
-/// updated. Needs the constraint rows of the position and velocity stages.
+/// constraint cost at the given `qacc` (Computation "Inverse dynamics"): `jar = J qacc − aref`,
+/// `efc_force = −∂s/∂jar` (docs/mujoco-behaviour.md#cost), `qfrc_constraint = Jᵀ efc_force`;
+/// `efc_state` is updated. Needs the constraint rows of the position and velocity stages.
 pub fn inv_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     use crate::constraint::cost::{evaluate, Rows};
     let nv = m.nv;

@@ -67,6 +67,10 @@ pub use math::Scalar;
 pub use model::Model;
 
 pub use mjcf::{load, load_from_str, ErrorKind, MjcfError, Vfs};
+/// The loader's bounds on hostile input (see [`load`]).
+pub use mjcf::{
+    MAX_BODY_DEPTH, MAX_DATA_BYTES, MAX_ELEMENT_DEPTH, MAX_FILE_BYTES, MAX_INCLUDE_DEPTH,
+};
 
 pub use forward::forward;
 pub use integrator::{step, step1, step2};
@@ -74,7 +78,9 @@ pub use inverse::inverse;
 
 /// State component bits for [`get_state`] / [`set_state`] (`mjtState`).
 pub use state::bits as state_bits;
-pub use state::{differentiate_pos, get_state, integrate_pos, set_state, state_size, StateError};
+pub use state::{
+    differentiate_pos, get_state, integrate_pos, normalize_quat, set_state, state_size, StateError,
+};
 
 pub use smooth::crb::{full_m, mul_m, solve_m};
 pub use smooth::jacobian::{jac, jac_body, jac_body_com, jac_dot, jac_site};

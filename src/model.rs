@@ -114,7 +114,7 @@ pub mod enable {
     pub const DIAGEXACT: u32 = 1 << 5;
 }
 
-/// Physics options (`mjOption`); defaults are MuJoCo 4.0.0's (mujoco-facts §8).
+/// Physics options (`mjOption`); defaults are MuJoCo 4.0.0's (docs/mujoco-behaviour.md#defaults).
 #[derive(Clone, Debug)]
 pub struct Options {
     pub timestep: f64,
@@ -404,7 +404,8 @@ pub struct Model {
     pub body_subtreemass: Vec<f64>,
     /// Principal moments of inertia in the inertial frame.
     pub body_inertia: Vec<[f64; 3]>,
-    /// Mean inverse inertia at qpos0, (translation, rotation) (mujoco-facts §1).
+    /// Mean inverse inertia at qpos0, (translation, rotation)
+    /// (docs/mujoco-behaviour.md#parameters).
     pub body_invweight0: Vec<[f64; 2]>,
     pub body_gravcomp: Vec<f64>,
 
@@ -422,8 +423,8 @@ pub struct Model {
     /// Anchor and axis in the body frame.
     pub jnt_pos: Vec<[f64; 3]>,
     pub jnt_axis: Vec<[f64; 3]>,
-    /// Spring stiffness; `jnt_stiffnesspoly` holds the polynomial coefficients (seed 000,
-    /// "Passive forces"), zeros when absent.
+    /// Spring stiffness; `jnt_stiffnesspoly` holds the polynomial coefficients (Computation
+    /// "Polynomial forces"), zeros when absent.
     pub jnt_stiffness: Vec<f64>,
     pub jnt_stiffnesspoly: Vec<[f64; 2]>,
     pub jnt_range: Vec<[f64; 2]>,
@@ -452,7 +453,7 @@ pub struct Model {
     pub dof_frictionloss: Vec<f64>,
     pub dof_armature: Vec<f64>,
     pub dof_damping: Vec<f64>,
-    /// Polynomial damping coefficients (seed 000), zeros when absent.
+    /// Polynomial damping coefficients (Computation "Polynomial forces"), zeros when absent.
     pub dof_dampingpoly: Vec<[f64; 2]>,
     pub dof_invweight0: Vec<f64>,
     /// Diagonal of M at qpos0.
@@ -566,7 +567,8 @@ pub struct Model {
     /// Bias parameters. After `mjcf` compilation and before `set_const`, a position-like
     /// actuator (`gaintype` fixed, `biastype` affine, `biasprm[1] == -gainprm[0]`) with a
     /// **positive** `biasprm[2]` carries a `dampratio` (MuJoCo's convention);
-    /// `set_const` replaces it by `-dampratio * 2 * sqrt(kp * m)` (mujoco-facts §7).
+    /// `set_const` replaces it by `-dampratio * 2 * sqrt(kp * m)`
+    /// (docs/mujoco-behaviour.md#actuators).
     pub actuator_biasprm: Vec<[f64; 10]>,
     pub actuator_ctrlrange: Vec<[f64; 2]>,
     pub actuator_forcerange: Vec<[f64; 2]>,
@@ -625,7 +627,7 @@ pub struct Model {
     pub sensor_cutoff: Vec<f64>,
     pub sensor_noise: Vec<f64>,
 
-    // ---------------------------------------------------------------- appended (phys8)
+    // ------------------------------------------------- fluid, tendon wrapping, cameras
     /// Per-geom fluid parameters (`mjNFLUID` = 12, MuJoCo's layout): interaction coefficient
     /// (1 for `fluidshape="ellipsoid"`, else 0), the 5 `fluidcoef` (blunt drag, slender drag,
     /// angular drag, Kutta lift, Magnus lift), virtual mass (3) and virtual inertia (3) per unit

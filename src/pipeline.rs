@@ -26,6 +26,7 @@
 //! - **Checks** of the state (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`).
 //! - **Algebra** the derivatives share with the engine: spatial vectors, the tree-sparse inertia
 //!   layout, quaternions.
+//! - **Model constants** of the compiler: [`slider_body`] (MuJoCo's `body_simple = 2`).
 //! - What the engine does not support yet ([`forward_unsupported`], [`inverse_unsupported`]).
 
 pub use crate::math::sc;
@@ -42,7 +43,7 @@ pub use crate::smooth::kinematics::{camlight, kinematics};
 pub use crate::smooth::tendon::{is_fixed, tendon};
 
 // ------------------------------------------------------------ velocity
-pub use crate::actuation::actuator_velocity;
+pub use crate::actuation::{actuator_velocity, is_bad, MAXVAL};
 pub use crate::constraint::assemble::reference_constraint;
 pub use crate::forward::fwd_velocity;
 pub use crate::passive::fluid::{
@@ -93,6 +94,9 @@ pub use crate::math::spatial::{
     ang, body_last_dof, cross_force, cross_motion, dof_parent, inert_mul, join, lin,
 };
 pub use crate::smooth::jacobian::apply_ft;
+
+// ------------------------------------------------------------ model constants
+pub use crate::setconst::slider_body;
 
 // ------------------------------------------------------------ support
 pub use crate::forward::unsupported as forward_unsupported;

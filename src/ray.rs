@@ -1,5 +1,6 @@
-//! Ray casting (seed 003 "Ray collisions"; `mj_ray`, `mj_rayGeom`, `mj_multiRay`): the distance
-//! `x ≥ 0` along `pnt + x·vec` to the first surface hit, in units of `|vec|`, or `-1` for no hit.
+//! Ray casting (API Reference "Ray collisions"; `mj_ray`, `mj_rayGeom`, `mj_multiRay`): the
+//! distance `x ≥ 0` along `pnt + x·vec` to the first surface hit, in units of `|vec|`, or `-1` for
+//! no hit.
 //!
 //! Primitive intersections work in the geom frame (`lp = Rᵀ(pnt − pos)`, `lv = Rᵀ vec`) and keep
 //! the smallest non-negative root of each surface patch.

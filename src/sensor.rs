@@ -1,4 +1,4 @@
-//! Sensors (`mj_sensorPos`, `mj_sensorVel`, `mj_sensorAcc`; seed 004 "Simulation pipeline"
+//! Sensors (`mj_sensorPos`, `mj_sensorVel`, `mj_sensorAcc`; Computation "Simulation pipeline"
 //! stages 11, 15 and 21, MuJoCo's MJCF `sensor` reference) and the subtree velocities they need
 //! (`mj_subtreeVel`).
 //!

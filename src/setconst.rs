@@ -1,5 +1,5 @@
 //! Compile-time constants that need the dynamics at `qpos0` (MuJoCo's `mj_setConst`;
-//! mujoco-facts §1 and §7).
+//! docs/mujoco-behaviour.md#parameters, #actuators).
 
 use crate::data::Data;
 use crate::forward::fwd_position;
@@ -7,12 +7,32 @@ use crate::model::{BiasType, GainType, JointType, Model};
 use crate::smooth::crb::solve_m;
 use crate::smooth::jacobian::jac_body_com;
 
+/// A body whose mass matrix block is `mass · I` on slide joints alone (MuJoCo's `body_simple =
+/// 2`, per the 4.0.0 loader): it has joints, all of them slide joints along a coordinate axis of
+/// the body frame, no child bodies, a parent welded to the world, and its inertial frame at the
+/// body frame (`ipos = 0`, `iquat = 1`).
+pub fn slider_body(m: &Model, b: usize) -> bool {
+    let (adr, n) = (m.body_jntadr[b], m.body_jntnum[b]);
+    n > 0
+        && (adr..adr + n).all(|j| {
+            m.jnt_type[j] == JointType::Slide
+                && m.jnt_axis[j].iter().filter(|x| **x != 0.0).count() == 1
+        })
+        && m.body_parentid.iter().skip(1).all(|&p| p != b)
+        && m.body_weldid[m.body_parentid[b]] == 0
+        && m.body_ipos[b] == [0.0; 3]
+        && m.body_iquat[b] == [1.0, 0.0, 0.0, 0.0]
+        && m.body_mass[b] > 0.0
+}
+
 /// Fills the fields of `m` that are computed by running the pipeline at `qpos0`:
 /// - `dof_M0`: diagonal of M (with dof armature, without tendon armature);
 /// - `dof_invweight0`: diagonal of M⁻¹; averaged over the translational and the rotational dofs
 ///   of a free joint, and over the 3 dofs of a ball joint;
 /// - `body_invweight0 = (tr A_tt / 3, tr A_rr / 3)`, `A = J M⁻¹ Jᵀ` with `J` the 6 × nv
 ///   Jacobian of the body's COM (0 for bodies welded to the world);
+/// - except on a "slider" body (MuJoCo's `body_simple = 2`, [`slider_body`]), where both are
+///   `1 / body_mass` (no armature, no averaging over the directions), as MuJoCo 4.0.0 computes;
 /// - `tendon_length0`, `tendon_invweight0 = J M⁻¹ Jᵀ`;
 /// - `actuator_length0`, `actuator_acc0 = |M⁻¹ momentᵀ|`;
 /// - position-like actuators (fixed gain, affine bias with `biasprm[1] = -gainprm[0]`) whose
@@ -82,6 +102,15 @@ pub fn set_const(m: &mut Model) {
             dof_iw[a + s..a + t].iter_mut().for_each(|v| *v = mean);
         }
     }
+    for b in 1..m.nbody {
+        if slider_body(m, b) {
+            let a = m.body_dofadr[b];
+            let w = 1.0 / m.body_mass[b];
+            dof_iw[a..a + m.body_dofnum[b]]
+                .iter_mut()
+                .for_each(|v| *v = w);
+        }
+    }
     m.dof_invweight0 = dof_iw;
 
     // joint springdamper = (timeconst, dampratio): stiffness and damping of the mass-spring-
@@ -111,6 +140,10 @@ pub fn set_const(m: &mut Model) {
     let mut iw = vec![[0.0; 2]; m.nbody];
     for (b, w) in iw.iter_mut().enumerate().skip(1) {
         if m.body_weldid[b] == 0 {
+            continue;
+        }
+        if slider_body(m, b) {
+            *w = [1.0 / m.body_mass[b], 0.0];
             continue;
         }
         jac_body_com(m, &d, b, Some(&mut jp), Some(&mut jr));

@@ -1,9 +1,9 @@
-//! Configuration-space arithmetic and the state vector (seed 003: `mj_integratePos`,
+//! Configuration-space arithmetic and the state vector (API Reference: `mj_integratePos`,
 //! `mj_differentiatePos`, `mj_normalizeQuat`, `mj_stateSize`/`mj_getState`/`mj_setState`;
-//! seed 000 "Numerical integration"). The quaternion maps are in `math::quat`.
+//! Computation "Numerical integration"). The quaternion maps are in `math::quat`.
 //!
 //! Quaternions are `[w, x, y, z]`; the angular velocity of ball and free joints is in the
-//! body (local) frame, so `q_next = q ⊗ exp(h ω)` (mujoco-facts §6).
+//! body (local) frame, so `q_next = q ⊗ exp(h ω)` (docs/mujoco-behaviour.md#integrators).
 
 #![allow(clippy::needless_range_loop)]
 
@@ -22,7 +22,7 @@ fn read3<T: Scalar>(x: &[T], a: usize) -> [T; 3] {
     [x[a], x[a + 1], x[a + 2]]
 }
 
-/// `mj_integratePos` (seed 003): `qpos ← qpos ⊕ h·qvel`. Hinge/slide add `h v`; the free
+/// `mj_integratePos` (API Reference): `qpos ← qpos ⊕ h·qvel`. Hinge/slide add `h v`; the free
 /// joint's position adds `h v_lin` (world frame); ball and free quaternions are rotated by
 /// `exp(h ω)` with `ω` in the local frame and normalized.
 pub fn integrate_pos<T: Scalar>(m: &Model, qpos: &mut [T], qvel: &[T], h: T) {
@@ -49,8 +49,8 @@ fn integrate_quat_at<T: Scalar>(qpos: &mut [T], a: usize, w: &[T; 3], h: T) {
     qpos[a..a + 4].copy_from_slice(&q);
 }
 
-/// `mj_differentiatePos` (seed 003): `qvel = (qpos2 ⊖ qpos1) / h`; quaternions are normalized
-/// first and differenced with `quat_sub`, so `integrate_pos(qpos1, qvel, h) == qpos2`.
+/// `mj_differentiatePos` (API Reference): `qvel = (qpos2 ⊖ qpos1) / h`; quaternions are
+/// normalized first and differenced with `quat_sub`, so `integrate_pos(qpos1, qvel, h) == qpos2`.
 pub fn differentiate_pos<T: Scalar>(m: &Model, qvel: &mut [T], h: T, qpos1: &[T], qpos2: &[T]) {
     let ih = T::one() / h;
     let dq = |qvel: &mut [T], pa: usize, va: usize| {
@@ -74,6 +74,19 @@ pub fn differentiate_pos<T: Scalar>(m: &Model, qvel: &mut [T], h: T, qpos1: &[T]
             JointType::Ball => dq(qvel, pa, va),
             JointType::Hinge | JointType::Slide => qvel[va] = (qpos2[pa] - qpos1[pa]) * ih,
         }
+    }
+}
+
+/// Normalizes every ball and free quaternion in `qpos` (`mj_normalizeQuat`).
+pub fn normalize_quat<T: Scalar>(m: &Model, qpos: &mut [T]) {
+    for j in 0..m.njnt {
+        let a = match m.jnt_type[j] {
+            JointType::Free => m.jnt_qposadr[j] + 3,
+            JointType::Ball => m.jnt_qposadr[j],
+            _ => continue,
+        };
+        let q = quat_normalize(&read4(qpos, a));
+        qpos[a..a + 4].copy_from_slice(&q);
     }
 }
 
@@ -219,7 +232,7 @@ fn check_spec(spec: u32) -> Result<(), StateError> {
     }
 }
 
-/// `mj_stateSize` (seed 003).
+/// `mj_stateSize` (API Reference).
 pub fn state_size(m: &Model, spec: u32) -> Result<usize, StateError> {
     check_spec(spec)?;
     Ok((0..bits::NSTATE)
@@ -229,7 +242,7 @@ pub fn state_size(m: &Model, spec: u32) -> Result<usize, StateError> {
         .sum())
 }
 
-/// `mj_getState` (seed 003): concatenates the components selected by `spec`, in bit order,
+/// `mj_getState` (API Reference): concatenates the components selected by `spec`, in bit order,
 /// into `out` (which must have exactly `state_size` entries; `d` must be `m`'s).
 pub fn get_state<T: Scalar>(
     m: &Model,
@@ -276,7 +289,7 @@ pub fn get_state<T: Scalar>(
     Ok(())
 }
 
-/// `mj_setState` (seed 003): the inverse of [`get_state`]. `EQ_ACTIVE` entries are true iff
+/// `mj_setState` (API Reference): the inverse of [`get_state`]. `EQ_ACTIVE` entries are true iff
 /// nonzero.
 pub fn set_state<T: Scalar>(
     m: &Model,

@@ -237,7 +237,7 @@ fn cg_pgs_match_mujoco() {
 
 /// The pipeline runs on dual numbers through assembly and the solver: real parts equal the f64
 /// run, and for every scalar joint the derivative of `efc_pos` (equality and limit rows) along
-/// its coordinate is the corresponding column of `efc_J` (J = ∂r/∂q, seed 000 "Equality").
+/// its coordinate is the corresponding column of `efc_J` (J = ∂r/∂q, Computation "Equality").
 #[test]
 fn dual_pipeline_and_jacobian_is_residual_derivative() {
     use moreau::data::ConstraintType as Ct;
@@ -299,7 +299,7 @@ fn dual_pipeline_and_jacobian_is_residual_derivative() {
     assert!(checked > 100, "{checked}");
 }
 
-/// Inverse dynamics with constraints (seed 000 "Inverse dynamics"): at the forward Newton
+/// Inverse dynamics with constraints (Computation "Inverse dynamics"): at the forward Newton
 /// solution (tolerance 1e-14), `inverse` recovers `qfrc_constraint` and `efc_force`, and
 /// `qfrc_inverse = qfrc_applied + qfrc_actuator` (here 0); `fwdinv` reports both discrepancies.
 #[test]

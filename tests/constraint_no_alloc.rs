@@ -35,7 +35,8 @@ fn constrained_step_does_not_allocate() {
                 d.reset_keyframe(&m, 0).unwrap();
             }
             // reach the efc high-water mark once, then step
-            // (PGS's dense A + R and M⁻¹Jᵀ grow the same way, on first use)
+            // (PGS's dense A + R and the rows of B = J L⁻¹ D^(−1/2) grow the same way, on first
+            // use)
             d.resize_efc(m.nv, 400, 100);
             d.reserve_dense_solver(m.nv, 400);
             moreau::step(&m, &mut d);

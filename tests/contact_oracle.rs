@@ -9,7 +9,7 @@
 //!   1e-9 (measured 4.7e-12);
 //! - full forward (moreau's collision): qacc to 1e-8;
 //! - 500-step Euler and implicitfast rollouts of the non-chaotic models: qpos, qvel to 1e-6
-//!   (mesh_drop: perturbation gain 176, measured error 5e-13 after the plane–mesh fix).
+//!   (mesh_drop: perturbation gain 176, measured error 5e-13).
 
 #![allow(clippy::needless_range_loop)]
 

@@ -2,8 +2,7 @@
 //! (tests/reference/fluid_implicit_cases.json, written by
 //! tools/reference/gen_fluid_implicit_cases.py): 100-step implicit / implicitfast rollouts of
 //! the fluid models (inertia box, ellipsoid, viscous only) to 1e-8, plus Euler as a control.
-//! MuJoCo's compiled `geom_fluid` is used to isolate the integrator from the compiler: moreau's
-//! compiled `geom_fluid` differs by ~6e-7 relative (quadrature; see tests/fluid_compile.rs).
+//! The models are compiled by moreau (`geom_fluid` included: tests/fluid_compile.rs).
 
 use moreau::{load_from_str, Data, Vfs};
 use serde_json::Value;
@@ -28,14 +27,7 @@ fn fluid_implicit_rollouts_match_mujoco() {
     let mut worst = 0.0f64;
     for e in all.as_array().unwrap() {
         let name = e["name"].as_str().unwrap();
-        let mut m = load_from_str(e["xml"].as_str().unwrap(), &Vfs::default()).unwrap();
-        // MuJoCo's compiled fluid coefficients (isolates the integrator from the compiler)
-        m.geom_fluid = e["geom_fluid"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|f| fv(f).try_into().unwrap())
-            .collect();
+        let m = load_from_str(e["xml"].as_str().unwrap(), &Vfs::default()).unwrap();
         assert_eq!(moreau::pipeline::forward_unsupported(&m), None, "{name}");
         let mut d = Data::<f64>::new(&m);
         d.qvel.copy_from_slice(&fv(&e["qvel0"]));

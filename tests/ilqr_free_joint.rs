@@ -1,4 +1,4 @@
-//! iLQR on models with free joints (issue 5): `MoreauSystem`'s tangent space `(dq, qvel, act)`
+//! iLQR on models with free joints: `MoreauSystem`'s tangent space `(dq, qvel, act)`
 //! of size `2nv + na`, its transition Jacobians against MuJoCo 4.0.0's `mjd_transitionFD`
 //! (free_body, tests/reference/fd_cases.json from tools/reference/gen_fd_cases.py) and, on the
 //! quadruped at a contact state, against the analytic Jacobians and against central

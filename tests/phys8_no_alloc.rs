@@ -1,5 +1,5 @@
-//! `forward` on f64 allocates nothing on the issue-8 models (spatial tendons with wraps and
-//! pulleys, fluid forces, site / slider-crank transmissions, muscles).
+//! `forward` on f64 allocates nothing on the spatial-tendon and fluid models (spatial tendons with
+//! wraps and pulleys, fluid forces, site / slider-crank transmissions, muscles).
 
 mod common;
 

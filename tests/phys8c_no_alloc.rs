@@ -1,5 +1,6 @@
-//! `step` on f64 allocates nothing on the phys8c models (cameras with every tracking mode and
-//! camera sensors, rangefinders with invisible geoms, adhesion with contacts, inside wraps).
+//! `step` on f64 allocates nothing on the camera, body-transmission and length-range models
+//! (cameras with every tracking mode and camera sensors, rangefinders with invisible geoms,
+//! adhesion with contacts, inside wraps).
 
 mod alloc_counter;
 use alloc_counter::allocations;

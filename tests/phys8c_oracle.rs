@@ -1,5 +1,6 @@
-//! The rest of issue 8 against MuJoCo 4.0.0 (tests/reference/phys8c_cases.json, written by
-//! tools/reference/gen_phys8c_cases.py). Every model is compiled from its XML by moreau's loader.
+//! Cameras, body (adhesion) transmissions, length ranges and rangefinders against MuJoCo 4.0.0
+//! (tests/reference/phys8c_cases.json, written by tools/reference/gen_phys8c_cases.py). Every model
+//! is compiled from its XML by moreau's loader.
 //! - cameras: compiled `cam_*` fields, `cam_xpos` / `cam_xmat` for the modes fixed, track,
 //!   trackcom, targetbody, targetbodycom, and camera frame sensors;
 //! - `mj_ray` skipping invisible geoms (material alpha, else rgba alpha), and rangefinders;

@@ -1,4 +1,4 @@
-//! The dm_control-style planar models of targets.md (`models/cheetah.xml`, `walker.xml`,
+//! The dm_control-style planar models (`models/cheetah.xml`, `walker.xml`,
 //! `hopper.xml`) against MuJoCo 4.0.0 (`tests/reference/<model>.json`, written by
 //! `tools/reference/generate_contact.py cheetah walker hopper`; islands disabled as there).
 //! Compiled fields are checked by `compile_oracle`, MuJoCo's contact lists and constraint rows

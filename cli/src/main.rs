@@ -1,9 +1,10 @@
-//! The `moreau` command line (contract: /work/shared/notes/cli.md). Errors go to stderr with the
+//! The `moreau` command line (contract: docs/cli.md). Errors go to stderr with the
 //! file involved and exit code 1 (2 for usage errors, from clap); user input never panics.
 
 #![allow(clippy::needless_range_loop)]
 
 use clap::{Parser, Subcommand, ValueEnum};
+use moreau::data::{Warning, WarningStat, NWARNING};
 use moreau::model::Integrator;
 use moreau::pipeline::thread_cpu_us;
 use moreau::{Data, Model};
@@ -38,6 +39,10 @@ enum Cmd {
         /// Euler, implicit, implicitfast or RK4 (default: the model's).
         #[arg(long)]
         integrator: Option<String>,
+        /// Also record each row's contacts under `contact` (per row a list of `geom1`, `geom2`,
+        /// `dist`, `pos`, `frame`, `force`; for `moreau view`).
+        #[arg(long)]
+        contacts: bool,
         #[arg(long)]
         out: PathBuf,
     },
@@ -66,6 +71,28 @@ enum Cmd {
         /// Exit with an error when a deviation exceeds this.
         #[arg(long)]
         tol: Option<f64>,
+        /// With --out: also record each row's contacts under `contact` (as simulate --contacts).
+        #[arg(long)]
+        contacts: bool,
+    },
+    /// Write one self-contained HTML page (three.js inside, works offline) that draws the
+    /// model in 3-D and plays the trajectories overlaid: play/pause, time slider, speed, camera
+    /// orbit, contact points and forces.
+    View {
+        /// The MJCF model (or a trajectory JSON whose `model` key names it).
+        model: PathBuf,
+        /// Trajectories written by simulate, replay or an optimizer (`qpos` rows, `time`;
+        /// every other `*_qpos` key is overlaid too). None: the model at qpos0.
+        traj: Vec<PathBuf>,
+        /// The page to write.
+        #[arg(long)]
+        out: PathBuf,
+        /// The page's title (default: the model file's name).
+        #[arg(long)]
+        title: Option<String>,
+        /// Frames kept per simulated second (poses are interpolated between them).
+        #[arg(long, default_value_t = 120.0)]
+        max_fps: f64,
     },
     /// Forward dynamics at a state; writes qacc, forces, xpos, xquat, dense qM as JSON.
     Forward {
@@ -146,6 +173,20 @@ enum Method {
 
 type Res<T> = Result<T, String>;
 
+/// `println!` that returns an error instead of panicking when stdout is closed (`| head`).
+macro_rules! outln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($t)*).map_err(|e| format!("stdout: {e}"))?
+    }};
+}
+
+/// A line on stderr; a closed stderr is ignored (there is nowhere left to report to).
+fn note(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr().lock(), "{line}");
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.cmd {
@@ -156,6 +197,7 @@ fn main() -> ExitCode {
             keyframe,
             ctrl,
             integrator,
+            contacts,
             out,
         } => simulate(
             &model,
@@ -163,6 +205,7 @@ fn main() -> ExitCode {
             keyframe,
             ctrl.as_deref(),
             integrator.as_deref(),
+            contacts,
             &out,
         ),
         Cmd::Replay {
@@ -173,6 +216,7 @@ fn main() -> ExitCode {
             out,
             plot,
             tol,
+            contacts,
         } => replay(ReplayArgs {
             traj: &traj,
             model: model.as_deref(),
@@ -181,7 +225,15 @@ fn main() -> ExitCode {
             out: out.as_deref(),
             plot: plot.as_deref(),
             tol,
+            contacts,
         }),
+        Cmd::View {
+            model,
+            traj,
+            out,
+            title,
+            max_fps,
+        } => view(&model, &traj, &out, title, max_fps),
         Cmd::Forward { model, state, out } => forward_cmd(&model, &state, &out),
         Cmd::Inverse { model, state, out } => inverse_cmd(&model, &state, &out),
         Cmd::Derivatives {
@@ -205,9 +257,105 @@ fn main() -> ExitCode {
     match r {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("moreau: error: {e}");
+            note(&format!("moreau: error: {e}"));
             ExitCode::FAILURE
         }
+    }
+}
+
+/// How many warnings of one kind a command prints before it only counts them.
+const WARN_PRINT_LIMIT: u64 = 10;
+
+/// The engine's warnings (`Data::warning`, MuJoCo's `mjData.warning`) over a command. Each
+/// engine call starts from cleared counters ([`Warnings::arm`]), so the counters after the call
+/// are that call's own (a reset clears them; the divergence checks record their warning after
+/// resetting); [`Warnings::collect`] prints each new one on stderr in MuJoCo's wording, says
+/// what happened to the state, and adds it to the totals.
+#[derive(Default)]
+struct Warnings {
+    number: [u64; NWARNING],
+    lastinfo: [i64; NWARNING],
+    /// Divergence warnings that reset the state.
+    resets: u64,
+}
+
+impl Warnings {
+    /// Clears `d`'s counters before an engine call.
+    fn arm(d: &mut Data<f64>) {
+        d.warning = [WarningStat::default(); NWARNING];
+    }
+
+    /// After an engine call that started at simulation time `time`, during `what` (e.g.
+    /// `step 12`): prints and counts the call's warnings.
+    fn collect(&mut self, m: &Model, d: &Data<f64>, time: f64, what: &str) {
+        let autoreset = !m.opt.disabled(moreau::model::disable::AUTORESET);
+        for w in Warning::ALL {
+            let k = w as usize;
+            let s = d.warning[k];
+            if s.number == 0 {
+                continue;
+            }
+            if self.number[k] < WARN_PRINT_LIMIT {
+                note(&w.message(s.lastinfo, time));
+                let then = match w {
+                    _ if w.resets() && autoreset => {
+                        "the state was reset (mj_resetData: qpos0, zero velocity, time 0)"
+                    }
+                    _ if w.resets() => "autoreset is disabled: the state was not reset",
+                    Warning::BadCtrl => {
+                        "every actuator input was zero in this evaluation (the state was not reset)"
+                    }
+                    Warning::ContactFull => {
+                        "contacts beyond the capacity were dropped (the state was not reset)"
+                    }
+                    _ => "the state was not reset",
+                };
+                note(&format!("moreau: {what}: {then}"));
+                if self.number[k] + s.number >= WARN_PRINT_LIMIT {
+                    note(&format!(
+                        "moreau: further {w:?} warnings are counted, not printed"
+                    ));
+                }
+            }
+            self.number[k] += s.number;
+            self.lastinfo[k] = s.lastinfo;
+            if w.resets() && autoreset {
+                self.resets += s.number;
+            }
+        }
+    }
+
+    /// One stderr line with the totals, when more happened than was printed.
+    fn summary(&self) {
+        if self.number.iter().any(|&n| n > WARN_PRINT_LIMIT) {
+            let parts: Vec<String> = Warning::ALL
+                .iter()
+                .filter(|w| self.number[**w as usize] > 0)
+                .map(|w| {
+                    let k = *w as usize;
+                    format!("{w:?} ×{} (last info {})", self.number[k], self.lastinfo[k])
+                })
+                .collect();
+            note(&format!(
+                "moreau: warnings in total: {}; the state was reset {} times",
+                parts.join(", "),
+                self.resets
+            ));
+        }
+    }
+
+    /// The totals as `mjData.warning`: one `{lastinfo, number}` per `mjtWarning`.
+    fn json(&self) -> Value {
+        (0..NWARNING)
+            .map(|k| json!({"lastinfo": self.lastinfo[k], "number": self.number[k]}))
+            .collect()
+    }
+
+    /// True if a divergence check fired (the result belongs to a reset or diverged state).
+    fn diverged(&self) -> bool {
+        Warning::ALL
+            .iter()
+            .any(|w| w.resets() && self.number[*w as usize] > 0)
     }
 }
 
@@ -250,27 +398,27 @@ fn inspect(path: &Path) -> Res<()> {
         ("nsensor", m.nsensor),
     ];
     for (k, v) in sizes {
-        println!("{k} {v}");
+        outln!("{k} {v}");
     }
     let o = &m.opt;
     let v3 = |a: [f64; 3]| format!("{:?} {:?} {:?}", a[0], a[1], a[2]);
-    println!("timestep {:?}", o.timestep);
-    println!("integrator {}", integrator_name(o.integrator));
-    println!("gravity {}", v3(o.gravity));
-    println!("wind {}", v3(o.wind));
-    println!("magnetic {}", v3(o.magnetic));
-    println!("density {:?}", o.density);
-    println!("viscosity {:?}", o.viscosity);
-    println!("impratio {:?}", o.impratio);
-    println!("tolerance {:?}", o.tolerance);
-    println!("ls_tolerance {:?}", o.ls_tolerance);
-    println!("iterations {}", o.iterations);
-    println!("ls_iterations {}", o.ls_iterations);
-    println!("cone {:?}", o.cone);
-    println!("solver {:?}", o.solver);
-    println!("jacobian {:?}", o.jacobian);
-    println!("disableflags {}", o.disableflags);
-    println!("enableflags {}", o.enableflags);
+    outln!("timestep {:?}", o.timestep);
+    outln!("integrator {}", integrator_name(o.integrator));
+    outln!("gravity {}", v3(o.gravity));
+    outln!("wind {}", v3(o.wind));
+    outln!("magnetic {}", v3(o.magnetic));
+    outln!("density {:?}", o.density);
+    outln!("viscosity {:?}", o.viscosity);
+    outln!("impratio {:?}", o.impratio);
+    outln!("tolerance {:?}", o.tolerance);
+    outln!("ls_tolerance {:?}", o.ls_tolerance);
+    outln!("iterations {}", o.iterations);
+    outln!("ls_iterations {}", o.ls_iterations);
+    outln!("cone {:?}", o.cone);
+    outln!("solver {:?}", o.solver);
+    outln!("jacobian {:?}", o.jacobian);
+    outln!("disableflags {}", o.disableflags);
+    outln!("enableflags {}", o.enableflags);
     Ok(())
 }
 
@@ -288,8 +436,7 @@ fn parse_integrator(s: &str) -> Res<Integrator> {
 
 /// Reads the control CSV: `steps` rows (extra rows are ignored) of `nu` numbers.
 fn read_ctrl(path: &Path, nu: usize, steps: usize) -> Res<Vec<Vec<f64>>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = read_text(path)?;
     let mut rows = Vec::new();
     for (ln, line) in text.lines().enumerate() {
         let line = line.trim();
@@ -343,7 +490,84 @@ fn with_room<T>(n: Option<usize>, what: &str) -> Res<Vec<T>> {
     }
 }
 
+/// Input files larger than this are refused (state, trajectory and control files).
+const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// Reads a text input file in chunks, so that an endless or binary source (`/dev/zero`,
+/// `/dev/urandom`) is an error after at most [`MAX_INPUT_BYTES`] rather than a hang: a NUL
+/// byte or invalid UTF-8 stops it at once. Pipes and process substitutions work.
+fn read_text(path: &Path) -> Res<String> {
+    use std::io::Read as _;
+    let err = |e: &dyn std::fmt::Display| format!("{}: cannot read: {e}", path.display());
+    let mut f = std::fs::File::open(path).map_err(|e| err(&e))?;
+    if f.metadata().map_err(|e| err(&e))?.is_dir() {
+        return Err(err(&"is a directory"));
+    }
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 1 << 16];
+    let mut valid = 0;
+    loop {
+        let n = match f.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(err(&e)),
+        };
+        if let Some(i) = chunk[..n].iter().position(|&b| b == 0) {
+            return Err(err(&format!(
+                "not a text file (NUL byte at offset {})",
+                bytes.len() + i
+            )));
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+        if bytes.len() as u64 > MAX_INPUT_BYTES {
+            return Err(err(&format!("larger than {} MiB", MAX_INPUT_BYTES >> 20)));
+        }
+        // a chunk may end inside a multi-byte character: check from the last valid boundary
+        match std::str::from_utf8(&bytes[valid..]) {
+            Ok(_) => valid = bytes.len(),
+            Err(e) if e.error_len().is_none() => valid += e.valid_up_to(),
+            Err(_) => return Err(err(&"not UTF-8 text")),
+        }
+    }
+    String::from_utf8(bytes).map_err(|_| err(&"not UTF-8 text"))
+}
+
+/// The path of the first `null` in `v` (serde_json writes non-finite numbers as `null`).
+fn find_null(v: &Value, at: &mut String) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Array(a) => a.iter().enumerate().any(|(i, x)| {
+            let n = at.len();
+            at.push_str(&format!("[{i}]"));
+            let found = find_null(x, at);
+            if !found {
+                at.truncate(n);
+            }
+            found
+        }),
+        Value::Object(o) => o.iter().any(|(k, x)| {
+            let n = at.len();
+            at.push_str(&if n == 0 { k.clone() } else { format!(".{k}") });
+            let found = find_null(x, at);
+            if !found {
+                at.truncate(n);
+            }
+            found
+        }),
+        _ => false,
+    }
+}
+
+/// Writes `v` as JSON; a non-finite number (which JSON cannot hold) is an error naming it.
 fn write_json(path: &Path, v: &Value) -> Res<()> {
+    let mut at = String::new();
+    if find_null(v, &mut at) {
+        return Err(format!(
+            "{}: not written: {at} is not a finite number",
+            path.display()
+        ));
+    }
     let s = serde_json::to_string(v).map_err(|e| format!("{}: {e}", path.display()))?;
     std::fs::write(path, s).map_err(|e| format!("{}: cannot write: {e}", path.display()))
 }
@@ -354,6 +578,7 @@ fn simulate(
     keyframe: Option<usize>,
     ctrl: Option<&Path>,
     integ: Option<&str>,
+    contacts: bool,
     out: &Path,
 ) -> Res<()> {
     let mut m = load(path)?;
@@ -371,11 +596,13 @@ fn simulate(
             .map_err(|e| format!("{}: {e}", path.display()))?;
     }
     let what = format!("--steps {steps}");
+    trajectory_fits(steps, &m, &what)?;
     let mut applied = with_room(Some(steps), &what)?;
     let mut time = with_room(steps.checked_add(1), &what)?;
     let mut qpos = with_room(steps.checked_add(1), &what)?;
     let mut qvel = with_room(steps.checked_add(1), &what)?;
     let mut act = with_room(steps.checked_add(1), &what)?;
+    let mut rec = ContactRecorder::new(&m, contacts);
     let mut record = |d: &Data<f64>| {
         time.push(d.time);
         qpos.push(d.qpos.clone());
@@ -383,22 +610,94 @@ fn simulate(
         act.push(d.act.clone());
     };
     record(&d);
+    let mut warnings = Warnings::default();
     for s in 0..steps {
         match &ctrl {
             Some(c) => d.ctrl.copy_from_slice(&c[s]),
             None => d.ctrl.iter_mut().for_each(|x| *x = 0.0),
         }
-        applied.push(d.ctrl.clone());
-        moreau::step(&m, &mut d);
+        rec.record(&m, &d);
+        applied.push(step_warned(&m, &mut d, &mut warnings, s));
         record(&d);
     }
-    // `ctrl` (N rows) and `model` extend the contract so that `replay` can re-run the file.
+    warnings.summary();
+    rec.record(&m, &d);
+    // `ctrl` (N rows), `model` and `warning` extend the contract so that `replay` can re-run
+    // the file and a reader sees what the engine reported.
     let model_path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    write_json(
-        out,
-        &json!({ "time": time, "qpos": qpos, "qvel": qvel, "act": act, "ctrl": applied,
-                 "model": model_path.to_string_lossy() }),
-    )
+    let mut v = json!({ "time": time, "qpos": qpos, "qvel": qvel, "act": act, "ctrl": applied,
+                        "model": model_path.to_string_lossy(), "warning": warnings.json() });
+    rec.insert(&mut v);
+    write_json(out, &v)
+}
+
+/// `--contacts`: per recorded row, the contacts and contact forces of `forward` at that state
+/// (computed on a copy, so the trajectory is the same with and without recording; the last
+/// row's controls are those of the last step).
+struct ContactRecorder {
+    scratch: Option<Data<f64>>,
+    rows: Vec<Value>,
+}
+
+impl ContactRecorder {
+    fn new(m: &Model, on: bool) -> Self {
+        ContactRecorder {
+            scratch: on.then(|| Data::new(m)),
+            rows: Vec::new(),
+        }
+    }
+
+    fn record(&mut self, m: &Model, d: &Data<f64>) {
+        if let Some(s) = &mut self.scratch {
+            s.clone_from(d);
+            moreau::forward(m, s);
+            self.rows.push(moreau_viewer::contacts_json(m, s));
+        }
+    }
+
+    /// Adds the `contact` key when recording.
+    fn insert(self, v: &mut Value) {
+        if let (Some(_), Value::Object(o)) = (self.scratch, v) {
+            o.insert("contact".into(), Value::Array(self.rows));
+        }
+    }
+}
+
+/// One `mj_step` with its warnings printed (as `step s`); returns the controls the engine
+/// applied: `d.ctrl`, or zeros when the controls were bad (`BadCtrl`: MuJoCo then uses zero
+/// for every actuator input, which zero controls reproduce exactly, and JSON has no NaN).
+fn step_warned(m: &Model, d: &mut Data<f64>, warnings: &mut Warnings, s: usize) -> Vec<f64> {
+    let t = d.time;
+    Warnings::arm(d);
+    let bad_ctrl = d.ctrl.iter().any(|&u| moreau::pipeline::is_bad(u));
+    let applied = if bad_ctrl {
+        vec![0.0; d.ctrl.len()]
+    } else {
+        d.ctrl.clone()
+    };
+    moreau::step(m, d);
+    warnings.collect(m, d, t, &format!("step {s}"));
+    if bad_ctrl && warnings.number[Warning::BadCtrl as usize] <= WARN_PRINT_LIMIT {
+        note(&format!(
+            "moreau: step {s}: ctrl recorded as zeros, the actuator inputs the engine used"
+        ));
+    }
+    applied
+}
+
+/// Results larger than this are refused before any step is taken (`--steps` × the state size).
+const MAX_TRAJECTORY_BYTES: usize = 4 << 30;
+
+/// Refuses a trajectory of `steps` steps whose rows would exceed [`MAX_TRAJECTORY_BYTES`].
+fn trajectory_fits(steps: usize, m: &Model, what: &str) -> Res<()> {
+    let row = (m.nq + m.nv + m.na + m.nu + 1) * std::mem::size_of::<f64>();
+    match steps.checked_add(1).and_then(|n| n.checked_mul(row)) {
+        Some(b) if b <= MAX_TRAJECTORY_BYTES => Ok(()),
+        _ => Err(format!(
+            "{what}: the trajectory would exceed {} GiB ({row} bytes per step); use fewer steps",
+            MAX_TRAJECTORY_BYTES >> 30
+        )),
+    }
 }
 
 struct ReplayArgs<'a> {
@@ -409,6 +708,7 @@ struct ReplayArgs<'a> {
     out: Option<&'a Path>,
     plot: Option<&'a Path>,
     tol: Option<f64>,
+    contacts: bool,
 }
 
 /// Reads `key` of a trajectory file as rows of exactly `n` numbers.
@@ -465,8 +765,7 @@ fn replay(a: ReplayArgs) -> Res<()> {
     if let Some(tol) = a.tol.filter(|t| t.is_nan() || *t < 0.0) {
         return Err(format!("--tol {tol}: must be a number ≥ 0"));
     }
-    let text = std::fs::read_to_string(file)
-        .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+    let text = read_text(file)?;
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| format!("{}: invalid JSON: {e}", file.display()))?;
     let Value::Object(o) = v else {
@@ -499,8 +798,12 @@ fn replay(a: ReplayArgs) -> Res<()> {
     };
     let qpos = need("qpos", m.nq)?;
     let qvel = need("qvel", m.nv)?;
-    // optimizers write `act` as empty rows for models without activations
-    let act = rows_of(&o, file, "act", m.na)?.unwrap_or_else(|| vec![vec![]; qpos.len()]);
+    // optimizers write `act` as empty rows for models without activations, or leave it out
+    let act = match rows_of(&o, file, "act", m.na)? {
+        Some(a) => a,
+        None if m.na == 0 => vec![vec![]; qpos.len()],
+        None => return Err(format!("{}: missing 'act' (na = {})", file.display(), m.na)),
+    };
     if qpos.is_empty() {
         return Err(format!("{}: 'qpos' has no rows", file.display()));
     }
@@ -561,9 +864,13 @@ fn replay(a: ReplayArgs) -> Res<()> {
         vec![d.qvel.clone()],
         vec![d.act.clone()],
     );
-    for u in ctrl.iter().take(steps) {
+    let mut rec = ContactRecorder::new(&m, a.contacts && a.out.is_some());
+    let mut warnings = Warnings::default();
+    let mut applied = Vec::with_capacity(steps);
+    for (s, u) in ctrl.iter().take(steps).enumerate() {
         d.ctrl.copy_from_slice(u);
-        moreau::step(&m, &mut d);
+        rec.record(&m, &d);
+        applied.push(step_warned(&m, &mut d, &mut warnings, s));
         rt.push(d.time);
         rq.push(d.qpos.clone());
         rv.push(d.qvel.clone());
@@ -581,21 +888,22 @@ fn replay(a: ReplayArgs) -> Res<()> {
             ),
         ),
     ];
-    println!("steps {steps}");
+    warnings.summary();
+    outln!("steps {steps}");
     for (k, (e, t)) in &devs {
-        println!("{k} max_abs_error {e:e} at_step {t}");
+        outln!("{k} max_abs_error {e:e} at_step {t}");
     }
     if let Some(out) = a.out {
         let errs: Map<String, Value> = devs
             .iter()
             .map(|(k, (e, _))| (k.to_string(), json!(e)))
             .collect();
-        write_json(
-            out,
-            &json!({ "time": rt, "qpos": rq, "qvel": rv, "act": ra,
-                     "ctrl": &ctrl[..steps], "max_error": errs,
-                     "model": model_path.to_string_lossy() }),
-        )?;
+        rec.record(&m, &d);
+        let mut v = json!({ "time": rt, "qpos": rq, "qvel": rv, "act": ra,
+                            "ctrl": applied, "max_error": errs,
+                            "model": model_path.to_string_lossy(), "warning": warnings.json() });
+        rec.insert(&mut v);
+        write_json(out, &v)?;
     }
     if let Some(dir) = a.plot {
         plot_replay(dir, &time, &qpos, &rq, &qvel, &rv)?;
@@ -608,6 +916,85 @@ fn replay(a: ReplayArgs) -> Res<()> {
             ));
         }
     }
+    Ok(())
+}
+
+/// Reads a JSON file as an object.
+fn read_object(file: &Path) -> Res<Map<String, Value>> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|e| format!("{}: cannot read: {e}", file.display()))?;
+    match serde_json::from_str(&text) {
+        Ok(Value::Object(o)) => Ok(o),
+        Ok(_) => Err(format!("{}: expected a JSON object", file.display())),
+        Err(e) => Err(format!("{}: invalid JSON: {e}", file.display())),
+    }
+}
+
+/// The model a trajectory file names under `model` (relative paths from the file's directory
+/// when they do not exist from the working directory).
+fn model_of(o: &Map<String, Value>, file: &Path) -> Res<PathBuf> {
+    match o.get("model") {
+        Some(Value::String(p)) => {
+            let p = PathBuf::from(p);
+            Ok(match (p.is_relative(), file.parent()) {
+                (true, Some(dir)) if !p.exists() => dir.join(p),
+                _ => p,
+            })
+        }
+        Some(_) => Err(format!("{}: 'model' must be a string", file.display())),
+        None => Err(format!(
+            "{}: no 'model' key; give the model file first",
+            file.display()
+        )),
+    }
+}
+
+/// `moreau view`: the HTML page of a model and its trajectories.
+fn view(
+    model: &Path,
+    trajs: &[PathBuf],
+    out: &Path,
+    title: Option<String>,
+    max_fps: f64,
+) -> Res<()> {
+    if max_fps.is_nan() || max_fps < 0.0 {
+        return Err(format!("--max-fps {max_fps}: must be a number ≥ 0"));
+    }
+    let mut files: Vec<PathBuf> = trajs.to_vec();
+    let model_path = if model
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"))
+    {
+        files.insert(0, model.to_path_buf());
+        model_of(&read_object(model)?, model)?
+    } else {
+        model.to_path_buf()
+    };
+    let m = load(&model_path)?;
+    let mut all = Vec::new();
+    for f in &files {
+        let o = read_object(f)?;
+        let name = f.file_stem().map_or_else(
+            || f.display().to_string(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        let t = moreau_viewer::from_json(&m, &Value::Object(o), &name)
+            .map_err(|e| format!("{}: {e}", f.display()))?;
+        all.extend(t);
+    }
+    let title = title.unwrap_or_else(|| {
+        model_path
+            .file_stem()
+            .map_or_else(|| "moreau".into(), |s| s.to_string_lossy().into_owned())
+    });
+    let opts = moreau_viewer::Options {
+        title: Some(title),
+        max_fps,
+    };
+    let html = moreau_viewer::page(&m, &all, &opts)
+        .map_err(|e| format!("{}: {e}", model_path.display()))?;
+    std::fs::write(out, html).map_err(|e| format!("{}: cannot write: {e}", out.display()))?;
+    println!("wrote {}", out.display());
     Ok(())
 }
 
@@ -707,7 +1094,7 @@ fn plot_replay(
             .draw()
             .map_err(|e| err(&e))?;
         root.present().map_err(|e| err(&e))?;
-        println!("wrote {}", path.display());
+        outln!("wrote {}", path.display());
     }
     Ok(())
 }
@@ -740,8 +1127,7 @@ fn vec_of(state: &Map<String, Value>, file: &Path, key: &str, n: usize) -> Res<O
 /// Reads a state file (`qpos`, `qvel`, `act`, `ctrl`, optional `qfrc_applied`,
 /// `qacc_warmstart`, `time`) into fresh data for `m`; returns the JSON object too.
 fn read_state(m: &Model, state: &Path) -> Res<(Data<f64>, Map<String, Value>)> {
-    let text = std::fs::read_to_string(state)
-        .map_err(|e| format!("{}: cannot read: {e}", state.display()))?;
+    let text = read_text(state)?;
     let v: Value = serde_json::from_str(&text)
         .map_err(|e| format!("{}: invalid JSON: {e}", state.display()))?;
     let s = match v {
@@ -775,7 +1161,16 @@ fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
     let m = load(path)?;
     supported(path, &m)?;
     let (mut d, _) = read_state(&m, state)?;
+    // mj_step's checks around mj_forward: a diverged state is reset, as MuJoCo's step does,
+    // and reported; the output then belongs to the reset state
+    let mut warnings = Warnings::default();
+    let t = d.time;
+    Warnings::arm(&mut d);
+    moreau::pipeline::check_pos(&m, &mut d);
+    moreau::pipeline::check_vel(&m, &mut d);
     moreau::forward(&m, &mut d);
+    moreau::pipeline::check_acc(&m, &mut d);
+    warnings.collect(&m, &d, t, "forward");
     let nv = m.nv;
     let mut qm = vec![0.0; nv * nv];
     moreau::full_m(&m, &d.qM, &mut qm);
@@ -825,6 +1220,7 @@ fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
             "xpos": xpos,
             "xquat": xquat,
             "qM": if nv == 0 { Vec::new() } else { rows(&qm, nv) },
+            "warning": warnings.json(),
         }),
     )
 }
@@ -845,6 +1241,7 @@ fn inverse_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
     let (mut d, s) = read_state(&m, state)?;
     let qacc = vec_of(&s, state, "qacc", m.nv)?
         .ok_or_else(|| format!("{}: missing 'qacc' ({} numbers)", state.display(), m.nv))?;
+    stable_state(&m, &mut d, state, Some(&qacc))?;
     // the forward pass leaves the derived quantities MuJoCo's mj_inverse sees after mj_forward
     moreau::forward(&m, &mut d);
     d.qacc.copy_from_slice(&qacc);
@@ -856,6 +1253,30 @@ fn inverse_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
             "efc_force": d.efc_force[..d.nefc],
         }),
     )
+}
+
+/// Refuses a state that `mj_step`'s divergence checks would reset (NaN, ±inf or |x| > 1e10 in
+/// `qpos`, `qvel`, or the given `qacc`): a single evaluation at a reset state answers another
+/// question. The error carries MuJoCo's warning text.
+fn stable_state(m: &Model, d: &mut Data<f64>, state: &Path, qacc: Option<&[f64]>) -> Res<()> {
+    let bad = |v: &[f64]| v.iter().position(|&x| moreau::pipeline::is_bad(x));
+    let found = [
+        (Warning::BadQpos, bad(&d.qpos)),
+        (Warning::BadQvel, bad(&d.qvel)),
+        (Warning::BadQacc, qacc.and_then(bad)),
+    ];
+    match found.into_iter().find(|(_, i)| i.is_some()) {
+        Some((w, Some(i))) => Err(format!(
+            "{}: {} Time = {:.4}. (nothing computed at an unstable state)",
+            state.display(),
+            w.text(i as i64),
+            d.time
+        )),
+        _ => {
+            let _ = m;
+            Ok(())
+        }
+    }
 }
 
 /// A matrix as JSON rows (`nr` rows of `nc` numbers; `[]` rows when `nc == 0`).
@@ -885,7 +1306,17 @@ fn derivatives_cmd(
         return Err(format!("--eps {eps}: must be a positive number"));
     }
     let (mut d, s) = read_state(&m, state)?;
+    let qacc = match kind {
+        Kind::Inverse => vec_of(&s, state, "qacc", m.nv)?,
+        Kind::Transition => None,
+    };
+    stable_state(&m, &mut d, state, qacc.as_deref())?;
     let mut ws = fd::FdWorkspace::new(&m);
+    // the perturbed evaluations run mj_step's checks: a warning there means a perturbed state
+    // diverged (was reset), and its differences are meaningless
+    let mut warnings = Warnings::default();
+    let t0 = d.time;
+    Warnings::arm(&mut d);
     let v = match kind {
         Kind::Transition => {
             let t = ws.transition(&m, &mut d, eps, centered);
@@ -895,8 +1326,8 @@ fn derivatives_cmd(
         Kind::Inverse => {
             inverse_supported(path, &m)?;
             moreau::forward(&m, &mut d);
-            if let Some(q) = vec_of(&s, state, "qacc", m.nv)? {
-                d.qacc.copy_from_slice(&q);
+            if let Some(q) = &qacc {
+                d.qacc.copy_from_slice(q);
             }
             let j = ws.inverse(&m, &mut d, eps, actuation, centered);
             json!({"DfDq": mat_rows(&j.DfDq), "DfDv": mat_rows(&j.DfDv),
@@ -905,13 +1336,20 @@ fn derivatives_cmd(
                    "DmDq": mat_rows(&j.DmDq)})
         }
     };
+    warnings.collect(&m, &d, t0, "finite differences");
+    if warnings.diverged() {
+        return Err(format!(
+            "--eps {eps:e}: a perturbed state diverged and was reset (warnings above); the \
+             differences would be meaningless: use a smaller --eps"
+        ));
+    }
     write_json(out, &v)
 }
 
 /// `--method analytic`: transition A, B by the implicit function theorem at the constraint
 /// solution, C, D from its `∂qacc` (derivatives/src/sensor.rs); inverse DfDa, DfDv, DfDq, DmDq
 /// analytic (constraint and tendon terms of DfDq by a restricted dual pass; no inverse sensor
-/// Jacobians). See derivatives/src/contact.rs, inverse.rs, rnea.rs and pos.rs.
+/// Jacobians). See derivatives/src/transition.rs, inverse.rs, rne.rs and inverse_pos.rs.
 fn derivatives_analytic(
     path: &Path,
     m: &Model,
@@ -921,6 +1359,11 @@ fn derivatives_analytic(
     out: &Path,
 ) -> Res<()> {
     let (mut d, s) = read_state(m, state)?;
+    let qacc = match kind {
+        Kind::Inverse => vec_of(&s, state, "qacc", m.nv)?,
+        Kind::Transition => None,
+    };
+    stable_state(m, &mut d, state, qacc.as_deref())?;
     let unsup = |e: &str| format!("{}: --method analytic does not support {e}", path.display());
     let v = match kind {
         Kind::Transition => {
@@ -935,8 +1378,8 @@ fn derivatives_analytic(
                 return Err(unsup("--actuation"));
             }
             moreau::forward(m, &mut d);
-            if let Some(q) = vec_of(&s, state, "qacc", m.nv)? {
-                d.qacc.copy_from_slice(&q);
+            if let Some(q) = &qacc {
+                d.qacc.copy_from_slice(q);
             }
             let (dq, dv, da, dm) = inverse::inverse_analytic(m, &mut d).map_err(unsup)?;
             json!({"DfDq": mat_rows(&dq), "DfDv": mat_rows(&dv), "DfDa": mat_rows(&da),
@@ -1021,13 +1464,13 @@ fn bench(
     let fw = time_batches(&m, &mut d, steps, batches, moreau::forward);
     let (step_us, fwd_us) = (median(st), median(fw));
     let name = path.display().to_string();
-    println!(
+    outln!(
         "{}",
         json!({"model": name, "integrator": integrator_name(m.opt.integrator),
                "batches": batches, "batch_size": steps,
                "sparse": moreau::pipeline::is_sparse(&m)})
     );
-    println!("{}", json!({"step_us": step_us}));
+    outln!("{}", json!({"step_us": step_us}));
     // the same on the thread's CPU clock (robust to a loaded machine)
     let step_cpu_us = median(
         (0..batches)
@@ -1041,8 +1484,8 @@ fn bench(
             })
             .collect(),
     );
-    println!("{}", json!({"step_cpu_us": step_cpu_us}));
-    println!("{}", json!({"forward_us": fwd_us}));
+    outln!("{}", json!({"step_cpu_us": step_cpu_us}));
+    outln!("{}", json!({"forward_us": fwd_us}));
     // inverse at the forward solution of the reset state (as bench_mujoco.py)
     reset(&m, &mut d);
     moreau::forward(&m, &mut d);
@@ -1060,7 +1503,7 @@ fn bench(
         })
         .collect();
     let inv_us = median(inv);
-    println!("{}", json!({"inverse_us": inv_us}));
+    outln!("{}", json!({"inverse_us": inv_us}));
     // FD Jacobians (forward differences, eps 1e-6, no sensor Jacobians as bench_mujoco.py),
     // batches of 20 calls from the reset state after a forward
     let mut ws = fd::FdWorkspace::new(&m);
@@ -1108,11 +1551,11 @@ fn bench(
     let (ifd_us, ifd_cpu) = time_fd(false, &mut |ws, d| {
         ws.inverse(&m, d, 1e-6, false, false);
     });
-    println!(
+    outln!(
         "{}",
         json!({"transitionFD_us": tfd_us, "transitionFD_cpu_us": tfd_cpu})
     );
-    println!(
+    outln!(
         "{}",
         json!({"inverseFD_us": ifd_us, "inverseFD_cpu_us": ifd_cpu})
     );
@@ -1126,12 +1569,12 @@ fn bench(
         let (ia_us, ia_cpu) = time_fd(false, &mut |_, d| {
             let _ = inverse::inverse_analytic(&m, d);
         });
-        println!(
+        outln!(
             "{}",
             json!({"transition_analytic_us": ta_us, "transition_analytic_cpu_us": ta_cpu,
                               "ratio_transition_analytic_vs_FD": ta_us / tfd_us})
         );
-        println!(
+        outln!(
             "{}",
             json!({"inverse_analytic_us": ia_us, "inverse_analytic_cpu_us": ia_cpu,
                               "ratio_inverse_analytic_vs_FD": ia_us / ifd_us})
@@ -1149,7 +1592,7 @@ fn bench(
             (Some(a), Some(b)) => a / b,
             _ => tac_us / tfc_us,
         };
-        println!(
+        outln!(
             "{}",
             json!({"contact_state_nefc": dc.nefc,
                    "transitionFD_contact_us": tfc_us, "transitionFD_contact_cpu_us": tfc_cpu,
@@ -1188,7 +1631,7 @@ fn bench(
             })
             .collect();
         let cpu = (!cpu.is_empty()).then(|| median(cpu));
-        println!(
+        outln!(
             "{}",
             json!({"rnea_derivatives_us": median(v), "rnea_derivatives_cpu_us": cpu})
         );
@@ -1198,7 +1641,7 @@ fn bench(
             let (ia_nc, ia_nc_cpu) = time_fd(false, &mut |_, d| {
                 let _ = inverse::inverse_analytic(&mc, d);
             });
-            println!(
+            outln!(
                 "{}",
                 json!({"inverse_analytic_nocontact_us": ia_nc,
                        "inverse_analytic_nocontact_cpu_us": ia_nc_cpu})
@@ -1242,12 +1685,12 @@ fn bench(
             .unwrap_or(0.0);
         if let (Some(i), Some(t)) = (mj("inverse_us"), mj("transitionFD_us")) {
             let ifd = mj("inverseFD_us");
-            println!(
+            outln!(
                 "{}",
                 json!({"mujoco_inverse_us": i, "mujoco_transitionFD_us": t,
                        "mujoco_inverseFD_us": ifd})
             );
-            println!(
+            outln!(
                 "{}",
                 json!({"ratio_inverse": inv_us / (i - overhead).max(1e-9),
                        "ratio_transitionFD": tfd_us / t,
@@ -1261,7 +1704,7 @@ fn bench(
                 (Some(c), Some(tc)) => c / tc,
                 _ => w / t,
             });
-            println!(
+            outln!(
                 "{}",
                 json!({"mujoco_transitionFD_contact_us": t,
                        "mujoco_transitionFD_contact_cpu_us": tc,
@@ -1270,19 +1713,19 @@ fn bench(
             );
         }
         if let Some(c) = mj("step_cpu_us") {
-            println!(
+            outln!(
                 "{}",
                 json!({"mujoco_step_cpu_us": c, "ratio_step_cpu": step_cpu_us / c})
             );
         }
         if let (Some(s), Some(f)) = (mj("step_us"), mj("forward_us")) {
             let rollout = mj("step_rollout_us");
-            println!(
+            outln!(
                 "{}",
                 json!({"mujoco_step_us": s, "mujoco_forward_us": f,
                        "mujoco_step_rollout_us": rollout, "mujoco_call_overhead_us": overhead})
             );
-            println!(
+            outln!(
                 "{}",
                 json!({"ratio_step": step_us / (s - overhead).max(1e-9),
                        "ratio_forward": fwd_us / (f - overhead).max(1e-9),

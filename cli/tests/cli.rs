@@ -1,4 +1,4 @@
-//! The `moreau` binary against the CLI contract (/work/shared/notes/cli.md): output shapes on
+//! The `moreau` binary against the CLI contract (docs/cli.md): output shapes on
 //! models/ files, and bad input giving a non-zero exit with a message naming the file, no panic.
 
 #![allow(clippy::needless_range_loop)]
@@ -783,4 +783,153 @@ fn derivatives_analytic_writes_sensor_jacobians() {
             }
         }
     }
+}
+
+/// `simulate --contacts`: the same trajectory as without, one contact list per row (MuJoCo's
+/// names plus `force`); once the boxes rest, the contact forces carry their weight
+/// (Σ f_z = M g, a statics check independent of the solver).
+#[test]
+fn simulate_records_contacts() {
+    let (a, b) = (tmp("plain.json"), tmp("contacts.json"));
+    let m = model("box_drop");
+    ok(&run(&[
+        "simulate",
+        &m,
+        "--steps",
+        "1500",
+        "--out",
+        a.to_str().unwrap(),
+    ]));
+    ok(&run(&[
+        "simulate",
+        &m,
+        "--steps",
+        "1500",
+        "--contacts",
+        "--out",
+        b.to_str().unwrap(),
+    ]));
+    let (a, b) = (json(&a), json(&b));
+    assert_eq!(
+        a["qpos"], b["qpos"],
+        "recording contacts changed the trajectory"
+    );
+    assert!(a.get("contact").is_none());
+    let rows = b["contact"].as_array().unwrap();
+    assert_eq!(rows.len(), 1501);
+    assert!(
+        rows[0].as_array().unwrap().is_empty(),
+        "the boxes start in the air"
+    );
+    let last = rows[1500].as_array().unwrap();
+    assert!(!last.is_empty());
+    let mut fz = 0.0;
+    for c in last {
+        for k in ["geom1", "geom2", "dist", "pos", "frame", "force"] {
+            assert!(c.get(k).is_some(), "contact lacks {k}: {c}");
+        }
+        let f: Vec<f64> = serde_json::from_value(c["force"].clone()).unwrap();
+        let fr: Vec<Vec<f64>> = serde_json::from_value(c["frame"].clone()).unwrap();
+        fz += (0..3).map(|i| f[i] * fr[i][2]).sum::<f64>();
+    }
+    // four boxes 0.2 × 0.14 × 0.1 m of density 600; gravity 9.81
+    let weight = 4.0 * 0.2 * 0.14 * 0.1 * 600.0 * 9.81;
+    assert!(
+        (fz - weight).abs() < 1e-3 * weight,
+        "Σ f_z = {fz}, weight {weight}"
+    );
+}
+
+/// The page's embedded data (`<script id="moreau-data">`).
+fn page_data(p: &PathBuf) -> Value {
+    let html = std::fs::read_to_string(p).unwrap();
+    let start = html.find(r#"id="moreau-data">"#).unwrap() + 17;
+    let end = start + html[start..].find("</script>").unwrap();
+    serde_json::from_str(&html[start..end].replace("<\\/", "</")).unwrap()
+}
+
+/// `view`: one self-contained page (three.js inline, no external script or network address)
+/// with every geom and the trajectories, overlays from `*_qpos` keys; bad input is refused
+/// with the file named.
+#[test]
+fn view_writes_a_self_contained_page() {
+    let (traj, page) = (tmp("view.json"), tmp("view.html"));
+    let m = model("viewer_geoms");
+    ok(&run(&[
+        "simulate",
+        &m,
+        "--steps",
+        "50",
+        "--out",
+        traj.to_str().unwrap(),
+    ]));
+    // an optimizer-style overlay: the same rows under `plan_qpos`
+    let mut v = json(&traj);
+    v["plan_qpos"] = v["qpos"].clone();
+    std::fs::write(&traj, v.to_string()).unwrap();
+    ok(&run(&[
+        "view",
+        &m,
+        traj.to_str().unwrap(),
+        "--out",
+        page.to_str().unwrap(),
+        "--max-fps",
+        "0",
+    ]));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("var THREE="), "three.js not inlined");
+    // (the browser test also fails any network request the page makes)
+    for bad in ["<script src", "src=\"http", "<link", "import("] {
+        assert!(
+            !html.contains(bad),
+            "the page refers to outside resources ({bad})"
+        );
+    }
+    let d = page_data(&page);
+    assert_eq!(d["title"], "viewer_geoms");
+    let geoms = d["model"]["geoms"].as_array().unwrap();
+    assert_eq!(geoms.len(), 9);
+    let names: Vec<&str> = d["trajectories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["view", "plan"]);
+    let t0 = &d["trajectories"][0];
+    assert_eq!(t0["time"].as_array().unwrap().len(), 51);
+    assert_eq!(t0["contact_source"], "computed");
+    assert_eq!(d["trajectories"][1]["contact_source"], "points");
+    // the trajectory's `model` key names the model; at most 120 frames per second by default
+    // (rows 0.004 s apart: every third row, and the last)
+    ok(&run(&[
+        "view",
+        traj.to_str().unwrap(),
+        "--out",
+        page.to_str().unwrap(),
+    ]));
+    let d = page_data(&page);
+    let t: Vec<f64> = serde_json::from_value(d["trajectories"][0]["time"].clone()).unwrap();
+    assert_eq!(t.len(), 18);
+    assert!(t[..17]
+        .windows(2)
+        .all(|w| w[1] - w[0] >= 1.0 / 120.0 - 1e-12));
+    assert!((t[17] - 0.2).abs() < 1e-12);
+    // bad input
+    let bad = tmp("bad.json");
+    std::fs::write(&bad, r#"{"qpos": [[1, 2]]}"#).unwrap();
+    fails(
+        &run(&[
+            "view",
+            &m,
+            bad.to_str().unwrap(),
+            "--out",
+            page.to_str().unwrap(),
+        ]),
+        "bad.json",
+    );
+    fails(
+        &run(&["view", &m, "--out", page.to_str().unwrap(), "--max-fps=-1"]),
+        "--max-fps",
+    );
 }

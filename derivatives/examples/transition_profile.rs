@@ -5,7 +5,7 @@
 //! outside the loop) instead. The calls reuse one `Data` (as `moreau bench` times them: `forward`
 //! rewrites everything `transition_analytic_with` reads from the state and warm start, which
 //! the calls leave unchanged); a fourth argument `clone` restores `d` by `clone_from` before
-//! every call instead (the harness of the figures before 2026-11-21 evening: the clone drops
+//! every call instead (the clone drops
 //! `d`'s scratch capacity, so each call also reallocates the solver scratch).
 //! `--integrator euler|implicit|implicitfast|rk4` (anywhere on the line) switches the loaded
 //! model's integrator (as the tests do), for the per-integrator instruction counts of

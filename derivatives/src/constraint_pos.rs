@@ -1,4 +1,4 @@
-//! Analytic `∂(Jᵀ f)/∂q` of the constraint force at fixed `qacc`, `qvel` (seed 000 "Reduced
+//! Analytic `∂(Jᵀ f)/∂q` of the constraint force at fixed `qacc`, `qvel` (Computation "Reduced
 //! primal problem"), for the rows whose `q`-dependence is the contact geometry, the kinematic
 //! tree and the row distances; [`crate::inverse_pos`] falls back to its restricted dual pass otherwise.
 //!

@@ -1,5 +1,5 @@
-//! Finite-difference Jacobians of the step and of inverse dynamics (seed 003 `mjd_transitionFD`,
-//! `mjd_inverseFD`).
+//! Finite-difference Jacobians of the step and of inverse dynamics (API Reference
+//! `mjd_transitionFD`, `mjd_inverseFD`).
 //!
 //! **Transition** ([`FdWorkspace::transition`], [`transition_fd`]): with the state
 //! `x = (qpos, qvel, act)` in tangent coordinates (`2nv + na`), the control `u` (`nu`), the next

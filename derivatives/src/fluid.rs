@@ -7,7 +7,7 @@
 //! - `∂/∂q` of the fluid force: [`fluid_pos`], per tangent direction a `Dual64` pass over the
 //!   stages the force reads (kinematics, COM, `com_vel`, the fluid force) — the rest of `∂g/∂q`
 //!   is [`crate::inverse_pos`]'s (analytic RNE, contact geometry; its restricted pass takes the fluid
-//!   force with `com_vel`). Before 2026-11-22 (anaspeed4) a full dual pass of inverse dynamics.
+//!   force with `com_vel`), not a full dual pass of inverse dynamics.
 //! - The step matrices' fluid block (`He = M − h S∘sym(qDeriv)` under implicitfast,
 //!   unsymmetrized under implicit), which depends on `q` and `v` through the objects' local
 //!   velocities `x`: `(∂/∂x) · a` as `Σ_obj Lᵀ (D (L a))` ([`qderiv_mul`], no `nv × nv` block)

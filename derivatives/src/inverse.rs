@@ -1,4 +1,5 @@
-//! Analytic inverse-dynamics derivatives (seed 000 "Reduced primal problem"; mujoco-facts §3).
+//! Analytic inverse-dynamics derivatives (Computation "Reduced primal problem";
+//! docs/mujoco-behaviour.md#cost).
 //!
 //! `qfrc_inverse(q, v, a) = M(q) a + c(q, v) − qfrc_passive(q, v) − Jᵀ f(J a − aref)` with the
 //! soft-constraint force `f = −∂s/∂jar` and `H[s] = ∂²s/∂jar²` (block-diagonal: `D` on quadratic
@@ -8,8 +9,8 @@
 //! - `∂f/∂v = ∂c/∂v − ∂qfrc_passive/∂v + Jᵀ H (diag(B) J + X)` (the RNE and passive velocity
 //!   derivatives of [`moreau::derivative`], fluid forces unsymmetrized ([`crate::fluid`]), and
 //!   `∂aref/∂v = −diag(B) J − X`, `X = ∂(J̇ v)/∂v` on connect/weld rows, whose `aref` subtracts
-//!   the velocity-quadratic `J̇ v` (mujoco-facts §1): in [`InverseDerivatives`] from the
-//!   restricted `∂/∂q` pass's `∂J/∂q_j` (`X e_k = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v`,
+//!   the velocity-quadratic `J̇ v` (docs/mujoco-behaviour.md#parameters): in [`InverseDerivatives`]
+//!   from the restricted `∂/∂q` pass's `∂J/∂q_j` (`X e_k = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v`,
 //!   [`crate::inverse_pos::d_pos_inverse_jdot`]), else [`jdot_vel`]'s `nv` `Dual64` passes over
 //!   `com_vel` and the engine's `J̇ v`; both exact);
 //! - `∂f/∂q`: `∂(M a + c − springs − gravcomp)/∂q` and `∂M/∂q` analytic ([`crate::rne`]);
@@ -19,10 +20,10 @@
 //!
 //! Layout as [`crate::fd::InverseJacobians`]: `D[i][j] = ∂f_j/∂in_i`.
 //!
-//! `invdiscrete` (mujoco-facts, `mj_discreteAcc`): `qacc` is the discrete acceleration `a`, and
-//! `f` is evaluated at the continuous one `ã = M⁻¹ He a = a + M⁻¹ x`, `x = (He − M) a`, with the
-//! step matrix `He` of the integrator ([`crate::step_matrix`]). With `F = ∂f/∂ã = M + JᵀHJ`, from
-//! `M ã = M a + x`:
+//! `invdiscrete` (API Reference `mj_inverse`; MuJoCo 4.0.0's `mj_discreteAcc`): `qacc` is the
+//! discrete acceleration `a`, and `f` is evaluated at the continuous one `ã = M⁻¹ He a = a + M⁻¹
+//! x`, `x = (He − M) a`, with the step matrix `He` of the integrator ([`crate::step_matrix`]). With
+//! `F = ∂f/∂ã = M + JᵀHJ`, from `M ã = M a + x`:
 //! - `∂τ/∂a = F M⁻¹ He = F (I + M⁻¹ (He − M))`;
 //! - `∂τ/∂v = ∂f/∂v + F M⁻¹ ∂x/∂v` (`M` does not depend on `v`);
 //! - `∂τ/∂q = ∂f/∂q + F M⁻¹ (∂x/∂q − ∂M/∂q (ã − a))` (`∂f/∂q` at fixed `ã`).
@@ -211,9 +212,9 @@ pub(crate) fn sub_jdot_vel(
 
 /// `X = ∂(J̇ qvel)/∂qvel` of the leading equality rows of `d` (`ne × nv`, `ne` the number of
 /// equality rows; zero on rows other than connect/weld), `None` without connect/weld rows.
-/// Connect and weld rows' `aref` subtracts `J̇ qvel` (mujoco-facts §1, "Reference
-/// acceleration"), quadratic in `qvel`, so `∂aref/∂v = −diag(B) J − X` on those rows and the
-/// constraint term of `∂qfrc_inverse/∂v` gains `Jᵀ H X`.
+/// Connect and weld rows' `aref` subtracts `J̇ qvel` (docs/mujoco-behaviour.md#parameters,
+/// "Reference acceleration"), quadratic in `qvel`, so `∂aref/∂v = −diag(B) J − X` on those rows and
+/// the constraint term of `∂qfrc_inverse/∂v` gains `Jᵀ H X`.
 ///
 /// By `nv` `Dual64` passes over `com_vel` and the engine's own `J̇ qvel`
 /// ([`reference_constraint`] on rows with `J = 0`, `K = B = 0`, so `efc_aref = −J̇ qvel`), one

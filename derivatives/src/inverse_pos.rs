@@ -1,5 +1,5 @@
 //! `∂/∂q` of inverse dynamics (`qfrc_inverse`) and of the forward optimality residual
-//! `g = qfrc_inverse − qfrc_applied − qfrc_actuator − Σ Jᵀ xfrc_applied` (seed 000 "Reduced
+//! `g = qfrc_inverse − qfrc_applied − qfrc_actuator − Σ Jᵀ xfrc_applied` (Computation "Reduced
 //! primal problem"): the analytic smooth-dynamics derivatives of [`crate::rne`], the analytic
 //! constraint-force derivative of [`crate::constraint_pos`], and a dual-number pass restricted to what
 //! they do not cover. The choice is explicit ([`method`], [`Method`]):
@@ -19,20 +19,17 @@
 //!   actuation) — no CRB, no factorization, no RNE; `cvel` (`com_vel`) only for connect/weld
 //!   rows, whose `aref` subtracts `J̇ qvel`, and fluid forces. When only the passive/actuator
 //!   terms need it (the rows are [`crate::constraint_pos`]'s, no body transmission), the pass skips
-//!   collision and the constraint stages (2026-11-22, anaspeed4: smooth_contact's spatial
-//!   tendon damper).
+//!   collision and the constraint stages (e.g. smooth_contact's spatial tendon damper).
 //! - Fluid forces: [`crate::fluid::fluid_pos`] (a `Dual64` pass over kinematics, COM,
 //!   `com_vel` and the fluid force per direction) on the `Smooth`/`Constraint` paths; the
 //!   restricted pass includes them (with `com_vel`).
 //! - Tendon armature (not [`covers`]): the caller's full dual pass.
 //!
 //! Measured (humanoid, 16 contact rows, callgrind, `derivatives/examples/transition_profile`):
-//! the restricted pass was 73% of the analytic transition (8.0 M instructions per call); with
-//! [`crate::constraint_pos`] the whole `∂g/∂q` is 0.40 M (of which `cpos` 0.28 M) of a 1.71 M-instruction
-//! transition (1.32 M since the tree-sparse solve of `M + JᵀHJ` in [`crate::transition`]; `cpos`
-//! 0.17 M and the transition 1.16 M since `cpos`'s per-contact precomputation). (A
-//! multi-direction restricted pass, num-dual `DualSVec64<8>`, was slower than
-//! one `Dual64` direction per pass.)
+//! the restricted pass alone for every row would be 73% of an 8.0 M-instruction analytic
+//! transition; with [`crate::constraint_pos`] covering the contact rows, that part is about 0.17 M
+//! of a transition under 1 M (docs/performance.md). A multi-direction restricted pass (num-dual
+//! `DualSVec64<8>`) is slower than one `Dual64` direction per pass.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -210,7 +207,7 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
 /// `constraints`) also `X = ∂(J̇ qvel)/∂qvel` of the connect/weld rows (zero on the other rows)
 /// from the same passes: `J̇ = Σ_j v_j ∂J/∂q_j` (tangent directions, `q̇ = v`), so
 /// `X e_k = J̇ e_k + (∂J/∂q_k) v = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v` — the engine's `J̇ qvel`
-/// (mujoco-facts §1) is the exact time derivative of the rows' `J` (what
+/// (docs/mujoco-behaviour.md#parameters) is the exact time derivative of the rows' `J` (what
 /// [`crate::inverse::jdot_vel`] differentiates by `nv` more passes).
 fn residual_pass(
     m: &Model,
@@ -226,8 +223,8 @@ fn residual_pass(
     if let Some(x) = xd.as_deref_mut() {
         x.fill(0.0);
     }
-    // connect/weld rows' aref subtracts J̇ qvel (mujoco-facts §1), which needs cvel/cdof_dot;
-    // so do fluid forces (in qfrc_passive)
+    // connect/weld rows' aref subtracts J̇ qvel (docs/mujoco-behaviour.md#parameters), which needs
+    // cvel/cdof_dot; so do fluid forces (in qfrc_passive)
     let jdot = m
         .eq_type
         .iter()
@@ -388,7 +385,7 @@ fn d_pos_full(
         xfrc,
     };
     smooth(terms, w, out);
-    // the constraint rows analytic where cpos covers them (body transmissions read the
+    // the constraint rows analytic where constraint_pos covers them (body transmissions read the
     // contacts: collision stays in the pass; the connect/weld J̇ derivative `xd` comes from the
     // pass's constraint rows)
     let body_trn = m.actuator_trntype.contains(&TrnType::Body);

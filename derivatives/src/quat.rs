@@ -1,4 +1,4 @@
-//! Quaternion derivatives in tangent coordinates (seed 003 `mjd_subQuat`,
+//! Quaternion derivatives in tangent coordinates (API Reference `mjd_subQuat`,
 //! `mjd_quatIntegrate`), generic over moreau's scalar types.
 //!
 //! Conventions (MuJoCo's): quaternions are (w, x, y, z); a rotation vector `s` acts on the
@@ -104,8 +104,8 @@ pub fn sub_quat_deriv<T: Scalar>(
 /// local tangent spaces of `q̄` and `q`, exactly as MuJoCo 4.0.0 returns them. With `s = h v`:
 /// - `Dquat = ∂q/∂q̄ = exp([s]×)ᵀ`;
 /// - `Dvel = Jr(s)`: MuJoCo 4.0.0 returns the derivative with respect to the **scaled**
-///   velocity `s` (checked against the oracle for h ≠ 1), so `∂q/∂v = h · Dvel` (the seed 003
-///   text calls it `∂q/∂v`; they agree for `h = 1`);
+///   velocity `s` (checked against the oracle for h ≠ 1), so `∂q/∂v = h · Dvel` (the API Reference
+///   calls it `∂q/∂v`; they agree for `h = 1`);
 /// - `Dscale = ∂q/∂h = Jr(s) v`.
 ///
 /// Returns `(Dquat, Dvel, Dscale)`.

@@ -1,4 +1,4 @@
-//! Analytic position derivatives of the smooth dynamics (seed 000 "General framework"; the
+//! Analytic position derivatives of the smooth dynamics (Computation "General framework"; the
 //! O(n·depth) recursion of Carpentier & Mansard 2018, "Analytical derivatives of rigid body
 //! dynamics algorithms", derived here in moreau's/MuJoCo's conventions).
 //!

@@ -1,4 +1,4 @@
-//! `∂(sym qDeriv · a)/∂q` of the implicitfast step (seed 000 "Numerical integration"; the
+//! `∂(sym qDeriv · a)/∂q` of the implicitfast step (Computation "Numerical integration"; the
 //! chain rule of [`crate::transition::transition_analytic`]) without a full dual pass.
 //!
 //! Under implicitfast `qDeriv = ∂(qfrc_passive + qfrc_actuator)/∂v` without the RNE part

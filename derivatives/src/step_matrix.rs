@@ -1,6 +1,6 @@
 //! The implicit step matrix `He` of the Euler/implicit integrators, as the step builds it, and
-//! `∂(He a)/∂x` for a fixed vector `a` (the chain rule of [`crate::transition`]; seed 000
-//! "Numerical integration", mujoco-facts §6 and Surprises 13, 15).
+//! `∂(He a)/∂x` for a fixed vector `a` (the chain rule of [`crate::transition`]; Computation
+//! "Numerical integration", docs/mujoco-behaviour.md#integrators).
 //!
 //! The step solves `He a_int = M qacc` with
 //! - Euler with implicit damping: `He = M + h diag(s(v))`, `s_i = b_i + 2 p0_i |v_i| + 3 p1_i v_i²`
@@ -19,8 +19,8 @@
 //! and only along the directions that can move it ([`pass_dirs`]); the gyroscopic blocks of
 //! free bodies on the world ([`add_gyro_block`]) and implicit's RNE velocity columns
 //! (`(∂c/∂v)(a)`) in closed form. Instructions per call (callgrind,
-//! `derivatives/examples/transition_profile MODEL N --integrator I`) before → after
-//! (2026-11-22, anaspeed4): smooth_contact implicitfast 2.82 → 0.99 M, implicit 3.82 → 1.55 M;
+//! `derivatives/examples/transition_profile MODEL N --integrator I`) against a full
+//! dual pass: smooth_contact implicitfast 2.82 → 0.99 M, implicit 3.82 → 1.55 M;
 //! box_drop implicitfast 4.01 → 0.66 M, implicit 6.98 → 1.67 M.
 
 #![allow(clippy::needless_range_loop)]
@@ -102,6 +102,7 @@ pub fn he_offset<T: Scalar>(m: &Model, d: &mut Data<T>, out: &mut [T]) {
             if fast {
                 // ∂qfrc_bias/∂v of each block into d.qLU (scratch, as the step does)
                 let mut g = std::mem::take(&mut d.qLU);
+                g.resize(nv * nv, T::zero());
                 for a in gyro_blocks(m) {
                     for r in a..a + 6 {
                         g[r * nv + a..r * nv + a + 6].fill(T::zero());

@@ -1,5 +1,5 @@
 //! Forward dynamics and transition Jacobians through soft contact by the implicit function
-//! theorem (IFT) at the constraint solution (seed 000 "Reduced primal problem").
+//! theorem (IFT) at the constraint solution (Computation "Reduced primal problem").
 //!
 //! At the solution of the (converged) primal problem the optimality condition is
 //! `g(a; x) = M a − qfrc_smooth − Jᵀ f(J a − aref) = qfrc_inverse(q, v, a) − qfrc_ext(x) = 0`
@@ -112,7 +112,7 @@ pub(crate) fn moving_acts<'a>(
 
 /// Tangent rows of `q ⊕ h w` (row-major `nv × c`, every entry written into `out`) from
 /// `dw = ∂w/∂x` (row-major `nv × c`), the first `nv` columns being the position tangent
-/// (identity), at the velocity `w` (`mjd_quatIntegrate` blocks for quaternions, seed 003).
+/// (identity), at the velocity `w` (`mjd_quatIntegrate` blocks for quaternions, API Reference).
 pub(crate) fn integrate_rows(m: &Model, w: &[f64], dw: &[f64], c: usize, h: f64, out: &mut [f64]) {
     for j in 0..m.njnt {
         let da = m.jnt_dofadr[j];
@@ -964,7 +964,7 @@ fn forwarded(
     let h = m.opt.timestep;
     let fast = m.opt.integrator == Integrator::ImplicitFast;
     let implicit = fast || m.opt.integrator == Integrator::Implicit;
-    // He depends on (q, v, act, u) beyond qderiv_pos's constant weights: ∂(He a_int)/∂x by
+    // He depends on (q, v, act, u) beyond smooth_vel_pos's constant weights: ∂(He a_int)/∂x by
     // restricted dual passes (crate::step_matrix)
     let he_dual = crate::step_matrix::needs_dual(m);
     let damped = m.opt.integrator == Integrator::Euler && euler_damped(m);
@@ -976,8 +976,8 @@ fn forwarded(
     };
     // He = M + (He − M) dense (implicit integrators; crate::step_matrix::he_offset builds it as
     // the step does: sym(qDeriv) on M's sparsity, exact gyroscopic blocks, implicit's full
-    // qDeriv), LU-factored
-    let lu = implicit.then(|| {
+    // qDeriv), LU-factored (nothing to factor without dofs: nalgebra's solve panics on 0 × 0)
+    let lu = (implicit && nv > 0).then(|| {
         let mut off = vec![0.0; nv * nv];
         crate::step_matrix::he_offset(m, d, &mut off);
         (dense_m(m, &d.qM) + DMatrix::from_row_slice(nv, nv, &off)).lu()

@@ -1,5 +1,5 @@
-//! Analytic transition Jacobians of the RK4 step (seed 000 "Numerical integration";
-//! mujoco-facts §6, Surprise 14): the chain rule over the four stages of
+//! Analytic transition Jacobians of the RK4 step (Computation "Numerical integration";
+//! docs/mujoco-behaviour.md#integrators, RK4): the chain rule over the four stages of
 //! [`moreau::integrator::runge_kutta`].
 //!
 //! Stage `i` evaluates forward dynamics at `x_i = (q0 ⊕ h Σ_j a_ij k_j, v0 + h Σ_j a_ij qacc_j,

@@ -69,7 +69,7 @@ const ROWS_XML: &str = r#"<mujoco model="rows">
 </mujoco>"#;
 
 /// Elliptic contacts whose friction rows take `solreffriction` (a `<pair>`): their rows have
-/// different `B`, so `cpos` differentiates `J a` and `J v` separately.
+/// different `B`, so `constraint_pos` differentiates `J a` and `J v` separately.
 const PAIR_XML: &str = r#"<mujoco model="elliptic_pair">
   <option cone="elliptic"/>
   <worldbody>
@@ -102,7 +102,7 @@ fn state(m: &Model, seed: u64, settle: usize) -> Data<f64> {
 }
 
 /// Analytic vs dual (forward ∂qacc, A, B, inverse DfDv, DfDa) and dual vs centered FD (A, B).
-/// Returns how `pos` obtained `∂g/∂q` at the state.
+/// Returns how `inverse_pos` obtained `∂g/∂q` at the state.
 fn check(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) -> Method {
     let m = model(name, integ);
     let d = state(&m, seed, settle);
@@ -206,7 +206,7 @@ fn check_at_tol(
     meth
 }
 
-/// `check`, asserting that `pos` took the analytic path (`Constraint` with rows, else `Smooth`).
+/// `check`, asserting that `inverse_pos` took the analytic path (`Constraint` with rows, else `Smooth`).
 fn check_analytic(name: &str, integ: Option<Integrator>, seed: u64, settle: usize) {
     let m = model(name, integ);
     let nefc = state(&m, seed, settle).nefc;
@@ -292,7 +292,7 @@ fn convex_state(m: &Model, settle: usize, tilt: f64, seed: u64) -> Data<f64> {
 
 /// Contacts of the convex colliders (plane–mesh, multi-contact box/mesh patches, ellipsoid,
 /// cylinder, sphere/capsule–mesh; src/collision/cvxdiff.rs) at resting and tilted poses:
-/// `pos` takes the analytic path; analytic forward/inverse/A/B against the full dual Jacobians
+/// `inverse_pos` takes the analytic path; analytic forward/inverse/A/B against the full dual Jacobians
 /// to `1e-10`, or, where the dual reference itself is less reproducible, to 10× its spread
 /// (the dual forward Jacobian recomputed from a zero warm start: the solver takes another
 /// path; at the resting mesh_drop state, 52 stiff rows on light bodies, the two differ by

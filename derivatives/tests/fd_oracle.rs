@@ -107,7 +107,7 @@ fn fd_matches_mujoco() {
             if d.nefc != want {
                 skipped.push(format!(
                     "{name}: moreau's forward has {} constraint rows, MuJoCo {want} \
-                     (contacts not wired into forward on this branch yet)",
+                     (the contact pipeline disagrees with the reference)",
                     d.nefc
                 ));
                 continue;

@@ -1,4 +1,4 @@
-//! Analytic `∂(M a + c − springs − gravcomp − Jᵀ xfrc)/∂q` and `∂M/∂q` ([`rnea`]) against
+//! Analytic `∂(M a + c − springs − gravcomp − Jᵀ xfrc)/∂q` and `∂M/∂q` (`derivatives/src/rne.rs`) against
 //! exact dual-number derivatives (the same pipeline on `Dual64`, one seeded tangent direction
 //! per pass) at random states, velocities, accelerations, applied forces, joint springs
 //! (random stiffness polynomials and spring positions) and gravity compensation, on the

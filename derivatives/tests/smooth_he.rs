@@ -104,7 +104,7 @@ fn implicitfast_each_case_alone() {
 /// A spinning free body whose COM is off its frame origin (two offset geoms: `ipos ≠ 0`,
 /// `iquat ≠ 1`), so the gyroscopic block's position columns (`R (e_k × Dg)`, zero for the
 /// centred bodies of smooth_contact and box_drop) and its translation rows are exercised
-/// (stepmat's closed-form block under implicitfast, the RNE pass under implicit).
+/// (step_matrix's closed-form block under implicitfast, the RNE pass under implicit).
 #[test]
 fn offset_com_free_body() {
     let xml = r#"<mujoco model="lopsided">

@@ -1,4 +1,4 @@
-//! Estimation by direct collocation (issue 5: model parameters as decision variables): a double
+//! Estimation by direct collocation (model parameters as decision variables): a double
 //! pendulum (`models/double_pendulum_est.xml`) driven by known torques is recorded with noisy
 //! joint angles; the lower link's mass and both joints' damping are unknown. The decision
 //! variables are the trajectory `q₁ … q_T` and the three parameters; the task tracks the

@@ -1,4 +1,4 @@
-//! Direct collocation through contact (seed 000, "Inverse dynamics and optimization"): the soft
+//! Direct collocation through contact (Computation "Inverse dynamics and optimization"): the soft
 //! contact model turns the contact forces into a function of `(q, v, a)`, so inverse dynamics
 //! gives every force of a trajectory and no complementarity constraints are needed. Problems
 //! (`moreau_optim::problems`):
@@ -32,6 +32,9 @@
 #[path = "common/plot.rs"]
 #[allow(dead_code)]
 mod plot;
+
+#[path = "common/page.rs"]
+mod page;
 
 use moreau_optim::collocation::Analytic;
 use moreau_optim::collocation::InverseJacobian;
@@ -171,7 +174,8 @@ fn run() -> Result<(), String> {
         .map(|t| c.config(&res.z, t).to_vec())
         .collect();
     let (qo, vo) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 0.0, 0.0);
-    let (qs, _) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, gains.0, gains.1);
+    #[cfg_attr(not(feature = "plot"), allow(unused_variables))]
+    let (qs, vs) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, gains.0, gains.1);
     let err_open = max_diff(&qo, &plan);
     let err_pd = max_diff(&qs, &plan);
     // First knot where the open-loop replay leaves the plan by more than 1 mm.
@@ -238,28 +242,52 @@ fn run() -> Result<(), String> {
     );
     std::fs::write(&file, json.to_string()).map_err(|e| format!("{file}: {e}"))?;
     println!("wrote {file}");
+    page::write(
+        &c.model,
+        &file,
+        &json,
+        &format!("{}: engine open loop, plan, PD tracking", p.name),
+    )?;
     #[cfg(feature = "plot")]
     {
         let path = format!("target/trajopt/{file_name}_qpos.png");
-        let names: Vec<String> = (0..c.model.njnt)
-            .map(|j| c.model.jnt_name[j].clone())
-            .collect();
-        let panels: Vec<(&str, usize, f64)> = names
+        let m = &c.model;
+        let u = &res.eval.u;
+        let force = |q: &[Vec<f64>], v: &[Vec<f64>]| Some(plot::contact_normal_force(m, q, v, u));
+        let runs = [
+            plot::Run {
+                contact: force(&plan, &res.eval.v),
+                ctrl: Some(u),
+                ..plot::Run::new("plan", &plan)
+            },
+            plot::Run {
+                contact: force(&qo, &vo),
+                ctrl: Some(u),
+                ..plot::Run::new("engine, open loop", &qo)
+            },
+            plot::Run {
+                contact: force(&qs, &vs),
+                ..plot::Run::new("engine, PD tracking", &qs)
+            },
+        ];
+        let panels = plot::joint_panels(m);
+        let panels: Vec<(&str, usize, f64)> = panels
             .iter()
-            .enumerate()
-            .map(|(j, n)| (n.as_str(), c.model.jnt_qposadr[j], 1.0))
+            .map(|(l, i, s)| (l.as_str(), *i, *s))
             .collect();
         plot::init_font();
-        plot::qpos_panels(
+        plot::figure(
             &path,
-            (900, 220 * panels.len() as u32),
-            &[
-                ("plan", &plan),
-                ("engine, open loop", &qo),
-                ("engine, PD tracking", &qs),
-            ],
-            c.model.opt.timestep,
+            1000,
+            &format!(
+                "{}: collocation through contact, plan vs the engine's re-simulation",
+                p.name
+            ),
+            &runs,
+            m.opt.timestep,
             &panels,
+            &m.actuator_name,
+            plot::ctrl_unit(m),
         )
         .map_err(|e| e.to_string())?;
     }

@@ -1,5 +1,5 @@
 //! Cart-pole kept upright under random pushes by MPC: predictive sampling (32 rollouts × 100
-//! steps per 10 ms control step, the benchmark of `../shared/notes/targets.md`; MuJoCo: 17.6 ms
+//! steps per 10 ms control step, the benchmark of docs/optimization.md; MuJoCo: 17.6 ms
 //! per control step) on one thread and on all threads, and receding-horizon iLQR (transition FD
 //! Jacobians, warm-started by shifting).
 //!
@@ -9,6 +9,9 @@
 //! each closed loop as `target/mpc/cartpole_<name>.json` (`moreau simulate`'s format plus
 //! `ctrl`; `moreau replay` re-runs it up to the first push) and, with `--features plot`, PNGs of
 //! the pole angle and of iLQR's planner cost per control step.
+
+#[path = "common/page.rs"]
+mod page;
 
 #[cfg(feature = "plot")]
 #[path = "common/plot.rs"]
@@ -239,19 +242,26 @@ fn run() -> Result<(), String> {
 fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
     plot::init_font();
     let path = "target/mpc/cartpole_trajectory.png";
-    let runs: Vec<(&str, &[Vec<f64>])> = rows
+    let m = moreau::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../models/cartpole_swingup.xml"
+    ))?;
+    let runs: Vec<plot::Run> = rows
         .iter()
-        .map(|r| (r.name.as_str(), r.run.qpos.as_slice()))
+        .map(|r| report::closed_loop_run(&m, &r.name, &r.run))
         .collect();
-    plot::qpos_panels(
+    plot::figure(
         path,
-        (1000, 700),
+        1000,
+        "cart-pole MPC: closed loops",
         &runs,
         dt,
         &[
             ("pole angle (deg)", 1, 180.0 / std::f64::consts::PI),
             ("cart x (m)", 0, 1.0),
         ],
+        &m.actuator_name,
+        plot::ctrl_unit(&m),
     )?;
     let tmax = dt * rows.iter().map(|r| r.run.qpos.len()).max().unwrap_or(1) as f64;
     let costs: Vec<(f64, f64)> = rows.iter().flat_map(|r| r.costs.clone()).collect();

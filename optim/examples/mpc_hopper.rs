@@ -22,6 +22,9 @@
 //! `target/mpc/hopper_<name>.json` (`moreau simulate`'s format plus `ctrl`; `moreau replay`
 //! re-runs it up to the first push).
 
+#[path = "common/page.rs"]
+mod page;
+
 #[cfg(feature = "plot")]
 #[path = "common/plot.rs"]
 #[allow(dead_code)]
@@ -363,13 +366,18 @@ fn run() -> Result<(), String> {
 #[cfg(feature = "plot")]
 fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
     plot::init_font();
-    let runs: Vec<(&str, &[Vec<f64>])> = rows
+    let m = moreau::load(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../models/hopper_leg.xml"
+    ))?;
+    let runs: Vec<plot::Run> = rows
         .iter()
-        .map(|r| (r.name.as_str(), r.run.qpos.as_slice()))
+        .map(|r| report::closed_loop_run(&m, &r.name, &r.run))
         .collect();
-    plot::qpos_panels(
+    plot::figure(
         "target/mpc/hopper_trajectory.png",
-        (1000, 900),
+        1000,
+        "hopper leg MPC through contact: closed loops",
         &runs,
         dt,
         &[
@@ -377,6 +385,8 @@ fn plots(rows: &[Row], dt: f64) -> Result<(), Box<dyn std::error::Error>> {
             ("pitch (deg)", 2, 180.0 / std::f64::consts::PI),
             ("rootx (m)", 0, 1.0),
         ],
+        &m.actuator_name,
+        plot::ctrl_unit(&m),
     )?;
     let tmax = dt * rows.iter().map(|r| r.run.qpos.len()).max().unwrap_or(1) as f64;
     let series: Vec<(String, Vec<f64>)> = rows

@@ -14,6 +14,9 @@
 //! (`moreau simulate`'s format plus `ctrl`, replayable by `moreau replay`, no pushes) and with
 //! `--features plot` `target/mpc/quadruped_trajectory.png`.
 
+#[path = "common/page.rs"]
+mod page;
+
 #[cfg(feature = "plot")]
 #[path = "common/plot.rs"]
 #[allow(dead_code)]
@@ -157,13 +160,18 @@ fn run() -> Result<(), String> {
     {
         plot::init_font();
         let path = "target/mpc/quadruped_trajectory.png";
-        let runs: Vec<(&str, &[Vec<f64>])> = rows
+        let runs: Vec<plot::Run> = rows
             .iter()
-            .map(|(n, _, r)| (n.as_str(), r.closed.qpos.as_slice()))
+            .map(|(n, _, r)| {
+                let mut run = report::closed_loop_run(&m, n, &r.closed);
+                run.ctrl = None; // twelve actuators: too many panels to read
+                run
+            })
             .collect();
-        plot::qpos_panels(
+        plot::figure(
             path,
-            (1000, 900),
+            1000,
+            "quadruped MPC: closed loops (controls in the JSON and the page)",
             &runs,
             quad::SUBSTEPS as f64 * m.opt.timestep,
             &[
@@ -171,6 +179,8 @@ fn run() -> Result<(), String> {
                 ("torso height z (m)", 2, 1.0),
                 ("torso y (m)", 1, 1.0),
             ],
+            &[],
+            "",
         )
         .map_err(|e| e.to_string())?;
     }

@@ -1,4 +1,4 @@
-//! The swing-up benchmark of `../shared/notes/targets.md` against Crocoddyl's FDDP, measured in
+//! The swing-up benchmark of docs/optimization.md#swing-up against Crocoddyl's FDDP, measured in
 //! the same run: cart-pole and acrobot, dt 0.01, 200 knots, start hanging, semi-implicit Euler,
 //! cost Σ dt·[½ΔxᵀQΔx + ½R u²] + ½Δx_NᵀQfΔx_N, zero-control initial guess.
 //!

@@ -1,8 +1,11 @@
 //! Cart-pole swing-up by iLQR on moreau's dynamics (the benchmark problem of
-//! `../shared/notes/targets.md`: dt 0.01, 200 knots, start hanging, zero-control initial guess).
+//! docs/optimization.md#swing-up: dt 0.01, 200 knots, start hanging, zero-control initial guess).
 //!
 //! Run: `cargo run --release -p moreau-optim --example swingup [-- OUT.json]`. Prints the cost per iteration, the
 //! solve time, and writes the optimized trajectory in the JSON format of `moreau simulate`.
+
+#[path = "common/page.rs"]
+mod page;
 
 use moreau_optim::ilqr::Dynamics;
 use moreau_optim::problems::swingup;
@@ -61,5 +64,6 @@ fn run() -> Result<(), String> {
     }
     std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
     println!("wrote {out}");
+    page::write(&sys.model, &out, &json, "cart-pole swing-up by iLQR")?;
     Ok(())
 }

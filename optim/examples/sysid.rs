@@ -12,6 +12,9 @@
 //! `--features plot` also PNGs of the cost per iteration of the nonlinear fits and of that
 //! trajectory.
 
+#[path = "common/page.rs"]
+mod page;
+
 #[cfg(feature = "plot")]
 #[path = "common/plot.rs"]
 #[allow(dead_code)]
@@ -297,6 +300,12 @@ fn run() -> Result<(), String> {
     );
     std::fs::write(out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
     println!("wrote {out} (replay it with the identified parameters in the model to check)");
+    page::write(
+        &ident,
+        out,
+        &json,
+        "frictionloss identification: identified model vs measured",
+    )?;
     #[cfg(feature = "plot")]
     {
         let nm = nm_hist.lock().map_err(|e| e.to_string())?.clone();

@@ -1,6 +1,6 @@
 //! Swing-up by direct collocation through inverse dynamics (block-banded Gauss–Newton/LM as an
 //! argmin solver, and argmin's L-BFGS) against iLQR on the engine's step, on the problems of
-//! `../shared/notes/targets.md` (cart-pole and acrobot; dt 0.01, 200 knots, start hanging).
+//! docs/optimization.md#swing-up (cart-pole and acrobot; dt 0.01, 200 knots, start hanging).
 //!
 //! Run: `cargo run --release -p moreau-optim --example trajopt [-- cartpole|acrobot] [--lbfgs] [--fd]`
 //! (`--features plot` also writes PNGs). The inverse-dynamics Jacobians are analytic
@@ -8,6 +8,9 @@
 //! replayed by the engine under the optimized controls, in the format of `moreau simulate`) and
 //! prints a summary table. `--lbfgs` adds argmin's L-BFGS on the same objective, preconditioned
 //! by the banded Cholesky factor of the Gauss–Newton matrix (see `lm::TangentObjective`).
+
+#[path = "common/page.rs"]
+mod page;
 
 #[cfg(feature = "plot")]
 #[path = "common/plot.rs"]
@@ -105,6 +108,12 @@ fn run() -> Result<(), String> {
         );
         std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
         println!("wrote {out}");
+        page::write(
+            &c.model,
+            &out,
+            &json,
+            &format!("{name}: collocation plan, engine replay"),
+        )?;
 
         // Same problem with argmin's L-BFGS.
         if lbfgs {

@@ -1,4 +1,4 @@
-//! Direct collocation (space-time optimization) through inverse dynamics (seed 000, "Inverse
+//! Direct collocation (space-time optimization) through inverse dynamics (Computation "Inverse
 //! dynamics and optimization"): the decision variables are the configurations `q₁ … q_T`
 //! (`q₀` and `v₀` are given); velocities and accelerations are their tangent-space differences
 //!
@@ -24,7 +24,7 @@
 //! inverse-dynamics derivatives, with the `invdiscrete` chain rule) or [`FiniteDifference`]
 //! (for comparison, and the fallback on models the analytic one does not cover).
 //!
-//! Model parameters (issue 5: "optionally plus model parameters"): [`Collocation::set_params`]
+//! Model parameters (optionally decision variables): [`Collocation::set_params`]
 //! appends `n_p` parameters ([`crate::sysid::Param`]: inertial, mass, damping, friction loss)
 //! to the decision vector, `z = (q₁ … q_T, p)`. Every knot's forces are evaluated on a private
 //! copy of the model holding `p` ([`crate::sysid::model_with`]: compiled constants recomputed),
@@ -333,7 +333,7 @@ pub trait Task {
     }
 }
 
-/// Quadratic state tracking, the cost of `targets.md`:
+/// Quadratic state tracking, the cost of docs/optimization.md#swing-up:
 /// `Σ_{t<T} dt·½‖x_t − x*‖²_Q + ½‖x_T − x*‖²_{Qf}` with `x − x* = (q ⊖ q*, v − v*)` and diagonal
 /// weights (`nv` position weights then `nv` velocity weights).
 #[derive(Clone, Debug)]

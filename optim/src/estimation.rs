@@ -1,4 +1,4 @@
-//! Estimation by direct collocation (issue 5: model parameters as decision variables): noisy
+//! Estimation by direct collocation (model parameters as decision variables): noisy
 //! recorded positions of a system driven by known forces; the decision variables are the
 //! trajectory and the unknown parameters; the task tracks the observations (whitened by the
 //! noise level), the forces on all dofs must equal the known ones (`nu = 0`, the known forces

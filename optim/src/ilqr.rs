@@ -7,19 +7,18 @@
 //! ([`IlqrResult::jacobian_fallbacks`]); a non-finite Q-function is an error at once rather
 //! than a reason to raise the regularization (which cannot make it positive definite).
 //!
-//! Control limits (`IlqrOptions::bounds`, e.g. the actuators' `ctrlrange`; spec seed 000, issue
-//! 5) make the backward pass a box-constrained QP per stage,
-//! `min_δu ½ δuᵀ Quu δu + Quᵀ δu` s.t. `lo − u ≤ δu ≤ hi − u`, solved by projected Newton
-//! ([`box_qp`]); the feedback gain is `−Quu_ff⁻¹ Qux_f` on the free controls and zero on the
-//! clamped ones, and the forward pass clamps `u + α k + K δx` into the box (control-limited
-//! DDP, Tassa, Mansard & Todorov 2014).
+//! Control limits (`IlqrOptions::bounds`, e.g. the actuators' `ctrlrange`) make the backward pass a
+//! box-constrained QP per stage, `min_δu ½ δuᵀ Quu δu + Quᵀ δu` s.t. `lo − u ≤ δu ≤ hi − u`, solved
+//! by projected Newton ([`box_qp`]); the feedback gain is `−Quu_ff⁻¹ Qux_f` on the free controls
+//! and zero on the clamped ones, and the forward pass clamps `u + α k + K δx` into the box
+//! (control-limited DDP, Tassa, Mansard & Todorov 2014).
 
 use nalgebra::{DMatrix, DVector};
 
 /// A discrete-time system. The state `x` (length `nx`) may live on a manifold (quaternions of
 /// ball/free joints): linearizations, gains and the cost act on the tangent space (length
 /// `ndx`, `x ⊕ δ` = [`Dynamics::integrate`], `x ⊖ x0` = [`Dynamics::diff`]), as
-/// `mjd_transitionFD` defines `A` (spec seed 003, `mjd_transitionFD`). The defaults are the
+/// `mjd_transitionFD` defines `A` (API Reference, `mjd_transitionFD`). The defaults are the
 /// vector-space ones (`ndx = nx`, `+`, `−`). `jacobians` defaults to central finite differences
 /// of `step` in the tangent space.
 pub trait Dynamics {
@@ -444,8 +443,8 @@ pub fn ilqr<D: Dynamics>(
                 dynm.jacobians(x, u, &mut a[t], &mut b[t])?;
                 if !all_finite(&a[t]) || !all_finite(&b[t]) {
                     // e.g. the analytic transition at the hopper's foot capsule folded onto
-                    // its torso capsule (coincident closest points; README "MPC with control
-                    // limits"): central differences of the system's own step, for this stage
+                    // its torso capsule (coincident closest points; docs/optimization.md,
+                    // MPC): central differences of the system's own step, for this stage
                     central_jacobians(dynm, x, u, &mut a[t], &mut b[t], 1e-6)?;
                     if !all_finite(&a[t]) || !all_finite(&b[t]) {
                         return Err(format!(

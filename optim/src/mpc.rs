@@ -61,7 +61,7 @@ pub struct IlqrMpc {
     /// Failed solves in a row so far (0 after a successful one).
     pub consecutive_failures: usize,
     /// [`IlqrMpc::step`] returns an error when this many solves in a row failed (default
-    /// [`DEFAULT_MAX_CONSECUTIVE_FAILURES`]; 1: every failure is an error, the former behaviour).
+    /// [`DEFAULT_MAX_CONSECUTIVE_FAILURES`]; 1: every failure is an error).
     pub max_consecutive_failures: usize,
     /// The error of the last failed solve (`None` before any).
     pub last_failure: Option<String>,

@@ -1,6 +1,6 @@
-//! The benchmark problems of `targets.md`, shared by examples and tests: cart-pole and acrobot
-//! swing-up (dt 0.01, 200 knots, start hanging, zero-control initial guess, Q = diag(1, 1, 0.1,
-//! 0.1), R = 0.01, Qf = diag(1000, 1000, 100, 100)).
+//! The benchmark problems of docs/optimization.md#swing-up, shared by examples and tests:
+//! cart-pole and acrobot swing-up (dt 0.01, 200 knots, start hanging, zero-control initial
+//! guess, Q = diag(1, 1, 0.1, 0.1), R = 0.01, Qf = diag(1000, 1000, 100, 100)).
 
 use crate::collocation::{
     inverse_force, Collocation, FiniteDifference, InverseJacobian, StateTracking, Weights,
@@ -15,7 +15,7 @@ use nalgebra::{DMatrix, DVector};
 /// solver's penalty growth ([`crate::lm::LevenbergMarquardt::penalty_growth`], ×10 when a
 /// multiplier update reduces the residual less than 4×). Measured on both swing-ups: weights
 /// 0.01…0.05 converge in 35–45 iterations to Crocoddyl's optima (cart-pole 3.208278, acrobot
-/// 16.842435); a stiff start (3.0, the former default) takes 57–90 and on the acrobot ends in
+/// 16.842435); a stiff start (3.0) takes 57–90 and on the acrobot ends in
 /// the local optimum 28.308 — the soft start lets the trajectory swing through infeasible
 /// states before the penalty closes the dynamics.
 pub const SWINGUP_PENALTY: f64 = 0.03;
@@ -162,7 +162,7 @@ pub fn trajectory_json(
     v
 }
 
-/// A collocation problem through contact (seed 000, "Inverse dynamics and optimization": the
+/// A collocation problem through contact (Computation "Inverse dynamics and optimization": the
 /// soft contact model makes the contact forces a function of `(q, v, a)`, so inverse dynamics
 /// gives every force and no complementarity constraints are needed) with its initial guess.
 pub struct ContactProblem {

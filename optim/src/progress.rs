@@ -46,8 +46,65 @@ impl<I: State> Observe<I> for ProgressObserver {
     }
 }
 
-/// A fixed-width text table: a header row and rows of cells.
+/// The widest line [`table`] prints (characters), so that summaries fit a terminal.
+pub const TABLE_WIDTH: usize = 100;
+
+/// A fixed-width text table: a header row and rows of cells, at most [`TABLE_WIDTH`]
+/// characters wide. A table that would be wider is printed transposed (one line per column,
+/// one column per row, headed by the row's first cell), and when that is still too wide, as
+/// several such tables over groups of the rows, each repeating the label column.
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
+    let wide = grid(header, rows);
+    if width(&wide) <= TABLE_WIDTH || rows.is_empty() {
+        return wide;
+    }
+    let ncol = header.len();
+    let cell = |r: &Vec<String>, j: usize| r.get(j).cloned().unwrap_or_default();
+    // transposed: column 0 holds the original header, then one column per row
+    let columns: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| (0..ncol).map(|j| cell(r, j)).collect())
+        .collect();
+    let mut out = String::new();
+    let mut start = 0;
+    while start < columns.len() {
+        // as many rows as fit (at least one)
+        let mut end = start + 1;
+        while end < columns.len()
+            && width(&transposed(header, &columns[start..=end])) <= TABLE_WIDTH
+        {
+            end += 1;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out += &transposed(header, &columns[start..end]);
+        start = end;
+    }
+    out
+}
+
+/// `columns` (each an original row) side by side, labelled by `header` (its first entry
+/// heads the label column).
+fn transposed(header: &[&str], columns: &[Vec<String>]) -> String {
+    let head: Vec<&str> = std::iter::once(header[0])
+        .chain(columns.iter().map(|c| c[0].as_str()))
+        .collect();
+    let body: Vec<Vec<String>> = (1..header.len())
+        .map(|j| {
+            std::iter::once(header[j].to_string())
+                .chain(columns.iter().map(|c| c[j].clone()))
+                .collect()
+        })
+        .collect();
+    grid(&head, &body)
+}
+
+fn width(t: &str) -> usize {
+    t.lines().map(|l| l.chars().count()).max().unwrap_or(0)
+}
+
+fn grid(header: &[&str], rows: &[Vec<String>]) -> String {
     let ncol = header.len();
     let mut w: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
     for r in rows {
@@ -56,10 +113,14 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         }
     }
     let line = |cells: Vec<&str>| -> String {
-        let s: Vec<String> = cells
-            .iter()
-            .enumerate()
-            .map(|(i, c)| format!("{:<width$}", c, width = w[i]))
+        let s: Vec<String> = (0..ncol)
+            .map(|i| {
+                format!(
+                    "{:<width$}",
+                    cells.get(i).copied().unwrap_or(""),
+                    width = w[i]
+                )
+            })
             .collect();
         format!("| {} |\n", s.join(" | "))
     };
@@ -100,5 +161,38 @@ pub fn cpu_ms_since(c0: Option<f64>) -> f64 {
     match (c0, thread_cpu_ms()) {
         (Some(a), Some(b)) => b - a,
         _ => f64::NAN,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn narrow_tables_are_unchanged() {
+        let t = table(&["a", "bb"], &[vec!["1".into(), "22".into()]]);
+        assert_eq!(t, "| a | bb |\n|---|----|\n| 1 | 22 |\n");
+    }
+
+    #[test]
+    fn wide_tables_fit_and_keep_every_cell() {
+        let header: Vec<String> = (0..14)
+            .map(|j| format!("quantity number {j} unit"))
+            .collect();
+        let h: Vec<&str> = header.iter().map(|s| s.as_str()).collect();
+        let rows: Vec<Vec<String>> = (0..6)
+            .map(|i| (0..14).map(|j| format!("run{i} value {j}")).collect())
+            .collect();
+        assert!(width(&grid(&h, &rows)) > TABLE_WIDTH);
+        let t = table(&h, &rows);
+        assert!(width(&t) <= TABLE_WIDTH, "{t}");
+        for r in &rows {
+            for c in r {
+                assert!(t.contains(c.as_str()), "{c} missing");
+            }
+        }
+        for q in &header {
+            assert!(t.contains(q.as_str()));
+        }
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! Stage cost `ℓ(x, u) = ½ Σ_i q_i e_i² + ½ Σ_k r_k u_k²` with `e = x ⊖ x*` the tangent
 //! difference `(qpos ⊖ qpos*, qvel − qvel*, act − act*)` (`mj_differentiatePos` for the
-//! position part; ball and free quaternions by `mju_subQuat`, spec seed 003).
+//! position part; ball and free quaternions by `mju_subQuat`, API Reference).
 
 #![allow(clippy::needless_range_loop)]
 

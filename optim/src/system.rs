@@ -1,7 +1,7 @@
 //! A moreau model as a discrete-time system for the optimizers: `x = (qpos, qvel, act)`,
 //! `u = ctrl`, `f` = one `moreau::step`. Ball and free joints are supported: the
 //! tangent space is `(dq, qvel, act)` of size `2nv + na`, `x ⊕ δ` integrates the `dq` part by
-//! `mj_integratePos` and `x ⊖ x0` differences it by `mj_differentiatePos` (spec seed 003), which
+//! `mj_integratePos` and `x ⊖ x0` differences it by `mj_differentiatePos` (API Reference), which
 //! is how `mjd_transitionFD` defines `A`.
 
 use crate::ilqr::{central_jacobians, Dynamics};

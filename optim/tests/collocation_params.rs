@@ -1,4 +1,4 @@
-//! Direct collocation with model parameters as decision variables (issue 5): the private
+//! Direct collocation with model parameters as decision variables: the private
 //! model's recompiled constants, the full residual Jacobian (configurations + parameters)
 //! against central differences (planar double pendulum, a 3D chain with a ball joint and all ten
 //! inertial parameters of a body), analytic against finite-difference parameter columns, the

@@ -1,4 +1,4 @@
-//! Direct collocation through contact (seed 000, "Inverse dynamics and optimization"): a ball
+//! Direct collocation through contact (Computation "Inverse dynamics and optimization"): a ball
 //! pushed by an actuated finger, rolling on the floor (`models/ball_push.xml`, MuJoCo's default
 //! soft contacts, pyramidal cone, condim 3). The residual Jacobian agrees with finite
 //! differences of the residual (collision and constraint states re-evaluated), the solver

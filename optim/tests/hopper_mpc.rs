@@ -1,4 +1,4 @@
-//! Contact MPC on the planar hopper leg (issue 5): receding-horizon iLQR with the settings of
+//! Contact MPC on the planar hopper leg: receding-horizon iLQR with the settings of
 //! `examples/mpc_hopper.rs`'s forward row (`examples/common/hopper_mpc.rs`,
 //! `Forward::example`: analytic transition Jacobians through the foot contact, every solve run
 //! to convergence) keeps the hopper up under the example's pushes and moves it forward, also
@@ -7,20 +7,20 @@
 //!
 //! Measured over the example's 5 s (`cargo run --release -p moreau-optim --example mpc_hopper -- 5 0.3
 //! --robust`, the 8 variants of `hop::variants`: nominal, A, B × (1 ± 1e-12) with four seeds,
-//! FD Jacobians, pushes ±10%; run with these analytic Jacobians and with those before the
-//! anaspeed3 change, 16 loops): distance +0.0395 … +0.0438 m, lowest rootz −0.0548 … −0.0542
-//! (standing −0.052), largest pitch 1.84°; the same controller without a velocity weight moves
-//! −0.0008 m, so the distance is the controller's. Zero control falls to rootz −0.79 (pitch
-//! 147°). The bounds below: half the smallest distance (0.02 m), 2.5 cm of extra drop (−0.08;
-//! a fall reaches −0.9), 6° of pitch (a fall reaches 90°), and the two perturbed runs within
-//! 1 cm of each other (measured spread over all 16: 4.3 mm). The former controller (one iLQR
-//! iteration per control step) fails them: its nominal and seed-3 runs fall (rootz −0.92).
-//! With the Newton rank-1 Hessian updates for up to nv rows (branch rank1mpc): nominal, seed 1,
-//! seed 3 +0.0406, +0.0413, +0.0408 m; in the nominal and seed-1 loops one planning stage had a
-//! NaN analytic Jacobian (the foot capsule folded onto the torso in a warm start's rollout),
-//! which made iLQR fail with "regularization exceeded its maximum" and abort the loop; it is now
-//! linearized by central differences (printed below), and a solve that still fails would apply
-//! the shifted plan (`IlqrMpc::fallbacks`, printed below; 0 in all three).
+//! FD Jacobians, pushes ±10%; run with these analytic Jacobians and with a second,
+//! round-off-different analytic variant, 16 loops): distance +0.0395 … +0.0438 m, lowest rootz
+//! −0.0548 … −0.0542 (standing −0.052), largest pitch 1.84°; the same controller without a velocity
+//! weight moves −0.0008 m, so the distance is the controller's. Zero control falls to rootz −0.79
+//! (pitch 147°). The bounds below: half the smallest distance (0.02 m), 2.5 cm of extra drop
+//! (−0.08; a fall reaches −0.9), 6° of pitch (a fall reaches 90°), and the two perturbed runs
+//! within 1 cm of each other (measured spread over all 16: 4.3 mm). A controller with one iLQR
+//! iteration per control step fails them: its nominal and seed-3 runs fall (rootz −0.92). With the
+//! Newton rank-1 Hessian updates for up to nv rows: nominal, seed 1, seed 3 +0.0406, +0.0413,
+//! +0.0408 m; in the nominal and seed-1 loops one planning stage has a NaN analytic Jacobian (the
+//! foot capsule folded onto the torso in a warm start's rollout), which would make iLQR fail with
+//! "regularization exceeded its maximum" and abort the loop; such a stage is linearized by central
+//! differences (printed below), and a solve that still fails would apply the shifted plan
+//! (`IlqrMpc::fallbacks`, printed below; 0 in all three).
 
 #[path = "../examples/common/hopper_mpc.rs"]
 mod hop;
@@ -101,8 +101,9 @@ fn forward_ilqr_stays_up_and_moves_forward() {
     stays_up_and_moves_forward(&hop::variants()[0]);
 }
 
-/// The same with round-off-level noise on A, B (seeds 1 and 3 of `hop::variants`; seed 3
-/// tipped the former controller over): both stay up, move forward, and agree on the distance.
+/// The same with round-off-level noise on A, B (seeds 1 and 3 of `hop::variants`; seed 3 tips
+/// a one-iteration-per-step controller over): both stay up, move forward, and agree on the
+/// distance.
 #[test]
 fn forward_ilqr_is_robust_to_jacobian_round_off() {
     let vs = hop::variants();

@@ -1,6 +1,6 @@
 //! argmin's L-BFGS on the collocation objective: the preconditioned tangent objective's gradient
 //! matches central differences of its cost, and preconditioned L-BFGS reaches the Gauss–Newton
-//! optimum of the cart-pole swing-up of `targets.md`.
+//! optimum of the cart-pole swing-up of docs/optimization.md#swing-up.
 
 use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
 

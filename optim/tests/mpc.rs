@@ -341,7 +341,7 @@ fn assert_pole_up(run: &moreau_optim::mpc::ClosedLoop) {
 /// A failed solve (here a diverged rollout) does not stop the closed loop: the control step
 /// applies the previous plan shifted by one step (its feedback control `u₁ + K₁ (x ⊖ x₁)`),
 /// counts one fallback, and the next step solves again; the pole stays up. With
-/// `max_consecutive_failures = 1` (the former behaviour) the same failure aborts the loop.
+/// `max_consecutive_failures = 1` the same failure aborts the loop.
 #[test]
 fn ilqr_mpc_falls_back_on_a_failed_solve() {
     let r = run_broken(BROKEN_STEP..BROKEN_STEP + 1, true, 10);

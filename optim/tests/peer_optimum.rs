@@ -1,9 +1,9 @@
 //! moreau's solvers reach the optima Crocoddyl 3.2.1's FDDP finds on the same swing-up problems
-//! (`targets.md`: dt 0.01, 200 knots, start hanging, zero-control initial guess), read from
-//! `tests/reference/crocoddyl_swingup.json` (produced by `tools/bench/crocoddyl_swingup.py` on
-//! Pinocchio models of the same MJCF files, whose dynamics the script checks against MuJoCo
-//! 4.0.0 to 5e-14). Independent code, same discrete problem: the costs agree to the solvers'
-//! stopping tolerances.
+//! (docs/optimization.md#swing-up: dt 0.01, 200 knots, start hanging, zero-control initial guess),
+//! read from `tests/reference/crocoddyl_swingup.json` (produced by
+//! `tools/bench/crocoddyl_swingup.py` on Pinocchio models of the same MJCF files, whose dynamics
+//! the script checks against MuJoCo 4.0.0 to 5e-14). Independent code, same discrete problem: the
+//! costs agree to the solvers' stopping tolerances.
 
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{swingup, SWINGUP_PENALTY};

@@ -1,11 +1,11 @@
-//! Contact MPC that moves forward (issue 5): the free-floating quadruped on the soft MuJoCo
+//! Contact MPC that moves forward: the free-floating quadruped on the soft MuJoCo
 //! engine, gait-free cost (examples/common/quadruped_mpc.rs, the setup of
 //! `examples/mpc_quadruped.rs`), 1.5 s of its closed loop per planner. Asserts what the example
 //! measures over this stretch: the torso stays up (lowest height above a stated bound; stance
 //! 0.341 m) and it moves forward by more than a stated distance (target 0.5 m/s). Measured
 //! (deterministic: fixed seed, no threads in the arithmetic): iLQR 0.719 m, lowest torso
-//! 0.327 m (0.724 m, 0.329 m with the Newton rank-1 updates for up to nv rows, branch
-//! rank1mpc); sampling 0.380 m, lowest 0.277 m; the bounds leave room for engine changes.
+//! 0.327 m (0.724 m, 0.329 m with the Newton rank-1 updates for up to nv rows);
+//! sampling 0.380 m, lowest 0.277 m; the bounds leave room for engine changes.
 
 #[path = "../examples/common/quadruped_mpc.rs"]
 #[allow(dead_code)]

@@ -1,4 +1,4 @@
-//! Box colliders (seed 004, "Checking"): sphere–box, capsule–box, box–box; generic over the
+//! Box colliders (Computation "Checking"): sphere–box, capsule–box, box–box; generic over the
 //! scalar.
 
 use super::{pose, Sink};

@@ -1,4 +1,4 @@
-//! Convex colliders (seed 004, "Checking": convex geoms and mesh convex hulls) by GJK distance
+//! Convex colliders (Computation "Checking": convex geoms and mesh convex hulls) by GJK distance
 //! and EPA penetration on support functions, computed in `f64`; for dual scalars each contact is
 //! re-evaluated from its features ([`super::cvxdiff`]: the values stay the `f64` ones, the
 //! derivative parts are those of the exact contact). Used for the pairs MuJoCo sends to its convex collider: anything with an
@@ -615,7 +615,7 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     }
 }
 
-/// Plane against an ellipsoid or a mesh (MuJoCo 4.0.0 `mjc_PlaneConvex`, mujoco-facts "plane–mesh"):
+/// Plane against an ellipsoid or a mesh (MuJoCo 4.0.0 `mjc_PlaneConvex`; docs/collision.md):
 /// the support point against the plane normal is the first contact. For a mesh the support is
 /// the first hull vertex of largest depth; then, of the hull polygons containing it, the one
 /// whose outward normal is most anti-aligned with the plane normal is reduced to at most four

@@ -1,4 +1,4 @@
-//! Differentiable re-evaluation of the contacts of the `f64` convex colliders (issue 4; seed 004
+//! Differentiable re-evaluation of the contacts of the `f64` convex colliders (Computation
 //! "Checking"). The convex search ([`super::convex::penetration`], [`super::multiccd`],
 //! plane–mesh, height-field prisms) runs in `f64` and fixes *which* features touch; for a dual
 //! scalar the contact's `dist`, `pos` and `frame` are then recomputed in `T` from those features

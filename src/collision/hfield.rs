@@ -1,4 +1,4 @@
-//! Height field against convex geoms (seed 004, "Checking": height fields are unions of
+//! Height field against convex geoms (Computation "Checking": height fields are unions of
 //! triangular prisms). Each grid cell under the geom's bounding sphere gives two prisms (top
 //! triangle at the elevation, bottom at `-size[3]`; MuJoCo's diagonal and order: the prism
 //! closed by vertex (i+1, j+1), then the one closed by (i, j+1)); each prism is collided with the

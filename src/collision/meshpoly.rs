@@ -1,7 +1,7 @@
 //! Convex-hull polygons of a mesh (MuJoCo's `mesh_polyvert` / `mesh_polynormal` /
 //! `mesh_polymap`): the hull triangles with coplanar neighbours merged into one polygon, its
 //! vertices listed counter-clockwise about the outward normal. Used by the plane–mesh collider
-//! (seed 004 "Checking"; MuJoCo 4.0.0 picks the hull polygon at the support vertex).
+//! (Computation "Checking"; MuJoCo 4.0.0 picks the hull polygon at the support vertex).
 //!
 //! MuJoCo's polygons are qhull's merged facets: their order and first corners follow qhull's
 //! construction, not the mesh data (measured on the oracle's cube, prisms and polytope: the

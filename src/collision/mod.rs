@@ -1,11 +1,12 @@
 //! Collision detection (`mj_collision`): broad phase, filters, narrow phase, contact parameters.
 //!
-//! Seed 004, "Collision detection": candidate geom pairs come from a sweep-and-prune broad phase
+//! Computation "Collision detection": candidate geom pairs come from a sweep-and-prune broad phase
 //! and from the explicit `pair` list; body-pair candidates pass the filters (contype/conaffinity,
 //! same/welded body, parent–child, `exclude`), all candidates pass the bounding-sphere test with
-//! margin, and the narrow phase writes contacts with MuJoCo's conventions (mujoco-facts §2):
-//! signed distance, point midway between the surfaces, frame rows (normal from geom 0 to geom 1,
-//! tangent 1, tangent 2). Contacts are listed up to `margin + gap` and active below `margin`.
+//! margin, and the narrow phase writes contacts with MuJoCo's conventions
+//! (docs/mujoco-behaviour.md#contacts): signed distance, point midway between the surfaces, frame
+//! rows (normal from geom 0 to geom 1, tangent 1, tangent 2). Contacts are listed up to `margin +
+//! gap` and active below `margin`.
 //!
 //! Primitive colliders ([`primitive`], [`boxes`]) are generic over [`Scalar`] so dual numbers
 //! propagate through them; the convex (GJK/EPA, multi-contact, plane–convex) paths search in
@@ -32,8 +33,9 @@ use nalgebra::{Matrix3, Vector3};
 /// Smallest friction coefficient of a mixed contact (`mjMINMU`).
 pub const MINMU: f64 = 1e-5;
 
-/// Completes a contact frame from its normal (mujoco-facts §2): tangent 1 is `t` (or (0,1,0)
-/// if `|n_y| < 0.5`, else (0,0,1)) made orthogonal to `n` and normalized; tangent 2 = n × t1.
+/// Completes a contact frame from its normal (docs/mujoco-behaviour.md#contacts): tangent 1 is `t`
+/// (or (0,1,0) if `|n_y| < 0.5`, else (0,0,1)) made orthogonal to `n` and normalized; tangent 2 = n
+/// × t1.
 pub fn frame_from_normal<T: Scalar>(n: Vector3<T>, t: Option<Vector3<T>>) -> Matrix3<T> {
     let tiny = sc::<T>(1e-12);
     let mut t1 = Vector3::zeros();
@@ -60,7 +62,8 @@ pub fn frame_from_normal<T: Scalar>(n: Vector3<T>, t: Option<Vector3<T>>) -> Mat
 }
 
 /// Output of a narrow-phase call: pushes geometric contacts into reserved capacity, keeping
-/// those with `dist <= margin` (seed 004 "Checking"; mujoco-facts §2 margin/gap).
+/// those with `dist <= margin` (Computation "Checking"; docs/mujoco-behaviour.md#contacts
+/// margin/gap).
 pub struct Sink<'a, T: Scalar> {
     pub out: &'a mut Vec<Contact<T>>,
     /// Most contacts `out` may hold (`Data::nconmax`).
@@ -114,7 +117,7 @@ pub fn has_collider(t1: GeomType, t2: GeomType) -> bool {
     )
 }
 
-/// Narrow phase for one geom pair (seed 004, "Checking"): pushes the geometric contacts (dist,
+/// Narrow phase for one geom pair (Computation "Checking"): pushes the geometric contacts (dist,
 /// pos, frame, geom; default parameters) with `dist <= margin` into `out`, up to
 /// `Data::nconmax` contacts. The geom with the lower type becomes `geom[0]`. Returns (contacts added, capacity
 /// exceeded).
@@ -208,7 +211,8 @@ struct Params {
     solimp: [f64; 5],
 }
 
-/// Mixes the parameters of two geoms (mujoco-facts §2 "Mixing"), with `override` applied.
+/// Mixes the parameters of two geoms (docs/mujoco-behaviour.md#contacts "Mixing"), with `override`
+/// applied.
 fn mix_params(m: &Model, g1: usize, g2: usize) -> Params {
     let mut p = Params {
         margin: m.geom_margin[g1] + m.geom_margin[g2],
@@ -293,7 +297,7 @@ fn apply_override(m: &Model, p: &mut Params) {
     }
 }
 
-/// Body-pair filters (seed 004 "Filtering", items 3–4 minus contype): same or welded body,
+/// Body-pair filters (Computation "Filtering", items 3–4 minus contype): same or welded body,
 /// parent–child unless the parent is the world (filterparent flag), and `exclude`.
 pub fn body_filter(m: &Model, b1: usize, b2: usize) -> bool {
     let (w1, w2) = (m.body_weldid[b1], m.body_weldid[b2]);
@@ -319,7 +323,7 @@ pub fn body_filter(m: &Model, b1: usize, b2: usize) -> bool {
     true
 }
 
-/// contype/conaffinity compatibility (seed 004 "Filtering").
+/// contype/conaffinity compatibility (Computation "Filtering").
 #[inline]
 pub fn compatible(m: &Model, g1: usize, g2: usize) -> bool {
     (m.geom_contype[g1] & m.geom_conaffinity[g2]) != 0
@@ -434,7 +438,7 @@ fn is_explicit_pair(m: &Model, g1: usize, g2: usize) -> bool {
     })
 }
 
-/// `mj_collision` (seed 004, "Collision detection"): clears `d.contact` and fills it with the
+/// `mj_collision` (Computation "Collision detection"): clears `d.contact` and fills it with the
 /// contacts of the explicit pairs, then of the broad-phase candidates that pass the filters.
 /// Does nothing if the contact or constraint disable flag is set.
 pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
@@ -461,7 +465,11 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
         );
     }
     broadphase(m, d);
+    // MuJoCo's contact order: the candidate body pairs sorted (lower body id, higher body id),
+    // and within a body pair the geoms of the lower body, then those of the higher, by id.
     let mut sap = std::mem::take(&mut d.scratch_sap);
+    let mut pairs = std::mem::take(&mut d.scratch_pairs);
+    pairs.clear();
     let mut i = 0;
     while i < sap.len() {
         let (_, hi, g1) = sap[i];
@@ -469,13 +477,28 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
         while j < sap.len() && sap[j].0 <= hi {
             let g2 = sap[j].2;
             let (a, b) = if g1 < g2 { (g1, g2) } else { (g2, g1) };
-            candidate(m, d, a as usize, b as usize);
+            let (ba, bb) = (
+                m.geom_bodyid[a as usize] as u32,
+                m.geom_bodyid[b as usize] as u32,
+            );
+            let key = if (ba, a) <= (bb, b) {
+                [ba, bb, a, b]
+            } else {
+                [bb, ba, b, a]
+            };
+            pairs.push((key, a, b));
             j += 1;
         }
         i += 1;
     }
+    pairs.sort_unstable();
+    for &(_, a, b) in &pairs {
+        candidate(m, d, a as usize, b as usize);
+    }
     sap.clear();
+    pairs.clear();
     d.scratch_sap = sap;
+    d.scratch_pairs = pairs;
 }
 
 fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize) {

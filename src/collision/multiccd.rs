@@ -1,5 +1,5 @@
 //! Multi-contact convex collision for box, mesh, capsule–mesh and cylinder pairs (MuJoCo 4.0.0
-//! `multiccd`, on unless `<flag multiccd="disable"/>`; seed 004 "Checking"; the rule below was
+//! `multiccd`, on unless `<flag multiccd="disable"/>`; Computation "Checking"; the rule below was
 //! measured on MuJoCo 4.0.0, tools/reference/gen_multiccd_cases.py). After the penetration
 //! search ([`super::convex::penetration`]) finds the normal `n` (geom 0 → geom 1), the touching
 //! features are matched and clipped against each other:

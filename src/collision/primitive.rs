@@ -1,8 +1,8 @@
-//! Closed-form colliders for planes, spheres, capsules and cylinders (seed 004, "Checking"),
+//! Closed-form colliders for planes, spheres, capsules and cylinders (Computation "Checking"),
 //! generic over the scalar so derivatives propagate through contact geometry.
 //!
-//! Conventions (mujoco-facts §2): the normal points from geom 0 to geom 1, `dist` is signed, the
-//! point lies midway between the two surfaces.
+//! Conventions (docs/mujoco-behaviour.md#contacts): the normal points from geom 0 to geom 1, `dist`
+//! is signed, the point lies midway between the two surfaces.
 
 use super::{f64of, pose, Sink};
 use crate::data::Data;

@@ -1,8 +1,8 @@
 //! Constraint assembly (MuJoCo's `mj_makeConstraint` / `mj_instantiate*`, `mj_referenceConstraint`):
 //! the efc rows in MuJoCo's order — equality, friction loss (dofs, tendons), limits (joints,
 //! tendons), contacts — with their Jacobian, residual, margin, per-row solref/solimp, the raw
-//! invweight diagonal approximation and the contact cone table (seed 000 "Constraint model";
-//! mujoco-facts §1–§2).
+//! invweight diagonal approximation and the contact cone table (Computation "Constraint model";
+//! docs/mujoco-behaviour.md#parameters, #contacts).
 //!
 //! [`make_constraint`] is the position stage (rows, J, pos, then [`params::compute`] for
 //! K, B, d, R, D), [`reference_constraint`] the velocity stage (`efc_vel = J qvel`, `aref`,
@@ -65,7 +65,7 @@ fn ball_angle<T: Scalar>(q: &[T]) -> (T, Vector3<T>) {
 }
 
 /// Limit residuals of joint `j` that are active (`dist < margin`): (lower, upper) for
-/// hinge/slide (seed 000 "Limit"), the rotation-angle limit `max(range) − θ` for ball joints
+/// hinge/slide (Computation "Limit"), the rotation-angle limit `max(range) − θ` for ball joints
 /// (in `lower`, with the axis).
 #[allow(clippy::type_complexity)]
 #[inline]
@@ -112,7 +112,7 @@ fn tendon_limits<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> [Option<T>; 2] 
 }
 
 /// Whether the contact gets efc rows: not a gap-only contact, and some dof moves one of its
-/// bodies (mujoco-facts §2).
+/// bodies (docs/mujoco-behaviour.md#contacts).
 fn contact_active<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> bool {
     let c = &d.contact[i];
     c.exclude == 0
@@ -160,7 +160,7 @@ pub fn count<T: Scalar>(m: &Model, d: &Data<T>) -> (usize, usize) {
 
 /// Body, world point and orientation of side `side` (0, 1) of connect/weld `e`: sites give
 /// their own pose; bodies the anchor `eq_data[0:3]` / `[3:6]` (connect: side 0 / 1; weld:
-/// swapped, mujoco-facts §1) and the body orientation.
+/// swapped, docs/mujoco-behaviour.md#parameters) and the body orientation.
 pub(crate) fn eq_side<T: Scalar>(
     m: &Model,
     d: &Data<T>,
@@ -364,7 +364,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let o = &m.opt;
     let z = T::zero();
     let mut i = 0; // next row
-                   // ------------------------------------------------------------ equality (seed 000 "Equality")
+                   // ------------------------------- equality (Computation "Equality")
     if !o.disabled(disable::EQUALITY) {
         for e in 0..m.neq {
             if !d.eq_active[e] {
@@ -630,7 +630,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
 
-    // ------------------------------------------------------------ contacts (mujoco-facts §2)
+    // -------------------------------------------- contacts (docs/mujoco-behaviour.md#contacts)
     let mut ic = 0;
     if !o.disabled(disable::CONTACT) {
         for ci in 0..d.contact.len() {
@@ -737,7 +737,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
 
 /// Velocity stage of the constraint pipeline (`mj_referenceConstraint`): `efc_vel = J qvel`
 /// and `efc_aref = −B vel − K d (pos − margin)`, minus `J̇ qvel` on connect and weld rows
-/// (seed 000 "Inverse dynamics"; mujoco-facts §1). Needs `cvel`/`cdof_dot`
+/// (Computation "Inverse dynamics"; docs/mujoco-behaviour.md#parameters). Needs `cvel`/`cdof_dot`
 /// ([`crate::smooth::com::com_vel`]).
 pub fn reference_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;

@@ -1,7 +1,8 @@
 //! The reduced primal cost s(jar), its negative gradient (the constraint force), the row states
-//! and the Hessian (seed 000, "Reduced primal problem"; mujoco-facts §3). One implementation,
-//! shared by the solvers, inverse dynamics and derivatives. Also the exact restriction of the
-//! total cost to a line, used by the Newton/CG line search (mujoco-facts §4).
+//! and the Hessian (Computation "Reduced primal problem"; docs/mujoco-behaviour.md#cost). One
+//! implementation, shared by the solvers, inverse dynamics and derivatives. Also the exact
+//! restriction of the total cost to a line, used by the Newton/CG line search
+//! (docs/mujoco-behaviour.md#newton).
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
@@ -18,7 +19,7 @@ pub struct Rows<'a, T> {
     pub cone: &'a [EfcCone<T>],
 }
 
-/// Cost, force and state of one scalar (non-elliptic) row (mujoco-facts §3 table).
+/// Cost, force and state of one scalar (non-elliptic) row (docs/mujoco-behaviour.md#cost table).
 #[inline]
 pub fn scalar<T: Scalar>(ty: ConstraintType, jar: T, d: T, r: T, fl: T) -> (T, T, ConstraintState) {
     use ConstraintState::*;
@@ -45,8 +46,9 @@ pub fn scalar<T: Scalar>(ty: ConstraintType, jar: T, d: T, r: T, fl: T) -> (T, T
     }
 }
 
-/// Elliptic contact block (mujoco-facts §3): returns the cost and state; writes the force into
-/// `force` (dim entries) and, in the middle zone, the dim x dim cone Hessian `Dm S Hm S` into `hess`.
+/// Elliptic contact block (docs/mujoco-behaviour.md#cost): returns the cost and state; writes the
+/// force into `force` (dim entries) and, in the middle zone, the dim x dim cone Hessian `Dm S Hm S`
+/// into `hess`.
 pub fn elliptic<T: Scalar>(
     jar: &[T],
     d: &[T],
@@ -174,9 +176,9 @@ pub fn line_quad<T: Scalar>(rows: &Rows<T>, jar: &[T], jv: &[T], quad: &mut [T])
 }
 
 /// The total cost restricted to the line `a + alpha s`, as value, first and second derivative in
-/// alpha (mujoco-facts §4 "Line search"). `jar`, `jv` are J a - aref and J s at alpha = 0,
-/// `quad` their pieces from [`line_quad`]; `gauss` = (value, slope, curvature/2) of the Gauss
-/// term: (½(a-a₀)ᵀ(Ma-τ), sᵀ(Ma-τ), ½sᵀMs). Piecewise quadratic per scalar row; closed forms
+/// alpha (docs/mujoco-behaviour.md#newton "Line search"). `jar`, `jv` are J a - aref and J s at
+/// alpha = 0, `quad` their pieces from [`line_quad`]; `gauss` = (value, slope, curvature/2) of the
+/// Gauss term: (½(a-a₀)ᵀ(Ma-τ), sᵀ(Ma-τ), ½sᵀMs). Piecewise quadratic per scalar row; closed forms
 /// for the elliptic zones.
 pub fn line_eval<T: Scalar>(
     rows: &Rows<T>,

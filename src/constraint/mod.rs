@@ -1,4 +1,4 @@
-//! The soft-constraint model (seed 000, "Constraint model"): per-row parameters ([`params`]) and
+//! The soft-constraint model (Computation "Constraint model"): per-row parameters ([`params`]) and
 //! the reduced primal cost s(jar) with its gradient and Hessian ([`cost`]).
 //!
 //! Rows live in the `efc_*` arrays of [`crate::Data`] in MuJoCo's order: equality, friction loss

@@ -1,6 +1,6 @@
 //! Per-row soft-constraint parameters: impedance d(r), stiffness K and damping B from solref,
-//! regularizer R (and D = 1/R), reference acceleration aref (seed 004, "Solver parameters";
-//! mujoco-facts §1).
+//! regularizer R (and D = 1/R), reference acceleration aref (Modeling "Solver parameters";
+//! docs/mujoco-behaviour.md#parameters).
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
@@ -37,7 +37,7 @@ fn clamp<T: Scalar>(x: T, lo: f64, hi: f64) -> T {
 }
 
 /// Impedance `d(r)` and its derivative `d'(r)` for the signed argument `r = pos - margin`
-/// (mujoco-facts §1; seed 004 "Solver parameters": the solimp sigmoid).
+/// (docs/mujoco-behaviour.md#parameters; Modeling "Solver parameters": the solimp sigmoid).
 pub fn impedance<T: Scalar>(solimp: &[T; 5], r: T) -> (T, T) {
     let d0 = clamp(solimp[0], MIN_IMP, MAX_IMP);
     let dw = clamp(solimp[1], MIN_IMP, MAX_IMP);
@@ -78,9 +78,10 @@ pub fn impedance<T: Scalar>(solimp: &[T; 5], r: T) -> (T, T) {
     (d0 + y * (dw - d0), sign * dy * (dw - d0) / width)
 }
 
-/// Stiffness K and damping B from `solref` and `dmax = solimp[1]` (mujoco-facts §1): standard
-/// format `(timeconst, dampratio)` when positive (timeconst floored at `2h` when `refsafe`),
-/// direct format `(-stiffness, -damping)` otherwise; mixed signs fall back to `(0.02, 1)`.
+/// Stiffness K and damping B from `solref` and `dmax = solimp[1]`
+/// (docs/mujoco-behaviour.md#parameters): standard format `(timeconst, dampratio)` when positive
+/// (timeconst floored at `2h` when `refsafe`), direct format `(-stiffness, -damping)` otherwise;
+/// mixed signs fall back to `(0.02, 1)`.
 pub fn stiffness_damping<T: Scalar>(solref: [T; 2], dmax: T, h: f64, refsafe: bool) -> (T, T) {
     let z = T::zero();
     let mut r = solref;
@@ -101,7 +102,7 @@ pub fn stiffness_damping<T: Scalar>(solref: [T; 2], dmax: T, h: f64, refsafe: bo
 }
 
 /// Computes `efc_KBIP`, `efc_R`, `efc_D`, `efc_diagA` (overwritten with `R d/(1-d)`), `efc_aref`
-/// and `efc_cone[*].mu` for all rows (mujoco-facts §1).
+/// and `efc_cone[*].mu` for all rows (docs/mujoco-behaviour.md#parameters).
 ///
 /// Inputs read from `d`: `efc_type`, `efc_id`, `efc_pos`, `efc_margin`, `efc_vel`, `efc_solref`,
 /// `efc_solimp`, `efc_cone`, and in `efc_diagA` the raw invweight approximation A_ii. Connect and
@@ -229,7 +230,8 @@ pub fn compute<T: Scalar>(m: &Model, d: &mut Data<T>) {
 }
 
 /// `efc_aref = -B efc_vel - K d (pos - margin)` from the current `efc_KBIP` (the velocity-stage
-/// part of [`compute`]; mujoco-facts §1). The connect/weld `J̇ qvel` term is not included.
+/// part of [`compute`]; docs/mujoco-behaviour.md#parameters). The connect/weld `J̇ qvel` term is
+/// not included.
 pub fn aref<T: Scalar>(d: &mut Data<T>) {
     for k in 0..d.nefc {
         let [kk, b, imp, _] = d.efc_KBIP[k];
@@ -237,7 +239,7 @@ pub fn aref<T: Scalar>(d: &mut Data<T>) {
     }
 }
 
-/// `efc_b = J qacc_smooth - aref` (mujoco-facts §1).
+/// `efc_b = J qacc_smooth - aref` (docs/mujoco-behaviour.md#parameters).
 pub fn compute_b<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
     for i in 0..d.nefc {

@@ -23,7 +23,7 @@ use crate::math::Scalar;
 use crate::model::{JacobianType, Model};
 
 /// `jacobian="auto"` switches to sparse at this many dofs (`mj_isSparse`: `nv >= 60`; checked
-/// with the oracle at nv = 59, 60, 61. mujoco-facts' "dense if nv <= 60" is off by one).
+/// with the oracle at nv = 59, 60, 61; docs/mujoco-behaviour.md#defaults).
 pub const AUTO_SPARSE_NV: usize = 60;
 
 /// MuJoCo's `mj_isSparse`: whether `efc_J` is stored sparse.

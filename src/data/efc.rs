@@ -48,7 +48,8 @@ impl ConstraintType {
     }
 }
 
-/// Row state after evaluating s (`mjtConstraintState`, MuJoCo's enum values; mujoco-facts §3).
+/// Row state after evaluating s (`mjtConstraintState`, MuJoCo's enum values;
+/// docs/mujoco-behaviour.md#cost).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ConstraintState {
     #[default]
@@ -77,7 +78,8 @@ impl ConstraintState {
 /// Per-contact side table entry (one per contact that has efc rows).
 ///
 /// `friction` are the contact's 5 un-scaled coefficients (tangent, tangent, torsion, roll, roll),
-/// `mu = friction[0] / sqrt(impratio)` is set by `constraint::params::compute` (mujoco-facts §1).
+/// `mu = friction[0] / sqrt(impratio)` is set by `constraint::params::compute`
+/// (docs/mujoco-behaviour.md#parameters).
 #[derive(Clone, Copy, Debug)]
 pub struct EfcCone<T> {
     /// First efc row of the contact.

@@ -19,6 +19,28 @@ use crate::model::Model;
 use nalgebra::{Matrix3, Quaternion, Vector3, Vector6};
 use scratch::{IslandScratch, SolverScratch, SparseScratch};
 
+/// The arrays of [`Data::new`] whose length is a product of model sizes (the rest are linear
+/// in one size): `(name, what it is sized by, bytes)` for `Data<f64>`. The loader refuses a
+/// model whose sum exceeds [`crate::mjcf::MAX_DATA_BYTES`] instead of letting the allocation
+/// abort the process.
+pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 6] {
+    let f = std::mem::size_of::<f64>() as u128;
+    let (nv, nt, nu, nm) = (m.nv as u128, m.ntendon as u128, m.nu as u128, m.nM as u128);
+    let contact = std::mem::size_of::<Contact<f64>>() as u128;
+    [
+        ("qDeriv", "nv × nv", nv * nv * f),
+        ("qLU", "nv × nv", nv * nv * f),
+        ("ten_J", "ntendon × nv", nt * nv * f),
+        ("actuator_moment", "nu × nv", nu * nv * f),
+        ("qM, qLD", "nM (the tree depth of each dof)", 2 * nm * f),
+        (
+            "contact",
+            "the contact capacity (64 + 32 ngeom + 8 npair)",
+            contact_capacity(m) as u128 * contact,
+        ),
+    ]
+}
+
 /// Warning kinds (`mjtWarning`), recorded instead of panicking. Values are MuJoCo 4.0.0's
 /// (which has no `VGEOMFULL`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,6 +57,56 @@ pub enum Warning {
 /// Number of warning kinds.
 pub const NWARNING: usize = 7;
 
+impl Warning {
+    /// Every kind, in `mjtWarning` order (index = `self as usize`).
+    pub const ALL: [Warning; NWARNING] = [
+        Warning::Inertia,
+        Warning::ContactFull,
+        Warning::CnstrFull,
+        Warning::BadQpos,
+        Warning::BadQvel,
+        Warning::BadQacc,
+        Warning::BadCtrl,
+    ];
+
+    /// MuJoCo's `mju_warningText(warning, info)`, word for word.
+    pub fn text(self, info: i64) -> String {
+        let bad = |what: &str, at: &str| {
+            format!("Nan, Inf or huge value in {what} at {at} {info}. The simulation is unstable.")
+        };
+        match self {
+            Warning::Inertia => format!(
+                "Inertia matrix is too close to singular, or the effective-metric solve failed \
+                 to converge, at DOF {info}. Check model."
+            ),
+            Warning::ContactFull => format!(
+                "Too many contacts. The arena memory is full, increase arena memory \
+                 allocation.(ncon = {info})"
+            ),
+            Warning::CnstrFull => format!(
+                "Insufficient arena memory for the number of constraints generated. Increase \
+                 arena memory allocation above {info} bytes."
+            ),
+            Warning::BadQpos => bad("QPOS", "DOF"),
+            Warning::BadQvel => bad("QVEL", "DOF"),
+            Warning::BadQacc => bad("QACC", "DOF"),
+            Warning::BadCtrl => bad("CTRL", "ACTUATOR"),
+        }
+    }
+
+    /// The line MuJoCo's default handler prints when `mj_warning` fires at simulation time
+    /// `time`: `WARNING: <text> Time = <time, 4 decimals>.`
+    pub fn message(self, info: i64, time: f64) -> String {
+        format!("WARNING: {} Time = {time:.4}.", self.text(info))
+    }
+
+    /// True for the divergence checks (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`), which reset
+    /// the state unless the autoreset flag is disabled.
+    pub fn resets(self) -> bool {
+        matches!(self, Warning::BadQpos | Warning::BadQvel | Warning::BadQacc)
+    }
+}
+
 /// Per-kind warning statistics (`mjWarningStat`): the last info value (e.g. the offending
 /// index) and how many times it happened.
 #[derive(Clone, Copy, Debug, Default)]
@@ -43,7 +115,7 @@ pub struct WarningStat {
     pub number: u64,
 }
 
-/// Per-iteration solver statistics (`mjSolverStat`; mujoco-facts §4).
+/// Per-iteration solver statistics (`mjSolverStat`; docs/mujoco-behaviour.md#newton).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct SolverStat {
     /// Cost reduction, scaled by 1/trace(M).
@@ -155,7 +227,7 @@ pub struct Data<T: Scalar = f64> {
     pub qLU: Vec<T>,
     pub qLU_piv: Vec<usize>,
 
-    // ------------------------------------------------------------ constraints (seed 000, "Constraint model")
+    // ------------------------------------------- constraints (Computation "Constraint model")
     /// Number of scalar constraint rows. All `efc_*` arrays have this length (`efc_J`: nefc × nv,
     /// row-major, or the compressed rows' values when `efc_J_sparse`). They are resized by [`Data::resize_efc`], which allocates only when nefc
     /// exceeds the previous high-water mark (the single allowed allocation in the pipeline).
@@ -247,6 +319,8 @@ pub struct Data<T: Scalar = f64> {
     pub nconmax: usize,
     /// Broad-phase scratch: (interval low, high, geom) per collidable geom.
     pub(crate) scratch_sap: Vec<(f64, f64, u32)>,
+    /// Broad-phase candidate geom pairs with their order key (bodies, then geoms within them).
+    pub(crate) scratch_pairs: Vec<([u32; 4], u32, u32)>,
 
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
@@ -261,7 +335,7 @@ pub struct Data<T: Scalar = f64> {
     /// Forward/inverse comparison (`mj_compareFwdInv`): joint-space and constraint-space
     /// discrepancy norms.
     pub solver_fwdinv: [T; 2],
-    // ------------------------------------------------------------ tendon paths (appended, phys8)
+    // ------------------------------------------------------------ tendon paths
     /// First entry of each tendon's path in `wrap_obj`/`wrap_xpos`, and the number of entries
     /// (0 for fixed tendons).
     pub ten_wrapadr: Vec<usize>,
@@ -312,6 +386,11 @@ impl<T: Scalar> Data<T> {
         let m3 = |n: usize| vec![Matrix3::identity(); n];
         let v6 = |n: usize| vec![Vector6::zeros(); n];
         let q = |n: usize| vec![Quaternion::new(T::one(), z, z, z); n];
+        let dense_deriv = m.nv < scratch::DENSE_H_MAX
+            || matches!(
+                m.opt.integrator,
+                crate::model::Integrator::Implicit | crate::model::Integrator::ImplicitFast
+            );
         let mut d = Data {
             time: z,
             qpos: v(m.nq),
@@ -367,8 +446,10 @@ impl<T: Scalar> Data<T> {
             cacc: v6(m.nbody),
             cfrc_int: v6(m.nbody),
             cfrc_ext: v6(m.nbody),
-            qDeriv: v(m.nv * m.nv),
-            qLU: v(m.nv * m.nv),
+            // dense nv × nv: for the implicit integrators, and below the sparse threshold for
+            // the derivatives (sized on first use otherwise)
+            qDeriv: v(if dense_deriv { m.nv * m.nv } else { 0 }),
+            qLU: v(if dense_deriv { m.nv * m.nv } else { 0 }),
             qLU_piv: vec![0; m.nv],
             nefc: 0,
             efc_type: Vec::new(),
@@ -417,11 +498,12 @@ impl<T: Scalar> Data<T> {
             map_efc2iefc: Vec::new(),
             map_iefc2efc: Vec::new(),
             island_scratch: IslandScratch::new(m),
-            solver_scratch: SolverScratch::new(m.nv),
+            solver_scratch: SolverScratch::new(m.nv, m.nM),
             solver_pos_valid: false,
             contact: Vec::with_capacity(contact_capacity(m)),
             nconmax: contact_capacity(m),
             scratch_sap: Vec::with_capacity(m.ngeom),
+            scratch_pairs: Vec::with_capacity(4 * m.ngeom),
             warning: [WarningStat::default(); NWARNING],
             sensordata: v(m.nsensordata),
             subtree_linvel: v3(m.nbody),
@@ -570,7 +652,9 @@ impl<T: Scalar> Data<T> {
         };
         self.efc_cone.resize(ncone, c0);
         self.solver_scratch.resize(nefc, ncone);
-        self.solver_scratch.reserve(nv, nefc, ncone);
+        let nm = self.qM.len();
+        let dense_j = !self.efc_J_sparse;
+        self.solver_scratch.reserve(nv, nm, nefc, ncone, dense_j);
         for v in [
             &mut self.map_efc2iefc,
             &mut self.map_iefc2efc,
@@ -583,12 +667,14 @@ impl<T: Scalar> Data<T> {
         self.island_scratch.reserve(nefc);
     }
 
-    /// Reserves the dense work space of the PGS and noslip solvers (`A + R`, `nefc × nefc`, and
-    /// `M⁻¹Jᵀ`, `nv × nefc`), which they otherwise grow on first use, for up to `nefc` rows: with
-    /// [`Data::resize_efc`] to the same high-water mark, stepping then allocates nothing.
+    /// Reserves the work space of the PGS and noslip solvers (`A + R`, `nefc × nefc`, and the
+    /// rows of `B = J L⁻¹ D^(−1/2)`, at most `nefc × nv` entries), which they otherwise grow on
+    /// first use, for up to `nefc` rows: with [`Data::resize_efc`] to the same high-water mark,
+    /// stepping then allocates nothing.
     pub fn reserve_dense_solver(&mut self, nv: usize, nefc: usize) {
         self.solver_scratch.AR.reserve(nefc * nefc);
-        self.solver_scratch.MinvJT.reserve(nefc * nv);
+        self.solver_scratch.B.reserve(nefc * nv);
+        self.solver_scratch.B_colind.reserve(nefc * nv);
     }
 
     /// Records a warning (mj_warning): increments the counter and stores `info`.

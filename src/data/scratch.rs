@@ -27,12 +27,7 @@ pub struct Problem<T> {
     pub Mcol: Vec<usize>,
     /// `Madr`, `parentid`, `Mcol` are the model's global layout (the last gather had every dof).
     pub(crate) whole: bool,
-    /// Dense M of the problem's dofs and its Cholesky factor: filled only when `dense` (CG,
-    /// PGS, noslip), empty otherwise.
-    pub M: Vec<T>,
-    pub Mchol: Vec<T>,
-    pub dense: bool,
-    /// Global dof → problem dof (scratch of [`Problem::gather`]).
+    /// Global dof → problem dof (scratch of `Problem::gather`).
     pub(crate) g2l: Vec<usize>,
     /// nefc × nv, row-major; sparse: the values of the compressed rows.
     pub J: Vec<T>,
@@ -44,12 +39,14 @@ pub struct Problem<T> {
     /// Per row (`f64` only): the deepest dof of the root path that holds all of the row's
     /// nonzeros (dofs are numbered parents first, so it is the largest nonzero column), `-1` for
     /// a zero row, `-2` when the nonzeros are not on one root path (or the scalar is not `f64`).
-    /// Rows on one path keep the Newton Hessian in M's tree-sparse layout ([`newton`]).
+    /// Rows on one path keep the Newton Hessian in M's tree-sparse layout (`crate::solver::newton`).
     pub row_leaf: Vec<i32>,
     /// `row_leaf` was filled by the last gather (compressed rows, nv ≤ 64).
     pub(crate) leaves_done: bool,
     /// Per dof (nv ≤ 64): the bit mask of the dof and its ancestors.
     pub(crate) anc: Vec<u64>,
+    /// The sparse Newton Hessian's structure for the current rows (`crate::solver::hsparse`).
+    pub hpat: HessianPattern,
     pub ty: Vec<ConstraintType>,
     pub D: Vec<T>,
     pub R: Vec<T>,
@@ -79,9 +76,6 @@ impl<T> Default for Problem<T> {
             parentid: Vec::new(),
             Mcol: Vec::new(),
             whole: false,
-            M: Vec::new(),
-            Mchol: Vec::new(),
-            dense: false,
             g2l: Vec::new(),
             J: Vec::new(),
             J_sparse: false,
@@ -91,6 +85,7 @@ impl<T> Default for Problem<T> {
             row_leaf: Vec::new(),
             leaves_done: false,
             anc: Vec::new(),
+            hpat: Default::default(),
             ty: Vec::new(),
             D: Vec::new(),
             R: Vec::new(),
@@ -107,16 +102,25 @@ impl<T> Default for Problem<T> {
     }
 }
 
+/// Problems of at least this many dofs get no dense Newton Hessian reserved (MuJoCo's
+/// `mj_isSparse` threshold); theirs is sparse unless the rows are dense (dual numbers).
+pub const DENSE_H_MAX: usize = 60;
+
 /// Solver work space, kept in `Data` so that solving allocates nothing after the first call at a
 /// given problem size.
 #[derive(Clone, Debug)]
 pub struct SolverScratch<T> {
     /// The Newton Hessian of the current problem (factored in place), dense nv × nv, or in M's
-    /// tree-sparse layout in `Ht` (1/D in `Hdinv`) when `H_tree` ([`newton`]).
+    /// tree-sparse layout in `Ht` (1/D in `Hdinv`) when `H_tree`, or in the general sparse
+    /// rows of `Problem::hpat` in `Hs` when `H_sparse` (`crate::solver::newton`, `crate::solver::hsparse`).
     pub H: Vec<T>,
     pub Ht: Vec<T>,
     pub Hdinv: Vec<T>,
+    pub Hs: Vec<T>,
+    /// The sparse Hessian's rows as reduced by its factorization (`crate::solver::hsparse::factor`).
+    pub Hred: Vec<T>,
     pub H_tree: bool,
+    pub H_sparse: bool,
     /// `Ma`, `jar` hold M a and J a - aref at the current problem's start point `a` (set by
     /// the warm start when it keeps `qacc_warmstart`, cleared by every gather).
     pub start_ws: bool,
@@ -145,9 +149,17 @@ pub struct SolverScratch<T> {
     pub stmp: Vec<ConstraintState>,
     /// Cone Hessians, `CONE_H` per cone of the problem.
     pub cone_H: Vec<T>,
-    /// PGS: A + R (nefc × nefc) and M⁻¹Jᵀ (nv × nefc) of the problem.
+    /// PGS: A + R (nefc × nefc) of the problem.
     pub AR: Vec<T>,
-    pub MinvJT: Vec<T>,
+    /// PGS and noslip: the rows of B = J L⁻¹ D^(−1/2) (A = B Bᵀ, `pgs::build_b`) in
+    /// compressed rows (`B_rowadr`: nefc + 1 entries), a zeroed nv work vector and marks, and
+    /// noslip's y = Bᵀ f.
+    pub B: Vec<T>,
+    pub B_colind: Vec<usize>,
+    pub B_rowadr: Vec<usize>,
+    pub bwork: Vec<T>,
+    pub bmark: Vec<bool>,
+    pub bres: Vec<T>,
     /// PGS: the constraint blocks (first row, cone index or `usize::MAX`) in sweep order.
     pub pgs_block: Vec<(usize, usize)>,
     /// The current problem.
@@ -157,7 +169,7 @@ pub struct SolverScratch<T> {
     pub ident_efc: Vec<usize>,
     /// `prob` holds the global problem of the last solve (no islands, or one island holding
     /// every dof and row in order), not an island's: its position part may be reused
-    /// ([`solve_skip`]).
+    /// (`crate::solver::solve_skip`).
     pub prob_global: bool,
     /// The primal warm start's `M a` and `J a` (nefc) at `a = ws_qacc` for the kept global
     /// problem (`ws_valid`; cleared when the problem is gathered again).
@@ -173,7 +185,10 @@ impl<T> Default for SolverScratch<T> {
             H: Vec::new(),
             Ht: Vec::new(),
             Hdinv: Vec::new(),
+            Hs: Vec::new(),
+            Hred: Vec::new(),
             H_tree: false,
+            H_sparse: false,
             start_ws: false,
             start_s: None,
             rowbuf: Vec::new(),
@@ -193,7 +208,12 @@ impl<T> Default for SolverScratch<T> {
             stmp: Vec::new(),
             cone_H: Vec::new(),
             AR: Vec::new(),
-            MinvJT: Vec::new(),
+            B: Vec::new(),
+            B_colind: Vec::new(),
+            B_rowadr: Vec::new(),
+            bwork: Vec::new(),
+            bmark: Vec::new(),
+            bres: Vec::new(),
             pgs_block: Vec::new(),
             prob: Problem::default(),
             ident_dof: Vec::new(),
@@ -208,14 +228,18 @@ impl<T> Default for SolverScratch<T> {
 }
 
 impl<T: Scalar> SolverScratch<T> {
-    /// Work space for `nv` dofs (nefc-sized parts start empty).
-    pub fn new(nv: usize) -> Self {
+    /// Work space for `nv` dofs and `nm` entries of the tree-sparse M (`m.nM`; nefc-sized
+    /// parts start empty). The dense Newton Hessian (nv × nv) is reserved only below
+    /// [`DENSE_H_MAX`] dofs: larger problems factor it sparse (`crate::solver::hsparse`).
+    pub fn new(nv: usize, nm: usize) -> Self {
         let z = T::zero();
         let v = |n: usize| vec![z; n];
-        // tree-sparse M has at most nv (nv + 1) / 2 entries
-        let nm = nv * (nv + 1) / 2;
         SolverScratch {
-            H: v(nv * nv),
+            H: if nv < DENSE_H_MAX {
+                v(nv * nv)
+            } else {
+                Vec::new()
+            },
             Ht: v(nm),
             Hdinv: v(nv),
             rowbuf: v(6 * nv),
@@ -231,8 +255,6 @@ impl<T: Scalar> SolverScratch<T> {
             ws_Ma: v(nv),
             ident_dof: (0..nv).collect(),
             prob: Problem {
-                M: Vec::with_capacity(nv * nv),
-                Mchol: Vec::with_capacity(nv * nv),
                 qfrc_smooth: Vec::with_capacity(nv),
                 qacc_smooth: Vec::with_capacity(nv),
                 qacc: Vec::with_capacity(nv),
@@ -263,29 +285,31 @@ impl<T: Scalar> SolverScratch<T> {
         self.cone_H.resize(ncone * CONE_H, z);
     }
 
-    /// Reserves the problem arrays for up to `nefc` rows and `ncone` contacts over `nv` dofs, so
-    /// that gathering islands allocates nothing below that high-water mark.
-    pub fn reserve(&mut self, nv: usize, nefc: usize, ncone: usize) {
+    /// Reserves the problem arrays for up to `nefc` rows and `ncone` contacts over `nv` dofs
+    /// (`nm` entries of the tree-sparse M), so that gathering islands allocates nothing below
+    /// that high-water mark. J's values are reserved for dense rows (`nefc × nv`, compressed
+    /// by the gather) only when `dense_j`; compressed rows grow with their nonzeros.
+    pub fn reserve(&mut self, nv: usize, nm: usize, nefc: usize, ncone: usize, dense_j: bool) {
         fn grow<X>(v: &mut Vec<X>, n: usize) {
             v.reserve(n.saturating_sub(v.len()));
         }
         let p = &mut self.prob;
-        grow(&mut p.J, nefc * nv);
-        grow(&mut p.J_colind, nefc * nv);
+        if dense_j {
+            grow(&mut p.J, nefc * nv);
+            grow(&mut p.J_colind, nefc * nv);
+        }
         grow(&mut p.J_rownnz, nefc);
         grow(&mut p.J_rowadr, nefc);
         grow(&mut p.row_leaf, nefc);
-        grow(&mut p.M, nv * nv);
-        grow(&mut p.Mchol, nv * nv);
         grow(&mut p.qfrc_smooth, nv);
         grow(&mut p.qacc_smooth, nv);
         grow(&mut p.qacc, nv);
-        grow(&mut p.qM, nv * (nv + 1) / 2);
-        grow(&mut p.qLD, nv * (nv + 1) / 2);
+        grow(&mut p.qM, nm);
+        grow(&mut p.qLD, nm);
         grow(&mut p.qLDiagInv, nv);
         grow(&mut p.Madr, nv);
         grow(&mut p.parentid, nv);
-        grow(&mut p.Mcol, nv * (nv + 1) / 2);
+        grow(&mut p.Mcol, nm);
         grow(&mut p.g2l, nv);
         grow(&mut p.anc, nv);
         for v in [
@@ -303,6 +327,78 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut p.cone, ncone);
         grow(&mut self.ident_efc, nefc);
         grow(&mut self.pgs_block, nefc);
+        if nefc == 0 {
+            return;
+        }
+        // the sparse Newton Hessian's pattern: at most the lower triangle (reserved for the
+        // problems small enough for a dense one; larger ones grow with their pattern)
+        if nv < DENSE_H_MAX {
+            let h = &mut p.hpat;
+            h.reserve(nv, nefc, nv * (nv + 1) / 2);
+            grow(&mut self.Hs, nv * (nv + 1) / 2);
+            grow(&mut self.Hred, nv * (nv + 1) / 2);
+        }
+        grow(&mut self.B_rowadr, nefc + 1);
+        grow(&mut self.bwork, nv);
+        grow(&mut self.bmark, nv);
+        grow(&mut self.bres, nv);
+    }
+}
+
+/// Symbolic structure of the sparse Hessian of a problem (position stage only), with its work
+/// space; filled by `Problem::hsym` (`solver::hsparse`).
+#[derive(Clone, Debug, Default)]
+pub struct HessianPattern {
+    /// Row k: the columns `col[adr[k]..adr[k] + len[k]]` (ascending, all below k), then the
+    /// diagonal at `adr[k] + len[k]`.
+    pub adr: Vec<usize>,
+    pub len: Vec<usize>,
+    pub col: Vec<usize>,
+    /// The pattern belongs to the problem's current rows.
+    pub(crate) done: bool,
+    /// Per dof i: the rows k > i whose pattern holds i, descending, each with i's position in
+    /// row k (`up_adr`: nv + 1 entries).
+    pub(crate) up_adr: Vec<usize>,
+    pub(crate) up: Vec<(usize, usize)>,
+    /// Per dof a: the problem's rows with a non-zero in column a, ascending, each with a's
+    /// position in the row (`jt_adr`: nv + 1 entries), and each row's cone (`NIL`: none).
+    pub(crate) jt_adr: Vec<usize>,
+    pub(crate) jt: Vec<(usize, usize)>,
+    pub(crate) row_cone: Vec<usize>,
+    /// Work space: rows (or contacts) by their largest column, elimination-tree children by
+    /// parent (linked lists, `NIL` ends), the mark of the current row.
+    pub(crate) head: Vec<usize>,
+    pub(crate) next: Vec<usize>,
+    pub(crate) group: Vec<(usize, usize)>,
+    pub(crate) child_head: Vec<usize>,
+    pub(crate) child_next: Vec<usize>,
+    pub(crate) mark: Vec<usize>,
+}
+
+impl HessianPattern {
+    /// Reserves room for `nv` dofs, `nefc` rows and `nnz` pattern entries (diagonals included).
+    pub fn reserve(&mut self, nv: usize, nefc: usize, nnz: usize) {
+        fn grow<X>(v: &mut Vec<X>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        for v in [
+            &mut self.adr,
+            &mut self.len,
+            &mut self.head,
+            &mut self.child_head,
+            &mut self.child_next,
+            &mut self.mark,
+            &mut self.up_adr,
+            &mut self.jt_adr,
+        ] {
+            grow(v, nv + 1);
+        }
+        grow(&mut self.next, nefc);
+        grow(&mut self.group, nefc);
+        grow(&mut self.row_cone, nefc);
+        grow(&mut self.col, nnz);
+        grow(&mut self.up, nnz);
+        grow(&mut self.jt, nefc * nv.min(64));
     }
 }
 

@@ -24,8 +24,11 @@ pub fn normalize_quat<T: Scalar>(q: Quaternion<T>) -> Quaternion<T> {
     let n = q.norm();
     if n < sc(1e-15) {
         Quaternion::identity()
+    } else if (n - T::one()).abs() > sc(1e-15) {
+        q * (T::one() / n)
     } else {
-        q / n
+        // within round-off of unit length: left as is (as MuJoCo's mju_normalize4)
+        q
     }
 }
 
@@ -230,7 +233,8 @@ fn poly_skew<T: Scalar>(t: &[T; 3], a: T, b: T) -> Mat3<T> {
 }
 
 /// Inverse right Jacobian of SO(3): `I + K/2 + c K²`,
-/// `c = 1/θ² − (1 + cos θ)/(2 θ sin θ)` (→ 1/12 at 0). Also `dexp⁻¹` of RKMK (mujoco-facts §6).
+/// `c = 1/θ² − (1 + cos θ)/(2 θ sin θ)` (→ 1/12 at 0). Also `dexp⁻¹` of RKMK
+/// (docs/mujoco-behaviour.md#integrators).
 pub fn so3_jr_inv<T: Scalar>(t: &[T; 3]) -> Mat3<T> {
     poly_skew(t, sc(0.5), dexpinv_coef(t))
 }
@@ -262,7 +266,7 @@ pub fn so3_jr<T: Scalar>(t: &[T; 3]) -> Mat3<T> {
     poly_skew(t, a, b)
 }
 
-/// `mjd_subQuat` (seed 003): Jacobians of `r = quat_sub(qa, qb)` with respect to tangent
+/// `mjd_subQuat` (API Reference): Jacobians of `r = quat_sub(qa, qb)` with respect to tangent
 /// perturbations `qa ⊗ exp(δa)`, `qb ⊗ exp(δb)`: `Da = Jr⁻¹(r)`, `Db = −Jr⁻¹(r)ᵀ`.
 pub fn mjd_sub_quat<T: Scalar>(qa: &[T; 4], qb: &[T; 4]) -> (Mat3<T>, Mat3<T>) {
     let r = quat_sub(qa, qb);
@@ -276,7 +280,7 @@ pub fn mjd_sub_quat<T: Scalar>(qa: &[T; 4], qb: &[T; 4]) -> (Mat3<T>, Mat3<T>) {
     (da, db)
 }
 
-/// `mjd_quatIntegrate` (seed 003) for `q ← q ⊗ exp(s)`, `s = h v`, in tangent coordinates:
+/// `mjd_quatIntegrate` (API Reference) for `q ← q ⊗ exp(s)`, `s = h v`, in tangent coordinates:
 /// `Dq = exp(−[s]×)`, `Dv = Jr(s)`, `Dh = v`. As in MuJoCo 4.0.0 (checked against the
 /// engine), `Dv` is the Jacobian with respect to `s`, i.e. *not* multiplied by `h`.
 pub fn mjd_quat_integrate<T: Scalar>(v: &[T; 3], h: T) -> (Mat3<T>, Mat3<T>, [T; 3]) {
@@ -295,7 +299,7 @@ pub fn mjd_quat_integrate<T: Scalar>(v: &[T; 3], h: T) -> (Mat3<T>, Mat3<T>, [T;
     (poly_skew(&s, a, b), so3_jr(&s), *v)
 }
 
-/// `dexp⁻¹(θ, ω) = ω + θ×ω/2 + c(θ) θ×(θ×ω)` (mujoco-facts §6).
+/// `dexp⁻¹(θ, ω) = ω + θ×ω/2 + c(θ) θ×(θ×ω)` (docs/mujoco-behaviour.md#integrators).
 pub fn dexpinv<T: Scalar>(th: &[T; 3], w: &[T; 3]) -> [T; 3] {
     let cr = |a: &[T; 3], b: &[T; 3]| {
         [

@@ -1,4 +1,4 @@
-//! Spatial-algebra helpers shared by the smooth pipeline (seed 000, "General framework").
+//! Spatial-algebra helpers shared by the smooth pipeline (Computation "General framework").
 //!
 //! Motion and force 6-vectors are (rotation, translation) in a world-aligned frame; body
 //! inertias use MuJoCo's 10-element `cinert` layout `(I00, I11, I22, I01, I02, I12, m c, m)`

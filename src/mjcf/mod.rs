@@ -6,14 +6,26 @@
 //! quantities (addresses, inertias from geoms, actuator shortcuts, ...); finally
 //! [`crate::setconst::set_const`] fills the constants that need the dynamics at `qpos0`.
 //!
-//! Semantics follow MuJoCo 4.0.0's XML reference and compiler (mujoco-facts §5, §7, §8); every
-//! number a test compares was checked against the real engine (`tools/reference/gen_mjcf_cases.py`).
+//! Limits on hostile or huge input (each refusal is an [`MjcfError`] naming the element):
+//! [`MAX_FILE_BYTES`] per file read (only regular files are read, so `/dev/zero` cannot hang
+//! the loader), [`MAX_ELEMENT_DEPTH`] nested elements per file and [`MAX_BODY_DEPTH`] nested
+//! bodies (both MuJoCo's), [`MAX_INCLUDE_DEPTH`] nested include files, a file included at most
+//! once (MuJoCo's "File … already included", which also rules out include cycles), at most six
+//! dofs per body (MuJoCo's "more than 6 dofs in body"). Nothing recurses on the element tree,
+//! and names resolve through hash maps, so loading is linear in the size of the model.
+//!
+//! Semantics follow MuJoCo 4.0.0's XML reference and compiler (docs/mujoco-behaviour.md#compiler,
+//! #actuators, #defaults); every number a test compares was checked against the real engine
+//! (`tools/reference/gen_mjcf_cases.py`).
 
 mod compile;
 mod math;
 pub(crate) mod mesh;
 mod schema;
 mod xml;
+
+pub use compile::MAX_BODY_DEPTH;
+pub use xml::{MAX_ELEMENT_DEPTH, MAX_INCLUDE_DEPTH};
 
 use crate::model::Model;
 use std::collections::HashMap;
@@ -99,11 +111,15 @@ pub struct MjcfError {
 
 impl fmt::Display for MjcfError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}:{}:{}: {:?}",
-            self.file, self.line, self.column, self.kind
-        )?;
+        if self.line == 0 {
+            write!(f, "{}: {:?}", self.file, self.kind)?;
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {:?}",
+                self.file, self.line, self.column, self.kind
+            )?;
+        }
         if let Some(e) = &self.element {
             write!(f, " in element <{e}>")?;
         }
@@ -116,18 +132,93 @@ impl fmt::Display for MjcfError {
 
 impl std::error::Error for MjcfError {}
 
+/// Files larger than this (the model, includes, meshes, height fields) are refused before they
+/// are read.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// Models whose [`crate::Data`] would need more than this in arrays sized by products of model
+/// sizes ([`crate::data::product_arrays`]: `nv × nv`, `ntendon × nv`, ...) are refused with an
+/// error naming the largest, rather than aborting when `Data::new` cannot allocate.
+pub const MAX_DATA_BYTES: u128 = 8 << 30;
+
+/// Refuses a model whose data would exceed [`MAX_DATA_BYTES`].
+fn data_fits(m: &Model, file: &str) -> Result<(), MjcfError> {
+    let arrays = crate::data::product_arrays(m);
+    let total: u128 = arrays.iter().map(|a| a.2).sum();
+    if total <= MAX_DATA_BYTES {
+        return Ok(());
+    }
+    let (name, by, bytes) = arrays
+        .iter()
+        .max_by_key(|a| a.2)
+        .copied()
+        .unwrap_or(("", "", 0));
+    Err(MjcfError {
+        kind: ErrorKind::InvalidValue,
+        file: file.to_string(),
+        line: 0,
+        column: 0,
+        element: None,
+        attribute: None,
+        message: format!(
+            "the model is too large: its data would need {:.1} GiB (largest: {name}, sized by \
+             {by}: {:.1} GiB; nv = {}, ntendon = {}, nu = {}, ngeom = {}); the limit is \
+             mjcf::MAX_DATA_BYTES = {} GiB",
+            total as f64 / (1u64 << 30) as f64,
+            bytes as f64 / (1u64 << 30) as f64,
+            m.nv,
+            m.ntendon,
+            m.nu,
+            m.ngeom,
+            MAX_DATA_BYTES >> 30
+        ),
+    })
+}
+
+/// Reads a file the loader references: only regular files (a device such as `/dev/zero` or a
+/// FIFO has no size and might never end; MuJoCo reports such a file as empty) of at most
+/// [`MAX_FILE_BYTES`].
+pub(crate) fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::{Error, ErrorKind as K, Read};
+    let f = std::fs::File::open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(Error::new(K::InvalidInput, "not a regular file"));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Error::new(
+            K::InvalidInput,
+            format!(
+                "{} bytes, more than the limit of {} (mjcf::MAX_FILE_BYTES)",
+                meta.len(),
+                MAX_FILE_BYTES
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // a file that grows while it is read stops at the limit
+    f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(Error::new(
+            K::InvalidInput,
+            "larger than mjcf::MAX_FILE_BYTES",
+        ));
+    }
+    Ok(bytes)
+}
+
 /// Loads and compiles the MJCF file at `path` (includes and assets relative to its directory).
 pub fn load(path: impl AsRef<Path>) -> Result<Model, MjcfError> {
     let path = path.as_ref();
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|e| MjcfError {
+    let bytes = read_file(path).map_err(|e| MjcfError {
         kind: ErrorKind::MissingFile,
         file: name.clone(),
         line: 0,
         column: 0,
         element: None,
         attribute: None,
-        message: format!("cannot read model file: {e}"),
+        message: format!("cannot open model file '{name}': {e}"),
     })?;
     let text = String::from_utf8(bytes).map_err(|_| MjcfError {
         kind: ErrorKind::Syntax,
@@ -154,6 +245,7 @@ fn load_impl(text: &str, name: &str, dir: Option<PathBuf>, vfs: &Vfs) -> Result<
     schema::validate(&root)?;
     let lengthrange = compile::read_lengthrange(&root)?;
     let mut model = compile::compile(&root, &files)?;
+    data_fits(&model, name)?;
     model.update_actuator_extras();
     crate::setconst::set_const(&mut model);
     // MuJoCo computes actuator length ranges after mj_setConst

@@ -596,73 +596,87 @@ pub fn validate(root: &Elem) -> Result<(), MjcfError> {
     Ok(())
 }
 
+/// A `<default>` tree (explicit stack: nesting depth is not limited by the call stack).
 fn validate_default(d: &Elem, top: bool) -> Result<(), MjcfError> {
-    check_attrs(d, &[&["class"]])?;
-    if !top && d.attr("class").is_none() {
-        return Err(d.err(
-            ErrorKind::InvalidValue,
-            Some("class"),
-            "nested default classes need a class name",
-        ));
-    }
-    for c in &d.children {
-        let n = c.name.as_str();
-        match n {
-            "default" => validate_default(c, false)?,
-            "joint" => check_attrs(c, &[JOINT])?,
-            "geom" => check_attrs(c, &[GEOM])?,
-            "site" => check_attrs(c, &[SITE])?,
-            "tendon" => check_attrs(c, &[TENDON])?,
-            "mesh" => check_attrs(c, &[MESH])?,
-            "pair" => check_attrs(c, &[PAIR])?,
-            "equality" => check_attrs(c, &[EQ_COMMON])?,
-            "camera" | "light" | "material" | "texture" => {}
-            _ => match actuator_extra(n) {
-                Some(extra) => check_attrs(c, &[ACT_COMMON, extra])?,
-                None => return Err(unknown(c, "default")),
-            },
+    let mut stack = vec![(d, top)];
+    while let Some((d, top)) = stack.pop() {
+        check_attrs(d, &[&["class"]])?;
+        if !top && d.attr("class").is_none() {
+            return Err(d.err(
+                ErrorKind::InvalidValue,
+                Some("class"),
+                "nested default classes need a class name",
+            ));
         }
-        if n != "default" {
-            no_children(c)?;
+        let first_nested = stack.len();
+        for c in &d.children {
+            let n = c.name.as_str();
+            match n {
+                "default" => stack.push((c, false)),
+                "joint" => check_attrs(c, &[JOINT])?,
+                "geom" => check_attrs(c, &[GEOM])?,
+                "site" => check_attrs(c, &[SITE])?,
+                "tendon" => check_attrs(c, &[TENDON])?,
+                "mesh" => check_attrs(c, &[MESH])?,
+                "pair" => check_attrs(c, &[PAIR])?,
+                "equality" => check_attrs(c, &[EQ_COMMON])?,
+                "camera" | "light" | "material" | "texture" => {}
+                _ => match actuator_extra(n) {
+                    Some(extra) => check_attrs(c, &[ACT_COMMON, extra])?,
+                    None => return Err(unknown(c, "default")),
+                },
+            }
+            if n != "default" {
+                no_children(c)?;
+            }
         }
+        // nested classes in document order
+        stack[first_nested..].reverse();
     }
     Ok(())
 }
 
+/// A body's (or frame's, or the world's) content, depth first in document order (explicit
+/// stack: tree depth is not limited by the call stack).
 fn validate_body(b: &Elem, world: bool) -> Result<(), MjcfError> {
-    for c in &b.children {
-        match c.name.as_str() {
-            "body" => {
-                check_attrs(c, &[BODY])?;
-                validate_body(c, false)?;
+    let mut stack = vec![(b, world)];
+    while let Some((b, world)) = stack.pop() {
+        let first_nested = stack.len();
+        for c in &b.children {
+            match c.name.as_str() {
+                "body" => {
+                    check_attrs(c, &[BODY])?;
+                    stack.push((c, false));
+                }
+                "frame" => {
+                    check_attrs(c, &[FRAME])?;
+                    stack.push((c, world));
+                }
+                "inertial" if !world && b.name == "body" => {
+                    check_attrs(c, &[INERTIAL])?;
+                    no_children(c)?;
+                }
+                "joint" if !world => {
+                    check_attrs(c, &[JOINT])?;
+                    no_children(c)?;
+                }
+                "freejoint" if !world => {
+                    check_attrs(c, &[FREEJOINT])?;
+                    no_children(c)?;
+                }
+                "geom" => {
+                    check_attrs(c, &[GEOM])?;
+                    no_children(c)?;
+                }
+                "site" => {
+                    check_attrs(c, &[SITE])?;
+                    no_children(c)?;
+                }
+                n if IGNORED_IN_BODY.contains(&n) => {}
+                _ => return Err(unknown(c, &b.name)),
             }
-            "frame" => {
-                check_attrs(c, &[FRAME])?;
-                validate_body(c, world)?;
-            }
-            "inertial" if !world && b.name == "body" => {
-                check_attrs(c, &[INERTIAL])?;
-                no_children(c)?;
-            }
-            "joint" if !world => {
-                check_attrs(c, &[JOINT])?;
-                no_children(c)?;
-            }
-            "freejoint" if !world => {
-                check_attrs(c, &[FREEJOINT])?;
-                no_children(c)?;
-            }
-            "geom" => {
-                check_attrs(c, &[GEOM])?;
-                no_children(c)?;
-            }
-            "site" => {
-                check_attrs(c, &[SITE])?;
-                no_children(c)?;
-            }
-            n if IGNORED_IN_BODY.contains(&n) => {}
-            _ => return Err(unknown(c, &b.name)),
         }
+        stack[first_nested..].reverse();
     }
     let _ = ORIENT;
     Ok(())

@@ -595,7 +595,7 @@ fn dampratio_becomes_kv() {
         <actuator><position joint="j" kp="10" dampratio="0.7"/></actuator></mujoco>"#;
     let m = load_from_str(xml, &Vfs::new()).unwrap();
     // kv = dampratio * 2 sqrt(kp * I): a solid sphere (density 1000, r = 0.1) about a hinge
-    // through its centre has I = 2/5 m r^2 (mujoco-facts §7).
+    // through its centre has I = 2/5 m r^2 (docs/mujoco-behaviour.md#compiler).
     let mass = 1000.0 * 4.0 / 3.0 * std::f64::consts::PI * 0.1f64.powi(3);
     let inertia = 0.4 * mass * 0.01;
     let kv = 0.7 * 2.0 * (10.0 * inertia).sqrt();
@@ -690,7 +690,7 @@ mod fuzz {
     }
 }
 
-/// Loads every model of the reference set if present (branch `ref`), from disk.
+/// Loads every model of the reference set if present, from disk.
 #[test]
 fn loads_reference_models_from_disk() {
     for dir in ["models", "../ref/models"] {

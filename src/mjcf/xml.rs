@@ -3,6 +3,7 @@
 use super::{ErrorKind, MjcfError, Vfs};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
+use std::collections::HashSet;
 use std::path::PathBuf;
 use std::rc::Rc;
 
@@ -15,13 +16,24 @@ pub struct Loc {
 }
 
 /// One XML element: name, attributes in document order, children, concatenated text.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Elem {
     pub name: String,
     pub attrs: Vec<(String, String)>,
     pub children: Vec<Elem>,
     pub text: String,
     pub loc: Loc,
+}
+
+/// Dropping a tree moves the descendants onto a list first: the derived drop would recurse once
+/// per level, and trees built through `<include>` can be deeper than the stack allows.
+impl Drop for Elem {
+    fn drop(&mut self) {
+        let mut pending = std::mem::take(&mut self.children);
+        while let Some(mut e) = pending.pop() {
+            pending.append(&mut e.children);
+        }
+    }
 }
 
 impl Elem {
@@ -55,8 +67,15 @@ pub struct FileSource<'a> {
 
 impl FileSource<'_> {
     /// Reads `name` (optionally inside `subdir`, MuJoCo's meshdir/assetdir). Tries the VFS with
-    /// the joined and the plain name, then the disk.
+    /// the joined and the plain name, then the disk. `None` if it is found nowhere or cannot be
+    /// read ([`FileSource::fetch`] says why).
     pub fn read(&self, name: &str, subdir: &str) -> Option<Vec<u8>> {
+        self.fetch(name, subdir).ok()
+    }
+
+    /// [`FileSource::read`] with the reason of a failure: not found, not a regular file (a
+    /// device such as `/dev/zero` would never end), or larger than [`super::MAX_FILE_BYTES`].
+    pub fn fetch(&self, name: &str, subdir: &str) -> Result<Vec<u8>, String> {
         let joined = if subdir.is_empty() || name.starts_with('/') {
             name.to_string()
         } else {
@@ -64,28 +83,52 @@ impl FileSource<'_> {
         };
         for cand in [&joined, &name.to_string()] {
             if let Some(b) = self.vfs.get(cand) {
-                return Some(b.to_vec());
+                return Ok(b.to_vec());
             }
         }
+        let mut why = format!("cannot find '{name}'");
         for cand in [&joined, &name.to_string()] {
-            let p = PathBuf::from(cand);
-            let full = match (&self.dir, p.is_absolute()) {
-                (Some(d), false) => d.join(&p),
-                _ => p,
-            };
-            if let Ok(b) = std::fs::read(&full) {
-                return Some(b);
+            let full = self.disk_path(cand);
+            match super::read_file(&full) {
+                Ok(b) => return Ok(b),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => why = format!("cannot read '{}': {e}", full.display()),
             }
         }
-        None
+        Err(why)
+    }
+
+    /// Where `name` would be on disk.
+    fn disk_path(&self, name: &str) -> PathBuf {
+        let p = PathBuf::from(name);
+        match (&self.dir, p.is_absolute()) {
+            (Some(d), false) => d.join(&p),
+            _ => p,
+        }
     }
 }
 
-const MAX_INCLUDE_DEPTH: usize = 32;
+/// Include files nested deeper than this are refused. (Cycles cannot occur: a file is included
+/// at most once, as in MuJoCo; the bound keeps the include recursion shallow.)
+pub const MAX_INCLUDE_DEPTH: usize = 32;
+
+/// Elements nested deeper than this within one file are refused, as by MuJoCo's XML parser
+/// (tinyxml2's `XML_ELEMENT_DEPTH_EXCEEDED`; MuJoCo 4.0.0 accepts 498 nested non-empty elements
+/// and refuses 499). Trees built from several files through `<include>` may be deeper: nothing
+/// downstream recurses on the element tree.
+pub const MAX_ELEMENT_DEPTH: usize = 498;
 
 /// Parses the main document and expands includes. The root must be `<mujoco>`.
 pub fn parse_document(text: &str, file: &str, files: &FileSource) -> Result<Elem, MjcfError> {
-    let mut root = parse_text(text, file)?;
+    let mut inc = Includes {
+        files,
+        seen: HashSet::new(),
+    };
+    // the main file counts as included (MuJoCo refuses an include of it)
+    if file != "<string>" {
+        inc.seen.insert(normalize(file));
+    }
+    let root = parse_text_inc(text, file, Some(&mut inc), 0)?;
     if root.name != "mujoco" {
         return Err(root.err(
             ErrorKind::UnknownElement,
@@ -93,72 +136,94 @@ pub fn parse_document(text: &str, file: &str, files: &FileSource) -> Result<Elem
             "the root element must be <mujoco>",
         ));
     }
-    expand_includes(&mut root, files, 0)?;
     Ok(root)
 }
 
-fn expand_includes(el: &mut Elem, files: &FileSource, depth: usize) -> Result<(), MjcfError> {
-    if !el.children.iter().any(|c| c.name == "include") {
-        for c in &mut el.children {
-            expand_includes(c, files, depth)?;
-        }
-        return Ok(());
-    }
-    let old = std::mem::take(&mut el.children);
-    for mut c in old {
-        if c.name == "include" {
-            if depth >= MAX_INCLUDE_DEPTH {
-                return Err(c.err(ErrorKind::InvalidValue, None, "include nesting too deep"));
+/// `<include>` expansion state: where files come from and which were included already.
+struct Includes<'a, 'b> {
+    files: &'a FileSource<'b>,
+    seen: HashSet<String>,
+}
+
+/// A path with `.` components and `dir/..` pairs removed, so that `./a.xml` and `a.xml` are
+/// one file.
+fn normalize(name: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for c in name.split('/') {
+        match c {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
             }
-            if let Some((k, _)) = c.attrs.iter().find(|(k, _)| k != "file") {
-                let k = k.clone();
-                return Err(c.err(ErrorKind::UnknownAttribute, Some(&k), "unknown attribute"));
-            }
-            if !c.children.is_empty() {
-                return Err(c.err(ErrorKind::UnknownElement, None, "include must be empty"));
-            }
-            let name = c
-                .attr("file")
-                .ok_or_else(|| c.err(ErrorKind::InvalidValue, Some("file"), "missing file"))?
-                .to_string();
-            let bytes = files.read(&name, "").ok_or_else(|| {
-                c.err(
-                    ErrorKind::MissingFile,
-                    Some("file"),
-                    format!("cannot find '{name}'"),
-                )
-            })?;
-            let text = String::from_utf8(bytes).map_err(|_| {
-                c.err(
-                    ErrorKind::Syntax,
-                    Some("file"),
-                    format!("'{name}' is not UTF-8"),
-                )
-            })?;
-            let mut sub = parse_text(&text, &name)?;
-            if sub.name != "mujoco" {
-                return Err(sub.err(
-                    ErrorKind::UnknownElement,
-                    None,
-                    "an included file's root element must be <mujoco>",
-                ));
-            }
-            for s in &mut sub.children {
-                expand_includes(s, files, depth + 1)?;
-            }
-            // nested includes at the top level of the included file
-            let mut wrapper = Elem {
-                children: std::mem::take(&mut sub.children),
-                ..sub
-            };
-            expand_includes(&mut wrapper, files, depth + 1)?;
-            el.children.extend(wrapper.children);
-        } else {
-            expand_includes(&mut c, files, depth)?;
-            el.children.push(c);
+            _ => parts.push(c),
         }
     }
-    Ok(())
+    let joined = parts.join("/");
+    if name.starts_with('/') {
+        format!("/{joined}")
+    } else {
+        joined
+    }
+}
+
+impl Includes<'_, '_> {
+    /// The children of the `<mujoco>` root of the file named by the `<include>` element `c`.
+    fn expand(&mut self, c: &Elem, depth: usize) -> Result<Vec<Elem>, MjcfError> {
+        if depth >= MAX_INCLUDE_DEPTH {
+            return Err(c.err(
+                ErrorKind::InvalidValue,
+                None,
+                format!("include nesting deeper than {MAX_INCLUDE_DEPTH} files"),
+            ));
+        }
+        if let Some((k, _)) = c.attrs.iter().find(|(k, _)| k != "file") {
+            let k = k.clone();
+            return Err(c.err(ErrorKind::UnknownAttribute, Some(&k), "unknown attribute"));
+        }
+        let name = c
+            .attr("file")
+            .ok_or_else(|| c.err(ErrorKind::InvalidValue, Some("file"), "missing file"))?
+            .to_string();
+        let key = match &self.files.dir {
+            Some(_) => normalize(&self.files.disk_path(&name).to_string_lossy()),
+            None => normalize(&name),
+        };
+        if !self.seen.insert(key) {
+            return Err(c.err(
+                ErrorKind::InvalidValue,
+                Some("file"),
+                format!("File '{}' already included", normalize(&name)),
+            ));
+        }
+        let bytes = self
+            .files
+            .fetch(&name, "")
+            .map_err(|why| c.err(ErrorKind::MissingFile, Some("file"), why))?;
+        if bytes.is_empty() {
+            return Err(c.err(
+                ErrorKind::MissingFile,
+                Some("file"),
+                format!("Empty file '{name}'"),
+            ));
+        }
+        let text = String::from_utf8(bytes).map_err(|_| {
+            c.err(
+                ErrorKind::Syntax,
+                Some("file"),
+                format!("'{name}' is not UTF-8"),
+            )
+        })?;
+        let sub = parse_text_inc(&text, &name, Some(self), depth + 1)?;
+        if sub.name != "mujoco" {
+            return Err(sub.err(
+                ErrorKind::UnknownElement,
+                None,
+                "an included file's root element must be <mujoco>",
+            ));
+        }
+        let mut sub = sub;
+        Ok(std::mem::take(&mut sub.children))
+    }
 }
 
 struct LineIndex {
@@ -236,8 +301,41 @@ fn start_elem(e: &BytesStart, loc: Loc) -> Result<Elem, MjcfError> {
     })
 }
 
-/// Parses one XML text into its root element.
-pub fn parse_text(text: &str, file: &str) -> Result<Elem, MjcfError> {
+/// Puts a finished element into its parent (the top of `stack`), or makes it the root; an
+/// `<include>` (with `inc`) is replaced by the included file's content.
+fn place(
+    stack: &mut [Elem],
+    root: &mut Option<Elem>,
+    el: Elem,
+    inc: Option<&mut Includes>,
+    depth: usize,
+) -> Result<(), MjcfError> {
+    let Some(parent) = stack.last_mut() else {
+        *root = Some(el);
+        return Ok(());
+    };
+    match inc {
+        Some(i) if el.name == "include" => {
+            if let Some(c) = el.children.first() {
+                return Err(c.err(ErrorKind::UnknownElement, None, "include must be empty"));
+            }
+            let kids = i.expand(&el, depth)?;
+            parent.children.extend(kids);
+        }
+        _ => parent.children.push(el),
+    }
+    Ok(())
+}
+
+/// Parses one XML text; with `inc`, each `<include>` is replaced by the children of the included
+/// file's root, parsed the same way (`depth` = include nesting of this file). Iterative over
+/// the elements (an explicit stack): only include nesting recurses.
+fn parse_text_inc(
+    text: &str,
+    file: &str,
+    mut inc: Option<&mut Includes>,
+    depth: usize,
+) -> Result<Elem, MjcfError> {
     let file: Rc<str> = Rc::from(file);
     let idx = LineIndex::new(text);
     let mut reader = Reader::from_str(text);
@@ -256,6 +354,15 @@ pub fn parse_text(text: &str, file: &str) -> Result<Elem, MjcfError> {
                 if root.is_some() {
                     return Err(syntax(&loc, "content after the root element".into()));
                 }
+                if stack.len() >= MAX_ELEMENT_DEPTH {
+                    return Err(syntax(
+                        &loc,
+                        format!(
+                            "XML_ELEMENT_DEPTH_EXCEEDED: Element nesting is too deep (more than \
+                             {MAX_ELEMENT_DEPTH} levels)"
+                        ),
+                    ));
+                }
                 stack.push(start_elem(&e, loc)?);
             }
             Event::Empty(e) => {
@@ -263,19 +370,13 @@ pub fn parse_text(text: &str, file: &str) -> Result<Elem, MjcfError> {
                     return Err(syntax(&loc, "content after the root element".into()));
                 }
                 let el = start_elem(&e, loc)?;
-                match stack.last_mut() {
-                    Some(p) => p.children.push(el),
-                    None => root = Some(el),
-                }
+                place(&mut stack, &mut root, el, inc.as_deref_mut(), depth)?;
             }
             Event::End(_) => {
                 let el = stack
                     .pop()
                     .ok_or_else(|| syntax(&loc, "unexpected closing tag".into()))?;
-                match stack.last_mut() {
-                    Some(p) => p.children.push(el),
-                    None => root = Some(el),
-                }
+                place(&mut stack, &mut root, el, inc.as_deref_mut(), depth)?;
             }
             Event::Text(t) => {
                 let s = t.xml10_content();

@@ -1,4 +1,4 @@
-//! Passive forces (`mj_passive`; seed 000 "Passive forces", "Polynomial forces"): joint and
+//! Passive forces (`mj_passive`; Computation "Passive forces", "Polynomial forces"): joint and
 //! tendon spring-dampers, gravity compensation and fluid forces ([`crate::passive::fluid`]).
 
 pub mod fluid;

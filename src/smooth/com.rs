@@ -1,4 +1,4 @@
-//! COM-based quantities (`mj_comPos`, `mj_comVel`; seed 000 "General framework", seed 004
+//! COM-based quantities (`mj_comPos`, `mj_comVel`; Computation "General framework",
 //! "Simulation pipeline"): subtree centers of mass, `cinert`, `cdof`, `cvel`, `cdof_dot`.
 //!
 //! Every tree uses the frame centred at `subtree_com[body_rootid]` and aligned with the world.

@@ -1,5 +1,5 @@
 //! Joint-space inertia by composite rigid bodies (`mj_crb`) and its sparse LᵀDL factorization
-//! (`mj_factorM`, `mj_solveM`, `mj_mulM`); seed 000 "General framework" (M), seed 004
+//! (`mj_factorM`, `mj_solveM`, `mj_mulM`); Computation "General framework" (M),
 //! "Simulation pipeline" stages 5-6.
 //!
 //! Layout of `qM`/`qLD` (`nM` entries): row `i` stores `M[i,i], M[i,λ(i)], M[i,λ(λ(i))], …`

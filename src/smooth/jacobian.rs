@@ -1,5 +1,6 @@
 //! Jacobians of points on bodies (`mj_jac`, `mj_jacBody`, `mj_jacBodyCom`, `mj_jacSite`) and the
-//! mapping of a Cartesian force/torque to joint space (`mj_applyFT`); seed 000 "General framework".
+//! mapping of a Cartesian force/torque to joint space (`mj_applyFT`); Computation "General
+//! framework".
 //!
 //! Outputs are dense `3 × nv` row-major slices. Both use `cdof` and `subtree_com` (run
 //! [`crate::smooth::kinematics::kinematics`] and [`crate::smooth::com::com_pos`] first).
@@ -115,7 +116,7 @@ pub fn apply_ft<T: Scalar>(
     apply_ft_raw(m, &d.cdof, &d.subtree_com, force, torque, point, body, qfrc);
 }
 
-/// Time derivative of the point Jacobian (`mj_jacDot`; seed 000 "Constraint model", J̇v for
+/// Time derivative of the point Jacobian (`mj_jacDot`; Computation "Constraint model", J̇v for
 /// connect/weld): column k is `l̇_k + ȧ_k × (p − c) + a_k × ṗ`, with `(ȧ, l̇) = cdof_dot[k]`,
 /// `c` the subtree COM of the root and `ṗ` the velocity of `point` moving with `body`
 /// (from `cvel`). Needs [`crate::smooth::com::com_vel`] (cvel, cdof_dot). Dense `3 × nv` row-major.

@@ -1,4 +1,4 @@
-//! Forward kinematics (`mj_kinematics`; seed 000 "General framework", seed 004 "Simulation
+//! Forward kinematics (`mj_kinematics`; Computation "General framework", "Simulation
 //! pipeline" stage 2): global poses of bodies, inertial frames, joint anchors/axes, geoms, sites.
 
 use crate::data::Data;

@@ -1,4 +1,4 @@
-//! The smooth dynamics of MuJoCo's Computation chapter (seed 000, "Forward dynamics"): forward
+//! The smooth dynamics (Computation "General framework", "Simulation pipeline"): forward
 //! kinematics, centre-of-mass quantities, the composite-rigid-body inertia and its tree-sparse
 //! factorization, the recursive Newton–Euler bias forces, tendons and body Jacobians.
 

@@ -1,4 +1,4 @@
-//! Recursive Newton-Euler (`mj_rne`; seed 000 "General framework": the bias force `c(q, v)`),
+//! Recursive Newton-Euler (`mj_rne`; Computation "General framework": the bias force `c(q, v)`),
 //! in the COM frames of [`crate::com`].
 
 use crate::constraint::assemble;
@@ -62,9 +62,9 @@ pub fn rne_bias<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.qfrc_bias = out;
 }
 
-/// RNE with the final accelerations and forces (`mj_rnePostConstraint`; seed 003 "Subcomponents"):
-/// body-level `cacc`, `cfrc_ext`, `cfrc_int` in the COM frames of [`crate::com`], `[rotation,
-/// translation]` order.
+/// RNE with the final accelerations and forces (`mj_rnePostConstraint`; API Reference
+/// "Subcomponents"): body-level `cacc`, `cfrc_ext`, `cfrc_int` in the COM frames of [`crate::com`],
+/// `[rotation, translation]` order.
 ///
 /// - `cacc[0] = -gravity` (0 if gravity is disabled), `cacc[b] = cacc[parent] + Σ cdof_dot·qvel
 ///   + Σ cdof·qacc` over the body's dofs;

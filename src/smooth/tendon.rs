@@ -1,5 +1,5 @@
-//! Tendon lengths, moment arms and velocities (`mj_tendon`; seed 000 "Actuation model",
-//! "Tendons"; seed 004 "Simulation pipeline").
+//! Tendon lengths, moment arms and velocities (`mj_tendon`; Computation "Actuation model",
+//! "Simulation pipeline"; XML Reference `tendon`).
 //!
 //! - **Fixed** tendons (every wrap a joint): `L = Σ coef · q`, `J = coef` on each joint's dof.
 //! - **Spatial** tendons: a path through sites, optionally wrapping around spheres and cylinders

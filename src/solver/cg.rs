@@ -1,4 +1,4 @@
-//! Nonlinear conjugate gradient on the reduced primal problem with M⁻¹ preconditioning (seed 000,
+//! Nonlinear conjugate gradient on the reduced primal problem with M⁻¹ preconditioning (Computation
 //! "Algorithms"); line search and stopping are shared with Newton (`primal.rs`).
 //!
 //! The seed text says Polak–Ribière+; MuJoCo 4.0.0 matches the Hager–Zhang formula with its
@@ -7,19 +7,19 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use crate::data::scratch::SolverScratch;
-use crate::math::dense;
-use crate::math::{sc, Scalar};
+use crate::data::scratch::{Problem, SolverScratch};
+use crate::math::{dense, sc, Scalar};
 
 /// Truncation constant η of Hager–Zhang's `η_k = -1 / (|d| min(η, |g|))`.
 const HZ_ETA: f64 = 0.01;
 
-/// New direction (`mchol`: the problem's Cholesky factor of M) from `s.grad`, `s.search` (previous direction) and `s.grad_old`,
+/// New direction of problem `p` (M⁻¹ by its tree factor, `mj_solveM`) from `s.grad`, `s.search` (previous direction) and `s.grad_old`,
 /// `s.Mgrad_old`: `Mgrad = M⁻¹g`; with `y = g - g_old`, `Py = M⁻¹y`:
 /// `beta = max((Py·g - 2 (y·Py)(d·g)/(d·y)) / (d·y), η_k)`; `search = -Mgrad + beta d`.
-pub fn direction<T: Scalar>(mchol: &[T], nv: usize, s: &mut SolverScratch<T>) {
+pub fn direction<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    let nv = p.nv;
     s.Mgrad.copy_from_slice(&s.grad);
-    dense::chol_solve(mchol, nv, &mut s.Mgrad);
+    p.solve_m(&mut s.Mgrad);
     let z = T::zero();
     let (mut dy, mut ypy, mut pyg, mut dg) = (z, z, z, z);
     for i in 0..nv {

@@ -1,7 +1,7 @@
-//! Constraint solvers (seed 000, "Algorithms"): Newton and CG on the reduced primal problem,
-//! PGS on the dual (mujoco-facts §3, §4), each run per constraint island ([`island`], MuJoCo
-//! 4.0.0's default; one global solve with the `island` flag disabled), then the optional noslip
-//! post-pass ([`noslip`]).
+//! Constraint solvers (Computation "Algorithms"): Newton and CG on the reduced primal problem,
+//! PGS on the dual (docs/mujoco-behaviour.md#cost, #newton), each run per constraint island
+//! ([`island`], MuJoCo 4.0.0's default; one global solve with the `island` flag disabled), then the
+//! optional noslip post-pass ([`noslip`]).
 //!
 //! Input: the tree-sparse `qM` and its LᵀDL factor `qLD`/`qLDiagInv` (from
 //! [`crate::smooth::crb::factor_m`]), `qfrc_smooth`, `qacc_smooth`,
@@ -11,13 +11,14 @@
 //! is gathered into a [`Problem`] (its dofs and rows in MuJoCo's island order). M stays
 //! tree-sparse (products and solves over the dof tree, `mj_mulM_island`/`mj_solveM_island`):
 //! an island holds whole kinematic trees, so its block of M and of M's factor are the rows of
-//! the global ones; the dense M and its Cholesky factor are built only for CG's preconditioner,
-//! PGS and noslip. J is dense, or in compressed rows when `efc_J` is sparse
+//! the global ones; CG's preconditioner, PGS and noslip use that factor too (PGS and noslip
+//! through the sparse rows of B = J L⁻¹ D^(−1/2), A = B Bᵀ, [`pgs::build_b`]). J is dense, or in compressed rows when `efc_J` is sparse
 //! ([`crate::constraint::sparse`]) or when Newton runs on f64 (its nonzeros only, like
 //! `efc_J_rownnz`), through [`Problem::mul_j`], [`Problem::mul_jt`], [`Problem::jrow`]; the
 //! Newton Hessian is tree-sparse or dense ([`newton`]).
 
 pub mod cg;
+pub mod hsparse;
 pub mod island;
 pub mod newton;
 pub mod noslip;
@@ -80,21 +81,6 @@ impl<T: Scalar> Problem<T> {
         t
     }
 
-    /// The dense symmetric M (nv × nv, row-major) into `out`.
-    pub fn dense_m(&self, out: &mut [T]) {
-        let nv = self.nv;
-        out[..nv * nv].fill(T::zero());
-        for i in 0..nv {
-            // row i of the layout: i and its ancestors, their columns in `Mcol`
-            let a = self.Madr[i];
-            let e = self.Madr.get(i + 1).copied().unwrap_or(self.Mcol.len());
-            for (&v, &j) in self.qM[a..e].iter().zip(&self.Mcol[a..e]) {
-                out[i * nv + j] = v;
-                out[j * nv + i] = v;
-            }
-        }
-    }
-
     /// The lower triangle (row `i`: columns `0..=i`) of the dense M into `out` (nv × nv,
     /// row-major); the entries above the diagonal are left as they were.
     pub fn dense_m_lower(&self, out: &mut [T]) {
@@ -127,7 +113,7 @@ impl<T: Scalar> Problem<T> {
         }
     }
 
-    /// `y = J x − aref`, the argument of `s` (seed 000, reduced primal).
+    /// `y = J x − aref`, the argument of `s` (Computation "Reduced primal problem").
     pub fn mul_j_aref(&self, x: &[T], y: &mut [T]) {
         self.mul_j(x, y);
         for (j, r) in y.iter_mut().zip(&self.aref) {
@@ -215,8 +201,7 @@ impl<T: Scalar> Problem<T> {
     }
 
     /// Gathers the dofs `dofs` (whole kinematic trees, ascending) and rows `rows` of `d`;
-    /// `efc2p` maps a global row to its problem row (`None`: identity). With `dense`, also the
-    /// dense M and its Cholesky factor. Does not touch `qacc`, `force`, `state` beyond sizing
+    /// `efc2p` maps a global row to its problem row (`None`: identity). Does not touch `qacc`, `force`, `state` beyond sizing
     /// them. [`Problem::gather_pos`] then [`Problem::gather_vel`].
     fn gather(
         &mut self,
@@ -225,9 +210,8 @@ impl<T: Scalar> Problem<T> {
         dofs: &[usize],
         rows: &[usize],
         efc2p: Option<(&[usize], usize)>,
-        dense: bool,
     ) {
-        self.gather_pos(m, d, dofs, rows, efc2p, dense);
+        self.gather_pos(m, d, dofs, rows, efc2p);
         self.gather_vel(m, d, dofs, rows, efc2p);
     }
 
@@ -242,7 +226,6 @@ impl<T: Scalar> Problem<T> {
         dofs: &[usize],
         rows: &[usize],
         efc2p: Option<(&[usize], usize)>,
-        dense: bool,
     ) {
         let z = T::zero();
         let nvfull = m.nv;
@@ -307,28 +290,15 @@ impl<T: Scalar> Problem<T> {
                 self.qLDiagInv.push(d.qLDiagInv[da]);
             }
         }
-        self.dense = dense;
-        if dense {
-            let mut mm = std::mem::take(&mut self.M);
-            mm.resize(nv * nv, z);
-            self.dense_m(&mut mm);
-            self.M = mm;
-            self.Mchol.clear();
-            self.Mchol.extend_from_slice(&self.M);
-            dense::chol_factor_fast(&mut self.Mchol, nv);
-        } else {
-            self.M.clear();
-            self.Mchol.clear();
-        }
         self.J_sparse = d.efc_J_sparse;
         self.leaves_done = false;
+        self.hpat.done = false;
         // Newton on f64 with a dense efc_J: the rows' exact zeros are structural (a contact
         // touches its bodies' chains, a limit one dof), so the problem keeps only the nonzeros
         // in compressed rows; every product then skips the zeros, which only ever added ±0, so
         // the results are those of the dense rows (up to the sign of an exact zero)
-        let compress = !self.J_sparse
-            && !dense
-            && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
+        let compress =
+            !self.J_sparse && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
         if compress {
             self.J_sparse = true;
             // every entry is written, the count advancing past the nonzeros only; the arrays
@@ -488,7 +458,7 @@ fn pick<U: Copy>(out: &mut Vec<U>, src: &[U], idx: &[usize], all: bool) {
 }
 
 impl<T: Scalar> SolverScratch<T> {
-    /// Sizes the per-dof vectors for a problem of `nv` dofs (`H` to nv × nv).
+    /// Sizes the per-dof vectors for a problem of `nv` dofs.
     fn resize_nv(&mut self, nv: usize) {
         let z = T::zero();
         for v in [
@@ -503,7 +473,6 @@ impl<T: Scalar> SolverScratch<T> {
         ] {
             v.resize(nv, z);
         }
-        self.H.resize(nv * nv, z);
         self.Hdinv.resize(nv, z);
         self.rowbuf.resize(6 * nv, z);
     }
@@ -519,7 +488,8 @@ impl<T: Scalar> SolverScratch<T> {
 /// zero iterations.
 ///
 /// `efc_state` is the final state of every row (MuJoCo 4.0.0 with islands on leaves the
-/// warm-start evaluation there and puts the final states in `iefc_state`; mujoco-facts §3).
+/// warm-start evaluation there and puts the final states in `iefc_state`;
+/// docs/mujoco-behaviour.md#cost).
 pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
     solve_with(m, d, false, false);
 }
@@ -572,10 +542,8 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     }
 
     // global problem and warm start
-    // the dense M (and its Cholesky factor) only for the solvers that use it
-    let dense = m.opt.solver != SolverType::Newton || m.opt.noslip_iterations > 0;
-    if !(reuse && s.prob_global && p.dense == dense && p.nv == nv && p.nefc == nefc) {
-        p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None, dense);
+    if !(reuse && s.prob_global && p.nv == nv && p.nefc == nefc) {
+        p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None);
         s.ws_valid = false;
     }
     // efc_b through the problem's rows (the global efc rows in order, compressed): see above
@@ -636,7 +604,6 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
                 &d.map_idof2dof[a0..a0 + nvk],
                 &d.map_iefc2efc[r0..r0 + nek],
                 Some((&d.map_efc2iefc, r0)),
-                dense,
             );
             s.start_ws = false;
             s.start_s = None;
@@ -709,7 +676,7 @@ fn run<T: Scalar>(
 }
 
 /// The global warm start on the whole-system problem `p`: primal solvers put the start point
-/// into `p.qacc`, PGS the start forces into `p.force` (mujoco-facts §4).
+/// into `p.qacc`, PGS the start forces into `p.force` (docs/mujoco-behaviour.md#newton).
 fn warmstart<T: Scalar>(
     m: &Model,
     d: &Data<T>,
@@ -734,7 +701,7 @@ fn warmstart<T: Scalar>(
         // fᵀAf = uᵀM⁻¹u with u = Jᵀf
         p.mul_jt(&p.force, &mut s.tmp);
         s.Mgrad.copy_from_slice(&s.tmp);
-        dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
+        p.solve_m(&mut s.Mgrad);
         let mut cost = dense::dot(&s.tmp, &s.Mgrad);
         for i in 0..n {
             cost += p.R[i] * p.force[i] * p.force[i];

@@ -1,21 +1,21 @@
-//! Newton's method on the reduced primal problem (seed 000, "Algorithms"; mujoco-facts §4): the
-//! Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ H_cone Jc, factored as `Lᵀ D L`
-//! eliminating the last dof first. When every active row has its nonzeros on one root path of
-//! the dof tree (contacts with the world, joint limits: `Problem::row_leaf`), H has M's
-//! tree sparsity and is built, factored ([`crate::smooth::crb::factor_tree`]), updated and solved in
-//! M's tree-sparse layout (`SolverScratch::Ht`), like `mj_factorM`; otherwise (contacts
-//! between two chains or trees, dual numbers) densely ([`dense::ldl_factor_rev`], which skips
-//! the zeros). Both build H with the same sums in the same order; MuJoCo factors its dense H
-//! by Cholesky, so the two differ from it in round-off only. The loop itself (line search,
-//! statistics, stopping) is shared with CG in `primal.rs`.
+//! Newton's method on the reduced primal problem (Computation "Algorithms";
+//! docs/mujoco-behaviour.md#newton): the Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ
+//! H_cone Jc, factored as `Lᵀ D L` eliminating the last dof first. When every active row has its
+//! nonzeros on one root path of the dof tree (contacts with the world, joint limits:
+//! `Problem::row_leaf`), H has M's tree sparsity and is built, factored
+//! ([`crate::smooth::crb::factor_tree`]), updated and solved in M's tree-sparse layout
+//! (`SolverScratch::Ht`), like `mj_factorM`; otherwise (contacts between two chains or trees, dual
+//! numbers) densely ([`dense::ldl_factor_rev`], which skips the zeros). Both build H with the same
+//! sums in the same order; MuJoCo factors its dense H by Cholesky, so the two differ from it in
+//! round-off only. The loop itself (line search, statistics, stopping) is shared with CG in
+//! `primal.rs`.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
+use super::hsparse;
 use crate::data::scratch::{Problem, SolverScratch};
-use crate::data::CONE_H;
-use crate::data::{ConstraintState, ConstraintType};
-use crate::math::dense;
-use crate::math::Scalar;
+use crate::data::{ConstraintState, ConstraintType, CONE_H};
+use crate::math::{dense, Scalar};
 
 /// Rows with at most this many nonzeros take the sparse path in [`hessian`].
 const SPARSE_MAX: usize = 48;
@@ -23,10 +23,14 @@ const SPARSE_MAX: usize = 48;
 /// Builds H from the problem's current states and cone Hessians and factors it: tree-sparse
 /// in `s.Ht` when [`tree_leaf`] allows it for every active row and cone (`s.H_tree`), else
 /// dense in `s.H`. Solve with [`solve_h`].
-pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+pub fn hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>) {
     s.H_tree = tree_ok(p);
+    s.H_sparse = !s.H_tree && p.J_sparse;
     if s.H_tree {
         hessian_tree(p, s);
+    } else if s.H_sparse {
+        p.hsym();
+        hsparse::hessian(p, s);
     } else {
         hessian_dense(p, s);
     }
@@ -36,20 +40,36 @@ pub fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
 pub fn solve_h<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     if s.H_tree {
         crate::smooth::crb::solve_tree_col(&p.Madr, &p.Mcol, &s.Ht, &s.Hdinv, &mut s.Mgrad);
+    } else if s.H_sparse {
+        hsparse::solve(&p.hpat, &s.Hs, p.nv, &mut s.Mgrad);
     } else {
         dense::ldl_solve_rev(&s.H, p.nv, &mut s.Mgrad);
     }
 }
 
 /// The root path shared by the rows `adr..adr + n`: its deepest dof, `-1` if they are all
-/// zero, `None` if they are not on one path.
+/// zero, `None` if they are not on one path (every row's own path must end at that dof or at
+/// one of its ancestors: a contact's normal and friction rows may stop at different depths).
 fn tree_leaf<T>(p: &Problem<T>, adr: usize, n: usize) -> Option<i32> {
+    let rows = &p.row_leaf[adr..adr + n];
     let mut leaf = -1;
-    for &l in &p.row_leaf[adr..adr + n] {
-        if l == -2 || (l >= 0 && leaf >= 0 && l != leaf) {
+    for &l in rows {
+        if l == -2 {
             return None;
         }
         leaf = leaf.max(l);
+    }
+    for &l in rows {
+        if l >= 0 && l != leaf {
+            // dofs are numbered parents first: walk up from the deepest to `l`'s depth
+            let mut k = leaf;
+            while k > l {
+                k = p.parentid[k as usize];
+            }
+            if k != l {
+                return None;
+            }
+        }
     }
     Some(leaf)
 }
@@ -269,6 +289,7 @@ fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
 /// `k` only).
 fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     let nv = p.nv;
+    s.H.resize(nv * nv, T::zero());
     let h = &mut s.H;
     p.dense_m_lower(h);
     let j = &p.J;
@@ -381,17 +402,16 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
 }
 
 /// Brings the factored Hessian up to date after the states moved from `old` to `p.state`
-/// (mujoco-facts §4: MuJoCo updates its factor by rank-1 up/downdates per row that entered or
-/// left QUADRATIC). Nothing to do when no row changed; rank-1 updates of `sqrt(D_i) J_i`
-/// ([`rank1_tree`] on the tree-sparse factor, [`dense::ldl_rank1_rev`] on the dense one) for
-/// up to nv changed rows (nv/6 before 2026-11-22: the nv bound takes humanoid −2.1%, walker
-/// −1.5%, hopper −1.1% step instructions; its round-off had tipped the hopper MPC's iLQR into
-/// "regularization exceeded its maximum", merged with branch rank1mpc, which made
-/// `moreau_optim::mpc::IlqrMpc` fall back on its shifted plan when a solve fails); a full
-/// rebuild when elliptic cones are in their cone zone (their Hessians change with the point),
-/// when more than nv rows changed, when a row off one root path enters the tree-sparse factor,
-/// or when a downdate would lose positive definiteness.
-pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupdate: usize) {
+/// (docs/mujoco-behaviour.md#newton: MuJoCo updates its factor by rank-1 up/downdates per row that
+/// entered or left QUADRATIC). Nothing to do when no row changed; rank-1 updates of `sqrt(D_i) J_i`
+/// ([`rank1_tree`] on the tree-sparse factor, [`dense::ldl_rank1_rev`] on the dense one) for up to
+/// nv changed rows (the nv bound, against nv/6, takes humanoid −2.1%, walker −1.5%, hopper −1.1%
+/// step instructions; its round-off can tip the hopper MPC's iLQR into "regularization exceeded its
+/// maximum", so `moreau_optim::mpc::IlqrMpc` falls back on its shifted plan when a solve fails); a
+/// full rebuild when elliptic cones are in their cone zone (their Hessians change with the point),
+/// when more than nv rows changed, when a row off one root path enters the tree-sparse factor, or
+/// when a downdate would lose positive definiteness.
+pub fn update_hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, nupdate: usize) {
     let nv = p.nv;
     let cones = p.cone.iter().any(|c| {
         p.ty[c.adr] == ConstraintType::ContactElliptic
@@ -440,6 +460,8 @@ pub fn update_hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, nupda
                 leaf,
                 nq,
             )
+        } else if s.H_sparse {
+            hsparse::rank1(&p.hpat, &mut s.Hs, nv, &mut s.tmp, nq)
         } else {
             dense::ldl_rank1_rev(&mut s.H, nv, &mut s.tmp, nq)
         };
@@ -539,7 +561,7 @@ mod tests {
         p.state = vec![ConstraintState::Satisfied; 3];
         p.leaves();
         assert_eq!(p.row_leaf, [4, 6, -2]);
-        let mut s = SolverScratch::new(nv);
+        let mut s = SolverScratch::new(nv, p.qM.len());
         s.resize_nv(nv);
         s.resize(3, 0);
         (p, s, dense_m)
@@ -592,7 +614,7 @@ mod tests {
         p.leaves();
         assert_eq!(p.row_leaf, [4, 4, 2, 6, -2]);
         s.resize(5, 0);
-        hessian(&p, &mut s);
+        hessian(&mut p, &mut s);
         assert!(s.H_tree);
         assert!(residual(&p, &mut s, &m) < 1e-13);
         // row by row
@@ -608,6 +630,104 @@ mod tests {
         assert_eq!(h, s.Ht);
     }
 
+    /// The general sparse Hessian ([`hsparse`]) of compressed rows equals the dense one bit for
+    /// bit: the factor on its pattern (the dense factor is zero off it), the solve, and rank-1
+    /// updates and downdates.
+    #[test]
+    fn sparse_hessian_equals_dense() {
+        use ConstraintState::{Quadratic, Satisfied};
+        let (mut p, mut s, _) = problem();
+        let nv = p.nv;
+        p.state = vec![Quadratic, Satisfied, Quadratic];
+        hessian(&mut p, &mut s);
+        assert!(!s.H_tree && !s.H_sparse);
+        let dense_h = s.H.clone();
+        let mut xd: Vec<f64> = (0..nv).map(|i| 0.7 - 0.2 * i as f64).collect();
+        s.Mgrad.copy_from_slice(&xd);
+        solve_h(&p, &mut s);
+        xd.copy_from_slice(&s.Mgrad);
+        // the same rows compressed
+        let dense_j = p.J.clone();
+        p.J.clear();
+        for i in 0..p.nefc {
+            p.J_rowadr.push(p.J.len());
+            for c in 0..nv {
+                let v = dense_j[i * nv + c];
+                if v != 0.0 {
+                    p.J.push(v);
+                    p.J_colind.push(c);
+                }
+            }
+            p.J_rownnz.push(p.J.len() - p.J_rowadr[i]);
+        }
+        p.J_sparse = true;
+        hessian(&mut p, &mut s);
+        assert!(s.H_sparse);
+        let pat = &p.hpat;
+        let mut seen = vec![false; nv * nv];
+        for k in 0..nv {
+            let (a, l) = (pat.adr[k], pat.len[k]);
+            assert_eq!(s.Hs[a + l].to_bits(), dense_h[k * nv + k].to_bits());
+            seen[k * nv + k] = true;
+            for x in 0..l {
+                let c = pat.col[a + x];
+                assert!(c < k);
+                assert_eq!(
+                    s.Hs[a + x].to_bits(),
+                    dense_h[k * nv + c].to_bits(),
+                    "{k} {c}"
+                );
+                seen[k * nv + c] = true;
+            }
+            for c in 0..k {
+                assert!(
+                    seen[k * nv + c] || dense_h[k * nv + c] == 0.0,
+                    "{k} {c} off pattern"
+                );
+            }
+        }
+        let mut xs: Vec<f64> = (0..nv).map(|i| 0.7 - 0.2 * i as f64).collect();
+        s.Mgrad.copy_from_slice(&xs);
+        solve_h(&p, &mut s);
+        xs.copy_from_slice(&s.Mgrad);
+        assert_eq!(xs, xd);
+        // row 1 enters, then row 0 leaves: the same updates on both factors
+        let mut dense_s = s.clone();
+        dense_s.H = dense_h;
+        for st in [
+            [Quadratic, Quadratic, Quadratic],
+            [Satisfied, Quadratic, Quadratic],
+        ] {
+            s.state_old.copy_from_slice(&p.state);
+            p.state = st.to_vec();
+            update_hessian(&mut p, &mut s, 1);
+            assert!(s.H_sparse);
+            for (i, (&o, &n)) in s.state_old.iter().zip(&p.state).enumerate() {
+                if o != n {
+                    let sd = p.D[i].sqrt();
+                    let mut w: Vec<f64> = dense_j[i * nv..(i + 1) * nv]
+                        .iter()
+                        .map(|x| x * sd)
+                        .collect();
+                    assert!(dense::ldl_rank1_rev(
+                        &mut dense_s.H,
+                        nv,
+                        &mut w,
+                        n == Quadratic
+                    ));
+                }
+            }
+            for k in 0..nv {
+                let (a, l) = (p.hpat.adr[k], p.hpat.len[k]);
+                assert_eq!(s.Hs[a + l].to_bits(), dense_s.H[k * nv + k].to_bits());
+                for x in 0..l {
+                    let c = p.hpat.col[a + x];
+                    assert_eq!(s.Hs[a + x].to_bits(), dense_s.H[k * nv + c].to_bits());
+                }
+            }
+        }
+    }
+
     /// The tree-sparse Hessian solves H x = b, its rank-1 updates and downdates agree with H,
     /// and a row off one root path switches to the dense factor.
     #[test]
@@ -615,7 +735,7 @@ mod tests {
         use ConstraintState::{Quadratic, Satisfied};
         let (mut p, mut s, m) = problem();
         p.state = vec![Quadratic, Satisfied, Satisfied];
-        hessian(&p, &mut s);
+        hessian(&mut p, &mut s);
         assert!(s.H_tree);
         assert!(residual(&p, &mut s, &m) < 1e-13);
         // row 1 enters (rank-1 update), then row 0 leaves (downdate): still tree-sparse
@@ -625,14 +745,14 @@ mod tests {
         ] {
             s.state_old.copy_from_slice(&p.state);
             p.state = st.to_vec();
-            update_hessian(&p, &mut s, 1);
+            update_hessian(&mut p, &mut s, 1);
             assert!(s.H_tree);
             assert!(residual(&p, &mut s, &m) < 1e-13, "{st:?}");
         }
         // row 2 couples two branches: the dense factor takes over
         s.state_old.copy_from_slice(&p.state);
         p.state = vec![Satisfied, Quadratic, Quadratic];
-        update_hessian(&p, &mut s, 1);
+        update_hessian(&mut p, &mut s, 1);
         assert!(!s.H_tree);
         assert!(residual(&p, &mut s, &m) < 1e-13);
     }

@@ -23,13 +23,14 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::pgs::{build_ar, dual_state, qcqp, sweep_stats};
+use super::pgs::{
+    b_axpy, b_dot, b_dot_dense, build_b, dual_state, qacc_from_force, qcqp, sweep_stats,
+};
 use super::re;
 use crate::data::scratch::{Problem, SolverScratch};
-use crate::data::ConstraintType;
-use crate::data::{SolverStat, NSOLVER};
-use crate::math::dense;
+use crate::data::{ConstraintState, ConstraintType, SolverStat, NSOLVER};
 use crate::math::{sc, Scalar};
+
 use crate::model::Model;
 
 /// MuJoCo's mjMINVAL.
@@ -55,27 +56,73 @@ fn cost_change<T: Scalar>(a: &[T], f: &mut [T], old: &[T], res: &[T], n: usize) 
 
 /// Noslip pass on problem `p` (the main solver's `p.force` on entry); returns the sweep count
 /// and appends the statistics to `stats`. Updates `p.force`, `p.qacc`, `p.state`.
+///
+/// A = J M⁻¹ Jᵀ = B Bᵀ through the sparse rows of B ([`build_b`]): a row's residual
+/// (A f + b)_i is B_i · y + b_i with y = Bᵀ f (nv), kept up to date as the forces change, and
+/// the blocks' entries of A are the rows' sparse dot products, so a sweep costs the rows'
+/// nonzeros, not nefc² (no dense A).
 pub(super) fn solve<T: Scalar>(
     m: &Model,
     p: &mut Problem<T>,
     s: &mut SolverScratch<T>,
-    mut stats: Option<&mut Vec<SolverStat>>,
+    stats: Option<&mut Vec<SolverStat>>,
 ) -> usize {
-    let (nv, n) = (p.nv, p.nefc);
+    let n = p.nefc;
     let z = T::zero();
-    let half: T = sc(0.5);
-    let minval: T = sc(MINVAL);
-    let mut trace = z;
-    trace += p.trace_m();
-    let scale = T::one() / trace;
-    build_ar(p, s, false);
+    build_b(p, s);
     // dual states (MuJoCo's dualState) for the statistics nactive, nchange
     let mut st_old = std::mem::take(&mut s.state_old);
     let mut st = std::mem::take(&mut s.stmp);
     dual_state(&p.ty, &p.frictionloss, &p.cone, n, &p.force, &mut st_old);
-    let a = &s.AR;
+    // y = Bᵀ f
+    let mut y = std::mem::take(&mut s.bres);
+    y.clear();
+    y.resize(p.nv, z);
+    for i in 0..n {
+        let fi = p.force[i];
+        if fi != z {
+            b_axpy(s, i, fi, &mut y);
+        }
+    }
+    let iter = sweeps(m, p, s, &mut y, &mut st, &mut st_old, stats);
+    s.bres = y;
+    s.state_old = st_old;
+    s.stmp = st;
+    // qacc = qacc_smooth + M⁻¹ Jᵀ f; the row states: the dual state of the final forces (as
+    // MuJoCo 4.0.0's noslip leaves efc_state)
+    let f = std::mem::take(&mut p.force);
+    qacc_from_force(p, s, &f);
+    p.force = f;
+    dual_state(&p.ty, &p.frictionloss, &p.cone, n, &p.force, &mut p.state);
+    iter
+}
+
+/// The sweeps of [`solve`] from `y = Bᵀ f`; returns their count.
+fn sweeps<T: Scalar>(
+    m: &Model,
+    p: &mut Problem<T>,
+    s: &SolverScratch<T>,
+    y: &mut [T],
+    st: &mut Vec<ConstraintState>,
+    st_old: &mut Vec<ConstraintState>,
+    mut stats: Option<&mut Vec<SolverStat>>,
+) -> usize {
+    let n = p.nefc;
+    let z = T::zero();
+    let half: T = sc(0.5);
+    let minval: T = sc(MINVAL);
+    let scale = T::one() / p.trace_m();
     let f = &mut p.force;
-    let resid = |f: &[T], i: usize| dense::dot(&a[i * n..(i + 1) * n], f) + p.b[i];
+    let resid = |y: &[T], i: usize| b_dot_dense(s, i, y) + p.b[i];
+    // y += Bᵀ (f − old) over rows `i0..i0 + k`
+    let push = |y: &mut [T], f: &[T], old: &[T], i0: usize, k: usize| {
+        for q in 0..k {
+            let dq = f[i0 + q] - old[q];
+            if dq != z {
+                b_axpy(s, i0 + q, dq, y);
+            }
+        }
+    };
 
     let mut iter = 0;
     while iter < m.opt.noslip_iterations {
@@ -90,13 +137,14 @@ pub(super) fn solve<T: Scalar>(
         while i < n {
             match p.ty[i] {
                 ConstraintType::FrictionDof | ConstraintType::FrictionTendon => {
-                    let res = resid(f, i);
+                    let res = resid(y, i);
                     let old = f[i];
-                    let aii = a[i * n + i];
+                    let aii = b_dot(s, i, i);
                     let fl = p.frictionloss[i];
                     f[i] = (old - res / aii).max(-fl).min(fl);
                     let delta = f[i] - old;
                     improvement -= half * delta * delta * aii + delta * res;
+                    push(y, f, &[old], i, 1);
                     i += 1;
                 }
                 ConstraintType::ContactPyramidal | ConstraintType::ContactElliptic => {
@@ -107,14 +155,10 @@ pub(super) fn solve<T: Scalar>(
                     if p.ty[i] == ConstraintType::ContactPyramidal {
                         let mut j = i;
                         while j < i + cone.nrow {
-                            let res = [resid(f, j), resid(f, j + 1)];
+                            let res = [resid(y, j), resid(y, j + 1)];
                             let old = [f[j], f[j + 1]];
-                            let ac = [
-                                a[j * n + j],
-                                a[j * n + j + 1],
-                                a[(j + 1) * n + j],
-                                a[(j + 1) * n + j + 1],
-                            ];
+                            let a01 = b_dot(s, j, j + 1);
+                            let ac = [b_dot(s, j, j), a01, a01, b_dot(s, j + 1, j + 1)];
                             let bc = [
                                 res[0] - ac[0] * old[0] - ac[1] * old[1],
                                 res[1] - ac[2] * old[0] - ac[3] * old[1],
@@ -139,6 +183,7 @@ pub(super) fn solve<T: Scalar>(
                                 }
                             }
                             improvement -= cost_change(&ac, &mut f[j..j + 2], &old, &res, 2);
+                            push(y, f, &old, j, 2);
                             j += 2;
                         }
                     } else {
@@ -147,13 +192,17 @@ pub(super) fn solve<T: Scalar>(
                         let mut old = [z; 5];
                         let mut ac = [z; 25];
                         for q in 0..m1 {
-                            res[q] = resid(f, i + 1 + q);
+                            res[q] = resid(y, i + 1 + q);
                             old[q] = f[i + 1 + q];
                         }
                         let mut bc = res;
                         for q in 0..m1 {
                             for r in 0..m1 {
-                                ac[q * m1 + r] = a[(i + 1 + q) * n + i + 1 + r];
+                                ac[q * m1 + r] = if r < q {
+                                    ac[r * m1 + q]
+                                } else {
+                                    b_dot(s, i + 1 + q, i + 1 + r)
+                                };
                                 bc[q] -= ac[q * m1 + r] * old[r];
                             }
                         }
@@ -178,14 +227,14 @@ pub(super) fn solve<T: Scalar>(
                             f[i + 1..i + 1 + m1].copy_from_slice(&v[..m1]);
                         }
                         improvement -= cost_change(&ac, &mut f[i + 1..i + 1 + m1], &old, &res, m1);
+                        push(y, f, &old, i + 1, m1);
                     }
                     i += cone.nrow;
                 }
                 _ => i += 1,
             }
         }
-        let (nactive, nchange) =
-            sweep_stats(&p.ty, &p.frictionloss, &p.cone, n, f, &mut st, &mut st_old);
+        let (nactive, nchange) = sweep_stats(&p.ty, &p.frictionloss, &p.cone, n, f, st, st_old);
         let improvement = improvement * scale;
         iter += 1;
         if let Some(stv) = stats.as_deref_mut() {
@@ -202,19 +251,5 @@ pub(super) fn solve<T: Scalar>(
             break;
         }
     }
-
-    s.state_old = st_old;
-    s.stmp = st;
-
-    // qacc = qacc_smooth + M⁻¹ Jᵀ f; the row states: the dual state of the final forces (as
-    // MuJoCo 4.0.0's noslip leaves efc_state)
-    for k in 0..nv {
-        let mut v = p.qacc_smooth[k];
-        for i in 0..n {
-            v += s.MinvJT[i * nv + k] * p.force[i];
-        }
-        p.qacc[k] = v;
-    }
-    dual_state(&p.ty, &p.frictionloss, &p.cone, n, &p.force, &mut p.state);
     iter
 }

@@ -1,4 +1,4 @@
-//! Projected Gauss–Seidel on the dual problem ½fᵀ(A+R)f + fᵀb, f ∈ Ω (seed 000, "Dual problem"
+//! Projected Gauss–Seidel on the dual problem ½fᵀ(A+R)f + fᵀb, f ∈ Ω (Computation "Dual problem"
 //! and "Algorithms"), as MuJoCo 4.0.0 runs it (established against its binary, sweep by sweep;
 //! the 3.x source sweeps the rows in order without momentum, 4.0.0 does not):
 //!
@@ -260,7 +260,6 @@ pub(super) fn solve<T: Scalar>(
     s: &mut SolverScratch<T>,
     mut stats: Option<&mut Vec<SolverStat>>,
 ) -> usize {
-    let nv = p.nv;
     let n = p.nefc;
     let z = T::zero();
     let half: T = sc(0.5);
@@ -392,43 +391,152 @@ pub(super) fn solve<T: Scalar>(
 
     // qacc = qacc_smooth + M⁻¹ Jᵀ f; the row states: the dual state of the final forces (what
     // MuJoCo 4.0.0 leaves in efc_state after PGS, islands on or off)
-    for k in 0..nv {
-        let mut v = p.qacc_smooth[k];
-        for i in 0..n {
-            v += s.MinvJT[i * nv + k] * f[i];
-        }
-        p.qacc[k] = v;
-    }
+    qacc_from_force(p, s, &f);
     dual_state(&p.ty, &p.frictionloss, &p.cone, n, &f, &mut p.state);
     p.force = f;
     iter
 }
 
-/// `s.AR = J M⁻¹ Jᵀ (+ diag(R) if `with_r`)` and `s.MinvJT` (rows M⁻¹ J_iᵀ) of problem `p`.
-pub(super) fn build_ar<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, with_r: bool) {
+/// The rows of B = J L⁻¹ D^(−1/2) into `s.B` (compressed rows `s.B_rowadr`, `s.B_colind`,
+/// columns ascending), with M = Lᵀ D L the problem's tree factor (`qLD`, `qLDiagInv`), so
+/// that A = J M⁻¹ Jᵀ = B Bᵀ. Row i of B is D^(−1/2) L⁻ᵀ J_iᵀ: the first half of the tree
+/// solve, which only moves values from a dof to its ancestors, so the row's nonzeros are on
+/// the ancestor closure of J_i's columns (a contact: its bodies' root paths), not on all of
+/// the problem's dofs. The projection of `mj_projectConstraint` (MuJoCo's computational
+/// pipeline: A through M's sparse factor), with no dense M.
+pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     let (nv, n) = (p.nv, p.nefc);
     let z = T::zero();
-    s.MinvJT.resize(n * nv, z);
-    s.AR.resize(n * n, z);
+    // a dual entry with a zero value may carry a derivative: only f64 zeros are structural
+    let f64s = std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
+    s.B.clear();
+    s.B_colind.clear();
+    s.B_rowadr.clear();
+    s.bwork.clear();
+    s.bwork.resize(nv, z);
+    s.bmark.clear();
+    s.bmark.resize(nv, false);
+    let nm = p.qLD.len();
     for i in 0..n {
-        let row = &mut s.MinvJT[i * nv..(i + 1) * nv];
-        p.jrow(i).expand(row);
-        dense::chol_solve(&p.Mchol, nv, row);
+        let adr = s.B_colind.len();
+        s.B_rowadr.push(adr);
+        let row = p.jrow(i);
+        // scatter J_i and collect the ancestor closure of its columns
+        let put = |c: usize, v: T, s: &mut SolverScratch<T>| {
+            s.bwork[c] = v;
+            let mut k = c as i32;
+            while k >= 0 && !s.bmark[k as usize] {
+                s.bmark[k as usize] = true;
+                s.B_colind.push(k as usize);
+                k = p.parentid[k as usize];
+            }
+        };
+        match row.cols {
+            Some(cols) => {
+                for (&c, &v) in cols.iter().zip(row.vals) {
+                    put(c, v, s);
+                }
+            }
+            None => {
+                for (c, &v) in row.vals.iter().enumerate() {
+                    if v != z || !f64s {
+                        put(c, v, s);
+                    }
+                }
+            }
+        }
+        let cols = &mut s.B_colind[adr..];
+        cols.sort_unstable();
+        // Lᵀ x = J_iᵀ on the closure, deepest dof first: row k of L lists k's ancestors
+        for &k in cols.iter().rev() {
+            s.bmark[k] = false;
+            let xk = s.bwork[k];
+            if xk == z {
+                continue;
+            }
+            let a = p.Madr[k];
+            let e = p.Madr.get(k + 1).copied().unwrap_or(nm);
+            for (&lv, &cv) in p.qLD[a + 1..e].iter().zip(&p.Mcol[a + 1..e]) {
+                s.bwork[cv] -= lv * xk;
+            }
+        }
+        for &k in cols.iter() {
+            s.B.push(s.bwork[k] * p.qLDiagInv[k].sqrt());
+            s.bwork[k] = z;
+        }
     }
+    s.B_rowadr.push(s.B_colind.len());
+}
+
+/// `B_i · B_j` of two rows of [`build_b`] (their common columns).
+#[inline]
+pub(super) fn b_dot<T: Scalar>(s: &SolverScratch<T>, i: usize, j: usize) -> T {
+    let (a0, a1) = (s.B_rowadr[i], s.B_rowadr[i + 1]);
+    let (b0, b1) = (s.B_rowadr[j], s.B_rowadr[j + 1]);
+    let (ca, va) = (&s.B_colind[a0..a1], &s.B[a0..a1]);
+    let (cb, vb) = (&s.B_colind[b0..b1], &s.B[b0..b1]);
+    let mut acc = T::zero();
+    let (mut x, mut y) = (0, 0);
+    while x < ca.len() && y < cb.len() {
+        match ca[x].cmp(&cb[y]) {
+            std::cmp::Ordering::Less => x += 1,
+            std::cmp::Ordering::Greater => y += 1,
+            std::cmp::Ordering::Equal => {
+                acc += va[x] * vb[y];
+                x += 1;
+                y += 1;
+            }
+        }
+    }
+    acc
+}
+
+/// `B_i · y` for a row of [`build_b`] and a dense `y` (nv).
+#[inline]
+pub(super) fn b_dot_dense<T: Scalar>(s: &SolverScratch<T>, i: usize, y: &[T]) -> T {
+    let (a0, a1) = (s.B_rowadr[i], s.B_rowadr[i + 1]);
+    let mut acc = T::zero();
+    for (&v, &c) in s.B[a0..a1].iter().zip(&s.B_colind[a0..a1]) {
+        acc += v * y[c];
+    }
+    acc
+}
+
+/// `y += f B_iᵀ` for a row of [`build_b`].
+#[inline]
+pub(super) fn b_axpy<T: Scalar>(s: &SolverScratch<T>, i: usize, f: T, y: &mut [T]) {
+    let (a0, a1) = (s.B_rowadr[i], s.B_rowadr[i + 1]);
+    for (&v, &c) in s.B[a0..a1].iter().zip(&s.B_colind[a0..a1]) {
+        y[c] += v * f;
+    }
+}
+
+/// `s.AR = J M⁻¹ Jᵀ (+ diag(R) if `with_r`)` of problem `p` (dense n × n) from the rows of B
+/// ([`build_b`]): an entry is B_i · B_j, zero for two rows with no common dof (different
+/// trees).
+pub(super) fn build_ar<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, with_r: bool) {
+    let n = p.nefc;
+    build_b(p, s);
+    s.AR.clear();
+    s.AR.resize(n * n, T::zero());
     for i in 0..n {
         for j in 0..=i {
-            let mj = &s.MinvJT[j * nv..(j + 1) * nv];
-            let v = if p.J_sparse {
-                p.jrow(i).dot(mj)
-            } else {
-                dense::dot(&p.J[i * nv..(i + 1) * nv], mj)
-            };
+            let v = b_dot(s, i, j);
             s.AR[i * n + j] = v;
             s.AR[j * n + i] = v;
         }
         if with_r {
             s.AR[i * n + i] += p.R[i];
         }
+    }
+}
+
+/// `qacc = qacc_smooth + M⁻¹ Jᵀ f` of problem `p` (`s.tmp` as work space).
+pub(super) fn qacc_from_force<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, f: &[T]) {
+    p.mul_jt(f, &mut s.tmp);
+    p.solve_m(&mut s.tmp);
+    for ((q, &a0), &u) in p.qacc.iter_mut().zip(&p.qacc_smooth).zip(&s.tmp) {
+        *q = a0 + u;
     }
 }
 

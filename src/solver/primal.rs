@@ -1,5 +1,5 @@
-//! The primal solver loop shared by Newton and CG (mujoco-facts §4): start point, scale,
-//! certificates, exact line search, state/force updates, statistics and stopping rules.
+//! The primal solver loop shared by Newton and CG (docs/mujoco-behaviour.md#newton): start point,
+//! scale, certificates, exact line search, state/force updates, statistics and stopping rules.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
@@ -97,7 +97,8 @@ fn update_bracket<T: Scalar>(
 }
 
 /// Exact line search along the direction whose projections are `jv` (= J s) with Gauss
-/// coefficients `gauss` (mujoco-facts §4 steps 1-4). Returns (alpha, evaluations, |phi'| at alpha).
+/// coefficients `gauss` (docs/mujoco-behaviour.md#newton steps 1-4). Returns (alpha, evaluations,
+/// |phi'| at alpha).
 fn line_search<T: Scalar>(line: &mut Line<T>, gtol: T, cap: usize) -> (T, T) {
     let z = T::zero();
     let p0 = line.eval(z);
@@ -204,7 +205,7 @@ pub(super) fn solve<T: Scalar>(
     let flg_grad = scale * norm(&s.grad) < tol;
     s.Mgrad.copy_from_slice(&s.grad);
     if !newton {
-        dense::chol_solve(&p.Mchol, nv, &mut s.Mgrad);
+        p.solve_m(&mut s.Mgrad);
     } else if flg_grad {
         // Newton needs M⁻¹ only for this test (which needs flg_grad): the sparse factor of
         // the smooth stage
@@ -305,7 +306,7 @@ pub(super) fn solve<T: Scalar>(
             }
         } else {
             nupdate = 0;
-            cg::direction(&p.Mchol, nv, s);
+            cg::direction(p, s);
         }
         let improvement = scale * (oldcost - cost);
         let gradnorm = scale * norm(&s.grad);

@@ -1,5 +1,5 @@
 //! Test-only helpers for tests/reference/phys8_cases.json (gen_phys8_cases.py): the pipeline
-//! model builder plus the fields the issue-8 physics uses.
+//! model builder plus the fields the spatial-tendon, fluid and transmission cases use.
 #![allow(dead_code)]
 
 use super::*;
@@ -41,7 +41,7 @@ pub fn rows<const N: usize>(v: &Value) -> Vec<[f64; N]> {
         .collect()
 }
 
-/// `common::build_model` plus the fields the issue-8 physics uses.
+/// `common::build_model` plus the fields the spatial-tendon, fluid and transmission cases use.
 pub fn build(j: &Value) -> Model {
     let mut m = build_model(j);
     m.geom_type = j["geom_type"]

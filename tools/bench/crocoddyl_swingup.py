@@ -1,4 +1,4 @@
-"""Crocoddyl FDDP on the swing-up problems of ../shared/notes/targets.md, on moreau's models.
+"""Crocoddyl FDDP on the swing-up problems of docs/optimization.md, on moreau's models.
 
     pip install crocoddyl==3.2.1 pin==4.0.0 libpinocchio==4.0.0 mujoco==4.0.0
     python3 tools/bench/crocoddyl_swingup.py [cartpole|acrobot ...] [--repeat N]

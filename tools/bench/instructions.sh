@@ -10,7 +10,7 @@
 # Needs valgrind, python3 with mujoco==4.0.0, and release builds:
 #   cargo build --release -p moreau-cli && cargo build --release -p moreau-derivatives --example transition_profile
 # usage: tools/bench/instructions.sh [--analytic] [--integrator NAME] [MODEL ...]
-#   (default: the six models of targets.md's table; --analytic: only the analytic row;
+#   (default: the six models of docs/performance.md's table; --analytic: only the analytic row;
 #   --integrator euler|implicit|implicitfast|rk4: the analytic row with the loaded model's
 #   integrator switched before settling, on both sides)
 set -e

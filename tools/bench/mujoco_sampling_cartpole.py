@@ -1,4 +1,4 @@
-"""MuJoCo 4.0.0 side of the predictive-sampling benchmark of targets.md: cart-pole
+"""MuJoCo 4.0.0 side of the predictive-sampling benchmark of docs/optimization.md: cart-pole
 (models/cartpole.xml, dt 10 ms), 32 rollouts x 100 steps per control step, one thread.
 
 Times one planning step's rollouts (the physics only, as `examples/mpc_cartpole.rs` spends

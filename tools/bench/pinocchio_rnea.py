@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Time Pinocchio's computeRNEADerivatives (∂τ/∂q, ∂τ/∂v, M) on an MJCF model, the peer of
-`moreau bench`'s "rnea_derivatives_us" (targets.md: analytic inverse-dynamics derivatives
+`moreau bench`'s "rnea_derivatives_us" (docs/performance.md: analytic inverse-dynamics derivatives
 ≤ 1.5× Pinocchio 4.1).
 
 Usage:  python3 tools/bench/pinocchio_rnea.py models/humanoid.xml [--batches 20] [--batch-size 2000]

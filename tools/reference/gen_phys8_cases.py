@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference cases for issue-8 physics (spatial tendons, fluid forces, site / slider-crank
+"""Reference cases for spatial tendons, fluid forces, site / slider-crank
 transmissions, muscles) from MuJoCo 4.0.0.
 
 Writes tests/reference/phys8_cases.json in the format of gen_pipeline_cases.py (compiled model

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference cases for the rest of issue 8 from MuJoCo 4.0.0: body (adhesion) transmission,
+"""Reference cases from MuJoCo 4.0.0: body (adhesion) transmission,
 cameras (cam_xpos / cam_xmat for every mode, camera frame sensors), ray exclusion of invisible
 geoms (rgba / material alpha, also for rangefinders), spatial-tendon side sites inside the
 wrapping geom, and actuator length ranges computed by simulation (mj_setLengthRange).

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Reference cases for ray casting (mj_ray, seed 003 "Ray collisions") and the rangefinder
+"""Reference cases for ray casting (mj_ray, API Reference "Ray collisions") and the rangefinder
 sensor, from MuJoCo 4.0.0.
 
 Writes tests/reference/ray_cases.json: the MJCF text of a scene with every geom type (plane,

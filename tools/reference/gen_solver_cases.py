@@ -162,7 +162,8 @@ def eq_bodies(m, e):
 
 
 def raw_rows(m, d):
-    """Per-row solref, solimp and the raw diagonal approximation A_ii (mujoco-facts §1)."""
+    """Per-row solref, solimp and the raw diagonal approximation A_ii
+    (docs/mujoco-behaviour.md#parameters)."""
     T = mujoco.mjtConstraint
     iw = m.body_invweight0
     solref, solimp, A = [], [], []

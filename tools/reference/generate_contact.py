@@ -66,16 +66,16 @@ MODELS = {
                  "pair), sliding and spinning on the caps; condim 3 and 4",
     "humanoid": "dm_control-style humanoid (nv 27, 21 motors, limits, joint stiffness, "
                 "self-collision + floor, an explicit exclude, condim 1 body / 3 feet, "
-                "timestep 0.005): the benchmark scene of targets.md; falls over (chaotic)",
-    "cheetah": "dm_control-style planar cheetah (targets.md): slide x/z + hinge y root, 6 "
+                "timestep 0.005): a benchmark scene; falls over (chaotic)",
+    "cheetah": "dm_control-style planar cheetah: slide x/z + hinge y root, 6 "
                "limited hinges with stiffness/damping/armature from classes, 6 motors, "
                "settotalmass, capsule-plane and limb-limb contacts (condim 3, friction .4), "
                "timestep 0.01, starts at qpos0 and drops onto its feet",
-    "walker": "dm_control-style planar walker (targets.md): slide z/x + hinge y root, two legs "
+    "walker": "dm_control-style planar walker: slide z/x + hinge y root, two legs "
               "of 3 limited hinges (joint pos offsets, soft limits), 6 motors, capsule feet "
               "via zaxis, limbs collide with the floor only (conaffinity 0), subtreelinvel "
               "sensor, timestep 0.0025; starts at qpos0 and falls",
-    "hopper": "dm_control-style planar hopper (targets.md): slide x/z + hinge y root, waist/"
+    "hopper": "dm_control-style planar hopper: slide x/z + hinge y root, waist/"
               "hip/knee/ankle limited hinges, 4 motors, touch sensors on toe/heel sites, "
               "default friction/solref, timestep 0.005; starts at qpos0 and falls",
 }

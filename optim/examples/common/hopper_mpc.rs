@@ -129,7 +129,7 @@ impl Forward {
     /// velocity 15, and every solve run to convergence: up to 5 iLQR iterations per control
     /// step, stopping when one lowers the cost by less than 1e-3 relative.
     ///
-    /// Why converged solves: with one iteration per control step (the former setting) the
+    /// Why converged solves: with one iteration per control step the
     /// applied control is an unconverged iterate whose value depends on the whole history of
     /// warm starts and accepted line-search steps, so the closed loop is chaotic in the
     /// planner's state, and the cost has a second branch (lean forward, gaining forward velocity
@@ -138,9 +138,9 @@ impl Forward {
     /// or ±10% pushes flipped it between standing (+0.05–0.13 m, rootz ≈ −0.06) and lying
     /// (rootz ≈ −0.92, pitch ≈ 93°), 4 of 8 [`variants`] falling. Solved to convergence, the
     /// control is (near) a function of the measured state alone: all 8 variants stand and
-    /// agree to 4 mm, with these analytic Jacobians and with those before the anaspeed3
-    /// change (`mpc_hopper --robust`; README). The velocity weight keeps a margin below the
-    /// falling branch: at 20 one variant (pushes ×0.9) fell with the older Jacobians, at 30
+    /// agree to 4 mm, with these analytic Jacobians and with FD ones
+    /// (`mpc_hopper --robust`; docs/optimization.md). The velocity weight keeps a margin below the
+    /// falling branch: at 20 one variant (pushes ×0.9) fell with FD Jacobians, at 30
     /// the converged optimum itself leans into the fall in some, at 60 in all.
     pub fn example() -> Self {
         Forward {

@@ -46,6 +46,7 @@ pub fn write_json<'a>(
     extra: &serde_json::Value,
 ) -> Result<(), String> {
     std::fs::create_dir_all("target/mpc").map_err(|e| format!("target/mpc: {e}"))?;
+    let m = moreau::load(model).map_err(|e| e.to_string())?;
     for (name, slug, run, planner_cost) in rows {
         let out = format!("target/mpc/{prefix}_{slug}.json");
         let mut fields = serde_json::json!({
@@ -60,6 +61,7 @@ pub fn write_json<'a>(
         let json = run.trajectory_json(fields);
         std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
         println!("wrote {out}");
+        crate::page::write(&m, &out, &json, &format!("{prefix}: {name}"))?;
     }
     Ok(())
 }
@@ -123,4 +125,22 @@ pub fn cost_chart(
     root.present()?;
     println!("wrote {path}");
     Ok(())
+}
+
+/// A closed loop as a figure run: positions, controls and (when the model has any contact)
+/// the total normal contact force at each control step.
+#[cfg(feature = "plot")]
+#[allow(dead_code)]
+pub fn closed_loop_run<'a>(
+    m: &moreau::Model,
+    name: &'a str,
+    c: &'a moreau_optim::mpc::ClosedLoop,
+) -> crate::plot::Run<'a> {
+    let f = crate::plot::contact_normal_force(m, &c.qpos, &c.qvel, &c.ctrl);
+    crate::plot::Run {
+        name,
+        qpos: &c.qpos,
+        ctrl: Some(&c.ctrl),
+        contact: f.iter().any(|&x| x != 0.0).then_some(f),
+    }
 }

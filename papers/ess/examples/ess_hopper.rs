@@ -1,6 +1,6 @@
-//! Seed 002 §5.1: the undamped 1D hopper released at rest from z0 = 2 L0 = 2 over t ∈ [0, 2],
-//! integrated with the ESS integrator (max step 0.002 s as in the paper) and compared with
-//! its closed-form solution. Plots z and ż (exact vs ESS) and the residuals, as Fig. 4.
+//! Anderson & Revzen §5.1: the undamped 1D hopper released at rest from z0 = 2 L0 = 2 over
+//! t ∈ [0, 2], integrated with the ESS integrator (max step 0.002 s as in the paper) and
+//! compared with its closed-form solution. Plots z and ż (exact vs ESS) and the residuals, as Fig. 4.
 //!
 //! `cargo run --release -p moreau-ess --features plot --example ess_hopper [out.png]`
 
@@ -74,7 +74,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = BitMapBackend::new(&path, (1200, 800)).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(
-        &format!("1D hopper (seed 002 §5.1): ESS (ε = {eps}) vs closed form"),
+        &format!("1D hopper (Anderson & Revzen §5.1): ESS (ε = {eps}) vs closed form"),
         ("sans-serif", 24),
     )?;
     let panels = root.split_evenly((2, 2));

@@ -1,4 +1,4 @@
-//! Seed 002 §4 order test: the 3D affine system of Table 1 from (−0.4, −0.15, 0.3) over
+//! Anderson & Revzen §4 order test: the 3D affine system of Table 1 from (−0.4, −0.15, 0.3) over
 //! (0, 0.5), RMS error against the exact piecewise-affine solution versus 1/ε, log–log.
 //!
 //! `cargo run --release -p moreau-ess --features plot --example ess_order [out.png]`
@@ -71,7 +71,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         });
     let mut chart = ChartBuilder::on(&root)
         .caption(
-            format!("ESS order test (seed 002 Table 1): fitted order {order:.2}"),
+            format!("ESS order test (Anderson & Revzen Table 1): fitted order {order:.2}"),
             ("sans-serif", 24),
         )
         .margin(15)

@@ -1,4 +1,4 @@
-//! Seed 002 §5.2: a plate in SE(2) falling from rest onto N evenly spaced vertical
+//! Anderson & Revzen §5.2: a plate in SE(2) falling from rest onto N evenly spaced vertical
 //! spring-dampers, simulated for 2 s by the ESS integrator and, in the same run, by moreau's
 //! MuJoCo-style engine on the equivalent MJCF scene ([`Plate::mjcf_model`]: a planar plate —
 //! slide x, slide z, hinge y — over N world spheres whose tops are the springs' free tips;
@@ -213,7 +213,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     root.fill(&WHITE)?;
     let root = root.titled(
         &format!(
-            "Plate on N springs (seed 002 §5.2), 2 s: ESS {be:.2} µs/contact, \
+            "Plate on N springs (Anderson & Revzen §5.2), 2 s: ESS {be:.2} µs/contact, \
              MuJoCo-style engine {bg:.2} µs/contact"
         ),
         ("sans-serif", 22),

@@ -1,4 +1,5 @@
-//! The orbital derivative (B-derivative) of the flow, seed 002 §1 and §3.1 (refs. [8], [13]).
+//! The orbital derivative (B-derivative) of the flow, Anderson & Revzen §1 and §3.1 (refs. [8],
+//! [13]).
 
 use super::HybridError;
 use nalgebra::{DMatrix, DVector};
@@ -6,7 +7,7 @@ use nalgebra::{DMatrix, DVector};
 /// Derivative of the flow map `x0 ↦ Φ^t(x0)` along one integrated trajectory.
 ///
 /// For an event-selected system the flow is piecewise differentiable and its
-/// B-derivative is continuous and piecewise linear in the perturbation (seed 002 §1, [8]).
+/// B-derivative is continuous and piecewise linear in the perturbation (Anderson & Revzen §1, [8]).
 /// `jacobian` is the linear piece selected by the event order of this trajectory
 /// (`event_order`, the guards in the order the integrator projected through them, §3.1):
 /// the product of variational-equation solutions inside each domain and, at each guard
@@ -41,7 +42,7 @@ impl FlowDerivative {
 
 /// Saltation matrix `I + (f⁺ − f⁻) Dh_j / (Dh_j · f⁻)` of a transversal crossing of
 /// guard `j` (the jump of the variational solution across a guard; requires liveness
-/// `Dh_j · f⁻ > 0`, seed 002 §2.1 requirement 4).
+/// `Dh_j · f⁻ > 0`, Anderson & Revzen §2.1 requirement 4).
 pub fn saltation_matrix(
     f_minus: &DVector<f64>,
     f_plus: &DVector<f64>,

@@ -1,5 +1,5 @@
-//! Adaptive Dormand–Prince 5(4) with dense output, the "integration step" of seed 002 §3.1
-//! (Hairer, Nørsett & Wanner, *Solving ODEs I*, §II.4 and §II.6, ref. [21] of seed 002).
+//! Adaptive Dormand–Prince 5(4) with dense output, the "integration step" of Anderson & Revzen §3.1
+//! (Hairer, Nørsett & Wanner, *Solving ODEs I*, §II.4 and §II.6, ref. [21] of Anderson & Revzen).
 
 use super::HybridError;
 use nalgebra::DVector;
@@ -13,7 +13,7 @@ pub struct Dopri5Options {
     pub atol: f64,
     /// Initial step; `None` picks one automatically ([21] §II.4 "starting step size").
     pub h_init: Option<f64>,
-    /// Largest allowed step (seed 002 §5.1 uses 0.002 s).
+    /// Largest allowed step (Anderson & Revzen §5.1 uses 0.002 s).
     pub h_max: f64,
     /// Largest number of attempted steps before [`HybridError::MaxStepsExceeded`].
     pub max_steps: usize,

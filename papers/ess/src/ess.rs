@@ -1,4 +1,4 @@
-//! The ESS integrator loop of seed 002 §3.1 (Listing 1): dopri5 inside a domain until the
+//! The ESS integrator loop of Anderson & Revzen §3.1 (Listing 1): dopri5 inside a domain until the
 //! state enters the ε-neighbourhood `N^ε` of a guard, then first-order projections
 //! through the guards, earliest first, each guard once, re-arming guards afterwards.
 
@@ -7,7 +7,7 @@ use super::dopri5::{underflow, Dopri5Options, Rhs, Stepper};
 use super::{EventSelectedSystem, HybridError};
 use nalgebra::{DMatrix, DMatrixView, DMatrixViewMut, DVector};
 
-/// When crossed guards return to the candidate pool (seed 002 §3.1, last paragraph).
+/// When crossed guards return to the candidate pool (Anderson & Revzen §3.1, last paragraph).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Rearm {
     /// The paper's rule: when the pool is empty after an integration step, re-add every
@@ -93,7 +93,7 @@ impl Trajectory {
     }
 }
 
-/// Integrates the ESS `(f, h)` from `x0` at `t0` to `tf` (seed 002 §3.1, Listing 1).
+/// Integrates the ESS `(f, h)` from `x0` at `t0` to `tf` (Anderson & Revzen §3.1, Listing 1).
 pub fn integrate<S: EventSelectedSystem + ?Sized>(
     sys: &S,
     t0: f64,

@@ -1,8 +1,8 @@
-//! Event-Selected-Systems (ESS) rapid integrator with B-derivative (seed 002).
+//! Event-Selected-Systems (ESS) rapid integrator with B-derivative (Anderson & Revzen).
 //!
 //! Implements Anderson & Revzen, "Rapid Integrator for a Class of Multi-Contact Systems":
 //! a system is a vector field `f(x, signs of h(x))` with event functions `h` and their
-//! Jacobian `Dh` (seed 002 §2.1). [`integrate`] alternates adaptive Dormand–Prince
+//! Jacobian `Dh` (Anderson & Revzen §2.1). [`integrate`] alternates adaptive Dormand–Prince
 //! integration inside one hybrid domain with first-order projections through the guards
 //! (§3.1, Listing 1); [`integrate_with_derivative`] also returns the orbital derivative
 //! (B-derivative) of the flow with respect to the initial state (§3.1, [8], [13]).
@@ -26,7 +26,7 @@ pub use bderiv::{saltation_matrix, FlowDerivative};
 pub use dopri5::{solve as dopri5_solve, Dopri5Options, OdeSolution};
 pub use ess::{integrate, integrate_with_derivative, EssOptions, Event, Rearm, Stats, Trajectory};
 
-/// An event-selected system `(f, h)` (seed 002 §2.1).
+/// An event-selected system `(f, h)` (Anderson & Revzen §2.1).
 ///
 /// Requirements from §2.1: `f(·, signs)` smooth for each sign pattern, `h` smooth, and
 /// liveness `Dh_k(x) · f(x, ·) > 0` in a neighbourhood of guard `k`.

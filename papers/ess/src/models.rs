@@ -1,11 +1,11 @@
-//! The systems of seed 002's experiments, with their exact solutions where they exist:
+//! The systems of Anderson & Revzen's experiments, with their exact solutions where they exist:
 //! the 3D piecewise-affine system of Table 1 (§4), the 1D hopper (§5.1) and the plate
 //! in SE(2) on a bed of springs (§5.2).
 
 use super::EventSelectedSystem;
 use nalgebra::{DMatrix, DVector, Matrix3, Matrix4, Vector3, Vector4};
 
-/// The 3D affine ESS of seed 002 Table 1, with guards the coordinate planes.
+/// The 3D affine ESS of Anderson & Revzen Table 1, with guards the coordinate planes.
 ///
 /// Event functions `h = (x, y, −z)`, so every guard is crossed upwards from the paper's
 /// initial condition `(−0.4, −0.15, 0.3)`; `signs = (x ≥ 0, y ≥ 0, z ≤ 0)` as in Table 1.
@@ -187,7 +187,7 @@ impl Table1Exact {
     }
 }
 
-/// The undamped 1D hopper of seed 002 §5.1: state `(z, ż)`,
+/// The undamped 1D hopper of Anderson & Revzen §5.1: state `(z, ż)`,
 /// `z̈ = −g` if `z > L0`, `z̈ = −g + k (L0 − z)/m` if `z ≤ L0`,
 /// with paired events `h1 = z − L0` (lift-off) and `h2 = L0 − z` (touch-down).
 #[derive(Clone, Copy, Debug)]
@@ -278,7 +278,7 @@ impl Hopper {
 }
 
 /// A plate in SE(2) falling on `N` evenly spaced vertical spring-dampers with
-/// frictionless rolling contacts (seed 002 §5.2).
+/// frictionless rolling contacts (Anderson & Revzen §5.2).
 ///
 /// State `(x, z, θ, ẋ, ż, θ̇)`. Events `h_i = L0 + tan θ (x − x_si) − z` (touch-down of
 /// spring `i`, `i < N`) and `h_{N+i} = −h_i` (lift-off). In stance (`h_i ≥ 0`, signalled by

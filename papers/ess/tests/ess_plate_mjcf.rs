@@ -1,4 +1,4 @@
-//! The MJCF plate scene of seed 002 §5.2 (`Plate::mjcf_model`): it builds, has exactly N
+//! The MJCF plate scene of Anderson & Revzen §5.2 (`Plate::mjcf_model`): it builds, has exactly N
 //! active contacts when the plate rests on the springs, and its soft contacts reproduce the
 //! springs' static sag `m g / (N k)` (so the ESS-vs-engine timing in `examples/ess_plate.rs`
 //! cannot silently measure a contact-free or mismatched scene).

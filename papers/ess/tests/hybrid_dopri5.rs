@@ -1,4 +1,4 @@
-//! dopri5 alone against analytic ODE solutions (seed 002 §3.1 integration step).
+//! dopri5 alone against analytic ODE solutions (Anderson & Revzen §3.1 integration step).
 
 use moreau_ess::{dopri5_solve, Dopri5Options, HybridError};
 use nalgebra::DVector;

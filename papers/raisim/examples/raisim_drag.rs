@@ -1,8 +1,8 @@
-//! Seed 001 experiment 2 (Fig. 4): a cube (`models/cube_slide.xml`: 1 kg, μ = 0.4, h = 1 ms)
-//! dragged along x by a force growing at 4 N/s, applied at its centre of mass, stepped with
-//! RaiSim, RaiSim+DS and PGS. Plots the internal y-forces at the four contacts (RaiSim,
-//! RaiSim+DS), the velocity minus the maximum-dissipation solution
-//! `v_x = rate (t − t_slip)² / 2m` and the NCP criterion ε_abs.
+//! Le Lidec & Carpentier, experiment 2 (Fig. 4): a cube (`models/cube_slide.xml`: 1 kg, μ = 0.4, h
+//! = 1 ms) dragged along x by a force growing at 4 N/s, applied at its centre of mass, stepped with
+//! RaiSim, RaiSim+DS and PGS. Plots the internal y-forces at the four contacts (RaiSim, RaiSim+DS),
+//! the velocity minus the maximum-dissipation solution `v_x = rate (t − t_slip)² / 2m` and the NCP
+//! criterion ε_abs.
 //!
 //! `cargo run --release -p moreau-raisim --features plot --example raisim_drag [out.png]`
 
@@ -62,7 +62,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = BitMapBackend::new(&path, (1200, 900)).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(
-        "Dragged cube (seed 001, Fig. 4): internal forces, velocity, NCP criterion",
+        "Dragged cube (Le Lidec & Carpentier, Fig. 4): internal forces, velocity, NCP criterion",
         ("sans-serif", 24),
     )?;
     let panels = root.split_evenly((2, 2));

@@ -1,6 +1,6 @@
-//! Seed 001 experiment 3 (Fig. 5): predictive-sampling MPC walking the quadruped forward on a
-//! slippery floor (μ = 0.3), with RaiSim, RaiSim+DS and PGS as both the plant's and the
-//! planner's contact solver (`examples/common/raisim_mpc.rs` has the setup). Prints per solver
+//! Le Lidec & Carpentier, experiment 3 (Fig. 5): predictive-sampling MPC walking the quadruped
+//! forward on a slippery floor (μ = 0.3), with RaiSim, RaiSim+DS and PGS as both the plant's and
+//! the planner's contact solver (`examples/common/raisim_mpc.rs` has the setup). Prints per solver
 //! mean/max ε_abs (all, sticking, sliding contacts), the stage cost per control step, forward
 //! progress, torso height and wall time per step, and plots ε_abs and the cost over time.
 //!
@@ -114,7 +114,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = BitMapBackend::new(&path, (1400, 1150)).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(
-        "Quadruped sampling MPC on μ = 0.3 (seed 001, exp. 3): RaiSim vs RaiSim+DS vs PGS",
+        "Quadruped sampling MPC on μ = 0.3 (Le Lidec & Carpentier, exp. 3): RaiSim vs RaiSim+DS vs PGS",
         ("sans-serif", 24),
     )?;
     let p = root.split_evenly((3, 2));

@@ -1,4 +1,4 @@
-//! Seed 001 experiment 1 (Fig. 3): a cube sliding on a plane at 1 m/s and 3 m/s
+//! Le Lidec & Carpentier, experiment 1 (Fig. 3): a cube sliding on a plane at 1 m/s and 3 m/s
 //! (`models/cube_slide.xml`: 1 kg, μ = 0.4, h = 1 ms), stepped with the hard-contact solvers
 //! RaiSim, RaiSim+DS and PGS. Plots the mechanical energy against the analytic solution under
 //! maximum dissipation, `E(t) = ½ m max(v0 − μ g t, 0)²`, the difference E − E_mdp and the NCP
@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let root = BitMapBackend::new(&path, (1200, 1150)).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(
-        "Sliding cube (seed 001, Fig. 3): mechanical energy vs maximum dissipation",
+        "Sliding cube (Le Lidec & Carpentier, Fig. 3): mechanical energy vs maximum dissipation",
         ("sans-serif", 24),
     )?;
     let panels = root.split_evenly((3, 2));

@@ -1,16 +1,16 @@
-//! Hard-contact Gauss-Seidel solvers on the velocity-level contact problem (seed 001, Le Lidec &
+//! Hard-contact Gauss-Seidel solvers on the velocity-level contact problem (Le Lidec &
 //! Carpentier, "Reconciling RaiSim with the Maximum Dissipation Principle").
 //!
 //! The problem: contact impulses `λ = (λ⁽¹⁾, …, λ⁽ⁿᶜ⁾)`, each `λ⁽ⁱ⁾ = (λ_N, λ_T1, λ_T2)` in its
 //! contact frame, contact velocities `c = G λ + g` with the Delassus matrix `G = J M⁻¹ Jᵀ`
 //! (`3nc × 3nc`, row-major) and the free contact velocity `g` (`3nc`; normal components already
-//! shifted by the reference velocity `c*`, see [`crate::hard`]). The NCP (seed 001, eq. 6)
-//! is `K_μ ∋ λ⁽ⁱ⁾ ⊥ c⁽ⁱ⁾ + Γ(c⁽ⁱ⁾) ∈ K_μ*` with the de Saxcé term `Γ(c) = (μ‖c_T‖, 0, 0)`.
+//! shifted by the reference velocity `c*`, see [`crate::hard`]). The NCP (Le Lidec & Carpentier,
+//! eq. 6) is `K_μ ∋ λ⁽ⁱ⁾ ⊥ c⁽ⁱ⁾ + Γ(c⁽ⁱ⁾) ∈ K_μ*` with the de Saxcé term `Γ(c) = (μ‖c_T‖, 0, 0)`.
 //!
 //! Three solvers, all per-contact (block) Gauss-Seidel sweeps:
-//! * [`GsVariant::RaiSim`]: Algorithm 1 of seed 001 without the correction (Hwangbo et al.'s
-//!   per-contact iteration): takeoff if `g̃_N > 0`, stiction if `λ_v0 = −G⁽ⁱⁱ⁾⁻¹ g̃ ∈ K`, else the
-//!   QCQP (7) on the ellipse `∂K ∩ V_N`, solved by bisection on the polar angle.
+//! * [`GsVariant::RaiSim`]: Algorithm 1 of Le Lidec & Carpentier without the correction (Hwangbo et
+//!   al.'s per-contact iteration): takeoff if `g̃_N > 0`, stiction if `λ_v0 = −G⁽ⁱⁱ⁾⁻¹ g̃ ∈ K`,
+//!   else the QCQP (7) on the ellipse `∂K ∩ V_N`, solved by bisection on the polar angle.
 //! * [`GsVariant::RaiSimDs`]: the same with the de Saxcé correction of the sliding case (Algorithm
 //!   1, lines 13-15; problem 13).
 //! * [`GsVariant::Pgs`]: projected Gauss-Seidel on the exact Coulomb cone (normal update with the
@@ -451,7 +451,7 @@ mod tests {
         let f = |x: &Vector3<f64>| 0.5 * x.dot(&(G * x)) + gt.dot(x);
         assert!(f(&l) <= f(&r) + 1e-14);
         // RaiSim's sliding force is not opposite to the sliding velocity when G_NT ≠ 0
-        // (seed 001, eq. 10): the MDP is violated.
+        // (Le Lidec & Carpentier, eq. 10): the MDP is violated.
         let c = G * l + gt;
         let cos = -(l[1] * c[1] + l[2] * c[2]) / (l[1].hypot(l[2]) * c[1].hypot(c[2]));
         assert!(cos < 1.0 - 1e-3, "cos = {cos}");
@@ -459,7 +459,7 @@ mod tests {
 
     #[test]
     fn sliding_raisim_kkt_matches_eq10() {
-        // KKT of (7) (seed 001, eq. 10): c_T ∝ −λ_T − (μ² λ_N / G_NN) G_NT.
+        // KKT of (7) (Le Lidec & Carpentier, eq. 10): c_T ∝ −λ_T − (μ² λ_N / G_NN) G_NT.
         let G = cube_corner_block();
         let gt = Vector3::new(-0.3, -0.8, 0.9);
         let mu = 0.6;

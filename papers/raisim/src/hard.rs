@@ -1,5 +1,5 @@
-//! Hard-contact, velocity-level time stepping (seed 001, section II) on the engine's collision
-//! and smooth dynamics, with the solvers of [`crate::gauss_seidel`].
+//! Hard-contact, velocity-level time stepping (Le Lidec & Carpentier, section II) on the engine's
+//! collision and smooth dynamics, with the solvers of [`crate::gauss_seidel`].
 //!
 //! One step of [`step_hard`]:
 //! 1. the smooth pipeline (kinematics, inertia and its factorization, bias, passive and applied
@@ -36,9 +36,9 @@ use moreau::{integrate_pos, jac, solve_m};
 /// The hard-contact solver of a [`step_hard`] step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HardSolver {
-    /// RaiSim's per-contact bisection (Hwangbo et al.; seed 001, problem 7).
+    /// RaiSim's per-contact bisection (Hwangbo et al.; Le Lidec & Carpentier, problem 7).
     RaiSim,
-    /// RaiSim with the de Saxcé correction (seed 001, Algorithm 1).
+    /// RaiSim with the de Saxcé correction (Le Lidec & Carpentier, Algorithm 1).
     RaiSimDs,
     /// Projected Gauss-Seidel on the exact Coulomb cone (the reference).
     Pgs,
@@ -254,7 +254,7 @@ pub struct HardStep {
     pub lambda: Vec<f64>,
     /// Constraint velocities after the step, relative to `c*` (`3nc + nl`).
     pub velocity: Vec<f64>,
-    /// Per-contact NCP errors (seed 001).
+    /// Per-contact NCP errors (Le Lidec & Carpentier).
     pub errors: Vec<NcpErrors>,
     /// Solver iterations and convergence.
     pub info: GsInfo,

@@ -1,4 +1,4 @@
-//! RaiSim's contact solver with the de Saxcé correction, on moreau's engine (seed 001: Le Lidec &
+//! RaiSim's contact solver with the de Saxcé correction, on moreau's engine (Le Lidec &
 //! Carpentier, "Reconciling RaiSim with the Maximum Dissipation Principle").
 //!
 //! - [`gauss_seidel`]: the per-contact Gauss–Seidel bisection solver (RaiSim), its de Saxcé

@@ -1,5 +1,5 @@
-//! The NCP criteria of seed 001 (section II): per contact, with the force `λ/Δt` and the contact
-//! velocity `c` in the contact frame (N, T1, T2),
+//! The NCP criteria of Le Lidec & Carpentier (section II): per contact, with the force `λ/Δt` and
+//! the contact velocity `c` in the contact frame (N, T1, T2),
 //!
 //! * primal error `ε_p = dist_{K_μ}(λ/Δt)`,
 //! * dual error `ε_d = dist_{K_μ*}(c + Γ(c, μ))`,

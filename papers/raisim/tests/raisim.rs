@@ -1,13 +1,13 @@
-//! Seed 001 (Le Lidec & Carpentier, "Reconciling RaiSim with the Maximum Dissipation
+//! Le Lidec & Carpentier ("Reconciling RaiSim with the Maximum Dissipation
 //! Principle") experiments 1 and 2 as tests, on `models/cube_slide.xml` (1 kg cube, μ = 0.4,
-//! h = 1 ms, 4 corner contacts), with the hard-contact stepping mode of `solver/hard.rs`.
+//! h = 1 ms, 4 corner contacts), with the hard-contact stepping mode of `src/hard.rs`.
 //!
 //! Tolerances. With velocity-level Euler and maximum dissipation the cube's velocity is
 //! `v_k = max(v0 − μ g t_k, 0)` exactly (total friction impulse μ m g h per step, no rotation),
 //! so a solver that satisfies the NCP reproduces the analytic energy up to its own residual: the
 //! Gauss-Seidel sweeps stop at a relative impulse change of 1e-12, and 1000 steps accumulate at
 //! most ~1e-9 of E(0) (measured: ~1e-13). RaiSim's sliding force is tilted off −c_T by the
-//! normal–tangent coupling of the cube-corner Delassus blocks (seed 001, eq. 10; here
+//! normal–tangent coupling of the cube-corner Delassus blocks (Le Lidec & Carpentier, eq. 10; here
 //! μ‖G_NT‖/G_NN ≈ 0.21), a model error, not a convergence one: measured 5.7e-3 of E(0), asserted
 //! > 1e-3.
 
@@ -201,7 +201,7 @@ fn soft_solvers_ncp_criteria() {
                 assert_eq!(sc.len(), d.contact.len());
                 if sc.is_empty() {
                     // The soft cone lifts the sliding cube off its margin now and then (CCP's
-                    // relaxation of Signorini, seed 001 section II).
+                    // relaxation of Signorini, Le Lidec & Carpentier section II).
                     moreau::pipeline::integrate(&m, &mut d);
                     continue;
                 }

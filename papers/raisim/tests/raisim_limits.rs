@@ -1,4 +1,4 @@
-//! Joint limits in the hard-contact step (`solver/hard.rs`, unilateral rows in the same
+//! Joint limits in the hard-contact step (`src/hard.rs`, unilateral rows in the same
 //! Gauss-Seidel sweep as the contacts), checked against statics and exact kinematics:
 //! a pendulum resting on its limit holds still with the limit torque equal to gravity's
 //! (`m g l sin q`), a joint driven at constant speed into its limit stops exactly on it, and a

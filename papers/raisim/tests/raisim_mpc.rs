@@ -1,7 +1,6 @@
-//! Seed 001 experiment 3 as a test: the first 0.6 s of `examples/raisim_mpc.rs` (quadruped
-//! trotting forward under predictive-sampling MPC on a μ = 0.3 floor, the plant and the
-//! planner's rollouts stepped by the same hard solver; setup in
-//! `examples/common/raisim_mpc.rs`).
+//! Le Lidec & Carpentier, experiment 3 as a test: the first 0.6 s of `examples/raisim_mpc.rs`
+//! (quadruped trotting forward under predictive-sampling MPC on a μ = 0.3 floor, the plant and the
+//! planner's rollouts stepped by the same hard solver; setup in `examples/common/raisim_mpc.rs`).
 //!
 //! What is asserted is what was measured (numbers in the comments are this run's):
 //! * all three keep the robot up (torso above 0.2 m, tilt below 30°) and walk forward;

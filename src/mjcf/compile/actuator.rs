@@ -85,7 +85,7 @@ pub(super) fn nonneg(a: &A, k: &str, v: f64) -> R<f64> {
     }
 }
 
-/// Applies one actuator element (default or real) to `s` (mujoco-facts §7).
+/// Applies one actuator element (default or real) to `s` (docs/mujoco-behaviour.md#actuators).
 pub(super) fn apply_actuator(s: &mut ActSpec, el: &Elem) -> R<()> {
     let a = A::new(el);
     let tag: &'static str = SHORTCUTS
@@ -343,6 +343,8 @@ pub(super) fn compile_actuators(
     comp: &Compiler,
     m: &mut Model,
 ) -> R<()> {
+    let mut seen = Unique::default();
+    let ix = Names::of(m);
     let mut na = 0usize;
     for sec in root.children.iter().filter(|e| e.name == "actuator") {
         for el in &sec.children {
@@ -354,7 +356,7 @@ pub(super) fn compile_actuators(
             apply_actuator(&mut s, el)?;
             let a = A::new(el);
             let name = a.name();
-            dup(&m.actuator_name, &name, el, "actuator")?;
+            seen.check(&name, el, "actuator")?;
             // transmission
             let targets = [
                 "joint",
@@ -373,28 +375,28 @@ pub(super) fn compile_actuators(
                 ));
             }
             let (trn, id0, id1) = match given[0] {
-                "joint" => (TrnType::Joint, need(&m.jnt_name, &a, "joint", "joint")?, -1),
+                "joint" => (TrnType::Joint, need(&ix.jnt, &a, "joint", "joint")?, -1),
                 "jointinparent" => (
                     TrnType::JointInParent,
-                    need(&m.jnt_name, &a, "jointinparent", "joint")?,
+                    need(&ix.jnt, &a, "jointinparent", "joint")?,
                     -1,
                 ),
                 "tendon" => (
                     TrnType::Tendon,
-                    need(&m.tendon_name, &a, "tendon", "tendon")?,
+                    need(&ix.tendon, &a, "tendon", "tendon")?,
                     -1,
                 ),
                 "site" => {
-                    let r = find(&m.site_name, &a, "refsite", "site")?;
+                    let r = find(&ix.site, &a, "refsite", "site")?;
                     (
                         TrnType::Site,
-                        need(&m.site_name, &a, "site", "site")?,
+                        need(&ix.site, &a, "site", "site")?,
                         r.map(|x| x as i32).unwrap_or(-1),
                     )
                 }
-                "body" => (TrnType::Body, need(&m.body_name, &a, "body", "body")?, -1),
+                "body" => (TrnType::Body, need(&ix.body, &a, "body", "body")?, -1),
                 _ => {
-                    let sl = need(&m.site_name, &a, "slidersite", "site")?;
+                    let sl = need(&ix.site, &a, "slidersite", "site")?;
                     if s.cranklength <= 0.0 {
                         return Err(a.err(
                             ErrorKind::InvalidValue,
@@ -404,7 +406,7 @@ pub(super) fn compile_actuators(
                     }
                     (
                         TrnType::SliderCrank,
-                        need(&m.site_name, &a, "cranksite", "site")?,
+                        need(&ix.site, &a, "cranksite", "site")?,
                         sl as i32,
                     )
                 }

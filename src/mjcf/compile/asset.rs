@@ -189,12 +189,13 @@ pub(super) fn scl3(a: &M3, s: f64) -> M3 {
 /// `<asset><material>`: name and `rgba` (with default classes); the other (visual) attributes
 /// are accepted and ignored. Only the alpha is used ([`crate::ray::ray`]).
 pub(super) fn compile_materials(root: &Elem, defs: &Defaults, m: &mut Model) -> R<()> {
+    let mut seen = Unique::default();
     for asset in root.children.iter().filter(|e| e.name == "asset") {
         for el in asset.children.iter().filter(|e| e.name == "material") {
             let cls = defs.class_of(el, 0)?;
             let a = defs.reader(el, cls, "material");
             let name = a.name();
-            dup(&m.mat_name, &name, el, "material")?;
+            seen.check(&name, el, "material")?;
             m.mat_name.push(name);
             m.mat_rgba.push(a.arr("rgba", [1.0; 4])?);
         }

@@ -109,6 +109,15 @@ pub(super) struct Builder<'a> {
     pub(super) body_el: Vec<Option<&'a Elem>>,
     /// Per camera: the `target` body name and its element (resolved after the tree).
     pub(super) cam_target: Vec<Option<(&'a str, &'a Elem)>>,
+    /// Names used so far per kind ("body", "joint", "geom", "site", "camera").
+    pub(super) seen: HashMap<&'static str, Unique>,
+}
+
+impl Builder<'_> {
+    /// Refuses a repeated `what` name (constant time).
+    pub(super) fn unique(&mut self, what: &'static str, name: &str, el: &Elem) -> R<()> {
+        self.seen.entry(what).or_default().check(name, el, what)
+    }
 }
 
 pub(super) fn frame_pose(el: &Elem, comp: &Compiler) -> R<(V3, Q)> {
@@ -119,6 +128,9 @@ pub(super) fn frame_pose(el: &Elem, comp: &Compiler) -> R<(V3, Q)> {
     ))
 }
 
+/// The items of `el` (bodies, joints, geoms, ...) in document order, with `<frame>` elements
+/// flattened: each item carries its frame's pose and class. Iterative (an explicit stack of
+/// frames), so that nested frames cannot overflow the call stack.
 pub(super) fn collect<'a>(
     el: &'a Elem,
     class: usize,
@@ -128,7 +140,13 @@ pub(super) fn collect<'a>(
     comp: &Compiler,
     out: &mut Vec<Placed<'a>>,
 ) -> R<()> {
-    for c in &el.children {
+    let mut frames = vec![(el.children.iter(), class, fpos, fquat)];
+    while let Some(top) = frames.last_mut() {
+        let (class, fpos, fquat) = (top.1, top.2, top.3);
+        let Some(c) = top.0.next() else {
+            frames.pop();
+            continue;
+        };
         let kind = match c.name.as_str() {
             "frame" => {
                 let cc = match c.attr("childclass") {
@@ -137,7 +155,7 @@ pub(super) fn collect<'a>(
                 };
                 let (p, q) = frame_pose(c, comp)?;
                 let (p2, q2) = compose(fpos, fquat, p, q);
-                collect(c, cc, p2, q2, defs, comp, out)?;
+                frames.push((c.children.iter(), cc, p2, q2));
                 continue;
             }
             "body" => Item::Body,
@@ -171,25 +189,59 @@ pub(super) fn childclass(el: &Elem, defs: &Defaults) -> R<usize> {
     })
 }
 
-pub(super) fn dup(names: &[String], name: &str, el: &Elem, what: &str) -> R<()> {
-    if !name.is_empty() && names.iter().any(|n| n == name) {
-        return Err(el.err(
-            ErrorKind::DuplicateName,
-            Some("name"),
-            format!("repeated {what} name '{name}'"),
-        ));
-    }
-    Ok(())
+/// Bodies deeper than this below the world are refused, as by MuJoCo 4.0.0's compiler ("depth
+/// limit exceeded in signature computation" for the first body at depth 1024).
+pub const MAX_BODY_DEPTH: usize = 1023;
+
+/// A body waiting to be built: its element, parent id, inherited class and pose in the parent.
+pub(super) struct PendingBody<'a> {
+    el: &'a Elem,
+    parent: usize,
+    class: usize,
+    pos: V3,
+    quat: Q,
 }
 
 impl<'a> Builder<'a> {
-    pub(super) fn body(
+    /// The kinematic tree: the world (element `world_el`, items from every `<worldbody>` in
+    /// `sections`), then every body in depth-first document order, which gives MuJoCo's body
+    /// ids. An explicit stack replaces recursion, so tree depth is bounded by memory only.
+    pub(super) fn tree(&mut self, world_el: &'a Elem, sections: &[&'a Elem]) -> R<()> {
+        let mut kids = Vec::new();
+        self.body(world_el, 0, 0, [0.0; 3], QID, sections, &mut kids)?;
+        let mut stack: Vec<(PendingBody<'a>, usize)> =
+            kids.drain(..).rev().map(|b| (b, 1)).collect();
+        while let Some((b, depth)) = stack.pop() {
+            if depth > MAX_BODY_DEPTH {
+                return Err(b.el.err(
+                    ErrorKind::InvalidValue,
+                    None,
+                    format!(
+                        "depth limit exceeded in signature computation (body id {}, more than \
+                         {MAX_BODY_DEPTH} bodies deep)",
+                        self.m.body_name.len()
+                    ),
+                ));
+            }
+            self.body(b.el, b.parent, b.class, b.pos, b.quat, &[b.el], &mut kids)?;
+            stack.extend(kids.drain(..).rev().map(|k| (k, depth + 1)));
+        }
+        Ok(())
+    }
+
+    /// Adds one body (its joints, geoms, sites, cameras, inertial); its child bodies go to
+    /// `kids`, in document order. `sections` hold the items (the body element itself, or every
+    /// `<worldbody>` for the world).
+    #[allow(clippy::too_many_arguments)]
+    fn body(
         &mut self,
         el: &'a Elem,
         parent: usize,
         class: usize,
         pos: V3,
         quat: Q,
+        sections: &[&'a Elem],
+        kids: &mut Vec<PendingBody<'a>>,
     ) -> R<()> {
         let comp = self.comp;
         let defs = self.defs;
@@ -202,7 +254,7 @@ impl<'a> Builder<'a> {
             a.name()
         };
         if !is_world {
-            dup(&self.m.body_name, &name, el, "body")?;
+            self.unique("body", &name, el)?;
         }
         let m = &mut self.m;
         m.body_name.push(name);
@@ -244,7 +296,9 @@ impl<'a> Builder<'a> {
             class
         };
         let mut items = Vec::new();
-        collect(el, cls, [0.0; 3], QID, defs, comp, &mut items)?;
+        for sec in sections {
+            collect(sec, cls, [0.0; 3], QID, defs, comp, &mut items)?;
+        }
         let mut njnt = 0;
         let mut ndof = 0;
         for it in &items {
@@ -254,6 +308,15 @@ impl<'a> Builder<'a> {
                     njnt += 1;
                     ndof += nv;
                     let _ = nq;
+                    // MuJoCo's limit (a body's motion has six degrees of freedom)
+                    if ndof > 6 {
+                        let name = &self.m.body_name[id];
+                        return Err(el.err(
+                            ErrorKind::InvalidValue,
+                            None,
+                            format!("more than 6 dofs in body '{name}'"),
+                        ));
+                    }
                 }
                 Item::Geom => self.geom(it, id)?,
                 Item::Site => self.site(it, id)?,
@@ -296,8 +359,14 @@ impl<'a> Builder<'a> {
         for it in &items {
             if let Item::Body = it.kind {
                 let (p, q) = frame_pose(it.el, comp)?;
-                let (p, q) = compose(it.fpos, it.fquat, p, q);
-                self.body(it.el, id, it.class, p, q)?;
+                let (pos, quat) = compose(it.fpos, it.fquat, p, q);
+                kids.push(PendingBody {
+                    el: it.el,
+                    parent: id,
+                    class: it.class,
+                    pos,
+                    quat,
+                });
             }
         }
         Ok(())
@@ -379,7 +448,7 @@ impl<'a> Builder<'a> {
             self.defs.reader(it.el, cls, "joint")
         };
         let name = a.name();
-        dup(&self.m.jnt_name, &name, it.el, "joint")?;
+        self.unique("joint", &name, it.el)?;
         let jt = if free {
             JointType::Free
         } else {
@@ -518,7 +587,7 @@ impl<'a> Builder<'a> {
         let cls = self.defs.class_of(it.el, it.class)?;
         let a = self.defs.reader(it.el, cls, "site");
         let name = a.name();
-        dup(&self.m.site_name, &name, it.el, "site")?;
+        self.unique("site", &name, it.el)?;
         let t = a.keyword("type", GEOM_TYPES)?.unwrap_or(GeomType::Sphere);
         if matches!(
             t,
@@ -549,7 +618,7 @@ impl<'a> Builder<'a> {
         let cls = self.defs.class_of(it.el, it.class)?;
         let a = self.defs.reader(it.el, cls, "camera");
         let name = a.name();
-        dup(&self.m.cam_name, &name, it.el, "camera")?;
+        self.unique("camera", &name, it.el)?;
         let mode = a
             .keyword(
                 "mode",
@@ -583,7 +652,7 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
-    /// Body mass and inertia from `<inertial>` or geoms (mujoco-facts §5).
+    /// Body mass and inertia from `<inertial>` or geoms (docs/mujoco-behaviour.md#compiler).
     pub(super) fn body_inertia(&mut self) -> R<()> {
         let comp = self.comp;
         let nbody = self.m.body_name.len();

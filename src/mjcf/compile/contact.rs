@@ -3,17 +3,17 @@
 use super::*;
 
 pub(super) fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<()> {
-    let mut pair_names: Vec<String> = Vec::new();
+    let mut seen = Unique::default();
+    let ix = Names::of(m);
     for sec in root.children.iter().filter(|e| e.name == "contact") {
         for el in &sec.children {
             if el.name == "pair" {
                 let cls = defs.class_of(el, 0)?;
                 let a = defs.reader(el, cls, "pair");
                 let name = a.name();
-                dup(&pair_names, &name, el, "pair")?;
-                pair_names.push(name);
-                let mut g1 = need(&m.geom_name, &a, "geom1", "geom")?;
-                let mut g2 = need(&m.geom_name, &a, "geom2", "geom")?;
+                seen.check(&name, el, "pair")?;
+                let mut g1 = need(&ix.geom, &a, "geom1", "geom")?;
+                let mut g2 = need(&ix.geom, &a, "geom2", "geom")?;
                 if m.geom_bodyid[g1] > m.geom_bodyid[g2] {
                     std::mem::swap(&mut g1, &mut g2);
                 }
@@ -41,8 +41,8 @@ pub(super) fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<
                 )?);
             } else {
                 let a = A::new(el);
-                let b1 = need(&m.body_name, &a, "body1", "body")?;
-                let b2 = need(&m.body_name, &a, "body2", "body")?;
+                let b1 = need(&ix.body, &a, "body1", "body")?;
+                let b2 = need(&ix.body, &a, "body2", "body")?;
                 let (lo, hi) = (b1.min(b2) as u32, b1.max(b2) as u32);
                 m.exclude_signature.push((lo << 16) + hi);
             }

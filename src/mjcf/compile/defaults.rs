@@ -39,7 +39,39 @@ impl<'a> Defaults<'a> {
         }
         Ok(d)
     }
+
+    /// Fills class `id` from `el`, then its nested classes depth first in document order (each
+    /// starts as a copy of its parent, complete by then). An explicit stack replaces recursion.
     pub(super) fn fill(&mut self, el: &'a Elem, id: usize) -> R<()> {
+        let mut stack = vec![(el, id)];
+        while let Some((el, id)) = stack.pop() {
+            self.fill_own(el, id);
+            let first = stack.len();
+            for c in el.children.iter().filter(|c| c.name == "default") {
+                let name = c.attr("class").unwrap_or("");
+                if self.index.contains_key(name) {
+                    return Err(c.err(
+                        ErrorKind::DuplicateName,
+                        Some("class"),
+                        format!("repeated default class '{name}'"),
+                    ));
+                }
+                let child = Class {
+                    maps: self.classes[id].maps.clone(),
+                    acts: self.classes[id].acts.clone(),
+                };
+                self.classes.push(child);
+                let cid = self.classes.len() - 1;
+                self.index.insert(name.to_string(), cid);
+                stack.push((c, cid));
+            }
+            stack[first..].reverse();
+        }
+        Ok(())
+    }
+
+    /// The element defaults (`<joint>`, `<geom>`, actuators, ...) given directly in `el`.
+    fn fill_own(&mut self, el: &'a Elem, id: usize) {
         for c in &el.children {
             if let Some(&kind) = DEFAULT_KINDS.iter().find(|k| **k == c.name) {
                 let map = self.classes[id].maps.entry(kind).or_default();
@@ -50,25 +82,6 @@ impl<'a> Defaults<'a> {
                 self.classes[id].acts.push(c);
             }
         }
-        for c in el.children.iter().filter(|c| c.name == "default") {
-            let name = c.attr("class").unwrap_or("");
-            if self.index.contains_key(name) {
-                return Err(c.err(
-                    ErrorKind::DuplicateName,
-                    Some("class"),
-                    format!("repeated default class '{name}'"),
-                ));
-            }
-            let child = Class {
-                maps: self.classes[id].maps.clone(),
-                acts: self.classes[id].acts.clone(),
-            };
-            self.classes.push(child);
-            let cid = self.classes.len() - 1;
-            self.index.insert(name.to_string(), cid);
-            self.fill(c, cid)?;
-        }
-        Ok(())
     }
     /// Class id of an element given the inherited childclass.
     pub(super) fn class_of(&self, el: &Elem, inherited: usize) -> R<usize> {

@@ -10,13 +10,15 @@ pub(super) fn compile_equality(
     xpos: &[V3],
     xquat: &[Q],
 ) -> R<()> {
+    let mut seen = Unique::default();
+    let ix = Names::of(m);
     let _ = comp;
     for sec in root.children.iter().filter(|e| e.name == "equality") {
         for el in &sec.children {
             let cls = defs.class_of(el, 0)?;
             let a = defs.reader(el, cls, "equality");
             let name = a.name();
-            dup(&m.eq_name, &name, el, "equality")?;
+            seen.check(&name, el, "equality")?;
             let mut data = [0.0; 12];
             let (t, objtype, o1, o2) = match el.name.as_str() {
                 "connect" | "weld" => {
@@ -30,17 +32,16 @@ pub(super) fn compile_equality(
                                 "use either sites or bodies (with anchor), not both",
                             ));
                         }
-                        let s1 = need(&m.site_name, &a, "site1", "site")?;
-                        let s2 = need(&m.site_name, &a, "site2", "site")?;
+                        let s1 = need(&ix.site, &a, "site1", "site")?;
+                        let s2 = need(&ix.site, &a, "site2", "site")?;
                         if weld {
                             data[1] = 1.0;
                             data[10] = a.f64_or("torquescale", 1.0)?;
                         }
                         (t, ObjType::Site, s1 as i32, s2 as i32)
                     } else {
-                        let names = body_names(m);
-                        let b1 = need(&names, &a, "body1", "body")?;
-                        let b2 = find(&names, &a, "body2", "body")?.unwrap_or(0);
+                        let b1 = need(&ix.body, &a, "body1", "body")?;
+                        let b2 = find(&ix.body, &a, "body2", "body")?.unwrap_or(0);
                         let anchor = a.arr("anchor", [0.0; 3])?;
                         if !weld {
                             let pw = add(xpos[b1], qrot(xquat[b1], anchor));
@@ -81,9 +82,9 @@ pub(super) fn compile_equality(
                 "joint" | "tendon" => {
                     let joint = el.name == "joint";
                     let (k1, k2, names, what) = if joint {
-                        ("joint1", "joint2", &m.jnt_name, "joint")
+                        ("joint1", "joint2", &ix.jnt, "joint")
                     } else {
-                        ("tendon1", "tendon2", &m.tendon_name, "tendon")
+                        ("tendon1", "tendon2", &ix.tendon, "tendon")
                     };
                     let o1 = need(names, &a, k1, what)?;
                     let o2 = find(names, &a, k2, what)?;

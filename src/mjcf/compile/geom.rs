@@ -14,9 +14,15 @@ pub(super) const GEOM_TYPES: &[(&str, GeomType)] = &[
     ("sdf", GeomType::Sdf),
 ];
 
-/// Position, orientation and size of a geom or site, with `fromto` handled.
+/// Position, orientation and size of a geom or site, with `fromto` handled: `fromto` (given on
+/// the element or by its default class) overrides the orientation attributes and cannot be
+/// combined with a nonzero `pos` (MuJoCo 4.0.0's loader: "both pos and fromto defined").
 pub(super) fn placement(a: &A, comp: &Compiler, t: GeomType, mut size: V3) -> R<(V3, Q, V3)> {
-    if a.own("fromto") {
+    if a.has("fromto") {
+        if a.arr("pos", [0.0; 3])? != [0.0; 3] {
+            let msg = format!("both pos and fromto defined in {}", a.el.name);
+            return Err(a.err(ErrorKind::InvalidValue, "pos", msg));
+        }
         let f = a.arr("fromto", [0.0; 6])?;
         let (p1, p2) = ([f[0], f[1], f[2]], [f[3], f[4], f[5]]);
         let d = sub(p1, p2);
@@ -32,11 +38,11 @@ pub(super) fn placement(a: &A, comp: &Compiler, t: GeomType, mut size: V3) -> R<
                 size[2] = len / 2.0;
             }
             _ => {
-                return Err(a.err(
-                    ErrorKind::InvalidValue,
-                    "fromto",
-                    "fromto needs a capsule, cylinder, box or ellipsoid",
-                ))
+                let msg = format!(
+                    "fromto requires capsule, cylinder, box or ellipsoid in {}",
+                    a.el.name
+                );
+                return Err(a.err(ErrorKind::InvalidValue, "fromto", msg));
             }
         }
         return Ok((scl(add(p1, p2), 0.5), q, size));
@@ -183,7 +189,7 @@ impl<'a> Builder<'a> {
         let cls = self.defs.class_of(it.el, it.class)?;
         let a = self.defs.reader(it.el, cls, "geom");
         let name = a.name();
-        dup(&self.m.geom_name, &name, it.el, "geom")?;
+        self.unique("geom", &name, it.el)?;
         let t = a.keyword("type", GEOM_TYPES)?.unwrap_or(GeomType::Sphere);
         if t == GeomType::Sdf {
             return Err(a.err(ErrorKind::Unsupported, "type", "sdf geoms need plugins"));

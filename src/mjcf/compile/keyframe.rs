@@ -1,4 +1,5 @@
-//! `<keyframe>`: `<key>` states, completed from `qpos0` and the model's defaults.
+//! `<keyframe>`: `<key>` states, completed from `qpos0` and the model's defaults, and the
+//! default keyframes `<size nkey>` adds.
 
 use super::*;
 
@@ -9,6 +10,7 @@ pub(super) fn normalize_quat_slice(q: &mut [f64]) {
 }
 
 pub(super) fn compile_keyframes(root: &Elem, m: &mut Model) -> R<()> {
+    let mut seen = Unique::default();
     let mut mpos0 = Vec::new();
     let mut mquat0 = Vec::new();
     for b in 0..m.nbody {
@@ -21,7 +23,7 @@ pub(super) fn compile_keyframes(root: &Elem, m: &mut Model) -> R<()> {
         for el in &sec.children {
             let a = A::new(el);
             let name = a.name();
-            dup(&m.key_name, &name, el, "key")?;
+            seen.check(&name, el, "key")?;
             let get = |k: &str, n: usize, def: Vec<f64>| -> R<Vec<f64>> {
                 match a.vec(k, n, n)? {
                     Some(v) => Ok(v),
@@ -50,6 +52,30 @@ pub(super) fn compile_keyframes(root: &Elem, m: &mut Model) -> R<()> {
             m.key_mquat.push(mquat);
             m.key_name.push(name);
         }
+    }
+    // `<size nkey="N">` allocates N keyframes: those not given by a <key> are the model's
+    // initial state (qpos0, zero velocity, activation and control, mocap bodies at their
+    // poses), unnamed, at time 0
+    let mut nkey = m.key_name.len();
+    for el in root.children.iter().filter(|e| e.name == "size") {
+        let a = A::new(el);
+        if let Some(n) = a.int("nkey")? {
+            let n = usize::try_from(n)
+                .map_err(|_| a.err(ErrorKind::InvalidValue, "nkey", "nkey must be non-negative"))?;
+            nkey = nkey.max(n);
+        }
+    }
+    while m.key_name.len() < nkey {
+        m.key_time.push(0.0);
+        m.key_qpos.push(m.qpos0.clone());
+        m.key_qvel.push(vec![0.0; m.nv]);
+        m.key_act.push(vec![0.0; m.na]);
+        m.key_ctrl.push(vec![0.0; m.nu]);
+        m.key_mpos.push(mpos0.clone());
+        let mut mquat = mquat0.clone();
+        mquat.chunks_mut(4).for_each(normalize_quat_slice);
+        m.key_mquat.push(mquat);
+        m.key_name.push(String::new());
     }
     m.nkey = m.key_name.len();
     Ok(())

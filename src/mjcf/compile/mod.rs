@@ -1,10 +1,10 @@
 //! Element tree -> [`Model`]: default classes, kinematic tree, MuJoCo's derived quantities.
 //!
-//! Conventions (MuJoCo 4.0.0 compiler, mujoco-facts §5/§7/§8, checked against the engine):
-//! body/joint/geom/site ids in document (depth-first) order, each body's joints/geoms/sites
-//! contiguous; angles in degrees unless `compiler/angle="radian"`; `fromto` orients +z along
-//! p1 - p2; single-geom bodies keep the geom frame, multi-geom bodies and `fullinertia` are
-//! diagonalized with descending principal moments.
+//! Conventions (MuJoCo 4.0.0 compiler, docs/mujoco-behaviour.md#compiler, #actuators, #defaults,
+//! checked against the engine): body/joint/geom/site ids in document (depth-first) order, each
+//! body's joints/geoms/sites contiguous; angles in degrees unless `compiler/angle="radian"`;
+//! `fromto` orients +z along p1 - p2; single-geom bodies keep the geom frame, multi-geom bodies and
+//! `fullinertia` are diagonalized with descending principal moments.
 
 use super::math::*;
 use super::mesh::{self, MeshInertia};
@@ -30,6 +30,7 @@ mod tendon;
 use actuator::*;
 use asset::*;
 use attr::*;
+pub use body::MAX_BODY_DEPTH;
 use body::*;
 use contact::*;
 use defaults::*;
@@ -49,18 +50,99 @@ const DEFAULT_FLUIDCOEF: [f64; 5] = [0.5, 0.25, 1.5, 1.0, 1.0];
 const DEFAULT_SOLIMP: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
 const MINVAL: f64 = 1e-15;
 
-fn find(names: &[String], a: &A, k: &str, what: &str) -> R<Option<usize>> {
+/// Name → id: a linear scan of a name list, or an [`Index`] (hash map) for lookups in bulk.
+pub(super) trait Lookup {
+    /// The id of the first element named `name`.
+    fn id(&self, name: &str) -> Option<usize>;
+}
+
+impl Lookup for [String] {
+    fn id(&self, name: &str) -> Option<usize> {
+        self.iter().position(|x| x == name)
+    }
+}
+
+impl Lookup for Vec<String> {
+    fn id(&self, name: &str) -> Option<usize> {
+        self.as_slice().id(name)
+    }
+}
+
+/// The names of one element kind, hashed (first occurrence wins, as a scan would find).
+#[derive(Default)]
+pub(super) struct Index(HashMap<String, usize>);
+
+impl Index {
+    pub(super) fn new(names: &[String]) -> Self {
+        let mut map = HashMap::with_capacity(names.len());
+        for (i, n) in names.iter().enumerate() {
+            map.entry(n.clone()).or_insert(i);
+        }
+        Index(map)
+    }
+}
+
+impl Lookup for Index {
+    fn id(&self, name: &str) -> Option<usize> {
+        self.0.get(name).copied()
+    }
+}
+
+/// Indexes of the element kinds that references resolve to, built from the model compiled so
+/// far (kinds not compiled yet are empty): loading stays linear in the number of references.
+pub(super) struct Names {
+    pub(super) body: Index,
+    pub(super) jnt: Index,
+    pub(super) geom: Index,
+    pub(super) site: Index,
+    pub(super) cam: Index,
+    pub(super) tendon: Index,
+    pub(super) actuator: Index,
+}
+
+impl Names {
+    pub(super) fn of(m: &Model) -> Self {
+        Names {
+            body: Index::new(&m.body_name),
+            jnt: Index::new(&m.jnt_name),
+            geom: Index::new(&m.geom_name),
+            site: Index::new(&m.site_name),
+            cam: Index::new(&m.cam_name),
+            tendon: Index::new(&m.tendon_name),
+            actuator: Index::new(&m.actuator_name),
+        }
+    }
+}
+
+/// The names used so far by one element kind, to refuse a repeated name in constant time.
+#[derive(Default)]
+pub(super) struct Unique(std::collections::HashSet<String>);
+
+impl Unique {
+    /// Error if `name` (non-empty) was used before by this kind (`what`), at element `el`.
+    pub(super) fn check(&mut self, name: &str, el: &Elem, what: &str) -> R<()> {
+        if !name.is_empty() && !self.0.insert(name.to_string()) {
+            return Err(el.err(
+                ErrorKind::DuplicateName,
+                Some("name"),
+                format!("repeated {what} name '{name}'"),
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn find<L: Lookup + ?Sized>(names: &L, a: &A, k: &str, what: &str) -> R<Option<usize>> {
     match a.str(k) {
         None => Ok(None),
         Some(n) => names
-            .iter()
-            .position(|x| x == n)
+            .id(n)
             .map(Some)
             .ok_or_else(|| a.err(ErrorKind::BadReference, k, format!("unknown {what} '{n}'"))),
     }
 }
 
-fn need(names: &[String], a: &A, k: &str, what: &str) -> R<usize> {
+fn need<L: Lookup + ?Sized>(names: &L, a: &A, k: &str, what: &str) -> R<usize> {
     find(names, a, k, what)?.ok_or_else(|| {
         a.err(
             ErrorKind::InvalidValue,
@@ -68,10 +150,6 @@ fn need(names: &[String], a: &A, k: &str, what: &str) -> R<usize> {
             format!("missing {what} reference"),
         )
     })
-}
-
-fn body_names(m: &Model) -> Vec<String> {
-    m.body_name.clone()
 }
 
 /// Compiles the validated element tree.
@@ -85,18 +163,11 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     let meshes = compile_meshes(root, &defs, &comp, files, &mut m)?;
 
     // kinematic tree: the world body collects every <worldbody> section
-    let world = Elem {
-        name: "worldbody".into(),
-        attrs: Vec::new(),
-        children: root
-            .children
-            .iter()
-            .filter(|e| e.name == "worldbody")
-            .flat_map(|e| e.children.iter().cloned())
-            .collect(),
-        text: String::new(),
-        loc: root.loc.clone(),
-    };
+    let sections: Vec<&Elem> = root
+        .children
+        .iter()
+        .filter(|e| e.name == "worldbody")
+        .collect();
     let mut b = Builder {
         defs: &defs,
         comp: &comp,
@@ -108,8 +179,9 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
         geom_mass: Vec::new(),
         body_el: Vec::new(),
         cam_target: Vec::new(),
+        seen: HashMap::new(),
     };
-    b.body(&world, 0, 0, [0.0; 3], QID)?;
+    b.tree(root, &sections)?;
     b.body_inertia()?;
     let xpos = std::mem::take(&mut b.xpos);
     let xquat = std::mem::take(&mut b.xquat);
@@ -117,10 +189,11 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     let cam_target = std::mem::take(&mut b.cam_target);
     let mut m = b.m;
     m.ncam = m.cam_name.len();
+    let body_ix = Index::new(&m.body_name);
     for t in &cam_target {
         let id = match t {
             // kept for every mode (as MuJoCo 4.0.0), used by targetbody / targetbodycom only
-            Some((name, el)) => match m.body_name.iter().position(|n| n == name) {
+            Some((name, el)) => match body_ix.id(name) {
                 Some(k) => k as i32,
                 None => {
                     return Err(el.err(

@@ -3,13 +3,15 @@
 use super::*;
 
 pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
+    let mut seen = Unique::default();
+    let ix = Names::of(m);
     use SensorType as S;
     let mut adr = 0;
     for sec in root.children.iter().filter(|e| e.name == "sensor") {
         for el in &sec.children {
             let a = A::new(el);
             let name = a.name();
-            dup(&m.sensor_name, &name, el, "sensor")?;
+            seen.check(&name, el, "sensor")?;
             let (t, dim) = match el.name.as_str() {
                 "touch" => (S::Touch, 1),
                 "accelerometer" => (S::Accelerometer, 3),
@@ -62,7 +64,7 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
                 | S::Magnetometer
                 | S::Rangefinder => {
                     ot = ObjType::Site;
-                    oid = need(&m.site_name, &a, "site", "site")? as i32;
+                    oid = need(&ix.site, &a, "site", "site")? as i32;
                 }
                 S::JointPos
                 | S::JointVel
@@ -73,7 +75,7 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
                 | S::JointLimitVel
                 | S::JointLimitFrc => {
                     ot = ObjType::Joint;
-                    let j = need(&m.jnt_name, &a, "joint", "joint")?;
+                    let j = need(&ix.jnt, &a, "joint", "joint")?;
                     oid = j as i32;
                     let jt = m.jnt_type[j];
                     let ok = match t {
@@ -97,7 +99,7 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
                 | S::TendonLimitVel
                 | S::TendonLimitFrc => {
                     ot = ObjType::Tendon;
-                    let k = need(&m.tendon_name, &a, "tendon", "tendon")?;
+                    let k = need(&ix.tendon, &a, "tendon", "tendon")?;
                     oid = k as i32;
                     if matches!(t, S::TendonLimitPos | S::TendonLimitVel | S::TendonLimitFrc)
                         && !m.tendon_limited[k]
@@ -111,11 +113,11 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
                 }
                 S::ActuatorPos | S::ActuatorVel | S::ActuatorFrc => {
                     ot = ObjType::Actuator;
-                    oid = need(&m.actuator_name, &a, "actuator", "actuator")? as i32;
+                    oid = need(&ix.actuator, &a, "actuator", "actuator")? as i32;
                 }
                 S::SubtreeCom | S::SubtreeLinVel | S::SubtreeAngMom => {
                     ot = ObjType::Body;
-                    oid = need(&m.body_name, &a, "body", "body")? as i32;
+                    oid = need(&ix.body, &a, "body", "body")? as i32;
                 }
                 S::Clock => {}
                 _ => {
@@ -141,10 +143,10 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
                             return Ok((ObjType::Unknown, -1));
                         };
                         let names = match ty {
-                            ObjType::Body | ObjType::XBody => &m.body_name,
-                            ObjType::Geom => &m.geom_name,
-                            ObjType::Site => &m.site_name,
-                            _ => &m.cam_name,
+                            ObjType::Body | ObjType::XBody => &ix.body,
+                            ObjType::Geom => &ix.geom,
+                            ObjType::Site => &ix.site,
+                            _ => &ix.cam,
                         };
                         Ok((ty, need(names, &a, nk, "object")? as i32))
                     };

@@ -8,12 +8,14 @@ pub(super) fn compile_tendons(
     comp: &Compiler,
     m: &mut Model,
 ) -> R<()> {
+    let mut seen = Unique::default();
+    let ix = Names::of(m);
     for sec in root.children.iter().filter(|e| e.name == "tendon") {
         for el in &sec.children {
             let cls = defs.class_of(el, 0)?;
             let a = defs.reader(el, cls, "tendon");
             let name = a.name();
-            dup(&m.tendon_name, &name, el, "tendon")?;
+            seen.check(&name, el, "tendon")?;
             let range = a.arr("range", [0.0; 2])?;
             let limited = match a.tristate("limited")? {
                 Some(l) => l,
@@ -33,7 +35,7 @@ pub(super) fn compile_tendons(
                 let wa = A::new(w);
                 match (el.name.as_str(), w.name.as_str()) {
                     ("fixed", _) => {
-                        let j = need(&m.jnt_name, &wa, "joint", "joint")?;
+                        let j = need(&ix.jnt, &wa, "joint", "joint")?;
                         if !matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) {
                             return Err(wa.err(
                                 ErrorKind::InvalidValue,
@@ -49,13 +51,13 @@ pub(super) fn compile_tendons(
                         m.wrap_prm.push(coef);
                     }
                     (_, "site") => {
-                        let s = need(&m.site_name, &wa, "site", "site")?;
+                        let s = need(&ix.site, &wa, "site", "site")?;
                         m.wrap_type.push(WrapType::Site);
                         m.wrap_objid.push(s as i32);
                         m.wrap_prm.push(0.0);
                     }
                     (_, "geom") => {
-                        let g = need(&m.geom_name, &wa, "geom", "geom")?;
+                        let g = need(&ix.geom, &wa, "geom", "geom")?;
                         let t = match m.geom_type[g] {
                             GeomType::Sphere => WrapType::Sphere,
                             GeomType::Cylinder => WrapType::Cylinder,
@@ -67,7 +69,7 @@ pub(super) fn compile_tendons(
                                 ))
                             }
                         };
-                        let side = find(&m.site_name, &wa, "sidesite", "site")?;
+                        let side = find(&ix.site, &wa, "sidesite", "site")?;
                         m.wrap_type.push(t);
                         m.wrap_objid.push(g as i32);
                         m.wrap_prm.push(side.map(|s| s as f64).unwrap_or(-1.0));

@@ -1,4 +1,4 @@
-//! Seed 001 experiments 1 and 2 on `models/cube_slide.xml`, shared by the examples
+//! Le Lidec & Carpentier, experiments 1 and 2 on `models/cube_slide.xml`, shared by the examples
 //! (`raisim_slide`, `raisim_drag`) and `tests/raisim.rs`.
 
 #![allow(dead_code)]

@@ -1,6 +1,6 @@
-//! Seed 001 experiment 3 (section IV.C, Fig. 5): MPC for quadrupedal locomotion on a slippery
-//! floor with the three hard-contact solvers of `solver/hard.rs` (RaiSim, RaiSim+DS, PGS on the
-//! exact cone).
+//! Le Lidec & Carpentier, experiment 3 (section IV.C, Fig. 5): MPC for quadrupedal locomotion on a
+//! slippery floor with the three hard-contact solvers of `src/hard.rs` (RaiSim, RaiSim+DS, PGS
+//! on the exact cone).
 //!
 //! Setup (a stand-in for the paper's Solo-12 on bumpy, slippery terrain): `models/quadruped.xml`
 //! (free-joint torso, 12 limited hinges, 12 position actuators, sphere feet) with every geom's

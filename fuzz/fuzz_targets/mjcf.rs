@@ -1,0 +1,22 @@
+//! libFuzzer target: an MJCF document (plus included and asset files, see `harness::split`)
+//! through load, compile, a few steps, forward, inverse and the finite-difference and analytic
+//! Jacobians. A panic, a stack overflow, a hang (libFuzzer's `-timeout`), an allocation above
+//! `-malloc_limit_mb`, or a silent NaN (`harness::run`'s checks) is a finding. The mutator is
+//! structure-aware (`mutate::mutate`). How to run it: fuzz/README.md.
+
+#![no_main]
+
+#[path = "../src/harness.rs"]
+mod harness;
+#[path = "../src/mutate.rs"]
+mod mutate;
+
+use libfuzzer_sys::{fuzz_mutator, fuzz_target};
+
+fuzz_target!(|data: &[u8]| {
+    harness::run(data);
+});
+
+fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
+    mutate::mutate(data, size, max_size, seed)
+});

@@ -1,0 +1,115 @@
+//! The body of the `mjcf` fuzz target, shared (by `#[path]`) with the corpus replay test
+//! `derivatives/tests/fuzz_corpus.rs`, which runs the very same code without libFuzzer.
+//!
+//! Input format: an MJCF document, optionally followed by files for the virtual file system,
+//! each introduced by a line `@@file NAME` (includes, meshes, height fields).
+
+use moreau::data::{WarningStat, NWARNING};
+use moreau::{Data, Model, Vfs};
+use moreau_derivatives::fd::FdWorkspace;
+
+/// The marker line that starts a VFS file in an input.
+pub const FILE_MARKER: &str = "\n@@file ";
+
+/// Splits an input into the main document and its VFS files (file contents are raw bytes:
+/// binary meshes survive).
+pub fn split(data: &[u8]) -> (String, Vfs) {
+    let marker = FILE_MARKER.as_bytes();
+    let mut cuts = Vec::new();
+    let mut i = 0;
+    while i + marker.len() <= data.len() {
+        if &data[i..i + marker.len()] == marker {
+            cuts.push(i);
+            i += marker.len();
+        } else {
+            i += 1;
+        }
+    }
+    let main_end = cuts.first().copied().unwrap_or(data.len());
+    let main = String::from_utf8_lossy(&data[..main_end]).into_owned();
+    let mut vfs = Vfs::new();
+    for (k, &c) in cuts.iter().enumerate() {
+        let end = cuts.get(k + 1).copied().unwrap_or(data.len());
+        let part = &data[c + marker.len()..end];
+        let nl = part.iter().position(|&b| b == b'\n').unwrap_or(part.len());
+        let name = String::from_utf8_lossy(&part[..nl]).trim().to_string();
+        let body = part.get(nl + 1..).unwrap_or(&[]);
+        vfs.add(name, body.to_vec());
+    }
+    (main, vfs)
+}
+
+/// Models above these sizes are only loaded (and stepped once): each execution stays short.
+fn small(m: &Model) -> bool {
+    m.nv <= 48 && m.nbody <= 128 && m.ngeom <= 128 && m.nu <= 32 && m.ntendon <= 32
+}
+
+/// Panics if a result is NaN while the step reported no warning: a non-finite value that
+/// nobody would hear about.
+fn silent_nan(d: &Data<f64>, what: &str) {
+    let warned = d.warning.iter().any(|w| w.number > 0);
+    if warned {
+        return;
+    }
+    for (name, v) in [
+        ("qpos", &d.qpos),
+        ("qvel", &d.qvel),
+        ("qacc", &d.qacc),
+        ("act", &d.act),
+        ("qfrc_actuator", &d.qfrc_actuator),
+        ("qfrc_passive", &d.qfrc_passive),
+        ("qfrc_constraint", &d.qfrc_constraint),
+        ("sensordata", &d.sensordata),
+    ] {
+        if let Some(i) = v.iter().position(|x| x.is_nan()) {
+            panic!("silent NaN: {name}[{i}] after {what} without a warning");
+        }
+    }
+}
+
+fn clear(d: &mut Data<f64>) {
+    d.warning = [WarningStat::default(); NWARNING];
+}
+
+/// Load, compile, step, forward, inverse and FD Jacobians of one input.
+pub fn run(data: &[u8]) {
+    let (main, vfs) = split(data);
+    let Ok(m) = moreau::load_from_str(&main, &vfs) else {
+        return;
+    };
+    if moreau::pipeline::forward_unsupported(&m).is_some() {
+        return;
+    }
+    let mut d = Data::<f64>::new(&m);
+    let steps = if small(&m) { 5 } else { 1 };
+    for k in 0..steps {
+        for (i, c) in d.ctrl.iter_mut().enumerate() {
+            *c = ((k * 7 + i * 3) % 11) as f64 * 0.2 - 1.0;
+        }
+        clear(&mut d);
+        moreau::step(&m, &mut d);
+        silent_nan(&d, "step");
+    }
+    if !small(&m) {
+        return;
+    }
+    clear(&mut d);
+    moreau::pipeline::check_pos(&m, &mut d);
+    moreau::pipeline::check_vel(&m, &mut d);
+    moreau::forward(&m, &mut d);
+    moreau::pipeline::check_acc(&m, &mut d);
+    silent_nan(&d, "forward");
+    let inverse_ok = moreau::pipeline::inverse_unsupported(&m).is_none();
+    if inverse_ok {
+        moreau::inverse(&m, &mut d);
+    }
+    let mut ws = FdWorkspace::new(&m);
+    let _ = ws.transition(&m, &mut d, 1e-6, false);
+    if inverse_ok && moreau_derivatives::inverse::unsupported(&m).is_none() {
+        moreau::forward(&m, &mut d);
+        let _ = ws.inverse(&m, &mut d, 1e-6, false, false);
+    }
+    if moreau_derivatives::transition::unsupported(&m).is_none() {
+        let _ = moreau_derivatives::transition::transition_analytic(&m, &mut d);
+    }
+}

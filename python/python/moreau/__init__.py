@@ -1,0 +1,71 @@
+"""moreau: MuJoCo's physics in Rust, differentiable, with MuJoCo's Python API.
+
+A MuJoCo script ports by changing its import::
+
+    import moreau as mujoco
+
+    m = mujoco.MjModel.from_xml_path("humanoid.xml")
+    d = mujoco.MjData(m)
+    mujoco.mj_step(m, d)
+    print(d.qpos)
+
+`MjModel`, `MjData`, the `mj_*` / `mjd_*` functions and the `mjt*` enums have MuJoCo 4.0.0's
+names, signatures and array layouts (see `docs/python.md` for the differences). moreau adds:
+
+- `moreau.derivatives`: analytic transition and inverse-dynamics Jacobians;
+- `moreau.jax` / `moreau.torch` (optional extras): a differentiable, batched step whose
+  gradients are the analytic transition Jacobians.
+
+Every function that computes releases the GIL.
+"""
+
+from moreau import _moreau
+from moreau._enums import *  # noqa: F401,F403
+from moreau._moreau import (  # noqa: F401
+    MjContact,
+    MjContactList,
+    MjcfLoadError,
+    MjData,
+    MjModel,
+    MjOption,
+    MjWarningStat,
+    UnstableSimulationError,
+    mj_comPos,
+    mj_copyData,
+    mj_differentiatePos,
+    mj_extractState,
+    mj_forward,
+    mj_fullM,
+    mj_fwdPosition,
+    mj_fwdVelocity,
+    mj_getState,
+    mj_id2name,
+    mj_integratePos,
+    mj_inverse,
+    mj_jac,
+    mj_jacBody,
+    mj_jacBodyCom,
+    mj_jacGeom,
+    mj_jacSite,
+    mj_kinematics,
+    mj_mulM,
+    mj_multiRay,
+    mj_name2id,
+    mj_normalizeQuat,
+    mj_ray,
+    mj_resetData,
+    mj_resetDataKeyframe,
+    mj_setConst,
+    mj_setState,
+    mj_stateSize,
+    mj_step,
+    mj_step1,
+    mj_step2,
+    mj_version,
+    mj_versionString,
+    mjd_inverseFD,
+    mjd_transitionFD,
+)
+from moreau import derivatives  # noqa: F401
+
+__version__ = "0.1.0"

@@ -1,0 +1,661 @@
+//! `MjData`: the simulation state and the pipeline's results, as NumPy arrays.
+//!
+//! Views (writeable, share memory with the Rust `Data`, MuJoCo's shapes): `qpos`, `qvel`,
+//! `act`, `ctrl`, `qacc`, `qacc_warmstart`, `qfrc_*`, `xfrc_applied`, `mocap_pos`, `xpos`,
+//! `xipos`, `xanchor`, `xaxis`, `geom_xpos`, `site_xpos`, `cam_xpos`, `subtree_com`, `cdof`,
+//! `cvel`, `cacc`, `cfrc_int`, `cfrc_ext`, `cinert`, `crb`, `sensordata`, `actuator_*`,
+//! `ten_length`, `ten_velocity`, `eq_active`, `qM` (moreau's tree-sparse layout, `dof_Madr`).
+//!
+//! `mocap_quat` is a writeable array in MuJoCo's (w, x, y, z) order that the engine reads before
+//! and writes after every call (moreau stores nalgebra quaternions, (x, y, z, w) in memory).
+//!
+//! Read-only copies, made at each access (moreau's layout differs): `xquat`, `xmat`, `ximat`,
+//! `geom_xmat`, `site_xmat`, `cam_xmat` (row-major 3×3 as 9 numbers), the `efc_*` arrays
+//! (their length changes with the number of constraints), `contact`, `warning`,
+//! `solver_niter`. Keep a reference to a view and it follows the simulation; keep a copy and it
+//! does not.
+
+use crate::arrays::{copy, readonly, view1, view_rows, view_vecs};
+use crate::model::{MjModel, Named};
+use moreau::Data;
+use nalgebra::{Matrix3, Quaternion};
+use pyo3::exceptions::{PyAttributeError, PyIndexError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+/// The simulation state and all intermediate results for one model (`mujoco.MjData`).
+#[pyclass(module = "moreau", name = "MjData")]
+pub struct MjData {
+    pub data: Data,
+    /// The model this data was made for.
+    pub model: Py<MjModel>,
+    /// The sizes of that model ([`crate::model::sizes`]).
+    pub sizes: [usize; 16],
+    /// `mocap_quat` in MuJoCo's (w, x, y, z) order: what Python sees and writes.
+    pub mocap_quat: Vec<[f64; 4]>,
+    /// Reused buffers of `mjd_transitionFD` / `mjd_inverseFD`.
+    pub fd: Option<Box<moreau_derivatives::fd::FdWorkspace>>,
+    /// Reused buffers of the analytic transition Jacobians.
+    pub analytic: Option<Box<moreau_derivatives::transition::Workspace>>,
+}
+
+impl MjData {
+    /// Makes the data of `model` (`mj_makeData` + `mj_resetData`).
+    pub fn create(py: Python<'_>, model: &Bound<'_, MjModel>) -> Self {
+        let m = model.borrow();
+        let mm = &m.model;
+        let data = py.detach(|| Data::new(mm));
+        let mut d = MjData {
+            mocap_quat: vec![[1.0, 0.0, 0.0, 0.0]; data.mocap_quat.len()],
+            data,
+            model: model.clone().unbind(),
+            sizes: crate::model::sizes(&m.model),
+            fd: None,
+            analytic: None,
+        };
+        d.sync_out();
+        d
+    }
+
+    /// Before a call: the Python-side `mocap_quat` into the engine's quaternions.
+    pub fn sync_in(&mut self) {
+        for (q, p) in self.data.mocap_quat.iter_mut().zip(&self.mocap_quat) {
+            *q = Quaternion::new(p[0], p[1], p[2], p[3]);
+        }
+    }
+
+    /// After a call: the engine's `mocap_quat` back into the Python-side array.
+    pub fn sync_out(&mut self) {
+        for (p, q) in self.mocap_quat.iter_mut().zip(&self.data.mocap_quat) {
+            *p = [q.w, q.i, q.j, q.k];
+        }
+    }
+
+    /// Checks that this data fits model `m` (made for it or for a model of the same sizes).
+    pub fn check_model(&self, m: &moreau::Model) -> PyResult<()> {
+        if self.sizes != crate::model::sizes(m) {
+            return Err(PyValueError::new_err(
+                "MjData was made for a model of different sizes than this MjModel",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `(n, 4)` (w, x, y, z) rows of quaternions.
+fn quats(q: &[Quaternion<f64>]) -> Vec<f64> {
+    q.iter().flat_map(|q| [q.w, q.i, q.j, q.k]).collect()
+}
+
+/// `(n, 9)` row-major rotation matrices.
+fn mats(r: &[Matrix3<f64>]) -> Vec<f64> {
+    r.iter()
+        .flat_map(|r| {
+            [
+                r[(0, 0)],
+                r[(0, 1)],
+                r[(0, 2)],
+                r[(1, 0)],
+                r[(1, 1)],
+                r[(1, 2)],
+                r[(2, 0)],
+                r[(2, 1)],
+                r[(2, 2)],
+            ]
+        })
+        .collect()
+}
+
+macro_rules! data_arrays {
+    (
+        floats { $($f:ident),* $(,)? }
+        vec3 { $($v3:ident),* $(,)? }
+        vec6 { $($v6:ident),* $(,)? }
+        rows { $($r:ident),* $(,)? }
+        quats { $($q:ident),* $(,)? }
+        mats { $($mt:ident),* $(,)? }
+        efc { $($e:ident),* $(,)? }
+    ) => {
+        #[pymethods]
+        impl MjData {
+            $(
+                #[doc = concat!("`", stringify!($f), "` (writeable view).")]
+                #[getter]
+                fn $f<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+                    let d = slf.borrow();
+                    // SAFETY: data buffers are never reallocated (crate::arrays).
+                    unsafe { view1(slf.as_any(), &d.data.$f[..]) }
+                }
+            )*
+            $(
+                #[doc = concat!("`", stringify!($v3), "` (writeable view, (n, 3)).")]
+                #[getter]
+                fn $v3<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+                    let d = slf.borrow();
+                    // SAFETY: as above.
+                    unsafe { view_vecs(slf.as_any(), &d.data.$v3) }
+                }
+            )*
+            $(
+                #[doc = concat!("`", stringify!($v6), "` (writeable view, (n, 6)).")]
+                #[getter]
+                fn $v6<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+                    let d = slf.borrow();
+                    // SAFETY: as above.
+                    unsafe { view_vecs(slf.as_any(), &d.data.$v6) }
+                }
+            )*
+            $(
+                #[doc = concat!("`", stringify!($r), "` (writeable view, one row per element).")]
+                #[getter]
+                fn $r<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+                    let d = slf.borrow();
+                    // SAFETY: as above.
+                    unsafe { view_rows(slf.as_any(), &d.data.$r) }
+                }
+            )*
+            $(
+                #[doc = concat!("`", stringify!($q), "`, (n, 4) as (w, x, y, z) (read-only copy).")]
+                #[getter]
+                fn $q<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+                    let n = self.data.$q.len();
+                    copy(py, quats(&self.data.$q), &[n, 4])
+                }
+            )*
+            $(
+                #[doc = concat!("`", stringify!($mt), "`, (n, 9) row-major (read-only copy).")]
+                #[getter]
+                fn $mt<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+                    let n = self.data.$mt.len();
+                    copy(py, mats(&self.data.$mt), &[n, 9])
+                }
+            )*
+            $(
+                #[doc = concat!("`", stringify!($e), "` (nefc, read-only copy).")]
+                #[getter]
+                fn $e<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+                    let n = self.data.nefc;
+                    copy(py, self.data.$e[..n].to_vec(), &[n])
+                }
+            )*
+        }
+
+        /// Copies `src` into `dst`, keeping the buffers Python may view (`mj_copyData`).
+        pub fn copy_data(dst: &mut Data, src: &Data) -> PyResult<()> {
+            let mut src = src.clone();
+            $( swap_keep(&mut dst.$f, &mut src.$f)?; )*
+            $( swap_keep(&mut dst.$v3, &mut src.$v3)?; )*
+            $( swap_keep(&mut dst.$v6, &mut src.$v6)?; )*
+            $( swap_keep(&mut dst.$r, &mut src.$r)?; )*
+            swap_keep(&mut dst.eq_active, &mut src.eq_active)?;
+            // the contact list keeps its reserved capacity (the contact limit)
+            let cap = dst.contact.capacity();
+            *dst = src;
+            dst.contact.reserve(cap.saturating_sub(dst.contact.len()));
+            Ok(())
+        }
+
+        /// Names of the array attributes.
+        pub const DATA_ARRAYS: &[&str] = &[
+            $(stringify!($f),)* $(stringify!($v3),)* $(stringify!($v6),)* $(stringify!($r),)*
+            $(stringify!($q),)* $(stringify!($mt),)* $(stringify!($e),)*
+            "mocap_quat", "eq_active", "efc_type", "efc_id", "efc_state", "efc_J", "efc_KBIP",
+            "solver_niter", "solver_fwdinv",
+        ];
+    };
+}
+
+fn swap_keep<T: Copy>(dst: &mut Vec<T>, src: &mut Vec<T>) -> PyResult<()> {
+    if dst.len() != src.len() {
+        return Err(PyValueError::new_err(
+            "data sizes differ: cannot copy into this MjData",
+        ));
+    }
+    dst.copy_from_slice(src);
+    std::mem::swap(dst, src);
+    Ok(())
+}
+
+data_arrays! {
+    floats {
+        qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, qacc, act_dot, ten_length,
+        actuator_length, qM, qLDiagInv, ten_velocity, actuator_velocity, qfrc_bias, qfrc_spring,
+        qfrc_damper, qfrc_gravcomp, qfrc_passive, actuator_force, qfrc_actuator, qfrc_smooth,
+        qacc_smooth, qfrc_constraint, qfrc_inverse, sensordata, qfrc_fluid,
+    }
+    vec3 {
+        mocap_pos, xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
+        subtree_linvel, subtree_angmom, wrap_xpos,
+    }
+    vec6 { xfrc_applied, cdof, cvel, cdof_dot, cacc, cfrc_int, cfrc_ext }
+    rows { cinert, crb }
+    quats { xquat }
+    mats { xmat, ximat, geom_xmat, site_xmat, cam_xmat }
+    efc {
+        efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_D, efc_R, efc_vel, efc_aref,
+        efc_b, efc_force,
+    }
+}
+
+#[pymethods]
+impl MjData {
+    /// Allocates the data of `model` and resets it (`qpos0`, zero velocity, mocap bodies at
+    /// their model poses).
+    #[new]
+    fn py_new(py: Python<'_>, model: &Bound<'_, MjModel>) -> Self {
+        MjData::create(py, model)
+    }
+
+    /// The model this data was made for.
+    #[getter]
+    fn model(&self, py: Python<'_>) -> Py<MjModel> {
+        self.model.clone_ref(py)
+    }
+
+    /// Simulation time.
+    #[getter]
+    fn time(&self) -> f64 {
+        self.data.time
+    }
+
+    /// Forward/inverse comparison norms (writeable view, 2).
+    #[getter]
+    fn solver_fwdinv<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+        let d = slf.borrow();
+        // SAFETY: an array inside the data object, which the view keeps alive.
+        unsafe { view1(slf.as_any(), &d.data.solver_fwdinv[..]) }
+    }
+
+    /// Number of contacts (`ncon`).
+    #[getter]
+    fn ncon(&self) -> usize {
+        self.data.contact.len()
+    }
+
+    /// Number of constraint rows (`nefc`).
+    #[getter]
+    fn nefc(&self) -> usize {
+        self.data.nefc
+    }
+
+    /// Number of constraint islands.
+    #[getter]
+    fn nisland(&self) -> usize {
+        self.data.nisland
+    }
+
+    /// `mocap_quat` (nmocap, 4), (w, x, y, z): writeable; the engine reads it at every call.
+    #[getter]
+    fn mocap_quat<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+        let d = slf.borrow();
+        // SAFETY: `mocap_quat` is sized once in `create` and never reallocated.
+        unsafe { view_rows(slf.as_any(), &d.mocap_quat) }
+    }
+
+    /// Whether each equality constraint is active (writeable bool view).
+    #[getter]
+    fn eq_active<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+        let d = slf.borrow();
+        // SAFETY: `eq_active` keeps its length and buffer (reset copies into it).
+        unsafe { view1(slf.as_any(), &d.data.eq_active) }
+    }
+
+    /// Constraint types (`mjtConstraint`, read-only int32 copy).
+    #[getter]
+    fn efc_type<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let n = self.data.nefc;
+        let v = self.data.efc_type[..n].iter().map(|t| *t as i32).collect();
+        copy(py, v, &[n])
+    }
+
+    /// Element id of each constraint row (read-only int32 copy).
+    #[getter]
+    fn efc_id<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let n = self.data.nefc;
+        let v = self.data.efc_id[..n].iter().map(|t| *t as i32).collect();
+        copy(py, v, &[n])
+    }
+
+    /// Constraint states (`mjtConstraintState`, read-only int32 copy).
+    #[getter]
+    fn efc_state<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let n = self.data.nefc;
+        let v = self.data.efc_state[..n].iter().map(|t| *t as i32).collect();
+        copy(py, v, &[n])
+    }
+
+    /// `(K, B, imp, imp')` per row (nefc, 4) (read-only copy).
+    #[getter]
+    fn efc_KBIP<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let n = self.data.nefc;
+        let v = self.data.efc_KBIP[..n].iter().flatten().copied().collect();
+        copy(py, v, &[n, 4])
+    }
+
+    /// Constraint Jacobian, dense `nefc × nv` flattened row-major (read-only copy; also when
+    /// the engine stores it sparse).
+    #[getter]
+    fn efc_J<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let d = &self.data;
+        let n = d.nefc;
+        let nv = d.qvel.len();
+        let mut v = vec![0.0; n * nv];
+        for i in 0..n {
+            let row = d.efc_J_row(i, nv);
+            match row.cols {
+                Some(c) => {
+                    for (k, &j) in c.iter().enumerate() {
+                        v[i * nv + j] = row.vals[k];
+                    }
+                }
+                None => v[i * nv..(i + 1) * nv].copy_from_slice(row.vals),
+            }
+        }
+        copy(py, v, &[n * nv])
+    }
+
+    /// Solver iterations per island (read-only int32 copy of `solver_niter[mjNISLAND]`).
+    #[getter]
+    fn solver_niter<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v = self.data.solver_niter.iter().map(|&x| x as i32).collect();
+        copy(py, v, &[self.data.solver_niter.len()])
+    }
+
+    /// Warning statistics per `mjtWarning` (a list of `MjWarningStat` copies).
+    #[getter]
+    fn warning(&self) -> Vec<MjWarningStat> {
+        self.data
+            .warning
+            .iter()
+            .map(|w| MjWarningStat {
+                lastinfo: w.lastinfo,
+                number: w.number,
+            })
+            .collect()
+    }
+
+    /// The contacts of the last collision pass (`mujoco`'s `_MjContactList`: array attributes
+    /// `geom1`, `geom2`, `geom`, `dist`, `pos`, `frame`, `friction`, `solref`, `solimp`, …;
+    /// `d.contact[i]` is one contact). A copy.
+    #[getter]
+    fn contact(&self, py: Python<'_>) -> PyResult<MjContactList> {
+        MjContactList::new(py, &self.data.contact)
+    }
+
+    /// Body accessor: `d.body('torso').xpos` is row `id` of `d.xpos` (a view), as MuJoCo's.
+    fn body(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "body", crate::model::OBJ_BODY, key)
+    }
+    /// Joint accessor: `d.joint('hinge').qpos` is the joint's slice of `d.qpos`.
+    fn joint(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "jnt", crate::model::OBJ_JOINT, key)
+    }
+    /// Alias of `joint`.
+    fn jnt(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "jnt", crate::model::OBJ_JOINT, key)
+    }
+    /// Geom accessor (`geom_xpos`, `geom_xmat`).
+    fn geom(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "geom", crate::model::OBJ_GEOM, key)
+    }
+    /// Site accessor (`site_xpos`, `site_xmat`).
+    fn site(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "site", crate::model::OBJ_SITE, key)
+    }
+    /// Camera accessor (`cam_xpos`, `cam_xmat`).
+    fn camera(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "cam", crate::model::OBJ_CAMERA, key)
+    }
+    /// Actuator accessor (`ctrl`, `actuator_force`, `actuator_length`, …).
+    fn actuator(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "actuator", crate::model::OBJ_ACTUATOR, key)
+    }
+    /// Tendon accessor (`ten_length`, `ten_velocity`).
+    fn tendon(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "tendon", crate::model::OBJ_TENDON, key)
+    }
+    /// Sensor accessor: `d.sensor('s').data` is the sensor's slice of `sensordata`.
+    fn sensor(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "sensor", crate::model::OBJ_SENSOR, key)
+    }
+
+    /// `d.time = t` sets the time; `d.qpos = x` (any array attribute) is `d.qpos[...] = x`
+    /// (NumPy's broadcasting); read-only copies raise.
+    fn __setattr__(slf: &Bound<'_, Self>, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if name == "time" {
+            slf.borrow_mut().data.time = value.extract()?;
+            return Ok(());
+        }
+        let cur = slf.as_any().getattr(name)?;
+        if cur.cast::<numpy::PyUntypedArray>().is_ok() {
+            crate::arrays::assign(&cur, value)
+        } else {
+            Err(PyAttributeError::new_err(format!(
+                "MjData attribute '{name}' is read-only"
+            )))
+        }
+    }
+
+    /// A copy with its own state (`copy.copy(d)`, `copy.deepcopy(d)`).
+    fn __copy__(&self, py: Python<'_>) -> Self {
+        MjData {
+            data: self.data.clone(),
+            model: self.model.clone_ref(py),
+            sizes: self.sizes,
+            mocap_quat: self.mocap_quat.clone(),
+            fd: None,
+            analytic: None,
+        }
+    }
+    fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> Self {
+        self.__copy__(py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<moreau.MjData time={} ncon={} nefc={}>",
+            self.data.time,
+            self.data.contact.len(),
+            self.data.nefc
+        )
+    }
+
+    /// The names of the array attributes.
+    #[classattr]
+    fn _arrays(py: Python<'_>) -> Bound<'_, PyTuple> {
+        PyTuple::new(py, DATA_ARRAYS).expect("tuple of str")
+    }
+}
+
+/// Warning statistics of one kind (`mjWarningStat`).
+#[pyclass(module = "moreau", name = "MjWarningStat", get_all)]
+#[derive(Clone)]
+pub struct MjWarningStat {
+    /// The info of the last warning (e.g. the offending index).
+    pub lastinfo: i64,
+    /// How many times it happened.
+    pub number: u64,
+}
+
+#[pymethods]
+impl MjWarningStat {
+    fn __repr__(&self) -> String {
+        format!(
+            "<MjWarningStat lastinfo={} number={}>",
+            self.lastinfo, self.number
+        )
+    }
+}
+
+/// The contacts of a collision pass as arrays (a copy), like MuJoCo's `d.contact`.
+#[pyclass(module = "moreau", name = "MjContactList", get_all)]
+pub struct MjContactList {
+    /// Signed distance (negative: penetration), (ncon,).
+    dist: Py<PyAny>,
+    /// Contact point, world frame, (ncon, 3).
+    pos: Py<PyAny>,
+    /// Contact frame, rows normal, tangent 1, tangent 2, (ncon, 9).
+    frame: Py<PyAny>,
+    /// Include if dist < includemargin, (ncon,).
+    includemargin: Py<PyAny>,
+    /// Friction (tangent, tangent, torsion, roll, roll), (ncon, 5).
+    friction: Py<PyAny>,
+    /// (ncon, 2).
+    solref: Py<PyAny>,
+    /// (ncon, 2).
+    solreffriction: Py<PyAny>,
+    /// (ncon, 5).
+    solimp: Py<PyAny>,
+    /// Friction of the regularized cone, (ncon,).
+    mu: Py<PyAny>,
+    /// Contact dimensionality, (ncon,) int32.
+    dim: Py<PyAny>,
+    /// The two geoms, (ncon, 2) int32.
+    geom: Py<PyAny>,
+    /// First geom, (ncon,) int32.
+    geom1: Py<PyAny>,
+    /// Second geom, (ncon,) int32.
+    geom2: Py<PyAny>,
+    /// Flexes (always -1 in moreau), (ncon, 2) int32.
+    flex: Py<PyAny>,
+    /// Flex elements (always -1), (ncon, 2) int32.
+    elem: Py<PyAny>,
+    /// Flex vertices (always -1), (ncon, 2) int32.
+    vert: Py<PyAny>,
+    /// 0: include, 1: in gap, (ncon,) int32.
+    exclude: Py<PyAny>,
+    /// First constraint row, or -1, (ncon,) int32.
+    efc_address: Py<PyAny>,
+    n: usize,
+}
+
+impl MjContactList {
+    fn new(py: Python<'_>, c: &[moreau::Contact]) -> PyResult<Self> {
+        let n = c.len();
+        let f = |g: &dyn Fn(&moreau::Contact) -> Vec<f64>, w: usize| {
+            let v: Vec<f64> = c.iter().flat_map(g).collect();
+            let shape: Vec<usize> = if w == 1 { vec![n] } else { vec![n, w] };
+            copy(py, v, &shape).unbind()
+        };
+        let i = |g: &dyn Fn(&moreau::Contact) -> Vec<i32>, w: usize| {
+            let v: Vec<i32> = c.iter().flat_map(g).collect();
+            let shape: Vec<usize> = if w == 1 { vec![n] } else { vec![n, w] };
+            copy(py, v, &shape).unbind()
+        };
+        Ok(MjContactList {
+            dist: f(&|c| vec![c.dist], 1),
+            pos: f(&|c| c.pos.iter().copied().collect(), 3),
+            frame: f(
+                &|c| {
+                    let r = &c.frame;
+                    (0..3)
+                        .flat_map(|a| (0..3).map(move |b| r[(a, b)]))
+                        .collect()
+                },
+                9,
+            ),
+            includemargin: f(&|c| vec![c.includemargin], 1),
+            friction: f(&|c| c.friction.to_vec(), 5),
+            solref: f(&|c| c.solref.to_vec(), 2),
+            solreffriction: f(&|c| c.solreffriction.to_vec(), 2),
+            solimp: f(&|c| c.solimp.to_vec(), 5),
+            mu: f(&|c| vec![c.mu], 1),
+            dim: i(&|c| vec![c.dim as i32], 1),
+            geom: i(&|c| vec![c.geom[0] as i32, c.geom[1] as i32], 2),
+            geom1: i(&|c| vec![c.geom[0] as i32], 1),
+            geom2: i(&|c| vec![c.geom[1] as i32], 1),
+            flex: i(&|_| vec![-1, -1], 2),
+            elem: i(&|_| vec![-1, -1], 2),
+            vert: i(&|_| vec![-1, -1], 2),
+            exclude: i(&|c| vec![c.exclude as i32], 1),
+            efc_address: i(&|c| vec![c.efc_address], 1),
+            n,
+        })
+    }
+}
+
+#[pymethods]
+impl MjContactList {
+    fn __len__(&self) -> usize {
+        self.n
+    }
+
+    /// Contact `i` (negative indices count from the end).
+    fn __getitem__(&self, py: Python<'_>, i: isize) -> PyResult<MjContact> {
+        let n = self.n as isize;
+        let k = if i < 0 { i + n } else { i };
+        if k < 0 || k >= n {
+            return Err(PyIndexError::new_err("contact index out of range"));
+        }
+        let k = k as usize;
+        let row = |a: &Py<PyAny>| -> PyResult<Py<PyAny>> {
+            let item = a.bind(py).get_item(k)?;
+            Ok(match item.cast::<numpy::PyUntypedArray>() {
+                Ok(arr) => readonly(arr.as_any().call_method0("copy")?).unbind(),
+                Err(_) => item.unbind(),
+            })
+        };
+        Ok(MjContact {
+            dist: row(&self.dist)?,
+            pos: row(&self.pos)?,
+            frame: row(&self.frame)?,
+            includemargin: row(&self.includemargin)?,
+            friction: row(&self.friction)?,
+            solref: row(&self.solref)?,
+            solreffriction: row(&self.solreffriction)?,
+            solimp: row(&self.solimp)?,
+            mu: row(&self.mu)?,
+            dim: row(&self.dim)?,
+            geom: row(&self.geom)?,
+            geom1: row(&self.geom1)?,
+            geom2: row(&self.geom2)?,
+            exclude: row(&self.exclude)?,
+            efc_address: row(&self.efc_address)?,
+        })
+    }
+
+    fn __repr__(&self) -> String {
+        format!("<MjContactList ncon={}>", self.n)
+    }
+}
+
+/// One contact (`mjContact`), a copy.
+#[pyclass(module = "moreau", name = "MjContact", get_all)]
+pub struct MjContact {
+    dist: Py<PyAny>,
+    pos: Py<PyAny>,
+    frame: Py<PyAny>,
+    includemargin: Py<PyAny>,
+    friction: Py<PyAny>,
+    solref: Py<PyAny>,
+    solreffriction: Py<PyAny>,
+    solimp: Py<PyAny>,
+    mu: Py<PyAny>,
+    dim: Py<PyAny>,
+    geom: Py<PyAny>,
+    geom1: Py<PyAny>,
+    geom2: Py<PyAny>,
+    exclude: Py<PyAny>,
+    efc_address: Py<PyAny>,
+}
+
+#[pymethods]
+impl MjContact {
+    fn __repr__(&self, py: Python<'_>) -> String {
+        format!(
+            "<MjContact geom1={} geom2={} dist={}>",
+            self.geom1.bind(py),
+            self.geom2.bind(py),
+            self.dist.bind(py)
+        )
+    }
+}
+
+/// Registers the classes.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<MjData>()?;
+    m.add_class::<MjWarningStat>()?;
+    m.add_class::<MjContactList>()?;
+    m.add_class::<MjContact>()?;
+    Ok(())
+}

@@ -1,0 +1,37 @@
+//! The `moreau` Python package's extension module (`moreau._moreau`): MuJoCo's Python API
+//! (`mujoco.MjModel`, `mujoco.MjData`, `mujoco.mj_step`, `mujoco.mjd_transitionFD`, …) on the
+//! moreau engine, and moreau's own analytic derivatives.
+//!
+//! One Rust module per area, each registering its names on the extension module:
+//! [`model`] (`MjModel`, `MjOption`), [`data`] (`MjData`, contacts), [`functions`] (`mj_*`),
+//! [`derivatives`] (`mjd_*` and `moreau.derivatives`), [`diff`] (the differentiable step behind
+//! `moreau.jax` / `moreau.torch`). The pure-Python layer
+//! (`python/moreau/`) adds the enums, the JAX and PyTorch wrappers and re-exports.
+//!
+//! Every call that does work releases the GIL ([`pyo3::Python::detach`]). NumPy arrays that
+//! view model or data memory keep the owning `MjModel` / `MjData` alive as their base object;
+//! the buffers they view are never reallocated (see [`arrays`]).
+
+#![allow(non_snake_case)]
+
+use pyo3::prelude::*;
+
+pub mod arrays;
+pub mod data;
+pub mod derivatives;
+pub mod diff;
+pub mod errors;
+pub mod functions;
+pub mod model;
+
+/// The extension module `moreau._moreau`.
+#[pymodule]
+fn _moreau(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    errors::register(m)?;
+    model::register(m)?;
+    data::register(m)?;
+    functions::register(m)?;
+    derivatives::register(m)?;
+    diff::register(m)?;
+    Ok(())
+}

@@ -1,0 +1,89 @@
+"""Bad input raises a clear Python exception and never crashes the interpreter."""
+
+import numpy as np
+import pytest
+
+import moreau
+from conftest import model_path, mujoco
+
+
+def test_missing_file():
+    with pytest.raises(moreau.MjcfLoadError, match="cannot read") as e:
+        moreau.MjModel.from_xml_path("/no/such/model.xml")
+    assert isinstance(e.value, ValueError)
+    assert e.value.file == "/no/such/model.xml"
+
+
+def test_mjcf_error_location():
+    xml = "<mujoco>\n  <worldbody>\n    <body>\n      <geom type='sphere' size='x'/>\n    </body>\n  </worldbody>\n</mujoco>"
+    with pytest.raises(moreau.MjcfLoadError) as e:
+        moreau.MjModel.from_xml_string(xml)
+    err = e.value
+    assert (err.line, err.element, err.attribute) == (4, "geom", "size")
+    assert err.column > 0 and err.kind == "BadNumber"
+    assert "size" in str(err)
+
+
+def test_assets_vfs():
+    xml = '<mujoco><include file="part.xml"/></mujoco>'
+    part = b'<mujoco><worldbody><body><freejoint/><geom size="0.1"/></body></worldbody></mujoco>'
+    m = moreau.MjModel.from_xml_string(xml, assets={"part.xml": part})
+    assert m.nq == 7
+    with pytest.raises(moreau.MjcfLoadError):
+        moreau.MjModel.from_xml_string(xml)
+
+
+def test_nan_in_qpos_raises_and_resets_as_mujoco():
+    m = moreau.MjModel.from_xml_path(model_path("cartpole"))
+    mj = mujoco.MjModel.from_xml_path(model_path("cartpole"))
+    d, dj = moreau.MjData(m), mujoco.MjData(mj)
+    for x in (d, dj):
+        x.qpos[1] = np.nan
+        x.qvel[0] = 1.0
+    with pytest.raises(moreau.UnstableSimulationError, match="Nan, Inf or huge value in QPOS at DOF 1") as e:
+        moreau.mj_step(m, d)
+    assert e.value.index == 1 and e.value.warning == int(moreau.mjtWarning.mjWARN_BADQPOS)
+    mujoco.mj_step(mj, dj)
+    np.testing.assert_array_equal(d.qpos, dj.qpos)
+    np.testing.assert_array_equal(d.qvel, dj.qvel)
+    assert d.warning[moreau.mjtWarning.mjWARN_BADQPOS].number == 1
+
+
+def test_wrong_shapes():
+    m = moreau.MjModel.from_xml_path(model_path("humanoid"))
+    d = moreau.MjData(m)
+    moreau.mj_forward(m, d)
+    with pytest.raises(TypeError, match=r"jacp should be of shape \(3, 27\)"):
+        moreau.mj_jacBody(m, d, np.zeros((3, 2)), None, 1)
+    with pytest.raises(TypeError):
+        moreau.mj_jacBody(m, d, np.zeros((3, 27), dtype=np.float32), None, 1)
+    with pytest.raises(IndexError):
+        moreau.mj_jacBody(m, d, np.zeros((3, 27)), None, 99)
+    with pytest.raises(TypeError, match="mj_stateSize"):
+        moreau.mj_getState(m, d, np.zeros(3), moreau.mjtState.mjSTATE_PHYSICS)
+    with pytest.raises(TypeError, match="invalid state signature"):
+        moreau.mj_stateSize(m, 1 << 20)
+    with pytest.raises(TypeError, match="A should be of shape"):
+        moreau.mjd_transitionFD(m, d, 1e-6, False, np.zeros((3, 3)), None, None, None)
+    with pytest.raises(ValueError, match="eps"):
+        moreau.mjd_transitionFD(m, d, -1.0, False, None, None, None, None)
+    with pytest.raises(ValueError, match="nstep"):
+        moreau.mj_step(m, d, -1)
+    with pytest.raises(TypeError):
+        moreau.mj_differentiatePos(m, np.zeros(27), 0.1, np.zeros(3), np.zeros(28))
+    with pytest.raises(ValueError, match="method"):
+        moreau.derivatives.transition(m, d, method="magic")
+
+
+def test_data_of_another_model():
+    m1 = moreau.MjModel.from_xml_path(model_path("cartpole"))
+    m2 = moreau.MjModel.from_xml_path(model_path("humanoid"))
+    with pytest.raises(ValueError, match="different sizes"):
+        moreau.mj_step(m1, moreau.MjData(m2))
+
+
+def test_unsupported_analytic_model():
+    m = moreau.MjModel.from_xml_path(model_path("noslip"))
+    d = moreau.MjData(m)
+    with pytest.raises(ValueError, match="noslip"):
+        moreau.derivatives.transition(m, d)

@@ -1,0 +1,384 @@
+//! The Newton Hessian H = M + Jᵀ diag(D·[QUADRATIC]) J + Σ_cones Jcᵀ H_cone Jc in general
+//! sparse rows, for problems whose rows are not all on one root path of the dof tree (contacts
+//! between two trees or two branches) and whose J is in compressed rows: the reversed `Lᵀ D L`
+//! factor of [`crate::math::dense::ldl_factor_rev`] (last dof eliminated first) on the
+//! structural nonzeros only, so the large-model path has no dense nv × nv matrix (as MuJoCo's
+//! sparse Newton Hessian from nv = 60, `mj_isSparse`).
+//!
+//! The symbolic structure ([`Problem::hsym`]) is that of the factor of M + Σ_all rows J_iᵀJ_i
+//! (every row of the problem, whatever its state, and a contact's rows together): row k holds
+//! the columns j < k where the factor can be non-zero. Eliminating k couples every pair of its
+//! columns, so its columns below its largest one p (its parent in the elimination tree) are
+//! columns of p: with the pattern of M (a row's ancestors) and each row's columns added to its
+//! largest column, the recursion over the dofs, last first, gives the whole pattern. A factor
+//! restricted to any subset of the rows (the QUADRATIC ones) and its rank-1 updates by a row of
+//! the problem stay inside it.
+//!
+//! Every operation is the dense kernel's on the entries the dense kernel can make non-zero, in
+//! the same order per entry (an entry outside the pattern stays an exact zero there: its
+//! updates are products with exact zeros), so the factor, the solves and the updates equal the
+//! dense ones bit for bit, up to the sign of an exact zero.
+
+#![allow(clippy::needless_range_loop)] // index-based numeric kernels
+
+use crate::data::scratch::{HessianPattern, Problem, SolverScratch};
+use crate::data::{ConstraintState, ConstraintType, CONE_H};
+use crate::math::{sc, Scalar};
+
+const NIL: usize = usize::MAX;
+
+impl<T: Scalar> Problem<T> {
+    /// Fills `self.hpat` for the problem's rows (compressed rows, `J_sparse`); nothing to do
+    /// when it is up to date.
+    pub(crate) fn hsym(&mut self) {
+        if self.hpat.done {
+            return;
+        }
+        let (nv, nefc) = (self.nv, self.nefc);
+        let h = &mut self.hpat;
+        h.done = true;
+        // the groups: each contact's rows together, every other row alone
+        h.group.clear();
+        h.row_cone.clear();
+        h.row_cone.resize(nefc, NIL);
+        let mut ci = 0;
+        let mut i = 0;
+        while i < nefc {
+            while ci < self.cone.len() && self.cone[ci].adr < i {
+                ci += 1;
+            }
+            let n = if ci < self.cone.len() && self.cone[ci].adr == i {
+                h.row_cone[i..i + self.cone[ci].nrow.max(1)].fill(ci);
+                self.cone[ci].nrow.max(1)
+            } else {
+                1
+            };
+            h.group.push((i, n));
+            i += n;
+        }
+        // each group in the list of its largest column
+        h.head.clear();
+        h.head.resize(nv, NIL);
+        h.next.clear();
+        h.next.resize(h.group.len(), NIL);
+        for (g, &(r0, n)) in h.group.iter().enumerate() {
+            let mut top = None;
+            for r in r0..r0 + n {
+                let (a, k) = (self.J_rowadr[r], self.J_rownnz[r]);
+                if let Some(&c) = self.J_colind[a..a + k].last() {
+                    top = Some(top.map_or(c, |t: usize| t.max(c)));
+                }
+            }
+            if let Some(t) = top {
+                h.next[g] = h.head[t];
+                h.head[t] = g;
+            }
+        }
+        h.child_head.clear();
+        h.child_head.resize(nv, NIL);
+        h.child_next.clear();
+        h.child_next.resize(nv, NIL);
+        h.mark.clear();
+        h.mark.resize(nv, NIL);
+        h.adr.clear();
+        h.adr.resize(nv, 0);
+        h.len.clear();
+        h.len.resize(nv, 0);
+        h.col.clear();
+        let nm = self.qM.len();
+        for k in (0..nv).rev() {
+            let start = h.col.len();
+            // M: the ancestors of k
+            let (a, e) = (self.Madr[k], self.Madr.get(k + 1).copied().unwrap_or(nm));
+            for &c in &self.Mcol[a + 1..e] {
+                h.mark[c] = k;
+                h.col.push(c);
+            }
+            // the rows whose largest column is k
+            let mut g = h.head[k];
+            while g != NIL {
+                let (r0, n) = h.group[g];
+                for r in r0..r0 + n {
+                    let (a, m) = (self.J_rowadr[r], self.J_rownnz[r]);
+                    for &c in &self.J_colind[a..a + m] {
+                        if c != k && h.mark[c] != k {
+                            h.mark[c] = k;
+                            h.col.push(c);
+                        }
+                    }
+                }
+                g = h.next[g];
+            }
+            // the children's columns (all ≤ k: k is their largest)
+            let mut c = h.child_head[k];
+            while c != NIL {
+                for x in h.adr[c]..h.adr[c] + h.len[c] {
+                    let j = h.col[x];
+                    if j != k && h.mark[j] != k {
+                        h.mark[j] = k;
+                        h.col.push(j);
+                    }
+                }
+                c = h.child_next[c];
+            }
+            h.col[start..].sort_unstable();
+            let len = h.col.len() - start;
+            h.adr[k] = start;
+            h.len[k] = len;
+            // the diagonal's slot
+            h.col.push(k);
+            if let Some(&p) = h.col[start..start + len].last() {
+                h.child_next[k] = h.child_head[p];
+                h.child_head[p] = k;
+            }
+        }
+        // the transposed pattern: per dof i, the rows k > i holding it, descending
+        h.up_adr.clear();
+        h.up_adr.resize(nv + 1, 0);
+        for k in 0..nv {
+            for x in h.adr[k]..h.adr[k] + h.len[k] {
+                h.up_adr[h.col[x] + 1] += 1;
+            }
+        }
+        for i in 0..nv {
+            h.up_adr[i + 1] += h.up_adr[i];
+        }
+        h.up.clear();
+        h.up.resize(h.up_adr[nv], (0, 0));
+        // fill from the end of each list, rows ascending: the lists come out descending
+        h.mark[..nv].copy_from_slice(&h.up_adr[1..]);
+        for k in 0..nv {
+            for x in 0..h.len[k] {
+                let i = h.col[h.adr[k] + x];
+                h.mark[i] -= 1;
+                h.up[h.mark[i]] = (k, x);
+            }
+        }
+        // J's columns: per dof, the rows with a non-zero there, ascending
+        h.jt_adr.clear();
+        h.jt_adr.resize(nv + 1, 0);
+        for r in 0..nefc {
+            let (a, m) = (self.J_rowadr[r], self.J_rownnz[r]);
+            for &c in &self.J_colind[a..a + m] {
+                h.jt_adr[c + 1] += 1;
+            }
+        }
+        for i in 0..nv {
+            h.jt_adr[i + 1] += h.jt_adr[i];
+        }
+        h.jt.clear();
+        h.jt.resize(h.jt_adr[nv], (0, 0));
+        h.mark[..nv].copy_from_slice(&h.jt_adr[..nv]);
+        for r in 0..nefc {
+            let (a, m) = (self.J_rowadr[r], self.J_rownnz[r]);
+            for (x, &c) in self.J_colind[a..a + m].iter().enumerate() {
+                h.jt[h.mark[c]] = (r, x);
+                h.mark[c] += 1;
+            }
+        }
+    }
+}
+
+/// Builds H from the problem's states and cone Hessians into `s.Hs` with the pattern
+/// `p.hpat` ([`Problem::hsym`]) and factors it ([`factor`]). Per entry the sums of the dense
+/// build (M, then the QUADRATIC rows in order, then the cones in order), formed one row of H
+/// at a time in a dense accumulator (`s.bwork`): row a gets M's entries, then each row of J
+/// with a non-zero in column a, its pairs (a, b ≤ a).
+pub(super) fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    let z = T::zero();
+    let pat = &p.hpat;
+    let nv = p.nv;
+    let nnz = pat.col.len();
+    s.Hs.clear();
+    s.Hs.resize(nnz, z);
+    s.Hred.clear();
+    s.Hred.resize(nnz, z);
+    s.bwork.clear();
+    s.bwork.resize(nv, z);
+    let acc = &mut s.bwork;
+    let h = &mut s.Hred;
+    let nm = p.qM.len();
+    let cone_st = |c: usize| {
+        c != NIL
+            && p.ty[p.cone[c].adr] == ConstraintType::ContactElliptic
+            && p.state[p.cone[c].adr] == ConstraintState::Cone
+    };
+    for a in 0..nv {
+        // M: row a lists a, then its ancestors
+        let (m0, m1) = (p.Madr[a], p.Madr.get(a + 1).copied().unwrap_or(nm));
+        for (&v, &c) in p.qM[m0..m1].iter().zip(&p.Mcol[m0..m1]) {
+            acc[c] = v;
+        }
+        let rows = &pat.jt[pat.jt_adr[a]..pat.jt_adr[a + 1]];
+        for &(i, x) in rows {
+            if p.state[i] != ConstraintState::Quadratic {
+                continue;
+            }
+            let r = p.jrow(i);
+            let ja = r.vals[x] * p.D[i];
+            if ja == z {
+                continue;
+            }
+            let cols = r.cols.unwrap_or(&[]);
+            for (&b, &vb) in cols[..=x].iter().zip(r.vals) {
+                acc[b] += ja * vb;
+            }
+        }
+        for &(i, x) in rows {
+            let c = pat.row_cone[i];
+            if !cone_st(c) {
+                continue;
+            }
+            let cone = &p.cone[c];
+            let (adr, dim) = (cone.adr, cone.dim);
+            if i >= adr + dim {
+                continue; // a pyramidal edge past the cone's rows (not elliptic)
+            }
+            let pp = i - adr;
+            let hc = &s.cone_H[c * CONE_H..c * CONE_H + dim * dim];
+            let va = p.jrow(i).vals[x];
+            for qq in 0..dim {
+                let w = hc[pp * dim + qq];
+                if w == z {
+                    continue;
+                }
+                let ja = va * w;
+                if ja == z {
+                    continue;
+                }
+                let rq = p.jrow(adr + qq);
+                for (&b, &vb) in rq.cols.unwrap_or(&[]).iter().zip(rq.vals) {
+                    if b > a {
+                        break;
+                    }
+                    acc[b] += ja * vb;
+                }
+            }
+        }
+        let (ra, len) = (pat.adr[a], pat.len[a]);
+        for (hv, &c) in h[ra..ra + len].iter_mut().zip(&pat.col[ra..ra + len]) {
+            *hv = acc[c];
+            acc[c] = z;
+        }
+        h[ra + len] = acc[a];
+        acc[a] = z;
+    }
+    factor(pat, &mut s.Hred, &mut s.Hs, &mut s.bwork, nv);
+}
+
+/// [`crate::math::dense::ldl_factor_rev`] on the pattern, left-looking: row i (last first)
+/// gathers the updates of the rows k > i that hold it, k descending, in the dense accumulator
+/// `acc` (nv, zero on entry and exit), each the product of row k's reduced entries (kept in
+/// `red`) and its multiplier of i, so every entry sees the dense kernel's operations in its
+/// order. `red` holds H on entry and the reduced rows on exit; `l` gets the factor (the
+/// multipliers, and D on the diagonal slots). Pivots below 1e-15 are replaced by 1e-15;
+/// returns their count.
+pub fn factor<T: Scalar>(
+    pat: &HessianPattern,
+    red: &mut [T],
+    l: &mut [T],
+    acc: &mut [T],
+    nv: usize,
+) -> usize {
+    let z = T::zero();
+    let mut nbad = 0;
+    let minval: T = sc(1e-15);
+    for i in (0..nv).rev() {
+        let (ai, li) = (pat.adr[i], pat.len[i]);
+        let ups = &pat.up[pat.up_adr[i]..pat.up_adr[i + 1]];
+        if !ups.is_empty() {
+            for (&v, &c) in red[ai..ai + li].iter().zip(&pat.col[ai..ai + li]) {
+                acc[c] = v;
+            }
+            acc[i] = red[ai + li];
+            for &(k, pos) in ups {
+                let ak = pat.adr[k];
+                let aki = red[ak + pos];
+                if aki == z {
+                    continue;
+                }
+                let f = l[ak + pos];
+                for (&v, &c) in red[ak..ak + pos].iter().zip(&pat.col[ak..ak + pos]) {
+                    acc[c] -= v * f;
+                }
+                acc[i] -= aki * f;
+            }
+            for (rv, &c) in red[ai..ai + li].iter_mut().zip(&pat.col[ai..ai + li]) {
+                *rv = acc[c];
+                acc[c] = z;
+            }
+            red[ai + li] = acc[i];
+            acc[i] = z;
+        }
+        let mut di = red[ai + li];
+        if di < minval {
+            di = minval;
+            red[ai + li] = di;
+            nbad += 1;
+        }
+        l[ai + li] = di;
+        for x in 0..li {
+            let a = red[ai + x];
+            l[ai + x] = if a == z { a } else { a / di };
+        }
+    }
+    nbad
+}
+
+/// [`crate::math::dense::ldl_solve_rev`] on the pattern: `x ← H⁻¹ x`.
+pub fn solve<T: Scalar>(pat: &HessianPattern, h: &[T], nv: usize, x: &mut [T]) {
+    let x = &mut x[..nv];
+    for k in (0..nv).rev() {
+        let xk = x[k];
+        if xk == T::zero() {
+            continue;
+        }
+        let (a, l) = (pat.adr[k], pat.len[k]);
+        for (&c, &v) in pat.col[a..a + l].iter().zip(&h[a..a + l]) {
+            x[c] -= v * xk;
+        }
+    }
+    for k in 0..nv {
+        x[k] /= h[pat.adr[k] + pat.len[k]];
+    }
+    for k in 1..nv {
+        let (a, l) = (pat.adr[k], pat.len[k]);
+        let mut acc = T::zero();
+        for (&c, &v) in pat.col[a..a + l].iter().zip(&h[a..a + l]) {
+            acc += v * x[c];
+        }
+        x[k] -= acc;
+    }
+}
+
+/// [`crate::math::dense::ldl_rank1_rev`] on the pattern (`w` nv, overwritten, non-zero on
+/// the columns of a row of the problem only).
+pub fn rank1<T: Scalar>(
+    pat: &HessianPattern,
+    h: &mut [T],
+    nv: usize,
+    w: &mut [T],
+    up: bool,
+) -> bool {
+    let mut alpha: T = if up { T::one() } else { -T::one() };
+    for k in (0..nv).rev() {
+        let pk = w[k];
+        if pk == T::zero() {
+            continue;
+        }
+        let (a, l) = (pat.adr[k], pat.len[k]);
+        let dk = h[a + l];
+        let dbar = dk + alpha * pk * pk;
+        if dbar <= T::zero() {
+            return false;
+        }
+        let beta = pk * alpha / dbar;
+        alpha = alpha * dk / dbar;
+        h[a + l] = dbar;
+        for (&c, li) in pat.col[a..a + l].iter().zip(h[a..a + l].iter_mut()) {
+            w[c] -= pk * *li;
+            *li += beta * w[c];
+        }
+    }
+    true
+}

@@ -1,0 +1,273 @@
+//! Hostile MJCF: deep trees, include bombs and cycles, too many dofs, endless files. Each case
+//! is refused with MuJoCo 4.0.0's message (the boundaries were measured with `mujoco==4.0.0`:
+//! 498 nested non-empty elements per file load and 499 do not; a body 1023 deep loads and one
+//! 1024 deep does not; six dofs per body) or loads without recursion on the element tree (run
+//! on a thread with a small stack).
+
+use moreau::{load_from_str, Model, Vfs};
+use moreau::{ErrorKind, MjcfError, MAX_BODY_DEPTH, MAX_ELEMENT_DEPTH};
+
+fn err(xml: &str, vfs: &Vfs) -> MjcfError {
+    match load_from_str(xml, vfs) {
+        Ok(_) => panic!("should have been refused"),
+        Err(e) => e,
+    }
+}
+
+/// Loads on a thread with a 1 MiB stack: recursion per tree level would overflow it.
+fn load_small_stack(xml: String, vfs: Vfs) -> Result<Model, MjcfError> {
+    std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || load_from_str(&xml, &vfs))
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
+fn nested(tag: &str, n: usize, inner: &str) -> String {
+    format!(
+        "{}{inner}{}",
+        format!("<{tag}>").repeat(n),
+        format!("</{tag}>").repeat(n)
+    )
+}
+
+#[test]
+fn element_nesting_is_limited_per_file_as_mujoco() {
+    // <mujoco><worldbody> + 496 bodies = 498 levels: loads (MuJoCo too)
+    let ok = format!(
+        "<mujoco><worldbody>{}</worldbody></mujoco>",
+        nested("body", MAX_ELEMENT_DEPTH - 2, "<geom size='.1'/>")
+    );
+    let m = load_small_stack(ok, Vfs::new()).unwrap();
+    assert_eq!(m.nbody, MAX_ELEMENT_DEPTH - 1);
+    // 499 levels and 10,000 levels: refused at the first element too deep
+    for n in [MAX_ELEMENT_DEPTH - 1, 10_000] {
+        let xml = format!(
+            "<mujoco>\n<worldbody>\n{}</worldbody></mujoco>",
+            nested("body\n", n, "")
+        );
+        let e = err(&xml, &Vfs::new());
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert!(e.message.contains("Element nesting is too deep"), "{e}");
+        // MuJoCo reports line 499 for the 497th body on its own line
+        assert_eq!(e.line, 499, "{e}");
+    }
+}
+
+#[test]
+fn trees_deeper_than_a_file_load_through_includes_without_recursion() {
+    // 1000 nested bodies in three files (MuJoCo loads this too)
+    let mut vfs = Vfs::new();
+    vfs.add(
+        "b.xml",
+        format!(
+            "<mujoco>{}</mujoco>",
+            nested("body", 450, "<include file='c.xml'/>")
+        ),
+    );
+    vfs.add(
+        "c.xml",
+        format!(
+            "<mujoco>{}</mujoco>",
+            nested("body", 100, "<geom size='.1'/><frame><site/></frame>")
+        ),
+    );
+    let xml = format!(
+        "<mujoco><worldbody>{}</worldbody></mujoco>",
+        nested("body", 450, "<include file='b.xml'/>")
+    );
+    let m = load_small_stack(xml, vfs).unwrap();
+    assert_eq!(m.nbody, 1001);
+    assert_eq!(m.body_parentid[1000], 999);
+    assert_eq!(m.nsite, 1);
+}
+
+#[test]
+fn body_depth_is_limited_as_mujoco() {
+    let chain = |n: usize| {
+        let mut vfs = Vfs::new();
+        let per = 400;
+        let files = n.div_ceil(per);
+        for k in 1..files {
+            let inner = if k + 1 < files {
+                format!("<include file='f{}.xml'/>", k + 1)
+            } else {
+                String::new()
+            };
+            let len = if k + 1 < files { per } else { n - per * k };
+            vfs.add(
+                format!("f{k}.xml"),
+                format!("<mujoco>{}</mujoco>", nested("body", len, &inner)),
+            );
+        }
+        let inner = if files > 1 {
+            "<include file='f1.xml'/>"
+        } else {
+            ""
+        };
+        let xml = format!(
+            "<mujoco><worldbody>{}</worldbody></mujoco>",
+            nested("body", per.min(n), inner)
+        );
+        load_small_stack(xml, vfs)
+    };
+    assert_eq!(chain(MAX_BODY_DEPTH).unwrap().nbody, MAX_BODY_DEPTH + 1);
+    let e = chain(MAX_BODY_DEPTH + 1).unwrap_err();
+    assert!(
+        e.message
+            .contains("depth limit exceeded in signature computation (body id 1024"),
+        "{e}"
+    );
+}
+
+#[test]
+fn repeated_includes_are_refused_without_expanding_them() {
+    // 26 files each including the next twice: 2^25 expansions if each include were expanded
+    let mut vfs = Vfs::new();
+    for i in 0..26 {
+        let body = if i < 25 {
+            format!(
+                "<include file='inc{0}.xml'/><include file='inc{0}.xml'/>",
+                i + 1
+            )
+        } else {
+            "<worldbody/>".to_string()
+        };
+        vfs.add(format!("inc{i}.xml"), format!("<mujoco>{body}</mujoco>"));
+    }
+    let e = err("<mujoco><include file='inc0.xml'/></mujoco>", &vfs);
+    assert!(
+        e.message.contains("File 'inc25.xml' already included"),
+        "{e}"
+    );
+    assert_eq!(e.file, "inc24.xml");
+    // a cycle, and the same file under two spellings
+    let mut vfs = Vfs::new();
+    vfs.add("a.xml", "<mujoco><include file='b.xml'/></mujoco>");
+    vfs.add("b.xml", "<mujoco><include file='./a.xml'/></mujoco>");
+    let e = err("<mujoco><include file='a.xml'/></mujoco>", &vfs);
+    assert!(e.message.contains("File 'a.xml' already included"), "{e}");
+    let mut vfs = Vfs::new();
+    vfs.add("a.xml", "<mujoco/>");
+    let e = err(
+        "<mujoco><include file='a.xml'/><include file='a.xml'/></mujoco>",
+        &vfs,
+    );
+    assert!(e.message.contains("already included"), "{e}");
+}
+
+#[test]
+fn the_main_file_cannot_include_itself() {
+    let dir = std::env::temp_dir().join(format!("moreau-hostile-mjcf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("main.xml"),
+        "<mujoco><include file='b.xml'/></mujoco>",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("b.xml"),
+        "<mujoco><include file='main.xml'/></mujoco>",
+    )
+    .unwrap();
+    let e = moreau::load(dir.join("main.xml")).unwrap_err();
+    assert!(
+        e.message.contains("File 'main.xml' already included"),
+        "{e}"
+    );
+}
+
+#[test]
+fn more_than_six_dofs_in_a_body_are_refused() {
+    let body = |joints: &str| {
+        format!("<mujoco><worldbody><body name='b'><geom size='.1'/>{joints}</body></worldbody></mujoco>")
+    };
+    let six = body(&"<joint type='slide'/>".repeat(6));
+    assert_eq!(load_from_str(&six, &Vfs::new()).unwrap().nv, 6);
+    for joints in [
+        "<joint type='slide'/>".repeat(1000),
+        "<joint/>".repeat(10_000),
+        "<freejoint/><joint/>".to_string(),
+        "<joint type='ball'/><joint type='ball'/><joint/>".to_string(),
+    ] {
+        let e = err(&body(&joints), &Vfs::new());
+        assert_eq!(e.message, "more than 6 dofs in body 'b'", "{e}");
+        assert_eq!(e.element.as_deref(), Some("body"));
+    }
+}
+
+#[test]
+fn unreadable_include_files_are_errors_not_hangs() {
+    for dev in ["/dev/zero", "/dev/urandom", "/dev/null"] {
+        assert!(
+            std::path::Path::new(dev).exists(),
+            "{dev} is missing: this test needs a Unix /dev"
+        );
+        let e = err(
+            &format!("<mujoco><include file='{dev}'/></mujoco>"),
+            &Vfs::new(),
+        );
+        assert_eq!(e.kind, ErrorKind::MissingFile, "{e}");
+        assert!(e.message.contains("not a regular file"), "{e}");
+    }
+    let mut vfs = Vfs::new();
+    vfs.add("empty.xml", "");
+    let e = err("<mujoco><include file='empty.xml'/></mujoco>", &vfs);
+    assert!(e.message.contains("Empty file 'empty.xml'"), "{e}");
+    let e = moreau::load("/dev/zero").unwrap_err();
+    assert!(e.message.contains("not a regular file"), "{e}");
+    let e = moreau::load("/no/such/model.xml").unwrap_err();
+    assert!(
+        e.to_string().starts_with("/no/such/model.xml: MissingFile"),
+        "{e}"
+    );
+}
+
+#[test]
+fn deep_frames_and_default_classes_load_without_recursion() {
+    // 10,000 nested frames (each 1 mm up) through 25 include files of 400
+    let mut vfs = Vfs::new();
+    let frames = |inner: &str| {
+        format!(
+            "{}{inner}{}",
+            "<frame pos='0 0 .001'>".repeat(400),
+            "</frame>".repeat(400)
+        )
+    };
+    for k in 1..25 {
+        let inner = if k < 24 {
+            format!("<include file='f{}.xml'/>", k + 1)
+        } else {
+            "<geom size='.1'/>".to_string()
+        };
+        vfs.add(
+            format!("f{k}.xml"),
+            format!("<mujoco>{}</mujoco>", frames(&inner)),
+        );
+    }
+    let xml = format!(
+        "<mujoco><worldbody><body><joint/>{}</body></worldbody></mujoco>",
+        frames("<include file='f1.xml'/>")
+    );
+    let m = load_small_stack(xml, vfs).unwrap();
+    assert_eq!(m.ngeom, 1);
+    assert!(
+        (m.geom_pos[0][2] - 10.0).abs() < 1e-9,
+        "{:?}",
+        m.geom_pos[0]
+    );
+    // 480 nested default classes
+    let mut classes = String::new();
+    for i in 0..480 {
+        classes.push_str(&format!("<default class='c{i}'>"));
+    }
+    classes.push_str("<geom size='.25'/>");
+    classes.push_str(&"</default>".repeat(480));
+    let xml = format!(
+        "<mujoco><default>{classes}</default><worldbody><body><joint/>\
+         <geom class='c479'/></body></worldbody></mujoco>"
+    );
+    let m = load_small_stack(xml, Vfs::new()).unwrap();
+    assert_eq!(m.geom_size[0][0], 0.25);
+}

@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""MuJoCo 4.0.0 reference values for tests/zoo_regressions.rs: small MJCF models, one per loader
+or engine gap the public model zoo turned up (tools/zoo/models.txt), so each stays fixed without
+the zoo cache. Writes tests/reference/zoo_regressions.json.
+
+    python3 tools/zoo/gen_regressions.py
+"""
+import json
+import os
+
+import numpy as np
+import mujoco
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+# dm_control's cartpole, quadruped and swimmer: a capsule whose default class gives `fromto`
+FROMTO_DEFAULT = """<mujoco>
+  <default>
+    <default class="pole">
+      <geom type="capsule" fromto="0 0 0 0 0 1" size="0.045" mass=".1"/>
+      <site type="capsule" fromto="0 0 0 1 0 0" size="0.05"/>
+    </default>
+    <default class="slab"><geom type="box" fromto="0 0 0 .3 .4 0" size=".1 .2 .3"/></default>
+  </default>
+  <worldbody>
+    <body name="a" pos="0 0 1" childclass="pole">
+      <joint type="hinge" axis="0 1 0"/>
+      <geom name="plain"/>
+      <geom name="own" fromto="0 0 0 2 0 0"/>
+      <geom name="turned" quat="0 1 0 0"/>
+      <geom name="zero_pos" pos="0 0 0" size=".1 .3"/>
+      <geom name="slab" class="slab"/>
+      <site name="s"/>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+# ... and what MuJoCo refuses
+FROMTO_ERRORS = {
+    "pos_and_fromto": ("""<mujoco><default><default class="c"><geom type="capsule"
+      fromto="0 0 0 0 0 1" size=".05"/></default></default><worldbody><body childclass="c">
+      <geom pos="1 2 3"/></body></worldbody></mujoco>""", "both pos and fromto defined in geom"),
+    "fromto_sphere": ("""<mujoco><default><default class="c"><geom fromto="0 0 0 0 0 1"
+      size=".05"/></default></default><worldbody><body childclass="c"><geom type="sphere"/>
+      </body></worldbody></mujoco>""", "fromto requires capsule, cylinder, box or ellipsoid in geom"),
+}
+
+# dm_control's dog and Gymnasium's humanoids: <size nkey> allocates keyframes at the initial state
+SIZE_NKEY = """<mujoco>
+  <size nkey="3"/>
+  <worldbody>
+    <body pos="0 0 1"><joint name="j" type="hinge" ref="10"/><geom size=".1"/></body>
+    <body name="m" mocap="true" pos="1 2 3" quat="0 1 0 0"/>
+  </worldbody>
+  <actuator><motor joint="j" ctrlrange="1 2"/></actuator>
+  <keyframe><key name="a" qpos="0.5" ctrl="1.5"/></keyframe>
+</mujoco>"""
+
+# Gymnasium's pusher and dm_control's ball_in_cup: bodies on slide joints alone ("sliders")
+SLIDERS = """<mujoco>
+  <default><joint armature="0.04" damping="1" limited="true" range="-1 1"/></default>
+  <worldbody>
+    <body name="slider" pos="0 0 1">
+      <joint type="slide" axis="1 0 0"/><joint type="slide" axis="0 -1 0"/>
+      <geom type="cylinder" size=".05 .05" density="0.00001"/>
+    </body>
+    <body name="offset" pos="1 0 1">
+      <joint type="slide" axis="1 0 0"/>
+      <geom type="sphere" size=".05" pos=".1 0 0" mass="1"/>
+    </body>
+    <body name="tilted" pos="2 0 1">
+      <joint type="slide" axis="1 1 0"/>
+      <geom type="sphere" size=".05" mass="1"/>
+    </body>
+    <body name="parent" pos="3 0 1">
+      <joint type="slide" axis="0 0 1"/>
+      <geom type="sphere" size=".05" mass="1"/>
+      <body name="child" pos="0 0 .2">
+        <joint type="slide" axis="0 0 1"/>
+        <geom type="sphere" size=".05" mass="2"/>
+      </body>
+    </body>
+    <body name="static" pos="4 0 1">
+      <geom type="box" size=".1 .1 .1"/>
+      <body name="on_static">
+        <joint type="slide" axis="0 0 1"/>
+        <geom type="box" size=".1 .2 .3" mass="3"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+# dm_control's dog: the default ("legacy") mass properties of a non-convex mesh
+# an L-shaped prism
+_L = [(0, 0), (2, 0), (2, 1), (1, 1), (1, 3), (0, 3)]
+_V = [(x, y, z) for z in (0, 1) for (x, y) in _L]
+_F = []
+for i in range(1, 5):  # bottom (fan from vertex 0, facing -z) and top (+z)
+    _F.append((0, i + 1, i))
+    _F.append((6, 6 + i, 6 + i + 1))
+for i in range(6):  # sides
+    j = (i + 1) % 6
+    _F.append((i, j, 6 + j))
+    _F.append((i, 6 + j, 6 + i))
+LEGACY_MESH = """<mujoco>
+  <asset>
+    <mesh name="L" vertex="%s" face="%s"/>
+    <mesh name="L_exact" inertia="exact" vertex="%s" face="%s"/>
+  </asset>
+  <worldbody>
+    <body name="legacy" pos="0 0 1"><freejoint/><geom type="mesh" mesh="L" density="1100"/></body>
+    <body name="exact" pos="5 0 1"><freejoint/><geom type="mesh" mesh="L_exact" density="1100"/></body>
+  </worldbody>
+</mujoco>""" % ((" ".join("%g %g %g" % v for v in _V), " ".join("%d %d %d" % f for f in _F)) * 2)
+
+# dm_control's humanoid_CMU: the contact order (body pairs sorted by body id, geoms by id)
+CONTACT_ORDER = """<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 .1"/>
+    <body name="b1" pos="0 0 .09"><freejoint/>
+      <geom name="b1a" type="sphere" size=".1" pos=".3 0 0"/>
+      <geom name="b1b" type="sphere" size=".1" pos="-.3 0 0"/>
+    </body>
+    <body name="b2" pos=".3 0 .27"><freejoint/><geom name="b2" type="box" size=".1 .1 .1"/></body>
+    <body name="b3" pos="-.3 0 .28"><freejoint/><geom name="b3" type="capsule" size=".1 .2" euler="0 90 0"/></body>
+    <body name="b4" pos="-.9 0 .09"><freejoint/><geom name="b4" type="sphere" size=".1"/></body>
+  </worldbody>
+</mujoco>"""
+
+
+def main():
+    out = {"mujoco_version": mujoco.__version__, "generator": "tools/zoo/gen_regressions.py"}
+
+    m = mujoco.MjModel.from_xml_string(FROMTO_DEFAULT)
+    out["fromto_default"] = {
+        "xml": FROMTO_DEFAULT,
+        "geom_pos": m.geom_pos.tolist(), "geom_quat": m.geom_quat.tolist(),
+        "geom_size": m.geom_size.tolist(), "site_pos": m.site_pos.tolist(),
+        "site_quat": m.site_quat.tolist(), "site_size": m.site_size.tolist(),
+        "body_mass": m.body_mass.tolist(),
+    }
+    errors = {}
+    for name, (xml, msg) in FROMTO_ERRORS.items():
+        try:
+            mujoco.MjModel.from_xml_string(xml)
+            raise SystemExit("MuJoCo accepts %s" % name)
+        except ValueError as e:
+            assert msg in str(e), str(e)
+        errors[name] = {"xml": xml, "message": msg}
+    out["fromto_errors"] = errors
+
+    m = mujoco.MjModel.from_xml_string(SIZE_NKEY)
+    out["size_nkey"] = {
+        "xml": SIZE_NKEY, "nkey": int(m.nkey), "key_time": m.key_time.tolist(),
+        "key_qpos": m.key_qpos.tolist(), "key_qvel": m.key_qvel.tolist(),
+        "key_ctrl": m.key_ctrl.tolist(), "key_mpos": m.key_mpos.tolist(),
+        "key_mquat": m.key_mquat.tolist(),
+        "key_name": [m.key(i).name for i in range(m.nkey)],
+    }
+
+    m = mujoco.MjModel.from_xml_string(SLIDERS)
+    out["sliders"] = {
+        "xml": SLIDERS, "body_simple": m.body_simple.tolist(),
+        "body_invweight0": m.body_invweight0.tolist(),
+        "dof_invweight0": m.dof_invweight0.tolist(),
+    }
+
+    m = mujoco.MjModel.from_xml_string(LEGACY_MESH)
+    out["legacy_mesh"] = {
+        "xml": LEGACY_MESH, "body_mass": m.body_mass.tolist(),
+        "body_inertia": m.body_inertia.tolist(), "body_ipos": m.body_ipos.tolist(),
+        "body_iquat": m.body_iquat.tolist(),
+    }
+
+    m = mujoco.MjModel.from_xml_string(CONTACT_ORDER)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    out["contact_order"] = {
+        "xml": CONTACT_ORDER,
+        "contact_geom": [[int(g) for g in d.contact.geom[i]] for i in range(d.ncon)],
+        "contact_dist": d.contact.dist[: d.ncon].tolist(),
+    }
+    assert d.ncon >= 5, d.ncon
+
+    path = os.path.join(ROOT, "tests", "reference", "zoo_regressions.json")
+    with open(path, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    print("wrote", path, "ncon", d.ncon, "legacy mass", out["legacy_mesh"]["body_mass"])
+
+
+if __name__ == "__main__":
+    main()
