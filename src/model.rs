@@ -326,6 +326,11 @@ pub struct Mesh {
     /// Offset and rotation that were removed from the authored vertices.
     pub pos: [f64; 3],
     pub quat: [f64; 4],
+    /// Convex-hull graph in MuJoCo's layout (`mesh_graph`): `[numvert, numface,
+    /// vert_edgeadr[numvert], vert_globalid[numvert], edge_localid[numvert + 3 numface],
+    /// face_globalid[3 numface]]`; empty when the hull is not needed (no collision geom and no
+    /// `inertia="convex"`), as in MuJoCo.
+    pub graph: Vec<i32>,
     /// Convex-hull polygons (coplanar hull faces merged), vertex indices counter-clockwise about
     /// the outward normal (`mesh_polyvert`); filled by [`Mesh::build_polygons`].
     pub polyvert: Vec<Vec<usize>>,

@@ -193,6 +193,12 @@ fn eval(
     Ok(())
 }
 
+/// Number of cores (read once: `available_parallelism` reads the cgroup files at each call).
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// `_step(m, x, u, jacobian=None, eps=1e-6, centered=False)`: the batched functional step.
 /// `x` is `(B, nq+nv+na)`, `u` `(B, nu)`, both float64 C-contiguous. Returns `x'` `(B, nx)`,
 /// and with `jacobian="analytic"` or `"fd"` also `(x', Jx (B, nx, nx), Ju (B, nx, nu))`. The
@@ -247,11 +253,7 @@ pub fn _step<'py>(
     let mut ju = vec![0.0; if with_jac { bsz * nx * nu } else { 0 }];
     let mm: &MjModel = &m;
     let res: Result<(), String> = py.detach(|| {
-        let workers = std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-            .min(bsz)
-            .max(1);
+        let workers = cores().min(bsz).max(1);
         let per = bsz.div_ceil(workers);
         let run = |k0: usize, xn: &mut [f64], jx: &mut [f64], ju: &mut [f64]| {
             let mut s = mm.take_scratch();

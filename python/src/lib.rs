@@ -1,12 +1,13 @@
 //! The `moreau` Python package's extension module (`moreau._moreau`): MuJoCo's Python API
 //! (`mujoco.MjModel`, `mujoco.MjData`, `mujoco.mj_step`, `mujoco.mjd_transitionFD`, …) on the
-//! moreau engine, and moreau's own analytic derivatives.
+//! moreau engine, and moreau's own analytic derivatives and optimizers.
 //!
 //! One Rust module per area, each registering its names on the extension module:
 //! [`model`] (`MjModel`, `MjOption`), [`data`] (`MjData`, contacts), [`functions`] (`mj_*`),
 //! [`derivatives`] (`mjd_*` and `moreau.derivatives`), [`diff`] (the differentiable step behind
-//! `moreau.jax` / `moreau.torch`). The pure-Python layer
-//! (`python/moreau/`) adds the enums, the JAX and PyTorch wrappers and re-exports.
+//! `moreau.jax` / `moreau.torch`), [`optim`] (`moreau.optim`), [`viewer`] (the page of `moreau
+//! view`). The pure-Python layer (`python/moreau/`) adds the enums, the JAX and PyTorch wrappers
+//! and re-exports.
 //!
 //! Every call that does work releases the GIL ([`pyo3::Python::detach`]). NumPy arrays that
 //! view model or data memory keep the owning `MjModel` / `MjData` alive as their base object;
@@ -23,6 +24,8 @@ pub mod diff;
 pub mod errors;
 pub mod functions;
 pub mod model;
+pub mod optim;
+pub mod viewer;
 
 /// The extension module `moreau._moreau`.
 #[pymodule]
@@ -33,5 +36,7 @@ fn _moreau(m: &Bound<'_, PyModule>) -> PyResult<()> {
     functions::register(m)?;
     derivatives::register(m)?;
     diff::register(m)?;
+    optim::register(m)?;
+    viewer::register(m)?;
     Ok(())
 }

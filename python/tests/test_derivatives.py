@@ -21,7 +21,6 @@ TOL_FD = 1e-6
 TOL_ANALYTIC = 1e-6
 
 KNOWN = {
-    "box_push": "body_invweight0 of a body with only slide joints (test_forward.py)",
     "convex_pairs": "convex-convex contacts are not MuJoCo's (test_forward.py)",
 }
 KNOWN_ANALYTIC = dict(

@@ -8,7 +8,7 @@ from conftest import model_path, mujoco
 
 
 def test_missing_file():
-    with pytest.raises(moreau.MjcfLoadError, match="cannot read") as e:
+    with pytest.raises(moreau.MjcfLoadError, match="cannot open model file") as e:
         moreau.MjModel.from_xml_path("/no/such/model.xml")
     assert isinstance(e.value, ValueError)
     assert e.value.file == "/no/such/model.xml"

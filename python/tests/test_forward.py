@@ -13,10 +13,6 @@ PROJECT = sorted(p.stem for p in MODELS.glob("*.xml") if p.stem != "zoo_part")
 # Engine gaps these side-by-side runs found, outside the Python package (strict xfail: the test
 # fails once a gap closes, so the entry must then be removed).
 KNOWN = {
-    "ball_push": "body_invweight0 of a body with only slide joints is 1/3 of MuJoCo's (MuJoCo "
-                 "4.0.0 does not average over the unconstrained directions), so contact "
-                 "impedance and forces differ",
-    "box_push": "body_invweight0 of a body with only slide joints (see ball_push)",
     "convex_pairs": "convex-convex contact points and frames are not MuJoCo's",
     "mesh_stack": "mesh-mesh contacts at a perturbed state are not MuJoCo's",
 }

@@ -1,13 +1,28 @@
 //! Convex-hull polygons of a mesh (MuJoCo's `mesh_polyvert` / `mesh_polynormal` /
-//! `mesh_polymap`): the hull triangles with coplanar neighbours merged into one polygon, its
-//! vertices listed counter-clockwise about the outward normal. Used by the plane–mesh collider
-//! (Computation "Checking"; MuJoCo 4.0.0 picks the hull polygon at the support vertex).
+//! `mesh_polymap`), built as MuJoCo 4.0.0's compiler builds them, so that the polygons, their
+//! order and their first corners agree with MuJoCo's (checked on every polygon of the
+//! Menagerie robots). Used by the plane–mesh collider and multi-contact patches (Computation
+//! "Checking"; MuJoCo 4.0.0 picks the hull polygon at the support vertex).
 //!
-//! MuJoCo's polygons are qhull's merged facets: their order and first corners follow qhull's
-//! construction, not the mesh data (measured on the oracle's cube, prisms and polytope: the
-//! first corner is neither the lowest nor the highest index nor an extreme coordinate, nor the
-//! first corner of a fixed one of the merged `mesh_face` triangles), so they are not reproduced
-//! here; only which corners and their cyclic order agree.
+//! The rule, as measured against MuJoCo 4.0.0:
+//! - the hull triangles (in Qhull's order, [`crate::mjcf::mesh::hull_graph`]) are grouped by
+//!   the direction of their normal in the mesh file's own frame (before `refpos`, `refquat`,
+//!   `scale` and the principal-axis frame), rounded to 0.01 rad in azimuth
+//!   `θ = round(atan2(n_y, n_x) / 0.01)` and polar angle `φ = round(acos(n_z) / 0.01)`
+//!   (`θ = 0`, `φ = 0` or `round(π / 0.01)` within 1e-7 of the poles); triangles of area below
+//!   `mjMINVAL` are skipped;
+//! - within a group, each triangle's edges cancel the reverse edges already present (the
+//!   group's boundary), new edges are appended, and triangles that touch no earlier one start
+//!   an island; islands are merged (keeping the lower number) when a triangle joins them;
+//! - each island's boundary is traced from its first edge, always following the first edge
+//!   that leaves the current vertex; it becomes one polygon (vertex ids counter-clockwise about
+//!   the outward normal) if it closes within as many steps as there are edges and has at least
+//!   three corners;
+//! - the groups are listed in the iteration order of MuJoCo's hash map keyed by (θ, φ) — a
+//!   libc++ `unordered_map` whose hash combines the bit patterns of θ and φ as
+//!   `h(θ) ^ (h(φ) + 0x9e3779b9 + (h(θ) << 6) + (h(θ) >> 2))` (`h(0) = 0`) — and reproduced
+//!   here by replaying the map's bucket bookkeeping ([`MapOrder`]);
+//! - the normal of each polygon is its Newell normal in the final mesh frame.
 
 // `!(x > y)` is deliberate: a NaN area stops the search.
 #![allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -17,120 +32,363 @@ use nalgebra::Vector3;
 
 type V3 = Vector3<f64>;
 
-/// Hull faces whose unit normals differ by less than this (1 − cos) are merged when they share
-/// an edge. MuJoCo's merge tolerance is not documented; exactly coplanar faces (the common case:
-/// boxes, prisms) merge with any tolerance.
-const COPLANAR: f64 = 1e-10;
+/// Angular bucket of the normal grouping, radians.
+const ANGLE_TOL: f64 = 0.01;
+
+/// The (θ, φ) bucket of a triangle's normal; None for a degenerate triangle.
+fn normal_key(a: [f64; 3], b: [f64; 3], c: [f64; 3]) -> Option<(f64, f64)> {
+    let (a, b, c) = (V3::from(a), V3::from(b), V3::from(c));
+    let n = (b - a).cross(&(c - a));
+    let len = n.dot(&n).sqrt();
+    if len < 1e-15 {
+        return None;
+    }
+    // + 0.0 turns -0.0 into +0.0, which matters for atan2
+    let n = V3::new(n.x / len + 0.0, n.y / len + 0.0, n.z / len + 0.0);
+    if n.z.abs() > 1.0 - 1e-7 {
+        let phi = if n.z < 0.0 {
+            (std::f64::consts::PI / ANGLE_TOL).round()
+        } else {
+            0.0
+        };
+        return Some((0.0, phi));
+    }
+    Some((
+        (n.y.atan2(n.x) / ANGLE_TOL).round(),
+        (n.z.acos() / ANGLE_TOL).round(),
+    ))
+}
+
+/// The hash of a bucket key (libc++ `std::hash<double>` of each angle, combined).
+fn key_hash(k: (f64, f64)) -> u64 {
+    let h = |x: f64| if x == 0.0 { 0 } else { x.to_bits() };
+    let (h1, h2) = (h(k.0), h(k.1));
+    h1 ^ h2
+        .wrapping_add(0x9e37_79b9)
+        .wrapping_add(h1 << 6)
+        .wrapping_add(h1 >> 2)
+}
+
+/// Replays the bookkeeping of a libc++ `unordered_map` with unique keys and a maximum load
+/// factor of one, to obtain its iteration order: one singly linked list of all nodes; each
+/// bucket points at the node *before* its first node; a new key goes to the front of its
+/// bucket, or to the front of the list if its bucket is empty; when the map grows (to `2n + 1`
+/// buckets rounded up to a prime, or 2 when it starts empty), each node is relinked behind the
+/// first node of its new bucket.
+struct MapOrder {
+    hash: Vec<u64>,
+    next: Vec<usize>,
+    first: usize,
+    buckets: Vec<usize>,
+}
+
+/// No node.
+const NIL: usize = usize::MAX;
+/// The list head ("before begin").
+const HEAD: usize = usize::MAX - 1;
+
+impl MapOrder {
+    fn new() -> Self {
+        Self {
+            hash: Vec::new(),
+            next: Vec::new(),
+            first: NIL,
+            buckets: Vec::new(),
+        }
+    }
+
+    fn slot(h: u64, bc: usize) -> usize {
+        let bc64 = bc as u64;
+        (if bc.is_power_of_two() {
+            h & (bc64 - 1)
+        } else if h < bc64 {
+            h
+        } else {
+            h % bc64
+        }) as usize
+    }
+
+    fn succ(&self, x: usize) -> usize {
+        if x == HEAD {
+            self.first
+        } else {
+            self.next[x]
+        }
+    }
+
+    fn link(&mut self, x: usize, y: usize) {
+        if x == HEAD {
+            self.first = y;
+        } else {
+            self.next[x] = y;
+        }
+    }
+
+    fn is_prime(n: usize) -> bool {
+        if n < 2 {
+            return false;
+        }
+        let mut d = 2;
+        while d * d <= n {
+            if n % d == 0 {
+                return false;
+            }
+            d += 1;
+        }
+        true
+    }
+
+    fn grow(&mut self) {
+        let bc = self.buckets.len();
+        let pow2 = bc > 2 && bc.is_power_of_two();
+        let mut n = (2 * bc + usize::from(!pow2)).max(self.hash.len() + 1);
+        if n == 1 {
+            n = 2;
+        } else if !n.is_power_of_two() {
+            while !Self::is_prime(n) {
+                n += 1;
+            }
+        }
+        self.buckets = vec![NIL; n];
+        let mut pp = HEAD;
+        let mut cp = self.first;
+        if cp == NIL {
+            return;
+        }
+        let mut prev_slot = Self::slot(self.hash[cp], n);
+        self.buckets[prev_slot] = pp;
+        pp = cp;
+        cp = self.next[cp];
+        while cp != NIL {
+            let s = Self::slot(self.hash[cp], n);
+            if s == prev_slot {
+                pp = cp;
+            } else if self.buckets[s] == NIL {
+                self.buckets[s] = pp;
+                pp = cp;
+                prev_slot = s;
+            } else {
+                // move cp behind the node before its bucket's first node
+                self.next[pp] = self.next[cp];
+                let before = self.buckets[s];
+                let after = self.succ(before);
+                self.next[cp] = after;
+                self.link(before, cp);
+            }
+            cp = self.next[pp];
+        }
+    }
+
+    /// Inserts a new key (the caller guarantees it is new) and returns its node index.
+    fn insert(&mut self, h: u64) -> usize {
+        let bc = self.buckets.len();
+        if bc == 0 || self.hash.len() + 1 > bc {
+            self.grow();
+        }
+        let bc = self.buckets.len();
+        let nd = self.hash.len();
+        self.hash.push(h);
+        self.next.push(NIL);
+        let s = Self::slot(h, bc);
+        let before = self.buckets[s];
+        if before == NIL {
+            self.next[nd] = self.first;
+            self.first = nd;
+            self.buckets[s] = HEAD;
+            let nx = self.next[nd];
+            if nx != NIL {
+                let t = Self::slot(self.hash[nx], bc);
+                self.buckets[t] = nd;
+            }
+        } else {
+            let after = self.succ(before);
+            self.next[nd] = after;
+            self.link(before, nd);
+        }
+        nd
+    }
+
+    fn order(&self) -> Vec<usize> {
+        let mut out = Vec::with_capacity(self.hash.len());
+        let mut c = self.first;
+        while c != NIL {
+            out.push(c);
+            c = self.next[c];
+        }
+        out
+    }
+}
+
+/// The boundary of the triangles of one normal bucket, split into islands.
+struct Group {
+    /// Directed boundary edges in insertion order, with their island number.
+    edges: Vec<(usize, usize, usize)>,
+    nisland: usize,
+}
+
+impl Group {
+    fn new(t: [usize; 3]) -> Self {
+        Self {
+            edges: vec![(t[0], t[1], 0), (t[1], t[2], 0), (t[2], t[0], 0)],
+            nisland: 1,
+        }
+    }
+
+    /// Removes the first boundary edge a → b and returns its island.
+    fn take(&mut self, a: usize, b: usize) -> Option<usize> {
+        let k = self.edges.iter().position(|e| e.0 == a && e.1 == b)?;
+        Some(self.edges.remove(k).2)
+    }
+
+    /// Joins island `drop` into `keep` (`keep < drop`) and closes the numbering gap.
+    fn merge(&mut self, keep: usize, drop: usize) {
+        for e in &mut self.edges {
+            if e.2 == drop {
+                e.2 = keep;
+            } else if e.2 > drop {
+                e.2 -= 1;
+            }
+        }
+        self.nisland -= 1;
+    }
+
+    fn add(&mut self, t: [usize; 3]) {
+        let mut island: Option<usize> = None;
+        let mut new_edge = [true; 3];
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            if let Some(j) = self.take(b, a) {
+                new_edge[k] = false;
+                island = Some(match island {
+                    None => j,
+                    Some(i) if i == j => i,
+                    Some(i) => {
+                        let (keep, drop) = (i.min(j), i.max(j));
+                        self.merge(keep, drop);
+                        keep
+                    }
+                });
+            }
+        }
+        let island = island.unwrap_or_else(|| {
+            self.nisland += 1;
+            self.nisland - 1
+        });
+        for k in 0..3 {
+            if new_edge[k] {
+                self.edges.push((t[k], t[(k + 1) % 3], island));
+            }
+        }
+    }
+
+    /// One closed loop per island (islands in order), traced from the island's first edge.
+    fn loops(&self) -> Vec<Vec<usize>> {
+        let ne = self.edges.len();
+        let mut out = Vec::new();
+        for i in 0..self.nisland {
+            let Some(&(a, b, _)) = self.edges.iter().find(|e| e.2 == i) else {
+                continue;
+            };
+            let mut path = vec![a, b];
+            let mut cur = b;
+            for _ in 0..ne {
+                let Some(&(_, to, _)) = self.edges.iter().skip(1).find(|e| e.2 == i && e.0 == cur)
+                else {
+                    continue;
+                };
+                if to == a {
+                    out.push(path);
+                    break;
+                }
+                path.push(to);
+                cur = to;
+            }
+        }
+        out
+    }
+}
+
+/// The hull polygons of a mesh, in MuJoCo 4.0.0's order: `raw` are the vertices in the mesh
+/// file's frame (they decide the grouping), `faces` the hull triangles in Qhull's order.
+pub fn hull_polygons(raw: &[[f64; 3]], faces: &[[usize; 3]]) -> Vec<Vec<usize>> {
+    let mut map = MapOrder::new();
+    let mut index: std::collections::HashMap<(u64, u64), usize> = std::collections::HashMap::new();
+    let mut groups: Vec<Group> = Vec::new();
+    for f in faces {
+        let Some(k) = normal_key(raw[f[0]], raw[f[1]], raw[f[2]]) else {
+            continue;
+        };
+        // -0.0 == 0.0 as keys
+        let bits = (
+            if k.0 == 0.0 { 0 } else { k.0.to_bits() },
+            if k.1 == 0.0 { 0 } else { k.1.to_bits() },
+        );
+        match index.get(&bits) {
+            Some(&g) => groups[g].add(*f),
+            None => {
+                let nd = map.insert(key_hash(k));
+                debug_assert_eq!(nd, groups.len());
+                index.insert(bits, nd);
+                groups.push(Group::new(*f));
+            }
+        }
+    }
+    let mut polys = Vec::new();
+    for g in map.order() {
+        polys.extend(groups[g].loops().into_iter().filter(|p| p.len() >= 3));
+    }
+    polys
+}
+
+/// Unit normal of a polygon by Newell's method, `Σ (y_i − y_j)(z_i + z_j)`, … over its edges
+/// i → j (the area-weighted normal of any planar or nearly planar loop); (1, 0, 0) for a loop
+/// without area.
+pub fn newell_normal(poly: &[usize], vert: &[[f64; 3]]) -> [f64; 3] {
+    let mut n = [0.0; 3];
+    for (k, &i) in poly.iter().enumerate() {
+        let (a, b) = (vert[i], vert[poly[(k + 1) % poly.len()]]);
+        n[0] += (a[1] - b[1]) * (a[2] + b[2]);
+        n[1] += (a[2] - b[2]) * (a[0] + b[0]);
+        n[2] += (a[0] - b[0]) * (a[1] + b[1]);
+    }
+    let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+    if len > 0.0 {
+        [n[0] / len, n[1] / len, n[2] / len]
+    } else {
+        [1.0, 0.0, 0.0]
+    }
+}
 
 impl Mesh {
-    /// Fills `polyvert`, `polynormal` and `polymap` from the convex hull of `vert`. Leaves them
-    /// empty if the hull cannot be computed (fewer than 4 points, flat point sets).
+    /// Sets the polygons, their normals ([`newell_normal`] in `vert`, the final mesh-frame
+    /// vertices before float32 rounding) and the per-vertex map.
+    pub fn set_polygons(&mut self, polys: Vec<Vec<usize>>, vert: &[[f64; 3]]) {
+        self.polynormal = polys.iter().map(|p| newell_normal(p, vert)).collect();
+        self.polymap = vec![Vec::new(); self.vert.len()];
+        for (i, p) in polys.iter().enumerate() {
+            for &v in p {
+                self.polymap[v].push(i);
+            }
+        }
+        self.polyvert = polys;
+    }
+
+    /// Fills `graph`, `polyvert`, `polynormal` and `polymap` from the convex hull of `vert`,
+    /// taking `vert` as the mesh's own frame. Leaves them empty if the hull cannot be computed
+    /// (fewer than 4 points, flat point sets).
     pub fn build_polygons(&mut self) {
+        self.graph.clear();
         self.polyvert.clear();
         self.polynormal.clear();
         self.polymap = vec![Vec::new(); self.vert.len()];
-        let Some(tri) = crate::mjcf::mesh::convex_hull(&self.vert) else {
+        let Ok(g) = crate::mjcf::mesh::hull_graph(&self.vert) else {
             return;
         };
-        let p: Vec<V3> = self
-            .vert
-            .iter()
-            .map(|v| V3::new(v[0], v[1], v[2]))
-            .collect();
-        let nrm: Vec<V3> = tri
-            .iter()
-            .map(|f| {
-                (p[f[1]] - p[f[0]])
-                    .cross(&(p[f[2]] - p[f[0]]))
-                    .try_normalize(0.0)
-                    .unwrap_or_else(V3::zeros)
-            })
-            .collect();
-        // union-find over triangles sharing an edge with (nearly) equal normals
-        let mut parent: Vec<usize> = (0..tri.len()).collect();
-        fn root(parent: &mut [usize], mut i: usize) -> usize {
-            while parent[i] != i {
-                parent[i] = parent[parent[i]];
-                i = parent[i];
-            }
-            i
-        }
-        let mut edge_owner = std::collections::HashMap::new();
-        for (t, f) in tri.iter().enumerate() {
-            for k in 0..3 {
-                edge_owner.insert((f[k], f[(k + 1) % 3]), t);
-            }
-        }
-        for (t, f) in tri.iter().enumerate() {
-            for k in 0..3 {
-                if let Some(&u) = edge_owner.get(&(f[(k + 1) % 3], f[k])) {
-                    if 1.0 - nrm[t].dot(&nrm[u]) < COPLANAR {
-                        let (a, b) = (root(&mut parent, t), root(&mut parent, u));
-                        if a != b {
-                            parent[a.max(b)] = a.min(b);
-                        }
-                    }
-                }
-            }
-        }
-        // each group in order of its first triangle
-        let mut done = vec![false; tri.len()];
-        for t0 in 0..tri.len() {
-            let g = root(&mut parent, t0);
-            if done[g] {
-                continue;
-            }
-            done[g] = true;
-            let members: Vec<usize> = (0..tri.len())
-                .filter(|&t| root(&mut parent, t) == g)
-                .collect();
-            let mut edges = std::collections::HashSet::new();
-            let mut area = V3::zeros();
-            for &t in &members {
-                let f = tri[t];
-                for k in 0..3 {
-                    edges.insert((f[k], f[(k + 1) % 3]));
-                }
-                area += (p[f[1]] - p[f[0]]).cross(&(p[f[2]] - p[f[0]]));
-            }
-            let boundary: Vec<(usize, usize)> = edges
-                .iter()
-                .copied()
-                .filter(|&(a, b)| !edges.contains(&(b, a)))
-                .collect();
-            let next: std::collections::HashMap<usize, usize> = boundary.iter().copied().collect();
-            // walk the boundary loop from the first vertex of the first triangle on it
-            let start = tri[members[0]]
-                .iter()
-                .copied()
-                .find(|v| next.contains_key(v));
-            let mut poly = Vec::new();
-            if let Some(s) = start {
-                let mut v = s;
-                loop {
-                    poly.push(v);
-                    match next.get(&v) {
-                        Some(&w) if w != s && poly.len() <= boundary.len() => v = w,
-                        _ => break,
-                    }
-                }
-            }
-            let polys: Vec<Vec<usize>> = if poly.len() == boundary.len() && poly.len() >= 3 {
-                vec![poly]
-            } else {
-                // not a single simple loop: keep the triangles
-                members.iter().map(|&t| tri[t].to_vec()).collect()
-            };
-            let n = area.try_normalize(0.0).unwrap_or_else(V3::zeros);
-            for poly in polys {
-                let id = self.polyvert.len();
-                for &v in &poly {
-                    self.polymap[v].push(id);
-                }
-                self.polyvert.push(poly);
-                self.polynormal.push([n.x, n.y, n.z]);
-            }
-        }
+        let faces = crate::mjcf::mesh::graph_faces(&g);
+        let polys = hull_polygons(&self.vert, &faces);
+        self.graph = g;
+        let vert = self.vert.clone();
+        self.set_polygons(polys, &vert);
     }
 }
 

@@ -135,15 +135,17 @@ pub fn from_cols(a: V3, b: V3, c: V3) -> M3 {
 pub fn mv(m: &M3, v: V3) -> V3 {
     [dot(m[0], v), dot(m[1], v), dot(m[2], v)]
 }
-pub fn transpose(a: &M3) -> M3 {
-    let mut r = [[0.0; 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
-            r[i][j] = a[j][i];
-        }
-    }
-    r
+/// The floor of [`eig3_tol`]'s relative stopping tolerance, and MuJoCo's tolerance for body
+/// inertias.
+pub const EIG3_TOL: f64 = 4e-15;
+/// MuJoCo's [`eig3_tol`] tolerance for mesh inertias.
+pub const EIG3_TOL_MESH: f64 = 1e-7;
+
+/// [`eig3_tol`] with the body-inertia tolerance.
+pub fn eig3(a: &M3) -> (V3, Q) {
+    eig3_tol(a, EIG3_TOL)
 }
+
 /// Minimal rotation taking +z to the unit vector `v` (180 degrees about x if antiparallel).
 pub fn z_to(v: V3) -> Q {
     let z = [0.0, 0.0, 1.0];
@@ -173,9 +175,12 @@ pub fn compose(p1: V3, q1: Q, p2: V3, q2: Q) -> (V3, Q) {
 /// each step right-multiplies the rotation that annihilates the largest off-diagonal entry of
 /// `Rᵀ A R`), then the axes are sorted by 90° rotations. This is the procedure MuJoCo's compiler
 /// uses, so the frame — including the sign of each axis, which an eigen-solver leaves
-/// arbitrary — matches MuJoCo's `body_iquat` / `mesh_quat`.
-pub fn eig3(a: &M3) -> (V3, Q) {
-    const EPS: f64 = 1e-12;
+/// arbitrary — matches MuJoCo's `body_iquat` / `mesh_quat`. The iteration stops once the
+/// largest off-diagonal entry is at most `max(tol, 4e-15) · max|A|` (MuJoCo 4.0.0 uses
+/// `tol = 4e-15` for body inertias and `1e-7` for mesh inertias, [`EIG3_TOL_MESH`]).
+pub fn eig3_tol(a: &M3, tol: f64) -> (V3, Q) {
+    let maxabs = a.iter().flatten().fold(0.0f64, |m, x| m.max(x.abs()));
+    let thresh = tol.max(EIG3_TOL) * maxabs;
     let mut q = QID;
     let mut ev = [a[0][0], a[1][1], a[2][2]];
     for _ in 0..500 {
@@ -197,32 +202,31 @@ pub fn eig3(a: &M3) -> (V3, Q) {
         } else {
             (1, 2, 0)
         };
-        if d[p][c].abs() < EPS {
+        if thresh >= d[p][c].abs() {
             break;
         }
-        // 2x2 symmetric Schur step: t = tan of the rotation angle (the smaller root)
+        // 2x2 symmetric Schur step: t = tan θ (the smaller root), then the half angle
         let tau = (d[c][c] - d[p][p]) / (2.0 * d[p][c]);
         let t = if tau >= 0.0 {
             1.0 / (tau + (1.0 + tau * tau).sqrt())
         } else {
-            -1.0 / (-tau + (1.0 + tau * tau).sqrt())
+            -1.0 / ((1.0 + tau * tau).sqrt() - tau)
         };
-        let cs = 1.0 / (1.0 + t * t).sqrt();
-        // sin of the half angle, without cancellation: sin(θ/2) = sin θ / (2 cos(θ/2))
-        let mut s = t.abs() * cs / (2.0 * (1.0 + cs)).sqrt();
-        if s == 0.0 {
-            break;
-        }
-        if tau >= 0.0 {
-            s = -s;
-        }
+        let half = t / (1.0 + (1.0 + t * t).sqrt());
+        let ch = 1.0 / (1.0 + half * half).sqrt();
+        let mut s = half * ch;
         // the (x, z) plane of a rotation about y is negatively oriented
-        if k == 1 {
+        if k != 1 {
             s = -s;
         }
-        let mut dq = [(1.0 - s * s).sqrt(), 0.0, 0.0, 0.0];
+        let mut dq = [ch, 0.0, 0.0, 0.0];
         dq[k + 1] = s;
-        q = qnormalize(qmul(q, qnormalize(dq).unwrap_or(QID))).unwrap_or(QID);
+        q = qmul(q, dq);
+        let n2 = q.iter().map(|x| x * x).sum::<f64>();
+        if n2 >= 1e-14 && (n2.sqrt() - 1.0).abs() > 1e-14 {
+            let n = n2.sqrt();
+            q = [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
+        }
     }
     // sort descending: swap neighbours (0,1), (1,2), (0,1) by a 90° turn about the third axis
     for j in 0..3 {

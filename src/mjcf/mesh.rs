@@ -1,5 +1,11 @@
-//! Mesh assets: STL / OBJ / MSH readers, convex hull, and the volume (or surface) mass
-//! properties MuJoCo's compiler uses to center and align meshes.
+//! Mesh assets: the STL / OBJ / MSH readers, the convex hull (Qhull, as MuJoCo's compiler), and
+//! the processing MuJoCo's compiler applies to a mesh: the user transform (`refpos`, `refquat`,
+//! `scale`), the volume or surface mass properties, and the frame change that centers the mesh
+//! at its center of mass and aligns it with its principal axes (MuJoCo XML reference,
+//! `asset/mesh`; `docs/references.md`).
+//!
+//! Vertices are read as float32 (as MuJoCo's `mesh_vert`); every computation is in f64 on those
+//! values, and the processed vertices are rounded to float32 again.
 
 use super::math::*;
 
@@ -8,414 +14,906 @@ use super::math::*;
 pub enum MeshInertia {
     /// Volume of the convex hull.
     Convex,
-    /// Signed volume of the (closed) mesh.
+    /// Signed volume of the (closed, consistently oriented) mesh.
     Exact,
-    /// MuJoCo's default ("legacy"): unsigned tetrahedron volumes from a centre found in two
-    /// passes (see [`mass_props`]); the same as `Exact` for closed convex meshes, larger for
-    /// non-convex ones.
+    /// MuJoCo's default: every face's pyramid to the surface centroid counts with its absolute
+    /// volume, which over-counts non-convex meshes (MuJoCo XML reference, `mesh/@inertia`).
     Legacy,
     /// Mass on the surface.
     Shell,
 }
 
-/// Parses a mesh file by extension. Returns (vertices, faces) or an error message.
-pub fn read_mesh_file(name: &str, bytes: &[u8]) -> Result<(Vec<V3>, Vec<[usize; 3]>), String> {
+/// MuJoCo's `mjMINVAL`.
+const MINVAL: f64 = 1e-15;
+/// Largest number of triangles MuJoCo 4.0.0 reads from a binary STL file.
+pub const STL_MAX_FACES: usize = 200_000;
+
+/// A mesh as read from its file or from the `vertex` / `face` attributes.
+#[derive(Clone, Debug, Default)]
+pub struct RawMesh {
+    /// Vertices (float32 values widened to f64).
+    pub vert: Vec<V3>,
+    /// Triangles; empty when the mesh is given by its vertices only (its hull is used).
+    pub face: Vec<[usize; 3]>,
+}
+
+/// Parses a mesh file by extension (case-insensitive: `.stl`, `.obj`, `.msh`).
+pub fn read_mesh_file(name: &str, bytes: &[u8]) -> Result<RawMesh, String> {
     let lower = name.to_ascii_lowercase();
     if lower.ends_with(".stl") {
-        read_stl(bytes)
+        read_stl(name, bytes)
     } else if lower.ends_with(".obj") {
-        read_obj(bytes)
+        read_obj(name, bytes)
     } else if lower.ends_with(".msh") {
-        read_msh(bytes)
+        read_msh(name, bytes)
     } else {
         Err(format!(
-            "unsupported mesh file type '{name}' (stl, obj, msh)"
+            "unknown or unsupported mesh file: '{name}' (stl, obj, msh)"
         ))
     }
 }
 
-fn f32_at(b: &[u8], off: usize) -> Option<f32> {
-    let s = b.get(off..off + 4)?;
-    Some(f32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+fn f32_at(b: &[u8], off: usize) -> f32 {
+    f32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
 }
-fn i32_at(b: &[u8], off: usize) -> Option<i32> {
-    let s = b.get(off..off + 4)?;
-    Some(i32::from_le_bytes([s[0], s[1], s[2], s[3]]))
+fn i32_at(b: &[u8], off: usize) -> i32 {
+    i32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
 }
 
-/// Adds a vertex, merging exact duplicates (as MuJoCo does for STL).
-fn push_vert(
-    map: &mut std::collections::HashMap<[u64; 3], usize>,
-    verts: &mut Vec<V3>,
-    v: V3,
-) -> usize {
-    let key = [v[0].to_bits(), v[1].to_bits(), v[2].to_bits()];
-    *map.entry(key).or_insert_with(|| {
-        verts.push(v);
-        verts.len() - 1
-    })
-}
-
-fn read_stl(b: &[u8]) -> Result<(Vec<V3>, Vec<[usize; 3]>), String> {
-    let binary = b.len() >= 84 && {
-        let n = u32::from_le_bytes([b[80], b[81], b[82], b[83]]) as usize;
-        n.checked_mul(50).and_then(|x| x.checked_add(84)) == Some(b.len())
-    };
-    let mut map = std::collections::HashMap::new();
-    let mut verts = Vec::new();
-    let mut faces = Vec::new();
-    if binary {
-        let n = (b.len() - 84) / 50;
-        for t in 0..n {
-            let base = 84 + 50 * t + 12;
-            let mut f = [0usize; 3];
-            for (k, fk) in f.iter_mut().enumerate() {
-                let mut v = [0.0; 3];
-                for (c, vc) in v.iter_mut().enumerate() {
-                    let x = f32_at(b, base + 12 * k + 4 * c).ok_or("truncated STL")?;
-                    if !x.is_finite() {
-                        return Err("non-finite STL vertex".into());
-                    }
-                    *vc = x as f64;
-                }
-                *fk = push_vert(&mut map, &mut verts, v);
-            }
-            faces.push(f);
-        }
-    } else {
-        let text = std::str::from_utf8(b).map_err(|_| "STL is neither binary nor ASCII")?;
-        if !text.trim_start().starts_with("solid") {
-            return Err("STL is neither binary nor ASCII".into());
-        }
-        let mut cur: Vec<usize> = Vec::new();
-        for line in text.lines() {
-            let mut it = line.split_whitespace();
-            match it.next() {
-                Some("vertex") => {
-                    let mut v = [0.0; 3];
-                    for vc in &mut v {
-                        *vc = it
-                            .next()
-                            .and_then(|s| s.parse::<f32>().ok())
-                            .filter(|x| x.is_finite())
-                            .ok_or("bad ASCII STL vertex")? as f64;
-                    }
-                    cur.push(push_vert(&mut map, &mut verts, v));
-                }
-                Some("endfacet") => {
-                    if cur.len() != 3 {
-                        return Err("ASCII STL facet without 3 vertices".into());
-                    }
-                    faces.push([cur[0], cur[1], cur[2]]);
-                    cur.clear();
-                }
-                _ => {}
-            }
+/// A fast hasher for the bit patterns of float32 vertex triples (vertex welding).
+#[derive(Default)]
+struct BitsHasher(u64);
+impl std::hash::Hasher for BitsHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u8(b);
         }
     }
-    if faces.is_empty() {
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (self.0.rotate_left(21) ^ u64::from(x)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    fn write_u8(&mut self, x: u8) {
+        self.write_u32(u32::from(x));
+    }
+}
+type BitsMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<BitsHasher>>;
+
+/// Binary STL as MuJoCo 4.0.0 reads it: 1 to 200,000 triangles, a file size that matches the
+/// header, coordinates within ±2³⁰, and bit-identical corners welded into one vertex (numbered
+/// in order of first appearance). ASCII STL (which MuJoCo refuses) is accepted as an extension.
+fn read_stl(name: &str, b: &[u8]) -> Result<RawMesh, String> {
+    if b.is_empty() {
+        return Err(format!("STL file '{name}' is empty"));
+    }
+    let ascii = b.len() >= 5 && b[..5].eq_ignore_ascii_case(b"solid") && {
+        // a binary header may also start with "solid": trust the size if it matches
+        b.len() < 84 || {
+            let n = u32::from_le_bytes([b[80], b[81], b[82], b[83]]) as usize;
+            n.checked_mul(50).and_then(|x| x.checked_add(84)) != Some(b.len())
+        }
+    };
+    if ascii {
+        return read_stl_ascii(b);
+    }
+    if b.len() < 84 {
+        return Err(format!("invalid header in STL file '{name}'"));
+    }
+    let n = i32_at(b, 80);
+    if n < 1 || n as usize > STL_MAX_FACES {
+        return Err(format!(
+            "number of faces should be between 1 and {STL_MAX_FACES} in STL file '{name}'; \
+             perhaps this is an ASCII file?"
+        ));
+    }
+    let n = n as usize;
+    if n * 50 != b.len() - 84 {
+        return Err(format!(
+            "STL file '{name}' has wrong size; perhaps this is an ASCII file?"
+        ));
+    }
+    let mut map: BitsMap<[u32; 3], usize> = BitsMap::default();
+    map.reserve(n / 2 + 4);
+    let mut vert = Vec::with_capacity(n / 2 + 4);
+    let mut face = Vec::with_capacity(n);
+    const BOUND: f32 = 1_073_741_824.0; // 2^30
+    for t in 0..n {
+        let base = 84 + 50 * t + 12;
+        let mut f = [0usize; 3];
+        for (k, fk) in f.iter_mut().enumerate() {
+            let o = base + 12 * k;
+            let v = [f32_at(b, o), f32_at(b, o + 4), f32_at(b, o + 8)];
+            if v.iter().any(|x| x.abs() > BOUND) {
+                return Err(format!(
+                    "vertex in STL file '{name}' exceeds maximum bounds"
+                ));
+            }
+            if v.iter().any(|x| !x.is_finite()) {
+                return Err(format!("vertex coordinate {} is not finite", vert.len()));
+            }
+            let key = [v[0].to_bits(), v[1].to_bits(), v[2].to_bits()];
+            *fk = *map.entry(key).or_insert_with(|| {
+                vert.push([f64::from(v[0]), f64::from(v[1]), f64::from(v[2])]);
+                vert.len() - 1
+            });
+        }
+        face.push(f);
+    }
+    Ok(RawMesh { vert, face })
+}
+
+fn read_stl_ascii(b: &[u8]) -> Result<RawMesh, String> {
+    let text = std::str::from_utf8(b).map_err(|_| "STL is neither binary nor ASCII")?;
+    let mut map: BitsMap<[u32; 3], usize> = BitsMap::default();
+    let mut vert = Vec::new();
+    let mut face = Vec::new();
+    let mut cur: Vec<usize> = Vec::new();
+    for line in text.lines() {
+        let mut it = line.split_whitespace();
+        match it.next() {
+            Some("vertex") => {
+                let mut v = [0f32; 3];
+                for vc in &mut v {
+                    *vc = it
+                        .next()
+                        .and_then(|s| s.parse::<f32>().ok())
+                        .filter(|x| x.is_finite())
+                        .ok_or("bad ASCII STL vertex")?;
+                }
+                let key = [v[0].to_bits(), v[1].to_bits(), v[2].to_bits()];
+                cur.push(*map.entry(key).or_insert_with(|| {
+                    vert.push([f64::from(v[0]), f64::from(v[1]), f64::from(v[2])]);
+                    vert.len() - 1
+                }));
+            }
+            Some("endfacet") => {
+                if cur.len() != 3 {
+                    return Err("ASCII STL facet without 3 vertices".into());
+                }
+                face.push([cur[0], cur[1], cur[2]]);
+                cur.clear();
+            }
+            _ => {}
+        }
+    }
+    if face.is_empty() {
         return Err("STL has no triangles".into());
     }
-    Ok((verts, faces))
+    Ok(RawMesh { vert, face })
 }
 
-fn read_obj(b: &[u8]) -> Result<(Vec<V3>, Vec<[usize; 3]>), String> {
+/// Wavefront OBJ as MuJoCo 4.0.0 reads it (through tinyobjloader): every `v` line is a vertex
+/// (none are merged); the faces are those of the first object or group that has faces; quads
+/// are split along their shorter diagonal, larger polygons into a fan from their first corner.
+fn read_obj(name: &str, b: &[u8]) -> Result<RawMesh, String> {
     let text = String::from_utf8_lossy(b);
-    let mut verts: Vec<V3> = Vec::new();
-    let mut faces = Vec::new();
+    let mut vert: Vec<V3> = Vec::new();
+    // polygons of the first shape (vertex indices), resolved after all vertices are read
+    let mut polys: Vec<Vec<usize>> = Vec::new();
+    let mut first_done = false;
+    let mut idx: Vec<usize> = Vec::new();
     for line in text.lines() {
+        let line = line.trim_start();
         let mut it = line.split_whitespace();
         match it.next() {
             Some("v") => {
                 let mut v = [0.0; 3];
                 for vc in &mut v {
-                    // MuJoCo reads mesh vertices as float32
-                    *vc = it
+                    // tinyobjloader parses to double, then stores float
+                    let x = it
                         .next()
-                        .and_then(|s| s.parse::<f32>().ok())
-                        .filter(|x| x.is_finite())
-                        .ok_or("bad OBJ vertex")? as f64;
+                        .and_then(|s| s.parse::<f64>().ok())
+                        .ok_or_else(|| format!("could not parse OBJ file '{name}': bad vertex"))?;
+                    let x = x as f32;
+                    if !x.is_finite() {
+                        return Err(format!("vertex coordinate {} is not finite", vert.len()));
+                    }
+                    *vc = f64::from(x);
                 }
-                verts.push(v);
+                vert.push(v);
             }
-            Some("f") => {
-                let mut idx = Vec::new();
+            Some("f") if !first_done => {
+                idx.clear();
                 for tok in it {
                     let first = tok.split('/').next().unwrap_or("");
-                    let i: i64 = first.parse().map_err(|_| "bad OBJ face index")?;
-                    let n = verts.len() as i64;
-                    let k = if i < 0 { n + i } else { i - 1 };
-                    if k < 0 || k >= n {
-                        return Err("OBJ face index out of range".into());
+                    let i: i64 = first
+                        .parse()
+                        .map_err(|_| format!("could not parse OBJ file '{name}': bad face"))?;
+                    let n = vert.len() as i64;
+                    let k = match i {
+                        0 => -1,
+                        i if i < 0 => n + i,
+                        i => i - 1,
+                    };
+                    if k < 0 {
+                        return Err(format!("could not parse OBJ file '{name}': bad face index"));
                     }
                     idx.push(k as usize);
                 }
                 if idx.len() < 3 {
-                    return Err("OBJ face with fewer than 3 vertices".into());
+                    return Err(format!(
+                        "could not parse OBJ file '{name}': face with fewer than 3 vertices"
+                    ));
                 }
-                for k in 1..idx.len() - 1 {
-                    faces.push([idx[0], idx[k], idx[k + 1]]);
-                }
+                polys.push(idx.clone());
             }
+            Some("o") | Some("g") if !polys.is_empty() => first_done = true,
             _ => {}
         }
     }
-    Ok((verts, faces))
+    let mut face = Vec::with_capacity(polys.len());
+    for p in &polys {
+        if let Some(&bad) = p.iter().find(|&&k| k >= vert.len()) {
+            return Err(format!(
+                "in face {}, vertex index {bad} does not exist",
+                face.len()
+            ));
+        }
+        match p.len() {
+            3 => face.push([p[0], p[1], p[2]]),
+            4 => {
+                // squared diagonals in float32, as tinyobjloader
+                let d2 = |a: usize, b: usize| {
+                    let (u, w) = (vert[p[a]], vert[p[b]]);
+                    (0..3)
+                        .map(|k| {
+                            let e = w[k] as f32 - u[k] as f32;
+                            e * e
+                        })
+                        .fold(0f32, |s, x| s + x)
+                };
+                if d2(0, 2) < d2(1, 3) {
+                    face.push([p[0], p[1], p[2]]);
+                    face.push([p[0], p[2], p[3]]);
+                } else {
+                    face.push([p[0], p[1], p[3]]);
+                    face.push([p[1], p[2], p[3]]);
+                }
+            }
+            _ => {
+                for k in 1..p.len() - 1 {
+                    face.push([p[0], p[k], p[k + 1]]);
+                }
+            }
+        }
+    }
+    Ok(RawMesh { vert, face })
 }
 
-fn read_msh(b: &[u8]) -> Result<(Vec<V3>, Vec<[usize; 3]>), String> {
-    let h: Vec<i32> = (0..4)
-        .map(|k| i32_at(b, 4 * k))
-        .collect::<Option<_>>()
-        .ok_or("truncated MSH header")?;
-    if h.iter().any(|&x| x < 0) {
-        return Err("bad MSH header".into());
+/// MuJoCo's binary MSH: int32 counts (vertices, normals, texcoords, faces), then float32
+/// vertices, normals and texture coordinates, then int32 faces.
+fn read_msh(name: &str, b: &[u8]) -> Result<RawMesh, String> {
+    if b.is_empty() {
+        return Err(format!("MSH file '{name}' is empty"));
     }
-    let (nv, nn, nt, nf) = (h[0] as usize, h[1] as usize, h[2] as usize, h[3] as usize);
-    let expect = 16 + 4 * (3 * nv + 3 * nn + 2 * nt + 3 * nf);
-    if b.len() != expect {
-        return Err("MSH size does not match its header".into());
+    if b.len() < 16 {
+        return Err(format!("missing header in MSH file '{name}'"));
     }
-    let mut verts = Vec::with_capacity(nv);
+    let (nv, nn, nt, nf) = (i32_at(b, 0), i32_at(b, 4), i32_at(b, 8), i32_at(b, 12));
+    if nv < 4 || nf < 0 || nn < 0 || nt < 0 || (nn > 0 && nn != nv) || (nt > 0 && nt != nv) {
+        return Err(format!("invalid sizes in MSH file '{name}'"));
+    }
+    let (nv, nn, nt, nf) = (nv as usize, nn as usize, nt as usize, nf as usize);
+    let lim = i32::MAX as usize / 12;
+    if nv >= lim || nn >= lim || nt >= i32::MAX as usize / 8 || nf >= lim {
+        return Err(format!("too large sizes in MSH file '{name}'."));
+    }
+    if b.len() != 16 + 4 * (3 * nv + 3 * nn + 2 * nt + 3 * nf) {
+        return Err(format!("unexpected file size in MSH file '{name}'"));
+    }
+    let mut vert = Vec::with_capacity(nv);
     for i in 0..nv {
-        let mut v = [0.0; 3];
-        for (c, vc) in v.iter_mut().enumerate() {
-            *vc = f32_at(b, 16 + 4 * (3 * i + c)).ok_or("truncated MSH")? as f64;
+        let o = 16 + 12 * i;
+        let v = [f32_at(b, o), f32_at(b, o + 4), f32_at(b, o + 8)];
+        if v.iter().any(|x| !x.is_finite()) {
+            return Err(format!("vertex coordinate {i} is not finite"));
         }
-        verts.push(v);
+        vert.push([f64::from(v[0]), f64::from(v[1]), f64::from(v[2])]);
     }
     let fo = 16 + 4 * (3 * nv + 3 * nn + 2 * nt);
-    let mut faces = Vec::with_capacity(nf);
+    let mut face = Vec::with_capacity(nf);
     for i in 0..nf {
         let mut f = [0usize; 3];
         for (c, fc) in f.iter_mut().enumerate() {
-            let k = i32_at(b, fo + 4 * (3 * i + c)).ok_or("truncated MSH")?;
+            let k = i32_at(b, fo + 4 * (3 * i + c));
             if k < 0 || k as usize >= nv {
-                return Err("MSH face index out of range".into());
+                return Err(format!("in face {i}, vertex index {k} does not exist"));
             }
             *fc = k as usize;
         }
-        faces.push(f);
+        face.push(f);
     }
-    Ok((verts, faces))
+    Ok(RawMesh { vert, face })
 }
 
-/// Convex hull of a point set (incremental algorithm); faces oriented outward. Returns None if
-/// the points are (nearly) coplanar.
-pub fn convex_hull(p: &[V3]) -> Option<Vec<[usize; 3]>> {
+// ---------------------------------------------------------------------------------- hull
+
+/// MuJoCo's convex-hull graph (`mesh_graph`): `[numvert, numface, vert_edgeadr[numvert],
+/// vert_globalid[numvert], edge_localid[numvert + 3 numface], face_globalid[3 numface]]`.
+/// The hull vertices and faces come in Qhull's order (`qhull Qt`); each vertex lists its hull
+/// neighbours (local ids, `-1`-terminated) in the order of its incident facets; faces are
+/// oriented outward.
+pub fn hull_graph(p: &[V3]) -> Result<Vec<i32>, String> {
+    hull_precheck(p)?;
+    qhull_graph(p)
+}
+
+/// The degenerate point sets MuJoCo's compiler refuses before calling Qhull: all points
+/// coincident, collinear or coplanar (relative tolerance `mjMINVAL`).
+fn hull_precheck(p: &[V3]) -> Result<(), String> {
     if p.len() < 4 {
-        return None;
+        return Err("has fewer than 4 vertices, cannot compute convex hull".into());
     }
+    let o = p[0];
+    let (i1, len1) = match (1..p.len())
+        .map(|i| (i, norm(sub(p[i], o))))
+        .find(|&(_, l)| l > MINVAL)
+    {
+        Some(x) => x,
+        None => return Err("mesh has colocated vertices, cannot compute convex hull".into()),
+    };
+    let e1 = sub(p[i1], o);
+    let mut nrm = None;
+    for (i, &q) in p.iter().enumerate().skip(1) {
+        if i == i1 {
+            continue;
+        }
+        let e2 = sub(q, o);
+        let len2 = norm(e2);
+        if len2 < MINVAL {
+            continue;
+        }
+        let c = cross(e1, e2);
+        let nc = norm(c);
+        if nc > MINVAL * len1 * len2 {
+            nrm = Some(scl(c, 1.0 / nc));
+            break;
+        }
+    }
+    let Some(n) = nrm else {
+        return Err(
+            "has collinear vertices, cannot compute convex hull. Consider using a thin \
+             capsule instead"
+                .into(),
+        );
+    };
+    let d = dot(n, o);
+    if p.iter().all(|&q| (dot(n, q) - d).abs() <= MINVAL * len1) {
+        return Err(
+            "has coplanar vertices, cannot compute convex hull. Consider using a \
+                    primitive geom type (plane or thin box) instead"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+/// State handed to the Qhull run inside its error trap.
+struct QhRun {
+    qh: *mut qhull::sys::qhT,
+    pts: *mut f64,
+    n: i32,
+    cmd: *mut std::ffi::c_char,
+}
+
+unsafe extern "C" {
+    /// Qhull's `qh_vertexneighbors` (poly2_r.c, compiled into the `qhull` crate's library but
+    /// not in its bindings): fills each vertex's set of incident facets.
+    fn qh_vertexneighbors(qh: *mut qhull::sys::qhT);
+}
+
+/// The Qhull calls that can fail (they return to the trap by `longjmp`): options, input,
+/// hull, triangulation, vertex neighbours. A plain frame: no Rust value with a destructor
+/// lives here, so jumping out of it is sound.
+unsafe extern "C" fn qhull_steps(data: *mut std::ffi::c_void) {
+    // SAFETY: `data` is the `QhRun` of `qhull_graph`, alive for the whole call.
+    unsafe {
+        let r = &*(data as *const QhRun);
+        qhull::sys::qh_initflags(r.qh, r.cmd);
+        qhull::sys::qh_init_B(r.qh, r.pts, r.n, 3, 0);
+        qhull::sys::qh_qhull(r.qh);
+        qhull::sys::qh_triangulate(r.qh);
+        qh_vertexneighbors(r.qh);
+    }
+}
+
+/// Elements of a Qhull set (`FOREACHsetelement_`), up to the terminating null.
+///
+/// # Safety
+/// `set` must be null or a live Qhull set of `T` pointers.
+unsafe fn set_elems<T>(set: *mut qhull::sys::setT) -> Vec<*mut T> {
+    let mut out = Vec::new();
+    if set.is_null() {
+        return out;
+    }
+    // SAFETY: a Qhull set stores `maxsize + 1` slots after `maxsize`, null-terminated.
+    unsafe {
+        let e = std::ptr::addr_of!((*set).e) as *const *mut T;
+        let mut k = 0;
+        loop {
+            let p = *e.add(k);
+            if p.is_null() {
+                break;
+            }
+            out.push(p);
+            k += 1;
+        }
+    }
+    out
+}
+
+fn qhull_graph(p: &[V3]) -> Result<Vec<i32>, String> {
+    use qhull::sys;
+    let n = i32::try_from(p.len()).map_err(|_| "too many mesh vertices for the convex hull")?;
+    let mut pts: Vec<f64> = p.iter().flat_map(|v| *v).collect();
+    let mut cmd = *b"qhull Qt\0";
+    // Qhull's messages go to a temporary file (dropped), not to the process's stderr
+    let errfile = qhull::tmp_file::TmpFile::new().ok();
+    // SAFETY: the Qhull state lives on the heap for the whole function and is freed on every
+    // path; the point array outlives it; Qhull's error exits return to the trap in
+    // `qhull_try_on_qh`, which only skips the plain frame of `qhull_steps`.
+    unsafe {
+        let ferr = match &errfile {
+            Some(f) => f.file_handle() as *mut sys::FILE,
+            None => sys::qhull_sys__stderr(),
+        };
+        let mut state = Box::new(std::mem::MaybeUninit::<sys::qhT>::zeroed());
+        let qh = state.as_mut_ptr();
+        sys::qh_zero(qh, ferr);
+        sys::qh_init_A(
+            qh,
+            sys::qhull_sys__stdin(),
+            sys::qhull_sys__stdout(),
+            ferr,
+            0,
+            std::ptr::null_mut(),
+        );
+        let run = QhRun {
+            qh,
+            pts: pts.as_mut_ptr(),
+            n,
+            cmd: cmd.as_mut_ptr() as *mut std::ffi::c_char,
+        };
+        let code = sys::qhull_sys__try_on_qh(
+            qh,
+            Some(qhull_steps),
+            &run as *const QhRun as *mut std::ffi::c_void,
+        );
+        let result = if code != 0 {
+            Err("qhull error: cannot compute convex hull".to_string())
+        } else {
+            read_graph(qh, p.len())
+        };
+        sys::qh_freeqhull(qh, 0);
+        let (mut curlong, mut totlong) = (0, 0);
+        sys::qh_memfreeshort(qh, &mut curlong, &mut totlong);
+        result
+    }
+}
+
+/// Reads the hull of a finished Qhull run into MuJoCo's graph layout.
+///
+/// # Safety
+/// `qh` must hold a completed, triangulated hull with vertex neighbours.
+unsafe fn read_graph(qh: *mut qhull::sys::qhT, npoint: usize) -> Result<Vec<i32>, String> {
+    use qhull::sys;
+    // SAFETY: walks Qhull's vertex and facet lists (sentinel-terminated) of a finished run.
+    unsafe {
+        let pid = |pt: *mut f64| -> Result<usize, String> {
+            let id = sys::qh_pointid(qh, pt);
+            usize::try_from(id)
+                .ok()
+                .filter(|&i| i < npoint)
+                .ok_or_else(|| "could not construct convex hull graph".to_string())
+        };
+        let mut verts: Vec<*mut sys::vertexT> = Vec::new();
+        let mut v = (*qh).vertex_list;
+        while !v.is_null() && !(*v).next.is_null() {
+            verts.push(v);
+            v = (*v).next;
+        }
+        let mut facets: Vec<*mut sys::facetT> = Vec::new();
+        let mut f = (*qh).facet_list;
+        while !f.is_null() && !(*f).next.is_null() {
+            facets.push(f);
+            f = (*f).next;
+        }
+        let (nv, nf) = (verts.len(), facets.len());
+        let mut globalid = Vec::with_capacity(nv);
+        let mut local = vec![-1i32; npoint];
+        for (i, &v) in verts.iter().enumerate() {
+            let g = pid((*v).point)?;
+            globalid.push(g as i32);
+            local[g] = i as i32;
+        }
+        let mut edgeadr = Vec::with_capacity(nv);
+        let mut edges: Vec<i32> = Vec::with_capacity(nv + 3 * nf);
+        for (i, &v) in verts.iter().enumerate() {
+            edgeadr.push(edges.len() as i32);
+            let start = edges.len();
+            for fct in set_elems::<sys::facetT>((*v).neighbors) {
+                let fv = set_elems::<sys::vertexT>((*fct).vertices);
+                if fv.len() != 3 {
+                    return Err("qhull did not return a triangle".into());
+                }
+                for w in fv {
+                    let g = pid((*w).point)?;
+                    let l = local[g];
+                    if l < 0 {
+                        return Err("vertex id not found in convex hull".into());
+                    }
+                    if l as usize != i && !edges[start..].contains(&l) {
+                        edges.push(l);
+                    }
+                }
+            }
+            edges.push(-1);
+        }
+        if edges.len() != nv + 3 * nf {
+            return Err("wrong size in convex hull graph".into());
+        }
+        let mut faces = Vec::with_capacity(3 * nf);
+        for &fct in &facets {
+            let fv = set_elems::<sys::vertexT>((*fct).vertices);
+            if fv.len() != 3 {
+                return Err("qhull did not return a triangle".into());
+            }
+            let ids = [
+                pid((*fv[0]).point)?,
+                pid((*fv[1]).point)?,
+                pid((*fv[2]).point)?,
+            ];
+            // Qhull's vertex sets are sorted; `toporient` tells the outward orientation
+            let t = if (*fct).toporient() != 0 {
+                [ids[1], ids[0], ids[2]]
+            } else {
+                ids
+            };
+            faces.extend(t.iter().map(|&x| x as i32));
+        }
+        let mut g = Vec::with_capacity(2 + 3 * nv + 6 * nf);
+        g.push(nv as i32);
+        g.push(nf as i32);
+        g.extend(edgeadr);
+        g.extend(globalid);
+        g.extend(edges);
+        g.extend(faces);
+        Ok(g)
+    }
+}
+
+/// Reverses the orientation of a hull graph's faces (a negative `scale` determinant mirrors
+/// the mesh; MuJoCo flips the faces after the polygons are made).
+pub fn flip_graph_faces(graph: &mut [i32]) {
+    if graph.len() < 2 {
+        return;
+    }
+    let (nv, nf) = (graph[0] as usize, graph[1] as usize);
+    for f in graph[2 + 3 * nv + 3 * nf..].chunks_exact_mut(3) {
+        f.swap(1, 2);
+    }
+}
+
+/// The faces of a hull graph (its last `3 numface` entries).
+pub fn graph_faces(graph: &[i32]) -> Vec<[usize; 3]> {
+    if graph.len() < 2 {
+        return Vec::new();
+    }
+    let (nv, nf) = (graph[0] as usize, graph[1] as usize);
+    graph[2 + 3 * nv + 3 * nf..]
+        .chunks_exact(3)
+        .map(|c| [c[0] as usize, c[1] as usize, c[2] as usize])
+        .collect()
+}
+
+// ---------------------------------------------------------------------- mass properties
+
+/// The result of [`process`]: the mesh in its own frame and its mass properties.
+#[derive(Clone, Debug)]
+pub struct Processed {
+    /// Vertices in the mesh frame (center of mass at the origin, principal axes), rounded to
+    /// float32.
+    pub vert: Vec<V3>,
+    /// The same vertices before rounding (used for sizes and polygon normals).
+    pub vert_exact: Vec<V3>,
+    /// Volume (or area for shell meshes): MuJoCo's `GetVolumeRef`.
+    pub measure: f64,
+    /// Principal moments per unit density, descending.
+    pub inertia: V3,
+    /// Offset and rotation removed from the (transformed) vertices: `mesh_pos`, `mesh_quat`.
+    pub pos: V3,
+    pub quat: Q,
+    /// Axis-aligned bounds of the processed vertices (before float32 rounding).
+    pub lo: V3,
+    pub hi: V3,
+}
+
+/// The user transform of a mesh (`mesh/@refpos`, `@refquat` (unit), `@scale`).
+#[derive(Clone, Copy, Debug)]
+pub struct UserTransform {
+    pub refpos: V3,
+    pub refquat: Q,
+    pub scale: V3,
+}
+
+/// Triangle area, unit normal and centroid; area 0 (and no normal) below `mjMINVAL`.
+fn triangle(a: V3, b: V3, c: V3) -> (f64, V3, V3) {
+    let cen = [
+        (a[0] + b[0] + c[0]) / 3.0,
+        (a[1] + b[1] + c[1]) / 3.0,
+        (a[2] + b[2] + c[2]) / 3.0,
+    ];
+    let n = cross(sub(b, a), sub(c, a));
+    let len = norm(n);
+    if len < MINVAL {
+        return (0.0, n, cen);
+    }
+    (0.5 * len, scl(n, 1.0 / len), cen)
+}
+
+/// Applies the user transform and computes the mass properties as MuJoCo's compiler does
+/// (MuJoCo XML reference, `mesh/@refpos`, `@refquat`, `@scale`, `@inertia`):
+/// `v ← R(refquat)ᵀ (v − refpos) ⊙ scale`; the surface centroid (area-weighted face centers)
+/// is the apex of each face's pyramid; the center of mass weighs the pyramids' centroids by
+/// their volumes (absolute values for `legacy`); the inertia is accumulated about that point,
+/// diagonalized, and the vertices are moved into the principal frame.
+///
+/// `faces` are the mesh faces (already swapped for a negative scale determinant);
+/// `hull_faces` are used instead for `inertia="convex"`.
+pub fn process(
+    raw: &[V3],
+    faces: &[[usize; 3]],
+    hull_faces: Option<&[[usize; 3]]>,
+    mode: MeshInertia,
+    t: &UserTransform,
+    name: &str,
+) -> Result<Processed, String> {
+    let (refpos, scale) = (t.refpos, t.scale);
+    let r = q2m(t.refquat);
+    let mut v: Vec<V3> = raw
+        .iter()
+        .map(|&p| {
+            let d = sub(p, refpos);
+            // Rᵀ d
+            let w = [
+                r[0][0] * d[0] + r[1][0] * d[1] + r[2][0] * d[2],
+                r[0][1] * d[0] + r[1][1] * d[1] + r[2][1] * d[2],
+                r[0][2] * d[0] + r[1][2] * d[1] + r[2][2] * d[2],
+            ];
+            [w[0] * scale[0], w[1] * scale[1], w[2] * scale[2]]
+        })
+        .collect();
+    // surface centroid
+    let mut facecen = [0.0; 3];
+    let mut area = 0.0;
+    for f in faces {
+        let (a, _, c) = triangle(v[f[0]], v[f[1]], v[f[2]]);
+        facecen = add(facecen, scl(c, a));
+        area += a;
+    }
+    if area < MINVAL {
+        return Err(format!("mesh surface area is too small: {name}"));
+    }
+    facecen = scl(facecen, 1.0 / area);
+    let vol_faces = match mode {
+        MeshInertia::Convex => hull_faces.unwrap_or(faces),
+        _ => faces,
+    };
+    // volume (or area) and center of mass
+    let mut com = [0.0; 3];
+    let mut total = 0.0;
+    if mode == MeshInertia::Shell {
+        for f in faces {
+            let (a, _, c) = triangle(v[f[0]], v[f[1]], v[f[2]]);
+            total += a;
+            com = add(com, scl(add(scl(c, 0.75), scl(facecen, 0.25)), a));
+        }
+        if total < MINVAL {
+            return Err(format!("mesh surface area is too small: {name}"));
+        }
+    } else {
+        for f in vol_faces {
+            let (a, n, c) = triangle(v[f[0]], v[f[1]], v[f[2]]);
+            let mut w = dot(sub(c, facecen), n) * a / 3.0;
+            if mode == MeshInertia::Legacy {
+                w = w.abs();
+            }
+            total += w;
+            com = add(com, scl(add(scl(c, 0.75), scl(facecen, 0.25)), w));
+        }
+        if total.is_nan() || total < MINVAL {
+            return Err(if total < 0.0 {
+                format!("mesh volume is negative (misoriented triangles): {name}")
+            } else {
+                format!("mesh volume is too small: {name} . Try setting inertia to shell")
+            });
+        }
+    }
+    com = scl(com, 1.0 / total);
+    // products of inertia about the center of mass; the measure is recomputed there
+    let mut pr = [0.0; 6];
+    let mut measure = 0.0;
+    const K: [(usize, usize); 6] = [(0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)];
+    let ifaces = if mode == MeshInertia::Shell {
+        faces
+    } else {
+        vol_faces
+    };
+    let den = if mode == MeshInertia::Shell {
+        12.0
+    } else {
+        20.0
+    };
+    for f in ifaces {
+        let (d, e, g) = (sub(v[f[0]], com), sub(v[f[1]], com), sub(v[f[2]], com));
+        let (a, n, c) = triangle(d, e, g);
+        let mut w = if mode == MeshInertia::Shell {
+            a
+        } else {
+            dot(c, n) * a / 3.0
+        };
+        if mode == MeshInertia::Legacy {
+            w = w.abs();
+        }
+        measure += w;
+        for (j, &(p, q)) in K.iter().enumerate() {
+            pr[j] += w / den
+                * (2.0 * (d[p] * d[q] + e[p] * e[q] + g[p] * g[q])
+                    + d[p] * e[q]
+                    + d[q] * e[p]
+                    + d[p] * g[q]
+                    + d[q] * g[p]
+                    + e[p] * g[q]
+                    + e[q] * g[p]);
+        }
+    }
+    let full = [
+        [pr[1] + pr[2], -pr[3], -pr[4]],
+        [-pr[3], pr[0] + pr[2], -pr[5]],
+        [-pr[4], -pr[5], pr[0] + pr[1]],
+    ];
+    let (eig, quat) = eig3_tol(&full, EIG3_TOL_MESH);
+    if eig[2] <= 0.0 {
+        return Err(format!(
+            "eigenvalue of mesh inertia must be positive: {name}"
+        ));
+    }
+    let (rtol, atol) = (1e-6, 1e-9);
+    if eig[0] + eig[1] < eig[2] * (1.0 - rtol) - atol
+        || eig[0] + eig[2] < eig[1] * (1.0 - rtol) - atol
+        || eig[1] + eig[2] < eig[0] * (1.0 - rtol) - atol
+    {
+        return Err(format!(
+            "eigenvalues of mesh inertia violate A + B >= C: {name}"
+        ));
+    }
+    // into the principal frame: v ← R(quat)ᵀ (v − com)
+    let rq = q2m(quat);
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
-    for v in p {
+    for p in &mut v {
+        let d = sub(*p, com);
+        let w = [
+            rq[0][0] * d[0] + rq[1][0] * d[1] + rq[2][0] * d[2],
+            rq[0][1] * d[0] + rq[1][1] * d[1] + rq[2][1] * d[2],
+            rq[0][2] * d[0] + rq[1][2] * d[1] + rq[2][2] * d[2],
+        ];
         for k in 0..3 {
-            lo[k] = lo[k].min(v[k]);
-            hi[k] = hi[k].max(v[k]);
+            lo[k] = lo[k].min(w[k]);
+            hi[k] = hi[k].max(w[k]);
         }
+        *p = w;
     }
-    let scale = norm(sub(hi, lo));
-    let eps = 1e-10 * scale.max(1e-300);
-    // initial tetrahedron
-    let i0 = 0;
-    let i1 = (0..p.len()).max_by(|&a, &b| {
-        norm(sub(p[a], p[i0]))
-            .partial_cmp(&norm(sub(p[b], p[i0])))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    })?;
-    let d01 = sub(p[i1], p[i0]);
-    let i2 = (0..p.len()).max_by(|&a, &b| {
-        norm(cross(d01, sub(p[a], p[i0])))
-            .partial_cmp(&norm(cross(d01, sub(p[b], p[i0]))))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    })?;
-    let n012 = cross(d01, sub(p[i2], p[i0]));
-    if norm(n012) <= eps * scale {
-        return None;
-    }
-    let i3 = (0..p.len()).max_by(|&a, &b| {
-        dot(n012, sub(p[a], p[i0]))
-            .abs()
-            .partial_cmp(&dot(n012, sub(p[b], p[i0])).abs())
-            .unwrap_or(std::cmp::Ordering::Equal)
-    })?;
-    if dot(n012, sub(p[i3], p[i0])).abs() <= eps * norm(n012) {
-        return None;
-    }
-    let mut faces: Vec<[usize; 3]> = if dot(n012, sub(p[i3], p[i0])) < 0.0 {
-        vec![[i0, i1, i2], [i0, i3, i1], [i1, i3, i2], [i2, i3, i0]]
-    } else {
-        vec![[i0, i2, i1], [i0, i1, i3], [i1, i2, i3], [i2, i0, i3]]
-    };
-    let plane = |f: &[usize; 3]| -> (V3, f64) {
-        let n = cross(sub(p[f[1]], p[f[0]]), sub(p[f[2]], p[f[0]]));
-        let n = normalize(n).unwrap_or([0.0; 3]);
-        (n, dot(n, p[f[0]]))
-    };
-    let mut planes: Vec<(V3, f64)> = faces.iter().map(plane).collect();
-    for (i, &v) in p.iter().enumerate() {
-        if [i0, i1, i2, i3].contains(&i) {
-            continue;
-        }
-        let visible: Vec<bool> = planes.iter().map(|(n, d)| dot(*n, v) - d > eps).collect();
-        if !visible.iter().any(|&x| x) {
-            continue;
-        }
-        // horizon: directed edges of visible faces whose reverse is not in a visible face
-        let mut edges: Vec<(usize, usize)> = Vec::new();
-        for (f, _) in faces.iter().zip(&visible).filter(|(_, &vis)| vis) {
-            for k in 0..3 {
-                edges.push((f[k], f[(k + 1) % 3]));
-            }
-        }
-        let set: std::collections::HashSet<(usize, usize)> = edges.iter().copied().collect();
-        let horizon: Vec<(usize, usize)> = edges
-            .into_iter()
-            .filter(|&(a, b)| !set.contains(&(b, a)))
-            .collect();
-        let mut nf = Vec::with_capacity(faces.len());
-        let mut np = Vec::with_capacity(faces.len());
-        for ((f, pl), vis) in faces.iter().zip(&planes).zip(&visible) {
-            if !vis {
-                nf.push(*f);
-                np.push(*pl);
-            }
-        }
-        for (a, b) in horizon {
-            let f = [a, b, i];
-            np.push(plane(&f));
-            nf.push(f);
-        }
-        faces = nf;
-        planes = np;
-    }
-    Some(faces)
+    let vert = v
+        .iter()
+        .map(|p| [p[0] as f32 as f64, p[1] as f32 as f64, p[2] as f32 as f64])
+        .collect();
+    Ok(Processed {
+        vert,
+        vert_exact: v,
+        measure,
+        inertia: eig,
+        pos: com,
+        quat,
+        lo,
+        hi,
+    })
 }
 
-/// Mass properties per unit density: (measure, center, inertia tensor about the center), where
-/// measure is the volume (or area for `Shell`).
-///
-/// `Legacy` (MuJoCo 4.0.0's default, measured against its compiler on non-convex meshes to
-/// 1e-14): the tetrahedra join each face to a centre and count with their unsigned volume. The
-/// centre is found in two passes: `c0` = the area-weighted mean of the face centroids, then `c1`
-/// = the centroid of the unsigned tetrahedra on `c0`; volume and inertia are those of the
-/// unsigned tetrahedra on `c1`, about `c1`, which is the centre returned.
-pub fn mass_props(
-    v: &[V3],
-    faces: &[[usize; 3]],
-    mode: MeshInertia,
-) -> Result<(f64, V3, M3), String> {
-    let hull;
-    let faces = if mode == MeshInertia::Convex {
-        hull = convex_hull(v).ok_or("mesh is flat: cannot compute its convex hull")?;
-        &hull[..]
-    } else {
-        faces
-    };
-    if mode == MeshInertia::Legacy {
-        return legacy_mass_props(v, faces);
-    }
-    let cen = [0.0; 3];
-    let mut tot = 0.0;
-    let mut first = [0.0; 3];
-    let mut second = [[0.0; 3]; 3];
+/// The first pair of vertices (1-based, as MuJoCo reports them) whose directed edge appears in
+/// two faces, i.e. where neighbouring faces disagree on orientation; faces of area below
+/// `√mjMINVAL` are ignored. `inertia="exact"` refuses such meshes.
+pub fn inconsistent_edge(vert: &[V3], faces: &[[usize; 3]]) -> Option<(usize, usize)> {
+    let mut he: Vec<(usize, usize)> = Vec::with_capacity(3 * faces.len());
     for f in faces {
-        let (a, b, c) = (sub(v[f[0]], cen), sub(v[f[1]], cen), sub(v[f[2]], cen));
-        let s = add(add(a, b), c);
-        let (w, fac, cnt) = if mode == MeshInertia::Shell {
-            (norm(cross(sub(b, a), sub(c, a))) / 2.0, 12.0, 3.0)
-        } else {
-            let vol = dot(a, cross(b, c)) / 6.0;
-
-            (vol, 20.0, 4.0)
-        };
-        tot += w;
-        first = add(first, scl(s, w / cnt));
-        for i in 0..3 {
-            for j in 0..3 {
-                second[i][j] += w / fac * (a[i] * a[j] + b[i] * b[j] + c[i] * c[j] + s[i] * s[j]);
-            }
+        if triangle(vert[f[0]], vert[f[1]], vert[f[2]]).0 > MINVAL.sqrt() {
+            he.extend([(f[0], f[1]), (f[1], f[2]), (f[2], f[0])]);
         }
     }
-    if tot.is_nan() || tot <= 1e-15 {
-        return Err(if mode == MeshInertia::Shell {
-            "mesh surface area is too small".into()
-        } else {
-            "mesh volume is too small (or faces are inverted)".into()
-        });
-    }
-    let com = scl(first, 1.0 / tot);
-    // second moment about the center, then inertia = tr(C) I - C
-    let mut c = second;
-    for i in 0..3 {
-        for j in 0..3 {
-            c[i][j] -= tot * com[i] * com[j];
-        }
-    }
-    let tr = c[0][0] + c[1][1] + c[2][2];
-    let mut inertia = [[0.0; 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
-            inertia[i][j] = if i == j { tr - c[i][j] } else { -c[i][j] };
-        }
-    }
-    Ok((tot, add(com, cen), inertia))
+    he.sort_unstable();
+    he.windows(2)
+        .find(|w| w[0] == w[1])
+        .map(|w| (w[0].0 + 1, w[0].1 + 1))
 }
 
-/// [`MeshInertia::Legacy`] mass properties (see [`mass_props`]).
-fn legacy_mass_props(v: &[V3], faces: &[[usize; 3]]) -> Result<(f64, V3, M3), String> {
-    let tet = |f: &[usize; 3], c: V3| {
-        let (a, b, d) = (sub(v[f[0]], c), sub(v[f[1]], c), sub(v[f[2]], c));
-        (dot(a, cross(b, d)).abs() / 6.0, a, b, d)
-    };
-    // pass 1: the area-weighted centroid of the surface
-    let mut area = 0.0;
-    let mut c0 = [0.0; 3];
-    for f in faces {
-        let (a, b, c) = (v[f[0]], v[f[1]], v[f[2]]);
-        let w = norm(cross(sub(b, a), sub(c, a))) / 2.0;
-        area += w;
-        c0 = add(c0, scl(add(add(a, b), c), w / 3.0));
-    }
-    if area.is_nan() || area <= 1e-15 {
-        return Err("mesh surface area is too small".into());
-    }
-    let c0 = scl(c0, 1.0 / area);
-    // pass 2: the centroid of the unsigned tetrahedra on c0
-    let mut tot = 0.0;
-    let mut c1 = [0.0; 3];
-    for f in faces {
-        let (w, ..) = tet(f, c0);
-        tot += w;
-        let s = add(add(add(v[f[0]], v[f[1]]), v[f[2]]), c0);
-        c1 = add(c1, scl(s, w / 4.0));
-    }
-    if tot.is_nan() || tot <= 1e-15 {
-        return Err("mesh volume is too small (or faces are inverted)".into());
-    }
-    let c1 = scl(c1, 1.0 / tot);
-    // volume and second moment of the unsigned tetrahedra on c1, about c1
-    let mut vol = 0.0;
-    let mut second = [[0.0; 3]; 3];
-    for f in faces {
-        let (w, a, b, c) = tet(f, c1);
-        vol += w;
-        let s = add(add(a, b), c);
-        for i in 0..3 {
-            for j in 0..3 {
-                second[i][j] += w / 20.0 * (a[i] * a[j] + b[i] * b[j] + c[i] * c[j] + s[i] * s[j]);
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cube() -> Vec<V3> {
+        let mut v = Vec::new();
+        for x in [-1.0, 1.0] {
+            for y in [-1.0, 1.0] {
+                for z in [-1.0, 1.0] {
+                    v.push([0.1 * x, 0.2 * y, 0.3 * z]);
+                }
             }
         }
+        v.extend([[0.0137, -0.023, -0.0459], [-0.0483, 0.0313, 0.0413]]);
+        v
     }
-    if vol.is_nan() || vol <= 1e-15 {
-        return Err("mesh volume is too small (or faces are inverted)".into());
-    }
-    let tr = second[0][0] + second[1][1] + second[2][2];
-    let mut inertia = [[0.0; 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
-            inertia[i][j] = if i == j { tr } else { 0.0 } - second[i][j];
+
+    #[test]
+    fn hull_of_a_box_with_interior_points() {
+        let g = hull_graph(&cube()).unwrap();
+        let (nv, nf) = (g[0] as usize, g[1] as usize);
+        assert_eq!((nv, nf), (8, 12));
+        assert_eq!(g.len(), 2 + 3 * nv + 6 * nf);
+        // every hull face is outward: the other hull points lie below its plane
+        let p = cube();
+        for f in graph_faces(&g) {
+            let n = cross(sub(p[f[1]], p[f[0]]), sub(p[f[2]], p[f[0]]));
+            assert!(p.iter().all(|q| dot(n, sub(*q, p[f[0]])) <= 1e-12));
         }
+        // interior points are not hull vertices
+        let gid = &g[2 + nv..2 + 2 * nv];
+        assert!(gid.iter().all(|&i| i < 8));
     }
-    Ok((vol, c1, inertia))
+
+    #[test]
+    fn degenerate_point_sets_are_refused_with_mujocos_reason() {
+        let flat = vec![
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [0.0, 1.0, 0.0],
+            [1.0, 1.0, 0.0],
+        ];
+        assert!(hull_graph(&flat).unwrap_err().contains("coplanar"));
+        let line: Vec<V3> = (0..5).map(|i| [i as f64, 0.0, 0.0]).collect();
+        assert!(hull_graph(&line).unwrap_err().contains("collinear"));
+        let same = vec![[1.0, 2.0, 3.0]; 5];
+        assert!(hull_graph(&same).unwrap_err().contains("colocated"));
+    }
+
+    #[test]
+    fn obj_takes_the_first_shape_and_splits_quads_on_the_shorter_diagonal() {
+        let obj = "o a\nv 0 0 0\nv 1 0 0\nv 1.2 1 0\nv 0 1 0\nv 0.5 0.5 1\n\
+                   f 1 2 3 4\nf 1 2 5\nf 2 3 5\nf 3 4 5\nf 4 1 5\no b\nv 5 5 5\nf 1 2 6\n";
+        let m = read_obj("t.obj", obj.as_bytes()).unwrap();
+        assert_eq!(m.vert.len(), 6);
+        assert_eq!(
+            m.face,
+            vec![
+                [0, 1, 3],
+                [1, 2, 3],
+                [0, 1, 4],
+                [1, 2, 4],
+                [2, 3, 4],
+                [3, 0, 4]
+            ]
+        );
+    }
+
+    #[test]
+    fn binary_stl_limits() {
+        let mut b = vec![0u8; 84];
+        b[80..84].copy_from_slice(&300_000u32.to_le_bytes());
+        assert!(read_stl("big.stl", &b).unwrap_err().contains("200000"));
+        b[80..84].copy_from_slice(&2u32.to_le_bytes());
+        assert!(read_stl("short.stl", &b)
+            .unwrap_err()
+            .contains("wrong size"));
+    }
 }

@@ -11,22 +11,24 @@ struct Counting;
 thread_local! {
     // const-initialized and without a destructor: no lazy registration, so no allocation
     static ALLOCS: Cell<usize> = const { Cell::new(0) };
+    static BYTES: Cell<usize> = const { Cell::new(0) };
 }
 
-fn bump() {
+fn bump(bytes: usize) {
     let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+    let _ = BYTES.try_with(|c| c.set(c.get() + bytes));
 }
 
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        bump();
+        bump(l.size());
         unsafe { System.alloc(l) }
     }
     unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
         unsafe { System.dealloc(p, l) }
     }
     unsafe fn realloc(&self, p: *mut u8, l: Layout, n: usize) -> *mut u8 {
-        bump();
+        bump(n);
         unsafe { System.realloc(p, l, n) }
     }
 }
@@ -37,4 +39,10 @@ static A: Counting = Counting;
 /// Allocations (and reallocations) so far on the calling thread.
 pub fn allocations() -> usize {
     ALLOCS.with(|c| c.get())
+}
+
+/// Bytes requested by those allocations (a reallocation counts its new size).
+#[allow(dead_code)]
+pub fn bytes_allocated() -> usize {
+    BYTES.with(|c| c.get())
 }

@@ -320,7 +320,7 @@
   const srcText = {
     recorded: "recorded in the trajectory",
     computed: "computed from qpos, qvel, ctrl",
-    points: "points only (no velocities recorded)",
+    points: "points only (no qvel, or no ctrl of an actuated model, recorded)",
     none: "not available for this model",
   };
   for (const t of trajs) {

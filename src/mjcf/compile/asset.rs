@@ -10,8 +10,20 @@ pub(super) struct MeshInfo {
     pub(super) aabb: [f64; 6],
     pub(super) size: V3,
     pub(super) rbound: f64,
+    /// The vertices in the file's frame, kept until the hulls are known to be needed
+    /// ([`finish_meshes`]).
+    pub(super) raw: Vec<V3>,
+    /// The processed vertices before float32 rounding (polygon normals).
+    pub(super) exact: Vec<V3>,
+    /// The scale mirrors the mesh: hull faces are flipped after the polygons are made.
+    pub(super) mirror: bool,
+    /// The `<mesh>` element without its children, to locate a later hull error.
+    pub(super) el: Elem,
 }
 
+/// Reads, transforms and measures every `<asset><mesh>` as MuJoCo's compiler does
+/// ([`mesh::process`]). The convex hull is computed here only when the mesh has no faces (its
+/// hull becomes its faces) or `inertia="convex"`; the others wait for [`finish_meshes`].
 pub(super) fn compile_meshes(
     root: &Elem,
     defs: &Defaults,
@@ -43,7 +55,11 @@ pub(super) fn compile_meshes(
                     format!("repeated mesh name '{name}'"),
                 ));
             }
-            let (mut verts, mut faces) = if let Some(f) = file {
+            let bad = |e: String| el.err(ErrorKind::InvalidValue, None, e);
+            let mesh::RawMesh {
+                vert: mut raw,
+                face: mut faces,
+            } = if let Some(f) = file {
                 let bytes = files.read(f, &comp.meshdir).ok_or_else(|| {
                     a.err(
                         ErrorKind::MissingFile,
@@ -54,73 +70,78 @@ pub(super) fn compile_meshes(
                 mesh::read_mesh_file(f, &bytes)
                     .map_err(|e| a.err(ErrorKind::InvalidValue, "file", e))?
             } else {
-                (Vec::new(), Vec::new())
+                mesh::RawMesh::default()
             };
             if let Some(v) = a.nums("vertex")? {
                 if file.is_some() {
                     return Err(a.err(
                         ErrorKind::InvalidValue,
                         "vertex",
-                        "both a file and inline vertices",
+                        "repeated vertex specification",
                     ));
                 }
                 if v.len() % 3 != 0 {
-                    return Err(a.err(ErrorKind::WrongCount, "vertex", "need a multiple of 3"));
+                    return Err(a.err(
+                        ErrorKind::WrongCount,
+                        "vertex",
+                        "vertex data must be a multiple of 3",
+                    ));
                 }
                 // MuJoCo keeps user vertices as float32
-                verts = v
+                raw = v
                     .chunks(3)
                     .map(|c| [c[0] as f32 as f64, c[1] as f32 as f64, c[2] as f32 as f64])
                     .collect();
+                if raw.iter().flatten().any(|x| !x.is_finite()) {
+                    return Err(a.err(
+                        ErrorKind::InvalidValue,
+                        "vertex",
+                        "vertex coordinate is not finite",
+                    ));
+                }
             }
             if let Some(fs) = a.str("face") {
+                if file.is_some() && !faces.is_empty() {
+                    return Err(a.err(
+                        ErrorKind::InvalidValue,
+                        "face",
+                        "repeated face specification",
+                    ));
+                }
                 let mut idx = Vec::new();
                 for t in fs.split_whitespace() {
-                    let k: usize = t.parse().map_err(|_| {
+                    let k: i64 = t.parse().map_err(|_| {
                         a.err(
                             ErrorKind::BadNumber,
                             "face",
                             format!("'{t}' is not an index"),
                         )
                     })?;
-                    if k >= verts.len() {
-                        return Err(a.err(ErrorKind::InvalidValue, "face", "index out of range"));
+                    if k < 0 || k as usize >= raw.len() {
+                        return Err(a.err(
+                            ErrorKind::InvalidValue,
+                            "face",
+                            format!("in face {}, vertex index {k} does not exist", idx.len() / 3),
+                        ));
                     }
-                    idx.push(k);
+                    idx.push(k as usize);
                 }
                 if idx.len() % 3 != 0 {
-                    return Err(a.err(ErrorKind::WrongCount, "face", "need a multiple of 3"));
+                    return Err(a.err(
+                        ErrorKind::WrongCount,
+                        "face",
+                        "face data must be a multiple of 3",
+                    ));
                 }
                 faces = idx.chunks(3).map(|c| [c[0], c[1], c[2]]).collect();
             }
-            if verts.len() < 4 {
-                return Err(el.err(
-                    ErrorKind::InvalidValue,
-                    None,
-                    "a mesh needs at least 4 vertices",
-                ));
+            if raw.len() < 4 {
+                return Err(bad("at least 4 vertices required".into()));
             }
             let scale = a.arr("scale", [1.0; 3])?;
             let refpos = a.arr("refpos", [0.0; 3])?;
             let refquat = qnormalize(a.arr("refquat", QID)?)
                 .ok_or_else(|| a.err(ErrorKind::InvalidValue, "refquat", "zero quaternion"))?;
-            // mesh vertices are float32 in MuJoCo
-            let f32r = |v: V3| [v[0] as f32 as f64, v[1] as f32 as f64, v[2] as f32 as f64];
-            for v in &mut verts {
-                let s = [v[0] * scale[0], v[1] * scale[1], v[2] * scale[2]];
-                *v = qrot(qconj(refquat), sub(s, refpos));
-            }
-            // a negative scale determinant flips the faces
-            if scale[0] * scale[1] * scale[2] < 0.0 {
-                for f in &mut faces {
-                    f.swap(1, 2);
-                }
-            }
-            if faces.is_empty() {
-                faces = mesh::convex_hull(&verts).ok_or_else(|| {
-                    el.err(ErrorKind::InvalidValue, None, "mesh vertices are coplanar")
-                })?;
-            }
             let mode = a
                 .keyword(
                     "inertia",
@@ -132,43 +153,82 @@ pub(super) fn compile_meshes(
                     ],
                 )?
                 .unwrap_or(MeshInertia::Legacy);
-            let (measure, com, inertia) = mesh::mass_props(&verts, &faces, mode)
-                .map_err(|e| el.err(ErrorKind::InvalidValue, None, e))?;
-            let (eig, quat) = eig3(&scl3(&inertia, 1.0 / measure));
-            let rt = transpose(&q2m(quat));
-            let mut lo = [f64::INFINITY; 3];
-            let mut hi = [f64::NEG_INFINITY; 3];
-            // sizes and bounding box from the double-precision vertices in the mesh frame; the
-            // stored vertices are rounded to float32 as MuJoCo's mesh_vert
-            for v in &mut verts {
-                let w = mv(&rt, sub(*v, com));
-                for k in 0..3 {
-                    lo[k] = lo[k].min(w[k]);
-                    hi[k] = hi[k].max(w[k]);
+            if mode == MeshInertia::Exact {
+                if let Some((v0, v1)) = mesh::inconsistent_edge(&raw, &faces) {
+                    return Err(bad(format!(
+                        "faces of mesh '{name}' have inconsistent orientation. Please check \
+                         the faces containing the vertices {v0} and {v1}."
+                    )));
                 }
-                *v = f32r(w);
             }
+            // the hull, on the file's vertices, when it is needed now
+            let mut graph = Vec::new();
+            if faces.is_empty() || mode == MeshInertia::Convex {
+                graph = mesh::hull_graph(&raw).map_err(|e| bad(format!("mesh '{name}' {e}")))?;
+            }
+            if faces.is_empty() {
+                faces = mesh::graph_faces(&graph);
+            }
+            let hull_faces = mesh::graph_faces(&graph);
+            // a negative scale determinant flips the faces (after the hull polygons are made)
+            let mirror = scale[0] * scale[1] * scale[2] < 0.0;
+            if mirror {
+                for f in &mut faces {
+                    f.swap(1, 2);
+                }
+            }
+            let p = mesh::process(
+                &raw,
+                &faces,
+                Some(&hull_faces),
+                mode,
+                &mesh::UserTransform {
+                    refpos,
+                    refquat,
+                    scale,
+                },
+                &name,
+            )
+            .map_err(bad)?;
             // geom size: largest |coordinate| per axis; rbound: its norm
-            let size = [0, 1, 2].map(|k| lo[k].abs().max(hi[k].abs()));
+            let size = [0, 1, 2].map(|k| p.lo[k].abs().max(p.hi[k].abs()));
             let rbound = norm(size);
-            let c = scl(add(lo, hi), 0.5);
-            let h = scl(sub(hi, lo), 0.5);
+            let c = scl(add(p.lo, p.hi), 0.5);
+            let h = scl(sub(p.hi, p.lo), 0.5);
+            let mut mesh = Mesh {
+                name,
+                vert: p.vert,
+                face: faces,
+                pos: p.pos,
+                quat: p.quat,
+                ..Default::default()
+            };
+            if !graph.is_empty() {
+                let mut polys = crate::collision::meshpoly::hull_polygons(&raw, &hull_faces);
+                if mirror {
+                    mirror_hull(&mut graph, &mut polys);
+                }
+                mesh.graph = graph;
+                mesh.set_polygons(polys, &p.vert_exact);
+                raw = Vec::new();
+            }
             infos.push(MeshInfo {
-                measure,
-                inertia: scl(eig, measure),
+                measure: p.measure,
+                inertia: p.inertia,
                 aabb: [c[0], c[1], c[2], h[0], h[1], h[2]],
                 size,
                 rbound,
+                raw,
+                exact: p.vert_exact,
+                mirror,
+                el: Elem {
+                    name: el.name.clone(),
+                    attrs: el.attrs.clone(),
+                    children: Vec::new(),
+                    text: String::new(),
+                    loc: el.loc.clone(),
+                },
             });
-            let mut mesh = Mesh {
-                name,
-                vert: verts,
-                face: faces,
-                pos: com,
-                quat,
-                ..Default::default()
-            };
-            mesh.build_polygons();
             m.mesh.push(mesh);
         }
     }
@@ -176,14 +236,56 @@ pub(super) fn compile_meshes(
     Ok(infos)
 }
 
-pub(super) fn scl3(a: &M3, s: f64) -> M3 {
-    let mut r = *a;
-    for row in &mut r {
-        for x in row.iter_mut() {
-            *x *= s;
+/// A negative `scale` determinant mirrors the mesh: MuJoCo builds the hull and its polygons
+/// in the file's frame, then reverses the hull faces and each polygon (keeping its first
+/// corner) so that they stay counter-clockwise about the outward normal.
+fn mirror_hull(graph: &mut [i32], polys: &mut [Vec<usize>]) {
+    mesh::flip_graph_faces(graph);
+    for p in polys {
+        p[1..].reverse();
+    }
+}
+
+/// Computes the hull graph and polygons of the meshes a collision needs (MuJoCo's
+/// `needhull`): those of mesh geoms with a nonzero `contype` or `conaffinity`, or named in an
+/// explicit `<pair>`. Called once geoms and pairs are compiled.
+pub(super) fn finish_meshes(m: &mut Model, infos: Vec<MeshInfo>) -> R<()> {
+    let mut need = vec![false; m.nmesh];
+    let mut mark = |g: usize| {
+        if m.geom_type[g] == GeomType::Mesh {
+            if let Ok(k) = usize::try_from(m.geom_dataid[g]) {
+                need[k] = true;
+            }
+        }
+    };
+    for g in 0..m.ngeom {
+        if m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0 {
+            mark(g);
         }
     }
-    r
+    for p in 0..m.npair {
+        mark(m.pair_geom1[p]);
+        mark(m.pair_geom2[p]);
+    }
+    for (k, info) in infos.into_iter().enumerate() {
+        if !need[k] || !m.mesh[k].graph.is_empty() {
+            continue;
+        }
+        let name = m.mesh[k].name.clone();
+        let mut graph = mesh::hull_graph(&info.raw).map_err(|e| {
+            info.el
+                .err(ErrorKind::InvalidValue, None, format!("mesh '{name}' {e}"))
+        })?;
+        let mut polys =
+            crate::collision::meshpoly::hull_polygons(&info.raw, &mesh::graph_faces(&graph));
+        if info.mirror {
+            mirror_hull(&mut graph, &mut polys);
+        }
+        let mesh = &mut m.mesh[k];
+        mesh.graph = graph;
+        mesh.set_polygons(polys, &info.exact);
+    }
+    Ok(())
 }
 
 /// `<asset><material>`: name and `rgba` (with default classes); the other (visual) attributes

@@ -667,8 +667,13 @@ impl<'a> Builder<'a> {
                 (0.0, [0.0; 3], QID, [0.0; 3])
             } else if use_geoms {
                 let gm = &self.geom_mass[b];
+                // a body without mass from its geoms keeps its own frame as its inertial
+                // frame (what MuJoCo 4.0.0 reports as `body_ipos`/`body_iquat` of such bodies)
+                let massless = (0.0, self.m.body_pos[b], self.m.body_quat[b], [0.0; 3]);
                 if gm.is_empty() {
-                    explicit.unwrap_or((0.0, [0.0; 3], QID, [0.0; 3]))
+                    explicit.unwrap_or(massless)
+                } else if explicit.is_none() && gm.iter().all(|g| g.mass == 0.0) {
+                    massless
                 } else if gm.len() == 1 {
                     (gm[0].mass, gm[0].pos, gm[0].quat, gm[0].inertia)
                 } else {
@@ -699,7 +704,7 @@ impl<'a> Builder<'a> {
                     (mass, com, frame, eig)
                 }
             } else {
-                explicit.unwrap_or((0.0, [0.0; 3], QID, [0.0; 3]))
+                explicit.unwrap_or((0.0, self.m.body_pos[b], self.m.body_quat[b], [0.0; 3]))
             };
             let mut mass = mass;
             let mut inertia = inertia;

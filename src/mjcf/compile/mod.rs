@@ -187,6 +187,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     let xquat = std::mem::take(&mut b.xquat);
     let b_el = std::mem::take(&mut b.body_el);
     let cam_target = std::mem::take(&mut b.cam_target);
+    let meshes = std::mem::take(&mut b.meshes);
     let mut m = b.m;
     m.ncam = m.cam_name.len();
     let body_ix = Index::new(&m.body_name);
@@ -281,6 +282,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     compile_actuators(root, &defs, &comp, &mut m)?;
     compile_equality(root, &defs, &comp, &mut m, &xpos, &xquat)?;
     compile_contact(root, &defs, &mut m)?;
+    finish_meshes(&mut m, meshes)?;
     compile_keyframes(root, &mut m)?;
     compile_sensors(root, &mut m)?;
     Ok(m)

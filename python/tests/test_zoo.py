@@ -1,0 +1,111 @@
+"""The public model zoo side by side with MuJoCo 4.0.0: every model of tools/zoo/models.txt
+that the Rust zoo test runs (no status) is loaded from the zoo cache by both packages and
+compared after `mj_forward` at its reference state and at a perturbed state (fields and
+tolerances of test_forward.py), and over a rollout (test_rollout.py's horizon rule). Models
+with status `failing REASON` are strict expected failures; `refused MESSAGE` models must be
+refused with that message; `pending` models have MuJoCo reference data only and are not run.
+
+The cache is the Rust test's: `$MOREAU_ZOO`, else `${XDG_CACHE_HOME:-~/.cache}/moreau/zoo`
+(`python3 tools/zoo/fetch.py` fills it). A missing list or cache is a failure that says so.
+"""
+
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+import moreau
+from conftest import ROOT, TOL_SOLVE, mujoco
+from test_forward import compare, perturbed, set_state
+from test_rollout import TOL_CONSTRAINED, controls, err
+
+MODELS_TXT = ROOT / "tools" / "zoo" / "models.txt"
+
+
+def cache_dir():
+    if os.environ.get("MOREAU_ZOO"):
+        return pathlib.Path(os.environ["MOREAU_ZOO"])
+    base = os.environ.get("XDG_CACHE_HOME") or str(pathlib.Path.home() / ".cache")
+    return pathlib.Path(base) / "moreau" / "zoo"
+
+
+def entries():
+    assert MODELS_TXT.exists(), f"{MODELS_TXT} is missing (the zoo's model list)"
+    out = []
+    for line in MODELS_TXT.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, path, *status = line.split()
+        out.append((name, path, " ".join(status)))
+    return out
+
+
+def params():
+    ps = []
+    for name, path, status in entries():
+        if status == "pending":
+            continue
+        marks = []
+        if status.startswith("failing"):
+            marks.append(pytest.mark.xfail(strict=True, reason=status[len("failing"):].strip()))
+        ps.append(pytest.param(name, path, status, id=name, marks=marks))
+    return ps
+
+
+def zoo_file(path):
+    root = cache_dir()
+    f = root / path
+    assert f.exists(), (
+        f"zoo model {f} not found: fetch the zoo with `python3 tools/zoo/fetch.py` (cache "
+        f"{root}; MOREAU_ZOO=DIR chooses another)"
+    )
+    return str(f)
+
+
+@pytest.mark.parametrize("name,path,status", params())
+def test_zoo_model_matches_mujoco(name, path, status):
+    f = zoo_file(path)
+    mj = mujoco.MjModel.from_xml_path(f)
+    if status.startswith("refused"):
+        with pytest.raises(ValueError, match=status[len("refused"):].strip()):
+            moreau.MjModel.from_xml_path(f)
+        return
+    mo = moreau.MjModel.from_xml_path(f)
+    fluid = mj.opt.density > 0 or mj.opt.viscosity > 0
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    if mj.nkey:
+        mujoco.mj_resetDataKeyframe(mj, dj, 0)
+        moreau.mj_resetDataKeyframe(mo, do, 0)
+    mujoco.mj_forward(mj, dj)
+    moreau.mj_forward(mo, do)
+    compare(mo, mj, do, dj, f"{name} reference state", fluid)
+    rng = np.random.default_rng(5)
+    q, v, u = perturbed(mj, dj, rng)
+    for d in (dj, do):
+        set_state(d, q, v, u, mj.jnt_type, mj.jnt_qposadr)
+    mujoco.mj_forward(mj, dj)
+    moreau.mj_forward(mo, do)
+    compare(mo, mj, do, dj, f"{name} perturbed state", fluid)
+    # a rollout over MuJoCo's own reproducible horizon (at most 500 steps)
+    dp = mujoco.MjData(mj)
+    for d, mod, m in ((dj, mujoco, mj), (dp, mujoco, mj), (do, moreau, mo)):
+        mod.mj_resetData(m, d)
+        if mj.nkey:
+            mod.mj_resetDataKeyframe(m, d, 0)
+    dp.qvel[:] += 1e-14
+    worst, constrained = 0.0, False
+    for s in range(500):
+        if s % 50 == 0:
+            uu = controls(mj, rng)
+        dj.ctrl[:] = dp.ctrl[:] = do.ctrl[:] = uu
+        mujoco.mj_step(mj, dj)
+        mujoco.mj_step(mj, dp)
+        moreau.mj_step(mo, do)
+        constrained = constrained or dj.nefc > 0
+        if err(dp, dj) > TOL_SOLVE:
+            break
+        worst = max(worst, err(do, dj))
+    tol = TOL_CONSTRAINED if constrained else TOL_SOLVE
+    assert worst <= tol, f"{name}: rollout error {worst:.1e}"
