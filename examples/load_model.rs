@@ -26,7 +26,7 @@ fn main() -> Result<(), String> {
         .ok_or("usage: load_model MODEL.xml")?;
     let rss0 = status_kb("VmRSS:").ok_or("no VmRSS in /proc/self/status")?;
     let t = Instant::now();
-    let m = moreau::mjcf::load(&path).map_err(|e| e.to_string())?;
+    let m = moreau::load(&path).map_err(|e| e.to_string())?;
     let secs = t.elapsed().as_secs_f64();
     let hwm = status_kb("VmHWM:").ok_or("no VmHWM in /proc/self/status")?;
     println!(
