@@ -1,5 +1,6 @@
-//! Loads one MJCF model with `moreau::mjcf::load` and prints, as one JSON line, the wall time of
-//! the load and the growth of the process's peak resident memory it caused (`VmHWM` after the
+//! Loads one MJCF model with `moreau::mjcf::load` and prints, as one JSON line, the wall time and
+//! the CPU time of the load (the loader is single-threaded: the CPU time of this thread, from
+//! `/proc/self/schedstat`) and the growth of the process's peak resident memory it caused (`VmHWM` after the
 //! load minus `VmRSS` before it, from `/proc/self/status`). `tools/zoo/bench_load.py` runs it
 //! side by side with `mujoco.MjModel.from_xml_path`, measured the same way.
 //!
@@ -20,17 +21,25 @@ fn status_kb(key: &str) -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// Nanoseconds this thread has run, the first field of `/proc/self/schedstat`.
+fn cpu_ns() -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/schedstat").ok()?;
+    s.split_whitespace().next()?.parse().ok()
+}
+
 fn main() -> Result<(), String> {
     let path = std::env::args()
         .nth(1)
         .ok_or("usage: load_model MODEL.xml")?;
     let rss0 = status_kb("VmRSS:").ok_or("no VmRSS in /proc/self/status")?;
+    let cpu0 = cpu_ns().ok_or("no /proc/self/schedstat")?;
     let t = Instant::now();
     let m = moreau::load(&path).map_err(|e| e.to_string())?;
     let secs = t.elapsed().as_secs_f64();
+    let cpu = (cpu_ns().ok_or("no /proc/self/schedstat")? - cpu0) as f64 * 1e-9;
     let hwm = status_kb("VmHWM:").ok_or("no VmHWM in /proc/self/status")?;
     println!(
-        "{{\"seconds\": {secs:e}, \"peak_bytes\": {}, \"nq\": {}, \"nv\": {}, \"nmesh\": {}}}",
+        "{{\"seconds\": {secs:e}, \"cpu_seconds\": {cpu:e}, \"peak_bytes\": {}, \"nq\": {}, \"nv\": {}, \"nmesh\": {}}}",
         hwm.saturating_sub(rss0),
         m.nq,
         m.nv,

@@ -127,19 +127,32 @@ pub fn is_ancestor(m: &Model, a: usize, b: usize) -> bool {
 /// implicitfast as MuJoCo does). The fluid term needs `f64` or `Dual64` data
 /// ([`crate::passive::fluid::FluidScalar`]; on `Dual64` with its derivative, so dual steps of the
 /// implicit integrators differentiate the `f64` step): on other scalar types it is left out.
-/// It allocates (per-object Jacobians), so steps of fluid models under the implicit
-/// integrators allocate.
+/// It allocates (per-object Jacobians); steps use `d.scratch_fluid` instead.
 pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
+    d_passive_vel_scratch(m, d, out, &mut Vec::new());
+}
+
+/// [`d_passive_vel`] with the fluid term's per-object Jacobians in `scratch` (a `Vec`: resized
+/// by [`crate::passive::fluid::fluid_deriv_scratch`]).
+#[allow(clippy::ptr_arg)]
+fn d_passive_vel_scratch<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T], scratch: &mut Vec<T>) {
     if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
         use num_dual::Dual64;
         use std::any::Any;
         let sym = m.opt.integrator == crate::model::Integrator::ImplicitFast;
+        let scratch = scratch as &mut dyn Any;
         if let Some(df) = (d as &dyn Any).downcast_ref::<Data<f64>>() {
-            crate::passive::fluid::fluid_deriv(m, df, sym, out);
+            let s = scratch
+                .downcast_mut::<Vec<f64>>()
+                .expect("scratch of Data's scalar");
+            crate::passive::fluid::fluid_deriv_scratch(m, df, sym, s, |i, x| out[i] += sc::<T>(x));
         } else if let Some(dd) = (d as &dyn Any).downcast_ref::<Data<Dual64>>() {
             // the same block with its derivative along the dual's direction, so dual steps of
             // the implicit integrators differentiate the f64 step
-            crate::passive::fluid::fluid_deriv_with(m, dd, sym, |i, x| {
+            let s = scratch
+                .downcast_mut::<Vec<Dual64>>()
+                .expect("scratch of Data's scalar");
+            crate::passive::fluid::fluid_deriv_scratch(m, dd, sym, s, |i, x| {
                 if let Some(o) = (&mut out[i] as &mut dyn Any).downcast_mut::<Dual64>() {
                     *o += x;
                 }
@@ -323,7 +336,9 @@ pub fn smooth_vel<T: Scalar>(m: &Model, d: &mut Data<T>, with_rne: bool) {
     // sized on first use for a large model stepped by an explicit integrator
     q.resize(m.nv * m.nv, T::zero());
     q.iter_mut().for_each(|x| *x = T::zero());
-    d_passive_vel(m, d, &mut q);
+    let mut scratch = std::mem::take(&mut d.scratch_fluid);
+    d_passive_vel_scratch(m, d, &mut q, &mut scratch);
+    d.scratch_fluid = scratch;
     d_actuator_vel(m, d, &mut q);
     if with_rne {
         // use scratch row-block: subtract ∂bias/∂v

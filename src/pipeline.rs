@@ -26,6 +26,8 @@
 //! - **Checks** of the state (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`).
 //! - **Algebra** the derivatives share with the engine: spatial vectors, the tree-sparse inertia
 //!   layout, quaternions.
+//! - **Ray casting** per geom (`mj_ray`'s parts): [`ray_eligible`], [`ray_geom`] and the
+//!   local tests [`ray_primitive_local`], [`ray_mesh`], [`ray_hfield`].
 //! - **Model constants** of the compiler: [`slider_body`] (MuJoCo's `body_simple = 2`).
 //! - What the engine does not support yet ([`forward_unsupported`], [`inverse_unsupported`]).
 
@@ -94,6 +96,9 @@ pub use crate::math::spatial::{
     ang, body_last_dof, cross_force, cross_motion, dof_parent, inert_mul, join, lin,
 };
 pub use crate::smooth::jacobian::apply_ft;
+
+// ------------------------------------------------------------ ray casting
+pub use crate::ray::{ray_eligible, ray_geom, ray_hfield, ray_mesh, ray_primitive_local};
 
 // ------------------------------------------------------------ model constants
 pub use crate::setconst::slider_body;

@@ -187,3 +187,30 @@ fn contact_order_is_mujocos() {
     let dist: Vec<f64> = d.contact.iter().map(|c| c.dist).collect();
     close("dist", &dist, &fv(&c["contact_dist"]), 1e-14);
 }
+
+/// MuJoCo's test model: a spatial tendon wraps a free body welded to the world; `cfrc_ext`
+/// (and so the force and torque sensors) includes each spatial tendon's force (passive,
+/// actuators, friction and limit rows) along its path, over a geom wrap and a pulley branch.
+#[test]
+fn spatial_tendon_forces_in_cfrc_ext() {
+    let c = &reference()["tendon_ext"];
+    let m = model(c);
+    let mut d = Data::<f64>::new(&m);
+    d.ctrl.copy_from_slice(&fv(&c["ctrl"]));
+    d.qvel.copy_from_slice(&fv(&c["qvel"]));
+    moreau::forward(&m, &mut d);
+    moreau::pipeline::rne_post_constraint(&m, &mut d);
+    let ext: Vec<f64> = d.cfrc_ext.iter().flat_map(|v| v.iter().copied()).collect();
+    let want = fv(&c["cfrc_ext"]);
+    close("cfrc_ext", &ext, &want, 1e-13);
+    let int: Vec<f64> = d.cfrc_int.iter().flat_map(|v| v.iter().copied()).collect();
+    close("cfrc_int", &int, &fv(&c["cfrc_int"]), 1e-12);
+    // the sensors of free bodies read round-off: compared on the scale of the forces
+    let scale = want.iter().fold(0.0f64, |w, x| w.max(x.abs()));
+    for (k, (a, b)) in d.sensordata.iter().zip(fv(&c["sensordata"])).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-12 * scale,
+            "sensordata[{k}]: moreau {a}, MuJoCo {b}"
+        );
+    }
+}

@@ -13,7 +13,9 @@
 //!   inverse dynamics, joint friction loss by Levenberg–Marquardt on inverse dynamics, contact
 //!   parameters by Nelder–Mead on simulation error);
 //! - [`statecost`]: a diagonal tangent-space cost shared by the iLQR and sampling planners;
-//! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables.
+//! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables;
+//! - [`zoo`]: the public model zoo's cache (menagerie robots, dm_control), for the examples on
+//!   public robots.
 
 pub use argmin;
 
@@ -29,3 +31,4 @@ pub mod sampling;
 pub mod statecost;
 pub mod sysid;
 pub mod system;
+pub mod zoo;

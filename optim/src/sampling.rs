@@ -3,7 +3,8 @@
 //! noise (σ scaled by each actuator's control range when limited), every candidate simulated
 //! for `steps` physics steps from the current state by the engine, the cheapest becomes the new
 //! nominal. The nominal itself is always candidate 0, so the plan's cost never increases for a
-//! fixed state. Rollouts run in parallel with rayon (in the calling thread pool). The physics
+//! fixed state ([`Update::Best`]; [`Update::Mppi`] and [`Update::CrossEntropy`] average the
+//! candidates instead). Rollouts run in parallel with rayon (in the calling thread pool). The physics
 //! step of the rollouts is [`PredictiveSampling::stepper`] (default: the engine's
 //! `integrator::step`), so a plant stepped otherwise (e.g. `moreau::solver::hard::step_hard`)
 //! can be planned with its own model.
@@ -35,6 +36,25 @@ pub struct SamplingOptions {
     pub sigma: f64,
     pub interp: Interp,
     pub seed: u64,
+    /// How the rollouts' costs update the nominal plan.
+    pub update: Update,
+}
+
+/// The update of the nominal plan from the scored candidates: the three sampling planners of
+/// MuJoCo MPC (predictive sampling, cross-entropy) and MPPI share the rollouts and differ only
+/// here.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Update {
+    /// Predictive sampling: the cheapest candidate becomes the nominal.
+    Best,
+    /// Model-predictive path integral: the nominal becomes the candidates' average weighted by
+    /// `exp(−(c − c_min)/λ)`, with the temperature `λ = temperature · (c_mean − c_min)` relative
+    /// to the round's spread of finite costs (candidates that diverged get weight 0).
+    Mppi { temperature: f64 },
+    /// Cross-entropy: the nominal becomes the mean of the `elites` cheapest candidates, and the
+    /// next round samples with their standard deviation per knot and actuator (floored at
+    /// `min_sigma`, in the units of [`SamplingOptions::sigma`], capped at `sigma`).
+    CrossEntropy { elites: usize, min_sigma: f64 },
 }
 
 impl Default for SamplingOptions {
@@ -46,6 +66,7 @@ impl Default for SamplingOptions {
             sigma: 0.5,
             interp: Interp::Linear,
             seed: 1,
+            update: Update::Best,
         }
     }
 }
@@ -113,6 +134,9 @@ pub struct PredictiveSampling {
     datas: Vec<Data>,
     candidates: Vec<Vec<f64>>,
     costs: Vec<f64>,
+    /// Sampling standard deviation per knot and actuator (in `sigma`'s units; cross-entropy
+    /// adapts it, the other updates keep `sigma`).
+    stds: Vec<f64>,
     rng: Gaussian,
     scratch: Vec<f64>,
 }
@@ -149,6 +173,7 @@ impl PredictiveSampling {
             datas,
             candidates: vec![vec![0.0; opt.knots * nu]; opt.rollouts],
             costs: vec![0.0; opt.rollouts],
+            stds: vec![opt.sigma; opt.knots * nu],
             rng: Gaussian::new(opt.seed),
             scratch: vec![0.0; nu],
             model,
@@ -219,7 +244,7 @@ impl PredictiveSampling {
                     } else {
                         1.0
                     };
-                    c[k * nu + i] += self.opt.sigma * scale * self.rng.normal();
+                    c[k * nu + i] += self.stds[k * nu + i] * scale * self.rng.normal();
                 }
             }
         }
@@ -240,8 +265,79 @@ impl PredictiveSampling {
             .enumerate()
             .min_by(|a, b| a.1.total_cmp(b.1))
             .unwrap_or((0, &f64::INFINITY));
-        self.nominal.copy_from_slice(&self.candidates[best]);
+        match self.opt.update {
+            Update::Best => self.nominal.copy_from_slice(&self.candidates[best]),
+            Update::Mppi { temperature } => self.mppi(temperature, jbest),
+            Update::CrossEntropy { elites, min_sigma } => self.cross_entropy(elites, min_sigma),
+        }
         jbest
+    }
+
+    /// [`Update::Mppi`]: the exponentially weighted average of the candidates.
+    fn mppi(&mut self, temperature: f64, cmin: f64) {
+        let finite: Vec<f64> = self
+            .costs
+            .iter()
+            .copied()
+            .filter(|c| c.is_finite())
+            .collect();
+        if finite.is_empty() {
+            return;
+        }
+        let mean = finite.iter().sum::<f64>() / finite.len() as f64;
+        let lambda = (temperature * (mean - cmin)).max(1e-12 * cmin.abs().max(1e-300));
+        let mut wsum = 0.0;
+        self.nominal.iter_mut().for_each(|v| *v = 0.0);
+        for (c, cand) in self.costs.iter().zip(&self.candidates) {
+            if !c.is_finite() {
+                continue;
+            }
+            let w = (-(c - cmin) / lambda).exp();
+            wsum += w;
+            for (n, v) in self.nominal.iter_mut().zip(cand) {
+                *n += w * v;
+            }
+        }
+        self.nominal.iter_mut().for_each(|v| *v /= wsum);
+    }
+
+    /// [`Update::CrossEntropy`]: the elites' mean and standard deviation.
+    fn cross_entropy(&mut self, elites: usize, min_sigma: f64) {
+        let mut order: Vec<usize> = (0..self.costs.len())
+            .filter(|&r| self.costs[r].is_finite())
+            .collect();
+        if order.is_empty() {
+            return;
+        }
+        order.sort_by(|&a, &b| self.costs[a].total_cmp(&self.costs[b]));
+        order.truncate(elites.max(1));
+        let n = order.len() as f64;
+        let nu = self.model.nu;
+        let (lo, hi) = (min_sigma.min(self.opt.sigma), self.opt.sigma);
+        let cands = &self.candidates;
+        let model = &self.model;
+        for (j, (nom, sd)) in self
+            .nominal
+            .iter_mut()
+            .zip(self.stds.iter_mut())
+            .enumerate()
+        {
+            let mean = order.iter().map(|&r| cands[r][j]).sum::<f64>() / n;
+            let var = order
+                .iter()
+                .map(|&r| (cands[r][j] - mean).powi(2))
+                .sum::<f64>()
+                / n;
+            *nom = mean;
+            let i = j % nu;
+            let scale = if model.actuator_ctrllimited[i] {
+                let rg = model.actuator_ctrlrange[i];
+                0.5 * (rg[1] - rg[0])
+            } else {
+                1.0
+            };
+            *sd = (var.sqrt() / scale).clamp(lo, hi);
+        }
     }
 
     /// Every candidate's cost of the last `plan` (candidate 0 is the shifted nominal).

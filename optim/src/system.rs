@@ -174,3 +174,86 @@ impl Dynamics for MoreauSystem {
         self.check_warning()
     }
 }
+
+/// A system planned in control offsets `δu = u − u₀` about a fixed control `u₀` (e.g. the
+/// standing targets of position actuators), so that a cost `½ δuᵀ R δu` regularizes towards
+/// `u₀` rather than towards zero. Jacobians are the inner system's (`∂f/∂δu = ∂f/∂u`); control
+/// bounds in offsets are [`ControlOffset::bounds`].
+pub struct ControlOffset<D> {
+    pub inner: D,
+    pub u0: Vec<f64>,
+    u: Vec<f64>,
+}
+
+impl<D: Dynamics> ControlOffset<D> {
+    /// Fails when `u0` does not have the inner system's `nu` entries.
+    pub fn new(inner: D, u0: Vec<f64>) -> Result<Self, String> {
+        if u0.len() != inner.nu() {
+            return Err(format!(
+                "ControlOffset: u0 has {} entries, the system nu = {}",
+                u0.len(),
+                inner.nu()
+            ));
+        }
+        Ok(ControlOffset {
+            u: u0.clone(),
+            inner,
+            u0,
+        })
+    }
+
+    /// The box `(lo − u₀, hi − u₀)` of offsets for the control box `(lo, hi)`.
+    pub fn bounds(&self, (lo, hi): &(Vec<f64>, Vec<f64>)) -> (Vec<f64>, Vec<f64>) {
+        let sub = |v: &[f64]| v.iter().zip(&self.u0).map(|(a, b)| a - b).collect();
+        (sub(lo), sub(hi))
+    }
+
+    /// The control `u₀ + δu`.
+    pub fn control(&self, du: &[f64]) -> Vec<f64> {
+        du.iter().zip(&self.u0).map(|(a, b)| a + b).collect()
+    }
+
+    fn absolute(&mut self, du: &[f64]) -> Vec<f64> {
+        let mut u = std::mem::take(&mut self.u);
+        for ((o, a), b) in u.iter_mut().zip(du).zip(&self.u0) {
+            *o = a + b;
+        }
+        u
+    }
+}
+
+impl<D: Dynamics> Dynamics for ControlOffset<D> {
+    fn nx(&self) -> usize {
+        self.inner.nx()
+    }
+    fn ndx(&self) -> usize {
+        self.inner.ndx()
+    }
+    fn nu(&self) -> usize {
+        self.inner.nu()
+    }
+    fn step(&mut self, x: &[f64], du: &[f64], xnext: &mut [f64]) -> Result<(), String> {
+        let u = self.absolute(du);
+        let r = self.inner.step(x, &u, xnext);
+        self.u = u;
+        r
+    }
+    fn diff(&self, x0: &[f64], x: &[f64], dx: &mut [f64]) {
+        self.inner.diff(x0, x, dx)
+    }
+    fn integrate(&self, x0: &[f64], dx: &[f64], x: &mut [f64]) {
+        self.inner.integrate(x0, dx, x)
+    }
+    fn jacobians(
+        &mut self,
+        x: &[f64],
+        du: &[f64],
+        a: &mut DMatrix<f64>,
+        b: &mut DMatrix<f64>,
+    ) -> Result<(), String> {
+        let u = self.absolute(du);
+        let r = self.inner.jacobians(x, &u, a, b);
+        self.u = u;
+        r
+    }
+}

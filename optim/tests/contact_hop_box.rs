@@ -138,12 +138,14 @@ fn box_push_collocation_converges_and_replays() {
         res.eval.cost(),
         res.eval.max_defect()
     );
-    // Measured: travel 3e-5 m from the rigid optimum's, controls 4.5e-2 of the largest.
+    // Measured: travel 3e-5 m from the rigid optimum's, controls 7.5e-2 of the largest (4.5e-2
+    // before the box and the finger, slider bodies, got MuJoCo 4.0.0's dof_invweight0 = 1/mass,
+    // which changes the soft contacts' impedance; the rigid model has none).
     assert!(
         (travel - x).abs() < 1e-3 * DIST,
         "travel {travel} rigid {x}"
     );
-    assert!(rel < 5e-2, "plan vs rigid optimum: {rel:.3e}");
+    assert!(rel < 1e-1, "plan vs rigid optimum: {rel:.3e}");
 }
 
 #[test]

@@ -47,13 +47,14 @@ pub fn mjd_transitionFD(
     m: PyRef<'_, MjModel>,
     mut d: PyRefMut<'_, MjData>,
     eps: f64,
-    flg_centered: bool,
+    flg_centered: &Bound<'_, PyAny>,
     A: Option<&Bound<'_, PyAny>>,
     B: Option<&Bound<'_, PyAny>>,
     C: Option<&Bound<'_, PyAny>>,
     D: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     check_eps(eps)?;
+    let flg_centered = flg_centered.is_truthy()?;
     let mm = &m.model;
     let (nx, nu, ns) = (2 * mm.nv + mm.na, mm.nu, mm.nsensordata);
     let a = opt_out(A, nx, nx, "A")?;
@@ -99,7 +100,7 @@ pub fn mjd_inverseFD(
     m: PyRef<'_, MjModel>,
     mut d: PyRefMut<'_, MjData>,
     eps: f64,
-    flg_actuation: bool,
+    flg_actuation: &Bound<'_, PyAny>,
     DfDq: Option<&Bound<'_, PyAny>>,
     DfDv: Option<&Bound<'_, PyAny>>,
     DfDa: Option<&Bound<'_, PyAny>>,
@@ -109,6 +110,7 @@ pub fn mjd_inverseFD(
     DmDq: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<()> {
     check_eps(eps)?;
+    let flg_actuation = flg_actuation.is_truthy()?;
     let mm = &m.model;
     if let Some(why) = moreau::pipeline::inverse_unsupported(mm) {
         return Err(PyValueError::new_err(format!(

@@ -9,6 +9,7 @@ use crate::arrays::{input, output, write};
 use crate::data::MjData;
 use crate::errors::{check_unstable, counters};
 use crate::model::MjModel;
+use moreau::model::GeomType;
 use moreau::{Data, Model};
 use nalgebra::Vector3;
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
@@ -481,11 +482,64 @@ fn geomgroup(x: Option<&Bound<'_, PyAny>>) -> PyResult<Option<[bool; 6]>> {
     }
 }
 
+/// Whether the local point `p` lies strictly inside the primitive of type `ty` and `size`
+/// (MuJoCo's geom conventions: half sizes, capsule and cylinder along z).
+fn inside_primitive(ty: GeomType, size: &[f64; 3], p: &Vector3<f64>) -> bool {
+    let r2 = p.x * p.x + p.y * p.y;
+    match ty {
+        GeomType::Sphere => p.norm() < size[0],
+        GeomType::Capsule => {
+            let z = p.z.clamp(-size[1], size[1]);
+            (p - Vector3::new(0.0, 0.0, z)).norm() < size[0]
+        }
+        GeomType::Ellipsoid => {
+            (p.x / size[0]).powi(2) + (p.y / size[1]).powi(2) + (p.z / size[2]).powi(2) < 1.0
+        }
+        GeomType::Cylinder => r2 < size[0] * size[0] && p.z.abs() < size[1],
+        GeomType::Box => (0..3).all(|i| p[i].abs() < size[i]),
+        _ => false,
+    }
+}
+
+/// The unit surface normal where the ray `pnt + x·vec` meets geom `g` (the `normal` output of
+/// `mj_ray`), pointing out of the geom. The distance `x(pnt)` to a smooth surface with normal
+/// `n` moves as `∂x/∂pnt = -n / (n·vec)`, so the gradient, taken exactly by forward-mode dual
+/// numbers through the engine's own ray test in the geom's frame, is parallel to the normal
+/// and points to the side of the ray's origin; it is flipped when the origin lies inside a
+/// closed primitive.
+fn ray_normal(m: &Model, d: &Data, g: usize, pnt: &Vector3<f64>, vec: &Vector3<f64>) -> [f64; 3] {
+    use num_dual::Dual64;
+    let mat = d.geom_xmat[g];
+    let lp = mat.tr_mul(&(pnt - d.geom_xpos[g]));
+    let lv = mat.tr_mul(vec).map(Dual64::from_re);
+    let mut grad = Vector3::<f64>::zeros();
+    for k in 0..3 {
+        let p = Vector3::from_fn(|i, _| Dual64::new(lp[i], if i == k { 1.0 } else { 0.0 }));
+        let x = match m.geom_type[g] {
+            GeomType::Mesh => moreau::pipeline::ray_mesh(m, g, &p, &lv),
+            GeomType::Hfield => moreau::pipeline::ray_hfield(m, g, &p, &lv),
+            t => moreau::pipeline::ray_primitive_local(t, &m.geom_size[g], &p, &lv),
+        };
+        grad[k] = x.eps;
+    }
+    let norm = grad.norm();
+    if !(norm > 0.0 && norm.is_finite()) {
+        return [0.0; 3];
+    }
+    let mut n = grad / norm;
+    if inside_primitive(m.geom_type[g], &m.geom_size[g], &lp) {
+        n = -n;
+    }
+    let w: Vector3<f64> = mat * n;
+    [w.x, w.y, w.z]
+}
+
 /// Intersects the ray `pnt + x·vec` (x ≥ 0) with the visible geoms (`mj_ray`): returns the
 /// distance `x` to the nearest surface or -1, and writes the geom id (or -1) into `geomid`
 /// (an int32 array of one element, or None). `geomgroup` (6 flags or None) and `flg_static` as
 /// in `mjvOption`; geoms of body `bodyexclude` are skipped (-1: none). `normal` (3 floats or
-/// None) is not computed by moreau and raises if given.
+/// None) receives the unit surface normal at the hit, pointing out of the geom (zeros for no
+/// hit).
 #[pyfunction]
 #[pyo3(signature = (m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, normal=None))]
 #[allow(clippy::too_many_arguments)]
@@ -496,20 +550,19 @@ pub fn mj_ray(
     pnt: &Bound<'_, PyAny>,
     vec: &Bound<'_, PyAny>,
     geomgroup: Option<&Bound<'_, PyAny>>,
-    flg_static: bool,
+    flg_static: &Bound<'_, PyAny>,
     bodyexclude: i64,
     geomid: Option<&Bound<'_, PyAny>>,
     normal: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<f64> {
-    if normal.is_some_and(|n| !n.is_none()) {
-        return Err(PyValueError::new_err(
-            "mj_ray: the surface normal output is not computed by moreau; pass normal=None",
-        ));
-    }
     let model = &m.model;
     d.check_model(model)?;
     let p = input(pnt, 3, "pnt")?;
     let v = input(vec, 3, "vec")?;
+    let nout = match normal {
+        Some(a) if !a.is_none() => Some(output(a, 3, None, "normal")?),
+        _ => None,
+    };
     let gg = self::geomgroup(geomgroup)?;
     let gid = match geomid {
         Some(a) if !a.is_none() => {
@@ -524,18 +577,24 @@ pub fn mj_ray(
         _ => None,
     };
     let excl = usize::try_from(bodyexclude).ok();
+    let flg_static = flg_static.is_truthy()?;
     let data = &d.data;
-    let (x, g) = py.detach(|| {
-        moreau::ray(
-            model,
-            data,
-            &Vector3::new(p[0], p[1], p[2]),
-            &Vector3::new(v[0], v[1], v[2]),
-            gg,
-            flg_static,
-            excl,
-        )
+    let want_normal = nout.is_some();
+    let (x, g, n) = py.detach(|| {
+        let (pv, vv) = (
+            Vector3::new(p[0], p[1], p[2]),
+            Vector3::new(v[0], v[1], v[2]),
+        );
+        let (x, g) = moreau::ray(model, data, &pv, &vv, gg, flg_static, excl);
+        let n = match g {
+            Some(g) if want_normal => ray_normal(model, data, g, &pv, &vv),
+            _ => [0.0; 3],
+        };
+        (x, g, n)
     });
+    if let Some(a) = &nout {
+        write(a, &n)?;
+    }
     if let Some(a) = gid {
         use numpy::PyArrayMethods;
         let mut rw = a.try_readwrite()?;
@@ -548,7 +607,9 @@ pub fn mj_ray(
 }
 
 /// Casts `nray` rays from one point (`mj_multiRay`): `vec` holds 3·nray directions; distances
-/// (or -1) go to `dist`, geom ids (or -1) to `geomid`; hits beyond `cutoff` count as misses.
+/// (or -1) go to `dist`, geom ids (or -1) to `geomid`; geoms whose bounding sphere lies beyond
+/// `cutoff` from `pnt` are ignored.
+/// `normal` (3·nray floats or None) receives the unit surface normals, as in `mj_ray`.
 #[pyfunction]
 #[pyo3(signature = (m, d, pnt, vec, geomgroup, flg_static, bodyexclude, geomid, dist, normal, nray, cutoff))]
 #[allow(clippy::too_many_arguments)]
@@ -559,7 +620,7 @@ pub fn mj_multiRay(
     pnt: &Bound<'_, PyAny>,
     vec: &Bound<'_, PyAny>,
     geomgroup: Option<&Bound<'_, PyAny>>,
-    flg_static: bool,
+    flg_static: &Bound<'_, PyAny>,
     bodyexclude: i64,
     geomid: &Bound<'_, PyAny>,
     dist: &Bound<'_, PyAny>,
@@ -568,17 +629,16 @@ pub fn mj_multiRay(
     cutoff: f64,
 ) -> PyResult<()> {
     use numpy::PyArrayMethods;
-    if normal.is_some_and(|n| !n.is_none()) {
-        return Err(PyValueError::new_err(
-            "mj_multiRay: the surface normal output is not computed by moreau; pass normal=None",
-        ));
-    }
     let model = &m.model;
     d.check_model(model)?;
     let p = input(pnt, 3, "pnt")?;
     let v = input(vec, 3 * nray, "vec")?;
     let gg = self::geomgroup(geomgroup)?;
     let dout = output(dist, nray, None, "dist")?;
+    let nout = match normal {
+        Some(a) if !a.is_none() => Some(output(a, 3 * nray, None, "normal")?),
+        _ => None,
+    };
     let gout = geomid
         .cast::<numpy::PyArrayDyn<i32>>()
         .map_err(|_| PyTypeError::new_err("geomid must be an int32 numpy array"))?
@@ -589,6 +649,7 @@ pub fn mj_multiRay(
         )));
     }
     let excl = usize::try_from(bodyexclude).ok();
+    let flg_static = flg_static.is_truthy()?;
     let data = &d.data;
     let dirs: Vec<Vector3<f64>> = v
         .chunks_exact(3)
@@ -596,22 +657,41 @@ pub fn mj_multiRay(
         .collect();
     let mut ds = vec![0.0; nray];
     let mut gs = vec![None; nray];
+    let mut ns = vec![0.0; if nout.is_some() { 3 * nray } else { 0 }];
     py.detach(|| {
-        moreau::multi_ray(
-            model,
-            data,
-            &Vector3::new(p[0], p[1], p[2]),
-            &dirs,
-            gg,
-            flg_static,
-            excl,
-            &mut ds,
-            &mut gs,
-            cutoff,
-        )
+        let pv = Vector3::new(p[0], p[1], p[2]);
+        // MuJoCo's cutoff culls geoms, not hits: a geom whose bounding sphere lies entirely
+        // farther than `cutoff` from `pnt` is skipped (planes, with rbound 0, never are); a hit
+        // on a remaining geom is reported at any distance.
+        let geoms: Vec<usize> = (0..model.ngeom)
+            .filter(|&g| {
+                let rb = model.geom_rbound[g];
+                moreau::pipeline::ray_eligible(model, g, gg, flg_static, excl)
+                    && !(rb > 0.0 && (data.geom_xpos[g] - pv).norm() - rb > cutoff)
+            })
+            .collect();
+        for (k, dir) in dirs.iter().enumerate() {
+            let (mut best, mut id) = (-1.0, None);
+            for &g in &geoms {
+                let x = moreau::pipeline::ray_geom(model, data, g, &pv, dir);
+                if x >= 0.0 && (best < 0.0 || x < best) {
+                    (best, id) = (x, Some(g));
+                }
+            }
+            ds[k] = best;
+            gs[k] = id;
+        }
+        for (k, n) in ns.chunks_exact_mut(3).enumerate() {
+            if let Some(g) = gs[k] {
+                n.copy_from_slice(&ray_normal(model, data, g, &pv, &dirs[k]));
+            }
+        }
     });
     drop(d);
     write(&dout, &ds)?;
+    if let Some(a) = &nout {
+        write(a, &ns)?;
+    }
     let mut rw = gout.try_readwrite()?;
     let s = rw
         .as_slice_mut()

@@ -622,6 +622,7 @@ impl PredictiveSampling {
                 sigma,
                 interp,
                 seed,
+                ..SamplingOptions::default()
             },
         )
         .map_err(PyValueError::new_err)?;

@@ -103,7 +103,7 @@ fn joint_limit_count<T: Scalar>(m: &Model, d: &Data<T>, j: usize) -> usize {
 }
 
 /// Active tendon-limit residuals (lower, upper) of tendon `t`.
-fn tendon_limits<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> [Option<T>; 2] {
+pub fn tendon_limits<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> [Option<T>; 2] {
     let margin: T = sc(m.tendon_margin[t]);
     let r = m.tendon_range[t];
     let l = d.ten_length[t];

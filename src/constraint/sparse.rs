@@ -20,20 +20,9 @@ use crate::data::scratch::SparseScratch;
 use crate::data::Data;
 use crate::math::spatial::dof_chain;
 use crate::math::Scalar;
-use crate::model::{JacobianType, Model};
+use crate::model::Model;
 
-/// `jacobian="auto"` switches to sparse at this many dofs (`mj_isSparse`: `nv >= 60`; checked
-/// with the oracle at nv = 59, 60, 61; docs/mujoco-behaviour.md#defaults).
-pub const AUTO_SPARSE_NV: usize = 60;
-
-/// MuJoCo's `mj_isSparse`: whether `efc_J` is stored sparse.
-pub fn is_sparse(m: &Model) -> bool {
-    match m.opt.jacobian {
-        JacobianType::Dense => false,
-        JacobianType::Sparse => true,
-        JacobianType::Auto => m.nv >= AUTO_SPARSE_NV,
-    }
-}
+pub use crate::data::efc::is_sparse;
 
 /// One row of `efc_J`: all `nv` values (dense) or the values at `cols` (sparse).
 #[derive(Clone, Copy, Debug)]

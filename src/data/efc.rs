@@ -1,6 +1,21 @@
 //! Constraint-row types of [`Data`](super::Data)'s `efc_*` arrays (`mjtConstraint`,
 //! `mjtConstraintState`) and the per-contact cone table.
 
+use crate::model::{JacobianType, Model};
+
+/// `jacobian="auto"` switches to sparse at this many dofs (`mj_isSparse`: `nv >= 60`; checked
+/// with the oracle at nv = 59, 60, 61; docs/mujoco-behaviour.md#defaults).
+pub const AUTO_SPARSE_NV: usize = 60;
+
+/// MuJoCo's `mj_isSparse`: whether `efc_J` is stored sparse.
+pub fn is_sparse(m: &Model) -> bool {
+    match m.opt.jacobian {
+        JacobianType::Dense => false,
+        JacobianType::Sparse => true,
+        JacobianType::Auto => m.nv >= AUTO_SPARSE_NV,
+    }
+}
+
 /// Constraint row type (`mjtConstraint`, MuJoCo's enum values).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ConstraintType {

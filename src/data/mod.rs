@@ -6,7 +6,7 @@
 //! mass of each tree's root and aligned with the world, as MuJoCo's `cdof`/`cvel`.
 
 mod contact;
-mod efc;
+pub(crate) mod efc;
 pub(crate) mod scratch;
 
 pub(crate) use contact::contact_capacity;
@@ -139,6 +139,10 @@ pub const NSOLVER: usize = 200;
 
 /// Islands for which solver statistics are kept (mjNISLAND).
 pub const NISLAND: usize = 20;
+
+/// Most bytes of constraint Jacobian [`Data::new`] reserves (see `Data::reserve_efc`); the
+/// solver's own copies are of the same size.
+pub const EFC_RESERVE_BYTES: usize = 4 << 20;
 
 /// The simulation state and all intermediate results of the pipeline.
 #[derive(Clone, Debug)]
@@ -349,6 +353,8 @@ pub struct Data<T: Scalar = f64> {
 
     // ------------------------------------------------------------ scratch (never read across calls)
     pub(crate) scratch_nv: [Vec<T>; 4],
+    /// Scratch of the fluid force's velocity derivative (`18 nv` with fluid forces, else empty).
+    pub(crate) scratch_fluid: Vec<T>,
     pub(crate) scratch_body6: [Vec<Vector6<T>>; 2],
 
     // ------------------------------------------------------------ integrators (crate::integrator)
@@ -503,7 +509,10 @@ impl<T: Scalar> Data<T> {
             contact: Vec::with_capacity(contact_capacity(m)),
             nconmax: contact_capacity(m),
             scratch_sap: Vec::with_capacity(m.ngeom),
-            scratch_pairs: Vec::with_capacity(4 * m.ngeom),
+            // every geom pair when there are few (a sweep can overlap them all), else 4 per geom
+            scratch_pairs: Vec::with_capacity(
+                (m.ngeom * m.ngeom.saturating_sub(1) / 2).min((4 * m.ngeom).max(4096)),
+            ),
             warning: [WarningStat::default(); NWARNING],
             sensordata: v(m.nsensordata),
             subtree_linvel: v3(m.nbody),
@@ -515,6 +524,11 @@ impl<T: Scalar> Data<T> {
             wrap_xpos: v3(2 * m.nwrap),
             qfrc_fluid: v(m.nv),
             scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
+            scratch_fluid: v(if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
+                18 * m.nv
+            } else {
+                0
+            }),
             scratch_body6: [v6(m.nbody), v6(m.nbody)],
             eq_active: m.eq_active0.clone(),
             qH: v(m.nM),
@@ -531,8 +545,51 @@ impl<T: Scalar> Data<T> {
             deriv_cacc: v6(m.nbody),
             deriv_cfrc: v6(m.nbody),
         };
+        d.reserve_efc(m);
         d.reset(m);
         d
+    }
+
+    /// Reserves the constraint rows stepping can create (every equality, friction-loss and
+    /// limit row, and [`crate::collision::contact_capacity`] contacts of the model's largest
+    /// condim), up to [`EFC_RESERVE_BYTES`] of Jacobian, so that stepping allocates nothing as
+    /// contacts appear (MuJoCo sizes its arena once, at `mj_makeData`). Past the reserve the
+    /// arrays grow to the largest problem seen.
+    fn reserve_efc(&mut self, m: &Model) {
+        use crate::model::EqType;
+        let eq: usize = m
+            .eq_type
+            .iter()
+            .map(|t| match t {
+                EqType::Connect => 3,
+                EqType::Weld => 6,
+                _ => 1,
+            })
+            .sum();
+        let condim = m
+            .geom_condim
+            .iter()
+            .chain(&m.pair_dim)
+            .copied()
+            .max()
+            .unwrap_or(1);
+        // pyramidal: 2 (condim - 1) rows; elliptic: condim rows; frictionless: one
+        let per_contact = (2 * condim.saturating_sub(1)).max(condim).max(1);
+        let ncon = contact_capacity(m);
+        let rows = eq + m.nv + 3 * m.ntendon + 2 * m.njnt + ncon * per_contact;
+        let cap = EFC_RESERVE_BYTES / (std::mem::size_of::<T>() * m.nv.max(1));
+        let rows = rows.min(cap);
+        let cones = ncon.min(rows);
+        let sparse = efc::is_sparse(m);
+        // dense rows reserve efc_J for nefc × nv, which also holds the sparse values
+        self.efc_J_sparse = false;
+        self.resize_efc(m.nv, rows, cones);
+        self.efc_J_sparse = true;
+        self.resize_efc(m.nv, rows, cones);
+        self.efc_J_colind.reserve(rows * m.nv);
+        self.resize_efc(m.nv, 0, 0);
+        self.efc_J.clear();
+        self.efc_J_sparse = sparse;
     }
 
     /// Resets the state to `qpos0`, zero velocity, activation, control and applied forces, and

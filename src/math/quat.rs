@@ -18,18 +18,37 @@ pub fn q4<T: Scalar>(x: &[f64; 4]) -> Quaternion<T> {
     Quaternion::new(sc(x[0]), sc(x[1]), sc(x[2]), sc(x[3]))
 }
 
-/// Normalizes a quaternion; a (near) zero quaternion becomes the identity (as `mju_normalize4`).
+/// Normalizes a quaternion `[w, x, y, z]` as `mju_normalize4`: a (near) zero quaternion becomes
+/// the identity, and one within round-off of unit length (|‖q‖ − 1| ≤ 1e-15) keeps its value.
+/// The derivative (dual numbers) is always that of `q/‖q‖`: where the value is kept it is
+/// `r − (r − q)` with the difference taken on the values alone, as a constant, which is exact
+/// (Sterbenz: `r` and `q` are within a factor of 2), so the value is `q`'s bit for bit.
+#[inline]
+pub fn normalize4<T: Scalar>(q: [T; 4]) -> [T; 4] {
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    if n < sc(1e-15) {
+        return [T::one(), T::zero(), T::zero(), T::zero()];
+    }
+    let inv = T::one() / n;
+    let r = [q[0] * inv, q[1] * inv, q[2] * inv, q[3] * inv];
+    if (n - T::one()).abs() > sc(1e-15) {
+        return r;
+    }
+    let re = |x: T| -> f64 { x.to_subset_unchecked() };
+    let c = |a: T, b: T| -> T { sc(re(a) - re(b)) };
+    [
+        r[0] - c(r[0], q[0]),
+        r[1] - c(r[1], q[1]),
+        r[2] - c(r[2], q[2]),
+        r[3] - c(r[3], q[3]),
+    ]
+}
+
+/// [`normalize4`] on a nalgebra quaternion.
 #[inline]
 pub fn normalize_quat<T: Scalar>(q: Quaternion<T>) -> Quaternion<T> {
-    let n = q.norm();
-    if n < sc(1e-15) {
-        Quaternion::identity()
-    } else if (n - T::one()).abs() > sc(1e-15) {
-        q * (T::one() / n)
-    } else {
-        // within round-off of unit length: left as is (as MuJoCo's mju_normalize4)
-        q
-    }
+    let [w, i, j, k] = normalize4([q.w, q.i, q.j, q.k]);
+    Quaternion::new(w, i, j, k)
 }
 
 /// Rotation matrix of a unit quaternion.
@@ -137,14 +156,10 @@ pub fn quat_conj<T: Scalar>(q: &[T; 4]) -> [T; 4] {
     [q[0], -q[1], -q[2], -q[3]]
 }
 
-/// Normalizes `q`; a (near-)zero quaternion becomes the identity (as `mju_normalize4`).
+/// Normalizes `q` as `mju_normalize4` ([`normalize4`]).
 #[inline]
 pub fn quat_normalize<T: Scalar>(q: &[T; 4]) -> [T; 4] {
-    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    if n < sc(1e-15) {
-        return [T::one(), T::zero(), T::zero(), T::zero()];
-    }
-    [q[0] / n, q[1] / n, q[2] / n, q[3] / n]
+    normalize4(*q)
 }
 
 /// Exponential map: the unit quaternion of the rotation vector `t` (angle `|t|` about `t/|t|`).

@@ -377,7 +377,8 @@ impl FluidScalar for num_dual::Dual64 {
 /// derivative obtained by forward-mode differentiation (six dual evaluations) of the local
 /// wrench. Runs on `f64` data (positions fixed); the result is converted to `T` (constants for
 /// duals). `symmetric`: each local 6 × 6 block is replaced by its symmetric part (MuJoCo does
-/// this for implicitfast). Allocates (a 6 × nv Jacobian per object).
+/// this for implicitfast). Allocates (a 6 × nv Jacobian per object; the step uses
+/// [`fluid_deriv_scratch`] with `Data`'s scratch instead).
 pub fn fluid_deriv<T: Scalar>(m: &Model, d: &Data<f64>, symmetric: bool, out: &mut [T]) {
     fluid_deriv_with(m, d, symmetric, |i, x| out[i] += sc::<T>(x));
 }
@@ -385,11 +386,23 @@ pub fn fluid_deriv<T: Scalar>(m: &Model, d: &Data<f64>, symmetric: bool, out: &m
 /// [`fluid_deriv`] on data of any [`FluidScalar`] (e.g. `Dual64` data seeded along a position
 /// direction gives `∂qfrc_fluid/∂qvel` and its derivative along that direction), entry
 /// `i = row · nv + column` passed to `add`.
-#[allow(clippy::needless_range_loop)]
 pub fn fluid_deriv_with<S: FluidScalar>(
     m: &Model,
     d: &Data<S>,
     symmetric: bool,
+    add: impl FnMut(usize, S),
+) {
+    fluid_deriv_scratch(m, d, symmetric, &mut Vec::new(), add);
+}
+
+/// [`fluid_deriv_with`] with its per-object Jacobians in `scratch` (resized to `18 nv`; no
+/// allocation when it already has that length, as `Data::scratch_fluid` has).
+#[allow(clippy::needless_range_loop)]
+pub fn fluid_deriv_scratch<S: FluidScalar>(
+    m: &Model,
+    d: &Data<S>,
+    symmetric: bool,
+    scratch: &mut Vec<S>,
     mut add: impl FnMut(usize, S),
 ) {
     if !(m.opt.density > 0.0 || m.opt.viscosity > 0.0) {
@@ -397,12 +410,12 @@ pub fn fluid_deriv_with<S: FluidScalar>(
     }
     let nv = m.nv;
     let half: S = sc(0.5);
-    let mut jp = vec![S::zero(); 3 * nv];
-    let mut jr = vec![S::zero(); 3 * nv];
-    let mut l = vec![S::zero(); 6 * nv];
-    let mut dl = vec![S::zero(); 6 * nv];
+    scratch.resize(18 * nv, S::zero());
+    let (jp, rest) = scratch.split_at_mut(3 * nv);
+    let (jr, rest) = rest.split_at_mut(3 * nv);
+    let (l, dl) = rest.split_at_mut(6 * nv);
     let mut obj = |b: usize, g: Option<usize>, p: Vector3<S>, r: Matrix3<S>| {
-        crate::smooth::jacobian::jac(m, d, &p, b, Some(&mut jp), Some(&mut jr));
+        crate::smooth::jacobian::jac(m, d, &p, b, Some(&mut *jp), Some(&mut *jr));
         let (w, v) = local_vel(m, d, b, &p, &r);
         let x = Vector6::new(w.x, w.y, w.z, v.x, v.y, v.z);
         // local 6x6 derivative D[i][k] = d wrench_i / d x_k, wrench = (torque, force)

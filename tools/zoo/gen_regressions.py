@@ -127,6 +127,32 @@ CONTACT_ORDER = """<mujoco>
   </worldbody>
 </mujoco>"""
 
+# MuJoCo's test model (mujoco/testdata/model.xml): a spatial tendon wrapping a welded free body;
+# cfrc_ext (and the force/torque sensors) include every spatial tendon's force along its path
+TENDON_EXT = """<mujoco>
+  <default><geom contype="0" conaffinity="0"/></default>
+  <worldbody>
+    <body name="a" pos="0 0 1"><freejoint/><geom size=".05"/><site name="sa" pos=".05 0 0"/></body>
+    <body name="b" pos="1 0 1"><freejoint/><geom size=".05"/><site name="sb" pos="-.05 0 0"/></body>
+    <body name="c" pos=".5 0 1.02"><freejoint/>
+      <geom name="cyl" type="cylinder" size=".05 .2" euler="90 0 0"/><site name="sc"/>
+    </body>
+    <body name="p" pos=".5 .5 1.5"><freejoint/><geom size=".05"/><site name="sp"/></body>
+    <body name="q" pos="1 .5 1.2"><joint type="hinge" axis="0 1 0"/><geom size=".05"/><site name="sq" pos=".1 0 0"/></body>
+  </worldbody>
+  <equality><weld body1="c"/></equality>
+  <tendon>
+    <spatial name="wrap" stiffness="3" springlength=".5" damping=".5" limited="true" range="0 .8"
+             frictionloss=".1"><site site="sa"/><geom geom="cyl"/><site site="sb"/></spatial>
+    <spatial name="pulley" stiffness="2" springlength=".3"><site site="sp"/><site site="sa"/>
+      <pulley divisor="2"/><site site="sp"/><site site="sq"/></spatial>
+  </tendon>
+  <actuator><motor tendon="wrap" gear="2"/><motor tendon="pulley" gear="1.5"/></actuator>
+  <sensor>
+    <force site="sc"/><torque site="sc"/><force site="sp"/><torque site="sa"/><force site="sq"/>
+  </sensor>
+</mujoco>"""
+
 
 def main():
     out = {"mujoco_version": mujoco.__version__, "generator": "tools/zoo/gen_regressions.py"}
@@ -181,6 +207,19 @@ def main():
         "contact_dist": d.contact.dist[: d.ncon].tolist(),
     }
     assert d.ncon >= 5, d.ncon
+
+    m = mujoco.MjModel.from_xml_string(TENDON_EXT)
+    d = mujoco.MjData(m)
+    d.ctrl[:] = [0.7, -0.4]
+    d.qvel[:] = np.random.default_rng(7).uniform(-0.5, 0.5, m.nv)
+    mujoco.mj_forward(m, d)
+    assert d.ten_wrapnum[0] == 4, "the tendon must wrap the cylinder"
+    assert {2, 4} <= set(d.efc_type.tolist()), "tendon friction and limit rows"
+    out["tendon_ext"] = {
+        "xml": TENDON_EXT, "ctrl": d.ctrl.tolist(), "qvel": d.qvel.tolist(),
+        "cfrc_ext": d.cfrc_ext.tolist(), "cfrc_int": d.cfrc_int.tolist(),
+        "sensordata": d.sensordata.tolist(),
+    }
 
     path = os.path.join(ROOT, "tests", "reference", "zoo_regressions.json")
     with open(path, "w") as f:

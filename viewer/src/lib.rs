@@ -518,11 +518,19 @@ fn traj_json(m: &Model, t: &Trajectory, opts: &Options) -> Res<Value> {
             t.name
         ));
     }
-    let fmax = cdat
+    let mut fnorm: Vec<f64> = cdat
         .chunks(6)
         .map(|c| (c[3] * c[3] + c[4] * c[4] + c[5] * c[5]).sqrt())
-        .filter(|f| f.is_finite())
-        .fold(0.0, f64::max);
+        .filter(|f| f.is_finite() && *f > 0.0)
+        .collect();
+    fnorm.sort_by(f64::total_cmp);
+    let fmax = fnorm.last().copied().unwrap_or(0.0);
+    // the arrows' scale: the 95th percentile of the force magnitudes, so that an impact's
+    // spike does not shrink the forces of the rest of the motion to dots
+    let fscale = fnorm
+        .get((fnorm.len() * 95 / 100).min(fnorm.len().saturating_sub(1)))
+        .copied()
+        .unwrap_or(0.0);
     Ok(json!({
         "name": t.name,
         "time": keep.iter().map(|&i| t.time[i]).collect::<Vec<_>>(),
@@ -533,6 +541,7 @@ fn traj_json(m: &Model, t: &Trajectory, opts: &Options) -> Res<Value> {
         "contact_data": b64_f32(cdat),
         "contact_geom": b64_u32(cgeom),
         "force_max": fmax,
+        "force_scale": fscale,
     }))
 }
 

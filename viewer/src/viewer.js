@@ -144,6 +144,7 @@
     cdat: f32(t.contact_data),
     source: t.contact_source,
     fmax: t.force_max,
+    fscale: t.force_scale ?? t.force_max,
     color: k === 0 ? null : palette[(k - 1) % palette.length],
     bodies: [],
     visible: true,
@@ -253,8 +254,10 @@
   const dotGeo = new THREE.SphereGeometry(0.012 * extent, 12, 8);
   const dotMat = new THREE.MeshBasicMaterial({ color: 0xff3b30, depthTest: false });
   const dots = [], arrows = [];
+  // arrows: `arrowLen` long at `fscale` (the 95th percentile of the forces), up to twice that
   const fmax = Math.max(...trajs.map((t) => t.fmax), 0);
-  const arrowLen = 0.35 * extent; // the largest force's arrow
+  const fscale = Math.max(...trajs.map((t) => t.fscale), 0);
+  const arrowLen = 0.3 * extent;
   function dot(i) {
     while (dots.length <= i) {
       const d = new THREE.Mesh(dotGeo, dotMat);
@@ -326,9 +329,11 @@
   for (const t of trajs) {
     cset.appendChild(el("div", { class: "note" }, t.name + ": " + srcText[t.source]));
   }
-  if (fmax > 0) {
+  if (fscale > 0) {
     cset.appendChild(el("div", { class: "note" },
-      "arrow length " + (arrowLen).toPrecision(2) + " m = " + fmax.toPrecision(3) + " N"));
+      "force arrows: " + arrowLen.toPrecision(2) + " m = " + fscale.toPrecision(3) + " N " +
+      "(95th percentile; longer arrows capped at twice that); largest force " +
+      fmax.toPrecision(3) + " N"));
   }
   if (!anyContacts) cset.style.display = "none";
   if (groups.length > 1 || !groupOn.get(groups[0])) {
@@ -417,11 +422,11 @@
         }
         const fv = new THREE.Vector3(tr.cdat[6 * c + 3], tr.cdat[6 * c + 4], tr.cdat[6 * c + 5]);
         const fn = fv.length();
-        if (showForces && fmax > 0 && Number.isFinite(fn) && fn > 1e-6 * fmax) {
+        if (showForces && fscale > 0 && Number.isFinite(fn) && fn > 1e-6 * fscale) {
           const a = arrow(ai++);
           a.position.set(p[0], p[1], p[2]);
           a.setDirection(fv.divideScalar(fn));
-          const len = Math.max((arrowLen * fn) / fmax, 1e-4);
+          const len = Math.min(Math.max((arrowLen * fn) / fscale, 1e-4), 2 * arrowLen);
           a.setLength(len, Math.min(0.25 * len, 0.06 * extent), Math.min(0.12 * len, 0.03 * extent));
           a.visible = true;
         }

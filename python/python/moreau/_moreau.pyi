@@ -2291,7 +2291,9 @@ def mj_mulM(m: MjModel, d: MjData, res: NDArray[np.float64], vec: ArrayLike) -> 
 def mj_multiRay(m: MjModel, d: MjData, pnt: ArrayLike, vec: ArrayLike, geomgroup: ArrayLike | None, flg_static: bool, bodyexclude: int, geomid: NDArray[np.int32] | None, dist: NDArray[np.float64], normal: NDArray[np.float64] | None, nray: int, cutoff: float) -> None:
     """
     Casts `nray` rays from one point (`mj_multiRay`): `vec` holds 3·nray directions; distances
-    (or -1) go to `dist`, geom ids (or -1) to `geomid`; hits beyond `cutoff` count as misses.
+    (or -1) go to `dist`, geom ids (or -1) to `geomid`; geoms whose bounding sphere lies beyond
+    `cutoff` from `pnt` are ignored.
+    `normal` (3·nray floats or None) receives the unit surface normals, as in `mj_ray`.
     """
     ...
 
@@ -2313,7 +2315,8 @@ def mj_ray(m: MjModel, d: MjData, pnt: ArrayLike, vec: ArrayLike, geomgroup: Arr
     distance `x` to the nearest surface or -1, and writes the geom id (or -1) into `geomid`
     (an int32 array of one element, or None). `geomgroup` (6 flags or None) and `flg_static` as
     in `mjvOption`; geoms of body `bodyexclude` are skipped (-1: none). `normal` (3 floats or
-    None) is not computed by moreau and raises if given.
+    None) receives the unit surface normal at the hit, pointing out of the geom (zeros for no
+    hit).
     """
     ...
 

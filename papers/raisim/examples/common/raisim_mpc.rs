@@ -278,6 +278,7 @@ pub fn run(m: &Model, solver: HardSolver, s: &Settings) -> Result<MpcRun, String
             sigma: s.sigma,
             interp: Interp::Linear,
             seed: 7,
+            ..Default::default()
         },
     )?;
     ps.stepper = Arc::new(move |m: &Model, d: &mut Data| {
