@@ -238,9 +238,19 @@ fn png_height_fields() {
             .map(|x| x.as_u64().unwrap() as usize)
             .collect()
     };
-    assert_eq!(m.hfield.iter().map(|h| h.nrow).collect::<Vec<_>>(), ints("hfield_nrow"));
-    assert_eq!(m.hfield.iter().map(|h| h.ncol).collect::<Vec<_>>(), ints("hfield_ncol"));
-    let data: Vec<f64> = m.hfield.iter().flat_map(|h| h.data.iter().copied()).collect();
+    assert_eq!(
+        m.hfield.iter().map(|h| h.nrow).collect::<Vec<_>>(),
+        ints("hfield_nrow")
+    );
+    assert_eq!(
+        m.hfield.iter().map(|h| h.ncol).collect::<Vec<_>>(),
+        ints("hfield_ncol")
+    );
+    let data: Vec<f64> = m
+        .hfield
+        .iter()
+        .flat_map(|h| h.data.iter().copied())
+        .collect();
     // float32 data in MuJoCo, compared exactly
     close("hfield_data", &data, &fv(&c["hfield_data"]), 0.0);
     // a file that is not a PNG is refused with a message, not a panic

@@ -428,7 +428,11 @@ pub(super) fn compile_hfields(
 
 /// MuJoCo's binary height field: int32 nrow, int32 ncol, then nrow*ncol float32, row-major.
 fn binary_hfield(bytes: &[u8]) -> Option<(usize, usize, Vec<f64>)> {
-    let int = |i: usize| i32::from_le_bytes(bytes.get(i..i + 4)?.try_into().ok()?).try_into().ok();
+    let int = |i: usize| {
+        i32::from_le_bytes(bytes.get(i..i + 4)?.try_into().ok()?)
+            .try_into()
+            .ok()
+    };
     let (nr, nc): (usize, usize) = (int(0)?, int(4)?);
     let n = nr.checked_mul(nc)?;
     if nr == 0 || nc == 0 || bytes.len() != 8 + n.checked_mul(4)? {
