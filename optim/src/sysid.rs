@@ -170,12 +170,7 @@ pub fn model_with(base: &Model, params: &[Param], values: &[f64]) -> Result<Mode
         }
     }
     if params.iter().any(inertial) {
-        m.body_subtreemass.clone_from(&m.body_mass);
-        for b in (1..m.nbody).rev() {
-            let p = m.body_parentid[b];
-            m.body_subtreemass[p] += m.body_subtreemass[b];
-        }
-        moreau::setconst::set_const(&mut m);
+        set_derived(&mut m);
     }
     for (&p, &v) in params.iter().zip(values) {
         if !inertial(&p) {
@@ -187,6 +182,18 @@ pub fn model_with(base: &Model, params: &[Param], values: &[f64]) -> Result<Mode
         }
     }
     Ok(m)
+}
+
+/// Recomputes what the compiler derives from masses, inertias and the other parameters
+/// `mj_setConst` reads: the subtree masses, then `mj_setConst`'s constants (`qpos_spring`
+/// aside, reference accelerations' inverse weights, actuator length ranges' dependents).
+pub fn set_derived(m: &mut Model) {
+    m.body_subtreemass.clone_from(&m.body_mass);
+    for b in (1..m.nbody).rev() {
+        let p = m.body_parentid[b];
+        m.body_subtreemass[p] += m.body_subtreemass[b];
+    }
+    moreau::setconst::set_const(m);
 }
 
 /// A recorded trajectory: states, discrete accelerations and the known generalized forces.

@@ -43,3 +43,5 @@ fn sampling_is_bit_identical_across_thread_counts_and_reruns() {
     assert_eq!(one, plan_with(3), "1 thread vs 3 threads");
     assert_eq!(one, plan_with(1), "rerun");
 }
+
+mod batch;
