@@ -214,3 +214,47 @@ fn spatial_tendon_forces_in_cfrc_ext() {
         );
     }
 }
+
+/// Barkour vb's height-field scene: `<hfield file="….png">` reads the image as grey levels (the
+/// red channel of color and palette images, the high byte of 16-bit samples), rows from the
+/// image's top at +y, elevations normalized to [0, 1]; for every PNG color type.
+#[test]
+fn png_height_fields() {
+    let c = &reference()["png_hfield"];
+    let mut vfs = Vfs::new();
+    for (name, hex) in c["files"].as_object().unwrap() {
+        let hex = hex.as_str().unwrap();
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        vfs.add(name.clone(), bytes);
+    }
+    let m = load_from_str(c["xml"].as_str().unwrap(), &vfs).unwrap();
+    let ints = |k: &str| -> Vec<usize> {
+        c[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as usize)
+            .collect()
+    };
+    assert_eq!(
+        m.hfield.iter().map(|h| h.nrow).collect::<Vec<_>>(),
+        ints("hfield_nrow")
+    );
+    assert_eq!(
+        m.hfield.iter().map(|h| h.ncol).collect::<Vec<_>>(),
+        ints("hfield_ncol")
+    );
+    let data: Vec<f64> = m
+        .hfield
+        .iter()
+        .flat_map(|h| h.data.iter().copied())
+        .collect();
+    // float32 data in MuJoCo, compared exactly
+    close("hfield_data", &data, &fv(&c["hfield_data"]), 0.0);
+    // a file that is not a PNG is refused with a message, not a panic
+    vfs.add("rgb.png", b"not a png".to_vec());
+    let err = load_from_str(c["xml"].as_str().unwrap(), &vfs).unwrap_err();
+    assert!(err.to_string().contains("PNG"), "{err}");
+}
