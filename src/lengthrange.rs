@@ -12,10 +12,10 @@
 //! [`MAX_STEPS`] steps (1,000 distinct transmissions at the default options); a model past it
 //! is refused by name instead of compiling for minutes.
 
-use crate::crb::solve_m;
 use crate::data::Data;
 use crate::integrator::{step1, step2};
 use crate::model::{disable, BiasType, GainType, Model, TrnType};
+use crate::smooth::crb::solve_m;
 
 /// Most simulation steps the length-range computation of one model may take (each distinct
 /// transmission costs `2 ⌈inttotal / timestep⌉`, 2,000 at the default options).
