@@ -295,7 +295,7 @@ fn muscle_length_ranges_are_bounded_and_shared() {
     );
     // 1,500 copies of one transmission: one simulation (1,500 would exceed MAX_STEPS)
     let many = load_from_str(&muscles(1500, ""), &Vfs::new()).unwrap();
-    const { assert!(1500.0 * 2000.0 > moreau::lengthrange::MAX_STEPS) };
+    const { assert!(1500.0 * 2000.0 > moreau::LENGTHRANGE_MAX_STEPS) };
     assert!(many.actuator_lengthrange.iter().all(|x| *x == r));
     // a tiny timestep would take 2e8 steps: refused by name instead of compiling for minutes
     let e = err(&muscles(1, "timestep='1e-7'"), &Vfs::new());
