@@ -429,9 +429,21 @@ fn process<T: Scalar>(
     finite: bool,
     params: impl FnOnce() -> Params,
 ) {
-    if !bound_test(m, d, g1, g2, lim) {
-        return;
+    if bound_test(m, d, g1, g2, lim) {
+        narrow_pair(m, d, g1, g2, lim, finite, params);
     }
+}
+
+/// [`process`] after the bounding test.
+fn narrow_pair<T: Scalar>(
+    m: &Model,
+    d: &mut Data<T>,
+    g1: usize,
+    g2: usize,
+    lim: f64,
+    finite: bool,
+    params: impl FnOnce() -> Params,
+) {
     let mut out = std::mem::take(&mut d.contact);
     let start = out.len();
     let (added, full) = collide_checked(m, d, g1, g2, lim, &mut out, finite);
@@ -538,6 +550,13 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
         while j < sap.len() && sap[j].0 <= hi {
             let g2 = sap[j].2;
             let (a, b) = if g1 < g2 { (g1, g2) } else { (g2, g1) };
+            j += 1;
+            // the filters and the bounding test depend on the pair and the poses only: applied
+            // before the sort, which then orders only the pairs that reach the narrow phase
+            let (ga, gb) = (a as usize, b as usize);
+            if !passes_filters(m, ga, gb) || !bound_test(m, d, ga, gb, mixed_lim(m, ga, gb)) {
+                continue;
+            }
             let (ba, bb) = (
                 m.geom_bodyid[a as usize] as u32,
                 m.geom_bodyid[b as usize] as u32,
@@ -548,7 +567,6 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 [bb, ba, b, a]
             };
             pairs.push((key, a, b));
-            j += 1;
         }
         i += 1;
     }
@@ -562,31 +580,35 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.scratch_pairs = pairs;
 }
 
-fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize) {
-    if !compatible(m, g1, g2) {
-        return;
-    }
-    if !body_filter(m, m.geom_bodyid[g1], m.geom_bodyid[g2]) {
-        return;
-    }
-    if !has_collider(
-        m.geom_type[g1].min_type(m.geom_type[g2]),
-        m.geom_type[g1].max_type(m.geom_type[g2]),
-    ) {
-        return;
-    }
-    if m.npair > 0 && is_explicit_pair(m, g1, g2) {
-        return;
-    }
-    // margin + gap of the mixed parameters (mix_params), for the bounding test
+/// The broad phase's filters of a candidate geom pair: contype/conaffinity, the body filter
+/// (same weld, parent, exclude), a collider for the type pair, not an explicit `pair`.
+fn passes_filters(m: &Model, g1: usize, g2: usize) -> bool {
+    compatible(m, g1, g2)
+        && body_filter(m, m.geom_bodyid[g1], m.geom_bodyid[g2])
+        && has_collider(
+            m.geom_type[g1].min_type(m.geom_type[g2]),
+            m.geom_type[g1].max_type(m.geom_type[g2]),
+        )
+        && !(m.npair > 0 && is_explicit_pair(m, g1, g2))
+}
+
+/// margin + gap of the mixed parameters of a broad-phase pair ([`mix_params`]), the bounding
+/// test's and the narrow phase's limit.
+fn mixed_lim(m: &Model, g1: usize, g2: usize) -> f64 {
     let margin = if m.opt.enabled(enable::OVERRIDE) {
         m.opt.o_margin
     } else {
         m.geom_margin[g1] + m.geom_margin[g2]
     };
-    let lim = margin + (m.geom_gap[g1] + m.geom_gap[g2]);
+    margin + (m.geom_gap[g1] + m.geom_gap[g2])
+}
+
+/// A broad-phase pair that passed [`passes_filters`] and the bounding test: the narrow phase.
+fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize) {
     // the broad phase keeps only geoms with finite poses
-    process(m, d, g1, g2, lim, true, || mix_params(m, g1, g2));
+    narrow_pair(m, d, g1, g2, mixed_lim(m, g1, g2), true, || {
+        mix_params(m, g1, g2)
+    });
 }
 
 trait TypeOrder {
