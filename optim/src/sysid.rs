@@ -772,7 +772,11 @@ pub fn fit_rollout(
     let rows = log.measured.len() - 1;
     let scale: Vec<f64> = (0..width)
         .map(|j| {
-            let s = log.measured[1..].iter().map(|y| y[j] * y[j]).sum::<f64>().sqrt();
+            let s = log.measured[1..]
+                .iter()
+                .map(|y| y[j] * y[j])
+                .sum::<f64>()
+                .sqrt();
             if s > 0.0 {
                 s / std::f64::consts::SQRT_2
             } else {

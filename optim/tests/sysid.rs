@@ -282,8 +282,8 @@ fn rollout_fit_recovers_masses_damping_armature_frictionloss() {
     let mut start: Vec<f64> = params.iter().map(|p| sysid::get(&nominal, *p)).collect();
     start[5] = 0.1; // friction loss: a positive guess (zero has no constraint row)
     let bounds: Vec<[f64; 2]> = start.iter().map(|_| [0.0, 10.0]).collect();
-    let fit = sysid::fit_rollout(&nominal, &params, &clean, &start, &bounds, 100, |_, _| {})
-        .unwrap();
+    let fit =
+        sysid::fit_rollout(&nominal, &params, &clean, &start, &bounds, 100, |_, _| {}).unwrap();
     for (i, (e, t)) in fit.estimate.iter().zip(&truth_v).enumerate() {
         assert!(
             ((e - t) / t).abs() < 1e-5,
@@ -300,8 +300,8 @@ fn rollout_fit_recovers_masses_damping_armature_frictionloss() {
             .collect(),
         ..clean.clone()
     };
-    let fit = sysid::fit_rollout(&nominal, &params, &noisy, &start, &bounds, 100, |_, _| {})
-        .unwrap();
+    let fit =
+        sysid::fit_rollout(&nominal, &params, &noisy, &start, &bounds, 100, |_, _| {}).unwrap();
     for i in 0..params.len() {
         let (e, h, t) = (fit.estimate[i], fit.half_width[i], truth_v[i]);
         assert!((e - t).abs() <= h, "{:?}: {e} ± {h}, truth {t}", params[i]);
