@@ -624,15 +624,10 @@ pub fn identify_nonlinear(
         let mut improved = false;
         let mut small_step = false;
         for _ in 0..30 {
-            let mut a = jtj.clone();
-            for i in 0..n {
-                a[(i, i)] += lambda * jtj[(i, i)].max(1e-12);
-            }
-            let Some(ch) = a.cholesky() else {
+            let Some(step) = marquardt_step(&jtj, &g, lambda) else {
                 lambda *= 10.0;
                 continue;
             };
-            let step = -ch.solve(&g);
             let cand: Vec<f64> = theta
                 .iter()
                 .zip(step.iter())
@@ -680,6 +675,16 @@ pub fn identify_nonlinear(
         iterations,
         residual_rms: (r.norm_squared() / r.len().max(1) as f64).sqrt(),
     })
+}
+
+/// The Levenberg–Marquardt step `−(JᵀJ + λ diag(JᵀJ)) \ Jᵀr` (`None` when the damped matrix is
+/// not positive definite).
+fn marquardt_step(jtj: &DMatrix<f64>, g: &DVector<f64>, lambda: f64) -> Option<DVector<f64>> {
+    let mut a = jtj.clone();
+    for i in 0..a.nrows() {
+        a[(i, i)] += lambda * jtj[(i, i)].max(1e-12);
+    }
+    Some(-a.cholesky()?.solve(g))
 }
 
 fn positive(p: Param) -> bool {
@@ -837,15 +842,10 @@ pub fn fit_rollout(
         let g = jac.transpose() * &r;
         let mut accepted = None;
         for _ in 0..20 {
-            let mut a = jtj.clone();
-            for i in 0..n {
-                a[(i, i)] += lambda * jtj[(i, i)].max(1e-12);
-            }
-            let Some(ch) = a.cholesky() else {
+            let Some(step) = marquardt_step(&jtj, &g, lambda) else {
                 lambda *= 10.0;
                 continue;
             };
-            let step = -ch.solve(&g);
             let cand: Vec<f64> = (0..n)
                 .map(|i| (theta[i] + step[i]).clamp(bounds[i][0], bounds[i][1]))
                 .collect();
