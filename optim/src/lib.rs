@@ -12,6 +12,8 @@
 //! - [`sysid`]: system identification (inertial parameters and damping by least squares on
 //!   inverse dynamics, joint friction loss by Levenberg–Marquardt on inverse dynamics, contact
 //!   parameters by Nelder–Mead on simulation error);
+//! - [`batch`]: many simulations at once on a thread pool (`Batch`, `rollout`: MuJoCo's
+//!   `mujoco.batch` and `mujoco.rollout`), with per-simulation models and batched Jacobians;
 //! - [`statecost`]: a diagonal tangent-space cost shared by the iLQR and sampling planners;
 //! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables;
 //! - [`zoo`]: the public model zoo's cache (menagerie robots, dm_control), for the examples on
@@ -20,6 +22,7 @@
 pub use argmin;
 
 pub mod band;
+pub mod batch;
 pub mod collocation;
 pub mod estimation;
 pub mod ilqr;

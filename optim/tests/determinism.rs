@@ -5,7 +5,7 @@ use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
 
 fn plan_with(threads: usize) -> (Vec<u64>, Vec<u64>) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/humanoid.xml");
-    let m = moreau::mjcf::load(path).expect("model loads");
+    let m = moreau::load(path).expect("model loads");
     let opt = SamplingOptions {
         rollouts: 8,
         steps: 40,
@@ -43,3 +43,5 @@ fn sampling_is_bit_identical_across_thread_counts_and_reruns() {
     assert_eq!(one, plan_with(3), "1 thread vs 3 threads");
     assert_eq!(one, plan_with(1), "rerun");
 }
+
+mod batch;
