@@ -734,7 +734,7 @@ pub fn rollout_states(m: &Model, log: &StateLog) -> Vec<Vec<f64>> {
         out.push(d.qpos.iter().chain(&d.qvel).copied().collect());
         if t + 1 < log.measured.len() {
             d.ctrl.copy_from_slice(&log.ctrl[t]);
-            moreau::integrator::step(m, &mut d);
+            moreau::step(m, &mut d);
         }
     }
     out
