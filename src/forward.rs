@@ -115,7 +115,7 @@ pub fn fwd_acceleration<T: Scalar>(m: &Model, d: &mut Data<T>) {
     for b in 1..m.nbody {
         // xfrc_applied = (force, torque)
         let x = d.xfrc_applied[b];
-        if x.iter().all(|v| *v == T::zero()) {
+        if x.iter().all(|v| crate::math::exact_zero(*v)) {
             continue;
         }
         apply_ft_raw(

@@ -95,13 +95,14 @@ fn humanoid_tree_sparse() {
     assert!(e < 1e-10, "humanoid: {e}");
 }
 
-/// The same state with the lower arms' inertial frames as moreau compiles them: the analytic
-/// `A` matches MuJoCo 4.0.0's `mjd_transitionFD` (centered, eps 1e-7: 3.3e-9 of its scale)
-/// but the dual step's `A` is 1.4e-3 off both, in the columns of the dofs that move the feet
-/// sideways (B agrees to 7e-14).
+/// The same state with the lower arms' inertial frames as moreau compiles them. With these
+/// frames some entries that the solver's factorizations and products skip when zero are zero in
+/// value but not in derivative; the
+/// shortcuts skipped them on dual numbers (value-only `==`), which
+/// put the dual step's `A` 1.4e-3 off the analytic one and MuJoCo 4.0.0's `mjd_transitionFD`
+/// (centered, eps 1e-7: analytic 3.3e-9 of its scale). `math::exact_zero` now checks the
+/// derivative parts too.
 #[test]
-#[ignore = "dual step Jacobian wrong (1.4e-3 vs analytic and MuJoCo's FD) with moreau's own \
-            lower-arm inertial frames; not yet located in the engine's dual path"]
 fn humanoid_own_frames_dual_step() {
     let m = load("humanoid");
     let d = settled(&m, 3000, true);

@@ -64,7 +64,7 @@ pub fn ldl_factor_rev<T: Scalar>(a: &mut [T], n: usize) -> usize {
         // descending i: entries 0..=i of row k are still those of the reduced matrix
         for i in (0..k).rev() {
             let aki = rowk[i];
-            if aki == T::zero() {
+            if crate::math::exact_zero(aki) {
                 continue;
             }
             let f = aki / dk;
@@ -85,7 +85,7 @@ pub fn ldl_rank1_rev<T: Scalar>(l: &mut [T], n: usize, w: &mut [T], up: bool) ->
     let mut alpha: T = if up { T::one() } else { -T::one() };
     for k in (0..n).rev() {
         let p = w[k];
-        if p == T::zero() {
+        if crate::math::exact_zero(p) {
             continue;
         }
         let rowk = &mut l[k * n..k * n + k + 1];
@@ -134,7 +134,7 @@ pub fn ldl_solve_rev<T: Scalar>(l: &[T], n: usize, x: &mut [T]) {
     // Lᵀ y = b (last variable first)
     for k in (0..n).rev() {
         let xk = x[k];
-        if xk == T::zero() {
+        if crate::math::exact_zero(xk) {
             continue;
         }
         for (y, lk) in x[..k].iter_mut().zip(&l[k * n..k * n + k]) {
@@ -182,7 +182,7 @@ pub fn mul_jt<T: Scalar>(j: &[T], f: &[T], nefc: usize, nv: usize, y: &mut [T]) 
     y[..nv].fill(T::zero());
     for i in 0..nefc {
         let fi = f[i];
-        if fi == T::zero() {
+        if crate::math::exact_zero(fi) {
             continue;
         }
         for (yk, jk) in y.iter_mut().zip(&j[i * nv..(i + 1) * nv]) {
@@ -243,14 +243,14 @@ pub fn lu_factor<T: Scalar>(a: &mut [T], n: usize, piv: &mut [usize]) -> bool {
             }
         }
         let pk = a[k * n + k];
-        if pk == T::zero() {
+        if crate::math::exact_zero(pk) {
             ok = false;
             continue;
         }
         for r in k + 1..n {
             let f = a[r * n + k] / pk;
             a[r * n + k] = f;
-            if f != T::zero() {
+            if !crate::math::exact_zero(f) {
                 for c in k + 1..n {
                     let v = a[k * n + c];
                     a[r * n + c] -= f * v;

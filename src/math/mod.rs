@@ -27,3 +27,24 @@ pub fn zero_fill<T: Scalar>(v: &mut [T]) {
         c.fill(T::zero());
     }
 }
+
+/// True if `x` is exactly zero, derivative parts included: a skip of the arithmetic on a zero
+/// entry (sparsity shortcuts in factorizations and products) must not drop an entry whose value
+/// is zero but whose derivative is not (`==` on num-dual's numbers compares values only, and an
+/// entry of `qM` or `efc_J` can vanish at one configuration while its derivative does not).
+/// For `f64` this is `x == 0`.
+#[inline(always)]
+pub fn exact_zero<T: Scalar>(x: T) -> bool {
+    use std::any::Any;
+    if x != T::zero() {
+        return false;
+    }
+    let a = &x as &dyn Any;
+    if let Some(v) = a.downcast_ref::<num_dual::Dual64>() {
+        v.eps == 0.0
+    } else if let Some(v) = a.downcast_ref::<num_dual::HyperDual64>() {
+        v.eps1 == 0.0 && v.eps2 == 0.0 && v.eps1eps2 == 0.0
+    } else {
+        true
+    }
+}

@@ -330,7 +330,7 @@ pub fn solve<T: Scalar>(pat: &HessianPattern, h: &[T], nv: usize, x: &mut [T]) {
     let x = &mut x[..nv];
     for k in (0..nv).rev() {
         let xk = x[k];
-        if xk == T::zero() {
+        if crate::math::exact_zero(xk) {
             continue;
         }
         let (a, l) = (pat.adr[k], pat.len[k]);
@@ -363,7 +363,7 @@ pub fn rank1<T: Scalar>(
     let mut alpha: T = if up { T::one() } else { -T::one() };
     for k in (0..nv).rev() {
         let pk = w[k];
-        if pk == T::zero() {
+        if crate::math::exact_zero(pk) {
             continue;
         }
         let (a, l) = (pat.adr[k], pat.len[k]);

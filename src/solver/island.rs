@@ -116,7 +116,7 @@ pub fn island<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let mut prev: i32 = -1;
             let mut next = 0;
             for (&j, &v) in cols.iter().zip(vals) {
-                if j < next || v == T::zero() {
+                if j < next || crate::math::exact_zero(v) {
                     continue;
                 }
                 let t = s.dof_treeid[j];
@@ -134,7 +134,7 @@ pub fn island<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let mut prev: i32 = -1;
             let mut j = 0;
             while j < nv {
-                if row[j] != T::zero() {
+                if !crate::math::exact_zero(row[j]) {
                     let t = s.dof_treeid[j];
                     if first < 0 {
                         first = t as i32;

@@ -144,7 +144,7 @@ impl<T: Scalar> Problem<T> {
             y.fill(T::zero());
             let rows = self.J_rowadr.iter().zip(&self.J_rownnz);
             for (&fi, (&a, &n)) in f[..self.nefc].iter().zip(rows) {
-                if fi != T::zero() {
+                if !crate::math::exact_zero(fi) {
                     for (&v, &c) in self.J[a..a + n].iter().zip(&self.J_colind[a..a + n]) {
                         y[c] += v * fi;
                     }
@@ -191,10 +191,12 @@ impl<T: Scalar> Problem<T> {
                 cols.iter()
                     .zip(vals)
                     .rev()
-                    .all(|(&c, &v)| v == T::zero() || on_path(c))
+                    .all(|(&c, &v)| crate::math::exact_zero(v) || on_path(c))
             } else {
                 let row = &self.J[i * nv..(i + 1) * nv];
-                (0..nv).rev().all(|c| row[c] == T::zero() || on_path(c))
+                (0..nv)
+                    .rev()
+                    .all(|c| crate::math::exact_zero(row[c]) || on_path(c))
             };
             self.row_leaf.push(if ok { leaf } else { -2 });
         }
@@ -645,7 +647,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
         q.fill(T::zero());
         for i in 0..nefc {
             let f = d.efc_force[i];
-            if f != T::zero() {
+            if !crate::math::exact_zero(f) {
                 d.efc_J_row(i, nv).axpy(f, &mut q);
             }
         }

@@ -153,7 +153,7 @@ fn add_path<T: Scalar>(
     let vq = &vq[..nq];
     for x in 0..np.min(nq) {
         let ja = vp[x] * w;
-        if ja == T::zero() {
+        if crate::math::exact_zero(ja) {
             continue;
         }
         let adr = madr[path[x]];
@@ -272,7 +272,7 @@ fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
         for pp in 0..dim {
             for qq in 0..dim {
                 let w = hc[pp * dim + qq];
-                if w == T::zero() {
+                if crate::math::exact_zero(w) {
                     continue;
                 }
                 let vp = &s.rowbuf[pp * len..(pp + 1) * len];
@@ -303,7 +303,7 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             let vals = p.jrow(i).vals;
             for (x, (&a, &va)) in cols.iter().zip(vals).enumerate() {
                 let ja = va * di;
-                if ja == T::zero() {
+                if crate::math::exact_zero(ja) {
                     continue;
                 }
                 let ha = &mut h[a * nv..a * nv + a + 1];
@@ -320,7 +320,7 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
         let mut nz = [0usize; SPARSE_MAX];
         let mut cnt = 0;
         for (a, &ra) in row.iter().enumerate() {
-            if ra != T::zero() {
+            if !crate::math::exact_zero(ra) {
                 if cnt == SPARSE_MAX {
                     cnt = usize::MAX;
                     break;
@@ -332,7 +332,7 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
         if cnt != usize::MAX {
             for (x, &a) in nz[..cnt].iter().enumerate() {
                 let ja = row[a] * di;
-                if ja == T::zero() {
+                if crate::math::exact_zero(ja) {
                     continue;
                 }
                 let ha = &mut h[a * nv..a * nv + a + 1];
@@ -344,7 +344,7 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
         }
         for (a, &ra) in row.iter().enumerate() {
             let ja = ra * di;
-            if ja == T::zero() {
+            if crate::math::exact_zero(ja) {
                 continue;
             }
             for (hb, &rb) in h[a * nv..a * nv + a + 1].iter_mut().zip(&row[..=a]) {
@@ -364,7 +364,7 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
         for p in 0..dim {
             for q in 0..dim {
                 let w = hc[p * dim + q];
-                if w == T::zero() {
+                if crate::math::exact_zero(w) {
                     continue;
                 }
                 if let (Some(cp), Some(cq)) = (pr.jrow(adr + p).cols, pr.jrow(adr + q).cols) {
@@ -372,7 +372,7 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
                     let (vp, vq) = (pr.jrow(adr + p).vals, pr.jrow(adr + q).vals);
                     for (&a, &ra) in cp.iter().zip(vp) {
                         let ja = ra * w;
-                        if ja == T::zero() {
+                        if crate::math::exact_zero(ja) {
                             continue;
                         }
                         for (&b, &rb) in cq.iter().zip(vq) {
@@ -388,7 +388,7 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
                 let rq = &j[(adr + q) * nv..(adr + q + 1) * nv];
                 for (a, &ra) in rp.iter().enumerate() {
                     let ja = ra * w;
-                    if ja == T::zero() {
+                    if crate::math::exact_zero(ja) {
                         continue;
                     }
                     for (hb, &rb) in h[a * nv..a * nv + a + 1].iter_mut().zip(&rq[..=a]) {
@@ -491,7 +491,7 @@ fn rank1_tree<T: Scalar>(
         let ku = k as usize;
         k = parent[ku];
         let pk = w[ku];
-        if pk == T::zero() {
+        if crate::math::exact_zero(pk) {
             continue;
         }
         let a = madr[ku];
