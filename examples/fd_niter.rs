@@ -6,12 +6,11 @@
 //!
 //!     cargo run --release --example fd_niter -- models/humanoid.xml
 
-use moreau::state::integrate_pos;
-use moreau::{integrator, Data};
+use moreau::{integrate_pos, Data};
 
 fn main() -> Result<(), String> {
     let path = std::env::args().nth(1).ok_or("usage: fd_niter MODEL.xml")?;
-    let m = moreau::mjcf::load(&path).map_err(|e| e.to_string())?;
+    let m = moreau::load(&path).map_err(|e| e.to_string())?;
     let mut d = Data::<f64>::new(&m);
     if m.nkey > 0 && d.reset_keyframe(&m, 0).is_ok() {
         d.ctrl.iter_mut().for_each(|x| *x = 0.0);
@@ -19,7 +18,7 @@ fn main() -> Result<(), String> {
         d.reset(&m);
     }
     for _ in 0..3000 {
-        integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         if d.nefc > 0 {
             break;
         }
@@ -31,7 +30,7 @@ fn main() -> Result<(), String> {
     let mut run = |name: String, pert: &dyn Fn(&mut Data<f64>)| {
         d.clone_from(&d0);
         pert(&mut d);
-        integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         let n: usize = d.solver_niter[..d.nisland.clamp(1, d.solver_niter.len())]
             .iter()
             .sum();

@@ -34,7 +34,7 @@ fn main() -> Result<(), String> {
     let rss0 = status_kb("VmRSS:").ok_or("no VmRSS in /proc/self/status")?;
     let cpu0 = cpu_ns().ok_or("no /proc/self/schedstat")?;
     let t = Instant::now();
-    let m = moreau::mjcf::load(&path).map_err(|e| e.to_string())?;
+    let m = moreau::load(&path).map_err(|e| e.to_string())?;
     let secs = t.elapsed().as_secs_f64();
     let cpu = (cpu_ns().ok_or("no /proc/self/schedstat")? - cpu0) as f64 * 1e-9;
     let hwm = status_kb("VmHWM:").ok_or("no VmHWM in /proc/self/status")?;

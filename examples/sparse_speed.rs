@@ -7,7 +7,7 @@
 //!     cargo run --release --example sparse_speed -- models/humanoids.xml [rounds]
 
 use moreau::model::JacobianType;
-use moreau::{integrator, Data};
+use moreau::Data;
 use std::time::Instant;
 
 fn median(mut x: Vec<f64>) -> f64 {
@@ -24,7 +24,7 @@ fn main() -> Result<(), String> {
         Some(r) => r.parse().map_err(|e| format!("rounds: {e}"))?,
         None => 30,
     };
-    let base = moreau::mjcf::load(path).map_err(|e| e.to_string())?;
+    let base = moreau::load(path).map_err(|e| e.to_string())?;
     let layouts = [JacobianType::Sparse, JacobianType::Dense];
     let models: Vec<_> = layouts
         .iter()
@@ -47,7 +47,7 @@ fn main() -> Result<(), String> {
             }
             let t0 = Instant::now();
             for _ in 0..nstep {
-                integrator::step(m, d);
+                moreau::step(m, d);
             }
             us[k] = t0.elapsed().as_secs_f64() * 1e6 / nstep as f64;
         }

@@ -6,12 +6,14 @@
 //! through the body's contacts, [`body_transmission`]). User dynamics/gain/bias
 //! callbacks do not exist here (treated as zero).
 
-use crate::data::{sc, zero_fill, Data, Scalar, Warning};
+use crate::data::{Data, Warning};
+use crate::math::quat::{mat2quat, quat2vel, sub_quat};
+use crate::math::quat::{normalize_quat, quat2mat};
+use crate::math::spatial::{body_last_dof, dof_parent};
+use crate::math::{sc, zero_fill, Scalar};
 use crate::model::{disable, BiasType, DynType, GainType, JointType, Model, TrnType};
-use crate::passive::{quat2vel, sub_quat};
-use crate::spatial::{body_last_dof, dof_parent, normalize_quat, quat2mat};
-use crate::tendon::{add_point_jac, add_rot_jac};
-use nalgebra::{Matrix3, Quaternion, Vector3};
+use crate::smooth::tendon::{add_point_jac, add_rot_jac};
+use nalgebra::{Quaternion, Vector3};
 
 /// MuJoCo's `mjMAXVAL`: larger magnitudes count as divergence.
 pub const MAXVAL: f64 = 1e10;
@@ -39,7 +41,7 @@ fn clamp<T: Scalar>(x: T, r: &[f64; 2]) -> T {
 /// Actuator lengths and dense moment arms (`actuator_length`, `actuator_moment`, nu × nv).
 /// Joint: hinge/slide `L = gear₀ q`; ball `L = gear₀..₂ · rotvec(q)` with moment `gear` (rotated
 /// by `Rᵀ(q)` for jointinparent); free joints have `L = 0`, moment `gear`. Tendon:
-/// `L = gear₀ ten_length`, moment `gear₀ ten_J`. Needs [`crate::tendon::tendon`].
+/// `L = gear₀ ten_length`, moment `gear₀ ten_J`. Needs [`crate::smooth::tendon::tendon`].
 pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
     zero_fill(&mut d.actuator_moment);
@@ -133,52 +135,6 @@ fn body_transmission<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
     if count > 0 {
         let s: T = sc(-1.0 / count as f64);
         row.iter_mut().for_each(|x| *x *= s);
-    }
-}
-
-/// Unit quaternion of a rotation matrix (Shepperd's method, w >= 0).
-pub fn mat2quat<T: Scalar>(r: &Matrix3<T>) -> Quaternion<T> {
-    let one = T::one();
-    let quarter: T = sc(0.25);
-    let tr = r[(0, 0)] + r[(1, 1)] + r[(2, 2)];
-    let q = if tr > T::zero() {
-        let s = (tr + one).sqrt() * sc(2.0);
-        Quaternion::new(
-            quarter * s,
-            (r[(2, 1)] - r[(1, 2)]) / s,
-            (r[(0, 2)] - r[(2, 0)]) / s,
-            (r[(1, 0)] - r[(0, 1)]) / s,
-        )
-    } else if r[(0, 0)] > r[(1, 1)] && r[(0, 0)] > r[(2, 2)] {
-        let s = (one + r[(0, 0)] - r[(1, 1)] - r[(2, 2)]).sqrt() * sc(2.0);
-        Quaternion::new(
-            (r[(2, 1)] - r[(1, 2)]) / s,
-            quarter * s,
-            (r[(0, 1)] + r[(1, 0)]) / s,
-            (r[(0, 2)] + r[(2, 0)]) / s,
-        )
-    } else if r[(1, 1)] > r[(2, 2)] {
-        let s = (one + r[(1, 1)] - r[(0, 0)] - r[(2, 2)]).sqrt() * sc(2.0);
-        Quaternion::new(
-            (r[(0, 2)] - r[(2, 0)]) / s,
-            (r[(0, 1)] + r[(1, 0)]) / s,
-            quarter * s,
-            (r[(1, 2)] + r[(2, 1)]) / s,
-        )
-    } else {
-        let s = (one + r[(2, 2)] - r[(0, 0)] - r[(1, 1)]).sqrt() * sc(2.0);
-        Quaternion::new(
-            (r[(1, 0)] - r[(0, 1)]) / s,
-            (r[(0, 2)] + r[(2, 0)]) / s,
-            (r[(1, 2)] + r[(2, 1)]) / s,
-            quarter * s,
-        )
-    };
-    let q = normalize_quat(q);
-    if q.w < T::zero() {
-        -q
-    } else {
-        q
     }
 }
 

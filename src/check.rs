@@ -7,8 +7,9 @@
 //! `check_acc` additionally re-runs [`forward`] after a reset so the outputs match the new state.
 
 use crate::actuation::is_bad;
-use crate::data::{Data, Scalar, Warning};
+use crate::data::{Data, Warning};
 use crate::forward::forward;
+use crate::math::Scalar;
 use crate::model::{disable, Model};
 
 fn check<T: Scalar>(m: &Model, d: &mut Data<T>, w: Warning) -> bool {

@@ -9,9 +9,10 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::actuation::{is_bad, muscle_fl};
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::spatial::{cross_force, cross_motion, inert_mul as mul_inert};
+use crate::math::{sc, Scalar};
 use crate::model::{disable, BiasType, GainType, JointType, Model};
-use crate::spatial::{cross_force, cross_motion, inert_mul as mul_inert};
 use nalgebra::Vector6;
 
 // ------------------------------------------------------------------ RNE
@@ -122,9 +123,9 @@ pub fn is_ancestor(m: &Model, a: usize, b: usize) -> bool {
 
 /// `∂qfrc_passive/∂qvel`, added into `out` (Computation "Passive forces"): dof damping with its
 /// polynomial `a v + b v|v| + c v³`, and tendon damping `−b Jᵀ J` (`b` the derivative of its
-/// polynomial), and fluid forces ([`crate::fluid::fluid_deriv`], symmetrized per object under
+/// polynomial), and fluid forces ([`crate::passive::fluid::fluid_deriv`], symmetrized per object under
 /// implicitfast as MuJoCo does). The fluid term needs `f64` or `Dual64` data
-/// ([`crate::fluid::FluidScalar`]; on `Dual64` with its derivative, so dual steps of the
+/// ([`crate::passive::fluid::FluidScalar`]; on `Dual64` with its derivative, so dual steps of the
 /// implicit integrators differentiate the `f64` step): on other scalar types it is left out.
 /// It allocates (per-object Jacobians); steps use `d.scratch_fluid` instead.
 pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
@@ -132,7 +133,7 @@ pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
 }
 
 /// [`d_passive_vel`] with the fluid term's per-object Jacobians in `scratch` (a `Vec`: resized
-/// by [`crate::fluid::fluid_deriv_scratch`]).
+/// by [`crate::passive::fluid::fluid_deriv_scratch`]).
 #[allow(clippy::ptr_arg)]
 fn d_passive_vel_scratch<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T], scratch: &mut Vec<T>) {
     if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
@@ -144,14 +145,14 @@ fn d_passive_vel_scratch<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T], scrat
             let s = scratch
                 .downcast_mut::<Vec<f64>>()
                 .expect("scratch of Data's scalar");
-            crate::fluid::fluid_deriv_scratch(m, df, sym, s, |i, x| out[i] += sc::<T>(x));
+            crate::passive::fluid::fluid_deriv_scratch(m, df, sym, s, |i, x| out[i] += sc::<T>(x));
         } else if let Some(dd) = (d as &dyn Any).downcast_ref::<Data<Dual64>>() {
             // the same block with its derivative along the dual's direction, so dual steps of
             // the implicit integrators differentiate the f64 step
             let s = scratch
                 .downcast_mut::<Vec<Dual64>>()
                 .expect("scratch of Data's scalar");
-            crate::fluid::fluid_deriv_scratch(m, dd, sym, s, |i, x| {
+            crate::passive::fluid::fluid_deriv_scratch(m, dd, sym, s, |i, x| {
                 if let Some(o) = (&mut out[i] as &mut dyn Any).downcast_mut::<Dual64>() {
                     *o += x;
                 }

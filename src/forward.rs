@@ -3,21 +3,30 @@
 
 use crate::actuation::{actuator_velocity, transmission};
 use crate::collision::collision;
-use crate::com::{com_pos, com_vel};
 use crate::constraint::assemble::{make_constraint, reference_constraint};
-use crate::crb::{crb, factor_m, solve_ld};
-use crate::data::{Data, Scalar};
-pub use crate::inverse::Skip;
-use crate::jacobian::apply_ft_raw;
-use crate::kinematics::{camlight, kinematics};
+use crate::data::Data;
+use crate::math::spatial::{ang, lin};
+use crate::math::Scalar;
 use crate::model::{enable, BiasType, DynType, EqType, GainType, Model, TrnType};
 use crate::passive::passive;
-use crate::rne::rne_bias;
 use crate::sensor::{sensor_acc, sensor_pos, sensor_vel};
-use crate::spatial::{ang, lin};
-use crate::tendon::{tendon, tendon_armature_bias, tendon_velocity};
+use crate::smooth::com::{com_pos, com_vel};
+use crate::smooth::crb::{crb, factor_m, solve_ld};
+use crate::smooth::jacobian::apply_ft_raw;
+use crate::smooth::kinematics::{camlight, kinematics};
+use crate::smooth::rne::rne_bias;
+use crate::smooth::tendon::{tendon, tendon_armature_bias, tendon_velocity};
 
-pub use crate::actuation::fwd_actuation;
+use crate::actuation::fwd_actuation;
+
+/// Which leading stages `forward_skip`/`inverse_skip` may skip (`mjtStage`): their results in
+/// `d` are reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Skip {
+    None = 0,
+    Pos = 1,
+    Vel = 2,
+}
 
 /// A model feature the smooth pipeline does not compute yet (it would otherwise produce NaN
 /// lengths or missing forces). Returns the first one found.
@@ -60,9 +69,6 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     }
     if m.opt.enabled(enable::DIAGEXACT) {
         return Some("diagexact (exact diagonal of A for R)");
-    }
-    if let Some(s) = crate::sensor::unsupported(m) {
-        return Some(s);
     }
     None
 }

@@ -7,11 +7,14 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::crb::{factor_ld, solve_ld};
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
 use crate::derivative;
+use crate::math::dense::{lu_factor, lu_solve};
+use crate::math::quat::dexpinv;
+use crate::math::{sc, Scalar};
 use crate::model::{disable, DynType, Integrator, JointType, Model};
-use crate::state::{dexpinv_coef, integrate_pos};
+use crate::smooth::crb::{factor_ld, solve_ld};
+use crate::state::integrate_pos;
 use crate::{check, forward};
 
 /// `mj_step`: check position and velocity, forward dynamics, check acceleration, integrate.
@@ -57,7 +60,7 @@ pub fn step1<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// `mj_step2`: actuation, acceleration, constraints, then the integrator. As in MuJoCo,
 /// RK4 is not available here and falls back to Euler.
 pub fn step2<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    forward::fwd_actuation(m, d);
+    crate::actuation::fwd_actuation(m, d);
     forward::fwd_acceleration(m, d);
     forward::fwd_constraint(m, d);
     check::check_acc(m, d);
@@ -383,93 +386,11 @@ fn rk_combine<T: Scalar>(m: &Model, d: &mut Data<T>, w: &[f64; 3], n: usize) {
     }
 }
 
-/// `dexp⁻¹(θ, ω) = ω + θ×ω/2 + c(θ) θ×(θ×ω)` (docs/mujoco-behaviour.md#integrators).
-pub fn dexpinv<T: Scalar>(th: &[T; 3], w: &[T; 3]) -> [T; 3] {
-    let cr = |a: &[T; 3], b: &[T; 3]| {
-        [
-            a[1] * b[2] - a[2] * b[1],
-            a[2] * b[0] - a[0] * b[2],
-            a[0] * b[1] - a[1] * b[0],
-        ]
-    };
-    let c = dexpinv_coef(th);
-    let t1 = cr(th, w);
-    let t2 = cr(th, &t1);
-    let half: T = sc(0.5);
-    [
-        w[0] + half * t1[0] + c * t2[0],
-        w[1] + half * t1[1] + c * t2[1],
-        w[2] + half * t1[2] + c * t2[2],
-    ]
-}
-
-// ------------------------------------------------------------------ linear algebra
-
-/// Dense LU with partial pivoting, in place (row-major `n × n`); `piv[k]` is the row swapped
-/// into position `k`. Returns false if a pivot is exactly zero.
-pub fn lu_factor<T: Scalar>(a: &mut [T], n: usize, piv: &mut [usize]) -> bool {
-    let mut ok = true;
-    for k in 0..n {
-        let mut p = k;
-        let mut best = a[k * n + k].abs();
-        for r in k + 1..n {
-            let v = a[r * n + k].abs();
-            if v > best {
-                best = v;
-                p = r;
-            }
-        }
-        piv[k] = p;
-        if p != k {
-            for c in 0..n {
-                a.swap(k * n + c, p * n + c);
-            }
-        }
-        let pk = a[k * n + k];
-        if pk == T::zero() {
-            ok = false;
-            continue;
-        }
-        for r in k + 1..n {
-            let f = a[r * n + k] / pk;
-            a[r * n + k] = f;
-            if f != T::zero() {
-                for c in k + 1..n {
-                    let v = a[k * n + c];
-                    a[r * n + c] -= f * v;
-                }
-            }
-        }
-    }
-    ok
-}
-
-/// Solves `A x = b` in place with the factor of [`lu_factor`].
-pub fn lu_solve<T: Scalar>(a: &[T], n: usize, piv: &[usize], x: &mut [T]) {
-    for k in 0..n {
-        x.swap(k, piv[k]);
-    }
-    for r in 0..n {
-        let mut s = x[r];
-        for c in 0..r {
-            s -= a[r * n + c] * x[c];
-        }
-        x[r] = s;
-    }
-    for r in (0..n).rev() {
-        let mut s = x[r];
-        for c in r + 1..n {
-            s -= a[r * n + c] * x[c];
-        }
-        x[r] = s / a[r * n + r];
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    use crate::crb::{factor_ld as factor_tree, solve_ld as solve_tree};
+    use crate::smooth::crb::{factor_ld as factor_tree, solve_ld as solve_tree};
 
     /// A model skeleton with only the dof tree (chain 0-1-2 and a separate dof 3).
     fn tree_model() -> Model {

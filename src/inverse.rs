@@ -12,23 +12,16 @@
 //! The constraint force is the analytic minimizer of the constraint cost at `qacc`
 //! ([`inv_constraint`]).
 
-use crate::crb::{mul_m, solve_m};
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
 use crate::derivative::smooth_vel;
-use crate::forward::{fwd_position, fwd_velocity};
-use crate::jacobian::apply_ft_raw;
+use crate::forward::{fwd_position, fwd_velocity, Skip};
+use crate::math::spatial::{ang, cross_force, dof_parent, inert_mul, join, lin};
+use crate::math::{sc, Scalar};
 use crate::model::{disable, enable, Integrator, JointType, Model};
 use crate::sensor::{sensor_acc, sensor_pos, sensor_vel};
-use crate::spatial::{ang, cross_force, dof_parent, inert_mul, join, lin};
+use crate::smooth::crb::{mul_m, solve_m};
+use crate::smooth::jacobian::apply_ft_raw;
 use nalgebra::{Vector3, Vector6};
-
-/// Which leading stages `inverse_skip` may skip (`mjtStage`): their results in `d` are reused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Skip {
-    None = 0,
-    Pos = 1,
-    Vel = 2,
-}
 
 /// Inverse dynamics (`mj_inverse`): writes `qfrc_inverse` and the sensors; `qacc` is an input
 /// and is left unchanged. Allocation-free on `f64`.

@@ -7,10 +7,10 @@
 //! whose target is limited copies `jnt_range` / `tendon_range` **without applying the gear**
 //! (as MuJoCo 4.0.0 does). Otherwise the range is estimated by simulation ([`simulate`]).
 
-use crate::crb::solve_m;
 use crate::data::Data;
 use crate::integrator::{step1, step2};
 use crate::model::{disable, BiasType, GainType, Model, TrnType};
+use crate::smooth::crb::solve_m;
 
 /// Which actuators get a computed range (`lengthrange/mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -636,7 +636,7 @@ pub struct Model {
     /// Per-geom fluid parameters (`mjNFLUID` = 12, MuJoCo's layout): interaction coefficient
     /// (1 for `fluidshape="ellipsoid"`, else 0), the 5 `fluidcoef` (blunt drag, slender drag,
     /// angular drag, Kutta lift, Magnus lift), virtual mass (3) and virtual inertia (3) per unit
-    /// fluid density. Filled by [`crate::fluid::geom_fluid_compile`]; empty or all-zero means the
+    /// fluid density. Filled by [`crate::passive::fluid::geom_fluid_compile`]; empty or all-zero means the
     /// inertia-box model.
     pub geom_fluid: Vec<[f64; 12]>,
 

@@ -5,7 +5,8 @@
 //! Primitive intersections work in the geom frame (`lp = Rᵀ(pnt − pos)`, `lv = Rᵀ vec`) and keep
 //! the smallest non-negative root of each surface patch.
 
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::{sc, Scalar};
 use crate::model::{GeomType, Model};
 use nalgebra::{Matrix3, Vector3};
 

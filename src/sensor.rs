@@ -20,7 +20,7 @@
 //!   so an accelerometer at rest reads `+g` upwards).
 //! - force/torque: `cfrc_int` of the site's body (the force the parent exerts on the subtree),
 //!   torque taken about the site, both in the site frame.
-//! - touch: the sum of the positive normal forces ([`crate::rne::contact_force`]) of the
+//! - touch: the sum of the positive normal forces ([`crate::smooth::rne::contact_force`]) of the
 //!   contacts involving the site's body whose ray from the contact point along the normal
 //!   (pointing into the site's body) hits the site volume; force / torque sensors see contact and
 //!   connect/weld forces (`rne::post_constraint_ext`); rangefinder: [`crate::ray::ray`] along
@@ -30,10 +30,12 @@
 //! - camera frames are `cam_xpos` / `cam_xmat` (after the tracking mode), but a camera's
 //!   `framequat` is `xquat[body] · cam_quat`, ignoring the mode (as MuJoCo 4.0.0).
 
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::quat::{normalize_quat, q4};
+use crate::math::spatial::{ang, lin, v3};
+use crate::math::{sc, Scalar};
 use crate::model::{disable, Model, ObjType, SensorType};
-use crate::rne::rne_post_constraint;
-use crate::spatial::{ang, lin, normalize_quat, q4, v3};
+use crate::smooth::rne::rne_post_constraint;
 use nalgebra::{Matrix3, Quaternion, Vector3, Vector6};
 
 /// Computation stage a sensor needs (`mjtStage`).
@@ -102,12 +104,6 @@ fn needs_rne_post(t: SensorType) -> bool {
 /// The sensors of `m` that need [`subtree_vel`].
 fn needs_subtree_vel(t: SensorType) -> bool {
     matches!(t, SensorType::SubtreeLinVel | SensorType::SubtreeAngMom)
-}
-
-/// A sensor configuration whose output is not computed exactly, if any (none left: camera frames
-/// are supported since `cam_xpos` / `cam_xmat` exist).
-pub fn unsupported(_m: &Model) -> Option<&'static str> {
-    None
 }
 
 /// Position, orientation and body of a frame object (`body`: inertial frame, `xbody`: body
@@ -311,7 +307,7 @@ fn ref_of(m: &Model, i: usize) -> Option<(ObjType, usize)> {
 /// Limit sensors read the first limit row of their joint / tendon: `efc_pos − efc_margin`,
 /// `efc_vel` or `efc_force`; 0 when the limit has no row.
 fn limit_value<T: Scalar>(d: &Data<T>, t: SensorType, id: usize) -> T {
-    use crate::constraint::ConstraintType as Ct;
+    use crate::data::ConstraintType as Ct;
     use SensorType::*;
     let ty = match t {
         JointLimitPos | JointLimitVel | JointLimitFrc => Ct::LimitJoint,
@@ -342,7 +338,7 @@ fn touch<T: Scalar>(m: &Model, d: &Data<T>, s: usize) -> T {
         if b1 != b && b2 != b {
             continue;
         }
-        let f = crate::rne::contact_force(m, d, j)[0];
+        let f = crate::smooth::rne::contact_force(m, d, j)[0];
         if f <= T::zero() {
             continue;
         }

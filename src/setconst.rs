@@ -1,11 +1,11 @@
 //! Compile-time constants that need the dynamics at `qpos0` (MuJoCo's `mj_setConst`;
 //! docs/mujoco-behaviour.md#parameters, #actuators).
 
-use crate::crb::solve_m;
 use crate::data::Data;
 use crate::forward::fwd_position;
-use crate::jacobian::jac_body_com;
 use crate::model::{BiasType, GainType, JointType, Model};
+use crate::smooth::crb::solve_m;
+use crate::smooth::jacobian::jac_body_com;
 
 /// A body whose mass matrix block is `mass · I` on slide joints alone (MuJoCo's `body_simple =
 /// 2`, per the 4.0.0 loader): it has joints, all of them slide joints along a coordinate axis of
@@ -52,8 +52,9 @@ pub fn set_const(m: &mut Model) {
     // camera offsets for track/trackcom from the fixed (kinematic) pose at qpos0
     for c in 0..m.ncam {
         let b = m.cam_bodyid[c];
-        let p = d.xpos[b] + d.xmat[b] * crate::spatial::v3::<f64>(&m.cam_pos[c]);
-        let r = d.xmat[b] * crate::spatial::quat2mat(&crate::spatial::q4::<f64>(&m.cam_quat[c]));
+        let p = d.xpos[b] + d.xmat[b] * crate::math::spatial::v3::<f64>(&m.cam_pos[c]);
+        let r =
+            d.xmat[b] * crate::math::quat::quat2mat(&crate::math::quat::q4::<f64>(&m.cam_quat[c]));
         m.cam_pos0[c] = (p - d.xpos[b]).into();
         // relative to the target's subtree COM when a target is named, even for trackcom (which
         // then adds it to its own body's COM), as MuJoCo 4.0.0 does

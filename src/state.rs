@@ -1,95 +1,16 @@
 //! Configuration-space arithmetic and the state vector (API Reference: `mj_integratePos`,
-//! `mj_differentiatePos`, `mj_stateSize`/`mj_getState`/`mj_setState`, `mjd_subQuat`,
-//! `mjd_quatIntegrate`; Computation "Numerical integration").
+//! `mj_differentiatePos`, `mj_normalizeQuat`, `mj_stateSize`/`mj_getState`/`mj_setState`;
+//! Computation "Numerical integration"). The quaternion maps are in `math::quat`.
 //!
 //! Quaternions are `[w, x, y, z]`; the angular velocity of ball and free joints is in the
 //! body (local) frame, so `q_next = q ⊗ exp(h ω)` (docs/mujoco-behaviour.md#integrators).
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::quat::{quat_integrate, quat_normalize, quat_sub};
+use crate::math::Scalar;
 use crate::model::{JointType, Model};
-
-/// Squared norm below which the exp/log maps switch to their Taylor series (smooth for duals).
-const SMALL2: f64 = 1e-12;
-
-/// Quaternion product `a ⊗ b`.
-#[inline]
-pub fn quat_mul<T: Scalar>(a: &[T; 4], b: &[T; 4]) -> [T; 4] {
-    [
-        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
-    ]
-}
-
-/// Conjugate (the inverse of a unit quaternion).
-#[inline]
-pub fn quat_conj<T: Scalar>(q: &[T; 4]) -> [T; 4] {
-    [q[0], -q[1], -q[2], -q[3]]
-}
-
-/// Normalizes `q` as `mju_normalize4` ([`crate::math::spatial::normalize4`]).
-#[inline]
-pub fn quat_normalize<T: Scalar>(q: &[T; 4]) -> [T; 4] {
-    crate::math::spatial::normalize4(*q)
-}
-
-/// Exponential map: the unit quaternion of the rotation vector `t` (angle `|t|` about `t/|t|`).
-pub fn quat_exp<T: Scalar>(t: &[T; 3]) -> [T; 4] {
-    let s2 = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
-    let (c, k) = if s2 < sc(SMALL2) {
-        // cos(x/2), sin(x/2)/x as series in x² (exact to round-off here, smooth at 0)
-        (
-            T::one() - s2 / sc(8.0) + s2 * s2 / sc(384.0),
-            sc::<T>(0.5) - s2 / sc(48.0) + s2 * s2 / sc(3840.0),
-        )
-    } else {
-        let x = s2.sqrt();
-        let half = x * sc(0.5);
-        (half.cos(), half.sin() / x)
-    };
-    [c, t[0] * k, t[1] * k, t[2] * k]
-}
-
-/// Logarithm map: the rotation vector (angle in `[-π, π]`) of the possibly unnormalized
-/// quaternion `q` (MuJoCo's `mju_quat2Vel` with `dt = 1`).
-pub fn quat_log<T: Scalar>(q: &[T; 4]) -> [T; 3] {
-    // q and -q are the same rotation; pick w >= 0 so the angle is <= π
-    let (w, u) = if q[0] < T::zero() {
-        (-q[0], [-q[1], -q[2], -q[3]])
-    } else {
-        (q[0], [q[1], q[2], q[3]])
-    };
-    let s2 = u[0] * u[0] + u[1] * u[1] + u[2] * u[2];
-    let k = if s2 < sc::<T>(SMALL2) * w * w {
-        // 2 atan(s/w)/s as a series in (s/w)²
-        let r = s2 / (w * w);
-        sc::<T>(2.0) / w * (T::one() - r / sc(3.0) + r * r / sc(5.0))
-    } else {
-        let s = s2.sqrt();
-        sc::<T>(2.0) * s.atan2(w) / s
-    };
-    [u[0] * k, u[1] * k, u[2] * k]
-}
-
-/// `mju_subQuat`: the rotation vector `r` with `qa = qb ⊗ exp(r)`, i.e. `log(qb⁻¹ ⊗ qa)`.
-pub fn sub_quat<T: Scalar>(qa: &[T; 4], qb: &[T; 4]) -> [T; 3] {
-    quat_log(&quat_mul(&quat_conj(qb), qa))
-}
-
-/// `mju_quatIntegrate`: `q ← normalize(q ⊗ exp(h v))`.
-pub fn quat_integrate<T: Scalar>(q: &mut [T; 4], v: &[T; 3], h: T) {
-    let e = quat_exp(&[v[0] * h, v[1] * h, v[2] * h]);
-    *q = quat_normalize(&quat_mul(q, &e));
-}
-
-/// Rotates `v` by the unit quaternion `q`.
-pub fn quat_rotate<T: Scalar>(q: &[T; 4], v: &[T; 3]) -> [T; 3] {
-    let p = quat_mul(&quat_mul(q, &[T::zero(), v[0], v[1], v[2]]), &quat_conj(q));
-    [p[1], p[2], p[3]]
-}
 
 #[inline]
 fn read4<T: Scalar>(x: &[T], a: usize) -> [T; 4] {
@@ -128,14 +49,14 @@ fn integrate_quat_at<T: Scalar>(qpos: &mut [T], a: usize, w: &[T; 3], h: T) {
     qpos[a..a + 4].copy_from_slice(&q);
 }
 
-/// `mj_differentiatePos` (API Reference): `qvel = (qpos2 ⊖ qpos1) / h`; quaternions are normalized
-/// first and differenced with [`sub_quat`], so `integrate_pos(qpos1, qvel, h) == qpos2`.
+/// `mj_differentiatePos` (API Reference): `qvel = (qpos2 ⊖ qpos1) / h`; quaternions are
+/// normalized first and differenced with `quat_sub`, so `integrate_pos(qpos1, qvel, h) == qpos2`.
 pub fn differentiate_pos<T: Scalar>(m: &Model, qvel: &mut [T], h: T, qpos1: &[T], qpos2: &[T]) {
     let ih = T::one() / h;
     let dq = |qvel: &mut [T], pa: usize, va: usize| {
         let q1 = quat_normalize(&read4(qpos1, pa));
         let q2 = quat_normalize(&read4(qpos2, pa));
-        let r = sub_quat(&q2, &q1);
+        let r = quat_sub(&q2, &q1);
         for k in 0..3 {
             qvel[va + k] = r[k] * ih;
         }
@@ -167,109 +88,6 @@ pub fn normalize_quat<T: Scalar>(m: &Model, qpos: &mut [T]) {
         let q = quat_normalize(&read4(qpos, a));
         qpos[a..a + 4].copy_from_slice(&q);
     }
-}
-
-// ------------------------------------------------------------------ derivatives of quaternion maps
-
-/// 3×3 row-major matrix.
-pub type Mat3<T> = [[T; 3]; 3];
-
-fn skew<T: Scalar>(t: &[T; 3]) -> Mat3<T> {
-    let z = T::zero();
-    [[z, -t[2], t[1]], [t[2], z, -t[0]], [-t[1], t[0], z]]
-}
-
-fn mat_mul<T: Scalar>(a: &Mat3<T>, b: &Mat3<T>) -> Mat3<T> {
-    let mut r = [[T::zero(); 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
-            for k in 0..3 {
-                r[i][j] += a[i][k] * b[k][j];
-            }
-        }
-    }
-    r
-}
-
-/// `I + a K + b K²` with `K = [t]×`.
-fn poly_skew<T: Scalar>(t: &[T; 3], a: T, b: T) -> Mat3<T> {
-    let k = skew(t);
-    let k2 = mat_mul(&k, &k);
-    let mut r = [[T::zero(); 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
-            r[i][j] = a * k[i][j] + b * k2[i][j];
-        }
-        r[i][i] += T::one();
-    }
-    r
-}
-
-/// Inverse right Jacobian of SO(3): `I + K/2 + c K²`,
-/// `c = 1/θ² − (1 + cos θ)/(2 θ sin θ)` (→ 1/12 at 0). Also `dexp⁻¹` of RKMK
-/// (docs/mujoco-behaviour.md#integrators).
-pub fn so3_jr_inv<T: Scalar>(t: &[T; 3]) -> Mat3<T> {
-    poly_skew(t, sc(0.5), dexpinv_coef(t))
-}
-
-/// The coefficient `c(θ)` of [`so3_jr_inv`].
-pub fn dexpinv_coef<T: Scalar>(t: &[T; 3]) -> T {
-    let s2 = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
-    if s2 < sc(1e-6) {
-        // 1/12 + θ²/720 + θ⁴/30240
-        sc::<T>(1.0 / 12.0) + s2 / sc(720.0) + s2 * s2 / sc(30240.0)
-    } else {
-        let x = s2.sqrt();
-        T::one() / s2 - (T::one() + x.cos()) / (sc::<T>(2.0) * x * x.sin())
-    }
-}
-
-/// Right Jacobian of SO(3): `I − (1 − cos θ)/θ² K + (θ − sin θ)/θ³ K²`.
-pub fn so3_jr<T: Scalar>(t: &[T; 3]) -> Mat3<T> {
-    let s2 = t[0] * t[0] + t[1] * t[1] + t[2] * t[2];
-    let (a, b) = if s2 < sc(1e-6) {
-        (
-            -(sc::<T>(0.5) - s2 / sc(24.0) + s2 * s2 / sc(720.0)),
-            sc::<T>(1.0 / 6.0) - s2 / sc(120.0) + s2 * s2 / sc(5040.0),
-        )
-    } else {
-        let x = s2.sqrt();
-        (-(T::one() - x.cos()) / s2, (x - x.sin()) / (s2 * x))
-    };
-    poly_skew(t, a, b)
-}
-
-/// `mjd_subQuat` (API Reference): Jacobians of `r = sub_quat(qa, qb)` with respect to tangent
-/// perturbations `qa ⊗ exp(δa)`, `qb ⊗ exp(δb)`: `Da = Jr⁻¹(r)`, `Db = −Jr⁻¹(r)ᵀ`.
-pub fn mjd_sub_quat<T: Scalar>(qa: &[T; 4], qb: &[T; 4]) -> (Mat3<T>, Mat3<T>) {
-    let r = sub_quat(qa, qb);
-    let da = so3_jr_inv(&r);
-    let mut db = [[T::zero(); 3]; 3];
-    for i in 0..3 {
-        for j in 0..3 {
-            db[i][j] = -da[j][i];
-        }
-    }
-    (da, db)
-}
-
-/// `mjd_quatIntegrate` (API Reference) for `q ← q ⊗ exp(s)`, `s = h v`, in tangent coordinates:
-/// `Dq = exp(−[s]×)`, `Dv = Jr(s)`, `Dh = v`. As in MuJoCo 4.0.0 (checked against the
-/// engine), `Dv` is the Jacobian with respect to `s`, i.e. *not* multiplied by `h`.
-pub fn mjd_quat_integrate<T: Scalar>(v: &[T; 3], h: T) -> (Mat3<T>, Mat3<T>, [T; 3]) {
-    let s = [v[0] * h, v[1] * h, v[2] * h];
-    let s2 = s[0] * s[0] + s[1] * s[1] + s[2] * s[2];
-    // exp(-K) = I - sin θ/θ K + (1 - cos θ)/θ² K²
-    let (a, b) = if s2 < sc(1e-6) {
-        (
-            -(T::one() - s2 / sc(6.0) + s2 * s2 / sc(120.0)),
-            sc::<T>(0.5) - s2 / sc(24.0) + s2 * s2 / sc(720.0),
-        )
-    } else {
-        let x = s2.sqrt();
-        (-x.sin() / x, (T::one() - x.cos()) / s2)
-    };
-    (poly_skew(&s, a, b), so3_jr(&s), *v)
 }
 
 // ------------------------------------------------------------------ state vector

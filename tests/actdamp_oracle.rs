@@ -6,8 +6,7 @@
 
 mod oracle_util;
 
-use moreau::mjcf::{load_from_str, Vfs};
-use moreau::{forward, integrator, Data};
+use moreau::{load_from_str, Data, Vfs};
 use oracle_util::{cmp_case, fv, reference};
 
 const TOL: f64 = 1e-10;
@@ -20,7 +19,7 @@ fn actuator_damping_armature_match_mujoco() {
     for e in all.as_array().unwrap() {
         let name = e["name"].as_str().unwrap();
         let m = load_from_str(e["xml"].as_str().unwrap(), &Vfs::default()).unwrap();
-        assert_eq!(forward::unsupported(&m), None, "{name}");
+        assert_eq!(moreau::pipeline::forward_unsupported(&m), None, "{name}");
         let w = &mut worst;
         cmp_case(
             name,
@@ -40,9 +39,9 @@ fn actuator_damping_armature_match_mujoco() {
             d.qpos.copy_from_slice(&fv(&c["qpos"]));
             d.qvel.copy_from_slice(&fv(&c["qvel"]));
             d.ctrl.copy_from_slice(&fv(&c["ctrl"]));
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             let mut dense = vec![0.0; m.nv * m.nv];
-            moreau::crb::full_m(&m, &d.qM, &mut dense);
+            moreau::full_m(&m, &d.qM, &mut dense);
             cmp_case(
                 name,
                 c,
@@ -61,7 +60,7 @@ fn actuator_damping_armature_match_mujoco() {
         d.qpos.copy_from_slice(&fv(&r["qpos0"]));
         for u in r["ctrl"].as_array().unwrap() {
             d.ctrl.copy_from_slice(&fv(u));
-            integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
         }
         let w = &mut worst_roll;
         cmp_case(

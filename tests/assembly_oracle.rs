@@ -11,10 +11,10 @@
 
 mod oracle_util;
 
-use moreau::collision::Contact;
-use moreau::constraint::assemble;
+use moreau::data::Contact;
+
 use moreau::model::SolverType;
-use moreau::{forward, Data, Model, Vfs};
+use moreau::{Data, Model, Vfs};
 use nalgebra::{Matrix3, Vector3};
 use oracle_util::fv as f;
 use serde_json::Value;
@@ -94,7 +94,7 @@ fn run_with(c: &Value, solver: SolverType, opt: impl Fn(&mut Model)) -> (Model, 
     // the generator forces MuJoCo's dense layout (efc_J compared as nefc × nv)
     m.opt.jacobian = moreau::model::JacobianType::Dense;
     opt(&mut m);
-    assert!(forward::unsupported(&m).is_none());
+    assert!(moreau::pipeline::forward_unsupported(&m).is_none());
     let mut d = Data::new(&m);
     d.qpos.copy_from_slice(&f(&c["qpos"]));
     d.qvel.copy_from_slice(&f(&c["qvel"]));
@@ -102,16 +102,16 @@ fn run_with(c: &Value, solver: SolverType, opt: impl Fn(&mut Model)) -> (Model, 
     for (a, v) in d.eq_active.iter_mut().zip(f(&c["eq_active"])) {
         *a = v != 0.0;
     }
-    forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     // redo the constraint stages on MuJoCo's contacts
     d.contact.clear();
     d.contact.extend(oracle_contacts(c));
-    assemble::make_constraint(&m, &mut d);
-    assemble::reference_constraint(&m, &mut d);
-    forward::fwd_constraint(&m, &mut d);
-    moreau::sensor::sensor_pos(&m, &mut d);
-    moreau::sensor::sensor_vel(&m, &mut d);
-    moreau::sensor::sensor_acc(&m, &mut d);
+    moreau::pipeline::make_constraint(&m, &mut d);
+    moreau::pipeline::reference_constraint(&m, &mut d);
+    moreau::pipeline::fwd_constraint(&m, &mut d);
+    moreau::pipeline::sensor_pos(&m, &mut d);
+    moreau::pipeline::sensor_vel(&m, &mut d);
+    moreau::pipeline::sensor_acc(&m, &mut d);
     (m, d)
 }
 
@@ -240,7 +240,7 @@ fn cg_pgs_match_mujoco() {
 /// its coordinate is the corresponding column of `efc_J` (J = ∂r/∂q, Computation "Equality").
 #[test]
 fn dual_pipeline_and_jacobian_is_residual_derivative() {
-    use moreau::constraint::ConstraintType as Ct;
+    use moreau::data::ConstraintType as Ct;
     use moreau::model::JointType;
     use num_dual::Dual64;
     let mut checked = 0;
@@ -254,7 +254,7 @@ fn dual_pipeline_and_jacobian_is_residual_derivative() {
         let (qpos, qvel) = (f(&c["qpos"]), f(&c["qvel"]));
         d64.qpos.copy_from_slice(&qpos);
         d64.qvel.copy_from_slice(&qvel);
-        forward::forward(&m, &mut d64);
+        moreau::forward(&m, &mut d64);
         for j in
             (0..m.njnt).filter(|&j| matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide))
         {
@@ -266,7 +266,7 @@ fn dual_pipeline_and_jacobian_is_residual_derivative() {
             for i in 0..m.nv {
                 d.qvel[i] = Dual64::from(qvel[i]);
             }
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             assert_eq!(d.nefc, d64.nefc, "{name}");
             let re = |x: &[Dual64]| x.iter().map(|y| y.re).collect::<Vec<_>>();
             for (key, ours, want) in [
@@ -304,7 +304,6 @@ fn dual_pipeline_and_jacobian_is_residual_derivative() {
 /// `qfrc_inverse = qfrc_applied + qfrc_actuator` (here 0); `fwdinv` reports both discrepancies.
 #[test]
 fn inverse_recovers_constraint_forces() {
-    use moreau::inverse;
     use moreau::model::enable;
     for c in cases() {
         let name = c["name"].as_str().unwrap();
@@ -316,7 +315,7 @@ fn inverse_recovers_constraint_forces() {
         let fwd_q = d.qfrc_constraint.clone();
         let fwd_f = d.efc_force.clone();
         let scale = fwd_q.iter().fold(1.0f64, |a, x| a.max(x.abs()));
-        inverse::compare_fwd_inv(&m, &mut d);
+        moreau::pipeline::compare_fwd_inv(&m, &mut d);
         assert!(
             d.solver_fwdinv[0] <= 1e-8 * scale && d.solver_fwdinv[1] <= 1e-8 * scale,
             "{name}: fwdinv {:?}",
@@ -326,7 +325,7 @@ fn inverse_recovers_constraint_forces() {
             d.efc_force, fwd_f,
             "{name}: compare_fwd_inv keeps the forward forces"
         );
-        inverse::inverse_skip(&m, &mut d, inverse::Skip::Vel, true);
+        moreau::pipeline::inverse_skip(&m, &mut d, moreau::pipeline::Skip::Vel, true);
         let (e, at) = err(&d.qfrc_constraint, &fwd_q);
         assert!(
             e <= 1e-8 * scale,

@@ -3,8 +3,7 @@
 //! foot folds onto its torso. MuJoCo's normal there is `a1 × a2` normalized, not the
 //! coincident-spheres default `+x`. Contacts (count, geoms, dist, pos, frame) to 1e-12.
 
-use moreau::mjcf::{load_from_str, Vfs};
-use moreau::Data;
+use moreau::{load_from_str, Data, Vfs};
 use serde_json::Value;
 
 #[test]
@@ -24,7 +23,7 @@ fn crossing_capsules_match_mujoco() {
         for (q, v) in d.qpos.iter_mut().zip(c["qpos"].as_array().unwrap()) {
             *q = f(v);
         }
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         let cs = c["contacts"].as_array().unwrap();
         assert_eq!(d.contact.len(), cs.len(), "{name}: contact count");
         for (k, (mc, rc)) in d.contact.iter().zip(cs).enumerate() {

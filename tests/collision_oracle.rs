@@ -10,7 +10,9 @@
 
 mod oracle_util;
 
-use moreau::collision::{collision, Contact};
+use moreau::data::Contact;
+
+use moreau::pipeline::collision;
 use moreau::Data;
 use oracle_util::scene::{build_model, f, set_pose, vec3, vf, vi};
 use serde_json::Value;

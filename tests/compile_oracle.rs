@@ -161,7 +161,7 @@ fn check_model(name: &str) -> (usize, Vec<String>) {
     let text = std::fs::read_to_string(root.join(format!("tests/reference/{name}.json")))
         .expect("reference file");
     let refdata: Value = serde_json::from_str(&text).expect("reference JSON");
-    let m: Model = match moreau::mjcf::load(root.join(format!("models/{name}.xml"))) {
+    let m: Model = match moreau::load(root.join(format!("models/{name}.xml"))) {
         Ok(m) => m,
         Err(e) => return (0, vec![format!("{name}: load failed: {e}")]),
     };

@@ -13,10 +13,10 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use moreau::collision::Contact;
-use moreau::constraint::assemble;
+use moreau::data::Contact;
+
 use moreau::model::{disable, Integrator, Model, SolverType};
-use moreau::{forward, integrator, Data};
+use moreau::Data;
 use nalgebra::{Matrix3, Quaternion, Vector3};
 use serde_json::Value;
 
@@ -94,7 +94,7 @@ fn load(name: &str) -> Result<(Value, Model), String> {
     let path = format!("{}/{}", root(), r["model"].as_str().unwrap());
     let mut m = moreau::load(&path).map_err(|e| format!("load: {e}"))?;
     m.opt.disableflags |= disable::ISLAND;
-    if let Some(why) = forward::unsupported(&m) {
+    if let Some(why) = moreau::pipeline::forward_unsupported(&m) {
         return Err(why.to_string());
     }
     Ok((r, m))
@@ -171,9 +171,9 @@ fn oracle_contacts(s: &Value) -> Vec<Contact> {
 fn resolve_on(m: &Model, d: &mut Data, s: &Value) {
     d.contact.clear();
     d.contact.extend(oracle_contacts(s));
-    assemble::make_constraint(m, d);
-    assemble::reference_constraint(m, d);
-    forward::fwd_constraint(m, d);
+    moreau::pipeline::make_constraint(m, d);
+    moreau::pipeline::reference_constraint(m, d);
+    moreau::pipeline::fwd_constraint(m, d);
 }
 
 #[test]
@@ -193,7 +193,7 @@ fn contact_lists_match() {
         for s in r["states"].as_array().unwrap() {
             let label = s["label"].as_str().unwrap();
             set_state(&m, &mut d, s);
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             let want = s["contact"].as_array().unwrap();
             if d.contact.len() != want.len() {
                 failures.push(format!(
@@ -266,7 +266,7 @@ fn constraint_rows_and_solvers_match_on_mujoco_contacts() {
             let mut d = Data::new(&m);
             m.opt.solver = SolverType::Newton;
             set_state(&m, &mut d, s);
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             resolve_on(&m, &mut d, s);
             let nefc = s["nefc"].as_u64().unwrap() as usize;
             if d.nefc != nefc {
@@ -296,7 +296,7 @@ fn constraint_rows_and_solvers_match_on_mujoco_contacts() {
             }
             // CG from the same state
             m.opt.solver = SolverType::Cg;
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             resolve_on(&m, &mut d, s);
             // CG stops at MuJoCo's tolerance; its iterates are sensitive to round-off on stiff
             // problems, so "same qacc" means: identical to 1e-6, or no farther from Newton's
@@ -322,7 +322,7 @@ fn constraint_rows_and_solvers_match_on_mujoco_contacts() {
             }
             // PGS: MuJoCo 4.0.0's sweeps (solver::pgs), so MuJoCo's PGS qacc to TOL_PGS
             m.opt.solver = SolverType::Pgs;
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             resolve_on(&m, &mut d, s);
             let (ours, _) = err(&d.qacc, &newton);
             let (theirs, _) = err(&fv(&s["qacc_pgs"]), &newton);
@@ -361,7 +361,7 @@ fn forward_matches_with_own_collision() {
         let mut worst = 0.0f64;
         for s in r["states"].as_array().unwrap() {
             set_state(&m, &mut d, s);
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             let (e, at) = err(&d.qacc, &fv(&s["qacc"]));
             worst = worst.max(e);
             if e > TOL_QACC {
@@ -434,7 +434,7 @@ fn rollouts_track_mujoco() {
                 if m.nu > 0 {
                     d.ctrl.copy_from_slice(&fv(&ctrl[k]));
                 }
-                integrator::step(&m, &mut d);
+                moreau::step(&m, &mut d);
             }
             println!(
                 "{name:22} {key:12} {nstep} steps: max err {:.1e} (step {})",

@@ -4,7 +4,7 @@
 #[test]
 fn cloned_data_keeps_contacts() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let m = moreau::mjcf::load(format!("{root}/models/sphere_drop.xml")).unwrap();
+    let m = moreau::load(format!("{root}/models/sphere_drop.xml")).unwrap();
     let text = std::fs::read_to_string(format!("{root}/tests/reference/sphere_drop.json")).unwrap();
     let refdata: serde_json::Value = serde_json::from_str(&text).unwrap();
     let qpos: Vec<f64> = refdata["states"][2]["qpos"]
@@ -17,8 +17,8 @@ fn cloned_data_keeps_contacts() {
     let mut d1 = moreau::Data::<f64>::new(&m).clone();
     d0.qpos.copy_from_slice(&qpos);
     d1.qpos.copy_from_slice(&qpos);
-    moreau::forward::forward(&m, &mut d0);
-    moreau::forward::forward(&m, &mut d1);
+    moreau::forward(&m, &mut d0);
+    moreau::forward(&m, &mut d1);
     assert!(!d0.contact.is_empty());
     assert_eq!(d0.contact.len(), d1.contact.len());
     assert_eq!(d0.qacc, d1.qacc);

@@ -6,7 +6,7 @@ use moreau::model::Integrator;
 use moreau::{Data, Model};
 
 fn model(name: &str) -> Model {
-    moreau::mjcf::load(format!("{}/models/{name}.xml", env!("CARGO_MANIFEST_DIR"))).unwrap()
+    moreau::load(format!("{}/models/{name}.xml", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
 /// The bits of the state and of the main outputs.
@@ -35,7 +35,7 @@ fn run(m: &Model, steps: usize) -> Vec<Vec<u64>> {
     let mut out = Vec::new();
     for k in 0..steps {
         ctrl(&mut d, k);
-        moreau::integrator::step(m, &mut d);
+        moreau::step(m, &mut d);
         if k % 100 == 99 {
             out.push(bits(&d));
         }
@@ -61,14 +61,14 @@ fn reruns_and_clones_are_bit_identical() {
         let mut d = Data::<f64>::new(&m);
         for k in 0..500 {
             ctrl(&mut d, k);
-            moreau::integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
         }
         let mut c = d.clone();
         for k in 500..1000 {
             ctrl(&mut d, k);
-            moreau::integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
             ctrl(&mut c, k);
-            moreau::integrator::step(&m, &mut c);
+            moreau::step(&m, &mut c);
         }
         assert_eq!(bits(&d), bits(&c), "{name} {integ:?}: clone");
         assert_eq!(

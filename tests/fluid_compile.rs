@@ -11,10 +11,9 @@
 //!   viscosity only, and density 1000 + viscosity + wind: 1e-10 relative (to max(|x|, 1)), with
 //!   MuJoCo's `geom_fluid` substituted and with the compiled one.
 //! - a muscle whose length range needs MuJoCo's simulation-based estimate is reported by
-//!   `forward::unsupported`; one resolved by `uselimit` matches MuJoCo.
+//!   `moreau::pipeline::forward_unsupported`; one resolved by `uselimit` matches MuJoCo.
 
-use moreau::mjcf::{load_from_str, Vfs};
-use moreau::{forward, Data};
+use moreau::{load_from_str, Data, Vfs};
 use serde_json::Value;
 
 const TOL_QFRC: f64 = 1e-10;
@@ -75,12 +74,12 @@ fn passive_worst(mujoco_fluid: bool, tol: f64) -> f64 {
                 .map(|f| fv(f).try_into().unwrap())
                 .collect();
         }
-        assert_eq!(forward::unsupported(&m), None, "{name}");
+        assert_eq!(moreau::pipeline::forward_unsupported(&m), None, "{name}");
         let mut d = Data::<f64>::new(&m);
         for (s, st) in c["states"].as_array().unwrap().iter().enumerate() {
             d.qpos.copy_from_slice(&fv(&st["qpos"]));
             d.qvel.copy_from_slice(&fv(&st["qvel"]));
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             for (what, got, want) in [
                 ("qfrc_passive", &d.qfrc_passive, fv(&st["qfrc_passive"])),
                 ("qfrc_fluid", &d.qfrc_fluid, fv(&st["qfrc_fluid"])),
@@ -122,7 +121,7 @@ fn muscle_lengthrange_is_resolved() {
     for (a, b) in m.actuator_lengthrange[0].iter().zip(&want) {
         assert!((a - b).abs() <= 1e-12, "{a} vs MuJoCo {b}");
     }
-    assert_eq!(forward::unsupported(&m), None);
+    assert_eq!(moreau::pipeline::forward_unsupported(&m), None);
 
     // default options: estimated by simulation (compared with MuJoCo in tests/phys8c_oracle.rs)
     let m = load_from_str(
@@ -132,7 +131,7 @@ fn muscle_lengthrange_is_resolved() {
     .unwrap();
     let [lo, hi] = m.actuator_lengthrange[0];
     assert!(lo < hi, "simulated range ({lo}, {hi})");
-    assert_eq!(forward::unsupported(&m), None);
+    assert_eq!(moreau::pipeline::forward_unsupported(&m), None);
 
     // an explicit lengthrange is kept (useexisting), mode="none" selects nothing
     for (from, to) in [
@@ -146,6 +145,6 @@ fn muscle_lengthrange_is_resolved() {
         ),
     ] {
         let m = load_from_str(&xml.replace(from, to), &Vfs::default()).unwrap();
-        assert_eq!(forward::unsupported(&m), None);
+        assert_eq!(moreau::pipeline::forward_unsupported(&m), None);
     }
 }

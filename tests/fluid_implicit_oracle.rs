@@ -4,8 +4,7 @@
 //! the fluid models (inertia box, ellipsoid, viscous only) to 1e-8, plus Euler as a control.
 //! The models are compiled by moreau (`geom_fluid` included: tests/fluid_compile.rs).
 
-use moreau::mjcf::{load_from_str, Vfs};
-use moreau::{forward, integrator, Data};
+use moreau::{load_from_str, Data, Vfs};
 use serde_json::Value;
 
 const TOL: f64 = 1e-8;
@@ -29,11 +28,11 @@ fn fluid_implicit_rollouts_match_mujoco() {
     for e in all.as_array().unwrap() {
         let name = e["name"].as_str().unwrap();
         let m = load_from_str(e["xml"].as_str().unwrap(), &Vfs::default()).unwrap();
-        assert_eq!(forward::unsupported(&m), None, "{name}");
+        assert_eq!(moreau::pipeline::forward_unsupported(&m), None, "{name}");
         let mut d = Data::<f64>::new(&m);
         d.qvel.copy_from_slice(&fv(&e["qvel0"]));
         for _ in 0..100 {
-            integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
         }
         for (what, got, want) in [
             ("qpos", &d.qpos, fv(&e["qpos"])),

@@ -16,16 +16,16 @@ fn hfield_step_does_not_allocate() {
       <body pos=".1 .1 .06"><freejoint/><geom type="mesh" mesh="c"/></body>
       <body pos=".1 -.1 .06" euler="90 0 0"><freejoint/><geom type="cylinder" size=".02 .03"/></body>
     </worldbody></mujoco>"#;
-    let m = moreau::mjcf::load_from_str(xml, &moreau::mjcf::Vfs::default()).unwrap();
+    let m = moreau::load_from_str(xml, &moreau::Vfs::default()).unwrap();
     let mut d = moreau::Data::<f64>::new(&m);
     for _ in 0..20 {
-        moreau::integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
     }
     let nhf = d.contact.iter().filter(|c| c.geom[0] == 0).count();
     assert!(nhf >= 3, "{nhf} height-field contacts");
     let before = allocations();
     for _ in 0..5 {
-        moreau::integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
     }
     let n = allocations() - before;
     assert_eq!(n, 0, "{n} allocations");

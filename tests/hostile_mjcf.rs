@@ -4,8 +4,8 @@
 //! 1024 deep does not; six dofs per body) or loads without recursion on the element tree (run
 //! on a thread with a small stack).
 
-use moreau::mjcf::{ErrorKind, MjcfError, MAX_BODY_DEPTH, MAX_ELEMENT_DEPTH};
 use moreau::{load_from_str, Model, Vfs};
+use moreau::{ErrorKind, MjcfError, MAX_BODY_DEPTH, MAX_ELEMENT_DEPTH};
 
 fn err(xml: &str, vfs: &Vfs) -> MjcfError {
     match load_from_str(xml, vfs) {

@@ -35,7 +35,7 @@ fn quadruped_state() -> (moreau::Model, DVector<f64>, Vec<f64>) {
     d.ctrl.copy_from_slice(&u);
     for _ in 0..60 {
         d.xfrc_applied[torso] = nalgebra::Vector6::new(3.0, -2.0, 0.0, 1.5, 2.0, 0.8);
-        moreau::integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
     }
     d.xfrc_applied[torso].fill(0.0);
     assert!(
@@ -237,7 +237,7 @@ fn ilqr_turns_a_floating_base() {
     let mut xref = x0.clone();
     let (s, c) = (0.15f64.sin(), 0.15f64.cos());
     let q = [x0[base + 3], x0[base + 4], x0[base + 5], x0[base + 6]];
-    let t = moreau::state::quat_mul(&q, &[c, 0.0, s, 0.0]);
+    let t = moreau::pipeline::quat_mul(&q, &[c, 0.0, s, 0.0]);
     xref.rows_mut(base + 3, 4).copy_from_slice(&t);
     let mut w = vec![0.0; 2 * nv];
     for k in 3..6 {

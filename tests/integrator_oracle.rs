@@ -9,7 +9,7 @@
 //!
 //! The Model is built from the reference file's compiled-model fields (so the integrator is tested
 //! independently of the MJCF compiler); models the smooth pipeline cannot evaluate yet
-//! (`forward::unsupported`) are skipped with a message.
+//! (`moreau::pipeline::forward_unsupported`) are skipped with a message.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -17,7 +17,7 @@ mod common;
 
 use common::*;
 use moreau::model::{Integrator, Model};
-use moreau::{derivative, forward, integrator, Data};
+use moreau::Data;
 use serde_json::{Map, Value};
 
 const TOL_STATE: f64 = 1e-10;
@@ -36,9 +36,9 @@ const MODELS: [&str; 9] = [
     "zoo2",
 ];
 
-/// Why a model cannot be compared yet: a pipeline gap (`forward::unsupported`).
+/// Why a model cannot be compared yet: a pipeline gap (`moreau::pipeline::forward_unsupported`).
 fn skip_reason(m: &Model) -> Option<String> {
-    forward::unsupported(m).map(|why| why.to_string())
+    moreau::pipeline::forward_unsupported(m).map(|why| why.to_string())
 }
 
 fn load(name: &str) -> Value {
@@ -145,9 +145,9 @@ fn forward_outputs_and_qderiv_match_mujoco() {
         for (k, c) in r["states"].as_array().unwrap().iter().enumerate() {
             let mut d = Data::<f64>::new(&m);
             set_inputs(&m, &mut d, c);
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             let mut dense = vec![0.0; m.nv * m.nv];
-            moreau::crb::full_m(&m, &d.qM, &mut dense);
+            moreau::full_m(&m, &d.qM, &mut dense);
             track(&mut ws, &format!("#{k} qM"), &dense, &fv(&c["qM"]));
             for (field, got) in [
                 ("qfrc_bias", &d.qfrc_bias),
@@ -160,10 +160,10 @@ fn forward_outputs_and_qderiv_match_mujoco() {
             ] {
                 track(&mut ws, &format!("#{k} {field}"), got, &fv(&c[field]));
             }
-            derivative::smooth_vel(&m, &mut d, true);
+            moreau::pipeline::smooth_vel(&m, &mut d, true);
             let q = masked(&m, &d.qDeriv);
             track(&mut wd, &format!("#{k} qDeriv"), &q, &fv(&c["qDeriv"]));
-            derivative::smooth_vel(&m, &mut d, false);
+            moreau::pipeline::smooth_vel(&m, &mut d, false);
             let q = masked(&m, &d.qDeriv);
             let want = fv(&c["qDeriv_implicitfast"]);
             track(&mut wd, &format!("#{k} qDeriv_implicitfast"), &q, &want);
@@ -204,7 +204,7 @@ fn rollout(m: &Model, ro: &Value) -> Worst {
     };
     for s in 0..ctrl.len() {
         d.ctrl.copy_from_slice(&fv(&ctrl[s]));
-        integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         track(
             &mut w,
             &format!("step {} qpos", s + 1),
@@ -282,13 +282,13 @@ fn analytic_velocity_derivatives_match_dual_numbers() {
         for (s, c) in r["states"].as_array().unwrap().iter().enumerate() {
             let mut d = Data::<f64>::new(&m);
             set_inputs(&m, &mut d, c);
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             let mut rne = vec![0.0; nv * nv];
             let mut pas = vec![0.0; nv * nv];
             let mut act = vec![0.0; nv * nv];
-            derivative::d_rne_vel(&m, &mut d, 0..nv, &mut rne);
-            derivative::d_passive_vel(&m, &d, &mut pas);
-            derivative::d_actuator_vel(&m, &d, &mut act);
+            moreau::pipeline::d_rne_vel(&m, &mut d, 0..nv, &mut rne);
+            moreau::pipeline::d_passive_vel(&m, &d, &mut pas);
+            moreau::pipeline::d_actuator_vel(&m, &d, &mut act);
             let mut dual = vec![vec![0.0; nv * nv]; 3];
             for k in 0..nv {
                 let mut dd = Data::<Dual64>::new(&m);
@@ -298,7 +298,7 @@ fn analytic_velocity_derivatives_match_dual_numbers() {
                 }
                 set_state(&m, &mut dd, &cc);
                 dd.qvel[k].eps = 1.0;
-                forward::forward(&m, &mut dd);
+                moreau::forward(&m, &mut dd);
                 for i in 0..nv {
                     dual[0][i * nv + k] = dd.qfrc_bias[i].eps;
                     dual[1][i * nv + k] = dd.qfrc_passive[i].eps;
@@ -317,9 +317,9 @@ fn analytic_velocity_derivatives_match_dual_numbers() {
 
 /// Total energy `½ vᵀ M v − Σ_b m_b g·xipos_b` of an undamped, unactuated system.
 fn energy(m: &Model, d: &mut Data<f64>) -> f64 {
-    forward::forward(m, d);
+    moreau::forward(m, d);
     let mut mv = vec![0.0; m.nv];
-    moreau::crb::mul_m(m, d, &d.qvel.clone(), &mut mv);
+    moreau::mul_m(m, d, &d.qvel.clone(), &mut mv);
     let kin: f64 = 0.5 * mv.iter().zip(&d.qvel).map(|(a, b)| a * b).sum::<f64>();
     let g = m.opt.gravity;
     let pot: f64 = (1..m.nbody)
@@ -351,7 +351,7 @@ fn rk4_conserves_energy_of_undamped_pendulums() {
         let scale = e0.abs().max(1.0);
         let mut worst = 0.0f64;
         for _ in 0..5000 {
-            integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
             let e = energy(&m, &mut d);
             worst = worst.max((e - e0).abs() / scale);
         }
@@ -363,7 +363,7 @@ fn rk4_conserves_energy_of_undamped_pendulums() {
         de.qvel.copy_from_slice(&qv0);
         let mut worst_euler = 0.0f64;
         for _ in 0..5000 {
-            integrator::step(&me, &mut de);
+            moreau::step(&me, &mut de);
             let e = energy(&me, &mut de);
             worst_euler = worst_euler.max((e - e0).abs() / scale);
         }

@@ -7,10 +7,9 @@ mod common;
 mod sensor_common;
 
 use common::*;
-use moreau::inverse::inverse;
-use moreau::jacobian::apply_ft;
 use moreau::model::{disable, enable, Integrator};
-use moreau::Data;
+use moreau::pipeline::apply_ft;
+use moreau::{inverse, Data};
 use nalgebra::Vector3;
 use sensor_common::*;
 
@@ -40,7 +39,7 @@ fn inverse_matches_mujoco() {
             let name = format!("{name}#{k}");
             let mut d = Data::<f64>::new(&m0);
             set_state(&m0, &mut d, c);
-            moreau::forward::forward(&m0, &mut d);
+            moreau::forward(&m0, &mut d);
             cmp(
                 &format!("{name} forward qacc"),
                 &d.qacc,
@@ -100,7 +99,7 @@ fn forward_then_inverse_returns_applied_forces() {
         for c in e["cases"].as_array().unwrap() {
             let mut d = Data::<f64>::new(&m);
             set_state(&m, &mut d, c);
-            moreau::forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             inverse(&m, &mut d);
             let mut tau: Vec<f64> = (0..m.nv)
                 .map(|i| d.qfrc_applied[i] + d.qfrc_actuator[i])

@@ -283,18 +283,18 @@ fn islands_of_reused_data_match_fresh() {
         set_cone_solver(&mut m, c);
         let mut fresh = Data::new(&m);
         oracle_util::set_inputs(&mut fresh, c);
-        moreau::forward::forward(&m, &mut fresh);
+        moreau::forward(&m, &mut fresh);
         let d = reused
             .entry(name.to_string())
             .or_insert_with(|| Data::new(&m));
         let mut off = m.clone();
         off.opt.disableflags |= moreau::model::disable::CONSTRAINT;
         oracle_util::set_inputs(d, c);
-        moreau::forward::forward(&off, d);
+        moreau::forward(&off, d);
         assert_eq!((d.nefc, d.nisland), (0, 0));
         for pass in 0..2 {
             oracle_util::set_inputs(d, c);
-            moreau::forward::forward(&m, d);
+            moreau::forward(&m, d);
             assert_eq!(
                 structure(d),
                 structure(&fresh),

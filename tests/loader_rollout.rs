@@ -9,7 +9,7 @@
 mod common;
 
 use common::rollout_start;
-use moreau::integrator;
+
 use moreau::model::Model;
 use serde_json::Value;
 use std::path::Path;
@@ -42,7 +42,7 @@ fn rollout(m: &Model, ro: &Value) -> (f64, String) {
     let mut worst = (0.0f64, String::new());
     for s in 0..ctrl.len() {
         d.ctrl.copy_from_slice(&fv(&ctrl[s]));
-        integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         for (what, got, want) in [
             ("qpos", &d.qpos[..], fv(&ro["qpos"][s + 1])),
             ("qvel", &d.qvel[..], fv(&ro["qvel"][s + 1])),
@@ -73,9 +73,9 @@ fn loaded_models_reproduce_mujoco_rollouts() {
         let text = std::fs::read_to_string(root.join(format!("tests/reference/{name}.json")))
             .expect("reference file");
         let r: Value = serde_json::from_str(&text).expect("reference JSON");
-        let m = moreau::mjcf::load(root.join(format!("models/{name}.xml")))
+        let m = moreau::load(root.join(format!("models/{name}.xml")))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
-        if let Some(why) = moreau::forward::unsupported(&m) {
+        if let Some(why) = moreau::pipeline::forward_unsupported(&m) {
             panic!("{name}: the pipeline cannot run it: {why}");
         }
         for (integ, ro) in r["rollouts"].as_object().unwrap() {

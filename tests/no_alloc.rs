@@ -15,10 +15,10 @@ fn forward_and_checks_do_not_allocate() {
         set_state(&m, &mut d, &e["cases"][0]);
         let before = allocations();
         for _ in 0..3 {
-            moreau::check::check_pos(&m, &mut d);
-            moreau::check::check_vel(&m, &mut d);
-            moreau::forward::forward(&m, &mut d);
-            moreau::check::check_acc(&m, &mut d);
+            moreau::pipeline::check_pos(&m, &mut d);
+            moreau::pipeline::check_vel(&m, &mut d);
+            moreau::forward(&m, &mut d);
+            moreau::pipeline::check_acc(&m, &mut d);
         }
         let n = allocations() - before;
         assert_eq!(n, 0, "{}: {n} allocations", e["name"]);

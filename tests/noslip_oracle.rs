@@ -17,7 +17,7 @@
 mod oracle_util;
 
 use moreau::model::{disable, Cone};
-use moreau::{integrator, Data};
+use moreau::Data;
 use oracle_util::{
     case_tag, err, ferr, forward_case_rows, fv, iv, model, reference, set_cone_solver,
 };
@@ -129,7 +129,7 @@ fn noslip_rollouts_track_mujoco() {
         let nstep = ro["nstep"].as_u64().unwrap() as usize;
         let (mut worst, mut at) = (0.0f64, 0);
         for k in 1..=nstep {
-            integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
             let e = err(&d.qpos, &fv(&qpos[k])).max(err(&d.qvel, &fv(&qvel[k])));
             if e > worst {
                 (worst, at) = (e, k);

@@ -17,7 +17,7 @@ fn phys8_forward_does_not_allocate() {
         set_state(&m, &mut d, &e["cases"][1]);
         let before = allocations();
         for _ in 0..3 {
-            moreau::forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
         }
         let n = allocations() - before;
         assert_eq!(n, 0, "{}: {n} allocations", e["name"]);

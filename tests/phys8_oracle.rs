@@ -28,12 +28,12 @@ fn phys8_matches_mujoco() {
     for e in all["models"].as_array().unwrap() {
         let name = e["name"].as_str().unwrap();
         let m = build(&e["model"]);
-        assert_eq!(moreau::forward::unsupported(&m), None, "{name}");
+        assert_eq!(moreau::pipeline::forward_unsupported(&m), None, "{name}");
         for (k, c) in e["cases"].as_array().unwrap().iter().enumerate() {
             let name = &format!("{name}#{k}");
             let mut d = Data::<f64>::new(&m);
             set_state(&m, &mut d, c);
-            moreau::forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             let w = &mut worst;
             for (field, got) in [
                 ("ten_length", &d.ten_length),
@@ -55,7 +55,7 @@ fn phys8_matches_mujoco() {
                 cmp(name, field, got, &fv(&c[field]), w);
             }
             let mut dense = vec![0.0; m.nv * m.nv];
-            moreau::crb::full_m(&m, &d.qM, &mut dense);
+            moreau::full_m(&m, &d.qM, &mut dense);
             cmp(name, "qM", &dense, &fv(&c["qM"]), w);
             // wrap path: addresses, counts, objects and points of the used entries
             let adr: Vec<usize> = fv(&c["ten_wrapadr"]).iter().map(|x| *x as usize).collect();
@@ -86,7 +86,7 @@ fn geom_fluid_compile_close_to_mujoco() {
         for g in 0..m.ngeom {
             let want = m.geom_fluid[g];
             let c: [f64; 5] = want[1..6].try_into().unwrap();
-            let got = moreau::fluid::geom_fluid_compile(
+            let got = moreau::pipeline::geom_fluid_compile(
                 want[0] > 0.0,
                 &c,
                 m.geom_type[g],
@@ -117,13 +117,13 @@ fn lengthrange_from_limits() {
     for i in 0..m.nu - 1 {
         m.actuator_lengthrange[i] = [0.0, 0.0];
     }
-    let opt = moreau::lengthrange::LengthRangeOpt {
-        mode: moreau::lengthrange::LengthRangeMode::All,
+    let opt = moreau::LengthRangeOpt {
+        mode: moreau::LengthRangeMode::All,
         useexisting: true,
         uselimit: true,
         ..Default::default()
     };
-    moreau::lengthrange::set_length_range(&mut m, &opt).unwrap();
+    moreau::set_length_range(&mut m, &opt).unwrap();
     assert_eq!(m.actuator_lengthrange, want.actuator_lengthrange);
 }
 
@@ -132,12 +132,12 @@ fn eval<T: Scalar>(m: &Model, c: &Value, t: T, dir: &[f64]) -> Data<T> {
     let mut d = Data::<T>::new(m);
     set_state(m, &mut d, c);
     for (i, q) in d.qpos.iter_mut().enumerate() {
-        *q += t * moreau::data::sc(dir[i % dir.len()]);
+        *q += t * moreau::pipeline::sc(dir[i % dir.len()]);
     }
     for (i, v) in d.qvel.iter_mut().enumerate() {
-        *v += t * moreau::data::sc(dir[(i + 3) % dir.len()]);
+        *v += t * moreau::pipeline::sc(dir[(i + 3) % dir.len()]);
     }
-    moreau::forward::forward(m, &mut d);
+    moreau::forward(m, &mut d);
     d
 }
 
@@ -222,14 +222,14 @@ fn fluid_velocity_derivative_matches_dual() {
         for c in e["cases"].as_array().unwrap().iter().skip(1).take(2) {
             let mut d = Data::<f64>::new(&m);
             set_state(&m, &mut d, c);
-            moreau::forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             let mut der = vec![0.0; nv * nv];
-            moreau::fluid::fluid_deriv(&m, &d, false, &mut der);
+            moreau::pipeline::fluid_deriv(&m, &d, false, &mut der);
             for col in 0..nv {
                 let mut dd = Data::<Dual64>::new(&m);
                 set_state(&m, &mut dd, c);
                 dd.qvel[col].eps = 1.0;
-                moreau::forward::forward(&m, &mut dd);
+                moreau::forward(&m, &mut dd);
                 for r in 0..nv {
                     let want = dd.qfrc_fluid[r].eps;
                     let got = der[r * nv + col];
@@ -252,7 +252,7 @@ fn set_const_with_spatial_tendons_and_site_transmissions() {
         let want = build(&e["model"]);
         let mut m = want.clone();
         SetConstFields::clear(&mut m);
-        moreau::setconst::set_const(&mut m);
+        moreau::set_const(&mut m);
         let w = &mut worst;
         for (field, got, exp) in SetConstFields::pairs(&m, &want) {
             cmp(name, field, got, exp, w);

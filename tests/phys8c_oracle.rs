@@ -51,9 +51,9 @@ fn cmp(what: &str, got: &[f64], want: &[f64], tol: f64) -> f64 {
 }
 
 fn compile(xml: &Value) -> Model {
-    let m = moreau::mjcf::load_from_str(xml.as_str().unwrap(), &Default::default())
+    let m = moreau::load_from_str(xml.as_str().unwrap(), &Default::default())
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(moreau::forward::unsupported(&m), None);
+    assert_eq!(moreau::pipeline::forward_unsupported(&m), None);
     m
 }
 
@@ -117,7 +117,7 @@ fn cameras_match_mujoco() {
     for (k, c) in e["cases"].as_array().unwrap().iter().enumerate() {
         let mut d = Data::<f64>::new(&m);
         set_state(&mut d, c);
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         let n = format!("case {k}");
         w = w.max(cmp(
             &format!("{n} cam_xpos"),
@@ -160,7 +160,7 @@ fn ray_skips_invisible_geoms_like_mujoco() {
     cmp("geom_matid", &mat, &fv(&md["geom_matid"]), 0.0);
     cmp("mat_rgba", &fv4(&m.mat_rgba), &fv(&md["mat_rgba"]), 1e-7);
     let mut d = Data::<f64>::new(&m);
-    moreau::forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     cmp("rangefinders", &d.sensordata, &fv(&e["sensordata"]), TOL);
     let mut hits = 0;
     for (k, q) in e["queries"].as_array().unwrap().iter().enumerate() {
@@ -174,7 +174,7 @@ fn ray_skips_invisible_geoms_like_mujoco() {
             }
         };
         let be = usize::try_from(q["bodyexclude"].as_i64().unwrap()).ok();
-        let (x, g) = moreau::ray::ray(
+        let (x, g) = moreau::ray(
             &m,
             &d,
             &Vector3::new(p[0], p[1], p[2]),
@@ -226,7 +226,7 @@ fn body_transmission_matches_mujoco() {
     for (k, c) in e["cases"].as_array().unwrap().iter().enumerate() {
         let mut d = Data::<f64>::new(&m);
         set_state(&mut d, c);
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         let n = format!("case {k}");
         assert_eq!(
             d.contact.len() as u64,
@@ -251,7 +251,7 @@ fn body_transmission_matches_mujoco() {
     let qvel = ro["qvel"].as_array().unwrap();
     let mut wr = 0.0f64;
     for s in 0..ro["nstep"].as_u64().unwrap() as usize {
-        moreau::integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         if (s + 1) % 50 == 0 {
             let i = s / 50;
             wr = wr.max(cmp(
@@ -291,7 +291,7 @@ fn inside_wrap_matches_mujoco() {
     for (k, c) in e["cases"].as_array().unwrap().iter().enumerate() {
         let mut d = Data::<f64>::new(&m);
         set_state(&mut d, c);
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         let n = format!("case {k}");
         let num: Vec<usize> = fv(&c["ten_wrapnum"]).iter().map(|x| *x as usize).collect();
         assert_eq!(d.ten_wrapnum, num, "{n}: ten_wrapnum");
@@ -362,7 +362,7 @@ fn lengthrange_by_simulation_matches_mujoco() {
         ));
     }
     eprintln!("lengthrange: worst rel err {w:.2e}");
-    let err = moreau::mjcf::load_from_str(e["error_xml"].as_str().unwrap(), &Default::default())
+    let err = moreau::load_from_str(e["error_xml"].as_str().unwrap(), &Default::default())
         .expect_err("MuJoCo refuses this model");
     assert!(
         err.to_string().contains("did not converge in actuator 1"),

@@ -6,9 +6,8 @@ mod common;
 
 use common::*;
 use moreau::data::Warning;
-use moreau::forward::forward;
 use moreau::model::{disable, JointType, Model};
-use moreau::Data;
+use moreau::{forward, Data};
 use nalgebra::DMatrix;
 use num_dual::Dual64;
 use serde_json::Value;
@@ -37,7 +36,7 @@ fn mass_matrix_spd_and_factor_roundtrip() {
         forward(&m, &mut d);
         let nv = m.nv;
         let mut dense = vec![0.0; nv * nv];
-        moreau::crb::full_m(&m, &d.qM, &mut dense);
+        moreau::full_m(&m, &d.qM, &mut dense);
         let mm = DMatrix::from_row_slice(nv, nv, &dense);
         assert!(
             (&mm - mm.transpose()).amax() == 0.0,
@@ -55,12 +54,12 @@ fn mass_matrix_spd_and_factor_roundtrip() {
         // M (M⁻¹ x) = x and M⁻¹ (M x) = x
         let x: Vec<f64> = (0..nv).map(|i| (i as f64 * 0.7).sin() + 0.3).collect();
         let mut y = x.clone();
-        moreau::crb::solve_m(&m, &d, &mut y);
+        moreau::solve_m(&m, &d, &mut y);
         let mut z = vec![0.0; nv];
-        moreau::crb::mul_m(&m, &d, &y, &mut z);
+        moreau::mul_m(&m, &d, &y, &mut z);
         let mut w = vec![0.0; nv];
-        moreau::crb::mul_m(&m, &d, &x, &mut w);
-        moreau::crb::solve_m(&m, &d, &mut w);
+        moreau::mul_m(&m, &d, &x, &mut w);
+        moreau::solve_m(&m, &d, &mut w);
         for i in 0..nv {
             assert!(
                 (z[i] - x[i]).abs() < 1e-12 * (1.0 + x[i].abs()),
@@ -169,7 +168,7 @@ fn divergence_checks_reset_and_warn() {
     let mut d = Data::<f64>::new(&m);
     set_state(&m, &mut d, &c);
     d.qpos[1] = f64::NAN;
-    moreau::check::check_pos(&m, &mut d);
+    moreau::pipeline::check_pos(&m, &mut d);
     assert_eq!(d.qpos, m.qpos0);
     assert!(d.qvel.iter().all(|&v| v == 0.0));
     let w = d.warning[Warning::BadQpos as usize];
@@ -180,7 +179,7 @@ fn divergence_checks_reset_and_warn() {
     let mut d = Data::<f64>::new(&m2);
     set_state(&m2, &mut d, &c);
     d.qvel[2] = 2e10;
-    moreau::check::check_vel(&m2, &mut d);
+    moreau::pipeline::check_vel(&m2, &mut d);
     assert_eq!(d.qvel[2], 2e10);
     let w = d.warning[Warning::BadQvel as usize];
     assert_eq!((w.number, w.lastinfo), (1, 2));
@@ -189,7 +188,7 @@ fn divergence_checks_reset_and_warn() {
     set_state(&m, &mut d, &c);
     d.qfrc_applied[0] = f64::INFINITY;
     forward(&m, &mut d);
-    moreau::check::check_acc(&m, &mut d);
+    moreau::pipeline::check_acc(&m, &mut d);
     assert_eq!(d.warning[Warning::BadQacc as usize].number, 1);
     assert!(d.qacc.iter().all(|x| x.is_finite()));
     let fresh = run_f64(&m, &c, |d| d.reset(&m));
@@ -198,8 +197,8 @@ fn divergence_checks_reset_and_warn() {
     let mut d = Data::<f64>::new(&m);
     set_state(&m, &mut d, &c);
     let q = d.qpos.clone();
-    moreau::check::check_pos(&m, &mut d);
-    moreau::check::check_vel(&m, &mut d);
+    moreau::pipeline::check_pos(&m, &mut d);
+    moreau::pipeline::check_vel(&m, &mut d);
     assert_eq!(d.qpos, q);
     assert!(d.warning.iter().all(|w| w.number == 0));
 }
@@ -232,9 +231,9 @@ fn rne_with_acceleration_is_mass_times_acc_plus_bias() {
         let x: Vec<f64> = (0..m.nv).map(|i| (i as f64 * 1.3).cos()).collect();
         d.qacc.copy_from_slice(&x);
         let mut with = vec![0.0; m.nv];
-        moreau::rne::rne(&m, &mut d, true, &mut with);
+        moreau::pipeline::rne(&m, &mut d, true, &mut with);
         let mut mx = vec![0.0; m.nv];
-        moreau::crb::mul_m(&m, &d, &x, &mut mx);
+        moreau::mul_m(&m, &d, &x, &mut mx);
         for i in 0..m.nv {
             let want = mx[i] + d.qfrc_bias[i];
             assert!(close(with[i], want, 1e-12), "{name}: rne(acc)[{i}]");
@@ -250,10 +249,10 @@ fn body_transmission_without_contacts() {
         .into_iter()
         .find(|(n, ..)| n == "actuators")
         .unwrap();
-    assert_eq!(moreau::forward::unsupported(&m), None);
+    assert_eq!(moreau::pipeline::forward_unsupported(&m), None);
     m.actuator_trntype[0] = moreau::model::TrnType::Body;
     m.actuator_trnid[0] = [1, -1];
-    assert_eq!(moreau::forward::unsupported(&m), None);
+    assert_eq!(moreau::pipeline::forward_unsupported(&m), None);
     let d = run_f64(&m, &c, |_| {});
     assert_eq!(d.actuator_length[0], 0.0);
     if !d

@@ -66,11 +66,11 @@ fn each_case(mut fun: impl FnMut(&str, &Model, &Value)) {
 }
 
 fn position<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    moreau::kinematics::kinematics(m, d);
-    moreau::com::com_pos(m, d);
-    moreau::tendon::tendon(m, d);
-    moreau::crb::crb(m, d);
-    moreau::crb::factor_m(m, d);
+    moreau::pipeline::kinematics(m, d);
+    moreau::pipeline::com_pos(m, d);
+    moreau::pipeline::tendon(m, d);
+    moreau::pipeline::crb(m, d);
+    moreau::pipeline::factor_m(m, d);
 }
 
 #[test]
@@ -112,21 +112,21 @@ fn smooth_dynamics_matches_mujoco() {
         cmp(name, "cinert", &d.cinert.flat(), &fv(&c["cinert"]), w);
         cmp(name, "cdof", &d.cdof.flat(), &fv(&c["cdof"]), w);
         let mut dense = vec![0.0; m.nv * m.nv];
-        moreau::crb::full_m(m, &d.qM, &mut dense);
+        moreau::full_m(m, &d.qM, &mut dense);
         cmp(name, "qM", &dense, &fv(&c["qM"]), w);
         let mut x = fv(&c["solve_x"]);
-        moreau::crb::solve_m(m, &d, &mut x);
+        moreau::solve_m(m, &d, &mut x);
         cmp(name, "solveM", &x, &fv(&c["solve_Minv_x"]), w);
-        moreau::com::com_vel(m, &mut d);
+        moreau::pipeline::com_vel(m, &mut d);
         cmp(name, "cvel", &d.cvel.flat(), &fv(&c["cvel"]), w);
         cmp(name, "cdof_dot", &d.cdof_dot.flat(), &fv(&c["cdof_dot"]), w);
-        moreau::rne::rne_bias(m, &mut d);
+        moreau::pipeline::rne_bias(m, &mut d);
         cmp(name, "qfrc_bias", &d.qfrc_bias, &fv(&c["qfrc_bias"]), w);
 
         // the whole smooth pipeline
         let mut d = Data::<f64>::new(m);
         set_state(m, &mut d, c);
-        moreau::forward::forward(m, &mut d);
+        moreau::forward(m, &mut d);
         for (field, got) in [
             ("ten_length", &d.ten_length),
             ("ten_J", &d.ten_J),
@@ -153,7 +153,7 @@ fn smooth_dynamics_matches_mujoco() {
         let p = fv(&c["jac_point"]);
         let mut jp = vec![0.0; 3 * m.nv];
         let mut jr = vec![0.0; 3 * m.nv];
-        moreau::jacobian::jac(
+        moreau::jac(
             m,
             &d,
             &Vector3::new(p[0], p[1], p[2]),
@@ -184,7 +184,7 @@ fn set_const_matches_mujoco() {
         if name.starts_with("actuators") {
             m.actuator_biasprm[2][2] = 0.8;
         }
-        moreau::setconst::set_const(&mut m);
+        moreau::set_const(&mut m);
         let w = &mut worst;
         cmp(name, "dof_M0", &m.dof_M0, &want.dof_M0, w);
         cmp(

@@ -167,12 +167,12 @@ fn step_in_contact_does_not_allocate() {
         d.qpos.copy_from_slice(&fv(&ro["qpos0"]));
         for c in ro["ctrl"].as_array().unwrap().iter().take(200) {
             d.ctrl.copy_from_slice(&fv(c));
-            moreau::integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
         }
         assert!(!d.contact.is_empty(), "{name}: not in contact");
         let before = alloc_counter::allocations();
         for _ in 0..50 {
-            moreau::integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
         }
         let n = alloc_counter::allocations() - before;
         assert_eq!(n, 0, "{name}: {n} allocations in 50 steps");

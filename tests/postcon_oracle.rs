@@ -8,8 +8,7 @@
 
 mod oracle_util;
 
-use moreau::mjcf::{load_from_str, Vfs};
-use moreau::{forward, Data};
+use moreau::{load_from_str, Data, Vfs};
 use oracle_util::{cmp, cmp_case, fv, reference};
 
 const TOL_E2E: f64 = 1e-5;
@@ -28,7 +27,7 @@ fn post_constraint_matches_mujoco() {
     for e in all.as_array().unwrap() {
         let name = e["name"].as_str().unwrap();
         let m = load_from_str(e["xml"].as_str().unwrap(), &Vfs::default()).unwrap();
-        assert_eq!(forward::unsupported(&m), None, "{name}");
+        assert_eq!(moreau::pipeline::forward_unsupported(&m), None, "{name}");
         for (k, c) in e["cases"].as_array().unwrap().iter().enumerate() {
             let name = &format!("{name}#{k}");
             let mut d = Data::<f64>::new(&m);
@@ -36,7 +35,7 @@ fn post_constraint_matches_mujoco() {
             d.qvel.copy_from_slice(&fv(&c["qvel"]));
             d.ctrl.copy_from_slice(&fv(&c["ctrl"]));
             d.qacc_warmstart.copy_from_slice(&fv(&c["qacc_warmstart"]));
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             // (b) end to end
             let w = &mut worst_e2e;
             cmp(
@@ -75,7 +74,7 @@ fn post_constraint_matches_mujoco() {
                 order.push(d.contact[j].clone());
             }
             d.contact = order;
-            moreau::constraint::assemble::make_constraint(&m, &mut d);
+            moreau::pipeline::make_constraint(&m, &mut d);
             let ty: Vec<i64> = d.efc_type.iter().map(|t| *t as i64).collect();
             let want: Vec<i64> = c["efc_type"]
                 .as_array()
@@ -88,11 +87,11 @@ fn post_constraint_matches_mujoco() {
             d.qacc.copy_from_slice(&fv(&c["qacc"]));
             let w = &mut worst;
             for (i, f) in c["contact_force"].as_array().unwrap().iter().enumerate() {
-                let got = moreau::rne::contact_force(&m, &d, i);
+                let got = moreau::pipeline::contact_force(&m, &d, i);
                 cmp(&format!("{name} contact_force {i}"), &got, &fv(f), 1e-10, w);
             }
-            moreau::sensor::sensor_acc(&m, &mut d);
-            moreau::rne::rne_post_constraint(&m, &mut d);
+            moreau::pipeline::sensor_acc(&m, &mut d);
+            moreau::pipeline::rne_post_constraint(&m, &mut d);
             cmp(
                 &format!("{name} cfrc_ext"),
                 &flat6(&d.cfrc_ext),

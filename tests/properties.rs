@@ -62,7 +62,7 @@ fn set_state(m: &Model, d: &mut Data<f64>, r: &[f64]) {
 fn energy(m: &Model, d: &Data<f64>) -> (f64, f64) {
     let nv = m.nv;
     let mut dense = vec![0.0; nv * nv];
-    moreau::crb::full_m(m, &d.qM, &mut dense);
+    moreau::full_m(m, &d.qM, &mut dense);
     let mut kin = 0.0;
     for i in 0..nv {
         for j in 0..nv {
@@ -93,9 +93,9 @@ proptest! {
         let mut d = Data::<f64>::new(&m);
         set_state(&m, &mut d, &r);
         d.qfrc_applied.copy_from_slice(&f[..m.nv]);
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         let qacc = d.qacc.clone();
-        moreau::inverse::inverse(&m, &mut d);
+        moreau::inverse(&m, &mut d);
         let scale = d.qfrc_bias.iter().chain(&f).fold(1.0f64, |a, x| a.max(x.abs()));
         for i in 0..m.nv {
             prop_assert!(qacc[i].is_finite());
@@ -112,12 +112,12 @@ proptest! {
         let m = model();
         let mut d = Data::<f64>::new(&m);
         set_state(&m, &mut d, &r);
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         let (k0, p0) = energy(&m, &d);
         for _ in 0..500 {
-            moreau::integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
         }
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         for adr in [1, 9] {
             let n: f64 = d.qpos[adr..adr + 4].iter().map(|x| x * x).sum::<f64>().sqrt();
             prop_assert!((n - 1.0).abs() < 1e-12, "|q| = {} at qpos[{}]", n, adr);
@@ -137,7 +137,7 @@ proptest! {
             let mut d = Data::<f64>::new(&m);
             set_state(&m, &mut d, &r);
             for _ in 0..50 {
-                moreau::integrator::step(&m, &mut d);
+                moreau::step(&m, &mut d);
             }
             d.qpos.iter().chain(&d.qvel).map(|x| x.to_bits()).collect::<Vec<_>>()
         };

@@ -3,8 +3,7 @@
 //! every geom type, with geom-group masks, static-geom and body exclusion; and the rangefinder
 //! sensor. Distances to 1e-10 relative, geom ids exactly (on MuJoCo's compiled mesh data).
 
-use moreau::mjcf::{load_from_str, Vfs};
-use moreau::{forward, Data};
+use moreau::{load_from_str, Data, Vfs};
 use nalgebra::Vector3;
 use serde_json::Value;
 
@@ -39,10 +38,10 @@ fn rays_match_mujoco() {
             *w = [v[3 * j], v[3 * j + 1], v[3 * j + 2]];
         }
     }
-    assert_eq!(forward::unsupported(&m), None);
+    assert_eq!(moreau::pipeline::forward_unsupported(&m), None);
     let mut d = Data::<f64>::new(&m);
     d.qpos.copy_from_slice(&fv(&c["qpos"]));
-    forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     let mut worst = 0.0f64;
     let mut bad = Vec::new();
     for (k, r) in c["rays"].as_array().unwrap().iter().enumerate() {
@@ -56,7 +55,7 @@ fn rays_match_mujoco() {
             out
         });
         let ex = r["bodyexclude"].as_i64().unwrap();
-        let (x, g) = moreau::ray::ray(
+        let (x, g) = moreau::ray(
             &m,
             &d,
             &Vector3::new(p[0], p[1], p[2]),

@@ -55,10 +55,10 @@ fn cost(n: usize) -> ((usize, usize), usize) {
     let load = (allocations() - a0, bytes_allocated() - b0);
     assert_eq!((m.nbody, m.njnt, m.nu, m.ntendon), (2 * n + 1, 2 * n, n, n));
     d.ctrl.iter_mut().for_each(|c| *c = 0.1);
-    moreau::integrator::step(&m, &mut d);
+    moreau::step(&m, &mut d);
     let a1 = allocations();
     for _ in 0..10 {
-        moreau::integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
     }
     (load, allocations() - a1)
 }
@@ -100,7 +100,7 @@ fn step_cost_child() {
     let mut d = moreau::Data::<f64>::new(&m);
     d.ctrl.iter_mut().for_each(|c| *c = 0.1);
     for _ in 0..steps {
-        moreau::integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
     }
     assert!(d.qpos.iter().all(|x| x.is_finite()));
 }

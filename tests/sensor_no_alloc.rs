@@ -26,8 +26,8 @@ fn sensors_and_inverse_do_not_allocate() {
             m.opt.enableflags |= enable::INVDISCRETE;
             let before = allocations();
             for _ in 0..2 {
-                moreau::forward::forward(&m, &mut d);
-                moreau::inverse::inverse(&m, &mut d);
+                moreau::forward(&m, &mut d);
+                moreau::inverse(&m, &mut d);
             }
             let n = allocations() - before;
             assert_eq!(n, 0, "{}: {n} allocations", e["name"]);

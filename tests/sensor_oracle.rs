@@ -7,7 +7,7 @@ mod sensor_common;
 
 use common::*;
 use moreau::model::Model;
-use moreau::sensor::{sensor_datatype, sensor_dim, sensor_stage};
+use moreau::pipeline::{sensor_datatype, sensor_dim, sensor_stage};
 use moreau::Data;
 use sensor_common::*;
 use serde_json::Value;
@@ -71,8 +71,6 @@ fn sensor_metadata_matches_mujoco() {
             assert_eq!(sensor_stage(t) as i64, st[i], "{t:?} needstage");
             assert_eq!(sensor_dim(t), m.sensor_dim[i], "{t:?} dim");
         }
-        // limit sensors read the limit rows (none are active in these cases)
-        assert_eq!(moreau::sensor::unsupported(&m), None);
     }
 }
 
@@ -88,7 +86,7 @@ fn sensors_match_mujoco() {
             let name = format!("{name}#{k}");
             let mut d = Data::<f64>::new(&m);
             set_full_state(&m, &mut d, c);
-            moreau::forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             let f = &c["forward"];
             cmp(
                 &format!("{name} qacc"),
@@ -118,7 +116,7 @@ fn sensors_match_mujoco() {
             // inverse dynamics with a given qacc: acceleration sensors see that qacc
             let inv = &c["inverse"];
             d.qacc.copy_from_slice(&fv(&c["qacc_in"]));
-            moreau::inverse::inverse(&m, &mut d);
+            moreau::inverse(&m, &mut d);
             cmp(
                 &format!("{name} qfrc_inverse"),
                 &d.qfrc_inverse,
@@ -160,7 +158,7 @@ fn sensors_differentiate_with_duals() {
         set_full_state(&m, &mut d, c);
         d.qpos[dq] += hq;
         d.qvel[dv] += hv;
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         d.sensordata
     };
     // qpos index 0 (hinge h0) and qvel index 5 (a ball dof)
@@ -173,7 +171,7 @@ fn sensors_differentiate_with_duals() {
         } else {
             dd.qvel[dv] = dd.qvel[dv].derivative();
         }
-        moreau::forward::forward(&m, &mut dd);
+        moreau::forward(&m, &mut dd);
         let base = run(dq, dv, 0.0, 0.0);
         let h = 1e-6;
         let (p, n) = if seed_q {

@@ -7,9 +7,9 @@
 //! connect equality, dofs in no island) with every solver, both cones, sparse `efc_J`, noslip and
 //! islands disabled; the humanoid (one island holding every dof: the kept global problem).
 
-use moreau::forward::{forward, forward_skip, fwd_position, fwd_velocity, Skip};
 use moreau::model::{disable, Cone, JacobianType, SolverType};
-use moreau::{Data, Model};
+use moreau::pipeline::{forward_skip, fwd_position, fwd_velocity, Skip};
+use moreau::{forward, Data, Model};
 
 fn root() -> String {
     env!("CARGO_MANIFEST_DIR").to_string()
@@ -92,7 +92,7 @@ fn check(name: &str, m: &Model, d0: &Data) {
     // efc_b (through the solver's compressed rows where it has them) is the dense
     // `J qacc_smooth − aref` of params::compute_b, bit for bit
     let mut c = b.clone();
-    moreau::constraint::params::compute_b(m, &mut c);
+    moreau::pipeline::compute_b(m, &mut c);
     assert_eq!(bits(&c.efc_b), bits(&b.efc_b), "{name}: efc_b");
 }
 
@@ -104,7 +104,7 @@ fn d0_forward(m: &Model, d0: &Data) -> Data {
 
 #[test]
 fn islands_every_solver_and_option() {
-    let base = moreau::mjcf::load(format!("{}/models/islands.xml", root())).unwrap();
+    let base = moreau::load(format!("{}/models/islands.xml", root())).unwrap();
     for solver in [SolverType::Newton, SolverType::Cg, SolverType::Pgs] {
         for cone in [Cone::Pyramidal, Cone::Elliptic] {
             for variant in ["", "sparse", "noslip", "noisland"] {
@@ -119,7 +119,7 @@ fn islands_every_solver_and_option() {
                 }
                 let mut d = Data::new(&m);
                 for _ in 0..40 {
-                    moreau::integrator::step(&m, &mut d);
+                    moreau::step(&m, &mut d);
                 }
                 let name = format!("islands {solver:?} {cone:?} {variant}");
                 let d1 = d0_forward(&m, &d);
@@ -136,11 +136,11 @@ fn islands_every_solver_and_option() {
 
 #[test]
 fn humanoid_single_island() {
-    let m = moreau::mjcf::load(format!("{}/models/humanoid.xml", root())).unwrap();
+    let m = moreau::load(format!("{}/models/humanoid.xml", root())).unwrap();
     let mut d = Data::new(&m);
     d.reset_keyframe(&m, 0).unwrap();
     for _ in 0..3000 {
-        moreau::integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         if d.nefc > 0 {
             break;
         }

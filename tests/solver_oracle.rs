@@ -5,11 +5,10 @@
 
 mod oracle_util;
 
-use moreau::constraint::cost::evaluate;
-use moreau::constraint::cost::Rows;
-use moreau::constraint::{params, ConstraintState, ConstraintType, EfcCone};
-use moreau::data::{sc, Data, Scalar};
+use moreau::data::{ConstraintState, ConstraintType, Data, EfcCone};
 use moreau::model::{Cone, Model, SolverType};
+use moreau::pipeline::{constraint_params, evaluate, sc, Rows};
+use moreau::Scalar;
 use num_dual::Dual64;
 use oracle_util::fv as f;
 use serde_json::Value;
@@ -66,7 +65,7 @@ fn tv<T: Scalar>(x: &[f64]) -> Vec<T> {
     x.iter().map(|v| sc(*v)).collect()
 }
 
-/// Data with the raw inputs of case `c`; parameters computed by moreau (`params::compute`).
+/// Data with the raw inputs of case `c`; parameters computed by moreau (`pipeline::constraint_params`).
 fn data<T: Scalar>(m: &Model, c: &Value) -> Data<T> {
     let nv = m.nv;
     let mut d = Data::<T>::new(m);
@@ -77,7 +76,7 @@ fn data<T: Scalar>(m: &Model, c: &Value) -> Data<T> {
         }
     }
     // the solver reuses the smooth stage's LᵀDL factor of M
-    moreau::crb::factor_m(m, &mut d);
+    moreau::pipeline::factor_m(m, &mut d);
     d.qfrc_smooth = tv(&f(&c["qfrc_smooth"]));
     d.qacc_smooth = tv(&f(&c["qacc_smooth"]));
     d.qacc_warmstart = tv(&f(&c["qacc_warmstart"]));
@@ -114,8 +113,8 @@ fn data<T: Scalar>(m: &Model, c: &Value) -> Data<T> {
             solreffriction: [sc(sf[0]), sc(sf[1])],
         };
     }
-    params::compute(m, &mut d);
-    params::compute_b(m, &mut d);
+    constraint_params(m, &mut d);
+    moreau::pipeline::compute_b(m, &mut d);
     d
 }
 
@@ -269,7 +268,7 @@ fn cost_at_solution_matches_mujoco() {
 fn run<T: Scalar>(c: &Value, solver: SolverType) -> (Model, Data<T>) {
     let m = model(c, solver);
     let mut d = solver_data::<T>(&m, c);
-    moreau::solver::solve(&m, &mut d);
+    moreau::pipeline::solve(&m, &mut d);
     (m, d)
 }
 
@@ -421,7 +420,7 @@ fn pgs_converges_to_optimum() {
         m.opt.iterations = 20000;
         m.opt.tolerance = 1e-15;
         let mut d = solver_data::<f64>(&m, c);
-        moreau::solver::solve(&m, &mut d);
+        moreau::pipeline::solve(&m, &mut d);
         let e = vrel(&d.qacc, &f(&c["results"]["newton"]["qacc"]));
         let name = c["name"].as_str().unwrap();
         if elliptic {
@@ -502,7 +501,7 @@ fn newton_on_duals() {
             // consistent qacc_smooth = M⁻¹ qfrc_smooth: perturb it by M⁻¹ e_0
             dd.qacc_smooth[k].eps = minv_col0(c)[k];
         }
-        moreau::solver::solve(&m, &mut dd);
+        moreau::pipeline::solve(&m, &mut dd);
         let re_: Vec<f64> = dd.qacc.iter().map(|x| x.re).collect();
         worst = worst.max(vrel(&re_, &d64.qacc));
         assert_eq!(dd.solver_niter[0], d64.solver_niter[0]);
@@ -519,7 +518,7 @@ fn newton_on_duals() {
             let mut mm = m.clone();
             mm.opt.tolerance = 1e-14;
             mm.opt.iterations = 200;
-            moreau::solver::solve(&mm, &mut d);
+            moreau::pipeline::solve(&mm, &mut d);
             qp.push(d.qacc);
         }
         let fd: Vec<f64> = (0..m.nv)

@@ -24,9 +24,9 @@
 mod alloc_counter;
 mod oracle_util;
 
-use moreau::constraint::sparse::is_sparse;
 use moreau::model::{JacobianType, Model};
-use moreau::{forward, integrator, Data};
+use moreau::pipeline::is_sparse;
+use moreau::Data;
 use oracle_util::{
     case_tag, cmp, err, ferr, forward_case, fv, iv, model, reference, set_cone_solver, set_inputs,
     track_rollout, us,
@@ -56,7 +56,7 @@ fn auto_switches_at_mujocos_threshold() {
             })
             .collect();
         let xml = format!("<mujoco><worldbody>{bodies}</worldbody></mujoco>");
-        let m = moreau::mjcf::load_from_str(&xml, &Default::default()).unwrap();
+        let m = moreau::load_from_str(&xml, &Default::default()).unwrap();
         assert_eq!(m.opt.jacobian, JacobianType::Auto);
         let want = r["is_sparse"][nv.to_string()].as_bool().unwrap();
         assert_eq!(is_sparse(&m), want, "nv {nv}");
@@ -66,7 +66,7 @@ fn auto_switches_at_mujocos_threshold() {
 #[test]
 fn bad_jacobian_option_is_an_error() {
     let xml = r#"<mujoco><option jacobian="sparsest"/><worldbody/></mujoco>"#;
-    let e = moreau::mjcf::load_from_str(xml, &Default::default()).unwrap_err();
+    let e = moreau::load_from_str(xml, &Default::default()).unwrap_err();
     let msg = e.to_string();
     assert!(msg.contains("jacobian") && msg.contains(":1:"), "{msg}");
 }
@@ -173,7 +173,7 @@ fn sparse_equals_dense() {
         let run = |m: &Model| {
             let mut d = Data::new(m);
             set_inputs(&mut d, c);
-            forward::forward(m, &mut d);
+            moreau::forward(m, &mut d);
             d
         };
         let (ds, dd) = (run(&ms), run(&md));
@@ -198,8 +198,8 @@ fn sparse_equals_dense() {
         assert_eq!(ds.solver_niter, dd.solver_niter, "{tag}: niter");
         // inverse dynamics reads the rows through the same accessor
         let (mut ds, mut dd) = (ds, dd);
-        moreau::inverse::inverse(&ms, &mut ds);
-        moreau::inverse::inverse(&md, &mut dd);
+        moreau::inverse(&ms, &mut ds);
+        moreau::inverse(&md, &mut dd);
         assert_eq!(ds.qfrc_inverse, dd.qfrc_inverse, "{tag}: qfrc_inverse");
     }
 }
@@ -234,7 +234,7 @@ fn sparse_step_does_not_allocate() {
     let mut d: Data = Data::new(&m);
     d.reset_keyframe(&m, 0).unwrap();
     for _ in 0..100 {
-        integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
     }
     // the same 20 steps twice: the first run brings the arrays to their size
     let (q, v, w, t) = (
@@ -251,7 +251,7 @@ fn sparse_step_does_not_allocate() {
         let before = alloc_counter::allocations();
         let mut max_nefc = 0;
         for _ in 0..20 {
-            integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
             max_nefc = max_nefc.max(d.nefc);
         }
         let n = alloc_counter::allocations() - before;

@@ -9,7 +9,7 @@ use alloc_counter::allocations;
 fn step_does_not_allocate() {
     for name in ["arm7", "free_body", "ball_pendulum", "cartpole"] {
         let path = format!("{}/models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
-        let mut m = moreau::mjcf::load(&path).unwrap();
+        let mut m = moreau::load(&path).unwrap();
         for integ in [
             Integrator::Euler,
             Integrator::ImplicitFast,
@@ -24,7 +24,7 @@ fn step_does_not_allocate() {
             d.ctrl.iter_mut().for_each(|c| *c = 0.3);
             let before = allocations();
             for _ in 0..5 {
-                moreau::integrator::step(&m, &mut d);
+                moreau::step(&m, &mut d);
             }
             let n = allocations() - before;
             assert_eq!(n, 0, "{name} {integ:?}: {n} allocations");
@@ -40,7 +40,7 @@ fn step_does_not_allocate() {
 fn long_runs_with_contacts_do_not_allocate() {
     for name in ["fluid_swimmer", "humanoid"] {
         let path = format!("{}/models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
-        let mut m = moreau::mjcf::load(&path).unwrap();
+        let mut m = moreau::load(&path).unwrap();
         for integ in [
             Integrator::Euler,
             Integrator::ImplicitFast,
@@ -58,7 +58,7 @@ fn long_runs_with_contacts_do_not_allocate() {
                 for (i, c) in d.ctrl.iter_mut().enumerate() {
                     *c = ((k as f64) * 0.01 + i as f64).sin() * 0.5;
                 }
-                moreau::integrator::step(&m, &mut d);
+                moreau::step(&m, &mut d);
                 most = most.max(d.contact.len());
             }
             let n = allocations() - before;

@@ -23,9 +23,8 @@ use std::fmt::Write as _;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
 
-use moreau::constraint::assemble;
 use moreau::model::Model;
-use moreau::{forward, Data};
+use moreau::Data;
 use moreau_derivatives::fd::{inverse_fd, transition_fd};
 use nalgebra::{DMatrix, Quaternion, Vector3};
 use serde_json::Value;
@@ -417,7 +416,10 @@ fn check_compiled(m: &Model, refd: &Value, r: &mut Report) {
         let mut t = Vec::new();
         for b in 0..inertia.len() / 3 {
             let q = &iquat[4 * b..4 * b + 4];
-            let r = moreau::spatial::quat2mat(&Quaternion::new(q[0], q[1], q[2], q[3]));
+            let r =
+                nalgebra::UnitQuaternion::new_unchecked(Quaternion::new(q[0], q[1], q[2], q[3]))
+                    .to_rotation_matrix()
+                    .into_inner();
             let d = nalgebra::Matrix3::from_diagonal(&Vector3::new(
                 inertia[3 * b],
                 inertia[3 * b + 1],
@@ -513,10 +515,10 @@ fn mujoco_contact_order(m: &Model, d: &mut Data, geoms: &[i64], pos: &[f64]) -> 
 /// Re-runs the stages after collision (constraint rows, solve, acceleration sensors) on the
 /// contacts in `d`.
 fn reassemble(m: &Model, d: &mut Data) {
-    assemble::make_constraint(m, d);
-    assemble::reference_constraint(m, d);
-    forward::fwd_constraint(m, d);
-    moreau::sensor::sensor_acc(m, d);
+    moreau::pipeline::make_constraint(m, d);
+    moreau::pipeline::reference_constraint(m, d);
+    moreau::pipeline::fwd_constraint(m, d);
+    moreau::pipeline::sensor_acc(m, d);
 }
 
 /// Gives moreau's contacts (already in MuJoCo's order) MuJoCo's geometry (`dist`, `pos`,
@@ -621,12 +623,12 @@ fn activation_tie(d: &Data, geoms: &[i64], pos: &[f64], s: &Value) -> bool {
 
 fn check_state(m: &Model, d: &mut Data, s: &Value, sensors: &SensorScales, r: &mut Report) {
     let at = s["label"].as_str().unwrap().to_string();
-    forward::forward(m, d);
+    moreau::forward(m, d);
     let nv = m.nv;
 
     // smooth dynamics
     let mut qm = vec![0.0; nv * nv];
-    moreau::crb::full_m(m, &d.qM, &mut qm);
+    moreau::full_m(m, &d.qM, &mut qm);
     let want_qm = arr(&s["qM"]);
     r.check("qM", &at, &qm, &want_qm, own(&want_qm, 1.0), TOL_SMOOTH);
     // generalized forces: each against its own scale, or, when MuJoCo's is all zero, the
@@ -804,9 +806,9 @@ fn check_state(m: &Model, d: &mut Data, s: &Value, sensors: &SensorScales, r: &m
     d.qacc.copy_from_slice(&want_qacc);
     if injected {
         // on MuJoCo's contacts: the position and velocity stages are not re-run
-        moreau::inverse::inverse_skip(m, d, moreau::forward::Skip::Vel, false);
+        moreau::pipeline::inverse_skip(m, d, moreau::pipeline::Skip::Vel, false);
     } else {
-        moreau::inverse::inverse(m, d);
+        moreau::inverse(m, d);
     }
     let scale = force_scale.max(max_abs(&want_con));
     r.check(
@@ -831,7 +833,7 @@ fn check_fd(
     let at = format!("FD at {}", s["label"].as_str().unwrap());
     let mut d = Data::<f64>::new(m);
     set_state(m, &mut d, s, mocap_pos, mocap_quat);
-    forward::forward(m, &mut d);
+    moreau::forward(m, &mut d);
     if d.contact.len() != s["ncon"].as_u64().unwrap() as usize {
         // an activation tie (see check_state): the differences straddle the threshold
         r.notes.push(format!(
@@ -848,7 +850,7 @@ fn check_fd(
     r.check("fd_transition", &at, &rows(&t.B), &b, own(&b, 1.0), TOL_FD);
     let mut d = Data::<f64>::new(m);
     set_state(m, &mut d, s, mocap_pos, mocap_quat);
-    forward::forward(m, &mut d);
+    moreau::forward(m, &mut d);
     d.qacc.copy_from_slice(&arr(&s["qacc"]));
     let inv = inverse_fd(
         m,
@@ -899,7 +901,7 @@ fn check_rollout(m: &Model, ro: &Value, r: &mut Report) {
                 let seg = (k * nseg / nstep).min(nseg - 1);
                 d.ctrl.copy_from_slice(&ctrl[seg * m.nu..(seg + 1) * m.nu]);
             }
-            moreau::integrator::step(m, &mut d);
+            moreau::step(m, &mut d);
             k += 1;
         }
         let at = format!("rollout step {step} (horizon {horizon})");

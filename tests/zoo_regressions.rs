@@ -2,7 +2,7 @@
 //! 4.0.0's values in `tests/reference/zoo_regressions.json` (`tools/zoo/gen_regressions.py`);
 //! these need no zoo cache.
 
-use moreau::{forward, load_from_str, Data, Vfs};
+use moreau::{load_from_str, Data, Vfs};
 use serde_json::Value;
 
 fn reference() -> Value {
@@ -131,7 +131,7 @@ fn slider_bodies_weigh_by_mass() {
     let c = &reference()["sliders"];
     let m = model(c);
     let simple: Vec<bool> = (0..m.nbody)
-        .map(|b| b > 0 && moreau::setconst::slider_body(&m, b))
+        .map(|b| b > 0 && moreau::pipeline::slider_body(&m, b))
         .collect();
     let want: Vec<bool> = c["body_simple"]
         .as_array()
@@ -170,7 +170,7 @@ fn contact_order_is_mujocos() {
     let c = &reference()["contact_order"];
     let m = model(c);
     let mut d = Data::<f64>::new(&m);
-    forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     let got: Vec<[usize; 2]> = d.contact.iter().map(|c| c.geom).collect();
     let want: Vec<[usize; 2]> = c["contact_geom"]
         .as_array()
@@ -198,8 +198,8 @@ fn spatial_tendon_forces_in_cfrc_ext() {
     let mut d = Data::<f64>::new(&m);
     d.ctrl.copy_from_slice(&fv(&c["ctrl"]));
     d.qvel.copy_from_slice(&fv(&c["qvel"]));
-    forward::forward(&m, &mut d);
-    moreau::rne::rne_post_constraint(&m, &mut d);
+    moreau::forward(&m, &mut d);
+    moreau::pipeline::rne_post_constraint(&m, &mut d);
     let ext: Vec<f64> = d.cfrc_ext.iter().flat_map(|v| v.iter().copied()).collect();
     let want = fv(&c["cfrc_ext"]);
     close("cfrc_ext", &ext, &want, 1e-13);
@@ -213,4 +213,48 @@ fn spatial_tendon_forces_in_cfrc_ext() {
             "sensordata[{k}]: moreau {a}, MuJoCo {b}"
         );
     }
+}
+
+/// Barkour vb's height-field scene: `<hfield file="….png">` reads the image as grey levels (the
+/// red channel of color and palette images, the high byte of 16-bit samples), rows from the
+/// image's top at +y, elevations normalized to [0, 1]; for every PNG color type.
+#[test]
+fn png_height_fields() {
+    let c = &reference()["png_hfield"];
+    let mut vfs = Vfs::new();
+    for (name, hex) in c["files"].as_object().unwrap() {
+        let hex = hex.as_str().unwrap();
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        vfs.add(name.clone(), bytes);
+    }
+    let m = load_from_str(c["xml"].as_str().unwrap(), &vfs).unwrap();
+    let ints = |k: &str| -> Vec<usize> {
+        c[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as usize)
+            .collect()
+    };
+    assert_eq!(
+        m.hfield.iter().map(|h| h.nrow).collect::<Vec<_>>(),
+        ints("hfield_nrow")
+    );
+    assert_eq!(
+        m.hfield.iter().map(|h| h.ncol).collect::<Vec<_>>(),
+        ints("hfield_ncol")
+    );
+    let data: Vec<f64> = m
+        .hfield
+        .iter()
+        .flat_map(|h| h.data.iter().copied())
+        .collect();
+    // float32 data in MuJoCo, compared exactly
+    close("hfield_data", &data, &fv(&c["hfield_data"]), 0.0);
+    // a file that is not a PNG is refused with a message, not a panic
+    vfs.add("rgb.png", b"not a png".to_vec());
+    let err = load_from_str(c["xml"].as_str().unwrap(), &vfs).unwrap_err();
+    assert!(err.to_string().contains("PNG"), "{err}");
 }

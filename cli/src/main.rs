@@ -4,10 +4,10 @@
 #![allow(clippy::needless_range_loop)]
 
 use clap::{Parser, Subcommand, ValueEnum};
-use moreau::clock::thread_cpu_us;
 use moreau::data::{Warning, WarningStat, NWARNING};
 use moreau::model::Integrator;
-use moreau::{check, forward, integrator, mjcf, Data, Model};
+use moreau::pipeline::thread_cpu_us;
+use moreau::{Data, Model};
 use moreau_derivatives::{fd, inverse, rne, transition};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
@@ -361,12 +361,12 @@ impl Warnings {
 
 /// Loads and compiles an MJCF file; the error names file, line and column.
 fn load(path: &Path) -> Res<Model> {
-    mjcf::load(path).map_err(|e| e.to_string())
+    moreau::load(path).map_err(|e| e.to_string())
 }
 
 /// Refuses models the pipeline would compute wrongly.
 fn supported(path: &Path, m: &Model) -> Res<()> {
-    match forward::unsupported(m) {
+    match moreau::pipeline::forward_unsupported(m) {
         Some(why) => Err(format!("{}: uses {why}, not supported yet", path.display())),
         None => Ok(()),
     }
@@ -650,7 +650,7 @@ impl ContactRecorder {
     fn record(&mut self, m: &Model, d: &Data<f64>) {
         if let Some(s) = &mut self.scratch {
             s.clone_from(d);
-            forward::forward(m, s);
+            moreau::forward(m, s);
             self.rows.push(moreau_viewer::contacts_json(m, s));
         }
     }
@@ -669,13 +669,13 @@ impl ContactRecorder {
 fn step_warned(m: &Model, d: &mut Data<f64>, warnings: &mut Warnings, s: usize) -> Vec<f64> {
     let t = d.time;
     Warnings::arm(d);
-    let bad_ctrl = d.ctrl.iter().any(|&u| moreau::actuation::is_bad(u));
+    let bad_ctrl = d.ctrl.iter().any(|&u| moreau::pipeline::is_bad(u));
     let applied = if bad_ctrl {
         vec![0.0; d.ctrl.len()]
     } else {
         d.ctrl.clone()
     };
-    integrator::step(m, d);
+    moreau::step(m, d);
     warnings.collect(m, d, t, &format!("step {s}"));
     if bad_ctrl && warnings.number[Warning::BadCtrl as usize] <= WARN_PRINT_LIMIT {
         note(&format!(
@@ -1166,14 +1166,14 @@ fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
     let mut warnings = Warnings::default();
     let t = d.time;
     Warnings::arm(&mut d);
-    check::check_pos(&m, &mut d);
-    check::check_vel(&m, &mut d);
-    forward::forward(&m, &mut d);
-    check::check_acc(&m, &mut d);
+    moreau::pipeline::check_pos(&m, &mut d);
+    moreau::pipeline::check_vel(&m, &mut d);
+    moreau::forward(&m, &mut d);
+    moreau::pipeline::check_acc(&m, &mut d);
     warnings.collect(&m, &d, t, "forward");
     let nv = m.nv;
     let mut qm = vec![0.0; nv * nv];
-    moreau::crb::full_m(&m, &d.qM, &mut qm);
+    moreau::full_m(&m, &d.qM, &mut qm);
     let rows =
         |x: &[f64], n: usize| -> Vec<Vec<f64>> { x.chunks(n.max(1)).map(|c| c.to_vec()).collect() };
     let xpos: Vec<[f64; 3]> = d.xpos.iter().map(|p| [p[0], p[1], p[2]]).collect();
@@ -1228,7 +1228,7 @@ fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
 /// Refuses inverse dynamics configurations moreau does not reproduce.
 fn inverse_supported(path: &Path, m: &Model) -> Res<()> {
     supported(path, m)?;
-    match moreau::inverse::unsupported(m) {
+    match moreau::pipeline::inverse_unsupported(m) {
         Some(why) => Err(format!("{}: uses {why}, not supported", path.display())),
         None => Ok(()),
     }
@@ -1243,9 +1243,9 @@ fn inverse_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
         .ok_or_else(|| format!("{}: missing 'qacc' ({} numbers)", state.display(), m.nv))?;
     stable_state(&m, &mut d, state, Some(&qacc))?;
     // the forward pass leaves the derived quantities MuJoCo's mj_inverse sees after mj_forward
-    forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     d.qacc.copy_from_slice(&qacc);
-    moreau::inverse::inverse(&m, &mut d);
+    moreau::inverse(&m, &mut d);
     write_json(
         out,
         &json!({
@@ -1259,7 +1259,7 @@ fn inverse_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
 /// `qpos`, `qvel`, or the given `qacc`): a single evaluation at a reset state answers another
 /// question. The error carries MuJoCo's warning text.
 fn stable_state(m: &Model, d: &mut Data<f64>, state: &Path, qacc: Option<&[f64]>) -> Res<()> {
-    let bad = |v: &[f64]| v.iter().position(|&x| moreau::actuation::is_bad(x));
+    let bad = |v: &[f64]| v.iter().position(|&x| moreau::pipeline::is_bad(x));
     let found = [
         (Warning::BadQpos, bad(&d.qpos)),
         (Warning::BadQvel, bad(&d.qvel)),
@@ -1325,7 +1325,7 @@ fn derivatives_cmd(
         }
         Kind::Inverse => {
             inverse_supported(path, &m)?;
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             if let Some(q) = &qacc {
                 d.qacc.copy_from_slice(q);
             }
@@ -1377,7 +1377,7 @@ fn derivatives_analytic(
             if actuation {
                 return Err(unsup("--actuation"));
             }
-            forward::forward(m, &mut d);
+            moreau::forward(m, &mut d);
             if let Some(q) = &qacc {
                 d.qacc.copy_from_slice(q);
             }
@@ -1458,17 +1458,17 @@ fn bench(
     let mut d = Data::<f64>::new(&m);
     reset(&m, &mut d);
     for _ in 0..steps.min(2000) {
-        integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
     }
-    let st = time_batches(&m, &mut d, steps, batches, integrator::step);
-    let fw = time_batches(&m, &mut d, steps, batches, forward::forward);
+    let st = time_batches(&m, &mut d, steps, batches, moreau::step);
+    let fw = time_batches(&m, &mut d, steps, batches, moreau::forward);
     let (step_us, fwd_us) = (median(st), median(fw));
     let name = path.display().to_string();
     outln!(
         "{}",
         json!({"model": name, "integrator": integrator_name(m.opt.integrator),
                "batches": batches, "batch_size": steps,
-               "sparse": moreau::constraint::sparse::is_sparse(&m)})
+               "sparse": moreau::pipeline::is_sparse(&m)})
     );
     outln!("{}", json!({"step_us": step_us}));
     // the same on the thread's CPU clock (robust to a loaded machine)
@@ -1478,7 +1478,7 @@ fn bench(
                 reset(&m, &mut d);
                 let c = thread_cpu_us()?;
                 for _ in 0..steps {
-                    integrator::step(&m, &mut d);
+                    moreau::step(&m, &mut d);
                 }
                 Some((thread_cpu_us()? - c) / steps as f64)
             })
@@ -1488,16 +1488,16 @@ fn bench(
     outln!("{}", json!({"forward_us": fwd_us}));
     // inverse at the forward solution of the reset state (as bench_mujoco.py)
     reset(&m, &mut d);
-    forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     let qacc = d.qacc.clone();
     let inv: Vec<f64> = (0..batches)
         .map(|_| {
             reset(&m, &mut d);
-            forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             d.qacc.copy_from_slice(&qacc);
             let t = Instant::now();
             for _ in 0..steps {
-                moreau::inverse::inverse(&m, &mut d);
+                moreau::inverse(&m, &mut d);
             }
             t.elapsed().as_secs_f64() * 1e6 / steps as f64
         })
@@ -1513,7 +1513,7 @@ fn bench(
     let mut dc = Data::<f64>::new(&m);
     reset(&m, &mut dc);
     for _ in 0..3000 {
-        integrator::step(&m, &mut dc);
+        moreau::step(&m, &mut dc);
         if dc.nefc > 0 {
             break;
         }
@@ -1530,7 +1530,7 @@ fn bench(
                 } else {
                     reset(&m, &mut d);
                 }
-                forward::forward(&m, &mut d);
+                moreau::forward(&m, &mut d);
                 let c = thread_cpu_us();
                 let t = Instant::now();
                 for _ in 0..20 {

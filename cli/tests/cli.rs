@@ -621,7 +621,7 @@ fn replay_reproduces_simulate_and_reports_deviations() {
 fn replay_reads_optimizer_trajectories() {
     // The optimizers' format (moreau_optim::problems::trajectory_json: `act` as empty rows,
     // `ctrl`, extra keys) replays on the cart-pole up to the JSON round trip (see above).
-    let m = moreau::mjcf::load(model("cartpole_swingup")).unwrap();
+    let m = moreau::load(model("cartpole_swingup")).unwrap();
     let us: Vec<Vec<f64>> = (0..60).map(|t| vec![(t as f64 * 0.1).cos()]).collect();
     let (qs, vs) = moreau_optim::problems::replay(&m, &[0.0, 3.0], &[0.0, 0.0], &us);
     let v = moreau_optim::problems::trajectory_json(

@@ -5,9 +5,9 @@
 //! models/tendon_velocity.xml [STEPS] [--implicitfast]`. Median of 15 batches of 20 calls,
 //! interleaved.
 
-use moreau::clock::thread_cpu_us;
 use moreau::model::Integrator;
-use moreau::{integrator::step, Data};
+use moreau::pipeline::thread_cpu_us;
+use moreau::{step, Data};
 use moreau_derivatives::fd::FdWorkspace;
 use moreau_derivatives::transition::{
     transition_analytic_flg, transition_analytic_with, Workspace,
@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .get(1)
         .map_or("models/tendon_velocity.xml", |s| s.as_str());
     let settle: usize = args.get(2).map_or(Ok(300), |s| s.parse())?;
-    let mut m = moreau::mjcf::load(path)?;
+    let mut m = moreau::load(path)?;
     if args.iter().any(|a| a == "--implicitfast") {
         m.opt.integrator = Integrator::ImplicitFast;
     }

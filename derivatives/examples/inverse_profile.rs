@@ -15,12 +15,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = args.get(1).map_or("models/eq_contact.xml", |s| s.as_str());
     let n: usize = args.get(2).map_or(Ok(200), |s| s.parse())?;
     let which = args.get(3).map_or("both", |s| s.as_str());
-    let m = moreau::mjcf::load(path)?;
+    let m = moreau::load(path)?;
     let mut d = Data::new(&m);
     if m.nkey > 0 {
         d.reset_keyframe(&m, 0)?;
     }
-    moreau::forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     let d0 = d.clone();
     if which != "fd" {
         let t = Instant::now();

@@ -12,7 +12,7 @@
 //! `tools/bench/instructions.sh --integrator`.
 
 use moreau::model::Integrator;
-use moreau::{integrator::step, Data};
+use moreau::{step, Data};
 use moreau_derivatives::transition::{
     transition_analytic_forwarded, transition_analytic_with, Workspace,
 };
@@ -38,7 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let n: usize = args.get(2).map_or(Ok(200), |s| s.parse())?;
     let forwarded = args.get(3).is_some_and(|s| s == "forwarded");
     let restore = args.get(4).is_some_and(|s| s == "clone");
-    let mut m = moreau::mjcf::load(path)?;
+    let mut m = moreau::load(path)?;
     if let Some(i) = integrator {
         m.opt.integrator = i;
     }
@@ -54,7 +54,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     if forwarded {
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
     }
     let d0 = d.clone();
     let mut w = Workspace::default();

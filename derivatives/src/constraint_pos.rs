@@ -42,11 +42,12 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::rne::Work as RneaWork;
-use moreau::collision::{collide_geoms, differentiable, pair_limit, Contact};
-use moreau::constraint::assemble::contact_nrow;
-use moreau::constraint::ConstraintType;
+use moreau::data::{ConstraintType, Contact};
 use moreau::model::{EqType, JointType, Model, WrapType};
-use moreau::spatial::{ang, body_last_dof, cross_force, cross_motion, join, lin};
+use moreau::pipeline::{
+    ang, body_last_dof, collide_geoms, contact_nrow, cross_force, cross_motion, differentiable,
+    join, lin, pair_limit,
+};
 use moreau::Data;
 use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
 use num_dual::Dual64;

@@ -12,11 +12,8 @@
 //! Layouts: forward/transition Jacobians have rows = outputs; inverse Jacobians use MuJoCo's
 //! transposed layout `D[i][j] = ∂out_j/∂in_i` ([`crate::fd::InverseJacobians`]).
 
-use moreau::integrator::step;
-use moreau::inverse::inverse;
 use moreau::model::Model;
-use moreau::state::{differentiate_pos, integrate_pos};
-use moreau::{forward::forward, Data};
+use moreau::{differentiate_pos, forward, integrate_pos, inverse, step, Data};
 use nalgebra::DMatrix;
 use num_dual::Dual64;
 
@@ -27,11 +24,11 @@ pub(crate) fn vel_passes(
     dd: &mut Data<Dual64>,
     mut f: impl FnMut(&mut Data<Dual64>, usize),
 ) {
-    moreau::kinematics::kinematics(m, dd);
-    moreau::com::com_pos(m, dd);
+    moreau::pipeline::kinematics(m, dd);
+    moreau::pipeline::com_pos(m, dd);
     for k in 0..m.nv {
         dd.qvel[k].eps = 1.0;
-        moreau::com::com_vel(m, dd);
+        moreau::pipeline::com_vel(m, dd);
         f(dd, k);
         dd.qvel[k].eps = 0.0;
     }

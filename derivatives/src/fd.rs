@@ -3,7 +3,7 @@
 //!
 //! **Transition** ([`FdWorkspace::transition`], [`transition_fd`]): with the state
 //! `x = (qpos, qvel, act)` in tangent coordinates (`2nv + na`), the control `u` (`nu`), the next
-//! state `y` and the sensor values `s` of one [`step`](moreau::integrator::step) (the sensors are
+//! state `y` and the sensor values `s` of one [`step`](moreau::step) (the sensors are
 //! those of the forward pass at `x`), `A = ∂y/∂x`, `B = ∂y/∂u`, `C = ∂s/∂x`, `D = ∂s/∂u`, rows
 //! are outputs. As MuJoCo:
 //! - positions are perturbed in the tangent space, `qpos ⊕ ε e_i` ([`integrate_pos`]), and
@@ -34,21 +34,19 @@
 //! CSR `d.M` layout, `nv × nC`, which drops the structural zeros of "simple" bodies). With
 //! `flg_actuation` the actuation is computed before the sensors, so actuator-force sensors see
 //! the perturbed state (as 4.0.0). Under `invdiscrete` the implicit integrators' `qDeriv` is
-//! recomputed at every perturbed state (by [`moreau::inverse::inverse`], as 4.0.0). MuJoCo
+//! recomputed at every perturbed state (by [`moreau::inverse`], as 4.0.0). MuJoCo
 //! differences forward only; `centered` is a moreau extension.
 //!
 //! After a call `d` holds the original time, state, controls and warm start; intermediate
 //! quantities (`qacc`, `xpos`, ...) are those of the last perturbed evaluation, as in MuJoCo.
 //! Everything is preallocated in [`FdWorkspace`]: repeated calls allocate nothing.
 
-use moreau::check::{check_acc, check_pos, check_vel};
-use moreau::forward::{forward_skip, fwd_actuation, Skip};
-use moreau::integrator::{euler_skip, step_skip};
-use moreau::inverse::inverse_skip;
 use moreau::model::{disable, Integrator, Model};
-use moreau::sensor::{sensor_acc, sensor_pos, sensor_vel};
-use moreau::state::{differentiate_pos, integrate_pos};
-use moreau::Data;
+use moreau::pipeline::{
+    check_acc, check_pos, check_vel, euler_skip, forward_skip, fwd_actuation, inverse_skip,
+    sensor_acc, sensor_pos, sensor_vel, step_skip, Skip,
+};
+use moreau::{differentiate_pos, integrate_pos, Data};
 use nalgebra::DMatrix;
 
 /// Discrete-time transition Jacobians (rows are outputs, MuJoCo's `mjd_transitionFD`).

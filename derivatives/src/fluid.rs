@@ -1,7 +1,7 @@
 //! Fluid forces in the analytic derivatives (MuJoCo's "Fluid forces"; [`moreau::fluid`]).
 //!
 //! - `∂qfrc_fluid/∂qvel` exactly: `Σ_obj Lᵀ D L` (`L` the object's local 6 × nv Jacobian, `D`
-//!   the local wrench derivative) — [`moreau::fluid::fluid_deriv`] unsymmetrized. Under
+//!   the local wrench derivative) — [`moreau::pipeline::fluid_deriv`] unsymmetrized. Under
 //!   implicitfast the engine's `d_passive_vel` adds MuJoCo's per-object symmetrized block
 //!   (`qDeriv`), which is not the derivative of the force; [`fluid_exact`] corrects it.
 //! - `∂/∂q` of the fluid force: [`fluid_pos`], per tangent direction a `Dual64` pass over the
@@ -18,14 +18,12 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use moreau::com::{com_pos, com_vel};
-use moreau::fluid::{
-    body_uses_ellipsoid, ellipsoid_wrench, fluid, fluid_deriv, inertia_box_wrench, local_vel,
-};
-use moreau::jacobian::jac;
-use moreau::kinematics::kinematics;
 use moreau::model::{disable, Integrator, Model};
-use moreau::Data;
+use moreau::pipeline::{
+    body_uses_ellipsoid, com_pos, com_vel, ellipsoid_wrench, fluid, fluid_deriv,
+    inertia_box_wrench, kinematics, local_vel,
+};
+use moreau::{jac, Data};
 use nalgebra::{DMatrix, Matrix3, Vector3};
 use num_dual::{Dual64, HyperDual64};
 
@@ -78,7 +76,7 @@ fn objects<'a, T: moreau::Scalar>(
 /// (`w` = (torque, force), `x` = local (ω, v)) and its derivatives `T[k][i][j] = ∂D[i][j]/∂x_k`
 /// (21 hyper-dual evaluations of the wrench per object). `D` depends on the state only
 /// through `x`, so on data seeded along any direction `D.eps = Σ_k T[k] x.eps_k` — what
-/// [`moreau::fluid::FluidScalar::local_jacobian`] gives on `Dual64` data by six hyper-dual
+/// [`moreau::pipeline::FluidScalar::local_jacobian`] gives on `Dual64` data by six hyper-dual
 /// evaluations per object and pass.
 pub(crate) type LocalD = ([[f64; 6]; 6], [[[f64; 6]; 6]; 6]);
 
@@ -119,7 +117,7 @@ pub(crate) fn local_ds(m: &Model, d: &Data<f64>) -> Vec<LocalD> {
 }
 
 /// `qDeriv_fluid a` added into `out`: the fluid block as the step forms it
-/// ([`moreau::fluid::fluid_deriv_with`]: `Σ_obj Lᵀ D L`, `D` the local wrench derivative,
+/// ([`moreau::pipeline::fluid_deriv_with`]: `Σ_obj Lᵀ D L`, `D` the local wrench derivative,
 /// symmetrized per object under implicitfast) times `a`, as `Σ_obj Lᵀ (D (L a))` without the
 /// `nv × nv` block, `D` from [`local_ds`] (`ds`, at the real part of `dd`'s state) with its
 /// derivative along `dd`'s seed. `jp`, `jr`: `3 nv` scratch.

@@ -35,25 +35,23 @@
 //! dual passes of [`crate::step_matrix::d_he_offset_vec`] at the fixed `a`.
 //!
 //! Not covered (reported by [`unsupported`]): `invdiscrete` with RK4, which MuJoCo 4.0.0 refuses
-//! (a fatal error in `mj_discreteAcc`; [`moreau::inverse::unsupported`]).
+//! (a fatal error in `mj_discreteAcc`; [`moreau::pipeline::inverse_unsupported`]).
 
 #![allow(clippy::needless_range_loop)]
 
-use moreau::constraint::assemble::reference_constraint;
-use moreau::constraint::cost::{evaluate, Rows, CONE_H};
-use moreau::constraint::{ConstraintState, ConstraintType};
-use moreau::crb::solve_m;
-use moreau::derivative::{d_passive_vel, d_rne_vel};
-use moreau::inverse::{damping_slope, discrete_acc, euler_damped};
+use moreau::data::{ConstraintState, ConstraintType};
 use moreau::model::{enable, EqType, Integrator, Model};
-use moreau::solver::dense::full_m;
-use moreau::Data;
+use moreau::pipeline::{
+    d_passive_vel, d_rne_vel, damping_slope, discrete_acc, euler_damped, evaluate,
+    reference_constraint, Rows, CONE_H,
+};
+use moreau::{full_m, solve_m, Data};
 use nalgebra::DMatrix;
 use num_dual::Dual64;
 
 /// Why the analytic velocity/acceleration derivatives do not apply to `m`, if they don't.
 pub fn unsupported(m: &Model) -> Option<&'static str> {
-    moreau::inverse::unsupported(m)
+    moreau::pipeline::inverse_unsupported(m)
 }
 
 /// Dense `M` (`nv × nv`).
@@ -419,7 +417,7 @@ impl InverseDerivatives {
         self.col = vec![0.0; nv];
     }
 
-    /// Runs [`moreau::inverse::inverse`] on `d` (state and `qacc` in `d`; `qacc` is left
+    /// Runs [`moreau::inverse`] on `d` (state and `qacc` in `d`; `qacc` is left
     /// unchanged) and fills `dq`, `dv`, `da`.
     pub fn compute(&mut self, m: &Model, d: &mut Data<f64>) -> Result<(), &'static str> {
         if let Some(e) = unsupported(m) {
@@ -429,7 +427,7 @@ impl InverseDerivatives {
         self.resize(nv);
         self.dm_dual = None;
         self.a.copy_from_slice(&d.qacc);
-        moreau::inverse::inverse(m, d);
+        moreau::inverse(m, d);
         // RK4 does not reach here under invdiscrete (`unsupported`)
         let disc = m.opt.enabled(enable::INVDISCRETE);
         let damped = disc && m.opt.integrator == Integrator::Euler && euler_damped(m);
@@ -501,7 +499,7 @@ impl InverseDerivatives {
             let h = m.opt.timestep;
             // ∂ã/∂a − I = h M⁻¹ D, ∂ã/∂v = h M⁻¹ diag(D'(v) a), column by column
             for j in 0..nv {
-                // slope b + 2p₀|v| + 3p₁v² (moreau::inverse::damping_slope)
+                // slope b + 2p₀|v| + 3p₁v² (moreau::pipeline::damping_slope)
                 let p = m.dof_damping_eff(j).1;
                 let v = d.qvel[j];
                 let sgn = if v > 0.0 {
@@ -584,7 +582,7 @@ impl InverseDerivatives {
 }
 
 /// Analytic inverse Jacobians `(DfDq, DfDv, DfDa)` of `qfrc_inverse` at the state and `qacc`
-/// of `d`, MuJoCo's transposed layout. Runs [`moreau::inverse::inverse`] on `d` first.
+/// of `d`, MuJoCo's transposed layout. Runs [`moreau::inverse`] on `d` first.
 /// `DfDq` and the returned `DmDq` (row `i` = `∂qM/∂q_i` in qM's layout) are analytic
 /// ([`crate::rne`], [`crate::inverse_pos`]: constraint and tendon-passive terms by a restricted dual
 /// pass), or by full dual passes ([`crate::dual::dual_inverse_dq`]) for

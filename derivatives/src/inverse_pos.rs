@@ -36,16 +36,11 @@
 use crate::constraint_pos::add_constraint_pos;
 use crate::dual::{lift_into, seed};
 use crate::rne::{d_smooth_mass_pos, d_smooth_pos, Terms, Work};
-use moreau::actuation::{actuator_velocity, transmission};
-use moreau::collision::collision;
-use moreau::com::{com_pos, com_vel};
-use moreau::constraint::assemble::{make_constraint, reference_constraint};
-use moreau::forward::fwd_actuation;
-use moreau::inverse::inv_constraint;
-use moreau::kinematics::kinematics;
 use moreau::model::{disable, BiasType, EqType, GainType, JointType, Model, TrnType};
-use moreau::passive::passive;
-use moreau::tendon::{tendon, tendon_velocity};
+use moreau::pipeline::{
+    actuator_velocity, collision, com_pos, com_vel, fwd_actuation, inv_constraint, kinematics,
+    make_constraint, passive, reference_constraint, tendon, tendon_velocity, transmission,
+};
 use moreau::Data;
 use nalgebra::DMatrix;
 

@@ -9,8 +9,7 @@
 //! With the SO(3) right Jacobian `Jr(s) = I − (1 − cos θ)/θ² [s]× + (θ − sin θ)/θ³ [s]×²`
 //! (`θ = |s|`), `exp(s + ds) ≈ exp(s) ⊗ exp(Jr(s) ds)`.
 
-use moreau::data::sc;
-use moreau::passive::sub_quat;
+use moreau::pipeline::{sc, sub_quat};
 use moreau::Scalar;
 use nalgebra::{Matrix3, Quaternion, Vector3};
 
@@ -95,8 +94,8 @@ pub fn sub_quat_deriv<T: Scalar>(
     qa: &Quaternion<T>,
     qb: &Quaternion<T>,
 ) -> (Matrix3<T>, Matrix3<T>) {
-    let qa = moreau::spatial::normalize_quat(*qa);
-    let qb = moreau::spatial::normalize_quat(*qb);
+    let qa = moreau::pipeline::normalize_quat(*qa);
+    let qb = moreau::pipeline::normalize_quat(*qb);
     let r = sub_quat(&qa, &qb);
     (right_jacobian_inv(&r), -right_jacobian_inv(&(-r)))
 }

@@ -42,7 +42,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use moreau::model::{disable, JointType, Model};
-use moreau::spatial::{ang, cross_force, cross_motion, inert_mul, join, lin, normalize_quat};
+use moreau::pipeline::{ang, cross_force, cross_motion, inert_mul, join, lin, normalize_quat};
 use moreau::Data;
 use nalgebra::{DMatrix, Matrix3, Quaternion, Vector3, Vector6};
 
@@ -594,7 +594,7 @@ fn spring_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
             ));
             let s = &m.qpos_spring[qa..qa + 4];
             let qs = Quaternion::new(s[0], s[1], s[2], s[3]);
-            let x = moreau::passive::sub_quat(&q, &qs);
+            let x = moreau::pipeline::sub_quat(&q, &qs);
             let (dxa, _) = crate::quat::sub_quat_deriv(&q, &qs);
             let jm = radial_block(&x) * dxa;
             for a in 0..3 {
@@ -679,7 +679,7 @@ pub fn d_mass_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>
             while let Some(ll) = l {
                 out[(j, adr)] = d.cdof[ll].dot(&y) + cs[ll].dot(&wv);
                 adr += 1;
-                l = moreau::spatial::dof_parent(m, ll);
+                l = moreau::pipeline::dof_parent(m, ll);
             }
         };
         for b in bj..=last {
@@ -723,10 +723,10 @@ pub fn rnea_derivatives(
     dq: &mut DMatrix<f64>,
     dv: &mut [f64],
 ) {
-    moreau::kinematics::kinematics(m, d);
-    moreau::com::com_pos(m, d);
-    moreau::crb::crb(m, d);
-    moreau::com::com_vel(m, d);
+    moreau::pipeline::kinematics(m, d);
+    moreau::pipeline::com_pos(m, d);
+    moreau::pipeline::crb(m, d);
+    moreau::pipeline::com_vel(m, d);
     d_smooth_pos(m, d, Some(qacc), Terms::default(), w, dq);
     d_bias_vel(m, d, w, dv);
 }

@@ -8,7 +8,7 @@
 //! `∂qacc/∂x` from the implicit function theorem ([`crate::transition`]), one `Dual64` pass per
 //! input direction runs the sensor stages with that direction seeded and `qacc`'s directional
 //! derivative fed in; `efc_force` is re-evaluated from `qacc` by the soft-constraint map
-//! ([`moreau::inverse::inv_constraint`]), which equals the solver's force at its optimum — no
+//! ([`moreau::pipeline::inv_constraint`]), which equals the solver's force at its optimum — no
 //! constraint solve. Passes per direction: controls and activations the actuation stage and
 //! acceleration sensors only, velocities also the velocity stage, positions also the position
 //! stage, each restricted to what sensors read: kinematics, COM, cameras, tendons,
@@ -20,22 +20,12 @@
 
 use crate::dual::{lift_into, seed};
 use crate::rne::Work;
-use moreau::actuation::actuator_velocity;
-use moreau::actuation::transmission;
-use moreau::collision::collision;
-use moreau::com::com_pos;
-use moreau::com::com_vel;
-use moreau::constraint::assemble::make_constraint;
-use moreau::constraint::assemble::reference_constraint;
-use moreau::forward::fwd_actuation;
-use moreau::inverse::inv_constraint;
-use moreau::kinematics::{camlight, kinematics};
-use moreau::model::SensorType;
-use moreau::model::{disable, Model};
-use moreau::passive::passive;
-use moreau::sensor::{sensor_acc, sensor_pos, sensor_vel};
-use moreau::tendon::tendon;
-use moreau::tendon::tendon_velocity;
+use moreau::model::{disable, Model, SensorType};
+use moreau::pipeline::{
+    actuator_velocity, camlight, collision, com_pos, com_vel, fwd_actuation, inv_constraint,
+    kinematics, make_constraint, passive, reference_constraint, sensor_acc, sensor_pos, sensor_vel,
+    tendon, tendon_velocity, transmission,
+};
 use moreau::Data;
 use nalgebra::DMatrix;
 use num_dual::Dual64;

@@ -2,7 +2,7 @@
 //! chain rule of [`crate::transition::transition_analytic`]) without a full dual pass.
 //!
 //! Under implicitfast `qDeriv = ∂(qfrc_passive + qfrc_actuator)/∂v` without the RNE part
-//! ([`moreau::derivative::smooth_vel`] with `with_rne = false`). For the models
+//! ([`moreau::pipeline::smooth_vel`] with `with_rne = false`). For the models
 //! models without polynomial damping, velocity-dependent gains or childless free bodies (those
 //! take [`crate::step_matrix::d_he_offset_vec`] instead) and without fluid forces it is
 //!
@@ -28,14 +28,10 @@
 
 use crate::dual::seed;
 use crate::rne::Work;
-use moreau::actuation::transmission;
-use moreau::collision::collision;
-use moreau::com::com_pos;
-use moreau::derivative::actuator_force_dvel;
-use moreau::kinematics::kinematics;
 use moreau::model::{disable, JointType, Model, TrnType, WrapType};
-use moreau::spatial::dof_parent;
-use moreau::tendon::{is_fixed, tendon};
+use moreau::pipeline::{
+    actuator_force_dvel, collision, com_pos, dof_parent, is_fixed, kinematics, tendon, transmission,
+};
 use moreau::Data;
 use nalgebra::DMatrix;
 

@@ -26,13 +26,11 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::rne::Work;
-use moreau::data::sc;
-use moreau::derivative::{actuator_force_dvel, d_rne_vel, dof_damping_deriv, smooth_vel};
-use moreau::integrator::gyro_blocks;
-use moreau::inverse::{damping_slope, euler_damped};
 use moreau::model::{disable, BiasType, GainType, Integrator, JointType, Model, TrnType, WrapType};
-use moreau::spatial::{cross_force, cross_motion, dof_parent, inert_mul};
-use moreau::tendon::is_fixed;
+use moreau::pipeline::{
+    actuator_force_dvel, cross_force, cross_motion, d_rne_vel, damping_slope, dof_damping_deriv,
+    dof_parent, euler_damped, gyro_blocks, inert_mul, is_fixed, sc, smooth_vel,
+};
 use moreau::{Data, Scalar};
 use nalgebra::DMatrix;
 use nalgebra::{Matrix3, Vector3, Vector6};
@@ -72,7 +70,7 @@ pub fn needs_dual(m: &Model) -> bool {
 /// without implicit damping. Writes `d.qDeriv` (implicit integrators).
 pub fn he_offset<T: Scalar>(m: &Model, d: &mut Data<T>, out: &mut [T]) {
     let nv = m.nv;
-    let h: T = moreau::data::sc(m.opt.timestep);
+    let h: T = moreau::pipeline::sc(m.opt.timestep);
     out.iter_mut().for_each(|x| *x = T::zero());
     match m.opt.integrator {
         Integrator::Rk4 => {}
@@ -91,7 +89,7 @@ pub fn he_offset<T: Scalar>(m: &Model, d: &mut Data<T>, out: &mut [T]) {
                 let mut j = Some(i);
                 while let Some(ju) = j {
                     if fast {
-                        let s = (q[i * nv + ju] + q[ju * nv + i]) * moreau::data::sc(0.5);
+                        let s = (q[i * nv + ju] + q[ju * nv + i]) * moreau::pipeline::sc(0.5);
                         out[i * nv + ju] = -(h * s);
                         out[ju * nv + i] = -(h * s);
                     } else {
@@ -473,25 +471,25 @@ pub fn d_he_offset_vec(m: &Model, d: &Data<f64>, a: &[f64], w: &mut Work) -> DMa
         }
     };
     let position = |dd: &mut Data<Dual64>| {
-        moreau::kinematics::kinematics(m, dd);
-        moreau::com::com_pos(m, dd);
-        moreau::tendon::tendon(m, dd);
+        moreau::pipeline::kinematics(m, dd);
+        moreau::pipeline::com_pos(m, dd);
+        moreau::pipeline::tendon(m, dd);
         if body_trn {
-            moreau::collision::collision(m, dd);
+            moreau::pipeline::collision(m, dd);
         }
-        moreau::actuation::transmission(m, dd);
+        moreau::pipeline::transmission(m, dd);
     };
     let velocity = |dd: &mut Data<Dual64>| {
-        moreau::tendon::tendon_velocity(m, dd);
-        moreau::actuation::actuator_velocity(m, dd);
-        moreau::com::com_vel(m, dd);
+        moreau::pipeline::tendon_velocity(m, dd);
+        moreau::pipeline::actuator_velocity(m, dd);
+        moreau::pipeline::com_vel(m, dd);
     };
     for i in (0..nv).filter(|&i| qd[i]) {
         let dd = w.dual_of(m, d);
         crate::dual::seed(m, dd, i);
         position(dd);
         velocity(dd);
-        moreau::forward::fwd_actuation(m, dd);
+        moreau::pipeline::fwd_actuation(m, dd);
         read(dd, i, true, &mut out);
     }
     if fast {
@@ -509,7 +507,7 @@ pub fn d_he_offset_vec(m: &Model, d: &Data<f64>, a: &[f64], w: &mut Work) -> DMa
     for i in (0..nv).filter(|&i| vd[i]) {
         dd.qvel[i].eps = 1.0;
         velocity(dd);
-        moreau::forward::fwd_actuation(m, dd);
+        moreau::pipeline::fwd_actuation(m, dd);
         // implicit: the RNE part below
         read(dd, nv + i, !implicit, &mut out);
         dd.qvel[i].eps = 0.0;
@@ -519,7 +517,7 @@ pub fn d_he_offset_vec(m: &Model, d: &Data<f64>, a: &[f64], w: &mut Work) -> DMa
         for (v, x) in dd.qvel.iter_mut().zip(a) {
             *v = Dual64::from(*x);
         }
-        moreau::com::com_vel(m, dd);
+        moreau::pipeline::com_vel(m, dd);
         let mut g = vec![Dual64::from(0.0); nv * nv];
         d_rne_vel(m, dd, 0..nv, &mut g);
         for r in 0..nv {
@@ -544,7 +542,7 @@ pub fn d_he_offset_vec(m: &Model, d: &Data<f64>, a: &[f64], w: &mut Work) -> DMa
             &mut dd.ctrl[k - na]
         };
         x.eps = 1.0;
-        moreau::forward::fwd_actuation(m, dd);
+        moreau::pipeline::fwd_actuation(m, dd);
         read(dd, 2 * nv + k, false, &mut out);
         let x = if k < na {
             &mut dd.act[k]

@@ -60,13 +60,11 @@
 use crate::dual::{lift, lift_into, seed};
 use crate::fd::TransitionJacobians;
 use crate::inverse::{constraint_hessian_force, dfda_dv_constraint, neg_dfdv_into};
-use moreau::crb::factor_ld;
-use moreau::derivative::d_actuator_vel;
-use moreau::forward::{fwd_acceleration, fwd_actuation, Skip};
-use moreau::inverse::inverse_skip;
-use moreau::inverse::{damping_slope, euler_damped};
 use moreau::model::{Integrator, JointType, Model};
-use moreau::solver::dense::chol_factor_fast;
+use moreau::pipeline::{
+    chol_factor_fast, d_actuator_vel, damping_slope, euler_damped, factor_ld, fwd_acceleration,
+    fwd_actuation, inverse_skip, Skip,
+};
 use moreau::Data;
 use nalgebra::DMatrix;
 
@@ -91,8 +89,8 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     crate::inverse::unsupported(m)
 }
 
-/// The activations that [`moreau::integrator::advance_act`] moves from `act` by `c act_dot`,
-/// each with its factor `c` ([`moreau::integrator::act_step`]): all but those its `actrange`
+/// The activations that [`moreau::pipeline::advance_act`] moves from `act` by `c act_dot`,
+/// each with its factor `c` ([`moreau::pipeline::act_step`]): all but those its `actrange`
 /// clamp stops (as the dual of the clamp: strict comparisons), whose row of `∂act'/∂x` is zero.
 pub(crate) fn moving_acts<'a>(
     m: &'a Model,
@@ -102,7 +100,7 @@ pub(crate) fn moving_acts<'a>(
 ) -> impl Iterator<Item = (usize, f64)> + 'a {
     let stateful = |u: usize| usize::try_from(m.actuator_actadr[u]).ok().map(|a| (u, a));
     (0..m.nu).filter_map(stateful).flat_map(move |(u, adr)| {
-        let cf = moreau::integrator::act_step(m, u, h);
+        let cf = moreau::pipeline::act_step(m, u, h);
         (adr..adr + m.actuator_actnum[u]).filter_map(move |i| {
             let x = act[i] + act_dot[i] * cf;
             let r = m.actuator_actrange[u];
@@ -194,7 +192,7 @@ fn on_chain(m: &Model, a: &[f64], b: &[f64]) -> bool {
         }
         if let Some(mut p) = cur {
             while p > k {
-                match moreau::spatial::dof_parent(m, p) {
+                match moreau::pipeline::dof_parent(m, p) {
                     Some(q) => p = q,
                     None => return false,
                 }
@@ -223,7 +221,7 @@ fn rows_on_chains(m: &Model, d: &Data<f64>, jd: &[f64], h: &DMatrix<f64>) -> boo
             && d.contact[d.efc_id[r]]
                 .geom
                 .iter()
-                .any(|&g| moreau::spatial::body_last_dof(m, m.geom_bodyid[g]).is_none())
+                .any(|&g| moreau::pipeline::body_last_dof(m, m.geom_bodyid[g]).is_none())
     };
     let mut leaf: Vec<Option<usize>> = Vec::with_capacity(h.nrows());
     let mut single: Vec<bool> = Vec::with_capacity(h.nrows());
@@ -250,7 +248,7 @@ fn rows_on_chains(m: &Model, d: &Data<f64>, jd: &[f64], h: &DMatrix<f64>) -> boo
             let (hi, lo) = (a.max(b), a.min(b));
             let mut p = Some(hi);
             while let Some(q) = p.filter(|&q| q > lo) {
-                p = moreau::spatial::dof_parent(m, q);
+                p = moreau::pipeline::dof_parent(m, q);
             }
             p == Some(lo)
         })
@@ -312,7 +310,7 @@ fn slope_dv(m: &Model, v: f64, k: usize) -> f64 {
 fn dense_m(m: &Model, qm: &[f64]) -> DMatrix<f64> {
     let nv = m.nv;
     let mut b = vec![0.0; nv * nv];
-    moreau::solver::dense::full_m(m, qm, &mut b);
+    moreau::full_m(m, qm, &mut b);
     DMatrix::from_row_slice(nv, nv, &b)
 }
 
@@ -453,7 +451,7 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f
 /// columns.
 mod rows {
     use moreau::model::Model;
-    use moreau::spatial::dof_parent;
+    use moreau::pipeline::dof_parent;
     use moreau::Data;
     use nalgebra::DMatrix;
 
@@ -798,7 +796,7 @@ pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, &'
     if let Some(e) = unsupported(m) {
         return Err(e);
     }
-    moreau::forward::forward(m, d);
+    moreau::forward(m, d);
     let mut w = Workspace::default();
     forward_parts(m, d, None, &mut w);
     Ok(DMatrix::from_row_slice(
@@ -926,12 +924,12 @@ pub fn transition_analytic_flg(
     if let Some(e) = unsupported(m) {
         return Err(e);
     }
-    moreau::forward::forward(m, d);
+    moreau::forward(m, d);
     forwarded(m, d, w, flg_sensor)
 }
 
 /// [`transition_analytic_with`] without its `forward`: `d` must hold the results of
-/// `moreau::forward::forward` at its current state (e.g. right after a `step`'s forward or a
+/// `moreau::forward` at its current state (e.g. right after a `step`'s forward or a
 /// caller's own `forward`), which are used as they are.
 #[allow(non_snake_case)]
 pub fn transition_analytic_forwarded(
@@ -1008,7 +1006,7 @@ fn forwarded(
     // a_int: eulerdamp a_int = qacc − h He⁻¹ diag(s) qacc; implicit(fast) He a_int = M qacc
     let aint = if damped {
         let mut x: Vec<f64> = (0..nv).map(|i| -h * slope[i] * qacc[i]).collect();
-        moreau::crb::solve_ld(m, &lin.he, &lin.hei, &mut x);
+        moreau::pipeline::solve_ld(m, &lin.he, &lin.hei, &mut x);
         &qacc + nalgebra::DVector::from_vec(x)
     } else if let Some(lu) = &lu {
         let x = m_mul(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));

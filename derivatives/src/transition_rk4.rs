@@ -9,16 +9,15 @@
 //! forward-dynamics IFT derivative of [`crate::transition`] at that stage's state (the constraint
 //! solver converged there); the tangent maps of `q0 ⊕ h w` are `mjd_quatIntegrate`'s blocks
 //! ([`crate::quat::quat_integrate_deriv`]) and `dexp⁻¹`'s Jacobians come from `Dual64`
-//! evaluations of [`moreau::integrator::dexpinv`] (six per rotation and stage).
+//! evaluations of [`moreau::pipeline::dexpinv`] (six per rotation and stage).
 
 #![allow(clippy::needless_range_loop)]
 
 use crate::fd::TransitionJacobians;
 use crate::transition::Workspace;
-use moreau::integrator::dexpinv;
 use moreau::model::{JointType, Model};
-use moreau::state::integrate_pos;
-use moreau::Data;
+use moreau::pipeline::dexpinv;
+use moreau::{integrate_pos, Data};
 use nalgebra::{DMatrix, Matrix3};
 use num_dual::Dual64;
 
@@ -128,7 +127,7 @@ pub(crate) fn transition(
         }
         di.time = d.time + RK_C[i] * h;
         di.qacc_warmstart.copy_from_slice(&d.qacc_warmstart);
-        moreau::forward::forward(m, &mut di);
+        moreau::forward(m, &mut di);
         // its input derivatives
         let ddv = &dk[i - 1] * a;
         let q_i = integrate_rows(m, &dv, &ddv, h);

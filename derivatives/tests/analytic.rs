@@ -6,10 +6,9 @@
 //! derivative of the solver iterates equals the IFT derivative at the optimum.
 //! Errors are `max |a − b| / max(1, max |b|)`; the worst values are printed.
 
-use moreau::integrator::step;
 use moreau::model::{enable, Integrator};
-use moreau::state::integrate_pos;
-use moreau::{Data, Model};
+use moreau::pipeline::{collision, kinematics};
+use moreau::{integrate_pos, step, Data, Model};
 use moreau_derivatives::dual::{dual_forward_jacobian, dual_inverse_jacobian, dual_step_jacobian};
 use moreau_derivatives::fd::{inverse_fd, transition_fd};
 use moreau_derivatives::inverse::{inverse_analytic, unsupported};
@@ -89,7 +88,7 @@ const PAIR_XML: &str = r#"<mujoco model="elliptic_pair">
 fn model(name: &str, integ: Option<Integrator>) -> Model {
     if name == "rows" || name == "elliptic_pair" {
         let xml = if name == "rows" { ROWS_XML } else { PAIR_XML };
-        let m = moreau::mjcf::load_from_str(xml, &moreau::mjcf::Vfs::default()).unwrap();
+        let m = moreau::load_from_str(xml, &moreau::Vfs::default()).unwrap();
         common::converged(m, integ)
     } else {
         common::model(name, integ)
@@ -148,7 +147,7 @@ fn check_at_tol(
     let meth = d_pos_method(&m, &d, Output::Residual, &mut Default::default()).1;
     let cone = d.efc_state[..nefc]
         .iter()
-        .filter(|s| **s == moreau::constraint::ConstraintState::Cone)
+        .filter(|s| **s == moreau::data::ConstraintState::Cone)
         .count();
     let d0 = d.clone();
     // forward dynamics by the IFT
@@ -229,7 +228,7 @@ fn elliptic_solreffriction() {
         let d = state(&m, seed, 100);
         let mixed = d.contact.iter().any(|c| {
             usize::try_from(c.efc_address).is_ok_and(|r0| {
-                let n = moreau::constraint::assemble::contact_nrow(c.dim, m.opt.cone);
+                let n = moreau::pipeline::contact_nrow(c.dim, m.opt.cone);
                 (r0..r0 + n).any(|r| d.efc_KBIP[r][1] != d.efc_KBIP[r0][1])
             })
         });
@@ -245,14 +244,14 @@ fn elliptic_solreffriction() {
 /// analytic path against duals with `LinearPos`/`LinearNeg` rows present.
 #[test]
 fn friction_loss_linear_zone() {
-    use moreau::constraint::ConstraintState::{LinearNeg, LinearPos};
+    use moreau::data::ConstraintState::{LinearNeg, LinearPos};
     let m = model("rows", None);
     let mut d = state(&m, 3, 200);
     for (j, v) in [("h1", 3.0), ("t1", -2.0), ("t2", 1.5)] {
         let jn = m.joint_id(j).unwrap();
         d.qvel[m.jnt_dofadr[jn]] = v;
     }
-    moreau::forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     let lin = d.efc_state[..d.nefc]
         .iter()
         .filter(|s| matches!(s, LinearPos | LinearNeg))
@@ -287,7 +286,7 @@ fn convex_state(m: &Model, settle: usize, tilt: f64, seed: u64) -> Data<f64> {
         }
     }
     integrate_pos(m, &mut d.qpos, &dq, 1.0);
-    moreau::forward::forward(m, &mut d);
+    moreau::forward(m, &mut d);
     d
 }
 
@@ -362,13 +361,11 @@ fn geometry_vs_fd(name: &str, settle: usize, tilt: f64, tol: f64) {
 
 /// [`geometry_vs_fd`] at the forwarded state `d`.
 fn geometry_vs_fd_at(name: &str, m: &Model, d: &Data<f64>, tol: f64) {
-    use moreau::collision::collision;
-    use moreau::kinematics::kinematics;
     use moreau_derivatives::dual::{lift, seed};
     let (m, d) = (m.clone(), d.clone());
     let nc = d.contact.len();
     assert!(nc > 0, "{name}: no contact");
-    let geo = |c: &moreau::collision::Contact<f64>| {
+    let geo = |c: &moreau::data::Contact<f64>| {
         let mut g = vec![c.dist];
         g.extend(c.pos.iter());
         g.extend(c.frame.transpose().iter());
@@ -434,7 +431,7 @@ fn convex_geometry_vs_fd() {
       <body pos="-.1 -.1 .0443" euler="4 -3 20"><freejoint/><geom type="box" size=".03 .02 .02"/></body>
       <body pos=".12 .1 .0584"><freejoint/><geom type="sphere" size=".03"/></body>
     </worldbody></mujoco>"#;
-    let m = moreau::mjcf::load_from_str(hf, &moreau::mjcf::Vfs::default()).unwrap();
+    let m = moreau::load_from_str(hf, &moreau::Vfs::default()).unwrap();
     let d = convex_state_at(&m);
     assert!(d.contact.len() >= 2, "hfield: {} contacts", d.contact.len());
     assert_eq!(
@@ -452,7 +449,7 @@ fn convex_geometry_vs_fd() {
       <geom type="mesh" mesh="c" pos=".5 0 .05"/>
       <body pos=".51 0 .1276" euler="45 .3 0"><freejoint/><geom type="box" size=".03 .02 .02"/></body>
     </worldbody></mujoco>"#;
-    let m = moreau::mjcf::load_from_str(edges, &moreau::mjcf::Vfs::default()).unwrap();
+    let m = moreau::load_from_str(edges, &moreau::Vfs::default()).unwrap();
     let d = convex_state_at(&m);
     for b in [1, 2] {
         let n = d
@@ -482,7 +479,7 @@ fn convex_cylinder_patch_vs_fd() {
       <body pos=".01 .005 {z}" euler="{euler}"><freejoint/><geom type="cylinder" size=".04 .03"/></body>
     </worldbody></mujoco>"#
         );
-        let m = moreau::mjcf::load_from_str(&xml, &moreau::mjcf::Vfs::default()).unwrap();
+        let m = moreau::load_from_str(&xml, &moreau::Vfs::default()).unwrap();
         let d = convex_state_at(&m);
         assert_eq!(d.contact.len(), n, "cylinder {name} patch");
         geometry_vs_fd_at(&format!("cylinder {name}"), &m, &d, 1e-7);
@@ -502,8 +499,6 @@ fn convex_cylinder_patch_vs_fd() {
 /// [`cvxdiff`]: moreau::collision::cvxdiff
 #[test]
 fn convex_smooth_vs_closed_forms() {
-    use moreau::collision::collision;
-    use moreau::kinematics::kinematics;
     use moreau_derivatives::dual::{lift, seed};
     let xml = |ball: &str, r: f64| {
         let b = |x: f64| {
@@ -534,7 +529,7 @@ fn convex_smooth_vs_closed_forms() {
             b(0.05)
         )
     };
-    let load = |x: String| moreau::mjcf::load_from_str(&x, &moreau::mjcf::Vfs::default()).unwrap();
+    let load = |x: String| moreau::load_from_str(&x, &moreau::Vfs::default()).unwrap();
     let (me, ms) = (load(xml("ellipsoid", 0.03)), load(xml("sphere", 0.03)));
     let de = convex_state_at(&me);
     let ds = convex_state_at(&ms);
@@ -590,7 +585,7 @@ fn convex_smooth_vs_closed_forms() {
 /// The forwarded initial state of `m` (no keyframe).
 fn convex_state_at(m: &Model) -> Data<f64> {
     let mut d = Data::new(m);
-    moreau::forward::forward(m, &mut d);
+    moreau::forward(m, &mut d);
     d
 }
 

@@ -10,7 +10,7 @@
 //! The constraint solver runs to convergence (`tests/common::converged`) so the dual derivative
 //! of the iterates is the IFT derivative. Errors are `max |a − b| / max(1, max |b|)`.
 
-use moreau::constraint::ConstraintType;
+use moreau::data::ConstraintType;
 use moreau::model::{EqType, Integrator};
 use moreau::{Data, Model};
 use moreau_derivatives::dual::{dual_forward_jacobian, dual_inverse_jacobian, dual_step_jacobian};

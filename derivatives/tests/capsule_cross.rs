@@ -5,8 +5,7 @@
 //! finite and against centred finite differences, which are smooth there (in-plane motions
 //! keep the segments crossing).
 
-use moreau::mjcf::{load_from_str, Vfs};
-use moreau::Data;
+use moreau::{load_from_str, Data, Vfs};
 use moreau_derivatives::fd::transition_fd;
 use moreau_derivatives::transition::transition_analytic;
 use serde_json::Value;

@@ -18,7 +18,7 @@ fn root() -> String {
 fn workspace_calls_do_not_allocate() {
     for name in ["arm7", "zoo2", "free_body"] {
         let path = format!("{}/models/{name}.xml", root());
-        let mut m = moreau::mjcf::load(&path).unwrap();
+        let mut m = moreau::load(&path).unwrap();
         for integ in [
             Integrator::Euler,
             Integrator::ImplicitFast,
@@ -44,7 +44,7 @@ fn workspace_calls_do_not_allocate() {
         }
     }
     // the convenience function agrees with the workspace
-    let m = moreau::mjcf::load(format!("{}/models/cartpole.xml", root())).unwrap();
+    let m = moreau::load(format!("{}/models/cartpole.xml", root())).unwrap();
     let mut d = Data::<f64>::new(&m);
     let a = transition_fd(&m, &mut d, 1e-6, false).A;
     let mut ws = FdWorkspace::new(&m);

@@ -102,7 +102,7 @@ fn fd_matches_mujoco() {
         let st = &case["state"];
         if case["contact"].as_bool().unwrap() {
             set_state(&m, &mut d, st);
-            moreau::forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             let want = case["nefc"].as_u64().unwrap() as usize;
             if d.nefc != want {
                 skipped.push(format!(
@@ -169,7 +169,7 @@ fn fd_matches_mujoco() {
             let qacc = fv(&inv["qacc"]);
             for (key, flg) in [("flg0", false), ("flg1", true)] {
                 set_state(&m, &mut d, st);
-                moreau::forward::forward(&m, &mut d);
+                moreau::forward(&m, &mut d);
                 d.qacc.copy_from_slice(&qacc);
                 let j = ws.inverse(&m, &mut d, eps, flg, false);
                 let want = &inv[key];

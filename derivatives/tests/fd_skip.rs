@@ -4,14 +4,11 @@
 //! Euler's damped-mass factor recomputed) from the restored state and warm start. Covers Euler's
 //! factor reuse on velocity perturbations (dof damping) and its absence under polynomial damping,
 //! where the factor depends on `qvel`, and the solver's islands and position-only problem data
-//! kept across skipped position stages (`moreau::solver::solve_skip`), with one island and with
+//! kept across skipped position stages (`moreau::pipeline::solve_skip`), with one island and with
 //! several.
 
-use moreau::forward::Skip;
-use moreau::integrator::step_skip;
-use moreau::state::{differentiate_pos, integrate_pos};
-use moreau::Vfs;
-use moreau::{Data, Model};
+use moreau::pipeline::{step_skip, Skip};
+use moreau::{differentiate_pos, integrate_pos, Data, Model, Vfs};
 use moreau_derivatives::fd::FdWorkspace;
 use nalgebra::DMatrix;
 
@@ -30,7 +27,7 @@ fn contact_state(m: &Model, ctrl: f64) -> Data<f64> {
     }
     d.ctrl.iter_mut().for_each(|c| *c = ctrl);
     for _ in 0..3000 {
-        moreau::integrator::step(m, &mut d);
+        moreau::step(m, &mut d);
         if d.nefc > 0 {
             break;
         }
@@ -111,7 +108,7 @@ fn skipped_stages_equal_full_steps_at_contact() {
     // planar hopper: dof damping (Euler's factor reused on velocity perturbations), touch
     // sensors (C, D)
     let path = format!("{}/models/hopper.xml", root());
-    let m = moreau::mjcf::load(&path).unwrap();
+    let m = moreau::load(&path).unwrap();
     assert!(m.nsensordata > 0 && (0..m.nv).any(|i| m.dof_damping_eff(i).0 > 0.0));
     check("hopper", &m, &contact_state(&m, 0.2));
 
@@ -119,23 +116,23 @@ fn skipped_stages_equal_full_steps_at_contact() {
     let xml = std::fs::read_to_string(&path)
         .unwrap()
         .replace("damping=\".05\"", "damping=\".05 .03 .02\"");
-    let m = moreau::mjcf::load_from_str(&xml, &Vfs::default()).unwrap();
+    let m = moreau::load_from_str(&xml, &Vfs::default()).unwrap();
     assert!((0..m.nv).any(|i| m.dof_damping_eff(i).1 != [0.0; 2]));
     check("hopper, dampingpoly", &m, &contact_state(&m, 0.2));
 
     // humanoid: free joint (tangent perturbations), contacts, 21 actuators
-    let m = moreau::mjcf::load(format!("{}/models/humanoid.xml", root())).unwrap();
+    let m = moreau::load(format!("{}/models/humanoid.xml", root())).unwrap();
     check("humanoid", &m, &contact_state(&m, 0.0));
 
     // several constraint islands (the solver keeps the islands, not the global problem, across
     // skipped position stages): two humanoids; islands.xml (contacts, a limit with friction
     // loss, a connect equality, dofs in no island)
-    let m = moreau::mjcf::load(format!("{}/models/humanoids.xml", root())).unwrap();
+    let m = moreau::load(format!("{}/models/humanoids.xml", root())).unwrap();
     check("humanoids", &m, &contact_state(&m, 0.0));
-    let m = moreau::mjcf::load(format!("{}/models/islands.xml", root())).unwrap();
+    let m = moreau::load(format!("{}/models/islands.xml", root())).unwrap();
     let d = contact_state(&m, 0.0);
     let mut d1 = d.clone();
-    moreau::forward::forward(&m, &mut d1);
+    moreau::forward(&m, &mut d1);
     assert!(d1.nisland >= 3);
     check("islands", &m, &d);
 }

@@ -109,7 +109,7 @@ fn matches_mujoco() {
         let tau_err = |m: &moreau::Model, key: &str| {
             let want = fv(&c[key]);
             let mut dq = d.clone();
-            moreau::inverse::inverse(m, &mut dq);
+            moreau::inverse(m, &mut dq);
             let scale = want.iter().fold(1.0f64, |s, x| s.max(x.abs()));
             dq.qfrc_inverse
                 .iter()

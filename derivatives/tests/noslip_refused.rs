@@ -18,9 +18,9 @@ fn noslip_is_refused_not_wrong() {
     let mut d = moreau::Data::new(&m);
     d.reset_keyframe(&m, 0).unwrap();
     for _ in 0..150 {
-        moreau::integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
     }
-    moreau::forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     assert!(d.contact.len() >= 4, "{} contacts", d.contact.len());
     let e = unsupported(&m).expect("noslip refused");
     assert!(e.contains("noslip"), "{e}");

@@ -16,9 +16,8 @@
 //! with and without contacts, also under Euler and with the elliptic cone; the quadruped and
 //! hopper_leg under implicitfast; the sensor models of fd_cases.json (zoo, zoo2).
 
-use moreau::integrator::step;
 use moreau::model::{disable, Integrator};
-use moreau::{Data, Model};
+use moreau::{step, Data, Model};
 use moreau_derivatives::dual::{lift, qpos_tangent, seed};
 use moreau_derivatives::fd::{transition_fd, TransitionJacobians};
 use moreau_derivatives::smooth_vel_pos::add_dqderiv_vec;
@@ -55,8 +54,8 @@ fn dqderiv_dual(m: &Model, d: &Data<f64>, a: &[f64]) -> DMatrix<f64> {
     for i in 0..nv {
         let mut dd = lift(m, d);
         seed(m, &mut dd, i);
-        moreau::forward::forward(m, &mut dd);
-        moreau::derivative::smooth_vel(m, &mut dd, false);
+        moreau::forward(m, &mut dd);
+        moreau::pipeline::smooth_vel(m, &mut dd, false);
         let q = |r: usize, c: usize| dd.qDeriv[r * nv + c].eps;
         for r in 0..nv {
             // pattern: r, its ancestors and its descendants
@@ -239,7 +238,7 @@ fn tendon_velocity_vs_mujoco() {
         d.ctrl.copy_from_slice(&json_vec(&st["ctrl"]));
         d.qacc_warmstart
             .copy_from_slice(&json_vec(&st["qacc_warmstart"]));
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         assert_eq!(d.nefc as u64, c["nefc"].as_u64().unwrap(), "{label}: nefc");
         let s = DMatrix::from_column_slice(m.nsensordata, 1, &d.sensordata);
         let sw = DMatrix::from_column_slice(m.nsensordata, 1, &json_vec(&c["sensordata"]));
@@ -273,7 +272,7 @@ fn fd_cases_sensors_vs_mujoco() {
         }
         let mut m = match c["xml"].as_str() {
             Some(xml) => moreau::load_from_str(xml, &moreau::Vfs::default()).unwrap(),
-            None => moreau::mjcf::load(format!("{root}/{}", c["model"].as_str().unwrap())).unwrap(),
+            None => moreau::load(format!("{root}/{}", c["model"].as_str().unwrap())).unwrap(),
         };
         if m.nsensordata == 0 {
             continue;

@@ -2,7 +2,7 @@
 //! `mjd_quatIntegrate`; derivatives/tests/quat_cases.json from
 //! tools/reference/gen_sensor_cases.py) and against forward-mode duals (num-dual).
 
-use moreau::passive::sub_quat;
+use moreau::pipeline::sub_quat;
 use moreau_derivatives::quat::{quat_exp, quat_integrate_deriv, sub_quat_deriv};
 use nalgebra::{Matrix3, Quaternion, Vector3};
 use num_dual::Dual64;

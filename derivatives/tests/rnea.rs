@@ -6,11 +6,9 @@
 //! Error: `max |a − b| / max(1, max |b|)`, asserted ≤ 1e-10 (both sides are exact up to
 //! round-off).
 
-use moreau::forward::{fwd_acceleration, fwd_actuation, fwd_position, fwd_velocity};
 use moreau::model::disable;
-use moreau::rne::rne;
-use moreau::state::integrate_pos;
-use moreau::{Data, Model};
+use moreau::pipeline::{fwd_acceleration, fwd_actuation, fwd_position, fwd_velocity, rne};
+use moreau::{integrate_pos, Data, Model};
 use moreau_derivatives::dual::{lift, seed};
 use moreau_derivatives::rne::{d_mass_pos, d_smooth_pos, Terms, Work};
 use nalgebra::DMatrix;
@@ -36,7 +34,7 @@ impl Rng {
 /// joint springs and gravcomp.
 fn model(name: &str, r: &mut Rng) -> Model {
     let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
-    let mut m = moreau::mjcf::load(&p).unwrap();
+    let mut m = moreau::load(&p).unwrap();
     m.opt.disableflags |= disable::CONSTRAINT;
     for j in 0..m.njnt {
         m.jnt_stiffness[j] = 2.0 + r.next();
@@ -134,7 +132,7 @@ fn check(name: &str, rseed: u64) {
     let mut dense = vec![0.0; m.nv * m.nv];
     for j in 0..m.nv {
         let row: Vec<f64> = rm.row(j).iter().copied().collect();
-        moreau::crb::full_m(&m, &row, &mut dense);
+        moreau::full_m(&m, &row, &mut dense);
         for k in 0..m.nv {
             rmx[(k, j)] = (0..m.nv).map(|l| dense[k * m.nv + l] * x[l]).sum::<f64>();
         }
@@ -244,7 +242,7 @@ fn forward_servo_no_contact() {
         for u in d.ctrl.iter_mut() {
             *u = r.next();
         }
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         let d0 = d.clone();
         let fa = forward_analytic(&m, &mut d).unwrap();
         let fd = dual_forward_jacobian(&m, &d0);

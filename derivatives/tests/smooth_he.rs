@@ -119,7 +119,7 @@ fn offset_com_free_body() {
       </worldbody>
       <keyframe><key qpos="0 0 0.15 1 0 0 0" qvel="0.2 -0.1 0 4 -3 12"/></keyframe>
     </mujoco>"#;
-    let m = moreau::mjcf::load_from_str(xml, &Default::default()).unwrap();
+    let m = moreau::load_from_str(xml, &Default::default()).unwrap();
     assert!(m.body_ipos[1].iter().any(|x| x.abs() > 1e-3));
     for (integ, seed) in [(Integrator::ImplicitFast, 14), (Integrator::Implicit, 15)] {
         let m = common::converged(m.clone(), Some(integ));
@@ -170,7 +170,7 @@ fn analytic_vs_mujoco_fd_cases() {
         common::fd_case_state(&m, &mut d, &case["state"]);
         // with the sensor Jacobians C, D where the case has sensors the analytic pass supports
         let sensors = m.nsensordata > 0 && {
-            moreau::forward::forward(&m, &mut d);
+            moreau::forward(&m, &mut d);
             moreau_derivatives::sensor::unsupported(&m, &d).is_none()
         };
         let t = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), sensors).unwrap();

@@ -5,9 +5,8 @@
 //! terms in the same order, so equality is exact; the dense results are checked against duals
 //! and finite differences in `analytic.rs`.
 
-use moreau::integrator::step;
 use moreau::model::JacobianType;
-use moreau::{Data, Model};
+use moreau::{step, Data, Model};
 use moreau_derivatives::dual::dual_forward_jacobian;
 use moreau_derivatives::inverse::{constraint_hessian, efc_jacobian, inverse_analytic};
 use moreau_derivatives::transition::transition_analytic;
@@ -22,7 +21,7 @@ fn model(name: &str) -> Model {
         .filter(|l| !l.contains("<connect ") && !l.contains("<weld "))
         .collect::<Vec<_>>()
         .join("\n");
-    moreau::mjcf::load_from_str(&xml, &Default::default()).unwrap()
+    moreau::load_from_str(&xml, &Default::default()).unwrap()
 }
 
 /// The keyframe state after `settle` steps (contacts and limits active).

@@ -3,7 +3,7 @@
 //! (contacts between two free bodies: a box stack), each against the dual-number step Jacobian
 //! to 1e-10 (relative to the largest entry).
 
-use moreau::{integrator::step, Data, Model};
+use moreau::{step, Data, Model};
 use moreau_derivatives::dual::dual_step_jacobian;
 use moreau_derivatives::transition::{
     hessian_tree_sparse, transition_analytic_forwarded, transition_analytic_with, Workspace,
@@ -17,7 +17,7 @@ fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
 
 fn load(name: &str) -> Model {
     let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
-    moreau::mjcf::load(&p).unwrap()
+    moreau::load(&p).unwrap()
 }
 
 /// Steps `n` times from keyframe 0 (or the default state), or with `first` until constraint
@@ -33,7 +33,7 @@ fn settled(m: &Model, n: usize, first: bool) -> Data<f64> {
             break;
         }
     }
-    moreau::forward::forward(m, &mut d);
+    moreau::forward(m, &mut d);
     d
 }
 

@@ -28,7 +28,7 @@ const STAR: &str = r#"<mujoco><worldbody>
 
 /// The models in the order the workspaces see them, each at a random settled state.
 fn cases() -> Vec<(&'static str, Model, Data<f64>)> {
-    let inline = |xml| moreau::mjcf::load_from_str(xml, &moreau::mjcf::Vfs::default()).unwrap();
+    let inline = |xml| moreau::load_from_str(xml, &moreau::Vfs::default()).unwrap();
     let humanoid = common::load("humanoid");
     let sphere = common::load("sphere_drop");
     let list = [

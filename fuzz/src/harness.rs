@@ -5,7 +5,7 @@
 //! each introduced by a line `@@file NAME` (includes, meshes, height fields).
 
 use moreau::data::{WarningStat, NWARNING};
-use moreau::{forward, integrator, inverse, Data, Model, Vfs};
+use moreau::{Data, Model, Vfs};
 use moreau_derivatives::fd::FdWorkspace;
 
 /// The marker line that starts a VFS file in an input.
@@ -66,7 +66,7 @@ fn silent_nan(m: &Model, d: &Data<f64>, what: &str) {
         if let Some(i) = v.iter().position(|x| x.is_nan()) {
             if what == "step" {
                 let mut next = d.clone();
-                integrator::step(m, &mut next);
+                moreau::step(m, &mut next);
                 if warned(&next) {
                     return;
                 }
@@ -86,7 +86,7 @@ pub fn run(data: &[u8]) {
     let Ok(m) = moreau::load_from_str(&main, &vfs) else {
         return;
     };
-    if forward::unsupported(&m).is_some() {
+    if moreau::pipeline::forward_unsupported(&m).is_some() {
         return;
     }
     let mut d = Data::<f64>::new(&m);
@@ -96,26 +96,26 @@ pub fn run(data: &[u8]) {
             *c = ((k * 7 + i * 3) % 11) as f64 * 0.2 - 1.0;
         }
         clear(&mut d);
-        integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         silent_nan(&m, &d, "step");
     }
     if !small(&m) {
         return;
     }
     clear(&mut d);
-    moreau::check::check_pos(&m, &mut d);
-    moreau::check::check_vel(&m, &mut d);
-    forward::forward(&m, &mut d);
-    moreau::check::check_acc(&m, &mut d);
+    moreau::pipeline::check_pos(&m, &mut d);
+    moreau::pipeline::check_vel(&m, &mut d);
+    moreau::forward(&m, &mut d);
+    moreau::pipeline::check_acc(&m, &mut d);
     silent_nan(&m, &d, "forward");
-    let inverse_ok = inverse::unsupported(&m).is_none();
+    let inverse_ok = moreau::pipeline::inverse_unsupported(&m).is_none();
     if inverse_ok {
-        inverse::inverse(&m, &mut d);
+        moreau::inverse(&m, &mut d);
     }
     let mut ws = FdWorkspace::new(&m);
     let _ = ws.transition(&m, &mut d, 1e-6, false);
     if inverse_ok && moreau_derivatives::inverse::unsupported(&m).is_none() {
-        forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         let _ = ws.inverse(&m, &mut d, 1e-6, false, false);
     }
     if moreau_derivatives::transition::unsupported(&m).is_none() {

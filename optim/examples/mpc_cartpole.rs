@@ -76,7 +76,7 @@ fn run() -> Result<(), String> {
         env!("CARGO_MANIFEST_DIR"),
         "/../models/cartpole_swingup.xml"
     );
-    let model = moreau::mjcf::load(path).map_err(|e| e.to_string())?;
+    let model = moreau::load(path).map_err(|e| e.to_string())?;
     let dt = model.opt.timestep;
     let steps = (secs / dt).round() as usize;
     let pushes = pushes(&model, steps, 7);

@@ -42,8 +42,8 @@
 use crate::band::{BandMatrix, Bordered};
 use crate::sysid::{self, Param};
 use moreau::model::{disable, enable, BiasType, DynType, GainType, Integrator, JointType, TrnType};
-use moreau::state::{differentiate_pos, integrate_pos, mjd_sub_quat};
-use moreau::{Data, Model};
+use moreau::pipeline::mjd_sub_quat;
+use moreau::{differentiate_pos, integrate_pos, Data, Model};
 use moreau_derivatives::inverse::InverseDerivatives;
 use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
 use std::cell::{Ref, RefCell};
@@ -70,7 +70,7 @@ pub fn inverse_force(m: &Model, d: &mut Data, q: &[f64], v: &[f64], a: &[f64], t
     d.qpos.copy_from_slice(q);
     d.qvel.copy_from_slice(v);
     d.qacc.copy_from_slice(a);
-    moreau::inverse::inverse_skip(m, d, moreau::inverse::Skip::None, true);
+    moreau::pipeline::inverse_skip(m, d, moreau::pipeline::Skip::None, true);
     tau.copy_from_slice(&d.qfrc_inverse);
 }
 
@@ -780,9 +780,9 @@ impl Collocation {
         for k in 0..nu {
             data.ctrl.iter_mut().for_each(|c| *c = 0.0);
             data.ctrl[k] = 1.0;
-            moreau::forward::fwd_position(&model, &mut data);
-            moreau::forward::fwd_velocity(&model, &mut data);
-            moreau::forward::fwd_actuation(&model, &mut data);
+            moreau::pipeline::fwd_position(&model, &mut data);
+            moreau::pipeline::fwd_velocity(&model, &mut data);
+            moreau::pipeline::fwd_actuation(&model, &mut data);
             for i in 0..nv {
                 b[(i, k)] = data.qfrc_actuator[i];
             }
@@ -1924,8 +1924,8 @@ fn inertial_column(
         mass,
     ];
     let v = &d.cvel[b];
-    let f = moreau::spatial::inert_mul(&cin, &cacc[b])
-        + moreau::spatial::cross_force(v, &moreau::spatial::inert_mul(&cin, v));
+    let f = moreau::pipeline::inert_mul(&cin, &cacc[b])
+        + moreau::pipeline::cross_force(v, &moreau::pipeline::inert_mul(&cin, v));
     dp.column_mut(j).fill(0.0);
     let mut bb = b;
     while bb != 0 {

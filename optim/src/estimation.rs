@@ -44,7 +44,7 @@ pub fn simulate(m: &Model, q0: &[f64], v0: &[f64], forces: &[Vec<f64>]) -> Vec<V
         .iter()
         .map(|f| {
             d.qfrc_applied.copy_from_slice(f);
-            moreau::integrator::step(m, &mut d);
+            moreau::step(m, &mut d);
             d.qpos.clone()
         })
         .collect()
@@ -59,7 +59,7 @@ pub fn double_pendulum(steps: usize, noise: f64, seed: u64) -> Result<Experiment
         env!("CARGO_MANIFEST_DIR"),
         "/../models/double_pendulum_est.xml"
     );
-    let model = moreau::mjcf::load(path).map_err(|e| e.to_string())?;
+    let model = moreau::load(path).map_err(|e| e.to_string())?;
     let lower = model.body_id("lower").ok_or("no body 'lower'")?;
     let params = vec![
         Param::Mass { body: lower },

@@ -437,7 +437,7 @@ impl Gradient for TangentObjective<'_> {
                     _ => continue,
                 };
                 let w = [x[off], x[off + 1], x[off + 2]];
-                let jr = moreau::state::so3_jr(&w);
+                let jr = moreau::pipeline::so3_jr(&w);
                 let gl = [g[off], g[off + 1], g[off + 2]];
                 for (k, gk) in g[off..off + 3].iter_mut().enumerate() {
                     *gk = (0..3).map(|i| jr[i][k] * gl[i]).sum();

@@ -385,7 +385,7 @@ pub fn closed_loop(
                 }
             }
             out.trace.ctrl.push(d.ctrl.clone());
-            moreau::integrator::step(m, d);
+            moreau::step(m, d);
             d.qfrc_applied.iter_mut().for_each(|v| *v = 0.0);
             d.xfrc_applied.iter_mut().for_each(|v| v.fill(0.0));
             let tr = &mut out.trace;

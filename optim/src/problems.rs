@@ -43,7 +43,7 @@ pub fn swingup(name: &str) -> Result<SwingUp, String> {
         "acrobot" => ("acrobot.xml", vec![std::f64::consts::PI, 0.0], "acrobot"),
         _ => return Err(format!("unknown problem {name}")),
     };
-    let model = moreau::mjcf::load(format!("{root}{file}")).map_err(|e| e.to_string())?;
+    let model = moreau::load(format!("{root}{file}")).map_err(|e| e.to_string())?;
     Ok(SwingUp {
         name,
         model,
@@ -134,7 +134,7 @@ pub fn replay(
     let mut vs = vec![v0.to_vec()];
     for u in controls {
         d.ctrl.copy_from_slice(u);
-        moreau::integrator::step(m, &mut d);
+        moreau::step(m, &mut d);
         qs.push(d.qpos.clone());
         vs.push(d.qvel.clone());
     }
@@ -247,7 +247,7 @@ impl InverseJacobian for JumpSafeDifference {
                         0 => {
                             dir[j] = 1.0;
                             qp.copy_from_slice(q);
-                            moreau::state::integrate_pos(m, &mut qp, &dir, sign * eps);
+                            moreau::integrate_pos(m, &mut qp, &dir, sign * eps);
                             dir[j] = 0.0;
                         }
                         1 => vp[j] = v[j] + sign * eps,
@@ -350,7 +350,7 @@ fn settle_finger_away(model: &Model, finger: usize) -> moreau::Data {
     let mut d = moreau::Data::new(model);
     d.qpos[finger] = -1.0;
     for _ in 0..100 {
-        moreau::integrator::step(model, &mut d);
+        moreau::step(model, &mut d);
     }
     d.qvel.iter_mut().for_each(|v| *v = 0.0);
     d.qpos[finger] = 0.0;
@@ -372,7 +372,7 @@ fn rollout_guess(
         controller(t, d, &mut u);
         d.ctrl.copy_from_slice(&u);
         u0.push(u.clone());
-        moreau::integrator::step(model, d);
+        moreau::step(model, d);
         z0.extend_from_slice(&d.qpos);
     }
     (z0, u0)
@@ -426,7 +426,7 @@ pub fn contact_counts(m: &Model, qs: &[Vec<f64>]) -> Vec<usize> {
     qs.iter()
         .map(|q| {
             d.qpos.copy_from_slice(q);
-            moreau::forward::fwd_position(m, &mut d);
+            moreau::pipeline::fwd_position(m, &mut d);
             d.contact.len()
         })
         .collect()
@@ -461,7 +461,7 @@ pub fn replay_tracking(
     let mut vs = vec![c.v0.clone()];
     let mut e = vec![0.0; nv];
     for (t, u) in controls.iter().enumerate() {
-        moreau::state::differentiate_pos(m, &mut e, 1.0, &d.qpos, &plan_q[t]);
+        moreau::differentiate_pos(m, &mut e, 1.0, &d.qpos, &plan_q[t]);
         let f = DVector::from_iterator(
             nv,
             (0..nv).map(|i| kp * e[i] + kd * (plan_v[t][i] - d.qvel[i])),
@@ -470,7 +470,7 @@ pub fn replay_tracking(
         for k in 0..m.nu {
             d.ctrl[k] = u[k] + fb[k];
         }
-        moreau::integrator::step(m, &mut d);
+        moreau::step(m, &mut d);
         qs.push(d.qpos.clone());
         vs.push(d.qvel.clone());
     }
@@ -553,7 +553,7 @@ pub fn model_path(file: &str) -> String {
 
 /// Loads [`model_path`]`(file)`.
 pub fn load_model(file: &str) -> Result<Model, String> {
-    moreau::mjcf::load(model_path(file)).map_err(|e| e.to_string())
+    moreau::load(model_path(file)).map_err(|e| e.to_string())
 }
 
 fn check_dims(model: &Model, nq: usize, nu: usize, what: &str) -> Result<(), String> {
@@ -624,7 +624,7 @@ pub fn hopper_hop_on(
     // torso reset to x = 0, pitch 0, at rest.
     let mut d = moreau::Data::new(&model);
     d.qpos.copy_from_slice(&[0.0, 0.0, 0.0, a, k]);
-    moreau::forward::fwd_position(&model, &mut d);
+    moreau::pipeline::fwd_position(&model, &mut d);
     let foot = model
         .geom_name
         .iter()
@@ -637,7 +637,7 @@ pub fn hopper_hop_on(
     for _ in 0..30 {
         d.ctrl[0] = pd(&d, 3, a);
         d.ctrl[1] = pd(&d, 4, k);
-        moreau::integrator::step(&model, &mut d);
+        moreau::step(&model, &mut d);
     }
     d.qvel.iter_mut().for_each(|v| *v = 0.0);
     d.qpos[0] = 0.0;

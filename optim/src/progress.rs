@@ -133,10 +133,10 @@ fn grid(header: &[&str], rows: &[Vec<String>]) -> String {
     out
 }
 
-/// CPU time of the calling thread in ms ([`moreau::clock::thread_cpu_us`]; `None` where that
+/// CPU time of the calling thread in ms ([`moreau::pipeline::thread_cpu_us`]; `None` where that
 /// clock is unavailable).
 pub fn thread_cpu_ms() -> Option<f64> {
-    moreau::clock::thread_cpu_us().map(|us| us * 1e-3)
+    moreau::pipeline::thread_cpu_us().map(|us| us * 1e-3)
 }
 
 /// Runs `solve(bar)` with a progress bar over `len` iterations labelled `label` (which `solve`

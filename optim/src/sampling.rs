@@ -129,7 +129,7 @@ pub struct PredictiveSampling {
     pub nominal: Vec<f64>,
     pub plan_time: f64,
     pub knot_dt: f64,
-    /// The rollouts' physics step (default `moreau::integrator::step`).
+    /// The rollouts' physics step (default `moreau::step`).
     pub stepper: Stepper,
     datas: Vec<Data>,
     candidates: Vec<Vec<f64>>,
@@ -169,7 +169,7 @@ impl PredictiveSampling {
             nominal: vec![0.0; opt.knots * nu],
             plan_time: 0.0,
             knot_dt,
-            stepper: Arc::new(|m: &Model, d: &mut Data| moreau::integrator::step(m, d)),
+            stepper: Arc::new(|m: &Model, d: &mut Data| moreau::step(m, d)),
             datas,
             candidates: vec![vec![0.0; opt.knots * nu]; opt.rollouts],
             costs: vec![0.0; opt.rollouts],

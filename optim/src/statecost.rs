@@ -11,7 +11,7 @@
 use crate::ilqr::QuadraticCost;
 use crate::sampling::RolloutCost;
 use moreau::model::JointType;
-use moreau::state::{quat_normalize, sub_quat};
+use moreau::pipeline::{quat_normalize, quat_sub};
 use moreau::{Data, Model};
 use nalgebra::{DMatrix, DVector};
 
@@ -73,7 +73,7 @@ impl DiagonalCost {
         let rot = |a: usize| {
             let q1 = quat_normalize(&[qpos[a], qpos[a + 1], qpos[a + 2], qpos[a + 3]]);
             let q0 = quat_normalize(&[qref[a], qref[a + 1], qref[a + 2], qref[a + 3]]);
-            sub_quat(&q1, &q0)
+            quat_sub(&q1, &q0)
         };
         for j in 0..m.njnt {
             let (pa, va) = (m.jnt_qposadr[j], m.jnt_dofadr[j]);

@@ -5,7 +5,7 @@
 //! origin in the body frame: `xx, yy, zz, xy, xz, yz`) and in each dof's damping (with the
 //! `invdiscrete` flag also through Euler's implicit damping: `τ = (M + hD) a_d + …`). So the
 //! regressor column of a parameter direction `e` is exactly
-//! `(τ(θ₀ + δ e) − τ(θ₀)) / δ`, evaluated with `moreau::inverse::inverse` on a model with the
+//! `(τ(θ₀ + δ e) − τ(θ₀)) / δ`, evaluated with `moreau::inverse` on a model with the
 //! one parameter perturbed; measured forces `τ_meas = τ(θ₀) + Y (θ − θ₀)` are then solved for
 //! `θ` by SVD least squares (minimum-norm in `θ − θ₀`: unidentifiable combinations keep their
 //! nominal values).
@@ -144,7 +144,7 @@ pub fn set(m: &mut Model, p: Param, v: f64) -> Result<(), String> {
 
 /// `base` with `params` set to `values`, as if compiled with them: inertial parameters first
 /// (per-component ones before `Mass`, which scales its body), then `body_subtreemass` summed
-/// from the leaves and the `qpos0` constants of [`moreau::setconst::set_const`] (`mj_setConst`:
+/// from the leaves and the `qpos0` constants of [`moreau::set_const`] (`mj_setConst`:
 /// `dof_invweight0`, `body_invweight0`, `dof_M0`, tendon and actuator constants, joint
 /// `springdamper` damping), then damping and friction loss (so that an explicit `Damping`
 /// overrides a `springdamper`-derived one).
@@ -193,7 +193,7 @@ pub fn set_derived(m: &mut Model) {
         let p = m.body_parentid[b];
         m.body_subtreemass[p] += m.body_subtreemass[b];
     }
-    moreau::setconst::set_const(m);
+    moreau::set_const(m);
 }
 
 /// A recorded trajectory: states, discrete accelerations and the known generalized forces.
@@ -228,7 +228,7 @@ pub fn record(
     for u in controls {
         d.ctrl.copy_from_slice(u);
         let q = d.qpos.clone();
-        moreau::integrator::step(m, &mut d);
+        moreau::step(m, &mut d);
         let v_next = noisy(&d.qvel);
         let h = m.opt.timestep;
         rec.qacc.push(
@@ -263,7 +263,7 @@ pub fn inverse_forces(m: &Model, rec: &Recording) -> DVector<f64> {
         d.qpos.copy_from_slice(&rec.qpos[t]);
         d.qvel.copy_from_slice(&rec.qvel[t]);
         d.qacc.copy_from_slice(&rec.qacc[t]);
-        moreau::inverse::inverse(&m, &mut d);
+        moreau::inverse(&m, &mut d);
         out.rows_mut(t * nv, nv).copy_from_slice(&d.qfrc_inverse);
     }
     out
@@ -431,7 +431,7 @@ impl ContactFit {
         d.qvel.copy_from_slice(&self.qvel0);
         (0..self.steps)
             .map(|_| {
-                moreau::integrator::step(&m, &mut d);
+                moreau::step(&m, &mut d);
                 d.qpos.clone()
             })
             .collect()

@@ -1,5 +1,5 @@
 //! A moreau model as a discrete-time system for the optimizers: `x = (qpos, qvel, act)`,
-//! `u = ctrl`, `f` = one `moreau::integrator::step`. Ball and free joints are supported: the
+//! `u = ctrl`, `f` = one `moreau::step`. Ball and free joints are supported: the
 //! tangent space is `(dq, qvel, act)` of size `2nv + na`, `x ⊕ δ` integrates the `dq` part by
 //! `mj_integratePos` and `x ⊖ x0` differences it by `mj_differentiatePos` (API Reference), which
 //! is how `mjd_transitionFD` defines `A`.
@@ -113,7 +113,7 @@ impl Dynamics for MoreauSystem {
         self.set_state(x);
         self.data.ctrl.copy_from_slice(u);
         self.data.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
-        moreau::integrator::step(&self.model, &mut self.data);
+        moreau::step(&self.model, &mut self.data);
         self.check_warning()?;
         self.get_state(xnext);
         Ok(())
@@ -123,7 +123,7 @@ impl Dynamics for MoreauSystem {
     /// `mj_differentiatePos` with `h = 1`.
     fn diff(&self, x0: &[f64], x: &[f64], dx: &mut [f64]) {
         let (nq, nv) = (self.model.nq, self.model.nv);
-        moreau::state::differentiate_pos(&self.model, &mut dx[..nv], 1.0, &x0[..nq], &x[..nq]);
+        moreau::differentiate_pos(&self.model, &mut dx[..nv], 1.0, &x0[..nq], &x[..nq]);
         for i in nv..dx.len() {
             dx[i] = x[nq + i - nv] - x0[nq + i - nv];
         }
@@ -134,7 +134,7 @@ impl Dynamics for MoreauSystem {
     fn integrate(&self, x0: &[f64], dx: &[f64], x: &mut [f64]) {
         let (nq, nv) = (self.model.nq, self.model.nv);
         x[..nq].copy_from_slice(&x0[..nq]);
-        moreau::state::integrate_pos(&self.model, &mut x[..nq], &dx[..nv], 1.0);
+        moreau::integrate_pos(&self.model, &mut x[..nq], &dx[..nv], 1.0);
         for i in nv..dx.len() {
             x[nq + i - nv] = x0[nq + i - nv] + dx[i];
         }

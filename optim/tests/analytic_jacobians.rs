@@ -9,8 +9,7 @@
 //! Errors are `max |a − b| / max(1, max |b|)`.
 
 use moreau::model::enable;
-use moreau::state::integrate_pos;
-use moreau::{Data, Model};
+use moreau::{integrate_pos, Data, Model};
 use moreau_derivatives::dual::dual_inverse_jacobian;
 use moreau_optim::collocation::{Analytic, FiniteDifference, InverseJacobian};
 use moreau_optim::problems::swingup;
@@ -24,7 +23,7 @@ fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
 /// The model as `Collocation::new` uses it (`invdiscrete` on).
 fn model(name: &str) -> Model {
     let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
-    let mut m = moreau::mjcf::load(&p).expect("model loads");
+    let mut m = moreau::load(&p).expect("model loads");
     m.opt.enableflags |= enable::INVDISCRETE;
     m
 }
@@ -47,7 +46,7 @@ fn states(m: &Model, settle: usize, n: usize) -> Vec<(Vec<f64>, Vec<f64>, Vec<f6
         *u = 0.1;
     }
     for _ in 0..settle {
-        moreau::integrator::step(m, &mut d);
+        moreau::step(m, &mut d);
     }
     (0..n)
         .map(|_| {
@@ -97,7 +96,7 @@ fn check(name: &str, settle: usize) {
         d.qpos.copy_from_slice(&q);
         d.qvel.copy_from_slice(&v);
         d.qacc.copy_from_slice(&a);
-        moreau::forward::fwd_position(&m, &mut d);
+        moreau::pipeline::fwd_position(&m, &mut d);
         any_contact |= d.nefc > 0;
         let (rq, rv, ra, _) = dual_inverse_jacobian(&m, &d);
         let e = [

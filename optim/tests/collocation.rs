@@ -10,7 +10,7 @@ fn cartpole(horizon: usize) -> Collocation {
         env!("CARGO_MANIFEST_DIR"),
         "/../models/cartpole_swingup.xml"
     );
-    let model = moreau::mjcf::load(path).expect("model loads");
+    let model = moreau::load(path).expect("model loads");
     let dt = model.opt.timestep;
     let task = StateTracking {
         qref: vec![0.0, 0.0],
@@ -59,7 +59,7 @@ fn cartpole_collocation_converges_and_replays() {
     let mut err: f64 = 0.0;
     for (t, u) in res.eval.u.iter().enumerate() {
         d.ctrl.copy_from_slice(u);
-        moreau::integrator::step(m, &mut d);
+        moreau::step(m, &mut d);
         let plan = c.config(&res.z, t + 1);
         for (q, p) in d.qpos.iter().zip(plan.iter()) {
             err = err.max((q - p).abs());

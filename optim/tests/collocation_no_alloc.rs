@@ -22,7 +22,7 @@ fn analytic_provider_and_gauss_newton_step_do_not_allocate() {
     assert!(allocations() > b);
     drop(probe);
     let path = format!("{}/../models/cartpole.xml", env!("CARGO_MANIFEST_DIR"));
-    let mut m = moreau::mjcf::load(&path).expect("model");
+    let mut m = moreau::load(&path).expect("model");
     m.opt.enableflags |= enable::INVDISCRETE;
     let mut d = Data::new(&m);
     let mut p = Analytic::new();

@@ -21,7 +21,7 @@ const PENALTY: f64 = 100.0;
 const XML: &str = include_str!("../../models/double_pendulum_est.xml");
 
 fn load(xml: &str) -> moreau::Model {
-    moreau::mjcf::load_from_str(xml, &moreau::Vfs::default()).expect("model")
+    moreau::load_from_str(xml, &moreau::Vfs::default()).expect("model")
 }
 
 /// A short problem at a non-trivial point: configurations off the recording, parameters off

@@ -57,7 +57,7 @@ fn box_model_slides_in_contact() {
     let mut v = vec![];
     for _ in 0..60 {
         d.ctrl[0] = 8.0;
-        moreau::integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         let n = d.contact.iter().filter(|c| c.geom[0] == 0).count();
         floor_contacts = floor_contacts.min(n);
         v.push(d.qvel[0]);
@@ -78,7 +78,7 @@ fn hopper_model_lands_and_rests() {
     let m = load_model("hopper_hop.xml").expect("model");
     let mut d = moreau::Data::<f64>::new(&m);
     d.qpos.copy_from_slice(&[0.0, 0.0, 0.0, 0.5, -1.0]);
-    moreau::forward::fwd_position(&m, &mut d);
+    moreau::pipeline::fwd_position(&m, &mut d);
     let foot = m.geom_name.iter().position(|n| n == "foot").expect("foot");
     d.qpos[1] = 0.04 + 0.05 - d.geom_xpos[foot][2];
     let mut first_contact = None;
@@ -87,7 +87,7 @@ fn hopper_model_lands_and_rests() {
         d.ctrl[1] = 100.0 * (-1.0 - d.qpos[4]) - 5.0 * d.qvel[4];
         d.qpos[2] = 0.0;
         d.qvel[2] = 0.0;
-        moreau::integrator::step(&m, &mut d);
+        moreau::step(&m, &mut d);
         if first_contact.is_none() && !d.contact.is_empty() {
             first_contact = Some(t);
         }
@@ -96,7 +96,7 @@ fn hopper_model_lands_and_rests() {
     // step 9 of 10 ms.
     assert_eq!(first_contact, Some(9));
     // At rest on the foot: the foot sphere (radius 0.04) within the margin of the floor.
-    moreau::forward::fwd_position(&m, &mut d);
+    moreau::pipeline::fwd_position(&m, &mut d);
     let z = d.geom_xpos[foot][2] - 0.04;
     assert!(d.qvel[1].abs() < 1e-3, "vz {}", d.qvel[1]);
     assert!(z.abs() < 6e-3 && !d.contact.is_empty(), "foot height {z}");

@@ -5,7 +5,7 @@ use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
 
 fn plan_with(threads: usize) -> (Vec<u64>, Vec<u64>) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/humanoid.xml");
-    let m = moreau::mjcf::load(path).expect("model loads");
+    let m = moreau::load(path).expect("model loads");
     let opt = SamplingOptions {
         rollouts: 8,
         steps: 40,

@@ -12,7 +12,7 @@ fn model() -> moreau::Model {
         env!("CARGO_MANIFEST_DIR"),
         "/../models/cartpole_swingup.xml"
     );
-    moreau::mjcf::load(path).expect("model loads")
+    moreau::load(path).expect("model loads")
 }
 
 const Q: [f64; 4] = [1.0, 10.0, 0.1, 0.1];
@@ -177,15 +177,15 @@ fn sampling_rollouts_use_the_stepper() {
     let c = calls.clone();
     ps.stepper = Arc::new(move |m: &moreau::Model, d: &mut moreau::Data| {
         c.fetch_add(1, Ordering::Relaxed);
-        moreau::integrator::step(m, d);
+        moreau::step(m, d);
     });
     ps.plan(&d, &stage);
     assert_eq!(calls.load(Ordering::Relaxed), opt.rollouts * opt.steps);
     assert_eq!(ps.costs(), base.costs());
     let mut twice = PredictiveSampling::new(m.clone(), opt).unwrap();
     twice.stepper = Arc::new(|m: &moreau::Model, d: &mut moreau::Data| {
-        moreau::integrator::step(m, d);
-        moreau::integrator::step(m, d);
+        moreau::step(m, d);
+        moreau::step(m, d);
     });
     twice.plan(&d, &stage);
     assert!(twice.costs()[0] != base.costs()[0]);

@@ -530,14 +530,14 @@ pub struct MjContactList {
 }
 
 impl MjContactList {
-    fn new(py: Python<'_>, c: &[moreau::collision::Contact]) -> PyResult<Self> {
+    fn new(py: Python<'_>, c: &[moreau::Contact]) -> PyResult<Self> {
         let n = c.len();
-        let f = |g: &dyn Fn(&moreau::collision::Contact) -> Vec<f64>, w: usize| {
+        let f = |g: &dyn Fn(&moreau::Contact) -> Vec<f64>, w: usize| {
             let v: Vec<f64> = c.iter().flat_map(g).collect();
             let shape: Vec<usize> = if w == 1 { vec![n] } else { vec![n, w] };
             copy(py, v, &shape).unbind()
         };
-        let i = |g: &dyn Fn(&moreau::collision::Contact) -> Vec<i32>, w: usize| {
+        let i = |g: &dyn Fn(&moreau::Contact) -> Vec<i32>, w: usize| {
             let v: Vec<i32> = c.iter().flat_map(g).collect();
             let shape: Vec<usize> = if w == 1 { vec![n] } else { vec![n, w] };
             copy(py, v, &shape).unbind()

@@ -112,7 +112,7 @@ pub fn mjd_inverseFD(
     check_eps(eps)?;
     let flg_actuation = flg_actuation.is_truthy()?;
     let mm = &m.model;
-    if let Some(why) = moreau::inverse::unsupported(mm) {
+    if let Some(why) = moreau::pipeline::inverse_unsupported(mm) {
         return Err(PyValueError::new_err(format!(
             "mjd_inverseFD: model uses {why}, not supported yet"
         )));
@@ -238,7 +238,7 @@ pub fn inverse<'py>(
     flg_actuation: bool,
 ) -> PyResult<Bound<'py, pyo3::types::PyTuple>> {
     let mm = &m.model;
-    if let Some(why) = moreau::inverse::unsupported(mm) {
+    if let Some(why) = moreau::pipeline::inverse_unsupported(mm) {
         return Err(PyValueError::new_err(format!(
             "inverse dynamics: model uses {why}, not supported yet"
         )));

@@ -151,7 +151,7 @@ fn eval(
     let d = &mut s.d;
     load(m, d, x, u);
     let bad = |d: &Data| d.warning.iter().take(6).skip(3).any(|w| w.number > 0);
-    moreau::integrator::step(m, d);
+    moreau::step(m, d);
     if bad(d) {
         return Err("the step diverged (NaN, infinite or huge qpos, qvel or qacc)".into());
     }

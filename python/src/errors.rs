@@ -1,7 +1,7 @@
 //! Exceptions: MJCF loading errors with their location, and divergence of the simulation.
 
 use moreau::data::{Warning, NWARNING};
-use moreau::mjcf::MjcfError;
+use moreau::MjcfError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;

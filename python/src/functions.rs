@@ -49,7 +49,7 @@ pub fn mj_step(
     }
     run(py, &m, &mut d, |m, d| {
         for _ in 0..nstep {
-            moreau::integrator::step(m, d);
+            moreau::step(m, d);
         }
     })
 }
@@ -61,7 +61,7 @@ pub fn mj_step1(
     m: PyRef<'_, MjModel>,
     mut d: PyRefMut<'_, MjData>,
 ) -> PyResult<()> {
-    run(py, &m, &mut d, moreau::integrator::step1)
+    run(py, &m, &mut d, moreau::step1)
 }
 
 /// The rest of `mj_step` (`mj_step2`; RK4 falls back to Euler, as in MuJoCo).
@@ -71,7 +71,7 @@ pub fn mj_step2(
     m: PyRef<'_, MjModel>,
     mut d: PyRefMut<'_, MjData>,
 ) -> PyResult<()> {
-    run(py, &m, &mut d, moreau::integrator::step2)
+    run(py, &m, &mut d, moreau::step2)
 }
 
 /// Forward dynamics without integration (`mj_forward`).
@@ -81,7 +81,7 @@ pub fn mj_forward(
     m: PyRef<'_, MjModel>,
     mut d: PyRefMut<'_, MjData>,
 ) -> PyResult<()> {
-    run(py, &m, &mut d, moreau::forward::forward)
+    run(py, &m, &mut d, moreau::forward)
 }
 
 /// Inverse dynamics (`mj_inverse`): `qfrc_inverse` from `qpos`, `qvel` and `qacc`.
@@ -91,12 +91,12 @@ pub fn mj_inverse(
     m: PyRef<'_, MjModel>,
     mut d: PyRefMut<'_, MjData>,
 ) -> PyResult<()> {
-    if let Some(why) = moreau::inverse::unsupported(&m.model) {
+    if let Some(why) = moreau::pipeline::inverse_unsupported(&m.model) {
         return Err(PyValueError::new_err(format!(
             "mj_inverse: model uses {why}, not supported yet"
         )));
     }
-    run(py, &m, &mut d, moreau::inverse::inverse)
+    run(py, &m, &mut d, moreau::inverse)
 }
 
 /// Position-dependent stages (`mj_fwdPosition`).
@@ -106,7 +106,7 @@ pub fn mj_fwdPosition(
     m: PyRef<'_, MjModel>,
     mut d: PyRefMut<'_, MjData>,
 ) -> PyResult<()> {
-    run(py, &m, &mut d, moreau::forward::fwd_position)
+    run(py, &m, &mut d, moreau::pipeline::fwd_position)
 }
 
 /// Velocity-dependent stages (`mj_fwdVelocity`).
@@ -116,7 +116,7 @@ pub fn mj_fwdVelocity(
     m: PyRef<'_, MjModel>,
     mut d: PyRefMut<'_, MjData>,
 ) -> PyResult<()> {
-    run(py, &m, &mut d, moreau::forward::fwd_velocity)
+    run(py, &m, &mut d, moreau::pipeline::fwd_velocity)
 }
 
 /// Forward kinematics (`mj_kinematics`): body, geom, site poses.
@@ -126,7 +126,7 @@ pub fn mj_kinematics(
     m: PyRef<'_, MjModel>,
     mut d: PyRefMut<'_, MjData>,
 ) -> PyResult<()> {
-    run(py, &m, &mut d, moreau::kinematics::kinematics)
+    run(py, &m, &mut d, moreau::pipeline::kinematics)
 }
 
 /// Centers of mass, `cinert` and `cdof` (`mj_comPos`).
@@ -136,7 +136,7 @@ pub fn mj_comPos(
     m: PyRef<'_, MjModel>,
     mut d: PyRefMut<'_, MjData>,
 ) -> PyResult<()> {
-    run(py, &m, &mut d, moreau::com::com_pos)
+    run(py, &m, &mut d, moreau::pipeline::com_pos)
 }
 
 /// Resets the data to the model's defaults (`mj_resetData`).
@@ -188,14 +188,14 @@ pub fn mj_copyData(
     Ok(())
 }
 
-fn state_err(e: moreau::state::StateError) -> PyErr {
+fn state_err(e: moreau::StateError) -> PyErr {
     PyTypeError::new_err(e.to_string())
 }
 
 /// Size of the state vector of signature `sig` (`mj_stateSize`; `mjtState` bits).
 #[pyfunction]
 pub fn mj_stateSize(m: PyRef<'_, MjModel>, sig: u32) -> PyResult<usize> {
-    moreau::state::state_size(&m.model, sig).map_err(state_err)
+    moreau::state_size(&m.model, sig).map_err(state_err)
 }
 
 /// Writes the state components selected by `sig` into `state` (`mj_getState`).
@@ -207,12 +207,12 @@ pub fn mj_getState(
     state: &Bound<'_, PyAny>,
     sig: u32,
 ) -> PyResult<()> {
-    let n = moreau::state::state_size(&m.model, sig).map_err(state_err)?;
+    let n = moreau::state_size(&m.model, sig).map_err(state_err)?;
     let out = output(state, n, None, "state")
         .map_err(|_| PyTypeError::new_err("state size should equal mj_stateSize(m, sig)"))?;
     let mut buf = vec![0.0; n];
     run(py, &m, &mut d, |m, d| {
-        moreau::state::get_state(m, d, &mut buf, sig)
+        moreau::get_state(m, d, &mut buf, sig)
     })?
     .map_err(state_err)?;
     drop(d);
@@ -228,13 +228,10 @@ pub fn mj_setState(
     state: &Bound<'_, PyAny>,
     sig: u32,
 ) -> PyResult<()> {
-    let n = moreau::state::state_size(&m.model, sig).map_err(state_err)?;
+    let n = moreau::state_size(&m.model, sig).map_err(state_err)?;
     let s = input(state, n, "state")
         .map_err(|_| PyTypeError::new_err("state size should equal mj_stateSize(m, sig)"))?;
-    run(py, &m, &mut d, |m, d| {
-        moreau::state::set_state(m, d, &s, sig)
-    })?
-    .map_err(state_err)
+    run(py, &m, &mut d, |m, d| moreau::set_state(m, d, &s, sig))?.map_err(state_err)
 }
 
 /// Copies the components `dstsig` of a state of signature `srcsig` (`mj_extractState`).
@@ -250,18 +247,18 @@ pub fn mj_extractState(
     if dstsig & !srcsig != 0 {
         return Err(PyValueError::new_err("dstsig must be a subset of srcsig"));
     }
-    let ns = moreau::state::state_size(m, srcsig).map_err(state_err)?;
-    let nd = moreau::state::state_size(m, dstsig).map_err(state_err)?;
+    let ns = moreau::state_size(m, srcsig).map_err(state_err)?;
+    let nd = moreau::state_size(m, dstsig).map_err(state_err)?;
     let s = input(src, ns, "src")?;
     let out = output(dst, nd, None, "dst")?;
     let mut v = Vec::with_capacity(nd);
     let mut k = 0;
-    for i in 0..moreau::state::bits::NSTATE {
+    for i in 0..moreau::state_bits::NSTATE {
         let b = 1u32 << i;
         if srcsig & b == 0 {
             continue;
         }
-        let len = moreau::state::state_size(m, b).map_err(state_err)?;
+        let len = moreau::state_size(m, b).map_err(state_err)?;
         if dstsig & b != 0 {
             v.extend_from_slice(&s[k..k + len]);
         }
@@ -327,7 +324,7 @@ fn jacobian(
             JacPoint::Site(s) => (data.site_xpos[s], model.site_bodyid[s]),
             JacPoint::Geom(g) => (data.geom_xpos[g], model.geom_bodyid[g]),
         };
-        moreau::jacobian::jac(
+        moreau::jac(
             model,
             data,
             &p,
@@ -436,7 +433,7 @@ pub fn mj_differentiatePos(
     let q1 = input(qpos1, model.nq, "qpos1")?;
     let q2 = input(qpos2, model.nq, "qpos2")?;
     let mut v = vec![0.0; model.nv];
-    py.detach(|| moreau::state::differentiate_pos(model, &mut v, dt, &q1, &q2));
+    py.detach(|| moreau::differentiate_pos(model, &mut v, dt, &q1, &q2));
     write(&out, &v)
 }
 
@@ -453,7 +450,7 @@ pub fn mj_integratePos(
     let out = output(qpos, model.nq, None, "qpos")?;
     let mut q = input(qpos, model.nq, "qpos")?;
     let v = input(qvel, model.nv, "qvel")?;
-    py.detach(|| moreau::state::integrate_pos(model, &mut q, &v, dt));
+    py.detach(|| moreau::integrate_pos(model, &mut q, &v, dt));
     write(&out, &q)
 }
 
@@ -463,7 +460,7 @@ pub fn mj_normalizeQuat(m: PyRef<'_, MjModel>, qpos: &Bound<'_, PyAny>) -> PyRes
     let model = &m.model;
     let out = output(qpos, model.nq, None, "qpos")?;
     let mut q = input(qpos, model.nq, "qpos")?;
-    moreau::state::normalize_quat(model, &mut q);
+    moreau::normalize_quat(model, &mut q);
     write(&out, &q)
 }
 
@@ -519,9 +516,9 @@ fn ray_normal(m: &Model, d: &Data, g: usize, pnt: &Vector3<f64>, vec: &Vector3<f
     for k in 0..3 {
         let p = Vector3::from_fn(|i, _| Dual64::new(lp[i], if i == k { 1.0 } else { 0.0 }));
         let x = match m.geom_type[g] {
-            GeomType::Mesh => moreau::ray::ray_mesh(m, g, &p, &lv),
-            GeomType::Hfield => moreau::ray::ray_hfield(m, g, &p, &lv),
-            t => moreau::ray::ray_primitive_local(t, &m.geom_size[g], &p, &lv),
+            GeomType::Mesh => moreau::pipeline::ray_mesh(m, g, &p, &lv),
+            GeomType::Hfield => moreau::pipeline::ray_hfield(m, g, &p, &lv),
+            t => moreau::pipeline::ray_primitive_local(t, &m.geom_size[g], &p, &lv),
         };
         grad[k] = x.eps;
     }
@@ -588,7 +585,7 @@ pub fn mj_ray(
             Vector3::new(p[0], p[1], p[2]),
             Vector3::new(v[0], v[1], v[2]),
         );
-        let (x, g) = moreau::ray::ray(model, data, &pv, &vv, gg, flg_static, excl);
+        let (x, g) = moreau::ray(model, data, &pv, &vv, gg, flg_static, excl);
         let n = match g {
             Some(g) if want_normal => ray_normal(model, data, g, &pv, &vv),
             _ => [0.0; 3],
@@ -669,14 +666,14 @@ pub fn mj_multiRay(
         let geoms: Vec<usize> = (0..model.ngeom)
             .filter(|&g| {
                 let rb = model.geom_rbound[g];
-                moreau::ray::ray_eligible(model, g, gg, flg_static, excl)
+                moreau::pipeline::ray_eligible(model, g, gg, flg_static, excl)
                     && !(rb > 0.0 && (data.geom_xpos[g] - pv).norm() - rb > cutoff)
             })
             .collect();
         for (k, dir) in dirs.iter().enumerate() {
             let (mut best, mut id) = (-1.0, None);
             for &g in &geoms {
-                let x = moreau::ray::ray_geom(model, data, g, &pv, dir);
+                let x = moreau::pipeline::ray_geom(model, data, g, &pv, dir);
                 if x >= 0.0 && (best < 0.0 || x < best) {
                     (best, id) = (x, Some(g));
                 }
@@ -767,7 +764,7 @@ pub fn mj_mulM(
     let out = output(res, model.nv, None, "res")?;
     let x = input(vec, model.nv, "vec")?;
     let mut y = vec![0.0; model.nv];
-    moreau::crb::mul_sparse(model, &d.data.qM, &x, &mut y);
+    moreau::mul_m(model, &d.data, &x, &mut y);
     drop(d);
     write(&out, &y)
 }
@@ -788,7 +785,7 @@ pub fn mj_setConst(py: Python<'_>, m: &Bound<'_, MjModel>, d: PyRef<'_, MjData>)
             fresh.body_subtreemass[p] += fresh.body_subtreemass[b];
         }
         fresh.update_actuator_extras();
-        moreau::setconst::set_const(&mut fresh);
+        moreau::set_const(&mut fresh);
         fresh
     });
     crate::model::assign_model(&mut mr.model, fresh)

@@ -85,7 +85,7 @@ pub fn sizes(m: &Model) -> [usize; 16] {
 
 /// Refuses models the engine would compute wrongly (as the command line does).
 pub fn check_supported(m: &Model) -> PyResult<()> {
-    match moreau::forward::unsupported(m) {
+    match moreau::pipeline::forward_unsupported(m) {
         Some(why) => Err(PyValueError::new_err(format!(
             "model uses {why}, not supported yet"
         ))),

@@ -2,7 +2,8 @@
 //! scalar.
 
 use super::{pose, Sink};
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::{sc, Scalar};
 use crate::model::Model;
 use nalgebra::{Matrix3, Vector3};
 

@@ -11,7 +11,8 @@
 //! kept per thread, so a call does not clear it).
 
 use super::{cvxdiff, f64of, meshpoly, multiccd, Sink};
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::{sc, Scalar};
 use crate::model::{disable, GeomType, Model};
 use nalgebra::{Matrix3, Vector3};
 

@@ -24,7 +24,7 @@
 
 use super::convex::{ConvexContact, Shape};
 use super::{f64of, Sink};
-use crate::data::{sc, Scalar};
+use crate::math::{sc, Scalar};
 use nalgebra::{Matrix2, Matrix3, Vector2, Vector3};
 use num_dual::Dual64;
 

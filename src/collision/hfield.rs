@@ -27,7 +27,8 @@
 
 use super::convex::{geom_shape, penetration, ConvexContact, Posed, Shape};
 use super::{cvxdiff, f64of, Sink};
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::{sc, Scalar};
 use crate::model::Model;
 use nalgebra::Vector3;
 
@@ -710,6 +711,7 @@ pub mod native {
     /// Signed-volume weights (Montanari et al. 2017, S1D/S2D/S3D) of the point of the simplex
     /// `w` (1 to 4 points, the newest last) closest to the origin, as GJK uses them: correct
     /// when the closest point's support includes the newest point. `None` for other sizes.
+    #[cfg(test)]
     pub fn simplex_weights(w: &[V3]) -> Option<[f64; 4]> {
         Some(match w {
             [_] => [1.0, 0.0, 0.0, 0.0],
@@ -772,6 +774,7 @@ pub mod native {
 
     /// [`penetration`] without the repeated-vertex stop: EPA to the tolerance `tol` (the
     /// minimal penetration depth; for tests of the EPA itself).
+    #[cfg(test)]
     pub fn penetration_converged(
         pt: &mut Poly,
         prism: &[V3; 6],
@@ -997,3 +1000,6 @@ pub mod native {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

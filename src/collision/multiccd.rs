@@ -40,7 +40,7 @@
 use super::convex::ConvexContact;
 use super::cvxdiff::{is_f64, tv};
 use super::{f64of, Sink};
-use crate::data::{sc, Scalar};
+use crate::math::{sc, Scalar};
 use crate::model::{GeomType, Mesh, Model};
 use nalgebra::{Matrix3, Vector3};
 
@@ -824,6 +824,7 @@ thread_local! {
 
 /// The patch of the pair `geom` (posed by `pose`, penetration result `c`) with points beyond
 /// `margin` (margin + gap) dropped, or None when the touching features do not match.
+#[cfg(test)]
 pub fn patch(
     m: &Model,
     geom: [usize; 2],
@@ -1046,3 +1047,6 @@ fn multi_contact_in<T: Scalar>(
     }
     true
 }
+
+#[cfg(test)]
+mod tests;

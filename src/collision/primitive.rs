@@ -5,7 +5,8 @@
 //! is signed, the point lies midway between the two surfaces.
 
 use super::{f64of, pose, Sink};
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::{sc, Scalar};
 use crate::model::Model;
 use nalgebra::Vector3;
 

@@ -13,11 +13,13 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{params, sparse, ConstraintType, EfcCone};
-use crate::data::{sc, zero_fill, Data, Scalar};
-use crate::jacobian::jac_dot_mul;
+use super::{params, sparse};
+use crate::data::Data;
+use crate::data::{ConstraintType, EfcCone};
+use crate::math::spatial::{ang, body_last_dof, dof_parent, lin};
+use crate::math::{sc, zero_fill, Scalar};
 use crate::model::{disable, Cone, EqType, JointType, Model, ObjType};
-use crate::spatial::{ang, body_last_dof, dof_parent, lin};
+use crate::smooth::jacobian::jac_dot_mul;
 use nalgebra::{Quaternion, Vector3};
 
 /// Number of efc rows of equality `e` (0 for types moreau does not instantiate).
@@ -736,7 +738,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// Velocity stage of the constraint pipeline (`mj_referenceConstraint`): `efc_vel = J qvel`
 /// and `efc_aref = −B vel − K d (pos − margin)`, minus `J̇ qvel` on connect and weld rows
 /// (Computation "Inverse dynamics"; docs/mujoco-behaviour.md#parameters). Needs `cvel`/`cdof_dot`
-/// ([`crate::com::com_vel`]).
+/// ([`crate::smooth::com::com_vel`]).
 pub fn reference_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
     let n = d.nefc;

@@ -6,11 +6,8 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{ConstraintState, ConstraintType, EfcCone};
-use crate::data::{sc, Scalar};
-
-/// Size of one cone-Hessian block (6x6, row-major, the top-left dim x dim used).
-pub const CONE_H: usize = 36;
+use crate::data::{ConstraintState, ConstraintType, EfcCone, CONE_H};
+use crate::math::{sc, Scalar};
 
 /// The per-row constants s depends on (views into `Data`'s efc arrays).
 #[derive(Clone, Copy)]

@@ -4,8 +4,9 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{ConstraintType, EfcCone};
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::data::{ConstraintType, EfcCone};
+use crate::math::{sc, Scalar};
 use crate::model::{disable, Model};
 
 /// mjMINIMP / mjMAXIMP: the clamp applied to solimp's d0, dwidth and midpoint.

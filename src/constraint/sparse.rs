@@ -16,21 +16,13 @@
 //!
 //! MuJoCo 4.0.0 has no transposed `efc_JT` any more; moreau forms `Jᵀf` by scattering rows.
 
-use crate::data::{Data, Scalar};
-use crate::model::{JacobianType, Model, WrapType};
+use crate::data::scratch::SparseScratch;
+use crate::data::Data;
+use crate::math::spatial::dof_chain;
+use crate::math::Scalar;
+use crate::model::Model;
 
-/// `jacobian="auto"` switches to sparse at this many dofs (`mj_isSparse`: `nv >= 60`; checked
-/// with the oracle at nv = 59, 60, 61; docs/mujoco-behaviour.md#defaults).
-pub const AUTO_SPARSE_NV: usize = 60;
-
-/// MuJoCo's `mj_isSparse`: whether `efc_J` is stored sparse.
-pub fn is_sparse(m: &Model) -> bool {
-    match m.opt.jacobian {
-        JacobianType::Dense => false,
-        JacobianType::Sparse => true,
-        JacobianType::Auto => m.nv >= AUTO_SPARSE_NV,
-    }
-}
+pub use crate::data::efc::is_sparse;
 
 /// One row of `efc_J`: all `nv` values (dense) or the values at `cols` (sparse).
 #[derive(Clone, Copy, Debug)]
@@ -118,26 +110,6 @@ impl<T: Scalar> Data<T> {
     }
 }
 
-/// Per-model sparsity tables and work space: the tendons' Jacobian patterns (MuJoCo's
-/// `ten_J_rownnz`, `ten_J_rowadr`, `ten_J_colind`) and two chain buffers.
-#[derive(Clone, Debug, Default)]
-pub struct SparseScratch {
-    pub ten_J_rownnz: Vec<usize>,
-    pub ten_J_rowadr: Vec<usize>,
-    pub ten_J_colind: Vec<usize>,
-    c1: Vec<usize>,
-    c2: Vec<usize>,
-}
-
-/// Appends the dofs of body `b`'s chain to `out` (descending).
-fn chain(m: &Model, b: usize, out: &mut Vec<usize>) {
-    let mut k = crate::spatial::body_last_dof(m, b);
-    while let Some(kk) = k {
-        out.push(kk);
-        k = crate::spatial::dof_parent(m, kk);
-    }
-}
-
 /// Appends the ascending union of the ascending lists `a`, `b` to `out`; with `exclusive`,
 /// only the entries in exactly one of them.
 fn merge(a: &[usize], b: &[usize], exclusive: bool, out: &mut Vec<usize>) {
@@ -160,46 +132,6 @@ fn merge(a: &[usize], b: &[usize], exclusive: bool, out: &mut Vec<usize>) {
 }
 
 impl SparseScratch {
-    /// Tendon patterns of `m`.
-    pub fn new(m: &Model) -> Self {
-        let mut s = SparseScratch {
-            c1: Vec::with_capacity(m.nv),
-            c2: Vec::with_capacity(m.nv),
-            ..Default::default()
-        };
-        let mut mark = vec![false; m.nv];
-        let mut buf = Vec::new();
-        for t in 0..m.ntendon {
-            let (a, n) = (m.tendon_adr[t], m.tendon_num[t]);
-            for w in a..a + n {
-                let id = m.wrap_objid.get(w).copied().unwrap_or(-1);
-                let Ok(id) = usize::try_from(id) else {
-                    continue;
-                };
-                buf.clear();
-                match m.wrap_type[w] {
-                    WrapType::Joint => buf.extend(m.jnt_dofadr.get(id).copied()),
-                    WrapType::Site => chain(m, m.site_bodyid[id], &mut buf),
-                    WrapType::Sphere | WrapType::Cylinder => chain(m, m.geom_bodyid[id], &mut buf),
-                    WrapType::None | WrapType::Pulley => {}
-                }
-                for &k in &buf {
-                    mark[k] = true;
-                }
-            }
-            s.ten_J_rowadr.push(s.ten_J_colind.len());
-            let start = s.ten_J_colind.len();
-            for (k, mk) in mark.iter_mut().enumerate() {
-                if *mk {
-                    *mk = false;
-                    s.ten_J_colind.push(k);
-                }
-            }
-            s.ten_J_rownnz.push(s.ten_J_colind.len() - start);
-        }
-        s
-    }
-
     /// Pattern of tendon `t`.
     pub fn ten_cols(&self, t: usize) -> &[usize] {
         let a = self.ten_J_rowadr[t];
@@ -218,8 +150,8 @@ impl SparseScratch {
     ) {
         self.c1.clear();
         self.c2.clear();
-        chain(m, b1, &mut self.c1);
-        chain(m, b2, &mut self.c2);
+        dof_chain(m, b1, &mut self.c1);
+        dof_chain(m, b2, &mut self.c2);
         self.c1.reverse();
         self.c2.reverse();
         merge(&self.c1, &self.c2, exclusive, out);

@@ -5,58 +5,23 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use crate::data::{sc, Scalar};
-use crate::model::Model;
-
-/// Dense symmetric M (nv × nv) from MuJoCo's tree-sparse `qM`: row i stores M[i,i] at
-/// `dof_Madr[i]`, then M[i,p], M[i,p'], ... along the ancestors p = `dof_parentid[i]`, ...
-pub fn full_m<T: Scalar>(m: &Model, qm: &[T], out: &mut [T]) {
-    let nv = m.nv;
-    out[..nv * nv].fill(T::zero());
-    for i in 0..nv {
-        let mut adr = m.dof_Madr[i];
-        let mut j = i as i32;
-        while j >= 0 {
-            let ju = j as usize;
-            out[i * nv + ju] = qm[adr];
-            out[ju * nv + i] = qm[adr];
-            adr += 1;
-            j = m.dof_parentid[ju];
-        }
-    }
-}
+use crate::math::{sc, Scalar};
 
 /// In-place Cholesky A = L Lᵀ of the n × n symmetric matrix `a` (row-major; lower triangle used,
-/// L written there; the strict upper triangle is left unspecified). Pivots below 1e-15 are
-/// replaced by 1e-15 (mjMINVAL) as MuJoCo does. Returns the number of replaced pivots.
-/// Sums run sequentially (`A[i,j] − L[i,0]L[j,0] − L[i,1]L[j,1] − …`), the round-off the CG
-/// and PGS oracle tests were matched with.
-pub fn chol_factor<T: Scalar>(a: &mut [T], n: usize) -> usize {
-    chol_impl::<T, false>(a, n)
-}
-
-/// [`chol_factor`] with four interleaved partial sums per inner product (~2× faster on the f64
-/// path at nv = 27; different round-off). Used for the Newton Hessian.
+/// L written there; the strict upper triangle is left unspecified), with four interleaved
+/// partial sums per inner product. Pivots below 1e-15 are replaced by 1e-15 (mjMINVAL) as MuJoCo
+/// does. Returns the number of replaced pivots. Used for the Newton Hessian and the dense M of
+/// CG, PGS and noslip.
 pub fn chol_factor_fast<T: Scalar>(a: &mut [T], n: usize) -> usize {
-    chol_impl::<T, true>(a, n)
+    chol_impl(a, n)
 }
 
 #[inline]
-fn chol_impl<T: Scalar, const FAST: bool>(a: &mut [T], n: usize) -> usize {
+fn chol_impl<T: Scalar>(a: &mut [T], n: usize) -> usize {
     let mut nbad = 0;
     let minval: T = sc(1e-15);
-    // a − x·y, sequential or with partial sums
-    let sub = |a0: T, x: &[T], y: &[T]| -> T {
-        if FAST {
-            a0 - dot4(x, y)
-        } else {
-            let mut s = a0;
-            for (p, q) in x.iter().zip(y) {
-                s -= *p * *q;
-            }
-            s
-        }
-    };
+    // a − x·y with partial sums
+    let sub = |a0: T, x: &[T], y: &[T]| -> T { a0 - dot4(x, y) };
     for j in 0..n {
         // rows 0..j hold L (left-looking: inner loops are contiguous row products)
         let (_, rest) = a.split_at_mut(j * n);
@@ -186,35 +151,7 @@ pub fn ldl_solve_rev<T: Scalar>(l: &[T], n: usize, x: &mut [T]) {
     }
 }
 
-/// Rank-1 update (`up`) or downdate of the factor from [`chol_factor`]: L Lᵀ ± x xᵀ, in place;
-/// `x` is overwritten. Returns false (factor left partially modified) if a downdate would make a
-/// pivot non-positive; the caller then refactors.
-pub fn chol_rank1<T: Scalar>(l: &mut [T], n: usize, x: &mut [T], up: bool) -> bool {
-    let sign: T = if up { T::one() } else { -T::one() };
-    for k in 0..n {
-        let xk = x[k];
-        if xk == T::zero() {
-            continue;
-        }
-        let lkk = l[k * n + k];
-        let r2 = lkk * lkk + sign * xk * xk;
-        if r2 <= T::zero() {
-            return false;
-        }
-        let r = r2.sqrt();
-        let c = r / lkk;
-        let sn = xk / lkk;
-        l[k * n + k] = r;
-        for i in k + 1..n {
-            let lik = (l[i * n + k] + sign * sn * x[i]) / c;
-            l[i * n + k] = lik;
-            x[i] = c * x[i] - sn * lik;
-        }
-    }
-    true
-}
-
-/// Solves (L Lᵀ) x = b in place (`x` holds b on entry), with L from [`chol_factor`].
+/// Solves (L Lᵀ) x = b in place (`x` holds b on entry), with L from [`chol_factor_fast`].
 pub fn chol_solve<T: Scalar>(l: &[T], n: usize, x: &mut [T]) {
     for i in 0..n {
         let row = &l[i * n..i * n + i + 1];
@@ -283,6 +220,66 @@ pub fn dot4<T: Scalar>(a: &[T], b: &[T]) -> T {
         acc[0] += *x * *y;
     }
     (acc[0] + acc[1]) + (acc[2] + acc[3])
+}
+
+/// Dense LU with partial pivoting, in place (row-major `n × n`); `piv[k]` is the row swapped
+/// into position `k`. Returns false if a pivot is exactly zero.
+pub fn lu_factor<T: Scalar>(a: &mut [T], n: usize, piv: &mut [usize]) -> bool {
+    let mut ok = true;
+    for k in 0..n {
+        let mut p = k;
+        let mut best = a[k * n + k].abs();
+        for r in k + 1..n {
+            let v = a[r * n + k].abs();
+            if v > best {
+                best = v;
+                p = r;
+            }
+        }
+        piv[k] = p;
+        if p != k {
+            for c in 0..n {
+                a.swap(k * n + c, p * n + c);
+            }
+        }
+        let pk = a[k * n + k];
+        if pk == T::zero() {
+            ok = false;
+            continue;
+        }
+        for r in k + 1..n {
+            let f = a[r * n + k] / pk;
+            a[r * n + k] = f;
+            if f != T::zero() {
+                for c in k + 1..n {
+                    let v = a[k * n + c];
+                    a[r * n + c] -= f * v;
+                }
+            }
+        }
+    }
+    ok
+}
+
+/// Solves `A x = b` in place with the factor of [`lu_factor`].
+pub fn lu_solve<T: Scalar>(a: &[T], n: usize, piv: &[usize], x: &mut [T]) {
+    for k in 0..n {
+        x.swap(k, piv[k]);
+    }
+    for r in 0..n {
+        let mut s = x[r];
+        for c in 0..r {
+            s -= a[r * n + c] * x[c];
+        }
+        x[r] = s;
+    }
+    for r in (0..n).rev() {
+        let mut s = x[r];
+        for c in r + 1..n {
+            s -= a[r * n + c] * x[c];
+        }
+        x[r] = s / a[r * n + r];
+    }
 }
 
 #[cfg(test)]

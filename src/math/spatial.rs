@@ -4,69 +4,14 @@
 //! inertias use MuJoCo's 10-element `cinert` layout `(I00, I11, I22, I01, I02, I12, m c, m)`
 //! (inertia about the frame origin, first moment `m c`, mass).
 
-use crate::data::{sc, Scalar};
+use crate::math::{sc, Scalar};
 use crate::model::Model;
-use nalgebra::{Matrix3, Quaternion, UnitQuaternion, Vector3, Vector6};
+use nalgebra::{Vector3, Vector6};
 
 /// `[f64; 3]` model constant as a scalar vector.
 #[inline(always)]
 pub fn v3<T: Scalar>(x: &[f64; 3]) -> Vector3<T> {
     Vector3::new(sc(x[0]), sc(x[1]), sc(x[2]))
-}
-
-/// `[f64; 4]` (w, x, y, z) model constant as a scalar quaternion.
-#[inline(always)]
-pub fn q4<T: Scalar>(x: &[f64; 4]) -> Quaternion<T> {
-    Quaternion::new(sc(x[0]), sc(x[1]), sc(x[2]), sc(x[3]))
-}
-
-/// Normalizes a quaternion `[w, x, y, z]` as `mju_normalize4`: a (near) zero quaternion becomes
-/// the identity, and one within round-off of unit length (|‖q‖ − 1| ≤ 1e-15) keeps its value.
-/// The derivative (dual numbers) is always that of `q/‖q‖`: where the value is kept it is
-/// `r − (r − q)` with the difference taken on the values alone, as a constant, which is exact
-/// (Sterbenz: `r` and `q` are within a factor of 2), so the value is `q`'s bit for bit.
-#[inline]
-pub fn normalize4<T: Scalar>(q: [T; 4]) -> [T; 4] {
-    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    if n < sc(1e-15) {
-        return [T::one(), T::zero(), T::zero(), T::zero()];
-    }
-    let inv = T::one() / n;
-    let r = [q[0] * inv, q[1] * inv, q[2] * inv, q[3] * inv];
-    if (n - T::one()).abs() > sc(1e-15) {
-        return r;
-    }
-    let re = |x: T| -> f64 { x.to_subset_unchecked() };
-    let c = |a: T, b: T| -> T { sc(re(a) - re(b)) };
-    [
-        r[0] - c(r[0], q[0]),
-        r[1] - c(r[1], q[1]),
-        r[2] - c(r[2], q[2]),
-        r[3] - c(r[3], q[3]),
-    ]
-}
-
-/// [`normalize4`] on a nalgebra quaternion.
-#[inline]
-pub fn normalize_quat<T: Scalar>(q: Quaternion<T>) -> Quaternion<T> {
-    let [w, i, j, k] = normalize4([q.w, q.i, q.j, q.k]);
-    Quaternion::new(w, i, j, k)
-}
-
-/// Rotation matrix of a unit quaternion.
-#[inline]
-pub fn quat2mat<T: Scalar>(q: &Quaternion<T>) -> Matrix3<T> {
-    UnitQuaternion::new_unchecked(*q)
-        .to_rotation_matrix()
-        .into_inner()
-}
-
-/// Quaternion of a rotation by `angle` about the unit `axis`.
-#[inline]
-pub fn axis_angle<T: Scalar>(axis: &Vector3<T>, angle: T) -> Quaternion<T> {
-    let h = angle * sc(0.5);
-    let s = h.sin();
-    Quaternion::new(h.cos(), axis.x * s, axis.y * s, axis.z * s)
 }
 
 #[inline(always)]
@@ -130,4 +75,13 @@ pub fn body_last_dof(m: &Model, mut b: usize) -> Option<usize> {
 #[inline(always)]
 pub fn dof_parent(m: &Model, i: usize) -> Option<usize> {
     usize::try_from(m.dof_parentid[i]).ok()
+}
+
+/// Appends the dofs of body `b`'s chain to `out` (descending).
+pub fn dof_chain(m: &Model, b: usize, out: &mut Vec<usize>) {
+    let mut k = body_last_dof(m, b);
+    while let Some(kk) = k {
+        out.push(kk);
+        k = dof_parent(m, kk);
+    }
 }

@@ -26,10 +26,11 @@
 //! derivative for the implicit integrators is [`fluid_deriv`] (by forward-mode differentiation of
 //! the same formulas).
 
-use crate::data::{sc, Data, Scalar};
-use crate::jacobian::apply_ft_raw;
+use crate::data::Data;
+use crate::math::spatial::{ang, lin};
+use crate::math::{sc, Scalar};
 use crate::model::{GeomType, Model};
-use crate::spatial::{ang, lin};
+use crate::smooth::jacobian::apply_ft_raw;
 use nalgebra::{Matrix3, Vector3, Vector6};
 
 /// Number of fluid parameters per geom (`mjNFLUID`).
@@ -414,7 +415,7 @@ pub fn fluid_deriv_scratch<S: FluidScalar>(
     let (jr, rest) = rest.split_at_mut(3 * nv);
     let (l, dl) = rest.split_at_mut(6 * nv);
     let mut obj = |b: usize, g: Option<usize>, p: Vector3<S>, r: Matrix3<S>| {
-        crate::jacobian::jac(m, d, &p, b, Some(&mut *jp), Some(&mut *jr));
+        crate::smooth::jacobian::jac(m, d, &p, b, Some(&mut *jp), Some(&mut *jr));
         let (w, v) = local_vel(m, d, b, &p, &r);
         let x = Vector6::new(w.x, w.y, w.z, v.x, v.y, v.z);
         // local 6x6 derivative D[i][k] = d wrench_i / d x_k, wrench = (torque, force)

@@ -1,34 +1,14 @@
 //! Passive forces (`mj_passive`; Computation "Passive forces", "Polynomial forces"): joint and
-//! tendon spring-dampers, gravity compensation and fluid forces ([`crate::fluid`]).
+//! tendon spring-dampers, gravity compensation and fluid forces ([`crate::passive::fluid`]).
 
 pub mod fluid;
 
-use crate::data::{sc, Data, Scalar};
-use crate::jacobian::apply_ft_raw;
+use crate::data::Data;
+use crate::math::quat::{normalize_quat, q4, sub_quat};
+use crate::math::{sc, Scalar};
 use crate::model::{disable, JointType, Model};
-use crate::spatial::{normalize_quat, q4};
+use crate::smooth::jacobian::apply_ft_raw;
 use nalgebra::{Quaternion, Vector3};
-
-/// Rotation vector `v` with `qb · exp(v) = qa` (MuJoCo's `mju_subQuat`, local frame), the angle
-/// wrapped to `[-π, π]`.
-pub fn sub_quat<T: Scalar>(qa: &Quaternion<T>, qb: &Quaternion<T>) -> Vector3<T> {
-    quat2vel(&(qb.conjugate() * qa))
-}
-
-/// Rotation vector of a unit quaternion (`mju_quat2Vel` with `dt = 1`).
-pub fn quat2vel<T: Scalar>(q: &Quaternion<T>) -> Vector3<T> {
-    let v = Vector3::new(q.i, q.j, q.k);
-    let s = v.norm();
-    if s < sc(1e-15) {
-        // first order (zero value, correct derivative at the identity)
-        return v * (sc::<T>(2.0) / q.w);
-    }
-    let mut angle = sc::<T>(2.0) * s.atan2(q.w);
-    if angle > T::pi() {
-        angle -= T::two_pi();
-    }
-    v * (angle / s)
-}
 
 /// Stiffness polynomial force magnitude factor `a + b r + c r²` for a vector displacement of
 /// norm `r` (ball and free joints apply it radially).
@@ -90,7 +70,7 @@ pub fn tendon_passive_force<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> T {
 ///   the distance past the band; tendon damper `-(a v + b v|v| + c v³)`, `v = ten_velocity`;
 /// - gravcomp: force `-gravity · mass · gravcomp` at each body's COM (off if gravity is disabled);
 ///   not part of `qfrc_passive` for the dofs of `jnt_actgravcomp` joints (see `fwd_actuation`);
-/// - fluid forces `qfrc_fluid` ([`crate::fluid::fluid`]).
+/// - fluid forces `qfrc_fluid` ([`crate::passive::fluid::fluid`]).
 ///
 /// With both the spring and damper flags disabled everything (including gravcomp and fluid) is
 /// zero.
@@ -217,7 +197,7 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
             );
         }
     }
-    crate::fluid::fluid(m, d);
+    crate::passive::fluid::fluid(m, d);
     for i in 0..nv {
         d.qfrc_passive[i] = d.qfrc_spring[i] + d.qfrc_damper[i] + d.qfrc_fluid[i];
     }

@@ -3,9 +3,10 @@
 //!
 //! Every tree uses the frame centred at `subtree_com[body_rootid]` and aligned with the world.
 
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::spatial::{cross_motion, join};
+use crate::math::{sc, Scalar};
 use crate::model::{JointType, Model};
-use crate::spatial::{cross_motion, join};
 use nalgebra::{Matrix3, Vector3, Vector6};
 
 /// Computes `subtree_com`, `cinert` and `cdof` from the kinematics.

@@ -7,14 +7,15 @@
 //! triangle can be non-zero, and the factorization `M = Lᵀ D L` (L unit lower triangular) has no
 //! fill-in: `qLD` holds `D` on the diagonal addresses and `L` below it.
 
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::spatial::{dof_parent, inert_mul};
+use crate::math::{sc, simd, Scalar};
 use crate::model::Model;
-use crate::spatial::{dof_parent, inert_mul};
 
 /// Composite inertias `crb` and the sparse `qM`, including `dof_armature` on the diagonal and the
 /// tendon armature `Σ_t armature_t J_tᵀ J_t` restricted to the sparsity of `qM` (entries coupling
 /// dofs that are not ancestors of each other are dropped, as MuJoCo 4.0.0 does). Needs `ten_J`
-/// ([`crate::tendon::tendon`]); fixed tendons only (their `J` is constant, so no bias term).
+/// ([`crate::smooth::tendon::tendon`]); fixed tendons only (their `J` is constant, so no bias term).
 pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.crb.copy_from_slice(&d.cinert);
     for b in (1..m.nbody).rev() {
@@ -84,20 +85,10 @@ pub fn factor_ld<T: Scalar>(m: &Model, ld: &mut [T], diag_inv: &mut [T]) {
 /// of `k` and its ancestors along `parent` (`-1`: root), rows in order, `ld.len()` entries in
 /// all (the island problems of the solver use it on their own dofs).
 pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag_inv: &mut [T]) {
-    #[cfg(target_arch = "x86_64")]
-    if std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>()
-        && std::arch::is_x86_feature_detected!("avx2")
-        && diag_inv.len() >= madr.len()
-        && tree_layout(madr, parent, ld.len())
+    let n = ld.len();
+    if diag_inv.len() >= madr.len()
+        && simd::factor_tree(madr, parent, ld, diag_inv, || tree_layout(madr, parent, n))
     {
-        // SAFETY: `T` is `f64` (checked just above), so both slices are reinterpreted as
-        // themselves; the CPU supports AVX2 and the layout is a tree's (checked just above).
-        unsafe {
-            let ld = std::slice::from_raw_parts_mut(ld.as_mut_ptr().cast::<f64>(), ld.len());
-            let di =
-                std::slice::from_raw_parts_mut(diag_inv.as_mut_ptr().cast::<f64>(), diag_inv.len());
-            factor_tree_avx2(madr, parent, ld, di);
-        }
         return;
     }
     factor_tree_scalar(madr, parent, ld, diag_inv);
@@ -127,76 +118,6 @@ fn tree_layout(madr: &[usize], parent: &[i32], total: usize) -> bool {
         }
     }
     true
-}
-
-/// [`factor_tree`] on `f64` with AVX2 (MuJoCo's `mj_factorI` updates rows with AVX too): the
-/// same operations in the same order, row `ii -= a · row k` four entries at a time, without
-/// FMA contraction, so the result equals [`factor_tree_scalar`]'s bit for bit.
-///
-/// # Safety
-/// AVX2, `diag_inv.len() ≥ madr.len()` and [`tree_layout`]`(madr, parent, ld.len())`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn factor_tree_avx2(madr: &[usize], parent: &[i32], ld: &mut [f64], diag_inv: &mut [f64]) {
-    let nv = madr.len();
-    let p = ld.as_mut_ptr();
-    let mut end = ld.len();
-    for k in (0..nv).rev() {
-        let ak = madr[k];
-        let len = end - ak;
-        end = ak;
-        // SAFETY: by the layout, row k is `ld[ak..ak + len]` with `len` = 1 + its depth, and
-        // its ancestor at position `off` is a row of `len − off` entries before row k
-        unsafe {
-            let rk = p.add(ak);
-            let dk = *rk;
-            let mut i = *parent.get_unchecked(k);
-            let mut off = 1;
-            while i >= 0 {
-                let ii = i as usize;
-                let a = *rk.add(off) / dk;
-                sub_scaled_avx2(p.add(*madr.get_unchecked(ii)), rk.add(off), len - off, a);
-                *rk.add(off) = a;
-                off += 1;
-                i = *parent.get_unchecked(ii);
-            }
-        }
-    }
-    for (di, &a) in diag_inv[..nv].iter_mut().zip(madr) {
-        *di = 1.0 / ld[a];
-    }
-}
-
-/// `dst[j] -= src[j] * a` for `j < n` (a multiply, then a subtract: as the scalar loop).
-///
-/// # Safety
-/// AVX2; `dst` and `src` valid for `n` entries and not overlapping.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-#[inline]
-unsafe fn sub_scaled_avx2(dst: *mut f64, src: *const f64, n: usize, a: f64) {
-    use std::arch::x86_64::*;
-    let mut j = 0;
-    // SAFETY: every access is at an index below `n` (the caller's contract)
-    unsafe {
-        let va = _mm256_set1_pd(a);
-        while j + 4 <= n {
-            let s = _mm256_loadu_pd(src.add(j));
-            let d = _mm256_loadu_pd(dst.add(j));
-            _mm256_storeu_pd(dst.add(j), _mm256_sub_pd(d, _mm256_mul_pd(s, va)));
-            j += 4;
-        }
-        if j + 2 <= n {
-            let va = _mm256_castpd256_pd128(va);
-            let s = _mm_loadu_pd(src.add(j));
-            let d = _mm_loadu_pd(dst.add(j));
-            _mm_storeu_pd(dst.add(j), _mm_sub_pd(d, _mm_mul_pd(s, va)));
-            j += 2;
-        }
-        if j < n {
-            *dst.add(j) -= *src.add(j) * a;
-        }
-    }
 }
 
 /// [`factor_tree`] for any scalar (and CPUs without AVX2).

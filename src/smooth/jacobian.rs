@@ -3,11 +3,12 @@
 //! framework".
 //!
 //! Outputs are dense `3 × nv` row-major slices. Both use `cdof` and `subtree_com` (run
-//! [`crate::kinematics::kinematics`] and [`crate::com::com_pos`] first).
+//! [`crate::smooth::kinematics::kinematics`] and [`crate::smooth::com::com_pos`] first).
 
-use crate::data::{Data, Scalar};
+use crate::data::Data;
+use crate::math::spatial::{ang, body_last_dof, dof_parent, lin};
+use crate::math::Scalar;
 use crate::model::Model;
-use crate::spatial::{ang, body_last_dof, dof_parent, lin};
 use nalgebra::Vector3;
 
 /// Translational (`jacp`) and rotational (`jacr`) Jacobians of the world point `point` attached
@@ -118,7 +119,7 @@ pub fn apply_ft<T: Scalar>(
 /// Time derivative of the point Jacobian (`mj_jacDot`; Computation "Constraint model", J̇v for
 /// connect/weld): column k is `l̇_k + ȧ_k × (p − c) + a_k × ṗ`, with `(ȧ, l̇) = cdof_dot[k]`,
 /// `c` the subtree COM of the root and `ṗ` the velocity of `point` moving with `body`
-/// (from `cvel`). Needs [`crate::com::com_vel`] (cvel, cdof_dot). Dense `3 × nv` row-major.
+/// (from `cvel`). Needs [`crate::smooth::com::com_vel`] (cvel, cdof_dot). Dense `3 × nv` row-major.
 pub fn jac_dot<T: Scalar>(
     m: &Model,
     d: &Data<T>,

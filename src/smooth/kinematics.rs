@@ -1,9 +1,11 @@
 //! Forward kinematics (`mj_kinematics`; Computation "General framework", "Simulation
 //! pipeline" stage 2): global poses of bodies, inertial frames, joint anchors/axes, geoms, sites.
 
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::quat::{axis_angle, normalize_quat, q4, quat2mat};
+use crate::math::spatial::v3;
+use crate::math::{sc, Scalar};
 use crate::model::{JointType, Model};
-use crate::spatial::{axis_angle, normalize_quat, q4, quat2mat, v3};
 use nalgebra::{Matrix3, Quaternion, Vector3};
 
 /// Computes `xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos/xmat, site_xpos/xmat`
@@ -96,7 +98,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
 }
 
-/// Camera tracking modes (`mj_camlight`, after [`crate::com::com_pos`]; MJCF `camera/mode`,
+/// Camera tracking modes (`mj_camlight`, after [`crate::smooth::com::com_pos`]; MJCF `camera/mode`,
 /// checked against MuJoCo 4.0.0 in tests/phys8c_oracle.rs): `track` keeps the orientation
 /// `cam_mat0` at the offset `cam_pos0` from the body origin, `trackcom` the same at offset
 /// `cam_poscom0` from the body's subtree COM; `targetbody(com)` keeps the fixed position and

@@ -1,10 +1,12 @@
 //! Recursive Newton-Euler (`mj_rne`; Computation "General framework": the bias force `c(q, v)`),
 //! in the COM frames of [`crate::com`].
 
-use crate::constraint::{assemble, ConstraintType};
-use crate::data::{sc, Data, Scalar};
+use crate::constraint::assemble;
+use crate::data::ConstraintType;
+use crate::data::Data;
+use crate::math::spatial::{cross_force, inert_mul, join};
+use crate::math::{sc, Scalar};
 use crate::model::{disable, EqType, Model, TrnType};
-use crate::spatial::{cross_force, inert_mul, join};
 use nalgebra::{Vector3, Vector6};
 
 /// `out = M(q) qacc + c(q, v)` if `flg_acc`, else `out = c(q, v)` (Coriolis, centrifugal and
@@ -223,7 +225,7 @@ pub fn post_constraint_ext<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
         let mut ext = std::mem::take(&mut d.cfrc_ext);
         let zero = Vector3::zeros();
-        crate::tendon::for_each_segment(m, d, t, |a, ba, b, bb, s| {
+        crate::smooth::tendon::for_each_segment(m, d, t, |a, ba, b, bb, s| {
             let u = b - a;
             let len = u.norm();
             if len >= sc(1e-15) {

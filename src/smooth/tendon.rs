@@ -24,9 +24,10 @@
 //! Also records the path points like MuJoCo: `ten_wrapadr/ten_wrapnum` index `wrap_obj` (-1 site,
 //! -2 pulley, geom id for the two tangent points) and `wrap_xpos` (pulley entries are zero).
 
-use crate::data::{sc, Data, Scalar};
+use crate::data::Data;
+use crate::math::spatial::{ang, body_last_dof, dof_parent, lin};
+use crate::math::{sc, Scalar};
 use crate::model::{Model, WrapType};
-use crate::spatial::{ang, body_last_dof, dof_parent, lin};
 use nalgebra::{Matrix3, Vector2, Vector3, Vector6};
 
 /// True if tendon `t` is a fixed tendon (every wrap is a joint).
@@ -38,7 +39,7 @@ pub fn is_fixed(m: &Model, t: usize) -> bool {
 }
 
 /// Adds `coef · (u · Jp(point))` to `row` for the world point `point` attached to `body`
-/// (`Jp` the translational point Jacobian, see [`crate::jacobian::jac`]).
+/// (`Jp` the translational point Jacobian, see [`crate::smooth::jacobian::jac`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn add_point_jac<T: Scalar>(
     m: &Model,

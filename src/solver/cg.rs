@@ -7,8 +7,8 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{dense, Problem, SolverScratch};
-use crate::data::{sc, Scalar};
+use crate::data::scratch::{Problem, SolverScratch};
+use crate::math::{dense, sc, Scalar};
 
 /// Truncation constant η of Hager–Zhang's `η_k = -1 / (|d| min(η, |g|))`.
 const HZ_ETA: f64 = 0.01;

@@ -21,69 +21,11 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{Problem, SolverScratch};
-use crate::constraint::cost::CONE_H;
-use crate::constraint::{ConstraintState, ConstraintType};
-use crate::data::{sc, Scalar};
-
-/// Symbolic structure of the sparse Hessian of a problem (position stage only), with its work
-/// space; filled by [`Problem::hsym`].
-#[derive(Clone, Debug, Default)]
-pub struct HessianPattern {
-    /// Row k: the columns `col[adr[k]..adr[k] + len[k]]` (ascending, all below k), then the
-    /// diagonal at `adr[k] + len[k]`.
-    pub adr: Vec<usize>,
-    pub len: Vec<usize>,
-    pub col: Vec<usize>,
-    /// The pattern belongs to the problem's current rows.
-    pub(super) done: bool,
-    /// Per dof i: the rows k > i whose pattern holds i, descending, each with i's position in
-    /// row k (`up_adr`: nv + 1 entries).
-    up_adr: Vec<usize>,
-    up: Vec<(usize, usize)>,
-    /// Per dof a: the problem's rows with a non-zero in column a, ascending, each with a's
-    /// position in the row (`jt_adr`: nv + 1 entries), and each row's cone (`NIL`: none).
-    jt_adr: Vec<usize>,
-    jt: Vec<(usize, usize)>,
-    row_cone: Vec<usize>,
-    /// Work space: rows (or contacts) by their largest column, elimination-tree children by
-    /// parent (linked lists, `NIL` ends), the mark of the current row.
-    head: Vec<usize>,
-    next: Vec<usize>,
-    group: Vec<(usize, usize)>,
-    child_head: Vec<usize>,
-    child_next: Vec<usize>,
-    mark: Vec<usize>,
-}
+use crate::data::scratch::{HessianPattern, Problem, SolverScratch};
+use crate::data::{ConstraintState, ConstraintType, CONE_H};
+use crate::math::{sc, Scalar};
 
 const NIL: usize = usize::MAX;
-
-impl HessianPattern {
-    /// Reserves room for `nv` dofs, `nefc` rows and `nnz` pattern entries (diagonals included).
-    pub fn reserve(&mut self, nv: usize, nefc: usize, nnz: usize) {
-        fn grow<X>(v: &mut Vec<X>, n: usize) {
-            v.reserve(n.saturating_sub(v.len()));
-        }
-        for v in [
-            &mut self.adr,
-            &mut self.len,
-            &mut self.head,
-            &mut self.child_head,
-            &mut self.child_next,
-            &mut self.mark,
-            &mut self.up_adr,
-            &mut self.jt_adr,
-        ] {
-            grow(v, nv + 1);
-        }
-        grow(&mut self.next, nefc);
-        grow(&mut self.group, nefc);
-        grow(&mut self.row_cone, nefc);
-        grow(&mut self.col, nnz);
-        grow(&mut self.up, nnz);
-        grow(&mut self.jt, nefc * nv.min(64));
-    }
-}
 
 impl<T: Scalar> Problem<T> {
     /// Fills `self.hpat` for the problem's rows (compressed rows, `J_sparse`); nothing to do

@@ -9,94 +9,12 @@
 //! `map_iefc2efc`). Dofs in no island come last in `map_idof2dof` and get `qacc_smooth`.
 //! Allocation-free after the first call at a given problem size.
 
-use crate::data::{Data, Scalar};
+use crate::data::scratch::IslandScratch;
+use crate::data::Data;
+use crate::math::Scalar;
 use crate::model::{disable, EqType, Model, ObjType};
 
-/// Tree structure of a model (MuJoCo's `ntree`, `dof_treeid`, `body_treeid`, `tree_dofadr`,
-/// `tree_dofnum`) plus the union-find work space.
-#[derive(Clone, Debug, Default)]
-pub struct IslandScratch {
-    pub ntree: usize,
-    pub dof_treeid: Vec<usize>,
-    /// -1 for bodies welded to the world.
-    pub body_treeid: Vec<i32>,
-    pub tree_dofadr: Vec<usize>,
-    pub tree_dofnum: Vec<usize>,
-    parent: Vec<usize>,
-    has_edge: Vec<bool>,
-    efc_tree: Vec<usize>,
-    count: Vec<usize>,
-    /// What the last complete [`island`] call depended on: per row its tree and kind
-    /// ([`row_kind`]), then per tree its union-find root (`usize::MAX` without edges)
-    key: Vec<(usize, u8)>,
-    /// That call's `nisland` and `nidof`, while `key` is valid.
-    done: Option<(usize, usize)>,
-}
-
 impl IslandScratch {
-    /// Trees of `m`: a dof without parent dof starts a new tree; a body takes the tree of its
-    /// first dof, else its parent's (the world and bodies welded to it: -1).
-    pub fn new(m: &Model) -> Self {
-        let mut dof_treeid = vec![0; m.nv];
-        let mut tree_dofadr = Vec::new();
-        let mut tree_dofnum: Vec<usize> = Vec::new();
-        for i in 0..m.nv {
-            match usize::try_from(m.dof_parentid.get(i).copied().unwrap_or(-1)) {
-                Ok(p) => dof_treeid[i] = dof_treeid[p],
-                Err(_) => {
-                    dof_treeid[i] = tree_dofadr.len();
-                    tree_dofadr.push(i);
-                    tree_dofnum.push(0);
-                }
-            }
-            tree_dofnum[dof_treeid[i]] += 1;
-        }
-        // (tolerates hand-built models with missing body arrays: their bodies are static)
-        let mut body_treeid = vec![-1i32; m.nbody];
-        for b in 1..m.nbody {
-            body_treeid[b] = if m.body_dofnum.get(b).is_some_and(|&n| n > 0) {
-                m.body_dofadr
-                    .get(b)
-                    .and_then(|&a| dof_treeid.get(a))
-                    .map_or(-1, |&t| t as i32)
-            } else {
-                m.body_parentid
-                    .get(b)
-                    .filter(|&&p| p < b)
-                    .map_or(-1, |&p| body_treeid[p])
-            };
-        }
-        let ntree = tree_dofadr.len();
-        IslandScratch {
-            ntree,
-            dof_treeid,
-            body_treeid,
-            tree_dofadr,
-            tree_dofnum,
-            parent: vec![0; ntree],
-            has_edge: vec![false; ntree],
-            efc_tree: Vec::new(),
-            count: vec![0; ntree + 1],
-            key: Vec::new(),
-            done: None,
-        }
-    }
-
-    /// The per-row tree buffer (for reserving capacity).
-    pub fn efc_tree_mut(&mut self) -> &mut Vec<usize> {
-        &mut self.efc_tree
-    }
-
-    /// Reserves the reuse key of [`island`] for `nefc` rows (with [`Self::efc_tree_mut`], by
-    /// `Data::resize_efc`, so that `step` does not allocate below the high-water mark).
-    pub fn reserve(&mut self, nefc: usize) {
-        // (without rows `island` keeps no key)
-        if nefc > 0 {
-            let n = nefc + self.ntree;
-            self.key.reserve(n.saturating_sub(self.key.len()));
-        }
-    }
-
     fn find(&mut self, mut t: usize) -> usize {
         while self.parent[t] != t {
             self.parent[t] = self.parent[self.parent[t]];
@@ -129,7 +47,7 @@ fn special_trees<T: Scalar>(
     s: &IslandScratch,
     i: usize,
 ) -> Option<[i32; 2]> {
-    use crate::constraint::ConstraintType as C;
+    use crate::data::ConstraintType as C;
     let id = d.efc_id[i];
     match d.efc_type[i] {
         C::ContactFrictionless | C::ContactPyramidal | C::ContactElliptic => {
@@ -361,7 +279,7 @@ pub fn island<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
 
     // rows
-    use crate::constraint::ConstraintType as C;
+    use crate::data::ConstraintType as C;
     d.efc_island.resize(nefc, 0);
     for i in 0..nefc {
         let k = d.tree_island[s.efc_tree[i]] as usize;
@@ -390,8 +308,8 @@ pub fn island<T: Scalar>(m: &Model, d: &mut Data<T>) {
 }
 
 /// What [`island`] reads of a row's type: equality (0), friction loss (1), other (2).
-fn row_kind(t: crate::constraint::ConstraintType) -> u8 {
-    use crate::constraint::ConstraintType as C;
+fn row_kind(t: crate::data::ConstraintType) -> u8 {
+    use crate::data::ConstraintType as C;
     match t {
         C::Equality => 0,
         C::FrictionDof | C::FrictionTendon => 1,

@@ -4,7 +4,7 @@
 //! optional noslip post-pass ([`noslip`]).
 //!
 //! Input: the tree-sparse `qM` and its LᵀDL factor `qLD`/`qLDiagInv` (from
-//! [`crate::crb::factor_m`]), `qfrc_smooth`, `qacc_smooth`,
+//! [`crate::smooth::crb::factor_m`]), `qfrc_smooth`, `qacc_smooth`,
 //! `qacc_warmstart` and the efc arrays with `efc_D`, `efc_R`, `efc_aref`, `efc_b` computed by
 //! [`crate::constraint::params`]. Output: `qacc`, `efc_force`, `efc_state`, `qfrc_constraint`
 //! (= Jᵀ efc_force), `solver[island]`, `solver_niter[island]` and the island maps. Each island
@@ -25,106 +25,14 @@ pub mod noslip;
 pub mod pgs;
 mod primal;
 
-pub use crate::math::dense;
-
-use crate::constraint::cost::{evaluate, Rows, CONE_H};
+use crate::constraint::cost::{evaluate, Rows};
+use crate::constraint::params;
 use crate::constraint::sparse::JRow;
-use crate::constraint::{params, ConstraintState, ConstraintType, EfcCone};
-use crate::data::{sc, Data, Scalar, SolverStat, NISLAND};
+use crate::data::scratch::{Problem, SolverScratch};
+use crate::data::ConstraintState;
+use crate::data::{Data, SolverStat, NISLAND};
+use crate::math::{dense, sc, simd, Scalar};
 use crate::model::{disable, Model, SolverType};
-
-/// One solve's problem: the dofs and rows of an island (or of the whole system with islands
-/// disabled), gathered in island order (`map_idof2dof`, `map_iefc2efc`), with its block of M.
-#[derive(Clone, Debug)]
-pub struct Problem<T> {
-    pub nv: usize,
-    pub nefc: usize,
-    /// The problem's block of M in the tree-sparse `qM` layout over its own dofs (row `a` at
-    /// `Madr[a]`, ancestors along `parentid`, `-1` at a root) and its LᵀDL factor, gathered
-    /// from `qM`, `qLD`, `qLDiagInv`.
-    pub qM: Vec<T>,
-    pub qLD: Vec<T>,
-    pub qLDiagInv: Vec<T>,
-    pub Madr: Vec<usize>,
-    pub parentid: Vec<i32>,
-    /// The dof (column) of every entry of that layout: row `a` lists `a` and its ancestors.
-    pub Mcol: Vec<usize>,
-    /// `Madr`, `parentid`, `Mcol` are the model's global layout (the last gather had every dof).
-    whole: bool,
-    /// Global dof → problem dof (scratch of [`Problem::gather`]).
-    g2l: Vec<usize>,
-    /// nefc × nv, row-major; sparse: the values of the compressed rows.
-    pub J: Vec<T>,
-    /// J is in compressed rows (`J_rownnz`, `J_rowadr`, `J_colind`, problem columns).
-    pub J_sparse: bool,
-    pub J_rownnz: Vec<usize>,
-    pub J_rowadr: Vec<usize>,
-    pub J_colind: Vec<usize>,
-    /// Per row (`f64` only): the deepest dof of the root path that holds all of the row's
-    /// nonzeros (dofs are numbered parents first, so it is the largest nonzero column), `-1` for
-    /// a zero row, `-2` when the nonzeros are not on one root path (or the scalar is not `f64`).
-    /// Rows on one path keep the Newton Hessian in M's tree-sparse layout ([`newton`]).
-    pub row_leaf: Vec<i32>,
-    /// `row_leaf` was filled by the last gather (compressed rows, nv ≤ 64).
-    leaves_done: bool,
-    /// Per dof (nv ≤ 64): the bit mask of the dof and its ancestors.
-    anc: Vec<u64>,
-    /// The sparse Newton Hessian's structure for the current rows ([`hsparse`]).
-    pub hpat: hsparse::HessianPattern,
-    pub ty: Vec<ConstraintType>,
-    pub D: Vec<T>,
-    pub R: Vec<T>,
-    pub frictionloss: Vec<T>,
-    pub aref: Vec<T>,
-    pub b: Vec<T>,
-    /// Contacts with rows in the problem, `adr` relative to the problem's rows.
-    pub cone: Vec<EfcCone<T>>,
-    pub qfrc_smooth: Vec<T>,
-    pub qacc_smooth: Vec<T>,
-    /// Start point on entry, solution on exit (primal solvers; PGS writes it).
-    pub qacc: Vec<T>,
-    /// Start forces on entry (PGS), solution on exit.
-    pub force: Vec<T>,
-    pub state: Vec<ConstraintState>,
-}
-
-impl<T> Default for Problem<T> {
-    fn default() -> Self {
-        Problem {
-            nv: 0,
-            nefc: 0,
-            qM: Vec::new(),
-            qLD: Vec::new(),
-            qLDiagInv: Vec::new(),
-            Madr: Vec::new(),
-            parentid: Vec::new(),
-            Mcol: Vec::new(),
-            whole: false,
-            g2l: Vec::new(),
-            J: Vec::new(),
-            J_sparse: false,
-            J_rownnz: Vec::new(),
-            J_rowadr: Vec::new(),
-            J_colind: Vec::new(),
-            row_leaf: Vec::new(),
-            leaves_done: false,
-            anc: Vec::new(),
-            hpat: Default::default(),
-            ty: Vec::new(),
-            D: Vec::new(),
-            R: Vec::new(),
-            frictionloss: Vec::new(),
-            aref: Vec::new(),
-            b: Vec::new(),
-            cone: Vec::new(),
-            qfrc_smooth: Vec::new(),
-            qacc_smooth: Vec::new(),
-            qacc: Vec::new(),
-            force: Vec::new(),
-            state: Vec::new(),
-        }
-    }
-}
 
 impl<T: Scalar> Problem<T> {
     /// The per-row constants of the reduced primal cost.
@@ -156,12 +64,12 @@ impl<T: Scalar> Problem<T> {
 
     /// `out = M x` over the problem's dofs (tree-sparse, `mj_mulM`).
     pub fn mul_m(&self, x: &[T], out: &mut [T]) {
-        crate::crb::mul_tree_col(&self.Madr, &self.Mcol, &self.qM, x, out);
+        crate::smooth::crb::mul_tree_col(&self.Madr, &self.Mcol, &self.qM, x, out);
     }
 
     /// `x ← M⁻¹ x` over the problem's dofs (tree-sparse LᵀDL, `mj_solveM`).
     pub fn solve_m(&self, x: &mut [T]) {
-        crate::crb::solve_tree_col(&self.Madr, &self.Mcol, &self.qLD, &self.qLDiagInv, x);
+        crate::smooth::crb::solve_tree_col(&self.Madr, &self.Mcol, &self.qLD, &self.qLDiagInv, x);
     }
 
     /// `tr M` of the problem, summed in dof order.
@@ -171,21 +79,6 @@ impl<T: Scalar> Problem<T> {
             t += self.qM[a];
         }
         t
-    }
-
-    /// The dense symmetric M (nv × nv, row-major) into `out`.
-    pub fn dense_m(&self, out: &mut [T]) {
-        let nv = self.nv;
-        out[..nv * nv].fill(T::zero());
-        for i in 0..nv {
-            // row i of the layout: i and its ancestors, their columns in `Mcol`
-            let a = self.Madr[i];
-            let e = self.Madr.get(i + 1).copied().unwrap_or(self.Mcol.len());
-            for (&v, &j) in self.qM[a..e].iter().zip(&self.Mcol[a..e]) {
-                out[i * nv + j] = v;
-                out[j * nv + i] = v;
-            }
-        }
     }
 
     /// The lower triangle (row `i`: columns `0..=i`) of the dense M into `out` (nv × nv,
@@ -440,15 +333,7 @@ impl<T: Scalar> Problem<T> {
                 let mut n = 0;
                 let mut mask = 0u64;
                 let fast = if by_mask {
-                    // SAFETY: `T` is `f64` (`compress`), so the slices are reinterpreted as
-                    // themselves
-                    let (row, vals) = unsafe {
-                        (
-                            std::slice::from_raw_parts(src.as_ptr().cast::<f64>(), nv),
-                            std::slice::from_raw_parts_mut(dv.as_mut_ptr().cast::<f64>(), nv),
-                        )
-                    };
-                    compress_row(row, vals, dc)
+                    simd::compress_row(&src[..nv], dv, dc)
                 } else {
                     None
                 };
@@ -561,63 +446,6 @@ impl<T: Scalar> Problem<T> {
     }
 }
 
-/// The nonzeros of `row` (at most 64 entries; NaN counts, −0 does not, as `v != 0.0`) into
-/// `vals` and their columns into `cols`, in order: their count and bit mask (bit `a` for column
-/// `a`). `None` where the CPU lacks AVX2 (the caller's scalar scan does the same).
-#[inline]
-fn compress_row(row: &[f64], vals: &mut [f64], cols: &mut [usize]) -> Option<(usize, u64)> {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU supports AVX2 (checked just above)
-        return Some(unsafe { compress_row_avx2(row, vals, cols) });
-    }
-    let _ = (row, vals, cols);
-    None
-}
-
-/// [`compress_row`] with AVX2: four entries per compare, then one step per nonzero.
-///
-/// # Safety
-/// AVX2.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn compress_row_avx2(row: &[f64], vals: &mut [f64], cols: &mut [usize]) -> (usize, u64) {
-    use std::arch::x86_64::*;
-    let nv = row.len();
-    assert!(nv <= 64 && vals.len() >= nv && cols.len() >= nv);
-    let p = row.as_ptr();
-    let mut mk = 0u64;
-    let mut a = 0;
-    // SAFETY: every load reads entries below `nv`
-    unsafe {
-        let zero = _mm256_setzero_pd();
-        while a + 4 <= nv {
-            // unordered not-equal: true for NaN, as `v != 0.0`
-            let c = _mm256_cmp_pd::<_CMP_NEQ_UQ>(_mm256_loadu_pd(p.add(a)), zero);
-            mk |= (_mm256_movemask_pd(c) as u64) << a;
-            a += 4;
-        }
-    }
-    while a < nv {
-        mk |= u64::from(row[a] != 0.0) << a;
-        a += 1;
-    }
-    let mut bits = mk;
-    let mut n = 0;
-    while bits != 0 {
-        let a = bits.trailing_zeros() as usize;
-        // SAFETY: `a < nv` (a set bit of the mask) and `n` ≤ the bits before it < `nv`, both
-        // within `row`, `vals` and `cols` (asserted above)
-        unsafe {
-            *vals.get_unchecked_mut(n) = *row.get_unchecked(a);
-            *cols.get_unchecked_mut(n) = a;
-        }
-        n += 1;
-        bits &= bits - 1;
-    }
-    (n, mk)
-}
-
 /// `out ← src[idx]`: the first `idx.len()` entries by one slice copy when `all` (`idx` is
 /// then `0..idx.len()`), else entry by entry.
 fn pick<U: Copy>(out: &mut Vec<U>, src: &[U], idx: &[usize], all: bool) {
@@ -629,248 +457,7 @@ fn pick<U: Copy>(out: &mut Vec<U>, src: &[U], idx: &[usize], all: bool) {
     }
 }
 
-/// Problems of at least this many dofs get no dense Newton Hessian reserved (MuJoCo's
-/// `mj_isSparse` threshold); theirs is sparse unless the rows are dense (dual numbers).
-pub const DENSE_H_MAX: usize = 60;
-
-/// Solver work space, kept in `Data` so that solving allocates nothing after the first call at a
-/// given problem size.
-#[derive(Clone, Debug)]
-pub struct SolverScratch<T> {
-    /// The Newton Hessian of the current problem (factored in place), dense nv × nv, or in M's
-    /// tree-sparse layout in `Ht` (1/D in `Hdinv`) when `H_tree`, or in the general sparse
-    /// rows of `Problem::hpat` in `Hs` when `H_sparse` ([`newton`], [`hsparse`]).
-    pub H: Vec<T>,
-    pub Ht: Vec<T>,
-    pub Hdinv: Vec<T>,
-    pub Hs: Vec<T>,
-    /// The sparse Hessian's rows as reduced by its factorization ([`hsparse::factor`]).
-    pub Hred: Vec<T>,
-    pub H_tree: bool,
-    pub H_sparse: bool,
-    /// `Ma`, `jar` hold M a and J a - aref at the current problem's start point `a` (set by
-    /// the warm start when it keeps `qacc_warmstart`, cleared by every gather).
-    pub start_ws: bool,
-    /// With `start_ws`, when `ftmp`, `stmp`, `cone_H` also hold the forces, states and cone
-    /// Hessians at the start point: its constraint cost s (the global warm start, kept only
-    /// for a problem solved as gathered).
-    pub start_s: Option<T>,
-    /// The values of up to six rows of J on a root path (6 nv), for the tree-sparse Hessian.
-    pub rowbuf: Vec<T>,
-    /// Problem-nv vectors.
-    pub Ma: Vec<T>,
-    pub grad: Vec<T>,
-    pub Mgrad: Vec<T>,
-    pub search: Vec<T>,
-    pub Ms: Vec<T>,
-    pub Mgrad_old: Vec<T>,
-    pub grad_old: Vec<T>,
-    pub tmp: Vec<T>,
-    /// Problem-nefc vectors.
-    pub jar: Vec<T>,
-    pub jv: Vec<T>,
-    pub ftmp: Vec<T>,
-    /// The rows' quadratic pieces along the line-search direction (3 nefc).
-    pub quad: Vec<T>,
-    pub state_old: Vec<ConstraintState>,
-    pub stmp: Vec<ConstraintState>,
-    /// Cone Hessians, `CONE_H` per cone of the problem.
-    pub cone_H: Vec<T>,
-    /// PGS: A + R (nefc × nefc) of the problem.
-    pub AR: Vec<T>,
-    /// PGS and noslip: the rows of B = J L⁻¹ D^(−1/2) (A = B Bᵀ, `pgs::build_b`) in
-    /// compressed rows (`B_rowadr`: nefc + 1 entries), a zeroed nv work vector and marks, and
-    /// noslip's y = Bᵀ f.
-    pub B: Vec<T>,
-    pub B_colind: Vec<usize>,
-    pub B_rowadr: Vec<usize>,
-    pub bwork: Vec<T>,
-    pub bmark: Vec<bool>,
-    pub bres: Vec<T>,
-    /// PGS: the constraint blocks (first row, cone index or `usize::MAX`) in sweep order.
-    pub pgs_block: Vec<(usize, usize)>,
-    /// The current problem.
-    pub prob: Problem<T>,
-    /// 0..nv and 0..nefc (the islands-disabled maps).
-    pub ident_dof: Vec<usize>,
-    pub ident_efc: Vec<usize>,
-    /// `prob` holds the global problem of the last solve (no islands, or one island holding
-    /// every dof and row in order), not an island's: its position part may be reused
-    /// ([`solve_skip`]).
-    pub prob_global: bool,
-    /// The primal warm start's `M a` and `J a` (nefc) at `a = ws_qacc` for the kept global
-    /// problem (`ws_valid`; cleared when the problem is gathered again).
-    pub ws_valid: bool,
-    pub ws_qacc: Vec<T>,
-    pub ws_Ma: Vec<T>,
-    pub ws_Ja: Vec<T>,
-}
-
-impl<T> Default for SolverScratch<T> {
-    fn default() -> Self {
-        SolverScratch {
-            H: Vec::new(),
-            Ht: Vec::new(),
-            Hdinv: Vec::new(),
-            Hs: Vec::new(),
-            Hred: Vec::new(),
-            H_tree: false,
-            H_sparse: false,
-            start_ws: false,
-            start_s: None,
-            rowbuf: Vec::new(),
-            Ma: Vec::new(),
-            grad: Vec::new(),
-            Mgrad: Vec::new(),
-            search: Vec::new(),
-            Ms: Vec::new(),
-            Mgrad_old: Vec::new(),
-            grad_old: Vec::new(),
-            tmp: Vec::new(),
-            jar: Vec::new(),
-            jv: Vec::new(),
-            ftmp: Vec::new(),
-            quad: Vec::new(),
-            state_old: Vec::new(),
-            stmp: Vec::new(),
-            cone_H: Vec::new(),
-            AR: Vec::new(),
-            B: Vec::new(),
-            B_colind: Vec::new(),
-            B_rowadr: Vec::new(),
-            bwork: Vec::new(),
-            bmark: Vec::new(),
-            bres: Vec::new(),
-            pgs_block: Vec::new(),
-            prob: Problem::default(),
-            ident_dof: Vec::new(),
-            ident_efc: Vec::new(),
-            prob_global: false,
-            ws_valid: false,
-            ws_qacc: Vec::new(),
-            ws_Ma: Vec::new(),
-            ws_Ja: Vec::new(),
-        }
-    }
-}
-
 impl<T: Scalar> SolverScratch<T> {
-    /// Work space for `nv` dofs and `nm` entries of the tree-sparse M (`m.nM`; nefc-sized
-    /// parts start empty). The dense Newton Hessian (nv × nv) is reserved only below
-    /// [`DENSE_H_MAX`] dofs: larger problems factor it sparse ([`hsparse`]).
-    pub fn new(nv: usize, nm: usize) -> Self {
-        let z = T::zero();
-        let v = |n: usize| vec![z; n];
-        SolverScratch {
-            H: if nv < DENSE_H_MAX {
-                v(nv * nv)
-            } else {
-                Vec::new()
-            },
-            Ht: v(nm),
-            Hdinv: v(nv),
-            rowbuf: v(6 * nv),
-            Ma: v(nv),
-            grad: v(nv),
-            Mgrad: v(nv),
-            search: v(nv),
-            Ms: v(nv),
-            Mgrad_old: v(nv),
-            grad_old: v(nv),
-            tmp: v(nv),
-            ws_qacc: v(nv),
-            ws_Ma: v(nv),
-            ident_dof: (0..nv).collect(),
-            prob: Problem {
-                qfrc_smooth: Vec::with_capacity(nv),
-                qacc_smooth: Vec::with_capacity(nv),
-                qacc: Vec::with_capacity(nv),
-                qM: Vec::with_capacity(nm),
-                qLD: Vec::with_capacity(nm),
-                qLDiagInv: Vec::with_capacity(nv),
-                Madr: Vec::with_capacity(nv),
-                parentid: Vec::with_capacity(nv),
-                Mcol: Vec::with_capacity(nm),
-                g2l: Vec::with_capacity(nv),
-                anc: Vec::with_capacity(nv),
-                ..Default::default()
-            },
-            ..Default::default()
-        }
-    }
-
-    /// Sizes the per-row parts for `nefc` rows and `ncone` contacts.
-    pub fn resize(&mut self, nefc: usize, ncone: usize) {
-        let z = T::zero();
-        self.jar.resize(nefc, z);
-        self.ws_Ja.resize(nefc, z);
-        self.jv.resize(nefc, z);
-        self.ftmp.resize(nefc, z);
-        self.quad.resize(3 * nefc, z);
-        self.state_old.resize(nefc, ConstraintState::Satisfied);
-        self.stmp.resize(nefc, ConstraintState::Satisfied);
-        self.cone_H.resize(ncone * CONE_H, z);
-    }
-
-    /// Reserves the problem arrays for up to `nefc` rows and `ncone` contacts over `nv` dofs
-    /// (`nm` entries of the tree-sparse M), so that gathering islands allocates nothing below
-    /// that high-water mark. J's values are reserved for dense rows (`nefc × nv`, compressed
-    /// by the gather) only when `dense_j`; compressed rows grow with their nonzeros.
-    pub fn reserve(&mut self, nv: usize, nm: usize, nefc: usize, ncone: usize, dense_j: bool) {
-        fn grow<X>(v: &mut Vec<X>, n: usize) {
-            v.reserve(n.saturating_sub(v.len()));
-        }
-        let p = &mut self.prob;
-        if dense_j {
-            grow(&mut p.J, nefc * nv);
-            grow(&mut p.J_colind, nefc * nv);
-        }
-        grow(&mut p.J_rownnz, nefc);
-        grow(&mut p.J_rowadr, nefc);
-        grow(&mut p.row_leaf, nefc);
-        grow(&mut p.qfrc_smooth, nv);
-        grow(&mut p.qacc_smooth, nv);
-        grow(&mut p.qacc, nv);
-        grow(&mut p.qM, nm);
-        grow(&mut p.qLD, nm);
-        grow(&mut p.qLDiagInv, nv);
-        grow(&mut p.Madr, nv);
-        grow(&mut p.parentid, nv);
-        grow(&mut p.Mcol, nm);
-        grow(&mut p.g2l, nv);
-        grow(&mut p.anc, nv);
-        for v in [
-            &mut p.D,
-            &mut p.R,
-            &mut p.frictionloss,
-            &mut p.aref,
-            &mut p.b,
-            &mut p.force,
-        ] {
-            grow(v, nefc);
-        }
-        grow(&mut p.ty, nefc);
-        grow(&mut p.state, nefc);
-        grow(&mut p.cone, ncone);
-        grow(&mut self.ident_efc, nefc);
-        grow(&mut self.pgs_block, nefc);
-        if nefc == 0 {
-            return;
-        }
-        // the sparse Newton Hessian's pattern: at most the lower triangle (reserved for the
-        // problems small enough for a dense one; larger ones grow with their pattern)
-        if nv < DENSE_H_MAX {
-            let h = &mut p.hpat;
-            h.reserve(nv, nefc, nv * (nv + 1) / 2);
-            grow(&mut self.Hs, nv * (nv + 1) / 2);
-            grow(&mut self.Hred, nv * (nv + 1) / 2);
-        }
-        grow(&mut self.B_rowadr, nefc + 1);
-        grow(&mut self.bwork, nv);
-        grow(&mut self.bmark, nv);
-        grow(&mut self.bres, nv);
-    }
-
     /// Sizes the per-dof vectors for a problem of `nv` dofs.
     fn resize_nv(&mut self, nv: usize) {
         let z = T::zero();

@@ -3,7 +3,7 @@
 //! H_cone Jc, factored as `Lᵀ D L` eliminating the last dof first. When every active row has its
 //! nonzeros on one root path of the dof tree (contacts with the world, joint limits:
 //! `Problem::row_leaf`), H has M's tree sparsity and is built, factored
-//! ([`crate::crb::factor_tree`]), updated and solved in M's tree-sparse layout
+//! ([`crate::smooth::crb::factor_tree`]), updated and solved in M's tree-sparse layout
 //! (`SolverScratch::Ht`), like `mj_factorM`; otherwise (contacts between two chains or trees, dual
 //! numbers) densely ([`dense::ldl_factor_rev`], which skips the zeros). Both build H with the same
 //! sums in the same order; MuJoCo factors its dense H by Cholesky, so the two differ from it in
@@ -12,10 +12,10 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{dense, hsparse, Problem, SolverScratch};
-use crate::constraint::cost::CONE_H;
-use crate::constraint::{ConstraintState, ConstraintType};
-use crate::data::Scalar;
+use super::hsparse;
+use crate::data::scratch::{Problem, SolverScratch};
+use crate::data::{ConstraintState, ConstraintType, CONE_H};
+use crate::math::{dense, Scalar};
 
 /// Rows with at most this many nonzeros take the sparse path in [`hessian`].
 const SPARSE_MAX: usize = 48;
@@ -39,7 +39,7 @@ pub fn hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>) {
 /// `x ← H⁻¹ x` for `x = s.Mgrad` with the factor of [`hessian`] / [`update_hessian`].
 pub fn solve_h<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     if s.H_tree {
-        crate::crb::solve_tree_col(&p.Madr, &p.Mcol, &s.Ht, &s.Hdinv, &mut s.Mgrad);
+        crate::smooth::crb::solve_tree_col(&p.Madr, &p.Mcol, &s.Ht, &s.Hdinv, &mut s.Mgrad);
     } else if s.H_sparse {
         hsparse::solve(&p.hpat, &s.Hs, p.nv, &mut s.Mgrad);
     } else {
@@ -157,7 +157,7 @@ fn add_path<T: Scalar>(
             continue;
         }
         let adr = madr[path[x]];
-        crate::solver::dense::add_scaled(&mut h[adr..adr + nq - x], &vq[x..], ja);
+        crate::math::dense::add_scaled(&mut h[adr..adr + nq - x], &vq[x..], ja);
     }
 }
 
@@ -281,7 +281,7 @@ fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             }
         }
     }
-    crate::crb::factor_tree(&p.Madr, &p.parentid, &mut s.Ht, &mut s.Hdinv);
+    crate::smooth::crb::factor_tree(&p.Madr, &p.parentid, &mut s.Ht, &mut s.Hdinv);
 }
 
 /// Dense H in `s.H`, factored by [`dense::ldl_factor_rev`]. Only its lower triangle is built
@@ -472,7 +472,7 @@ pub fn update_hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, n
     }
 }
 
-/// [`dense::ldl_rank1_rev`] on a tree-sparse factor ([`crate::crb::factor_tree`]'s layout, 1/D
+/// [`dense::ldl_rank1_rev`] on a tree-sparse factor ([`crate::smooth::crb::factor_tree`]'s layout, 1/D
 /// in `dinv`) for a `w` that vanishes off the root path of `leaf`: the same operations in the
 /// same order (the path's dofs, deepest first; each updates its ancestors only, so `w` stays
 /// on the path and L gets no fill-in).
@@ -626,7 +626,7 @@ mod tests {
             add_path(&mut h, &p.Madr, path, &buf, n, &buf, n, p.D[i]);
         }
         let mut dinv = vec![0.0; nv];
-        crate::crb::factor_tree(&p.Madr, &p.parentid, &mut h, &mut dinv);
+        crate::smooth::crb::factor_tree(&p.Madr, &p.parentid, &mut h, &mut dinv);
         assert_eq!(h, s.Ht);
     }
 

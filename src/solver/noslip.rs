@@ -26,9 +26,11 @@
 use super::pgs::{
     b_axpy, b_dot, b_dot_dense, build_b, dual_state, qacc_from_force, qcqp, sweep_stats,
 };
-use super::{re, Problem, SolverScratch};
-use crate::constraint::{ConstraintState, ConstraintType};
-use crate::data::{sc, Scalar, SolverStat, NSOLVER};
+use super::re;
+use crate::data::scratch::{Problem, SolverScratch};
+use crate::data::{ConstraintState, ConstraintType, SolverStat, NSOLVER};
+use crate::math::{sc, Scalar};
+
 use crate::model::Model;
 
 /// MuJoCo's mjMINVAL.

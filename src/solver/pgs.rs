@@ -27,9 +27,12 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{dense, re, Problem, SolverScratch};
-use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
-use crate::data::{sc, Scalar, SolverStat, NSOLVER};
+use super::re;
+use crate::data::scratch::{Problem, SolverScratch};
+use crate::data::{ConstraintState, ConstraintType, EfcCone};
+use crate::data::{SolverStat, NSOLVER};
+use crate::math::dense;
+use crate::math::{sc, Scalar};
 use crate::model::Model;
 
 /// Minimizes ½xᵀAx + xᵀb subject to Σ (x_j/d_j)² ≤ r² (n ≤ 5, d_j > 0) into `x`; returns

@@ -3,10 +3,13 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{cg, dense, newton, re, Problem, SolverScratch};
+use super::{cg, newton, re};
 use crate::constraint::cost::{evaluate, line_eval, line_quad, Rows};
-use crate::constraint::{ConstraintState, ConstraintType};
-use crate::data::{sc, Scalar, SolverStat, NSOLVER};
+use crate::data::scratch::{Problem, SolverScratch};
+use crate::data::{ConstraintState, ConstraintType};
+use crate::data::{SolverStat, NSOLVER};
+use crate::math::dense;
+use crate::math::{sc, Scalar};
 use crate::model::Model;
 
 /// Total cost of problem `p` at `a` (Gauss term ½(Ma-τ)ᵀ(a-a₀) plus s(Ja - aref)) from

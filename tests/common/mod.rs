@@ -308,7 +308,7 @@ pub fn build_model(j: &Value) -> Model {
 
 /// Sets the state of a case into `d` (f64 values converted to the scalar type).
 pub fn set_state<T: moreau::Scalar>(m: &Model, d: &mut moreau::Data<T>, c: &Value) {
-    use moreau::data::sc;
+    use moreau::pipeline::sc;
     use nalgebra::{Quaternion, Vector3, Vector6};
     let cv = |k: &str| fv(&c[k]);
     for (x, y) in d.qpos.iter_mut().zip(cv("qpos")) {

@@ -4,9 +4,8 @@
 
 pub mod scene;
 
-use moreau::constraint::assemble;
 use moreau::model::Model;
-use moreau::{forward, Data};
+use moreau::Data;
 use serde_json::Value;
 
 pub fn root() -> &'static str {
@@ -90,9 +89,9 @@ pub fn mujoco_contact_order(m: &Model, d: &mut Data, c: &Value) -> bool {
     let old = d.contact.clone();
     d.contact.clear();
     d.contact.extend(order.iter().map(|&i| old[i].clone()));
-    assemble::make_constraint(m, d);
-    assemble::reference_constraint(m, d);
-    forward::fwd_constraint(m, d);
+    moreau::pipeline::make_constraint(m, d);
+    moreau::pipeline::reference_constraint(m, d);
+    moreau::pipeline::fwd_constraint(m, d);
     true
 }
 
@@ -175,7 +174,7 @@ pub fn track_rollout(
         if m.nu > 0 {
             d.ctrl.copy_from_slice(&fv(&ctrl[k]));
         }
-        moreau::integrator::step(m, d);
+        moreau::step(m, d);
         after_step(k, d);
     }
     (worst, at)
@@ -198,7 +197,7 @@ pub fn case_tag(c: &Value) -> String {
 pub fn forward_case(m: &Model, c: &Value, tag: &str, failures: &mut Vec<String>) -> Option<Data> {
     let mut d = Data::new(m);
     set_inputs(&mut d, c);
-    moreau::forward::forward(m, &mut d);
+    moreau::forward(m, &mut d);
     if mujoco_contact_order(m, &mut d, c) {
         Some(d)
     } else {

@@ -153,6 +153,36 @@ TENDON_EXT = """<mujoco>
   </sensor>
 </mujoco>"""
 
+# Barkour vb's scene_hfield_mjx: a height field read from a PNG file (an RGB image). Small images
+# of every PNG color type, made here; MuJoCo's grey level is the red channel, 16-bit samples
+# keep their high byte, and the elevations are normalized to [0, 1] with the image's top row at
+# the far (+y) edge.
+PNG_HFIELD = """<mujoco>
+  <asset>%s</asset>
+  <worldbody>%s</worldbody>
+</mujoco>"""
+
+
+def png_images():
+    import io
+    from PIL import Image
+    rng = np.random.default_rng(19)
+    rgb = rng.integers(0, 256, (5, 7, 3)).astype(np.uint8)
+    alpha = rng.integers(0, 256, (5, 7, 1)).astype(np.uint8)
+    images = {
+        "rgb": Image.fromarray(rgb, "RGB"),
+        "rgba": Image.fromarray(np.concatenate([rgb, alpha], -1), "RGBA"),
+        "grey8": Image.fromarray(rgb[..., 1], "L"),
+        "grey16": Image.fromarray(rng.integers(0, 65536, (4, 6)).astype(np.uint16)),
+        "palette": Image.fromarray(rgb, "RGB").convert("P"),
+    }
+    out = {}
+    for name, im in images.items():
+        buf = io.BytesIO()
+        im.save(buf, format="PNG")
+        out[name + ".png"] = buf.getvalue()
+    return out
+
 
 def main():
     out = {"mujoco_version": mujoco.__version__, "generator": "tools/zoo/gen_regressions.py"}
@@ -219,6 +249,18 @@ def main():
         "xml": TENDON_EXT, "ctrl": d.ctrl.tolist(), "qvel": d.qvel.tolist(),
         "cfrc_ext": d.cfrc_ext.tolist(), "cfrc_int": d.cfrc_int.tolist(),
         "sensordata": d.sensordata.tolist(),
+    }
+
+    files = png_images()
+    xml = PNG_HFIELD % (
+        "".join('<hfield name="%s" file="%s" size="1 2 .3 .1"/>' % (f[:-4], f) for f in files),
+        "".join('<geom type="hfield" hfield="%s"/>' % f[:-4] for f in files),
+    )
+    m = mujoco.MjModel.from_xml_string(xml, assets=files)
+    out["png_hfield"] = {
+        "xml": xml, "files": {f: b.hex() for f, b in files.items()},
+        "hfield_nrow": m.hfield_nrow.tolist(), "hfield_ncol": m.hfield_ncol.tolist(),
+        "hfield_data": m.hfield_data.astype(np.float64).tolist(),
     }
 
     path = os.path.join(ROOT, "tests", "reference", "zoo_regressions.json")

@@ -19,7 +19,7 @@
 //! ```
 
 use moreau::model::GeomType;
-use moreau::{forward, Data, Model};
+use moreau::{Data, Model};
 use serde_json::{json, Map, Value};
 use std::fmt::Write as _;
 
@@ -132,7 +132,7 @@ fn active_contacts(m: &Model, d: &Data<f64>, forces: bool) -> Vec<Contact> {
                 dist: c.dist,
                 pos: [c.pos.x, c.pos.y, c.pos.z],
                 frame: [0, 1, 2].map(|r| [fr[(r, 0)], fr[(r, 1)], fr[(r, 2)]]),
-                force: forces.then(|| moreau::rne::contact_force(m, d, i)),
+                force: forces.then(|| moreau::pipeline::contact_force(m, d, i)),
             }
         })
         .collect()
@@ -429,7 +429,7 @@ fn frames(time: &[f64], max_fps: f64) -> Vec<usize> {
 fn contact_source(m: &Model, t: &Trajectory) -> &'static str {
     if t.contact.is_some() {
         "recorded"
-    } else if forward::unsupported(m).is_some() {
+    } else if moreau::pipeline::forward_unsupported(m).is_some() {
         "none"
     } else if t.qvel.is_some() && (m.nu == 0 || t.ctrl.is_some()) {
         "computed"
@@ -490,20 +490,20 @@ fn traj_json(m: &Model, t: &Trajectory, opts: &Options) -> Res<Value> {
                         d.ctrl.copy_from_slice(u);
                     }
                 }
-                forward::forward(m, &mut d);
+                moreau::forward(m, &mut d);
                 push_contacts(&active_contacts(m, &d, true), &mut cdat);
             }
             "points" => {
-                forward::fwd_position(m, &mut d);
+                moreau::pipeline::fwd_position(m, &mut d);
                 push_contacts(&active_contacts(m, &d, false), &mut cdat);
             }
             "recorded" => {
-                moreau::kinematics::kinematics(m, &mut d);
+                moreau::pipeline::kinematics(m, &mut d);
                 if let Some(c) = &t.contact {
                     push_contacts(&c[i], &mut cdat);
                 }
             }
-            _ => moreau::kinematics::kinematics(m, &mut d),
+            _ => moreau::pipeline::kinematics(m, &mut d),
         }
         coff.push(cdat.len() / 6);
         for b in 0..m.nbody {
@@ -644,9 +644,9 @@ mod tests {
         let m = moreau::load(path).unwrap();
         let mut d = Data::<f64>::new(&m);
         for _ in 0..200 {
-            moreau::integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
         }
-        forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         let cj = contacts_json(&m, &d);
         assert!(!cj.as_array().unwrap().is_empty());
         let v = json!({"time": [d.time], "qpos": [d.qpos], "contact": [cj]});

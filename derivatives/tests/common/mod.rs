@@ -3,15 +3,13 @@
 
 #![allow(dead_code)]
 
-use moreau::integrator::step;
 use moreau::model::Integrator;
-use moreau::state::integrate_pos;
-use moreau::{Data, Model};
+use moreau::{integrate_pos, step, Data, Model};
 
 /// `models/NAME.xml` of the repository.
 pub fn load(name: &str) -> Model {
     let p = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
-    moreau::mjcf::load(&p).unwrap()
+    moreau::load(&p).unwrap()
 }
 
 /// `m` with the solver run for all 100 iterations (`tolerance = 0`, so the dual derivative of
@@ -86,7 +84,7 @@ pub fn state(
     for a in d.act.iter_mut() {
         *a += 0.1 * rnd();
     }
-    moreau::forward::forward(m, &mut d);
+    moreau::forward(m, &mut d);
     d
 }
 
@@ -140,7 +138,7 @@ pub fn fd_case_model(case: &serde_json::Value) -> Model {
                 env!("CARGO_MANIFEST_DIR"),
                 case["model"].as_str().unwrap()
             );
-            moreau::mjcf::load(&path).unwrap()
+            moreau::load(&path).unwrap()
         }
     };
     if let Some(i) = case["integrator"].as_str() {
@@ -202,6 +200,6 @@ pub fn eq_fluid_case(
     ] {
         dst.copy_from_slice(&fv(&st[k]));
     }
-    moreau::forward::forward(&m, &mut d);
+    moreau::forward(&m, &mut d);
     (m, d)
 }

@@ -76,10 +76,10 @@ pub fn contact_normal_force(
             if let Some(u) = ctrl.get(t).or(ctrl.last()) {
                 d.ctrl.copy_from_slice(u);
             }
-            moreau::forward::forward(m, &mut d);
+            moreau::forward(m, &mut d);
             (0..d.contact.len())
                 .filter(|&i| d.contact[i].exclude == 0)
-                .map(|i| moreau::rne::contact_force(m, &d, i)[0])
+                .map(|i| moreau::pipeline::contact_force(m, &d, i)[0])
                 .sum()
         })
         .collect()

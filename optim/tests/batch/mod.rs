@@ -5,7 +5,8 @@
 //! transition Jacobians equal one-at-a-time ones.
 
 use moreau::data::Warning;
-use moreau::state::{bits, get_state, set_state, state_size};
+use moreau::state_bits as bits;
+use moreau::{get_state, set_state, state_size};
 use moreau::{Data, Model};
 use moreau_derivatives::fd::FdWorkspace;
 use moreau_optim::batch::{rollout, Batch, Jacobians, Rollout, RolloutInputs, BATCH_SPEC};
@@ -13,7 +14,7 @@ use moreau_optim::sysid::Param;
 
 fn model(name: &str) -> Model {
     let path = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
-    moreau::mjcf::load(&path).unwrap_or_else(|e| panic!("{path}: {e:?}"))
+    moreau::load(&path).unwrap_or_else(|e| panic!("{path}: {e:?}"))
 }
 
 fn bits_of(x: &[f64]) -> Vec<u64> {
@@ -58,7 +59,7 @@ fn serial(m: &[&Model], rows: &[f64], nstate: usize, nstep: usize) -> Vec<f64> {
         let mut d = Data::new(mm);
         set_state(mm, &mut d, row, BATCH_SPEC).unwrap();
         for _ in 0..nstep {
-            moreau::integrator::step(mm, &mut d);
+            moreau::step(mm, &mut d);
         }
         get_state(mm, &d, row, BATCH_SPEC).unwrap();
     }
@@ -222,7 +223,7 @@ fn serial_rollout(m: &Model, x0: &[f64], ctrl: &[f64], nstep: usize) -> (Vec<f64
         stopped |= d.warning.iter().any(|w| w.number > 0);
         if !stopped {
             d.ctrl.copy_from_slice(&ctrl[t * m.nu..(t + 1) * m.nu]);
-            moreau::integrator::step(m, &mut d);
+            moreau::step(m, &mut d);
         }
         get_state(m, &d, &mut row, bits::FULLPHYSICS).unwrap();
         s.extend_from_slice(&row);

@@ -17,7 +17,7 @@
 #[path = "../../../optim/examples/common/plot.rs"]
 mod plot;
 
-use moreau::{integrator::step, Data};
+use moreau::{step, Data};
 use moreau_ess::models::Plate;
 use moreau_ess::{integrate, Dopri5Options, EssOptions, Rearm};
 use nalgebra::DVector;

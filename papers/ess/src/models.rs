@@ -402,11 +402,11 @@ impl Plate {
 
     /// Compiles [`Plate::mjcf_xml`] with the plate's own `body_invweight0` as `diag_a` (one
     /// compile to read it, one with the matched `solref`).
-    pub fn mjcf_model(&self, h: f64) -> Result<moreau::model::Model, moreau::mjcf::MjcfError> {
-        let vfs = moreau::mjcf::Vfs::new();
-        let m0 = moreau::mjcf::load_from_str(&self.mjcf_xml(1.0, h), &vfs)?;
+    pub fn mjcf_model(&self, h: f64) -> Result<moreau::model::Model, moreau::MjcfError> {
+        let vfs = moreau::Vfs::new();
+        let m0 = moreau::load_from_str(&self.mjcf_xml(1.0, h), &vfs)?;
         let w = m0.body_invweight0[m0.nbody - 1][0];
-        moreau::mjcf::load_from_str(&self.mjcf_xml(w, h), &vfs)
+        moreau::load_from_str(&self.mjcf_xml(w, h), &vfs)
     }
 }
 

@@ -3,7 +3,7 @@
 //! springs' static sag `m g / (N k)` (so the ESS-vs-engine timing in `examples/ess_plate.rs`
 //! cannot silently measure a contact-free or mismatched scene).
 
-use moreau::{forward::forward, integrator::step, Data};
+use moreau::{forward, step, Data};
 use moreau_ess::models::Plate;
 
 #[test]

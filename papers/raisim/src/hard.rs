@@ -13,7 +13,7 @@
 //!    that is still open (it may close within the step, not more) and `c*_N = −erp·dist/h` for a
 //!    penetrating one (a fraction `erp` of the penetration is removed per step);
 //! 4. the impulses `λ` from RaiSim, RaiSim+DS or PGS, then `v⁺ = v_f + M⁻¹Jᵀλ` and
-//!    `q⁺ = q ⊕ h v⁺` ([`moreau::state::integrate_pos`]).
+//!    `q⁺ = q ⊕ h v⁺` ([`moreau::integrate_pos`]).
 //!
 //! Joint limits of hinge and slide joints are unilateral rows `λ ≥ 0 ⊥ c ≥ 0` appended after the
 //! contacts (Jacobian `±e_dof`, velocity positive away from the limit, the same reference velocity
@@ -28,13 +28,10 @@
 
 use crate::gauss_seidel::{self, GsInfo, GsOptions, GsVariant};
 use crate::ncp::{self, NcpErrors};
-use moreau::crb::solve_m;
 use moreau::data::Data;
-use moreau::forward::{fwd_acceleration, fwd_actuation, fwd_position, fwd_velocity};
-use moreau::integrator::advance_act;
-use moreau::jacobian::jac;
 use moreau::model::{JointType, Model};
-use moreau::state::integrate_pos;
+use moreau::pipeline::{advance_act, fwd_acceleration, fwd_actuation, fwd_position, fwd_velocity};
+use moreau::{integrate_pos, jac, solve_m};
 
 /// The hard-contact solver of a [`step_hard`] step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -371,7 +368,7 @@ pub fn step_mode(
 ) -> Option<HardStep> {
     match mode {
         StepMode::Soft => {
-            moreau::integrator::step(m, d);
+            moreau::step(m, d);
             None
         }
         StepMode::Hard(s) => Some(step_hard(m, d, s, opts)),

@@ -12,8 +12,7 @@
 //! rows (pyramidal edges decoded to normal/tangent forces, elliptic rows used directly) and the
 //! next-step velocity `qvel + h qacc`.
 
-use moreau::constraint::ConstraintType;
-use moreau::data::Data;
+use moreau::data::{ConstraintType, Data};
 use moreau::model::Model;
 use nalgebra::Vector3;
 

@@ -189,20 +189,20 @@ fn soft_solvers_ncp_criteria() {
             let mut d = Data::new(&m);
             // Settle on the soft contacts first (they push the cube to about the margin).
             for _ in 0..1000 {
-                moreau::integrator::step(&m, &mut d);
+                moreau::step(&m, &mut d);
             }
             d.qvel[0] = 1.0;
             let nv = m.nv;
             let mut eps: Vec<f64> = vec![];
             let mut worst_map: f64 = 0.0;
             for _ in 0..200 {
-                moreau::forward::forward(&m, &mut d);
+                moreau::forward(&m, &mut d);
                 let sc = soft_contact_ncp(&m, &d);
                 assert_eq!(sc.len(), d.contact.len());
                 if sc.is_empty() {
                     // The soft cone lifts the sliding cube off its margin now and then (CCP's
                     // relaxation of Signorini, Le Lidec & Carpentier section II).
-                    moreau::integrator::integrate(&m, &mut d);
+                    moreau::pipeline::integrate(&m, &mut d);
                     continue;
                 }
                 let mut q = vec![0.0; nv];
@@ -218,7 +218,7 @@ fn soft_solvers_ncp_criteria() {
                     worst_map = worst_map.max((q[k] - d.qfrc_constraint[k]).abs() / scale);
                 }
                 eps.push(sc.iter().fold(0.0f64, |a, c| a.max(c.errors.abs())));
-                moreau::integrator::integrate(&m, &mut d);
+                moreau::pipeline::integrate(&m, &mut d);
             }
             let mean = eps.iter().sum::<f64>() / eps.len() as f64;
             let max = eps.iter().cloned().fold(0.0, f64::max);

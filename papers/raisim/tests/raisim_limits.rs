@@ -100,7 +100,7 @@ fn joint_driven_into_its_limit_stops_exactly_on_it() {
     // Impulse = M · 0.4 with M the joint-space inertia (1×1).
     let mut dm = Data::new(&m);
     dm.qpos[0] = hi;
-    moreau::forward::forward(&m, &mut dm);
+    moreau::forward(&m, &mut dm);
     let inertia = dm.qM[0];
     assert!((hs.lambda[0] - 0.4 * inertia).abs() < 1e-12 * inertia);
     // Moving away from the limit releases it.

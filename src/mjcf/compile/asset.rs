@@ -344,34 +344,30 @@ pub(super) fn compile_hfields(
                         format!("cannot find hfield file '{f}'"),
                     )
                 })?;
-                // MuJoCo's custom binary format: int32 nrow, int32 ncol, float32 data
-                let bad = || {
-                    a.err(
-                        ErrorKind::InvalidValue,
-                        "file",
-                        "not a binary hfield (.bin) file",
-                    )
-                };
-                if !f.to_ascii_lowercase().ends_with(".bin") || bytes.len() < 8 {
+                let (nr, nc, d) = if f.to_ascii_lowercase().ends_with(".png") {
+                    png_grey(&bytes).map_err(|msg| {
+                        a.err(
+                            ErrorKind::InvalidValue,
+                            "file",
+                            format!("cannot decode PNG hfield file '{f}': {msg}"),
+                        )
+                    })?
+                } else if f.to_ascii_lowercase().ends_with(".bin") {
+                    binary_hfield(&bytes).ok_or_else(|| {
+                        a.err(
+                            ErrorKind::InvalidValue,
+                            "file",
+                            "not a binary hfield (.bin) file",
+                        )
+                    })?
+                } else {
                     return Err(a.err(
                         ErrorKind::Unsupported,
                         "file",
-                        "only MuJoCo's binary hfield format is supported",
+                        "hfield files must be PNG (.png) or MuJoCo's binary format (.bin)",
                     ));
-                }
-                let nr = i32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
-                let nc = i32::from_le_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
-                if nr <= 0 || nc <= 0 {
-                    return Err(bad());
-                }
-                let n = (nr as usize).checked_mul(nc as usize).ok_or_else(bad)?;
-                if bytes.len() != 8 + 4 * n {
-                    return Err(bad());
-                }
-                data = bytes[8..]
-                    .chunks(4)
-                    .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
-                    .collect();
+                };
+                data = d;
                 nrow = nr as i64;
                 ncol = nc as i64;
                 // file rows are stored top to bottom like the elevation attribute
@@ -428,6 +424,47 @@ pub(super) fn compile_hfields(
     }
     m.nhfield = m.hfield.len();
     Ok(())
+}
+
+/// MuJoCo's binary height field: int32 nrow, int32 ncol, then nrow*ncol float32, row-major.
+fn binary_hfield(bytes: &[u8]) -> Option<(usize, usize, Vec<f64>)> {
+    let int = |i: usize| {
+        i32::from_le_bytes(bytes.get(i..i + 4)?.try_into().ok()?)
+            .try_into()
+            .ok()
+    };
+    let (nr, nc): (usize, usize) = (int(0)?, int(4)?);
+    let n = nr.checked_mul(nc)?;
+    if nr == 0 || nc == 0 || bytes.len() != 8 + n.checked_mul(4)? {
+        return None;
+    }
+    let data = bytes[8..]
+        .chunks_exact(4)
+        .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64)
+        .collect();
+    Some((nr, nc, data))
+}
+
+/// A PNG height field as 8-bit grey levels, rows from the top of the image (the caller flips
+/// them and normalizes the elevations to [0, 1]). MuJoCo's XML reference: the image is
+/// converted to grey scale. As MuJoCo 4.0.0 does, the grey level of a color or palette
+/// pixel is its red channel and a 16-bit sample is reduced to its high byte; alpha is ignored.
+fn png_grey(bytes: &[u8]) -> Result<(usize, usize, Vec<f64>), String> {
+    let mut dec = png::Decoder::new(bytes);
+    dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
+    let mut reader = dec.read_info().map_err(|e| e.to_string())?;
+    let mut buf = vec![0u8; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).map_err(|e| e.to_string())?;
+    let (ncol, nrow) = (info.width as usize, info.height as usize);
+    if ncol == 0 || nrow == 0 {
+        return Err("empty image".into());
+    }
+    let channels = info.color_type.samples();
+    let data = buf[..info.buffer_size()]
+        .chunks_exact(info.line_size)
+        .flat_map(|row| row.chunks_exact(channels).take(ncol).map(|px| px[0] as f64))
+        .collect();
+    Ok((nrow, ncol, data))
 }
 
 pub(super) fn flip_rows(d: &mut [f64], nrow: usize, ncol: usize) {

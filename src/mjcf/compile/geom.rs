@@ -377,7 +377,7 @@ impl<'a> Builder<'a> {
             .keyword("fluidshape", &[("none", false), ("ellipsoid", true)])?
             .unwrap_or(false);
         let fluidcoef = a.arr_min("fluidcoef", DEFAULT_FLUIDCOEF, 1)?;
-        m.geom_fluid.push(crate::fluid::geom_fluid_compile(
+        m.geom_fluid.push(crate::passive::fluid::geom_fluid_compile(
             ellipsoid, &fluidcoef, t, &size,
         ));
         Ok(())

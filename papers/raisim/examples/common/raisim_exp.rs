@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use moreau::forward::fwd_position;
+use moreau::pipeline::fwd_position;
 use moreau::{Data, Model};
 use moreau_raisim::hard::{step_hard, HardOptions, HardSolver};
 
@@ -29,7 +29,7 @@ pub fn options() -> HardOptions {
 pub fn energy(m: &Model, d: &mut Data<f64>) -> f64 {
     fwd_position(m, d);
     let mut mv = vec![0.0; m.nv];
-    moreau::crb::mul_m(m, d, &d.qvel, &mut mv);
+    moreau::mul_m(m, d, &d.qvel, &mut mv);
     let kin = 0.5 * mv.iter().zip(&d.qvel).map(|(a, b)| a * b).sum::<f64>();
     let g = m.opt.gravity;
     let pot: f64 = (1..m.nbody)

@@ -1,9 +1,9 @@
-//! Pieces of the native height-field collider (src/collision/hfield.rs, `native`) against
+//! Pieces of the native height-field collider (`native`) against
 //! independent computations: the signed-volume weights against the brute-force closest point of
 //! random simplices, and the EPA without MuJoCo's repeated-vertex stop against the minimal
 //! penetration depth of a box and a prism by separating axes.
 
-use moreau::collision::hfield::native::{penetration_converged, simplex_weights, Geom, Poly};
+use super::native::{penetration_converged, simplex_weights, Geom, Poly};
 use nalgebra::{Matrix3, Rotation3, Vector3};
 
 type V3 = Vector3<f64>;

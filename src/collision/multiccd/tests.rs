@@ -34,10 +34,14 @@
 //! polygons of `Mesh::build_polygons`: the same number of contacts everywhere, the same contacts
 //! (order-insensitive) except where the kept overlap has more than four corners.
 
+#[path = "../../../tests/oracle_util/mod.rs"]
 mod oracle_util;
 
-use moreau::collision::convex::pair_contact;
-use moreau::collision::{collision, multiccd, Contact};
+use crate::collision::collision;
+use crate::collision::convex::pair_contact;
+use crate::collision::multiccd;
+use crate::data::Contact;
+
 use moreau::model::Model;
 use moreau::Data;
 use oracle_util::reference;
@@ -278,7 +282,7 @@ fn flag_disables_the_patches() {
     );
     assert_ne!(xml, off);
     for (text, per_pair) in [(&xml, 4), (&off, 1)] {
-        let m = moreau::mjcf::load_from_str(text, &moreau::mjcf::Vfs::default()).unwrap();
+        let m = moreau::load_from_str(text, &moreau::Vfs::default()).unwrap();
         assert_eq!(
             m.opt.disabled(moreau::model::disable::MULTICCD),
             per_pair == 1
@@ -286,9 +290,9 @@ fn flag_disables_the_patches() {
         let mut d: Data<f64> = Data::new(&m);
         d.reset_keyframe(&m, 0).unwrap();
         for _ in 0..50 {
-            moreau::integrator::step(&m, &mut d);
+            moreau::step(&m, &mut d);
         }
-        moreau::forward::forward(&m, &mut d);
+        moreau::forward(&m, &mut d);
         // 4 touching pairs: table-cube, cube-lid, table-base, base-top
         assert_eq!(d.contact.len(), 4 * per_pair);
     }

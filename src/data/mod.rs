@@ -5,39 +5,28 @@
 //! Spatial 6-vectors are (rotation, translation) in the frame centred at the subtree centre of
 //! mass of each tree's root and aligned with the world, as MuJoCo's `cdof`/`cvel`.
 
-use crate::collision::Contact;
-use crate::constraint::{ConstraintState, ConstraintType, EfcCone};
+mod contact;
+pub(crate) mod efc;
+pub(crate) mod scratch;
+
+pub(crate) use contact::contact_capacity;
+pub use contact::Contact;
+pub use efc::CONE_H;
+pub use efc::{ConstraintState, ConstraintType, EfcCone};
+
+use crate::math::{sc, Scalar};
 use crate::model::Model;
-use crate::solver::SolverScratch;
-use nalgebra::{Matrix3, Quaternion, RealField, Vector3, Vector6};
-
-/// The scalar types the pipeline is generic over: `f64` and forward-mode duals.
-pub trait Scalar: RealField + Copy {}
-impl<T: RealField + Copy> Scalar for T {}
-
-/// Converts an `f64` model constant into the scalar type.
-#[inline(always)]
-pub fn sc<T: Scalar>(x: f64) -> T {
-    nalgebra::convert(x)
-}
-
-/// Sets `v` to zero in pieces of at most 1 KiB: glibc's `memset` takes `rep stosb` from 2 KiB
-/// on, which callgrind counts as one instruction per byte (the dense `efc_J` and
-/// `actuator_moment` of the humanoid are 4–7 KiB); below that it stores 32 bytes at a time.
-pub fn zero_fill<T: Scalar>(v: &mut [T]) {
-    for c in v.chunks_mut((1024 / std::mem::size_of::<T>()).max(1)) {
-        c.fill(T::zero());
-    }
-}
+use nalgebra::{Matrix3, Quaternion, Vector3, Vector6};
+use scratch::{IslandScratch, SolverScratch, SparseScratch};
 
 /// The arrays of [`Data::new`] whose length is a product of model sizes (the rest are linear
 /// in one size): `(name, what it is sized by, bytes)` for `Data<f64>`. The loader refuses a
 /// model whose sum exceeds [`crate::mjcf::MAX_DATA_BYTES`] instead of letting the allocation
 /// abort the process.
-pub fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 6] {
+pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 6] {
     let f = std::mem::size_of::<f64>() as u128;
     let (nv, nt, nu, nm) = (m.nv as u128, m.ntendon as u128, m.nu as u128, m.nM as u128);
-    let contact = std::mem::size_of::<crate::collision::Contact<f64>>() as u128;
+    let contact = std::mem::size_of::<Contact<f64>>() as u128;
     [
         ("qDeriv", "nv × nv", nv * nv * f),
         ("qLU", "nv × nv", nv * nv * f),
@@ -47,7 +36,7 @@ pub fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, 
         (
             "contact",
             "the contact capacity (64 + 32 ngeom + 8 npair)",
-            crate::collision::contact_capacity(m) as u128 * contact,
+            contact_capacity(m) as u128 * contact,
         ),
     ]
 }
@@ -262,7 +251,7 @@ pub struct Data<T: Scalar = f64> {
     pub efc_J_rowsuper: Vec<usize>,
     pub efc_J_colind: Vec<usize>,
     /// Tendon patterns and chain buffers for the sparse assembly.
-    pub sparse_scratch: crate::constraint::sparse::SparseScratch,
+    pub(crate) sparse_scratch: SparseScratch,
     pub efc_pos: Vec<T>,
     pub efc_margin: Vec<T>,
     pub efc_frictionloss: Vec<T>,
@@ -317,14 +306,14 @@ pub struct Data<T: Scalar = f64> {
     pub map_efc2iefc: Vec<usize>,
     pub map_iefc2efc: Vec<usize>,
     /// Tree structure and union-find work space of island discovery.
-    pub island_scratch: crate::solver::island::IslandScratch,
+    pub(crate) island_scratch: IslandScratch,
     /// Solver work space (dense nv × nv matrices, per-row vectors).
-    pub solver_scratch: SolverScratch<T>,
+    pub(crate) solver_scratch: SolverScratch<T>,
     /// The islands and the solver's position-only problem data (`solver_scratch`) belong to
     /// the current position stage: set by a solve, cleared by the position stage
     /// ([`crate::forward::fwd_position`]), [`Data::resize_efc`] and [`Data::reset`]; a step
     /// that skips the position stage reuses them ([`crate::solver::solve_skip`]).
-    pub solver_pos_valid: bool,
+    pub(crate) solver_pos_valid: bool,
     // ------------------------------------------------------------ collision
     /// Contacts of the last `mj_collision` (capacity reserved by [`Data::new`], see
     /// [`crate::collision::contact_capacity`]; `d.contact.len()` is MuJoCo's `ncon`).
@@ -333,9 +322,9 @@ pub struct Data<T: Scalar = f64> {
     /// with `Warning::ContactFull`. Defaults to [`crate::collision::contact_capacity`].
     pub nconmax: usize,
     /// Broad-phase scratch: (interval low, high, geom) per collidable geom.
-    pub scratch_sap: Vec<(f64, f64, u32)>,
+    pub(crate) scratch_sap: Vec<(f64, f64, u32)>,
     /// Broad-phase candidate geom pairs with their order key (bodies, then geoms within them).
-    pub scratch_pairs: Vec<([u32; 4], u32, u32)>,
+    pub(crate) scratch_pairs: Vec<([u32; 4], u32, u32)>,
 
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
@@ -363,10 +352,10 @@ pub struct Data<T: Scalar = f64> {
     pub qfrc_fluid: Vec<T>,
 
     // ------------------------------------------------------------ scratch (never read across calls)
-    pub scratch_nv: [Vec<T>; 4],
+    pub(crate) scratch_nv: [Vec<T>; 4],
     /// Scratch of the fluid force's velocity derivative (`18 nv` with fluid forces, else empty).
-    pub scratch_fluid: Vec<T>,
-    pub scratch_body6: [Vec<Vector6<T>>; 2],
+    pub(crate) scratch_fluid: Vec<T>,
+    pub(crate) scratch_body6: [Vec<Vector6<T>>; 2],
 
     // ------------------------------------------------------------ integrators (crate::integrator)
     /// Whether each equality constraint is active (`eq_active`, reset to `eq_active0`).
@@ -376,16 +365,16 @@ pub struct Data<T: Scalar = f64> {
     pub qH: Vec<T>,
     pub qHDiagInv: Vec<T>,
     /// The acceleration the integrator applies (nv).
-    pub int_qacc: Vec<T>,
+    pub(crate) int_qacc: Vec<T>,
     /// RK4 scratch: initial state, per-stage qacc / velocity-or-dexp⁻¹ term (4·nv), act_dot
     /// (4·na), and the combined velocity (nv).
-    pub rk_qpos0: Vec<T>,
-    pub rk_qvel0: Vec<T>,
-    pub rk_act0: Vec<T>,
-    pub rk_qacc: Vec<T>,
-    pub rk_k: Vec<T>,
-    pub rk_actdot: Vec<T>,
-    pub rk_dv: Vec<T>,
+    pub(crate) rk_qpos0: Vec<T>,
+    pub(crate) rk_qvel0: Vec<T>,
+    pub(crate) rk_act0: Vec<T>,
+    pub(crate) rk_qacc: Vec<T>,
+    pub(crate) rk_k: Vec<T>,
+    pub(crate) rk_actdot: Vec<T>,
+    pub(crate) rk_dv: Vec<T>,
     /// Scratch of `derivative::d_rne_vel`: derivatives of cvel, cacc and cfrc per body.
     pub deriv_cvel: Vec<Vector6<T>>,
     pub deriv_cacc: Vec<Vector6<T>>,
@@ -403,7 +392,7 @@ impl<T: Scalar> Data<T> {
         let m3 = |n: usize| vec![Matrix3::identity(); n];
         let v6 = |n: usize| vec![Vector6::zeros(); n];
         let q = |n: usize| vec![Quaternion::new(T::one(), z, z, z); n];
-        let dense_deriv = m.nv < crate::solver::DENSE_H_MAX
+        let dense_deriv = m.nv < scratch::DENSE_H_MAX
             || matches!(
                 m.opt.integrator,
                 crate::model::Integrator::Implicit | crate::model::Integrator::ImplicitFast
@@ -477,7 +466,7 @@ impl<T: Scalar> Data<T> {
             efc_J_rowadr: Vec::new(),
             efc_J_rowsuper: Vec::new(),
             efc_J_colind: Vec::new(),
-            sparse_scratch: crate::constraint::sparse::SparseScratch::new(m),
+            sparse_scratch: SparseScratch::new(m),
             efc_pos: Vec::new(),
             efc_margin: Vec::new(),
             efc_frictionloss: Vec::new(),
@@ -514,11 +503,11 @@ impl<T: Scalar> Data<T> {
             island_nf: Vec::with_capacity(ntree),
             map_efc2iefc: Vec::new(),
             map_iefc2efc: Vec::new(),
-            island_scratch: crate::solver::island::IslandScratch::new(m),
+            island_scratch: IslandScratch::new(m),
             solver_scratch: SolverScratch::new(m.nv, m.nM),
             solver_pos_valid: false,
-            contact: Vec::with_capacity(crate::collision::contact_capacity(m)),
-            nconmax: crate::collision::contact_capacity(m),
+            contact: Vec::with_capacity(contact_capacity(m)),
+            nconmax: contact_capacity(m),
             scratch_sap: Vec::with_capacity(m.ngeom),
             // every geom pair when there are few (a sweep can overlap them all), else 4 per geom
             scratch_pairs: Vec::with_capacity(
@@ -586,12 +575,12 @@ impl<T: Scalar> Data<T> {
             .unwrap_or(1);
         // pyramidal: 2 (condim - 1) rows; elliptic: condim rows; frictionless: one
         let per_contact = (2 * condim.saturating_sub(1)).max(condim).max(1);
-        let ncon = crate::collision::contact_capacity(m);
+        let ncon = contact_capacity(m);
         let rows = eq + m.nv + 3 * m.ntendon + 2 * m.njnt + ncon * per_contact;
         let cap = EFC_RESERVE_BYTES / (std::mem::size_of::<T>() * m.nv.max(1));
         let rows = rows.min(cap);
         let cones = ncon.min(rows);
-        let sparse = crate::constraint::sparse::is_sparse(m);
+        let sparse = efc::is_sparse(m);
         // dense rows reserve efc_J for nefc × nv, which also holds the sparse values
         self.efc_J_sparse = false;
         self.resize_efc(m.nv, rows, cones);
@@ -733,6 +722,16 @@ impl<T: Scalar> Data<T> {
         self.efc_island
             .reserve(nefc.saturating_sub(self.efc_island.len()));
         self.island_scratch.reserve(nefc);
+    }
+
+    /// Reserves the work space of the PGS and noslip solvers (`A + R`, `nefc × nefc`, and the
+    /// rows of `B = J L⁻¹ D^(−1/2)`, at most `nefc × nv` entries), which they otherwise grow on
+    /// first use, for up to `nefc` rows: with [`Data::resize_efc`] to the same high-water mark,
+    /// stepping then allocates nothing.
+    pub fn reserve_dense_solver(&mut self, nv: usize, nefc: usize) {
+        self.solver_scratch.AR.reserve(nefc * nefc);
+        self.solver_scratch.B.reserve(nefc * nv);
+        self.solver_scratch.B_colind.reserve(nefc * nv);
     }
 
     /// Records a warning (mj_warning): increments the counter and stores `info`.

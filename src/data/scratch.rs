@@ -1,0 +1,546 @@
+//! The pipeline's work spaces that [`Data`](super::Data) owns, so that stepping allocates nothing
+//! after the first call at a given problem size: the constraint solver's ([`SolverScratch`],
+//! with the gathered [`Problem`]), the island search's ([`IslandScratch`]) and the sparse
+//! constraint assembly's ([`SparseScratch`]). Their algorithms live with the stages that use
+//! them (`solver`, `solver::island`, `constraint::sparse`); here are only their layouts and
+//! sizes.
+
+use super::efc::{ConstraintState, ConstraintType, EfcCone, CONE_H};
+use crate::math::Scalar;
+use crate::model::{Model, WrapType};
+
+/// One solve's problem: the dofs and rows of an island (or of the whole system with islands
+/// disabled), gathered in island order (`map_idof2dof`, `map_iefc2efc`), with its block of M.
+#[derive(Clone, Debug)]
+pub struct Problem<T> {
+    pub nv: usize,
+    pub nefc: usize,
+    /// The problem's block of M in the tree-sparse `qM` layout over its own dofs (row `a` at
+    /// `Madr[a]`, ancestors along `parentid`, `-1` at a root) and its LᵀDL factor, gathered
+    /// from `qM`, `qLD`, `qLDiagInv`.
+    pub qM: Vec<T>,
+    pub qLD: Vec<T>,
+    pub qLDiagInv: Vec<T>,
+    pub Madr: Vec<usize>,
+    pub parentid: Vec<i32>,
+    /// The dof (column) of every entry of that layout: row `a` lists `a` and its ancestors.
+    pub Mcol: Vec<usize>,
+    /// `Madr`, `parentid`, `Mcol` are the model's global layout (the last gather had every dof).
+    pub(crate) whole: bool,
+    /// Global dof → problem dof (scratch of `Problem::gather`).
+    pub(crate) g2l: Vec<usize>,
+    /// nefc × nv, row-major; sparse: the values of the compressed rows.
+    pub J: Vec<T>,
+    /// J is in compressed rows (`J_rownnz`, `J_rowadr`, `J_colind`, problem columns).
+    pub J_sparse: bool,
+    pub J_rownnz: Vec<usize>,
+    pub J_rowadr: Vec<usize>,
+    pub J_colind: Vec<usize>,
+    /// Per row (`f64` only): the deepest dof of the root path that holds all of the row's
+    /// nonzeros (dofs are numbered parents first, so it is the largest nonzero column), `-1` for
+    /// a zero row, `-2` when the nonzeros are not on one root path (or the scalar is not `f64`).
+    /// Rows on one path keep the Newton Hessian in M's tree-sparse layout (`crate::solver::newton`).
+    pub row_leaf: Vec<i32>,
+    /// `row_leaf` was filled by the last gather (compressed rows, nv ≤ 64).
+    pub(crate) leaves_done: bool,
+    /// Per dof (nv ≤ 64): the bit mask of the dof and its ancestors.
+    pub(crate) anc: Vec<u64>,
+    /// The sparse Newton Hessian's structure for the current rows (`crate::solver::hsparse`).
+    pub hpat: HessianPattern,
+    pub ty: Vec<ConstraintType>,
+    pub D: Vec<T>,
+    pub R: Vec<T>,
+    pub frictionloss: Vec<T>,
+    pub aref: Vec<T>,
+    pub b: Vec<T>,
+    /// Contacts with rows in the problem, `adr` relative to the problem's rows.
+    pub cone: Vec<EfcCone<T>>,
+    pub qfrc_smooth: Vec<T>,
+    pub qacc_smooth: Vec<T>,
+    /// Start point on entry, solution on exit (primal solvers; PGS writes it).
+    pub qacc: Vec<T>,
+    /// Start forces on entry (PGS), solution on exit.
+    pub force: Vec<T>,
+    pub state: Vec<ConstraintState>,
+}
+
+impl<T> Default for Problem<T> {
+    fn default() -> Self {
+        Problem {
+            nv: 0,
+            nefc: 0,
+            qM: Vec::new(),
+            qLD: Vec::new(),
+            qLDiagInv: Vec::new(),
+            Madr: Vec::new(),
+            parentid: Vec::new(),
+            Mcol: Vec::new(),
+            whole: false,
+            g2l: Vec::new(),
+            J: Vec::new(),
+            J_sparse: false,
+            J_rownnz: Vec::new(),
+            J_rowadr: Vec::new(),
+            J_colind: Vec::new(),
+            row_leaf: Vec::new(),
+            leaves_done: false,
+            anc: Vec::new(),
+            hpat: Default::default(),
+            ty: Vec::new(),
+            D: Vec::new(),
+            R: Vec::new(),
+            frictionloss: Vec::new(),
+            aref: Vec::new(),
+            b: Vec::new(),
+            cone: Vec::new(),
+            qfrc_smooth: Vec::new(),
+            qacc_smooth: Vec::new(),
+            qacc: Vec::new(),
+            force: Vec::new(),
+            state: Vec::new(),
+        }
+    }
+}
+
+/// Problems of at least this many dofs get no dense Newton Hessian reserved (MuJoCo's
+/// `mj_isSparse` threshold); theirs is sparse unless the rows are dense (dual numbers).
+pub const DENSE_H_MAX: usize = 60;
+
+/// Solver work space, kept in `Data` so that solving allocates nothing after the first call at a
+/// given problem size.
+#[derive(Clone, Debug)]
+pub struct SolverScratch<T> {
+    /// The Newton Hessian of the current problem (factored in place), dense nv × nv, or in M's
+    /// tree-sparse layout in `Ht` (1/D in `Hdinv`) when `H_tree`, or in the general sparse
+    /// rows of `Problem::hpat` in `Hs` when `H_sparse` (`crate::solver::newton`, `crate::solver::hsparse`).
+    pub H: Vec<T>,
+    pub Ht: Vec<T>,
+    pub Hdinv: Vec<T>,
+    pub Hs: Vec<T>,
+    /// The sparse Hessian's rows as reduced by its factorization (`crate::solver::hsparse::factor`).
+    pub Hred: Vec<T>,
+    pub H_tree: bool,
+    pub H_sparse: bool,
+    /// `Ma`, `jar` hold M a and J a - aref at the current problem's start point `a` (set by
+    /// the warm start when it keeps `qacc_warmstart`, cleared by every gather).
+    pub start_ws: bool,
+    /// With `start_ws`, when `ftmp`, `stmp`, `cone_H` also hold the forces, states and cone
+    /// Hessians at the start point: its constraint cost s (the global warm start, kept only
+    /// for a problem solved as gathered).
+    pub start_s: Option<T>,
+    /// The values of up to six rows of J on a root path (6 nv), for the tree-sparse Hessian.
+    pub rowbuf: Vec<T>,
+    /// Problem-nv vectors.
+    pub Ma: Vec<T>,
+    pub grad: Vec<T>,
+    pub Mgrad: Vec<T>,
+    pub search: Vec<T>,
+    pub Ms: Vec<T>,
+    pub Mgrad_old: Vec<T>,
+    pub grad_old: Vec<T>,
+    pub tmp: Vec<T>,
+    /// Problem-nefc vectors.
+    pub jar: Vec<T>,
+    pub jv: Vec<T>,
+    pub ftmp: Vec<T>,
+    /// The rows' quadratic pieces along the line-search direction (3 nefc).
+    pub quad: Vec<T>,
+    pub state_old: Vec<ConstraintState>,
+    pub stmp: Vec<ConstraintState>,
+    /// Cone Hessians, `CONE_H` per cone of the problem.
+    pub cone_H: Vec<T>,
+    /// PGS: A + R (nefc × nefc) of the problem.
+    pub AR: Vec<T>,
+    /// PGS and noslip: the rows of B = J L⁻¹ D^(−1/2) (A = B Bᵀ, `pgs::build_b`) in
+    /// compressed rows (`B_rowadr`: nefc + 1 entries), a zeroed nv work vector and marks, and
+    /// noslip's y = Bᵀ f.
+    pub B: Vec<T>,
+    pub B_colind: Vec<usize>,
+    pub B_rowadr: Vec<usize>,
+    pub bwork: Vec<T>,
+    pub bmark: Vec<bool>,
+    pub bres: Vec<T>,
+    /// PGS: the constraint blocks (first row, cone index or `usize::MAX`) in sweep order.
+    pub pgs_block: Vec<(usize, usize)>,
+    /// The current problem.
+    pub prob: Problem<T>,
+    /// 0..nv and 0..nefc (the islands-disabled maps).
+    pub ident_dof: Vec<usize>,
+    pub ident_efc: Vec<usize>,
+    /// `prob` holds the global problem of the last solve (no islands, or one island holding
+    /// every dof and row in order), not an island's: its position part may be reused
+    /// (`crate::solver::solve_skip`).
+    pub prob_global: bool,
+    /// The primal warm start's `M a` and `J a` (nefc) at `a = ws_qacc` for the kept global
+    /// problem (`ws_valid`; cleared when the problem is gathered again).
+    pub ws_valid: bool,
+    pub ws_qacc: Vec<T>,
+    pub ws_Ma: Vec<T>,
+    pub ws_Ja: Vec<T>,
+}
+
+impl<T> Default for SolverScratch<T> {
+    fn default() -> Self {
+        SolverScratch {
+            H: Vec::new(),
+            Ht: Vec::new(),
+            Hdinv: Vec::new(),
+            Hs: Vec::new(),
+            Hred: Vec::new(),
+            H_tree: false,
+            H_sparse: false,
+            start_ws: false,
+            start_s: None,
+            rowbuf: Vec::new(),
+            Ma: Vec::new(),
+            grad: Vec::new(),
+            Mgrad: Vec::new(),
+            search: Vec::new(),
+            Ms: Vec::new(),
+            Mgrad_old: Vec::new(),
+            grad_old: Vec::new(),
+            tmp: Vec::new(),
+            jar: Vec::new(),
+            jv: Vec::new(),
+            ftmp: Vec::new(),
+            quad: Vec::new(),
+            state_old: Vec::new(),
+            stmp: Vec::new(),
+            cone_H: Vec::new(),
+            AR: Vec::new(),
+            B: Vec::new(),
+            B_colind: Vec::new(),
+            B_rowadr: Vec::new(),
+            bwork: Vec::new(),
+            bmark: Vec::new(),
+            bres: Vec::new(),
+            pgs_block: Vec::new(),
+            prob: Problem::default(),
+            ident_dof: Vec::new(),
+            ident_efc: Vec::new(),
+            prob_global: false,
+            ws_valid: false,
+            ws_qacc: Vec::new(),
+            ws_Ma: Vec::new(),
+            ws_Ja: Vec::new(),
+        }
+    }
+}
+
+impl<T: Scalar> SolverScratch<T> {
+    /// Work space for `nv` dofs and `nm` entries of the tree-sparse M (`m.nM`; nefc-sized
+    /// parts start empty). The dense Newton Hessian (nv × nv) is reserved only below
+    /// [`DENSE_H_MAX`] dofs: larger problems factor it sparse (`crate::solver::hsparse`).
+    pub fn new(nv: usize, nm: usize) -> Self {
+        let z = T::zero();
+        let v = |n: usize| vec![z; n];
+        SolverScratch {
+            H: if nv < DENSE_H_MAX {
+                v(nv * nv)
+            } else {
+                Vec::new()
+            },
+            Ht: v(nm),
+            Hdinv: v(nv),
+            rowbuf: v(6 * nv),
+            Ma: v(nv),
+            grad: v(nv),
+            Mgrad: v(nv),
+            search: v(nv),
+            Ms: v(nv),
+            Mgrad_old: v(nv),
+            grad_old: v(nv),
+            tmp: v(nv),
+            ws_qacc: v(nv),
+            ws_Ma: v(nv),
+            ident_dof: (0..nv).collect(),
+            prob: Problem {
+                qfrc_smooth: Vec::with_capacity(nv),
+                qacc_smooth: Vec::with_capacity(nv),
+                qacc: Vec::with_capacity(nv),
+                qM: Vec::with_capacity(nm),
+                qLD: Vec::with_capacity(nm),
+                qLDiagInv: Vec::with_capacity(nv),
+                Madr: Vec::with_capacity(nv),
+                parentid: Vec::with_capacity(nv),
+                Mcol: Vec::with_capacity(nm),
+                g2l: Vec::with_capacity(nv),
+                anc: Vec::with_capacity(nv),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    /// Sizes the per-row parts for `nefc` rows and `ncone` contacts.
+    pub fn resize(&mut self, nefc: usize, ncone: usize) {
+        let z = T::zero();
+        self.jar.resize(nefc, z);
+        self.ws_Ja.resize(nefc, z);
+        self.jv.resize(nefc, z);
+        self.ftmp.resize(nefc, z);
+        self.quad.resize(3 * nefc, z);
+        self.state_old.resize(nefc, ConstraintState::Satisfied);
+        self.stmp.resize(nefc, ConstraintState::Satisfied);
+        self.cone_H.resize(ncone * CONE_H, z);
+    }
+
+    /// Reserves the problem arrays for up to `nefc` rows and `ncone` contacts over `nv` dofs
+    /// (`nm` entries of the tree-sparse M), so that gathering islands allocates nothing below
+    /// that high-water mark. J's values are reserved for dense rows (`nefc × nv`, compressed
+    /// by the gather) only when `dense_j`; compressed rows grow with their nonzeros.
+    pub fn reserve(&mut self, nv: usize, nm: usize, nefc: usize, ncone: usize, dense_j: bool) {
+        fn grow<X>(v: &mut Vec<X>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        let p = &mut self.prob;
+        if dense_j {
+            grow(&mut p.J, nefc * nv);
+            grow(&mut p.J_colind, nefc * nv);
+        }
+        grow(&mut p.J_rownnz, nefc);
+        grow(&mut p.J_rowadr, nefc);
+        grow(&mut p.row_leaf, nefc);
+        grow(&mut p.qfrc_smooth, nv);
+        grow(&mut p.qacc_smooth, nv);
+        grow(&mut p.qacc, nv);
+        grow(&mut p.qM, nm);
+        grow(&mut p.qLD, nm);
+        grow(&mut p.qLDiagInv, nv);
+        grow(&mut p.Madr, nv);
+        grow(&mut p.parentid, nv);
+        grow(&mut p.Mcol, nm);
+        grow(&mut p.g2l, nv);
+        grow(&mut p.anc, nv);
+        for v in [
+            &mut p.D,
+            &mut p.R,
+            &mut p.frictionloss,
+            &mut p.aref,
+            &mut p.b,
+            &mut p.force,
+        ] {
+            grow(v, nefc);
+        }
+        grow(&mut p.ty, nefc);
+        grow(&mut p.state, nefc);
+        grow(&mut p.cone, ncone);
+        grow(&mut self.ident_efc, nefc);
+        grow(&mut self.pgs_block, nefc);
+        if nefc == 0 {
+            return;
+        }
+        // the sparse Newton Hessian's pattern: at most the lower triangle (reserved for the
+        // problems small enough for a dense one; larger ones grow with their pattern)
+        if nv < DENSE_H_MAX {
+            let h = &mut p.hpat;
+            h.reserve(nv, nefc, nv * (nv + 1) / 2);
+            grow(&mut self.Hs, nv * (nv + 1) / 2);
+            grow(&mut self.Hred, nv * (nv + 1) / 2);
+        }
+        grow(&mut self.B_rowadr, nefc + 1);
+        grow(&mut self.bwork, nv);
+        grow(&mut self.bmark, nv);
+        grow(&mut self.bres, nv);
+    }
+}
+
+/// Symbolic structure of the sparse Hessian of a problem (position stage only), with its work
+/// space; filled by `Problem::hsym` (`solver::hsparse`).
+#[derive(Clone, Debug, Default)]
+pub struct HessianPattern {
+    /// Row k: the columns `col[adr[k]..adr[k] + len[k]]` (ascending, all below k), then the
+    /// diagonal at `adr[k] + len[k]`.
+    pub adr: Vec<usize>,
+    pub len: Vec<usize>,
+    pub col: Vec<usize>,
+    /// The pattern belongs to the problem's current rows.
+    pub(crate) done: bool,
+    /// Per dof i: the rows k > i whose pattern holds i, descending, each with i's position in
+    /// row k (`up_adr`: nv + 1 entries).
+    pub(crate) up_adr: Vec<usize>,
+    pub(crate) up: Vec<(usize, usize)>,
+    /// Per dof a: the problem's rows with a non-zero in column a, ascending, each with a's
+    /// position in the row (`jt_adr`: nv + 1 entries), and each row's cone (`NIL`: none).
+    pub(crate) jt_adr: Vec<usize>,
+    pub(crate) jt: Vec<(usize, usize)>,
+    pub(crate) row_cone: Vec<usize>,
+    /// Work space: rows (or contacts) by their largest column, elimination-tree children by
+    /// parent (linked lists, `NIL` ends), the mark of the current row.
+    pub(crate) head: Vec<usize>,
+    pub(crate) next: Vec<usize>,
+    pub(crate) group: Vec<(usize, usize)>,
+    pub(crate) child_head: Vec<usize>,
+    pub(crate) child_next: Vec<usize>,
+    pub(crate) mark: Vec<usize>,
+}
+
+impl HessianPattern {
+    /// Reserves room for `nv` dofs, `nefc` rows and `nnz` pattern entries (diagonals included).
+    pub fn reserve(&mut self, nv: usize, nefc: usize, nnz: usize) {
+        fn grow<X>(v: &mut Vec<X>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        for v in [
+            &mut self.adr,
+            &mut self.len,
+            &mut self.head,
+            &mut self.child_head,
+            &mut self.child_next,
+            &mut self.mark,
+            &mut self.up_adr,
+            &mut self.jt_adr,
+        ] {
+            grow(v, nv + 1);
+        }
+        grow(&mut self.next, nefc);
+        grow(&mut self.group, nefc);
+        grow(&mut self.row_cone, nefc);
+        grow(&mut self.col, nnz);
+        grow(&mut self.up, nnz);
+        grow(&mut self.jt, nefc * nv.min(64));
+    }
+}
+
+/// Tree structure of a model (MuJoCo's `ntree`, `dof_treeid`, `body_treeid`, `tree_dofadr`,
+/// `tree_dofnum`) plus the union-find work space.
+#[derive(Clone, Debug, Default)]
+pub struct IslandScratch {
+    pub ntree: usize,
+    pub dof_treeid: Vec<usize>,
+    /// -1 for bodies welded to the world.
+    pub body_treeid: Vec<i32>,
+    pub tree_dofadr: Vec<usize>,
+    pub tree_dofnum: Vec<usize>,
+    pub(crate) parent: Vec<usize>,
+    pub(crate) has_edge: Vec<bool>,
+    pub(crate) efc_tree: Vec<usize>,
+    pub(crate) count: Vec<usize>,
+    /// What the last complete [`island`] call depended on: per row its tree and kind
+    /// ([`row_kind`]), then per tree its union-find root (`usize::MAX` without edges)
+    pub(crate) key: Vec<(usize, u8)>,
+    /// That call's `nisland` and `nidof`, while `key` is valid.
+    pub(crate) done: Option<(usize, usize)>,
+}
+
+impl IslandScratch {
+    /// Trees of `m`: a dof without parent dof starts a new tree; a body takes the tree of its
+    /// first dof, else its parent's (the world and bodies welded to it: -1).
+    pub fn new(m: &Model) -> Self {
+        let mut dof_treeid = vec![0; m.nv];
+        let mut tree_dofadr = Vec::new();
+        let mut tree_dofnum: Vec<usize> = Vec::new();
+        for i in 0..m.nv {
+            match usize::try_from(m.dof_parentid.get(i).copied().unwrap_or(-1)) {
+                Ok(p) => dof_treeid[i] = dof_treeid[p],
+                Err(_) => {
+                    dof_treeid[i] = tree_dofadr.len();
+                    tree_dofadr.push(i);
+                    tree_dofnum.push(0);
+                }
+            }
+            tree_dofnum[dof_treeid[i]] += 1;
+        }
+        // (tolerates hand-built models with missing body arrays: their bodies are static)
+        let mut body_treeid = vec![-1i32; m.nbody];
+        for b in 1..m.nbody {
+            body_treeid[b] = if m.body_dofnum.get(b).is_some_and(|&n| n > 0) {
+                m.body_dofadr
+                    .get(b)
+                    .and_then(|&a| dof_treeid.get(a))
+                    .map_or(-1, |&t| t as i32)
+            } else {
+                m.body_parentid
+                    .get(b)
+                    .filter(|&&p| p < b)
+                    .map_or(-1, |&p| body_treeid[p])
+            };
+        }
+        let ntree = tree_dofadr.len();
+        IslandScratch {
+            ntree,
+            dof_treeid,
+            body_treeid,
+            tree_dofadr,
+            tree_dofnum,
+            parent: vec![0; ntree],
+            has_edge: vec![false; ntree],
+            efc_tree: Vec::new(),
+            count: vec![0; ntree + 1],
+            key: Vec::new(),
+            done: None,
+        }
+    }
+
+    /// The per-row tree buffer (for reserving capacity).
+    pub fn efc_tree_mut(&mut self) -> &mut Vec<usize> {
+        &mut self.efc_tree
+    }
+
+    /// Reserves the reuse key of [`island`] for `nefc` rows (with [`Self::efc_tree_mut`], by
+    /// `Data::resize_efc`, so that `step` does not allocate below the high-water mark).
+    pub fn reserve(&mut self, nefc: usize) {
+        // (without rows `island` keeps no key)
+        if nefc > 0 {
+            let n = nefc + self.ntree;
+            self.key.reserve(n.saturating_sub(self.key.len()));
+        }
+    }
+}
+
+/// Per-model sparsity tables and work space: the tendons' Jacobian patterns (MuJoCo's
+/// `ten_J_rownnz`, `ten_J_rowadr`, `ten_J_colind`) and two chain buffers.
+#[derive(Clone, Debug, Default)]
+pub struct SparseScratch {
+    pub ten_J_rownnz: Vec<usize>,
+    pub ten_J_rowadr: Vec<usize>,
+    pub ten_J_colind: Vec<usize>,
+    pub(crate) c1: Vec<usize>,
+    pub(crate) c2: Vec<usize>,
+}
+
+impl SparseScratch {
+    /// Tendon patterns of `m`.
+    pub fn new(m: &Model) -> Self {
+        let mut s = SparseScratch {
+            c1: Vec::with_capacity(m.nv),
+            c2: Vec::with_capacity(m.nv),
+            ..Default::default()
+        };
+        let mut mark = vec![false; m.nv];
+        let mut buf = Vec::new();
+        for t in 0..m.ntendon {
+            let (a, n) = (m.tendon_adr[t], m.tendon_num[t]);
+            for w in a..a + n {
+                let id = m.wrap_objid.get(w).copied().unwrap_or(-1);
+                let Ok(id) = usize::try_from(id) else {
+                    continue;
+                };
+                buf.clear();
+                match m.wrap_type[w] {
+                    WrapType::Joint => buf.extend(m.jnt_dofadr.get(id).copied()),
+                    WrapType::Site => {
+                        crate::math::spatial::dof_chain(m, m.site_bodyid[id], &mut buf)
+                    }
+                    WrapType::Sphere | WrapType::Cylinder => {
+                        crate::math::spatial::dof_chain(m, m.geom_bodyid[id], &mut buf)
+                    }
+                    WrapType::None | WrapType::Pulley => {}
+                }
+                for &k in &buf {
+                    mark[k] = true;
+                }
+            }
+            s.ten_J_rowadr.push(s.ten_J_colind.len());
+            let start = s.ten_J_colind.len();
+            for (k, mk) in mark.iter_mut().enumerate() {
+                if *mk {
+                    *mk = false;
+                    s.ten_J_colind.push(k);
+                }
+            }
+            s.ten_J_rownnz.push(s.ten_J_colind.len() - start);
+        }
+        s
+    }
+}

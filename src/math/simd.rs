@@ -1,0 +1,203 @@
+//! Every `unsafe` SIMD kernel of the engine, each with its safe entry point: the AVX2 row
+//! updates of the tree-sparse LᵀDL factorization (`mj_factorI`) and the nonzero scan of dense
+//! constraint-Jacobian rows. Each entry point takes any [`Scalar`], runs the kernel only on
+//! `f64` where the CPU has AVX2 (checked at run time) and otherwise returns `false`/`None` for
+//! the caller's scalar loop, which gives the same result bit for bit.
+
+use crate::math::Scalar;
+use std::any::TypeId;
+
+/// `f64` view of a slice of `T` when `T` is `f64`.
+#[inline(always)]
+fn as_f64<T: Scalar>(x: &[T]) -> Option<&[f64]> {
+    // SAFETY: `T` is `f64`, so the slice is reinterpreted as itself
+    (TypeId::of::<T>() == TypeId::of::<f64>())
+        .then(|| unsafe { std::slice::from_raw_parts(x.as_ptr().cast::<f64>(), x.len()) })
+}
+
+/// Mutable [`as_f64`].
+#[inline(always)]
+fn as_f64_mut<T: Scalar>(x: &mut [T]) -> Option<&mut [f64]> {
+    // SAFETY: `T` is `f64`, so the slice is reinterpreted as itself
+    (TypeId::of::<T>() == TypeId::of::<f64>())
+        .then(|| unsafe { std::slice::from_raw_parts_mut(x.as_mut_ptr().cast::<f64>(), x.len()) })
+}
+
+// ------------------------------------------------------------------ tree-sparse LᵀDL
+
+/// The LᵀDL factorization of `smooth::crb::factor_tree` by the AVX2 kernel, when `T` is `f64`,
+/// the CPU has AVX2 and `layout_ok()` (checked last, only then) confirms the tree layout;
+/// returns whether it ran. The caller checks `diag_inv.len() >= madr.len()`.
+#[inline]
+pub(crate) fn factor_tree<T: Scalar>(
+    madr: &[usize],
+    parent: &[i32],
+    ld: &mut [T],
+    diag_inv: &mut [T],
+    layout_ok: impl FnOnce() -> bool,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if TypeId::of::<T>() == TypeId::of::<f64>()
+            && std::arch::is_x86_feature_detected!("avx2")
+            && layout_ok()
+        {
+            if let (Some(ld), Some(di)) = (as_f64_mut(ld), as_f64_mut(diag_inv)) {
+                // SAFETY: the CPU supports AVX2, `diag_inv` is long enough (the caller's check)
+                // and the layout is a tree's (checked just above)
+                unsafe { factor_tree_avx2(madr, parent, ld, di) };
+                return true;
+            }
+        }
+        false
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (madr, parent, ld, diag_inv, layout_ok);
+        false
+    }
+}
+
+/// `smooth::crb::factor_tree` on `f64` with AVX2 (MuJoCo's `mj_factorI` updates rows with AVX too): the
+/// same operations in the same order, row `ii -= a · row k` four entries at a time, without
+/// FMA contraction, so the result equals the scalar loop's bit for bit.
+///
+/// # Safety
+/// AVX2, `diag_inv.len() ≥ madr.len()` and a tree layout of `ld` (`smooth::crb::tree_layout`).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn factor_tree_avx2(madr: &[usize], parent: &[i32], ld: &mut [f64], diag_inv: &mut [f64]) {
+    let nv = madr.len();
+    let p = ld.as_mut_ptr();
+    let mut end = ld.len();
+    for k in (0..nv).rev() {
+        let ak = madr[k];
+        let len = end - ak;
+        end = ak;
+        // SAFETY: by the layout, row k is `ld[ak..ak + len]` with `len` = 1 + its depth, and
+        // its ancestor at position `off` is a row of `len − off` entries before row k
+        unsafe {
+            let rk = p.add(ak);
+            let dk = *rk;
+            let mut i = *parent.get_unchecked(k);
+            let mut off = 1;
+            while i >= 0 {
+                let ii = i as usize;
+                let a = *rk.add(off) / dk;
+                sub_scaled_avx2(p.add(*madr.get_unchecked(ii)), rk.add(off), len - off, a);
+                *rk.add(off) = a;
+                off += 1;
+                i = *parent.get_unchecked(ii);
+            }
+        }
+    }
+    for (di, &a) in diag_inv[..nv].iter_mut().zip(madr) {
+        *di = 1.0 / ld[a];
+    }
+}
+
+/// `dst[j] -= src[j] * a` for `j < n` (a multiply, then a subtract: as the scalar loop).
+///
+/// # Safety
+/// AVX2; `dst` and `src` valid for `n` entries and not overlapping.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn sub_scaled_avx2(dst: *mut f64, src: *const f64, n: usize, a: f64) {
+    use std::arch::x86_64::*;
+    let mut j = 0;
+    // SAFETY: every access is at an index below `n` (the caller's contract)
+    unsafe {
+        let va = _mm256_set1_pd(a);
+        while j + 4 <= n {
+            let s = _mm256_loadu_pd(src.add(j));
+            let d = _mm256_loadu_pd(dst.add(j));
+            _mm256_storeu_pd(dst.add(j), _mm256_sub_pd(d, _mm256_mul_pd(s, va)));
+            j += 4;
+        }
+        if j + 2 <= n {
+            let va = _mm256_castpd256_pd128(va);
+            let s = _mm_loadu_pd(src.add(j));
+            let d = _mm_loadu_pd(dst.add(j));
+            _mm_storeu_pd(dst.add(j), _mm_sub_pd(d, _mm_mul_pd(s, va)));
+            j += 2;
+        }
+        if j < n {
+            *dst.add(j) -= *src.add(j) * a;
+        }
+    }
+}
+
+// ------------------------------------------------------------------ sparse rows
+
+/// The nonzeros of `row` (at most 64 entries) into `vals` and their columns into `cols`, in
+/// order, with their count and bit mask, when `T` is `f64` and the CPU has AVX2
+/// ([`compress_row_f64`]); `None` otherwise (the caller's scalar scan does the same).
+#[inline]
+pub(crate) fn compress_row<T: Scalar>(
+    row: &[T],
+    vals: &mut [T],
+    cols: &mut [usize],
+) -> Option<(usize, u64)> {
+    match (as_f64(row), as_f64_mut(vals)) {
+        (Some(row), Some(vals)) => compress_row_f64(row, vals, cols),
+        _ => None,
+    }
+}
+
+/// The nonzeros of `row` (at most 64 entries; NaN counts, −0 does not, as `v != 0.0`) into
+/// `vals` and their columns into `cols`, in order: their count and bit mask (bit `a` for column
+/// `a`). `None` where the CPU lacks AVX2 (the caller's scalar scan does the same).
+#[inline]
+fn compress_row_f64(row: &[f64], vals: &mut [f64], cols: &mut [usize]) -> Option<(usize, u64)> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU supports AVX2 (checked just above)
+        return Some(unsafe { compress_row_avx2(row, vals, cols) });
+    }
+    let _ = (row, vals, cols);
+    None
+}
+
+/// [`compress_row_f64`] with AVX2: four entries per compare, then one step per nonzero.
+///
+/// # Safety
+/// AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn compress_row_avx2(row: &[f64], vals: &mut [f64], cols: &mut [usize]) -> (usize, u64) {
+    use std::arch::x86_64::*;
+    let nv = row.len();
+    assert!(nv <= 64 && vals.len() >= nv && cols.len() >= nv);
+    let p = row.as_ptr();
+    let mut mk = 0u64;
+    let mut a = 0;
+    // SAFETY: every load reads entries below `nv`
+    unsafe {
+        let zero = _mm256_setzero_pd();
+        while a + 4 <= nv {
+            // unordered not-equal: true for NaN, as `v != 0.0`
+            let c = _mm256_cmp_pd::<_CMP_NEQ_UQ>(_mm256_loadu_pd(p.add(a)), zero);
+            mk |= (_mm256_movemask_pd(c) as u64) << a;
+            a += 4;
+        }
+    }
+    while a < nv {
+        mk |= u64::from(row[a] != 0.0) << a;
+        a += 1;
+    }
+    let mut bits = mk;
+    let mut n = 0;
+    while bits != 0 {
+        let a = bits.trailing_zeros() as usize;
+        // SAFETY: `a < nv` (a set bit of the mask) and `n` ≤ the bits before it < `nv`, both
+        // within `row`, `vals` and `cols` (asserted above)
+        unsafe {
+            *vals.get_unchecked_mut(n) = *row.get_unchecked(a);
+            *cols.get_unchecked_mut(n) = a;
+        }
+        n += 1;
+        bits &= bits - 1;
+    }
+    (n, mk)
+}
