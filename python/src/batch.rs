@@ -283,11 +283,11 @@ impl PyBatch {
     /// The forward stages up to `stage` (mjtStage: 0 none, 1 position, 2 velocity, 3 all).
     fn stages(m: &Model, d: &mut Data, stage: i32) {
         match stage {
-            s if s >= 3 => moreau::forward::forward(m, d),
+            s if s >= 3 => moreau::forward(m, d),
             s if s >= 1 => {
-                moreau::forward::fwd_position(m, d);
+                moreau::pipeline::fwd_position(m, d);
                 if s >= 2 {
-                    moreau::forward::fwd_velocity(m, d);
+                    moreau::pipeline::fwd_velocity(m, d);
                 }
             }
             _ => {}
@@ -467,7 +467,7 @@ impl PyBatch {
         let ids = Self::ids(ids)?;
         self.call(py, ids, move |_, m, d| {
             for _ in 0..nstep {
-                moreau::integrator::step(m, d);
+                moreau::step(m, d);
             }
             Self::stages(m, d, stage);
         })
@@ -600,7 +600,7 @@ impl PyBatch {
             data.data.clone_from(&slot.data);
         }
         let row = self.b.row(sim).to_vec();
-        moreau::state::set_state(m, &mut data.data, &row, moreau::state::bits::INTEGRATION)
+        moreau::set_state(m, &mut data.data, &row, moreau::state_bits::INTEGRATION)
             .map_err(|e| err(format!("{e:?}")))?;
         data.sync_out();
         Ok(())
