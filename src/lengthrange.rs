@@ -6,11 +6,20 @@
 //! keeps a range with `lo < hi`; `uselimit`: a joint / jointinparent or tendon transmission
 //! whose target is limited copies `jnt_range` / `tendon_range` **without applying the gear**
 //! (as MuJoCo 4.0.0 does). Otherwise the range is estimated by simulation ([`simulate`]).
+//!
+//! Actuators with the same transmission (type, target, gear, crank length) have the same
+//! simulated range: it is computed once. The simulations together are bounded by
+//! [`MAX_STEPS`] steps (1,000 distinct transmissions at the default options); a model past it
+//! is refused by name instead of compiling for minutes.
 
 use crate::data::Data;
 use crate::integrator::{step1, step2};
 use crate::model::{disable, BiasType, GainType, Model, TrnType};
 use crate::smooth::crb::solve_m;
+
+/// Most simulation steps the length-range computation of one model may take (each distinct
+/// transmission costs `2 ⌈inttotal / timestep⌉`, 2,000 at the default options).
+pub const MAX_STEPS: f64 = 2e6;
 
 /// Which actuators get a computed range (`lengthrange/mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +83,9 @@ fn is_user(m: &Model, i: usize) -> bool {
 /// MuJoCo's message) when a simulation is unstable, gives an empty range or does not settle.
 pub fn set_length_range(m: &mut Model, opt: &LengthRangeOpt) -> Result<(), String> {
     let mut sim: Option<Model> = None;
+    // (transmission, range) of the simulations done
+    let mut done: Vec<(Transmission, [f64; 2])> = Vec::new();
+    let mut steps = 0.0;
     for i in 0..m.nu {
         let selected = match opt.mode {
             LengthRangeMode::None => false,
@@ -103,6 +115,14 @@ pub fn set_length_range(m: &mut Model, opt: &LengthRangeOpt) -> Result<(), Strin
                 _ => {}
             }
         }
+        let key = transmission(m, i);
+        if let Some(&(_, r)) = done.iter().find(|(k, _)| *k == key) {
+            m.actuator_lengthrange[i] = r;
+            if let Some(sm) = &mut sim {
+                sm.actuator_lengthrange[i] = r;
+            }
+            continue;
+        }
         let sm = sim.get_or_insert_with(|| {
             // MuJoCo's compiler: these disable flags replace the model's, timestep from the options
             let mut s = m.clone();
@@ -117,11 +137,41 @@ pub fn set_length_range(m: &mut Model, opt: &LengthRangeOpt) -> Result<(), Strin
             }
             s
         });
+        steps += 2.0 * (opt.inttotal / sm.opt.timestep).ceil();
+        if steps.is_nan() || steps > MAX_STEPS {
+            return Err(format!(
+                "Lengthrange computation in actuator {i} would exceed {MAX_STEPS:e} simulation \
+                 steps (inttotal {} / timestep {} per direction, for each distinct \
+                 transmission): set the actuator's lengthrange or lengthrange's inttotal and \
+                 timestep",
+                opt.inttotal, sm.opt.timestep
+            ));
+        }
         let r = simulate(sm, i, opt)?;
         m.actuator_lengthrange[i] = r;
         sm.actuator_lengthrange[i] = r;
+        done.push((key, r));
     }
     Ok(())
+}
+
+/// What the simulated length range of an actuator depends on (with actuation disabled):
+/// transmission type, targets, gear and crank length, compared bit for bit.
+#[derive(PartialEq)]
+struct Transmission {
+    trntype: TrnType,
+    trnid: [i32; 2],
+    gear: [u64; 6],
+    cranklength: u64,
+}
+
+fn transmission(m: &Model, i: usize) -> Transmission {
+    Transmission {
+        trntype: m.actuator_trntype[i],
+        trnid: m.actuator_trnid[i],
+        gear: m.actuator_gear[i].map(f64::to_bits),
+        cranklength: m.actuator_cranklength[i].to_bits(),
+    }
 }
 
 /// The simulation estimate for actuator `i` (`mj_setLengthRange`): for each direction `side`

@@ -271,3 +271,37 @@ fn deep_frames_and_default_classes_load_without_recursion() {
     let m = load_small_stack(xml, Vfs::new()).unwrap();
     assert_eq!(m.geom_size[0][0], 0.25);
 }
+
+/// A muscle on a hinge whose length range needs the compile-time simulation.
+fn muscles(n: usize, lengthrange: &str) -> String {
+    format!(
+        "<mujoco><compiler><lengthrange {lengthrange}/></compiler><worldbody><body>\
+         <joint name='j' range='-1 1'/><geom type='capsule' size='.1' fromto='0 0 0 0 0 .3'/>\
+         </body></worldbody><actuator>{}</actuator></mujoco>",
+        "<muscle joint='j'/>".repeat(n)
+    )
+}
+
+#[test]
+fn muscle_length_ranges_are_bounded_and_shared() {
+    // MuJoCo 4.0.0 gives ±0.01802323087331373 for one such muscle; the range ends inside the
+    // soft joint limit, where the constraint solver stops (measured 1.2e-11 relative)
+    let one = load_from_str(&muscles(1, ""), &Vfs::new()).unwrap();
+    let r = one.actuator_lengthrange[0];
+    let want = 0.01802323087331373;
+    assert!(
+        (r[0] + want).abs() < 1e-9 * want && (r[1] - want).abs() < 1e-9 * want,
+        "{r:?}"
+    );
+    // 1,500 copies of one transmission: one simulation (1,500 would exceed MAX_STEPS)
+    let many = load_from_str(&muscles(1500, ""), &Vfs::new()).unwrap();
+    const { assert!(1500.0 * 2000.0 > moreau::LENGTHRANGE_MAX_STEPS) };
+    assert!(many.actuator_lengthrange.iter().all(|x| *x == r));
+    // a tiny timestep would take 2e8 steps: refused by name instead of compiling for minutes
+    let e = err(&muscles(1, "timestep='1e-7'"), &Vfs::new());
+    assert!(
+        e.to_string()
+            .contains("Lengthrange computation in actuator 0 would exceed"),
+        "{e}"
+    );
+}

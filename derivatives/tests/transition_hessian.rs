@@ -52,13 +52,38 @@ fn check(m: &Model, d: &Data<f64>) -> f64 {
     err(&t.A, &a).max(if m.nu > 0 { err(&t.B, &b) } else { 0.0 })
 }
 
+/// MuJoCo 4.0.0's `body_iquat` of the humanoid's lower arms (capsule and hand sphere on one
+/// axis: two equal principal moments, so any frame rotated about that axis is principal).
+/// MuJoCo's choice is mirror-symmetric between the arms; moreau's compiler picks other,
+/// equally principal frames (`humanoid_own_frames_dual_step`).
+const MJ_LOWER_ARM_IQUAT: [(&str, [f64; 4]); 2] = [
+    (
+        "right_lower_arm",
+        [
+            0.8804762392171492,
+            -0.36470519963100084,
+            0.27984814233312133,
+            -0.11591689595929514,
+        ],
+    ),
+    (
+        "left_lower_arm",
+        [
+            0.8804762392171499,
+            0.36470519963100095,
+            0.2798481423331215,
+            0.1159168959592952,
+        ],
+    ),
+];
+
 #[test]
-#[ignore = "regression, not located: analytic A, B differ from the dual step by 1.4e-3 at every \
-            settled humanoid state (1000 to 4000 steps); it passed before the mesh compiler's \
-            eig3 and the fluid-scratch changes landed (normalize4, the efc reserve and the \
-            spatial-tendon forces were ruled out by reverting each)"]
 fn humanoid_tree_sparse() {
-    let m = load("humanoid");
+    let mut m = load("humanoid");
+    for (name, q) in MJ_LOWER_ARM_IQUAT {
+        let b = m.body_id(name).expect(name);
+        m.body_iquat[b] = q;
+    }
     let d = settled(&m, 3000, true);
     assert!(d.nefc > 0, "humanoid: no contact rows");
     assert!(
@@ -67,6 +92,24 @@ fn humanoid_tree_sparse() {
     );
     let e = check(&m, &d);
     eprintln!("humanoid (nefc {}): A, B vs dual {e:.1e}", d.nefc);
+    assert!(e < 1e-10, "humanoid: {e}");
+}
+
+/// The same state with the lower arms' inertial frames as moreau compiles them: the analytic
+/// `A` matches MuJoCo 4.0.0's `mjd_transitionFD` (centered, eps 1e-7: 3.3e-9 of its scale)
+/// but the dual step's `A` is 1.4e-3 off both, in the columns of the dofs that move the feet
+/// sideways (B agrees to 7e-14).
+#[test]
+#[ignore = "dual step Jacobian wrong (1.4e-3 vs analytic and MuJoCo's FD) with moreau's own \
+            lower-arm inertial frames; not yet located in the engine's dual path"]
+fn humanoid_own_frames_dual_step() {
+    let m = load("humanoid");
+    let d = settled(&m, 3000, true);
+    let e = check(&m, &d);
+    eprintln!(
+        "humanoid, own frames (nefc {}): A, B vs dual {e:.1e}",
+        d.nefc
+    );
     assert!(e < 1e-10, "humanoid: {e}");
 }
 

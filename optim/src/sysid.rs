@@ -30,6 +30,8 @@ pub enum Param {
     Mass { body: usize },
     /// `dof_damping[dof]`.
     Damping { dof: usize },
+    /// `dof_armature[dof]` (τ is affine in it: `armature · a`).
+    Armature { dof: usize },
     /// `dof_frictionloss[dof]`: τ is not affine in it (the soft constraint's force saturates at
     /// ±frictionloss), so it is fitted by [`identify_nonlinear`], not by [`identify`].
     FrictionLoss { dof: usize },
@@ -88,7 +90,9 @@ pub fn check(m: &Model, p: Param) -> Result<(), String> {
     let ok = match p {
         Param::Inertial { body, k } => body > 0 && body < m.nbody && k < 10,
         Param::Mass { body } => body > 0 && body < m.nbody,
-        Param::Damping { dof } | Param::FrictionLoss { dof } => dof < m.nv,
+        Param::Damping { dof } | Param::Armature { dof } | Param::FrictionLoss { dof } => {
+            dof < m.nv
+        }
     };
     if ok {
         Ok(())
@@ -103,6 +107,7 @@ pub fn get(m: &Model, p: Param) -> f64 {
         Param::Inertial { body, k } => inertial_params(m, body)[k],
         Param::Mass { body } => m.body_mass[body],
         Param::Damping { dof } => m.dof_damping[dof],
+        Param::Armature { dof } => m.dof_armature[dof],
         Param::FrictionLoss { dof } => m.dof_frictionloss[dof],
     }
 }
@@ -132,6 +137,13 @@ pub fn set(m: &mut Model, p: Param, v: f64) -> Result<(), String> {
             m.dof_damping[dof] = v;
             Ok(())
         }
+        Param::Armature { dof } => {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("dof {dof}: armature must be ≥ 0, got {v}"));
+            }
+            m.dof_armature[dof] = v;
+            Ok(())
+        }
         Param::FrictionLoss { dof } => {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!("dof {dof}: frictionloss must be ≥ 0, got {v}"));
@@ -142,7 +154,8 @@ pub fn set(m: &mut Model, p: Param, v: f64) -> Result<(), String> {
     }
 }
 
-/// `base` with `params` set to `values`, as if compiled with them: inertial parameters first
+/// `base` with `params` set to `values`, as if compiled with them: inertial parameters and
+/// armature first
 /// (per-component ones before `Mass`, which scales its body), then `body_subtreemass` summed
 /// from the leaves and the `qpos0` constants of [`moreau::set_const`] (`mj_setConst`:
 /// `dof_invweight0`, `body_invweight0`, `dof_M0`, tendon and actuator constants, joint
@@ -157,7 +170,14 @@ pub fn model_with(base: &Model, params: &[Param], values: &[f64]) -> Result<Mode
         ));
     }
     let mut m = base.clone();
-    let inertial = |p: &Param| matches!(p, Param::Inertial { .. } | Param::Mass { .. });
+    // the parameters of the mass matrix, written before `set_const` (armature enters
+    // `dof_invweight0` and `dof_M0` as MuJoCo's compiler computes them)
+    let inertial = |p: &Param| {
+        matches!(
+            p,
+            Param::Inertial { .. } | Param::Mass { .. } | Param::Armature { .. }
+        )
+    };
     for pass in [0, 1] {
         for (&p, &v) in params.iter().zip(values) {
             if inertial(&p) && usize::from(matches!(p, Param::Mass { .. })) == pass {
@@ -611,15 +631,10 @@ pub fn identify_nonlinear(
         let mut improved = false;
         let mut small_step = false;
         for _ in 0..30 {
-            let mut a = jtj.clone();
-            for i in 0..n {
-                a[(i, i)] += lambda * jtj[(i, i)].max(1e-12);
-            }
-            let Some(ch) = a.cholesky() else {
+            let Some(step) = marquardt_step(&jtj, &g, lambda) else {
                 lambda *= 10.0;
                 continue;
             };
-            let step = -ch.solve(&g);
             let cand: Vec<f64> = theta
                 .iter()
                 .zip(step.iter())
@@ -669,6 +684,230 @@ pub fn identify_nonlinear(
     })
 }
 
+/// The Levenberg–Marquardt step `−(JᵀJ + λ diag(JᵀJ)) \ Jᵀr` (`None` when the damped matrix is
+/// not positive definite).
+fn marquardt_step(jtj: &DMatrix<f64>, g: &DVector<f64>, lambda: f64) -> Option<DVector<f64>> {
+    let mut a = jtj.clone();
+    for i in 0..a.nrows() {
+        a[(i, i)] += lambda * jtj[(i, i)].max(1e-12);
+    }
+    Some(-a.cholesky()?.solve(g))
+}
+
 fn positive(p: Param) -> bool {
     matches!(p, Param::FrictionLoss { .. } | Param::Mass { .. })
+}
+
+/// The result of [`fit_rollout`].
+#[derive(Clone, Debug)]
+pub struct RolloutFit {
+    pub params: Vec<Param>,
+    pub estimate: Vec<f64>,
+    /// Half-widths of the 95% confidence intervals at the estimate: `1.96 √(s² (JᵀJ)⁻¹)ᵢᵢ`
+    /// with `s² = ‖r‖² / (N − n)` (infinite for a parameter the data do not determine).
+    pub half_width: Vec<f64>,
+    /// ½‖r(θ)‖² after each iteration (the first entry is the start).
+    pub cost_history: Vec<f64>,
+    pub iterations: usize,
+    /// Rollouts simulated (residuals and Jacobian columns).
+    pub rollouts: usize,
+}
+
+/// A measured trajectory for [`fit_rollout`]: the initial state, the controls of each step and
+/// the measured `(qpos, qvel)` before each step (row `t` is the state after `t` steps; row 0,
+/// the initial state, is not part of the residual).
+#[derive(Clone, Debug)]
+pub struct StateLog {
+    pub qpos0: Vec<f64>,
+    pub qvel0: Vec<f64>,
+    pub ctrl: Vec<Vec<f64>>,
+    pub measured: Vec<Vec<f64>>,
+}
+
+/// The simulated `(qpos, qvel)` rows of `log` under `m` (row `t` after `t` steps).
+pub fn rollout_states(m: &Model, log: &StateLog) -> Vec<Vec<f64>> {
+    let mut d = Data::new(m);
+    d.qpos.copy_from_slice(&log.qpos0);
+    d.qvel.copy_from_slice(&log.qvel0);
+    let mut out = Vec::with_capacity(log.measured.len());
+    for t in 0..log.measured.len() {
+        out.push(d.qpos.iter().chain(&d.qvel).copied().collect());
+        if t + 1 < log.measured.len() {
+            d.ctrl.copy_from_slice(&log.ctrl[t]);
+            moreau::step(m, &mut d);
+        }
+    }
+    out
+}
+
+/// Bounded Levenberg–Marquardt on the simulation error of `log`: the residual of row `t ≥ 1`
+/// and signal `j` is `(y_tj − ŷ_tj(θ)) / s_j`, `ŷ` the rollout of the model built by
+/// [`model_with`] from the logged initial state under the logged controls, `s_j = ‖y_·j‖/√2`
+/// (the normalization of `mujoco.sysid`'s default residual, so both minimize the same cost).
+/// Jacobian by forward differences (`δ = 10⁻⁶ max(|θ|, 0.1)`), its columns' rollouts in
+/// parallel; steps are clipped to `bounds`. Stops when an accepted step reduces the cost by
+/// less than 10⁻¹⁰ of it, when no damping gives a decrease, or after `max_iter` iterations.
+pub fn fit_rollout(
+    nominal: &Model,
+    params: &[Param],
+    log: &StateLog,
+    start: &[f64],
+    bounds: &[[f64; 2]],
+    max_iter: usize,
+    mut on_iter: impl FnMut(usize, f64),
+) -> Result<RolloutFit, String> {
+    use rayon::prelude::*;
+    let n = params.len();
+    if start.len() != n || bounds.len() != n {
+        return Err(format!(
+            "{} start values and {} bounds for {n} parameters",
+            start.len(),
+            bounds.len()
+        ));
+    }
+    for ((&p, &v), &[lo, hi]) in params.iter().zip(start).zip(bounds) {
+        check(nominal, p)?;
+        if !(v.is_finite() && lo <= v && v <= hi) {
+            return Err(format!("{p:?}: start value {v} outside [{lo}, {hi}]"));
+        }
+    }
+    let width = nominal.nq + nominal.nv;
+    if log.measured.len() < 2
+        || log.ctrl.len() + 1 < log.measured.len()
+        || log.qpos0.len() != nominal.nq
+        || log.qvel0.len() != nominal.nv
+        || log.ctrl.iter().any(|u| u.len() != nominal.nu)
+        || log.measured.iter().any(|y| y.len() != width)
+    {
+        return Err("log: sizes do not match the model (rows of qpos, qvel; nu controls)".into());
+    }
+    let rows = log.measured.len() - 1;
+    let scale: Vec<f64> = (0..width)
+        .map(|j| {
+            let s = log.measured[1..]
+                .iter()
+                .map(|y| y[j] * y[j])
+                .sum::<f64>()
+                .sqrt();
+            if s > 0.0 {
+                s / std::f64::consts::SQRT_2
+            } else {
+                1.0
+            }
+        })
+        .collect();
+    let scale = &scale;
+    let residual = &|theta: &[f64]| -> Result<DVector<f64>, String> {
+        let sim = rollout_states(&model_with(nominal, params, theta)?, log);
+        let r = DVector::from_iterator(
+            rows * width,
+            (1..=rows).flat_map(|t| {
+                let (y, s) = (&log.measured[t], &sim[t]);
+                (0..width).map(move |j| (y[j] - s[j]) / scale[j])
+            }),
+        );
+        if r.iter().all(|x| x.is_finite()) {
+            Ok(r)
+        } else {
+            Err("non-finite rollout".into())
+        }
+    };
+    let jacobian = |theta: &[f64], r: &DVector<f64>| -> Result<DMatrix<f64>, String> {
+        let cols: Vec<Result<DVector<f64>, String>> = (0..n)
+            .into_par_iter()
+            .map(|j| {
+                let [lo, hi] = bounds[j];
+                let mut d = 1e-6 * theta[j].abs().max(0.1);
+                if theta[j] + d > hi {
+                    d = -d;
+                }
+                if theta[j] + d < lo {
+                    return Ok(DVector::zeros(r.len()));
+                }
+                let mut tp = theta.to_vec();
+                tp[j] += d;
+                Ok((residual(&tp)? - r) / d)
+            })
+            .collect();
+        let mut jac = DMatrix::zeros(r.len(), n);
+        for (j, c) in cols.into_iter().enumerate() {
+            jac.set_column(j, &c?);
+        }
+        Ok(jac)
+    };
+    let mut theta = start.to_vec();
+    let mut r = residual(&theta)?;
+    let mut jac = jacobian(&theta, &r)?;
+    let mut rollouts = 1 + n;
+    let mut cost = 0.5 * r.norm_squared();
+    let mut history = vec![cost];
+    let mut lambda = 1e-6;
+    let mut iterations = 0;
+    for it in 0..max_iter {
+        iterations += 1;
+        let jtj = jac.transpose() * &jac;
+        let g = jac.transpose() * &r;
+        let mut accepted = None;
+        for _ in 0..20 {
+            let Some(step) = marquardt_step(&jtj, &g, lambda) else {
+                lambda *= 10.0;
+                continue;
+            };
+            let cand: Vec<f64> = (0..n)
+                .map(|i| (theta[i] + step[i]).clamp(bounds[i][0], bounds[i][1]))
+                .collect();
+            let rc = residual(&cand)?;
+            rollouts += 1;
+            let cc = 0.5 * rc.norm_squared();
+            if cc < cost {
+                accepted = Some((cand, rc, cc));
+                lambda = (lambda / 10.0).max(1e-12);
+                break;
+            }
+            lambda *= 10.0;
+        }
+        let Some((cand, rc, cc)) = accepted else {
+            break;
+        };
+        let small = cost - cc <= 1e-10 * cost;
+        theta = cand;
+        r = rc;
+        cost = cc;
+        history.push(cost);
+        on_iter(it, cost);
+        jac = jacobian(&theta, &r)?;
+        rollouts += n;
+        if small {
+            break;
+        }
+    }
+    let dof = (r.len() as f64 - n as f64).max(1.0);
+    let s2 = r.norm_squared() / dof;
+    let jtj = jac.transpose() * &jac;
+    let eig = SymmetricEigen::new(jtj);
+    let lmax = eig.eigenvalues.max();
+    let half_width = (0..n)
+        .map(|i| {
+            let mut inv = 0.0;
+            for k in 0..n {
+                let v = eig.eigenvectors[(i, k)];
+                if eig.eigenvalues[k] <= 1e-15 * lmax {
+                    if v.abs() > 1e-8 {
+                        return f64::INFINITY;
+                    }
+                } else {
+                    inv += v * v / eig.eigenvalues[k];
+                }
+            }
+            1.96 * (s2 * inv).sqrt()
+        })
+        .collect();
+    Ok(RolloutFit {
+        params: params.to_vec(),
+        estimate: theta,
+        half_width,
+        cost_history: history,
+        iterations,
+        rollouts,
+    })
 }

@@ -255,3 +255,79 @@ fn frictionloss_bad_input_is_refused() {
     assert!(e.contains("no such"), "{e}");
     assert!(sysid::set(&mut nominal.clone(), Param::FrictionLoss { dof: 0 }, -1.0).is_err());
 }
+
+/// Simulation-error identification ([`sysid::fit_rollout`]) of the cart-pole's masses,
+/// damping, the hinge's armature and the slider's friction loss from a log simulated with the
+/// true values: exact from noise-free data; from noisy sensors, every true value inside its
+/// 95% interval and every interval narrower than 15% of its value.
+#[test]
+fn rollout_fit_recovers_masses_damping_armature_frictionloss() {
+    let (nominal, _, mut params, mut truth_v) = cartpole_truth();
+    params.push(Param::Armature { dof: 1 });
+    truth_v.push(0.01);
+    params.push(Param::FrictionLoss { dof: 0 });
+    truth_v.push(0.3);
+    let truth = sysid::model_with(&nominal, &params, &truth_v).unwrap();
+    let ctrl = sysid::excitation(1, 300, 4.0, 10, 11);
+    let clean = sysid::StateLog {
+        qpos0: vec![0.0, 0.4],
+        qvel0: vec![0.0, 0.0],
+        ctrl,
+        measured: vec![vec![0.0; 4]; 301],
+    };
+    let clean = sysid::StateLog {
+        measured: sysid::rollout_states(&truth, &clean),
+        ..clean
+    };
+    let mut start: Vec<f64> = params.iter().map(|p| sysid::get(&nominal, *p)).collect();
+    start[5] = 0.1; // friction loss: a positive guess (zero has no constraint row)
+    let bounds: Vec<[f64; 2]> = start.iter().map(|_| [0.0, 10.0]).collect();
+    let fit =
+        sysid::fit_rollout(&nominal, &params, &clean, &start, &bounds, 100, |_, _| {}).unwrap();
+    for (i, (e, t)) in fit.estimate.iter().zip(&truth_v).enumerate() {
+        assert!(
+            ((e - t) / t).abs() < 1e-5,
+            "noise-free: {:?} {e} vs {t}",
+            params[i]
+        );
+    }
+    let mut g = moreau_optim::sampling::Gaussian::new(5);
+    let noisy = sysid::StateLog {
+        measured: clean
+            .measured
+            .iter()
+            .map(|y| y.iter().map(|x| x + 1e-3 * g.normal()).collect())
+            .collect(),
+        ..clean.clone()
+    };
+    let fit =
+        sysid::fit_rollout(&nominal, &params, &noisy, &start, &bounds, 100, |_, _| {}).unwrap();
+    for i in 0..params.len() {
+        let (e, h, t) = (fit.estimate[i], fit.half_width[i], truth_v[i]);
+        assert!((e - t).abs() <= h, "{:?}: {e} ± {h}, truth {t}", params[i]);
+        assert!(h < 0.15 * t, "{:?}: interval ±{h} for {t}", params[i]);
+    }
+}
+
+#[test]
+fn rollout_fit_rejects_bad_input() {
+    let (nominal, _, params, _) = cartpole_truth();
+    let log = sysid::StateLog {
+        qpos0: vec![0.0, 0.4],
+        qvel0: vec![0.0, 0.0],
+        ctrl: vec![vec![0.0]; 10],
+        measured: vec![vec![0.0; 3]; 11],
+    };
+    let start: Vec<f64> = params.iter().map(|p| sysid::get(&nominal, *p)).collect();
+    let bounds = vec![[0.0, 10.0]; params.len()];
+    let e = sysid::fit_rollout(&nominal, &params, &log, &start, &bounds, 5, |_, _| {});
+    assert!(e.unwrap_err().contains("sizes"));
+    let mut bad = start.clone();
+    bad[0] = 20.0;
+    let log = sysid::StateLog {
+        measured: vec![vec![0.0; 4]; 11],
+        ..log
+    };
+    let e = sysid::fit_rollout(&nominal, &params, &log, &bad, &bounds, 5, |_, _| {});
+    assert!(e.unwrap_err().contains("outside"));
+}

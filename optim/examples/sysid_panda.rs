@@ -1,0 +1,122 @@
+//! Franka Panda system identification on a logged trajectory: link masses (inertia scaled with
+//! the mass), joint damping, armature and friction loss, by bounded Levenberg–Marquardt on the
+//! simulation error of the joint position and velocity sensors
+//! ([`moreau_optim::sysid::fit_rollout`], the residual `mujoco.sysid` minimizes by default).
+//!
+//! The log (`tools/robots/sysid_panda.py` writes it, and runs `mujoco.sysid` on the same data
+//! and parameters) holds the initial state, the position targets and the noisy sensors.
+//!
+//! Run: `python3 tools/robots/sysid_panda.py` (or directly `cargo run --release -p
+//! moreau-optim --example sysid_panda -- LOG.json OUT.json`).
+
+use moreau_optim::sysid::{self, Param, StateLog};
+use serde_json::{json, Value};
+use std::time::Instant;
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("sysid_panda: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn matrix(v: &Value, key: &str) -> Result<Vec<Vec<f64>>, String> {
+    v[key]
+        .as_array()
+        .ok_or(format!("log: no array '{key}'"))?
+        .iter()
+        .map(|row| {
+            row.as_array()
+                .ok_or(format!("log: '{key}' is not a matrix"))?
+                .iter()
+                .map(|x| x.as_f64().ok_or(format!("log: non-number in '{key}'")))
+                .collect()
+        })
+        .collect()
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [log_path, out_path] = args.as_slice() else {
+        return Err("usage: sysid_panda LOG.json OUT.json".into());
+    };
+    let log: Value = serde_json::from_str(
+        &std::fs::read_to_string(log_path).map_err(|e| format!("{log_path}: {e}"))?,
+    )
+    .map_err(|e| format!("{log_path}: {e}"))?;
+    let model_path = log["model"].as_str().ok_or("log: no 'model'")?;
+    let m = moreau::load(model_path).map_err(|e| format!("{model_path}: {e}"))?;
+    let q_meas = matrix(&log, "sensor_qpos")?;
+    let v_meas = matrix(&log, "sensor_qvel")?;
+    let ctrl = matrix(&log, "ctrl")?;
+    if q_meas.len() != v_meas.len() || ctrl.len() < q_meas.len() {
+        return Err("log: sensor and control lengths disagree".into());
+    }
+    let mut params = vec![];
+    let mut start = vec![];
+    let mut bounds = vec![];
+    for p in log["params"].as_array().ok_or("log: no 'params'")? {
+        let name = p["name"].as_str().ok_or("log: parameter without name")?;
+        let kind = p["kind"].as_str().ok_or("log: parameter without kind")?;
+        let (obj, _) = name.rsplit_once('_').ok_or("log: parameter name")?;
+        let dof = || -> Result<usize, String> {
+            let j = m.joint_id(obj).ok_or(format!("no joint {obj}"))?;
+            Ok(m.jnt_dofadr[j])
+        };
+        params.push(match kind {
+            "mass" => Param::Mass {
+                body: m.body_id(obj).ok_or(format!("no body {obj}"))?,
+            },
+            "damping" => Param::Damping { dof: dof()? },
+            "armature" => Param::Armature { dof: dof()? },
+            "frictionloss" => Param::FrictionLoss { dof: dof()? },
+            _ => return Err(format!("unknown parameter kind {kind}")),
+        });
+        let num = |k: &str| p[k].as_f64().ok_or(format!("{name}: no '{k}'"));
+        start.push(num("start")?);
+        bounds.push([num("lo")?, num("hi")?]);
+    }
+
+    let vector = |key: &str| -> Result<Vec<f64>, String> {
+        log[key]
+            .as_array()
+            .ok_or(format!("log: no array '{key}'"))?
+            .iter()
+            .map(|x| x.as_f64().ok_or(format!("log: non-number in '{key}'")))
+            .collect()
+    };
+    let data = StateLog {
+        qpos0: vector("qpos0")?,
+        qvel0: vector("qvel0")?,
+        ctrl,
+        measured: q_meas
+            .iter()
+            .zip(&v_meas)
+            .map(|(q, v)| q.iter().chain(v).copied().collect())
+            .collect(),
+    };
+    let t0 = Instant::now();
+    let fit = sysid::fit_rollout(&m, &params, &data, &start, &bounds, 100, |k, c| {
+        eprintln!("moreau: iteration {k}: cost {c:.6e}")
+    })?;
+    let wall = t0.elapsed().as_secs_f64();
+    println!(
+        "moreau: {} parameters, {} steps: {} iterations, {} rollouts, {:.3} s",
+        params.len(),
+        data.measured.len(),
+        fit.iterations,
+        fit.rollouts,
+        wall,
+    );
+    let out = json!({
+        "estimate": fit.estimate,
+        // null: not determined by the data (infinite interval)
+        "half_width": fit.half_width.iter().map(|x| x.is_finite().then_some(*x)).collect::<Vec<_>>(),
+        "iterations": fit.iterations,
+        "rollouts": fit.rollouts,
+        "cost_history": fit.cost_history,
+        "wall_s": wall,
+    });
+    std::fs::write(out_path, out.to_string()).map_err(|e| format!("{out_path}: {e}"))?;
+    Ok(())
+}
