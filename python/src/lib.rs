@@ -4,8 +4,9 @@
 //!
 //! One Rust module per area, each registering its names on the extension module:
 //! [`model`] (`MjModel`, `MjOption`), [`data`] (`MjData`, contacts), [`functions`] (`mj_*`),
-//! [`derivatives`] (`mjd_*` and `moreau.derivatives`), [`diff`] (the differentiable step behind
-//! `moreau.jax` / `moreau.torch`), [`optim`] (`moreau.optim`), [`viewer`] (the page of `moreau
+//! [`batch`] (`moreau.rollout`, `moreau.batch`), [`derivatives`] (`mjd_*` and
+//! `moreau.derivatives`), [`diff`] (the differentiable step behind `moreau.jax` /
+//! `moreau.torch`), [`optim`] (`moreau.optim`), [`viewer`] (the page of `moreau
 //! view`). The pure-Python layer (`python/moreau/`) adds the enums, the JAX and PyTorch wrappers
 //! and re-exports.
 //!
@@ -18,6 +19,7 @@
 use pyo3::prelude::*;
 
 pub mod arrays;
+pub mod batch;
 pub mod data;
 pub mod derivatives;
 pub mod diff;
@@ -31,6 +33,7 @@ pub mod viewer;
 #[pymodule]
 fn _moreau(m: &Bound<'_, PyModule>) -> PyResult<()> {
     errors::register(m)?;
+    batch::register(m)?;
     model::register(m)?;
     data::register(m)?;
     functions::register(m)?;

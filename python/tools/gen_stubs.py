@@ -196,7 +196,8 @@ def main():
         "class UnstableSimulationError(RuntimeError):\n" + doc(_moreau.UnstableSimulationError, 4)
         + "    warning: int\n    index: int\n\n",
     ]
-    for name in ["MjModel", "MjOption", "MjData", "MjContactList", "MjContact", "MjWarningStat", "_NamedAccess"]:
+    for name in ["MjModel", "MjOption", "MjData", "MjContactList", "MjContact", "MjWarningStat", "_NamedAccess",
+                 "_Rollout", "_Batch"]:
         parts.append(klass(name, getattr(_moreau, name)))
     for name in sorted(dir(_moreau)):
         f = getattr(_moreau, name)

@@ -13,6 +13,8 @@ A MuJoCo script ports by changing its import::
 names, signatures and array layouts (see `docs/python.md` for the differences). moreau adds:
 
 - `moreau.derivatives`: analytic transition and inverse-dynamics Jacobians;
+- `moreau.rollout` / `moreau.batch`: MuJoCo's `mujoco.rollout` and `mujoco.batch` (many
+  simulations on a thread pool);
 - `moreau.optim`: trajectory optimization, MPC, predictive sampling, system identification;
 - `moreau.jax` / `moreau.torch` (optional extras): a differentiable, batched step whose
   gradients are the analytic transition Jacobians.
@@ -67,6 +69,6 @@ from moreau._moreau import (  # noqa: F401
     mjd_inverseFD,
     mjd_transitionFD,
 )
-from moreau import derivatives, optim, viewer  # noqa: F401
+from moreau import batch, derivatives, optim, rollout, viewer  # noqa: F401
 
 __version__ = "0.1.0"

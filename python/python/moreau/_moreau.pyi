@@ -2163,6 +2163,34 @@ class _NamedAccess:
         """
         ...
 
+class _Rollout:
+    """
+    A thread pool for rollouts (`mujoco.rollout.Rollout`'s extension object).
+    """
+    @property
+    def nthread(self) -> NDArray[Any]:
+        ...
+
+class _Batch:
+    """
+    nsim simulations of a model on a thread pool (`mujoco.batch.Batch`'s extension object).
+
+    Buffers behind the arrays it returns (rows, warnings, status, outputs, expanded fields) are
+    allocated once and never reallocated, so the arrays are views with this object as base.
+    """
+    @property
+    def nsim(self) -> NDArray[Any]:
+        ...
+    @property
+    def nstate(self) -> NDArray[Any]:
+        ...
+    @property
+    def nthread(self) -> NDArray[Any]:
+        ...
+    @property
+    def persistent(self) -> NDArray[Any]:
+        ...
+
 def _step(m: MjModel, x: NDArray[np.float64], u: NDArray[np.float64], jacobian: str | None = None, eps: float = 1e-06, centered: bool = False) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """
     `_step(m, x, u, jacobian=None, eps=1e-6, centered=False)`: the batched functional step.

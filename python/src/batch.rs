@@ -1,0 +1,614 @@
+//! `moreau._moreau._Rollout` and `moreau._moreau._Batch`: the extension side of
+//! `moreau.rollout` (MuJoCo's `mujoco.rollout`) and `moreau.batch` (MuJoCo's `mujoco.batch`),
+//! on [`moreau_optim::batch`]. The Python layer checks and tiles the arguments; these take
+//! C-contiguous float64 arrays of the final shapes. Every call releases the GIL.
+
+use crate::arrays::view_raw;
+use crate::data::MjData;
+use crate::model::MjModel;
+use moreau::data::NWARNING;
+use moreau::{Data, Model};
+use moreau_optim::batch::{model_field_mut, Batch, Rollout, RolloutInputs, MODEL_FIELDS};
+use numpy::{PyReadonlyArrayDyn, PyReadwriteArrayDyn};
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use std::collections::BTreeMap;
+
+fn err(e: String) -> PyErr {
+    PyValueError::new_err(e)
+}
+
+/// One model or a sequence of them.
+fn models_of<'py>(model: &Bound<'py, PyAny>) -> PyResult<Vec<PyRef<'py, MjModel>>> {
+    if let Ok(m) = model.extract::<PyRef<'py, MjModel>>() {
+        return Ok(vec![m]);
+    }
+    let mut out = Vec::new();
+    for m in model.try_iter()? {
+        out.push(m?.extract::<PyRef<'py, MjModel>>()?);
+    }
+    Ok(out)
+}
+
+/// A thread pool for rollouts (`mujoco.rollout.Rollout`'s extension object).
+#[pyclass(module = "moreau", name = "_Rollout")]
+pub struct PyRollout {
+    r: Rollout,
+}
+
+#[pymethods]
+impl PyRollout {
+    #[new]
+    fn new(nthread: usize) -> PyResult<Self> {
+        Ok(PyRollout {
+            r: Rollout::new(nthread).map_err(PyRuntimeError::new_err)?,
+        })
+    }
+
+    #[getter]
+    fn nthread(&self) -> usize {
+        self.r.nthread()
+    }
+
+    /// Rolls out on this pool: `model` one `MjModel` or a sequence (1 or nbatch), `data` one
+    /// `MjData` or a sequence (one per thread); arrays C-contiguous float64 of the final
+    /// shapes.
+    #[pyo3(signature = (model, data, nstep, control_spec, initial_state, initial_warmstart,
+        control, state, sensordata, chunk_size))]
+    #[allow(clippy::too_many_arguments)]
+    fn rollout(
+        &self,
+        py: Python<'_>,
+        model: &Bound<'_, PyAny>,
+        data: &Bound<'_, PyAny>,
+        nstep: usize,
+        control_spec: u32,
+        initial_state: PyReadonlyArrayDyn<'_, f64>,
+        initial_warmstart: Option<PyReadonlyArrayDyn<'_, f64>>,
+        control: Option<PyReadonlyArrayDyn<'_, f64>>,
+        mut state: Option<PyReadwriteArrayDyn<'_, f64>>,
+        mut sensordata: Option<PyReadwriteArrayDyn<'_, f64>>,
+        chunk_size: Option<usize>,
+    ) -> PyResult<()> {
+        let mrefs = models_of(model)?;
+        let mut drefs: Vec<PyRefMut<'_, MjData>> = Vec::new();
+        if let Ok(d) = data.extract::<PyRefMut<'_, MjData>>() {
+            drefs.push(d);
+        } else {
+            for d in data.try_iter()? {
+                drefs.push(d?.extract::<PyRefMut<'_, MjData>>().map_err(|_| {
+                    PyValueError::new_err("data must be an MjData or a sequence of distinct MjData")
+                })?);
+            }
+        }
+        let m0 = &mrefs
+            .first()
+            .ok_or_else(|| PyValueError::new_err("no model"))?
+            .model;
+        for d in drefs.iter_mut() {
+            d.check_model(m0)?;
+            d.sync_in();
+        }
+        let models: Vec<&Model> = mrefs.iter().map(|m| &m.model).collect();
+        let x0 = initial_state.as_slice()?;
+        let warm = match &initial_warmstart {
+            Some(w) => Some(w.as_slice()?),
+            None => None,
+        };
+        let ctrl = match &control {
+            Some(c) => Some(c.as_slice()?),
+            None => None,
+        };
+        let s = match state.as_mut() {
+            Some(s) => Some(s.as_slice_mut()?),
+            None => None,
+        };
+        let sd = match sensordata.as_mut() {
+            Some(s) => Some(s.as_slice_mut()?),
+            None => None,
+        };
+        let inp = RolloutInputs {
+            models: &models,
+            initial_state: x0,
+            initial_warmstart: warm,
+            control: ctrl,
+            control_spec,
+            nstep,
+        };
+        let r = {
+            let mut ds: Vec<&mut Data> = drefs.iter_mut().map(|d| &mut d.data).collect();
+            let pool = &self.r;
+            py.detach(move || pool.rollout(&mut ds, &inp, s, sd, chunk_size))
+        };
+        for d in drefs.iter_mut() {
+            d.sync_out();
+        }
+        r.map_err(err)
+    }
+}
+
+/// Copies `Data` field `name` (flattened) into `out`; its length without `out`.
+macro_rules! data_fields {
+    (floats { $($f:ident),* $(,)? } vecs { $($v:ident),* $(,)? }) => {
+        /// The derived `Data` fields a batch copies out after its calls.
+        const OUTPUTS: &[&str] = &[$(stringify!($f),)* $(stringify!($v),)*];
+
+        fn field_len(d: &Data, name: &str) -> Option<usize> {
+            match name {
+                $(stringify!($f) => Some(d.$f.len()),)*
+                $(stringify!($v) => Some(d.$v.iter().map(|x| x.len()).sum()),)*
+                _ => None,
+            }
+        }
+
+        fn copy_field(d: &Data, name: &str, out: &mut [f64]) {
+            match name {
+                $(stringify!($f) => out.copy_from_slice(&d.$f),)*
+                $(stringify!($v) => {
+                    for (o, x) in out.iter_mut().zip(d.$v.iter().flat_map(|x| x.iter())) {
+                        *o = *x;
+                    }
+                })*
+                _ => {}
+            }
+        }
+    };
+}
+
+data_fields! {
+    floats {
+        qacc, act_dot, ten_length, actuator_length, ten_velocity, actuator_velocity, qfrc_bias,
+        qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_passive, actuator_force, qfrc_actuator,
+        qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, sensordata, qfrc_fluid,
+    }
+    vecs {
+        xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
+        subtree_linvel, subtree_angmom, cdof, cvel, cdof_dot, cacc, cfrc_int, cfrc_ext,
+    }
+}
+
+/// nsim simulations of a model on a thread pool (`mujoco.batch.Batch`'s extension object).
+///
+/// Buffers behind the arrays it returns (rows, warnings, status, outputs, expanded fields) are
+/// allocated once and never reallocated, so the arrays are views with this object as base.
+#[pyclass(module = "moreau", name = "_Batch")]
+pub struct PyBatch {
+    b: Batch,
+    /// `nsim × NWARNING × 2` (lastinfo, number), int32 as MuJoCo's.
+    warning: Vec<i32>,
+    /// `nsim`: nonzero for a simulation whose call failed (moreau's step does not fail).
+    status: Vec<i32>,
+    /// Bound derived fields, `nsim × len` each.
+    outputs: BTreeMap<String, Vec<f64>>,
+    /// Expanded model fields, `nsim × len` each.
+    expanded: BTreeMap<String, Vec<f64>>,
+    /// Whether `set_const` ran: derived constants are per simulation.
+    consts: bool,
+}
+
+impl PyBatch {
+    /// Writes the expanded fields into the simulations' models.
+    fn push_expanded(&mut self) {
+        if self.expanded.is_empty() {
+            return;
+        }
+        let models = self.b.models_mut();
+        for (name, vals) in &self.expanded {
+            let n = vals.len() / models.len().max(1);
+            for (m, v) in models.iter_mut().zip(vals.chunks(n.max(1))) {
+                if let Some(f) = model_field_mut(m, name) {
+                    f.copy_from_slice(&v[..f.len()]);
+                }
+            }
+        }
+    }
+
+    /// Reads the expanded fields back from the models (after `set_const`).
+    fn pull_expanded(&mut self) {
+        let models = self.b.models_mut();
+        for (name, vals) in self.expanded.iter_mut() {
+            let n = vals.len() / models.len().max(1);
+            for (m, v) in models.iter_mut().zip(vals.chunks_mut(n.max(1))) {
+                if let Some(f) = model_field_mut(m, name) {
+                    v.copy_from_slice(f);
+                }
+            }
+        }
+    }
+
+    fn ids(ids: Option<PyReadonlyArrayDyn<'_, i32>>) -> PyResult<Option<Vec<usize>>> {
+        ids.map(|a| {
+            a.as_slice()?
+                .iter()
+                .map(|&i| usize::try_from(i).map_err(|_| err(format!("negative id {i}"))))
+                .collect()
+        })
+        .transpose()
+    }
+
+    /// Runs `f` on the simulations of `ids` (GIL released), copying the bound outputs after
+    /// each and the warning counters after the call.
+    fn call(
+        &mut self,
+        py: Python<'_>,
+        ids: Option<Vec<usize>>,
+        f: impl Fn(usize, &Model, &mut Data) + Sync + Send,
+    ) -> PyResult<usize> {
+        self.push_expanded();
+        let lens: Vec<(String, usize)> = self
+            .outputs
+            .iter()
+            .map(|(k, v)| (k.clone(), v.len() / self.b.nsim().max(1)))
+            .collect();
+        let nout: usize = lens.iter().map(|(_, n)| n).sum();
+        let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
+        let mut out = vec![0.0; n * nout];
+        let b = &mut self.b;
+        let lens_ref = &lens;
+        py.detach(|| {
+            b.run(ids.as_deref(), nout, &mut out, |sim, m, s, o| {
+                f(sim, m, &mut s.data);
+                let mut k = 0;
+                for (name, len) in lens_ref {
+                    copy_field(&s.data, name, &mut o[k..k + len]);
+                    k += len;
+                }
+            })
+        })
+        .map_err(err)?;
+        let sims: Vec<usize> = ids.unwrap_or_else(|| (0..self.b.nsim()).collect());
+        if nout > 0 {
+            for (j, &sim) in sims.iter().enumerate() {
+                let row = &out[j * nout..(j + 1) * nout];
+                let mut k = 0;
+                for (name, len) in &lens {
+                    if let Some(buf) = self.outputs.get_mut(name) {
+                        buf[sim * len..(sim + 1) * len].copy_from_slice(&row[k..k + len]);
+                    }
+                    k += len;
+                }
+            }
+        }
+        for &sim in &sims {
+            for (w, stat) in self.b.warning(sim).iter().enumerate() {
+                let at = (sim * NWARNING + w) * 2;
+                self.warning[at] = stat.lastinfo as i32;
+                self.warning[at + 1] = stat.number.min(i32::MAX as u64) as i32;
+            }
+            self.status[sim] = 0;
+        }
+        Ok(0)
+    }
+
+    /// The forward stages up to `stage` (mjtStage: 0 none, 1 position, 2 velocity, 3 all).
+    fn stages(m: &Model, d: &mut Data, stage: i32) {
+        match stage {
+            s if s >= 3 => moreau::forward(m, d),
+            s if s >= 1 => {
+                moreau::pipeline::fwd_position(m, d);
+                if s >= 2 {
+                    moreau::pipeline::fwd_velocity(m, d);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+#[pymethods]
+impl PyBatch {
+    #[new]
+    #[pyo3(signature = (model, nsim, nthread=0, persistent=false))]
+    fn new(
+        py: Python<'_>,
+        model: PyRef<'_, MjModel>,
+        nsim: usize,
+        nthread: usize,
+        persistent: bool,
+    ) -> PyResult<Self> {
+        let m = model.model.clone();
+        let b = py
+            .detach(move || Batch::new(m, nsim, nthread, persistent))
+            .map_err(err)?;
+        Ok(PyBatch {
+            b,
+            warning: vec![0; nsim * NWARNING * 2],
+            status: vec![0; nsim],
+            outputs: BTreeMap::new(),
+            expanded: BTreeMap::new(),
+            consts: false,
+        })
+    }
+
+    #[getter]
+    fn nsim(&self) -> usize {
+        self.b.nsim()
+    }
+
+    #[getter]
+    fn nthread(&self) -> usize {
+        self.b.nthread()
+    }
+
+    #[getter]
+    fn nstate(&self) -> usize {
+        self.b.nstate()
+    }
+
+    #[getter]
+    fn persistent(&self) -> bool {
+        self.b.persistent()
+    }
+
+    /// The rows, a writeable `(nsim, nstate)` view.
+    fn state<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+        let me = slf.borrow();
+        let s = me.b.state();
+        // SAFETY: the rows are allocated once by Batch::new and never reallocated.
+        unsafe { view_raw(slf.as_any(), s.as_ptr(), &[me.b.nsim(), me.b.nstate()]) }
+    }
+
+    /// The warning counters, `(nsim, 7, 2)` int32 (lastinfo, number).
+    fn warning<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+        let me = slf.borrow();
+        // SAFETY: allocated once in new().
+        unsafe {
+            view_raw(
+                slf.as_any(),
+                me.warning.as_ptr(),
+                &[me.b.nsim(), NWARNING, 2],
+            )
+        }
+    }
+
+    /// Per-simulation status of the last call, `(nsim,)` int32: 0 when it ran.
+    fn status<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+        let me = slf.borrow();
+        // SAFETY: allocated once in new().
+        unsafe { view_raw(slf.as_any(), me.status.as_ptr(), &[me.b.nsim()]) }
+    }
+
+    /// Message of simulation `sim`'s error in its last call: moreau's step raises none.
+    fn error(&self, sim: usize) -> PyResult<String> {
+        if sim >= self.b.nsim() {
+            return Err(err(format!("sim must be in [0, {})", self.b.nsim())));
+        }
+        Ok(String::new())
+    }
+
+    /// `(offset, size)` of one state component in a row.
+    fn state_component(&self, bit: u32) -> PyResult<(usize, usize)> {
+        self.b.component(bit).map_err(err)
+    }
+
+    /// The flat `(nsim, len)` buffer of derived field `name`, registered to be copied out
+    /// after every call; `None` for a field the batch does not copy.
+    fn output<'py>(slf: &Bound<'py, Self>, name: &str) -> Option<Bound<'py, PyAny>> {
+        let mut me = slf.borrow_mut();
+        if !OUTPUTS.contains(&name) {
+            return None;
+        }
+        let nsim = me.b.nsim();
+        if !me.outputs.contains_key(name) {
+            let d = Data::new(me.b.model());
+            let len = field_len(&d, name)?;
+            me.outputs.insert(name.to_string(), vec![0.0; nsim * len]);
+        }
+        let buf = &me.outputs[name];
+        let len = buf.len() / nsim.max(1);
+        // SAFETY: the buffer is allocated once here and never resized or removed.
+        Some(unsafe { view_raw(slf.as_any(), buf.as_ptr(), &[nsim, len]) })
+    }
+
+    /// Per-simulation values of model field `name` (`(nsim, len)`, writeable); `None` for a
+    /// field the batch does not expand.
+    fn expand<'py>(slf: &Bound<'py, Self>, name: &str) -> Option<Bound<'py, PyAny>> {
+        let mut me = slf.borrow_mut();
+        if !MODEL_FIELDS.contains(&name) {
+            return None;
+        }
+        let nsim = me.b.nsim();
+        if !me.expanded.contains_key(name) {
+            let mut vals = Vec::new();
+            for sim in 0..nsim {
+                let mut m = me.b.model_of(sim).clone();
+                vals.extend_from_slice(model_field_mut(&mut m, name)?);
+            }
+            me.expanded.insert(name.to_string(), vals);
+        }
+        let buf = &me.expanded[name];
+        let len = buf.len() / nsim.max(1);
+        // SAFETY: as output().
+        Some(unsafe { view_raw(slf.as_any(), buf.as_ptr(), &[nsim, len]) })
+    }
+
+    /// The expanded values of `name` (a view), or `None` if not expanded.
+    fn expanded<'py>(slf: &Bound<'py, Self>, name: &str) -> Option<Bound<'py, PyAny>> {
+        let me = slf.borrow();
+        let nsim = me.b.nsim();
+        let Some(buf) = me.expanded.get(name) else {
+            // the constants set_const derived per simulation: a read-only copy
+            if !me.consts {
+                return None;
+            }
+            let mut vals = Vec::new();
+            for sim in 0..nsim {
+                let mut m = me.b.model_of(sim).clone();
+                vals.extend_from_slice(model_field_mut(&mut m, name)?);
+            }
+            let len = vals.len() / nsim.max(1);
+            return Some(crate::arrays::copy(slf.py(), vals, &[nsim, len]));
+        };
+        // SAFETY: as output().
+        Some(unsafe { view_raw(slf.as_any(), buf.as_ptr(), &[nsim, buf.len() / nsim.max(1)]) })
+    }
+
+    /// Names of the model fields `expand` accepts.
+    #[staticmethod]
+    fn model_fields() -> Vec<&'static str> {
+        MODEL_FIELDS.to_vec()
+    }
+
+    /// Names of the derived fields `output` accepts.
+    #[staticmethod]
+    fn output_fields() -> Vec<&'static str> {
+        OUTPUTS.to_vec()
+    }
+
+    /// `nstep` steps of each simulation of `ids`, then the stages up to `stage`.
+    #[pyo3(signature = (ids, nstep, stage))]
+    fn step(
+        &mut self,
+        py: Python<'_>,
+        ids: Option<PyReadonlyArrayDyn<'_, i32>>,
+        nstep: usize,
+        stage: i32,
+    ) -> PyResult<usize> {
+        let ids = Self::ids(ids)?;
+        self.call(py, ids, move |_, m, d| {
+            for _ in 0..nstep {
+                moreau::step(m, d);
+            }
+            Self::stages(m, d, stage);
+        })
+    }
+
+    /// The stages up to `stage` at each simulation's state.
+    #[pyo3(signature = (ids, stage))]
+    fn forward(
+        &mut self,
+        py: Python<'_>,
+        ids: Option<PyReadonlyArrayDyn<'_, i32>>,
+        stage: i32,
+    ) -> PyResult<usize> {
+        let ids = Self::ids(ids)?;
+        self.call(py, ids, move |_, m, d| Self::stages(m, d, stage))
+    }
+
+    /// `mj_resetData` (or a keyframe per simulation), then the stages up to `stage`.
+    #[pyo3(signature = (ids, keyframe, stage))]
+    fn reset(
+        &mut self,
+        py: Python<'_>,
+        ids: Option<PyReadonlyArrayDyn<'_, i32>>,
+        keyframe: Option<PyReadonlyArrayDyn<'_, i32>>,
+        stage: i32,
+    ) -> PyResult<usize> {
+        let ids = Self::ids(ids)?;
+        let keys: Option<Vec<i32>> = match keyframe {
+            Some(k) => Some(k.as_slice()?.to_vec()),
+            None => None,
+        };
+        let sims: Vec<usize> = ids.clone().unwrap_or_else(|| (0..self.b.nsim()).collect());
+        if keys.as_ref().is_some_and(|k| k.len() != sims.len()) {
+            return Err(err("one keyframe per simulation of the call".into()));
+        }
+        let mut key_of = vec![-1; self.b.nsim()];
+        if let Some(k) = &keys {
+            for (&s, &kf) in sims.iter().zip(k) {
+                key_of[s] = kf;
+            }
+        }
+        if let Some(&bad) = key_of
+            .iter()
+            .find(|&&k| k >= 0 && k as usize >= self.b.model().nkey)
+        {
+            return Err(err(format!("keyframe {bad} out of range")));
+        }
+        self.call(py, ids, move |sim, m, d| {
+            match usize::try_from(key_of[sim]) {
+                // checked above
+                Ok(k) => {
+                    let _ = d.reset_keyframe(m, k);
+                }
+                Err(_) => d.reset(m),
+            }
+            Self::stages(m, d, stage);
+        })
+    }
+
+    /// Runs simulation `i` on `models[i]`, or every simulation on the batch's model (`None`).
+    fn set_models(&mut self, models: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+        if !self.expanded.is_empty() && models.is_some() {
+            return Err(err(
+                "model fields are expanded: caller models would replace them".into(),
+            ));
+        }
+        let list = match models {
+            None => None,
+            Some(ms) => {
+                let refs = models_of(ms)?;
+                let nsim = self.b.nsim();
+                Some(if refs.len() == 1 {
+                    vec![refs[0].model.clone(); nsim]
+                } else {
+                    refs.iter().map(|m| m.model.clone()).collect()
+                })
+            }
+        };
+        self.b.set_models(list).map_err(err)
+    }
+
+    /// `mj_setConst` per simulation of `ids` (with the subtree masses), so that the constants
+    /// derived from expanded fields follow them.
+    #[pyo3(signature = (ids))]
+    fn set_const(
+        &mut self,
+        py: Python<'_>,
+        ids: Option<PyReadonlyArrayDyn<'_, i32>>,
+    ) -> PyResult<usize> {
+        let ids = Self::ids(ids)?;
+        self.push_expanded();
+        let b = &mut self.b;
+        py.detach(|| b.set_const(ids.as_deref())).map_err(err)?;
+        self.pull_expanded();
+        self.consts = true;
+        Ok(0)
+    }
+
+    /// Simulation `sim`'s model (with its per-simulation fields): written into `model` if
+    /// given (it must have the same sizes), else a new `MjModel`.
+    #[pyo3(signature = (sim, model=None))]
+    fn get_model(
+        &mut self,
+        py: Python<'_>,
+        sim: usize,
+        model: Option<Bound<'_, MjModel>>,
+    ) -> PyResult<Py<MjModel>> {
+        if sim >= self.b.nsim() {
+            return Err(err(format!("sim must be in [0, {})", self.b.nsim())));
+        }
+        self.push_expanded();
+        let m = self.b.model_of(sim).clone();
+        match model {
+            Some(dst) => {
+                crate::model::assign_model(&mut dst.borrow_mut().model, m)?;
+                Ok(dst.unbind())
+            }
+            None => Py::new(py, MjModel::new(m)),
+        }
+    }
+
+    /// Writes simulation `sim`'s state into `data` (in a persistent batch, its whole `Data`).
+    fn get_data(&mut self, sim: usize, mut data: PyRefMut<'_, MjData>) -> PyResult<()> {
+        if sim >= self.b.nsim() {
+            return Err(err(format!("sim must be in [0, {})", self.b.nsim())));
+        }
+        let m = self.b.model_of(sim);
+        data.check_model(m)?;
+        if let Some(slot) = self.b.data(sim) {
+            data.data.clone_from(&slot.data);
+        }
+        let row = self.b.row(sim).to_vec();
+        moreau::set_state(m, &mut data.data, &row, moreau::state_bits::INTEGRATION)
+            .map_err(|e| err(format!("{e:?}")))?;
+        data.sync_out();
+        Ok(())
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<PyRollout>()?;
+    m.add_class::<PyBatch>()?;
+    Ok(())
+}

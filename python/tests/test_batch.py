@@ -1,0 +1,141 @@
+"""moreau.rollout and moreau.batch side by side with mujoco.rollout and mujoco.batch (4.0.0):
+the same calls on the same inputs give the same shapes and numbers (to the rollout tolerance),
+and moreau's results do not depend on the number of threads (bit for bit)."""
+
+import numpy as np
+import pytest
+from conftest import TOL_SOLVE, load_pair, model_path, rel_err
+
+import mujoco
+import mujoco.batch
+import mujoco.rollout
+import moreau
+from moreau import batch as mo_batch
+from moreau import rollout as mo_rollout
+
+
+def initial_states(mj, nbatch, rng):
+    """FULLPHYSICS initial states: the reset state with perturbed velocities."""
+    d = mujoco.MjData(mj)
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    x = np.zeros((nbatch, mujoco.mj_stateSize(mj, spec)))
+    for r in range(nbatch):
+        d.qvel[:] = 0.2 * rng.standard_normal(mj.nv)
+        mujoco.mj_getState(mj, d, x[r], spec)
+    return x
+
+
+@pytest.mark.parametrize("name,nstep,tol", [("cartpole", 60, 1e-10), ("humanoid", 30, TOL_SOLVE)])
+def test_rollout_matches_mujoco(name, nstep, tol, rng):
+    mj, mo = load_pair(model_path(name))
+    nbatch = 5
+    x0 = initial_states(mj, nbatch, rng)
+    ctrl = 0.3 * rng.standard_normal((nbatch, nstep, mj.nu))
+    # rollout 3 gets a NaN control: it stops after that step, in both
+    ctrl[3, 7, 0] = np.nan
+    s_mj, d_mj = mujoco.rollout.rollout(mj, mujoco.MjData(mj), x0, ctrl)
+    s_mo, d_mo = mo_rollout.rollout(mo, moreau.MjData(mo), x0, ctrl)
+    assert s_mo.shape == s_mj.shape and d_mo.shape == d_mj.shape
+    assert rel_err(s_mo, s_mj) < tol
+    assert rel_err(d_mo, d_mj) < tol
+    assert (s_mo[3, 7:] == s_mo[3, 7]).all()
+    # threads, chunks and a persistent pool change nothing
+    for datas, chunk in (([moreau.MjData(mo) for _ in range(2)], None),
+                         ([moreau.MjData(mo) for _ in range(3)], 1)):
+        s2, d2 = mo_rollout.rollout(mo, datas, x0, ctrl, chunk_size=chunk, persistent_pool=True)
+        assert np.array_equal(s2.view(np.uint64), s_mo.view(np.uint64))
+        assert np.array_equal(d2.view(np.uint64), d_mo.view(np.uint64))
+    mo_rollout.shutdown_persistent_pool()
+
+
+def test_rollout_shapes_tiling_and_errors(rng):
+    mj, mo = load_pair(model_path("cartpole"))
+    x0 = initial_states(mj, 1, rng)[0]
+    # one state, one control vector tiled over nstep, several models
+    kw = dict(nstep=4)
+    s_mj, d_mj = mujoco.rollout.rollout([mj] * 3, mujoco.MjData(mj), x0, np.ones(mj.nu), **kw)
+    s_mo, d_mo = mo_rollout.rollout([mo] * 3, moreau.MjData(mo), x0, np.ones(mo.nu), **kw)
+    assert s_mo.shape == s_mj.shape == (3, 4, x0.size)
+    assert rel_err(s_mo, s_mj) < 1e-10
+    # initial warm start and qfrc_applied as the control
+    spec = mujoco.mjtState.mjSTATE_QFRC_APPLIED
+    u = rng.standard_normal((2, 5, mj.nv))
+    w = rng.standard_normal(mj.nv)
+    a = mujoco.rollout.rollout(mj, mujoco.MjData(mj), x0, u, control_spec=spec, initial_warmstart=w)
+    b = mo_rollout.rollout(mo, moreau.MjData(mo), x0, u, control_spec=spec, initial_warmstart=w)
+    assert rel_err(b[0], a[0]) < 1e-10 and rel_err(b[1], a[1]) < 1e-10
+    # into given outputs
+    out = np.zeros((2, 5, x0.size))
+    s, _ = mo_rollout.rollout(mo, moreau.MjData(mo), x0, u, control_spec=spec, state=out)
+    assert s is out and rel_err(out, a[0]) < 1e-10
+    with pytest.raises(ValueError, match="trailing dimension of initial_state"):
+        mo_rollout.rollout(mo, moreau.MjData(mo), np.zeros(2), None, nstep=1)
+    with pytest.raises(ValueError, match="mjSTATE_USER"):
+        mo_rollout.rollout(mo, moreau.MjData(mo), x0, None, nstep=1, control_spec=1)
+    with pytest.raises(ValueError, match="nbatch"):
+        mo_rollout.rollout(mo, moreau.MjData(mo), np.stack([x0] * 2), np.zeros((3, 2, 1)))
+
+
+def test_batch_matches_mujoco_batch(rng):
+    mj, mo = load_pair(model_path("humanoid"))
+    nsim = 4
+    bj = mujoco.batch.Batch(mj, nsim, 2)
+    bm = mo_batch.Batch(mo, nsim, 2)
+    assert bm.state.shape == bj.state.shape and bm.nstate == bj.nstate
+    assert bm.warning.shape == bj.warning.shape
+    # MuJoCo's rows start at zero; give both the same reset state
+    bj.reset()
+    bm.reset()
+    assert rel_err(bm.state, bj.state) == 0
+    qvel = 0.3 * rng.standard_normal((nsim, mj.nv))
+    ctrl = 0.2 * rng.standard_normal((nsim, mj.nu))
+    for b in (bj, bm):
+        b.bind("qvel")[:] = qvel
+        b.ctrl = ctrl
+        b.bind("qvel")[2, 0] = 1e200  # diverges: reset, counted
+    xj, xm = bj.bind("xpos"), bm.bind("xpos")
+    sj, sm = bj.bind("sensordata"), bm.bind("sensordata")
+    for _ in range(3):
+        bj.step(nstep=5)
+        bm.step(nstep=5)
+    assert rel_err(bm.state, bj.state) < TOL_SOLVE
+    assert rel_err(xm, xj) < TOL_SOLVE
+    assert rel_err(sm, sj) < TOL_SOLVE
+    assert np.array_equal(bm.warning, bj.warning)
+    assert bm.warning[2, int(mujoco.mjtWarning.mjWARN_BADQVEL), 1] == 1
+    assert (bm.status == 0).all()
+    # per-simulation parameters: body masses, then set_const, against MuJoCo's batch
+    for b in (bj, bm):
+        mass = b.expand("body_mass")
+        mass[:, 1] *= np.array([1.0, 1.5, 2.0, 0.5])
+        b.set_const()
+        b.reset()
+        b.step(nstep=10)
+    assert rel_err(bm.expanded("body_subtreemass"), bj.expanded("body_subtreemass")) < 1e-12
+    assert rel_err(bm.state, bj.state) < TOL_SOLVE
+
+
+def test_batch_is_bit_identical_across_threads_and_to_a_serial_loop(rng):
+    mo = moreau.MjModel.from_xml_path(model_path("humanoid"))
+    nsim = 5
+    qvel = 0.3 * rng.standard_normal((nsim, mo.nv))
+    rows = []
+    for nthread, persistent in ((1, False), (2, False), (3, True)):
+        b = mo_batch.Batch(mo, nsim, nthread, persistent)
+        b.qvel = qvel
+        b.step(nstep=12)
+        rows.append(b.state.copy())
+    for r in rows[1:]:
+        assert np.array_equal(r.view(np.uint64), rows[0].view(np.uint64))
+    spec = int(moreau.mjtState.mjSTATE_INTEGRATION)
+    for i in range(nsim):
+        d = moreau.MjData(mo)
+        d.qvel[:] = qvel[i]
+        moreau.mj_step(mo, d, 12)
+        x = np.zeros(moreau.mj_stateSize(mo, spec))
+        moreau.mj_getState(mo, d, x, spec)
+        assert np.array_equal(x.view(np.uint64), rows[0][i].view(np.uint64))
+    with pytest.raises(ValueError, match="sorted"):
+        b.step(ids=[2, 1])
+    with pytest.raises(ValueError, match="use expand"):
+        b.bind("body_mass")
