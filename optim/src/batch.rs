@@ -18,7 +18,8 @@
 
 use crate::sysid::{model_with, set_derived, Param};
 use moreau::data::{WarningStat, NWARNING};
-use moreau::state::{bits, get_state, set_state, state_size};
+use moreau::state_bits as bits;
+use moreau::{get_state, set_state, state_size};
 use moreau::{Data, Model};
 use moreau_derivatives::fd::{FdWorkspace, TransitionJacobians};
 use moreau_derivatives::transition::{transition_analytic_flg, Workspace};
@@ -498,7 +499,7 @@ impl Batch {
     pub fn step(&mut self, ids: Option<&[usize]>, nstep: usize) -> Result<(), String> {
         self.run(ids, 0, &mut [], |_, m, s, _| {
             for _ in 0..nstep {
-                moreau::integrator::step(m, &mut s.data);
+                moreau::step(m, &mut s.data);
             }
         })
     }
@@ -506,7 +507,7 @@ impl Batch {
     /// `mj_forward` on each simulation of `ids` (derived fields at the rows' states).
     pub fn forward(&mut self, ids: Option<&[usize]>) -> Result<(), String> {
         self.run(ids, 0, &mut [], |_, m, s, _| {
-            moreau::forward::forward(m, &mut s.data)
+            moreau::forward(m, &mut s.data)
         })
     }
 
@@ -526,7 +527,7 @@ impl Batch {
     {
         self.run(ids, nout, out, |sim, m, s, o| {
             for _ in 0..nstep {
-                moreau::integrator::step(m, &mut s.data);
+                moreau::step(m, &mut s.data);
             }
             fields(sim, &s.data, o)
         })
@@ -920,7 +921,7 @@ fn one_rollout(
         if let Some(c) = control {
             let _ = set_state(m, d, &c[t * ncontrol..(t + 1) * ncontrol], spec);
         }
-        moreau::integrator::step(m, d);
+        moreau::step(m, d);
         record(d, t, state, sensordata);
     }
 }

@@ -1,0 +1,331 @@
+//! `moreau_optim::batch`: a batch and a rollout give, at any thread count and with a `Data`
+//! per thread or per simulation, exactly (bit for bit) what a serial loop over one fresh
+//! `Data` per simulation gives; a diverging or NaN-controlled simulation leaves the others
+//! exact; per-simulation parameters equal a model compiled with those values; batched
+//! transition Jacobians equal one-at-a-time ones.
+
+use moreau::data::Warning;
+use moreau::state_bits as bits;
+use moreau::{get_state, set_state, state_size};
+use moreau::{Data, Model};
+use moreau_derivatives::fd::FdWorkspace;
+use moreau_optim::batch::{rollout, Batch, Jacobians, Rollout, RolloutInputs, BATCH_SPEC};
+use moreau_optim::sysid::Param;
+
+fn model(name: &str) -> Model {
+    let path = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+    moreau::load(&path).unwrap_or_else(|e| panic!("{path}: {e:?}"))
+}
+
+fn bits_of(x: &[f64]) -> Vec<u64> {
+    x.iter().map(|v| v.to_bits()).collect()
+}
+
+/// Deterministic pseudo-random numbers in [-1, 1).
+fn noise(seed: u64, n: usize) -> Vec<f64> {
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// Initial rows: perturbed velocities and random controls (humanoid: falling, with contacts).
+fn init_rows(b: &mut Batch) {
+    let (qv, nv) = b.component(bits::QVEL).unwrap();
+    let (cu, nu) = b.component(bits::CTRL).unwrap();
+    for sim in 0..b.nsim() {
+        let dv = noise(sim as u64, nv + nu);
+        let row = b.row_mut(sim);
+        for (x, v) in row[qv..qv + nv].iter_mut().zip(&dv) {
+            *x = 0.5 * v;
+        }
+        row[cu..cu + nu].copy_from_slice(&dv[nv..nv + nu]);
+    }
+}
+
+/// The serial loop: one fresh `Data` per simulation, loaded from the row, stepped `nstep`
+/// times; returns the rows after.
+fn serial(m: &[&Model], rows: &[f64], nstate: usize, nstep: usize) -> Vec<f64> {
+    let mut out = rows.to_vec();
+    for (sim, row) in out.chunks_mut(nstate).enumerate() {
+        let mm = m[sim.min(m.len() - 1)];
+        let mut d = Data::new(mm);
+        set_state(mm, &mut d, row, BATCH_SPEC).unwrap();
+        for _ in 0..nstep {
+            moreau::step(mm, &mut d);
+        }
+        get_state(mm, &d, row, BATCH_SPEC).unwrap();
+    }
+    out
+}
+
+#[test]
+fn batch_step_is_bit_identical_to_a_serial_loop_at_any_thread_count() {
+    let m = model("humanoid");
+    let nsim = 7;
+    let nstep = 25;
+    let mut first: Option<Vec<u64>> = None;
+    for (nthread, persistent) in [(1, false), (2, false), (3, false), (2, true)] {
+        let mut b = Batch::new(m.clone(), nsim, nthread, persistent).unwrap();
+        init_rows(&mut b);
+        let rows0 = b.state().to_vec();
+        let want = serial(&[&m], &rows0, b.nstate(), nstep);
+        // in two calls: a row carries everything the next step needs
+        b.step(None, 10).unwrap();
+        b.step(None, nstep - 10).unwrap();
+        assert_eq!(
+            bits_of(b.state()),
+            bits_of(&want),
+            "nthread {nthread}, persistent {persistent}"
+        );
+        let got = bits_of(b.state());
+        if let Some(f) = &first {
+            assert_eq!(&got, f);
+        }
+        first = Some(got);
+        // the humanoid falls onto the floor: contacts are part of the check
+        let (qp, _) = b.component(bits::QPOS).unwrap();
+        assert!(b.row(0)[qp + 2] < m.qpos0[2]);
+        assert!((0..nsim).all(|i| !b.diverged(i)));
+    }
+}
+
+#[test]
+fn batch_ids_run_only_those_simulations() {
+    let m = model("humanoid");
+    let mut b = Batch::new(m.clone(), 5, 2, false).unwrap();
+    init_rows(&mut b);
+    let rows0 = b.state().to_vec();
+    let ns = b.nstate();
+    b.step(Some(&[1, 3]), 5).unwrap();
+    let want = serial(&[&m], &rows0, ns, 5);
+    for sim in 0..5 {
+        let expect = if sim == 1 || sim == 3 {
+            &want[sim * ns..(sim + 1) * ns]
+        } else {
+            &rows0[sim * ns..(sim + 1) * ns]
+        };
+        assert_eq!(bits_of(b.row(sim)), bits_of(expect), "sim {sim}");
+    }
+    assert!(b.step(Some(&[3, 1]), 1).unwrap_err().contains("sorted"));
+    assert!(b.step(Some(&[5]), 1).unwrap_err().contains("[0, 5)"));
+}
+
+#[test]
+fn a_nan_control_or_a_diverging_simulation_leaves_the_others_exact() {
+    let m = model("humanoid");
+    let nsim = 4;
+    let mut b = Batch::new(m.clone(), nsim, 2, false).unwrap();
+    init_rows(&mut b);
+    let (cu, _) = b.component(bits::CTRL).unwrap();
+    let (qv, _) = b.component(bits::QVEL).unwrap();
+    b.row_mut(1)[cu] = f64::NAN;
+    b.row_mut(2)[qv + 3] = 1e200;
+    let rows0 = b.state().to_vec();
+    let ns = b.nstate();
+    let want = serial(&[&m], &rows0, ns, 8);
+    b.step(None, 8).unwrap();
+    // every simulation, the bad ones included, is its serial loop's (the checks are per Data)
+    assert_eq!(bits_of(b.state()), bits_of(&want));
+    for sim in [0, 3] {
+        assert!(b.warning(sim).iter().all(|w| w.number == 0));
+        assert!(!b.diverged(sim));
+    }
+    // a NaN control warns at every step (MuJoCo zeroes the controls it uses), no reset
+    assert_eq!(b.warning(1)[Warning::BadCtrl as usize].number, 8);
+    assert!(!b.diverged(1));
+    // a huge velocity resets the simulation once, then it runs from the model's defaults
+    assert_eq!(b.warning(2)[Warning::BadQvel as usize].number, 1);
+    assert!(b.diverged(2));
+    let (qp, nq) = b.component(bits::QPOS).unwrap();
+    let (t, _) = b.component(bits::TIME).unwrap();
+    assert_eq!(b.row(2)[t], 8.0 * m.opt.timestep);
+    assert!(b.row(2)[qp..qp + nq].iter().all(|x| x.is_finite()));
+    // the next call reports only what it did
+    b.step(Some(&[2]), 1).unwrap();
+    assert!(!b.diverged(2));
+    b.reset(Some(&[1, 2])).unwrap();
+    assert!(b.warning(1).iter().all(|w| w.number == 0));
+}
+
+#[test]
+fn per_simulation_parameters_equal_a_model_compiled_with_them() {
+    let xml = std::fs::read_to_string(format!(
+        "{}/../models/cartpole.xml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let base = moreau::load_from_str(&xml, &Default::default()).unwrap();
+    let pole = 2;
+    assert_eq!(base.body_mass[pole], 0.1);
+    let params = [Param::Mass { body: pole }, Param::Damping { dof: 0 }];
+    let values = [[0.1, 0.1], [0.25, 0.3], [0.4, 0.05]];
+    let mut b = Batch::new(base.clone(), values.len(), 2, false).unwrap();
+    b.set_params(&params, values.as_flattened()).unwrap();
+    let (qp, _) = b.component(bits::QPOS).unwrap();
+    let (cu, _) = b.component(bits::CTRL).unwrap();
+    for sim in 0..values.len() {
+        b.row_mut(sim)[qp + 1] = 0.4;
+        b.row_mut(sim)[cu] = 0.3;
+    }
+    let rows0 = b.state().to_vec();
+    b.step(None, 100).unwrap();
+    for (sim, v) in values.iter().enumerate() {
+        let text = xml
+            .replace(
+                r#"size="0.045" mass="0.1""#,
+                &format!(r#"size="0.045" mass="{}""#, v[0]),
+            )
+            .replace(r#"damping="0.1""#, &format!(r#"damping="{}""#, v[1]));
+        let compiled = moreau::load_from_str(&text, &Default::default()).unwrap();
+        assert_eq!(compiled.body_mass[pole], v[0]);
+        let ns = b.nstate();
+        let want = serial(&[&compiled], &rows0[sim * ns..(sim + 1) * ns], ns, 100);
+        let got = b.row(sim);
+        let err = got
+            .iter()
+            .zip(&want)
+            .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
+            .fold(0.0, f64::max);
+        // the inertia is rescaled from the base model's (mass ratio) rather than recompiled
+        // from the capsule: round-off only
+        assert!(err < 1e-12, "sim {sim}: {err:e}");
+        // and the batch's models are the compiled ones' in the derived constants
+        let bm = b.model_of(sim);
+        assert!((bm.body_subtreemass[1] - compiled.body_subtreemass[1]).abs() < 1e-15);
+        assert!(
+            (bm.dof_invweight0[1] - compiled.dof_invweight0[1]).abs()
+                < 1e-12 * compiled.dof_invweight0[1]
+        );
+    }
+    assert!(b
+        .set_params(&params, &[1.0])
+        .unwrap_err()
+        .contains("values"));
+}
+
+/// A serial rollout by hand, as `mujoco.rollout` defines it.
+fn serial_rollout(m: &Model, x0: &[f64], ctrl: &[f64], nstep: usize) -> (Vec<f64>, Vec<f64>) {
+    let nstate = state_size(m, bits::FULLPHYSICS).unwrap();
+    let mut d = Data::new(m);
+    set_state(m, &mut d, x0, bits::FULLPHYSICS).unwrap();
+    let (mut s, mut sd) = (Vec::new(), Vec::new());
+    let mut row = vec![0.0; nstate];
+    let mut stopped = false;
+    for t in 0..nstep {
+        stopped |= d.warning.iter().any(|w| w.number > 0);
+        if !stopped {
+            d.ctrl.copy_from_slice(&ctrl[t * m.nu..(t + 1) * m.nu]);
+            moreau::step(m, &mut d);
+        }
+        get_state(m, &d, &mut row, bits::FULLPHYSICS).unwrap();
+        s.extend_from_slice(&row);
+        sd.extend_from_slice(&d.sensordata);
+    }
+    (s, sd)
+}
+
+#[test]
+fn rollout_is_bit_identical_to_a_serial_loop_at_any_thread_count() {
+    let m = model("humanoid");
+    let (nbatch, nstep) = (6, 20);
+    let nstate = state_size(&m, bits::FULLPHYSICS).unwrap();
+    let d0 = Data::new(&m);
+    let mut x0 = vec![0.0; nbatch * nstate];
+    for (r, x) in x0.chunks_mut(nstate).enumerate() {
+        get_state(&m, &d0, x, bits::FULLPHYSICS).unwrap();
+        let dv = noise(100 + r as u64, m.nv);
+        for (x, v) in x[1 + m.nq..].iter_mut().zip(&dv) {
+            *x = 0.3 * v;
+        }
+    }
+    let mut ctrl = noise(7, nbatch * nstep * m.nu);
+    // rollout 4 gets a NaN control at step 5: it stops there, the others are unaffected
+    ctrl[(4 * nstep + 5) * m.nu] = f64::NAN;
+    let models = [&m];
+    let inp = RolloutInputs {
+        models: &models,
+        initial_state: &x0,
+        initial_warmstart: None,
+        control: Some(&ctrl),
+        control_spec: bits::CTRL,
+        nstep,
+    };
+    let mut want_s = Vec::new();
+    let mut want_d = Vec::new();
+    for r in 0..nbatch {
+        let (s, d) = serial_rollout(
+            &m,
+            &x0[r * nstate..(r + 1) * nstate],
+            &ctrl[r * nstep * m.nu..(r + 1) * nstep * m.nu],
+            nstep,
+        );
+        want_s.extend(s);
+        want_d.extend(d);
+    }
+    for nthread in [1, 2, 3] {
+        let (s, d) = rollout(&inp, nthread).unwrap();
+        assert_eq!(bits_of(&s), bits_of(&want_s), "nthread {nthread}");
+        assert_eq!(bits_of(&d), bits_of(&want_d), "nthread {nthread}");
+    }
+    // rollout 4 repeats its state from step 5 on
+    let row = |r: usize, t: usize| &want_s[(r * nstep + t) * nstate..(r * nstep + t + 1) * nstate];
+    assert_eq!(bits_of(row(4, 5)), bits_of(row(4, nstep - 1)));
+    assert_ne!(bits_of(row(4, 4)), bits_of(row(4, 5)));
+    // chunking and reused Datas change nothing either
+    let pool = Rollout::new(2).unwrap();
+    let mut datas = vec![Data::new(&m), Data::new(&m)];
+    let mut s = vec![0.0; want_s.len()];
+    for chunk in [1, 4] {
+        pool.rollout(&mut datas, &inp, Some(&mut s), None, Some(chunk))
+            .unwrap();
+        assert_eq!(bits_of(&s), bits_of(&want_s));
+    }
+    // bad shapes are errors
+    let bad = RolloutInputs {
+        control: Some(&ctrl[1..]),
+        ..inp
+    };
+    assert!(rollout(&bad, 1).unwrap_err().contains("control has"));
+}
+
+#[test]
+fn batched_transition_jacobians_equal_one_at_a_time() {
+    let m = model("humanoid");
+    let mut b = Batch::new(m.clone(), 3, 2, false).unwrap();
+    init_rows(&mut b);
+    b.step(None, 3).unwrap();
+    let rows = b.state().to_vec();
+    let ns = b.nstate();
+    let fd = Jacobians::Fd {
+        eps: 1e-6,
+        centered: false,
+    };
+    let got = b.transition(Some(&[0, 2]), fd).unwrap();
+    assert_eq!(bits_of(b.state()), bits_of(&rows), "rows are not advanced");
+    for (k, sim) in [0, 2].into_iter().enumerate() {
+        let mut d = Data::new(&m);
+        set_state(&m, &mut d, &rows[sim * ns..(sim + 1) * ns], BATCH_SPEC).unwrap();
+        let mut ws = FdWorkspace::new(&m);
+        let j = ws.transition(&m, &mut d, 1e-6, false);
+        assert_eq!(bits_of(got[k].A.as_slice()), bits_of(j.A.as_slice()));
+        assert_eq!(bits_of(got[k].B.as_slice()), bits_of(j.B.as_slice()));
+    }
+    let an = b
+        .transition(None, Jacobians::Analytic { sensors: false })
+        .unwrap();
+    for (sim, j) in an.iter().enumerate() {
+        let mut d = Data::new(&m);
+        set_state(&m, &mut d, &rows[sim * ns..(sim + 1) * ns], BATCH_SPEC).unwrap();
+        let want = moreau_derivatives::transition::transition_analytic(&m, &mut d).unwrap();
+        assert_eq!(bits_of(j.A.as_slice()), bits_of(want.A.as_slice()));
+        assert_eq!(bits_of(j.B.as_slice()), bits_of(want.B.as_slice()));
+    }
+}
