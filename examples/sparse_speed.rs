@@ -2,7 +2,7 @@
 //! process so both see the same machine load: per round, 1000 steps from the keyframe in each
 //! layout (wall time); prints the min and median µs/step of each and the median of the
 //! per-round ratios sparse / dense. The two layouts give bit-identical trajectories
-//! (tests/sparse_oracle.rs), so both rounds do the same work.
+//! (tests/engine/sparse_oracle.rs), so both rounds do the same work.
 //!
 //!     cargo run --release --example sparse_speed -- models/humanoids.xml [rounds]
 

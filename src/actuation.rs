@@ -110,7 +110,7 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
 }
 
 /// Body (adhesion) transmission (MuJoCo's `mjTRN_BODY`, checked against 4.0.0 in
-/// tests/phys8c_oracle.rs): `actuator_length = 0`; the moment is minus the average, over the
+/// tests/engine/camera_rangefinder_oracle.rs): `actuator_length = 0`; the moment is minus the average, over the
 /// contacts of `d.contact` that involve a geom of the body (all of them, also those only within
 /// the margin), of the contact normal Jacobian `nᵀ (J(b₂, p) − J(b₁, p))` at the contact point
 /// `p`, so that a positive force pulls the surfaces together. Zero without such contacts. Must

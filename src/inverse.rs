@@ -6,7 +6,7 @@
 //! qfrc_constraint`: the generalized force that the applied, actuator and Cartesian forces must
 //! sum to, i.e. `qfrc_inverse = qfrc_applied + qfrc_actuator + Σ Jᵀ xfrc_applied` after a
 //! `forward`. Neither `qfrc_actuator` nor `xfrc_applied` is subtracted (checked against MuJoCo
-//! 4.0.0: the identity holds to 1e-14, tests/inverse_oracle.rs). `M` is `qM` (armature and
+//! 4.0.0: the identity holds to 1e-14, tests/engine/inverse_oracle.rs). `M` is `qM` (armature and
 //! tendon armature included, as in forward dynamics).
 //!
 //! The constraint force is the analytic minimizer of the constraint cost at `qacc`

@@ -1,5 +1,5 @@
 //! Compile-time actuator length ranges (MuJoCo's `mj_setLengthRange`, MJCF
-//! `<compiler><lengthrange>`; checked against MuJoCo 4.0.0 in tests/phys8c_oracle.rs).
+//! `<compiler><lengthrange>`; checked against MuJoCo 4.0.0 in tests/engine/camera_rangefinder_oracle.rs).
 //!
 //! Selection: `mode` none / muscle / muscleuser / all, where an actuator is a muscle if its gain
 //! or bias type is `muscle` (the dynamics type does not count, as in MuJoCo); `useexisting`

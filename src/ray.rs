@@ -301,7 +301,7 @@ pub fn ray_hfield<T: Scalar>(m: &Model, g: usize, p: &Vector3<T>, v: &Vector3<T>
 /// not on a static (world-welded) body unless `flg_static`, and, with a group mask, its group
 /// enabled (groups outside 0..6 clamped to 0..=5, as in MuJoCo), and not invisible: the alpha of
 /// its material if it has one (`mat_rgba`, even when the geom's own `rgba` is set), else of its
-/// `geom_rgba`, must not be 0 (MuJoCo 4.0.0, tests/phys8c_oracle.rs; rangefinders follow it).
+/// `geom_rgba`, must not be 0 (MuJoCo 4.0.0, tests/engine/camera_rangefinder_oracle.rs; rangefinders follow it).
 pub fn ray_eligible(
     m: &Model,
     g: usize,

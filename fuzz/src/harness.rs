@@ -1,5 +1,5 @@
 //! The body of the `mjcf` fuzz target, shared (by `#[path]`) with the corpus replay test
-//! `derivatives/tests/fuzz_corpus.rs`, which runs the very same code without libFuzzer.
+//! `derivatives/tests/derivatives/fuzz_corpus.rs`, which runs the very same code without libFuzzer.
 //!
 //! Input format: an MJCF document, optionally followed by files for the virtual file system,
 //! each introduced by a line `@@file NAME` (includes, meshes, height fields).

@@ -6,7 +6,7 @@
 //! trajectory and parameters under the model's exact discrete dynamics.
 //!
 //! [`double_pendulum`] builds the problem of `examples/colparam.rs` and
-//! `optim/tests/collocation_params.rs`; [`param_standard_errors`] is the expected estimation
+//! `optim/tests/optim/collocation_params.rs`; [`param_standard_errors`] is the expected estimation
 //! error at a solution, from the Gauss–Newton matrix.
 
 use crate::collocation::{Collocation, ParamSpec, PositionTracking, Weights};

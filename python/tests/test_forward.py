@@ -17,7 +17,7 @@ KNOWN = {
 }
 
 # fluid forces use the compiled geom_fluid, whose virtual-mass quadrature agrees with MuJoCo's
-# to ~6e-7 (tests/fluid_compile.rs: 3e-6 on qfrc_passive)
+# to ~6e-7 (tests/engine/fluid_compile.rs: 3e-6 on qfrc_passive)
 TOL_FLUID = 3e-6
 
 SMOOTH_FIELDS = ["xpos", "xquat", "xmat", "xipos", "geom_xpos", "geom_xmat", "site_xpos",

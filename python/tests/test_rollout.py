@@ -2,9 +2,9 @@
 piecewise-constant random controls (new controls every 50 steps, inside `ctrlrange`).
 
 Error measure `|a - b| / max(1, |b|)` on qpos, qvel, act after every step; tolerances as the Rust
-rollout tests: 1e-8 for models without constraint rows (tests/loader_rollout.rs), 1e-6 once
-contacts, limits or equalities act (tests/contact_oracle.rs), 3e-6 with fluid forces (the
-compiled geom_fluid, tests/fluid_compile.rs). Chaotic models (a humanoid falling, contact chains) do not reproduce themselves: each model is
+rollout tests: 1e-8 for models without constraint rows (tests/engine/loader_rollout.rs), 1e-6 once
+contacts, limits or equalities act (tests/engine/contact_oracle.rs), 3e-6 with fluid forces (the
+compiled geom_fluid, tests/engine/fluid_compile.rs). Chaotic models (a humanoid falling, contact chains) do not reproduce themselves: each model is
 compared over MuJoCo's own reproducible horizon, the steps before MuJoCo started from a
 1e-14 change of every initial velocity departs from MuJoCo by more than the tolerance (as the
 Rust zoo test does). The horizon is printed; for most models it is the full 1000 steps.

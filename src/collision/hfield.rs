@@ -11,7 +11,7 @@
 //! tools/reference/probe_hfield_ccd.py): its EPA stops early (a repeated box corner or mesh
 //! vertex ends it; the prism records no vertex index), so MuJoCo's depths are below the minimal
 //! penetration depth (on a flat cell 0.0044 against 0.058). Against MuJoCo 4.0.0
-//! (tests/collision_oracle.rs, `hfield-*` rows: random and flat fields, a single cell, tilted
+//! (tests/engine/collision_oracle.rs, `hfield-*` rows: random and flat fields, a single cell, tilted
 //! terrain, resting feet) all counts agree and 713 of 728 box/mesh contacts agree to 1e-9 (the
 //! scenes without a differing contact to ≤ 2.1e-13); 15 differ (MuJoCo's EPA ends at another
 //! iteration, once from another GJK tetrahedron; up to 1.1e-2 in depth); cylinders 29 of 192

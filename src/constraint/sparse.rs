@@ -4,7 +4,7 @@
 //! form: row `i` has `efc_J_rownnz[i]` entries from `efc_J_rowadr[i]`, at the ascending dofs
 //! `efc_J_colind[..]`; `efc_J_rowsuper[i]` counts the following rows with the same pattern.
 //! The patterns are MuJoCo 4.0.0's, structural zeros included (checked against the oracle,
-//! `tests/sparse_oracle.rs`):
+//! `tests/engine/sparse_oracle.rs`):
 //! - contact: the dofs of the two bodies' chains that are not shared (the common ancestors'
 //!   columns of `J(b2, p) − J(b1, p)` cancel exactly, so MuJoCo leaves them out);
 //! - connect, weld: the union of the two bodies' chains (shared ancestors included);

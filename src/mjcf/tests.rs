@@ -745,7 +745,7 @@ fn actuator_damping_armature_and_actuatorgravcomp() {
     assert_eq!(m.actuator_dampingpoly, [[0.1, 0.0]]);
     assert_eq!(m.actuator_armature, [0.2]);
     assert_eq!(m.jnt_actgravcomp, [true, true]);
-    // actuator damping/armature on a joint transmission are simulated (tests/actdamp_oracle.rs)
+    // actuator damping/armature on a joint transmission are simulated (tests/engine/actuator_damping_oracle.rs)
     assert!(crate::forward::unsupported(&m).is_none());
 
     let m = load_from_str(&xml.replace("ATTR", ""), &Vfs::new()).unwrap();

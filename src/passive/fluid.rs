@@ -22,7 +22,7 @@
 //!   `g = -(πD³β + ρ |c∘ω|) ω`, `c_i = C_ang I_i + C_slender (I_max - I_i)`,
 //!   `I_i = 8π/15 s_i max(s_j, s_k)⁴`, `I_max = 8π/15 s_mid s_max⁴`.
 //!
-//! Verified against MuJoCo 4.0.0's `qfrc_fluid` (tests/phys8_oracle.rs). The velocity
+//! Verified against MuJoCo 4.0.0's `qfrc_fluid` (tests/engine/tendon_fluid_oracle.rs). The velocity
 //! derivative for the implicit integrators is [`fluid_deriv`] (by forward-mode differentiation of
 //! the same formulas).
 

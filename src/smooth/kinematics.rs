@@ -99,7 +99,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
 }
 
 /// Camera tracking modes (`mj_camlight`, after [`crate::smooth::com::com_pos`]; MJCF `camera/mode`,
-/// checked against MuJoCo 4.0.0 in tests/phys8c_oracle.rs): `track` keeps the orientation
+/// checked against MuJoCo 4.0.0 in tests/engine/camera_rangefinder_oracle.rs): `track` keeps the orientation
 /// `cam_mat0` at the offset `cam_pos0` from the body origin, `trackcom` the same at offset
 /// `cam_poscom0` from the body's subtree COM; `targetbody(com)` keeps the fixed position and
 /// turns the camera so that its -z axis looks at the target body origin (subtree COM), with

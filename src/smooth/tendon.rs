@@ -157,7 +157,7 @@ fn wrap_circle<T: Scalar>(
 }
 
 /// 2D "inside" wrap (side site inside the geom, MuJoCo 4.0.0 behaviour checked in
-/// tests/phys8c_oracle.rs): the path must touch the closed disk of radius `r`. If the straight
+/// tests/engine/camera_rangefinder_oracle.rs): the path must touch the closed disk of radius `r`. If the straight
 /// segment `p0 p1` already does (or an end point lies in the disk) it is the path (`None`);
 /// otherwise the path is `p0 → t → p1` with `t` on the circle minimizing `|t − p0| + |t − p1|`
 /// (where the circle normal bisects the angle at `t`). `t` is found on the arc between the

@@ -18,7 +18,7 @@
 //! `noslip_tolerance` or after `noslip_iterations` sweeps. Its sweeps are appended to the
 //! island's statistics (improvement, and nactive / nchange of the dual state as for PGS) and
 //! counted in `solver_niter`. Unlike PGS in 4.0.0, the noslip sweeps go in row order without
-//! momentum (checked against MuJoCo 4.0.0, tests/pgs_oracle.rs and tests/noslip_oracle.rs). Finally
+//! momentum (checked against MuJoCo 4.0.0, tests/engine/pgs_oracle.rs and tests/engine/noslip_oracle.rs). Finally
 //! `qacc = qacc_smooth + M⁻¹Jᵀf` and the row states are the dual state of the final forces.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels

@@ -23,7 +23,7 @@
 //!   always active; f > 0; elliptic not in its top zone), neval = nupdate = 0; stop after the
 //!   sweep whose improvement is below `tolerance`;
 //! - the row states left behind: that dual state of the final forces (MuJoCo's `efc_state`
-//!   after PGS). Checked by tests/pgs_oracle.rs.
+//!   after PGS). Checked by tests/engine/pgs_oracle.rs.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 

@@ -22,7 +22,7 @@ single thread; cpu_ms / cpu_ms_min the thread CPU time, `time.thread_time`, for 
 machines): {problem, cost, iterations, ms, ms_min, cpu_ms, cpu_ms_min, dyn_err, xN}.
 `--out FILE` also writes
 them as a JSON array: tests/reference/crocoddyl_swingup.json (the optima that
-optim/tests/peer_optimum.rs checks moreau's solvers against) is
+optim/tests/optim/peer_optimum.rs checks moreau's solvers against) is
 `python3 tools/bench/crocoddyl_swingup.py --repeat 1 --out tests/reference/crocoddyl_swingup.json`.
 """
 

@@ -2,7 +2,7 @@
 """Capsule pairs whose segments cross (closest points coincide): MuJoCo 4.0.0's contacts.
 
 Run: python3 tools/reference/gen_capsule_cross_cases.py   (needs mujoco==4.0.0)
-Writes tests/reference/capsule_cross_cases.json, read by tests/capsule_cross.rs. Where the
+Writes tests/reference/capsule_cross_cases.json, read by tests/engine/capsule_cross.rs. Where the
 segments cross, MuJoCo's normal is the normalized cross product of the two axes (geom1's × geom2's),
 not the coincident-spheres default +x; in planar models crossing capsules are the generic case.
 """

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Collision oracle: small scenes posed randomly, contacts from MuJoCo 4.0.0.
 
-Writes tests/reference/collision_cases.json, read by tests/collision_oracle.rs. Each scene stores
+Writes tests/reference/collision_cases.json, read by tests/engine/collision_oracle.rs. Each scene stores
 the model fields collision needs; each pose stores geom/body poses and the resulting contacts.
 Run: python3 tools/reference/gen_collision_cases.py
 """

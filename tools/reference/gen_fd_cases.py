@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reference cases for the finite-difference Jacobians (mjd_transitionFD, mjd_inverseFD) from MuJoCo 4.0.0.
 
-Writes tests/reference/fd_cases.json, read by derivatives/tests/fd_oracle.rs. For each project model
+Writes tests/reference/fd_cases.json, read by derivatives/tests/derivatives/fd_oracle.rs. For each project model
 (loaded from models/ by path, so the Rust side compiles the same MJCF) and integrator variant, at 2-3
 states (keyframe 0 with random controls, a random state, controls at / beyond their ctrlrange limits):
 - mjd_transitionFD with eps 1e-6, forward and centered: A, B, C, D (rows are outputs);

@@ -2,7 +2,7 @@
 """Mesh compilation cases: MuJoCo 4.0.0's processed meshes, hulls and polygons.
 
 Run: python3 tools/reference/gen_mesh_cases.py   (needs mujoco==4.0.0 and numpy)
-Writes tests/reference/mesh_cases.json, read by tests/mesh_compile.rs. Each case is an MJCF
+Writes tests/reference/mesh_cases.json, read by tests/engine/mesh_compile.rs. Each case is an MJCF
 string plus the mesh files it reads (STL/OBJ bytes, base64), and either MuJoCo's error or, per
 mesh: the processed float32 vertices and faces, `mesh_pos`, `mesh_quat`, the convex-hull graph
 (`mesh_graph`, Qhull's vertex and facet order), the polygons (`mesh_polyvert` in MuJoCo's

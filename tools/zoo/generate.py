@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MuJoCo 4.0.0 reference data for the public model zoo (tests/zoo.rs).
+"""MuJoCo 4.0.0 reference data for the public model zoo (tests/engine/zoo.rs).
 
 For every model of tools/zoo/models.txt (or the names given) this loads the MJCF from the zoo
 cache (tools/zoo/fetch.py) with `mujoco.MjModel.from_xml_path` and writes

@@ -1,4 +1,4 @@
-//! Go1 MPC setup shared by `examples/mpc_go1.rs` and `optim/tests/go1_mpc.rs`: MuJoCo
+//! Go1 MPC setup shared by `examples/mpc_go1.rs` and `optim/tests/optim/go1_mpc.rs`: MuJoCo
 //! Menagerie's Unitree Go1 (`unitree_go1/scene.xml` of the public zoo, loaded unchanged: 12
 //! position actuators with `kp = 100`, elliptic cones with `impratio = 100`, condim-6 feet)
 //! walked forward by a gait-free cost — trunk height and orientation at the `home` keyframe,

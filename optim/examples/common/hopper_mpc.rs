@@ -1,5 +1,5 @@
-//! Hopper MPC setup shared by `examples/mpc_hopper.rs` and the tests `optim/tests/mpc_limits.rs`
-//! and `optim/tests/hopper_mpc.rs`: the planar hopper leg (`models/hopper_leg.xml`, standing
+//! Hopper MPC setup shared by `examples/mpc_hopper.rs` and the tests `optim/tests/optim/mpc_limits.rs`
+//! and `optim/tests/optim/hopper_mpc.rs`: the planar hopper leg (`models/hopper_leg.xml`, standing
 //! keyframe at rest; rootx, rootz, rooty, thigh, leg, foot; three motors, ctrlrange ±1) kept
 //! standing, moving forward at `vx`, under pushes on the torso, by receding-horizon iLQR on a
 //! diagonal cost around the standing pose.

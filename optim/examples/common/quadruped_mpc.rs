@@ -1,5 +1,5 @@
 //! Quadruped MPC setup shared by `examples/mpc_quadruped.rs` and
-//! `optim/tests/quadruped_mpc.rs`: `models/quadruped.xml` (free-floating torso, 12 position
+//! `optim/tests/optim/quadruped_mpc.rs`: `models/quadruped.xml` (free-floating torso, 12 position
 //! actuators, soft MuJoCo contacts) driven forward by a gait-free cost — torso height and
 //! orientation at the stance, forward-velocity target, small joint deviations and controls — by
 //! receding-horizon iLQR (analytic or FD transition Jacobians in the tangent space) or by

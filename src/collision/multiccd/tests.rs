@@ -34,7 +34,7 @@
 //! polygons of `Mesh::build_polygons`: the same number of contacts everywhere, the same contacts
 //! (order-insensitive) except where the kept overlap has more than four corners.
 
-#[path = "../../../tests/oracle_util/mod.rs"]
+#[path = "../../../tests/engine/support/oracle_util/mod.rs"]
 mod oracle_util;
 
 use crate::collision::collision;

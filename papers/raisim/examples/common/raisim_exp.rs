@@ -1,5 +1,5 @@
 //! Le Lidec & Carpentier, experiments 1 and 2 on `models/cube_slide.xml`, shared by the examples
-//! (`raisim_slide`, `raisim_drag`) and `tests/raisim.rs`.
+//! (`raisim_slide`, `raisim_drag`) and `tests/raisim/experiments.rs`.
 
 #![allow(dead_code)]
 

@@ -14,7 +14,7 @@
 //! As in the paper, the number of Gauss-Seidel sweeps is fixed (`ITERS`; the relative
 //! tolerance 1e-10 rarely stops earlier).
 //!
-//! Shared by `examples/raisim_mpc.rs` and `tests/raisim_mpc.rs`.
+//! Shared by `examples/raisim_mpc.rs` and `tests/raisim/raisim_mpc.rs`.
 
 #![allow(dead_code)]
 

@@ -1,0 +1,260 @@
+//! One small model per gap the public model zoo (`tests/engine/zoo.rs`) turned up, against MuJoCo
+//! 4.0.0's values in `tests/reference/zoo_regressions.json` (`tools/zoo/gen_regressions.py`);
+//! these need no zoo cache.
+
+use moreau::{load_from_str, Data, Vfs};
+use serde_json::Value;
+
+fn reference() -> Value {
+    let p = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/reference/zoo_regressions.json"
+    );
+    serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+}
+
+fn fv(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Array(a) => a.iter().flat_map(fv).collect(),
+        _ => vec![v.as_f64().unwrap()],
+    }
+}
+
+fn close(what: &str, got: &[f64], want: &[f64], tol: f64) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    let scale = want.iter().fold(1e-300f64, |w, x| w.max(x.abs()));
+    for (k, (a, b)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (a - b).abs() <= tol * scale,
+            "{what}[{k}]: moreau {a}, MuJoCo {b}\n got  {got:?}\n want {want:?}"
+        );
+    }
+}
+
+fn model(case: &Value) -> moreau::Model {
+    load_from_str(case["xml"].as_str().unwrap(), &Vfs::default()).unwrap()
+}
+
+/// dm_control's cart-pole, quadruped and swimmer: `fromto` given by the default class sets the
+/// capsule's half-length and frame (element orientation attributes are then ignored), for
+/// geoms and sites, capsules and boxes.
+#[test]
+fn fromto_from_default_class() {
+    let c = &reference()["fromto_default"];
+    let m = model(c);
+    let flat3 = |x: &[[f64; 3]]| x.iter().flatten().copied().collect::<Vec<_>>();
+    let flat4 = |x: &[[f64; 4]]| x.iter().flatten().copied().collect::<Vec<_>>();
+    close("geom_pos", &flat3(&m.geom_pos), &fv(&c["geom_pos"]), 1e-15);
+    close(
+        "geom_quat",
+        &flat4(&m.geom_quat),
+        &fv(&c["geom_quat"]),
+        1e-15,
+    );
+    close(
+        "geom_size",
+        &flat3(&m.geom_size),
+        &fv(&c["geom_size"]),
+        1e-15,
+    );
+    close("site_pos", &flat3(&m.site_pos), &fv(&c["site_pos"]), 1e-15);
+    close(
+        "site_quat",
+        &flat4(&m.site_quat),
+        &fv(&c["site_quat"]),
+        1e-15,
+    );
+    close(
+        "site_size",
+        &flat3(&m.site_size),
+        &fv(&c["site_size"]),
+        1e-15,
+    );
+    close("body_mass", &m.body_mass, &fv(&c["body_mass"]), 1e-14);
+}
+
+/// `fromto` with a nonzero `pos`, or on a sphere, is refused with MuJoCo's message.
+#[test]
+fn fromto_errors_use_mujocos_words() {
+    for (name, c) in reference()["fromto_errors"].as_object().unwrap() {
+        let err = load_from_str(c["xml"].as_str().unwrap(), &Vfs::default())
+            .err()
+            .unwrap_or_else(|| panic!("{name}: loads"));
+        let msg = c["message"].as_str().unwrap();
+        assert!(
+            err.to_string().contains(msg),
+            "{name}: `{err}` lacks `{msg}`"
+        );
+    }
+}
+
+/// dm_control's dog (`nkey="1"`) and Gymnasium's humanoids (`nkey="5"`): `<size nkey>` adds
+/// unnamed keyframes at the initial state after the given ones.
+#[test]
+fn size_nkey_allocates_keyframes() {
+    let c = &reference()["size_nkey"];
+    let m = model(c);
+    assert_eq!(m.nkey, c["nkey"].as_u64().unwrap() as usize);
+    let names: Vec<&str> = c["key_name"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap())
+        .collect();
+    assert_eq!(m.key_name, names);
+    let (qpos, qvel, ctrl) = (fv(&c["key_qpos"]), fv(&c["key_qvel"]), fv(&c["key_ctrl"]));
+    let (mpos, mquat, time) = (fv(&c["key_mpos"]), fv(&c["key_mquat"]), fv(&c["key_time"]));
+    for k in 0..m.nkey {
+        let mut d = Data::<f64>::new(&m);
+        d.reset_keyframe(&m, k).unwrap();
+        close("time", &[d.time], &time[k..k + 1], 0.0);
+        close("qpos", &d.qpos, &qpos[k * m.nq..(k + 1) * m.nq], 1e-15);
+        close("qvel", &d.qvel, &qvel[k * m.nv..(k + 1) * m.nv], 0.0);
+        close("ctrl", &d.ctrl, &ctrl[k * m.nu..(k + 1) * m.nu], 0.0);
+        let p: Vec<f64> = d.mocap_pos.iter().flat_map(|p| p.iter().copied()).collect();
+        let q: Vec<f64> = d
+            .mocap_quat
+            .iter()
+            .flat_map(|q| [q.w, q.i, q.j, q.k])
+            .collect();
+        close("mpos", &p, &mpos[3 * k..3 * k + 3], 0.0);
+        close("mquat", &q, &mquat[4 * k..4 * k + 4], 1e-15);
+    }
+}
+
+/// Gymnasium's pusher and dm_control's ball-in-cup: a body on axis-aligned slide joints alone,
+/// without children, on a static parent, with its inertial frame at the body frame, has
+/// `body_invweight0 = (1/mass, 0)` and `dof_invweight0 = 1/mass` (no armature); any other body
+/// the `J M⁻¹ Jᵀ` averages.
+#[test]
+fn slider_bodies_weigh_by_mass() {
+    let c = &reference()["sliders"];
+    let m = model(c);
+    let simple: Vec<bool> = (0..m.nbody)
+        .map(|b| b > 0 && moreau::pipeline::slider_body(&m, b))
+        .collect();
+    let want: Vec<bool> = c["body_simple"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_u64() == Some(2))
+        .collect();
+    assert_eq!(simple, want);
+    let iw: Vec<f64> = m.body_invweight0.iter().flatten().copied().collect();
+    close("body_invweight0", &iw, &fv(&c["body_invweight0"]), 1e-14);
+    close(
+        "dof_invweight0",
+        &m.dof_invweight0,
+        &fv(&c["dof_invweight0"]),
+        1e-14,
+    );
+}
+
+/// dm_control's dog: MuJoCo's default mesh inertia ("legacy") on a non-convex mesh; "exact"
+/// beside it.
+#[test]
+fn legacy_mesh_inertia() {
+    let c = &reference()["legacy_mesh"];
+    let m = model(c);
+    close("body_mass", &m.body_mass, &fv(&c["body_mass"]), 1e-14);
+    let inertia: Vec<f64> = m.body_inertia.iter().flatten().copied().collect();
+    close("body_inertia", &inertia, &fv(&c["body_inertia"]), 1e-13);
+    let ipos: Vec<f64> = m.body_ipos.iter().flatten().copied().collect();
+    close("body_ipos", &ipos, &fv(&c["body_ipos"]), 1e-14);
+}
+
+/// dm_control's humanoid_CMU: contacts come in MuJoCo's order (body pairs by body id, then geoms
+/// by id), whatever the sweep-and-prune order; the constraint solve depends on it.
+#[test]
+fn contact_order_is_mujocos() {
+    let c = &reference()["contact_order"];
+    let m = model(c);
+    let mut d = Data::<f64>::new(&m);
+    moreau::forward(&m, &mut d);
+    let got: Vec<[usize; 2]> = d.contact.iter().map(|c| c.geom).collect();
+    let want: Vec<[usize; 2]> = c["contact_geom"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            [
+                g[0].as_u64().unwrap() as usize,
+                g[1].as_u64().unwrap() as usize,
+            ]
+        })
+        .collect();
+    assert_eq!(got, want);
+    let dist: Vec<f64> = d.contact.iter().map(|c| c.dist).collect();
+    close("dist", &dist, &fv(&c["contact_dist"]), 1e-14);
+}
+
+/// MuJoCo's test model: a spatial tendon wraps a free body welded to the world; `cfrc_ext`
+/// (and so the force and torque sensors) includes each spatial tendon's force (passive,
+/// actuators, friction and limit rows) along its path, over a geom wrap and a pulley branch.
+#[test]
+fn spatial_tendon_forces_in_cfrc_ext() {
+    let c = &reference()["tendon_ext"];
+    let m = model(c);
+    let mut d = Data::<f64>::new(&m);
+    d.ctrl.copy_from_slice(&fv(&c["ctrl"]));
+    d.qvel.copy_from_slice(&fv(&c["qvel"]));
+    moreau::forward(&m, &mut d);
+    moreau::pipeline::rne_post_constraint(&m, &mut d);
+    let ext: Vec<f64> = d.cfrc_ext.iter().flat_map(|v| v.iter().copied()).collect();
+    let want = fv(&c["cfrc_ext"]);
+    close("cfrc_ext", &ext, &want, 1e-13);
+    let int: Vec<f64> = d.cfrc_int.iter().flat_map(|v| v.iter().copied()).collect();
+    close("cfrc_int", &int, &fv(&c["cfrc_int"]), 1e-12);
+    // the sensors of free bodies read round-off: compared on the scale of the forces
+    let scale = want.iter().fold(0.0f64, |w, x| w.max(x.abs()));
+    for (k, (a, b)) in d.sensordata.iter().zip(fv(&c["sensordata"])).enumerate() {
+        assert!(
+            (a - b).abs() <= 1e-12 * scale,
+            "sensordata[{k}]: moreau {a}, MuJoCo {b}"
+        );
+    }
+}
+
+/// Barkour vb's height-field scene: `<hfield file="….png">` reads the image as grey levels (the
+/// red channel of color and palette images, the high byte of 16-bit samples), rows from the
+/// image's top at +y, elevations normalized to [0, 1]; for every PNG color type.
+#[test]
+fn png_height_fields() {
+    let c = &reference()["png_hfield"];
+    let mut vfs = Vfs::new();
+    for (name, hex) in c["files"].as_object().unwrap() {
+        let hex = hex.as_str().unwrap();
+        let bytes: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        vfs.add(name.clone(), bytes);
+    }
+    let m = load_from_str(c["xml"].as_str().unwrap(), &vfs).unwrap();
+    let ints = |k: &str| -> Vec<usize> {
+        c[k].as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap() as usize)
+            .collect()
+    };
+    assert_eq!(
+        m.hfield.iter().map(|h| h.nrow).collect::<Vec<_>>(),
+        ints("hfield_nrow")
+    );
+    assert_eq!(
+        m.hfield.iter().map(|h| h.ncol).collect::<Vec<_>>(),
+        ints("hfield_ncol")
+    );
+    let data: Vec<f64> = m
+        .hfield
+        .iter()
+        .flat_map(|h| h.data.iter().copied())
+        .collect();
+    // float32 data in MuJoCo, compared exactly
+    close("hfield_data", &data, &fv(&c["hfield_data"]), 0.0);
+    // a file that is not a PNG is refused with a message, not a panic
+    vfs.add("rgb.png", b"not a png".to_vec());
+    let err = load_from_str(c["xml"].as_str().unwrap(), &vfs).unwrap_err();
+    assert!(err.to_string().contains("PNG"), "{err}");
+}
