@@ -434,7 +434,7 @@ pub fn muscle_dynamics<T: Scalar>(u: T, act: T, prm: &[f64; 10]) -> T {
 ///   control is bad (NaN/inf/|u| > 1e10) a `BadCtrl` warning is recorded with its index and every
 ///   actuator input is 0 for this evaluation (`ctrl` itself is left untouched).
 /// - `act_dot`: integrator `u`; filter/filterexact `(u - act)/τ`; muscle as in
-///   [`muscle_dynamics`].
+///   `muscle_dynamics`.
 /// - The force input is the activation (the next activation `act + h·act_dot`, exact for
 ///   filterexact and clamped to actrange if actlimited, when actearly) or `u` if stateless.
 /// - `force = gain · input + bias`, clamped to forcerange if forcelimited;

@@ -133,7 +133,7 @@ pub fn euler<T: Scalar>(m: &Model, d: &mut Data<T>) {
     euler_skip(m, d, false);
 }
 
-/// [`euler`]; with `skip_factor` the factor of `M + h·diag(∂damping/∂v)` left in `d.qH` by the
+/// `euler`; with `skip_factor` the factor of `M + h·diag(∂damping/∂v)` left in `d.qH` by the
 /// previous call is reused (`mj_EulerSkip`; valid when position and velocity are unchanged).
 pub fn euler_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_factor: bool) {
     d.qacc_warmstart.copy_from_slice(&d.qacc);

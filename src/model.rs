@@ -4,7 +4,7 @@
 //! indexed by element id (`body_*[b]`, `jnt_*[j]`, `dof_*[i]`, ...), with addresses into the
 //! system-level vectors (`jnt_qposadr`, `jnt_dofadr`, `body_dofadr`). Quaternions are stored
 //! (w, x, y, z) in `[f64; 4]` as in MJCF; 3-vectors as `[f64; 3]`.
-//! Built by [`crate::mjcf`]'s compiler; never mutated afterwards.
+//! Built by `crate::mjcf`'s compiler; never mutated afterwards.
 
 /// Joint type (`mjtJoint`): the value is MuJoCo's enum value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -514,7 +514,7 @@ pub fn sensor_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
     stage(m, d, Stage::Pos);
 }
 
-/// Velocity-stage sensors (`mj_sensorVel`); runs [`subtree_vel`] first if a subtree
+/// Velocity-stage sensors (`mj_sensorVel`); runs `subtree_vel` first if a subtree
 /// velocity/momentum sensor is present. Needs the velocity stage.
 pub fn sensor_vel<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if m.opt.disabled(disable::SENSOR) || m.nsensor == 0 {

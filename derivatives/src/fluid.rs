@@ -1,19 +1,19 @@
-//! Fluid forces in the analytic derivatives (MuJoCo's "Fluid forces"; [`moreau::fluid`]).
+//! Fluid forces in the analytic derivatives (MuJoCo's "Fluid forces"; `moreau::fluid`).
 //!
 //! - `∂qfrc_fluid/∂qvel` exactly: `Σ_obj Lᵀ D L` (`L` the object's local 6 × nv Jacobian, `D`
 //!   the local wrench derivative) — [`moreau::pipeline::fluid_deriv`] unsymmetrized. Under
 //!   implicitfast the engine's `d_passive_vel` adds MuJoCo's per-object symmetrized block
-//!   (`qDeriv`), which is not the derivative of the force; [`fluid_exact`] corrects it.
-//! - `∂/∂q` of the fluid force: [`fluid_pos`], per tangent direction a `Dual64` pass over the
+//!   (`qDeriv`), which is not the derivative of the force; `fluid_exact` corrects it.
+//! - `∂/∂q` of the fluid force: `fluid_pos`, per tangent direction a `Dual64` pass over the
 //!   stages the force reads (kinematics, COM, `com_vel`, the fluid force) — the rest of `∂g/∂q`
 //!   is [`crate::inverse_pos`]'s (analytic RNE, contact geometry; its restricted pass takes the fluid
 //!   force with `com_vel`), not a full dual pass of inverse dynamics.
 //! - The step matrices' fluid block (`He = M − h S∘sym(qDeriv)` under implicitfast,
 //!   unsymmetrized under implicit), which depends on `q` and `v` through the objects' local
-//!   velocities `x`: `(∂/∂x) · a` as `Σ_obj Lᵀ (D (L a))` ([`qderiv_mul`], no `nv × nv` block)
+//!   velocities `x`: `(∂/∂x) · a` as `Σ_obj Lᵀ (D (L a))` (`qderiv_mul`, no `nv × nv` block)
 //!   on `Dual64` data seeded per direction, `D`'s derivative along the seed chained from
-//!   `∂D/∂x` computed once per call ([`local_ds`]); position directions in [`fluid_pos`]'s pass,
-//!   velocity directions by [`fluid_qderiv_vel`] (`nv` `Dual64` passes over `com_vel`), and in
+//!   `∂D/∂x` computed once per call (`local_ds`); position directions in `fluid_pos`'s pass,
+//!   velocity directions by `fluid_qderiv_vel` (`nv` `Dual64` passes over `com_vel`), and in
 //!   [`crate::step_matrix`]'s passes.
 
 #![allow(clippy::needless_range_loop)]

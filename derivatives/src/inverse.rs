@@ -7,11 +7,11 @@
 //! blocks). Hence, exactly (away from the measure-zero state switches):
 //! - `∂f/∂a = M + Jᵀ H J` (analytic);
 //! - `∂f/∂v = ∂c/∂v − ∂qfrc_passive/∂v + Jᵀ H (diag(B) J + X)` (the RNE and passive velocity
-//!   derivatives of [`moreau::derivative`], fluid forces unsymmetrized ([`crate::fluid`]), and
+//!   derivatives of `moreau::derivative`, fluid forces unsymmetrized ([`crate::fluid`]), and
 //!   `∂aref/∂v = −diag(B) J − X`, `X = ∂(J̇ v)/∂v` on connect/weld rows, whose `aref` subtracts
 //!   the velocity-quadratic `J̇ v` (docs/mujoco-behaviour.md#parameters): in [`InverseDerivatives`]
 //!   from the restricted `∂/∂q` pass's `∂J/∂q_j` (`X e_k = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v`,
-//!   [`crate::inverse_pos::d_pos_inverse_jdot`]), else [`jdot_vel`]'s `nv` `Dual64` passes over
+//!   `crate::inverse_pos::d_pos_inverse_jdot`), else `jdot_vel`'s `nv` `Dual64` passes over
 //!   `com_vel` and the engine's `J̇ v`; both exact);
 //! - `∂f/∂q`: `∂(M a + c − springs − gravcomp)/∂q` and `∂M/∂q` analytic ([`crate::rne`]);
 //!   constraint and tendon-passive terms by a dual pass restricted to the stages they need

@@ -20,7 +20,7 @@
 //!   rows, whose `aref` subtracts `J̇ qvel`, and fluid forces. When only the passive/actuator
 //!   terms need it (the rows are [`crate::constraint_pos`]'s, no body transmission), the pass skips
 //!   collision and the constraint stages (e.g. smooth_contact's spatial tendon damper).
-//! - Fluid forces: [`crate::fluid::fluid_pos`] (a `Dual64` pass over kinematics, COM,
+//! - Fluid forces: `crate::fluid::fluid_pos` (a `Dual64` pass over kinematics, COM,
 //!   `com_vel` and the fluid force per direction) on the `Smooth`/`Constraint` paths; the
 //!   restricted pass includes them (with `com_vel`).
 //! - Tendon armature (not [`covers`]): the caller's full dual pass.

@@ -22,7 +22,7 @@
 //! transmission only (plus collision for body transmissions), for the tangent directions `i`
 //! of the ancestors of the bodies those rows depend on. Fluid forces (whose `qDeriv` block
 //! depends on `q` through the bodies' velocities) are not covered here ([`covered`]): the
-//! transition adds their block's derivative from [`crate::fluid::fluid_pos`].
+//! transition adds their block's derivative from `crate::fluid::fluid_pos`.
 
 #![allow(clippy::needless_range_loop)]
 
@@ -150,7 +150,7 @@ fn pattern_mul(m: &Model, x: &[f64], s: f64, y: &mut [f64]) {
 /// Adds `scale · (S ∘ ∂qDeriv/∂q_i) a` into column `i` of `out` (`nv × nv`), for every tangent
 /// direction `i` (module docs). `d` needs the position stage and the actuation (for the
 /// `forcerange` clamps) of the current state. Without the fluid block (not [`covered`]: the
-/// transition adds [`crate::fluid::fluid_pos`]'s).
+/// transition adds `crate::fluid::fluid_pos`'s).
 pub fn add_dqderiv_vec(
     m: &Model,
     d: &Data<f64>,

@@ -14,10 +14,10 @@
 //! `(He − M) a` by `Dual64` passes restricted to the stages `He` reads (per position tangent
 //! kinematics, COM, tendons, transmission (collision only for body transmissions), velocities
 //! and actuation; per velocity the velocity stage and actuation; per activation/control the
-//! actuation alone), each forming `(He − M) a` directly ([`add_he_offset_mul`]: the RNE part
+//! actuation alone), each forming `(He − M) a` directly (`add_he_offset_mul`: the RNE part
 //! as one directional sweep, the damping/actuator terms as `S`-restricted rank-1 products),
-//! and only along the directions that can move it ([`pass_dirs`]); the gyroscopic blocks of
-//! free bodies on the world ([`add_gyro_block`]) and implicit's RNE velocity columns
+//! and only along the directions that can move it (`pass_dirs`); the gyroscopic blocks of
+//! free bodies on the world (`add_gyro_block`) and implicit's RNE velocity columns
 //! (`(∂c/∂v)(a)`) in closed form. Instructions per call (callgrind,
 //! `derivatives/examples/transition_profile MODEL N --integrator I`) against a full
 //! dual pass: smooth_contact implicitfast 2.82 → 0.99 M, implicit 3.82 → 1.55 M;
@@ -448,9 +448,9 @@ fn add_he_offset_mul(
 
 /// `∂((He − M) a)/∂x` (`nv × (2nv + na + nu)`, columns position tangent, velocity, activation,
 /// control as [`crate::dual::seed`]) at the forwarded state of `d`, `a` fixed: one `Dual64` pass
-/// over the stages `He` reads per direction of [`pass_dirs`], then `(He − M) a` by
-/// [`add_he_offset_mul`] (no `nv × nv` matrix); the gyroscopic blocks of free bodies on the
-/// world by [`add_gyro_block`]; under implicit the RNE velocity columns in closed form: `c(v)`
+/// over the stages `He` reads per direction of `pass_dirs`, then `(He − M) a` by
+/// `add_he_offset_mul` (no `nv × nv` matrix); the gyroscopic blocks of free bodies on the
+/// world by `add_gyro_block`; under implicit the RNE velocity columns in closed form: `c(v)`
 /// (`qfrc_bias` less gravity) is a quadratic form of `v`, so `∂/∂v ((∂c/∂v)(v) a) = (∂c/∂v)(a)`
 /// ([`d_rne_vel`] with `cvel`, `cdof_dot` at the velocity `a`).
 pub fn d_he_offset_vec(m: &Model, d: &Data<f64>, a: &[f64], w: &mut Work) -> DMatrix<f64> {

@@ -16,13 +16,13 @@
 //!   (`moreau::collision::cvxdiff`), hinge/slide and fixed-tendon limits, friction loss, simple
 //!   equalities), the rest (tendon springs, other transmissions, ball limits, ...) by a
 //!   restricted dual pass — [`crate::inverse_pos::method`] says which; fluid forces by a
-//!   kinematics/COM/`com_vel`/fluid pass ([`crate::fluid::fluid_pos`]); for tendon armature
+//!   kinematics/COM/`com_vel`/fluid pass (`crate::fluid::fluid_pos`); for tendon armature
 //!   (not [`crate::inverse_pos::covers`]) by full dual passes, one position/velocity/inverse pass per
 //!   tangent direction (no constraint solve). Implicitfast's `∂qDeriv/∂q · a_int` comes from
 //!   [`crate::smooth_vel_pos`] (zero for joint and fixed-tendon moments, a
 //!   kinematics/tendon/transmission dual pass otherwise), the fluid block's `∂/∂(q, v) · a_int`
-//!   from [`crate::fluid::fluid_pos`] and [`crate::fluid::fluid_qderiv_vel`]. Connect/weld rows' `∂(J̇ v)/∂v` term:
-//!   [`crate::inverse::sub_jdot_vel`].
+//!   from `crate::fluid::fluid_pos` and `crate::fluid::fluid_qderiv_vel`. Connect/weld rows' `∂(J̇ v)/∂v` term:
+//!   `crate::inverse::sub_jdot_vel`.
 //!
 //! Linear algebra: `M + JᵀHJ` factored once for all `2nv + na + nu` columns — in M's
 //! tree-sparse layout (LᵀDL, no fill-in) when every constraint row `H` couples acts on one dof

@@ -1,6 +1,6 @@
 //! Analytic transition Jacobians of the RK4 step (Computation "Numerical integration";
 //! docs/mujoco-behaviour.md#integrators, RK4): the chain rule over the four stages of
-//! [`moreau::integrator::runge_kutta`].
+//! `moreau::integrator::runge_kutta`.
 //!
 //! Stage `i` evaluates forward dynamics at `x_i = (q0 ⊕ h Σ_j a_ij k_j, v0 + h Σ_j a_ij qacc_j,
 //! act0 + h Σ_j a_ij act_dot_j)`, with `k_j` the stage velocity (rotations `dexp⁻¹(θ_j, ω_j)`,

@@ -1,4 +1,4 @@
-//! Receding-horizon iLQR: at every control step [`ilqr`](crate::ilqr::ilqr) is run for a few
+//! Receding-horizon iLQR: at every control step [`ilqr`] is run for a few
 //! iterations from the measured state over a fixed horizon, warm-started with the previous
 //! solution shifted by one step (the last control repeated). The control applied is the first
 //! of the plan plus its feedback term `u₀ + K₀ (x ⊖ x₀)` (zero at the planning state; used when

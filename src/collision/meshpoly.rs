@@ -360,7 +360,7 @@ pub fn newell_normal(poly: &[usize], vert: &[[f64; 3]]) -> [f64; 3] {
 }
 
 impl Mesh {
-    /// Sets the polygons, their normals ([`newell_normal`] in `vert`, the final mesh-frame
+    /// Sets the polygons, their normals (`newell_normal` in `vert`, the final mesh-frame
     /// vertices before float32 rounding) and the per-vertex map.
     pub fn set_polygons(&mut self, polys: Vec<Vec<usize>>, vert: &[[f64; 3]]) {
         self.polynormal = polys.iter().map(|p| newell_normal(p, vert)).collect();

@@ -436,8 +436,8 @@ pub fn pair_limit(m: &Model, g1: usize, g2: usize) -> f64 {
 
 /// True if dual numbers carry the contact geometry's derivatives through the narrow phase of
 /// this ordered type pair (`t1 <= t2`): every pair with a collider (the primitive colliders are
-/// generic over the scalar, [`primitive`], [`boxes`]; the convex and height-field ones are
-/// re-evaluated by [`cvxdiff`]).
+/// generic over the scalar, `primitive`, `boxes`; the convex and height-field ones are
+/// re-evaluated by `cvxdiff`).
 pub fn differentiable(t1: GeomType, t2: GeomType) -> bool {
     has_collider(t1, t2)
 }

@@ -240,7 +240,7 @@ pub struct Data<T: Scalar = f64> {
     /// Id of the element (equality, dof, tendon, joint, contact) the row belongs to.
     pub efc_id: Vec<usize>,
     pub efc_J: Vec<T>,
-    /// `efc_J` is stored sparse (compressed rows, [`crate::constraint::sparse`]): set by
+    /// `efc_J` is stored sparse (compressed rows, `crate::constraint::sparse`): set by
     /// `make_constraint` from [`crate::constraint::sparse::is_sparse`]. Read rows through
     /// [`Data::efc_J_row`].
     pub efc_J_sparse: bool,
@@ -316,10 +316,10 @@ pub struct Data<T: Scalar = f64> {
     pub(crate) solver_pos_valid: bool,
     // ------------------------------------------------------------ collision
     /// Contacts of the last `mj_collision` (capacity reserved by [`Data::new`], see
-    /// [`crate::collision::contact_capacity`]; `d.contact.len()` is MuJoCo's `ncon`).
+    /// `crate::collision::contact_capacity`; `d.contact.len()` is MuJoCo's `ncon`).
     pub contact: Vec<Contact<T>>,
     /// Most contacts kept per collision pass (MuJoCo's `nconmax`); beyond it contacts are dropped
-    /// with `Warning::ContactFull`. Defaults to [`crate::collision::contact_capacity`].
+    /// with `Warning::ContactFull`. Defaults to `crate::collision::contact_capacity`.
     pub nconmax: usize,
     /// Broad-phase scratch: (interval low, high, geom) per collidable geom.
     pub(crate) scratch_sap: Vec<(f64, f64, u32)>,
@@ -330,7 +330,7 @@ pub struct Data<T: Scalar = f64> {
     pub warning: [WarningStat; NWARNING],
 
     // ------------------------------------------------------------ sensors (appended)
-    /// Sensor outputs (`nsensordata`), written by [`crate::sensor`].
+    /// Sensor outputs (`nsensordata`), written by `crate::sensor`.
     pub sensordata: Vec<T>,
     /// Linear velocity of each subtree's COM and angular momentum of the subtree about its COM,
     /// world frame (`mj_subtreeVel`, computed only when a sensor needs them).

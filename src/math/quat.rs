@@ -44,7 +44,7 @@ pub fn normalize4<T: Scalar>(q: [T; 4]) -> [T; 4] {
     ]
 }
 
-/// [`normalize4`] on a nalgebra quaternion.
+/// `normalize4` on a nalgebra quaternion.
 #[inline]
 pub fn normalize_quat<T: Scalar>(q: Quaternion<T>) -> Quaternion<T> {
     let [w, i, j, k] = normalize4([q.w, q.i, q.j, q.k]);
@@ -156,7 +156,7 @@ pub fn quat_conj<T: Scalar>(q: &[T; 4]) -> [T; 4] {
     [q[0], -q[1], -q[2], -q[3]]
 }
 
-/// Normalizes `q` as `mju_normalize4` ([`normalize4`]).
+/// Normalizes `q` as `mju_normalize4` (`normalize4`).
 #[inline]
 pub fn quat_normalize<T: Scalar>(q: &[T; 4]) -> [T; 4] {
     normalize4(*q)

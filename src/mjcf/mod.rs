@@ -137,7 +137,7 @@ impl std::error::Error for MjcfError {}
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// Models whose [`crate::Data`] would need more than this in arrays sized by products of model
-/// sizes ([`crate::data::product_arrays`]: `nv × nv`, `ntendon × nv`, ...) are refused with an
+/// sizes (`crate::data::product_arrays`: `nv × nv`, `ntendon × nv`, ...) are refused with an
 /// error naming the largest, rather than aborting when `Data::new` cannot allocate.
 pub const MAX_DATA_BYTES: u128 = 8 << 30;
 

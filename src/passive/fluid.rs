@@ -378,7 +378,7 @@ impl FluidScalar for num_dual::Dual64 {
 /// wrench. Runs on `f64` data (positions fixed); the result is converted to `T` (constants for
 /// duals). `symmetric`: each local 6 × 6 block is replaced by its symmetric part (MuJoCo does
 /// this for implicitfast). Allocates (a 6 × nv Jacobian per object; the step uses
-/// [`fluid_deriv_scratch`] with `Data`'s scratch instead).
+/// `fluid_deriv_scratch` with `Data`'s scratch instead).
 pub fn fluid_deriv<T: Scalar>(m: &Model, d: &Data<f64>, symmetric: bool, out: &mut [T]) {
     fluid_deriv_with(m, d, symmetric, |i, x| out[i] += sc::<T>(x));
 }

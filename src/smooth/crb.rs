@@ -255,7 +255,7 @@ fn axpy4<T: Scalar>(src: &[T], d0: &mut [T], d1: &mut [T], d2: &mut [T], d3: &mu
 }
 
 /// Solves `M x = b` in place (`x` holds `b` on entry) with a factorization from [`factor_ld`].
-/// Uses the model's entry columns `dof_Mcol` ([`solve_tree_col`]) when they are filled.
+/// Uses the model's entry columns `dof_Mcol` (`solve_tree_col`) when they are filled.
 pub fn solve_ld<T: Scalar>(m: &Model, ld: &[T], diag_inv: &[T], x: &mut [T]) {
     if m.dof_Mcol.len() == m.nM {
         solve_tree_col(&m.dof_Madr, &m.dof_Mcol, &ld[..m.nM], diag_inv, x);

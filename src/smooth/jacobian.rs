@@ -103,7 +103,7 @@ pub fn apply_ft_raw<T: Scalar>(
     }
 }
 
-/// [`apply_ft_raw`] with the kinematics of `d`; `qfrc` must not be a field of `d`.
+/// `apply_ft_raw` with the kinematics of `d`; `qfrc` must not be a field of `d`.
 pub fn apply_ft<T: Scalar>(
     m: &Model,
     d: &Data<T>,

@@ -63,14 +63,14 @@ pub fn rne_bias<T: Scalar>(m: &Model, d: &mut Data<T>) {
 }
 
 /// RNE with the final accelerations and forces (`mj_rnePostConstraint`; API Reference
-/// "Subcomponents"): body-level `cacc`, `cfrc_ext`, `cfrc_int` in the COM frames of [`crate::com`],
+/// "Subcomponents"): body-level `cacc`, `cfrc_ext`, `cfrc_int` in the COM frames of `crate::com`,
 /// `[rotation, translation]` order.
 ///
-/// - `cacc[0] = -gravity` (0 if gravity is disabled), `cacc[b] = cacc[parent] + Σ cdof_dot·qvel
-///   + Σ cdof·qacc` over the body's dofs;
+/// - `cacc[0] = -gravity` (0 if gravity is disabled),
+///   `cacc[b] = cacc[parent] + Σ cdof_dot·qvel + Σ cdof·qacc` over the body's dofs;
 /// - `cfrc_ext[b]` = `xfrc_applied[b]` moved from `xipos[b]` to the frame origin (torque
 ///   `τ + (xipos - c) × f`), plus the constraint forces acting on the body (contacts, connect and
-///   weld equalities: see [`post_constraint_ext`]);
+///   weld equalities: see `post_constraint_ext`);
 /// - `cfrc_int[b] = cinert·cacc + cvel ×* (cinert·cvel) - cfrc_ext[b]`, then summed from the
 ///   leaves to the root, so `cfrc_int[b]` is the force the parent exerts on subtree `b` and
 ///   `cfrc_int[0]` the total over the world's children.

@@ -481,12 +481,12 @@ impl<T: Scalar> SolverScratch<T> {
 }
 
 /// Solves for the constrained acceleration (mj_fwdConstraint's solver part), dispatching on
-/// `m.opt.solver`: island discovery ([`island::island`]), the global warm start (total cost of
+/// `m.opt.solver`: island discovery (`island::island`), the global warm start (total cost of
 /// `qacc_warmstart` against `qacc_smooth`; PGS: the dual cost of the forces at
 /// `qacc_warmstart` against zero), then one solve per island with its own scale, stopping and
 /// statistics (`solver[island]`, `solver_niter[island]`), or one global solve with the
 /// `island` flag disabled. Dofs in no island get `qacc_smooth`. Each solve is followed by the
-/// noslip pass ([`noslip`]) if `noslip_iterations > 0`. With no rows: `qacc = qacc_smooth`,
+/// noslip pass (`noslip`) if `noslip_iterations > 0`. With no rows: `qacc = qacc_smooth`,
 /// zero iterations.
 ///
 /// `efc_state` is the final state of every row (MuJoCo 4.0.0 with islands on leaves the

@@ -7,7 +7,7 @@ use nalgebra::{DMatrix, DVector};
 /// Derivative of the flow map `x0 ↦ Φ^t(x0)` along one integrated trajectory.
 ///
 /// For an event-selected system the flow is piecewise differentiable and its
-/// B-derivative is continuous and piecewise linear in the perturbation (Anderson & Revzen §1, [8]).
+/// B-derivative is continuous and piecewise linear in the perturbation (Anderson & Revzen §1, \[8\]).
 /// `jacobian` is the linear piece selected by the event order of this trajectory
 /// (`event_order`, the guards in the order the integrator projected through them, §3.1):
 /// the product of variational-equation solutions inside each domain and, at each guard

@@ -1,5 +1,5 @@
 //! Adaptive Dormand–Prince 5(4) with dense output, the "integration step" of Anderson & Revzen §3.1
-//! (Hairer, Nørsett & Wanner, *Solving ODEs I*, §II.4 and §II.6, ref. [21] of Anderson & Revzen).
+//! (Hairer, Nørsett & Wanner, *Solving ODEs I*, §II.4 and §II.6, ref. \[21\] of Anderson & Revzen).
 
 use super::HybridError;
 use nalgebra::DVector;
@@ -11,7 +11,7 @@ pub struct Dopri5Options {
     pub rtol: f64,
     /// Absolute tolerance.
     pub atol: f64,
-    /// Initial step; `None` picks one automatically ([21] §II.4 "starting step size").
+    /// Initial step; `None` picks one automatically (\[21\] §II.4 "starting step size").
     pub h_init: Option<f64>,
     /// Largest allowed step (Anderson & Revzen §5.1 uses 0.002 s).
     pub h_max: f64,
@@ -291,7 +291,7 @@ pub struct OdeSolution {
     pub rejected: usize,
 }
 
-/// Integrates `dy/dt = f(t, y)` from `(t0, y0)` to `tf > t0` with adaptive dopri5 ([21] §II.4).
+/// Integrates `dy/dt = f(t, y)` from `(t0, y0)` to `tf > t0` with adaptive dopri5 (\[21\] §II.4).
 pub fn solve<F>(
     mut f: F,
     t0: f64,

@@ -109,7 +109,7 @@ pub fn integrate<S: EventSelectedSystem + ?Sized>(
 /// As [`integrate`], also returning the B-derivative of `x0 ↦ Φ^{tf−t0}(x0)`
 /// ([`FlowDerivative`]): the variational equation is integrated with the same dopri5
 /// stages, and each projection through guard `j` applies `(I + D f⁻ Δt)` then the
-/// saltation matrix of `j` (§3.1; [13]).
+/// saltation matrix of `j` (§3.1; \[13\]).
 pub fn integrate_with_derivative<S: EventSelectedSystem + ?Sized>(
     sys: &S,
     t0: f64,

@@ -5,7 +5,7 @@
 //! Jacobian `Dh` (Anderson & Revzen §2.1). [`integrate`] alternates adaptive Dormand–Prince
 //! integration inside one hybrid domain with first-order projections through the guards
 //! (§3.1, Listing 1); [`integrate_with_derivative`] also returns the orbital derivative
-//! (B-derivative) of the flow with respect to the initial state (§3.1, [8], [13]).
+//! (B-derivative) of the flow with respect to the initial state (§3.1, \[8\], \[13\]).
 //!
 //! No MJCF model is involved: a system is any [`EventSelectedSystem`], e.g. a
 //! [`ClosureSystem`] built from closures.
