@@ -423,11 +423,7 @@ fn fill_params<T: Scalar>(m: &Model, out: &mut [Contact<T>], p: Params) {
 /// parameters if they form one, else the mixed ones), so a caller can reproduce a pair's
 /// contacts with [`collide_geoms`] (e.g. on dual numbers, for contact-geometry derivatives).
 pub fn pair_limit(m: &Model, g1: usize, g2: usize) -> f64 {
-    let k = (0..m.npair.min(m.pair_geom1.len())).find(|&k| {
-        (m.pair_geom1[k] == g1 && m.pair_geom2[k] == g2)
-            || (m.pair_geom1[k] == g2 && m.pair_geom2[k] == g1)
-    });
-    let p = match k {
+    let p = match explicit_pair(m, g1, g2) {
         Some(k) => pair_params(m, k),
         None => mix_params(m, g1, g2),
     };
@@ -442,9 +438,9 @@ pub fn differentiable(t1: GeomType, t2: GeomType) -> bool {
     has_collider(t1, t2)
 }
 
-/// True if geoms `g1`, `g2` form an explicit `pair` (either order).
-fn is_explicit_pair(m: &Model, g1: usize, g2: usize) -> bool {
-    (0..m.npair.min(m.pair_geom1.len())).any(|k| {
+/// The first explicit `pair` of geoms `g1`, `g2` (either order).
+fn explicit_pair(m: &Model, g1: usize, g2: usize) -> Option<usize> {
+    (0..m.npair.min(m.pair_geom1.len())).find(|&k| {
         (m.pair_geom1[k] == g1 && m.pair_geom2[k] == g2)
             || (m.pair_geom1[k] == g2 && m.pair_geom2[k] == g1)
     })
@@ -528,7 +524,7 @@ fn passes_filters(m: &Model, g1: usize, g2: usize) -> bool {
             m.geom_type[g1].min_type(m.geom_type[g2]),
             m.geom_type[g1].max_type(m.geom_type[g2]),
         )
-        && !(m.npair > 0 && is_explicit_pair(m, g1, g2))
+        && !(m.npair > 0 && explicit_pair(m, g1, g2).is_some())
 }
 
 /// margin + gap of the mixed parameters of a broad-phase pair ([`mix_params`]), the bounding
