@@ -1,6 +1,7 @@
 //! The thread speed-up of the optimizers' parallel parts at 1 and 2 threads (the shared
 //! mechanism, `moreau_optim::threads`): predictive sampling's candidate rollouts, iLQR's
-//! per-knot transition Jacobians (finite differences and analytic), the rollout fit's
+//! per-knot transition Jacobians (finite differences and analytic), collocation's per-knot
+//! inverse-dynamics Jacobians, the rollout fit's
 //! Jacobian columns (with its serial Levenberg–Marquardt steps) and batch stepping.
 //!
 //! Wall time on a shared machine measures the load as much as the code, so the figures are
@@ -17,7 +18,7 @@
 use moreau::{Data, Model};
 use moreau_optim::batch::Batch;
 use moreau_optim::ilqr::Dynamics;
-use moreau_optim::problems::cartpole_sysid;
+use moreau_optim::problems::{ball_push, cartpole_sysid, contact_provider};
 use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
 use moreau_optim::sysid::{self, fit_rollout_on};
 use moreau_optim::system::MoreauSystem;
@@ -210,6 +211,23 @@ fn main() -> Result<(), String> {
             bits(&f.estimate)
         })
     };
+    let collocation = |fd: bool| {
+        move |nthread: usize| -> Box<dyn FnMut() -> Vec<u64>> {
+            let p = ball_push(60, 0.3).unwrap();
+            let mut c = p.collocation;
+            if fd {
+                c.set_jacobian_provider(contact_provider());
+            }
+            c.set_threads(nthread).unwrap();
+            let z = p.z0;
+            let ev = c.evaluate(&z);
+            let mut blocks = Vec::new();
+            Box::new(move || {
+                c.jacobian_into(&z, &ev, &mut blocks);
+                blocks.iter().flat_map(|b| bits(b.mat.as_slice())).collect()
+            })
+        }
+    };
     let batch = |nthread: usize| -> Box<dyn FnMut() -> Vec<u64> + '_> {
         let mut b = Batch::new(humanoid.clone(), 64, nthread, false).unwrap();
         let rows = b.state().to_vec();
@@ -229,11 +247,14 @@ fn main() -> Result<(), String> {
         "workload (CPU s)", "T1", "Ts", "Tw", "p", "S", "p_S", "S_wall"
     );
     let (fd, analytic) = (knots(false), knots(true));
+    let (col_fd, col_analytic) = (collocation(true), collocation(false));
     type Setup<'a> = &'a dyn Fn(usize) -> Box<dyn FnMut() -> Vec<u64> + 'a>;
     let rows: Vec<(&str, Setup<'_>)> = vec![
         ("sampling: humanoid, 32 candidates x 100 steps", &sampling),
         ("iLQR knots: humanoid, 32 FD (centered)", &fd),
         ("iLQR knots: humanoid, 32 analytic", &analytic),
+        ("collocation knots: ball push, 60 FD", &col_fd),
+        ("collocation knots: ball push, 60 analytic", &col_analytic),
         ("rollout fit: cart-pole, 6 params, 3 LM iters", &fit),
         ("Batch::step: humanoid, 64 sims x 100 steps", &batch),
     ];

@@ -1,14 +1,15 @@
 //! The optimizers on the shared thread mechanism (`moreau_optim::threads`): iLQR's per-knot
-//! transition Jacobians, a whole iLQR solve, predictive sampling's candidate rollouts and the
-//! rollout fit's Jacobian columns are bit-identical at 1, 2 and 3 threads, and equal to a
+//! transition Jacobians, a whole iLQR solve, collocation's per-knot Jacobians, predictive
+//! sampling's candidate rollouts and the rollout fit's Jacobian columns are bit-identical at 1, 2 and 3 threads, and equal to a
 //! serial loop written here (one fresh `Data` per knot or candidate), which is what the
 //! optimizers computed before they ran on threads.
 
 use moreau::{Data, Model};
+use moreau_optim::collocation::{Collocation, ParamSpec};
 use moreau_optim::ilqr::{ilqr, Dynamics, IlqrOptions, QuadraticCost};
-use moreau_optim::problems::cartpole_sysid;
+use moreau_optim::problems::{ball_push, cartpole_sysid, contact_provider, swingup};
 use moreau_optim::sampling::{Interp, PredictiveSampling, SamplingOptions};
-use moreau_optim::sysid::{self, fit_rollout_on};
+use moreau_optim::sysid::{self, fit_rollout_on, Param};
 use moreau_optim::system::{ControlOffset, MoreauSystem};
 use moreau_optim::threads::Threads;
 use nalgebra::{DMatrix, DVector};
@@ -305,4 +306,51 @@ fn rollout_fit_is_bit_identical_at_any_thread_count() {
     let one = fit(1);
     assert_eq!(one, fit(2), "2 threads");
     assert_eq!(one, fit(3), "3 threads");
+}
+
+/// Collocation's per-knot Jacobian blocks (inverse-dynamics Jacobians on the threads): the
+/// ball push (contacts) with the analytic and the finite-difference providers, and the
+/// cart-pole with a model parameter as a decision variable, bit-identical at 1, 2 and 3
+/// threads (one thread is the serial loop over the knots on one `Data`).
+#[test]
+fn collocation_knot_jacobians_are_bit_identical_at_any_thread_count() {
+    let blocks = |c: &Collocation, z: &[f64]| -> Vec<u64> {
+        let (_, b) = c.jacobian(z);
+        b.iter()
+            .flat_map(|k| {
+                let mut v = vec![k.row as u64];
+                v.extend(bits(k.mat.as_slice()));
+                v.extend(bits(k.par.as_slice()));
+                v
+            })
+            .collect()
+    };
+    for fd in [false, true] {
+        let p = ball_push(30, 0.3).unwrap();
+        let mut c = p.collocation;
+        if fd {
+            c.set_jacobian_provider(contact_provider());
+        }
+        let z = &p.z0;
+        let one = blocks(&c, z);
+        let name = c.provider_name();
+        for nthread in [2, 3, 1] {
+            c.set_threads(nthread).unwrap();
+            assert_eq!(blocks(&c, z), one, "fd {fd}, {nthread} threads");
+            // and again on the same forks
+            assert_eq!(blocks(&c, z), one, "fd {fd}, {nthread} threads, rerun");
+            assert_eq!(c.provider_name(), name);
+        }
+    }
+    let sw = swingup("cartpole").unwrap();
+    let mut c = sw.collocation(3.0).unwrap();
+    c.set_params(vec![ParamSpec::new(Param::Mass { body: 2 }, 0.9)])
+        .unwrap();
+    let z = c.initial_guess();
+    let one = blocks(&c, &z);
+    assert!(one.iter().any(|&b| b != 0));
+    for nthread in [2, 3] {
+        c.set_threads(nthread).unwrap();
+        assert_eq!(blocks(&c, &z), one, "parameters, {nthread} threads");
+    }
 }
