@@ -19,7 +19,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::dual::{lift_into, seed};
-use crate::rne::Work;
+use crate::work::Work;
 use moreau::model::{disable, Model, SensorType};
 use moreau::pipeline::{
     actuator_velocity, camlight, collision, com_pos, com_vel, fwd_actuation, inv_constraint,
@@ -29,16 +29,6 @@ use moreau::pipeline::{
 use moreau::Data;
 use nalgebra::DMatrix;
 use num_dual::Dual64;
-
-/// Why [`sensor_jacobians`] does not apply at this state, if it doesn't.
-pub fn unsupported(m: &Model, d: &Data<f64>) -> Option<&'static str> {
-    if m.opt.noslip_iterations > 0 && d.nefc > 0 {
-        return Some(
-            "sensor Jacobians with the noslip post-pass (its force has no IFT derivative)",
-        );
-    }
-    None
-}
 
 /// Which optional stages the model's sensors need.
 #[derive(Clone, Copy)]
@@ -126,7 +116,7 @@ fn acc_stage(
 /// `(C, D)`: `nsensordata × (2nv+na)` and `nsensordata × nu`, given `dqacc = ∂qacc/∂(x, u)`
 /// (`nv × (2nv+na+nu)`, [`crate::transition::forward_analytic`]'s layout) at the state of `d`,
 /// which must be forwarded (position, velocity, actuation and constraint results current).
-/// Zero with the `sensor` disable flag. Fails if [`unsupported`] or if the dual collision does
+/// Zero with the `sensor` disable flag. Fails if [`Support::sensors`](crate::support::Support::sensors) refuses or if the dual collision does
 /// not reproduce `d`'s constraint rows.
 #[allow(non_snake_case)]
 pub fn sensor_jacobians(
@@ -145,8 +135,8 @@ pub fn sensor_jacobians(
             all.columns(nx, nu).into_owned(),
         ));
     }
-    if let Some(e) = unsupported(m, d) {
-        return Err(e);
+    if let Err(e) = crate::support::Support::sensors(m, d).check() {
+        return Err(e.message());
     }
     let rows_differ = "the dual collision changed the constraint rows (sensor Jacobians)";
     let need = Need::of(m);

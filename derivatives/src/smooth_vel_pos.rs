@@ -27,7 +27,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::dual::seed;
-use crate::rne::Work;
+use crate::work::Work;
 use moreau::model::{disable, JointType, Model, TrnType, WrapType};
 use moreau::pipeline::{
     actuator_force_dvel, collision, com_pos, dof_parent, is_fixed, kinematics, tendon, transmission,

@@ -25,7 +25,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::rne::Work;
+use crate::work::Work;
 use moreau::model::{disable, BiasType, GainType, Integrator, JointType, Model, TrnType, WrapType};
 use moreau::pipeline::{
     actuator_force_dvel, cross_force, cross_motion, d_rne_vel, damping_slope, dof_damping_deriv,
