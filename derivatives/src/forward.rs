@@ -1,7 +1,7 @@
 //! `∂qacc/∂x` of forward dynamics through soft contact by the implicit function theorem (IFT)
 //! at the constraint solution (Computation "Reduced primal problem"), columns
-//! `(q tangent, v, act, u)`: the core of the transition Jacobians ([`crate::transition`],
-//! [`crate::transition_rk4`]); the method is described in [`crate::transition`].
+//! `(q tangent, v, act, u)`: the core of the transition Jacobians ([`crate::transition`](mod@crate::transition),
+//! [`crate::transition_rk4`]); the method is described in [`crate::transition`](mod@crate::transition).
 
 #![allow(clippy::needless_range_loop)]
 

@@ -1,6 +1,6 @@
 //! The step's integration in tangent coordinates: the rows of `q ⊕ h w` (`mjd_quatIntegrate`
 //! blocks for quaternions, API Reference) and the activations `advance_act` moves, shared by
-//! the Euler/implicit ([`crate::transition`]) and RK4 ([`crate::transition_rk4`]) chain rules.
+//! the Euler/implicit ([`crate::transition`](mod@crate::transition)) and RK4 ([`crate::transition_rk4`]) chain rules.
 
 #![allow(clippy::needless_range_loop)]
 

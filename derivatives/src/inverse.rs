@@ -115,7 +115,7 @@ fn constraint_terms_x(
 }
 
 /// Subtracts the `J̇ qvel` term `Jᵀ H X` ([`jdot_vel`]) from the velocity columns `nv..2nv`
-/// of the row-major `nv × c` block `x` (`−∂g/∂x` of [`crate::transition`]); nothing without
+/// of the row-major `nv × c` block `x` (`−∂g/∂x` of [`crate::transition`](mod@crate::transition)); nothing without
 /// connect/weld rows.
 pub(crate) fn sub_jdot_vel(
     m: &Model,

@@ -25,7 +25,7 @@ pub enum Method {
     #[default]
     Fd,
     /// Analytic: the implicit function theorem at the constraint solution
-    /// ([`crate::transition`]), the analytic inverse derivatives ([`crate::inverse`]).
+    /// ([`crate::transition`](mod@crate::transition)), the analytic inverse derivatives ([`crate::inverse`](mod@crate::inverse)).
     Analytic,
 }
 

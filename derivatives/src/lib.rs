@@ -7,11 +7,11 @@
 //! and, if not, why.
 //!
 //! Files are named by what they differentiate:
-//! - [`transition`]: the step's Jacobians through soft contact by the implicit function theorem
+//! - [`transition`](mod@transition): the step's Jacobians through soft contact by the implicit function theorem
 //!   at the constraint solution (Euler, implicit, implicitfast); [`transition_rk4`]: the RK4
 //!   step's (chain rule over the four stages); [`forward`]: `∂qacc/∂x` of forward dynamics, the
 //!   core of both; `integrate`: the integration `q ⊕ h v` and `act'`.
-//! - [`inverse`]: inverse dynamics' `∂/∂qacc`, `∂/∂qvel`, `∂/∂qpos`; [`inverse_pos`]: its
+//! - [`inverse`](mod@inverse): inverse dynamics' `∂/∂qacc`, `∂/∂qvel`, `∂/∂qpos`; [`inverse_pos`]: its
 //!   `∂/∂q` (analytic + restricted duals).
 //! - [`rne`]: `∂/∂q` of the RNE, `M`, joint springs, gravcomp (Carpentier-Mansard);
 //!   [`smooth_vel_pos`]: `∂(qDeriv a)/∂q` of the implicitfast step.

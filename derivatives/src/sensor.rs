@@ -5,7 +5,7 @@
 //! The sensors depend on `(q, v, act, u)` directly and, in the acceleration stage, through
 //! `qacc` (accelerometers, force/torque, frame accelerations) and the constraint force
 //! `efc_force = f(J qacc − aref)` (touch, limit forces, force/torque through contacts). Given
-//! `∂qacc/∂x` from the implicit function theorem ([`crate::transition`]), one `Dual64` pass per
+//! `∂qacc/∂x` from the implicit function theorem ([`crate::transition`](mod@crate::transition)), one `Dual64` pass per
 //! input direction runs the sensor stages with that direction seeded and `qacc`'s directional
 //! derivative fed in; `efc_force` is re-evaluated from `qacc` by the soft-constraint map
 //! ([`moreau::pipeline::inv_constraint`]), which equals the solver's force at its optimum — no
@@ -114,7 +114,7 @@ fn acc_stage(
 }
 
 /// `(C, D)`: `nsensordata × (2nv+na)` and `nsensordata × nu`, given `dqacc = ∂qacc/∂(x, u)`
-/// (`nv × (2nv+na+nu)`, [`crate::transition::forward_analytic`]'s layout) at the state of `d`,
+/// (`nv × (2nv+na+nu)`, [`crate::forward::forward_analytic`]'s layout) at the state of `d`,
 /// which must be forwarded (position, velocity, actuation and constraint results current).
 /// Zero with the `sensor` disable flag. Fails if [`Support::sensors`](crate::support::Support::sensors) refuses or if the dual collision does
 /// not reproduce `d`'s constraint rows.

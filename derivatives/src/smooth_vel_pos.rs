@@ -1,5 +1,5 @@
 //! `∂(sym qDeriv · a)/∂q` of the implicitfast step (Computation "Numerical integration"; the
-//! chain rule of [`crate::transition::transition_analytic`]) without a full dual pass.
+//! chain rule of [`crate::transition()`]) without a full dual pass.
 //!
 //! Under implicitfast `qDeriv = ∂(qfrc_passive + qfrc_actuator)/∂v` without the RNE part
 //! ([`moreau::pipeline::smooth_vel`] with `with_rne = false`). For the models

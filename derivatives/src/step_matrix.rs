@@ -1,5 +1,5 @@
 //! The implicit step matrix `He` of the Euler/implicit integrators, as the step builds it, and
-//! `∂(He a)/∂x` for a fixed vector `a` (the chain rule of [`crate::transition`]; Computation
+//! `∂(He a)/∂x` for a fixed vector `a` (the chain rule of [`crate::transition`](mod@crate::transition); Computation
 //! "Numerical integration", docs/mujoco-behaviour.md#integrators).
 //!
 //! The step solves `He a_int = M qacc` with

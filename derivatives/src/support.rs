@@ -46,7 +46,7 @@ pub enum Support {
 }
 
 impl Support {
-    /// The transition (and forward) Jacobians' analytic path ([`crate::transition`],
+    /// The transition (and forward) Jacobians' analytic path ([`crate::transition`](mod@crate::transition),
     /// [`crate::forward`]). Every integrator is covered (Euler with or without eulerdamp,
     /// implicitfast, implicit, RK4). Refused: the noslip post-pass (models/noslip.xml after 150
     /// steps: 9.3e-3 relative to max |A| from centered FD with noslip, 7.8e-8 from FD without
@@ -62,7 +62,7 @@ impl Support {
         Support::inverse(m)
     }
 
-    /// The analytic inverse-dynamics Jacobians ([`crate::inverse`]): what the engine's inverse
+    /// The analytic inverse-dynamics Jacobians ([`crate::inverse`](mod@crate::inverse)): what the engine's inverse
     /// dynamics reproduces (refused: `invdiscrete` with RK4, a fatal error in MuJoCo).
     pub fn inverse(m: &Model) -> Support {
         match moreau::pipeline::inverse_unsupported(m) {

@@ -6,7 +6,7 @@
 //! act0 + h Σ_j a_ij act_dot_j)`, with `k_j` the stage velocity (rotations `dexp⁻¹(θ_j, ω_j)`,
 //! `θ_j = h Σ a_jl k_l`); the step is `q' = q0 ⊕ h Σ b_j k_j`, `v' = v0 + h Σ b_j qacc_j`,
 //! `act'` = `advance_act` of `Σ b_j act_dot_j`. Each stage's `∂(qacc, act_dot)/∂x_i` is the
-//! forward-dynamics IFT derivative of [`crate::transition`] at that stage's state (the constraint
+//! forward-dynamics IFT derivative of [`crate::transition`](mod@crate::transition) at that stage's state (the constraint
 //! solver converged there); the tangent maps of `q0 ⊕ h w` are `mjd_quatIntegrate`'s blocks
 //! ([`crate::quat::quat_integrate_deriv`]) and `dexp⁻¹`'s Jacobians come from `Dual64`
 //! evaluations of [`moreau::pipeline::dexpinv`] (six per rotation and stage).

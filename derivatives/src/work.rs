@@ -42,7 +42,7 @@ pub struct Work {
     /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
     /// collider), created on first use.
     pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
-    /// Buffers of the transition Jacobians' linear algebra ([`crate::transition`]).
+    /// Buffers of the transition Jacobians' linear algebra ([`crate::transition`](mod@crate::transition)).
     pub(crate) lin: Lin,
     /// The model the model-dependent parts (`dual`, `last`) were built for.
     pub(crate) key: ModelKey,
