@@ -283,7 +283,17 @@ fn degenerate_inertia_frames() {
         &fv(&c["body_iquat"]),
         1e-13,
     );
-    close("body_ipos", &flat3(&m.body_ipos), &fv(&c["body_ipos"]), 1e-14);
-    close("geom_quat", &flat4(&m.geom_quat), &fv(&c["geom_quat"]), 1e-13);
+    close(
+        "body_ipos",
+        &flat3(&m.body_ipos),
+        &fv(&c["body_ipos"]),
+        1e-14,
+    );
+    close(
+        "geom_quat",
+        &flat4(&m.geom_quat),
+        &fv(&c["geom_quat"]),
+        1e-13,
+    );
     close("geom_pos", &flat3(&m.geom_pos), &fv(&c["geom_pos"]), 1e-14);
 }

@@ -61,7 +61,11 @@ fn humanoid_tree_sparse() {
     for (name, q) in MJ_LOWER_ARM_IQUAT {
         let b = m.body_id(name).expect(name);
         let d = (0..4).fold(0.0f64, |e, k| e.max((m.body_iquat[b][k] - q[k]).abs()));
-        assert!(d < 1e-13, "{name}: body_iquat {:?}, MuJoCo {q:?}", m.body_iquat[b]);
+        assert!(
+            d < 1e-13,
+            "{name}: body_iquat {:?}, MuJoCo {q:?}",
+            m.body_iquat[b]
+        );
     }
     let d = settled(&m, 3000, true);
     assert!(d.nefc > 0, "humanoid: no contact rows");
