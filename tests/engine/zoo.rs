@@ -457,6 +457,23 @@ fn check_compiled(m: &Model, refd: &Value, r: &mut Report) {
         own(&want_c, 1.0),
         TOL_SMOOTH,
     );
+    // the principal frame itself, as MuJoCo's compiler picks it (also for two equal moments),
+    // up to the quaternion's sign
+    let want_q = arr(&refd["body_iquat"]);
+    let mut got_q = flat4(&m.body_iquat);
+    for (g, w) in got_q.chunks_mut(4).zip(want_q.chunks(4)) {
+        if g.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
+            g.iter_mut().for_each(|x| *x = -*x);
+        }
+    }
+    r.check(
+        "body_mass",
+        "compiled body_iquat",
+        &got_q,
+        &want_q,
+        1.0,
+        TOL_SMOOTH,
+    );
 }
 
 fn set_state(m: &Model, d: &mut Data, s: &Value, mocap_pos: &[f64], mocap_quat: &[f64]) {
