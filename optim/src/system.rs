@@ -8,6 +8,7 @@ use crate::ilqr::{central_jacobians, Dynamics};
 use crate::threads::Threads;
 use moreau::{Data, Model};
 use moreau_derivatives::fd::FdWorkspace;
+use moreau_derivatives::{transition, Support, TransitionOptions};
 use nalgebra::{DMatrix, DVector};
 use std::sync::Mutex;
 
@@ -16,7 +17,7 @@ use std::sync::Mutex;
 pub enum Linearization {
     /// `mjd_transitionFD` ([`FdWorkspace::transition`], centered, sensors skipped).
     Fd,
-    /// [`moreau_derivatives::transition::transition_analytic`] (IFT through the soft constraint
+    /// [`moreau_derivatives::transition()`] (IFT through the soft constraint
     /// solution; see [`MoreauSystem::analytic`] for when it applies).
     Analytic,
     /// Central differences of full steps in the tangent space ([`central_jacobians`]).
@@ -75,10 +76,10 @@ impl MoreauSystem {
     }
 
     /// Switches the linearization to the analytic transition Jacobians
-    /// ([`moreau_derivatives::transition::transition_analytic`]); fails, naming the reason, for
-    /// models it does not support ([`moreau_derivatives::transition::unsupported`]).
+    /// ([`moreau_derivatives::transition()`]); fails, naming the reason, for models it does not
+    /// support ([`moreau_derivatives::Support::transition`]).
     pub fn analytic(mut self) -> Result<Self, String> {
-        if let Some(e) = moreau_derivatives::transition::unsupported(&self.model) {
+        if let Err(e) = Support::transition(&self.model).check() {
             return Err(format!("analytic transition Jacobians: {e}"));
         }
         self.analytic = true;
@@ -147,7 +148,7 @@ fn linearize(
     d.ctrl.copy_from_slice(u);
     d.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
     if analytic {
-        let jac = moreau_derivatives::transition::transition_analytic(m, d)
+        let jac = transition(m, d, &TransitionOptions::analytic().with_sensors(false))
             .map_err(|e| format!("analytic transition Jacobians: {e}"))?;
         a.copy_from(&jac.A);
         b.copy_from(&jac.B);
