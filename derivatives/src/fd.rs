@@ -25,6 +25,10 @@
 //! Unlike MuJoCo 4.0.0 (which refuses it) RK4 is supported; its steps are never skipped (the
 //! later RK stages overwrite the stage results in `Data`).
 //!
+//! [`FdWorkspace::transition_on`] runs the perturbed steps on [`FdThreads`] (each thread with
+//! its own copy of `d` after the nominal step), in three rounds that keep the reuse above
+//! valid; the Jacobians are bit-identical to the serial call's at any thread count.
+//!
 //! **Inverse** ([`FdWorkspace::inverse`], [`crate::inverse()`]): `f = qfrc_inverse` (minus
 //! `qfrc_actuator` with `flg_actuation`, i.e. the actuators are then not treated as external),
 //! `s` the sensors computed by the inverse dynamics; inputs `q` (tangent), `v`, `a = qacc`.
@@ -41,6 +45,7 @@
 //! quantities (`qacc`, `xpos`, ...) are those of the last perturbed evaluation, as in MuJoCo.
 //! Everything is preallocated in [`FdWorkspace`]: repeated calls allocate nothing.
 
+use crate::threads::Threads;
 use moreau::model::{disable, Integrator, Model};
 use moreau::pipeline::{
     check_acc, check_pos, check_vel, euler_skip, forward_skip, fwd_actuation, inverse_skip,
@@ -48,6 +53,7 @@ use moreau::pipeline::{
 };
 use moreau::{differentiate_pos, integrate_pos, Data};
 use nalgebra::DMatrix;
+use std::sync::Mutex;
 
 /// Discrete-time transition Jacobians (rows are outputs, MuJoCo's `mjd_transitionFD`).
 #[allow(non_snake_case)]
@@ -143,6 +149,63 @@ impl Diff {
             (false, true) => Diff::Backward,
             (false, false) => Diff::Zero,
         }
+    }
+}
+
+/// One input of the transition Jacobians: a column of `B` (controls) or `A`.
+#[derive(Clone, Copy, Debug)]
+enum Input {
+    Ctrl(usize),
+    Act(usize),
+    Vel(usize),
+    Pos(usize),
+}
+
+impl Input {
+    /// The inputs in the order the stages they reuse allow: controls and activations (which
+    /// reuse the position and velocity stages), velocities (the position stage), positions.
+    fn phases(nu: usize, na: usize, nv: usize) -> [Vec<Input>; 3] {
+        [
+            (0..nu)
+                .map(Input::Ctrl)
+                .chain((0..na).map(Input::Act))
+                .collect(),
+            (0..nv).map(Input::Vel).collect(),
+            (0..nv).map(Input::Pos).collect(),
+        ]
+    }
+
+    /// Whether the input is a control (a column of `B`, `D`), and its column.
+    fn column(self, nv: usize) -> (bool, usize) {
+        match self {
+            Input::Ctrl(i) => (true, i),
+            Input::Act(i) => (false, 2 * nv + i),
+            Input::Vel(i) => (false, nv + i),
+            Input::Pos(i) => (false, i),
+        }
+    }
+}
+
+/// The threads of [`FdWorkspace::transition_on`], each with its own `Data` and workspace
+/// (made on first use, reused by later calls of the same model's sizes).
+pub struct FdThreads {
+    threads: Threads,
+    slots: Vec<Mutex<(Data<f64>, FdWorkspace)>>,
+    cols: Vec<f64>,
+}
+
+impl FdThreads {
+    /// `nthread` threads (0: every CPU; 1: the calling thread, the serial call).
+    pub fn new(nthread: usize) -> Result<Self, String> {
+        Ok(FdThreads {
+            threads: Threads::new(nthread)?,
+            slots: Vec::new(),
+            cols: Vec::new(),
+        })
+    }
+
+    pub fn nthread(&self) -> usize {
+        self.threads.nthread()
     }
 }
 
@@ -346,6 +409,85 @@ impl FdWorkspace {
         }
     }
 
+    /// The nominal step of the transition Jacobians: saves the inputs of `d` and steps once
+    /// (`d` restored).
+    fn nominal(&mut self, m: &Model, d: &mut Data<f64>) {
+        self.fit(m);
+        self.save(d);
+        let skip_sensor = self.ns == 0 || !self.sensors;
+        let (mut y, mut s) = (std::mem::take(&mut self.y0), std::mem::take(&mut self.s0));
+        self.step_into(m, d, Skip::None, skip_sensor, &mut y, &mut s);
+        self.y0 = y;
+        self.s0 = s;
+    }
+
+    /// The perturbed steps of one input from the saved nominal (`d` restored after each),
+    /// and its columns of [`FdWorkspace::transition`].
+    fn input_columns(
+        &mut self,
+        m: &Model,
+        d: &mut Data<f64>,
+        input: Input,
+        eps: f64,
+        centered: bool,
+    ) {
+        let nv = self.nv;
+        match input {
+            // controls: reuse position and velocity stages; one-sided at the ctrlrange limits
+            Input::Ctrl(i) => {
+                let clamp = !m.opt.disabled(disable::CLAMPCTRL);
+                let c = self.ctrl[i];
+                let limited = clamp && m.actuator_ctrllimited[i];
+                let r = m.actuator_ctrlrange[i];
+                let inside =
+                    |a: f64, b: f64| !limited || (a >= r[0] && a <= r[1] && b >= r[0] && b <= r[1]);
+                let plus = inside(c, c + eps);
+                if plus {
+                    d.ctrl[i] = c + eps;
+                    self.perturbed_step(m, d, Skip::Vel, true);
+                }
+                let minus = (centered || !plus) && inside(c - eps, c);
+                if minus {
+                    d.ctrl[i] = c - eps;
+                    self.perturbed_step(m, d, Skip::Vel, false);
+                }
+                self.transition_columns(m, Diff::of(plus, minus), eps, i, true);
+            }
+            // activations: reuse position and velocity stages
+            Input::Act(i) => {
+                d.act[i] = self.act[i] + eps;
+                self.perturbed_step(m, d, Skip::Vel, true);
+                if centered {
+                    d.act[i] = self.act[i] - eps;
+                    self.perturbed_step(m, d, Skip::Vel, false);
+                }
+                self.transition_columns(m, Diff::of(true, centered), eps, 2 * nv + i, false);
+            }
+            // velocities: reuse the position stage
+            Input::Vel(i) => {
+                d.qvel[i] = self.qvel[i] + eps;
+                self.perturbed_step(m, d, Skip::Pos, true);
+                if centered {
+                    d.qvel[i] = self.qvel[i] - eps;
+                    self.perturbed_step(m, d, Skip::Pos, false);
+                }
+                self.transition_columns(m, Diff::of(true, centered), eps, nv + i, false);
+            }
+            // positions: tangent perturbation qpos ⊕ ±ε e_i, full steps
+            Input::Pos(i) => {
+                self.dpos[i] = 1.0;
+                integrate_pos(m, &mut d.qpos, &self.dpos, eps);
+                self.perturbed_step(m, d, Skip::None, true);
+                if centered {
+                    integrate_pos(m, &mut d.qpos, &self.dpos, -eps);
+                    self.perturbed_step(m, d, Skip::None, false);
+                }
+                self.dpos[i] = 0.0;
+                self.transition_columns(m, Diff::of(true, centered), eps, i, false);
+            }
+        }
+    }
+
     /// `mjd_transitionFD`: fills [`FdWorkspace::transition`] for the state, controls and warm
     /// start in `d` (see the module documentation) and returns it.
     pub fn transition(
@@ -355,72 +497,131 @@ impl FdWorkspace {
         eps: f64,
         centered: bool,
     ) -> &TransitionJacobians {
-        self.fit(m);
-        let (nv, na, nu) = (self.nv, self.na, self.nu);
-        self.save(d);
-        // nominal step
-        let skip_sensor = self.ns == 0 || !self.sensors;
-        let (mut y, mut s) = (std::mem::take(&mut self.y0), std::mem::take(&mut self.s0));
-        self.step_into(m, d, Skip::None, skip_sensor, &mut y, &mut s);
-        self.y0 = y;
-        self.s0 = s;
-
-        // controls: reuse position and velocity stages; one-sided at the ctrlrange limits
-        let clamp = !m.opt.disabled(disable::CLAMPCTRL);
+        self.nominal(m, d);
+        let (nu, na, nv) = (self.nu, self.na, self.nv);
         for i in 0..nu {
-            let c = self.ctrl[i];
-            let limited = clamp && m.actuator_ctrllimited[i];
-            let r = m.actuator_ctrlrange[i];
-            let inside =
-                |a: f64, b: f64| !limited || (a >= r[0] && a <= r[1] && b >= r[0] && b <= r[1]);
-            let plus = inside(c, c + eps);
-            if plus {
-                d.ctrl[i] = c + eps;
-                self.perturbed_step(m, d, Skip::Vel, true);
-            }
-            let minus = (centered || !plus) && inside(c - eps, c);
-            if minus {
-                d.ctrl[i] = c - eps;
-                self.perturbed_step(m, d, Skip::Vel, false);
-            }
-            self.transition_columns(m, Diff::of(plus, minus), eps, i, true);
+            self.input_columns(m, d, Input::Ctrl(i), eps, centered);
         }
-
-        // activations: reuse position and velocity stages
         for i in 0..na {
-            d.act[i] = self.act[i] + eps;
-            self.perturbed_step(m, d, Skip::Vel, true);
-            if centered {
-                d.act[i] = self.act[i] - eps;
-                self.perturbed_step(m, d, Skip::Vel, false);
-            }
-            self.transition_columns(m, Diff::of(true, centered), eps, 2 * nv + i, false);
+            self.input_columns(m, d, Input::Act(i), eps, centered);
         }
-
-        // velocities: reuse the position stage
         for i in 0..nv {
-            d.qvel[i] = self.qvel[i] + eps;
-            self.perturbed_step(m, d, Skip::Pos, true);
-            if centered {
-                d.qvel[i] = self.qvel[i] - eps;
-                self.perturbed_step(m, d, Skip::Pos, false);
-            }
-            self.transition_columns(m, Diff::of(true, centered), eps, nv + i, false);
+            self.input_columns(m, d, Input::Vel(i), eps, centered);
         }
-
-        // positions: tangent perturbation qpos ⊕ ±ε e_i, full steps
         for i in 0..nv {
-            self.dpos[i] = 1.0;
-            integrate_pos(m, &mut d.qpos, &self.dpos, eps);
-            self.perturbed_step(m, d, Skip::None, true);
-            if centered {
-                integrate_pos(m, &mut d.qpos, &self.dpos, -eps);
-                self.perturbed_step(m, d, Skip::None, false);
-            }
-            self.dpos[i] = 0.0;
-            self.transition_columns(m, Diff::of(true, centered), eps, i, false);
+            self.input_columns(m, d, Input::Pos(i), eps, centered);
         }
         &self.transition
+    }
+
+    /// [`FdWorkspace::transition`] with the perturbed steps on `pool`'s threads, bit for bit
+    /// the same Jacobians at any thread count. Each thread starts from a copy of `d` after the
+    /// nominal step and of this workspace's saved inputs, and runs the inputs in three rounds
+    /// (controls and activations, velocities, positions), so every perturbed step reuses the
+    /// nominal stages as in the serial order. The warning counters the perturbed steps raise
+    /// are added to `d`'s; unlike the serial call, `d`'s intermediate quantities are those of
+    /// the nominal step.
+    pub fn transition_on(
+        &mut self,
+        pool: &mut FdThreads,
+        m: &Model,
+        d: &mut Data<f64>,
+        eps: f64,
+        centered: bool,
+    ) -> &TransitionJacobians {
+        if pool.threads.nthread() == 1 {
+            return self.transition(m, d, eps, centered);
+        }
+        self.nominal(m, d);
+        if pool.slots.len() != pool.threads.nthread() {
+            pool.slots = pool.threads.slots(|| (d.clone(), self.clone()));
+        }
+        for slot in &pool.slots {
+            let mut g = slot.lock().unwrap_or_else(|e| e.into_inner());
+            let (sd, sw) = &mut *g;
+            sd.clone_from(d);
+            sw.copy_nominal(self);
+        }
+        let nx = 2 * self.nv + self.na;
+        let ns = if self.sensors { self.ns } else { 0 };
+        let width = nx + ns;
+        let start: Vec<u64> = d.warning.iter().map(|w| w.number).collect();
+        for inputs in Input::phases(self.nu, self.na, self.nv) {
+            pool.cols.resize(inputs.len() * width, 0.0);
+            let items: Vec<(Input, &mut [f64])> = inputs
+                .iter()
+                .copied()
+                .zip(pool.cols.chunks_mut(width.max(1)))
+                .collect();
+            pool.threads
+                .for_each_slot(&pool.slots, items, 1, |(sd, sw), (input, out)| {
+                    sw.input_columns(m, sd, input, eps, centered);
+                    sw.copy_column(input, out);
+                });
+            for (input, col) in inputs.iter().zip(pool.cols.chunks(width.max(1))) {
+                self.set_column(*input, col);
+            }
+        }
+        for slot in &pool.slots {
+            let g = slot.lock().unwrap_or_else(|e| e.into_inner());
+            for ((w, s), n0) in d.warning.iter_mut().zip(&g.0.warning).zip(&start) {
+                let raised = s.number.saturating_sub(*n0);
+                if raised > 0 {
+                    w.number += raised;
+                    w.lastinfo = s.lastinfo;
+                }
+            }
+        }
+        &self.transition
+    }
+
+    /// Takes `from`'s nominal: its sizes, saved inputs and nominal outputs.
+    fn copy_nominal(&mut self, from: &FdWorkspace) {
+        self.sensors = from.sensors;
+        if (self.nq, self.nv, self.na, self.nu, self.ns, self.nm)
+            != (from.nq, from.nv, from.na, from.nu, from.ns, from.nm)
+        {
+            *self = from.clone();
+            return;
+        }
+        self.factor_qvel_free = from.factor_qvel_free;
+        self.time = from.time;
+        self.qpos.copy_from_slice(&from.qpos);
+        self.qvel.copy_from_slice(&from.qvel);
+        self.act.copy_from_slice(&from.act);
+        self.ctrl.copy_from_slice(&from.ctrl);
+        self.warmstart.copy_from_slice(&from.warmstart);
+        self.qacc.copy_from_slice(&from.qacc);
+        self.y0.copy_from_slice(&from.y0);
+        self.s0.copy_from_slice(&from.s0);
+    }
+
+    /// The state column of `B` or `A` of `input`, then its sensor column, into `out`.
+    fn copy_column(&self, input: Input, out: &mut [f64]) {
+        let (ucol, j) = input.column(self.nv);
+        let t = &self.transition;
+        let (x, s) = if ucol { (&t.B, &t.D) } else { (&t.A, &t.C) };
+        let nx = x.nrows();
+        out[..nx].copy_from_slice(x.column(j).as_slice());
+        if out.len() > nx {
+            out[nx..].copy_from_slice(s.column(j).as_slice());
+        }
+    }
+
+    /// Writes `col` ([`FdWorkspace::copy_column`]'s layout) as `input`'s columns.
+    fn set_column(&mut self, input: Input, col: &[f64]) {
+        let (ucol, j) = input.column(self.nv);
+        let t = &mut self.transition;
+        let (x, s) = if ucol {
+            (&mut t.B, &mut t.D)
+        } else {
+            (&mut t.A, &mut t.C)
+        };
+        let nx = x.nrows();
+        x.column_mut(j).copy_from_slice(&col[..nx]);
+        if col.len() > nx {
+            s.column_mut(j).copy_from_slice(&col[nx..]);
+        }
     }
 
     /// Inverse dynamics skipping stages before `skip`; force (minus `qfrc_actuator` with

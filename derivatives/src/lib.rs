@@ -25,6 +25,9 @@
 //!   `mjd_quatIntegrate`).
 //! - [`fd`]: finite differences (`mjd_transitionFD`, `mjd_inverseFD`); [`dual`]: exact
 //!   Jacobians by forward-mode dual numbers (the reference).
+//! - [`threads`]: the thread pool of the finite-difference columns
+//!   ([`fd::FdWorkspace::transition_on`]), shared with `moreau_optim`'s batch API and
+//!   optimizers;
 //! - [`support`]: what the analytic paths cover; `work`: the analytic paths' shared workspace
 //!   (plain buffers, depending on no other module of the crate); `rows`: row-block linear
 //!   algebra over many right-hand sides.
@@ -46,6 +49,7 @@ pub mod sensor;
 pub mod smooth_vel_pos;
 pub mod step_matrix;
 pub mod support;
+pub mod threads;
 pub mod transition;
 pub mod transition_rk4;
 mod work;

@@ -1,5 +1,6 @@
 //! The thread speed-up of the optimizers' parallel parts at 1 and 2 threads (the shared
-//! mechanism, `moreau_optim::threads`): predictive sampling's candidate rollouts, iLQR's
+//! mechanism, `moreau_optim::threads`): predictive sampling's candidate rollouts, the columns
+//! of one `mjd_transitionFD` (`FdWorkspace::transition_on`), iLQR's
 //! per-knot transition Jacobians (finite differences and analytic), collocation's per-knot
 //! inverse-dynamics Jacobians, the rollout fit's
 //! Jacobian columns (with its serial Levenberg–Marquardt steps) and batch stepping.
@@ -16,6 +17,7 @@
 //! `cargo run --release -p moreau-optim --example threads -- [--repeat N]`
 
 use moreau::{Data, Model};
+use moreau_derivatives::fd::{FdThreads, FdWorkspace};
 use moreau_optim::batch::Batch;
 use moreau_optim::ilqr::Dynamics;
 use moreau_optim::problems::{ball_push, cartpole_sysid, contact_provider};
@@ -228,6 +230,23 @@ fn main() -> Result<(), String> {
             })
         }
     };
+    let fd_columns = |nthread: usize| -> Box<dyn FnMut() -> Vec<u64> + '_> {
+        let m = &humanoid;
+        let mut d = Data::new(m);
+        d.qvel[0] = 0.4;
+        while d.contact.is_empty() {
+            moreau::step(m, &mut d);
+        }
+        let mut ws = FdWorkspace::new(m);
+        let mut pool = FdThreads::new(nthread).unwrap();
+        Box::new(move || {
+            let j = ws.transition_on(&mut pool, m, &mut d, 1e-6, true);
+            [&j.A, &j.B, &j.C, &j.D]
+                .iter()
+                .flat_map(|x| bits(x.as_slice()))
+                .collect()
+        })
+    };
     let batch = |nthread: usize| -> Box<dyn FnMut() -> Vec<u64> + '_> {
         let mut b = Batch::new(humanoid.clone(), 64, nthread, false).unwrap();
         let rows = b.state().to_vec();
@@ -251,6 +270,7 @@ fn main() -> Result<(), String> {
     type Setup<'a> = &'a dyn Fn(usize) -> Box<dyn FnMut() -> Vec<u64> + 'a>;
     let rows: Vec<(&str, Setup<'_>)> = vec![
         ("sampling: humanoid, 32 candidates x 100 steps", &sampling),
+        ("FD transition columns: humanoid at contact", &fd_columns),
         ("iLQR knots: humanoid, 32 FD (centered)", &fd),
         ("iLQR knots: humanoid, 32 analytic", &analytic),
         ("collocation knots: ball push, 60 FD", &col_fd),

@@ -37,5 +37,5 @@ pub mod sampling;
 pub mod statecost;
 pub mod sysid;
 pub mod system;
-pub mod threads;
+pub use moreau_derivatives::threads;
 pub mod zoo;

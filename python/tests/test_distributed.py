@@ -24,15 +24,39 @@ except ImportError as e:  # a missing dependency is a failure, not a skip
 
 @pytest.fixture(scope="module")
 def cluster():
-    ray.init(
-        num_cpus=2,
-        object_store_memory=100 * 1024**2,
-        include_dashboard=False,
-        log_to_driver=False,
-        configure_logging=False,
+    """A head node without CPUs and two worker nodes of one CPU each: three raylet processes
+    on this machine (ray.cluster_utils.Cluster starts them as `ray start` would), so every
+    task runs in a worker process of a worker node. Small object stores; shut down after."""
+    from ray.cluster_utils import Cluster
+
+    store = 80 * 1024**2
+    c = Cluster(
+        initialize_head=True,
+        head_node_args=dict(num_cpus=0, object_store_memory=store, include_dashboard=False),
     )
-    yield
-    ray.shutdown()
+    workers = [c.add_node(num_cpus=1, object_store_memory=store) for _ in range(2)]
+    c.wait_for_nodes()
+    ray.init(address=c.address, log_to_driver=False, configure_logging=False)
+    try:
+        yield c, workers
+    finally:
+        ray.shutdown()
+        c.shutdown()
+
+
+def test_the_cluster_is_a_head_and_two_worker_nodes(cluster):
+    alive = [n for n in ray.nodes() if n["Alive"]]
+    assert len(alive) == 3
+    assert sorted(n["Resources"].get("CPU", 0) for n in alive) == [0, 1, 1]
+
+    @ray.remote
+    def where():
+        time.sleep(0.5)
+        return ray.get_runtime_context().get_node_id(), os.getpid()
+
+    placed = ray.get([where.remote() for _ in range(2)])
+    # two concurrent one-CPU tasks run on the two worker nodes, in two processes
+    assert len({n for n, _ in placed}) == 2 and len({p for _, p in placed}) == 2
 
 
 def bits(a):
@@ -71,20 +95,31 @@ def test_rollout_and_step_are_bit_identical_to_one_machine(cluster):
     assert np.array_equal(warning, b.warning)
 
 
+def running_chunk(raylets):
+    """The pid of a worker process of `raylets` (its parent) inside a rollout chunk (Ray titles
+    a worker process `ray::<task name>` while it runs the task), or None."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                title = f.read()
+            with open(f"/proc/{entry}/stat") as f:
+                parent = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if title.startswith(b"ray::_rollout_chunk") and parent in raylets:
+            return int(entry)
+    return None
+
+
 def test_a_killed_worker_loses_nothing(cluster):
+    _, workers = cluster
+    raylets = {n.all_processes["raylet"][0].process.pid for n in workers}
     model = distributed.Model.from_xml_path(model_path("humanoid"))
     mo, x0, ctrl = humanoid_inputs(48, 300, seed=1)
-    t0 = time.perf_counter()
     want = mo_rollout.rollout(mo, moreau.MjData(mo), x0, ctrl)
-    # the kill comes when about a sixth of the work is done on one thread (a third on two)
-    delay = (time.perf_counter() - t0) / 6
 
-    @ray.remote
-    def pid():
-        time.sleep(0.3)
-        return os.getpid()
-
-    pids = set(ray.get([pid.remote() for _ in range(2)]))
     out = {}
 
     def run():
@@ -92,11 +127,16 @@ def test_a_killed_worker_loses_nothing(cluster):
 
     t = threading.Thread(target=run)
     t.start()
-    time.sleep(delay)
+    # kill a worker process while it is inside a chunk, whatever the machine's load
+    victim = None
+    deadline = time.monotonic() + 120
+    while victim is None and t.is_alive() and time.monotonic() < deadline:
+        victim = running_chunk(raylets)
+        time.sleep(0.005)
+    assert victim is not None, "no worker process was seen running a chunk"
     assert t.is_alive(), "the run ended before a worker could be killed: give it more work"
-    victim = sorted(pids)[0]
     os.kill(victim, signal.SIGKILL)
-    t.join(timeout=120)
+    t.join(timeout=300)
     assert not t.is_alive()
     s, sd = out["result"]
     assert np.array_equal(bits(s), bits(want[0])) and np.array_equal(bits(sd), bits(want[1]))

@@ -110,8 +110,18 @@ def ray_overhead(a, rng):
 
     from moreau import distributed
 
-    ray.init(num_cpus=2, object_store_memory=100 * 1024**2, include_dashboard=False,
-             log_to_driver=False)
+    from ray.cluster_utils import Cluster
+
+    # a local cluster as the tests start it: a head without CPUs and two one-CPU worker nodes
+    store = 80 * 1024**2
+    cluster = Cluster(
+        initialize_head=True,
+        head_node_args=dict(num_cpus=0, object_store_memory=store, include_dashboard=False),
+    )
+    for _ in range(2):
+        cluster.add_node(num_cpus=1, object_store_memory=store)
+    cluster.wait_for_nodes()
+    ray.init(address=cluster.address, log_to_driver=False)
     model = distributed.Model.from_xml_path(str(MODELS["humanoid"]))
     mj = mujoco.MjModel.from_xml_path(str(MODELS["humanoid"]))
     mo = model.compile()
@@ -127,6 +137,7 @@ def ray_overhead(a, rng):
         f"overhead {(td - tl / 2) / nchunk * 1e6:.0f} us per chunk (2 workers in parallel)"
     )
     ray.shutdown()
+    cluster.shutdown()
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ mod capsule_cross;
 mod fd_no_alloc;
 mod fd_oracle;
 mod fd_skip;
+mod fd_threads;
 mod fuzz_corpus;
 mod invdiscrete;
 mod noslip_refused;

@@ -1,8 +1,9 @@
-//! The one thread mechanism of the batch API and the optimizers: a [`Threads`] pool runs
-//! independent work items (simulations, rollouts, candidate plans, knots' Jacobians,
-//! finite-difference columns) with one scratch slot per thread. Every item is computed from
-//! its own inputs and written to its own output, so which thread runs an item, and how many
-//! threads there are, changes no number: results are bit-identical to a serial loop.
+//! The one thread mechanism of moreau's derivatives, batch API and optimizers
+//! (`moreau_optim::threads` is this module): a [`Threads`] pool runs independent work items
+//! (finite-difference columns, simulations, rollouts, candidate plans, knots' Jacobians) with
+//! one scratch slot per thread. Every item is computed from its own inputs and written to its
+//! own output, so which thread runs an item, and how many threads there are, changes no
+//! number: results are bit-identical to a serial loop.
 
 use rayon::prelude::*;
 use rayon::ThreadPool;
