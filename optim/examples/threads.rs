@@ -179,16 +179,7 @@ fn main() -> Result<(), String> {
         }
     };
     let p = cartpole_sysid()?;
-    let log = sysid::StateLog {
-        qpos0: vec![0.0, 0.4],
-        qvel0: vec![0.0, 0.0],
-        ctrl: sysid::excitation(1, 2000, 4.0, 10, 11),
-        measured: vec![vec![0.0; 4]; 2001],
-    };
-    let log = sysid::StateLog {
-        measured: sysid::rollout_states(&p.truth, &log),
-        ..log
-    };
+    let log = p.rollout_log(vec![0.0, 0.4], vec![0.0, 0.0], 2000);
     let start: Vec<f64> = p
         .params
         .iter()

@@ -66,11 +66,23 @@ pub trait Dynamics {
         a: &mut [DMatrix<f64>],
         b: &mut [DMatrix<f64>],
     ) -> Result<(), String> {
-        for (t, u) in us.iter().enumerate() {
-            self.jacobians(xs[t].as_slice(), u.as_slice(), &mut a[t], &mut b[t])?;
-        }
-        Ok(())
+        jacobians_serial(self, xs, us, a, b)
     }
+}
+
+/// [`Dynamics::jacobians`] at every knot, one after another (the default
+/// [`Dynamics::jacobians_all`]).
+pub fn jacobians_serial<D: Dynamics + ?Sized>(
+    dynm: &mut D,
+    xs: &[DVector<f64>],
+    us: &[DVector<f64>],
+    a: &mut [DMatrix<f64>],
+    b: &mut [DMatrix<f64>],
+) -> Result<(), String> {
+    for (t, u) in us.iter().enumerate() {
+        dynm.jacobians(xs[t].as_slice(), u.as_slice(), &mut a[t], &mut b[t])?;
+    }
+    Ok(())
 }
 
 /// Central differences of full steps in the tangent space (the [`Dynamics::jacobians`]

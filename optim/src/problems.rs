@@ -512,6 +512,23 @@ pub fn cartpole_sysid() -> Result<SysidProblem, String> {
     })
 }
 
+impl SysidProblem {
+    /// A log of `steps` steps of the true model from `(qpos0, qvel0)` under
+    /// [`sysid::excitation`]`(nu, steps, 4, 10, 11)`: the input of [`sysid::fit_rollout`].
+    pub fn rollout_log(&self, qpos0: Vec<f64>, qvel0: Vec<f64>, steps: usize) -> sysid::StateLog {
+        let log = sysid::StateLog {
+            qpos0,
+            qvel0,
+            ctrl: sysid::excitation(self.nominal.nu, steps, 4.0, 10, 11),
+            measured: vec![Vec::new(); steps + 1],
+        };
+        sysid::StateLog {
+            measured: sysid::rollout_states(&self.truth, &log),
+            ..log
+        }
+    }
+}
+
 /// The acrobot's ten inertial parameters per link and its two joint dampings
 /// (`models/acrobot.xml`, 22 parameters, only combinations identifiable); the true model has
 /// link masses 1.2 and 0.8 kg (the other inertial parameters scaled with them) and dampings

@@ -4,7 +4,7 @@
 //! `mj_integratePos` and `x ⊖ x0` differences it by `mj_differentiatePos` (API Reference), which
 //! is how `mjd_transitionFD` defines `A`.
 
-use crate::ilqr::{central_jacobians, Dynamics};
+use crate::ilqr::{central_jacobians, jacobians_serial, Dynamics};
 use crate::threads::Threads;
 use moreau::{Data, Model};
 use moreau_derivatives::fd::FdWorkspace;
@@ -231,10 +231,7 @@ impl Dynamics for MoreauSystem {
         b: &mut [DMatrix<f64>],
     ) -> Result<(), String> {
         if self.threads.nthread() == 1 || self.fd.is_none() {
-            for (t, u) in us.iter().enumerate() {
-                self.jacobians(xs[t].as_slice(), u.as_slice(), &mut a[t], &mut b[t])?;
-            }
-            return Ok(());
+            return jacobians_serial(self, xs, us, a, b);
         }
         if self.slots.len() != self.threads.nthread() {
             let (d, ws) = (&self.data, self.fd.as_ref());

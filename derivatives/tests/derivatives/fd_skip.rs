@@ -7,6 +7,7 @@
 //! kept across skipped position stages (`moreau::pipeline::solve_skip`), with one island and with
 //! several.
 
+use crate::common::contact_state;
 use moreau::pipeline::{step_skip, Skip};
 use moreau::{differentiate_pos, integrate_pos, Data, Model, Vfs};
 use moreau_derivatives::fd::FdWorkspace;
@@ -16,24 +17,6 @@ const EPS: f64 = 1e-6;
 
 fn root() -> String {
     format!("{}/..", env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Data at keyframe 0 if any (else qpos0), controls `ctrl`, stepped until the first constraint
-/// rows appear.
-fn contact_state(m: &Model, ctrl: f64) -> Data<f64> {
-    let mut d = Data::<f64>::new(m);
-    if m.nkey > 0 {
-        d.reset_keyframe(m, 0).unwrap();
-    }
-    d.ctrl.iter_mut().for_each(|c| *c = ctrl);
-    for _ in 0..3000 {
-        moreau::step(m, &mut d);
-        if d.nefc > 0 {
-            break;
-        }
-    }
-    assert!(d.nefc > 0, "no contact reached");
-    d
 }
 
 /// Forward-difference transition Jacobians from full steps only (MuJoCo's perturbations and

@@ -6,6 +6,7 @@
 //! model with activations; repeated calls on the same threads too, and the state `d` is
 //! restored as by the serial call.
 
+use crate::common::contact_state;
 use moreau::{Data, Model, Vfs};
 use moreau_derivatives::fd::{FdThreads, FdWorkspace};
 
@@ -15,23 +16,6 @@ fn root() -> String {
 
 fn load(name: &str) -> Model {
     moreau::load(format!("{}/models/{name}", root())).unwrap_or_else(|e| panic!("{name}: {e:?}"))
-}
-
-/// Stepped from keyframe 0 (or qpos0) under constant controls until constraints appear.
-fn contact_state(m: &Model, ctrl: f64) -> Data<f64> {
-    let mut d = Data::<f64>::new(m);
-    if m.nkey > 0 {
-        d.reset_keyframe(m, 0).unwrap();
-    }
-    d.ctrl.iter_mut().for_each(|c| *c = ctrl);
-    for _ in 0..3000 {
-        moreau::step(m, &mut d);
-        if d.nefc > 0 {
-            break;
-        }
-    }
-    assert!(d.nefc > 0, "no contact reached");
-    d
 }
 
 fn bits(ws: &FdWorkspace) -> Vec<u64> {
@@ -121,7 +105,7 @@ fn threaded_columns_with_activations_and_another_model() {
       <actuator><general joint="hinge" dyntype="filter" dynprm=".05" gainprm="2"/></actuator>
       <sensor><jointpos joint="hinge"/><jointvel joint="hinge"/></sensor>
     </mujoco>"#;
-    let m = moreau::load_from_str(&xml, &Vfs::default()).unwrap();
+    let m = moreau::load_from_str(xml, &Vfs::default()).unwrap();
     assert_eq!(m.na, 1);
     let mut d = contact_state(&m, 0.5);
     d.act[0] = 0.3;

@@ -269,17 +269,7 @@ fn sampling_candidates_equal_a_serial_loop_at_any_thread_count() {
 #[test]
 fn rollout_fit_is_bit_identical_at_any_thread_count() {
     let p = cartpole_sysid().expect("model loads");
-    let ctrl = sysid::excitation(1, 120, 4.0, 10, 11);
-    let log = sysid::StateLog {
-        qpos0: vec![0.0, 0.4],
-        qvel0: vec![0.0, 0.0],
-        ctrl,
-        measured: vec![vec![0.0; 4]; 121],
-    };
-    let log = sysid::StateLog {
-        measured: sysid::rollout_states(&p.truth, &log),
-        ..log
-    };
+    let log = p.rollout_log(vec![0.0, 0.4], vec![0.0, 0.0], 120);
     let start: Vec<f64> = p
         .params
         .iter()

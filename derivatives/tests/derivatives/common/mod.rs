@@ -203,3 +203,21 @@ pub fn eq_fluid_case(
     moreau::forward(&m, &mut d);
     (m, d)
 }
+
+/// Data at keyframe 0 if any (else qpos0), controls `ctrl`, stepped until the first constraint
+/// rows appear.
+pub fn contact_state(m: &Model, ctrl: f64) -> Data<f64> {
+    let mut d = Data::<f64>::new(m);
+    if m.nkey > 0 {
+        d.reset_keyframe(m, 0).unwrap();
+    }
+    d.ctrl.iter_mut().for_each(|c| *c = ctrl);
+    for _ in 0..3000 {
+        moreau::step(m, &mut d);
+        if d.nefc > 0 {
+            break;
+        }
+    }
+    assert!(d.nefc > 0, "no contact reached");
+    d
+}
