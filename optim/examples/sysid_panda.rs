@@ -120,9 +120,9 @@ fn run() -> Result<(), String> {
             sysid::RolloutJacobian::FiniteDifference,
         )?;
         let tf = t.elapsed().as_secs_f64();
-        for j in 0..params.len() {
+        for (j, p) in params.iter().enumerate() {
             let e = (js.column(j) - jf.column(j)).amax() / jf.column(j).amax();
-            eprintln!("{:?}: {e:.3e} (max {:.3e})", params[j], jf.column(j).amax());
+            eprintln!("{p:?}: {e:.3e} (max {:.3e})", jf.column(j).amax());
         }
         eprintln!("jacobian: sensitivity {ts:.3} s, fd {tf:.3} s");
     }
