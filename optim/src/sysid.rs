@@ -1101,7 +1101,8 @@ pub fn fit_rollout(
 /// (the normalization of `mujoco.sysid`'s default residual, so both minimize the same cost).
 /// The Jacobian by `method` ([`RolloutJacobian`]). Bounds by an active set: a parameter at a
 /// bound whose gradient pushes it outside is held there for the step, the others' step is
-/// clipped to the bounds. Stops when an accepted step reduces the cost by less than 10⁻¹⁰ of
+/// clipped to the bounds; a step to a model that [`model_with`] refuses or whose rollout
+/// fails is rejected like one that does not decrease the cost. Stops when an accepted step reduces the cost by less than 10⁻¹⁰ of
 /// it, when no damping gives a decrease, or after `max_iter` iterations.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_rollout_with(
@@ -1159,9 +1160,12 @@ pub fn fit_rollout_with(
             for (k, &i) in free.iter().enumerate() {
                 cand[i] = (theta[i] + step[k]).clamp(bounds[i][0], bounds[i][1]);
             }
-            let rc = problem.residual(&cand)?;
             rollouts += 1;
-            let cc = 0.5 * rc.norm_squared();
+            // a candidate the model or the simulation refuses (a zero mass at its bound, a
+            // diverging rollout) is a rejected step
+            let cc = problem
+                .residual(&cand)
+                .map_or(f64::INFINITY, |rc| 0.5 * rc.norm_squared());
             if cc < cost {
                 accepted = Some((cand, cc));
                 lambda = (lambda / 10.0).max(1e-12);
