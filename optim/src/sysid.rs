@@ -748,8 +748,8 @@ pub fn rollout_states(m: &Model, log: &StateLog) -> Vec<Vec<f64>> {
 pub enum RolloutJacobian {
     /// Forward sensitivities through the rollout: `S_{t+1} = A_t S_t + ∂f/∂θ|_t`, `S_0 = 0`,
     /// with `A_t` the step's analytic transition Jacobian
-    /// ([`moreau_derivatives::transition::transition_analytic_forwarded`]; centered
-    /// `mjd_transitionFD` where it does not apply) and `∂f/∂θ|_t` the forward difference of
+    /// ([`moreau_derivatives::transition()`] at the step's forwarded state; centered
+    /// `mjd_transitionFD` where [`moreau_derivatives::Support`] says it does not apply) and `∂f/∂θ|_t` the forward difference of
     /// one step from the nominal state `x_t` (same warm start) under the perturbed model. The
     /// error is that of a single step's difference, not amplified along the trajectory.
     #[default]
@@ -884,7 +884,7 @@ impl<'a> RolloutProblem<'a> {
     /// The residual and its Jacobian by forward sensitivities ([`RolloutJacobian::Sensitivity`]).
     fn jacobian_sensitivity(&self, theta: &[f64]) -> Result<(DVector<f64>, DMatrix<f64>), String> {
         use moreau::pipeline::{check_acc, check_pos, check_vel, integrate, step_skip, Skip};
-        use moreau_derivatives::transition::{transition_analytic_forwarded, Workspace};
+        use moreau_derivatives::{Support, TransitionOptions, Workspace};
         use rayon::prelude::*;
         let m = model_with(self.nominal, self.params, theta)?;
         let (nq, nv, na) = (m.nq, m.nv, m.na);
@@ -898,30 +898,34 @@ impl<'a> RolloutProblem<'a> {
         let mut xs = Vec::with_capacity((steps + 1) * nx);
         let mut warm = Vec::with_capacity(steps * nv);
         let mut a = Vec::with_capacity(steps * ndx * ndx);
-        let mut fd = moreau_derivatives::transition::unsupported(&m).map(|_| {
-            let mut w = moreau_derivatives::fd::FdWorkspace::new(&m);
-            w.sensors = false;
-            w
-        });
+        let analytic = Support::transition(&m).is_covered();
+        let opts = if analytic {
+            TransitionOptions::analytic().forwarded()
+        } else {
+            TransitionOptions::fd(1e-6, true)
+        }
+        .with_sensors(false);
         let mut ws = Workspace::default();
         let bad = |d: &Data| d.warning.iter().any(|w| w.number > 0);
         for t in 0..steps {
             xs.extend(d.qpos.iter().chain(&d.qvel).chain(&d.act));
             warm.extend_from_slice(&d.qacc_warmstart);
             d.ctrl.copy_from_slice(&log.ctrl[t]);
-            if let Some(w) = fd.as_mut() {
-                a.extend_from_slice(w.transition(&m, &mut d, 1e-6, true).A.as_slice());
-                moreau::step(&m, &mut d);
-            } else {
+            if analytic {
                 // `mj_step` split around the linearization at the forwarded state
                 check_pos(&m, &mut d);
                 check_vel(&m, &mut d);
                 moreau::forward(&m, &mut d);
                 check_acc(&m, &mut d);
-                let jac = transition_analytic_forwarded(&m, &mut d, &mut ws)
-                    .map_err(|e| format!("transition Jacobians: {e}"))?;
-                a.extend_from_slice(jac.A.as_slice());
+            }
+            let jac = ws
+                .transition(&m, &mut d, &opts)
+                .map_err(|e| format!("transition Jacobians: {e}"))?;
+            a.extend_from_slice(jac.A.as_slice());
+            if analytic {
                 integrate(&m, &mut d);
+            } else {
+                moreau::step(&m, &mut d);
             }
             if bad(&d) {
                 return Err(format!("rollout: bad state at step {t}"));
