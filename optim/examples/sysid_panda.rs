@@ -126,10 +126,19 @@ fn run() -> Result<(), String> {
         }
         eprintln!("jacobian: sensitivity {ts:.3} s, fd {tf:.3} s");
     }
+    let threads = moreau_optim::threads::Threads::new(0)?;
     let t0 = Instant::now();
-    let fit = sysid::fit_rollout_with(&m, &params, &data, &start, &bounds, 100, method, |k, c| {
-        eprintln!("moreau: iteration {k}: cost {c:.6e}")
-    })?;
+    let fit = sysid::fit_rollout_with(
+        &threads,
+        &m,
+        &params,
+        &data,
+        &start,
+        &bounds,
+        100,
+        method,
+        |k, c| eprintln!("moreau: iteration {k}: cost {c:.6e}"),
+    )?;
     let wall = t0.elapsed().as_secs_f64();
     println!(
         "moreau ({method:?} Jacobian): {} parameters, {} steps: {} iterations, {} rollouts, {:.3} s",

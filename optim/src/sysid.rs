@@ -15,6 +15,7 @@
 //! force `qfrc_actuator`.
 
 use crate::sampling::Gaussian;
+use crate::threads::Threads;
 use moreau::model::enable;
 use moreau::{Data, Model};
 use nalgebra::{DMatrix, DVector, Matrix3, Rotation3, SymmetricEigen, UnitQuaternion};
@@ -761,6 +762,7 @@ pub enum RolloutJacobian {
 
 /// The residual of [`fit_rollout`] and its Jacobians.
 struct RolloutProblem<'a> {
+    threads: &'a Threads,
     nominal: &'a Model,
     params: &'a [Param],
     log: &'a StateLog,
@@ -773,6 +775,7 @@ struct RolloutProblem<'a> {
 
 impl<'a> RolloutProblem<'a> {
     fn new(
+        threads: &'a Threads,
         nominal: &'a Model,
         params: &'a [Param],
         log: &'a StateLog,
@@ -816,6 +819,7 @@ impl<'a> RolloutProblem<'a> {
             })
             .collect();
         Ok(RolloutProblem {
+            threads,
             nominal,
             params,
             log,
@@ -861,19 +865,15 @@ impl<'a> RolloutProblem<'a> {
 
     /// The residual and its Jacobian by forward differences of whole rollouts.
     fn jacobian_fd(&self, theta: &[f64], r: &DVector<f64>) -> Result<DMatrix<f64>, String> {
-        use rayon::prelude::*;
         let n = self.params.len();
-        let cols: Vec<Result<DVector<f64>, String>> = (0..n)
-            .into_par_iter()
-            .map(|j| {
-                let Some(d) = self.delta(theta, j) else {
-                    return Ok(DVector::zeros(r.len()));
-                };
-                let mut tp = theta.to_vec();
-                tp[j] += d;
-                Ok((self.residual(&tp)? - r) / d)
-            })
-            .collect();
+        let cols: Vec<Result<DVector<f64>, String>> = self.threads.map((0..n).collect(), |j| {
+            let Some(d) = self.delta(theta, j) else {
+                return Ok(DVector::zeros(r.len()));
+            };
+            let mut tp = theta.to_vec();
+            tp[j] += d;
+            Ok((self.residual(&tp)? - r) / d)
+        });
         let mut jac = DMatrix::zeros(r.len(), n);
         for (j, c) in cols.into_iter().enumerate() {
             jac.set_column(j, &c?);
@@ -885,7 +885,6 @@ impl<'a> RolloutProblem<'a> {
     fn jacobian_sensitivity(&self, theta: &[f64]) -> Result<(DVector<f64>, DMatrix<f64>), String> {
         use moreau::pipeline::{check_acc, check_pos, check_vel, integrate, step_skip, Skip};
         use moreau_derivatives::{Support, TransitionOptions, Workspace};
-        use rayon::prelude::*;
         let m = model_with(self.nominal, self.params, theta)?;
         let (nq, nv, na) = (m.nq, m.nv, m.na);
         let (nx, ndx) = (nq + nv + na, 2 * nv + na);
@@ -935,60 +934,57 @@ impl<'a> RolloutProblem<'a> {
         let r = self.residual_of(|t| &xs[t * nx..t * nx + nq + nv])?;
         let (xs, warm, a) = (&xs, &warm, &a);
         let n = self.params.len();
-        let cols: Vec<Result<DVector<f64>, String>> = (0..n)
-            .into_par_iter()
-            .map(|j| {
-                let mut col = DVector::zeros(r.len());
-                let Some(delta) = self.delta(theta, j) else {
-                    return Ok(col);
-                };
-                let mut tp = theta.to_vec();
-                tp[j] += delta;
-                let mp = model_with(self.nominal, self.params, &tp)?;
-                let mut dp = Data::new(&mp);
-                let (mut s, mut s1, mut dx) = (vec![0.0; ndx], vec![0.0; ndx], vec![0.0; ndx]);
-                let mut dq = vec![0.0; nq];
-                for t in 0..steps {
-                    let (x, x1) = (&xs[t * nx..(t + 1) * nx], &xs[(t + 1) * nx..(t + 2) * nx]);
-                    dp.qpos.copy_from_slice(&x[..nq]);
-                    dp.qvel.copy_from_slice(&x[nq..nq + nv]);
-                    dp.act.copy_from_slice(&x[nq + nv..]);
-                    dp.qacc_warmstart
-                        .copy_from_slice(&warm[t * nv..(t + 1) * nv]);
-                    dp.ctrl.copy_from_slice(&log.ctrl[t]);
-                    step_skip(&mp, &mut dp, Skip::None, true);
-                    if bad(&dp) {
-                        return Err(format!("{:?}: bad state at step {t}", self.params[j]));
-                    }
-                    // ∂f/∂θ_j = (f(x_t; θ + δ e_j) ⊖ x_{t+1}) / δ
-                    moreau::differentiate_pos(&m, &mut dx[..nv], 1.0, &x1[..nq], &dp.qpos);
-                    for (i, v) in dp.qvel.iter().chain(&dp.act).enumerate() {
-                        dx[nv + i] = v - x1[nq + i];
-                    }
-                    // s ← A_t s + ∂f/∂θ_j (A_t column-major)
-                    let at = &a[t * ndx * ndx..(t + 1) * ndx * ndx];
-                    for (o, v) in s1.iter_mut().zip(&dx) {
-                        *o = v / delta;
-                    }
-                    for (c, &sc) in s.iter().enumerate() {
-                        if sc != 0.0 {
-                            for (o, &ac) in s1.iter_mut().zip(&at[c * ndx..(c + 1) * ndx]) {
-                                *o += ac * sc;
-                            }
+        let cols: Vec<Result<DVector<f64>, String>> = self.threads.map((0..n).collect(), |j| {
+            let mut col = DVector::zeros(r.len());
+            let Some(delta) = self.delta(theta, j) else {
+                return Ok(col);
+            };
+            let mut tp = theta.to_vec();
+            tp[j] += delta;
+            let mp = model_with(self.nominal, self.params, &tp)?;
+            let mut dp = Data::new(&mp);
+            let (mut s, mut s1, mut dx) = (vec![0.0; ndx], vec![0.0; ndx], vec![0.0; ndx]);
+            let mut dq = vec![0.0; nq];
+            for t in 0..steps {
+                let (x, x1) = (&xs[t * nx..(t + 1) * nx], &xs[(t + 1) * nx..(t + 2) * nx]);
+                dp.qpos.copy_from_slice(&x[..nq]);
+                dp.qvel.copy_from_slice(&x[nq..nq + nv]);
+                dp.act.copy_from_slice(&x[nq + nv..]);
+                dp.qacc_warmstart
+                    .copy_from_slice(&warm[t * nv..(t + 1) * nv]);
+                dp.ctrl.copy_from_slice(&log.ctrl[t]);
+                step_skip(&mp, &mut dp, Skip::None, true);
+                if bad(&dp) {
+                    return Err(format!("{:?}: bad state at step {t}", self.params[j]));
+                }
+                // ∂f/∂θ_j = (f(x_t; θ + δ e_j) ⊖ x_{t+1}) / δ
+                moreau::differentiate_pos(&m, &mut dx[..nv], 1.0, &x1[..nq], &dp.qpos);
+                for (i, v) in dp.qvel.iter().chain(&dp.act).enumerate() {
+                    dx[nv + i] = v - x1[nq + i];
+                }
+                // s ← A_t s + ∂f/∂θ_j (A_t column-major)
+                let at = &a[t * ndx * ndx..(t + 1) * ndx * ndx];
+                for (o, v) in s1.iter_mut().zip(&dx) {
+                    *o = v / delta;
+                }
+                for (c, &sc) in s.iter().enumerate() {
+                    if sc != 0.0 {
+                        for (o, &ac) in s1.iter_mut().zip(&at[c * ndx..(c + 1) * ndx]) {
+                            *o += ac * sc;
                         }
                     }
-                    std::mem::swap(&mut s, &mut s1);
-                    // the residual row of x_{t+1}: −(∂qpos, ∂qvel)/scale
-                    qpos_tangent(&m, &x1[..nq], &s[..nv], &mut dq);
-                    let row = &mut col.as_mut_slice()[t * self.width..(t + 1) * self.width];
-                    for (k, o) in row.iter_mut().enumerate() {
-                        let v = if k < nq { dq[k] } else { s[nv + k - nq] };
-                        *o = -v / self.scale[k];
-                    }
                 }
-                Ok(col)
-            })
-            .collect();
+                std::mem::swap(&mut s, &mut s1);
+                // the residual row of x_{t+1}: −(∂qpos, ∂qvel)/scale
+                qpos_tangent(&m, &x1[..nq], &s[..nv], &mut dq);
+                let row = &mut col.as_mut_slice()[t * self.width..(t + 1) * self.width];
+                for (k, o) in row.iter_mut().enumerate() {
+                    let v = if k < nq { dq[k] } else { s[nv + k - nq] };
+                    *o = -v / self.scale[k];
+                }
+            }
+            Ok(col)
+        });
         let mut jac = DMatrix::zeros(r.len(), n);
         for (j, c) in cols.into_iter().enumerate() {
             jac.set_column(j, &c?);
@@ -1056,7 +1052,8 @@ pub fn rollout_jacobian(
             params.len()
         ));
     }
-    RolloutProblem::new(nominal, params, log, bounds)?.jacobian(theta, method)
+    let threads = Threads::new(0)?;
+    RolloutProblem::new(&threads, nominal, params, log, bounds)?.jacobian(theta, method)
 }
 
 /// The residual of [`fit_rollout`] at `theta` (one rollout).
@@ -1074,10 +1071,11 @@ pub fn rollout_residual(
             params.len()
         ));
     }
-    RolloutProblem::new(nominal, params, log, &bounds)?.residual(theta)
+    RolloutProblem::new(&Threads::serial(), nominal, params, log, &bounds)?.residual(theta)
 }
 
-/// [`fit_rollout_with`] with forward sensitivities ([`RolloutJacobian::Sensitivity`]).
+/// [`fit_rollout_with`] with forward sensitivities ([`RolloutJacobian::Sensitivity`]), the
+/// Jacobian's columns on every CPU ([`fit_rollout_on`] takes the threads).
 pub fn fit_rollout(
     nominal: &Model,
     params: &[Param],
@@ -1087,7 +1085,27 @@ pub fn fit_rollout(
     max_iter: usize,
     on_iter: impl FnMut(usize, f64),
 ) -> Result<RolloutFit, String> {
+    let threads = Threads::new(0)?;
+    fit_rollout_on(
+        &threads, nominal, params, log, start, bounds, max_iter, on_iter,
+    )
+}
+
+/// [`fit_rollout`] with the Jacobian's columns on `threads`; the fit is bit-identical at any
+/// thread count.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_rollout_on(
+    threads: &Threads,
+    nominal: &Model,
+    params: &[Param],
+    log: &StateLog,
+    start: &[f64],
+    bounds: &[[f64; 2]],
+    max_iter: usize,
+    on_iter: impl FnMut(usize, f64),
+) -> Result<RolloutFit, String> {
     fit_rollout_with(
+        threads,
         nominal,
         params,
         log,
@@ -1103,13 +1121,15 @@ pub fn fit_rollout(
 /// and signal `j` is `(y_tj − ŷ_tj(θ)) / s_j`, `ŷ` the rollout of the model built by
 /// [`model_with`] from the logged initial state under the logged controls, `s_j = ‖y_·j‖/√2`
 /// (the normalization of `mujoco.sysid`'s default residual, so both minimize the same cost).
-/// The Jacobian by `method` ([`RolloutJacobian`]). Bounds by an active set: a parameter at a
-/// bound whose gradient pushes it outside is held there for the step, the others' step is
-/// clipped to the bounds; a step to a model that [`model_with`] refuses or whose rollout
-/// fails is rejected like one that does not decrease the cost. Stops when an accepted step reduces the cost by less than 10⁻¹⁰ of
-/// it, when no damping gives a decrease, or after `max_iter` iterations.
+/// The Jacobian by `method` ([`RolloutJacobian`]), its columns on `threads` (bit-identical at
+/// any thread count). Bounds by an active set: a parameter at a bound whose gradient pushes it
+/// outside is held there for the step, the others' step is clipped to the bounds; a step to a
+/// model that [`model_with`] refuses or whose rollout fails is rejected like one that does not
+/// decrease the cost. Stops when an accepted step reduces the cost by less than 10⁻¹⁰ of it,
+/// when no damping gives a decrease, or after `max_iter` iterations.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_rollout_with(
+    threads: &Threads,
     nominal: &Model,
     params: &[Param],
     log: &StateLog,
@@ -1133,7 +1153,7 @@ pub fn fit_rollout_with(
             return Err(format!("{p:?}: start value {v} outside [{lo}, {hi}]"));
         }
     }
-    let problem = RolloutProblem::new(nominal, params, log, bounds)?;
+    let problem = RolloutProblem::new(threads, nominal, params, log, bounds)?;
     let mut theta = start.to_vec();
     let (mut r, mut jac) = problem.jacobian(&theta, method)?;
     let mut rollouts = 1 + n;
