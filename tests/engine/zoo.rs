@@ -28,7 +28,7 @@ use std::path::PathBuf;
 
 use moreau::model::Model;
 use moreau::Data;
-use moreau_derivatives::fd::{inverse_fd, transition_fd};
+use moreau_derivatives::{inverse, transition, InverseOptions, TransitionOptions};
 use nalgebra::{DMatrix, Quaternion, Vector3};
 use serde_json::Value;
 
@@ -891,7 +891,12 @@ fn check_fd(
         return;
     }
     set_state(m, &mut d, s, mocap_pos, mocap_quat);
-    let t = transition_fd(m, &mut d, eps, fd["centered"].as_bool().unwrap());
+    let t = transition(
+        m,
+        &mut d,
+        &TransitionOptions::fd(eps, fd["centered"].as_bool().unwrap()),
+    )
+    .unwrap();
     let rows = |x: &DMatrix<f64>| x.transpose().iter().copied().collect::<Vec<f64>>();
     let a = arr(&fd["A"]);
     r.check("fd_transition", &at, &rows(&t.A), &a, own(&a, 1.0), TOL_FD);
@@ -901,13 +906,12 @@ fn check_fd(
     set_state(m, &mut d, s, mocap_pos, mocap_quat);
     moreau::forward(m, &mut d);
     d.qacc.copy_from_slice(&arr(&s["qacc"]));
-    let inv = inverse_fd(
+    let inv = inverse(
         m,
         &mut d,
-        eps,
-        fd["inverse_flg_actuation"].as_bool().unwrap(),
-        false,
-    );
+        &InverseOptions::fd(eps, fd["inverse_flg_actuation"].as_bool().unwrap(), false),
+    )
+    .unwrap();
     for (what, got) in [
         ("DfDq", &inv.DfDq),
         ("DfDv", &inv.DfDv),

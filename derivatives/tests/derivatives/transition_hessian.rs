@@ -1,13 +1,12 @@
-//! The two factorizations of `M + JᵀHJ` in `transition_analytic`: the tree-sparse LᵀDL (every
+//! The two factorizations of `M + JᵀHJ` in the analytic transition Jacobians: the tree-sparse LᵀDL (every
 //! contact on one dof chain: the humanoid on the floor) and the dense Cholesky fallback
 //! (contacts between two free bodies: a box stack), each against the dual-number step Jacobian
 //! to 1e-10 (relative to the largest entry).
 
 use moreau::{step, Data, Model};
 use moreau_derivatives::dual::dual_step_jacobian;
-use moreau_derivatives::transition::{
-    hessian_tree_sparse, transition_analytic_forwarded, transition_analytic_with, Workspace,
-};
+use moreau_derivatives::forward::hessian_tree_sparse;
+use moreau_derivatives::{TransitionOptions, Workspace};
 use nalgebra::DMatrix;
 
 fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
@@ -40,12 +39,35 @@ fn settled(m: &Model, n: usize, first: bool) -> Data<f64> {
 /// Analytic vs dual `A`, `B`; the workspace is reused for a second call (same result).
 fn check(m: &Model, d: &Data<f64>) -> f64 {
     let mut w = Workspace::default();
-    let t = transition_analytic_with(m, &mut d.clone(), &mut w).unwrap();
-    let again = transition_analytic_with(m, &mut d.clone(), &mut w).unwrap();
+    let t = w
+        .transition(
+            m,
+            &mut d.clone(),
+            &TransitionOptions::analytic().with_sensors(false),
+        )
+        .cloned()
+        .unwrap();
+    let again = w
+        .transition(
+            m,
+            &mut d.clone(),
+            &TransitionOptions::analytic().with_sensors(false),
+        )
+        .cloned()
+        .unwrap();
     assert_eq!(t.A, again.A, "workspace reuse changed A");
     assert_eq!(t.B, again.B, "workspace reuse changed B");
     // on an already forwarded state, skipping the forward changes nothing
-    let fw = transition_analytic_forwarded(m, &mut d.clone(), &mut w).unwrap();
+    let fw = w
+        .transition(
+            m,
+            &mut d.clone(),
+            &TransitionOptions::analytic()
+                .with_sensors(false)
+                .forwarded(),
+        )
+        .cloned()
+        .unwrap();
     assert_eq!(t.A, fw.A, "forwarded variant: A");
     assert_eq!(t.B, fw.B, "forwarded variant: B");
     let (a, b) = dual_step_jacobian(m, d);
