@@ -3,7 +3,9 @@ here): results bit-identical to the single-machine rollout and batch, a worker p
 mid-run loses nothing, a bad model raises a clear error on the driver."""
 
 import os
+import pathlib
 import signal
+import sys
 import threading
 import time
 
@@ -143,6 +145,23 @@ def test_a_killed_worker_loses_nothing(cluster):
     # the killed process is gone: its chunks ran elsewhere
     with pytest.raises(ProcessLookupError):
         os.kill(victim, 0)
+
+
+def test_the_distributed_examples(cluster):
+    """python/examples: the sysid over 16 logged trajectories recovers the true masses from
+    noise-free logs; predictive sampling across the workers turns the pole towards upright,
+    and its candidates' costs from the cluster equal one machine's, bit for bit."""
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "examples"))
+    import distributed_sampling
+    import distributed_sysid
+
+    theta, history = distributed_sysid.main()
+    assert np.allclose(theta, distributed_sysid.TRUTH, rtol=1e-8, atol=0)
+    assert history[-1] < 1e-20 * history[0]
+    m, angles, (x0, cand, c) = distributed_sampling.main()
+    assert abs(angles[-1]) < 0.25 * abs(angles[0])
+    state, _ = mo_rollout.rollout(m, moreau.MjData(m), x0, cand)
+    assert np.array_equal(bits(distributed_sampling.costs(state, cand)), bits(c))
 
 
 def test_a_bad_model_errors_on_the_driver(cluster):
