@@ -8,7 +8,9 @@ use moreau::data::{Warning, WarningStat, NWARNING};
 use moreau::model::Integrator;
 use moreau::pipeline::thread_cpu_us;
 use moreau::{Data, Model};
-use moreau_derivatives::{fd, inverse, rne, transition};
+use moreau_derivatives::{
+    inverse, rne, transition, InverseOptions, Support, TransitionOptions, Workspace,
+};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -1311,7 +1313,7 @@ fn derivatives_cmd(
         Kind::Transition => None,
     };
     stable_state(&m, &mut d, state, qacc.as_deref())?;
-    let mut ws = fd::FdWorkspace::new(&m);
+    let mut ws = Workspace::default();
     // the perturbed evaluations run mj_step's checks: a warning there means a perturbed state
     // diverged (was reset), and its differences are meaningless
     let mut warnings = Warnings::default();
@@ -1319,7 +1321,9 @@ fn derivatives_cmd(
     Warnings::arm(&mut d);
     let v = match kind {
         Kind::Transition => {
-            let t = ws.transition(&m, &mut d, eps, centered);
+            let t = ws
+                .transition(&m, &mut d, &TransitionOptions::fd(eps, centered))
+                .map_err(|e| e.to_string())?;
             json!({"A": mat_rows(&t.A), "B": mat_rows(&t.B), "C": mat_rows(&t.C),
                    "D": mat_rows(&t.D)})
         }
@@ -1329,7 +1333,9 @@ fn derivatives_cmd(
             if let Some(q) = &qacc {
                 d.qacc.copy_from_slice(q);
             }
-            let j = ws.inverse(&m, &mut d, eps, actuation, centered);
+            let j = ws
+                .inverse(&m, &mut d, &InverseOptions::fd(eps, actuation, centered))
+                .map_err(|e| e.to_string())?;
             json!({"DfDq": mat_rows(&j.DfDq), "DfDv": mat_rows(&j.DfDv),
                    "DfDa": mat_rows(&j.DfDa), "DsDq": mat_rows(&j.DsDq),
                    "DsDv": mat_rows(&j.DsDv), "DsDa": mat_rows(&j.DsDa),
@@ -1364,26 +1370,27 @@ fn derivatives_analytic(
         Kind::Transition => None,
     };
     stable_state(m, &mut d, state, qacc.as_deref())?;
-    let unsup = |e: &str| format!("{}: --method analytic does not support {e}", path.display());
+    let unsup = |e: &dyn std::fmt::Display| {
+        format!("{}: --method analytic does not support {e}", path.display())
+    };
     let v = match kind {
         Kind::Transition => {
-            let mut w = transition::Workspace::default();
-            let t = transition::transition_analytic_flg(m, &mut d, &mut w, true).map_err(unsup)?;
+            let t = transition(m, &mut d, &TransitionOptions::analytic()).map_err(|e| unsup(&e))?;
             json!({"A": mat_rows(&t.A), "B": mat_rows(&t.B), "C": mat_rows(&t.C),
                    "D": mat_rows(&t.D)})
         }
         Kind::Inverse => {
             inverse_supported(path, m)?;
             if actuation {
-                return Err(unsup("--actuation"));
+                return Err(unsup(&"--actuation"));
             }
             moreau::forward(m, &mut d);
             if let Some(q) = &qacc {
                 d.qacc.copy_from_slice(q);
             }
-            let (dq, dv, da, dm) = inverse::inverse_analytic(m, &mut d).map_err(unsup)?;
-            json!({"DfDq": mat_rows(&dq), "DfDv": mat_rows(&dv), "DfDa": mat_rows(&da),
-                   "DmDq": mat_rows(&dm)})
+            let j = inverse(m, &mut d, &InverseOptions::analytic()).map_err(|e| unsup(&e))?;
+            json!({"DfDq": mat_rows(&j.DfDq), "DfDv": mat_rows(&j.DfDv),
+                   "DfDa": mat_rows(&j.DfDa), "DmDq": mat_rows(&j.DmDq)})
         }
     };
     write_json(out, &v)
@@ -1506,8 +1513,7 @@ fn bench(
     outln!("{}", json!({"inverse_us": inv_us}));
     // FD Jacobians (forward differences, eps 1e-6, no sensor Jacobians as bench_mujoco.py),
     // batches of 20 calls from the reset state after a forward
-    let mut ws = fd::FdWorkspace::new(&m);
-    ws.sensors = false;
+    let mut ws = Workspace::default();
     let fd_batches = (batches / 3).max(3);
     // a state with contacts: settle from the reset state until rows appear (at most 3000 steps)
     let mut dc = Data::<f64>::new(&m);
@@ -1519,37 +1525,38 @@ fn bench(
         }
     }
     let mut cpu_fd = Vec::new();
-    let mut time_fd = |contact: bool,
-                       f: &mut dyn FnMut(&mut fd::FdWorkspace, &mut Data<f64>)|
-     -> (f64, Option<f64>) {
-        cpu_fd.clear();
-        let v: Vec<f64> = (0..fd_batches)
-            .map(|_| {
-                if contact {
-                    d.clone_from(&dc);
-                } else {
-                    reset(&m, &mut d);
-                }
-                moreau::forward(&m, &mut d);
-                let c = thread_cpu_us();
-                let t = Instant::now();
-                for _ in 0..20 {
-                    f(&mut ws, &mut d);
-                }
-                if let (Some(a), Some(b)) = (c, thread_cpu_us()) {
-                    cpu_fd.push((b - a) / 20.0);
-                }
-                t.elapsed().as_secs_f64() * 1e6 / 20.0
-            })
-            .collect();
-        let cpu = (!cpu_fd.is_empty()).then(|| median(cpu_fd.clone()));
-        (median(v), cpu)
-    };
+    let mut time_fd =
+        |contact: bool, f: &mut dyn FnMut(&mut Workspace, &mut Data<f64>)| -> (f64, Option<f64>) {
+            cpu_fd.clear();
+            let v: Vec<f64> = (0..fd_batches)
+                .map(|_| {
+                    if contact {
+                        d.clone_from(&dc);
+                    } else {
+                        reset(&m, &mut d);
+                    }
+                    moreau::forward(&m, &mut d);
+                    let c = thread_cpu_us();
+                    let t = Instant::now();
+                    for _ in 0..20 {
+                        f(&mut ws, &mut d);
+                    }
+                    if let (Some(a), Some(b)) = (c, thread_cpu_us()) {
+                        cpu_fd.push((b - a) / 20.0);
+                    }
+                    t.elapsed().as_secs_f64() * 1e6 / 20.0
+                })
+                .collect();
+            let cpu = (!cpu_fd.is_empty()).then(|| median(cpu_fd.clone()));
+            (median(v), cpu)
+        };
+    let fd = TransitionOptions::fd(1e-6, false).with_sensors(false);
     let (tfd_us, tfd_cpu) = time_fd(false, &mut |ws, d| {
-        ws.transition(&m, d, 1e-6, false);
+        let _ = ws.transition(&m, d, &fd);
     });
     let (ifd_us, ifd_cpu) = time_fd(false, &mut |ws, d| {
-        ws.inverse(&m, d, 1e-6, false, false);
+        let opts = InverseOptions::fd(1e-6, false, false).with_sensors(false);
+        let _ = ws.inverse(&m, d, &opts);
     });
     outln!(
         "{}",
@@ -1561,13 +1568,14 @@ fn bench(
     );
     // analytic Jacobians (IFT through contact; A, B only), same batches
     let mut tac_wall = None;
-    if transition::unsupported(&m).is_none() {
-        let mut aw = transition::Workspace::default();
+    let analytic = TransitionOptions::analytic().with_sensors(false);
+    if Support::transition(&m).is_covered() {
+        let mut aw = Workspace::default();
         let (ta_us, ta_cpu) = time_fd(false, &mut |_, d| {
-            let _ = transition::transition_analytic_with(&m, d, &mut aw);
+            let _ = aw.transition(&m, d, &analytic);
         });
         let (ia_us, ia_cpu) = time_fd(false, &mut |_, d| {
-            let _ = inverse::inverse_analytic(&m, d);
+            let _ = inverse(&m, d, &InverseOptions::analytic());
         });
         outln!(
             "{}",
@@ -1581,11 +1589,11 @@ fn bench(
         );
         // the same at the settled state with contacts
         let (tfc_us, tfc_cpu) = time_fd(true, &mut |ws, d| {
-            ws.transition(&m, d, 1e-6, false);
+            let _ = ws.transition(&m, d, &fd);
         });
-        let mut aw = transition::Workspace::default();
+        let mut aw = Workspace::default();
         let (tac_us, tac_cpu) = time_fd(true, &mut |_, d| {
-            let _ = transition::transition_analytic_with(&m, d, &mut aw);
+            let _ = aw.transition(&m, d, &analytic);
         });
         tac_wall = Some((tac_us, tac_cpu));
         let ratio = match (tac_cpu, tfc_cpu) {
@@ -1604,9 +1612,9 @@ fn bench(
     // RNEA derivatives (Pinocchio's computeRNEADerivatives counterpart: kinematics, M,
     // ∂τ/∂q, ∂τ/∂v at a random-ish state, no contact), and the analytic inverse-dynamics
     // Jacobians with contacts disabled; compare with tools/bench/pinocchio_rnea.py
-    if rne::unsupported(&m).is_none() {
+    if Support::smooth_pos(&m).is_covered() {
         let nv = m.nv;
-        let mut w = rne::Work::default();
+        let mut w = moreau_derivatives::Work::default();
         let mut dq = nalgebra::DMatrix::zeros(nv, nv);
         let mut dv = vec![0.0; nv * nv];
         let mut d2 = Data::<f64>::new(&m);
@@ -1637,9 +1645,9 @@ fn bench(
         );
         let mut mc = m.clone();
         mc.opt.disableflags |= moreau::model::disable::CONSTRAINT;
-        if transition::unsupported(&mc).is_none() {
+        if Support::transition(&mc).is_covered() {
             let (ia_nc, ia_nc_cpu) = time_fd(false, &mut |_, d| {
-                let _ = inverse::inverse_analytic(&mc, d);
+                let _ = inverse(&mc, d, &InverseOptions::analytic());
             });
             outln!(
                 "{}",

@@ -9,9 +9,7 @@ use moreau::model::Integrator;
 use moreau::pipeline::thread_cpu_us;
 use moreau::{step, Data};
 use moreau_derivatives::fd::FdWorkspace;
-use moreau_derivatives::transition::{
-    transition_analytic_flg, transition_analytic_with, Workspace,
-};
+use moreau_derivatives::{TransitionOptions, Workspace};
 
 fn median(mut x: Vec<f64>) -> f64 {
     x.sort_by(|a, b| a.total_cmp(b));
@@ -50,11 +48,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for _ in 0..batches {
         ab.push(time(&mut || {
             d.clone_from(&d0);
-            transition_analytic_with(&m, &mut d, &mut w).unwrap();
+            w.transition(
+                &m,
+                &mut d,
+                &TransitionOptions::analytic().with_sensors(false),
+            )
+            .cloned()
+            .unwrap();
         }));
         abcd.push(time(&mut || {
             d.clone_from(&d0);
-            transition_analytic_flg(&m, &mut d, &mut w, true).unwrap();
+            w.transition(
+                &m,
+                &mut d,
+                &TransitionOptions::analytic().with_sensors(true),
+            )
+            .cloned()
+            .unwrap();
         }));
         fdt.push(time(&mut || {
             d.clone_from(&d0);

@@ -1,4 +1,4 @@
-//! Repeated analytic inverse Jacobians (`inverse_analytic`) and forward-difference ones
+//! Repeated analytic inverse Jacobians (`moreau_derivatives::inverse` with `InverseOptions::analytic()`) and forward-difference ones
 //! (`FdWorkspace::inverse`, eps 1e-6, forward) at the model's reset state after `forward` (as
 //! `moreau bench` times them), for timing and profiling (`valgrind --tool=callgrind
 //! --dump-instr=no target/release/examples/inverse_profile models/eq_contact.xml 200 analytic`).
@@ -7,7 +7,7 @@
 
 use moreau::Data;
 use moreau_derivatives::fd::FdWorkspace;
-use moreau_derivatives::inverse::inverse_analytic;
+use moreau_derivatives::{inverse, InverseOptions};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -25,7 +25,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     if which != "fd" {
         let t = Instant::now();
         for _ in 0..n {
-            inverse_analytic(&m, &mut d)?;
+            inverse(&m, &mut d, &InverseOptions::analytic())
+                .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))?;
         }
         let us = t.elapsed().as_secs_f64() * 1e6 / n as f64;
         println!("inverse_analytic_us {us:.1} (nefc {}, nv {})", d.nefc, m.nv);

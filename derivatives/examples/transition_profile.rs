@@ -1,9 +1,9 @@
 //! Repeated analytic transition Jacobians at a contact state, for profiling
 //! (`valgrind --tool=callgrind --dump-instr=no target/release/examples/transition_profile
 //! models/humanoid.xml 200`). Prints the CPU time per call and the number of rows. A third
-//! argument `forwarded` times `transition_analytic_forwarded` (the state's `forward` done once,
+//! argument `forwarded` times the analytic Jacobians with `TransitionOptions::forwarded` (the state's `forward` done once,
 //! outside the loop) instead. The calls reuse one `Data` (as `moreau bench` times them: `forward`
-//! rewrites everything `transition_analytic_with` reads from the state and warm start, which
+//! rewrites everything the analytic Jacobians read from the state and warm start, which
 //! the calls leave unchanged); a fourth argument `clone` restores `d` by `clone_from` before
 //! every call instead (the clone drops
 //! `d`'s scratch capacity, so each call also reallocates the solver scratch).
@@ -13,9 +13,7 @@
 
 use moreau::model::Integrator;
 use moreau::{step, Data};
-use moreau_derivatives::transition::{
-    transition_analytic_forwarded, transition_analytic_with, Workspace,
-};
+use moreau_derivatives::{TransitionOptions, Workspace};
 use std::time::Instant;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -59,17 +57,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let d0 = d.clone();
     let mut w = Workspace::default();
     let t = Instant::now();
+    let opts = TransitionOptions::analytic().with_sensors(false);
+    let opts = if forwarded { opts.forwarded() } else { opts };
     let mut first = None;
     let mut last = None;
     for _ in 0..n {
         if restore {
             d.clone_from(&d0);
         }
-        let j = if forwarded {
-            transition_analytic_forwarded(&m, &mut d, &mut w)?
-        } else {
-            transition_analytic_with(&m, &mut d, &mut w)?
-        };
+        let j = w.transition(&m, &mut d, &opts).cloned()?;
         if first.is_none() {
             first = Some(j);
         } else {
@@ -83,10 +79,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         _ => true,
     };
     println!(
-        "nefc {} ncon {}: {us:.1} us per transition_analytic{}; repeated calls identical: {same}",
+        "nefc {} ncon {}: {us:.1} us per analytic transition call{}; repeated calls identical: {same}",
         d.nefc,
         d.contact.len(),
-        if forwarded { "_forwarded" } else { "_with" }
+        if forwarded { " (forwarded)" } else { "" }
     );
     Ok(())
 }

@@ -36,129 +36,23 @@
 //! `Jᵀ ∂f` of a contact's rows is the wrench of the frame force `Σ_r coef_r ∂f_r` at the point
 //! (its rows are constant combinations of `Jc`), added to `∂W`; constant-`J` rows use `J`.
 //!
-//! Not covered (reported by [`unsupported`]): ball-joint limits, spatial-tendon rows, polynomial (two-object) joint/tendon
+//! Not covered (reported by [`Support::constraint_pos`](crate::support::Support::constraint_pos)): ball-joint limits, spatial-tendon rows, polynomial (two-object) joint/tendon
 //! equalities, connect/weld.
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::rne::Work as RneaWork;
-use moreau::data::{ConstraintType, Contact};
-use moreau::model::{EqType, JointType, Model, WrapType};
+use crate::work::{ConstraintWork as Work, Cp, Work as RneaWork, NG};
+use moreau::data::ConstraintType;
+use moreau::model::Model;
 use moreau::pipeline::{
-    ang, body_last_dof, collide_geoms, contact_nrow, cross_force, cross_motion, differentiable,
-    join, lin, pair_limit,
+    ang, body_last_dof, collide_geoms, contact_nrow, cross_force, cross_motion, join, lin,
+    pair_limit,
 };
 use moreau::Data;
 use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
 use num_dual::Dual64;
 
 type V6 = Vector6<f64>;
-
-/// Contact-geometry outputs per pose direction: dist, pos (3), frame (9, row-major).
-const NG: usize = 13;
-
-/// Per contact with rows: what every tangent direction `j` reuses ([`add_constraint_pos`]).
-#[derive(Clone, Copy)]
-struct Cp {
-    /// Contact index, first row, number of rows.
-    ci: usize,
-    r0: usize,
-    nrow: usize,
-    /// The two geoms' bodies and their slots in [`Work::cb`] (`usize::MAX`: no dof moves it).
-    body: [usize; 2],
-    slot: [usize; 2],
-    /// Contact point relative to each body's frozen reference point (its root's subtree COM).
-    r: [Vector3<f64>; 2],
-    /// Per side, `∂(dist, pos, frame)/∂S` (13 × 6 row-major, `S = [ω; v]` a rigid motion of the
-    /// side's geom about the reference point): the geometry Jacobian chained with the pose map.
-    gp: [[f64; NG * 6]; 2],
-    /// Whether all rows share one `B` (then `a + B v` is differentiated once).
-    one_b: bool,
-    b: f64,
-    /// Per velocity field (`a + B v`, or `a` and `v`): relative point velocity `Σ s (v + ω × r)`
-    /// and angular velocity `Σ s ω` (world frame, `s = ±1` for the second/first geom).
-    dvp: [Vector3<f64>; 2],
-    dom: [Vector3<f64>; 2],
-    /// Contact-frame force and torque, the world force `φ`, the frame.
-    fct: Vector3<f64>,
-    fcr: Vector3<f64>,
-    phi: Vector3<f64>,
-    frame: Matrix3<f64>,
-}
-
-/// Workspace of [`add_constraint_pos`] (no allocation after the first call at a given size).
-#[derive(Default)]
-pub struct Work {
-    out: Vec<Contact<Dual64>>,
-    /// Per contact: `NG × 12` geometry Jacobian (row-major by output) and whether it is set.
-    geo: Vec<[f64; NG * 12]>,
-    va: Vec<V6>,
-    vv: Vec<V6>,
-    ua: Vec<V6>,
-    uv: Vec<V6>,
-    wtot: Vec<V6>,
-    cp: Vec<Cp>,
-    /// Bodies of contact geoms moved by some dof, and their per-direction wrench derivatives.
-    cb: Vec<usize>,
-    cacc: Vec<V6>,
-    ctouch: Vec<bool>,
-    /// The constant-J rows expanded (row `r` at `r nv`, `nefc × nv`).
-    jd: Vec<f64>,
-    /// Per row: `K (imp + imp' (pos − margin))`, `f ρ`, the column range of its block of `H`,
-    /// and whether `J` is constant (limits, equalities, friction loss).
-    kf: Vec<f64>,
-    frho: Vec<f64>,
-    hblk: Vec<(usize, usize)>,
-    cst: Vec<usize>,
-    /// Per direction: `∂jar`, `∂r`, `∂f` and the contacts it moves.
-    touched: Vec<bool>,
-    djar: Vec<f64>,
-    dr: Vec<f64>,
-    dfm: Vec<f64>,
-    /// `(H, f)` of the current state if the caller already has them (taken by the next call).
-    pub(crate) pre: Option<(DMatrix<f64>, Vec<f64>)>,
-}
-
-fn fixed_tendon(m: &Model, t: usize) -> bool {
-    let a = m.tendon_adr[t];
-    m.wrap_type[a..a + m.tendon_num[t]]
-        .iter()
-        .all(|w| *w == WrapType::Joint)
-}
-
-/// Why the constraint rows of `d` are not covered by [`add_constraint_pos`], if they aren't.
-pub fn unsupported(m: &Model, d: &Data<f64>) -> Option<&'static str> {
-    for r in 0..d.nefc {
-        let id = d.efc_id[r];
-        match d.efc_type[r] {
-            ConstraintType::Equality => match m.eq_type[id] {
-                EqType::Joint if m.eq_obj2id[id] < 0 => {}
-                EqType::Tendon
-                    if m.eq_obj2id[id] < 0 && fixed_tendon(m, m.eq_obj1id[id] as usize) => {}
-                _ => return Some("connect/weld or two-object equality rows"),
-            },
-            ConstraintType::FrictionDof => {}
-            ConstraintType::FrictionTendon | ConstraintType::LimitTendon => {
-                if !fixed_tendon(m, id) {
-                    return Some("spatial-tendon rows");
-                }
-            }
-            ConstraintType::LimitJoint => {
-                if !matches!(m.jnt_type[id], JointType::Hinge | JointType::Slide) {
-                    return Some("ball-joint limits");
-                }
-            }
-            _ => {
-                let c = &d.contact[id];
-                let (t1, t2) = (m.geom_type[c.geom[0]], m.geom_type[c.geom[1]]);
-                if !differentiable(t1, t2) {
-                    return Some("contacts without a differentiable collider");
-                }
-            }
-        }
-    }
-    None
-}
 
 /// `NG × 12` Jacobians of the contact geometry for every contact of `d`, by `Dual64` runs of
 /// each pair's collider. False if a pair's dual run does not reproduce its contacts.
@@ -249,7 +143,7 @@ fn row6(m: &[f64], o: usize, x: &V6) -> f64 {
 }
 
 /// Subtracts `∂qfrc_constraint/∂q` (rows outputs, tangent columns) from `out` at `qacc`,
-/// `qvel` of `d`. False (and `out` untouched) if [`unsupported`] or a contact pair's dual
+/// `qvel` of `d`. False (and `out` untouched) if [`Support::constraint_pos`](crate::support::Support::constraint_pos) refuses or a contact pair's dual
 /// collision does not reproduce the contacts; the caller then falls back.
 pub fn add_constraint_pos(
     m: &Model,
@@ -262,7 +156,7 @@ pub fn add_constraint_pos(
     if n == 0 {
         return true;
     }
-    if unsupported(m, d).is_some() {
+    if !crate::support::Support::constraint_pos(m, d).is_covered() {
         return false;
     }
     let dd = rw.dual_data(m);
@@ -271,7 +165,7 @@ pub fn add_constraint_pos(
     }
     let (h, f) = match w.pre.take() {
         Some(x) => x,
-        None => crate::inverse::constraint_hessian_force(m, d),
+        None => crate::constraint::constraint_hessian_force(m, d),
     };
     // V_b(a), U_j(a); V_b(v), U_j(v)
     rw.prepare(m);

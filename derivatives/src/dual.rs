@@ -2,7 +2,7 @@
 //! running it on [`Dual64`] with one seeded input direction gives that column of the Jacobian
 //! to round-off, through contact (collision, constraint assembly and the constraint solver).
 //!
-//! These are the reference the analytic derivatives ([`crate::inverse`], [`crate::transition`])
+//! These are the reference the analytic derivatives ([`crate::inverse`](mod@crate::inverse), [`crate::transition`](mod@crate::transition))
 //! are tested against. Note: the constraint solver is iterative, so the dual derivative is that
 //! of the *iterates*; it equals the implicit-function-theorem derivative at the optimum only
 //! when the solver has converged (tests set `opt.tolerance = 1e-14` and more iterations).

@@ -1,7 +1,7 @@
 //! Finite-difference Jacobians of the step and of inverse dynamics (API Reference
 //! `mjd_transitionFD`, `mjd_inverseFD`).
 //!
-//! **Transition** ([`FdWorkspace::transition`], [`transition_fd`]): with the state
+//! **Transition** ([`FdWorkspace::transition`], [`crate::transition()`]): with the state
 //! `x = (qpos, qvel, act)` in tangent coordinates (`2nv + na`), the control `u` (`nu`), the next
 //! state `y` and the sensor values `s` of one [`step`](moreau::step) (the sensors are
 //! those of the forward pass at `x`), `A = ∂y/∂x`, `B = ∂y/∂u`, `C = ∂s/∂x`, `D = ∂s/∂u`, rows
@@ -25,7 +25,7 @@
 //! Unlike MuJoCo 4.0.0 (which refuses it) RK4 is supported; its steps are never skipped (the
 //! later RK stages overwrite the stage results in `Data`).
 //!
-//! **Inverse** ([`FdWorkspace::inverse`], [`inverse_fd`]): `f = qfrc_inverse` (minus
+//! **Inverse** ([`FdWorkspace::inverse`], [`crate::inverse()`]): `f = qfrc_inverse` (minus
 //! `qfrc_actuator` with `flg_actuation`, i.e. the actuators are then not treated as external),
 //! `s` the sensors computed by the inverse dynamics; inputs `q` (tangent), `v`, `a = qacc`.
 //! MuJoCo's transposed layout: `DfDq[i][j] = ∂f_j/∂q_i` (`nv × nv`), likewise `DfDv`, `DfDa`;
@@ -590,31 +590,4 @@ impl FdWorkspace {
         }
         &self.inverse
     }
-}
-
-/// [`FdWorkspace::transition`] with a fresh workspace (allocates; use a workspace for repeated
-/// calls).
-pub fn transition_fd(
-    m: &Model,
-    d: &mut Data<f64>,
-    eps: f64,
-    centered: bool,
-) -> TransitionJacobians {
-    let mut ws = FdWorkspace::new(m);
-    ws.transition(m, d, eps, centered);
-    ws.transition
-}
-
-/// [`FdWorkspace::inverse`] with a fresh workspace (allocates; use a workspace for repeated
-/// calls).
-pub fn inverse_fd(
-    m: &Model,
-    d: &mut Data<f64>,
-    eps: f64,
-    flg_actuation: bool,
-    centered: bool,
-) -> InverseJacobians {
-    let mut ws = FdWorkspace::new(m);
-    ws.inverse(m, d, eps, flg_actuation, centered);
-    ws.inverse
 }

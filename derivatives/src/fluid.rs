@@ -183,7 +183,7 @@ pub(crate) fn fluid_qderiv_vel(
     d: &Data<f64>,
     a: &[f64],
     s: f64,
-    w: &mut crate::rne::Work,
+    w: &mut crate::work::Work,
     out: &mut nalgebra::DMatrixViewMut<f64>,
 ) {
     if !has_fluid(m) {
@@ -209,7 +209,7 @@ pub(crate) fn fluid_qderiv_vel(
 pub(crate) fn fluid_pos(
     m: &Model,
     d: &Data<f64>,
-    w: &mut crate::rne::Work,
+    w: &mut crate::work::Work,
     mut dg: Option<&mut DMatrix<f64>>,
     mut qd: Option<(&[f64], f64, &mut DMatrix<f64>)>,
 ) {

@@ -16,7 +16,7 @@
 //! - `∂f/∂q`: `∂(M a + c − springs − gravcomp)/∂q` and `∂M/∂q` analytic ([`crate::rne`]);
 //!   constraint and tendon-passive terms by a dual pass restricted to the stages they need
 //!   ([`crate::inverse_pos`]; with `com_vel` for connect/weld `J̇ v`); fluid models by the full dual
-//!   pass ([`crate::rne::unsupported`]).
+//!   pass ([`Support::smooth_pos`](crate::support::Support::smooth_pos)).
 //!
 //! Layout as [`crate::fd::InverseJacobians`]: `D[i][j] = ∂f_j/∂in_i`.
 //!
@@ -34,25 +34,20 @@
 //! recomputed at the state as MuJoCo's `mj_discreteAcc` does; `∂x/∂(q, v)` by the restricted
 //! dual passes of [`crate::step_matrix::d_he_offset_vec`] at the fixed `a`.
 //!
-//! Not covered (reported by [`unsupported`]): `invdiscrete` with RK4, which MuJoCo 4.0.0 refuses
+//! Not covered (reported by [`Support::inverse`](crate::support::Support::inverse)): `invdiscrete` with RK4, which MuJoCo 4.0.0 refuses
 //! (a fatal error in `mj_discreteAcc`; [`moreau::pipeline::inverse_unsupported`]).
 
 #![allow(clippy::needless_range_loop)]
 
-use moreau::data::{ConstraintState, ConstraintType};
+use crate::constraint::{constraint_hessian, constraint_hessian_force, efc_jacobian};
+use moreau::data::ConstraintType;
 use moreau::model::{enable, EqType, Integrator, Model};
 use moreau::pipeline::{
-    d_passive_vel, d_rne_vel, damping_slope, discrete_acc, euler_damped, evaluate,
-    reference_constraint, Rows, CONE_H,
+    d_passive_vel, d_rne_vel, damping_slope, discrete_acc, euler_damped, reference_constraint,
 };
 use moreau::{full_m, solve_m, Data};
 use nalgebra::DMatrix;
 use num_dual::Dual64;
-
-/// Why the analytic velocity/acceleration derivatives do not apply to `m`, if they don't.
-pub fn unsupported(m: &Model) -> Option<&'static str> {
-    moreau::pipeline::inverse_unsupported(m)
-}
 
 /// Dense `M` (`nv × nv`).
 pub fn mass_matrix(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
@@ -60,73 +55,6 @@ pub fn mass_matrix(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
     let mut buf = vec![0.0; nv * nv];
     full_m(m, &d.qM, &mut buf);
     DMatrix::from_row_slice(nv, nv, &buf)
-}
-
-/// Dense constraint Jacobian `J` (`nefc × nv`).
-pub fn efc_jacobian(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
-    DMatrix::from_row_slice(d.nefc, m.nv, &d.efc_J_dense(m.nv))
-}
-
-/// `H[s]` at `jar = J qacc − aref` (`nefc × nefc`, block-diagonal), i.e. `−∂efc_force/∂jar`.
-pub fn constraint_hessian(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
-    constraint_hessian_force(m, d).0
-}
-
-/// [`constraint_hessian`] and the force `efc_force = −∂s/∂jar` at the same `jar`.
-pub fn constraint_hessian_force(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, Vec<f64>) {
-    let n = d.nefc;
-    let nv = m.nv;
-    let mut h = DMatrix::zeros(n, n);
-    if n == 0 {
-        return (h, Vec::new());
-    }
-    let mut jar = vec![0.0; n];
-    for r in 0..n {
-        jar[r] = d.efc_J_row(r, nv).dot(&d.qacc) - d.efc_aref[r];
-    }
-    let rows = Rows {
-        ty: &d.efc_type,
-        D: &d.efc_D,
-        R: &d.efc_R,
-        frictionloss: &d.efc_frictionloss,
-        cone: &d.efc_cone,
-    };
-    let mut force = vec![0.0; n];
-    let mut state = vec![ConstraintState::Satisfied; n];
-    let mut ch = vec![0.0; d.efc_cone.len() * CONE_H];
-    evaluate(&rows, &jar, &mut force, &mut state, Some(&mut ch));
-    let mut i = 0;
-    let mut ci = 0;
-    while i < n {
-        if d.efc_type[i] == ConstraintType::ContactElliptic {
-            while d.efc_cone[ci].adr != i {
-                ci += 1;
-            }
-            let dim = d.efc_cone[ci].dim;
-            match state[i] {
-                ConstraintState::Quadratic => {
-                    for k in 0..dim {
-                        h[(i + k, i + k)] = d.efc_D[i + k];
-                    }
-                }
-                ConstraintState::Cone => {
-                    for a in 0..dim {
-                        for b in 0..dim {
-                            h[(i + a, i + b)] = ch[ci * CONE_H + a * dim + b];
-                        }
-                    }
-                }
-                _ => {}
-            }
-            i += dim;
-        } else {
-            if state[i] == ConstraintState::Quadratic {
-                h[(i, i)] = d.efc_D[i];
-            }
-            i += 1;
-        }
-    }
-    (h, force)
 }
 
 /// `M + Jᵀ H J` (symmetric; the Newton Hessian at `qacc`). Needs the position and velocity
@@ -148,7 +76,7 @@ pub fn dfda(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
 pub(crate) fn constraint_terms(
     m: &Model,
     d: &Data<f64>,
-    w: &mut crate::rne::Work,
+    w: &mut crate::work::Work,
 ) -> Option<(DMatrix<f64>, DMatrix<f64>, (DMatrix<f64>, Vec<f64>))> {
     constraint_terms_x(m, d, w, None)
 }
@@ -159,7 +87,7 @@ pub(crate) fn constraint_terms(
 fn constraint_terms_x(
     m: &Model,
     d: &Data<f64>,
-    w: &mut crate::rne::Work,
+    w: &mut crate::work::Work,
     xd: Option<&DMatrix<f64>>,
 ) -> Option<(DMatrix<f64>, DMatrix<f64>, (DMatrix<f64>, Vec<f64>))> {
     if d.nefc == 0 {
@@ -187,13 +115,13 @@ fn constraint_terms_x(
 }
 
 /// Subtracts the `J̇ qvel` term `Jᵀ H X` ([`jdot_vel`]) from the velocity columns `nv..2nv`
-/// of the row-major `nv × c` block `x` (`−∂g/∂x` of [`crate::transition`]); nothing without
+/// of the row-major `nv × c` block `x` (`−∂g/∂x` of [`crate::transition`](mod@crate::transition)); nothing without
 /// connect/weld rows.
 pub(crate) fn sub_jdot_vel(
     m: &Model,
     d: &Data<f64>,
     h: &DMatrix<f64>,
-    w: &mut crate::rne::Work,
+    w: &mut crate::work::Work,
     x: &mut [f64],
     c: usize,
 ) {
@@ -219,7 +147,11 @@ pub(crate) fn sub_jdot_vel(
 /// By `nv` `Dual64` passes over `com_vel` and the engine's own `J̇ qvel`
 /// ([`reference_constraint`] on rows with `J = 0`, `K = B = 0`, so `efc_aref = −J̇ qvel`), one
 /// per velocity direction ([`crate::dual::vel_passes`]; positions are not seeded).
-pub(crate) fn jdot_vel(m: &Model, d: &Data<f64>, w: &mut crate::rne::Work) -> Option<DMatrix<f64>> {
+pub(crate) fn jdot_vel(
+    m: &Model,
+    d: &Data<f64>,
+    w: &mut crate::work::Work,
+) -> Option<DMatrix<f64>> {
     let nv = m.nv;
     let ne = d.efc_type[..d.nefc]
         .iter()
@@ -260,7 +192,7 @@ pub(crate) fn dfda_dv_constraint(
     Option<(DMatrix<f64>, Vec<f64>)>,
 ) {
     let mut a = mass_matrix(m, d);
-    match constraint_terms(m, d, &mut crate::rne::Work::default()) {
+    match constraint_terms(m, d, &mut crate::work::Work::default()) {
         None => (a, None, None),
         Some((jhj, jhbj, hf)) => {
             a += jhj;
@@ -273,7 +205,7 @@ pub(crate) fn dfda_dv_constraint(
 /// outputs (`∂f_i/∂v_k`).
 pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     let mut out = dfdv_smooth(m, d);
-    if let Some((_, jhbj, _)) = constraint_terms(m, d, &mut crate::rne::Work::default()) {
+    if let Some((_, jhbj, _)) = constraint_terms(m, d, &mut crate::work::Work::default()) {
         out += jhbj;
     }
     out
@@ -287,7 +219,7 @@ pub(crate) fn dfdv_smooth(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
     dfdv_into(
         m,
         d,
-        &mut crate::rne::Work::default(),
+        &mut crate::work::Work::default(),
         &mut buf,
         &mut b,
         &mut out,
@@ -300,7 +232,7 @@ pub(crate) fn dfdv_smooth(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {
 fn dfdv_into(
     m: &Model,
     d: &mut Data<f64>,
-    w: &mut crate::rne::Work,
+    w: &mut crate::work::Work,
     buf: &mut [f64],
     b: &mut [f64],
     out: &mut DMatrix<f64>,
@@ -321,10 +253,10 @@ fn dfdv_into(
 pub(crate) fn neg_dfdv_into(
     m: &Model,
     d: &mut Data<f64>,
-    w: &mut crate::rne::Work,
+    w: &mut crate::work::Work,
     buf: &mut [f64],
 ) {
-    if crate::rne::unsupported(m).is_none() {
+    if crate::support::Support::smooth_pos(m).is_covered() {
         crate::rne::d_bias_vel(m, d, w, buf);
     } else {
         buf.fill(0.0);
@@ -340,7 +272,7 @@ pub(crate) fn neg_dfdv_into(
 pub(crate) fn dfdv_buf(
     m: &Model,
     d: &mut Data<f64>,
-    w: &mut crate::rne::Work,
+    w: &mut crate::work::Work,
     buf: &mut [f64],
     b: &mut [f64],
 ) {
@@ -352,7 +284,7 @@ pub(crate) fn dfdv_buf(
     for x in buf.iter_mut() {
         *x = -*x;
     }
-    if crate::rne::unsupported(m).is_none() {
+    if crate::support::Support::smooth_pos(m).is_covered() {
         // the O(n·depth) recursion of crate::rne (no tendon-armature bias term there)
         crate::rne::d_bias_vel(m, d, w, b);
         for (x, y) in buf.iter_mut().zip(b.iter()) {
@@ -378,7 +310,7 @@ pub struct InverseDerivatives {
     pub da: DMatrix<f64>,
     /// `DmDq` of the full dual pass ([`crate::dual::dual_inverse_dq`]) when it was used.
     dm_dual: Option<DMatrix<f64>>,
-    w: crate::rne::Work,
+    w: crate::work::Work,
     buf: Vec<f64>,
     buf2: Vec<f64>,
     a: Vec<f64>,
@@ -420,15 +352,15 @@ impl InverseDerivatives {
     /// Runs [`moreau::inverse`] on `d` (state and `qacc` in `d`; `qacc` is left
     /// unchanged) and fills `dq`, `dv`, `da`.
     pub fn compute(&mut self, m: &Model, d: &mut Data<f64>) -> Result<(), &'static str> {
-        if let Some(e) = unsupported(m) {
-            return Err(e);
+        if let Err(e) = crate::support::Support::inverse(m).check() {
+            return Err(e.message());
         }
         let nv = m.nv;
         self.resize(nv);
         self.dm_dual = None;
         self.a.copy_from_slice(&d.qacc);
         moreau::inverse(m, d);
-        // RK4 does not reach here under invdiscrete (`unsupported`)
+        // RK4 does not reach here under invdiscrete (`Support::inverse`)
         let disc = m.opt.enabled(enable::INVDISCRETE);
         let damped = disc && m.opt.integrator == Integrator::Euler && euler_damped(m);
         let implicit = disc
@@ -442,7 +374,7 @@ impl InverseDerivatives {
                 self.x[i] = d.qacc[i] - self.a[i];
             }
         }
-        let full_dual = crate::rne::unsupported(m).is_some();
+        let full_dual = !crate::support::Support::smooth_pos(m).is_covered();
         // ∂f/∂q at ã (restricted pass or analytic); with connect/weld rows the restricted pass
         // also gives X = ∂(J̇ v)/∂v (crate::inverse_pos::d_pos_inverse_jdot), saving jdot_vel's passes
         let mut xd = None;
@@ -586,9 +518,9 @@ impl InverseDerivatives {
 /// `DfDq` and the returned `DmDq` (row `i` = `∂qM/∂q_i` in qM's layout) are analytic
 /// ([`crate::rne`], [`crate::inverse_pos`]: constraint and tendon-passive terms by a restricted dual
 /// pass), or by full dual passes ([`crate::dual::dual_inverse_dq`]) for
-/// [`crate::rne::unsupported`] models.
+/// models outside [`Support::smooth_pos`](crate::support::Support::smooth_pos).
 #[allow(non_snake_case, clippy::type_complexity)]
-pub fn inverse_analytic(
+pub(crate) fn analytic(
     m: &Model,
     d: &mut Data<f64>,
 ) -> Result<(DMatrix<f64>, DMatrix<f64>, DMatrix<f64>, DMatrix<f64>), &'static str> {

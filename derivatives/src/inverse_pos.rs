@@ -12,7 +12,7 @@
 //!   stage alone, seeded on `actuator_length`, cheap), and the constraint rows by
 //!   [`crate::constraint_pos`] (contacts of the primitive and convex colliders, hinge/slide and fixed-tendon limits,
 //!   friction loss, single-joint/tendon equalities).
-//! - `Restricted` otherwise (or when [`crate::constraint_pos::unsupported`]: ball limits, spatial tendons, two-object equalities): per tangent direction, a
+//! - `Restricted` otherwise (or when [`Support::constraint_pos`](crate::support::Support::constraint_pos) refuses them: ball limits, spatial tendons, two-object equalities): per tangent direction, a
 //!   `Dual64` run of only the position-dependent stages the constraint/passive/actuator forces
 //!   need (kinematics, COM, tendons, collision, constraint assembly, transmission,
 //!   tendon/actuator velocities, passive, constraint reference and the inverse constraint force,
@@ -35,7 +35,8 @@
 
 use crate::constraint_pos::add_constraint_pos;
 use crate::dual::{lift_into, seed};
-use crate::rne::{d_smooth_mass_pos, d_smooth_pos, Terms, Work};
+use crate::rne::{d_smooth_mass_pos, d_smooth_pos, Terms};
+use crate::work::Work;
 use moreau::model::{disable, BiasType, EqType, GainType, JointType, Model, TrnType};
 use moreau::pipeline::{
     actuator_velocity, collision, com_pos, com_vel, fwd_actuation, inv_constraint, kinematics,
@@ -44,7 +45,7 @@ use moreau::pipeline::{
 use moreau::Data;
 use nalgebra::DMatrix;
 
-/// True if [`d_pos`] applies to `m`: [`crate::rne::unsupported`] models other than those
+/// True if [`d_pos`] applies to `m`: models outside [`Support::smooth_pos`](crate::support::Support::smooth_pos) other than those
 /// with fluid forces alone (tendon armature is not covered).
 pub fn covers(m: &Model) -> bool {
     m.tendon_armature.iter().all(|&a| a == 0.0)
@@ -69,7 +70,7 @@ pub enum Method {
     /// geometry, limits, friction loss, simple equalities).
     Constraint,
     /// The restricted dual pass (tendon springs/dampers, other transmissions, actuator
-    /// gravity compensation, or rows [`crate::constraint_pos::unsupported`] does not cover).
+    /// gravity compensation, or rows [`Support::constraint_pos`](crate::support::Support::constraint_pos) does not cover).
     Restricted,
 }
 
@@ -114,7 +115,7 @@ pub fn method(m: &Model, d: &Data<f64>, out: Output) -> Method {
         Method::Restricted
     } else if d.nefc == 0 {
         Method::Smooth
-    } else if crate::constraint_pos::unsupported(m, d).is_none() {
+    } else if crate::support::Support::constraint_pos(m, d).is_covered() {
         Method::Constraint
     } else {
         Method::Restricted

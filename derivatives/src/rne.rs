@@ -41,24 +41,13 @@
 
 #![allow(clippy::needless_range_loop)]
 
+use crate::work::Work;
 use moreau::model::{disable, JointType, Model};
 use moreau::pipeline::{ang, cross_force, cross_motion, inert_mul, join, lin, normalize_quat};
 use moreau::Data;
 use nalgebra::{DMatrix, Matrix3, Quaternion, Vector3, Vector6};
 
 type V6 = Vector6<f64>;
-
-/// Why [`d_smooth_pos`] does not cover `m`'s smooth dynamics, if it doesn't (the q-dependence
-/// that is neither in the RNE, the joint springs, gravity compensation nor `xfrc_applied`).
-pub fn unsupported(m: &Model) -> Option<&'static str> {
-    if m.tendon_armature.iter().any(|&a| a != 0.0) {
-        return Some("tendon armature");
-    }
-    if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
-        return Some("fluid forces");
-    }
-    None
-}
 
 /// Terms of the smooth force included by [`d_smooth_pos`] besides `M(q) a + c(q, v)`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -69,146 +58,6 @@ pub struct Terms {
     pub gravcomp: bool,
     /// Subtract `Σ_b J_bᵀ xfrc_applied[b]`.
     pub xfrc: bool,
-}
-
-/// Workspace of [`d_smooth_pos`] and [`d_mass_pos`] (no allocation after the first call).
-#[derive(Default)]
-pub struct Work {
-    pub(crate) u: Vec<V6>,
-    pub(crate) al: Vec<V6>,
-    pub(crate) grp: Vec<usize>,
-    pub(crate) acc: Vec<V6>,
-    h: Vec<V6>,
-    ia: Vec<V6>,
-    frc: Vec<V6>,
-    df: Vec<V6>,
-    pub(crate) last: Vec<usize>,
-    fw: Vec<Vector3<f64>>,
-    crb: Vec<[f64; 10]>,
-    cs: Vec<V6>,
-    pub(crate) vel: Vec<V6>,
-    /// The `∂M/∂q · x` part of a fused pass ([`d_smooth_mass_pos`]): body accelerations,
-    /// `α_j`, `I a`, subtree forces and their derivatives of `M(q) x`.
-    acc2: Vec<V6>,
-    al2: Vec<V6>,
-    ia2: Vec<V6>,
-    frc2: Vec<V6>,
-    df2: Vec<V6>,
-    /// Workspace of [`crate::constraint_pos`] (used by [`crate::inverse_pos::d_pos`]).
-    pub(crate) cons: crate::constraint_pos::Work,
-    /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
-    /// collider), created on first use.
-    pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
-    /// Buffers of the transition Jacobians' linear algebra ([`crate::transition`]).
-    pub(crate) lin: crate::transition::Lin,
-    /// The model the model-dependent parts (`dual`, `last`) were built for.
-    key: ModelKey,
-}
-
-/// Sizes and copies of the structure arrays of the model a [`Work`] was built for: what
-/// `Data::new` builds from besides sizes (the dof trees of the island scratch, the tendon wrap
-/// chains of the sparse scratch) and `Work`'s `last` (`body_parentid`). A workspace reused
-/// with another model rebuilds instead of indexing out of bounds or silently using the old
-/// tree. Checking is a few short slice comparisons; copying (allocating) only on a change.
-#[derive(Default)]
-pub(crate) struct ModelKey {
-    sizes: [usize; 16],
-    body_parentid: Vec<usize>,
-    body_dofadr: Vec<usize>,
-    body_dofnum: Vec<usize>,
-    dof_parentid: Vec<i32>,
-    jnt_dofadr: Vec<usize>,
-    geom_bodyid: Vec<usize>,
-    site_bodyid: Vec<usize>,
-    tendon_adr: Vec<usize>,
-    tendon_num: Vec<usize>,
-    wrap_objid: Vec<i32>,
-    wrap_type: Vec<moreau::model::WrapType>,
-}
-
-fn sizes(m: &Model) -> [usize; 16] {
-    [
-        m.nq,
-        m.nv,
-        m.na,
-        m.nu,
-        m.nbody,
-        m.njnt,
-        m.ngeom,
-        m.nsite,
-        m.ncam,
-        m.ntendon,
-        m.nwrap,
-        m.neq,
-        m.nsensordata,
-        m.nmocap,
-        m.npair,
-        m.nM,
-    ]
-}
-
-impl ModelKey {
-    /// True if `m` has the recorded sizes and structure.
-    fn matches(&self, m: &Model) -> bool {
-        self.sizes == sizes(m)
-            && self.body_parentid == m.body_parentid
-            && self.body_dofadr == m.body_dofadr
-            && self.body_dofnum == m.body_dofnum
-            && self.dof_parentid == m.dof_parentid
-            && self.jnt_dofadr == m.jnt_dofadr
-            && self.geom_bodyid == m.geom_bodyid
-            && self.site_bodyid == m.site_bodyid
-            && self.tendon_adr == m.tendon_adr
-            && self.tendon_num == m.tendon_num
-            && self.wrap_objid == m.wrap_objid
-            && self.wrap_type == m.wrap_type
-    }
-
-    /// Records `m`.
-    fn set(&mut self, m: &Model) {
-        self.sizes = sizes(m);
-        self.body_parentid.clone_from(&m.body_parentid);
-        self.body_dofadr.clone_from(&m.body_dofadr);
-        self.body_dofnum.clone_from(&m.body_dofnum);
-        self.dof_parentid.clone_from(&m.dof_parentid);
-        self.jnt_dofadr.clone_from(&m.jnt_dofadr);
-        self.geom_bodyid.clone_from(&m.geom_bodyid);
-        self.site_bodyid.clone_from(&m.site_bodyid);
-        self.tendon_adr.clone_from(&m.tendon_adr);
-        self.tendon_num.clone_from(&m.tendon_num);
-        self.wrap_objid.clone_from(&m.wrap_objid);
-        self.wrap_type.clone_from(&m.wrap_type);
-    }
-}
-
-impl Work {
-    /// Drops what was built for another model than `m` (rebuilt on use).
-    fn fit(&mut self, m: &Model) {
-        if !self.key.matches(m) {
-            self.key.set(m);
-            self.dual = None;
-            self.last.clear();
-        }
-    }
-
-    /// The reusable `Data<Dual64>` of model `m` (created on first use and when the model
-    /// changes).
-    pub(crate) fn dual_data(&mut self, m: &Model) -> &mut moreau::Data<num_dual::Dual64> {
-        self.fit(m);
-        self.dual
-            .get_or_insert_with(|| moreau::Data::<num_dual::Dual64>::new(m))
-    }
-
-    /// The reusable `Data<Dual64>` with the inputs of `d` ([`crate::dual::lift_into`]).
-    pub(crate) fn dual_of(
-        &mut self,
-        m: &Model,
-        d: &Data<f64>,
-    ) -> &mut moreau::Data<num_dual::Dual64> {
-        let dd = self.dual_data(m);
-        crate::dual::lift_into(d, dd);
-        dd
-    }
 }
 
 impl Work {

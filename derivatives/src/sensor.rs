@@ -5,7 +5,7 @@
 //! The sensors depend on `(q, v, act, u)` directly and, in the acceleration stage, through
 //! `qacc` (accelerometers, force/torque, frame accelerations) and the constraint force
 //! `efc_force = f(J qacc − aref)` (touch, limit forces, force/torque through contacts). Given
-//! `∂qacc/∂x` from the implicit function theorem ([`crate::transition`]), one `Dual64` pass per
+//! `∂qacc/∂x` from the implicit function theorem ([`crate::transition`](mod@crate::transition)), one `Dual64` pass per
 //! input direction runs the sensor stages with that direction seeded and `qacc`'s directional
 //! derivative fed in; `efc_force` is re-evaluated from `qacc` by the soft-constraint map
 //! ([`moreau::pipeline::inv_constraint`]), which equals the solver's force at its optimum — no
@@ -19,7 +19,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::dual::{lift_into, seed};
-use crate::rne::Work;
+use crate::work::Work;
 use moreau::model::{disable, Model, SensorType};
 use moreau::pipeline::{
     actuator_velocity, camlight, collision, com_pos, com_vel, fwd_actuation, inv_constraint,
@@ -29,16 +29,6 @@ use moreau::pipeline::{
 use moreau::Data;
 use nalgebra::DMatrix;
 use num_dual::Dual64;
-
-/// Why [`sensor_jacobians`] does not apply at this state, if it doesn't.
-pub fn unsupported(m: &Model, d: &Data<f64>) -> Option<&'static str> {
-    if m.opt.noslip_iterations > 0 && d.nefc > 0 {
-        return Some(
-            "sensor Jacobians with the noslip post-pass (its force has no IFT derivative)",
-        );
-    }
-    None
-}
 
 /// Which optional stages the model's sensors need.
 #[derive(Clone, Copy)]
@@ -124,9 +114,9 @@ fn acc_stage(
 }
 
 /// `(C, D)`: `nsensordata × (2nv+na)` and `nsensordata × nu`, given `dqacc = ∂qacc/∂(x, u)`
-/// (`nv × (2nv+na+nu)`, [`crate::transition::forward_analytic`]'s layout) at the state of `d`,
+/// (`nv × (2nv+na+nu)`, [`crate::forward::forward_analytic`]'s layout) at the state of `d`,
 /// which must be forwarded (position, velocity, actuation and constraint results current).
-/// Zero with the `sensor` disable flag. Fails if [`unsupported`] or if the dual collision does
+/// Zero with the `sensor` disable flag. Fails if [`Support::sensors`](crate::support::Support::sensors) refuses or if the dual collision does
 /// not reproduce `d`'s constraint rows.
 #[allow(non_snake_case)]
 pub fn sensor_jacobians(
@@ -145,8 +135,8 @@ pub fn sensor_jacobians(
             all.columns(nx, nu).into_owned(),
         ));
     }
-    if let Some(e) = unsupported(m, d) {
-        return Err(e);
+    if let Err(e) = crate::support::Support::sensors(m, d).check() {
+        return Err(e.message());
     }
     let rows_differ = "the dual collision changed the constraint rows (sensor Jacobians)";
     let need = Need::of(m);

@@ -1,5 +1,5 @@
 //! `∂(sym qDeriv · a)/∂q` of the implicitfast step (Computation "Numerical integration"; the
-//! chain rule of [`crate::transition::transition_analytic`]) without a full dual pass.
+//! chain rule of [`crate::transition()`]) without a full dual pass.
 //!
 //! Under implicitfast `qDeriv = ∂(qfrc_passive + qfrc_actuator)/∂v` without the RNE part
 //! ([`moreau::pipeline::smooth_vel`] with `with_rne = false`). For the models
@@ -27,7 +27,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::dual::seed;
-use crate::rne::Work;
+use crate::work::Work;
 use moreau::model::{disable, JointType, Model, TrnType, WrapType};
 use moreau::pipeline::{
     actuator_force_dvel, collision, com_pos, dof_parent, is_fixed, kinematics, tendon, transmission,

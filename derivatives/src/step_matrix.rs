@@ -1,5 +1,5 @@
 //! The implicit step matrix `He` of the Euler/implicit integrators, as the step builds it, and
-//! `∂(He a)/∂x` for a fixed vector `a` (the chain rule of [`crate::transition`]; Computation
+//! `∂(He a)/∂x` for a fixed vector `a` (the chain rule of [`crate::transition`](mod@crate::transition); Computation
 //! "Numerical integration", docs/mujoco-behaviour.md#integrators).
 //!
 //! The step solves `He a_int = M qacc` with
@@ -25,7 +25,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::rne::Work;
+use crate::work::Work;
 use moreau::model::{disable, BiasType, GainType, Integrator, JointType, Model, TrnType, WrapType};
 use moreau::pipeline::{
     actuator_force_dvel, cross_force, cross_motion, d_rne_vel, damping_slope, dof_damping_deriv,

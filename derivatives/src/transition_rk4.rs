@@ -6,7 +6,7 @@
 //! act0 + h Σ_j a_ij act_dot_j)`, with `k_j` the stage velocity (rotations `dexp⁻¹(θ_j, ω_j)`,
 //! `θ_j = h Σ a_jl k_l`); the step is `q' = q0 ⊕ h Σ b_j k_j`, `v' = v0 + h Σ b_j qacc_j`,
 //! `act'` = `advance_act` of `Σ b_j act_dot_j`. Each stage's `∂(qacc, act_dot)/∂x_i` is the
-//! forward-dynamics IFT derivative of [`crate::transition`] at that stage's state (the constraint
+//! forward-dynamics IFT derivative of [`crate::transition`](mod@crate::transition) at that stage's state (the constraint
 //! solver converged there); the tangent maps of `q0 ⊕ h w` are `mjd_quatIntegrate`'s blocks
 //! ([`crate::quat::quat_integrate_deriv`]) and `dexp⁻¹`'s Jacobians come from `Dual64`
 //! evaluations of [`moreau::pipeline::dexpinv`] (six per rotation and stage).
@@ -14,7 +14,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::fd::TransitionJacobians;
-use crate::transition::Workspace;
+use crate::work::Work as Workspace;
 use moreau::model::{JointType, Model};
 use moreau::pipeline::dexpinv;
 use moreau::{integrate_pos, Data};
@@ -64,12 +64,12 @@ fn dexpinv_jac(th: &[f64; 3], w: &[f64; 3]) -> (Matrix3<f64>, Matrix3<f64>) {
 
 /// Tangent rows of `q0 ⊕ h w` (`nv × c`) from those of `q0` (identity: the inputs' position
 /// tangent) and `dw = ∂w/∂inputs` (`nv × c`), at the velocity `w`
-/// ([`crate::transition::integrate_rows`] on row-major copies).
+/// ([`crate::integrate::integrate_rows`] on row-major copies).
 fn integrate_rows(m: &Model, w: &[f64], dw: &DMatrix<f64>, h: f64) -> DMatrix<f64> {
     let (nv, c) = (m.nv, dw.ncols());
     let dwt = dw.transpose();
     let mut out = vec![0.0; nv * c];
-    crate::transition::integrate_rows(m, w, dwt.as_slice(), c, h, &mut out);
+    crate::integrate::integrate_rows(m, w, dwt.as_slice(), c, h, &mut out);
     DMatrix::from_row_slice(nv, c, &out)
 }
 
@@ -87,7 +87,7 @@ pub(crate) fn transition(
     let h = m.opt.timestep;
     let rots = rotations(m);
     // stage 0 at the current state
-    let (da0, ad0) = crate::transition::stage_jacobians(m, d, w);
+    let (da0, ad0) = crate::forward::stage_jacobians(m, d, w);
     let sensors = if flg_sensor {
         Some(crate::sensor::sensor_jacobians(m, d, &da0, w)?)
     } else {
@@ -133,7 +133,7 @@ pub(crate) fn transition(
         let q_i = integrate_rows(m, &dv, &ddv, h);
         let v_i = &v0 + &dacc[i - 1] * (h * a);
         let act_i = &act0 + &dactdot[i - 1] * (h * a);
-        let (da, ad) = crate::transition::stage_jacobians(m, &mut di, w);
+        let (da, ad) = crate::forward::stage_jacobians(m, &mut di, w);
         let mut s = DMatrix::zeros(c, c);
         s.rows_mut(0, nv).copy_from(&q_i);
         s.rows_mut(nv, nv).copy_from(&v_i);
@@ -179,7 +179,7 @@ pub(crate) fn transition(
     }
     // act' = advance_act(act0, Σ b_j act_dot_j): zero rows where the clamp is active
     let mut an = DMatrix::zeros(na, c);
-    for (i, cf) in crate::transition::moving_acts(m, h, &d.act, &adf) {
+    for (i, cf) in crate::integrate::moving_acts(m, h, &d.act, &adf) {
         for k in 0..c {
             an[(i, k)] = act0[(i, k)] + cf * dadf[(i, k)];
         }

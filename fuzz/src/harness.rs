@@ -7,6 +7,7 @@
 use moreau::data::{WarningStat, NWARNING};
 use moreau::{Data, Model, Vfs};
 use moreau_derivatives::fd::FdWorkspace;
+use moreau_derivatives::{transition, TransitionOptions};
 
 /// The marker line that starts a VFS file in an input.
 pub const FILE_MARKER: &str = "\n@@file ";
@@ -120,11 +121,15 @@ pub fn run(data: &[u8]) {
     }
     let mut ws = FdWorkspace::new(&m);
     let _ = ws.transition(&m, &mut d, 1e-6, false);
-    if inverse_ok && moreau_derivatives::inverse::unsupported(&m).is_none() {
+    if inverse_ok && moreau_derivatives::Support::inverse(&m).is_covered() {
         moreau::forward(&m, &mut d);
         let _ = ws.inverse(&m, &mut d, 1e-6, false, false);
     }
-    if moreau_derivatives::transition::unsupported(&m).is_none() {
-        let _ = moreau_derivatives::transition::transition_analytic(&m, &mut d);
+    if moreau_derivatives::Support::transition(&m).is_covered() {
+        let _ = transition(
+            &m,
+            &mut d,
+            &TransitionOptions::analytic().with_sensors(false),
+        );
     }
 }

@@ -22,7 +22,7 @@ use moreau::state_bits as bits;
 use moreau::{get_state, set_state, state_size};
 use moreau::{Data, Model};
 use moreau_derivatives::fd::{FdWorkspace, TransitionJacobians};
-use moreau_derivatives::transition::{transition_analytic_flg, Workspace};
+use moreau_derivatives::{TransitionOptions, Workspace};
 use rayon::prelude::*;
 use rayon::ThreadPool;
 use std::borrow::BorrowMut;
@@ -569,7 +569,9 @@ impl Batch {
                 }
                 Jacobians::Analytic { sensors } => {
                     let ws = s.analytic.get_or_insert_with(Box::default);
-                    transition_analytic_flg(m, d, ws, sensors).map_err(str::to_string)
+                    ws.transition(m, d, &TransitionOptions::analytic().with_sensors(sensors))
+                        .cloned()
+                        .map_err(|e| e.to_string())
                 }
             };
             *results[index[sim]]

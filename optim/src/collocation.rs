@@ -196,7 +196,7 @@ impl InverseJacobian for FiniteDifference {
 /// plus restricted duals for constraint terms, and under `invdiscrete` the chain rule through
 /// Euler's implicit damping). Exact (to round-off) wherever the inverse dynamics is smooth.
 ///
-/// Models outside [`moreau_derivatives::inverse::unsupported`]'s coverage (`invdiscrete` with
+/// Models outside [`moreau_derivatives::Support::inverse`]'s coverage (`invdiscrete` with
 /// RK4) fall back to centered
 /// finite differences with small steps (`eps = eps_va = 1e-6`, safe for contacts);
 /// [`Analytic::fallback`] and [`InverseJacobian::name`] then say why.
@@ -215,10 +215,9 @@ impl Analytic {
     /// `Err(reason)` if the analytic derivatives do not cover `m` (the provider would fall
     /// back to finite differences).
     pub fn supports(m: &Model) -> Result<(), &'static str> {
-        match moreau_derivatives::inverse::unsupported(m) {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
+        moreau_derivatives::Support::inverse(m)
+            .check()
+            .map_err(|e| e.message())
     }
 
     /// Why the last call fell back to finite differences, if it did.

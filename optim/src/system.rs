@@ -7,6 +7,7 @@
 use crate::ilqr::{central_jacobians, Dynamics};
 use moreau::{Data, Model};
 use moreau_derivatives::fd::FdWorkspace;
+use moreau_derivatives::{transition, Support, TransitionOptions};
 use nalgebra::DMatrix;
 
 /// How [`MoreauSystem`] linearizes a step.
@@ -14,7 +15,7 @@ use nalgebra::DMatrix;
 pub enum Linearization {
     /// `mjd_transitionFD` ([`FdWorkspace::transition`], centered, sensors skipped).
     Fd,
-    /// [`moreau_derivatives::transition::transition_analytic`] (IFT through the soft constraint
+    /// [`moreau_derivatives::transition()`] (IFT through the soft constraint
     /// solution; see [`MoreauSystem::analytic`] for when it applies).
     Analytic,
     /// Central differences of full steps in the tangent space ([`central_jacobians`]).
@@ -53,10 +54,10 @@ impl MoreauSystem {
     }
 
     /// Switches the linearization to the analytic transition Jacobians
-    /// ([`moreau_derivatives::transition::transition_analytic`]); fails, naming the reason, for
-    /// models it does not support ([`moreau_derivatives::transition::unsupported`]).
+    /// ([`moreau_derivatives::transition()`]); fails, naming the reason, for models it does not
+    /// support ([`moreau_derivatives::Support::transition`]).
     pub fn analytic(mut self) -> Result<Self, String> {
-        if let Some(e) = moreau_derivatives::transition::unsupported(&self.model) {
+        if let Err(e) = Support::transition(&self.model).check() {
             return Err(format!("analytic transition Jacobians: {e}"));
         }
         self.analytic = true;
@@ -153,9 +154,12 @@ impl Dynamics for MoreauSystem {
             self.set_state(x);
             self.data.ctrl.copy_from_slice(u);
             self.data.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
-            let jac =
-                moreau_derivatives::transition::transition_analytic(&self.model, &mut self.data)
-                    .map_err(|e| format!("analytic transition Jacobians: {e}"))?;
+            let jac = transition(
+                &self.model,
+                &mut self.data,
+                &TransitionOptions::analytic().with_sensors(false),
+            )
+            .map_err(|e| format!("analytic transition Jacobians: {e}"))?;
             a.copy_from(&jac.A);
             b.copy_from(&jac.B);
             return self.check_warning();

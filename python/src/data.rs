@@ -36,7 +36,7 @@ pub struct MjData {
     /// Reused buffers of `mjd_transitionFD` / `mjd_inverseFD`.
     pub fd: Option<Box<moreau_derivatives::fd::FdWorkspace>>,
     /// Reused buffers of the analytic transition Jacobians.
-    pub analytic: Option<Box<moreau_derivatives::transition::Workspace>>,
+    pub analytic: Option<Box<moreau_derivatives::Workspace>>,
 }
 
 impl MjData {

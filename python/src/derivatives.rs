@@ -7,7 +7,7 @@ use crate::data::MjData;
 use crate::functions::run;
 use crate::model::MjModel;
 use moreau_derivatives::fd::FdWorkspace;
-use moreau_derivatives::transition::{transition_analytic_flg, Workspace};
+use moreau_derivatives::{InverseOptions, TransitionOptions, Workspace};
 use numpy::PyArrayDyn;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -173,7 +173,13 @@ pub fn transition<'py>(
                 .take()
                 .unwrap_or_else(|| Box::new(Workspace::default()));
             let (r, w) = run(py, &m, &mut d, |m, data| {
-                let r = transition_analytic_flg(m, data, &mut w, sensors);
+                let r = w
+                    .transition(
+                        m,
+                        data,
+                        &TransitionOptions::analytic().with_sensors(sensors),
+                    )
+                    .cloned();
                 (r, w)
             })?;
             d.analytic = Some(w);
@@ -250,18 +256,15 @@ pub fn inverse<'py>(
                     "flg_actuation is supported by method='fd' only",
                 ));
             }
-            let r = run(
-                py,
-                &m,
-                &mut d,
-                moreau_derivatives::inverse::inverse_analytic,
-            )?
+            let r = run(py, &m, &mut d, |m, data| {
+                moreau_derivatives::inverse(m, data, &InverseOptions::analytic())
+            })?
             .map_err(|e| {
                 PyValueError::new_err(format!(
                     "analytic inverse Jacobians do not cover this model: {e}"
                 ))
             })?;
-            (r.0, r.1, r.2)
+            (r.DfDq, r.DfDv, r.DfDa)
         }
         "fd" => {
             check_eps(eps)?;

@@ -16,7 +16,7 @@ use crate::model::{MjModel, Scratch};
 use moreau::model::{JointType, Model};
 use moreau::Data;
 use moreau_derivatives::fd::FdWorkspace;
-use moreau_derivatives::transition::transition_analytic_with;
+use moreau_derivatives::TransitionOptions;
 use nalgebra::DMatrix;
 use numpy::{PyArray1, PyArrayMethods, PyReadonlyArray2, PyUntypedArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
@@ -164,9 +164,12 @@ fn eval(
     load(m, d, x, u);
     let (a, b) = match jac {
         Jac::Analytic => {
-            let t = transition_analytic_with(m, d, &mut s.w).map_err(|e| {
-                format!("analytic transition Jacobians do not cover this model: {e}")
-            })?;
+            let t =
+                s.w.transition(m, d, &TransitionOptions::analytic().with_sensors(false))
+                    .cloned()
+                    .map_err(|e| {
+                        format!("analytic transition Jacobians do not cover this model: {e}")
+                    })?;
             (t.A, t.B)
         }
         Jac::Fd { eps, centered } => {

@@ -28,7 +28,7 @@ pub struct MjModel {
 /// A `Data` and the derivative workspaces of one worker of the functional step.
 pub struct Scratch {
     pub d: Data,
-    pub w: moreau_derivatives::transition::Workspace,
+    pub w: moreau_derivatives::Workspace,
     pub fd: Option<moreau_derivatives::fd::FdWorkspace>,
 }
 

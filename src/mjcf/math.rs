@@ -140,6 +140,11 @@ pub fn mv(m: &M3, v: V3) -> V3 {
 pub const EIG3_TOL: f64 = 4e-15;
 /// MuJoCo's [`eig3_tol`] tolerance for mesh inertias.
 pub const EIG3_TOL_MESH: f64 = 1e-7;
+/// Relative gap below which [`eig3_tol`] leaves two eigenvalues in the order the iteration
+/// produced: MuJoCo 4.0.0 swaps a pair only when the second exceeds the first by more than
+/// `max(tol, 1e-12) · max|A|` (measured on `fullinertia` with equal and nearly equal moments,
+/// and on square-prism meshes whose two moments differ by a set amount).
+pub const EIG3_SORT_TOL: f64 = 1e-12;
 
 /// [`eig3_tol`] with the body-inertia tolerance.
 pub fn eig3(a: &M3) -> (V3, Q) {
@@ -168,8 +173,8 @@ pub fn compose(p1: V3, q1: Q, p2: V3, q2: Q) -> (V3, Q) {
     (add(p1, qrot(q1, p2)), qmul(q1, q2))
 }
 
-/// Eigen-decomposition of a symmetric 3x3 matrix: eigenvalues in descending order and the
-/// unit quaternion of the right-handed frame whose columns are the eigenvectors.
+/// Eigen-decomposition of a symmetric 3x3 matrix: eigenvalues in descending order (up to
+/// [`EIG3_SORT_TOL`]) and the unit quaternion of the right-handed frame whose columns are the eigenvectors.
 ///
 /// Cyclic Jacobi iteration carried out on a quaternion (the frame starts at the identity and
 /// each step right-multiplies the rotation that annihilates the largest off-diagonal entry of
@@ -228,10 +233,14 @@ pub fn eig3_tol(a: &M3, tol: f64) -> (V3, Q) {
             q = [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
         }
     }
-    // sort descending: swap neighbours (0,1), (1,2), (0,1) by a 90° turn about the third axis
+    // sort descending: swap neighbours (0,1), (1,2), (0,1) by a 90° turn about the third axis,
+    // only when they differ by more than `max(tol, EIG3_SORT_TOL) · max|A|`, so two equal
+    // moments keep the order (and the frame) the iteration left them in, whichever is larger by
+    // round-off
+    let sort_tol = tol.max(EIG3_SORT_TOL) * maxabs;
     for j in 0..3 {
         let j1 = j % 2;
-        if ev[j1] < ev[j1 + 1] {
+        if ev[j1] < ev[j1 + 1] - sort_tol {
             ev.swap(j1, j1 + 1);
             let mut dq = [std::f64::consts::FRAC_1_SQRT_2, 0.0, 0.0, 0.0];
             dq[(j1 + 2) % 3 + 1] = std::f64::consts::FRAC_1_SQRT_2;

@@ -216,7 +216,7 @@ pub(super) fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             }
             let r = p.jrow(i);
             let ja = r.vals[x] * p.D[i];
-            if ja == z {
+            if crate::math::exact_zero(ja) {
                 continue;
             }
             let cols = r.cols.unwrap_or(&[]);
@@ -239,11 +239,11 @@ pub(super) fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             let va = p.jrow(i).vals[x];
             for qq in 0..dim {
                 let w = hc[pp * dim + qq];
-                if w == z {
+                if crate::math::exact_zero(w) {
                     continue;
                 }
                 let ja = va * w;
-                if ja == z {
+                if crate::math::exact_zero(ja) {
                     continue;
                 }
                 let rq = p.jrow(adr + qq);
@@ -294,7 +294,7 @@ pub fn factor<T: Scalar>(
             for &(k, pos) in ups {
                 let ak = pat.adr[k];
                 let aki = red[ak + pos];
-                if aki == z {
+                if crate::math::exact_zero(aki) {
                     continue;
                 }
                 let f = l[ak + pos];
@@ -319,7 +319,11 @@ pub fn factor<T: Scalar>(
         l[ai + li] = di;
         for x in 0..li {
             let a = red[ai + x];
-            l[ai + x] = if a == z { a } else { a / di };
+            l[ai + x] = if crate::math::exact_zero(a) {
+                a
+            } else {
+                a / di
+            };
         }
     }
     nbad

@@ -111,14 +111,17 @@ fn path_vals<T: Scalar>(p: &Problem<T>, i: usize, path: &[usize], out: &mut [T])
         for (o, &c) in out.iter_mut().zip(path) {
             *o = row[c];
         }
-        return out.iter().rposition(|&v| v != z).map_or(0, |x| x + 1);
+        return out
+            .iter()
+            .rposition(|&v| !crate::math::exact_zero(v))
+            .map_or(0, |x| x + 1);
     }
     // the row's columns descending against the path (deepest first): a merge
     let (a, n) = (p.J_rowadr[i], p.J_rownnz[i]);
     let (vals, cols) = (&p.J[a..a + n], &p.J_colind[a..a + n]);
     let mut x = 0;
     for (&v, &c) in vals.iter().zip(cols).rev() {
-        if v == z {
+        if crate::math::exact_zero(v) {
             continue;
         }
         while x < len && path[x] != c {

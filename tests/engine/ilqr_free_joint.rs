@@ -184,7 +184,7 @@ fn system_jacobians_match_mujoco_transition_fd_on_free_body() {
 }
 
 /// Quadruped at a contact state (free joint, 4 soft foot contacts): the system's FD Jacobians
-/// (`mjd_transitionFD`), its analytic ones (IFT, `transition_analytic`) and central differences
+/// (`mjd_transitionFD`), its analytic ones (IFT, `moreau_derivatives::transition`) and central differences
 /// of whole steps through `x ⊕ ±ε e_j` agree. Tolerances: FD against FD 1e-4 relative
 /// (contacts: the iterative solver's 1e-8 tolerance amplified by 1/eps, as in
 /// derivatives/tests/derivatives/fd_oracle.rs); analytic against centered FD 1e-4 relative (FD truncation

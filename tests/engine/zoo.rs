@@ -25,7 +25,7 @@ use std::path::PathBuf;
 
 use moreau::model::Model;
 use moreau::Data;
-use moreau_derivatives::fd::{inverse_fd, transition_fd};
+use moreau_derivatives::{inverse, transition, InverseOptions, TransitionOptions};
 use nalgebra::{DMatrix, Quaternion, Vector3};
 use serde_json::Value;
 
@@ -457,6 +457,23 @@ fn check_compiled(m: &Model, refd: &Value, r: &mut Report) {
         own(&want_c, 1.0),
         TOL_SMOOTH,
     );
+    // the principal frame itself, as MuJoCo's compiler picks it (also for two equal moments),
+    // up to the quaternion's sign
+    let want_q = arr(&refd["body_iquat"]);
+    let mut got_q = flat4(&m.body_iquat);
+    for (g, w) in got_q.chunks_mut(4).zip(want_q.chunks(4)) {
+        if g.iter().zip(w).map(|(a, b)| a * b).sum::<f64>() < 0.0 {
+            g.iter_mut().for_each(|x| *x = -*x);
+        }
+    }
+    r.check(
+        "body_mass",
+        "compiled body_iquat",
+        &got_q,
+        &want_q,
+        1.0,
+        TOL_SMOOTH,
+    );
 }
 
 fn set_state(m: &Model, d: &mut Data, s: &Value, mocap_pos: &[f64], mocap_quat: &[f64]) {
@@ -842,7 +859,12 @@ fn check_fd(
         return;
     }
     set_state(m, &mut d, s, mocap_pos, mocap_quat);
-    let t = transition_fd(m, &mut d, eps, fd["centered"].as_bool().unwrap());
+    let t = transition(
+        m,
+        &mut d,
+        &TransitionOptions::fd(eps, fd["centered"].as_bool().unwrap()),
+    )
+    .unwrap();
     let rows = |x: &DMatrix<f64>| x.transpose().iter().copied().collect::<Vec<f64>>();
     let a = arr(&fd["A"]);
     r.check("fd_transition", &at, &rows(&t.A), &a, own(&a, 1.0), TOL_FD);
@@ -852,13 +874,12 @@ fn check_fd(
     set_state(m, &mut d, s, mocap_pos, mocap_quat);
     moreau::forward(m, &mut d);
     d.qacc.copy_from_slice(&arr(&s["qacc"]));
-    let inv = inverse_fd(
+    let inv = inverse(
         m,
         &mut d,
-        eps,
-        fd["inverse_flg_actuation"].as_bool().unwrap(),
-        false,
-    );
+        &InverseOptions::fd(eps, fd["inverse_flg_actuation"].as_bool().unwrap(), false),
+    )
+    .unwrap();
     for (what, got) in [
         ("DfDq", &inv.DfDq),
         ("DfDv", &inv.DfDv),

@@ -163,6 +163,56 @@ PNG_HFIELD = """<mujoco>
 </mujoco>"""
 
 
+# models/humanoid.xml's lower arms (a capsule and a sphere on one axis) and the like: inertias
+# with two equal principal moments. MuJoCo keeps the pair in the order its Jacobi iteration left
+# it unless the second moment is larger by more than 1e-12 of the matrix' largest entry, so the
+# principal frame (`body_iquat`) is the iteration's, not a 90-degree turn of it. And dm_control's
+# acrobot, fish and swimmer: a body with one geom of nonzero mass (beside massless ones) takes
+# that geom's frame and moments unsorted.
+def degenerate_inertia_xml():
+    rng = np.random.default_rng(5)
+    bodies = []
+    for k in range(6):
+        d = rng.uniform(1, 2, 3) * 10 ** rng.uniform(-4, 1)
+        d[(k + 1) % 3] = d[k % 3]
+        q = rng.normal(size=4)
+        q /= np.linalg.norm(q)
+        r = np.zeros(9)
+        mujoco.mju_quat2Mat(r, q)
+        r = r.reshape(3, 3)
+        a = r @ np.diag(d) @ r.T
+        full = (a[0, 0], a[1, 1], a[2, 2], a[0, 1], a[0, 2], a[1, 2])
+        bodies.append('<body name="full%d" pos="%d 0 1"><freejoint/><inertial pos="0 0 0" '
+                      'mass="1" fullinertia="%s"/></body>' % (k, k, " ".join(repr(float(x)) for x in full)))
+    # a square prism mesh, tilted: two equal moments of the mesh inertia
+    v = np.array([(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-2, 2)], float) * 0.1
+    r = np.zeros(9)
+    mujoco.mju_quat2Mat(r, np.array([0.9, 0.3, -0.2, 0.25]) / np.linalg.norm([0.9, 0.3, -0.2, 0.25]))
+    v = v @ r.reshape(3, 3).T
+    return """<mujoco>
+  <asset><mesh name="prism" vertex="%s"/></asset>
+  <worldbody>
+    <body name="right_lower_arm" pos="0.18 -0.18 -0.18">
+      <joint axis="0 -1 1"/>
+      <geom type="capsule" fromto="0.01 0.01 0.01 0.17 0.17 0.17" size="0.031"/>
+      <geom type="sphere" pos="0.18 0.18 0.18" size="0.04"/>
+    </body>
+    <body name="left_lower_arm" pos="0.18 0.18 -0.18">
+      <joint axis="0 -1 -1"/>
+      <geom type="capsule" fromto="0.01 -0.01 0.01 0.17 -0.17 0.17" size="0.031"/>
+      <geom type="sphere" pos="0.18 -0.18 0.18" size="0.04"/>
+    </body>
+    <body name="prism" pos="0 2 1"><freejoint/><geom type="mesh" mesh="prism"/></body>
+    <body name="one_massive" pos="0 3 1"><freejoint/>
+      <geom type="box" size=".1 .2 .3" euler="10 20 30" mass="0"/>
+      <geom type="box" size=".3 .2 .1" euler="10 20 30" pos=".1 .2 .3"/>
+      <geom type="capsule" fromto="0 0 0 0 .3 .1" size=".05" mass="0"/>
+    </body>
+    %s
+  </worldbody>
+</mujoco>""" % (" ".join(repr(float(x)) for x in v.ravel()), "\n    ".join(bodies))
+
+
 def png_images():
     import io
     from PIL import Image
@@ -249,6 +299,14 @@ def main():
         "xml": TENDON_EXT, "ctrl": d.ctrl.tolist(), "qvel": d.qvel.tolist(),
         "cfrc_ext": d.cfrc_ext.tolist(), "cfrc_int": d.cfrc_int.tolist(),
         "sensordata": d.sensordata.tolist(),
+    }
+
+    xml = degenerate_inertia_xml()
+    m = mujoco.MjModel.from_xml_string(xml)
+    out["degenerate_inertia"] = {
+        "xml": xml, "body_inertia": m.body_inertia.tolist(), "body_iquat": m.body_iquat.tolist(),
+        "body_ipos": m.body_ipos.tolist(), "geom_quat": m.geom_quat.tolist(),
+        "geom_pos": m.geom_pos.tolist(),
     }
 
     files = png_images()

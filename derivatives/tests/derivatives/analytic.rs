@@ -10,10 +10,9 @@ use moreau::model::{enable, Integrator};
 use moreau::pipeline::{collision, kinematics};
 use moreau::{integrate_pos, step, Data, Model};
 use moreau_derivatives::dual::{dual_forward_jacobian, dual_inverse_jacobian, dual_step_jacobian};
-use moreau_derivatives::fd::{inverse_fd, transition_fd};
-use moreau_derivatives::inverse::{inverse_analytic, unsupported};
+use moreau_derivatives::forward::forward_analytic;
 use moreau_derivatives::inverse_pos::{d_pos_method, Method, Output};
-use moreau_derivatives::transition::{forward_analytic, transition_analytic};
+use moreau_derivatives::{inverse, transition, InverseOptions, Support, TransitionOptions};
 use nalgebra::DMatrix;
 use proptest::prelude::*;
 
@@ -156,11 +155,13 @@ fn check_at_tol(
     let e_fwd = err(&fa, &fdl);
     // inverse dynamics at the forward qacc
     let mut di = d0.clone();
-    let (iq, iv, ia, _) = inverse_analytic(&m, &mut di).unwrap();
+    let (iq, iv, ia, _) = inverse(&m, &mut di, &InverseOptions::analytic())
+        .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+        .unwrap();
     let (dq, dv, da, _) = dual_inverse_jacobian(&m, &d0);
     let e_inv = err(&ia, &da).max(err(&iv, &dv)).max(err(&iq, &dq));
     let mut dfi = d0.clone();
-    let fi = inverse_fd(&m, &mut dfi, 1e-6, false, true);
+    let fi = inverse(&m, &mut dfi, &InverseOptions::fd(1e-6, false, true)).unwrap();
     let e3 = [err(&iq, &fi.DfDq), err(&iv, &fi.DfDv), err(&ia, &fi.DfDa)];
     // DfDq vs FD: the soft-contact cost is piecewise quadratic; a position step of eps moves
     // jar by ~K eps (K the stiff reference stiffness), so rows with |jar| that small cross a
@@ -168,16 +169,25 @@ fn check_at_tol(
     // smaller-step FD is printed too.
     let e_q_small = {
         let mut dfi = d0.clone();
-        err(&iq, &inverse_fd(&m, &mut dfi, 1e-9, false, true).DfDq)
+        err(
+            &iq,
+            &inverse(&m, &mut dfi, &InverseOptions::fd(1e-9, false, true))
+                .unwrap()
+                .DfDq,
+        )
     };
     let e_inv_fd = e3[1].max(e3[2]);
     // transition
     let mut dt = d0.clone();
-    let (e_a, e_b, e_fd) = match transition_analytic(&m, &mut dt) {
+    let (e_a, e_b, e_fd) = match transition(
+        &m,
+        &mut dt,
+        &TransitionOptions::analytic().with_sensors(false),
+    ) {
         Ok(t) => {
             let (a, b) = dual_step_jacobian(&m, &d0);
             let mut dfd = d0.clone();
-            let f = transition_fd(&m, &mut dfd, tol.fd_eps, true);
+            let f = transition(&m, &mut dfd, &TransitionOptions::fd(tol.fd_eps, true)).unwrap();
             let e_fd = err(&a, &f.A).max(if m.nu > 0 { err(&b, &f.B) } else { 0.0 });
             (
                 err(&t.A, &a),
@@ -598,17 +608,21 @@ fn check_invdiscrete(name: &str, integ: Option<Integrator>, seed: u64, settle: u
     m.opt.enableflags |= enable::INVDISCRETE;
     let d0 = state(&m, seed, settle);
     let mut di = d0.clone();
-    let (iq, iv, ia, idm) = inverse_analytic(&m, &mut di).unwrap();
+    let (iq, iv, ia, idm) = inverse(&m, &mut di, &InverseOptions::analytic())
+        .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+        .unwrap();
     assert_eq!(di.qacc, d0.qacc, "{name}: qacc restored");
     let (dq, dv, da, ddm) = dual_inverse_jacobian(&m, &d0);
     let e = [err(&iq, &dq), err(&iv, &dv), err(&ia, &da), err(&idm, &ddm)];
     // the chain rule is exercised: DfDa differs from the plain M + JᵀHJ
     let mut plain = m.clone();
     plain.opt.enableflags &= !enable::INVDISCRETE;
-    let (_, _, pa, _) = inverse_analytic(&plain, &mut d0.clone()).unwrap();
+    let (_, _, pa, _) = inverse(&plain, &mut d0.clone(), &InverseOptions::analytic())
+        .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+        .unwrap();
     let shift = err(&pa, &ia);
     let mut dfi = d0.clone();
-    let fi = inverse_fd(&m, &mut dfi, 1e-6, false, true);
+    let fi = inverse(&m, &mut dfi, &InverseOptions::fd(1e-6, false, true)).unwrap();
     let ef = [err(&iq, &fi.DfDq), err(&iv, &fi.DfDv), err(&ia, &fi.DfDa)];
     eprintln!(
         "{name} {:?} invdiscrete seed {seed}: nefc {}, vs dual q {:.1e} v {:.1e} a {:.1e} \
@@ -631,12 +645,12 @@ fn check_invdiscrete(name: &str, integ: Option<Integrator>, seed: u64, settle: u
 fn invdiscrete_refused_for_rk4() {
     let mut m = model("cartpole", Some(Integrator::Rk4));
     m.opt.enableflags |= enable::INVDISCRETE;
-    let e = unsupported(&m).expect("refused");
-    assert!(e.contains("RK4"), "{e}");
+    let e = Support::inverse(&m).check().expect_err("refused");
+    assert!(e.message().contains("RK4"), "{e}");
     let mut d = Data::new(&m);
-    assert!(inverse_analytic(&m, &mut d).is_err());
+    assert!(inverse(&m, &mut d, &InverseOptions::analytic()).is_err());
     m.opt.integrator = Integrator::ImplicitFast;
-    assert!(unsupported(&m).is_none());
+    assert!(Support::inverse(&m).is_covered());
 }
 
 proptest! {

@@ -14,9 +14,8 @@ use moreau::data::ConstraintType;
 use moreau::model::{EqType, Integrator};
 use moreau::{Data, Model};
 use moreau_derivatives::dual::{dual_forward_jacobian, dual_inverse_jacobian, dual_step_jacobian};
-use moreau_derivatives::fd::{inverse_fd, transition_fd};
-use moreau_derivatives::inverse::inverse_analytic;
-use moreau_derivatives::transition::{forward_analytic, transition_analytic};
+use moreau_derivatives::forward::forward_analytic;
+use moreau_derivatives::{inverse, transition, InverseOptions, TransitionOptions};
 use nalgebra::DMatrix;
 
 use crate::common;
@@ -56,11 +55,13 @@ fn check_at(name: &str, m: &Model, d0: &Data<f64>) {
     let (eq, ncon) = rows(m, d0);
     // inverse dynamics at the forward qacc
     let mut di = d0.clone();
-    let (iq, iv, ia, _) = inverse_analytic(m, &mut di).unwrap();
+    let (iq, iv, ia, _) = inverse(m, &mut di, &InverseOptions::analytic())
+        .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+        .unwrap();
     let (dq, dv, da, _) = dual_inverse_jacobian(m, d0);
     let e_inv = [err(&iq, &dq), err(&iv, &dv), err(&ia, &da)];
     let mut dfi = d0.clone();
-    let fi = inverse_fd(m, &mut dfi, 1e-6, false, true);
+    let fi = inverse(m, &mut dfi, &InverseOptions::fd(1e-6, false, true)).unwrap();
     let e_inv_fd = [err(&iq, &fi.DfDq), err(&iv, &fi.DfDv), err(&ia, &fi.DfDa)];
     // forward by the IFT
     let mut df = d0.clone();
@@ -70,11 +71,16 @@ fn check_at(name: &str, m: &Model, d0: &Data<f64>) {
     );
     // transition
     let mut dt = d0.clone();
-    let t = transition_analytic(m, &mut dt).unwrap();
+    let t = transition(
+        m,
+        &mut dt,
+        &TransitionOptions::analytic().with_sensors(false),
+    )
+    .unwrap();
     let (a, b) = dual_step_jacobian(m, d0);
     let e_ab = err(&t.A, &a).max(err(&t.B, &b));
     let mut dfd = d0.clone();
-    let f = transition_fd(m, &mut dfd, 1e-6, true);
+    let f = transition(m, &mut dfd, &TransitionOptions::fd(1e-6, true)).unwrap();
     let e_ab_fd = err(&t.A, &f.A).max(err(&t.B, &f.B));
     eprintln!(
         "{name} {:?}: connect/weld rows {eq}, contacts {ncon}, nefc {}; analytic vs dual: \
@@ -207,11 +213,18 @@ fn matches_mujoco_fd() {
             .fold(0.0, f64::max)
             / qacc.iter().fold(1.0, |s, x| f64::max(s, x.abs()));
         let mut dt = d.clone();
-        let t = transition_analytic(&m, &mut dt).unwrap();
+        let t = transition(
+            &m,
+            &mut dt,
+            &TransitionOptions::analytic().with_sensors(false),
+        )
+        .unwrap();
         let e_a = err(&t.A, &json_mat(&c["A"]));
         let e_b = err(&t.B, &json_mat(&c["B"]));
         let mut di = d.clone();
-        let (iq, iv, ia, _) = inverse_analytic(&m, &mut di).unwrap();
+        let (iq, iv, ia, _) = inverse(&m, &mut di, &InverseOptions::analytic())
+            .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+            .unwrap();
         let e_inv = [
             err(&iq, &json_mat(&c["DfDq"])),
             err(&iv, &json_mat(&c["DfDv"])),
@@ -221,7 +234,9 @@ fn matches_mujoco_fd() {
         // differences, so what separates the analytic DfDq from MuJoCo's is FD truncation
         let mut df = d.clone();
         let e_fdq = err(
-            &inverse_fd(&m, &mut df, 1e-6, false, false).DfDq,
+            &inverse(&m, &mut df, &InverseOptions::fd(1e-6, false, false))
+                .unwrap()
+                .DfDq,
             &json_mat(&c["DfDq"]),
         );
         eprintln!(
@@ -255,7 +270,9 @@ fn invdiscrete_euler() {
         m.opt.enableflags |= moreau::model::enable::INVDISCRETE;
         let d0 = common::state(&m, common::lcg(seed), settle, 5e-5, 0.2);
         let mut di = d0.clone();
-        let (iq, iv, ia, _) = inverse_analytic(&m, &mut di).unwrap();
+        let (iq, iv, ia, _) = inverse(&m, &mut di, &InverseOptions::analytic())
+            .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+            .unwrap();
         let (dq, dv, da, _) = dual_inverse_jacobian(&m, &d0);
         let e = [err(&iq, &dq), err(&iv, &dv), err(&ia, &da)];
         eprintln!(

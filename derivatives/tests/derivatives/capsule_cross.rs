@@ -6,8 +6,7 @@
 //! keep the segments crossing).
 
 use moreau::{load_from_str, Data, Vfs};
-use moreau_derivatives::fd::transition_fd;
-use moreau_derivatives::transition::transition_analytic;
+use moreau_derivatives::{transition, TransitionOptions};
 use serde_json::Value;
 
 #[test]
@@ -37,9 +36,14 @@ fn crossing_capsules_analytic_matches_fd() {
         for (q, v) in d.qpos.iter_mut().zip(c["qpos"].as_array().unwrap()) {
             *q = v.as_f64().unwrap();
         }
-        let an = transition_analytic(&m, &mut d).unwrap();
+        let an = transition(
+            &m,
+            &mut d,
+            &TransitionOptions::analytic().with_sensors(false),
+        )
+        .unwrap();
         assert!(an.A.iter().all(|x| x.is_finite()), "{name}: non-finite A");
-        let fd = transition_fd(&m, &mut d, 1e-6, true);
+        let fd = transition(&m, &mut d, &TransitionOptions::fd(1e-6, true)).unwrap();
         let scale = fd.A.abs().max().max(1.0);
         let err = (&an.A - &fd.A).abs().max() / scale;
         println!("{name}: analytic vs centred FD {err:.1e}");

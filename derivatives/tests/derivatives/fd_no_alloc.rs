@@ -5,7 +5,8 @@ use crate::alloc_counter;
 use alloc_counter::allocations;
 use moreau::model::Integrator;
 use moreau::Data;
-use moreau_derivatives::fd::{transition_fd, FdWorkspace};
+use moreau_derivatives::fd::FdWorkspace;
+use moreau_derivatives::{transition, TransitionOptions};
 
 fn root() -> String {
     format!("{}/..", env!("CARGO_MANIFEST_DIR"))
@@ -45,7 +46,9 @@ fn workspace_calls_do_not_allocate() {
     // the convenience function agrees with the workspace
     let m = moreau::load(format!("{}/models/cartpole.xml", root())).unwrap();
     let mut d = Data::<f64>::new(&m);
-    let a = transition_fd(&m, &mut d, 1e-6, false).A;
+    let a = transition(&m, &mut d, &TransitionOptions::fd(1e-6, false))
+        .unwrap()
+        .A;
     let mut ws = FdWorkspace::new(&m);
     assert_eq!(a, ws.transition(&m, &mut d, 1e-6, false).A);
 }

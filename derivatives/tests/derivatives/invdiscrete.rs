@@ -12,8 +12,7 @@
 use moreau::model::{enable, Integrator};
 use moreau::Data;
 use moreau_derivatives::dual::dual_inverse_jacobian;
-use moreau_derivatives::fd::inverse_fd;
-use moreau_derivatives::inverse::inverse_analytic;
+use moreau_derivatives::{inverse, InverseOptions};
 
 use crate::common;
 use common::{fv, rel_err as err};
@@ -36,15 +35,19 @@ fn check(name: &str, integ: Integrator, seed: u64, settle: usize) {
     let m = disc_model(name, integ);
     let d0 = common::state(&m, common::lcg(seed), settle, 5e-5, 0.2);
     let mut di = d0.clone();
-    let (iq, iv, ia, idm) = inverse_analytic(&m, &mut di).unwrap();
+    let (iq, iv, ia, idm) = inverse(&m, &mut di, &InverseOptions::analytic())
+        .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+        .unwrap();
     assert_eq!(di.qacc, d0.qacc, "{name}: qacc restored");
     let (dq, dv, da, ddm) = dual_inverse_jacobian(&m, &d0);
     let e = [err(&iq, &dq), err(&iv, &dv), err(&ia, &da), err(&idm, &ddm)];
-    let fi = inverse_fd(&m, &mut d0.clone(), 1e-6, false, true);
+    let fi = inverse(&m, &mut d0.clone(), &InverseOptions::fd(1e-6, false, true)).unwrap();
     let ef = [err(&iq, &fi.DfDq), err(&iv, &fi.DfDv), err(&ia, &fi.DfDa)];
     let mut plain = m.clone();
     plain.opt.enableflags &= !enable::INVDISCRETE;
-    let (_, pv, pa, _) = inverse_analytic(&plain, &mut d0.clone()).unwrap();
+    let (_, pv, pa, _) = inverse(&plain, &mut d0.clone(), &InverseOptions::analytic())
+        .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+        .unwrap();
     let shift = [err(&pa, &ia), err(&pv, &iv)];
     eprintln!(
         "{name} {integ:?} seed {seed}: nefc {}; vs dual q {:.1e} v {:.1e} a {:.1e} DmDq {:.1e}; \
@@ -89,9 +92,11 @@ fn rk4_refused() {
     let msg = refs["invdiscrete_rk4_error"].as_str().unwrap();
     assert!(msg.contains("not supported by RK4"), "{msg}");
     let m = disc_model("hopper_leg", Integrator::Rk4);
-    let e = moreau_derivatives::inverse::unsupported(&m).expect("refused");
-    assert!(e.contains("RK4"), "{e}");
-    assert!(inverse_analytic(&m, &mut Data::new(&m)).is_err());
+    let e = moreau_derivatives::Support::inverse(&m)
+        .check()
+        .expect_err("refused");
+    assert!(e.message().contains("RK4"), "{e}");
+    assert!(inverse(&m, &mut Data::new(&m), &InverseOptions::analytic()).is_err());
 }
 
 /// At MuJoCo's states and discrete `qacc`: moreau's `qfrc_inverse` against `mj_inverse`, the
@@ -124,13 +129,15 @@ fn matches_mujoco() {
         let e_cont = tau_err(&mc, "qfrc_inverse_continuous");
         let nv = m.nv;
         let mat = |k: &str| common::json_mat(&c[k], nv, nv);
-        let (iq, iv, ia, _) = inverse_analytic(&m, &mut d.clone()).unwrap();
+        let (iq, iv, ia, _) = inverse(&m, &mut d.clone(), &InverseOptions::analytic())
+            .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+            .unwrap();
         let e = [
             err(&iq, &mat("DfDq")),
             err(&iv, &mat("DfDv")),
             err(&ia, &mat("DfDa")),
         ];
-        let f = inverse_fd(&m, &mut d.clone(), 1e-6, false, false);
+        let f = inverse(&m, &mut d.clone(), &InverseOptions::fd(1e-6, false, false)).unwrap();
         let ef = [
             err(&f.DfDq, &mat("DfDq")),
             err(&f.DfDv, &mat("DfDv")),

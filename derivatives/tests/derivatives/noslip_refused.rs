@@ -5,10 +5,9 @@
 //! analytic `A` matches FD at the same state (so the matrix the refusal withholds would be
 //! wrong, not merely unverified).
 
-use moreau_derivatives::fd::transition_fd;
-use moreau_derivatives::transition::{forward_analytic, transition_analytic, unsupported};
-
 use crate::common;
+use moreau_derivatives::forward::forward_analytic;
+use moreau_derivatives::{transition, Support, TransitionOptions};
 
 #[test]
 fn noslip_is_refused_not_wrong() {
@@ -22,17 +21,28 @@ fn noslip_is_refused_not_wrong() {
     }
     moreau::forward(&m, &mut d);
     assert!(d.contact.len() >= 4, "{} contacts", d.contact.len());
-    let e = unsupported(&m).expect("noslip refused");
-    assert!(e.contains("noslip"), "{e}");
-    assert!(transition_analytic(&m, &mut d.clone()).is_err());
+    let e = Support::transition(&m).check().expect_err("noslip refused");
+    assert_eq!(e, Support::Noslip);
+    assert!(e.message().contains("noslip"), "{e}");
+    assert!(transition(
+        &m,
+        &mut d.clone(),
+        &TransitionOptions::analytic().with_sensors(false)
+    )
+    .is_err());
     assert!(forward_analytic(&m, &mut d.clone()).is_err());
-    let with = transition_fd(&m, &mut d.clone(), 1e-6, true);
+    let with = transition(&m, &mut d.clone(), &TransitionOptions::fd(1e-6, true)).unwrap();
     // the same state without the post-pass
     let mut m0 = m.clone();
     m0.opt.noslip_iterations = 0;
     let mut d0 = d.clone();
-    let without = transition_fd(&m0, &mut d0.clone(), 1e-6, true);
-    let an = transition_analytic(&m0, &mut d0).unwrap();
+    let without = transition(&m0, &mut d0.clone(), &TransitionOptions::fd(1e-6, true)).unwrap();
+    let an = transition(
+        &m0,
+        &mut d0,
+        &TransitionOptions::analytic().with_sensors(false),
+    )
+    .unwrap();
     let moved = common::rel_err(&with.A, &without.A);
     let fd_err = common::rel_err(&an.A, &without.A);
     eprintln!("noslip moves A by {moved:.2e}; analytic vs FD without noslip {fd_err:.2e}");

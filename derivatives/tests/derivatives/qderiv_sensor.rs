@@ -1,6 +1,6 @@
 //! The implicitfast `∂(sym qDeriv · a)/∂q` of [`moreau_derivatives::smooth_vel_pos`] and the sensor
 //! Jacobians `C`, `D` of [`moreau_derivatives::sensor`] (through
-//! `transition::transition_analytic_flg`):
+//! `moreau_derivatives::transition` with `TransitionOptions::sensors`):
 //! - `∂qDeriv/∂q · a` against the full dual pass (`Dual64` forward + `smooth_vel` per tangent
 //!   direction), 1e-10 relative to the largest entry;
 //! - `A`, `B`, `C`, `D` against the dual step (`Dual64` through collision, the constraint solver
@@ -19,11 +19,8 @@
 use moreau::model::{disable, Integrator};
 use moreau::{step, Data, Model};
 use moreau_derivatives::dual::{lift, qpos_tangent, seed};
-use moreau_derivatives::fd::{transition_fd, TransitionJacobians};
 use moreau_derivatives::smooth_vel_pos::add_dqderiv_vec;
-use moreau_derivatives::transition::{
-    transition_analytic_flg, transition_analytic_with, Workspace,
-};
+use moreau_derivatives::{transition, TransitionJacobians, TransitionOptions, Workspace};
 use nalgebra::DMatrix;
 use serde_json::Value;
 
@@ -114,12 +111,22 @@ fn dual_transition(m: &Model, d: &Data<f64>) -> [DMatrix<f64>; 4] {
 fn check(name: &str, m: &Model, d0: &Data<f64>) -> f64 {
     let mut d = d0.clone();
     let mut w = Workspace::default();
-    let t = transition_analytic_flg(m, &mut d, &mut w, true).unwrap();
+    let t = w
+        .transition(m, &mut d, &TransitionOptions::analytic().with_sensors(true))
+        .cloned()
+        .unwrap();
     let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
     assert_eq!(t.C.shape(), (ns, nx), "{name}: C shape");
     assert_eq!(t.D.shape(), (ns, nu), "{name}: D shape");
     // asking for C, D leaves A, B bit for bit as they are without
-    let t0 = transition_analytic_with(m, &mut d0.clone(), &mut w).unwrap();
+    let t0 = w
+        .transition(
+            m,
+            &mut d0.clone(),
+            &TransitionOptions::analytic().with_sensors(false),
+        )
+        .cloned()
+        .unwrap();
     assert!(
         t0.A == t.A && t0.B == t.B && t0.C.is_empty(),
         "{name}: flg_sensor changed A, B"
@@ -128,7 +135,7 @@ fn check(name: &str, m: &Model, d0: &Data<f64>) -> f64 {
     let got = [&t.A, &t.B, &t.C, &t.D];
     let e: Vec<f64> = (0..4).map(|k| rel(got[k], &want[k])).collect();
     let mut dfd = d0.clone();
-    let f = transition_fd(m, &mut dfd, 1e-6, true);
+    let f = transition(m, &mut dfd, &TransitionOptions::fd(1e-6, true)).unwrap();
     let fdm = [&f.A, &f.B, &f.C, &f.D];
     let ef: Vec<f64> = (0..4).map(|k| rel(got[k], fdm[k])).collect();
     // the implicitfast term on its own, at the step's a_int-like vector (qacc)
@@ -136,6 +143,7 @@ fn check(name: &str, m: &Model, d0: &Data<f64>) -> f64 {
     if m.opt.integrator == Integrator::ImplicitFast {
         let a = d0.qacc.clone();
         let mut ours = DMatrix::zeros(m.nv, m.nv);
+        let mut w = moreau_derivatives::Work::default();
         add_dqderiv_vec(m, d0, &a, 1.0, &mut w, &mut ours);
         let dual = dqderiv_dual(m, d0, &a);
         let eq = rel(&ours, &dual);
@@ -243,7 +251,14 @@ fn tendon_velocity_vs_mujoco() {
         let s = DMatrix::from_column_slice(m.nsensordata, 1, &d.sensordata);
         let sw = DMatrix::from_column_slice(m.nsensordata, 1, &json_vec(&c["sensordata"]));
         let es = rel(&s, &sw);
-        let t = transition_analytic_flg(&m, &mut d, &mut w, true).unwrap();
+        let t = w
+            .transition(
+                &m,
+                &mut d,
+                &TransitionOptions::analytic().with_sensors(true),
+            )
+            .cloned()
+            .unwrap();
         let e = abcd_errors(&m, &t, c);
         eprintln!(
             "{label} vs MuJoCo mjd_transitionFD: nefc {}, sensordata {es:.1e}, A {:.1e} B {:.1e} C {:.1e} D {:.1e}",
@@ -284,7 +299,7 @@ fn fd_cases_sensors_vs_mujoco() {
             _ => {}
         }
         let name = format!("{} {integ:?} state {}", c["model"], c["state_index"]);
-        if let Some(e) = moreau_derivatives::transition::unsupported(&m) {
+        if let Err(e) = moreau_derivatives::Support::transition(&m).check() {
             skipped.push(format!("{name}: {e}"));
             continue;
         }
@@ -303,7 +318,14 @@ fn fd_cases_sensors_vs_mujoco() {
                 nalgebra::Quaternion::new(mq[4 * b], mq[4 * b + 1], mq[4 * b + 2], mq[4 * b + 3]);
         }
         // a workspace belongs to one model
-        let t = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), true).unwrap();
+        let t = Workspace::default()
+            .transition(
+                &m,
+                &mut d,
+                &TransitionOptions::analytic().with_sensors(true),
+            )
+            .cloned()
+            .unwrap();
         let want = &c["transition"]["centered"];
         let e = abcd_errors(&m, &t, want);
         eprintln!(
@@ -340,17 +362,38 @@ fn sensor_flags_and_refusals() {
     let mut m = model("tendon_velocity", None);
     m.opt.disableflags |= disable::SENSOR;
     let mut d = state(&m, 1, 300, 2e-5);
-    let t = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), true).unwrap();
+    let t = Workspace::default()
+        .transition(
+            &m,
+            &mut d,
+            &TransitionOptions::analytic().with_sensors(true),
+        )
+        .cloned()
+        .unwrap();
     assert_eq!(t.C.shape(), (m.nsensordata, 2 * m.nv + m.na));
     assert!(t.C.amax() == 0.0 && t.D.amax() == 0.0);
     let mut m = model("tendon_velocity", None);
     m.opt.noslip_iterations = 3;
     let mut d = state(&m, 1, 300, 2e-5);
-    let e = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), true).unwrap_err();
-    assert!(e.contains("noslip"), "{e}");
+    let e = Workspace::default()
+        .transition(
+            &m,
+            &mut d,
+            &TransitionOptions::analytic().with_sensors(true),
+        )
+        .cloned()
+        .unwrap_err();
+    assert!(e.to_string().contains("noslip"), "{e}");
     // A, B alone are refused too (the noslip force is not differentiated; tests/derivatives/noslip_refused.rs)
-    let e = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), false).unwrap_err();
-    assert!(e.contains("noslip"), "{e}");
+    let e = Workspace::default()
+        .transition(
+            &m,
+            &mut d,
+            &TransitionOptions::analytic().with_sensors(false),
+        )
+        .cloned()
+        .unwrap_err();
+    assert!(e.to_string().contains("noslip"), "{e}");
 }
 
 /// The sensor Jacobians under Euler and with the elliptic cone (touch and force sensors decode

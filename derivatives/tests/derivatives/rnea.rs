@@ -10,7 +10,8 @@ use moreau::model::disable;
 use moreau::pipeline::{fwd_acceleration, fwd_actuation, fwd_position, fwd_velocity, rne};
 use moreau::{integrate_pos, Data, Model};
 use moreau_derivatives::dual::{lift, seed};
-use moreau_derivatives::rne::{d_mass_pos, d_smooth_pos, Terms, Work};
+use moreau_derivatives::rne::{d_mass_pos, d_smooth_pos, Terms};
+use moreau_derivatives::Work;
 use nalgebra::DMatrix;
 use proptest::prelude::*;
 
@@ -220,7 +221,8 @@ proptest! {
 fn forward_servo_no_contact() {
     use moreau::model::{BiasType, GainType};
     use moreau_derivatives::dual::{dual_forward_jacobian, dual_step_jacobian};
-    use moreau_derivatives::transition::{forward_analytic, transition_analytic};
+    use moreau_derivatives::forward::forward_analytic;
+    use moreau_derivatives::{transition, TransitionOptions};
     for (name, seed) in [
         ("arm7", 3u64),
         ("cartpole", 5),
@@ -248,7 +250,12 @@ fn forward_servo_no_contact() {
         let fd = dual_forward_jacobian(&m, &d0);
         let e = err(&fa, &fd);
         let mut dt = d0.clone();
-        let t = transition_analytic(&m, &mut dt).unwrap();
+        let t = transition(
+            &m,
+            &mut dt,
+            &TransitionOptions::analytic().with_sensors(false),
+        )
+        .unwrap();
         let (a, b) = dual_step_jacobian(&m, &d0);
         let (ea, eb) = (err(&t.A, &a), err(&t.B, &b));
         eprintln!("{name}: forward {e:.1e} A {ea:.1e} B {eb:.1e}");

@@ -14,10 +14,7 @@
 use moreau::model::Integrator;
 use moreau::Model;
 use moreau_derivatives::dual::dual_step_jacobian;
-use moreau_derivatives::fd::transition_fd;
-use moreau_derivatives::transition::{
-    transition_analytic, transition_analytic_flg, unsupported, Workspace,
-};
+use moreau_derivatives::{transition, Support, TransitionOptions, Workspace};
 
 use crate::common;
 
@@ -25,7 +22,7 @@ use crate::common;
 /// perturbations of scale `dq` (small enough that the contacts stay) and velocity 0.3);
 /// returns the two errors.
 fn check_dq(name: &str, m: &Model, seed: u64, settle: usize, dq: f64) -> (f64, f64) {
-    assert_eq!(unsupported(m), None, "{name}");
+    assert_eq!(Support::transition(m), Support::Covered, "{name}");
     let d0 = common::state(m, common::lcg(seed), settle, dq, 0.3);
     // contact rows that carry force at the state (a lifted body's rows would not)
     let active = (0..d0.nefc)
@@ -33,10 +30,15 @@ fn check_dq(name: &str, m: &Model, seed: u64, settle: usize, dq: f64) -> (f64, f
         .count();
     assert!(active > 0, "{name}: no active contact at the test state");
     let mut d = d0.clone();
-    let t = transition_analytic(m, &mut d).unwrap();
+    let t = transition(
+        m,
+        &mut d,
+        &TransitionOptions::analytic().with_sensors(false),
+    )
+    .unwrap();
     let (a, b) = dual_step_jacobian(m, &d0);
     let mut dfd = d0.clone();
-    let f = transition_fd(m, &mut dfd, 1e-6, true);
+    let f = transition(m, &mut dfd, &TransitionOptions::fd(1e-6, true)).unwrap();
     let e = common::rel_err(&t.A, &a).max(common::rel_err(&t.B, &b));
     let e_fd = common::rel_err(&f.A, &a).max(common::rel_err(&f.B, &b));
     eprintln!(
@@ -171,9 +173,16 @@ fn analytic_vs_mujoco_fd_cases() {
         // with the sensor Jacobians C, D where the case has sensors the analytic pass supports
         let sensors = m.nsensordata > 0 && {
             moreau::forward(&m, &mut d);
-            moreau_derivatives::sensor::unsupported(&m, &d).is_none()
+            Support::sensors(&m, &d).is_covered()
         };
-        let t = transition_analytic_flg(&m, &mut d, &mut Workspace::default(), sensors).unwrap();
+        let t = Workspace::default()
+            .transition(
+                &m,
+                &mut d,
+                &TransitionOptions::analytic().with_sensors(sensors),
+            )
+            .cloned()
+            .unwrap();
         let want = &case["transition"]["centered"];
         let (nx, nu, ns) = (2 * m.nv + m.na, m.nu, m.nsensordata);
         let mut e = common::rel_err(&t.A, &common::json_mat(&want["A"], nx, nx))

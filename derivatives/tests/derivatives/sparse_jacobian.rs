@@ -7,9 +7,9 @@
 
 use moreau::model::JacobianType;
 use moreau::{step, Data, Model};
+use moreau_derivatives::constraint::{constraint_hessian, efc_jacobian};
 use moreau_derivatives::dual::dual_forward_jacobian;
-use moreau_derivatives::inverse::{constraint_hessian, efc_jacobian, inverse_analytic};
-use moreau_derivatives::transition::transition_analytic;
+use moreau_derivatives::{inverse, transition, InverseOptions, TransitionOptions};
 
 /// A project model; humanoids without its connect and weld (the analytic derivatives refuse
 /// them: `J̇ v` in aref), keeping its joint and tendon equalities.
@@ -45,8 +45,18 @@ fn derivatives_agree_sparse_and_dense() {
         let mut ds = settled(&ms, settle);
         let mut dd = settled(&md, settle);
         assert_eq!(ds.qpos, dd.qpos, "{name}: rollouts differ");
-        let ts = transition_analytic(&ms, &mut ds).unwrap();
-        let td = transition_analytic(&md, &mut dd).unwrap();
+        let ts = transition(
+            &ms,
+            &mut ds,
+            &TransitionOptions::analytic().with_sensors(false),
+        )
+        .unwrap();
+        let td = transition(
+            &md,
+            &mut dd,
+            &TransitionOptions::analytic().with_sensors(false),
+        )
+        .unwrap();
         assert!(
             ds.efc_J_sparse && !dd.efc_J_sparse && ds.nefc > 10,
             "{name}"
@@ -59,8 +69,12 @@ fn derivatives_agree_sparse_and_dense() {
         );
         assert_eq!(ts.A, td.A, "{name}: A");
         assert_eq!(ts.B, td.B, "{name}: B");
-        let is = inverse_analytic(&ms, &mut ds).unwrap();
-        let id = inverse_analytic(&md, &mut dd).unwrap();
+        let is = inverse(&ms, &mut ds, &InverseOptions::analytic())
+            .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+            .unwrap();
+        let id = inverse(&md, &mut dd, &InverseOptions::analytic())
+            .map(|j| (j.DfDq, j.DfDv, j.DfDa, j.DmDq))
+            .unwrap();
         assert_eq!(is.0, id.0, "{name}: DfDq");
         assert_eq!(is.1, id.1, "{name}: DfDv");
         assert_eq!(is.2, id.2, "{name}: DfDa");

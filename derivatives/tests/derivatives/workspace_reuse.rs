@@ -6,12 +6,14 @@
 //! Equality is bitwise: a workspace holds no state that changes results.
 
 use moreau::{Data, Model};
-use moreau_derivatives::constraint_pos::{add_constraint_pos, Work as CposWork};
+use moreau_derivatives::constraint_pos::add_constraint_pos;
 use moreau_derivatives::fd::FdWorkspace;
 use moreau_derivatives::inverse::InverseDerivatives;
 use moreau_derivatives::inverse_pos::{d_pos, Output};
-use moreau_derivatives::rne::{d_mass_pos, d_smooth_pos, Terms, Work as RneaWork};
-use moreau_derivatives::transition::{transition_analytic_flg, Workspace};
+use moreau_derivatives::rne::{d_mass_pos, d_smooth_pos, Terms};
+use moreau_derivatives::ConstraintWork as CposWork;
+use moreau_derivatives::Work as RneaWork;
+use moreau_derivatives::{TransitionOptions, Workspace};
 use nalgebra::DMatrix;
 
 use crate::common;
@@ -68,8 +70,20 @@ fn contact_workspace() {
     let mut w = Workspace::default();
     for (name, m, d) in cases() {
         for sensors in [false, true] {
-            let r = transition_analytic_flg(&m, &mut d.clone(), &mut w, sensors);
-            let f = transition_analytic_flg(&m, &mut d.clone(), &mut Workspace::default(), sensors);
+            let r = w
+                .transition(
+                    &m,
+                    &mut d.clone(),
+                    &TransitionOptions::analytic().with_sensors(sensors),
+                )
+                .cloned();
+            let f = Workspace::default()
+                .transition(
+                    &m,
+                    &mut d.clone(),
+                    &TransitionOptions::analytic().with_sensors(sensors),
+                )
+                .cloned();
             match (r, f) {
                 (Ok(r), Ok(f)) => {
                     assert_eq!((&r.A, &r.B, &r.C, &r.D), (&f.A, &f.B, &f.C, &f.D), "{name}")

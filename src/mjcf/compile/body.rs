@@ -674,8 +674,10 @@ impl<'a> Builder<'a> {
                     explicit.unwrap_or(massless)
                 } else if explicit.is_none() && gm.iter().all(|g| g.mass == 0.0) {
                     massless
-                } else if gm.len() == 1 {
-                    (gm[0].mass, gm[0].pos, gm[0].quat, gm[0].inertia)
+                } else if let Some(g) = only_massive(gm) {
+                    // one geom with mass: its frame and moments as they are, unsorted (as
+                    // MuJoCo 4.0.0 does, whatever massless geoms the body also has)
+                    (g.mass, g.pos, g.quat, g.inertia)
                 } else {
                     let mass: f64 = gm.iter().map(|g| g.mass).sum();
                     let com = if mass > 0.0 {
@@ -735,5 +737,14 @@ impl<'a> Builder<'a> {
         }
         // moving bodies need mass: every body with dofs must carry mass in its subtree
         Ok(())
+    }
+}
+
+/// The body's one geom with mass, if exactly one has mass.
+fn only_massive(gm: &[GeomMass]) -> Option<&GeomMass> {
+    let mut massive = gm.iter().filter(|g| g.mass > 0.0);
+    match (massive.next(), massive.next()) {
+        (Some(g), None) => Some(g),
+        _ => None,
     }
 }

@@ -1,0 +1,180 @@
+//! What the analytic derivatives cover, and why not where they don't: one type, [`Support`],
+//! answers for each analytic path (the transition and forward Jacobians, the inverse
+//! Jacobians, the sensor Jacobians) and for the closed-form parts inside them that fall back
+//! to dual passes (the smooth dynamics' `∂/∂q`, the constraint force's `∂/∂q`).
+//!
+//! A refusal of a whole path ([`Support::transition`], [`Support::inverse`],
+//! [`Support::sensors`]) means: use the finite-difference Jacobians ([`crate::fd`]). A gap in a
+//! closed-form part ([`Support::smooth_pos`], [`Support::constraint_pos`]) is not an error: the
+//! path computes that part by restricted or full `Dual64` passes instead.
+
+use moreau::data::ConstraintType;
+use moreau::model::{enable, EqType, Integrator, JointType, Model, WrapType};
+use moreau::pipeline::differentiable;
+use moreau::Data;
+
+/// Whether an analytic derivative path covers a model (at a state), and if not, why.
+/// [`Support::message`] (also `Display`) is the reason in words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Support {
+    /// Covered.
+    Covered,
+    /// The noslip post-pass (`noslip_iterations > 0`): its friction forces replace the main
+    /// solver's and are not differentiated, so the implicit function theorem at the main
+    /// solver's optimum would give a wrong matrix.
+    Noslip,
+    /// Sensor Jacobians at a state with constraint rows under the noslip post-pass.
+    NoslipSensors,
+    /// `invdiscrete` with an integrator other than Euler (the full dual passes run the inverse
+    /// dynamics, which would convert `qacc`).
+    InvdiscreteIntegrator,
+    /// An inverse-dynamics configuration the engine itself does not reproduce
+    /// ([`moreau::pipeline::inverse_unsupported`]; its message).
+    Inverse(&'static str),
+    /// Tendon armature (its `q`-dependent inertia is not in the closed-form `∂M/∂q`).
+    TendonArmature,
+    /// Fluid forces (not in the closed-form smooth `∂/∂q`).
+    Fluid,
+    /// Connect/weld rows or joint/tendon equalities coupling two objects.
+    TwoObjectEquality,
+    /// Rows of spatial tendons (limits, friction loss).
+    SpatialTendon,
+    /// Limits of ball joints.
+    BallLimit,
+    /// Contacts between geoms without a differentiable collider.
+    Collider,
+}
+
+impl Support {
+    /// The transition (and forward) Jacobians' analytic path ([`crate::transition`](mod@crate::transition),
+    /// [`crate::forward`]). Every integrator is covered (Euler with or without eulerdamp,
+    /// implicitfast, implicit, RK4). Refused: the noslip post-pass (models/noslip.xml after 150
+    /// steps: 9.3e-3 relative to max |A| from centered FD with noslip, 7.8e-8 from FD without
+    /// it), `invdiscrete` with an integrator other than Euler, and what [`Support::inverse`]
+    /// refuses.
+    pub fn transition(m: &Model) -> Support {
+        if m.opt.noslip_iterations > 0 {
+            return Support::Noslip;
+        }
+        if m.opt.enabled(enable::INVDISCRETE) && m.opt.integrator != Integrator::Euler {
+            return Support::InvdiscreteIntegrator;
+        }
+        Support::inverse(m)
+    }
+
+    /// The analytic inverse-dynamics Jacobians ([`crate::inverse`](mod@crate::inverse)): what the engine's inverse
+    /// dynamics reproduces (refused: `invdiscrete` with RK4, a fatal error in MuJoCo).
+    pub fn inverse(m: &Model) -> Support {
+        match moreau::pipeline::inverse_unsupported(m) {
+            Some(e) => Support::Inverse(e),
+            None => Support::Covered,
+        }
+    }
+
+    /// The sensor Jacobians `C`, `D` ([`crate::sensor`]) at the state of `d`.
+    pub fn sensors(m: &Model, d: &Data<f64>) -> Support {
+        if m.opt.noslip_iterations > 0 && d.nefc > 0 {
+            return Support::NoslipSensors;
+        }
+        Support::Covered
+    }
+
+    /// The closed-form `∂/∂q` of the smooth dynamics ([`crate::rne`]): the RNE, `M`, joint
+    /// springs, gravity compensation and `xfrc_applied`. Not covered (the callers then use dual
+    /// passes): tendon armature, fluid forces.
+    pub fn smooth_pos(m: &Model) -> Support {
+        if m.tendon_armature.iter().any(|&a| a != 0.0) {
+            return Support::TendonArmature;
+        }
+        if m.opt.density != 0.0 || m.opt.viscosity != 0.0 {
+            return Support::Fluid;
+        }
+        Support::Covered
+    }
+
+    /// The closed-form `∂(Jᵀ f)/∂q` of the constraint rows of `d` ([`crate::constraint_pos`]).
+    /// Not covered (a restricted dual pass instead): connect/weld and two-object equalities,
+    /// spatial-tendon rows, ball-joint limits, contacts without a differentiable collider.
+    pub fn constraint_pos(m: &Model, d: &Data<f64>) -> Support {
+        for r in 0..d.nefc {
+            let id = d.efc_id[r];
+            match d.efc_type[r] {
+                ConstraintType::Equality => match m.eq_type[id] {
+                    EqType::Joint if m.eq_obj2id[id] < 0 => {}
+                    EqType::Tendon
+                        if m.eq_obj2id[id] < 0 && fixed_tendon(m, m.eq_obj1id[id] as usize) => {}
+                    _ => return Support::TwoObjectEquality,
+                },
+                ConstraintType::FrictionDof => {}
+                ConstraintType::FrictionTendon | ConstraintType::LimitTendon => {
+                    if !fixed_tendon(m, id) {
+                        return Support::SpatialTendon;
+                    }
+                }
+                ConstraintType::LimitJoint => {
+                    if !matches!(m.jnt_type[id], JointType::Hinge | JointType::Slide) {
+                        return Support::BallLimit;
+                    }
+                }
+                _ => {
+                    let c = &d.contact[id];
+                    let (t1, t2) = (m.geom_type[c.geom[0]], m.geom_type[c.geom[1]]);
+                    if !differentiable(t1, t2) {
+                        return Support::Collider;
+                    }
+                }
+            }
+        }
+        Support::Covered
+    }
+
+    /// True if covered.
+    pub fn is_covered(self) -> bool {
+        self == Support::Covered
+    }
+
+    /// The reason in words (`"covered"` if covered).
+    pub fn message(self) -> &'static str {
+        match self {
+            Support::Covered => "covered",
+            Support::Noslip => {
+                "the noslip post-pass (noslip_iterations > 0; its friction force is not \
+                 differentiated analytically, use finite differences)"
+            }
+            Support::NoslipSensors => {
+                "sensor Jacobians with the noslip post-pass (its force has no IFT derivative)"
+            }
+            Support::InvdiscreteIntegrator => "invdiscrete with an integrator other than Euler",
+            Support::Inverse(e) => e,
+            Support::TendonArmature => "tendon armature",
+            Support::Fluid => "fluid forces",
+            Support::TwoObjectEquality => "connect/weld or two-object equality rows",
+            Support::SpatialTendon => "spatial-tendon rows",
+            Support::BallLimit => "ball-joint limits",
+            Support::Collider => "contacts without a differentiable collider",
+        }
+    }
+
+    /// `Ok(())` if covered, else `Err(self)`.
+    pub fn check(self) -> Result<(), Support> {
+        if self.is_covered() {
+            Ok(())
+        } else {
+            Err(self)
+        }
+    }
+}
+
+impl std::fmt::Display for Support {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+/// True if tendon `t` is fixed (all its wraps are joints: a constant Jacobian).
+pub(crate) fn fixed_tendon(m: &Model, t: usize) -> bool {
+    let a = m.tendon_adr[t];
+    m.wrap_type[a..a + m.tendon_num[t]]
+        .iter()
+        .all(|w| *w == WrapType::Joint)
+}

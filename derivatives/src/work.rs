@@ -1,0 +1,248 @@
+//! The workspace shared by the analytic derivatives: buffers of the RNE's `∂/∂q`
+//! (`crate::rne`), of the constraint force's `∂/∂q` (`crate::constraint_pos`), of the forward
+//! and transition Jacobians' linear algebra (`crate::forward`), and a reusable `Data<Dual64>` for
+//! the dual passes over single stages. Plain data: the modules that use a buffer own its
+//! meaning; this module depends on no other analytic module, so none of them forms an import
+//! circle through the workspace.
+
+use moreau::data::Contact;
+use moreau::model::Model;
+use moreau::Data;
+use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
+use num_dual::Dual64;
+
+type V6 = Vector6<f64>;
+
+/// Workspace of the analytic derivatives (`crate::rne`'s `d_smooth_pos` and `d_mass_pos`, the
+/// constraint `∂/∂q`, the transition Jacobians): no allocation after the first call.
+#[derive(Default)]
+pub struct Work {
+    pub(crate) u: Vec<V6>,
+    pub(crate) al: Vec<V6>,
+    pub(crate) grp: Vec<usize>,
+    pub(crate) acc: Vec<V6>,
+    pub(crate) h: Vec<V6>,
+    pub(crate) ia: Vec<V6>,
+    pub(crate) frc: Vec<V6>,
+    pub(crate) df: Vec<V6>,
+    pub(crate) last: Vec<usize>,
+    pub(crate) fw: Vec<Vector3<f64>>,
+    pub(crate) crb: Vec<[f64; 10]>,
+    pub(crate) cs: Vec<V6>,
+    pub(crate) vel: Vec<V6>,
+    /// The `∂M/∂q · x` part of a fused pass ([`d_smooth_mass_pos`]): body accelerations,
+    /// `α_j`, `I a`, subtree forces and their derivatives of `M(q) x`.
+    pub(crate) acc2: Vec<V6>,
+    pub(crate) al2: Vec<V6>,
+    pub(crate) ia2: Vec<V6>,
+    pub(crate) frc2: Vec<V6>,
+    pub(crate) df2: Vec<V6>,
+    /// Workspace of [`crate::constraint_pos`] (used by [`crate::inverse_pos::d_pos`]).
+    pub(crate) cons: ConstraintWork,
+    /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
+    /// collider), created on first use.
+    pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
+    /// Buffers of the transition Jacobians' linear algebra ([`crate::transition`](mod@crate::transition)).
+    pub(crate) lin: Lin,
+    /// The model the model-dependent parts (`dual`, `last`) were built for.
+    pub(crate) key: ModelKey,
+}
+
+/// Sizes and copies of the structure arrays of the model a [`Work`] was built for: what
+/// `Data::new` builds from besides sizes (the dof trees of the island scratch, the tendon wrap
+/// chains of the sparse scratch) and `Work`'s `last` (`body_parentid`). A workspace reused
+/// with another model rebuilds instead of indexing out of bounds or silently using the old
+/// tree. Checking is a few short slice comparisons; copying (allocating) only on a change.
+#[derive(Default)]
+pub(crate) struct ModelKey {
+    pub(crate) sizes: [usize; 16],
+    pub(crate) body_parentid: Vec<usize>,
+    pub(crate) body_dofadr: Vec<usize>,
+    pub(crate) body_dofnum: Vec<usize>,
+    pub(crate) dof_parentid: Vec<i32>,
+    pub(crate) jnt_dofadr: Vec<usize>,
+    pub(crate) geom_bodyid: Vec<usize>,
+    pub(crate) site_bodyid: Vec<usize>,
+    pub(crate) tendon_adr: Vec<usize>,
+    pub(crate) tendon_num: Vec<usize>,
+    pub(crate) wrap_objid: Vec<i32>,
+    pub(crate) wrap_type: Vec<moreau::model::WrapType>,
+}
+
+fn sizes(m: &Model) -> [usize; 16] {
+    [
+        m.nq,
+        m.nv,
+        m.na,
+        m.nu,
+        m.nbody,
+        m.njnt,
+        m.ngeom,
+        m.nsite,
+        m.ncam,
+        m.ntendon,
+        m.nwrap,
+        m.neq,
+        m.nsensordata,
+        m.nmocap,
+        m.npair,
+        m.nM,
+    ]
+}
+
+impl ModelKey {
+    /// True if `m` has the recorded sizes and structure.
+    pub(crate) fn matches(&self, m: &Model) -> bool {
+        self.sizes == sizes(m)
+            && self.body_parentid == m.body_parentid
+            && self.body_dofadr == m.body_dofadr
+            && self.body_dofnum == m.body_dofnum
+            && self.dof_parentid == m.dof_parentid
+            && self.jnt_dofadr == m.jnt_dofadr
+            && self.geom_bodyid == m.geom_bodyid
+            && self.site_bodyid == m.site_bodyid
+            && self.tendon_adr == m.tendon_adr
+            && self.tendon_num == m.tendon_num
+            && self.wrap_objid == m.wrap_objid
+            && self.wrap_type == m.wrap_type
+    }
+
+    /// Records `m`.
+    pub(crate) fn set(&mut self, m: &Model) {
+        self.sizes = sizes(m);
+        self.body_parentid.clone_from(&m.body_parentid);
+        self.body_dofadr.clone_from(&m.body_dofadr);
+        self.body_dofnum.clone_from(&m.body_dofnum);
+        self.dof_parentid.clone_from(&m.dof_parentid);
+        self.jnt_dofadr.clone_from(&m.jnt_dofadr);
+        self.geom_bodyid.clone_from(&m.geom_bodyid);
+        self.site_bodyid.clone_from(&m.site_bodyid);
+        self.tendon_adr.clone_from(&m.tendon_adr);
+        self.tendon_num.clone_from(&m.tendon_num);
+        self.wrap_objid.clone_from(&m.wrap_objid);
+        self.wrap_type.clone_from(&m.wrap_type);
+    }
+}
+
+impl Work {
+    /// Drops what was built for another model than `m` (rebuilt on use).
+    pub(crate) fn fit(&mut self, m: &Model) {
+        if !self.key.matches(m) {
+            self.key.set(m);
+            self.dual = None;
+            self.last.clear();
+        }
+    }
+
+    /// The reusable `Data<Dual64>` of model `m` (created on first use and when the model
+    /// changes).
+    pub(crate) fn dual_data(&mut self, m: &Model) -> &mut moreau::Data<num_dual::Dual64> {
+        self.fit(m);
+        self.dual
+            .get_or_insert_with(|| moreau::Data::<num_dual::Dual64>::new(m))
+    }
+
+    /// The reusable `Data<Dual64>` with the inputs of `d` ([`crate::dual::lift_into`]).
+    pub(crate) fn dual_of(
+        &mut self,
+        m: &Model,
+        d: &Data<f64>,
+    ) -> &mut moreau::Data<num_dual::Dual64> {
+        let dd = self.dual_data(m);
+        crate::dual::lift_into(d, dd);
+        dd
+    }
+}
+
+/// Contact-geometry outputs per pose direction: dist, pos (3), frame (9, row-major).
+pub(crate) const NG: usize = 13;
+
+/// Per contact with rows: what every tangent direction `j` reuses (`crate::constraint_pos::add_constraint_pos`).
+#[derive(Clone, Copy)]
+pub(crate) struct Cp {
+    /// Contact index, first row, number of rows.
+    pub(crate) ci: usize,
+    pub(crate) r0: usize,
+    pub(crate) nrow: usize,
+    /// The two geoms' bodies and their slots in [`Work::cb`] (`usize::MAX`: no dof moves it).
+    pub(crate) body: [usize; 2],
+    pub(crate) slot: [usize; 2],
+    /// Contact point relative to each body's frozen reference point (its root's subtree COM).
+    pub(crate) r: [Vector3<f64>; 2],
+    /// Per side, `∂(dist, pos, frame)/∂S` (13 × 6 row-major, `S = [ω; v]` a rigid motion of the
+    /// side's geom about the reference point): the geometry Jacobian chained with the pose map.
+    pub(crate) gp: [[f64; NG * 6]; 2],
+    /// Whether all rows share one `B` (then `a + B v` is differentiated once).
+    pub(crate) one_b: bool,
+    pub(crate) b: f64,
+    /// Per velocity field (`a + B v`, or `a` and `v`): relative point velocity `Σ s (v + ω × r)`
+    /// and angular velocity `Σ s ω` (world frame, `s = ±1` for the second/first geom).
+    pub(crate) dvp: [Vector3<f64>; 2],
+    pub(crate) dom: [Vector3<f64>; 2],
+    /// Contact-frame force and torque, the world force `φ`, the frame.
+    pub(crate) fct: Vector3<f64>,
+    pub(crate) fcr: Vector3<f64>,
+    pub(crate) phi: Vector3<f64>,
+    pub(crate) frame: Matrix3<f64>,
+}
+
+/// Workspace of `crate::constraint_pos::add_constraint_pos` (no allocation after the first call
+/// at a given size).
+#[derive(Default)]
+pub struct ConstraintWork {
+    pub(crate) out: Vec<Contact<Dual64>>,
+    /// Per contact: `NG × 12` geometry Jacobian (row-major by output) and whether it is set.
+    pub(crate) geo: Vec<[f64; NG * 12]>,
+    pub(crate) va: Vec<V6>,
+    pub(crate) vv: Vec<V6>,
+    pub(crate) ua: Vec<V6>,
+    pub(crate) uv: Vec<V6>,
+    pub(crate) wtot: Vec<V6>,
+    pub(crate) cp: Vec<Cp>,
+    /// Bodies of contact geoms moved by some dof, and their per-direction wrench derivatives.
+    pub(crate) cb: Vec<usize>,
+    pub(crate) cacc: Vec<V6>,
+    pub(crate) ctouch: Vec<bool>,
+    /// The constant-J rows expanded (row `r` at `r nv`, `nefc × nv`).
+    pub(crate) jd: Vec<f64>,
+    /// Per row: `K (imp + imp' (pos − margin))`, `f ρ`, the column range of its block of `H`,
+    /// and whether `J` is constant (limits, equalities, friction loss).
+    pub(crate) kf: Vec<f64>,
+    pub(crate) frho: Vec<f64>,
+    pub(crate) hblk: Vec<(usize, usize)>,
+    pub(crate) cst: Vec<usize>,
+    /// Per direction: `∂jar`, `∂r`, `∂f` and the contacts it moves.
+    pub(crate) touched: Vec<bool>,
+    pub(crate) djar: Vec<f64>,
+    pub(crate) dr: Vec<f64>,
+    pub(crate) dfm: Vec<f64>,
+    /// `(H, f)` of the current state if the caller already has them (taken by the next call).
+    pub(crate) pre: Option<(DMatrix<f64>, Vec<f64>)>,
+}
+
+/// Buffers of the linear algebra of the transition Jacobians (`crate::forward`), reused across calls.
+#[derive(Default)]
+pub struct Lin {
+    /// `nv × (2nv + na + nu)` row-major: `−∂g/∂x`, then `∂qacc/∂x`, then `∂a_int/∂x`.
+    pub(crate) x: Vec<f64>,
+    /// Same shape (the eulerdamp correction).
+    pub(crate) y: Vec<f64>,
+    /// `M + JᵀHJ` in qM's layout and its LᵀDL factor (`Lin::hessian_tree`), or dense.
+    pub(crate) ld: Vec<f64>,
+    pub(crate) ldi: Vec<f64>,
+    /// Whether `ld` holds the tree-sparse factor (else the dense Cholesky factor).
+    pub(crate) tree: bool,
+    /// `M + h diag(damping)` factored (eulerdamp).
+    pub(crate) he: Vec<f64>,
+    pub(crate) hei: Vec<f64>,
+    /// Constraint rows expanded (`nefc × nv`).
+    pub(crate) jd: Vec<f64>,
+    /// `nv × nv` scratch.
+    pub(crate) buf: Vec<f64>,
+    pub(crate) solve: crate::rows::Scratch,
+    /// `∂g/∂q` and `∂M/∂q · (qacc − a_int)` (`crate::forward`'s `q_pass`).
+    pub(crate) qdg: DMatrix<f64>,
+    pub(crate) qdmx: DMatrix<f64>,
+    /// `[A | B]` row-major (`(2nv + na) × (2nv + na + nu)`).
+    pub(crate) ab: Vec<f64>,
+}
