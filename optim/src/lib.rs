@@ -16,6 +16,7 @@
 //!   `mujoco.batch` and `mujoco.rollout`), with per-simulation models and batched Jacobians;
 //! - [`statecost`]: a diagonal tangent-space cost shared by the iLQR and sampling planners;
 //! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables;
+//! - [`trajectory`]: the trajectory JSON format of `moreau simulate`/`replay` and the examples;
 //! - [`zoo`]: the public model zoo's cache (menagerie robots, dm_control), for the examples on
 //!   public robots.
 
@@ -34,4 +35,5 @@ pub mod sampling;
 pub mod statecost;
 pub mod sysid;
 pub mod system;
+pub mod trajectory;
 pub mod zoo;
