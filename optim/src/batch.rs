@@ -17,14 +17,14 @@
 //! values to the end of its trajectory, as `mujoco.rollout` does.
 
 use crate::sysid::{model_with, set_derived, Param};
+pub use crate::threads::all_threads;
+use crate::threads::Threads;
 use moreau::data::{WarningStat, NWARNING};
 use moreau::state_bits as bits;
 use moreau::{get_state, set_state, state_size};
 use moreau::{Data, Model};
 use moreau_derivatives::fd::{FdWorkspace, TransitionJacobians};
 use moreau_derivatives::{TransitionOptions, Workspace};
-use rayon::prelude::*;
-use rayon::ThreadPool;
 use std::borrow::BorrowMut;
 use std::sync::{Mutex, MutexGuard};
 
@@ -34,57 +34,6 @@ pub const BATCH_SPEC: u32 = bits::INTEGRATION;
 /// The state components of a rollout's initial states and recorded states (MuJoCo's
 /// `mjSTATE_FULLPHYSICS`).
 pub const ROLLOUT_SPEC: u32 = bits::FULLPHYSICS;
-
-/// The number of threads `nthread = 0` stands for: every CPU.
-pub fn all_threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
-}
-
-/// A pool of `nthread` threads, or none for one thread (the caller's).
-fn make_pool(nthread: usize) -> Result<Option<ThreadPool>, String> {
-    if nthread <= 1 {
-        return Ok(None);
-    }
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(nthread)
-        .thread_name(|i| format!("moreau-batch-{i}"))
-        .build()
-        .map(Some)
-        .map_err(|e| format!("cannot start {nthread} threads: {e}"))
-}
-
-/// Runs `f(slot, item)` for every item, on the pool's threads (each with its own slot, chosen
-/// by the thread's index in the pool) or serially on `slots[0]` without a pool. Items are
-/// taken `chunk` at a time.
-fn for_each<S: Send, T: Send>(
-    pool: Option<&ThreadPool>,
-    slots: &[Mutex<S>],
-    items: Vec<T>,
-    chunk: usize,
-    f: impl Fn(&mut S, T) + Sync,
-) {
-    let lock = |i: usize| -> MutexGuard<'_, S> {
-        // a panic in `f` poisons the slot; its contents are scratch, reloaded before any use
-        slots[i].lock().unwrap_or_else(|e| e.into_inner())
-    };
-    match pool {
-        None => {
-            let mut s = lock(0);
-            for it in items {
-                f(&mut s, it);
-            }
-        }
-        Some(pool) => pool.install(|| {
-            items
-                .into_par_iter()
-                .with_min_len(chunk.max(1))
-                .for_each(|it| {
-                    let i = rayon::current_thread_index().unwrap_or(0) % slots.len();
-                    f(&mut lock(i), it)
-                })
-        }),
-    }
-}
 
 /// Whether `a` and `b` give `Data` the same layout (the sizes of everything `Data` holds), so
 /// that a `Data` of one serves the other.
@@ -178,8 +127,7 @@ pub struct Batch {
     diverged: Vec<bool>,
     slots: Vec<Mutex<Slot>>,
     persistent: bool,
-    pool: Option<ThreadPool>,
-    nthread: usize,
+    threads: Threads,
 }
 
 impl Batch {
@@ -192,7 +140,8 @@ impl Batch {
         nthread: usize,
         persistent: bool,
     ) -> Result<Self, String> {
-        let nthread = if nthread == 0 { all_threads() } else { nthread };
+        let threads = Threads::new(nthread)?;
+        let nthread = threads.nthread();
         let nstate = state_size(&model, BATCH_SPEC).map_err(|e| format!("{e:?}"))?;
         let nslot = if persistent { nsim.max(1) } else { nthread };
         let slots: Vec<Mutex<Slot>> = (0..nslot).map(|_| Mutex::new(Slot::new(&model))).collect();
@@ -204,7 +153,7 @@ impl Batch {
             }
         }
         Ok(Batch {
-            pool: make_pool(nthread)?,
+            threads,
             model,
             models: Vec::new(),
             nsim,
@@ -214,7 +163,6 @@ impl Batch {
             diverged: vec![false; nsim],
             slots,
             persistent,
-            nthread,
         })
     }
 
@@ -223,7 +171,7 @@ impl Batch {
     }
 
     pub fn nthread(&self) -> usize {
-        self.nthread
+        self.threads.nthread()
     }
 
     /// The length of a state row, `mj_stateSize(m, mjSTATE_INTEGRATION)`.
@@ -334,17 +282,13 @@ impl Batch {
             ));
         }
         let base = &self.model;
-        let models = match &self.pool {
-            None => (0..self.nsim)
-                .map(|i| model_with(base, params, &values[i * np..(i + 1) * np]))
-                .collect::<Result<Vec<_>, _>>(),
-            Some(pool) => pool.install(|| {
-                (0..self.nsim)
-                    .into_par_iter()
-                    .map(|i| model_with(base, params, &values[i * np..(i + 1) * np]))
-                    .collect::<Result<Vec<_>, _>>()
-            }),
-        }?;
+        let models = self
+            .threads
+            .map((0..self.nsim).collect(), |i| {
+                model_with(base, params, &values[i * np..(i + 1) * np])
+            })
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?;
         self.models = models;
         Ok(())
     }
@@ -382,10 +326,7 @@ impl Batch {
                 chosen.push(m);
             }
         }
-        match &self.pool {
-            None => chosen.into_iter().for_each(set_derived),
-            Some(pool) => pool.install(|| chosen.into_par_iter().for_each(set_derived)),
-        }
+        self.threads.for_each(chosen, set_derived);
         Ok(())
     }
 
@@ -485,12 +426,9 @@ impl Batch {
                 let mut s = slots[t.sim].lock().unwrap_or_else(|e| e.into_inner());
                 work(&mut s, t)
             };
-            match &self.pool {
-                None => tasks.into_iter().for_each(run),
-                Some(pool) => pool.install(|| tasks.into_par_iter().for_each(run)),
-            }
+            self.threads.for_each(tasks, run);
         } else {
-            for_each(self.pool.as_ref(), &self.slots, tasks, 1, work);
+            self.threads.for_each_slot(&self.slots, tasks, 1, work);
         }
         Ok(())
     }
@@ -710,21 +648,19 @@ pub struct RolloutInputs<'a> {
 
 /// A thread pool for rollouts (`mujoco.rollout.Rollout`).
 pub struct Rollout {
-    pool: Option<ThreadPool>,
-    nthread: usize,
+    threads: Threads,
 }
 
 impl Rollout {
     /// A pool of `nthread` threads; 0 or 1 runs rollouts on the calling thread.
     pub fn new(nthread: usize) -> Result<Self, String> {
         Ok(Rollout {
-            pool: make_pool(nthread)?,
-            nthread: nthread.max(1),
+            threads: Threads::new(nthread.max(1))?,
         })
     }
 
     pub fn nthread(&self) -> usize {
-        self.nthread
+        self.threads.nthread()
     }
 
     /// Rolls out `nbatch` open-loop trajectories (MuJoCo's `rollout`): each from its initial
@@ -806,7 +742,7 @@ impl Rollout {
             }
             None => &mut empty_d[..],
         };
-        let nthread = self.nthread.min(datas.len());
+        let nthread = self.nthread().min(datas.len());
         let chunk = chunk_size
             .unwrap_or((nbatch / (10 * nthread)).max(1))
             .max(1);
@@ -867,7 +803,7 @@ impl Rollout {
             let x0 = &inp.initial_state[r * nstate..(r + 1) * nstate];
             one_rollout(m, d, x0, warm, ctrl, spec, nstep, s, sd);
         };
-        for_each(self.pool.as_ref(), &slots, tasks, chunk, work);
+        self.threads.for_each_slot(&slots, tasks, chunk, work);
         Ok(())
     }
 }

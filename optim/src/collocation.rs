@@ -41,12 +41,14 @@
 
 use crate::band::{BandMatrix, Bordered};
 use crate::sysid::{self, Param};
+use crate::threads::Threads;
 use moreau::model::{disable, enable, BiasType, DynType, GainType, Integrator, JointType, TrnType};
 use moreau::pipeline::mjd_sub_quat;
 use moreau::{differentiate_pos, integrate_pos, Data, Model};
 use moreau_derivatives::inverse::InverseDerivatives;
 use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
 use std::cell::{Ref, RefCell};
+use std::sync::Mutex;
 
 /// `∂τ/∂q` (tangent perturbations `q ⊕ δ`), `∂τ/∂v`, `∂τ/∂a` of inverse dynamics, each `nv×nv`.
 pub trait InverseJacobian {
@@ -63,6 +65,11 @@ pub trait InverseJacobian {
         dv: &mut DMatrix<f64>,
         da: &mut DMatrix<f64>,
     );
+    /// A provider computing the same Jacobians from the same inputs, for another thread
+    /// (`None`, the default: the knots are linearized on the calling thread only).
+    fn fork(&self) -> Option<Box<dyn InverseJacobian + Send>> {
+        None
+    }
 }
 
 /// Evaluates `τ = qfrc_inverse(q, v, a)` into `tau`.
@@ -103,6 +110,10 @@ impl Default for FiniteDifference {
 }
 
 impl InverseJacobian for FiniteDifference {
+    fn fork(&self) -> Option<Box<dyn InverseJacobian + Send>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn name(&self) -> &str {
         if self.centered {
             "finite differences (centered)"
@@ -227,6 +238,10 @@ impl Analytic {
 }
 
 impl InverseJacobian for Analytic {
+    fn fork(&self) -> Option<Box<dyn InverseJacobian + Send>> {
+        Some(Box::new(Analytic::new()))
+    }
+
     fn name(&self) -> &str {
         if self.name.is_empty() {
             "analytic"
@@ -563,7 +578,15 @@ struct Scratch {
     data: Data,
     provider: Box<dyn InverseJacobian>,
     mats: Mats,
+    /// The threads' `Data` and forked providers ([`InverseJacobian::fork`]), made on the
+    /// first threaded linearization.
+    forks: Vec<Mutex<Fork>>,
+    /// The knots' `(∂τ/∂q, ∂τ/∂v, ∂τ/∂a)` of a threaded linearization.
+    knots: Vec<[DMatrix<f64>; 3]>,
 }
+
+/// A thread's `Data` and provider.
+type Fork = (Data, Box<dyn InverseJacobian + Send>);
 
 /// Per-knot work matrices of [`Collocation::jacobian_into`] and [`Collocation::normal_equations`].
 #[derive(Default)]
@@ -657,6 +680,8 @@ pub struct Collocation {
     /// Limited hinge and slide joints (their range-violation residuals).
     limited: Vec<usize>,
     scratch: RefCell<Scratch>,
+    /// The threads the knots' inverse-dynamics Jacobians run on ([`Collocation::set_threads`]).
+    threads: Threads,
     /// Model parameters appended to the decision vector ([`Collocation::set_params`]).
     params: Vec<ParamSpec>,
     param_jacobian: std::cell::Cell<ParamJacobian>,
@@ -826,7 +851,10 @@ impl Collocation {
                 data,
                 provider: Box::new(Analytic::new()),
                 mats: Mats::default(),
+                forks: Vec::new(),
+                knots: Vec::new(),
             }),
+            threads: Threads::serial(),
             params: vec![],
             param_jacobian: std::cell::Cell::new(ParamJacobian::Analytic),
             pstate: RefCell::new(ParamState::default()),
@@ -1012,7 +1040,22 @@ impl Collocation {
 
     /// Replaces the inverse-dynamics Jacobian provider.
     pub fn set_jacobian_provider(&self, p: Box<dyn InverseJacobian>) {
-        self.scratch.borrow_mut().provider = p;
+        let mut sc = self.scratch.borrow_mut();
+        sc.provider = p;
+        sc.forks.clear();
+    }
+
+    /// Computes the knots' inverse-dynamics Jacobians ([`Collocation::jacobian_into`]) on
+    /// `nthread` threads (0: every CPU; 1, the default: the calling thread) when the provider
+    /// forks ([`InverseJacobian::fork`]). The Jacobians do not depend on it.
+    pub fn set_threads(&mut self, nthread: usize) -> Result<(), String> {
+        self.threads = Threads::new(nthread)?;
+        self.scratch.borrow_mut().forks.clear();
+        Ok(())
+    }
+
+    pub fn nthread(&self) -> usize {
+        self.threads.nthread()
     }
 
     pub fn provider_name(&self) -> String {
@@ -1283,6 +1326,60 @@ impl Collocation {
         (ev, blocks)
     }
 
+    /// The knots' `(∂τ/∂q, ∂τ/∂v, ∂τ/∂a)` into `sc.knots` on the threads, when there are
+    /// several and the provider forks: knot 0 on the provider itself (so that its name and
+    /// fallback describe this model), the others on the forks. `false` (nothing computed) for
+    /// the serial path.
+    fn knot_jacobians_threaded(
+        &self,
+        m: &Model,
+        z: &[f64],
+        ev: &Evaluation,
+        sc: &mut Scratch,
+    ) -> bool {
+        let (nv, horizon) = (m.nv, self.horizon);
+        if self.threads.nthread() == 1 || horizon < 2 {
+            return false;
+        }
+        if sc.forks.len() != self.threads.nthread() {
+            let mut forks = Vec::new();
+            for _ in 0..self.threads.nthread() {
+                let Some(p) = sc.provider.fork() else {
+                    sc.forks.clear();
+                    return false;
+                };
+                forks.push(Mutex::new((sc.data.clone(), p)));
+            }
+            sc.forks = forks;
+        }
+        if sc.knots.len() != horizon || sc.knots[0][0].shape() != (nv, nv) {
+            sc.knots = (0..horizon)
+                .map(|_| std::array::from_fn(|_| DMatrix::zeros(nv, nv)))
+                .collect();
+        }
+        let qs: Vec<&[f64]> = (0..horizon).map(|t| self.config(z, t)).collect();
+        let Scratch {
+            data,
+            provider,
+            forks,
+            knots,
+            ..
+        } = sc;
+        let (first, rest) = knots.split_at_mut(1);
+        let [dq, dv, da] = &mut first[0];
+        provider.jacobians(m, data, qs[0], &ev.v[0], &ev.a[0], dq, dv, da);
+        let items: Vec<(usize, &mut [DMatrix<f64>; 3])> = rest
+            .iter_mut()
+            .enumerate()
+            .map(|(i, k)| (i + 1, k))
+            .collect();
+        self.threads
+            .for_each_slot(forks, items, 1, |(d, p), (t, [dq, dv, da])| {
+                p.jacobians(m, d, qs[t], &ev.v[t], &ev.a[t], dq, dv, da)
+            });
+        true
+    }
+
     /// The per-knot Jacobian blocks at `z` into `blocks` (storage reused), given `ev =`
     /// [`Collocation::evaluate`]`(z)` under the current multipliers: the residuals are not
     /// recomputed.
@@ -1303,6 +1400,7 @@ impl Collocation {
         let mut guard = self.scratch.borrow_mut();
         let sc = &mut *guard;
         sc.mats.prepare(nv, nu, nr, horizon, np);
+        let threaded = self.knot_jacobians_threaded(m, z, ev, sc);
         blocks.resize_with(horizon + 1, || KnotJacobian {
             row: 0,
             mat: DMatrix::zeros(0, 0),
@@ -1379,8 +1477,15 @@ impl Collocation {
             cur.gemm(1.0, gv, dvc, 1.0);
             let mut r0 = k;
             if t < horizon {
-                sc.provider
-                    .jacobians(m, &mut sc.data, q, &ev.v[t], &ev.a[t], tq, tv, ta);
+                if threaded {
+                    let [kq, kv, ka] = &sc.knots[t];
+                    tq.copy_from(kq);
+                    tv.copy_from(kv);
+                    ta.copy_from(ka);
+                } else {
+                    sc.provider
+                        .jacobians(m, &mut sc.data, q, &ev.v[t], &ev.a[t], tq, tv, ta);
+                }
                 // a_t = (v_{t+1} − v_t)/h
                 let h2 = 1.0 / (h * h);
                 dan.copy_from(&d_next.1);

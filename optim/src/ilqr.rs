@@ -55,6 +55,22 @@ pub trait Dynamics {
     ) -> Result<(), String> {
         central_jacobians(self, x, u, a, b, 1e-6)
     }
+    /// [`Dynamics::jacobians`] at every knot: `a[t]`, `b[t]` at `(xs[t], us[t])` for `t` below
+    /// `us.len()`. On failure, the error of the first knot that fails. The default runs the
+    /// knots one after another; a system may run them on threads (as
+    /// [`crate::system::MoreauSystem`] does), with the same result.
+    fn jacobians_all(
+        &mut self,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+        a: &mut [DMatrix<f64>],
+        b: &mut [DMatrix<f64>],
+    ) -> Result<(), String> {
+        for (t, u) in us.iter().enumerate() {
+            self.jacobians(xs[t].as_slice(), u.as_slice(), &mut a[t], &mut b[t])?;
+        }
+        Ok(())
+    }
 }
 
 /// Central differences of full steps in the tangent space (the [`Dynamics::jacobians`]
@@ -438,9 +454,9 @@ pub fn ilqr<D: Dynamics>(
     for it in 0..opt.max_iter {
         iterations = it + 1;
         if !linearized {
+            dynm.jacobians_all(&xs, &us, &mut a, &mut b)?;
             for t in 0..horizon {
                 let (x, u) = (xs[t].as_slice(), us[t].as_slice());
-                dynm.jacobians(x, u, &mut a[t], &mut b[t])?;
                 if !all_finite(&a[t]) || !all_finite(&b[t]) {
                     // e.g. the analytic transition at the hopper's foot capsule folded onto
                     // its torso capsule (coincident closest points; docs/optimization.md,

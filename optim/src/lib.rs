@@ -14,6 +14,9 @@
 //!   parameters by Nelder–Mead on simulation error);
 //! - [`batch`]: many simulations at once on a thread pool (`Batch`, `rollout`: MuJoCo's
 //!   `mujoco.batch` and `mujoco.rollout`), with per-simulation models and batched Jacobians;
+//! - [`threads`]: the one thread pool mechanism of the batch API and the optimizers (sampling's
+//!   rollouts, iLQR's per-knot Jacobians, the rollout fit's columns), bit-identical at any
+//!   thread count;
 //! - [`statecost`]: a diagonal tangent-space cost shared by the iLQR and sampling planners;
 //! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables;
 //! - [`trajectory`]: the trajectory JSON format of `moreau simulate`/`replay` and the examples;
@@ -35,5 +38,6 @@ pub mod sampling;
 pub mod statecost;
 pub mod sysid;
 pub mod system;
+pub mod threads;
 pub mod trajectory;
 pub mod zoo;

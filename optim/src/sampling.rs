@@ -4,14 +4,15 @@
 //! for `steps` physics steps from the current state by the engine, the cheapest becomes the new
 //! nominal. The nominal itself is always candidate 0, so the plan's cost never increases for a
 //! fixed state ([`Update::Best`]; [`Update::Mppi`] and [`Update::CrossEntropy`] average the
-//! candidates instead). Rollouts run in parallel with rayon (in the calling thread pool). The physics
+//! candidates instead). Rollouts run on the planner's [`Threads`] (one `Data` per thread; every
+//! thread count gives the same plan, bit for bit, as one thread). The physics
 //! step of the rollouts is [`PredictiveSampling::stepper`] (default: the engine's
 //! `integrator::step`), so a plant stepped otherwise (e.g. `moreau::solver::hard::step_hard`)
 //! can be planned with its own model.
 
+use crate::threads::Threads;
 use moreau::{Data, Model};
-use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// The physics step of a rollout.
 pub type Stepper = Arc<dyn Fn(&Model, &mut Data) + Send + Sync>;
@@ -121,7 +122,7 @@ impl Gaussian {
     }
 }
 
-/// The predictive-sampling planner: one `Data` per rollout, preallocated.
+/// The predictive-sampling planner: one `Data` per thread, preallocated.
 pub struct PredictiveSampling {
     pub model: Model,
     pub opt: SamplingOptions,
@@ -131,7 +132,9 @@ pub struct PredictiveSampling {
     pub knot_dt: f64,
     /// The rollouts' physics step (default `moreau::step`).
     pub stepper: Stepper,
-    datas: Vec<Data>,
+    threads: Threads,
+    /// The threads' `Data`, one per thread.
+    datas: Vec<Mutex<Data>>,
     candidates: Vec<Vec<f64>>,
     costs: Vec<f64>,
     /// Sampling standard deviation per knot and actuator (in `sigma`'s units; cross-entropy
@@ -164,8 +167,10 @@ impl PredictiveSampling {
         let nu = model.nu;
         let horizon = opt.steps as f64 * model.opt.timestep;
         let knot_dt = horizon / (opt.knots.max(2) - 1) as f64;
-        let datas = (0..opt.rollouts).map(|_| Data::new(&model)).collect();
+        let threads = Threads::new(0)?;
+        let datas = threads.slots(|| Data::new(&model));
         Ok(PredictiveSampling {
+            threads,
             nominal: vec![0.0; opt.knots * nu],
             plan_time: 0.0,
             knot_dt,
@@ -179,6 +184,18 @@ impl PredictiveSampling {
             model,
             opt,
         })
+    }
+
+    /// Runs the rollouts on `nthread` threads (0: every CPU, the default; 1: the calling
+    /// thread). The plan does not depend on it.
+    pub fn set_threads(&mut self, nthread: usize) -> Result<(), String> {
+        self.threads = Threads::new(nthread)?;
+        self.datas = self.threads.slots(|| Data::new(&self.model));
+        Ok(())
+    }
+
+    pub fn nthread(&self) -> usize {
+        self.threads.nthread()
     }
 
     fn clamp(&self, u: &mut [f64]) {
@@ -252,11 +269,10 @@ impl PredictiveSampling {
         let m = &self.model;
         let (steps, knot_dt, interp) = (self.opt.steps, self.knot_dt, self.opt.interp);
         let stepper = &*self.stepper;
-        self.datas
-            .par_iter_mut()
-            .zip(self.candidates.par_iter())
-            .zip(self.costs.par_iter_mut())
-            .for_each(|((d, plan), out)| {
+        let tasks: Vec<(&Vec<f64>, &mut f64)> =
+            self.candidates.iter().zip(self.costs.iter_mut()).collect();
+        self.threads
+            .for_each_slot(&self.datas, tasks, 1, |d, (plan, out)| {
                 *out = rollout(m, d, state, plan, knot_dt, interp, steps, cost, stepper);
             });
         let (best, &jbest) = self
@@ -343,6 +359,12 @@ impl PredictiveSampling {
     /// Every candidate's cost of the last `plan` (candidate 0 is the shifted nominal).
     pub fn costs(&self) -> &[f64] {
         &self.costs
+    }
+
+    /// The candidates of the last `plan` (`knots × nu` each, row-major; before clamping to
+    /// the control ranges, which the rollouts do per step).
+    pub fn candidates(&self) -> &[Vec<f64>] {
+        &self.candidates
     }
 }
 

@@ -15,6 +15,7 @@
 //! force `qfrc_actuator`.
 
 use crate::sampling::Gaussian;
+use crate::threads::Threads;
 use moreau::model::enable;
 use moreau::{Data, Model};
 use nalgebra::{DMatrix, DVector, Matrix3, Rotation3, SymmetricEigen, UnitQuaternion};
@@ -747,7 +748,27 @@ pub fn rollout_states(m: &Model, log: &StateLog) -> Vec<Vec<f64>> {
 /// Jacobian by forward differences (`δ = 10⁻⁶ max(|θ|, 0.1)`), its columns' rollouts in
 /// parallel; steps are clipped to `bounds`. Stops when an accepted step reduces the cost by
 /// less than 10⁻¹⁰ of it, when no damping gives a decrease, or after `max_iter` iterations.
+/// The columns run on every CPU ([`fit_rollout_on`] takes the threads).
 pub fn fit_rollout(
+    nominal: &Model,
+    params: &[Param],
+    log: &StateLog,
+    start: &[f64],
+    bounds: &[[f64; 2]],
+    max_iter: usize,
+    on_iter: impl FnMut(usize, f64),
+) -> Result<RolloutFit, String> {
+    let threads = Threads::new(0)?;
+    fit_rollout_on(
+        &threads, nominal, params, log, start, bounds, max_iter, on_iter,
+    )
+}
+
+/// [`fit_rollout`] with the Jacobian's columns on `threads`; the fit is bit-identical at any
+/// thread count.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_rollout_on(
+    threads: &Threads,
     nominal: &Model,
     params: &[Param],
     log: &StateLog,
@@ -756,7 +777,6 @@ pub fn fit_rollout(
     max_iter: usize,
     mut on_iter: impl FnMut(usize, f64),
 ) -> Result<RolloutFit, String> {
-    use rayon::prelude::*;
     let n = params.len();
     if start.len() != n || bounds.len() != n {
         return Err(format!(
@@ -813,22 +833,19 @@ pub fn fit_rollout(
         }
     };
     let jacobian = |theta: &[f64], r: &DVector<f64>| -> Result<DMatrix<f64>, String> {
-        let cols: Vec<Result<DVector<f64>, String>> = (0..n)
-            .into_par_iter()
-            .map(|j| {
-                let [lo, hi] = bounds[j];
-                let mut d = 1e-6 * theta[j].abs().max(0.1);
-                if theta[j] + d > hi {
-                    d = -d;
-                }
-                if theta[j] + d < lo {
-                    return Ok(DVector::zeros(r.len()));
-                }
-                let mut tp = theta.to_vec();
-                tp[j] += d;
-                Ok((residual(&tp)? - r) / d)
-            })
-            .collect();
+        let cols: Vec<Result<DVector<f64>, String>> = threads.map((0..n).collect(), |j| {
+            let [lo, hi] = bounds[j];
+            let mut d = 1e-6 * theta[j].abs().max(0.1);
+            if theta[j] + d > hi {
+                d = -d;
+            }
+            if theta[j] + d < lo {
+                return Ok(DVector::zeros(r.len()));
+            }
+            let mut tp = theta.to_vec();
+            tp[j] += d;
+            Ok((residual(&tp)? - r) / d)
+        });
         let mut jac = DMatrix::zeros(r.len(), n);
         for (j, c) in cols.into_iter().enumerate() {
             jac.set_column(j, &c?);

@@ -5,10 +5,12 @@
 //! is how `mjd_transitionFD` defines `A`.
 
 use crate::ilqr::{central_jacobians, Dynamics};
+use crate::threads::Threads;
 use moreau::{Data, Model};
 use moreau_derivatives::fd::FdWorkspace;
 use moreau_derivatives::{transition, Support, TransitionOptions};
-use nalgebra::DMatrix;
+use nalgebra::{DMatrix, DVector};
+use std::sync::Mutex;
 
 /// How [`MoreauSystem`] linearizes a step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +28,10 @@ pub enum Linearization {
 /// `moreau_derivatives`' `mjd_transitionFD` ([`FdWorkspace::transition`], centered differences,
 /// sensors skipped, the stages that a perturbation cannot change reused) by default; see
 /// [`Linearization`] for the others. [`MoreauSystem::fd`] = `None` selects
-/// [`Linearization::Generic`].
+/// [`Linearization::Generic`]. The knots' linearizations ([`Dynamics::jacobians_all`]) run on
+/// [`MoreauSystem::set_threads`] threads (one by default), each with its own `Data` and
+/// workspace; every knot loads its state, controls and a zero warm start, so the Jacobians are
+/// bit-identical at any thread count.
 pub struct MoreauSystem {
     pub model: Model,
     pub data: Data,
@@ -35,6 +40,9 @@ pub struct MoreauSystem {
     /// Finite-difference step of the transition Jacobians.
     pub fd_eps: f64,
     analytic: bool,
+    threads: Threads,
+    /// The threads' `Data` and workspace, made on the first threaded linearization.
+    slots: Vec<Mutex<(Data, FdWorkspace)>>,
 }
 
 impl MoreauSystem {
@@ -50,7 +58,21 @@ impl MoreauSystem {
             fd: Some(fd),
             fd_eps: 1e-6,
             analytic: false,
+            threads: Threads::serial(),
+            slots: Vec::new(),
         })
+    }
+
+    /// Linearizes the knots on `nthread` threads (0: every CPU; 1, the default: the calling
+    /// thread). The Jacobians do not depend on it.
+    pub fn set_threads(&mut self, nthread: usize) -> Result<(), String> {
+        self.threads = Threads::new(nthread)?;
+        self.slots.clear();
+        Ok(())
+    }
+
+    pub fn nthread(&self) -> usize {
+        self.threads.nthread()
     }
 
     /// Switches the linearization to the analytic transition Jacobians
@@ -92,12 +114,50 @@ impl MoreauSystem {
     }
 
     fn check_warning(&mut self) -> Result<(), String> {
-        if self.data.warning.iter().any(|w| w.number > 0) {
-            self.data.warning = Default::default();
-            return Err("simulation reported a bad state".into());
-        }
-        Ok(())
+        check_warning(&mut self.data)
     }
+}
+
+/// Fails (and clears the counters) when a step reported a bad state.
+fn check_warning(d: &mut Data) -> Result<(), String> {
+    if d.warning.iter().any(|w| w.number > 0) {
+        d.warning = Default::default();
+        return Err("simulation reported a bad state".into());
+    }
+    Ok(())
+}
+
+/// The transition Jacobians of one step at `(x, u)` with a zero warm start on `d`: analytic,
+/// or `mjd_transitionFD` (centered, step `eps`) with `ws`.
+#[allow(clippy::too_many_arguments)]
+fn linearize(
+    m: &Model,
+    d: &mut Data,
+    ws: &mut FdWorkspace,
+    analytic: bool,
+    eps: f64,
+    x: &[f64],
+    u: &[f64],
+    a: &mut DMatrix<f64>,
+    b: &mut DMatrix<f64>,
+) -> Result<(), String> {
+    let (nq, nv) = (m.nq, m.nv);
+    d.qpos.copy_from_slice(&x[..nq]);
+    d.qvel.copy_from_slice(&x[nq..nq + nv]);
+    d.act.copy_from_slice(&x[nq + nv..]);
+    d.ctrl.copy_from_slice(u);
+    d.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
+    if analytic {
+        let jac = transition(m, d, &TransitionOptions::analytic().with_sensors(false))
+            .map_err(|e| format!("analytic transition Jacobians: {e}"))?;
+        a.copy_from(&jac.A);
+        b.copy_from(&jac.B);
+    } else {
+        let jac = ws.transition(m, d, eps, true);
+        a.copy_from(&jac.A);
+        b.copy_from(&jac.B);
+    }
+    check_warning(d)
 }
 
 impl Dynamics for MoreauSystem {
@@ -150,32 +210,73 @@ impl Dynamics for MoreauSystem {
         a: &mut DMatrix<f64>,
         b: &mut DMatrix<f64>,
     ) -> Result<(), String> {
-        if self.analytic {
-            self.set_state(x);
-            self.data.ctrl.copy_from_slice(u);
-            self.data.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
-            let jac = transition(
-                &self.model,
-                &mut self.data,
-                &TransitionOptions::analytic().with_sensors(false),
-            )
-            .map_err(|e| format!("analytic transition Jacobians: {e}"))?;
-            a.copy_from(&jac.A);
-            b.copy_from(&jac.B);
-            return self.check_warning();
-        }
         let Some(mut ws) = self.fd.take() else {
             let eps = self.fd_eps;
             return central_jacobians(self, x, u, a, b, eps);
         };
-        self.set_state(x);
-        self.data.ctrl.copy_from_slice(u);
-        self.data.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
-        let jac = ws.transition(&self.model, &mut self.data, self.fd_eps, true);
-        a.copy_from(&jac.A);
-        b.copy_from(&jac.B);
+        let (m, d) = (&self.model, &mut self.data);
+        let r = linearize(m, d, &mut ws, self.analytic, self.fd_eps, x, u, a, b);
         self.fd = Some(ws);
-        self.check_warning()
+        r
+    }
+
+    /// The knots on the system's threads (serially on one thread, or for
+    /// [`Linearization::Generic`]); each thread's `Data` starts as a copy of
+    /// [`MoreauSystem::data`].
+    fn jacobians_all(
+        &mut self,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+        a: &mut [DMatrix<f64>],
+        b: &mut [DMatrix<f64>],
+    ) -> Result<(), String> {
+        if self.threads.nthread() == 1 || self.fd.is_none() {
+            for (t, u) in us.iter().enumerate() {
+                self.jacobians(xs[t].as_slice(), u.as_slice(), &mut a[t], &mut b[t])?;
+            }
+            return Ok(());
+        }
+        if self.slots.len() != self.threads.nthread() {
+            let (d, ws) = (&self.data, self.fd.as_ref());
+            self.slots = self.threads.slots(|| {
+                (
+                    d.clone(),
+                    ws.cloned().unwrap_or_else(|| FdWorkspace::new(&self.model)),
+                )
+            });
+        }
+        let (m, analytic, eps) = (&self.model, self.analytic, self.fd_eps);
+        let knots: Vec<_> = us
+            .iter()
+            .zip(xs)
+            .zip(a.iter_mut().zip(b.iter_mut()))
+            .map(|((u, x), (a, b))| (x, u, a, b))
+            .collect();
+        let errors: Vec<Mutex<Option<(usize, String)>>> = self.threads.slots(|| None);
+        self.threads.for_each_slot(
+            &self.slots,
+            knots.into_iter().enumerate().collect(),
+            1,
+            |slot, (t, (x, u, a, b))| {
+                let (d, ws) = slot;
+                if let Err(e) = linearize(m, d, ws, analytic, eps, x.as_slice(), u.as_slice(), a, b)
+                {
+                    let i = rayon::current_thread_index().unwrap_or(0) % errors.len();
+                    let mut first = errors[i].lock().unwrap_or_else(|e| e.into_inner());
+                    if first.as_ref().is_none_or(|(t0, _)| t < *t0) {
+                        *first = Some((t, e));
+                    }
+                }
+            },
+        );
+        let first = errors
+            .into_iter()
+            .filter_map(|e| e.into_inner().unwrap_or_else(|e| e.into_inner()))
+            .min_by_key(|(t, _)| *t);
+        match first {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
     }
 }
 
@@ -259,5 +360,18 @@ impl<D: Dynamics> Dynamics for ControlOffset<D> {
         let r = self.inner.jacobians(x, &u, a, b);
         self.u = u;
         r
+    }
+    fn jacobians_all(
+        &mut self,
+        xs: &[DVector<f64>],
+        dus: &[DVector<f64>],
+        a: &mut [DMatrix<f64>],
+        b: &mut [DMatrix<f64>],
+    ) -> Result<(), String> {
+        let us: Vec<DVector<f64>> = dus
+            .iter()
+            .map(|du| DVector::from_vec(self.control(du.as_slice())))
+            .collect();
+        self.inner.jacobians_all(xs, &us, a, b)
     }
 }

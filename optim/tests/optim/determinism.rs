@@ -1,4 +1,4 @@
-//! The predictive-sampling planner rolls out in parallel (rayon): its costs and its plan are
+//! The predictive-sampling planner rolls out on its threads: its costs and its plan are
 //! bit-identical whatever the number of threads, and on a rerun.
 
 use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
@@ -18,15 +18,10 @@ fn plan_with(threads: usize) -> (Vec<u64>, Vec<u64>) {
     d.qvel[0] = 0.5;
     let stage = |_: &moreau::Model, d: &moreau::Data| d.qpos[2].powi(2) + d.qvel[0].powi(2);
     let mut ps = PredictiveSampling::new(m.clone(), opt).unwrap();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .unwrap();
+    ps.set_threads(threads).unwrap();
     // two planning iterations: the second starts from the first's nominal
-    pool.install(|| {
-        ps.plan(&d, &stage);
-        ps.plan(&d, &stage)
-    });
+    ps.plan(&d, &stage);
+    ps.plan(&d, &stage);
     let mut u = vec![0.0; m.nu];
     ps.action(0.01, &mut u);
     (

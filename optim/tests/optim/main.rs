@@ -26,4 +26,5 @@ mod peer_optimum;
 mod quadruped_mpc;
 mod swingup;
 mod sysid;
+mod threads;
 mod workspace_reuse;

@@ -1,0 +1,274 @@
+//! The thread speed-up of the optimizers' parallel parts at 1 and 2 threads (the shared
+//! mechanism, `moreau_optim::threads`): predictive sampling's candidate rollouts, iLQR's
+//! per-knot transition Jacobians (finite differences and analytic), collocation's per-knot
+//! inverse-dynamics Jacobians, the rollout fit's
+//! Jacobian columns (with its serial Levenberg–Marquardt steps) and batch stepping.
+//!
+//! Wall time on a shared machine measures the load as much as the code, so the figures are
+//! CPU times of the threads (Linux `/proc/self/task/*/schedstat`, nanoseconds on CPU), best
+//! of `--repeat` runs: `T1` the calling thread's CPU time at one thread; at two threads `Ts`
+//! the calling thread's (the serial part: the parallel part runs on the pool) and `Tw` the
+//! busiest pool thread's. Amdahl's parallel fraction is `p = 1 − Ts/T1`, the speed-up on two
+//! free cores `S = T1 / (Ts + Tw)` (its fraction `p_S = 2 (1 − 1/S)` is below `p` by the
+//! imbalance and the pool's overhead), and `S_wall` the wall-time ratio on this machine as
+//! loaded. Every run's result is checked bit-identical to the 1-thread one.
+//!
+//! `cargo run --release -p moreau-optim --example threads -- [--repeat N]`
+
+use moreau::{Data, Model};
+use moreau_optim::batch::Batch;
+use moreau_optim::ilqr::Dynamics;
+use moreau_optim::problems::{ball_push, cartpole_sysid, contact_provider};
+use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
+use moreau_optim::sysid::{self, fit_rollout_on};
+use moreau_optim::system::MoreauSystem;
+use moreau_optim::threads::Threads;
+use nalgebra::{DMatrix, DVector};
+use std::time::Instant;
+
+fn model(name: &str) -> Model {
+    let path = format!("{}/../models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
+    moreau::load(&path).unwrap_or_else(|e| panic!("{path}: {e:?}"))
+}
+
+fn bits(xs: &[f64]) -> Vec<u64> {
+    xs.iter().map(|v| v.to_bits()).collect()
+}
+
+/// Nanoseconds on CPU of every thread of the process, by thread id.
+fn thread_cpu() -> Vec<(u64, u64)> {
+    let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| {
+        let e = e.ok()?;
+        let tid = e.file_name().to_str()?.parse().ok()?;
+        let s = std::fs::read_to_string(e.path().join("schedstat")).ok()?;
+        Some((tid, s.split_whitespace().next()?.parse().ok()?))
+    })
+    .collect()
+}
+
+/// The calling thread's id.
+fn own_tid() -> u64 {
+    std::fs::read_link("/proc/thread-self")
+        .ok()
+        .and_then(|p| p.file_name()?.to_str()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// One measured run: (wall s, caller CPU s, busiest other thread's CPU s).
+fn measure(run: &mut dyn FnMut() -> Vec<u64>) -> ((f64, f64, f64), Vec<u64>) {
+    let me = own_tid();
+    let before = thread_cpu();
+    let t = Instant::now();
+    let out = run();
+    let wall = t.elapsed().as_secs_f64();
+    let after = thread_cpu();
+    let delta = |tid: u64, ns: u64| {
+        let b = before.iter().find(|(t, _)| *t == tid).map_or(0, |x| x.1);
+        ns.saturating_sub(b) as f64 * 1e-9
+    };
+    let caller = after
+        .iter()
+        .find(|(t, _)| *t == me)
+        .map_or(0.0, |&(t, ns)| delta(t, ns));
+    let worker = after
+        .iter()
+        .filter(|(t, _)| *t != me)
+        .map(|&(t, ns)| delta(t, ns))
+        .fold(0.0, f64::max);
+    ((wall, caller, worker), out)
+}
+
+/// The best of `repeat` runs of the workload set up by `setup(nthread)` (the set-up, pools
+/// included, is not timed), and every run's result (a planner's runs go on from each other).
+fn best<'a>(
+    repeat: usize,
+    nthread: usize,
+    setup: &dyn Fn(usize) -> Box<dyn FnMut() -> Vec<u64> + 'a>,
+) -> ((f64, f64, f64), Vec<Vec<u64>>) {
+    let mut run = setup(nthread);
+    let mut best = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
+    let mut out = Vec::new();
+    for _ in 0..repeat {
+        let ((w, c, k), r) = measure(&mut *run);
+        best.0 = best.0.min(w);
+        if c + k < best.1 + best.2 {
+            (best.1, best.2) = (c, k);
+        }
+        out.push(r);
+    }
+    (best, out)
+}
+
+/// Humanoid knots falling onto the floor under deterministic controls.
+fn humanoid_knots(m: &Model, n: usize) -> (Vec<DVector<f64>>, Vec<DVector<f64>>) {
+    let mut d = Data::new(m);
+    d.qvel[0] = 0.4;
+    let state = |d: &Data| {
+        DVector::from_iterator(
+            m.nq + m.nv + m.na,
+            d.qpos.iter().chain(&d.qvel).chain(&d.act).copied(),
+        )
+    };
+    let (mut xs, mut us) = (Vec::new(), Vec::new());
+    for t in 0..n {
+        xs.push(state(&d));
+        let u = DVector::from_fn(m.nu, |i, _| (0.37 * (t * m.nu + i) as f64).sin() * 0.4);
+        d.ctrl.copy_from_slice(u.as_slice());
+        for _ in 0..4 {
+            moreau::step(m, &mut d);
+        }
+        us.push(u);
+    }
+    xs.push(state(&d));
+    (xs, us)
+}
+
+fn main() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().collect();
+    let repeat = args
+        .iter()
+        .position(|a| a == "--repeat")
+        .and_then(|i| args.get(i + 1))
+        .map(|s| s.parse::<usize>().map_err(|e| format!("--repeat: {e}")))
+        .transpose()?
+        .unwrap_or(3)
+        .max(1);
+    let humanoid = model("humanoid");
+    let (xs, us) = humanoid_knots(&humanoid, 32);
+
+    let sampling = |nthread: usize| -> Box<dyn FnMut() -> Vec<u64> + '_> {
+        let opt = SamplingOptions {
+            rollouts: 32,
+            steps: 100,
+            knots: 10,
+            seed: 5,
+            ..Default::default()
+        };
+        let mut ps = PredictiveSampling::new(humanoid.clone(), opt).unwrap();
+        ps.set_threads(nthread).unwrap();
+        let mut d = Data::new(&humanoid);
+        d.qvel[0] = 0.5;
+        Box::new(move || {
+            ps.plan(&d, &|_: &Model, d: &Data| d.qpos[2].powi(2));
+            bits(ps.costs())
+        })
+    };
+    let knots = |analytic: bool| {
+        let (m, xs, us) = (&humanoid, &xs, &us);
+        move |nthread: usize| -> Box<dyn FnMut() -> Vec<u64> + '_> {
+            let mut s = MoreauSystem::new(m.clone()).unwrap();
+            if analytic {
+                s = s.analytic().unwrap();
+            }
+            s.set_threads(nthread).unwrap();
+            let (ndx, nu) = (s.ndx(), s.nu());
+            let mut a = vec![DMatrix::zeros(ndx, ndx); us.len()];
+            let mut b = vec![DMatrix::zeros(ndx, nu); us.len()];
+            Box::new(move || {
+                s.jacobians_all(xs, us, &mut a, &mut b).unwrap();
+                a.iter()
+                    .chain(&b)
+                    .flat_map(|m| bits(m.as_slice()))
+                    .collect()
+            })
+        }
+    };
+    let p = cartpole_sysid()?;
+    let log = sysid::StateLog {
+        qpos0: vec![0.0, 0.4],
+        qvel0: vec![0.0, 0.0],
+        ctrl: sysid::excitation(1, 2000, 4.0, 10, 11),
+        measured: vec![vec![0.0; 4]; 2001],
+    };
+    let log = sysid::StateLog {
+        measured: sysid::rollout_states(&p.truth, &log),
+        ..log
+    };
+    let start: Vec<f64> = p
+        .params
+        .iter()
+        .map(|q| sysid::get(&p.nominal, *q))
+        .collect();
+    let bounds = vec![[0.0, 10.0]; start.len()];
+    let fit = |nthread: usize| -> Box<dyn FnMut() -> Vec<u64> + '_> {
+        let threads = Threads::new(nthread).unwrap();
+        let (p, log, start, bounds) = (&p, &log, &start, &bounds);
+        Box::new(move || {
+            let f = fit_rollout_on(
+                &threads,
+                &p.nominal,
+                &p.params,
+                log,
+                start,
+                bounds,
+                3,
+                |_, _| {},
+            )
+            .unwrap();
+            bits(&f.estimate)
+        })
+    };
+    let collocation = |fd: bool| {
+        move |nthread: usize| -> Box<dyn FnMut() -> Vec<u64>> {
+            let p = ball_push(60, 0.3).unwrap();
+            let mut c = p.collocation;
+            if fd {
+                c.set_jacobian_provider(contact_provider());
+            }
+            c.set_threads(nthread).unwrap();
+            let z = p.z0;
+            let ev = c.evaluate(&z);
+            let mut blocks = Vec::new();
+            Box::new(move || {
+                c.jacobian_into(&z, &ev, &mut blocks);
+                blocks.iter().flat_map(|b| bits(b.mat.as_slice())).collect()
+            })
+        }
+    };
+    let batch = |nthread: usize| -> Box<dyn FnMut() -> Vec<u64> + '_> {
+        let mut b = Batch::new(humanoid.clone(), 64, nthread, false).unwrap();
+        let rows = b.state().to_vec();
+        let (off, _) = b.component(moreau::state_bits::QVEL).unwrap();
+        Box::new(move || {
+            b.state_mut().copy_from_slice(&rows);
+            for i in 0..64 {
+                b.row_mut(i)[off] = 0.01 * i as f64;
+            }
+            b.step(None, 100).unwrap();
+            bits(b.state())
+        })
+    };
+
+    println!(
+        "{:<46} {:>8} {:>8} {:>8} {:>6} {:>6} {:>6} {:>7}",
+        "workload (CPU s)", "T1", "Ts", "Tw", "p", "S", "p_S", "S_wall"
+    );
+    let (fd, analytic) = (knots(false), knots(true));
+    let (col_fd, col_analytic) = (collocation(true), collocation(false));
+    type Setup<'a> = &'a dyn Fn(usize) -> Box<dyn FnMut() -> Vec<u64> + 'a>;
+    let rows: Vec<(&str, Setup<'_>)> = vec![
+        ("sampling: humanoid, 32 candidates x 100 steps", &sampling),
+        ("iLQR knots: humanoid, 32 FD (centered)", &fd),
+        ("iLQR knots: humanoid, 32 analytic", &analytic),
+        ("collocation knots: ball push, 60 FD", &col_fd),
+        ("collocation knots: ball push, 60 analytic", &col_analytic),
+        ("rollout fit: cart-pole, 6 params, 3 LM iters", &fit),
+        ("Batch::step: humanoid, 64 sims x 100 steps", &batch),
+    ];
+    for (name, setup) in rows {
+        let ((w1, t1, _), r1) = best(repeat, 1, setup);
+        let ((w2, ts, tw), r2) = best(repeat, 2, setup);
+        assert_eq!(r1, r2, "{name}: 2 threads changed the result");
+        let p = 1.0 - ts / t1;
+        let s = t1 / (ts + tw);
+        let ps = 2.0 * (1.0 - 1.0 / s);
+        println!(
+            "{name:<46} {t1:>8.4} {ts:>8.4} {tw:>8.4} {p:>6.3} {s:>6.3} {ps:>6.3} {:>7.3}",
+            w1 / w2
+        );
+    }
+    Ok(())
+}
