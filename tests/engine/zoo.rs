@@ -11,7 +11,10 @@
 //!
 //! A model whose status in models.txt is `failing REASON` is a known failure: it is run and
 //! reported, and the test fails if it stops failing (so the status must then be removed).
-//! `pending` models have reference data only.
+//! `pending` models have reference data only. A line may set `opt.ccd_tolerance` or
+//! `opt.ccd_iterations` (on MuJoCo's model in the generator and on moreau's here) where MuJoCo's
+//! own contacts move with its convex-collision tolerance; models.txt gives the measurement that
+//! justifies it above the line.
 //!
 //! One test per package; `ZOO_MODEL=<part of a name>` restricts a run to the matching models,
 //! e.g. `ZOO_MODEL=dm_control/dog cargo test --test engine zoo:: -- --nocapture`; `ZOO_VERBOSE=1` lists
@@ -62,6 +65,8 @@ fn cache_dir() -> PathBuf {
 struct Entry {
     name: String,
     path: String,
+    /// `opt.FIELD=VALUE` options set on the loaded model (by the generator on MuJoCo's)
+    opts: Vec<(String, f64)>,
     status: String,
 }
 
@@ -74,9 +79,21 @@ fn manifest() -> Vec<Entry> {
             let mut it = l.split_whitespace();
             let name = it.next()?;
             let path = it.next().expect("models.txt: a name without a path");
+            let mut it = it.peekable();
+            let mut opts = Vec::new();
+            while let Some(o) = it.next_if(|t| t.starts_with("opt.")) {
+                let (k, v) = o[4..]
+                    .split_once('=')
+                    .unwrap_or_else(|| panic!("models.txt: {name}: `{o}` is not opt.FIELD=VALUE"));
+                let v = v
+                    .parse()
+                    .unwrap_or_else(|e| panic!("models.txt: {name}: `{o}`: {e}"));
+                opts.push((k.to_string(), v));
+            }
             Some(Entry {
                 name: name.into(),
                 path: path.into(),
+                opts,
                 status: it.collect::<Vec<_>>().join(" "),
             })
         })
@@ -276,10 +293,25 @@ fn check_model(e: &Entry, r: &mut Report) {
         }
         return;
     }
-    let m = match loaded {
+    let mut m = match loaded {
         Ok(m) => m,
         Err(err) => return r.fail("load", format!("load error: {err}")),
     };
+    for (k, v) in &e.opts {
+        match k.as_str() {
+            "ccd_tolerance" => m.opt.ccd_tolerance = *v,
+            "ccd_iterations" => m.opt.ccd_iterations = *v as usize,
+            _ => return r.fail("load", format!("models.txt: unknown option opt.{k}")),
+        }
+        let want = refd["opt"][k.as_str()].as_f64();
+        if want != Some(*v) {
+            return r.fail(
+                "load",
+                format!("opt.{k}={v} in models.txt, {want:?} in the reference: regenerate it"),
+            );
+        }
+    }
+    let m = m;
     if !check_sizes(&m, &refd, r) {
         return;
     }

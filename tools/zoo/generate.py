@@ -65,15 +65,31 @@ SIZES = ["nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite", "ntendon", "
          "nflex", "nplugin"]
 
 
+# `mjOption` fields a models.txt line may set (`name path opt.FIELD=VALUE ... [status]`)
+OPT_FIELDS = ("ccd_tolerance", "ccd_iterations")
+
+
 def manifest():
-    """(name, path, status) of every line of tools/zoo/models.txt."""
+    """(name, path, options, status) of every line of tools/zoo/models.txt."""
     out = []
     for line in open(os.path.join(ROOT, "tools", "zoo", "models.txt")):
         line = line.split("#", 1)[0].strip()
         if line:
-            parts = line.split(None, 2)
-            out.append((parts[0], parts[1], parts[2] if len(parts) > 2 else ""))
+            parts = line.split()
+            opts = {}
+            while len(parts) > 2 and parts[2].startswith("opt."):
+                key, value = parts.pop(2)[4:].split("=", 1)
+                if key not in OPT_FIELDS:
+                    sys.exit("models.txt: %s: unknown option %s" % (parts[0], key))
+                opts[key] = float(value)
+            out.append((parts[0], parts[1], opts, " ".join(parts[2:])))
     return out
+
+
+def set_options(m, opts):
+    """The options a models.txt line sets, on a loaded model."""
+    for key, value in opts.items():
+        setattr(m.opt, key, type(getattr(m.opt, key))(value))
 
 
 def fnv1a64(data):
@@ -333,10 +349,11 @@ def reset_state(m):
     return d
 
 
-def generate(name, path):
+def generate(name, path, opts):
     full = os.path.join(cache_dir(), path)
     xml = open(full, "rb").read()
     m = mujoco.MjModel.from_xml_path(full)
+    set_options(m, opts)
     rng = np.random.default_rng([SEED, int(fnv1a64(name.encode()), 16) % (1 << 32)])
     u = controls(m, rng)
     ro, snaps = rollout(m, u, rng)
@@ -357,6 +374,8 @@ def generate(name, path):
         "opt": {"timestep": float(m.opt.timestep), "integrator": int(m.opt.integrator),
                 "cone": int(m.opt.cone), "solver": int(m.opt.solver),
                 "iterations": int(m.opt.iterations), "tolerance": float(m.opt.tolerance),
+                "ccd_tolerance": float(m.opt.ccd_tolerance),
+                "ccd_iterations": int(m.opt.ccd_iterations),
                 "jacobian_sparse": bool(mujoco.mj_isSparse(m))},
         "keyframes": keys,
         "sensor_dim": [int(x) for x in m.sensor_dim],
@@ -378,13 +397,13 @@ def generate(name, path):
 def main():
     names = sys.argv[1:]
     models = manifest()
-    known = {n for n, _, _ in models}
+    known = {n for n, _, _, _ in models}
     for n in names:
         if n not in known:
             sys.exit("unknown model %s (see tools/zoo/models.txt)" % n)
-    for name, path, _ in models:
+    for name, path, opts, _ in models:
         if not names or name in names:
-            generate(name, path)
+            generate(name, path, opts)
 
 
 if __name__ == "__main__":
