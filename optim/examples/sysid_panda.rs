@@ -7,7 +7,9 @@
 //! and parameters) holds the initial state, the position targets and the noisy sensors.
 //!
 //! Run: `python3 tools/robots/sysid_panda.py` (or directly `cargo run --release -p
-//! moreau-optim --example sysid_panda -- LOG.json OUT.json`).
+//! moreau-optim --example sysid_panda -- LOG.json OUT.json [--fd] [--check]`; `--fd`: forward
+//! differences of whole rollouts instead of forward sensitivities; `--check`: first compares
+//! the two Jacobians at the start, column by column, and times each).
 
 use moreau_optim::sysid::{self, Param, StateLog};
 use serde_json::{json, Value};
@@ -37,8 +39,17 @@ fn matrix(v: &Value, key: &str) -> Result<Vec<Vec<f64>>, String> {
 
 fn run() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let [log_path, out_path] = args.as_slice() else {
-        return Err("usage: sysid_panda LOG.json OUT.json".into());
+    let usage = "usage: sysid_panda LOG.json OUT.json [--fd] [--check]";
+    let [log_path, out_path, flags @ ..] = args.as_slice() else {
+        return Err(usage.into());
+    };
+    if flags.iter().any(|f| f != "--fd" && f != "--check") {
+        return Err(usage.into());
+    }
+    let method = if flags.iter().any(|f| f == "--fd") {
+        sysid::RolloutJacobian::FiniteDifference
+    } else {
+        sysid::RolloutJacobian::Sensitivity
     };
     let log: Value = serde_json::from_str(
         &std::fs::read_to_string(log_path).map_err(|e| format!("{log_path}: {e}"))?,
@@ -95,13 +106,42 @@ fn run() -> Result<(), String> {
             .map(|(q, v)| q.iter().chain(v).copied().collect())
             .collect(),
     };
+    if flags.iter().any(|f| f == "--check") {
+        let t = Instant::now();
+        let (_, js) = sysid::rollout_jacobian(&m, &params, &data, &start, &bounds, method)?;
+        let ts = t.elapsed().as_secs_f64();
+        let t = Instant::now();
+        let (_, jf) = sysid::rollout_jacobian(
+            &m,
+            &params,
+            &data,
+            &start,
+            &bounds,
+            sysid::RolloutJacobian::FiniteDifference,
+        )?;
+        let tf = t.elapsed().as_secs_f64();
+        for (j, p) in params.iter().enumerate() {
+            let e = (js.column(j) - jf.column(j)).amax() / jf.column(j).amax();
+            eprintln!("{p:?}: {e:.3e} (max {:.3e})", jf.column(j).amax());
+        }
+        eprintln!("jacobian: sensitivity {ts:.3} s, fd {tf:.3} s");
+    }
+    let threads = moreau_optim::threads::Threads::new(0)?;
     let t0 = Instant::now();
-    let fit = sysid::fit_rollout(&m, &params, &data, &start, &bounds, 100, |k, c| {
-        eprintln!("moreau: iteration {k}: cost {c:.6e}")
-    })?;
+    let fit = sysid::fit_rollout_with(
+        &threads,
+        &m,
+        &params,
+        &data,
+        &start,
+        &bounds,
+        100,
+        method,
+        |k, c| eprintln!("moreau: iteration {k}: cost {c:.6e}"),
+    )?;
     let wall = t0.elapsed().as_secs_f64();
     println!(
-        "moreau: {} parameters, {} steps: {} iterations, {} rollouts, {:.3} s",
+        "moreau ({method:?} Jacobian): {} parameters, {} steps: {} iterations, {} rollouts, {:.3} s",
         params.len(),
         data.measured.len(),
         fit.iterations,
@@ -116,6 +156,7 @@ fn run() -> Result<(), String> {
         "rollouts": fit.rollouts,
         "cost_history": fit.cost_history,
         "wall_s": wall,
+        "jacobian": format!("{method:?}"),
     });
     std::fs::write(out_path, out.to_string()).map_err(|e| format!("{out_path}: {e}"))?;
     Ok(())

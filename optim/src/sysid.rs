@@ -710,7 +710,10 @@ pub struct RolloutFit {
     /// ½‖r(θ)‖² after each iteration (the first entry is the start).
     pub cost_history: Vec<f64>,
     pub iterations: usize,
-    /// Rollouts simulated (residuals and Jacobian columns).
+    /// Trajectories simulated, counted in rollouts of the log's length: one per residual, and
+    /// per Jacobian `1 + n` (finite differences: `n` perturbed rollouts and the residual's;
+    /// sensitivities: the nominal rollout with its transition Jacobians, and `n` sweeps of
+    /// one-step differences, each as many steps as a rollout).
     pub rollouts: usize,
 }
 
@@ -741,14 +744,338 @@ pub fn rollout_states(m: &Model, log: &StateLog) -> Vec<Vec<f64>> {
     out
 }
 
-/// Bounded Levenberg–Marquardt on the simulation error of `log`: the residual of row `t ≥ 1`
-/// and signal `j` is `(y_tj − ŷ_tj(θ)) / s_j`, `ŷ` the rollout of the model built by
-/// [`model_with`] from the logged initial state under the logged controls, `s_j = ‖y_·j‖/√2`
-/// (the normalization of `mujoco.sysid`'s default residual, so both minimize the same cost).
-/// Jacobian by forward differences (`δ = 10⁻⁶ max(|θ|, 0.1)`), its columns' rollouts in
-/// parallel; steps are clipped to `bounds`. Stops when an accepted step reduces the cost by
-/// less than 10⁻¹⁰ of it, when no damping gives a decrease, or after `max_iter` iterations.
-/// The columns run on every CPU ([`fit_rollout_on`] takes the threads).
+/// How [`fit_rollout_with`] differentiates the rollout residual.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RolloutJacobian {
+    /// Forward sensitivities through the rollout: `S_{t+1} = A_t S_t + ∂f/∂θ|_t`, `S_0 = 0`,
+    /// with `A_t` the step's analytic transition Jacobian
+    /// ([`moreau_derivatives::transition()`] at the step's forwarded state; centered
+    /// `mjd_transitionFD` where [`moreau_derivatives::Support`] says it does not apply) and `∂f/∂θ|_t` the forward difference of
+    /// one step from the nominal state `x_t` (same warm start) under the perturbed model. The
+    /// error is that of a single step's difference, not amplified along the trajectory.
+    #[default]
+    Sensitivity,
+    /// Forward differences of whole rollouts (the Jacobian `mujoco.sysid` uses), the columns
+    /// in parallel.
+    FiniteDifference,
+}
+
+/// The residual of [`fit_rollout`] and its Jacobians.
+struct RolloutProblem<'a> {
+    threads: &'a Threads,
+    nominal: &'a Model,
+    params: &'a [Param],
+    log: &'a StateLog,
+    bounds: &'a [[f64; 2]],
+    /// `s_j = ‖y_·j‖/√2` per signal.
+    scale: Vec<f64>,
+    rows: usize,
+    width: usize,
+}
+
+impl<'a> RolloutProblem<'a> {
+    fn new(
+        threads: &'a Threads,
+        nominal: &'a Model,
+        params: &'a [Param],
+        log: &'a StateLog,
+        bounds: &'a [[f64; 2]],
+    ) -> Result<Self, String> {
+        let width = nominal.nq + nominal.nv;
+        if log.measured.len() < 2
+            || log.ctrl.len() + 1 < log.measured.len()
+            || log.qpos0.len() != nominal.nq
+            || log.qvel0.len() != nominal.nv
+            || log.ctrl.iter().any(|u| u.len() != nominal.nu)
+            || log.measured.iter().any(|y| y.len() != width)
+        {
+            return Err(
+                "log: sizes do not match the model (rows of qpos, qvel; nu controls)".into(),
+            );
+        }
+        if bounds.len() != params.len() {
+            return Err(format!(
+                "{} bounds for {} parameters",
+                bounds.len(),
+                params.len()
+            ));
+        }
+        for &p in params {
+            check(nominal, p)?;
+        }
+        let rows = log.measured.len() - 1;
+        let scale = (0..width)
+            .map(|j| {
+                let s = log.measured[1..]
+                    .iter()
+                    .map(|y| y[j] * y[j])
+                    .sum::<f64>()
+                    .sqrt();
+                if s > 0.0 {
+                    s / std::f64::consts::SQRT_2
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        Ok(RolloutProblem {
+            threads,
+            nominal,
+            params,
+            log,
+            bounds,
+            scale,
+            rows,
+            width,
+        })
+    }
+
+    /// The residual of the simulated rows `sim(t)` (`t = 1 … rows`, `(qpos, qvel)`).
+    fn residual_of<'s>(&self, sim: impl Fn(usize) -> &'s [f64]) -> Result<DVector<f64>, String> {
+        let (w, log, scale) = (self.width, self.log, &self.scale);
+        let r = DVector::from_iterator(
+            self.rows * w,
+            (1..=self.rows).flat_map(|t| {
+                let (y, s) = (&log.measured[t], sim(t));
+                (0..w).map(move |j| (y[j] - s[j]) / scale[j])
+            }),
+        );
+        if r.iter().all(|x| x.is_finite()) {
+            Ok(r)
+        } else {
+            Err("non-finite rollout".into())
+        }
+    }
+
+    fn residual(&self, theta: &[f64]) -> Result<DVector<f64>, String> {
+        let sim = rollout_states(&model_with(self.nominal, self.params, theta)?, self.log);
+        self.residual_of(|t| &sim[t])
+    }
+
+    /// The forward-difference step of parameter `j` (`δ = 10⁻⁶ max(|θ|, 0.1)`, backwards at
+    /// the upper bound; `None` when neither direction stays inside the bounds).
+    fn delta(&self, theta: &[f64], j: usize) -> Option<f64> {
+        let [lo, hi] = self.bounds[j];
+        let mut d = 1e-6 * theta[j].abs().max(0.1);
+        if theta[j] + d > hi {
+            d = -d;
+        }
+        (theta[j] + d >= lo).then_some(d)
+    }
+
+    /// The residual and its Jacobian by forward differences of whole rollouts.
+    fn jacobian_fd(&self, theta: &[f64], r: &DVector<f64>) -> Result<DMatrix<f64>, String> {
+        let n = self.params.len();
+        let cols: Vec<Result<DVector<f64>, String>> = self.threads.map((0..n).collect(), |j| {
+            let Some(d) = self.delta(theta, j) else {
+                return Ok(DVector::zeros(r.len()));
+            };
+            let mut tp = theta.to_vec();
+            tp[j] += d;
+            Ok((self.residual(&tp)? - r) / d)
+        });
+        let mut jac = DMatrix::zeros(r.len(), n);
+        for (j, c) in cols.into_iter().enumerate() {
+            jac.set_column(j, &c?);
+        }
+        Ok(jac)
+    }
+
+    /// The residual and its Jacobian by forward sensitivities ([`RolloutJacobian::Sensitivity`]).
+    fn jacobian_sensitivity(&self, theta: &[f64]) -> Result<(DVector<f64>, DMatrix<f64>), String> {
+        use moreau::pipeline::{check_acc, check_pos, check_vel, integrate, step_skip, Skip};
+        use moreau_derivatives::{Support, TransitionOptions, Workspace};
+        let m = model_with(self.nominal, self.params, theta)?;
+        let (nq, nv, na) = (m.nq, m.nv, m.na);
+        let (nx, ndx) = (nq + nv + na, 2 * nv + na);
+        let steps = self.rows;
+        let log = self.log;
+        // the nominal rollout: states x_0 … x_T, the warm start of each step, A_t
+        let mut d = Data::new(&m);
+        d.qpos.copy_from_slice(&log.qpos0);
+        d.qvel.copy_from_slice(&log.qvel0);
+        let mut xs = Vec::with_capacity((steps + 1) * nx);
+        let mut warm = Vec::with_capacity(steps * nv);
+        let mut a = Vec::with_capacity(steps * ndx * ndx);
+        let analytic = Support::transition(&m).is_covered();
+        let opts = if analytic {
+            TransitionOptions::analytic().forwarded()
+        } else {
+            TransitionOptions::fd(1e-6, true)
+        }
+        .with_sensors(false);
+        let mut ws = Workspace::default();
+        let bad = |d: &Data| d.warning.iter().any(|w| w.number > 0);
+        for t in 0..steps {
+            xs.extend(d.qpos.iter().chain(&d.qvel).chain(&d.act));
+            warm.extend_from_slice(&d.qacc_warmstart);
+            d.ctrl.copy_from_slice(&log.ctrl[t]);
+            if analytic {
+                // `mj_step` split around the linearization at the forwarded state
+                check_pos(&m, &mut d);
+                check_vel(&m, &mut d);
+                moreau::forward(&m, &mut d);
+                check_acc(&m, &mut d);
+            }
+            let jac = ws
+                .transition(&m, &mut d, &opts)
+                .map_err(|e| format!("transition Jacobians: {e}"))?;
+            a.extend_from_slice(jac.A.as_slice());
+            if analytic {
+                integrate(&m, &mut d);
+            } else {
+                moreau::step(&m, &mut d);
+            }
+            if bad(&d) {
+                return Err(format!("rollout: bad state at step {t}"));
+            }
+        }
+        xs.extend(d.qpos.iter().chain(&d.qvel).chain(&d.act));
+        let r = self.residual_of(|t| &xs[t * nx..t * nx + nq + nv])?;
+        let (xs, warm, a) = (&xs, &warm, &a);
+        let n = self.params.len();
+        let cols: Vec<Result<DVector<f64>, String>> = self.threads.map((0..n).collect(), |j| {
+            let mut col = DVector::zeros(r.len());
+            let Some(delta) = self.delta(theta, j) else {
+                return Ok(col);
+            };
+            let mut tp = theta.to_vec();
+            tp[j] += delta;
+            let mp = model_with(self.nominal, self.params, &tp)?;
+            let mut dp = Data::new(&mp);
+            let (mut s, mut s1, mut dx) = (vec![0.0; ndx], vec![0.0; ndx], vec![0.0; ndx]);
+            let mut dq = vec![0.0; nq];
+            for t in 0..steps {
+                let (x, x1) = (&xs[t * nx..(t + 1) * nx], &xs[(t + 1) * nx..(t + 2) * nx]);
+                dp.qpos.copy_from_slice(&x[..nq]);
+                dp.qvel.copy_from_slice(&x[nq..nq + nv]);
+                dp.act.copy_from_slice(&x[nq + nv..]);
+                dp.qacc_warmstart
+                    .copy_from_slice(&warm[t * nv..(t + 1) * nv]);
+                dp.ctrl.copy_from_slice(&log.ctrl[t]);
+                step_skip(&mp, &mut dp, Skip::None, true);
+                if bad(&dp) {
+                    return Err(format!("{:?}: bad state at step {t}", self.params[j]));
+                }
+                // ∂f/∂θ_j = (f(x_t; θ + δ e_j) ⊖ x_{t+1}) / δ
+                moreau::differentiate_pos(&m, &mut dx[..nv], 1.0, &x1[..nq], &dp.qpos);
+                for (i, v) in dp.qvel.iter().chain(&dp.act).enumerate() {
+                    dx[nv + i] = v - x1[nq + i];
+                }
+                // s ← A_t s + ∂f/∂θ_j (A_t column-major)
+                let at = &a[t * ndx * ndx..(t + 1) * ndx * ndx];
+                for (o, v) in s1.iter_mut().zip(&dx) {
+                    *o = v / delta;
+                }
+                for (c, &sc) in s.iter().enumerate() {
+                    if sc != 0.0 {
+                        for (o, &ac) in s1.iter_mut().zip(&at[c * ndx..(c + 1) * ndx]) {
+                            *o += ac * sc;
+                        }
+                    }
+                }
+                std::mem::swap(&mut s, &mut s1);
+                // the residual row of x_{t+1}: −(∂qpos, ∂qvel)/scale
+                qpos_tangent(&m, &x1[..nq], &s[..nv], &mut dq);
+                let row = &mut col.as_mut_slice()[t * self.width..(t + 1) * self.width];
+                for (k, o) in row.iter_mut().enumerate() {
+                    let v = if k < nq { dq[k] } else { s[nv + k - nq] };
+                    *o = -v / self.scale[k];
+                }
+            }
+            Ok(col)
+        });
+        let mut jac = DMatrix::zeros(r.len(), n);
+        for (j, c) in cols.into_iter().enumerate() {
+            jac.set_column(j, &c?);
+        }
+        Ok((r, jac))
+    }
+
+    fn jacobian(
+        &self,
+        theta: &[f64],
+        method: RolloutJacobian,
+    ) -> Result<(DVector<f64>, DMatrix<f64>), String> {
+        match method {
+            RolloutJacobian::Sensitivity => self.jacobian_sensitivity(theta),
+            RolloutJacobian::FiniteDifference => {
+                let r = self.residual(theta)?;
+                let jac = self.jacobian_fd(theta, &r)?;
+                Ok((r, jac))
+            }
+        }
+    }
+}
+
+/// `∂qpos/∂ε` of `qpos ⊕ ε dv` at `ε = 0` (`mj_integratePos`): `dv` on hinge and slide joints
+/// and free joints' positions, `½ q ⊗ (0, ω)` on quaternions (local angular velocity).
+fn qpos_tangent(m: &Model, q: &[f64], dv: &[f64], out: &mut [f64]) {
+    use moreau::model::JointType;
+    let quat = |q: &[f64], w: &[f64], o: &mut [f64]| {
+        o[0] = 0.5 * (-q[1] * w[0] - q[2] * w[1] - q[3] * w[2]);
+        o[1] = 0.5 * (q[0] * w[0] + q[2] * w[2] - q[3] * w[1]);
+        o[2] = 0.5 * (q[0] * w[1] + q[3] * w[0] - q[1] * w[2]);
+        o[3] = 0.5 * (q[0] * w[2] + q[1] * w[1] - q[2] * w[0]);
+    };
+    for j in 0..m.njnt {
+        let (qa, va) = (m.jnt_qposadr[j], m.jnt_dofadr[j]);
+        match m.jnt_type[j] {
+            JointType::Hinge | JointType::Slide => out[qa] = dv[va],
+            JointType::Ball => quat(&q[qa..qa + 4], &dv[va..va + 3], &mut out[qa..qa + 4]),
+            JointType::Free => {
+                out[qa..qa + 3].copy_from_slice(&dv[va..va + 3]);
+                quat(
+                    &q[qa + 3..qa + 7],
+                    &dv[va + 3..va + 6],
+                    &mut out[qa + 3..qa + 7],
+                );
+            }
+        }
+    }
+}
+
+/// The residual of [`fit_rollout`] at `theta` and its Jacobian `∂r/∂θ` by `method` (columns
+/// of parameters that cannot move inside `bounds` are zero).
+pub fn rollout_jacobian(
+    nominal: &Model,
+    params: &[Param],
+    log: &StateLog,
+    theta: &[f64],
+    bounds: &[[f64; 2]],
+    method: RolloutJacobian,
+) -> Result<(DVector<f64>, DMatrix<f64>), String> {
+    if theta.len() != params.len() {
+        return Err(format!(
+            "{} values for {} parameters",
+            theta.len(),
+            params.len()
+        ));
+    }
+    let threads = Threads::new(0)?;
+    RolloutProblem::new(&threads, nominal, params, log, bounds)?.jacobian(theta, method)
+}
+
+/// The residual of [`fit_rollout`] at `theta` (one rollout).
+pub fn rollout_residual(
+    nominal: &Model,
+    params: &[Param],
+    log: &StateLog,
+    theta: &[f64],
+) -> Result<DVector<f64>, String> {
+    let bounds = vec![[f64::NEG_INFINITY, f64::INFINITY]; params.len()];
+    if theta.len() != params.len() {
+        return Err(format!(
+            "{} values for {} parameters",
+            theta.len(),
+            params.len()
+        ));
+    }
+    RolloutProblem::new(&Threads::serial(), nominal, params, log, &bounds)?.residual(theta)
+}
+
+/// [`fit_rollout_with`] with forward sensitivities ([`RolloutJacobian::Sensitivity`]), the
+/// Jacobian's columns on every CPU ([`fit_rollout_on`] takes the threads).
 pub fn fit_rollout(
     nominal: &Model,
     params: &[Param],
@@ -775,6 +1102,41 @@ pub fn fit_rollout_on(
     start: &[f64],
     bounds: &[[f64; 2]],
     max_iter: usize,
+    on_iter: impl FnMut(usize, f64),
+) -> Result<RolloutFit, String> {
+    fit_rollout_with(
+        threads,
+        nominal,
+        params,
+        log,
+        start,
+        bounds,
+        max_iter,
+        RolloutJacobian::Sensitivity,
+        on_iter,
+    )
+}
+
+/// Bounded Levenberg–Marquardt on the simulation error of `log`: the residual of row `t ≥ 1`
+/// and signal `j` is `(y_tj − ŷ_tj(θ)) / s_j`, `ŷ` the rollout of the model built by
+/// [`model_with`] from the logged initial state under the logged controls, `s_j = ‖y_·j‖/√2`
+/// (the normalization of `mujoco.sysid`'s default residual, so both minimize the same cost).
+/// The Jacobian by `method` ([`RolloutJacobian`]), its columns on `threads` (bit-identical at
+/// any thread count). Bounds by an active set: a parameter at a bound whose gradient pushes it
+/// outside is held there for the step, the others' step is clipped to the bounds; a step to a
+/// model that [`model_with`] refuses or whose rollout fails is rejected like one that does not
+/// decrease the cost. Stops when an accepted step reduces the cost by less than 10⁻¹⁰ of it,
+/// when no damping gives a decrease, or after `max_iter` iterations.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_rollout_with(
+    threads: &Threads,
+    nominal: &Model,
+    params: &[Param],
+    log: &StateLog,
+    start: &[f64],
+    bounds: &[[f64; 2]],
+    max_iter: usize,
+    method: RolloutJacobian,
     mut on_iter: impl FnMut(usize, f64),
 ) -> Result<RolloutFit, String> {
     let n = params.len();
@@ -791,70 +1153,9 @@ pub fn fit_rollout_on(
             return Err(format!("{p:?}: start value {v} outside [{lo}, {hi}]"));
         }
     }
-    let width = nominal.nq + nominal.nv;
-    if log.measured.len() < 2
-        || log.ctrl.len() + 1 < log.measured.len()
-        || log.qpos0.len() != nominal.nq
-        || log.qvel0.len() != nominal.nv
-        || log.ctrl.iter().any(|u| u.len() != nominal.nu)
-        || log.measured.iter().any(|y| y.len() != width)
-    {
-        return Err("log: sizes do not match the model (rows of qpos, qvel; nu controls)".into());
-    }
-    let rows = log.measured.len() - 1;
-    let scale: Vec<f64> = (0..width)
-        .map(|j| {
-            let s = log.measured[1..]
-                .iter()
-                .map(|y| y[j] * y[j])
-                .sum::<f64>()
-                .sqrt();
-            if s > 0.0 {
-                s / std::f64::consts::SQRT_2
-            } else {
-                1.0
-            }
-        })
-        .collect();
-    let scale = &scale;
-    let residual = &|theta: &[f64]| -> Result<DVector<f64>, String> {
-        let sim = rollout_states(&model_with(nominal, params, theta)?, log);
-        let r = DVector::from_iterator(
-            rows * width,
-            (1..=rows).flat_map(|t| {
-                let (y, s) = (&log.measured[t], &sim[t]);
-                (0..width).map(move |j| (y[j] - s[j]) / scale[j])
-            }),
-        );
-        if r.iter().all(|x| x.is_finite()) {
-            Ok(r)
-        } else {
-            Err("non-finite rollout".into())
-        }
-    };
-    let jacobian = |theta: &[f64], r: &DVector<f64>| -> Result<DMatrix<f64>, String> {
-        let cols: Vec<Result<DVector<f64>, String>> = threads.map((0..n).collect(), |j| {
-            let [lo, hi] = bounds[j];
-            let mut d = 1e-6 * theta[j].abs().max(0.1);
-            if theta[j] + d > hi {
-                d = -d;
-            }
-            if theta[j] + d < lo {
-                return Ok(DVector::zeros(r.len()));
-            }
-            let mut tp = theta.to_vec();
-            tp[j] += d;
-            Ok((residual(&tp)? - r) / d)
-        });
-        let mut jac = DMatrix::zeros(r.len(), n);
-        for (j, c) in cols.into_iter().enumerate() {
-            jac.set_column(j, &c?);
-        }
-        Ok(jac)
-    };
+    let problem = RolloutProblem::new(threads, nominal, params, log, bounds)?;
     let mut theta = start.to_vec();
-    let mut r = residual(&theta)?;
-    let mut jac = jacobian(&theta, &r)?;
+    let (mut r, mut jac) = problem.jacobian(&theta, method)?;
     let mut rollouts = 1 + n;
     let mut cost = 0.5 * r.norm_squared();
     let mut history = vec![cost];
@@ -862,38 +1163,50 @@ pub fn fit_rollout_on(
     let mut iterations = 0;
     for it in 0..max_iter {
         iterations += 1;
-        let jtj = jac.transpose() * &jac;
         let g = jac.transpose() * &r;
+        // active set: parameters at a bound with the descent direction pointing outside
+        let free: Vec<usize> = (0..n)
+            .filter(|&i| {
+                let [lo, hi] = bounds[i];
+                !((theta[i] <= lo && g[i] > 0.0) || (theta[i] >= hi && g[i] < 0.0))
+            })
+            .collect();
+        let jf = jac.select_columns(&free);
+        let jtj = jf.transpose() * &jf;
+        let gf = jf.transpose() * &r;
         let mut accepted = None;
         for _ in 0..20 {
-            let Some(step) = marquardt_step(&jtj, &g, lambda) else {
+            let Some(step) = marquardt_step(&jtj, &gf, lambda) else {
                 lambda *= 10.0;
                 continue;
             };
-            let cand: Vec<f64> = (0..n)
-                .map(|i| (theta[i] + step[i]).clamp(bounds[i][0], bounds[i][1]))
-                .collect();
-            let rc = residual(&cand)?;
+            let mut cand = theta.clone();
+            for (k, &i) in free.iter().enumerate() {
+                cand[i] = (theta[i] + step[k]).clamp(bounds[i][0], bounds[i][1]);
+            }
             rollouts += 1;
-            let cc = 0.5 * rc.norm_squared();
+            // a candidate the model or the simulation refuses (a zero mass at its bound, a
+            // diverging rollout) is a rejected step
+            let cc = problem
+                .residual(&cand)
+                .map_or(f64::INFINITY, |rc| 0.5 * rc.norm_squared());
             if cc < cost {
-                accepted = Some((cand, rc, cc));
+                accepted = Some((cand, cc));
                 lambda = (lambda / 10.0).max(1e-12);
                 break;
             }
             lambda *= 10.0;
         }
-        let Some((cand, rc, cc)) = accepted else {
+        let Some((cand, cc)) = accepted else {
             break;
         };
         let small = cost - cc <= 1e-10 * cost;
         theta = cand;
-        r = rc;
-        cost = cc;
+        (r, jac) = problem.jacobian(&theta, method)?;
+        rollouts += 1 + n;
+        cost = 0.5 * r.norm_squared();
         history.push(cost);
         on_iter(it, cost);
-        jac = jacobian(&theta, &r)?;
-        rollouts += n;
         if small {
             break;
         }

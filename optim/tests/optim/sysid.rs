@@ -331,3 +331,68 @@ fn rollout_fit_rejects_bad_input() {
     let e = sysid::fit_rollout(&nominal, &params, &log, &bad, &bounds, 5, |_, _| {});
     assert!(e.unwrap_err().contains("outside"));
 }
+
+/// The cart-pole log of the rollout tests: masses, damping, the hinge's armature and the
+/// slider's friction loss (a constraint row every step), 300 steps of excitation.
+fn rollout_problem() -> (moreau::Model, Vec<Param>, Vec<f64>, sysid::StateLog) {
+    let (nominal, _, mut params, mut truth_v) = cartpole_truth();
+    params.push(Param::Armature { dof: 1 });
+    truth_v.push(0.01);
+    params.push(Param::FrictionLoss { dof: 0 });
+    truth_v.push(0.3);
+    let truth = sysid::model_with(&nominal, &params, &truth_v).unwrap();
+    let log = sysid::StateLog {
+        qpos0: vec![0.0, 0.4],
+        qvel0: vec![0.0, 0.0],
+        ctrl: sysid::excitation(1, 300, 4.0, 10, 11),
+        measured: vec![vec![0.0; 4]; 301],
+    };
+    let log = sysid::StateLog {
+        measured: sysid::rollout_states(&truth, &log),
+        ..log
+    };
+    (nominal, params, truth_v, log)
+}
+
+/// The forward-sensitivity Jacobian of the rollout residual against central differences of
+/// whole rollouts (an independent computation: only `step` and `model_with`), at a point away
+/// from the truth. Both the sensitivities' one-step differences and `mujoco.sysid`'s
+/// forward differences of whole rollouts step by `δ = 10⁻⁶ max(|θ|, 0.1)`, an `O(δ)` error; the
+/// sensitivities must be within 1e-6 of the central differences (relative to each column's
+/// largest entry) or no farther than the forward rollout differences are (the FD's own error).
+/// The sensitivity pass's own rollout (the step split around the linearization) reproduces
+/// `step`'s residual to rounding.
+#[test]
+fn rollout_sensitivities_match_central_differences() {
+    let (nominal, params, truth_v, log) = rollout_problem();
+    let theta: Vec<f64> = truth_v.iter().map(|t| 1.2 * t).collect();
+    let bounds = vec![[0.0, 10.0]; params.len()];
+    let jac_by =
+        |method| sysid::rollout_jacobian(&nominal, &params, &log, &theta, &bounds, method).unwrap();
+    let (r, jac) = jac_by(sysid::RolloutJacobian::Sensitivity);
+    let (_, jfwd) = jac_by(sysid::RolloutJacobian::FiniteDifference);
+    let r0 = sysid::rollout_residual(&nominal, &params, &log, &theta).unwrap();
+    let rel = (&r - &r0).amax() / r0.amax();
+    assert!(rel < 1e-12, "sensitivity rollout vs step: {rel}");
+    for j in 0..params.len() {
+        let d = 1e-5 * theta[j].abs().max(0.1);
+        let at = |s: f64| {
+            let mut tp = theta.clone();
+            tp[j] += s * d;
+            sysid::rollout_residual(&nominal, &params, &log, &tp).unwrap()
+        };
+        let fd = (at(1.0) - at(-1.0)) / (2.0 * d);
+        assert!(fd.amax() > 0.0, "{:?}: zero column", params[j]);
+        let err = (jac.column(j) - &fd).amax() / fd.amax();
+        let err_fwd = (jfwd.column(j) - &fd).amax() / fd.amax();
+        eprintln!(
+            "{:?}: sensitivity {err:.2e}, forward rollout differences {err_fwd:.2e}",
+            params[j]
+        );
+        assert!(
+            err < 1e-6_f64.max(err_fwd),
+            "{:?}: sensitivity vs central FD {err:.3e} (forward FD {err_fwd:.3e})",
+            params[j]
+        );
+    }
+}
