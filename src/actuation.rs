@@ -10,7 +10,7 @@ use crate::data::{Data, Warning};
 use crate::math::quat::{mat2quat, quat2vel, sub_quat};
 use crate::math::quat::{normalize_quat, quat2mat};
 use crate::math::spatial::{body_last_dof, dof_parent};
-use crate::math::{sc, zero_fill, Scalar};
+use crate::math::{sc, Scalar};
 use crate::model::{disable, BiasType, DynType, GainType, JointType, Model, TrnType};
 use crate::smooth::tendon::{add_point_jac, add_rot_jac};
 use nalgebra::{Quaternion, Vector3};
@@ -38,13 +38,18 @@ fn clamp<T: Scalar>(x: T, r: &[f64; 2]) -> T {
     }
 }
 
-/// Actuator lengths and dense moment arms (`actuator_length`, `actuator_moment`, nu × nv).
+/// Actuator lengths and moment arms (`actuator_length`, `actuator_moment`, nu × nv, written
+/// on each row's pattern, `moment_colind`, and zero outside it).
 /// Joint: hinge/slide `L = gear₀ q`; ball `L = gear₀..₂ · rotvec(q)` with moment `gear` (rotated
 /// by `Rᵀ(q)` for jointinparent); free joints have `L = 0`, moment `gear`. Tendon:
 /// `L = gear₀ ten_length`, moment `gear₀ ten_J`. Needs [`crate::smooth::tendon::tendon`].
 pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
-    zero_fill(&mut d.actuator_moment);
+    for i in 0..m.nu {
+        for &k in d.sparse_scratch.moment_cols(i) {
+            d.actuator_moment[i * nv + k] = T::zero();
+        }
+    }
     for i in 0..m.nu {
         let g = &m.actuator_gear[i];
         let id = m.actuator_trnid[i][0].max(0) as usize;
@@ -98,7 +103,7 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
             TrnType::Tendon => {
                 let g0: T = sc(g[0]);
                 d.actuator_length[i] = g0 * d.ten_length[id];
-                for k in 0..nv {
+                for &k in d.sparse_scratch.ten_cols(id) {
                     d.actuator_moment[row + k] = g0 * d.ten_J[id * nv + k];
                 }
             }
@@ -289,31 +294,16 @@ pub fn actuator_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
         d.actuator_velocity.iter_mut().for_each(|x| *x = T::zero());
         return;
     }
+    // row i of actuator_moment is zero outside its pattern (transmission): sums over the row
+    // that start from +0 skip the exact zeros `0 · v` outside (finite `v`) without changing a
+    // bit (an RTN sum started at +0 is never −0, and `x + ±0 = x` otherwise)
     for i in 0..m.nu {
-        let (lo, hi) = moment_dofs(m, i);
-        let row = &d.actuator_moment[i * nv + lo..i * nv + hi];
-        d.actuator_velocity[i] = row
+        let row = &d.actuator_moment[i * nv..(i + 1) * nv];
+        d.actuator_velocity[i] = d
+            .sparse_scratch
+            .moment_cols(i)
             .iter()
-            .zip(&d.qvel[lo..hi])
-            .fold(T::zero(), |s, (a, v)| s + *a * *v);
-    }
-}
-
-/// The dofs `lo..hi` outside which row `i` of `actuator_moment` is zero by construction
-/// ([`transmission`]): the joint's dofs for joint transmissions, all dofs otherwise. Sums over
-/// the row that start from +0 skip the exact zeros `0 · v` outside (finite `v`) without changing
-/// a bit (an RTN sum started at +0 is never −0, and `x + ±0 = x` otherwise).
-#[inline]
-fn moment_dofs(m: &Model, i: usize) -> (usize, usize) {
-    match (
-        m.actuator_trntype[i],
-        usize::try_from(m.actuator_trnid[i][0]),
-    ) {
-        (TrnType::Joint | TrnType::JointInParent, Ok(j)) if j < m.njnt => {
-            let a = m.jnt_dofadr[j];
-            (a, a + joint_ndof(m.jnt_type[j]))
-        }
-        _ => (0, m.nv),
+            .fold(T::zero(), |s, &k| s + row[k] * d.qvel[k]);
     }
 }
 
@@ -512,11 +502,11 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     for i in 0..m.nu {
         let f = d.actuator_force[i];
-        // qfrc_actuator starts at +0: skipping the zeros of the row changes no bit (moment_dofs)
-        let (lo, hi) = moment_dofs(m, i);
-        let row = &d.actuator_moment[i * nv + lo..i * nv + hi];
-        for (q, a) in d.qfrc_actuator[lo..hi].iter_mut().zip(row) {
-            *q += *a * f;
+        // qfrc_actuator starts at +0: skipping the zeros outside the row's pattern changes no
+        // bit (actuator_velocity)
+        let row = &d.actuator_moment[i * nv..(i + 1) * nv];
+        for &k in d.sparse_scratch.moment_cols(i) {
+            d.qfrc_actuator[k] += row[k] * f;
         }
     }
     // actuatorgravcomp joints: their gravity compensation counts as actuator force (it is left

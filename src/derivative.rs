@@ -175,12 +175,14 @@ fn d_passive_vel_scratch<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T], scrat
         // ∂(a v + b v|v| + c v³)/∂v = a + 2b|v| + 3c v²
         let v = d.ten_velocity[t];
         let b: T = sc::<T>(b) + sc::<T>(2.0 * p[0]) * v.abs() + sc::<T>(3.0 * p[1]) * v * v;
-        for r in 0..nv {
+        // on the row's pattern: ten_J is zero outside it
+        let cols = d.sparse_scratch.ten_cols(t);
+        for &r in cols {
             if j[r] == T::zero() {
                 continue;
             }
             let jr = j[r] * b;
-            for c in 0..nv {
+            for &c in cols {
                 out[r * nv + c] -= jr * j[c];
             }
         }
@@ -292,12 +294,14 @@ pub fn d_actuator_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
             continue;
         }
         let mom = &d.actuator_moment[u * nv..(u + 1) * nv];
-        for r in 0..nv {
+        // on the row's pattern: actuator_moment is zero outside it
+        let cols = d.sparse_scratch.moment_cols(u);
+        for &r in cols {
             if mom[r] == T::zero() {
                 continue;
             }
             let mr = mom[r] * c;
-            for cc in 0..nv {
+            for &cc in cols {
                 out[r * nv + cc] += mr * mom[cc];
             }
         }

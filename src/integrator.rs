@@ -18,6 +18,19 @@ use crate::state::integrate_pos;
 use crate::{check, forward};
 
 /// `mj_step`: check position and velocity, forward dynamics, check acceleration, integrate.
+///
+/// ```
+/// let m = moreau::load("models/cartpole.xml")?;
+/// let mut d: moreau::Data = moreau::Data::new(&m);
+/// d.reset_keyframe(&m, 0).unwrap(); // the pole near the bottom (qpos 0, 3.0)
+/// for _ in 0..100 {
+///     moreau::step(&m, &mut d);
+/// }
+/// assert!((d.time - 1.0).abs() < 1e-12); // 100 steps of 10 ms
+/// // the pole swings back through the bottom (angle π) and stays below the horizontal
+/// assert!(d.qpos[1] > std::f64::consts::FRAC_PI_2 && d.qvel[1] != 0.0);
+/// # Ok::<(), moreau::MjcfError>(())
+/// ```
 pub fn step<T: Scalar>(m: &Model, d: &mut Data<T>) {
     check::check_pos(m, d);
     check::check_vel(m, d);

@@ -11,6 +11,7 @@ use moreau::{Data, Model};
 use moreau_derivatives::{
     inverse, rne, transition, InverseOptions, Support, TransitionOptions, Workspace,
 };
+use moreau_optim::trajectory::{self, Trajectory};
 use serde_json::{json, Map, Value};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -95,6 +96,16 @@ enum Cmd {
         /// Frames kept per simulated second (poses are interpolated between them).
         #[arg(long, default_value_t = 120.0)]
         max_fps: f64,
+    },
+    /// Write a state file (qpos, qvel, act, ctrl, qacc_warmstart, time): the model's qpos0 with
+    /// zero velocity, or a keyframe. The format forward, inverse and derivatives read.
+    State {
+        model: PathBuf,
+        /// Keyframe index (default: qpos0, zero velocity, zero controls).
+        #[arg(long)]
+        keyframe: Option<usize>,
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Forward dynamics at a state; writes qacc, forces, xpos, xquat, dense qM as JSON.
     Forward {
@@ -236,6 +247,11 @@ fn main() -> ExitCode {
             title,
             max_fps,
         } => view(&model, &traj, &out, title, max_fps),
+        Cmd::State {
+            model,
+            keyframe,
+            out,
+        } => state_cmd(&model, keyframe, &out),
         Cmd::Forward { model, state, out } => forward_cmd(&model, &state, &out),
         Cmd::Inverse { model, state, out } => inverse_cmd(&model, &state, &out),
         Cmd::Derivatives {
@@ -627,8 +643,15 @@ fn simulate(
     // `ctrl` (N rows), `model` and `warning` extend the contract so that `replay` can re-run
     // the file and a reader sees what the engine reported.
     let model_path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut v = json!({ "time": time, "qpos": qpos, "qvel": qvel, "act": act, "ctrl": applied,
-                        "model": model_path.to_string_lossy(), "warning": warnings.json() });
+    let traj = Trajectory {
+        time,
+        qpos,
+        qvel,
+        act,
+        ctrl: applied,
+    };
+    let mut v =
+        traj.to_json(json!({ "model": model_path.to_string_lossy(), "warning": warnings.json() }));
     rec.insert(&mut v);
     write_json(out, &v)
 }
@@ -713,40 +736,6 @@ struct ReplayArgs<'a> {
     contacts: bool,
 }
 
-/// Reads `key` of a trajectory file as rows of exactly `n` numbers.
-fn rows_of(o: &Map<String, Value>, file: &Path, key: &str, n: usize) -> Res<Option<Vec<Vec<f64>>>> {
-    let Some(v) = o.get(key) else {
-        return Ok(None);
-    };
-    let a = v
-        .as_array()
-        .ok_or_else(|| format!("{}: '{key}' must be an array of rows", file.display()))?;
-    a.iter()
-        .enumerate()
-        .map(|(t, row)| {
-            let r = row
-                .as_array()
-                .ok_or_else(|| format!("{}: '{key}'[{t}] must be an array", file.display()))?;
-            if r.len() != n {
-                return Err(format!(
-                    "{}: '{key}'[{t}] has {} entries, the model needs {n}",
-                    file.display(),
-                    r.len()
-                ));
-            }
-            r.iter()
-                .enumerate()
-                .map(|(i, x)| {
-                    x.as_f64().ok_or_else(|| {
-                        format!("{}: '{key}'[{t}][{i}] is not a number", file.display())
-                    })
-                })
-                .collect()
-        })
-        .collect::<Res<Vec<Vec<f64>>>>()
-        .map(Some)
-}
-
 /// Largest absolute difference between two row lists and the row where it occurs.
 fn max_dev(a: &[Vec<f64>], b: &[Vec<f64>]) -> (f64, usize) {
     let mut best = (0.0, 0);
@@ -773,16 +762,9 @@ fn replay(a: ReplayArgs) -> Res<()> {
     let Value::Object(o) = v else {
         return Err(format!("{}: expected a JSON object", file.display()));
     };
-    let model_path = match (a.model, o.get("model")) {
+    let model_path = match (a.model, trajectory::model_path(&o, file)?) {
         (Some(p), _) => p.to_path_buf(),
-        (None, Some(Value::String(p))) => {
-            let p = PathBuf::from(p);
-            match (p.is_relative(), file.parent()) {
-                (true, Some(dir)) if !p.exists() => dir.join(p),
-                _ => p,
-            }
-        }
-        (None, Some(_)) => return Err(format!("{}: 'model' must be a string", file.display())),
+        (None, Some(p)) => p,
         (None, None) => {
             return Err(format!(
                 "{}: no 'model' key; pass the model with --model",
@@ -795,31 +777,15 @@ fn replay(a: ReplayArgs) -> Res<()> {
     if let Some(s) = a.integ {
         m.opt.integrator = parse_integrator(s)?;
     }
-    let need = |key: &str, n: usize| -> Res<Vec<Vec<f64>>> {
-        rows_of(&o, file, key, n)?.ok_or_else(|| format!("{}: missing '{key}'", file.display()))
-    };
-    let qpos = need("qpos", m.nq)?;
-    let qvel = need("qvel", m.nv)?;
-    // optimizers write `act` as empty rows for models without activations, or leave it out
-    let act = match rows_of(&o, file, "act", m.na)? {
-        Some(a) => a,
-        None if m.na == 0 => vec![vec![]; qpos.len()],
-        None => return Err(format!("{}: missing 'act' (na = {})", file.display(), m.na)),
-    };
-    if qpos.is_empty() {
-        return Err(format!("{}: 'qpos' has no rows", file.display()));
-    }
-    if qvel.len() != qpos.len() || act.len() != qpos.len() {
-        return Err(format!(
-            "{}: 'qpos', 'qvel', 'act' have {}, {}, {} rows (must be equal)",
-            file.display(),
-            qpos.len(),
-            qvel.len(),
-            act.len()
-        ));
-    }
+    let Trajectory {
+        time,
+        qpos,
+        qvel,
+        act,
+        ..
+    } = Trajectory::read_states(&o, file, m.nq, m.nv, m.na)?;
     let steps = qpos.len() - 1;
-    let ctrl = match (rows_of(&o, file, "ctrl", m.nu)?, a.ctrl) {
+    let ctrl = match (trajectory::rows(&o, file, "ctrl", m.nu)?, a.ctrl) {
         (_, Some(csv)) => read_ctrl(csv, m.nu, steps)?,
         (Some(c), None) => c,
         (None, None) if m.nu == 0 => vec![vec![]; steps],
@@ -838,21 +804,6 @@ fn replay(a: ReplayArgs) -> Res<()> {
             ctrl.len()
         ));
     }
-    let time = match o.get("time") {
-        Some(t) => {
-            let t = t
-                .as_array()
-                .ok_or_else(|| format!("{}: 'time' must be an array", file.display()))?;
-            t.iter()
-                .enumerate()
-                .map(|(i, x)| {
-                    x.as_f64()
-                        .ok_or_else(|| format!("{}: 'time'[{i}] is not a number", file.display()))
-                })
-                .collect::<Res<Vec<f64>>>()?
-        }
-        None => vec![],
-    };
     let mut d = Data::<f64>::new(&m);
     d.qpos.copy_from_slice(&qpos[0]);
     d.qvel.copy_from_slice(&qvel[0]);
@@ -860,33 +811,34 @@ fn replay(a: ReplayArgs) -> Res<()> {
     if let Some(t0) = time.first() {
         d.time = *t0;
     }
-    let (mut rt, mut rq, mut rv, mut ra) = (
-        vec![d.time],
-        vec![d.qpos.clone()],
-        vec![d.qvel.clone()],
-        vec![d.act.clone()],
-    );
+    // the re-simulated trajectory
+    let mut r = Trajectory {
+        time: vec![d.time],
+        qpos: vec![d.qpos.clone()],
+        qvel: vec![d.qvel.clone()],
+        act: vec![d.act.clone()],
+        ctrl: Vec::with_capacity(steps),
+    };
     let mut rec = ContactRecorder::new(&m, a.contacts && a.out.is_some());
     let mut warnings = Warnings::default();
-    let mut applied = Vec::with_capacity(steps);
     for (s, u) in ctrl.iter().take(steps).enumerate() {
         d.ctrl.copy_from_slice(u);
         rec.record(&m, &d);
-        applied.push(step_warned(&m, &mut d, &mut warnings, s));
-        rt.push(d.time);
-        rq.push(d.qpos.clone());
-        rv.push(d.qvel.clone());
-        ra.push(d.act.clone());
+        r.ctrl.push(step_warned(&m, &mut d, &mut warnings, s));
+        r.time.push(d.time);
+        r.qpos.push(d.qpos.clone());
+        r.qvel.push(d.qvel.clone());
+        r.act.push(d.act.clone());
     }
     let devs = [
-        ("qpos", max_dev(&qpos, &rq)),
-        ("qvel", max_dev(&qvel, &rv)),
-        ("act", max_dev(&act, &ra)),
+        ("qpos", max_dev(&qpos, &r.qpos)),
+        ("qvel", max_dev(&qvel, &r.qvel)),
+        ("act", max_dev(&act, &r.act)),
         (
             "time",
             max_dev(
                 &time.iter().map(|t| vec![*t]).collect::<Vec<_>>(),
-                &rt.iter().map(|t| vec![*t]).collect::<Vec<_>>(),
+                &r.time.iter().map(|t| vec![*t]).collect::<Vec<_>>(),
             ),
         ),
     ];
@@ -901,14 +853,13 @@ fn replay(a: ReplayArgs) -> Res<()> {
             .map(|(k, (e, _))| (k.to_string(), json!(e)))
             .collect();
         rec.record(&m, &d);
-        let mut v = json!({ "time": rt, "qpos": rq, "qvel": rv, "act": ra,
-                            "ctrl": applied, "max_error": errs,
-                            "model": model_path.to_string_lossy(), "warning": warnings.json() });
+        let mut v = r.to_json(json!({ "max_error": errs,
+            "model": model_path.to_string_lossy(), "warning": warnings.json() }));
         rec.insert(&mut v);
         write_json(out, &v)?;
     }
     if let Some(dir) = a.plot {
-        plot_replay(dir, &time, &qpos, &rq, &qvel, &rv)?;
+        plot_replay(dir, &time, &qpos, &r.qpos, &qvel, &r.qvel)?;
     }
     if let Some(tol) = a.tol {
         if let Some((k, (e, t))) = devs.iter().find(|(_, (e, _))| *e > tol) {
@@ -932,23 +883,14 @@ fn read_object(file: &Path) -> Res<Map<String, Value>> {
     }
 }
 
-/// The model a trajectory file names under `model` (relative paths from the file's directory
-/// when they do not exist from the working directory).
+/// The model a trajectory file names under `model` ([`trajectory::model_path`]).
 fn model_of(o: &Map<String, Value>, file: &Path) -> Res<PathBuf> {
-    match o.get("model") {
-        Some(Value::String(p)) => {
-            let p = PathBuf::from(p);
-            Ok(match (p.is_relative(), file.parent()) {
-                (true, Some(dir)) if !p.exists() => dir.join(p),
-                _ => p,
-            })
-        }
-        Some(_) => Err(format!("{}: 'model' must be a string", file.display())),
-        None => Err(format!(
+    trajectory::model_path(o, file)?.ok_or_else(|| {
+        format!(
             "{}: no 'model' key; give the model file first",
             file.display()
-        )),
-    }
+        )
+    })
 }
 
 /// `moreau view`: the HTML page of a model and its trajectories.
@@ -1124,6 +1066,21 @@ fn vec_of(state: &Map<String, Value>, file: &Path, key: &str, n: usize) -> Res<O
         })
         .collect::<Res<Vec<f64>>>()
         .map(Some)
+}
+
+/// `moreau state`: the state file of qpos0 (zero velocity, activations and controls) or of a
+/// keyframe (`mj_resetDataKeyframe`): `qpos`, `qvel`, `act`, `ctrl`, `qacc_warmstart` (zero
+/// after a reset), `time`, the keys [`read_state`] takes.
+fn state_cmd(path: &Path, keyframe: Option<usize>, out: &Path) -> Res<()> {
+    let m = load(path)?;
+    let mut d = Data::<f64>::new(&m);
+    if let Some(k) = keyframe {
+        d.reset_keyframe(&m, k)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    let v = json!({ "qpos": d.qpos, "qvel": d.qvel, "act": d.act, "ctrl": d.ctrl,
+                    "qacc_warmstart": d.qacc_warmstart, "time": d.time });
+    write_json(out, &v)
 }
 
 /// Reads a state file (`qpos`, `qvel`, `act`, `ctrl`, optional `qfrc_applied`,

@@ -41,9 +41,10 @@ use moreau_optim::collocation::InverseJacobian;
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::problems::{
     ball_push, box_push_on, contact_counts, contact_provider, hopper_hop_on, load_model, max_diff,
-    model_path, replay_tracking, trajectory_json, ContactProblem, JumpSafeDifference,
+    model_path, replay_tracking, ContactProblem, JumpSafeDifference,
 };
 use moreau_optim::progress::{table, timed_with_bar, ProgressObserver};
+use moreau_optim::trajectory::Trajectory;
 
 fn main() {
     if let Err(e) = run() {
@@ -228,11 +229,7 @@ fn run() -> Result<(), String> {
     let file = format!("target/trajopt/{file_name}.json");
     // The engine's open-loop run under the planned controls (what `moreau replay` re-simulates),
     // the plan and the PD-tracked run as extra fields.
-    let json = trajectory_json(
-        c.model.opt.timestep,
-        &qo,
-        &vo,
-        &res.eval.u,
+    let json = Trajectory::sampled(c.model.opt.timestep, &qo, &vo, &res.eval.u).to_json(
         serde_json::json!({
             "model": model_path(model_file),
             "plan_qpos": plan, "pd_tracking_qpos": qs, "ncon": ncon,

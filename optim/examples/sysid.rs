@@ -285,11 +285,7 @@ fn run() -> Result<(), String> {
     );
     std::fs::create_dir_all("target/sysid").map_err(|e| format!("target/sysid: {e}"))?;
     let out = "target/sysid/frictionloss.json";
-    let json = moreau_optim::problems::trajectory_json(
-        ident.opt.timestep,
-        &qs,
-        &vs,
-        &controls,
+    let json = moreau_optim::trajectory::Trajectory::sampled(ident.opt.timestep, &qs, &vs, &controls).to_json(
         serde_json::json!({
             "model": format!("{}/../models/cartpole_swingup.xml", env!("CARGO_MANIFEST_DIR")),
             "identified": fit.params.iter().zip(&fit.estimate)

@@ -20,8 +20,9 @@ mod plot;
 use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::ilqr::IlqrOptions;
 use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
-use moreau_optim::problems::{replay, swingup, trajectory_json, SWINGUP_PENALTY};
+use moreau_optim::problems::{replay, swingup, SWINGUP_PENALTY};
 use moreau_optim::progress::{table, timed_with_bar, ProgressObserver};
+use moreau_optim::trajectory::Trajectory;
 
 fn main() {
     if let Err(e) = run() {
@@ -96,16 +97,10 @@ fn run() -> Result<(), String> {
         });
         let lm_history = res.cost_history.clone();
         let out = format!("target/trajopt/{name}.json");
-        let json = trajectory_json(
-            dt,
-            &qs,
-            &vs,
-            &res.eval.u,
-            serde_json::json!({
-                "plan_qpos": plan, "cost_history": res.cost_history,
-                "solver": "collocation GN/LM", "cost": res.eval.cost(),
-            }),
-        );
+        let json = Trajectory::sampled(dt, &qs, &vs, &res.eval.u).to_json(serde_json::json!({
+            "plan_qpos": plan, "cost_history": res.cost_history,
+            "solver": "collocation GN/LM", "cost": res.eval.cost(),
+        }));
         std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
         println!("wrote {out}");
         page::write(

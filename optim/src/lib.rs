@@ -19,6 +19,7 @@
 //!   thread count;
 //! - [`statecost`]: a diagonal tangent-space cost shared by the iLQR and sampling planners;
 //! - [`progress`]: indicatif progress bars (an argmin observer) and summary tables;
+//! - [`trajectory`]: the trajectory JSON format of `moreau simulate`/`replay` and the examples;
 //! - [`zoo`]: the public model zoo's cache (menagerie robots, dm_control), for the examples on
 //!   public robots.
 
@@ -38,4 +39,5 @@ pub mod statecost;
 pub mod sysid;
 pub mod system;
 pub mod threads;
+pub mod trajectory;
 pub mod zoo;

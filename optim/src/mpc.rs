@@ -277,15 +277,9 @@ pub struct ClosedLoop {
     pub fallbacks: usize,
 }
 
-/// The plant's state at every physics step.
-#[derive(Clone, Debug, Default)]
-pub struct Trace {
-    pub time: Vec<f64>,
-    pub qpos: Vec<Vec<f64>>,
-    pub qvel: Vec<Vec<f64>>,
-    pub act: Vec<Vec<f64>>,
-    pub ctrl: Vec<Vec<f64>>,
-}
+/// The plant's state at every physics step, in the trajectory format
+/// ([`crate::trajectory::Trajectory`]).
+pub type Trace = crate::trajectory::Trajectory;
 
 impl ClosedLoop {
     /// Simulated time over wall time.
@@ -322,14 +316,7 @@ impl ClosedLoop {
     /// `act`, plus `ctrl`), with the keys of `extra` (an object) added. `moreau replay`
     /// re-runs it; pushes are not in the format, so a replay departs at the first push.
     pub fn trajectory_json(&self, extra: serde_json::Value) -> serde_json::Value {
-        let t = &self.trace;
-        let mut v = serde_json::json!({
-            "time": t.time, "qpos": t.qpos, "qvel": t.qvel, "act": t.act, "ctrl": t.ctrl,
-        });
-        if let (Some(o), serde_json::Value::Object(e)) = (v.as_object_mut(), extra) {
-            o.extend(e);
-        }
-        v
+        self.trace.to_json(extra)
     }
 }
 

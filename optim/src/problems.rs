@@ -141,27 +141,6 @@ pub fn replay(
     (qs, vs)
 }
 
-/// The trajectory in the JSON format of `moreau simulate` (`time`, `qpos`, `qvel`, `act`), plus
-/// `ctrl` (one fewer than the states) and any extra fields.
-pub fn trajectory_json(
-    dt: f64,
-    qpos: &[Vec<f64>],
-    qvel: &[Vec<f64>],
-    ctrl: &[Vec<f64>],
-    extra: serde_json::Value,
-) -> serde_json::Value {
-    let time: Vec<f64> = (0..qpos.len()).map(|t| t as f64 * dt).collect();
-    let mut v = serde_json::json!({
-        "time": time, "qpos": qpos, "qvel": qvel,
-        "act": vec![Vec::<f64>::new(); qpos.len()],
-        "ctrl": ctrl,
-    });
-    if let (Some(o), serde_json::Value::Object(e)) = (v.as_object_mut(), extra) {
-        o.extend(e);
-    }
-    v
-}
-
 /// A collocation problem through contact (Computation "Inverse dynamics and optimization": the
 /// soft contact model makes the contact forces a function of `(q, v, a)`, so inverse dynamics
 /// gives every force and no complementarity constraints are needed) with its initial guess.

@@ -187,10 +187,14 @@ pub struct Data<T: Scalar = f64> {
     /// COM-based motion axis of each dof.
     pub cdof: Vec<Vector6<T>>,
     pub ten_length: Vec<T>,
-    /// Tendon Jacobian, dense ntendon × nv, row-major.
+    /// Tendon Jacobian, dense ntendon × nv, row-major. The step writes and reads each row only
+    /// on its pattern (the dofs that can move the tendon's path, MuJoCo's `ten_J_colind`) and
+    /// keeps it zero elsewhere: write nothing outside it.
     pub ten_J: Vec<T>,
     pub actuator_length: Vec<T>,
-    /// Actuator moment arms, dense nu × nv, row-major.
+    /// Actuator moment arms, dense nu × nv, row-major; like `ten_J`, computed and read only on
+    /// each row's pattern (MuJoCo's `moment_colind`: the joint's dofs, the tendon's pattern,
+    /// the sites' dof chains; every dof for a body transmission), zero elsewhere.
     pub actuator_moment: Vec<T>,
     /// Composite rigid-body inertias (same layout as `cinert`).
     pub crb: Vec<[T; 10]>,

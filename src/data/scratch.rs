@@ -7,7 +7,7 @@
 
 use super::efc::{ConstraintState, ConstraintType, EfcCone, CONE_H};
 use crate::math::Scalar;
-use crate::model::{Model, WrapType};
+use crate::model::{JointType, Model, TrnType, WrapType};
 
 /// One solve's problem: the dofs and rows of an island (or of the whole system with islands
 /// disabled), gathered in island order (`map_idof2dof`, `map_iefc2efc`), with its block of M.
@@ -488,35 +488,55 @@ impl IslandScratch {
     }
 }
 
-/// Per-model sparsity tables and work space: the tendons' Jacobian patterns (MuJoCo's
-/// `ten_J_rownnz`, `ten_J_rowadr`, `ten_J_colind`) and two chain buffers.
+/// Per-model sparsity tables and work space: the patterns of the tendons' Jacobian rows
+/// (MuJoCo's `ten_J_rownnz`, `ten_J_rowadr`, `ten_J_colind`) and of the actuators' moment rows
+/// (`moment_rownnz`, `moment_rowadr`, `moment_colind`), each row's dofs in increasing order,
+/// and two chain buffers. `ten_J` and `actuator_moment` are zero outside these patterns, and the
+/// step computes and reads them only on the patterns, so that its cost grows with the number
+/// of nonzeros, not with `ntendon × nv` or `nu × nv`.
 #[derive(Clone, Debug, Default)]
 pub struct SparseScratch {
     pub ten_J_rownnz: Vec<usize>,
     pub ten_J_rowadr: Vec<usize>,
     pub ten_J_colind: Vec<usize>,
+    pub moment_rownnz: Vec<usize>,
+    pub moment_rowadr: Vec<usize>,
+    pub moment_colind: Vec<usize>,
     pub(crate) c1: Vec<usize>,
     pub(crate) c2: Vec<usize>,
 }
 
+/// Appends `buf`'s dofs, sorted and without repetitions, as the next row of a pattern.
+fn push_row(
+    buf: &mut Vec<usize>,
+    rownnz: &mut Vec<usize>,
+    rowadr: &mut Vec<usize>,
+    colind: &mut Vec<usize>,
+) {
+    buf.sort_unstable();
+    buf.dedup();
+    rowadr.push(colind.len());
+    rownnz.push(buf.len());
+    colind.extend_from_slice(buf);
+}
+
 impl SparseScratch {
-    /// Tendon patterns of `m`.
+    /// Tendon and actuator patterns of `m`.
     pub fn new(m: &Model) -> Self {
         let mut s = SparseScratch {
             c1: Vec::with_capacity(m.nv),
             c2: Vec::with_capacity(m.nv),
             ..Default::default()
         };
-        let mut mark = vec![false; m.nv];
         let mut buf = Vec::new();
         for t in 0..m.ntendon {
             let (a, n) = (m.tendon_adr[t], m.tendon_num[t]);
+            buf.clear();
             for w in a..a + n {
                 let id = m.wrap_objid.get(w).copied().unwrap_or(-1);
                 let Ok(id) = usize::try_from(id) else {
                     continue;
                 };
-                buf.clear();
                 match m.wrap_type[w] {
                     WrapType::Joint => buf.extend(m.jnt_dofadr.get(id).copied()),
                     WrapType::Site => {
@@ -527,20 +547,67 @@ impl SparseScratch {
                     }
                     WrapType::None | WrapType::Pulley => {}
                 }
-                for &k in &buf {
-                    mark[k] = true;
-                }
             }
-            s.ten_J_rowadr.push(s.ten_J_colind.len());
-            let start = s.ten_J_colind.len();
-            for (k, mk) in mark.iter_mut().enumerate() {
-                if *mk {
-                    *mk = false;
-                    s.ten_J_colind.push(k);
+            push_row(
+                &mut buf,
+                &mut s.ten_J_rownnz,
+                &mut s.ten_J_rowadr,
+                &mut s.ten_J_colind,
+            );
+        }
+        for i in 0..m.nu {
+            buf.clear();
+            // (a hand-built model may leave the actuator arrays empty: every dof then)
+            let ids = m
+                .actuator_trnid
+                .get(i)
+                .map_or([None; 2], |t| t.map(|x| usize::try_from(x).ok()));
+            let chain = |b: Option<usize>, buf: &mut Vec<usize>| {
+                if let Some(b) = b {
+                    crate::math::spatial::dof_chain(m, b, buf)
                 }
+            };
+            match (
+                m.actuator_trntype.get(i).copied().unwrap_or(TrnType::Body),
+                ids[0],
+            ) {
+                (TrnType::Joint | TrnType::JointInParent, Some(j)) if j < m.njnt => {
+                    let a = m.jnt_dofadr[j];
+                    let n = match m.jnt_type[j] {
+                        JointType::Free => 6,
+                        JointType::Ball => 3,
+                        JointType::Hinge | JointType::Slide => 1,
+                    };
+                    buf.extend(a..a + n);
+                }
+                (TrnType::Tendon, Some(t)) if t < m.ntendon => {
+                    let a = s.ten_J_rowadr[t];
+                    buf.extend_from_slice(&s.ten_J_colind[a..a + s.ten_J_rownnz[t]]);
+                }
+                (TrnType::Site | TrnType::SliderCrank, Some(s0)) if s0 < m.nsite => {
+                    chain(Some(m.site_bodyid[s0]), &mut buf);
+                    chain(
+                        ids[1].and_then(|s1| m.site_bodyid.get(s1).copied()),
+                        &mut buf,
+                    );
+                }
+                // a body transmission's contacts can involve any dof
+                _ => buf.extend(0..m.nv),
             }
-            s.ten_J_rownnz.push(s.ten_J_colind.len() - start);
+            push_row(
+                &mut buf,
+                &mut s.moment_rownnz,
+                &mut s.moment_rowadr,
+                &mut s.moment_colind,
+            );
         }
         s
+    }
+
+    /// Pattern of actuator `i`'s moment row.
+    #[inline]
+    pub fn moment_cols(&self, i: usize) -> &[usize] {
+        let a = self.moment_rowadr[i];
+        &self.moment_colind[a..a + self.moment_rownnz[i]]
     }
 }

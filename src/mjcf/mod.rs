@@ -208,6 +208,15 @@ pub(crate) fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// Loads and compiles the MJCF file at `path` (includes and assets relative to its directory).
+///
+/// ```
+/// let m = moreau::load("models/cartpole.xml")?;
+/// assert_eq!((m.nq, m.nv, m.nu), (2, 2, 1));
+/// // errors name the file, line, column and attribute
+/// let e = moreau::load("models/no_such_model.xml").unwrap_err();
+/// assert!(e.to_string().contains("no_such_model.xml"), "{e}");
+/// # Ok::<(), moreau::MjcfError>(())
+/// ```
 pub fn load(path: impl AsRef<Path>) -> Result<Model, MjcfError> {
     let path = path.as_ref();
     let name = path.display().to_string();

@@ -145,7 +145,7 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let Some(f) = tendon_spring(m, d, t) else {
                 continue;
             };
-            for i in 0..nv {
+            for &i in d.sparse_scratch.ten_cols(t) {
                 let jt = d.ten_J[t * nv + i];
                 d.qfrc_spring[i] += jt * f;
             }
@@ -165,7 +165,7 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let Some(f) = tendon_damper(m, d, t) else {
                 continue;
             };
-            for i in 0..nv {
+            for &i in d.sparse_scratch.ten_cols(t) {
                 let jt = d.ten_J[t * nv + i];
                 d.qfrc_damper[i] += jt * f;
             }

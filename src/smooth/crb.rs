@@ -51,7 +51,7 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
         let arm: T = sc(arm);
         let row = &d.ten_J[t * nv..(t + 1) * nv];
-        for i in 0..nv {
+        for &i in d.sparse_scratch.ten_cols(t) {
             let ji = row[i];
             if ji == T::zero() {
                 continue;

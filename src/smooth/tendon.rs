@@ -447,12 +447,16 @@ fn spatial<T: Scalar>(m: &Model, d: &mut Data<T>, t: usize, k: &mut usize) -> T 
     len
 }
 
-/// Computes `ten_length`, the dense `ten_J` (ntendon × nv) and the wrap path
-/// (`ten_wrapadr/ten_wrapnum/wrap_obj/wrap_xpos`) from the kinematics (needs `cdof`,
-/// `subtree_com`, `site_xpos`, `geom_xpos/xmat`).
+/// Computes `ten_length`, `ten_J` (ntendon × nv, written on each row's pattern, zero outside
+/// it) and the wrap path (`ten_wrapadr/ten_wrapnum/wrap_obj/wrap_xpos`) from the kinematics
+/// (needs `cdof`, `subtree_com`, `site_xpos`, `geom_xpos/xmat`).
 pub fn tendon<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
-    d.ten_J.iter_mut().for_each(|x| *x = T::zero());
+    for t in 0..m.ntendon {
+        for &k in d.sparse_scratch.ten_cols(t) {
+            d.ten_J[t * nv + k] = T::zero();
+        }
+    }
     let mut k = 0;
     for t in 0..m.ntendon {
         if t < d.ten_wrapadr.len() {
@@ -477,15 +481,17 @@ pub fn tendon<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
 }
 
-/// `ten_velocity = ten_J · qvel`.
+/// `ten_velocity = ten_J · qvel`, summed over the row's pattern from +0 (the exact zeros
+/// outside it add nothing for a finite `qvel`: such a sum is never −0).
 pub fn tendon_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let nv = m.nv;
     for t in 0..m.ntendon {
         let row = &d.ten_J[t * nv..(t + 1) * nv];
-        d.ten_velocity[t] = row
+        d.ten_velocity[t] = d
+            .sparse_scratch
+            .ten_cols(t)
             .iter()
-            .zip(&d.qvel)
-            .fold(T::zero(), |s, (j, v)| s + *j * *v);
+            .fold(T::zero(), |s, &k| s + row[k] * d.qvel[k]);
     }
 }
 
@@ -609,7 +615,7 @@ pub fn tendon_armature_bias<T: Scalar>(m: &Model, d: &mut Data<T>) {
             continue;
         }
         let f = tendon_jdot_qvel(m, d, t) * sc(arm);
-        for i in 0..nv {
+        for &i in d.sparse_scratch.ten_cols(t) {
             let j = d.ten_J[t * nv + i];
             d.qfrc_bias[i] += j * f;
         }

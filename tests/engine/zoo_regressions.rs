@@ -31,6 +31,18 @@ fn close(what: &str, got: &[f64], want: &[f64], tol: f64) {
     }
 }
 
+/// [`close`] on each (field, moreau's values, tolerance) against the case's field of that name.
+fn fields(case: &Value, list: &[(&str, Vec<f64>, f64)]) {
+    for (name, got, tol) in list {
+        close(name, got, &fv(&case[*name]), *tol);
+    }
+}
+
+/// A model field of fixed-size rows, flattened.
+fn flat<const N: usize>(x: &[[f64; N]]) -> Vec<f64> {
+    x.iter().flatten().copied().collect()
+}
+
 fn model(case: &Value) -> moreau::Model {
     load_from_str(case["xml"].as_str().unwrap(), &Vfs::default()).unwrap()
 }
@@ -42,35 +54,18 @@ fn model(case: &Value) -> moreau::Model {
 fn fromto_from_default_class() {
     let c = &reference()["fromto_default"];
     let m = model(c);
-    let flat3 = |x: &[[f64; 3]]| x.iter().flatten().copied().collect::<Vec<_>>();
-    let flat4 = |x: &[[f64; 4]]| x.iter().flatten().copied().collect::<Vec<_>>();
-    close("geom_pos", &flat3(&m.geom_pos), &fv(&c["geom_pos"]), 1e-15);
-    close(
-        "geom_quat",
-        &flat4(&m.geom_quat),
-        &fv(&c["geom_quat"]),
-        1e-15,
+    fields(
+        c,
+        &[
+            ("geom_pos", flat(&m.geom_pos), 1e-15),
+            ("geom_quat", flat(&m.geom_quat), 1e-15),
+            ("geom_size", flat(&m.geom_size), 1e-15),
+            ("site_pos", flat(&m.site_pos), 1e-15),
+            ("site_quat", flat(&m.site_quat), 1e-15),
+            ("site_size", flat(&m.site_size), 1e-15),
+            ("body_mass", m.body_mass.clone(), 1e-14),
+        ],
     );
-    close(
-        "geom_size",
-        &flat3(&m.geom_size),
-        &fv(&c["geom_size"]),
-        1e-15,
-    );
-    close("site_pos", &flat3(&m.site_pos), &fv(&c["site_pos"]), 1e-15);
-    close(
-        "site_quat",
-        &flat4(&m.site_quat),
-        &fv(&c["site_quat"]),
-        1e-15,
-    );
-    close(
-        "site_size",
-        &flat3(&m.site_size),
-        &fv(&c["site_size"]),
-        1e-15,
-    );
-    close("body_mass", &m.body_mass, &fv(&c["body_mass"]), 1e-14);
 }
 
 /// `fromto` with a nonzero `pos`, or on a sphere, is refused with MuJoCo's message.
@@ -157,10 +152,18 @@ fn legacy_mesh_inertia() {
     let c = &reference()["legacy_mesh"];
     let m = model(c);
     close("body_mass", &m.body_mass, &fv(&c["body_mass"]), 1e-14);
-    let inertia: Vec<f64> = m.body_inertia.iter().flatten().copied().collect();
-    close("body_inertia", &inertia, &fv(&c["body_inertia"]), 1e-13);
-    let ipos: Vec<f64> = m.body_ipos.iter().flatten().copied().collect();
-    close("body_ipos", &ipos, &fv(&c["body_ipos"]), 1e-14);
+    close(
+        "body_inertia",
+        &flat(&m.body_inertia),
+        &fv(&c["body_inertia"]),
+        1e-13,
+    );
+    close(
+        "body_ipos",
+        &flat(&m.body_ipos),
+        &fv(&c["body_ipos"]),
+        1e-14,
+    );
 }
 
 /// dm_control's humanoid_CMU: contacts come in MuJoCo's order (body pairs by body id, then geoms
@@ -269,31 +272,14 @@ fn png_height_fields() {
 fn degenerate_inertia_frames() {
     let c = &reference()["degenerate_inertia"];
     let m = model(c);
-    let flat3 = |x: &[[f64; 3]]| x.iter().flatten().copied().collect::<Vec<_>>();
-    let flat4 = |x: &[[f64; 4]]| x.iter().flatten().copied().collect::<Vec<_>>();
-    close(
-        "body_inertia",
-        &flat3(&m.body_inertia),
-        &fv(&c["body_inertia"]),
-        1e-14,
+    fields(
+        c,
+        &[
+            ("body_inertia", flat(&m.body_inertia), 1e-14),
+            ("body_iquat", flat(&m.body_iquat), 1e-13),
+            ("body_ipos", flat(&m.body_ipos), 1e-14),
+            ("geom_quat", flat(&m.geom_quat), 1e-13),
+            ("geom_pos", flat(&m.geom_pos), 1e-14),
+        ],
     );
-    close(
-        "body_iquat",
-        &flat4(&m.body_iquat),
-        &fv(&c["body_iquat"]),
-        1e-13,
-    );
-    close(
-        "body_ipos",
-        &flat3(&m.body_ipos),
-        &fv(&c["body_ipos"]),
-        1e-14,
-    );
-    close(
-        "geom_quat",
-        &flat4(&m.geom_quat),
-        &fv(&c["geom_quat"]),
-        1e-13,
-    );
-    close("geom_pos", &flat3(&m.geom_pos), &fv(&c["geom_pos"]), 1e-14);
 }

@@ -619,18 +619,13 @@ fn replay_reproduces_simulate_and_reports_deviations() {
 
 #[test]
 fn replay_reads_optimizer_trajectories() {
-    // The optimizers' format (moreau_optim::problems::trajectory_json: `act` as empty rows,
+    // The optimizers' format (moreau_optim::trajectory::Trajectory::sampled: `act` as empty rows,
     // `ctrl`, extra keys) replays on the cart-pole up to the JSON round trip (see above).
     let m = moreau::load(model("cartpole_swingup")).unwrap();
     let us: Vec<Vec<f64>> = (0..60).map(|t| vec![(t as f64 * 0.1).cos()]).collect();
     let (qs, vs) = moreau_optim::problems::replay(&m, &[0.0, 3.0], &[0.0, 0.0], &us);
-    let v = moreau_optim::problems::trajectory_json(
-        m.opt.timestep,
-        &qs,
-        &vs,
-        &us,
-        serde_json::json!({ "solver": "test", "cost_history": [1.0, 0.5] }),
-    );
+    let v = moreau_optim::trajectory::Trajectory::sampled(m.opt.timestep, &qs, &vs, &us)
+        .to_json(serde_json::json!({ "solver": "test", "cost_history": [1.0, 0.5] }));
     let p = tmp("replay_opt.json");
     std::fs::write(&p, v.to_string()).unwrap();
     let out = ok(&run(&[
@@ -931,5 +926,74 @@ fn view_writes_a_self_contained_page() {
     fails(
         &run(&["view", &m, "--out", page.to_str().unwrap(), "--max-fps=-1"]),
         "--max-fps",
+    );
+}
+
+/// `state` writes the state file forward, inverse and derivatives read: a keyframe's values as
+/// the MJCF gives them (cart-pole's `hanging`: qpos "0 3.0"), qpos0 with zero velocity and
+/// controls without `--keyframe`, and `forward` on it gives what it gives on the same state
+/// written by hand.
+#[test]
+fn state_writes_keyframes_and_qpos0() {
+    let cart = model("cartpole");
+    let st = tmp("state_key.json");
+    let s = st.to_str().unwrap();
+    ok(&run(&["state", &cart, "--keyframe", "0", "--out", s]));
+    let v = json(&st);
+    let nums = |k: &str| -> Vec<f64> {
+        v[k].as_array()
+            .unwrap_or_else(|| panic!("{k} missing"))
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    assert_eq!(nums("qpos"), [0.0, 3.0]);
+    assert_eq!(nums("qvel"), [0.0, 0.0]);
+    assert_eq!(nums("act"), Vec::<f64>::new());
+    assert_eq!(nums("ctrl"), [0.0]);
+    assert_eq!(nums("qacc_warmstart"), [0.0, 0.0]);
+    assert_eq!(v["time"].as_f64(), Some(0.0));
+    // forward reads it, and agrees with the hand-written state
+    let by_hand = tmp("state_hand.json");
+    std::fs::write(
+        &by_hand,
+        r#"{"qpos":[0,3.0],"qvel":[0,0],"act":[],"ctrl":[0]}"#,
+    )
+    .unwrap();
+    let (f1, f2) = (tmp("fwd_key.json"), tmp("fwd_hand.json"));
+    ok(&run(&[
+        "forward",
+        &cart,
+        "--state",
+        s,
+        "--out",
+        f1.to_str().unwrap(),
+    ]));
+    let h = by_hand.to_str().unwrap();
+    ok(&run(&[
+        "forward",
+        &cart,
+        "--state",
+        h,
+        "--out",
+        f2.to_str().unwrap(),
+    ]));
+    assert_eq!(json(&f1)["qacc"], json(&f2)["qacc"]);
+    assert!(json(&f1)["qacc"][1].as_f64().unwrap() != 0.0);
+
+    // qpos0: the model's reference configuration, at rest
+    ok(&run(&["state", &cart, "--out", s]));
+    let v = json(&st);
+    assert_eq!(v["qpos"], serde_json::json!([0.0, 0.0]));
+    assert_eq!(v["qvel"], serde_json::json!([0.0, 0.0]));
+    assert_eq!(v["ctrl"], serde_json::json!([0.0]));
+
+    fails(
+        &run(&["state", &cart, "--keyframe", "5", "--out", s]),
+        "keyframe 5 out of range",
+    );
+    fails(
+        &run(&["state", "/nonexistent/model.xml", "--out", s]),
+        "model.xml",
     );
 }
