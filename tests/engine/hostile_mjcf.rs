@@ -178,6 +178,48 @@ fn the_main_file_cannot_include_itself() {
     );
 }
 
+/// A spatial tendon's wrapping geom needs a site on each side (a geom next to a geom indexed
+/// past the path: a panic in the first kinematics pass before this check). MuJoCo 4.0.0 says
+/// "tendon '' (id = 0): geom at pos 1 not bracketed by sites" for this model.
+#[test]
+fn wrapping_geoms_must_be_bracketed_by_sites() {
+    let path = |p: &str| {
+        format!(
+            "<mujoco><worldbody><geom name='w' type='sphere' size='.1'/><site name='a' pos='0 0 1'/>\
+             <site name='b' pos='0 1 0'/></worldbody><tendon><spatial>{p}</spatial></tendon></mujoco>"
+        )
+    };
+    let ok = "<site site='a'/><geom geom='w'/><site site='b'/>";
+    assert_eq!(load_from_str(&path(ok), &Vfs::new()).unwrap().ntendon, 1);
+    for (p, pos) in [
+        (
+            "<site site='a'/><geom geom='w'/><geom geom='w'/><site site='b'/>",
+            1,
+        ),
+        ("<geom geom='w'/><site site='a'/><site site='b'/>", 0),
+        ("<site site='a'/><site site='b'/><geom geom='w'/>", 2),
+    ] {
+        let e = err(&path(p), &Vfs::new());
+        assert_eq!(
+            e.message,
+            format!("tendon '' (id = 0): geom at pos {pos} not bracketed by sites"),
+            "{e}"
+        );
+    }
+}
+
+/// A fixed tendon lists each joint once: MuJoCo 4.0.0 says "tendon 't' (id = 0): joint 2 is
+/// repeated" for this model (the position of the repetition in the path).
+#[test]
+fn repeated_joints_in_a_fixed_tendon_are_refused() {
+    let xml = "<mujoco><worldbody><body><joint name='j0'/><joint name='j1'/><joint name='j2'/>\
+               <geom size='.1'/></body></worldbody><tendon><fixed name='t'>\
+               <joint joint='j2' coef='1'/><joint joint='j1' coef='1'/><joint joint='j1' coef='2'/>\
+               </fixed></tendon></mujoco>";
+    let e = err(xml, &Vfs::new());
+    assert_eq!(e.message, "tendon 't' (id = 0): joint 2 is repeated", "{e}");
+}
+
 #[test]
 fn more_than_six_dofs_in_a_body_are_refused() {
     let body = |joints: &str| {

@@ -31,7 +31,8 @@ pub(super) fn compile_tendons(
             if el.children.is_empty() {
                 return Err(el.err(ErrorKind::InvalidValue, None, "tendon has no path elements"));
             }
-            for w in &el.children {
+            let mut joints = std::collections::HashSet::new();
+            for (pos, w) in el.children.iter().enumerate() {
                 let wa = A::new(w);
                 match (el.name.as_str(), w.name.as_str()) {
                     ("fixed", _) => {
@@ -41,6 +42,17 @@ pub(super) fn compile_tendons(
                                 ErrorKind::InvalidValue,
                                 "joint",
                                 "fixed tendons need hinge or slide joints",
+                            ));
+                        }
+                        // (MuJoCo's compiler check and wording; pos counts the path elements)
+                        if !joints.insert(j) {
+                            return Err(el.err(
+                                ErrorKind::InvalidValue,
+                                None,
+                                format!(
+                                    "tendon '{name}' (id = {}): joint {pos} is repeated",
+                                    m.tendon_name.len()
+                                ),
                             ));
                         }
                         let coef = wa.f64("coef")?.ok_or_else(|| {
@@ -86,6 +98,26 @@ pub(super) fn compile_tendons(
                         m.wrap_type.push(WrapType::Pulley);
                         m.wrap_objid.push(-1);
                         m.wrap_prm.push(d);
+                    }
+                }
+            }
+            // a wrapping geom needs a site on both sides (MuJoCo's compiler check and wording)
+            if el.name != "fixed" {
+                let t = &m.wrap_type[adr..];
+                for (k, w) in t.iter().enumerate() {
+                    if matches!(w, WrapType::Sphere | WrapType::Cylinder)
+                        && !(k > 0
+                            && t[k - 1] == WrapType::Site
+                            && t.get(k + 1) == Some(&WrapType::Site))
+                    {
+                        return Err(el.err(
+                            ErrorKind::InvalidValue,
+                            None,
+                            format!(
+                                "tendon '{name}' (id = {}): geom at pos {k} not bracketed by sites",
+                                m.tendon_name.len()
+                            ),
+                        ));
                     }
                 }
             }
