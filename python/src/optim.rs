@@ -804,7 +804,7 @@ impl Identified {
     /// constants that depend on it).
     fn apply(&self, m: PyRef<'_, MjModel>) -> PyResult<MjModel> {
         let out = self.inner.apply(&m.model).map_err(PyValueError::new_err)?;
-        Ok(MjModel::new(out))
+        Ok(m.derived(out))
     }
 
     fn __repr__(&self) -> String {

@@ -2191,6 +2191,14 @@ class _Batch:
     def persistent(self) -> NDArray[Any]:
         ...
 
+def _model_from_pickle(xml: object, files: object, arrays: object, options: object) -> None:
+    """
+    Rebuilds a pickled `MjModel` (`MjModel.__reduce__`): compiles the MJCF document from its
+    captured files alone, then writes back the model's values at pickling time (every
+    writeable array, the options and the actuator caches `mj_setConst` refreshes).
+    """
+    ...
+
 def _step(m: MjModel, x: NDArray[np.float64], u: NDArray[np.float64], jacobian: str | None = None, eps: float = 1e-06, centered: bool = False) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """
     `_step(m, x, u, jacobian=None, eps=1e-6, centered=False)`: the batched functional step.
