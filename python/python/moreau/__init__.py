@@ -70,6 +70,8 @@ from moreau._moreau import (  # noqa: F401
     mj_versionString,
     mjd_inverseFD,
     mjd_transitionFD,
+    get_threads,
+    set_threads,
 )
 from moreau import batch, derivatives, optim, rollout, viewer  # noqa: F401
 
