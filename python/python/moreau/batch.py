@@ -189,6 +189,18 @@ class _Named:
         return flat[:, start:start + part.size].reshape(flat.shape[0], *part.shape)
 
 
+def _named(kind, data=True):
+    """The `Batch` method giving one object's named view of kind `kind`."""
+
+    def method(self, key):
+        return _Named(self, kind, key, data)
+
+    method.__name__ = kind
+    method.__doc__ = (f"The `(nsim, ...)` slices of {kind} `key`'s fields (an id or a name), "
+                      f"as `MjData.{kind}(key)` / `MjModel.{kind}(key)` of each simulation.")
+    return method
+
+
 class Batch:
     """nsim simulations of a copy of `model` on `nthread` threads (0: every CPU); with
     `persistent`, one `MjData` per simulation instead of one per thread."""
@@ -218,47 +230,20 @@ class Batch:
             return self._models if isinstance(self._models, _moreau.MjModel) else self._models[sim]
         return self.get_model(sim) if self._any_expanded else self.model
 
-    def actuator(self, key):
-        return _Named(self, "actuator", key)
-
-    def body(self, key):
-        return _Named(self, "body", key)
-
-    def camera(self, key):
-        return _Named(self, "camera", key)
-
-    def equality(self, key):
-        return _Named(self, "equality", key, data=False)
-
-    def geom(self, key):
-        return _Named(self, "geom", key)
-
-    def joint(self, key):
-        return _Named(self, "joint", key)
-
-    def keyframe(self, key):
-        return _Named(self, "keyframe", key, data=False)
-
-    def light(self, key):
-        return _Named(self, "light", key)
-
-    def material(self, key):
-        return _Named(self, "material", key, data=False)
-
-    def numeric(self, key):
-        return _Named(self, "numeric", key, data=False)
-
-    def pair(self, key):
-        return _Named(self, "pair", key, data=False)
-
-    def sensor(self, key):
-        return _Named(self, "sensor", key)
-
-    def site(self, key):
-        return _Named(self, "site", key)
-
-    def tendon(self, key):
-        return _Named(self, "tendon", key)
+    actuator = _named("actuator")
+    body = _named("body")
+    camera = _named("camera")
+    equality = _named("equality", data=False)
+    geom = _named("geom")
+    joint = _named("joint")
+    keyframe = _named("keyframe", data=False)
+    light = _named("light")
+    material = _named("material", data=False)
+    numeric = _named("numeric", data=False)
+    pair = _named("pair", data=False)
+    sensor = _named("sensor")
+    site = _named("site")
+    tendon = _named("tendon")
 
     def __getattr__(self, name):
         if name in DATA_FIELDS:
