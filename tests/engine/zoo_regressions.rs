@@ -295,16 +295,39 @@ fn large_hull_polygons_clip() {
     for (k, pose) in c["poses"].as_array().unwrap().iter().enumerate() {
         d.qpos.copy_from_slice(&fv(&pose["qpos"]));
         moreau::forward(&m, &mut d);
-        assert_eq!(d.contact.len() as u64, pose["ncon"].as_u64().unwrap(), "pose {k}: ncon");
+        assert_eq!(
+            d.contact.len() as u64,
+            pose["ncon"].as_u64().unwrap(),
+            "pose {k}: ncon"
+        );
         let dist: Vec<f64> = d.contact.iter().map(|c| c.dist).collect();
-        let pos: Vec<f64> = d.contact.iter().flat_map(|c| c.pos.iter().copied()).collect();
+        let pos: Vec<f64> = d
+            .contact
+            .iter()
+            .flat_map(|c| c.pos.iter().copied())
+            .collect();
         let frame: Vec<f64> = d
             .contact
             .iter()
             .flat_map(|c| c.frame.transpose().iter().copied().collect::<Vec<_>>())
             .collect();
-        close(&format!("pose {k}: dist"), &dist, &fv(&pose["contact_dist"]), 1e-9);
-        close(&format!("pose {k}: pos"), &pos, &fv(&pose["contact_pos"]), 1e-9);
-        close(&format!("pose {k}: frame"), &frame, &fv(&pose["contact_frame"]), 1e-9);
+        close(
+            &format!("pose {k}: dist"),
+            &dist,
+            &fv(&pose["contact_dist"]),
+            1e-9,
+        );
+        close(
+            &format!("pose {k}: pos"),
+            &pos,
+            &fv(&pose["contact_pos"]),
+            1e-9,
+        );
+        close(
+            &format!("pose {k}: frame"),
+            &frame,
+            &fv(&pose["contact_frame"]),
+            1e-9,
+        );
     }
 }
