@@ -162,8 +162,8 @@ struct Solved {
     timestep: f64,
 }
 
-/// Direct collocation through contact on one of the project's problems (`moreau-optim`'s
-/// `problems`, as `cargo run -p moreau-optim --example contact_trajopt`): `"hopper"` (a planar
+/// Direct collocation through contact on one of the project's problems (the `moreau-problems`
+/// crate, as `cargo run -p moreau-optim --example contact_trajopt`): `"hopper"` (a planar
 /// hopper hopping `distance` = 0.15 m forward, models/hopper_hop.xml), `"ball"` (a finger
 /// pushing a ball 0.2 m, models/ball_push.xml) or `"box"` (a finger pushing a box 0.2 m,
 /// models/box_push.xml), over `horizon` knots, solved by Gauss–Newton/Levenberg–Marquardt.
@@ -187,7 +187,7 @@ pub fn contact_trajopt(
 ) -> PyResult<CollocationResult> {
     use moreau_optim::collocation::{Analytic, InverseJacobian};
     use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
-    use moreau_optim::problems as pr;
+    use moreau_problems as pr;
     if !["hopper", "ball", "box"].contains(&problem) {
         return Err(PyValueError::new_err(format!(
             "unknown problem '{problem}' (hopper, ball or box)"

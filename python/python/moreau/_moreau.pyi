@@ -2749,8 +2749,8 @@ class _Optim(ModuleType):
     @staticmethod
     def contact_trajopt(problem: object = 'hopper', horizon: object = 60, distance: object = None, max_iters: object = 300, jacobians: object = 'analytic', defect_tol: object = None, progress: object = False, callback: object = None) -> CollocationResult:
         """
-        Direct collocation through contact on one of the project's problems (`moreau-optim`'s
-        `problems`, as `cargo run -p moreau-optim --example contact_trajopt`): `"hopper"` (a planar
+        Direct collocation through contact on one of the project's problems (the `moreau-problems`
+        crate, as `cargo run -p moreau-optim --example contact_trajopt`): `"hopper"` (a planar
         hopper hopping `distance` = 0.15 m forward, models/hopper_hop.xml), `"ball"` (a finger
         pushing a ball 0.2 m, models/ball_push.xml) or `"box"` (a finger pushing a box 0.2 m,
         models/box_push.xml), over `horizon` knots, solved by Gauss–Newton/Levenberg–Marquardt.
