@@ -900,9 +900,23 @@ impl<'a> RolloutProblem<'a> {
         &self,
         m: &Model,
         pp: &ParamPartials,
-    ) -> Result<Option<(DVector<f64>, DMatrix<f64>)>, String> {
-        use moreau::pipeline::{check_acc, check_pos, check_vel, integrate};
+        theta: &[f64],
+    ) -> Result<Option<(DVector<f64>, DMatrix<f64>, usize)>, String> {
+        use moreau::pipeline::{check_acc, check_pos, check_vel, integrate, step_skip, Skip};
         use moreau_derivatives::{TransitionOptions, Workspace};
+        // the columns of one-step differences (ParamPartials::one_step): their perturbed models
+        let mut fd_cols = Vec::new();
+        for &j in &pp.one_step {
+            let Some(delta) = self.delta(theta, j) else {
+                continue;
+            };
+            let mut tp = theta.to_vec();
+            tp[j] += delta;
+            let mp = model_with(self.nominal, self.params, &tp)?;
+            let dp = Data::new(&mp);
+            fd_cols.push((j, delta, mp, dp));
+        }
+        let mut dx = vec![0.0; 2 * m.nv + m.na];
         let (nq, nv, na) = (m.nq, m.nv, m.na);
         let (ndx, n) = (2 * nv + na, self.params.len());
         let log = self.log;
@@ -934,14 +948,32 @@ impl<'a> RolloutProblem<'a> {
             if !pp.columns(m, &d, &aint, &mut force, &mut he) {
                 return Ok(None);
             }
-            let g = ws
+            let mut g = ws
                 .transition_params(m, &d, &force, &he)
                 .map_err(|e| format!("parameter Jacobian: {e}"))?;
-            s = a * s + g;
+            for (_, _, _, dp) in fd_cols.iter_mut() {
+                dp.qpos.copy_from_slice(&d.qpos);
+                dp.qvel.copy_from_slice(&d.qvel);
+                dp.act.copy_from_slice(&d.act);
+                dp.qacc_warmstart.copy_from_slice(&d.qacc_warmstart);
+                dp.ctrl.copy_from_slice(&d.ctrl);
+            }
             integrate(m, &mut d);
             if d.warning.iter().any(|w| w.number > 0) {
                 return Err(format!("rollout: bad state at step {t}"));
             }
+            // ∂f/∂θ_j = (f(x_t; θ + δ e_j) ⊖ x_{t+1}) / δ
+            for (j, delta, mp, dp) in fd_cols.iter_mut() {
+                step_skip(mp, dp, Skip::None, true);
+                moreau::differentiate_pos(m, &mut dx[..nv], 1.0, &d.qpos, &dp.qpos);
+                for (i, v) in dp.qvel.iter().chain(&dp.act).enumerate() {
+                    dx[nv + i] = v - if i < nv { d.qvel[i] } else { d.act[i - nv] };
+                }
+                for (i, v) in dx.iter().enumerate() {
+                    g[(i, *j)] = v / *delta;
+                }
+            }
+            s = a * s + g;
             sim.extend(d.qpos.iter().chain(&d.qvel));
             // the residual rows of x_{t+1}: −(∂qpos, ∂qvel)/scale
             for j in 0..n {
@@ -955,7 +987,7 @@ impl<'a> RolloutProblem<'a> {
         }
         let w = nq + nv;
         let r = self.residual_of(|t| &sim[t * w..(t + 1) * w])?;
-        Ok(Some((r, jac)))
+        Ok(Some((r, jac, 1 + fd_cols.len())))
     }
 
     /// Forward sensitivities with `∂f/∂θ|_t` by one-step forward differences.
@@ -1086,8 +1118,8 @@ impl<'a> RolloutProblem<'a> {
             RolloutJacobian::Sensitivity => {
                 let m = model_with(self.nominal, self.params, theta)?;
                 if let Some(pp) = ParamPartials::new(&m, self, theta)? {
-                    if let Some((r, j)) = self.jacobian_sensitivity_analytic(&m, &pp)? {
-                        return Ok((r, j, 1));
+                    if let Some(out) = self.jacobian_sensitivity_analytic(&m, &pp, theta)? {
+                        return Ok(out);
                     }
                 }
                 let (r, j) = self.jacobian_sensitivity_fd(&m, theta)?;
@@ -1131,6 +1163,10 @@ impl<'a> RolloutProblem<'a> {
 /// parameters ([`ParamPartials::columns`] says so per step).
 struct ParamPartials {
     params: Vec<Param>,
+    /// Parameters whose step is not differentiable at their value, taken by one-step forward
+    /// differences instead: a friction loss at 0 (no constraint row: the derivative into the
+    /// feasible side is that of a row created saturated).
+    one_step: Vec<usize>,
     /// `∂dof_invweight0/∂θ_j` (`nv` per parameter; empty for parameters that do not move it).
     dw: Vec<Vec<f64>>,
     damper: bool,
@@ -1186,8 +1222,12 @@ impl ParamPartials {
             };
             dw.push(col);
         }
+        let one_step = (0..p.params.len())
+            .filter(|&j| matches!(p.params[j], Param::FrictionLoss { dof } if m.dof_frictionloss[dof] == 0.0))
+            .collect();
         Ok(Some(ParamPartials {
             params: p.params.to_vec(),
+            one_step,
             dw,
             damper: !m.opt.disabled(disable::DAMPER),
             eulerdamp: m.opt.integrator != Integrator::Euler || !m.opt.disabled(disable::EULERDAMP),
