@@ -771,6 +771,9 @@ pub enum RolloutJacobian {
     FiniteDifference,
 }
 
+/// A residual, its Jacobian and the rollouts simulated for them.
+type Linearized = (DVector<f64>, DMatrix<f64>, usize);
+
 /// The residual of [`fit_rollout`] and its Jacobians.
 struct RolloutProblem<'a> {
     threads: &'a Threads,
@@ -901,7 +904,7 @@ impl<'a> RolloutProblem<'a> {
         m: &Model,
         pp: &ParamPartials,
         theta: &[f64],
-    ) -> Result<Option<(DVector<f64>, DMatrix<f64>, usize)>, String> {
+    ) -> Result<Option<Linearized>, String> {
         use moreau::pipeline::{check_acc, check_pos, check_vel, integrate, step_skip, Skip};
         use moreau_derivatives::{TransitionOptions, Workspace};
         // the columns of one-step differences (ParamPartials::one_step): their perturbed models
@@ -1108,11 +1111,7 @@ impl<'a> RolloutProblem<'a> {
     /// The residual, its Jacobian, and the trajectories simulated for them in rollouts of the
     /// log's length (`1 + n`, or 1 for analytic sensitivities: the nominal rollout with its
     /// linearization).
-    fn jacobian(
-        &self,
-        theta: &[f64],
-        method: RolloutJacobian,
-    ) -> Result<(DVector<f64>, DMatrix<f64>, usize), String> {
+    fn jacobian(&self, theta: &[f64], method: RolloutJacobian) -> Result<Linearized, String> {
         let n = self.params.len();
         match method {
             RolloutJacobian::Sensitivity => {
