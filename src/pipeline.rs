@@ -35,7 +35,9 @@ pub use crate::math::sc;
 
 // ------------------------------------------------------------ position
 pub use crate::actuation::transmission;
-pub use crate::collision::{collide_geoms, collision, differentiable, pair_limit};
+pub use crate::collision::{
+    collide_geoms, collision, differentiable, pair_limit, CollisionScratch,
+};
 pub use crate::constraint::assemble::{contact_nrow, make_constraint};
 pub use crate::constraint::sparse::is_sparse;
 pub use crate::forward::fwd_position;

@@ -91,7 +91,7 @@ fn geometry(m: &Model, d: &Data<f64>, dd: &mut Data<Dual64>, w: &mut Work) -> bo
                     }
                 }
                 w.out.clear();
-                let _ = collide_geoms(m, dd, g[0], g[1], lim, &mut w.out);
+                let _ = collide_geoms(m, dd, g[0], g[1], lim, &mut w.out, &mut w.collision);
                 if w.out.len() != n
                     || w.out.iter().zip(&d.contact[i..i + n]).any(|(a, b)| {
                         a.geom != b.geom || a.dist.re != b.dist || a.pos.map(|x| x.re) != b.pos

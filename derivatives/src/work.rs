@@ -7,6 +7,7 @@
 
 use moreau::data::Contact;
 use moreau::model::Model;
+use moreau::pipeline::CollisionScratch;
 use moreau::Data;
 use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
 use num_dual::Dual64;
@@ -191,6 +192,8 @@ pub(crate) struct Cp {
 #[derive(Default)]
 pub struct ConstraintWork {
     pub(crate) out: Vec<Contact<Dual64>>,
+    /// The narrow phase's working storage for the dual collider runs.
+    pub(crate) collision: CollisionScratch,
     /// Per contact: `NG × 12` geometry Jacobian (row-major by output) and whether it is set.
     pub(crate) geo: Vec<[f64; NG * 12]>,
     pub(crate) va: Vec<V6>,

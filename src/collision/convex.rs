@@ -10,7 +10,7 @@
 //! No allocation: the simplex and the EPA polytope live in fixed-size arrays (the polytope is
 //! kept per thread, so a call does not clear it).
 
-use super::{cvxdiff, f64of, meshpoly, multiccd, Sink};
+use super::{cvxdiff, f64of, meshpoly, multiccd, CollisionScratch, Sink};
 use crate::data::Data;
 use crate::math::{sc, Scalar};
 use crate::model::{disable, GeomType, Model};
@@ -304,8 +304,14 @@ const MAXV: usize = 400;
 const MAXF: usize = 800;
 
 /// Signed distance between convex shapes `a` and `b` with witness points: GJK when separated,
-/// EPA when penetrating. `None` if the iteration breaks down.
-pub fn penetration(a: &Posed, b: &Posed, tol: f64, iters: usize) -> Option<ConvexContact> {
+/// EPA when penetrating (its polytope in `scratch`). `None` if the iteration breaks down.
+pub fn penetration(
+    a: &Posed,
+    b: &Posed,
+    tol: f64,
+    iters: usize,
+    scratch: &mut CollisionScratch,
+) -> Option<ConvexContact> {
     let mut s = [Vert::default(); 4];
     let mut n = 1;
     let mut lam = [1.0, 0.0, 0.0, 0.0];
@@ -360,7 +366,7 @@ pub fn penetration(a: &Posed, b: &Posed, tol: f64, iters: usize) -> Option<Conve
             normal: dvec / dist,
         });
     }
-    epa(a, b, &mut s, n, tol, iters)
+    epa(a, b, &mut s, n, tol, iters, scratch.polytope())
 }
 
 /// Expanding polytope: grows the simplex into a tetrahedron around the origin, then expands
@@ -372,6 +378,7 @@ fn epa(
     mut n: usize,
     tol: f64,
     iters: usize,
+    polytope: &mut Polytope,
 ) -> Option<ConvexContact> {
     // complete the simplex to a non-degenerate tetrahedron
     let dirs = [V3::x(), V3::y(), V3::z(), -V3::x(), -V3::y(), -V3::z()];
@@ -414,7 +421,7 @@ fn epa(
     if n < 4 {
         return None;
     }
-    POLYTOPE.with_borrow_mut(|p| expand(a, b, s, tol, iters, p))
+    expand(a, b, s, tol, iters, polytope)
 }
 
 /// A face of the EPA polytope: vertex indices (outward winding) and its plane (unit normal,
@@ -425,9 +432,9 @@ struct Face {
     plane: Option<(V3, f64)>,
 }
 
-/// The EPA polytope's storage, one per thread: kept between calls so that a call does not
-/// clear (memset) ~90 kB of arrays it mostly leaves unused.
-struct Polytope {
+/// The EPA polytope's storage, kept in `Data` ([`super::CollisionScratch`]) between calls so
+/// that a call does not clear (memset) ~90 kB of arrays it mostly leaves unused.
+pub(crate) struct Polytope {
     vs: [Vert; MAXV],
     faces: [Face; MAXF],
     edges: [[usize; 2]; MAXF],
@@ -435,14 +442,21 @@ struct Polytope {
 
 const V0: V3 = V3::new(0.0, 0.0, 0.0);
 
-thread_local! {
-    static POLYTOPE: std::cell::RefCell<Polytope> = const {
-        std::cell::RefCell::new(Polytope {
-            vs: [Vert { w: V0, a: V0, b: V0 }; MAXV],
-            faces: [Face { v: [0; 3], plane: None }; MAXF],
+impl Polytope {
+    pub(crate) const fn new() -> Self {
+        Polytope {
+            vs: [Vert {
+                w: V0,
+                a: V0,
+                b: V0,
+            }; MAXV],
+            faces: [Face {
+                v: [0; 3],
+                plane: None,
+            }; MAXF],
             edges: [[0; 2]; MAXF],
-        })
-    };
+        }
+    }
 }
 
 fn face_plane(vs: &[Vert], f: [usize; 3]) -> Face {
@@ -457,7 +471,7 @@ fn face_plane(vs: &[Vert], f: [usize; 3]) -> Face {
     Face { v: f, plane }
 }
 
-/// The EPA expansion from the tetrahedron `s` (in the thread's [`Polytope`]).
+/// The EPA expansion from the tetrahedron `s` (in the polytope `p`).
 fn expand(
     a: &Posed,
     b: &Posed,
@@ -573,13 +587,14 @@ pub fn pair_contact<'a, T: Scalar>(
     d: &Data<T>,
     g1: usize,
     g2: usize,
+    scratch: &mut CollisionScratch,
 ) -> Option<(Posed<'a>, Posed<'a>, ConvexContact)> {
     let (a, b) = (posed(m, d, g1)?, posed(m, d, g2)?);
     let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
     let iters = m.opt.ccd_iterations.max(50);
-    let c = match core_contact(&a, &b, tol, iters) {
+    let c = match core_contact(&a, &b, tol, iters, scratch) {
         Some(c) => c,
-        None => penetration(&a, &b, tol, iters)?,
+        None => penetration(&a, &b, tol, iters, scratch)?,
     };
     Some((a, b, c))
 }
@@ -601,12 +616,18 @@ fn core<'a>(p: &Posed<'a>) -> (Posed<'a>, f64) {
 /// on the edge of Spot's leg mesh gets the exact normal and distance, to 1e-16, at every
 /// `ccd_tolerance` from 1e-6 to 1e-14; the rounded-shape search here was 2e-5 off in the normal).
 /// None when neither is rounded or the cores overlap (then the search on the whole shapes).
-fn core_contact(a: &Posed, b: &Posed, tol: f64, iters: usize) -> Option<ConvexContact> {
+fn core_contact(
+    a: &Posed,
+    b: &Posed,
+    tol: f64,
+    iters: usize,
+    scratch: &mut CollisionScratch,
+) -> Option<ConvexContact> {
     let ((ca, ra), (cb, rb)) = (core(a), core(b));
     if ra == 0.0 && rb == 0.0 {
         return None;
     }
-    let c = penetration(&ca, &cb, tol, iters)?;
+    let c = penetration(&ca, &cb, tol, iters, scratch)?;
     if !(c.dist > 0.0) {
         return None;
     }
@@ -626,7 +647,7 @@ fn core_contact(a: &Posed, b: &Posed, tol: f64, iters: usize) -> Option<ConvexCo
 /// witness points.
 pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;
-    let Some((a, b, c)) = pair_contact(m, d, g1, g2) else {
+    let Some((a, b, c)) = pair_contact(m, d, g1, g2, s.scratch) else {
         return;
     };
     if !(c.dist <= f64of(s.margin)) {
@@ -786,7 +807,7 @@ mod tests {
                 pos: pb,
                 mat: rot(V3::new(1.0, 2.0, 3.0), t),
             };
-            let c = penetration(&a, &b, 1e-10, 50).unwrap();
+            let c = penetration(&a, &b, 1e-10, 50, &mut CollisionScratch::default()).unwrap();
             worst = worst.max((c.dist - (pb.norm() - 0.17)).abs());
             let a = Posed {
                 shape: Shape::Capsule(0.07, 0.15),
@@ -798,7 +819,7 @@ mod tests {
                 pos: pb,
                 mat: rot(V3::new(1.0, 0.2, 0.5), 2.0 * t),
             };
-            let c = penetration(&a, &b, 1e-10, 50).unwrap();
+            let c = penetration(&a, &b, 1e-10, 50, &mut CollisionScratch::default()).unwrap();
             let (a1, a2) = (a.mat.column(2).into_owned(), b.mat.column(2).into_owned());
             let (s, u) =
                 super::super::primitive::seg_seg_params(&a.pos, &a1, 0.15, &b.pos, &a2, 0.1);

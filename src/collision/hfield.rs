@@ -34,11 +34,6 @@ use nalgebra::Vector3;
 
 type V3 = Vector3<f64>;
 
-thread_local! {
-    /// The EPA polytope of [`native`], kept per thread (no allocation in `step`).
-    static POLY: std::cell::RefCell<native::Poly> = const { std::cell::RefCell::new(native::Poly::new()) };
-}
-
 /// Height field (geom 0) against any convex geom (geom 1).
 pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [gh, g] = s.geom;
@@ -129,17 +124,15 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
                 let mut hit_face = None;
                 let ct = if let Some(geom) = &native_geom {
                     let prism = pr.map(|q| V3::new(q[0], q[1], q[2]));
-                    let r = POLY.with(|pt| {
-                        native::penetration(
-                            &mut pt.borrow_mut(),
-                            &prism,
-                            geom,
-                            lpos,
-                            m.opt.ccd_iterations,
-                            m.opt.ccd_tolerance,
-                            discrete,
-                        )
-                    });
+                    let r = native::penetration(
+                        s.scratch.hfield(),
+                        &prism,
+                        geom,
+                        lpos,
+                        m.opt.ccd_iterations,
+                        m.opt.ccd_tolerance,
+                        discrete,
+                    );
                     let Some(native::Hit {
                         depth,
                         pa,
@@ -166,7 +159,7 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
                         normal: hm * dir,
                     }
                 } else {
-                    match penetration(&a, &b, tol, m.opt.ccd_iterations.max(50)) {
+                    match penetration(&a, &b, tol, m.opt.ccd_iterations.max(50), s.scratch) {
                         Some(ct) => ct,
                         None => continue,
                     }

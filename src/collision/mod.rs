@@ -66,6 +66,8 @@ pub fn frame_from_normal<T: Scalar>(n: Vector3<T>, t: Option<Vector3<T>>) -> Mat
 /// margin/gap).
 pub struct Sink<'a, T: Scalar> {
     pub out: &'a mut Vec<Contact<T>>,
+    /// The narrow phase's working storage (EPA polytopes, the multi-contact patch).
+    pub scratch: &'a mut CollisionScratch,
     /// Most contacts `out` may hold (`Data::nconmax`).
     pub limit: usize,
     /// Contacts are kept up to this distance (margin + gap).
@@ -117,6 +119,85 @@ pub fn has_collider(t1: GeomType, t2: GeomType) -> bool {
     )
 }
 
+/// Working storage of the narrow phase: the EPA polytopes of the convex search and of the
+/// height-field prisms, and the multi-contact patch buffer (about 90, 20 and 28 kB). Kept in
+/// `Data` between calls and never cleared; the contents carry nothing from one call to the
+/// next. [`CollisionScratch::for_model`] allocates them up front for a model with geoms that
+/// reach the convex search (so that stepping does not allocate); otherwise a buffer is
+/// allocated the first time a pair needs it.
+#[derive(Default)]
+pub struct CollisionScratch {
+    polytope: Option<Box<convex::Polytope>>,
+    hfield: Option<Box<hfield::native::Poly>>,
+    patch: Option<Box<multiccd::PatchBuf>>,
+}
+
+impl CollisionScratch {
+    /// Empty for a model whose geoms are only planes, spheres and capsules (their pairs have
+    /// closed-form colliders); the three buffers otherwise.
+    pub fn for_model(m: &Model) -> Self {
+        use GeomType::*;
+        let mut s = Self::default();
+        if m.geom_type
+            .iter()
+            .any(|t| !matches!(t, Plane | Sphere | Capsule))
+        {
+            s.polytope();
+            s.hfield();
+            let p = s.take_patch();
+            s.put_patch(p);
+        }
+        s
+    }
+
+    /// The convex search's EPA polytope.
+    fn polytope(&mut self) -> &mut convex::Polytope {
+        self.polytope
+            .get_or_insert_with(|| Box::new(convex::Polytope::new()))
+    }
+
+    /// The height-field prisms' EPA polytope.
+    fn hfield(&mut self) -> &mut hfield::native::Poly {
+        self.hfield
+            .get_or_insert_with(|| Box::new(hfield::native::Poly::new()))
+    }
+
+    /// The multi-contact patch buffer, out of the scratch for a call ([`Self::put_patch`]).
+    fn take_patch(&mut self) -> Box<multiccd::PatchBuf> {
+        self.patch
+            .take()
+            .unwrap_or_else(|| Box::new(multiccd::PatchBuf::new()))
+    }
+
+    fn put_patch(&mut self, b: Box<multiccd::PatchBuf>) {
+        self.patch = Some(b);
+    }
+}
+
+impl Clone for CollisionScratch {
+    /// Fresh storage for the buffers `self` has (the contents are scratch).
+    fn clone(&self) -> Self {
+        let mut s = Self::default();
+        if self.polytope.is_some() {
+            s.polytope();
+        }
+        if self.hfield.is_some() {
+            s.hfield();
+        }
+        if self.patch.is_some() {
+            let p = s.take_patch();
+            s.put_patch(p);
+        }
+        s
+    }
+}
+
+impl std::fmt::Debug for CollisionScratch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CollisionScratch")
+    }
+}
+
 /// Narrow phase for one geom pair (Computation "Checking"): pushes the geometric contacts (dist,
 /// pos, frame, geom; default parameters) with `dist <= margin` into `out`, up to
 /// `Data::nconmax` contacts. The geom with the lower type becomes `geom[0]`. Returns (contacts added, capacity
@@ -128,8 +209,9 @@ pub fn collide_geoms<T: Scalar>(
     g2: usize,
     margin: f64,
     out: &mut Vec<Contact<T>>,
+    scratch: &mut CollisionScratch,
 ) -> (usize, bool) {
-    collide_checked(m, d, g1, g2, margin, out, false)
+    collide_checked(m, d, [g1, g2], margin, out, scratch, false)
 }
 
 /// [`collide_geoms`]; `finite`: both geoms' poses are known to be finite (the broad phase
@@ -137,10 +219,10 @@ pub fn collide_geoms<T: Scalar>(
 fn collide_checked<T: Scalar>(
     m: &Model,
     d: &Data<T>,
-    g1: usize,
-    g2: usize,
+    [g1, g2]: [usize; 2],
     margin: f64,
     out: &mut Vec<Contact<T>>,
+    scratch: &mut CollisionScratch,
     finite: bool,
 ) -> (usize, bool) {
     let (g1, g2) = if (m.geom_type[g1] as i32) > (m.geom_type[g2] as i32) {
@@ -150,6 +232,7 @@ fn collide_checked<T: Scalar>(
     };
     let mut s = Sink {
         out,
+        scratch,
         limit: d.nconmax,
         margin: sc(margin),
         geom: [g1, g2],
@@ -384,8 +467,10 @@ fn narrow_pair<T: Scalar>(
     params: impl FnOnce() -> Params,
 ) {
     let mut out = std::mem::take(&mut d.contact);
+    let mut scratch = d.scratch_collision.take().unwrap_or_default();
     let start = out.len();
-    let (added, full) = collide_checked(m, d, g1, g2, lim, &mut out, finite);
+    let (added, full) = collide_checked(m, d, [g1, g2], lim, &mut out, &mut scratch, finite);
+    d.scratch_collision = Some(scratch);
     if added > 0 {
         let p = params();
         debug_assert_eq!(lim, p.margin + p.gap);

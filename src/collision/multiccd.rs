@@ -818,9 +818,9 @@ struct Trace<'a> {
 /// Working storage of [`traced_patch`], filled in place (returning these arrays by value cost
 /// more than the clipping itself): the patch, and per patch point its clip origin and its
 /// clipped point before projection (indices as in the patch).
-/// Also the clipping polygon and the clipper's second buffer. One per thread ([`PATCH_BUF`]),
-/// so that a call does not clear ~28 kB.
-struct PatchBuf {
+/// Also the clipping polygon and the clipper's second buffer. Kept in `Data`
+/// ([`super::CollisionScratch`]), so that a call does not clear ~28 kB.
+pub(crate) struct PatchBuf {
     patch: Patch,
     lab: [[Lab; MAXP]; 2],
     clipped: [V3; MAXP],
@@ -831,7 +831,7 @@ struct PatchBuf {
 const Z3: V3 = V3::new(0.0, 0.0, 0.0);
 
 impl PatchBuf {
-    const fn new() -> Self {
+    pub(crate) const fn new() -> Self {
         PatchBuf {
             patch: Patch {
                 n: 0,
@@ -846,10 +846,6 @@ impl PatchBuf {
             other: [Z3; MAXP],
         }
     }
-}
-
-thread_local! {
-    static PATCH_BUF: std::cell::RefCell<PatchBuf> = const { std::cell::RefCell::new(PatchBuf::new()) };
 }
 
 /// The patch of the pair `geom` (posed by `pose`, penetration result `c`) with points beyond
@@ -985,7 +981,11 @@ pub fn multi_contact<T: Scalar>(
     c: &ConvexContact,
     s: &mut Sink<T>,
 ) -> bool {
-    PATCH_BUF.with_borrow_mut(|buf| multi_contact_in(m, pose, tpose, c, s, buf))
+    // the buffer leaves the sink for the call (the sink is passed on); no allocation
+    let mut buf = s.scratch.take_patch();
+    let r = multi_contact_in(m, pose, tpose, c, s, &mut buf);
+    s.scratch.put_patch(buf);
+    r
 }
 
 /// [`multi_contact`] with its working storage.

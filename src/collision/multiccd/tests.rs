@@ -356,7 +356,8 @@ fn cylinder_patches_match_mujoco() {
             let mut pose_err = [0.0f64; 3];
             if ok && !theirs.is_empty() {
                 let g = d.contact[0].geom;
-                let patch = pair_contact(&m, &d, g[0], g[1]).and_then(|(a, b, c)| {
+                let mut scratch = crate::collision::CollisionScratch::default();
+                let patch = pair_contact(&m, &d, g[0], g[1], &mut scratch).and_then(|(a, b, c)| {
                     let lim = (0..2)
                         .map(|i| m.geom_margin[g[i]] + m.geom_gap[g[i]])
                         .sum::<f64>();
