@@ -783,7 +783,8 @@ impl Model {
             let mut t = 0;
             while let Ok(ju) = usize::try_from(j) {
                 self.dof_MDlower.push(diag - t);
-                self.dof_MDupper.push(self.d_adr(ju, i).unwrap_or(usize::MAX));
+                self.dof_MDupper
+                    .push(self.d_adr(ju, i).unwrap_or(usize::MAX));
                 t += 1;
                 j = self.dof_parentid[ju];
             }

@@ -28,8 +28,8 @@
 use crate::work::Work;
 use moreau::model::{disable, BiasType, GainType, Integrator, JointType, Model, TrnType, WrapType};
 use moreau::pipeline::{
-    actuator_force_dvel, cross_force, cross_motion, d_rne_vel, d_rne_vel_with, damping_slope, dof_damping_deriv,
-    dof_parent, euler_damped, gyro_blocks, inert_mul, is_fixed, sc, smooth_vel,
+    actuator_force_dvel, cross_force, cross_motion, d_rne_vel, d_rne_vel_with, damping_slope,
+    dof_damping_deriv, dof_parent, euler_damped, gyro_blocks, inert_mul, is_fixed, sc, smooth_vel,
 };
 use moreau::{Data, Scalar};
 use nalgebra::DMatrix;
