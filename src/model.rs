@@ -734,6 +734,7 @@ impl Model {
     /// maps `dof_MDlower`, `dof_MDupper` from `dof_parentid` and `dof_Madr` (parents have
     /// smaller indices than their children); [`Model::fill_dof_mcol`] calls it. A model built by
     /// hand must call it before the implicit integrators run.
+    #[allow(clippy::needless_range_loop)]
     pub fn fill_d_sparse(&mut self) {
         let nv = self.nv;
         // descendants of every dof, ascending (pushed in increasing child order)
