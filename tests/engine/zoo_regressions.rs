@@ -283,3 +283,51 @@ fn degenerate_inertia_frames() {
         ],
     );
 }
+
+/// Menagerie's Robotiq 2F-85 (and ALOHA, Spot with its arm): a hull polygon of more than 64
+/// corners takes part in the multi-contact patch; a box edge across the rim of an 80-gon cap
+/// gets MuJoCo's two clipped contacts, not the single fallback.
+#[test]
+fn large_hull_polygons_clip() {
+    let c = &reference()["large_polygon"];
+    let m = model(c);
+    let mut d = Data::<f64>::new(&m);
+    for (k, pose) in c["poses"].as_array().unwrap().iter().enumerate() {
+        d.qpos.copy_from_slice(&fv(&pose["qpos"]));
+        moreau::forward(&m, &mut d);
+        assert_eq!(
+            d.contact.len() as u64,
+            pose["ncon"].as_u64().unwrap(),
+            "pose {k}: ncon"
+        );
+        let dist: Vec<f64> = d.contact.iter().map(|c| c.dist).collect();
+        let pos: Vec<f64> = d
+            .contact
+            .iter()
+            .flat_map(|c| c.pos.iter().copied())
+            .collect();
+        let frame: Vec<f64> = d
+            .contact
+            .iter()
+            .flat_map(|c| c.frame.transpose().iter().copied().collect::<Vec<_>>())
+            .collect();
+        close(
+            &format!("pose {k}: dist"),
+            &dist,
+            &fv(&pose["contact_dist"]),
+            1e-9,
+        );
+        close(
+            &format!("pose {k}: pos"),
+            &pos,
+            &fv(&pose["contact_pos"]),
+            1e-9,
+        );
+        close(
+            &format!("pose {k}: frame"),
+            &frame,
+            &fv(&pose["contact_frame"]),
+            1e-9,
+        );
+    }
+}
