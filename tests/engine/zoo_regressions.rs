@@ -331,3 +331,29 @@ fn large_hull_polygons_clip() {
         );
     }
 }
+
+/// Menagerie's Spot: a foot sphere on the edge of a leg mesh. MuJoCo 4.0.0's contact is the
+/// exact distance from the centre to the edge less the radius, at every `ccd_tolerance`; a
+/// search on the rounded sphere stops within its tolerance, off in the normal.
+#[test]
+fn sphere_on_mesh_edge_is_exact() {
+    let c = &reference()["sphere_edge"];
+    let m = model(c);
+    let mut d = Data::<f64>::new(&m);
+    moreau::forward(&m, &mut d);
+    assert_eq!(d.contact.len() as u64, c["ncon"].as_u64().unwrap(), "ncon");
+    let dist: Vec<f64> = d.contact.iter().map(|c| c.dist).collect();
+    let pos: Vec<f64> = d
+        .contact
+        .iter()
+        .flat_map(|c| c.pos.iter().copied())
+        .collect();
+    let frame: Vec<f64> = d
+        .contact
+        .iter()
+        .flat_map(|c| c.frame.transpose().iter().copied().collect::<Vec<_>>())
+        .collect();
+    close("dist", &dist, &fv(&c["contact_dist"]), 1e-9);
+    close("pos", &pos, &fv(&c["contact_pos"]), 1e-9);
+    close("frame", &frame, &fv(&c["contact_frame"]), 1e-9);
+}

@@ -252,6 +252,19 @@ def large_polygon_pose(m, d, x0, yaw, pen):
     mujoco.mj_forward(m, d)
 
 
+# Menagerie's Spot: a foot sphere on the edge of a leg mesh; MuJoCo's contact is the exact
+# point-edge distance less the radius (normal along centre - closest edge point) at every
+# ccd_tolerance
+SPHERE_EDGE = """<mujoco>
+  <asset><mesh name="cube" vertex="-.1 -.1 -.1 .1 -.1 -.1 -.1 .1 -.1 .1 .1 -.1 -.1 -.1 .1 .1 -.1 .1 -.1 .1 .1 .1 .1 .1"/></asset>
+  <worldbody>
+    <geom name="cube" type="mesh" mesh="cube" euler="10 20 30"/>
+    <body name="ball" pos="0.123950 0.076654 0.099684"><freejoint/>
+      <geom name="ball" type="sphere" size=".036"/></body>
+  </worldbody>
+</mujoco>"""
+
+
 def png_images():
     import io
     from PIL import Image
@@ -363,6 +376,17 @@ def main():
             "contact_frame": d.contact.frame[: d.ncon].tolist(),
         })
     out["large_polygon"] = {"xml": xml, "poses": poses}
+
+    m = mujoco.MjModel.from_xml_string(SPHERE_EDGE)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    assert d.ncon == 1, d.ncon
+    out["sphere_edge"] = {
+        "xml": SPHERE_EDGE, "ncon": int(d.ncon),
+        "contact_dist": d.contact.dist[: d.ncon].tolist(),
+        "contact_pos": d.contact.pos[: d.ncon].tolist(),
+        "contact_frame": d.contact.frame[: d.ncon].tolist(),
+    }
 
     files = png_images()
     xml = PNG_HFIELD % (
