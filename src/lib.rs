@@ -66,7 +66,10 @@ pub use data::{Contact, Data, Warning};
 pub use math::Scalar;
 pub use model::Model;
 
-pub use mjcf::{load, load_from_str, ErrorKind, MjcfError, Vfs};
+pub use mjcf::{
+    load, load_from_str, load_from_str_with_source, load_with_source, ErrorKind, MjcfError,
+    MjcfSource, Vfs,
+};
 /// The loader's bounds on hostile input (see [`load`]).
 pub use mjcf::{
     MAX_BODY_DEPTH, MAX_DATA_BYTES, MAX_ELEMENT_DEPTH, MAX_FILE_BYTES, MAX_INCLUDE_DEPTH,

@@ -741,6 +741,23 @@ impl FdWorkspace {
         flg_actuation: bool,
         centered: bool,
     ) -> &InverseJacobians {
+        self.inverse_steps(m, d, eps, eps, flg_actuation, centered)
+    }
+
+    /// [`FdWorkspace::inverse`] with one step `eps_pos` for the positions (tangent) and another,
+    /// `eps_va`, for the velocities and accelerations. Inverse dynamics is linear in `qacc` and,
+    /// without contacts, fluid forces or nonlinear damping, quadratic in `qvel`, so a large
+    /// centered `eps_va` is exact there and removes the round-off of a small one (direct
+    /// collocation uses it). A negative step with `centered` = false gives backward differences.
+    pub fn inverse_steps(
+        &mut self,
+        m: &Model,
+        d: &mut Data<f64>,
+        eps_pos: f64,
+        eps_va: f64,
+        flg_actuation: bool,
+        centered: bool,
+    ) -> &InverseJacobians {
         self.fit(m);
         let (nv, ns) = (self.nv, if self.sensors { self.ns } else { 0 });
         self.save(d);
@@ -755,39 +772,39 @@ impl FdWorkspace {
         );
         // accelerations: reuse position and velocity stages
         for i in 0..nv {
-            d.qacc[i] = self.qacc[i] + eps;
+            d.qacc[i] = self.qacc[i] + eps_va;
             self.perturbed_inverse(m, d, Skip::Vel, flg_actuation, true);
             if centered {
-                d.qacc[i] = self.qacc[i] - eps;
+                d.qacc[i] = self.qacc[i] - eps_va;
                 self.perturbed_inverse(m, d, Skip::Vel, flg_actuation, false);
             }
             d.qacc[i] = self.qacc[i];
-            self.inverse_rows(2, i, centered, eps);
+            self.inverse_rows(2, i, centered, eps_va);
         }
         // velocities: reuse the position stage
         for i in 0..nv {
-            d.qvel[i] = self.qvel[i] + eps;
+            d.qvel[i] = self.qvel[i] + eps_va;
             self.perturbed_inverse(m, d, Skip::Pos, flg_actuation, true);
             if centered {
-                d.qvel[i] = self.qvel[i] - eps;
+                d.qvel[i] = self.qvel[i] - eps_va;
                 self.perturbed_inverse(m, d, Skip::Pos, flg_actuation, false);
             }
             d.qvel[i] = self.qvel[i];
-            self.inverse_rows(1, i, centered, eps);
+            self.inverse_rows(1, i, centered, eps_va);
         }
         // positions
         for i in 0..nv {
             self.dpos[i] = 1.0;
-            integrate_pos(m, &mut d.qpos, &self.dpos, eps);
+            integrate_pos(m, &mut d.qpos, &self.dpos, eps_pos);
             self.perturbed_inverse(m, d, Skip::None, flg_actuation, true);
             d.qpos.copy_from_slice(&self.qpos);
             if centered {
-                integrate_pos(m, &mut d.qpos, &self.dpos, -eps);
+                integrate_pos(m, &mut d.qpos, &self.dpos, -eps_pos);
                 self.perturbed_inverse(m, d, Skip::None, flg_actuation, false);
                 d.qpos.copy_from_slice(&self.qpos);
             }
             self.dpos[i] = 0.0;
-            self.inverse_rows(0, i, centered, eps);
+            self.inverse_rows(0, i, centered, eps_pos);
         }
         &self.inverse
     }

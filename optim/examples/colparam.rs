@@ -113,7 +113,7 @@ fn run() -> Result<(), String> {
     if steps < 2 || !(noise > 0.0 && noise.is_finite()) {
         return Err("need --steps ≥ 2 and a positive --noise".into());
     }
-    let exp = estimation::double_pendulum(steps, noise, seed)?;
+    let exp = moreau_problems::double_pendulum(steps, noise, seed)?;
     println!(
         "double pendulum, {steps} steps of {} s, known torques, angles observed with σ = {noise} rad",
         exp.model.opt.timestep
@@ -242,7 +242,7 @@ fn run() -> Result<(), String> {
         let np = exp.params.len();
         let mut errs = vec![vec![]; np];
         for k in 0..trials {
-            let e = estimation::double_pendulum(steps, noise, 1000 + k as u64)?;
+            let e = moreau_problems::double_pendulum(steps, noise, 1000 + k as u64)?;
             let s = solve(&e, fd, false, "")?;
             for (j, err) in errs.iter_mut().enumerate() {
                 err.push(s.res.eval.params[j] - e.truth[j]);

@@ -1,7 +1,7 @@
 //! Direct collocation through contact (Computation "Inverse dynamics and optimization"): the soft
 //! contact model turns the contact forces into a function of `(q, v, a)`, so inverse dynamics
 //! gives every force of a trajectory and no complementarity constraints are needed. Problems
-//! (`moreau_optim::problems`):
+//! (`moreau_problems`):
 //! - `ball` (default): a ball pushed 0.2 m along the floor by an actuated finger, rolling without
 //!   slipping (`models/ball_push.xml`, MuJoCo's default solref/solimp), initial guess from a
 //!   constant-push rollout (`ball_push`, which also says why a sliding box needs other contact
@@ -17,7 +17,7 @@
 //! --fd | --jumpsafe --check]` (`--model`: a variant of the problem's model, e.g. another cone;
 //! `--defect-tol` overrides the problem's). The inverse-dynamics Jacobians are analytic
 //! (`collocation::Analytic`, through the soft contact forces); `--fd` selects plain centered
-//! finite differences (`problems::contact_provider`), `--jumpsafe` the one-sided-at-jumps ones
+//! finite differences (`moreau_problems::contact_provider`), `--jumpsafe` the one-sided-at-jumps ones
 //! (`JumpSafeDifference`, see `hopper_hop`). Prints iterations, time, CPU time, cost, the largest unactuated force
 //! residual, the replay error (the engine re-simulating the plan open loop and with a PD
 //! tracking feedback on the actuated joints), knots without contact and, with `--check`, the
@@ -39,12 +39,12 @@ mod page;
 use moreau_optim::collocation::Analytic;
 use moreau_optim::collocation::InverseJacobian;
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
-use moreau_optim::problems::{
+use moreau_optim::progress::{table, timed_with_bar, ProgressObserver};
+use moreau_optim::trajectory::Trajectory;
+use moreau_problems::{
     ball_push, box_push_on, contact_counts, contact_provider, hopper_hop_on, load_model, max_diff,
     model_path, replay_tracking, ContactProblem, JumpSafeDifference,
 };
-use moreau_optim::progress::{table, timed_with_bar, ProgressObserver};
-use moreau_optim::trajectory::Trajectory;
 
 fn main() {
     if let Err(e) = run() {

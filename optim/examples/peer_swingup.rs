@@ -15,8 +15,8 @@
 
 use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
-use moreau_optim::problems::{swingup, SWINGUP_PENALTY};
 use moreau_optim::progress::{cpu_ms_since, table, thread_cpu_ms};
+use moreau_problems::{swingup, SWINGUP_PENALTY};
 use std::time::Instant;
 
 fn main() {

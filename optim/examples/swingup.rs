@@ -8,7 +8,7 @@
 mod page;
 
 use moreau_optim::ilqr::Dynamics;
-use moreau_optim::problems::swingup;
+use moreau_problems::swingup;
 use std::time::Instant;
 
 fn main() {

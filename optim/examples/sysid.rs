@@ -20,9 +20,9 @@ mod page;
 #[allow(dead_code)]
 mod plot;
 
-use moreau_optim::problems::{acrobot_sysid, cartpole_sysid, load_model, SysidProblem};
 use moreau_optim::progress::{bar, table};
 use moreau_optim::sysid::{self, ContactFit, Param};
+use moreau_problems::{acrobot_sysid, cartpole_sysid, load_model, SysidProblem};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -273,8 +273,8 @@ fn run() -> Result<(), String> {
     for (p, v) in fit.params.iter().zip(&fit.estimate) {
         sysid::set(&mut ident, *p, *v)?;
     }
-    let (qs, vs) = moreau_optim::problems::replay(&ident, &rec.qpos[0], &[0.0, 0.0], &controls);
-    let (qt, _) = moreau_optim::problems::replay(&truth, &rec.qpos[0], &[0.0, 0.0], &controls);
+    let (qs, vs) = moreau_problems::replay(&ident, &rec.qpos[0], &[0.0, 0.0], &controls);
+    let (qt, _) = moreau_problems::replay(&truth, &rec.qpos[0], &[0.0, 0.0], &controls);
     let drift = qs
         .iter()
         .zip(&qt)

@@ -20,11 +20,11 @@ use moreau::{Data, Model};
 use moreau_derivatives::fd::{FdThreads, FdWorkspace};
 use moreau_optim::batch::Batch;
 use moreau_optim::ilqr::Dynamics;
-use moreau_optim::problems::{ball_push, cartpole_sysid, contact_provider};
 use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
 use moreau_optim::sysid::{self, fit_rollout_on};
 use moreau_optim::system::MoreauSystem;
 use moreau_optim::threads::Threads;
+use moreau_problems::{ball_push, cartpole_sysid, contact_provider};
 use nalgebra::{DMatrix, DVector};
 use std::time::Instant;
 

@@ -20,9 +20,9 @@ mod plot;
 use moreau_optim::collocation::FiniteDifference;
 use moreau_optim::ilqr::IlqrOptions;
 use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
-use moreau_optim::problems::{replay, swingup, SWINGUP_PENALTY};
 use moreau_optim::progress::{table, timed_with_bar, ProgressObserver};
 use moreau_optim::trajectory::Trajectory;
+use moreau_problems::{replay, swingup, SWINGUP_PENALTY};
 
 fn main() {
     if let Err(e) = run() {

@@ -45,6 +45,7 @@ use crate::threads::Threads;
 use moreau::model::{disable, enable, BiasType, DynType, GainType, Integrator, JointType, TrnType};
 use moreau::pipeline::mjd_sub_quat;
 use moreau::{differentiate_pos, integrate_pos, Data, Model};
+use moreau_derivatives::fd::{FdWorkspace, InverseJacobians};
 use moreau_derivatives::inverse::InverseDerivatives;
 use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
 use std::cell::{Ref, RefCell};
@@ -81,7 +82,8 @@ pub fn inverse_force(m: &Model, d: &mut Data, q: &[f64], v: &[f64], a: &[f64], t
     tau.copy_from_slice(&d.qfrc_inverse);
 }
 
-/// Finite differences of `inverse` (forward or centered), in the spirit of `mjd_inverseFD`.
+/// Finite differences of `inverse` (forward or centered): `mjd_inverseFD`
+/// ([`FdWorkspace::inverse_steps`] of the derivatives crate) with its own step in `v` and `a`.
 ///
 /// `τ` is linear in `a` and, for the smooth dynamics without fluid forces or polynomial damping,
 /// quadratic in `v` (Coriolis, linear damping), so centered differences in `v` and `a` are exact
@@ -97,21 +99,69 @@ pub struct FiniteDifference {
     /// Step in `v` and `a`.
     pub eps_va: f64,
     pub centered: bool,
+    /// Buffers, built on first use for the model's sizes.
+    work: Option<Box<FdWorkspace>>,
 }
 
 impl Default for FiniteDifference {
     fn default() -> Self {
+        FiniteDifference::new(1e-6, 1.0, true)
+    }
+}
+
+impl FiniteDifference {
+    /// Steps `eps` in `q`, `eps_va` in `v` and `a`; centered or forward differences.
+    pub fn new(eps: f64, eps_va: f64, centered: bool) -> Self {
         FiniteDifference {
-            eps: 1e-6,
-            eps_va: 1.0,
-            centered: true,
+            eps,
+            eps_va,
+            centered,
+            work: None,
+        }
+    }
+
+    /// `mjd_inverseFD` at `(q, v, a)` with steps `eps` in `q` and `eps_va` in `v`, `a` (negative
+    /// steps with `centered` = false: backward differences), no sensors; MuJoCo's transposed
+    /// layout (`DfDq[(i, j)] = ∂τ_j/∂q_i`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn inverse_jacobians<'a>(
+        work: &'a mut Option<Box<FdWorkspace>>,
+        m: &Model,
+        d: &mut Data,
+        q: &[f64],
+        v: &[f64],
+        a: &[f64],
+        (eps, eps_va): (f64, f64),
+        centered: bool,
+    ) -> &'a InverseJacobians {
+        let w = work.get_or_insert_with(|| {
+            let mut w = FdWorkspace::new(m);
+            w.sensors = false;
+            Box::new(w)
+        });
+        d.qpos.copy_from_slice(q);
+        d.qvel.copy_from_slice(v);
+        d.qacc.copy_from_slice(a);
+        w.inverse_steps(m, d, eps, eps_va, false, centered)
+    }
+}
+
+/// `out = inᵀ` (MuJoCo's transposed layout to `∂τ/∂x`), without allocating.
+pub fn transpose_into(input: &DMatrix<f64>, out: &mut DMatrix<f64>) {
+    for j in 0..input.ncols() {
+        for i in 0..input.nrows() {
+            out[(j, i)] = input[(i, j)];
         }
     }
 }
 
 impl InverseJacobian for FiniteDifference {
     fn fork(&self) -> Option<Box<dyn InverseJacobian + Send>> {
-        Some(Box::new(self.clone()))
+        Some(Box::new(FiniteDifference::new(
+            self.eps,
+            self.eps_va,
+            self.centered,
+        )))
     }
 
     fn name(&self) -> &str {
@@ -133,72 +183,11 @@ impl InverseJacobian for FiniteDifference {
         dv: &mut DMatrix<f64>,
         da: &mut DMatrix<f64>,
     ) {
-        let nv = m.nv;
-        let eps = self.eps;
-        let ev = self.eps_va;
-        let mut t0 = vec![0.0; nv];
-        let mut tp = vec![0.0; nv];
-        let mut tm = vec![0.0; nv];
-        if !self.centered {
-            inverse_force(m, d, q, v, a, &mut t0);
-        }
-        let mut qp = q.to_vec();
-        let mut vp = v.to_vec();
-        let mut ap = a.to_vec();
-        let mut dir = vec![0.0; nv];
-        for j in 0..nv {
-            // q
-            dir[j] = 1.0;
-            qp.copy_from_slice(q);
-            integrate_pos(m, &mut qp, &dir, eps);
-            inverse_force(m, d, &qp, v, a, &mut tp);
-            if self.centered {
-                qp.copy_from_slice(q);
-                integrate_pos(m, &mut qp, &dir, -eps);
-                inverse_force(m, d, &qp, v, a, &mut tm);
-            }
-            dir[j] = 0.0;
-            write_col(
-                dq,
-                j,
-                &tp,
-                if self.centered { &tm } else { &t0 },
-                eps,
-                self.centered,
-            );
-            // v
-            vp[j] = v[j] + ev;
-            inverse_force(m, d, q, &vp, a, &mut tp);
-            if self.centered {
-                vp[j] = v[j] - ev;
-                inverse_force(m, d, q, &vp, a, &mut tm);
-            }
-            vp[j] = v[j];
-            write_col(
-                dv,
-                j,
-                &tp,
-                if self.centered { &tm } else { &t0 },
-                ev,
-                self.centered,
-            );
-            // a
-            ap[j] = a[j] + ev;
-            inverse_force(m, d, q, v, &ap, &mut tp);
-            if self.centered {
-                ap[j] = a[j] - ev;
-                inverse_force(m, d, q, v, &ap, &mut tm);
-            }
-            ap[j] = a[j];
-            write_col(
-                da,
-                j,
-                &tp,
-                if self.centered { &tm } else { &t0 },
-                ev,
-                self.centered,
-            );
-        }
+        let steps = (self.eps, self.eps_va);
+        let j = Self::inverse_jacobians(&mut self.work, m, d, q, v, a, steps, self.centered);
+        transpose_into(&j.DfDq, dq);
+        transpose_into(&j.DfDv, dv);
+        transpose_into(&j.DfDa, da);
     }
 }
 
@@ -265,11 +254,7 @@ impl InverseJacobian for Analytic {
             // (re)built when the model's reason changes, so a provider reused on another
             // model reports that model's reason
             if self.fallback.as_ref().map(|f| f.1) != Some(reason) {
-                let fd = FiniteDifference {
-                    eps: 1e-6,
-                    eps_va: 1e-6,
-                    centered: true,
-                };
+                let fd = FiniteDifference::new(1e-6, 1e-6, true);
                 self.name = format!("{} (analytic unsupported: {reason})", fd.name());
                 self.fallback = Some((fd, reason));
             }
@@ -290,13 +275,6 @@ impl InverseJacobian for Analytic {
             dv.copy_from(&self.work.dv);
             da.copy_from(&self.work.da);
         }
-    }
-}
-
-fn write_col(out: &mut DMatrix<f64>, j: usize, p: &[f64], m: &[f64], eps: f64, centered: bool) {
-    let s = if centered { 0.5 / eps } else { 1.0 / eps };
-    for i in 0..p.len() {
-        out[(i, j)] = (p[i] - m[i]) * s;
     }
 }
 

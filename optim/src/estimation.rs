@@ -5,13 +5,12 @@
 //! as [`Collocation::set_applied_forces`]), so the solution is the maximum-likelihood
 //! trajectory and parameters under the model's exact discrete dynamics.
 //!
-//! [`double_pendulum`] builds the problem of `examples/colparam.rs` and
-//! `optim/tests/optim/collocation_params.rs`; [`param_standard_errors`] is the expected estimation
-//! error at a solution, from the Gauss–Newton matrix.
+//! [`Experiment`] is a recording with the parameters to estimate (the benchmark one, a double
+//! pendulum, is `moreau_problems::double_pendulum`); [`param_standard_errors`] is the expected
+//! estimation error at a solution, from the Gauss–Newton matrix.
 
 use crate::collocation::{Collocation, ParamSpec, PositionTracking, Weights};
-use crate::sampling::Gaussian;
-use crate::sysid::{self, Param};
+use crate::sysid::Param;
 use moreau::{Data, Model};
 
 /// A recorded experiment and the parameters to estimate.
@@ -48,53 +47,6 @@ pub fn simulate(m: &Model, q0: &[f64], v0: &[f64], forces: &[Vec<f64>]) -> Vec<V
             d.qpos.clone()
         })
         .collect()
-}
-
-/// `models/double_pendulum_est.xml` (unactuated, Euler, dt 0.01) released from `q₀ = (0.8,
-/// −0.5)` at rest, driven for `steps` steps by known torques `(0.6 sin 2t, 0.4 cos 3t)` N·m;
-/// unknowns: the lower link's mass (true 0.8 kg) and the two joints' damping (0.1, 0.05);
-/// positions observed with noise `noise` (rad, seed `seed`).
-pub fn double_pendulum(steps: usize, noise: f64, seed: u64) -> Result<Experiment, String> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../models/double_pendulum_est.xml"
-    );
-    let model = moreau::load(path).map_err(|e| e.to_string())?;
-    let lower = model.body_id("lower").ok_or("no body 'lower'")?;
-    let params = vec![
-        Param::Mass { body: lower },
-        Param::Damping { dof: 0 },
-        Param::Damping { dof: 1 },
-    ];
-    let truth = vec![0.8, 0.1, 0.05];
-    let h = model.opt.timestep;
-    let forces: Vec<Vec<f64>> = (0..steps)
-        .map(|t| {
-            let s = t as f64 * h;
-            vec![0.6 * (2.0 * s).sin(), 0.4 * (3.0 * s).cos()]
-        })
-        .collect();
-    let q0 = vec![0.8, -0.5];
-    let v0 = vec![0.0, 0.0];
-    let truth_model = sysid::model_with(&model, &params, &truth)?;
-    let clean = simulate(&truth_model, &q0, &v0, &forces);
-    let mut g = Gaussian::new(seed);
-    let observed = clean
-        .iter()
-        .map(|q| q.iter().map(|x| x + noise * g.normal()).collect())
-        .collect();
-    Ok(Experiment {
-        model,
-        params,
-        names: vec!["lower link mass", "shoulder damping", "elbow damping"],
-        truth,
-        q0,
-        v0,
-        forces,
-        clean,
-        observed,
-        noise,
-    })
 }
 
 impl Experiment {

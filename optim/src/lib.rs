@@ -32,7 +32,6 @@ pub mod estimation;
 pub mod ilqr;
 pub mod lm;
 pub mod mpc;
-pub mod problems;
 pub mod progress;
 pub mod sampling;
 pub mod statecost;

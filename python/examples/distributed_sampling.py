@@ -62,28 +62,8 @@ def run(nsteps=50, horizon=40, ncand=32, sigma=2.0, chunk=8, seed=0):
 
 
 def main(address=None, **kw):
-    import ray
-
-    cluster = None
-    if not ray.is_initialized():
-        if address is None:
-            from ray.cluster_utils import Cluster
-
-            cluster = Cluster(
-                initialize_head=True,
-                head_node_args=dict(num_cpus=0, include_dashboard=False),
-            )
-            for _ in range(2):
-                cluster.add_node(num_cpus=1)
-            cluster.wait_for_nodes()
-            address = cluster.address
-        ray.init(address=address, log_to_driver=False)
-    try:
+    with distributed.cluster(address, workers=2):
         m, angles, first = run(**kw)
-    finally:
-        if cluster is not None:
-            ray.shutdown()
-            cluster.shutdown()
     print(f"pole angle {angles[0]:.3f} -> {angles[-1]:.4f} rad after {len(angles) - 1} steps")
     return m, angles, first
 

@@ -82,29 +82,9 @@ def fit(x0, ctrl, measured, iterations=8, chunk=4):
 
 
 def main(address=None):
-    import ray
-
-    cluster = None
-    if not ray.is_initialized():
-        if address is None:
-            from ray.cluster_utils import Cluster
-
-            cluster = Cluster(
-                initialize_head=True,
-                head_node_args=dict(num_cpus=0, include_dashboard=False),
-            )
-            for _ in range(2):
-                cluster.add_node(num_cpus=1)
-            cluster.wait_for_nodes()
-            address = cluster.address
-        ray.init(address=address, log_to_driver=False)
-    try:
+    with distributed.cluster(address, workers=2):
         x0, ctrl, measured = logs()
         theta, history = fit(x0, ctrl, measured)
-    finally:
-        if cluster is not None:
-            ray.shutdown()
-            cluster.shutdown()
     print(f"masses {theta} (true {TRUTH}); cost {history[0]:.3e} -> {history[-1]:.3e}")
     return theta, history
 

@@ -184,6 +184,8 @@ pub struct PyBatch {
     expanded: BTreeMap<String, Vec<f64>>,
     /// Whether `set_const` ran: derived constants are per simulation.
     consts: bool,
+    /// The model's MJCF source (models taken out of the batch pickle with it).
+    source: Option<std::sync::Arc<moreau::MjcfSource>>,
 }
 
 impl PyBatch {
@@ -317,6 +319,7 @@ impl PyBatch {
             outputs: BTreeMap::new(),
             expanded: BTreeMap::new(),
             consts: false,
+            source: model.source.clone(),
         })
     }
 
@@ -585,7 +588,13 @@ impl PyBatch {
                 crate::model::assign_model(&mut dst.borrow_mut().model, m)?;
                 Ok(dst.unbind())
             }
-            None => Py::new(py, MjModel::new(m)),
+            None => Py::new(
+                py,
+                MjModel {
+                    source: self.source.clone(),
+                    ..MjModel::new(m)
+                },
+            ),
         }
     }
 

@@ -9,17 +9,20 @@
 
 use crate::arrays::{copy, view1, view_rows};
 use moreau::model::{Model, SensorType};
-use moreau::Data;
+use moreau::{Data, MjcfSource};
 use pyo3::exceptions::{PyAttributeError, PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyTuple};
-use std::sync::Mutex;
+use pyo3::types::{PyBytes, PyDict, PyTuple};
+use std::sync::{Arc, Mutex};
 
 /// A compiled MuJoCo model (`mujoco.MjModel`), loaded from MJCF by `MjModel.from_xml_path` or
 /// `MjModel.from_xml_string`.
 #[pyclass(module = "moreau", name = "MjModel")]
 pub struct MjModel {
     pub model: Model,
+    /// The MJCF document and every file read while loading it, what a pickle carries (None
+    /// for a model not loaded from MJCF here).
+    pub source: Option<Arc<MjcfSource>>,
     /// Scratch of the functional step of `moreau.jax` / `moreau.torch` (one per worker
     /// thread), kept across calls so that repeated steps do not allocate.
     pub pool: Mutex<Vec<Scratch>>,
@@ -36,7 +39,17 @@ impl MjModel {
     pub fn new(model: Model) -> Self {
         MjModel {
             model,
+            source: None,
             pool: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A model derived from this one (same structure, other values): it keeps the source, so
+    /// that it pickles with its own values.
+    pub fn derived(&self, model: Model) -> Self {
+        MjModel {
+            source: self.source.clone(),
+            ..MjModel::new(model)
         }
     }
 
@@ -266,12 +279,73 @@ macro_rules! model_arrays {
             Ok(())
         }
 
+        /// The bytes of every writeable array and of the actuator caches (what a pickle
+        /// carries besides the document).
+        fn raw_arrays(m: &Model) -> Vec<(&'static str, &[u8])> {
+            vec![
+                $( (stringify!($f), raw(&m.$f)), )*
+                $( (stringify!($fr), raw(&m.$fr)), )*
+                $( (stringify!($i), raw(&m.$i)), )*
+                $( (stringify!($ir), raw(&m.$ir)), )*
+                $( (stringify!($u), raw(&m.$u)), )*
+                ("dof_actextra", raw(&m.dof_actextra)),
+                ("tendon_actextra", raw(&m.tendon_actextra)),
+            ]
+        }
+
+        /// Writes bytes of [`raw_arrays`] back into the array `name`; false if there is no
+        /// such array or the length differs.
+        fn restore_raw(m: &mut Model, name: &str, bytes: &[u8]) -> bool {
+            match name {
+                $( stringify!($f) => set_raw(&mut m.$f, bytes), )*
+                $( stringify!($fr) => set_raw(&mut m.$fr, bytes), )*
+                $( stringify!($i) => set_raw(&mut m.$i, bytes), )*
+                $( stringify!($ir) => set_raw(&mut m.$ir, bytes), )*
+                $( stringify!($u) => set_raw(&mut m.$u, bytes), )*
+                "dof_actextra" => set_raw(&mut m.dof_actextra, bytes),
+                "tendon_actextra" => set_raw(&mut m.tendon_actextra, bytes),
+                _ => false,
+            }
+        }
+
         /// Names of every array attribute (for `dir()` and the documentation).
         pub const MODEL_ARRAYS: &[&str] = &[
             $(stringify!($f),)* $(stringify!($fr),)* $(stringify!($i),)* $(stringify!($ir),)*
             $(stringify!($u),)* $(stringify!($x),)* $(stringify!($e),)* $(stringify!($b),)*
         ];
     };
+}
+
+/// Plain numbers (and fixed rows of them) for which every bit pattern is a value: what
+/// [`raw`] / [`set_raw`] may view as bytes.
+///
+/// # Safety
+/// Implementors have no padding and accept any bit pattern.
+unsafe trait Plain: Copy {}
+// SAFETY: floats and integers accept any bits; arrays of them have no padding.
+unsafe impl Plain for f64 {}
+unsafe impl Plain for i32 {}
+unsafe impl Plain for u32 {}
+unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
+
+/// The bytes of a slice of plain numbers.
+fn raw<T: Plain>(v: &[T]) -> &[u8] {
+    // SAFETY: `T: Plain` has no padding, so every byte of the slice is initialized.
+    unsafe { std::slice::from_raw_parts(v.as_ptr().cast::<u8>(), std::mem::size_of_val(v)) }
+}
+
+/// Overwrites `v` (same length, same buffer) with `bytes` from [`raw`]; false if the byte
+/// count differs.
+fn set_raw<T: Plain>(v: &mut [T], bytes: &[u8]) -> bool {
+    if std::mem::size_of_val(v) != bytes.len() {
+        return false;
+    }
+    // SAFETY: same byte count, `T: Plain` accepts any bits, and the regions cannot overlap
+    // (`bytes` is borrowed immutably while `v` is borrowed mutably).
+    unsafe {
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), v.as_mut_ptr().cast::<u8>(), bytes.len())
+    };
+    true
 }
 
 /// Copies `src` into `dst`'s buffer and leaves `dst`'s buffer in `src` (so that a following
@@ -361,17 +435,81 @@ fn load(
         }
     }
     let res = py.detach(|| match (xml, path) {
-        (Some(x), _) => moreau::load_from_str(&x, &vfs),
-        (None, Some(p)) if !with_assets => moreau::load(&p),
+        (Some(x), _) => moreau::load_from_str_with_source(&x, &vfs),
+        (None, Some(p)) if !with_assets => moreau::load_with_source(&p),
         (None, Some(p)) => match std::fs::read_to_string(&p) {
-            Ok(x) => moreau::load_from_str(&x, &vfs),
-            Err(_) => moreau::load(&p),
+            Ok(x) => moreau::load_from_str_with_source(&x, &vfs),
+            Err(_) => moreau::load_with_source(&p),
         },
         (None, None) => unreachable!("load: neither a string nor a path"),
     });
-    let model = res.map_err(|e| crate::errors::mjcf_error(py, &e))?;
+    let (model, source) = res.map_err(|e| crate::errors::mjcf_error(py, &e))?;
     check_supported(&model)?;
-    Ok(MjModel::new(model))
+    Ok(MjModel {
+        source: Some(Arc::new(source)),
+        ..MjModel::new(model)
+    })
+}
+
+/// The options a pickle carries, by their Python names.
+const OPTION_FIELDS: &[&str] = &[
+    "timestep",
+    "impratio",
+    "tolerance",
+    "ls_tolerance",
+    "noslip_tolerance",
+    "ccd_tolerance",
+    "density",
+    "viscosity",
+    "o_margin",
+    "iterations",
+    "ls_iterations",
+    "noslip_iterations",
+    "ccd_iterations",
+    "disableflags",
+    "enableflags",
+    "gravity",
+    "wind",
+    "magnetic",
+    "o_solref",
+    "o_solimp",
+    "o_friction",
+    "integrator",
+    "cone",
+    "solver",
+    "jacobian",
+];
+
+/// Rebuilds a pickled `MjModel` (`MjModel.__reduce__`): compiles the MJCF document from its
+/// captured files alone, then writes back the model's values at pickling time (every
+/// writeable array, the options and the actuator caches `mj_setConst` refreshes).
+#[pyfunction]
+fn _model_from_pickle(
+    py: Python<'_>,
+    xml: String,
+    files: Bound<'_, PyDict>,
+    arrays: Bound<'_, PyDict>,
+    options: Bound<'_, PyDict>,
+) -> PyResult<Py<MjModel>> {
+    let m = load(py, Some(xml), None, Some(files))?;
+    let m = Bound::new(py, m)?;
+    {
+        let mut mm = m.borrow_mut();
+        for (k, v) in arrays.iter() {
+            let name: String = k.extract()?;
+            let bytes = v.cast::<PyBytes>()?.as_bytes();
+            if !restore_raw(&mut mm.model, &name, bytes) {
+                return Err(PyValueError::new_err(format!(
+                    "pickled MjModel: array '{name}' does not fit the compiled model"
+                )));
+            }
+        }
+    }
+    let opt = m.getattr("opt")?;
+    for (k, v) in options.iter() {
+        opt.setattr(k.cast::<pyo3::types::PyString>()?, v)?;
+    }
+    Ok(m.unbind())
 }
 
 #[pymethods]
@@ -605,10 +743,59 @@ impl MjModel {
 
     /// A deep copy (`copy.copy(m)` and `copy.deepcopy(m)`, as MuJoCo's `MjModel`).
     fn __copy__(&self) -> Self {
-        MjModel::new(self.model.clone())
+        self.derived(self.model.clone())
     }
     fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
-        MjModel::new(self.model.clone())
+        self.derived(self.model.clone())
+    }
+
+    /// Pickling (`pickle.dumps(m)`, what Ray and multiprocessing send): the MJCF document and
+    /// the bytes of every file read when it was loaded (from the disk or the `assets` dict),
+    /// plus the model's current values (writeable arrays, options, the actuator caches
+    /// `mj_setConst` refreshes). The copy compiles the document from those bytes alone, so it
+    /// needs no file on the receiving side, and simulates bit for bit as this model.
+    fn __reduce__<'py>(
+        slf: &Bound<'py, Self>,
+    ) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyTuple>)> {
+        let py = slf.py();
+        let m = slf.borrow();
+        let src = m.source.as_ref().ok_or_else(|| {
+            PyTypeError::new_err(
+                "cannot pickle this MjModel: it was not loaded from MJCF by \
+                 MjModel.from_xml_path / from_xml_string, so its document is unknown",
+            )
+        })?;
+        let files = PyDict::new(py);
+        for (k, v) in src.files.iter() {
+            files.set_item(k, PyBytes::new(py, v))?;
+        }
+        let arrays = PyDict::new(py);
+        for (k, v) in raw_arrays(&m.model) {
+            arrays.set_item(k, PyBytes::new(py, v))?;
+        }
+        let opt = slf.getattr("opt")?;
+        let options = PyDict::new(py);
+        for k in OPTION_FIELDS {
+            let v = opt.getattr(*k)?;
+            let v = match v.hasattr("copy")? {
+                true => v.call_method0("copy")?,
+                false => v,
+            };
+            options.set_item(*k, v)?;
+        }
+        let xml = src.xml.clone();
+        drop(m);
+        let f = py.import("moreau._moreau")?.getattr("_model_from_pickle")?;
+        let args = PyTuple::new(
+            py,
+            [
+                xml.into_pyobject(py)?.into_any(),
+                files.into_any(),
+                arrays.into_any(),
+                options.into_any(),
+            ],
+        )?;
+        Ok((f, args))
     }
 
     fn __repr__(&self) -> String {
@@ -1013,5 +1200,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MjModel>()?;
     m.add_class::<MjOption>()?;
     m.add_class::<Named>()?;
+    m.add_function(wrap_pyfunction!(_model_from_pickle, m)?)?;
     Ok(())
 }

@@ -25,6 +25,7 @@ use nalgebra::{DMatrix, DVector};
 use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// Rows of equal length as a read-only `(len, width)` array.
@@ -161,8 +162,8 @@ struct Solved {
     timestep: f64,
 }
 
-/// Direct collocation through contact on one of the project's problems (`moreau-optim`'s
-/// `problems`, as `cargo run -p moreau-optim --example contact_trajopt`): `"hopper"` (a planar
+/// Direct collocation through contact on one of the project's problems (the `moreau-problems`
+/// crate, as `cargo run -p moreau-optim --example contact_trajopt`): `"hopper"` (a planar
 /// hopper hopping `distance` = 0.15 m forward, models/hopper_hop.xml), `"ball"` (a finger
 /// pushing a ball 0.2 m, models/ball_push.xml) or `"box"` (a finger pushing a box 0.2 m,
 /// models/box_push.xml), over `horizon` knots, solved by Gauss–Newton/Levenberg–Marquardt.
@@ -186,7 +187,7 @@ pub fn contact_trajopt(
 ) -> PyResult<CollocationResult> {
     use moreau_optim::collocation::{Analytic, InverseJacobian};
     use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
-    use moreau_optim::problems as pr;
+    use moreau_problems as pr;
     if !["hopper", "ball", "box"].contains(&problem) {
         return Err(PyValueError::new_err(format!(
             "unknown problem '{problem}' (hopper, ball or box)"
@@ -316,14 +317,44 @@ fn bounds(m: &Model, b: Option<&Bound<'_, PyAny>>) -> PyResult<Option<(Vec<f64>,
 }
 
 /// The system of a model: FD (`mjd_transitionFD`) or analytic transition Jacobians.
-fn system(m: &Model, linearization: &str) -> PyResult<MoreauSystem> {
-    let s = MoreauSystem::new(m.clone()).map_err(PyValueError::new_err)?;
+fn system(m: &Model, linearization: &str, threads: Option<usize>) -> PyResult<MoreauSystem> {
+    let mut s = MoreauSystem::new(m.clone()).map_err(PyValueError::new_err)?;
+    s.set_threads(threads.unwrap_or_else(default_threads))
+        .map_err(PyRuntimeError::new_err)?;
     match linearization {
         "fd" => Ok(s),
         "analytic" => s.analytic().map_err(PyValueError::new_err),
         o => Err(PyValueError::new_err(format!(
             "linearization must be 'fd' or 'analytic', got '{o}'"
         ))),
+    }
+}
+
+/// Threads of moreau's own threaded work when a call does not say (`set_threads`; 0: every
+/// CPU).
+static DEFAULT_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// The thread count `set_threads` chose (0: every CPU).
+fn default_threads() -> usize {
+    DEFAULT_THREADS.load(Ordering::Relaxed)
+}
+
+/// Sets the number of threads moreau's optimizers use when not given `threads=`: iLQR's and
+/// MPC's per-knot transition Jacobians, predictive sampling's candidate rollouts (0, the
+/// default: every CPU; 1: the calling thread). Results do not depend on it, bit for bit.
+/// `rollout` and `Batch` take MuJoCo's `nthread` instead.
+#[pyfunction]
+pub fn set_threads(nthread: usize) {
+    DEFAULT_THREADS.store(nthread, Ordering::Relaxed);
+}
+
+/// The number of threads moreau's optimizers use when not given `threads=` (`set_threads`;
+/// every CPU resolved to its count).
+#[pyfunction]
+pub fn get_threads() -> usize {
+    match default_threads() {
+        0 => moreau_derivatives::threads::all_threads(),
+        n => n,
     }
 }
 
@@ -378,10 +409,11 @@ impl IlqrResult {
 /// initial controls `us` `(T, nu)`, minimizing `Σ_t dt·[½ e_tᵀ Q e_t + ½ u_tᵀ R u_t] +
 /// ½ e_Tᵀ Qf e_T`, `e = x ⊖ xref` in the tangent space (`2nv + na`; weights as vectors for
 /// diagonals or matrices). `bounds`: None, `"ctrlrange"` or `(lo, hi)` (control-limited iLQR);
-/// `linearization`: `"fd"` (`mjd_transitionFD`) or `"analytic"`. `callback(info)` gets
+/// `linearization`: `"fd"` (`mjd_transitionFD`) or `"analytic"`, on `threads` threads
+/// (None: `set_threads`'s choice; the result does not depend on it). `callback(info)` gets
 /// `{"iteration", "cost"}`.
 #[pyfunction]
-#[pyo3(signature = (m, x0, us, xref, Q, R, Qf=None, max_iter=200, tol=1e-9, bounds=None, linearization="fd", callback=None))]
+#[pyo3(signature = (m, x0, us, xref, Q, R, Qf=None, max_iter=200, tol=1e-9, bounds=None, linearization="fd", callback=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn ilqr(
     py: Python<'_>,
@@ -397,6 +429,7 @@ pub fn ilqr(
     bounds: Option<&Bound<'_, PyAny>>,
     linearization: &str,
     callback: Option<Bound<'_, PyAny>>,
+    threads: Option<usize>,
 ) -> PyResult<IlqrResult> {
     let model = &m.model;
     let (nx, ndx, nu) = (
@@ -419,7 +452,7 @@ pub fn ilqr(
         bounds: self::bounds(model, bounds)?,
         ..IlqrOptions::default()
     };
-    let mut sys = system(model, linearization)?;
+    let mut sys = system(model, linearization, threads)?;
     let cb = Callback::new(callback);
     let cb2 = cb.clone();
     let res = py.detach(move || {
@@ -460,11 +493,12 @@ pub struct Mpc {
 #[pymethods]
 impl Mpc {
     /// `Mpc(m, xref, Q, R, Qf=None, horizon=50, iter=2, first_iter=20, bounds="ctrlrange",
-    /// linearization="fd", tol=0.0)`: weights and bounds as for `ilqr`; `iter` iLQR iterations
-    /// per control step (`first_iter` for the first), `tol` an early exit on the relative cost
-    /// decrease.
+    /// linearization="fd", tol=0.0, threads=None)`: weights and bounds as for `ilqr`; `iter`
+    /// iLQR iterations per control step (`first_iter` for the first), `tol` an early exit on
+    /// the relative cost decrease; the knots' Jacobians on `threads` threads (None:
+    /// `set_threads`'s choice, every CPU by default; controls do not depend on it).
     #[new]
-    #[pyo3(signature = (m, xref, Q, R, Qf=None, horizon=50, iter=2, first_iter=20, bounds=Some("ctrlrange"), linearization="fd", tol=0.0))]
+    #[pyo3(signature = (m, xref, Q, R, Qf=None, horizon=50, iter=2, first_iter=20, bounds=Some("ctrlrange"), linearization="fd", tol=0.0, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         m: PyRef<'_, MjModel>,
@@ -478,6 +512,7 @@ impl Mpc {
         bounds: Option<&str>,
         linearization: &str,
         tol: f64,
+        threads: Option<usize>,
     ) -> PyResult<Self> {
         let model = &m.model;
         if horizon == 0 {
@@ -506,7 +541,7 @@ impl Mpc {
         mpc.tol = tol;
         Ok(Mpc {
             mpc,
-            sys: system(model, linearization)?,
+            sys: system(model, linearization, threads)?,
             nx: model.nq + model.nv + model.na,
         })
     }
@@ -570,8 +605,8 @@ impl Mpc {
 /// Predictive sampling (`moreau-optim`'s `PredictiveSampling`) on the diagonal tangent-space
 /// cost `½ Σ q_i e_i² + ½ Σ r_k u_k²` around `xref` (`e = x ⊖ xref`): `control(d)` plans from
 /// the state of `d` (`rollouts` candidates of `steps` physics steps in parallel, `knots`
-/// control knots, Gaussian noise `sigma`, `interp` `"linear"` or `"zoh"`) and returns
-/// `(ctrl, cost)`.
+/// control knots, Gaussian noise `sigma`, `interp` `"linear"` or `"zoh"`, on `threads` threads,
+/// None: `set_threads`'s choice) and returns `(ctrl, cost)`.
 #[pyclass(module = "moreau.optim", name = "PredictiveSampling")]
 pub struct PredictiveSampling {
     ps: moreau_optim::sampling::PredictiveSampling,
@@ -581,7 +616,7 @@ pub struct PredictiveSampling {
 #[pymethods]
 impl PredictiveSampling {
     #[new]
-    #[pyo3(signature = (m, xref, q, r, rollouts=32, steps=100, knots=10, sigma=0.5, interp="linear", seed=1))]
+    #[pyo3(signature = (m, xref, q, r, rollouts=32, steps=100, knots=10, sigma=0.5, interp="linear", seed=1, threads=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         m: PyRef<'_, MjModel>,
@@ -594,6 +629,7 @@ impl PredictiveSampling {
         sigma: f64,
         interp: &str,
         seed: u64,
+        threads: Option<usize>,
     ) -> PyResult<Self> {
         use moreau_optim::sampling::{Interp, SamplingOptions};
         let model = &m.model;
@@ -626,6 +662,9 @@ impl PredictiveSampling {
             },
         )
         .map_err(PyValueError::new_err)?;
+        let mut ps = ps;
+        ps.set_threads(threads.unwrap_or_else(default_threads))
+            .map_err(PyRuntimeError::new_err)?;
         Ok(PredictiveSampling { ps, cost })
     }
 
@@ -804,7 +843,7 @@ impl Identified {
     /// constants that depend on it).
     fn apply(&self, m: PyRef<'_, MjModel>) -> PyResult<MjModel> {
         let out = self.inner.apply(&m.model).map_err(PyValueError::new_err)?;
-        Ok(MjModel::new(out))
+        Ok(m.derived(out))
     }
 
     fn __repr__(&self) -> String {
@@ -906,5 +945,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     sub.add_class::<Recording>()?;
     sub.add_class::<Identified>()?;
     m.add_submodule(&sub)?;
+    m.add_function(wrap_pyfunction!(set_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(get_threads, m)?)?;
     Ok(())
 }

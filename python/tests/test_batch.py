@@ -4,7 +4,7 @@ and moreau's results do not depend on the number of threads (bit for bit)."""
 
 import numpy as np
 import pytest
-from conftest import TOL_SOLVE, load_pair, model_path, rel_err
+from conftest import TOL_SMOOTH, TOL_SOLVE, load_pair, model_path, rel_err
 
 import mujoco
 import mujoco.batch
@@ -139,3 +139,85 @@ def test_batch_is_bit_identical_across_threads_and_to_a_serial_loop(rng):
         b.step(ids=[2, 1])
     with pytest.raises(ValueError, match="use expand"):
         b.bind("body_mass")
+
+
+def batch_pair(name, nsim, rng, nthread=1):
+    """mujoco.batch and moreau.batch of one model, the same perturbed velocities, 5 steps in."""
+    mj, mo = load_pair(model_path(name))
+    bj, bo = mujoco.batch.Batch(mj, nsim, nthread), mo_batch.Batch(mo, nsim, nthread)
+    qvel = 0.2 * rng.standard_normal((nsim, mj.nv))
+    for b in (bj, bo):
+        b.qvel = qvel
+        b.step(nstep=5)
+    return mj, mo, bj, bo
+
+
+def test_named_views_match_mujoco_batch(rng):
+    mj, mo, bj, bo = batch_pair("humanoid", 4, rng)
+    joint = mj.joint(3).name
+    for view, attr in ((lambda b: b.joint(joint), "qpos"), (lambda b: b.joint(joint), "qvel"),
+                       (lambda b: b.body("torso"), "xpos"), (lambda b: b.body("torso"), "mass"),
+                       (lambda b: b.geom(2), "xpos"), (lambda b: b.actuator(0), "ctrl"),
+                       (lambda b: b.joint(joint), "range")):
+        got, want = getattr(view(bo), attr), getattr(view(bj), attr)
+        assert got.shape == want.shape, attr
+        assert rel_err(got, want) < TOL_SOLVE, attr
+    assert (bo.joint(joint).id, bo.joint(joint).name) == (bj.joint(joint).id, joint)
+    # a write to a state field is that simulation's state; a model field expands
+    for b in (bj, bo):
+        b.joint(joint).qvel = np.arange(4.0)[:, None]
+        b.body("torso").mass = (8.0 + np.arange(4.0))[:, None]
+        b.step(nstep=3)
+    assert (bo.qvel[:, mo.joint(joint).dofadr[0]] != 0).all()
+    assert rel_err(bo.expanded("body_mass"), bj.expanded("body_mass")) < 1e-12
+    assert (bo.expanded("body_mass")[:, 1] == 8.0 + np.arange(4.0)).all()
+    assert rel_err(bo.qpos, bj.qpos) < TOL_SOLVE
+    with pytest.raises(ValueError, match="computed"):
+        bo.body("torso").xpos = 0.0
+    with pytest.raises(ValueError, match="structural"):
+        bo.joint(joint).qposadr = 0
+    with pytest.raises(NotImplementedError, match="light"):
+        bo.light(0)
+
+
+def test_batch_rollout_matches_mujoco_batch(rng):
+    mj, mo, bj, bo = batch_pair("zoo", 3, rng)
+    ctrl = 0.3 * rng.standard_normal((3, 25, mj.nu))
+    ctrl[1, 9, 0] = np.nan  # simulation 1 stops there, in both
+    full = int(mujoco.mjtState.mjSTATE_FULLPHYSICS)
+    record = ("qpos", full, "sensordata", "xpos")
+    rj = bj.rollout(25, ctrl, record=record)
+    ro = bo.rollout(25, ctrl, record=record)
+    for k in record:
+        assert ro[k].shape == rj[k].shape and ro[k].dtype == rj[k].dtype, k
+        ok = np.isfinite(rj[k])
+        assert np.array_equal(ok, np.isfinite(ro[k])), k
+        assert rel_err(ro[k][ok], rj[k][ok]) < TOL_SOLVE, k
+    assert (ro["qpos"][1, 9:] == ro["qpos"][1, 9]).all() or np.isnan(ro["qpos"][1, 9:]).all()
+    assert rel_err(bo.state[[0, 2]], bj.state[[0, 2]]) < TOL_SOLVE
+    # out= buffers, a subset of simulations, and the result does not depend on threads
+    _, mo2, _, b2 = batch_pair("zoo", 3, np.random.default_rng(5), nthread=2)
+    _, mo3, _, b3 = batch_pair("zoo", 3, np.random.default_rng(5), nthread=1)
+    buf = np.empty((2, 10, mo.nq))
+    r2 = b2.rollout(10, ctrl[:2, :10], record=("qpos",), ids=[0, 2], out={"qpos": buf})
+    r3 = b3.rollout(10, ctrl[:2, :10], record=("qpos",), ids=[0, 2])
+    assert r2["qpos"] is buf
+    assert np.array_equal(buf.view(np.uint64), r3["qpos"].view(np.uint64))
+    with pytest.raises(ValueError, match="out"):
+        b3.rollout(10, None, record=("qpos",), out={"qpos": np.empty((3, 10, 1))})
+
+
+def test_batch_jac_and_ray_match_mujoco_batch(rng):
+    mj, mo, bj, bo = batch_pair("humanoid", 4, rng)
+    point = [0.1, 0.2, 1.0]
+    jj, jo = bj.jac(3, point), bo.jac(np.array([3, 3, 3, 3]), point)
+    for a, b in zip(jo, jj):
+        assert a.shape == b.shape == (4, 3, mj.nv)
+        assert rel_err(a, b) < TOL_SMOOTH
+    state = bo.state.copy()
+    pnt, vec = np.array([[0, 0, 3.0], [1, 0, 1.0]]), np.array([[0, 0, -1.0], [-1, 0, 0]])
+    rj, ro = bj.ray(pnt, vec, normal=True, ids=[1, 3]), bo.ray(pnt, vec, normal=True, ids=[1, 3])
+    assert [a.shape for a in ro] == [a.shape for a in rj] == [(2, 2), (2, 2), (2, 2, 3)]
+    assert np.array_equal(ro[1], rj[1]) and (ro[1] >= 0).all()
+    assert rel_err(ro[0], rj[0]) < TOL_SMOOTH and rel_err(ro[2], rj[2]) < 1e-8
+    assert np.array_equal(bo.state, state)  # the batch is untouched

@@ -26,24 +26,11 @@ except ImportError as e:  # a missing dependency is a failure, not a skip
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A head node without CPUs and two worker nodes of one CPU each: three raylet processes
-    on this machine (ray.cluster_utils.Cluster starts them as `ray start` would), so every
-    task runs in a worker process of a worker node. Small object stores; shut down after."""
-    from ray.cluster_utils import Cluster
-
-    store = 80 * 1024**2
-    c = Cluster(
-        initialize_head=True,
-        head_node_args=dict(num_cpus=0, object_store_memory=store, include_dashboard=False),
-    )
-    workers = [c.add_node(num_cpus=1, object_store_memory=store) for _ in range(2)]
-    c.wait_for_nodes()
-    ray.init(address=c.address, log_to_driver=False, configure_logging=False)
-    try:
-        yield c, workers
-    finally:
-        ray.shutdown()
-        c.shutdown()
+    """`distributed.local_cluster`: a head node without CPUs and two worker nodes of one CPU
+    each, three raylet processes on this machine, so every task runs in a worker process of a
+    worker node. Shut down after."""
+    with distributed.local_cluster(workers=2) as c:
+        yield c, list(c.worker_nodes)
 
 
 def test_the_cluster_is_a_head_and_two_worker_nodes(cluster):

@@ -62,3 +62,52 @@ def test_same_data_from_two_threads_is_refused_not_corrupted():
         t.join()
     assert np.isfinite(d.qpos).all()
     assert d.time in (300 * m.opt.timestep, 600 * m.opt.timestep) or len(errors) == 1
+
+
+def test_optimizers_on_threads_are_bit_identical():
+    """moreau.set_threads / threads=: MPC's knot Jacobians (FD and analytic), iLQR and
+    predictive sampling's candidates on 1, 2 and 3 threads give the same controls bit for bit;
+    the default is every CPU."""
+    m = moreau.MjModel.from_xml_path(model_path("cartpole"))
+    xref = np.zeros(4)
+    w = dict(Q=[1, 1, 0.1, 0.1], R=[0.01], Qf=[100, 100, 10, 10])
+
+    def mpc_controls(**kw):
+        mpc = moreau.optim.Mpc(m, xref, horizon=40, **w, **kw)
+        d = moreau.MjData(m)
+        d.qpos[:] = [0.0, np.pi - 0.3]
+        out = []
+        for _ in range(4):
+            u = mpc.step(np.r_[d.qpos, d.qvel])
+            out.append(u.copy())
+            d.ctrl[:] = u
+            moreau.mj_step(m, d)
+        return np.concatenate(out).view(np.uint64)
+
+    def sampled(**kw):
+        ps = moreau.optim.PredictiveSampling(m, xref, q=[1, 1, .1, .1], r=[.01], rollouts=12,
+                                             steps=30, **kw)
+        d = moreau.MjData(m)
+        d.qpos[1] = 0.3
+        return np.concatenate([ps.control(d)[0] for _ in range(3)]).view(np.uint64)
+
+    def planned(**kw):
+        x0 = np.array([0.0, np.pi - 0.3, 0.0, 0.0])
+        r = moreau.optim.ilqr(m, x0, np.zeros((60, 1)), xref, max_iter=5, **w, **kw)
+        return r.us.view(np.uint64)
+
+    for lin in ("fd", "analytic"):
+        one = mpc_controls(linearization=lin, threads=1)
+        for n in (2, 3):
+            assert np.array_equal(mpc_controls(linearization=lin, threads=n), one), (lin, n)
+    assert np.array_equal(sampled(threads=2), sampled(threads=1))
+    assert np.array_equal(planned(threads=3), planned(threads=1))
+    every = moreau.get_threads()  # the default: every CPU the process may use
+    assert every >= 1
+    try:
+        moreau.set_threads(2)
+        assert moreau.get_threads() == 2
+        assert np.array_equal(mpc_controls(), mpc_controls(threads=1))
+    finally:
+        moreau.set_threads(0)
+    assert moreau.get_threads() == every

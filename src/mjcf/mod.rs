@@ -66,6 +66,29 @@ impl Vfs {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
+    /// The files as (name, bytes), in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
+        self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+    }
+}
+
+/// A model's MJCF document and every file its loading read (`<include>` files, meshes, height
+/// fields, from the VFS or the disk), each under the name it was found by: compiling `xml`
+/// with `files` as the VFS ([`load_from_str`]) reads nothing from the disk and gives the same
+/// model. What travels when a model is sent to another process or machine.
+#[derive(Clone, Debug, Default)]
+pub struct MjcfSource {
+    /// The main document's text.
+    pub xml: String,
+    /// The files it references, by the names the loader looks them up by.
+    pub files: Vfs,
+}
+
+impl MjcfSource {
+    /// Compiles the document again from its captured files alone.
+    pub fn load(&self) -> Result<Model, MjcfError> {
+        load_from_str(&self.xml, &self.files)
+    }
 }
 
 /// What went wrong while loading a model.
@@ -218,7 +241,20 @@ pub(crate) fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
 /// # Ok::<(), moreau::MjcfError>(())
 /// ```
 pub fn load(path: impl AsRef<Path>) -> Result<Model, MjcfError> {
-    let path = path.as_ref();
+    let (text, name, dir) = read_main(path.as_ref())?;
+    load_impl(&text, &name, Some(dir), &Vfs::default(), false).map(|(m, _)| m)
+}
+
+/// [`load`], also returning the document and every file read while loading it
+/// ([`MjcfSource`]).
+pub fn load_with_source(path: impl AsRef<Path>) -> Result<(Model, MjcfSource), MjcfError> {
+    let (text, name, dir) = read_main(path.as_ref())?;
+    let (model, files) = load_impl(&text, &name, Some(dir), &Vfs::default(), true)?;
+    Ok((model, MjcfSource { xml: text, files }))
+}
+
+/// The main file's text, its name for messages and its directory.
+fn read_main(path: &Path) -> Result<(String, String, PathBuf), MjcfError> {
     let name = path.display().to_string();
     let bytes = read_file(path).map_err(|e| MjcfError {
         kind: ErrorKind::MissingFile,
@@ -239,17 +275,33 @@ pub fn load(path: impl AsRef<Path>) -> Result<Model, MjcfError> {
         message: "model file is not valid UTF-8".into(),
     })?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-    load_impl(&text, &name, Some(dir), &Vfs::default())
+    Ok((text, name, dir))
 }
 
 /// Compiles an in-memory MJCF document. Files it references are looked up in `vfs` first, then
 /// on disk relative to the current directory.
 pub fn load_from_str(xml: &str, vfs: &Vfs) -> Result<Model, MjcfError> {
-    load_impl(xml, "<string>", None, vfs)
+    load_impl(xml, "<string>", None, vfs, false).map(|(m, _)| m)
 }
 
-fn load_impl(text: &str, name: &str, dir: Option<PathBuf>, vfs: &Vfs) -> Result<Model, MjcfError> {
-    let files = xml::FileSource { vfs, dir };
+/// [`load_from_str`], also returning the document and every file read while loading it
+/// ([`MjcfSource`]; only the files of `vfs` the document uses).
+pub fn load_from_str_with_source(xml: &str, vfs: &Vfs) -> Result<(Model, MjcfSource), MjcfError> {
+    let (model, files) = load_impl(xml, "<string>", None, vfs, true)?;
+    let xml = xml.to_string();
+    Ok((model, MjcfSource { xml, files }))
+}
+
+/// Loads a document; with `log`, also returns every file read (else an empty VFS).
+fn load_impl(
+    text: &str,
+    name: &str,
+    dir: Option<PathBuf>,
+    vfs: &Vfs,
+    log: bool,
+) -> Result<(Model, Vfs), MjcfError> {
+    let read_log = log.then(Default::default);
+    let files = xml::FileSource { vfs, dir, read_log };
     let root = xml::parse_document(text, name, &files)?;
     schema::validate(&root)?;
     let lengthrange = compile::read_lengthrange(&root)?;
@@ -269,7 +321,8 @@ fn load_impl(text: &str, name: &str, dir: Option<PathBuf>, vfs: &Vfs) -> Result<
             message,
         }
     })?;
-    Ok(model)
+    let read = files.read_log.map(|l| l.into_inner()).unwrap_or_default();
+    Ok((model, read))
 }
 
 #[cfg(test)]

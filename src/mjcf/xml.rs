@@ -3,6 +3,7 @@
 use super::{ErrorKind, MjcfError, Vfs};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::path::PathBuf;
 use std::rc::Rc;
@@ -63,6 +64,9 @@ impl Elem {
 pub struct FileSource<'a> {
     pub vfs: &'a Vfs,
     pub dir: Option<PathBuf>,
+    /// When present, every file read is added here under the name it was found by (the VFS
+    /// key or the path as looked up on disk), so that the same lookups succeed in it alone.
+    pub read_log: Option<RefCell<Vfs>>,
 }
 
 impl FileSource<'_> {
@@ -83,19 +87,27 @@ impl FileSource<'_> {
         };
         for cand in [&joined, &name.to_string()] {
             if let Some(b) = self.vfs.get(cand) {
-                return Ok(b.to_vec());
+                return Ok(self.logged(cand, b.to_vec()));
             }
         }
         let mut why = format!("cannot find '{name}'");
         for cand in [&joined, &name.to_string()] {
             let full = self.disk_path(cand);
             match super::read_file(&full) {
-                Ok(b) => return Ok(b),
+                Ok(b) => return Ok(self.logged(cand, b)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => why = format!("cannot read '{}': {e}", full.display()),
             }
         }
         Err(why)
+    }
+
+    /// Adds a file read under `key` to the read log, if there is one.
+    fn logged(&self, key: &str, bytes: Vec<u8>) -> Vec<u8> {
+        if let Some(log) = &self.read_log {
+            log.borrow_mut().add(key, bytes.clone());
+        }
+        bytes
     }
 
     /// Where `name` would be on disk.

@@ -16,6 +16,7 @@ mod fluid_compile;
 mod hostile_mjcf;
 mod loader_rollout;
 mod mesh_compile;
+mod mjcf_source;
 
 // smooth dynamics: kinematics, inertia, bias forces, tendons, actuators, passive forces
 mod actuator_damping_oracle;

@@ -1,5 +1,5 @@
 """Why the contact-collocation example pushes a rolling ball, not a sliding box (see
-`moreau_optim::problems::ball_push`): in MuJoCo 4.0.0 a box pushed across the floor with the
+`moreau_problems::ball_push`): in MuJoCo 4.0.0 a box pushed across the floor with the
 default soft contacts (solref 0.02 1, default solimp) leaves and re-touches the floor at almost
 every step while it slides — the active pyramid edge's reference acceleration contains
 b·μ·v_t, which lifts the box. Prints the range of the box height while a PD-driven finger

@@ -1,4 +1,4 @@
-"""How the gains of the hop controller in `moreau_optim::problems::hopper_hop` were found
+"""How the gains of the hop controller in `moreau_problems::hopper_hop` were found
 (the controller whose engine rollout is the collocation's initial guess): a random search in
 MuJoCo 4.0.0 (`pip install mujoco==4.0.0`) over crouch depth, push-off knee angle, torso lean,
 pitch gains and phase times, scoring a 0.6 s rollout of `models/hopper_hop.xml` by how close it

@@ -106,38 +106,24 @@ def main():
 
 
 def ray_overhead(a, rng):
-    import ray
-
     from moreau import distributed
 
-    from ray.cluster_utils import Cluster
-
-    # a local cluster as the tests start it: a head without CPUs and two one-CPU worker nodes
-    store = 80 * 1024**2
-    cluster = Cluster(
-        initialize_head=True,
-        head_node_args=dict(num_cpus=0, object_store_memory=store, include_dashboard=False),
-    )
-    for _ in range(2):
-        cluster.add_node(num_cpus=1, object_store_memory=store)
-    cluster.wait_for_nodes()
-    ray.init(address=cluster.address, log_to_driver=False)
     model = distributed.Model.from_xml_path(str(MODELS["humanoid"]))
     mj = mujoco.MjModel.from_xml_path(str(MODELS["humanoid"]))
     mo = model.compile()
     nstep, chunk, nbatch = 10, 1, 64
     x0, ctrl = inputs(mj, nbatch, nstep, rng)
-    distributed.rollout(model, x0, ctrl, chunk=chunk)  # warm the workers' caches
-    tl, _ = best(lambda: moreau.rollout.rollout(mo, moreau.MjData(mo), x0, ctrl), a.repeat)
-    td, _ = best(lambda: distributed.rollout(model, x0, ctrl, chunk=chunk), a.repeat)
+    # a local cluster as the tests start it: a head without CPUs and two one-CPU worker nodes
+    with distributed.local_cluster(workers=2):
+        distributed.rollout(model, x0, ctrl, chunk=chunk)  # warm the workers' caches
+        tl, _ = best(lambda: moreau.rollout.rollout(mo, moreau.MjData(mo), x0, ctrl), a.repeat)
+        td, _ = best(lambda: distributed.rollout(model, x0, ctrl, chunk=chunk), a.repeat)
     nchunk = nbatch // chunk
     print(
         f"ray: {nchunk} chunks of {chunk} rollout(s) x {nstep} steps on 2 workers: "
         f"{td * 1e3:.1f} ms vs {tl * 1e3:.1f} ms locally on 1 thread; "
         f"overhead {(td - tl / 2) / nchunk * 1e6:.0f} us per chunk (2 workers in parallel)"
     )
-    ray.shutdown()
-    cluster.shutdown()
 
 
 if __name__ == "__main__":

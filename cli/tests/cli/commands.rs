@@ -623,7 +623,7 @@ fn replay_reads_optimizer_trajectories() {
     // `ctrl`, extra keys) replays on the cart-pole up to the JSON round trip (see above).
     let m = moreau::load(model("cartpole_swingup")).unwrap();
     let us: Vec<Vec<f64>> = (0..60).map(|t| vec![(t as f64 * 0.1).cos()]).collect();
-    let (qs, vs) = moreau_optim::problems::replay(&m, &[0.0, 3.0], &[0.0, 0.0], &us);
+    let (qs, vs) = moreau_problems::replay(&m, &[0.0, 3.0], &[0.0, 0.0], &us);
     let v = moreau_optim::trajectory::Trajectory::sampled(m.opt.timestep, &qs, &vs, &us)
         .to_json(serde_json::json!({ "solver": "test", "cost_history": [1.0, 0.5] }));
     let p = tmp("replay_opt.json");

@@ -17,7 +17,7 @@ pub const SUBSTEPS: usize = 5;
 
 /// `models/hopper_leg.xml`.
 pub fn model() -> Result<Model, String> {
-    moreau_optim::problems::load_model("hopper_leg.xml")
+    moreau_problems::load_model("hopper_leg.xml")
 }
 
 /// The plant's initial state: the `stand` keyframe at rest (its `qvel` zeroed).

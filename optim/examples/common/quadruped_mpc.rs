@@ -52,7 +52,7 @@ impl Settings {
 
 /// The plant model, `models/quadruped.xml`.
 pub fn model() -> Result<Model, String> {
-    moreau_optim::problems::load_model("quadruped.xml")
+    moreau_problems::load_model("quadruped.xml")
 }
 
 /// The plant's initial state: the stance keyframe at rest.

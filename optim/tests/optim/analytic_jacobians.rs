@@ -12,7 +12,7 @@ use moreau::model::enable;
 use moreau::{integrate_pos, Data, Model};
 use moreau_derivatives::dual::dual_inverse_jacobian;
 use moreau_optim::collocation::{Analytic, FiniteDifference, InverseJacobian};
-use moreau_optim::problems::swingup;
+use moreau_problems::swingup;
 use nalgebra::DMatrix;
 
 fn err(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
@@ -82,11 +82,7 @@ fn provider_matrices(
 fn check(name: &str, settle: usize) {
     let m = model(name);
     let mut an = Analytic::new();
-    let mut fd = FiniteDifference {
-        eps: 1e-6,
-        eps_va: 1e-6,
-        centered: true,
-    };
+    let mut fd = FiniteDifference::new(1e-6, 1e-6, true);
     let mut any_contact = false;
     for (q, v, a) in states(&m, settle, 3) {
         let [aq, av, aa] = provider_matrices(&mut an, &m, &q, &v, &a);
@@ -179,11 +175,7 @@ fn unsupported_model_falls_back_to_fd() {
         an.fallback(),
         Some("invdiscrete with the RK4 integrator (a fatal error in MuJoCo)")
     );
-    let mut fd = FiniteDifference {
-        eps: 1e-6,
-        eps_va: 1e-6,
-        centered: true,
-    };
+    let mut fd = FiniteDifference::new(1e-6, 1e-6, true);
     let fm = provider_matrices(&mut fd, &m, &q, &v, &a);
     for (x, y) in am.iter().zip(&fm) {
         assert_eq!(x, y);

@@ -120,7 +120,7 @@ fn gradient_and_hessian_match_finite_differences() {
 
 #[test]
 fn acrobot_collocation_converges_and_replays() {
-    let p = moreau_optim::problems::swingup("acrobot").expect("model");
+    let p = moreau_problems::swingup("acrobot").expect("model");
     let c = p.collocation(3.0).expect("problem");
     let z0 = c.initial_guess();
     let (c, res) = solve_lm(c, z0, LevenbergMarquardt::default(), 300, |e| e).expect("runs");
@@ -132,7 +132,7 @@ fn acrobot_collocation_converges_and_replays() {
     assert!(res.eval.max_defect() < 1e-8);
     // A local optimum (iLQR from the same guess reaches another one, 16.84).
     assert!(res.eval.cost() < 28.31, "cost {}", res.eval.cost());
-    let (qs, _) = moreau_optim::problems::replay(&c.model, &c.q0, &c.v0, &res.eval.u);
+    let (qs, _) = moreau_problems::replay(&c.model, &c.q0, &c.v0, &res.eval.u);
     let err = (0..=c.horizon)
         .flat_map(|t| {
             let plan = c.config(&res.z, t).to_vec();

@@ -10,7 +10,7 @@ use moreau::model::enable;
 use moreau::Data;
 use moreau_optim::band::BandMatrix;
 use moreau_optim::collocation::{Analytic, Evaluation, InverseJacobian};
-use moreau_optim::problems::{swingup, SWINGUP_PENALTY};
+use moreau_problems::{swingup, SWINGUP_PENALTY};
 use nalgebra::DMatrix;
 
 #[test]

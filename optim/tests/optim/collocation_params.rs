@@ -111,7 +111,7 @@ fn model_with_recomputes_the_compiled_constants() {
 
 #[test]
 fn full_jacobian_matches_finite_differences() {
-    let exp = estimation::double_pendulum(8, 1e-2, 1).expect("experiment");
+    let exp = moreau_problems::double_pendulum(8, 1e-2, 1).expect("experiment");
     let upper = exp.model.body_id("upper").expect("body");
     let mut params = exp.params.clone();
     // and one first moment of the upper link (mc_x)
@@ -218,7 +218,7 @@ fn jacobian_with_friction_loss_matches_finite_differences() {
         r#"name="elbow" type="hinge" axis="0 1 0" damping="0.05" frictionloss="0.02""#,
     );
     assert_ne!(xml, XML);
-    let exp = estimation::double_pendulum(8, 1e-2, 1).expect("experiment");
+    let exp = moreau_problems::double_pendulum(8, 1e-2, 1).expect("experiment");
     let model = load(&xml);
     let mut params = exp.params.clone();
     params.push(Param::FrictionLoss { dof: 1 });
@@ -249,7 +249,7 @@ fn jacobian_with_friction_loss_matches_finite_differences() {
 
 #[test]
 fn schur_solve_equals_dense_solve() {
-    let exp = estimation::double_pendulum(12, 1e-2, 2).expect("experiment");
+    let exp = moreau_problems::double_pendulum(12, 1e-2, 2).expect("experiment");
     let init = [1.1, 0.2, 0.02];
     let c = exp
         .collocation(&init, Some([0.0, 1.05]), 10.0, 1e2)
@@ -324,7 +324,7 @@ fn check_estimate(exp: &Experiment, c: &Collocation, z: &[f64], what: &str, k: f
 #[test]
 fn estimation_recovers_parameters_and_replays() {
     // σ = 1e-3 rad on 150 positions (1.5 s); start 40–300 % off
-    let exp = estimation::double_pendulum(150, 1e-3, 7).expect("experiment");
+    let exp = moreau_problems::double_pendulum(150, 1e-3, 7).expect("experiment");
     let init = [1.2, 0.3, 0.02];
     let c = exp
         .collocation(&init, Some([1e-3, 10.0]), PENALTY, 1e4)
@@ -376,7 +376,7 @@ fn estimation_recovers_parameters_and_replays() {
 fn lbfgs_with_parameters() {
     // The preconditioned tangent objective's gradient (bordered factor) matches central
     // differences of its cost, parameters included.
-    let exp = estimation::double_pendulum(10, 1e-2, 3).expect("experiment");
+    let exp = moreau_problems::double_pendulum(10, 1e-2, 3).expect("experiment");
     let init = [1.1, 0.2, 0.02];
     let c = exp
         .collocation(&init, Some([1e-3, 10.0]), 10.0, 1e2)
@@ -385,7 +385,7 @@ fn lbfgs_with_parameters() {
     common::check_tangent_gradient(&c, &zref, 1e-7);
     // L-BFGS (penalty fixed at the value LM grows to) reaches LM's estimate on a 40-step
     // recording, to a tenth of a standard error.
-    let exp = estimation::double_pendulum(40, 1e-3, 4).expect("experiment");
+    let exp = moreau_problems::double_pendulum(40, 1e-3, 4).expect("experiment");
     let init = [1.2, 0.3, 0.02];
     let c = exp
         .collocation(&init, Some([1e-3, 10.0]), PENALTY, 1e4)
@@ -424,7 +424,7 @@ fn lbfgs_with_parameters() {
 
 #[test]
 fn bad_parameter_input_is_an_error() {
-    let exp = estimation::double_pendulum(4, 1e-2, 1).expect("experiment");
+    let exp = moreau_problems::double_pendulum(4, 1e-2, 1).expect("experiment");
     let mut c = exp
         .collocation(&[1.0, 0.1, 0.1], None, 1.0, 0.0)
         .expect("problem");

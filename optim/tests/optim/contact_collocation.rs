@@ -8,7 +8,7 @@
 
 use moreau_optim::collocation::Collocation;
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
-use moreau_optim::problems::{ball_push, contact_counts, max_diff, replay_tracking};
+use moreau_problems::{ball_push, contact_counts, max_diff, replay_tracking};
 
 const HORIZON: usize = 30;
 const DISTANCE: f64 = 0.1;

@@ -1,5 +1,5 @@
 //! Direct collocation through contact on the problems whose contacts are made continuous at
-//! their creation by margin and solimp (`moreau_optim::problems::{box_push, hopper_hop}`,
+//! their creation by margin and solimp (`moreau_problems::{box_push, hopper_hop}`,
 //! `models/box_push.xml`, `models/hopper_hop.xml`): a box pushed across the floor by a finger,
 //! sliding, and a planar hopper hopping forward. Checked: the forward simulation of the models
 //! behaves physically (the sliding box keeps its floor contacts and accelerates as Coulomb
@@ -10,7 +10,7 @@
 
 use moreau_optim::collocation::Collocation;
 use moreau_optim::lm::{solve_lm, CollocationResult, LevenbergMarquardt};
-use moreau_optim::problems::{
+use moreau_problems::{
     box_push, contact_counts, contact_provider, hopper_hop, load_model, max_diff, replay_tracking,
     ContactProblem, JumpSafeDifference,
 };

@@ -7,7 +7,7 @@ use moreau_optim::lm::{solve_lbfgs, solve_lm, LbfgsOptions, LevenbergMarquardt};
 use crate::common;
 
 fn cartpole(horizon: usize) -> moreau_optim::collocation::Collocation {
-    let mut p = moreau_optim::problems::swingup("cartpole").expect("model");
+    let mut p = moreau_problems::swingup("cartpole").expect("model");
     p.horizon = horizon;
     p.collocation(3.0).expect("problem")
 }

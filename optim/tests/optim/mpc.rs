@@ -215,7 +215,7 @@ fn closed_loop_trace_replays_exactly() {
     for (k, q) in run.qpos.iter().enumerate() {
         assert_eq!(q, &tr.qpos[3 * k]);
     }
-    let (qs, vs) = moreau_optim::problems::replay(&m, &tr.qpos[0], &tr.qvel[0], &tr.ctrl);
+    let (qs, vs) = moreau_problems::replay(&m, &tr.qpos[0], &tr.qvel[0], &tr.ctrl);
     assert_eq!(qs, tr.qpos);
     assert_eq!(vs, tr.qvel);
     let v = run.trajectory_json(serde_json::json!({ "controller": "test" }));

@@ -6,7 +6,7 @@
 //! costs agree to the solvers' stopping tolerances.
 
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
-use moreau_optim::problems::{swingup, SWINGUP_PENALTY};
+use moreau_problems::{swingup, SWINGUP_PENALTY};
 
 fn reference(name: &str) -> (f64, Vec<f64>) {
     let path = concat!(

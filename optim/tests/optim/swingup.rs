@@ -2,7 +2,7 @@
 //! optimized controls re-simulated from scratch reproduce the planned trajectory.
 
 use moreau_optim::ilqr::Dynamics;
-use moreau_optim::problems::swingup;
+use moreau_problems::swingup;
 use nalgebra::DVector;
 
 #[test]

@@ -3,8 +3,8 @@
 //! velocities to a few percent, and the full ten-parameter-per-body problem recovers every
 //! identifiable combination.
 
-use moreau_optim::problems::{acrobot_sysid, cartpole_sysid, load_model, SysidProblem};
 use moreau_optim::sysid::{self, Param};
+use moreau_problems::{acrobot_sysid, cartpole_sysid, load_model, SysidProblem};
 
 fn load(name: &str) -> moreau::Model {
     load_model(name).expect("model loads")

@@ -7,11 +7,11 @@
 use moreau::{Data, Model};
 use moreau_optim::collocation::{Collocation, ParamSpec};
 use moreau_optim::ilqr::{ilqr, Dynamics, IlqrOptions, QuadraticCost};
-use moreau_optim::problems::{ball_push, cartpole_sysid, contact_provider, swingup};
 use moreau_optim::sampling::{Interp, PredictiveSampling, SamplingOptions};
 use moreau_optim::sysid::{self, fit_rollout_on, Param};
 use moreau_optim::system::{ControlOffset, MoreauSystem};
 use moreau_optim::threads::Threads;
+use moreau_problems::{ball_push, cartpole_sysid, contact_provider, swingup};
 use nalgebra::{DMatrix, DVector};
 
 fn model(name: &str) -> Model {

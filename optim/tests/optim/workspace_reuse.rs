@@ -7,7 +7,7 @@
 use moreau::Data;
 use moreau_optim::band::BandMatrix;
 use moreau_optim::collocation::{Analytic, Collocation, Evaluation, InverseJacobian};
-use moreau_optim::problems::{hopper_hop, load_model, swingup, SWINGUP_PENALTY};
+use moreau_problems::{hopper_hop, load_model, swingup, SWINGUP_PENALTY};
 use nalgebra::DMatrix;
 
 fn cartpole() -> Collocation {

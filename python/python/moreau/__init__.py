@@ -22,6 +22,8 @@ names, signatures and array layouts (see `docs/python.md` for the differences). 
 Every function that computes releases the GIL.
 """
 
+import copyreg as _copyreg
+
 from moreau import _moreau
 from moreau._enums import *  # noqa: F401,F403
 from moreau._moreau import (  # noqa: F401
@@ -68,7 +70,32 @@ from moreau._moreau import (  # noqa: F401
     mj_versionString,
     mjd_inverseFD,
     mjd_transitionFD,
+    get_threads,
+    set_threads,
 )
 from moreau import batch, derivatives, optim, rollout, viewer  # noqa: F401
 
 __version__ = "0.1.0"
+
+
+def _data_from_pickle(m, state):
+    """Rebuilds a pickled `MjData`: a new data of `m` holding `state` (mjSTATE_INTEGRATION)."""
+    d = MjData(m)
+    mj_setState(m, d, state, int(mjtState.mjSTATE_INTEGRATION))  # noqa: F405
+    return d
+
+
+def _reduce_data(d):
+    """Pickling of `MjData` (as MuJoCo's `MjData` pickles): its model (pickled once however
+    many data share it) and its mjSTATE_INTEGRATION state, everything the next step reads, so
+    the copy steps bit for bit as `d`. Derived quantities (`xpos`, contacts, `qacc`, ...) are
+    not carried: the copy has them after its next `mj_forward` or `mj_step`."""
+    import numpy as np
+
+    spec = int(mjtState.mjSTATE_INTEGRATION)  # noqa: F405
+    state = np.empty(mj_stateSize(d.model, spec))
+    mj_getState(d.model, d, state, spec)
+    return _data_from_pickle, (d.model, state)
+
+
+_copyreg.pickle(MjData, _reduce_data)

@@ -2191,12 +2191,27 @@ class _Batch:
     def persistent(self) -> NDArray[Any]:
         ...
 
+def _model_from_pickle(xml: object, files: object, arrays: object, options: object) -> None:
+    """
+    Rebuilds a pickled `MjModel` (`MjModel.__reduce__`): compiles the MJCF document from its
+    captured files alone, then writes back the model's values at pickling time (every
+    writeable array, the options and the actuator caches `mj_setConst` refreshes).
+    """
+    ...
+
 def _step(m: MjModel, x: NDArray[np.float64], u: NDArray[np.float64], jacobian: str | None = None, eps: float = 1e-06, centered: bool = False) -> NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """
     `_step(m, x, u, jacobian=None, eps=1e-6, centered=False)`: the batched functional step.
     `x` is `(B, nq+nv+na)`, `u` `(B, nu)`, both float64 C-contiguous. Returns `x'` `(B, nx)`,
     and with `jacobian="analytic"` or `"fd"` also `(x', Jx (B, nx, nx), Ju (B, nx, nu))`. The
     batch runs on all cores without the GIL.
+    """
+    ...
+
+def get_threads() -> None:
+    """
+    The number of threads moreau's optimizers use when not given `threads=` (`set_threads`;
+    every CPU resolved to its count).
     """
     ...
 
@@ -2431,6 +2446,15 @@ def mjd_transitionFD(m: MjModel, d: MjData, eps: float, flg_centered: bool, A: N
     """
     ...
 
+def set_threads(nthread: object) -> None:
+    """
+    Sets the number of threads moreau's optimizers use when not given `threads=`: iLQR's and
+    MPC's per-knot transition Jacobians, predictive sampling's candidate rollouts (0, the
+    default: every CPU; 1: the calling thread). Results do not depend on it, bit for bit.
+    `rollout` and `Batch` take MuJoCo's `nthread` instead.
+    """
+    ...
+
 def viewer_page(m: MjModel, trajectories: list[tuple[str, str]], title: str | None = None, max_fps: float = 120.0) -> str:
     """
     The self-contained HTML page (three.js, the model and the trajectories inside; no network
@@ -2631,7 +2655,7 @@ class Mpc:
     returns the control to apply. A failed solve falls back to the previous plan (counted in
     `fallbacks`); `max_consecutive_failures` failures in a row raise.
     """
-    def __init__(self, m, xref, Q, R, Qf=None, horizon=50, iter=2, first_iter=20, bounds=..., linearization="fd", tol=0.0) -> None: ...
+    def __init__(self, m, xref, Q, R, Qf=None, horizon=50, iter=2, first_iter=20, bounds=..., linearization="fd", tol=0.0, threads=None) -> None: ...
     @property
     def fallbacks(self) -> Any:
         """
@@ -2673,10 +2697,10 @@ class PredictiveSampling:
     Predictive sampling (`moreau-optim`'s `PredictiveSampling`) on the diagonal tangent-space
     cost `½ Σ q_i e_i² + ½ Σ r_k u_k²` around `xref` (`e = x ⊖ xref`): `control(d)` plans from
     the state of `d` (`rollouts` candidates of `steps` physics steps in parallel, `knots`
-    control knots, Gaussian noise `sigma`, `interp` `"linear"` or `"zoh"`) and returns
-    `(ctrl, cost)`.
+    control knots, Gaussian noise `sigma`, `interp` `"linear"` or `"zoh"`, on `threads` threads,
+    None: `set_threads`'s choice) and returns `(ctrl, cost)`.
     """
-    def __init__(self, m, xref, q, r, rollouts=32, steps=100, knots=10, sigma=0.5, interp="linear", seed=1) -> None: ...
+    def __init__(self, m, xref, q, r, rollouts=32, steps=100, knots=10, sigma=0.5, interp="linear", seed=1, threads=None) -> None: ...
     def control(self, d: MjData) -> Any:
         """
         Plans from the state of `d` and returns `(ctrl, cost of the new nominal plan)`.
@@ -2725,8 +2749,8 @@ class _Optim(ModuleType):
     @staticmethod
     def contact_trajopt(problem: object = 'hopper', horizon: object = 60, distance: object = None, max_iters: object = 300, jacobians: object = 'analytic', defect_tol: object = None, progress: object = False, callback: object = None) -> CollocationResult:
         """
-        Direct collocation through contact on one of the project's problems (`moreau-optim`'s
-        `problems`, as `cargo run -p moreau-optim --example contact_trajopt`): `"hopper"` (a planar
+        Direct collocation through contact on one of the project's problems (the `moreau-problems`
+        crate, as `cargo run -p moreau-optim --example contact_trajopt`): `"hopper"` (a planar
         hopper hopping `distance` = 0.15 m forward, models/hopper_hop.xml), `"ball"` (a finger
         pushing a ball 0.2 m, models/ball_push.xml) or `"box"` (a finger pushing a box 0.2 m,
         models/box_push.xml), over `horizon` knots, solved by Gauss–Newton/Levenberg–Marquardt.
@@ -2752,13 +2776,14 @@ class _Optim(ModuleType):
         """
         ...
     @staticmethod
-    def ilqr(m: MjModel, x0: object, us: object, xref: object, Q: NDArray[np.float64] | None, R: NDArray[np.float64] | None, Qf: NDArray[np.float64] | None = None, max_iter: object = 200, tol: object = 1e-09, bounds: object = None, linearization: object = 'fd', callback: object = None) -> IlqrResult:
+    def ilqr(m: MjModel, x0: object, us: object, xref: object, Q: NDArray[np.float64] | None, R: NDArray[np.float64] | None, Qf: NDArray[np.float64] | None = None, max_iter: object = 200, tol: object = 1e-09, bounds: object = None, linearization: object = 'fd', callback: object = None, threads: object = None) -> IlqrResult:
         """
         Iterative LQR on the engine's step from the state `x0 = (qpos, qvel, act)` with the
         initial controls `us` `(T, nu)`, minimizing `Σ_t dt·[½ e_tᵀ Q e_t + ½ u_tᵀ R u_t] +
         ½ e_Tᵀ Qf e_T`, `e = x ⊖ xref` in the tangent space (`2nv + na`; weights as vectors for
         diagonals or matrices). `bounds`: None, `"ctrlrange"` or `(lo, hi)` (control-limited iLQR);
-        `linearization`: `"fd"` (`mjd_transitionFD`) or `"analytic"`. `callback(info)` gets
+        `linearization`: `"fd"` (`mjd_transitionFD`) or `"analytic"`, on `threads` threads
+        (None: `set_threads`'s choice; the result does not depend on it). `callback(info)` gets
         `{"iteration", "cost"}`.
         """
         ...

@@ -23,9 +23,16 @@ number)) say so; the others are untouched. `Batch.status` is MuJoCo's per-simula
 status: moreau's step raises no errors, so it stays 0 and `SimulationError` is not raised by
 stepping. The GIL is released while the batch runs.
 
-Not provided: named views (`batch.joint(...)`), `rollout`, `jac` and `ray` methods.
+Named views as MuJoCo's: `b.joint("hinge").qpos` is the `(nsim, ...)` part of `b.bind("qpos")`
+that `d.joint("hinge").qpos` is of `d.qpos`; `b.body("pole").mass` the part of the model field
+`body_mass` (read: the expanded per-simulation values, or the model's for every simulation;
+assignment expands the field). `rollout(nstep, control, control_spec, record)` steps and
+records after every substep, `jac(body, point)` and `ray(pnt, vec, ...)` evaluate each
+simulation's kinematics; these three loop in Python over simulations or substeps (the steps
+themselves run on the batch's threads, `jac` and `ray` on the calling thread).
 """
 
+import functools
 from typing import Optional
 
 import numpy as np
@@ -91,6 +98,109 @@ def _ids(ids, nsim):
     return np.ascontiguousarray(ids, dtype=np.int32)
 
 
+# MuJoCo's named views with no counterpart in moreau's MjModel / MjData
+_NO_NAMED = ("light", "material", "numeric", "pair")
+
+
+def _containing(obj, names, part):
+    """The field of `obj` among `names` whose memory holds the array `part`, or None."""
+    if not isinstance(part, np.ndarray) or not part.size:
+        return None
+    for name in names:
+        if "." in name:
+            continue
+        full = getattr(obj, name, None)
+        if not isinstance(full, np.ndarray) or full.dtype != part.dtype:
+            continue
+        off = part.ctypes.data - full.ctypes.data
+        if 0 <= off and off + part.nbytes <= full.nbytes:
+            return name
+    return None
+
+
+def _structural(field, part):
+    """Whether a model field holds addresses, counts, ids or types (the same everywhere)."""
+    return (part.dtype.kind in "iu" and field.endswith(("adr", "num", "id", "type"))
+            and not field.endswith("contype"))
+
+
+class _Named:
+    """One object's `(nsim, ...)` slices of the batch's fields (`Batch.joint(...)` etc.)."""
+
+    def __init__(self, batch, kind, key, data=True):
+        if kind in _NO_NAMED:
+            raise NotImplementedError(f"moreau's MjModel has no named {kind} access")
+        mv = getattr(batch.model, kind)(key)
+        dv = getattr(batch._data, kind)(key) if data else None
+        for k, v in (("_batch", batch), ("_kind", kind), ("_mv", mv), ("_dv", dv),
+                     ("id", mv.id), ("name", mv.name)):
+            object.__setattr__(self, k, v)
+
+    def __getattr__(self, attr):
+        if attr.startswith("_"):
+            raise AttributeError(attr)
+        return self._slice(attr, write=False)
+
+    def __setattr__(self, attr, value):
+        if attr in ("id", "name") or attr.startswith("_"):
+            raise AttributeError(f"{attr} is read-only")
+        self._slice(attr, write=True)[...] = value
+
+    def _slice(self, attr, write):
+        b = self._batch
+        nsim = b.nsim
+        part = getattr(self._dv, attr, None) if self._dv is not None else None
+        field = _containing(b._data, DATA_FIELDS, part)
+        if field is not None:
+            if write and field not in _STATE_FIELDS:
+                raise ValueError(f"{self._kind} {attr} is computed by every call and cannot be written")
+            return self._cut(b.bind(field).reshape(nsim, -1), getattr(b._data, field), part)
+        part = getattr(self._mv, attr, None)
+        field = _containing(b.model, MODEL_FIELDS, part)
+        if field is None and isinstance(part, np.ndarray) and not part.flags.writeable:
+            # moreau's read-only copies: ids, addresses, types, flags (structure)
+            if write:
+                raise ValueError(f"{self._kind} {attr} is structural: it cannot differ "
+                                 "between simulations")
+            return np.broadcast_to(part, (nsim, *part.shape))
+        if field is None:
+            raise AttributeError(f"{self._kind} {attr} is not a slice of a field that the "
+                                 "batch binds or expands")
+        full = getattr(b.model, field)
+        if b._models is not None:
+            if write:
+                raise ValueError(f"{field} comes from the caller models (set_models): edit "
+                                 "them and call set_models again")
+            out = np.stack([getattr(getattr(b._model_of(i), self._kind)(self.id), attr)
+                            for i in range(nsim)])
+            out.flags.writeable = False
+            return out
+        rows = b.expanded(field)
+        if write and _structural(field, part):
+            raise ValueError(f"{field} is structural: it cannot differ between simulations")
+        if write:
+            rows = b.expand(field)
+        elif rows is None:
+            return np.broadcast_to(part, (nsim, *part.shape))
+        return self._cut(rows.reshape(nsim, -1), full, part)
+
+    def _cut(self, flat, full, part):
+        start = (part.ctypes.data - full.ctypes.data) // full.itemsize
+        return flat[:, start:start + part.size].reshape(flat.shape[0], *part.shape)
+
+
+def _named(kind, data=True):
+    """The `Batch` method giving one object's named view of kind `kind`."""
+
+    def method(self, key):
+        return _Named(self, kind, key, data)
+
+    method.__name__ = kind
+    method.__doc__ = (f"The `(nsim, ...)` slices of {kind} `key`'s fields (an id or a name), "
+                      f"as `MjData.{kind}(key)` / `MjModel.{kind}(key)` of each simulation.")
+    return method
+
+
 class Batch:
     """nsim simulations of a copy of `model` on `nthread` threads (0: every CPU); with
     `persistent`, one `MjData` per simulation instead of one per thread."""
@@ -107,6 +217,33 @@ class Batch:
         status = self._b.status()
         status.flags.writeable = False
         object.__setattr__(self, "status", status)
+        object.__setattr__(self, "_any_expanded", False)
+
+    @functools.cached_property
+    def _data(self):
+        """An MjData of the model: the shapes, dtypes and named views of its fields."""
+        return _moreau.MjData(self.model)
+
+    def _model_of(self, sim):
+        """The model simulation `sim` runs on (a copy with its expanded fields)."""
+        if self._models is not None:
+            return self._models if isinstance(self._models, _moreau.MjModel) else self._models[sim]
+        return self.get_model(sim) if self._any_expanded else self.model
+
+    actuator = _named("actuator")
+    body = _named("body")
+    camera = _named("camera")
+    equality = _named("equality", data=False)
+    geom = _named("geom")
+    joint = _named("joint")
+    keyframe = _named("keyframe", data=False)
+    light = _named("light")
+    material = _named("material", data=False)
+    numeric = _named("numeric", data=False)
+    pair = _named("pair", data=False)
+    sensor = _named("sensor")
+    site = _named("site")
+    tendon = _named("tendon")
 
     def __getattr__(self, name):
         if name in DATA_FIELDS:
@@ -178,6 +315,7 @@ class Batch:
             raise ValueError(f"{name} is not an expandable MjModel field")
         if self._models is not None:
             raise ValueError("caller models are set (set_models): edit them instead")
+        object.__setattr__(self, "_any_expanded", True)
         return self._shape_model(name, raw)
 
     def expanded(self, name: str) -> Optional[np.ndarray]:
@@ -245,6 +383,7 @@ class Batch:
         """mj_setConst per simulation, so that derived constants follow expanded fields."""
         ids = _ids(ids, self.nsim)
         self._b.set_const(ids)
+        object.__setattr__(self, "_any_expanded", True)
 
     def get_model(self, sim: int, model=None):
         """Simulation `sim`'s model, with its per-simulation fields."""
@@ -256,3 +395,132 @@ class Batch:
             data = _moreau.MjData(self.model)
         self._b.get_data(int(sim), data)
         return data
+
+    def _spec_columns(self, spec):
+        """Columns of the state rows holding the components of `spec`, in mjtState order."""
+        spec = int(spec)
+        cols = []
+        for bit in range(32):
+            if spec & (1 << bit):
+                off, size = self._b.state_component(1 << bit)
+                cols.extend(range(off, off + size))
+        return np.asarray(cols, np.intp)
+
+    def rollout(self, nstep: int, control=None, control_spec: int = int(mjtState.mjSTATE_CTRL),
+                record=("qpos",), ids=None, out=None):
+        """`nstep` substeps per simulation, recording after each (`mujoco.batch`'s): before
+        substep k the components `control_spec` of the state are set from
+        `control[:, k]` (`(n, nstep, mj_stateSize(model, control_spec))` for the n simulations
+        of the call, or None to leave the inputs as they are). A simulation whose warning
+        counters rise stops stepping and its remaining records repeat its last ones. `record`:
+        MjData field names or mjtState specs (state vectors). Returns a dict from each record
+        item to its `(n, nstep, ...)` array (written into `out[item]` where given)."""
+        if nstep < 0:
+            raise ValueError("nstep must be non-negative")
+        ids = _ids(ids, self.nsim)
+        sel = np.arange(self.nsim) if ids is None else ids
+        n = len(sel)
+        ccols = self._spec_columns(control_spec)
+        if control is not None:
+            control = np.broadcast_to(np.asarray(control, np.float64), (n, nstep, len(ccols)))
+        given, result, records = out or {}, {}, []
+        for item in record:
+            if isinstance(item, str):
+                template = getattr(self._data, item, None)
+                if not isinstance(template, np.ndarray) or item not in DATA_FIELDS:
+                    raise ValueError(f"{item} is not an MjData field rollout can record")
+                shape, dtype = (n, nstep, *template.shape), template.dtype
+                cols = None
+                self.bind(item)  # bound before the first substep, so that it is copied out
+            else:
+                cols = self._spec_columns(item)
+                shape, dtype = (n, nstep, len(cols)), np.dtype(np.float64)
+            buf = given.get(item)
+            if buf is None:
+                buf = np.empty(shape, dtype)
+            elif (not isinstance(buf, np.ndarray) or buf.shape != shape or buf.dtype != dtype
+                  or not buf.flags.c_contiguous or not buf.flags.writeable):
+                raise ValueError(f"out[{item!r}] must be a writable C-contiguous {dtype} "
+                                 f"array of shape {shape}")
+            records.append((item, cols, buf))
+            result[item] = buf
+        active = np.ones(n, bool)
+        for k in range(nstep):
+            run = sel[active]
+            if run.size == 0:
+                for _, _, buf in records:
+                    buf[:, k] = buf[:, k - 1]
+                continue
+            if control is not None:
+                self.state[np.ix_(run, ccols)] = control[active, k]
+            before = self.warning[run, :, 1].copy()
+            self.step(run)
+            rose = (self.warning[run, :, 1] > before).any(axis=1)
+            for item, cols, buf in records:
+                if cols is None:
+                    now = self.bind(item)[run]
+                else:
+                    now = self.state[np.ix_(run, cols)]
+                buf[active, k] = now
+                if k > 0:
+                    buf[~active, k] = buf[~active, k - 1]
+            idx = np.flatnonzero(active)
+            active[idx[rose]] = False
+        return result
+
+    def jac(self, body, point, ids=None):
+        """Translational and rotational Jacobians `(n, 3, nv)` each of world points `point`
+        (`(3,)` or `(n, 3)`) on bodies `body` (an id, or one per simulation of the call), from
+        each simulation's state (mj_kinematics, mj_comPos, mj_jac); the batch is untouched."""
+        ids = _ids(ids, self.nsim)
+        sel = np.arange(self.nsim) if ids is None else ids
+        n, nv = len(sel), self.model.nv
+        body = np.broadcast_to(np.asarray(body), (n,))
+        if not np.issubdtype(body.dtype, np.integer) or ((body < 0) | (body >= self.model.nbody)).any():
+            raise ValueError(f"body must be integers in [0, {self.model.nbody})")
+        point = np.ascontiguousarray(np.broadcast_to(np.asarray(point, np.float64), (n, 3)))
+        jacp, jacr = np.zeros((n, 3, nv)), np.zeros((n, 3, nv))
+        d = _moreau.MjData(self.model)
+        for r, sim in enumerate(sel):
+            m = self._model_of(int(sim))
+            self._b.get_data(int(sim), d)
+            _moreau.mj_kinematics(m, d)
+            _moreau.mj_comPos(m, d)
+            _moreau.mj_jac(m, d, jacp[r], jacr[r], point[r], int(body[r]))
+        return jacp, jacr
+
+    def ray(self, pnt, vec, geomgroup=None, flg_static: bool = True, bodyexclude=-1, ids=None,
+            normal: bool = False):
+        """`mj_ray` in each simulation from its state (mj_kinematics first; the batch is
+        untouched): `pnt` and `vec` broadcast to `(n, nray, 3)`, `bodyexclude` to `(n, nray)`.
+        Returns `dist, geomid` `(n, nray)` (-1 for a miss) and with `normal` the normals
+        `(n, nray, 3)` (zero for a miss)."""
+        ids = _ids(ids, self.nsim)
+        sel = np.arange(self.nsim) if ids is None else ids
+        n = len(sel)
+        pnt = np.atleast_2d(np.asarray(pnt, np.float64))
+        vec = np.atleast_2d(np.asarray(vec, np.float64))
+        nray = np.broadcast_shapes(pnt.shape[:-1], vec.shape[:-1])[-1]
+        pnt = np.broadcast_to(pnt, (n, nray, 3))
+        vec = np.broadcast_to(vec, (n, nray, 3))
+        excl = np.broadcast_to(np.asarray(bodyexclude), (n, nray))
+        if not np.issubdtype(excl.dtype, np.integer) or ((excl < -1) | (excl >= self.model.nbody)).any():
+            raise ValueError(f"bodyexclude must be integers in [-1, {self.model.nbody})")
+        if geomgroup is not None:
+            geomgroup = np.ascontiguousarray(geomgroup, dtype=np.uint8)
+        dist = np.zeros((n, nray))
+        geomid = np.zeros((n, nray), np.int32)
+        normals = np.zeros((n, nray, 3))
+        d = _moreau.MjData(self.model)
+        gid, nrm = np.zeros(1, np.int32), np.zeros(3)
+        for r, sim in enumerate(sel):
+            m = self._model_of(int(sim))
+            self._b.get_data(int(sim), d)
+            _moreau.mj_kinematics(m, d)
+            for k in range(nray):
+                dist[r, k] = _moreau.mj_ray(m, d, pnt[r, k], vec[r, k], geomgroup, int(flg_static),
+                                            int(excl[r, k]), gid, nrm if normal else None)
+                geomid[r, k] = gid[0]
+                if normal and gid[0] >= 0:
+                    normals[r, k] = nrm
+        return (dist, geomid, normals) if normal else (dist, geomid)

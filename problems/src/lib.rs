@@ -1,18 +1,27 @@
-//! The benchmark problems of docs/optimization.md#swing-up, shared by examples and tests:
-//! cart-pole and acrobot swing-up (dt 0.01, 200 knots, start hanging, zero-control initial
-//! guess, Q = diag(1, 1, 0.1, 0.1), R = 0.01, Qf = diag(1000, 1000, 100, 100)).
+//! The benchmark problems of docs/optimization.md, shared by the optimizers' examples and
+//! tests, the CLI's tests and the Python package's `contact_trajopt`: cart-pole and acrobot
+//! swing-up (dt 0.01, 200 knots, start hanging, zero-control initial guess,
+//! Q = diag(1, 1, 0.1, 0.1), R = 0.01, Qf = diag(1000, 1000, 100, 100)), contact problems (a
+//! hopper hop, a finger pushing a box or a ball) and system-identification problems.
+//!
+//! The models come from the repository's `models/` folder and are embedded at compile time
+//! ([`MODELS`]), so the problems work wherever the binary runs (an installed Python wheel
+//! included); the crate is not published.
 
-use crate::collocation::{
-    inverse_force, Collocation, FiniteDifference, InverseJacobian, StateTracking, Weights,
-};
-use crate::ilqr::{ilqr, IlqrOptions, IlqrResult, QuadraticCost};
-use crate::sysid::{self, Param};
-use crate::system::MoreauSystem;
 use moreau::Model;
+use moreau_derivatives::FdWorkspace;
+use moreau_optim::collocation::{
+    transpose_into, Collocation, FiniteDifference, InverseJacobian, StateTracking, Weights,
+};
+use moreau_optim::estimation::{self, Experiment};
+use moreau_optim::ilqr::{ilqr, IlqrOptions, IlqrResult, QuadraticCost};
+use moreau_optim::sampling::Gaussian;
+use moreau_optim::sysid::{self, Param};
+use moreau_optim::system::MoreauSystem;
 use nalgebra::{DMatrix, DVector};
 
 /// Initial penalty weight of the dynamics residual for [`SwingUp::collocation`] with the LM
-/// solver's penalty growth ([`crate::lm::LevenbergMarquardt::penalty_growth`], ×10 when a
+/// solver's penalty growth ([`moreau_optim::lm::LevenbergMarquardt::penalty_growth`], ×10 when a
 /// multiplier update reduces the residual less than 4×). Measured on both swing-ups: weights
 /// 0.01…0.05 converge in 35–45 iterations to Crocoddyl's optima (cart-pole 3.208278, acrobot
 /// 16.842435); a stiff start (3.0) takes 57–90 and on the acrobot ends in
@@ -31,9 +40,8 @@ pub struct SwingUp {
     pub qf: Vec<f64>,
 }
 
-/// `name` is `cartpole` or `acrobot`; models are read from `models/` of the workspace root.
+/// `name` is `cartpole` or `acrobot` (models `cartpole_swingup.xml`, `acrobot.xml`).
 pub fn swingup(name: &str) -> Result<SwingUp, String> {
-    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/");
     let (file, q0, name) = match name {
         "cartpole" => (
             "cartpole_swingup.xml",
@@ -43,7 +51,7 @@ pub fn swingup(name: &str) -> Result<SwingUp, String> {
         "acrobot" => ("acrobot.xml", vec![std::f64::consts::PI, 0.0], "acrobot"),
         _ => return Err(format!("unknown problem {name}")),
     };
-    let model = moreau::load(format!("{root}{file}")).map_err(|e| e.to_string())?;
+    let model = load_model(file)?;
     Ok(SwingUp {
         name,
         model,
@@ -152,9 +160,9 @@ pub struct ContactProblem {
     /// Controls of the rollout that produced `z0`.
     pub u0: Vec<Vec<f64>>,
     /// Largest unactuated force residual (N) the solver can be asked for
-    /// ([`crate::lm::LevenbergMarquardt::defect_tol`]).
+    /// ([`moreau_optim::lm::LevenbergMarquardt::defect_tol`]).
     pub defect_tol: f64,
-    /// Growth factor of the dynamics penalty ([`crate::lm::LevenbergMarquardt::penalty_growth`]):
+    /// Growth factor of the dynamics penalty ([`moreau_optim::lm::LevenbergMarquardt::penalty_growth`]):
     /// the sliding box converges only with a fixed penalty (1), the others with the default.
     pub penalty_growth: f64,
 }
@@ -163,11 +171,7 @@ pub struct ContactProblem {
 /// comparison, `--fd`): centered differences with small steps in `v` and `a` too (the soft contact forces are piecewise linear in `v` and `a`, not quadratic,
 /// so the default unit step would straddle the kinks of the constraint states).
 pub fn contact_provider() -> Box<FiniteDifference> {
-    Box::new(FiniteDifference {
-        eps: 1e-6,
-        eps_va: 1e-6,
-        centered: true,
-    })
+    Box::new(FiniteDifference::new(1e-6, 1e-6, true))
 }
 
 /// Inverse-dynamics Jacobians that do not straddle jumps: central differences (steps `eps` in
@@ -184,6 +188,7 @@ pub fn contact_provider() -> Box<FiniteDifference> {
 pub struct JumpSafeDifference {
     pub eps: f64,
     pub jump_tol: f64,
+    work: Option<Box<FdWorkspace>>,
 }
 
 impl Default for JumpSafeDifference {
@@ -191,6 +196,7 @@ impl Default for JumpSafeDifference {
         JumpSafeDifference {
             eps: 1e-6,
             jump_tol: 1e-2,
+            work: None,
         }
     }
 }
@@ -211,47 +217,34 @@ impl InverseJacobian for JumpSafeDifference {
         dv: &mut DMatrix<f64>,
         da: &mut DMatrix<f64>,
     ) {
-        let nv = m.nv;
-        let eps = self.eps;
-        let mut t0 = vec![0.0; nv];
-        let mut tp = vec![0.0; nv];
-        let mut tm = vec![0.0; nv];
-        inverse_force(m, d, q, v, a, &mut t0);
-        let (mut qp, mut vp, mut ap) = (q.to_vec(), v.to_vec(), a.to_vec());
-        let mut dir = vec![0.0; nv];
-        for j in 0..nv {
-            for (which, out) in [(0, &mut *dq), (1, &mut *dv), (2, &mut *da)] {
-                for (sign, tau) in [(1.0, &mut tp), (-1.0, &mut tm)] {
-                    match which {
-                        0 => {
-                            dir[j] = 1.0;
-                            qp.copy_from_slice(q);
-                            moreau::integrate_pos(m, &mut qp, &dir, sign * eps);
-                            dir[j] = 0.0;
-                        }
-                        1 => vp[j] = v[j] + sign * eps,
-                        _ => ap[j] = a[j] + sign * eps,
-                    }
-                    inverse_force(m, d, &qp, &vp, &ap, tau);
-                    qp.copy_from_slice(q);
-                    vp[j] = v[j];
-                    ap[j] = a[j];
-                }
+        let (nv, eps) = (m.nv, self.eps);
+        // forward differences into the outputs, then backward ones (a negative forward step)
+        let fwd =
+            FiniteDifference::inverse_jacobians(&mut self.work, m, d, q, v, a, (eps, eps), false);
+        transpose_into(&fwd.DfDq, dq);
+        transpose_into(&fwd.DfDv, dv);
+        transpose_into(&fwd.DfDa, da);
+        let steps = (-eps, -eps);
+        let bwd = FiniteDifference::inverse_jacobians(&mut self.work, m, d, q, v, a, steps, false);
+        // MuJoCo's transposed layout: row j of `bwd` is input j's column
+        for (out, back) in [(dq, &bwd.DfDq), (dv, &bwd.DfDv), (da, &bwd.DfDa)] {
+            for j in 0..nv {
                 let (mut nf, mut nb, mut gap) = (0.0_f64, 0.0_f64, 0.0_f64);
                 for i in 0..nv {
-                    let (f, b) = ((tp[i] - t0[i]) / eps, (t0[i] - tm[i]) / eps);
+                    let (f, b) = (out[(i, j)], back[(j, i)]);
                     nf = nf.max(f.abs());
                     nb = nb.max(b.abs());
                     gap = gap.max((f - b).abs());
                 }
                 let one_sided = gap > self.jump_tol * nf.max(nb).max(1.0);
                 for i in 0..nv {
+                    let (f, b) = (out[(i, j)], back[(j, i)]);
                     out[(i, j)] = if !one_sided {
-                        (tp[i] - tm[i]) / (2.0 * eps)
+                        0.5 * (f + b)
                     } else if nf <= nb {
-                        (tp[i] - t0[i]) / eps
+                        f
                     } else {
-                        (t0[i] - tm[i]) / eps
+                        b
                     };
                 }
             }
@@ -538,7 +531,78 @@ pub fn acrobot_sysid() -> Result<SysidProblem, String> {
     })
 }
 
-/// Path of `models/<file>` of the workspace (`file` itself if absolute).
+/// `models/double_pendulum_est.xml` (unactuated, Euler, dt 0.01) released from `q₀ = (0.8,
+/// −0.5)` at rest, driven for `steps` steps by known torques `(0.6 sin 2t, 0.4 cos 3t)` N·m;
+/// unknowns: the lower link's mass (true 0.8 kg) and the two joints' damping (0.1, 0.05);
+/// positions observed with noise `noise` (rad, seed `seed`).
+pub fn double_pendulum(steps: usize, noise: f64, seed: u64) -> Result<Experiment, String> {
+    let model = load_model("double_pendulum_est.xml")?;
+    let lower = model.body_id("lower").ok_or("no body 'lower'")?;
+    let params = vec![
+        Param::Mass { body: lower },
+        Param::Damping { dof: 0 },
+        Param::Damping { dof: 1 },
+    ];
+    let truth = vec![0.8, 0.1, 0.05];
+    let h = model.opt.timestep;
+    let forces: Vec<Vec<f64>> = (0..steps)
+        .map(|t| {
+            let s = t as f64 * h;
+            vec![0.6 * (2.0 * s).sin(), 0.4 * (3.0 * s).cos()]
+        })
+        .collect();
+    let q0 = vec![0.8, -0.5];
+    let v0 = vec![0.0, 0.0];
+    let truth_model = sysid::model_with(&model, &params, &truth)?;
+    let clean = estimation::simulate(&truth_model, &q0, &v0, &forces);
+    let mut g = Gaussian::new(seed);
+    let observed = clean
+        .iter()
+        .map(|q| q.iter().map(|x| x + noise * g.normal()).collect())
+        .collect();
+    Ok(Experiment {
+        model,
+        params,
+        names: vec!["lower link mass", "shoulder damping", "elbow damping"],
+        truth,
+        q0,
+        v0,
+        forces,
+        clean,
+        observed,
+        noise,
+    })
+}
+
+/// The models the problems use, embedded from the repository's `models/` folder:
+/// (file name, MJCF text). None of them reads an asset file.
+pub const MODELS: &[(&str, &str)] = &[
+    ("acrobot.xml", include_str!("../../models/acrobot.xml")),
+    ("ball_push.xml", include_str!("../../models/ball_push.xml")),
+    ("box_push.xml", include_str!("../../models/box_push.xml")),
+    ("cartpole.xml", include_str!("../../models/cartpole.xml")),
+    (
+        "cartpole_swingup.xml",
+        include_str!("../../models/cartpole_swingup.xml"),
+    ),
+    (
+        "double_pendulum_est.xml",
+        include_str!("../../models/double_pendulum_est.xml"),
+    ),
+    (
+        "hopper_hop.xml",
+        include_str!("../../models/hopper_hop.xml"),
+    ),
+    (
+        "hopper_leg.xml",
+        include_str!("../../models/hopper_leg.xml"),
+    ),
+    ("quadruped.xml", include_str!("../../models/quadruped.xml")),
+];
+
+/// Path of `models/<file>` in the repository this crate was built from (`file` itself if
+/// absolute): what a trajectory file written by an example names as its model, for
+/// `moreau replay` and the viewer.
 pub fn model_path(file: &str) -> String {
     if std::path::Path::new(file).is_absolute() {
         file.to_string()
@@ -547,9 +611,15 @@ pub fn model_path(file: &str) -> String {
     }
 }
 
-/// Loads [`model_path`]`(file)`.
+/// One of the embedded [`MODELS`] by file name; any other name is read as a path
+/// ([`model_path`]).
 pub fn load_model(file: &str) -> Result<Model, String> {
-    moreau::load(model_path(file)).map_err(|e| e.to_string())
+    match MODELS.iter().find(|(name, _)| *name == file) {
+        Some((name, xml)) => {
+            moreau::load_from_str(xml, &moreau::Vfs::default()).map_err(|e| format!("{name}: {e}"))
+        }
+        None => moreau::load(model_path(file)).map_err(|e| e.to_string()),
+    }
 }
 
 fn check_dims(model: &Model, nq: usize, nu: usize, what: &str) -> Result<(), String> {
