@@ -293,7 +293,7 @@ pub fn ray_hfield<T: Scalar>(m: &Model, g: usize, p: &Vector3<T>, v: &Vector3<T>
             return out;
         }
     }
-    if !(t0 <= t1) {
+    if t0.is_nan() || t1.is_nan() || t0 > t1 {
         return out;
     }
     // extent of p + t v over [a, b] in one coordinate
@@ -333,7 +333,7 @@ pub fn ray_hfield<T: Scalar>(m: &Model, g: usize, p: &Vector3<T>, v: &Vector3<T>
         if best_so_far >= 0.0 && a > best_so_far {
             break;
         }
-        if !(a <= b) {
+        if a.is_nan() || b.is_nan() || a > b {
             continue;
         }
         let (xlo, xhi) = span(px, vx, a, b);
