@@ -247,7 +247,7 @@ fn free_bias_dvel<T: Scalar>(d: &Data<T>, b: usize, a: usize, y: &[T; 6]) -> [T;
 /// `efc_force = −∂s/∂jar` (docs/mujoco-behaviour.md#cost), `qfrc_constraint = Jᵀ efc_force`;
 /// `efc_state` is updated. Needs the constraint rows of the position and velocity stages.
 pub fn inv_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    use crate::constraint::cost::{evaluate, Rows};
+    use crate::constraint::cost::{efc_jar, evaluate, Rows};
     let nv = m.nv;
     let n = d.nefc;
     d.qfrc_constraint.iter_mut().for_each(|x| *x = T::zero());
@@ -256,17 +256,12 @@ pub fn inv_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     let mut jar = std::mem::take(&mut d.solver_scratch.jar);
     jar.resize(n, T::zero());
-    for (r, j) in jar.iter_mut().enumerate() {
-        *j = d.efc_J_row(r, nv).dot(&d.qacc) - d.efc_aref[r];
-    }
-    let rows = Rows {
-        ty: &d.efc_type,
-        D: &d.efc_D,
-        R: &d.efc_R,
-        frictionloss: &d.efc_frictionloss,
-        cone: &d.efc_cone,
-    };
-    evaluate(&rows, &jar, &mut d.efc_force, &mut d.efc_state, None);
+    efc_jar(nv, d, &mut jar);
+    let mut force = std::mem::take(&mut d.efc_force);
+    let mut state = std::mem::take(&mut d.efc_state);
+    evaluate(&Rows::of_data(d), &jar, &mut force, &mut state, None);
+    d.efc_force = force;
+    d.efc_state = state;
     d.solver_scratch.jar = jar;
     let mut qfrc = std::mem::take(&mut d.qfrc_constraint);
     for r in 0..n {

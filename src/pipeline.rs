@@ -59,7 +59,7 @@ pub use crate::smooth::tendon::tendon_velocity;
 
 // ------------------------------------------------------------ acceleration, constraint solver
 pub use crate::actuation::fwd_actuation;
-pub use crate::constraint::cost::{evaluate, Rows};
+pub use crate::constraint::cost::{efc_jar, evaluate, Rows};
 pub use crate::constraint::params::{compute as constraint_params, compute_b};
 pub use crate::data::CONE_H;
 pub use crate::forward::{forward_skip, fwd_acceleration, fwd_constraint, Skip};

@@ -7,7 +7,7 @@
 
 use moreau::data::{ConstraintState, ConstraintType};
 use moreau::model::Model;
-use moreau::pipeline::{evaluate, Rows, CONE_H};
+use moreau::pipeline::{efc_jar, evaluate, Rows, CONE_H};
 use moreau::Data;
 use nalgebra::DMatrix;
 
@@ -30,16 +30,8 @@ pub fn constraint_hessian_force(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, Vec<
         return (h, Vec::new());
     }
     let mut jar = vec![0.0; n];
-    for r in 0..n {
-        jar[r] = d.efc_J_row(r, nv).dot(&d.qacc) - d.efc_aref[r];
-    }
-    let rows = Rows {
-        ty: &d.efc_type,
-        D: &d.efc_D,
-        R: &d.efc_R,
-        frictionloss: &d.efc_frictionloss,
-        cone: &d.efc_cone,
-    };
+    efc_jar(nv, d, &mut jar);
+    let rows = Rows::of_data(d);
     let mut force = vec![0.0; n];
     let mut state = vec![ConstraintState::Satisfied; n];
     let mut ch = vec![0.0; d.efc_cone.len() * CONE_H];

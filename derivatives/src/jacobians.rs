@@ -199,6 +199,7 @@ impl Workspace {
         d: &mut Data<f64>,
         opts: &TransitionOptions,
     ) -> Result<&TransitionJacobians, Error> {
+        self.analytic.lin.step = None;
         match opts.method {
             Method::Fd => Ok(self
                 .fd(m, opts.sensors)
@@ -216,6 +217,32 @@ impl Workspace {
                 Ok(self.transition.insert(t))
             }
         }
+    }
+
+    /// `a_int` of the last analytic Euler or implicit(fast) [`Workspace::transition`]: the
+    /// acceleration the integrator applies (`v' = v + h a_int`; `qacc` for Euler without
+    /// implicit damping); `None` after any other transition.
+    pub fn a_int(&self) -> Option<&[f64]> {
+        self.analytic.lin.step.as_ref().map(|s| s.aint.as_slice())
+    }
+
+    /// Jacobian of the step last linearized by an analytic Euler or implicit(fast)
+    /// [`Workspace::transition`] (same `d`, still holding that step's forwarded results) with
+    /// respect to `P` model parameters `θ`, rows as `A`'s (`(2nv + na) × P`, positions in tangent
+    /// coordinates). The caller gives the parameters' partial derivatives at fixed state and
+    /// acceleration: `force` (`nv × P`), `−∂g/∂θ` of forward dynamics' optimality condition
+    /// `g = qfrc_inverse(q, v, qacc) − qfrc_ext` (the constraint force at its active set), and
+    /// `he_rhs` (`nv × P`), `∂M/∂θ (qacc − a_int) − ∂(He − M)/∂θ a_int` of the integrator's
+    /// `He a_int = M qacc` ([`Workspace::a_int`]). Reuses the step's factorizations: one
+    /// back-substitution per parameter. Errors after an RK4 or finite-difference transition.
+    pub fn transition_params(
+        &mut self,
+        m: &Model,
+        d: &Data<f64>,
+        force: &DMatrix<f64>,
+        he_rhs: &DMatrix<f64>,
+    ) -> Result<DMatrix<f64>, Error> {
+        crate::transition::params(m, d, &mut self.analytic, force, he_rhs).map_err(Error::Failed)
     }
 
     /// [`inverse()`] with this workspace's buffers; the result lives in the workspace.

@@ -61,7 +61,7 @@ use crate::fd::TransitionJacobians;
 use crate::forward::{dense_m, forward_parts};
 use crate::integrate::{integrate_rows, moving_acts};
 use crate::rows;
-use crate::work::Work as Workspace;
+use crate::work::{HeSolve, StepLin, Work as Workspace};
 use moreau::model::{Integrator, Model};
 use moreau::pipeline::{damping_slope, euler_damped, factor_ld};
 use moreau::Data;
@@ -96,6 +96,7 @@ pub(crate) fn forwarded(
     w: &mut Workspace,
     flg_sensor: bool,
 ) -> Result<TransitionJacobians, &'static str> {
+    w.lin.step = None;
     if m.opt.integrator == Integrator::Rk4 {
         return crate::transition_rk4::transition(m, d, w, flg_sensor);
     }
@@ -244,6 +245,15 @@ pub(crate) fn forwarded(
     }
     let a = DMatrix::from_fn(nx, nx, |i, k| ab[i * c + k]);
     let b = DMatrix::from_fn(nx, nu, |i, k| ab[i * c + nx + k]);
+    lin.step = Some(StepLin {
+        aint: aint.as_slice().to_vec(),
+        vnew,
+        he: match lu {
+            Some(lu) => HeSolve::Lu(lu),
+            None if damped => HeSolve::Damped,
+            None => HeSolve::Mass,
+        },
+    });
     w.lin = lin;
     let (c, dm) = sensors.unwrap_or_else(|| (DMatrix::zeros(0, nx), DMatrix::zeros(0, nu)));
     Ok(TransitionJacobians {
@@ -252,4 +262,93 @@ pub(crate) fn forwarded(
         C: c,
         D: dm,
     })
+}
+
+/// `∂x'/∂θ` (`(2nv + na) × P`, rows as `A`'s) of the step last linearized by [`forwarded`], for
+/// `P` parameters `θ` that enter the step through the forward dynamics' optimality condition
+/// `g(qacc; θ) = 0` and the integrator's `He(θ) a_int = M(θ) qacc`: `force` (`nv × P`) holds
+/// `−∂g/∂θ` at fixed state and `qacc` (constraint force at its fixed active set), `he_rhs`
+/// (`nv × P`) `∂M/∂θ (qacc − a_int) − ∂(He − M)/∂θ a_int`. By the implicit function theorem
+/// `∂qacc = (M + JᵀHJ)⁻¹ force` with the step's factor, then `He ∂a_int = M ∂qacc + he_rhs`,
+/// `∂v' = h ∂a_int`, `∂q' = ∂(q ⊕ h v')/∂v' · ∂v'` (tangent), `∂act' = 0`: one back-substitution per
+/// parameter, no simulated step.
+pub(crate) fn params(
+    m: &Model,
+    d: &Data<f64>,
+    w: &mut Workspace,
+    force: &DMatrix<f64>,
+    he_rhs: &DMatrix<f64>,
+) -> Result<DMatrix<f64>, &'static str> {
+    let (nv, na) = (m.nv, m.na);
+    let p = force.ncols();
+    if force.nrows() != nv || he_rhs.shape() != (nv, p) {
+        return Err("parameter columns: force and he_rhs must both be nv × P");
+    }
+    let lin = &mut w.lin;
+    let step = lin
+        .step
+        .as_ref()
+        .ok_or("parameter columns need the analytic Euler or implicit(fast) transition first")?;
+    let h = m.opt.timestep;
+    // ∂qacc = (M + JᵀHJ)⁻¹ force, row-major nv × P
+    let mut x: Vec<f64> = (0..nv * p).map(|i| force[(i / p, i % p)]).collect();
+    if lin.tree {
+        rows::ld_solve(m, &lin.ld, &lin.ldi, &mut x, p, &mut lin.solve);
+    } else {
+        rows::chol_solve(&lin.ld, nv, &mut x, p);
+    }
+    let dq = DMatrix::from_row_slice(nv, p, &x);
+    let da = match &step.he {
+        HeSolve::Mass if he_rhs.iter().all(|&v| v == 0.0) => dq,
+        he => {
+            let rhs = dense_m(m, &d.qM) * &dq + he_rhs;
+            match he {
+                HeSolve::Lu(lu) => lu.solve(&rhs).ok_or(SINGULAR_HE)?,
+                HeSolve::Damped => {
+                    let mut out = rhs;
+                    for mut col in out.column_iter_mut() {
+                        moreau::pipeline::solve_ld(m, &lin.he, &lin.hei, col.as_mut_slice());
+                    }
+                    out
+                }
+                HeSolve::Mass => dense_m(m, &d.qM).lu().solve(&rhs).ok_or("M is singular")?,
+            }
+        }
+    };
+    let mut out = DMatrix::zeros(2 * nv + na, p);
+    // ∂v' = h ∂a_int; ∂q' through q ⊕ h v' (tangent rows)
+    for k in 0..nv {
+        for j in 0..p {
+            out[(nv + k, j)] = h * da[(k, j)];
+        }
+    }
+    for jn in 0..m.njnt {
+        let a = m.jnt_dofadr[jn];
+        let (nlin, rot) = match m.jnt_type[jn] {
+            moreau::model::JointType::Free => (3, Some(a + 3)),
+            moreau::model::JointType::Ball => (0, Some(a)),
+            _ => (1, None),
+        };
+        for i in a..a + nlin {
+            for j in 0..p {
+                out[(i, j)] = h * out[(nv + i, j)];
+            }
+        }
+        if let Some(r) = rot {
+            let wr = nalgebra::Vector3::new(step.vnew[r], step.vnew[r + 1], step.vnew[r + 2]);
+            let (_, dvel, _) = crate::quat::quat_integrate_deriv(&wr, h);
+            for j in 0..p {
+                let dv = nalgebra::Vector3::new(
+                    out[(nv + r, j)],
+                    out[(nv + r + 1, j)],
+                    out[(nv + r + 2, j)],
+                );
+                let dqr = dvel * dv * h;
+                for e in 0..3 {
+                    out[(r + e, j)] = dqr[e];
+                }
+            }
+        }
+    }
+    Ok(out)
 }

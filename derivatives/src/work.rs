@@ -245,4 +245,25 @@ pub struct Lin {
     pub(crate) qdmx: DMatrix<f64>,
     /// `[A | B]` row-major (`(2nv + na) × (2nv + na + nu)`).
     pub(crate) ab: Vec<f64>,
+    /// The last analytic one-step linearization, kept for [`crate::Workspace::transition_params`]:
+    /// `a_int`, `v' = v + h a_int`, and how `He a_int = M qacc` is solved (`None` when the
+    /// last transition was not an analytic Euler or implicit(fast) step).
+    pub(crate) step: Option<StepLin>,
+}
+
+/// How the integrator's `He a_int = M qacc` was solved in the last analytic transition.
+pub(crate) enum HeSolve {
+    /// `He = M` (Euler without implicit damping).
+    Mass,
+    /// `He = M + h diag(s)` factored in `Lin::he`, `Lin::hei` (eulerdamp).
+    Damped,
+    /// `He = M − h qDeriv` LU-factored (implicit, implicitfast).
+    Lu(nalgebra::LU<f64, nalgebra::Dyn, nalgebra::Dyn>),
+}
+
+/// See [`Lin::step`].
+pub(crate) struct StepLin {
+    pub(crate) aint: Vec<f64>,
+    pub(crate) vnew: Vec<f64>,
+    pub(crate) he: HeSolve,
 }

@@ -107,27 +107,30 @@ fn run() -> Result<(), String> {
             .collect(),
     };
     if flags.iter().any(|f| f == "--check") {
-        let t = Instant::now();
-        let (_, js) = sysid::rollout_jacobian(&m, &params, &data, &start, &bounds, method)?;
-        let ts = t.elapsed().as_secs_f64();
-        let t = Instant::now();
-        let (_, jf) = sysid::rollout_jacobian(
-            &m,
-            &params,
-            &data,
-            &start,
-            &bounds,
+        // one Jacobian at the start by each method: wall and CPU time (all threads)
+        let mut jacs = vec![];
+        for how in [
+            method,
+            sysid::RolloutJacobian::SensitivityFd,
             sysid::RolloutJacobian::FiniteDifference,
-        )?;
-        let tf = t.elapsed().as_secs_f64();
+        ] {
+            let (t, c) = (Instant::now(), process_cpu_s());
+            let (_, jac) = sysid::rollout_jacobian(&m, &params, &data, &start, &bounds, how)?;
+            let cpu = c.zip(process_cpu_s()).map(|(a, b)| b - a);
+            eprintln!(
+                "jacobian {how:?}: {:.3} s wall, {cpu:.3?} s CPU",
+                t.elapsed().as_secs_f64()
+            );
+            jacs.push(jac);
+        }
+        let (js, jf) = (&jacs[0], &jacs[2]);
         for (j, p) in params.iter().enumerate() {
             let e = (js.column(j) - jf.column(j)).amax() / jf.column(j).amax();
             eprintln!("{p:?}: {e:.3e} (max {:.3e})", jf.column(j).amax());
         }
-        eprintln!("jacobian: sensitivity {ts:.3} s, fd {tf:.3} s");
     }
     let threads = moreau_optim::threads::Threads::new(0)?;
-    let t0 = Instant::now();
+    let (t0, c0) = (Instant::now(), process_cpu_s());
     let fit = sysid::fit_rollout_with(
         &threads,
         &m,
@@ -156,8 +159,21 @@ fn run() -> Result<(), String> {
         "rollouts": fit.rollouts,
         "cost_history": fit.cost_history,
         "wall_s": wall,
+        // CPU time of all threads (null where /proc is not available)
+        "cpu_s": c0.zip(process_cpu_s()).map(|(a, b)| b - a),
         "jacobian": format!("{method:?}"),
     });
     std::fs::write(out_path, out.to_string()).map_err(|e| format!("{out_path}: {e}"))?;
     Ok(())
+}
+
+/// CPU time of this process, all threads (user + system, from `/proc/self/stat`; Linux clock
+/// ticks of 1/100 s).
+fn process_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // fields after the command name's closing parenthesis: state is field 3, utime 14, stime 15
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
 }

@@ -712,8 +712,10 @@ pub struct RolloutFit {
     pub iterations: usize,
     /// Trajectories simulated, counted in rollouts of the log's length: one per residual, and
     /// per Jacobian `1 + n` (finite differences: `n` perturbed rollouts and the residual's;
-    /// sensitivities: the nominal rollout with its transition Jacobians, and `n` sweeps of
-    /// one-step differences, each as many steps as a rollout).
+    /// sensitivities with one-step differences: the nominal rollout with its transition
+    /// Jacobians, and `n` sweeps of one-step differences, each as many steps as a rollout) or 1
+    /// (analytic sensitivities: the nominal rollout, linearized at each step; its CPU time is
+    /// more than a plain rollout's, so compare times too).
     pub rollouts: usize,
 }
 
@@ -750,15 +752,27 @@ pub enum RolloutJacobian {
     /// Forward sensitivities through the rollout: `S_{t+1} = A_t S_t + ∂f/∂θ|_t`, `S_0 = 0`,
     /// with `A_t` the step's analytic transition Jacobian
     /// ([`moreau_derivatives::transition()`] at the step's forwarded state; centered
-    /// `mjd_transitionFD` where [`moreau_derivatives::Support`] says it does not apply) and `∂f/∂θ|_t` the forward difference of
-    /// one step from the nominal state `x_t` (same warm start) under the perturbed model. The
-    /// error is that of a single step's difference, not amplified along the trajectory.
+    /// `mjd_transitionFD` where [`moreau_derivatives::Support`] says it does not apply) and
+    /// `∂f/∂θ|_t` analytic (the implicit function theorem with the step's own factorization,
+    /// [`moreau_derivatives::Workspace::transition_params`]; one back-substitution per
+    /// parameter) where the model and parameters allow (Euler or implicitfast; masses,
+    /// damping, armature, friction loss; friction-loss and joint-limit rows), else the forward
+    /// difference of one step from the nominal state `x_t` (same warm start) under the
+    /// perturbed model ([`RolloutJacobian::SensitivityFd`]), whose error is that of a single
+    /// step's difference, not amplified along the trajectory.
     #[default]
     Sensitivity,
+    /// [`RolloutJacobian::Sensitivity`] with `∂f/∂θ|_t` always by one-step forward differences
+    /// (one perturbed step per parameter per logged step), also where the analytic partials
+    /// apply.
+    SensitivityFd,
     /// Forward differences of whole rollouts (the Jacobian `mujoco.sysid` uses), the columns
     /// in parallel.
     FiniteDifference,
 }
+
+/// A residual, its Jacobian and the rollouts simulated for them.
+type Linearized = (DVector<f64>, DMatrix<f64>, usize);
 
 /// The residual of [`fit_rollout`] and its Jacobians.
 struct RolloutProblem<'a> {
@@ -881,11 +895,113 @@ impl<'a> RolloutProblem<'a> {
         Ok(jac)
     }
 
-    /// The residual and its Jacobian by forward sensitivities ([`RolloutJacobian::Sensitivity`]).
-    fn jacobian_sensitivity(&self, theta: &[f64]) -> Result<(DVector<f64>, DMatrix<f64>), String> {
+    /// Forward sensitivities with analytic `∂f/∂θ|_t`
+    /// ([`moreau_derivatives::Workspace::transition_params`] on [`ParamPartials`]' columns):
+    /// one rollout with its transition Jacobians, no perturbed simulation. `None` when a step
+    /// has a constraint row whose force's parameter dependence [`ParamPartials`] does not cover.
+    fn jacobian_sensitivity_analytic(
+        &self,
+        m: &Model,
+        pp: &ParamPartials,
+        theta: &[f64],
+    ) -> Result<Option<Linearized>, String> {
+        use moreau::pipeline::{check_acc, check_pos, check_vel, integrate, step_skip, Skip};
+        use moreau_derivatives::{TransitionOptions, Workspace};
+        // the columns of one-step differences (ParamPartials::one_step): their perturbed models
+        let mut fd_cols = Vec::new();
+        for &j in &pp.one_step {
+            let Some(delta) = self.delta(theta, j) else {
+                continue;
+            };
+            let mut tp = theta.to_vec();
+            tp[j] += delta;
+            let mp = model_with(self.nominal, self.params, &tp)?;
+            let dp = Data::new(&mp);
+            fd_cols.push((j, delta, mp, dp));
+        }
+        let mut dx = vec![0.0; 2 * m.nv + m.na];
+        let (nq, nv, na) = (m.nq, m.nv, m.na);
+        let (ndx, n) = (2 * nv + na, self.params.len());
+        let log = self.log;
+        let mut d = Data::new(m);
+        d.qpos.copy_from_slice(&log.qpos0);
+        d.qvel.copy_from_slice(&log.qvel0);
+        let opts = TransitionOptions::analytic()
+            .forwarded()
+            .with_sensors(false);
+        let mut ws = Workspace::default();
+        let mut sim = Vec::with_capacity((self.rows + 1) * (nq + nv));
+        sim.extend(d.qpos.iter().chain(&d.qvel));
+        let mut s = DMatrix::<f64>::zeros(ndx, n);
+        let mut jac = DMatrix::zeros(self.rows * self.width, n);
+        let (mut force, mut he) = (DMatrix::zeros(nv, n), DMatrix::zeros(nv, n));
+        let mut dq = vec![0.0; nq];
+        for t in 0..self.rows {
+            d.ctrl.copy_from_slice(&log.ctrl[t]);
+            check_pos(m, &mut d);
+            check_vel(m, &mut d);
+            moreau::forward(m, &mut d);
+            check_acc(m, &mut d);
+            let a = ws
+                .transition(m, &mut d, &opts)
+                .map_err(|e| format!("transition Jacobians: {e}"))?
+                .A
+                .clone();
+            let aint = ws.a_int().ok_or("transition: no a_int")?.to_vec();
+            if !pp.columns(m, &d, &aint, &mut force, &mut he) {
+                return Ok(None);
+            }
+            let mut g = ws
+                .transition_params(m, &d, &force, &he)
+                .map_err(|e| format!("parameter Jacobian: {e}"))?;
+            for (_, _, _, dp) in fd_cols.iter_mut() {
+                dp.qpos.copy_from_slice(&d.qpos);
+                dp.qvel.copy_from_slice(&d.qvel);
+                dp.act.copy_from_slice(&d.act);
+                dp.qacc_warmstart.copy_from_slice(&d.qacc_warmstart);
+                dp.ctrl.copy_from_slice(&d.ctrl);
+            }
+            integrate(m, &mut d);
+            if d.warning.iter().any(|w| w.number > 0) {
+                return Err(format!("rollout: bad state at step {t}"));
+            }
+            // ∂f/∂θ_j = (f(x_t; θ + δ e_j) ⊖ x_{t+1}) / δ
+            for (j, delta, mp, dp) in fd_cols.iter_mut() {
+                step_skip(mp, dp, Skip::None, true);
+                moreau::differentiate_pos(m, &mut dx[..nv], 1.0, &d.qpos, &dp.qpos);
+                for (i, v) in dp.qvel.iter().chain(&dp.act).enumerate() {
+                    dx[nv + i] = v - if i < nv { d.qvel[i] } else { d.act[i - nv] };
+                }
+                for (i, v) in dx.iter().enumerate() {
+                    g[(i, *j)] = v / *delta;
+                }
+            }
+            s = a * s + g;
+            sim.extend(d.qpos.iter().chain(&d.qvel));
+            // the residual rows of x_{t+1}: −(∂qpos, ∂qvel)/scale
+            for j in 0..n {
+                let sj = s.column(j);
+                qpos_tangent(m, &d.qpos, &sj.as_slice()[..nv], &mut dq);
+                for k in 0..self.width {
+                    let v = if k < nq { dq[k] } else { sj[nv + k - nq] };
+                    jac[(t * self.width + k, j)] = -v / self.scale[k];
+                }
+            }
+        }
+        let w = nq + nv;
+        let r = self.residual_of(|t| &sim[t * w..(t + 1) * w])?;
+        Ok(Some((r, jac, 1 + fd_cols.len())))
+    }
+
+    /// Forward sensitivities with `∂f/∂θ|_t` by one-step forward differences.
+    fn jacobian_sensitivity_fd(
+        &self,
+        m: &Model,
+        theta: &[f64],
+    ) -> Result<(DVector<f64>, DMatrix<f64>), String> {
         use moreau::pipeline::{check_acc, check_pos, check_vel, integrate, step_skip, Skip};
         use moreau_derivatives::{Support, TransitionOptions, Workspace};
-        let m = model_with(self.nominal, self.params, theta)?;
+        let m = m.clone();
         let (nq, nv, na) = (m.nq, m.nv, m.na);
         let (nx, ndx) = (nq + nv + na, 2 * nv + na);
         let steps = self.rows;
@@ -992,19 +1108,249 @@ impl<'a> RolloutProblem<'a> {
         Ok((r, jac))
     }
 
-    fn jacobian(
-        &self,
-        theta: &[f64],
-        method: RolloutJacobian,
-    ) -> Result<(DVector<f64>, DMatrix<f64>), String> {
+    /// The residual, its Jacobian, and the trajectories simulated for them in rollouts of the
+    /// log's length (`1 + n`, or 1 for analytic sensitivities: the nominal rollout with its
+    /// linearization).
+    fn jacobian(&self, theta: &[f64], method: RolloutJacobian) -> Result<Linearized, String> {
+        let n = self.params.len();
         match method {
-            RolloutJacobian::Sensitivity => self.jacobian_sensitivity(theta),
+            RolloutJacobian::Sensitivity => {
+                let m = model_with(self.nominal, self.params, theta)?;
+                if let Some(pp) = ParamPartials::new(&m, self, theta)? {
+                    if let Some(out) = self.jacobian_sensitivity_analytic(&m, &pp, theta)? {
+                        return Ok(out);
+                    }
+                }
+                let (r, j) = self.jacobian_sensitivity_fd(&m, theta)?;
+                Ok((r, j, 1 + n))
+            }
+            RolloutJacobian::SensitivityFd => {
+                let m = model_with(self.nominal, self.params, theta)?;
+                let (r, j) = self.jacobian_sensitivity_fd(&m, theta)?;
+                Ok((r, j, 1 + n))
+            }
             RolloutJacobian::FiniteDifference => {
                 let r = self.residual(theta)?;
                 let jac = self.jacobian_fd(theta, &r)?;
-                Ok((r, jac))
+                Ok((r, jac, 1 + n))
             }
         }
+    }
+}
+
+/// The partial derivatives of one step's forward dynamics and integrator with respect to the
+/// parameters at fixed state and acceleration, the inputs of
+/// [`moreau_derivatives::Workspace::transition_params`]. With `g = M a + c − passive − Jᵀf −
+/// qfrc_ext` and the integrator's `He a_int = M qacc` (`He = M − h qDeriv` under implicitfast,
+/// `M + h diag(damping)` under Euler's implicit damping):
+/// - `Mass { body }`: inverse dynamics is linear in the body's spatial inertia `I_b`, which scales
+///   with the mass, so `∂g/∂m_b = J_bᵀ (I_b a_b + v_b ×* I_b v_b) / m_b` (`a_b` the body's
+///   acceleration with gravity, `J_b` its dof chain's motion subspaces) and
+///   `∂M/∂m_b y = J_bᵀ I_b J_b y / m_b`;
+/// - `Damping { dof }`: `∂g = v_i e_i`, `∂(He − M) = h e_i e_iᵀ`;
+/// - `Armature { dof }`: `∂g = qacc_i e_i`, `∂M = e_i e_iᵀ`;
+/// - `FrictionLoss { dof }`: the row's force at a saturated bound is `±frictionloss`;
+/// - masses and armature also move `dof_invweight0` ([`model_with`] recomputes it), which scales
+///   the regularizer `R` of the friction-loss and joint-limit rows, so a row in its quadratic
+///   zone (`f = −(J a − aref)/R`) changes by `−f ∂R/R = −f ∂w/w` (`∂w/∂θ` by central
+///   differences of [`model_with`], once per Jacobian).
+///
+/// Covered: the Euler and implicitfast integrators (implicit without `Mass`: its `qDeriv` holds
+/// RNE's velocity derivative, which depends on the masses), no gravity compensation or fluid
+/// forces on a body whose mass is a parameter, no `Inertial` parameters; rows other than
+/// friction loss and joint limits only outside their quadratic zone when masses or armature are
+/// parameters ([`ParamPartials::columns`] says so per step).
+struct ParamPartials {
+    params: Vec<Param>,
+    /// Parameters whose step is not differentiable at their value, taken by one-step forward
+    /// differences instead: a friction loss at 0 (no constraint row: the derivative into the
+    /// feasible side is that of a row created saturated).
+    one_step: Vec<usize>,
+    /// `∂dof_invweight0/∂θ_j` (`nv` per parameter; empty for parameters that do not move it).
+    dw: Vec<Vec<f64>>,
+    damper: bool,
+    eulerdamp: bool,
+}
+
+impl ParamPartials {
+    fn new(m: &Model, p: &RolloutProblem, theta: &[f64]) -> Result<Option<Self>, String> {
+        use moreau::model::{disable, Integrator};
+        use moreau_derivatives::Support;
+        let fluid = m.opt.density != 0.0 || m.opt.viscosity != 0.0;
+        let has_mass = p.params.iter().any(|q| matches!(q, Param::Mass { .. }));
+        let integrator_ok = match m.opt.integrator {
+            Integrator::Euler | Integrator::ImplicitFast => true,
+            Integrator::Implicit => !has_mass,
+            _ => false,
+        };
+        let params_ok = p.params.iter().all(|q| match *q {
+            Param::Inertial { .. } => false,
+            Param::Mass { body } => m.body_gravcomp[body] == 0.0 && !fluid,
+            _ => true,
+        });
+        if !(integrator_ok && params_ok && Support::transition(m).is_covered()) {
+            return Ok(None);
+        }
+        let mut dw = Vec::with_capacity(theta.len());
+        for (j, q) in p.params.iter().enumerate() {
+            if !matches!(q, Param::Mass { .. } | Param::Armature { .. }) {
+                dw.push(Vec::new());
+                continue;
+            }
+            let delta = 1e-4 * theta[j].abs().max(0.1);
+            let at = |x: f64| -> Result<Vec<f64>, String> {
+                let mut tp = theta.to_vec();
+                tp[j] = x;
+                Ok(model_with(p.nominal, p.params, &tp)?.dof_invweight0)
+            };
+            let up = at(theta[j] + delta)?;
+            let col = match at(theta[j] - delta) {
+                Ok(lo) => up
+                    .iter()
+                    .zip(&lo)
+                    .map(|(u, l)| (u - l) / (2.0 * delta))
+                    .collect(),
+                // at a lower bound (armature 0): the one-sided second-order difference
+                Err(_) => {
+                    let up2 = at(theta[j] + 2.0 * delta)?;
+                    let w0 = &m.dof_invweight0;
+                    (0..m.nv)
+                        .map(|i| (-3.0 * w0[i] + 4.0 * up[i] - up2[i]) / (2.0 * delta))
+                        .collect()
+                }
+            };
+            dw.push(col);
+        }
+        let one_step = (0..p.params.len())
+            .filter(|&j| matches!(p.params[j], Param::FrictionLoss { dof } if m.dof_frictionloss[dof] == 0.0))
+            .collect();
+        Ok(Some(ParamPartials {
+            params: p.params.to_vec(),
+            one_step,
+            dw,
+            damper: !m.opt.disabled(disable::DAMPER),
+            eulerdamp: m.opt.integrator != Integrator::Euler || !m.opt.disabled(disable::EULERDAMP),
+        }))
+    }
+
+    /// Writes `force = −∂g/∂θ` and `he = ∂M/∂θ (qacc − a_int) − ∂(He − M)/∂θ a_int` at the
+    /// forwarded state of `d`; false when a constraint row's dependence is not covered.
+    fn columns(
+        &self,
+        m: &Model,
+        d: &Data,
+        aint: &[f64],
+        force: &mut DMatrix<f64>,
+        he: &mut DMatrix<f64>,
+    ) -> bool {
+        use moreau::data::{ConstraintState, ConstraintType};
+        use moreau::pipeline::{body_last_dof, cross_force, dof_parent, inert_mul};
+        use nalgebra::Vector6;
+        let (nv, h) = (m.nv, m.opt.timestep);
+        force.fill(0.0);
+        he.fill(0.0);
+        let mut cacc: Vec<Vector6<f64>> = Vec::new();
+        let mut chain = Vec::new();
+        let mut jrow = vec![0.0; nv];
+        for (j, &q) in self.params.iter().enumerate() {
+            match q {
+                Param::Mass { body } => {
+                    if cacc.is_empty() {
+                        // body accelerations with gravity, as RNE forms them
+                        cacc.resize(m.nbody, Vector6::zeros());
+                        if !m.opt.disabled(moreau::model::disable::GRAVITY) {
+                            let g = m.opt.gravity;
+                            cacc[0] = Vector6::new(0.0, 0.0, 0.0, -g[0], -g[1], -g[2]);
+                        }
+                        for b in 1..m.nbody {
+                            let mut a = cacc[m.body_parentid[b]];
+                            let d0 = m.body_dofadr[b];
+                            for i in d0..d0 + m.body_dofnum[b] {
+                                a += d.cdof_dot[i] * d.qvel[i] + d.cdof[i] * d.qacc[i];
+                            }
+                            cacc[b] = a;
+                        }
+                    }
+                    let (ci, mass) = (&d.cinert[body], m.body_mass[body]);
+                    let v = &d.cvel[body];
+                    let f = (inert_mul(ci, &cacc[body]) + cross_force(v, &inert_mul(ci, v))) / mass;
+                    chain.clear();
+                    let mut k = body_last_dof(m, body);
+                    while let Some(kk) = k {
+                        chain.push(kk);
+                        k = dof_parent(m, kk);
+                    }
+                    let mut ay = Vector6::zeros();
+                    for &k in &chain {
+                        ay += d.cdof[k] * (d.qacc[k] - aint[k]);
+                    }
+                    let fy = inert_mul(ci, &ay) / mass;
+                    for &k in &chain {
+                        force[(k, j)] = -d.cdof[k].dot(&f);
+                        he[(k, j)] = d.cdof[k].dot(&fy);
+                    }
+                }
+                Param::Damping { dof } => {
+                    if self.damper {
+                        force[(dof, j)] = -d.qvel[dof];
+                        if self.eulerdamp {
+                            he[(dof, j)] = -h * aint[dof];
+                        }
+                    }
+                }
+                Param::Armature { dof } => {
+                    force[(dof, j)] = -d.qacc[dof];
+                    he[(dof, j)] = d.qacc[dof] - aint[dof];
+                }
+                Param::FrictionLoss { .. } | Param::Inertial { .. } => {}
+            }
+        }
+        // the constraint force at its active set: −∂g = Jᵀ ∂f
+        for r in 0..d.nefc {
+            let (ty, st, f) = (d.efc_type[r], d.efc_state[r], d.efc_force[r]);
+            if st == ConstraintState::Satisfied || f == 0.0 {
+                continue;
+            }
+            let dof = match ty {
+                ConstraintType::FrictionDof => Some(d.efc_id[r]),
+                ConstraintType::LimitJoint => Some(m.jnt_dofadr[d.efc_id[r]]),
+                _ => None,
+            };
+            let mut touched = false;
+            for (j, &q) in self.params.iter().enumerate() {
+                let df = match (q, st) {
+                    (Param::FrictionLoss { dof: i }, ConstraintState::LinearNeg)
+                    | (Param::FrictionLoss { dof: i }, ConstraintState::LinearPos)
+                        if ty == ConstraintType::FrictionDof && d.efc_id[r] == i =>
+                    {
+                        f / d.efc_frictionloss[r]
+                    }
+                    (Param::Mass { .. } | Param::Armature { .. }, ConstraintState::Quadratic) => {
+                        let Some(k) = dof else {
+                            return false;
+                        };
+                        if d.efc_R[r] <= 1e-15 {
+                            continue;
+                        }
+                        -f * self.dw[j][k] / m.dof_invweight0[k]
+                    }
+                    (Param::Mass { .. } | Param::Armature { .. }, ConstraintState::Cone) => {
+                        return false;
+                    }
+                    _ => continue,
+                };
+                if !touched {
+                    d.efc_J_row(r, nv).expand(&mut jrow);
+                    touched = true;
+                }
+                for (k, &jk) in jrow.iter().enumerate() {
+                    if jk != 0.0 {
+                        force[(k, j)] += jk * df;
+                    }
+                }
+            }
+        }
+        true
     }
 }
 
@@ -1053,7 +1399,9 @@ pub fn rollout_jacobian(
         ));
     }
     let threads = Threads::new(0)?;
-    RolloutProblem::new(&threads, nominal, params, log, bounds)?.jacobian(theta, method)
+    let (r, jac, _) =
+        RolloutProblem::new(&threads, nominal, params, log, bounds)?.jacobian(theta, method)?;
+    Ok((r, jac))
 }
 
 /// The residual of [`fit_rollout`] at `theta` (one rollout).
@@ -1157,8 +1505,7 @@ pub fn fit_rollout_with(
     }
     let problem = RolloutProblem::new(threads, nominal, params, log, bounds)?;
     let mut theta = start.to_vec();
-    let (mut r, mut jac) = problem.jacobian(&theta, method)?;
-    let mut rollouts = 1 + n;
+    let (mut r, mut jac, mut rollouts) = problem.jacobian(&theta, method)?;
     let mut cost = 0.5 * r.norm_squared();
     let mut history = vec![cost];
     let mut lambda = 1e-6;
@@ -1204,8 +1551,9 @@ pub fn fit_rollout_with(
         };
         let small = cost - cc <= 1e-6 * cost;
         theta = cand;
-        (r, jac) = problem.jacobian(&theta, method)?;
-        rollouts += 1 + n;
+        let sims;
+        (r, jac, sims) = problem.jacobian(&theta, method)?;
+        rollouts += sims;
         cost = 0.5 * r.norm_squared();
         history.push(cost);
         on_iter(it, cost);

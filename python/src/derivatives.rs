@@ -33,6 +33,27 @@ fn check_eps(eps: f64) -> PyResult<()> {
     Ok(())
 }
 
+/// Runs `f` on `d`'s finite-difference workspace (built on first use, kept in `d` afterwards,
+/// its `sensors` switch set) with the state of `d` ([`run`]); returns what `f` extracts.
+fn with_fd<R: Send>(
+    py: Python<'_>,
+    m: &PyRef<'_, MjModel>,
+    d: &mut PyRefMut<'_, MjData>,
+    sensors: bool,
+    f: impl FnOnce(&mut FdWorkspace, &moreau::Model, &mut moreau::Data) -> R + Send,
+) -> PyResult<R> {
+    let mut ws =
+        d.fd.take()
+            .unwrap_or_else(|| Box::new(FdWorkspace::new(&m.model)));
+    ws.sensors = sensors;
+    let (r, ws) = run(py, m, d, |m, data| {
+        let r = f(&mut ws, m, data);
+        (r, ws)
+    })?;
+    d.fd = Some(ws);
+    Ok(r)
+}
+
 /// Finite-difference transition matrices of one `mj_step` (`mjd_transitionFD`): with
 /// `x = (qpos tangent, qvel, act)` and `u = ctrl`, `A = ∂x'/∂x` ((2nv+na) × (2nv+na)),
 /// `B = ∂x'/∂u` ((2nv+na) × nu), `C = ∂sensordata/∂x` (nsensordata × (2nv+na)),
@@ -62,28 +83,15 @@ pub fn mjd_transitionFD(
     let c = opt_out(C, ns, nx, "C")?;
     let dd = opt_out(D, ns, nu, "D")?;
     let sensors = c.is_some() || dd.is_some();
-    let mut ws =
-        d.fd.take()
-            .unwrap_or_else(|| Box::new(FdWorkspace::new(mm)));
-    ws.sensors = sensors;
-    let ws = run(py, &m, &mut d, |m, data| {
+    with_fd(py, &m, &mut d, sensors, |ws, m, data| {
         ws.transition(m, data, eps, flg_centered);
-        ws
     })?;
-    let t = &ws.transition;
-    if let Some(o) = &a {
-        write_matrix(o, &t.A)?;
+    let t = &d.fd.as_ref().expect("kept by with_fd").transition;
+    for (o, mat) in [(&a, &t.A), (&b, &t.B), (&c, &t.C), (&dd, &t.D)] {
+        if let Some(o) = o {
+            write_matrix(o, mat)?;
+        }
     }
-    if let Some(o) = &b {
-        write_matrix(o, &t.B)?;
-    }
-    if let Some(o) = &c {
-        write_matrix(o, &t.C)?;
-    }
-    if let Some(o) = &dd {
-        write_matrix(o, &t.D)?;
-    }
-    d.fd = Some(ws);
     Ok(())
 }
 
@@ -128,15 +136,10 @@ pub fn mjd_inverseFD(
         opt_out(DmDq, nv, nm, "DmDq")?,
     ];
     let sensors = outs[3..6].iter().any(Option::is_some);
-    let mut ws =
-        d.fd.take()
-            .unwrap_or_else(|| Box::new(FdWorkspace::new(mm)));
-    ws.sensors = sensors;
-    let ws = run(py, &m, &mut d, |m, data| {
+    with_fd(py, &m, &mut d, sensors, |ws, m, data| {
         ws.inverse(m, data, eps, flg_actuation, false);
-        ws
     })?;
-    let j = &ws.inverse;
+    let j = &d.fd.as_ref().expect("kept by with_fd").inverse;
     for (o, mat) in outs.iter().zip([
         &j.DfDq, &j.DfDv, &j.DfDa, &j.DsDq, &j.DsDv, &j.DsDa, &j.DmDq,
     ]) {
@@ -144,7 +147,6 @@ pub fn mjd_inverseFD(
             write_matrix(o, mat)?;
         }
     }
-    d.fd = Some(ws);
     Ok(())
 }
 
@@ -191,17 +193,9 @@ pub fn transition<'py>(
         }
         "fd" => {
             check_eps(eps)?;
-            let mut ws =
-                d.fd.take()
-                    .unwrap_or_else(|| Box::new(FdWorkspace::new(mm)));
-            ws.sensors = sensors;
-            let ws = run(py, &m, &mut d, |m, data| {
-                ws.transition(m, data, eps, centered);
-                ws
-            })?;
-            let t = ws.transition.clone();
-            d.fd = Some(ws);
-            t
+            with_fd(py, &m, &mut d, sensors, |ws, m, data| {
+                ws.transition(m, data, eps, centered).clone()
+            })?
         }
         _ => {
             return Err(PyValueError::new_err(format!(
@@ -268,18 +262,10 @@ pub fn inverse<'py>(
         }
         "fd" => {
             check_eps(eps)?;
-            let mut ws =
-                d.fd.take()
-                    .unwrap_or_else(|| Box::new(FdWorkspace::new(mm)));
-            ws.sensors = false;
-            let ws = run(py, &m, &mut d, |m, data| {
-                ws.inverse(m, data, eps, flg_actuation, centered);
-                ws
-            })?;
-            let j = &ws.inverse;
-            let r = (j.DfDq.clone(), j.DfDv.clone(), j.DfDa.clone());
-            d.fd = Some(ws);
-            r
+            with_fd(py, &m, &mut d, false, |ws, m, data| {
+                let j = ws.inverse(m, data, eps, flg_actuation, centered);
+                (j.DfDq.clone(), j.DfDv.clone(), j.DfDa.clone())
+            })?
         }
         _ => {
             return Err(PyValueError::new_err(format!(

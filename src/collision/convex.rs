@@ -576,8 +576,46 @@ pub fn pair_contact<'a, T: Scalar>(
 ) -> Option<(Posed<'a>, Posed<'a>, ConvexContact)> {
     let (a, b) = (posed(m, d, g1)?, posed(m, d, g2)?);
     let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
-    let c = penetration(&a, &b, tol, m.opt.ccd_iterations.max(50))?;
+    let iters = m.opt.ccd_iterations.max(50);
+    let c = match core_contact(&a, &b, tol, iters) {
+        Some(c) => c,
+        None => penetration(&a, &b, tol, iters)?,
+    };
     Some((a, b, c))
+}
+
+/// A sphere as its centre and a capsule as its axis segment, with the radius apart (other
+/// shapes: themselves, radius 0).
+fn core<'a>(p: &Posed<'a>) -> (Posed<'a>, f64) {
+    let (shape, r) = match p.shape {
+        Shape::Sphere(r) => (Shape::Sphere(0.0), r),
+        Shape::Capsule(r, h) => (Shape::Capsule(0.0, h), r),
+        s => (s, 0.0),
+    };
+    (Posed { shape, ..*p }, r)
+}
+
+/// The contact of a pair with a sphere or a capsule from the distance between the cores
+/// ([`core`]) less the radii, when the cores are apart: exact on a polytope, where the search on
+/// the rounded shape stops within its tolerance (measured on MuJoCo 4.0.0: a 36 mm foot sphere
+/// on the edge of Spot's leg mesh gets the exact normal and distance, to 1e-16, at every
+/// `ccd_tolerance` from 1e-6 to 1e-14; the rounded-shape search here was 2e-5 off in the normal).
+/// None when neither is rounded or the cores overlap (then the search on the whole shapes).
+fn core_contact(a: &Posed, b: &Posed, tol: f64, iters: usize) -> Option<ConvexContact> {
+    let ((ca, ra), (cb, rb)) = (core(a), core(b));
+    if ra == 0.0 && rb == 0.0 {
+        return None;
+    }
+    let c = penetration(&ca, &cb, tol, iters)?;
+    if !(c.dist > 0.0) {
+        return None;
+    }
+    Some(ConvexContact {
+        dist: c.dist - ra - rb,
+        pa: c.pa + c.normal * ra,
+        pb: c.pb - c.normal * rb,
+        normal: c.normal,
+    })
 }
 
 /// Any convex pair without a dedicated collider (MuJoCo's `mjc_Convex`): the penetration

@@ -50,8 +50,10 @@ type V3 = Vector3<f64>;
 /// give a face–face patch; the threshold cos = 0.996 was bisected on the oracle).
 pub const FACE_TOL: f64 = 0.996;
 
-/// Most vertices of a clip polygon (subject + clip corners) handled here.
-pub const MAXP: usize = 128;
+/// Most vertices of a clip polygon (subject + clip corners) handled here; a face of up to
+/// `MAXP / 2` corners takes part (hull polygons of Menagerie's meshes reach 110 corners; a larger
+/// face falls back to the single contact). At most 256: clip origins are stored as `u8`.
+pub const MAXP: usize = 256;
 /// Most support vertices / candidate faces / edges tracked per geom.
 const MAXS: usize = 32;
 
@@ -471,14 +473,42 @@ fn edge_on_face(
         face: [0; MAXS],
         nface: 0,
     };
+    // the candidates: the faces containing every vertex of the feature (measured on MuJoCo
+    // 4.0.0: a mesh edge or face feature is not paired through its vertices' other faces),
+    // else the faces of its first three vertices
     let mut cand = [0usize; MAXS];
-    for &v in &ff.vert[..ff.nvert.min(3)] {
-        let nc = pf.faces_of(v, &mut cand);
-        for &f in &cand[..nc] {
-            if pf.normal(f).dot(dir) > FACE_TOL && !aligned.face[..aligned.nface].contains(&f) {
-                aligned.face[aligned.nface] = f;
-                aligned.nface += 1;
+    let mut align = [0.0; MAXS];
+    let mut nc = 0;
+    if ff.nface > 0 {
+        cand[..ff.nface].copy_from_slice(&ff.face[..ff.nface]);
+        nc = ff.nface;
+    } else {
+        let mut vf = [0usize; MAXS];
+        for &v in &ff.vert[..ff.nvert.min(3)] {
+            let n = pf.faces_of(v, &mut vf);
+            for &f in &vf[..n] {
+                if nc < MAXS && !cand[..nc].contains(&f) {
+                    cand[nc] = f;
+                    nc += 1;
+                }
             }
+        }
+    }
+    for &f in &cand[..nc] {
+        let a = pf.normal(f).dot(dir);
+        if a > FACE_TOL {
+            // a single vertex's faces: the most aligned first (measured on MuJoCo 4.0.0: a
+            // mesh vertex on a large flat polygon and on small bevel polygons, all within the
+            // tolerance, pairs the edge with the flat polygon)
+            let mut k = aligned.nface;
+            while ff.nvert == 1 && k > 0 && align[k - 1] < a {
+                aligned.face[k] = aligned.face[k - 1];
+                align[k] = align[k - 1];
+                k -= 1;
+            }
+            aligned.face[k] = f;
+            align[k] = a;
+            aligned.nface += 1;
         }
     }
     if aligned.nface == 0 {
@@ -789,7 +819,7 @@ struct Trace<'a> {
 /// more than the clipping itself): the patch, and per patch point its clip origin and its
 /// clipped point before projection (indices as in the patch).
 /// Also the clipping polygon and the clipper's second buffer. One per thread ([`PATCH_BUF`]),
-/// so that a call does not clear ~13 kB.
+/// so that a call does not clear ~28 kB.
 struct PatchBuf {
     patch: Patch,
     lab: [[Lab; MAXP]; 2],

@@ -6,7 +6,7 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use crate::data::{ConstraintState, ConstraintType, EfcCone, CONE_H};
+use crate::data::{ConstraintState, ConstraintType, Data, EfcCone, CONE_H};
 use crate::math::{sc, Scalar};
 
 /// The per-row constants s depends on (views into `Data`'s efc arrays).
@@ -17,6 +17,28 @@ pub struct Rows<'a, T> {
     pub R: &'a [T],
     pub frictionloss: &'a [T],
     pub cone: &'a [EfcCone<T>],
+}
+
+impl<'a, T: Scalar> Rows<'a, T> {
+    /// The per-row constants of `d`'s constraint stage (`efc_type`, `efc_D`, `efc_R`,
+    /// `efc_frictionloss`, the elliptic cones).
+    pub fn of_data(d: &'a Data<T>) -> Self {
+        Rows {
+            ty: &d.efc_type,
+            D: &d.efc_D,
+            R: &d.efc_R,
+            frictionloss: &d.efc_frictionloss,
+            cone: &d.efc_cone,
+        }
+    }
+}
+
+/// `jar = J qacc − aref` of `d`'s constraint rows (Computation "Inverse dynamics"; `jar` has
+/// `nefc` entries).
+pub fn efc_jar<T: Scalar>(nv: usize, d: &Data<T>, jar: &mut [T]) {
+    for (r, j) in jar.iter_mut().enumerate() {
+        *j = d.efc_J_row(r, nv).dot(&d.qacc) - d.efc_aref[r];
+    }
 }
 
 /// Cost, force and state of one scalar (non-elliptic) row (docs/mujoco-behaviour.md#cost table).

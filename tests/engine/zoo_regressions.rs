@@ -283,3 +283,77 @@ fn degenerate_inertia_frames() {
         ],
     );
 }
+
+/// Menagerie's Robotiq 2F-85 (and ALOHA, Spot with its arm): a hull polygon of more than 64
+/// corners takes part in the multi-contact patch; a box edge across the rim of an 80-gon cap
+/// gets MuJoCo's two clipped contacts, not the single fallback.
+#[test]
+fn large_hull_polygons_clip() {
+    let c = &reference()["large_polygon"];
+    let m = model(c);
+    let mut d = Data::<f64>::new(&m);
+    for (k, pose) in c["poses"].as_array().unwrap().iter().enumerate() {
+        d.qpos.copy_from_slice(&fv(&pose["qpos"]));
+        moreau::forward(&m, &mut d);
+        assert_eq!(
+            d.contact.len() as u64,
+            pose["ncon"].as_u64().unwrap(),
+            "pose {k}: ncon"
+        );
+        let dist: Vec<f64> = d.contact.iter().map(|c| c.dist).collect();
+        let pos: Vec<f64> = d
+            .contact
+            .iter()
+            .flat_map(|c| c.pos.iter().copied())
+            .collect();
+        let frame: Vec<f64> = d
+            .contact
+            .iter()
+            .flat_map(|c| c.frame.transpose().iter().copied().collect::<Vec<_>>())
+            .collect();
+        close(
+            &format!("pose {k}: dist"),
+            &dist,
+            &fv(&pose["contact_dist"]),
+            1e-9,
+        );
+        close(
+            &format!("pose {k}: pos"),
+            &pos,
+            &fv(&pose["contact_pos"]),
+            1e-9,
+        );
+        close(
+            &format!("pose {k}: frame"),
+            &frame,
+            &fv(&pose["contact_frame"]),
+            1e-9,
+        );
+    }
+}
+
+/// Menagerie's Spot: a foot sphere on the edge of a leg mesh. MuJoCo 4.0.0's contact is the
+/// exact distance from the centre to the edge less the radius, at every `ccd_tolerance`; a
+/// search on the rounded sphere stops within its tolerance, off in the normal.
+#[test]
+fn sphere_on_mesh_edge_is_exact() {
+    let c = &reference()["sphere_edge"];
+    let m = model(c);
+    let mut d = Data::<f64>::new(&m);
+    moreau::forward(&m, &mut d);
+    assert_eq!(d.contact.len() as u64, c["ncon"].as_u64().unwrap(), "ncon");
+    let dist: Vec<f64> = d.contact.iter().map(|c| c.dist).collect();
+    let pos: Vec<f64> = d
+        .contact
+        .iter()
+        .flat_map(|c| c.pos.iter().copied())
+        .collect();
+    let frame: Vec<f64> = d
+        .contact
+        .iter()
+        .flat_map(|c| c.frame.transpose().iter().copied().collect::<Vec<_>>())
+        .collect();
+    close("dist", &dist, &fv(&c["contact_dist"]), 1e-9);
+    close("pos", &pos, &fv(&c["contact_pos"]), 1e-9);
+    close("frame", &frame, &fv(&c["contact_frame"]), 1e-9);
+}

