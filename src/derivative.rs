@@ -31,6 +31,17 @@ pub fn d_rne_vel<T: Scalar>(
     out: &mut [T],
 ) {
     let nv = m.nv;
+    d_rne_vel_with(m, d, cols, |i, k, x| out[i * nv + k] += x);
+}
+
+/// [`d_rne_vel`] handing every entry `(i, k, ∂qfrc_bias_i/∂qvel_k)` to `add` (once per entry,
+/// `i` the dof itself, an ancestor or a descendant of `k`) instead of adding into a dense matrix.
+pub fn d_rne_vel_with<T: Scalar>(
+    m: &Model,
+    d: &mut Data<T>,
+    cols: std::ops::Range<usize>,
+    mut add: impl FnMut(usize, usize, T),
+) {
     let z6 = Vector6::zeros();
     for k in cols {
         let bk = m.dof_bodyid[k];
@@ -99,24 +110,20 @@ pub fn d_rne_vel<T: Scalar>(
             d.deriv_cfrc[p] += f;
         }
         let fk = d.deriv_cfrc[bk];
-        for i in 0..nv {
-            let b = m.dof_bodyid[i];
-            if (bk..hi).contains(&b) {
-                out[i * nv + k] += d.cdof[i].dot(&d.deriv_cfrc[b]);
-            } else if b < bk && is_ancestor(m, b, bk) {
-                out[i * nv + k] += d.cdof[i].dot(&fk);
+        // the dofs of the ancestors of bk, then those of the subtree
+        let mut p = m.body_parentid[bk];
+        while p > 0 {
+            for i in m.body_dofadr[p]..m.body_dofadr[p] + m.body_dofnum[p] {
+                add(i, k, d.cdof[i].dot(&fk));
+            }
+            p = m.body_parentid[p];
+        }
+        for b in bk..hi {
+            for i in m.body_dofadr[b]..m.body_dofadr[b] + m.body_dofnum[b] {
+                add(i, k, d.cdof[i].dot(&d.deriv_cfrc[b]));
             }
         }
     }
-}
-
-/// True if body `a` is an ancestor of body `b` (`a ≠ b`).
-pub fn is_ancestor(m: &Model, a: usize, b: usize) -> bool {
-    let mut p = m.body_parentid[b];
-    while p > a {
-        p = m.body_parentid[p];
-    }
-    p == a && a != b
 }
 
 // ------------------------------------------------------------------ passive
@@ -129,13 +136,21 @@ pub fn is_ancestor(m: &Model, a: usize, b: usize) -> bool {
 /// implicit integrators differentiate the `f64` step): on other scalar types it is left out.
 /// It allocates (per-object Jacobians); steps use `d.scratch_fluid` instead.
 pub fn d_passive_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
-    d_passive_vel_scratch(m, d, out, &mut Vec::new());
+    let nv = m.nv;
+    d_passive_vel_with(m, d, &mut Vec::new(), |i, k, x| out[i * nv + k] += x);
 }
 
-/// [`d_passive_vel`] with the fluid term's per-object Jacobians in `scratch` (a `Vec`: resized
-/// by [`crate::passive::fluid::fluid_deriv_scratch`]).
+/// [`d_passive_vel`] handing every term `(i, k, x)` to `add` (an entry may receive several), the
+/// fluid term's per-object Jacobians in `scratch` (a `Vec`: resized by
+/// [`crate::passive::fluid::fluid_deriv_scratch`]).
 #[allow(clippy::ptr_arg)]
-fn d_passive_vel_scratch<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T], scratch: &mut Vec<T>) {
+fn d_passive_vel_with<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    scratch: &mut Vec<T>,
+    mut add: impl FnMut(usize, usize, T),
+) {
+    let nv = m.nv;
     if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
         use num_dual::Dual64;
         use std::any::Any;
@@ -145,7 +160,9 @@ fn d_passive_vel_scratch<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T], scrat
             let s = scratch
                 .downcast_mut::<Vec<f64>>()
                 .expect("scratch of Data's scalar");
-            crate::passive::fluid::fluid_deriv_scratch(m, df, sym, s, |i, x| out[i] += sc::<T>(x));
+            crate::passive::fluid::fluid_deriv_scratch(m, df, sym, s, |i, x| {
+                add(i / nv, i % nv, sc::<T>(x))
+            });
         } else if let Some(dd) = (d as &dyn Any).downcast_ref::<Data<Dual64>>() {
             // the same block with its derivative along the dual's direction, so dual steps of
             // the implicit integrators differentiate the f64 step
@@ -153,8 +170,8 @@ fn d_passive_vel_scratch<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T], scrat
                 .downcast_mut::<Vec<Dual64>>()
                 .expect("scratch of Data's scalar");
             crate::passive::fluid::fluid_deriv_scratch(m, dd, sym, s, |i, x| {
-                if let Some(o) = (&mut out[i] as &mut dyn Any).downcast_mut::<Dual64>() {
-                    *o += x;
+                if let Some(&xt) = (&x as &dyn Any).downcast_ref::<T>() {
+                    add(i / nv, i % nv, xt);
                 }
             });
         }
@@ -162,9 +179,8 @@ fn d_passive_vel_scratch<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T], scrat
     if m.opt.disabled(disable::DAMPER) {
         return;
     }
-    let nv = m.nv;
     for i in 0..nv {
-        out[i * nv + i] -= dof_damping_deriv(m, d, i);
+        add(i, i, -dof_damping_deriv(m, d, i));
     }
     for t in 0..m.ntendon {
         let (b, p) = m.tendon_damping_eff(t);
@@ -183,7 +199,7 @@ fn d_passive_vel_scratch<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T], scrat
             }
             let jr = j[r] * b;
             for &c in cols {
-                out[r * nv + c] -= jr * j[c];
+                add(r, c, -(jr * j[c]));
             }
         }
     }
@@ -281,6 +297,12 @@ fn actuator_bias_dvel<T: Scalar>(m: &Model, u: usize) -> T {
 
 /// `∂qfrc_actuator/∂qvel = Σ_u momentᵤᵀ (∂force_u/∂V_u) momentᵤ`, added into `out`.
 pub fn d_actuator_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
+    let nv = m.nv;
+    d_actuator_vel_with(m, d, |i, k, x| out[i * nv + k] += x);
+}
+
+/// [`d_actuator_vel`] handing every term `(i, k, x)` to `add`.
+fn d_actuator_vel_with<T: Scalar>(m: &Model, d: &Data<T>, mut add: impl FnMut(usize, usize, T)) {
     if m.opt.disabled(disable::ACTUATION) {
         return;
     }
@@ -302,7 +324,7 @@ pub fn d_actuator_vel<T: Scalar>(m: &Model, d: &Data<T>, out: &mut [T]) {
             }
             let mr = mom[r] * c;
             for &cc in cols {
-                out[r * nv + cc] += mr * mom[cc];
+                add(r, cc, mr * mom[cc]);
             }
         }
     }
@@ -333,26 +355,43 @@ fn joint_actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
     f <= sc(r[0]) || f >= sc(r[1])
 }
 
-/// Fills `d.qDeriv` (dense nv × nv, sized here on first use) with `∂(qfrc_passive + qfrc_actuator)/∂qvel`, and for
-/// `with_rne` also `−∂qfrc_bias/∂qvel` (MuJoCo's `mjd_smooth_vel`).
+/// Fills `d.qDeriv` (in the `D` layout of [`Model::D_rowadr`]: the pairs of dofs of which one
+/// is the other or its ancestor; MuJoCo's sparsity) with `∂(qfrc_passive + qfrc_actuator)/∂qvel`,
+/// and for `with_rne` also `−∂qfrc_bias/∂qvel` (MuJoCo's `mjd_smooth_vel`). Terms between dofs
+/// on different branches (a tendon or an actuator coupling two trees or two siblings) are not
+/// in `D` and are left out, as MuJoCo's. [`full_d`] expands it to a dense matrix.
 pub fn smooth_vel<T: Scalar>(m: &Model, d: &mut Data<T>, with_rne: bool) {
     let mut q = std::mem::take(&mut d.qDeriv);
-    // sized on first use for a large model stepped by an explicit integrator
-    q.resize(m.nv * m.nv, T::zero());
+    q.resize(m.nD, T::zero());
     q.iter_mut().for_each(|x| *x = T::zero());
+    let mut into_d = |i: usize, k: usize, x: T| {
+        if let Some(a) = m.d_adr(i, k) {
+            q[a] += x;
+        }
+    };
     let mut scratch = std::mem::take(&mut d.scratch_fluid);
-    d_passive_vel_scratch(m, d, &mut q, &mut scratch);
+    d_passive_vel_with(m, d, &mut scratch, &mut into_d);
     d.scratch_fluid = scratch;
-    d_actuator_vel(m, d, &mut q);
+    d_actuator_vel_with(m, d, &mut into_d);
     if with_rne {
-        // use scratch row-block: subtract ∂bias/∂v
-        for x in q.iter_mut() {
-            *x = -*x;
-        }
-        d_rne_vel(m, d, 0..m.nv, &mut q);
-        for x in q.iter_mut() {
-            *x = -*x;
-        }
+        d_rne_vel_with(m, d, 0..m.nv, |i, k, x| {
+            if let Some(a) = m.d_adr(i, k) {
+                q[a] -= x;
+            }
+        });
     }
     d.qDeriv = q;
+}
+
+/// Expands a dof-dof matrix in the `D` layout (`qDeriv`, `qLU`) into a dense row-major
+/// `nv × nv` matrix `out` (zero outside `D`).
+pub fn full_d<T: Scalar>(m: &Model, sparse: &[T], out: &mut [T]) {
+    let nv = m.nv;
+    out.iter_mut().for_each(|x| *x = T::zero());
+    for i in 0..nv {
+        let a = m.D_rowadr[i];
+        for k in a..a + m.D_rownnz[i] {
+            out[i * nv + m.D_colind[k]] = sparse[k];
+        }
+    }
 }

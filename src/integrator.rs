@@ -188,49 +188,39 @@ fn smooth_plus_constraint<T: Scalar>(d: &mut Data<T>) {
 // ------------------------------------------------------------------ implicit / implicitfast
 
 /// Implicit-in-velocity Euler (Computation "Integrators"; docs/mujoco-behaviour.md#integrators):
-/// `(M − h D) a = qfrc_smooth + qfrc_constraint`, `D` restricted to M's sparsity.
+/// `(M − h D) a = qfrc_smooth + qfrc_constraint`, `D` = `qDeriv` on M's sparsity.
 /// *implicitfast*: `D = sym ∂(qfrc_passive + qfrc_actuator)/∂qvel`, L'DL in qM's layout.
-/// *implicit*: `D` also has `−∂qfrc_bias/∂qvel`; solved by a dense partial-pivot LU of the
-/// `nv × nv` matrix (MuJoCo uses a fill-free sparse LU; the solution is the same).
+/// *implicit*: `D` also has `−∂qfrc_bias/∂qvel`; `M − h D` is factored in `qLU` by the sparse,
+/// fill-free LU of [`lu_factor_d`] (MuJoCo's `mju_factorLUSparse` on the same pattern).
 /// Childless free bodies get the exact gyroscopic block `M_b − h (D_b − ∂bias_b/∂v_b)` solved
-/// by a 6×6 LU under both (docs/mujoco-behaviour.md#integrators).
+/// by a 6×6 LU under implicitfast (docs/mujoco-behaviour.md#integrators).
 pub fn implicit<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.qacc_warmstart.copy_from_slice(&d.qacc);
-    let nv = m.nv;
     let h: T = sc(m.opt.timestep);
     let fast = m.opt.integrator != Integrator::Implicit;
     derivative::smooth_vel(m, d, !fast);
-    d.qLU.resize(nv * nv, T::zero());
     smooth_plus_constraint(d);
     if fast {
-        for i in 0..nv {
-            let mut adr = m.dof_Madr[i];
-            let mut j = i as i32;
-            while j >= 0 {
-                let ju = j as usize;
-                let sym = (d.qDeriv[i * nv + ju] + d.qDeriv[ju * nv + i]) * sc(0.5);
-                d.qH[adr] = d.qM[adr] - h * sym;
-                adr += 1;
-                j = m.dof_parentid[ju];
-            }
+        let q = &d.qDeriv;
+        for adr in 0..m.nM {
+            let sym = (q[m.dof_MDlower[adr]] + q[m.dof_MDupper[adr]]) * sc(0.5);
+            d.qH[adr] = d.qM[adr] - h * sym;
         }
         factor_ld(m, &mut d.qH, &mut d.qHDiagInv);
         solve_ld(m, &d.qH, &d.qHDiagInv, &mut d.int_qacc);
-        // childless free bodies: exact gyroscopic derivative, qLU as scratch for ∂bias/∂v
+        // childless free bodies: exact gyroscopic derivative
         for a in gyro_blocks(m) {
-            for r in a..a + 6 {
-                for c in a..a + 6 {
-                    d.qLU[r * nv + c] = T::zero();
+            let mut g = [T::zero(); 36];
+            derivative::d_rne_vel_with(m, d, a..a + 6, |r, c, x| {
+                if (a..a + 6).contains(&r) {
+                    g[(r - a) * 6 + c - a] += x;
                 }
-            }
-            let mut g = std::mem::take(&mut d.qLU);
-            derivative::d_rne_vel(m, d, a..a + 6, &mut g);
-            d.qLU = g;
+            });
             let mut blk = [T::zero(); 36];
             for r in 0..6 {
                 for c in 0..6 {
                     let (ri, ci) = (a + r, a + c);
-                    let dd = d.qDeriv[ri * nv + ci] - d.qLU[ri * nv + ci];
+                    let dd = d.qDeriv[d_entry(m, ri, ci)] - g[r * 6 + c];
                     blk[r * 6 + c] = m_entry(m, &d.qM, ri, ci) - h * dd;
                 }
             }
@@ -244,23 +234,89 @@ pub fn implicit<T: Scalar>(m: &Model, d: &mut Data<T>) {
             d.int_qacc[a..a + 6].copy_from_slice(&x);
         }
     } else {
-        d.qLU.iter_mut().for_each(|x| *x = T::zero());
-        for i in 0..nv {
-            let mut adr = m.dof_Madr[i];
-            let mut j = i as i32;
-            while j >= 0 {
-                let ju = j as usize;
-                let mij = d.qM[adr];
-                d.qLU[i * nv + ju] = mij - h * d.qDeriv[i * nv + ju];
-                d.qLU[ju * nv + i] = mij - h * d.qDeriv[ju * nv + i];
-                adr += 1;
-                j = m.dof_parentid[ju];
-            }
+        d.qLU.resize(m.nD, T::zero());
+        for adr in 0..m.nM {
+            let mij = d.qM[adr];
+            let (lo, up) = (m.dof_MDlower[adr], m.dof_MDupper[adr]);
+            d.qLU[lo] = mij - h * d.qDeriv[lo];
+            d.qLU[up] = mij - h * d.qDeriv[up];
         }
-        lu_factor(&mut d.qLU, nv, &mut d.qLU_piv);
-        lu_solve(&d.qLU, nv, &d.qLU_piv, &mut d.int_qacc);
+        lu_factor_d(m, &mut d.qLU);
+        lu_solve_d(m, &d.qLU, &mut d.int_qacc);
     }
     advance(m, d);
+}
+
+/// Address in the `D` layout of `(i, j)`, two dofs of one ancestor chain.
+fn d_entry(m: &Model, i: usize, j: usize) -> usize {
+    m.d_adr(i, j)
+        .expect("dofs of one free joint are on one ancestor chain")
+}
+
+/// In-place LU factorization of a matrix `A` in the `D` layout (`qLU`): the pairs of dofs of
+/// which one is the other or its ancestor. Eliminating the dofs from the last to the first (each
+/// after all its descendants) creates no fill: dof `k` couples only its ancestors, which lie on
+/// one chain. No pivoting. With `U` the rows `(k, j)`, `j` = `k` or an ancestor of `k`, and the
+/// multipliers `l_ik = A_ik / U_kk` stored at `(i, k)`, `i` an ancestor of `k`.
+pub fn lu_factor_d<T: Scalar>(m: &Model, a: &mut [T]) {
+    for k in (0..m.nv).rev() {
+        let base = m.dof_Madr[k];
+        let pivot = a[m.dof_MDlower[base]];
+        // t-th ancestor i of k: multiplier at (i, k)
+        let mut i = m.dof_parentid[k];
+        let mut t = 1;
+        while let Ok(iu) = usize::try_from(i) {
+            let ik = m.dof_MDupper[base + t];
+            let l = a[ik] / pivot;
+            a[ik] = l;
+            // (i, j) -= l (k, j) for the ancestors j of k (j below i on the chain: (j, i) is
+            // in M's row j, t − s places from its diagonal; j = i or above: (i, j) in row i)
+            let mut s = 1;
+            let mut j = m.dof_parentid[k];
+            while let Ok(ju) = usize::try_from(j) {
+                let kj = a[m.dof_MDlower[base + s]];
+                let ij = if s < t {
+                    m.dof_MDupper[m.dof_Madr[ju] + (t - s)]
+                } else {
+                    m.dof_MDlower[m.dof_Madr[iu] + (s - t)]
+                };
+                a[ij] -= l * kj;
+                s += 1;
+                j = m.dof_parentid[ju];
+            }
+            t += 1;
+            i = m.dof_parentid[iu];
+        }
+    }
+}
+
+/// Solves `A x = b` in place with the factor of [`lu_factor_d`].
+pub fn lu_solve_d<T: Scalar>(m: &Model, a: &[T], x: &mut [T]) {
+    // the multipliers, in elimination order
+    for k in (0..m.nv).rev() {
+        let base = m.dof_Madr[k];
+        let xk = x[k];
+        let mut i = m.dof_parentid[k];
+        let mut t = 1;
+        while let Ok(iu) = usize::try_from(i) {
+            x[iu] -= a[m.dof_MDupper[base + t]] * xk;
+            t += 1;
+            i = m.dof_parentid[iu];
+        }
+    }
+    // U, whose row k reaches the ancestors of k (solved before k)
+    for k in 0..m.nv {
+        let base = m.dof_Madr[k];
+        let mut s = x[k];
+        let mut j = m.dof_parentid[k];
+        let mut t = 1;
+        while let Ok(ju) = usize::try_from(j) {
+            s -= a[m.dof_MDlower[base + t]] * x[ju];
+            t += 1;
+            j = m.dof_parentid[ju];
+        }
+        x[k] = s / a[m.dof_MDlower[base]];
+    }
 }
 
 /// First dof of every free joint whose body has no children: the 6×6 blocks that the

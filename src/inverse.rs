@@ -149,15 +149,19 @@ pub fn discrete_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 if fast && in_rigid_free_block(m, i) {
                     continue;
                 }
-                // diagonal, then the (i, j) and (j, i) pairs for the ancestors j of i
-                x[i] -= h * q[i * nv + i] * d.qacc[i];
+                // diagonal, then the (i, j) and (j, i) pairs for the ancestors j of i (qDeriv
+                // in the D layout: the M entry at adr maps to (i, j) and (j, i))
+                let mut adr = m.dof_Madr[i];
+                x[i] -= h * q[m.dof_MDlower[adr]] * d.qacc[i];
                 let mut j = dof_parent(m, i);
                 while let Some(jj) = j {
+                    adr += 1;
+                    let (lo, up) = (q[m.dof_MDlower[adr]], q[m.dof_MDupper[adr]]);
                     let (a, b) = if fast {
-                        let s = (q[i * nv + jj] + q[jj * nv + i]) * sc(0.5);
+                        let s = (lo + up) * sc(0.5);
                         (s, s)
                     } else {
-                        (q[i * nv + jj], q[jj * nv + i])
+                        (lo, up)
                     };
                     x[i] -= h * a * d.qacc[jj];
                     x[jj] -= h * b * d.qacc[i];
@@ -174,7 +178,8 @@ pub fn discrete_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
                         for r in 0..6 {
                             let mut s = -db[r];
                             for (c, yc) in y.iter().enumerate() {
-                                s += q[(a + r) * nv + a + c] * *yc;
+                                let rc = m.d_adr(a + r, a + c).expect("one free joint's dofs");
+                                s += q[rc] * *yc;
                             }
                             x[a + r] -= h * s;
                         }

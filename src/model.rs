@@ -375,6 +375,9 @@ pub struct Model {
     pub nexclude: usize,
     /// Number of non-zeros in the tree-sparse lower triangle of M (MuJoCo's `nM`).
     pub nM: usize,
+    /// Number of non-zeros of the dof-dof matrix `D` (MuJoCo's `nD`, `2 nM − nv`): the pairs of
+    /// dofs of which one is the other or its ancestor, `M`'s pattern made symmetric.
+    pub nD: usize,
 
     pub opt: Options,
     /// `qpos0`: the reference configuration (nq).
@@ -453,6 +456,19 @@ pub struct Model {
     /// ([`Model::fill_dof_mcol`]). Empty (or of another length than `nM`) means "not cached":
     /// `crb::solve_ld` and `crb::mul_sparse` then walk `dof_parentid`.
     pub dof_Mcol: Vec<usize>,
+    /// Sparsity of the dof-dof matrices `qDeriv` and `qLU` (MuJoCo's compressed rows): row `i`
+    /// holds `D_rownnz[i]` entries from `D_rowadr[i]`, columns `D_colind` ascending (the
+    /// ancestors of `i`, `i`, its descendants); `D_diag[i]` is the position of `(i, i)` within
+    /// the row. Filled by [`Model::fill_dof_mcol`].
+    pub D_rownnz: Vec<usize>,
+    pub D_rowadr: Vec<usize>,
+    pub D_colind: Vec<usize>,
+    pub D_diag: Vec<usize>,
+    /// Derived (moreau's): for the `qM` entry at address `a` (row `i`, column `j`, `j` = `i` or
+    /// an ancestor of `i`, in the layout of `dof_Madr`), the address of `(i, j)` in `D`
+    /// (`dof_MDlower[a]`) and of `(j, i)` (`dof_MDupper[a]`).
+    pub dof_MDlower: Vec<usize>,
+    pub dof_MDupper: Vec<usize>,
     pub dof_solref: Vec<[f64; 2]>,
     pub dof_solimp: Vec<[f64; 5]>,
     pub dof_frictionloss: Vec<f64>,
@@ -711,6 +727,77 @@ impl Model {
         if self.dof_Mcol.len() != self.nM {
             self.dof_Mcol.clear();
         }
+        self.fill_d_sparse();
+    }
+
+    /// Fills the dof-dof sparsity (`nD`, `D_rownnz`, `D_rowadr`, `D_colind`, `D_diag`) and the
+    /// maps `dof_MDlower`, `dof_MDupper` from `dof_parentid` and `dof_Madr` (parents have
+    /// smaller indices than their children); [`Model::fill_dof_mcol`] calls it. A model built by
+    /// hand must call it before the implicit integrators run.
+    #[allow(clippy::needless_range_loop)]
+    pub fn fill_d_sparse(&mut self) {
+        let nv = self.nv;
+        // descendants of every dof, ascending (pushed in increasing child order)
+        let mut ndesc = vec![0usize; nv];
+        let mut depth = vec![0usize; nv];
+        for j in 0..nv {
+            let mut p = self.dof_parentid[j];
+            while let Ok(pu) = usize::try_from(p) {
+                ndesc[pu] += 1;
+                depth[j] += 1;
+                p = self.dof_parentid[pu];
+            }
+        }
+        self.D_rownnz = (0..nv).map(|i| depth[i] + 1 + ndesc[i]).collect();
+        self.D_diag = depth.clone();
+        self.D_rowadr = Vec::with_capacity(nv);
+        let mut adr = 0;
+        for i in 0..nv {
+            self.D_rowadr.push(adr);
+            adr += self.D_rownnz[i];
+        }
+        self.nD = adr;
+        self.D_colind = vec![0; adr];
+        // fill position of the next descendant in each row
+        let mut next: Vec<usize> = (0..nv).map(|i| self.D_rowadr[i] + depth[i] + 1).collect();
+        for j in 0..nv {
+            // row j: ancestors ascending, then j
+            let diag = self.D_rowadr[j] + depth[j];
+            self.D_colind[diag] = j;
+            let mut pos = diag;
+            let mut p = self.dof_parentid[j];
+            while let Ok(pu) = usize::try_from(p) {
+                pos -= 1;
+                self.D_colind[pos] = pu;
+                self.D_colind[next[pu]] = j;
+                next[pu] += 1;
+                p = self.dof_parentid[pu];
+            }
+        }
+        // the qM entry (i, t-th ancestor j): (i, j) sits t places left of row i's diagonal;
+        // (j, i) is found in row j's descendants
+        self.dof_MDlower = Vec::with_capacity(self.nM);
+        self.dof_MDupper = Vec::with_capacity(self.nM);
+        for i in 0..nv {
+            let diag = self.D_rowadr[i] + depth[i];
+            let mut j = i as i32;
+            let mut t = 0;
+            while let Ok(ju) = usize::try_from(j) {
+                self.dof_MDlower.push(diag - t);
+                self.dof_MDupper
+                    .push(self.d_adr(ju, i).unwrap_or(usize::MAX));
+                t += 1;
+                j = self.dof_parentid[ju];
+            }
+        }
+    }
+
+    /// Address of entry `(i, j)` of a dof-dof matrix in the `D` layout (`qDeriv`, `qLU`), or
+    /// `None` if neither dof is an ancestor of the other.
+    pub fn d_adr(&self, i: usize, j: usize) -> Option<usize> {
+        let a = *self.D_rowadr.get(i)?;
+        let row = &self.D_colind[a..a + self.D_rownnz[i]];
+        row.binary_search(&j).ok().map(|k| a + k)
     }
 
     #[inline]

@@ -82,8 +82,10 @@ pub use crate::sensor::{
 
 // ------------------------------------------------------------ velocity derivatives
 pub use crate::derivative::{
-    actuator_force_dvel, d_actuator_vel, d_passive_vel, d_rne_vel, dof_damping_deriv, smooth_vel,
+    actuator_force_dvel, d_actuator_vel, d_passive_vel, d_rne_vel, d_rne_vel_with,
+    dof_damping_deriv, full_d, smooth_vel,
 };
+pub use crate::integrator::{lu_factor_d, lu_solve_d};
 
 // ------------------------------------------------------------ checks
 pub use crate::check::{check_acc, check_pos, check_vel};

@@ -5,6 +5,7 @@
 //! Primitive intersections work in the geom frame (`lp = Rᵀ(pnt − pos)`, `lv = Rᵀ vec`) and keep
 //! the smallest non-negative root of each surface patch.
 
+use crate::collision::f64of;
 use crate::data::Data;
 use crate::math::{sc, Scalar};
 use crate::model::{GeomType, Model};
@@ -250,6 +251,13 @@ pub fn ray_mesh<T: Scalar>(m: &Model, g: usize, p: &Vector3<T>, v: &Vector3<T>) 
 /// Ray against height-field geom `g` (local frame): the top surface (two triangles per cell,
 /// split as in collision), the base box `z ∈ [-size[3], 0]` and the four side walls below the
 /// boundary profile.
+///
+/// Only the cells the ray's ground track crosses are tested: the grid rows are visited in the
+/// order the ray reaches them, each row's columns limited to the track's extent in that row
+/// (padded by half a cell in `y` and a cell in `x`, far beyond rounding), and the walk stops once
+/// a row starts beyond the nearest hit so far. A triangle or wall the ray hits lies in a cell it
+/// crosses, so the result is that of testing every triangle, for a few dozen tests instead of
+/// `4 (nrow-1)(ncol-1)`.
 pub fn ray_hfield<T: Scalar>(m: &Model, g: usize, p: &Vector3<T>, v: &Vector3<T>) -> T {
     let Some(hf) = usize::try_from(m.geom_dataid[g])
         .ok()
@@ -258,7 +266,7 @@ pub fn ray_hfield<T: Scalar>(m: &Model, g: usize, p: &Vector3<T>, v: &Vector3<T>
         return -T::one();
     };
     let (nr, nc) = (hf.nrow, hf.ncol);
-    if nr < 2 || nc < 2 {
+    if nr < 2 || nc < 2 || hf.data.len() < nr * nc {
         return -T::one();
     }
     let [sx, sy, sz, sb] = hf.size;
@@ -273,26 +281,93 @@ pub fn ray_hfield<T: Scalar>(m: &Model, g: usize, p: &Vector3<T>, v: &Vector3<T>
     // base box
     let off = Vector3::new(T::zero(), T::zero(), sc(-0.5 * sb));
     let mut out = ray_primitive_local(GeomType::Box, &[sx, sy, 0.5 * sb], &(p - off), v);
-    for i in 0..nr - 1 {
-        for j in 0..nc - 1 {
+    // the ray's parameter range over the grid (padded by a cell), t >= 0
+    let (px, py, vx, vy) = (f64of(p.x), f64of(p.y), f64of(v.x), f64of(v.y));
+    let (mut t0, mut t1) = (0.0f64, f64::INFINITY);
+    for (q, w, lo, hi) in [(px, vx, -sx - dx, sx + dx), (py, vy, -sy - dy, sy + dy)] {
+        if w != 0.0 {
+            let (a, b) = ((lo - q) / w, (hi - q) / w);
+            t0 = t0.max(a.min(b));
+            t1 = t1.min(a.max(b));
+        } else if !(q >= lo && q <= hi) {
+            return out;
+        }
+    }
+    if t0.is_nan() || t1.is_nan() || t0 > t1 {
+        return out;
+    }
+    // extent of p + t v over [a, b] in one coordinate
+    let span = |q: f64, w: f64, a: f64, b: f64| -> (f64, f64) {
+        if w == 0.0 {
+            (q, q)
+        } else {
+            let (u, z) = (q + a * w, q + b * w);
+            (u.min(z), u.max(z))
+        }
+    };
+    let index = |x: f64, s: f64, d: f64, n: usize| -> isize {
+        (((x + s) / d).floor().clamp(-1.0, n as f64)) as isize
+    };
+    let (ylo, yhi) = span(py, vy, t0, t1);
+    let (ra, rb) = (
+        (index(ylo, sy, dy, nr) - 1).max(0) as usize,
+        (index(yhi, sy, dy, nr) + 1).min(nr as isize - 2),
+    );
+    if rb < ra as isize {
+        return out;
+    }
+    let rb = rb as usize;
+    let z0 = |w: Vector3<T>| Vector3::new(w.x, w.y, T::zero());
+    for k in 0..=rb - ra {
+        // rows in the order the ray reaches them
+        let i = if vy < 0.0 { rb - k } else { ra + k };
+        let (a, b) = if vy != 0.0 {
+            let lo = -sy + dy * (i as f64 - 0.5);
+            let hi = -sy + dy * (i as f64 + 1.5);
+            let (a, b) = ((lo - py) / vy, (hi - py) / vy);
+            (a.min(b).max(t0), a.max(b).min(t1))
+        } else {
+            (t0, t1)
+        };
+        let best_so_far = f64of(out);
+        if best_so_far >= 0.0 && a > best_so_far {
+            break;
+        }
+        if a.is_nan() || b.is_nan() || a > b {
+            continue;
+        }
+        let (xlo, xhi) = span(px, vx, a, b);
+        let ca = (index(xlo, sx, dx, nc) - 1).max(0) as usize;
+        let cb = index(xhi, sx, dx, nc) + 1;
+        let cb = cb.min(nc as isize - 2);
+        if cb < ca as isize {
+            continue;
+        }
+        let cb = cb as usize;
+        for j in ca..=cb {
             let (p00, p01, p10, p11) = (vtx(i, j), vtx(i, j + 1), vtx(i + 1, j), vtx(i + 1, j + 1));
             out = best(out, ray_triangle(&p00, &p11, &p01, p, v));
             out = best(out, ray_triangle(&p00, &p10, &p11, p, v));
         }
-    }
-    // side walls: vertical quads from z = 0 up to the boundary profile, as triangle pairs
-    let z0 = |w: Vector3<T>| Vector3::new(w.x, w.y, T::zero());
-    let mut wall = |a: Vector3<T>, b: Vector3<T>| {
-        out = best(out, ray_triangle(&z0(a), &z0(b), &b, p, v));
-        out = best(out, ray_triangle(&z0(a), &b, &a, p, v));
-    };
-    for j in 0..nc - 1 {
-        wall(vtx(0, j), vtx(0, j + 1));
-        wall(vtx(nr - 1, j), vtx(nr - 1, j + 1));
-    }
-    for i in 0..nr - 1 {
-        wall(vtx(i, 0), vtx(i + 1, 0));
-        wall(vtx(i, nc - 1), vtx(i + 1, nc - 1));
+        // side walls: vertical quads from z = 0 up to the boundary profile, as triangle pairs
+        let mut wall = |a: Vector3<T>, b: Vector3<T>| {
+            out = best(out, ray_triangle(&z0(a), &z0(b), &b, p, v));
+            out = best(out, ray_triangle(&z0(a), &b, &a, p, v));
+        };
+        if ca == 0 {
+            wall(vtx(i, 0), vtx(i + 1, 0));
+        }
+        if cb == nc - 2 {
+            wall(vtx(i, nc - 1), vtx(i + 1, nc - 1));
+        }
+        for j in ca..=cb {
+            if i == 0 {
+                wall(vtx(0, j), vtx(0, j + 1));
+            }
+            if i == nr - 2 {
+                wall(vtx(nr - 1, j), vtx(nr - 1, j + 1));
+            }
+        }
     }
     out
 }

@@ -28,8 +28,8 @@
 use crate::work::Work;
 use moreau::model::{disable, BiasType, GainType, Integrator, JointType, Model, TrnType, WrapType};
 use moreau::pipeline::{
-    actuator_force_dvel, cross_force, cross_motion, d_rne_vel, damping_slope, dof_damping_deriv,
-    dof_parent, euler_damped, gyro_blocks, inert_mul, is_fixed, sc, smooth_vel,
+    actuator_force_dvel, cross_force, cross_motion, d_rne_vel, d_rne_vel_with, damping_slope,
+    dof_damping_deriv, dof_parent, euler_damped, gyro_blocks, inert_mul, is_fixed, sc, smooth_vel,
 };
 use moreau::{Data, Scalar};
 use nalgebra::DMatrix;
@@ -84,38 +84,42 @@ pub fn he_offset<T: Scalar>(m: &Model, d: &mut Data<T>, out: &mut [T]) {
         Integrator::Implicit | Integrator::ImplicitFast => {
             let fast = m.opt.integrator == Integrator::ImplicitFast;
             smooth_vel(m, d, !fast);
+            // qDeriv in the D layout: the M entry at adr maps to (i, j) and (j, i)
             let q = &d.qDeriv;
             for i in 0..nv {
+                let mut adr = m.dof_Madr[i];
                 let mut j = Some(i);
                 while let Some(ju) = j {
+                    let (lo, up) = (q[m.dof_MDlower[adr]], q[m.dof_MDupper[adr]]);
                     if fast {
-                        let s = (q[i * nv + ju] + q[ju * nv + i]) * moreau::pipeline::sc(0.5);
+                        let s = (lo + up) * moreau::pipeline::sc(0.5);
                         out[i * nv + ju] = -(h * s);
                         out[ju * nv + i] = -(h * s);
                     } else {
-                        out[i * nv + ju] = -(h * q[i * nv + ju]);
-                        out[ju * nv + i] = -(h * q[ju * nv + i]);
+                        out[i * nv + ju] = -(h * lo);
+                        out[ju * nv + i] = -(h * up);
                     }
+                    adr += 1;
                     j = dof_parent(m, ju);
                 }
             }
             if fast {
-                // ∂qfrc_bias/∂v of each block into d.qLU (scratch, as the step does)
-                let mut g = std::mem::take(&mut d.qLU);
-                g.resize(nv * nv, T::zero());
+                // ∂qfrc_bias/∂v of each block, as the step does
                 for a in gyro_blocks(m) {
-                    for r in a..a + 6 {
-                        g[r * nv + a..r * nv + a + 6].fill(T::zero());
-                    }
-                    d_rne_vel(m, d, a..a + 6, &mut g);
+                    let mut g = [T::zero(); 36];
+                    d_rne_vel_with(m, d, a..a + 6, |r, c, x| {
+                        if (a..a + 6).contains(&r) {
+                            g[(r - a) * 6 + c - a] += x;
+                        }
+                    });
                     let q = &d.qDeriv;
-                    for r in a..a + 6 {
-                        for c in a..a + 6 {
-                            out[r * nv + c] = -(h * (q[r * nv + c] - g[r * nv + c]));
+                    for r in 0..6 {
+                        for c in 0..6 {
+                            let rc = m.d_adr(a + r, a + c).expect("one free joint's dofs");
+                            out[(a + r) * nv + a + c] = -(h * (q[rc] - g[r * 6 + c]));
                         }
                     }
                 }
-                d.qLU = g;
             }
         }
     }

@@ -301,6 +301,9 @@ fn reduce_tri(s: &mut [Vert; 4], n: &mut usize, lam: &mut [f64; 4]) -> V3 {
 }
 
 const MAXV: usize = 400;
+/// The EPA's gap floor in units of `f64::EPSILON` times the largest coordinate of the support
+/// points: above the round-off of a face's plane offset and of a support point's projection.
+const ROUNDOFF_GAP: f64 = 256.0;
 const MAXF: usize = 800;
 
 /// Signed distance between convex shapes `a` and `b` with witness points: GJK when separated,
@@ -497,6 +500,13 @@ fn expand(
         nf += 1;
     }
     let mut best = (V3::zeros(), 0.0, [0usize; 3]);
+    // the largest world coordinate behind the polytope's vertices: a gap below the round-off of
+    // coordinates of that size cannot be resolved, and the expansion stops there as well (a 2³¹ m
+    // ellipsoid would otherwise run to the vertex cap against an absolute 1e-10)
+    let mut scale = vs[..4]
+        .iter()
+        .map(|v| v.a.amax().max(v.b.amax()))
+        .fold(0.0, f64::max);
     for _ in 0..iters.max(10) * 4 {
         // closest face
         let mut bi = usize::MAX;
@@ -515,7 +525,9 @@ fn expand(
         let (nrm, dd) = faces[bi].plane?;
         best = (nrm, dd, faces[bi].v);
         let w = vert(a, b, &nrm);
-        if w.w.dot(&nrm) - dd <= tol.max(1e-12) || nv >= MAXV {
+        scale = scale.max(w.a.amax()).max(w.b.amax());
+        let floor = ROUNDOFF_GAP * f64::EPSILON * scale;
+        if w.w.dot(&nrm) - dd <= tol.max(1e-12).max(floor) || nv >= MAXV {
             break;
         }
         // remove visible faces, collect the horizon

@@ -23,13 +23,16 @@ use scratch::{IslandScratch, SolverScratch, SparseScratch};
 /// in one size): `(name, what it is sized by, bytes)` for `Data<f64>`. The loader refuses a
 /// model whose sum exceeds [`crate::mjcf::MAX_DATA_BYTES`] instead of letting the allocation
 /// abort the process.
-pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 6] {
+pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 5] {
     let f = std::mem::size_of::<f64>() as u128;
     let (nv, nt, nu, nm) = (m.nv as u128, m.ntendon as u128, m.nu as u128, m.nM as u128);
     let contact = std::mem::size_of::<Contact<f64>>() as u128;
     [
-        ("qDeriv", "nv × nv", nv * nv * f),
-        ("qLU", "nv × nv", nv * nv * f),
+        (
+            "qDeriv, qLU",
+            "nD = 2 nM − nv (pairs of dofs on one ancestor chain)",
+            2 * (2 * nm).saturating_sub(nv) * f,
+        ),
         ("ten_J", "ntendon × nv", nt * nv * f),
         ("actuator_moment", "nu × nv", nu * nv * f),
         ("qM, qLD", "nM (the tree depth of each dof)", 2 * nm * f),
@@ -229,11 +232,13 @@ pub struct Data<T: Scalar = f64> {
     pub cfrc_ext: Vec<Vector6<T>>,
 
     // ------------------------------------------------------------ implicit integrators
-    /// d(qfrc_passive + qfrc_actuator [- qfrc_bias]) / d qvel, dense nv × nv, row-major.
+    /// d(qfrc_passive + qfrc_actuator [- qfrc_bias]) / d qvel on the sparsity `D` of
+    /// [`Model::D_rowadr`] (`nD`: the pairs of dofs of which one is the other or its ancestor),
+    /// as MuJoCo's; [`crate::pipeline::full_d`] expands it.
     pub qDeriv: Vec<T>,
-    /// Dense nv × nv LU factor of (M - h qDeriv), row-major, with pivots in `qLU_piv`.
+    /// LU factor of `M − h qDeriv` (implicit integrator), in the same layout
+    /// ([`crate::pipeline::lu_factor_d`]).
     pub qLU: Vec<T>,
-    pub qLU_piv: Vec<usize>,
 
     // ------------------------------------------- constraints (Computation "Constraint model")
     /// Number of scalar constraint rows. All `efc_*` arrays have this length (`efc_J`: nefc × nv,
@@ -398,11 +403,6 @@ impl<T: Scalar> Data<T> {
         let m3 = |n: usize| vec![Matrix3::identity(); n];
         let v6 = |n: usize| vec![Vector6::zeros(); n];
         let q = |n: usize| vec![Quaternion::new(T::one(), z, z, z); n];
-        let dense_deriv = m.nv < scratch::DENSE_H_MAX
-            || matches!(
-                m.opt.integrator,
-                crate::model::Integrator::Implicit | crate::model::Integrator::ImplicitFast
-            );
         let mut d = Data {
             time: z,
             qpos: v(m.nq),
@@ -458,11 +458,8 @@ impl<T: Scalar> Data<T> {
             cacc: v6(m.nbody),
             cfrc_int: v6(m.nbody),
             cfrc_ext: v6(m.nbody),
-            // dense nv × nv: for the implicit integrators, and below the sparse threshold for
-            // the derivatives (sized on first use otherwise)
-            qDeriv: v(if dense_deriv { m.nv * m.nv } else { 0 }),
-            qLU: v(if dense_deriv { m.nv * m.nv } else { 0 }),
-            qLU_piv: vec![0; m.nv],
+            qDeriv: v(m.nD),
+            qLU: v(m.nD),
             nefc: 0,
             efc_type: Vec::new(),
             efc_id: Vec::new(),

@@ -111,8 +111,10 @@ fn related(m: &Model, i: usize, j: usize) -> bool {
     false
 }
 
-fn masked(m: &Model, q: &[f64]) -> Vec<f64> {
+fn masked(m: &Model, sparse: &[f64]) -> Vec<f64> {
     let nv = m.nv;
+    let mut q = vec![0.0; nv * nv];
+    moreau::pipeline::full_d(m, sparse, &mut q);
     (0..nv * nv)
         .map(|x| {
             if related(m, x / nv, x % nv) {

@@ -64,7 +64,14 @@ fn inverse_matches_mujoco() {
                 let mut m = m0.clone();
                 m.opt.integrator = integ;
                 m.opt.enableflags |= enable::INVDISCRETE;
-                d.qDeriv.copy_from_slice(&fv(&o["qDeriv"]));
+                // MuJoCo's qDeriv (dense in the file) on D's sparsity; inverse recomputes it
+                let qd = fv(&o["qDeriv"]);
+                for i in 0..m.nv {
+                    let a = m.D_rowadr[i];
+                    for k in a..a + m.D_rownnz[i] {
+                        d.qDeriv[k] = qd[i * m.nv + m.D_colind[k]];
+                    }
+                }
                 d.qacc.copy_from_slice(&qacc);
                 inverse(&m, &mut d);
                 cmp(

@@ -49,6 +49,7 @@ mod data_clone;
 mod determinism;
 mod fluid_implicit_oracle;
 mod ilqr_free_joint;
+mod implicit_sparse;
 mod integrator_oracle;
 mod properties;
 mod state;

@@ -22,6 +22,7 @@ use moreau_derivatives::dual::{lift, qpos_tangent, seed};
 use moreau_derivatives::smooth_vel_pos::add_dqderiv_vec;
 use moreau_derivatives::{transition, TransitionJacobians, TransitionOptions, Workspace};
 use nalgebra::DMatrix;
+use num_dual::Dual64;
 use serde_json::Value;
 
 use crate::common;
@@ -53,7 +54,9 @@ fn dqderiv_dual(m: &Model, d: &Data<f64>, a: &[f64]) -> DMatrix<f64> {
         seed(m, &mut dd, i);
         moreau::forward(m, &mut dd);
         moreau::pipeline::smooth_vel(m, &mut dd, false);
-        let q = |r: usize, c: usize| dd.qDeriv[r * nv + c].eps;
+        let mut full = vec![Dual64::from(0.0); nv * nv];
+        moreau::pipeline::full_d(m, &dd.qDeriv, &mut full);
+        let q = |r: usize, c: usize| full[r * nv + c].eps;
         for r in 0..nv {
             // pattern: r, its ancestors and its descendants
             for (c, ac) in a.iter().enumerate() {

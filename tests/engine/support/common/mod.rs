@@ -303,6 +303,7 @@ pub fn build_model(j: &Value) -> Model {
     m.opt.viscosity = f(&o["viscosity"]);
     // fields this test set does not use, sized so Data::new works
     m.ngeom = m.geom_bodyid.len();
+    m.fill_d_sparse();
     m
 }
 
