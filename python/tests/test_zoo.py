@@ -58,13 +58,6 @@ def set_options(m, opts):
 PY_KNOWN = {
     "menagerie/google_barkour_vb/scene": "the 500-step rollout under this test's random "
     "controls leaves MuJoCo's by 0.27 (the Rust zoo test's rollout, other controls, passes)",
-    # at ccd_tolerance 1e-12 on both (models.txt); 4.7e-5 (quadruped) at the default 1e-6
-    "dm_control/humanoid_CMU": "this test's rollout (its own controls, compared while MuJoCo's "
-    "1e-14 perturbation stays below 1e-8) leaves MuJoCo's by 2.4e-6; the Rust zoo test's "
-    "passes (4.1e-14), not located",
-    "dm_control/quadruped": "this test's rollout (its own controls, compared while MuJoCo's "
-    "1e-14 perturbation stays below 1e-8) leaves MuJoCo's by 3.5e-6; the Rust zoo test's "
-    "passes (1.1e-13), not located",
 }
 
 
