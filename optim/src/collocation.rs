@@ -146,15 +146,6 @@ impl FiniteDifference {
     }
 }
 
-/// `out = inᵀ` (MuJoCo's transposed layout to `∂τ/∂x`), without allocating.
-pub fn transpose_into(input: &DMatrix<f64>, out: &mut DMatrix<f64>) {
-    for j in 0..input.ncols() {
-        for i in 0..input.nrows() {
-            out[(j, i)] = input[(i, j)];
-        }
-    }
-}
-
 impl InverseJacobian for FiniteDifference {
     fn fork(&self) -> Option<Box<dyn InverseJacobian + Send>> {
         Some(Box::new(FiniteDifference::new(
@@ -185,9 +176,9 @@ impl InverseJacobian for FiniteDifference {
     ) {
         let steps = (self.eps, self.eps_va);
         let j = Self::inverse_jacobians(&mut self.work, m, d, q, v, a, steps, self.centered);
-        transpose_into(&j.DfDq, dq);
-        transpose_into(&j.DfDv, dv);
-        transpose_into(&j.DfDa, da);
+        j.DfDq.transpose_to(dq);
+        j.DfDv.transpose_to(dv);
+        j.DfDa.transpose_to(da);
     }
 }
 

@@ -11,7 +11,7 @@
 use moreau::Model;
 use moreau_derivatives::FdWorkspace;
 use moreau_optim::collocation::{
-    transpose_into, Collocation, FiniteDifference, InverseJacobian, StateTracking, Weights,
+    Collocation, FiniteDifference, InverseJacobian, StateTracking, Weights,
 };
 use moreau_optim::estimation::{self, Experiment};
 use moreau_optim::ilqr::{ilqr, IlqrOptions, IlqrResult, QuadraticCost};
@@ -221,9 +221,9 @@ impl InverseJacobian for JumpSafeDifference {
         // forward differences into the outputs, then backward ones (a negative forward step)
         let fwd =
             FiniteDifference::inverse_jacobians(&mut self.work, m, d, q, v, a, (eps, eps), false);
-        transpose_into(&fwd.DfDq, dq);
-        transpose_into(&fwd.DfDv, dv);
-        transpose_into(&fwd.DfDa, da);
+        fwd.DfDq.transpose_to(dq);
+        fwd.DfDv.transpose_to(dv);
+        fwd.DfDa.transpose_to(da);
         let steps = (-eps, -eps);
         let bwd = FiniteDifference::inverse_jacobians(&mut self.work, m, d, q, v, a, steps, false);
         // MuJoCo's transposed layout: row j of `bwd` is input j's column

@@ -137,17 +137,20 @@ impl CollisionScratch {
     /// closed-form colliders); the three buffers otherwise.
     pub fn for_model(m: &Model) -> Self {
         use GeomType::*;
-        let mut s = Self::default();
-        if m.geom_type
+        let needed = m
+            .geom_type
             .iter()
-            .any(|t| !matches!(t, Plane | Sphere | Capsule))
-        {
-            s.polytope();
-            s.hfield();
-            let p = s.take_patch();
-            s.put_patch(p);
+            .any(|t| !matches!(t, Plane | Sphere | Capsule));
+        Self::with_buffers(needed, needed, needed)
+    }
+
+    /// The buffers chosen, allocated.
+    fn with_buffers(polytope: bool, hfield: bool, patch: bool) -> Self {
+        CollisionScratch {
+            polytope: polytope.then(|| Box::new(convex::Polytope::new())),
+            hfield: hfield.then(|| Box::new(hfield::native::Poly::new())),
+            patch: patch.then(|| Box::new(multiccd::PatchBuf::new())),
         }
-        s
     }
 
     /// The convex search's EPA polytope.
@@ -177,18 +180,11 @@ impl CollisionScratch {
 impl Clone for CollisionScratch {
     /// Fresh storage for the buffers `self` has (the contents are scratch).
     fn clone(&self) -> Self {
-        let mut s = Self::default();
-        if self.polytope.is_some() {
-            s.polytope();
-        }
-        if self.hfield.is_some() {
-            s.hfield();
-        }
-        if self.patch.is_some() {
-            let p = s.take_patch();
-            s.put_patch(p);
-        }
-        s
+        Self::with_buffers(
+            self.polytope.is_some(),
+            self.hfield.is_some(),
+            self.patch.is_some(),
+        )
     }
 }
 
