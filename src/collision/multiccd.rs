@@ -25,7 +25,10 @@
 //!   face plane (`q`); with `x₀`, `x₁` the points on geom 0 and geom 1 (`p` and `q` in the order of
 //!   their geoms), each contact has `dist = n·(x₁ − x₀)` and `pos = x₀ + n dist/2`; points beyond
 //!   `margin + gap` are dropped first, more than 4 are reduced to 4 by MuJoCo's greedy
-//!   quadrilateral search (`polygon_quad`), exact duplicates are dropped.
+//!   quadrilateral search (`polygon_quad`); of 3 or 4, exact duplicates (1e-15) are dropped; 2
+//!   are both kept even when equal (an edge cut by one side plane gives the cut twice, once from
+//!   each end: MuJoCo makes two identical contacts when the edge's other end is beyond the
+//!   margin, measured on MuJoCo 4.0.0, `tools/zoo/gen_regressions.py`).
 //!
 //! MuJoCo reads the features off its penetration search's last simplex; on curved cylinder sides
 //! and rims that places the side line to ~1e-4 (tests/multiccd_oracle.rs, `SIDE`), and on a cap
@@ -1005,6 +1008,11 @@ fn multi_contact_in<T: Scalar>(
     let nk = p.n;
     let (idx, cnt) = if nk > 4 {
         (polygon_quad(&p.pos[..nk]), 4)
+    } else if nk <= 2 {
+        // two points left after the margin test are both kept, even when they coincide (an
+        // edge clipped at one side plane gives the cut twice, once from each end; measured:
+        // MuJoCo 4.0.0 makes two identical contacts when the other end lies beyond the margin)
+        ([0, 1, 2, 3], nk)
     } else {
         let mut idx = [0usize; 4];
         let mut cnt = 0;

@@ -265,6 +265,32 @@ SPHERE_EDGE = """<mujoco>
 </mujoco>"""
 
 
+# MuJoCo's testdata model: a cylinder's side line across a box face, clipped by the face's side
+# planes, gives each cut twice (once from each end of the line); the two cuts' copies merge
+# when three or four points pass the margin test, and both stay (two identical contacts) when
+# only one cut's two copies do. Poses: (shift of the box along the contact normal, shift along
+# the cylinder axis), at MuJoCo's testdata step-150 state of the pair
+CYL_BOX = """<mujoco><option><flag gravity="disable"/></option>
+  <worldbody>
+    <body name="cyl"><freejoint/><geom name="cyl" type="cylinder" size="0.04 0.31622776601683794"/></body>
+    <body name="box"><freejoint/><geom name="box" type="box" size=".05 .05 .05"/></body>
+  </worldbody>
+</mujoco>"""
+CYL_BOX_POSE = (
+    [-0.4913592071609846, 0.3994314437109082, 0.6953274285086499],
+    [0.8752216750941706, -0.28025708999059995, -0.3942625812264605, -0.3604279197159982,
+     0.1657599193696308, -0.9179408280601578, 0.32261235893026263, 0.9455049511454559,
+     0.044064194363191755],
+    [-0.5833146840680167, 0.4536303754165161, 0.709644644121084],
+    [0.6779452055649031, 0.732347047379948, 0.06370322162520581, -0.3457789967142881,
+     0.3941618859479194, -0.8515123563972729, -0.6487119419918354, 0.5552514834377735,
+     0.5204503880845226],
+)
+# (normal shift, axis shift, MuJoCo's contacts: 2 identical or 2 distinct)
+CYL_BOX_SHIFTS = ((0.0, 0.0, "same"), (-2e-3, 0.0, "distinct"), (2e-5, 0.0, "same"),
+                  (0.0, 0.33, "same"), (-2e-3, 0.33, "distinct"), (-2e-3, -0.3, "distinct"))
+
+
 def png_images():
     import io
     from PIL import Image
@@ -387,6 +413,28 @@ def main():
         "contact_pos": d.contact.pos[: d.ncon].tolist(),
         "contact_frame": d.contact.frame[: d.ncon].tolist(),
     }
+
+    m = mujoco.MjModel.from_xml_string(CYL_BOX)
+    d = mujoco.MjData(m)
+    cp, cm, bp, bm = (np.array(x) for x in CYL_BOX_POSE)
+    quat = np.zeros((2, 4))
+    mujoco.mju_mat2Quat(quat[0], cm)
+    mujoco.mju_mat2Quat(quat[1], bm)
+    normal, axis = -bm.reshape(3, 3)[:, 0], cm.reshape(3, 3)[:, 2]
+    poses = []
+    for dn, da, kind in CYL_BOX_SHIFTS:
+        d.qpos[:] = [*cp, *quat[0], *(bp + dn * normal + da * axis), *quat[1]]
+        mujoco.mj_forward(m, d)
+        assert d.ncon == 2, (dn, da, d.ncon)
+        same = np.abs(d.contact.pos[0] - d.contact.pos[1]).max() < 1e-15
+        assert same == (kind == "same"), (dn, da, d.contact.pos[:2])
+        poses.append({
+            "qpos": d.qpos.tolist(), "ncon": int(d.ncon),
+            "contact_dist": d.contact.dist[: d.ncon].tolist(),
+            "contact_pos": d.contact.pos[: d.ncon].tolist(),
+            "contact_frame": d.contact.frame[: d.ncon].tolist(),
+        })
+    out["cylinder_box_side"] = {"xml": CYL_BOX, "poses": poses}
 
     files = png_images()
     xml = PNG_HFIELD % (
