@@ -222,7 +222,10 @@ pub fn simulate(m: &Model, i: usize, opt: &LengthRangeOpt) -> Result<[f64; 2], S
             // A divergence check reset the state (to `qpos0` at rest, time 0): the simulation
             // would start over from where this side began, diverge at the same step and never
             // reach `inttotal` (MuJoCo 4.0.0 does not return on such a model).
-            if let Some(w) = RESETS.into_iter().find(|&w| d.warning[w as usize].number > 0) {
+            if let Some(w) = RESETS
+                .into_iter()
+                .find(|&w| d.warning[w as usize].number > 0)
+            {
                 return Err(format!(
                     "Unstable lengthrange simulation in actuator {i}: {}",
                     w.text(d.warning[w as usize].lastinfo)

@@ -393,7 +393,11 @@ fn primitives_below_the_volume_floor_have_no_mass_as_in_mujoco() {
             "{:?}",
             m.body_inertia[1]
         );
-        assert!((m.body_ipos[1][k] - want_ipos[k]).abs() < 1e-12, "{:?}", m.body_ipos[1]);
+        assert!(
+            (m.body_ipos[1][k] - want_ipos[k]).abs() < 1e-12,
+            "{:?}",
+            m.body_ipos[1]
+        );
     }
 }
 
@@ -404,8 +408,14 @@ fn a_moving_body_with_nan_inertia_is_refused_as_in_mujoco() {
     // diagonal inertia) and the long capsule on a body without dofs load
     let body = |inner: &str| format!("<mujoco><worldbody>{inner}</worldbody></mujoco>");
     let capsule = "<geom type='capsule' fromto='0 0 0 1e200 0 0' size='0.03'/>";
-    let e = err(&body(&format!("<body><joint/>{capsule}</body>")), &Vfs::new());
-    assert!(e.to_string().contains("mass and inertia of moving bodies"), "{e}");
+    let e = err(
+        &body(&format!("<body><joint/>{capsule}</body>")),
+        &Vfs::new(),
+    );
+    assert!(
+        e.to_string().contains("mass and inertia of moving bodies"),
+        "{e}"
+    );
     for ok in [
         body("<body><joint/><geom size='1e200'/></body>"),
         body(&format!("<body>{capsule}</body>")),
