@@ -314,12 +314,12 @@ const CUTOFF_SLACK: f64 = 1e-10;
 /// EPA when penetrating (its polytope in `scratch`). `None` if the iteration breaks down.
 ///
 /// GJK stops early once it proves the shapes farther apart than `cutoff` (`f64::INFINITY`:
-/// never): the support point `w` of the Minkowski difference against the current closest point `v` bounds
-/// the distance from below by `v·w / |v|`. The result then carries that lower bound as its
-/// distance (with the current simplex's witness points), so a caller that keeps only
-/// `dist <= cutoff` rejects exactly the pairs the full search rejects: the full search's distance
-/// is never below the true one, which is never below the bound. MuJoCo's GJK stops the same way
-/// on its distance cutoff (the contact margin).
+/// never): the support point `w` of the Minkowski difference against the current closest point
+/// `v` bounds the distance from below by `v·w / |v|`. The result then carries that lower bound
+/// as its distance (with the current simplex's witness points), so a caller that keeps only
+/// `dist <= cutoff` rejects exactly the pairs the full search rejects: the full search's
+/// distance is never below the true one, which is never below the bound. MuJoCo's GJK stops the
+/// same way on its distance cutoff (the contact margin).
 pub fn penetration_within(
     a: &Posed,
     b: &Posed,
