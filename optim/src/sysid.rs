@@ -14,8 +14,8 @@
 //! `a_t = (v_{t+1} − v_t)/h` (optionally with Gaussian noise on `v`), with the known actuator
 //! force `qfrc_actuator`.
 
-use crate::sampling::Gaussian;
 use crate::ilqr::box_qp;
+use crate::sampling::Gaussian;
 use crate::threads::Threads;
 use moreau::model::enable;
 use moreau::{Data, Model};
@@ -191,8 +191,7 @@ pub fn model_with_into(
     out.body_inertia.copy_from_slice(&base.body_inertia);
     out.dof_damping.copy_from_slice(&base.dof_damping);
     out.dof_armature.copy_from_slice(&base.dof_armature);
-    out.dof_frictionloss
-        .copy_from_slice(&base.dof_frictionloss);
+    out.dof_frictionloss.copy_from_slice(&base.dof_frictionloss);
     out.jnt_stiffness.copy_from_slice(&base.jnt_stiffness);
     write_params(out, params, values)
 }
@@ -831,10 +830,7 @@ impl<'a> RolloutProblem<'a> {
         let pooled = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
         let mut m = pooled.unwrap_or_else(|| self.nominal.clone());
         let out = model_with_into(self.nominal, self.params, theta, &mut m).map(|()| f(&m));
-        self.pool
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(m);
+        self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(m);
         out
     }
 
@@ -1057,13 +1053,13 @@ impl<'a> RolloutProblem<'a> {
         let steps = self.rows;
         let log = self.log;
         // the nominal rollout: states x_0 … x_T, the warm start of each step, A_t
-        let mut d = Data::new(&m);
+        let mut d = Data::new(m);
         d.qpos.copy_from_slice(&log.qpos0);
         d.qvel.copy_from_slice(&log.qvel0);
         let mut xs = Vec::with_capacity((steps + 1) * nx);
         let mut warm = Vec::with_capacity(steps * nv);
         let mut a = Vec::with_capacity(steps * ndx * ndx);
-        let analytic = Support::transition(&m).is_covered();
+        let analytic = Support::transition(m).is_covered();
         let opts = if analytic {
             TransitionOptions::analytic().forwarded()
         } else {
@@ -1078,19 +1074,19 @@ impl<'a> RolloutProblem<'a> {
             d.ctrl.copy_from_slice(&log.ctrl[t]);
             if analytic {
                 // `mj_step` split around the linearization at the forwarded state
-                check_pos(&m, &mut d);
-                check_vel(&m, &mut d);
-                moreau::forward(&m, &mut d);
-                check_acc(&m, &mut d);
+                check_pos(m, &mut d);
+                check_vel(m, &mut d);
+                moreau::forward(m, &mut d);
+                check_acc(m, &mut d);
             }
             let jac = ws
-                .transition(&m, &mut d, &opts)
+                .transition(m, &mut d, &opts)
                 .map_err(|e| format!("transition Jacobians: {e}"))?;
             a.extend_from_slice(jac.A.as_slice());
             if analytic {
-                integrate(&m, &mut d);
+                integrate(m, &mut d);
             } else {
-                moreau::step(&m, &mut d);
+                moreau::step(m, &mut d);
             }
             if bad(&d) {
                 return Err(format!("rollout: bad state at step {t}"));
@@ -1124,7 +1120,7 @@ impl<'a> RolloutProblem<'a> {
                     return Err(format!("{:?}: bad state at step {t}", self.params[j]));
                 }
                 // ∂f/∂θ_j = (f(x_t; θ + δ e_j) ⊖ x_{t+1}) / δ
-                moreau::differentiate_pos(&m, &mut dx[..nv], 1.0, &x1[..nq], &dp.qpos);
+                moreau::differentiate_pos(m, &mut dx[..nv], 1.0, &x1[..nq], &dp.qpos);
                 for (i, v) in dp.qvel.iter().chain(&dp.act).enumerate() {
                     dx[nv + i] = v - x1[nq + i];
                 }
@@ -1142,7 +1138,7 @@ impl<'a> RolloutProblem<'a> {
                 }
                 std::mem::swap(&mut s, &mut s1);
                 // the residual row of x_{t+1}: −(∂qpos, ∂qvel)/scale
-                qpos_tangent(&m, &x1[..nq], &s[..nv], &mut dq);
+                qpos_tangent(m, &x1[..nq], &s[..nv], &mut dq);
                 let row = &mut col.as_mut_slice()[t * self.width..(t + 1) * self.width];
                 for (k, o) in row.iter_mut().enumerate() {
                     let v = if k < nq { dq[k] } else { s[nv + k - nq] };
@@ -1612,7 +1608,9 @@ pub fn fit_rollout_with(
             // a candidate the model or the simulation refuses (a zero mass at its bound, a
             // diverging rollout) is a rejected step
             let rc = problem.residual(&cand).ok();
-            let cc = rc.as_ref().map_or(f64::INFINITY, |rc| 0.5 * rc.norm_squared());
+            let cc = rc
+                .as_ref()
+                .map_or(f64::INFINITY, |rc| 0.5 * rc.norm_squared());
             let gdx = g.dot(&dx);
             if cc.is_finite() && cost - cc + 1e-2 * gdx >= 0.0 {
                 let predicted = -(gdx + 0.5 * dx.dot(&(&jtj * &dx)));

@@ -351,7 +351,11 @@ fn model_with_into_equals_model_with() {
         match fresh {
             Ok(fresh) => {
                 reused.expect("model_with accepted these values");
-                assert_eq!(format!("{fresh:?}"), format!("{out:?}"), "values {values:?}");
+                assert_eq!(
+                    format!("{fresh:?}"),
+                    format!("{out:?}"),
+                    "values {values:?}"
+                );
             }
             Err(e) => assert_eq!(reused.unwrap_err(), e),
         }
