@@ -19,6 +19,7 @@ mod asset;
 mod attr;
 mod body;
 mod contact;
+mod custom;
 mod defaults;
 mod equality;
 mod geom;
@@ -33,6 +34,7 @@ use attr::*;
 pub use body::MAX_BODY_DEPTH;
 use body::*;
 use contact::*;
+use custom::*;
 use defaults::*;
 use equality::*;
 use geom::*;
@@ -284,6 +286,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     compile_contact(root, &defs, &mut m)?;
     finish_meshes(&mut m, meshes)?;
     compile_keyframes(root, &mut m)?;
+    compile_numerics(root, &mut m)?;
     compile_sensors(root, &mut m)?;
     Ok(m)
 }
