@@ -26,10 +26,10 @@
 use super::pgs::{
     b_axpy, b_dot, b_dot_dense, build_b, dual_state, qacc_from_force, qcqp, sweep_stats,
 };
-use super::re;
 use crate::data::scratch::{Problem, SolverScratch};
 use crate::data::{ConstraintState, ConstraintType, SolverStat, NSOLVER};
 use crate::math::{sc, Scalar};
+use crate::solver::problem::re;
 
 use crate::model::Model;
 

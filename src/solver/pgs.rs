@@ -27,13 +27,13 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::re;
 use crate::data::scratch::{Problem, SolverScratch};
 use crate::data::{ConstraintState, ConstraintType, EfcCone};
 use crate::data::{SolverStat, NSOLVER};
 use crate::math::dense;
 use crate::math::{sc, Scalar};
 use crate::model::Model;
+use crate::solver::problem::re;
 
 /// Minimizes ½xᵀAx + xᵀb subject to Σ (x_j/d_j)² ≤ r² (n ≤ 5, d_j > 0) into `x`; returns
 /// whether the constraint is active. In y = x/d: Newton on the multiplier λ of

@@ -3,7 +3,6 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use super::{cg, newton, re};
 use crate::constraint::cost::{evaluate, line_eval, line_quad, Rows};
 use crate::data::scratch::{Problem, SolverScratch};
 use crate::data::{ConstraintState, ConstraintType};
@@ -11,6 +10,9 @@ use crate::data::{SolverStat, NSOLVER};
 use crate::math::dense;
 use crate::math::{sc, Scalar};
 use crate::model::Model;
+use crate::solver::cg;
+use crate::solver::newton;
+use crate::solver::problem::re;
 
 /// Total cost of problem `p` at `a` (Gauss term ½(Ma-τ)ᵀ(a-a₀) plus s(Ja - aref)) from
 /// `s.Ma = M a` and `s.jar = J a − aref` (the caller's: the warm start keeps them across

@@ -1,0 +1,462 @@
+//! The per-island problem every solver works on ([`Problem`], gathered from `Data` by the
+//! dispatcher in the parent module): M's block and its factor, J's rows, the rows' constants,
+//! and the products with them; and the helpers the solvers share.
+
+use crate::constraint::cost::Rows;
+use crate::constraint::sparse::JRow;
+use crate::data::scratch::{Problem, SolverScratch};
+use crate::data::ConstraintState;
+use crate::data::Data;
+use crate::math::{dense, simd, Scalar};
+use crate::model::Model;
+
+impl<T: Scalar> Problem<T> {
+    /// The per-row constants of the reduced primal cost.
+    pub fn rows(&self) -> Rows<'_, T> {
+        Rows {
+            ty: &self.ty,
+            D: &self.D,
+            R: &self.R,
+            frictionloss: &self.frictionloss,
+            cone: &self.cone,
+        }
+    }
+
+    /// [`Problem::rows`] beside the problem's `force` and `state`, borrowed mutably (disjoint
+    /// fields), for [`evaluate`].
+    pub fn rows_force_state(&mut self) -> (Rows<'_, T>, &mut [T], &mut [ConstraintState]) {
+        (
+            Rows {
+                ty: &self.ty,
+                D: &self.D,
+                R: &self.R,
+                frictionloss: &self.frictionloss,
+                cone: &self.cone,
+            },
+            &mut self.force,
+            &mut self.state,
+        )
+    }
+
+    /// `out = M x` over the problem's dofs (tree-sparse, `mj_mulM`).
+    pub fn mul_m(&self, x: &[T], out: &mut [T]) {
+        crate::smooth::crb::mul_tree_col(&self.Madr, &self.Mcol, &self.qM, x, out);
+    }
+
+    /// `x ← M⁻¹ x` over the problem's dofs (tree-sparse LᵀDL, `mj_solveM`).
+    pub fn solve_m(&self, x: &mut [T]) {
+        crate::smooth::crb::solve_tree_col(&self.Madr, &self.Mcol, &self.qLD, &self.qLDiagInv, x);
+    }
+
+    /// `tr M` of the problem, summed in dof order.
+    pub fn trace_m(&self) -> T {
+        let mut t = T::zero();
+        for &a in &self.Madr {
+            t += self.qM[a];
+        }
+        t
+    }
+
+    /// The lower triangle (row `i`: columns `0..=i`) of the dense M into `out` (nv × nv,
+    /// row-major); the entries above the diagonal are left as they were.
+    pub fn dense_m_lower(&self, out: &mut [T]) {
+        let nv = self.nv;
+        for i in 0..nv {
+            out[i * nv..i * nv + i + 1].fill(T::zero());
+            // row i of the layout: i and its ancestors (smaller indices), columns in `Mcol`
+            let a = self.Madr[i];
+            let e = self.Madr.get(i + 1).copied().unwrap_or(self.Mcol.len());
+            for (&v, &j) in self.qM[a..e].iter().zip(&self.Mcol[a..e]) {
+                out[i * nv + j] = v;
+            }
+        }
+    }
+
+    /// Row `i` of J.
+    #[inline]
+    pub fn jrow(&self, i: usize) -> JRow<'_, T> {
+        if self.J_sparse {
+            let (a, n) = (self.J_rowadr[i], self.J_rownnz[i]);
+            JRow {
+                cols: Some(&self.J_colind[a..a + n]),
+                vals: &self.J[a..a + n],
+            }
+        } else {
+            JRow {
+                cols: None,
+                vals: &self.J[i * self.nv..(i + 1) * self.nv],
+            }
+        }
+    }
+
+    /// `y = J x − aref`, the argument of `s` (Computation "Reduced primal problem").
+    pub fn mul_j_aref(&self, x: &[T], y: &mut [T]) {
+        self.mul_j(x, y);
+        for (j, r) in y.iter_mut().zip(&self.aref) {
+            *j -= *r;
+        }
+    }
+
+    /// `y = J x`.
+    pub fn mul_j(&self, x: &[T], y: &mut [T]) {
+        if self.J_sparse {
+            let rows = self.J_rowadr.iter().zip(&self.J_rownnz);
+            for (yi, (&a, &n)) in y[..self.nefc].iter_mut().zip(rows) {
+                let mut s = T::zero();
+                for (&v, &c) in self.J[a..a + n].iter().zip(&self.J_colind[a..a + n]) {
+                    s += v * x[c];
+                }
+                *yi = s;
+            }
+        } else {
+            dense::mul(&self.J, x, self.nefc, self.nv, y);
+        }
+    }
+
+    /// `y = Jᵀ f` (rows with `f_i = 0` skipped, as [`dense::mul_jt`]).
+    pub fn mul_jt(&self, f: &[T], y: &mut [T]) {
+        if self.J_sparse {
+            let y = &mut y[..self.nv];
+            y.fill(T::zero());
+            let rows = self.J_rowadr.iter().zip(&self.J_rownnz);
+            for (&fi, (&a, &n)) in f[..self.nefc].iter().zip(rows) {
+                if !crate::math::exact_zero(fi) {
+                    for (&v, &c) in self.J[a..a + n].iter().zip(&self.J_colind[a..a + n]) {
+                        y[c] += v * fi;
+                    }
+                }
+            }
+        } else {
+            dense::mul_jt(&self.J, f, self.nefc, self.nv, y);
+        }
+    }
+
+    /// Fills `row_leaf` from J's values (after [`Problem::gather`]; Newton calls it before its
+    /// first Hessian, so problems only gathered for the warm start skip it); `-2` for every row
+    /// unless the scalar is `f64` (a dual entry with a zero value may carry a derivative, so its
+    /// zeros are not structural).
+    pub(crate) fn leaves(&mut self) {
+        if self.leaves_done {
+            return;
+        }
+        let (nv, nefc) = (self.nv, self.nefc);
+        self.row_leaf.clear();
+        if std::any::TypeId::of::<T>() != std::any::TypeId::of::<f64>() {
+            self.row_leaf.resize(nefc, -2);
+            return;
+        }
+        for i in 0..nefc {
+            // the nonzero columns, deepest first, must all lie on the first one's root path
+            let mut leaf = -1i32;
+            let mut cur = -1i32;
+            let mut on_path = |c: usize| {
+                let c = c as i32;
+                if leaf < 0 {
+                    leaf = c;
+                    cur = c;
+                    return true;
+                }
+                while cur > c {
+                    cur = self.parentid[cur as usize];
+                }
+                cur == c
+            };
+            let ok = if self.J_sparse {
+                let (a, n) = (self.J_rowadr[i], self.J_rownnz[i]);
+                let (cols, vals) = (&self.J_colind[a..a + n], &self.J[a..a + n]);
+                cols.iter()
+                    .zip(vals)
+                    .rev()
+                    .all(|(&c, &v)| crate::math::exact_zero(v) || on_path(c))
+            } else {
+                let row = &self.J[i * nv..(i + 1) * nv];
+                (0..nv)
+                    .rev()
+                    .all(|c| crate::math::exact_zero(row[c]) || on_path(c))
+            };
+            self.row_leaf.push(if ok { leaf } else { -2 });
+        }
+    }
+
+    /// Gathers the dofs `dofs` (whole kinematic trees, ascending) and rows `rows` of `d`;
+    /// `efc2p` maps a global row to its problem row (`None`: identity). Does not touch `qacc`, `force`, `state` beyond sizing
+    /// them. [`Problem::gather_pos`] then [`Problem::gather_vel`].
+    pub(super) fn gather(
+        &mut self,
+        m: &Model,
+        d: &Data<T>,
+        dofs: &[usize],
+        rows: &[usize],
+        efc2p: Option<(&[usize], usize)>,
+    ) {
+        self.gather_pos(m, d, dofs, rows, efc2p);
+        self.gather_vel(m, d, dofs, rows, efc2p);
+    }
+
+    /// The part of [`Problem::gather`] that depends on the position stage only (MuJoCo's
+    /// `mj_fwdPosition` outputs): M's block and factor, J, and the rows' type, D, R,
+    /// frictionloss and cones. A step that skips the position stage keeps it
+    /// ([`super::solve_skip`]).
+    pub(super) fn gather_pos(
+        &mut self,
+        m: &Model,
+        d: &Data<T>,
+        dofs: &[usize],
+        rows: &[usize],
+        efc2p: Option<(&[usize], usize)>,
+    ) {
+        let z = T::zero();
+        let nvfull = m.nv;
+        let (nv, nefc) = (dofs.len(), rows.len());
+        self.nv = nv;
+        self.nefc = nefc;
+        // M's rows of the problem's dofs: an island holds whole trees, so every ancestor of one
+        // of its dofs is in it, and the rows of the global factor are the island's factor
+        self.g2l.resize(nvfull, 0);
+        for (a, &da) in dofs.iter().enumerate() {
+            self.g2l[da] = a;
+        }
+        self.qM.clear();
+        self.qLD.clear();
+        self.qLDiagInv.clear();
+        if nv == nvfull {
+            // every dof in order: the global layout (kept from the last such gather)
+            if !(self.whole && self.Madr == m.dof_Madr && self.parentid == m.dof_parentid) {
+                self.Madr.clear();
+                self.Madr.extend_from_slice(&m.dof_Madr);
+                self.parentid.clear();
+                self.parentid.extend_from_slice(&m.dof_parentid);
+                self.Mcol.clear();
+                for a in 0..nv {
+                    let mut j = a as i32;
+                    while j >= 0 {
+                        self.Mcol.push(j as usize);
+                        j = self.parentid[j as usize];
+                    }
+                }
+                self.whole = true;
+            }
+            self.qM.extend_from_slice(&d.qM[..m.nM]);
+            self.qLD.extend_from_slice(&d.qLD[..m.nM]);
+            self.qLDiagInv.extend_from_slice(&d.qLDiagInv[..nv]);
+        } else {
+            self.whole = false;
+            self.Madr.clear();
+            self.parentid.clear();
+            self.Mcol.clear();
+            for &da in dofs {
+                let a0 = m.dof_Madr[da];
+                let a1 = if da + 1 < nvfull {
+                    m.dof_Madr[da + 1]
+                } else {
+                    m.nM
+                };
+                self.Madr.push(self.qM.len());
+                let par = m.dof_parentid[da];
+                self.parentid.push(if par < 0 {
+                    -1
+                } else {
+                    self.g2l[par as usize] as i32
+                });
+                let mut j = self.parentid.len() as i32 - 1;
+                while j >= 0 {
+                    self.Mcol.push(j as usize);
+                    j = self.parentid[j as usize];
+                }
+                self.qM.extend_from_slice(&d.qM[a0..a1]);
+                self.qLD.extend_from_slice(&d.qLD[a0..a1]);
+                self.qLDiagInv.push(d.qLDiagInv[da]);
+            }
+        }
+        self.J_sparse = d.efc_J_sparse;
+        self.leaves_done = false;
+        self.hpat.done = false;
+        // Newton on f64 with a dense efc_J: the rows' exact zeros are structural (a contact
+        // touches its bodies' chains, a limit one dof), so the problem keeps only the nonzeros
+        // in compressed rows; every product then skips the zeros, which only ever added ±0, so
+        // the results are those of the dense rows (up to the sign of an exact zero)
+        let compress =
+            !self.J_sparse && std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
+        if compress {
+            self.J_sparse = true;
+            // every entry is written, the count advancing past the nonzeros only; the arrays
+            // are only ever grown (`jrow` addresses the rows), so no step re-zeroes them
+            if self.J.len() < nefc * nv {
+                self.J.resize(nefc * nv, z);
+            }
+            if self.J_colind.len() < nefc * nv {
+                self.J_colind.resize(nefc * nv, 0);
+            }
+            self.J_rownnz.resize(nefc, 0);
+            self.J_rowadr.resize(nefc, 0);
+            let all = nv == nvfull;
+            // `row_leaf` on the way when the dofs fit a bit mask: the row is on the root path
+            // of its deepest nonzero column iff its columns are among that dof's ancestors
+            let masks = nv <= 64;
+            if masks {
+                self.anc.clear();
+                for a in 0..nv {
+                    let par = self.parentid[a];
+                    let up = if par < 0 { 0 } else { self.anc[par as usize] };
+                    self.anc.push(up | 1u64 << a);
+                }
+                self.row_leaf.clear();
+            }
+            // every column of a row at most 64 wide: its nonzeros from a bit mask
+            let by_mask = masks && all;
+            let mut k = 0;
+            for (i, &r) in rows.iter().enumerate() {
+                let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
+                let (dv, dc) = (&mut self.J[k..k + nv], &mut self.J_colind[k..k + nv]);
+                let mut n = 0;
+                let mut mask = 0u64;
+                let fast = if by_mask {
+                    simd::compress_row(&src[..nv], dv, dc)
+                } else {
+                    None
+                };
+                if let Some((nn, mk)) = fast {
+                    (n, mask) = (nn, mk);
+                } else {
+                    for (a, &da) in dofs.iter().enumerate() {
+                        let v = if all { src[a] } else { src[da] };
+                        if v != z {
+                            dv[n] = v;
+                            dc[n] = a;
+                            n += 1;
+                            mask |= 1u64 << (a & 63);
+                        }
+                    }
+                }
+                if masks {
+                    self.row_leaf.push(match n {
+                        0 => -1,
+                        _ if mask & !self.anc[dc[n - 1]] == 0 => dc[n - 1] as i32,
+                        _ => -2,
+                    });
+                }
+                self.J_rowadr[i] = k;
+                self.J_rownnz[i] = n;
+                k += n;
+            }
+            self.leaves_done = masks;
+        } else if self.J_sparse {
+            // compressed rows in problem columns; a pattern column outside the problem's dofs
+            // (a structural zero of a tendon row reaching another tree) is dropped
+            self.J.clear();
+            self.J_colind.clear();
+            self.J_rownnz.resize(nefc, 0);
+            self.J_rowadr.resize(nefc, 0);
+            for (i, &r) in rows.iter().enumerate() {
+                let row = d.efc_J_row(r, nvfull);
+                let adr = self.J.len();
+                for (&k, &v) in row.cols.unwrap_or(&[]).iter().zip(row.vals) {
+                    let pk = self.g2l[k];
+                    if pk >= nv || dofs[pk] != k {
+                        continue;
+                    }
+                    self.J_colind.push(pk);
+                    self.J.push(v);
+                }
+                self.J_rowadr[i] = adr;
+                self.J_rownnz[i] = self.J.len() - adr;
+            }
+        } else {
+            self.J.resize(nefc * nv, z);
+            let all = nv == nvfull; // whole trees, ascending: every dof, in order
+            for (i, &r) in rows.iter().enumerate() {
+                let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
+                let dst = &mut self.J[i * nv..(i + 1) * nv];
+                if all {
+                    dst.copy_from_slice(src);
+                } else {
+                    for (x, &da) in dst.iter_mut().zip(dofs) {
+                        *x = src[da];
+                    }
+                }
+            }
+        }
+        // every row in order (the global problem): slice copies
+        let all_rows = efc2p.is_none() && nefc == d.nefc;
+        pick(&mut self.D, &d.efc_D, rows, all_rows);
+        pick(&mut self.R, &d.efc_R, rows, all_rows);
+        pick(&mut self.frictionloss, &d.efc_frictionloss, rows, all_rows);
+        pick(&mut self.ty, &d.efc_type, rows, all_rows);
+        self.qacc.resize(nv, z);
+        self.force.resize(nefc, z);
+        self.state.resize(nefc, ConstraintState::Satisfied);
+        self.cone.clear();
+        match efc2p {
+            None => self.cone.extend_from_slice(&d.efc_cone),
+            Some((map, base)) => {
+                let lo = base;
+                let hi = base + nefc;
+                for c in &d.efc_cone {
+                    let a = map[c.adr];
+                    if a >= lo && a < hi {
+                        let mut c2 = *c;
+                        c2.adr = a - lo;
+                        self.cone.push(c2);
+                    }
+                }
+            }
+        }
+    }
+
+    /// The velocity- and control-dependent part of [`Problem::gather`] (same arguments as
+    /// [`Problem::gather_pos`], which must have run for the same dofs and rows): `aref`, `b`,
+    /// `qfrc_smooth`, `qacc_smooth`.
+    pub(super) fn gather_vel(
+        &mut self,
+        m: &Model,
+        d: &Data<T>,
+        dofs: &[usize],
+        rows: &[usize],
+        efc2p: Option<(&[usize], usize)>,
+    ) {
+        let nvfull = m.nv;
+        let (nv, nefc) = (dofs.len(), rows.len());
+        let all_rows = efc2p.is_none() && nefc == d.nefc;
+        pick(&mut self.aref, &d.efc_aref, rows, all_rows);
+        pick(&mut self.b, &d.efc_b, rows, all_rows);
+        pick(&mut self.qfrc_smooth, &d.qfrc_smooth, dofs, nv == nvfull);
+        pick(&mut self.qacc_smooth, &d.qacc_smooth, dofs, nv == nvfull);
+    }
+}
+
+/// `out ← src[idx]`: the first `idx.len()` entries by one slice copy when `all` (`idx` is
+/// then `0..idx.len()`), else entry by entry.
+fn pick<U: Copy>(out: &mut Vec<U>, src: &[U], idx: &[usize], all: bool) {
+    out.clear();
+    if all {
+        out.extend_from_slice(&src[..idx.len()]);
+    } else {
+        out.extend(idx.iter().map(|&r| src[r]));
+    }
+}
+
+impl<T: Scalar> SolverScratch<T> {
+    /// Sizes the per-dof vectors for a problem of `nv` dofs.
+    pub(super) fn resize_nv(&mut self, nv: usize) {
+        let z = T::zero();
+        for v in [
+            &mut self.Ma,
+            &mut self.grad,
+            &mut self.Mgrad,
+            &mut self.search,
+            &mut self.Ms,
+            &mut self.Mgrad_old,
+            &mut self.grad_old,
+            &mut self.tmp,
+        ] {
+            v.resize(nv, z);
+        }
+        self.Hdinv.resize(nv, z);
+        self.rowbuf.resize(6 * nv, z);
+    }
+}
+
+/// Real part of a scalar, for statistics.
+pub(crate) fn re<T: Scalar>(x: T) -> f64 {
+    x.to_subset().unwrap_or(f64::NAN)
+}
