@@ -396,7 +396,13 @@ pub fn identify(
     rec: &Recording,
     rcond: f64,
 ) -> Result<Identified, String> {
-    identify_on(&Threads::serial(), nominal, params, std::slice::from_ref(rec), rcond)
+    identify_on(
+        &Threads::serial(),
+        nominal,
+        params,
+        std::slice::from_ref(rec),
+        rcond,
+    )
 }
 
 /// [`identify`] of one parameter vector from several recordings (logs of the same system,

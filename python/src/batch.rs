@@ -8,8 +8,8 @@ use crate::data::MjData;
 use crate::model::MjModel;
 use moreau::data::NWARNING;
 use moreau::{Data, Model};
-use nalgebra::Vector3;
 use moreau_optim::batch::{model_field_mut, Batch, Rollout, RolloutInputs, MODEL_FIELDS};
+use nalgebra::Vector3;
 use numpy::{PyReadonlyArrayDyn, PyReadwriteArrayDyn};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -655,7 +655,9 @@ impl PyBatch {
             )));
         }
         if let Some(&b) = exclude.iter().find(|&&b| b < -1 || b >= nbody as i32) {
-            return Err(err(format!("bodyexclude must be in [-1, {nbody}), got {b}")));
+            return Err(err(format!(
+                "bodyexclude must be in [-1, {nbody}), got {b}"
+            )));
         }
         let want_normal = normals.is_some();
         // per ray: distance, geom id (exact as a float), normal

@@ -411,7 +411,11 @@ impl MjData {
             fl.extend_from_slice(&d.efc_KBIP[i]);
             fl.extend_from_slice(&d.efc_solref[i]);
             fl.extend_from_slice(&d.efc_solimp[i]);
-            int.extend([d.efc_type[i] as i64, d.efc_id[i] as i64, d.efc_state[i] as i64]);
+            int.extend([
+                d.efc_type[i] as i64,
+                d.efc_id[i] as i64,
+                d.efc_state[i] as i64,
+            ]);
         }
         for v in efc_floats(d) {
             fl.extend_from_slice(&v[..n]);
@@ -459,7 +463,10 @@ impl MjData {
         let mut ni = || int.next().ok_or_else(bad);
         let size = |v: i64| usize::try_from(v).map_err(|_| bad());
         let (n, ncon, nisland) = (size(ni()?)?, size(ni()?)?, size(ni()?)?);
-        if short || n > d.efc_type.capacity().max(1 << 20) || ncon > d.contact.capacity().max(1 << 16) {
+        if short
+            || n > d.efc_type.capacity().max(1 << 20)
+            || ncon > d.contact.capacity().max(1 << 16)
+        {
             return Err(bad());
         }
         d.efc_J_sparse = false;
@@ -478,7 +485,9 @@ impl MjData {
             let t = i32::try_from(ni()?).ok().and_then(ConstraintType::from_i32);
             d.efc_type[i] = t.ok_or_else(bad)?;
             d.efc_id[i] = size(ni()?)?;
-            let st = i32::try_from(ni()?).ok().and_then(ConstraintState::from_i32);
+            let st = i32::try_from(ni()?)
+                .ok()
+                .and_then(ConstraintState::from_i32);
             d.efc_state[i] = st.ok_or_else(bad)?;
         }
         for v in efc_floats(d) {

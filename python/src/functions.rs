@@ -507,7 +507,13 @@ fn inside_primitive(ty: GeomType, size: &[f64; 3], p: &Vector3<f64>) -> bool {
 /// numbers through the engine's own ray test in the geom's frame, is parallel to the normal
 /// and points to the side of the ray's origin; it is flipped when the origin lies inside a
 /// closed primitive.
-pub(crate) fn ray_normal(m: &Model, d: &Data, g: usize, pnt: &Vector3<f64>, vec: &Vector3<f64>) -> [f64; 3] {
+pub(crate) fn ray_normal(
+    m: &Model,
+    d: &Data,
+    g: usize,
+    pnt: &Vector3<f64>,
+    vec: &Vector3<f64>,
+) -> [f64; 3] {
     use num_dual::Dual64;
     let mat = d.geom_xmat[g];
     let lp = mat.tr_mul(&(pnt - d.geom_xpos[g]));

@@ -1011,7 +1011,10 @@ impl Named {
         } else if self.objtype == OBJ_NUMERIC && attr == "data" {
             let (a, n) = {
                 let mr = owner.cast::<MjModel>()?.borrow();
-                (mr.model.numeric_adr[self.id], mr.model.numeric_size[self.id])
+                (
+                    mr.model.numeric_adr[self.id],
+                    mr.model.numeric_size[self.id],
+                )
             };
             return slice(owner.getattr("numeric_data")?, a, n);
         }

@@ -921,14 +921,15 @@ pub fn identify(
         ps.push(a);
         specs.push(b);
     }
-    let recs: Vec<moreau_optim::sysid::Recording> = match recording.extract::<PyRef<'_, Recording>>() {
-        Ok(r) => vec![r.rec.clone()],
-        Err(_) => recording
-            .try_iter()
-            .map_err(|_| PyTypeError::new_err("recording: a Recording or a sequence of them"))?
-            .map(|r| Ok(r?.extract::<PyRef<'_, Recording>>()?.rec.clone()))
-            .collect::<PyResult<_>>()?,
-    };
+    let recs: Vec<moreau_optim::sysid::Recording> =
+        match recording.extract::<PyRef<'_, Recording>>() {
+            Ok(r) => vec![r.rec.clone()],
+            Err(_) => recording
+                .try_iter()
+                .map_err(|_| PyTypeError::new_err("recording: a Recording or a sequence of them"))?
+                .map(|r| Ok(r?.extract::<PyRef<'_, Recording>>()?.rec.clone()))
+                .collect::<PyResult<_>>()?,
+        };
     if recs.is_empty() {
         return Err(PyValueError::new_err("no recording"));
     }

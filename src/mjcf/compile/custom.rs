@@ -49,7 +49,8 @@ pub(super) fn compile_numerics(root: &Elem, m: &mut Model) -> R<()> {
             m.numeric_adr.push(m.numeric_data.len());
             m.numeric_size.push(size);
             m.numeric_data.extend_from_slice(&data);
-            m.numeric_data.resize(m.numeric_data.len() + size - data.len(), 0.0);
+            m.numeric_data
+                .resize(m.numeric_data.len() + size - data.len(), 0.0);
         }
     }
     m.nnumeric = m.numeric_name.len();
