@@ -448,7 +448,7 @@ impl MjData {
         let nv = d.qvel.len();
         let mut fl = floats.into_iter();
         let mut int = ints.into_iter();
-        let mut next = |it: &mut std::vec::IntoIter<f64>| it.next().ok_or_else(bad);
+        let next = |it: &mut std::vec::IntoIter<f64>| it.next().ok_or_else(bad);
         d.time = next(&mut fl)?;
         d.solver_fwdinv = [next(&mut fl)?, next(&mut fl)?];
         let mut short = false;
