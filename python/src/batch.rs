@@ -637,7 +637,7 @@ impl PyBatch {
         let gg = crate::functions::geomgroup(geomgroup)?;
         let (pnt, vec, exclude) = (pnt.as_slice()?, vec.as_slice()?, exclude.as_slice()?);
         let (dist, geomid) = (dist.as_slice_mut()?, geomid.as_slice_mut()?);
-        let nray = if n == 0 { 0 } else { dist.len() / n };
+        let nray = dist.len().checked_div(n).unwrap_or(0);
         let mut normals = match normals.as_mut() {
             Some(a) => Some(a.as_slice_mut()?),
             None => None,
