@@ -151,7 +151,7 @@ def main():
         edges = {mp: set() for mp in mods}
         for mp, src in srcs.items():
             refs = list(uses.get(mp, []))
-            for m in re.finditer(r'\b((?:crate|super|self)(?:::\w+)+)\b(?!::\{)', src):
+            for m in re.finditer(r'\b((?:crate|super|self)(?:::\w+)+)\b(?!::(?:\w|\{))', src):
                 refs.append(absolute(mod_at(src, m.start(), mp), m.group(1)))
             # child modules referred to by bare name
             for child in [k for k in mods if len(k) == len(mp) + 1 and k[:len(mp)] == mp]:

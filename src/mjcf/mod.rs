@@ -19,58 +19,21 @@
 //! (`tools/reference/gen_mjcf_cases.py`).
 
 mod compile;
+mod error;
 mod math;
 pub(crate) mod mesh;
 mod schema;
+mod vfs;
 mod xml;
 
 pub use compile::MAX_BODY_DEPTH;
+pub use error::{ErrorKind, MjcfError};
+pub(crate) use vfs::read_file;
+pub use vfs::{Vfs, MAX_FILE_BYTES};
 pub use xml::{MAX_ELEMENT_DEPTH, MAX_INCLUDE_DEPTH};
 
 use crate::model::Model;
-use std::collections::HashMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
-
-/// MuJoCo's virtual file system: file names mapped to their bytes. `<include>` files and mesh /
-/// hfield files are looked up here first (by the name as written, then by the name joined with
-/// `meshdir`/`assetdir`), then on disk.
-#[derive(Clone, Debug, Default)]
-pub struct Vfs {
-    files: HashMap<String, Vec<u8>>,
-}
-
-impl Vfs {
-    /// An empty file system.
-    pub fn new() -> Self {
-        Self::default()
-    }
-    /// Adds (or replaces) a file.
-    pub fn add(&mut self, name: impl Into<String>, bytes: impl Into<Vec<u8>>) -> &mut Self {
-        self.files.insert(name.into(), bytes.into());
-        self
-    }
-    /// Removes a file, returning true if it was present.
-    pub fn remove(&mut self, name: &str) -> bool {
-        self.files.remove(name).is_some()
-    }
-    /// The bytes stored under `name`.
-    pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.files.get(name).map(|v| v.as_slice())
-    }
-    /// Number of files.
-    pub fn len(&self) -> usize {
-        self.files.len()
-    }
-    /// True if no file is stored.
-    pub fn is_empty(&self) -> bool {
-        self.files.is_empty()
-    }
-    /// The files as (name, bytes), in no particular order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
-    }
-}
 
 /// A model's MJCF document and every file its loading read (`<include>` files, meshes, height
 /// fields, from the VFS or the disk), each under the name it was found by: compiling `xml`
@@ -90,74 +53,6 @@ impl MjcfSource {
         load_from_str(&self.xml, &self.files)
     }
 }
-
-/// What went wrong while loading a model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// Malformed XML (unclosed tags, bad syntax, ...).
-    Syntax,
-    /// An element name that is not valid in its context.
-    UnknownElement,
-    /// An attribute name the element does not have.
-    UnknownAttribute,
-    /// A value that is not a number (or not an integer where one is needed).
-    BadNumber,
-    /// Too many or too few numbers.
-    WrongCount,
-    /// A file (include, mesh, hfield) that is neither in the VFS nor on disk.
-    MissingFile,
-    /// A name that refers to no element of the right kind.
-    BadReference,
-    /// Two elements of the same kind with the same name.
-    DuplicateName,
-    /// A value outside its domain (negative mass, unknown keyword, inconsistent options ...).
-    InvalidValue,
-    /// Valid MJCF that moreau does not support (plugins, flex, ...).
-    Unsupported,
-}
-
-/// A typed loading error, naming the file, line, column, element and attribute involved.
-#[derive(Clone, Debug, PartialEq)]
-pub struct MjcfError {
-    pub kind: ErrorKind,
-    /// File name (`"<string>"` for the in-memory main document).
-    pub file: String,
-    /// 1-based line and column of the element (0 when unknown).
-    pub line: usize,
-    pub column: usize,
-    /// The element involved, if any.
-    pub element: Option<String>,
-    /// The attribute involved, if any.
-    pub attribute: Option<String>,
-    pub message: String,
-}
-
-impl fmt::Display for MjcfError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.line == 0 {
-            write!(f, "{}: {:?}", self.file, self.kind)?;
-        } else {
-            write!(
-                f,
-                "{}:{}:{}: {:?}",
-                self.file, self.line, self.column, self.kind
-            )?;
-        }
-        if let Some(e) = &self.element {
-            write!(f, " in element <{e}>")?;
-        }
-        if let Some(a) = &self.attribute {
-            write!(f, ", attribute '{a}'")?;
-        }
-        write!(f, ": {}", self.message)
-    }
-}
-
-impl std::error::Error for MjcfError {}
-
-/// Files larger than this (the model, includes, meshes, height fields) are refused before they
-/// are read.
-pub const MAX_FILE_BYTES: u64 = 1 << 30;
 
 /// Models whose [`crate::Data`] would need more than this in arrays sized by products of model
 /// sizes (`crate::data::product_arrays`: `nv × nv`, `ntendon × nv`, ...) are refused with an
@@ -196,38 +91,6 @@ fn data_fits(m: &Model, file: &str) -> Result<(), MjcfError> {
             MAX_DATA_BYTES >> 30
         ),
     })
-}
-
-/// Reads a file the loader references: only regular files (a device such as `/dev/zero` or a
-/// FIFO has no size and might never end; MuJoCo reports such a file as empty) of at most
-/// [`MAX_FILE_BYTES`].
-pub(crate) fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::{Error, ErrorKind as K, Read};
-    let f = std::fs::File::open(path)?;
-    let meta = f.metadata()?;
-    if !meta.is_file() {
-        return Err(Error::new(K::InvalidInput, "not a regular file"));
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Error::new(
-            K::InvalidInput,
-            format!(
-                "{} bytes, more than the limit of {} (mjcf::MAX_FILE_BYTES)",
-                meta.len(),
-                MAX_FILE_BYTES
-            ),
-        ));
-    }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // a file that grows while it is read stops at the limit
-    f.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(Error::new(
-            K::InvalidInput,
-            "larger than mjcf::MAX_FILE_BYTES",
-        ));
-    }
-    Ok(bytes)
 }
 
 /// Loads and compiles the MJCF file at `path` (includes and assets relative to its directory).

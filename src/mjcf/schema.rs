@@ -1,8 +1,8 @@
 //! Element and attribute names accepted by the loader (MuJoCo's MJCF schema, the subset moreau
 //! compiles plus elements that are accepted and ignored).
 
-use super::xml::Elem;
-use super::{ErrorKind, MjcfError};
+use crate::mjcf::error::{ErrorKind, MjcfError};
+use crate::mjcf::xml::Elem;
 
 const ORIENT: &[&str] = &["quat", "axisangle", "xyaxes", "zaxis", "euler"];
 

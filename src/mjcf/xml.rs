@@ -1,6 +1,7 @@
 //! XML text -> element tree with source locations; `<include>` expansion.
 
-use super::{ErrorKind, MjcfError, Vfs};
+use crate::mjcf::error::{ErrorKind, MjcfError};
+use crate::mjcf::vfs::Vfs;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 use std::cell::RefCell;
@@ -78,7 +79,7 @@ impl FileSource<'_> {
     }
 
     /// [`FileSource::read`] with the reason of a failure: not found, not a regular file (a
-    /// device such as `/dev/zero` would never end), or larger than [`super::MAX_FILE_BYTES`].
+    /// device such as `/dev/zero` would never end), or larger than [`crate::mjcf::vfs::MAX_FILE_BYTES`].
     pub fn fetch(&self, name: &str, subdir: &str) -> Result<Vec<u8>, String> {
         let joined = if subdir.is_empty() || name.starts_with('/') {
             name.to_string()
@@ -93,7 +94,7 @@ impl FileSource<'_> {
         let mut why = format!("cannot find '{name}'");
         for cand in [&joined, &name.to_string()] {
             let full = self.disk_path(cand);
-            match super::read_file(&full) {
+            match crate::mjcf::vfs::read_file(&full) {
                 Ok(b) => return Ok(self.logged(cand, b)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => why = format!("cannot read '{}': {e}", full.display()),

@@ -1,6 +1,12 @@
 //! `<actuator>`: the general actuator and its shortcuts (motor, position, velocity, damper, cylinder, muscle, adhesion, ...), transmissions and ranges.
 
-use super::*;
+use crate::mjcf::compile::attr::{find, need, A};
+use crate::mjcf::compile::ctx::{Names, Unique, R};
+use crate::mjcf::compile::defaults::Defaults;
+use crate::mjcf::compile::options::Compiler;
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::xml::Elem;
+use crate::model::{BiasType, DynType, GainType, Model, TrnType};
 
 /// The actuator fields a default class or an element sets (MuJoCo's mjsActuator).
 #[derive(Clone)]

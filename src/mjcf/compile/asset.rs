@@ -1,6 +1,15 @@
 //! `<asset>`: meshes (with their hulls and inertias), materials and height fields.
 
-use super::*;
+use crate::mjcf::compile::attr::A;
+use crate::mjcf::compile::ctx::{Unique, R};
+use crate::mjcf::compile::defaults::Defaults;
+use crate::mjcf::compile::options::Compiler;
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::math::{add, norm, qnormalize, scl, sub, QID, V3};
+use crate::mjcf::mesh;
+use crate::mjcf::mesh::MeshInertia;
+use crate::mjcf::xml::{Elem, FileSource};
+use crate::model::{GeomType, Hfield, Mesh, Model};
 
 pub(super) struct MeshInfo {
     /// Volume (or area for shell meshes).

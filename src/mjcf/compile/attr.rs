@@ -1,6 +1,9 @@
 //! Attribute readers: one element's attributes with its default class, parsed and checked.
 
-use super::*;
+use crate::mjcf::compile::ctx::{Lookup, R};
+use crate::mjcf::error::{ErrorKind, MjcfError};
+use crate::mjcf::xml::Elem;
+use std::collections::HashMap;
 
 /// Flattened default attributes of one element kind: name -> (value, defining element).
 pub(super) type AttrMap<'a> = HashMap<&'a str, (&'a str, &'a Elem)>;
@@ -176,4 +179,24 @@ impl<'a> A<'a> {
     pub(super) fn name(&self) -> String {
         self.el.attr("name").unwrap_or("").to_string()
     }
+}
+
+pub(super) fn find<L: Lookup + ?Sized>(names: &L, a: &A, k: &str, what: &str) -> R<Option<usize>> {
+    match a.str(k) {
+        None => Ok(None),
+        Some(n) => names
+            .id(n)
+            .map(Some)
+            .ok_or_else(|| a.err(ErrorKind::BadReference, k, format!("unknown {what} '{n}'"))),
+    }
+}
+
+pub(super) fn need<L: Lookup + ?Sized>(names: &L, a: &A, k: &str, what: &str) -> R<usize> {
+    find(names, a, k, what)?.ok_or_else(|| {
+        a.err(
+            ErrorKind::InvalidValue,
+            k,
+            format!("missing {what} reference"),
+        )
+    })
 }

@@ -1,71 +1,18 @@
 //! The kinematic tree: `<body>`, `<frame>`, `<joint>`, `<freejoint>`, `<inertial>`, `<site>`, `<camera>`, and body inertias from their geoms.
 
-use super::*;
-
-/// Reads the orientation attributes of `a` (element first, then defaults). None if absent.
-pub(super) fn orientation(a: &A, comp: &Compiler) -> R<Option<Q>> {
-    let keys = ["quat", "axisangle", "xyaxes", "zaxis", "euler"];
-    let own: Vec<&str> = keys.iter().copied().filter(|k| a.own(k)).collect();
-    let given: Vec<&str> = if own.is_empty() {
-        keys.iter().copied().filter(|k| a.has(k)).collect()
-    } else {
-        own
-    };
-    if given.len() > 1 {
-        return Err(a.err(
-            ErrorKind::InvalidValue,
-            given[1],
-            format!("multiple orientation specifiers ({})", given.join(", ")),
-        ));
-    }
-    let Some(&k) = given.first() else {
-        return Ok(None);
-    };
-    let bad = |msg: &str| a.err(ErrorKind::InvalidValue, k, msg.to_string());
-    let q = match k {
-        "quat" => {
-            let v = a.arr("quat", [0.0; 4])?;
-            qnormalize(v).ok_or_else(|| bad("zero quaternion"))?
-        }
-        "axisangle" => {
-            let v = a.arr("axisangle", [0.0; 4])?;
-            let ax = normalize([v[0], v[1], v[2]]).ok_or_else(|| bad("zero axis"))?;
-            axis_angle(ax, comp.angle(v[3]))
-        }
-        "xyaxes" => {
-            let v = a.arr("xyaxes", [0.0; 6])?;
-            let x = normalize([v[0], v[1], v[2]]).ok_or_else(|| bad("zero x axis"))?;
-            let y = [v[3], v[4], v[5]];
-            let y = normalize(sub(y, scl(x, dot(x, y))))
-                .ok_or_else(|| bad("y axis parallel to x axis"))?;
-            let z = cross(x, y);
-            m2q(&from_cols(x, y, z))
-        }
-        "zaxis" => {
-            let v = a.arr("zaxis", [0.0; 3])?;
-            z_to(normalize(v).ok_or_else(|| bad("zero z axis"))?)
-        }
-        _ => {
-            let v = a.arr("euler", [0.0; 3])?;
-            let mut q = QID;
-            for (i, &c) in comp.eulerseq.iter().enumerate() {
-                let axis = match c.to_ascii_lowercase() {
-                    b'x' => [1.0, 0.0, 0.0],
-                    b'y' => [0.0, 1.0, 0.0],
-                    _ => [0.0, 0.0, 1.0],
-                };
-                let r = axis_angle(axis, comp.angle(v[i]));
-                q = if c.is_ascii_lowercase() {
-                    qmul(q, r)
-                } else {
-                    qmul(r, q)
-                };
-            }
-            q
-        }
-    };
-    Ok(Some(q))
-}
+use crate::mjcf::compile::asset::MeshInfo;
+use crate::mjcf::compile::attr::A;
+use crate::mjcf::compile::ctx::{Unique, DEFAULT_SOLIMP, DEFAULT_SOLREF, R};
+use crate::mjcf::compile::defaults::Defaults;
+use crate::mjcf::compile::frame::{orientation, placement, GEOM_TYPES};
+use crate::mjcf::compile::options::{Compiler, InertiaFromGeom};
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::math::{
+    add, compose, dot, eig3, normalize, q2m, qmul, qrot, scl, sub, Q, QID, V3,
+};
+use crate::mjcf::xml::Elem;
+use crate::model::{CamMode, GeomType, JointType, Model};
+use std::collections::HashMap;
 
 /// Mass properties a geom contributes to its body (geom frame, principal diagonal).
 pub(super) struct GeomMass {

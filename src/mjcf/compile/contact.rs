@@ -1,6 +1,11 @@
 //! `<contact>`: explicit `<pair>`s and `<exclude>`s.
 
-use super::*;
+use crate::mjcf::compile::attr::{need, A};
+use crate::mjcf::compile::ctx::{Names, Unique, DEFAULT_SOLIMP, DEFAULT_SOLREF, R};
+use crate::mjcf::compile::defaults::Defaults;
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::xml::Elem;
+use crate::model::Model;
 
 pub(super) fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<()> {
     let mut seen = Unique::default();

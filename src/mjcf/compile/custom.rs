@@ -1,7 +1,11 @@
 //! `<custom>`: the `<numeric>` fields (user data the engine keeps but does not read); `<text>`
 //! and `<tuple>` are accepted and ignored.
 
-use super::*;
+use crate::mjcf::compile::attr::A;
+use crate::mjcf::compile::ctx::{Unique, R};
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::xml::Elem;
+use crate::model::Model;
 
 pub(super) fn compile_numerics(root: &Elem, m: &mut Model) -> R<()> {
     let mut seen = Unique::default();

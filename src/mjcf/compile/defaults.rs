@@ -1,6 +1,10 @@
 //! Default classes: `<default>` trees flattened per element kind, and each element's class.
 
-use super::*;
+use crate::mjcf::compile::attr::{AttrMap, A};
+use crate::mjcf::compile::ctx::R;
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::xml::Elem;
+use std::collections::HashMap;
 
 pub(super) const DEFAULT_KINDS: &[&str] = &[
     "joint", "geom", "site", "camera", "tendon", "mesh", "pair", "equality", "material",
@@ -78,7 +82,7 @@ impl<'a> Defaults<'a> {
                 for (k, v) in &c.attrs {
                     map.insert(k.as_str(), (v.as_str(), c));
                 }
-            } else if super::super::schema::actuator_extra(&c.name).is_some() {
+            } else if crate::mjcf::schema::actuator_extra(&c.name).is_some() {
                 self.classes[id].acts.push(c);
             }
         }

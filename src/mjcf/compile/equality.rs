@@ -1,6 +1,13 @@
 //! `<equality>`: connect, weld, joint, tendon and flex constraints with their reference poses.
 
-use super::*;
+use crate::mjcf::compile::attr::{find, need};
+use crate::mjcf::compile::ctx::{Names, Unique, DEFAULT_SOLIMP, DEFAULT_SOLREF, R};
+use crate::mjcf::compile::defaults::Defaults;
+use crate::mjcf::compile::options::Compiler;
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::math::{add, qconj, qmul, qnormalize, qrot, sub, Q, V3};
+use crate::mjcf::xml::Elem;
+use crate::model::{EqType, JointType, Model, ObjType};
 
 pub(super) fn compile_equality(
     root: &Elem,

@@ -1,56 +1,11 @@
 //! `<geom>`: types, placement (`fromto`, mesh frames), sizes, and the mass properties of primitive shapes.
 
-use super::*;
-
-pub(super) const GEOM_TYPES: &[(&str, GeomType)] = &[
-    ("plane", GeomType::Plane),
-    ("hfield", GeomType::Hfield),
-    ("sphere", GeomType::Sphere),
-    ("capsule", GeomType::Capsule),
-    ("ellipsoid", GeomType::Ellipsoid),
-    ("cylinder", GeomType::Cylinder),
-    ("box", GeomType::Box),
-    ("mesh", GeomType::Mesh),
-    ("sdf", GeomType::Sdf),
-];
-
-/// Position, orientation and size of a geom or site, with `fromto` handled: `fromto` (given on
-/// the element or by its default class) overrides the orientation attributes and cannot be
-/// combined with a nonzero `pos` (MuJoCo 4.0.0's loader: "both pos and fromto defined").
-pub(super) fn placement(a: &A, comp: &Compiler, t: GeomType, mut size: V3) -> R<(V3, Q, V3)> {
-    if a.has("fromto") {
-        if a.arr("pos", [0.0; 3])? != [0.0; 3] {
-            let msg = format!("both pos and fromto defined in {}", a.el.name);
-            return Err(a.err(ErrorKind::InvalidValue, "pos", msg));
-        }
-        let f = a.arr("fromto", [0.0; 6])?;
-        let (p1, p2) = ([f[0], f[1], f[2]], [f[3], f[4], f[5]]);
-        let d = sub(p1, p2);
-        let len = norm(d);
-        if len < MINVAL {
-            return Err(a.err(ErrorKind::InvalidValue, "fromto", "points coincide"));
-        }
-        let q = z_to(scl(d, 1.0 / len));
-        match t {
-            GeomType::Capsule | GeomType::Cylinder => size[1] = len / 2.0,
-            GeomType::Box | GeomType::Ellipsoid => {
-                size[1] = size[0];
-                size[2] = len / 2.0;
-            }
-            _ => {
-                let msg = format!(
-                    "fromto requires capsule, cylinder, box or ellipsoid in {}",
-                    a.el.name
-                );
-                return Err(a.err(ErrorKind::InvalidValue, "fromto", msg));
-            }
-        }
-        return Ok((scl(add(p1, p2), 0.5), q, size));
-    }
-    let pos = a.arr("pos", [0.0; 3])?;
-    let q = orientation(a, comp)?.unwrap_or(QID);
-    Ok((pos, q, size))
-}
+use crate::mjcf::compile::body::{Builder, GeomMass, Placed};
+use crate::mjcf::compile::ctx::{DEFAULT_FLUIDCOEF, DEFAULT_SOLIMP, DEFAULT_SOLREF, R};
+use crate::mjcf::compile::frame::{placement, GEOM_TYPES};
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::math::{add, compose, norm, qmul, qrot, scl, V3};
+use crate::model::GeomType;
 
 /// Volume (or area when shell) and principal inertia per unit mass of a primitive.
 pub(super) fn primitive_inertia(t: GeomType, s: V3, shell: bool) -> (f64, V3) {

@@ -1,7 +1,12 @@
 //! `<keyframe>`: `<key>` states, completed from `qpos0` and the model's defaults, and the
 //! default keyframes `<size nkey>` adds.
 
-use super::*;
+use crate::mjcf::compile::attr::A;
+use crate::mjcf::compile::ctx::{Unique, R};
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::math::{qnormalize, QID};
+use crate::mjcf::xml::Elem;
+use crate::model::{JointType, Model};
 
 /// Normalizes a quaternion in place (the identity if it is zero).
 pub(super) fn normalize_quat_slice(q: &mut [f64]) {

@@ -6,12 +6,23 @@
 //! `fromto` orients +z along p1 - p2; single-geom bodies keep the geom frame, multi-geom bodies and
 //! `fullinertia` are diagonalized with descending principal moments.
 
-use super::math::*;
-use super::mesh::{self, MeshInertia};
-use super::xml::{Elem, FileSource};
-use super::{ErrorKind, MjcfError};
-use crate::lengthrange::{LengthRangeMode, LengthRangeOpt};
-use crate::model::*;
+use crate::mjcf::compile::actuator::compile_actuators;
+use crate::mjcf::compile::asset::{
+    compile_hfields, compile_materials, compile_meshes, finish_meshes,
+};
+use crate::mjcf::compile::body::Builder;
+use crate::mjcf::compile::contact::compile_contact;
+use crate::mjcf::compile::ctx::{Index, Lookup, MINVAL, R};
+use crate::mjcf::compile::custom::compile_numerics;
+use crate::mjcf::compile::defaults::Defaults;
+use crate::mjcf::compile::equality::compile_equality;
+use crate::mjcf::compile::keyframe::compile_keyframes;
+use crate::mjcf::compile::options::{read_compiler, read_option};
+use crate::mjcf::compile::sensor::compile_sensors;
+use crate::mjcf::compile::tendon::compile_tendons;
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::xml::{Elem, FileSource};
+use crate::model::{GeomType, Model};
 use std::collections::HashMap;
 
 mod actuator;
@@ -19,140 +30,19 @@ mod asset;
 mod attr;
 mod body;
 mod contact;
+mod ctx;
 mod custom;
 mod defaults;
 mod equality;
+mod frame;
 mod geom;
 mod keyframe;
 mod options;
 mod sensor;
 mod tendon;
 
-use actuator::*;
-use asset::*;
-use attr::*;
 pub use body::MAX_BODY_DEPTH;
-use body::*;
-use contact::*;
-use custom::*;
-use defaults::*;
-use equality::*;
-use geom::*;
-use keyframe::*;
 pub(super) use options::read_lengthrange;
-use options::*;
-use sensor::*;
-use tendon::*;
-
-type R<T> = Result<T, MjcfError>;
-
-const DEFAULT_SOLREF: [f64; 2] = [0.02, 1.0];
-/// MuJoCo's `fluidcoef` default: blunt drag, slender drag, angular drag, Kutta lift, Magnus lift.
-const DEFAULT_FLUIDCOEF: [f64; 5] = [0.5, 0.25, 1.5, 1.0, 1.0];
-const DEFAULT_SOLIMP: [f64; 5] = [0.9, 0.95, 0.001, 0.5, 2.0];
-const MINVAL: f64 = 1e-15;
-
-/// Name → id: a linear scan of a name list, or an [`Index`] (hash map) for lookups in bulk.
-pub(super) trait Lookup {
-    /// The id of the first element named `name`.
-    fn id(&self, name: &str) -> Option<usize>;
-}
-
-impl Lookup for [String] {
-    fn id(&self, name: &str) -> Option<usize> {
-        self.iter().position(|x| x == name)
-    }
-}
-
-impl Lookup for Vec<String> {
-    fn id(&self, name: &str) -> Option<usize> {
-        self.as_slice().id(name)
-    }
-}
-
-/// The names of one element kind, hashed (first occurrence wins, as a scan would find).
-#[derive(Default)]
-pub(super) struct Index(HashMap<String, usize>);
-
-impl Index {
-    pub(super) fn new(names: &[String]) -> Self {
-        let mut map = HashMap::with_capacity(names.len());
-        for (i, n) in names.iter().enumerate() {
-            map.entry(n.clone()).or_insert(i);
-        }
-        Index(map)
-    }
-}
-
-impl Lookup for Index {
-    fn id(&self, name: &str) -> Option<usize> {
-        self.0.get(name).copied()
-    }
-}
-
-/// Indexes of the element kinds that references resolve to, built from the model compiled so
-/// far (kinds not compiled yet are empty): loading stays linear in the number of references.
-pub(super) struct Names {
-    pub(super) body: Index,
-    pub(super) jnt: Index,
-    pub(super) geom: Index,
-    pub(super) site: Index,
-    pub(super) cam: Index,
-    pub(super) tendon: Index,
-    pub(super) actuator: Index,
-}
-
-impl Names {
-    pub(super) fn of(m: &Model) -> Self {
-        Names {
-            body: Index::new(&m.body_name),
-            jnt: Index::new(&m.jnt_name),
-            geom: Index::new(&m.geom_name),
-            site: Index::new(&m.site_name),
-            cam: Index::new(&m.cam_name),
-            tendon: Index::new(&m.tendon_name),
-            actuator: Index::new(&m.actuator_name),
-        }
-    }
-}
-
-/// The names used so far by one element kind, to refuse a repeated name in constant time.
-#[derive(Default)]
-pub(super) struct Unique(std::collections::HashSet<String>);
-
-impl Unique {
-    /// Error if `name` (non-empty) was used before by this kind (`what`), at element `el`.
-    pub(super) fn check(&mut self, name: &str, el: &Elem, what: &str) -> R<()> {
-        if !name.is_empty() && !self.0.insert(name.to_string()) {
-            return Err(el.err(
-                ErrorKind::DuplicateName,
-                Some("name"),
-                format!("repeated {what} name '{name}'"),
-            ));
-        }
-        Ok(())
-    }
-}
-
-fn find<L: Lookup + ?Sized>(names: &L, a: &A, k: &str, what: &str) -> R<Option<usize>> {
-    match a.str(k) {
-        None => Ok(None),
-        Some(n) => names
-            .id(n)
-            .map(Some)
-            .ok_or_else(|| a.err(ErrorKind::BadReference, k, format!("unknown {what} '{n}'"))),
-    }
-}
-
-fn need<L: Lookup + ?Sized>(names: &L, a: &A, k: &str, what: &str) -> R<usize> {
-    find(names, a, k, what)?.ok_or_else(|| {
-        a.err(
-            ErrorKind::InvalidValue,
-            k,
-            format!("missing {what} reference"),
-        )
-    })
-}
 
 /// Compiles the validated element tree.
 pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {

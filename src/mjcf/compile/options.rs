@@ -1,6 +1,11 @@
 //! `<compiler>`, `<option>` (with its `<flag>`) and the length-range options.
 
-use super::*;
+use crate::lengthrange::{LengthRangeMode, LengthRangeOpt};
+use crate::mjcf::compile::attr::A;
+use crate::mjcf::compile::ctx::R;
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::xml::Elem;
+use crate::model::{Cone, Integrator, JacobianType, Options, SolverType};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum InertiaFromGeom {
@@ -223,7 +228,7 @@ pub(super) fn read_option(root: &Elem, o: &mut Options) -> R<()> {
         }
         for f in el.children.iter().filter(|c| c.name == "flag") {
             let fa = A::new(f);
-            for &(name, enable, bit) in super::super::schema::FLAGS {
+            for &(name, enable, bit) in crate::mjcf::schema::FLAGS {
                 if let Some(on) = fa.keyword(name, &[("enable", true), ("disable", false)])? {
                     let flags = if enable {
                         &mut o.enableflags

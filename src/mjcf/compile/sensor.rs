@@ -1,6 +1,11 @@
 //! `<sensor>`: sensor types, their objects, data sizes and addresses.
 
-use super::*;
+use crate::mjcf::compile::actuator::nonneg;
+use crate::mjcf::compile::attr::{need, A};
+use crate::mjcf::compile::ctx::{Names, Unique, R};
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::xml::Elem;
+use crate::model::{JointType, Model, ObjType, SensorType};
 
 pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
     let mut seen = Unique::default();

@@ -1,6 +1,13 @@
 //! `<tendon>`: fixed and spatial tendons with their wrapping objects.
 
-use super::*;
+use crate::mjcf::compile::actuator::nonneg;
+use crate::mjcf::compile::attr::{find, need, A};
+use crate::mjcf::compile::ctx::{Names, Unique, DEFAULT_SOLIMP, DEFAULT_SOLREF, R};
+use crate::mjcf::compile::defaults::Defaults;
+use crate::mjcf::compile::options::Compiler;
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::xml::Elem;
+use crate::model::{GeomType, JointType, Model, WrapType};
 
 pub(super) fn compile_tendons(
     root: &Elem,
