@@ -12,7 +12,7 @@
 //! [`MAX_STEPS`] steps (1,000 distinct transmissions at the default options); a model past it
 //! is refused by name instead of compiling for minutes.
 
-use crate::data::Data;
+use crate::data::{Data, Warning};
 use crate::integrator::{step1, step2};
 use crate::model::{disable, BiasType, GainType, Model, TrnType};
 use crate::smooth::crb::solve_m;
@@ -181,9 +181,12 @@ fn transmission(m: &Model, i: usize) -> Transmission {
 /// finishes the step (`mj_step2`), until `time ≥ inttotal`. The actuator length (from the start of
 /// each step) is recorded over the last `interval`: the range is (min of side −1, max of side +1);
 /// each side's spread must not exceed `tolrange` times the range. `m` must already carry the
-/// length-range options (disable flags, timestep).
+/// length-range options (disable flags, timestep). A step whose divergence check resets the state
+/// (e.g. a body placed at 1e308) is an error: restarted from rest, the simulation would diverge
+/// again at the same step and never finish.
 pub fn simulate(m: &Model, i: usize, opt: &LengthRangeOpt) -> Result<[f64; 2], String> {
     const MINVAL: f64 = 1e-15;
+    const RESETS: [Warning; 3] = [Warning::BadQpos, Warning::BadQvel, Warning::BadQacc];
     let nv = m.nv;
     let mut d = Data::<f64>::new(m);
     let mut moment = vec![0.0; nv];
@@ -215,6 +218,18 @@ pub fn simulate(m: &Model, i: usize, opt: &LengthRangeOpt) -> Result<[f64; 2], S
             let len = d.actuator_length[i];
             if d.time == 0.0 {
                 return Err(format!("Unstable lengthrange simulation in actuator {i}"));
+            }
+            // A divergence check reset the state (to `qpos0` at rest, time 0): the simulation
+            // would start over from where this side began, diverge at the same step and never
+            // reach `inttotal` (MuJoCo 4.0.0 does not return on such a model).
+            if let Some(w) = RESETS
+                .into_iter()
+                .find(|&w| d.warning[w as usize].number > 0)
+            {
+                return Err(format!(
+                    "Unstable lengthrange simulation in actuator {i}: {}",
+                    w.text(d.warning[w as usize].lastinfo)
+                ));
             }
             if d.time > opt.inttotal - opt.interval {
                 if len < lmin[side] || !updated {

@@ -107,7 +107,8 @@ pub struct Posed<'a> {
 }
 
 impl Posed<'_> {
-    fn support(&self, d: &V3) -> V3 {
+    /// Support point in world direction `d`.
+    pub(super) fn support(&self, d: &V3) -> V3 {
         self.pos + self.mat * self.shape.support(&(self.mat.transpose() * d))
     }
 }
@@ -141,7 +142,7 @@ fn posed<'a, T: Scalar>(m: &'a Model, d: &Data<T>, g: usize) -> Option<Posed<'a>
     })
 }
 
-/// Result of [`penetration`]: signed distance, witness points on A and B, normal A → B.
+/// Result of [`penetration_within`]: signed distance, witness points on A and B, normal A → B.
 #[derive(Clone, Copy, Debug)]
 pub struct ConvexContact {
     pub dist: f64,
@@ -305,14 +306,26 @@ const MAXV: usize = 400;
 /// points: above the round-off of a face's plane offset and of a support point's projection.
 const ROUNDOFF_GAP: f64 = 256.0;
 const MAXF: usize = 800;
+/// Slack, relative to the shapes' size, by which GJK's distance lower bound must exceed a
+/// cutoff before [`penetration_within`] stops early.
+const CUTOFF_SLACK: f64 = 1e-10;
 
 /// Signed distance between convex shapes `a` and `b` with witness points: GJK when separated,
 /// EPA when penetrating (its polytope in `scratch`). `None` if the iteration breaks down.
-pub fn penetration(
+///
+/// GJK stops early once it proves the shapes farther apart than `cutoff` (`f64::INFINITY`:
+/// never): the support point `w` of the Minkowski difference against the current closest point
+/// `v` bounds the distance from below by `v·w / |v|`. The result then carries that lower bound
+/// as its distance (with the current simplex's witness points), so a caller that keeps only
+/// `dist <= cutoff` rejects exactly the pairs the full search rejects: the full search's
+/// distance is never below the true one, which is never below the bound. MuJoCo's GJK stops the
+/// same way on its distance cutoff (the contact margin).
+pub fn penetration_within(
     a: &Posed,
     b: &Posed,
     tol: f64,
     iters: usize,
+    cutoff: f64,
     scratch: &mut CollisionScratch,
 ) -> Option<ConvexContact> {
     let mut s = [Vert::default(); 4];
@@ -326,6 +339,8 @@ pub fn penetration(
     let mut v = s[0].w;
     let scale = 1.0 + a.support(&V3::x()).norm() + b.support(&V3::x()).norm();
     let eps = tol.max(1e-12) * 1e-4 * scale;
+    // the bound must clear the cutoff by more than its own round-off
+    let cut = cutoff + CUTOFF_SLACK * scale;
     let mut inside = false;
     for _ in 0..iters.max(10) * 3 {
         let vn = v.norm();
@@ -334,8 +349,18 @@ pub fn penetration(
             break;
         }
         let w = vert(a, b, &-v);
+        let vw = v.dot(&w.w);
+        if vw > cut * vn {
+            let (pa, pb) = witnesses(&s[..n], &lam);
+            return Some(ConvexContact {
+                dist: vw / vn,
+                pa,
+                pb,
+                normal: -v / vn,
+            });
+        }
         // progress test: |v|^2 - v.w small -> converged
-        if vn * vn - v.dot(&w.w) <= eps * vn {
+        if vn * vn - vw <= eps * vn {
             break;
         }
         if s[..n].iter().any(|x| (x.w - w.w).norm_squared() < 1e-30) {
@@ -352,11 +377,7 @@ pub fn penetration(
         }
     }
     if !inside {
-        let (mut pa, mut pb) = (V3::zeros(), V3::zeros());
-        for k in 0..n {
-            pa += s[k].a * lam[k];
-            pb += s[k].b * lam[k];
-        }
+        let (pa, pb) = witnesses(&s[..n], &lam);
         let dvec = pb - pa;
         let dist = dvec.norm();
         if dist <= 0.0 {
@@ -370,6 +391,16 @@ pub fn penetration(
         });
     }
     epa(a, b, &mut s, n, tol, iters, scratch.polytope())
+}
+
+/// The witness points on A and B of a simplex with barycentric weights `lam`.
+fn witnesses(s: &[Vert], lam: &[f64; 4]) -> (V3, V3) {
+    let (mut pa, mut pb) = (V3::zeros(), V3::zeros());
+    for (k, x) in s.iter().enumerate() {
+        pa += x.a * lam[k];
+        pb += x.b * lam[k];
+    }
+    (pa, pb)
 }
 
 /// Expanding polytope: grows the simplex into a tetrahedron around the origin, then expands
@@ -594,6 +625,7 @@ fn expand(
 
 /// The penetration search of the convex pair (`g1`, `g2`) as [`convex_convex`] runs it: both
 /// shapes posed from `d`, and the result (None: no shape or no overlap found).
+#[cfg(test)]
 pub fn pair_contact<'a, T: Scalar>(
     m: &'a Model,
     d: &Data<T>,
@@ -601,12 +633,24 @@ pub fn pair_contact<'a, T: Scalar>(
     g2: usize,
     scratch: &mut CollisionScratch,
 ) -> Option<(Posed<'a>, Posed<'a>, ConvexContact)> {
+    pair_contact_within(m, d, [g1, g2], f64::INFINITY, scratch)
+}
+
+/// [`pair_contact`] with the search stopped once the pair is proved farther apart than `cutoff`
+/// ([`penetration_within`]: the result's distance then exceeds `cutoff`).
+fn pair_contact_within<'a, T: Scalar>(
+    m: &'a Model,
+    d: &Data<T>,
+    [g1, g2]: [usize; 2],
+    cutoff: f64,
+    scratch: &mut CollisionScratch,
+) -> Option<(Posed<'a>, Posed<'a>, ConvexContact)> {
     let (a, b) = (posed(m, d, g1)?, posed(m, d, g2)?);
     let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
     let iters = m.opt.ccd_iterations.max(50);
-    let c = match core_contact(&a, &b, tol, iters, scratch) {
+    let c = match core_contact(&a, &b, tol, iters, cutoff, scratch) {
         Some(c) => c,
-        None => penetration(&a, &b, tol, iters, scratch)?,
+        None => penetration_within(&a, &b, tol, iters, cutoff, scratch)?,
     };
     Some((a, b, c))
 }
@@ -633,13 +677,14 @@ fn core_contact(
     b: &Posed,
     tol: f64,
     iters: usize,
+    cutoff: f64,
     scratch: &mut CollisionScratch,
 ) -> Option<ConvexContact> {
     let ((ca, ra), (cb, rb)) = (core(a), core(b));
     if ra == 0.0 && rb == 0.0 {
         return None;
     }
-    let c = penetration(&ca, &cb, tol, iters, scratch)?;
+    let c = penetration_within(&ca, &cb, tol, iters, cutoff + ra + rb, scratch)?;
     if !(c.dist > 0.0) {
         return None;
     }
@@ -659,10 +704,11 @@ fn core_contact(
 /// witness points.
 pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;
-    let Some((a, b, c)) = pair_contact(m, d, g1, g2, s.scratch) else {
+    let margin = f64of(s.margin);
+    let Some((a, b, c)) = pair_contact_within(m, d, [g1, g2], margin, s.scratch) else {
         return;
     };
-    if !(c.dist <= f64of(s.margin)) {
+    if !(c.dist <= margin) {
         return;
     }
     let tpose = [super::pose(d, g1), super::pose(d, g2)];
@@ -819,7 +865,15 @@ mod tests {
                 pos: pb,
                 mat: rot(V3::new(1.0, 2.0, 3.0), t),
             };
-            let c = penetration(&a, &b, 1e-10, 50, &mut CollisionScratch::default()).unwrap();
+            let c = penetration_within(
+                &a,
+                &b,
+                1e-10,
+                50,
+                f64::INFINITY,
+                &mut CollisionScratch::default(),
+            )
+            .unwrap();
             worst = worst.max((c.dist - (pb.norm() - 0.17)).abs());
             let a = Posed {
                 shape: Shape::Capsule(0.07, 0.15),
@@ -831,7 +885,15 @@ mod tests {
                 pos: pb,
                 mat: rot(V3::new(1.0, 0.2, 0.5), 2.0 * t),
             };
-            let c = penetration(&a, &b, 1e-10, 50, &mut CollisionScratch::default()).unwrap();
+            let c = penetration_within(
+                &a,
+                &b,
+                1e-10,
+                50,
+                f64::INFINITY,
+                &mut CollisionScratch::default(),
+            )
+            .unwrap();
             let (a1, a2) = (a.mat.column(2).into_owned(), b.mat.column(2).into_owned());
             let (s, u) =
                 super::super::primitive::seg_seg_params(&a.pos, &a1, 0.15, &b.pos, &a2, 0.1);

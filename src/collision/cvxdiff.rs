@@ -1,5 +1,5 @@
 //! Differentiable re-evaluation of the contacts of the `f64` convex colliders (Computation
-//! "Checking"). The convex search ([`super::convex::penetration`], [`super::multiccd`],
+//! "Checking"). The convex search ([`super::convex::penetration_within`], [`super::multiccd`],
 //! plane–mesh, height-field prisms) runs in `f64` and fixes *which* features touch; for a dual
 //! scalar the contact's `dist`, `pos` and `frame` are then recomputed in `T` from those features
 //! and the geoms' `T` poses, and their real parts are reset to the `f64` values ([`revalue`]), so the values stay

@@ -22,10 +22,10 @@
 //! cylinder rows worse, so it is not applied.
 //!
 //! Spheres, capsules, ellipsoids, and any geom with a margin: the minimal depth of each prism by
-//! GJK/EPA ([`super::convex::penetration`]); MuJoCo agrees to its EPA tolerance in dist
+//! GJK/EPA ([`super::convex::penetration_within`]); MuJoCo agrees to its EPA tolerance in dist
 //! (≤ 1e-6), its positions and normals less closely (see the test's tolerances).
 
-use super::convex::{geom_shape, penetration, ConvexContact, Posed, Shape};
+use super::convex::{geom_shape, penetration_within, ConvexContact, Posed, Shape};
 use super::{cvxdiff, f64of, Sink};
 use crate::data::Data;
 use crate::math::{sc, Scalar};
@@ -33,6 +33,10 @@ use crate::model::Model;
 use nalgebra::Vector3;
 
 type V3 = Vector3<f64>;
+
+/// Round-off slack, relative to the scene's size, by which a prism must clear the geom's
+/// bounding box (grown by the margin) before it is skipped unsearched.
+const PRUNE_SLACK: f64 = 1e-10;
 
 /// Height field (geom 0) against any convex geom (geom 1).
 pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
@@ -72,8 +76,25 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     if !(c.x + r >= -sx && c.x - r <= sx && c.y + r >= -sy && c.y - r <= sy) {
         return;
     }
-    let (c0, c1) = (cell(c.x - r, sx, dx, nc), cell(c.x + r, sx, dx, nc));
-    let (r0, r1) = (cell(c.y - r, sy, dy, nr), cell(c.y + r, sy, dy, nr));
+    // The geom's bounding box in the height field's frame (support points along its axes),
+    // grown by the margin and a round-off slack: a prism outside it is farther than the margin
+    // from the geom, so every search below would reject it; only the cells under the box are
+    // visited, and prisms whose highest point is below the box's bottom are skipped.
+    let slack = PRUNE_SLACK * (1.0 + sx + sy + sz + sb + m.geom_rbound[g] + c.norm());
+    let mut lo = [0.0; 3];
+    let mut hi = [0.0; 3];
+    for k in 0..3 {
+        let ax: V3 = hm.column(k).into_owned();
+        hi[k] = ax.dot(&(b.support(&ax) - hp)) + margin + slack;
+        lo[k] = ax.dot(&(b.support(&-ax) - hp)) - margin - slack;
+    }
+    let (xlo, xhi) = ((c.x - r).max(lo[0]), (c.x + r).min(hi[0]));
+    let (ylo, yhi) = ((c.y - r).max(lo[1]), (c.y + r).min(hi[1]));
+    if !(xlo <= xhi && ylo <= yhi && xhi >= -sx && xlo <= sx && yhi >= -sy && ylo <= sy) {
+        return;
+    }
+    let (c0, c1) = (cell(xlo, sx, dx, nc), cell(xhi, sx, dx, nc));
+    let (r0, r1) = (cell(ylo, sy, dy, nr), cell(yhi, sy, dy, nr));
     let vtx = |i: usize, j: usize| -> [f64; 3] {
         [
             -sx + dx * j as f64,
@@ -82,6 +103,7 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         ]
     };
     let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
+    let iters = m.opt.ccd_iterations.max(50);
     // MuJoCo's discrete case (box or mesh, no margin): its native CCD as observed (module
     // `native`), in the height field's frame
     let hmt = hm.transpose();
@@ -110,6 +132,9 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
             let (p00, p01, p10, p11) = (vtx(i, j), vtx(i, j + 1), vtx(i + 1, j), vtx(i + 1, j + 1));
             // MuJoCo's order: the prism closed by (i+1, j+1), then the one closed by (i, j+1)
             for tri in [[p10, p00, p11], [p00, p11, p01]] {
+                if tri.iter().all(|v| v[2] < lo[2]) && -sb < lo[2] {
+                    continue;
+                }
                 // bottom vertices first, then the top ones
                 let mut pr = [[0.0; 3]; 6];
                 for k in 0..3 {
@@ -159,7 +184,7 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
                         normal: hm * dir,
                     }
                 } else {
-                    match penetration(&a, &b, tol, m.opt.ccd_iterations.max(50), s.scratch) {
+                    match penetration_within(&a, &b, tol, iters, margin, s.scratch) {
                         Some(ct) => ct,
                         None => continue,
                     }

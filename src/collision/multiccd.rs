@@ -1,7 +1,7 @@
 //! Multi-contact convex collision for box, mesh, capsule–mesh and cylinder pairs (MuJoCo 4.0.0
 //! `multiccd`, on unless `<flag multiccd="disable"/>`; Computation "Checking"; the rule below was
 //! measured on MuJoCo 4.0.0, tools/reference/gen_multiccd_cases.py). After the penetration
-//! search ([`super::convex::penetration`]) finds the normal `n` (geom 0 → geom 1), the touching
+//! search ([`super::convex::penetration_within`]) finds the normal `n` (geom 0 → geom 1), the touching
 //! features are matched and clipped against each other:
 //!
 //! * features: the vertices of each geom that support it along `n` (geom 0) and `−n` (geom 1);

@@ -347,3 +347,79 @@ fn muscle_length_ranges_are_bounded_and_shared() {
         "{e}"
     );
 }
+
+#[test]
+fn a_lengthrange_simulation_that_resets_is_an_error_not_a_hang() {
+    // a free body at x = 1e308 puts a huge value in qpos0: every step of the length-range
+    // simulation resets the state to it and starts over, so the simulated time never reaches
+    // `inttotal` (MuJoCo 4.0.0 printed nothing in 120 s on this; moreau looped forever too)
+    let xml = "<mujoco><worldbody><body><joint name='j' range='-1 1'/>\
+               <geom type='capsule' size='.1' fromto='0 0 0 0 0 .3'/></body>\
+               <body pos='1e308 0 0'><freejoint/><geom size='.1'/></body></worldbody>\
+               <actuator><muscle joint='j'/></actuator></mujoco>";
+    let e = err(xml, &Vfs::new());
+    assert!(
+        e.to_string()
+            .contains("Unstable lengthrange simulation in actuator 0: Nan, Inf or huge value"),
+        "{e}"
+    );
+}
+
+#[test]
+fn primitives_below_the_volume_floor_have_no_mass_as_in_mujoco() {
+    // MuJoCo 4.0.0 drops a capsule of radius 1e-308, a sphere of radius 1e-6 and a box
+    // 2e-15 thick from the body's mass (explicit masses included) and keeps a sphere of radius
+    // 2e-5 (volume 3.4e-14); before, the capsule's inertia per unit mass was 0 / 0 = NaN
+    let xml = "<mujoco><worldbody><body><joint type='hinge'/>\
+               <geom type='sphere' size='0.1'/>\
+               <geom type='capsule' fromto='0 0 0 0.05 0 -0.33' size='1e-308' mass='2'/>\
+               <geom type='sphere' size='1e-6' pos='0.3 0 0' mass='2'/>\
+               <geom type='box' size='1 1 1e-15' pos='0 0.3 0' mass='2'/>\
+               <geom type='sphere' size='2e-5' pos='0 0 0.3' mass='3'/>\
+               </body></worldbody></mujoco>";
+    let m = load_from_str(xml, &Vfs::new()).unwrap();
+    // mujoco.MjModel.from_xml_string(xml).body_mass[1], body_inertia[1], body_ipos[1]
+    let want_mass = 7.188790204786391;
+    let want_inertia = [
+        0.17407973512511543,
+        0.17407973512511543,
+        0.01675516129914557,
+    ];
+    let want_ipos = [0.0, 0.0, 0.12519491797114457];
+    assert!((m.body_mass[1] - want_mass).abs() < 1e-12 * want_mass);
+    for k in 0..3 {
+        assert!(
+            (m.body_inertia[1][k] - want_inertia[k]).abs() < 1e-12 * want_inertia[0],
+            "{:?}",
+            m.body_inertia[1]
+        );
+        assert!(
+            (m.body_ipos[1][k] - want_ipos[k]).abs() < 1e-12,
+            "{:?}",
+            m.body_ipos[1]
+        );
+    }
+}
+
+#[test]
+fn a_moving_body_with_nan_inertia_is_refused_as_in_mujoco() {
+    // mujoco==4.0.0: the capsule 1e200 long on a hinge is refused ("mass and inertia of
+    // moving bodies must be larger than mjMINVAL"); the sphere of radius 1e200 (infinite but
+    // diagonal inertia) and the long capsule on a body without dofs load
+    let body = |inner: &str| format!("<mujoco><worldbody>{inner}</worldbody></mujoco>");
+    let capsule = "<geom type='capsule' fromto='0 0 0 1e200 0 0' size='0.03'/>";
+    let e = err(
+        &body(&format!("<body><joint/>{capsule}</body>")),
+        &Vfs::new(),
+    );
+    assert!(
+        e.to_string().contains("mass and inertia of moving bodies"),
+        "{e}"
+    );
+    for ok in [
+        body("<body><joint/><geom size='1e200'/></body>"),
+        body(&format!("<body>{capsule}</body>")),
+    ] {
+        load_from_str(&ok, &Vfs::new()).unwrap();
+    }
+}

@@ -7,6 +7,9 @@ use crate::mjcf::error::ErrorKind;
 use crate::mjcf::math::{add, compose, norm, qmul, qrot, scl, V3};
 use crate::model::GeomType;
 
+/// Smallest volume (area with `shellinertia`) of a primitive that counts in its body's mass.
+const MIN_VOLUME: f64 = 1e-14;
+
 /// Volume (or area when shell) and principal inertia per unit mass of a primitive.
 pub(super) fn primitive_inertia(t: GeomType, s: V3, shell: bool) -> (f64, V3) {
     use std::f64::consts::PI;
@@ -264,6 +267,10 @@ impl<'a> Builder<'a> {
             GeomType::Mesh => mesh_measure.map(|(meas, inert)| (meas, scl(inert, 1.0 / meas))),
             _ => Some(primitive_inertia(t, size, shell)),
         };
+        // MuJoCo 4.0.0 leaves a primitive whose volume (area with shellinertia) is below
+        // 1e-14 out of the body's mass and inertia, explicit `mass` included (bisected on
+        // spheres, boxes and shells); a capsule of radius 1e-308 would otherwise divide 0 by 0.
+        let props = props.filter(|&(meas, _)| t == GeomType::Mesh || meas >= MIN_VOLUME);
         if let Some((meas, ipm)) = props {
             let mass = mass_attr.unwrap_or(density * meas);
             let in_group = group >= comp.inertiagrouprange[0] && group <= comp.inertiagrouprange[1];

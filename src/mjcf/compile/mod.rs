@@ -154,7 +154,10 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
         m.body_subtreemass[p] += m.body_subtreemass[bid];
     }
     for (bid, el) in b_el.iter().enumerate().skip(1) {
-        if m.body_dofnum[bid] > 0 && m.body_subtreemass[bid] < MINVAL {
+        // MuJoCo 4.0.0 also refuses a moving body whose inertia is NaN (an infinite inertia
+        // tensor off its principal axes, e.g. a capsule 1e200 long), though not an infinite one
+        let nan = m.body_mass[bid].is_nan() || m.body_inertia[bid].iter().any(|x| x.is_nan());
+        if m.body_dofnum[bid] > 0 && (m.body_subtreemass[bid] < MINVAL || nan) {
             let el = el.unwrap_or(root);
             return Err(el.err(
                 ErrorKind::InvalidValue,
