@@ -73,11 +73,11 @@ pub fn set_const(m: &mut Model) {
         .collect();
 
     let mut x = vec![0.0; nv];
-    let mm = m.clone();
-    // quadratic form v M⁻¹ v
-    let quad = |d: &Data<f64>, v: &[f64], x: &mut Vec<f64>| -> f64 {
+    // quadratic form v M⁻¹ v (M's sparsity from `m`, which this function changes only in the
+    // fields it computes)
+    let quad = |m: &Model, d: &Data<f64>, v: &[f64], x: &mut Vec<f64>| -> f64 {
         x.copy_from_slice(v);
-        solve_m(&mm, d, x);
+        solve_m(m, d, x);
         v.iter().zip(x.iter()).map(|(a, b)| a * b).sum()
     };
 
@@ -86,7 +86,7 @@ pub fn set_const(m: &mut Model) {
     let mut diag = vec![0.0; nv];
     for i in 0..nv {
         e[i] = 1.0;
-        diag[i] = quad(&d, &e, &mut x);
+        diag[i] = quad(m, &d, &e, &mut x);
         e[i] = 0.0;
     }
     let mut dof_iw = diag.clone();
@@ -150,8 +150,8 @@ pub fn set_const(m: &mut Model) {
         let mut tt = 0.0;
         let mut rr = 0.0;
         for a in 0..3 {
-            tt += quad(&d, &jp[a * nv..(a + 1) * nv], &mut x);
-            rr += quad(&d, &jr[a * nv..(a + 1) * nv], &mut x);
+            tt += quad(m, &d, &jp[a * nv..(a + 1) * nv], &mut x);
+            rr += quad(m, &d, &jr[a * nv..(a + 1) * nv], &mut x);
         }
         *w = [tt / 3.0, rr / 3.0];
     }
@@ -172,7 +172,7 @@ pub fn set_const(m: &mut Model) {
         }
     }
     m.tendon_invweight0 = (0..m.ntendon)
-        .map(|t| quad(&d, &d.ten_J[t * nv..(t + 1) * nv], &mut x))
+        .map(|t| quad(m, &d, &d.ten_J[t * nv..(t + 1) * nv], &mut x))
         .collect();
 
     // actuators

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """The file-level import graph of a crate, and its cycles.
 
-usage: tools/imports.py [--edges] CRATE_SRC_DIR ...   (e.g. src derivatives/src)
+usage: tools/imports.py [--edges] [--allow DIR] CRATE_SRC_DIR ...   (e.g. src derivatives/src)
 
 An edge a -> b means a file refers to an item or module defined in file b (through `use`,
 a path `crate::…`/`super::…`/`self::…`, or a child module declared in a), with `pub use`
 re-exports followed to the file that defines the item. Prints the strongly connected
-components of more than one file; exits 1 if there is any.
+components of more than one file; exits 1 if there is any, except a component whose files all
+lie in a folder given with `--allow` (a known circle not yet broken: printed, not failed).
 """
 import os
 import re
@@ -86,6 +87,11 @@ def main():
     args = sys.argv[1:]
     show_edges = '--edges' in args
     args = [a for a in args if a != '--edges']
+    allow = []
+    while '--allow' in args:
+        i = args.index('--allow')
+        allow.append(os.path.normpath(args[i + 1]) + os.sep)
+        del args[i:i + 2]
     bad = False
     for root in args:
         mods = modules(root)
@@ -197,8 +203,11 @@ def main():
         cyc = [c for c in sccs if len(c) > 1]
         print(f'{root}: {len(mods)} files, {nedge} edges, {len(cyc)} cycle(s)')
         for c in cyc:
-            bad = True
-            print('  cycle of', len(c), 'files:', ' '.join(sorted(name(k) for k in c)))
+            files = [os.path.normpath(name(k)) for k in c]
+            allowed = any(all(f.startswith(a) for f in files) for a in allow)
+            bad = bad or not allowed
+            print('  cycle of', len(c), 'files' + (' (allowed)' if allowed else '') + ':',
+                  ' '.join(sorted(name(k) for k in c)))
             cs = set(c)
             for k in sorted(c):
                 for t in sorted(edges[k] & cs):

@@ -14,11 +14,13 @@
 //! `a_t = (v_{t+1} − v_t)/h` (optionally with Gaussian noise on `v`), with the known actuator
 //! force `qfrc_actuator`.
 
+use crate::ilqr::box_qp;
 use crate::sampling::Gaussian;
 use crate::threads::Threads;
 use moreau::model::enable;
 use moreau::{Data, Model};
 use nalgebra::{DMatrix, DVector, Matrix3, Rotation3, SymmetricEigen, UnitQuaternion};
+use std::sync::Mutex;
 
 /// One identifiable quantity.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -163,6 +165,39 @@ pub fn set(m: &mut Model, p: Param, v: f64) -> Result<(), String> {
 /// `springdamper` damping), then damping and friction loss (so that an explicit `Damping`
 /// overrides a `springdamper`-derived one).
 pub fn model_with(base: &Model, params: &[Param], values: &[f64]) -> Result<Model, String> {
+    let mut m = base.clone();
+    write_params(&mut m, params, values)?;
+    Ok(m)
+}
+
+/// [`model_with`] into `out`, a model that came from `base` by [`Model::clone`] or an earlier
+/// `model_with_into` with the same `base` and `params`: the fields a parameter or
+/// [`set_derived`] writes are restored from `base` first (allocation-free), then written as
+/// [`model_with`] writes them, so `out` equals `model_with(base, params, values)` without copying
+/// the model (a robot model's meshes and bounding-volume trees are most of its size). On error
+/// `out` is left partly written; the next call restores it.
+pub fn model_with_into(
+    base: &Model,
+    params: &[Param],
+    values: &[f64],
+    out: &mut Model,
+) -> Result<(), String> {
+    if (out.nbody, out.nv, out.njnt) != (base.nbody, base.nv, base.njnt) {
+        return Err("model_with_into: `out` is not a copy of `base`".into());
+    }
+    out.body_mass.copy_from_slice(&base.body_mass);
+    out.body_ipos.copy_from_slice(&base.body_ipos);
+    out.body_iquat.copy_from_slice(&base.body_iquat);
+    out.body_inertia.copy_from_slice(&base.body_inertia);
+    out.dof_damping.copy_from_slice(&base.dof_damping);
+    out.dof_armature.copy_from_slice(&base.dof_armature);
+    out.dof_frictionloss.copy_from_slice(&base.dof_frictionloss);
+    out.jnt_stiffness.copy_from_slice(&base.jnt_stiffness);
+    write_params(out, params, values)
+}
+
+/// Writes `values` into a copy of the base model (see [`model_with`]).
+fn write_params(m: &mut Model, params: &[Param], values: &[f64]) -> Result<(), String> {
     if params.len() != values.len() {
         return Err(format!(
             "{} values for {} parameters",
@@ -170,7 +205,6 @@ pub fn model_with(base: &Model, params: &[Param], values: &[f64]) -> Result<Mode
             params.len()
         ));
     }
-    let mut m = base.clone();
     // the parameters of the mass matrix, written before `set_const` (armature enters
     // `dof_invweight0` and `dof_M0` as MuJoCo's compiler computes them)
     let inertial = |p: &Param| {
@@ -182,27 +216,27 @@ pub fn model_with(base: &Model, params: &[Param], values: &[f64]) -> Result<Mode
     for pass in [0, 1] {
         for (&p, &v) in params.iter().zip(values) {
             if inertial(&p) && usize::from(matches!(p, Param::Mass { .. })) == pass {
-                check(&m, p)?;
+                check(m, p)?;
                 if !v.is_finite() {
                     return Err(format!("{p:?}: non-finite value {v}"));
                 }
-                set(&mut m, p, v)?;
+                set(m, p, v)?;
             }
         }
     }
     if params.iter().any(inertial) {
-        set_derived(&mut m);
+        set_derived(m);
     }
     for (&p, &v) in params.iter().zip(values) {
         if !inertial(&p) {
-            check(&m, p)?;
+            check(m, p)?;
             if !v.is_finite() {
                 return Err(format!("{p:?}: non-finite value {v}"));
             }
-            set(&mut m, p, v)?;
+            set(m, p, v)?;
         }
     }
-    Ok(m)
+    Ok(())
 }
 
 /// Recomputes what the compiler derives from masses, inertias and the other parameters
@@ -837,9 +871,21 @@ struct RolloutProblem<'a> {
     scale: Vec<f64>,
     rows: usize,
     width: usize,
+    /// Copies of `nominal` reused by [`RolloutProblem::with_model`] (one per concurrent user).
+    pool: Mutex<Vec<Model>>,
 }
 
 impl<'a> RolloutProblem<'a> {
+    /// `f` on the model with the parameters `theta` ([`model_with_into`] on a pooled copy of
+    /// the nominal model: no model is copied after the first calls).
+    fn with_model<T>(&self, theta: &[f64], f: impl FnOnce(&Model) -> T) -> Result<T, String> {
+        let pooled = self.pool.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut m = pooled.unwrap_or_else(|| self.nominal.clone());
+        let out = model_with_into(self.nominal, self.params, theta, &mut m).map(|()| f(&m));
+        self.pool.lock().unwrap_or_else(|e| e.into_inner()).push(m);
+        out
+    }
+
     fn new(
         threads: &'a Threads,
         nominal: &'a Model,
@@ -893,6 +939,7 @@ impl<'a> RolloutProblem<'a> {
             scale,
             rows,
             width,
+            pool: Mutex::new(Vec::new()),
         })
     }
 
@@ -914,7 +961,7 @@ impl<'a> RolloutProblem<'a> {
     }
 
     fn residual(&self, theta: &[f64]) -> Result<DVector<f64>, String> {
-        let sim = rollout_states(&model_with(self.nominal, self.params, theta)?, self.log);
+        let sim = self.with_model(theta, |m| rollout_states(m, self.log))?;
         self.residual_of(|t| &sim[t])
     }
 
@@ -1053,19 +1100,18 @@ impl<'a> RolloutProblem<'a> {
     ) -> Result<(DVector<f64>, DMatrix<f64>), String> {
         use moreau::pipeline::{check_acc, check_pos, check_vel, integrate, step_skip, Skip};
         use moreau_derivatives::{Support, TransitionOptions, Workspace};
-        let m = m.clone();
         let (nq, nv, na) = (m.nq, m.nv, m.na);
         let (nx, ndx) = (nq + nv + na, 2 * nv + na);
         let steps = self.rows;
         let log = self.log;
         // the nominal rollout: states x_0 … x_T, the warm start of each step, A_t
-        let mut d = Data::new(&m);
+        let mut d = Data::new(m);
         d.qpos.copy_from_slice(&log.qpos0);
         d.qvel.copy_from_slice(&log.qvel0);
         let mut xs = Vec::with_capacity((steps + 1) * nx);
         let mut warm = Vec::with_capacity(steps * nv);
         let mut a = Vec::with_capacity(steps * ndx * ndx);
-        let analytic = Support::transition(&m).is_covered();
+        let analytic = Support::transition(m).is_covered();
         let opts = if analytic {
             TransitionOptions::analytic().forwarded()
         } else {
@@ -1080,19 +1126,19 @@ impl<'a> RolloutProblem<'a> {
             d.ctrl.copy_from_slice(&log.ctrl[t]);
             if analytic {
                 // `mj_step` split around the linearization at the forwarded state
-                check_pos(&m, &mut d);
-                check_vel(&m, &mut d);
-                moreau::forward(&m, &mut d);
-                check_acc(&m, &mut d);
+                check_pos(m, &mut d);
+                check_vel(m, &mut d);
+                moreau::forward(m, &mut d);
+                check_acc(m, &mut d);
             }
             let jac = ws
-                .transition(&m, &mut d, &opts)
+                .transition(m, &mut d, &opts)
                 .map_err(|e| format!("transition Jacobians: {e}"))?;
             a.extend_from_slice(jac.A.as_slice());
             if analytic {
-                integrate(&m, &mut d);
+                integrate(m, &mut d);
             } else {
-                moreau::step(&m, &mut d);
+                moreau::step(m, &mut d);
             }
             if bad(&d) {
                 return Err(format!("rollout: bad state at step {t}"));
@@ -1126,7 +1172,7 @@ impl<'a> RolloutProblem<'a> {
                     return Err(format!("{:?}: bad state at step {t}", self.params[j]));
                 }
                 // ∂f/∂θ_j = (f(x_t; θ + δ e_j) ⊖ x_{t+1}) / δ
-                moreau::differentiate_pos(&m, &mut dx[..nv], 1.0, &x1[..nq], &dp.qpos);
+                moreau::differentiate_pos(m, &mut dx[..nv], 1.0, &x1[..nq], &dp.qpos);
                 for (i, v) in dp.qvel.iter().chain(&dp.act).enumerate() {
                     dx[nv + i] = v - x1[nq + i];
                 }
@@ -1144,7 +1190,7 @@ impl<'a> RolloutProblem<'a> {
                 }
                 std::mem::swap(&mut s, &mut s1);
                 // the residual row of x_{t+1}: −(∂qpos, ∂qvel)/scale
-                qpos_tangent(&m, &x1[..nq], &s[..nv], &mut dq);
+                qpos_tangent(m, &x1[..nq], &s[..nv], &mut dq);
                 let row = &mut col.as_mut_slice()[t * self.width..(t + 1) * self.width];
                 for (k, o) in row.iter_mut().enumerate() {
                     let v = if k < nq { dq[k] } else { s[nv + k - nq] };
@@ -1166,21 +1212,19 @@ impl<'a> RolloutProblem<'a> {
     fn jacobian(&self, theta: &[f64], method: RolloutJacobian) -> Result<Linearized, String> {
         let n = self.params.len();
         match method {
-            RolloutJacobian::Sensitivity => {
-                let m = model_with(self.nominal, self.params, theta)?;
-                if let Some(pp) = ParamPartials::new(&m, self, theta)? {
-                    if let Some(out) = self.jacobian_sensitivity_analytic(&m, &pp, theta)? {
+            RolloutJacobian::Sensitivity => self.with_model(theta, |m| {
+                if let Some(pp) = ParamPartials::new(m, self, theta)? {
+                    if let Some(out) = self.jacobian_sensitivity_analytic(m, &pp, theta)? {
                         return Ok(out);
                     }
                 }
-                let (r, j) = self.jacobian_sensitivity_fd(&m, theta)?;
+                let (r, j) = self.jacobian_sensitivity_fd(m, theta)?;
                 Ok((r, j, 1 + n))
-            }
-            RolloutJacobian::SensitivityFd => {
-                let m = model_with(self.nominal, self.params, theta)?;
-                let (r, j) = self.jacobian_sensitivity_fd(&m, theta)?;
+            })?,
+            RolloutJacobian::SensitivityFd => self.with_model(theta, |m| {
+                let (r, j) = self.jacobian_sensitivity_fd(m, theta)?;
                 Ok((r, j, 1 + n))
-            }
+            })?,
             RolloutJacobian::FiniteDifference => {
                 let r = self.residual(theta)?;
                 let jac = self.jacobian_fd(theta, &r)?;
@@ -1253,7 +1297,7 @@ impl ParamPartials {
             let at = |x: f64| -> Result<Vec<f64>, String> {
                 let mut tp = theta.to_vec();
                 tp[j] = x;
-                Ok(model_with(p.nominal, p.params, &tp)?.dof_invweight0)
+                p.with_model(&tp, |m| m.dof_invweight0.clone())
             };
             let up = at(theta[j] + delta)?;
             let col = match at(theta[j] - delta) {
@@ -1522,13 +1566,18 @@ pub fn fit_rollout_on(
 /// [`model_with`] from the logged initial state under the logged controls, `s_j = ‖y_·j‖/√2`
 /// (the normalization of `mujoco.sysid`'s default residual, so both minimize the same cost).
 /// The Jacobian by `method` ([`RolloutJacobian`]), its columns on `threads` (bit-identical at
-/// any thread count). Bounds by an active set: a parameter at a bound whose gradient pushes it
-/// outside is held there for the step, the others' step is clipped to the bounds; a step to a
-/// model that [`model_with`] refuses or whose rollout fails is rejected like one that does not
-/// decrease the cost. Stops when an accepted step reduces the cost by less than 10⁻⁶ of it
-/// (on the Panda log the steps then creep along a flat valley at ~10⁻⁸ of the cost per
-/// iteration, where `mujoco.minimize` stops for insufficient reduction), when no damping gives
-/// a decrease, or after `max_iter` iterations.
+/// any thread count). The step rule is that of `mujoco.minimize.least_squares`: the step
+/// minimizes the quadratic model `½‖r + JΔθ‖² + ½μ‖Δθ‖²` inside the bounds (projected Newton,
+/// [`box_qp`]), starting from Gauss–Newton (`μ = 0`); a step must pass Armijo's test
+/// `ΔC ≥ −10⁻² gᵀΔθ` on the rollout cost, else `μ` grows by `10^0.1` (from `10⁻⁶`) and the step
+/// is recomputed; after an accepted step `μ` shrinks when the actual reduction exceeds 3/4 of the
+/// predicted one (faster after consecutive good steps, to 0 below `10⁻⁶`) and grows when it is
+/// below 1/4 (Fletcher's rule). A candidate that [`model_with`] refuses or whose rollout fails
+/// is rejected like one that fails the test. Stops when a step moves the estimate by less than a
+/// tenth of its standard error in the metric of the Gauss–Newton Hessian
+/// (`Δθᵀ JᵀJ Δθ < 10⁻² s²`, `s² = ‖r‖²/(N − n)`: further steps cannot change the estimate
+/// within its confidence interval), when the free gradient vanishes, when no `μ ≤ 10⁸` gives an
+/// acceptable step, or after `max_iter` iterations.
 #[allow(clippy::too_many_arguments)]
 pub fn fit_rollout_with(
     threads: &Threads,
@@ -1560,48 +1609,92 @@ pub fn fit_rollout_with(
     let (mut r, mut jac, mut rollouts) = problem.jacobian(&theta, method)?;
     let mut cost = 0.5 * r.norm_squared();
     let mut history = vec![cost];
-    let mut lambda = 1e-6;
+    // the regularizer μ of `JᵀJ + μ I`: Gauss–Newton first, raised by MU_FACTOR until a step
+    // passes the Armijo test, lowered after a step the quadratic model predicted well
+    // (Fletcher 1971), lowered faster after consecutive good steps
+    const MU_MIN: f64 = 1e-6;
+    const MU_MAX: f64 = 1e8;
+    let mu_factor = 10f64.powf(0.1);
+    let (mut mu, mut n_reduc) = (0.0, 0u32);
+    let increase = |mu: f64| (mu * mu_factor).max(MU_MIN);
     let mut iterations = 0;
+    let dof = (r.len() as f64 - n as f64).max(1.0);
     for it in 0..max_iter {
         iterations += 1;
         let g = jac.transpose() * &r;
-        // active set: parameters at a bound with the descent direction pointing outside
-        let free: Vec<usize> = (0..n)
+        let jtj = jac.transpose() * &jac;
+        let free_grad = (0..n)
             .filter(|&i| {
                 let [lo, hi] = bounds[i];
                 !((theta[i] <= lo && g[i] > 0.0) || (theta[i] >= hi && g[i] < 0.0))
             })
-            .collect();
-        let jf = jac.select_columns(&free);
-        let jtj = jf.transpose() * &jf;
-        let gf = jf.transpose() * &r;
+            .map(|i| g[i] * g[i])
+            .sum::<f64>()
+            .sqrt();
+        if free_grad <= 1e-12 * (1.0 + cost) {
+            break;
+        }
+        let lo: Vec<f64> = (0..n).map(|i| bounds[i][0] - theta[i]).collect();
+        let hi: Vec<f64> = (0..n).map(|i| bounds[i][1] - theta[i]).collect();
+        // the step: the box-constrained minimizer of the regularized quadratic model
+        // (projected Newton, so a parameter reaching a bound stops there while the others keep
+        // their Gauss–Newton step), accepted by Armijo's rule on the rollout cost
         let mut accepted = None;
-        for _ in 0..20 {
-            let Some(step) = marquardt_step(&jtj, &gf, lambda) else {
-                lambda *= 10.0;
+        loop {
+            let mut h = jtj.clone();
+            for i in 0..n {
+                h[(i, i)] += mu;
+            }
+            let Some(qp) = box_qp(&h, &g, &lo, &hi, &DVector::zeros(n)) else {
+                if mu >= MU_MAX {
+                    break;
+                }
+                (mu, n_reduc) = (increase(mu), 0);
                 continue;
             };
-            let mut cand = theta.clone();
-            for (k, &i) in free.iter().enumerate() {
-                cand[i] = (theta[i] + step[k]).clamp(bounds[i][0], bounds[i][1]);
-            }
+            let dx = qp.x;
+            let cand: Vec<f64> = (0..n)
+                .map(|i| (theta[i] + dx[i]).clamp(bounds[i][0], bounds[i][1]))
+                .collect();
             rollouts += 1;
             // a candidate the model or the simulation refuses (a zero mass at its bound, a
             // diverging rollout) is a rejected step
-            let cc = problem
-                .residual(&cand)
+            let rc = problem.residual(&cand).ok();
+            let cc = rc
+                .as_ref()
                 .map_or(f64::INFINITY, |rc| 0.5 * rc.norm_squared());
-            if cc < cost {
-                accepted = Some((cand, cc));
-                lambda = (lambda / 10.0).max(1e-12);
+            let gdx = g.dot(&dx);
+            if cc.is_finite() && cost - cc + 1e-2 * gdx >= 0.0 {
+                let predicted = -(gdx + 0.5 * dx.dot(&(&jtj * &dx)));
+                accepted = Some((cand, cc, predicted, dx.dot(&(&jtj * &dx))));
                 break;
             }
-            lambda *= 10.0;
+            if mu >= MU_MAX {
+                break;
+            }
+            // a rejected step costs a rollout: raise μ tenfold (from 10⁻⁶ of JᵀJ's largest
+            // diagonal entry), not by the model-fit factor
+            let floor = MU_MIN * (0..n).map(|i| jtj[(i, i)]).fold(0.0, f64::max);
+            (mu, n_reduc) = ((10.0 * mu).max(floor).max(MU_MIN), 0);
         }
-        let Some((cand, cc)) = accepted else {
+        let Some((cand, cc, predicted, moved)) = accepted else {
             break;
         };
-        let small = cost - cc <= 1e-6 * cost;
+        let ratio = if predicted > 0.0 {
+            (cost - cc) / predicted
+        } else {
+            0.0
+        };
+        if ratio > 0.75 {
+            let next = mu * (1.0 / mu_factor).powi(1 << n_reduc.min(20));
+            mu = if next < MU_MIN { 0.0 } else { next };
+            n_reduc += 1;
+        } else if ratio < 0.25 {
+            (mu, n_reduc) = (increase(mu), 0);
+        }
+        // converged when the step moves the estimate by less than a tenth of its standard
+        // error in the metric of JᵀJ: `Δθᵀ JᵀJ Δθ < 10⁻² s²`, `s² = ‖r‖²/(N − n)`
+        let small = moved < 1e-2 * 2.0 * cc / dof;
         theta = cand;
         let sims;
         (r, jac, sims) = problem.jacobian(&theta, method)?;
@@ -1613,7 +1706,6 @@ pub fn fit_rollout_with(
             break;
         }
     }
-    let dof = (r.len() as f64 - n as f64).max(1.0);
     let s2 = r.norm_squared() / dof;
     let jtj = jac.transpose() * &jac;
     let eig = SymmetricEigen::new(jtj);

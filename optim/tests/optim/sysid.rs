@@ -363,6 +363,37 @@ fn rollout_fit_rejects_bad_input() {
     assert!(e.unwrap_err().contains("outside"));
 }
 
+/// `model_with_into` reuses a copy of the model across parameter values: after writing other
+/// values (and after a refused value), every field equals what `model_with` builds from scratch.
+#[test]
+fn model_with_into_equals_model_with() {
+    let (nominal, _, mut params, mut truth_v) = cartpole_truth();
+    params.push(Param::Armature { dof: 1 });
+    truth_v.push(0.01);
+    params.push(Param::FrictionLoss { dof: 0 });
+    truth_v.push(0.3);
+    let start: Vec<f64> = params.iter().map(|p| sysid::get(&nominal, *p)).collect();
+    let mut out = nominal.clone();
+    let mut refused = truth_v.clone();
+    refused[0] = -1.0;
+    for values in [&truth_v, &start, &refused, &truth_v] {
+        let fresh = sysid::model_with(&nominal, &params, values);
+        let reused = sysid::model_with_into(&nominal, &params, values, &mut out);
+        match fresh {
+            Ok(fresh) => {
+                reused.expect("model_with accepted these values");
+                assert_eq!(
+                    format!("{fresh:?}"),
+                    format!("{out:?}"),
+                    "values {values:?}"
+                );
+            }
+            Err(e) => assert_eq!(reused.unwrap_err(), e),
+        }
+    }
+    assert_ne!(format!("{nominal:?}"), format!("{out:?}"));
+}
+
 /// The cart-pole log of the rollout tests: masses, damping, the hinge's armature and the
 /// slider's friction loss (a constraint row every step), 300 steps of excitation.
 fn rollout_problem() -> (moreau::Model, Vec<Param>, Vec<f64>, sysid::StateLog) {

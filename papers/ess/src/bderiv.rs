@@ -1,7 +1,7 @@
 //! The orbital derivative (B-derivative) of the flow, Anderson & Revzen §1 and §3.1 (refs. [8],
 //! [13]).
 
-use super::HybridError;
+use crate::error::HybridError;
 use nalgebra::{DMatrix, DVector};
 
 /// Derivative of the flow map `x0 ↦ Φ^t(x0)` along one integrated trajectory.

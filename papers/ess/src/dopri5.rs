@@ -1,7 +1,7 @@
 //! Adaptive Dormand–Prince 5(4) with dense output, the "integration step" of Anderson & Revzen §3.1
 //! (Hairer, Nørsett & Wanner, *Solving ODEs I*, §II.4 and §II.6, ref. \[21\] of Anderson & Revzen).
 
-use super::HybridError;
+use crate::error::HybridError;
 use nalgebra::DVector;
 
 /// Step-size control options for [`solve`] and the ESS integration step.

@@ -2,9 +2,10 @@
 //! state enters the ε-neighbourhood `N^ε` of a guard, then first-order projections
 //! through the guards, earliest first, each guard once, re-arming guards afterwards.
 
-use super::bderiv::FlowDerivative;
-use super::dopri5::{underflow, Dopri5Options, Rhs, Stepper};
-use super::{EventSelectedSystem, HybridError};
+use crate::bderiv::FlowDerivative;
+use crate::dopri5::{underflow, Dopri5Options, Rhs, Stepper};
+use crate::error::HybridError;
+use crate::system::EventSelectedSystem;
 use nalgebra::{DMatrix, DMatrixView, DMatrixViewMut, DVector};
 
 /// When crossed guards return to the candidate pool (Anderson & Revzen §3.1, last paragraph).

@@ -2,7 +2,7 @@
 //! the 3D piecewise-affine system of Table 1 (§4), the 1D hopper (§5.1) and the plate
 //! in SE(2) on a bed of springs (§5.2).
 
-use super::EventSelectedSystem;
+use crate::system::EventSelectedSystem;
 use nalgebra::{DMatrix, DVector, Matrix3, Matrix4, Vector3, Vector4};
 
 /// The 3D affine ESS of Anderson & Revzen Table 1, with guards the coordinate planes.

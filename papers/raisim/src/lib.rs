@@ -12,6 +12,7 @@
 
 #![allow(non_snake_case)]
 
+mod contact;
 pub mod gauss_seidel;
 pub mod hard;
 pub mod ncp;

@@ -154,7 +154,7 @@ pub fn soft_contact_ncp(m: &Model, d: &Data<f64>) -> Vec<SoftContact> {
                 cone.dim,
                 &con.friction,
             );
-            crate::hard::contact_jacobian(m, d, ci, &mut jc);
+            crate::contact::contact_jacobian(m, d, ci, &mut jc);
             let velocity =
                 Vector3::from_fn(|r, _| (0..nv).map(|k| jc[r * nv + k] * vnext[k]).sum::<f64>());
             let mu = if cone.dim >= 3 { con.friction[0] } else { 0.0 };
