@@ -623,8 +623,19 @@ pub struct Model {
     pub pair_margin: Vec<f64>,
     pub pair_gap: Vec<f64>,
     pub pair_friction: Vec<[f64; 5]>,
+    pub pair_name: Vec<String>,
     /// Excluded body pairs, `(body1 << 16) + body2` as in MuJoCo.
     pub exclude_signature: Vec<u32>,
+
+    // ---------------------------------------------------------------- custom numeric fields
+    /// `<custom><numeric>` elements: user data the engine does not read (MuJoCo's
+    /// `numeric_*`, elements `numeric_adr[i]..numeric_adr[i] + numeric_size[i]` of
+    /// `numeric_data`).
+    pub nnumeric: usize,
+    pub numeric_name: Vec<String>,
+    pub numeric_adr: Vec<usize>,
+    pub numeric_size: Vec<usize>,
+    pub numeric_data: Vec<f64>,
 
     // ---------------------------------------------------------------- keyframes
     pub key_name: Vec<String>,

@@ -349,6 +349,22 @@ impl Batch {
         Ok(ids.len())
     }
 
+    /// For each simulation, its position among the simulations `ids` of a call (checked as
+    /// [`Batch::run`] does; `None`: all), where its output goes.
+    pub fn positions(&self, ids: Option<&[usize]>) -> Result<Vec<usize>, String> {
+        self.check_ids(ids)?;
+        Ok(match ids {
+            Some(ids) => {
+                let mut index = vec![usize::MAX; self.nsim];
+                for (k, &i) in ids.iter().enumerate() {
+                    index[i] = k;
+                }
+                index
+            }
+            None => (0..self.nsim).collect(),
+        })
+    }
+
     /// The core of every call: for each simulation of `ids` (in parallel), loads its row and
     /// counters into a `Data`, runs `f(sim, model, slot, out)` with its `nout` entries of
     /// `out` (`n × nout` for the `n` simulations of the call, in id order), and saves the row
@@ -485,19 +501,10 @@ impl Batch {
         ids: Option<&[usize]>,
         method: Jacobians,
     ) -> Result<Vec<TransitionJacobians>, String> {
-        let n = self.check_ids(ids)?;
+        let index = self.positions(ids)?;
+        let n = ids.map_or(self.nsim, <[usize]>::len);
         let results: Vec<Mutex<Option<Result<TransitionJacobians, String>>>> =
             (0..n).map(|_| Mutex::new(None)).collect();
-        let index: Vec<usize> = match ids {
-            Some(ids) => {
-                let mut index = vec![usize::MAX; self.nsim];
-                for (k, &i) in ids.iter().enumerate() {
-                    index[i] = k;
-                }
-                index
-            }
-            None => (0..self.nsim).collect(),
-        };
         self.run(ids, 0, &mut [], |sim, m, s, _| {
             let d = &mut s.data;
             let r = match method {
@@ -626,6 +633,14 @@ model_fields!(
     eq_solref,
     eq_solimp,
     eq_data,
+    pair_solref,
+    pair_solreffriction,
+    pair_solimp,
+    pair_margin,
+    pair_gap,
+    pair_friction,
+    mat_rgba,
+    numeric_data,
 );
 
 /// The inputs of a rollout (`mujoco.rollout.rollout`'s arrays, with every dimension given:

@@ -331,6 +331,16 @@ pub fn regressor(
     params: &[Param],
     rec: &Recording,
 ) -> Result<(DMatrix<f64>, DVector<f64>), String> {
+    regressor_on(&Threads::serial(), m, params, rec)
+}
+
+/// [`regressor`] with its columns on `threads` (bit-identical at any thread count).
+pub fn regressor_on(
+    threads: &Threads,
+    m: &Model,
+    params: &[Param],
+    rec: &Recording,
+) -> Result<(DMatrix<f64>, DVector<f64>), String> {
     for &p in params {
         check(m, p)?;
         if matches!(p, Param::FrictionLoss { .. }) {
@@ -340,8 +350,7 @@ pub fn regressor(
         }
     }
     let tau0 = inverse_forces(m, rec);
-    let mut y = DMatrix::zeros(tau0.len(), params.len());
-    for (j, &p) in params.iter().enumerate() {
+    let cols = threads.map(params.to_vec(), |p| -> Result<DVector<f64>, String> {
         let v0 = get(m, p);
         let delta = match p {
             Param::Mass { .. } => v0.abs().max(1e-3),
@@ -349,10 +358,26 @@ pub fn regressor(
         };
         let mut mp = m.clone();
         set(&mut mp, p, v0 + delta)?;
-        let col = (inverse_forces(&mp, rec) - &tau0) / delta;
-        y.set_column(j, &col);
+        Ok((inverse_forces(&mp, rec) - &tau0) / delta)
+    });
+    let mut y = DMatrix::zeros(tau0.len(), params.len());
+    for (j, col) in cols.into_iter().enumerate() {
+        y.set_column(j, &col?);
     }
     Ok((y, tau0))
+}
+
+/// Several recordings as one: their time steps in order. Inverse dynamics is evaluated step
+/// by step, so one parameter vector fitted to the stack fits every recording at once.
+pub fn stack(recs: &[Recording]) -> Recording {
+    let mut out = Recording::default();
+    for r in recs {
+        out.qpos.extend_from_slice(&r.qpos);
+        out.qvel.extend_from_slice(&r.qvel);
+        out.qacc.extend_from_slice(&r.qacc);
+        out.force.extend_from_slice(&r.force);
+    }
+    out
 }
 
 /// The result of [`identify`].
@@ -405,7 +430,34 @@ pub fn identify(
     rec: &Recording,
     rcond: f64,
 ) -> Result<Identified, String> {
-    let (y, tau0) = regressor(nominal, params, rec)?;
+    identify_on(
+        &Threads::serial(),
+        nominal,
+        params,
+        std::slice::from_ref(rec),
+        rcond,
+    )
+}
+
+/// [`identify`] of one parameter vector from several recordings (logs of the same system,
+/// from different initial states and controls), with the regressor's columns on `threads`
+/// (bit-identical at any thread count).
+pub fn identify_on(
+    threads: &Threads,
+    nominal: &Model,
+    params: &[Param],
+    recs: &[Recording],
+    rcond: f64,
+) -> Result<Identified, String> {
+    let stacked;
+    let rec = match recs {
+        [one] => one,
+        _ => {
+            stacked = stack(recs);
+            &stacked
+        }
+    };
+    let (y, tau0) = regressor_on(threads, nominal, params, rec)?;
     let meas = DVector::from_iterator(tau0.len(), rec.force.iter().flatten().copied());
     let rhs = &meas - &tau0;
     let svd = y.clone().svd(true, true);

@@ -9,6 +9,7 @@ use crate::model::MjModel;
 use moreau::data::NWARNING;
 use moreau::{Data, Model};
 use moreau_optim::batch::{model_field_mut, Batch, Rollout, RolloutInputs, MODEL_FIELDS};
+use nalgebra::Vector3;
 use numpy::{PyReadonlyArrayDyn, PyReadwriteArrayDyn};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
@@ -127,28 +128,39 @@ impl PyRollout {
     }
 }
 
-/// Copies `Data` field `name` (flattened) into `out`; its length without `out`.
+/// Copies `Data` field `name` (flattened, in MuJoCo's layout: quaternions (w, x, y, z),
+/// matrices row-major) into `out`; its length without `out`.
 macro_rules! data_fields {
-    (floats { $($f:ident),* $(,)? } vecs { $($v:ident),* $(,)? }) => {
+    (
+        floats { $($f:ident),* $(,)? } vecs { $($v:ident),* $(,)? }
+        quats { $($q:ident),* $(,)? } mats { $($mt:ident),* $(,)? }
+    ) => {
         /// The derived `Data` fields a batch copies out after its calls.
-        const OUTPUTS: &[&str] = &[$(stringify!($f),)* $(stringify!($v),)*];
+        const OUTPUTS: &[&str] = &[
+            $(stringify!($f),)* $(stringify!($v),)* $(stringify!($q),)* $(stringify!($mt),)*
+        ];
 
         fn field_len(d: &Data, name: &str) -> Option<usize> {
             match name {
                 $(stringify!($f) => Some(d.$f.len()),)*
                 $(stringify!($v) => Some(d.$v.iter().map(|x| x.len()).sum()),)*
+                $(stringify!($q) => Some(4 * d.$q.len()),)*
+                $(stringify!($mt) => Some(9 * d.$mt.len()),)*
                 _ => None,
             }
         }
 
         fn copy_field(d: &Data, name: &str, out: &mut [f64]) {
+            fn fill(out: &mut [f64], from: impl Iterator<Item = f64>) {
+                for (o, x) in out.iter_mut().zip(from) {
+                    *o = x;
+                }
+            }
             match name {
                 $(stringify!($f) => out.copy_from_slice(&d.$f),)*
-                $(stringify!($v) => {
-                    for (o, x) in out.iter_mut().zip(d.$v.iter().flat_map(|x| x.iter())) {
-                        *o = *x;
-                    }
-                })*
+                $(stringify!($v) => fill(out, d.$v.iter().flat_map(|x| x.iter().copied())),)*
+                $(stringify!($q) => fill(out, d.$q.iter().flat_map(crate::data::wxyz)),)*
+                $(stringify!($mt) => fill(out, d.$mt.iter().flat_map(crate::data::row_major)),)*
                 _ => {}
             }
         }
@@ -163,8 +175,11 @@ data_fields! {
     }
     vecs {
         xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
-        subtree_linvel, subtree_angmom, cdof, cvel, cdof_dot, cacc, cfrc_int, cfrc_ext,
+        subtree_linvel, subtree_angmom, cdof, cvel, cdof_dot, cacc, cfrc_int, cfrc_ext, cinert,
+        crb,
     }
+    quats { xquat }
+    mats { xmat, ximat, geom_xmat, site_xmat, cam_xmat }
 }
 
 /// nsim simulations of a model on a thread pool (`mujoco.batch.Batch`'s extension object).
@@ -280,6 +295,30 @@ impl PyBatch {
             self.status[sim] = 0;
         }
         Ok(0)
+    }
+
+    /// Runs `f(k, model, data, out)` on the `k`-th simulation of `ids` (on the threads, GIL
+    /// released) after loading its row, with its `nout` entries of the returned `n × nout`
+    /// output; the rows and bound fields are untouched (a function of the state).
+    fn evaluate(
+        &mut self,
+        py: Python<'_>,
+        ids: Option<Vec<usize>>,
+        nout: usize,
+        f: impl Fn(usize, &Model, &mut Data, &mut [f64]) + Sync + Send,
+    ) -> PyResult<Vec<f64>> {
+        let index = self.b.positions(ids.as_deref()).map_err(err)?;
+        let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
+        let mut out = vec![0.0; n * nout];
+        self.push_expanded();
+        let b = &mut self.b;
+        py.detach(|| {
+            b.run(ids.as_deref(), nout, &mut out, |sim, m, s, o| {
+                f(index[sim], m, &mut s.data, o)
+            })
+        })
+        .map_err(err)?;
+        Ok(out)
     }
 
     /// The forward stages up to `stage` (mjtStage: 0 none, 1 position, 2 velocity, 3 all).
@@ -528,6 +567,129 @@ impl PyBatch {
             }
             Self::stages(m, d, stage);
         })
+    }
+
+    /// Translational and rotational Jacobians (`mj_jac`) of world point `point[k]` on body
+    /// `body[k]` for the `k`-th simulation of the call, from its state after `mj_kinematics`
+    /// and `mj_comPos`, into `jacp[k]`, `jacr[k]` (`3 × nv` each); on the batch's threads,
+    /// the rows and bound fields untouched.
+    #[pyo3(signature = (ids, body, point, jacp, jacr))]
+    fn jac(
+        &mut self,
+        py: Python<'_>,
+        ids: Option<PyReadonlyArrayDyn<'_, i32>>,
+        body: PyReadonlyArrayDyn<'_, i32>,
+        point: PyReadonlyArrayDyn<'_, f64>,
+        mut jacp: PyReadwriteArrayDyn<'_, f64>,
+        mut jacr: PyReadwriteArrayDyn<'_, f64>,
+    ) -> PyResult<usize> {
+        let ids = Self::ids(ids)?;
+        let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
+        let (nv, nbody) = (self.b.model().nv, self.b.model().nbody);
+        let (body, point) = (body.as_slice()?, point.as_slice()?);
+        let (jp, jr) = (jacp.as_slice_mut()?, jacr.as_slice_mut()?);
+        if body.len() != n || point.len() != 3 * n || jp.len() != 3 * nv * n || jr.len() != jp.len()
+        {
+            return Err(err(format!(
+                "jac: body (n,), point (n, 3), jacp and jacr (n, 3, {nv}) for n = {n}"
+            )));
+        }
+        if let Some(&b) = body.iter().find(|&&b| b < 0 || b as usize >= nbody) {
+            return Err(err(format!("body must be in [0, {nbody}), got {b}")));
+        }
+        let nout = 6 * nv;
+        let out = self.evaluate(py, ids, nout, |k, m, d, o| {
+            moreau::pipeline::kinematics(m, d);
+            moreau::pipeline::com_pos(m, d);
+            let p = Vector3::new(point[3 * k], point[3 * k + 1], point[3 * k + 2]);
+            let (op, or) = o.split_at_mut(3 * nv);
+            moreau::jac(m, d, &p, body[k] as usize, Some(op), Some(or));
+        })?;
+        for (k, o) in out.chunks_exact(nout.max(1)).enumerate().take(n) {
+            jp[k * 3 * nv..(k + 1) * 3 * nv].copy_from_slice(&o[..3 * nv]);
+            jr[k * 3 * nv..(k + 1) * 3 * nv].copy_from_slice(&o[3 * nv..]);
+        }
+        Ok(0)
+    }
+
+    /// `mj_ray` for each of the `nray` rays of each simulation of the call, from its state
+    /// after `mj_kinematics`: `pnt`, `vec` `(n, nray, 3)`, `exclude` `(n, nray)` (-1: none);
+    /// writes `dist`, `geomid` `(n, nray)` and, if given, `normals` `(n, nray, 3)` (zero for a
+    /// miss). On the batch's threads, the rows and bound fields untouched.
+    #[pyo3(signature = (ids, pnt, vec, geomgroup, flg_static, exclude, dist, geomid, normals))]
+    #[allow(clippy::too_many_arguments)]
+    fn ray(
+        &mut self,
+        py: Python<'_>,
+        ids: Option<PyReadonlyArrayDyn<'_, i32>>,
+        pnt: PyReadonlyArrayDyn<'_, f64>,
+        vec: PyReadonlyArrayDyn<'_, f64>,
+        geomgroup: Option<&Bound<'_, PyAny>>,
+        flg_static: bool,
+        exclude: PyReadonlyArrayDyn<'_, i32>,
+        mut dist: PyReadwriteArrayDyn<'_, f64>,
+        mut geomid: PyReadwriteArrayDyn<'_, i32>,
+        mut normals: Option<PyReadwriteArrayDyn<'_, f64>>,
+    ) -> PyResult<usize> {
+        let ids = Self::ids(ids)?;
+        let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
+        let nbody = self.b.model().nbody;
+        let gg = crate::functions::geomgroup(geomgroup)?;
+        let (pnt, vec, exclude) = (pnt.as_slice()?, vec.as_slice()?, exclude.as_slice()?);
+        let (dist, geomid) = (dist.as_slice_mut()?, geomid.as_slice_mut()?);
+        let nray = dist.len().checked_div(n).unwrap_or(0);
+        let mut normals = match normals.as_mut() {
+            Some(a) => Some(a.as_slice_mut()?),
+            None => None,
+        };
+        if dist.len() != n * nray
+            || geomid.len() != n * nray
+            || pnt.len() != 3 * n * nray
+            || vec.len() != 3 * n * nray
+            || exclude.len() != n * nray
+            || normals.as_ref().is_some_and(|a| a.len() != 3 * n * nray)
+        {
+            return Err(err(format!(
+                "ray: pnt, vec (and normals) (n, nray, 3), exclude, dist, geomid (n, nray) for \
+                 n = {n}"
+            )));
+        }
+        if let Some(&b) = exclude.iter().find(|&&b| b < -1 || b >= nbody as i32) {
+            return Err(err(format!(
+                "bodyexclude must be in [-1, {nbody}), got {b}"
+            )));
+        }
+        let want_normal = normals.is_some();
+        // per ray: distance, geom id (exact as a float), normal
+        let nout = 5 * nray;
+        let out = self.evaluate(py, ids, nout, |k, m, d, o| {
+            moreau::pipeline::kinematics(m, d);
+            for r in 0..nray {
+                let at = 3 * (k * nray + r);
+                let pv = Vector3::new(pnt[at], pnt[at + 1], pnt[at + 2]);
+                let vv = Vector3::new(vec[at], vec[at + 1], vec[at + 2]);
+                let excl = usize::try_from(exclude[k * nray + r]).ok();
+                let (x, g) = moreau::ray(m, d, &pv, &vv, gg, flg_static, excl);
+                o[5 * r] = x;
+                o[5 * r + 1] = g.map_or(-1.0, |g| g as f64);
+                if let (true, Some(g)) = (want_normal, g) {
+                    let nrm = crate::functions::ray_normal(m, d, g, &pv, &vv);
+                    o[5 * r + 2..5 * r + 5].copy_from_slice(&nrm);
+                }
+            }
+        })?;
+        for (k, o) in out.chunks_exact(nout.max(1)).enumerate().take(n) {
+            for r in 0..nray {
+                let x = &o[5 * r..5 * r + 5];
+                dist[k * nray + r] = x[0];
+                geomid[k * nray + r] = x[1] as i32;
+                if let Some(nm) = normals.as_mut() {
+                    let at = 3 * (k * nray + r);
+                    nm[at..at + 3].copy_from_slice(&x[2..5]);
+                }
+            }
+        }
+        Ok(0)
     }
 
     /// Runs simulation `i` on `models[i]`, or every simulation on the batch's model (`None`).

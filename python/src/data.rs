@@ -82,28 +82,27 @@ impl MjData {
     }
 }
 
+/// A quaternion as MuJoCo's (w, x, y, z) numbers.
+pub(crate) fn wxyz(q: &Quaternion<f64>) -> [f64; 4] {
+    [q.w, q.i, q.j, q.k]
+}
+
+/// A 3×3 matrix as MuJoCo's 9 row-major numbers.
+pub(crate) fn row_major(r: &Matrix3<f64>) -> [f64; 9] {
+    let t = r.transpose();
+    let mut out = [0.0; 9];
+    out.copy_from_slice(t.as_slice());
+    out
+}
+
 /// `(n, 4)` (w, x, y, z) rows of quaternions.
 fn quats(q: &[Quaternion<f64>]) -> Vec<f64> {
-    q.iter().flat_map(|q| [q.w, q.i, q.j, q.k]).collect()
+    q.iter().flat_map(wxyz).collect()
 }
 
 /// `(n, 9)` row-major rotation matrices.
 fn mats(r: &[Matrix3<f64>]) -> Vec<f64> {
-    r.iter()
-        .flat_map(|r| {
-            [
-                r[(0, 0)],
-                r[(0, 1)],
-                r[(0, 2)],
-                r[(1, 0)],
-                r[(1, 1)],
-                r[(1, 2)],
-                r[(2, 0)],
-                r[(2, 1)],
-                r[(2, 2)],
-            ]
-        })
-        .collect()
+    r.iter().flat_map(row_major).collect()
 }
 
 macro_rules! data_arrays {
@@ -193,6 +192,23 @@ macro_rules! data_arrays {
             *dst = src;
             dst.contact.reserve(cap.saturating_sub(dst.contact.len()));
             Ok(())
+        }
+
+        /// Calls `f` on every number of the array fields above except the constraint rows
+        /// (fields in a fixed order, each element's numbers in memory order): what a pickled
+        /// `MjData` carries besides its rows and contacts.
+        fn visit_arrays(d: &mut Data, f: &mut impl FnMut(&mut [f64])) {
+            $( f(&mut d.$f); )*
+            $( d.$v3.iter_mut().for_each(|x| f(x.as_mut_slice())); )*
+            $( d.$v6.iter_mut().for_each(|x| f(x.as_mut_slice())); )*
+            $( d.$r.iter_mut().for_each(|x| f(&mut x[..])); )*
+            $( d.$q.iter_mut().for_each(|x| f(x.coords.as_mut_slice())); )*
+            $( d.$mt.iter_mut().for_each(|x| f(x.as_mut_slice())); )*
+        }
+
+        /// The constraint rows' float fields, `nefc` each.
+        fn efc_floats(d: &mut Data) -> Vec<&mut Vec<f64>> {
+            vec![$(&mut d.$e,)*]
         }
 
         /// Names of the array attributes.
@@ -372,6 +388,150 @@ impl MjData {
                 number: w.number,
             })
             .collect()
+    }
+
+    /// Everything this data holds besides its state, for pickling (MuJoCo's `MjData` pickles
+    /// whole): `(floats, ints)` of the derived arrays, the constraint rows (`efc_*`, the
+    /// Jacobian dense), the contacts, the warning counters and the solver's iteration counts.
+    fn _derived<'py>(&mut self, py: Python<'py>) -> (Bound<'py, PyAny>, Bound<'py, PyAny>) {
+        let d = &mut self.data;
+        let nv = d.qvel.len();
+        let mut fl = vec![d.time, d.solver_fwdinv[0], d.solver_fwdinv[1]];
+        visit_arrays(d, &mut |x| fl.extend_from_slice(x));
+        let n = d.nefc;
+        let mut int: Vec<i64> = vec![n as i64, d.contact.len() as i64, d.nisland as i64];
+        for i in 0..n {
+            let row = d.efc_J_row(i, nv);
+            let mut dense = vec![0.0; nv];
+            match row.cols {
+                Some(c) => c.iter().zip(row.vals).for_each(|(&j, &v)| dense[j] = v),
+                None => dense.copy_from_slice(row.vals),
+            }
+            fl.extend_from_slice(&dense);
+            fl.extend_from_slice(&d.efc_KBIP[i]);
+            fl.extend_from_slice(&d.efc_solref[i]);
+            fl.extend_from_slice(&d.efc_solimp[i]);
+            int.extend([
+                d.efc_type[i] as i64,
+                d.efc_id[i] as i64,
+                d.efc_state[i] as i64,
+            ]);
+        }
+        for v in efc_floats(d) {
+            fl.extend_from_slice(&v[..n]);
+        }
+        for c in &d.contact {
+            fl.push(c.dist);
+            fl.extend_from_slice(c.pos.as_slice());
+            fl.extend_from_slice(c.frame.as_slice());
+            fl.push(c.includemargin);
+            fl.extend_from_slice(&c.friction);
+            fl.extend_from_slice(&c.solref);
+            fl.extend_from_slice(&c.solreffriction);
+            fl.extend_from_slice(&c.solimp);
+            fl.push(c.mu);
+            int.extend([c.dim as i64, c.geom[0] as i64, c.geom[1] as i64]);
+            int.extend([c.exclude as i64, c.efc_address as i64]);
+        }
+        for w in &d.warning {
+            int.extend([w.lastinfo, w.number as i64]);
+        }
+        int.extend(d.solver_niter.iter().map(|&k| k as i64));
+        let (nf, ni) = (fl.len(), int.len());
+        (copy(py, fl, &[nf]), copy(py, int, &[ni]))
+    }
+
+    /// Restores what `_derived` returned (a pickled `MjData`); the state is restored first.
+    fn _set_derived(&mut self, floats: Vec<f64>, ints: Vec<i64>) -> PyResult<()> {
+        let bad = || PyValueError::new_err("corrupt MjData pickle: its derived fields do not fit");
+        let d = &mut self.data;
+        let nv = d.qvel.len();
+        let mut fl = floats.into_iter();
+        let mut int = ints.into_iter();
+        let next = |it: &mut std::vec::IntoIter<f64>| it.next().ok_or_else(bad);
+        d.time = next(&mut fl)?;
+        d.solver_fwdinv = [next(&mut fl)?, next(&mut fl)?];
+        let mut short = false;
+        visit_arrays(d, &mut |x| {
+            for v in x.iter_mut() {
+                match fl.next() {
+                    Some(f) => *v = f,
+                    None => short = true,
+                }
+            }
+        });
+        let mut ni = || int.next().ok_or_else(bad);
+        let size = |v: i64| usize::try_from(v).map_err(|_| bad());
+        let (n, ncon, nisland) = (size(ni()?)?, size(ni()?)?, size(ni()?)?);
+        if short
+            || n > d.efc_type.capacity().max(1 << 20)
+            || ncon > d.contact.capacity().max(1 << 16)
+        {
+            return Err(bad());
+        }
+        d.efc_J_sparse = false;
+        d.resize_efc(nv, n, 0);
+        d.nisland = nisland;
+        use moreau::data::{ConstraintState, ConstraintType};
+        for i in 0..n {
+            for x in d.efc_J[i * nv..(i + 1) * nv]
+                .iter_mut()
+                .chain(d.efc_KBIP[i].iter_mut())
+                .chain(d.efc_solref[i].iter_mut())
+                .chain(d.efc_solimp[i].iter_mut())
+            {
+                *x = next(&mut fl)?;
+            }
+            let t = i32::try_from(ni()?).ok().and_then(ConstraintType::from_i32);
+            d.efc_type[i] = t.ok_or_else(bad)?;
+            d.efc_id[i] = size(ni()?)?;
+            let st = i32::try_from(ni()?)
+                .ok()
+                .and_then(ConstraintState::from_i32);
+            d.efc_state[i] = st.ok_or_else(bad)?;
+        }
+        for v in efc_floats(d) {
+            for x in v[..n].iter_mut() {
+                *x = next(&mut fl)?;
+            }
+        }
+        d.contact.clear();
+        for _ in 0..ncon {
+            let z = nalgebra::Vector3::zeros();
+            let mut c = moreau::Contact::geometric(0.0, z, Matrix3::zeros(), [0, 0]);
+            c.dist = next(&mut fl)?;
+            for x in c.pos.iter_mut().chain(c.frame.iter_mut()) {
+                *x = next(&mut fl)?;
+            }
+            c.includemargin = next(&mut fl)?;
+            for x in c
+                .friction
+                .iter_mut()
+                .chain(c.solref.iter_mut())
+                .chain(c.solreffriction.iter_mut())
+                .chain(c.solimp.iter_mut())
+            {
+                *x = next(&mut fl)?;
+            }
+            c.mu = next(&mut fl)?;
+            c.dim = size(ni()?)?;
+            c.geom = [size(ni()?)?, size(ni()?)?];
+            c.exclude = u8::try_from(ni()?).map_err(|_| bad())?;
+            c.efc_address = i32::try_from(ni()?).map_err(|_| bad())?;
+            d.contact.push(c);
+        }
+        for w in d.warning.iter_mut() {
+            w.lastinfo = ni()?;
+            w.number = u64::try_from(ni()?).map_err(|_| bad())?;
+        }
+        for k in d.solver_niter.iter_mut() {
+            *k = size(ni()?)?;
+        }
+        if fl.next().is_some() || int.next().is_some() {
+            return Err(bad());
+        }
+        self.sync_out();
+        Ok(())
     }
 
     /// The contacts of the last collision pass (`mujoco`'s `_MjContactList`: array attributes

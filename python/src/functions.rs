@@ -464,7 +464,7 @@ pub fn mj_normalizeQuat(m: PyRef<'_, MjModel>, qpos: &Bound<'_, PyAny>) -> PyRes
     write(&out, &q)
 }
 
-fn geomgroup(x: Option<&Bound<'_, PyAny>>) -> PyResult<Option<[bool; 6]>> {
+pub(crate) fn geomgroup(x: Option<&Bound<'_, PyAny>>) -> PyResult<Option<[bool; 6]>> {
     match x {
         None => Ok(None),
         Some(a) if a.is_none() => Ok(None),
@@ -507,7 +507,13 @@ fn inside_primitive(ty: GeomType, size: &[f64; 3], p: &Vector3<f64>) -> bool {
 /// numbers through the engine's own ray test in the geom's frame, is parallel to the normal
 /// and points to the side of the ray's origin; it is flipped when the origin lies inside a
 /// closed primitive.
-fn ray_normal(m: &Model, d: &Data, g: usize, pnt: &Vector3<f64>, vec: &Vector3<f64>) -> [f64; 3] {
+pub(crate) fn ray_normal(
+    m: &Model,
+    d: &Data,
+    g: usize,
+    pnt: &Vector3<f64>,
+    vec: &Vector3<f64>,
+) -> [f64; 3] {
     use num_dual::Dual64;
     let mat = d.geom_xmat[g];
     let lp = mat.tr_mul(&(pnt - d.geom_xpos[g]));

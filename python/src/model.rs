@@ -369,6 +369,7 @@ model_arrays! {
         tendon_damping, tendon_armature, tendon_frictionloss, tendon_length0, tendon_invweight0,
         wrap_prm, actuator_cranklength, actuator_acc0, actuator_length0, actuator_damping,
         actuator_armature, pair_margin, pair_gap, sensor_cutoff, sensor_noise, key_time,
+        numeric_data,
     }
     float_rows {
         body_pos, body_quat, body_ipos, body_iquat, body_inertia, body_invweight0, jnt_solref,
@@ -394,7 +395,7 @@ model_arrays! {
         body_parentid, body_rootid, body_weldid, body_jntnum, body_dofnum, body_geomnum,
         jnt_qposadr, jnt_dofadr, jnt_bodyid, dof_bodyid, dof_jntid, dof_Madr, geom_condim,
         geom_bodyid, site_bodyid, cam_bodyid, tendon_adr, tendon_num, actuator_actnum,
-        pair_geom1, pair_geom2, pair_dim, sensor_dim, sensor_adr,
+        pair_geom1, pair_geom2, pair_dim, sensor_dim, sensor_adr, numeric_adr, numeric_size,
     }
     enums {
         jnt_type, geom_type, site_type, cam_mode, wrap_type, actuator_trntype,
@@ -407,7 +408,7 @@ model_arrays! {
     }
     sizes {
         nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, neq, nkey, nsensor,
-        nsensordata, nmocap, nmesh, nhfield, npair, nexclude, nM, ncam, nmat,
+        nsensordata, nmocap, nmesh, nhfield, npair, nexclude, nM, ncam, nmat, nnumeric,
     }
 }
 
@@ -667,6 +668,12 @@ impl MjModel {
         )
     }
 
+    /// Number of custom numeric values (the length of `numeric_data`).
+    #[getter]
+    fn nnumericdata(&self) -> usize {
+        self.model.numeric_data.len()
+    }
+
     /// Name of element `id` of object type `objtype` (an `mjtObj` value), or None.
     fn name(&self, objtype: i32, id: i64) -> Option<String> {
         let names = names_of(&self.model, objtype)?;
@@ -718,6 +725,19 @@ impl MjModel {
     /// Equality accessor (`eq_*` arrays), see `body`.
     fn equality(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
         Named::new(slf.as_any(), "eq", OBJ_EQUALITY, key)
+    }
+    /// Material accessor (`mat_*` arrays), see `body`.
+    fn material(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "mat", OBJ_MATERIAL, key)
+    }
+    /// Contact pair accessor (`pair_*` arrays), see `body`.
+    fn pair(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "pair", OBJ_PAIR, key)
+    }
+    /// Custom numeric accessor (`numeric_*` arrays; `data` is the element's slice of
+    /// `numeric_data`), see `body`.
+    fn numeric(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "numeric", OBJ_NUMERIC, key)
     }
     /// Keyframe accessor (`key_*` arrays), see `body`.
     fn key(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
@@ -824,10 +844,12 @@ pub const OBJ_CAMERA: i32 = 7;
 pub const OBJ_MESH: i32 = 11;
 pub const OBJ_HFIELD: i32 = 13;
 pub const OBJ_MATERIAL: i32 = 15;
+pub const OBJ_PAIR: i32 = 16;
 pub const OBJ_EQUALITY: i32 = 17;
 pub const OBJ_TENDON: i32 = 18;
 pub const OBJ_ACTUATOR: i32 = 19;
 pub const OBJ_SENSOR: i32 = 20;
+pub const OBJ_NUMERIC: i32 = 21;
 pub const OBJ_KEY: i32 = 22;
 
 /// Names of the elements of an object type, if moreau keeps them.
@@ -839,10 +861,12 @@ pub fn names_of(m: &Model, objtype: i32) -> Option<&[String]> {
         OBJ_SITE => &m.site_name,
         OBJ_CAMERA => &m.cam_name,
         OBJ_MATERIAL => &m.mat_name,
+        OBJ_PAIR => &m.pair_name,
         OBJ_EQUALITY => &m.eq_name,
         OBJ_TENDON => &m.tendon_name,
         OBJ_ACTUATOR => &m.actuator_name,
         OBJ_SENSOR => &m.sensor_name,
+        OBJ_NUMERIC => &m.numeric_name,
         OBJ_KEY => &m.key_name,
         _ => return None,
     })
@@ -860,10 +884,12 @@ pub fn count_of(m: &Model, objtype: i32) -> Option<usize> {
         OBJ_MESH => m.nmesh,
         OBJ_HFIELD => m.nhfield,
         OBJ_MATERIAL => m.nmat,
+        OBJ_PAIR => m.npair,
         OBJ_EQUALITY => m.neq,
         OBJ_TENDON => m.ntendon,
         OBJ_ACTUATOR => m.nu,
         OBJ_SENSOR => m.nsensor,
+        OBJ_NUMERIC => m.nnumeric,
         OBJ_KEY => m.nkey,
         _ => return None,
     })
@@ -982,6 +1008,15 @@ impl Named {
                 let (a, n) = (m.sensor_adr[self.id], m.sensor_dim[self.id]);
                 return slice(owner.getattr("sensordata")?, a, n);
             }
+        } else if self.objtype == OBJ_NUMERIC && attr == "data" {
+            let (a, n) = {
+                let mr = owner.cast::<MjModel>()?.borrow();
+                (
+                    mr.model.numeric_adr[self.id],
+                    mr.model.numeric_size[self.id],
+                )
+            };
+            return slice(owner.getattr("numeric_data")?, a, n);
         }
         let prefix = if is_data && self.prefix == "tendon" {
             "ten"

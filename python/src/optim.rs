@@ -169,10 +169,12 @@ struct Solved {
 /// models/box_push.xml), over `horizon` knots, solved by Gauss–Newton/Levenberg–Marquardt.
 /// `jacobians`: `"analytic"` (inverse-dynamics Jacobians through the soft contact forces),
 /// `"fd"` or `"jumpsafe"` (finite differences). `progress=True` shows a progress bar on stderr;
-/// `callback(info)` gets `{"iteration", "cost", "defect"}` after each iteration. Returns a
-/// `CollocationResult` (plan, controls, the engine's open-loop replay, histories).
+/// `callback(info)` gets `{"iteration", "cost", "defect"}` after each iteration. The knots'
+/// Jacobians run on `threads` threads (None: `set_threads`'s choice) where the provider
+/// computes them per thread; the result does not depend on it. Returns a `CollocationResult`
+/// (plan, controls, the engine's open-loop replay, histories).
 #[pyfunction]
-#[pyo3(signature = (problem="hopper", horizon=60, distance=None, max_iters=300, jacobians="analytic", defect_tol=None, progress=false, callback=None))]
+#[pyo3(signature = (problem="hopper", horizon=60, distance=None, max_iters=300, jacobians="analytic", defect_tol=None, progress=false, callback=None, threads=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn contact_trajopt(
     py: Python<'_>,
@@ -184,6 +186,7 @@ pub fn contact_trajopt(
     defect_tol: Option<f64>,
     progress: bool,
     callback: Option<Bound<'_, PyAny>>,
+    threads: Option<usize>,
 ) -> PyResult<CollocationResult> {
     use moreau_optim::collocation::{Analytic, InverseJacobian};
     use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
@@ -209,7 +212,7 @@ pub fn contact_trajopt(
                 _ => Box::new(Analytic::new()),
             }
         };
-        let p = match problem.as_str() {
+        let mut p = match problem.as_str() {
             "ball" => {
                 let p = pr::ball_push(horizon, distance.unwrap_or(0.2))?;
                 p.collocation.set_jacobian_provider(provider());
@@ -218,6 +221,8 @@ pub fn contact_trajopt(
             "hopper" => pr::hopper_hop(horizon, distance.unwrap_or(0.15), provider())?,
             _ => pr::box_push(horizon, distance.unwrap_or(0.2), provider())?,
         };
+        p.collocation
+            .set_threads(threads.unwrap_or_else(default_threads))?;
         let jac = p.collocation.provider_name();
         let mut lm = LevenbergMarquardt::default();
         lm.max_al_updates = max_iters as usize;
@@ -893,17 +898,20 @@ fn param(
 }
 
 /// Least-squares identification of `params` (see `param` specs: `("mass", body)`,
-/// `("inertial", body, k)`, `("damping", dof)`) from `recording` on inverse dynamics,
-/// linearized (exactly) at the nominal model `m`; singular values below `rcond · σ_max` count
-/// as zero.
+/// `("inertial", body, k)`, `("damping", dof)`) from `recording` (one `Recording`, or a
+/// sequence of them: one parameter vector for several logs) on inverse dynamics, linearized
+/// (exactly) at the nominal model `m`; singular values below `rcond · σ_max` count as zero.
+/// The regressor's columns run on `threads` threads (None: `set_threads`'s choice; the result
+/// does not depend on it).
 #[pyfunction]
-#[pyo3(signature = (m, recording, params, rcond=1e-9))]
+#[pyo3(signature = (m, recording, params, rcond=1e-9, threads=None))]
 pub fn identify(
     py: Python<'_>,
     m: PyRef<'_, MjModel>,
-    recording: PyRef<'_, Recording>,
+    recording: &Bound<'_, PyAny>,
     params: &Bound<'_, PyAny>,
     rcond: f64,
+    threads: Option<usize>,
 ) -> PyResult<Identified> {
     let model = &m.model;
     let mut ps = Vec::new();
@@ -913,16 +921,31 @@ pub fn identify(
         ps.push(a);
         specs.push(b);
     }
-    let rec = &recording.rec;
-    if rec.qpos.first().is_some_and(|q| q.len() != model.nq)
-        || rec.qvel.first().is_some_and(|v| v.len() != model.nv)
-    {
-        return Err(PyTypeError::new_err(
-            "the recording does not have the model's sizes",
-        ));
+    let recs: Vec<moreau_optim::sysid::Recording> =
+        match recording.extract::<PyRef<'_, Recording>>() {
+            Ok(r) => vec![r.rec.clone()],
+            Err(_) => recording
+                .try_iter()
+                .map_err(|_| PyTypeError::new_err("recording: a Recording or a sequence of them"))?
+                .map(|r| Ok(r?.extract::<PyRef<'_, Recording>>()?.rec.clone()))
+                .collect::<PyResult<_>>()?,
+        };
+    if recs.is_empty() {
+        return Err(PyValueError::new_err("no recording"));
     }
+    for rec in &recs {
+        if rec.qpos.first().is_some_and(|q| q.len() != model.nq)
+            || rec.qvel.first().is_some_and(|v| v.len() != model.nv)
+        {
+            return Err(PyTypeError::new_err(
+                "the recording does not have the model's sizes",
+            ));
+        }
+    }
+    let threads = moreau_optim::threads::Threads::new(threads.unwrap_or_else(default_threads))
+        .map_err(PyValueError::new_err)?;
     let id = py
-        .detach(|| moreau_optim::sysid::identify(model, &ps, rec, rcond))
+        .detach(|| moreau_optim::sysid::identify_on(&threads, model, &ps, &recs, rcond))
         .map_err(PyRuntimeError::new_err)?;
     Ok(Identified {
         params: specs,

@@ -180,6 +180,133 @@ def test_named_views_match_mujoco_batch(rng):
         bo.light(0)
 
 
+def test_batch_jac_and_ray_are_bit_identical_across_threads_and_to_a_serial_loop(rng):
+    mo = moreau.MjModel.from_xml_path(model_path("humanoid"))
+    nsim = 5
+    qvel = 0.3 * rng.standard_normal((nsim, mo.nv))
+    body = np.array([1, 3, 5, 7, 9])
+    point = rng.standard_normal((nsim, 3))
+    pnt = np.array([[0, 0, 3.0], [1, 0, 1.0], [0.1, -1, 1.2]])
+    vec = np.array([[0, 0, -1.0], [-1, 0, 0], [0, 1, 0]])
+    excl = np.array([-1, -1, 1])
+    results = []
+    for nthread, persistent in ((1, False), (2, False), (3, True)):
+        b = mo_batch.Batch(mo, nsim, nthread, persistent)
+        b.qvel = qvel
+        b.step(nstep=5)
+        state = b.state.copy()
+        results.append((*b.jac(body, point), *b.ray(pnt, vec, bodyexclude=excl, normal=True)))
+        assert np.array_equal(b.state, state)  # the rows are untouched
+        # a subset of the simulations: their rows of the whole call
+        sub = (*b.jac(body[[1, 3]], point[[1, 3]], ids=[1, 3]),
+               *b.ray(pnt, vec, bodyexclude=excl, normal=True, ids=[1, 3]))
+        for a, full in zip(sub, results[-1]):
+            assert np.array_equal(a, full[[1, 3]])
+    for r in results[1:]:
+        for a, a1 in zip(r, results[0]):
+            assert a.dtype == a1.dtype and np.array_equal(a.view(np.uint8), a1.view(np.uint8))
+    jacp, jacr, dist, geomid, normals = results[0]
+    assert (geomid >= 0).any() and (geomid == -1).any()  # hits and misses
+    # the serial loop: mj_kinematics, mj_comPos, mj_jac, mj_ray on each simulation's MjData
+    for i in range(nsim):
+        d = b.get_data(i)
+        moreau.mj_kinematics(mo, d)
+        moreau.mj_comPos(mo, d)
+        jp, jr = np.zeros((3, mo.nv)), np.zeros((3, mo.nv))
+        moreau.mj_jac(mo, d, jp, jr, point[i], int(body[i]))
+        assert np.array_equal(jp.view(np.uint64), jacp[i].view(np.uint64))
+        assert np.array_equal(jr.view(np.uint64), jacr[i].view(np.uint64))
+        gid, nrm = np.zeros(1, np.int32), np.zeros(3)
+        for k in range(len(pnt)):
+            x = moreau.mj_ray(mo, d, pnt[k], vec[k], None, 1, int(excl[k]), gid, nrm)
+            assert x == dist[i, k] and gid[0] == geomid[i, k]
+            assert np.array_equal(nrm if gid[0] >= 0 else np.zeros(3), normals[i, k])
+    with pytest.raises(ValueError, match="body"):
+        b.jac(mo.nbody, [0, 0, 0])
+    with pytest.raises(ValueError, match="bodyexclude"):
+        b.ray(pnt, vec, bodyexclude=-2)
+
+
+NAMED_XML = """
+<mujoco>
+  <asset>
+    <material name="red" rgba="1 0 0 1"/>
+    <material name="blue" rgba="0 0 1 0.5"/>
+  </asset>
+  <custom>
+    <numeric name="gains" data="1 2 3"/>
+    <numeric name="pad" size="4" data="5"/>
+  </custom>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 .1" material="red"/>
+    <body name="ball" pos="0 0 .3">
+      <freejoint/>
+      <geom name="ball" size=".1" material="blue"/>
+    </body>
+    <body name="box" pos=".3 0 .3" euler="10 20 30">
+      <freejoint/>
+      <geom name="box" type="box" size=".1 .1 .1"/>
+      <site name="s" pos=".1 0 0" euler="0 30 0"/>
+      <camera name="c" pos="0 0 1" euler="0 20 0"/>
+    </body>
+  </worldbody>
+  <contact>
+    <pair name="bf" geom1="ball" geom2="floor" friction="0.5 0.5 0.005 0.0001 0.0001"/>
+  </contact>
+</mujoco>
+"""
+
+
+def test_material_pair_numeric_and_copied_fields_in_batch_views_match_mujoco_batch(rng):
+    mj = mujoco.MjModel.from_xml_string(NAMED_XML)
+    mo = moreau.MjModel.from_xml_string(NAMED_XML)
+    # the custom numerics and the named model views, as MuJoCo compiles them
+    assert (mo.nnumeric, mo.nnumericdata) == (mj.nnumeric, mj.nnumericdata) == (2, 7)
+    for f in ("numeric_adr", "numeric_size", "numeric_data"):
+        assert np.array_equal(getattr(mo, f), getattr(mj, f)), f
+    assert np.array_equal(mo.numeric("pad").data, mj.numeric("pad").data)
+    assert moreau.mj_name2id(mo, int(moreau.mjtObj.mjOBJ_NUMERIC), "pad") == 1
+    assert np.array_equal(mo.pair("bf").friction, mj.pair("bf").friction)
+    assert np.array_equal(mo.material("blue").rgba, mj.material("blue").rgba)
+    for bad, message in (('size="1" data="1 2"', "too much data"),
+                         ('size="0"', "size must be positive"), ('data="1"', "name")):
+        name = "" if message == "name" else 'name="x" '
+        xml = f"<mujoco><custom><numeric {name}{bad}/></custom><worldbody/></mujoco>"
+        with pytest.raises(ValueError, match=message):
+            mujoco.MjModel.from_xml_string(xml)
+        with pytest.raises(moreau.MjcfLoadError, match=message):
+            moreau.MjModel.from_xml_string(xml)
+    nsim = 3
+    bj, bo = mujoco.batch.Batch(mj, nsim, 2), mo_batch.Batch(mo, nsim, 2)
+    qvel = 0.5 * rng.standard_normal((nsim, mj.nv))
+    for b in (bj, bo):
+        b.reset()
+        b.qvel = qvel
+        b.step(nstep=20)
+    views = ((lambda b: b.numeric("gains"), "data"), (lambda b: b.pair("bf"), "friction"),
+             (lambda b: b.pair(0), "margin"), (lambda b: b.material("blue"), "rgba"),
+             (lambda b: b.body("box"), "xquat"), (lambda b: b.body("box"), "xmat"),
+             (lambda b: b.body("box"), "ximat"), (lambda b: b.geom("box"), "xmat"),
+             (lambda b: b.site("s"), "xmat"), (lambda b: b.camera("c"), "xmat"))
+    for view, attr in views:
+        got, want = getattr(view(bo), attr), getattr(view(bj), attr)
+        assert got.shape == want.shape, attr
+        assert rel_err(got, want) < TOL_SOLVE, attr
+    for name in ("xquat", "xmat", "cinert"):
+        assert bo.bind(name).shape == bj.bind(name).shape, name
+        assert rel_err(bo.bind(name), bj.bind(name)) < TOL_SOLVE, name
+    # per-simulation pair friction and numerics expand as in MuJoCo
+    for b in (bj, bo):
+        b.pair("bf").friction = np.array([[0.1], [0.5], [1.0]]) * np.ones(5)
+        b.numeric("gains").data = np.arange(9.0).reshape(3, 3)
+        b.step(nstep=20)
+    assert rel_err(bo.expanded("pair_friction"), bj.expanded("pair_friction")) == 0
+    assert rel_err(bo.expanded("numeric_data"), bj.expanded("numeric_data")) == 0
+    assert rel_err(bo.state, bj.state) < TOL_SOLVE
+    with pytest.raises(ValueError, match="computed"):
+        bo.body("box").xquat = 0.0
+
+
 def test_batch_rollout_matches_mujoco_batch(rng):
     mj, mo, bj, bo = batch_pair("zoo", 3, rng)
     ctrl = 0.3 * rng.standard_normal((3, 25, mj.nu))

@@ -92,3 +92,13 @@ def test_sysid_recovers_masses_and_damping():
     np.testing.assert_allclose(est.estimate, [1.3, 0.4, 0.02], rtol=1e-6)
     fitted = est.apply(nominal)
     assert fitted.dof_damping[0] == pytest.approx(0.4, rel=1e-6)
+    # one parameter vector from several logs (other starts and controls), on 1, 2, 3 threads
+    logs = [moreau.optim.record(truth, moreau.optim.excitation(truth.nu, 80, 2.0, 10, seed=s),
+                                q_offset=[0.1 * s, 0.2 * s]) for s in (4, 5, 6)]
+    fits = [moreau.optim.identify(nominal, logs, params, threads=n) for n in (1, 2, 3)]
+    assert fits[0].rank == 3
+    np.testing.assert_allclose(fits[0].estimate, [1.3, 0.4, 0.02], rtol=1e-6)
+    for f in fits[1:]:
+        assert np.array_equal(np.asarray(f.estimate), np.asarray(fits[0].estimate))
+    with pytest.raises(ValueError, match="no recording"):
+        moreau.optim.identify(nominal, [], params)

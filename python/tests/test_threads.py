@@ -101,6 +101,13 @@ def test_optimizers_on_threads_are_bit_identical():
         for n in (2, 3):
             assert np.array_equal(mpc_controls(linearization=lin, threads=n), one), (lin, n)
     assert np.array_equal(sampled(threads=2), sampled(threads=1))
+    # collocation's knot Jacobians (analytic and finite differences)
+    for jac in ("analytic", "fd"):
+        plans = [moreau.optim.contact_trajopt("ball", horizon=20, max_iters=2, jacobians=jac,
+                                              threads=n) for n in (1, 2, 3)]
+        for p in plans[1:]:
+            assert np.array_equal(p.qpos.view(np.uint64), plans[0].qpos.view(np.uint64)), jac
+            assert np.array_equal(p.ctrl.view(np.uint64), plans[0].ctrl.view(np.uint64)), jac
     assert np.array_equal(planned(threads=3), planned(threads=1))
     every = moreau.get_threads()  # the default: every CPU the process may use
     assert every >= 1

@@ -78,24 +78,28 @@ from moreau import batch, derivatives, optim, rollout, viewer  # noqa: F401
 __version__ = "0.1.0"
 
 
-def _data_from_pickle(m, state):
-    """Rebuilds a pickled `MjData`: a new data of `m` holding `state` (mjSTATE_INTEGRATION)."""
+def _data_from_pickle(m, state, derived=None):
+    """Rebuilds a pickled `MjData`: a new data of `m` holding `state` (mjSTATE_INTEGRATION)
+    and, where given, the derived fields `MjData._derived` returned."""
     d = MjData(m)
     mj_setState(m, d, state, int(mjtState.mjSTATE_INTEGRATION))  # noqa: F405
+    if derived is not None:
+        d._set_derived(*derived)
     return d
 
 
 def _reduce_data(d):
-    """Pickling of `MjData` (as MuJoCo's `MjData` pickles): its model (pickled once however
-    many data share it) and its mjSTATE_INTEGRATION state, everything the next step reads, so
-    the copy steps bit for bit as `d`. Derived quantities (`xpos`, contacts, `qacc`, ...) are
-    not carried: the copy has them after its next `mj_forward` or `mj_step`."""
+    """Pickling of `MjData`, whole as MuJoCo's: its model (pickled once however many data share
+    it), its mjSTATE_INTEGRATION state, and its derived fields (every array `MjData` shows,
+    `xquat`, `xmat`, the contacts, the constraint rows `efc_*`, the warning counters and
+    `solver_niter`), so that the copy reads as `d` without a call to `mj_forward` and steps bit
+    for bit as `d`."""
     import numpy as np
 
     spec = int(mjtState.mjSTATE_INTEGRATION)  # noqa: F405
     state = np.empty(mj_stateSize(d.model, spec))
     mj_getState(d.model, d, state, spec)
-    return _data_from_pickle, (d.model, state)
+    return _data_from_pickle, (d.model, state, d._derived())
 
 
 _copyreg.pickle(MjData, _reduce_data)

@@ -907,6 +907,18 @@ class MjModel:
         """
         ...
     @property
+    def nnumeric(self) -> int:
+        """
+        Size `nnumeric`.
+        """
+        ...
+    @property
+    def nnumericdata(self) -> int:
+        """
+        Number of custom numeric values (the length of `numeric_data`).
+        """
+        ...
+    @property
     def npair(self) -> int:
         """
         Size `npair`.
@@ -952,6 +964,24 @@ class MjModel:
     def nu(self) -> int:
         """
         Size `nu`.
+        """
+        ...
+    @property
+    def numeric_adr(self) -> NDArray[Any]:
+        """
+        `numeric_adr` (read-only int32 copy).
+        """
+        ...
+    @property
+    def numeric_data(self) -> NDArray[Any]:
+        """
+        `numeric_data` (writeable view).
+        """
+        ...
+    @property
+    def numeric_size(self) -> NDArray[Any]:
+        """
+        `numeric_size` (read-only int32 copy).
         """
         ...
     @property
@@ -2747,7 +2777,7 @@ class _Optim(ModuleType):
     PredictiveSampling: type[PredictiveSampling]
     Recording: type[Recording]
     @staticmethod
-    def contact_trajopt(problem: object = 'hopper', horizon: object = 60, distance: object = None, max_iters: object = 300, jacobians: object = 'analytic', defect_tol: object = None, progress: object = False, callback: object = None) -> CollocationResult:
+    def contact_trajopt(problem: object = 'hopper', horizon: object = 60, distance: object = None, max_iters: object = 300, jacobians: object = 'analytic', defect_tol: object = None, progress: object = False, callback: object = None, threads: object = None) -> CollocationResult:
         """
         Direct collocation through contact on one of the project's problems (the `moreau-problems`
         crate, as `cargo run -p moreau-optim --example contact_trajopt`): `"hopper"` (a planar
@@ -2756,8 +2786,10 @@ class _Optim(ModuleType):
         models/box_push.xml), over `horizon` knots, solved by Gauss–Newton/Levenberg–Marquardt.
         `jacobians`: `"analytic"` (inverse-dynamics Jacobians through the soft contact forces),
         `"fd"` or `"jumpsafe"` (finite differences). `progress=True` shows a progress bar on stderr;
-        `callback(info)` gets `{"iteration", "cost", "defect"}` after each iteration. Returns a
-        `CollocationResult` (plan, controls, the engine's open-loop replay, histories).
+        `callback(info)` gets `{"iteration", "cost", "defect"}` after each iteration. The knots'
+        Jacobians run on `threads` threads (None: `set_threads`'s choice) where the provider
+        computes them per thread; the result does not depend on it. Returns a `CollocationResult`
+        (plan, controls, the engine's open-loop replay, histories).
         """
         ...
     @staticmethod
@@ -2767,12 +2799,14 @@ class _Optim(ModuleType):
         """
         ...
     @staticmethod
-    def identify(m: MjModel, recording: object, params: object, rcond: object = 1e-09) -> Identified:
+    def identify(m: MjModel, recording: object, params: object, rcond: object = 1e-09, threads: object = None) -> Identified:
         """
         Least-squares identification of `params` (see `param` specs: `("mass", body)`,
-        `("inertial", body, k)`, `("damping", dof)`) from `recording` on inverse dynamics,
-        linearized (exactly) at the nominal model `m`; singular values below `rcond · σ_max` count
-        as zero.
+        `("inertial", body, k)`, `("damping", dof)`) from `recording` (one `Recording`, or a
+        sequence of them: one parameter vector for several logs) on inverse dynamics, linearized
+        (exactly) at the nominal model `m`; singular values below `rcond · σ_max` count as zero.
+        The regressor's columns run on `threads` threads (None: `set_threads`'s choice; the result
+        does not depend on it).
         """
         ...
     @staticmethod

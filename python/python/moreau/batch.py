@@ -27,9 +27,9 @@ Named views as MuJoCo's: `b.joint("hinge").qpos` is the `(nsim, ...)` part of `b
 that `d.joint("hinge").qpos` is of `d.qpos`; `b.body("pole").mass` the part of the model field
 `body_mass` (read: the expanded per-simulation values, or the model's for every simulation;
 assignment expands the field). `rollout(nstep, control, control_spec, record)` steps and
-records after every substep, `jac(body, point)` and `ray(pnt, vec, ...)` evaluate each
-simulation's kinematics; these three loop in Python over simulations or substeps (the steps
-themselves run on the batch's threads, `jac` and `ray` on the calling thread).
+records after every substep (a Python loop over substeps, each a call on the batch's
+threads); `jac(body, point)` and `ray(pnt, vec, ...)` evaluate each simulation's kinematics
+on the batch's threads, with the GIL released, bit-identical at any thread count.
 """
 
 import functools
@@ -74,6 +74,17 @@ class SimulationError(RuntimeError):
         super().__init__(f"failed in {len(ids)}{of} simulations; simulation {ids[0]}: {message}")
 
 
+def _int32(x, shape, lo, hi, name):
+    """Integers `x` in [lo, hi), broadcast to `shape`, checked before narrowing to int32."""
+    x = np.asarray(x)
+    if not np.issubdtype(x.dtype, np.integer):
+        raise ValueError(f"{name} must be integers, got {x.dtype}")
+    bad = x[(x < lo) | (x >= hi)]
+    if bad.size:
+        raise ValueError(f"{name} must be in [{lo}, {hi}), got {bad.flat[0]}")
+    return np.ascontiguousarray(np.broadcast_to(x, shape), np.int32)
+
+
 def _ids(ids, nsim):
     """Sorted unique int32 ids from ids or a boolean mask; None for all."""
     if ids is None:
@@ -98,8 +109,12 @@ def _ids(ids, nsim):
     return np.ascontiguousarray(ids, dtype=np.int32)
 
 
-# MuJoCo's named views with no counterpart in moreau's MjModel / MjData
-_NO_NAMED = ("light", "material", "numeric", "pair")
+# MuJoCo's named views with no counterpart in moreau's MjModel / MjData (moreau's compiler
+# does not keep lights)
+_NO_NAMED = ("light",)
+
+# prefix of MjData's per-object fields, by named view (xquat, geom_xmat, cam_xmat, ...)
+_DATA_PREFIX = {"geom": "geom_", "site": "site_", "camera": "cam_"}
 
 
 def _containing(obj, names, part):
@@ -151,6 +166,17 @@ class _Named:
         nsim = b.nsim
         part = getattr(self._dv, attr, None) if self._dv is not None else None
         field = _containing(b._data, DATA_FIELDS, part)
+        if field is None and isinstance(part, np.ndarray):
+            # moreau's read-only copies (xquat, xmat, ...): the object's row of the field
+            field = _DATA_PREFIX.get(self._kind, "") + attr
+            template = getattr(b._data, field, None)
+            if (field in DATA_FIELDS and isinstance(template, np.ndarray)
+                    and template.shape[1:] == part.shape):
+                if write:
+                    raise ValueError(f"{self._kind} {attr} is computed by every call and "
+                                     "cannot be written")
+                return b.bind(field)[:, self.id]
+            field = None
         if field is not None:
             if write and field not in _STATE_FIELDS:
                 raise ValueError(f"{self._kind} {attr} is computed by every call and cannot be written")
@@ -295,12 +321,7 @@ class Batch:
                 if name in MODEL_FIELDS:
                     raise ValueError(f"{name} is an MjModel field: use expand({name!r})")
                 raise ValueError(f"{name} is not an MjData field bind() accepts")
-            width = {"xpos": 3, "xipos": 3, "xanchor": 3, "xaxis": 3, "geom_xpos": 3,
-                     "site_xpos": 3, "cam_xpos": 3, "subtree_com": 3, "subtree_linvel": 3,
-                     "subtree_angmom": 3}.get(name)
-            if name in ("cdof", "cvel", "cdof_dot", "cacc", "cfrc_int", "cfrc_ext"):
-                width = 6
-            view = raw if width is None else raw.reshape(self.nsim, -1, width)
+            view = raw.reshape(self.nsim, *np.shape(getattr(self._data, name)))
             view.flags.writeable = False
         self._bound[name] = view
         return view
@@ -471,56 +492,36 @@ class Batch:
     def jac(self, body, point, ids=None):
         """Translational and rotational Jacobians `(n, 3, nv)` each of world points `point`
         (`(3,)` or `(n, 3)`) on bodies `body` (an id, or one per simulation of the call), from
-        each simulation's state (mj_kinematics, mj_comPos, mj_jac); the batch is untouched."""
+        each simulation's state (mj_kinematics, mj_comPos, mj_jac), on the batch's threads;
+        the state and bound fields are untouched (a persistent batch's MjData keeps these
+        kinematics, as `get_data` shows)."""
         ids = _ids(ids, self.nsim)
-        sel = np.arange(self.nsim) if ids is None else ids
-        n, nv = len(sel), self.model.nv
-        body = np.broadcast_to(np.asarray(body), (n,))
-        if not np.issubdtype(body.dtype, np.integer) or ((body < 0) | (body >= self.model.nbody)).any():
-            raise ValueError(f"body must be integers in [0, {self.model.nbody})")
+        n, nv = (self.nsim if ids is None else len(ids)), self.model.nv
+        body = _int32(body, (n,), 0, self.model.nbody, "body")
         point = np.ascontiguousarray(np.broadcast_to(np.asarray(point, np.float64), (n, 3)))
         jacp, jacr = np.zeros((n, 3, nv)), np.zeros((n, 3, nv))
-        d = _moreau.MjData(self.model)
-        for r, sim in enumerate(sel):
-            m = self._model_of(int(sim))
-            self._b.get_data(int(sim), d)
-            _moreau.mj_kinematics(m, d)
-            _moreau.mj_comPos(m, d)
-            _moreau.mj_jac(m, d, jacp[r], jacr[r], point[r], int(body[r]))
+        self._check(ids, self._b.jac(ids, body, point, jacp, jacr))
         return jacp, jacr
 
     def ray(self, pnt, vec, geomgroup=None, flg_static: bool = True, bodyexclude=-1, ids=None,
             normal: bool = False):
-        """`mj_ray` in each simulation from its state (mj_kinematics first; the batch is
-        untouched): `pnt` and `vec` broadcast to `(n, nray, 3)`, `bodyexclude` to `(n, nray)`.
-        Returns `dist, geomid` `(n, nray)` (-1 for a miss) and with `normal` the normals
-        `(n, nray, 3)` (zero for a miss)."""
+        """`mj_ray` in each simulation from its state (mj_kinematics first), on the batch's
+        threads; the state and bound fields are untouched: `pnt` and `vec` broadcast to
+        `(n, nray, 3)`, `bodyexclude` to `(n, nray)`. Returns `dist, geomid` `(n, nray)`
+        (-1 for a miss) and with `normal` the normals `(n, nray, 3)` (zero for a miss)."""
         ids = _ids(ids, self.nsim)
-        sel = np.arange(self.nsim) if ids is None else ids
-        n = len(sel)
+        n = self.nsim if ids is None else len(ids)
         pnt = np.atleast_2d(np.asarray(pnt, np.float64))
         vec = np.atleast_2d(np.asarray(vec, np.float64))
         nray = np.broadcast_shapes(pnt.shape[:-1], vec.shape[:-1])[-1]
-        pnt = np.broadcast_to(pnt, (n, nray, 3))
-        vec = np.broadcast_to(vec, (n, nray, 3))
-        excl = np.broadcast_to(np.asarray(bodyexclude), (n, nray))
-        if not np.issubdtype(excl.dtype, np.integer) or ((excl < -1) | (excl >= self.model.nbody)).any():
-            raise ValueError(f"bodyexclude must be integers in [-1, {self.model.nbody})")
+        pnt = np.ascontiguousarray(np.broadcast_to(pnt, (n, nray, 3)))
+        vec = np.ascontiguousarray(np.broadcast_to(vec, (n, nray, 3)))
+        excl = _int32(bodyexclude, (n, nray), -1, self.model.nbody, "bodyexclude")
         if geomgroup is not None:
             geomgroup = np.ascontiguousarray(geomgroup, dtype=np.uint8)
         dist = np.zeros((n, nray))
         geomid = np.zeros((n, nray), np.int32)
-        normals = np.zeros((n, nray, 3))
-        d = _moreau.MjData(self.model)
-        gid, nrm = np.zeros(1, np.int32), np.zeros(3)
-        for r, sim in enumerate(sel):
-            m = self._model_of(int(sim))
-            self._b.get_data(int(sim), d)
-            _moreau.mj_kinematics(m, d)
-            for k in range(nray):
-                dist[r, k] = _moreau.mj_ray(m, d, pnt[r, k], vec[r, k], geomgroup, int(flg_static),
-                                            int(excl[r, k]), gid, nrm if normal else None)
-                geomid[r, k] = gid[0]
-                if normal and gid[0] >= 0:
-                    normals[r, k] = nrm
+        normals = np.zeros((n, nray, 3)) if normal else None
+        self._check(ids, self._b.ray(ids, pnt, vec, geomgroup, bool(flg_static), excl, dist,
+                                     geomid, normals))
         return (dist, geomid, normals) if normal else (dist, geomid)

@@ -30,6 +30,7 @@ pub(super) fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<
                         "condim must be 1, 3, 4 or 6",
                     ));
                 }
+                m.pair_name.push(name.clone());
                 m.pair_geom1.push(g1);
                 m.pair_geom2.push(g2);
                 m.pair_dim.push(condim as usize);

@@ -13,6 +13,7 @@ use crate::mjcf::compile::asset::{
 use crate::mjcf::compile::body::Builder;
 use crate::mjcf::compile::contact::compile_contact;
 use crate::mjcf::compile::ctx::{Index, Lookup, MINVAL, R};
+use crate::mjcf::compile::custom::compile_numerics;
 use crate::mjcf::compile::defaults::Defaults;
 use crate::mjcf::compile::equality::compile_equality;
 use crate::mjcf::compile::keyframe::compile_keyframes;
@@ -30,6 +31,7 @@ mod attr;
 mod body;
 mod contact;
 mod ctx;
+mod custom;
 mod defaults;
 mod equality;
 mod frame;
@@ -177,6 +179,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     compile_contact(root, &defs, &mut m)?;
     finish_meshes(&mut m, meshes)?;
     compile_keyframes(root, &mut m)?;
+    compile_numerics(root, &mut m)?;
     compile_sensors(root, &mut m)?;
     Ok(m)
 }
