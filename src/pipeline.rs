@@ -75,6 +75,9 @@ pub use crate::inverse::{
     compare_fwd_inv, damping_slope, discrete_acc, euler_damped, inv_constraint, inverse_skip,
 };
 
+// ------------------------------------------------------------ energy (option flag `energy`)
+pub use crate::energy::{energy_pos, energy_vel};
+
 // ------------------------------------------------------------ sensors
 pub use crate::sensor::{
     sensor_acc, sensor_datatype, sensor_dim, sensor_pos, sensor_stage, sensor_vel,
