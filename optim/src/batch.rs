@@ -49,6 +49,7 @@ pub fn same_layout(a: &Model, b: &Model) -> bool {
             m.ngeom,
             m.nsite,
             m.ncam,
+            m.nlight,
             m.nmocap,
             m.neq,
             m.ntendon,

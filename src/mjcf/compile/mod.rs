@@ -71,6 +71,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
         geom_mass: Vec::new(),
         body_el: Vec::new(),
         cam_target: Vec::new(),
+        light_target: Vec::new(),
         seen: HashMap::new(),
     };
     b.tree(root, &sections)?;
@@ -79,6 +80,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     let xquat = std::mem::take(&mut b.xquat);
     let b_el = std::mem::take(&mut b.body_el);
     let cam_target = std::mem::take(&mut b.cam_target);
+    let light_target = std::mem::take(&mut b.light_target);
     let meshes = std::mem::take(&mut b.meshes);
     let mut m = b.m;
     m.ncam = m.cam_name.len();
@@ -99,6 +101,23 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
             None => -1,
         };
         m.cam_targetbodyid.push(id);
+    }
+    m.nlight = m.light_name.len();
+    for t in &light_target {
+        let id = match t {
+            Some((name, el)) => match body_ix.id(name) {
+                Some(k) => k as i32,
+                None => {
+                    return Err(el.err(
+                        ErrorKind::BadReference,
+                        Some("target"),
+                        "unknown target body in light",
+                    ))
+                }
+            },
+            None => -1,
+        };
+        m.light_targetbodyid.push(id);
     }
     m.nbody = m.body_name.len();
     m.njnt = m.jnt_name.len();
