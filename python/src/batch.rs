@@ -4,7 +4,8 @@
 //! C-contiguous float64 arrays of the final shapes. Every call releases the GIL.
 
 use crate::arrays::view_raw;
-use crate::data::{model_layout, MjData};
+use crate::data::MjData;
+use crate::layout::model_layout;
 use crate::model::MjModel;
 use moreau::data::NWARNING;
 use moreau::{Data, Model};
@@ -162,8 +163,8 @@ macro_rules! data_fields {
             match name {
                 $(stringify!($f) => out.copy_from_slice(&d.$f),)*
                 $(stringify!($v) => fill(out, d.$v.iter().flat_map(|x| x.iter().copied())),)*
-                $(stringify!($q) => fill(out, d.$q.iter().flat_map(crate::data::wxyz)),)*
-                $(stringify!($mt) => fill(out, d.$mt.iter().flat_map(crate::data::row_major)),)*
+                $(stringify!($q) => fill(out, d.$q.iter().flat_map(crate::layout::wxyz)),)*
+                $(stringify!($mt) => fill(out, d.$mt.iter().flat_map(crate::layout::row_major)),)*
                 _ => {
                     model_layout(m, d, name, Some(out));
                 }

@@ -677,13 +677,13 @@ impl MjModel {
     /// Number of nonzeros of the inertia's lower triangle in MuJoCo's sparse layout (`M`).
     #[getter]
     fn nC(&self) -> usize {
-        crate::data::m_sparsity(&self.model)[2].len()
+        crate::layout::m_sparsity(&self.model)[2].len()
     }
 
     /// Number of nonzeros in each row of `M`'s lower triangle (read-only int32 copy).
     #[getter]
     fn M_rownnz<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let [v, _, _] = crate::data::m_sparsity(&self.model);
+        let [v, _, _] = crate::layout::m_sparsity(&self.model);
         let n = v.len();
         copy(py, v, &[n])
     }
@@ -691,7 +691,7 @@ impl MjModel {
     /// Address of each row of `M` in `M_colind` (read-only int32 copy).
     #[getter]
     fn M_rowadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let [_, v, _] = crate::data::m_sparsity(&self.model);
+        let [_, v, _] = crate::layout::m_sparsity(&self.model);
         let n = v.len();
         copy(py, v, &[n])
     }
@@ -700,7 +700,7 @@ impl MjModel {
     /// dof (read-only int32 copy).
     #[getter]
     fn M_colind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let [_, _, v] = crate::data::m_sparsity(&self.model);
+        let [_, _, v] = crate::layout::m_sparsity(&self.model);
         let n = v.len();
         copy(py, v, &[n])
     }
