@@ -579,6 +579,21 @@ impl<const N: usize> Flat for Vec<[f64; N]> {
 }
 
 model_fields!(
+    light_pos,
+    light_dir,
+    light_pos0,
+    light_poscom0,
+    light_dir0,
+    light_attenuation,
+    light_cutoff,
+    light_exponent,
+    light_ambient,
+    light_diffuse,
+    light_specular,
+    light_bulbradius,
+    light_intensity,
+    light_range,
+    light_softness,
     body_pos,
     body_quat,
     body_ipos,

@@ -450,6 +450,12 @@ def test_lights_match_mujoco(rng):
     for name in ("l2", "l6"):
         assert rel_err(bo.light(name).xdir, bj.light(name).xdir) < 1e-12
         assert rel_err(bo.light(name).pos, bj.light(name).pos) == 0
+    # a light's position per simulation (an expanded model field)
+    for b in (bj, bo):
+        b.light("l5").pos = np.arange(9.0).reshape(3, 3)
+        b.forward()
+    assert rel_err(bo.expanded("light_pos"), bj.expanded("light_pos")) == 0
+    assert rel_err(bo.bind("light_xpos"), bj.bind("light_xpos")) < 1e-12
     dj, do = mujoco.MjData(mj), moreau.MjData(mo)
     bj.get_data(2, dj)
     moreau.mj_setState(mo, do, bj.state[2], int(moreau.mjtState.mjSTATE_INTEGRATION))

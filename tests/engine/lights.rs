@@ -42,7 +42,11 @@ fn lights_match_mujoco() {
     assert_eq!(m.nlight as u64, r["nlight"].as_u64().unwrap());
     let flat3 = |v: &[[f64; 3]]| v.iter().flatten().copied().collect::<Vec<f64>>();
     let ints = |v: &[i32]| v.iter().map(|&x| f64::from(x)).collect::<Vec<f64>>();
-    let bools = |v: &[bool]| v.iter().map(|&x| f64::from(u8::from(x))).collect::<Vec<f64>>();
+    let bools = |v: &[bool]| {
+        v.iter()
+            .map(|&x| f64::from(u8::from(x)))
+            .collect::<Vec<f64>>()
+    };
     let mode = |v: &[CamMode]| v.iter().map(|&x| x as i32 as f64).collect::<Vec<f64>>();
     let fields: Vec<(&str, Vec<f64>, bool)> = vec![
         ("light_pos", flat3(&m.light_pos), false),
@@ -51,7 +55,11 @@ fn lights_match_mujoco() {
         ("light_poscom0", flat3(&m.light_poscom0), false),
         ("light_dir0", flat3(&m.light_dir0), false),
         ("light_mode", mode(&m.light_mode), false),
-        ("light_bodyid", m.light_bodyid.iter().map(|&b| b as f64).collect(), false),
+        (
+            "light_bodyid",
+            m.light_bodyid.iter().map(|&b| b as f64).collect(),
+            false,
+        ),
         ("light_targetbodyid", ints(&m.light_targetbodyid), false),
         ("light_type", ints(&m.light_type), false),
         ("light_texid", ints(&m.light_texid), false),
@@ -69,7 +77,11 @@ fn lights_match_mujoco() {
         ("light_specular", flat3(&m.light_specular), true),
     ];
     let names: Vec<&String> = r["fields"].as_object().unwrap().keys().collect();
-    assert_eq!(names.len(), fields.len(), "MuJoCo's light fields: {names:?}");
+    assert_eq!(
+        names.len(),
+        fields.len(),
+        "MuJoCo's light fields: {names:?}"
+    );
     for (name, got, f32_precision) in &fields {
         check(name, got, &nums(&r["fields"][*name]), *f32_precision);
     }
@@ -80,8 +92,18 @@ fn lights_match_mujoco() {
         d.qpos.copy_from_slice(&nums(&s["qpos"]));
         moreau::forward(&m, &mut d);
         let v3 = |v: &[nalgebra::Vector3<f64>]| v.iter().flatten().copied().collect::<Vec<f64>>();
-        check("light_xpos", &v3(&d.light_xpos), &nums(&s["light_xpos"]), false);
-        check("light_xdir", &v3(&d.light_xdir), &nums(&s["light_xdir"]), false);
+        check(
+            "light_xpos",
+            &v3(&d.light_xpos),
+            &nums(&s["light_xpos"]),
+            false,
+        );
+        check(
+            "light_xdir",
+            &v3(&d.light_xdir),
+            &nums(&s["light_xdir"]),
+            false,
+        );
     }
 }
 
@@ -89,10 +111,15 @@ fn lights_match_mujoco() {
 fn bad_lights_are_refused_with_mujocos_words() {
     for (attrs, message) in [
         (r#"dir="0 0 0""#, "zero direction in light"),
-        (r#"mode="targetbody" target="nope""#, "unknown target body in light"),
+        (
+            r#"mode="targetbody" target="nope""#,
+            "unknown target body in light",
+        ),
         (r#"color="1 1 1""#, "color"),
     ] {
-        let xml = format!(r#"<mujoco><worldbody><body name="b"><light {attrs}/></body></worldbody></mujoco>"#);
+        let xml = format!(
+            r#"<mujoco><worldbody><body name="b"><light {attrs}/></body></worldbody></mujoco>"#
+        );
         let e = moreau::load_from_str(&xml, &moreau::Vfs::new()).unwrap_err();
         assert!(e.to_string().contains(message), "{attrs}: {e}");
     }

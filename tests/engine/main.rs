@@ -21,8 +21,8 @@ mod mjcf_source;
 // smooth dynamics: kinematics, inertia, bias forces, tendons, actuators, passive forces
 mod actuator_damping_oracle;
 mod camera_rangefinder_oracle;
-mod lights;
 mod inverse_oracle;
+mod lights;
 mod pipeline_generic;
 mod pipeline_oracle;
 mod rne_post_constraint_oracle;

@@ -643,7 +643,8 @@ impl<'a> Builder<'a> {
         m.light_bodyid.push(body);
         m.light_type.push(ty);
         m.light_texid.push(-1);
-        m.light_castshadow.push(a.bool("castshadow")?.unwrap_or(true));
+        m.light_castshadow
+            .push(a.bool("castshadow")?.unwrap_or(true));
         m.light_active.push(a.bool("active")?.unwrap_or(true));
         m.light_bulbradius.push(a.f64_or("bulbradius", 0.02)?);
         m.light_intensity.push(a.f64_or("intensity", 0.0)?);
@@ -651,7 +652,8 @@ impl<'a> Builder<'a> {
         m.light_softness.push(a.f64_or("softness", 0.2)?);
         m.light_cutoff.push(a.f64_or("cutoff", 45.0)?);
         m.light_exponent.push(a.f64_or("exponent", 10.0)?);
-        m.light_attenuation.push(a.arr("attenuation", [1.0, 0.0, 0.0])?);
+        m.light_attenuation
+            .push(a.arr("attenuation", [1.0, 0.0, 0.0])?);
         m.light_ambient.push(a.arr("ambient", [0.0; 3])?);
         m.light_diffuse.push(a.arr("diffuse", [0.7; 3])?);
         m.light_specular.push(a.arr("specular", [0.3; 3])?);
