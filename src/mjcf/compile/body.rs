@@ -70,6 +70,21 @@ impl Builder<'_> {
     }
 }
 
+/// The tracking `mode` of a camera or a light (`mjtCamLight`), fixed by default.
+fn track_mode(a: &A) -> R<CamMode> {
+    Ok(a.keyword(
+        "mode",
+        &[
+            ("fixed", CamMode::Fixed),
+            ("track", CamMode::Track),
+            ("trackcom", CamMode::TrackCom),
+            ("targetbody", CamMode::TargetBody),
+            ("targetbodycom", CamMode::TargetBodyCom),
+        ],
+    )?
+    .unwrap_or(CamMode::Fixed))
+}
+
 pub(super) fn frame_pose(el: &Elem, comp: &Compiler) -> R<(V3, Q)> {
     let a = A::new(el);
     Ok((
@@ -571,18 +586,7 @@ impl<'a> Builder<'a> {
         let a = self.defs.reader(it.el, cls, "camera");
         let name = a.name();
         self.unique("camera", &name, it.el)?;
-        let mode = a
-            .keyword(
-                "mode",
-                &[
-                    ("fixed", CamMode::Fixed),
-                    ("track", CamMode::Track),
-                    ("trackcom", CamMode::TrackCom),
-                    ("targetbody", CamMode::TargetBody),
-                    ("targetbodycom", CamMode::TargetBodyCom),
-                ],
-            )?
-            .unwrap_or(CamMode::Fixed);
+        let mode = track_mode(&a)?;
         let target = it.el.attr("target").map(|t| (t, it.el));
         if matches!(mode, CamMode::TargetBody | CamMode::TargetBodyCom) && target.is_none() {
             return Err(a.err(
@@ -612,18 +616,7 @@ impl<'a> Builder<'a> {
         let a = self.defs.reader(it.el, cls, "light");
         let name = a.name();
         self.unique("light", &name, it.el)?;
-        let mode = a
-            .keyword(
-                "mode",
-                &[
-                    ("fixed", CamMode::Fixed),
-                    ("track", CamMode::Track),
-                    ("trackcom", CamMode::TrackCom),
-                    ("targetbody", CamMode::TargetBody),
-                    ("targetbodycom", CamMode::TargetBodyCom),
-                ],
-            )?
-            .unwrap_or(CamMode::Fixed);
+        let mode = track_mode(&a)?;
         let ty = match a.keyword(
             "type",
             &[("spot", 0), ("directional", 1), ("point", 2), ("image", 3)],

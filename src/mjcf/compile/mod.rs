@@ -85,40 +85,27 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     let mut m = b.m;
     m.ncam = m.cam_name.len();
     let body_ix = Index::new(&m.body_name);
-    for t in &cam_target {
-        let id = match t {
-            // kept for every mode (as MuJoCo 4.0.0), used by targetbody / targetbodycom only
-            Some((name, el)) => match body_ix.id(name) {
-                Some(k) => k as i32,
-                None => {
-                    return Err(el.err(
-                        ErrorKind::BadReference,
-                        Some("target"),
-                        format!("unknown target body '{name}'"),
-                    ))
-                }
-            },
-            None => -1,
-        };
-        m.cam_targetbodyid.push(id);
-    }
+    // the target body ids, kept for every mode (as MuJoCo 4.0.0), used by targetbody /
+    // targetbodycom only
+    let target_ids = |targets: &[Option<(&str, &Elem)>], what: &str| -> R<Vec<i32>> {
+        targets
+            .iter()
+            .map(|t| match t {
+                Some((name, el)) => body_ix.id(name).map(|k| k as i32).ok_or_else(|| {
+                    let msg = if what == "camera" {
+                        format!("unknown target body '{name}'")
+                    } else {
+                        format!("unknown target body in {what}")
+                    };
+                    el.err(ErrorKind::BadReference, Some("target"), msg)
+                }),
+                None => Ok(-1),
+            })
+            .collect()
+    };
+    m.cam_targetbodyid = target_ids(&cam_target, "camera")?;
     m.nlight = m.light_name.len();
-    for t in &light_target {
-        let id = match t {
-            Some((name, el)) => match body_ix.id(name) {
-                Some(k) => k as i32,
-                None => {
-                    return Err(el.err(
-                        ErrorKind::BadReference,
-                        Some("target"),
-                        "unknown target body in light",
-                    ))
-                }
-            },
-            None => -1,
-        };
-        m.light_targetbodyid.push(id);
-    }
+    m.light_targetbodyid = target_ids(&light_target, "light")?;
     m.nbody = m.body_name.len();
     m.njnt = m.jnt_name.len();
     m.ngeom = m.geom_name.len();
