@@ -15,12 +15,15 @@ import sys
 
 
 def strip(src):
-    """Source without comments and string literals (so paths in docs do not count)."""
+    """Source without comments, string literals and visibility paths (so paths in docs do not
+    count)."""
     src = re.sub(r'//[^\n]*', '', src)
     src = re.sub(r'/\*.*?\*/', '', src, flags=re.S)
     src = re.sub(r'r#*"(?:.|\n)*?"#*', '""', src)
-    src = re.sub(r'"(?:\\.|[^"\\])*"', '""', src)
+    src = re.sub(r'"(?:\\[\s\S]|[^"\\])*"', '""', src)
     src = re.sub(r"'(?:\\.|[^'\\])'", "''", src)
+    # `pub(in path)` names where an item is visible, not what it uses
+    src = re.sub(r'\bpub\(in\s+[\w:]+\)', 'pub', src)
     return src
 
 

@@ -1,7 +1,7 @@
 //! Box colliders (Computation "Checking"): sphere–box, capsule–box, box–box; generic over the
 //! scalar.
 
-use super::{pose, Sink};
+use super::sink::{pose, Sink};
 use crate::data::Data;
 use crate::math::{sc, Scalar};
 use crate::model::Model;

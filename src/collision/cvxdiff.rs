@@ -22,8 +22,8 @@
 //! multi-contact patches are handled in [`super::multiccd`]) keep the normal attached to the
 //! face (else geom 0) and the witness points attached to their geoms.
 
-use super::convex::{ConvexContact, Shape};
-use super::{f64of, Sink};
+use super::shape::{ConvexContact, Shape};
+use super::sink::{f64of, Sink};
 use crate::math::{sc, Scalar};
 use nalgebra::{Matrix2, Matrix3, Vector2, Vector3};
 use num_dual::Dual64;

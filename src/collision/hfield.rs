@@ -25,8 +25,10 @@
 //! GJK/EPA ([`super::convex::penetration_within`]); MuJoCo agrees to its EPA tolerance in dist
 //! (≤ 1e-6), its positions and normals less closely (see the test's tolerances).
 
-use super::convex::{geom_shape, penetration_within, ConvexContact, Posed, Shape};
-use super::{cvxdiff, f64of, Sink};
+use super::convex::penetration_within;
+use super::cvxdiff;
+use super::shape::{geom_shape, ConvexContact, Posed, Shape};
+use super::sink::{f64of, Sink};
 use crate::data::Data;
 use crate::math::{sc, Scalar};
 use crate::model::Model;
@@ -259,14 +261,11 @@ fn face_plane<T: Scalar>(
 /// MuJoCo's stopping rules. Everything is in the height field's frame; the Minkowski difference
 /// is prism − geom.
 pub mod native {
+    use crate::collision::scratch::prism::{Face, Poly, Pt, NFACE, NVERT, PT0};
     use nalgebra::{Matrix3, Vector3};
 
     type V3 = Vector3<f64>;
 
-    /// Vertex capacity of the polytope (4 + at most 255 EPA iterations, plus one).
-    const NVERT: usize = 260;
-    /// Face capacity of the polytope (≥ max(6·NVERT, 1000)).
-    const NFACE: usize = 1560;
     /// Visibility threshold of a face from a new support point.
     const VISIBLE: f64 = 1e-15;
 
@@ -399,22 +398,6 @@ pub mod native {
         prism[best]
     }
 
-    /// A point of the Minkowski difference with its two witnesses.
-    #[derive(Clone, Copy)]
-    struct Pt {
-        w: V3,
-        a: V3,
-        b: V3,
-        idx: i32,
-    }
-
-    const PT0: Pt = Pt {
-        w: V3::new(0.0, 0.0, 0.0),
-        a: V3::new(0.0, 0.0, 0.0),
-        b: V3::new(0.0, 0.0, 0.0),
-        idx: -1,
-    };
-
     /// Support of prism − geom in `d`.
     fn support(prism: &[V3; 6], geom: &Geom, d: &V3) -> Pt {
         let a = prism_support(prism, d);
@@ -427,60 +410,7 @@ pub mod native {
         }
     }
 
-    /// A triangular face of the polytope: edge k runs from `verts[k]` to `verts[k+1 mod 3]`,
-    /// `adj[k]` is the face across it; `v` the origin's projection on its plane.
-    #[derive(Clone, Copy)]
-    struct Face {
-        verts: [usize; 3],
-        adj: [usize; 3],
-        v: V3,
-        dist2: f64,
-        /// Position in the active list, or `usize::MAX`.
-        slot: usize,
-        deleted: bool,
-    }
-
-    const FACE0: Face = Face {
-        verts: [0; 3],
-        adj: [0; 3],
-        v: V3::new(0.0, 0.0, 0.0),
-        dist2: 0.0,
-        slot: usize::MAX,
-        deleted: false,
-    };
-
-    /// The EPA polytope's fixed storage (no allocation).
-    pub struct Poly {
-        pts: [Pt; NVERT],
-        npt: usize,
-        faces: [Face; NFACE],
-        nface: usize,
-        list: [usize; NFACE],
-        nlist: usize,
-        horizon: [(usize, usize); NFACE],
-        nhorizon: usize,
-    }
-
-    impl Default for Poly {
-        fn default() -> Self {
-            Self::new()
-        }
-    }
-
     impl Poly {
-        pub const fn new() -> Self {
-            Poly {
-                pts: [PT0; NVERT],
-                npt: 0,
-                faces: [FACE0; NFACE],
-                nface: 0,
-                list: [0; NFACE],
-                nlist: 0,
-                horizon: [(0, 0); NFACE],
-                nhorizon: 0,
-            }
-        }
-
         /// Remove face `f` from the active list (the last entry moves into its slot) and mark
         /// it deleted.
         fn delete(&mut self, f: usize) {

@@ -24,6 +24,13 @@ pub mod hfield;
 pub mod meshpoly;
 pub mod multiccd;
 pub mod primitive;
+pub mod scratch;
+pub mod shape;
+pub mod sink;
+
+pub use scratch::CollisionScratch;
+pub(crate) use sink::{f64of, pose};
+pub use sink::{frame_from_normal, Sink};
 
 use crate::data::{Contact, Data, Warning};
 use crate::math::{sc, Scalar};
@@ -33,83 +40,6 @@ use nalgebra::{Matrix3, Vector3};
 /// Smallest friction coefficient of a mixed contact (`mjMINMU`).
 pub const MINMU: f64 = 1e-5;
 
-/// Completes a contact frame from its normal (docs/mujoco-behaviour.md#contacts): tangent 1 is `t`
-/// (or (0,1,0) if `|n_y| < 0.5`, else (0,0,1)) made orthogonal to `n` and normalized; tangent 2 = n
-/// × t1.
-pub fn frame_from_normal<T: Scalar>(n: Vector3<T>, t: Option<Vector3<T>>) -> Matrix3<T> {
-    let tiny = sc::<T>(1e-12);
-    let mut t1 = Vector3::zeros();
-    if let Some(t) = t {
-        t1 = t - n * n.dot(&t);
-    }
-    let nt = t1.norm();
-    if nt > tiny {
-        t1 /= nt;
-    } else {
-        t1 = if n.y.abs() < sc(0.5) {
-            Vector3::new(T::zero(), T::one(), T::zero())
-        } else {
-            Vector3::new(T::zero(), T::zero(), T::one())
-        };
-        t1 -= n * n.dot(&t1);
-        let nt = t1.norm();
-        if nt > tiny {
-            t1 /= nt;
-        }
-    }
-    let t2 = n.cross(&t1);
-    Matrix3::from_rows(&[n.transpose(), t1.transpose(), t2.transpose()])
-}
-
-/// Output of a narrow-phase call: pushes geometric contacts into reserved capacity, keeping
-/// those with `dist <= margin` (Computation "Checking"; docs/mujoco-behaviour.md#contacts
-/// margin/gap).
-pub struct Sink<'a, T: Scalar> {
-    pub out: &'a mut Vec<Contact<T>>,
-    /// The narrow phase's working storage (EPA polytopes, the multi-contact patch).
-    pub scratch: &'a mut CollisionScratch,
-    /// Most contacts `out` may hold (`Data::nconmax`).
-    pub limit: usize,
-    /// Contacts are kept up to this distance (margin + gap).
-    pub margin: T,
-    pub geom: [usize; 2],
-    /// Number of contacts added by this call.
-    pub added: usize,
-    /// True if a contact was dropped for lack of capacity.
-    pub full: bool,
-}
-
-impl<T: Scalar> Sink<'_, T> {
-    /// Adds a contact with normal `n` (unit, geom 0 → geom 1) and optional tangent hint.
-    pub fn add(&mut self, dist: T, pos: Vector3<T>, n: Vector3<T>, t: Option<Vector3<T>>) {
-        if !(dist <= self.margin) || !pos.iter().all(|x| x.is_finite()) {
-            return;
-        }
-        if self.out.len() >= self.limit {
-            self.full = true;
-            return;
-        }
-        self.out.push(Contact::geometric(
-            dist,
-            pos,
-            frame_from_normal(n, t),
-            self.geom,
-        ));
-        self.added += 1;
-    }
-}
-
-/// Geom pose in the world: position and rotation (columns = geom axes).
-#[inline]
-pub(crate) fn pose<T: Scalar>(d: &Data<T>, g: usize) -> (Vector3<T>, Matrix3<T>) {
-    (d.geom_xpos[g], d.geom_xmat[g])
-}
-
-#[inline]
-pub(crate) fn f64of<T: Scalar>(x: T) -> f64 {
-    x.to_subset_unchecked()
-}
-
 /// True if MuJoCo has a collision function for this ordered type pair (`t1 <= t2`).
 pub fn has_collider(t1: GeomType, t2: GeomType) -> bool {
     use GeomType::*;
@@ -117,81 +47,6 @@ pub fn has_collider(t1: GeomType, t2: GeomType) -> bool {
         (t1, t2),
         (Plane, Plane) | (Plane, Hfield) | (Hfield, Hfield) | (_, Sdf) | (Sdf, _)
     )
-}
-
-/// Working storage of the narrow phase: the EPA polytopes of the convex search and of the
-/// height-field prisms, and the multi-contact patch buffer (about 90, 20 and 28 kB). Kept in
-/// `Data` between calls and never cleared; the contents carry nothing from one call to the
-/// next. [`CollisionScratch::for_model`] allocates them up front for a model with geoms that
-/// reach the convex search (so that stepping does not allocate); otherwise a buffer is
-/// allocated the first time a pair needs it.
-#[derive(Default)]
-pub struct CollisionScratch {
-    polytope: Option<Box<convex::Polytope>>,
-    hfield: Option<Box<hfield::native::Poly>>,
-    patch: Option<Box<multiccd::PatchBuf>>,
-}
-
-impl CollisionScratch {
-    /// Empty for a model whose geoms are only planes, spheres and capsules (their pairs have
-    /// closed-form colliders); the three buffers otherwise.
-    pub fn for_model(m: &Model) -> Self {
-        use GeomType::*;
-        let needed = m
-            .geom_type
-            .iter()
-            .any(|t| !matches!(t, Plane | Sphere | Capsule));
-        Self::with_buffers(needed, needed, needed)
-    }
-
-    /// The buffers chosen, allocated.
-    fn with_buffers(polytope: bool, hfield: bool, patch: bool) -> Self {
-        CollisionScratch {
-            polytope: polytope.then(|| Box::new(convex::Polytope::new())),
-            hfield: hfield.then(|| Box::new(hfield::native::Poly::new())),
-            patch: patch.then(|| Box::new(multiccd::PatchBuf::new())),
-        }
-    }
-
-    /// The convex search's EPA polytope.
-    fn polytope(&mut self) -> &mut convex::Polytope {
-        self.polytope
-            .get_or_insert_with(|| Box::new(convex::Polytope::new()))
-    }
-
-    /// The height-field prisms' EPA polytope.
-    fn hfield(&mut self) -> &mut hfield::native::Poly {
-        self.hfield
-            .get_or_insert_with(|| Box::new(hfield::native::Poly::new()))
-    }
-
-    /// The multi-contact patch buffer, out of the scratch for a call ([`Self::put_patch`]).
-    fn take_patch(&mut self) -> Box<multiccd::PatchBuf> {
-        self.patch
-            .take()
-            .unwrap_or_else(|| Box::new(multiccd::PatchBuf::new()))
-    }
-
-    fn put_patch(&mut self, b: Box<multiccd::PatchBuf>) {
-        self.patch = Some(b);
-    }
-}
-
-impl Clone for CollisionScratch {
-    /// Fresh storage for the buffers `self` has (the contents are scratch).
-    fn clone(&self) -> Self {
-        Self::with_buffers(
-            self.polytope.is_some(),
-            self.hfield.is_some(),
-            self.patch.is_some(),
-        )
-    }
-}
-
-impl std::fmt::Debug for CollisionScratch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("CollisionScratch")
-    }
 }
 
 /// Narrow phase for one geom pair (Computation "Checking"): pushes the geometric contacts (dist,

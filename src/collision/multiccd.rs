@@ -40,9 +40,12 @@
 //! No allocation: features and polygons live in fixed-size arrays; a pair whose polygons do not
 //! fit falls back to the single contact.
 
-use super::convex::ConvexContact;
 use super::cvxdiff::{is_f64, tv};
-use super::{f64of, Sink};
+#[cfg(test)]
+use super::scratch::patch::Patch;
+use super::scratch::patch::{Lab, PatchBuf, MAXP};
+use super::shape::ConvexContact;
+use super::sink::{f64of, Sink};
 use crate::math::{sc, Scalar};
 use crate::model::{GeomType, Mesh, Model};
 use nalgebra::{Matrix3, Vector3};
@@ -53,10 +56,6 @@ type V3 = Vector3<f64>;
 /// give a face–face patch; the threshold cos = 0.996 was bisected on the oracle).
 pub const FACE_TOL: f64 = 0.996;
 
-/// Most vertices of a clip polygon (subject + clip corners) handled here; a face of up to
-/// `MAXP / 2` corners takes part (hull polygons of Menagerie's meshes reach 110 corners; a larger
-/// face falls back to the single contact). At most 256: clip origins are stored as `u8`.
-pub const MAXP: usize = 256;
 /// Most support vertices / candidate faces / edges tracked per geom.
 const MAXS: usize = 32;
 
@@ -520,19 +519,6 @@ fn edge_on_face(
     edge_face(pe, fe, pf, &aligned, (1.0 - FACE_TOL * FACE_TOL).sqrt())
 }
 
-/// Where a clipped point comes from (for the re-evaluation in `T`): a subject vertex, a
-/// subject edge (from its corner `e` to the next) cut by the side plane of clip edge `k`, or the
-/// subject plane cut by two clip side planes.
-#[derive(Clone, Copy, Debug, PartialEq)]
-/// Indices fit in `u8` (`MAXP` corners), keeping the label arrays small.
-enum Lab {
-    V(u8),
-    E(u8, u8),
-    C(u8, u8),
-    /// Not reached by the clipping of a convex polygon (kept for robustness).
-    Bad,
-}
-
 impl Lab {
     /// Subject edges through the point (`ns` subject corners; a 2-corner subject is one edge).
     fn edges(self, ns: usize) -> [Option<u8>; 2] {
@@ -796,17 +782,6 @@ fn polygon_quad(p: &[V3]) -> [usize; 4] {
     res
 }
 
-/// Every point of a multi-contact patch, before the reduction to four: contact points (midway
-/// between the geoms), their distances and the common normal (geom 0 → geom 1).
-pub struct Patch {
-    pub n: usize,
-    pub dist: [f64; MAXP],
-    pub pos: [V3; MAXP],
-    pub normal: V3,
-    /// The clipped feature is a cylinder's side line, placed by the penetration normal.
-    pub side: bool,
-}
-
 /// What the re-evaluation in `T` needs besides the [`Patch`]: the plan, the geoms' shapes (a
 /// cylinder with its `f64` aim), the polygon sizes, and per patch point its clip origin and
 /// its clipped point before projection (indices as in the patch).
@@ -816,39 +791,6 @@ struct Trace<'a> {
     pose: [(V3, Matrix3<f64>); 2],
     ns: usize,
     nc: usize,
-}
-
-/// Working storage of [`traced_patch`], filled in place (returning these arrays by value cost
-/// more than the clipping itself): the patch, and per patch point its clip origin and its
-/// clipped point before projection (indices as in the patch).
-/// Also the clipping polygon and the clipper's second buffer. Kept in `Data`
-/// ([`super::CollisionScratch`]), so that a call does not clear ~28 kB.
-pub(crate) struct PatchBuf {
-    patch: Patch,
-    lab: [[Lab; MAXP]; 2],
-    clipped: [V3; MAXP],
-    clip: [V3; MAXP],
-    other: [V3; MAXP],
-}
-
-const Z3: V3 = V3::new(0.0, 0.0, 0.0);
-
-impl PatchBuf {
-    pub(crate) const fn new() -> Self {
-        PatchBuf {
-            patch: Patch {
-                n: 0,
-                dist: [0.0; MAXP],
-                pos: [Z3; MAXP],
-                normal: Z3,
-                side: false,
-            },
-            lab: [[Lab::Bad; MAXP]; 2],
-            clipped: [Z3; MAXP],
-            clip: [Z3; MAXP],
-            other: [Z3; MAXP],
-        }
-    }
 }
 
 /// The patch of the pair `geom` (posed by `pose`, penetration result `c`) with points beyond

@@ -4,7 +4,7 @@
 //! Conventions (docs/mujoco-behaviour.md#contacts): the normal points from geom 0 to geom 1, `dist`
 //! is signed, the point lies midway between the two surfaces.
 
-use super::{f64of, pose, Sink};
+use super::sink::{f64of, pose, Sink};
 use crate::data::Data;
 use crate::math::{sc, Scalar};
 use crate::model::Model;

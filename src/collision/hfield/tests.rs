@@ -3,7 +3,8 @@
 //! random simplices, and the EPA without MuJoCo's repeated-vertex stop against the minimal
 //! penetration depth of a box and a prism by separating axes.
 
-use super::native::{penetration_converged, simplex_weights, Geom, Poly};
+use super::native::{penetration_converged, simplex_weights, Geom};
+use crate::collision::scratch::prism::Poly;
 use nalgebra::{Matrix3, Rotation3, Vector3};
 
 type V3 = Vector3<f64>;
