@@ -28,7 +28,8 @@ pub mod scratch;
 pub mod shape;
 pub mod sink;
 
-pub use scratch::CollisionScratch;
+use scratch::Swept;
+pub use scratch::{BroadScratch, CollisionScratch};
 pub(crate) use sink::{f64of, pose};
 pub use sink::{frame_from_normal, Sink};
 
@@ -422,39 +423,6 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.scratch_broad = bp;
 }
 
-/// Broad-phase working storage, kept in `Data` so that stepping does not allocate: the
-/// sweep-and-prune intervals of the geoms grouped by body, the bodies' intervals and the body
-/// pairs whose intervals overlap and pass [`body_filter`].
-#[derive(Clone, Debug, Default)]
-pub struct BroadScratch {
-    /// The swept geoms, grouped by body, by id within a body.
-    geoms: Vec<Swept>,
-    /// `geoms[body_start[b]..body_start[b + 1]]` are body `b`'s geoms (`nbody + 1` entries).
-    body_start: Vec<u32>,
-    /// (interval low, high, body) of the bodies with swept geoms: the union of their intervals.
-    bodies: Vec<(f64, f64, u32)>,
-    /// Overlapping body pairs that pass the body filter, `lower << 32 | higher`.
-    body_pairs: Vec<u64>,
-}
-
-/// A swept geom: its interval on the sweep axis and what the pair tests read, copied from the
-/// model and the pose so that the pair loop reads one array.
-#[derive(Clone, Copy, Debug)]
-struct Swept {
-    lo: f64,
-    hi: f64,
-    /// Centre (the real part of `geom_xpos`).
-    pos: Vector3<f64>,
-    rbound: f64,
-    margin: f64,
-    gap: f64,
-    contype: u32,
-    conaffinity: u32,
-    id: u32,
-    body: u32,
-    ty: GeomType,
-}
-
 /// The broad-phase tests of two swept geoms on bodies that passed [`body_filter`], cheapest
 /// first: contype/conaffinity (Computation "Filtering"), a collider for the type pair, the sweep's interval overlap (as
 /// in the list sorted by lower end, then id), not an explicit `pair`, and the bounding test
@@ -496,18 +464,6 @@ fn geom_pair_passes<T: Scalar>(
         (s1.pos - s2.pos).norm() <= s1.rbound + s2.rbound + lim
     };
     near.then_some((a, b, lim))
-}
-
-impl BroadScratch {
-    /// Storage for a model's geoms and bodies.
-    pub fn for_model(m: &Model) -> Self {
-        BroadScratch {
-            geoms: Vec::with_capacity(m.ngeom),
-            body_start: Vec::with_capacity(m.nbody + 1),
-            bodies: Vec::with_capacity(m.nbody),
-            body_pairs: Vec::with_capacity((m.nbody * m.nbody.saturating_sub(1) / 2).min(4096)),
-        }
-    }
 }
 
 /// margin + gap of the mixed parameters of a broad-phase pair ([`mix_params`]), the bounding
