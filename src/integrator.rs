@@ -164,7 +164,7 @@ pub fn euler_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_factor: bool) {
                 let c = derivative::dof_damping_deriv(m, d, i);
                 d.qH[m.dof_Madr[i]] += h * c;
             }
-            factor_ld(m, &mut d.qH, &mut d.qHDiagInv);
+            factor_ld(m, &mut d.qH, &mut d.qHDiagInv).warn(d);
         }
         smooth_plus_constraint(d);
         solve_ld(m, &d.qH, &d.qHDiagInv, &mut d.int_qacc);
@@ -206,7 +206,7 @@ pub fn implicit<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let sym = (q[m.dof_MDlower[adr]] + q[m.dof_MDupper[adr]]) * sc(0.5);
             d.qH[adr] = d.qM[adr] - h * sym;
         }
-        factor_ld(m, &mut d.qH, &mut d.qHDiagInv);
+        factor_ld(m, &mut d.qH, &mut d.qHDiagInv).warn(d);
         solve_ld(m, &d.qH, &d.qHDiagInv, &mut d.int_qacc);
         // childless free bodies: exact gyroscopic derivative
         for a in gyro_blocks(m) {

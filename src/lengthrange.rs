@@ -247,7 +247,8 @@ pub fn simulate(m: &Model, i: usize, opt: &LengthRangeOpt) -> Result<[f64; 2], S
     if dif <= 0.0 {
         return Err(format!(
             "Invalid lengthrange ({}, {}) in actuator {i}",
-            range[0], range[1]
+            fmt_g(range[0]),
+            fmt_g(range[1])
         ));
     }
     for side in 0..2 {
@@ -259,4 +260,66 @@ pub fn simulate(m: &Model, i: usize, opt: &LengthRangeOpt) -> Result<[f64; 2], S
         }
     }
     Ok(range)
+}
+
+/// `x` as C's `printf("%g")` writes it (MuJoCo's error messages use it): six significant digits,
+/// fixed notation for decimal exponents −4 to 5, otherwise `d.ddddde±XX`, trailing zeros dropped.
+fn fmt_g(x: f64) -> String {
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "nan".into()
+        } else if x > 0.0 {
+            "inf".into()
+        } else {
+            "-inf".into()
+        };
+    }
+    let e = format!("{x:.5e}");
+    let (mant, exp) = e.split_once('e').unwrap_or((&e, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let trim = |s: &str| {
+        if s.contains('.') {
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        } else {
+            s.to_string()
+        }
+    };
+    if (-4..6).contains(&exp) {
+        let digits = (5 - exp).max(0) as usize;
+        trim(&format!("{x:.digits$}"))
+    } else {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mant), exp.abs())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_g;
+
+    /// `"%g" % x` in Python (C's `printf`) for each value.
+    #[test]
+    fn fmt_g_is_printf_g() {
+        let cases = [
+            (2147483648.0, "2.14748e+09"),
+            (0.0, "0"),
+            (-0.0, "-0"),
+            (1.0, "1"),
+            (0.1, "0.1"),
+            (123456.0, "123456"),
+            (1234567.0, "1.23457e+06"),
+            (999999.5, "1e+06"),
+            (0.0001, "0.0001"),
+            (0.00001234, "1.234e-05"),
+            (-0.5, "-0.5"),
+            (1e308, "1e+308"),
+            (5e-324, "4.94066e-324"),
+            (0.3, "0.3"),
+            (f64::INFINITY, "inf"),
+            (f64::NEG_INFINITY, "-inf"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(fmt_g(x), want, "{x:e}");
+        }
+    }
 }

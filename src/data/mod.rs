@@ -350,6 +350,9 @@ pub struct Data<T: Scalar = f64> {
     /// Forward/inverse comparison (`mj_compareFwdInv`): joint-space and constraint-space
     /// discrepancy norms.
     pub solver_fwdinv: [T; 2],
+    /// Potential and kinetic energy (`mj_energyPos`, `mj_energyVel`), computed by the forward
+    /// and inverse pipelines when the `energy` flag is enabled, else left as they are.
+    pub energy: [T; 2],
     // ------------------------------------------------------------ tendon paths
     /// First entry of each tendon's path in `wrap_obj`/`wrap_xpos`, and the number of entries
     /// (0 for fixed tendons).
@@ -522,6 +525,7 @@ impl<T: Scalar> Data<T> {
             subtree_linvel: v3(m.nbody),
             subtree_angmom: v3(m.nbody),
             solver_fwdinv: [z; 2],
+            energy: [z; 2],
             ten_wrapadr: vec![0; m.ntendon],
             ten_wrapnum: vec![0; m.ntendon],
             wrap_obj: vec![0; 2 * m.nwrap],
@@ -628,6 +632,7 @@ impl<T: Scalar> Data<T> {
             }
         }
         self.warning = [WarningStat::default(); NWARNING];
+        self.energy = [z; 2];
         self.eq_active.clear();
         self.eq_active.extend_from_slice(&m.eq_active0);
         self.solver_pos_valid = false;

@@ -5,6 +5,7 @@
 //! the caller's scalar loop, which gives the same result bit for bit.
 
 use crate::math::Scalar;
+use crate::smooth::crb::{pivot, Clamped};
 use std::any::TypeId;
 
 /// `f64` view of a slice of `T` when `T` is `f64`.
@@ -27,7 +28,7 @@ fn as_f64_mut<T: Scalar>(x: &mut [T]) -> Option<&mut [f64]> {
 
 /// The LᵀDL factorization of `smooth::crb::factor_tree` by the AVX2 kernel, when `T` is `f64`,
 /// the CPU has AVX2 and `layout_ok()` (checked last, only then) confirms the tree layout;
-/// returns whether it ran. The caller checks `diag_inv.len() >= madr.len()`.
+/// returns the raised pivots if it ran. The caller checks `diag_inv.len() >= madr.len()`.
 #[inline]
 pub(crate) fn factor_tree<T: Scalar>(
     madr: &[usize],
@@ -35,7 +36,7 @@ pub(crate) fn factor_tree<T: Scalar>(
     ld: &mut [T],
     diag_inv: &mut [T],
     layout_ok: impl FnOnce() -> bool,
-) -> bool {
+) -> Option<Clamped> {
     #[cfg(target_arch = "x86_64")]
     {
         if TypeId::of::<T>() == TypeId::of::<f64>()
@@ -45,16 +46,15 @@ pub(crate) fn factor_tree<T: Scalar>(
             if let (Some(ld), Some(di)) = (as_f64_mut(ld), as_f64_mut(diag_inv)) {
                 // SAFETY: the CPU supports AVX2, `diag_inv` is long enough (the caller's check)
                 // and the layout is a tree's (checked just above)
-                unsafe { factor_tree_avx2(madr, parent, ld, di) };
-                return true;
+                return Some(unsafe { factor_tree_avx2(madr, parent, ld, di) });
             }
         }
-        false
+        None
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
         let _ = (madr, parent, ld, diag_inv, layout_ok);
-        false
+        None
     }
 }
 
@@ -66,8 +66,14 @@ pub(crate) fn factor_tree<T: Scalar>(
 /// AVX2, `diag_inv.len() ≥ madr.len()` and a tree layout of `ld` (`smooth::crb::tree_layout`).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn factor_tree_avx2(madr: &[usize], parent: &[i32], ld: &mut [f64], diag_inv: &mut [f64]) {
+unsafe fn factor_tree_avx2(
+    madr: &[usize],
+    parent: &[i32],
+    ld: &mut [f64],
+    diag_inv: &mut [f64],
+) -> Clamped {
     let nv = madr.len();
+    let mut clamped = Clamped::default();
     let p = ld.as_mut_ptr();
     let mut end = ld.len();
     for k in (0..nv).rev() {
@@ -78,12 +84,13 @@ unsafe fn factor_tree_avx2(madr: &[usize], parent: &[i32], ld: &mut [f64], diag_
         // its ancestor at position `off` is a row of `len − off` entries before row k
         unsafe {
             let rk = p.add(ak);
-            let dk = *rk;
+            let inv = pivot(&mut *rk, k, &mut clamped);
+            diag_inv[k] = inv;
             let mut i = *parent.get_unchecked(k);
             let mut off = 1;
             while i >= 0 {
                 let ii = i as usize;
-                let a = *rk.add(off) / dk;
+                let a = *rk.add(off) * inv;
                 sub_scaled_avx2(p.add(*madr.get_unchecked(ii)), rk.add(off), len - off, a);
                 *rk.add(off) = a;
                 off += 1;
@@ -91,9 +98,7 @@ unsafe fn factor_tree_avx2(madr: &[usize], parent: &[i32], ld: &mut [f64], diag_
             }
         }
     }
-    for (di, &a) in diag_inv[..nv].iter_mut().zip(madr) {
-        *di = 1.0 / ld[a];
-    }
+    clamped
 }
 
 /// `dst[j] -= src[j] * a` for `j < n` (a multiply, then a subtract: as the scalar loop).

@@ -7,7 +7,7 @@
 //! triangle can be non-zero, and the factorization `M = Lᵀ D L` (L unit lower triangular) has no
 //! fill-in: `qLD` holds `D` on the diagonal addresses and `L` below it.
 
-use crate::data::Data;
+use crate::data::{Data, Warning};
 use crate::math::spatial::{dof_parent, inert_mul};
 use crate::math::{sc, simd, Scalar};
 use crate::model::Model;
@@ -68,30 +68,81 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
 }
 
-/// LᵀDL factorization of `qM` into `qLD` and `qLDiagInv` (no fill-in, see module docs).
+/// Smallest pivot of the LᵀDL factorizations (`mjMINVAL`): a smaller one (zero, negative, or
+/// lost to cancellation in a near-singular matrix) is raised to it, as MuJoCo's `mj_factorI`
+/// does, so the factor stays finite.
+pub const PIVOT_MIN: f64 = 1e-15;
+
+/// The pivots a factorization raised to [`PIVOT_MIN`]: how many, and the lowest dof among them
+/// (the last one met, rows being eliminated from the leaves up).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Clamped {
+    /// Number of raised pivots (0: none).
+    pub count: usize,
+    /// The lowest dof whose pivot was raised (meaningless when `count` is 0).
+    pub dof: usize,
+}
+
+impl Clamped {
+    /// Records the raised pivots in `d.warning` as MuJoCo does: one `mjWARN_INERTIA` per pivot
+    /// ("Inertia matrix is too close to singular … at DOF i"), the last with the lowest dof.
+    pub fn warn<T: Scalar>(self, d: &mut Data<T>) {
+        if self.count > 0 {
+            let s = &mut d.warning[Warning::Inertia as usize];
+            s.number += self.count as u64;
+            s.lastinfo = self.dof as i64;
+        }
+    }
+}
+
+/// LᵀDL factorization of `qM` into `qLD` and `qLDiagInv` (no fill-in, see module docs); a
+/// pivot below [`PIVOT_MIN`] is raised to it with an `Inertia` warning (`mj_factorM`).
 pub fn factor_m<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.qLD.copy_from_slice(&d.qM);
-    factor_ld(m, &mut d.qLD, &mut d.qLDiagInv);
+    let clamped = factor_ld(m, &mut d.qLD, &mut d.qLDiagInv);
+    clamped.warn(d);
 }
 
 /// In-place LᵀDL factorization of a matrix in the `qM` layout; writes `1/D` into `diag_inv`.
 /// Row `k` from position `off` lists exactly the ancestors of `ii = λ^off(k)`, i.e. row `ii`,
-/// so each elimination step is one contiguous axpy on row `ii`.
-pub fn factor_ld<T: Scalar>(m: &Model, ld: &mut [T], diag_inv: &mut [T]) {
-    factor_tree(&m.dof_Madr, &m.dof_parentid, &mut ld[..m.nM], diag_inv);
+/// so each elimination step is one contiguous axpy on row `ii`. As MuJoCo's `mj_factorI`, each
+/// row is divided by its pivot as a product with the pivot's reciprocal (so the factor equals
+/// MuJoCo's bit for bit, not within an ulp), and a pivot below [`PIVOT_MIN`] is raised to it
+/// (returned, for the caller's warning).
+pub fn factor_ld<T: Scalar>(m: &Model, ld: &mut [T], diag_inv: &mut [T]) -> Clamped {
+    factor_tree(&m.dof_Madr, &m.dof_parentid, &mut ld[..m.nM], diag_inv)
 }
 
 /// [`factor_ld`] on any tree-sparse layout: row `k` starts at `madr[k]` and holds the entries
 /// of `k` and its ancestors along `parent` (`-1`: root), rows in order, `ld.len()` entries in
 /// all (the island problems of the solver use it on their own dofs).
-pub fn factor_tree<T: Scalar>(madr: &[usize], parent: &[i32], ld: &mut [T], diag_inv: &mut [T]) {
+pub fn factor_tree<T: Scalar>(
+    madr: &[usize],
+    parent: &[i32],
+    ld: &mut [T],
+    diag_inv: &mut [T],
+) -> Clamped {
     let n = ld.len();
-    if diag_inv.len() >= madr.len()
-        && simd::factor_tree(madr, parent, ld, diag_inv, || tree_layout(madr, parent, n))
-    {
-        return;
+    if diag_inv.len() >= madr.len() {
+        if let Some(c) =
+            simd::factor_tree(madr, parent, ld, diag_inv, || tree_layout(madr, parent, n))
+        {
+            return c;
+        }
     }
-    factor_tree_scalar(madr, parent, ld, diag_inv);
+    factor_tree_scalar(madr, parent, ld, diag_inv)
+}
+
+/// Raises the pivot `*dk` of row `k` to [`PIVOT_MIN`] if it is below (NaN is left as is, as
+/// MuJoCo does), noting it in `c`; returns its reciprocal.
+#[inline(always)]
+pub(crate) fn pivot<T: Scalar>(dk: &mut T, k: usize, c: &mut Clamped) -> T {
+    if *dk < sc(PIVOT_MIN) {
+        *dk = sc(PIVOT_MIN);
+        c.count += 1;
+        c.dof = k;
+    }
+    T::one() / *dk
 }
 
 /// True if `madr`, `parent` describe a tree-sparse layout of `total` entries: rows in order,
@@ -126,10 +177,12 @@ pub(crate) fn factor_tree_scalar<T: Scalar>(
     parent: &[i32],
     ld: &mut [T],
     diag_inv: &mut [T],
-) {
+) -> Clamped {
     let nv = madr.len();
     // equal lengths let one bounds check cover `madr[ii]` and `parent[ii]`
     let parent = &parent[..nv];
+    let diag_inv = &mut diag_inv[..nv];
+    let mut clamped = Clamped::default();
     let mut end = ld.len();
     for k in (0..nv).rev() {
         let ak = madr[k];
@@ -137,7 +190,8 @@ pub(crate) fn factor_tree_scalar<T: Scalar>(
         let rowk = &mut tail[..end - ak];
         end = ak;
         let len = rowk.len();
-        let dk = rowk[0];
+        let inv = pivot(&mut rowk[0], k, &mut clamped);
+        diag_inv[k] = inv;
         let mut i = parent[k];
         let mut off = 1;
         // four ancestors' rows per pass over row k while they are long enough to pay for it
@@ -147,13 +201,13 @@ pub(crate) fn factor_tree_scalar<T: Scalar>(
             let Some(rows) = ancestors4(parent, i) else {
                 break;
             };
-            eliminate4(head, madr, rows, rowk, off, dk);
+            eliminate4(head, madr, rows, rowk, off, inv);
             off += 4;
             i = parent[rows[3]];
         }
         while i >= 0 && off < len {
             let ii = i as usize;
-            let a = rowk[off] / dk;
+            let a = rowk[off] * inv;
             let ai = madr[ii];
             let src = &rowk[off..len];
             let dst = &mut head[ai..ai + src.len()];
@@ -172,9 +226,7 @@ pub(crate) fn factor_tree_scalar<T: Scalar>(
             i = parent[ii];
         }
     }
-    for (di, &a) in diag_inv[..nv].iter_mut().zip(madr) {
-        *di = T::one() / ld[a];
-    }
+    clamped
 }
 
 /// Shortest row `k` suffix (`len − off`) that [`factor_tree`] eliminates four rows at a time.
@@ -192,7 +244,8 @@ fn ancestors4(parent: &[i32], i: i32) -> Option<[usize; 4]> {
 
 /// Four steps of [`factor_tree`] at once, for the consecutive ancestors `rows` (deepest first)
 /// at positions `off..off + 4` of row `k` (`rowk`; `head`: the rows before it): row `rows[g]`
-/// `-= a_g · rowk[off + g..]` with `a_g = rowk[off + g] / dk`, then `rowk[off + g] = a_g`.
+/// `-= a_g · rowk[off + g..]` with `a_g = rowk[off + g] · inv` (`inv`: the pivot's reciprocal),
+/// then `rowk[off + g] = a_g`.
 #[inline(always)]
 fn eliminate4<T: Scalar>(
     head: &mut [T],
@@ -200,11 +253,11 @@ fn eliminate4<T: Scalar>(
     rows: [usize; 4],
     rowk: &mut [T],
     off: usize,
-    dk: T,
+    inv: T,
 ) {
     let src = &rowk[off..];
     let n = src.len();
-    let (a0, a1, a2, a3) = (src[0] / dk, src[1] / dk, src[2] / dk, src[3] / dk);
+    let (a0, a1, a2, a3) = (src[0] * inv, src[1] * inv, src[2] * inv, src[3] * inv);
     // the rows' prefixes of lengths n, n − 1, n − 2, n − 3; ancestors lie at lower addresses
     let (rest, r0) = head.split_at_mut(madr[rows[0]]);
     let (rest, r1) = rest.split_at_mut(madr[rows[1]]);
@@ -498,11 +551,11 @@ mod tests {
         let mut slow = m.clone();
         for k in (0..nv).rev() {
             let len = if k + 1 < nv { madr[k + 1] } else { slow.len() } - madr[k];
-            let dk = slow[madr[k]];
+            let inv = 1.0 / slow[madr[k]];
             let (mut i, mut off) = (parent[k], 1);
             while i >= 0 {
                 let ii = i as usize;
-                let a = slow[madr[k] + off] / dk;
+                let a = slow[madr[k] + off] * inv;
                 for j in 0..len - off {
                     slow[madr[ii] + j] -= slow[madr[k] + off + j] * a;
                 }

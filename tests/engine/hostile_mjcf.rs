@@ -423,3 +423,87 @@ fn a_moving_body_with_nan_inertia_is_refused_as_in_mujoco() {
         load_from_str(&ok, &Vfs::new()).unwrap();
     }
 }
+
+/// A file of the fuzz target's minimized findings (`fuzz/regressions`).
+fn regression(name: &str) -> String {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/regressions")
+        .join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+}
+
+#[test]
+fn a_capsule_of_radius_2_pow_32_gets_mujocos_invalid_lengthrange() {
+    // mujoco==4.0.0 refuses it with this message: the capsule's inertia (~1.2e51) leaves the
+    // arm's mass matrix singular to one ulp, the LDL pivot is that ulp (1.66e35), the arm
+    // barely moves and the simulated range is empty
+    // without the length-range simulation it loads; the factor of M equals MuJoCo's bit for
+    // bit (mujoco.mj_forward, then d.qLD: row 1 is (L10, D1) in MuJoCo's layout)
+    let xml = regression("lengthrange-huge-capsule-radius.xml").replace(
+        "<option timestep",
+        "<compiler><lengthrange mode='none'/></compiler><option timestep",
+    );
+    let m = load_from_str(&xml, &Vfs::new()).unwrap();
+    let mut d = moreau::Data::<f64>::new(&m);
+    moreau::forward(&m, &mut d);
+    let (d0, l10, d1) = (
+        d.qLD[m.dof_Madr[0]],
+        d.qLD[m.dof_Madr[1] + 1],
+        d.qLD[m.dof_Madr[1]],
+    );
+    assert_eq!(d0, 1.661534994731145e35);
+    assert_eq!(l10, 0.9999999999999999);
+    assert_eq!(d1, 1.2243847486799934e51);
+    assert!(d.qacc.iter().all(|x| x.is_finite()), "{:?}", d.qacc);
+    assert!(d.warning.iter().all(|w| w.number == 0));
+    let e = err(
+        &regression("lengthrange-huge-capsule-radius.xml"),
+        &Vfs::new(),
+    );
+    assert!(
+        e.to_string()
+            .contains("Invalid lengthrange (2.14748e+09, 2.14748e+09) in actuator 0"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_pivot_below_mjminval_is_raised_to_it_with_mujocos_warning() {
+    // mujoco==4.0.0, two hinges in a chain: with M's last diagonal entry set to 0, -1 or 1e-16,
+    // mj_factorM gives D = 1e-15, qLDiagInv = 999999999999999.9 and one mjWARN_INERTIA at DOF 1; 1e-15
+    // itself is kept without a warning; a NaN passes through (no warning, NaN factor)
+    let xml = "<mujoco><worldbody><body><joint type='hinge'/><geom size='.1' pos='0 0 1'/>\
+               <body><joint type='hinge' axis='0 1 0'/><geom size='.1' pos='0 1 0'/></body>\
+               </body></worldbody></mujoco>";
+    let m = load_from_str(xml, &Vfs::new()).unwrap();
+    for (val, warned) in [(0.0, true), (-1.0, true), (1e-16, true), (1e-15, false)] {
+        let mut d = moreau::Data::<f64>::new(&m);
+        moreau::forward(&m, &mut d);
+        d.qM[m.dof_Madr[1]] = val;
+        moreau::pipeline::factor_m(&m, &mut d);
+        assert_eq!(d.qLD[m.dof_Madr[1]], 1e-15);
+        assert_eq!(d.qLDiagInv[1], 999999999999999.9);
+        let w = &d.warning[moreau::Warning::Inertia as usize];
+        assert_eq!((w.number, w.lastinfo), if warned { (1, 1) } else { (0, 0) });
+        assert!(d.qLD.iter().all(|x| x.is_finite()));
+    }
+    let mut d = moreau::Data::<f64>::new(&m);
+    moreau::forward(&m, &mut d);
+    d.qM[m.dof_Madr[1]] = f64::NAN;
+    moreau::pipeline::factor_m(&m, &mut d);
+    assert!(d.qLD[m.dof_Madr[1]].is_nan());
+    assert_eq!(d.warning[moreau::Warning::Inertia as usize].number, 0);
+}
+
+#[test]
+fn a_capsule_1e308_long_is_refused_for_its_mass_as_in_mujoco() {
+    // the fromto length overflows to inf (as MuJoCo's |a − b|): infinite mass, NaN inertia;
+    // mujoco==4.0.0 refuses the body before any length-range simulation
+    let e = err(&regression("lengthrange-capsule-1e308-z.xml"), &Vfs::new());
+    assert!(
+        e.to_string().contains(
+            "mass and inertia of moving bodies must be larger than mjMINVAL (body 'fore')"
+        ),
+        "{e}"
+    );
+}

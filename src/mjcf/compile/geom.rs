@@ -10,6 +10,25 @@ use crate::model::GeomType;
 /// Smallest volume (area with `shellinertia`) of a primitive that counts in its body's mass.
 const MIN_VOLUME: f64 = 1e-14;
 
+/// Principal inertia of a solid capsule of radius `r`, half-length `h` and mass `mass`: the
+/// cylinder with its share of the mass plus the two hemispheres, whose share is
+/// `4r / (4r + 3H)` (`H = 2h`), each `2/5 m r²` about its centre and `m H (3r + 2H) / 8` more
+/// about the transverse axes through the middle. Evaluated in this order the result equals
+/// MuJoCo 4.0.0's `body_inertia` bit for bit (docs/mujoco-behaviour.md#compiler); the
+/// per-unit-mass form scaled by the mass can differ by an ulp, which left a capsule of radius
+/// 2³² on a two-link arm with an exactly singular mass matrix where MuJoCo's keeps a one-ulp
+/// pivot.
+fn solid_capsule_inertia(r: f64, h: f64, mass: f64) -> V3 {
+    let height = 2.0 * h;
+    let ms = mass * 4.0 * r / (4.0 * r + 3.0 * height);
+    let mc = mass - ms;
+    let sphere = 2.0 * ms * r * r / 5.0;
+    let ixy = mc * (3.0 * r * r + height * height) / 12.0
+        + sphere
+        + ms * height * (3.0 * r + 2.0 * height) / 8.0;
+    [ixy, ixy, mc * r * r / 2.0 + sphere]
+}
+
 /// Volume (or area when shell) and principal inertia per unit mass of a primitive.
 pub(super) fn primitive_inertia(t: GeomType, s: V3, shell: bool) -> (f64, V3) {
     use std::f64::consts::PI;
@@ -275,9 +294,14 @@ impl<'a> Builder<'a> {
             let mass = mass_attr.unwrap_or(density * meas);
             let in_group = group >= comp.inertiagrouprange[0] && group <= comp.inertiagrouprange[1];
             if in_group {
+                let inertia = if t == GeomType::Capsule && !shell {
+                    solid_capsule_inertia(size[0], size[1], mass)
+                } else {
+                    scl(ipm, mass)
+                };
                 self.geom_mass[body].push(GeomMass {
                     mass,
-                    inertia: scl(ipm, mass),
+                    inertia,
                     pos,
                     quat,
                 });

@@ -163,7 +163,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
                 ErrorKind::InvalidValue,
                 None,
                 format!(
-                    "mass and inertia of moving bodies must be positive (body '{}')",
+                    "mass and inertia of moving bodies must be larger than mjMINVAL (body '{}')",
                     m.body_name[bid]
                 ),
             ));
