@@ -140,7 +140,7 @@ fn analytic_system_workspace() {
     knots.push(knots[0].clone());
     let ncons: Vec<usize> = knots.iter().map(|k| k.2).collect();
     assert!(
-        ncons.iter().any(|&n| n == 0) && ncons.iter().any(|&n| n > 0),
+        ncons.contains(&0) && ncons.iter().any(|&n| n > 0),
         "the knots should include airborne and touching states: {ncons:?}"
     );
     let fresh: Vec<(DMatrix<f64>, DMatrix<f64>)> = knots
