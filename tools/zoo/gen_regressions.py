@@ -323,6 +323,16 @@ def edge_tilt_pose(m, d, mode, s):
     mujoco.mj_forward(m, d)
 
 
+def posed_record(d):
+    """A pose's qpos and MuJoCo's contacts there (count, dist, pos, frame)."""
+    return {
+        "qpos": d.qpos.tolist(), "ncon": int(d.ncon),
+        "contact_dist": d.contact.dist[: d.ncon].tolist(),
+        "contact_pos": d.contact.pos[: d.ncon].tolist(),
+        "contact_frame": d.contact.frame[: d.ncon].tolist(),
+    }
+
+
 def png_images():
     import io
     from PIL import Image
@@ -427,12 +437,7 @@ def main():
     for x0, yaw in ((0.1, np.pi / 2 + 0.01), (0.09, np.pi / 2 + 0.01), (0.105, np.pi / 2 + 0.01)):
         large_polygon_pose(m, d, x0, yaw, 2e-4)
         assert d.ncon == 2, d.ncon
-        poses.append({
-            "qpos": d.qpos.tolist(), "ncon": int(d.ncon),
-            "contact_dist": d.contact.dist[: d.ncon].tolist(),
-            "contact_pos": d.contact.pos[: d.ncon].tolist(),
-            "contact_frame": d.contact.frame[: d.ncon].tolist(),
-        })
+        poses.append(posed_record(d))
     out["large_polygon"] = {"xml": xml, "poses": poses}
 
     m = mujoco.MjModel.from_xml_string(EDGE_TILT)
@@ -441,12 +446,7 @@ def main():
     for mode, sine, ncon in EDGE_TILT_POSES:
         edge_tilt_pose(m, d, mode, sine)
         assert d.ncon == ncon, (mode, sine, d.ncon)
-        poses.append({
-            "qpos": d.qpos.tolist(), "ncon": int(d.ncon),
-            "contact_dist": d.contact.dist[: d.ncon].tolist(),
-            "contact_pos": d.contact.pos[: d.ncon].tolist(),
-            "contact_frame": d.contact.frame[: d.ncon].tolist(),
-        })
+        poses.append(posed_record(d))
     out["edge_tilt"] = {"xml": EDGE_TILT, "poses": poses}
 
     m = mujoco.MjModel.from_xml_string(SPHERE_EDGE)
@@ -474,12 +474,7 @@ def main():
         assert d.ncon == 2, (dn, da, d.ncon)
         same = np.abs(d.contact.pos[0] - d.contact.pos[1]).max() < 1e-15
         assert same == (kind == "same"), (dn, da, d.contact.pos[:2])
-        poses.append({
-            "qpos": d.qpos.tolist(), "ncon": int(d.ncon),
-            "contact_dist": d.contact.dist[: d.ncon].tolist(),
-            "contact_pos": d.contact.pos[: d.ncon].tolist(),
-            "contact_frame": d.contact.frame[: d.ncon].tolist(),
-        })
+        poses.append(posed_record(d))
     out["cylinder_box_side"] = {"xml": CYL_BOX, "poses": poses}
 
     files = png_images()
