@@ -178,11 +178,17 @@ pub fn forward_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: Skip, skip_sens
         if !skip_sensor {
             sensor_pos(m, d);
         }
+        if m.opt.enabled(enable::ENERGY) {
+            crate::energy::energy_pos(m, d);
+        }
     }
     if skip < Skip::Vel {
         fwd_velocity(m, d);
         if !skip_sensor {
             sensor_vel(m, d);
+        }
+        if m.opt.enabled(enable::ENERGY) {
+            crate::energy::energy_vel(m, d);
         }
     }
     fwd_actuation(m, d);

@@ -48,6 +48,7 @@ pub(crate) mod clock;
 pub(crate) mod collision;
 pub(crate) mod constraint;
 pub(crate) mod derivative;
+pub(crate) mod energy;
 pub(crate) mod forward;
 pub(crate) mod integrator;
 pub(crate) mod inverse;

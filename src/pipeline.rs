@@ -42,7 +42,7 @@ pub use crate::constraint::assemble::{contact_nrow, make_constraint};
 pub use crate::constraint::sparse::is_sparse;
 pub use crate::forward::fwd_position;
 pub use crate::smooth::com::com_pos;
-pub use crate::smooth::crb::{crb, factor_ld, factor_m, solve_ld};
+pub use crate::smooth::crb::{crb, factor_ld, factor_m, solve_ld, Clamped, PIVOT_MIN};
 pub use crate::smooth::kinematics::{camlight, kinematics};
 pub use crate::smooth::tendon::{is_fixed, tendon};
 
@@ -74,6 +74,9 @@ pub use crate::integrator::{act_step, advance_act, euler_skip, gyro_blocks, inte
 pub use crate::inverse::{
     compare_fwd_inv, damping_slope, discrete_acc, euler_damped, inv_constraint, inverse_skip,
 };
+
+// ------------------------------------------------------------ energy (option flag `energy`)
+pub use crate::energy::{energy_pos, energy_vel};
 
 // ------------------------------------------------------------ sensors
 pub use crate::sensor::{

@@ -8,7 +8,7 @@ use crate::ilqr::{central_jacobians, jacobians_serial, Dynamics};
 use crate::threads::Threads;
 use moreau::{Data, Model};
 use moreau_derivatives::fd::FdWorkspace;
-use moreau_derivatives::{transition, Support, TransitionOptions};
+use moreau_derivatives::{Support, TransitionOptions, Workspace};
 use nalgebra::{DMatrix, DVector};
 use std::sync::Mutex;
 
@@ -40,9 +40,11 @@ pub struct MoreauSystem {
     /// Finite-difference step of the transition Jacobians.
     pub fd_eps: f64,
     analytic: bool,
+    /// The analytic Jacobians' buffers (its `Data<Dual64>` among them), reused across knots.
+    analytic_ws: Workspace,
     threads: Threads,
-    /// The threads' `Data` and workspace, made on the first threaded linearization.
-    slots: Vec<Mutex<(Data, FdWorkspace)>>,
+    /// The threads' `Data` and workspaces, made on the first threaded linearization.
+    slots: Vec<Mutex<(Data, FdWorkspace, Workspace)>>,
 }
 
 impl MoreauSystem {
@@ -58,6 +60,7 @@ impl MoreauSystem {
             fd: Some(fd),
             fd_eps: 1e-6,
             analytic: false,
+            analytic_ws: Workspace::default(),
             threads: Threads::serial(),
             slots: Vec::new(),
         })
@@ -127,13 +130,14 @@ fn check_warning(d: &mut Data) -> Result<(), String> {
     Ok(())
 }
 
-/// The transition Jacobians of one step at `(x, u)` with a zero warm start on `d`: analytic,
-/// or `mjd_transitionFD` (centered, step `eps`) with `ws`.
+/// The transition Jacobians of one step at `(x, u)` with a zero warm start on `d`: analytic
+/// (buffers in `aws`), or `mjd_transitionFD` (centered, step `eps`) with `ws`.
 #[allow(clippy::too_many_arguments)]
 fn linearize(
     m: &Model,
     d: &mut Data,
     ws: &mut FdWorkspace,
+    aws: &mut Workspace,
     analytic: bool,
     eps: f64,
     x: &[f64],
@@ -148,7 +152,8 @@ fn linearize(
     d.ctrl.copy_from_slice(u);
     d.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
     if analytic {
-        let jac = transition(m, d, &TransitionOptions::analytic().with_sensors(false))
+        let jac = aws
+            .transition(m, d, &TransitionOptions::analytic().with_sensors(false))
             .map_err(|e| format!("analytic transition Jacobians: {e}"))?;
         a.copy_from(&jac.A);
         b.copy_from(&jac.B);
@@ -214,8 +219,8 @@ impl Dynamics for MoreauSystem {
             let eps = self.fd_eps;
             return central_jacobians(self, x, u, a, b, eps);
         };
-        let (m, d) = (&self.model, &mut self.data);
-        let r = linearize(m, d, &mut ws, self.analytic, self.fd_eps, x, u, a, b);
+        let (m, d, aws) = (&self.model, &mut self.data, &mut self.analytic_ws);
+        let r = linearize(m, d, &mut ws, aws, self.analytic, self.fd_eps, x, u, a, b);
         self.fd = Some(ws);
         r
     }
@@ -239,6 +244,7 @@ impl Dynamics for MoreauSystem {
                 (
                     d.clone(),
                     ws.cloned().unwrap_or_else(|| FdWorkspace::new(&self.model)),
+                    Workspace::default(),
                 )
             });
         }
@@ -255,9 +261,9 @@ impl Dynamics for MoreauSystem {
             knots.into_iter().enumerate().collect(),
             1,
             |slot, (t, (x, u, a, b))| {
-                let (d, ws) = slot;
-                if let Err(e) = linearize(m, d, ws, analytic, eps, x.as_slice(), u.as_slice(), a, b)
-                {
+                let (d, ws, aws) = slot;
+                let (x, u) = (x.as_slice(), u.as_slice());
+                if let Err(e) = linearize(m, d, ws, aws, analytic, eps, x, u, a, b) {
                     let i = rayon::current_thread_index().unwrap_or(0) % errors.len();
                     let mut first = errors[i].lock().unwrap_or_else(|e| e.into_inner());
                     if first.as_ref().is_none_or(|(t0, _)| t < *t0) {

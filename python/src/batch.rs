@@ -5,6 +5,7 @@
 
 use crate::arrays::view_raw;
 use crate::data::MjData;
+use crate::layout::model_layout;
 use crate::model::MjModel;
 use moreau::data::NWARNING;
 use moreau::{Data, Model};
@@ -129,28 +130,31 @@ impl PyRollout {
 }
 
 /// Copies `Data` field `name` (flattened, in MuJoCo's layout: quaternions (w, x, y, z),
-/// matrices row-major) into `out`; its length without `out`.
+/// matrices row-major, `M` and `qLD` in MuJoCo's sparse layout) into `out`; its length without
+/// `out`.
 macro_rules! data_fields {
     (
         floats { $($f:ident),* $(,)? } vecs { $($v:ident),* $(,)? }
         quats { $($q:ident),* $(,)? } mats { $($mt:ident),* $(,)? }
+        layout { $($l:ident),* $(,)? }
     ) => {
         /// The derived `Data` fields a batch copies out after its calls.
         const OUTPUTS: &[&str] = &[
             $(stringify!($f),)* $(stringify!($v),)* $(stringify!($q),)* $(stringify!($mt),)*
+            $(stringify!($l),)*
         ];
 
-        fn field_len(d: &Data, name: &str) -> Option<usize> {
+        fn field_len(m: &Model, d: &Data, name: &str) -> Option<usize> {
             match name {
                 $(stringify!($f) => Some(d.$f.len()),)*
                 $(stringify!($v) => Some(d.$v.iter().map(|x| x.len()).sum()),)*
                 $(stringify!($q) => Some(4 * d.$q.len()),)*
                 $(stringify!($mt) => Some(9 * d.$mt.len()),)*
-                _ => None,
+                _ => model_layout(m, d, name, None),
             }
         }
 
-        fn copy_field(d: &Data, name: &str, out: &mut [f64]) {
+        fn copy_field(m: &Model, d: &Data, name: &str, out: &mut [f64]) {
             fn fill(out: &mut [f64], from: impl Iterator<Item = f64>) {
                 for (o, x) in out.iter_mut().zip(from) {
                     *o = x;
@@ -159,9 +163,11 @@ macro_rules! data_fields {
             match name {
                 $(stringify!($f) => out.copy_from_slice(&d.$f),)*
                 $(stringify!($v) => fill(out, d.$v.iter().flat_map(|x| x.iter().copied())),)*
-                $(stringify!($q) => fill(out, d.$q.iter().flat_map(crate::data::wxyz)),)*
-                $(stringify!($mt) => fill(out, d.$mt.iter().flat_map(crate::data::row_major)),)*
-                _ => {}
+                $(stringify!($q) => fill(out, d.$q.iter().flat_map(crate::layout::wxyz)),)*
+                $(stringify!($mt) => fill(out, d.$mt.iter().flat_map(crate::layout::row_major)),)*
+                _ => {
+                    model_layout(m, d, name, Some(out));
+                }
             }
         }
     };
@@ -171,15 +177,17 @@ data_fields! {
     floats {
         qacc, act_dot, ten_length, actuator_length, ten_velocity, actuator_velocity, qfrc_bias,
         qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_passive, actuator_force, qfrc_actuator,
-        qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, sensordata, qfrc_fluid,
+        qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, sensordata, qfrc_fluid, energy,
+        qLDiagInv, solver_fwdinv,
     }
     vecs {
         xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
         subtree_linvel, subtree_angmom, cdof, cvel, cdof_dot, cacc, cfrc_int, cfrc_ext, cinert,
-        crb,
+        crb, wrap_xpos,
     }
     quats { xquat }
     mats { xmat, ximat, geom_xmat, site_xmat, cam_xmat }
+    layout { xiquat, geom_xquat, site_xquat, M, qLD }
 }
 
 /// nsim simulations of a model on a thread pool (`mujoco.batch.Batch`'s extension object).
@@ -267,7 +275,7 @@ impl PyBatch {
                 f(sim, m, &mut s.data);
                 let mut k = 0;
                 for (name, len) in lens_ref {
-                    copy_field(&s.data, name, &mut o[k..k + len]);
+                    copy_field(m, &s.data, name, &mut o[k..k + len]);
                     k += len;
                 }
             })
@@ -433,7 +441,7 @@ impl PyBatch {
         let nsim = me.b.nsim();
         if !me.outputs.contains_key(name) {
             let d = Data::new(me.b.model());
-            let len = field_len(&d, name)?;
+            let len = field_len(me.b.model(), &d, name)?;
             me.outputs.insert(name.to_string(), vec![0.0; nsim * len]);
         }
         let buf = &me.outputs[name];

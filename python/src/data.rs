@@ -16,6 +16,7 @@
 //! does not.
 
 use crate::arrays::{copy, readonly, view1, view_rows, view_vecs};
+use crate::layout::{model_layout, row_major, wxyz};
 use crate::model::{MjModel, Named};
 use moreau::Data;
 use nalgebra::{Matrix3, Quaternion};
@@ -71,6 +72,20 @@ impl MjData {
         }
     }
 
+    /// Field `name` of [`model_layout`] as a read-only copy of rows of `width`.
+    fn layout<'py>(&self, py: Python<'py>, name: &str, width: usize) -> Bound<'py, PyAny> {
+        let mr = self.model.bind(py).borrow();
+        let n = model_layout(&mr.model, &self.data, name, None).unwrap_or(0);
+        let mut out = vec![0.0; n];
+        model_layout(&mr.model, &self.data, name, Some(&mut out));
+        let shape = if width == 1 {
+            vec![n]
+        } else {
+            vec![n / width, width]
+        };
+        copy(py, out, &shape)
+    }
+
     /// Checks that this data fits model `m` (made for it or for a model of the same sizes).
     pub fn check_model(&self, m: &moreau::Model) -> PyResult<()> {
         if self.sizes != crate::model::sizes(m) {
@@ -80,19 +95,6 @@ impl MjData {
         }
         Ok(())
     }
-}
-
-/// A quaternion as MuJoCo's (w, x, y, z) numbers.
-pub(crate) fn wxyz(q: &Quaternion<f64>) -> [f64; 4] {
-    [q.w, q.i, q.j, q.k]
-}
-
-/// A 3×3 matrix as MuJoCo's 9 row-major numbers.
-pub(crate) fn row_major(r: &Matrix3<f64>) -> [f64; 9] {
-    let t = r.transpose();
-    let mut out = [0.0; 9];
-    out.copy_from_slice(t.as_slice());
-    out
 }
 
 /// `(n, 4)` (w, x, y, z) rows of quaternions.
@@ -109,6 +111,7 @@ macro_rules! data_arrays {
     (
         floats { $($f:ident),* $(,)? }
         vec3 { $($v3:ident),* $(,)? }
+        vec3_pairs { $($p3:ident),* $(,)? }
         vec6 { $($v6:ident),* $(,)? }
         rows { $($r:ident),* $(,)? }
         quats { $($q:ident),* $(,)? }
@@ -133,6 +136,17 @@ macro_rules! data_arrays {
                     let d = slf.borrow();
                     // SAFETY: as above.
                     unsafe { view_vecs(slf.as_any(), &d.data.$v3) }
+                }
+            )*
+            $(
+                #[doc = concat!("`", stringify!($p3), "` (writeable view, (n, 6): two points a row).")]
+                #[getter]
+                fn $p3<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+                    let d = slf.borrow();
+                    let n = d.data.$p3.len() / 2;
+                    // SAFETY: as above.
+                    let v = unsafe { view_vecs(slf.as_any(), &d.data.$p3) };
+                    v.call_method1("reshape", ((n, 6),))
                 }
             )*
             $(
@@ -184,6 +198,7 @@ macro_rules! data_arrays {
             let mut src = src.clone();
             $( swap_keep(&mut dst.$f, &mut src.$f)?; )*
             $( swap_keep(&mut dst.$v3, &mut src.$v3)?; )*
+            $( swap_keep(&mut dst.$p3, &mut src.$p3)?; )*
             $( swap_keep(&mut dst.$v6, &mut src.$v6)?; )*
             $( swap_keep(&mut dst.$r, &mut src.$r)?; )*
             swap_keep(&mut dst.eq_active, &mut src.eq_active)?;
@@ -200,6 +215,7 @@ macro_rules! data_arrays {
         fn visit_arrays(d: &mut Data, f: &mut impl FnMut(&mut [f64])) {
             $( f(&mut d.$f); )*
             $( d.$v3.iter_mut().for_each(|x| f(x.as_mut_slice())); )*
+            $( d.$p3.iter_mut().for_each(|x| f(x.as_mut_slice())); )*
             $( d.$v6.iter_mut().for_each(|x| f(x.as_mut_slice())); )*
             $( d.$r.iter_mut().for_each(|x| f(&mut x[..])); )*
             $( d.$q.iter_mut().for_each(|x| f(x.coords.as_mut_slice())); )*
@@ -213,10 +229,12 @@ macro_rules! data_arrays {
 
         /// Names of the array attributes.
         pub const DATA_ARRAYS: &[&str] = &[
-            $(stringify!($f),)* $(stringify!($v3),)* $(stringify!($v6),)* $(stringify!($r),)*
+            $(stringify!($f),)* $(stringify!($v3),)* $(stringify!($p3),)* $(stringify!($v6),)*
+            $(stringify!($r),)*
             $(stringify!($q),)* $(stringify!($mt),)* $(stringify!($e),)*
             "mocap_quat", "eq_active", "efc_type", "efc_id", "efc_state", "efc_J", "efc_KBIP",
-            "solver_niter", "solver_fwdinv",
+            "solver_niter", "solver_fwdinv", "energy", "xiquat", "geom_xquat", "site_xquat", "M",
+            "qLD",
         ];
     };
 }
@@ -241,8 +259,9 @@ data_arrays! {
     }
     vec3 {
         mocap_pos, xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
-        subtree_linvel, subtree_angmom, wrap_xpos,
+        subtree_linvel, subtree_angmom,
     }
+    vec3_pairs { wrap_xpos }
     vec6 { xfrc_applied, cdof, cvel, cdof_dot, cacc, cfrc_int, cfrc_ext }
     rows { cinert, crb }
     quats { xquat }
@@ -280,6 +299,41 @@ impl MjData {
         let d = slf.borrow();
         // SAFETY: an array inside the data object, which the view keeps alive.
         unsafe { view1(slf.as_any(), &d.data.solver_fwdinv[..]) }
+    }
+
+    /// Potential and kinetic energy (writeable view, 2), computed when the `energy` flag is
+    /// enabled.
+    #[getter]
+    fn energy<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+        let d = slf.borrow();
+        // SAFETY: as solver_fwdinv.
+        unsafe { view1(slf.as_any(), &d.data.energy[..]) }
+    }
+
+    /// Orientation of each body's inertial frame, `(nbody, 4)` (w, x, y, z) (read-only copy).
+    #[getter]
+    fn xiquat<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.layout(py, "xiquat", 4)
+    }
+    /// Orientation of each geom, `(ngeom, 4)` (w, x, y, z) (read-only copy).
+    #[getter]
+    fn geom_xquat<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.layout(py, "geom_xquat", 4)
+    }
+    /// Orientation of each site, `(nsite, 4)` (w, x, y, z) (read-only copy).
+    #[getter]
+    fn site_xquat<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.layout(py, "site_xquat", 4)
+    }
+    /// The inertia in MuJoCo's sparse layout (`nC`, columns `M_colind`; read-only copy).
+    #[getter(M)]
+    fn m_sparse<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.layout(py, "M", 1)
+    }
+    /// Its L'DL factor in the same layout, D on the diagonal (`nC`; read-only copy).
+    #[getter]
+    fn qLD<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.layout(py, "qLD", 1)
     }
 
     /// Number of contacts (`ncon`).
@@ -397,6 +451,8 @@ impl MjData {
         let d = &mut self.data;
         let nv = d.qvel.len();
         let mut fl = vec![d.time, d.solver_fwdinv[0], d.solver_fwdinv[1]];
+        fl.extend_from_slice(&d.energy);
+        fl.extend_from_slice(&d.qLD);
         visit_arrays(d, &mut |x| fl.extend_from_slice(x));
         let n = d.nefc;
         let mut int: Vec<i64> = vec![n as i64, d.contact.len() as i64, d.nisland as i64];
@@ -451,6 +507,10 @@ impl MjData {
         let next = |it: &mut std::vec::IntoIter<f64>| it.next().ok_or_else(bad);
         d.time = next(&mut fl)?;
         d.solver_fwdinv = [next(&mut fl)?, next(&mut fl)?];
+        d.energy = [next(&mut fl)?, next(&mut fl)?];
+        for x in d.qLD.iter_mut() {
+            *x = next(&mut fl)?;
+        }
         let mut short = false;
         visit_arrays(d, &mut |x| {
             for v in x.iter_mut() {

@@ -668,6 +668,37 @@ impl MjModel {
         )
     }
 
+    /// Number of nonzeros of the inertia's lower triangle in MuJoCo's sparse layout (`M`).
+    #[getter]
+    fn nC(&self) -> usize {
+        crate::layout::m_sparsity(&self.model)[2].len()
+    }
+
+    /// Number of nonzeros in each row of `M`'s lower triangle (read-only int32 copy).
+    #[getter]
+    fn M_rownnz<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let [v, _, _] = crate::layout::m_sparsity(&self.model);
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Address of each row of `M` in `M_colind` (read-only int32 copy).
+    #[getter]
+    fn M_rowadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let [_, v, _] = crate::layout::m_sparsity(&self.model);
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Column of each entry of `M` (`nC`): per row the dof's ancestors from the root, then the
+    /// dof (read-only int32 copy).
+    #[getter]
+    fn M_colind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let [_, _, v] = crate::layout::m_sparsity(&self.model);
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
     /// Number of custom numeric values (the length of `numeric_data`).
     #[getter]
     fn nnumericdata(&self) -> usize {

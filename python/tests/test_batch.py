@@ -307,6 +307,117 @@ def test_material_pair_numeric_and_copied_fields_in_batch_views_match_mujoco_bat
         bo.body("box").xquat = 0.0
 
 
+# springs of every joint type (polynomial stiffness), a tendon spring with armature, gravity
+# compensation, sites: every term of MuJoCo's energy and every frame quaternion
+SPRING_XML = """
+<mujoco>
+  <option><flag energy="enable"/></option>
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <joint name="f" type="free" stiffness="1 0.5 0.25"/>
+      <geom type="box" size=".1 .2 .3" mass="2"/>
+      <body name="b" pos="0.2 0 0" quat="0.9 0.1 0.2 0.3" gravcomp="0.4">
+        <joint name="h" axis="0 1 0" stiffness="3 1.5 2" springref="0.2"/>
+        <geom type="capsule" size=".05 .2" mass="1" pos="0.1 0.05 0" euler="10 20 30"/>
+        <site name="s1" pos="0.1 0 0"/>
+        <body name="c" pos="0.3 0 0">
+          <joint name="bl" type="ball" stiffness="2 0.7 1.1"/>
+          <geom type="ellipsoid" size=".1 .05 .07" mass="0.5" pos="0.05 0.02 0.01"/>
+          <site name="s2" pos="0.1 0.1 0" quat="0.5 0.5 0.5 0.5"/>
+          <body name="e" pos="0.2 0 0">
+            <joint name="sl" type="slide" axis="1 0 0" stiffness="5 2 3" springref="-0.1"/>
+            <geom type="sphere" size=".05" mass="0.3"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <spatial name="t" stiffness="7 4 9" springlength="0.2 0.25" armature="0.3">
+      <site site="s1"/><site site="s2"/>
+    </spatial>
+  </tendon>
+</mujoco>
+"""
+
+# MjData fields moreau computes on demand in MuJoCo's layout, or in the energy stage, and two
+# more the batch binds
+LAYOUT_FIELDS = ("xiquat", "geom_xquat", "site_xquat", "M", "qLD", "energy", "qLDiagInv", "wrap_xpos")
+
+
+@pytest.mark.parametrize("name", ["humanoid", "springs"])
+def test_frame_quaternions_sparse_inertia_and_energy_match_mujoco(name, rng):
+    if name == "springs":
+        mj, mo = mujoco.MjModel.from_xml_string(SPRING_XML), moreau.MjModel.from_xml_string(SPRING_XML)
+    else:
+        mj, mo = load_pair(model_path(name))
+        for m in (mj, mo):
+            m.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
+    # MuJoCo's sparsity of M
+    assert mo.nC == mj.nC
+    for f in ("M_rownnz", "M_rowadr", "M_colind"):
+        assert np.array_equal(getattr(mo, f), getattr(mj, f)), f
+    nsim = 3
+    bj, bo = mujoco.batch.Batch(mj, nsim, 2), mo_batch.Batch(mo, nsim, 3)
+    bj.qvel = 0.5 * rng.standard_normal((nsim, mj.nv))
+    bj.step(nstep=10)
+    # the same state in both (MuJoCo's steps), then mj_forward: the fields at 1e-12
+    bo.state[...] = bj.state
+    for b in (bj, bo):
+        for f in LAYOUT_FIELDS:
+            b.bind(f)
+        b.forward()
+    assert (bj.energy != 0).all()
+    for f in LAYOUT_FIELDS:
+        got, want = bo.bind(f), bj.bind(f)
+        assert f in mo_batch.DATA_FIELDS and got.shape == want.shape, f
+        assert rel_err(got, want) < 1e-12, f
+        assert rel_err(bo.body(1).xiquat, bj.body(1).xiquat) < 1e-12
+        assert rel_err(bo.geom(0).xquat, bj.geom(0).xquat) < 1e-12
+    # MjData: the same fields, pickled with the data; energy after mj_inverse too
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    bj.get_data(1, dj)
+    moreau.mj_setState(mo, do, bj.state[1], int(moreau.mjtState.mjSTATE_INTEGRATION))
+    mujoco.mj_forward(mj, dj)
+    moreau.mj_forward(mo, do)
+    import pickle
+    copy = pickle.loads(pickle.dumps(do))
+    for f in LAYOUT_FIELDS:
+        assert getattr(do, f).shape == getattr(dj, f).shape, f
+        assert rel_err(getattr(do, f), getattr(dj, f)) < 1e-12, f
+        assert np.array_equal(getattr(copy, f), getattr(do, f)), f
+    for lib, m, d in ((mujoco, mj, dj), (moreau, mo, do)):
+        d.energy[:] = 0
+        lib.mj_inverse(m, d)
+    assert rel_err(do.energy, dj.energy) < 1e-12
+    # without the energy flag the energy is not computed
+    for lib, m, d in ((mujoco, mj, dj), (moreau, mo, do)):
+        m.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_ENERGY)
+        lib.mj_resetData(m, d)
+        lib.mj_forward(m, d)
+        assert (d.energy == 0).all()
+
+
+def test_batch_data_fields_are_mujocos_but_the_named_few():
+    """Every field mujoco.batch binds, moreau binds, except these: MuJoCo's sparse Jacobians
+    (ten_J, actuator_moment and the latter's indices), lights, and what moreau's MjData does
+    not show: flexes, sleeping, plugins, plasticity, history buffers, the constraint problem's
+    counts, the implicit integrators' matrices, tendon path indices, adhesion forces."""
+    missing = {
+        "ten_J", "actuator_moment", "moment_rownnz", "moment_rowadr", "moment_colind",
+        "flexedge_J", "flexedge_length", "flexedge_velocity", "flexelem_aabb", "flexvert_xpos",
+        "flexvert_hessian", "flexedge_hessian", "flex_hessian_valid", "flexelem_krot",
+        "flexvert_conage", "flexvert_lambda", "body_awake", "body_awake_ind", "dof_awake_ind",
+        "parent_awake_ind", "tree_asleep", "tree_awake", "bvh_aabb_dyn", "bvh_active", "plugin",
+        "plugin_data", "plugin_state", "plastic", "history", "userdata", "light_xpos",
+        "light_xdir", "nA", "nJ", "ncon", "ne", "nefc", "nf", "nidof", "nisland", "nl",
+        "solver_niter", "solver_nnz", "qDeriv", "qLU", "qH", "qHDiagInv", "ten_wrapadr",
+        "ten_wrapnum", "wrap_obj", "qfrc_adhesion",
+    }
+    assert set(mujoco.batch.DATA_FIELDS) - set(mo_batch.DATA_FIELDS) == missing
+    assert set(mo_batch.DATA_FIELDS) <= set(mujoco.batch.DATA_FIELDS)
+
+
 def test_batch_rollout_matches_mujoco_batch(rng):
     mj, mo, bj, bo = batch_pair("zoo", 3, rng)
     ctrl = 0.3 * rng.standard_normal((3, 25, mj.nu))

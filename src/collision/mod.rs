@@ -28,7 +28,8 @@ pub mod scratch;
 pub mod shape;
 pub mod sink;
 
-pub use scratch::CollisionScratch;
+use scratch::Swept;
+pub use scratch::{BroadScratch, CollisionScratch};
 pub(crate) use sink::{f64of, pose};
 pub use sink::{frame_from_normal, Sink};
 
@@ -257,13 +258,6 @@ pub fn body_filter(m: &Model, b1: usize, b2: usize) -> bool {
     true
 }
 
-/// contype/conaffinity compatibility (Computation "Filtering").
-#[inline]
-pub fn compatible(m: &Model, g1: usize, g2: usize) -> bool {
-    (m.geom_contype[g1] & m.geom_conaffinity[g2]) != 0
-        || (m.geom_contype[g2] & m.geom_conaffinity[g1]) != 0
-}
-
 /// Bounding-sphere test with margin (plane: plane–sphere test). False if the pair cannot touch.
 fn bound_test<T: Scalar>(m: &Model, d: &Data<T>, g1: usize, g2: usize, margin: f64) -> bool {
     let (p1, p2) = (d.geom_xpos[g1], d.geom_xpos[g2]);
@@ -411,56 +405,65 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
     broadphase(m, d);
     // MuJoCo's contact order: the candidate body pairs sorted (lower body id, higher body id),
     // and within a body pair the geoms of the lower body, then those of the higher, by id.
-    let mut sap = std::mem::take(&mut d.scratch_sap);
-    let mut pairs = std::mem::take(&mut d.scratch_pairs);
-    pairs.clear();
-    let mut i = 0;
-    while i < sap.len() {
-        let (_, hi, g1) = sap[i];
-        let mut j = i + 1;
-        while j < sap.len() && sap[j].0 <= hi {
-            let g2 = sap[j].2;
-            let (a, b) = if g1 < g2 { (g1, g2) } else { (g2, g1) };
-            j += 1;
-            // the filters and the bounding test depend on the pair and the poses only: applied
-            // before the sort, which then orders only the pairs that reach the narrow phase
-            let (ga, gb) = (a as usize, b as usize);
-            if !passes_filters(m, ga, gb) || !bound_test(m, d, ga, gb, mixed_lim(m, ga, gb)) {
-                continue;
+    let mut bp = std::mem::take(&mut d.scratch_broad);
+    bp.body_pairs.sort_unstable();
+    let (geoms, start) = (&bp.geoms, &bp.body_start);
+    let o_margin = m.opt.enabled(enable::OVERRIDE).then_some(m.opt.o_margin);
+    for &key in &bp.body_pairs {
+        let (b1, b2) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
+        let list2 = &geoms[start[b2] as usize..start[b2 + 1] as usize];
+        for s1 in &geoms[start[b1] as usize..start[b1 + 1] as usize] {
+            for s2 in list2 {
+                if let Some((a, b, lim)) = geom_pair_passes(m, d, s1, s2, o_margin) {
+                    candidate(m, d, a, b, lim);
+                }
             }
-            let (ba, bb) = (
-                m.geom_bodyid[a as usize] as u32,
-                m.geom_bodyid[b as usize] as u32,
-            );
-            let key = if (ba, a) <= (bb, b) {
-                [ba, bb, a, b]
-            } else {
-                [bb, ba, b, a]
-            };
-            pairs.push((key, a, b));
         }
-        i += 1;
     }
-    pairs.sort_unstable();
-    for &(_, a, b) in &pairs {
-        candidate(m, d, a as usize, b as usize);
-    }
-    sap.clear();
-    pairs.clear();
-    d.scratch_sap = sap;
-    d.scratch_pairs = pairs;
+    d.scratch_broad = bp;
 }
 
-/// The broad phase's filters of a candidate geom pair: contype/conaffinity, the body filter
-/// (same weld, parent, exclude), a collider for the type pair, not an explicit `pair`.
-fn passes_filters(m: &Model, g1: usize, g2: usize) -> bool {
-    compatible(m, g1, g2)
-        && body_filter(m, m.geom_bodyid[g1], m.geom_bodyid[g2])
-        && has_collider(
-            m.geom_type[g1].min_type(m.geom_type[g2]),
-            m.geom_type[g1].max_type(m.geom_type[g2]),
-        )
-        && !(m.npair > 0 && explicit_pair(m, g1, g2).is_some())
+/// The broad-phase tests of two swept geoms on bodies that passed [`body_filter`], cheapest
+/// first: contype/conaffinity (Computation "Filtering"), a collider for the type pair, the sweep's interval overlap (as
+/// in the list sorted by lower end, then id), not an explicit `pair`, and the bounding test
+/// ([`bound_test`]) with the mixed margin and gap. Gives the geoms in id order and that limit.
+#[inline]
+fn geom_pair_passes<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    s1: &Swept,
+    s2: &Swept,
+    o_margin: Option<f64>,
+) -> Option<(usize, usize, f64)> {
+    if (s1.contype & s2.conaffinity) == 0 && (s2.contype & s1.conaffinity) == 0 {
+        return None;
+    }
+    if !has_collider(s1.ty.min_type(s2.ty), s1.ty.max_type(s2.ty)) {
+        return None;
+    }
+    let overlap = match s1.lo.total_cmp(&s2.lo).then(s1.id.cmp(&s2.id)) {
+        std::cmp::Ordering::Greater => s1.lo <= s2.hi,
+        _ => s2.lo <= s1.hi,
+    };
+    if !overlap {
+        return None;
+    }
+    let (s1, s2) = if s1.id < s2.id { (s1, s2) } else { (s2, s1) };
+    let (a, b) = (s1.id as usize, s2.id as usize);
+    if m.npair > 0 && explicit_pair(m, a, b).is_some() {
+        return None;
+    }
+    // `mixed_lim`
+    let margin = o_margin.unwrap_or(s1.margin + s2.margin);
+    let lim = margin + (s1.gap + s2.gap);
+    let near = if s1.ty == GeomType::Plane || s2.ty == GeomType::Plane {
+        bound_test(m, d, a, b, lim)
+    } else if s1.rbound <= 0.0 || s2.rbound <= 0.0 {
+        true
+    } else {
+        (s1.pos - s2.pos).norm() <= s1.rbound + s2.rbound + lim
+    };
+    near.then_some((a, b, lim))
 }
 
 /// margin + gap of the mixed parameters of a broad-phase pair ([`mix_params`]), the bounding
@@ -474,12 +477,12 @@ fn mixed_lim(m: &Model, g1: usize, g2: usize) -> f64 {
     margin + (m.geom_gap[g1] + m.geom_gap[g2])
 }
 
-/// A broad-phase pair that passed [`passes_filters`] and the bounding test: the narrow phase.
-fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize) {
+/// A broad-phase pair that passed the filters and the bounding test: the narrow phase with
+/// limit `lim` ([`mixed_lim`]).
+fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize, lim: f64) {
+    debug_assert_eq!(lim, mixed_lim(m, g1, g2));
     // the broad phase keeps only geoms with finite poses
-    narrow_pair(m, d, g1, g2, mixed_lim(m, g1, g2), true, || {
-        mix_params(m, g1, g2)
-    });
+    narrow_pair(m, d, g1, g2, lim, true, || mix_params(m, g1, g2));
 }
 
 trait TypeOrder {
@@ -503,13 +506,14 @@ impl TypeOrder for GeomType {
     }
 }
 
-/// Sweep-and-prune setup: intervals of the collidable geoms' bounding spheres (plus margin and
-/// gap) projected on the principal axis of the geom centres, sorted by lower end, in
-/// `d.scratch_sap`. Planes get an infinite interval. Geoms with a non-finite pose are left out
-/// (the narrow phase gives them no contact).
+/// Sweep and prune (Computation "Collision detection", broad phase): the intervals of the
+/// collidable geoms' bounding spheres (plus margin and gap) projected on the principal axis of
+/// the geom centres, grouped by body; each body's interval is the union of its geoms'; the
+/// bodies are swept in the order of their lower ends, and the overlapping body pairs that pass
+/// [`body_filter`] are left in `d.scratch_broad`. Planes get an infinite interval. Geoms with a
+/// non-finite pose are left out (the narrow phase gives them no contact).
 fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let mut sap = std::mem::take(&mut d.scratch_sap);
-    sap.clear();
+    let mut bp = std::mem::take(&mut d.scratch_broad);
     // Principal axis of the centres of bounded collidable geoms.
     let mut mean = Vector3::<f64>::zeros();
     let mut n = 0.0;
@@ -540,25 +544,79 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
             }
         }
     }
+    // The geoms' intervals, grouped by body (compiled models number geoms in body order).
+    let BroadScratch {
+        geoms,
+        body_start,
+        bodies,
+        body_pairs,
+    } = &mut bp;
+    geoms.clear();
+    body_start.clear();
+    body_start.resize(m.nbody + 1, 0);
+    let mut grouped = true;
     for g in 0..m.ngeom {
         if !collidable(g) || !pose_finite(d, g) {
             continue;
         }
         let lim = m.geom_margin[g] + m.geom_gap[g];
+        let pos = center(g);
         let (lo, hi) = if m.geom_type[g] == GeomType::Plane || m.geom_rbound[g] <= 0.0 {
             (f64::NEG_INFINITY, f64::INFINITY)
         } else {
-            let c = center(g).dot(&axis);
+            let c = pos.dot(&axis);
             if !c.is_finite() {
                 continue;
             }
             let r = m.geom_rbound[g] + lim;
             (c - r, c + r)
         };
-        sap.push((lo, hi, g as u32));
+        let body = m.geom_bodyid[g];
+        grouped &= geoms.last().is_none_or(|l: &Swept| l.body as usize <= body);
+        geoms.push(Swept {
+            lo,
+            hi,
+            pos,
+            rbound: m.geom_rbound[g],
+            margin: m.geom_margin[g],
+            gap: m.geom_gap[g],
+            contype: m.geom_contype[g],
+            conaffinity: m.geom_conaffinity[g],
+            id: g as u32,
+            body: body as u32,
+            ty: m.geom_type[g],
+        });
+        body_start[body + 1] += 1;
     }
-    sap.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
-    d.scratch_sap = sap;
+    if !grouped {
+        geoms.sort_unstable_by_key(|s| (s.body, s.id));
+    }
+    for b in 0..m.nbody {
+        body_start[b + 1] += body_start[b];
+    }
+    // The bodies' intervals (the upper end also covers each geom's lower end, so a geom pair
+    // that the sweep would pair has its bodies paired here), swept in order of their lower end.
+    bodies.clear();
+    for b in 0..m.nbody {
+        let list = &geoms[body_start[b] as usize..body_start[b + 1] as usize];
+        if let Some(f) = list.first() {
+            let (lo, hi) = list[1..].iter().fold((f.lo, f.hi.max(f.lo)), |(l, h), s| {
+                (l.min(s.lo), h.max(s.hi).max(s.lo))
+            });
+            bodies.push((lo, hi, b as u32));
+        }
+    }
+    bodies.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
+    body_pairs.clear();
+    for (i, &(_, hi, b1)) in bodies.iter().enumerate() {
+        for &(_, _, b2) in bodies[i + 1..].iter().take_while(|e| e.0 <= hi) {
+            let (lo, hi) = (b1.min(b2), b1.max(b2));
+            if body_filter(m, lo as usize, hi as usize) {
+                body_pairs.push(((lo as u64) << 32) | hi as u64);
+            }
+        }
+    }
+    d.scratch_broad = bp;
 }
 
 #[cfg(test)]

@@ -15,8 +15,8 @@
 //! * face–face: a candidate face of geom 0 and one of geom 1 whose outward normals satisfy
 //!   `n₀·n₁ < −FACE_TOL` (`FACE_TOL = 0.996`, about 5°, bisected on the oracle): geom 1's face is
 //!   clipped (Sutherland–Hodgman) by the prism of geom 0's face along `n₀`, contact normal `−n₁`;
-//! * edge–face: otherwise an edge of a vertex or edge feature with `|e·n_f| < EDGE_TOL =
-//!   √(1 − FACE_TOL²)` for a face `f` of the other geom, first among faces within `FACE_TOL` of
+//! * edge–face: otherwise an edge of a vertex or edge feature with `|e·n_f| < EDGE_TOL = 0.0888`
+//!   (bisected on the oracle; slightly below `√(1 − FACE_TOL²)`) for a face `f` of the other geom, first among faces within `FACE_TOL` of
 //!   `±n` (geom 1's edges on geom 0's faces, then the reverse), then, as in MuJoCo's feature
 //!   order, geom 0's edges when its feature is not larger than geom 1's or is a cylinder's side
 //!   line, else geom 1's (not from a cylinder's rim point: MuJoCo gives one contact there); the
@@ -55,6 +55,11 @@ type V3 = Vector3<f64>;
 /// Cosine tolerance for anti-parallel face normals (MuJoCo 4.0.0: faces up to ~5.1° apart
 /// give a face–face patch; the threshold cos = 0.996 was bisected on the oracle).
 pub const FACE_TOL: f64 = 0.996;
+
+/// Sine tolerance for an edge parallel to a face (MuJoCo 4.0.0: an edge tilted up to ~5.09°
+/// from a face gives an edge–face patch; bisected on the oracle to `|e·n_face| < 0.0888`, not
+/// `√(1 − FACE_TOL²) = 0.08935`, tools/zoo/gen_regressions.py).
+pub const EDGE_TOL: f64 = 0.0888;
 
 /// Most support vertices / candidate faces / edges tracked per geom.
 const MAXS: usize = 32;
@@ -457,7 +462,7 @@ fn edge_face(
 }
 
 /// Edge–face match with the face aligned with `dir` within `FACE_TOL`: an edge of the vertex or
-/// edge feature `fe` nearly parallel (`|e·n_face| < √(1 − FACE_TOL²)`) to a candidate face of
+/// edge feature `fe` nearly parallel (`|e·n_face| < EDGE_TOL`) to a candidate face of
 /// `ff` whose outward normal `n_face` satisfies `n_face·dir > FACE_TOL`.
 fn edge_on_face(
     pe: &Poly,
@@ -516,7 +521,7 @@ fn edge_on_face(
     if aligned.nface == 0 {
         return None;
     }
-    edge_face(pe, fe, pf, &aligned, (1.0 - FACE_TOL * FACE_TOL).sqrt())
+    edge_face(pe, fe, pf, &aligned, EDGE_TOL)
 }
 
 impl Lab {
@@ -830,7 +835,6 @@ fn traced_patch<'a>(
     if fa.nvert == 0 || fb.nvert == 0 {
         return None;
     }
-    let edge_tol = (1.0 - FACE_TOL * FACE_TOL).sqrt();
     let mut pair = None;
     'ff: for &i in &fa.face[..fa.nface] {
         for &j in &fb.face[..fb.nface] {
@@ -856,10 +860,10 @@ fn traced_patch<'a>(
     } else if fa.dim() < 3 && (fa.dim() <= fb.dim() || pa.is_cylinder()) {
         // (a cylinder's side line has no face: only it can be the edge; MuJoCo's simplex may
         // also see an edge where the exact support on the other geom is one vertex)
-        let (v0, v1, f) = edge_face(&pa, &fa, &pb, &fb, edge_tol)?;
+        let (v0, v1, f) = edge_face(&pa, &fa, &pb, &fb, EDGE_TOL)?;
         plan(1, f, Subj::Edge(v0, v1))
     } else if fb.dim() < 3 {
-        let (v0, v1, f) = edge_face(&pb, &fb, &pa, &fa, edge_tol)?;
+        let (v0, v1, f) = edge_face(&pb, &fb, &pa, &fa, EDGE_TOL)?;
         plan(0, f, Subj::Edge(v0, v1))
     } else {
         return None;

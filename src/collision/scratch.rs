@@ -1,10 +1,11 @@
 //! The narrow phase's working storage, kept in `Data` between calls: the EPA polytope of the
 //! convex search ([`epa`]), the EPA polytope of the height-field prisms ([`prism`]) and the
-//! multi-contact patch buffer ([`patch`]), gathered in [`CollisionScratch`]. Only the storage
-//! types live here; the algorithms that fill them are in `convex.rs`, `hfield.rs` and
-//! `multiccd.rs`.
+//! multi-contact patch buffer ([`patch`]), gathered in [`CollisionScratch`], and the broad
+//! phase's sweep-and-prune storage ([`BroadScratch`]). Only the storage types live here; the
+//! algorithms that fill them are in `mod.rs`, `convex.rs`, `hfield.rs` and `multiccd.rs`.
 
 use crate::model::{GeomType, Model};
+use nalgebra::Vector3;
 
 /// The convex search's EPA polytope ([`super::convex`]).
 pub(crate) mod epa {
@@ -282,5 +283,50 @@ impl Clone for CollisionScratch {
 impl std::fmt::Debug for CollisionScratch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("CollisionScratch")
+    }
+}
+
+/// Broad-phase working storage, kept in `Data` so that stepping does not allocate: the
+/// sweep-and-prune intervals of the geoms grouped by body, the bodies' intervals and the body
+/// pairs whose intervals overlap and pass [`body_filter`](super::body_filter).
+#[derive(Clone, Debug, Default)]
+pub struct BroadScratch {
+    /// The swept geoms, grouped by body, by id within a body.
+    pub(in crate::collision) geoms: Vec<Swept>,
+    /// `geoms[body_start[b]..body_start[b + 1]]` are body `b`'s geoms (`nbody + 1` entries).
+    pub(in crate::collision) body_start: Vec<u32>,
+    /// (interval low, high, body) of the bodies with swept geoms: the union of their intervals.
+    pub(in crate::collision) bodies: Vec<(f64, f64, u32)>,
+    /// Overlapping body pairs that pass the body filter, `lower << 32 | higher`.
+    pub(in crate::collision) body_pairs: Vec<u64>,
+}
+
+/// A swept geom: its interval on the sweep axis and what the pair tests read, copied from the
+/// model and the pose so that the pair loop reads one array.
+#[derive(Clone, Copy, Debug)]
+pub(in crate::collision) struct Swept {
+    pub(in crate::collision) lo: f64,
+    pub(in crate::collision) hi: f64,
+    /// Centre (the real part of `geom_xpos`).
+    pub(in crate::collision) pos: Vector3<f64>,
+    pub(in crate::collision) rbound: f64,
+    pub(in crate::collision) margin: f64,
+    pub(in crate::collision) gap: f64,
+    pub(in crate::collision) contype: u32,
+    pub(in crate::collision) conaffinity: u32,
+    pub(in crate::collision) id: u32,
+    pub(in crate::collision) body: u32,
+    pub(in crate::collision) ty: GeomType,
+}
+
+impl BroadScratch {
+    /// Storage for a model's geoms and bodies.
+    pub fn for_model(m: &Model) -> Self {
+        BroadScratch {
+            geoms: Vec::with_capacity(m.ngeom),
+            body_start: Vec::with_capacity(m.nbody + 1),
+            bodies: Vec::with_capacity(m.nbody),
+            body_pairs: Vec::with_capacity((m.nbody * m.nbody.saturating_sub(1) / 2).min(4096)),
+        }
     }
 }

@@ -330,12 +330,10 @@ pub struct Data<T: Scalar = f64> {
     /// Most contacts kept per collision pass (MuJoCo's `nconmax`); beyond it contacts are dropped
     /// with `Warning::ContactFull`. Defaults to `crate::collision::contact_capacity`.
     pub nconmax: usize,
-    /// Broad-phase scratch: (interval low, high, geom) per collidable geom.
-    pub(crate) scratch_sap: Vec<(f64, f64, u32)>,
+    /// Broad-phase working storage (sweep-and-prune intervals, body pairs).
+    pub(crate) scratch_broad: crate::collision::BroadScratch,
     /// The narrow phase's working storage (`None` only while the collision stage holds it).
     pub(crate) scratch_collision: Option<crate::collision::CollisionScratch>,
-    /// Broad-phase candidate geom pairs with their order key (bodies, then geoms within them).
-    pub(crate) scratch_pairs: Vec<([u32; 4], u32, u32)>,
 
     // ------------------------------------------------------------ diagnostics
     pub warning: [WarningStat; NWARNING],
@@ -350,6 +348,9 @@ pub struct Data<T: Scalar = f64> {
     /// Forward/inverse comparison (`mj_compareFwdInv`): joint-space and constraint-space
     /// discrepancy norms.
     pub solver_fwdinv: [T; 2],
+    /// Potential and kinetic energy (`mj_energyPos`, `mj_energyVel`), computed by the forward
+    /// and inverse pipelines when the `energy` flag is enabled, else left as they are.
+    pub energy: [T; 2],
     // ------------------------------------------------------------ tendon paths
     /// First entry of each tendon's path in `wrap_obj`/`wrap_xpos`, and the number of entries
     /// (0 for fixed tendons).
@@ -511,17 +512,14 @@ impl<T: Scalar> Data<T> {
             solver_pos_valid: false,
             contact: Vec::with_capacity(contact_capacity(m)),
             nconmax: contact_capacity(m),
-            scratch_sap: Vec::with_capacity(m.ngeom),
+            scratch_broad: crate::collision::BroadScratch::for_model(m),
             scratch_collision: Some(crate::collision::CollisionScratch::for_model(m)),
-            // every geom pair when there are few (a sweep can overlap them all), else 4 per geom
-            scratch_pairs: Vec::with_capacity(
-                (m.ngeom * m.ngeom.saturating_sub(1) / 2).min((4 * m.ngeom).max(4096)),
-            ),
             warning: [WarningStat::default(); NWARNING],
             sensordata: v(m.nsensordata),
             subtree_linvel: v3(m.nbody),
             subtree_angmom: v3(m.nbody),
             solver_fwdinv: [z; 2],
+            energy: [z; 2],
             ten_wrapadr: vec![0; m.ntendon],
             ten_wrapnum: vec![0; m.ntendon],
             wrap_obj: vec![0; 2 * m.nwrap],
@@ -628,6 +626,7 @@ impl<T: Scalar> Data<T> {
             }
         }
         self.warning = [WarningStat::default(); NWARNING];
+        self.energy = [z; 2];
         self.eq_active.clear();
         self.eq_active.extend_from_slice(&m.eq_active0);
         self.solver_pos_valid = false;

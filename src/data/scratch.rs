@@ -611,3 +611,84 @@ impl SparseScratch {
         &self.moment_colind[a..a + self.moment_rownnz[i]]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::SparseScratch;
+
+    /// The tendon and actuator patterns equal MuJoCo 4.0.0's `ten_J_rownnz` / `ten_J_colind`
+    /// and `moment_rownnz` / `moment_colind` (after `mj_forward` at `qpos0`) on every model of
+    /// `models/` with tendons or actuators (tests/reference/sparse_patterns.json, written by
+    /// tools/reference/gen_sparse_patterns.py); `nJten` and `nJmom` are the patterns' sizes.
+    /// A site transmission's row is a superset of MuJoCo's, which keeps only the nonzeros at
+    /// the state (e.g. 2 of the 7 chain dofs at `qpos0` in tendon_velocity.xml, 6 elsewhere).
+    #[test]
+    fn patterns_are_mujocos() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let p = root.join("tests/reference/sparse_patterns.json");
+        let text = std::fs::read_to_string(&p).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e} (tools/reference/gen_sparse_patterns.py)",
+                p.display()
+            )
+        });
+        let j: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let models = j["models"].as_object().unwrap();
+        assert!(models.len() >= 20, "{} models", models.len());
+        let ints = |v: &serde_json::Value| -> Vec<usize> {
+            v.as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_u64().unwrap() as usize)
+                .collect()
+        };
+        let mut bad = Vec::new();
+        for (name, r) in models {
+            let m = crate::mjcf::load(root.join("models").join(name)).unwrap();
+            let s = SparseScratch::new(&m);
+            let rows = |nnz: &[usize], colind: &[usize]| {
+                let mut out = Vec::new();
+                let mut a = 0;
+                for &n in nnz {
+                    out.push(colind[a..a + n].to_vec());
+                    a += n;
+                }
+                out
+            };
+            let want_ten = rows(&ints(&r["ten_J_rownnz"]), &ints(&r["ten_J_colind"]));
+            let got_ten = rows(&s.ten_J_rownnz, &s.ten_J_colind);
+            if want_ten != got_ten || s.ten_J_colind.len() != r["nJten"].as_u64().unwrap() as usize
+            {
+                bad.push(format!("{name}: ten_J {got_ten:?}, MuJoCo {want_ten:?}"));
+            }
+            // MuJoCo keeps a site transmission's row to its nonzeros at the current state
+            // (mjTRN_SITE = 4, mjTRN_SLIDERCRANK = 2: a subset of the chains' dofs); every
+            // other row is the static pattern; `nJmom`, the rows' capacity, is the static size
+            let want_mom = rows(&ints(&r["moment_rownnz"]), &ints(&r["moment_colind"]));
+            let got_mom = rows(&s.moment_rownnz, &s.moment_colind);
+            let trn = ints(&r["actuator_trntype"]);
+            for (i, (g, w)) in got_mom.iter().zip(&want_mom).enumerate() {
+                let ok = if trn[i] == 2 || trn[i] == 4 {
+                    w.iter().all(|c| g.contains(c))
+                } else {
+                    g == w
+                };
+                if !ok {
+                    bad.push(format!("{name}: moment row {i} {g:?}, MuJoCo {w:?}"));
+                }
+            }
+            if got_mom.len() != want_mom.len()
+                || s.moment_colind.len() != r["nJmom"].as_u64().unwrap() as usize
+            {
+                bad.push(format!(
+                    "{name}: {} moment rows, {} entries; MuJoCo {}, nJmom {}",
+                    got_mom.len(),
+                    s.moment_colind.len(),
+                    want_mom.len(),
+                    r["nJmom"]
+                ));
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+}

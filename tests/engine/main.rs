@@ -47,6 +47,7 @@ mod sparse_oracle;
 // integrators and state
 mod data_clone;
 mod determinism;
+mod energy;
 mod fluid_implicit_oracle;
 mod ilqr_free_joint;
 mod implicit_sparse;

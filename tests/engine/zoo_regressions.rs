@@ -292,6 +292,16 @@ fn large_hull_polygons_clip() {
     posed_contacts(&reference()["large_polygon"], 1e-9);
 }
 
+/// Menagerie's Spot: a mesh edge nearly parallel to the other mesh's face is clipped by the face
+/// when `|e·n| < 0.0888` (MuJoCo 4.0.0, bisected), else the pair keeps its single contact. A
+/// mesh cube's lowest edge tilted across that sine (2, 2, 1, 1 contacts; the last pose is inside
+/// `√(1 − 0.996²)`, the rule this replaced) and its lowest face across the face-face cosine
+/// 0.996 (4, 2 contacts), every corner inside the slab.
+#[test]
+fn mesh_edge_on_face_tolerance() {
+    posed_contacts(&reference()["edge_tilt"], 1e-9);
+}
+
 /// For each of the case's poses: moreau's contacts (count, dist, pos, frame) at MuJoCo's
 /// `qpos`, within `tol` of each quantity's scale.
 fn posed_contacts(c: &Value, tol: f64) {

@@ -290,6 +290,48 @@ CYL_BOX_POSE = (
 CYL_BOX_SHIFTS = ((0.0, 0.0, "same"), (-2e-3, 0.0, "distinct"), (2e-5, 0.0, "same"),
                   (0.0, 0.33, "same"), (-2e-3, 0.33, "distinct"), (-2e-3, -0.3, "distinct"))
 
+# Menagerie's Spot (step 90): a mesh edge nearly parallel to the other mesh's face. MuJoCo 4.0.0
+# clips the edge by the face when |edge . face normal| < 0.0888 (bisected: the sine of ~5.0946
+# degrees, not sqrt(1 - 0.996^2) = 0.08935, the face-face cosine's complement); a mesh cube's
+# lowest edge tilted by asin(s) over a mesh slab, fully inside it, and a lowest face tilted
+# about the face-face threshold (cosine 0.996)
+TILT_CUBE = " ".join("%g %g %g" % (x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1))
+EDGE_TILT = """<mujoco><option><flag gravity="disable"/></option>
+  <asset><mesh name="slab" vertex="%s" scale="1 1 .1"/><mesh name="cube" vertex="%s" scale=".1 .1 .1"/></asset>
+  <worldbody><geom name="slab" type="mesh" mesh="slab" pos="0 0 -.1"/>
+    <body><freejoint/><geom name="cube" type="mesh" mesh="cube"/></body>
+  </worldbody>
+</mujoco>""" % (TILT_CUBE, TILT_CUBE)
+# (edge or face down, sine of the tilt, MuJoCo's contact count)
+EDGE_TILT_POSES = (("edge", 0.0880, 2), ("edge", 0.0887, 2), ("edge", 0.0889, 1),
+                   ("edge", 0.0893, 1), ("face", 0.0890, 4), ("face", 0.0897, 2))
+
+
+def edge_tilt_pose(m, d, mode, s):
+    """The cube's lowest edge (along x) or face turned by asin(s) about y, 2e-3 deeper than its
+    highest lowest-feature corner."""
+    phi = np.arcsin(s)
+    q1, q2, q = np.zeros(4), np.zeros(4), np.zeros(4)
+    mujoco.mju_axisAngle2Quat(q1, [1, 0, 0], np.pi / 4 if mode == "edge" else 0.0)
+    mujoco.mju_axisAngle2Quat(q2, [0, 1, 0], phi)
+    mujoco.mju_mulQuat(q, q2, q1)
+    d.qpos[:] = [0.05, 0.03, 0.5, *q]
+    mujoco.mj_forward(m, d)
+    corners = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * 0.1
+    zmin = (d.geom_xpos[1] + corners @ d.geom_xmat[1].reshape(3, 3).T)[:, 2].min()
+    d.qpos[2] -= zmin + 0.2 * s * 1.42 + 2e-3
+    mujoco.mj_forward(m, d)
+
+
+def posed_record(d):
+    """A pose's qpos and MuJoCo's contacts there (count, dist, pos, frame)."""
+    return {
+        "qpos": d.qpos.tolist(), "ncon": int(d.ncon),
+        "contact_dist": d.contact.dist[: d.ncon].tolist(),
+        "contact_pos": d.contact.pos[: d.ncon].tolist(),
+        "contact_frame": d.contact.frame[: d.ncon].tolist(),
+    }
+
 
 def png_images():
     import io
@@ -395,13 +437,17 @@ def main():
     for x0, yaw in ((0.1, np.pi / 2 + 0.01), (0.09, np.pi / 2 + 0.01), (0.105, np.pi / 2 + 0.01)):
         large_polygon_pose(m, d, x0, yaw, 2e-4)
         assert d.ncon == 2, d.ncon
-        poses.append({
-            "qpos": d.qpos.tolist(), "ncon": int(d.ncon),
-            "contact_dist": d.contact.dist[: d.ncon].tolist(),
-            "contact_pos": d.contact.pos[: d.ncon].tolist(),
-            "contact_frame": d.contact.frame[: d.ncon].tolist(),
-        })
+        poses.append(posed_record(d))
     out["large_polygon"] = {"xml": xml, "poses": poses}
+
+    m = mujoco.MjModel.from_xml_string(EDGE_TILT)
+    d = mujoco.MjData(m)
+    poses = []
+    for mode, sine, ncon in EDGE_TILT_POSES:
+        edge_tilt_pose(m, d, mode, sine)
+        assert d.ncon == ncon, (mode, sine, d.ncon)
+        poses.append(posed_record(d))
+    out["edge_tilt"] = {"xml": EDGE_TILT, "poses": poses}
 
     m = mujoco.MjModel.from_xml_string(SPHERE_EDGE)
     d = mujoco.MjData(m)
@@ -428,12 +474,7 @@ def main():
         assert d.ncon == 2, (dn, da, d.ncon)
         same = np.abs(d.contact.pos[0] - d.contact.pos[1]).max() < 1e-15
         assert same == (kind == "same"), (dn, da, d.contact.pos[:2])
-        poses.append({
-            "qpos": d.qpos.tolist(), "ncon": int(d.ncon),
-            "contact_dist": d.contact.dist[: d.ncon].tolist(),
-            "contact_pos": d.contact.pos[: d.ncon].tolist(),
-            "contact_frame": d.contact.frame[: d.ncon].tolist(),
-        })
+        poses.append(posed_record(d))
     out["cylinder_box_side"] = {"xml": CYL_BOX, "poses": poses}
 
     files = png_images()

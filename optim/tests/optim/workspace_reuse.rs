@@ -2,7 +2,9 @@
 //! banded normal matrix and gradient) and the analytic Jacobian provider, reused on problems
 //! and models of other sizes, give exactly what fresh storage gives (they resize instead of
 //! indexing out of bounds). Problems in turn: the cart-pole swing-up (nv 2, nu 1), the planar
-//! hopper through contact (nv 4, nu 2), the cart-pole again.
+//! hopper through contact (nv 4, nu 2), the cart-pole again. `MoreauSystem`'s analytic
+//! linearization, which keeps its derivative workspace across knots, gives what a fresh one
+//! gives.
 
 use moreau::Data;
 use moreau_optim::band::BandMatrix;
@@ -101,5 +103,94 @@ fn analytic_provider() {
         // why the last call fell back, not an earlier model's reason
         assert_eq!(p.fallback(), f.fallback(), "{name}");
         assert_eq!(p.name(), f.name(), "{name}");
+    }
+}
+
+/// `MoreauSystem`'s analytic linearization keeps its derivative workspace across knots: on the
+/// planar hopper through floor contact, knots with different contact sets in turn (and the first
+/// again) give bit for bit the Jacobians of a fresh workspace (`moreau_derivatives::transition`
+/// from a fresh `Data` with a zero warm start), serially and on two threads.
+#[test]
+fn analytic_system_workspace() {
+    use moreau_derivatives::{transition, TransitionOptions};
+    use moreau_optim::ilqr::Dynamics;
+    use moreau_optim::system::MoreauSystem;
+    use nalgebra::DVector;
+    let m = load_model("hopper_hop.xml").expect("model");
+    let (nq, nv, nu) = (m.nq, m.nv, m.nu);
+    // knots along a rollout under alternating controls: airborne, touching down, pushing
+    let mut d = Data::new(&m);
+    let mut knots = vec![];
+    for t in 0..120 {
+        for (i, u) in d.ctrl.iter_mut().enumerate() {
+            *u = 0.5 * ((0.1 * t as f64) + i as f64).sin();
+        }
+        if t % 20 == 0 {
+            let x: Vec<f64> = d
+                .qpos
+                .iter()
+                .chain(&d.qvel)
+                .chain(&d.act)
+                .copied()
+                .collect();
+            knots.push((x, d.ctrl.clone(), d.contact.len()));
+        }
+        moreau::step(&m, &mut d);
+    }
+    knots.push(knots[0].clone());
+    let ncons: Vec<usize> = knots.iter().map(|k| k.2).collect();
+    assert!(
+        ncons.contains(&0) && ncons.iter().any(|&n| n > 0),
+        "the knots should include airborne and touching states: {ncons:?}"
+    );
+    let fresh: Vec<(DMatrix<f64>, DMatrix<f64>)> = knots
+        .iter()
+        .map(|(x, u, _)| {
+            let mut d = Data::new(&m);
+            d.qpos.copy_from_slice(&x[..nq]);
+            d.qvel.copy_from_slice(&x[nq..nq + nv]);
+            d.act.copy_from_slice(&x[nq + nv..]);
+            d.ctrl.copy_from_slice(u);
+            let j = transition(
+                &m,
+                &mut d,
+                &TransitionOptions::analytic().with_sensors(false),
+            )
+            .expect("transition");
+            (j.A, j.B)
+        })
+        .collect();
+    let ndx = 2 * nv + m.na;
+    for nthread in [1, 2] {
+        let mut sys = MoreauSystem::new(m.clone())
+            .expect("system")
+            .analytic()
+            .expect("analytic");
+        sys.set_threads(nthread).expect("threads");
+        // one knot at a time, then all at once
+        for ((x, u, _), (fa, fb)) in knots.iter().zip(&fresh) {
+            let (mut a, mut b) = (DMatrix::zeros(ndx, ndx), DMatrix::zeros(ndx, nu));
+            sys.jacobians(x, u, &mut a, &mut b).expect("jacobians");
+            assert_eq!((&a, &b), (fa, fb), "knot by knot, {nthread} thread(s)");
+        }
+        let xs: Vec<DVector<f64>> = knots
+            .iter()
+            .map(|k| DVector::from_column_slice(&k.0))
+            .collect();
+        let us: Vec<DVector<f64>> = knots
+            .iter()
+            .map(|k| DVector::from_column_slice(&k.1))
+            .collect();
+        let mut a = vec![DMatrix::zeros(ndx, ndx); knots.len()];
+        let mut b = vec![DMatrix::zeros(ndx, nu); knots.len()];
+        sys.jacobians_all(&xs, &us, &mut a, &mut b)
+            .expect("jacobians_all");
+        for (t, (fa, fb)) in fresh.iter().enumerate() {
+            assert_eq!(
+                (&a[t], &b[t]),
+                (fa, fb),
+                "knot {t} of all, {nthread} thread(s)"
+            );
+        }
     }
 }

@@ -30,6 +30,25 @@ class MjModel:
     A compiled MuJoCo model (`mujoco.MjModel`), loaded from MJCF by `MjModel.from_xml_path` or
     `MjModel.from_xml_string`.
     """
+    @property
+    def M_colind(self) -> NDArray[Any]:
+        """
+        Column of each entry of `M` (`nC`): per row the dof's ancestors from the root, then the
+        dof (read-only int32 copy).
+        """
+        ...
+    @property
+    def M_rowadr(self) -> NDArray[Any]:
+        """
+        Address of each row of `M` in `M_colind` (read-only int32 copy).
+        """
+        ...
+    @property
+    def M_rownnz(self) -> NDArray[Any]:
+        """
+        Number of nonzeros in each row of `M`'s lower triangle (read-only int32 copy).
+        """
+        ...
     def __copy__(self) -> MjModel: ...
     def __deepcopy__(self, memo: Any) -> MjModel: ...
     def __setattr__(self, attr: str, value: Any) -> None: ...
@@ -824,6 +843,12 @@ class MjModel:
         """
         ...
     @property
+    def nC(self) -> int:
+        """
+        Number of nonzeros of the inertia's lower triangle in MuJoCo's sparse layout (`M`).
+        """
+        ...
+    @property
     def nM(self) -> int:
         """
         Size `nM`.
@@ -1455,6 +1480,12 @@ class MjData:
     The simulation state and all intermediate results for one model (`mujoco.MjData`).
     """
     def __init__(self, model: MjModel) -> None: ...
+    @property
+    def M(self) -> NDArray[Any]:
+        """
+        The inertia in MuJoCo's sparse layout (`nC`, columns `M_colind`; read-only copy).
+        """
+        ...
     def __copy__(self) -> MjData: ...
     def __deepcopy__(self, memo: Any) -> MjData: ...
     def __setattr__(self, attr: str, value: Any) -> None: ...
@@ -1670,6 +1701,13 @@ class MjData:
         """
         ...
     @property
+    def energy(self) -> NDArray[Any]:
+        """
+        Potential and kinetic energy (writeable view, 2), computed when the `energy` flag is
+        enabled.
+        """
+        ...
+    @property
     def eq_active(self) -> NDArray[Any]:
         """
         Whether each equality constraint is active (writeable bool view).
@@ -1690,6 +1728,12 @@ class MjData:
     def geom_xpos(self) -> NDArray[Any]:
         """
         `geom_xpos` (writeable view, (n, 3)).
+        """
+        ...
+    @property
+    def geom_xquat(self) -> NDArray[Any]:
+        """
+        Orientation of each geom, `(ngeom, 4)` (w, x, y, z) (read-only copy).
         """
         ...
     def jnt(self, key: int | str) -> _NamedAccess:
@@ -1736,6 +1780,12 @@ class MjData:
     def nisland(self) -> int:
         """
         Number of constraint islands.
+        """
+        ...
+    @property
+    def qLD(self) -> NDArray[Any]:
+        """
+        Its L'DL factor in the same layout, D on the diagonal (`nC`; read-only copy).
         """
         ...
     @property
@@ -1875,6 +1925,12 @@ class MjData:
         """
         ...
     @property
+    def site_xquat(self) -> NDArray[Any]:
+        """
+        Orientation of each site, `(nsite, 4)` (w, x, y, z) (read-only copy).
+        """
+        ...
+    @property
     def solver_fwdinv(self) -> NDArray[Any]:
         """
         Forward/inverse comparison norms (writeable view, 2).
@@ -1936,7 +1992,7 @@ class MjData:
     @property
     def wrap_xpos(self) -> NDArray[Any]:
         """
-        `wrap_xpos` (writeable view, (n, 3)).
+        `wrap_xpos` (writeable view, (n, 6): two points a row).
         """
         ...
     @property
@@ -1967,6 +2023,12 @@ class MjData:
     def xipos(self) -> NDArray[Any]:
         """
         `xipos` (writeable view, (n, 3)).
+        """
+        ...
+    @property
+    def xiquat(self) -> NDArray[Any]:
+        """
+        Orientation of each body's inertial frame, `(nbody, 4)` (w, x, y, z) (read-only copy).
         """
         ...
     @property
