@@ -41,8 +41,9 @@ pub use crate::collision::{
 pub use crate::constraint::assemble::{contact_nrow, make_constraint};
 pub use crate::constraint::sparse::is_sparse;
 pub use crate::forward::fwd_position;
+pub use crate::math::pivot::{Clamped, PIVOT_MIN};
 pub use crate::smooth::com::com_pos;
-pub use crate::smooth::crb::{crb, factor_ld, factor_m, solve_ld, Clamped, PIVOT_MIN};
+pub use crate::smooth::crb::{crb, factor_ld, factor_m, solve_ld};
 pub use crate::smooth::kinematics::{camlight, kinematics};
 pub use crate::smooth::tendon::{is_fixed, tendon};
 

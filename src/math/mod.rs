@@ -5,6 +5,7 @@
 use nalgebra::RealField;
 
 pub(crate) mod dense;
+pub(crate) mod pivot;
 pub(crate) mod quat;
 pub(crate) mod simd;
 pub(crate) mod spatial;

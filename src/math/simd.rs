@@ -4,8 +4,8 @@
 //! `f64` where the CPU has AVX2 (checked at run time) and otherwise returns `false`/`None` for
 //! the caller's scalar loop, which gives the same result bit for bit.
 
+use crate::math::pivot::{pivot, Clamped};
 use crate::math::Scalar;
-use crate::smooth::crb::{pivot, Clamped};
 use std::any::TypeId;
 
 /// `f64` view of a slice of `T` when `T` is `f64`.

@@ -8,6 +8,7 @@
 //! fill-in: `qLD` holds `D` on the diagonal addresses and `L` below it.
 
 use crate::data::{Data, Warning};
+use crate::math::pivot::{pivot, Clamped};
 use crate::math::spatial::{dof_parent, inert_mul};
 use crate::math::{sc, simd, Scalar};
 use crate::model::Model;
@@ -68,21 +69,6 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
 }
 
-/// Smallest pivot of the LᵀDL factorizations (`mjMINVAL`): a smaller one (zero, negative, or
-/// lost to cancellation in a near-singular matrix) is raised to it, as MuJoCo's `mj_factorI`
-/// does, so the factor stays finite.
-pub const PIVOT_MIN: f64 = 1e-15;
-
-/// The pivots a factorization raised to [`PIVOT_MIN`]: how many, and the lowest dof among them
-/// (the last one met, rows being eliminated from the leaves up).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Clamped {
-    /// Number of raised pivots (0: none).
-    pub count: usize,
-    /// The lowest dof whose pivot was raised (meaningless when `count` is 0).
-    pub dof: usize,
-}
-
 impl Clamped {
     /// Records the raised pivots in `d.warning` as MuJoCo does: one `mjWARN_INERTIA` per pivot
     /// ("Inertia matrix is too close to singular … at DOF i"), the last with the lowest dof.
@@ -96,7 +82,8 @@ impl Clamped {
 }
 
 /// LᵀDL factorization of `qM` into `qLD` and `qLDiagInv` (no fill-in, see module docs); a
-/// pivot below [`PIVOT_MIN`] is raised to it with an `Inertia` warning (`mj_factorM`).
+/// pivot below [`PIVOT_MIN`](crate::math::pivot::PIVOT_MIN) is raised to it with an `Inertia`
+/// warning (`mj_factorM`).
 pub fn factor_m<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.qLD.copy_from_slice(&d.qM);
     let clamped = factor_ld(m, &mut d.qLD, &mut d.qLDiagInv);
@@ -107,7 +94,8 @@ pub fn factor_m<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// Row `k` from position `off` lists exactly the ancestors of `ii = λ^off(k)`, i.e. row `ii`,
 /// so each elimination step is one contiguous axpy on row `ii`. As MuJoCo's `mj_factorI`, each
 /// row is divided by its pivot as a product with the pivot's reciprocal (so the factor equals
-/// MuJoCo's bit for bit, not within an ulp), and a pivot below [`PIVOT_MIN`] is raised to it
+/// MuJoCo's bit for bit, not within an ulp), and a pivot below
+/// [`PIVOT_MIN`](crate::math::pivot::PIVOT_MIN) is raised to it
 /// (returned, for the caller's warning).
 pub fn factor_ld<T: Scalar>(m: &Model, ld: &mut [T], diag_inv: &mut [T]) -> Clamped {
     factor_tree(&m.dof_Madr, &m.dof_parentid, &mut ld[..m.nM], diag_inv)
@@ -131,18 +119,6 @@ pub fn factor_tree<T: Scalar>(
         }
     }
     factor_tree_scalar(madr, parent, ld, diag_inv)
-}
-
-/// Raises the pivot `*dk` of row `k` to [`PIVOT_MIN`] if it is below (NaN is left as is, as
-/// MuJoCo does), noting it in `c`; returns its reciprocal.
-#[inline(always)]
-pub(crate) fn pivot<T: Scalar>(dk: &mut T, k: usize, c: &mut Clamped) -> T {
-    if *dk < sc(PIVOT_MIN) {
-        *dk = sc(PIVOT_MIN);
-        c.count += 1;
-        c.dof = k;
-    }
-    T::one() / *dk
 }
 
 /// True if `madr`, `parent` describe a tree-sparse layout of `total` entries: rows in order,
