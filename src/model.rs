@@ -534,6 +534,43 @@ pub struct Model {
     /// World orientation at `qpos0` (row-major), kept by `track` / `trackcom`.
     pub cam_mat0: Vec<[f64; 9]>,
 
+    // ---------------------------------------------------------------- lights
+    // (MJCF `light`; the engine computes their poses, `Data::light_xpos` / `light_xdir`; the
+    // optical properties are kept for renderers, in MuJoCo's units)
+    pub nlight: usize,
+    pub light_name: Vec<String>,
+    /// Tracking mode, as cameras' (`mjtCamLight`).
+    pub light_mode: Vec<CamMode>,
+    pub light_bodyid: Vec<usize>,
+    /// Target body of `targetbody` / `targetbodycom` lights, -1 otherwise.
+    pub light_targetbodyid: Vec<i32>,
+    /// `mjtLightType`: 0 spot, 1 directional, 2 point, 3 image.
+    pub light_type: Vec<i32>,
+    /// Texture of image lights; always -1 (moreau does not keep textures).
+    pub light_texid: Vec<i32>,
+    pub light_castshadow: Vec<bool>,
+    pub light_bulbradius: Vec<f64>,
+    pub light_intensity: Vec<f64>,
+    pub light_range: Vec<f64>,
+    pub light_softness: Vec<f64>,
+    pub light_active: Vec<bool>,
+    /// Position and unit direction in the body frame.
+    pub light_pos: Vec<[f64; 3]>,
+    pub light_dir: Vec<[f64; 3]>,
+    /// World offset from the subtree COM (of the target body if one is named, else of the
+    /// light's body) at `qpos0` (`trackcom`).
+    pub light_poscom0: Vec<[f64; 3]>,
+    /// World offset from the body origin at `qpos0` (`track`).
+    pub light_pos0: Vec<[f64; 3]>,
+    /// World direction at `qpos0` (`track`, `trackcom`).
+    pub light_dir0: Vec<[f64; 3]>,
+    pub light_attenuation: Vec<[f64; 3]>,
+    pub light_cutoff: Vec<f64>,
+    pub light_exponent: Vec<f64>,
+    pub light_ambient: Vec<[f64; 3]>,
+    pub light_diffuse: Vec<[f64; 3]>,
+    pub light_specular: Vec<[f64; 3]>,
+
     // ---------------------------------------------------------------- assets
     pub nmat: usize,
     pub mat_name: Vec<String>,

@@ -39,7 +39,8 @@ pub fn slider_body(m: &Model, b: usize) -> bool {
 ///   `biasprm[2] > 0` hold a `dampratio`: replaced by `-kv`, `kv = dampratio · 2 √(kp m)`,
 ///   `m = 1 / (moment M⁻¹ momentᵀ)`;
 /// - `cam_pos0`, `cam_poscom0`, `cam_mat0` (fixed camera pose relative to the body origin /
-///   the subtree COM of the target body, else of the camera's body, at `qpos0`);
+///   the subtree COM of the target body, else of the camera's body, at `qpos0`), and the
+///   lights' `light_pos0`, `light_poscom0`, `light_dir0` alike;
 /// - joint `springdamper` → `jnt_stiffness`, `dof_damping`;
 /// - `tendon_lengthspring` left at `[-1, -1]` → the tendon length at `qpos_spring`.
 pub fn set_const(m: &mut Model) {
@@ -47,6 +48,9 @@ pub fn set_const(m: &mut Model) {
     m.cam_pos0.resize(m.ncam, [0.0; 3]);
     m.cam_poscom0.resize(m.ncam, [0.0; 3]);
     m.cam_mat0.resize(m.ncam, [0.0; 9]);
+    m.light_pos0.resize(m.nlight, [0.0; 3]);
+    m.light_poscom0.resize(m.nlight, [0.0; 3]);
+    m.light_dir0.resize(m.nlight, [0.0; 3]);
     let mut d = Data::<f64>::new(m);
     fwd_position(m, &mut d);
     // camera offsets for track/trackcom from the fixed (kinematic) pose at qpos0
@@ -61,6 +65,15 @@ pub fn set_const(m: &mut Model) {
         let cb = usize::try_from(m.cam_targetbodyid[c]).unwrap_or(b);
         m.cam_poscom0[c] = (p - d.subtree_com[cb]).into();
         m.cam_mat0[c] = std::array::from_fn(|k| r[(k / 3, k % 3)]);
+    }
+    // light offsets and directions alike
+    for l in 0..m.nlight {
+        let b = m.light_bodyid[l];
+        let p = d.xpos[b] + d.xmat[b] * crate::math::spatial::v3::<f64>(&m.light_pos[l]);
+        m.light_pos0[l] = (p - d.xpos[b]).into();
+        let cb = usize::try_from(m.light_targetbodyid[l]).unwrap_or(b);
+        m.light_poscom0[l] = (p - d.subtree_com[cb]).into();
+        m.light_dir0[l] = (d.xmat[b] * crate::math::spatial::v3::<f64>(&m.light_dir[l])).into();
     }
     // dof_M0 excludes the tendon armature
     m.dof_M0 = (0..nv)

@@ -1234,6 +1234,47 @@ impl<'a> RolloutProblem<'a> {
     }
 }
 
+/// The residual of [`fit_rollout_logs_with`]: several logs' problems, their residuals and
+/// Jacobians stacked in order.
+struct RolloutProblems<'a>(Vec<RolloutProblem<'a>>);
+
+impl RolloutProblems<'_> {
+    fn residual(&self, theta: &[f64]) -> Result<DVector<f64>, String> {
+        let parts = self
+            .0
+            .iter()
+            .map(|p| p.residual(theta))
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(stack_rows(&parts))
+    }
+
+    fn jacobian(&self, theta: &[f64], method: RolloutJacobian) -> Result<Linearized, String> {
+        let (mut rs, mut js, mut sims) = (Vec::new(), Vec::new(), 0);
+        for p in &self.0 {
+            let (r, j, s) = p.jacobian(theta, method)?;
+            rs.push(r);
+            js.push(j);
+            sims += s;
+        }
+        let rows: usize = rs.iter().map(|r| r.len()).sum();
+        let mut jac = DMatrix::zeros(rows, theta.len());
+        let mut at = 0;
+        for j in &js {
+            jac.rows_mut(at, j.nrows()).copy_from(j);
+            at += j.nrows();
+        }
+        Ok((stack_rows(&rs), jac, sims))
+    }
+}
+
+/// The vectors `parts` one after the other.
+fn stack_rows(parts: &[DVector<f64>]) -> DVector<f64> {
+    DVector::from_iterator(
+        parts.iter().map(|r| r.len()).sum(),
+        parts.iter().flat_map(|r| r.iter().copied()),
+    )
+}
+
 /// The partial derivatives of one step's forward dynamics and integrator with respect to the
 /// parameters at fixed state and acceleration, the inputs of
 /// [`moreau_derivatives::Workspace::transition_params`]. With `g = M a + c − passive − Jᵀf −
@@ -1588,8 +1629,42 @@ pub fn fit_rollout_with(
     bounds: &[[f64; 2]],
     max_iter: usize,
     method: RolloutJacobian,
+    on_iter: impl FnMut(usize, f64),
+) -> Result<RolloutFit, String> {
+    fit_rollout_logs_with(
+        threads,
+        nominal,
+        params,
+        std::slice::from_ref(log),
+        start,
+        bounds,
+        max_iter,
+        method,
+        on_iter,
+    )
+}
+
+/// [`fit_rollout_with`] on several logs of the same system, one parameter vector for all
+/// (system identification over many trajectories): the residual is the logs' residuals one
+/// after the other, each log normalized by its own signal scales `s_j`, so the cost is the sum
+/// of the logs' costs. The logs are linearized one after the other, each Jacobian's columns on
+/// `threads`: bit-identical at any thread count, and on one log identical to
+/// [`fit_rollout_with`]. `rollouts` counts each log's rollouts.
+#[allow(clippy::too_many_arguments)]
+pub fn fit_rollout_logs_with(
+    threads: &Threads,
+    nominal: &Model,
+    params: &[Param],
+    logs: &[StateLog],
+    start: &[f64],
+    bounds: &[[f64; 2]],
+    max_iter: usize,
+    method: RolloutJacobian,
     mut on_iter: impl FnMut(usize, f64),
 ) -> Result<RolloutFit, String> {
+    if logs.is_empty() {
+        return Err("no logs to fit".into());
+    }
     let n = params.len();
     if start.len() != n || bounds.len() != n {
         return Err(format!(
@@ -1604,7 +1679,11 @@ pub fn fit_rollout_with(
             return Err(format!("{p:?}: start value {v} outside [{lo}, {hi}]"));
         }
     }
-    let problem = RolloutProblem::new(threads, nominal, params, log, bounds)?;
+    let problem = RolloutProblems(
+        logs.iter()
+            .map(|log| RolloutProblem::new(threads, nominal, params, log, bounds))
+            .collect::<Result<Vec<_>, String>>()?,
+    );
     let mut theta = start.to_vec();
     let (mut r, mut jac, mut rollouts) = problem.jacobian(&theta, method)?;
     let mut cost = 0.5 * r.norm_squared();

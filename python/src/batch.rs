@@ -183,7 +183,7 @@ data_fields! {
     vecs {
         xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
         subtree_linvel, subtree_angmom, cdof, cvel, cdof_dot, cacc, cfrc_int, cfrc_ext, cinert,
-        crb, wrap_xpos,
+        crb, wrap_xpos, light_xpos, light_xdir,
     }
     quats { xquat }
     mats { xmat, ximat, geom_xmat, site_xmat, cam_xmat }

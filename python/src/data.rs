@@ -31,7 +31,7 @@ pub struct MjData {
     /// The model this data was made for.
     pub model: Py<MjModel>,
     /// The sizes of that model ([`crate::model::sizes`]).
-    pub sizes: [usize; 16],
+    pub sizes: [usize; 17],
     /// `mocap_quat` in MuJoCo's (w, x, y, z) order: what Python sees and writes.
     pub mocap_quat: Vec<[f64; 4]>,
     /// Reused buffers of `mjd_transitionFD` / `mjd_inverseFD`.
@@ -259,7 +259,7 @@ data_arrays! {
     }
     vec3 {
         mocap_pos, xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
-        subtree_linvel, subtree_angmom,
+        subtree_linvel, subtree_angmom, light_xpos, light_xdir,
     }
     vec3_pairs { wrap_xpos }
     vec6 { xfrc_applied, cdof, cvel, cdof_dot, cacc, cfrc_int, cfrc_ext }
@@ -625,6 +625,10 @@ impl MjData {
     /// Camera accessor (`cam_xpos`, `cam_xmat`).
     fn camera(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
         Named::new(slf.as_any(), "cam", crate::model::OBJ_CAMERA, key)
+    }
+    /// Light accessor (`light_xpos`, `light_xdir`).
+    fn light(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "light", crate::model::OBJ_LIGHT, key)
     }
     /// Actuator accessor (`ctrl`, `actuator_force`, `actuator_length`, …).
     fn actuator(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {

@@ -75,7 +75,7 @@ impl MjModel {
 
 /// The sizes that make a `Data` fit a model (a `Data` made for one model works with another
 /// of the same sizes, e.g. a copy with changed parameters, as in MuJoCo).
-pub fn sizes(m: &Model) -> [usize; 16] {
+pub fn sizes(m: &Model) -> [usize; 17] {
     [
         m.nq,
         m.nv,
@@ -93,6 +93,7 @@ pub fn sizes(m: &Model) -> [usize; 16] {
         m.nM,
         m.ncam,
         m.nkey,
+        m.nlight,
     ]
 }
 
@@ -369,7 +370,8 @@ model_arrays! {
         tendon_damping, tendon_armature, tendon_frictionloss, tendon_length0, tendon_invweight0,
         wrap_prm, actuator_cranklength, actuator_acc0, actuator_length0, actuator_damping,
         actuator_armature, pair_margin, pair_gap, sensor_cutoff, sensor_noise, key_time,
-        numeric_data,
+        numeric_data, light_bulbradius, light_intensity, light_range, light_softness,
+        light_cutoff, light_exponent,
     }
     float_rows {
         body_pos, body_quat, body_ipos, body_iquat, body_inertia, body_invweight0, jnt_solref,
@@ -382,12 +384,13 @@ model_arrays! {
         actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange,
         actuator_forcerange, actuator_actrange, actuator_gear, actuator_lengthrange,
         actuator_dampingpoly, eq_solref, eq_solimp, eq_data, pair_solref, pair_solreffriction,
-        pair_solimp, pair_friction,
+        pair_solimp, pair_friction, light_pos, light_dir, light_poscom0, light_pos0, light_dir0,
+        light_attenuation, light_ambient, light_diffuse, light_specular,
     }
     ints {
         body_mocapid, jnt_group, dof_parentid, geom_dataid, geom_group, geom_priority,
         geom_matid, cam_targetbodyid, wrap_objid, actuator_actadr, actuator_group, eq_obj1id,
-        eq_obj2id, sensor_objid, sensor_refid,
+        eq_obj2id, sensor_objid, sensor_refid, light_targetbodyid, light_type, light_texid,
     }
     int_rows { actuator_trnid }
     uints { geom_contype, geom_conaffinity, exclude_signature }
@@ -396,19 +399,22 @@ model_arrays! {
         jnt_qposadr, jnt_dofadr, jnt_bodyid, dof_bodyid, dof_jntid, dof_Madr, geom_condim,
         geom_bodyid, site_bodyid, cam_bodyid, tendon_adr, tendon_num, actuator_actnum,
         pair_geom1, pair_geom2, pair_dim, sensor_dim, sensor_adr, numeric_adr, numeric_size,
+        light_bodyid,
     }
     enums {
         jnt_type, geom_type, site_type, cam_mode, wrap_type, actuator_trntype,
         actuator_dyntype, actuator_gaintype, actuator_biastype, eq_type, eq_objtype,
-        sensor_objtype, sensor_reftype,
+        sensor_objtype, sensor_reftype, light_mode,
     }
     bools {
         jnt_limited, jnt_actfrclimited, jnt_actgravcomp, tendon_limited, actuator_ctrllimited,
         actuator_forcelimited, actuator_actlimited, actuator_actearly, eq_active0,
+        light_castshadow, light_active,
     }
     sizes {
         nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, neq, nkey, nsensor,
         nsensordata, nmocap, nmesh, nhfield, npair, nexclude, nM, ncam, nmat, nnumeric,
+        nlight,
     }
 }
 
@@ -741,6 +747,10 @@ impl MjModel {
     fn camera(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
         Named::new(slf.as_any(), "cam", OBJ_CAMERA, key)
     }
+    /// Light accessor (`light_*` arrays), see `body`.
+    fn light(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "light", OBJ_LIGHT, key)
+    }
     /// Actuator accessor (`actuator_*` arrays), see `body`.
     fn actuator(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
         Named::new(slf.as_any(), "actuator", OBJ_ACTUATOR, key)
@@ -872,6 +882,7 @@ pub const OBJ_DOF: i32 = 4;
 pub const OBJ_GEOM: i32 = 5;
 pub const OBJ_SITE: i32 = 6;
 pub const OBJ_CAMERA: i32 = 7;
+pub const OBJ_LIGHT: i32 = 8;
 pub const OBJ_MESH: i32 = 11;
 pub const OBJ_HFIELD: i32 = 13;
 pub const OBJ_MATERIAL: i32 = 15;
@@ -891,6 +902,7 @@ pub fn names_of(m: &Model, objtype: i32) -> Option<&[String]> {
         OBJ_GEOM => &m.geom_name,
         OBJ_SITE => &m.site_name,
         OBJ_CAMERA => &m.cam_name,
+        OBJ_LIGHT => &m.light_name,
         OBJ_MATERIAL => &m.mat_name,
         OBJ_PAIR => &m.pair_name,
         OBJ_EQUALITY => &m.eq_name,
@@ -912,6 +924,7 @@ pub fn count_of(m: &Model, objtype: i32) -> Option<usize> {
         OBJ_GEOM => m.ngeom,
         OBJ_SITE => m.nsite,
         OBJ_CAMERA => m.ncam,
+        OBJ_LIGHT => m.nlight,
         OBJ_MESH => m.nmesh,
         OBJ_HFIELD => m.nhfield,
         OBJ_MATERIAL => m.nmat,

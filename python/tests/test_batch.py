@@ -176,8 +176,6 @@ def test_named_views_match_mujoco_batch(rng):
         bo.body("torso").xpos = 0.0
     with pytest.raises(ValueError, match="structural"):
         bo.joint(joint).qposadr = 0
-    with pytest.raises(NotImplementedError, match="light"):
-        bo.light(0)
 
 
 def test_batch_jac_and_ray_are_bit_identical_across_threads_and_to_a_serial_loop(rng):
@@ -400,7 +398,7 @@ def test_frame_quaternions_sparse_inertia_and_energy_match_mujoco(name, rng):
 
 def test_batch_data_fields_are_mujocos_but_the_named_few():
     """Every field mujoco.batch binds, moreau binds, except these: MuJoCo's sparse Jacobians
-    (ten_J, actuator_moment and the latter's indices), lights, and what moreau's MjData does
+    (ten_J, actuator_moment and the latter's indices), and what moreau's MjData does
     not show: flexes, sleeping, plugins, plasticity, history buffers, the constraint problem's
     counts, the implicit integrators' matrices, tendon path indices, adhesion forces."""
     missing = {
@@ -409,13 +407,70 @@ def test_batch_data_fields_are_mujocos_but_the_named_few():
         "flexvert_hessian", "flexedge_hessian", "flex_hessian_valid", "flexelem_krot",
         "flexvert_conage", "flexvert_lambda", "body_awake", "body_awake_ind", "dof_awake_ind",
         "parent_awake_ind", "tree_asleep", "tree_awake", "bvh_aabb_dyn", "bvh_active", "plugin",
-        "plugin_data", "plugin_state", "plastic", "history", "userdata", "light_xpos",
-        "light_xdir", "nA", "nJ", "ncon", "ne", "nefc", "nf", "nidof", "nisland", "nl",
+        "plugin_data", "plugin_state", "plastic", "history", "userdata", "nA", "nJ", "ncon", "ne", "nefc", "nf", "nidof", "nisland", "nl",
         "solver_niter", "solver_nnz", "qDeriv", "qLU", "qH", "qHDiagInv", "ten_wrapadr",
         "ten_wrapnum", "wrap_obj", "qfrc_adhesion",
     }
     assert set(mujoco.batch.DATA_FIELDS) - set(mo_batch.DATA_FIELDS) == missing
     assert set(mo_batch.DATA_FIELDS) <= set(mujoco.batch.DATA_FIELDS)
+
+
+# MuJoCo keeps the lights' optical properties as float32
+LIGHT_FLOAT32 = {"light_ambient", "light_attenuation", "light_bulbradius", "light_cutoff",
+                 "light_diffuse", "light_exponent", "light_intensity", "light_range",
+                 "light_softness", "light_specular"}
+
+
+def test_lights_match_mujoco(rng):
+    mj, mo = load_pair(model_path("lights"))
+    assert mo.nlight == mj.nlight == 8
+    fields = sorted(f for f in dir(mj) if f.startswith("light_"))
+    for f in fields:
+        got, want = np.asarray(getattr(mo, f)), np.asarray(getattr(mj, f))
+        assert got.shape == want.shape, f
+        if f in LIGHT_FLOAT32:
+            assert np.array_equal(got.astype(np.float32), want), f
+        else:
+            assert rel_err(got, want) < 1e-12, f
+    assert mo.light("l3").pos.tolist() == mj.light("l3").pos.tolist()
+    assert moreau.mj_name2id(mo, int(moreau.mjtObj.mjOBJ_LIGHT), "l4") == 5
+    # poses after mj_forward at moving states, every mode
+    nsim = 3
+    bj, bo = mujoco.batch.Batch(mj, nsim, 2), mo_batch.Batch(mo, nsim, 2)
+    bj.qvel = 2.0 * rng.standard_normal((nsim, mj.nv))
+    bj.step(nstep=20)
+    bo.state[...] = bj.state
+    for b in (bj, bo):
+        b.bind("light_xpos")
+        b.bind("light_xdir")
+        b.forward()
+    for f in ("light_xpos", "light_xdir"):
+        assert bo.bind(f).shape == bj.bind(f).shape == (nsim, 8, 3), f
+        assert rel_err(bo.bind(f), bj.bind(f)) < 1e-12, f
+    for name in ("l2", "l6"):
+        assert rel_err(bo.light(name).xdir, bj.light(name).xdir) < 1e-12
+        assert rel_err(bo.light(name).pos, bj.light(name).pos) == 0
+    # a light's position per simulation (an expanded model field)
+    for b in (bj, bo):
+        b.light("l5").pos = np.arange(9.0).reshape(3, 3)
+        b.forward()
+    assert rel_err(bo.expanded("light_pos"), bj.expanded("light_pos")) == 0
+    assert rel_err(bo.bind("light_xpos"), bj.bind("light_xpos")) < 1e-12
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    bj.get_data(2, dj)
+    moreau.mj_setState(mo, do, bj.state[2], int(moreau.mjtState.mjSTATE_INTEGRATION))
+    mujoco.mj_forward(mj, dj)
+    moreau.mj_forward(mo, do)
+    assert rel_err(do.light("l2").xpos, dj.light("l2").xpos) < 1e-12
+    assert rel_err(do.light_xdir, dj.light_xdir) < 1e-12
+    for bad, message in (('dir="0 0 0"', "zero direction"),
+                         ('mode="targetbody" target="nope"', "unknown target body"),
+                         ('color="1 1 1"', "color")):
+        xml = f'<mujoco><worldbody><body name="b"><light {bad}/></body></worldbody></mujoco>'
+        with pytest.raises(ValueError, match=message.split()[0]):
+            mujoco.MjModel.from_xml_string(xml)
+        with pytest.raises(moreau.MjcfLoadError, match=message):
+            moreau.MjModel.from_xml_string(xml)
 
 
 def test_batch_rollout_matches_mujoco_batch(rng):

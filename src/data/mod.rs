@@ -184,6 +184,10 @@ pub struct Data<T: Scalar = f64> {
     /// Camera poses (`mj_kinematics` + `mj_camlight`).
     pub cam_xpos: Vec<Vector3<T>>,
     pub cam_xmat: Vec<Matrix3<T>>,
+    /// World position and unit direction of each light (`mj_kinematics`, then the tracking
+    /// modes of `mj_camlight`).
+    pub light_xpos: Vec<Vector3<T>>,
+    pub light_xdir: Vec<Vector3<T>>,
     pub subtree_com: Vec<Vector3<T>>,
     /// COM-based body inertia: (I00, I11, I22, I01, I02, I12, m c (3), m), MuJoCo's layout.
     pub cinert: Vec<[T; 10]>,
@@ -430,6 +434,8 @@ impl<T: Scalar> Data<T> {
             site_xmat: m3(m.nsite),
             cam_xpos: v3(m.ncam),
             cam_xmat: m3(m.ncam),
+            light_xpos: v3(m.nlight),
+            light_xdir: v3(m.nlight),
             subtree_com: v3(m.nbody),
             cinert: vec![[z; 10]; m.nbody],
             cdof: v6(m.nv),

@@ -200,6 +200,30 @@ pub const GEOM: &[&str] = &[
     "fluidcoef",
     "user",
 ];
+/// `<light>` attributes (MuJoCo 4.0.0's schema).
+pub const LIGHT: &[&str] = &[
+    "name",
+    "class",
+    "directional",
+    "type",
+    "castshadow",
+    "active",
+    "pos",
+    "dir",
+    "bulbradius",
+    "intensity",
+    "range",
+    "softness",
+    "attenuation",
+    "cutoff",
+    "exponent",
+    "ambient",
+    "diffuse",
+    "specular",
+    "mode",
+    "target",
+    "texture",
+];
 pub const SITE: &[&str] = &[
     "name",
     "class",
@@ -383,7 +407,7 @@ const HFIELD: &[&str] = &[
 
 /// Elements whose whole subtree is accepted and ignored.
 const IGNORED: &[&str] = &["visual", "statistic", "custom", "size"];
-const IGNORED_IN_BODY: &[&str] = &["camera", "light"];
+const IGNORED_IN_BODY: &[&str] = &["camera"];
 const IGNORED_ASSET: &[&str] = &["texture", "material", "skin", "model"];
 const UNSUPPORTED: &[&str] = &[
     "plugin",
@@ -620,7 +644,8 @@ fn validate_default(d: &Elem, top: bool) -> Result<(), MjcfError> {
                 "mesh" => check_attrs(c, &[MESH])?,
                 "pair" => check_attrs(c, &[PAIR])?,
                 "equality" => check_attrs(c, &[EQ_COMMON])?,
-                "camera" | "light" | "material" | "texture" => {}
+                "light" => check_attrs(c, &[LIGHT])?,
+                "camera" | "material" | "texture" => {}
                 _ => match actuator_extra(n) {
                     Some(extra) => check_attrs(c, &[ACT_COMMON, extra])?,
                     None => return Err(unknown(c, "default")),
@@ -670,6 +695,10 @@ fn validate_body(b: &Elem, world: bool) -> Result<(), MjcfError> {
                 }
                 "site" => {
                     check_attrs(c, &[SITE])?;
+                    no_children(c)?;
+                }
+                "light" => {
+                    check_attrs(c, &[LIGHT])?;
                     no_children(c)?;
                 }
                 n if IGNORED_IN_BODY.contains(&n) => {}

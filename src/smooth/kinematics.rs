@@ -8,8 +8,8 @@ use crate::math::{sc, Scalar};
 use crate::model::{JointType, Model};
 use nalgebra::{Matrix3, Quaternion, Vector3};
 
-/// Computes `xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos/xmat, site_xpos/xmat`
-/// from `qpos` (and `mocap_pos/quat`). Quaternions in `qpos` are normalized locally (not written
+/// Computes `xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos/xmat, site_xpos/xmat`,
+/// `cam_xpos/xmat`, `light_xpos/xdir` from `qpos` (and `mocap_pos/quat`). Quaternions in `qpos` are normalized locally (not written
 /// back). Hinge and slide displacements are measured from `qpos0` (the joint `ref`).
 pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.xpos[0] = Vector3::zeros();
@@ -96,6 +96,11 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
         d.cam_xpos[c] = d.xpos[b] + d.xmat[b] * v3::<T>(&m.cam_pos[c]);
         d.cam_xmat[c] = d.xmat[b] * quat2mat(&q4::<T>(&m.cam_quat[c]));
     }
+    for l in 0..m.nlight {
+        let b = m.light_bodyid[l];
+        d.light_xpos[l] = d.xpos[b] + d.xmat[b] * v3::<T>(&m.light_pos[l]);
+        d.light_xdir[l] = d.xmat[b] * v3::<T>(&m.light_dir[l]);
+    }
 }
 
 /// Camera tracking modes (`mj_camlight`, after [`crate::smooth::com::com_pos`]; MJCF `camera/mode`,
@@ -103,7 +108,8 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// `cam_mat0` at the offset `cam_pos0` from the body origin, `trackcom` the same at offset
 /// `cam_poscom0` from the body's subtree COM; `targetbody(com)` keeps the fixed position and
 /// turns the camera so that its -z axis looks at the target body origin (subtree COM), with
-/// `x = normalize(ẑ_world × z)` and `y = z × x`.
+/// `x = normalize(ẑ_world × z)` and `y = z × x`. Lights track alike (MJCF `light/mode`):
+/// `light_dir0` at `light_pos0` / `light_poscom0`, or their direction turned to the target.
 pub fn camlight<T: Scalar>(m: &Model, d: &mut Data<T>) {
     use crate::model::CamMode;
     for c in 0..m.ncam {
@@ -134,6 +140,32 @@ pub fn camlight<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 let x = normalize3(up.cross(&z));
                 let y = normalize3(z.cross(&x));
                 d.cam_xmat[c] = Matrix3::from_columns(&[x, y, z]);
+            }
+        }
+    }
+    for l in 0..m.nlight {
+        let b = m.light_bodyid[l];
+        match m.light_mode[l] {
+            CamMode::Fixed => {}
+            CamMode::Track | CamMode::TrackCom => {
+                let (base, off) = if m.light_mode[l] == CamMode::Track {
+                    (d.xpos[b], &m.light_pos0[l])
+                } else {
+                    (d.subtree_com[b], &m.light_poscom0[l])
+                };
+                d.light_xpos[l] = base + v3::<T>(off);
+                d.light_xdir[l] = v3::<T>(&m.light_dir0[l]);
+            }
+            CamMode::TargetBody | CamMode::TargetBodyCom => {
+                let Ok(t) = usize::try_from(m.light_targetbodyid[l]) else {
+                    continue;
+                };
+                let target = if m.light_mode[l] == CamMode::TargetBody {
+                    d.xpos[t]
+                } else {
+                    d.subtree_com[t]
+                };
+                d.light_xdir[l] = normalize3(target - d.light_xpos[l]);
             }
         }
     }

@@ -22,6 +22,7 @@ mod mjcf_source;
 mod actuator_damping_oracle;
 mod camera_rangefinder_oracle;
 mod inverse_oracle;
+mod lights;
 mod pipeline_generic;
 mod pipeline_oracle;
 mod rne_post_constraint_oracle;

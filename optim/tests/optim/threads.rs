@@ -298,6 +298,44 @@ fn rollout_fit_is_bit_identical_at_any_thread_count() {
     assert_eq!(one, fit(3), "3 threads");
 }
 
+/// The rollout fit over several logs is bit-identical at 1, 2 and 3 threads.
+#[test]
+fn rollout_fit_over_several_logs_is_bit_identical_at_any_thread_count() {
+    let p = cartpole_sysid().expect("model loads");
+    let logs = [
+        p.rollout_log(vec![0.0, 0.4], vec![0.0, 0.0], 80),
+        p.rollout_log(vec![0.2, -0.3], vec![0.1, 0.5], 60),
+    ];
+    let start: Vec<f64> = p
+        .params
+        .iter()
+        .map(|q| sysid::get(&p.nominal, *q))
+        .collect();
+    let bounds = vec![[0.0, 10.0]; start.len()];
+    let fit = |nthread: usize| {
+        let threads = Threads::new(nthread).unwrap();
+        let f = sysid::fit_rollout_logs_with(
+            &threads,
+            &p.nominal,
+            &p.params,
+            &logs,
+            &start,
+            &bounds,
+            6,
+            sysid::RolloutJacobian::Sensitivity,
+            |_, _| {},
+        )
+        .unwrap();
+        let mut out = bits(&f.estimate);
+        out.extend(bits(&f.half_width));
+        out.extend(bits(&f.cost_history));
+        out
+    };
+    let one = fit(1);
+    assert_eq!(one, fit(2), "2 threads");
+    assert_eq!(one, fit(3), "3 threads");
+}
+
 /// Collocation's per-knot Jacobian blocks (inverse-dynamics Jacobians on the threads): the
 /// ball push (contacts) with the analytic and the finite-difference providers, and the
 /// cart-pole with a model parameter as a decision variable, bit-identical at 1, 2 and 3

@@ -837,6 +837,138 @@ class MjModel:
         """
         ...
     @property
+    def light_active(self) -> NDArray[Any]:
+        """
+        `light_active` (read-only uint8 copy).
+        """
+        ...
+    @property
+    def light_ambient(self) -> NDArray[Any]:
+        """
+        `light_ambient` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def light_attenuation(self) -> NDArray[Any]:
+        """
+        `light_attenuation` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def light_bodyid(self) -> NDArray[Any]:
+        """
+        `light_bodyid` (read-only int32 copy).
+        """
+        ...
+    @property
+    def light_bulbradius(self) -> NDArray[Any]:
+        """
+        `light_bulbradius` (writeable view).
+        """
+        ...
+    @property
+    def light_castshadow(self) -> NDArray[Any]:
+        """
+        `light_castshadow` (read-only uint8 copy).
+        """
+        ...
+    @property
+    def light_cutoff(self) -> NDArray[Any]:
+        """
+        `light_cutoff` (writeable view).
+        """
+        ...
+    @property
+    def light_diffuse(self) -> NDArray[Any]:
+        """
+        `light_diffuse` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def light_dir(self) -> NDArray[Any]:
+        """
+        `light_dir` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def light_dir0(self) -> NDArray[Any]:
+        """
+        `light_dir0` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def light_exponent(self) -> NDArray[Any]:
+        """
+        `light_exponent` (writeable view).
+        """
+        ...
+    @property
+    def light_intensity(self) -> NDArray[Any]:
+        """
+        `light_intensity` (writeable view).
+        """
+        ...
+    @property
+    def light_mode(self) -> NDArray[Any]:
+        """
+        `light_mode` (read-only int32 copy of the MuJoCo enum values).
+        """
+        ...
+    @property
+    def light_pos(self) -> NDArray[Any]:
+        """
+        `light_pos` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def light_pos0(self) -> NDArray[Any]:
+        """
+        `light_pos0` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def light_poscom0(self) -> NDArray[Any]:
+        """
+        `light_poscom0` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def light_range(self) -> NDArray[Any]:
+        """
+        `light_range` (writeable view).
+        """
+        ...
+    @property
+    def light_softness(self) -> NDArray[Any]:
+        """
+        `light_softness` (writeable view).
+        """
+        ...
+    @property
+    def light_specular(self) -> NDArray[Any]:
+        """
+        `light_specular` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def light_targetbodyid(self) -> NDArray[Any]:
+        """
+        `light_targetbodyid` (writeable int32 view).
+        """
+        ...
+    @property
+    def light_texid(self) -> NDArray[Any]:
+        """
+        `light_texid` (writeable int32 view).
+        """
+        ...
+    @property
+    def light_type(self) -> NDArray[Any]:
+        """
+        `light_type` (writeable int32 view).
+        """
+        ...
+    @property
     def mat_rgba(self) -> NDArray[Any]:
         """
         `mat_rgba` (writeable view, one row per element).
@@ -911,6 +1043,12 @@ class MjModel:
     def nkey(self) -> int:
         """
         Size `nkey`.
+        """
+        ...
+    @property
+    def nlight(self) -> int:
+        """
+        Size `nlight`.
         """
         ...
     @property
@@ -1744,6 +1882,18 @@ class MjData:
     def joint(self, key: int | str) -> _NamedAccess:
         """
         Joint accessor: `d.joint('hinge').qpos` is the joint's slice of `d.qpos`.
+        """
+        ...
+    @property
+    def light_xdir(self) -> NDArray[Any]:
+        """
+        `light_xdir` (writeable view, (n, 3)).
+        """
+        ...
+    @property
+    def light_xpos(self) -> NDArray[Any]:
+        """
+        `light_xpos` (writeable view, (n, 3)).
         """
         ...
     @property

@@ -109,10 +109,6 @@ def _ids(ids, nsim):
     return np.ascontiguousarray(ids, dtype=np.int32)
 
 
-# MuJoCo's named views with no counterpart in moreau's MjModel / MjData (moreau's compiler
-# does not keep lights)
-_NO_NAMED = ("light",)
-
 # prefix of MjData's per-object fields, by named view (xquat, geom_xmat, cam_xmat, ...)
 _DATA_PREFIX = {"geom": "geom_", "site": "site_", "camera": "cam_"}
 
@@ -143,8 +139,6 @@ class _Named:
     """One object's `(nsim, ...)` slices of the batch's fields (`Batch.joint(...)` etc.)."""
 
     def __init__(self, batch, kind, key, data=True):
-        if kind in _NO_NAMED:
-            raise NotImplementedError(f"moreau's MjModel has no named {kind} access")
         mv = getattr(batch.model, kind)(key)
         dv = getattr(batch._data, kind)(key) if data else None
         for k, v in (("_batch", batch), ("_kind", kind), ("_mv", mv), ("_dv", dv),

@@ -29,6 +29,7 @@ pub(super) enum Item<'a> {
     Geom,
     Site,
     Camera,
+    Light,
     Inertial,
     #[allow(dead_code)]
     Other(&'a Elem),
@@ -56,7 +57,9 @@ pub(super) struct Builder<'a> {
     pub(super) body_el: Vec<Option<&'a Elem>>,
     /// Per camera: the `target` body name and its element (resolved after the tree).
     pub(super) cam_target: Vec<Option<(&'a str, &'a Elem)>>,
-    /// Names used so far per kind ("body", "joint", "geom", "site", "camera").
+    /// Per light: the same.
+    pub(super) light_target: Vec<Option<(&'a str, &'a Elem)>>,
+    /// Names used so far per kind ("body", "joint", "geom", "site", "camera", "light").
     pub(super) seen: HashMap<&'static str, Unique>,
 }
 
@@ -65,6 +68,21 @@ impl Builder<'_> {
     pub(super) fn unique(&mut self, what: &'static str, name: &str, el: &Elem) -> R<()> {
         self.seen.entry(what).or_default().check(name, el, what)
     }
+}
+
+/// The tracking `mode` of a camera or a light (`mjtCamLight`), fixed by default.
+fn track_mode(a: &A) -> R<CamMode> {
+    Ok(a.keyword(
+        "mode",
+        &[
+            ("fixed", CamMode::Fixed),
+            ("track", CamMode::Track),
+            ("trackcom", CamMode::TrackCom),
+            ("targetbody", CamMode::TargetBody),
+            ("targetbodycom", CamMode::TargetBodyCom),
+        ],
+    )?
+    .unwrap_or(CamMode::Fixed))
 }
 
 pub(super) fn frame_pose(el: &Elem, comp: &Compiler) -> R<(V3, Q)> {
@@ -111,6 +129,7 @@ pub(super) fn collect<'a>(
             "geom" => Item::Geom,
             "site" => Item::Site,
             "camera" => Item::Camera,
+            "light" => Item::Light,
             "inertial" => Item::Inertial,
             _ => Item::Other(c),
         };
@@ -268,6 +287,7 @@ impl<'a> Builder<'a> {
                 Item::Geom => self.geom(it, id)?,
                 Item::Site => self.site(it, id)?,
                 Item::Camera => self.camera(it, id)?,
+                Item::Light => self.light(it, id)?,
                 Item::Inertial => {
                     if self.inertial[id].is_some() {
                         return Err(it.el.err(
@@ -566,18 +586,7 @@ impl<'a> Builder<'a> {
         let a = self.defs.reader(it.el, cls, "camera");
         let name = a.name();
         self.unique("camera", &name, it.el)?;
-        let mode = a
-            .keyword(
-                "mode",
-                &[
-                    ("fixed", CamMode::Fixed),
-                    ("track", CamMode::Track),
-                    ("trackcom", CamMode::TrackCom),
-                    ("targetbody", CamMode::TargetBody),
-                    ("targetbodycom", CamMode::TargetBodyCom),
-                ],
-            )?
-            .unwrap_or(CamMode::Fixed);
+        let mode = track_mode(&a)?;
         let target = it.el.attr("target").map(|t| (t, it.el));
         if matches!(mode, CamMode::TargetBody | CamMode::TargetBodyCom) && target.is_none() {
             return Err(a.err(
@@ -596,6 +605,54 @@ impl<'a> Builder<'a> {
         m.cam_pos.push(pos);
         m.cam_quat.push(quat);
         self.cam_target.push(target);
+        Ok(())
+    }
+
+    /// A light: pose in the body frame (its direction normalized), tracking `mode` and
+    /// `target` (resolved by [`compile`] once all bodies exist), type and optical properties
+    /// with MuJoCo 4.0.0's defaults. A `texture` is accepted and not kept (`light_texid` -1).
+    pub(super) fn light(&mut self, it: &Placed<'a>, body: usize) -> R<()> {
+        let cls = self.defs.class_of(it.el, it.class)?;
+        let a = self.defs.reader(it.el, cls, "light");
+        let name = a.name();
+        self.unique("light", &name, it.el)?;
+        let mode = track_mode(&a)?;
+        let ty = match a.keyword(
+            "type",
+            &[("spot", 0), ("directional", 1), ("point", 2), ("image", 3)],
+        )? {
+            Some(t) => t,
+            None => i32::from(a.bool("directional")?.unwrap_or(false)),
+        };
+        let pos = a.arr("pos", [0.0; 3])?;
+        let dir = a.arr("dir", [0.0, 0.0, -1.0])?;
+        let dir = crate::mjcf::math::normalize(crate::mjcf::math::qrot(it.fquat, dir))
+            .ok_or_else(|| a.err(ErrorKind::InvalidValue, "dir", "zero direction in light"))?;
+        let (pos, _) = compose(it.fpos, it.fquat, pos, QID);
+        let target = it.el.attr("target").map(|t| (t, it.el));
+        let m = &mut self.m;
+        m.light_name.push(name);
+        m.light_mode.push(mode);
+        m.light_bodyid.push(body);
+        m.light_type.push(ty);
+        m.light_texid.push(-1);
+        m.light_castshadow
+            .push(a.bool("castshadow")?.unwrap_or(true));
+        m.light_active.push(a.bool("active")?.unwrap_or(true));
+        m.light_bulbradius.push(a.f64_or("bulbradius", 0.02)?);
+        m.light_intensity.push(a.f64_or("intensity", 0.0)?);
+        m.light_range.push(a.f64_or("range", 10.0)?);
+        m.light_softness.push(a.f64_or("softness", 0.2)?);
+        m.light_cutoff.push(a.f64_or("cutoff", 45.0)?);
+        m.light_exponent.push(a.f64_or("exponent", 10.0)?);
+        m.light_attenuation
+            .push(a.arr("attenuation", [1.0, 0.0, 0.0])?);
+        m.light_ambient.push(a.arr("ambient", [0.0; 3])?);
+        m.light_diffuse.push(a.arr("diffuse", [0.7; 3])?);
+        m.light_specular.push(a.arr("specular", [0.3; 3])?);
+        m.light_pos.push(pos);
+        m.light_dir.push(dir);
+        self.light_target.push(target);
         Ok(())
     }
 

@@ -7,7 +7,7 @@ use crate::mjcf::xml::Elem;
 use std::collections::HashMap;
 
 pub(super) const DEFAULT_KINDS: &[&str] = &[
-    "joint", "geom", "site", "camera", "tendon", "mesh", "pair", "equality", "material",
+    "joint", "geom", "site", "camera", "light", "tendon", "mesh", "pair", "equality", "material",
 ];
 
 pub(super) struct Class<'a> {

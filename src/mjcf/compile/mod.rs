@@ -71,6 +71,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
         geom_mass: Vec::new(),
         body_el: Vec::new(),
         cam_target: Vec::new(),
+        light_target: Vec::new(),
         seen: HashMap::new(),
     };
     b.tree(root, &sections)?;
@@ -79,27 +80,32 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     let xquat = std::mem::take(&mut b.xquat);
     let b_el = std::mem::take(&mut b.body_el);
     let cam_target = std::mem::take(&mut b.cam_target);
+    let light_target = std::mem::take(&mut b.light_target);
     let meshes = std::mem::take(&mut b.meshes);
     let mut m = b.m;
     m.ncam = m.cam_name.len();
     let body_ix = Index::new(&m.body_name);
-    for t in &cam_target {
-        let id = match t {
-            // kept for every mode (as MuJoCo 4.0.0), used by targetbody / targetbodycom only
-            Some((name, el)) => match body_ix.id(name) {
-                Some(k) => k as i32,
-                None => {
-                    return Err(el.err(
-                        ErrorKind::BadReference,
-                        Some("target"),
-                        format!("unknown target body '{name}'"),
-                    ))
-                }
-            },
-            None => -1,
-        };
-        m.cam_targetbodyid.push(id);
-    }
+    // the target body ids, kept for every mode (as MuJoCo 4.0.0), used by targetbody /
+    // targetbodycom only
+    let target_ids = |targets: &[Option<(&str, &Elem)>], what: &str| -> R<Vec<i32>> {
+        targets
+            .iter()
+            .map(|t| match t {
+                Some((name, el)) => body_ix.id(name).map(|k| k as i32).ok_or_else(|| {
+                    let msg = if what == "camera" {
+                        format!("unknown target body '{name}'")
+                    } else {
+                        format!("unknown target body in {what}")
+                    };
+                    el.err(ErrorKind::BadReference, Some("target"), msg)
+                }),
+                None => Ok(-1),
+            })
+            .collect()
+    };
+    m.cam_targetbodyid = target_ids(&cam_target, "camera")?;
+    m.nlight = m.light_name.len();
+    m.light_targetbodyid = target_ids(&light_target, "light")?;
     m.nbody = m.body_name.len();
     m.njnt = m.jnt_name.len();
     m.ngeom = m.geom_name.len();
