@@ -127,7 +127,7 @@ fn run() -> Result<(), String> {
                 name.to_string(),
                 format!("{:+.2}", r.distance()),
                 format!("{:.3}", r.tracking_rms(s.vx, dt)),
-                r.falls().to_string(),
+                r.falls(go1::FALL_Z).to_string(),
                 format!("{:.3}", r.min_z()),
                 r.closed
                     .cpu_real_time_factor()

@@ -23,6 +23,7 @@ mod page;
 mod plot;
 
 #[path = "common/quadruped_mpc.rs"]
+#[allow(dead_code)]
 mod quad;
 #[path = "common/mpc_report.rs"]
 mod report;

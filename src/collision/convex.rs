@@ -8,7 +8,7 @@
 //! patches (`multiccd`, on unless disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh
 //! its hull-polygon rule (up to 4 contacts); every other convex pair gets one contact.
 //! No allocation: the simplex and the EPA polytope live in fixed-size arrays (the polytope is
-//! kept per thread, so a call does not clear it).
+//! kept in `Data`, see `scratch.rs`, so a call does not clear it).
 
 use super::scratch::epa::{Face, Polytope, Vert, MAXF, MAXV};
 use super::scratch::CollisionScratch;

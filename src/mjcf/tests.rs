@@ -283,12 +283,8 @@ fn field(m: &Model, name: &str) -> Option<Vec<f64>> {
 /// mesh-derived fields agree to about 1e-7 relative only.
 const MESH_TOL: f64 = 2e-7;
 
-thread_local! {
-    static TOL: std::cell::Cell<f64> = const { std::cell::Cell::new(REL_TOL) };
-}
-
-fn close(a: f64, b: f64) -> bool {
-    let tol = TOL.with(|t| t.get());
+/// `a` and `b` agree to `tol` relative to the larger (or to `ABS_FLOOR`).
+fn close(a: f64, b: f64, tol: f64) -> bool {
     (a - b).abs() <= tol * b.abs().max(a.abs()) || (a - b).abs() <= ABS_FLOOR
 }
 
@@ -310,9 +306,9 @@ fn same_axes(q1: &[f64], q2: &[f64]) -> bool {
     })
 }
 
-fn same_quat(a: &[f64], b: &[f64]) -> bool {
-    let plus = (0..4).all(|k| close(a[k], b[k]));
-    let minus = (0..4).all(|k| close(a[k], -b[k]));
+fn same_quat(a: &[f64], b: &[f64], tol: f64) -> bool {
+    let plus = (0..4).all(|k| close(a[k], b[k], tol));
+    let minus = (0..4).all(|k| close(a[k], -b[k], tol));
     plus || minus
 }
 
@@ -348,13 +344,11 @@ fn compiled_fields_match_mujoco() {
             }
             continue;
         }
-        TOL.with(|t| {
-            t.set(if name.starts_with("mesh") {
-                MESH_TOL
-            } else {
-                REL_TOL
-            })
-        });
+        let tol = if name.starts_with("mesh") {
+            MESH_TOL
+        } else {
+            REL_TOL
+        };
         let m = match res {
             Ok(m) => m,
             Err(e) => {
@@ -379,7 +373,7 @@ fn compiled_fields_match_mujoco() {
                             for j in 0..3 {
                                 let t1: f64 = (0..3).map(|l| r1[i][l] * d1[l] * r1[j][l]).sum();
                                 let t2: f64 = (0..3).map(|l| r2[i][l] * d2[l] * r2[j][l]).sum();
-                                let tol = TOL.with(|t| t.get()).max(1e-11);
+                                let tol = tol.max(1e-11);
                                 if (t1 - t2).abs() > tol * scale + ABS_FLOOR {
                                     failures.push(format!(
                                         "{name}: body {b} inertia tensor ({i},{j}) {t1} vs {t2}"
@@ -409,7 +403,7 @@ fn compiled_fields_match_mujoco() {
                         let ok = if eig {
                             same_axes(q, w)
                         } else {
-                            same_quat(q, w)
+                            same_quat(q, w, tol)
                         };
                         if !ok {
                             failures.push(format!("{name}: {k}[{i}] {q:?} vs {w:?}"));
@@ -457,7 +451,7 @@ fn compiled_fields_match_mujoco() {
                 if k == "geom_aabb" && mesh_case && (a.abs() - b.abs()).abs() < 1e-6 {
                     continue;
                 }
-                if !close(*a, *b) {
+                if !close(*a, *b, tol) {
                     failures.push(format!("{name}: {k}[{i}] = {a} vs MuJoCo {b}"));
                     break;
                 }

@@ -6,11 +6,19 @@
 //! receding-horizon iLQR (control-limited by `ctrlrange`, warm-started; analytic or
 //! `mjd_transitionFD` transition Jacobians in the tangent space of the free joint) or by the
 //! sampling planners (predictive sampling, MPPI, cross-entropy) on the same cost and planning
-//! model. Lateral pushes on the trunk test the recovery.
+//! model. Lateral pushes on the trunk test the recovery. The closed loops and the run's measures
+//! are the shared legged-MPC driver's (`legged_mpc.rs`).
 
+// the optim test binary includes both setups, so the driver twice
+#[path = "legged_mpc.rs"]
+#[allow(dead_code, clippy::duplicate_mod)]
+mod legged;
+
+use legged::planning_model;
+pub use legged::Run;
 use moreau::{Data, Model};
-use moreau_optim::mpc::{closed_loop, ctrl_bounds, ClosedLoop, IlqrMpc, MpcOptions, Push};
-use moreau_optim::sampling::{PredictiveSampling, RolloutCost, SamplingOptions, Update};
+use moreau_optim::mpc::{ctrl_bounds, MpcOptions, Push};
+use moreau_optim::sampling::{RolloutCost, SamplingOptions, Update};
 use moreau_optim::statecost::DiagonalCost;
 use moreau_optim::system::{ControlOffset, MoreauSystem};
 
@@ -75,13 +83,6 @@ pub fn home_ctrl(m: &Model) -> Result<Vec<f64>, String> {
     Ok(initial(m)?.ctrl.clone())
 }
 
-/// The planning model: the plant's with time step `dt`.
-pub fn planning_model(m: &Model, dt: f64) -> Model {
-    let mut p = m.clone();
-    p.opt.timestep = dt;
-    p
-}
-
 /// The gait-free cost around the home stance with forward velocity `vx`; its control weights
 /// act on offsets from the home controls.
 pub fn cost(m: &Model, q_home: &[f64], vx: f64, horizon_secs: f64) -> Result<DiagonalCost, String> {
@@ -125,82 +126,8 @@ impl RolloutCost for OffsetCost {
     }
 }
 
-/// A closed loop with the planner's predicted cost and its time per iteration.
-pub struct Run {
-    pub closed: ClosedLoop,
-    pub planner_cost: Vec<f64>,
-    /// Planner iterations over the run (iLQR iterations, or sampling rounds).
-    pub iterations: usize,
-    /// Control steps whose solve failed and applied the previous plan.
-    pub fallbacks: usize,
-}
-
-/// Trunk height below which the robot counts as fallen (home: 0.27 m).
+/// Trunk height below which the robot counts as fallen (home: 0.27 m; [`Run::falls`]).
 pub const FALL_Z: f64 = 0.15;
-
-impl Run {
-    /// Forward (x) distance of the trunk.
-    pub fn distance(&self) -> f64 {
-        self.closed.displacement(0)
-    }
-    /// Lowest trunk height over the run.
-    pub fn min_z(&self) -> f64 {
-        self.closed.min_qpos(2)
-    }
-    /// Root-mean-square error of the trunk's forward velocity from `vx` over the control
-    /// steps after the first second (the start from rest excluded); NaN for shorter runs.
-    pub fn tracking_rms(&self, vx: f64, dt: f64) -> f64 {
-        let skip = (1.0 / dt).round() as usize;
-        let v: Vec<f64> = self
-            .closed
-            .qvel
-            .iter()
-            .skip(skip)
-            .map(|q| q[0] - vx)
-            .collect();
-        if v.is_empty() {
-            return f64::NAN;
-        }
-        (v.iter().map(|e| e * e).sum::<f64>() / v.len() as f64).sqrt()
-    }
-    /// Times the trunk went below [`FALL_Z`] or tilted past 60° (each excursion counted once).
-    pub fn falls(&self) -> usize {
-        let mut n = 0;
-        let mut down = false;
-        for q in &self.closed.qpos {
-            let now = q[2] < FALL_Z || tilt(q) > 60f64.to_radians();
-            if now && !down {
-                n += 1;
-            }
-            down = now;
-        }
-        n
-    }
-    /// Largest tilt of the trunk's z axis from vertical (radians).
-    pub fn max_tilt(&self) -> f64 {
-        self.closed
-            .qpos
-            .iter()
-            .map(|q| tilt(q.as_slice()))
-            .fold(0.0, f64::max)
-    }
-    /// Process CPU time per planner iteration over the closed loop, milliseconds (the plant's
-    /// own steps included: 5 physics steps per control step, against a horizon of rollout
-    /// steps and linearizations per iteration); `None` where CPU time is unavailable. CPU time,
-    /// not wall time, so that a loaded machine does not inflate it.
-    pub fn ms_per_iteration(&self) -> Option<f64> {
-        self.closed
-            .cpu
-            .map(|c| 1e3 * c / self.iterations.max(1) as f64)
-    }
-}
-
-/// Tilt of the trunk's z axis from vertical (radians) at `qpos`.
-pub fn tilt(q: &[f64]) -> f64 {
-    let (w, x, y, z) = (q[3], q[4], q[5], q[6]);
-    let n = w * w + x * x + y * y + z * z;
-    (1.0 - 2.0 * (x * x + y * y) / n).clamp(-1.0, 1.0).acos()
-}
 
 /// The planning model and the cost around the plant's home stance.
 fn planning(m: &Model, s: &Settings) -> Result<(Model, DiagonalCost), String> {
@@ -232,31 +159,19 @@ pub fn pushes(m: &Model, s: &Settings) -> Result<Vec<Push>, String> {
 pub fn drive(
     m: &Model,
     s: &Settings,
-    mut plan: impl FnMut(&Data) -> Result<(Vec<f64>, f64), String>,
+    plan: impl FnMut(&Data) -> Result<(Vec<f64>, f64), String>,
     on_step: impl FnMut(usize, &Data),
 ) -> Result<Run, String> {
-    let mut d = initial(m)?;
     let steps = (s.seconds / control_dt(m)).round() as usize;
-    let mut planner_cost = vec![];
-    let closed = closed_loop(
+    legged::drive(
         m,
-        &mut d,
+        initial(m)?,
         steps,
         SUBSTEPS,
         &pushes(m, s)?,
-        |d| {
-            let (u, c) = plan(d)?;
-            planner_cost.push(c);
-            Ok(u)
-        },
+        plan,
         on_step,
-    )?;
-    Ok(Run {
-        iterations: closed.plan_secs.len(),
-        closed,
-        planner_cost,
-        fallbacks: 0,
-    })
+    )
 }
 
 /// Receding-horizon iLQR (control-limited by `ctrlrange`, warm-started) on the planning model,
@@ -273,33 +188,29 @@ pub fn run_ilqr(
     if analytic {
         sys = sys.analytic()?;
     }
-    let mut sys = ControlOffset::new(sys, home_ctrl(m)?)?;
+    let sys = ControlOffset::new(sys, home_ctrl(m)?)?;
     let bounds = sys.bounds(&ctrl_bounds(&pm));
-    let mut mpc = IlqrMpc::new(
+    let opt = MpcOptions {
+        horizon: s.horizon,
+        iter: s.iter,
+        first_iter: s.first_iter,
+        bounds: Some(bounds),
+    };
+    let steps = (s.seconds / control_dt(m)).round() as usize;
+    legged::ilqr(
+        m,
+        initial(m)?,
+        steps,
+        SUBSTEPS,
+        &pushes(m, s)?,
+        sys,
         pm.nu,
         c.quadratic(s.plan_dt),
-        MpcOptions {
-            horizon: s.horizon,
-            iter: s.iter,
-            first_iter: s.first_iter,
-            bounds: Some(bounds),
-        },
-    );
-    let mut iterations = 0;
-    let mut run = drive(
-        m,
-        s,
-        |d| {
-            let du = mpc.control(&mut sys, d, shift)?;
-            iterations += mpc.last_history.len().saturating_sub(1);
-            Ok((sys.control(&du), mpc.last_costs().1))
-        },
+        opt,
+        shift,
+        |sys, du| sys.control(du),
         on_step,
-    )?;
-    run.iterations = iterations;
-    run.fallbacks = mpc.fallbacks;
-    run.closed.fallbacks = mpc.fallbacks;
-    Ok(run)
+    )
 }
 
 /// A sampling planner (`update`: predictive sampling, MPPI or cross-entropy) on the same
@@ -313,20 +224,30 @@ pub fn run_sampling(
 ) -> Result<Run, String> {
     let (pm, c) = planning(m, s)?;
     let u0 = home_ctrl(m)?;
-    let mut ps = PredictiveSampling::new(
-        pm.clone(),
-        SamplingOptions {
-            rollouts: s.rollouts,
-            steps: s.horizon,
-            knots: s.knots,
-            sigma: s.sigma,
-            update,
-            ..Default::default()
-        },
-    )?;
-    for k in 0..s.knots {
-        ps.nominal[k * pm.nu..(k + 1) * pm.nu].copy_from_slice(&u0);
-    }
-    let cost = OffsetCost { cost: c, u0 };
-    drive(m, s, |d| Ok(ps.control(d, &cost)), on_step)
+    let opt = SamplingOptions {
+        rollouts: s.rollouts,
+        steps: s.horizon,
+        knots: s.knots,
+        sigma: s.sigma,
+        update,
+        ..Default::default()
+    };
+    let cost = OffsetCost {
+        cost: c,
+        u0: u0.clone(),
+    };
+    let steps = (s.seconds / control_dt(m)).round() as usize;
+    let (d, pushes) = (initial(m)?, pushes(m, s)?);
+    legged::sampling(
+        m,
+        d,
+        steps,
+        SUBSTEPS,
+        &pushes,
+        &pm,
+        opt,
+        Some(&u0),
+        &cost,
+        on_step,
+    )
 }

@@ -1,4 +1,4 @@
-//! Shared plotting helpers for the seed-002 examples (PNG via plotters, font shipped in assets/).
+//! Shared plotting helpers for the optimization examples (PNG via plotters, font shipped in assets/).
 
 use plotters::style::{register_font, FontStyle};
 use std::path::PathBuf;

@@ -3,11 +3,19 @@
 //! actuators, soft MuJoCo contacts) driven forward by a gait-free cost — torso height and
 //! orientation at the stance, forward-velocity target, small joint deviations and controls — by
 //! receding-horizon iLQR (analytic or FD transition Jacobians in the tangent space) or by
-//! predictive sampling on the same cost ([`DiagonalCost`]) and the same planning model.
+//! predictive sampling on the same cost ([`DiagonalCost`]) and the same planning model. The closed
+//! loops and the run's measures are the shared legged-MPC driver's (`legged_mpc.rs`).
 
+// the optim test binary includes both setups, so the driver twice
+#[path = "legged_mpc.rs"]
+#[allow(dead_code, clippy::duplicate_mod)]
+mod legged;
+
+use legged::planning_model;
+pub use legged::Run;
 use moreau::{Data, Model};
-use moreau_optim::mpc::{closed_loop, ctrl_bounds, ClosedLoop, IlqrMpc, MpcOptions};
-use moreau_optim::sampling::{PredictiveSampling, SamplingOptions};
+use moreau_optim::mpc::{ctrl_bounds, MpcOptions};
+use moreau_optim::sampling::SamplingOptions;
 use moreau_optim::statecost::DiagonalCost;
 use moreau_optim::system::MoreauSystem;
 
@@ -64,13 +72,6 @@ pub fn initial(m: &Model) -> Result<Data, String> {
     Ok(d)
 }
 
-/// The planning model: the plant's with time step `dt`.
-pub fn planning_model(m: &Model, dt: f64) -> Model {
-    let mut p = m.clone();
-    p.opt.timestep = dt;
-    p
-}
-
 /// The gait-free cost: reference = the stance with forward velocity `vx`.
 pub fn cost(
     m: &Model,
@@ -102,36 +103,6 @@ pub fn cost(
     Ok(c)
 }
 
-/// A closed loop with the planner's predicted cost per control step.
-pub struct Run {
-    pub closed: ClosedLoop,
-    pub planner_cost: Vec<f64>,
-}
-
-impl Run {
-    /// Forward (x) distance of the torso.
-    pub fn distance(&self) -> f64 {
-        self.closed.displacement(0)
-    }
-    /// Lowest torso height over the run.
-    pub fn min_z(&self) -> f64 {
-        self.closed.min_qpos(2)
-    }
-    /// Largest tilt of the torso's z axis from vertical (radians).
-    pub fn max_tilt(&self) -> f64 {
-        self.closed
-            .qpos
-            .iter()
-            .map(|q| {
-                let (w, x, y, z) = (q[3], q[4], q[5], q[6]);
-                let n = w * w + x * x + y * y + z * z;
-                // R_zz of the unit quaternion
-                (1.0 - 2.0 * (x * x + y * y) / n).clamp(-1.0, 1.0).acos()
-            })
-            .fold(0.0, f64::max)
-    }
-}
-
 /// The planning model (the plant's with time step `s.plan_dt`) and the cost around the plant's
 /// initial stance.
 fn planning(m: &Model, s: &Settings) -> Result<(Model, DiagonalCost), String> {
@@ -140,34 +111,20 @@ fn planning(m: &Model, s: &Settings) -> Result<(Model, DiagonalCost), String> {
     Ok((pm, c))
 }
 
+/// Control steps of `s.seconds`.
+fn steps(m: &Model, s: &Settings) -> usize {
+    (s.seconds / (SUBSTEPS as f64 * m.opt.timestep)).round() as usize
+}
+
 /// The closed loop of `s.seconds` from [`initial`] (no pushes) under `plan(d)`, which returns
 /// the control and the planner's predicted cost.
 pub fn drive(
     m: &Model,
     s: &Settings,
-    mut plan: impl FnMut(&Data) -> Result<(Vec<f64>, f64), String>,
+    plan: impl FnMut(&Data) -> Result<(Vec<f64>, f64), String>,
     on_step: impl FnMut(usize, &Data),
 ) -> Result<Run, String> {
-    let mut d = initial(m)?;
-    let steps = (s.seconds / (SUBSTEPS as f64 * m.opt.timestep)).round() as usize;
-    let mut planner_cost = vec![];
-    let closed = closed_loop(
-        m,
-        &mut d,
-        steps,
-        SUBSTEPS,
-        &[],
-        |d| {
-            let (u, c) = plan(d)?;
-            planner_cost.push(c);
-            Ok(u)
-        },
-        on_step,
-    )?;
-    Ok(Run {
-        closed,
-        planner_cost,
-    })
+    legged::drive(m, initial(m)?, steps(m, s), SUBSTEPS, &[], plan, on_step)
 }
 
 /// Receding-horizon iLQR (control-limited, `ctrlrange` box) on the planning model.
@@ -185,27 +142,26 @@ pub fn run_ilqr(
     if analytic {
         sys = sys.analytic()?;
     }
-    let mut mpc = IlqrMpc::new(
+    let opt = MpcOptions {
+        horizon: s.horizon,
+        iter: s.iter,
+        first_iter: s.first_iter,
+        bounds: Some(ctrl_bounds(&pm)),
+    };
+    legged::ilqr(
+        m,
+        initial(m)?,
+        steps(m, s),
+        SUBSTEPS,
+        &[],
+        sys,
         pm.nu,
         c.quadratic(s.plan_dt),
-        MpcOptions {
-            horizon: s.horizon,
-            iter: s.iter,
-            first_iter: s.first_iter,
-            bounds: Some(ctrl_bounds(&pm)),
-        },
-    );
-    let mut run = drive(
-        m,
-        s,
-        |d| {
-            let u = mpc.control(&mut sys, d, shift)?;
-            Ok((u, mpc.last_costs().1))
-        },
+        opt,
+        shift,
+        |_, u| u.to_vec(),
         on_step,
-    )?;
-    run.closed.fallbacks = mpc.fallbacks;
-    Ok(run)
+    )
 }
 
 /// Predictive sampling on the same planning model and cost, in the calling rayon pool.
@@ -215,15 +171,23 @@ pub fn run_sampling(
     on_step: impl FnMut(usize, &Data),
 ) -> Result<Run, String> {
     let (pm, c) = planning(m, s)?;
-    let mut ps = PredictiveSampling::new(
-        pm.clone(),
-        SamplingOptions {
-            rollouts: s.rollouts,
-            steps: s.horizon,
-            knots: s.knots,
-            sigma: s.sigma,
-            ..Default::default()
-        },
-    )?;
-    drive(m, s, |d| Ok(ps.control(d, &c)), on_step)
+    let opt = SamplingOptions {
+        rollouts: s.rollouts,
+        steps: s.horizon,
+        knots: s.knots,
+        sigma: s.sigma,
+        ..Default::default()
+    };
+    legged::sampling(
+        m,
+        initial(m)?,
+        steps(m, s),
+        SUBSTEPS,
+        &[],
+        &pm,
+        opt,
+        None,
+        &c,
+        on_step,
+    )
 }

@@ -26,10 +26,10 @@ fn check(planner: &str, r: &go1::Run, min_z: f64, min_distance: f64) {
         r.distance(),
         r.min_z(),
         r.max_tilt().to_degrees(),
-        r.falls(),
+        r.falls(go1::FALL_Z),
         r.fallbacks
     );
-    assert_eq!(r.falls(), 0, "{planner}: fell");
+    assert_eq!(r.falls(go1::FALL_Z), 0, "{planner}: fell");
     assert!(r.min_z() > min_z, "{planner}: trunk fell to {}", r.min_z());
     assert!(
         r.distance() > min_distance,

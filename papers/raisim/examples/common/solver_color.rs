@@ -1,6 +1,6 @@
-//! The colours of the hard-contact solvers in the seed-001 plots, shared by the examples.
+//! The colours of the hard-contact solvers in the RaiSim and de Saxcé comparison plots, shared by the examples.
 
-/// The colour of a hard-contact solver in the seed-001 plots.
+/// The colour of a hard-contact solver in the RaiSim and de Saxcé comparison plots.
 #[allow(dead_code)]
 pub fn solver_color(s: moreau_raisim::hard::HardSolver) -> plotters::style::RGBColor {
     use moreau_raisim::hard::HardSolver;
