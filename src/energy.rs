@@ -12,6 +12,7 @@ use crate::data::Data;
 use crate::math::quat::{q4, sub_quat};
 use crate::math::{sc, Scalar};
 use crate::model::{disable, JointType, Model};
+use crate::passive::spring::{springs, Spring};
 use crate::smooth::crb::mul_sparse;
 use nalgebra::{Quaternion, Vector3};
 
@@ -47,41 +48,28 @@ pub fn energy_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
             )
             .norm()
         };
-        for j in 0..m.njnt {
-            let k = m.jnt_stiffness[j];
-            let p = &m.jnt_stiffnesspoly[j];
-            if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
-                continue;
+        for sp in springs(m, &d.ten_length) {
+            match sp {
+                Spring::Joint {
+                    ty,
+                    qadr: qa,
+                    k,
+                    p,
+                    ..
+                } => match ty {
+                    JointType::Hinge | JointType::Slide => {
+                        e += spring_potential(k, &p, d.qpos[qa] - sc(m.qpos_spring[qa]));
+                    }
+                    JointType::Ball => e += spring_potential(k, &p, quat(qa)),
+                    JointType::Free => {
+                        let dx =
+                            Vector3::from_fn(|a, _| d.qpos[qa + a] - sc(m.qpos_spring[qa + a]));
+                        e += spring_potential(k, &p, dx.norm());
+                        e += spring_potential(k, &p, quat(qa + 3));
+                    }
+                },
+                Spring::Tendon { k, p, x, .. } => e += spring_potential(k, &p, x),
             }
-            let qa = m.jnt_qposadr[j];
-            match m.jnt_type[j] {
-                JointType::Hinge | JointType::Slide => {
-                    e += spring_potential(k, p, d.qpos[qa] - sc(m.qpos_spring[qa]));
-                }
-                JointType::Ball => e += spring_potential(k, p, quat(qa)),
-                JointType::Free => {
-                    let dx = Vector3::from_fn(|a, _| d.qpos[qa + a] - sc(m.qpos_spring[qa + a]));
-                    e += spring_potential(k, p, dx.norm());
-                    e += spring_potential(k, p, quat(qa + 3));
-                }
-            }
-        }
-        for t in 0..m.ntendon {
-            let k = m.tendon_stiffness[t];
-            let p = m.tendon_stiffnesspoly.get(t).copied().unwrap_or([0.0; 2]);
-            if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
-                continue;
-            }
-            let [lo, hi] = m.tendon_lengthspring[t];
-            let l = d.ten_length[t];
-            let x = if l > sc(hi) {
-                l - sc(hi)
-            } else if l < sc(lo) {
-                l - sc(lo)
-            } else {
-                continue;
-            };
-            e += spring_potential(k, &p, x);
         }
     }
     d.energy[0] = e;

@@ -2,12 +2,14 @@
 //! tendon spring-dampers, gravity compensation and fluid forces ([`crate::passive::fluid`]).
 
 pub mod fluid;
+pub(crate) mod spring;
 
 use crate::data::Data;
 use crate::math::quat::{normalize_quat, q4, sub_quat};
 use crate::math::{sc, Scalar};
 use crate::model::{disable, JointType, Model};
 use crate::smooth::jacobian::apply_ft_raw;
+use spring::{springs, tendon_stretch, Spring};
 use nalgebra::{Quaternion, Vector3};
 
 /// Stiffness polynomial force magnitude factor `a + b r + c r²` for a vector displacement of
@@ -19,21 +21,32 @@ fn radial<T: Scalar>(k: f64, p: &[f64; 2], r: T) -> T {
 /// Tendon `t`'s spring force outside the `tendon_lengthspring` dead band, `-(k x + b x² + c x³)`
 /// with `x` the distance past the band; `None` without stiffness or inside the band.
 fn tendon_spring<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> Option<T> {
-    let k = m.tendon_stiffness[t];
-    let p = m.tendon_stiffnesspoly.get(t).copied().unwrap_or([0.0; 2]);
-    if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
-        return None;
-    }
-    let [lo, hi] = m.tendon_lengthspring[t];
-    let l = d.ten_length[t];
-    let x = if l > sc(hi) {
-        l - sc(hi)
-    } else if l < sc(lo) {
-        l - sc(lo)
-    } else {
-        return None;
-    };
-    Some(-(x * (sc::<T>(k) + x * (sc::<T>(p[0]) + x * sc::<T>(p[1])))))
+    let (k, p, x) = tendon_stretch(m, d.ten_length[t], t)?;
+    Some(spring_force(k, &p, x))
+}
+
+/// The force `-(k x + p₀ x² + p₁ x³)` of a spring stretched by `x`.
+fn spring_force<T: Scalar>(k: f64, p: &[f64; 2], x: T) -> T {
+    -(x * (sc::<T>(k) + x * (sc::<T>(p[0]) + x * sc::<T>(p[1]))))
+}
+
+/// The force `-(k + p₀ r + p₁ r²) v` of a ball joint's (or a free joint's rotational) spring,
+/// `v = subQuat(q, q_spring)` with `q` the normalized `qpos[qa..qa + 4]`, `r = |v|`.
+fn ball_spring<T: Scalar>(m: &Model, qpos: &[T], qa: usize, k: f64, p: &[f64; 2]) -> Vector3<T> {
+    let q = normalize_quat(Quaternion::new(
+        qpos[qa],
+        qpos[qa + 1],
+        qpos[qa + 2],
+        qpos[qa + 3],
+    ));
+    let s = [
+        m.qpos_spring[qa],
+        m.qpos_spring[qa + 1],
+        m.qpos_spring[qa + 2],
+        m.qpos_spring[qa + 3],
+    ];
+    let v = sub_quat(&q, &q4::<T>(&s));
+    v * (-radial(k, p, v.norm()))
 }
 
 /// Tendon `t`'s damper force `-(a v + b v|v| + c v³)`, `v = ten_velocity`; `None` without
@@ -93,61 +106,42 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     let nv = m.nv;
     if spring {
-        for j in 0..m.njnt {
-            let k = m.jnt_stiffness[j];
-            let p = &m.jnt_stiffnesspoly[j];
-            if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
-                continue;
-            }
-            let qa = m.jnt_qposadr[j];
-            let da = m.jnt_dofadr[j];
-            let rot = |d: &mut Data<T>, qa: usize, da: usize| {
-                let q = normalize_quat(Quaternion::new(
-                    d.qpos[qa],
-                    d.qpos[qa + 1],
-                    d.qpos[qa + 2],
-                    d.qpos[qa + 3],
-                ));
-                let s = [
-                    m.qpos_spring[qa],
-                    m.qpos_spring[qa + 1],
-                    m.qpos_spring[qa + 2],
-                    m.qpos_spring[qa + 3],
-                ];
-                let v = sub_quat(&q, &q4::<T>(&s));
-                let f = v * (-radial(k, p, v.norm()));
-                for a in 0..3 {
-                    d.qfrc_spring[da + a] = f[a];
-                }
-            };
-            match m.jnt_type[j] {
-                JointType::Hinge | JointType::Slide => {
-                    let x = d.qpos[qa] - sc(m.qpos_spring[qa]);
-                    d.qfrc_spring[da] =
-                        -(x * (sc::<T>(k) + x * (sc::<T>(p[0]) + x * sc::<T>(p[1]))));
-                }
-                JointType::Ball => rot(d, qa, da),
-                JointType::Free => {
-                    let dx = Vector3::new(
-                        d.qpos[qa] - sc(m.qpos_spring[qa]),
-                        d.qpos[qa + 1] - sc(m.qpos_spring[qa + 1]),
-                        d.qpos[qa + 2] - sc(m.qpos_spring[qa + 2]),
-                    );
-                    let f = dx * (-radial(k, p, dx.norm()));
-                    for a in 0..3 {
-                        d.qfrc_spring[da + a] = f[a];
+        for sp in springs(m, &d.ten_length) {
+            match sp {
+                Spring::Joint {
+                    ty,
+                    qadr: qa,
+                    dadr: da,
+                    k,
+                    p,
+                } => match ty {
+                    JointType::Hinge | JointType::Slide => {
+                        let x = d.qpos[qa] - sc(m.qpos_spring[qa]);
+                        d.qfrc_spring[da] = spring_force(k, &p, x);
                     }
-                    rot(d, qa + 3, da + 3);
+                    JointType::Ball => {
+                        let f = ball_spring(m, &d.qpos, qa, k, &p);
+                        d.qfrc_spring[da..da + 3].copy_from_slice(f.as_slice());
+                    }
+                    JointType::Free => {
+                        let dx = Vector3::new(
+                            d.qpos[qa] - sc(m.qpos_spring[qa]),
+                            d.qpos[qa + 1] - sc(m.qpos_spring[qa + 1]),
+                            d.qpos[qa + 2] - sc(m.qpos_spring[qa + 2]),
+                        );
+                        let f = dx * (-radial(k, &p, dx.norm()));
+                        d.qfrc_spring[da..da + 3].copy_from_slice(f.as_slice());
+                        let f = ball_spring(m, &d.qpos, qa + 3, k, &p);
+                        d.qfrc_spring[da + 3..da + 6].copy_from_slice(f.as_slice());
+                    }
+                },
+                Spring::Tendon { t, k, p, x } => {
+                    let f = spring_force(k, &p, x);
+                    for &i in d.sparse_scratch.ten_cols(t) {
+                        let jt = d.ten_J[t * nv + i];
+                        d.qfrc_spring[i] += jt * f;
+                    }
                 }
-            }
-        }
-        for t in 0..m.ntendon {
-            let Some(f) = tendon_spring(m, d, t) else {
-                continue;
-            };
-            for &i in d.sparse_scratch.ten_cols(t) {
-                let jt = d.ten_J[t * nv + i];
-                d.qfrc_spring[i] += jt * f;
             }
         }
     }

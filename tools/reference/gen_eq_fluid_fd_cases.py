@@ -10,7 +10,7 @@ mj_forward (qacc, nefc, ncon recorded) and
 - mjd_transitionFD(eps 1e-6, centered): A, B (rows outputs);
 - mjd_inverseFD(eps 1e-6, flg_actuation 0) at the forward qacc: DfDq, DfDv, DfDa (MuJoCo's
   transposed layout, D[i][j] = d qfrc_inverse_j / d in_i).
-`invdiscrete` cases (derivatives/tests/derivatives/invdiscrete.rs): the same states of eq_contact, fluid_swimmer
+`invdiscrete` cases (derivatives/tests/derivatives/inverse_discrete.rs): the same states of eq_contact, fluid_swimmer
 and hopper_leg (controls 0.3 (-1)^u, 300 Euler steps, velocity offset) under implicitfast and
 implicit with the invdiscrete enable flag: mj_forward, then at the forward qacc (read as the
 discrete acceleration) mj_inverse's qfrc_inverse (and without the flag, qfrc_inverse_continuous) (MuJoCo recomputes qDeriv in mj_discreteAcc) and

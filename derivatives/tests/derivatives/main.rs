@@ -1,6 +1,6 @@
 //! The derivatives' integration tests, one test binary with a module per kind of check (each
 //! module's documentation says what it checks and against what); shared helpers in `common`.
-//! Run one module with a filter: `cargo test -p moreau-derivatives --test derivatives smooth_he::`.
+//! Run one module with a filter: `cargo test -p moreau-derivatives --test derivatives rnea::`.
 
 #[path = "../../../tests/engine/support/alloc_counter.rs"]
 mod alloc_counter;
@@ -14,12 +14,12 @@ mod fd_oracle;
 mod fd_skip;
 mod fd_threads;
 mod fuzz_corpus;
-mod invdiscrete;
+mod inverse_discrete;
 mod noslip_refused;
 mod qderiv_sensor;
 mod quat_oracle;
 mod rnea;
-mod smooth_he;
 mod sparse_jacobian;
 mod transition_hessian;
+mod transition_step_matrix;
 mod workspace_reuse;
