@@ -103,12 +103,12 @@ pub enum Jacobians {
 }
 
 /// One simulation's share of a call: its row, counters and output.
-struct Task<'a> {
+struct Task<'a, O> {
     sim: usize,
     row: &'a mut [f64],
     warning: &'a mut [WarningStat; NWARNING],
     diverged: &'a mut bool,
-    out: &'a mut [f64],
+    out: O,
 }
 
 /// nsim simulations of one model (or of per-simulation models of the same layout), stepped on
@@ -387,8 +387,34 @@ impl Batch {
                 out.len()
             ));
         }
+        let outs: Vec<&mut [f64]> = if nout == 0 {
+            (0..n).map(|_| <&mut [f64]>::default()).collect()
+        } else {
+            out.chunks_mut(nout).collect()
+        };
+        self.run_each(ids, outs, f)
+    }
+
+    /// [`Batch::run`] with any output per simulation: `outs[k]` (for example the simulation's
+    /// pieces of the caller's arrays) goes to `f` with the `k`-th simulation of `ids`, so
+    /// results land where they belong without a buffer in between. `outs` has one item per
+    /// simulation of the call.
+    pub fn run_each<O, F>(
+        &mut self,
+        ids: Option<&[usize]>,
+        outs: Vec<O>,
+        f: F,
+    ) -> Result<(), String>
+    where
+        O: Send,
+        F: Fn(usize, &Model, &mut Slot, O) + Sync,
+    {
+        let n = self.check_ids(ids)?;
+        if outs.len() != n {
+            return Err(format!("{} outputs for {n} simulations", outs.len()));
+        }
         let nstate = self.nstate.max(1);
-        let mut outs = out.chunks_mut(nout.max(1));
+        let mut outs = outs.into_iter();
         let mut tasks = Vec::with_capacity(n);
         let mut next = ids.map(|ids| ids.iter().copied().peekable());
         for (sim, ((row, warning), diverged)) in self
@@ -405,11 +431,8 @@ impl Batch {
                 }
                 next.next();
             }
-            let out: &mut [f64] = if nout == 0 {
-                &mut []
-            } else {
-                outs.next().unwrap_or_default()
-            };
+            // one output per simulation of the call, checked above
+            let Some(out) = outs.next() else { break };
             tasks.push(Task {
                 sim,
                 row: &mut row[..self.nstate],
@@ -419,7 +442,7 @@ impl Batch {
             });
         }
         let (model, models) = (&self.model, &self.models);
-        let work = |slot: &mut Slot, t: Task<'_>| {
+        let work = |slot: &mut Slot, t: Task<'_, O>| {
             let m = models.get(t.sim).unwrap_or(model);
             let d = &mut slot.data;
             // rows are written by the batch itself, with its model's layout: cannot fail
@@ -439,7 +462,7 @@ impl Batch {
         if self.persistent {
             // one Data per simulation: the tasks lock their own
             let slots = &self.slots;
-            let run = |t: Task<'_>| {
+            let run = |t: Task<'_, O>| {
                 let mut s = slots[t.sim].lock().unwrap_or_else(|e| e.into_inner());
                 work(&mut s, t)
             };

@@ -32,6 +32,10 @@ fn models_of<'py>(model: &Bound<'py, PyAny>) -> PyResult<Vec<PyRef<'py, MjModel>
     Ok(out)
 }
 
+/// One simulation's pieces of `Batch.ray`'s outputs: distances, geom ids and, if asked,
+/// normals.
+type RayOut<'a> = (&'a mut [f64], &'a mut [i32], Option<&'a mut [f64]>);
+
 /// A thread pool for rollouts (`mujoco.rollout.Rollout`'s extension object).
 #[pyclass(module = "moreau", name = "_Rollout")]
 pub struct PyRollout {
@@ -306,27 +310,24 @@ impl PyBatch {
     }
 
     /// Runs `f(k, model, data, out)` on the `k`-th simulation of `ids` (on the threads, GIL
-    /// released) after loading its row, with its `nout` entries of the returned `n × nout`
-    /// output; the rows and bound fields are untouched (a function of the state).
-    fn evaluate(
+    /// released) after loading its row, with `outs[k]`, its pieces of the caller's arrays;
+    /// the rows and bound fields are untouched (a function of the state).
+    fn evaluate<O: Send>(
         &mut self,
         py: Python<'_>,
         ids: Option<Vec<usize>>,
-        nout: usize,
-        f: impl Fn(usize, &Model, &mut Data, &mut [f64]) + Sync + Send,
-    ) -> PyResult<Vec<f64>> {
+        outs: Vec<O>,
+        f: impl Fn(usize, &Model, &mut Data, O) + Sync + Send,
+    ) -> PyResult<()> {
         let index = self.b.positions(ids.as_deref()).map_err(err)?;
-        let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
-        let mut out = vec![0.0; n * nout];
         self.push_expanded();
         let b = &mut self.b;
         py.detach(|| {
-            b.run(ids.as_deref(), nout, &mut out, |sim, m, s, o| {
+            b.run_each(ids.as_deref(), outs, |sim, m, s, o| {
                 f(index[sim], m, &mut s.data, o)
             })
         })
-        .map_err(err)?;
-        Ok(out)
+        .map_err(err)
     }
 
     /// The forward stages up to `stage` (mjtStage: 0 none, 1 position, 2 velocity, 3 all).
@@ -605,18 +606,18 @@ impl PyBatch {
         if let Some(&b) = body.iter().find(|&&b| b < 0 || b as usize >= nbody) {
             return Err(err(format!("body must be in [0, {nbody}), got {b}")));
         }
-        let nout = 6 * nv;
-        let out = self.evaluate(py, ids, nout, |k, m, d, o| {
+        // each simulation's pieces of jacp and jacr (`3 × nv` each)
+        let outs: Vec<(&mut [f64], &mut [f64])> = if nv == 0 {
+            (0..n).map(|_| Default::default()).collect()
+        } else {
+            jp.chunks_mut(3 * nv).zip(jr.chunks_mut(3 * nv)).collect()
+        };
+        self.evaluate(py, ids, outs, |k, m, d, (op, or)| {
             moreau::pipeline::kinematics(m, d);
             moreau::pipeline::com_pos(m, d);
             let p = Vector3::new(point[3 * k], point[3 * k + 1], point[3 * k + 2]);
-            let (op, or) = o.split_at_mut(3 * nv);
             moreau::jac(m, d, &p, body[k] as usize, Some(op), Some(or));
         })?;
-        for (k, o) in out.chunks_exact(nout.max(1)).enumerate().take(n) {
-            jp[k * 3 * nv..(k + 1) * 3 * nv].copy_from_slice(&o[..3 * nv]);
-            jr[k * 3 * nv..(k + 1) * 3 * nv].copy_from_slice(&o[3 * nv..]);
-        }
         Ok(0)
     }
 
@@ -646,7 +647,7 @@ impl PyBatch {
         let (pnt, vec, exclude) = (pnt.as_slice()?, vec.as_slice()?, exclude.as_slice()?);
         let (dist, geomid) = (dist.as_slice_mut()?, geomid.as_slice_mut()?);
         let nray = dist.len().checked_div(n).unwrap_or(0);
-        let mut normals = match normals.as_mut() {
+        let normals = match normals.as_mut() {
             Some(a) => Some(a.as_slice_mut()?),
             None => None,
         };
@@ -667,10 +668,18 @@ impl PyBatch {
                 "bodyexclude must be in [-1, {nbody}), got {b}"
             )));
         }
-        let want_normal = normals.is_some();
-        // per ray: distance, geom id (exact as a float), normal
-        let nout = 5 * nray;
-        let out = self.evaluate(py, ids, nout, |k, m, d, o| {
+        // each simulation's pieces of dist, geomid and normals
+        let mut outs: Vec<RayOut<'_>> = Vec::with_capacity(n);
+        if nray > 0 {
+            let mut nm = normals.map(|a| a.chunks_mut(3 * nray));
+            for (dist, geomid) in dist.chunks_mut(nray).zip(geomid.chunks_mut(nray)) {
+                let normal = nm.as_mut().and_then(|c| c.next());
+                outs.push((dist, geomid, normal));
+            }
+        } else {
+            outs.resize_with(n, || (&mut [], &mut [], None));
+        }
+        self.evaluate(py, ids, outs, |k, m, d, (dist, geomid, mut normal)| {
             moreau::pipeline::kinematics(m, d);
             for r in 0..nray {
                 let at = 3 * (k * nray + r);
@@ -678,25 +687,17 @@ impl PyBatch {
                 let vv = Vector3::new(vec[at], vec[at + 1], vec[at + 2]);
                 let excl = usize::try_from(exclude[k * nray + r]).ok();
                 let (x, g) = moreau::ray(m, d, &pv, &vv, gg, flg_static, excl);
-                o[5 * r] = x;
-                o[5 * r + 1] = g.map_or(-1.0, |g| g as f64);
-                if let (true, Some(g)) = (want_normal, g) {
-                    let nrm = crate::functions::ray_normal(m, d, g, &pv, &vv);
-                    o[5 * r + 2..5 * r + 5].copy_from_slice(&nrm);
+                dist[r] = x;
+                geomid[r] = g.map_or(-1, |g| g as i32);
+                if let Some(nm) = normal.as_deref_mut() {
+                    let nrm = match g {
+                        Some(g) => crate::functions::ray_normal(m, d, g, &pv, &vv),
+                        None => [0.0; 3],
+                    };
+                    nm[3 * r..3 * r + 3].copy_from_slice(&nrm);
                 }
             }
         })?;
-        for (k, o) in out.chunks_exact(nout.max(1)).enumerate().take(n) {
-            for r in 0..nray {
-                let x = &o[5 * r..5 * r + 5];
-                dist[k * nray + r] = x[0];
-                geomid[k * nray + r] = x[1] as i32;
-                if let Some(nm) = normals.as_mut() {
-                    let at = 3 * (k * nray + r);
-                    nm[at..at + 3].copy_from_slice(&x[2..5]);
-                }
-            }
-        }
         Ok(0)
     }
 
