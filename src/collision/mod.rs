@@ -256,7 +256,9 @@ pub fn body_filter(m: &Model, b1: usize, b2: usize) -> bool {
 /// the compiler leaves sorted ((lower body) << 16 + higher body, as MuJoCo's signature).
 fn excluded(m: &Model, b1: usize, b2: usize) -> bool {
     let (lo, hi) = (b1.min(b2) as u32, b1.max(b2) as u32);
-    m.exclude_signature.binary_search(&((lo << 16) + hi)).is_ok()
+    m.exclude_signature
+        .binary_search(&((lo << 16) + hi))
+        .is_ok()
 }
 
 /// Bounding-sphere test with margin (plane: plane–sphere test). False if the pair cannot touch.
