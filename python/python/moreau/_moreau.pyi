@@ -981,6 +981,18 @@ class MjModel:
         """
         ...
     @property
+    def nJmom(self) -> int:
+        """
+        Size `nJmom`.
+        """
+        ...
+    @property
+    def nJten(self) -> int:
+        """
+        Size `nJten`.
+        """
+        ...
+    @property
     def nM(self) -> int:
         """
         Size `nM`.
@@ -1323,6 +1335,24 @@ class MjModel:
     def site_type(self) -> NDArray[Any]:
         """
         `site_type` (read-only int32 copy of the MuJoCo enum values).
+        """
+        ...
+    @property
+    def ten_J_colind(self) -> NDArray[Any]:
+        """
+        `ten_J_colind` (read-only int32 copy).
+        """
+        ...
+    @property
+    def ten_J_rowadr(self) -> NDArray[Any]:
+        """
+        `ten_J_rowadr` (read-only int32 copy).
+        """
+        ...
+    @property
+    def ten_J_rownnz(self) -> NDArray[Any]:
+        """
+        `ten_J_rownnz` (read-only int32 copy).
         """
         ...
     def tendon(self, key: int | str) -> _NamedAccess:
