@@ -51,11 +51,7 @@ pub fn energy_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
         for sp in springs(m, &d.ten_length) {
             match sp {
                 Spring::Joint {
-                    ty,
-                    qadr: qa,
-                    k,
-                    p,
-                    ..
+                    ty, qadr: qa, k, p, ..
                 } => match ty {
                     JointType::Hinge | JointType::Slide => {
                         e += spring_potential(k, &p, d.qpos[qa] - sc(m.qpos_spring[qa]));

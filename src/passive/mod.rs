@@ -9,8 +9,8 @@ use crate::math::quat::{normalize_quat, q4, sub_quat};
 use crate::math::{sc, Scalar};
 use crate::model::{disable, JointType, Model};
 use crate::smooth::jacobian::apply_ft_raw;
-use spring::{springs, tendon_stretch, Spring};
 use nalgebra::{Quaternion, Vector3};
+use spring::{springs, tendon_stretch, Spring};
 
 /// Stiffness polynomial force magnitude factor `a + b r + c r²` for a vector displacement of
 /// norm `r` (ball and free joints apply it radially).
