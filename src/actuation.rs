@@ -6,6 +6,7 @@
 //! through the body's contacts, [`body_transmission`]). User dynamics/gain/bias
 //! callbacks do not exist here (treated as zero).
 
+use crate::data::scratch::gather_clear;
 use crate::data::{Data, Warning};
 use crate::math::quat::{mat2quat, quat2vel, sub_quat};
 use crate::math::quat::{normalize_quat, quat2mat};
@@ -44,16 +45,11 @@ fn clamp<T: Scalar>(x: T, r: &[f64; 2]) -> T {
 /// by `Rᵀ(q)` for jointinparent); free joints have `L = 0`, moment `gear`. Tendon:
 /// `L = gear₀ ten_length`, moment `gear₀ ten_J`. Needs [`crate::smooth::tendon::tendon`].
 pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let nv = m.nv;
-    for i in 0..m.nu {
-        for &k in d.sparse_scratch.moment_cols(i) {
-            d.actuator_moment[i * nv + k] = T::zero();
-        }
-    }
+    // each row is accumulated in a dense row of zeros, then copied onto its pattern
+    let mut row = std::mem::take(&mut d.dense_row);
     for i in 0..m.nu {
         let g = &m.actuator_gear[i];
         let id = m.actuator_trnid[i][0].max(0) as usize;
-        let row = i * nv;
         match m.actuator_trntype[i] {
             TrnType::Joint | TrnType::JointInParent => {
                 let qa = m.jnt_qposadr[id];
@@ -62,7 +58,7 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 match m.jnt_type[id] {
                     JointType::Hinge | JointType::Slide => {
                         d.actuator_length[i] = sc::<T>(g[0]) * d.qpos[qa];
-                        d.actuator_moment[row + da] = sc(g[0]);
+                        row[da] = sc(g[0]);
                     }
                     JointType::Ball | JointType::Free => {
                         let free = m.jnt_type[id] == JointType::Free;
@@ -74,7 +70,7 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
                         };
                         if free {
                             for (k, gk) in g.iter().take(3).enumerate() {
-                                d.actuator_moment[row + da + k] = sc(*gk);
+                                row[da + k] = sc(*gk);
                             }
                         }
                         let q = normalize_quat(Quaternion::new(
@@ -90,7 +86,7 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
                             g3
                         };
                         for k in 0..3 {
-                            d.actuator_moment[row + dr + k] = gv[k];
+                            row[dr + k] = gv[k];
                         }
                         d.actuator_length[i] = if free {
                             T::zero()
@@ -103,15 +99,23 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
             TrnType::Tendon => {
                 let g0: T = sc(g[0]);
                 d.actuator_length[i] = g0 * d.ten_length[id];
-                for &k in d.sparse_scratch.ten_cols(id) {
-                    d.actuator_moment[row + k] = g0 * d.ten_J[id * nv + k];
+                let (cols, vals) = d.ten_J_row(id);
+                for (&k, &j) in cols.iter().zip(vals) {
+                    row[k] = g0 * j;
                 }
             }
-            TrnType::Site => site_transmission(m, d, i),
-            TrnType::SliderCrank => slider_crank(m, d, i),
-            TrnType::Body => body_transmission(m, d, i),
+            TrnType::Site => site_transmission(m, d, i, &mut row),
+            TrnType::SliderCrank => slider_crank(m, d, i, &mut row),
+            TrnType::Body => body_transmission(m, d, i, &mut row),
         }
+        let (a, n) = (d.moment_rowadr[i], d.moment_rownnz[i]);
+        gather_clear(
+            &mut row,
+            &d.moment_colind[a..a + n],
+            &mut d.actuator_moment[a..a + n],
+        );
     }
+    d.dense_row = row;
 }
 
 /// Body (adhesion) transmission (MuJoCo's `mjTRN_BODY`, checked against 4.0.0 in
@@ -120,11 +124,9 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// the margin), of the contact normal Jacobian `nᵀ (J(b₂, p) − J(b₁, p))` at the contact point
 /// `p`, so that a positive force pulls the surfaces together. Zero without such contacts. Must
 /// run after collision.
-fn body_transmission<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
-    let nv = m.nv;
+fn body_transmission<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize, row: &mut [T]) {
     let body = m.actuator_trnid[i][0] as usize;
     d.actuator_length[i] = T::zero();
-    let row = &mut d.actuator_moment[i * nv..(i + 1) * nv];
     let mut count = 0usize;
     for c in &d.contact {
         let b1 = m.geom_bodyid[c.geom[0]];
@@ -149,8 +151,7 @@ fn body_transmission<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
 /// `(Jp_s - Jp_r)ᵀ R_r gear[0..3] + (Jr_s - Jr_r)ᵀ R_r gear[3..6]` over the dofs that do not
 /// move both sites (zero on the shared ones, which move the pair rigidly); the derivative of the
 /// reference frame's own rotation is not included, as in MuJoCo.
-fn site_transmission<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
-    let nv = m.nv;
+fn site_transmission<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize, row: &mut [T]) {
     let g = &m.actuator_gear[i];
     let s = m.actuator_trnid[i][0] as usize;
     let bs = m.site_bodyid[s];
@@ -158,7 +159,6 @@ fn site_transmission<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
     let gr = Vector3::new(sc::<T>(g[3]), sc(g[4]), sc(g[5]));
     let has_t = g[..3].iter().any(|x| *x != 0.0);
     let has_r = g[3..].iter().any(|x| *x != 0.0);
-    let row = &mut d.actuator_moment[i * nv..(i + 1) * nv];
     let one = T::one();
     match usize::try_from(m.actuator_trnid[i][1]) {
         Err(_) => {
@@ -243,8 +243,7 @@ fn site_transmission<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
 /// axis `a` is the slider axis, crank length `r`. With `v = p_c - p_s`, `x = v · a` and
 /// `det = x² + r² - |v|²`: `L = gear₀ (x - √det)` (`det <= 0`, crank too short: `L = gear₀ x`,
 /// dropping the square-root terms). Moment: `gear₀ [(Jp_c - Jp_s)ᵀ ∂L/∂v + Jr_sᵀ (a × ∂L/∂a)]`.
-fn slider_crank<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
-    let nv = m.nv;
+fn slider_crank<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize, row: &mut [T]) {
     let g0: T = sc(m.actuator_gear[i][0]);
     let c = m.actuator_trnid[i][0] as usize;
     let s = m.actuator_trnid[i][1] as usize;
@@ -260,7 +259,6 @@ fn slider_crank<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
         (x - sq, axis - (axis * x - v) / sq, v * (T::one() - x / sq))
     };
     d.actuator_length[i] = g0 * len;
-    let row = &mut d.actuator_moment[i * nv..(i + 1) * nv];
     let bc = m.site_bodyid[c];
     let bs = m.site_bodyid[s];
     add_point_jac(
@@ -289,7 +287,6 @@ fn slider_crank<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
 /// `actuator_velocity = actuator_moment · qvel` (zero if the actuation flag is disabled, as
 /// MuJoCo 4.0.0 does).
 pub fn actuator_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let nv = m.nv;
     if m.opt.disabled(disable::ACTUATION) {
         d.actuator_velocity.iter_mut().for_each(|x| *x = T::zero());
         return;
@@ -298,12 +295,12 @@ pub fn actuator_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // that start from +0 skip the exact zeros `0 · v` outside (finite `v`) without changing a
     // bit (an RTN sum started at +0 is never −0, and `x + ±0 = x` otherwise)
     for i in 0..m.nu {
-        let row = &d.actuator_moment[i * nv..(i + 1) * nv];
-        d.actuator_velocity[i] = d
-            .sparse_scratch
-            .moment_cols(i)
+        let (cols, vals) = d.moment_row(i);
+        let v = cols
             .iter()
-            .fold(T::zero(), |s, &k| s + row[k] * d.qvel[k]);
+            .zip(vals)
+            .fold(T::zero(), |s, (&k, &r)| s + r * d.qvel[k]);
+        d.actuator_velocity[i] = v;
     }
 }
 
@@ -432,7 +429,6 @@ pub fn muscle_dynamics<T: Scalar>(u: T, act: T, prm: &[f64; 10]) -> T {
 ///   joints), then clamped per hinge/slide joint to `jnt_actfrcrange`.
 /// - With the actuation flag disabled everything here is zero.
 pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let nv = m.nv;
     d.actuator_force.iter_mut().for_each(|x| *x = T::zero());
     d.qfrc_actuator.iter_mut().for_each(|x| *x = T::zero());
     d.act_dot.iter_mut().for_each(|x| *x = T::zero());
@@ -504,9 +500,8 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
         let f = d.actuator_force[i];
         // qfrc_actuator starts at +0: skipping the zeros outside the row's pattern changes no
         // bit (actuator_velocity)
-        let row = &d.actuator_moment[i * nv..(i + 1) * nv];
-        for &k in d.sparse_scratch.moment_cols(i) {
-            d.qfrc_actuator[k] += row[k] * f;
+        for x in d.moment_rowadr[i]..d.moment_rowadr[i] + d.moment_rownnz[i] {
+            d.qfrc_actuator[d.moment_colind[x]] += d.actuator_moment[x] * f;
         }
     }
     // actuatorgravcomp joints: their gravity compensation counts as actuator force (it is left

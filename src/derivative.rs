@@ -187,19 +187,18 @@ fn d_passive_vel_with<T: Scalar>(
         if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
             continue;
         }
-        let j = &d.ten_J[t * nv..(t + 1) * nv];
         // ∂(a v + b v|v| + c v³)/∂v = a + 2b|v| + 3c v²
         let v = d.ten_velocity[t];
         let b: T = sc::<T>(b) + sc::<T>(2.0 * p[0]) * v.abs() + sc::<T>(3.0 * p[1]) * v * v;
         // on the row's pattern: ten_J is zero outside it
-        let cols = d.sparse_scratch.ten_cols(t);
-        for &r in cols {
-            if j[r] == T::zero() {
+        let (cols, j) = d.ten_J_row(t);
+        for (&r, &jr) in cols.iter().zip(j) {
+            if jr == T::zero() {
                 continue;
             }
-            let jr = j[r] * b;
-            for &c in cols {
-                add(r, c, -(jr * j[c]));
+            let jr = jr * b;
+            for (&c, &jc) in cols.iter().zip(j) {
+                add(r, c, -(jr * jc));
             }
         }
     }
@@ -306,7 +305,6 @@ fn d_actuator_vel_with<T: Scalar>(m: &Model, d: &Data<T>, mut add: impl FnMut(us
     if m.opt.disabled(disable::ACTUATION) {
         return;
     }
-    let nv = m.nv;
     for u in 0..m.nu {
         if joint_actfrc_clamped(m, d, u) {
             continue;
@@ -315,16 +313,15 @@ fn d_actuator_vel_with<T: Scalar>(m: &Model, d: &Data<T>, mut add: impl FnMut(us
         if c == T::zero() {
             continue;
         }
-        let mom = &d.actuator_moment[u * nv..(u + 1) * nv];
         // on the row's pattern: actuator_moment is zero outside it
-        let cols = d.sparse_scratch.moment_cols(u);
-        for &r in cols {
-            if mom[r] == T::zero() {
+        let (cols, mom) = d.moment_row(u);
+        for (&r, &mr) in cols.iter().zip(mom) {
+            if mr == T::zero() {
                 continue;
             }
-            let mr = mom[r] * c;
-            for &cc in cols {
-                add(r, cc, mr * mom[cc]);
+            let mr = mr * c;
+            for (&cc, &mc) in cols.iter().zip(mom) {
+                add(r, cc, mr * mc);
             }
         }
     }

@@ -201,7 +201,7 @@ pub fn simulate(m: &Model, i: usize, opt: &LengthRangeOpt) -> Result<[f64; 2], S
         while d.time < opt.inttotal {
             d.qvel.iter_mut().for_each(|v| *v *= decay);
             step1(m, &mut d);
-            moment.copy_from_slice(&d.actuator_moment[i * nv..(i + 1) * nv]);
+            d.moment_row_dense(i, &mut moment);
             x.copy_from_slice(&moment);
             solve_m(m, &d, &mut x);
             let nrm = x.iter().map(|v| v * v).sum::<f64>().sqrt();

@@ -383,6 +383,12 @@ pub struct Model {
     /// Number of non-zeros of the dof-dof matrix `D` (MuJoCo's `nD`, `2 nM − nv`): the pairs of
     /// dofs of which one is the other or its ancestor, `M`'s pattern made symmetric.
     pub nD: usize,
+    /// Number of non-zeros of the tendon Jacobian's pattern (MuJoCo's `nJten`): the length of
+    /// `ten_J_colind` and of `Data::ten_J`. Filled by [`Model::fill_sparse`].
+    pub nJten: usize,
+    /// Number of non-zeros of the actuator moments' pattern (MuJoCo's `nJmom`): the length of
+    /// `Data::moment_colind` and `Data::actuator_moment`. Filled by [`Model::fill_sparse`].
+    pub nJmom: usize,
 
     pub opt: Options,
     /// `qpos0`: the reference configuration (nq).
@@ -604,6 +610,12 @@ pub struct Model {
     pub tendon_lengthspring: Vec<[f64; 2]>,
     pub tendon_length0: Vec<f64>,
     pub tendon_invweight0: Vec<f64>,
+    /// Pattern of the tendon Jacobian (MuJoCo's `ten_J_rownnz`, `ten_J_rowadr`,
+    /// `ten_J_colind`): row `t` holds `ten_J_rownnz[t]` entries from `ten_J_rowadr[t]`, the
+    /// dofs that can move the tendon's path, ascending. Filled by [`Model::fill_sparse`].
+    pub ten_J_rownnz: Vec<usize>,
+    pub ten_J_rowadr: Vec<usize>,
+    pub ten_J_colind: Vec<usize>,
     pub wrap_type: Vec<WrapType>,
     pub wrap_objid: Vec<i32>,
     /// Coefficient for joint wraps (fixed tendons), divisor for pulleys, side-site id for geoms.
@@ -843,6 +855,20 @@ impl Model {
                 j = self.dof_parentid[ju];
             }
         }
+    }
+
+    /// Fills the tendon Jacobian's pattern (`nJten`, `ten_J_rownnz`, `ten_J_rowadr`,
+    /// `ten_J_colind`) and the size of the actuator moments' pattern (`nJmom`) from the
+    /// tendons' wraps, the actuators' transmissions and the kinematic tree. The MJCF compiler
+    /// calls it; a model built or edited by hand calls it after changing those. `Data::new`
+    /// derives the same patterns from the model itself.
+    pub fn fill_sparse(&mut self) {
+        let ten = crate::data::scratch::tendon_pattern(self);
+        self.nJmom = crate::data::scratch::moment_pattern(self, &ten, false).nnz();
+        self.nJten = ten.colind.len();
+        self.ten_J_rownnz = ten.rownnz;
+        self.ten_J_rowadr = ten.rowadr;
+        self.ten_J_colind = ten.colind;
     }
 
     /// Address of entry `(i, j)` of a dof-dof matrix in the `D` layout (`qDeriv`, `qLU`), or

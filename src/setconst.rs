@@ -76,10 +76,11 @@ pub fn set_const(m: &mut Model) {
         m.light_dir0[l] = (d.xmat[b] * crate::math::spatial::v3::<f64>(&m.light_dir[l])).into();
     }
     // dof_M0 excludes the tendon armature
+    let ten_j = d.ten_J_dense();
     m.dof_M0 = (0..nv)
         .map(|i| {
             let ten: f64 = (0..m.ntendon)
-                .map(|t| m.tendon_armature_eff(t) * d.ten_J[t * nv + i].powi(2))
+                .map(|t| m.tendon_armature_eff(t) * ten_j[t * nv + i].powi(2))
                 .sum();
             d.qM[m.dof_Madr[i]] - ten
         })
@@ -185,13 +186,14 @@ pub fn set_const(m: &mut Model) {
         }
     }
     m.tendon_invweight0 = (0..m.ntendon)
-        .map(|t| quad(m, &d, &d.ten_J[t * nv..(t + 1) * nv], &mut x))
+        .map(|t| quad(m, &d, &ten_j[t * nv..(t + 1) * nv], &mut x))
         .collect();
 
     // actuators
     m.actuator_length0 = d.actuator_length.clone();
+    let moment = d.actuator_moment_dense();
     for i in 0..m.nu {
-        let row = &d.actuator_moment[i * nv..(i + 1) * nv];
+        let row = &moment[i * nv..(i + 1) * nv];
         x.copy_from_slice(row);
         solve_m(m, &d, &mut x);
         m.actuator_acc0[i] = x.iter().map(|v| v * v).sum::<f64>().sqrt();

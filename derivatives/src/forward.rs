@@ -227,8 +227,13 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f
                 };
                 let df = dd.actuator_force[i].eps;
                 if df != 0.0 {
+                    // (the column is zero off the row's pattern: `0 · df` there)
                     for r in 0..nv {
-                        fa[(r, col)] = d.actuator_moment[i * nv + r] * df;
+                        fa[(r, col)] = 0.0 * df;
+                    }
+                    let (cols, mom) = d.moment_row(i);
+                    for (&r, &x) in cols.iter().zip(mom) {
+                        fa[(r, col)] = x * df;
                     }
                 }
                 if let Some(a) = adr {

@@ -169,8 +169,10 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
             }
             let j = m.jnt_dofadr[jn];
             let g = m.actuator_gear[i][0];
+            let mut row = vec![0.0; nv];
+            d.moment_row_dense(i, &mut row);
             for k in 0..nv {
-                out[(k, j)] -= d.actuator_moment[i * nv + k] * df * g;
+                out[(k, j)] -= row[k] * df * g;
             }
         }
         return;

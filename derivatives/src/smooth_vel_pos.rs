@@ -164,12 +164,13 @@ pub fn add_dqderiv_vec(
     if rows.is_empty() {
         return;
     }
-    fn row(dd: &Data<num_dual::Dual64>, r: Row, nv: usize) -> &[num_dual::Dual64] {
+    fn row(dd: &Data<num_dual::Dual64>, r: Row, out: &mut [num_dual::Dual64]) {
         match r {
-            Row::Actuator(u) => &dd.actuator_moment[u * nv..(u + 1) * nv],
-            Row::Tendon(t) => &dd.ten_J[t * nv..(t + 1) * nv],
+            Row::Actuator(u) => dd.moment_row_dense(u, out),
+            Row::Tendon(t) => dd.ten_J_row_dense(t, out),
         }
     }
+    let mut dense = vec![num_dual::Dual64::from(0.0); nv];
     let mut k = vec![0.0; nv];
     let mut dk = vec![0.0; nv];
     let mut x = vec![0.0; nv];
@@ -193,7 +194,8 @@ pub fn add_dqderiv_vec(
         transmission(m, dd);
         y.iter_mut().for_each(|v| *v = 0.0);
         for &(r, wt) in &rows {
-            for (c, v) in row(dd, r, nv).iter().enumerate() {
+            row(dd, r, &mut dense);
+            for (c, v) in dense.iter().enumerate() {
                 k[c] = v.re;
                 dk[c] = v.eps;
             }

@@ -303,9 +303,9 @@ fn pass_dirs(m: &Model, d: &Data<f64>) -> (Vec<bool>, Vec<bool>) {
             });
         }
     };
-    let jrow = |row: &[f64], vd: &mut [bool]| {
-        for (v, x) in vd.iter_mut().zip(row) {
-            *v |= *x != 0.0;
+    let jrow = |(cols, vals): (&[usize], &[f64]), vd: &mut [bool]| {
+        for (&k, x) in cols.iter().zip(vals) {
+            vd[k] |= *x != 0.0;
         }
     };
     if !m.opt.disabled(disable::DAMPER) {
@@ -318,7 +318,7 @@ fn pass_dirs(m: &Model, d: &Data<f64>) -> (Vec<bool>, Vec<bool>) {
                 wrap_bodies(t, &mut bodies);
             }
             if p != [0.0; 2] {
-                jrow(&d.ten_J[t * nv..(t + 1) * nv], &mut vd);
+                jrow(d.ten_J_row(t), &mut vd);
             }
         }
     }
@@ -332,7 +332,7 @@ fn pass_dirs(m: &Model, d: &Data<f64>) -> (Vec<bool>, Vec<bool>) {
                 continue;
             }
             if muscle {
-                jrow(&d.actuator_moment[u * nv..(u + 1) * nv], &mut vd);
+                jrow(d.moment_row(u), &mut vd);
             }
             let id = usize::try_from(m.actuator_trnid[u][0]).ok();
             match (m.actuator_trntype[u], id) {
@@ -403,6 +403,8 @@ fn add_he_offset_mul(
         }
         Integrator::Implicit | Integrator::ImplicitFast => {
             let fast = m.opt.integrator == Integrator::ImplicitFast;
+            // a tendon's or actuator's row, dense
+            let mut row = vec![Dual64::from(0.0); nv];
             // −h qDeriv a, qDeriv = ∂(qfrc_passive + qfrc_actuator)/∂v (− ∂qfrc_bias/∂v)
             if !fluid.is_empty() {
                 let [mut jp, mut jr, mut y] = crate::fluid::mul_scratch(nv);
@@ -425,15 +427,16 @@ fn add_he_offset_mul(
                     let s = Dual64::from(b)
                         + nalgebra::ComplexField::abs(v) * (2.0 * p[0])
                         + v * v * (3.0 * p[1]);
-                    add_rank1_restricted(m, &d.ten_J[t * nv..(t + 1) * nv], hd * s, a, out);
+                    d.ten_J_row_dense(t, &mut row);
+                    add_rank1_restricted(m, &row, hd * s, a, out);
                 }
             }
             if !m.opt.disabled(disable::ACTUATION) {
                 for u in 0..m.nu {
                     let c = actuator_force_dvel(m, d, u);
                     if !is_zero(c) {
-                        let k = &d.actuator_moment[u * nv..(u + 1) * nv];
-                        add_rank1_restricted(m, k, -(hd * c), a, out);
+                        d.moment_row_dense(u, &mut row);
+                        add_rank1_restricted(m, &row, -(hd * c), a, out);
                     }
                 }
             }

@@ -195,7 +195,9 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         w.diag.extend((0..n).map(|i| w.h.diag(i)));
         let mut accepted = false;
         let mut fnew = f0;
+        let (mut trials, mut last_rho, mut step) = (0, f64::NAN, f64::NAN);
         for _ in 0..30 {
+            trials += 1;
             w.hl.copy_from(&w.h);
             for (i, d) in w.diag.iter().enumerate() {
                 let scale = if self.marquardt { d.abs() + 1e-9 } else { 1.0 };
@@ -222,6 +224,20 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             })?;
             let ft = half_sq(&w.trial.r);
             let rho = (f0 - ft) / pred.max(1e-300);
+            last_rho = rho;
+            // The largest step component and its variable (knot-major: `t·nv + dof`): where
+            // the linear model breaks, when the gain ratio `rho` is small.
+            let (imax, smax) = w.delta.iter().enumerate().fold((0, 0.0f64), |a, (i, x)| {
+                if x.abs() > a.1 {
+                    (i, x.abs())
+                } else {
+                    a
+                }
+            });
+            step = smax;
+            if std::env::var_os("LM_DEBUG").is_some() {
+                eprintln!("  trial rho {rho:.3} step {step:.2e} at var {imax} ft {ft:.6e}");
+            }
             if ft.is_finite() && ft < f0 && rho > 1e-4 {
                 self.lambda *= (1.0 - (2.0 * rho - 1.0).powi(3)).max(1.0 / 3.0);
                 self.lambda = self.lambda.max(1e-12);
@@ -244,7 +260,7 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         let kv = kv_of(&evn, self.lambda);
         if std::env::var_os("LM_DEBUG").is_some() {
             eprintln!(
-                "f0 {f0:.6e} fnew {fnew:.6e} cost {:.6} defect {:.2e} lambda {:.2e} stalled {stalled}",
+                "f0 {f0:.6e} fnew {fnew:.6e} cost {:.6} defect {:.2e} lambda {:.2e} stalled {stalled} trials {trials} rho {last_rho:.3} step {step:.2e}",
                 evn.cost(),
                 evn.max_defect(),
                 self.lambda

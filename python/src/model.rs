@@ -400,6 +400,7 @@ model_arrays! {
         body_parentid, body_rootid, body_weldid, body_jntnum, body_dofnum, body_geomnum,
         jnt_qposadr, jnt_dofadr, jnt_bodyid, dof_bodyid, dof_jntid, dof_Madr, geom_condim,
         geom_bodyid, site_bodyid, cam_bodyid, tendon_adr, tendon_num, actuator_actnum,
+        ten_J_rownnz, ten_J_rowadr, ten_J_colind,
         pair_geom1, pair_geom2, pair_dim, sensor_dim, sensor_adr, numeric_adr, numeric_size,
         light_bodyid, D_rownnz, D_rowadr, D_colind, D_diag,
     }
@@ -416,7 +417,7 @@ model_arrays! {
     sizes {
         nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, neq, nkey, nsensor,
         nsensordata, nmocap, nmesh, nhfield, npair, nexclude, nM, nD, ncam, nmat, nnumeric,
-        nlight,
+        nlight, nJten, nJmom,
     }
 }
 

@@ -14,6 +14,7 @@
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
 use super::{params, sparse};
+use crate::data::scratch::{clear_on, scatter};
 use crate::data::Data;
 use crate::data::{ConstraintType, EfcCone};
 use crate::math::spatial::{ang, body_last_dof, dof_parent, lin};
@@ -296,19 +297,26 @@ fn jset<T: Scalar>(d: &mut Data<T>, nv: usize, r: usize, k: usize, v: T) {
     }
 }
 
-/// `J[r, :] = s · ten_J[t, :]` (on the row's pattern when sparse).
+/// `J[r, :] = s · ten_J[t, :]` (on the row's pattern when sparse). The tendon's row is
+/// scattered into the dense scratch row first, so that the entries of the row's pattern that
+/// are off the tendon's (a tendon equality's other tendon) are `s · 0` as in a dense product.
 fn jset_tendon<T: Scalar>(d: &mut Data<T>, nv: usize, r: usize, t: usize, s: Option<T>) {
     let sc_ = |x: T| s.map_or(x, |s| s * x);
+    let mut row = std::mem::take(&mut d.dense_row);
+    let (cols, vals) = d.ten_J_row(t);
+    scatter(cols, vals, &mut row);
     if d.efc_J_sparse {
         let a = d.efc_J_rowadr[r];
         for x in a..a + d.efc_J_rownnz[r] {
-            d.efc_J[x] = sc_(d.ten_J[t * nv + d.efc_J_colind[x]]);
+            d.efc_J[x] = sc_(row[d.efc_J_colind[x]]);
         }
     } else {
         for k in 0..nv {
-            d.efc_J[r * nv + k] = sc_(d.ten_J[t * nv + k]);
+            d.efc_J[r * nv + k] = sc_(row[k]);
         }
     }
+    clear_on(d.ten_J_row(t).0, &mut row);
+    d.dense_row = row;
 }
 
 /// Writes row `*i` (everything but J) and advances `*i`.
@@ -494,17 +502,22 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     let pos = if let Some(t2) = t2 {
                         let x = d.ten_length[t2] - sc(m.tendon_length0[t2]);
                         let (p, dp) = poly(&data[..5], x);
+                        let mut row = std::mem::take(&mut d.dense_row);
+                        let (cols, vals) = d.ten_J_row(t2);
+                        scatter(cols, vals, &mut row);
                         if d.efc_J_sparse {
                             let a = d.efc_J_rowadr[r];
                             for x in a..a + d.efc_J_rownnz[r] {
                                 let k = d.efc_J_colind[x];
-                                d.efc_J[x] -= dp * d.ten_J[t2 * nv + k];
+                                d.efc_J[x] -= dp * row[k];
                             }
                         } else {
                             for k in 0..nv {
-                                d.efc_J[r * nv + k] -= dp * d.ten_J[t2 * nv + k];
+                                d.efc_J[r * nv + k] -= dp * row[k];
                             }
                         }
+                        clear_on(d.ten_J_row(t2).0, &mut row);
+                        d.dense_row = row;
                         dg += m.tendon_invweight0[t2];
                         y - p
                     } else {

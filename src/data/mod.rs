@@ -25,7 +25,9 @@ use scratch::{IslandScratch, SolverScratch, SparseScratch};
 /// abort the process.
 pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 5] {
     let f = std::mem::size_of::<f64>() as u128;
-    let (nv, nt, nu, nm) = (m.nv as u128, m.ntendon as u128, m.nu as u128, m.nM as u128);
+    let (nv, nm) = (m.nv as u128, m.nM as u128);
+    // (each entry also has its column index, a usize)
+    let (nJten, nJmom) = (2 * m.nJten as u128, 2 * m.nJmom as u128);
     let contact = std::mem::size_of::<Contact<f64>>() as u128;
     [
         (
@@ -33,8 +35,12 @@ pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'stati
             "nD = 2 nM − nv (pairs of dofs on one ancestor chain)",
             2 * (2 * nm).saturating_sub(nv) * f,
         ),
-        ("ten_J", "ntendon × nv", nt * nv * f),
-        ("actuator_moment", "nu × nv", nu * nv * f),
+        ("ten_J", "nJten (the tendons' dof patterns)", nJten * f),
+        (
+            "actuator_moment",
+            "nJmom (the transmissions' dof patterns; nv per body transmission)",
+            nJmom * f,
+        ),
         ("qM, qLD", "nM (the tree depth of each dof)", 2 * nm * f),
         (
             "contact",
@@ -194,15 +200,24 @@ pub struct Data<T: Scalar = f64> {
     /// COM-based motion axis of each dof.
     pub cdof: Vec<Vector6<T>>,
     pub ten_length: Vec<T>,
-    /// Tendon Jacobian, dense ntendon × nv, row-major. The step writes and reads each row only
-    /// on its pattern (the dofs that can move the tendon's path, MuJoCo's `ten_J_colind`) and
-    /// keeps it zero elsewhere: write nothing outside it.
+    /// Tendon Jacobian, sparse as MuJoCo's (`nJten` entries): row `t` holds the values on the
+    /// model's pattern, `ten_J[ten_J_rowadr[t] + k]` at dof `ten_J_colind[ten_J_rowadr[t] + k]`
+    /// for `k < ten_J_rownnz[t]` (the dofs that can move the tendon's path); every other entry
+    /// is zero. [`Data::ten_J_row`] reads a row, [`Data::ten_J_dense`] the dense matrix.
     pub ten_J: Vec<T>,
     pub actuator_length: Vec<T>,
-    /// Actuator moment arms, dense nu × nv, row-major; like `ten_J`, computed and read only on
-    /// each row's pattern (MuJoCo's `moment_colind`: the joint's dofs, the tendon's pattern,
-    /// the sites' dof chains; every dof for a body transmission), zero elsewhere.
+    /// Actuator moment arms, sparse as MuJoCo's (`nJmom` entries): row `i` holds the values on
+    /// `moment_colind[moment_rowadr[i]..][..moment_rownnz[i]]` (the joint's dofs, the tendon's
+    /// pattern, the sites' dof chains; every dof for a body transmission); every other entry
+    /// is zero. [`Data::moment_row`] reads a row, [`Data::actuator_moment_dense`] the matrix.
     pub actuator_moment: Vec<T>,
+    /// Pattern of `actuator_moment` (MuJoCo's `moment_rownnz`, `moment_rowadr`,
+    /// `moment_colind`), fixed for the model. MuJoCo 4.0.0 narrows a site or slider-crank
+    /// row to its nonzeros at the current state; here such a row keeps every dof of the sites'
+    /// chains (with zeros where the moment vanishes), so `rowadr` is the same at every state.
+    pub moment_rownnz: Vec<usize>,
+    pub moment_rowadr: Vec<usize>,
+    pub moment_colind: Vec<usize>,
     /// Composite rigid-body inertias (same layout as `cinert`).
     pub crb: Vec<[T; 10]>,
     /// Joint-space inertia in MuJoCo's tree-sparse layout (`nM` entries, see `dof_Madr`).
@@ -265,6 +280,9 @@ pub struct Data<T: Scalar = f64> {
     pub efc_J_colind: Vec<usize>,
     /// Tendon patterns and chain buffers for the sparse assembly.
     pub(crate) sparse_scratch: SparseScratch,
+    /// A dense row of nv zeros: transmissions and tendons accumulate a row in it before it is
+    /// copied onto the row's pattern (and cleared again).
+    pub(crate) dense_row: Vec<T>,
     pub efc_pos: Vec<T>,
     pub efc_margin: Vec<T>,
     pub efc_frictionloss: Vec<T>,
@@ -409,10 +427,67 @@ pub struct Data<T: Scalar = f64> {
 }
 
 impl<T: Scalar> Data<T> {
+    /// Row `t` of the tendon Jacobian: its dofs (MuJoCo's `ten_J_colind`) and their values.
+    pub fn ten_J_row(&self, t: usize) -> (&[usize], &[T]) {
+        let s = &self.sparse_scratch;
+        let (a, n) = (s.ten_J_rowadr[t], s.ten_J_rownnz[t]);
+        (&s.ten_J_colind[a..a + n], &self.ten_J[a..a + n])
+    }
+
+    /// Row `i` of the actuator moments: its dofs (`moment_colind`) and their values.
+    pub fn moment_row(&self, i: usize) -> (&[usize], &[T]) {
+        let (a, n) = (self.moment_rowadr[i], self.moment_rownnz[i]);
+        (
+            &self.moment_colind[a..a + n],
+            &self.actuator_moment[a..a + n],
+        )
+    }
+
+    /// Writes row `t` of the tendon Jacobian into the dense `out` (nv, zeros off the pattern).
+    pub fn ten_J_row_dense(&self, t: usize, out: &mut [T]) {
+        out.iter_mut().for_each(|x| *x = T::zero());
+        let (cols, vals) = self.ten_J_row(t);
+        scratch::scatter(cols, vals, out);
+    }
+
+    /// Writes row `i` of the actuator moments into the dense `out` (nv, zeros off the pattern).
+    pub fn moment_row_dense(&self, i: usize, out: &mut [T]) {
+        out.iter_mut().for_each(|x| *x = T::zero());
+        let (cols, vals) = self.moment_row(i);
+        scratch::scatter(cols, vals, out);
+    }
+
+    /// The tendon Jacobian as a dense ntendon × nv matrix, row-major (MuJoCo's
+    /// `mju_sparse2dense` of `ten_J`). Allocates.
+    pub fn ten_J_dense(&self) -> Vec<T> {
+        let nv = self.qvel.len();
+        let nt = self.sparse_scratch.ten_J_rownnz.len();
+        let mut out = vec![T::zero(); nt * nv];
+        for t in 0..nt {
+            let (cols, vals) = self.ten_J_row(t);
+            scratch::scatter(cols, vals, &mut out[t * nv..(t + 1) * nv]);
+        }
+        out
+    }
+
+    /// The actuator moments as a dense nu × nv matrix, row-major. Allocates.
+    pub fn actuator_moment_dense(&self) -> Vec<T> {
+        let nv = self.qvel.len();
+        let nu = self.moment_rownnz.len();
+        let mut out = vec![T::zero(); nu * nv];
+        for i in 0..nu {
+            let (cols, vals) = self.moment_row(i);
+            scratch::scatter(cols, vals, &mut out[i * nv..(i + 1) * nv]);
+        }
+        out
+    }
+
     /// Allocates everything for model `m` and sets the state to `qpos0`, zero velocity (mj_makeData
     /// followed by mj_resetData).
     pub fn new(m: &Model) -> Self {
         let ntree = m.dof_parentid.iter().filter(|p| **p < 0).count();
+        let ten = scratch::tendon_pattern(m);
+        let mom = scratch::moment_pattern(m, &ten, true);
         let z = T::zero();
         let v = |n: usize| vec![z; n];
         let v3 = |n: usize| vec![Vector3::zeros(); n];
@@ -451,9 +526,12 @@ impl<T: Scalar> Data<T> {
             cinert: vec![[z; 10]; m.nbody],
             cdof: v6(m.nv),
             ten_length: v(m.ntendon),
-            ten_J: v(m.ntendon * m.nv),
+            ten_J: v(ten.colind.len()),
             actuator_length: v(m.nu),
-            actuator_moment: v(m.nu * m.nv),
+            actuator_moment: v(mom.colind.len()),
+            moment_rownnz: mom.rownnz,
+            moment_rowadr: mom.rowadr,
+            moment_colind: mom.colind,
             crb: vec![[z; 10]; m.nbody],
             qM: v(m.nM),
             qLD: v(m.nM),
@@ -487,7 +565,8 @@ impl<T: Scalar> Data<T> {
             efc_J_rowadr: Vec::new(),
             efc_J_rowsuper: Vec::new(),
             efc_J_colind: Vec::new(),
-            sparse_scratch: SparseScratch::new(m),
+            sparse_scratch: SparseScratch::new(m, ten),
+            dense_row: v(m.nv),
             efc_pos: Vec::new(),
             efc_margin: Vec::new(),
             efc_frictionloss: Vec::new(),

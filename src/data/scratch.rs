@@ -489,132 +489,177 @@ impl IslandScratch {
 }
 
 /// Per-model sparsity tables and work space: the patterns of the tendons' Jacobian rows
-/// (MuJoCo's `ten_J_rownnz`, `ten_J_rowadr`, `ten_J_colind`) and of the actuators' moment rows
-/// (`moment_rownnz`, `moment_rowadr`, `moment_colind`), each row's dofs in increasing order,
-/// and two chain buffers. `ten_J` and `actuator_moment` are zero outside these patterns, and the
-/// step computes and reads them only on the patterns, so that its cost grows with the number
-/// of nonzeros, not with `ntendon × nv` or `nu × nv`.
+/// (MuJoCo's `ten_J_rownnz`, `ten_J_rowadr`, `ten_J_colind`, which [`Model::fill_sparse`]
+/// also stores on the model) and two chain buffers. The actuators' moment pattern
+/// (`moment_rownnz`, `moment_rowadr`, `moment_colind`) lives in [`crate::Data`] itself, as in
+/// MuJoCo's `mjData`. `ten_J` and `actuator_moment` hold only the values on these patterns.
 #[derive(Clone, Debug, Default)]
 pub struct SparseScratch {
     pub ten_J_rownnz: Vec<usize>,
     pub ten_J_rowadr: Vec<usize>,
     pub ten_J_colind: Vec<usize>,
-    pub moment_rownnz: Vec<usize>,
-    pub moment_rowadr: Vec<usize>,
-    pub moment_colind: Vec<usize>,
     pub(crate) c1: Vec<usize>,
     pub(crate) c2: Vec<usize>,
 }
 
-/// Appends `buf`'s dofs, sorted and without repetitions, as the next row of a pattern.
-fn push_row(
-    buf: &mut Vec<usize>,
-    rownnz: &mut Vec<usize>,
-    rowadr: &mut Vec<usize>,
-    colind: &mut Vec<usize>,
-) {
-    buf.sort_unstable();
-    buf.dedup();
-    rowadr.push(colind.len());
-    rownnz.push(buf.len());
-    colind.extend_from_slice(buf);
+/// A compressed-row pattern: entries per row, first entry of each row, column of each entry.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pattern {
+    pub rownnz: Vec<usize>,
+    pub rowadr: Vec<usize>,
+    pub colind: Vec<usize>,
+}
+
+impl Pattern {
+    /// Columns of row `i`.
+    #[inline]
+    pub fn cols(&self, i: usize) -> &[usize] {
+        let a = self.rowadr[i];
+        &self.colind[a..a + self.rownnz[i]]
+    }
+
+    /// Appends `buf`'s dofs, sorted and without repetitions, as the next row (with `store`
+    /// false, only the row's size is recorded: the columns are not kept).
+    fn push_row(&mut self, buf: &mut Vec<usize>, store: bool) {
+        buf.sort_unstable();
+        buf.dedup();
+        let adr = self
+            .rowadr
+            .last()
+            .map_or(0, |a| a + self.rownnz[self.rownnz.len() - 1]);
+        self.rowadr.push(adr);
+        self.rownnz.push(buf.len());
+        if store {
+            self.colind.extend_from_slice(buf);
+        }
+    }
+
+    /// Number of entries (`colind`'s length when the columns are stored).
+    pub fn nnz(&self) -> usize {
+        self.rowadr
+            .last()
+            .map_or(0, |a| a + self.rownnz[self.rownnz.len() - 1])
+    }
+}
+
+/// The tendons' Jacobian pattern of `m` (MuJoCo's `ten_J_rownnz/rowadr/colind`): each row the
+/// dofs that can move the tendon's path, ascending.
+pub fn tendon_pattern(m: &Model) -> Pattern {
+    let mut p = Pattern::default();
+    let mut buf = Vec::new();
+    for t in 0..m.ntendon {
+        let (a, n) = (m.tendon_adr[t], m.tendon_num[t]);
+        buf.clear();
+        for w in a..a + n {
+            let id = m.wrap_objid.get(w).copied().unwrap_or(-1);
+            let Ok(id) = usize::try_from(id) else {
+                continue;
+            };
+            match m.wrap_type[w] {
+                WrapType::Joint => buf.extend(m.jnt_dofadr.get(id).copied()),
+                WrapType::Site => crate::math::spatial::dof_chain(m, m.site_bodyid[id], &mut buf),
+                WrapType::Sphere | WrapType::Cylinder => {
+                    crate::math::spatial::dof_chain(m, m.geom_bodyid[id], &mut buf)
+                }
+                WrapType::None | WrapType::Pulley => {}
+            }
+        }
+        p.push_row(&mut buf, true);
+    }
+    p
+}
+
+/// The actuators' moment pattern of `m` (MuJoCo's `moment_rownnz/rowadr/colind`; `ten` is
+/// [`tendon_pattern`]): a joint's dofs, the tendon's pattern, the sites' dof chains, every dof
+/// for a body transmission, each row ascending. With `store` false only the row sizes are
+/// recorded (their sum is `nJmom`).
+pub fn moment_pattern(m: &Model, ten: &Pattern, store: bool) -> Pattern {
+    let mut p = Pattern::default();
+    let mut buf = Vec::new();
+    for i in 0..m.nu {
+        buf.clear();
+        // (a hand-built model may leave the actuator arrays empty: every dof then)
+        let ids = m
+            .actuator_trnid
+            .get(i)
+            .map_or([None; 2], |t| t.map(|x| usize::try_from(x).ok()));
+        let chain = |b: Option<usize>, buf: &mut Vec<usize>| {
+            if let Some(b) = b {
+                crate::math::spatial::dof_chain(m, b, buf)
+            }
+        };
+        match (
+            m.actuator_trntype.get(i).copied().unwrap_or(TrnType::Body),
+            ids[0],
+        ) {
+            (TrnType::Joint | TrnType::JointInParent, Some(j)) if j < m.njnt => {
+                let a = m.jnt_dofadr[j];
+                let n = match m.jnt_type[j] {
+                    JointType::Free => 6,
+                    JointType::Ball => 3,
+                    JointType::Hinge | JointType::Slide => 1,
+                };
+                buf.extend(a..a + n);
+            }
+            (TrnType::Tendon, Some(t)) if t < m.ntendon => buf.extend_from_slice(ten.cols(t)),
+            (TrnType::Site | TrnType::SliderCrank, Some(s0)) if s0 < m.nsite => {
+                chain(Some(m.site_bodyid[s0]), &mut buf);
+                chain(
+                    ids[1].and_then(|s1| m.site_bodyid.get(s1).copied()),
+                    &mut buf,
+                );
+            }
+            // a body transmission's contacts can involve any dof
+            _ => buf.extend(0..m.nv),
+        }
+        p.push_row(&mut buf, store);
+    }
+    p
 }
 
 impl SparseScratch {
-    /// Tendon and actuator patterns of `m`.
-    pub fn new(m: &Model) -> Self {
-        let mut s = SparseScratch {
+    /// Tendon patterns of `m` and the chain buffers.
+    pub fn new(m: &Model, ten: Pattern) -> Self {
+        SparseScratch {
+            ten_J_rownnz: ten.rownnz,
+            ten_J_rowadr: ten.rowadr,
+            ten_J_colind: ten.colind,
             c1: Vec::with_capacity(m.nv),
             c2: Vec::with_capacity(m.nv),
-            ..Default::default()
-        };
-        let mut buf = Vec::new();
-        for t in 0..m.ntendon {
-            let (a, n) = (m.tendon_adr[t], m.tendon_num[t]);
-            buf.clear();
-            for w in a..a + n {
-                let id = m.wrap_objid.get(w).copied().unwrap_or(-1);
-                let Ok(id) = usize::try_from(id) else {
-                    continue;
-                };
-                match m.wrap_type[w] {
-                    WrapType::Joint => buf.extend(m.jnt_dofadr.get(id).copied()),
-                    WrapType::Site => {
-                        crate::math::spatial::dof_chain(m, m.site_bodyid[id], &mut buf)
-                    }
-                    WrapType::Sphere | WrapType::Cylinder => {
-                        crate::math::spatial::dof_chain(m, m.geom_bodyid[id], &mut buf)
-                    }
-                    WrapType::None | WrapType::Pulley => {}
-                }
-            }
-            push_row(
-                &mut buf,
-                &mut s.ten_J_rownnz,
-                &mut s.ten_J_rowadr,
-                &mut s.ten_J_colind,
-            );
         }
-        for i in 0..m.nu {
-            buf.clear();
-            // (a hand-built model may leave the actuator arrays empty: every dof then)
-            let ids = m
-                .actuator_trnid
-                .get(i)
-                .map_or([None; 2], |t| t.map(|x| usize::try_from(x).ok()));
-            let chain = |b: Option<usize>, buf: &mut Vec<usize>| {
-                if let Some(b) = b {
-                    crate::math::spatial::dof_chain(m, b, buf)
-                }
-            };
-            match (
-                m.actuator_trntype.get(i).copied().unwrap_or(TrnType::Body),
-                ids[0],
-            ) {
-                (TrnType::Joint | TrnType::JointInParent, Some(j)) if j < m.njnt => {
-                    let a = m.jnt_dofadr[j];
-                    let n = match m.jnt_type[j] {
-                        JointType::Free => 6,
-                        JointType::Ball => 3,
-                        JointType::Hinge | JointType::Slide => 1,
-                    };
-                    buf.extend(a..a + n);
-                }
-                (TrnType::Tendon, Some(t)) if t < m.ntendon => {
-                    let a = s.ten_J_rowadr[t];
-                    buf.extend_from_slice(&s.ten_J_colind[a..a + s.ten_J_rownnz[t]]);
-                }
-                (TrnType::Site | TrnType::SliderCrank, Some(s0)) if s0 < m.nsite => {
-                    chain(Some(m.site_bodyid[s0]), &mut buf);
-                    chain(
-                        ids[1].and_then(|s1| m.site_bodyid.get(s1).copied()),
-                        &mut buf,
-                    );
-                }
-                // a body transmission's contacts can involve any dof
-                _ => buf.extend(0..m.nv),
-            }
-            push_row(
-                &mut buf,
-                &mut s.moment_rownnz,
-                &mut s.moment_rowadr,
-                &mut s.moment_colind,
-            );
-        }
-        s
     }
+}
 
-    /// Pattern of actuator `i`'s moment row.
-    #[inline]
-    pub fn moment_cols(&self, i: usize) -> &[usize] {
-        let a = self.moment_rowadr[i];
-        &self.moment_colind[a..a + self.moment_rownnz[i]]
+/// Copies the dense `row` onto the pattern `cols` (into `out`, of `cols`' length) and clears
+/// `row` there (so that a dense scratch row that is zero outside the pattern is zero again).
+#[inline]
+pub(crate) fn gather_clear<T: Scalar>(row: &mut [T], cols: &[usize], out: &mut [T]) {
+    for (o, &k) in out.iter_mut().zip(cols) {
+        *o = row[k];
+        row[k] = T::zero();
+    }
+}
+
+/// Writes the sparse row (`cols`, `vals`) into the dense `row` (entries outside `cols` are left
+/// as they are: zero for a cleared scratch row).
+#[inline]
+pub(crate) fn scatter<T: Scalar>(cols: &[usize], vals: &[T], row: &mut [T]) {
+    for (&k, &v) in cols.iter().zip(vals) {
+        row[k] = v;
+    }
+}
+
+/// Sets `row` to zero on `cols`.
+#[inline]
+pub(crate) fn clear_on<T: Scalar>(cols: &[usize], row: &mut [T]) {
+    for &k in cols {
+        row[k] = T::zero();
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::SparseScratch;
+    use super::{moment_pattern, tendon_pattern};
 
     /// The tendon and actuator patterns equal MuJoCo 4.0.0's `ten_J_rownnz` / `ten_J_colind`
     /// and `moment_rownnz` / `moment_colind` (after `mj_forward` at `qpos0`) on every model of
@@ -645,7 +690,26 @@ mod tests {
         let mut bad = Vec::new();
         for (name, r) in models {
             let m = crate::mjcf::load(root.join("models").join(name)).unwrap();
-            let s = SparseScratch::new(&m);
+            let ten = tendon_pattern(&m);
+            let mom = moment_pattern(&m, &ten, true);
+            // the model's copy (filled by the compiler) and the data's pattern are these
+            let d = crate::Data::<f64>::new(&m);
+            assert_eq!(
+                (&m.ten_J_rownnz, &m.ten_J_rowadr, &m.ten_J_colind, m.nJten),
+                (&ten.rownnz, &ten.rowadr, &ten.colind, ten.colind.len()),
+                "{name}"
+            );
+            assert_eq!(
+                (
+                    &d.moment_rownnz,
+                    &d.moment_rowadr,
+                    &d.moment_colind,
+                    m.nJmom
+                ),
+                (&mom.rownnz, &mom.rowadr, &mom.colind, mom.colind.len()),
+                "{name}"
+            );
+            assert_eq!((d.ten_J.len(), d.actuator_moment.len()), (m.nJten, m.nJmom));
             let rows = |nnz: &[usize], colind: &[usize]| {
                 let mut out = Vec::new();
                 let mut a = 0;
@@ -656,16 +720,15 @@ mod tests {
                 out
             };
             let want_ten = rows(&ints(&r["ten_J_rownnz"]), &ints(&r["ten_J_colind"]));
-            let got_ten = rows(&s.ten_J_rownnz, &s.ten_J_colind);
-            if want_ten != got_ten || s.ten_J_colind.len() != r["nJten"].as_u64().unwrap() as usize
-            {
+            let got_ten = rows(&ten.rownnz, &ten.colind);
+            if want_ten != got_ten || ten.colind.len() != r["nJten"].as_u64().unwrap() as usize {
                 bad.push(format!("{name}: ten_J {got_ten:?}, MuJoCo {want_ten:?}"));
             }
             // MuJoCo keeps a site transmission's row to its nonzeros at the current state
             // (mjTRN_SITE = 4, mjTRN_SLIDERCRANK = 2: a subset of the chains' dofs); every
             // other row is the static pattern; `nJmom`, the rows' capacity, is the static size
             let want_mom = rows(&ints(&r["moment_rownnz"]), &ints(&r["moment_colind"]));
-            let got_mom = rows(&s.moment_rownnz, &s.moment_colind);
+            let got_mom = rows(&mom.rownnz, &mom.colind);
             let trn = ints(&r["actuator_trntype"]);
             for (i, (g, w)) in got_mom.iter().zip(&want_mom).enumerate() {
                 let ok = if trn[i] == 2 || trn[i] == 4 {
@@ -678,12 +741,12 @@ mod tests {
                 }
             }
             if got_mom.len() != want_mom.len()
-                || s.moment_colind.len() != r["nJmom"].as_u64().unwrap() as usize
+                || mom.colind.len() != r["nJmom"].as_u64().unwrap() as usize
             {
                 bad.push(format!(
                     "{name}: {} moment rows, {} entries; MuJoCo {}, nJmom {}",
                     got_mom.len(),
-                    s.moment_colind.len(),
+                    mom.colind.len(),
                     want_mom.len(),
                     r["nJmom"]
                 ));

@@ -169,6 +169,7 @@ fn load_impl(
     schema::validate(&root)?;
     let lengthrange = compile::read_lengthrange(&root)?;
     let mut model = compile::compile(&root, &files)?;
+    model.fill_sparse();
     data_fits(&model, name)?;
     model.update_actuator_extras();
     crate::setconst::set_const(&mut model);

@@ -145,9 +145,9 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let Some(f) = tendon_spring(m, d, t) else {
                 continue;
             };
-            for &i in d.sparse_scratch.ten_cols(t) {
-                let jt = d.ten_J[t * nv + i];
-                d.qfrc_spring[i] += jt * f;
+            let s = &d.sparse_scratch;
+            for x in s.ten_J_rowadr[t]..s.ten_J_rowadr[t] + s.ten_J_rownnz[t] {
+                d.qfrc_spring[s.ten_J_colind[x]] += d.ten_J[x] * f;
             }
         }
     }
@@ -165,9 +165,9 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let Some(f) = tendon_damper(m, d, t) else {
                 continue;
             };
-            for &i in d.sparse_scratch.ten_cols(t) {
-                let jt = d.ten_J[t * nv + i];
-                d.qfrc_damper[i] += jt * f;
+            let s = &d.sparse_scratch;
+            for x in s.ten_J_rowadr[t]..s.ten_J_rowadr[t] + s.ten_J_rownnz[t] {
+                d.qfrc_damper[s.ten_J_colind[x]] += d.ten_J[x] * f;
             }
         }
     }

@@ -7,6 +7,7 @@
 //! triangle can be non-zero, and the factorization `M = Lᵀ D L` (L unit lower triangular) has no
 //! fill-in: `qLD` holds `D` on the diagonal addresses and `L` below it.
 
+use crate::data::scratch::{clear_on, scatter};
 use crate::data::{Data, Warning};
 use crate::math::pivot::{pivot, Clamped};
 use crate::math::spatial::{dof_parent, inert_mul};
@@ -44,15 +45,19 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
             j = parent[jj];
         }
     }
-    let nv = m.nv;
     for t in 0..m.ntendon {
         let arm = m.tendon_armature_eff(t);
         if arm == 0.0 {
             continue;
         }
         let arm: T = sc(arm);
-        let row = &d.ten_J[t * nv..(t + 1) * nv];
-        for &i in d.sparse_scratch.ten_cols(t) {
+        // the ancestors' entries are read from the row scattered into the dense scratch row
+        let mut row = std::mem::take(&mut d.dense_row);
+        let s = &d.sparse_scratch;
+        let (a, n) = (s.ten_J_rowadr[t], s.ten_J_rownnz[t]);
+        let cols = &s.ten_J_colind[a..a + n];
+        scatter(cols, &d.ten_J[a..a + n], &mut row);
+        for &i in cols {
             let ji = row[i];
             if ji == T::zero() {
                 continue;
@@ -66,6 +71,8 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 j = dof_parent(m, jj);
             }
         }
+        clear_on(cols, &mut row);
+        d.dense_row = row;
     }
 }
 

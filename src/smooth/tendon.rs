@@ -24,6 +24,7 @@
 //! Also records the path points like MuJoCo: `ten_wrapadr/ten_wrapnum` index `wrap_obj` (-1 site,
 //! -2 pulley, geom id for the two tangent points) and `wrap_xpos` (pulley entries are zero).
 
+use crate::data::scratch::gather_clear;
 use crate::data::Data;
 use crate::math::spatial::{ang, body_last_dof, dof_parent, lin};
 use crate::math::{sc, Scalar};
@@ -344,8 +345,8 @@ fn push_wrap<T: Scalar>(d: &mut Data<T>, k: &mut usize, obj: i32, p: Vector3<T>)
 }
 
 /// Length and moment-arm row of spatial tendon `t`; appends the path points from `*k`.
-fn spatial<T: Scalar>(m: &Model, d: &mut Data<T>, t: usize, k: &mut usize) -> T {
-    let nv = m.nv;
+/// The moment arms are accumulated in `row` (dense, nv).
+fn spatial<T: Scalar>(m: &Model, d: &mut Data<T>, t: usize, k: &mut usize, row: &mut [T]) -> T {
     let a = m.tendon_adr[t];
     let n = m.tendon_num[t];
     let mut inv_div = T::one();
@@ -368,7 +369,6 @@ fn spatial<T: Scalar>(m: &Model, d: &mut Data<T>, t: usize, k: &mut usize) -> T 
                     continue;
                 }
                 let b0 = m.site_bodyid[s0];
-                let row = &mut d.ten_J[t * nv..(t + 1) * nv];
                 if m.wrap_type[w + 1] == WrapType::Site {
                     let s1 = m.wrap_objid[w + 1] as usize;
                     let x1 = d.site_xpos[s1];
@@ -447,16 +447,12 @@ fn spatial<T: Scalar>(m: &Model, d: &mut Data<T>, t: usize, k: &mut usize) -> T 
     len
 }
 
-/// Computes `ten_length`, `ten_J` (ntendon × nv, written on each row's pattern, zero outside
-/// it) and the wrap path (`ten_wrapadr/ten_wrapnum/wrap_obj/wrap_xpos`) from the kinematics
-/// (needs `cdof`, `subtree_com`, `site_xpos`, `geom_xpos/xmat`).
+/// Computes `ten_length`, `ten_J` (sparse, on the model's pattern) and the wrap path
+/// (`ten_wrapadr/ten_wrapnum/wrap_obj/wrap_xpos`) from the kinematics (needs `cdof`,
+/// `subtree_com`, `site_xpos`, `geom_xpos/xmat`).
 pub fn tendon<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let nv = m.nv;
-    for t in 0..m.ntendon {
-        for &k in d.sparse_scratch.ten_cols(t) {
-            d.ten_J[t * nv + k] = T::zero();
-        }
-    }
+    // each row is accumulated in a dense row of zeros, then copied onto its pattern
+    let mut row = std::mem::take(&mut d.dense_row);
     let mut k = 0;
     for t in 0..m.ntendon {
         if t < d.ten_wrapadr.len() {
@@ -469,29 +465,32 @@ pub fn tendon<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 let j = m.wrap_objid[w] as usize;
                 let coef: T = sc(m.wrap_prm[w]);
                 len += coef * d.qpos[m.jnt_qposadr[j]];
-                d.ten_J[t * nv + m.jnt_dofadr[j]] += coef;
+                row[m.jnt_dofadr[j]] += coef;
             }
             d.ten_length[t] = len;
         } else {
-            d.ten_length[t] = spatial(m, d, t, &mut k);
+            d.ten_length[t] = spatial(m, d, t, &mut k, &mut row);
         }
+        let s = &d.sparse_scratch;
+        let (a, n) = (s.ten_J_rowadr[t], s.ten_J_rownnz[t]);
+        gather_clear(&mut row, &s.ten_J_colind[a..a + n], &mut d.ten_J[a..a + n]);
         if t < d.ten_wrapnum.len() {
             d.ten_wrapnum[t] = k - d.ten_wrapadr[t];
         }
     }
+    d.dense_row = row;
 }
 
 /// `ten_velocity = ten_J · qvel`, summed over the row's pattern from +0 (the exact zeros
 /// outside it add nothing for a finite `qvel`: such a sum is never −0).
 pub fn tendon_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let nv = m.nv;
     for t in 0..m.ntendon {
-        let row = &d.ten_J[t * nv..(t + 1) * nv];
-        d.ten_velocity[t] = d
-            .sparse_scratch
-            .ten_cols(t)
+        let (cols, vals) = d.ten_J_row(t);
+        let v = cols
             .iter()
-            .fold(T::zero(), |s, &k| s + row[k] * d.qvel[k]);
+            .zip(vals)
+            .fold(T::zero(), |s, (&k, &j)| s + j * d.qvel[k]);
+        d.ten_velocity[t] = v;
     }
 }
 
@@ -608,16 +607,15 @@ pub fn tendon_jdot_qvel<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> T {
 /// Adds the tendon-armature bias force `Σ_t armature_t J_tᵀ (J̇_t q̇)` to `qfrc_bias` (zero for
 /// fixed tendons, whose Jacobian is constant). Needs `ten_J`, `cvel`, `cdof_dot`.
 pub fn tendon_armature_bias<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let nv = m.nv;
     for t in 0..m.ntendon {
         let arm = m.tendon_armature_eff(t);
         if arm == 0.0 || is_fixed(m, t) {
             continue;
         }
         let f = tendon_jdot_qvel(m, d, t) * sc(arm);
-        for &i in d.sparse_scratch.ten_cols(t) {
-            let j = d.ten_J[t * nv + i];
-            d.qfrc_bias[i] += j * f;
+        let s = &d.sparse_scratch;
+        for x in s.ten_J_rowadr[t]..s.ten_J_rowadr[t] + s.ten_J_rownnz[t] {
+            d.qfrc_bias[s.ten_J_colind[x]] += d.ten_J[x] * f;
         }
     }
 }

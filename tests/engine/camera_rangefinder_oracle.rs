@@ -235,7 +235,7 @@ fn body_transmission_matches_mujoco() {
         );
         for (f, got) in [
             ("actuator_length", &d.actuator_length),
-            ("actuator_moment", &d.actuator_moment),
+            ("actuator_moment", &d.actuator_moment_dense()),
             ("actuator_velocity", &d.actuator_velocity),
             ("actuator_force", &d.actuator_force),
             ("qfrc_actuator", &d.qfrc_actuator),
@@ -326,10 +326,10 @@ fn inside_wrap_matches_mujoco() {
             }
         }
         for (f, got) in [
-            ("ten_J", &d.ten_J),
+            ("ten_J", &d.ten_J_dense()),
             ("ten_velocity", &d.ten_velocity),
             ("qfrc_passive", &d.qfrc_passive),
-            ("actuator_moment", &d.actuator_moment),
+            ("actuator_moment", &d.actuator_moment_dense()),
             ("qfrc_actuator", &d.qfrc_actuator),
         ] {
             w = w.max(cmp(&format!("{n} {f}"), got, &fv(&c[f]), TOL_INSIDE));

@@ -260,7 +260,7 @@ fn body_transmission_without_contacts() {
         .iter()
         .any(|k| k.geom.iter().any(|&g| m.geom_bodyid[g] == 1))
     {
-        assert!(d.actuator_moment[..m.nv].iter().all(|&x| x == 0.0));
+        assert!(d.actuator_moment_dense()[..m.nv].iter().all(|&x| x == 0.0));
     }
     assert!(d.actuator_length[1].is_finite());
 }

@@ -129,10 +129,10 @@ fn smooth_dynamics_matches_mujoco() {
         moreau::forward(m, &mut d);
         for (field, got) in [
             ("ten_length", &d.ten_length),
-            ("ten_J", &d.ten_J),
+            ("ten_J", &d.ten_J_dense()),
             ("ten_velocity", &d.ten_velocity),
             ("actuator_length", &d.actuator_length),
-            ("actuator_moment", &d.actuator_moment),
+            ("actuator_moment", &d.actuator_moment_dense()),
             ("actuator_velocity", &d.actuator_velocity),
             ("qfrc_spring", &d.qfrc_spring),
             ("qfrc_damper", &d.qfrc_damper),

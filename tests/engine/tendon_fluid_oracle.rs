@@ -37,10 +37,10 @@ fn phys8_matches_mujoco() {
             let w = &mut worst;
             for (field, got) in [
                 ("ten_length", &d.ten_length),
-                ("ten_J", &d.ten_J),
+                ("ten_J", &d.ten_J_dense()),
                 ("ten_velocity", &d.ten_velocity),
                 ("actuator_length", &d.actuator_length),
-                ("actuator_moment", &d.actuator_moment),
+                ("actuator_moment", &d.actuator_moment_dense()),
                 ("actuator_velocity", &d.actuator_velocity),
                 ("qfrc_fluid", &d.qfrc_fluid),
                 ("qfrc_spring", &d.qfrc_spring),

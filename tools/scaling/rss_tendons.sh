@@ -2,9 +2,9 @@
 # Peak resident memory of 20 steps of N two-link arms, each with a spatial tendon across both
 # joints, a motor on the tendon and one on each joint (nv = 2 N, ntendon = N, nu = 3 N), with
 # no contacts: `moreau simulate` (release build) against MuJoCo 4.0.0's Python process
-# (`mujoco` installed) on the same model, both under `/usr/bin/time -v`. Dense `ten_J` and
-# `actuator_moment` take 8 (ntendon + nu) nv bytes, 128 MB at N = 2000; MuJoCo stores both
-# sparse.
+# (`mujoco` installed) on the same model, both under `/usr/bin/time -v`. Both store `ten_J`
+# and `actuator_moment` sparse (`nJten` = 2 N and `nJmom` = 4 N values); dense they would take
+# 8 (ntendon + nu) nv bytes, 128 MB at N = 2000.
 # usage: tools/scaling/rss_tendons.sh [N] (default 2000); MOREAU=path/to/moreau skips the build.
 set -e
 cd "$(dirname "$0")/../.."
