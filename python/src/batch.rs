@@ -188,7 +188,8 @@ data_fields! {
         qacc, act_dot, ten_length, actuator_length, ten_velocity, actuator_velocity, qfrc_bias,
         qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_passive, actuator_force, qfrc_actuator,
         qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, sensordata, qfrc_fluid, energy,
-        qLDiagInv, solver_fwdinv, qDeriv, qLU, qHDiagInv, qfrc_adhesion,
+        qLDiagInv, solver_fwdinv, qDeriv, qLU, qHDiagInv, qfrc_adhesion, ten_J,
+        actuator_moment,
     }
     vecs {
         xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
@@ -198,7 +199,7 @@ data_fields! {
     quats { xquat }
     mats { xmat, ximat, geom_xmat, site_xmat, cam_xmat }
     layout { xiquat, geom_xquat, site_xquat, M, qLD, qH }
-    ints { ten_wrapadr, ten_wrapnum, wrap_obj }
+    ints { ten_wrapadr, ten_wrapnum, wrap_obj, moment_rownnz, moment_rowadr, moment_colind }
 }
 
 /// nsim simulations of a model on a thread pool (`mujoco.batch.Batch`'s extension object).

@@ -234,7 +234,8 @@ macro_rules! data_arrays {
             $(stringify!($q),)* $(stringify!($mt),)* $(stringify!($e),)*
             "mocap_quat", "eq_active", "efc_type", "efc_id", "efc_state", "efc_J", "efc_KBIP",
             "solver_niter", "solver_fwdinv", "energy", "xiquat", "geom_xquat", "site_xquat", "M",
-            "qLD", "qH", "ten_wrapadr", "ten_wrapnum", "wrap_obj",
+            "qLD", "qH", "ten_wrapadr", "ten_wrapnum", "wrap_obj", "moment_rownnz",
+            "moment_rowadr", "moment_colind",
         ];
     };
 }
@@ -256,7 +257,7 @@ data_arrays! {
         actuator_length, qM, qLDiagInv, ten_velocity, actuator_velocity, qfrc_bias, qfrc_spring,
         qfrc_damper, qfrc_gravcomp, qfrc_passive, actuator_force, qfrc_actuator, qfrc_smooth,
         qacc_smooth, qfrc_constraint, qfrc_inverse, sensordata, qfrc_fluid, qDeriv, qLU,
-        qHDiagInv, qfrc_adhesion,
+        qHDiagInv, qfrc_adhesion, ten_J, actuator_moment,
     }
     vec3 {
         mocap_pos, xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
@@ -401,6 +402,30 @@ impl MjData {
         let v = self.data.wrap_obj.clone();
         let n = v.len() / 2;
         copy(py, v, &[n, 2])
+    }
+
+    /// Number of entries of each actuator's row of `actuator_moment` (read-only int32 copy).
+    #[getter]
+    fn moment_rownnz<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = self.data.moment_rownnz.iter().map(|&x| x as i32).collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Address of each actuator's row in `actuator_moment` (read-only int32 copy).
+    #[getter]
+    fn moment_rowadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = self.data.moment_rowadr.iter().map(|&x| x as i32).collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// The dof of each entry of `actuator_moment` (`nJmom`; read-only int32 copy).
+    #[getter]
+    fn moment_colind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = self.data.moment_colind.iter().map(|&x| x as i32).collect();
+        let n = v.len();
+        copy(py, v, &[n])
     }
 
     /// Constraint types (`mjtConstraint`, read-only int32 copy).

@@ -480,6 +480,57 @@ def test_tendon_paths_and_adhesion_match_mujoco(rng):
         assert np.array_equal(getattr(copy, f), getattr(do, f)), f
 
 
+def dense(vals, rownnz, rowadr, colind, nv):
+    out = np.zeros((len(rownnz), nv))
+    for r, (n, a) in enumerate(zip(rownnz, rowadr)):
+        out[r, colind[a:a + n]] = vals[a:a + n]
+    return out
+
+
+@pytest.mark.parametrize("name", ["humanoid", "tendon_velocity"])
+def test_sparse_tendon_and_actuator_jacobians_match_mujoco(name, rng):
+    """ten_J and actuator_moment in MuJoCo's sparse rows (ten_J_* on the model, moment_* on
+    the data), on MjData and bound in a batch: values to 1e-12 and the same patterns, except
+    that MuJoCo narrows a site transmission's row to its nonzeros at the state while moreau
+    keeps the sites' dof chains (zeros included), so there the dense rows are compared."""
+    mj, mo = load_pair(model_path(name))
+    assert mo.nJten == mj.nJten
+    for f in ("ten_J_rownnz", "ten_J_rowadr", "ten_J_colind"):
+        assert np.array_equal(getattr(mo, f), getattr(mj, f)), f
+    nsim = 3
+    bj = mujoco.batch.Batch(mj, nsim, 2)
+    bj.qvel = 0.5 * rng.standard_normal((nsim, mj.nv))
+    bj.step(nstep=10)
+    bo = mo_batch.Batch(mo, nsim, 2)
+    bo.state[...] = bj.state
+    fields = ("ten_J", "actuator_moment", "moment_rownnz", "moment_rowadr", "moment_colind")
+    for b in (bj, bo):
+        for f in fields:
+            b.bind(f)
+        b.forward()
+    site = mj.actuator_trntype == int(mujoco.mjtTrn.mjTRN_SITE)
+    assert rel_err(bo.bind("ten_J"), bj.bind("ten_J")) < 1e-12
+    for i in range(nsim):
+        args = lambda b: [b.bind(f)[i] for f in fields[1:]] + [mj.nv]
+        got, want = dense(*args(bo)), dense(*args(bj))
+        assert rel_err(got, want) < 1e-12, i
+        assert np.array_equal(bo.bind("moment_rownnz")[i][~site], bj.bind("moment_rownnz")[i][~site])
+        if not site.any():  # the same patterns and values
+            assert rel_err(bo.bind("actuator_moment")[i], bj.bind("actuator_moment")[i]) < 1e-12
+            for f in fields[2:]:
+                got, want = bo.bind(f)[i], bj.bind(f)[i]
+                assert got.dtype == want.dtype and np.array_equal(got, want), f
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    bj.get_data(0, dj)
+    moreau.mj_setState(mo, do, bj.state[0], int(moreau.mjtState.mjSTATE_INTEGRATION))
+    mujoco.mj_forward(mj, dj)
+    moreau.mj_forward(mo, do)
+    assert rel_err(do.ten_J, dj.ten_J) < 1e-12
+    got = dense(do.actuator_moment, do.moment_rownnz, do.moment_rowadr, do.moment_colind, mj.nv)
+    want = dense(dj.actuator_moment, dj.moment_rownnz, dj.moment_rowadr, dj.moment_colind, mj.nv)
+    assert rel_err(got, want) < 1e-12
+
+
 ENERGY_XML = """
 <mujoco>
   <worldbody>
@@ -556,12 +607,10 @@ def test_energy_sensors_match_mujoco(sensors, flag):
 
 
 def test_batch_data_fields_are_mujocos_but_the_named_few():
-    """Every field mujoco.batch binds, moreau binds, except these: MuJoCo's sparse Jacobians
-    (ten_J, actuator_moment and the latter's indices), and what moreau's MjData does
-    not show: flexes, sleeping, plugins, plasticity, history buffers, the constraint problem's
+    """Every field mujoco.batch binds, moreau binds, except what moreau's MjData does not
+    show: flexes, sleeping, plugins, plasticity, history buffers, the constraint problem's
     counts."""
     missing = {
-        "ten_J", "actuator_moment", "moment_rownnz", "moment_rowadr", "moment_colind",
         "flexedge_J", "flexedge_length", "flexedge_velocity", "flexelem_aabb", "flexvert_xpos",
         "flexvert_hessian", "flexedge_hessian", "flex_hessian_valid", "flexelem_krot",
         "flexvert_conage", "flexvert_lambda", "body_awake", "body_awake_ind", "dof_awake_ind",

@@ -1011,6 +1011,18 @@ class MjModel:
         """
         ...
     @property
+    def nJmom(self) -> int:
+        """
+        Size `nJmom`.
+        """
+        ...
+    @property
+    def nJten(self) -> int:
+        """
+        Size `nJten`.
+        """
+        ...
+    @property
     def nM(self) -> int:
         """
         Size `nM`.
@@ -1355,6 +1367,24 @@ class MjModel:
         `site_type` (read-only int32 copy of the MuJoCo enum values).
         """
         ...
+    @property
+    def ten_J_colind(self) -> NDArray[Any]:
+        """
+        `ten_J_colind` (read-only int32 copy).
+        """
+        ...
+    @property
+    def ten_J_rowadr(self) -> NDArray[Any]:
+        """
+        `ten_J_rowadr` (read-only int32 copy).
+        """
+        ...
+    @property
+    def ten_J_rownnz(self) -> NDArray[Any]:
+        """
+        `ten_J_rownnz` (read-only int32 copy).
+        """
+        ...
     def tendon(self, key: int | str) -> _NamedAccess:
         """
         Tendon accessor (`tendon_*` arrays), see `body`.
@@ -1688,6 +1718,12 @@ class MjData:
         """
         ...
     @property
+    def actuator_moment(self) -> NDArray[Any]:
+        """
+        `actuator_moment` (writeable view).
+        """
+        ...
+    @property
     def actuator_velocity(self) -> NDArray[Any]:
         """
         `actuator_velocity` (writeable view).
@@ -1945,6 +1981,24 @@ class MjData:
         """
         ...
     @property
+    def moment_colind(self) -> NDArray[Any]:
+        """
+        The dof of each entry of `actuator_moment` (`nJmom`; read-only int32 copy).
+        """
+        ...
+    @property
+    def moment_rowadr(self) -> NDArray[Any]:
+        """
+        Address of each actuator's row in `actuator_moment` (read-only int32 copy).
+        """
+        ...
+    @property
+    def moment_rownnz(self) -> NDArray[Any]:
+        """
+        Number of entries of each actuator's row of `actuator_moment` (read-only int32 copy).
+        """
+        ...
+    @property
     def ncon(self) -> int:
         """
         Number of contacts (`ncon`).
@@ -2170,6 +2224,12 @@ class MjData:
     def subtree_linvel(self) -> NDArray[Any]:
         """
         `subtree_linvel` (writeable view, (n, 3)).
+        """
+        ...
+    @property
+    def ten_J(self) -> NDArray[Any]:
+        """
+        `ten_J` (writeable view).
         """
         ...
     @property
