@@ -107,6 +107,11 @@ fn mats(r: &[Matrix3<f64>]) -> Vec<f64> {
     r.iter().flat_map(row_major).collect()
 }
 
+/// A read-only int32 copy of an index array.
+fn int32_copy<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyAny> {
+    copy(py, v.iter().map(|&x| x as i32).collect(), &[v.len()])
+}
+
 macro_rules! data_arrays {
     (
         floats { $($f:ident),* $(,)? }
@@ -382,17 +387,13 @@ impl MjData {
     /// First entry of each tendon's path in `wrap_obj` and `wrap_xpos` (read-only int32 copy).
     #[getter]
     fn ten_wrapadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let v: Vec<i32> = self.data.ten_wrapadr.iter().map(|&x| x as i32).collect();
-        let n = v.len();
-        copy(py, v, &[n])
+        int32_copy(py, &self.data.ten_wrapadr)
     }
 
     /// Number of entries of each tendon's path (read-only int32 copy).
     #[getter]
     fn ten_wrapnum<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let v: Vec<i32> = self.data.ten_wrapnum.iter().map(|&x| x as i32).collect();
-        let n = v.len();
-        copy(py, v, &[n])
+        int32_copy(py, &self.data.ten_wrapnum)
     }
 
     /// The object of each path point, `(nwrap, 2)`: -2 a pulley, -1 a site, else the geom a
@@ -407,25 +408,19 @@ impl MjData {
     /// Number of entries of each actuator's row of `actuator_moment` (read-only int32 copy).
     #[getter]
     fn moment_rownnz<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let v: Vec<i32> = self.data.moment_rownnz.iter().map(|&x| x as i32).collect();
-        let n = v.len();
-        copy(py, v, &[n])
+        int32_copy(py, &self.data.moment_rownnz)
     }
 
     /// Address of each actuator's row in `actuator_moment` (read-only int32 copy).
     #[getter]
     fn moment_rowadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let v: Vec<i32> = self.data.moment_rowadr.iter().map(|&x| x as i32).collect();
-        let n = v.len();
-        copy(py, v, &[n])
+        int32_copy(py, &self.data.moment_rowadr)
     }
 
     /// The dof of each entry of `actuator_moment` (`nJmom`; read-only int32 copy).
     #[getter]
     fn moment_colind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let v: Vec<i32> = self.data.moment_colind.iter().map(|&x| x as i32).collect();
-        let n = v.len();
-        copy(py, v, &[n])
+        int32_copy(py, &self.data.moment_colind)
     }
 
     /// Constraint types (`mjtConstraint`, read-only int32 copy).
