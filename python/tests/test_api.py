@@ -89,7 +89,7 @@ def inertia_tensors(quat, diag):
 def test_model_fields_match_mujoco(name):
     mj, mo = load_pair(MODELS / f"{name}.xml")
     for size in ["nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite", "ntendon", "neq",
-                 "nkey", "nsensor", "nsensordata", "nmocap", "nM"]:
+                 "nkey", "nsensor", "nsensordata", "nmocap", "nM", "nJten", "nJmom"]:
         assert getattr(mo, size) == getattr(mj, size), size
     checked = 0
     assert rel_err(inertia_tensors(mo.body_iquat, mo.body_inertia),

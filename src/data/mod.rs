@@ -212,9 +212,11 @@ pub struct Data<T: Scalar = f64> {
     /// is zero. [`Data::moment_row`] reads a row, [`Data::actuator_moment_dense`] the matrix.
     pub actuator_moment: Vec<T>,
     /// Pattern of `actuator_moment` (MuJoCo's `moment_rownnz`, `moment_rowadr`,
-    /// `moment_colind`), fixed for the model. MuJoCo 4.0.0 narrows a site or slider-crank
-    /// row to its nonzeros at the current state; here such a row keeps every dof of the sites'
-    /// chains (with zeros where the moment vanishes), so `rowadr` is the same at every state.
+    /// `moment_colind`), fixed for the model. MuJoCo 4.0.0 narrows a site, slider-crank or
+    /// body row to its nonzeros at the current state (and packs the rows after it); here such
+    /// a row keeps every dof of the sites' chains (every dof for a body), with zeros where the
+    /// moment vanishes, so `rowadr` is the same at every state. Joint and tendon rows, zeros
+    /// included, are MuJoCo's.
     pub moment_rownnz: Vec<usize>,
     pub moment_rowadr: Vec<usize>,
     pub moment_colind: Vec<usize>,
