@@ -23,6 +23,7 @@ pub mod cvxdiff;
 pub mod hfield;
 pub mod meshpoly;
 pub mod multiccd;
+pub mod native;
 pub mod primitive;
 pub mod scratch;
 pub mod shape;
