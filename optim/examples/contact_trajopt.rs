@@ -82,6 +82,49 @@ fn jacobian_check(c: &moreau_optim::collocation::Collocation, z: &[f64], label: 
     );
 }
 
+/// The same problem by iLQR through the engine's step (`MoreauSystem`, analytic transition
+/// Jacobians), from the controls of the collocation's initial guess: iterations, wall and CPU
+/// ms, and the collocation's cost and largest unactuated force of the rollout (a rollout
+/// satisfies the dynamics up to the solver's tolerance).
+fn ilqr_comparison(p: &ContactProblem, max_iter: usize) -> Result<(), String> {
+    use moreau_optim::ilqr::{ilqr, IlqrOptions};
+    use moreau_optim::system::MoreauSystem;
+    use nalgebra::DVector;
+    let c = &p.collocation;
+    let mut sys = MoreauSystem::new(c.model.clone())?.analytic()?;
+    let x0 = DVector::from_iterator(
+        c.model.nq + c.model.nv,
+        c.q0.iter()
+            .copied()
+            .chain(std::iter::repeat_n(0.0, c.model.nv)),
+    );
+    let us: Vec<DVector<f64>> = p.u0.iter().map(|u| DVector::from_vec(u.clone())).collect();
+    let opt = IlqrOptions {
+        max_iter,
+        ..IlqrOptions::default()
+    };
+    let c0 = moreau_optim::progress::thread_cpu_ms();
+    let t0 = std::time::Instant::now();
+    let r = ilqr(&mut sys, &p.ilqr_cost, &x0, us, &opt, |_, _| {})?;
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    let cpu = moreau_optim::progress::cpu_ms_since(c0);
+    let nq = c.model.nq;
+    let z: Vec<f64> = r.xs[1..]
+        .iter()
+        .flat_map(|x| x.rows(0, nq).iter().copied().collect::<Vec<_>>())
+        .collect();
+    let ev = c.evaluate(&z);
+    println!(
+        "iLQR (engine step, analytic Jacobians): {} iterations, {ms:.0} ms, CPU {cpu:.0} ms, cost {:.5} (iLQR's own {:.5}), max |unactuated τ| {:.1e} N, converged {}",
+        r.iterations,
+        ev.cost(),
+        r.cost_history.last().copied().unwrap_or(f64::NAN),
+        ev.max_defect(),
+        r.converged
+    );
+    Ok(())
+}
+
 fn arg<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
     match args.iter().position(|a| a == name) {
         None => Ok(None),
@@ -155,6 +198,9 @@ fn run() -> Result<(), String> {
         e0.max_defect()
     );
     let max: u64 = arg(&args, "--max-iters")?.unwrap_or(300);
+    if flag("--ilqr") {
+        ilqr_comparison(&p, max as usize)?;
+    }
     let mut lm = LevenbergMarquardt::default();
     lm.max_al_updates = max as usize;
     lm.defect_tol = arg(&args, "--defect-tol")?.unwrap_or(p.defect_tol);

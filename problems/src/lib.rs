@@ -165,6 +165,9 @@ pub struct ContactProblem {
     /// Growth factor of the dynamics penalty ([`moreau_optim::lm::LevenbergMarquardt::penalty_growth`]):
     /// the sliding box converges only with a fixed penalty (1), the others with the default.
     pub penalty_growth: f64,
+    /// The same objective for iLQR through the engine's step (state `(q, v)`): the task's
+    /// running and terminal weights and references, control weight 0.01 per actuator.
+    pub ilqr_cost: QuadraticCost,
 }
 
 /// Finite-difference inverse-dynamics Jacobians for contact models (the analytic default's
@@ -367,6 +370,13 @@ fn contact_problem(
 ) -> Result<ContactProblem, String> {
     task.dt = model.opt.timestep;
     let (nv, nu) = (model.nv, model.nu);
+    let ilqr_cost = QuadraticCost {
+        q: DMatrix::from_diagonal(&DVector::from_vec(task.q.clone())),
+        r: DMatrix::from_diagonal_element(nu, nu, 0.01),
+        qf: DMatrix::from_diagonal(&DVector::from_vec(task.qf.clone())),
+        xref: DVector::from_iterator(model.nq + nv, task.qref.iter().chain(&task.vref).copied()),
+        dt: task.dt,
+    };
     let c = Collocation::new(
         model,
         horizon,
@@ -389,6 +399,7 @@ fn contact_problem(
         u0,
         defect_tol,
         penalty_growth,
+        ilqr_cost,
     })
 }
 

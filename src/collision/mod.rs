@@ -23,6 +23,7 @@ pub mod cvxdiff;
 pub mod hfield;
 pub mod meshpoly;
 pub mod multiccd;
+pub mod native;
 pub mod primitive;
 pub mod scratch;
 pub mod shape;
@@ -232,8 +233,9 @@ fn apply_override(m: &Model, p: &mut Params) {
     }
 }
 
-/// Body-pair filters (Computation "Filtering", items 3–4 minus contype): same or welded body,
-/// parent–child unless the parent is the world (filterparent flag), and `exclude`.
+/// Body-pair filters (Computation "Filtering", items 3–4 minus contype), without `exclude`
+/// ([`excluded`]): same or welded body, parent–child unless the parent is the world
+/// (filterparent flag).
 pub fn body_filter(m: &Model, b1: usize, b2: usize) -> bool {
     let (w1, w2) = (m.body_weldid[b1], m.body_weldid[b2]);
     if w1 == w2 {
@@ -248,14 +250,16 @@ pub fn body_filter(m: &Model, b1: usize, b2: usize) -> bool {
             return false;
         }
     }
-    if !m.exclude_signature.is_empty() {
-        let (lo, hi) = (b1.min(b2) as u32, b1.max(b2) as u32);
-        let sig = (lo << 16) + hi;
-        if m.exclude_signature.contains(&sig) {
-            return false;
-        }
-    }
     true
+}
+
+/// Whether an `exclude` names the body pair: a binary search of `exclude_signature`, which
+/// the compiler leaves sorted ((lower body) << 16 + higher body, as MuJoCo's signature).
+fn excluded(m: &Model, b1: usize, b2: usize) -> bool {
+    let (lo, hi) = (b1.min(b2) as u32, b1.max(b2) as u32);
+    m.exclude_signature
+        .binary_search(&((lo << 16) + hi))
+        .is_ok()
 }
 
 /// Bounding-sphere test with margin (plane: plane–sphere test). False if the pair cannot touch.
@@ -412,9 +416,18 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
     for &key in &bp.body_pairs {
         let (b1, b2) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
         let list2 = &geoms[start[b2] as usize..start[b2 + 1] as usize];
-        for s1 in &geoms[start[b1] as usize..start[b1 + 1] as usize] {
+        // `exclude` is looked up only once a geom pair of the bodies passes (the geom tests
+        // have no side effects, so the outcome is the same as filtering the body pair first)
+        let mut exclusion_checked = m.exclude_signature.is_empty();
+        'pair: for s1 in &geoms[start[b1] as usize..start[b1 + 1] as usize] {
             for s2 in list2 {
-                if let Some((a, b, lim)) = geom_pair_passes(m, d, s1, s2, o_margin) {
+                if let Some((a, b, lim)) = geom_pair_passes(m, s1, s2, o_margin) {
+                    if !exclusion_checked {
+                        exclusion_checked = true;
+                        if excluded(m, b1, b2) {
+                            break 'pair;
+                        }
+                    }
                     candidate(m, d, a, b, lim);
                 }
             }
@@ -428,9 +441,8 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// in the list sorted by lower end, then id), not an explicit `pair`, and the bounding test
 /// ([`bound_test`]) with the mixed margin and gap. Gives the geoms in id order and that limit.
 #[inline]
-fn geom_pair_passes<T: Scalar>(
+fn geom_pair_passes(
     m: &Model,
-    d: &Data<T>,
     s1: &Swept,
     s2: &Swept,
     o_margin: Option<f64>,
@@ -457,7 +469,13 @@ fn geom_pair_passes<T: Scalar>(
     let margin = o_margin.unwrap_or(s1.margin + s2.margin);
     let lim = margin + (s1.gap + s2.gap);
     let near = if s1.ty == GeomType::Plane || s2.ty == GeomType::Plane {
-        bound_test(m, d, a, b, lim)
+        // [`bound_test`]'s plane–sphere test on the swept copies: the other geom's centre
+        // above the plane, along its normal, within its bounding radius plus the limit
+        match (s1.ty == GeomType::Plane, s2.ty == GeomType::Plane) {
+            (true, true) => false,
+            (true, false) => s1.normal.dot(&(s2.pos - s1.pos)) <= s2.rbound + lim,
+            _ => s2.normal.dot(&(s1.pos - s2.pos)) <= s1.rbound + lim,
+        }
     } else if s1.rbound <= 0.0 || s2.rbound <= 0.0 {
         true
     } else {
@@ -571,12 +589,18 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let r = m.geom_rbound[g] + lim;
             (c - r, c + r)
         };
+        let normal = if m.geom_type[g] == GeomType::Plane {
+            d.geom_xmat[g].column(2).map(|x| f64of(x))
+        } else {
+            Vector3::zeros()
+        };
         let body = m.geom_bodyid[g];
         grouped &= geoms.last().is_none_or(|l: &Swept| l.body as usize <= body);
         geoms.push(Swept {
             lo,
             hi,
             pos,
+            normal,
             rbound: m.geom_rbound[g],
             margin: m.geom_margin[g],
             gap: m.geom_gap[g],

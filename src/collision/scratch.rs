@@ -309,6 +309,8 @@ pub(in crate::collision) struct Swept {
     pub(in crate::collision) hi: f64,
     /// Centre (the real part of `geom_xpos`).
     pub(in crate::collision) pos: Vector3<f64>,
+    /// A plane's normal (the real part of its frame's z axis); zero for other geoms.
+    pub(in crate::collision) normal: Vector3<f64>,
     pub(in crate::collision) rbound: f64,
     pub(in crate::collision) margin: f64,
     pub(in crate::collision) gap: f64,

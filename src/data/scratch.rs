@@ -33,6 +33,11 @@ pub struct Problem<T> {
     pub J: Vec<T>,
     /// J is in compressed rows (`J_rownnz`, `J_rowadr`, `J_colind`, problem columns).
     pub J_sparse: bool,
+    /// MuJoCo's `mj_isSparse` for the model (`Data::efc_J_sparse`, from `opt.jacobian`): the
+    /// Newton Hessian takes the general sparse factor (`crate::solver::hsparse`) only then, and
+    /// the dense one otherwise, as MuJoCo factors it (`J_sparse` alone can also mean that a
+    /// dense `efc_J` was compressed for speed).
+    pub sparse_model: bool,
     pub J_rownnz: Vec<usize>,
     pub J_rowadr: Vec<usize>,
     pub J_colind: Vec<usize>,
@@ -79,6 +84,7 @@ impl<T> Default for Problem<T> {
             g2l: Vec::new(),
             J: Vec::new(),
             J_sparse: false,
+            sparse_model: false,
             J_rownnz: Vec::new(),
             J_rowadr: Vec::new(),
             J_colind: Vec::new(),

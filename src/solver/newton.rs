@@ -4,10 +4,12 @@
 //! nonzeros on one root path of the dof tree (contacts with the world, joint limits:
 //! `Problem::row_leaf`), H has M's tree sparsity and is built, factored
 //! ([`crate::smooth::crb::factor_tree`]), updated and solved in M's tree-sparse layout
-//! (`SolverScratch::Ht`), like `mj_factorM`; otherwise (contacts between two chains or trees, dual
-//! numbers) densely ([`dense::ldl_factor_rev`], which skips the zeros). Both build H with the same
-//! sums in the same order; MuJoCo factors its dense H by Cholesky, so the two differ from it in
-//! round-off only. The loop itself (line search, statistics, stopping) is shared with CG in
+//! (`SolverScratch::Ht`), like `mj_factorM`. Otherwise (contacts between two chains or trees, dual
+//! numbers) the choice is MuJoCo's: on the general sparse pattern of H ([`hsparse`]) when the
+//! model's constraint Jacobian is sparse (`opt.jacobian` "sparse", or "auto" from 60 dofs:
+//! `mj_isSparse`, docs/mujoco-behaviour.md#defaults; `Problem::sparse_model`), else densely
+//! ([`dense::ldl_factor_rev`], which skips the zeros). All three build H with the same sums in the
+//! same order; MuJoCo factors H by Cholesky, so they differ from it in round-off only. The loop itself (line search, statistics, stopping) is shared with CG in
 //! `primal.rs`.
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
@@ -22,10 +24,11 @@ const SPARSE_MAX: usize = 48;
 
 /// Builds H from the problem's current states and cone Hessians and factors it: tree-sparse
 /// in `s.Ht` when [`tree_leaf`] allows it for every active row and cone (`s.H_tree`), else
-/// dense in `s.H`. Solve with [`solve_h`].
+/// sparse in `s.Hs` when the model's Jacobian is sparse (`s.H_sparse`), else dense in `s.H`.
+/// Solve with [`solve_h`].
 pub fn hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>) {
     s.H_tree = tree_ok(p);
-    s.H_sparse = !s.H_tree && p.J_sparse;
+    s.H_sparse = !s.H_tree && p.sparse_model && p.J_sparse;
     if s.H_tree {
         hessian_tree(p, s);
     } else if s.H_sparse {
@@ -664,6 +667,12 @@ mod tests {
             p.J_rownnz.push(p.J.len() - p.J_rowadr[i]);
         }
         p.J_sparse = true;
+        // compressed rows alone keep the dense factor (a model MuJoCo factors densely) ...
+        hessian(&mut p, &mut s);
+        assert!(!s.H_tree && !s.H_sparse);
+        assert_eq!(s.H, dense_h);
+        // ... a sparse model takes the sparse one
+        p.sparse_model = true;
         hessian(&mut p, &mut s);
         assert!(s.H_sparse);
         let pat = &p.hpat;

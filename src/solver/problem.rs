@@ -269,6 +269,7 @@ impl<T: Scalar> Problem<T> {
             }
         }
         self.J_sparse = d.efc_J_sparse;
+        self.sparse_model = d.efc_J_sparse;
         self.leaves_done = false;
         self.hpat.done = false;
         // Newton on f64 with a dense efc_J: the rows' exact zeros are structural (a contact

@@ -290,6 +290,47 @@ CYL_BOX_POSE = (
 CYL_BOX_SHIFTS = ((0.0, 0.0, "same"), (-2e-3, 0.0, "distinct"), (2e-5, 0.0, "same"),
                   (0.0, 0.33, "same"), (-2e-3, 0.33, "distinct"), (-2e-3, -0.3, "distinct"))
 
+# MuJoCo 4.0.0's native convex search (GJK, then EPA) on pairs with a smooth shape, at
+# several iteration budgets and tolerances: its contact is the iterate where the budget or the
+# tolerance stops it, not the converged one. Pairs: dm_control's dog (rollout step 300) torso
+# ellipsoid on a paw box and under a capsule, as posed there; an ellipsoid against an ellipsoid
+# and a cylinder (synthetic). No margin: with one, MuJoCo's iterates after GJK differ (not
+# modelled; measured on the dog pair with margin 0.05: -7.0e-5 at 9 iterations, -7.9e-4
+# without). Poses: as given, and geom 1 moved by `SHIFT`.
+NATIVE_BODY = '<body pos="%s" quat="%s"><freejoint/><geom type="%s" size="%s"/></body>'
+NATIVE_PAIRS = {
+    "dog_ellipsoid_box": (
+        ("0.2838176494126438 -0.1863796902640049 0.20635530576468963",
+         "0.7755550172944681 -0.47867708023422934 -0.40274331398695556 0.08473777815481276",
+         "ellipsoid", "0.2 0.09 0.11"),
+        ("0.38683451123396384 -0.056925760763132036 0.19839830919145604",
+         "0.22836623710595758 -0.2071276434633548 0.950743614179184 -0.03214935708353729",
+         "box", "0.03 0.028 0.008")),
+    "dog_capsule_ellipsoid": (
+        ("0.4310939367655471 -0.08511861660159482 0.2737352987048883",
+         "-0.03585772694156265 0.10975344076010753 -0.5466163750536308 0.8293846780494135",
+         "capsule", "0.008 0.01"),
+        ("0.2838176494126438 -0.1863796902640049 0.20635530576468963",
+         "0.7755550172944681 -0.47867708023422934 -0.40274331398695556 0.08473777815481276",
+         "ellipsoid", "0.2 0.09 0.11")),
+    "ellipsoid_ellipsoid": (
+        ("0 0 0", "0.9 0.2 -0.3 0.1", "ellipsoid", "0.1 0.06 0.04"),
+        ("0.07 0.03 0.02", "0.7 -0.1 0.5 0.3", "ellipsoid", "0.05 0.08 0.03")),
+    "cylinder_ellipsoid": (
+        ("0 0 0", "0.8 0.3 0.2 -0.4", "cylinder", "0.05 0.1"),
+        ("0.06 0.03 0.05", "0.6 0.1 -0.5 0.2", "ellipsoid", "0.06 0.04 0.05")),
+}
+# (ccd_iterations, ccd_tolerance)
+NATIVE_OPTIONS = ((9, 1e-6), (12, 1e-6), (35, 1e-6), (35, 1e-4), (20, 1e-5))
+SHIFT = (0.001, -0.0007, 0.0004)
+
+
+def native_xml(pair, iters, tol):
+    bodies = "".join(NATIVE_BODY % b for b in NATIVE_PAIRS[pair])
+    return ('<mujoco><option gravity="0 0 0" ccd_iterations="%d" ccd_tolerance="%r"/>'
+            "<worldbody>%s</worldbody></mujoco>" % (iters, tol, bodies))
+
+
 # Menagerie's Spot (step 90): a mesh edge nearly parallel to the other mesh's face. MuJoCo 4.0.0
 # clips the edge by the face when |edge . face normal| < 0.0888 (bisected: the sine of ~5.0946
 # degrees, not sqrt(1 - 0.996^2) = 0.08935, the face-face cosine's complement); a mesh cube's
@@ -476,6 +517,23 @@ def main():
         assert same == (kind == "same"), (dn, da, d.contact.pos[:2])
         poses.append(posed_record(d))
     out["cylinder_box_side"] = {"xml": CYL_BOX, "poses": poses}
+
+    cases = []
+    for pair in NATIVE_PAIRS:
+        for iters, tol in NATIVE_OPTIONS:
+            xml = native_xml(pair, iters, tol)
+            m = mujoco.MjModel.from_xml_string(xml)
+            d = mujoco.MjData(m)
+            poses = []
+            for shift in ((0, 0, 0), SHIFT):
+                d.qpos[:] = m.qpos0
+                d.qpos[7:10] += shift
+                mujoco.mj_forward(m, d)
+                # too small a budget may leave GJK short of the tetrahedron: no contact
+                assert d.ncon == 1 or iters < 35, (pair, iters, tol, shift, d.ncon)
+                poses.append(posed_record(d))
+            cases.append({"pair": pair, "xml": xml, "poses": poses})
+    out["native_ccd"] = cases
 
     files = png_images()
     xml = PNG_HFIELD % (

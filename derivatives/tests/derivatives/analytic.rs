@@ -489,7 +489,8 @@ fn convex_cylinder_patch_vs_fd() {
       <body pos=".01 .005 {z}" euler="{euler}"><freejoint/><geom type="cylinder" size=".04 .03"/></body>
     </worldbody></mujoco>"#
         );
-        let m = moreau::load_from_str(&xml, &moreau::Vfs::default()).unwrap();
+        let mut m = moreau::load_from_str(&xml, &moreau::Vfs::default()).unwrap();
+        common::converged_ccd(&mut m);
         let d = convex_state_at(&m);
         assert_eq!(d.contact.len(), n, "cylinder {name} patch");
         geometry_vs_fd_at(&format!("cylinder {name}"), &m, &d, 1e-7);
@@ -539,7 +540,11 @@ fn convex_smooth_vs_closed_forms() {
             b(0.05)
         )
     };
-    let load = |x: String| moreau::load_from_str(&x, &moreau::Vfs::default()).unwrap();
+    let load = |x: String| {
+        let mut m = moreau::load_from_str(&x, &moreau::Vfs::default()).unwrap();
+        common::converged_ccd(&mut m);
+        m
+    };
     let (me, ms) = (load(xml("ellipsoid", 0.03)), load(xml("sphere", 0.03)));
     let de = convex_state_at(&me);
     let ds = convex_state_at(&ms);

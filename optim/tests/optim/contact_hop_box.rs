@@ -192,6 +192,59 @@ fn box_push_converges_at_200_knots() {
     assert!(err < 1e-7, "open-loop replay error {err:e}");
 }
 
+/// The same box problem by iLQR through the engine's step (analytic transition Jacobians)
+/// from the collocation guess's controls: it converges, and the collocation's objective of its
+/// rollout equals iLQR's own cost (same weights, references and time step: an independent
+/// evaluation of the same objective), with the dynamics satisfied (rollout) and the box near
+/// the target. Measured (60 knots): 6 iterations, cost 0.04135 against the collocation's
+/// 0.04272 (255 iterations).
+#[test]
+fn box_push_ilqr_matches_the_collocation_objective() {
+    use moreau_optim::ilqr::{ilqr, IlqrOptions};
+    use moreau_optim::system::MoreauSystem;
+    use nalgebra::DVector;
+    const T: usize = 60;
+    const DIST: f64 = 0.2;
+    let p = box_push(T, DIST, contact_provider()).expect("problem");
+    let c = &p.collocation;
+    let (nq, nv) = (c.model.nq, c.model.nv);
+    let mut sys = MoreauSystem::new(c.model.clone())
+        .and_then(|s| s.analytic())
+        .expect("system");
+    let x0 = DVector::from_iterator(nq + nv, c.q0.iter().copied().chain([0.0; 3]));
+    let us = p.u0.iter().map(|u| DVector::from_vec(u.clone())).collect();
+    let r = ilqr(
+        &mut sys,
+        &p.ilqr_cost,
+        &x0,
+        us,
+        &IlqrOptions::default(),
+        |_, _| {},
+    )
+    .expect("iLQR runs");
+    assert!(r.converged, "iLQR after {} iterations", r.iterations);
+    let z: Vec<f64> = r.xs[1..]
+        .iter()
+        .flat_map(|x| x.rows(0, nq).iter().copied().collect::<Vec<_>>())
+        .collect();
+    let ev = c.evaluate(&z);
+    let own = *r.cost_history.last().expect("cost");
+    eprintln!(
+        "box iLQR: iterations {}, cost {own:.6}, collocation objective {:.6}, defect {:.1e}",
+        r.iterations,
+        ev.cost(),
+        ev.max_defect()
+    );
+    assert!(
+        (ev.cost() - own).abs() < 1e-9 * own,
+        "{} vs {own}",
+        ev.cost()
+    );
+    assert!(ev.max_defect() < 1e-6, "{:e}", ev.max_defect());
+    let travel = r.xs[T][0] - c.q0[0];
+    assert!((travel - DIST).abs() < 0.01 * DIST, "travel {travel}");
+}
+
 #[test]
 fn hopper_hop_collocation_converges_and_replays() {
     const T: usize = 60;

@@ -3,7 +3,7 @@
 //! random simplices, and the EPA without MuJoCo's repeated-vertex stop against the minimal
 //! penetration depth of a box and a prism by separating axes.
 
-use super::native::{penetration_converged, simplex_weights, Geom};
+use crate::collision::native::{penetration_converged, simplex_weights, Geom};
 use crate::collision::scratch::prism::Poly;
 use nalgebra::{Matrix3, Rotation3, Vector3};
 

@@ -13,8 +13,10 @@ pub fn load(name: &str) -> Model {
 }
 
 /// `m` with the solver run for all 100 iterations (`tolerance = 0`, so the dual derivative of
-/// the iterates is the IFT derivative at the optimum) and, if given, another integrator.
+/// the iterates is the IFT derivative at the optimum), the convex search converged (see
+/// [`converged_ccd`]) and, if given, another integrator.
 pub fn converged(mut m: Model, integ: Option<Integrator>) -> Model {
+    converged_ccd(&mut m);
     m.opt.tolerance = 0.0;
     m.opt.iterations = 100;
     m.opt.ls_iterations = 100;
@@ -22,6 +24,15 @@ pub fn converged(mut m: Model, integ: Option<Integrator>) -> Model {
         m.opt.integrator = i;
     }
     m
+}
+
+/// The convex search run to convergence (`ccd_tolerance` 1e-12, 250 iterations): like MuJoCo's,
+/// moreau's search on smooth pairs stops at `ccd_tolerance` (1e-6 by default), and its contacts
+/// then move by up to that tolerance, unsmoothly, under a finite-difference step; the dual
+/// derivatives are those of the exact contact, which the converged search approaches.
+pub fn converged_ccd(m: &mut Model) {
+    m.opt.ccd_tolerance = 1e-12;
+    m.opt.ccd_iterations = 250;
 }
 
 /// [`converged`] of `models/NAME.xml`.
