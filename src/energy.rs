@@ -11,7 +11,7 @@
 use crate::data::Data;
 use crate::math::quat::{q4, sub_quat};
 use crate::math::{sc, Scalar};
-use crate::model::{disable, JointType, Model};
+use crate::model::{disable, enable, JointType, Model};
 use crate::passive::spring::{springs, Spring};
 use crate::smooth::crb::mul_sparse;
 use nalgebra::{Quaternion, Vector3};
@@ -20,6 +20,17 @@ use nalgebra::{Quaternion, Vector3};
 fn spring_potential<T: Scalar>(k: f64, p: &[f64; 2], x: T) -> T {
     let x2 = x * x;
     x2 * (sc::<T>(k / 2.0) + x * (sc::<T>(p[0] / 3.0) + x * sc::<T>(p[1] / 4.0)))
+}
+
+/// The energy after `mj_forward`'s position stage and its sensors: `mj_energyPos` with the
+/// `energy` flag enabled; else both energies are zeroed, unless a potential-energy sensor
+/// computed them since the position stage began (`mj_inverse` leaves them as they are).
+pub fn energy_stage_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    if m.opt.enabled(enable::ENERGY) {
+        energy_pos(m, d);
+    } else if !d.flg_energypos {
+        d.energy = [T::zero(); 2];
+    }
 }
 
 /// `energy[0]`, the potential energy (`mj_energyPos`); needs the position stage.
@@ -69,6 +80,7 @@ pub fn energy_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
     d.energy[0] = e;
+    d.flg_energypos = true;
 }
 
 /// `energy[1] = ½ q̇ᵀ M q̇`, the kinetic energy (`mj_energyVel`); needs `qM` (the position
@@ -82,4 +94,5 @@ pub fn energy_vel<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     d.scratch_nv[0] = mv;
     d.energy[1] = sc::<T>(0.5) * e;
+    d.flg_energyvel = true;
 }

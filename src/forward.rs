@@ -80,6 +80,8 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
 pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // the solver's islands and position-only problem data are rebuilt by the next solve
     d.solver_pos_valid = false;
+    // a potential energy computed before this stage is stale from here on
+    d.flg_energypos = false;
     kinematics(m, d);
     com_pos(m, d);
     camlight(m, d);
@@ -95,6 +97,8 @@ pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// `cvel`/`cdof_dot`, passive forces, `qfrc_bias` (with the spatial-tendon armature term
 /// `armature Jᵀ J̇ q̇`), constraint `efc_vel` and `efc_aref` ([`reference_constraint`]).
 pub fn fwd_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    // a kinetic energy computed before this stage is stale from here on
+    d.flg_energyvel = false;
     tendon_velocity(m, d);
     actuator_velocity(m, d);
     com_vel(m, d);
@@ -178,9 +182,7 @@ pub fn forward_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: Skip, skip_sens
         if !skip_sensor {
             sensor_pos(m, d);
         }
-        if m.opt.enabled(enable::ENERGY) {
-            crate::energy::energy_pos(m, d);
-        }
+        crate::energy::energy_stage_pos(m, d);
     }
     if skip < Skip::Vel {
         fwd_velocity(m, d);

@@ -62,20 +62,27 @@ pub fn step_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: forward::Skip, ski
 }
 
 /// `mj_step1`: the part of `mj_step` that does not depend on controls (position and
-/// velocity stages).
+/// velocity stages, their sensors and energies).
 pub fn step1<T: Scalar>(m: &Model, d: &mut Data<T>) {
     check::check_pos(m, d);
     check::check_vel(m, d);
     forward::fwd_position(m, d);
+    crate::sensor::sensor_pos(m, d);
+    crate::energy::energy_stage_pos(m, d);
     forward::fwd_velocity(m, d);
+    crate::sensor::sensor_vel(m, d);
+    if m.opt.enabled(crate::model::enable::ENERGY) {
+        crate::energy::energy_vel(m, d);
+    }
 }
 
-/// `mj_step2`: actuation, acceleration, constraints, then the integrator. As in MuJoCo,
-/// RK4 is not available here and falls back to Euler.
+/// `mj_step2`: actuation, acceleration, constraints, acceleration sensors, then the
+/// integrator. As in MuJoCo, RK4 is not available here and falls back to Euler.
 pub fn step2<T: Scalar>(m: &Model, d: &mut Data<T>) {
     crate::actuation::fwd_actuation(m, d);
     forward::fwd_acceleration(m, d);
     forward::fwd_constraint(m, d);
+    crate::sensor::sensor_acc(m, d);
     check::check_acc(m, d);
     match m.opt.integrator {
         Integrator::Implicit | Integrator::ImplicitFast => implicit(m, d),

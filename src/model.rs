@@ -313,6 +313,11 @@ pub enum SensorType {
     SubtreeCom,
     SubtreeLinVel,
     SubtreeAngMom,
+    /// Potential energy (`energy[0]`, `mj_energyPos`), computed for the sensor whatever the
+    /// `energy` flag.
+    EPotential,
+    /// Kinetic energy (`energy[1]`, `mj_energyVel`), likewise.
+    EKinetic,
     Clock,
 }
 

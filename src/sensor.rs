@@ -61,7 +61,7 @@ pub fn sensor_stage(t: SensorType) -> Stage {
     match t {
         Magnetometer | Rangefinder | JointPos | TendonPos | ActuatorPos | BallQuat
         | JointLimitPos | TendonLimitPos | FramePos | FrameQuat | FrameXAxis | FrameYAxis
-        | FrameZAxis | SubtreeCom | Clock => Stage::Pos,
+        | FrameZAxis | SubtreeCom | EPotential | EKinetic | Clock => Stage::Pos,
         Velocimeter | Gyro | JointVel | TendonVel | ActuatorVel | BallAngVel | JointLimitVel
         | TendonLimitVel | FrameLinVel | FrameAngVel | SubtreeLinVel | SubtreeAngMom => Stage::Vel,
         Touch | Accelerometer | Force | Torque | ActuatorFrc | JointActFrc | JointLimitFrc
@@ -86,7 +86,8 @@ pub fn sensor_dim(t: SensorType) -> usize {
     match t {
         Touch | Rangefinder | JointPos | JointVel | TendonPos | TendonVel | ActuatorPos
         | ActuatorVel | ActuatorFrc | JointActFrc | JointLimitPos | JointLimitVel
-        | JointLimitFrc | TendonLimitPos | TendonLimitVel | TendonLimitFrc | Clock => 1,
+        | JointLimitFrc | TendonLimitPos | TendonLimitVel | TendonLimitFrc | EPotential
+        | EKinetic | Clock => 1,
         BallQuat | FrameQuat => 4,
         _ => 3,
     }
@@ -431,6 +432,8 @@ fn compute<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> Out<T> {
             }
         },
         SubtreeCom => Out::v3(&d.subtree_com[id]),
+        EPotential => Out::s(d.energy[0]),
+        EKinetic => Out::s(d.energy[1]),
         Clock => Out::s(d.time),
         // -------------------------------------------------------------- velocity stage
         Velocimeter => Out::v3(&object_velocity(m, d, ObjType::Site, id, true).unwrap().1),
@@ -510,6 +513,15 @@ fn stage<T: Scalar>(m: &Model, d: &mut Data<T>, s: Stage) {
 pub fn sensor_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if m.opt.disabled(disable::SENSOR) || m.nsensor == 0 {
         return;
+    }
+    // the energy sensors read what mj_energyPos / mj_energyVel left, running them first unless
+    // they ran since the position (potential) or velocity (kinetic) stage began
+    let has = |t| m.sensor_type.contains(&t);
+    if !d.flg_energypos && has(SensorType::EPotential) {
+        crate::energy::energy_pos(m, d);
+    }
+    if !d.flg_energyvel && has(SensorType::EKinetic) {
+        crate::energy::energy_vel(m, d);
     }
     stage(m, d, Stage::Pos);
 }

@@ -9,7 +9,7 @@
 //! path computes that part by restricted or full `Dual64` passes instead.
 
 use moreau::data::ConstraintType;
-use moreau::model::{enable, EqType, Integrator, JointType, Model, WrapType};
+use moreau::model::{enable, EqType, Integrator, JointType, Model, SensorType, WrapType};
 use moreau::pipeline::differentiable;
 use moreau::Data;
 
@@ -25,6 +25,9 @@ pub enum Support {
     Noslip,
     /// Sensor Jacobians at a state with constraint rows under the noslip post-pass.
     NoslipSensors,
+    /// Energy sensors (`e_potential`, `e_kinetic`): the sensor passes skip the inertia and
+    /// do not seed the velocities of position-stage sensors.
+    EnergySensors,
     /// `invdiscrete` with an integrator other than Euler (the full dual passes run the inverse
     /// dynamics, which would convert `qacc`).
     InvdiscreteIntegrator,
@@ -75,6 +78,12 @@ impl Support {
     pub fn sensors(m: &Model, d: &Data<f64>) -> Support {
         if m.opt.noslip_iterations > 0 && d.nefc > 0 {
             return Support::NoslipSensors;
+        }
+        if m.sensor_type
+            .iter()
+            .any(|t| matches!(t, SensorType::EPotential | SensorType::EKinetic))
+        {
+            return Support::EnergySensors;
         }
         Support::Covered
     }
@@ -144,6 +153,7 @@ impl Support {
             Support::NoslipSensors => {
                 "sensor Jacobians with the noslip post-pass (its force has no IFT derivative)"
             }
+            Support::EnergySensors => "energy sensors (e_potential, e_kinetic)",
             Support::InvdiscreteIntegrator => "invdiscrete with an integrator other than Euler",
             Support::Inverse(e) => e,
             Support::TendonArmature => "tendon armature",

@@ -134,19 +134,22 @@ impl PyRollout {
 }
 
 /// Copies `Data` field `name` (flattened, in MuJoCo's layout: quaternions (w, x, y, z),
-/// matrices row-major, `M` and `qLD` in MuJoCo's sparse layout) into `out`; its length without
+/// matrices row-major, `M`, `qLD` and `qH` in MuJoCo's sparse layout) into `out`; its length without
 /// `out`.
 macro_rules! data_fields {
     (
         floats { $($f:ident),* $(,)? } vecs { $($v:ident),* $(,)? }
         quats { $($q:ident),* $(,)? } mats { $($mt:ident),* $(,)? }
-        layout { $($l:ident),* $(,)? }
+        layout { $($l:ident),* $(,)? } ints { $($i:ident),* $(,)? }
     ) => {
         /// The derived `Data` fields a batch copies out after its calls.
         const OUTPUTS: &[&str] = &[
             $(stringify!($f),)* $(stringify!($v),)* $(stringify!($q),)* $(stringify!($mt),)*
-            $(stringify!($l),)*
+            $(stringify!($l),)* $(stringify!($i),)*
         ];
+
+        /// The integer ones among them (bound as int32, as in MuJoCo).
+        const INT_OUTPUTS: &[&str] = &[$(stringify!($i),)*];
 
         fn field_len(m: &Model, d: &Data, name: &str) -> Option<usize> {
             match name {
@@ -154,6 +157,7 @@ macro_rules! data_fields {
                 $(stringify!($v) => Some(d.$v.iter().map(|x| x.len()).sum()),)*
                 $(stringify!($q) => Some(4 * d.$q.len()),)*
                 $(stringify!($mt) => Some(9 * d.$mt.len()),)*
+                $(stringify!($i) => Some(d.$i.len()),)*
                 _ => model_layout(m, d, name, None),
             }
         }
@@ -169,6 +173,8 @@ macro_rules! data_fields {
                 $(stringify!($v) => fill(out, d.$v.iter().flat_map(|x| x.iter().copied())),)*
                 $(stringify!($q) => fill(out, d.$q.iter().flat_map(crate::layout::wxyz)),)*
                 $(stringify!($mt) => fill(out, d.$mt.iter().flat_map(crate::layout::row_major)),)*
+                // exact: indices far below 2^53
+                $(stringify!($i) => fill(out, d.$i.iter().map(|&x| x as f64)),)*
                 _ => {
                     model_layout(m, d, name, Some(out));
                 }
@@ -182,7 +188,8 @@ data_fields! {
         qacc, act_dot, ten_length, actuator_length, ten_velocity, actuator_velocity, qfrc_bias,
         qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_passive, actuator_force, qfrc_actuator,
         qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, sensordata, qfrc_fluid, energy,
-        qLDiagInv, solver_fwdinv,
+        qLDiagInv, solver_fwdinv, qDeriv, qLU, qHDiagInv, qfrc_adhesion, ten_J,
+        actuator_moment,
     }
     vecs {
         xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
@@ -191,7 +198,8 @@ data_fields! {
     }
     quats { xquat }
     mats { xmat, ximat, geom_xmat, site_xmat, cam_xmat }
-    layout { xiquat, geom_xquat, site_xquat, M, qLD }
+    layout { xiquat, geom_xquat, site_xquat, M, qLD, qH }
+    ints { ten_wrapadr, ten_wrapnum, wrap_obj, moment_rownnz, moment_rowadr, moment_colind }
 }
 
 /// nsim simulations of a model on a thread pool (`mujoco.batch.Batch`'s extension object).
@@ -207,6 +215,8 @@ pub struct PyBatch {
     status: Vec<i32>,
     /// Bound derived fields, `nsim × len` each.
     outputs: BTreeMap<String, Vec<f64>>,
+    /// Bound integer derived fields ([`INT_OUTPUTS`]), `nsim × len` each.
+    int_outputs: BTreeMap<String, Vec<i32>>,
     /// Expanded model fields, `nsim × len` each.
     expanded: BTreeMap<String, Vec<f64>>,
     /// Whether `set_const` ran: derived constants are per simulation.
@@ -264,10 +274,16 @@ impl PyBatch {
         f: impl Fn(usize, &Model, &mut Data) + Sync + Send,
     ) -> PyResult<usize> {
         self.push_expanded();
+        let nsim = self.b.nsim().max(1);
         let lens: Vec<(String, usize)> = self
             .outputs
             .iter()
-            .map(|(k, v)| (k.clone(), v.len() / self.b.nsim().max(1)))
+            .map(|(k, v)| (k.clone(), v.len() / nsim))
+            .chain(
+                self.int_outputs
+                    .iter()
+                    .map(|(k, v)| (k.clone(), v.len() / nsim)),
+            )
             .collect();
         let nout: usize = lens.iter().map(|(_, n)| n).sum();
         let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
@@ -291,8 +307,14 @@ impl PyBatch {
                 let row = &out[j * nout..(j + 1) * nout];
                 let mut k = 0;
                 for (name, len) in &lens {
+                    let from = &row[k..k + len];
                     if let Some(buf) = self.outputs.get_mut(name) {
-                        buf[sim * len..(sim + 1) * len].copy_from_slice(&row[k..k + len]);
+                        buf[sim * len..(sim + 1) * len].copy_from_slice(from);
+                    } else if let Some(buf) = self.int_outputs.get_mut(name) {
+                        // integers carried exactly as floats
+                        for (o, x) in buf[sim * len..(sim + 1) * len].iter_mut().zip(from) {
+                            *o = *x as i32;
+                        }
                     }
                     k += len;
                 }
@@ -365,6 +387,7 @@ impl PyBatch {
             warning: vec![0; nsim * NWARNING * 2],
             status: vec![0; nsim],
             outputs: BTreeMap::new(),
+            int_outputs: BTreeMap::new(),
             expanded: BTreeMap::new(),
             consts: false,
             source: model.source.clone(),
@@ -440,6 +463,17 @@ impl PyBatch {
             return None;
         }
         let nsim = me.b.nsim();
+        if INT_OUTPUTS.contains(&name) {
+            if !me.int_outputs.contains_key(name) {
+                let d = Data::new(me.b.model());
+                let len = field_len(me.b.model(), &d, name)?;
+                me.int_outputs.insert(name.to_string(), vec![0; nsim * len]);
+            }
+            let buf = &me.int_outputs[name];
+            let len = buf.len() / nsim.max(1);
+            // SAFETY: as below.
+            return Some(unsafe { view_raw(slf.as_any(), buf.as_ptr(), &[nsim, len]) });
+        }
         if !me.outputs.contains_key(name) {
             let d = Data::new(me.b.model());
             let len = field_len(me.b.model(), &d, name)?;

@@ -107,6 +107,11 @@ fn mats(r: &[Matrix3<f64>]) -> Vec<f64> {
     r.iter().flat_map(row_major).collect()
 }
 
+/// A read-only int32 copy of an index array.
+fn int32_copy<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyAny> {
+    copy(py, v.iter().map(|&x| x as i32).collect(), &[v.len()])
+}
+
 macro_rules! data_arrays {
     (
         floats { $($f:ident),* $(,)? }
@@ -234,7 +239,8 @@ macro_rules! data_arrays {
             $(stringify!($q),)* $(stringify!($mt),)* $(stringify!($e),)*
             "mocap_quat", "eq_active", "efc_type", "efc_id", "efc_state", "efc_J", "efc_KBIP",
             "solver_niter", "solver_fwdinv", "energy", "xiquat", "geom_xquat", "site_xquat", "M",
-            "qLD",
+            "qLD", "qH", "ten_wrapadr", "ten_wrapnum", "wrap_obj", "moment_rownnz",
+            "moment_rowadr", "moment_colind",
         ];
     };
 }
@@ -255,7 +261,8 @@ data_arrays! {
         qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, qacc, act_dot, ten_length,
         actuator_length, qM, qLDiagInv, ten_velocity, actuator_velocity, qfrc_bias, qfrc_spring,
         qfrc_damper, qfrc_gravcomp, qfrc_passive, actuator_force, qfrc_actuator, qfrc_smooth,
-        qacc_smooth, qfrc_constraint, qfrc_inverse, sensordata, qfrc_fluid,
+        qacc_smooth, qfrc_constraint, qfrc_inverse, sensordata, qfrc_fluid, qDeriv, qLU,
+        qHDiagInv, qfrc_adhesion, ten_J, actuator_moment,
     }
     vec3 {
         mocap_pos, xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,
@@ -335,6 +342,13 @@ impl MjData {
     fn qLD<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         self.layout(py, "qLD", 1)
     }
+    /// The L'DL factor of the integrator's modified inertia (`M + h·diag(damping)` under
+    /// Euler, `M − h·sym(qDeriv)` under implicitfast) in the layout of `M`, D on the diagonal
+    /// (`nC`; read-only copy); left as it was by the other integrators.
+    #[getter]
+    fn qH<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.layout(py, "qH", 1)
+    }
 
     /// Number of contacts (`ncon`).
     #[getter]
@@ -368,6 +382,45 @@ impl MjData {
         let d = slf.borrow();
         // SAFETY: `eq_active` keeps its length and buffer (reset copies into it).
         unsafe { view1(slf.as_any(), &d.data.eq_active) }
+    }
+
+    /// First entry of each tendon's path in `wrap_obj` and `wrap_xpos` (read-only int32 copy).
+    #[getter]
+    fn ten_wrapadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        int32_copy(py, &self.data.ten_wrapadr)
+    }
+
+    /// Number of entries of each tendon's path (read-only int32 copy).
+    #[getter]
+    fn ten_wrapnum<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        int32_copy(py, &self.data.ten_wrapnum)
+    }
+
+    /// The object of each path point, `(nwrap, 2)`: -2 a pulley, -1 a site, else the geom a
+    /// wrap point lies on (read-only int32 copy).
+    #[getter]
+    fn wrap_obj<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v = self.data.wrap_obj.clone();
+        let n = v.len() / 2;
+        copy(py, v, &[n, 2])
+    }
+
+    /// Number of entries of each actuator's row of `actuator_moment` (read-only int32 copy).
+    #[getter]
+    fn moment_rownnz<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        int32_copy(py, &self.data.moment_rownnz)
+    }
+
+    /// Address of each actuator's row in `actuator_moment` (read-only int32 copy).
+    #[getter]
+    fn moment_rowadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        int32_copy(py, &self.data.moment_rowadr)
+    }
+
+    /// The dof of each entry of `actuator_moment` (`nJmom`; read-only int32 copy).
+    #[getter]
+    fn moment_colind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        int32_copy(py, &self.data.moment_colind)
     }
 
     /// Constraint types (`mjtConstraint`, read-only int32 copy).
@@ -453,6 +506,7 @@ impl MjData {
         let mut fl = vec![d.time, d.solver_fwdinv[0], d.solver_fwdinv[1]];
         fl.extend_from_slice(&d.energy);
         fl.extend_from_slice(&d.qLD);
+        fl.extend_from_slice(&d.qH);
         visit_arrays(d, &mut |x| fl.extend_from_slice(x));
         let n = d.nefc;
         let mut int: Vec<i64> = vec![n as i64, d.contact.len() as i64, d.nisland as i64];
@@ -493,6 +547,13 @@ impl MjData {
             int.extend([w.lastinfo, w.number as i64]);
         }
         int.extend(d.solver_niter.iter().map(|&k| k as i64));
+        int.extend(
+            d.ten_wrapadr
+                .iter()
+                .chain(&d.ten_wrapnum)
+                .map(|&k| k as i64),
+        );
+        int.extend(d.wrap_obj.iter().map(|&k| k as i64));
         let (nf, ni) = (fl.len(), int.len());
         (copy(py, fl, &[nf]), copy(py, int, &[ni]))
     }
@@ -508,7 +569,7 @@ impl MjData {
         d.time = next(&mut fl)?;
         d.solver_fwdinv = [next(&mut fl)?, next(&mut fl)?];
         d.energy = [next(&mut fl)?, next(&mut fl)?];
-        for x in d.qLD.iter_mut() {
+        for x in d.qLD.iter_mut().chain(d.qH.iter_mut()) {
             *x = next(&mut fl)?;
         }
         let mut short = false;
@@ -586,6 +647,12 @@ impl MjData {
         }
         for k in d.solver_niter.iter_mut() {
             *k = size(ni()?)?;
+        }
+        for k in d.ten_wrapadr.iter_mut().chain(d.ten_wrapnum.iter_mut()) {
+            *k = size(ni()?)?;
+        }
+        for k in d.wrap_obj.iter_mut() {
+            *k = i32::try_from(ni()?).map_err(|_| bad())?;
         }
         if fl.next().is_some() || int.next().is_some() {
             return Err(bad());

@@ -119,6 +119,56 @@ pub fn mj_fwdVelocity(
     run(py, &m, &mut d, moreau::pipeline::fwd_velocity)
 }
 
+/// Position-stage sensors (`mj_sensorPos`); needs the position stage.
+#[pyfunction]
+pub fn mj_sensorPos(
+    py: Python<'_>,
+    m: PyRef<'_, MjModel>,
+    mut d: PyRefMut<'_, MjData>,
+) -> PyResult<()> {
+    run(py, &m, &mut d, moreau::pipeline::sensor_pos)
+}
+
+/// Velocity-stage sensors (`mj_sensorVel`); needs the velocity stage.
+#[pyfunction]
+pub fn mj_sensorVel(
+    py: Python<'_>,
+    m: PyRef<'_, MjModel>,
+    mut d: PyRefMut<'_, MjData>,
+) -> PyResult<()> {
+    run(py, &m, &mut d, moreau::pipeline::sensor_vel)
+}
+
+/// Acceleration-stage sensors (`mj_sensorAcc`); needs `qacc` and the forces.
+#[pyfunction]
+pub fn mj_sensorAcc(
+    py: Python<'_>,
+    m: PyRef<'_, MjModel>,
+    mut d: PyRefMut<'_, MjData>,
+) -> PyResult<()> {
+    run(py, &m, &mut d, moreau::pipeline::sensor_acc)
+}
+
+/// Potential energy into `energy[0]` (`mj_energyPos`); needs the position stage.
+#[pyfunction]
+pub fn mj_energyPos(
+    py: Python<'_>,
+    m: PyRef<'_, MjModel>,
+    mut d: PyRefMut<'_, MjData>,
+) -> PyResult<()> {
+    run(py, &m, &mut d, moreau::pipeline::energy_pos)
+}
+
+/// Kinetic energy into `energy[1]` (`mj_energyVel`); needs the inertia (position stage).
+#[pyfunction]
+pub fn mj_energyVel(
+    py: Python<'_>,
+    m: PyRef<'_, MjModel>,
+    mut d: PyRefMut<'_, MjData>,
+) -> PyResult<()> {
+    run(py, &m, &mut d, moreau::pipeline::energy_vel)
+}
+
 /// Forward kinematics (`mj_kinematics`): body, geom, site poses.
 #[pyfunction]
 pub fn mj_kinematics(
@@ -818,6 +868,11 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(mj_inverse, m)?)?;
     m.add_function(wrap_pyfunction!(mj_fwdPosition, m)?)?;
     m.add_function(wrap_pyfunction!(mj_fwdVelocity, m)?)?;
+    m.add_function(wrap_pyfunction!(mj_sensorPos, m)?)?;
+    m.add_function(wrap_pyfunction!(mj_sensorVel, m)?)?;
+    m.add_function(wrap_pyfunction!(mj_sensorAcc, m)?)?;
+    m.add_function(wrap_pyfunction!(mj_energyPos, m)?)?;
+    m.add_function(wrap_pyfunction!(mj_energyVel, m)?)?;
     m.add_function(wrap_pyfunction!(mj_kinematics, m)?)?;
     m.add_function(wrap_pyfunction!(mj_comPos, m)?)?;
     m.add_function(wrap_pyfunction!(mj_resetData, m)?)?;

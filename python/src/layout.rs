@@ -1,5 +1,5 @@
 //! MuJoCo's layouts of fields moreau stores otherwise: quaternions as (w, x, y, z), rotation
-//! matrices row-major, the sparse inertia `M` (and its factor `qLD`) in MuJoCo's compressed
+//! matrices row-major, the sparse inertia `M` (and the factors `qLD`, `qH`) in MuJoCo's compressed
 //! rows, and the frame quaternions MuJoCo 4.0.0's `mj_kinematics` stores (`xiquat`,
 //! `geom_xquat`, `site_xquat`), computed on demand.
 
@@ -85,7 +85,7 @@ pub(crate) fn frame_quats(
     Some(4 * local.len())
 }
 
-/// `M` and `qLD` in MuJoCo's layout ([`to_m_layout`]) flattened into `out`, or the quaternion
+/// `M`, `qLD` and `qH` in MuJoCo's layout ([`to_m_layout`]) flattened into `out`, or the quaternion
 /// fields of [`frame_quats`]; `None` for another name. Without `out`, the length.
 pub(crate) fn model_layout(
     m: &Model,
@@ -96,6 +96,7 @@ pub(crate) fn model_layout(
     let tree = match name {
         "M" => &d.qM,
         "qLD" => &d.qLD,
+        "qH" => &d.qH,
         _ => return frame_quats(m, d, name, out),
     };
     let n: usize = (0..m.nv).map(|i| m_row(m, i).len()).sum();

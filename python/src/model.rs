@@ -147,6 +147,8 @@ pub fn mjt_sensor(t: SensorType) -> i32 {
         SubtreeCom => 35,
         SubtreeLinVel => 36,
         SubtreeAngMom => 37,
+        EPotential => 43,
+        EKinetic => 44,
         Clock => 45,
     }
 }
@@ -400,7 +402,7 @@ model_arrays! {
         geom_bodyid, site_bodyid, cam_bodyid, tendon_adr, tendon_num, actuator_actnum,
         ten_J_rownnz, ten_J_rowadr, ten_J_colind,
         pair_geom1, pair_geom2, pair_dim, sensor_dim, sensor_adr, numeric_adr, numeric_size,
-        light_bodyid,
+        light_bodyid, D_rownnz, D_rowadr, D_colind, D_diag,
     }
     enums {
         jnt_type, geom_type, site_type, cam_mode, wrap_type, actuator_trntype,
@@ -414,7 +416,7 @@ model_arrays! {
     }
     sizes {
         nq, nv, nu, na, nbody, njnt, ngeom, nsite, ntendon, nwrap, neq, nkey, nsensor,
-        nsensordata, nmocap, nmesh, nhfield, npair, nexclude, nM, ncam, nmat, nnumeric,
+        nsensordata, nmocap, nmesh, nhfield, npair, nexclude, nM, nD, ncam, nmat, nnumeric,
         nlight, nJten, nJmom,
     }
 }

@@ -396,20 +396,227 @@ def test_frame_quaternions_sparse_inertia_and_energy_match_mujoco(name, rng):
         assert (d.energy == 0).all()
 
 
+# the integrators' matrices: qDeriv and qLU in MuJoCo's D layout, qH in the layout of M
+INTEGRATOR_FIELDS = ("qDeriv", "qLU", "qH", "qHDiagInv")
+
+
+@pytest.mark.parametrize("name", ["humanoid", "tendon_velocity"])
+@pytest.mark.parametrize("integrator", ["implicit", "implicitfast", "Euler"])
+def test_integrator_matrices_match_mujoco(name, integrator, rng):
+    """qDeriv, qLU (implicit), qH, qHDiagInv (implicitfast, Euler with damping) after mj_step
+    from the same state, in MuJoCo's sparse layouts, on MjData and bound in a batch."""
+    mj, mo = load_pair(model_path(name))
+    for m in (mj, mo):
+        m.opt.integrator = int(getattr(mujoco.mjtIntegrator, f"mjINT_{integrator.upper()}"))
+    assert mo.nD == mj.nD
+    for f in ("D_rownnz", "D_rowadr", "D_colind", "D_diag"):
+        assert np.array_equal(getattr(mo, f), getattr(mj, f)), f
+    nsim = 3
+    bj = mujoco.batch.Batch(mj, nsim, 2)
+    bj.qvel = 0.5 * rng.standard_normal((nsim, mj.nv))
+    if mj.nu:
+        bj.ctrl = rng.uniform(-1, 1, (nsim, mj.nu))
+    bj.step(nstep=5)
+    bo = mo_batch.Batch(mo, nsim, 3)
+    bo.state[...] = bj.state
+    for b in (bj, bo):
+        for f in INTEGRATOR_FIELDS:
+            b.bind(f)
+        b.step(nstep=1)
+    assert rel_err(bo.state, bj.state) < 1e-10
+    # what each integrator computes (the others stay zero, as MuJoCo leaves them)
+    computed = {"implicit": ("qDeriv", "qLU"), "implicitfast": ("qDeriv", "qH", "qHDiagInv"),
+                "Euler": ("qH", "qHDiagInv")}[integrator]
+    for f in INTEGRATOR_FIELDS:
+        got, want = bo.bind(f), bj.bind(f)
+        assert got.shape == want.shape, f
+        assert (want != 0).any() == (f in computed), f
+        assert rel_err(got, want) < 1e-12, (f, rel_err(got, want))
+    # MjData: the same fields after one mj_step, kept through pickling
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    bj.get_data(1, dj)
+    moreau.mj_setState(mo, do, bj.state[1], int(moreau.mjtState.mjSTATE_INTEGRATION))
+    mujoco.mj_step(mj, dj)
+    moreau.mj_step(mo, do)
+    import pickle
+    copy = pickle.loads(pickle.dumps(do))
+    for f in INTEGRATOR_FIELDS:
+        assert getattr(do, f).shape == getattr(dj, f).shape, f
+        assert rel_err(getattr(do, f), getattr(dj, f)) < 1e-12, f
+        assert np.array_equal(getattr(copy, f), getattr(do, f)), f
+
+
+def test_tendon_paths_and_adhesion_match_mujoco(rng):
+    """ten_wrapadr, ten_wrapnum, wrap_obj (int32, as MuJoCo binds them) and qfrc_adhesion on
+    spatial tendons through sites and a wrapping cylinder, a fixed tendon and a moving arm."""
+    mj, mo = load_pair(model_path("tendon_velocity"))
+    nsim = 3
+    bj = mujoco.batch.Batch(mj, nsim, 2)
+    bj.qvel = 2.0 * rng.standard_normal((nsim, mj.nv))
+    bj.step(nstep=20)
+    bo = mo_batch.Batch(mo, nsim, 2)
+    bo.state[...] = bj.state
+    fields = ("ten_wrapadr", "ten_wrapnum", "wrap_obj", "qfrc_adhesion")
+    for b in (bj, bo):
+        for f in fields:
+            b.bind(f)
+        b.step(nstep=3)
+    assert (bj.bind("wrap_obj") >= 0).any()  # a path over the cylinder
+    for f in fields:
+        got, want = bo.bind(f), bj.bind(f)
+        assert got.dtype == want.dtype and got.shape == want.shape, f
+        assert np.array_equal(got, want), f
+    assert rel_err(bo.state, bj.state) < 1e-10
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    bj.get_data(2, dj)
+    moreau.mj_setState(mo, do, bj.state[2], int(moreau.mjtState.mjSTATE_INTEGRATION))
+    mujoco.mj_forward(mj, dj)
+    moreau.mj_forward(mo, do)
+    import pickle
+    copy = pickle.loads(pickle.dumps(do))
+    for f in fields:
+        assert np.array_equal(getattr(do, f), getattr(dj, f)), f
+        assert getattr(do, f).dtype == getattr(dj, f).dtype, f
+        assert np.array_equal(getattr(copy, f), getattr(do, f)), f
+
+
+def dense(vals, rownnz, rowadr, colind, nv):
+    out = np.zeros((len(rownnz), nv))
+    for r, (n, a) in enumerate(zip(rownnz, rowadr)):
+        out[r, colind[a:a + n]] = vals[a:a + n]
+    return out
+
+
+@pytest.mark.parametrize("name", ["humanoid", "tendon_velocity"])
+def test_sparse_tendon_and_actuator_jacobians_match_mujoco(name, rng):
+    """ten_J and actuator_moment in MuJoCo's sparse rows (ten_J_* on the model, moment_* on
+    the data), on MjData and bound in a batch: values to 1e-12 and the same patterns, except
+    that MuJoCo narrows a site transmission's row to its nonzeros at the state while moreau
+    keeps the sites' dof chains (zeros included), so there the dense rows are compared."""
+    mj, mo = load_pair(model_path(name))
+    assert mo.nJten == mj.nJten
+    for f in ("ten_J_rownnz", "ten_J_rowadr", "ten_J_colind"):
+        assert np.array_equal(getattr(mo, f), getattr(mj, f)), f
+    nsim = 3
+    bj = mujoco.batch.Batch(mj, nsim, 2)
+    bj.qvel = 0.5 * rng.standard_normal((nsim, mj.nv))
+    bj.step(nstep=10)
+    bo = mo_batch.Batch(mo, nsim, 2)
+    bo.state[...] = bj.state
+    fields = ("ten_J", "actuator_moment", "moment_rownnz", "moment_rowadr", "moment_colind")
+    for b in (bj, bo):
+        for f in fields:
+            b.bind(f)
+        b.forward()
+    site = mj.actuator_trntype == int(mujoco.mjtTrn.mjTRN_SITE)
+    assert rel_err(bo.bind("ten_J"), bj.bind("ten_J")) < 1e-12
+    for i in range(nsim):
+        args = lambda b: [b.bind(f)[i] for f in fields[1:]] + [mj.nv]
+        got, want = dense(*args(bo)), dense(*args(bj))
+        assert rel_err(got, want) < 1e-12, i
+        assert np.array_equal(bo.bind("moment_rownnz")[i][~site], bj.bind("moment_rownnz")[i][~site])
+        if not site.any():  # the same patterns and values
+            assert rel_err(bo.bind("actuator_moment")[i], bj.bind("actuator_moment")[i]) < 1e-12
+            for f in fields[2:]:
+                got, want = bo.bind(f)[i], bj.bind(f)[i]
+                assert got.dtype == want.dtype and np.array_equal(got, want), f
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    bj.get_data(0, dj)
+    moreau.mj_setState(mo, do, bj.state[0], int(moreau.mjtState.mjSTATE_INTEGRATION))
+    mujoco.mj_forward(mj, dj)
+    moreau.mj_forward(mo, do)
+    assert rel_err(do.ten_J, dj.ten_J) < 1e-12
+    got = dense(do.actuator_moment, do.moment_rownnz, do.moment_rowadr, do.moment_colind, mj.nv)
+    want = dense(dj.actuator_moment, dj.moment_rownnz, dj.moment_rowadr, dj.moment_colind, mj.nv)
+    assert rel_err(got, want) < 1e-12
+
+
+ENERGY_XML = """
+<mujoco>
+  <worldbody>
+    <body name="a" pos="0 0 1">
+      <joint name="h" type="hinge" axis="0 1 0" stiffness="3" damping="0.5"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 -0.5" size="0.05"/>
+      <body pos="0.3 0 -0.5">
+        <joint name="s" type="slide" axis="1 0 0" stiffness="2" springref="0.1"/>
+        <geom type="sphere" size=".1"/>
+      </body>
+    </body>
+  </worldbody>
+  <sensor>
+    SENSORS
+  </sensor>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("sensors", [
+    "",
+    '<e_potential name="ep"/>',
+    '<e_kinetic name="ek" cutoff="2.5"/>',
+    '<e_kinetic/><e_potential noise="1"/><jointpos joint="h"/>',
+])
+@pytest.mark.parametrize("flag", [False, True])
+def test_energy_sensors_match_mujoco(sensors, flag):
+    """e_potential and e_kinetic: MuJoCo's values, cutoff and stage, and its energy-flag
+    semantics (a sensor computes its energy once per velocity stage; with the flag disabled
+    and no potential sensor the position stage zeroes both energies)."""
+    xml = ENERGY_XML.replace("SENSORS", sensors)
+    mj, mo = mujoco.MjModel.from_xml_string(xml), moreau.MjModel.from_xml_string(xml)
+    assert mo.sensor_type.tolist() == mj.sensor_type.tolist()
+    assert mo.nsensordata == mj.nsensordata
+    for m in (mj, mo):
+        if flag:
+            m.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    for lib, m, d in ((mujoco, mj, dj), (moreau, mo, do)):
+        d.qpos[:] = [0.3, 0.2]
+        d.qvel[:] = [2.0, 1.0]
+
+    def same(what):
+        assert rel_err(do.energy, dj.energy) < 1e-12, (what, do.energy, dj.energy)
+        assert rel_err(do.sensordata, dj.sensordata) < 1e-12, (what, do.sensordata, dj.sensordata)
+
+    # stale values in energy show what each call computes, zeroes or leaves
+    calls = [
+        ("forward", lambda lib, m, d: lib.mj_forward(m, d)),
+        ("step", lambda lib, m, d: lib.mj_step(m, d)),
+        ("sensorPos then forward",
+         lambda lib, m, d: (lib.mj_sensorPos(m, d), lib.mj_forward(m, d))),
+        ("energyVel then forward",
+         lambda lib, m, d: (lib.mj_energyVel(m, d), lib.mj_forward(m, d))),
+        ("fwdPosition, sensorPos",
+         lambda lib, m, d: (lib.mj_fwdPosition(m, d), lib.mj_sensorPos(m, d))),
+        ("fwdVelocity, sensorPos",
+         lambda lib, m, d: (lib.mj_fwdVelocity(m, d), lib.mj_sensorPos(m, d))),
+        ("inverse", lambda lib, m, d: lib.mj_inverse(m, d)),
+        ("step1", lambda lib, m, d: lib.mj_step1(m, d)),
+        ("step2", lambda lib, m, d: lib.mj_step2(m, d)),
+    ]
+    for what, call in calls:
+        for lib, m, d in ((mujoco, mj, dj), (moreau, mo, do)):
+            d.energy[:] = [7.0, 8.0]
+            call(lib, m, d)
+        same(what)
+        if what == "forward" and "cutoff" in sensors:
+            assert dj.sensordata[0] == 2.5  # the cutoff bites
+    for _ in range(20):
+        mujoco.mj_step(mj, dj)
+        moreau.mj_step(mo, do)
+        same("steps")
+
+
 def test_batch_data_fields_are_mujocos_but_the_named_few():
-    """Every field mujoco.batch binds, moreau binds, except these: MuJoCo's sparse Jacobians
-    (ten_J, actuator_moment and the latter's indices), and what moreau's MjData does
-    not show: flexes, sleeping, plugins, plasticity, history buffers, the constraint problem's
-    counts, the implicit integrators' matrices, tendon path indices, adhesion forces."""
+    """Every field mujoco.batch binds, moreau binds, except what moreau's MjData does not
+    show: flexes, sleeping, plugins, plasticity, history buffers, the constraint problem's
+    counts."""
     missing = {
-        "ten_J", "actuator_moment", "moment_rownnz", "moment_rowadr", "moment_colind",
         "flexedge_J", "flexedge_length", "flexedge_velocity", "flexelem_aabb", "flexvert_xpos",
         "flexvert_hessian", "flexedge_hessian", "flex_hessian_valid", "flexelem_krot",
         "flexvert_conage", "flexvert_lambda", "body_awake", "body_awake_ind", "dof_awake_ind",
         "parent_awake_ind", "tree_asleep", "tree_awake", "bvh_aabb_dyn", "bvh_active", "plugin",
         "plugin_data", "plugin_state", "plastic", "history", "userdata", "nA", "nJ", "ncon", "ne", "nefc", "nf", "nidof", "nisland", "nl",
-        "solver_niter", "solver_nnz", "qDeriv", "qLU", "qH", "qHDiagInv", "ten_wrapadr",
-        "ten_wrapnum", "wrap_obj", "qfrc_adhesion",
+        "solver_niter", "solver_nnz",
     }
     assert set(mujoco.batch.DATA_FIELDS) - set(mo_batch.DATA_FIELDS) == missing
     assert set(mo_batch.DATA_FIELDS) <= set(mujoco.batch.DATA_FIELDS)

@@ -373,8 +373,15 @@ pub struct Data<T: Scalar = f64> {
     /// discrepancy norms.
     pub solver_fwdinv: [T; 2],
     /// Potential and kinetic energy (`mj_energyPos`, `mj_energyVel`), computed by the forward
-    /// and inverse pipelines when the `energy` flag is enabled, else left as they are.
+    /// and inverse pipelines when the `energy` flag is enabled or an energy sensor asks for
+    /// them; with the flag disabled and no potential-energy sensor, the forward position stage
+    /// zeroes both.
     pub energy: [T; 2],
+    /// Whether `mj_energyPos` ran since the last position stage, and `mj_energyVel` since the
+    /// last velocity stage (`flg_energypos`, `flg_energyvel`): an energy sensor
+    /// reuses what is there.
+    pub flg_energypos: bool,
+    pub flg_energyvel: bool,
     // ------------------------------------------------------------ tendon paths
     /// First entry of each tendon's path in `wrap_obj`/`wrap_xpos`, and the number of entries
     /// (0 for fixed tendons).
@@ -386,6 +393,10 @@ pub struct Data<T: Scalar = f64> {
     pub wrap_xpos: Vec<Vector3<T>>,
     /// Fluid forces (inside `qfrc_passive`).
     pub qfrc_fluid: Vec<T>,
+    /// Passive contact adhesion force (MuJoCo's `qfrc_adhesion`, from `geom`/`pair`
+    /// `adhesion`). The compiler refuses the `adhesion` attribute, so it is zero for every
+    /// model moreau loads.
+    pub qfrc_adhesion: Vec<T>,
 
     // ------------------------------------------------------------ scratch (never read across calls)
     pub(crate) scratch_nv: [Vec<T>; 4],
@@ -607,11 +618,14 @@ impl<T: Scalar> Data<T> {
             subtree_angmom: v3(m.nbody),
             solver_fwdinv: [z; 2],
             energy: [z; 2],
+            flg_energypos: false,
+            flg_energyvel: false,
             ten_wrapadr: vec![0; m.ntendon],
             ten_wrapnum: vec![0; m.ntendon],
             wrap_obj: vec![0; 2 * m.nwrap],
             wrap_xpos: v3(2 * m.nwrap),
             qfrc_fluid: v(m.nv),
+            qfrc_adhesion: v(m.nv),
             scratch_nv: [v(m.nv), v(m.nv), v(m.nv), v(m.nv)],
             scratch_fluid: v(if m.opt.density > 0.0 || m.opt.viscosity > 0.0 {
                 18 * m.nv
@@ -714,6 +728,8 @@ impl<T: Scalar> Data<T> {
         }
         self.warning = [WarningStat::default(); NWARNING];
         self.energy = [z; 2];
+        self.flg_energypos = false;
+        self.flg_energyvel = false;
         self.eq_active.clear();
         self.eq_active.extend_from_slice(&m.eq_active0);
         self.solver_pos_valid = false;

@@ -374,7 +374,7 @@ pub fn sensor_extra(tag: &str) -> Option<&'static [&'static str]> {
         | "frameangvel" => &["objtype", "objname", "reftype", "refname"],
         "framelinacc" | "frameangacc" => &["objtype", "objname"],
         "subtreecom" | "subtreelinvel" | "subtreeangmom" => &["body"],
-        "clock" => &[],
+        "clock" | "e_potential" | "e_kinetic" => &[],
         _ => return None,
     })
 }
@@ -594,8 +594,6 @@ pub fn validate(root: &Elem) -> Result<(), MjcfError> {
                                 | "geomnormal"
                                 | "geomfromto"
                                 | "contact"
-                                | "e_potential"
-                                | "e_kinetic"
                                 | "tactile"
                                 | "user"
                                 | "plugin"

@@ -64,6 +64,8 @@ fn sensor_code(t: SensorType) -> f64 {
         SubtreeCom => 35,
         SubtreeLinVel => 36,
         SubtreeAngMom => 37,
+        EPotential => 43,
+        EKinetic => 44,
         Clock => 45,
     }) as f64
 }

@@ -1,14 +1,18 @@
 """moreau.rollout.rollout against mujoco.rollout.rollout, side by side in one run.
 
 Same model, same initial states, same controls; 1 and 2 threads (one MjData per thread, as
-MuJoCo's rollout takes them); the best of --repeat wall-clock times of each call. Prints the
-throughput (steps per second), moreau's speed-up over MuJoCo at equal threads, each engine's
-2-thread speed-up S and its parallel fraction f (Amdahl: S = 1 / (1 - f + f / 2)), and the
-largest relative state difference between the engines. With --ray, also the overhead per
+MuJoCo's rollout takes them). The engines' calls alternate (moreau, MuJoCo, moreau, MuJoCo,
+... --repeat times each), so a change in the machine's load hits both alike; of each engine
+the best wall-clock time and the best process CPU time (all its threads) are kept. Prints the
+throughput (steps per second), moreau's speed-up over MuJoCo at equal threads by wall and by
+CPU time, the CPU time per step, each engine's 2-thread speed-up S and its parallel fraction f
+(Amdahl: S = 1 / (1 - f + f / 2)), and the largest relative state difference between the
+engines. --threads picks the thread counts (e.g. 1 under `taskset -c 0`). With --ray, also the overhead per
 chunk of moreau.distributed on a local Ray cluster (two worker processes): the wall time of a
 distributed rollout of tiny chunks minus the same work done locally, divided by the chunks.
 
-    python3 tools/bench/rollout.py [--nbatch 64] [--nstep 200] [--repeat 3] [--ray]
+    python3 tools/bench/rollout.py [--nbatch 64] [--nstep 200] [--repeat 3] [--threads 1,2]
+                                   [--ray]
 
 Needs the moreau package (pip install ./python) and mujoco==4.0.0; --ray needs ray.
 """
@@ -48,6 +52,21 @@ def best(f, repeat):
     return t, out
 
 
+def alternate(fs, repeat):
+    """Calls each of `fs` in turn, `repeat` rounds; per function the best wall time, the best
+    process CPU time and its last result."""
+    wall = [float("inf")] * len(fs)
+    cpu = [float("inf")] * len(fs)
+    out = [None] * len(fs)
+    for _ in range(repeat):
+        for k, f in enumerate(fs):
+            w0, c0 = time.perf_counter(), time.process_time()
+            out[k] = f()
+            wall[k] = min(wall[k], time.perf_counter() - w0)
+            cpu[k] = min(cpu[k], time.process_time() - c0)
+    return wall, cpu, out
+
+
 def inputs(mj, nbatch, nstep, rng):
     d = mujoco.MjData(mj)
     if mj.nkey:
@@ -70,11 +89,15 @@ def main():
     ap.add_argument("--nstep", type=int, default=200)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--models", default="humanoid,go1")
+    ap.add_argument("--threads", default="1,2")
     ap.add_argument("--ray", action="store_true")
     a = ap.parse_args()
     rng = np.random.default_rng(0)
-    print(f"nbatch {a.nbatch}, nstep {a.nstep}, best of {a.repeat}; steps/s")
-    print(f"{'model':10} {'thr':>3} {'MuJoCo':>10} {'moreau':>10} {'ratio':>6} {'max rel diff':>12}")
+    threads = [int(t) for t in a.threads.split(",")]
+    print(f"nbatch {a.nbatch}, nstep {a.nstep}, best of {a.repeat} alternating calls; "
+          f"load average {os.getloadavg()[0]:.2f} at start")
+    print(f"{'model':10} {'thr':>3} {'MuJoCo st/s':>11} {'moreau st/s':>11} {'wall x':>6} "
+          f"{'MuJoCo us':>9} {'moreau us':>9} {'CPU x':>6} {'max rel diff':>12}")
     for name in a.models.split(","):
         path = MODELS[name]
         if not path.exists():
@@ -84,23 +107,28 @@ def main():
         x0, ctrl = inputs(mj, a.nbatch, a.nstep, rng)
         steps = a.nbatch * a.nstep
         rate = {}
-        for nthread in (1, 2):
+        for nthread in threads:
             dj = [mujoco.MjData(mj) for _ in range(nthread)]
             dm = [moreau.MjData(mo) for _ in range(nthread)]
             dj = dj if nthread > 1 else dj[0]
             dm = dm if nthread > 1 else dm[0]
-            tj, (sj, _) = best(lambda: mujoco.rollout.rollout(mj, dj, x0, ctrl), a.repeat)
-            tm, (sm, _) = best(lambda: moreau.rollout.rollout(mo, dm, x0, ctrl), a.repeat)
+            (tm, tj), (cm, cj), ((sm, _), (sj, _)) = alternate(
+                [lambda: moreau.rollout.rollout(mo, dm, x0, ctrl),
+                 lambda: mujoco.rollout.rollout(mj, dj, x0, ctrl)],
+                a.repeat,
+            )
             err = np.max(np.abs(sm - sj) / np.maximum(1.0, np.abs(sj)))
             rate[nthread] = (steps / tj, steps / tm)
             print(
-                f"{name:10} {nthread:3d} {steps / tj:10.0f} {steps / tm:10.0f} "
-                f"{tj / tm:6.2f} {err:12.2e}"
+                f"{name:10} {nthread:3d} {steps / tj:11.0f} {steps / tm:11.0f} {tj / tm:6.2f} "
+                f"{cj / steps * 1e6:9.1f} {cm / steps * 1e6:9.1f} {cj / cm:6.2f} {err:12.2e}"
             )
-        for k, eng in enumerate(("MuJoCo", "moreau")):
-            s = rate[2][k] / rate[1][k]
-            f = 2.0 * (1.0 - 1.0 / s)
-            print(f"{name:10} {eng:>7}: 2-thread speed-up {s:.2f}, parallel fraction {f:.2f}")
+        if 1 in rate and 2 in rate:
+            for k, eng in enumerate(("MuJoCo", "moreau")):
+                s = rate[2][k] / rate[1][k]
+                f = 2.0 * (1.0 - 1.0 / s)
+                print(f"{name:10} {eng:>7}: 2-thread speed-up {s:.2f}, parallel fraction {f:.2f}")
+    print(f"load average {os.getloadavg()[0]:.2f} at the end")
     if a.ray:
         ray_overhead(a, rng)
 

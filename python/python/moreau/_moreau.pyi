@@ -31,6 +31,30 @@ class MjModel:
     `MjModel.from_xml_string`.
     """
     @property
+    def D_colind(self) -> NDArray[Any]:
+        """
+        `D_colind` (read-only int32 copy).
+        """
+        ...
+    @property
+    def D_diag(self) -> NDArray[Any]:
+        """
+        `D_diag` (read-only int32 copy).
+        """
+        ...
+    @property
+    def D_rowadr(self) -> NDArray[Any]:
+        """
+        `D_rowadr` (read-only int32 copy).
+        """
+        ...
+    @property
+    def D_rownnz(self) -> NDArray[Any]:
+        """
+        `D_rownnz` (read-only int32 copy).
+        """
+        ...
+    @property
     def M_colind(self) -> NDArray[Any]:
         """
         Column of each entry of `M` (`nC`): per row the dof's ancestors from the root, then the
@@ -981,6 +1005,12 @@ class MjModel:
         """
         ...
     @property
+    def nD(self) -> int:
+        """
+        Size `nD`.
+        """
+        ...
+    @property
     def nJmom(self) -> int:
         """
         Size `nJmom`.
@@ -1688,6 +1718,12 @@ class MjData:
         """
         ...
     @property
+    def actuator_moment(self) -> NDArray[Any]:
+        """
+        `actuator_moment` (writeable view).
+        """
+        ...
+    @property
     def actuator_velocity(self) -> NDArray[Any]:
         """
         `actuator_velocity` (writeable view).
@@ -1945,6 +1981,24 @@ class MjData:
         """
         ...
     @property
+    def moment_colind(self) -> NDArray[Any]:
+        """
+        The dof of each entry of `actuator_moment` (`nJmom`; read-only int32 copy).
+        """
+        ...
+    @property
+    def moment_rowadr(self) -> NDArray[Any]:
+        """
+        Address of each actuator's row in `actuator_moment` (read-only int32 copy).
+        """
+        ...
+    @property
+    def moment_rownnz(self) -> NDArray[Any]:
+        """
+        Number of entries of each actuator's row of `actuator_moment` (read-only int32 copy).
+        """
+        ...
+    @property
     def ncon(self) -> int:
         """
         Number of contacts (`ncon`).
@@ -1963,6 +2017,26 @@ class MjData:
         """
         ...
     @property
+    def qDeriv(self) -> NDArray[Any]:
+        """
+        `qDeriv` (writeable view).
+        """
+        ...
+    @property
+    def qH(self) -> NDArray[Any]:
+        """
+        The L'DL factor of the integrator's modified inertia (`M + h·diag(damping)` under
+        Euler, `M − h·sym(qDeriv)` under implicitfast) in the layout of `M`, D on the diagonal
+        (`nC`; read-only copy); left as it was by the other integrators.
+        """
+        ...
+    @property
+    def qHDiagInv(self) -> NDArray[Any]:
+        """
+        `qHDiagInv` (writeable view).
+        """
+        ...
+    @property
     def qLD(self) -> NDArray[Any]:
         """
         Its L'DL factor in the same layout, D on the diagonal (`nC`; read-only copy).
@@ -1972,6 +2046,12 @@ class MjData:
     def qLDiagInv(self) -> NDArray[Any]:
         """
         `qLDiagInv` (writeable view).
+        """
+        ...
+    @property
+    def qLU(self) -> NDArray[Any]:
+        """
+        `qLU` (writeable view).
         """
         ...
     @property
@@ -2002,6 +2082,12 @@ class MjData:
     def qfrc_actuator(self) -> NDArray[Any]:
         """
         `qfrc_actuator` (writeable view).
+        """
+        ...
+    @property
+    def qfrc_adhesion(self) -> NDArray[Any]:
+        """
+        `qfrc_adhesion` (writeable view).
         """
         ...
     @property
@@ -2141,6 +2227,12 @@ class MjData:
         """
         ...
     @property
+    def ten_J(self) -> NDArray[Any]:
+        """
+        `ten_J` (writeable view).
+        """
+        ...
+    @property
     def ten_length(self) -> NDArray[Any]:
         """
         `ten_length` (writeable view).
@@ -2150,6 +2242,18 @@ class MjData:
     def ten_velocity(self) -> NDArray[Any]:
         """
         `ten_velocity` (writeable view).
+        """
+        ...
+    @property
+    def ten_wrapadr(self) -> NDArray[Any]:
+        """
+        First entry of each tendon's path in `wrap_obj` and `wrap_xpos` (read-only int32 copy).
+        """
+        ...
+    @property
+    def ten_wrapnum(self) -> NDArray[Any]:
+        """
+        Number of entries of each tendon's path (read-only int32 copy).
         """
         ...
     def tendon(self, key: int | str) -> _NamedAccess:
@@ -2167,6 +2271,13 @@ class MjData:
     def warning(self) -> list[MjWarningStat]:
         """
         Warning statistics per `mjtWarning` (a list of `MjWarningStat` copies).
+        """
+        ...
+    @property
+    def wrap_obj(self) -> NDArray[Any]:
+        """
+        The object of each path point, `(nwrap, 2)`: -2 a pulley, -1 a site, else the geom a
+        wrap point lies on (read-only int32 copy).
         """
         ...
     @property
@@ -2505,6 +2616,18 @@ def mj_differentiatePos(m: MjModel, qvel: NDArray[np.float64], dt: float, qpos1:
     """
     ...
 
+def mj_energyPos(m: MjModel, d: MjData) -> None:
+    """
+    Potential energy into `energy[0]` (`mj_energyPos`); needs the position stage.
+    """
+    ...
+
+def mj_energyVel(m: MjModel, d: MjData) -> None:
+    """
+    Kinetic energy into `energy[1]` (`mj_energyVel`); needs the inertia (position stage).
+    """
+    ...
+
 def mj_extractState(m: MjModel, src: MjData, srcsig: int, dst: NDArray[np.float64], dstsig: int) -> None:
     """
     Copies the components `dstsig` of a state of signature `srcsig` (`mj_extractState`).
@@ -2644,6 +2767,24 @@ def mj_resetData(m: MjModel, d: MjData) -> None:
 def mj_resetDataKeyframe(m: MjModel, d: MjData, key: int) -> None:
     """
     Resets the data and loads keyframe `key` (`mj_resetDataKeyframe`).
+    """
+    ...
+
+def mj_sensorAcc(m: MjModel, d: MjData) -> None:
+    """
+    Acceleration-stage sensors (`mj_sensorAcc`); needs `qacc` and the forces.
+    """
+    ...
+
+def mj_sensorPos(m: MjModel, d: MjData) -> None:
+    """
+    Position-stage sensors (`mj_sensorPos`); needs the position stage.
+    """
+    ...
+
+def mj_sensorVel(m: MjModel, d: MjData) -> None:
+    """
+    Velocity-stage sensors (`mj_sensorVel`); needs the velocity stage.
     """
     ...
 

@@ -54,6 +54,8 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
                 "subtreecom" => (S::SubtreeCom, 3),
                 "subtreelinvel" => (S::SubtreeLinVel, 3),
                 "subtreeangmom" => (S::SubtreeAngMom, 3),
+                "e_potential" => (S::EPotential, 1),
+                "e_kinetic" => (S::EKinetic, 1),
                 "clock" => (S::Clock, 1),
                 _ => return Err(el.err(ErrorKind::UnknownElement, None, "unknown sensor")),
             };
@@ -124,7 +126,7 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
                     ot = ObjType::Body;
                     oid = need(&ix.body, &a, "body", "body")? as i32;
                 }
-                S::Clock => {}
+                S::Clock | S::EPotential | S::EKinetic => {}
                 _ => {
                     let obj = |tk: &str, nk: &str, required: bool| -> R<(ObjType, i32)> {
                         let Some(ty) = a.keyword(
