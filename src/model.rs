@@ -857,20 +857,6 @@ impl Model {
         }
     }
 
-    /// Fills the tendon Jacobian's pattern (`nJten`, `ten_J_rownnz`, `ten_J_rowadr`,
-    /// `ten_J_colind`) and the size of the actuator moments' pattern (`nJmom`) from the
-    /// tendons' wraps, the actuators' transmissions and the kinematic tree. The MJCF compiler
-    /// calls it; a model built or edited by hand calls it after changing those. `Data::new`
-    /// derives the same patterns from the model itself.
-    pub fn fill_sparse(&mut self) {
-        let ten = crate::data::scratch::tendon_pattern(self);
-        self.nJmom = crate::data::scratch::moment_pattern(self, &ten, false).nnz();
-        self.nJten = ten.colind.len();
-        self.ten_J_rownnz = ten.rownnz;
-        self.ten_J_rowadr = ten.rowadr;
-        self.ten_J_colind = ten.colind;
-    }
-
     /// Address of entry `(i, j)` of a dof-dof matrix in the `D` layout (`qDeriv`, `qLU`), or
     /// `None` if neither dof is an ancestor of the other.
     pub fn d_adr(&self, i: usize, j: usize) -> Option<usize> {

@@ -27,6 +27,7 @@ pub mod native;
 pub mod primitive;
 pub mod scratch;
 pub mod shape;
+mod simplex;
 pub mod sink;
 
 use scratch::Swept;

@@ -15,9 +15,9 @@
 //! the face's is below `tol`; each runs at most `ccd_iterations` iterations and returns its
 //! current iterate when the budget ends.
 
-use crate::collision::convex::reduce;
 use crate::collision::scratch::epa::Vert;
 use crate::collision::scratch::prism::{Face, Poly, Pt, NFACE, NVERT, PT0};
+use crate::collision::simplex::reduce;
 use nalgebra::{Matrix3, Vector3};
 
 type V3 = Vector3<f64>;

@@ -663,6 +663,24 @@ pub(crate) fn clear_on<T: Scalar>(cols: &[usize], row: &mut [T]) {
     }
 }
 
+/// The model's sparsity patterns, derived here beside the functions that compute them, so that
+/// `model.rs` imports no data module.
+impl Model {
+    /// Fills the tendon Jacobian's pattern (`nJten`, `ten_J_rownnz`, `ten_J_rowadr`,
+    /// `ten_J_colind`) and the size of the actuator moments' pattern (`nJmom`) from the
+    /// tendons' wraps, the actuators' transmissions and the kinematic tree. The MJCF compiler
+    /// calls it; a model built or edited by hand calls it after changing those. `Data::new`
+    /// derives the same patterns from the model itself.
+    pub fn fill_sparse(&mut self) {
+        let ten = tendon_pattern(self);
+        self.nJmom = moment_pattern(self, &ten, false).nnz();
+        self.nJten = ten.colind.len();
+        self.ten_J_rownnz = ten.rownnz;
+        self.ten_J_rowadr = ten.rowadr;
+        self.ten_J_colind = ten.colind;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{moment_pattern, tendon_pattern};
