@@ -12,9 +12,7 @@ PROJECT = sorted(p.stem for p in MODELS.glob("*.xml") if p.stem != "zoo_part")
 
 # Engine gaps these side-by-side runs found, outside the Python package (strict xfail: the test
 # fails once a gap closes, so the entry must then be removed).
-KNOWN = {
-    "convex_pairs": "convex-convex contact points and frames are not MuJoCo's",
-}
+KNOWN = {}
 
 # fluid forces use the compiled geom_fluid, whose virtual-mass quadrature agrees with MuJoCo's
 # to ~6e-7 (tests/engine/fluid_compile.rs: 3e-6 on qfrc_passive)
