@@ -274,6 +274,26 @@ pub enum CamMode {
     TargetBodyCom = 4,
 }
 
+/// Which frame an element's pose coincides with (`mjtSameFrame`, MuJoCo's enum values; the
+/// model's `body_sameframe`, `geom_sameframe`, `site_sameframe`). Kinematics then copies that
+/// frame instead of composing the element's own offset: its `pos`/`quat` within 1e-6 of the
+/// frame's are ignored, as MuJoCo 4.0.0 does (measured on it: a geom 9e-7 off its body's
+/// origin sits exactly at the body's origin). See [`Model::fill_sameframe`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum SameFrame {
+    /// Own frame: `xpos + xmat pos`, `xquat ∘ quat`.
+    #[default]
+    None = 0,
+    /// The body frame (`xpos`, `xmat`).
+    Body = 1,
+    /// The body's inertial frame (`xipos`, `ximat`).
+    Inertia = 2,
+    /// The body frame's orientation, own position.
+    BodyRot = 3,
+    /// The inertial frame's orientation, own position.
+    InertiaRot = 4,
+}
+
 /// Sensor type, the subset parsed (`mjtSensor` names; numeric values are moreau's own).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SensorType {
@@ -419,6 +439,11 @@ pub struct Model {
     /// Inertial frame relative to the body frame.
     pub body_ipos: Vec<[f64; 3]>,
     pub body_iquat: Vec<[f64; 4]>,
+    /// Derived: the inertial frame is the body frame ([`SameFrame::Body`]) or has its
+    /// orientation ([`SameFrame::BodyRot`]); filled by [`Model::fill_sameframe`] (the MJCF
+    /// compiler calls it). Empty means [`SameFrame::None`] everywhere; likewise
+    /// `geom_sameframe` and `site_sameframe`.
+    pub body_sameframe: Vec<SameFrame>,
     pub body_mass: Vec<f64>,
     pub body_subtreemass: Vec<f64>,
     /// Principal moments of inertia in the inertial frame.
@@ -511,6 +536,7 @@ pub struct Model {
     pub geom_aabb: Vec<[f64; 6]>,
     pub geom_pos: Vec<[f64; 3]>,
     pub geom_quat: Vec<[f64; 4]>,
+    pub geom_sameframe: Vec<SameFrame>,
     pub geom_friction: Vec<[f64; 3]>,
     pub geom_margin: Vec<f64>,
     pub geom_gap: Vec<f64>,
@@ -527,6 +553,7 @@ pub struct Model {
     pub site_size: Vec<[f64; 3]>,
     pub site_pos: Vec<[f64; 3]>,
     pub site_quat: Vec<[f64; 4]>,
+    pub site_sameframe: Vec<SameFrame>,
 
     // ---------------------------------------------------------------- cameras
     pub ncam: usize,
@@ -777,6 +804,59 @@ impl Model {
     /// Tendon armature including actuator armature.
     pub fn tendon_armature_eff(&self, t: usize) -> f64 {
         self.tendon_armature.get(t).copied().unwrap_or(0.0) + self.tendon_extra(t)[3]
+    }
+
+    /// Fills `body_sameframe`, `geom_sameframe` and `site_sameframe` from the bodies' inertial
+    /// frames and the geoms' and sites' poses, by MuJoCo 4.0.0's rule (bisected on it): two
+    /// positions are the same when every coordinate differs by less than 1e-6, two orientations
+    /// when every quaternion component does (or every one of the negated quaternion's). A body's
+    /// inertial frame is checked against the body frame ([`SameFrame::Body`], else
+    /// [`SameFrame::BodyRot`] for the orientation alone); a geom's or site's frame against the
+    /// body frame (both, then the orientation alone), then against the inertial frame (both,
+    /// then the orientation alone). The MJCF compiler calls it; call it again after changing
+    /// those poses (a stale entry makes kinematics ignore the change, as in MuJoCo).
+    pub fn fill_sameframe(&mut self) {
+        const TOL: f64 = 1e-6;
+        const ORIGIN: [f64; 3] = [0.0; 3];
+        const UNIT: [f64; 4] = [1.0, 0.0, 0.0, 0.0];
+        let pos = |a: &[f64; 3], b: &[f64; 3]| (0..3).all(|i| (a[i] - b[i]).abs() < TOL);
+        let quat = |a: &[f64; 4], b: &[f64; 4]| {
+            (0..4).all(|i| (a[i] - b[i]).abs() < TOL) || (0..4).all(|i| (a[i] + b[i]).abs() < TOL)
+        };
+        self.body_sameframe = (0..self.nbody)
+            .map(|b| {
+                let (p, q) = (&self.body_ipos[b], &self.body_iquat[b]);
+                match (pos(p, &ORIGIN), quat(q, &UNIT)) {
+                    (true, true) => SameFrame::Body,
+                    (false, true) => SameFrame::BodyRot,
+                    _ => SameFrame::None,
+                }
+            })
+            .collect();
+        let element = |b: usize, p: &[f64; 3], q: &[f64; 4]| {
+            let (ip, iq) = (&self.body_ipos[b], &self.body_iquat[b]);
+            if quat(q, &UNIT) {
+                if pos(p, &ORIGIN) {
+                    SameFrame::Body
+                } else {
+                    SameFrame::BodyRot
+                }
+            } else if quat(q, iq) {
+                if pos(p, ip) {
+                    SameFrame::Inertia
+                } else {
+                    SameFrame::InertiaRot
+                }
+            } else {
+                SameFrame::None
+            }
+        };
+        self.geom_sameframe = (0..self.geom_pos.len())
+            .map(|g| element(self.geom_bodyid[g], &self.geom_pos[g], &self.geom_quat[g]))
+            .collect();
+        self.site_sameframe = (0..self.site_pos.len())
+            .map(|s| element(self.site_bodyid[s], &self.site_pos[s], &self.site_quat[s]))
+            .collect();
     }
 
     /// Fills the derived `dof_Mcol` from `dof_Madr`, `dof_parentid` and `nM`.

@@ -66,7 +66,8 @@ pub fn inertial_params(m: &Model, b: usize) -> [f64; 10] {
 }
 
 /// Writes `π` into body `b` (COM = first moment / mass; the COM inertia's eigen-decomposition
-/// gives `body_inertia` and `body_iquat`). Fails for a non-positive mass.
+/// gives `body_inertia` and `body_iquat`; the frames that coincide with the inertial frame are
+/// recomputed, [`Model::fill_sameframe`]). Fails for a non-positive mass.
 pub fn set_inertial_params(m: &mut Model, b: usize, p: &[f64; 10]) -> Result<(), String> {
     let mass = p[0];
     if mass <= 0.0 {
@@ -85,6 +86,8 @@ pub fn set_inertial_params(m: &mut Model, b: usize, p: &[f64; 10]) -> Result<(),
     m.body_ipos[b] = [c.x, c.y, c.z];
     m.body_inertia[b] = [eig.eigenvalues[0], eig.eigenvalues[1], eig.eigenvalues[2]];
     m.body_iquat[b] = [q.w, q.i, q.j, q.k];
+    // the inertial frame moved: which geoms and sites coincide with it may have changed
+    m.fill_sameframe();
     Ok(())
 }
 

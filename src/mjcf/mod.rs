@@ -170,6 +170,7 @@ fn load_impl(
     let lengthrange = compile::read_lengthrange(&root)?;
     let mut model = compile::compile(&root, &files)?;
     model.fill_sparse();
+    model.fill_sameframe();
     data_fits(&model, name)?;
     model.update_actuator_extras();
     crate::setconst::set_const(&mut model);

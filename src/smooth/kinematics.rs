@@ -5,12 +5,14 @@ use crate::data::Data;
 use crate::math::quat::{axis_angle, normalize_quat, q4, quat2mat};
 use crate::math::spatial::v3;
 use crate::math::{sc, Scalar};
-use crate::model::{JointType, Model};
+use crate::model::{JointType, Model, SameFrame};
 use nalgebra::{Matrix3, Quaternion, Vector3};
 
 /// Computes `xpos, xquat, xmat, xipos, ximat, xanchor, xaxis, geom_xpos/xmat, site_xpos/xmat`,
 /// `cam_xpos/xmat`, `light_xpos/xdir` from `qpos` (and `mocap_pos/quat`). Quaternions in `qpos` are normalized locally (not written
-/// back). Hinge and slide displacements are measured from `qpos0` (the joint `ref`).
+/// back). Hinge and slide displacements are measured from `qpos0` (the joint `ref`). Inertial
+/// frames, geoms and sites that coincide with their body's frame or inertial frame within 1e-6
+/// (`body_sameframe`, `geom_sameframe`, `site_sameframe`) copy that frame, as MuJoCo does.
 pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
     d.xpos[0] = Vector3::zeros();
     d.xquat[0] = Quaternion::identity();
@@ -78,18 +80,28 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
         d.xpos[b] = pos;
         d.xquat[b] = quat;
         d.xmat[b] = r;
-        d.xipos[b] = pos + r * v3::<T>(&m.body_ipos[b]);
-        d.ximat[b] = r * quat2mat(&q4::<T>(&m.body_iquat[b]));
+        d.xipos[b] = match frame(&m.body_sameframe, b) {
+            SameFrame::Body => pos,
+            _ => pos + r * v3::<T>(&m.body_ipos[b]),
+        };
+        d.ximat[b] = match frame(&m.body_sameframe, b) {
+            SameFrame::Body | SameFrame::BodyRot => r,
+            _ => r * quat2mat(&q4::<T>(&m.body_iquat[b])),
+        };
     }
     for g in 0..m.ngeom {
         let b = m.geom_bodyid[g];
-        d.geom_xpos[g] = d.xpos[b] + d.xmat[b] * v3::<T>(&m.geom_pos[g]);
-        d.geom_xmat[g] = d.xmat[b] * quat2mat(&q4::<T>(&m.geom_quat[g]));
+        let f = frame(&m.geom_sameframe, g);
+        let (p, r) = place(d, b, f, &m.geom_pos[g], &m.geom_quat[g]);
+        d.geom_xpos[g] = p;
+        d.geom_xmat[g] = r;
     }
     for s in 0..m.nsite {
         let b = m.site_bodyid[s];
-        d.site_xpos[s] = d.xpos[b] + d.xmat[b] * v3::<T>(&m.site_pos[s]);
-        d.site_xmat[s] = d.xmat[b] * quat2mat(&q4::<T>(&m.site_quat[s]));
+        let f = frame(&m.site_sameframe, s);
+        let (p, r) = place(d, b, f, &m.site_pos[s], &m.site_quat[s]);
+        d.site_xpos[s] = p;
+        d.site_xmat[s] = r;
     }
     for c in 0..m.ncam {
         let b = m.cam_bodyid[c];
@@ -100,6 +112,31 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
         let b = m.light_bodyid[l];
         d.light_xpos[l] = d.xpos[b] + d.xmat[b] * v3::<T>(&m.light_pos[l]);
         d.light_xdir[l] = d.xmat[b] * v3::<T>(&m.light_dir[l]);
+    }
+}
+
+/// Entry `i` of a `*_sameframe` array; an empty array (a model built by hand) means none.
+fn frame(v: &[SameFrame], i: usize) -> SameFrame {
+    v.get(i).copied().unwrap_or_default()
+}
+
+/// World pose of a geom or site on body `b` at offset `(pos, quat)`: the body's or its inertial
+/// frame where the offset coincides with it (`sameframe`, [`Model::fill_sameframe`]), as
+/// MuJoCo 4.0.0 places them: the coinciding frame is copied, not recomposed.
+fn place<T: Scalar>(
+    d: &Data<T>,
+    b: usize,
+    sameframe: SameFrame,
+    pos: &[f64; 3],
+    quat: &[f64; 4],
+) -> (Vector3<T>, Matrix3<T>) {
+    let own_pos = || d.xpos[b] + d.xmat[b] * v3::<T>(pos);
+    match sameframe {
+        SameFrame::Body => (d.xpos[b], d.xmat[b]),
+        SameFrame::Inertia => (d.xipos[b], d.ximat[b]),
+        SameFrame::BodyRot => (own_pos(), d.xmat[b]),
+        SameFrame::InertiaRot => (own_pos(), d.ximat[b]),
+        SameFrame::None => (own_pos(), d.xmat[b] * quat2mat(&q4::<T>(quat))),
     }
 }
 

@@ -216,6 +216,11 @@ fn check_model(name: &str) -> (usize, Vec<String>) {
     c.cmp("body_inertia", &m.body_inertia);
     c.cmp("body_invweight0", &m.body_invweight0);
     c.cmp("body_gravcomp", &m.body_gravcomp);
+    // which frames kinematics copies instead of composing (MuJoCo's mjtSameFrame values)
+    let kinds = |v: &[moreau::model::SameFrame]| v.iter().map(|x| *x as usize).collect::<Vec<_>>();
+    c.cmp("body_sameframe", &kinds(&m.body_sameframe));
+    c.cmp("geom_sameframe", &kinds(&m.geom_sameframe));
+    c.cmp("site_sameframe", &kinds(&m.site_sameframe));
     c.cmp("jnt_type", &m.jnt_type);
     c.cmp("jnt_qposadr", &m.jnt_qposadr);
     c.cmp("jnt_dofadr", &m.jnt_dofadr);

@@ -402,3 +402,46 @@ fn native_ccd_iterates() {
         posed_contacts(case, 1e-9);
     }
 }
+
+/// dm_control's dog: a geom, site or inertial frame within 1e-6 of its body's frame or of the
+/// body's inertial frame takes that frame as it is (MuJoCo's `body_sameframe`,
+/// `geom_sameframe`, `site_sameframe`); the dog's capsule collision geoms sit up to 3e-7 off
+/// their bodies' inertial frames, which moved its capsule contacts by 1e-7. Every kind, each
+/// near its 1e-6 bound, with the kinematics at a random state to 1e-15.
+#[test]
+fn sameframe_poses() {
+    let c = &reference()["sameframe"];
+    let m = model(c);
+    let kinds = |v: &[moreau::model::SameFrame]| -> Vec<f64> {
+        v.iter().map(|x| *x as u8 as f64).collect()
+    };
+    fields(
+        c,
+        &[
+            ("body_sameframe", kinds(&m.body_sameframe), 0.0),
+            ("geom_sameframe", kinds(&m.geom_sameframe), 0.0),
+            ("site_sameframe", kinds(&m.site_sameframe), 0.0),
+        ],
+    );
+    let mut d = Data::<f64>::new(&m);
+    d.qpos.copy_from_slice(&fv(&c["qpos"]));
+    moreau::forward(&m, &mut d);
+    let v = |x: &[nalgebra::Vector3<f64>]| -> Vec<f64> { x.iter().flatten().copied().collect() };
+    // row-major, as MuJoCo's xmat
+    let r = |x: &[nalgebra::Matrix3<f64>]| -> Vec<f64> {
+        x.iter()
+            .flat_map(|a| a.transpose().iter().copied().collect::<Vec<_>>())
+            .collect()
+    };
+    fields(
+        c,
+        &[
+            ("xipos", v(&d.xipos), 1e-15),
+            ("ximat", r(&d.ximat), 1e-15),
+            ("geom_xpos", v(&d.geom_xpos), 1e-15),
+            ("geom_xmat", r(&d.geom_xmat), 1e-15),
+            ("site_xpos", v(&d.site_xpos), 1e-15),
+            ("site_xmat", r(&d.site_xmat), 1e-15),
+        ],
+    );
+}

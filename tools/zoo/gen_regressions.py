@@ -364,6 +364,30 @@ def edge_tilt_pose(m, d, mode, s):
     mujoco.mj_forward(m, d)
 
 
+# dm_control's dog: a geom, site or inertial frame within 1e-6 of its body's frame or of the
+# body's inertial frame (every coordinate and quaternion component) takes that frame as it is
+# (`*_sameframe`): the dog's capsule collision geoms sit up to 3e-7 off their bodies' inertial
+# frames, which moved its capsule contacts by 1e-7. One element of each kind, near each bound.
+SAMEFRAME = """<mujoco><worldbody>
+  <body pos="0.3 0.1 0.2" euler="10 20 30"><freejoint/>
+    <inertial pos="0.01 0.02 0.03" quat="0.9 0.1 0.2 0.3" mass="1" diaginertia="0.1 0.2 0.3"/>
+    <geom name="body" type="box" size=".1 .2 .3" pos="5e-7 0 -9e-7" quat="1 5e-7 0 0"/>
+    <geom name="inertia" type="box" size=".1 .2 .3" pos="0.0100009 0.02 0.03" quat="-0.9 -0.1 -0.2 -0.3000003"/>
+    <geom name="bodyrot" type="box" size=".1 .2 .3" pos="1.1e-6 0.02 0.03"/>
+    <geom name="inertiarot" type="box" size=".1 .2 .3" pos="0.5 0.02 0.03" quat="0.9 0.1 0.2 0.3000001"/>
+    <geom name="none" type="box" size=".1 .2 .3" pos="0.5 0.02 0.03" quat="0.8 0.1 0.2 0.3"/>
+    <geom name="flipped" type="box" size=".1 .2 .3" quat="-1 5e-7 0 0"/>
+    <site name="body" pos="5e-7 0 0"/>
+    <site name="inertia" pos="0.01 0.02 0.03" quat="0.9 0.1 0.2 0.3"/>
+    <site name="inertiarot" pos="0.1 0.2 0.3" quat="0.9 0.1 0.2 0.3"/>
+  </body>
+  <body pos="1 0 0"><freejoint/><inertial pos="5e-7 0 0" mass="1" diaginertia="0.1 0.2 0.3"/></body>
+  <body pos="2 0 0"><freejoint/><inertial pos="0.1 0 0" mass="1" diaginertia="0.1 0.2 0.3"/></body>
+  <body pos="3 0 0"><freejoint/><inertial pos="0.1 0 0" quat="1 0 0 5e-7" mass="1" diaginertia="0.1 0.2 0.3"/></body>
+  <body pos="4 0 0"><freejoint/><inertial pos="1e-6 0 0" quat="1 0 0 1e-5" mass="1" diaginertia="0.1 0.2 0.3"/></body>
+</worldbody></mujoco>"""
+
+
 def posed_record(d):
     """A pose's qpos and MuJoCo's contacts there (count, dist, pos, frame)."""
     return {
@@ -517,6 +541,20 @@ def main():
         assert same == (kind == "same"), (dn, da, d.contact.pos[:2])
         poses.append(posed_record(d))
     out["cylinder_box_side"] = {"xml": CYL_BOX, "poses": poses}
+
+    m = mujoco.MjModel.from_xml_string(SAMEFRAME)
+    d = mujoco.MjData(m)
+    d.qpos[:] = np.random.default_rng(23).normal(size=m.nq)
+    mujoco.mj_forward(m, d)
+    assert set(m.geom_sameframe.tolist()) == {0, 1, 2, 3, 4}, m.geom_sameframe
+    out["sameframe"] = {
+        "xml": SAMEFRAME, "qpos": d.qpos.tolist(),
+        "body_sameframe": m.body_sameframe.tolist(), "geom_sameframe": m.geom_sameframe.tolist(),
+        "site_sameframe": m.site_sameframe.tolist(),
+        "xipos": d.xipos.tolist(), "ximat": d.ximat.tolist(), "geom_xpos": d.geom_xpos.tolist(),
+        "geom_xmat": d.geom_xmat.tolist(), "site_xpos": d.site_xpos.tolist(),
+        "site_xmat": d.site_xmat.tolist(),
+    }
 
     cases = []
     for pair in NATIVE_PAIRS:
