@@ -42,6 +42,10 @@ const TOL_SOLVE: f64 = 1e-8;
 const TOL_ROLLOUT: f64 = 1e-8;
 /// Finite-difference Jacobians (same scheme and step as MuJoCo's).
 const TOL_FD: f64 = 1e-6;
+/// Where MuJoCo's inverse FD Jacobians are not reproducible to `TOL_FD` (they move by more
+/// under a 1e-14 change of `qacc`: round-off of large contact forces divided by the step), the
+/// tolerance is this many times that move.
+const FD_NOISE_FACTOR: f64 = 4.0;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -918,13 +922,23 @@ fn check_fd(
         ("DfDa", &inv.DfDa),
     ] {
         let want = arr(&fd[what]);
+        // where MuJoCo's own differences move by more under a 1e-14 change of qacc (their
+        // round-off, `inverse_noise` of the generator), the tolerance is four times that move
+        let noise = fd["inverse_noise"][what].as_f64().unwrap_or(0.0);
+        let tol = TOL_FD.max(FD_NOISE_FACTOR * noise);
+        if tol > TOL_FD {
+            r.notes.push(format!(
+                "{at}: {what}: MuJoCo's own FD moves by {noise:.1e} under a 1e-14 change of \
+                 qacc; compared to {tol:.1e}"
+            ));
+        }
         r.check(
             "fd_inverse",
             &format!("{at}: {what}"),
             &rows(got),
             &want,
             own(&want, 1.0),
-            TOL_FD,
+            tol,
         );
     }
 }

@@ -24,7 +24,8 @@ tests/reference/zoo/<name>.json:
   mj_inverse at that qacc;
 - `fd`: at the state with the most constraint rows, the transition Jacobians A, B (centred,
   eps FD_EPS) and the inverse Jacobians DfDq, DfDv, DfDa (forward differences, flg_actuation
-  1). mjd_transitionFD and mjd_inverseFD refuse RK4 models: there A, B are the same centred
+  1), with `inverse_noise`: how far MuJoCo's own inverse Jacobians move when qacc moves by PERTURB
+  of its scale (their round-off). mjd_transitionFD and mjd_inverseFD refuse RK4 models: there A, B are the same centred
   differences of mj_step computed here (`fd.method`), checked against mjd_transitionFD on
   every other model; mjd_inverseFD also refuses RK4 and the noslip post-pass, so the inverse
   Jacobians come from it with the integrator set to Euler and noslip_iterations 0 (inverse
@@ -337,8 +338,19 @@ def fd_record(m, snap):
     mujoco.mj_copyData(d, mi, snap)
     mujoco.mj_forward(mi, d)
     mujoco.mjd_inverseFD(mi, d, FD_EPS, 1, DfDq, DfDv, DfDa, None, None, None, None)
+    # MuJoCo's own round-off in these forward differences: the same Jacobians at qacc moved by
+    # PERTURB of its scale (a fixed direction), relative to each matrix' scale; contact forces
+    # of 1e2 make a 1e-14 difference in qfrc_inverse 1e-6 of a Jacobian of scale 0.1
+    direction = np.cos(np.arange(nv) + 1.0)
+    d.qacc[:] += PERTURB * scale(d.qacc) * direction
+    noise = {key: np.zeros((nv, nv)) for key in ("DfDq", "DfDv", "DfDa")}
+    mujoco.mjd_inverseFD(mi, d, FD_EPS, 1, noise["DfDq"], noise["DfDv"], noise["DfDa"],
+                         None, None, None, None)
+    inverse_noise = {key: float(np.max(np.abs(noise[key] - ref), initial=0) / scale(ref))
+                     for key, ref in (("DfDq", DfDq), ("DfDv", DfDv), ("DfDa", DfDa))}
     return {"eps": FD_EPS, "centered": True, "method": method, "inverse_flg_actuation": True,
-            "A": enc(A), "B": enc(B), "DfDq": enc(DfDq), "DfDv": enc(DfDv), "DfDa": enc(DfDa)}
+            "A": enc(A), "B": enc(B), "DfDq": enc(DfDq), "DfDv": enc(DfDv), "DfDa": enc(DfDa),
+            "inverse_noise": inverse_noise}
 
 
 def reset_state(m):
