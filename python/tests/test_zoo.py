@@ -61,6 +61,9 @@ PY_KNOWN = {
     "menagerie/leap_hand/scene_right": "the rollout under this test's random controls leaves "
     "MuJoCo's by 1.4 (mesh-mesh contacts, not located; the Rust zoo test's rollout, other "
     "controls, passes)",
+    "menagerie/leap_hand/scene_left": "not yet run in this test (it was `failing` in the "
+    "Rust zoo test until its FD tolerance followed MuJoCo's own FD noise); its right twin's "
+    "rollout under this test's random controls leaves MuJoCo's (mesh-mesh contacts)",
     "menagerie/boston_dynamics_spot/scene": "the rollout under this test's random controls "
     "leaves MuJoCo's at step 323 (0.22 by the end; the Rust zoo test's rollout, other controls, "
     "passes): two leg meshes (geoms 16, 30) with the same penetration normal in both, MuJoCo "
