@@ -29,7 +29,8 @@ tests/reference/zoo/<name>.json:
   differences of mj_step computed here (`fd.method`), checked against mjd_transitionFD on
   every other model; mjd_inverseFD also refuses RK4 and the noslip post-pass, so the inverse
   Jacobians come from it with the integrator set to Euler and noslip_iterations 0 (inverse
-  dynamics uses neither).
+  dynamics uses neither), at the qacc of mj_forward of that model: without noslip, not the
+  state's recorded qacc, which the noslip pass moved.
 
 Float arrays are little-endian float64 in base64: {"shape": [...], "f64": "..."}, or, when
 mostly zero, {"shape": [...], "idx": <uint32 flat indices, base64>, "f64": <values>}.
