@@ -14,8 +14,10 @@
 //!
 //! Run: `cargo run --release [--features plot] --example contact_trajopt [-- --problem
 //! ball|hopper|box --horizon 60 --distance D --max-iters 300 --defect-tol N --model FILE
-//! --fd | --jumpsafe --check]` (`--model`: a variant of the problem's model, e.g. another cone;
-//! `--defect-tol` overrides the problem's). The inverse-dynamics Jacobians are analytic
+//! --fd | --jumpsafe --check --ilqr --warm-ilqr N]` (`--model`: a variant of the problem's
+//! model, e.g. another cone; `--defect-tol` overrides the problem's; `--ilqr` also solves the
+//! problem by iLQR through the engine's step; `--warm-ilqr N` starts the collocation from
+//! iLQR's solution after at most N iterations instead of the problem's guess). The inverse-dynamics Jacobians are analytic
 //! (`collocation::Analytic`, through the soft contact forces); `--fd` selects plain centered
 //! finite differences (`moreau_problems::contact_provider`), `--jumpsafe` the one-sided-at-jumps ones
 //! (`JumpSafeDifference`, see `hopper_hop`). Prints iterations, time, CPU time, cost, the largest unactuated force
@@ -87,33 +89,12 @@ fn jacobian_check(c: &moreau_optim::collocation::Collocation, z: &[f64], label: 
 /// ms, and the collocation's cost and largest unactuated force of the rollout (a rollout
 /// satisfies the dynamics up to the solver's tolerance).
 fn ilqr_comparison(p: &ContactProblem, max_iter: usize) -> Result<(), String> {
-    use moreau_optim::ilqr::{ilqr, IlqrOptions};
-    use moreau_optim::system::MoreauSystem;
-    use nalgebra::DVector;
-    let c = &p.collocation;
-    let mut sys = MoreauSystem::new(c.model.clone())?.analytic()?;
-    let x0 = DVector::from_iterator(
-        c.model.nq + c.model.nv,
-        c.q0.iter()
-            .copied()
-            .chain(std::iter::repeat_n(0.0, c.model.nv)),
-    );
-    let us: Vec<DVector<f64>> = p.u0.iter().map(|u| DVector::from_vec(u.clone())).collect();
-    let opt = IlqrOptions {
-        max_iter,
-        ..IlqrOptions::default()
-    };
     let c0 = moreau_optim::progress::thread_cpu_ms();
     let t0 = std::time::Instant::now();
-    let r = ilqr(&mut sys, &p.ilqr_cost, &x0, us, &opt, |_, _| {})?;
+    let (r, z) = p.solve_ilqr(max_iter)?;
     let ms = t0.elapsed().as_secs_f64() * 1e3;
     let cpu = moreau_optim::progress::cpu_ms_since(c0);
-    let nq = c.model.nq;
-    let z: Vec<f64> = r.xs[1..]
-        .iter()
-        .flat_map(|x| x.rows(0, nq).iter().copied().collect::<Vec<_>>())
-        .collect();
-    let ev = c.evaluate(&z);
+    let ev = p.collocation.evaluate(&z);
     println!(
         "iLQR (engine step, analytic Jacobians): {} iterations, {ms:.0} ms, CPU {cpu:.0} ms, cost {:.5} (iLQR's own {:.5}), max |unactuated τ| {:.1e} N, converged {}",
         r.iterations,
@@ -159,7 +140,7 @@ fn run() -> Result<(), String> {
             Box::new(Analytic::new())
         }
     };
-    let (p, idx, what, distance): (ContactProblem, usize, &str, f64) = match problem.as_str() {
+    let (mut p, idx, what, distance): (ContactProblem, usize, &str, f64) = match problem.as_str() {
         "ball" => {
             let d = arg(&args, "--distance")?.unwrap_or(0.2);
             let p = ball_push(horizon, d)?;
@@ -189,6 +170,18 @@ fn run() -> Result<(), String> {
     println!("inverse-dynamics Jacobians by {jac_name}");
     if check {
         jacobian_check(&p.collocation, &p.z0, "the initial guess");
+    }
+    // Warm start: the guess replaced by iLQR's solution through the engine's step.
+    if let Some(n) = arg::<usize>(&args, "--warm-ilqr")? {
+        let c0 = moreau_optim::progress::thread_cpu_ms();
+        let r = p.warm_start_ilqr(n)?;
+        let cpu = moreau_optim::progress::cpu_ms_since(c0);
+        println!(
+            "warm start: iLQR {} iterations, CPU {cpu:.0} ms, iLQR cost {:.5}, converged {}",
+            r.iterations,
+            r.cost_history.last().copied().unwrap_or(f64::NAN),
+            r.converged
+        );
     }
     let e0 = p.collocation.evaluate(&p.z0);
     println!(
@@ -248,6 +241,7 @@ fn run() -> Result<(), String> {
         free.to_string(),
         format!("{:.4} / {distance}", plan[c.horizon][idx] - c.q0[idx]),
         if res.converged { "yes" } else { "NO" }.into(),
+        format!("{:.1e}", res.optimality),
     ]];
     println!(
         "\n{}",
@@ -267,6 +261,7 @@ fn run() -> Result<(), String> {
                 "knots without contact",
                 &format!("{what} travelled / asked m"),
                 "converged",
+                "scaled gradient",
             ],
             &body,
         )
@@ -334,6 +329,7 @@ fn run() -> Result<(), String> {
         )
         .map_err(|e| e.to_string())?;
     }
+    println!("termination: {}", res.termination);
     if !res.converged {
         return Err(format!("did not converge: {}", res.termination));
     }

@@ -10,7 +10,9 @@
 //! (`λ_t ← λ_t + w Nᵀτ_t`), and the penalty `w` grows ×`penalty_growth` when an update reduced
 //! the largest residual less than `penalty_decrease` (the classic schedule: the multipliers then
 //! converge faster than linearly with a fixed small `w`); the solver stops when the objective
-//! has stalled with the largest dynamics residual below `defect_tol`. The evaluation of the
+//! has stalled with the largest dynamics residual below `defect_tol` at a first-order point
+//! (see [`LevenbergMarquardt::gtol`]; a stall elsewhere ends as [`Outcome::Stalled`], not
+//! converged). The evaluation of the
 //! accepted trial point is kept for the next Jacobian (no recomputation), and all storage
 //! (Jacobian blocks, band matrices, step vectors) is reused across iterations.
 //!
@@ -57,6 +59,24 @@ pub struct LevenbergMarquardt {
     pub penalty_growth: f64,
     pub penalty_decrease: f64,
     pub max_penalty_growth: f64,
+    /// First-order optimality, tested when the objective stalls: the cosine of the angle between
+    /// the residual and the range of its Jacobian, `‖P_J r‖ / ‖r‖ = √(gᵀ(JᵀJ)⁻¹g / ‖r‖²)` with
+    /// `g = Jᵀr` (the gradient in the Gauss–Newton metric; its square is the relative decrease
+    /// the undamped Gauss–Newton model predicts). MINPACK's `gtol` test (`Moré 1978` in
+    /// docs/references.md) takes the cosine with each column `J_j` instead, which here is
+    /// ~1e-4 already at a poor guess: the columns are dominated by the stiff dynamics rows
+    /// (`∝ √w/h²`). Scale free: it does not change when a variable or the residual is rescaled.
+    pub gtol: f64,
+    /// Step test (MINPACK's `xtol`): the undamped Gauss–Newton step with
+    /// `‖δ‖∞ ≤ xtol·(‖z‖∞ + xtol)` also counts as first-order. Not the damped step: with the
+    /// damping at 1e10 every step is small, optimal or not.
+    pub xtol: f64,
+    /// Consecutive stalled iterations at a feasible point that is not first-order optimal
+    /// after which the run ends as [`Outcome::Stalled`] (the steps are accepted but each
+    /// decreases the objective by less than `tol`: the damping cannot fall far enough for a
+    /// Gauss–Newton step, whose model fails at a kink of the forces).
+    pub max_stalls: usize,
+    stalls: usize,
     nu: f64,
     al_updates: usize,
     /// Trajectory cost (task + control + limits) after each iteration.
@@ -64,7 +84,27 @@ pub struct LevenbergMarquardt {
     /// Largest dynamics residual after each iteration.
     pub defect_history: Vec<f64>,
     converged: bool,
+    outcome: Outcome,
+    /// Scaled gradient ([`LevenbergMarquardt::gtol`]) at the last stall.
+    optimality: f64,
     work: Work,
+}
+
+/// How an LM run ended (besides argmin's iteration limit, [`Outcome::Running`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Not stopped by the solver (the iteration limit ended the run, or it did not start).
+    Running,
+    /// Objective stalled at a first-order point (scaled gradient below `gtol` or Gauss–Newton
+    /// step below `xtol`) with the largest dynamics residual below `defect_tol`.
+    Converged,
+    /// At a feasible point that is not first-order optimal (scaled gradient `gradient` above
+    /// `gtol`), every trial step of an iteration was rejected, or `max_stalls` iterations in a
+    /// row decreased the objective by less than `tol`; the damping is `lambda`: the linear
+    /// model of the residual fails at every step length tried (a kink of the contact forces).
+    Stalled { lambda: f64, gradient: f64 },
+    /// The multiplier updates ran out before the dynamics residual reached `defect_tol`.
+    MultipliersExhausted,
 }
 
 /// Storage reused across iterations: the evaluation at the current iterate (so the Jacobian
@@ -118,14 +158,26 @@ impl Default for LevenbergMarquardt {
             penalty_growth: 10.0,
             penalty_decrease: 0.25,
             max_penalty_growth: 1e3,
+            gtol: 0.03,
+            xtol: 1e-8,
+            max_stalls: 20,
+            stalls: 0,
             nu: 2.0,
             al_updates: 0,
             cost_history: vec![],
             defect_history: vec![],
             converged: false,
+            outcome: Outcome::Running,
+            optimality: f64::NAN,
             work: Work::default(),
         }
     }
+}
+
+/// The inner problem has stalled: no trial step was accepted, or the accepted one decreased the
+/// objective by at most `tol` (relative).
+fn stalled_at(accepted: bool, f0: f64, fnew: f64, tol: f64) -> bool {
+    !accepted || f0 - fnew <= tol * f0
 }
 
 fn half_sq(r: &[f64]) -> f64 {
@@ -155,6 +207,9 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             .cloned()
             .ok_or_else(|| Error::msg("LM: no initial parameter"))?;
         let ev = problem.problem("evaluate", |c| Ok(c.evaluate(&z)))?;
+        self.converged = false;
+        self.outcome = Outcome::Running;
+        self.stalls = 0;
         self.cost_history = vec![ev.cost()];
         self.defect_history = vec![ev.max_defect()];
         let kv = kv_of(&ev, self.lambda);
@@ -196,6 +251,7 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         let mut accepted = false;
         let mut fnew = f0;
         let (mut trials, mut last_rho, mut step) = (0, f64::NAN, f64::NAN);
+        let zmax = z.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         for _ in 0..30 {
             trials += 1;
             w.hl.copy_from(&w.h);
@@ -249,18 +305,49 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             self.lambda *= self.nu;
             self.nu *= 2.0;
         }
-        let (zn, evn, stalled) = if accepted {
+        // First-order test at a stall (the Gauss–Newton step at the start point, undamped
+        // but for a round-off regularization; a matrix that is not positive definite, e.g.
+        // with second-order terms, gets more until it is).
+        let (mut gnorm, mut gn_step) = (f64::NAN, f64::NAN);
+        if stalled_at(accepted, f0, fnew, self.tol) {
+            let dmax = w.diag.iter().fold(0.0f64, |a, d| a.max(d.abs()));
+            let mut eps = 1e-12 * dmax.max(1e-300);
+            for _ in 0..8 {
+                w.hl.copy_from(&w.h);
+                for i in 0..n {
+                    w.hl.add_diag(i, eps);
+                }
+                if w.hl.cholesky() {
+                    w.delta.clear();
+                    w.delta.extend_from_slice(&w.g);
+                    w.hl.solve(&mut w.delta);
+                    let gdg: f64 = w.delta.iter().zip(&w.g).map(|(a, b)| a * b).sum();
+                    gnorm = if f0 > 0.0 {
+                        (gdg.max(0.0) / (2.0 * f0)).sqrt()
+                    } else {
+                        0.0
+                    };
+                    gn_step = w.delta.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                    break;
+                }
+                eps *= 100.0;
+            }
+            self.optimality = gnorm;
+        }
+        let small_step = gn_step <= self.xtol * (zmax + self.xtol);
+        let stalled = stalled_at(accepted, f0, fnew, self.tol);
+        let (zn, evn) = if accepted {
             let evn = std::mem::replace(&mut w.trial, ev);
-            (w.zn.clone(), evn, f0 - fnew <= self.tol * f0)
+            (w.zn.clone(), evn)
         } else {
-            (z, ev, true)
+            (z, ev)
         };
         self.cost_history.push(evn.cost());
         self.defect_history.push(evn.max_defect());
         let kv = kv_of(&evn, self.lambda);
         if std::env::var_os("LM_DEBUG").is_some() {
             eprintln!(
-                "f0 {f0:.6e} fnew {fnew:.6e} cost {:.6} defect {:.2e} lambda {:.2e} stalled {stalled} trials {trials} rho {last_rho:.3} step {step:.2e}",
+                "f0 {f0:.6e} fnew {fnew:.6e} cost {:.6} defect {:.2e} lambda {:.2e} stalled {stalled} trials {trials} rho {last_rho:.3} step {step:.2e} gradient {gnorm:.2e} GN step {gn_step:.2e}",
                 evn.cost(),
                 evn.max_defect(),
                 self.lambda
@@ -274,15 +361,43 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             })?;
         }
         let mut evn = evn;
+        // consecutive feasible stalls away from a first-order point (reset by any other iteration)
+        let prev_stalls = std::mem::take(&mut self.stalls);
         if stalled {
             let defect = evn.max_defect();
-            if defect <= self.defect_tol || self.al_updates >= self.max_al_updates {
-                self.converged = defect <= self.defect_tol;
-                state = state.terminate_with(if self.converged {
-                    TerminationReason::SolverConverged
+            let first_order = gnorm <= self.gtol || small_step;
+            if defect <= self.defect_tol && first_order {
+                self.converged = true;
+                self.outcome = Outcome::Converged;
+                state = state.terminate_with(TerminationReason::SolverConverged);
+            } else if defect <= self.defect_tol && (!accepted || prev_stalls + 1 >= self.max_stalls)
+            {
+                // Away from a first-order point: a stall, not an optimum.
+                self.outcome = Outcome::Stalled {
+                    lambda: self.lambda,
+                    gradient: gnorm,
+                };
+                let why = if accepted {
+                    format!(
+                        "{} iterations in a row decreased the objective by less than {:.0e}",
+                        self.max_stalls, self.tol
+                    )
                 } else {
-                    TerminationReason::SolverExit("multiplier updates exhausted".into())
-                });
+                    "every trial step rejected".to_string()
+                };
+                state = state.terminate_with(TerminationReason::SolverExit(format!(
+                    "stalled: {why} (damping {:.1e}), scaled gradient {gnorm:.1e} > gtol {:.0e}",
+                    self.lambda, self.gtol
+                )));
+            } else if defect <= self.defect_tol {
+                // Feasible, decreasing slowly, not yet first-order: keep iterating (the damping
+                // falls after each accepted step); the multipliers are already right.
+                self.stalls = prev_stalls + 1;
+            } else if self.al_updates >= self.max_al_updates {
+                self.outcome = Outcome::MultipliersExhausted;
+                state = state.terminate_with(TerminationReason::SolverExit(
+                    "multiplier updates exhausted".into(),
+                ));
             } else {
                 let grow = defect > self.penalty_decrease * w.last_defect
                     && w.growth * self.penalty_growth <= self.max_penalty_growth;
@@ -314,9 +429,20 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
 }
 
 impl LevenbergMarquardt {
-    /// True if the last run ended with a stalled objective and a small dynamics residual.
+    /// True if the last run ended with a stalled objective at a first-order point and a small
+    /// dynamics residual ([`Outcome::Converged`]).
     pub fn converged(&self) -> bool {
         self.converged
+    }
+
+    /// How the last run ended.
+    pub fn outcome(&self) -> &Outcome {
+        &self.outcome
+    }
+
+    /// The scaled gradient ([`LevenbergMarquardt::gtol`]) at the last stall.
+    pub fn optimality(&self) -> f64 {
+        self.optimality
     }
 }
 
@@ -331,6 +457,12 @@ pub struct CollocationResult {
     pub cost_history: Vec<f64>,
     pub defect_history: Vec<f64>,
     pub termination: String,
+    /// How the run ended ([`Outcome`]; L-BFGS: `Converged`, `MultipliersExhausted` or
+    /// `Running`).
+    pub outcome: Outcome,
+    /// LM: the scaled gradient ([`LevenbergMarquardt::gtol`]) at the last stall (NaN if none);
+    /// L-BFGS: NaN.
+    pub optimality: f64,
 }
 
 /// Runs the LM solver through argmin's executor with the given observers attached by `setup`.
@@ -353,6 +485,8 @@ pub fn solve_lm(
         .cloned()
         .ok_or_else(|| Error::msg("LM: no result"))?;
     let converged = res.solver().converged();
+    let outcome = res.solver().outcome().clone();
+    let optimality = res.solver().optimality();
     let cost_history = res.solver().cost_history.clone();
     let defect_history = res.solver().defect_history.clone();
     let problem = res
@@ -370,6 +504,8 @@ pub fn solve_lm(
             cost_history,
             defect_history,
             termination,
+            outcome,
+            optimality,
         },
     ))
 }
@@ -521,6 +657,7 @@ pub fn solve_lbfgs(
     let mut cost_history = vec![];
     let mut defect_history = vec![];
     let mut converged = false;
+    let mut outcome = Outcome::Running;
     let mut termination;
     let mut al_updates = 0;
     loop {
@@ -576,10 +713,12 @@ pub fn solve_lbfgs(
         }
         if ev.max_defect() <= opts.defect_tol {
             converged = true;
+            outcome = Outcome::Converged;
             break;
         }
         if al_updates >= opts.max_al_updates {
             termination = "multiplier updates exhausted".into();
+            outcome = Outcome::MultipliersExhausted;
             break;
         }
         c.update_multipliers(&ev);
@@ -594,5 +733,7 @@ pub fn solve_lbfgs(
         cost_history,
         defect_history,
         termination,
+        outcome,
+        optimality: f64::NAN,
     })
 }

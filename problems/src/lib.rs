@@ -170,6 +170,48 @@ pub struct ContactProblem {
     pub ilqr_cost: QuadraticCost,
 }
 
+impl ContactProblem {
+    /// The same problem by iLQR through the engine's step ([`MoreauSystem`], analytic transition
+    /// Jacobians, [`ContactProblem::ilqr_cost`]) from `(q0, 0)` under the guess's controls
+    /// `u0`, at most `max_iter` iterations; returns the result and its configurations
+    /// `q₁ … q_T` flat (the collocation's variables: a rollout, so its dynamics residual is
+    /// the engine's constraint-solver tolerance).
+    pub fn solve_ilqr(&self, max_iter: usize) -> Result<(IlqrResult, Vec<f64>), String> {
+        let c = &self.collocation;
+        let (nq, nv) = (c.model.nq, c.model.nv);
+        let mut sys = MoreauSystem::new(c.model.clone())?.analytic()?;
+        let x0 = DVector::from_iterator(
+            nq + nv,
+            c.q0.iter().copied().chain(std::iter::repeat_n(0.0, nv)),
+        );
+        let us = self
+            .u0
+            .iter()
+            .map(|u| DVector::from_vec(u.clone()))
+            .collect();
+        let opt = IlqrOptions {
+            max_iter,
+            ..IlqrOptions::default()
+        };
+        let r = ilqr(&mut sys, &self.ilqr_cost, &x0, us, &opt, |_, _| {})?;
+        let z = r.xs[1..]
+            .iter()
+            .flat_map(|x| x.rows(0, nq).iter().copied().collect::<Vec<_>>())
+            .collect();
+        Ok((r, z))
+    }
+
+    /// Replaces the initial guess by the iLQR solution of [`ContactProblem::solve_ilqr`]
+    /// (warm start: a dynamically feasible trajectory near a local optimum of the same
+    /// objective) and returns iLQR's result.
+    pub fn warm_start_ilqr(&mut self, max_iter: usize) -> Result<IlqrResult, String> {
+        let (r, z) = self.solve_ilqr(max_iter)?;
+        self.z0 = z;
+        self.u0 = r.us.iter().map(|u| u.as_slice().to_vec()).collect();
+        Ok(r)
+    }
+}
+
 /// Finite-difference inverse-dynamics Jacobians for contact models (the analytic default's
 /// comparison, `--fd`): centered differences with small steps in `v` and `a` too (the soft contact forces are piecewise linear in `v` and `a`, not quadratic,
 /// so the default unit step would straddle the kinks of the constraint states).

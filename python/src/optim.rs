@@ -171,10 +171,12 @@ struct Solved {
 /// `"fd"` or `"jumpsafe"` (finite differences). `progress=True` shows a progress bar on stderr;
 /// `callback(info)` gets `{"iteration", "cost", "defect"}` after each iteration. The knots'
 /// Jacobians run on `threads` threads (None: `set_threads`'s choice) where the provider
-/// computes them per thread; the result does not depend on it. Returns a `CollocationResult`
-/// (plan, controls, the engine's open-loop replay, histories).
+/// computes them per thread; the result does not depend on it. `warm_ilqr` > 0 starts the
+/// collocation from iLQR's solution through the engine's step (at most that many iterations)
+/// instead of the problem's guess (the hopper converges from it, it stalls from its guess).
+/// Returns a `CollocationResult` (plan, controls, the engine's open-loop replay, histories).
 #[pyfunction]
-#[pyo3(signature = (problem="hopper", horizon=60, distance=None, max_iters=300, jacobians="analytic", defect_tol=None, progress=false, callback=None, threads=None))]
+#[pyo3(signature = (problem="hopper", horizon=60, distance=None, max_iters=300, jacobians="analytic", defect_tol=None, progress=false, callback=None, threads=None, warm_ilqr=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn contact_trajopt(
     py: Python<'_>,
@@ -187,6 +189,7 @@ pub fn contact_trajopt(
     progress: bool,
     callback: Option<Bound<'_, PyAny>>,
     threads: Option<usize>,
+    warm_ilqr: usize,
 ) -> PyResult<CollocationResult> {
     use moreau_optim::collocation::{Analytic, InverseJacobian};
     use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
@@ -223,6 +226,9 @@ pub fn contact_trajopt(
         };
         p.collocation
             .set_threads(threads.unwrap_or_else(default_threads))?;
+        if warm_ilqr > 0 {
+            p.warm_start_ilqr(warm_ilqr)?;
+        }
         let jac = p.collocation.provider_name();
         let mut lm = LevenbergMarquardt::default();
         lm.max_al_updates = max_iters as usize;

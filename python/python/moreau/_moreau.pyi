@@ -3160,7 +3160,7 @@ class _Optim(ModuleType):
     PredictiveSampling: type[PredictiveSampling]
     Recording: type[Recording]
     @staticmethod
-    def contact_trajopt(problem: object = 'hopper', horizon: object = 60, distance: object = None, max_iters: object = 300, jacobians: object = 'analytic', defect_tol: object = None, progress: object = False, callback: object = None, threads: object = None) -> CollocationResult:
+    def contact_trajopt(problem: object = 'hopper', horizon: object = 60, distance: object = None, max_iters: object = 300, jacobians: object = 'analytic', defect_tol: object = None, progress: object = False, callback: object = None, threads: object = None, warm_ilqr: object = 0) -> CollocationResult:
         """
         Direct collocation through contact on one of the project's problems (the `moreau-problems`
         crate, as `cargo run -p moreau-optim --example contact_trajopt`): `"hopper"` (a planar
@@ -3171,8 +3171,10 @@ class _Optim(ModuleType):
         `"fd"` or `"jumpsafe"` (finite differences). `progress=True` shows a progress bar on stderr;
         `callback(info)` gets `{"iteration", "cost", "defect"}` after each iteration. The knots'
         Jacobians run on `threads` threads (None: `set_threads`'s choice) where the provider
-        computes them per thread; the result does not depend on it. Returns a `CollocationResult`
-        (plan, controls, the engine's open-loop replay, histories).
+        computes them per thread; the result does not depend on it. `warm_ilqr` > 0 starts the
+        collocation from iLQR's solution through the engine's step (at most that many iterations)
+        instead of the problem's guess (the hopper converges from it, it stalls from its guess).
+        Returns a `CollocationResult` (plan, controls, the engine's open-loop replay, histories).
         """
         ...
     @staticmethod
