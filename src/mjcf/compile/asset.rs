@@ -412,12 +412,16 @@ pub(super) fn compile_hfields(
                 };
                 flip_rows(&mut data, nrow as usize, ncol as usize);
             }
-            let lo = data.iter().cloned().fold(f64::INFINITY, f64::min);
-            let hi = data.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            // hfield_data is float32 in MuJoCo, normalized in float32 (the values first rounded
+            // to float32: an `elevation` of 0.735 gives another last bit than in double)
+            let lo = data.iter().map(|&x| x as f32).fold(f32::INFINITY, f32::min);
+            let hi = data
+                .iter()
+                .map(|&x| x as f32)
+                .fold(f32::NEG_INFINITY, f32::max);
             if hi > lo {
                 for x in &mut data {
-                    // hfield_data is float32 in MuJoCo
-                    *x = ((*x - lo) / (hi - lo)) as f32 as f64;
+                    *x = ((*x as f32 - lo) / (hi - lo)) as f64;
                 }
             } else {
                 data.iter_mut().for_each(|x| *x = 0.0);
