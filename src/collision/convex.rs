@@ -4,6 +4,10 @@
 //! derivative parts are those of the exact contact). Used for the pairs MuJoCo sends to its convex collider: anything with an
 //! ellipsoid or a mesh, cylinder–capsule/cylinder/box, and plane–ellipsoid/mesh.
 //!
+//! Pairs with a smooth shape, and box/mesh pairs without margin, run MuJoCo 4.0.0's own search
+//! ([`super::native`]); a box/mesh pair's multi-contact patch then starts from the touching
+//! features of its last EPA face, as MuJoCo's does.
+//!
 //! Box–mesh, mesh–mesh, capsule–mesh and cylinder pairs get MuJoCo 4.0.0's multi-contact
 //! patches (`multiccd`, on unless disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh
 //! its hull-polygon rule (up to 4 contacts); every other convex pair gets one contact.
@@ -336,8 +340,15 @@ pub fn pair_contact<'a, T: Scalar>(
     g2: usize,
     scratch: &mut CollisionScratch,
 ) -> Option<(Posed<'a>, Posed<'a>, ConvexContact)> {
-    pair_contact_within(m, d, [g1, g2], f64::INFINITY, scratch)
+    pair_contact_within(m, d, [g1, g2], f64::INFINITY, scratch).map(|(a, b, c, _)| (a, b, c))
 }
+
+/// The vertex indices of the last EPA face on geom 0 and geom 1 (the touching features).
+type Features = [[i32; 3]; 2];
+
+/// Both shapes posed, the contact, and the touching features when the native polytope search
+/// found it.
+type Found<'a> = (Posed<'a>, Posed<'a>, ConvexContact, Option<Features>);
 
 /// [`pair_contact`] with the search stopped once the pair is proved farther apart than `cutoff`
 /// ([`penetration_within`]: the result's distance then exceeds `cutoff`).
@@ -347,10 +358,13 @@ fn pair_contact_within<'a, T: Scalar>(
     [g1, g2]: [usize; 2],
     cutoff: f64,
     scratch: &mut CollisionScratch,
-) -> Option<(Posed<'a>, Posed<'a>, ConvexContact)> {
+) -> Option<Found<'a>> {
     let (a, b) = (posed(m, d, g1)?, posed(m, d, g2)?);
-    if let Some(c) = native_contact(&a, &b, m, cutoff, scratch) {
-        return c.map(|c| (a, b, c));
+    if let Some(c) = native_contact(&a, &b, [g1, g2], m, cutoff, scratch) {
+        return c.map(|c| (a, b, c, None));
+    }
+    if let Some(c) = polytope_contact(&a, &b, [g1, g2], m, cutoff, scratch) {
+        return c.map(|(c, f)| (a, b, c, Some(f)));
     }
     let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
     let iters = m.opt.ccd_iterations.max(50);
@@ -358,41 +372,67 @@ fn pair_contact_within<'a, T: Scalar>(
         Some(c) => c,
         None => penetration_within(&a, &b, tol, iters, cutoff, scratch)?,
     };
-    Some((a, b, c))
+    Some((a, b, c, None))
 }
 
-/// The shape as the native search sees it ([`native::Geom`]); `core`: a sphere as its centre
-/// and a capsule as its axis segment.
-fn native_geom<'a>(p: &Posed<'a>, core: bool) -> native::Geom<'a> {
-    use native::Geom as G;
-    let (pos, mat) = (p.pos, p.mat);
-    match p.shape {
-        Shape::Sphere(_) if core => G::Point { pos },
-        Shape::Sphere(r) => G::Sphere { pos, r },
-        Shape::Capsule(_, h) if core => G::Segment { pos, mat, h },
-        Shape::Capsule(r, h) => G::Capsule { pos, mat, r, h },
-        Shape::Ellipsoid(size) => G::Ellipsoid { pos, mat, size },
-        Shape::Cylinder(r, h) => G::Cylinder {
-            pos,
-            mat,
-            size: [r, h],
-        },
-        Shape::Box(size) => G::Box { pos, mat, size },
-        Shape::Mesh(vert) => G::Mesh { pos, mat, vert },
+/// MuJoCo 4.0.0's native search on two polytopes (box, mesh) without margin
+/// ([`native::polytopes`]): the contact is its last EPA face, and the face's vertex indices on
+/// each geom are the touching features the multi-contact patch starts from. `None` for other
+/// pairs, a margin, or when EPA breaks down (the converged search instead); `Some(None)`: no
+/// contact.
+fn polytope_contact<'a>(
+    a: &Posed<'a>,
+    b: &Posed<'a>,
+    geoms: [usize; 2],
+    m: &'a Model,
+    cutoff: f64,
+    scratch: &mut CollisionScratch,
+) -> Option<Option<(ConvexContact, Features)>> {
+    let poly = |p: &Posed| matches!(p.shape, Shape::Box(_) | Shape::Mesh(_));
+    if !(poly(a) && poly(b) && cutoff == 0.0) {
+        return None;
     }
+    let ga = rounded(m, geoms[0], a).full;
+    let gb = rounded(m, geoms[1], b).full;
+    let (tol, iters) = (m.opt.ccd_tolerance, m.opt.ccd_iterations);
+    let Some(hit) = native::polytopes(scratch.hfield(), &ga, &gb, iters, tol) else {
+        return Some(None);
+    };
+    let h = hit?;
+    if !(h.depth > 0.0) {
+        return None;
+    }
+    let c = ConvexContact {
+        dist: -h.depth,
+        pa: h.pa,
+        pb: h.pb,
+        normal: h.v / h.depth,
+    };
+    Some(Some((c, [h.ia, h.face.map(|f| f.1)])))
 }
 
-/// MuJoCo 4.0.0's native search ([`native::query`]) on a pair with a smooth shape (sphere,
-/// capsule, ellipsoid, cylinder): with `ccd_tolerance` and `ccd_iterations` as MuJoCo uses them,
-/// so the contact is MuJoCo's iterate, not the converged one (an ellipsoid on a box edge:
-/// normal 1e-3 from the converged one, measured; tools/zoo/gen_regressions.py). A sphere or a
-/// capsule is searched as its centre or axis with the radius added, as MuJoCo does, while the
-/// cores are apart. `None` for two polytopes (the search below); `Some(None)`: no contact
-/// within the cutoff.
-fn native_contact(
-    a: &Posed,
-    b: &Posed,
-    m: &Model,
+/// Geom `g` posed as `p` for the native search, a mesh with its hull graph (MuJoCo's
+/// hill-climbing support, [`native::Geom::Mesh`]).
+fn rounded<'a>(m: &'a Model, g: usize, p: &Posed<'a>) -> native::Rounded<'a> {
+    let mut r = native::Rounded::new(p.shape, p.pos, p.mat);
+    if let native::Geom::Mesh { graph, .. } = &mut r.full {
+        *graph = usize::try_from(m.geom_dataid[g])
+            .ok()
+            .and_then(|id| m.mesh.get(id))
+            .map(|mesh| &mesh.graph[..])
+            .filter(|x| !x.is_empty());
+    }
+    r
+}
+
+/// MuJoCo 4.0.0's native search ([`native::contact`]) on a pair with a smooth shape (sphere,
+/// capsule, ellipsoid, cylinder). `None` for two polytopes (the search below) or when the
+/// native search breaks down; `Some(None)`: no contact within the cutoff.
+fn native_contact<'a>(
+    a: &Posed<'a>,
+    b: &Posed<'a>,
+    geoms: [usize; 2],
+    m: &'a Model,
     cutoff: f64,
     scratch: &mut CollisionScratch,
 ) -> Option<Option<ConvexContact>> {
@@ -400,48 +440,9 @@ fn native_contact(
     if !smooth(a) && !smooth(b) {
         return None;
     }
+    let (ra, rb) = (rounded(m, geoms[0], a), rounded(m, geoms[1], b));
     let (tol, iters) = (m.opt.ccd_tolerance, m.opt.ccd_iterations);
-    let radius = |p: &Posed| match p.shape {
-        Shape::Sphere(r) | Shape::Capsule(r, _) => r,
-        _ => 0.0,
-    };
-    let (ra, rb) = (radius(a), radius(b));
-    let poly = scratch.hfield();
-    if ra > 0.0 || rb > 0.0 {
-        let (ca, cb) = (native_geom(a, true), native_geom(b, true));
-        match native::query(poly, &ca, &cb, iters, tol, cutoff + ra + rb) {
-            native::Query::Apart { dist, pa, pb } => {
-                let n = (pb - pa) / dist;
-                return Some(Some(ConvexContact {
-                    dist: dist - ra - rb,
-                    pa: pa + n * ra,
-                    pb: pb - n * rb,
-                    normal: n,
-                }));
-            }
-            native::Query::Beyond => return Some(None),
-            // the cores overlap: the whole shapes below
-            native::Query::Hit(_) => {}
-            native::Query::Lost => return None,
-        }
-    }
-    let (ga, gb) = (native_geom(a, false), native_geom(b, false));
-    match native::query(poly, &ga, &gb, iters, tol, cutoff) {
-        native::Query::Apart { dist, pa, pb } => Some(Some(ConvexContact {
-            dist,
-            pa,
-            pb,
-            normal: (pb - pa) / dist,
-        })),
-        native::Query::Beyond => Some(None),
-        native::Query::Hit(h) if h.depth > 0.0 => Some(Some(ConvexContact {
-            dist: -h.depth,
-            pa: h.pa,
-            pb: h.pb,
-            normal: h.v / h.depth,
-        })),
-        native::Query::Hit(_) | native::Query::Lost => None,
-    }
+    native::contact(scratch.hfield(), &ra, &rb, iters, tol, cutoff)
 }
 
 /// A sphere as its centre and a capsule as its axis segment, with the radius apart (other
@@ -494,7 +495,7 @@ fn core_contact(
 pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;
     let margin = f64of(s.margin);
-    let Some((a, b, c)) = pair_contact_within(m, d, [g1, g2], margin, s.scratch) else {
+    let Some((a, b, c, feat)) = pair_contact_within(m, d, [g1, g2], margin, s.scratch) else {
         return;
     };
     if !(c.dist <= margin) {
@@ -502,7 +503,7 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     }
     let tpose = [super::pose(d, g1), super::pose(d, g2)];
     if !m.opt.disabled(disable::MULTICCD)
-        && multiccd::multi_contact(m, [(a.pos, a.mat), (b.pos, b.mat)], tpose, &c, s)
+        && multiccd::multi_contact(m, [(a.pos, a.mat), (b.pos, b.mat)], tpose, &c, feat, s)
     {
         return;
     }

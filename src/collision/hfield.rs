@@ -21,9 +21,13 @@
 //! used then); a radial normal on cylinder walls (MuJoCo 3.x's normal correction) made the
 //! cylinder rows worse, so it is not applied.
 //!
-//! Spheres, capsules, ellipsoids, and any geom with a margin: the minimal depth of each prism by
-//! GJK/EPA ([`super::convex::penetration_within`]); MuJoCo agrees to its EPA tolerance in dist
-//! (≤ 1e-6), its positions and normals less closely (see the test's tolerances).
+//! Spheres, capsules and ellipsoids without margin: MuJoCo 4.0.0's native search as well
+//! ([`native::contact`]): a sphere as its centre and a capsule as its axis with the radius added
+//! while that core is outside the prism (exact at any tolerance), else the whole shape's EPA
+//! stopped at `ccd_tolerance` or `ccd_iterations` (Menagerie's Barkour vb on its height field;
+//! `zoo_regressions::native_hfield_iterates`, `collision_oracle`'s `hfield-sphere`,
+//! `-capsule`, `-ellipsoid` rows: `dist` and frame to rounding). Any geom with a margin: the
+//! minimal depth of each prism by GJK/EPA ([`super::convex::penetration_within`]).
 
 use super::convex::penetration_within;
 use super::cvxdiff;
@@ -121,6 +125,8 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
             pos: lpos,
             mat: lmat,
             vert,
+            graph: None,
+            warm: Default::default(),
         }),
         (true, Shape::Cylinder(r, h)) => Some(native::Geom::Cylinder {
             pos: lpos,
@@ -130,6 +136,14 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         _ => None,
     };
     let discrete = matches!(shape, Shape::Box(_) | Shape::Mesh(_));
+    // spheres, capsules and ellipsoids without margin: MuJoCo's native search on the core
+    // (`native::contact`), in the height field's frame
+    let rounded = (margin == 0.0
+        && matches!(
+            shape,
+            Shape::Sphere(_) | Shape::Capsule(..) | Shape::Ellipsoid(_)
+        ))
+    .then(|| native::Rounded::new(shape, lpos, lmat));
     for i in r0..=r1 {
         for j in c0..=c1 {
             let (p00, p01, p10, p11) = (vtx(i, j), vtx(i, j + 1), vtx(i + 1, j), vtx(i + 1, j + 1));
@@ -188,9 +202,29 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
                         normal: hm * dir,
                     }
                 } else {
-                    match penetration_within(&a, &b, tol, iters, margin, s.scratch) {
-                        Some(ct) => ct,
-                        None => continue,
+                    let prism = pr.map(|q| V3::new(q[0], q[1], q[2]));
+                    let found = rounded.as_ref().and_then(|g| {
+                        native::contact(
+                            s.scratch.hfield(),
+                            &native::Rounded::prism(prism),
+                            g,
+                            m.opt.ccd_iterations,
+                            m.opt.ccd_tolerance,
+                            margin,
+                        )
+                    });
+                    match found {
+                        Some(Some(ct)) => ConvexContact {
+                            dist: ct.dist,
+                            pa: hm * ct.pa + hp,
+                            pb: hm * ct.pb + hp,
+                            normal: hm * ct.normal,
+                        },
+                        Some(None) => continue,
+                        None => match penetration_within(&a, &b, tol, iters, margin, s.scratch) {
+                            Some(ct) => ct,
+                            None => continue,
+                        },
                     }
                 };
                 if ct.dist <= margin {

@@ -4,7 +4,9 @@
 //! search ([`super::convex::penetration_within`]) finds the normal `n` (geom 0 → geom 1), the touching
 //! features are matched and clipped against each other:
 //!
-//! * features: the vertices of each geom that support it along `n` (geom 0) and `−n` (geom 1);
+//! * features: for box/mesh pairs searched by MuJoCo's native search, the vertex indices of its
+//!   last EPA face on each geom ([`indexed_feature`]); otherwise the vertices of each geom that
+//!   support it along `n` (geom 0) and `−n` (geom 1);
 //!   one vertex, an edge (two), or a face (three or more). Their candidate faces are the hull
 //!   faces (box faces, mesh polygons) containing all of them. A capsule is its segment (two
 //!   vertices, no face). A cylinder's caps are regular 16-gons inscribed in the rims (first
@@ -375,9 +377,15 @@ fn feature(p: &Poly, dir: &V3) -> Feature {
             f.nvert += 1;
         }
     }
-    if f.nvert == 0 {
-        return f;
+    if f.nvert > 0 {
+        candidate_faces(p, &mut f);
     }
+    f
+}
+
+/// Sets the candidate faces of a feature with at least one vertex: the faces of its first
+/// vertex containing all the others (only the first for three or more).
+fn candidate_faces(p: &Poly, f: &mut Feature) {
     let mut cand = [0usize; MAXS];
     let nc = p.faces_of(f.vert[0], &mut cand);
     for &c in &cand[..nc] {
@@ -389,7 +397,28 @@ fn feature(p: &Poly, dir: &V3) -> Feature {
             }
         }
     }
-    f
+}
+
+/// The feature of a box or mesh named by the vertex indices of a penetration search's last
+/// face (MuJoCo 4.0.0 reads the touching features off its EPA face: one distinct index is a
+/// vertex, two an edge, three a face), with the candidate faces containing them all as in
+/// [`feature`]. `None` for an index out of range.
+fn indexed_feature(p: &Poly, idx: [i32; 3]) -> Option<Feature> {
+    let mut f = Feature {
+        vert: [0; MAXS],
+        nvert: 0,
+        face: [0; MAXS],
+        nface: 0,
+    };
+    for i in idx {
+        let i = usize::try_from(i).ok().filter(|&i| i < p.nvert())?;
+        if !f.vert[..f.nvert].contains(&i) {
+            f.vert[f.nvert] = i;
+            f.nvert += 1;
+        }
+    }
+    candidate_faces(p, &mut f);
+    Some(f)
 }
 
 /// The supporting feature of a cylinder aimed along `dir` ([`Poly::aim`]): the whole cap polygon
@@ -809,17 +838,19 @@ pub fn patch(
     margin: f64,
 ) -> Option<Patch> {
     let mut buf = PatchBuf::new();
-    traced_patch(m, geom, pose, c, margin, false, &mut buf)?;
+    traced_patch(m, geom, pose, c, None, margin, false, &mut buf)?;
     Some(buf.patch)
 }
 
 /// [`patch`] into `buf`, with the clip origins recorded when `track` (for [`multi_contact`] in
 /// `T`).
+#[allow(clippy::too_many_arguments)]
 fn traced_patch<'a>(
     m: &'a Model,
     geom: [usize; 2],
     pose: [(V3, Matrix3<f64>); 2],
     c: &ConvexContact,
+    feat: Option<[[i32; 3]; 2]>,
     margin: f64,
     track: bool,
     buf: &mut PatchBuf,
@@ -830,8 +861,10 @@ fn traced_patch<'a>(
     let n = c.normal;
     pa.aim(&n);
     pb.aim(&-n);
-    let fa = feature(&pa, &n);
-    let fb = feature(&pb, &-n);
+    let (fa, fb) = match feat {
+        Some([ia, ib]) => (indexed_feature(&pa, ia)?, indexed_feature(&pb, ib)?),
+        None => (feature(&pa, &n), feature(&pb, &-n)),
+    };
     if fa.nvert == 0 || fb.nvert == 0 {
         return None;
     }
@@ -928,11 +961,12 @@ pub fn multi_contact<T: Scalar>(
     pose: [(V3, Matrix3<f64>); 2],
     tpose: [(Vector3<T>, Matrix3<T>); 2],
     c: &ConvexContact,
+    feat: Option<[[i32; 3]; 2]>,
     s: &mut Sink<T>,
 ) -> bool {
     // the buffer leaves the sink for the call (the sink is passed on); no allocation
     let mut buf = s.scratch.take_patch();
-    let r = multi_contact_in(m, pose, tpose, c, s, &mut buf);
+    let r = multi_contact_in(m, pose, tpose, c, feat, s, &mut buf);
     s.scratch.put_patch(buf);
     r
 }
@@ -943,11 +977,12 @@ fn multi_contact_in<T: Scalar>(
     pose: [(V3, Matrix3<f64>); 2],
     tpose: [(Vector3<T>, Matrix3<T>); 2],
     c: &ConvexContact,
+    feat: Option<[[i32; 3]; 2]>,
     s: &mut Sink<T>,
     buf: &mut PatchBuf,
 ) -> bool {
     let exact = !is_f64::<T>();
-    let Some(tr) = traced_patch(m, s.geom, pose, c, f64of(s.margin), exact, buf) else {
+    let Some(tr) = traced_patch(m, s.geom, pose, c, feat, f64of(s.margin), exact, buf) else {
         return false;
     };
     let p = &buf.patch;

@@ -3,8 +3,10 @@
 //! Montanari, Petrinic and Barbieri (2017, ACM TOG 36(3)), then the expanding polytope algorithm
 //! (van den Bergen 2001) with MuJoCo's stopping rules (docs/collision.md, "Convex pairs"). Used
 //! for height-field prisms against a geom (in the height field's frame, Minkowski difference
-//! prism − geom; tools/reference/probe_hfield_ccd.py) and for convex pairs with a smooth shape
-//! (world frame, geom 0 − geom 1; tools/zoo/gen_regressions.py probes the iterates).
+//! prism − geom; tools/reference/probe_hfield_ccd.py), for convex pairs with a smooth shape
+//! and for pairs of two polytopes (box, mesh) without margin (world frame, geom 0 − geom 1;
+//! tools/zoo/gen_regressions.py probes the iterates). A mesh with its hull graph takes its
+//! support point by hill climbing ([`hill_climb`]).
 //!
 //! The observed rules (each checked against MuJoCo 4.0.0's iterates as `ccd_iterations` runs
 //! from 1 up): GJK starts from `x = c₀ − c₁` (the geoms' centres), takes the support point `s`
@@ -17,8 +19,10 @@
 
 use crate::collision::scratch::epa::Vert;
 use crate::collision::scratch::prism::{Face, Poly, Pt, NFACE, NVERT, PT0};
+use crate::collision::shape::{ConvexContact, Shape};
 use crate::collision::simplex::reduce;
 use nalgebra::{Matrix3, Vector3};
+use std::cell::Cell;
 
 type V3 = Vector3<f64>;
 
@@ -26,6 +30,7 @@ type V3 = Vector3<f64>;
 const VISIBLE: f64 = 1e-15;
 
 /// A convex shape posed in the frame of the search (`mat`: shape → that frame).
+#[derive(Clone)]
 pub enum Geom<'a> {
     /// A height-field prism (bottom vertices 0–2, top 3–5).
     Prism([V3; 6]),
@@ -59,10 +64,15 @@ pub enum Geom<'a> {
         mat: Matrix3<f64>,
         size: [f64; 3],
     },
+    /// A mesh's hull. With its hull graph (MuJoCo's `mesh_graph` layout) the support point is
+    /// found by hill climbing from the previous support vertex (`warm`, graph-local; 0 at the
+    /// start of a search), as MuJoCo 4.0.0 does; without, by a scan of every vertex.
     Mesh {
         pos: V3,
         mat: Matrix3<f64>,
         vert: &'a [[f64; 3]],
+        graph: Option<&'a [i32]>,
+        warm: Cell<usize>,
     },
     Cylinder {
         pos: V3,
@@ -184,17 +194,29 @@ impl Geom<'_> {
                 }
                 (to_frame(mat, pos, &c), idx)
             }
-            Geom::Mesh { pos, mat, vert } => {
+            Geom::Mesh {
+                pos,
+                mat,
+                vert,
+                graph,
+                warm,
+            } => {
                 let l = to_local(mat, d);
-                let mut best = -(f32::MAX as f64);
-                let mut idx = 0usize;
-                for (i, v) in vert.iter().enumerate() {
-                    let p = l.x * v[0] + l.y * v[1] + l.z * v[2];
-                    if p > best {
-                        best = p;
-                        idx = i;
+                let idx = match graph.and_then(|g| hill_climb(g, vert, &l, warm)) {
+                    Some(i) => i,
+                    None => {
+                        let mut best = -(f32::MAX as f64);
+                        let mut idx = 0usize;
+                        for (i, v) in vert.iter().enumerate() {
+                            let p = l.x * v[0] + l.y * v[1] + l.z * v[2];
+                            if p > best {
+                                best = p;
+                                idx = i;
+                            }
+                        }
+                        idx
                     }
-                }
+                };
                 let v = vert.get(idx).copied().unwrap_or([0.0; 3]);
                 (
                     to_frame(mat, pos, &V3::new(v[0], v[1], v[2])),
@@ -218,6 +240,47 @@ impl Geom<'_> {
     }
 }
 
+/// The support vertex of a mesh hull in the local direction `l` by steepest ascent on its hull
+/// graph (`[numvert, numface, vert_edgeadr, vert_globalid, edge_localid, face_globalid]`, each
+/// vertex's neighbours ending at -1) from the graph vertex `warm`, which is then set to the
+/// result; the mesh vertex index, `None` for a malformed graph. Measured on MuJoCo 4.0.0 (a box
+/// corner on the 76-corner flat hull polygon of Menagerie's Robotiq finger): its penetration
+/// depth is reproduced to the last bit with this warm-started steepest ascent, not with a scan
+/// of all vertices, a first-improvement ascent, or an ascent from vertex 0 each time; on a
+/// polygon flat to float32 round-off the ascent may stop at another vertex than the scan.
+fn hill_climb(g: &[i32], vert: &[[f64; 3]], l: &V3, warm: &Cell<usize>) -> Option<usize> {
+    let nv = usize::try_from(*g.first()?).ok()?;
+    let adr = g.get(2..2 + nv)?;
+    let gid = g.get(2 + nv..2 + 2 * nv)?;
+    let local = g.get(2 + 2 * nv..)?;
+    let dotv = |k: usize| -> Option<f64> {
+        let v = vert.get(usize::try_from(*gid.get(k)?).ok()?)?;
+        Some(l.x * v[0] + l.y * v[1] + l.z * v[2])
+    };
+    let mut i = warm.get().min(nv.checked_sub(1)?);
+    let mut best = dotv(i)?;
+    // each step strictly increases the projection, so the walk ends within nv steps
+    for _ in 0..=nv {
+        let cur = i;
+        let start = usize::try_from(*adr.get(cur)?).ok()?;
+        for &j in local.get(start..)? {
+            let Ok(j) = usize::try_from(j) else {
+                break;
+            };
+            let x = dotv(j)?;
+            if x > best {
+                best = x;
+                i = j;
+            }
+        }
+        if i == cur {
+            warm.set(i);
+            return usize::try_from(*gid.get(i)?).ok();
+        }
+    }
+    None
+}
+
 /// The prism's support in `d`: bottom (0–2) if `d.z < 0`, else top (3–5); first maximum.
 fn prism_support(prism: &[V3; 6], d: &V3) -> V3 {
     let k0 = if d.z < 0.0 { 0 } else { 3 };
@@ -233,15 +296,16 @@ fn prism_support(prism: &[V3; 6], d: &V3) -> V3 {
     prism[best]
 }
 
-/// Support of a − b in `d` (the vertex index is b's).
+/// Support of a − b in `d` with both vertex indices.
 fn support(prism: &Geom, geom: &Geom, d: &V3) -> Pt {
-    let (a, _) = prism.support(d);
+    let (a, ia) = prism.support(d);
     let (b, idx) = geom.support(&-d);
     Pt {
         w: a - b,
         a,
         b,
         idx,
+        ia,
     }
 }
 
@@ -537,6 +601,8 @@ pub struct Hit {
     pub pb: V3,
     /// The final EPA face: (prism point, geom vertex index) per vertex.
     pub face: [(V3, i32); 3],
+    /// The final EPA face's vertex indices on a (box corner, mesh vertex; else -1).
+    pub ia: [i32; 3],
     /// The origin's projection on the final face (depth times the normal a → b).
     pub v: V3,
 }
@@ -591,6 +657,20 @@ fn run(
     }
 }
 
+/// MuJoCo 4.0.0's native search on two polytopes (boxes, meshes) without margin: GJK from
+/// `a.center() − b.center()` with the signed-volume subalgorithm and the separation test, EPA
+/// with the repeated-vertex stop (a support point whose pair of vertex indices is already a
+/// polytope vertex ends it) and the gap test at 1e-15; its last face is MuJoCo's contact and
+/// holds the touching features. `None`: separated (or GJK's budget ran out); `Some(None)`: EPA
+/// broke down.
+pub fn polytopes(pt: &mut Poly, a: &Geom, b: &Geom, kmax: usize, tol: f64) -> Option<Option<Hit>> {
+    let x0 = a.center() - b.center();
+    match gjk(a, b, x0, kmax, tol, true, f64::INFINITY) {
+        Gjk::Inside(tet) => Some(epa(pt, a, b, tet, kmax, tol, true, true)),
+        _ => None,
+    }
+}
+
 /// The outcome of the native search on a pair of shapes ([`query`]).
 pub enum Query {
     /// Apart: the distance and the witness points on a and b (GJK's last iterate).
@@ -628,6 +708,106 @@ pub fn query(pt: &mut Poly, a: &Geom, b: &Geom, kmax: usize, tol: f64, cutoff: f
         }
         Gjk::Beyond => Query::Beyond,
         Gjk::Lost => Query::Lost,
+    }
+}
+
+/// A shape as [`contact`] searches it: its core (a sphere's centre, a capsule's axis segment;
+/// any other shape itself), the radius around the core, and the whole shape.
+#[derive(Clone)]
+pub struct Rounded<'a> {
+    pub core: Geom<'a>,
+    pub r: f64,
+    pub full: Geom<'a>,
+}
+
+impl<'a> Rounded<'a> {
+    /// A geom's shape posed at `pos`, `mat` in the frame of the search.
+    pub fn new(shape: Shape<'a>, pos: V3, mat: Matrix3<f64>) -> Self {
+        let full = match shape {
+            Shape::Sphere(r) => Geom::Sphere { pos, r },
+            Shape::Capsule(r, h) => Geom::Capsule { pos, mat, r, h },
+            Shape::Ellipsoid(size) => Geom::Ellipsoid { pos, mat, size },
+            Shape::Cylinder(r, h) => Geom::Cylinder {
+                pos,
+                mat,
+                size: [r, h],
+            },
+            Shape::Box(size) => Geom::Box { pos, mat, size },
+            Shape::Mesh(vert) => Geom::Mesh {
+                pos,
+                mat,
+                vert,
+                graph: None,
+                warm: Cell::new(0),
+            },
+        };
+        let (core, r) = match shape {
+            Shape::Sphere(r) => (Geom::Point { pos }, r),
+            Shape::Capsule(r, h) => (Geom::Segment { pos, mat, h }, r),
+            _ => (full.clone(), 0.0),
+        };
+        Rounded { core, r, full }
+    }
+
+    /// A height-field prism (bottom vertices 0–2, top 3–5).
+    pub fn prism(p: [V3; 6]) -> Self {
+        Rounded {
+            core: Geom::Prism(p),
+            r: 0.0,
+            full: Geom::Prism(p),
+        }
+    }
+}
+
+/// MuJoCo 4.0.0's native search ([`query`]) on a pair with a smooth shape, with
+/// `ccd_tolerance` and `ccd_iterations` as MuJoCo uses them, so the contact is MuJoCo's iterate,
+/// not the converged one (an ellipsoid on a box edge: normal 1e-3 from the converged one,
+/// measured; tools/zoo/gen_regressions.py). A sphere or a capsule is searched as its core with
+/// the radius added, as MuJoCo does, while the cores are apart (exact on a polytope: a foot
+/// sphere on a height-field prism or a mesh edge gets the exact distance at every tolerance).
+/// The contact's normal points from a to b. `None`: the search broke down (the caller's
+/// converged search instead); `Some(None)`: no contact within the cutoff.
+pub fn contact(
+    pt: &mut Poly,
+    a: &Rounded,
+    b: &Rounded,
+    kmax: usize,
+    tol: f64,
+    cutoff: f64,
+) -> Option<Option<ConvexContact>> {
+    let (ra, rb) = (a.r, b.r);
+    if ra > 0.0 || rb > 0.0 {
+        match query(pt, &a.core, &b.core, kmax, tol, cutoff + ra + rb) {
+            Query::Apart { dist, pa, pb } => {
+                let n = (pb - pa) / dist;
+                return Some(Some(ConvexContact {
+                    dist: dist - ra - rb,
+                    pa: pa + n * ra,
+                    pb: pb - n * rb,
+                    normal: n,
+                }));
+            }
+            Query::Beyond => return Some(None),
+            // the cores overlap: the whole shapes below
+            Query::Hit(_) => {}
+            Query::Lost => return None,
+        }
+    }
+    match query(pt, &a.full, &b.full, kmax, tol, cutoff) {
+        Query::Apart { dist, pa, pb } => Some(Some(ConvexContact {
+            dist,
+            pa,
+            pb,
+            normal: (pb - pa) / dist,
+        })),
+        Query::Beyond => Some(None),
+        Query::Hit(h) if h.depth > 0.0 => Some(Some(ConvexContact {
+            dist: -h.depth,
+            pa: h.pa,
+            pb: h.pb,
+            normal: h.v / h.depth,
+        })),
+        Query::Hit(_) | Query::Lost => None,
     }
 }
 
@@ -709,6 +889,7 @@ fn gjk(a: &Geom, b: &Geom, mut x: V3, kmax: usize, tol: f64, discrete: bool, cut
                     a: v[i].a,
                     b: v[i].b,
                     idx: -1,
+                    ia: -1,
                 };
             }
             lam = l;
@@ -832,7 +1013,7 @@ fn epa(
             break;
         }
         // d. a repeated box corner or mesh vertex ends the search
-        if repeat_stop && pt.pts[..iw].iter().any(|p| p.idx == w.idx) {
+        if repeat_stop && pt.pts[..iw].iter().any(|p| p.idx == w.idx && p.ia == w.ia) {
             break;
         }
         // e. the horizon
@@ -892,6 +1073,7 @@ fn epa(
         pa,
         pb,
         face: [(p1.a, p1.idx), (p2.a, p2.idx), (p3.a, p3.idx)],
+        ia: [p1.ia, p2.ia, p3.ia],
         v: f.v,
     })
 }

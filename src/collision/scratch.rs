@@ -76,7 +76,10 @@ pub(crate) mod prism {
         pub(in crate::collision) w: V3,
         pub(in crate::collision) a: V3,
         pub(in crate::collision) b: V3,
+        /// b's vertex index (box corner, mesh vertex; else -1).
         pub(in crate::collision) idx: i32,
+        /// a's vertex index.
+        pub(in crate::collision) ia: i32,
     }
 
     pub(in crate::collision) const PT0: Pt = Pt {
@@ -84,6 +87,7 @@ pub(crate) mod prism {
         a: V3::new(0.0, 0.0, 0.0),
         b: V3::new(0.0, 0.0, 0.0),
         idx: -1,
+        ia: -1,
     };
 
     /// A triangular face of the polytope: edge k runs from `verts[k]` to `verts[k+1 mod 3]`,

@@ -235,14 +235,12 @@ fn tolerance(name: &str) -> Option<Tol> {
         // corners, see tests/multiccd_oracle.rs): single contacts carry MuJoCo's EPA, which stops
         // at ccd_tolerance 1e-6
         "box-mesh" | "mesh-mesh" | "mesh-cube" => tol(1e-6, 1e-6, 1e-6),
-        // height field against spheres, capsules, ellipsoids: moreau's minimal depth against
-        // MuJoCo's EPA, which stops at ccd_tolerance 1e-6 (dist); the measured maxima (2.7e-7,
-        // 3.7e-7, 9.6e-7 in dist) times ~2, pos and frame likewise. Capsules: pos off by up to
-        // 5.9e-2 on some contacts (not investigated; dist and frame agree); MuJoCo corrects an
-        // ellipsoid's normal by its own iteration at tolerance 1e-6 (frame 4.7e-3)
-        "hfield-sphere" => tol(5e-7, 3e-4, 1e-4),
-        "hfield-capsule" => tol(1e-6, 0.1, 1e-4),
-        "hfield-ellipsoid" => tol(2e-6, 6e-4, 1e-2),
+        // height field against spheres, capsules, ellipsoids: MuJoCo's native search (a sphere
+        // as its centre, a capsule as its axis, the radius added; src/collision/native.rs),
+        // to rounding. Capsules: pos off by up to 5.9e-2 on 4 contacts (not investigated; dist
+        // and frame agree to 1e-13)
+        "hfield-sphere" | "hfield-ellipsoid" => tol(1e-9, 1e-9, 1e-9),
+        "hfield-capsule" => tol(1e-9, 0.1, 1e-9),
         // height field against boxes and meshes: MuJoCo's native CCD as modelled in
         // src/collision/hfield.rs (`native`, clean-room) reproduces MuJoCo to rounding on all
         // but these contacts, where MuJoCo's EPA stops at another iteration (see hfield.rs)

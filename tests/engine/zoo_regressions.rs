@@ -392,14 +392,14 @@ fn sphere_on_mesh_edge_is_exact() {
 /// the converged one at the defaults), and moreau's must be that same iterate, to 1e-9.
 #[test]
 fn native_ccd_iterates() {
-    for (k, case) in reference()["native_ccd"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-    {
+    every_case("native_ccd", 1e-9);
+}
+
+/// [`posed_contacts`] on every case of the reference's list `key`.
+fn every_case(key: &str, tol: f64) {
+    for (k, case) in reference()[key].as_array().unwrap().iter().enumerate() {
         eprintln!("case {k}: {}", case["pair"]);
-        posed_contacts(case, 1e-9);
+        posed_contacts(case, tol);
     }
 }
 
@@ -444,4 +444,48 @@ fn sameframe_poses() {
             ("site_xmat", r(&d.site_xmat), 1e-15),
         ],
     );
+}
+
+/// Barkour vb's height-field scene: spheres, capsules and ellipsoids on a height field's prisms
+/// go through MuJoCo 4.0.0's native search (a sphere as its centre and a capsule as its axis,
+/// the radius added, while the core is outside the prism: exact at any tolerance; else the whole
+/// shape's EPA, stopped by `ccd_tolerance` or `ccd_iterations`), at four positions and four
+/// (`ccd_iterations`, `ccd_tolerance`) each; moreau's contacts must be MuJoCo's iterates, to 1e-9.
+#[test]
+fn native_hfield_iterates() {
+    every_case("native_hfield", 1e-9);
+}
+
+/// Menagerie's Robotiq 2F-85: a box corner on the finger mesh's 76-corner flat hull polygon (the
+/// finger's hull vertices inline, the box as at rollout step 150). MuJoCo 4.0.0's native search
+/// on two polytopes (GJK, EPA to its repeated-vertex stop) takes a mesh's support point by
+/// steepest ascent on the hull graph from the previous support vertex, which on a polygon flat
+/// to float32 round-off stops at another vertex than a scan of every vertex: MuJoCo's contact
+/// is 1.3e-10 shallower and its normal 2e-8 off the scan's. `dist` to 1e-12 (absolute), the
+/// position and frame to 1e-9 of their scale.
+#[test]
+fn polytope_support_climbs_the_hull_graph() {
+    let c = &reference()["polytope_hull"];
+    let m = model(c);
+    let mut d = Data::<f64>::new(&m);
+    let pose = &c["poses"][0];
+    d.qpos.copy_from_slice(&fv(&pose["qpos"]));
+    moreau::forward(&m, &mut d);
+    assert_eq!(d.contact.len() as u64, pose["ncon"].as_u64().unwrap());
+    let dist: Vec<f64> = d.contact.iter().map(|c| c.dist).collect();
+    for (a, b) in dist.iter().zip(fv(&pose["contact_dist"])) {
+        assert!((a - b).abs() <= 1e-12, "dist: moreau {a}, MuJoCo {b}");
+    }
+    let pos: Vec<f64> = d
+        .contact
+        .iter()
+        .flat_map(|c| c.pos.iter().copied())
+        .collect();
+    let frame: Vec<f64> = d
+        .contact
+        .iter()
+        .flat_map(|c| c.frame.transpose().iter().copied().collect::<Vec<_>>())
+        .collect();
+    close("pos", &pos, &fv(&pose["contact_pos"]), 1e-9);
+    close("frame", &frame, &fv(&pose["contact_frame"]), 1e-9);
 }

@@ -7,6 +7,7 @@ the zoo cache. Writes tests/reference/zoo_regressions.json.
 """
 import json
 import os
+import sys
 
 import numpy as np
 import mujoco
@@ -331,6 +332,85 @@ def native_xml(pair, iters, tol):
             "<worldbody>%s</worldbody></mujoco>" % (iters, tol, bodies))
 
 
+# Barkour vb's height-field scene: its foot spheres on the height field's prisms go through
+# MuJoCo 4.0.0's native search too, the sphere as its centre with the radius added while the
+# centre is outside the prism (exact at every tolerance), the whole sphere's EPA (stopped at
+# ccd_tolerance or ccd_iterations) when it is inside; capsules (their axis) and ellipsoids the
+# same way. A 4x4 height field, each shape at four positions (the last one with the core inside
+# a prism), at the (ccd_iterations, ccd_tolerance) of NATIVE_HFIELD_OPTIONS.
+NATIVE_HFIELD = """<mujoco><option gravity="0 0 0" ccd_iterations="%d" ccd_tolerance="%r"/>
+  <asset><hfield name="hf" nrow="4" ncol="4" size="0.15 0.15 0.04 0.05" elevation="%s"/></asset>
+  <worldbody><geom type="hfield" hfield="hf"/>
+    <body pos="%s"><freejoint/><geom type="%s" size="%s" euler="20 30 40"/></body>
+  </worldbody>
+</mujoco>"""
+NATIVE_HFIELD_SHAPES = (("sphere", "0.0175"), ("capsule", "0.015 0.03"),
+                        ("ellipsoid", "0.03 0.02 0.015"))
+NATIVE_HFIELD_POS = ("0.02 0.03 0.03", "-0.04 0.01 0.02", "0.05 -0.06 0.025", "0.03 -0.02 0.0")
+NATIVE_HFIELD_OPTIONS = ((35, 1e-6), (6, 1e-6), (12, 1e-6), (35, 1e-4))
+
+
+def native_hfield_cases():
+    elev = " ".join("%.3f" % x for x in np.random.default_rng(3).uniform(0, 1, 16))
+    cases = []
+    for typ, size in NATIVE_HFIELD_SHAPES:
+        for iters, tol in NATIVE_HFIELD_OPTIONS:
+            for pos in NATIVE_HFIELD_POS:
+                xml = NATIVE_HFIELD % (iters, tol, elev, pos, typ, size)
+                m = mujoco.MjModel.from_xml_string(xml)
+                d = mujoco.MjData(m)
+                mujoco.mj_forward(m, d)
+                assert d.ncon >= 1, (typ, pos, iters, tol)
+                cases.append({"pair": "hfield-" + typ, "xml": xml, "poses": [posed_record(d)]})
+    return cases
+
+
+# Menagerie's Robotiq 2F-85 (rollout step 150 of tests/reference/zoo): the object box's corner
+# on the finger mesh's 76-corner flat hull polygon. MuJoCo 4.0.0's native search on two
+# polytopes (no margin) runs GJK, then EPA to its repeated-vertex stop, and finds a mesh's
+# support point by steepest ascent on the hull graph from the previous support vertex; on a
+# polygon flat to float32 round-off that ascent stops at another vertex than a scan of all
+# vertices (here 1.3e-10 deeper, the normal 2e-8 off). The finger's hull vertices inline (in
+# the finger's frame, from the zoo cache), the box posed as at that state.
+def polytope_hull_xml():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fetch import cache_dir
+    import base64
+    name = "menagerie/robotiq_2f85_v4/scene"
+    path = None
+    for line in open(os.path.join(ROOT, "tools", "zoo", "models.txt")):
+        parts = line.split("#", 1)[0].split()
+        if parts and parts[0] == name:
+            path = parts[1]
+    m = mujoco.MjModel.from_xml_path(os.path.join(cache_dir(), path))
+    ref = json.load(open(os.path.join(ROOT, "tests", "reference", "zoo", name + ".json")))
+    state = [st for st in ref["states"] if st["label"] == "rollout step 150"][0]
+
+    def dec(v):
+        return np.frombuffer(base64.b64decode(v["f64"]), "<f8")
+    d = mujoco.MjData(m)
+    d.qpos[:] = dec(state["qpos"])
+    mujoco.mj_forward(m, d)
+    finger, box = 14, 29
+    mid = m.geom_dataid[finger]
+    vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
+    graph = m.mesh_graph[m.mesh_graphadr[mid]:]
+    hull = vert[np.sort(graph[2 + graph[0]:2 + 2 * graph[0]])]
+    fm, fp = d.geom_xmat[finger].reshape(3, 3), d.geom_xpos[finger]
+    bm, bp = d.geom_xmat[box].reshape(3, 3), d.geom_xpos[box]
+    quat = np.zeros(4)
+    mujoco.mju_mat2Quat(quat, (fm.T @ bm).ravel())
+    return """<mujoco><option gravity="0 0 0"/>
+  <asset><mesh name="finger" vertex="%s"/></asset>
+  <worldbody><geom name="finger" type="mesh" mesh="finger"/>
+    <body name="box" pos="%s" quat="%s"><freejoint/><geom name="box" type="box" size="%s"/></body>
+  </worldbody>
+</mujoco>""" % (" ".join("%.9g" % x for x in hull.ravel()),
+                " ".join(repr(float(x)) for x in fm.T @ (bp - fp)),
+                " ".join(repr(float(x)) for x in quat),
+                " ".join(repr(float(x)) for x in m.geom_size[box]))
+
+
 # Menagerie's Spot (step 90): a mesh edge nearly parallel to the other mesh's face. MuJoCo 4.0.0
 # clips the edge by the face when |edge . face normal| < 0.0888 (bisected: the sine of ~5.0946
 # degrees, not sqrt(1 - 0.996^2) = 0.08935, the face-face cosine's complement); a mesh cube's
@@ -572,6 +652,14 @@ def main():
                 poses.append(posed_record(d))
             cases.append({"pair": pair, "xml": xml, "poses": poses})
     out["native_ccd"] = cases
+    out["native_hfield"] = native_hfield_cases()
+
+    xml = polytope_hull_xml()
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    assert d.ncon == 1, d.ncon
+    out["polytope_hull"] = {"xml": xml, "poses": [posed_record(d)]}
 
     files = png_images()
     xml = PNG_HFIELD % (
