@@ -302,6 +302,22 @@ fn mesh_edge_on_face_tolerance() {
     posed_contacts(&reference()["edge_tilt"], 1e-9);
 }
 
+/// The contacts' `dist`, `pos` and `frame` (rows), flattened.
+fn contact_fields(d: &Data<f64>) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let dist = d.contact.iter().map(|c| c.dist).collect();
+    let pos = d
+        .contact
+        .iter()
+        .flat_map(|c| c.pos.iter().copied())
+        .collect();
+    let frame = d
+        .contact
+        .iter()
+        .flat_map(|c| c.frame.transpose().iter().copied().collect::<Vec<_>>())
+        .collect();
+    (dist, pos, frame)
+}
+
 /// For each of the case's poses: moreau's contacts (count, dist, pos, frame) at MuJoCo's
 /// `qpos`, within `tol` of each quantity's scale.
 fn posed_contacts(c: &Value, tol: f64) {
@@ -315,17 +331,7 @@ fn posed_contacts(c: &Value, tol: f64) {
             pose["ncon"].as_u64().unwrap(),
             "pose {k}: ncon"
         );
-        let dist: Vec<f64> = d.contact.iter().map(|c| c.dist).collect();
-        let pos: Vec<f64> = d
-            .contact
-            .iter()
-            .flat_map(|c| c.pos.iter().copied())
-            .collect();
-        let frame: Vec<f64> = d
-            .contact
-            .iter()
-            .flat_map(|c| c.frame.transpose().iter().copied().collect::<Vec<_>>())
-            .collect();
+        let (dist, pos, frame) = contact_fields(&d);
         close(
             &format!("pose {k}: dist"),
             &dist,
@@ -472,20 +478,10 @@ fn polytope_support_climbs_the_hull_graph() {
     d.qpos.copy_from_slice(&fv(&pose["qpos"]));
     moreau::forward(&m, &mut d);
     assert_eq!(d.contact.len() as u64, pose["ncon"].as_u64().unwrap());
-    let dist: Vec<f64> = d.contact.iter().map(|c| c.dist).collect();
+    let (dist, pos, frame) = contact_fields(&d);
     for (a, b) in dist.iter().zip(fv(&pose["contact_dist"])) {
         assert!((a - b).abs() <= 1e-12, "dist: moreau {a}, MuJoCo {b}");
     }
-    let pos: Vec<f64> = d
-        .contact
-        .iter()
-        .flat_map(|c| c.pos.iter().copied())
-        .collect();
-    let frame: Vec<f64> = d
-        .contact
-        .iter()
-        .flat_map(|c| c.frame.transpose().iter().copied().collect::<Vec<_>>())
-        .collect();
     close("pos", &pos, &fv(&pose["contact_pos"]), 1e-9);
     close("frame", &frame, &fv(&pose["contact_frame"]), 1e-9);
 }
