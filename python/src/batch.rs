@@ -4,7 +4,7 @@
 //! C-contiguous float64 arrays of the final shapes. Every call releases the GIL.
 
 use crate::arrays::view_raw;
-use crate::data::MjData;
+use crate::data::{count, MjData};
 use crate::layout::model_layout;
 use crate::model::MjModel;
 use moreau::data::NWARNING;
@@ -30,6 +30,12 @@ fn models_of<'py>(model: &Bound<'py, PyAny>) -> PyResult<Vec<PyRef<'py, MjModel>
         out.push(m?.extract::<PyRef<'py, MjModel>>()?);
     }
     Ok(out)
+}
+
+/// One simulation's row of a bound derived field's buffer, which `PyBatch::call` writes.
+enum FieldRow<'a> {
+    Float(&'a str, &'a mut [f64]),
+    Int(&'a str, &'a mut [i32]),
 }
 
 /// One simulation's pieces of `Batch.ray`'s outputs: distances, geom ids and, if asked,
@@ -141,15 +147,16 @@ macro_rules! data_fields {
         floats { $($f:ident),* $(,)? } vecs { $($v:ident),* $(,)? }
         quats { $($q:ident),* $(,)? } mats { $($mt:ident),* $(,)? }
         layout { $($l:ident),* $(,)? } ints { $($i:ident),* $(,)? }
+        counts { $($c:ident),* $(,)? }
     ) => {
         /// The derived `Data` fields a batch copies out after its calls.
         const OUTPUTS: &[&str] = &[
             $(stringify!($f),)* $(stringify!($v),)* $(stringify!($q),)* $(stringify!($mt),)*
-            $(stringify!($l),)* $(stringify!($i),)*
+            $(stringify!($l),)* $(stringify!($i),)* $(stringify!($c),)*
         ];
 
         /// The integer ones among them (bound as int32, as in MuJoCo).
-        const INT_OUTPUTS: &[&str] = &[$(stringify!($i),)*];
+        const INT_OUTPUTS: &[&str] = &[$(stringify!($i),)* $(stringify!($c),)*];
 
         fn field_len(m: &Model, d: &Data, name: &str) -> Option<usize> {
             match name {
@@ -158,6 +165,7 @@ macro_rules! data_fields {
                 $(stringify!($q) => Some(4 * d.$q.len()),)*
                 $(stringify!($mt) => Some(9 * d.$mt.len()),)*
                 $(stringify!($i) => Some(d.$i.len()),)*
+                $(stringify!($c) => Some(1),)*
                 _ => model_layout(m, d, name, None),
             }
         }
@@ -173,11 +181,29 @@ macro_rules! data_fields {
                 $(stringify!($v) => fill(out, d.$v.iter().flat_map(|x| x.iter().copied())),)*
                 $(stringify!($q) => fill(out, d.$q.iter().flat_map(crate::layout::wxyz)),)*
                 $(stringify!($mt) => fill(out, d.$mt.iter().flat_map(crate::layout::row_major)),)*
-                // exact: indices far below 2^53
-                $(stringify!($i) => fill(out, d.$i.iter().map(|&x| x as f64)),)*
                 _ => {
                     model_layout(m, d, name, Some(out));
                 }
+            }
+        }
+
+        /// [`copy_field`] of an integer field ([`INT_OUTPUTS`]).
+        fn copy_int_field(d: &Data, name: &str, out: &mut [i32]) {
+            fn int(x: impl TryInto<i32>) -> i32 {
+                x.try_into().unwrap_or(i32::MAX)
+            }
+            match name {
+                $(stringify!($i) => {
+                    for (o, &x) in out.iter_mut().zip(&d.$i) {
+                        *o = int(x);
+                    }
+                })*
+                $(stringify!($c))|* => {
+                    if let (Some(o), Some(n)) = (out.first_mut(), count(d, name)) {
+                        *o = int(n);
+                    }
+                }
+                _ => {}
             }
         }
     };
@@ -199,7 +225,11 @@ data_fields! {
     quats { xquat }
     mats { xmat, ximat, geom_xmat, site_xmat, cam_xmat }
     layout { xiquat, geom_xquat, site_xquat, M, qLD, qH }
-    ints { ten_wrapadr, ten_wrapnum, wrap_obj, moment_rownnz, moment_rowadr, moment_colind }
+    ints {
+        ten_wrapadr, ten_wrapnum, wrap_obj, moment_rownnz, moment_rowadr, moment_colind,
+        solver_niter,
+    }
+    counts { ncon, nefc, ne, nf, nl, nJ, nisland, nidof }
 }
 
 /// nsim simulations of a model on a thread pool (`mujoco.batch.Batch`'s extension object).
@@ -265,8 +295,9 @@ impl PyBatch {
         .transpose()
     }
 
-    /// Runs `f` on the simulations of `ids` (GIL released), copying the bound outputs after
-    /// each and the warning counters after the call.
+    /// Runs `f` on the simulations of `ids` (GIL released), each then writing its bound
+    /// outputs straight into its rows of the bound buffers, and copies the warning counters
+    /// after the call.
     fn call(
         &mut self,
         py: Python<'_>,
@@ -274,52 +305,42 @@ impl PyBatch {
         f: impl Fn(usize, &Model, &mut Data) + Sync + Send,
     ) -> PyResult<usize> {
         self.push_expanded();
-        let nsim = self.b.nsim().max(1);
-        let lens: Vec<(String, usize)> = self
-            .outputs
-            .iter()
-            .map(|(k, v)| (k.clone(), v.len() / nsim))
-            .chain(
-                self.int_outputs
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.len() / nsim)),
-            )
-            .collect();
-        let nout: usize = lens.iter().map(|(_, n)| n).sum();
-        let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
-        let mut out = vec![0.0; n * nout];
+        let index = self.b.positions(ids.as_deref()).map_err(err)?;
+        let nsim = self.b.nsim();
+        let n = ids.as_ref().map_or(nsim, |i| i.len());
+        let nfield = self.outputs.len() + self.int_outputs.len();
+        // each simulation of the call gets its row of every bound buffer
+        let mut outs: Vec<Vec<FieldRow<'_>>> = (0..n).map(|_| Vec::with_capacity(nfield)).collect();
+        for (name, buf) in self.outputs.iter_mut() {
+            let len = buf.len() / nsim.max(1);
+            for (sim, row) in buf.chunks_mut(len.max(1)).enumerate().take(nsim) {
+                if let Some(o) = index.get(sim).and_then(|&k| outs.get_mut(k)) {
+                    o.push(FieldRow::Float(name, row));
+                }
+            }
+        }
+        for (name, buf) in self.int_outputs.iter_mut() {
+            let len = buf.len() / nsim.max(1);
+            for (sim, row) in buf.chunks_mut(len.max(1)).enumerate().take(nsim) {
+                if let Some(o) = index.get(sim).and_then(|&k| outs.get_mut(k)) {
+                    o.push(FieldRow::Int(name, row));
+                }
+            }
+        }
         let b = &mut self.b;
-        let lens_ref = &lens;
         py.detach(|| {
-            b.run(ids.as_deref(), nout, &mut out, |sim, m, s, o| {
+            b.run_each(ids.as_deref(), outs, |sim, m, s, o| {
                 f(sim, m, &mut s.data);
-                let mut k = 0;
-                for (name, len) in lens_ref {
-                    copy_field(m, &s.data, name, &mut o[k..k + len]);
-                    k += len;
+                for piece in o {
+                    match piece {
+                        FieldRow::Float(name, row) => copy_field(m, &s.data, name, row),
+                        FieldRow::Int(name, row) => copy_int_field(&s.data, name, row),
+                    }
                 }
             })
         })
         .map_err(err)?;
-        let sims: Vec<usize> = ids.unwrap_or_else(|| (0..self.b.nsim()).collect());
-        if nout > 0 {
-            for (j, &sim) in sims.iter().enumerate() {
-                let row = &out[j * nout..(j + 1) * nout];
-                let mut k = 0;
-                for (name, len) in &lens {
-                    let from = &row[k..k + len];
-                    if let Some(buf) = self.outputs.get_mut(name) {
-                        buf[sim * len..(sim + 1) * len].copy_from_slice(from);
-                    } else if let Some(buf) = self.int_outputs.get_mut(name) {
-                        // integers carried exactly as floats
-                        for (o, x) in buf[sim * len..(sim + 1) * len].iter_mut().zip(from) {
-                            *o = *x as i32;
-                        }
-                    }
-                    k += len;
-                }
-            }
-        }
+        let sims: Vec<usize> = ids.unwrap_or_else(|| (0..nsim).collect());
         for &sim in &sims {
             for (w, stat) in self.b.warning(sim).iter().enumerate() {
                 let at = (sim * NWARNING + w) * 2;

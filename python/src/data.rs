@@ -24,6 +24,28 @@ use pyo3::exceptions::{PyAttributeError, PyIndexError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+/// The constraint problem's counts that MuJoCo keeps in `mjData`, by name: contacts (`ncon`),
+/// rows (`nefc`), equality, friction-loss and limit rows (`ne`, `nf`, `nl`), nonzeros of
+/// `efc_J` (`nJ`), islands and their dofs (`nisland`, `nidof`); `None` for another name.
+pub(crate) fn count(d: &Data, name: &str) -> Option<usize> {
+    use moreau::data::ConstraintType::{Equality, LimitJoint, LimitTendon};
+    let rows = || d.efc_type.iter().take(d.nefc);
+    Some(match name {
+        "ncon" => d.contact.len(),
+        "nefc" => d.nefc,
+        "ne" => rows().filter(|&&t| t == Equality).count(),
+        "nf" => rows().filter(|t| t.is_friction()).count(),
+        "nl" => rows()
+            .filter(|&&t| t == LimitJoint || t == LimitTendon)
+            .count(),
+        "nJ" if d.efc_J_sparse => d.efc_J_rownnz.iter().take(d.nefc).sum(),
+        "nJ" => d.nefc * d.qvel.len(),
+        "nisland" => d.nisland,
+        "nidof" => d.nidof,
+        _ => return None,
+    })
+}
+
 /// The simulation state and all intermediate results for one model (`mujoco.MjData`).
 #[pyclass(module = "moreau", name = "MjData")]
 pub struct MjData {
@@ -366,6 +388,37 @@ impl MjData {
     #[getter]
     fn nisland(&self) -> usize {
         self.data.nisland
+    }
+
+    /// Number of equality constraint rows (`ne`).
+    #[getter]
+    fn ne(&self) -> usize {
+        count(&self.data, "ne").unwrap_or(0)
+    }
+
+    /// Number of friction-loss rows (`nf`).
+    #[getter]
+    fn nf(&self) -> usize {
+        count(&self.data, "nf").unwrap_or(0)
+    }
+
+    /// Number of limit rows (`nl`).
+    #[getter]
+    fn nl(&self) -> usize {
+        count(&self.data, "nl").unwrap_or(0)
+    }
+
+    /// Number of nonzeros of `efc_J` (`nJ`: `nefc × nv` when it is dense).
+    #[getter]
+    #[allow(non_snake_case)]
+    fn nJ(&self) -> usize {
+        count(&self.data, "nJ").unwrap_or(0)
+    }
+
+    /// Number of dofs in constraint islands (`nidof`).
+    #[getter]
+    fn nidof(&self) -> usize {
+        self.data.nidof
     }
 
     /// `mocap_quat` (nmocap, 4), (w, x, y, z): writeable; the engine reads it at every call.

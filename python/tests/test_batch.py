@@ -225,6 +225,36 @@ def test_batch_jac_and_ray_are_bit_identical_across_threads_and_to_a_serial_loop
         b.ray(pnt, vec, bodyexclude=-2)
 
 
+
+def test_bound_fields_are_bit_identical_across_threads_and_to_a_serial_loop(rng):
+    """Each simulation writes its bound fields (float and int32) into its rows itself; a call
+    on a subset leaves the other rows as they were."""
+    mo = moreau.MjModel.from_xml_path(model_path("humanoid"))
+    nsim, ids = 5, [1, 2, 4]
+    qvel = 0.3 * rng.standard_normal((nsim, mo.nv))
+    names = ("xpos", "sensordata", "M", "xquat", "moment_rowadr", "qfrc_constraint")
+    results = []
+    for nthread, persistent in ((1, False), (2, False), (3, True)):
+        b = mo_batch.Batch(mo, nsim, nthread, persistent)
+        b.qvel = qvel
+        bound = [b.bind(n) for n in names]
+        b.step(nstep=2)
+        b.step(ids=ids, nstep=3)
+        results.append([a.copy() for a in bound])
+    assert results[0][4].dtype == np.int32
+    for r in results[1:]:
+        for a, a1 in zip(r, results[0]):
+            assert a.dtype == a1.dtype and np.array_equal(a.view(np.uint8), a1.view(np.uint8))
+    # the serial loop: 2 steps of every simulation, 3 more of those in ids
+    for i in range(nsim):
+        d = moreau.MjData(mo)
+        d.qvel[:] = qvel[i]
+        moreau.mj_step(mo, d, 5 if i in ids else 2)
+        for name, got in zip(names, results[0]):
+            want = np.asarray(getattr(d, name)).reshape(got[i].shape).astype(got.dtype)
+            assert np.array_equal(want.view(np.uint8), got[i].view(np.uint8)), (i, name)
+
+
 NAMED_XML = """
 <mujoco>
   <asset>
@@ -608,18 +638,45 @@ def test_energy_sensors_match_mujoco(sensors, flag):
 
 def test_batch_data_fields_are_mujocos_but_the_named_few():
     """Every field mujoco.batch binds, moreau binds, except what moreau's MjData does not
-    show: flexes, sleeping, plugins, plasticity, history buffers, the constraint problem's
-    counts."""
+    show: flexes, sleeping, plugins, plasticity, history buffers, the dual solvers' `nA` and
+    the solvers' nonzero counts."""
     missing = {
         "flexedge_J", "flexedge_length", "flexedge_velocity", "flexelem_aabb", "flexvert_xpos",
         "flexvert_hessian", "flexedge_hessian", "flex_hessian_valid", "flexelem_krot",
         "flexvert_conage", "flexvert_lambda", "body_awake", "body_awake_ind", "dof_awake_ind",
         "parent_awake_ind", "tree_asleep", "tree_awake", "bvh_aabb_dyn", "bvh_active", "plugin",
-        "plugin_data", "plugin_state", "plastic", "history", "userdata", "nA", "nJ", "ncon", "ne", "nefc", "nf", "nidof", "nisland", "nl",
-        "solver_niter", "solver_nnz",
+        "plugin_data", "plugin_state", "plastic", "history", "userdata", "nA", "solver_nnz",
     }
     assert set(mujoco.batch.DATA_FIELDS) - set(mo_batch.DATA_FIELDS) == missing
     assert set(mo_batch.DATA_FIELDS) <= set(mujoco.batch.DATA_FIELDS)
+
+
+
+COUNTS = ("ncon", "nefc", "ne", "nf", "nl", "nJ", "nisland", "nidof", "solver_niter")
+
+
+@pytest.mark.parametrize("name", ["constraints", "islands", "humanoids", "sparse_patterns"])
+def test_constraint_counts_match_mujoco_batch(name, rng):
+    """The constraint problem's counts per simulation (int32, `solver_niter` per island) equal
+    MuJoCo's: contacts, equality, friction-loss and limit rows, dense and sparse `efc_J`."""
+    mj, mo = load_pair(model_path(name))
+    nsim = 3
+    qvel = 0.2 * rng.standard_normal((nsim, mj.nv))
+    bound = []
+    for b in (mujoco.batch.Batch(mj, nsim, 1), mo_batch.Batch(mo, nsim, 2)):
+        b.reset()
+        b.qvel = qvel
+        bound.append([b.bind(f) for f in COUNTS])
+        b.step(nstep=5)
+    for f, want, got in zip(COUNTS, *bound):
+        assert got.dtype == np.int32 and got.shape == want.shape, f
+        assert np.array_equal(got, want), (f, got, want)
+    # the MjData attributes are the batch's
+    d = moreau.MjData(mo)
+    d.qvel[:] = qvel[0]
+    moreau.mj_step(mo, d, 5)
+    for f, got in zip(COUNTS, bound[1]):
+        assert np.array_equal(np.asarray(getattr(d, f)), got[0]), f
 
 
 # MuJoCo keeps the lights' optical properties as float32

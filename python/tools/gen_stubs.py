@@ -130,7 +130,8 @@ def klass(name, cls):
                 kind = "int"
             if name == "MjData" and attr in ("time",):
                 kind = "float"
-            if name == "MjData" and attr in ("ncon", "nefc", "nisland"):
+            if name == "MjData" and attr in ("ncon", "nefc", "nisland", "ne", "nf", "nl", "nJ",
+                                             "nidof"):
                 kind = "int"
             if name == "MjData" and attr == "model":
                 kind = "MjModel"

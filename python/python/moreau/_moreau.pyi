@@ -1999,9 +1999,21 @@ class MjData:
         """
         ...
     @property
+    def nJ(self) -> int:
+        """
+        Number of nonzeros of `efc_J` (`nJ`: `nefc × nv` when it is dense).
+        """
+        ...
+    @property
     def ncon(self) -> int:
         """
         Number of contacts (`ncon`).
+        """
+        ...
+    @property
+    def ne(self) -> int:
+        """
+        Number of equality constraint rows (`ne`).
         """
         ...
     @property
@@ -2011,9 +2023,27 @@ class MjData:
         """
         ...
     @property
+    def nf(self) -> int:
+        """
+        Number of friction-loss rows (`nf`).
+        """
+        ...
+    @property
+    def nidof(self) -> int:
+        """
+        Number of dofs in constraint islands (`nidof`).
+        """
+        ...
+    @property
     def nisland(self) -> int:
         """
         Number of constraint islands.
+        """
+        ...
+    @property
+    def nl(self) -> int:
+        """
+        Number of limit rows (`nl`).
         """
         ...
     @property
