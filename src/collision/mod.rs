@@ -52,6 +52,14 @@ pub fn has_collider(t1: GeomType, t2: GeomType) -> bool {
     )
 }
 
+/// [`has_collider`] for a type pair in either order.
+#[inline]
+fn has_collider_either(t1: GeomType, t2: GeomType) -> bool {
+    use GeomType::*;
+    let flat = |t| matches!(t, Plane | Hfield);
+    !((flat(t1) && flat(t2)) || t1 == Sdf || t2 == Sdf)
+}
+
 /// Narrow phase for one geom pair (Computation "Checking"): pushes the geometric contacts (dist,
 /// pos, frame, geom; default parameters) with `dist <= margin` into `out`, up to
 /// `Data::nconmax` contacts. The geom with the lower type becomes `geom[0]`. Returns (contacts added, capacity
@@ -130,10 +138,7 @@ fn narrow<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>, finite: bool) {
 /// True if geom `g`'s position and orientation are finite.
 #[inline]
 fn pose_finite<T: Scalar>(d: &Data<T>, g: usize) -> bool {
-    d.geom_xpos[g]
-        .iter()
-        .chain(d.geom_xmat[g].iter())
-        .all(|x| x.is_finite())
+    d.geom_xpos[g].iter().all(|x| x.is_finite()) && d.geom_xmat[g].iter().all(|x| x.is_finite())
 }
 
 /// Contact parameters of a candidate pair: margin, gap and the mixed or explicit parameters.
@@ -385,6 +390,11 @@ fn explicit_pair(m: &Model, g1: usize, g2: usize) -> Option<usize> {
 /// contacts of the explicit pairs, then of the broad-phase candidates that pass the filters.
 /// Does nothing if the contact or constraint disable flag is set.
 pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    collision_with(m, d, None);
+}
+
+/// [`collision`] with the broad phase's mode given (`None`: [`BroadMode::for_model`]).
+fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>) {
     d.contact.clear();
     // `Data::new` reserves `nconmax` contacts; a cloned `Data` has lost that reserve
     // (`Vec::clone` keeps only the length), so it is restored once here.
@@ -407,11 +417,14 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
             || p,
         );
     }
-    broadphase(m, d);
+    let mode = mode.unwrap_or_else(|| BroadMode::for_model(m));
+    let sorted = broadphase(m, d, mode);
     // MuJoCo's contact order: the candidate body pairs sorted (lower body id, higher body id),
     // and within a body pair the geoms of the lower body, then those of the higher, by id.
     let mut bp = std::mem::take(&mut d.scratch_broad);
-    bp.body_pairs.sort_unstable();
+    if !sorted {
+        bp.body_pairs.sort_unstable();
+    }
     let (geoms, start) = (&bp.geoms, &bp.body_start);
     let o_margin = m.opt.enabled(enable::OVERRIDE).then_some(m.opt.o_margin);
     for &key in &bp.body_pairs {
@@ -451,13 +464,16 @@ fn geom_pair_passes(
     if (s1.contype & s2.conaffinity) == 0 && (s2.contype & s1.conaffinity) == 0 {
         return None;
     }
-    if !has_collider(s1.ty.min_type(s2.ty), s1.ty.max_type(s2.ty)) {
+    if !has_collider_either(s1.ty, s2.ty) {
         return None;
     }
-    let overlap = match s1.lo.total_cmp(&s2.lo).then(s1.id.cmp(&s2.id)) {
-        std::cmp::Ordering::Greater => s1.lo <= s2.hi,
-        _ => s2.lo <= s1.hi,
-    };
+    // (infinite intervals, as every geom has when the broad phase pairs all bodies, overlap)
+    let overlap = s1.lo == f64::NEG_INFINITY
+        || s2.lo == f64::NEG_INFINITY
+        || match s1.lo.total_cmp(&s2.lo).then(s1.id.cmp(&s2.id)) {
+            std::cmp::Ordering::Greater => s1.lo <= s2.hi,
+            _ => s2.lo <= s1.hi,
+        };
     if !overlap {
         return None;
     }
@@ -504,52 +520,70 @@ fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize, lim: f
     narrow_pair(m, d, g1, g2, lim, true, || mix_params(m, g1, g2));
 }
 
-trait TypeOrder {
-    fn min_type(self, o: Self) -> Self;
-    fn max_type(self, o: Self) -> Self;
+/// Up to this many collidable geoms the broad phase pairs every body with every other instead
+/// of sweeping (see [`broadphase`]): the sweep axis and the two sorts cost more than the pairs
+/// they save. Chosen by measured crossover (docs/performance.md, "The broad phase of small
+/// models": 14 geoms are cheaper paired, 18 swept).
+const ALL_PAIRS_MAX_GEOMS: usize = 16;
+
+/// Up to this many collidable geoms the sweep runs along the coordinate axis in which the geom
+/// centres spread most instead of their principal axis: the axis only prunes (the bounding test
+/// decides, see [`broadphase`]), and the 3 × 3 eigen decomposition costs more than it saves on
+/// a model of this size.
+const COORDINATE_AXIS_MAX_GEOMS: usize = 32;
+
+/// How [`broadphase`] finds its body pairs.
+#[derive(Clone, Copy, Debug)]
+struct BroadMode {
+    /// Sweep and prune (else every body pair).
+    sweep: bool,
+    /// Sweep along the coordinate axis of the largest spread (else the principal axis).
+    coordinate_axis: bool,
 }
-impl TypeOrder for GeomType {
-    fn min_type(self, o: Self) -> Self {
-        if (self as i32) <= (o as i32) {
-            self
-        } else {
-            o
-        }
-    }
-    fn max_type(self, o: Self) -> Self {
-        if (self as i32) <= (o as i32) {
-            o
-        } else {
-            self
+
+impl BroadMode {
+    /// The mode for model `m`: every body pair up to [`ALL_PAIRS_MAX_GEOMS`] collidable geoms
+    /// (unless `override` is on), the coordinate axis up to [`COORDINATE_AXIS_MAX_GEOMS`].
+    fn for_model(m: &Model) -> Self {
+        let n = (0..m.ngeom).filter(|&g| collidable(m, g)).count();
+        BroadMode {
+            sweep: m.opt.enabled(enable::OVERRIDE) || n > ALL_PAIRS_MAX_GEOMS,
+            coordinate_axis: n <= COORDINATE_AXIS_MAX_GEOMS,
         }
     }
 }
 
-/// Sweep and prune (Computation "Collision detection", broad phase): the intervals of the
-/// collidable geoms' bounding spheres (plus margin and gap) projected on the principal axis of
-/// the geom centres, grouped by body; each body's interval is the union of its geoms'; the
-/// bodies are swept in the order of their lower ends, and the overlapping body pairs that pass
-/// [`body_filter`] are left in `d.scratch_broad`. Planes get an infinite interval. Geoms with a
-/// non-finite pose are left out (the narrow phase gives them no contact).
-fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    let mut bp = std::mem::take(&mut d.scratch_broad);
-    // Principal axis of the centres of bounded collidable geoms.
+/// Principal axis of the centres of the bounded collidable geoms (x if there is no such axis).
+/// With `coordinate`, the coordinate axis of the largest spread instead (the first of equals).
+fn principal_axis<T: Scalar>(m: &Model, d: &Data<T>, coordinate: bool) -> Vector3<f64> {
     let mut mean = Vector3::<f64>::zeros();
     let mut n = 0.0;
-    let collidable = |g: usize| m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0;
     let center = |g: usize| d.geom_xpos[g].map(|x| f64of(x));
+    let bounded = |g: usize| collidable(m, g) && m.geom_type[g] != GeomType::Plane;
     for g in 0..m.ngeom {
-        if collidable(g) && m.geom_type[g] != GeomType::Plane {
+        if bounded(g) {
             mean += center(g);
             n += 1.0;
         }
     }
     let mut axis = Vector3::new(1.0, 0.0, 0.0);
-    if n > 1.0 {
+    if n > 1.0 && coordinate {
+        mean /= n;
+        let mut var = Vector3::<f64>::zeros();
+        for g in 0..m.ngeom {
+            if bounded(g) {
+                var += (center(g) - mean).map(|x| x * x);
+            }
+        }
+        let k = if var[1] > var[0] { 1 } else { 0 };
+        let k = if var[2] > var[k] { 2 } else { k };
+        axis = Vector3::zeros();
+        axis[k] = 1.0;
+    } else if n > 1.0 {
         mean /= n;
         let mut cov = Matrix3::<f64>::zeros();
         for g in 0..m.ngeom {
-            if collidable(g) && m.geom_type[g] != GeomType::Plane {
+            if bounded(g) {
                 let c = center(g) - mean;
                 cov += c * c.transpose();
             }
@@ -563,6 +597,39 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
             }
         }
     }
+    axis
+}
+
+/// Geom `g` takes part in collisions (contype or conaffinity nonzero).
+#[inline]
+fn collidable(m: &Model, g: usize) -> bool {
+    m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0
+}
+
+/// Sweep and prune (Computation "Collision detection", broad phase): the intervals of the
+/// collidable geoms' bounding spheres (plus margin and gap) projected on the principal axis of
+/// the geom centres (with at most [`COORDINATE_AXIS_MAX_GEOMS`] of them, on the coordinate axis
+/// in which they spread most), grouped by body; each body's interval is the union of its geoms'; the
+/// bodies are swept in the order of their lower ends, and the overlapping body pairs that pass
+/// [`body_filter`] are left in `d.scratch_broad`. Planes get an infinite interval. Geoms with a
+/// non-finite pose are left out (the narrow phase gives them no contact).
+///
+/// With at most [`ALL_PAIRS_MAX_GEOMS`] collidable geoms (and no `override`, whose margin can
+/// exceed the geoms' own), every body pair is a candidate and every geom gets an infinite
+/// interval: in exact arithmetic the interval test is implied by the bounding test
+/// ([`geom_pair_passes`]: the projections of two centres on a unit axis are no farther apart
+/// than the centres; the same holds for any axis, which therefore only prunes), so the same pairs reach
+/// the narrow phase, and the body pairs come out in MuJoCo's order without a sort. Returns
+/// whether `body_pairs` is sorted.
+fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode) -> bool {
+    let mut bp = std::mem::take(&mut d.scratch_broad);
+    let center = |g: usize| d.geom_xpos[g].map(|x| f64of(x));
+    let sweep = mode.sweep;
+    let axis = if sweep {
+        principal_axis(m, d, mode.coordinate_axis)
+    } else {
+        Vector3::zeros()
+    };
     // The geoms' intervals, grouped by body (compiled models number geoms in body order).
     let BroadScratch {
         geoms,
@@ -575,12 +642,12 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
     body_start.resize(m.nbody + 1, 0);
     let mut grouped = true;
     for g in 0..m.ngeom {
-        if !collidable(g) || !pose_finite(d, g) {
+        if !collidable(m, g) || !pose_finite(d, g) {
             continue;
         }
         let lim = m.geom_margin[g] + m.geom_gap[g];
         let pos = center(g);
-        let (lo, hi) = if m.geom_type[g] == GeomType::Plane || m.geom_rbound[g] <= 0.0 {
+        let (lo, hi) = if !sweep || m.geom_type[g] == GeomType::Plane || m.geom_rbound[g] <= 0.0 {
             (f64::NEG_INFINITY, f64::INFINITY)
         } else {
             let c = pos.dot(&axis);
@@ -619,6 +686,22 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
     for b in 0..m.nbody {
         body_start[b + 1] += body_start[b];
     }
+    body_pairs.clear();
+    if !sweep {
+        // every pair of bodies with swept geoms, in (lower, higher) order
+        for b1 in 0..m.nbody {
+            if body_start[b1] == body_start[b1 + 1] {
+                continue;
+            }
+            for b2 in b1 + 1..m.nbody {
+                if body_start[b2] != body_start[b2 + 1] && body_filter(m, b1, b2) {
+                    body_pairs.push(((b1 as u64) << 32) | b2 as u64);
+                }
+            }
+        }
+        d.scratch_broad = bp;
+        return true;
+    }
     // The bodies' intervals (the upper end also covers each geom's lower end, so a geom pair
     // that the sweep would pair has its bodies paired here), swept in order of their lower end.
     bodies.clear();
@@ -632,7 +715,6 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
     bodies.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
-    body_pairs.clear();
     for (i, &(_, hi, b1)) in bodies.iter().enumerate() {
         for &(_, _, b2) in bodies[i + 1..].iter().take_while(|e| e.0 <= hi) {
             let (lo, hi) = (b1.min(b2), b1.max(b2));
@@ -642,6 +724,7 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
     d.scratch_broad = bp;
+    false
 }
 
 #[cfg(test)]
@@ -705,6 +788,56 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The three ways of finding body pairs (every pair; a sweep along the coordinate axis of
+    /// the largest spread; a sweep along the principal axis) give the same contacts in the same
+    /// order, bit for bit, along a humanoid's fall (floor and self contacts).
+    #[test]
+    fn broad_phase_modes_give_the_same_contacts() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/humanoid.xml");
+        let m = crate::mjcf::load(path).unwrap();
+        let mut d: Data<f64> = Data::new(&m);
+        let modes = [
+            BroadMode {
+                sweep: false,
+                coordinate_axis: false,
+            },
+            BroadMode {
+                sweep: true,
+                coordinate_axis: true,
+            },
+            BroadMode {
+                sweep: true,
+                coordinate_axis: false,
+            },
+        ];
+        let mut most = 0;
+        for step in 0..400 {
+            for (k, u) in d.ctrl.iter_mut().enumerate() {
+                *u = (0.05 * step as f64 + k as f64).sin();
+            }
+            crate::integrator::step(&m, &mut d);
+            if step % 10 != 0 {
+                continue;
+            }
+            let lists: Vec<String> = modes
+                .iter()
+                .map(|&mode| {
+                    let mut e = d.clone();
+                    collision_with(&m, &mut e, Some(mode));
+                    most = most.max(e.contact.len());
+                    format!("{:?}", e.contact)
+                })
+                .collect();
+            assert_eq!(lists[0], lists[1], "step {step}");
+            assert_eq!(lists[0], lists[2], "step {step}");
+            // the engine's own choice gives the same list
+            let mut e = d.clone();
+            collision(&m, &mut e);
+            assert_eq!(format!("{:?}", e.contact), lists[0], "step {step}");
+        }
+        assert!(most >= 4, "the fall makes contacts ({most})");
     }
 
     #[test]

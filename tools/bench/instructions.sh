@@ -9,15 +9,17 @@
 #             mjd_transitionFD (A, B only) at the same contact state
 # Needs valgrind, python3 with mujoco==4.0.0, and release builds:
 #   cargo build --release -p moreau-cli && cargo build --release -p moreau-derivatives --example transition_profile
-# usage: tools/bench/instructions.sh [--analytic] [--integrator NAME] [MODEL ...]
-#   (default: the six models of docs/performance.md's table; --analytic: only the analytic row;
+# usage: tools/bench/instructions.sh [--step | --analytic] [--integrator NAME] [MODEL ...]
+#   (default: the six models of docs/performance.md's table; --step: only the step row (needs
+#   only the CLI); --analytic: only the analytic row;
 #   --integrator euler|implicit|implicitfast|rk4: the analytic row with the loaded model's
 #   integrator switched before settling, on both sides)
 set -e
 cd "$(dirname "$0")/../.."
-only_analytic=""; integ=""
+only_analytic=""; only_step=""; integ=""
 while [ $# -gt 0 ]; do
   case $1 in
+    --step) only_step=1; shift ;;
     --analytic) only_analytic=1; shift ;;
     --integrator) integ=$2; only_analytic=1; shift 2 ;;
     *) break ;;
@@ -40,6 +42,7 @@ for m in $models; do
   a=$(cg $W/s.cg --toggle-collect='*integrator::step*' $T/moreau simulate $x --steps 2000 $kf --ctrl $W/$m.csv --out $W/o.json)
   b=$(cg $W/t.cg --toggle-collect=mj_step $PY tools/reference/mj_step_ctrl.py $x 2000 $W/$m.csv)
   awk -v m=$m -v a=$a -v b=$b 'BEGIN{printf "%-11s %-9s %14d %14d %7.3f\n", m, "step", a/2000, b/2000, a/b}'
+  [ -n "$only_step" ] && continue
   $PY tools/bench/contact_state.py $x $W/$m.json >/dev/null 2>&1
   a=$(cg $W/s.cg --toggle-collect='*FdWorkspace*transition*' $T/moreau derivatives $x --state $W/$m.json --kind transition --method fd --out $W/j.json)
   b=$(cg $W/t.cg --toggle-collect=mjd_transitionFD $PY tools/bench/mjd_fd_state.py $x $W/$m.json)
