@@ -17,7 +17,7 @@
 use super::scratch::epa::{Face, Polytope, Vert, MAXF, MAXV};
 use super::scratch::CollisionScratch;
 use super::shape::{geom_shape, ConvexContact, Posed, Shape};
-use super::simplex::reduce;
+use super::simplex::{count_support, reduce};
 use super::sink::{f64of, Sink};
 use super::{cvxdiff, meshpoly, multiccd, native};
 use crate::data::Data;
@@ -36,6 +36,7 @@ fn posed<'a, T: Scalar>(m: &'a Model, d: &Data<T>, g: usize) -> Option<Posed<'a>
 }
 
 fn vert(a: &Posed, b: &Posed, d: &V3) -> Vert {
+    count_support();
     let pa = a.support(d);
     let pb = b.support(&-d);
     Vert {
@@ -70,6 +71,8 @@ pub fn penetration_within(
     cutoff: f64,
     scratch: &mut CollisionScratch,
 ) -> Option<ConvexContact> {
+    #[cfg(test)]
+    super::simplex::CONVERGED.with(|c| c.set(c.get() + 1));
     let mut s = [Vert::default(); 4];
     let mut n = 1;
     let mut lam = [1.0, 0.0, 0.0, 0.0];
@@ -633,6 +636,79 @@ mod tests {
 
     fn rot(ax: V3, ang: f64) -> Matrix3<f64> {
         *nalgebra::Rotation3::from_axis_angle(&nalgebra::Unit::new_normalize(ax), ang).matrix()
+    }
+
+    /// The fuzzer's slowest inputs, rebuilt: `fuzz/regressions/convex-pile-concentric.xml`
+    /// (`tools/fuzz/pile.py 125 --concentric`, 111 copies of the convex geoms on seven free
+    /// bodies at the origin). Two concentric shapes give GJK no first direction; the search
+    /// then fell back to the converged one (up to 150 GJK and 200 EPA support points per pair,
+    /// a polytope of up to 400 vertices), seconds per step. Every pair with a smooth shape must
+    /// now stay within MuJoCo's caps: `ccd_iterations` support points for GJK and as many for
+    /// EPA, plus the start, at most twice (a second start when the first simplex passes
+    /// through the origin), and twice again for a sphere or capsule (its core first); and none
+    /// may reach the converged search.
+    #[test]
+    fn concentric_pairs_stay_within_ccd_iterations() {
+        use crate::collision::simplex::{CONVERGED, SUPPORTS};
+        use crate::model::GeomType;
+        let xml = include_str!("../../fuzz/regressions/convex-pile-concentric.xml");
+        let m = crate::load_from_str(xml, &crate::Vfs::new()).unwrap();
+        let mut d = Data::<f64>::new(&m);
+        crate::forward(&m, &mut d);
+        let bound = 4 * (2 * m.opt.ccd_iterations + 1);
+        let smooth = |g: usize| {
+            matches!(
+                m.geom_type[g],
+                GeomType::Sphere | GeomType::Capsule | GeomType::Ellipsoid | GeomType::Cylinder
+            )
+        };
+        let mut scratch = CollisionScratch::default();
+        let (mut pairs, mut worst) = (0, 0);
+        for g1 in 0..m.ngeom {
+            for g2 in g1 + 1..m.ngeom {
+                let (b1, b2) = (m.geom_bodyid[g1], m.geom_bodyid[g2]);
+                if b1 == 0 || b2 == 0 || b1 == b2 || !(smooth(g1) || smooth(g2)) {
+                    continue;
+                }
+                // the pairs the narrow phase sends here (the others have their own colliders)
+                let (t1, t2) = (m.geom_type[g1], m.geom_type[g2]);
+                let (t1, t2) = if (t1 as i32) <= (t2 as i32) {
+                    (t1, t2)
+                } else {
+                    (t2, t1)
+                };
+                use GeomType::{Box, Capsule, Cylinder, Sphere};
+                if matches!(
+                    (t1, t2),
+                    (Sphere, Sphere | Capsule | Cylinder | Box) | (Capsule, Capsule | Box)
+                ) {
+                    continue;
+                }
+                assert_eq!(
+                    d.geom_xpos[g1], d.geom_xpos[g2],
+                    "geoms {g1} {g2} concentric"
+                );
+                let (before, conv) = (SUPPORTS.with(|c| c.get()), CONVERGED.with(|c| c.get()));
+                let c = pair_contact_within(&m, &d, [g1, g2], 0.0, &mut scratch);
+                let n = SUPPORTS.with(|c| c.get()) - before;
+                let conv = CONVERGED.with(|c| c.get()) - conv;
+                assert_eq!(conv, 0, "geoms {g1} {g2}: the converged search ran");
+                let (_, _, c, _) = c.unwrap_or_else(|| panic!("geoms {g1} {g2}: no contact"));
+                assert!(c.dist < 0.0, "geoms {g1} {g2}: concentric, dist {}", c.dist);
+                assert!(n <= bound, "geoms {g1} {g2}: {n} support points > {bound}");
+                if pairs < 8 {
+                    eprintln!(
+                        "geoms {g1} {g2}: dist {:.6e} normal {:?}",
+                        c.dist,
+                        c.normal.as_slice()
+                    );
+                }
+                pairs += 1;
+                worst = worst.max(n);
+            }
+        }
+        assert!(pairs > 3000, "{pairs} concentric pairs");
+        eprintln!("{pairs} concentric pairs, at most {worst} support points each");
     }
 
     #[test]

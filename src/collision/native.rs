@@ -20,7 +20,7 @@
 use crate::collision::scratch::epa::Vert;
 use crate::collision::scratch::prism::{Face, Poly, Pt, NFACE, NVERT, PT0};
 use crate::collision::shape::{ConvexContact, Shape};
-use crate::collision::simplex::reduce;
+use crate::collision::simplex::{count_support, reduce};
 use nalgebra::{Matrix3, Vector3};
 use std::cell::Cell;
 
@@ -298,6 +298,7 @@ fn prism_support(prism: &[V3; 6], d: &V3) -> V3 {
 
 /// Support of a − b in `d` with both vertex indices.
 fn support(prism: &Geom, geom: &Geom, d: &V3) -> Pt {
+    count_support();
     let (a, ia) = prism.support(d);
     let (b, idx) = geom.support(&-d);
     Pt {
@@ -688,6 +689,34 @@ pub enum Query {
 /// origin; `cutoff`: GJK stops once its lower bound `x·s/|x|` exceeds it.
 pub fn query(pt: &mut Poly, a: &Geom, b: &Geom, kmax: usize, tol: f64, cutoff: f64) -> Query {
     let x0 = a.center() - b.center();
+    if dot(&x0, &x0) >= 1e-30 {
+        return query_from(pt, a, b, x0, kmax, tol, cutoff);
+    }
+    // Concentric shapes: the origin is itself a point of a − b and gives GJK no direction. It
+    // starts from another point of a − b, its support along +x, and if the origin falls on
+    // the simplex (a − b symmetric about it, as two concentric shapes aligned with x are),
+    // once more along a direction off the axes; each search stays within `kmax` iterations
+    // (the converged fallback search ran to its own caps: 1,000 copies of a geom on concentric
+    // bodies cost minutes per step; fuzz/README.md, "Slow inputs").
+    match query_from(pt, a, b, support(a, b, &V3::x()).w, kmax, tol, cutoff) {
+        Query::Lost => {
+            let d = V3::new(1.0, 2.0, 3.0);
+            query_from(pt, a, b, support(a, b, &d).w, kmax, tol, cutoff)
+        }
+        q => q,
+    }
+}
+
+/// [`query`] with GJK's first iterate `x0`, a point of `a − b`.
+fn query_from(
+    pt: &mut Poly,
+    a: &Geom,
+    b: &Geom,
+    x0: V3,
+    kmax: usize,
+    tol: f64,
+    cutoff: f64,
+) -> Query {
     match gjk(a, b, x0, kmax, tol, false, cutoff) {
         Gjk::Inside(tet) => match epa(pt, a, b, tet, kmax, tol, false, false) {
             Some(h) => Query::Hit(h),
@@ -776,7 +805,9 @@ pub fn contact(
     cutoff: f64,
 ) -> Option<Option<ConvexContact>> {
     let (ra, rb) = (a.r, b.r);
-    if ra > 0.0 || rb > 0.0 {
+    // concentric cores overlap (each holds its centre): the whole shapes at once
+    let apart = a.full.center() - b.full.center();
+    if (ra > 0.0 || rb > 0.0) && dot(&apart, &apart) >= 1e-30 {
         match query(pt, &a.core, &b.core, kmax, tol, cutoff + ra + rb) {
             Query::Apart { dist, pa, pb } => {
                 let n = (pb - pa) / dist;

@@ -5,6 +5,22 @@
 use super::scratch::epa::Vert;
 use nalgebra::Vector3;
 
+#[cfg(test)]
+thread_local! {
+    /// Support points of `a − b` evaluated on this thread by the convex searches
+    /// ([`super::convex`]'s and [`super::native`]'s): the tests bound a pair's work by it.
+    pub(crate) static SUPPORTS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    /// Calls of the converged search ([`super::convex::penetration_within`]) on this thread.
+    pub(crate) static CONVERGED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Counts one support point of `a − b` ([`SUPPORTS`], in tests only; nothing otherwise).
+#[inline]
+pub(crate) fn count_support() {
+    #[cfg(test)]
+    SUPPORTS.with(|c| c.set(c.get() + 1));
+}
+
 type V3 = Vector3<f64>;
 
 /// (squared distance, vertices, count, weights, closest point) of a tetrahedron face.
