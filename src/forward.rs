@@ -78,6 +78,12 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
 /// inertia and its factorization, collision, constraint rows with their impedance and R
 /// ([`make_constraint`]), actuator transmission.
 pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    fwd_position_with(m, d, true);
+}
+
+/// [`fwd_position`]; without `contacts` the collision and constraint stages are left out (for
+/// the compiler's constants, which read neither).
+pub(crate) fn fwd_position_with<T: Scalar>(m: &Model, d: &mut Data<T>, contacts: bool) {
     // the solver's islands and position-only problem data are rebuilt by the next solve
     d.solver_pos_valid = false;
     // a potential energy computed before this stage is stale from here on
@@ -88,8 +94,10 @@ pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
     tendon(m, d);
     crb(m, d);
     factor_m(m, d);
-    collision(m, d);
-    make_constraint(m, d);
+    if contacts {
+        collision(m, d);
+        make_constraint(m, d);
+    }
     transmission(m, d);
 }
 

@@ -2,8 +2,8 @@
 //! docs/mujoco-behaviour.md#parameters, #actuators).
 
 use crate::data::Data;
-use crate::forward::fwd_position;
-use crate::model::{BiasType, GainType, JointType, Model};
+use crate::forward::fwd_position_with;
+use crate::model::{BiasType, GainType, JointType, Model, TrnType};
 use crate::smooth::crb::solve_m;
 use crate::smooth::jacobian::jac_body_com;
 
@@ -51,8 +51,12 @@ pub fn set_const(m: &mut Model) {
     m.light_pos0.resize(m.nlight, [0.0; 3]);
     m.light_poscom0.resize(m.nlight, [0.0; 3]);
     m.light_dir0.resize(m.nlight, [0.0; 3]);
+    // Only an adhesion (body) transmission's moment reads the contacts; without one the
+    // collision and constraint stages are left out: nothing here reads them, and on seven
+    // concentric bodies with 1,025 convex geoms they cost seconds per load (fuzz/README.md)
+    let contacts = m.actuator_trntype.contains(&TrnType::Body);
     let mut d = Data::<f64>::new(m);
-    fwd_position(m, &mut d);
+    fwd_position_with(m, &mut d, contacts);
     // camera offsets for track/trackcom from the fixed (kinematic) pose at qpos0
     for c in 0..m.ncam {
         let b = m.cam_bodyid[c];
@@ -177,7 +181,7 @@ pub fn set_const(m: &mut Model) {
     if m.tendon_lengthspring.contains(&[-1.0, -1.0]) {
         let mut ds = Data::<f64>::new(m);
         ds.qpos.copy_from_slice(&m.qpos_spring);
-        fwd_position(m, &mut ds);
+        fwd_position_with(m, &mut ds, contacts);
         for t in 0..m.ntendon {
             if m.tendon_lengthspring[t] == [-1.0, -1.0] {
                 let l = ds.ten_length[t];
