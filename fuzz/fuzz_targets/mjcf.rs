@@ -14,7 +14,19 @@ mod mutate;
 use libfuzzer_sys::{fuzz_mutator, fuzz_target};
 
 fuzz_target!(|data: &[u8]| {
-    harness::run(data);
+    static STAGES: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *STAGES.get_or_init(|| std::env::var_os("MOREAU_FUZZ_STAGES").is_some()) {
+        // the CPU time of each stage of this input, on stderr (fuzz/README.md, "Slow inputs")
+        let cpu = || moreau::pipeline::thread_cpu_us().unwrap_or(f64::NAN) * 1e-6;
+        let mut last = cpu();
+        harness::run_staged(data, &mut |name| {
+            let now = cpu();
+            eprintln!("stage {name:20} {:9.3} s CPU", now - last);
+            last = now;
+        });
+    } else {
+        harness::run(data);
+    }
 });
 
 fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {

@@ -45,6 +45,44 @@ fn small(m: &Model) -> bool {
     m.nv <= 48 && m.nbody <= 128 && m.ngeom <= 128 && m.nu <= 32 && m.ntendon <= 32 && m.neq <= 64
 }
 
+/// Most geom pairs whose bounding spheres overlap at the initial state (the broad phase's
+/// candidates, so the narrow-phase calls of a step) for which the input is stepped at all; above
+/// it the model is only loaded and its kinematics computed. Seven free bodies at one point with
+/// 1,025 convex geoms give 450,000 such pairs: MuJoCo 4.0.0 stops that step with a fatal
+/// "mj_stackAlloc: out of memory" at its default arena and needs 3.2 s of CPU for it with a
+/// 1 GB arena (`tools/fuzz/mujoco_work.py`), which is more than a fuzz execution may take
+/// (fuzz/README.md, "Budget").
+pub const PAIR_BUDGET: usize = 20_000;
+
+/// The geom pairs on different bodies that contype/conaffinity let collide and whose bounding
+/// spheres (plus margins) overlap at `d`'s kinematics, a plane with anything; counting stops
+/// past `limit`.
+pub fn near_pairs(m: &Model, d: &Data<f64>, limit: usize) -> usize {
+    let mut n = 0;
+    for g1 in 0..m.ngeom {
+        for g2 in g1 + 1..m.ngeom {
+            if m.geom_bodyid[g1] == m.geom_bodyid[g2]
+                || (m.geom_contype[g1] & m.geom_conaffinity[g2]) == 0
+                    && (m.geom_contype[g2] & m.geom_conaffinity[g1]) == 0
+            {
+                continue;
+            }
+            let reach =
+                m.geom_rbound[g1] + m.geom_rbound[g2] + m.geom_margin[g1] + m.geom_margin[g2];
+            let plane = m.geom_rbound[g1] <= 0.0 || m.geom_rbound[g2] <= 0.0;
+            // a non-finite distance or reach counts as near: the step must then check it
+            let far = (d.geom_xpos[g1] - d.geom_xpos[g2]).norm() > reach;
+            if plane || !far {
+                n += 1;
+                if n > limit {
+                    return n;
+                }
+            }
+        }
+    }
+    n
+}
+
 /// The Jacobian stages (about `2 nv + nu` steps each, with the solver's iterations) run only
 /// below this many constraint rows: a thousand mutated equality constraints on a 16-dof model
 /// otherwise cost seconds per input under coverage instrumentation (two thirds of it in the
@@ -89,14 +127,27 @@ fn clear(d: &mut Data<f64>) {
 
 /// Load, compile, step, forward, inverse and FD Jacobians of one input.
 pub fn run(data: &[u8]) {
+    run_staged(data, &mut |_| {});
+}
+
+/// [`run`], calling `stage` with each stage's name as it ends ("load", "step", "forward",
+/// "inverse", "transition FD", "inverse FD", "transition analytic"; a stage that does not run
+/// is not named): the fuzz target's `MOREAU_FUZZ_STAGES=1` prints their CPU times.
+pub fn run_staged(data: &[u8], stage: &mut dyn FnMut(&'static str)) {
     let (main, vfs) = split(data);
-    let Ok(m) = moreau::load_from_str(&main, &vfs) else {
+    let loaded = moreau::load_from_str(&main, &vfs);
+    stage("load");
+    let Ok(m) = loaded else {
         return;
     };
     if moreau::pipeline::forward_unsupported(&m).is_some() {
         return;
     }
     let mut d = Data::<f64>::new(&m);
+    moreau::pipeline::kinematics(&m, &mut d);
+    if near_pairs(&m, &d, PAIR_BUDGET) > PAIR_BUDGET {
+        return;
+    }
     let steps = if small(&m) { 5 } else { 1 };
     for k in 0..steps {
         for (i, c) in d.ctrl.iter_mut().enumerate() {
@@ -106,6 +157,7 @@ pub fn run(data: &[u8]) {
         moreau::step(&m, &mut d);
         silent_nan(&m, &d, "step");
     }
+    stage("step");
     if !small(&m) || d.nefc > JACOBIAN_MAX_NEFC {
         return;
     }
@@ -115,15 +167,19 @@ pub fn run(data: &[u8]) {
     moreau::forward(&m, &mut d);
     moreau::pipeline::check_acc(&m, &mut d);
     silent_nan(&m, &d, "forward");
+    stage("forward");
     let inverse_ok = moreau::pipeline::inverse_unsupported(&m).is_none();
     if inverse_ok {
         moreau::inverse(&m, &mut d);
+        stage("inverse");
     }
     let mut ws = FdWorkspace::new(&m);
     let _ = ws.transition(&m, &mut d, 1e-6, false);
+    stage("transition FD");
     if inverse_ok && moreau_derivatives::Support::inverse(&m).is_covered() {
         moreau::forward(&m, &mut d);
         let _ = ws.inverse(&m, &mut d, 1e-6, false, false);
+        stage("inverse FD");
     }
     if moreau_derivatives::Support::transition(&m).is_covered() {
         let _ = transition(
@@ -131,5 +187,6 @@ pub fn run(data: &[u8]) {
             &mut d,
             &TransitionOptions::analytic().with_sensors(false),
         );
+        stage("transition analytic");
     }
 }
