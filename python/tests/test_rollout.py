@@ -23,9 +23,6 @@ TOL_CONSTRAINED = 1e-6
 # Engine gaps (strict xfail, see test_forward.py).
 KNOWN = {
     "convex_pairs": "convex-convex contacts are not MuJoCo's (test_forward.py)",
-    "viewer_geoms": "height field against box: MuJoCo's EPA stops at an unconverged face that "
-                    "moreau's does not always reproduce (docs/collision.md), 3e-2 in qvel at the "
-                    "first hfield-box contact",
 }
 
 
