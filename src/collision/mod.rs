@@ -43,18 +43,10 @@ use nalgebra::{Matrix3, Vector3};
 /// Smallest friction coefficient of a mixed contact (`mjMINMU`).
 pub const MINMU: f64 = 1e-5;
 
-/// True if MuJoCo has a collision function for this ordered type pair (`t1 <= t2`).
-pub fn has_collider(t1: GeomType, t2: GeomType) -> bool {
-    use GeomType::*;
-    !matches!(
-        (t1, t2),
-        (Plane, Plane) | (Plane, Hfield) | (Hfield, Hfield) | (_, Sdf) | (Sdf, _)
-    )
-}
-
-/// [`has_collider`] for a type pair in either order.
+/// True if MuJoCo has a collision function for this type pair, in either order: none between
+/// two flat geoms (plane, height field) and none for an SDF.
 #[inline]
-fn has_collider_either(t1: GeomType, t2: GeomType) -> bool {
+pub fn has_collider(t1: GeomType, t2: GeomType) -> bool {
     use GeomType::*;
     let flat = |t| matches!(t, Plane | Hfield);
     !((flat(t1) && flat(t2)) || t1 == Sdf || t2 == Sdf)
@@ -464,7 +456,7 @@ fn geom_pair_passes(
     if (s1.contype & s2.conaffinity) == 0 && (s2.contype & s1.conaffinity) == 0 {
         return None;
     }
-    if !has_collider_either(s1.ty, s2.ty) {
+    if !has_collider(s1.ty, s2.ty) {
         return None;
     }
     // (infinite intervals, as every geom has when the broad phase pairs all bodies, overlap)
