@@ -83,7 +83,6 @@ pub struct LevenbergMarquardt {
     pub cost_history: Vec<f64>,
     /// Largest dynamics residual after each iteration.
     pub defect_history: Vec<f64>,
-    converged: bool,
     outcome: Outcome,
     /// Scaled gradient ([`LevenbergMarquardt::gtol`]) at the last stall.
     optimality: f64,
@@ -166,7 +165,6 @@ impl Default for LevenbergMarquardt {
             al_updates: 0,
             cost_history: vec![],
             defect_history: vec![],
-            converged: false,
             outcome: Outcome::Running,
             optimality: f64::NAN,
             work: Work::default(),
@@ -207,7 +205,6 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             .cloned()
             .ok_or_else(|| Error::msg("LM: no initial parameter"))?;
         let ev = problem.problem("evaluate", |c| Ok(c.evaluate(&z)))?;
-        self.converged = false;
         self.outcome = Outcome::Running;
         self.stalls = 0;
         self.cost_history = vec![ev.cost()];
@@ -309,7 +306,8 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         // but for a round-off regularization; a matrix that is not positive definite, e.g.
         // with second-order terms, gets more until it is).
         let (mut gnorm, mut gn_step) = (f64::NAN, f64::NAN);
-        if stalled_at(accepted, f0, fnew, self.tol) {
+        let stalled = stalled_at(accepted, f0, fnew, self.tol);
+        if stalled {
             let dmax = w.diag.iter().fold(0.0f64, |a, d| a.max(d.abs()));
             let mut eps = 1e-12 * dmax.max(1e-300);
             for _ in 0..8 {
@@ -335,7 +333,6 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             self.optimality = gnorm;
         }
         let small_step = gn_step <= self.xtol * (zmax + self.xtol);
-        let stalled = stalled_at(accepted, f0, fnew, self.tol);
         let (zn, evn) = if accepted {
             let evn = std::mem::replace(&mut w.trial, ev);
             (w.zn.clone(), evn)
@@ -367,7 +364,6 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             let defect = evn.max_defect();
             let first_order = gnorm <= self.gtol || small_step;
             if defect <= self.defect_tol && first_order {
-                self.converged = true;
                 self.outcome = Outcome::Converged;
                 state = state.terminate_with(TerminationReason::SolverConverged);
             } else if defect <= self.defect_tol && (!accepted || prev_stalls + 1 >= self.max_stalls)
@@ -432,7 +428,7 @@ impl LevenbergMarquardt {
     /// True if the last run ended with a stalled objective at a first-order point and a small
     /// dynamics residual ([`Outcome::Converged`]).
     pub fn converged(&self) -> bool {
-        self.converged
+        self.outcome == Outcome::Converged
     }
 
     /// How the last run ended.
