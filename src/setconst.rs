@@ -3,14 +3,15 @@
 
 use crate::data::Data;
 use crate::forward::fwd_position_with;
-use crate::model::{BiasType, GainType, JointType, Model, TrnType};
+use crate::model::{BiasType, GainType, JointType, Model, SameFrame, TrnType};
 use crate::smooth::crb::solve_m;
 use crate::smooth::jacobian::jac_body_com;
 
 /// A body whose mass matrix block is `mass · I` on slide joints alone (MuJoCo's `body_simple =
 /// 2`, per the 4.0.0 loader): it has joints, all of them slide joints along a coordinate axis of
 /// the body frame, no child bodies, a parent welded to the world, and its inertial frame at the
-/// body frame (`ipos = 0`, `iquat = 1`).
+/// body frame (`body_sameframe` is [`SameFrame::Body`]: position and orientation within 1e-6, as
+/// [`Model::fill_sameframe`] decides).
 pub fn slider_body(m: &Model, b: usize) -> bool {
     let (adr, n) = (m.body_jntadr[b], m.body_jntnum[b]);
     n > 0
@@ -20,8 +21,11 @@ pub fn slider_body(m: &Model, b: usize) -> bool {
         })
         && m.body_parentid.iter().skip(1).all(|&p| p != b)
         && m.body_weldid[m.body_parentid[b]] == 0
-        && m.body_ipos[b] == [0.0; 3]
-        && m.body_iquat[b] == [1.0, 0.0, 0.0, 0.0]
+        && match m.body_sameframe.get(b) {
+            Some(f) => *f == SameFrame::Body,
+            // a model built by hand, without the compiler's frames: the exact test
+            None => m.body_ipos[b] == [0.0; 3] && m.body_iquat[b] == [1.0, 0.0, 0.0, 0.0],
+        }
         && m.body_mass[b] > 0.0
 }
 

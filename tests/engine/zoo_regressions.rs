@@ -118,7 +118,8 @@ fn size_nkey_allocates_keyframes() {
 }
 
 /// Gymnasium's pusher and dm_control's ball-in-cup: a body on axis-aligned slide joints alone,
-/// without children, on a static parent, with its inertial frame at the body frame, has
+/// without children, on a static parent, with its inertial frame at the body frame (within
+/// 1e-6: `body_sameframe`), has
 /// `body_invweight0 = (1/mass, 0)` and `dof_invweight0 = 1/mass` (no armature); any other body
 /// the `J M⁻¹ Jᵀ` averages.
 #[test]

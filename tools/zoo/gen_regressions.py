@@ -57,7 +57,9 @@ SIZE_NKEY = """<mujoco>
   <keyframe><key name="a" qpos="0.5" ctrl="1.5"/></keyframe>
 </mujoco>"""
 
-# Gymnasium's pusher and dm_control's ball_in_cup: bodies on slide joints alone ("sliders")
+# Gymnasium's pusher and dm_control's ball_in_cup: bodies on slide joints alone ("sliders");
+# near_origin's inertial frame is within 1e-6 of its body frame (MuJoCo's body_sameframe 1: a
+# slider), off_origin's is not
 SLIDERS = """<mujoco>
   <default><joint armature="0.04" damping="1" limited="true" range="-1 1"/></default>
   <worldbody>
@@ -80,6 +82,14 @@ SLIDERS = """<mujoco>
         <joint type="slide" axis="0 0 1"/>
         <geom type="sphere" size=".05" mass="2"/>
       </body>
+    </body>
+    <body name="near_origin" pos="5 0 1">
+      <joint type="slide" axis="1 0 0"/><joint type="slide" axis="0 0 1"/>
+      <inertial pos="1e-8 0 -5e-7" quat="1 1e-8 0 0" mass="2" diaginertia=".1 .2 .3"/>
+    </body>
+    <body name="off_origin" pos="6 0 1">
+      <joint type="slide" axis="1 0 0"/><joint type="slide" axis="0 0 1"/>
+      <inertial pos="1e-5 0 0" mass="2" diaginertia=".1 .2 .3"/>
     </body>
     <body name="static" pos="4 0 1">
       <geom type="box" size=".1 .1 .1"/>
