@@ -4,7 +4,11 @@
 //! ([`moreau_optim::sysid::fit_rollout`], the residual `mujoco.sysid` minimizes by default).
 //!
 //! The log (`tools/robots/sysid_panda.py` writes it, and runs `mujoco.sysid` on the same data
-//! and parameters) holds the initial state, the position targets and the noisy sensors.
+//! and parameters) holds the initial state, the position targets and the noisy sensors. Any
+//! model whose sensors are its `(qpos, qvel)` works: `tools/robots/sysid_contact.py` writes a
+//! log of the Go1's foot (Menagerie) dropped and sliding on a floor, several trajectories
+//! under `logs`, with contact parameters (kinds
+//! `friction`, `solref_timeconst`, `solref_dampratio` of the geom named by `object`).
 //!
 //! Run: `python3 tools/robots/sysid_panda.py` (or directly `cargo run --release -p
 //! moreau-optim --example sysid_panda -- LOG.json OUT.json [--fd] [--check]`; `--fd`: forward
@@ -57,19 +61,23 @@ fn run() -> Result<(), String> {
     .map_err(|e| format!("{log_path}: {e}"))?;
     let model_path = log["model"].as_str().ok_or("log: no 'model'")?;
     let m = moreau::load(model_path).map_err(|e| format!("{model_path}: {e}"))?;
-    let q_meas = matrix(&log, "sensor_qpos")?;
-    let v_meas = matrix(&log, "sensor_qvel")?;
-    let ctrl = matrix(&log, "ctrl")?;
-    if q_meas.len() != v_meas.len() || ctrl.len() < q_meas.len() {
-        return Err("log: sensor and control lengths disagree".into());
-    }
     let mut params = vec![];
     let mut start = vec![];
     let mut bounds = vec![];
     for p in log["params"].as_array().ok_or("log: no 'params'")? {
         let name = p["name"].as_str().ok_or("log: parameter without name")?;
         let kind = p["kind"].as_str().ok_or("log: parameter without kind")?;
-        let (obj, _) = name.rsplit_once('_').ok_or("log: parameter name")?;
+        // the object: `object` if given, else the name up to its last `_`
+        let obj = match p["object"].as_str() {
+            Some(o) => o,
+            None => name.rsplit_once('_').ok_or("log: parameter name")?.0,
+        };
+        let geom = || {
+            m.geom_name
+                .iter()
+                .position(|g| g == obj)
+                .ok_or(format!("no geom {obj}"))
+        };
         let dof = || -> Result<usize, String> {
             let j = m.joint_id(obj).ok_or(format!("no joint {obj}"))?;
             Ok(m.jnt_dofadr[j])
@@ -81,6 +89,9 @@ fn run() -> Result<(), String> {
             "damping" => Param::Damping { dof: dof()? },
             "armature" => Param::Armature { dof: dof()? },
             "frictionloss" => Param::FrictionLoss { dof: dof()? },
+            "friction" => Param::Friction { geom: geom()? },
+            "solref_timeconst" => Param::SolrefTimeconst { geom: geom()? },
+            "solref_dampratio" => Param::SolrefDampratio { geom: geom()? },
             _ => return Err(format!("unknown parameter kind {kind}")),
         });
         let num = |k: &str| p[k].as_f64().ok_or(format!("{name}: no '{k}'"));
@@ -88,24 +99,12 @@ fn run() -> Result<(), String> {
         bounds.push([num("lo")?, num("hi")?]);
     }
 
-    let vector = |key: &str| -> Result<Vec<f64>, String> {
-        log[key]
-            .as_array()
-            .ok_or(format!("log: no array '{key}'"))?
-            .iter()
-            .map(|x| x.as_f64().ok_or(format!("log: non-number in '{key}'")))
-            .collect()
+    // one trajectory at the top level, or several under "logs" (one parameter vector for all)
+    let logs = match log["logs"].as_array() {
+        Some(list) => list.iter().map(state_log).collect::<Result<Vec<_>, _>>()?,
+        None => vec![state_log(&log)?],
     };
-    let data = StateLog {
-        qpos0: vector("qpos0")?,
-        qvel0: vector("qvel0")?,
-        ctrl,
-        measured: q_meas
-            .iter()
-            .zip(&v_meas)
-            .map(|(q, v)| q.iter().chain(v).copied().collect())
-            .collect(),
-    };
+    let data = &logs[0];
     if flags.iter().any(|f| f == "--check") {
         // one Jacobian at the start by each method: wall and CPU time (all threads)
         let mut jacs = vec![];
@@ -115,7 +114,7 @@ fn run() -> Result<(), String> {
             sysid::RolloutJacobian::FiniteDifference,
         ] {
             let (t, c) = (Instant::now(), process_cpu_s());
-            let (_, jac) = sysid::rollout_jacobian(&m, &params, &data, &start, &bounds, how)?;
+            let (_, jac) = sysid::rollout_jacobian(&m, &params, data, &start, &bounds, how)?;
             let cpu = c.zip(process_cpu_s()).map(|(a, b)| b - a);
             eprintln!(
                 "jacobian {how:?}: {:.3} s wall, {cpu:.3?} s CPU",
@@ -131,11 +130,11 @@ fn run() -> Result<(), String> {
     }
     let threads = moreau_optim::threads::Threads::new(0)?;
     let (t0, c0) = (Instant::now(), process_cpu_s());
-    let fit = sysid::fit_rollout_with(
+    let fit = sysid::fit_rollout_logs_with(
         &threads,
         &m,
         &params,
-        &data,
+        &logs,
         &start,
         &bounds,
         100,
@@ -144,9 +143,10 @@ fn run() -> Result<(), String> {
     )?;
     let wall = t0.elapsed().as_secs_f64();
     println!(
-        "moreau ({method:?} Jacobian): {} parameters, {} steps: {} iterations, {} rollouts, {:.3} s",
+        "moreau ({method:?} Jacobian): {} parameters, {} logs, {} steps: {} iterations, {} rollouts, {:.3} s",
         params.len(),
-        data.measured.len(),
+        logs.len(),
+        logs.iter().map(|l| l.measured.len()).sum::<usize>(),
         fit.iterations,
         fit.rollouts,
         wall,
@@ -165,6 +165,35 @@ fn run() -> Result<(), String> {
     });
     std::fs::write(out_path, out.to_string()).map_err(|e| format!("{out_path}: {e}"))?;
     Ok(())
+}
+
+/// One trajectory of the log: `qpos0`, `qvel0`, `ctrl` and the noisy `sensor_qpos`,
+/// `sensor_qvel` (the state before each step).
+fn state_log(v: &Value) -> Result<StateLog, String> {
+    let vector = |key: &str| -> Result<Vec<f64>, String> {
+        v[key]
+            .as_array()
+            .ok_or(format!("log: no array '{key}'"))?
+            .iter()
+            .map(|x| x.as_f64().ok_or(format!("log: non-number in '{key}'")))
+            .collect()
+    };
+    let q_meas = matrix(v, "sensor_qpos")?;
+    let v_meas = matrix(v, "sensor_qvel")?;
+    let ctrl = matrix(v, "ctrl")?;
+    if q_meas.len() != v_meas.len() || ctrl.len() < q_meas.len() {
+        return Err("log: sensor and control lengths disagree".into());
+    }
+    Ok(StateLog {
+        qpos0: vector("qpos0")?,
+        qvel0: vector("qvel0")?,
+        ctrl,
+        measured: q_meas
+            .iter()
+            .zip(&v_meas)
+            .map(|(q, v)| q.iter().chain(v).copied().collect())
+            .collect(),
+    })
 }
 
 /// CPU time of this process, all threads (user + system, from `/proc/self/stat`; Linux clock

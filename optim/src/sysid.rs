@@ -38,6 +38,27 @@ pub enum Param {
     /// `dof_frictionloss[dof]`: τ is not affine in it (the soft constraint's force saturates at
     /// ±frictionloss), so it is fitted by [`identify_nonlinear`], not by [`identify`].
     FrictionLoss { dof: usize },
+    /// `geom_friction[geom][0]`, the sliding friction (a contact takes the geom's with the
+    /// higher `priority`, else the larger of its two geoms', Modeling "Contact"). Its
+    /// rollout-Jacobian column is a one-step forward difference
+    /// ([`RolloutJacobian::SensitivityFd`]), not analytic.
+    Friction { geom: usize },
+    /// `geom_solref[geom][0]`, the time constant of the contact's reference acceleration
+    /// (Modeling "Solver parameters"; a contact takes the higher-priority geom's, else mixes
+    /// its two geoms' by `solmix`). One-step difference columns, as [`Param::Friction`].
+    SolrefTimeconst { geom: usize },
+    /// `geom_solref[geom][1]`, the damping ratio (as [`Param::SolrefTimeconst`]).
+    SolrefDampratio { geom: usize },
+}
+
+impl Param {
+    /// A contact parameter of a geom (friction or solref).
+    pub fn is_contact(&self) -> bool {
+        matches!(
+            self,
+            Param::Friction { .. } | Param::SolrefTimeconst { .. } | Param::SolrefDampratio { .. }
+        )
+    }
 }
 
 /// The ten inertial parameters of body `b`.
@@ -99,6 +120,9 @@ pub fn check(m: &Model, p: Param) -> Result<(), String> {
         Param::Damping { dof } | Param::Armature { dof } | Param::FrictionLoss { dof } => {
             dof < m.nv
         }
+        Param::Friction { geom }
+        | Param::SolrefTimeconst { geom }
+        | Param::SolrefDampratio { geom } => geom < m.ngeom,
     };
     if ok {
         Ok(())
@@ -115,6 +139,9 @@ pub fn get(m: &Model, p: Param) -> f64 {
         Param::Damping { dof } => m.dof_damping[dof],
         Param::Armature { dof } => m.dof_armature[dof],
         Param::FrictionLoss { dof } => m.dof_frictionloss[dof],
+        Param::Friction { geom } => m.geom_friction[geom][0],
+        Param::SolrefTimeconst { geom } => m.geom_solref[geom][0],
+        Param::SolrefDampratio { geom } => m.geom_solref[geom][1],
     }
 }
 
@@ -157,6 +184,23 @@ pub fn set(m: &mut Model, p: Param, v: f64) -> Result<(), String> {
             m.dof_frictionloss[dof] = v;
             Ok(())
         }
+        Param::Friction { geom } => {
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("geom {geom}: friction must be ≥ 0, got {v}"));
+            }
+            m.geom_friction[geom][0] = v;
+            Ok(())
+        }
+        // Positive solref: time constant and damping ratio (the negative, direct stiffness
+        // and damping form is another parameterization, not this one).
+        Param::SolrefTimeconst { geom } | Param::SolrefDampratio { geom } => {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(format!("geom {geom}: solref must be > 0, got {v}"));
+            }
+            let k = usize::from(matches!(p, Param::SolrefDampratio { .. }));
+            m.geom_solref[geom][k] = v;
+            Ok(())
+        }
     }
 }
 
@@ -196,6 +240,8 @@ pub fn model_with_into(
     out.dof_armature.copy_from_slice(&base.dof_armature);
     out.dof_frictionloss.copy_from_slice(&base.dof_frictionloss);
     out.jnt_stiffness.copy_from_slice(&base.jnt_stiffness);
+    out.geom_friction.copy_from_slice(&base.geom_friction);
+    out.geom_solref.copy_from_slice(&base.geom_solref);
     write_params(out, params, values)
 }
 
@@ -785,7 +831,13 @@ fn marquardt_step(jtj: &DMatrix<f64>, g: &DVector<f64>, lambda: f64) -> Option<D
 }
 
 fn positive(p: Param) -> bool {
-    matches!(p, Param::FrictionLoss { .. } | Param::Mass { .. })
+    matches!(
+        p,
+        Param::FrictionLoss { .. }
+            | Param::Mass { .. }
+            | Param::SolrefTimeconst { .. }
+            | Param::SolrefDampratio { .. }
+    )
 }
 
 /// The result of [`fit_rollout`].
@@ -1362,7 +1414,10 @@ impl ParamPartials {
             dw.push(col);
         }
         let one_step = (0..p.params.len())
-            .filter(|&j| matches!(p.params[j], Param::FrictionLoss { dof } if m.dof_frictionloss[dof] == 0.0))
+            .filter(|&j| {
+                matches!(p.params[j], Param::FrictionLoss { dof } if m.dof_frictionloss[dof] == 0.0)
+                    || p.params[j].is_contact()
+            })
             .collect();
         Ok(Some(ParamPartials {
             params: p.params.to_vec(),
@@ -1442,7 +1497,12 @@ impl ParamPartials {
                     force[(dof, j)] = -d.qacc[dof];
                     he[(dof, j)] = d.qacc[dof] - aint[dof];
                 }
-                Param::FrictionLoss { .. } | Param::Inertial { .. } => {}
+                // friction loss: its rows below; contact parameters: one-step columns
+                Param::FrictionLoss { .. }
+                | Param::Inertial { .. }
+                | Param::Friction { .. }
+                | Param::SolrefTimeconst { .. }
+                | Param::SolrefDampratio { .. } => {}
             }
         }
         // the constraint force at its active set: −∂g = Jᵀ ∂f

@@ -186,16 +186,28 @@ def run_mujoco(plist, init, t, ctrl, state, noisy, max_iters):
         count[0] += 1 if np.ndim(x) == 1 else np.shape(x)[1]
         return inner(x, p, **kw)
 
+    opt, res, wall, cpu = optimize_timed(params, residual_fn, max_iters)
+    rollouts = count[0]
+    x, half = intervals(residual_fn, opt, res)
+    n_iter = len(res.extras.get("objective", [])) if hasattr(res, "extras") else None
+    return x, half, (wall, cpu), n_iter, rollouts, residual_fn, opt
+
+
+def optimize_timed(params, residual_fn, max_iters):
+    """`mujoco.sysid.optimize` (its "mujoco" optimizer) from `params`: the optimized
+    parameters, the result, wall and CPU time (of this process, all threads)."""
     t0, c0 = time.perf_counter(), time.process_time()
     opt, res = sysid.optimize(initial_params=params, residual_fn=residual_fn,
                               optimizer="mujoco", verbose=False, max_iters=max_iters)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    rollouts = count[0]
+    return opt, res, time.perf_counter() - t0, time.process_time() - c0
+
+
+def intervals(residual_fn, opt, res):
+    """The estimate and its 95% half-widths (`mujoco.sysid.calculate_intervals` at it)."""
     x = opt.as_vector()
     r, _, _ = residual_fn(x, opt)
     _, half = sysid.calculate_intervals(r, res.jac)
-    n_iter = len(res.extras.get("objective", [])) if hasattr(res, "extras") else None
-    return x, np.asarray(half), (wall, cpu), n_iter, rollouts, residual_fn, opt
+    return x, np.asarray(half)
 
 
 def main():
@@ -233,18 +245,10 @@ def main():
     mj_wall, mj_cpu = mj_wall
     print(f"mujoco.sysid: {mj_wall:.2f} s, CPU {mj_cpu:.2f} s", flush=True)
 
-    cmd = ([args.moreau_bin] if args.moreau_bin else
-           ["cargo", "run", "--release", "-q", "-p", "moreau-optim", "--example",
-            "sysid_panda", "--"]) + [str(out / "log.json"), str(out / "moreau.json")]
-    subprocess.run(cmd, check=True, cwd=ROOT)
-    mo = json.loads((out / "moreau.json").read_text())
-    mo_x, mo_wall, mo_cpu = np.array(mo["estimate"]), mo["wall_s"], mo.get("cpu_s")
-    mo_half = np.array([np.inf if h is None else h for h in mo["half_width"]])
-
+    mo, mo_x, mo_half = run_moreau(args.moreau_bin, out)
+    mo_wall, mo_cpu = mo["wall_s"], mo.get("cpu_s")
     # the same residual (mujoco.sysid's rollout residual) at both estimates
-    def cost(x):
-        r, _, _ = residual_fn(np.asarray(x, float), mj_opt)
-        return float(0.5 * np.sum(np.concatenate(r) ** 2))
+    cost = rollout_cost(residual_fn, mj_opt)
 
     rows = []
     within = 0
@@ -289,6 +293,26 @@ def main():
           f"moreau {report['moreau']['rollout_cost']:.4g}")
     plots(out, rows, plist, init, t, ctrl, noisy, truth, mj_x, mo_x, report)
     print(f"report: {out / 'report.html'}")
+
+
+def run_moreau(moreau_bin, out):
+    """Runs the `sysid_panda` example (`moreau_bin`, else `cargo run --release`) on
+    `out/log.json`; its output, estimate and half-widths (infinite where it wrote null)."""
+    cmd = ([moreau_bin] if moreau_bin else
+           ["cargo", "run", "--release", "-q", "-p", "moreau-optim", "--example",
+            "sysid_panda", "--"]) + [str(out / "log.json"), str(out / "moreau.json")]
+    subprocess.run(cmd, check=True, cwd=ROOT)
+    mo = json.loads((out / "moreau.json").read_text())
+    half = np.array([np.inf if h is None else h for h in mo["half_width"]])
+    return mo, np.array(mo["estimate"]), half
+
+
+def rollout_cost(residual_fn, params):
+    """½‖r(x)‖² of `mujoco.sysid`'s residual function as a function of x."""
+    def cost(x):
+        r, _, _ = residual_fn(np.asarray(x, float), params)
+        return float(0.5 * np.sum(np.concatenate(r) ** 2))
+    return cost
 
 
 def simulate(plist, values, init, ctrl):

@@ -26,5 +26,6 @@ mod peer_optimum;
 mod quadruped_mpc;
 mod swingup;
 mod sysid;
+mod sysid_contact;
 mod threads;
 mod workspace_reuse;
