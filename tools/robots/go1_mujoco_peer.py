@@ -12,7 +12,11 @@ closed loop the example wrote to target/mpc/go1_<planner>.json).
   by `mujoco.rollout` on one thread.
 
     python3 tools/robots/go1_mujoco_peer.py [target/mpc/go1_ilqr.json] [--horizon 25]
-        [--rollouts 32]
+        [--rollouts 32] [--model ZOO_PATH]
+
+`--model` names another zoo model for another example's trajectory, e.g. the humanoid's
+(`mpc_humanoid`): `target/mpc/humanoid_ilqr.json --horizon 30 --model
+dm_control/suite/humanoid.xml`.
 
 Prints one JSON object (milliseconds).
 """
@@ -53,8 +57,9 @@ def main():
     ap.add_argument("--horizon", type=int, default=25)
     ap.add_argument("--rollouts", type=int, default=32)
     ap.add_argument("--states", type=int, default=20)
+    ap.add_argument("--model", default=GO1, help="the model, relative to the zoo's cache")
     a = ap.parse_args()
-    m = mujoco.MjModel.from_xml_path(os.path.join(cache_dir(), GO1))
+    m = mujoco.MjModel.from_xml_path(os.path.join(cache_dir(), a.model))
     m.opt.timestep = 0.01
     d = mujoco.MjData(m)
     traj = json.load(open(a.trajectory))
@@ -90,7 +95,7 @@ def main():
         controls = ctrl[i] + 0.1 * rng.standard_normal((a.rollouts, a.horizon, nu))
         ro.append(best_of(lambda: rollout.rollout(m, data1, state, controls)))
     out = {
-        "model": GO1,
+        "model": a.model,
         "planning_timestep": m.opt.timestep,
         "horizon": a.horizon,
         "states": len(picks),

@@ -19,6 +19,7 @@ mod contact_hop_box;
 mod determinism;
 mod go1_mpc;
 mod hopper_mpc;
+mod humanoid_mpc;
 mod lbfgs;
 mod mpc;
 mod mpc_limits;
