@@ -8,17 +8,24 @@
 //!   last EPA face on each geom ([`indexed_feature`]); otherwise the vertices of each geom that
 //!   support it along `n` (geom 0) and `−n` (geom 1);
 //!   one vertex, an edge (two), or a face (three or more). Their candidate faces are the hull
-//!   faces (box faces, mesh polygons) containing all of them. A capsule is its segment (two
-//!   vertices, no face). A cylinder's caps are regular 16-gons inscribed in the rims (first
-//!   corner on the local +x axis); its feature is the cap polygon when `n` is along the axis,
+//!   faces (box faces, mesh polygons) containing all of them, in the order of the first vertex's
+//!   faces (`polymap`): every one for a vertex, the first two for an edge, the first for a face.
+//!   A capsule is its segment (two vertices, no face). A cylinder's caps are regular 16-gons
+//!   inscribed in the rims (first corner on the local +x axis); its feature is the cap polygon when `n` is along the axis,
 //!   the side line facing `n` (two rim points, no face) when `n` is normal to it, else the rim
 //!   point along `n` with the side line as its edge and the cap as candidate face if within
 //!   `FACE_TOL` of `n` ([`cylinder_feature`]);
-//! * face–face: a candidate face of geom 0 and one of geom 1 whose outward normals satisfy
-//!   `n₀·n₁ < −FACE_TOL` (`FACE_TOL = 0.996`, about 5°, bisected on the oracle): geom 1's face is
-//!   clipped (Sutherland–Hodgman) by the prism of geom 0's face along `n₀`, contact normal `−n₁`;
-//! * edge–face: otherwise an edge of a vertex or edge feature with `|e·n_f| < EDGE_TOL = 0.0888`
-//!   (bisected on the oracle; slightly below `√(1 − FACE_TOL²)`) for a face `f` of the other geom, first among faces within `FACE_TOL` of
+//! * face–face: the candidate face of geom 0 and the one of geom 1 whose outward normals are the
+//!   most anti-parallel, if `n₀·n₁ < −FACE_TOL` (`FACE_TOL = 0.996`, about 5°, bisected on the
+//!   oracle): geom 1's face is clipped (Sutherland–Hodgman) by the prism of geom 0's face along
+//!   `n₀`, contact normal `−n₁`;
+//! * edge–face on the native search's features (measured on Menagerie's Spot-arm and ALOHA
+//!   states): otherwise an edge of the feature with fewer vertices (both ways when they are
+//!   equal, geom 0's first) with `|e·n_f| < EDGE_TOL` for a candidate face `f` of the other
+//!   geom, whatever `f`'s alignment with `n`, else the single contact;
+//! * edge–face on the exact supporting features: otherwise an edge of a vertex or edge feature
+//!   with `|e·n_f| < EDGE_TOL = 0.0888` (bisected on the oracle; slightly below
+//!   `√(1 − FACE_TOL²)`) for a face `f` of the other geom, first among faces within `FACE_TOL` of
 //!   `±n` (geom 1's edges on geom 0's faces, then the reverse), then, as in MuJoCo's feature
 //!   order, geom 0's edges when its feature is not larger than geom 1's or is a cylinder's side
 //!   line, else geom 1's (not from a cylinder's rim point: MuJoCo gives one contact there); the
@@ -384,7 +391,7 @@ fn feature(p: &Poly, dir: &V3) -> Feature {
 }
 
 /// Sets the candidate faces of a feature with at least one vertex: the faces of its first
-/// vertex containing all the others (only the first for three or more).
+/// vertex containing all the others (only the first for three or more, the first two for two).
 fn candidate_faces(p: &Poly, f: &mut Feature) {
     let mut cand = [0usize; MAXS];
     let nc = p.faces_of(f.vert[0], &mut cand);
@@ -392,7 +399,10 @@ fn candidate_faces(p: &Poly, f: &mut Feature) {
         if f.vert[1..f.nvert].iter().all(|&v| p.face_has(c, v)) {
             f.face[f.nface] = c;
             f.nface += 1;
-            if f.nvert >= 3 {
+            // a face: its first polygon; an edge: its first two (measured on MuJoCo 4.0.0: a
+            // hull quad holding an edge as its diagonal, listed before the edge's second
+            // triangle, is a candidate and that triangle is not; Menagerie's Spot-arm)
+            if f.nvert >= 3 || (f.nvert == 2 && f.nface == 2) {
                 break;
             }
         }
@@ -868,12 +878,17 @@ fn traced_patch<'a>(
     if fa.nvert == 0 || fb.nvert == 0 {
         return None;
     }
+    // the most anti-parallel pair of candidate faces, if within the tolerance (measured on
+    // MuJoCo 4.0.0: Menagerie's ALOHA finger, two faces of an edge anti-parallel to a triangle
+    // within FACE_TOL, pairs the triangle with the closer one, not the first)
     let mut pair = None;
-    'ff: for &i in &fa.face[..fa.nface] {
+    let mut best = -FACE_TOL;
+    for &i in &fa.face[..fa.nface] {
         for &j in &fb.face[..fb.nface] {
-            if pa.normal(i).dot(&pb.normal(j)) < -FACE_TOL {
+            let c = pa.normal(i).dot(&pb.normal(j));
+            if c < best {
+                best = c;
                 pair = Some((i, j));
-                break 'ff;
             }
         }
     }
@@ -881,6 +896,25 @@ fn traced_patch<'a>(
     let plan = |rside, rface, subj| Plan { rside, rface, subj };
     let plan = if let Some((i, j)) = pair {
         plan(0, i, Subj::Face(j))
+    } else if feat.is_some() {
+        // the features of MuJoCo's own EPA face: an edge of the smaller feature on a candidate
+        // face of the other, whatever its alignment with the normal; both ways for features of
+        // one size, geom 0's edges first (measured on MuJoCo 4.0.0, Menagerie's Spot-arm and
+        // ALOHA states, tools/zoo/gen_regressions.py)
+        let (da, db) = (fa.dim(), fb.dim());
+        let on_b = (da <= db)
+            .then(|| edge_face(&pa, &fa, &pb, &fb, EDGE_TOL))
+            .flatten();
+        if let Some((v0, v1, f)) = on_b {
+            plan(1, f, Subj::Edge(v0, v1))
+        } else if let Some((v0, v1, f)) = (db <= da)
+            .then(|| edge_face(&pb, &fb, &pa, &fa, EDGE_TOL))
+            .flatten()
+        {
+            plan(0, f, Subj::Edge(v0, v1))
+        } else {
+            return None;
+        }
     } else if let Some((v0, v1, f)) = edge_on_face(&pb, &fb, &pa, &fa, &n) {
         plan(0, f, Subj::Edge(v0, v1))
     } else if let Some((v0, v1, f)) = edge_on_face(&pa, &fa, &pb, &fb, &-n) {

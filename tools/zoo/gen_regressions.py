@@ -382,30 +382,50 @@ def native_hfield_cases():
 # polygon flat to float32 round-off that ascent stops at another vertex than a scan of all
 # vertices (here 1.3e-10 deeper, the normal 2e-8 off). The finger's hull vertices inline (in
 # the finger's frame, from the zoo cache), the box posed as at that state.
-def polytope_hull_xml():
+def zoo_model(name):
+    """A zoo model from the cache with its models.txt `opt.*` settings, and its reference."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from fetch import cache_dir
-    import base64
-    name = "menagerie/robotiq_2f85_v4/scene"
-    path = None
     for line in open(os.path.join(ROOT, "tools", "zoo", "models.txt")):
         parts = line.split("#", 1)[0].split()
         if parts and parts[0] == name:
-            path = parts[1]
-    m = mujoco.MjModel.from_xml_path(os.path.join(cache_dir(), path))
+            m = mujoco.MjModel.from_xml_path(os.path.join(cache_dir(), parts[1]))
+            for opt in parts[2:]:
+                if opt.startswith("opt."):
+                    key, value = opt[4:].split("=")
+                    setattr(m.opt, key, float(value))
     ref = json.load(open(os.path.join(ROOT, "tests", "reference", "zoo", name + ".json")))
-    state = [st for st in ref["states"] if st["label"] == "rollout step 150"][0]
+    return m, ref
 
-    def dec(v):
-        return np.frombuffer(base64.b64decode(v["f64"]), "<f8")
+
+def dec(v):
+    """An array of a zoo reference file (dense or sparse, see tools/zoo/generate.py)."""
+    import base64
+    vals = np.frombuffer(base64.b64decode(v["f64"]), "<f8")
+    if "idx" in v:
+        out = np.zeros(int(np.prod(v["shape"])))
+        out[np.frombuffer(base64.b64decode(v["idx"]), "<u4")] = vals
+        return out.reshape(v["shape"])
+    return vals.reshape(v["shape"]) if "shape" in v else vals
+
+
+def hull(m, g):
+    """Geom g's mesh hull vertices (in the geom frame, MuJoCo's vertex order)."""
+    mid = m.geom_dataid[g]
+    vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
+    graph = m.mesh_graph[m.mesh_graphadr[mid]:]
+    return vert[np.sort(graph[2 + graph[0]:2 + 2 * graph[0]])]
+
+
+def polytope_hull_xml():
+    name = "menagerie/robotiq_2f85_v4/scene"
+    m, ref = zoo_model(name)
+    state = [st for st in ref["states"] if st["label"] == "rollout step 150"][0]
     d = mujoco.MjData(m)
     d.qpos[:] = dec(state["qpos"])
     mujoco.mj_forward(m, d)
     finger, box = 14, 29
-    mid = m.geom_dataid[finger]
-    vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
-    graph = m.mesh_graph[m.mesh_graphadr[mid]:]
-    hull = vert[np.sort(graph[2 + graph[0]:2 + 2 * graph[0]])]
+    hull_vert = hull(m, finger)
     fm, fp = d.geom_xmat[finger].reshape(3, 3), d.geom_xpos[finger]
     bm, bp = d.geom_xmat[box].reshape(3, 3), d.geom_xpos[box]
     quat = np.zeros(4)
@@ -415,10 +435,74 @@ def polytope_hull_xml():
   <worldbody><geom name="finger" type="mesh" mesh="finger"/>
     <body name="box" pos="%s" quat="%s"><freejoint/><geom name="box" type="box" size="%s"/></body>
   </worldbody>
-</mujoco>""" % (" ".join("%.9g" % x for x in hull.ravel()),
+</mujoco>""" % (" ".join("%.9g" % x for x in hull_vert.ravel()),
                 " ".join(repr(float(x)) for x in fm.T @ (bp - fp)),
                 " ".join(repr(float(x)) for x in quat),
                 " ".join(repr(float(x)) for x in m.geom_size[box]))
+
+
+# Menagerie's Spot-arm and ALOHA: the multi-contact patch of two hull meshes from the features
+# of MuJoCo's last EPA face. Both hulls inline (geom 0 in the world, geom 1 on a free body posed
+# as at a step of the model's reference rollout), and that pose turned and moved a little
+# (perturbation k of a seeded sequence: 5e-4 per coordinate, a rotation vector of 0.02 per
+# component); the poses kept are those where the rule this replaced differs from MuJoCo 4.0.0.
+# (name, rollout step, geom 0, geom 1, seed, perturbations kept (0: the step's pose), what)
+POLYTOPE_PATCHES = (
+    # two edges: geom 1's edge clipped by a face of geom 0's edge that is 0.99593 along the
+    # normal (the replaced rule took only faces within 0.996 of it)
+    ("menagerie/boston_dynamics_spot/scene_arm", 104, 43, 59, 0, (10, 20), "edge on face"),
+    # a face and a vertex: the vertex's face most anti-parallel to it, not the first one
+    # within 0.996
+    ("menagerie/boston_dynamics_spot/scene_arm", 108, 43, 50, 2, (0, 21), "vertex faces"),
+    # two edges: each edge's first two faces, the most anti-parallel pair of them
+    ("menagerie/boston_dynamics_spot/scene_arm", 109, 43, 50, 3, (1, 2), "edge faces"),
+    # two edges: two faces of geom 0's edge anti-parallel to geom 1's triangle within 0.996,
+    # the closer one clips
+    ("menagerie/aloha/scene", 91, 31, 91, 4, (0, 1, 8), "anti-parallel faces"),
+)
+PATCH_SHIFT, PATCH_TURN = 5e-4, 0.02
+
+
+def polytope_patch_case(name, step, g0, g1, seed=0, keep=(0,)):
+    """The two hulls posed as at `step` of the model's reference rollout (under its controls)
+    and perturbed (`POLYTOPE_PATCHES`): the XML and MuJoCo's record of each kept pose."""
+    m, ref = zoo_model(name)
+    d = mujoco.MjData(m)
+    ro = ref["rollout"]
+    d.qpos[:] = dec(ro["qpos0"])
+    d.qvel[:] = dec(ro["qvel0"])
+    ctrl = dec(ro["ctrl"]).reshape(-1, m.nu)
+    for k in range(step):
+        d.ctrl[:] = ctrl[k // 100]
+        mujoco.mj_step(m, d)
+    mujoco.mj_forward(m, d)
+    r0, p0 = d.geom_xmat[g0].reshape(3, 3), d.geom_xpos[g0]
+    r1, p1 = d.geom_xmat[g1].reshape(3, 3), d.geom_xpos[g1]
+    quat = np.zeros(4)
+    mujoco.mju_mat2Quat(quat, (r0.T @ r1).ravel())
+    xml = """<mujoco><option ccd_tolerance="%r" ccd_iterations="%d"><flag gravity="disable"/></option>
+  <asset><mesh name="a" vertex="%s"/><mesh name="b" vertex="%s"/></asset>
+  <worldbody><geom name="a" type="mesh" mesh="a"/>
+    <body name="b"><freejoint/><geom name="b" type="mesh" mesh="b"/></body>
+  </worldbody>
+</mujoco>""" % (m.opt.ccd_tolerance, m.opt.ccd_iterations,
+                " ".join("%.9g" % x for x in hull(m, g0).ravel()),
+                " ".join("%.9g" % x for x in hull(m, g1).ravel()))
+    mp = mujoco.MjModel.from_xml_string(xml)
+    dp = mujoco.MjData(mp)
+    q0 = np.array([*(r0.T @ (p1 - p0)), *quat])
+    rng = np.random.default_rng(seed)
+    poses = []
+    for k in range(max(keep) + 1):
+        dp.qpos[:] = q0
+        if k:
+            dp.qpos[:3] += PATCH_SHIFT * rng.standard_normal(3)
+            mujoco.mju_quatIntegrate(dp.qpos[3:7], PATCH_TURN * rng.standard_normal(3), 1.0)
+        if k in keep:
+            mujoco.mj_forward(mp, dp)
+            assert dp.ncon > 1, (name, step, k, dp.ncon)
+            poses.append(posed_record(dp))
+    return xml, poses
 
 
 # Menagerie's Spot (step 90): a mesh edge nearly parallel to the other mesh's face. MuJoCo 4.0.0
@@ -670,6 +754,12 @@ def main():
     mujoco.mj_forward(m, d)
     assert d.ncon == 1, d.ncon
     out["polytope_hull"] = {"xml": xml, "poses": [posed_record(d)]}
+
+    cases = []
+    for name, step, g0, g1, seed, keep, what in POLYTOPE_PATCHES:
+        xml, poses = polytope_patch_case(name, step, g0, g1, seed, keep)
+        cases.append({"what": what, "xml": xml, "poses": poses})
+    out["polytope_patch"] = cases
 
     files = png_images()
     xml = PNG_HFIELD % (
