@@ -55,23 +55,7 @@ def set_options(m, opts):
 
 
 # Known gaps of this test only: measured, not yet located.
-PY_KNOWN = {
-    "menagerie/google_barkour_vb/scene": "the 500-step rollout under this test's random "
-    "controls leaves MuJoCo's by 0.27 (the Rust zoo test's rollout, other controls, passes)",
-    "menagerie/leap_hand/scene_right": "the rollout under this test's random controls leaves "
-    "MuJoCo's by 1.4 (mesh-mesh contacts, not located; the Rust zoo test's rollout, other "
-    "controls, passes)",
-    "menagerie/leap_hand/scene_left": "the rollout under this test's random controls leaves "
-    "MuJoCo's at step 147 (31 by the end; the Rust zoo test's rollout, other controls, "
-    "passes): the box-mesh pair (geoms 28, 88: index finger's box, thumb tip's mesh), "
-    "0.37 mm deep, has its two contacts on a normal 0.13 off MuJoCo's (dist 5e-6, pos 3.7e-4 "
-    "off), every other contact the same to 1e-15 in dist; not located (GJK/EPA polytope pair)",
-    "menagerie/boston_dynamics_spot/scene": "the rollout under this test's random controls "
-    "leaves MuJoCo's at step 323 (0.22 by the end; the Rust zoo test's rollout, other controls, "
-    "passes): two leg meshes (geoms 16, 30) with the same penetration normal in both, MuJoCo "
-    "clipping geom 16's edge by geom 30's 11-gon, moreau geom 30's edge by geom 16's face along "
-    "the normal: MuJoCo reads the touching features off its penetration polytope",
-}
+PY_KNOWN: dict = {}
 
 
 def params():
