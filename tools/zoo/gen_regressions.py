@@ -304,10 +304,11 @@ CYL_BOX_SHIFTS = ((0.0, 0.0, "same"), (-2e-3, 0.0, "distinct"), (2e-5, 0.0, "sam
 # MuJoCo 4.0.0's native convex search (GJK, then EPA) on pairs with a smooth shape, at
 # several iteration budgets and tolerances: its contact is the iterate where the budget or the
 # tolerance stops it, not the converged one. Pairs: dm_control's dog (rollout step 300) torso
-# ellipsoid on a paw box and under a capsule, as posed there; an ellipsoid against an ellipsoid
-# and a cylinder (synthetic). No margin: with one, MuJoCo's iterates after GJK differ (not
-# modelled; measured on the dog pair with margin 0.05: -7.0e-5 at 9 iterations, -7.9e-4
-# without). Poses: as given, and geom 1 moved by `SHIFT`.
+# ellipsoid on a paw box and under a capsule, as posed there, and under another capsule at step
+# 499; an ellipsoid against an ellipsoid and a cylinder (synthetic). No margin: with one,
+# MuJoCo's iterates after GJK differ (not modelled; measured on the dog pair with margin 0.05:
+# -7.0e-5 at 9 iterations, -7.9e-4 without). Poses: as given, and geom 1 moved by `SHIFT`
+# (against it for the pairs of `SHIFT_BACK`).
 NATIVE_BODY = '<body pos="%s" quat="%s"><freejoint/><geom type="%s" size="%s"/></body>'
 NATIVE_PAIRS = {
     "dog_ellipsoid_box": (
@@ -324,6 +325,15 @@ NATIVE_PAIRS = {
         ("0.2838176494126438 -0.1863796902640049 0.20635530576468963",
          "0.7755550172944681 -0.47867708023422934 -0.40274331398695556 0.08473777815481276",
          "ellipsoid", "0.2 0.09 0.11")),
+    # rollout step 499: the capsule's axis apart from the ellipsoid, GJK's simplex flat to
+    # round-off from iteration 24 on (the subalgorithm decides the iterate)
+    "dog_capsule_ellipsoid_499": (
+        ("0.21712240761561027 -0.054017373772358546 0.1649154863687652",
+         "0.5841242614099259 -0.7173143645192644 0.3111934317025812 0.21775582139589816",
+         "capsule", "0.04 0.08"),
+        ("0.4262310005920549 -0.06240132409370316 0.22953631377393102",
+         "0.12891584767342243 0.9385734198768338 0.12425447430745457 0.2949940089797165",
+         "ellipsoid", "0.2 0.09 0.11")),
     "ellipsoid_ellipsoid": (
         ("0 0 0", "0.9 0.2 -0.3 0.1", "ellipsoid", "0.1 0.06 0.04"),
         ("0.07 0.03 0.02", "0.7 -0.1 0.5 0.3", "ellipsoid", "0.05 0.08 0.03")),
@@ -334,6 +344,8 @@ NATIVE_PAIRS = {
 # (ccd_iterations, ccd_tolerance)
 NATIVE_OPTIONS = ((9, 1e-6), (12, 1e-6), (35, 1e-6), (35, 1e-4), (20, 1e-5))
 SHIFT = (0.001, -0.0007, 0.0004)
+# pairs that `SHIFT` would part: geom 1 moved the other way
+SHIFT_BACK = {"dog_capsule_ellipsoid_499"}
 
 
 def native_xml(pair, iters, tol):
@@ -737,7 +749,8 @@ def main():
             m = mujoco.MjModel.from_xml_string(xml)
             d = mujoco.MjData(m)
             poses = []
-            for shift in ((0, 0, 0), SHIFT):
+            shift1 = tuple(-x for x in SHIFT) if pair in SHIFT_BACK else SHIFT
+            for shift in ((0, 0, 0), shift1):
                 d.qpos[:] = m.qpos0
                 d.qpos[7:10] += shift
                 mujoco.mj_forward(m, d)
