@@ -6,7 +6,8 @@
 //!
 //! Pairs with a smooth shape, and box/mesh pairs without margin, run MuJoCo 4.0.0's own search
 //! ([`super::native`]); a box/mesh pair's multi-contact patch then starts from the touching
-//! features of its last EPA face, as MuJoCo's does.
+//! features of its last EPA face, as MuJoCo's does (box/mesh pairs with a margin: the converged
+//! search, not MuJoCo's).
 //!
 //! Box–mesh, mesh–mesh, capsule–mesh and cylinder pairs get MuJoCo 4.0.0's multi-contact
 //! patches (`multiccd`, on unless disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh
@@ -367,7 +368,7 @@ fn pair_contact_within<'a, T: Scalar>(
         return c.map(|c| (a, b, c, None));
     }
     if let Some(c) = polytope_contact(&a, &b, [g1, g2], m, cutoff, scratch) {
-        return c.map(|(c, f)| (a, b, c, Some(f)));
+        return c.map(|(c, f)| (a, b, c, f));
     }
     let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
     let iters = m.opt.ccd_iterations.max(50);
@@ -381,8 +382,10 @@ fn pair_contact_within<'a, T: Scalar>(
 /// MuJoCo 4.0.0's native search on two polytopes (box, mesh) without margin
 /// ([`native::polytopes`]): the contact is its last EPA face, and the face's vertex indices on
 /// each geom are the touching features the multi-contact patch starts from. `None` for other
-/// pairs, a margin, or when EPA breaks down (the converged search instead); `Some(None)`: no
-/// contact.
+/// pairs, a margin (MuJoCo's search on both shapes grown by half the margin,
+/// [`native::contact_with_margin`], gives its single contact, but the patch's features of such a
+/// pair are not modelled: the converged search and the patch from the normal instead), or when
+/// the search breaks down; `Some(None)`: no contact.
 fn polytope_contact<'a>(
     a: &Posed<'a>,
     b: &Posed<'a>,
@@ -390,7 +393,7 @@ fn polytope_contact<'a>(
     m: &'a Model,
     cutoff: f64,
     scratch: &mut CollisionScratch,
-) -> Option<Option<(ConvexContact, Features)>> {
+) -> Option<Option<(ConvexContact, Option<Features>)>> {
     let poly = |p: &Posed| matches!(p.shape, Shape::Box(_) | Shape::Mesh(_));
     if !(poly(a) && poly(b) && cutoff == 0.0) {
         return None;
@@ -411,7 +414,7 @@ fn polytope_contact<'a>(
         pb: h.pb,
         normal: h.v / h.depth,
     };
-    Some(Some((c, [h.ia, h.face.map(|f| f.1)])))
+    Some(Some((c, Some([h.ia, h.face.map(|f| f.1)]))))
 }
 
 /// Geom `g` posed as `p` for the native search, a mesh with its hull graph (MuJoCo's
@@ -445,6 +448,9 @@ fn native_contact<'a>(
     }
     let (ra, rb) = (rounded(m, geoms[0], a), rounded(m, geoms[1], b));
     let (tol, iters) = (m.opt.ccd_tolerance, m.opt.ccd_iterations);
+    if cutoff > 0.0 && cutoff.is_finite() {
+        return native::contact_with_margin(scratch.hfield(), &ra, &rb, iters, tol, cutoff);
+    }
     native::contact(scratch.hfield(), &ra, &rb, iters, tol, cutoff)
 }
 

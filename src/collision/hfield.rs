@@ -21,13 +21,16 @@
 //! used then); a radial normal on cylinder walls (MuJoCo 3.x's normal correction) made the
 //! cylinder rows worse, so it is not applied.
 //!
-//! Spheres, capsules and ellipsoids without margin: MuJoCo 4.0.0's native search as well
+//! Spheres, capsules and ellipsoids: MuJoCo 4.0.0's native search as well
 //! ([`native::contact`]): a sphere as its centre and a capsule as its axis with the radius added
 //! while that core is outside the prism (exact at any tolerance), else the whole shape's EPA
 //! stopped at `ccd_tolerance` or `ccd_iterations` (Menagerie's Barkour vb on its height field;
 //! `zoo_regressions::native_hfield_iterates`, `collision_oracle`'s `hfield-sphere`,
-//! `-capsule`, `-ellipsoid` rows: `dist` and frame to rounding). Any geom with a margin: the
-//! minimal depth of each prism by GJK/EPA ([`super::convex::penetration_within`]).
+//! `-capsule`, `-ellipsoid` rows: `dist` and frame to rounding); with a margin, the prism and
+//! the geom both grown by half of it ([`native::contact_with_margin`],
+//! `zoo_regressions::native_hfield_with_margin`). Boxes, meshes and cylinders with a margin: the
+//! minimal depth of each prism by GJK/EPA ([`super::convex::penetration_within`]; not MuJoCo's,
+//! whose distance within the margin is not the grown shapes' GJK distance there).
 
 use super::convex::penetration_within;
 use super::cvxdiff;
@@ -144,6 +147,16 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
             Shape::Sphere(_) | Shape::Capsule(..) | Shape::Ellipsoid(_)
         ))
     .then(|| native::Rounded::new(shape, lpos, lmat));
+    // spheres, capsules and ellipsoids with a margin: the native search on the prism and the
+    // geom, both grown by half the margin (`native::contact_with_margin`); boxes, meshes and
+    // cylinders with a margin keep the converged search (within the margin MuJoCo's distance is
+    // not the grown shapes' GJK distance there: not modelled)
+    let with_margin = (margin > 0.0
+        && matches!(
+            shape,
+            Shape::Sphere(_) | Shape::Capsule(..) | Shape::Ellipsoid(_)
+        ))
+    .then(|| native::Rounded::new(shape, lpos, lmat));
     for i in r0..=r1 {
         for j in c0..=c1 {
             let (p00, p01, p10, p11) = (vtx(i, j), vtx(i, j + 1), vtx(i + 1, j), vtx(i + 1, j + 1));
@@ -203,16 +216,15 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
                     }
                 } else {
                     let prism = pr.map(|q| V3::new(q[0], q[1], q[2]));
-                    let found = rounded.as_ref().and_then(|g| {
-                        native::contact(
-                            s.scratch.hfield(),
-                            &native::Rounded::prism(prism),
-                            g,
-                            m.opt.ccd_iterations,
-                            m.opt.ccd_tolerance,
-                            margin,
-                        )
-                    });
+                    let (ni, nt) = (m.opt.ccd_iterations, m.opt.ccd_tolerance);
+                    let p = native::Rounded::prism(prism);
+                    let found = match (&rounded, &with_margin) {
+                        (Some(g), _) => native::contact(s.scratch.hfield(), &p, g, ni, nt, margin),
+                        (None, Some(g)) => {
+                            native::contact_with_margin(s.scratch.hfield(), &p, g, ni, nt, margin)
+                        }
+                        (None, None) => None,
+                    };
                     match found {
                         Some(Some(ct)) => ConvexContact {
                             dist: ct.dist,

@@ -504,3 +504,21 @@ fn polytope_support_climbs_the_hull_graph() {
 fn polytope_patch_features() {
     every_case("polytope_patch", 1e-9);
 }
+
+/// The pairs of [`native_ccd_iterates`] with a contact margin of 0.05 on both geoms: MuJoCo
+/// 4.0.0 grows both shapes by half the margin (a sphere's or capsule's core keeps its radius plus
+/// that), so an overlap runs EPA on the grown shapes; 25 (pair, budget, tolerance) cases to 1e-9
+/// (the search without the growth is 1e-3 off on the first).
+#[test]
+fn native_ccd_with_margin() {
+    every_case("native_ccd_margin", 1e-9);
+}
+
+/// Height-field prisms against spheres, capsules and ellipsoids with a margin of 0.01 (the
+/// cases of [`native_hfield_iterates`]): MuJoCo 4.0.0 grows the prism and the geom by half the
+/// margin and runs its native search on the grown shapes (`native::contact_with_margin`),
+/// contacts up to the margin; 48 cases to 1e-9.
+#[test]
+fn native_hfield_with_margin() {
+    every_case("native_hfield_margin", 1e-9);
+}

@@ -305,10 +305,9 @@ CYL_BOX_SHIFTS = ((0.0, 0.0, "same"), (-2e-3, 0.0, "distinct"), (2e-5, 0.0, "sam
 # several iteration budgets and tolerances: its contact is the iterate where the budget or the
 # tolerance stops it, not the converged one. Pairs: dm_control's dog (rollout step 300) torso
 # ellipsoid on a paw box and under a capsule, as posed there, and under another capsule at step
-# 499; an ellipsoid against an ellipsoid and a cylinder (synthetic). No margin: with one,
-# MuJoCo's iterates after GJK differ (not modelled; measured on the dog pair with margin 0.05:
-# -7.0e-5 at 9 iterations, -7.9e-4 without). Poses: as given, and geom 1 moved by `SHIFT`
-# (against it for the pairs of `SHIFT_BACK`).
+# 499; an ellipsoid against an ellipsoid and a cylinder (synthetic). Poses: as given, and geom 1
+# moved by `SHIFT` (against it for the pairs of `SHIFT_BACK`). `native_ccd_margin`: the same
+# pairs as given with a margin of 0.05 on both geoms (MuJoCo grows both shapes by half of it).
 NATIVE_BODY = '<body pos="%s" quat="%s"><freejoint/><geom type="%s" size="%s"/></body>'
 NATIVE_PAIRS = {
     "dog_ellipsoid_box": (
@@ -348,10 +347,25 @@ SHIFT = (0.001, -0.0007, 0.0004)
 SHIFT_BACK = {"dog_capsule_ellipsoid_499"}
 
 
-def native_xml(pair, iters, tol):
-    bodies = "".join(NATIVE_BODY % b for b in NATIVE_PAIRS[pair])
+def native_xml(pair, iters, tol, margin=0.0):
+    body = NATIVE_BODY.replace('"/></body>', '" margin="%r"/></body>' % margin) if margin else NATIVE_BODY
+    bodies = "".join(body % b for b in NATIVE_PAIRS[pair])
     return ('<mujoco><option gravity="0 0 0" ccd_iterations="%d" ccd_tolerance="%r"/>'
             "<worldbody>%s</worldbody></mujoco>" % (iters, tol, bodies))
+
+
+def native_margin_cases():
+    """The pairs of NATIVE_PAIRS with a margin of 0.05 on both geoms, as posed there."""
+    cases = []
+    for pair in NATIVE_PAIRS:
+        for iters, tol in NATIVE_OPTIONS:
+            xml = native_xml(pair, iters, tol, 0.05)
+            m = mujoco.MjModel.from_xml_string(xml)
+            d = mujoco.MjData(m)
+            d.qpos[:] = m.qpos0
+            mujoco.mj_forward(m, d)
+            cases.append({"pair": pair, "xml": xml, "poses": [posed_record(d)]})
+    return cases
 
 
 # Barkour vb's height-field scene: its foot spheres on the height field's prisms go through
@@ -370,12 +384,20 @@ NATIVE_HFIELD_SHAPES = (("sphere", "0.0175"), ("capsule", "0.015 0.03"),
                         ("ellipsoid", "0.03 0.02 0.015"))
 NATIVE_HFIELD_POS = ("0.02 0.03 0.03", "-0.04 0.01 0.02", "0.05 -0.06 0.025", "0.03 -0.02 0.0")
 NATIVE_HFIELD_OPTIONS = ((35, 1e-6), (6, 1e-6), (12, 1e-6), (35, 1e-4))
+# `native_hfield_margin`: the same shapes with a margin of 0.01 (MuJoCo grows the prism and the
+# geom by half the margin). Not there: a box or a cylinder within the margin, whose distance
+# MuJoCo does not take from the grown shapes' GJK (box: dist 1.43e-3 where it gives 7.0e-5;
+# cylinder at ccd_tolerance 1e-4: 1.03e-4 against 4.7e-5, as EPA on the grown shapes would)
+MARGIN_HFIELD_SHAPES = []
 
 
-def native_hfield_cases():
+def native_hfield_cases(margin=0.0):
     elev = " ".join("%.3f" % x for x in np.random.default_rng(3).uniform(0, 1, 16))
     cases = []
-    for typ, size in NATIVE_HFIELD_SHAPES:
+    shapes = NATIVE_HFIELD_SHAPES
+    if margin:
+        shapes = [(t, '%s" margin="%r' % (z, margin)) for t, z in list(shapes) + MARGIN_HFIELD_SHAPES]
+    for typ, size in shapes:
         for iters, tol in NATIVE_HFIELD_OPTIONS:
             for pos in NATIVE_HFIELD_POS:
                 xml = NATIVE_HFIELD % (iters, tol, elev, pos, typ, size)
@@ -759,7 +781,9 @@ def main():
                 poses.append(posed_record(d))
             cases.append({"pair": pair, "xml": xml, "poses": poses})
     out["native_ccd"] = cases
+    out["native_ccd_margin"] = native_margin_cases()
     out["native_hfield"] = native_hfield_cases()
+    out["native_hfield_margin"] = native_hfield_cases(0.01)
 
     xml = polytope_hull_xml()
     m = mujoco.MjModel.from_xml_string(xml)
