@@ -14,10 +14,14 @@
 //!
 //! Run: `cargo run --release [--features plot] --example contact_trajopt [-- --problem
 //! ball|hopper|box --horizon 60 --distance D --max-iters 300 --defect-tol N --model FILE
-//! --fd | --jumpsafe --check --ilqr --warm-ilqr N]` (`--model`: a variant of the problem's
-//! model, e.g. another cone; `--defect-tol` overrides the problem's; `--ilqr` also solves the
-//! problem by iLQR through the engine's step; `--warm-ilqr N` starts the collocation from
-//! iLQR's solution after at most N iterations instead of the problem's guess). The inverse-dynamics Jacobians are analytic
+//! --fd | --jumpsafe --check --ilqr --warm-ilqr N --soften K --continuation K]` (`--model`: a
+//! variant of the problem's model, e.g. another cone; `--defect-tol` overrides the problem's;
+//! `--ilqr` also solves the problem by iLQR through the engine's step; `--warm-ilqr N` starts
+//! the collocation from iLQR's solution after at most N iterations instead of the problem's
+//! guess; `--soften K` first solves with every contact softer by K, K/2, … > 1 (solref time
+//! constant, solimp width and margin scaled; the iLQR warm start runs on the softest), each
+//! stage warm-started from the last; `--continuation K` solves at `defect_tol`·K, ·K/10, …,
+//! ·1 the same way). The inverse-dynamics Jacobians are analytic
 //! (`collocation::Analytic`, through the soft contact forces); `--fd` selects plain centered
 //! finite differences (`moreau_problems::contact_provider`), `--jumpsafe` the one-sided-at-jumps ones
 //! (`JumpSafeDifference`, see `hopper_hop`). Prints iterations, time, CPU time, cost, the largest unactuated force
@@ -106,6 +110,34 @@ fn ilqr_comparison(p: &ContactProblem, max_iter: usize) -> Result<(), String> {
     Ok(())
 }
 
+/// `model` with every geom's contact softer by `factor`: the solref time constant, the solimp
+/// width and the margin scaled by it (MuJoCo's "Solver parameters": a longer time constant and a
+/// wider impedance ramp make the force smoother in the penetration).
+fn softened(model: &moreau::Model, factor: f64) -> moreau::Model {
+    let mut m = model.clone();
+    if factor != 1.0 {
+        for g in 0..m.ngeom {
+            if m.geom_solref[g][0] > 0.0 {
+                m.geom_solref[g][0] *= factor;
+            }
+            m.geom_solimp[g][2] *= factor;
+            m.geom_margin[g] *= factor;
+        }
+    }
+    m
+}
+
+/// The continuation factors `k`, `k/div`, `k/div²`, … above 1 (none without the flag).
+fn factors(k: Option<f64>, flag: &str, div: f64) -> Result<Vec<f64>, String> {
+    let k = k.unwrap_or(1.0);
+    if !(k.is_finite() && k >= 1.0) {
+        return Err(format!("{flag} needs a factor ≥ 1, got {k}"));
+    }
+    Ok(std::iter::successors(Some(k), |s| Some(s / div))
+        .take_while(|s| *s > 1.0 + 1e-9)
+        .collect())
+}
+
 fn arg<T: std::str::FromStr>(args: &[String], name: &str) -> Result<Option<T>, String> {
     match args.iter().position(|a| a == name) {
         None => Ok(None),
@@ -171,6 +203,12 @@ fn run() -> Result<(), String> {
     if check {
         jacobian_check(&p.collocation, &p.z0, "the initial guess");
     }
+    // Continuation on the contact's softness: stages whose contacts are softer by factors K,
+    // K/2, …, > 1 (every geom's solref time constant, solimp width and margin scaled), each
+    // warm-started from the last; the iLQR warm start below runs on the softest.
+    let soft = factors(arg(&args, "--soften")?, "--soften", 2.0)?;
+    let model = p.collocation.model.clone();
+    p.collocation.model = softened(&model, soft.first().copied().unwrap_or(1.0));
     // Warm start: the guess replaced by iLQR's solution through the engine's step.
     if let Some(n) = arg::<usize>(&args, "--warm-ilqr")? {
         let c0 = moreau_optim::progress::thread_cpu_ms();
@@ -194,19 +232,53 @@ fn run() -> Result<(), String> {
     if flag("--ilqr") {
         ilqr_comparison(&p, max as usize)?;
     }
-    let mut lm = LevenbergMarquardt::default();
-    lm.max_al_updates = max as usize;
-    lm.defect_tol = arg(&args, "--defect-tol")?.unwrap_or(p.defect_tol);
-    lm.penalty_growth = p.penalty_growth;
-    let (out, ms, cpu) = timed_with_bar(max, p.name, |pb| {
-        solve_lm(p.collocation, p.z0, lm, max, |e| {
-            e.add_observer(
-                ProgressObserver { bar: pb.clone() },
-                moreau_optim::argmin::core::observers::ObserverMode::Always,
-            )
-        })
-    });
-    let (c, res) = out.map_err(|e| e.to_string())?;
+    let defect_tol = arg(&args, "--defect-tol")?.unwrap_or(p.defect_tol);
+    // Continuation on the defect tolerance: stages at `defect_tol`·K, ·K/10, …, ·1, each
+    // warm-started from the last stage's solution.
+    let mut scales = factors(arg(&args, "--continuation")?, "--continuation", 10.0)?;
+    scales.push(1.0);
+    // Stages: (contact softness, defect tolerance scale); softer contacts first, then the
+    // defect continuation on the problem's own contact.
+    let stages: Vec<(f64, f64)> = soft
+        .iter()
+        .map(|&s| (s, 1.0))
+        .chain(scales.iter().map(|&d| (1.0, d)))
+        .collect();
+    let (mut c, mut z) = (p.collocation, p.z0);
+    let (mut ms, mut cpu, mut iterations) = (0.0, 0.0, 0);
+    let mut res = None;
+    for (i, &(softness, scale)) in stages.iter().enumerate() {
+        c.model = softened(&model, softness);
+        let mut lm = LevenbergMarquardt::default();
+        lm.max_al_updates = max as usize;
+        lm.defect_tol = defect_tol * scale;
+        lm.penalty_growth = p.penalty_growth;
+        let (out, t, cp) = timed_with_bar(max, p.name, |pb| {
+            solve_lm(c, z, lm, max, |e| {
+                e.add_observer(
+                    ProgressObserver { bar: pb.clone() },
+                    moreau_optim::argmin::core::observers::ObserverMode::Always,
+                )
+            })
+        });
+        let (c1, r) = out.map_err(|e| e.to_string())?;
+        if stages.len() > 1 {
+            println!(
+                "stage {i}: contact softness {softness}, defect_tol {:.1e} N: {} iterations, cost {:.5}, max |unactuated τ| {:.1e} N, {}, scaled gradient {:.1e}",
+                defect_tol * scale,
+                r.iterations,
+                r.eval.cost(),
+                r.eval.max_defect(),
+                r.termination,
+                r.optimality
+            );
+        }
+        (ms, cpu, iterations) = (ms + t, cpu + cp, iterations + r.iterations);
+        (c, z) = (c1, r.z.clone());
+        res = Some(r);
+    }
+    let mut res = res.ok_or("no stage")?;
+    res.iterations = iterations;
     if check {
         jacobian_check(&c, &res.z, "the solution");
     }
