@@ -188,7 +188,7 @@ macro_rules! data_fields {
         }
 
         /// [`copy_field`] of an integer field ([`INT_OUTPUTS`]).
-        fn copy_int_field(d: &Data, name: &str, out: &mut [i32]) {
+        fn copy_int_field(m: &Model, d: &Data, name: &str, out: &mut [i32]) {
             fn int(x: impl TryInto<i32>) -> i32 {
                 x.try_into().unwrap_or(i32::MAX)
             }
@@ -199,7 +199,7 @@ macro_rules! data_fields {
                     }
                 })*
                 $(stringify!($c))|* => {
-                    if let (Some(o), Some(n)) = (out.first_mut(), count(d, name)) {
+                    if let (Some(o), Some(n)) = (out.first_mut(), count(m, d, name)) {
                         *o = int(n);
                     }
                 }
@@ -229,7 +229,7 @@ data_fields! {
         ten_wrapadr, ten_wrapnum, wrap_obj, moment_rownnz, moment_rowadr, moment_colind,
         solver_niter,
     }
-    counts { ncon, nefc, ne, nf, nl, nJ, nisland, nidof }
+    counts { ncon, nefc, ne, nf, nl, nJ, nA, nisland, nidof }
 }
 
 /// nsim simulations of a model on a thread pool (`mujoco.batch.Batch`'s extension object).
@@ -334,7 +334,7 @@ impl PyBatch {
                 for piece in o {
                     match piece {
                         FieldRow::Float(name, row) => copy_field(m, &s.data, name, row),
-                        FieldRow::Int(name, row) => copy_int_field(&s.data, name, row),
+                        FieldRow::Int(name, row) => copy_int_field(m, &s.data, name, row),
                     }
                 }
             })

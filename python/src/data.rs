@@ -18,7 +18,8 @@
 use crate::arrays::{copy, readonly, view1, view_rows, view_vecs};
 use crate::layout::{model_layout, row_major, wxyz};
 use crate::model::{MjModel, Named};
-use moreau::Data;
+use moreau::model::SolverType;
+use moreau::{Data, Model};
 use nalgebra::{Matrix3, Quaternion};
 use pyo3::exceptions::{PyAttributeError, PyIndexError, PyValueError};
 use pyo3::prelude::*;
@@ -26,8 +27,9 @@ use pyo3::types::PyTuple;
 
 /// The constraint problem's counts that MuJoCo keeps in `mjData`, by name: contacts (`ncon`),
 /// rows (`nefc`), equality, friction-loss and limit rows (`ne`, `nf`, `nl`), nonzeros of
-/// `efc_J` (`nJ`), islands and their dofs (`nisland`, `nidof`); `None` for another name.
-pub(crate) fn count(d: &Data, name: &str) -> Option<usize> {
+/// `efc_J` (`nJ`) and of `efc_AR` (`nA`, [`n_ar`]), islands and their dofs (`nisland`,
+/// `nidof`); `None` for another name.
+pub(crate) fn count(m: &Model, d: &Data, name: &str) -> Option<usize> {
     use moreau::data::ConstraintType::{Equality, LimitJoint, LimitTendon};
     let rows = || d.efc_type.iter().take(d.nefc);
     Some(match name {
@@ -40,10 +42,61 @@ pub(crate) fn count(d: &Data, name: &str) -> Option<usize> {
             .count(),
         "nJ" if d.efc_J_sparse => d.efc_J_rownnz.iter().take(d.nefc).sum(),
         "nJ" => d.nefc * d.qvel.len(),
+        "nA" => n_ar(m, d),
         "nisland" => d.nisland,
         "nidof" => d.nidof,
         _ => return None,
     })
+}
+
+/// Nonzeros of `efc_AR` = J M⁻¹ Jᵀ + R (mjData's `nA`). MuJoCo forms AR only for the dual
+/// problem, PGS or the noslip pass (`noslip_iterations > 0`); otherwise it is 0. A dense `efc_J`
+/// gives a dense AR, `nefc²`. A sparse one keeps the structural nonzeros: M⁻¹ couples every pair
+/// of dofs of one kinematic tree and none of two trees, so entry (i, j) is kept when rows i and
+/// j touch a common tree (a tree is the dofs below one root dof, `dof_parentid` = -1).
+fn n_ar(m: &Model, d: &Data) -> usize {
+    let nefc = d.nefc;
+    if !(m.opt.solver == SolverType::Pgs || m.opt.noslip_iterations > 0) {
+        return 0;
+    }
+    if !d.efc_J_sparse {
+        return nefc * nefc;
+    }
+    // each dof's tree: its root dof (parents come before children)
+    let mut tree = vec![0usize; m.nv];
+    for (i, &p) in m.dof_parentid.iter().enumerate().take(m.nv) {
+        tree[i] = usize::try_from(p).map_or(i, |p| tree[p]);
+    }
+    // the trees of each row, and the rows of each tree
+    let mut row_trees: Vec<Vec<usize>> = Vec::with_capacity(nefc);
+    let mut tree_rows: Vec<Vec<usize>> = vec![Vec::new(); m.nv];
+    for i in 0..nefc {
+        let adr = d.efc_J_rowadr[i];
+        let mut t: Vec<usize> = d.efc_J_colind[adr..adr + d.efc_J_rownnz[i]]
+            .iter()
+            .map(|&c| tree[c])
+            .collect();
+        t.sort_unstable();
+        t.dedup();
+        for &k in &t {
+            tree_rows[k].push(i);
+        }
+        row_trees.push(t);
+    }
+    // for each row, the distinct rows sharing one of its trees (itself included)
+    let mut seen = vec![usize::MAX; nefc];
+    let mut n = 0;
+    for (i, trees) in row_trees.iter().enumerate() {
+        for &k in trees {
+            for &j in &tree_rows[k] {
+                if seen[j] != i {
+                    seen[j] = i;
+                    n += 1;
+                }
+            }
+        }
+    }
+    n
 }
 
 /// The simulation state and all intermediate results for one model (`mujoco.MjData`).
@@ -392,27 +445,35 @@ impl MjData {
 
     /// Number of equality constraint rows (`ne`).
     #[getter]
-    fn ne(&self) -> usize {
-        count(&self.data, "ne").unwrap_or(0)
+    fn ne(&self, py: Python<'_>) -> usize {
+        count(&self.model.bind(py).borrow().model, &self.data, "ne").unwrap_or(0)
     }
 
     /// Number of friction-loss rows (`nf`).
     #[getter]
-    fn nf(&self) -> usize {
-        count(&self.data, "nf").unwrap_or(0)
+    fn nf(&self, py: Python<'_>) -> usize {
+        count(&self.model.bind(py).borrow().model, &self.data, "nf").unwrap_or(0)
     }
 
     /// Number of limit rows (`nl`).
     #[getter]
-    fn nl(&self) -> usize {
-        count(&self.data, "nl").unwrap_or(0)
+    fn nl(&self, py: Python<'_>) -> usize {
+        count(&self.model.bind(py).borrow().model, &self.data, "nl").unwrap_or(0)
     }
 
     /// Number of nonzeros of `efc_J` (`nJ`: `nefc × nv` when it is dense).
     #[getter]
     #[allow(non_snake_case)]
-    fn nJ(&self) -> usize {
-        count(&self.data, "nJ").unwrap_or(0)
+    fn nJ(&self, py: Python<'_>) -> usize {
+        count(&self.model.bind(py).borrow().model, &self.data, "nJ").unwrap_or(0)
+    }
+
+    /// Number of nonzeros of `efc_AR` (`nA`): 0 unless PGS or the noslip pass formed it,
+    /// `nefc²` when `efc_J` is dense.
+    #[getter]
+    #[allow(non_snake_case)]
+    fn nA(&self, py: Python<'_>) -> usize {
+        count(&self.model.bind(py).borrow().model, &self.data, "nA").unwrap_or(0)
     }
 
     /// Number of dofs in constraint islands (`nidof`).

@@ -638,28 +638,45 @@ def test_energy_sensors_match_mujoco(sensors, flag):
 
 def test_batch_data_fields_are_mujocos_but_the_named_few():
     """Every field mujoco.batch binds, moreau binds, except what moreau's MjData does not
-    show: flexes, sleeping, plugins, plasticity, history buffers, the dual solvers' `nA` and
-    the solvers' nonzero counts."""
+    show: flexes, sleeping, plugins, plasticity, history buffers, user data, and the solvers'
+    per-island nonzero counts `solver_nnz` (sparse Newton counts MuJoCo's own storage of its
+    Hessian, which moreau's sparse Hessian does not share)."""
     missing = {
         "flexedge_J", "flexedge_length", "flexedge_velocity", "flexelem_aabb", "flexvert_xpos",
         "flexvert_hessian", "flexedge_hessian", "flex_hessian_valid", "flexelem_krot",
         "flexvert_conage", "flexvert_lambda", "body_awake", "body_awake_ind", "dof_awake_ind",
         "parent_awake_ind", "tree_asleep", "tree_awake", "bvh_aabb_dyn", "bvh_active", "plugin",
-        "plugin_data", "plugin_state", "plastic", "history", "userdata", "nA", "solver_nnz",
+        "plugin_data", "plugin_state", "plastic", "history", "userdata", "solver_nnz",
     }
     assert set(mujoco.batch.DATA_FIELDS) - set(mo_batch.DATA_FIELDS) == missing
     assert set(mo_batch.DATA_FIELDS) <= set(mujoco.batch.DATA_FIELDS)
 
 
 
-COUNTS = ("ncon", "nefc", "ne", "nf", "nl", "nJ", "nisland", "nidof", "solver_niter")
+COUNTS = ("ncon", "nefc", "ne", "nf", "nl", "nJ", "nA", "nisland", "nidof", "solver_niter")
+
+# solver options: `nA` (nonzeros of efc_AR) is 0 unless PGS or the noslip pass forms AR
+OPTIONS = {
+    "default": {},
+    "pgs": {"solver": 0},
+    "pgs_sparse": {"solver": 0, "jacobian": 1},
+    "noslip_sparse": {"noslip_iterations": 3, "jacobian": 1},
+    "pgs_no_islands": {"solver": 0, "jacobian": 1, "disableflags": 1 << 18},
+}
 
 
+@pytest.mark.parametrize("options", list(OPTIONS))
 @pytest.mark.parametrize("name", ["constraints", "islands", "humanoids", "sparse_patterns"])
-def test_constraint_counts_match_mujoco_batch(name, rng):
+def test_constraint_counts_match_mujoco_batch(name, options, rng):
     """The constraint problem's counts per simulation (int32, `solver_niter` per island) equal
-    MuJoCo's: contacts, equality, friction-loss and limit rows, dense and sparse `efc_J`."""
+    MuJoCo's: contacts, equality, friction-loss and limit rows, dense and sparse `efc_J`, and
+    `efc_AR` (`nA`: `nefc²` dense, the row pairs sharing a kinematic tree sparse)."""
     mj, mo = load_pair(model_path(name))
+    for m in (mj, mo):
+        for k, v in OPTIONS[options].items():
+            setattr(m.opt, k, v)
+    assert mj.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_ISLAND) == (
+        OPTIONS[options].get("disableflags", 0))
     nsim = 3
     qvel = 0.2 * rng.standard_normal((nsim, mj.nv))
     bound = []
@@ -671,6 +688,10 @@ def test_constraint_counts_match_mujoco_batch(name, rng):
     for f, want, got in zip(COUNTS, *bound):
         assert got.dtype == np.int32 and got.shape == want.shape, f
         assert np.array_equal(got, want), (f, got, want)
+    # the options took effect: AR formed (or not) in both engines, with rows to count
+    nefc, n_a = bound[0][COUNTS.index("nefc")], bound[0][COUNTS.index("nA")]
+    assert (nefc > 0).all()
+    assert ((n_a > 0) == (options != "default")).all()
     # the MjData attributes are the batch's
     d = moreau.MjData(mo)
     d.qvel[:] = qvel[0]

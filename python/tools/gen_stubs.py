@@ -130,7 +130,7 @@ def klass(name, cls):
                 kind = "int"
             if name == "MjData" and attr in ("time",):
                 kind = "float"
-            if name == "MjData" and attr in ("ncon", "nefc", "nisland", "ne", "nf", "nl", "nJ",
+            if name == "MjData" and attr in ("ncon", "nefc", "nisland", "ne", "nf", "nl", "nJ", "nA",
                                              "nidof"):
                 kind = "int"
             if name == "MjData" and attr == "model":

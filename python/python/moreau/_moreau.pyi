@@ -1999,6 +1999,13 @@ class MjData:
         """
         ...
     @property
+    def nA(self) -> int:
+        """
+        Number of nonzeros of `efc_AR` (`nA`): 0 unless PGS or the noslip pass formed it,
+        `nefc²` when `efc_J` is dense.
+        """
+        ...
+    @property
     def nJ(self) -> int:
         """
         Number of nonzeros of `efc_J` (`nJ`: `nefc × nv` when it is dense).
