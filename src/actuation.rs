@@ -414,12 +414,28 @@ pub fn muscle_dynamics<T: Scalar>(u: T, act: T, prm: &[f64; 10]) -> T {
     du / tau
 }
 
+/// The first bad control (NaN/inf/|u| > 1e10), judged as the actuator sees it: after clamping
+/// to `ctrlrange` where the control is clamped (ctrllimited, clampctrl enabled), so that only
+/// NaN is bad there, as in MuJoCo 4.0.0.
+pub fn bad_ctrl<T: Scalar>(m: &Model, ctrl: &[T]) -> Option<usize> {
+    let clampctrl = !m.opt.disabled(disable::CLAMPCTRL);
+    ctrl.iter().enumerate().position(|(i, &u)| {
+        is_bad(if clampctrl && m.actuator_ctrllimited[i] {
+            clamp(u, &m.actuator_ctrlrange[i])
+        } else {
+            u
+        })
+    })
+}
+
 /// Activation dynamics and actuator forces (`mj_fwdActuation`): fills `act_dot`,
 /// `actuator_force`, `qfrc_actuator`.
 ///
 /// - Controls are clamped to `ctrlrange` if ctrllimited (unless clampctrl is disabled). If any
 ///   control is bad (NaN/inf/|u| > 1e10) a `BadCtrl` warning is recorded with its index and every
-///   actuator input is 0 for this evaluation (`ctrl` itself is left untouched).
+///   actuator input is 0 for this evaluation (`ctrl` itself is left untouched). A control that
+///   is clamped is judged after clamping, as MuJoCo 4.0.0 does: only NaN is bad there (an
+///   infinite or huge control of a ctrllimited actuator is its range's bound).
 /// - `act_dot`: integrator `u`; filter/filterexact `(u - act)/τ`; muscle as in
 ///   `muscle_dynamics`.
 /// - The force input is the activation (the next activation `act + h·act_dot`, exact for
@@ -435,11 +451,11 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if m.nu == 0 || m.opt.disabled(disable::ACTUATION) {
         return;
     }
-    let bad = d.ctrl.iter().position(|&u| is_bad(u));
+    let clampctrl = !m.opt.disabled(disable::CLAMPCTRL);
+    let bad = bad_ctrl(m, &d.ctrl);
     if let Some(i) = bad {
         d.warn(Warning::BadCtrl, i as i64);
     }
-    let clampctrl = !m.opt.disabled(disable::CLAMPCTRL);
     let h = m.opt.timestep;
     for i in 0..m.nu {
         let mut u = if bad.is_some() { T::zero() } else { d.ctrl[i] };

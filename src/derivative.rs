@@ -8,7 +8,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::actuation::{is_bad, muscle_fl};
+use crate::actuation::{bad_ctrl, muscle_fl};
 use crate::data::Data;
 use crate::math::spatial::{cross_force, cross_motion, inert_mul as mul_inert};
 use crate::math::{sc, Scalar};
@@ -247,7 +247,7 @@ pub fn actuator_force_dvel<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> T {
         }
     }
     let input = if m.actuator_actnum[u] == 0 || m.actuator_actadr[u] < 0 {
-        if d.ctrl.iter().any(|&c| is_bad(c)) {
+        if bad_ctrl(m, &d.ctrl).is_some() {
             return actuator_bias_dvel(m, u);
         }
         let c = d.ctrl[u];

@@ -61,7 +61,7 @@ pub use crate::smooth::rne::{contact_force, rne, rne_bias, rne_post_constraint};
 pub use crate::smooth::tendon::tendon_velocity;
 
 // ------------------------------------------------------------ acceleration, constraint solver
-pub use crate::actuation::fwd_actuation;
+pub use crate::actuation::{bad_ctrl, fwd_actuation};
 pub use crate::constraint::cost::{efc_jar, evaluate, Rows};
 pub use crate::constraint::params::{compute as constraint_params, compute_b};
 pub use crate::data::CONE_H;

@@ -694,7 +694,7 @@ impl ContactRecorder {
 fn step_warned(m: &Model, d: &mut Data<f64>, warnings: &mut Warnings, s: usize) -> Vec<f64> {
     let t = d.time;
     Warnings::arm(d);
-    let bad_ctrl = d.ctrl.iter().any(|&u| moreau::pipeline::is_bad(u));
+    let bad_ctrl = moreau::pipeline::bad_ctrl(m, &d.ctrl).is_some();
     let applied = if bad_ctrl {
         vec![0.0; d.ctrl.len()]
     } else {

@@ -49,6 +49,34 @@ def test_nan_in_qpos_raises_and_resets_as_mujoco():
     assert d.warning[moreau.mjtWarning.mjWARN_BADQPOS].number == 1
 
 
+BAD_CTRL_XML = """<mujoco><option><flag clampctrl="{clamp}"/></option><worldbody>
+<body><joint name="a" type="hinge"/><geom size=".1" pos="0 0 .2"/></body>
+<body><joint name="b" type="hinge"/><geom size=".1" pos="0 0 .2"/></body></worldbody>
+<actuator><motor joint="a"/><motor joint="b" ctrlrange="-1 1" ctrllimited="{limited}"/>
+</actuator></mujoco>"""
+
+
+@pytest.mark.parametrize("value", [1e300, 1e11, -np.inf, np.nan])
+@pytest.mark.parametrize("limited", ["true", "false"])
+@pytest.mark.parametrize("clamp", ["enable", "disable"])
+def test_bad_ctrl_warns_as_mujoco(clamp, limited, value):
+    """A bad control (NaN, inf, |u| > 1e10) warns mjWARN_BADCTRL and zeroes every actuator's
+    input; a control that is clamped to its ctrlrange is bad only when NaN (MuJoCo 4.0.0)."""
+    xml = BAD_CTRL_XML.format(clamp=clamp, limited=limited)
+    m, mj = moreau.MjModel.from_xml_string(xml), mujoco.MjModel.from_xml_string(xml)
+    d, dj = moreau.MjData(m), mujoco.MjData(mj)
+    for x in (d, dj):
+        x.ctrl[:] = [0.5, value]
+    moreau.mj_step(m, d)
+    mujoco.mj_step(mj, dj)
+    w = int(mujoco.mjtWarning.mjWARN_BADCTRL)
+    got = (d.warning[w].number, d.warning[w].lastinfo)
+    assert got == (dj.warning[w].number, dj.warning[w].lastinfo)
+    clamped = clamp == "enable" and limited == "true"
+    assert got == ((0, 0) if clamped and not np.isnan(value) else (1, 1))
+    np.testing.assert_allclose(d.qvel, dj.qvel, rtol=0, atol=1e-15)
+
+
 def test_wrong_shapes():
     m = moreau.MjModel.from_xml_path(model_path("humanoid"))
     d = moreau.MjData(m)
