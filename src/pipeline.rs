@@ -77,7 +77,7 @@ pub use crate::inverse::{
 };
 
 // ------------------------------------------------------------ energy (option flag `energy`)
-pub use crate::energy::{energy_pos, energy_vel};
+pub use crate::energy::{energy_pos, energy_stage_pos, energy_vel};
 
 // ------------------------------------------------------------ sensors
 pub use crate::sensor::{

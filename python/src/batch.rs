@@ -373,14 +373,23 @@ impl PyBatch {
         .map_err(err)
     }
 
-    /// The forward stages up to `stage` (mjtStage: 0 none, 1 position, 2 velocity, 3 all).
+    /// The forward stages up to `stage` (mjtStage: 0 none, 1 position, 2 velocity, 3 all),
+    /// each with its sensors and energy as `mj_forward` (and `mj_step1`) run them, so that
+    /// position- and velocity-dependent fields and sensors describe the state.
     fn stages(m: &Model, d: &mut Data, stage: i32) {
+        use moreau::pipeline as p;
         match stage {
             s if s >= 3 => moreau::forward(m, d),
             s if s >= 1 => {
-                moreau::pipeline::fwd_position(m, d);
+                p::fwd_position(m, d);
+                p::sensor_pos(m, d);
+                p::energy_stage_pos(m, d);
                 if s >= 2 {
-                    moreau::pipeline::fwd_velocity(m, d);
+                    p::fwd_velocity(m, d);
+                    p::sensor_vel(m, d);
+                    if m.opt.enabled(moreau::model::enable::ENERGY) {
+                        p::energy_vel(m, d);
+                    }
                 }
             }
             _ => {}
