@@ -545,6 +545,11 @@ pub struct Model {
     pub geom_rgba: Vec<[f64; 4]>,
     /// Material of each geom, -1 if none (may be empty).
     pub geom_matid: Vec<i32>,
+    /// Number of collidable geoms (`geom_contype` or `geom_conaffinity` nonzero; not a MuJoCo
+    /// field), which chooses how the broad phase finds its pairs; filled by the MJCF loader
+    /// ([`Model::fill_ngeom_collidable`]). Every choice gives the same contacts, so a count left
+    /// at 0 by a model built by hand, or stale after editing those arrays, costs speed only.
+    pub ngeom_collidable: usize,
 
     // ---------------------------------------------------------------- sites
     pub site_name: Vec<String>,
@@ -857,6 +862,14 @@ impl Model {
         self.site_sameframe = (0..self.site_pos.len())
             .map(|s| element(self.site_bodyid[s], &self.site_pos[s], &self.site_quat[s]))
             .collect();
+    }
+
+    /// Fills the derived `ngeom_collidable` from `geom_contype` and `geom_conaffinity`.
+    pub fn fill_ngeom_collidable(&mut self) {
+        self.ngeom_collidable = (self.geom_contype.iter().zip(&self.geom_conaffinity))
+            .take(self.ngeom)
+            .filter(|&(&t, &a)| t != 0 || a != 0)
+            .count();
     }
 
     /// Fills the derived `dof_Mcol` from `dof_Madr`, `dof_parentid` and `nM`.

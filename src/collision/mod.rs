@@ -535,9 +535,10 @@ struct BroadMode {
 
 impl BroadMode {
     /// The mode for model `m`: every body pair up to [`ALL_PAIRS_MAX_GEOMS`] collidable geoms
-    /// (unless `override` is on), the coordinate axis up to [`COORDINATE_AXIS_MAX_GEOMS`].
+    /// (`Model::ngeom_collidable`; unless `override` is on), the coordinate axis up to
+    /// [`COORDINATE_AXIS_MAX_GEOMS`].
     fn for_model(m: &Model) -> Self {
-        let n = (0..m.ngeom).filter(|&g| collidable(m, g)).count();
+        let n = m.ngeom_collidable;
         BroadMode {
             sweep: m.opt.enabled(enable::OVERRIDE) || n > ALL_PAIRS_MAX_GEOMS,
             coordinate_axis: n <= COORDINATE_AXIS_MAX_GEOMS,

@@ -171,6 +171,7 @@ fn load_impl(
     let mut model = compile::compile(&root, &files)?;
     model.fill_sparse();
     model.fill_sameframe();
+    model.fill_ngeom_collidable();
     data_fits(&model, name)?;
     model.update_actuator_extras();
     crate::setconst::set_const(&mut model);
