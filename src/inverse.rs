@@ -265,7 +265,7 @@ pub fn inv_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if n == 0 {
         return;
     }
-    let mut jar = std::mem::take(&mut d.solver_scratch.jar);
+    let mut jar = std::mem::take(&mut d.solver_scratch_mut().jar);
     jar.resize(n, T::zero());
     efc_jar(nv, d, &mut jar);
     let mut force = std::mem::take(&mut d.efc_force);
@@ -273,7 +273,7 @@ pub fn inv_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     evaluate(&Rows::of_data(d), &jar, &mut force, &mut state, None);
     d.efc_force = force;
     d.efc_state = state;
-    d.solver_scratch.jar = jar;
+    d.solver_scratch_mut().jar = jar;
     let mut qfrc = std::mem::take(&mut d.qfrc_constraint);
     for r in 0..n {
         d.efc_J_row(r, nv).axpy(d.efc_force[r], &mut qfrc);
@@ -300,8 +300,8 @@ pub fn compare_fwd_inv<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     let mut saved = std::mem::take(&mut d.scratch_nv[2]);
     saved.copy_from_slice(&d.qfrc_constraint);
-    let mut force = std::mem::take(&mut d.solver_scratch.ftmp);
-    let mut state = std::mem::take(&mut d.solver_scratch.stmp);
+    let mut force = std::mem::take(&mut d.solver_scratch_mut().ftmp);
+    let mut state = std::mem::take(&mut d.solver_scratch_mut().stmp);
     force.clear();
     force.extend_from_slice(&d.efc_force);
     state.clear();
@@ -313,8 +313,8 @@ pub fn compare_fwd_inv<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     d.efc_force.copy_from_slice(&force);
     d.efc_state.copy_from_slice(&state);
-    d.solver_scratch.ftmp = force;
-    d.solver_scratch.stmp = state;
+    d.solver_scratch_mut().ftmp = force;
+    d.solver_scratch_mut().stmp = state;
     let mut f = std::mem::take(&mut d.scratch_nv[3]);
     for (i, fi) in f.iter_mut().enumerate() {
         *fi = d.qfrc_applied[i] + d.qfrc_actuator[i];

@@ -340,8 +340,10 @@ pub struct Data<T: Scalar = f64> {
     pub map_iefc2efc: Vec<usize>,
     /// Tree structure and union-find work space of island discovery.
     pub(crate) island_scratch: IslandScratch,
-    /// Solver work space (dense nv × nv matrices, per-row vectors).
-    pub(crate) solver_scratch: SolverScratch<T>,
+    /// Solver work space (dense nv × nv matrices, per-row vectors), boxed so that the solver
+    /// takes it out of `Data` for a solve by moving a pointer (always `Some` outside a solve;
+    /// [`Data::solver_scratch_mut`]).
+    pub(crate) solver_scratch: Option<Box<SolverScratch<T>>>,
     /// The islands and the solver's position-only problem data (`solver_scratch`) belong to
     /// the current position stage: set by a solve, cleared by the position stage
     /// ([`crate::forward::fwd_position`]), [`Data::resize_efc`] and [`Data::reset`]; a step
@@ -606,7 +608,7 @@ impl<T: Scalar> Data<T> {
             map_efc2iefc: Vec::new(),
             map_iefc2efc: Vec::new(),
             island_scratch: IslandScratch::new(m),
-            solver_scratch: SolverScratch::new(m.nv, m.nM),
+            solver_scratch: Some(Box::new(SolverScratch::new(m.nv, m.nM))),
             solver_pos_valid: false,
             contact: Vec::with_capacity(contact_capacity(m)),
             nconmax: contact_capacity(m),
@@ -814,10 +816,11 @@ impl<T: Scalar> Data<T> {
             solreffriction: [z; 2],
         };
         self.efc_cone.resize(ncone, c0);
-        self.solver_scratch.resize(nefc, ncone);
         let nm = self.qM.len();
         let dense_j = !self.efc_J_sparse;
-        self.solver_scratch.reserve(nv, nm, nefc, ncone, dense_j);
+        let s = self.solver_scratch_mut();
+        s.resize(nefc, ncone);
+        s.reserve(nv, nm, nefc, ncone, dense_j);
         for v in [
             &mut self.map_efc2iefc,
             &mut self.map_iefc2efc,
@@ -835,9 +838,15 @@ impl<T: Scalar> Data<T> {
     /// first use, for up to `nefc` rows: with [`Data::resize_efc`] to the same high-water mark,
     /// stepping then allocates nothing.
     pub fn reserve_dense_solver(&mut self, nv: usize, nefc: usize) {
-        self.solver_scratch.AR.reserve(nefc * nefc);
-        self.solver_scratch.B.reserve(nefc * nv);
-        self.solver_scratch.B_colind.reserve(nefc * nv);
+        let s = self.solver_scratch_mut();
+        s.AR.reserve(nefc * nefc);
+        s.B.reserve(nefc * nv);
+        s.B_colind.reserve(nefc * nv);
+    }
+
+    /// The solver's work space (`solver_scratch`).
+    pub(crate) fn solver_scratch_mut(&mut self) -> &mut SolverScratch<T> {
+        self.solver_scratch.get_or_insert_with(Default::default)
     }
 
     /// Records a warning (mj_warning): increments the counter and stores `info`.

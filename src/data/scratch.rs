@@ -168,8 +168,9 @@ pub struct SolverScratch<T> {
     pub bres: Vec<T>,
     /// PGS: the constraint blocks (first row, cone index or `usize::MAX`) in sweep order.
     pub pgs_block: Vec<(usize, usize)>,
-    /// The current problem.
-    pub prob: Problem<T>,
+    /// The current problem, boxed so that a solve takes it out by moving a pointer (always
+    /// `Some` outside a solve).
+    pub prob: Option<Box<Problem<T>>>,
     /// 0..nv and 0..nefc (the islands-disabled maps).
     pub ident_dof: Vec<usize>,
     pub ident_efc: Vec<usize>,
@@ -221,7 +222,7 @@ impl<T> Default for SolverScratch<T> {
             bmark: Vec::new(),
             bres: Vec::new(),
             pgs_block: Vec::new(),
-            prob: Problem::default(),
+            prob: None,
             ident_dof: Vec::new(),
             ident_efc: Vec::new(),
             prob_global: false,
@@ -260,7 +261,7 @@ impl<T: Scalar> SolverScratch<T> {
             ws_qacc: v(nv),
             ws_Ma: v(nv),
             ident_dof: (0..nv).collect(),
-            prob: Problem {
+            prob: Some(Box::new(Problem {
                 qfrc_smooth: Vec::with_capacity(nv),
                 qacc_smooth: Vec::with_capacity(nv),
                 qacc: Vec::with_capacity(nv),
@@ -273,7 +274,7 @@ impl<T: Scalar> SolverScratch<T> {
                 g2l: Vec::with_capacity(nv),
                 anc: Vec::with_capacity(nv),
                 ..Default::default()
-            },
+            })),
             ..Default::default()
         }
     }
@@ -299,7 +300,7 @@ impl<T: Scalar> SolverScratch<T> {
         fn grow<X>(v: &mut Vec<X>, n: usize) {
             v.reserve(n.saturating_sub(v.len()));
         }
-        let p = &mut self.prob;
+        let p = self.prob.get_or_insert_with(Default::default);
         if dense_j {
             grow(&mut p.J, nefc * nv);
             grow(&mut p.J_colind, nefc * nv);

@@ -79,17 +79,17 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
         island::island(m, d);
     }
     d.solver_pos_valid = true;
-    let mut s = std::mem::take(&mut d.solver_scratch);
+    let mut s = d.solver_scratch.take().unwrap_or_default();
     if nefc == 0 {
         if compute_b {
             params::compute_b(m, d);
         }
         d.qacc.copy_from_slice(&d.qacc_smooth);
         d.qfrc_constraint.fill(T::zero());
-        put_back(&mut d.solver_scratch, s);
+        d.solver_scratch = Some(s);
         return;
     }
-    let mut p = std::mem::take(&mut s.prob);
+    let mut p = s.prob.take().unwrap_or_default();
     if !reuse {
         s.ident_dof.clear();
         s.ident_dof.extend(0..nv);
@@ -190,10 +190,10 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     if compressed {
         p.mul_jt(&d.efc_force, &mut d.qfrc_constraint);
     }
-    put_back(&mut s.prob, p);
+    s.prob = Some(p);
     s.resize_nv(nv);
     s.resize(nefc, d.efc_cone.len());
-    put_back(&mut d.solver_scratch, s);
+    d.solver_scratch = Some(s);
     if compressed {
         // done
     } else if d.efc_J_sparse {
@@ -310,10 +310,4 @@ fn warmstart<T: Scalar>(
             s.start_s = Some(s_ws);
         }
     }
-}
-
-/// `*slot = v` for a `slot` that holds the empty default left by `std::mem::take` (empty
-/// vectors, no allocation): nothing to drop, so the drop glue is skipped.
-fn put_back<X>(slot: &mut X, v: X) {
-    std::mem::forget(std::mem::replace(slot, v));
 }
