@@ -417,6 +417,8 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     s.bmark.clear();
     s.bmark.resize(nv, false);
     let nm = p.qLD.len();
+    // the previous compressed row's columns and its closure's range in `B_colind`
+    let mut prev: Option<(&[usize], usize, usize)> = None;
     for i in 0..n {
         let adr = s.B_colind.len();
         s.B_rowadr.push(adr);
@@ -431,22 +433,31 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
                 k = p.parentid[k as usize];
             }
         };
-        match row.cols {
-            Some(cols) => {
+        match (row.cols, prev) {
+            // the rows of a contact share their columns, hence their closure: copied
+            (Some(cols), Some((pc, a0, a1))) if cols == pc => {
+                for (&c, &v) in cols.iter().zip(row.vals) {
+                    s.bwork[c] = v;
+                }
+                s.B_colind.extend_from_within(a0..a1);
+            }
+            (Some(cols), _) => {
                 for (&c, &v) in cols.iter().zip(row.vals) {
                     put(c, v, s);
                 }
+                s.B_colind[adr..].sort_unstable();
             }
-            None => {
+            (None, _) => {
                 for (c, &v) in row.vals.iter().enumerate() {
                     if v != z || !f64s {
                         put(c, v, s);
                     }
                 }
+                s.B_colind[adr..].sort_unstable();
             }
         }
-        let cols = &mut s.B_colind[adr..];
-        cols.sort_unstable();
+        prev = row.cols.map(|c| (c, adr, s.B_colind.len()));
+        let cols = &s.B_colind[adr..];
         // Lᵀ x = J_iᵀ on the closure, deepest dof first: row k of L lists k's ancestors
         for &k in cols.iter().rev() {
             s.bmark[k] = false;
