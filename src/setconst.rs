@@ -1,11 +1,13 @@
 //! Compile-time constants that need the dynamics at `qpos0` (MuJoCo's `mj_setConst`;
 //! docs/mujoco-behaviour.md#parameters, #actuators).
 
+use crate::data::scratch::{clear_on, scatter};
 use crate::data::Data;
 use crate::forward::fwd_position_with;
+use crate::math::spatial::body_last_dof;
 use crate::model::{BiasType, GainType, JointType, Model, SameFrame, TrnType};
-use crate::smooth::crb::solve_m;
-use crate::smooth::jacobian::jac_body_com;
+use crate::smooth::crb::solve_m_range;
+use crate::smooth::jacobian::jac_chain;
 
 /// A body whose mass matrix block is `mass · I` on slide joints alone (MuJoCo's `body_simple =
 /// 2`, per the 4.0.0 loader): it has joints, all of them slide joints along a coordinate axis of
@@ -83,24 +85,29 @@ pub fn set_const(m: &mut Model) {
         m.light_poscom0[l] = (p - d.subtree_com[cb]).into();
         m.light_dir0[l] = (d.xmat[b] * crate::math::spatial::v3::<f64>(&m.light_dir[l])).into();
     }
-    // dof_M0 excludes the tendon armature
-    let ten_j = d.ten_J_dense();
-    m.dof_M0 = (0..nv)
-        .map(|i| {
-            let ten: f64 = (0..m.ntendon)
-                .map(|t| m.tendon_armature_eff(t) * ten_j[t * nv + i].powi(2))
-                .sum();
-            d.qM[m.dof_Madr[i]] - ten
-        })
-        .collect();
+    // dof_M0 excludes the tendon armature (each dof's sum over the tendons in order; the
+    // tendons that do not reach the dof add only zeros)
+    let mut ten_arm = vec![0.0; nv];
+    for t in 0..m.ntendon {
+        let (cols, vals) = d.ten_J_row(t);
+        for (&i, &v) in cols.iter().zip(vals) {
+            ten_arm[i] += m.tendon_armature_eff(t) * v.powi(2);
+        }
+    }
+    m.dof_M0 = (0..nv).map(|i| d.qM[m.dof_Madr[i]] - ten_arm[i]).collect();
 
+    // The products with M⁻¹ below are solved over the kinematic trees a vector reaches
+    // (`tree_ranges`), not over all nv dofs: the same numbers, in time linear in the model.
+    let tree = tree_ranges(m);
     let mut x = vec![0.0; nv];
-    // quadratic form v M⁻¹ v (M's sparsity from `m`, which this function changes only in the
-    // fields it computes)
-    let quad = |m: &Model, d: &Data<f64>, v: &[f64], x: &mut Vec<f64>| -> f64 {
-        x.copy_from_slice(v);
-        solve_m(m, d, x);
-        v.iter().zip(x.iter()).map(|(a, b)| a * b).sum()
+    // quadratic form v M⁻¹ v of a v that is zero outside the trees of dofs lo..hi
+    let quad = |m: &Model, d: &Data<f64>, v: &[f64], x: &mut [f64], (lo, hi): (usize, usize)| {
+        x[lo..hi].copy_from_slice(&v[lo..hi]);
+        solve_m_range(m, d, x, lo, hi);
+        full_sum(
+            v[lo..hi].iter().zip(&x[lo..hi]).map(|(a, b)| a * b),
+            hi - lo < nv,
+        )
     };
 
     // dof_invweight0
@@ -108,7 +115,7 @@ pub fn set_const(m: &mut Model) {
     let mut diag = vec![0.0; nv];
     for i in 0..nv {
         e[i] = 1.0;
-        diag[i] = quad(m, &d, &e, &mut x);
+        diag[i] = quad(m, &d, &e, &mut x, tree[i]);
         e[i] = 0.0;
     }
     let mut dof_iw = diag.clone();
@@ -168,12 +175,21 @@ pub fn set_const(m: &mut Model) {
             *w = [1.0 / m.body_mass[b], 0.0];
             continue;
         }
-        jac_body_com(m, &d, b, Some(&mut jp), Some(&mut jr));
+        // nonzero only on the body's path to its root, within its tree
+        let Some(k) = body_last_dof(m, b) else {
+            continue;
+        };
+        let (lo, hi) = tree[k];
+        jac_chain(m, &d, &d.xipos[b], b, Some(&mut jp), Some(&mut jr));
         let mut tt = 0.0;
         let mut rr = 0.0;
         for a in 0..3 {
-            tt += quad(m, &d, &jp[a * nv..(a + 1) * nv], &mut x);
-            rr += quad(m, &d, &jr[a * nv..(a + 1) * nv], &mut x);
+            tt += quad(m, &d, &jp[a * nv..(a + 1) * nv], &mut x, (lo, hi));
+            rr += quad(m, &d, &jr[a * nv..(a + 1) * nv], &mut x, (lo, hi));
+        }
+        for a in 0..3 {
+            jp[a * nv + lo..a * nv + hi].fill(0.0);
+            jr[a * nv + lo..a * nv + hi].fill(0.0);
         }
         *w = [tt / 3.0, rr / 3.0];
     }
@@ -193,19 +209,30 @@ pub fn set_const(m: &mut Model) {
             }
         }
     }
+    let mut row = vec![0.0; nv];
     m.tendon_invweight0 = (0..m.ntendon)
-        .map(|t| quad(m, &d, &ten_j[t * nv..(t + 1) * nv], &mut x))
+        .map(|t| {
+            let (cols, vals) = d.ten_J_row(t);
+            let r = cols_range(&tree, cols);
+            scatter(cols, vals, &mut row);
+            let q = quad(m, &d, &row, &mut x, r);
+            clear_on(cols, &mut row);
+            q
+        })
         .collect();
 
     // actuators
     m.actuator_length0 = d.actuator_length.clone();
-    let moment = d.actuator_moment_dense();
     for i in 0..m.nu {
-        let row = &moment[i * nv..(i + 1) * nv];
-        x.copy_from_slice(row);
-        solve_m(m, &d, &mut x);
-        m.actuator_acc0[i] = x.iter().map(|v| v * v).sum::<f64>().sqrt();
-        let mom_quad: f64 = row.iter().zip(&x).map(|(a, b)| a * b).sum();
+        let (cols, vals) = d.moment_row(i);
+        let (lo, hi) = cols_range(&tree, cols);
+        scatter(cols, vals, &mut row);
+        x[lo..hi].copy_from_slice(&row[lo..hi]);
+        solve_m_range(m, &d, &mut x, lo, hi);
+        let part = hi - lo < nv;
+        m.actuator_acc0[i] = full_sum(x[lo..hi].iter().map(|v| v * v), part).sqrt();
+        let mom_quad = full_sum(row[lo..hi].iter().zip(&x[lo..hi]).map(|(a, b)| a * b), part);
+        clear_on(cols, &mut row);
         let gp = m.actuator_gainprm[i];
         let bp = &mut m.actuator_biasprm[i];
         if m.actuator_gaintype[i] == GainType::Fixed
@@ -217,5 +244,47 @@ pub fn set_const(m: &mut Model) {
             let mass = if mom_quad > 0.0 { 1.0 / mom_quad } else { 0.0 };
             bp[2] = -bp[2] * 2.0 * (kp * mass).sqrt();
         }
+    }
+}
+
+/// The dofs `lo..hi` of each dof's kinematic tree. Dofs are numbered tree by tree (a body's
+/// dofs after its parent's), so each tree's are contiguous; should they not be, every range is
+/// all the dofs.
+fn tree_ranges(m: &Model) -> Vec<(usize, usize)> {
+    let nv = m.nv;
+    let root = |i: usize| m.body_rootid[m.dof_bodyid[i]];
+    let mut out = vec![(0, nv); nv];
+    let mut seen = vec![false; m.nbody];
+    let mut lo = 0;
+    while lo < nv {
+        let r = root(lo);
+        if std::mem::replace(&mut seen[r], true) {
+            return vec![(0, nv); nv];
+        }
+        let hi = (lo..nv).find(|&i| root(i) != r).unwrap_or(nv);
+        out[lo..hi].fill((lo, hi));
+        lo = hi;
+    }
+    out
+}
+
+/// The dofs of the trees that the sorted columns `cols` reach, and those between them (empty
+/// for no columns).
+fn cols_range(tree: &[(usize, usize)], cols: &[usize]) -> (usize, usize) {
+    match (cols.iter().min(), cols.iter().max()) {
+        (Some(&a), Some(&b)) => (tree[a].0, tree[b].1),
+        _ => (0, 0),
+    }
+}
+
+/// The sum of `terms`, the products of a vector with M⁻¹ times it over a range of dofs, as the
+/// sum over all dofs gives it: in the same order, the dofs outside the range only add `+0`
+/// products (`partial`), which leave a nonzero sum unchanged and make a zero one `+0`.
+fn full_sum(terms: impl Iterator<Item = f64>, partial: bool) -> f64 {
+    let s: f64 = terms.sum();
+    if partial && s == 0.0 {
+        0.0
+    } else {
+        s
     }
 }

@@ -300,6 +300,22 @@ pub fn solve_ld<T: Scalar>(m: &Model, ld: &[T], diag_inv: &[T], x: &mut [T]) {
     }
 }
 
+/// [`solve_m`] for a right-hand side that is zero outside the dofs `lo..hi`, a union of whole
+/// kinematic trees (dofs are numbered tree by tree): M is block diagonal by tree, so the
+/// solution is zero outside them too, and only `x[lo..hi]` is read and written, by the same
+/// operations in the same order as the whole solve (which skips the zeros of the first pass).
+/// Costs the trees' size, not nv.
+pub fn solve_m_range(m: &Model, d: &Data<f64>, x: &mut [f64], lo: usize, hi: usize) {
+    solve_tree_range(
+        &m.dof_Madr,
+        &m.dof_parentid,
+        &d.qLD,
+        &d.qLDiagInv,
+        x,
+        lo..hi,
+    );
+}
+
 /// [`solve_ld`] on any tree-sparse layout (see [`factor_tree`]).
 pub fn solve_tree<T: Scalar>(
     madr: &[usize],
@@ -309,11 +325,24 @@ pub fn solve_tree<T: Scalar>(
     x: &mut [T],
 ) {
     let nv = madr.len();
+    solve_tree_range(madr, parent, ld, diag_inv, x, 0..nv);
+}
+
+/// [`solve_tree`] on the dofs `dofs` alone, whole trees (see [`solve_m_range`]).
+fn solve_tree_range<T: Scalar>(
+    madr: &[usize],
+    parent: &[i32],
+    ld: &[T],
+    diag_inv: &[T],
+    x: &mut [T],
+    dofs: std::ops::Range<usize>,
+) {
+    let nv = madr.len();
     let x = &mut x[..nv];
     // equal lengths let one bounds check cover `x[ii]` and `parent[ii]`
     let parent = &parent[..nv];
     // Lᵀ y = b (descendants first); row `k` after its diagonal lists k's ancestors in order
-    for k in (0..nv).rev() {
+    for k in dofs.clone().rev() {
         let xk = x[k];
         if xk == T::zero() {
             continue;
@@ -328,11 +357,11 @@ pub fn solve_tree<T: Scalar>(
             i = parent[ii];
         }
     }
-    for (xk, &di) in x.iter_mut().zip(&diag_inv[..nv]) {
+    for (xk, &di) in x[dofs.clone()].iter_mut().zip(&diag_inv[dofs.clone()]) {
         *xk *= di;
     }
     // L x = y (ancestors first)
-    for k in 0..nv {
+    for k in dofs {
         let mut i = parent[k];
         let mut s = x[k];
         for &l in &ld[madr[k] + 1..] {

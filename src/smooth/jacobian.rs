@@ -28,6 +28,21 @@ pub fn jac<T: Scalar>(
     {
         j[..3 * nv].iter_mut().for_each(|x| *x = T::zero());
     }
+    jac_chain(m, d, point, body, jacp, jacr);
+}
+
+/// [`jac`] without the clearing: writes only the columns of the dofs on `body`'s path to the
+/// root (the Jacobians' nonzeros) and leaves the others as they are, so that a caller going
+/// over many bodies clears only what it wrote.
+pub fn jac_chain<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    point: &Vector3<T>,
+    body: usize,
+    mut jacp: Option<&mut [T]>,
+    mut jacr: Option<&mut [T]>,
+) {
+    let nv = m.nv;
     let r = point - d.subtree_com[m.body_rootid[body]];
     let mut i = body_last_dof(m, body);
     while let Some(k) = i {
