@@ -301,6 +301,9 @@ pub struct BroadScratch {
     pub(in crate::collision) body_start: Vec<u32>,
     /// (interval low, high, body) of the bodies with swept geoms: the union of their intervals.
     pub(in crate::collision) bodies: Vec<(f64, f64, u32)>,
+    /// Each body's box (low x, y, z, high x, y, z) around its swept geoms' bounding spheres,
+    /// indexed by body (`nbody` entries; set for the bodies in `bodies`).
+    pub(in crate::collision) boxes: Vec<[f64; 6]>,
     /// Overlapping body pairs that pass the body filter, `lower << 32 | higher`.
     pub(in crate::collision) body_pairs: Vec<u64>,
 }
@@ -332,6 +335,7 @@ impl BroadScratch {
             geoms: Vec::with_capacity(m.ngeom),
             body_start: Vec::with_capacity(m.nbody + 1),
             bodies: Vec::with_capacity(m.nbody),
+            boxes: Vec::with_capacity(m.nbody),
             body_pairs: Vec::with_capacity((m.nbody * m.nbody.saturating_sub(1) / 2).min(4096)),
         }
     }

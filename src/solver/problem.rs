@@ -390,13 +390,15 @@ impl<T: Scalar> Problem<T> {
         match efc2p {
             None => self.cone.extend_from_slice(&d.efc_cone),
             Some((map, base)) => {
-                let lo = base;
-                let hi = base + nefc;
-                for c in &d.efc_cone {
-                    let a = map[c.adr];
-                    if a >= lo && a < hi {
+                // The cones whose first row is one of `rows`, in their global order: rows
+                // and cones are both in increasing global row order (an island's rows keep
+                // it, and a contact's cone is made with its rows), so each row's cone is
+                // found by bisection, in time linear in the island, not in every cone.
+                for &r in rows {
+                    let k = d.efc_cone.partition_point(|c| c.adr < r);
+                    if let Some(c) = d.efc_cone.get(k).filter(|c| c.adr == r) {
                         let mut c2 = *c;
-                        c2.adr = a - lo;
+                        c2.adr = map[r] - base;
                         self.cone.push(c2);
                     }
                 }
