@@ -241,6 +241,10 @@ impl Includes<'_, '_> {
 
 struct LineIndex {
     starts: Vec<usize>,
+    /// The last location given: (line, byte offset, column). Elements are located in document
+    /// order, so the next column is counted on from it instead of from the line's start (a
+    /// document on one line would otherwise cost its length squared).
+    last: std::cell::Cell<(usize, usize, usize)>,
 }
 
 impl LineIndex {
@@ -251,17 +255,28 @@ impl LineIndex {
                 starts.push(i + 1);
             }
         }
-        LineIndex { starts }
+        LineIndex {
+            starts,
+            last: std::cell::Cell::new((0, 0, 0)),
+        }
     }
     fn loc(&self, file: &Rc<str>, text: &str, off: usize) -> Loc {
         let off = off.min(text.len());
         let line = self.starts.partition_point(|&s| s <= off).max(1);
         let start = self.starts[line - 1];
-        let col = text
-            .get(start..off)
-            .map(|s| s.chars().count())
-            .unwrap_or(off - start)
-            + 1;
+        let (last_line, last_off, last_col) = self.last.get();
+        // characters from `from` (a character boundary of the line, at column `col0`) to `off`
+        let count = |from: usize, col0: usize| {
+            text.get(from..off)
+                .map(|s| col0 + s.chars().count())
+                .unwrap_or(off - start + 1)
+        };
+        let col = if last_line == line && last_off <= off && text.is_char_boundary(last_off) {
+            count(last_off, last_col)
+        } else {
+            count(start, 1)
+        };
+        self.last.set((line, off, col));
         Loc {
             file: file.clone(),
             line,
