@@ -61,7 +61,7 @@ fn elements(text: &str) -> Vec<usize> {
 /// libFuzzer's own byte mutation.
 fn edit(text: &str, rng: &mut Rng) -> Option<Vec<u8>> {
     if rng.below(9) == 6 {
-        return Some(corrupt_mesh(text, rng)?);
+        return corrupt_mesh(text, rng);
     }
     edit_text(text, rng).map(String::into_bytes)
 }
