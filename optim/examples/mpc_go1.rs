@@ -78,18 +78,7 @@ fn run() -> Result<(), String> {
     if let Some(v) = pos.get(1) {
         s.vx = v.parse().map_err(|_| format!("bad velocity {v}"))?;
     }
-    let chosen: Vec<&str> = if planners == "all" {
-        PLANNERS.iter().map(|p| p.0).collect()
-    } else {
-        planners.split(',').collect()
-    };
-    for c in &chosen {
-        if !PLANNERS.iter().any(|p| p.0 == *c) {
-            return Err(format!(
-                "unknown planner {c} (ilqr, fd, ps, mppi, cem or all)"
-            ));
-        }
-    }
+    let chosen = report::chosen(&planners, &PLANNERS)?;
     let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let path = moreau_optim::zoo::fetch_if_missing(&repo, moreau_optim::zoo::GO1)?;
     let m = go1::model()?;

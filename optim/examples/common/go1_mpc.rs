@@ -20,7 +20,7 @@ use moreau::{Data, Model};
 use moreau_optim::mpc::{ctrl_bounds, MpcOptions, Push};
 use moreau_optim::sampling::{RolloutCost, SamplingOptions, Update};
 use moreau_optim::statecost::DiagonalCost;
-use moreau_optim::system::{ControlOffset, MoreauSystem};
+use moreau_optim::system::ControlOffset;
 
 /// Plant steps (the model's 2 ms) per control step.
 pub const SUBSTEPS: usize = 5;
@@ -184,10 +184,7 @@ pub fn run_ilqr(
 ) -> Result<Run, String> {
     let (pm, c) = planning(m, s)?;
     let shift = (control_dt(m) / s.plan_dt).round().max(1.0) as usize;
-    let mut sys = MoreauSystem::new(pm.clone())?;
-    if analytic {
-        sys = sys.analytic()?;
-    }
+    let sys = legged::system(&pm, analytic)?;
     let sys = ControlOffset::new(sys, home_ctrl(m)?)?;
     let bounds = sys.bounds(&ctrl_bounds(&pm));
     let opt = MpcOptions {

@@ -17,7 +17,6 @@ pub use legged::Run;
 use moreau::{Data, Model};
 use moreau_optim::mpc::{ctrl_bounds, MpcOptions, Push};
 use moreau_optim::statecost::DiagonalCost;
-use moreau_optim::system::MoreauSystem;
 
 /// Plant steps (the model's 5 ms) per control step.
 pub const SUBSTEPS: usize = 2;
@@ -163,10 +162,7 @@ pub fn run_ilqr(
     let pm = planning_model(m, s.plan_dt);
     let c = cost(&pm, &d0.qpos, s.horizon as f64 * s.plan_dt)?;
     let shift = (control_dt(m) / s.plan_dt).round().max(1.0) as usize;
-    let mut sys = MoreauSystem::new(pm.clone())?;
-    if analytic {
-        sys = sys.analytic()?;
-    }
+    let sys = legged::system(&pm, analytic)?;
     let opt = MpcOptions {
         horizon: s.horizon,
         iter: s.iter,

@@ -8,6 +8,7 @@ use moreau::{Data, Model};
 use moreau_optim::ilqr::{Dynamics, QuadraticCost};
 use moreau_optim::mpc::{closed_loop, ClosedLoop, IlqrMpc, MpcOptions, Push};
 use moreau_optim::sampling::{PredictiveSampling, RolloutCost, SamplingOptions};
+use moreau_optim::system::MoreauSystem;
 
 /// A closed loop with the planner's predicted cost and its iteration count.
 pub struct Run {
@@ -121,6 +122,17 @@ pub fn drive(
         planner_cost,
         fallbacks: 0,
     })
+}
+
+/// The planning model's dynamics for iLQR, with analytic (`analytic`) or `mjd_transitionFD`
+/// transition Jacobians.
+pub fn system(pm: &Model, analytic: bool) -> Result<MoreauSystem, String> {
+    let sys = MoreauSystem::new(pm.clone())?;
+    if analytic {
+        sys.analytic()
+    } else {
+        Ok(sys)
+    }
 }
 
 /// Receding-horizon iLQR on `sys` (the planning model's dynamics) with `cost` and `opt`,

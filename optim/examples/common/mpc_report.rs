@@ -17,6 +17,22 @@ pub struct Row {
     pub costs: Vec<(f64, f64)>,
 }
 
+/// The planners named by `--planner`'s value (comma-separated slugs of `planners`, or `all`),
+/// an error naming the known ones for any other.
+pub fn chosen<'a>(value: &'a str, planners: &[(&'a str, &str)]) -> Result<Vec<&'a str>, String> {
+    let slugs: Vec<&str> = planners.iter().map(|p| p.0).collect();
+    if value == "all" {
+        return Ok(slugs);
+    }
+    let chosen: Vec<&str> = value.split(',').collect();
+    for c in &chosen {
+        if !slugs.contains(c) {
+            return Err(format!("unknown planner {c} ({} or all)", slugs.join(", ")));
+        }
+    }
+    Ok(chosen)
+}
+
 /// Runs `closed(on_step)` behind a progress bar of `steps` control steps labelled `label`,
 /// whose message is `msg(d)` after each step (`on_step` is what `closed` passes to
 /// [`moreau_optim::mpc::closed_loop`]).

@@ -17,7 +17,6 @@ use moreau::{Data, Model};
 use moreau_optim::mpc::{ctrl_bounds, MpcOptions};
 use moreau_optim::sampling::SamplingOptions;
 use moreau_optim::statecost::DiagonalCost;
-use moreau_optim::system::MoreauSystem;
 
 /// Plant steps (2 ms) per control step.
 pub const SUBSTEPS: usize = 5;
@@ -138,10 +137,7 @@ pub fn run_ilqr(
     let shift = ((SUBSTEPS as f64 * m.opt.timestep) / s.plan_dt)
         .round()
         .max(1.0) as usize;
-    let mut sys = MoreauSystem::new(pm.clone())?;
-    if analytic {
-        sys = sys.analytic()?;
-    }
+    let sys = legged::system(&pm, analytic)?;
     let opt = MpcOptions {
         horizon: s.horizon,
         iter: s.iter,
