@@ -41,13 +41,33 @@ fi
     exit 1
 }
 "$venv/bin/python" -m pip install -q --upgrade pip
+# MOREAU_TEST_FREE_DISK=1 (set by .ci/run): the debug build of the Rust stages (~4 GB) and the
+# fuzz crate's lint build are removed before the Python stage, which builds its wheel in release.
+if [ -n "${MOREAU_TEST_FREE_DISK:-}" ]; then
+    rm -rf "${CARGO_TARGET_DIR:-target}/debug" fuzz/target
+fi
 # PyTorch's CPU-only wheel where its index is reachable. PyPI's Linux x86_64 torch wheel pulls
 # the CUDA libraries: 5.3 GB installed (torch 1.2 GB, nvidia-* 3.0 GB, triton 1.0 GB), 4 min 44 s
 # to download and install on the reference machine; the temporary environment is removed on exit.
+# From PyPI the resolved set is installed one wheel at a time without pip's cache, so the disk
+# holds the installed packages and at most one downloaded wheel, not all the wheels twice more.
 # The wheel of ./python compiles the engine in release: 298 s of CPU (user + system) from an
 # empty target directory, 22 min wall on 2 cores at load average 20. pytest then takes ~3 min.
-"$venv/bin/python" -m pip install -q --timeout 20 --retries 0 torch \
-    --index-url https://download.pytorch.org/whl/cpu 2>/dev/null \
-    || echo "PyTorch's CPU index is not reachable: the default torch wheel comes from PyPI"
+if ! "$venv/bin/python" -c "import torch" 2>/dev/null; then
+    if ! "$venv/bin/python" -m pip install -q --no-cache-dir --timeout 20 --retries 0 torch \
+        --index-url https://download.pytorch.org/whl/cpu 2>/dev/null; then
+        echo "PyTorch's CPU index is not reachable: torch and its CUDA libraries come from PyPI"
+        report="$(mktemp)"
+        "$venv/bin/python" -m pip install -q --no-cache-dir --dry-run --ignore-installed \
+            --report "$report" "torch>=2.0"
+        "$venv/bin/python" -c 'import json, sys
+for item in json.load(open(sys.argv[1]))["install"]:
+    print(item["metadata"]["name"] + "==" + item["metadata"]["version"])' "$report" |
+            while read -r requirement; do
+                "$venv/bin/python" -m pip install -q --no-cache-dir --no-deps "$requirement"
+            done
+        rm -f "$report"
+    fi
+fi
 "$venv/bin/python" -m pip install -q "./python[test,jax,torch]"
 (cd python && "$venv/bin/python" -m pytest -q)
