@@ -418,15 +418,22 @@ fn polytope_contact<'a>(
 }
 
 /// Geom `g` posed as `p` for the native search, a mesh with its hull graph (MuJoCo's
-/// hill-climbing support, [`native::Geom::Mesh`]).
+/// hill-climbing support, [`native::Geom::Mesh`]) as its whole shape and as its core: a sphere
+/// or a capsule is searched against the mesh's core, where a scan of every vertex may stop at
+/// another vertex of a flat hull polygon than the ascent (measured on Menagerie's ALOHA: a
+/// finger sphere on a 15,215-vertex gripper mesh, frame 3.5e-9 off MuJoCo 4.0.0's with the scan,
+/// 6e-14 with the ascent).
 fn rounded<'a>(m: &'a Model, g: usize, p: &Posed<'a>) -> native::Rounded<'a> {
     let mut r = native::Rounded::new(p.shape, p.pos, p.mat);
-    if let native::Geom::Mesh { graph, .. } = &mut r.full {
-        *graph = usize::try_from(m.geom_dataid[g])
-            .ok()
-            .and_then(|id| m.mesh.get(id))
-            .map(|mesh| &mesh.graph[..])
-            .filter(|x| !x.is_empty());
+    let hull = usize::try_from(m.geom_dataid[g])
+        .ok()
+        .and_then(|id| m.mesh.get(id))
+        .map(|mesh| &mesh.graph[..])
+        .filter(|x| !x.is_empty());
+    for shape in [&mut r.full, &mut r.core] {
+        if let native::Geom::Mesh { graph, .. } = shape {
+            *graph = hull;
+        }
     }
     r
 }
