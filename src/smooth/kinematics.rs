@@ -2,7 +2,7 @@
 //! pipeline" stage 2): global poses of bodies, inertial frames, joint anchors/axes, geoms, sites.
 
 use crate::data::Data;
-use crate::math::quat::{axis_angle, normalize_quat, q4, quat2mat};
+use crate::math::quat::{axis_angle, mul_quat, normalize_quat, q4, quat2mat};
 use crate::math::spatial::v3;
 use crate::math::{sc, Scalar};
 use crate::model::{JointType, Model, SameFrame};
@@ -42,7 +42,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
             d.xaxis[jnt0] = v3::<T>(&m.jnt_axis[jnt0]);
         } else {
             pos = d.xpos[p] + d.xmat[p] * v3::<T>(&m.body_pos[b]);
-            quat = d.xquat[p] * q4::<T>(&m.body_quat[b]);
+            quat = mul_quat(&d.xquat[p], &q4::<T>(&m.body_quat[b]));
             for j in jnt0..jnt0 + njnt {
                 let r = quat2mat(&quat);
                 let jpos = v3::<T>(&m.jnt_pos[j]);
@@ -57,7 +57,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     }
                     JointType::Hinge => {
                         let qloc = axis_angle(&v3::<T>(&m.jnt_axis[j]), d.qpos[a] - sc(m.qpos0[a]));
-                        quat *= qloc;
+                        quat = mul_quat(&quat, &qloc);
                         pos = anchor - quat2mat(&quat) * jpos;
                     }
                     JointType::Ball => {
@@ -67,7 +67,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                             d.qpos[a + 2],
                             d.qpos[a + 3],
                         ));
-                        quat *= qloc;
+                        quat = mul_quat(&quat, &qloc);
                         pos = anchor - quat2mat(&quat) * jpos;
                     }
                     // A free joint is always the body's only (first) joint.
@@ -136,7 +136,8 @@ fn place<T: Scalar>(
         SameFrame::Inertia => (d.xipos[b], d.ximat[b]),
         SameFrame::BodyRot => (own_pos(), d.xmat[b]),
         SameFrame::InertiaRot => (own_pos(), d.ximat[b]),
-        SameFrame::None => (own_pos(), d.xmat[b] * quat2mat(&q4::<T>(quat))),
+        // MuJoCo's rounding: the frame's quaternion times the body's, then its matrix
+        SameFrame::None => (own_pos(), quat2mat(&mul_quat(&d.xquat[b], &q4::<T>(quat)))),
     }
 }
 

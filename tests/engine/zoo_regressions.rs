@@ -43,6 +43,18 @@ fn flat<const N: usize>(x: &[[f64; N]]) -> Vec<f64> {
     x.iter().flatten().copied().collect()
 }
 
+/// Vectors flattened.
+fn vecs(x: &[nalgebra::Vector3<f64>]) -> Vec<f64> {
+    x.iter().flatten().copied().collect()
+}
+
+/// Matrices flattened row-major, as MuJoCo's `xmat`.
+fn rows(x: &[nalgebra::Matrix3<f64>]) -> Vec<f64> {
+    x.iter()
+        .flat_map(|a| a.transpose().iter().copied().collect::<Vec<_>>())
+        .collect()
+}
+
 fn model(case: &Value) -> moreau::Model {
     load_from_str(case["xml"].as_str().unwrap(), &Vfs::default()).unwrap()
 }
@@ -438,22 +450,38 @@ fn sameframe_poses() {
     let mut d = Data::<f64>::new(&m);
     d.qpos.copy_from_slice(&fv(&c["qpos"]));
     moreau::forward(&m, &mut d);
-    let v = |x: &[nalgebra::Vector3<f64>]| -> Vec<f64> { x.iter().flatten().copied().collect() };
-    // row-major, as MuJoCo's xmat
-    let r = |x: &[nalgebra::Matrix3<f64>]| -> Vec<f64> {
-        x.iter()
-            .flat_map(|a| a.transpose().iter().copied().collect::<Vec<_>>())
-            .collect()
-    };
     fields(
         c,
         &[
-            ("xipos", v(&d.xipos), 1e-15),
-            ("ximat", r(&d.ximat), 1e-15),
-            ("geom_xpos", v(&d.geom_xpos), 1e-15),
-            ("geom_xmat", r(&d.geom_xmat), 1e-15),
-            ("site_xpos", v(&d.site_xpos), 1e-15),
-            ("site_xmat", r(&d.site_xmat), 1e-15),
+            ("xipos", vecs(&d.xipos), 1e-15),
+            ("ximat", rows(&d.ximat), 1e-15),
+            ("geom_xpos", vecs(&d.geom_xpos), 1e-15),
+            ("geom_xmat", rows(&d.geom_xmat), 1e-15),
+            ("site_xpos", vecs(&d.site_xpos), 1e-15),
+            ("site_xmat", rows(&d.site_xmat), 1e-15),
+        ],
+    );
+}
+
+/// Body frames from quaternions as MuJoCo's `mju_quat2Mat` rounds them: free bodies at random
+/// orientations, some with a ball-jointed child (a product of quaternions), `xquat`, `xmat` and
+/// `geom_xmat` bit for bit (nalgebra's rotation matrix was 1 ulp off on the diagonal of most).
+#[test]
+fn quat_bodies_bit_for_bit() {
+    let c = &reference()["quat_bodies"];
+    let m = model(c);
+    let mut d = Data::<f64>::new(&m);
+    d.qpos.copy_from_slice(&fv(&c["qpos"]));
+    moreau::forward(&m, &mut d);
+    let q: Vec<f64> = d.xquat.iter().flat_map(|q| [q.w, q.i, q.j, q.k]).collect();
+    fields(
+        c,
+        &[
+            ("xquat", q, 0.0),
+            ("xmat", rows(&d.xmat), 0.0),
+            ("geom_xmat", rows(&d.geom_xmat), 0.0),
+            ("xpos", vecs(&d.xpos), 0.0),
+            ("geom_xpos", vecs(&d.geom_xpos), 0.0),
         ],
     );
 }

@@ -174,6 +174,18 @@ PNG_HFIELD = """<mujoco>
 </mujoco>"""
 
 
+# Body frames from quaternions: MuJoCo's `mju_quat2Mat` sums the diagonal as two differences of
+# squares, `(w² − y²) + (x² − z²)` and the like; other orders are 1 ulp off on most rotations,
+# which moved a near-tie EPA pose of the polytope patches. Free bodies at random orientations
+# (some with a ball-jointed child: the product of two quaternions; a geom turned in its body),
+# compared bit for bit.
+QUAT_BODIES = """<mujoco><worldbody>%s</worldbody></mujoco>""" % "".join(
+    '<body pos="%d 0 0"><freejoint/><geom size=".1"/>%s</body>' % (
+        k, '<body pos=".1 .2 .3" quat=".9 .1 -.3 .2"><joint type="ball"/><geom size=".1"/>'
+        '<geom size=".1" pos=".2 -.1 .3" quat=".3 .5 -.2 .7"/></body>'
+        if k % 3 == 0 else "") for k in range(24))
+
+
 # models/humanoid.xml's lower arms (a capsule and a sphere on one axis) and the like: inertias
 # with two equal principal moments. MuJoCo keeps the pair in the order its Jacobi iteration left
 # it unless the second moment is larger by more than 1e-12 of the matrix' largest entry, so the
@@ -749,6 +761,14 @@ def main():
         assert same == (kind == "same"), (dn, da, d.contact.pos[:2])
         poses.append(posed_record(d))
     out["cylinder_box_side"] = {"xml": CYL_BOX, "poses": poses}
+
+    m = mujoco.MjModel.from_xml_string(QUAT_BODIES)
+    d = mujoco.MjData(m)
+    d.qpos[:] = np.random.default_rng(29).normal(size=m.nq)
+    mujoco.mj_forward(m, d)
+    out["quat_bodies"] = {"xml": QUAT_BODIES, "qpos": d.qpos.tolist(), "xquat": d.xquat.tolist(),
+                          "xmat": d.xmat.tolist(), "geom_xmat": d.geom_xmat.tolist(),
+                          "xpos": d.xpos.tolist(), "geom_xpos": d.geom_xpos.tolist()}
 
     m = mujoco.MjModel.from_xml_string(SAMEFRAME)
     d = mujoco.MjData(m)
