@@ -4,10 +4,11 @@
 //! derivative parts are those of the exact contact). Used for the pairs MuJoCo sends to its convex collider: anything with an
 //! ellipsoid or a mesh, cylinder–capsule/cylinder/box, and plane–ellipsoid/mesh.
 //!
-//! Pairs with a smooth shape, and box/mesh pairs without margin, run MuJoCo 4.0.0's own search
+//! Pairs with a smooth shape, and box/mesh pairs, run MuJoCo 4.0.0's own search
 //! ([`super::native`]); a box/mesh pair's multi-contact patch then starts from the touching
-//! features of its last EPA face, as MuJoCo's does (box/mesh pairs with a margin: the converged
-//! search, not MuJoCo's).
+//! features of its last EPA face, as MuJoCo's does (with a margin, of both shapes grown by half
+//! of it; box/mesh pairs apart within the margin: the converged search, which gives MuJoCo's
+//! exact distance there).
 //!
 //! Box–mesh, mesh–mesh, capsule–mesh and cylinder pairs get MuJoCo 4.0.0's multi-contact
 //! patches (`multiccd`, on unless disabled; [`super::multiccd`], up to 4 contacts) and plane–mesh
@@ -379,13 +380,14 @@ fn pair_contact_within<'a, T: Scalar>(
     Some((a, b, c, None))
 }
 
-/// MuJoCo 4.0.0's native search on two polytopes (box, mesh) without margin
-/// ([`native::polytopes`]): the contact is its last EPA face, and the face's vertex indices on
-/// each geom are the touching features the multi-contact patch starts from. `None` for other
-/// pairs, a margin (MuJoCo's search on both shapes grown by half the margin,
-/// [`native::contact_with_margin`], gives its single contact, but the patch's features of such a
-/// pair are not modelled: the converged search and the patch from the normal instead), or when
-/// the search breaks down; `Some(None)`: no contact.
+/// MuJoCo 4.0.0's native search on two polytopes (box, mesh) ([`native::polytopes`]): the
+/// contact is its last EPA face, and the face's vertex indices on each geom are the touching
+/// features the multi-contact patch starts from. With a margin (`cutoff`), overlapping polytopes
+/// take the last EPA face of both grown by half the margin ([`native::polytopes_with_margin`]:
+/// its depth less the margin, to `ccd_tolerance`), as MuJoCo does; polytopes apart within the
+/// margin give `None`, and the caller's converged search gives the exact distance that MuJoCo
+/// reports there (measured on 96 poses, tools/zoo/gen_regressions.py `polytope_margin`). `None`
+/// also for other pairs or when the search breaks down; `Some(None)`: no contact.
 fn polytope_contact<'a>(
     a: &Posed<'a>,
     b: &Posed<'a>,
@@ -395,24 +397,40 @@ fn polytope_contact<'a>(
     scratch: &mut CollisionScratch,
 ) -> Option<Option<(ConvexContact, Option<Features>)>> {
     let poly = |p: &Posed| matches!(p.shape, Shape::Box(_) | Shape::Mesh(_));
-    if !(poly(a) && poly(b) && cutoff == 0.0) {
+    if !(poly(a) && poly(b) && cutoff >= 0.0 && cutoff.is_finite()) {
         return None;
     }
     let ga = rounded(m, geoms[0], a).full;
     let gb = rounded(m, geoms[1], b).full;
     let (tol, iters) = (m.opt.ccd_tolerance, m.opt.ccd_iterations);
-    let Some(hit) = native::polytopes(scratch.hfield(), &ga, &gb, iters, tol) else {
+    let (found, margin) = if cutoff > 0.0 {
+        match native::query(scratch.hfield(), &ga, &gb, iters, tol, cutoff) {
+            native::Query::Hit(_) => {}
+            native::Query::Beyond => return Some(None),
+            _ => return None,
+        }
+        let f = native::polytopes_with_margin(scratch.hfield(), &ga, &gb, iters, tol, cutoff);
+        (f, cutoff)
+    } else {
+        (
+            native::polytopes(scratch.hfield(), &ga, &gb, iters, tol),
+            0.0,
+        )
+    };
+    let Some(hit) = found else {
         return Some(None);
     };
     let h = hit?;
     if !(h.depth > 0.0) {
         return None;
     }
+    // with a margin: the grown shapes' face, its witness points moved back onto the shapes
+    let normal = h.v / h.depth;
     let c = ConvexContact {
-        dist: -h.depth,
-        pa: h.pa,
-        pb: h.pb,
-        normal: h.v / h.depth,
+        dist: margin - h.depth,
+        pa: h.pa - normal * (0.5 * margin),
+        pb: h.pb + normal * (0.5 * margin),
+        normal,
     };
     Some(Some((c, Some([h.ia, h.face.map(|f| f.1)]))))
 }

@@ -681,11 +681,43 @@ fn run(
 /// holds the touching features. `None`: separated (or GJK's budget ran out); `Some(None)`: EPA
 /// broke down.
 pub fn polytopes(pt: &mut Poly, a: &Geom, b: &Geom, kmax: usize, tol: f64) -> Option<Option<Hit>> {
+    gjk_epa(pt, a, b, kmax, tol, true)
+}
+
+/// GJK from `a.center() − b.center()`, then EPA from its tetrahedron; `discrete`: GJK's
+/// separation test and EPA's repeated-vertex stop and 1e-15 gap (else the `tol²/2` stop and the
+/// gap `tol`). `None`: apart (or GJK's budget ran out); `Some(None)`: EPA broke down.
+fn gjk_epa(
+    pt: &mut Poly,
+    a: &Geom,
+    b: &Geom,
+    kmax: usize,
+    tol: f64,
+    discrete: bool,
+) -> Option<Option<Hit>> {
     let x0 = a.center() - b.center();
-    match gjk(a, b, x0, kmax, tol, true, f64::INFINITY) {
-        Gjk::Inside(tet) => Some(epa(pt, a, b, tet, kmax, tol, true, true)),
+    match gjk(a, b, x0, kmax, tol, discrete, f64::INFINITY) {
+        Gjk::Inside(tet) => Some(epa(pt, a, b, tet, kmax, tol, discrete, discrete)),
         _ => None,
     }
+}
+
+/// [`polytopes`] with a contact margin, as MuJoCo 4.0.0 searches such a pair: both shapes grown
+/// by half the margin ([`Geom::Inflated`]), GJK with the `tol²/2` stop and EPA to `tol` without
+/// the repeated-vertex stop; the last EPA face of the grown shapes (its depth less the margin is
+/// the contact's; its vertex indices are the polytopes' own). `None`: the grown shapes are apart
+/// (or GJK's budget ran out); `Some(None)`: EPA broke down.
+pub fn polytopes_with_margin(
+    pt: &mut Poly,
+    a: &Geom,
+    b: &Geom,
+    kmax: usize,
+    tol: f64,
+    margin: f64,
+) -> Option<Option<Hit>> {
+    let h = 0.5 * margin;
+    let (ga, gb) = (Geom::Inflated { g: a, r: h }, Geom::Inflated { g: b, r: h });
+    gjk_epa(pt, &ga, &gb, kmax, tol, false)
 }
 
 /// The outcome of the native search on a pair of shapes ([`query`]).

@@ -380,6 +380,58 @@ def native_margin_cases():
     return cases
 
 
+# Box and mesh pairs with a contact margin: MuJoCo 4.0.0 grows both polytopes by half the margin
+# and takes its contact from EPA on the grown shapes (stopped at ccd_tolerance, no repeated-vertex
+# stop), the multi-contact patch from that face's vertex indices. An irregular 7-vertex hull, a
+# cube mesh and a box, at random orientations, overlapping or apart within the margin, with
+# margins 0.01 and 0.04, ccd_tolerance 1e-6 and 1e-10, the patches on and off.
+MARGIN_POLY = ("0.1 0 0  -0.07 0.08 0.01  -0.06 -0.09 0.02  0.01 0 0.12  0 0.01 -0.1  "
+               "0.05 0.06 0.05  -0.03 -0.02 -0.08")
+MARGIN_CUBE = " ".join("%g %g %g" % (x, y, z) for x in (-.08, .08) for y in (-.08, .08)
+                       for z in (-.08, .08))
+MARGIN_GEOMS = {"box": 'type="box" size="0.09 0.07 0.05"', "poly": 'type="mesh" mesh="poly"',
+                "cube": 'type="mesh" mesh="cube"'}
+MARGIN_PAIRS = (("box", "poly"), ("poly", "cube"), ("cube", "cube"), ("box", "cube"))
+MARGIN_XML = """<mujoco><option gravity="0 0 0" ccd_tolerance="%r">%s</option>
+  <asset><mesh name="poly" vertex="%s"/><mesh name="cube" vertex="%s"/></asset>
+  <worldbody><body><freejoint/><geom %s/></body>
+    <body><freejoint/><geom %s margin="%r"/></body></worldbody>
+</mujoco>"""
+
+
+def polytope_margin_cases():
+    rng = np.random.default_rng(31)
+    cases = []
+    for a, b in MARGIN_PAIRS:
+        for margin in (0.01, 0.04):
+            for tol in (1e-6, 1e-10):
+                for flag in ("", '<flag multiccd="disable"/>'):
+                    xml = MARGIN_XML % (tol, flag, MARGIN_POLY, MARGIN_CUBE, MARGIN_GEOMS[a],
+                                        MARGIN_GEOMS[b], margin)
+                    m = mujoco.MjModel.from_xml_string(xml)
+                    d = mujoco.MjData(m)
+                    poses = []
+                    while len(poses) < 3:
+                        q = rng.normal(size=(2, 4))
+                        q /= np.linalg.norm(q, axis=1)[:, None]
+                        u = rng.normal(size=3)
+                        u /= np.linalg.norm(u)
+                        # along u until the pair is apart, then back to a distance in the margin
+                        want = rng.uniform(-0.02, margin)
+                        lo, hi = 0.0, 0.5
+                        for _ in range(60):
+                            mid = 0.5 * (lo + hi)
+                            d.qpos[:] = [0, 0, 0, *q[0], *(mid * u), *q[1]]
+                            mujoco.mj_forward(m, d)
+                            dist = d.contact.dist[0] if d.ncon else np.inf
+                            lo, hi = (mid, hi) if dist < want else (lo, mid)
+                        if d.ncon:
+                            poses.append(posed_record(d))
+                    cases.append({"pair": "%s-%s margin %g tol %g%s" % (
+                        a, b, margin, tol, " nomulti" if flag else ""), "xml": xml, "poses": poses})
+    return cases
+
+
 # Barkour vb's height-field scene: its foot spheres on the height field's prisms go through
 # MuJoCo 4.0.0's native search too, the sphere as its centre with the radius added while the
 # centre is outside the prism (exact at every tolerance), the whole sphere's EPA (stopped at
@@ -804,6 +856,7 @@ def main():
     out["native_ccd_margin"] = native_margin_cases()
     out["native_hfield"] = native_hfield_cases()
     out["native_hfield_margin"] = native_hfield_cases(0.01)
+    out["polytope_margin"] = polytope_margin_cases()
 
     xml = polytope_hull_xml()
     m = mujoco.MjModel.from_xml_string(xml)
