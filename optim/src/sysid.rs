@@ -40,12 +40,13 @@ pub enum Param {
     FrictionLoss { dof: usize },
     /// `geom_friction[geom][0]`, the sliding friction (a contact takes the geom's with the
     /// higher `priority`, else the larger of its two geoms', Modeling "Contact"). Its
-    /// rollout-Jacobian column is a one-step forward difference
-    /// ([`RolloutJacobian::SensitivityFd`]), not analytic.
+    /// rollout-Jacobian column is analytic on pyramidal and frictionless contacts mixed from
+    /// geoms (no explicit `pair`, no `override`), else a one-step forward difference
+    /// ([`RolloutJacobian::SensitivityFd`]).
     Friction { geom: usize },
     /// `geom_solref[geom][0]`, the time constant of the contact's reference acceleration
     /// (Modeling "Solver parameters"; a contact takes the higher-priority geom's, else mixes
-    /// its two geoms' by `solmix`). One-step difference columns, as [`Param::Friction`].
+    /// its two geoms' by `solmix`). Analytic or one-step columns, as [`Param::Friction`].
     SolrefTimeconst { geom: usize },
     /// `geom_solref[geom][1]`, the damping ratio (as [`Param::SolrefTimeconst`]).
     SolrefDampratio { geom: usize },
@@ -822,6 +823,56 @@ pub fn identify_nonlinear(
 
 /// The Levenberg–Marquardt step `−(JᵀJ + λ diag(JᵀJ)) \ Jᵀr` (`None` when the damped matrix is
 /// not positive definite).
+/// Which of a contact's parameters a geom parameter moves, and by how much (`∂contact/∂geom`):
+/// `kind` 0 is the sliding friction, 1 and 2 the solref entries. A contact mixes its two
+/// geoms' parameters (Modeling "Contact", parameter mixing): the higher `priority` geom's
+/// alone, else the larger friction and the `solmix`-weighted solref (the smaller of each when
+/// either is in the direct, non-positive format). A friction at its floor `mjMINMU`, or the
+/// smaller of two frictions, does not move the contact's.
+fn contact_weight(m: &Model, geoms: [usize; 2], g: usize, kind: usize) -> f64 {
+    let other = match geoms {
+        [a, b] if a == g => b,
+        [a, b] if b == g => a,
+        _ => return 0.0,
+    };
+    let (pg, po) = (m.geom_priority[g], m.geom_priority[other]);
+    if pg != po {
+        return if pg > po { 1.0 } else { 0.0 };
+    }
+    if kind == 0 {
+        let (fg, fo) = (m.geom_friction[g][0], m.geom_friction[other][0]);
+        // a tie: increasing this geom's friction raises the contact's (the one-sided slope)
+        return if fg >= fo && fg >= 1e-5 { 1.0 } else { 0.0 };
+    }
+    let (rg, ro) = (m.geom_solref[g], m.geom_solref[other]);
+    if rg[0] > 0.0 && ro[0] > 0.0 {
+        let (sg, so) = (m.geom_solmix[g], m.geom_solmix[other]);
+        if sg < 1e-15 && so < 1e-15 {
+            0.5
+        } else if sg < 1e-15 {
+            0.0
+        } else if so < 1e-15 {
+            1.0
+        } else {
+            sg / (sg + so)
+        }
+    } else {
+        let k = kind - 1;
+        if rg[k] <= ro[k] {
+            1.0
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Whether the contact parameters' partials can be analytic ([`ParamPartials::contact_columns`]):
+/// pyramidal or frictionless contacts whose parameters come from geom mixing (no explicit
+/// `pair`, no `override`).
+fn contact_analytic(m: &Model) -> bool {
+    m.opt.cone == moreau::model::Cone::Pyramidal && m.npair == 0 && !m.opt.enabled(enable::OVERRIDE)
+}
+
 fn marquardt_step(jtj: &DMatrix<f64>, g: &DVector<f64>, lambda: f64) -> Option<DVector<f64>> {
     let mut a = jtj.clone();
     for i in 0..a.nrows() {
@@ -897,7 +948,8 @@ pub enum RolloutJacobian {
     /// `∂f/∂θ|_t` analytic (the implicit function theorem with the step's own factorization,
     /// [`moreau_derivatives::Workspace::transition_params`]; one back-substitution per
     /// parameter) where the model and parameters allow (Euler or implicitfast; masses,
-    /// damping, armature, friction loss; friction-loss and joint-limit rows), else the forward
+    /// damping, armature, friction loss; friction-loss and joint-limit rows; contact friction
+    /// and solref on pyramidal and frictionless contacts), else the forward
     /// difference of one step from the nominal state `x_t` (same warm start) under the
     /// perturbed model ([`RolloutJacobian::SensitivityFd`]), whose error is that of a single
     /// step's difference, not amplified along the trajectory.
@@ -911,6 +963,9 @@ pub enum RolloutJacobian {
     /// in parallel.
     FiniteDifference,
 }
+
+/// One step's transition Jacobian `A` and parameter columns `∂x'/∂θ`.
+type StepLinearization = (DMatrix<f64>, DMatrix<f64>);
 
 /// A residual, its Jacobian and the rollouts simulated for them.
 type Linearized = (DVector<f64>, DMatrix<f64>, usize);
@@ -1059,8 +1114,8 @@ impl<'a> RolloutProblem<'a> {
         pp: &ParamPartials,
         theta: &[f64],
     ) -> Result<Option<Linearized>, String> {
-        use moreau::pipeline::{check_acc, check_pos, check_vel, integrate, step_skip, Skip};
-        use moreau_derivatives::{TransitionOptions, Workspace};
+        use moreau::pipeline::{integrate, step_skip, Skip};
+        use moreau_derivatives::Workspace;
         // the columns of one-step differences (ParamPartials::one_step): their perturbed models
         let mut fd_cols = Vec::new();
         for &j in &pp.one_step {
@@ -1080,9 +1135,6 @@ impl<'a> RolloutProblem<'a> {
         let mut d = Data::new(m);
         d.qpos.copy_from_slice(&log.qpos0);
         d.qvel.copy_from_slice(&log.qvel0);
-        let opts = TransitionOptions::analytic()
-            .forwarded()
-            .with_sensors(false);
         let mut ws = Workspace::default();
         let mut sim = Vec::with_capacity((self.rows + 1) * (nq + nv));
         sim.extend(d.qpos.iter().chain(&d.qvel));
@@ -1092,22 +1144,10 @@ impl<'a> RolloutProblem<'a> {
         let mut dq = vec![0.0; nq];
         for t in 0..self.rows {
             d.ctrl.copy_from_slice(&log.ctrl[t]);
-            check_pos(m, &mut d);
-            check_vel(m, &mut d);
-            moreau::forward(m, &mut d);
-            check_acc(m, &mut d);
-            let a = ws
-                .transition(m, &mut d, &opts)
-                .map_err(|e| format!("transition Jacobians: {e}"))?
-                .A
-                .clone();
-            let aint = ws.a_int().ok_or("transition: no a_int")?.to_vec();
-            if !pp.columns(m, &d, &aint, &mut force, &mut he) {
+            let Some((a, mut g)) = pp.linearize_step(m, &mut d, &mut ws, &mut force, &mut he)?
+            else {
                 return Ok(None);
-            }
-            let mut g = ws
-                .transition_params(m, &d, &force, &he)
-                .map_err(|e| format!("parameter Jacobian: {e}"))?;
+            };
             for (_, _, _, dp) in fd_cols.iter_mut() {
                 dp.qpos.copy_from_slice(&d.qpos);
                 dp.qvel.copy_from_slice(&d.qvel);
@@ -1342,6 +1382,9 @@ fn stack_rows(parts: &[DVector<f64>]) -> DVector<f64> {
 /// - `Damping { dof }`: `∂g = v_i e_i`, `∂(He − M) = h e_i e_iᵀ`;
 /// - `Armature { dof }`: `∂g = qacc_i e_i`, `∂M = e_i e_iᵀ`;
 /// - `FrictionLoss { dof }`: the row's force at a saturated bound is `±frictionloss`;
+/// - contact `Friction`, `SolrefTimeconst`, `SolrefDampratio`: the pyramidal and
+///   frictionless rows' basis, regularizer and reference acceleration
+///   ([`ParamPartials::contact_columns`]);
 /// - masses and armature also move `dof_invweight0` ([`model_with`] recomputes it), which scales
 ///   the regularizer `R` of the friction-loss and joint-limit rows, so a row in its quadratic
 ///   zone (`f = −(J a − aref)/R`) changes by `−f ∂R/R = −f ∂w/w` (`∂w/∂θ` by central
@@ -1356,26 +1399,42 @@ struct ParamPartials {
     params: Vec<Param>,
     /// Parameters whose step is not differentiable at their value, taken by one-step forward
     /// differences instead: a friction loss at 0 (no constraint row: the derivative into the
-    /// feasible side is that of a row created saturated).
+    /// feasible side is that of a row created saturated); contact parameters on elliptic
+    /// cones, explicit pairs or `override`.
     one_step: Vec<usize>,
     /// `∂dof_invweight0/∂θ_j` (`nv` per parameter; empty for parameters that do not move it).
     dw: Vec<Vec<f64>>,
+    /// Contact parameters with analytic columns ([`ParamPartials::contact_columns`]).
+    contact: bool,
     damper: bool,
     eulerdamp: bool,
 }
 
 impl ParamPartials {
     fn new(m: &Model, p: &RolloutProblem, theta: &[f64]) -> Result<Option<Self>, String> {
+        Self::with_invweight(m, p.params, theta, |tp| {
+            p.with_model(tp, |m| m.dof_invweight0.clone())
+        })
+    }
+
+    /// [`ParamPartials::new`] for `params` at `theta`, `invweight(θ)` giving `dof_invweight0`
+    /// of the model with the values `θ`.
+    fn with_invweight(
+        m: &Model,
+        params: &[Param],
+        theta: &[f64],
+        invweight: impl Fn(&[f64]) -> Result<Vec<f64>, String>,
+    ) -> Result<Option<Self>, String> {
         use moreau::model::{disable, Integrator};
         use moreau_derivatives::Support;
         let fluid = m.opt.density != 0.0 || m.opt.viscosity != 0.0;
-        let has_mass = p.params.iter().any(|q| matches!(q, Param::Mass { .. }));
+        let has_mass = params.iter().any(|q| matches!(q, Param::Mass { .. }));
         let integrator_ok = match m.opt.integrator {
             Integrator::Euler | Integrator::ImplicitFast => true,
             Integrator::Implicit => !has_mass,
             _ => false,
         };
-        let params_ok = p.params.iter().all(|q| match *q {
+        let params_ok = params.iter().all(|q| match *q {
             Param::Inertial { .. } => false,
             Param::Mass { body } => m.body_gravcomp[body] == 0.0 && !fluid,
             _ => true,
@@ -1384,7 +1443,7 @@ impl ParamPartials {
             return Ok(None);
         }
         let mut dw = Vec::with_capacity(theta.len());
-        for (j, q) in p.params.iter().enumerate() {
+        for (j, q) in params.iter().enumerate() {
             if !matches!(q, Param::Mass { .. } | Param::Armature { .. }) {
                 dw.push(Vec::new());
                 continue;
@@ -1393,7 +1452,7 @@ impl ParamPartials {
             let at = |x: f64| -> Result<Vec<f64>, String> {
                 let mut tp = theta.to_vec();
                 tp[j] = x;
-                p.with_model(&tp, |m| m.dof_invweight0.clone())
+                invweight(&tp)
             };
             let up = at(theta[j] + delta)?;
             let col = match at(theta[j] - delta) {
@@ -1413,19 +1472,55 @@ impl ParamPartials {
             };
             dw.push(col);
         }
-        let one_step = (0..p.params.len())
+        let one_step = (0..params.len())
             .filter(|&j| {
-                matches!(p.params[j], Param::FrictionLoss { dof } if m.dof_frictionloss[dof] == 0.0)
-                    || p.params[j].is_contact()
+                matches!(params[j], Param::FrictionLoss { dof } if m.dof_frictionloss[dof] == 0.0)
+                    || (params[j].is_contact() && !contact_analytic(m))
             })
             .collect();
+        let contact = contact_analytic(m) && params.iter().any(Param::is_contact);
         Ok(Some(ParamPartials {
-            params: p.params.to_vec(),
+            params: params.to_vec(),
             one_step,
             dw,
+            contact,
             damper: !m.opt.disabled(disable::DAMPER),
             eulerdamp: m.opt.integrator != Integrator::Euler || !m.opt.disabled(disable::EULERDAMP),
         }))
+    }
+
+    /// One step's linearization at the state, controls and warm start of `d` (forwarded here):
+    /// the transition Jacobian `A` and the analytic parameter columns `∂x'/∂θ` (zero for the
+    /// one-step parameters); `None` when a constraint row's dependence is not covered.
+    fn linearize_step(
+        &self,
+        m: &Model,
+        d: &mut Data,
+        ws: &mut moreau_derivatives::Workspace,
+        force: &mut DMatrix<f64>,
+        he: &mut DMatrix<f64>,
+    ) -> Result<Option<StepLinearization>, String> {
+        use moreau::pipeline::{check_acc, check_pos, check_vel};
+        let opts = moreau_derivatives::TransitionOptions::analytic()
+            .forwarded()
+            .with_sensors(false);
+        check_pos(m, d);
+        check_vel(m, d);
+        moreau::forward(m, d);
+        check_acc(m, d);
+        let a = ws
+            .transition(m, d, &opts)
+            .map_err(|e| format!("transition Jacobians: {e}"))?
+            .A
+            .clone();
+        let aint = ws.a_int().ok_or("transition: no a_int")?.to_vec();
+        if !self.columns(m, d, &aint, force, he) {
+            return Ok(None);
+        }
+        let g = ws
+            .transition_params(m, d, force, he)
+            .map_err(|e| format!("parameter Jacobian: {e}"))?;
+        Ok(Some((a, g)))
     }
 
     /// Writes `force = −∂g/∂θ` and `he = ∂M/∂θ (qacc − a_int) − ∂(He − M)/∂θ a_int` at the
@@ -1550,7 +1645,104 @@ impl ParamPartials {
                 }
             }
         }
+        if self.contact {
+            self.contact_columns(m, d, force);
+        }
         true
+    }
+
+    /// `−∂g/∂θ` of the contact parameters at the solver's active set (Modeling "Solver
+    /// parameters", Computation "Constraint model"). A pyramidal row `r` of edge pair `e`,
+    /// sign `s = ±1`, has `J_r = J_n + s μ_e J_e`, the regularizer of all the contact's rows
+    /// `R = 2 μ_0²/impratio · (1 − d)/d · A_0` with `A_0 = tran (1 + μ_0²)`, and
+    /// `aref_r = −B J_r v − K d (pos − margin)` with `B = 2/(d_max τ)`,
+    /// `K = 1/(d_max² τ² ζ²)` (`solref = (τ, ζ)`). In its quadratic zone
+    /// `f_r = −(J_r a − aref_r)/R`, so at fixed `a`: `∂f_r = −f_r ∂R/R − (∂J_r a − ∂aref_r)/R`,
+    /// and `−∂g = Σ_r ∂J_rᵀ f_r + J_rᵀ ∂f_r`. The sliding friction moves `μ_0 = μ_1`
+    /// (`J_e = (J_{2e} − J_{2e+1})/(2μ_e)` from the rows themselves), solref moves `K`, `B`.
+    fn contact_columns(&self, m: &Model, d: &Data, force: &mut DMatrix<f64>) {
+        use moreau::data::{ConstraintState, ConstraintType};
+        let (nv, h) = (m.nv, m.opt.timestep);
+        let refsafe = !m.opt.disabled(moreau::model::disable::REFSAFE);
+        let mut col = vec![0.0; nv];
+        let active =
+            |r: usize| d.efc_state[r] == ConstraintState::Quadratic && d.efc_force[r] != 0.0;
+        for cone in &d.efc_cone {
+            let (adr, nrow, dim, fr) = (cone.adr, cone.nrow, cone.dim, cone.friction);
+            if !(adr..adr + nrow).any(active) {
+                continue;
+            }
+            let pyramidal = d.efc_type[adr] == ConstraintType::ContactPyramidal;
+            let c = &d.contact[d.efc_id[adr]];
+            for (j, &q) in self.params.iter().enumerate() {
+                let (g, kind) = match q {
+                    Param::Friction { geom } => (geom, 0),
+                    Param::SolrefTimeconst { geom } => (geom, 1),
+                    Param::SolrefDampratio { geom } => (geom, 2),
+                    _ => continue,
+                };
+                let w = contact_weight(m, c.geom, g, kind);
+                if w == 0.0 || (kind == 0 && !pyramidal) {
+                    continue;
+                }
+                col.fill(0.0);
+                if kind == 0 {
+                    // ∂ ln R / ∂μ_0: μ_0² and A_0, unless (1 − d)/d · A_0 sits at its floor
+                    let f0 = fr[0];
+                    let r0 = d.efc_R[adr] * m.opt.impratio / (2.0 * f0 * f0);
+                    let da0 = if r0 > 1.000001e-15 {
+                        2.0 * f0 / (1.0 + f0 * f0)
+                    } else {
+                        0.0
+                    };
+                    let dlnr = w * (2.0 / f0 + da0);
+                    for r in (adr..adr + nrow).filter(|&r| active(r)) {
+                        d.efc_J_row(r, nv).axpy(-d.efc_force[r] * dlnr, &mut col);
+                    }
+                    // the two sliding edge pairs (both take friction[0])
+                    for (e, &mu_e) in fr.iter().enumerate().take(2.min(dim - 1)) {
+                        let (rp, rm) = (adr + 2 * e, adr + 2 * e + 1);
+                        let (jp, jm) = (d.efc_J_row(rp, nv), d.efc_J_row(rm, nv));
+                        let two_mu = 2.0 * mu_e;
+                        let jea = (jp.dot(&d.qacc) - jm.dot(&d.qacc)) / two_mu;
+                        let jev = (d.efc_vel[rp] - d.efc_vel[rm]) / two_mu;
+                        let mut sf = 0.0;
+                        for (r, s) in [(rp, 1.0), (rm, -1.0)] {
+                            if active(r) {
+                                let b = d.efc_KBIP[r][1];
+                                let df = -d.efc_D[r] * s * w * (jea + b * jev);
+                                d.efc_J_row(r, nv).axpy(df, &mut col);
+                                sf += s * d.efc_force[r];
+                            }
+                        }
+                        // Σ_r ∂J_rᵀ f_r = w J_eᵀ (f_{2e} − f_{2e+1})
+                        let cf = w * sf / two_mu;
+                        jp.axpy(cf, &mut col);
+                        jm.axpy(-cf, &mut col);
+                    }
+                } else {
+                    // the standard format only; refsafe's floor τ ≥ 2h is flat
+                    let (tc, dr) = (c.solref[0], c.solref[1]);
+                    if tc <= 0.0 || dr <= 0.0 || (refsafe && tc < 2.0 * h) {
+                        continue;
+                    }
+                    for r in (adr..adr + nrow).filter(|&r| active(r)) {
+                        let [k, b, imp, _] = d.efc_KBIP[r];
+                        let (dk, db) = if kind == 1 {
+                            (-2.0 * k / tc, -b / tc)
+                        } else {
+                            (-2.0 * k / dr, 0.0)
+                        };
+                        let daref =
+                            -w * (db * d.efc_vel[r] + dk * imp * (d.efc_pos[r] - d.efc_margin[r]));
+                        d.efc_J_row(r, nv).axpy(d.efc_D[r] * daref, &mut col);
+                    }
+                }
+                for (k, v) in col.iter().enumerate() {
+                    force[(k, j)] += v;
+                }
+            }
+        }
     }
 }
 
@@ -1602,6 +1794,40 @@ pub fn rollout_jacobian(
     let (r, jac, _) =
         RolloutProblem::new(&threads, nominal, params, log, bounds)?.jacobian(theta, method)?;
     Ok((r, jac))
+}
+
+/// `∂x'/∂θ` of one step (`(2nv + na) × P`, rows as the transition Jacobian `A`: tangent
+/// positions, velocities, activations) from the state, controls and warm start of `d` under
+/// `m` at its own parameter values: the analytic columns of [`RolloutJacobian::Sensitivity`]
+/// (the implicit function theorem on the step's optimality conditions). `None` where some
+/// column would be a one-step difference or a constraint row is not covered. `d` is left
+/// forwarded, not stepped.
+pub fn step_param_jacobian(
+    m: &Model,
+    params: &[Param],
+    d: &mut Data,
+) -> Result<Option<DMatrix<f64>>, String> {
+    for &p in params {
+        check(m, p)?;
+    }
+    let theta: Vec<f64> = params.iter().map(|&p| get(m, p)).collect();
+    let Some(pp) = ParamPartials::with_invweight(m, params, &theta, |tp| {
+        model_with(m, params, tp).map(|mm| mm.dof_invweight0)
+    })?
+    else {
+        return Ok(None);
+    };
+    if !pp.one_step.is_empty() {
+        return Ok(None);
+    }
+    let (mut force, mut he) = (
+        DMatrix::zeros(m.nv, params.len()),
+        DMatrix::zeros(m.nv, params.len()),
+    );
+    let mut ws = moreau_derivatives::Workspace::default();
+    Ok(pp
+        .linearize_step(m, d, &mut ws, &mut force, &mut he)?
+        .map(|(_, g)| g))
 }
 
 /// The residual of [`fit_rollout`] at `theta` (one rollout).

@@ -89,8 +89,8 @@ fn reference() -> (
 /// interval on the same data and its half-widths within 2% of `mujoco.sysid`'s. The cost at
 /// the truth is `mujoco.sysid`'s own to 1e-3 relative (moreau's rollouts of the true foot are
 /// MuJoCo's: a signal that is noise only costs 1 with σ = 1e-4, and a rollout mismatch of
-/// 1e-5 m in it would add about 0.01). The rollout Jacobian's contact columns by one-step
-/// differences agree with whole-rollout differences to 1%.
+/// 1e-5 m in it would add about 0.01). The rollout Jacobian's analytic contact columns agree
+/// with whole-rollout differences to 1%.
 #[test]
 fn foot_friction_and_solref_from_drops_and_slides() {
     let (m, logs, params, start, bounds, truth, (mj_x, mj_half, mj_truth_cost)) = reference();
@@ -108,7 +108,7 @@ fn foot_friction_and_solref_from_drops_and_slides() {
         (at_truth - mj_truth_cost).abs() <= 1e-3 * mj_truth_cost,
         "cost at the truth {at_truth}, mujoco.sysid's {mj_truth_cost}"
     );
-    // the Jacobian at the start: sensitivities (one-step contact columns) vs whole rollouts
+    // the Jacobian at the start: sensitivities (analytic contact columns) vs whole rollouts
     let (_, js) = sysid::rollout_jacobian(
         &m,
         &params,
@@ -176,4 +176,77 @@ fn contact_params_reject_bad_values() {
     assert!(sysid::set(&mut mm, Param::SolrefDampratio { geom: 1 }, f64::NAN).is_err());
     sysid::set(&mut mm, Param::SolrefDampratio { geom: 1 }, 0.5).unwrap();
     assert_eq!(mm.geom_solref[1][1], 0.5);
+}
+
+/// The analytic one-step columns `∂x'/∂θ` of the foot's friction and solref (the implicit
+/// function theorem through the pyramidal contact rows, [`sysid::step_param_jacobian`]) agree
+/// with central differences of a step under the perturbed model (δ = 1e-6 relative, the
+/// solver converged to 1e-14 so the differences are of the optimum, not of the iterates) to
+/// 1e-5 of the column's largest entry, on every step in contact of MuJoCo's drop, slide and
+/// push logs, rolled out at the truth. Both drops and slides are in it: sticking and sliding
+/// edges, rows in and out of their active set.
+#[test]
+fn analytic_contact_columns_match_central_differences() {
+    let (mut m, logs, params, _, _, truth, _) = reference();
+    m.opt.tolerance = 1e-14;
+    m.opt.iterations = 200;
+    let m = sysid::model_with(&m, &params, &truth).unwrap();
+    let (nv, n) = (m.nv, params.len());
+    let mut d = moreau::Data::new(&m);
+    let mut dp = moreau::Data::new(&m);
+    let (mut checked, mut worst) = (0, 0.0f64);
+    for log in &logs {
+        d.qpos.copy_from_slice(&log.qpos0);
+        d.qvel.copy_from_slice(&log.qvel0);
+        d.qacc_warmstart.fill(0.0);
+        for ctrl in &log.ctrl {
+            d.ctrl.copy_from_slice(ctrl);
+            let g = sysid::step_param_jacobian(&m, &params, &mut d)
+                .unwrap()
+                .expect("analytic columns");
+            let in_contact = d.efc_force.iter().any(|&f| f != 0.0);
+            if in_contact {
+                for j in 0..n {
+                    let delta = 1e-6 * truth[j];
+                    let mut ends = Vec::new();
+                    for s in [1.0, -1.0] {
+                        let mut tp = truth.clone();
+                        tp[j] += s * delta;
+                        let mp = sysid::model_with(&m, &params, &tp).unwrap();
+                        dp.qpos.copy_from_slice(&d.qpos);
+                        dp.qvel.copy_from_slice(&d.qvel);
+                        dp.qacc_warmstart.copy_from_slice(&d.qacc_warmstart);
+                        dp.ctrl.copy_from_slice(&d.ctrl);
+                        moreau::step(&mp, &mut dp);
+                        ends.push((dp.qpos.clone(), dp.qvel.clone()));
+                    }
+                    let mut fd = vec![0.0; 2 * nv];
+                    moreau::differentiate_pos(
+                        &m,
+                        &mut fd[..nv],
+                        2.0 * delta,
+                        &ends[1].0,
+                        &ends[0].0,
+                    );
+                    for i in 0..nv {
+                        fd[nv + i] = (ends[0].1[i] - ends[1].1[i]) / (2.0 * delta);
+                    }
+                    let scale = fd.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+                    let err = (0..2 * nv).fold(0.0f64, |a, i| a.max((g[(i, j)] - fd[i]).abs()));
+                    let rel = err / scale.max(1e-12);
+                    assert!(
+                        rel < 1e-5,
+                        "{:?}: analytic column off by {rel:.2e} of {scale:.3e}\nanalytic {:?}\ncentral {fd:?}",
+                        params[j],
+                        g.column(j).as_slice()
+                    );
+                    worst = worst.max(rel);
+                }
+                checked += 1;
+            }
+            moreau::step(&m, &mut d);
+        }
+    }
+    println!("{checked} steps in contact, worst relative column error {worst:.2e}");
+    assert!(checked > 100, "only {checked} steps in contact");
 }
