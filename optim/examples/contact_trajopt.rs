@@ -14,14 +14,15 @@
 //!
 //! Run: `cargo run --release [--features plot] --example contact_trajopt [-- --problem
 //! ball|hopper|box --horizon 60 --distance D --max-iters 300 --defect-tol N --model FILE
-//! --fd | --jumpsafe --check --ilqr --warm-ilqr N --soften K --continuation K]` (`--model`: a
+//! --fd | --jumpsafe --check --ilqr --warm-ilqr N --soften K --continuation K --restarts N]` (`--model`: a
 //! variant of the problem's model, e.g. another cone; `--defect-tol` overrides the problem's;
 //! `--ilqr` also solves the problem by iLQR through the engine's step; `--warm-ilqr N` starts
 //! the collocation from iLQR's solution after at most N iterations instead of the problem's
 //! guess; `--soften K` first solves with every contact softer by K, K/2, … > 1 (solref time
 //! constant, solimp width and margin scaled; the iLQR warm start runs on the softest), each
 //! stage warm-started from the last; `--continuation K` solves at `defect_tol`·K, ·K/10, …,
-//! ·1 the same way). The inverse-dynamics Jacobians are analytic
+//! ·1 the same way; `--restarts N` adds N solves at `defect_tol` itself, each started again
+//! from the last one's solution). The inverse-dynamics Jacobians are analytic
 //! (`collocation::Analytic`, through the soft contact forces); `--fd` selects plain centered
 //! finite differences (`moreau_problems::contact_provider`), `--jumpsafe` the one-sided-at-jumps ones
 //! (`JumpSafeDifference`, see `hopper_hop`). Prints iterations, time, CPU time, cost, the largest unactuated force
@@ -237,6 +238,10 @@ fn run() -> Result<(), String> {
     // warm-started from the last stage's solution.
     let mut scales = factors(arg(&args, "--continuation")?, "--continuation", 10.0)?;
     scales.push(1.0);
+    // Plain restarts: N more stages at the final tolerance, each from the last one's solution
+    // (fresh damping and stall counter), the control for the defect continuation.
+    let restarts: usize = arg(&args, "--restarts")?.unwrap_or(0);
+    scales.extend(std::iter::repeat_n(1.0, restarts));
     // Stages: (contact softness, defect tolerance scale); softer contacts first, then the
     // defect continuation on the problem's own contact.
     let stages: Vec<(f64, f64)> = soft
