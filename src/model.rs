@@ -409,6 +409,15 @@ pub struct Model {
     /// Number of non-zeros of the actuator moments' pattern (MuJoCo's `nJmom`): the length of
     /// `Data::moment_colind` and `Data::actuator_moment`. Filled by [`Model::fill_sparse`].
     pub nJmom: usize,
+    /// `<size nconmax>`: the contacts the legacy arena rule sizes for (-1: not given, 100 used).
+    pub nconmax: i64,
+    /// `<size njmax>`: the constraint rows the legacy arena rule sizes for (-1: not given, 500
+    /// used).
+    pub njmax: i64,
+    /// Bytes of the arena that holds the contacts and constraint rows of a step
+    /// (`mjModel.narena`): `<size memory>` if given, else [`crate::data::default_narena`].
+    /// 0 (a model built by hand) means the default.
+    pub narena: usize,
 
     pub opt: Options,
     /// `qpos0`: the reference configuration (nq).

@@ -326,6 +326,10 @@ impl Warnings {
                     Warning::ContactFull => {
                         "contacts beyond the capacity were dropped (the state was not reset)"
                     }
+                    Warning::CnstrFull => {
+                        "the constraint rows were dropped: the step went on without \
+                         constraints (the state was not reset)"
+                    }
                     _ => "the state was not reset",
                 };
                 note(&format!("moreau: {what}: {then}"));

@@ -65,11 +65,13 @@ pub fn collide_geoms<T: Scalar>(
     out: &mut Vec<Contact<T>>,
     scratch: &mut CollisionScratch,
 ) -> (usize, bool) {
-    collide_checked(m, d, [g1, g2], margin, out, scratch, false)
+    let (added, dropped) = collide_checked(m, d, [g1, g2], margin, out, scratch, false);
+    (added, dropped > 0)
 }
 
-/// [`collide_geoms`]; `finite`: both geoms' poses are known to be finite (the broad phase
-/// leaves out geoms with non-finite poses), so the narrow phase need not check them again.
+/// [`collide_geoms`], returning (contacts added, contacts dropped); `finite`: both geoms' poses
+/// are known to be finite (the broad phase leaves out geoms with non-finite poses), so the
+/// narrow phase need not check them again.
 fn collide_checked<T: Scalar>(
     m: &Model,
     d: &Data<T>,
@@ -78,7 +80,7 @@ fn collide_checked<T: Scalar>(
     out: &mut Vec<Contact<T>>,
     scratch: &mut CollisionScratch,
     finite: bool,
-) -> (usize, bool) {
+) -> (usize, usize) {
     let (g1, g2) = if (m.geom_type[g1] as i32) > (m.geom_type[g2] as i32) {
         (g2, g1)
     } else {
@@ -87,14 +89,14 @@ fn collide_checked<T: Scalar>(
     let mut s = Sink {
         out,
         scratch,
-        limit: d.nconmax,
+        limit: d.nconmax.min(d.ncon_limit),
         margin: sc(margin),
         geom: [g1, g2],
         added: 0,
-        full: false,
+        dropped: 0,
     };
     narrow(m, d, &mut s, finite);
-    (s.added, s.full)
+    (s.added, s.dropped)
 }
 
 fn narrow<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>, finite: bool) {
@@ -316,7 +318,7 @@ fn narrow_pair<T: Scalar>(
     let mut out = std::mem::take(&mut d.contact);
     let mut scratch = d.scratch_collision.take().unwrap_or_default();
     let start = out.len();
-    let (added, full) = collide_checked(m, d, [g1, g2], lim, &mut out, &mut scratch, finite);
+    let (added, dropped) = collide_checked(m, d, [g1, g2], lim, &mut out, &mut scratch, finite);
     d.scratch_collision = Some(scratch);
     if added > 0 {
         let p = params();
@@ -325,10 +327,7 @@ fn narrow_pair<T: Scalar>(
     }
     debug_assert_eq!(out.len(), start + added);
     d.contact = out;
-    if full {
-        let n = d.contact.len() as i64;
-        d.warn(Warning::ContactFull, n);
-    }
+    d.ncon_dropped += dropped;
 }
 
 /// Gives the contacts `out` of one candidate its parameters `p`.
@@ -388,14 +387,22 @@ pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// [`collision`] with the broad phase's mode given (`None`: [`BroadMode::for_model`]).
 fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>) {
     d.contact.clear();
-    // `Data::new` reserves `nconmax` contacts; a cloned `Data` has lost that reserve
+    d.ncon_dropped = 0;
+    d.ncon_limit = usize::MAX;
+    // `Data::new` reserves `contact_capacity` contacts; a cloned `Data` has lost that reserve
     // (`Vec::clone` keeps only the length), so it is restored once here.
-    if d.contact.capacity() < d.nconmax {
-        d.contact.reserve_exact(d.nconmax);
+    let reserve = crate::data::contact_capacity(m);
+    if d.contact.capacity() < reserve {
+        d.contact.reserve_exact(reserve);
     }
     if m.opt.disabled(disable::CONTACT) || m.opt.disabled(disable::CONSTRAINT) {
         return;
     }
+    let mode = mode.unwrap_or_else(|| BroadMode::for_model(m));
+    let sorted = broadphase(m, d, mode);
+    // MuJoCo keeps the contacts in its arena: no more than it holds are stored
+    d.ncon_limit = (crate::data::narena(m) / crate::data::arena::CONTACT_BYTES)
+        .min(crate::data::arena::MAX_CONTACTS);
     // Explicit pairs bypass filters and mixing.
     for k in 0..m.npair.min(m.pair_geom1.len()) {
         let p = pair_params(m, k);
@@ -409,8 +416,6 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
             || p,
         );
     }
-    let mode = mode.unwrap_or_else(|| BroadMode::for_model(m));
-    let sorted = broadphase(m, d, mode);
     // MuJoCo's contact order: the candidate body pairs sorted (lower body id, higher body id),
     // and within a body pair the geoms of the lower body, then those of the higher, by id.
     let mut bp = std::mem::take(&mut d.scratch_broad);
@@ -440,6 +445,14 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
         }
     }
     d.scratch_broad = bp;
+    // a pass keeps the first contacts that fit beside what the collision holds on the stack
+    // and warns once with the number it found (mjWARN_CONTACTFULL, as measured on MuJoCo)
+    let found = d.contact.len() + d.ncon_dropped;
+    let kept = crate::data::arena::contacts_kept(m, found);
+    if kept < found || d.ncon_dropped > 0 {
+        d.contact.truncate(kept);
+        d.warn(Warning::ContactFull, found as i64);
+    }
 }
 
 /// The broad-phase tests of two swept geoms on bodies that passed [`body_filter`], cheapest
@@ -711,9 +724,24 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode) -> bool {
             boxes[b] = body_box(list);
         }
     }
-    bodies.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
     // `override` may widen the pairs' margin beyond the geoms' own, which the boxes hold
     let prune = !m.opt.enabled(enable::OVERRIDE);
+    sweep_pairs(m, bodies, boxes, prune, body_pairs);
+    d.scratch_broad = bp;
+    false
+}
+
+/// The sweep: sorts `bodies` ((interval low, high, body)) by their lower ends and pushes onto
+/// `out` (unsorted) the pairs `lower << 32 | higher` whose intervals overlap, whose boxes
+/// overlap (with `prune`) and that pass [`body_filter`].
+fn sweep_pairs(
+    m: &Model,
+    bodies: &mut [(f64, f64, u32)],
+    boxes: &[[f64; 6]],
+    prune: bool,
+    out: &mut Vec<u64>,
+) {
+    bodies.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
     for (i, &(_, hi, b1)) in bodies.iter().enumerate() {
         for &(_, _, b2) in bodies[i + 1..].iter().take_while(|e| e.0 <= hi) {
             let (x, y) = (&boxes[b1 as usize], &boxes[b2 as usize]);
@@ -722,12 +750,10 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode) -> bool {
             }
             let (lo, hi) = (b1.min(b2), b1.max(b2));
             if body_filter(m, lo as usize, hi as usize) {
-                body_pairs.push(((lo as u64) << 32) | hi as u64);
+                out.push(((lo as u64) << 32) | hi as u64);
             }
         }
     }
-    d.scratch_broad = bp;
-    false
 }
 
 /// The box of [`body_box`] that overlaps every other.

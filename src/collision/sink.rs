@@ -48,8 +48,8 @@ pub struct Sink<'a, T: Scalar> {
     pub geom: [usize; 2],
     /// Number of contacts added by this call.
     pub added: usize,
-    /// True if a contact was dropped for lack of capacity.
-    pub full: bool,
+    /// Contacts dropped for lack of capacity.
+    pub dropped: usize,
 }
 
 impl<T: Scalar> Sink<'_, T> {
@@ -59,7 +59,7 @@ impl<T: Scalar> Sink<'_, T> {
             return;
         }
         if self.out.len() >= self.limit {
-            self.full = true;
+            self.dropped += 1;
             return;
         }
         self.out.push(Contact::geometric(

@@ -15,8 +15,8 @@
 
 use super::{params, sparse};
 use crate::data::scratch::{clear_on, scatter};
-use crate::data::Data;
 use crate::data::{ConstraintType, EfcCone};
+use crate::data::{Data, Warning};
 use crate::math::spatial::{ang, body_last_dof, dof_parent, lin};
 use crate::math::{sc, zero_fill, Scalar};
 use crate::model::{disable, Cone, EqType, JointType, Model, ObjType};
@@ -738,6 +738,21 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
 
+    // the rows must fit in the arena beside the contacts; if not MuJoCo keeps none and warns
+    // with the arena's size (mjWARN_CNSTRFULL, measured; the per-row bytes are approximate)
+    let nnz = if d.efc_J_sparse { d.efc_J.len() } else { 0 };
+    let narena = crate::data::narena(m);
+    let used = (d.contact.len() * crate::data::arena::CONTACT_BYTES) as u128;
+    if used + crate::data::arena::efc_bytes(nefc, nv, nnz, d.efc_J_sparse) > narena as u128 {
+        d.resize_efc(nv, 0, 0);
+        d.efc_J.clear();
+        d.efc_J_colind.clear();
+        for c in d.contact.iter_mut() {
+            c.efc_address = -1;
+        }
+        d.warn(Warning::CnstrFull, narena as i64);
+        return;
+    }
     params::compute(m, d);
     for c in 0..ncone {
         let EfcCone { adr, mu, .. } = d.efc_cone[c];

@@ -60,8 +60,10 @@ impl<T: Scalar> Contact<T> {
     }
 }
 
-/// Capacity reserved for `Data::contact` (MuJoCo's `nconmax` role): enough for several contacts
-/// per geom and per explicit pair. Extra contacts are dropped with [`Warning::ContactFull`](super::Warning::ContactFull).
+/// Capacity reserved for `Data::contact` by `Data::new`: enough for several contacts per geom
+/// and per explicit pair, and no more than the arena holds. A step that finds more grows the
+/// list up to the arena's limit ([`super::arena::contacts_kept`]); past it contacts are dropped
+/// with [`Warning::ContactFull`](super::Warning::ContactFull).
 pub fn contact_capacity(m: &Model) -> usize {
-    64 + 32 * m.ngeom + 8 * m.npair
+    (64 + 32 * m.ngeom + 8 * m.npair).min(super::arena::narena(m) / super::arena::CONTACT_BYTES)
 }

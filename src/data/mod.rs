@@ -5,10 +5,12 @@
 //! Spatial 6-vectors are (rotation, translation) in the frame centred at the subtree centre of
 //! mass of each tree's root and aligned with the world, as MuJoCo's `cdof`/`cvel`.
 
+pub mod arena;
 mod contact;
 pub(crate) mod efc;
 pub(crate) mod scratch;
 
+pub use arena::{default_narena, narena};
 pub(crate) use contact::contact_capacity;
 pub use contact::Contact;
 pub use efc::CONE_H;
@@ -44,7 +46,7 @@ pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'stati
         ("qM, qLD", "nM (the tree depth of each dof)", 2 * nm * f),
         (
             "contact",
-            "the contact capacity (64 + 32 ngeom + 8 npair)",
+            "the contact capacity (64 + 32 ngeom + 8 npair, at most narena / 608)",
             contact_capacity(m) as u128 * contact,
         ),
     ]
@@ -94,7 +96,8 @@ impl Warning {
             ),
             Warning::CnstrFull => format!(
                 "Insufficient arena memory for the number of constraints generated. Increase \
-                 arena memory allocation above {info} bytes."
+                 arena memory allocation above {} bytes.",
+                arena::format_bytes(usize::try_from(info).unwrap_or(0))
             ),
             Warning::BadQpos => bad("QPOS", "DOF"),
             Warning::BadQvel => bad("QVEL", "DOF"),
@@ -353,9 +356,15 @@ pub struct Data<T: Scalar = f64> {
     /// Contacts of the last `mj_collision` (capacity reserved by [`Data::new`], see
     /// `crate::collision::contact_capacity`; `d.contact.len()` is MuJoCo's `ncon`).
     pub contact: Vec<Contact<T>>,
-    /// Most contacts kept per collision pass (MuJoCo's `nconmax`); beyond it contacts are dropped
-    /// with `Warning::ContactFull`. Defaults to `crate::collision::contact_capacity`.
+    /// Most contacts kept per collision pass; beyond it contacts are dropped with
+    /// `Warning::ContactFull`. Defaults to the arena's `narena / 608` (at most
+    /// [`arena::MAX_CONTACTS`]); each pass also stops where MuJoCo's arena would be full
+    /// ([`arena::contacts_kept`]).
     pub nconmax: usize,
+    /// This collision pass's arena limit (`usize::MAX` outside a pass).
+    pub(crate) ncon_limit: usize,
+    /// Contacts this collision pass found but could not keep.
+    pub(crate) ncon_dropped: usize,
     /// Broad-phase working storage (sweep-and-prune intervals, body pairs).
     pub(crate) scratch_broad: crate::collision::BroadScratch,
     /// The narrow phase's working storage (`None` only while the collision stage holds it).
@@ -611,7 +620,9 @@ impl<T: Scalar> Data<T> {
             solver_scratch: Some(Box::new(SolverScratch::new(m.nv, m.nM))),
             solver_pos_valid: false,
             contact: Vec::with_capacity(contact_capacity(m)),
-            nconmax: contact_capacity(m),
+            nconmax: (narena(m) / arena::CONTACT_BYTES).min(arena::MAX_CONTACTS),
+            ncon_limit: usize::MAX,
+            ncon_dropped: 0,
             scratch_broad: crate::collision::BroadScratch::for_model(m),
             scratch_collision: Some(crate::collision::CollisionScratch::for_model(m)),
             warning: [WarningStat::default(); NWARNING],

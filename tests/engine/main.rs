@@ -37,6 +37,7 @@ mod planar_oracle;
 mod ray_oracle;
 
 // constraints and solvers
+mod arena_oracle;
 mod assembly_oracle;
 mod island_oracle;
 mod noslip_oracle;

@@ -39,6 +39,7 @@ mod geom;
 mod keyframe;
 mod options;
 mod sensor;
+mod size;
 mod tendon;
 
 pub use body::MAX_BODY_DEPTH;
@@ -187,5 +188,6 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     compile_keyframes(root, &mut m)?;
     compile_numerics(root, &mut m)?;
     compile_sensors(root, &mut m)?;
+    size::compile_arena(root, &mut m)?;
     Ok(m)
 }

@@ -1,0 +1,53 @@
+//! `<size memory nconmax njmax>`: the arena's bytes (`mjModel.narena`, `nconmax`, `njmax`).
+
+use crate::data::arena::{default_narena, parse_memory};
+use crate::mjcf::compile::attr::A;
+use crate::mjcf::compile::ctx::R;
+use crate::mjcf::error::ErrorKind;
+use crate::mjcf::xml::Elem;
+use crate::model::Model;
+
+/// Sets `m.nconmax`, `m.njmax` and `m.narena` from the `<size>` elements (the last one given
+/// wins) once the model's sizes are known.
+pub(super) fn compile_arena(root: &Elem, m: &mut Model) -> R<()> {
+    let (mut memory, mut nconmax, mut njmax) = (None, -1, -1);
+    for el in root.children.iter().filter(|e| e.name == "size") {
+        let a = A::new(el);
+        if let Some(v) = a.str("memory") {
+            if a.has("nstack") {
+                return Err(a.err(
+                    ErrorKind::InvalidValue,
+                    "memory",
+                    "at most one of 'memory', 'nstack' can be specified",
+                ));
+            }
+            memory = parse_memory(v).ok_or_else(|| {
+                a.err(
+                    ErrorKind::InvalidValue,
+                    "memory",
+                    "unsigned integer with an optional suffix {K,M,G,T,P,E} is expected in \
+                     attribute 'memory' (or the size specified is too big)",
+                )
+            })?;
+            if memory == Some(0) {
+                return Err(a.err(
+                    ErrorKind::InvalidValue,
+                    "memory",
+                    "could not allocate mjData arena",
+                ));
+            }
+        }
+        for (k, slot) in [("nconmax", &mut nconmax), ("njmax", &mut njmax)] {
+            if let Some(n) = a.int(k)? {
+                if n < -1 {
+                    return Err(a.err(ErrorKind::InvalidValue, k, format!("{k} must be >= -1")));
+                }
+                *slot = n;
+            }
+        }
+    }
+    m.nconmax = nconmax;
+    m.njmax = njmax;
+    m.narena = memory.unwrap_or_else(|| default_narena(m));
+    Ok(())
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""MuJoCo 4.0.0 reference data for the arena's contact and constraint capacity.
+
+Writes tests/reference/arena_cases.json: for piles of free spheres (radius 0.1, centres within
+0.08 of each other, so every pair touches, over a plane) with `<size memory>` set or the default
+arena, per mj_step: ncon, nefc, and the count and last info of mjWARN_CONTACTFULL and
+mjWARN_CNSTRFULL, plus the model's narena and its default narena for other models of
+`models/`.
+
+Rerun:  /work/venv/bin/python tools/arena/reference.py
+"""
+import glob
+import json
+import os
+import sys
+
+import mujoco
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def pile(n, size="", option=""):
+    bodies = "".join(
+        f'<body pos="{0.01 * (i % 5)} {0.01 * ((i // 5) % 5)} {0.1 + 0.01 * (i // 25)}">'
+        f'<freejoint/><geom size="0.1"/></body>'
+        for i in range(n)
+    )
+    return (
+        f"<mujoco>{size}<option {option}/><worldbody>"
+        f'<geom type="plane" size="10 10 .1"/>{bodies}</worldbody></mujoco>'
+    )
+
+
+CASES = [
+    ("pile60_memory1M", pile(60, '<size memory="1M"/>'), 3),
+    ("pile60_memory600K", pile(60, '<size memory="600K"/>'), 3),
+    ("pile60_memory1000000", pile(60, '<size memory="1000000"/>'), 2),
+    ("pile20_memory100K", pile(20, '<size memory="100K"/>'), 2),
+    ("pile20_default", pile(20), 2),
+    ("pile80_dense_default", pile(80, option='jacobian="dense"'), 2),
+]
+# the fuzzer's concentric convex pile (tools/fuzz/pile.py 125 --concentric): its contacts fit
+# the default arena, its rows do not
+_pile = os.path.join(ROOT, "tools", "fuzz")
+sys.path.insert(0, _pile)
+import pile as fuzz_pile  # noqa: E402
+
+with open(os.path.join(ROOT, "models", "convex_pairs.xml")) as _f:
+    CASES.append(("convex_pile125_concentric", fuzz_pile.pile(_f.read(), 125, True), 2))
+
+
+def run(xml, steps):
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    out = []
+    for _ in range(steps):
+        mujoco.mj_step(m, d)
+        w = [d.warning[int(k)] for k in (mujoco.mjtWarning.mjWARN_CONTACTFULL,
+                                          mujoco.mjtWarning.mjWARN_CNSTRFULL)]
+        out.append({
+            "ncon": int(d.ncon),
+            "nefc": int(d.nefc),
+            "contactfull": [int(w[0].number), int(w[0].lastinfo)],
+            "cnstrfull": [int(w[1].number), int(w[1].lastinfo)],
+        })
+    return int(m.narena), out
+
+
+def main():
+    cases = []
+    for name, xml, steps in CASES:
+        narena, per_step = run(xml, steps)
+        # the concentric convex pairs' contact count is the narrow phase's (moreau finds fewer
+        # on these degenerate pairs); the test compares the rest
+        exact = not name.startswith("convex")
+        cases.append({"name": name, "xml": xml, "narena": narena, "ncon_exact": exact,
+                      "steps": per_step})
+    models = []
+    for f in sorted(glob.glob(os.path.join(ROOT, "models", "*.xml"))):
+        try:
+            m = mujoco.MjModel.from_xml_path(f)
+        except Exception:  # noqa: BLE001 (models MuJoCo rejects are not compared)
+            continue
+        models.append({"file": os.path.relpath(f, ROOT), "narena": int(m.narena)})
+    out = os.path.join(ROOT, "tests", "reference", "arena_cases.json")
+    with open(out, "w") as fh:
+        json.dump({"mujoco": mujoco.__version__, "cases": cases, "models": models}, fh, indent=1)
+        fh.write("\n")
+    print(out, len(cases), "cases", len(models), "models")
+
+
+if __name__ == "__main__":
+    main()
