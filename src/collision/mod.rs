@@ -20,6 +20,7 @@
 pub mod boxes;
 pub mod convex;
 pub mod cvxdiff;
+mod grid;
 pub mod hfield;
 pub mod meshpoly;
 pub mod multiccd;
@@ -81,6 +82,7 @@ fn collide_checked<T: Scalar>(
     scratch: &mut CollisionScratch,
     finite: bool,
 ) -> (usize, usize) {
+    crate::work::add(crate::work::Loop::Narrow, 1);
     let (g1, g2) = if (m.geom_type[g1] as i32) > (m.geom_type[g2] as i32) {
         (g2, g1)
     } else {
@@ -431,6 +433,7 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
         // have no side effects, so the outcome is the same as filtering the body pair first)
         let mut exclusion_checked = m.exclude_signature.is_empty();
         'pair: for s1 in &geoms[start[b1] as usize..start[b1 + 1] as usize] {
+            crate::work::add(crate::work::Loop::GeomTests, list2.len());
             for s2 in list2 {
                 if let Some((a, b, lim)) = geom_pair_passes(m, s1, s2, o_margin) {
                     if !exclusion_checked {
@@ -643,6 +646,7 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode) -> bool {
         bodies,
         boxes,
         body_pairs,
+        grid,
     } = &mut bp;
     geoms.clear();
     body_start.clear();
@@ -700,6 +704,7 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode) -> bool {
             if body_start[b1] == body_start[b1 + 1] {
                 continue;
             }
+            crate::work::add(crate::work::Loop::BroadPairs, m.nbody - b1 - 1);
             for b2 in b1 + 1..m.nbody {
                 if body_start[b2] != body_start[b2 + 1] && body_filter(m, b1, b2) {
                     body_pairs.push(((b1 as u64) << 32) | b2 as u64);
@@ -726,6 +731,22 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode) -> bool {
     }
     // `override` may widen the pairs' margin beyond the geoms' own, which the boxes hold
     let prune = !m.opt.enabled(enable::OVERRIDE);
+    // many bodies: a grid finds the same pairs in linear time where the sweep's intervals
+    // overlap in many more (a lattice); few: the sweep is cheaper
+    if prune
+        && bodies.len() > grid::MIN_BODIES
+        && grid::grid_pairs(
+            m.nbody,
+            |a, b| body_filter(m, a, b),
+            bodies,
+            boxes,
+            grid,
+            body_pairs,
+        )
+    {
+        d.scratch_broad = bp;
+        return false;
+    }
     sweep_pairs(m, bodies, boxes, prune, body_pairs);
     d.scratch_broad = bp;
     false
@@ -744,6 +765,7 @@ fn sweep_pairs(
     bodies.sort_unstable_by(|a, b| a.0.total_cmp(&b.0).then(a.2.cmp(&b.2)));
     for (i, &(_, hi, b1)) in bodies.iter().enumerate() {
         for &(_, _, b2) in bodies[i + 1..].iter().take_while(|e| e.0 <= hi) {
+            crate::work::add(crate::work::Loop::BroadPairs, 1);
             let (x, y) = (&boxes[b1 as usize], &boxes[b2 as usize]);
             if prune && (0..3).any(|k| x[k] > y[k + 3] || y[k] > x[k + 3]) {
                 continue;
@@ -900,6 +922,60 @@ mod tests {
             assert_eq!(format!("{:?}", e.contact), lists[0], "step {step}");
         }
         assert!(most >= 4, "the fall makes contacts ({most})");
+    }
+
+    /// The grid finds the sweep's body pairs: bodies of mixed sizes (up to 30× the median,
+    /// some with planes or unbounded boxes) scattered at random, some coincident, compared as
+    /// sorted lists.
+    #[test]
+    fn grid_pairs_equal_the_sweep() {
+        let mut m = Model {
+            nbody: 400,
+            ..Default::default()
+        };
+        m.body_parentid = vec![0; 400];
+        m.body_weldid = (0..400).collect();
+        m.body_rootid = (0..400).collect();
+        // a deterministic generator (xorshift)
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rand = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut bodies = Vec::new();
+        let mut boxes = vec![ALL_SPACE; 400];
+        for b in 1..400u32 {
+            let c = [rand() * 4.0, rand() * 4.0, (rand() * 4.0).floor() * 0.25];
+            let r = if b % 37 == 0 {
+                3.0
+            } else {
+                0.05 + 0.1 * rand()
+            };
+            let axis = [0.6, 0.8, 0.0];
+            let p: f64 = (0..3).map(|k| c[k] * axis[k]).sum();
+            if b % 101 != 0 {
+                boxes[b as usize] = [c[0] - r, c[1] - r, c[2] - r, c[0] + r, c[1] + r, c[2] + r];
+            }
+            let (lo, hi) = if b % 101 == 0 {
+                (f64::NEG_INFINITY, f64::INFINITY)
+            } else {
+                (p - r, p + r)
+            };
+            bodies.push((lo, hi, b));
+        }
+        let mut grid = grid::GridScratch::default();
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        let filter = |a, b| body_filter(&m, a, b);
+        assert!(grid::grid_pairs(
+            400, filter, &bodies, &boxes, &mut grid, &mut a
+        ));
+        sweep_pairs(&m, &mut bodies, &boxes, true, &mut b);
+        a.sort_unstable();
+        b.sort_unstable();
+        assert!(b.len() > 1000, "{} pairs", b.len());
+        assert_eq!(a, b);
     }
 
     #[test]

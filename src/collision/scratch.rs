@@ -306,6 +306,8 @@ pub struct BroadScratch {
     pub(in crate::collision) boxes: Vec<[f64; 6]>,
     /// Overlapping body pairs that pass the body filter, `lower << 32 | higher`.
     pub(in crate::collision) body_pairs: Vec<u64>,
+    /// The grid that finds the body pairs ([`super::grid`]).
+    pub(in crate::collision) grid: super::grid::GridScratch,
 }
 
 /// A swept geom: its interval on the sweep axis and what the pair tests read, copied from the
@@ -337,6 +339,7 @@ impl BroadScratch {
             bodies: Vec::with_capacity(m.nbody),
             boxes: Vec::with_capacity(m.nbody),
             body_pairs: Vec::with_capacity((m.nbody * m.nbody.saturating_sub(1) / 2).min(4096)),
+            grid: super::grid::GridScratch::for_bodies(m.nbody),
         }
     }
 }

@@ -741,6 +741,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // the rows must fit in the arena beside the contacts; if not MuJoCo keeps none and warns
     // with the arena's size (mjWARN_CNSTRFULL, measured; the per-row bytes are approximate)
     let nnz = if d.efc_J_sparse { d.efc_J.len() } else { 0 };
+    crate::work::add(crate::work::Loop::Rows, nefc + d.efc_J.len());
     let narena = crate::data::narena(m);
     let used = (d.contact.len() * crate::data::arena::CONTACT_BYTES) as u128;
     if used + crate::data::arena::efc_bytes(nefc, nv, nnz, d.efc_J_sparse) > narena as u128 {

@@ -267,6 +267,7 @@ impl LineIndex {
         let (last_line, last_off, last_col) = self.last.get();
         // characters from `from` (a character boundary of the line, at column `col0`) to `off`
         let count = |from: usize, col0: usize| {
+            crate::work::add(crate::work::Loop::Parse, off.saturating_sub(from));
             text.get(from..off)
                 .map(|s| col0 + s.chars().count())
                 .unwrap_or(off - start + 1)

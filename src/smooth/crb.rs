@@ -341,6 +341,7 @@ fn solve_tree_range<T: Scalar>(
     let x = &mut x[..nv];
     // equal lengths let one bounds check cover `x[ii]` and `parent[ii]`
     let parent = &parent[..nv];
+    crate::work::add(crate::work::Loop::MSolve, dofs.len());
     // Lᵀ y = b (descendants first); row `k` after its diagonal lists k's ancestors in order
     for k in dofs.clone().rev() {
         let xk = x[k];
@@ -371,6 +372,7 @@ fn solve_tree_range<T: Scalar>(
             let ii = i as usize;
             s -= l * x[ii];
             i = parent[ii];
+            crate::work::add(crate::work::Loop::MSolve, 1);
         }
         x[k] = s;
     }
@@ -390,6 +392,7 @@ pub fn solve_tree_col<T: Scalar>(
     let nv = madr.len();
     let x = &mut x[..nv];
     let col = &col[..ld.len()];
+    crate::work::add(crate::work::Loop::MSolve, ld.len());
     // rows end where the next begins: walking down, each row's end is the previous start
     let mut e = ld.len();
     for k in (0..nv).rev() {

@@ -5,8 +5,13 @@
 //! dof tree's depth, and with it MuJoCo's own nM, is bounded). The geoms dimension also grows
 //! the collision pairs: contacts on a plane and a pile that the broad phase must prune.
 //!
-//! The cost of a step and of the load, in instructions, is measured by `tools/scaling/step.sh`
-//! (callgrind on [`step_cost_child`], which loads and steps the same models).
+//! The work is asserted too, without timing: debug builds count the inner loops whose cost
+//! must stay linear (`moreau::work`: entries visited by the M solves, body pairs the broad
+//! phase visits, geom pair tests, narrow-phase calls, constraint rows and Jacobian entries,
+//! characters the parser scans), and each count of the load and of 10 steps may grow at most
+//! [`MAX_WORK_RATIO`]× for 10× the model (a quadratic cost gives ~100×, the sweep's n^(5/3)
+//! ~46×). The cost in instructions is measured by `tools/scaling/step.sh` (callgrind on
+//! [`step_cost_child`], which loads and steps the same models).
 
 use crate::alloc_counter;
 use alloc_counter::{allocations, bytes_allocated};
@@ -77,20 +82,70 @@ fn model_named(name: &str, n: usize) -> (String, moreau::Vfs) {
     }
 }
 
-/// (allocations, bytes) of loading the model and of 10 steps after a first one, and the
-/// model and data after them.
-fn cost(xml: &str, vfs: &moreau::Vfs) -> ((usize, usize), usize, moreau::Model, moreau::Data<f64>) {
-    let (a0, b0) = (allocations(), bytes_allocated());
+/// Most a loop count of the load or of 10 steps may grow for 10× the model (measured: 10.0×
+/// for every count; a lattice's interior, where a body has more neighbours than on its faces,
+/// can add some): below n log n's 16.8×, far below the sweep's n^(5/3), 46× (measured 49.4×
+/// for the broad phase's body pairs without its grid), and a quadratic cost's 100×.
+const MAX_WORK_RATIO: f64 = 13.0;
+
+type Work = [u64; moreau::work::NLOOP];
+
+/// The loop counts since `w0`.
+fn work_since(w0: Work) -> Work {
+    let w = moreau::work::counts();
+    std::array::from_fn(|i| w[i] - w0[i])
+}
+
+/// What loading and stepping cost: (allocations, bytes) and loop counts of loading the model,
+/// allocations and loop counts of 10 steps after a first one.
+struct Cost {
+    load: (usize, usize),
+    load_work: Work,
+    steps: usize,
+    step_work: Work,
+}
+
+/// The [`Cost`] of the model, and the model and data after the steps.
+fn cost(xml: &str, vfs: &moreau::Vfs) -> (Cost, moreau::Model, moreau::Data<f64>) {
+    let (a0, b0, w0) = (allocations(), bytes_allocated(), moreau::work::counts());
     let m = moreau::load_from_str(xml, vfs).unwrap();
     let mut d = moreau::Data::<f64>::new(&m);
     let load = (allocations() - a0, bytes_allocated() - b0);
+    let load_work = work_since(w0);
     d.ctrl.iter_mut().for_each(|c| *c = 0.1);
     moreau::step(&m, &mut d);
-    let a1 = allocations();
+    let (a1, w1) = (allocations(), moreau::work::counts());
     for _ in 0..10 {
         moreau::step(&m, &mut d);
     }
-    (load, allocations() - a1, m, d)
+    let c = Cost {
+        load,
+        load_work,
+        steps: allocations() - a1,
+        step_work: work_since(w1),
+    };
+    (c, m, d)
+}
+
+/// Every loop count grows at most [`MAX_WORK_RATIO`]× from `w1` to `w2`; in a debug build (where
+/// the loops are counted) the counts named in `nonzero` are not zero at either size.
+fn check_work(what: &str, w1: Work, w2: Work, nonzero: &[moreau::work::Loop]) {
+    for (i, (&a, &b)) in w1.iter().zip(&w2).enumerate() {
+        let r = b as f64 / a.max(1) as f64;
+        eprintln!("{what}: loop {i}: {a} -> {b} ({r:.1}×)");
+        assert!(
+            r <= MAX_WORK_RATIO,
+            "{what}: loop {i} grew {r:.1}× ({a} -> {b})"
+        );
+    }
+    if cfg!(debug_assertions) {
+        for &l in nonzero {
+            assert!(
+                w1[l as usize] > 0 && w2[l as usize] > 0,
+                "{what}: {l:?} not counted"
+            );
+        }
+    }
 }
 
 /// Loading allocations grow between 5× and 20× from `n1` to `n2 = 10 n1` (bytes: below 20×),
@@ -113,14 +168,28 @@ fn check_linear(what: &str, (a1, b1): (usize, usize), (a2, b2): (usize, usize), 
 
 #[test]
 fn loading_and_stepping_scale_linearly() {
+    use moreau::work::Loop;
     let (xml, vfs) = model(30);
-    let (l1, s1, m1, _) = cost(&xml, &vfs);
+    let (c1, m1, _) = cost(&xml, &vfs);
     let (xml, vfs) = model(300);
-    let (l2, s2, m2, _) = cost(&xml, &vfs);
+    let (c2, m2, _) = cost(&xml, &vfs);
     for (m, n) in [(m1, 30), (m2, 300)] {
         assert_eq!((m.nbody, m.njnt, m.nu, m.ntendon), (2 * n + 1, 2 * n, n, n));
     }
-    check_linear("arms, n 30 -> 300", l1, l2, (s1, s2));
+    check_linear("arms, n 30 -> 300", c1.load, c2.load, (c1.steps, c2.steps));
+    let what = "arms, n 30 -> 300";
+    check_work(
+        &format!("{what}, load"),
+        c1.load_work,
+        c2.load_work,
+        &[Loop::MSolve, Loop::Parse],
+    );
+    check_work(
+        &format!("{what}, 10 steps"),
+        c1.step_work,
+        c2.step_work,
+        &[Loop::MSolve],
+    );
 }
 
 /// The geoms dimension, with collisions: 10× the spheres on the plane and in the pile give 10×
@@ -129,24 +198,40 @@ fn loading_and_stepping_scale_linearly() {
 /// counted by `tools/scaling/step.sh N contacts`.
 #[test]
 fn geoms_and_contacts_scale_linearly() {
-    let mut loads = Vec::new();
-    let mut steps = Vec::new();
-    for n in [30, 300] {
-        let (load, s, m, d) = cost(&contact_model(n), &moreau::Vfs::new());
+    use moreau::work::Loop;
+    let mut costs = Vec::new();
+    // (2n + 1 bodies: more than the broad phase's grid needs, `MIN_BODIES`, at both sizes)
+    for n in [40, 400] {
+        let (c, m, d) = cost(&contact_model(n), &moreau::Vfs::new());
         assert_eq!((m.ngeom, m.nbody), (2 * n + 1, 2 * n + 1));
         assert_eq!(d.contact.len(), n, "contacts of {n} spheres on the plane");
         assert!(
             d.contact.iter().all(|c| c.geom[0] == 0),
             "a contact in the pile"
         );
-        loads.push(load);
-        steps.push(s);
+        costs.push(c);
     }
-    check_linear(
-        "geoms and contacts, n 30 -> 300",
-        loads[0],
-        loads[1],
-        (steps[0], steps[1]),
+    let what = "geoms and contacts, n 40 -> 400";
+    let (c1, c2) = (&costs[0], &costs[1]);
+    check_linear(what, c1.load, c2.load, (c1.steps, c2.steps));
+    check_work(
+        &format!("{what}, load"),
+        c1.load_work,
+        c2.load_work,
+        &[Loop::MSolve, Loop::Parse],
+    );
+    let counted = [
+        Loop::MSolve,
+        Loop::BroadPairs,
+        Loop::GeomTests,
+        Loop::Narrow,
+        Loop::Rows,
+    ];
+    check_work(
+        &format!("{what}, 10 steps"),
+        c1.step_work,
+        c2.step_work,
+        &counted,
     );
 }
 
