@@ -4,7 +4,7 @@
 # actuators, tendons and sensors all grow 10×) or `contacts` (spheres resting on a plane, one
 # contact each, and a pile of spheres the broad phase prunes): a linear cost gives a ratio near
 # 10, a quadratic one near 100.
-contacts] (defaults 30, arms); needs valgrind.|contacts] (defaults 30, arms); needs valgrind.
+# Usage: tools/scaling/step.sh [N] [arms|contacts] (defaults 30, arms); needs valgrind.
 set -e
 cd "$(dirname "$0")/../.."
 n=${1:-30}
