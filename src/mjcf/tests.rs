@@ -575,6 +575,24 @@ fn errors_name_file_line_and_attribute() {
     let e = load_from_str("<mujoco><include file='a.xml'/></mujoco>", &vfs).unwrap_err();
     assert_eq!((e.file.as_str(), e.line), ("a.xml", 2));
     assert_eq!(e.kind, ErrorKind::InvalidValue);
+    // MuJoCo 4.0.0 splices the included root's children whatever the root's name (myosuite's
+    // `<mujocoinclude>` files) and reads one number of a solref, the second keeping its default
+    // (oracle: geom_solref [[0.05, 1], [0.03, 1]], jnt_solref [0.03, 1], dof_solref [0.04, 1]).
+    let mut vfs = Vfs::new();
+    vfs.add(
+        "inc.xml",
+        "<mujocoinclude><default><geom solref='0.05'/></default></mujocoinclude>",
+    );
+    let m = load_from_str(
+        "<mujoco><include file='inc.xml'/><worldbody><geom size='.1'/><body>\
+         <joint limited='true' range='-1 1' solreflimit='0.03' solreffriction='0.04'/>\
+         <geom size='.1' solref='0.03'/></body></worldbody></mujoco>",
+        &vfs,
+    )
+    .unwrap();
+    assert_eq!(m.geom_solref, vec![[0.05, 1.0], [0.03, 1.0]]);
+    assert_eq!(m.jnt_solref, vec![[0.03, 1.0]]);
+    assert_eq!(m.dof_solref, vec![[0.04, 1.0]]);
     let e = load_from_str(
         "<mujoco><extension><plugin plugin='x'/></extension></mujoco>",
         &Vfs::new(),

@@ -226,15 +226,9 @@ impl Includes<'_, '_> {
                 format!("'{name}' is not UTF-8"),
             )
         })?;
-        let sub = parse_text_inc(&text, &name, Some(self), depth + 1)?;
-        if sub.name != "mujoco" {
-            return Err(sub.err(
-                ErrorKind::UnknownElement,
-                None,
-                "an included file's root element must be <mujoco>",
-            ));
-        }
-        let mut sub = sub;
+        // MuJoCo splices the children of the included file's root element whatever its name
+        // (`<mujoco>`, or the `<mujocoinclude>` of older model files).
+        let mut sub = parse_text_inc(&text, &name, Some(self), depth + 1)?;
         Ok(std::mem::take(&mut sub.children))
     }
 }

@@ -489,7 +489,7 @@ impl<'a> Builder<'a> {
         let springdamper = a.arr("springdamper", [0.0; 2])?;
         let reference = ang(a.f64_or("ref", 0.0)?);
         let springref = ang(a.f64_or("springref", 0.0)?);
-        let solref_fri = a.arr("solreffriction", DEFAULT_SOLREF)?;
+        let solref_fri = a.arr_min("solreffriction", DEFAULT_SOLREF, 1)?;
         let solimp_fri = a.arr_min("solimpfriction", DEFAULT_SOLIMP, 1)?;
         let group = a.int_or("group", 0)? as i32;
         let jid = self.m.jnt_name.len();
@@ -502,7 +502,8 @@ impl<'a> Builder<'a> {
         m.jnt_group.push(group);
         m.jnt_limited.push(limited);
         m.jnt_actfrclimited.push(afl);
-        m.jnt_solref.push(a.arr("solreflimit", DEFAULT_SOLREF)?);
+        m.jnt_solref
+            .push(a.arr_min("solreflimit", DEFAULT_SOLREF, 1)?);
         m.jnt_solimp
             .push(a.arr_min("solimplimit", DEFAULT_SOLIMP, 1)?);
         m.jnt_pos.push(pos);

@@ -34,9 +34,9 @@ pub(super) fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<
                 m.pair_geom1.push(g1);
                 m.pair_geom2.push(g2);
                 m.pair_dim.push(condim as usize);
-                m.pair_solref.push(a.arr("solref", DEFAULT_SOLREF)?);
+                m.pair_solref.push(a.arr_min("solref", DEFAULT_SOLREF, 1)?);
                 m.pair_solreffriction
-                    .push(a.arr("solreffriction", [0.0; 2])?);
+                    .push(a.arr_min("solreffriction", [0.0; 2], 1)?);
                 m.pair_solimp.push(a.arr_min("solimp", DEFAULT_SOLIMP, 1)?);
                 m.pair_margin.push(a.f64_or("margin", 0.0)?);
                 m.pair_gap.push(a.f64_or("gap", 0.0)?);

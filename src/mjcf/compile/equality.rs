@@ -132,7 +132,7 @@ pub(super) fn compile_equality(
             m.eq_obj1id.push(o1);
             m.eq_obj2id.push(o2);
             m.eq_active0.push(a.bool("active")?.unwrap_or(true));
-            m.eq_solref.push(a.arr("solref", DEFAULT_SOLREF)?);
+            m.eq_solref.push(a.arr_min("solref", DEFAULT_SOLREF, 1)?);
             m.eq_solimp.push(a.arr_min("solimp", DEFAULT_SOLIMP, 1)?);
             m.eq_data.push(data);
         }

@@ -336,7 +336,7 @@ impl<'a> Builder<'a> {
         m.geom_group.push(group as i32);
         m.geom_priority.push(a.int_or("priority", 0)? as i32);
         m.geom_solmix.push(a.f64_or("solmix", 1.0)?);
-        m.geom_solref.push(a.arr("solref", DEFAULT_SOLREF)?);
+        m.geom_solref.push(a.arr_min("solref", DEFAULT_SOLREF, 1)?);
         m.geom_solimp.push(a.arr_min("solimp", DEFAULT_SOLIMP, 1)?);
         m.geom_size.push(size);
         m.geom_rbound.push(rbound);

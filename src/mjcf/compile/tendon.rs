@@ -134,11 +134,11 @@ pub(super) fn compile_tendons(
             m.tendon_limited.push(limited);
             m.tendon_range.push(range);
             m.tendon_solref_lim
-                .push(a.arr("solreflimit", DEFAULT_SOLREF)?);
+                .push(a.arr_min("solreflimit", DEFAULT_SOLREF, 1)?);
             m.tendon_solimp_lim
                 .push(a.arr_min("solimplimit", DEFAULT_SOLIMP, 1)?);
             m.tendon_solref_fri
-                .push(a.arr("solreffriction", DEFAULT_SOLREF)?);
+                .push(a.arr_min("solreffriction", DEFAULT_SOLREF, 1)?);
             m.tendon_solimp_fri
                 .push(a.arr_min("solimpfriction", DEFAULT_SOLIMP, 1)?);
             m.tendon_margin.push(a.f64_or("margin", 0.0)?);
