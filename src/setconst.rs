@@ -67,8 +67,10 @@ pub fn set_const(m: &mut Model) {
     for c in 0..m.ncam {
         let b = m.cam_bodyid[c];
         let p = d.xpos[b] + d.xmat[b] * crate::math::spatial::v3::<f64>(&m.cam_pos[c]);
-        let r =
-            d.xmat[b] * crate::math::quat::quat2mat(&crate::math::quat::q4::<f64>(&m.cam_quat[c]));
+        let r = {
+            use crate::math::quat::{mul_quat, q4, quat2mat};
+            quat2mat(&mul_quat(&d.xquat[b], &q4::<f64>(&m.cam_quat[c])))
+        };
         m.cam_pos0[c] = (p - d.xpos[b]).into();
         // relative to the target's subtree COM when a target is named, even for trackcom (which
         // then adds it to its own body's COM), as MuJoCo 4.0.0 does

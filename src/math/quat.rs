@@ -94,6 +94,25 @@ pub fn quat2mat<T: Scalar>(q: &Quaternion<T>) -> Matrix3<T> {
     )
 }
 
+/// `v` rotated by the unit quaternion `q`, rounded as MuJoCo 4.0.0's `mju_rotVecQuat`:
+/// `v + 2 q⃗ × (w v + q⃗ × v)` (bit for bit on 20,000 random pairs; `quat2mat(q) v` differs in
+/// the last bit on 70% of them).
+#[inline]
+pub fn rot_vec_quat<T: Scalar>(v: &Vector3<T>, q: &Quaternion<T>) -> Vector3<T> {
+    let (w, x, y, z) = (q.w, q.i, q.j, q.k);
+    let t = [
+        w * v.x + y * v.z - z * v.y,
+        w * v.y + z * v.x - x * v.z,
+        w * v.z + x * v.y - y * v.x,
+    ];
+    let two: T = sc(2.0);
+    Vector3::new(
+        v.x + two * (y * t[2] - z * t[1]),
+        v.y + two * (z * t[0] - x * t[2]),
+        v.z + two * (x * t[1] - y * t[0]),
+    )
+}
+
 /// Quaternion of a rotation by `angle` about the unit `axis`.
 #[inline]
 pub fn axis_angle<T: Scalar>(axis: &Vector3<T>, angle: T) -> Quaternion<T> {
@@ -174,14 +193,16 @@ pub fn quat2vel<T: Scalar>(q: &Quaternion<T>) -> Vector3<T> {
 /// Squared norm below which the exp/log maps switch to their Taylor series (smooth for duals).
 const SMALL2: f64 = 1e-12;
 
-/// Quaternion product `a ⊗ b`.
+/// Quaternion product `a ⊗ b`, each component's four products summed in pairs as MuJoCo 4.0.0's
+/// `mju_mulQuat` rounds them (bit for bit on 300 random pairs; the running sum differs in the
+/// last bit on 30% of them).
 #[inline]
 pub fn quat_mul<T: Scalar>(a: &[T; 4], b: &[T; 4]) -> [T; 4] {
     [
-        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+        (a[0] * b[0] - a[1] * b[1]) - (a[2] * b[2] + a[3] * b[3]),
+        (a[0] * b[1] + a[1] * b[0]) + (a[2] * b[3] - a[3] * b[2]),
+        (a[0] * b[2] - a[1] * b[3]) + (a[2] * b[0] + a[3] * b[1]),
+        (a[0] * b[3] + a[1] * b[2]) + (a[3] * b[0] - a[2] * b[1]),
     ]
 }
 

@@ -29,13 +29,16 @@ pub fn cross(a: V3, b: V3) -> V3 {
 pub fn norm(a: V3) -> f64 {
     dot(a, a).sqrt()
 }
-/// Normalizes `a`; returns None if its norm is below 1e-15 (mjMINVAL) or not finite.
+/// Normalizes `a`; returns None if its norm is below 1e-15 (mjMINVAL) or not finite. Each
+/// component divided by the norm, as MuJoCo 4.0.0's compiler rounds it (its `jnt_axis` bit for
+/// bit; the product with the reciprocal, as its runtime `mju_normalize3` rounds, differs in the
+/// last bit).
 pub fn normalize(a: V3) -> Option<V3> {
     let n = norm(a);
     if n < 1e-15 || !n.is_finite() {
         None
     } else {
-        Some(scl(a, 1.0 / n))
+        Some([a[0] / n, a[1] / n, a[2] / n])
     }
 }
 

@@ -2,7 +2,7 @@
 //! pipeline" stage 2): global poses of bodies, inertial frames, joint anchors/axes, geoms, sites.
 
 use crate::data::Data;
-use crate::math::quat::{axis_angle, mul_quat, normalize_quat, q4, quat2mat};
+use crate::math::quat::{axis_angle, mul_quat, normalize_quat, q4, quat2mat, rot_vec_quat};
 use crate::math::spatial::v3;
 use crate::math::{sc, Scalar};
 use crate::model::{JointType, Model, SameFrame};
@@ -43,11 +43,12 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
         } else {
             pos = d.xpos[p] + d.xmat[p] * v3::<T>(&m.body_pos[b]);
             quat = mul_quat(&d.xquat[p], &q4::<T>(&m.body_quat[b]));
+            // joint anchors and axes rotated by the quaternion, not its matrix, as MuJoCo
+            // rounds them (`rot_vec_quat`)
             for j in jnt0..jnt0 + njnt {
-                let r = quat2mat(&quat);
                 let jpos = v3::<T>(&m.jnt_pos[j]);
-                let anchor = pos + r * jpos;
-                let axis = r * v3::<T>(&m.jnt_axis[j]);
+                let anchor = rot_vec_quat(&jpos, &quat) + pos;
+                let axis = rot_vec_quat(&v3::<T>(&m.jnt_axis[j]), &quat);
                 d.xanchor[j] = anchor;
                 d.xaxis[j] = axis;
                 let a = m.jnt_qposadr[j];
@@ -58,7 +59,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     JointType::Hinge => {
                         let qloc = axis_angle(&v3::<T>(&m.jnt_axis[j]), d.qpos[a] - sc(m.qpos0[a]));
                         quat = mul_quat(&quat, &qloc);
-                        pos = anchor - quat2mat(&quat) * jpos;
+                        pos = anchor - rot_vec_quat(&jpos, &quat);
                     }
                     JointType::Ball => {
                         let qloc = normalize_quat(Quaternion::new(
@@ -68,7 +69,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                             d.qpos[a + 3],
                         ));
                         quat = mul_quat(&quat, &qloc);
-                        pos = anchor - quat2mat(&quat) * jpos;
+                        pos = anchor - rot_vec_quat(&jpos, &quat);
                     }
                     // A free joint is always the body's only (first) joint.
                     JointType::Free => {}
@@ -86,7 +87,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
         };
         d.ximat[b] = match frame(&m.body_sameframe, b) {
             SameFrame::Body | SameFrame::BodyRot => r,
-            _ => r * quat2mat(&q4::<T>(&m.body_iquat[b])),
+            _ => quat2mat(&mul_quat(&quat, &q4::<T>(&m.body_iquat[b]))),
         };
     }
     for g in 0..m.ngeom {
@@ -106,7 +107,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
     for c in 0..m.ncam {
         let b = m.cam_bodyid[c];
         d.cam_xpos[c] = d.xpos[b] + d.xmat[b] * v3::<T>(&m.cam_pos[c]);
-        d.cam_xmat[c] = d.xmat[b] * quat2mat(&q4::<T>(&m.cam_quat[c]));
+        d.cam_xmat[c] = quat2mat(&mul_quat(&d.xquat[b], &q4::<T>(&m.cam_quat[c])));
     }
     for l in 0..m.nlight {
         let b = m.light_bodyid[l];
@@ -122,7 +123,9 @@ fn frame(v: &[SameFrame], i: usize) -> SameFrame {
 
 /// World pose of a geom or site on body `b` at offset `(pos, quat)`: the body's or its inertial
 /// frame where the offset coincides with it (`sameframe`, [`Model::fill_sameframe`]), as
-/// MuJoCo 4.0.0 places them: the coinciding frame is copied, not recomposed.
+/// MuJoCo 4.0.0 places them: the coinciding frame is copied, not recomposed; an own orientation
+/// is the matrix of the composed quaternion `xquat ⊗ quat`, not the product of the two matrices
+/// (they differ in the last bit).
 fn place<T: Scalar>(
     d: &Data<T>,
     b: usize,
@@ -136,7 +139,6 @@ fn place<T: Scalar>(
         SameFrame::Inertia => (d.xipos[b], d.ximat[b]),
         SameFrame::BodyRot => (own_pos(), d.xmat[b]),
         SameFrame::InertiaRot => (own_pos(), d.ximat[b]),
-        // MuJoCo's rounding: the frame's quaternion times the body's, then its matrix
         SameFrame::None => (own_pos(), quat2mat(&mul_quat(&d.xquat[b], &q4::<T>(quat)))),
     }
 }

@@ -660,6 +660,56 @@ SAMEFRAME = """<mujoco><worldbody>
 </worldbody></mujoco>"""
 
 
+# MuJoCo's test model at keyframe 0: a cylinder on a height-field prism whose EPA (35
+# iterations) ends on another face when the cylinder's orientation moves by one ulp; moreau's
+# `xmat` was the product of nalgebra's quaternion matrix, one ulp off MuJoCo's `mju_quat2Mat` on
+# diagonals, and a geom's the product of two matrices, not the matrix of the composed quaternion.
+# A chain of every joint kind with offset anchors, and geoms, sites, cameras and an inertial
+# frame turned off their bodies: the kinematics must be MuJoCo's bit for bit.
+KINEMATICS = """<mujoco><worldbody>
+  <body pos="0.1 0.2 0.3" quat="0.9 0.1 -0.3 0.2">
+    <joint type="hinge" axis="0.3 0.5 0.8" pos="0.05 -0.02 0.1"/>
+    <joint type="slide" axis="0.2 -0.6 0.7" pos="0.01 0.02 0.03"/>
+    <inertial pos="0.01 0.02 0.03" quat="0.8 0.2 0.3 0.1" mass="1" diaginertia="0.1 0.2 0.3"/>
+    <geom type="box" size=".1 .2 .3" pos="0.2 0.1 -0.1" quat="0.7 0.1 0.6 0.2"/>
+    <site pos="0.1 0.1 0.1" quat="0.3 0.9 0.1 0.2"/>
+    <camera pos="0.1 0 0.2" quat="0.6 0.2 0.7 0.1"/>
+    <body pos="0.3 -0.1 0.2" quat="0.5 0.5 0.1 0.7">
+      <joint type="ball" pos="0.02 0.03 -0.04"/>
+      <geom type="capsule" size="0.05 0.1" pos="0.1 0 0" quat="0.9 0 0.4 0.1"/>
+      <body pos="0.1 0.2 0.3">
+        <joint type="hinge" axis="1 0 0" pos="0.1 0 0"/>
+        <joint type="hinge" axis="0 1 1" pos="0 0.1 0"/>
+        <geom type="cylinder" size="0.05 0.1" euler="10 20 30"/>
+        <site pos="0.01 0.02 0.03" euler="30 -20 10"/>
+      </body>
+    </body>
+  </body>
+  <body pos="1 0 0"><freejoint/>
+    <geom type="box" size=".1 .1 .1" quat="0.7 0.7 0.1 0"/>
+    <camera pos="0.1 0.2 0.3" euler="5 6 7"/>
+  </body>
+</worldbody></mujoco>"""
+KINEMATICS_FIELDS = ("xpos", "xquat", "xmat", "xanchor", "xaxis", "xipos", "ximat", "geom_xpos",
+                     "geom_xmat", "site_xpos", "site_xmat", "cam_xpos", "cam_xmat")
+
+
+def kinematics_states():
+    m = mujoco.MjModel.from_xml_string(KINEMATICS)
+    d = mujoco.MjData(m)
+    rng = np.random.default_rng(31)
+    states = []
+    for _ in range(8):
+        d.qpos[:] = rng.normal(size=m.nq)
+        mujoco.mj_kinematics(m, d)
+        mujoco.mj_camlight(m, d)
+        rec = {"qpos": d.qpos.tolist()}
+        for f in KINEMATICS_FIELDS:
+            rec[f] = getattr(d, f).tolist()
+        states.append(rec)
+    return {"xml": KINEMATICS, "states": states}
+
+
 def posed_record(d):
     """A pose's qpos and MuJoCo's contacts there (count, dist, pos, frame)."""
     return {
@@ -853,6 +903,7 @@ def main():
                 poses.append(posed_record(d))
             cases.append({"pair": pair, "xml": xml, "poses": poses})
     out["native_ccd"] = cases
+    out["kinematics"] = kinematics_states()
     out["native_ccd_margin"] = native_margin_cases()
     out["native_hfield"] = native_hfield_cases()
     out["native_hfield_margin"] = native_hfield_cases(0.01)
