@@ -345,15 +345,19 @@ pub fn pair_contact<'a, T: Scalar>(
     g2: usize,
     scratch: &mut CollisionScratch,
 ) -> Option<(Posed<'a>, Posed<'a>, ConvexContact)> {
-    pair_contact_within(m, d, [g1, g2], f64::INFINITY, scratch).map(|(a, b, c, _)| (a, b, c))
+    pair_contact_within(m, d, [g1, g2], f64::INFINITY, scratch).map(|(a, b, c, ..)| (a, b, c))
 }
 
 /// The vertex indices of the last EPA face on geom 0 and geom 1 (the touching features).
 type Features = [[i32; 3]; 2];
 
-/// Both shapes posed, the contact, and the touching features when the native polytope search
-/// found it.
-type Found<'a> = (Posed<'a>, Posed<'a>, ConvexContact, Option<Features>);
+/// The support points on geom 0 and geom 1 of the native search's final EPA face's first
+/// vertex ([`native::Hit::first`]): a cylinder's side line passes through its point.
+type Aim = Option<[V3; 2]>;
+
+/// Both shapes posed, the contact, the touching features when the native polytope search
+/// found it, and the EPA face's first vertex when the native search on a smooth pair did.
+type Found<'a> = (Posed<'a>, Posed<'a>, ConvexContact, Option<Features>, Aim);
 
 /// [`pair_contact`] with the search stopped once the pair is proved farther apart than `cutoff`
 /// ([`penetration_within`]: the result's distance then exceeds `cutoff`).
@@ -366,10 +370,10 @@ fn pair_contact_within<'a, T: Scalar>(
 ) -> Option<Found<'a>> {
     let (a, b) = (posed(m, d, g1)?, posed(m, d, g2)?);
     if let Some(c) = native_contact(&a, &b, [g1, g2], m, cutoff, scratch) {
-        return c.map(|c| (a, b, c, None));
+        return c.map(|(c, aim)| (a, b, c, None, aim));
     }
     if let Some(c) = polytope_contact(&a, &b, [g1, g2], m, cutoff, scratch) {
-        return c.map(|(c, f)| (a, b, c, f));
+        return c.map(|(c, f)| (a, b, c, f, None));
     }
     let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
     let iters = m.opt.ccd_iterations.max(50);
@@ -377,7 +381,7 @@ fn pair_contact_within<'a, T: Scalar>(
         Some(c) => c,
         None => penetration_within(&a, &b, tol, iters, cutoff, scratch)?,
     };
-    Some((a, b, c, None))
+    Some((a, b, c, None, None))
 }
 
 /// MuJoCo 4.0.0's native search on two polytopes (box, mesh) ([`native::polytopes`]): the
@@ -458,7 +462,8 @@ fn rounded<'a>(m: &'a Model, g: usize, p: &Posed<'a>) -> native::Rounded<'a> {
 
 /// MuJoCo 4.0.0's native search ([`native::contact`]) on a pair with a smooth shape (sphere,
 /// capsule, ellipsoid, cylinder). `None` for two polytopes (the search below) or when the
-/// native search breaks down; `Some(None)`: no contact within the cutoff.
+/// native search breaks down; `Some(None)`: no contact within the cutoff. With the contact, the
+/// EPA face's first vertex without a margin ([`native::contact_aimed`]).
 fn native_contact<'a>(
     a: &Posed<'a>,
     b: &Posed<'a>,
@@ -466,7 +471,7 @@ fn native_contact<'a>(
     m: &'a Model,
     cutoff: f64,
     scratch: &mut CollisionScratch,
-) -> Option<Option<ConvexContact>> {
+) -> Option<Option<(ConvexContact, Aim)>> {
     let smooth = |p: &Posed| !matches!(p.shape, Shape::Box(_) | Shape::Mesh(_));
     if !smooth(a) && !smooth(b) {
         return None;
@@ -474,9 +479,10 @@ fn native_contact<'a>(
     let (ra, rb) = (rounded(m, geoms[0], a), rounded(m, geoms[1], b));
     let (tol, iters) = (m.opt.ccd_tolerance, m.opt.ccd_iterations);
     if cutoff > 0.0 && cutoff.is_finite() {
-        return native::contact_with_margin(scratch.hfield(), &ra, &rb, iters, tol, cutoff);
+        let c = native::contact_with_margin(scratch.hfield(), &ra, &rb, iters, tol, cutoff)?;
+        return Some(c.map(|c| (c, None)));
     }
-    native::contact(scratch.hfield(), &ra, &rb, iters, tol, cutoff)
+    native::contact_aimed(scratch.hfield(), &ra, &rb, iters, tol, cutoff)
 }
 
 /// A sphere as its centre and a capsule as its axis segment, with the radius apart (other
@@ -529,7 +535,7 @@ fn core_contact(
 pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;
     let margin = f64of(s.margin);
-    let Some((a, b, c, feat)) = pair_contact_within(m, d, [g1, g2], margin, s.scratch) else {
+    let Some((a, b, c, feat, aim)) = pair_contact_within(m, d, [g1, g2], margin, s.scratch) else {
         return;
     };
     if !(c.dist <= margin) {
@@ -537,7 +543,7 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     }
     let tpose = [super::pose(d, g1), super::pose(d, g2)];
     if !m.opt.disabled(disable::MULTICCD)
-        && multiccd::multi_contact(m, [(a.pos, a.mat), (b.pos, b.mat)], tpose, &c, feat, s)
+        && multiccd::multi_contact(m, [(a.pos, a.mat), (b.pos, b.mat)], tpose, &c, feat, aim, s)
     {
         return;
     }
@@ -724,7 +730,7 @@ mod tests {
                 let n = SUPPORTS.with(|c| c.get()) - before;
                 let conv = CONVERGED.with(|c| c.get()) - conv;
                 assert_eq!(conv, 0, "geoms {g1} {g2}: the converged search ran");
-                let (_, _, c, _) = c.unwrap_or_else(|| panic!("geoms {g1} {g2}: no contact"));
+                let (_, _, c, ..) = c.unwrap_or_else(|| panic!("geoms {g1} {g2}: no contact"));
                 assert!(c.dist < 0.0, "geoms {g1} {g2}: concentric, dist {}", c.dist);
                 assert!(n <= bound, "geoms {g1} {g2}: {n} support points > {bound}");
                 if pairs < 8 {

@@ -14,8 +14,9 @@
 //! (tests/engine/collision_oracle.rs, `hfield-*` rows: random and flat fields, a single cell, tilted
 //! terrain, resting feet) all counts agree and 713 of 728 box/mesh contacts agree to 1e-9 (the
 //! scenes without a differing contact to ≤ 2.1e-13); 15 differ (MuJoCo's EPA ends at another
-//! iteration, once from another GJK tetrahedron; up to 1.1e-2 in depth); cylinders 20 of 192
-//! (EPA to `ccd_tolerance`; up to 2.2e-7 in depth, 4.2e-6 in frame). Not modelled:
+//! iteration, once from another GJK tetrahedron; up to 1.1e-2 in depth); cylinders 19 of 192
+//! (EPA to `ccd_tolerance`; up to 1.1e-7 in depth, 1.6e-6 in frame off the flat field; MuJoCo's
+//! test model's cylinder to rounding at keyframe 0 and rollout step 0). Not modelled:
 //! MuJoCo's EPA from a triangle or segment simplex (touching within `ccd_tolerance`, the origin
 //! on a face of the GJK tetrahedron: no contact here) and geom margins (the minimal depth is
 //! used then); a radial normal on cylinder walls (MuJoCo 3.x's normal correction) made the

@@ -12,9 +12,11 @@
 //!   faces (`polymap`): every one for a vertex, the first two for an edge, the first for a face.
 //!   A capsule is its segment (two vertices, no face). A cylinder's caps are regular 16-gons
 //!   inscribed in the rims (first corner on the local +x axis); its feature is the cap polygon when `n` is along the axis,
-//!   the side line facing `n` (two rim points, no face) when `n` is normal to it, else the rim
+//!   the side line (two rim points, no face) when `n` is normal to it, else the rim
 //!   point along `n` with the side line as its edge and the cap as candidate face if within
-//!   `FACE_TOL` of `n` ([`cylinder_feature`]);
+//!   `FACE_TOL` of `n` ([`cylinder_feature`]); the side line and the rim point are those through
+//!   the cylinder's support point of the native search's final EPA face's first vertex
+//!   ([`super::native::contact_aimed`]), else those facing `n`;
 //! * face–face: the candidate face of geom 0 and the one of geom 1 whose outward normals are the
 //!   most anti-parallel, if `n₀·n₁ < −FACE_TOL` (`FACE_TOL = 0.996`, about 5°, bisected on the
 //!   oracle): geom 1's face is clipped (Sutherland–Hodgman) by the prism of geom 0's face along
@@ -848,7 +850,7 @@ pub fn patch(
     margin: f64,
 ) -> Option<Patch> {
     let mut buf = PatchBuf::new();
-    traced_patch(m, geom, pose, c, None, margin, false, &mut buf)?;
+    traced_patch(m, geom, pose, c, None, None, margin, false, &mut buf)?;
     Some(buf.patch)
 }
 
@@ -861,6 +863,7 @@ fn traced_patch<'a>(
     pose: [(V3, Matrix3<f64>); 2],
     c: &ConvexContact,
     feat: Option<[[i32; 3]; 2]>,
+    aim: Option<[V3; 2]>,
     margin: f64,
     track: bool,
     buf: &mut PatchBuf,
@@ -869,8 +872,19 @@ fn traced_patch<'a>(
     let mut pa = Poly::new(m, g0, pose[0].0, pose[0].1)?;
     let mut pb = Poly::new(m, g1, pose[1].0, pose[1].1)?;
     let n = c.normal;
-    pa.aim(&n);
-    pb.aim(&-n);
+    // a cylinder's rim points: through its support point of the native search's final face's
+    // first vertex when there is one (measured on MuJoCo 4.0.0, `native::contact_aimed`), else
+    // along the normal
+    match aim {
+        Some([xa, xb]) => {
+            pa.aim(&(xa - pose[0].0));
+            pb.aim(&(xb - pose[1].0));
+        }
+        None => {
+            pa.aim(&n);
+            pb.aim(&-n);
+        }
+    }
     let (fa, fb) = match feat {
         Some([ia, ib]) => (indexed_feature(&pa, ia)?, indexed_feature(&pb, ib)?),
         None => (feature(&pa, &n), feature(&pb, &-n)),
@@ -985,7 +999,8 @@ fn traced_patch<'a>(
 /// match (the caller adds the single contact). For a dual `T` the kept points are recomputed
 /// from their clip origins and the geoms' poses `tpose` (features fixed; [`super::cvxdiff`]),
 /// their values kept. A cylinder's cap corners are fixed in its frame. Its side line's rim
-/// points follow the `f64` aim `u` (along the penetration normal): when `u` is the reference
+/// points follow the `f64` aim `u` (through the cylinder's point of the native search's final
+/// face's first vertex, `aim`, else along the penetration normal): when `u` is the reference
 /// face's inward normal (to 1e-9; the side lies on the face) they are re-aimed along that normal
 /// in `T` (exact, the roll about the axis included); otherwise (an edge against the side) `u`
 /// stays fixed in the cylinder frame, so a roll about the axis, which in `f64` re-aims `u`
@@ -996,11 +1011,12 @@ pub fn multi_contact<T: Scalar>(
     tpose: [(Vector3<T>, Matrix3<T>); 2],
     c: &ConvexContact,
     feat: Option<[[i32; 3]; 2]>,
+    aim: Option<[V3; 2]>,
     s: &mut Sink<T>,
 ) -> bool {
     // the buffer leaves the sink for the call (the sink is passed on); no allocation
     let mut buf = s.scratch.take_patch();
-    let r = multi_contact_in(m, pose, tpose, c, feat, s, &mut buf);
+    let r = multi_contact_in(m, pose, tpose, c, (feat, aim), s, &mut buf);
     s.scratch.put_patch(buf);
     r
 }
@@ -1011,12 +1027,13 @@ fn multi_contact_in<T: Scalar>(
     pose: [(V3, Matrix3<f64>); 2],
     tpose: [(Vector3<T>, Matrix3<T>); 2],
     c: &ConvexContact,
-    feat: Option<[[i32; 3]; 2]>,
+    (feat, aim): (Option<[[i32; 3]; 2]>, Option<[V3; 2]>),
     s: &mut Sink<T>,
     buf: &mut PatchBuf,
 ) -> bool {
     let exact = !is_f64::<T>();
-    let Some(tr) = traced_patch(m, s.geom, pose, c, feat, f64of(s.margin), exact, buf) else {
+    let margin = f64of(s.margin);
+    let Some(tr) = traced_patch(m, s.geom, pose, c, feat, aim, margin, exact, buf) else {
         return false;
     };
     let p = &buf.patch;

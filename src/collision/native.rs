@@ -243,9 +243,12 @@ impl Geom<'_> {
                 let l = to_local(mat, d);
                 let n2 = l.x * l.x + l.y * l.y;
                 let (x, y) = if n2 > 1e-30 {
-                    // r·l/|l| in this order (closest to MuJoCo 4.0.0 of the orders tried)
+                    // (l/|l|)·r in this order: with MuJoCo's kinematics to the bit, MuJoCo's
+                    // test model's height-field cylinder at keyframe 0 and rollout step 0 takes
+                    // MuJoCo's EPA iterate at every `ccd_iterations` from 5 to 35 but one (at
+                    // step 0 a prism-vertex near-tie, 1 ulp, flips with r·l/|l|)
                     let n = n2.sqrt();
-                    (size[0] * l.x / n, size[0] * l.y / n)
+                    (l.x / n * size[0], l.y / n * size[0])
                 } else {
                     (0.0, 0.0)
                 };
@@ -622,6 +625,10 @@ pub struct Hit {
     pub ia: [i32; 3],
     /// The origin's projection on the final face (depth times the normal a → b).
     pub v: V3,
+    /// The support points on a and on b of the final face's first vertex (in the face's own
+    /// order, the newest support point for a face the search added): a cylinder's side line
+    /// passes through its point (measured on MuJoCo 4.0.0, [`contact_aimed`]).
+    pub first: [V3; 2],
 }
 
 /// MuJoCo 4.0.0's native collision of a prism (bottom vertices 0–2, top 3–5) with a geom
@@ -888,6 +895,24 @@ pub fn contact(
     tol: f64,
     cutoff: f64,
 ) -> Option<Option<ConvexContact>> {
+    contact_aimed(pt, a, b, kmax, tol, cutoff).map(|c| c.map(|(c, _)| c))
+}
+
+/// [`contact`] with, for a penetration found by EPA, the support points on a and on b of its
+/// final face's first vertex ([`Hit::first`]). MuJoCo 4.0.0 draws a cylinder's side line for
+/// the multi-contact patch through the cylinder's point of that vertex, not along the normal:
+/// measured on MuJoCo's test model's cylinder–box pair at its step-150 state and perturbed
+/// poses at `ccd_tolerance` 1e-4 to 1e-8, that line gives MuJoCo's contacts to 2e-16, the line
+/// facing the normal is up to 4e-3 off, and those through the face's other vertices up to 1e-3
+/// (tools/zoo/gen_regressions.py, `cylinder_box_aim`: 32 poses).
+pub fn contact_aimed(
+    pt: &mut Poly,
+    a: &Rounded,
+    b: &Rounded,
+    kmax: usize,
+    tol: f64,
+    cutoff: f64,
+) -> Option<Option<(ConvexContact, Option<[V3; 2]>)>> {
     let (ra, rb) = (a.r, b.r);
     // concentric cores overlap (each holds its centre): the whole shapes at once
     let apart = a.full.center() - b.full.center();
@@ -895,12 +920,13 @@ pub fn contact(
         match query(pt, &a.core, &b.core, kmax, tol, cutoff + ra + rb) {
             Query::Apart { dist, pa, pb } => {
                 let n = (pb - pa) / dist;
-                return Some(Some(ConvexContact {
+                let c = ConvexContact {
                     dist: dist - ra - rb,
                     pa: pa + n * ra,
                     pb: pb - n * rb,
                     normal: n,
-                }));
+                };
+                return Some(Some((c, None)));
             }
             Query::Beyond => return Some(None),
             // the cores overlap: the whole shapes below
@@ -909,19 +935,25 @@ pub fn contact(
         }
     }
     match query(pt, &a.full, &b.full, kmax, tol, cutoff) {
-        Query::Apart { dist, pa, pb } => Some(Some(ConvexContact {
-            dist,
-            pa,
-            pb,
-            normal: (pb - pa) / dist,
-        })),
+        Query::Apart { dist, pa, pb } => {
+            let c = ConvexContact {
+                dist,
+                pa,
+                pb,
+                normal: (pb - pa) / dist,
+            };
+            Some(Some((c, None)))
+        }
         Query::Beyond => Some(None),
-        Query::Hit(h) if h.depth > 0.0 => Some(Some(ConvexContact {
-            dist: -h.depth,
-            pa: h.pa,
-            pb: h.pb,
-            normal: h.v / h.depth,
-        })),
+        Query::Hit(h) if h.depth > 0.0 => {
+            let c = ConvexContact {
+                dist: -h.depth,
+                pa: h.pa,
+                pb: h.pb,
+                normal: h.v / h.depth,
+            };
+            Some(Some((c, Some(h.first))))
+        }
         Query::Hit(_) | Query::Lost => None,
     }
 }
@@ -1162,5 +1194,6 @@ fn epa(
         face: [(p1.a, p1.idx), (p2.a, p2.idx), (p3.a, p3.idx)],
         ia: [p1.ia, p2.ia, p3.ia],
         v: f.v,
+        first: [p1.a, p1.b],
     })
 }

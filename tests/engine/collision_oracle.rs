@@ -265,11 +265,15 @@ fn tolerance(name: &str) -> Option<Tol> {
         "hfield-flat-box" => exact_but(2),
         "hfield-hills-box" => exact_but(3),
         "hfield-rest-box" => exact_but(5),
-        // cylinders (EPA to ccd_tolerance, no repeat test): 6 of 110 and 14 of 82 contacts off
-        // by more than 1e-9 (up to 2.2e-7 in dist, 4.2e-6 in frame; on the flat field 6.9e-2
-        // in pos, where the contact's place along a flat cap is not determined)
-        "hfield-cylinder" => tol(5e-7, 1e-5, 1e-5),
-        "hfield-flat-cylinder" => exact_but(14),
+        // cylinders (EPA to ccd_tolerance, no repeat test): 2 of 110 and 17 of 82 contacts off
+        // by more than 1e-9 (up to 1.1e-7 in dist, 1.6e-6 in frame; on the flat field 7.4e-2
+        // in pos, where the contact's place along a flat cap is not determined, and at one pose
+        // two contacts of one prism pair 4.5e-4 apart in dist are matched crosswise by the
+        // nearest-position matching, each within 4.2e-8 of MuJoCo's other one). The cylinder's
+        // support rounded as (l/|l|)·r (src/collision/native.rs) gives 6 and 14 with r·l/|l|:
+        // neither rounding is MuJoCo's everywhere; this one matches MuJoCo's test model
+        "hfield-cylinder" => tol(2e-7, 1e-6, 5e-6),
+        "hfield-flat-cylinder" => exact_but(17),
         _ => return None,
     })
 }

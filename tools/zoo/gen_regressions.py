@@ -313,6 +313,37 @@ CYL_BOX_POSE = (
 CYL_BOX_SHIFTS = ((0.0, 0.0, "same"), (-2e-3, 0.0, "distinct"), (2e-5, 0.0, "same"),
                   (0.0, 0.33, "same"), (-2e-3, 0.33, "distinct"), (-2e-3, -0.3, "distinct"))
 
+# The side line's placement: MuJoCo 4.0.0 draws it through the cylinder's support point of its
+# EPA's final face's first vertex, not along the normal (up to 4e-3 apart in `pos`). The pair of
+# CYL_BOX at its step-150 pose, the box moved along the normal and the cylinder along its axis,
+# both turned a little (seeded), at three `ccd_tolerance`; poses where GJK stops within the
+# tolerance before enclosing the origin (MuJoCo's EPA from a smaller simplex, not modelled) or
+# without two contacts are left out.
+CYL_BOX_AIM_TOLS = (1e-5, 1e-6, 1e-8)
+
+
+def cylinder_box_aim_cases(cp, quat, bp, normal, axis):
+    cases = []
+    for tol in CYL_BOX_AIM_TOLS:
+        xml = CYL_BOX.replace("<option>", '<option ccd_tolerance="%r">' % tol)
+        m = mujoco.MjModel.from_xml_string(xml)
+        d = mujoco.MjData(m)
+        rng = np.random.default_rng(37)
+        poses = []
+        for _ in range(12):
+            q0 = quat[0] + rng.normal(size=4) * 1e-3
+            q1 = quat[1] + rng.normal(size=4) * 1e-3
+            shift = bp + rng.uniform(-3e-3, 2e-5) * normal
+            d.qpos[:] = [*(cp + rng.uniform(-0.3, 0.3) * axis), *q0, *shift, *q1]
+            mujoco.mj_forward(m, d)
+            # shallower: GJK may stop within the tolerance of the origin, and MuJoCo's EPA
+            # start from its smaller simplex (not modelled); skipped
+            if d.ncon == 2 and np.abs(d.contact.dist[:2]).min() > 10 * tol:
+                poses.append(posed_record(d))
+        cases.append({"what": "cylinder-box tol %g" % tol, "xml": xml, "poses": poses})
+    return cases
+
+
 # MuJoCo 4.0.0's native convex search (GJK, then EPA) on pairs with a smooth shape, at
 # several iteration budgets and tolerances: its contact is the iterate where the budget or the
 # tolerance stops it, not the converged one. Pairs: dm_control's dog (rollout step 300) torso
@@ -863,6 +894,7 @@ def main():
         assert same == (kind == "same"), (dn, da, d.contact.pos[:2])
         poses.append(posed_record(d))
     out["cylinder_box_side"] = {"xml": CYL_BOX, "poses": poses}
+    out["cylinder_box_aim"] = cylinder_box_aim_cases(cp, quat, bp, normal, axis)
 
     m = mujoco.MjModel.from_xml_string(QUAT_BODIES)
     d = mujoco.MjData(m)
