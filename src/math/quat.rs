@@ -261,10 +261,26 @@ pub fn quat_sub<T: Scalar>(qa: &[T; 4], qb: &[T; 4]) -> [T; 3] {
     quat_log(&quat_mul(&quat_conj(qb), qa))
 }
 
-/// `mju_quatIntegrate`: `q ← normalize(q ⊗ exp(h v))`.
+/// `mju_quatIntegrate`: `q ← normalize(q) ⊗ exp(h v)`, rounded as MuJoCo 4.0.0 rounds it: the
+/// axis `v·(1/|v|)`, the angle `h|v|`, the rotation `(cos(angle/2), axis·sin(angle/2))` (bit for
+/// bit on 6,000 random quaternions, unit and not, and velocities; `exp(h v)` as a whole differs
+/// in the last bit on 22% of them, which moves MuJoCo's test model's chaotic height-field
+/// cylinder contact under the FD perturbations of `mjd_transitionFD`). A velocity below 1e-15
+/// takes the series of `exp` (the derivative at `v = 0` for dual numbers; the value is `q`'s to
+/// rounding).
 pub fn quat_integrate<T: Scalar>(q: &mut [T; 4], v: &[T; 3], h: T) {
-    let e = quat_exp(&[v[0] * h, v[1] * h, v[2] * h]);
-    *q = quat_normalize(&quat_mul(q, &e));
+    let qn = quat_normalize(q);
+    let n = (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]).sqrt();
+    if n < sc(1e-15) {
+        let e = quat_exp(&[v[0] * h, v[1] * h, v[2] * h]);
+        *q = quat_mul(&qn, &e);
+        return;
+    }
+    let inv = T::one() / n;
+    let half = h * n * sc(0.5);
+    let s = half.sin();
+    let e = [half.cos(), v[0] * inv * s, v[1] * inv * s, v[2] * inv * s];
+    *q = quat_mul(&qn, &e);
 }
 
 // ------------------------------------------------------------------ derivatives of the maps

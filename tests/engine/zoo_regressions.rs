@@ -671,6 +671,21 @@ fn native_hfield_with_margin() {
     every_case("native_hfield_margin", 1e-9);
 }
 
+/// `mj_integratePos` on ball and free joints as MuJoCo 4.0.0 rounds `mju_quatIntegrate` (the
+/// quaternion normalized, then turned about `v·(1/|v|)` by `h|v|`): 24 random unnormalized
+/// quaternions, velocities and steps from 1e-6 (MuJoCo's FD perturbations) to 1, to the bit.
+#[test]
+fn integrate_pos_bit_for_bit() {
+    let c = &reference()["integrate_pos"];
+    let m = model(c);
+    for (k, case) in c["cases"].as_array().unwrap().iter().enumerate() {
+        let mut qpos = fv(&case["qpos"]);
+        let qvel = fv(&case["qvel"]);
+        moreau::integrate_pos(&m, &mut qpos, &qvel, case["h"].as_f64().unwrap());
+        close(&format!("case {k}: qpos"), &qpos, &fv(&case["out"]), 0.0);
+    }
+}
+
 /// MuJoCo's test model at keyframe 0: a cylinder on a height-field prism whose EPA ends on
 /// another face (3.5e-3 in the contact frame) when the cylinder's orientation moves by one ulp.
 /// Kinematics as MuJoCo 4.0.0 rounds them: `xmat` from `mju_quat2Mat`'s sums, joint anchors and
