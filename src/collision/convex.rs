@@ -445,6 +445,7 @@ fn polytope_contact<'a>(
 /// another vertex of a flat hull polygon than the ascent (measured on Menagerie's ALOHA: a
 /// finger sphere on a 15,215-vertex gripper mesh, frame 3.5e-9 off MuJoCo 4.0.0's with the scan,
 /// 6e-14 with the ascent).
+#[inline]
 fn rounded<'a>(m: &'a Model, g: usize, p: &Posed<'a>) -> native::Rounded<'a> {
     let mut r = native::Rounded::new(p.shape, p.pos, p.mat);
     let hull = usize::try_from(m.geom_dataid[g])
@@ -476,7 +477,9 @@ fn native_contact<'a>(
     if !smooth(a) && !smooth(b) {
         return None;
     }
-    let (ra, rb) = (rounded(m, geoms[0], a), rounded(m, geoms[1], b));
+    // built in place, one after the other (not through a tuple that is then moved)
+    let ra = rounded(m, geoms[0], a);
+    let rb = rounded(m, geoms[1], b);
     let (tol, iters) = (m.opt.ccd_tolerance, m.opt.ccd_iterations);
     if cutoff > 0.0 && cutoff.is_finite() {
         let c = native::contact_with_margin(scratch.hfield(), &ra, &rb, iters, tol, cutoff)?;

@@ -806,6 +806,7 @@ pub struct Rounded<'a> {
 
 impl<'a> Rounded<'a> {
     /// A geom's shape posed at `pos`, `mat` in the frame of the search.
+    #[inline]
     pub fn new(shape: Shape<'a>, pos: V3, mat: Matrix3<f64>) -> Self {
         let full = match shape {
             Shape::Sphere(r) => Geom::Sphere { pos, r },

@@ -125,7 +125,9 @@ fn frame(v: &[SameFrame], i: usize) -> SameFrame {
 /// frame where the offset coincides with it (`sameframe`, [`Model::fill_sameframe`]), as
 /// MuJoCo 4.0.0 places them: the coinciding frame is copied, not recomposed; an own orientation
 /// is the matrix of the composed quaternion `xquat ⊗ quat`, not the product of the two matrices
-/// (they differ in the last bit).
+/// (they differ in the last bit). Inlined: called for every geom and site, it would otherwise
+/// return its 96-byte pose through memory.
+#[inline(always)]
 fn place<T: Scalar>(
     d: &Data<T>,
     b: usize,
