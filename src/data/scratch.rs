@@ -163,6 +163,9 @@ pub struct SolverScratch<T> {
     pub B: Vec<T>,
     pub B_colind: Vec<usize>,
     pub B_rowadr: Vec<usize>,
+    /// Per row of B: the first row with the same columns in `B_colind` (a contact's rows share
+    /// them), so that products within a group are plain dot products (`crate::solver::pgs::b_dot`).
+    pub B_group: Vec<usize>,
     pub bwork: Vec<T>,
     pub bmark: Vec<bool>,
     pub bres: Vec<T>,
@@ -218,6 +221,7 @@ impl<T> Default for SolverScratch<T> {
             B: Vec::new(),
             B_colind: Vec::new(),
             B_rowadr: Vec::new(),
+            B_group: Vec::new(),
             bwork: Vec::new(),
             bmark: Vec::new(),
             bres: Vec::new(),
@@ -346,6 +350,7 @@ impl<T: Scalar> SolverScratch<T> {
             grow(&mut self.Hred, nv * (nv + 1) / 2);
         }
         grow(&mut self.B_rowadr, nefc + 1);
+        grow(&mut self.B_group, nefc);
         grow(&mut self.bwork, nv);
         grow(&mut self.bmark, nv);
         grow(&mut self.bres, nv);

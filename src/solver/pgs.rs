@@ -412,6 +412,7 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     s.B.clear();
     s.B_colind.clear();
     s.B_rowadr.clear();
+    s.B_group.clear();
     s.bwork.clear();
     s.bwork.resize(nv, z);
     s.bmark.clear();
@@ -440,14 +441,17 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
                     s.bwork[c] = v;
                 }
                 s.B_colind.extend_from_within(a0..a1);
+                s.B_group.push(s.B_group[i - 1]);
             }
             (Some(cols), _) => {
+                s.B_group.push(i);
                 for (&c, &v) in cols.iter().zip(row.vals) {
                     put(c, v, s);
                 }
                 s.B_colind[adr..].sort_unstable();
             }
             (None, _) => {
+                s.B_group.push(i);
                 for (c, &v) in row.vals.iter().enumerate() {
                     if v != z || !f64s {
                         put(c, v, s);
@@ -479,7 +483,8 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     s.B_rowadr.push(s.B_colind.len());
 }
 
-/// `B_i · B_j` of two rows of [`build_b`] (their common columns).
+/// `B_i · B_j` of two rows of [`build_b`] (their common columns, in ascending order). Two rows
+/// of one group (`B_group`: the same columns) pair their entries in order, as the merge would.
 #[inline]
 pub(super) fn b_dot<T: Scalar>(s: &SolverScratch<T>, i: usize, j: usize) -> T {
     let (a0, a1) = (s.B_rowadr[i], s.B_rowadr[i + 1]);
@@ -487,6 +492,12 @@ pub(super) fn b_dot<T: Scalar>(s: &SolverScratch<T>, i: usize, j: usize) -> T {
     let (ca, va) = (&s.B_colind[a0..a1], &s.B[a0..a1]);
     let (cb, vb) = (&s.B_colind[b0..b1], &s.B[b0..b1]);
     let mut acc = T::zero();
+    if s.B_group[i] == s.B_group[j] {
+        for (&x, &y) in va.iter().zip(vb) {
+            acc += x * y;
+        }
+        return acc;
+    }
     let (mut x, mut y) = (0, 0);
     while x < ca.len() && y < cb.len() {
         match ca[x].cmp(&cb[y]) {
