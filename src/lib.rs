@@ -60,6 +60,7 @@ pub(crate) mod passive;
 pub(crate) mod ray;
 pub(crate) mod sensor;
 pub(crate) mod setconst;
+pub(crate) mod simple;
 pub(crate) mod smooth;
 pub(crate) mod solver;
 pub(crate) mod state;
@@ -96,3 +97,5 @@ pub use lengthrange::{
     set_length_range, LengthRangeMode, LengthRangeOpt, MAX_STEPS as LENGTHRANGE_MAX_STEPS,
 };
 pub use setconst::set_const;
+pub use simple::simple_body;
+pub use solver::nnz::ar_nnz;

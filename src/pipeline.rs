@@ -109,7 +109,7 @@ pub use crate::smooth::jacobian::apply_ft;
 pub use crate::ray::{ray_eligible, ray_geom, ray_hfield, ray_mesh, ray_primitive_local};
 
 // ------------------------------------------------------------ model constants
-pub use crate::setconst::slider_body;
+pub use crate::simple::slider_body;
 
 // ------------------------------------------------------------ support
 pub use crate::forward::unsupported as forward_unsupported;

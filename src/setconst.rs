@@ -5,31 +5,10 @@ use crate::data::scratch::{clear_on, scatter};
 use crate::data::Data;
 use crate::forward::fwd_position_with;
 use crate::math::spatial::body_last_dof;
-use crate::model::{BiasType, GainType, JointType, Model, SameFrame, TrnType};
+use crate::model::{BiasType, GainType, JointType, Model, TrnType};
+use crate::simple::slider_body;
 use crate::smooth::crb::solve_m_range;
 use crate::smooth::jacobian::jac_chain;
-
-/// A body whose mass matrix block is `mass · I` on slide joints alone (MuJoCo's `body_simple =
-/// 2`, per the 4.0.0 loader): it has joints, all of them slide joints along a coordinate axis of
-/// the body frame, no child bodies, a parent welded to the world, and its inertial frame at the
-/// body frame (`body_sameframe` is [`SameFrame::Body`]: position and orientation within 1e-6, as
-/// [`Model::fill_sameframe`] decides).
-pub fn slider_body(m: &Model, b: usize) -> bool {
-    let (adr, n) = (m.body_jntadr[b], m.body_jntnum[b]);
-    n > 0
-        && (adr..adr + n).all(|j| {
-            m.jnt_type[j] == JointType::Slide
-                && m.jnt_axis[j].iter().filter(|x| **x != 0.0).count() == 1
-        })
-        && m.body_parentid.iter().skip(1).all(|&p| p != b)
-        && m.body_weldid[m.body_parentid[b]] == 0
-        && match m.body_sameframe.get(b) {
-            Some(f) => *f == SameFrame::Body,
-            // a model built by hand, without the compiler's frames: the exact test
-            None => m.body_ipos[b] == [0.0; 3] && m.body_iquat[b] == [1.0, 0.0, 0.0, 0.0],
-        }
-        && m.body_mass[b] > 0.0
-}
 
 /// Fills the fields of `m` that are computed by running the pipeline at `qpos0`:
 /// - `dof_M0`: diagonal of M (with dof armature, without tendon armature);

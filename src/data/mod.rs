@@ -315,6 +315,11 @@ pub struct Data<T: Scalar = f64> {
     pub solver: Vec<Vec<SolverStat>>,
     /// Iterations of the last solve per island (MuJoCo's `solver_niter[mjNISLAND]`).
     pub solver_niter: [usize; NISLAND],
+    /// Nonzeros of the matrix of the last solve per island (MuJoCo's `solver_nnz[mjNISLAND]`,
+    /// [`crate::solver::nnz`]). As in MuJoCo 4.0.0 a solve writes only its islands' entries: a
+    /// step without constraint rows, or with fewer islands, leaves the others as they were;
+    /// [`Data::reset`] zeroes them.
+    pub solver_nnz: [usize; NISLAND],
     // ------------------------------------------------------------ islands (mj_island)
     /// Number of constraint islands (0 with the `island` flag disabled or without rows).
     pub nisland: usize,
@@ -597,6 +602,7 @@ impl<T: Scalar> Data<T> {
             efc_cone: Vec::new(),
             solver: (0..NISLAND).map(|_| Vec::with_capacity(NSOLVER)).collect(),
             solver_niter: [0; NISLAND],
+            solver_nnz: [0; NISLAND],
             nisland: 0,
             nidof: 0,
             tree_island: Vec::with_capacity(ntree),
@@ -746,6 +752,7 @@ impl<T: Scalar> Data<T> {
         self.eq_active.clear();
         self.eq_active.extend_from_slice(&m.eq_active0);
         self.solver_pos_valid = false;
+        self.solver_nnz = [0; NISLAND];
     }
 
     /// Resets, then loads keyframe `k` (`mj_resetDataKeyframe`): time, qpos, qvel, act, ctrl,

@@ -21,6 +21,7 @@ pub mod cg;
 pub mod hsparse;
 pub mod island;
 pub mod newton;
+pub mod nnz;
 pub mod noslip;
 pub mod pgs;
 mod primal;
@@ -137,7 +138,9 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     // the problem left in `s.prob` is the global one (its position part reusable) only here
     s.prob_global = nisland == 0 || whole;
     if nisland == 0 || whole {
-        d.solver_niter[0] = run(m, &mut p, &mut s, d.solver.get_mut(0));
+        let (niter, primal) = run(m, &mut p, &mut s, d.solver.get_mut(0));
+        d.solver_niter[0] = niter;
+        d.solver_nnz[0] = nnz::solver_nnz(m, d, &s.ident_dof, &s.ident_efc, primal);
         d.qacc.copy_from_slice(&p.qacc);
         d.efc_force.copy_from_slice(&p.force);
         d.efc_state.copy_from_slice(&p.state);
@@ -171,9 +174,16 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             }
             s.resize_nv(nvk);
             s.resize(nek, p.cone.len());
-            let niter = run(m, &mut p, &mut s, d.solver.get_mut(k));
+            let (niter, primal) = run(m, &mut p, &mut s, d.solver.get_mut(k));
             if k < NISLAND {
                 d.solver_niter[k] = niter;
+                d.solver_nnz[k] = nnz::solver_nnz(
+                    m,
+                    d,
+                    &d.map_idof2dof[a0..a0 + nvk],
+                    &d.map_iefc2efc[r0..r0 + nek],
+                    primal,
+                );
             }
             for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {
                 d.qacc[dof] = p.qacc[a];
@@ -212,22 +222,22 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
 }
 
 /// Runs the selected solver on `p`, then the noslip pass if `noslip_iterations > 0`; returns
-/// the total iteration count.
+/// the total iteration count and the selected solver's alone.
 fn run<T: Scalar>(
     m: &Model,
     p: &mut Problem<T>,
     s: &mut SolverScratch<T>,
     mut stats: Option<&mut Vec<SolverStat>>,
-) -> usize {
+) -> (usize, usize) {
     let niter = match m.opt.solver {
         SolverType::Newton => primal::solve(m, p, s, true, stats.as_deref_mut()),
         SolverType::Cg => primal::solve(m, p, s, false, stats.as_deref_mut()),
         SolverType::Pgs => pgs::solve(m, p, s, stats.as_deref_mut()),
     };
     if m.opt.noslip_iterations > 0 {
-        niter + noslip::solve(m, p, s, stats)
+        (niter + noslip::solve(m, p, s, stats), niter)
     } else {
-        niter
+        (niter, niter)
     }
 }
 
