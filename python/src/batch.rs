@@ -227,7 +227,7 @@ data_fields! {
     layout { xiquat, geom_xquat, site_xquat, M, qLD, qH }
     ints {
         ten_wrapadr, ten_wrapnum, wrap_obj, moment_rownnz, moment_rowadr, moment_colind,
-        solver_niter,
+        solver_niter, solver_nnz,
     }
     counts { ncon, nefc, ne, nf, nl, nJ, nA, nisland, nidof }
 }

@@ -50,53 +50,14 @@ pub(crate) fn count(m: &Model, d: &Data, name: &str) -> Option<usize> {
 }
 
 /// Nonzeros of `efc_AR` = J M⁻¹ Jᵀ + R (mjData's `nA`). MuJoCo forms AR only for the dual
-/// problem, PGS or the noslip pass (`noslip_iterations > 0`); otherwise it is 0. A dense `efc_J`
-/// gives a dense AR, `nefc²`. A sparse one keeps the structural nonzeros: M⁻¹ couples every pair
-/// of dofs of one kinematic tree and none of two trees, so entry (i, j) is kept when rows i and
-/// j touch a common tree (a tree is the dofs below one root dof, `dof_parentid` = -1).
+/// problem, PGS or the noslip pass (`noslip_iterations > 0`); otherwise it is 0. Its count over
+/// all rows is [`moreau::ar_nnz`].
 fn n_ar(m: &Model, d: &Data) -> usize {
-    let nefc = d.nefc;
     if !(m.opt.solver == SolverType::Pgs || m.opt.noslip_iterations > 0) {
         return 0;
     }
-    if !d.efc_J_sparse {
-        return nefc * nefc;
-    }
-    // each dof's tree: its root dof (parents come before children)
-    let mut tree = vec![0usize; m.nv];
-    for (i, &p) in m.dof_parentid.iter().enumerate().take(m.nv) {
-        tree[i] = usize::try_from(p).map_or(i, |p| tree[p]);
-    }
-    // the trees of each row, and the rows of each tree
-    let mut row_trees: Vec<Vec<usize>> = Vec::with_capacity(nefc);
-    let mut tree_rows: Vec<Vec<usize>> = vec![Vec::new(); m.nv];
-    for i in 0..nefc {
-        let adr = d.efc_J_rowadr[i];
-        let mut t: Vec<usize> = d.efc_J_colind[adr..adr + d.efc_J_rownnz[i]]
-            .iter()
-            .map(|&c| tree[c])
-            .collect();
-        t.sort_unstable();
-        t.dedup();
-        for &k in &t {
-            tree_rows[k].push(i);
-        }
-        row_trees.push(t);
-    }
-    // for each row, the distinct rows sharing one of its trees (itself included)
-    let mut seen = vec![usize::MAX; nefc];
-    let mut n = 0;
-    for (i, trees) in row_trees.iter().enumerate() {
-        for &k in trees {
-            for &j in &tree_rows[k] {
-                if seen[j] != i {
-                    seen[j] = i;
-                    n += 1;
-                }
-            }
-        }
-    }
-    n
+    let rows: Vec<usize> = (0..d.nefc).collect();
+    moreau::ar_nnz(m, d, &rows)
 }
 
 /// The simulation state and all intermediate results for one model (`mujoco.MjData`).
@@ -313,11 +274,31 @@ macro_rules! data_arrays {
             $(stringify!($r),)*
             $(stringify!($q),)* $(stringify!($mt),)* $(stringify!($e),)*
             "mocap_quat", "eq_active", "efc_type", "efc_id", "efc_state", "efc_J", "efc_KBIP",
-            "solver_niter", "solver_fwdinv", "energy", "xiquat", "geom_xquat", "site_xquat", "M",
+            "solver_niter", "solver_nnz", "solver_fwdinv", "energy", "xiquat", "geom_xquat", "site_xquat", "M",
             "qLD", "qH", "ten_wrapadr", "ten_wrapnum", "wrap_obj", "moment_rownnz",
             "moment_rowadr", "moment_colind",
         ];
     };
+}
+
+/// The island fields of `d` that hold indices or counts (pickled with the derived fields).
+fn island_lists(d: &mut Data) -> [&mut Vec<usize>; 14] {
+    [
+        &mut d.island_ntree,
+        &mut d.island_itreeadr,
+        &mut d.map_itree2tree,
+        &mut d.island_nv,
+        &mut d.island_idofadr,
+        &mut d.island_dofadr,
+        &mut d.map_dof2idof,
+        &mut d.map_idof2dof,
+        &mut d.island_nefc,
+        &mut d.island_iefcadr,
+        &mut d.island_ne,
+        &mut d.island_nf,
+        &mut d.map_efc2iefc,
+        &mut d.map_iefc2efc,
+    ]
 }
 
 fn swap_keep<T: Copy>(dst: &mut Vec<T>, src: &mut Vec<T>) -> PyResult<()> {
@@ -598,6 +579,16 @@ impl MjData {
         copy(py, v, &[self.data.solver_niter.len()])
     }
 
+    /// Nonzeros of each island's solver matrix (read-only int32 copy of
+    /// `solver_nnz[mjNISLAND]`): PGS its `efc_AR`, CG its `efc_J`, Newton its Hessian (dense
+    /// `nv²`; sparse, MuJoCo's count of M, the Hessian's factor and JᵀJ). Entries of islands
+    /// a later step did not have keep their values, as in MuJoCo.
+    #[getter]
+    fn solver_nnz<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v = self.data.solver_nnz.iter().map(|&x| x as i32).collect();
+        copy(py, v, &[self.data.solver_nnz.len()])
+    }
+
     /// Warning statistics per `mjtWarning` (a list of `MjWarningStat` copies).
     #[getter]
     fn warning(&self) -> Vec<MjWarningStat> {
@@ -661,6 +652,7 @@ impl MjData {
             int.extend([w.lastinfo, w.number as i64]);
         }
         int.extend(d.solver_niter.iter().map(|&k| k as i64));
+        int.extend(d.solver_nnz.iter().map(|&k| k as i64));
         int.extend(
             d.ten_wrapadr
                 .iter()
@@ -668,6 +660,16 @@ impl MjData {
                 .map(|&k| k as i64),
         );
         int.extend(d.wrap_obj.iter().map(|&k| k as i64));
+        // the islands, each list after its length
+        int.push(d.nidof as i64);
+        for v in island_lists(d) {
+            int.push(v.len() as i64);
+            int.extend(v.iter().map(|&k| k as i64));
+        }
+        for v in [&d.dof_island, &d.tree_island, &d.efc_island] {
+            int.push(v.len() as i64);
+            int.extend(v.iter().map(|&k| i64::from(k)));
+        }
         let (nf, ni) = (fl.len(), int.len());
         (copy(py, fl, &[nf]), copy(py, int, &[ni]))
     }
@@ -759,7 +761,7 @@ impl MjData {
             w.lastinfo = ni()?;
             w.number = u64::try_from(ni()?).map_err(|_| bad())?;
         }
-        for k in d.solver_niter.iter_mut() {
+        for k in d.solver_niter.iter_mut().chain(d.solver_nnz.iter_mut()) {
             *k = size(ni()?)?;
         }
         for k in d.ten_wrapadr.iter_mut().chain(d.ten_wrapnum.iter_mut()) {
@@ -767,6 +769,21 @@ impl MjData {
         }
         for k in d.wrap_obj.iter_mut() {
             *k = i32::try_from(ni()?).map_err(|_| bad())?;
+        }
+        d.nidof = size(ni()?)?;
+        // lengths come from the pickle: entries are read one by one, so a wrong length ends
+        // the integers early and is an error
+        for v in island_lists(d) {
+            v.clear();
+            for _ in 0..size(ni()?)? {
+                v.push(size(ni()?)?);
+            }
+        }
+        for v in [&mut d.dof_island, &mut d.tree_island, &mut d.efc_island] {
+            v.clear();
+            for _ in 0..size(ni()?)? {
+                v.push(i32::try_from(ni()?).map_err(|_| bad())?);
+            }
         }
         if fl.next().is_some() || int.next().is_some() {
             return Err(bad());

@@ -3,7 +3,8 @@
 //! moreau engine, and moreau's own analytic derivatives and optimizers.
 //!
 //! One Rust module per area, each registering its names on the extension module:
-//! [`model`] (`MjModel`, `MjOption`), [`data`] (`MjData`, contacts), [`layout`] (MuJoCo's
+//! [`model`] (`MjModel`, `MjOption`), [`data`] (`MjData`, contacts), [`islands`] (`MjData`'s
+//! islands and sleep fields), [`layout`] (MuJoCo's
 //! layouts of fields moreau stores otherwise), [`functions`] (`mj_*`),
 //! [`batch`] (`moreau.rollout`, `moreau.batch`), [`derivatives`] (`mjd_*` and
 //! `moreau.derivatives`), [`diff`] (the differentiable step behind `moreau.jax` /
@@ -26,6 +27,7 @@ pub mod derivatives;
 pub mod diff;
 pub mod errors;
 pub mod functions;
+pub mod islands;
 pub mod layout;
 pub mod model;
 pub mod optim;

@@ -677,6 +677,39 @@ impl MjModel {
         )
     }
 
+    /// Per body: 2 for a slider body (slide joints only, mass · I), 1 for the world and another
+    /// simple body (diagonal block of M, [`moreau::simple_body`]), else 0 (read-only uint8
+    /// copy, as MuJoCo's).
+    #[getter]
+    fn body_simple<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let v: Vec<u8> = (0..m.nbody)
+            .map(|b| {
+                if moreau::pipeline::slider_body(m, b) {
+                    2
+                } else {
+                    u8::from(b == 0 || moreau::simple_body(m, b))
+                }
+            })
+            .collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Per dof: the number of consecutive dofs from it on that belong to simple bodies
+    /// (`body_simple > 0`), 0 for a dof of another body (read-only int32 copy).
+    #[getter]
+    fn dof_simplenum<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let mut v = vec![0i32; m.nv];
+        for i in (0..m.nv).rev() {
+            if moreau::simple_body(m, m.dof_bodyid[i]) {
+                v[i] = 1 + v.get(i + 1).copied().unwrap_or(0);
+            }
+        }
+        copy(py, v, &[m.nv])
+    }
+
     /// Number of nonzeros of the inertia's lower triangle in MuJoCo's sparse layout (`M`).
     #[getter]
     fn nC(&self) -> usize {

@@ -53,6 +53,23 @@ def load_pair(path):
     return mj, mo
 
 
+def lockstep(mj, mo, dj, do, nstep, rng):
+    """Steps MuJoCo's `dj` and moreau's `do` `nstep` times with the same random controls,
+    yielding the step index after each step; then moreau takes MuJoCo's state
+    (mjSTATE_INTEGRATION, with the warm start), so both stay on one trajectory."""
+    spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+    state = np.empty(mujoco.mj_stateSize(mj, spec))
+    for step in range(nstep):
+        u = rng.uniform(-1.0, 1.0, mj.nu)
+        dj.ctrl[:] = u
+        do.ctrl[:] = u
+        mujoco.mj_step(mj, dj)
+        moreau.mj_step(mo, do)
+        yield step
+        mujoco.mj_getState(mj, dj, state, spec)
+        moreau.mj_setState(mo, do, state, spec)
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(12345)

@@ -4,7 +4,7 @@ and moreau's results do not depend on the number of threads (bit for bit)."""
 
 import numpy as np
 import pytest
-from conftest import TOL_SMOOTH, TOL_SOLVE, load_pair, model_path, rel_err
+from conftest import TOL_SMOOTH, TOL_SOLVE, load_pair, lockstep, model_path, rel_err
 
 import mujoco
 import mujoco.batch
@@ -638,22 +638,21 @@ def test_energy_sensors_match_mujoco(sensors, flag):
 
 def test_batch_data_fields_are_mujocos_but_the_named_few():
     """Every field mujoco.batch binds, moreau binds, except what moreau's MjData does not
-    show: flexes, sleeping, plugins, plasticity, history buffers, user data, and the solvers'
-    per-island nonzero counts `solver_nnz` (sparse Newton counts MuJoCo's own storage of its
-    Hessian, which moreau's sparse Hessian does not share)."""
+    show: flexes, sleeping, plugins, plasticity, history buffers and user data."""
     missing = {
         "flexedge_J", "flexedge_length", "flexedge_velocity", "flexelem_aabb", "flexvert_xpos",
         "flexvert_hessian", "flexedge_hessian", "flex_hessian_valid", "flexelem_krot",
         "flexvert_conage", "flexvert_lambda", "body_awake", "body_awake_ind", "dof_awake_ind",
         "parent_awake_ind", "tree_asleep", "tree_awake", "bvh_aabb_dyn", "bvh_active", "plugin",
-        "plugin_data", "plugin_state", "plastic", "history", "userdata", "solver_nnz",
+        "plugin_data", "plugin_state", "plastic", "history", "userdata",
     }
     assert set(mujoco.batch.DATA_FIELDS) - set(mo_batch.DATA_FIELDS) == missing
     assert set(mo_batch.DATA_FIELDS) <= set(mujoco.batch.DATA_FIELDS)
 
 
 
-COUNTS = ("ncon", "nefc", "ne", "nf", "nl", "nJ", "nA", "nisland", "nidof", "solver_niter")
+COUNTS = ("ncon", "nefc", "ne", "nf", "nl", "nJ", "nA", "nisland", "nidof", "solver_niter",
+          "solver_nnz")
 
 # solver options: `nA` (nonzeros of efc_AR) is 0 unless PGS or the noslip pass forms AR
 OPTIONS = {
@@ -668,9 +667,10 @@ OPTIONS = {
 @pytest.mark.parametrize("options", list(OPTIONS))
 @pytest.mark.parametrize("name", ["constraints", "islands", "humanoids", "sparse_patterns"])
 def test_constraint_counts_match_mujoco_batch(name, options, rng):
-    """The constraint problem's counts per simulation (int32, `solver_niter` per island) equal
-    MuJoCo's: contacts, equality, friction-loss and limit rows, dense and sparse `efc_J`, and
-    `efc_AR` (`nA`: `nefc²` dense, the row pairs sharing a kinematic tree sparse)."""
+    """The constraint problem's counts per simulation (int32, `solver_niter` and `solver_nnz`
+    per island) equal MuJoCo's: contacts, equality, friction-loss and limit rows, dense and
+    sparse `efc_J`, and `efc_AR` (`nA`: `nefc²` dense, the row pairs sharing a kinematic tree
+    sparse)."""
     mj, mo = load_pair(model_path(name))
     for m in (mj, mo):
         for k, v in OPTIONS[options].items():
@@ -698,6 +698,51 @@ def test_constraint_counts_match_mujoco_batch(name, options, rng):
     moreau.mj_step(mo, d, 5)
     for f, got in zip(COUNTS, bound[1]):
         assert np.array_equal(np.asarray(getattr(d, f)), got[0]), f
+
+
+# solver options for `solver_nnz`: each solver on a dense and a sparse efc_J, with islands off
+NNZ_OPTIONS = {
+    "newton": {},
+    "newton_dense": {"jacobian": 0},
+    "newton_sparse": {"jacobian": 1},
+    "newton_sparse_noslip": {"jacobian": 1, "noslip_iterations": 3},
+    "newton_sparse_no_islands": {"jacobian": 1, "disableflags": 1 << 18},
+    "cg": {"solver": 1},
+    "cg_sparse": {"solver": 1, "jacobian": 1},
+    "pgs": {"solver": 0},
+    "pgs_sparse": {"solver": 0, "jacobian": 1},
+}
+
+
+@pytest.mark.parametrize("options", list(NNZ_OPTIONS))
+@pytest.mark.parametrize("name", ["humanoids", "islands", "box_stack", "constraints", "noslip"])
+def test_solver_nnz_matches_mujoco(name, options, rng):
+    """`solver_nnz[mjNISLAND]` equals MuJoCo's after every step of a 150-step run with random
+    controls, all 20 entries (entries of islands a step does not have keep their old values in
+    both): PGS counts efc_AR, CG efc_J, Newton its dense Hessian or, sparse, MuJoCo's count of
+    M (simple bodies' rows hold only their diagonal), the Hessian's factor and JᵀJ; a Newton
+    solve that stops before its first iteration counts efc_J. Both engines step from MuJoCo's
+    state (mjSTATE_INTEGRATION, with the warm start) so they stay on one trajectory."""
+    mj, mo = load_pair(model_path(name))
+    for m in (mj, mo):
+        for k, v in NNZ_OPTIONS[options].items():
+            setattr(m.opt, k, v)
+    assert mujoco.mj_isSparse(mj) == (
+        NNZ_OPTIONS[options].get("jacobian", 2) == 1 or (
+            "jacobian" not in NNZ_OPTIONS[options] and mj.nv >= 60))
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    seen = set()
+    for step in lockstep(mj, mo, dj, do, 150, rng):
+        assert do.nefc == dj.nefc and do.nisland == dj.nisland, step
+        got, want = np.asarray(do.solver_nnz), dj.solver_nnz
+        assert got.dtype == np.int32 and got.shape == want.shape == (20,)
+        assert np.array_equal(got, want), (step, got, want)
+        seen.update(int(x) for x in want if x)
+    # there were counts to compare
+    assert seen
+    mujoco.mj_resetData(mj, dj)
+    moreau.mj_resetData(mo, do)
+    assert np.array_equal(do.solver_nnz, dj.solver_nnz) and not dj.solver_nnz.any()
 
 
 # MuJoCo keeps the lights' optical properties as float32

@@ -131,8 +131,11 @@ def klass(name, cls):
             if name == "MjData" and attr in ("time",):
                 kind = "float"
             if name == "MjData" and attr in ("ncon", "nefc", "nisland", "ne", "nf", "nl", "nJ", "nA",
-                                             "nidof"):
+                                             "nidof", "nbody_awake", "ntree_awake", "nv_awake",
+                                             "nparent_awake"):
                 kind = "int"
+            if name == "MjData" and attr in ("flg_energypos", "flg_energyvel"):
+                kind = "bool"
             if name == "MjData" and attr == "model":
                 kind = "MjModel"
             if name == "MjData" and attr == "contact":

@@ -97,7 +97,7 @@ def _reduce_data(d):
     """Pickling of `MjData`, whole as MuJoCo's: its model (pickled once however many data share
     it), its mjSTATE_INTEGRATION state, and its derived fields (every array `MjData` shows,
     `xquat`, `xmat`, the contacts, the constraint rows `efc_*`, the warning counters and
-    `solver_niter`), so that the copy reads as `d` without a call to `mj_forward` and steps bit
+    `solver_niter`, `solver_nnz`), so that the copy reads as `d` without a call to `mj_forward` and steps bit
     for bit as `d`."""
     import numpy as np
 

@@ -348,6 +348,14 @@ class MjModel:
         """
         ...
     @property
+    def body_simple(self) -> NDArray[Any]:
+        """
+        Per body: 2 for a slider body (slide joints only, mass · I), 1 for the world and another
+        simple body (diagonal block of M, [`moreau::simple_body`]), else 0 (read-only uint8
+        copy, as MuJoCo's).
+        """
+        ...
+    @property
     def body_subtreemass(self) -> NDArray[Any]:
         """
         `body_subtreemass` (writeable view).
@@ -470,6 +478,13 @@ class MjModel:
     def dof_parentid(self) -> NDArray[Any]:
         """
         `dof_parentid` (writeable int32 view).
+        """
+        ...
+    @property
+    def dof_simplenum(self) -> NDArray[Any]:
+        """
+        Per dof: the number of consecutive dofs from it on that belong to simple bodies
+        (`body_simple > 0`), 0 for a dof of another body (read-only int32 copy).
         """
         ...
     @property
@@ -1735,6 +1750,18 @@ class MjData:
         """
         ...
     @property
+    def body_awake(self) -> NDArray[Any]:
+        """
+        Per body: -1 static (welded to the world), 1 awake.
+        """
+        ...
+    @property
+    def body_awake_ind(self) -> NDArray[Any]:
+        """
+        The awake bodies in order (`nbody`).
+        """
+        ...
+    @property
     def cacc(self) -> NDArray[Any]:
         """
         `cacc` (writeable view, (n, 6)).
@@ -1814,6 +1841,18 @@ class MjData:
         """
         ...
     @property
+    def dof_awake_ind(self) -> NDArray[Any]:
+        """
+        The awake dofs in order (`nv`).
+        """
+        ...
+    @property
+    def dof_island(self) -> NDArray[Any]:
+        """
+        Island of each dof, -1 outside every island (`nv`).
+        """
+        ...
+    @property
     def efc_D(self) -> NDArray[Any]:
         """
         `efc_D` (nefc, read-only copy).
@@ -1875,6 +1914,12 @@ class MjData:
         """
         ...
     @property
+    def efc_island(self) -> NDArray[Any]:
+        """
+        Island of each constraint row (`nefc`).
+        """
+        ...
+    @property
     def efc_margin(self) -> NDArray[Any]:
         """
         `efc_margin` (nefc, read-only copy).
@@ -1917,6 +1962,18 @@ class MjData:
         Whether each equality constraint is active (writeable bool view).
         """
         ...
+    @property
+    def flg_energypos(self) -> bool:
+        """
+        Whether the energy's potential part is up to date (`flg_energypos`).
+        """
+        ...
+    @property
+    def flg_energyvel(self) -> bool:
+        """
+        Whether the energy's kinetic part is up to date (`flg_energyvel`).
+        """
+        ...
     def geom(self, key: int | str) -> _NamedAccess:
         """
         Geom accessor (`geom_xpos`, `geom_xmat`).
@@ -1940,6 +1997,60 @@ class MjData:
         Orientation of each geom, `(ngeom, 4)` (w, x, y, z) (read-only copy).
         """
         ...
+    @property
+    def island_dofadr(self) -> NDArray[Any]:
+        """
+        First dof of each island (`nisland`).
+        """
+        ...
+    @property
+    def island_idofadr(self) -> NDArray[Any]:
+        """
+        Start of each island in the island dof order (`nisland`).
+        """
+        ...
+    @property
+    def island_iefcadr(self) -> NDArray[Any]:
+        """
+        Start of each island in the island row order (`nisland`).
+        """
+        ...
+    @property
+    def island_itreeadr(self) -> NDArray[Any]:
+        """
+        Start of each island in the island tree order (`nisland`).
+        """
+        ...
+    @property
+    def island_ne(self) -> NDArray[Any]:
+        """
+        Number of equality rows of each island (`nisland`).
+        """
+        ...
+    @property
+    def island_nefc(self) -> NDArray[Any]:
+        """
+        Number of constraint rows of each island (`nisland`).
+        """
+        ...
+    @property
+    def island_nf(self) -> NDArray[Any]:
+        """
+        Number of friction-loss rows of each island (`nisland`).
+        """
+        ...
+    @property
+    def island_ntree(self) -> NDArray[Any]:
+        """
+        Number of trees of each island (`nisland`).
+        """
+        ...
+    @property
+    def island_nv(self) -> NDArray[Any]:
+        """
+        Number of dofs of each island (`nisland`).
+        """
+        ...
     def jnt(self, key: int | str) -> _NamedAccess:
         """
         Alias of `joint`.
@@ -1960,6 +2071,36 @@ class MjData:
     def light_xpos(self) -> NDArray[Any]:
         """
         `light_xpos` (writeable view, (n, 3)).
+        """
+        ...
+    @property
+    def map_dof2idof(self) -> NDArray[Any]:
+        """
+        Island order of each dof (`nv`).
+        """
+        ...
+    @property
+    def map_efc2iefc(self) -> NDArray[Any]:
+        """
+        Island order of each constraint row (`nefc`).
+        """
+        ...
+    @property
+    def map_idof2dof(self) -> NDArray[Any]:
+        """
+        Dof of each island-order dof (`nv`).
+        """
+        ...
+    @property
+    def map_iefc2efc(self) -> NDArray[Any]:
+        """
+        Row of each island-order row (`nefc`).
+        """
+        ...
+    @property
+    def map_itree2tree(self) -> NDArray[Any]:
+        """
+        Tree of each island-order tree (`ntree`).
         """
         ...
     @property
@@ -2012,6 +2153,12 @@ class MjData:
         """
         ...
     @property
+    def nbody_awake(self) -> int:
+        """
+        Number of awake bodies: all (moreau does not sleep; module docs).
+        """
+        ...
+    @property
     def ncon(self) -> int:
         """
         Number of contacts (`ncon`).
@@ -2051,6 +2198,30 @@ class MjData:
     def nl(self) -> int:
         """
         Number of limit rows (`nl`).
+        """
+        ...
+    @property
+    def nparent_awake(self) -> int:
+        """
+        Number of bodies with an awake parent: all but the world.
+        """
+        ...
+    @property
+    def ntree_awake(self) -> int:
+        """
+        Number of awake trees: all.
+        """
+        ...
+    @property
+    def nv_awake(self) -> int:
+        """
+        Number of awake dofs: all.
+        """
+        ...
+    @property
+    def parent_awake_ind(self) -> NDArray[Any]:
+        """
+        The bodies with an awake parent in order, then 0 (`nbody`).
         """
         ...
     @property
@@ -2246,6 +2417,15 @@ class MjData:
         """
         ...
     @property
+    def solver_nnz(self) -> NDArray[Any]:
+        """
+        Nonzeros of each island's solver matrix (read-only int32 copy of
+        `solver_nnz[mjNISLAND]`): PGS its `efc_AR`, CG its `efc_J`, Newton its Hessian (dense
+        `nv²`; sparse, MuJoCo's count of M, the Hessian's factor and JᵀJ). Entries of islands
+        a later step did not have keep their values, as in MuJoCo.
+        """
+        ...
+    @property
     def subtree_angmom(self) -> NDArray[Any]:
         """
         `subtree_angmom` (writeable view, (n, 3)).
@@ -2302,6 +2482,24 @@ class MjData:
     def time(self) -> float:
         """
         Simulation time.
+        """
+        ...
+    @property
+    def tree_asleep(self) -> NDArray[Any]:
+        """
+        Per tree: MuJoCo's countdown of an awake tree.
+        """
+        ...
+    @property
+    def tree_awake(self) -> NDArray[Any]:
+        """
+        Per tree: 1 awake.
+        """
+        ...
+    @property
+    def tree_island(self) -> NDArray[Any]:
+        """
+        Island of each kinematic tree, -1 outside every island (`ntree`).
         """
         ...
     @property

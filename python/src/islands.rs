@@ -1,0 +1,238 @@
+//! `MjData`'s constraint islands (`mj_island`: API Reference "mjData", the island fields) and
+//! its sleep fields, as read-only int32 copies in MuJoCo's shapes.
+//!
+//! Islands: the trees, dofs and constraint rows of each island and the maps between the
+//! global and the island orders, as the solver found them (`nisland` entries per island field).
+//!
+//! Sleep: moreau's engine has no sleeping (the `sleep` enable flag is not simulated), so every
+//! tree is awake, and the fields hold what MuJoCo 4.0.0 reports for a model that never sleeps
+//! (measured): every body, tree and dof awake and listed in order (`nbody_awake = nbody`,
+//! `ntree_awake = ntree`, `nv_awake = nv`), `body_awake` -1 for the bodies welded to the world
+//! (static) and 1 for the others, `parent_awake_ind` the bodies 1..nbody then a 0,
+//! `nparent_awake = nbody − 1`, `tree_awake` 1 and `tree_asleep` −11 per tree.
+
+use crate::arrays::copy;
+use crate::data::MjData;
+use pyo3::prelude::*;
+
+/// int32 copies of usize entries.
+fn ints(v: impl IntoIterator<Item = usize>) -> Vec<i32> {
+    v.into_iter()
+        .map(|x| i32::try_from(x).unwrap_or(i32::MAX))
+        .collect()
+}
+
+fn arr<'py>(py: Python<'py>, v: Vec<i32>) -> Bound<'py, PyAny> {
+    let n = v.len();
+    copy(py, v, &[n])
+}
+
+/// `body_awake` of a static body (welded to the world).
+const STATIC: i32 = -1;
+/// `tree_asleep` of an awake tree in MuJoCo 4.0.0.
+const AWAKE_COUNTDOWN: i32 = -11;
+
+#[pymethods]
+impl MjData {
+    /// Island of each dof, -1 outside every island (`nv`).
+    #[getter]
+    fn dof_island<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        match self.islands() {
+            true => arr(py, self.data.dof_island.clone()),
+            false => arr(py, vec![-1; self.data.qvel.len()]),
+        }
+    }
+    /// Island of each constraint row (`nefc`).
+    #[getter]
+    fn efc_island<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        match self.islands() {
+            true => arr(
+                py,
+                self.data
+                    .efc_island
+                    .iter()
+                    .take(self.data.nefc)
+                    .copied()
+                    .collect(),
+            ),
+            false => arr(py, vec![0; self.data.nefc]),
+        }
+    }
+    /// Island of each kinematic tree, -1 outside every island (`ntree`).
+    #[getter]
+    fn tree_island<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        match self.islands() {
+            true => arr(py, self.data.tree_island.clone()),
+            false => arr(py, vec![-1; self.ntree(py)]),
+        }
+    }
+    /// Number of dofs of each island (`nisland`).
+    #[getter]
+    fn island_nv<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.per_island(py, |d| &d.island_nv)
+    }
+    /// Start of each island in the island dof order (`nisland`).
+    #[getter]
+    fn island_idofadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.per_island(py, |d| &d.island_idofadr)
+    }
+    /// First dof of each island (`nisland`).
+    #[getter]
+    fn island_dofadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.per_island(py, |d| &d.island_dofadr)
+    }
+    /// Number of trees of each island (`nisland`).
+    #[getter]
+    fn island_ntree<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.per_island(py, |d| &d.island_ntree)
+    }
+    /// Start of each island in the island tree order (`nisland`).
+    #[getter]
+    fn island_itreeadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.per_island(py, |d| &d.island_itreeadr)
+    }
+    /// Number of constraint rows of each island (`nisland`).
+    #[getter]
+    fn island_nefc<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.per_island(py, |d| &d.island_nefc)
+    }
+    /// Start of each island in the island row order (`nisland`).
+    #[getter]
+    fn island_iefcadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.per_island(py, |d| &d.island_iefcadr)
+    }
+    /// Number of equality rows of each island (`nisland`).
+    #[getter]
+    fn island_ne<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.per_island(py, |d| &d.island_ne)
+    }
+    /// Number of friction-loss rows of each island (`nisland`).
+    #[getter]
+    fn island_nf<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.per_island(py, |d| &d.island_nf)
+    }
+    /// Island order of each dof (`nv`).
+    #[getter]
+    fn map_dof2idof<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.map(py, &self.data.map_dof2idof, self.data.qvel.len())
+    }
+    /// Dof of each island-order dof (`nv`).
+    #[getter]
+    fn map_idof2dof<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.map(py, &self.data.map_idof2dof, self.data.qvel.len())
+    }
+    /// Island order of each constraint row (`nefc`).
+    #[getter]
+    fn map_efc2iefc<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.map(py, &self.data.map_efc2iefc, self.data.nefc)
+    }
+    /// Row of each island-order row (`nefc`).
+    #[getter]
+    fn map_iefc2efc<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.map(py, &self.data.map_iefc2efc, self.data.nefc)
+    }
+    /// Tree of each island-order tree (`ntree`).
+    #[getter]
+    fn map_itree2tree<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.map(py, &self.data.map_itree2tree, self.ntree(py))
+    }
+
+    /// Number of awake bodies: all (moreau does not sleep; module docs).
+    #[getter]
+    fn nbody_awake(&self) -> usize {
+        self.data.xpos.len()
+    }
+    /// Number of awake trees: all.
+    #[getter]
+    fn ntree_awake(&self, py: Python<'_>) -> usize {
+        self.ntree(py)
+    }
+    /// Number of awake dofs: all.
+    #[getter]
+    fn nv_awake(&self) -> usize {
+        self.data.qvel.len()
+    }
+    /// Number of bodies with an awake parent: all but the world.
+    #[getter]
+    fn nparent_awake(&self) -> usize {
+        self.data.xpos.len().saturating_sub(1)
+    }
+    /// Per body: -1 static (welded to the world), 1 awake.
+    #[getter]
+    fn body_awake<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model.bind(py).borrow().model;
+        let v = (0..m.nbody)
+            .map(|b| if m.body_weldid[b] == 0 { STATIC } else { 1 })
+            .collect();
+        arr(py, v)
+    }
+    /// The awake bodies in order (`nbody`).
+    #[getter]
+    fn body_awake_ind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        arr(py, ints(0..self.data.xpos.len()))
+    }
+    /// The bodies with an awake parent in order, then 0 (`nbody`).
+    #[getter]
+    fn parent_awake_ind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let n = self.data.xpos.len();
+        arr(py, ints((1..n).chain((n > 0).then_some(0))))
+    }
+    /// The awake dofs in order (`nv`).
+    #[getter]
+    fn dof_awake_ind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        arr(py, ints(0..self.data.qvel.len()))
+    }
+    /// Per tree: 1 awake.
+    #[getter]
+    fn tree_awake<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        arr(py, vec![1; self.ntree(py)])
+    }
+    /// Per tree: MuJoCo's countdown of an awake tree.
+    #[getter]
+    fn tree_asleep<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        arr(py, vec![AWAKE_COUNTDOWN; self.ntree(py)])
+    }
+    /// Whether the energy's potential part is up to date (`flg_energypos`).
+    #[getter]
+    fn flg_energypos(&self) -> bool {
+        self.data.flg_energypos
+    }
+    /// Whether the energy's kinetic part is up to date (`flg_energyvel`).
+    #[getter]
+    fn flg_energyvel(&self) -> bool {
+        self.data.flg_energyvel
+    }
+}
+
+impl MjData {
+    /// Whether the last solve found islands; without (no rows, or the `island` flag disabled)
+    /// MuJoCo reports every dof and tree in no island (-1) and zero maps, while moreau's
+    /// fields keep what the last island discovery left.
+    fn islands(&self) -> bool {
+        self.data.nisland > 0
+    }
+
+    /// Number of kinematic trees (MuJoCo's `ntree`): the root dofs.
+    fn ntree(&self, py: Python<'_>) -> usize {
+        let m = &self.model.bind(py).borrow().model;
+        m.dof_parentid.iter().filter(|p| **p < 0).count()
+    }
+
+    /// A map's first `n` entries, zeros without islands ([`MjData::islands`]).
+    fn map<'py>(&self, py: Python<'py>, map: &[usize], n: usize) -> Bound<'py, PyAny> {
+        match self.islands() {
+            true => arr(py, ints(map.iter().take(n).copied())),
+            false => arr(py, vec![0; n]),
+        }
+    }
+
+    /// The first `nisland` entries of an island field.
+    fn per_island<'py>(
+        &self,
+        py: Python<'py>,
+        field: impl Fn(&moreau::Data) -> &Vec<usize>,
+    ) -> Bound<'py, PyAny> {
+        let n = self.data.nisland;
+        arr(py, ints(field(&self.data).iter().take(n).copied()))
+    }
+}
