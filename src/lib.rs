@@ -93,6 +93,7 @@ pub use smooth::jacobian::{jac, jac_body, jac_body_com, jac_dot, jac_site};
 
 pub use ray::{multi_ray, ray};
 
+pub use data::scratch::NnzScratch;
 pub use lengthrange::{
     set_length_range, LengthRangeMode, LengthRangeOpt, MAX_STEPS as LENGTHRANGE_MAX_STEPS,
 };

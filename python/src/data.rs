@@ -57,7 +57,7 @@ fn n_ar(m: &Model, d: &Data) -> usize {
         return 0;
     }
     let rows: Vec<usize> = (0..d.nefc).collect();
-    moreau::ar_nnz(m, d, &rows)
+    moreau::ar_nnz(m, d, &rows, &mut Default::default())
 }
 
 /// The simulation state and all intermediate results for one model (`mujoco.MjData`).

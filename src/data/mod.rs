@@ -316,7 +316,7 @@ pub struct Data<T: Scalar = f64> {
     /// Iterations of the last solve per island (MuJoCo's `solver_niter[mjNISLAND]`).
     pub solver_niter: [usize; NISLAND],
     /// Nonzeros of the matrix of the last solve per island (MuJoCo's `solver_nnz[mjNISLAND]`,
-    /// [`crate::solver::nnz`]). As in MuJoCo 4.0.0 a solve writes only its islands' entries: a
+    /// the solver's `nnz` module). As in MuJoCo 4.0.0 a solve writes only its islands' entries: a
     /// step without constraint rows, or with fewer islands, leaves the others as they were;
     /// [`Data::reset`] zeroes them.
     pub solver_nnz: [usize; NISLAND],

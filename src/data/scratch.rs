@@ -112,6 +112,22 @@ impl<T> Default for Problem<T> {
 /// `mj_isSparse` threshold); theirs is sparse unless the rows are dense (dual numbers).
 pub const DENSE_H_MAX: usize = 60;
 
+/// Work space of the solver's nonzero counts (`solver_nnz`, [`crate::ar_nnz`]), reused from
+/// step to step.
+#[derive(Clone, Debug, Default)]
+pub struct NnzScratch {
+    /// Per dof: its local index in the counted dofs, or its tree.
+    pub index: Vec<usize>,
+    /// The counted dofs, ascending.
+    pub dofs: Vec<usize>,
+    /// Bit rows: M's pattern, JᵀJ's, the factor's, one row, the trees of each row.
+    pub mbits: Vec<u64>,
+    pub jbits: Vec<u64>,
+    pub hbits: Vec<u64>,
+    pub below: Vec<u64>,
+    pub cols: Vec<usize>,
+}
+
 /// Solver work space, kept in `Data` so that solving allocates nothing after the first call at a
 /// given problem size.
 #[derive(Clone, Debug)]
@@ -177,6 +193,8 @@ pub struct SolverScratch<T> {
     /// 0..nv and 0..nefc (the islands-disabled maps).
     pub ident_dof: Vec<usize>,
     pub ident_efc: Vec<usize>,
+    /// Work space of the nonzero counts (`solver_nnz`, [`crate::solver::nnz`]).
+    pub nnz: NnzScratch,
     /// `prob` holds the global problem of the last solve (no islands, or one island holding
     /// every dof and row in order), not an island's: its position part may be reused
     /// (`crate::solver::solve_skip`).
@@ -229,6 +247,7 @@ impl<T> Default for SolverScratch<T> {
             prob: None,
             ident_dof: Vec::new(),
             ident_efc: Vec::new(),
+            nnz: NnzScratch::default(),
             prob_global: false,
             ws_valid: false,
             ws_qacc: Vec::new(),

@@ -140,7 +140,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     if nisland == 0 || whole {
         let (niter, primal) = run(m, &mut p, &mut s, d.solver.get_mut(0));
         d.solver_niter[0] = niter;
-        d.solver_nnz[0] = nnz::solver_nnz(m, d, &s.ident_dof, &s.ident_efc, primal);
+        d.solver_nnz[0] = nnz::solver_nnz(m, d, &s.ident_dof, &s.ident_efc, primal, &mut s.nnz);
         d.qacc.copy_from_slice(&p.qacc);
         d.efc_force.copy_from_slice(&p.force);
         d.efc_state.copy_from_slice(&p.state);
@@ -183,6 +183,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
                     &d.map_idof2dof[a0..a0 + nvk],
                     &d.map_iefc2efc[r0..r0 + nek],
                     primal,
+                    &mut s.nnz,
                 );
             }
             for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {

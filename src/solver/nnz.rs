@@ -14,6 +14,7 @@
 //!   A Newton solve that stops before its first iteration has not formed H: it reports J's
 //!   nonzeros, as CG (the noslip pass after it does not change the count).
 
+use crate::data::scratch::NnzScratch;
 use crate::data::Data;
 use crate::math::Scalar;
 use crate::model::{Model, SolverType};
@@ -21,12 +22,14 @@ use crate::simple::simple_body;
 
 /// `solver_nnz` of the solve over `dofs` and `rows` (an island's, or every dof and row with
 /// islands off) after `niter` iterations of the selected solver (without the noslip pass's).
+/// Allocates nothing once `w` has grown to the problem's size.
 pub fn solver_nnz<T: Scalar>(
     m: &Model,
     d: &Data<T>,
     dofs: &[usize],
     rows: &[usize],
     niter: usize,
+    w: &mut NnzScratch,
 ) -> usize {
     let (nv, nefc) = (dofs.len(), rows.len());
     let j_nnz = || {
@@ -37,51 +40,58 @@ pub fn solver_nnz<T: Scalar>(
         }
     };
     match m.opt.solver {
-        SolverType::Pgs => ar_nnz(m, d, rows),
+        SolverType::Pgs => ar_nnz(m, d, rows, w),
         SolverType::Cg => j_nnz(),
         SolverType::Newton if niter == 0 => j_nnz(),
         SolverType::Newton if !d.efc_J_sparse => nv * nv,
-        SolverType::Newton => hessian_nnz(m, d, dofs, rows),
+        SolverType::Newton => hessian_nnz(m, d, dofs, rows, w),
     }
+}
+
+/// Sets bit `col` of bit row `row` (rows of `words` words).
+fn set(bits: &mut [u64], words: usize, row: usize, col: usize) {
+    bits[row * words + col / 64] |= 1 << (col % 64);
+}
+
+/// Number of set bits.
+fn count(bits: &[u64]) -> usize {
+    bits.iter().map(|w| w.count_ones() as usize).sum()
 }
 
 /// Nonzeros of AR = J M⁻¹ Jᵀ + R over `rows` (mjData's `nA` over all rows). A dense `efc_J`
 /// gives a dense AR, `nefc²`. A sparse one keeps the structural nonzeros: M⁻¹ couples every
 /// pair of dofs of one kinematic tree and none of two trees, so entry (i, j) is kept when rows
 /// i and j touch a common tree (a tree is the dofs below one root dof, `dof_parentid` = -1).
-pub fn ar_nnz<T: Scalar>(m: &Model, d: &Data<T>, rows: &[usize]) -> usize {
+pub fn ar_nnz<T: Scalar>(m: &Model, d: &Data<T>, rows: &[usize], w: &mut NnzScratch) -> usize {
     let nefc = rows.len();
     if !d.efc_J_sparse {
         return nefc * nefc;
     }
-    // each dof's tree: its root dof (parents come before children)
-    let mut tree = vec![0usize; m.nv];
-    for (i, &p) in m.dof_parentid.iter().enumerate().take(m.nv) {
-        tree[i] = usize::try_from(p).map_or(i, |p| tree[p]);
+    // each dof's tree, numbered by its root dof (parents come before children)
+    let tree = &mut w.index;
+    tree.clear();
+    tree.resize(m.nv, 0);
+    for i in 0..m.nv {
+        tree[i] = usize::try_from(m.dof_parentid[i]).map_or(i, |p| tree[p]);
     }
-    // the trees of each row, and the rows (local indices) of each tree
-    let mut row_trees: Vec<Vec<usize>> = Vec::with_capacity(nefc);
-    let mut tree_rows: Vec<Vec<usize>> = vec![Vec::new(); m.nv];
+    // the trees of each row as a bit row, then the pairs of rows sharing one (room for the
+    // efc arrays' high-water mark at once)
+    let words = m.nv.div_ceil(64).max(1);
+    w.jbits.clear();
+    w.jbits.reserve(d.efc_type.capacity().max(nefc) * words);
+    w.jbits.resize(nefc * words, 0);
     for (i, &r) in rows.iter().enumerate() {
-        let mut t: Vec<usize> = row_cols(d, r).iter().map(|&c| tree[c]).collect();
-        t.sort_unstable();
-        t.dedup();
-        for &k in &t {
-            tree_rows[k].push(i);
+        for &c in row_cols(d, r) {
+            set(&mut w.jbits, words, i, tree[c]);
         }
-        row_trees.push(t);
     }
-    // for each row, the distinct rows sharing one of its trees (itself included)
-    let mut seen = vec![usize::MAX; nefc];
+    let b = &w.jbits;
     let mut n = 0;
-    for (i, trees) in row_trees.iter().enumerate() {
-        for &k in trees {
-            for &j in &tree_rows[k] {
-                if seen[j] != i {
-                    seen[j] = i;
-                    n += 1;
-                }
-            }
+    for i in 0..nefc {
+        let bi = &b[i * words..(i + 1) * words];
+        for j in 0..nefc {
+            let bj = &b[j * words..(j + 1) * words];
+            n += usize::from(bi.iter().zip(bj).any(|(x, y)| x & y != 0));
         }
     }
     n
@@ -95,72 +105,92 @@ fn row_cols<T: Scalar>(d: &Data<T>, r: usize) -> &[usize] {
 
 /// The sparse Newton count (module docs) over `dofs` and `rows`, on lower-triangular bit rows
 /// with the dofs in ascending order (the elimination order of the fill).
-fn hessian_nnz<T: Scalar>(m: &Model, d: &Data<T>, dofs: &[usize], rows: &[usize]) -> usize {
+fn hessian_nnz<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    dofs: &[usize],
+    rows: &[usize],
+    w: &mut NnzScratch,
+) -> usize {
     const NIL: usize = usize::MAX;
-    let mut dofs = dofs.to_vec();
-    dofs.sort_unstable();
-    let n = dofs.len();
-    let words = n.div_ceil(64);
-    let mut local = vec![NIL; m.nv];
-    for (a, &dof) in dofs.iter().enumerate() {
-        local[dof] = a;
+    // room for the largest problem, all the dofs, at once
+    let most = m.nv * m.nv.div_ceil(64).max(1);
+    for v in [&mut w.mbits, &mut w.jbits, &mut w.hbits] {
+        v.reserve(most);
     }
-    let set =
-        |bits: &mut [u64], row: usize, col: usize| bits[row * words + col / 64] |= 1 << (col % 64);
-    let count = |bits: &[u64]| bits.iter().map(|w| w.count_ones() as usize).sum::<usize>();
+    w.below.reserve(m.nv.div_ceil(64).max(1));
+    w.dofs.reserve(m.nv);
+    w.cols.reserve(m.nv);
+    w.dofs.clear();
+    w.dofs.extend_from_slice(dofs);
+    w.dofs.sort_unstable();
+    let n = dofs.len();
+    let words = n.div_ceil(64).max(1);
+    w.index.clear();
+    w.index.resize(m.nv, NIL);
+    for (a, &dof) in w.dofs.iter().enumerate() {
+        w.index[dof] = a;
+    }
+    let local = &w.index;
     // M in MuJoCo's sparse layout: the diagonal, and the ancestors unless the body is simple
-    let mut mbits = vec![0u64; n * words];
-    for (a, &dof) in dofs.iter().enumerate() {
-        set(&mut mbits, a, a);
+    w.mbits.clear();
+    w.mbits.resize(n * words, 0);
+    for (a, &dof) in w.dofs.iter().enumerate() {
+        set(&mut w.mbits, words, a, a);
         if simple_body(m, m.dof_bodyid[dof]) {
             continue;
         }
         let mut j = m.dof_parentid[dof];
         while let Ok(p) = usize::try_from(j) {
             if local[p] != NIL {
-                set(&mut mbits, a, local[p]);
+                set(&mut w.mbits, words, a, local[p]);
             }
             j = m.dof_parentid[p];
         }
     }
     // Σ J_iᵀ J_i: every pair of columns of each row
-    let mut jbits = vec![0u64; n * words];
-    let mut cols = Vec::new();
+    w.jbits.clear();
+    w.jbits.resize(n * words, 0);
     for &r in rows {
-        cols.clear();
-        cols.extend(
+        w.cols.clear();
+        w.cols.extend(
             row_cols(d, r)
                 .iter()
                 .map(|&c| local[c])
                 .filter(|&c| c != NIL),
         );
-        for &a in &cols {
-            for &b in &cols {
+        for &a in &w.cols {
+            for &b in &w.cols {
                 if b <= a {
-                    set(&mut jbits, a, b);
+                    set(&mut w.jbits, words, a, b);
                 }
             }
         }
     }
     // the factor's pattern: eliminating row k (last first) couples every pair of its columns
-    let mut h: Vec<u64> = mbits.iter().zip(&jbits).map(|(x, y)| x | y).collect();
-    let mut below = vec![0u64; words];
+    w.hbits.clear();
+    w.hbits
+        .extend(w.mbits.iter().zip(&w.jbits).map(|(x, y)| x | y));
+    let h = &mut w.hbits;
+    w.below.clear();
+    w.below.resize(words, 0);
+    let below = &mut w.below;
     for k in (0..n).rev() {
         below.copy_from_slice(&h[k * words..(k + 1) * words]);
         below[k / 64] &= (1u64 << (k % 64)) - 1;
         for a in 0..k {
             if below[a / 64] >> (a % 64) & 1 == 1 {
                 // row a gets the columns of `below` up to a
-                for w in 0..=a / 64 {
-                    let mask = if w < a / 64 {
+                for c in 0..=a / 64 {
+                    let mask = if c < a / 64 {
                         u64::MAX
                     } else {
                         u64::MAX >> (63 - a % 64)
                     };
-                    h[a * words + w] |= below[w] & mask;
+                    h[a * words + c] |= below[c] & mask;
                 }
             }
         }
     }
-    count(&mbits) + count(&h) + count(&jbits)
+    count(&w.mbits) + count(&w.hbits) + count(&w.jbits)
 }
