@@ -295,53 +295,6 @@ fn hopper_hop_collocation_converges_and_replays() {
     assert!(err < 2e-3, "open-loop replay error {err:e}");
 }
 
-/// The hopper at 200 knots converges by a continuation on the defect tolerance
-/// (`contact_trajopt --warm-ilqr 300 --continuation 100`): from iLQR's warm start (300
-/// iterations, not converged), LM at `defect_tol` 1e-1 N, then 1e-2 N, then the problem's 1e-3 N,
-/// each stage started from the last one's solution. A single solve at 1e-3 N stalls (scaled
-/// gradient 0.052 > `gtol`). Measured: stages of 20, 29 and 8 iterations, cost 0.34922, defect
-/// 4.7e-4 N, scaled gradient 2.9e-2, 32 flight knots, travel 0.1499 m, open-loop replay 1.7e-5 m.
-#[test]
-fn hopper_converges_at_200_knots_by_defect_continuation() {
-    const T: usize = 200;
-    const DIST: f64 = 0.15;
-    let mut p = hopper_hop(
-        T,
-        DIST,
-        Box::new(moreau_optim::collocation::Analytic::new()),
-    )
-    .expect("problem");
-    p.warm_start_ilqr(300).expect("iLQR runs");
-    let (mut c, mut z) = (p.collocation, p.z0);
-    let mut res = None;
-    for scale in [100.0, 10.0, 1.0] {
-        let mut lm = LevenbergMarquardt::default();
-        lm.defect_tol = p.defect_tol * scale;
-        lm.penalty_growth = p.penalty_growth;
-        lm.max_al_updates = 300;
-        let (c1, r) = solve_lm(c, z, lm, 300, |e| e).expect("runs");
-        eprintln!(
-            "defect_tol {:.0e}: {} after {} iterations, cost {:.5}, defect {:.1e}, scaled gradient {:.2e}",
-            p.defect_tol * scale,
-            r.termination,
-            r.iterations,
-            r.eval.cost(),
-            r.eval.max_defect(),
-            r.optimality
-        );
-        (c, z) = (c1, r.z.clone());
-        res = Some(r);
-    }
-    let res = res.expect("three stages");
-    assert_eq!(res.outcome, Outcome::Converged, "{}", res.termination);
-    assert!(res.optimality < 0.03, "scaled gradient {}", res.optimality);
-    assert!(res.eval.max_defect() < 1e-3, "{:e}", res.eval.max_defect());
-    let plan: Vec<Vec<f64>> = (0..=T).map(|t| c.config(&z, t).to_vec()).collect();
-    let (flight, travel, err) = check_hop(&c, &res, &plan, DIST);
-    eprintln!("flight knots {flight}, travel {travel:.4}, open-loop replay {err:.1e}");
-    assert!(err < 2e-3, "open-loop replay error {err:e}");
-}
-
 /// A hop's plan: stands at the start and the end with a flight phase (≥ 10 knots) in between,
 /// the torso travels `dist` within 2 cm. Returns the flight knots, the travel and the engine's
 /// open-loop replay error (the residual of 1e-3 N leaves a small drift).
