@@ -56,6 +56,7 @@ def set_options(m, opts):
 
 # Known gaps of this test only: measured, not yet located.
 PY_KNOWN: dict = {}
+NREPRO = 4  # seeded directions of the start perturbation that bound the rollout's horizon
 
 
 def params():
@@ -106,23 +107,32 @@ def test_zoo_model_matches_mujoco(name, path, opts, status):
     mujoco.mj_forward(mj, dj)
     moreau.mj_forward(mo, do)
     compare(mo, mj, do, dj, f"{name} perturbed state", fluid)
-    # a rollout over MuJoCo's own reproducible horizon (at most 500 steps)
-    dp = mujoco.MjData(mj)
-    for d, mod, m in ((dj, mujoco, mj), (dp, mujoco, mj), (do, moreau, mo)):
+    # a rollout over MuJoCo's own reproducible horizon (at most 500 steps): until MuJoCo's rollout
+    # from the start with qvel moved by 1e-14, along (1, ..., 1) or one of NREPRO seeded
+    # directions, leaves it (MuJoCo's test model: its height-field cylinder's EPA ends on another
+    # face at step 1 under two of four seeded directions, 7.9e-6, and only at step 2 along
+    # (1, ..., 1))
+    dps = [mujoco.MjData(mj) for _ in range(1 + NREPRO)]
+    for d, mod, m in [(dj, mujoco, mj), (do, moreau, mo)] + [(dp, mujoco, mj) for dp in dps]:
         mod.mj_resetData(m, d)
         if mj.nkey:
             mod.mj_resetDataKeyframe(m, d, 0)
-    dp.qvel[:] += 1e-14
+    dirs = np.random.default_rng(1)
+    dps[0].qvel[:] += 1e-14
+    for dp in dps[1:]:
+        dp.qvel[:] += 1e-14 * dirs.standard_normal(mj.nv)
     worst, constrained = 0.0, False
     for s in range(500):
         if s % 50 == 0:
             uu = controls(mj, rng)
-        dj.ctrl[:] = dp.ctrl[:] = do.ctrl[:] = uu
+        for d in [dj, do] + dps:
+            d.ctrl[:] = uu
         mujoco.mj_step(mj, dj)
-        mujoco.mj_step(mj, dp)
+        for dp in dps:
+            mujoco.mj_step(mj, dp)
         moreau.mj_step(mo, do)
         constrained = constrained or dj.nefc > 0
-        if err(dp, dj) > TOL_SOLVE:
+        if max(err(dp, dj) for dp in dps) > TOL_SOLVE:
             break
         worst = max(worst, err(do, dj))
     tol = TOL_CONSTRAINED if constrained else TOL_SOLVE

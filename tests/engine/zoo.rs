@@ -902,10 +902,10 @@ fn check_fd(
     )
     .unwrap();
     let rows = |x: &DMatrix<f64>| x.transpose().iter().copied().collect::<Vec<f64>>();
-    let a = arr(&fd["A"]);
-    r.check("fd_transition", &at, &rows(&t.A), &a, own(&a, 1.0), TOL_FD);
-    let b = arr(&fd["B"]);
-    r.check("fd_transition", &at, &rows(&t.B), &b, own(&b, 1.0), TOL_FD);
+    for (what, got) in [("A", &t.A), ("B", &t.B)] {
+        let (got, want) = reproducible(fd, what, rows(got), arr(&fd[what]), &at, r);
+        r.check("fd_transition", &at, &got, &want, own(&want, 1.0), TOL_FD);
+    }
     let mut d = Data::<f64>::new(m);
     set_state(m, &mut d, s, mocap_pos, mocap_quat);
     moreau::forward(m, &mut d);
@@ -931,7 +931,7 @@ fn check_fd(
         ("DfDv", &inv.DfDv),
         ("DfDa", &inv.DfDa),
     ] {
-        let want = arr(&fd[what]);
+        let (got, want) = reproducible(fd, what, rows(got), arr(&fd[what]), &at, r);
         // where MuJoCo's own differences move by more under a 1e-14 change of qacc (their
         // round-off, `inverse_noise` of the generator), the tolerance is four times that move
         let noise = fd["inverse_noise"][what].as_f64().unwrap_or(0.0);
@@ -945,12 +945,52 @@ fn check_fd(
         r.check(
             "fd_inverse",
             &format!("{at}: {what}"),
-            &rows(got),
+            &got,
             &want,
             own(&want, 1.0),
             tol,
         );
     }
+}
+
+/// The FD Jacobian `what` (row-major, moreau's and MuJoCo's) without the entries MuJoCo does not
+/// reproduce itself: those its own differences move beyond the tolerance when the state moves by
+/// 1e-14 of each field's scale (`state_noise` of the generator: a contact that switches under
+/// one of the ±eps nudges at one of those states and not at the others), set to 0 in both; the
+/// note says how many.
+fn reproducible(
+    fd: &Value,
+    what: &str,
+    mut got: Vec<f64>,
+    mut want: Vec<f64>,
+    at: &str,
+    r: &mut Report,
+) -> (Vec<f64>, Vec<f64>) {
+    let skip: Vec<usize> = fd["state_noise"][what]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .filter_map(|i| i.as_u64())
+                .map(|i| i as usize)
+                .collect()
+        })
+        .unwrap_or_default();
+    if skip.is_empty() || got.len() != want.len() {
+        return (got, want);
+    }
+    for &i in &skip {
+        if i < got.len() {
+            got[i] = 0.0;
+            want[i] = 0.0;
+        }
+    }
+    r.notes.push(format!(
+        "{at}: {what}: {} of {} entries not compared: MuJoCo's own FD moves them beyond the \
+         tolerance under a 1e-14 change of the state",
+        skip.len(),
+        want.len()
+    ));
+    (got, want)
 }
 
 fn check_rollout(m: &Model, ro: &Value, r: &mut Report) {
