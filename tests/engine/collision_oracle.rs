@@ -7,6 +7,8 @@
 //! Tolerances per scene family are in `tolerance` below; `None` = reported only. Filter scenes
 //! (which mix in box–box and capsule–box pairs) must produce the same colliding geom pairs and
 //! contact parameters. Errors are measured on poses where the contact counts agree.
+//! `COLL_JSON=FILE` reads another scene file of the same format (unknown scenes are reported
+//! only), `COLL_ONLY=NAME` runs one scene.
 
 use crate::oracle_util;
 
@@ -303,6 +305,8 @@ fn collision_matches_mujoco() {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/reference/collision_cases.json"
     );
+    // another scene file of the same format (tools/reference/probe_testdata_cylinder.py)
+    let path = std::env::var("COLL_JSON").unwrap_or_else(|_| path.to_string());
     let j: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
     let mut failures = Vec::new();
     println!(
