@@ -8,15 +8,30 @@
 //! `q_{t+1} = q_t ⊕ h v_{t+1}`), so quaternions are handled and a plan with zero residual replays
 //! exactly. The forces follow from inverse dynamics, `τ_t = ID(q_t, v_t, a_t)` (with
 //! `invdiscrete`, so Euler's implicit damping is accounted for). Actuated directions give the
-//! controls `u_t = B⁺ τ_t`; the unactuated part `Nᵀ τ_t` (`N` spans the left null space of the
-//! actuation matrix `B`) is the dynamics residual.
+//! controls; the unactuated part `Nᵀ τ_t` (`N` spans the left null space of the actuation matrix
+//! `B`) is the dynamics residual.
+//!
+//! Actuators (MuJoCo's documentation, "Actuation model"): fixed gain, no activation dynamics, a
+//! joint transmission, and no bias or an affine one (`biastype="affine"`: position and velocity
+//! servos). The engine's actuator force is `f_k = gain_k·u_k + bias_k(q, v)` with `bias_k =
+//! biasprm[0] + biasprm[1]·length_k + biasprm[2]·velocity_k`, `length_k = gear_k·q_j`,
+//! `velocity_k = gear_k·v_j`, and `qfrc_actuator = Σ_k moment_k f_k`. With `B = moment·diag(gain)`
+//! the forces are `f_t = diag(gain) B⁺ τ_t` and the controls
+//!
+//! `u_t = B⁺ τ_t − diag(gain)⁻¹ bias(q_t, v_t)`,
+//!
+//! so `∂u/∂q` and `∂u/∂v` carry the constant `−biasprm[1]·gear/gain`, `−biasprm[2]·gear/gain`.
+//! `forcerange` (with `forcelimited`) is a penalty on `f_t` outside the range, like `ctrlrange`'s
+//! on `u_t`: the engine clamps `f`, and a force beyond the clamp has no control that produces it
+//! (`∂f/∂u = 0` there), so a plan is replayable only with its forces inside the range. The
+//! penalty's slope is 1 outside the range and 0 inside (and on the boundary).
 //!
 //! Everything is a least-squares residual, `J = ½‖r‖²`, per knot `t`:
 //! - task: [`Task::residual`] of `(q_t, v_t)` (includes the terminal cost at `t = T`);
 //! - control effort: `√(dt·R_k) u_k`;
 //! - dynamics: `√w (Nᵀτ_t + λ_t / w)` — a penalty with augmented-Lagrangian multipliers `λ_t`
 //!   (updated by the solver) so that the residual converges to zero, not to `O(1/w)`;
-//! - limits as penalties: `√w_lim · (distance outside ctrlrange / joint range)`.
+//! - limits as penalties: `√w_lim · (distance outside ctrlrange / forcerange / joint range)`.
 //!
 //! Knot `t` depends on `q_{t−1}, q_t, q_{t+1}` only, so the residual Jacobian is block-banded and
 //! `JᵀJ` has half-bandwidth `3·nv − 1` (see [`crate::band`]). The inverse-dynamics Jacobians come
@@ -493,7 +508,8 @@ pub struct Weights {
     pub limits: f64,
 }
 
-/// The evaluated trajectory: per knot `t < T`, `v_t`, `a_t`, `τ_t`, `u_t` and the dynamics
+/// The evaluated trajectory: per knot `t < T`, `v_t`, `a_t`, `τ_t`, `u_t`, the actuator forces
+/// and the dynamics
 /// residual `Nᵀτ_t`; `v` has `T + 1` entries.
 #[derive(Clone, Debug, Default)]
 pub struct Evaluation {
@@ -501,6 +517,9 @@ pub struct Evaluation {
     pub a: Vec<Vec<f64>>,
     pub tau: Vec<Vec<f64>>,
     pub u: Vec<Vec<f64>>,
+    /// Actuator forces `f_t = gain·u_t + bias(q_t, v_t)` (MuJoCo's `actuator_force` before the
+    /// `forcerange` clamp), `nu` per knot `t < T`.
+    pub force: Vec<Vec<f64>>,
     pub defect: Vec<Vec<f64>>,
     /// The full residual vector `r` (objective `½‖r‖²`).
     pub r: Vec<f64>,
@@ -574,6 +593,10 @@ struct Mats {
     dtau: [DMatrix<f64>; 3],
     du: DMatrix<f64>,
     dd: DMatrix<f64>,
+    /// `B⁺ ∂τ` of one column block (the forces' rows: `du` less the bias part).
+    dfb: DMatrix<f64>,
+    /// `diag(gain)⁻¹ ∂bias/∂(q_{t−1}, q_t)` of a knot (`nu × nv` each).
+    dbias: (DMatrix<f64>, DMatrix<f64>),
     /// Task Jacobians `(∂r/∂q, ∂r/∂v)` per knot.
     task: Vec<(DMatrix<f64>, DMatrix<f64>)>,
     jtj: DMatrix<f64>,
@@ -605,6 +628,8 @@ impl Mats {
                 dtau: [z(), z(), z()],
                 du: DMatrix::zeros(nu, nv),
                 dd: DMatrix::zeros(nr, nv),
+                dfb: DMatrix::zeros(nu, nv),
+                dbias: (DMatrix::zeros(nu, nv), DMatrix::zeros(nu, nv)),
                 task: vec![],
                 jtj: DMatrix::zeros(3 * nv, 3 * nv),
                 ..Default::default()
@@ -648,6 +673,15 @@ pub struct Collocation {
     penalty_growth: std::cell::Cell<f64>,
     /// Limited hinge and slide joints (their range-violation residuals).
     limited: Vec<usize>,
+    /// The actuators' fixed gains `gainprm[0]`.
+    gain: Vec<f64>,
+    /// Per actuator, its bias divided by its gain.
+    bias: Vec<BiasOverGain>,
+    /// `∂c/∂q` and `∂c/∂v` (`nu × nv`, constant).
+    bias_q: DMatrix<f64>,
+    bias_v: DMatrix<f64>,
+    /// Actuators with `forcelimited` (their force-range residuals, after the control-range rows).
+    force_limited: Vec<usize>,
     scratch: RefCell<Scratch>,
     /// The threads the knots' inverse-dynamics Jacobians run on ([`Collocation::set_threads`]).
     threads: Threads,
@@ -658,6 +692,18 @@ pub struct Collocation {
     fd_models: RefCell<FdModels>,
     /// Known generalized forces `f_t` (`T·nv`, empty: none), subtracted from τ.
     applied: Vec<f64>,
+}
+
+/// An actuator's bias divided by its gain, `c(q, v) = c0 + cq·q[qposadr] + cv·v[dofadr]`:
+/// `c0 = biasprm[0]/gain`, `cq = biasprm[1]·gear/gain`, `cv = biasprm[2]·gear/gain` on a hinge
+/// or slide joint (0 without an affine bias).
+#[derive(Clone, Copy, Debug, Default)]
+struct BiasOverGain {
+    c0: f64,
+    qposadr: usize,
+    dofadr: usize,
+    cq: f64,
+    cv: f64,
 }
 
 /// A model parameter as a decision variable of [`Collocation`].
@@ -735,9 +781,10 @@ impl std::ops::Deref for ModelRef<'_> {
 }
 
 impl Collocation {
-    /// Sets up the problem. Requires actuators with fixed gain, no bias, no activation dynamics
-    /// and joint transmissions (constant `B`), and the Euler integrator (the differences above
-    /// are its discretization).
+    /// Sets up the problem. Requires actuators with a fixed non-zero gain, no bias or an affine
+    /// one (affine in the length and velocity only on hinge and slide joints), no activation
+    /// dynamics and joint transmissions (constant `B`), and the Euler integrator (the
+    /// differences above are its discretization).
     pub fn new(
         model: Model,
         horizon: usize,
@@ -755,31 +802,77 @@ impl Collocation {
         if q0.len() != model.nq || v0.len() != nv || weights.control.len() != nu {
             return Err("collocation: dimension mismatch".into());
         }
+        let mut bias = Vec::with_capacity(nu);
+        let (mut bias_q, mut bias_v) = (DMatrix::zeros(nu, nv), DMatrix::zeros(nu, nv));
         for k in 0..nu {
+            let name = &model.actuator_name[k];
+            let (gain, bp) = (model.actuator_gainprm[k][0], model.actuator_biasprm[k]);
             if model.actuator_trntype[k] != TrnType::Joint
                 || model.actuator_dyntype[k] != DynType::None
                 || model.actuator_gaintype[k] != GainType::Fixed
-                || model.actuator_biastype[k] != BiasType::None
+                || !matches!(
+                    model.actuator_biastype[k],
+                    BiasType::None | BiasType::Affine
+                )
             {
                 return Err(format!(
-                    "collocation: actuator {k} must be a motor on a joint (constant B)"
+                    "collocation: actuator {k} ({name}) must have a joint transmission, fixed \
+                     gain, no activation dynamics and no bias or an affine one (constant B)"
                 ));
             }
+            if !(gain.is_finite() && gain != 0.0) {
+                return Err(format!(
+                    "collocation: actuator {k} ({name}) has gain {gain}: no control produces its \
+                     force"
+                ));
+            }
+            if model.actuator_biastype[k] != BiasType::Affine {
+                bias.push(BiasOverGain::default());
+                continue;
+            }
+            let j = model.actuator_trnid[k][0] as usize;
+            let hinge = matches!(model.jnt_type[j], JointType::Hinge | JointType::Slide);
+            if !hinge && (bp[1] != 0.0 || bp[2] != 0.0) {
+                return Err(format!(
+                    "collocation: actuator {k} ({name}): an affine bias in length or velocity is \
+                     supported on hinge and slide joints only"
+                ));
+            }
+            let mut c = BiasOverGain {
+                c0: bp[0] / gain,
+                ..Default::default()
+            };
+            if hinge {
+                let g = model.actuator_gear[k][0];
+                (c.qposadr, c.dofadr) = (model.jnt_qposadr[j], model.jnt_dofadr[j]);
+                (c.cq, c.cv) = (bp[1] * g / gain, bp[2] * g / gain);
+                bias_q[(k, c.dofadr)] = c.cq;
+                bias_v[(k, c.dofadr)] = c.cv;
+            }
+            bias.push(c);
         }
-        // B, column by column: qfrc_actuator for a unit control.
+        // B, column by column: qfrc_actuator for a unit control, on a copy without bias and
+        // without clamps (B = moment·diag(gain)).
+        let mut plain = model.clone();
+        for k in 0..nu {
+            plain.actuator_biastype[k] = BiasType::None;
+            plain.actuator_forcelimited[k] = false;
+            plain.actuator_ctrllimited[k] = false;
+        }
         let mut data = Data::new(&model);
         data.qpos.copy_from_slice(&q0);
         let mut b = DMatrix::zeros(nv, nu);
         for k in 0..nu {
             data.ctrl.iter_mut().for_each(|c| *c = 0.0);
             data.ctrl[k] = 1.0;
-            moreau::pipeline::fwd_position(&model, &mut data);
-            moreau::pipeline::fwd_velocity(&model, &mut data);
-            moreau::pipeline::fwd_actuation(&model, &mut data);
+            moreau::pipeline::fwd_position(&plain, &mut data);
+            moreau::pipeline::fwd_velocity(&plain, &mut data);
+            moreau::pipeline::fwd_actuation(&plain, &mut data);
             for i in 0..nv {
                 b[(i, k)] = data.qfrc_actuator[i];
             }
         }
+        data.ctrl.iter_mut().for_each(|c| *c = 0.0);
         // Unactuated directions: eigenvectors of B Bᵀ with (numerically) zero eigenvalue.
         let eig = (&b * b.transpose()).symmetric_eigen();
         let scale = eig.eigenvalues.amax().max(1.0);
@@ -815,6 +908,13 @@ impl Collocation {
                     model.jnt_limited[j]
                         && matches!(model.jnt_type[j], JointType::Hinge | JointType::Slide)
                 })
+                .collect(),
+            gain: (0..nu).map(|k| model.actuator_gainprm[k][0]).collect(),
+            bias,
+            bias_q,
+            bias_v,
+            force_limited: (0..nu)
+                .filter(|&k| model.actuator_forcelimited[k])
                 .collect(),
             scratch: RefCell::new(Scratch {
                 data,
@@ -1099,11 +1199,10 @@ impl Collocation {
     }
 
     fn knot_rows(&self, t: usize) -> usize {
-        let (nu, nv) = (self.model.nu, self.model.nv);
-        let _ = nv;
+        let nu = self.model.nu;
         let mut rows = self.task.dim(t, self.horizon);
         if t < self.horizon {
-            rows += nu + self.nr() + nu;
+            rows += nu + self.nr() + nu + self.force_limited.len();
         }
         rows + self.limited.len()
     }
@@ -1151,9 +1250,11 @@ impl Collocation {
         fit(&mut ev.a, horizon);
         fit(&mut ev.tau, horizon);
         fit(&mut ev.u, horizon);
+        fit(&mut ev.force, horizon);
         fit(&mut ev.defect, horizon);
         for t in 0..horizon {
             ev.u[t].resize(nu, 0.0);
+            ev.force[t].resize(nu, 0.0);
             ev.defect[t].resize(nr, 0.0);
         }
         ev.r.resize(self.n_residuals(), 0.0);
@@ -1195,7 +1296,10 @@ impl Collocation {
                 }
                 let tau = &ev.tau[t];
                 for kk in 0..nu {
-                    ev.u[t][kk] = (0..nv).map(|i| self.b_pinv[(kk, i)] * tau[i]).sum();
+                    // f/gain = B⁺τ; u = (f − bias)/gain
+                    let fg: f64 = (0..nv).map(|i| self.b_pinv[(kk, i)] * tau[i]).sum();
+                    ev.force[t][kk] = self.gain[kk] * fg;
+                    ev.u[t][kk] = fg - self.bias_over_gain(kk, q, &ev.v[t]);
                 }
                 for c in 0..nr {
                     ev.defect[t][c] = (0..nv).map(|i| self.n[(i, c)] * tau[i]).sum();
@@ -1220,6 +1324,12 @@ impl Collocation {
                     ev.limit_cost += 0.5 * (sl * e).powi(2);
                 }
                 row += nu;
+                for &kk in &self.force_limited {
+                    let e = range_excess(ev.force[t][kk], true, m.actuator_forcerange[kk]);
+                    ev.r[row] = sl * e;
+                    ev.limit_cost += 0.5 * (sl * e).powi(2);
+                    row += 1;
+                }
             }
             for &j in &self.limited {
                 let e = range_excess(q[m.jnt_qposadr[j]], true, m.jnt_range[j]);
@@ -1237,6 +1347,12 @@ impl Collocation {
             row += 2;
         }
         debug_assert_eq!(row, ev.r.len());
+    }
+
+    /// `bias_k(q, v)/gain_k` of actuator `k` (0 without bias).
+    fn bias_over_gain(&self, k: usize, q: &[f64], v: &[f64]) -> f64 {
+        let c = &self.bias[k];
+        c.c0 + c.cq * q[c.qposadr] + c.cv * v[c.dofadr]
     }
 
     /// Objective `½‖r‖²` (including the dynamics penalty and multiplier terms).
@@ -1394,6 +1510,8 @@ impl Collocation {
                 dtau,
                 du,
                 dd,
+                dfb,
+                dbias,
                 task,
                 dp,
                 dup,
@@ -1474,8 +1592,10 @@ impl Collocation {
                 t1.gemm(1.0, ta, dac, 1.0);
                 t2.gemm(1.0, ta, dan, 0.0);
                 if self.second_order.get() {
-                    // μ = ∂(½‖r_τ‖²)/∂τ-weights: Σ r_i ∇r_i(τ).
-                    let rr = &ev.r[row + k..row + k + 2 * nu + nr];
+                    // μ = ∂(½‖r_τ‖²)/∂τ-weights: Σ r_i ∇r_i(τ) (the bias is linear in (q, v):
+                    // no second-order term of its own).
+                    let nf = self.force_limited.len();
+                    let rr = &ev.r[row + k..row + k + 2 * nu + nr + nf];
                     let mut mu = nalgebra::DVector::zeros(nv);
                     for kk in 0..nu {
                         let s = (h * self.weights.control[kk]).sqrt();
@@ -1489,6 +1609,11 @@ impl Collocation {
                     }
                     for i in 0..nr {
                         mu += self.n.column(i) * (rr[nu + i] * sw);
+                    }
+                    for (i, &kk) in self.force_limited.iter().enumerate() {
+                        let e = range_slope(ev.force[t][kk], true, m.actuator_forcerange[kk]);
+                        let coef = rr[2 * nu + nr + i] * sl * e * self.gain[kk];
+                        mu += self.b_pinv.row(kk).transpose() * coef;
                     }
                     let hy = self.force_hessian(
                         m,
@@ -1509,11 +1634,23 @@ impl Collocation {
                     l.view_mut((2 * nv, 2 * nv), (nv, nv)).copy_from(dan);
                     b.hess = Some(l.transpose() * hy * l);
                 }
+                // ∂(bias/gain) through v_t = (q_t ⊖ q_{t−1})/h and q_t
+                dbias.0.gemm(1.0, &self.bias_v, dvp, 0.0);
+                dbias.1.copy_from(&self.bias_q);
+                dbias.1.gemm(1.0, &self.bias_v, dvc, 1.0);
                 for (c, blk) in dtau.iter().enumerate() {
-                    du.gemm(1.0, &self.b_pinv, blk, 0.0);
+                    dfb.gemm(1.0, &self.b_pinv, blk, 0.0);
+                    du.copy_from(dfb);
+                    match c {
+                        0 => *du -= &dbias.0,
+                        1 => *du -= &dbias.1,
+                        _ => {}
+                    }
                     dd.gemm_tr(1.0, &self.n, blk, 0.0);
                     let sc = (h, sl, sw);
-                    self.put_force_rows(m, &ev.u[t], sc, (&*du, &*dd), &mut b.mat, (r0, c * nv));
+                    let uf = (&ev.u[t][..], &ev.force[t][..]);
+                    let mats = (&*du, &*dd, &*dfb);
+                    self.put_force_rows(m, uf, sc, mats, &mut b.mat, (r0, c * nv));
                 }
                 if np > 0 {
                     self.param_force_jacobian(
@@ -1528,9 +1665,11 @@ impl Collocation {
                     dup.gemm(1.0, &self.b_pinv, dp, 0.0);
                     ddp.gemm_tr(1.0, &self.n, dp, 0.0);
                     let sc = (h, sl, sw);
-                    self.put_force_rows(m, &ev.u[t], sc, (&*dup, &*ddp), &mut b.par, (r0, 0));
+                    let uf = (&ev.u[t][..], &ev.force[t][..]);
+                    let mats = (&*dup, &*ddp, &*dup);
+                    self.put_force_rows(m, uf, sc, mats, &mut b.par, (r0, 0));
                 }
-                r0 += 2 * nu + nr;
+                r0 += 2 * nu + nr + self.force_limited.len();
             }
             for (i, &j) in self.limited.iter().enumerate() {
                 let e = range_slope(q[m.jnt_qposadr[j]], true, m.jnt_range[j]);
@@ -1556,18 +1695,26 @@ impl Collocation {
         }
     }
 
-    /// Writes one knot's control, residual and control-range rows of force-Jacobian columns
-    /// (`du = B⁺ ∂τ`, `dd = Nᵀ ∂τ`) into `dst` at `(r0, c0)`; `sc = (h, √w_limits, √w_dynamics)`.
+    /// Writes one knot's control, residual, control-range and force-range rows of
+    /// force-Jacobian columns (`du = ∂u = B⁺ ∂τ − ∂(bias/gain)`, `dd = Nᵀ ∂τ`, `dfb = B⁺ ∂τ =
+    /// ∂f/gain`) into `dst` at `(r0, c0)`; `(u, f)` the knot's controls and forces, `sc = (h,
+    /// √w_limits, √w_dynamics)`.
     fn put_force_rows(
         &self,
         m: &Model,
-        u: &[f64],
+        (u, f): (&[f64], &[f64]),
         (h, sl, sw): (f64, f64, f64),
-        (du, dd): (&DMatrix<f64>, &DMatrix<f64>),
+        (du, dd, dfb): (&DMatrix<f64>, &DMatrix<f64>, &DMatrix<f64>),
         dst: &mut DMatrix<f64>,
         (r0, c0): (usize, usize),
     ) {
         let (nu, nr, nc) = (du.nrows(), dd.nrows(), du.ncols());
+        for (i, &kk) in self.force_limited.iter().enumerate() {
+            let e = range_slope(f[kk], true, m.actuator_forcerange[kk]);
+            for j in 0..nc {
+                dst[(r0 + 2 * nu + nr + i, c0 + j)] = sl * e * self.gain[kk] * dfb[(kk, j)];
+            }
+        }
         for kk in 0..nu {
             let s = (h * self.weights.control[kk]).sqrt();
             let e = range_slope(u[kk], m.actuator_ctrllimited[kk], m.actuator_ctrlrange[kk]);

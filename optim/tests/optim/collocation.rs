@@ -71,7 +71,6 @@ fn cartpole_collocation_converges_and_replays() {
 
 #[test]
 fn gradient_and_hessian_match_finite_differences() {
-    use moreau_optim::band::BandMatrix;
     let c = cartpole(6);
     c.second_order.set(true);
     let n = c.n_vars();
@@ -85,34 +84,8 @@ fn gradient_and_hessian_match_finite_differences() {
             *l = (i as f64 * 0.9).cos();
         }
     }
-    let grad_hess = |z: &[f64]| {
-        let (ev, blocks) = c.jacobian(z);
-        let mut h = BandMatrix::zeros(n, 3 * c.model.nv - 1);
-        let mut g = vec![0.0; n];
-        c.normal_equations(&ev, &blocks, &mut h, &mut g);
-        (g, h)
-    };
-    let (g, h) = grad_hess(&z);
-    let eps = 1e-5;
-    let mut dir = vec![0.0; n];
-    let mut gerr: f64 = 0.0;
-    let mut herr: f64 = 0.0;
-    let mut hmax: f64 = 0.0;
-    for j in 0..n {
-        dir[j] = eps;
-        let zp = c.retract(&z, &dir, 1.0);
-        let zm = c.retract(&z, &dir, -1.0);
-        dir[j] = 0.0;
-        let fd = (c.objective(&zp) - c.objective(&zm)) / (2.0 * eps);
-        gerr = gerr.max((fd - g[j]).abs() / (1.0 + g[j].abs()));
-        let (gp, _) = grad_hess(&zp);
-        let (gm, _) = grad_hess(&zm);
-        for i in 0..n {
-            let fdh = (gp[i] - gm[i]) / (2.0 * eps);
-            herr = herr.max((fdh - h.get(i, j)).abs());
-            hmax = hmax.max(fdh.abs());
-        }
-    }
+    let e = crate::common::newton_errors(&c, &z, 1e-5);
+    let (gerr, herr, hmax) = (e.grad_rel, e.hess, e.hess_max);
     eprintln!("gradient rel err {gerr:e}, hessian err {herr:e} of {hmax:e}");
     assert!(gerr < 1e-5);
     assert!(herr < 1e-4 * hmax);

@@ -12,6 +12,7 @@ mod hop;
 mod analytic_jacobians;
 mod batch;
 mod collocation;
+mod collocation_actuators;
 mod collocation_no_alloc;
 mod collocation_params;
 mod contact_collocation;

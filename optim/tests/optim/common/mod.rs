@@ -39,3 +39,57 @@ pub fn check_tangent_gradient(c: &Collocation, zref: &[f64], eps_plain: f64) {
         );
     }
 }
+
+/// Errors of the Gauss–Newton/Newton gradient `g` and banded matrix `H` of
+/// [`Collocation::normal_equations`] at `z` against central differences (step `eps` in the
+/// tangent coordinates) of the objective and of `g`.
+pub struct NewtonErrors {
+    /// `max_j |g_fd − g| / (1 + |g|)`.
+    pub grad_rel: f64,
+    /// `max_j |g_fd − g|` and `max_j |g|`.
+    pub grad: f64,
+    pub grad_max: f64,
+    /// `max_ij |H_fd − H|` and `max_ij |H_fd|`.
+    pub hess: f64,
+    pub hess_max: f64,
+}
+
+/// [`NewtonErrors`] of `c` at `z`.
+pub fn newton_errors(c: &Collocation, z: &[f64], eps: f64) -> NewtonErrors {
+    use moreau_optim::band::BandMatrix;
+    let n = c.n_vars();
+    let grad_hess = |z: &[f64]| {
+        let (ev, blocks) = c.jacobian(z);
+        let mut h = BandMatrix::zeros(n, 3 * c.model.nv - 1);
+        let mut g = vec![0.0; n];
+        c.normal_equations(&ev, &blocks, &mut h, &mut g);
+        (g, h)
+    };
+    let (g, h) = grad_hess(z);
+    let mut dir = vec![0.0; n];
+    let mut e = NewtonErrors {
+        grad_rel: 0.0,
+        grad: 0.0,
+        grad_max: 0.0,
+        hess: 0.0,
+        hess_max: 0.0,
+    };
+    for j in 0..n {
+        dir[j] = eps;
+        let zp = c.retract(z, &dir, 1.0);
+        let zm = c.retract(z, &dir, -1.0);
+        dir[j] = 0.0;
+        let fd = (c.objective(&zp) - c.objective(&zm)) / (2.0 * eps);
+        e.grad_rel = e.grad_rel.max((fd - g[j]).abs() / (1.0 + g[j].abs()));
+        e.grad = e.grad.max((fd - g[j]).abs());
+        e.grad_max = e.grad_max.max(g[j].abs());
+        let (gp, _) = grad_hess(&zp);
+        let (gm, _) = grad_hess(&zm);
+        for i in 0..n {
+            let fdh = (gp[i] - gm[i]) / (2.0 * eps);
+            e.hess = e.hess.max((fdh - h.get(i, j)).abs());
+            e.hess_max = e.hess_max.max(fdh.abs());
+        }
+    }
+    e
+}
