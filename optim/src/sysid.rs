@@ -18,6 +18,7 @@ use crate::ilqr::box_qp;
 use crate::sampling::Gaussian;
 use crate::threads::Threads;
 use moreau::model::enable;
+use moreau::pipeline::{geom_mix, GeomMix};
 use moreau::{Data, Model};
 use nalgebra::{DMatrix, DVector, Matrix3, Rotation3, SymmetricEigen, UnitQuaternion};
 use std::sync::Mutex;
@@ -835,10 +836,10 @@ fn contact_weight(m: &Model, geoms: [usize; 2], g: usize, kind: usize) -> f64 {
         [a, b] if b == g => a,
         _ => return 0.0,
     };
-    let (pg, po) = (m.geom_priority[g], m.geom_priority[other]);
-    if pg != po {
-        return if pg > po { 1.0 } else { 0.0 };
-    }
+    let mix = match geom_mix(m, g, other) {
+        GeomMix::Priority(w) => return if w == g { 1.0 } else { 0.0 },
+        GeomMix::Mixed(mix) => mix,
+    };
     if kind == 0 {
         let (fg, fo) = (m.geom_friction[g][0], m.geom_friction[other][0]);
         // a tie: increasing this geom's friction raises the contact's (the one-sided slope)
@@ -846,16 +847,7 @@ fn contact_weight(m: &Model, geoms: [usize; 2], g: usize, kind: usize) -> f64 {
     }
     let (rg, ro) = (m.geom_solref[g], m.geom_solref[other]);
     if rg[0] > 0.0 && ro[0] > 0.0 {
-        let (sg, so) = (m.geom_solmix[g], m.geom_solmix[other]);
-        if sg < 1e-15 && so < 1e-15 {
-            0.5
-        } else if sg < 1e-15 {
-            0.0
-        } else if so < 1e-15 {
-            1.0
-        } else {
-            sg / (sg + so)
-        }
+        mix
     } else {
         let k = kind - 1;
         if rg[k] <= ro[k] {

@@ -149,6 +149,38 @@ struct Params {
     solimp: [f64; 5],
 }
 
+/// How a contact between geoms `g1` and `g2` takes its parameters from theirs (Modeling
+/// "Contact", parameter mixing; docs/mujoco-behaviour.md#contacts "Mixing").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GeomMix {
+    /// The geom of higher `priority`, whose condim, friction, solref and solimp are taken alone.
+    Priority(usize),
+    /// Equal priorities: the larger condim and friction, and solref (both in the positive
+    /// format; else the smaller of each entry) and solimp weighted by this `solmix` weight of
+    /// `g1` (`1 −` it of `g2`).
+    Mixed(f64),
+}
+
+/// The mixing rule of geoms `g1` and `g2`: the higher `priority` wins; at equal priorities
+/// `g1`'s weight is `solmix1/(solmix1 + solmix2)`, 0.5 when both are below `mjMINVAL`, 0 or 1
+/// when one is.
+pub fn geom_mix(m: &Model, g1: usize, g2: usize) -> GeomMix {
+    let (p1, p2) = (m.geom_priority[g1], m.geom_priority[g2]);
+    if p1 != p2 {
+        return GeomMix::Priority(if p1 > p2 { g1 } else { g2 });
+    }
+    let (s1, s2) = (m.geom_solmix[g1], m.geom_solmix[g2]);
+    GeomMix::Mixed(if s1 < 1e-15 && s2 < 1e-15 {
+        0.5
+    } else if s1 < 1e-15 {
+        0.0
+    } else if s2 < 1e-15 {
+        1.0
+    } else {
+        s1 / (s1 + s2)
+    })
+}
+
 /// Mixes the parameters of two geoms (docs/mujoco-behaviour.md#contacts "Mixing"), with `override`
 /// applied.
 fn mix_params(m: &Model, g1: usize, g2: usize) -> Params {
@@ -161,40 +193,31 @@ fn mix_params(m: &Model, g1: usize, g2: usize) -> Params {
         solreffriction: [0.0; 2],
         solimp: [0.0; 5],
     };
-    let (p1, p2) = (m.geom_priority[g1], m.geom_priority[g2]);
     let fr;
-    if p1 != p2 {
-        let g = if p1 > p2 { g1 } else { g2 };
-        p.dim = m.geom_condim[g];
-        fr = m.geom_friction[g];
-        p.solref = m.geom_solref[g];
-        p.solimp = m.geom_solimp[g];
-    } else {
-        p.dim = m.geom_condim[g1].max(m.geom_condim[g2]);
-        let (f1, f2) = (m.geom_friction[g1], m.geom_friction[g2]);
-        fr = [f1[0].max(f2[0]), f1[1].max(f2[1]), f1[2].max(f2[2])];
-        let (s1, s2) = (m.geom_solmix[g1], m.geom_solmix[g2]);
-        let mix = if s1 < 1e-15 && s2 < 1e-15 {
-            0.5
-        } else if s1 < 1e-15 {
-            0.0
-        } else if s2 < 1e-15 {
-            1.0
-        } else {
-            s1 / (s1 + s2)
-        };
-        let (r1, r2) = (m.geom_solref[g1], m.geom_solref[g2]);
-        p.solref = if r1[0] > 0.0 && r2[0] > 0.0 {
-            [
-                mix * r1[0] + (1.0 - mix) * r2[0],
-                mix * r1[1] + (1.0 - mix) * r2[1],
-            ]
-        } else {
-            [r1[0].min(r2[0]), r1[1].min(r2[1])]
-        };
-        let (i1, i2) = (m.geom_solimp[g1], m.geom_solimp[g2]);
-        for k in 0..5 {
-            p.solimp[k] = mix * i1[k] + (1.0 - mix) * i2[k];
+    match geom_mix(m, g1, g2) {
+        GeomMix::Priority(g) => {
+            p.dim = m.geom_condim[g];
+            fr = m.geom_friction[g];
+            p.solref = m.geom_solref[g];
+            p.solimp = m.geom_solimp[g];
+        }
+        GeomMix::Mixed(mix) => {
+            p.dim = m.geom_condim[g1].max(m.geom_condim[g2]);
+            let (f1, f2) = (m.geom_friction[g1], m.geom_friction[g2]);
+            fr = [f1[0].max(f2[0]), f1[1].max(f2[1]), f1[2].max(f2[2])];
+            let (r1, r2) = (m.geom_solref[g1], m.geom_solref[g2]);
+            p.solref = if r1[0] > 0.0 && r2[0] > 0.0 {
+                [
+                    mix * r1[0] + (1.0 - mix) * r2[0],
+                    mix * r1[1] + (1.0 - mix) * r2[1],
+                ]
+            } else {
+                [r1[0].min(r2[0]), r1[1].min(r2[1])]
+            };
+            let (i1, i2) = (m.geom_solimp[g1], m.geom_solimp[g2]);
+            for k in 0..5 {
+                p.solimp[k] = mix * i1[k] + (1.0 - mix) * i2[k];
+            }
         }
     }
     p.friction = [fr[0], fr[0], fr[1], fr[2], fr[2]];
