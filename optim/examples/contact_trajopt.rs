@@ -14,7 +14,8 @@
 //!
 //! Run: `cargo run --release [--features plot] --example contact_trajopt [-- --problem
 //! ball|hopper|box --horizon 60 --distance D --max-iters 300 --defect-tol N --model FILE
-//! --fd | --jumpsafe --check --ilqr --warm-ilqr N --soften K --continuation K --restarts N]` (`--model`: a
+//! --fd | --jumpsafe --check --ilqr --warm-ilqr N --from-horizon K --soften K --continuation K
+//! --restarts N]` (`--model`: a
 //! variant of the problem's model, e.g. another cone; `--defect-tol` overrides the problem's;
 //! `--ilqr` also solves the problem by iLQR through the engine's step; `--warm-ilqr N` starts
 //! the collocation from iLQR's solution after at most N iterations instead of the problem's
@@ -22,7 +23,9 @@
 //! constant, solimp width and margin scaled; the iLQR warm start runs on the softest), each
 //! stage warm-started from the last; `--continuation K` solves at `defect_tol`·K, ·K/10, …,
 //! ·1 the same way; `--restarts N` adds N solves at `defect_tol` itself, each started again
-//! from the last one's solution). The inverse-dynamics Jacobians are analytic
+//! from the last one's solution; `--from-horizon K` solves the problem at K knots first, from
+//! iLQR's solution after `--warm-ilqr N` (default 300) iterations, and starts from that plan
+//! held at its last knot). The inverse-dynamics Jacobians are analytic
 //! (`collocation::Analytic`, through the soft contact forces); `--fd` selects plain centered
 //! finite differences (`moreau_problems::contact_provider`), `--jumpsafe` the one-sided-at-jumps ones
 //! (`JumpSafeDifference`, see `hopper_hop`). Prints iterations, time, CPU time, cost, the largest unactuated force
@@ -173,26 +176,33 @@ fn run() -> Result<(), String> {
             Box::new(Analytic::new())
         }
     };
-    let (mut p, idx, what, distance): (ContactProblem, usize, &str, f64) = match problem.as_str() {
-        "ball" => {
-            let d = arg(&args, "--distance")?.unwrap_or(0.2);
-            let p = ball_push(horizon, d)?;
-            p.collocation.set_jacobian_provider(jacobians());
-            (p, 0, "ball x", d)
-        }
+    let (idx, what, distance): (usize, &str, f64) = match problem.as_str() {
+        "ball" => (0, "ball x", arg(&args, "--distance")?.unwrap_or(0.2)),
         "hopper" => {
-            let d = arg(&args, "--distance")?.unwrap_or(0.15);
-            let m = load_model(model_file.unwrap_or("hopper_hop.xml"))?;
             gains = (100.0, 5.0);
-            (hopper_hop_on(m, horizon, d, jacobians())?, 0, "torso x", d)
+            (0, "torso x", arg(&args, "--distance")?.unwrap_or(0.15))
         }
-        "box" => {
-            let d = arg(&args, "--distance")?.unwrap_or(0.2);
-            let m = load_model(model_file.unwrap_or("box_push.xml"))?;
-            (box_push_on(m, horizon, d, jacobians())?, 0, "box x", d)
-        }
+        "box" => (0, "box x", arg(&args, "--distance")?.unwrap_or(0.2)),
         other => return Err(format!("unknown problem {other} (ball, hopper or box)")),
     };
+    let build = |horizon: usize| -> Result<ContactProblem, String> {
+        match problem.as_str() {
+            "ball" => {
+                let p = ball_push(horizon, distance)?;
+                p.collocation.set_jacobian_provider(jacobians());
+                Ok(p)
+            }
+            "hopper" => {
+                let m = load_model(model_file.unwrap_or("hopper_hop.xml"))?;
+                hopper_hop_on(m, horizon, distance, jacobians())
+            }
+            _ => {
+                let m = load_model(model_file.unwrap_or("box_push.xml"))?;
+                box_push_on(m, horizon, distance, jacobians())
+            }
+        }
+    };
+    let mut p = build(horizon)?;
     let file_name = p.name.replace(' ', "_");
     let model_file = model_file.unwrap_or(match problem.as_str() {
         "hopper" => "hopper_hop.xml",
@@ -210,8 +220,13 @@ fn run() -> Result<(), String> {
     let soft = factors(arg(&args, "--soften")?, "--soften", 2.0)?;
     let model = p.collocation.model.clone();
     p.collocation.model = softened(&model, soft.first().copied().unwrap_or(1.0));
-    // Warm start: the guess replaced by iLQR's solution through the engine's step.
-    if let Some(n) = arg::<usize>(&args, "--warm-ilqr")? {
+    let max: u64 = arg(&args, "--max-iters")?.unwrap_or(300);
+    // Warm start: the guess replaced by iLQR's solution through the engine's step; with
+    // `--from-horizon K`, iLQR and LM solve the problem at K knots first and its plan, held at
+    // its last knot, is the guess.
+    let warm = arg::<usize>(&args, "--warm-ilqr")?;
+    let from = arg::<usize>(&args, "--from-horizon")?;
+    let warm_start = |p: &mut ContactProblem, n: usize| -> Result<(), String> {
         let c0 = moreau_optim::progress::thread_cpu_ms();
         let r = p.warm_start_ilqr(n)?;
         let cpu = moreau_optim::progress::cpu_ms_since(c0);
@@ -221,6 +236,30 @@ fn run() -> Result<(), String> {
             r.cost_history.last().copied().unwrap_or(f64::NAN),
             r.converged
         );
+        Ok(())
+    };
+    if let Some(k) = from {
+        let mut short = build(k)?;
+        short.collocation.model = p.collocation.model.clone();
+        warm_start(&mut short, warm.unwrap_or(300))?;
+        let mut lm = LevenbergMarquardt::default();
+        lm.max_al_updates = max as usize;
+        lm.defect_tol = short.defect_tol;
+        lm.penalty_growth = short.penalty_growth;
+        let c0 = moreau_optim::progress::thread_cpu_ms();
+        let (_, r) =
+            solve_lm(short.collocation, short.z0, lm, max, |e| e).map_err(|e| e.to_string())?;
+        println!(
+            "short horizon {k}: {} iterations, CPU {:.0} ms, cost {:.5}, max |unactuated τ| {:.1e} N, {}",
+            r.iterations,
+            moreau_optim::progress::cpu_ms_since(c0),
+            r.eval.cost(),
+            r.eval.max_defect(),
+            r.termination
+        );
+        p.extend_guess(&r.z, &r.eval.u)?;
+    } else if let Some(n) = warm {
+        warm_start(&mut p, n)?;
     }
     let e0 = p.collocation.evaluate(&p.z0);
     println!(
@@ -229,7 +268,6 @@ fn run() -> Result<(), String> {
         e0.cost(),
         e0.max_defect()
     );
-    let max: u64 = arg(&args, "--max-iters")?.unwrap_or(300);
     if flag("--ilqr") {
         ilqr_comparison(&p, max as usize)?;
     }

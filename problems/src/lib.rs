@@ -210,6 +210,45 @@ impl ContactProblem {
         self.u0 = r.us.iter().map(|u| u.as_slice().to_vec()).collect();
         Ok(r)
     }
+
+    /// Replaces the initial guess by the plan of a shorter horizon held at its last knot: the
+    /// configurations `q₁ … q_K` (`z`, flat, `1 ≤ K ≤` the horizon) and their controls `u`
+    /// (`K` of them), then `q_K` and `u_K` repeated to the horizon (the robot standing where
+    /// the short plan stops). A motion solved on a short horizon, e.g. the hop at 60 knots,
+    /// thus seeds the same task on a long one with the motion already in it; the dynamics
+    /// residual of the held knots is the force that holding `q_K` at rest needs beyond the
+    /// controls.
+    pub fn extend_guess(&mut self, z: &[f64], u: &[Vec<f64>]) -> Result<(), String> {
+        let (nq, nu, horizon) = (
+            self.collocation.model.nq,
+            self.collocation.model.nu,
+            self.collocation.horizon,
+        );
+        let k = z.len() / nq.max(1);
+        if nq == 0 || z.len() != k * nq || k == 0 || k > horizon {
+            return Err(format!(
+                "extend_guess: {} values are not 1 to {horizon} configurations of {nq}",
+                z.len()
+            ));
+        }
+        if u.len() != k || u.iter().any(|u| u.len() != nu) {
+            return Err(format!(
+                "extend_guess: expected {k} controls of {nu} entries, got {}",
+                u.len()
+            ));
+        }
+        if z.iter().chain(u.iter().flatten()).any(|x| !x.is_finite()) {
+            return Err("extend_guess: the plan is not finite".into());
+        }
+        let last = z[(k - 1) * nq..].to_vec();
+        self.z0 = z.to_vec();
+        self.u0 = u.to_vec();
+        for _ in k..horizon {
+            self.z0.extend_from_slice(&last);
+            self.u0.push(u[k - 1].clone());
+        }
+        Ok(())
+    }
 }
 
 /// Finite-difference inverse-dynamics Jacobians for contact models (the analytic default's

@@ -295,6 +295,71 @@ fn hopper_hop_collocation_converges_and_replays() {
     assert!(err < 2e-3, "open-loop replay error {err:e}");
 }
 
+/// The hopper at 200 knots from the hop solved at a shorter horizon K (iLQR's warm start, then
+/// LM, as `hopper_hop_collocation_converges_and_replays`) held at its last knot
+/// (`ContactProblem::extend_guess`; `contact_trajopt --from-horizon K`): LM converges with the hop
+/// kept, for several K and continuation schedules on the defect tolerance, not in one basin
+/// only. Measured (`contact_trajopt --problem hopper --horizon 200 --from-horizon K
+/// [--continuation C]`): K 60, 70, 80 × C none, 10, 100 all converge (scaled gradient 1.4e-2 to
+/// 3.0e-2, cost 0.352 to 0.383), 10-11 flight knots, travel 0.1498-0.1507 m; K 90 to 120 converge
+/// with 6-9 flight knots, K 50 stalls. Standing on the point foot is an unstable equilibrium,
+/// so the open-loop replay leaves the plan by 1 mm only at knots 107-173 (after the landing)
+/// and ends 7.5e-3 to 7.5e-1 m away; the PD-tracked replay stays within 1.5e-4 m. The three
+/// settings here: open loop to knot 100 3.1e-5, 2.2e-4, 6.9e-6 m; PD 1.5e-4, 5.3e-6, 5.5e-6 m.
+#[test]
+fn hopper_converges_at_200_knots_from_a_shorter_hop() {
+    const T: usize = 200;
+    const DIST: f64 = 0.15;
+    let provider = || Box::new(moreau_optim::collocation::Analytic::new());
+    for (k, schedule) in [
+        (60, &[1.0][..]),
+        (70, &[100.0, 10.0, 1.0]),
+        (80, &[10.0, 1.0]),
+    ] {
+        let mut short = hopper_hop(k, DIST, provider()).expect("problem");
+        let r = short.warm_start_ilqr(300).expect("iLQR runs");
+        assert!(r.converged, "iLQR at {k} knots after {}", r.iterations);
+        let (_, rs, _) = solve(short, 300);
+        assert!(rs.converged, "{k} knots: {}", rs.termination);
+        let mut p = hopper_hop(T, DIST, provider()).expect("problem");
+        p.extend_guess(&rs.z, &rs.eval.u).expect("extends");
+        let (mut c, mut z) = (p.collocation, p.z0);
+        let mut res = None;
+        for scale in schedule {
+            let mut lm = LevenbergMarquardt::default();
+            lm.defect_tol = p.defect_tol * scale;
+            lm.penalty_growth = p.penalty_growth;
+            lm.max_al_updates = 300;
+            let (c1, r) = solve_lm(c, z, lm, 300, |e| e).expect("runs");
+            (c, z) = (c1, r.z.clone());
+            res = Some(r);
+        }
+        let res = res.expect("a stage");
+        assert_eq!(
+            res.outcome,
+            Outcome::Converged,
+            "K {k}: {}",
+            res.termination
+        );
+        assert!(res.optimality < 0.03, "scaled gradient {}", res.optimality);
+        assert!(res.eval.max_defect() < 1e-3, "{:e}", res.eval.max_defect());
+        let plan: Vec<Vec<f64>> = (0..=T).map(|t| c.config(&z, t).to_vec()).collect();
+        let (flight, travel, err) = check_hop(&c, &res, &plan, DIST);
+        let (qo, _) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 0.0, 0.0);
+        let err_hop = max_diff(&qo[..=100], &plan[..=100]);
+        let (qs, _) = replay_tracking(&c, &plan, &res.eval.v, &res.eval.u, 100.0, 5.0);
+        let err_pd = max_diff(&qs, &plan);
+        eprintln!(
+            "hopper 200 knots from {k}: {} iterations, cost {:.5}, scaled gradient {:.1e}, flight knots {flight}, travel {travel:.4}, open loop {err:.1e} (to knot 100: {err_hop:.1e}), PD {err_pd:.1e}",
+            res.iterations,
+            res.eval.cost(),
+            res.optimality
+        );
+        assert!(err_hop < 1e-3, "open-loop replay to knot 100 {err_hop:e}");
+        assert!(err_pd < 1e-3, "PD-tracked replay {err_pd:e}");
+    }
+}
+
 /// A hop's plan: stands at the start and the end with a flight phase (≥ 10 knots) in between,
 /// the torso travels `dist` within 2 cm. Returns the flight knots, the travel and the engine's
 /// open-loop replay error (the residual of 1e-3 N leaves a small drift).
@@ -363,4 +428,25 @@ fn problems_reject_bad_input() {
     assert!(hopper_hop(60, f64::NAN, contact_provider()).is_err());
     assert!(box_push(1, 0.1, contact_provider()).is_err());
     assert!(box_push(30, f64::INFINITY, contact_provider()).is_err());
+    // a shorter plan to extend: whole configurations, one control each, finite, ≤ the horizon
+    let mut p = box_push(4, 0.1, contact_provider()).expect("problem");
+    let (z, u) = (p.z0.clone(), p.u0.clone());
+    assert!(p.extend_guess(&z[..5], &u[..2]).is_err());
+    assert!(p.extend_guess(&z[..6], &u[..1]).is_err());
+    assert!(p.extend_guess(&[], &[]).is_err());
+    let long: Vec<f64> = z.iter().chain(&z[..3]).copied().collect();
+    assert!(p
+        .extend_guess(&long, &[u.clone(), u[..1].to_vec()].concat())
+        .is_err());
+    let mut bad = z[..6].to_vec();
+    bad[4] = f64::NAN;
+    assert!(p.extend_guess(&bad, &u[..2]).is_err());
+    p.extend_guess(&z[..6], &u[..2]).expect("two knots of four");
+    assert_eq!(&p.z0[..6], &z[..6]);
+    assert_eq!(&p.z0[6..9], &z[3..6]);
+    assert_eq!(&p.z0[9..], &z[3..6]);
+    assert_eq!(
+        p.u0,
+        vec![u[0].clone(), u[1].clone(), u[1].clone(), u[1].clone()]
+    );
 }
