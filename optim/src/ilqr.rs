@@ -498,8 +498,10 @@ pub fn ilqr<D: Dynamics>(
                 let qx = lx + &at * &vx;
                 let qu = lu + &bt * &vx;
                 let qxx = &cost.q * cost.dt + &at * &vxx * &a[t];
-                let quu = &cost.r * cost.dt + &bt * &vxx * &b[t];
-                let qux = &bt * &vxx * &a[t];
+                // `Bᵀ V_xx` once for `Q_uu` and `Q_ux` (the same products, evaluated left to right)
+                let btv = &bt * &vxx;
+                let quu = &cost.r * cost.dt + &btv * &b[t];
+                let qux = &btv * &a[t];
                 if !all_finite(&quu) || !all_finite(&qu) || !all_finite(&qux) {
                     // overflow: no regularization makes this positive definite
                     return Err(format!("iLQR: non-finite Q-function at stage {t}"));
@@ -536,11 +538,10 @@ pub fn ilqr<D: Dynamics>(
                 };
                 expected.0 += (k.transpose() * &qu)[0];
                 expected.1 += 0.5 * (k.transpose() * &quu * &k)[0];
-                vx = &qx + kk.transpose() * &quu * &k + kk.transpose() * &qu + qux.transpose() * &k;
-                vxx = &qxx
-                    + kk.transpose() * &quu * &kk
-                    + kk.transpose() * &qux
-                    + qux.transpose() * &kk;
+                // `Kᵀ Q_uu` once for both updates
+                let ktq = kk.transpose() * &quu;
+                vx = &qx + &ktq * &k + kk.transpose() * &qu + qux.transpose() * &k;
+                vxx = &qxx + &ktq * &kk + kk.transpose() * &qux + qux.transpose() * &kk;
                 vxx = (&vxx + vxx.transpose()) * 0.5;
                 kff[t] = k;
                 gains[t] = kk;
