@@ -84,7 +84,10 @@ pub fn grid_pairs(
         let x = &boxes[b as usize];
         let c0 = [cell(x[0]), cell(x[1]), cell(x[2])];
         let c1 = [cell(x[3]), cell(x[4]), cell(x[5])];
-        if !x.iter().all(|v| v.is_finite()) || (0..3).any(|k| c1[k] - c0[k] > 1) {
+        // (cells saturate at the i64 range: a box spanning it must not overflow the difference
+        // nor be walked cell by cell)
+        let span = |k: usize| i128::from(c1[k]) - i128::from(c0[k]);
+        if !x.iter().all(|v| v.is_finite()) || (0..3).any(|k| span(k) > 1) {
             big.push(b);
             continue;
         }

@@ -507,3 +507,29 @@ fn a_capsule_1e308_long_is_refused_for_its_mass_as_in_mujoco() {
         "{e}"
     );
 }
+
+/// 70 free spheres (the broad phase's grid, above 64 bodies) of which one has radius 1e300: its
+/// box spans more cells than an `i64` counts. The grid's cell span overflowed (a panic with
+/// overflow checks, and without them a walk over 2⁶⁴ cells); the body is now tested against
+/// all others. Every other sphere lies inside the huge one: 69 contacts of 4 pyramidal rows;
+/// the step's acceleration is not finite, so it is reset with a `BadQacc` warning at dof 0,
+/// once over three steps (as MuJoCo 4.0.0 does on this file,
+/// `fuzz/regressions/grid-huge-body.xml`, whose state it also leaves non-finite).
+#[test]
+fn a_body_wider_than_the_grid_is_tested_against_all() {
+    let xml = std::fs::read_to_string(format!(
+        "{}/fuzz/regressions/grid-huge-body.xml",
+        env!("CARGO_MANIFEST_DIR")
+    ))
+    .unwrap();
+    let m = load_from_str(&xml, &Vfs::default()).unwrap();
+    assert_eq!(m.nbody, 71);
+    let mut d = moreau::Data::<f64>::new(&m);
+    moreau::forward(&m, &mut d);
+    assert_eq!((d.contact.len(), d.nefc), (69, 276));
+    for _ in 0..3 {
+        moreau::step(&m, &mut d);
+        let w = d.warning[moreau::Warning::BadQacc as usize];
+        assert_eq!((w.number, w.lastinfo), (1, 0));
+    }
+}
