@@ -97,6 +97,8 @@ pub(crate) fn fwd_position_with<T: Scalar>(m: &Model, d: &mut Data<T>, contacts:
     if contacts {
         collision(m, d);
         make_constraint(m, d);
+        d.maxuse_con = d.maxuse_con.max(d.contact.len());
+        d.maxuse_efc = d.maxuse_efc.max(d.nefc);
     }
     transmission(m, d);
 }

@@ -426,8 +426,7 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
     let mode = mode.unwrap_or_else(|| BroadMode::for_model(m));
     let sorted = broadphase(m, d, mode);
     // MuJoCo keeps the contacts in its arena: no more than it holds are stored
-    d.ncon_limit = (crate::data::narena(m) / crate::data::arena::CONTACT_BYTES)
-        .min(crate::data::arena::MAX_CONTACTS);
+    d.ncon_limit = reserve;
     // Explicit pairs bypass filters and mixing.
     for k in 0..m.npair.min(m.pair_geom1.len()) {
         let p = pair_params(m, k);

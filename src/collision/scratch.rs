@@ -330,6 +330,20 @@ pub(in crate::collision) struct Swept {
     pub(in crate::collision) ty: GeomType,
 }
 
+/// Most body pairs [`BroadScratch::for_model`] reserves, whatever the arena (128 MB of pair
+/// keys): a model with more overlapping body pairs grows the list on the step that finds them.
+const MAX_BODY_PAIRS_RESERVE: usize = 1 << 24;
+
+/// Body pairs reserved up front: every pair of bodies, but no more pair keys (8 bytes each)
+/// than the arena's bytes (MuJoCo holds its broad phase's pairs on the arena's stack, so a pass
+/// with more does not run there), at most [`MAX_BODY_PAIRS_RESERVE`]. The reserve is address
+/// space until pairs are written.
+fn body_pairs_reserve(m: &Model) -> usize {
+    let all = m.nbody.saturating_mul(m.nbody.saturating_sub(1)) / 2;
+    all.min(crate::data::narena(m) / 8)
+        .min(MAX_BODY_PAIRS_RESERVE)
+}
+
 impl BroadScratch {
     /// Storage for a model's geoms and bodies.
     pub fn for_model(m: &Model) -> Self {
@@ -338,7 +352,7 @@ impl BroadScratch {
             body_start: Vec::with_capacity(m.nbody + 1),
             bodies: Vec::with_capacity(m.nbody),
             boxes: Vec::with_capacity(m.nbody),
-            body_pairs: Vec::with_capacity((m.nbody * m.nbody.saturating_sub(1) / 2).min(4096)),
+            body_pairs: Vec::with_capacity(body_pairs_reserve(m)),
             grid: super::grid::GridScratch::for_bodies(m.nbody),
         }
     }

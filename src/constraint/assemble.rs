@@ -359,6 +359,11 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
         d.efc_J.clear();
         d.efc_J_colind.clear();
     }
+    // rows that overflow the arena even without their sparse Jacobian are dropped before they
+    // are allocated (the same outcome as the check after assembly), so no arena bounds them
+    if nefc > 0 && rows_overflow(m, d, nefc, 0) {
+        return;
+    }
     d.resize_efc(nv, nefc, ncone);
     for c in d.contact.iter_mut() {
         c.efc_address = -1;
@@ -742,16 +747,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // with the arena's size (mjWARN_CNSTRFULL, measured; the per-row bytes are approximate)
     let nnz = if d.efc_J_sparse { d.efc_J.len() } else { 0 };
     crate::work::add(crate::work::Loop::Rows, nefc + d.efc_J.len());
-    let narena = crate::data::narena(m);
-    let used = (d.contact.len() * crate::data::arena::CONTACT_BYTES) as u128;
-    if used + crate::data::arena::efc_bytes(nefc, nv, nnz, d.efc_J_sparse) > narena as u128 {
-        d.resize_efc(nv, 0, 0);
-        d.efc_J.clear();
-        d.efc_J_colind.clear();
-        for c in d.contact.iter_mut() {
-            c.efc_address = -1;
-        }
-        d.warn(Warning::CnstrFull, narena as i64);
+    if rows_overflow(m, d, nefc, nnz) {
         return;
     }
     params::compute(m, d);
@@ -762,6 +758,24 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
             d.contact[id].mu = mu.to_subset().unwrap_or(f64::NAN);
         }
     }
+}
+
+/// True (and the rows dropped, with `CnstrFull` and info `narena`) if `nefc` rows with `nnz`
+/// sparse Jacobian entries (dense: `nefc·nv`) do not fit in the arena beside the contacts.
+fn rows_overflow<T: Scalar>(m: &Model, d: &mut Data<T>, nefc: usize, nnz: usize) -> bool {
+    let narena = crate::data::narena(m);
+    let used = (d.contact.len() * crate::data::arena::CONTACT_BYTES) as u128;
+    if used + crate::data::arena::efc_bytes(nefc, m.nv, nnz, d.efc_J_sparse) <= narena as u128 {
+        return false;
+    }
+    d.resize_efc(m.nv, 0, 0);
+    d.efc_J.clear();
+    d.efc_J_colind.clear();
+    for c in d.contact.iter_mut() {
+        c.efc_address = -1;
+    }
+    d.warn(Warning::CnstrFull, narena as i64);
+    true
 }
 
 /// Velocity stage of the constraint pipeline (`mj_referenceConstraint`): `efc_vel = J qvel`

@@ -17,33 +17,37 @@ pub const EFC_ROW_BYTES: usize = 205;
 
 const MIB: usize = 1 << 20;
 
-/// Most contacts a collision pass stores, whatever the arena (about 0.7 GB of contacts, so that
-/// `<size memory>` cannot size an allocation past the loader's bounds): beyond it contacts are
-/// dropped with `ContactFull` as if the arena were full. Only an arena above 1.2 GB holds more.
+/// Most contacts a collision pass stores, whatever the arena: beyond it contacts are dropped
+/// with `ContactFull` as if the arena were full. Only an arena above 1.4 GiB (`720 · 2²¹ + 24`
+/// bytes) would hold more, so this bounds what a hostile `<size memory>` can make `Data::new`
+/// reserve for contacts: 2²¹ × `size_of::<Contact<f64>>()` (about 0.6 GB of address space).
 pub const MAX_CONTACTS: usize = 1 << 21;
 
 /// `mjModel.narena` when `<size memory>` is not given: MuJoCo 4.0.0's default, rounded up to
-/// whole MiB, as measured on the oracle by threshold search (`tools/arena/fit.py`): 608 bytes
-/// per `nconmax` (default 100), `52 njmax² + 104 njmax·nv + 144 njmax` (`njmax` default
-/// 500), `40 nv² + 480 nv`, and 160 bytes per body and per geom. It gives MuJoCo's value on
-/// 106 of the 114 models of `models/` and the zoo; models with `nstack`, meshes or many
-/// tendons and equalities can differ by a MiB.
-pub fn default_narena(m: &Model) -> usize {
+/// whole MiB, as measured on the oracle by threshold search (`tools/arena/fit.py`,
+/// `tools/arena/default_zoo.py`). The rows and contacts take 608 bytes per `nconmax` (default
+/// 100) and `12 njmax² + 24 njmax·nv + 144 njmax + 12 nv` (`njmax` default 500); the stack
+/// beside them is `8 nstack` bytes when `<size nstack>` is given, else
+/// `40 (njmax + nv + neq)² + 468 nv + 160 (nbody + ngeom + 2 ntendon + neq)`. It gives
+/// MuJoCo's value on all 91 models of `models/` and the public zoo that MuJoCo loads.
+pub fn default_narena(m: &Model, nstack: Option<u64>) -> usize {
     let c = if m.nconmax < 0 {
         100
     } else {
         m.nconmax as u128
     };
     let j = if m.njmax < 0 { 500 } else { m.njmax as u128 };
-    let v = m.nv as u128;
-    let bytes = 608 * c
-        + 52 * j * j
-        + 104 * j * v
-        + 40 * v * v
-        + 144 * j
-        + 480 * v
-        + 160 * (m.nbody + m.ngeom) as u128;
-    let mib = bytes.div_ceil(MIB as u128);
+    let (v, e) = (m.nv as u128, m.neq as u128);
+    let rows = 608 * c + 12 * j * j + 24 * j * v + 144 * j + 12 * v;
+    let stack = match nstack {
+        Some(n) => 8 * n as u128,
+        None => {
+            40 * (j + v + e) * (j + v + e)
+                + 468 * v
+                + 160 * (m.nbody as u128 + m.ngeom as u128 + 2 * m.ntendon as u128 + e)
+        }
+    };
+    let mib = (rows + stack).div_ceil(MIB as u128);
     usize::try_from(mib * MIB as u128).unwrap_or(usize::MAX)
 }
 
@@ -52,7 +56,7 @@ pub fn narena(m: &Model) -> usize {
     if m.narena > 0 {
         m.narena
     } else {
-        default_narena(m)
+        default_narena(m, None)
     }
 }
 
@@ -65,6 +69,15 @@ pub fn contacts_kept(m: &Model, found: usize) -> usize {
     let stack = 112 * found as u128 + 24;
     let free = (narena(m) as u128).saturating_sub(stack) / CONTACT_BYTES as u128;
     usize::try_from(free).map_or(found, |k| k.min(found))
+}
+
+/// Most contacts a collision pass can keep: `K` with `608 K + 112 K + 24 ≤ narena` (the
+/// stack beside the contacts is at least 112 bytes for each contact kept, see
+/// [`contacts_kept`]), at most [`MAX_CONTACTS`]. `Data::new` reserves this many, so a step
+/// never grows the list (MuJoCo allocates its arena once, in `mj_makeData`); the reserve is
+/// address space only until contacts are written.
+pub fn max_contacts(m: &Model) -> usize {
+    (narena(m).saturating_sub(24) / (CONTACT_BYTES + 112)).min(MAX_CONTACTS)
 }
 
 /// Arena bytes of `nefc` rows with `nnz` Jacobian entries: 12 bytes per entry, of the

@@ -60,10 +60,16 @@ impl<T: Scalar> Contact<T> {
     }
 }
 
-/// Capacity reserved for `Data::contact` by `Data::new`: enough for several contacts per geom
-/// and per explicit pair, and no more than the arena holds. A step that finds more grows the
-/// list up to the arena's limit ([`super::arena::contacts_kept`]); past it contacts are dropped
-/// with [`Warning::ContactFull`](super::Warning::ContactFull).
+/// Capacity reserved for `Data::contact` by `Data::new`: every contact a collision pass can
+/// keep ([`super::arena::max_contacts`]), so stepping never grows the list; past it contacts are
+/// dropped with [`Warning::ContactFull`](super::Warning::ContactFull).
 pub fn contact_capacity(m: &Model) -> usize {
-    (64 + 32 * m.ngeom + 8 * m.npair).min(super::arena::narena(m) / super::arena::CONTACT_BYTES)
+    super::arena::max_contacts(m)
+}
+
+/// Contacts whose constraint rows `Data::new` writes out up front (several per geom and per
+/// explicit pair, no more than the arena keeps): rows beyond them are reserved by the first
+/// step that needs them.
+pub fn contact_rows_reserve(m: &Model) -> usize {
+    (64 + 32 * m.ngeom + 8 * m.npair).min(contact_capacity(m))
 }

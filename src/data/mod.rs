@@ -11,8 +11,8 @@ pub(crate) mod efc;
 pub(crate) mod scratch;
 
 pub use arena::{default_narena, narena};
-pub(crate) use contact::contact_capacity;
 pub use contact::Contact;
+pub(crate) use contact::{contact_capacity, contact_rows_reserve};
 pub use efc::CONE_H;
 pub use efc::{ConstraintState, ConstraintType, EfcCone};
 
@@ -46,7 +46,7 @@ pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'stati
         ("qM, qLD", "nM (the tree depth of each dof)", 2 * nm * f),
         (
             "contact",
-            "the contact capacity (64 + 32 ngeom + 8 npair, at most narena / 608)",
+            "the contact capacity ((narena - 24) / 720, at most 2^21)",
             contact_capacity(m) as u128 * contact,
         ),
     ]
@@ -362,9 +362,9 @@ pub struct Data<T: Scalar = f64> {
     /// `crate::collision::contact_capacity`; `d.contact.len()` is MuJoCo's `ncon`).
     pub contact: Vec<Contact<T>>,
     /// Most contacts kept per collision pass; beyond it contacts are dropped with
-    /// `Warning::ContactFull`. Defaults to the arena's `narena / 608` (at most
-    /// [`arena::MAX_CONTACTS`]); each pass also stops where MuJoCo's arena would be full
-    /// ([`arena::contacts_kept`]).
+    /// `Warning::ContactFull`. Defaults to the most the arena keeps ([`arena::max_contacts`],
+    /// the capacity `Data::new` reserves); each pass also stops where MuJoCo's arena would be
+    /// full ([`arena::contacts_kept`]).
     pub nconmax: usize,
     /// This collision pass's arena limit (`usize::MAX` outside a pass).
     pub(crate) ncon_limit: usize,
@@ -376,6 +376,10 @@ pub struct Data<T: Scalar = f64> {
     pub(crate) scratch_collision: Option<crate::collision::CollisionScratch>,
 
     // ------------------------------------------------------------ diagnostics
+    /// Most contacts of a collision pass since the last reset (`mjData.maxuse_con`).
+    pub maxuse_con: usize,
+    /// Most constraint rows of a step since the last reset (`mjData.maxuse_efc`).
+    pub maxuse_efc: usize,
     pub warning: [WarningStat; NWARNING],
 
     // ------------------------------------------------------------ sensors (appended)
@@ -626,11 +630,13 @@ impl<T: Scalar> Data<T> {
             solver_scratch: Some(Box::new(SolverScratch::new(m.nv, m.nM))),
             solver_pos_valid: false,
             contact: Vec::with_capacity(contact_capacity(m)),
-            nconmax: (narena(m) / arena::CONTACT_BYTES).min(arena::MAX_CONTACTS),
+            nconmax: arena::max_contacts(m),
             ncon_limit: usize::MAX,
             ncon_dropped: 0,
             scratch_broad: crate::collision::BroadScratch::for_model(m),
             scratch_collision: Some(crate::collision::CollisionScratch::for_model(m)),
+            maxuse_con: 0,
+            maxuse_efc: 0,
             warning: [WarningStat::default(); NWARNING],
             sensordata: v(m.nsensordata),
             subtree_linvel: v3(m.nbody),
@@ -673,7 +679,7 @@ impl<T: Scalar> Data<T> {
     }
 
     /// Reserves the constraint rows stepping can create (every equality, friction-loss and
-    /// limit row, and [`crate::collision::contact_capacity`] contacts of the model's largest
+    /// limit row, and `contact_rows_reserve` contacts of the model's largest
     /// condim), up to [`EFC_RESERVE_BYTES`] of Jacobian, so that stepping allocates nothing as
     /// contacts appear (MuJoCo sizes its arena once, at `mj_makeData`). Past the reserve the
     /// arrays grow to the largest problem seen.
@@ -697,7 +703,7 @@ impl<T: Scalar> Data<T> {
             .unwrap_or(1);
         // pyramidal: 2 (condim - 1) rows; elliptic: condim rows; frictionless: one
         let per_contact = (2 * condim.saturating_sub(1)).max(condim).max(1);
-        let ncon = contact_capacity(m);
+        let ncon = contact_rows_reserve(m);
         let rows = eq + m.nv + 3 * m.ntendon + 2 * m.njnt + ncon * per_contact;
         let cap = EFC_RESERVE_BYTES / (std::mem::size_of::<T>() * m.nv.max(1));
         let rows = rows.min(cap);
@@ -746,6 +752,8 @@ impl<T: Scalar> Data<T> {
             }
         }
         self.warning = [WarningStat::default(); NWARNING];
+        self.maxuse_con = 0;
+        self.maxuse_efc = 0;
         self.energy = [z; 2];
         self.flg_energypos = false;
         self.flg_energyvel = false;

@@ -1,9 +1,9 @@
 //! The arena's contact and constraint capacity against MuJoCo 4.0.0:
 //! `tests/reference/arena_cases.json` from tools/arena/reference.py.
 //!
-//! - `narena` of every model of `models/` MuJoCo loads equals `mjModel.narena` (the default
-//!   arena rule, `moreau::data::default_narena`), but for the listed models whose sizes the
-//!   measured rule does not cover, which must stay within one MiB;
+//! - `narena` of every model of `models/` MuJoCo loads, and of constructed models with
+//!   `nstack`, tendons, equalities, `nconmax` and `njmax`, equals `mjModel.narena` (the default
+//!   arena rule, `moreau::data::default_narena`);
 //! - per step of piles of touching spheres that overflow `<size memory>` (1M, 600K, 1000000,
 //!   100K) or, with a dense Jacobian, the default arena: `narena`, `ncon`, `nefc`, and the count
 //!   and last info of `ContactFull` and `CnstrFull`, all exactly; and a pile that fits
@@ -15,33 +15,34 @@
 use crate::oracle_util::{reference, root};
 use moreau::{load_from_str, step, Data, Vfs, Warning};
 
-/// Models whose default arena the measured rule misses (by at most one MiB).
-const NARENA_APPROX: &[&str] = &["models/constraints.xml"];
-
 #[test]
 fn default_narena_matches_mujoco() {
     let r = reference("arena_cases.json");
-    let mut exact = 0;
+    let (mut exact, mut sized) = (0, 0);
     for c in r["models"].as_array().unwrap() {
-        let file = c["file"].as_str().unwrap();
         let want = c["narena"].as_u64().unwrap() as usize;
-        // (a fragment MuJoCo accepts and moreau rejects is not compared)
-        let Ok(m) = moreau::load(format!("{}/{file}", root())) else {
-            continue;
-        };
-        if NARENA_APPROX.contains(&file) {
-            assert!(
-                m.narena.abs_diff(want) <= 1 << 20,
-                "{file}: {} vs {want}",
-                m.narena
-            );
+        let (what, m) = if let Some(file) = c["file"].as_str() {
+            // (a fragment MuJoCo accepts and moreau rejects is not compared)
+            let Ok(m) = moreau::load(format!("{}/{file}", root())) else {
+                continue;
+            };
+            (file.to_string(), m)
         } else {
-            assert_eq!(m.narena, want, "{file}");
-            exact += 1;
-        }
+            let xml = c["xml"].as_str().unwrap();
+            sized += 1;
+            (
+                xml.to_string(),
+                load_from_str(xml, &Vfs::default()).unwrap(),
+            )
+        };
+        assert_eq!(m.narena, want, "{what}");
+        exact += 1;
     }
-    eprintln!("{exact} models compared exactly");
-    assert!(exact >= 43, "{exact} models compared exactly");
+    eprintln!("{exact} models compared exactly, {sized} of them constructed");
+    assert!(
+        exact >= 55 && sized >= 11,
+        "{exact} models compared exactly"
+    );
 }
 
 #[test]

@@ -55,3 +55,31 @@ fn constrained_step_does_not_allocate() {
         }
     }
 }
+
+/// 100 free spheres of radius 0.01, 0.05 apart in a 10 × 10 square, with gap 1 and
+/// no gravity: every pair is within the gap, so each pass lists 4,950 contacts (listed for
+/// the gap only, so without rows), more than the `64 + 32 ngeom` = 3,264 `Data::new` reserved
+/// before the reserve came from the arena. From the first step of a new `Data` on, stepping
+/// allocates nothing: `Data::new` reserves every contact the arena keeps (as MuJoCo sizes its
+/// arena once, in `mj_makeData`).
+#[test]
+fn contacts_beyond_the_old_reserve_do_not_allocate() {
+    let mut bodies = String::new();
+    for i in 0..100 {
+        let (x, y) = ((i % 10) as f64 * 0.05, (i / 10) as f64 * 0.05);
+        bodies.push_str(&format!(
+            "<body pos='{x} {y} 1'><freejoint/><geom size='.01' gap='1'/></body>"
+        ));
+    }
+    let xml = format!("<mujoco><option gravity='0 0 0'/><worldbody>{bodies}</worldbody></mujoco>");
+    let m = moreau::load_from_str(&xml, &moreau::Vfs::default()).unwrap();
+    let mut d = moreau::Data::<f64>::new(&m);
+    let before = allocations();
+    for _ in 0..5 {
+        moreau::step(&m, &mut d);
+    }
+    let n = allocations() - before;
+    assert_eq!((d.contact.len(), d.nefc), (4950, 0));
+    assert!(d.contact.len() > 64 + 32 * m.ngeom);
+    assert_eq!(n, 0, "{n} allocations in 5 steps of a new Data");
+}

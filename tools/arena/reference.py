@@ -5,7 +5,9 @@ Writes tests/reference/arena_cases.json: for piles of free spheres (radius 0.1, 
 0.08 of each other, so every pair touches, over a plane) with `<size memory>` set or the default
 arena, per mj_step: ncon, nefc, and the count and last info of mjWARN_CONTACTFULL and
 mjWARN_CNSTRFULL, plus the model's narena and its default narena for other models of
-`models/`.
+`models/` and for constructed models that exercise the default rule's sizes (`nstack`,
+tendons, equalities, `nconmax`, `njmax`). tools/arena/default_zoo.py checks the rule on the
+public zoo as well.
 
 Rerun:  /work/venv/bin/python tools/arena/reference.py
 """
@@ -66,6 +68,26 @@ def run(xml, steps):
     return int(m.narena), out
 
 
+def sized(size, nslide, ntendon, neq):
+    """A model for the default arena's rule: `nslide` slide-joint bodies with a sphere each,
+    `ntendon` fixed tendons and `neq` joint equalities over them, `<size size>`."""
+    bodies = "".join(f"<body pos='{i} 0 .1'><joint name='j{i}' type='slide'/><geom size='.1'/>"
+                     "</body>" for i in range(nslide))
+    ten = "".join(f"<fixed><joint joint='j{i % nslide}' coef='1'/></fixed>"
+                  for i in range(ntendon))
+    eq = "".join(f"<joint joint1='j{i % nslide}'/>" for i in range(neq))
+    return (f"<mujoco><size {size}/><worldbody><geom type='plane' size='5 5 .1'/>{bodies}"
+            f"</worldbody><tendon>{ten}</tendon><equality>{eq}</equality></mujoco>")
+
+
+# (size attributes, slide bodies, tendons, equalities): nstack (the stack's bytes), the
+# equalities and tendons of the default stack, nconmax and njmax
+SIZED = [("", 6, 0, 0), ("", 6, 0, 4), ("", 6, 16, 0), ("", 20, 3, 6), ("nstack='-1'", 6, 0, 0),
+         ("nstack='0'", 6, 0, 0), ("nstack='3000'", 2, 0, 0), ("nstack='300000'", 9, 0, 0),
+         ("nstack='1000000' njmax='10' nconmax='5'", 40, 2, 2), ("njmax='50'", 40, 4, 3),
+         ("nconmax='3000' njmax='900'", 12, 1, 1)]
+
+
 def main():
     cases = []
     for name, xml, steps in CASES:
@@ -82,6 +104,9 @@ def main():
         except Exception:  # noqa: BLE001 (models MuJoCo rejects are not compared)
             continue
         models.append({"file": os.path.relpath(f, ROOT), "narena": int(m.narena)})
+    for size, nslide, ntendon, neq in SIZED:
+        xml = sized(size, nslide, ntendon, neq)
+        models.append({"xml": xml, "narena": int(mujoco.MjModel.from_xml_string(xml).narena)})
     out = os.path.join(ROOT, "tests", "reference", "arena_cases.json")
     with open(out, "w") as fh:
         json.dump({"mujoco": mujoco.__version__, "cases": cases, "models": models}, fh, indent=1)

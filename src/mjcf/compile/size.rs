@@ -8,9 +8,9 @@ use crate::mjcf::xml::Elem;
 use crate::model::Model;
 
 /// Sets `m.nconmax`, `m.njmax` and `m.narena` from the `<size>` elements (the last one given
-/// wins) once the model's sizes are known.
+/// wins) once the model's sizes are known; `nstack` (-1: the default) sizes the arena's stack.
 pub(super) fn compile_arena(root: &Elem, m: &mut Model) -> R<()> {
-    let (mut memory, mut nconmax, mut njmax) = (None, -1, -1);
+    let (mut memory, mut nconmax, mut njmax, mut nstack) = (None, -1, -1, -1);
     for el in root.children.iter().filter(|e| e.name == "size") {
         let a = A::new(el);
         if let Some(v) = a.str("memory") {
@@ -37,7 +37,21 @@ pub(super) fn compile_arena(root: &Elem, m: &mut Model) -> R<()> {
                 ));
             }
         }
-        for (k, slot) in [("nconmax", &mut nconmax), ("njmax", &mut njmax)] {
+        if let Some(n) = a.int("nstack")? {
+            // MuJoCo reads it as an int
+            if n > i64::from(i32::MAX) {
+                return Err(a.err(
+                    ErrorKind::InvalidValue,
+                    "nstack",
+                    "problem reading attribute 'nstack'",
+                ));
+            }
+        }
+        for (k, slot) in [
+            ("nconmax", &mut nconmax),
+            ("njmax", &mut njmax),
+            ("nstack", &mut nstack),
+        ] {
             if let Some(n) = a.int(k)? {
                 if n < -1 {
                     return Err(a.err(ErrorKind::InvalidValue, k, format!("{k} must be >= -1")));
@@ -48,6 +62,6 @@ pub(super) fn compile_arena(root: &Elem, m: &mut Model) -> R<()> {
     }
     m.nconmax = nconmax;
     m.njmax = njmax;
-    m.narena = memory.unwrap_or_else(|| default_narena(m));
+    m.narena = memory.unwrap_or_else(|| default_narena(m, u64::try_from(nstack).ok()));
     Ok(())
 }
