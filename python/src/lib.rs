@@ -20,6 +20,7 @@
 
 use pyo3::prelude::*;
 
+pub mod arena;
 pub mod arrays;
 pub mod batch;
 pub mod data;

@@ -132,7 +132,7 @@ def klass(name, cls):
                 kind = "float"
             if name == "MjData" and attr in ("ncon", "nefc", "nisland", "ne", "nf", "nl", "nJ", "nA",
                                              "nidof", "nbody_awake", "ntree_awake", "nv_awake",
-                                             "nparent_awake"):
+                                             "nparent_awake", "narena", "maxuse_con", "maxuse_efc"):
                 kind = "int"
             if name == "MjData" and attr in ("flg_energypos", "flg_energyvel"):
                 kind = "bool"

@@ -1055,6 +1055,13 @@ class MjModel:
         """
         ...
     @property
+    def narena(self) -> int:
+        """
+        Bytes of the arena of each `MjData` (`<size memory>`, else MuJoCo's default for the
+        model's sizes).
+        """
+        ...
+    @property
     def nbody(self) -> int:
         """
         Size `nbody`.
@@ -1064,6 +1071,12 @@ class MjModel:
     def ncam(self) -> int:
         """
         Size `ncam`.
+        """
+        ...
+    @property
+    def nconmax(self) -> int:
+        """
+        `<size nconmax>`, -1 when not set.
         """
         ...
     @property
@@ -1088,6 +1101,12 @@ class MjModel:
     def nhfield(self) -> int:
         """
         Size `nhfield`.
+        """
+        ...
+    @property
+    def njmax(self) -> int:
+        """
+        `<size njmax>`, -1 when not set.
         """
         ...
     @property
@@ -2104,6 +2123,18 @@ class MjData:
         """
         ...
     @property
+    def maxuse_con(self) -> int:
+        """
+        Most contacts of a collision pass since the last reset.
+        """
+        ...
+    @property
+    def maxuse_efc(self) -> int:
+        """
+        Most constraint rows of a step since the last reset.
+        """
+        ...
+    @property
     def mocap_pos(self) -> NDArray[Any]:
         """
         `mocap_pos` (writeable view, (n, 3)).
@@ -2150,6 +2181,12 @@ class MjData:
     def nJ(self) -> int:
         """
         Number of nonzeros of `efc_J` (`nJ`: `nefc × nv` when it is dense).
+        """
+        ...
+    @property
+    def narena(self) -> int:
+        """
+        Bytes of this data's arena (the model's `narena`).
         """
         ...
     @property

@@ -1,0 +1,74 @@
+"""The arena's sizes against MuJoCo 4.0.0: `MjModel.narena`, `nconmax`, `njmax` on every model
+of models/ that both engines load, and `MjData.narena`, `maxuse_con`, `maxuse_efc` after
+stepping (and zero after `mj_resetData`), including a pile whose rows overflow its arena."""
+
+import glob
+import os
+
+import pytest
+from conftest import model_path
+
+import mujoco
+import moreau
+
+MODELS_DIR = os.path.dirname(model_path("humanoid"))
+ALL_MODELS = sorted(os.path.splitext(os.path.basename(p))[0]
+                    for p in glob.glob(os.path.join(MODELS_DIR, "*.xml")))
+
+
+def test_model_arena_sizes_match_mujoco():
+    """`narena` (MuJoCo's default arena or `<size memory>`), `nconmax` and `njmax` (-1 when not
+    set) equal MuJoCo's on every model both engines load."""
+    checked = 0
+    for name in ALL_MODELS:
+        try:
+            mj = mujoco.MjModel.from_xml_path(model_path(name))
+        except ValueError:
+            continue
+        try:
+            mo = moreau.MjModel.from_xml_path(model_path(name))
+        except moreau.MjcfLoadError:  # include fragments MuJoCo reads as models
+            continue
+        checked += 1
+        assert (mo.narena, mo.nconmax, mo.njmax) == (mj.narena, mj.nconmax, mj.njmax), name
+    assert checked >= 40, checked
+
+
+def pile(memory):
+    """60 spheres on a plane in a 4 x 4 x 4 lattice, touching (as tests/engine/arena_oracle.rs)."""
+    bodies = "".join(
+        f"<body pos='{(i % 4) * 0.15} {(i // 4 % 4) * 0.15} {0.1 + 0.15 * (i // 16)}'>"
+        "<freejoint/><geom size='.1'/></body>" for i in range(60))
+    size = f"<size memory='{memory}'/>" if memory else ""
+    return (f"<mujoco>{size}<worldbody><geom type='plane' size='5 5 .1'/>{bodies}"
+            "</worldbody></mujoco>")
+
+
+CASES = [("sphere_drop", None), ("box_drop", None), ("humanoid", None),
+         ("pile default", pile(None)), ("pile 1M", pile("1M"))]
+
+
+@pytest.mark.parametrize("name,xml", CASES, ids=[c[0] for c in CASES])
+def test_data_maxuse_matches_mujoco(name, xml):
+    """`MjData.narena` is the model's; `maxuse_con` and `maxuse_efc` (the most contacts and
+    rows since the last reset; rows a full arena dropped do not count) equal MuJoCo's after
+    every step of 150, and are 0 after `mj_resetData`. The 1M pile overflows its rows."""
+    if xml is None:
+        mj = mujoco.MjModel.from_xml_path(model_path(name))
+        mo = moreau.MjModel.from_xml_path(model_path(name))
+    else:
+        mj = mujoco.MjModel.from_xml_string(xml)
+        mo = moreau.MjModel.from_xml_string(xml)
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    assert do.narena == dj.narena == mj.narena
+    assert (do.maxuse_con, do.maxuse_efc) == (0, 0) == (dj.maxuse_con, dj.maxuse_efc)
+    for step in range(150):
+        mujoco.mj_step(mj, dj)
+        moreau.mj_step(mo, do)
+        assert (do.maxuse_con, do.maxuse_efc) == (dj.maxuse_con, dj.maxuse_efc), (name, step)
+    assert do.maxuse_con > 0 and do.maxuse_efc > 0, name
+    if name == "pile 1M":
+        assert dj.warning[mujoco.mjtWarning.mjWARN_CNSTRFULL].number > 0
+    mujoco.mj_resetData(mj, dj)
+    moreau.mj_resetData(mo, do)
+    assert (do.maxuse_con, do.maxuse_efc) == (0, 0) == (dj.maxuse_con, dj.maxuse_efc)
