@@ -70,7 +70,7 @@ fn edit(text: &str, rng: &mut Rng) -> Option<Vec<u8>> {
 fn edit_text(text: &str, rng: &mut Rng) -> Option<String> {
     let attrs = attributes(text);
     let elems = elements(text);
-    match rng.below(9) {
+    match rng.below(11) {
         // delete an attribute
         0 if !attrs.is_empty() => {
             let (s, _, e) = attrs[rng.below(attrs.len())];
@@ -149,9 +149,48 @@ fn edit_text(text: &str, rng: &mut Rng) -> Option<String> {
             }
             Some(s)
         }
+        // the arena: a hostile `<size memory>` (or nconmax/njmax), which sizes the contact list
+        8 => {
+            let (attr, v) = if rng.below(3) == 0 {
+                (["nconmax", "njmax"][rng.below(2)], EXTREMES[rng.below(EXTREMES.len())])
+            } else {
+                ("memory", MEMORY[rng.below(MEMORY.len())])
+            };
+            Some(text.replacen(
+                "<worldbody>",
+                &format!("<size {attr}='{v}'/><worldbody>"),
+                1,
+            ))
+        }
+        // the broad phase's grid: more than 64 free bodies (a lattice, a point, or spread out
+        // to an extreme coordinate), each with a sphere
+        9 => {
+            let n = [65, 100, 127][rng.below(3)];
+            let spacing = [0.1, 0.0, 1e-300, 1e10, 1e300, f64::NAN, f64::INFINITY][rng.below(7)];
+            let size = ["0.1", "1e-300", "1e300", "1e10"][rng.below(4)];
+            let mut bodies = String::new();
+            for i in 0..n {
+                let p = [i % 5, (i / 5) % 5, i / 25].map(|k| k as f64 * spacing);
+                let r = if i == 0 { size } else { "0.1" };
+                bodies.push_str(&format!(
+                    "<body name='fzg{i}' pos='{} {} {}'><freejoint/>\
+                     <inertial pos='0 0 0' mass='1' diaginertia='1 1 1'/>\
+                     <geom size='{r}'/></body>",
+                    p[0], p[1], p[2]
+                ));
+            }
+            let body = text.find("<worldbody>")? + "<worldbody>".len();
+            Some(format!("{}{bodies}{}", &text[..body], &text[body..]))
+        }
         _ => None,
     }
 }
+
+/// `<size memory>` values: MuJoCo's suffixes, extremes, zero, malformed.
+const MEMORY: &[&str] = &[
+    "0", "1", "24", "1000", "100K", "1M", "64M", "1G", "16G", "1T", "1E", "8E", "16E", "-1", "-2",
+    "1.5M", "M", "99999999999999999999",
+];
 
 /// A mesh whose binary STL header claims 10^9 (or 2^32 - 1, or a few) triangles that the file
 /// does not hold.
