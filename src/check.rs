@@ -2,8 +2,9 @@
 //! pipeline" stages 1 and 22).
 //!
 //! Behaviour checked against MuJoCo 4.0.0: at the first bad entry (NaN, ±inf or
-//! `|x| > 1e10`) the state is reset with [`Data::reset`] unless autoreset is disabled, then the
-//! warning is recorded with the entry's index (so it survives the reset) and the check returns.
+//! `|x| > 1e10`) the warning is reported (at the time before the reset, if its counter is zero),
+//! the state is reset with [`Data::reset`] unless autoreset is disabled, then the warning is
+//! counted with the entry's index (so it survives the reset) and the check returns.
 //! `check_acc` additionally re-runs [`forward`] after a reset so the outputs match the new state.
 
 use crate::actuation::is_bad;
@@ -20,10 +21,11 @@ fn check<T: Scalar>(m: &Model, d: &mut Data<T>, w: Warning) -> bool {
     };
     if let Some(i) = v.iter().position(|&x| is_bad(x)) {
         let reset = !m.opt.disabled(disable::AUTORESET);
+        d.announce(w, i as i64);
         if reset {
             d.reset(m);
         }
-        d.warn(w, i as i64);
+        d.count_warning(w, i as i64);
         return reset;
     }
     false

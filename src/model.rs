@@ -731,6 +731,8 @@ pub struct Model {
     pub numeric_adr: Vec<usize>,
     pub numeric_size: Vec<usize>,
     pub numeric_data: Vec<f64>,
+    /// `<size nuserdata>`: the length of [`crate::Data::userdata`] (`mjModel.nuserdata`).
+    pub nuserdata: usize,
 
     // ---------------------------------------------------------------- keyframes
     pub key_name: Vec<String>,

@@ -318,7 +318,7 @@ data_arrays! {
         actuator_length, qM, qLDiagInv, ten_velocity, actuator_velocity, qfrc_bias, qfrc_spring,
         qfrc_damper, qfrc_gravcomp, qfrc_passive, actuator_force, qfrc_actuator, qfrc_smooth,
         qacc_smooth, qfrc_constraint, qfrc_inverse, sensordata, qfrc_fluid, qDeriv, qLU,
-        qHDiagInv, qfrc_adhesion, ten_J, actuator_moment,
+        qHDiagInv, qfrc_adhesion, ten_J, actuator_moment, userdata,
     }
     vec3 {
         mocap_pos, xpos, xipos, xanchor, xaxis, geom_xpos, site_xpos, cam_xpos, subtree_com,

@@ -1,6 +1,6 @@
 //! Exceptions: MJCF loading errors with their location, and divergence of the simulation.
 
-use moreau::data::{Warning, NWARNING};
+use moreau::data::Warning;
 use moreau::MjcfError;
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -64,43 +64,56 @@ pub fn mjcf_error(py: Python<'_>, e: &MjcfError) -> PyErr {
     err
 }
 
-/// Warning counters of a `Data`, to see which warnings a call raised.
-pub type Counters = [u64; NWARNING];
+/// The divergence warnings (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`), in the order the
+/// exception reports them.
+const DIVERGENCE: [Warning; 3] = [Warning::BadQpos, Warning::BadQvel, Warning::BadQacc];
 
-/// The current warning counters.
-pub fn counters(d: &moreau::Data) -> Counters {
-    let mut c = [0; NWARNING];
-    for (x, w) in c.iter_mut().zip(&d.warning) {
-        *x = w.number;
-    }
-    c
+/// A divergence seen during a call: its kind, the offending entry and the simulation time at
+/// the start of the stage that diverged (the time MuJoCo's warning prints, before the reset).
+#[derive(Clone, Copy, Debug)]
+pub struct Divergence {
+    pub warning: Warning,
+    pub index: i64,
+    pub time: f64,
 }
 
-/// MuJoCo's text of the divergence warnings (`mju_warningText`).
-fn warning_text(w: usize, info: i64, time: f64) -> String {
-    let what = match w {
-        x if x == Warning::BadQpos as usize => "QPOS",
-        x if x == Warning::BadQvel as usize => "QVEL",
-        _ => "QACC",
-    };
-    format!(
-        "Nan, Inf or huge value in {what} at DOF {info}. The simulation is unstable. Time = {time:.4}."
-    )
+/// Marks the divergence warnings' `lastinfo` with -1 before an engine call, so that
+/// [`disarm`] sees a divergence even when its reset leaves the counter where it was (a second
+/// divergence of the same kind: reset to 0, counted to 1 again); returns the values to restore.
+pub fn arm(d: &mut moreau::Data) -> [i64; 3] {
+    DIVERGENCE.map(|w| std::mem::replace(&mut d.warning[w as usize].lastinfo, -1))
 }
 
-/// Raises [`UnstableSimulationError`] if a divergence warning (bad qpos, qvel or qacc) was
-/// recorded since `before`.
-pub fn check_unstable(py: Python<'_>, d: &moreau::Data, before: &Counters) -> PyResult<()> {
-    for w in [Warning::BadQpos, Warning::BadQvel, Warning::BadQacc] {
-        let k = w as usize;
-        if d.warning[k].number > before[k] {
-            let err =
-                UnstableSimulationError::new_err(warning_text(k, d.warning[k].lastinfo, d.time));
-            let v = err.value(py);
-            v.setattr("warning", k)?;
-            v.setattr("index", d.warning[k].lastinfo)?;
-            return Err(err);
+/// After the call armed by [`arm`], which started at simulation time `time`: the first
+/// divergence it counted (a counter set with an entry's index), if any; `lastinfo` is restored
+/// where nothing was counted and no reset cleared it.
+pub fn disarm(d: &mut moreau::Data, saved: [i64; 3], time: f64) -> Option<Divergence> {
+    let mut found = None;
+    for (w, old) in DIVERGENCE.into_iter().zip(saved) {
+        let s = &mut d.warning[w as usize];
+        if s.lastinfo == -1 {
+            s.lastinfo = old;
+        } else if s.number > 0 && found.is_none() {
+            found = Some(Divergence {
+                warning: w,
+                index: s.lastinfo,
+                time,
+            });
         }
     }
-    Ok(())
+    found
+}
+
+/// Raises [`UnstableSimulationError`] for a divergence seen during a call, with MuJoCo's
+/// warning text at the time before the reset.
+pub fn check_unstable(py: Python<'_>, found: Option<Divergence>) -> PyResult<()> {
+    let Some(f) = found else {
+        return Ok(());
+    };
+    let text = f.warning.text(f.index);
+    let err = UnstableSimulationError::new_err(format!("{text} Time = {:.4}.", f.time));
+    let v = err.value(py);
+    v.setattr("warning", f.warning as usize)?;
+    v.setattr("index", f.index)?;
+    Err(err)
 }

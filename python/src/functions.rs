@@ -7,7 +7,7 @@
 
 use crate::arrays::{input, output, write};
 use crate::data::MjData;
-use crate::errors::{check_unstable, counters};
+use crate::errors::{arm, check_unstable, disarm, Divergence};
 use crate::model::MjModel;
 use moreau::model::GeomType;
 use moreau::{Data, Model};
@@ -24,14 +24,28 @@ pub fn run<R: Send>(
     d: &mut MjData,
     f: impl FnOnce(&Model, &mut Data) -> R + Send,
 ) -> PyResult<R> {
+    run_checked(py, m, d, |m, d| {
+        let (time, saved) = (d.time, arm(d));
+        let r = f(m, d);
+        (r, disarm(d, saved, time))
+    })
+}
+
+/// [`run`] for a call that watches for divergence itself (with [`arm`] and [`disarm`] around
+/// each of its stages) and returns the first one it saw with its result.
+pub fn run_checked<R: Send>(
+    py: Python<'_>,
+    m: &MjModel,
+    d: &mut MjData,
+    f: impl FnOnce(&Model, &mut Data) -> (R, Option<Divergence>) + Send,
+) -> PyResult<R> {
     d.check_model(&m.model)?;
     d.sync_in();
-    let before = counters(&d.data);
     let model = &m.model;
     let data = &mut d.data;
-    let r = py.detach(move || f(model, data));
+    let (r, found) = py.detach(move || f(model, data));
     d.sync_out();
-    check_unstable(py, &d.data, &before)?;
+    check_unstable(py, found)?;
     Ok(r)
 }
 
@@ -47,10 +61,16 @@ pub fn mj_step(
     if nstep < 0 {
         return Err(PyValueError::new_err("nstep must be non-negative"));
     }
-    run(py, &m, &mut d, |m, d| {
+    run_checked(py, &m, &mut d, |m, d| {
+        // the first step that diverged (MuJoCo goes on stepping after a reset, and so does this)
+        let mut first = None;
         for _ in 0..nstep {
+            let (time, saved) = (d.time, arm(d));
             moreau::step(m, d);
+            let found = disarm(d, saved, time);
+            first = first.or(found);
         }
+        ((), first)
     })
 }
 

@@ -4,7 +4,8 @@
 //!
 //! One Rust module per area, each registering its names on the extension module:
 //! [`model`] (`MjModel`, `MjOption`), [`data`] (`MjData`, contacts), [`islands`] (`MjData`'s
-//! islands and sleep fields), [`layout`] (MuJoCo's
+//! islands and sleep fields), [`fields`] (`MjModel`'s trees, frame shortcuts and the like),
+//! [`layout`] (MuJoCo's
 //! layouts of fields moreau stores otherwise), [`functions`] (`mj_*`),
 //! [`batch`] (`moreau.rollout`, `moreau.batch`), [`derivatives`] (`mjd_*` and
 //! `moreau.derivatives`), [`diff`] (the differentiable step behind `moreau.jax` /
@@ -27,6 +28,7 @@ pub mod data;
 pub mod derivatives;
 pub mod diff;
 pub mod errors;
+pub mod fields;
 pub mod functions;
 pub mod islands;
 pub mod layout;
@@ -37,10 +39,13 @@ pub mod viewer;
 /// The extension module `moreau._moreau`.
 #[pymodule]
 fn _moreau(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // warnings reach stderr and MUJOCO_LOG.TXT as with MuJoCo's default `mju_user_warning`
+    moreau::data::set_warning_handler(Some(moreau::data::mujoco_warning_handler));
     errors::register(m)?;
     batch::register(m)?;
     model::register(m)?;
     data::register(m)?;
+    fields::register(m)?;
     functions::register(m)?;
     derivatives::register(m)?;
     diff::register(m)?;

@@ -116,3 +116,148 @@ def test_sleep_fields_of_a_model_that_never_sleeps(name):
                     assert np.array_equal(got, want), (f, got, want)
                 else:
                     assert got == want, (f, got, want)
+
+
+MODEL_FIELDS = ("body_treeid", "dof_treeid", "tree_bodyadr", "tree_bodynum", "tree_dofadr",
+                "tree_dofnum", "body_contype", "body_conaffinity", "body_margin",
+                "body_sameframe", "geom_sameframe", "site_sameframe", "body_plugin",
+                "geom_plugin", "actuator_plugin", "sensor_plugin")
+
+
+def test_tree_frame_and_plugin_fields_match_mujoco():
+    """The kinematic trees (`body_treeid`, `dof_treeid`, `tree_*`), the bodies' collision
+    summary, the `*_sameframe` shortcuts and the plugin fields of a model without plugins
+    equal MuJoCo's, dtype included, on every model of models/ both engines load; a model
+    with a static body between the world and a tree (arm7) and models with several trees are
+    among them."""
+    checked = 0
+    ntree = set()
+    for name in ALL_MODELS:
+        try:
+            mj = mujoco.MjModel.from_xml_path(model_path(name))
+        except ValueError:
+            continue
+        try:
+            mo = moreau.MjModel.from_xml_path(model_path(name))
+        except moreau.MjcfLoadError:
+            continue
+        checked += 1
+        for f in MODEL_FIELDS:
+            got, want = np.asarray(getattr(mo, f)), getattr(mj, f)
+            assert got.dtype == want.dtype, (name, f, got.dtype, want.dtype)
+            assert np.array_equal(got, want), (name, f, got, want)
+        for f in ("ntree", "nuserdata", "nplugin", "npluginattr", "npluginstate"):
+            assert getattr(mo, f) == getattr(mj, f), (name, f)
+        ntree.add(mj.ntree)
+        if name == "arm7":
+            assert mj.body_treeid[1] == -1 and mj.tree_bodyadr[0] == 2
+    assert checked >= 30 and max(ntree) >= 8, (checked, ntree)
+
+
+USERDATA_XML = """<mujoco><size nuserdata="3"/><worldbody><body><joint/><geom size=".1"/>
+</body></worldbody></mujoco>"""
+
+
+def test_userdata_as_mujoco():
+    """`<size nuserdata>` gives `MjData.userdata`: a writeable float64 view of that length,
+    kept by steps, copied by `mj_copyData`, `copy.copy` and pickling, zeroed by
+    `mj_resetData`; each against MuJoCo."""
+    import copy
+    import pickle
+
+    out = {}
+    for lib in (mujoco, moreau):
+        m = lib.MjModel.from_xml_string(USERDATA_XML)
+        d = lib.MjData(m)
+        assert m.nuserdata == 3 and d.userdata.dtype == np.float64
+        d.userdata[:] = [1.5, -2.0, 3.25]
+        lib.mj_step(m, d)
+        d2 = lib.MjData(m)
+        lib.mj_copyData(d2, m, d)
+        rows = [d.userdata.copy(), d2.userdata.copy(), copy.copy(d).userdata.copy(),
+                pickle.loads(pickle.dumps(d)).userdata.copy()]
+        lib.mj_resetData(m, d)
+        rows.append(d.userdata.copy())
+        out[lib.__name__] = np.array(rows)
+    assert np.array_equal(out["moreau"], out["mujoco"]), out
+    assert np.array_equal(out["mujoco"][0], [1.5, -2.0, 3.25])
+    with pytest.raises(moreau.MjcfLoadError, match="nuserdata") as e:
+        moreau.MjModel.from_xml_string(USERDATA_XML.replace('"3"', '"-1"'))
+    assert e.value.attribute == "nuserdata"
+
+
+SOLVER_CASES = [("islands", "newton"), ("islands", "cg"), ("islands", "pgs"),
+                ("humanoid", "newton"), ("humanoids", "newton"), ("box_stack", "newton"),
+                ("box_stack", "pgs")]
+
+
+@pytest.mark.parametrize("name,solver", SOLVER_CASES)
+def test_solver_statistics_match_mujoco(name, solver, rng):
+    """`MjData.solver` (`mjNISLAND × mjNSOLVER` `mjSolverStat`s, island k's iteration j at
+    k·mjNSOLVER + j): for every island and iteration of the last step's solves, the counts
+    (`nactive`, `nchange`, `neval`, `nupdate`) equal MuJoCo's and the scaled measures
+    (`improvement`, `gradient`, `lineslope`) to 1e-6 relative, 1e-12 absolute below 1e-6
+    (near convergence they are differences and norms of nearly equal iterates, where the
+    engines' last-bit differences show), 60 steps from MuJoCo's state."""
+    mj, mo = load_pair(model_path(name))
+    for m in (mj, mo):
+        m.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    nsolver = int(mujoco.mjNSOLVER) if hasattr(mujoco, "mjNSOLVER") else 200
+    compared = 0
+    for step in lockstep(mj, mo, dj, do, 60, rng):
+        sj, so = dj.solver, do.solver
+        assert len(so) == len(sj) == 20 * nsolver
+        niter = np.asarray(dj.solver_niter)
+        assert np.array_equal(np.asarray(do.solver_niter), niter), step
+        for k in range(max(dj.nisland, 1)):
+            idx = k * nsolver + np.arange(min(niter[k], nsolver))
+            for f in ("nactive", "nchange", "neval", "nupdate"):
+                assert np.array_equal(getattr(so, f)[idx], getattr(sj, f)[idx]), (step, k, f)
+            for f in ("improvement", "gradient", "lineslope"):
+                a, b = getattr(so, f)[idx], getattr(sj, f)[idx]
+                err = np.abs(a - b) / np.maximum(np.abs(b), 1e-6)
+                assert err.max(initial=0) < 1e-6, (step, k, f, a, b)
+            compared += len(idx)
+        s0 = so[0]
+        assert isinstance(s0, moreau.MjSolverStat) and s0.nactive == int(so.nactive[0])
+    assert compared >= 60, compared
+
+
+@pytest.mark.parametrize("name", ["islands", "noslip", "sphere_drop", "box_stack", "humanoids"])
+def test_cg_iterations_match_mujoco(name, rng):
+    """CG's `solver_niter` per island equals MuJoCo's after every one of 150 steps, both engines
+    stepping from MuJoCo's state. CG stops before its first iteration when the decrement
+    ½·g·M⁻¹g (scaled by 1/trace M) is below `tolerance`, whatever the gradient's norm: islands
+    that start at their warm start took one iteration more than MuJoCo's on islands.xml (62 of
+    150 steps), noslip.xml (19) and sphere_drop.xml (30) before."""
+    mj, mo = load_pair(model_path(name))
+    for m in (mj, mo):
+        m.opt.solver = int(mujoco.mjtSolver.mjSOL_CG)
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    zero = 0
+    for step in lockstep(mj, mo, dj, do, 150, rng):
+        want = np.asarray(dj.solver_niter)
+        assert np.array_equal(np.asarray(do.solver_niter), want), (step, do.solver_niter, want)
+        zero += int((want[:max(dj.nisland, 1)] == 0).any())
+    if name in ("islands", "sphere_drop"):
+        assert zero > 0  # the early stop happened
+
+
+@pytest.mark.parametrize("name,jacobian", [("humanoid", 0), ("humanoid", 1), ("humanoids", 2),
+                                           ("constraints", 1)])
+def test_sparse_jacobian_rows_match_mujoco(name, jacobian, rng):
+    """`efc_J_rownnz`, `efc_J_rowadr`, `efc_J_rowsuper`, `efc_J_colind` (int32) equal MuJoCo's
+    after every step when `efc_J` is sparse; when dense, MuJoCo's shapes (its arrays then hold
+    whatever the arena held: moreau's are zeros)."""
+    mj, mo = load_pair(model_path(name))
+    mj.opt.jacobian = mo.opt.jacobian = jacobian
+    sparse = mujoco.mj_isSparse(mj)
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    for step in lockstep(mj, mo, dj, do, 40, rng):
+        assert do.nefc == dj.nefc, step
+        for f in ("efc_J_rownnz", "efc_J_rowadr", "efc_J_rowsuper", "efc_J_colind"):
+            got, want = np.asarray(getattr(do, f)), getattr(dj, f)
+            assert got.dtype == want.dtype and got.shape == want.shape, (step, f)
+            if sparse:
+                assert np.array_equal(got, want), (step, f, got, want)

@@ -9,6 +9,8 @@ agree to `TOL_SOLVE` (conftest.py: the rollout tolerance of the side-by-side tes
 included) and integer results exactly.
 """
 
+import os
+import re
 import threading
 import types
 
@@ -370,6 +372,113 @@ def batch_warning(e):
     b.step(nstep=4)
     return dict(warning=b.warning.copy(), status=b.status.copy(), state=b.state[[0, 2]].copy(),
                 error=np.array([len(b.error(1))]))
+
+
+# ------------------------------------------------------------------------- printed warnings
+
+WARN_XML = """<mujoco><option timestep="0.005"/><worldbody><body><joint name="j" type="hinge"/>
+<geom size=".1"/></body></worldbody><actuator><motor joint="j"/></actuator></mujoco>"""
+
+DIVERGENCE = ("mjWARN_BADQPOS", "mjWARN_BADQVEL", "mjWARN_BADQACC")
+
+
+def mj_step_warnings(e):
+    """`mj_step` through divergences of each kind, a bad control, a second divergence of the
+    same kind on the same data (counted, not printed) and steps without autoreset. MuJoCo
+    prints; moreau prints the same and also raises `UnstableSimulationError`, whose messages
+    are returned under `raised`. On MuJoCo the same list is made from the data: each step's
+    first divergence (qpos, qvel, qacc order), seen by setting `lastinfo` to -1 before the step
+    (the divergence sets it, even when the reset leaves the counter at 1), with
+    `mju_warningText` and the time before the step."""
+    model = e.mujoco.MjModel.from_xml_string(WARN_XML)
+    data = e.mujoco.MjData(model)
+    kinds = [int(getattr(e.mujoco.mjtWarning, k)) for k in DIVERGENCE]
+    raised = []
+
+    def step():
+        if e is MOREAU:
+            try:
+                e.mujoco.mj_step(model, data)
+            except e.mujoco.UnstableSimulationError as err:
+                raised.append(str(err))
+            return
+        time = data.time
+        saved = [data.warning[k].lastinfo for k in kinds]
+        for k in kinds:
+            data.warning[k].lastinfo = -1
+        e.mujoco.mj_step(model, data)
+        first = None
+        for k, old in zip(kinds, saved):
+            if data.warning[k].lastinfo == -1:
+                data.warning[k].lastinfo = old
+            elif data.warning[k].number > 0 and first is None:
+                first = k
+        if first is not None:
+            text = e.mujoco.mju_warningText(first, data.warning[first].lastinfo)
+            raised.append(f"{text} Time = {time:.4f}.")
+
+    for _ in range(10):
+        step()
+    data.qvel[0] = np.inf
+    step()  # printed with the time before the reset
+    for _ in range(4):
+        step()
+    data.qvel[0] = np.nan
+    step()  # the same kind again: counted (1 after the reset), not printed
+    data.qpos[0] = np.nan
+    step()  # another kind: printed
+    data.ctrl[0] = np.nan
+    step()
+    step()  # a bad control: printed once, no reset
+    data.ctrl[0] = 0
+    data.qfrc_applied[0] = 1e300
+    step()
+    data.qfrc_applied[0] = 0
+    model.opt.disableflags |= int(e.mujoco.mjtDisableBit.mjDSBL_AUTORESET)
+    e.mujoco.mj_resetData(model, data)
+    for _ in range(3):
+        step()
+    data.qvel[0] = np.inf
+    step()
+    step()
+    return dict(raised=raised, time=data.time,
+                warning=[(w.lastinfo, w.number) for w in data.warning])
+
+
+LOG_DATE = re.compile(r"^WARNING [A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}: ", re.M)
+
+
+def printed(script, e, capfd, where):
+    """`script(e)`'s result, what it printed on stderr, and the `MUJOCO_LOG.TXT` it appended to
+    in the working directory `where` (dates replaced, and their count)."""
+    where.mkdir()
+    cwd = os.getcwd()
+    os.chdir(where)
+    try:
+        capfd.readouterr()
+        out = script(e)
+        err = capfd.readouterr().err
+    finally:
+        os.chdir(cwd)
+    log = where / "MUJOCO_LOG.TXT"
+    log = log.read_text() if log.exists() else ""
+    return out, err, LOG_DATE.subn("WARNING <date>: ", log)
+
+
+@pytest.mark.parametrize("script", [mj_step_warnings, rollout_diverged, batch_warning],
+                         ids=lambda s: s.__name__)
+def test_warnings_print_as_mujoco(script, capfd, tmp_path):
+    """What MuJoCo's default warning handler prints for a diverging simulation (stderr:
+    `WARNING: <text> Time = <t>.` and an empty line; MUJOCO_LOG.TXT: the same with the date),
+    once per kind until the data is reset, moreau prints word for word."""
+    want, err_want, (log_want, nlog_want) = printed(script, MUJOCO, capfd, tmp_path / "mujoco")
+    got, err, (log, nlog) = printed(script, MOREAU, capfd, tmp_path / "moreau")
+    assert err_want.count("WARNING: ") > 0 and nlog_want == err_want.count("WARNING: ")
+    assert err == err_want
+    assert (log, nlog) == (log_want, nlog_want)
+    if script is mj_step_warnings:
+        assert len(want["raised"]) == 6
+        assert got == want
 
 
 BATCH = [batch_counts, batch_named, batch_models, batch_expand_option, batch_ids_and_reset,

@@ -9,12 +9,16 @@ pub mod arena;
 mod contact;
 pub(crate) mod efc;
 pub(crate) mod scratch;
+pub(crate) mod warning;
 
 pub use arena::{default_narena, narena};
 pub use contact::Contact;
 pub(crate) use contact::{contact_capacity, contact_rows_reserve};
 pub use efc::CONE_H;
 pub use efc::{ConstraintState, ConstraintType, EfcCone};
+pub use warning::{
+    mujoco_warning_handler, set_warning_handler, Warning, WarningHandler, WarningStat, NWARNING,
+};
 
 use crate::math::{sc, Scalar};
 use crate::model::Model;
@@ -50,81 +54,6 @@ pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'stati
             contact_capacity(m) as u128 * contact,
         ),
     ]
-}
-
-/// Warning kinds (`mjtWarning`), recorded instead of panicking. Values are MuJoCo 4.0.0's
-/// (which has no `VGEOMFULL`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Warning {
-    Inertia = 0,
-    ContactFull = 1,
-    CnstrFull = 2,
-    BadQpos = 3,
-    BadQvel = 4,
-    BadQacc = 5,
-    BadCtrl = 6,
-}
-
-/// Number of warning kinds.
-pub const NWARNING: usize = 7;
-
-impl Warning {
-    /// Every kind, in `mjtWarning` order (index = `self as usize`).
-    pub const ALL: [Warning; NWARNING] = [
-        Warning::Inertia,
-        Warning::ContactFull,
-        Warning::CnstrFull,
-        Warning::BadQpos,
-        Warning::BadQvel,
-        Warning::BadQacc,
-        Warning::BadCtrl,
-    ];
-
-    /// MuJoCo's `mju_warningText(warning, info)`, word for word.
-    pub fn text(self, info: i64) -> String {
-        let bad = |what: &str, at: &str| {
-            format!("Nan, Inf or huge value in {what} at {at} {info}. The simulation is unstable.")
-        };
-        match self {
-            Warning::Inertia => format!(
-                "Inertia matrix is too close to singular, or the effective-metric solve failed \
-                 to converge, at DOF {info}. Check model."
-            ),
-            Warning::ContactFull => format!(
-                "Too many contacts. The arena memory is full, increase arena memory \
-                 allocation.(ncon = {info})"
-            ),
-            Warning::CnstrFull => format!(
-                "Insufficient arena memory for the number of constraints generated. Increase \
-                 arena memory allocation above {} bytes.",
-                arena::format_bytes(usize::try_from(info).unwrap_or(0))
-            ),
-            Warning::BadQpos => bad("QPOS", "DOF"),
-            Warning::BadQvel => bad("QVEL", "DOF"),
-            Warning::BadQacc => bad("QACC", "DOF"),
-            Warning::BadCtrl => bad("CTRL", "ACTUATOR"),
-        }
-    }
-
-    /// The line MuJoCo's default handler prints when `mj_warning` fires at simulation time
-    /// `time`: `WARNING: <text> Time = <time, 4 decimals>.`
-    pub fn message(self, info: i64, time: f64) -> String {
-        format!("WARNING: {} Time = {time:.4}.", self.text(info))
-    }
-
-    /// True for the divergence checks (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`), which reset
-    /// the state unless the autoreset flag is disabled.
-    pub fn resets(self) -> bool {
-        matches!(self, Warning::BadQpos | Warning::BadQvel | Warning::BadQacc)
-    }
-}
-
-/// Per-kind warning statistics (`mjWarningStat`): the last info value (e.g. the offending
-/// index) and how many times it happened.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct WarningStat {
-    pub lastinfo: i64,
-    pub number: u64,
 }
 
 /// Per-iteration solver statistics (`mjSolverStat`; docs/mujoco-behaviour.md#newton).
@@ -381,6 +310,9 @@ pub struct Data<T: Scalar = f64> {
     /// Most constraint rows of a step since the last reset (`mjData.maxuse_efc`).
     pub maxuse_efc: usize,
     pub warning: [WarningStat; NWARNING],
+    /// The user's storage (`mjData.userdata`, `nuserdata` numbers): never read by the engine,
+    /// zeroed by [`Data::reset`] as `mj_resetData` zeroes it.
+    pub userdata: Vec<f64>,
 
     // ------------------------------------------------------------ sensors (appended)
     /// Sensor outputs (`nsensordata`), written by `crate::sensor`.
@@ -638,6 +570,7 @@ impl<T: Scalar> Data<T> {
             maxuse_con: 0,
             maxuse_efc: 0,
             warning: [WarningStat::default(); NWARNING],
+            userdata: vec![0.0; m.nuserdata],
             sensordata: v(m.nsensordata),
             subtree_linvel: v3(m.nbody),
             subtree_angmom: v3(m.nbody),
@@ -754,6 +687,7 @@ impl<T: Scalar> Data<T> {
         self.warning = [WarningStat::default(); NWARNING];
         self.maxuse_con = 0;
         self.maxuse_efc = 0;
+        self.userdata.fill(0.0);
         self.energy = [z; 2];
         self.flg_energypos = false;
         self.flg_energyvel = false;
@@ -875,8 +809,24 @@ impl<T: Scalar> Data<T> {
         self.solver_scratch.get_or_insert_with(Default::default)
     }
 
-    /// Records a warning (mj_warning): increments the counter and stores `info`.
+    /// Records a warning (mj_warning): reports it to the warning handler if its counter is
+    /// zero (the first since the last reset), then increments the counter and stores `info`.
     pub fn warn(&mut self, w: Warning, info: i64) {
+        self.announce(w, info);
+        self.count_warning(w, info);
+    }
+
+    /// The report half of [`Data::warn`]: the handler gets `w`'s text at the current time if
+    /// `w`'s counter is zero. The divergence checks report before they reset the state and count
+    /// after it, as `mj_checkPos` does.
+    pub fn announce(&self, w: Warning, info: i64) {
+        if self.warning[w as usize].number == 0 {
+            warning::report(w, info, self.time.to_subset().unwrap_or(f64::NAN));
+        }
+    }
+
+    /// The count half of [`Data::warn`]: increments `w`'s counter and stores `info`.
+    pub fn count_warning(&mut self, w: Warning, info: i64) {
         let s = &mut self.warning[w as usize];
         s.lastinfo = info;
         s.number += 1;

@@ -16,6 +16,8 @@ pub struct Clamped {
     pub count: usize,
     /// The lowest dof whose pivot was raised (meaningless when `count` is 0).
     pub dof: usize,
+    /// The first dof whose pivot was raised, the highest (meaningless when `count` is 0).
+    pub first: usize,
 }
 
 /// Raises the pivot `*dk` of row `k` to [`PIVOT_MIN`] if it is below (NaN is left as is, as
@@ -24,6 +26,9 @@ pub struct Clamped {
 pub(crate) fn pivot<T: Scalar>(dk: &mut T, k: usize, c: &mut Clamped) -> T {
     if *dk < sc(PIVOT_MIN) {
         *dk = sc(PIVOT_MIN);
+        if c.count == 0 {
+            c.first = k;
+        }
         c.count += 1;
         c.dof = k;
     }

@@ -78,9 +78,11 @@ pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
 
 impl Clamped {
     /// Records the raised pivots in `d.warning` as MuJoCo does: one `mjWARN_INERTIA` per pivot
-    /// ("Inertia matrix is too close to singular … at DOF i"), the last with the lowest dof.
+    /// ("Inertia matrix is too close to singular … at DOF i"), the last with the lowest dof; the
+    /// first (the highest dof) is the one reported when the counter was zero.
     pub fn warn<T: Scalar>(self, d: &mut Data<T>) {
         if self.count > 0 {
+            d.announce(Warning::Inertia, self.first as i64);
             let s = &mut d.warning[Warning::Inertia as usize];
             s.number += self.count as u64;
             s.lastinfo = self.dof as i64;

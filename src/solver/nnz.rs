@@ -113,14 +113,9 @@ fn hessian_nnz<T: Scalar>(
     w: &mut NnzScratch,
 ) -> usize {
     const NIL: usize = usize::MAX;
-    // room for the largest problem, all the dofs, at once
-    let most = m.nv * m.nv.div_ceil(64).max(1);
-    for v in [&mut w.mbits, &mut w.jbits, &mut w.hbits] {
-        v.reserve(most);
-    }
-    w.below.reserve(m.nv.div_ceil(64).max(1));
-    w.dofs.reserve(m.nv);
-    w.cols.reserve(m.nv);
+    // room for the largest problem, all the dofs, at once (`reserve` counts from the current
+    // length: the arrays still hold the last count's bits, so that is taken off)
+    w.reserve(m.nv);
     w.dofs.clear();
     w.dofs.extend_from_slice(dofs);
     w.dofs.sort_unstable();

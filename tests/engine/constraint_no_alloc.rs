@@ -1,7 +1,8 @@
 //! `step` with contacts, limits, friction loss and equality constraints allocates nothing once
 //! the efc arrays have reached their size (`Data::resize_efc` grows them only past the previous
 //! high-water mark; counting global allocator), with constraint islands (MuJoCo's default) and
-//! the noslip pass (models/noslip.xml).
+//! the noslip pass (models/noslip.xml), and on the sparse path (models/humanoids.xml: sparse
+//! `efc_J`, the sparse Newton Hessian's pattern and the `solver_nnz` count).
 
 use crate::alloc_counter;
 use alloc_counter::allocations;
@@ -17,6 +18,8 @@ fn constrained_step_does_not_allocate() {
         "islands",
         "noslip",
         "mesh_stack",
+        // sparse efc_J and the sparse Newton Hessian (nv = 84)
+        "humanoids",
     ] {
         let path = format!("{}/models/{name}.xml", env!("CARGO_MANIFEST_DIR"));
         let mut m = moreau::load(&path).unwrap();

@@ -33,6 +33,7 @@ from moreau._moreau import (  # noqa: F401
     MjData,
     MjModel,
     MjOption,
+    MjSolverStat,
     MjWarningStat,
     UnstableSimulationError,
     mj_comPos,

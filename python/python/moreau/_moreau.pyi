@@ -227,6 +227,12 @@ class MjModel:
         """
         ...
     @property
+    def actuator_plugin(self) -> NDArray[Any]:
+        """
+        Per actuator: its plugin instance, -1 (none).
+        """
+        ...
+    @property
     def actuator_trnid(self) -> NDArray[Any]:
         """
         `actuator_trnid` (writeable int32 view).
@@ -243,6 +249,18 @@ class MjModel:
         Attribute-style access by name or id, as MuJoCo's `m.body('torso').mass`,
         `m.joint(0).range`, `m.geom('floor').friction`, `m.actuator('a').gear`: an object whose
         attributes are the rows of the `body_*` arrays (views where the arrays are views).
+        """
+        ...
+    @property
+    def body_conaffinity(self) -> NDArray[Any]:
+        """
+        Per body: the bitwise OR of its geoms' `conaffinity` (int32).
+        """
+        ...
+    @property
+    def body_contype(self) -> NDArray[Any]:
+        """
+        Per body: the bitwise OR of its geoms' `contype` (int32).
         """
         ...
     @property
@@ -312,6 +330,12 @@ class MjModel:
         """
         ...
     @property
+    def body_margin(self) -> NDArray[Any]:
+        """
+        Per body: the largest `margin` of its geoms, 0 without geoms.
+        """
+        ...
+    @property
     def body_mass(self) -> NDArray[Any]:
         """
         `body_mass` (writeable view).
@@ -327,6 +351,12 @@ class MjModel:
     def body_parentid(self) -> NDArray[Any]:
         """
         `body_parentid` (read-only int32 copy).
+        """
+        ...
+    @property
+    def body_plugin(self) -> NDArray[Any]:
+        """
+        Per body: its plugin instance, -1 (none).
         """
         ...
     @property
@@ -348,6 +378,12 @@ class MjModel:
         """
         ...
     @property
+    def body_sameframe(self) -> NDArray[Any]:
+        """
+        Per body: `mjtSameFrame`, how its frame relates to its inertial frame (uint8).
+        """
+        ...
+    @property
     def body_simple(self) -> NDArray[Any]:
         """
         Per body: 2 for a slider body (slide joints only, mass · I), 1 for the world and another
@@ -359,6 +395,12 @@ class MjModel:
     def body_subtreemass(self) -> NDArray[Any]:
         """
         `body_subtreemass` (writeable view).
+        """
+        ...
+    @property
+    def body_treeid(self) -> NDArray[Any]:
+        """
+        Per body: its kinematic tree, -1 for the world and bodies welded to it (int32).
         """
         ...
     @property
@@ -497,6 +539,12 @@ class MjModel:
     def dof_solref(self) -> NDArray[Any]:
         """
         `dof_solref` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def dof_treeid(self) -> NDArray[Any]:
+        """
+        Per dof: its kinematic tree (int32).
         """
         ...
     @property
@@ -652,6 +700,12 @@ class MjModel:
         """
         ...
     @property
+    def geom_plugin(self) -> NDArray[Any]:
+        """
+        Per geom: its plugin instance, -1 (none).
+        """
+        ...
+    @property
     def geom_pos(self) -> NDArray[Any]:
         """
         `geom_pos` (writeable view, one row per element).
@@ -679,6 +733,12 @@ class MjModel:
     def geom_rgba(self) -> NDArray[Any]:
         """
         `geom_rgba` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def geom_sameframe(self) -> NDArray[Any]:
+        """
+        Per geom: `mjtSameFrame`, how its frame relates to its body's (uint8).
         """
         ...
     @property
@@ -1164,6 +1224,24 @@ class MjModel:
         """
         ...
     @property
+    def nplugin(self) -> int:
+        """
+        Number of plugin instances: 0 (moreau refuses `<extension>`).
+        """
+        ...
+    @property
+    def npluginattr(self) -> int:
+        """
+        Number of plugin configuration characters: 0.
+        """
+        ...
+    @property
+    def npluginstate(self) -> int:
+        """
+        Number of plugin state numbers: 0.
+        """
+        ...
+    @property
     def nq(self) -> int:
         """
         Size `nq`.
@@ -1221,6 +1299,12 @@ class MjModel:
     def numeric_size(self) -> NDArray[Any]:
         """
         `numeric_size` (read-only int32 copy).
+        """
+        ...
+    @property
+    def nuserdata(self) -> int:
+        """
+        `<size nuserdata>`: the length of `MjData.userdata`.
         """
         ...
     @property
@@ -1349,6 +1433,12 @@ class MjModel:
         """
         ...
     @property
+    def sensor_plugin(self) -> NDArray[Any]:
+        """
+        Per sensor: its plugin instance, -1 (none).
+        """
+        ...
+    @property
     def sensor_refid(self) -> NDArray[Any]:
         """
         `sensor_refid` (writeable int32 view).
@@ -1387,6 +1477,12 @@ class MjModel:
     def site_quat(self) -> NDArray[Any]:
         """
         `site_quat` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def site_sameframe(self) -> NDArray[Any]:
+        """
+        Per site: `mjtSameFrame`, how its frame relates to its body's (uint8).
         """
         ...
     @property
@@ -1530,6 +1626,30 @@ class MjModel:
     def tendon_stiffnesspoly(self) -> NDArray[Any]:
         """
         `tendon_stiffnesspoly` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def tree_bodyadr(self) -> NDArray[Any]:
+        """
+        Per tree: its first (topmost) body (int32).
+        """
+        ...
+    @property
+    def tree_bodynum(self) -> NDArray[Any]:
+        """
+        Per tree: its number of bodies (int32).
+        """
+        ...
+    @property
+    def tree_dofadr(self) -> NDArray[Any]:
+        """
+        Per tree: its first dof (int32).
+        """
+        ...
+    @property
+    def tree_dofnum(self) -> NDArray[Any]:
+        """
+        Per tree: its number of dofs (int32).
         """
         ...
     @property
@@ -1882,6 +2002,34 @@ class MjData:
         """
         Constraint Jacobian, dense `nefc × nv` flattened row-major (read-only copy; also when
         the engine stores it sparse).
+        """
+        ...
+    @property
+    def efc_J_colind(self) -> NDArray[Any]:
+        """
+        Sparse `efc_J` only: the column of each entry (int32, the entries of the rows); `nefc ×
+        nv` zeros when dense, as MuJoCo.
+        """
+        ...
+    @property
+    def efc_J_rowadr(self) -> NDArray[Any]:
+        """
+        Sparse `efc_J` only: the first entry of each row (int32, nefc) in the rows packed one
+        after another; zeros when dense.
+        """
+        ...
+    @property
+    def efc_J_rownnz(self) -> NDArray[Any]:
+        """
+        Sparse `efc_J` only (MuJoCo's `mj_isSparse`): entries per row (int32, nefc); zeros when
+        the Jacobian is dense. `efc_J` itself is always returned dense here.
+        """
+        ...
+    @property
+    def efc_J_rowsuper(self) -> NDArray[Any]:
+        """
+        Sparse `efc_J` only: how many rows after each share its pattern (int32, nefc); zeros
+        when dense.
         """
         ...
     @property
@@ -2442,6 +2590,13 @@ class MjData:
         """
         ...
     @property
+    def solver(self) -> NDArray[Any]:
+        """
+        Per-iteration solver statistics of the last step's solves (`mjSolverStat`, see
+        [`MjSolverStatList`]).
+        """
+        ...
+    @property
     def solver_fwdinv(self) -> NDArray[Any]:
         """
         Forward/inverse comparison norms (writeable view, 2).
@@ -2537,6 +2692,12 @@ class MjData:
     def tree_island(self) -> NDArray[Any]:
         """
         Island of each kinematic tree, -1 outside every island (`ntree`).
+        """
+        ...
+    @property
+    def userdata(self) -> NDArray[Any]:
+        """
+        `userdata` (writeable view).
         """
         ...
     @property

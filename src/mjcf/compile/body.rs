@@ -731,6 +731,12 @@ impl<'a> Builder<'a> {
             self.m.body_inertia.push(inertia);
         }
         if comp.settotalmass > 0.0 {
+            // MuJoCo 4.0.0 warns once per compile when the final value is positive (measured)
+            crate::data::warning::report_message(
+                "compiler attribute 'settotalmass' is deprecated and will be removed in a \
+                 future release: scale the masses and densities in the model, or call \
+                 mj_setTotalmass and mj_setConst on the compiled model",
+            );
             let total: f64 = self.m.body_mass.iter().sum();
             if total > 0.0 {
                 let s = comp.settotalmass / total;

@@ -189,5 +189,6 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     compile_numerics(root, &mut m)?;
     compile_sensors(root, &mut m)?;
     size::compile_arena(root, &mut m)?;
+    size::compile_userdata(root, &mut m)?;
     Ok(m)
 }

@@ -65,3 +65,26 @@ pub(super) fn compile_arena(root: &Elem, m: &mut Model) -> R<()> {
     m.narena = memory.unwrap_or_else(|| default_narena(m, u64::try_from(nstack).ok()));
     Ok(())
 }
+
+/// Sets `m.nuserdata` from the `<size nuserdata>` attributes (the last one given wins).
+pub(super) fn compile_userdata(root: &Elem, m: &mut Model) -> R<()> {
+    for el in root.children.iter().filter(|e| e.name == "size") {
+        let a = A::new(el);
+        if let Some(n) = a.int("nuserdata")? {
+            // MuJoCo 4.0.0 compiles a negative value and fails in mj_makeData ("userdata too
+            // large"); refused here with the attribute named, as is a size beyond the data cap
+            let n = usize::try_from(n)
+                .ok()
+                .filter(|&n| (n as u128) * 8 <= crate::mjcf::MAX_DATA_BYTES)
+                .ok_or_else(|| {
+                    a.err(
+                        ErrorKind::InvalidValue,
+                        "nuserdata",
+                        "nuserdata must be non-negative and at most 2^30 (8 GiB of userdata)",
+                    )
+                })?;
+            m.nuserdata = n;
+        }
+    }
+    Ok(())
+}

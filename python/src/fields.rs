@@ -1,0 +1,400 @@
+//! `MjModel` fields MuJoCo 4.0.0 derives at compile time that the engine keeps in another form
+//! or does not need: kinematic trees (`tree_*`, `body_treeid`, `dof_treeid`), the bodies'
+//! collision summary (`body_contype`, `body_conaffinity`, `body_margin`), the frame shortcuts
+//! (`*_sameframe`), `nuserdata`, and the plugin fields of a model without plugins (moreau
+//! refuses `<extension>`). Each is a read-only copy with MuJoCo's dtype. On `MjData`: the
+//! solver statistics (`solver`) and the sparse `efc_J`'s row arrays.
+
+use crate::arrays::copy;
+use crate::data::MjData;
+use crate::model::MjModel;
+use moreau::data::{NISLAND, NSOLVER};
+use moreau::model::{Model, SameFrame};
+use pyo3::prelude::*;
+
+/// The kinematic trees: `(body_treeid, tree_bodyadr)`. A body belongs to a tree when it or an
+/// ancestor has a dof; its tree is named by its topmost such ancestor, and trees are numbered
+/// in body order (rule checked against MuJoCo 4.0.0 on every model of models/: a static body
+/// between the world and a tree and a mocap body belong to none).
+fn trees(m: &Model) -> (Vec<i32>, Vec<usize>) {
+    let mut treeid = vec![-1i32; m.nbody];
+    let mut adr = Vec::new();
+    for b in 1..m.nbody {
+        // parents come before their children
+        let p = m.body_parentid[b];
+        if treeid[p] >= 0 {
+            treeid[b] = treeid[p];
+        } else if m.body_dofnum[b] > 0 {
+            adr.push(b);
+            treeid[b] = (adr.len() - 1) as i32;
+        }
+    }
+    (treeid, adr)
+}
+
+fn sameframe(v: &[SameFrame]) -> Vec<u8> {
+    v.iter().map(|&s| s as u8).collect()
+}
+
+/// Registers the solver statistics' classes.
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<MjSolverStat>()?;
+    m.add_class::<MjSolverStatList>()?;
+    Ok(())
+}
+
+#[pymethods]
+impl MjModel {
+    /// `<size nuserdata>`: the length of `MjData.userdata`.
+    #[getter]
+    fn nuserdata(&self) -> usize {
+        self.model.nuserdata
+    }
+
+    /// Per body: its kinematic tree, -1 for the world and bodies welded to it (int32).
+    #[getter]
+    fn body_treeid<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v = trees(&self.model).0;
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Per dof: its kinematic tree (int32).
+    #[getter]
+    fn dof_treeid<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let t = trees(m).0;
+        let v: Vec<i32> = m.dof_bodyid.iter().map(|&b| t[b]).collect();
+        copy(py, v, &[m.nv])
+    }
+
+    /// Per tree: its first (topmost) body (int32).
+    #[getter]
+    fn tree_bodyadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = trees(&self.model).1.iter().map(|&b| b as i32).collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Per tree: its number of bodies (int32).
+    #[getter]
+    fn tree_bodynum<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let (treeid, adr) = trees(&self.model);
+        let mut v = vec![0i32; adr.len()];
+        for t in treeid.into_iter().filter_map(|t| usize::try_from(t).ok()) {
+            v[t] += 1;
+        }
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Per tree: its first dof (int32).
+    #[getter]
+    fn tree_dofadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let v: Vec<i32> = trees(m)
+            .1
+            .iter()
+            .map(|&b| m.body_dofadr[b] as i32)
+            .collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Per tree: its number of dofs (int32).
+    #[getter]
+    fn tree_dofnum<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let (treeid, adr) = trees(m);
+        let mut v = vec![0i32; adr.len()];
+        for (b, t) in treeid.into_iter().enumerate() {
+            if let Ok(t) = usize::try_from(t) {
+                v[t] += m.body_dofnum[b] as i32;
+            }
+        }
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Per body: the bitwise OR of its geoms' `contype` (int32).
+    #[getter]
+    fn body_contype<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let mut v = vec![0i32; m.nbody];
+        for (g, &b) in m.geom_bodyid.iter().enumerate() {
+            v[b] |= m.geom_contype[g] as i32;
+        }
+        copy(py, v, &[m.nbody])
+    }
+
+    /// Per body: the bitwise OR of its geoms' `conaffinity` (int32).
+    #[getter]
+    fn body_conaffinity<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let mut v = vec![0i32; m.nbody];
+        for (g, &b) in m.geom_bodyid.iter().enumerate() {
+            v[b] |= m.geom_conaffinity[g] as i32;
+        }
+        copy(py, v, &[m.nbody])
+    }
+
+    /// Per body: the largest `margin` of its geoms, 0 without geoms.
+    #[getter]
+    fn body_margin<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let mut v = vec![0.0f64; m.nbody];
+        for (g, &b) in m.geom_bodyid.iter().enumerate() {
+            v[b] = v[b].max(m.geom_margin[g]);
+        }
+        copy(py, v, &[m.nbody])
+    }
+
+    /// Per body: `mjtSameFrame`, how its frame relates to its inertial frame (uint8).
+    #[getter]
+    fn body_sameframe<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v = sameframe(&self.model.body_sameframe);
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Per geom: `mjtSameFrame`, how its frame relates to its body's (uint8).
+    #[getter]
+    fn geom_sameframe<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v = sameframe(&self.model.geom_sameframe);
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Per site: `mjtSameFrame`, how its frame relates to its body's (uint8).
+    #[getter]
+    fn site_sameframe<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v = sameframe(&self.model.site_sameframe);
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Number of plugin instances: 0 (moreau refuses `<extension>`).
+    #[getter]
+    fn nplugin(&self) -> usize {
+        0
+    }
+
+    /// Number of plugin configuration characters: 0.
+    #[getter]
+    fn npluginattr(&self) -> usize {
+        0
+    }
+
+    /// Number of plugin state numbers: 0.
+    #[getter]
+    fn npluginstate(&self) -> usize {
+        0
+    }
+
+    /// Per body: its plugin instance, -1 (none).
+    #[getter]
+    fn body_plugin<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        copy(py, vec![-1i32; self.model.nbody], &[self.model.nbody])
+    }
+
+    /// Per geom: its plugin instance, -1 (none).
+    #[getter]
+    fn geom_plugin<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        copy(py, vec![-1i32; self.model.ngeom], &[self.model.ngeom])
+    }
+
+    /// Per actuator: its plugin instance, -1 (none).
+    #[getter]
+    fn actuator_plugin<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        copy(py, vec![-1i32; self.model.nu], &[self.model.nu])
+    }
+
+    /// Per sensor: its plugin instance, -1 (none).
+    #[getter]
+    fn sensor_plugin<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        copy(py, vec![-1i32; self.model.nsensor], &[self.model.nsensor])
+    }
+}
+
+/// `mjSolverStat`: one solver iteration's statistics (`MjData.solver[i]`).
+#[pyclass(module = "moreau", name = "MjSolverStat", get_all, frozen)]
+#[derive(Clone, Copy, Default)]
+pub struct MjSolverStat {
+    /// Cost reduction, scaled by 1/trace(M).
+    improvement: f64,
+    /// Gradient norm, scaled.
+    gradient: f64,
+    /// Slope at the line search's result, scaled.
+    lineslope: f64,
+    /// Constraint rows not satisfied.
+    nactive: i32,
+    /// Rows whose state changed.
+    nchange: i32,
+    /// Line-search cost evaluations.
+    neval: i32,
+    /// Cholesky updates.
+    nupdate: i32,
+}
+
+/// `MjData.solver`: `mjNISLAND × mjNSOLVER` statistics, island `k`'s iteration `j` at
+/// `k * mjNSOLVER + j` (a copy). Entries past an island's `solver_niter` are 0, where MuJoCo
+/// keeps those of earlier steps.
+#[pyclass(module = "moreau", name = "_MjSolverStatList", frozen)]
+pub struct MjSolverStatList {
+    stats: Vec<MjSolverStat>,
+}
+
+impl MjSolverStatList {
+    fn column<'py, T: numpy::Element>(
+        &self,
+        py: Python<'py>,
+        f: impl Fn(&MjSolverStat) -> T,
+    ) -> Bound<'py, PyAny> {
+        let v: Vec<T> = self.stats.iter().map(f).collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+}
+
+#[pymethods]
+impl MjSolverStatList {
+    fn __len__(&self) -> usize {
+        self.stats.len()
+    }
+
+    fn __getitem__(&self, i: usize) -> PyResult<MjSolverStat> {
+        self.stats
+            .get(i)
+            .copied()
+            .ok_or_else(|| pyo3::exceptions::PyIndexError::new_err(i.to_string()))
+    }
+
+    /// `improvement` of every entry (float64).
+    #[getter]
+    fn improvement<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.column(py, |s| s.improvement)
+    }
+    /// `gradient` of every entry (float64).
+    #[getter]
+    fn gradient<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.column(py, |s| s.gradient)
+    }
+    /// `lineslope` of every entry (float64).
+    #[getter]
+    fn lineslope<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.column(py, |s| s.lineslope)
+    }
+    /// `nactive` of every entry (int32).
+    #[getter]
+    fn nactive<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.column(py, |s| s.nactive)
+    }
+    /// `nchange` of every entry (int32).
+    #[getter]
+    fn nchange<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.column(py, |s| s.nchange)
+    }
+    /// `neval` of every entry (int32).
+    #[getter]
+    fn neval<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.column(py, |s| s.neval)
+    }
+    /// `nupdate` of every entry (int32).
+    #[getter]
+    fn nupdate<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.column(py, |s| s.nupdate)
+    }
+}
+
+#[pymethods]
+impl MjData {
+    /// Per-iteration solver statistics of the last step's solves (`mjSolverStat`, see
+    /// [`MjSolverStatList`]).
+    #[getter]
+    fn solver(&self) -> MjSolverStatList {
+        let mut stats = vec![MjSolverStat::default(); NISLAND * NSOLVER];
+        for (k, island) in self.data.solver.iter().enumerate().take(NISLAND) {
+            for (j, s) in island.iter().enumerate().take(NSOLVER) {
+                let int = |x: usize| x.min(i32::MAX as usize) as i32;
+                stats[k * NSOLVER + j] = MjSolverStat {
+                    improvement: s.improvement,
+                    gradient: s.gradient,
+                    lineslope: s.lineslope,
+                    nactive: int(s.nactive),
+                    nchange: int(s.nchange),
+                    neval: int(s.neval),
+                    nupdate: int(s.nupdate),
+                };
+            }
+        }
+        MjSolverStatList { stats }
+    }
+
+    /// Sparse `efc_J` only (MuJoCo's `mj_isSparse`): entries per row (int32, nefc); zeros when
+    /// the Jacobian is dense. `efc_J` itself is always returned dense here.
+    #[getter]
+    fn efc_J_rownnz<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.efc_index(py, |d| &d.efc_J_rownnz)
+    }
+
+    /// Sparse `efc_J` only: the first entry of each row (int32, nefc) in the rows packed one
+    /// after another; zeros when dense.
+    #[getter]
+    fn efc_J_rowadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let d = &self.data;
+        let n = d.nefc;
+        let mut v = vec![0i32; n];
+        if d.efc_J_sparse {
+            for i in 1..n {
+                v[i] = v[i - 1] + d.efc_J_rownnz[i - 1] as i32;
+            }
+        }
+        copy(py, v, &[n])
+    }
+
+    /// Sparse `efc_J` only: how many rows after each share its pattern (int32, nefc); zeros
+    /// when dense.
+    #[getter]
+    fn efc_J_rowsuper<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.efc_index(py, |d| &d.efc_J_rowsuper)
+    }
+
+    /// Sparse `efc_J` only: the column of each entry (int32, the entries of the rows); `nefc ×
+    /// nv` zeros when dense, as MuJoCo.
+    #[getter]
+    fn efc_J_colind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let d = &self.data;
+        let n = d.nefc;
+        let v: Vec<i32> = if d.efc_J_sparse {
+            (0..n)
+                .flat_map(|i| {
+                    let a = d.efc_J_rowadr[i];
+                    d.efc_J_colind[a..a + d.efc_J_rownnz[i]].iter()
+                })
+                .map(|&c| c as i32)
+                .collect()
+        } else {
+            vec![0; n * d.qvel.len()]
+        };
+        let len = v.len();
+        copy(py, v, &[len])
+    }
+}
+
+impl MjData {
+    /// One of the sparse `efc_J` row arrays (`nefc` int32), zeros when the Jacobian is dense.
+    fn efc_index<'py>(
+        &self,
+        py: Python<'py>,
+        field: impl Fn(&moreau::Data) -> &Vec<usize>,
+    ) -> Bound<'py, PyAny> {
+        let d = &self.data;
+        let n = d.nefc;
+        let v: Vec<i32> = if d.efc_J_sparse {
+            field(d)[..n].iter().map(|&c| c as i32).collect()
+        } else {
+            vec![0; n]
+        };
+        copy(py, v, &[n])
+    }
+}

@@ -1,0 +1,189 @@
+//! Warnings (`mjtWarning`, `mjWarningStat`, `mj_warning`) and the handler that reports them
+//! (`mju_user_warning`).
+//!
+//! MuJoCo's `mj_warning` prints the warning's text with the simulation time through
+//! `mju_warning` only when its counter is zero, i.e. the first time since the last
+//! `mj_resetData`; the divergence checks call it before they reset, then set the counter to 1, so
+//! the same `mjData` diverging again prints nothing until it is reset explicitly (measured on
+//! MuJoCo 4.0.0). `mju_warning`'s default handler writes `WARNING: <text>` and an empty line to
+//! stderr and appends `WARNING <ctime>: <text>` and an empty line to `MUJOCO_LOG.TXT` in the
+//! working directory (Programming "Error and memory", `mju_user_warning`). The engine calls no
+//! handler by default (a library that writes files unasked would surprise its callers);
+//! [`set_warning_handler`] with [`mujoco_warning_handler`] reproduces MuJoCo's, as the Python
+//! package does at import.
+
+use super::arena;
+use std::io::Write;
+use std::sync::RwLock;
+
+/// Warning kinds (`mjtWarning`), recorded instead of panicking. Values are MuJoCo 4.0.0's
+/// (which has no `VGEOMFULL`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Warning {
+    Inertia = 0,
+    ContactFull = 1,
+    CnstrFull = 2,
+    BadQpos = 3,
+    BadQvel = 4,
+    BadQacc = 5,
+    BadCtrl = 6,
+}
+
+/// Number of warning kinds.
+pub const NWARNING: usize = 7;
+
+impl Warning {
+    /// Every kind, in `mjtWarning` order (index = `self as usize`).
+    pub const ALL: [Warning; NWARNING] = [
+        Warning::Inertia,
+        Warning::ContactFull,
+        Warning::CnstrFull,
+        Warning::BadQpos,
+        Warning::BadQvel,
+        Warning::BadQacc,
+        Warning::BadCtrl,
+    ];
+
+    /// MuJoCo's `mju_warningText(warning, info)`, word for word.
+    pub fn text(self, info: i64) -> String {
+        let bad = |what: &str, at: &str| {
+            format!("Nan, Inf or huge value in {what} at {at} {info}. The simulation is unstable.")
+        };
+        match self {
+            Warning::Inertia => format!(
+                "Inertia matrix is too close to singular, or the effective-metric solve failed \
+                 to converge, at DOF {info}. Check model."
+            ),
+            Warning::ContactFull => format!(
+                "Too many contacts. The arena memory is full, increase arena memory \
+                 allocation.(ncon = {info})"
+            ),
+            Warning::CnstrFull => format!(
+                "Insufficient arena memory for the number of constraints generated. Increase \
+                 arena memory allocation above {} bytes.",
+                arena::format_bytes(usize::try_from(info).unwrap_or(0))
+            ),
+            Warning::BadQpos => bad("QPOS", "DOF"),
+            Warning::BadQvel => bad("QVEL", "DOF"),
+            Warning::BadQacc => bad("QACC", "DOF"),
+            Warning::BadCtrl => bad("CTRL", "ACTUATOR"),
+        }
+    }
+
+    /// The line MuJoCo's default handler prints when `mj_warning` fires at simulation time
+    /// `time`: `WARNING: <text> Time = <time, 4 decimals>.`
+    pub fn message(self, info: i64, time: f64) -> String {
+        format!("WARNING: {} Time = {time:.4}.", self.text(info))
+    }
+
+    /// True for the divergence checks (`mj_checkPos`, `mj_checkVel`, `mj_checkAcc`), which reset
+    /// the state unless the autoreset flag is disabled.
+    pub fn resets(self) -> bool {
+        matches!(self, Warning::BadQpos | Warning::BadQvel | Warning::BadQacc)
+    }
+}
+
+/// Per-kind warning statistics (`mjWarningStat`): the last info value (e.g. the offending
+/// index) and how many times it happened.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WarningStat {
+    pub lastinfo: i64,
+    pub number: u64,
+}
+
+/// A warning handler (`mju_user_warning`): receives the whole message, `<text> Time = <t>.`.
+pub type WarningHandler = fn(&str);
+
+static HANDLER: RwLock<Option<WarningHandler>> = RwLock::new(None);
+
+/// Installs `handler` (or none) for every later warning, as setting `mju_user_warning` does;
+/// returns the previous one.
+pub fn set_warning_handler(handler: Option<WarningHandler>) -> Option<WarningHandler> {
+    let mut h = HANDLER.write().unwrap_or_else(|e| e.into_inner());
+    std::mem::replace(&mut *h, handler)
+}
+
+/// Passes `w`'s message to the handler, if one is installed (`mju_warning`).
+pub(super) fn report(w: Warning, info: i64, time: f64) {
+    let h = *HANDLER.read().unwrap_or_else(|e| e.into_inner());
+    if let Some(h) = h {
+        h(&format!("{} Time = {time:.4}.", w.text(info)));
+    }
+}
+
+/// Passes a message without a simulation time to the handler, if one is installed (the
+/// compiler's `mju_warning` calls).
+pub(crate) fn report_message(msg: &str) {
+    let h = *HANDLER.read().unwrap_or_else(|e| e.into_inner());
+    if let Some(h) = h {
+        h(msg);
+    }
+}
+
+/// MuJoCo's default warning handler: `WARNING: <msg>` and an empty line on stderr, and
+/// `WARNING <date>: <msg>` and an empty line appended to `MUJOCO_LOG.TXT` in the working
+/// directory (the date in `ctime`'s format, in UTC). Errors writing either are ignored, as
+/// MuJoCo's `mju_writeLog` ignores a file it cannot open.
+pub fn mujoco_warning_handler(msg: &str) {
+    let _ = write!(std::io::stderr().lock(), "WARNING: {msg}\n\n");
+    let line = format!(
+        "WARNING {}: {msg}\n\n",
+        ctime_utc(std::time::SystemTime::now())
+    );
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open("MUJOCO_LOG.TXT")
+    {
+        let _ = f.write_all(line.as_bytes());
+    }
+}
+
+/// `ctime`'s format without its newline (`Sun Nov 29 19:39:56 2026`) of `t` in UTC.
+fn ctime_utc(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // civil date from days since 1970-01-01 (proleptic Gregorian, eras of 400 years)
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    const WEEKDAY: [&str; 7] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"];
+    const MONTH: [&str; 12] = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ];
+    format!(
+        "{} {} {day:2} {:02}:{:02}:{:02} {year}",
+        WEEKDAY[(days % 7) as usize],
+        MONTH[(month - 1) as usize],
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ctime_utc;
+    use std::time::{Duration, UNIX_EPOCH};
+
+    /// `time.asctime(time.gmtime(s))` of Python for a few instants (leap day, year ends).
+    #[test]
+    fn ctime_is_asctimes() {
+        for (s, want) in [
+            (0, "Thu Jan  1 00:00:00 1970"),
+            (951_782_400, "Tue Feb 29 00:00:00 2000"),
+            (1_798_573_196, "Tue Dec 29 19:39:56 2026"),
+            (4_102_444_799, "Thu Dec 31 23:59:59 2099"),
+        ] {
+            assert_eq!(ctime_utc(UNIX_EPOCH + Duration::from_secs(s)), want);
+        }
+    }
+}
