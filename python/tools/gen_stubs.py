@@ -142,12 +142,18 @@ def klass(name, cls):
                 kind = "MjContactList"
             if name == "MjData" and attr == "warning":
                 kind = "list[MjWarningStat]"
+            if name == "MjData" and attr == "solver":
+                kind = "_MjSolverStatList"
             if name == "MjModel" and attr == "opt":
                 kind = "MjOption"
             if name == "MjOption":
                 kind = "NDArray[np.float64]" if attr in ("gravity", "wind", "magnetic", "o_solref", "o_solimp", "o_friction") else ("float" if attr in ("timestep", "impratio", "tolerance", "ls_tolerance", "noslip_tolerance", "ccd_tolerance", "density", "viscosity", "o_margin") else "int")
             if name in ("MjWarningStat",):
                 kind = "int"
+            if name == "MjSolverStat":
+                kind = "float" if attr in ("improvement", "gradient", "lineslope") else "int"
+            if name == "_MjSolverStatList":
+                kind = "NDArray[Any]"
             if name in ("MjContactList", "MjContact"):
                 kind = "Any"
             if name == "_NamedAccess":
@@ -200,8 +206,8 @@ def main():
         "class UnstableSimulationError(RuntimeError):\n" + doc(_moreau.UnstableSimulationError, 4)
         + "    warning: int\n    index: int\n\n",
     ]
-    for name in ["MjModel", "MjOption", "MjData", "MjContactList", "MjContact", "MjWarningStat", "_NamedAccess",
-                 "_Rollout", "_Batch"]:
+    for name in ["MjModel", "MjOption", "MjData", "MjContactList", "MjContact", "MjWarningStat",
+                 "MjSolverStat", "_MjSolverStatList", "_NamedAccess", "_Rollout", "_Batch"]:
         parts.append(klass(name, getattr(_moreau, name)))
     for name in sorted(dir(_moreau)):
         f = getattr(_moreau, name)

@@ -2590,7 +2590,7 @@ class MjData:
         """
         ...
     @property
-    def solver(self) -> NDArray[Any]:
+    def solver(self) -> _MjSolverStatList:
         """
         Per-iteration solver statistics of the last step's solves (`mjSolverStat`, see
         [`MjSolverStatList`]).
@@ -2956,6 +2956,104 @@ class MjWarningStat:
     def number(self) -> int:
         """
         How many times it happened.
+        """
+        ...
+
+class MjSolverStat:
+    """
+    `mjSolverStat`: one solver iteration's statistics (`MjData.solver[i]`).
+    """
+    @property
+    def gradient(self) -> float:
+        """
+        Gradient norm, scaled.
+        """
+        ...
+    @property
+    def improvement(self) -> float:
+        """
+        Cost reduction, scaled by 1/trace(M).
+        """
+        ...
+    @property
+    def lineslope(self) -> float:
+        """
+        Slope at the line search's result, scaled.
+        """
+        ...
+    @property
+    def nactive(self) -> int:
+        """
+        Constraint rows not satisfied.
+        """
+        ...
+    @property
+    def nchange(self) -> int:
+        """
+        Rows whose state changed.
+        """
+        ...
+    @property
+    def neval(self) -> int:
+        """
+        Line-search cost evaluations.
+        """
+        ...
+    @property
+    def nupdate(self) -> int:
+        """
+        Cholesky updates.
+        """
+        ...
+
+class _MjSolverStatList:
+    """
+    `MjData.solver`: `mjNISLAND × mjNSOLVER` statistics, island `k`'s iteration `j` at
+    `k * mjNSOLVER + j` (a copy). Entries past an island's `solver_niter` are 0, where MuJoCo
+    keeps those of earlier steps.
+    """
+    def __getitem__(self, i: int) -> MjContact: ...
+    def __len__(self) -> int: ...
+    @property
+    def gradient(self) -> NDArray[Any]:
+        """
+        `gradient` of every entry (float64).
+        """
+        ...
+    @property
+    def improvement(self) -> NDArray[Any]:
+        """
+        `improvement` of every entry (float64).
+        """
+        ...
+    @property
+    def lineslope(self) -> NDArray[Any]:
+        """
+        `lineslope` of every entry (float64).
+        """
+        ...
+    @property
+    def nactive(self) -> NDArray[Any]:
+        """
+        `nactive` of every entry (int32).
+        """
+        ...
+    @property
+    def nchange(self) -> NDArray[Any]:
+        """
+        `nchange` of every entry (int32).
+        """
+        ...
+    @property
+    def neval(self) -> NDArray[Any]:
+        """
+        `neval` of every entry (int32).
+        """
+        ...
+    @property
+    def nupdate(self) -> NDArray[Any]:
+        """
+        `nupdate` of every entry (int32).
         """
         ...
 

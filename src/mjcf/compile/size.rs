@@ -75,7 +75,7 @@ pub(super) fn compile_userdata(root: &Elem, m: &mut Model) -> R<()> {
             // large"); refused here with the attribute named, as is a size beyond the data cap
             let n = usize::try_from(n)
                 .ok()
-                .filter(|&n| (n as u128) * 8 <= crate::mjcf::MAX_DATA_BYTES)
+                .filter(|&n| n <= 1 << 30)
                 .ok_or_else(|| {
                     a.err(
                         ErrorKind::InvalidValue,
