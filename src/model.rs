@@ -339,6 +339,9 @@ pub enum SensorType {
     /// Kinetic energy (`energy[1]`, `mj_energyVel`), likewise.
     EKinetic,
     Clock,
+    /// `<contact>`: matched contacts, reduced to `num` slots of the fields in `data`
+    /// ([`Model::sensor_intprm`]); see [`crate::sensor`].
+    Contact,
 }
 
 /// A triangle mesh asset after compile: vertices in the mesh frame (centered and aligned with
@@ -755,6 +758,11 @@ pub struct Model {
     pub sensor_adr: Vec<usize>,
     pub sensor_cutoff: Vec<f64>,
     pub sensor_noise: Vec<f64>,
+    /// Integer parameters (`mjNSENS` = 3); only the contact sensor's are read: the `data`
+    /// fields as bits (found 1, force 2, torque 4, dist 8, pos 16, normal 32, tangent 64),
+    /// `reduce` (none 0, mindist 1, maxforce 2, netforce 3) and `num`. May be empty when the
+    /// model has no contact sensor.
+    pub sensor_intprm: Vec<[i32; 3]>,
 
     // ------------------------------------------------- fluid, tendon wrapping, cameras
     /// Per-geom fluid parameters (`mjNFLUID` = 12, MuJoCo's layout): interaction coefficient

@@ -81,7 +81,7 @@ pub use crate::energy::{energy_pos, energy_stage_pos, energy_vel};
 
 // ------------------------------------------------------------ sensors
 pub use crate::sensor::{
-    sensor_acc, sensor_datatype, sensor_dim, sensor_pos, sensor_stage, sensor_vel,
+    sensor_acc, sensor_datatype, sensor_dim, sensor_needstage, sensor_pos, sensor_stage, sensor_vel,
 };
 
 // ------------------------------------------------------------ velocity derivatives

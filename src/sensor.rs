@@ -65,7 +65,24 @@ pub fn sensor_stage(t: SensorType) -> Stage {
         Velocimeter | Gyro | JointVel | TendonVel | ActuatorVel | BallAngVel | JointLimitVel
         | TendonLimitVel | FrameLinVel | FrameAngVel | SubtreeLinVel | SubtreeAngMom => Stage::Vel,
         Touch | Accelerometer | Force | Torque | ActuatorFrc | JointActFrc | JointLimitFrc
-        | TendonLimitFrc | FrameLinAcc | FrameAngAcc => Stage::Acc,
+        | TendonLimitFrc | FrameLinAcc | FrameAngAcc | Contact => Stage::Acc,
+    }
+}
+
+/// The stage at which sensor `i` of `m` is computed (MuJoCo's `sensor_needstage`): the
+/// type's ([`sensor_stage`]), but a contact sensor that reads no force (no `force` or
+/// `torque` field, `reduce` neither `maxforce` nor `netforce`) is a position sensor, as in
+/// MuJoCo 4.0.0 (checked on it).
+pub fn sensor_needstage(m: &Model, i: usize) -> Stage {
+    let t = m.sensor_type[i];
+    if t != SensorType::Contact {
+        return sensor_stage(t);
+    }
+    let [spec, reduce, _] = m.sensor_intprm[i];
+    if spec & (CONTACT_FORCE | CONTACT_TORQUE) != 0 || reduce >= REDUCE_MAXFORCE {
+        Stage::Acc
+    } else {
+        Stage::Pos
     }
 }
 
@@ -80,10 +97,12 @@ pub fn sensor_datatype(t: SensorType) -> DataType {
     }
 }
 
-/// Number of outputs of a sensor type (MuJoCo's `sensor_dim`).
+/// Number of outputs of a sensor type (MuJoCo's `sensor_dim`); a contact sensor's depends on
+/// its attributes (`num` slots of its `data` fields, in `Model::sensor_dim`): 0 here.
 pub fn sensor_dim(t: SensorType) -> usize {
     use SensorType::*;
     match t {
+        Contact => 0,
         Touch | Rangefinder | JointPos | JointVel | TendonPos | TendonVel | ActuatorPos
         | ActuatorVel | ActuatorFrc | JointActFrc | JointLimitPos | JointLimitVel
         | JointLimitFrc | TendonLimitPos | TendonLimitVel | TendonLimitFrc | EPotential
@@ -237,7 +256,8 @@ pub fn subtree_vel<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// `cutoff > 0`; axis and quaternion outputs are never clamped.
 pub fn apply_cutoff<T: Scalar>(m: &Model, d: &mut Data<T>, i: usize) {
     let cutoff = m.sensor_cutoff[i];
-    if cutoff <= 0.0 {
+    // the contact sensor ignores its cutoff (MuJoCo's XML reference, sensor/contact)
+    if cutoff <= 0.0 || m.sensor_type[i] == SensorType::Contact {
         return;
     }
     let c: T = sc(cutoff);
@@ -489,13 +509,243 @@ fn compute<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> Out<T> {
             None => Out::zero(),
             Some((al, a)) => Out::v3(if t == FrameAngAcc { &al } else { &a }),
         },
+        // written by `contact_sensor`
+        Contact => Out::zero(),
+    }
+}
+
+// The contact sensor (MuJoCo's XML reference, `sensor/contact`; `sensor_intprm` = data bits,
+// reduce, num).
+const CONTACT_FOUND: i32 = 1;
+const CONTACT_FORCE: i32 = 2;
+const CONTACT_TORQUE: i32 = 4;
+const CONTACT_DIST: i32 = 8;
+const CONTACT_POS: i32 = 16;
+const CONTACT_NORMAL: i32 = 32;
+const CONTACT_TANGENT: i32 = 64;
+const REDUCE_MINDIST: i32 = 1;
+const REDUCE_MAXFORCE: i32 = 2;
+const REDUCE_NETFORCE: i32 = 3;
+
+/// Whether the contact side `geom` matches a contact sensor's object (`geom1`/`geom2`: the
+/// geom; `body1`/`body2`: its body; `subtree1`/`subtree2`: its body's subtree).
+fn side_matches(m: &Model, ty: ObjType, id: usize, geom: usize) -> bool {
+    match ty {
+        ObjType::Geom => geom == id,
+        ObjType::Body => m.geom_bodyid[geom] == id,
+        ObjType::XBody => {
+            let mut b = m.geom_bodyid[geom];
+            loop {
+                if b == id {
+                    return true;
+                }
+                if b == 0 {
+                    return false;
+                }
+                b = m.body_parentid[b];
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whether `p` (world) is inside the volume of site `s` (its geometric type and size).
+fn inside_site<T: Scalar>(m: &Model, d: &Data<T>, s: usize, p: &Vector3<T>) -> bool {
+    use crate::model::GeomType as G;
+    let l = d.site_xmat[s].tr_mul(&(p - d.site_xpos[s]));
+    let [a, b, c] = m.site_size[s].map(sc::<T>);
+    let sq = |x: T| x * x;
+    match m.site_type[s] {
+        G::Sphere => l.norm_squared() <= sq(a),
+        G::Capsule => {
+            let z = if l.z > b {
+                l.z - b
+            } else if l.z < -b {
+                l.z + b
+            } else {
+                T::zero()
+            };
+            sq(l.x) + sq(l.y) + sq(z) <= sq(a)
+        }
+        G::Ellipsoid => sq(l.x / a) + sq(l.y / b) + sq(l.z / c) <= T::one(),
+        G::Cylinder => sq(l.x) + sq(l.y) <= sq(a) && l.z.abs() <= b,
+        G::Box => l.x.abs() <= a && l.y.abs() <= b && l.z.abs() <= c,
+        _ => false,
+    }
+}
+
+/// Whether contact `j` matches contact sensor `i`: `None` if not, else whether its frame is
+/// flipped so that the normal points from the sensor's first object to its second (when the
+/// contact's geoms are in the other order). Every listed contact can match, those without
+/// constraint rows (kept by `gap`, zero force) too, as in MuJoCo 4.0.0.
+fn contact_match<T: Scalar>(m: &Model, d: &Data<T>, i: usize, j: usize) -> Option<bool> {
+    let c = &d.contact[j];
+    let (t1, t2) = (m.sensor_objtype[i], m.sensor_reftype[i]);
+    let (id1, id2) = (m.sensor_objid[i], m.sensor_refid[i]);
+    if t1 == ObjType::Site && id1 >= 0 && !inside_site(m, d, id1 as usize, &c.pos) {
+        return None;
+    }
+    let s1 = |g: usize| id1 < 0 || t1 == ObjType::Site || side_matches(m, t1, id1 as usize, g);
+    let s2 = |g: usize| id2 < 0 || side_matches(m, t2, id2 as usize, g);
+    let [g0, g1] = c.geom;
+    // as ordered in the contact, else swapped
+    if s1(g0) && s2(g1) {
+        Some(false)
+    } else if s1(g1) && s2(g0) {
+        Some(true)
+    } else {
+        None
+    }
+}
+
+/// Contact `j`'s force and torque in its frame (`mj_contactForce`), the frame's normal and
+/// first tangent, flipped if `flip`: the normal and first tangent negated, the second tangent
+/// kept, so the force and torque keep their normal and first tangential components and negate
+/// the second (checked on MuJoCo 4.0.0).
+fn contact_wrench<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    j: usize,
+    flip: bool,
+) -> ([T; 6], Vector3<T>, Vector3<T>) {
+    let mut f = crate::smooth::rne::contact_force(m, d, j);
+    let fr = &d.contact[j].frame;
+    let mut n = Vector3::new(fr[(0, 0)], fr[(0, 1)], fr[(0, 2)]);
+    let mut t = Vector3::new(fr[(1, 0)], fr[(1, 1)], fr[(1, 2)]);
+    if flip {
+        f[2] = -f[2];
+        f[5] = -f[5];
+        n = -n;
+        t = -t;
+    }
+    (f, n, t)
+}
+
+/// The sort key of contact `j` under `reduce`: ascending `dist` (mindist), descending force
+/// norm (maxforce), else its index only.
+fn reduce_key<T: Scalar>(m: &Model, d: &Data<T>, reduce: i32, j: usize) -> T {
+    match reduce {
+        REDUCE_MINDIST => d.contact[j].dist,
+        REDUCE_MAXFORCE => {
+            let f = crate::smooth::rne::contact_force(m, d, j);
+            -(f[0] * f[0] + f[1] * f[1] + f[2] * f[2])
+        }
+        _ => T::zero(),
+    }
+}
+
+/// Contact sensor `i` into `out` (its `sensor_dim[i]` numbers): matching, reduction and
+/// extraction as MuJoCo's XML reference describes `sensor/contact`, each rule checked on MuJoCo
+/// 4.0.0 (`tools/zoo/gen_contact_sensor.py`). Slots are ordered by the reduction's key, ties
+/// in `d.contact` order; slots beyond the matched contacts are zero. `netforce` gives one
+/// synthetic contact in the world frame at the centroid of the contact positions weighted by
+/// the norms of their forces, with the net force and the net torque about that point.
+/// Allocation-free: the slots are selected one by one.
+fn contact_sensor<T: Scalar>(m: &Model, d: &Data<T>, i: usize, out: &mut [T]) {
+    out.iter_mut().for_each(|x| *x = T::zero());
+    let [spec, reduce, num] = m.sensor_intprm[i];
+    let num = num.max(0) as usize;
+    let ncon = d.contact.len();
+    let nmatch = (0..ncon)
+        .filter(|&j| contact_match(m, d, i, j).is_some())
+        .count();
+    if nmatch == 0 || num == 0 {
+        return;
+    }
+    let size = out.len() / num;
+    let found: T = sc(nmatch as f64);
+    let mut put_slot =
+        |k: usize, f: &[T; 6], dist: T, pos: &Vector3<T>, n: &Vector3<T>, t: &Vector3<T>| {
+            let mut o = &mut out[k * size..(k + 1) * size];
+            let mut put = |vals: &[T]| {
+                let (head, rest) = std::mem::take(&mut o).split_at_mut(vals.len());
+                head.copy_from_slice(vals);
+                o = rest;
+            };
+            for (bit, vals) in [
+                (CONTACT_FOUND, std::slice::from_ref(&found)),
+                (CONTACT_FORCE, &f[..3]),
+                (CONTACT_TORQUE, &f[3..]),
+                (CONTACT_DIST, std::slice::from_ref(&dist)),
+                (CONTACT_POS, pos.as_slice()),
+                (CONTACT_NORMAL, n.as_slice()),
+                (CONTACT_TANGENT, t.as_slice()),
+            ] {
+                if spec & bit != 0 {
+                    put(vals);
+                }
+            }
+        };
+    if reduce == REDUCE_NETFORCE {
+        let world = |j: usize, flip: bool| {
+            let (f, n, t) = contact_wrench(m, d, j, flip);
+            let t2 = n.cross(&t);
+            let fw = n * f[0] + t * f[1] + t2 * f[2];
+            let tw = n * f[3] + t * f[4] + t2 * f[5];
+            let w = (f[0] * f[0] + f[1] * f[1] + f[2] * f[2]).sqrt();
+            (fw, tw, w)
+        };
+        let (mut fsum, mut tsum, mut psum) = (Vector3::zeros(), Vector3::zeros(), Vector3::zeros());
+        let mut wsum = T::zero();
+        for j in 0..ncon {
+            if let Some(flip) = contact_match(m, d, i, j) {
+                let (fw, tw, w) = world(j, flip);
+                fsum += fw;
+                tsum += tw;
+                wsum += w;
+                psum += d.contact[j].pos * w;
+            }
+        }
+        let c = if wsum > T::zero() {
+            psum / wsum
+        } else {
+            Vector3::zeros()
+        };
+        for j in 0..ncon {
+            if let Some(flip) = contact_match(m, d, i, j) {
+                let (fw, _, _) = world(j, flip);
+                tsum += (d.contact[j].pos - c).cross(&fw);
+            }
+        }
+        let f = [fsum.x, fsum.y, fsum.z, tsum.x, tsum.y, tsum.z];
+        put_slot(0, &f, T::zero(), &c, &Vector3::x(), &Vector3::y());
+        return;
+    }
+    // the next slot: the least (key, index) after the previous slot's
+    let mut prev: Option<(T, usize)> = None;
+    for k in 0..num.min(nmatch) {
+        let mut best: Option<(T, usize, bool)> = None;
+        for j in 0..ncon {
+            let Some(flip) = contact_match(m, d, i, j) else {
+                continue;
+            };
+            let key = reduce_key(m, d, reduce, j);
+            let after = prev.is_none_or(|(pk, pj)| key > pk || (key == pk && j > pj));
+            let better = best.is_none_or(|(bk, bj, _)| key < bk || (key == bk && j < bj));
+            if after && better {
+                best = Some((key, j, flip));
+            }
+        }
+        let Some((key, j, flip)) = best else {
+            break;
+        };
+        prev = Some((key, j));
+        let (f, n, t) = contact_wrench(m, d, j, flip);
+        let c = &d.contact[j];
+        put_slot(k, &f, c.dist, &c.pos, &n, &t);
     }
 }
 
 fn stage<T: Scalar>(m: &Model, d: &mut Data<T>, s: Stage) {
     for i in 0..m.nsensor {
-        let t = m.sensor_type[i];
-        if sensor_stage(t) != s {
+        if sensor_needstage(m, i) != s {
+            continue;
+        }
+        if m.sensor_type[i] == SensorType::Contact {
+            let (adr, dim) = (m.sensor_adr[i], m.sensor_dim[i]);
+            let mut sd = std::mem::take(&mut d.sensordata);
+            contact_sensor(m, d, i, &mut sd[adr..adr + dim]);
+            d.sensordata = sd;
             continue;
         }
         let out = compute(m, d, i);

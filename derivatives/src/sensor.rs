@@ -33,7 +33,7 @@ use num_dual::Dual64;
 /// Which optional stages the model's sensors need.
 #[derive(Clone, Copy)]
 struct Need {
-    /// Constraint rows and forces (touch, force/torque, joint/tendon limit sensors).
+    /// Constraint rows and forces (touch, force/torque, joint/tendon limit, contact sensors).
     efc: bool,
     /// `qfrc_gravcomp` routed to actuators (read by `fwd_actuation`).
     gravcomp: bool,
@@ -54,6 +54,7 @@ impl Need {
                     | TendonLimitPos
                     | TendonLimitVel
                     | TendonLimitFrc
+                    | Contact
             )
         });
         let gravcomp = m.jnt_actgravcomp.iter().any(|&x| x);

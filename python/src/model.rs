@@ -147,6 +147,7 @@ pub fn mjt_sensor(t: SensorType) -> i32 {
         SubtreeCom => 35,
         SubtreeLinVel => 36,
         SubtreeAngMom => 37,
+        Contact => 42,
         EPotential => 43,
         EKinetic => 44,
         Clock => 45,

@@ -29,7 +29,7 @@ use scratch::{IslandScratch, SolverScratch, SparseScratch};
 /// in one size): `(name, what it is sized by, bytes)` for `Data<f64>`. The loader refuses a
 /// model whose sum exceeds [`crate::mjcf::MAX_DATA_BYTES`] instead of letting the allocation
 /// abort the process.
-pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 5] {
+pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 6] {
     let f = std::mem::size_of::<f64>() as u128;
     let (nv, nm) = (m.nv as u128, m.nM as u128);
     // (each entry also has its column index, a usize)
@@ -52,6 +52,11 @@ pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'stati
             "contact",
             "the contact capacity ((narena - 24) / 720, at most 2^21)",
             contact_capacity(m) as u128 * contact,
+        ),
+        (
+            "sensordata",
+            "nsensordata (a contact sensor's num times its data fields)",
+            m.nsensordata as u128 * f,
         ),
     ]
 }

@@ -375,6 +375,10 @@ pub fn sensor_extra(tag: &str) -> Option<&'static [&'static str]> {
         "framelinacc" | "frameangacc" => &["objtype", "objname"],
         "subtreecom" | "subtreelinvel" | "subtreeangmom" => &["body"],
         "clock" | "e_potential" | "e_kinetic" => &[],
+        "contact" => &[
+            "geom1", "geom2", "body1", "body2", "subtree1", "subtree2", "site", "num", "data",
+            "reduce",
+        ],
         _ => return None,
     })
 }
@@ -593,7 +597,6 @@ pub fn validate(root: &Elem) -> Result<(), MjcfError> {
                                 | "geomdist"
                                 | "geomnormal"
                                 | "geomfromto"
-                                | "contact"
                                 | "tactile"
                                 | "user"
                                 | "plugin"

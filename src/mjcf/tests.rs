@@ -64,6 +64,7 @@ fn sensor_code(t: SensorType) -> f64 {
         SubtreeCom => 35,
         SubtreeLinVel => 36,
         SubtreeAngMom => 37,
+        Contact => 42,
         EPotential => 43,
         EKinetic => 44,
         Clock => 45,

@@ -12,6 +12,7 @@ use support::{alloc_counter, common, oracle_util, sensor_common};
 
 // loading and compiling MJCF
 mod compile_oracle;
+mod contact_sensor;
 mod fluid_compile;
 mod hostile_mjcf;
 mod loader_rollout;

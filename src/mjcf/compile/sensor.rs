@@ -17,7 +17,8 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
             let a = A::new(el);
             let name = a.name();
             seen.check(&name, el, "sensor")?;
-            let (t, dim) = match el.name.as_str() {
+            let mut intprm = [0i32; 3];
+            let (t, mut dim) = match el.name.as_str() {
                 "touch" => (S::Touch, 1),
                 "accelerometer" => (S::Accelerometer, 3),
                 "velocimeter" => (S::Velocimeter, 3),
@@ -57,6 +58,7 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
                 "e_potential" => (S::EPotential, 1),
                 "e_kinetic" => (S::EKinetic, 1),
                 "clock" => (S::Clock, 1),
+                "contact" => (S::Contact, 0),
                 _ => return Err(el.err(ErrorKind::UnknownElement, None, "unknown sensor")),
             };
             let (mut ot, mut oid, mut rt, mut rid) =
@@ -127,6 +129,10 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
                     oid = need(&ix.body, &a, "body", "body")? as i32;
                 }
                 S::Clock | S::EPotential | S::EKinetic => {}
+                S::Contact => {
+                    (ot, oid, rt, rid, intprm) = contact_sensor(&a, &ix)?;
+                    dim = contact_slot_size(intprm[0]) * intprm[2] as usize;
+                }
                 _ => {
                     let obj = |tk: &str, nk: &str, required: bool| -> R<(ObjType, i32)> {
                         let Some(ty) = a.keyword(
@@ -173,10 +179,121 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
             m.sensor_adr.push(adr);
             m.sensor_cutoff.push(cutoff);
             m.sensor_noise.push(noise);
+            m.sensor_intprm.push(intprm);
             adr += dim;
         }
     }
     m.nsensor = m.sensor_name.len();
     m.nsensordata = adr;
     Ok(())
+}
+
+/// The `data` fields of the contact sensor in their required order, with their sizes (MuJoCo's
+/// XML reference, `sensor/contact`); field `k` is bit `1 << k` of `sensor_intprm[0]`.
+pub const CONTACT_DATA: [(&str, usize); 7] = [
+    ("found", 1),
+    ("force", 3),
+    ("torque", 3),
+    ("dist", 1),
+    ("pos", 3),
+    ("normal", 3),
+    ("tangent", 3),
+];
+
+/// Numbers per slot of a contact sensor whose `data` bits are `spec`.
+pub fn contact_slot_size(spec: i32) -> usize {
+    CONTACT_DATA
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| spec & (1 << k) != 0)
+        .map(|(_, f)| f.1)
+        .sum()
+}
+
+/// A contact sensor's matching objects and `sensor_intprm` (`data` bits, `reduce`, `num`), as
+/// MuJoCo 4.0.0 compiles them (checked on it): the first object is one of `geom1` (geom),
+/// `body1` (body), `subtree1` (xbody) or `site`, the second one of `geom2`, `body2`,
+/// `subtree2`; `data` names fields in the order of [`CONTACT_DATA`] (empty: `found`).
+#[allow(clippy::type_complexity)]
+fn contact_sensor(a: &A, ix: &Names) -> R<(ObjType, i32, ObjType, i32, [i32; 3])> {
+    let side = |keys: &[(&str, ObjType)]| -> R<(ObjType, i32)> {
+        let given: Vec<_> = keys.iter().filter(|(k, _)| a.has(k)).collect();
+        if given.len() > 1 {
+            let names: Vec<String> = keys.iter().map(|(k, _)| format!("'{k}'")).collect();
+            return Err(a.err(
+                ErrorKind::InvalidValue,
+                given[1].0,
+                format!("at most one of {} can be specified", names.join(", ")),
+            ));
+        }
+        let Some(&&(k, ty)) = given.first() else {
+            return Ok((ObjType::Unknown, -1));
+        };
+        let names = match ty {
+            ObjType::Geom => &ix.geom,
+            ObjType::Site => &ix.site,
+            _ => &ix.body,
+        };
+        Ok((ty, need(names, a, k, "object")? as i32))
+    };
+    let (ot, oid) = side(&[
+        ("geom1", ObjType::Geom),
+        ("body1", ObjType::Body),
+        ("subtree1", ObjType::XBody),
+        ("site", ObjType::Site),
+    ])?;
+    let (rt, rid) = side(&[
+        ("geom2", ObjType::Geom),
+        ("body2", ObjType::Body),
+        ("subtree2", ObjType::XBody),
+    ])?;
+    let num = a.int_or("num", 1)?;
+    if num <= 0 {
+        return Err(a.err(ErrorKind::InvalidValue, "num", "'num' must be positive"));
+    }
+    let mut spec = 0i32;
+    let mut last = None;
+    for word in a.str("data").unwrap_or("").split_whitespace() {
+        let Some(k) = CONTACT_DATA.iter().position(|f| f.0 == word) else {
+            let kind = if matches!(word, "linvel" | "angvel") {
+                ErrorKind::Unsupported
+            } else {
+                ErrorKind::InvalidValue
+            };
+            return Err(a.err(
+                kind,
+                "data",
+                format!("'{word}' is not a supported data field"),
+            ));
+        };
+        if last == Some(k) {
+            return Err(a.err(ErrorKind::InvalidValue, "data", "duplicate keyword"));
+        }
+        if last.is_some_and(|l| l > k) {
+            return Err(a.err(
+                ErrorKind::InvalidValue,
+                "data",
+                "data attributes must be in order: found, force, torque, dist, pos, normal, tangent",
+            ));
+        }
+        last = Some(k);
+        spec |= 1 << k;
+    }
+    if spec == 0 {
+        spec = 1;
+    }
+    let reduce = a
+        .keyword(
+            "reduce",
+            &[
+                ("none", 0),
+                ("mindist", 1),
+                ("maxforce", 2),
+                ("netforce", 3),
+            ],
+        )?
+        .unwrap_or(0);
+    let num = i32::try_from(num)
+        .map_err(|_| a.err(ErrorKind::InvalidValue, "num", "'num' is too large"))?;
+    Ok((ot, oid, rt, rid, [spec, reduce, num]))
 }
