@@ -164,7 +164,12 @@ fn load_impl(
     log: bool,
 ) -> Result<(Model, Vfs), MjcfError> {
     let read_log = log.then(Default::default);
-    let files = xml::FileSource { vfs, dir, read_log };
+    let files = xml::FileSource {
+        vfs,
+        dir,
+        read_log,
+        main: name.to_string(),
+    };
     let root = xml::parse_document(text, name, &files)?;
     schema::validate(&root)?;
     let lengthrange = compile::read_lengthrange(&root)?;

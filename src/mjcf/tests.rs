@@ -777,3 +777,111 @@ fn actuator_damping_armature_and_actuatorgravcomp() {
     // gravcomp joins the actuator force before the actuatorfrcrange clamp of joint j
     assert!(close(&d.qfrc_actuator, &[-0.5, -4.216445362505813]));
 }
+
+/// Files named in included files, as MuJoCo 4.0.0 finds them (measured on it with this layout:
+/// `main/m.xml` includes `../sub/a.xml`, which sets `meshdir="assets"` and includes `b.xml`,
+/// which names the mesh `t.obj`): an include is looked up relative to the main file's
+/// directory first, then to the including file's (MuJoCo takes `main/b.xml` when both exist,
+/// `sub/b.xml` when only it does); a mesh relative to the main directory inside `meshdir`,
+/// then to its file's directory without `meshdir` (`sub/t.obj` loads, `sub/assets/t.obj`
+/// alone is "Error opening file"). The Playground scenes that include Menagerie files rely on
+/// both.
+#[test]
+fn nested_include_paths_are_mujocos() {
+    let root = std::env::temp_dir().join(format!("moreau_nested_include_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+    let setup = |b_main: bool, b_sub: bool, mesh_at: &[&str]| {
+        let _ = std::fs::remove_dir_all(&root);
+        for d in ["main/assets", "sub/assets"] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        let w = |p: &str, s: &str| std::fs::write(root.join(p), s).unwrap();
+        w(
+            "main/m.xml",
+            "<mujoco><include file='../sub/a.xml'/></mujoco>",
+        );
+        w(
+            "sub/a.xml",
+            "<mujoco><compiler meshdir='assets'/><include file='b.xml'/></mujoco>",
+        );
+        let b = |geom: &str| {
+            if mesh_at.is_empty() {
+                format!("<mujoco><worldbody><geom name='{geom}' size='1'/></worldbody></mujoco>")
+            } else {
+                format!(
+                    "<mujoco><asset><mesh name='t' file='t.obj'/></asset><worldbody>\
+                     <geom name='{geom}' type='mesh' mesh='t'/></worldbody></mujoco>"
+                )
+            }
+        };
+        if b_main {
+            w("main/b.xml", &b("in_main"));
+        }
+        if b_sub {
+            w("sub/b.xml", &b("in_sub"));
+        }
+        for p in mesh_at {
+            w(p, obj);
+        }
+        load(root.join("main/m.xml"))
+    };
+    let geom = |r: Result<Model, MjcfError>| r.unwrap().geom_name[0].clone();
+    assert_eq!(geom(setup(true, true, &[])), "in_main");
+    assert_eq!(geom(setup(false, true, &[])), "in_sub");
+    assert_eq!(geom(setup(true, false, &[])), "in_main");
+    assert_eq!(
+        setup(false, false, &[]).unwrap_err().kind,
+        ErrorKind::MissingFile
+    );
+    assert_eq!(setup(false, true, &["sub/t.obj"]).unwrap().nmesh, 1);
+    assert_eq!(setup(false, true, &["main/assets/t.obj"]).unwrap().nmesh, 1);
+    let e = setup(false, true, &["sub/assets/t.obj"]).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::MissingFile);
+    // an included file's errors name it by its path from the main file's directory
+    std::fs::write(
+        root.join("sub/b.xml"),
+        "<mujoco>\n<worldbody><geom type='nope'/></worldbody></mujoco>",
+    )
+    .unwrap();
+    let e = load(root.join("main/m.xml")).unwrap_err();
+    assert_eq!((e.file.as_str(), e.line), ("../sub/b.xml", 2));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+/// `<compiler balanceinertia="true">` (myosuite's arm and leg models): principal inertias that
+/// violate the triangle inequality are set to their mean after `boundinertia`; without it they
+/// are refused. Expected values from MuJoCo 4.0.0.
+#[test]
+fn balanceinertia_sets_the_mean() {
+    let inertia = |comp: &str, inert: &str| {
+        let xml = format!(
+            "<mujoco><compiler {comp}/><worldbody><body><freejoint/>\
+             <inertial pos='0 0 0' mass='1' {inert}/></body></worldbody></mujoco>"
+        );
+        load_from_str(&xml, &Vfs::new()).map(|m| m.body_inertia[1])
+    };
+    let close = |got: [f64; 3], want: f64| {
+        for x in got {
+            assert!((x - want).abs() <= 1e-15 * want, "{got:?} vs {want}");
+        }
+    };
+    let diag = "diaginertia='1e-5 1e-5 1e-3'";
+    let full = "fullinertia='2.6e-07 7.1e-07 2.9e-07 1e-07 4e-08 -6e-08'";
+    let e = inertia("", diag).unwrap_err();
+    assert_eq!(e.kind, ErrorKind::InvalidValue);
+    assert!(e.message.contains("balanceinertia"), "{}", e.message);
+    assert_eq!(inertia("", full).unwrap_err().kind, ErrorKind::InvalidValue);
+    close(inertia("balanceinertia='true'", diag).unwrap(), 0.00034);
+    close(
+        inertia("balanceinertia='true' boundinertia='1e-4'", diag).unwrap(),
+        0.0004,
+    );
+    close(
+        inertia("balanceinertia='true'", full).unwrap(),
+        4.2000000000000006e-07,
+    );
+    // satisfied: unchanged
+    let ok = inertia("balanceinertia='true'", "diaginertia='1e-5 2e-5 3e-5'").unwrap();
+    assert_eq!(ok, [1e-5, 2e-5, 3e-5]);
+}

@@ -68,18 +68,16 @@ pub struct FileSource<'a> {
     /// When present, every file read is added here under the name it was found by (the VFS
     /// key or the path as looked up on disk), so that the same lookups succeed in it alone.
     pub read_log: Option<RefCell<Vfs>>,
+    /// The main file's name as its elements' locations give it ([`Loc::file`]); the elements
+    /// of included files carry the included file's path relative to `dir` instead.
+    pub main: String,
 }
 
 impl FileSource<'_> {
-    /// Reads `name` (optionally inside `subdir`, MuJoCo's meshdir/assetdir). Tries the VFS with
-    /// the joined and the plain name, then the disk. `None` if it is found nowhere or cannot be
-    /// read ([`FileSource::fetch`] says why).
-    pub fn read(&self, name: &str, subdir: &str) -> Option<Vec<u8>> {
-        self.fetch(name, subdir).ok()
-    }
-
-    /// [`FileSource::read`] with the reason of a failure: not found, not a regular file (a
-    /// device such as `/dev/zero` would never end), or larger than [`crate::mjcf::vfs::MAX_FILE_BYTES`].
+    /// Reads `name` (optionally inside `subdir`, MuJoCo's meshdir/assetdir): the VFS with the
+    /// joined and the plain name, then the disk; else why not: not found, not a regular file (a
+    /// device such as `/dev/zero` would never end), or larger than
+    /// [`crate::mjcf::vfs::MAX_FILE_BYTES`].
     pub fn fetch(&self, name: &str, subdir: &str) -> Result<Vec<u8>, String> {
         let joined = if subdir.is_empty() || name.starts_with('/') {
             name.to_string()
@@ -101,6 +99,39 @@ impl FileSource<'_> {
             }
         }
         Err(why)
+    }
+
+    /// The directory, relative to `dir`, of the included file an element at `loc` comes from;
+    /// `None` for the main file or an included file in the main file's directory.
+    pub fn included_dir(&self, loc: &Loc) -> Option<String> {
+        let file: &str = &loc.file;
+        if file == self.main || file == "<string>" || file.starts_with('/') {
+            return None;
+        }
+        let dir = file.rsplit_once('/')?.0;
+        (!dir.is_empty()).then(|| dir.to_string())
+    }
+
+    /// [`FileSource::fetch`] of a file named in the element at `loc`. Measured on MuJoCo
+    /// 4.0.0: a name is looked up relative to the main file's directory (inside `subdir`)
+    /// first; when not found there and the element comes from an included file in another
+    /// directory, relative to that file's directory (without `subdir`). Returns the bytes and
+    /// the name it was found by (relative to `dir`).
+    pub fn fetch_near(
+        &self,
+        name: &str,
+        subdir: &str,
+        loc: &Loc,
+    ) -> Result<(Vec<u8>, String), String> {
+        let first = self.fetch(name, subdir);
+        match (first, self.included_dir(loc)) {
+            (Ok(b), _) => Ok((b, name.to_string())),
+            (Err(why), Some(dir)) if !name.starts_with('/') => {
+                let near = normalize(&format!("{dir}/{name}"));
+                self.fetch(&near, "").map(|b| (b, near)).map_err(|_| why)
+            }
+            (Err(why), _) => Err(why),
+        }
     }
 
     /// Adds a file read under `key` to the read log, if there is one.
@@ -180,6 +211,15 @@ fn normalize(name: &str) -> String {
 }
 
 impl Includes<'_, '_> {
+    /// The name under which a file is remembered as included: its normalized disk path, or
+    /// its normalized VFS name.
+    fn key(&self, name: &str) -> String {
+        match &self.files.dir {
+            Some(_) => normalize(&self.files.disk_path(name).to_string_lossy()),
+            None => normalize(name),
+        }
+    }
+
     /// The children of the `<mujoco>` root of the file named by the `<include>` element `c`.
     fn expand(&mut self, c: &Elem, depth: usize) -> Result<Vec<Elem>, MjcfError> {
         if depth >= MAX_INCLUDE_DEPTH {
@@ -193,25 +233,31 @@ impl Includes<'_, '_> {
             let k = k.clone();
             return Err(c.err(ErrorKind::UnknownAttribute, Some(&k), "unknown attribute"));
         }
-        let name = c
+        let given = c
             .attr("file")
             .ok_or_else(|| c.err(ErrorKind::InvalidValue, Some("file"), "missing file"))?
             .to_string();
-        let key = match &self.files.dir {
-            Some(_) => normalize(&self.files.disk_path(&name).to_string_lossy()),
-            None => normalize(&name),
-        };
-        if !self.seen.insert(key) {
+        // a file already included (under any spelling) is refused before it is read
+        if self.seen.contains(&self.key(&given)) {
+            return Err(c.err(
+                ErrorKind::InvalidValue,
+                Some("file"),
+                format!("File '{}' already included", normalize(&given)),
+            ));
+        }
+        // an include inside an included file: relative to the main file's directory, else to
+        // the including file's (`FileSource::fetch_near`)
+        let (bytes, name) = self
+            .files
+            .fetch_near(&given, "", &c.loc)
+            .map_err(|why| c.err(ErrorKind::MissingFile, Some("file"), why))?;
+        if !self.seen.insert(self.key(&name)) {
             return Err(c.err(
                 ErrorKind::InvalidValue,
                 Some("file"),
                 format!("File '{}' already included", normalize(&name)),
             ));
         }
-        let bytes = self
-            .files
-            .fetch(&name, "")
-            .map_err(|why| c.err(ErrorKind::MissingFile, Some("file"), why))?;
         if bytes.is_empty() {
             return Err(c.err(
                 ErrorKind::MissingFile,

@@ -69,7 +69,7 @@ pub(super) fn compile_meshes(
                 vert: mut raw,
                 face: mut faces,
             } = if let Some(f) = file {
-                let bytes = files.read(f, &comp.meshdir).ok_or_else(|| {
+                let (bytes, _) = files.fetch_near(f, &comp.meshdir, &el.loc).map_err(|_| {
                     a.err(
                         ErrorKind::MissingFile,
                         "file",
@@ -346,7 +346,7 @@ pub(super) fn compile_hfields(
             let mut ncol = a.int_or("ncol", 0)?;
             let mut data: Vec<f64>;
             if let Some(f) = a.str("file") {
-                let bytes = files.read(f, &comp.meshdir).ok_or_else(|| {
+                let (bytes, _) = files.fetch_near(f, &comp.meshdir, &el.loc).map_err(|_| {
                     a.err(
                         ErrorKind::MissingFile,
                         "file",

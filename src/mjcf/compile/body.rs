@@ -390,14 +390,11 @@ impl<'a> Builder<'a> {
         if inertia.iter().any(|&x| x < 0.0) {
             return Err(a.err(ErrorKind::InvalidValue, "diaginertia", "negative inertia"));
         }
-        if inertia[0] + inertia[1] < inertia[2] - 1e-12 * (inertia[2].abs() + 1.0)
-            || inertia[0] + inertia[2] < inertia[1] - 1e-12 * (inertia[1].abs() + 1.0)
-            || inertia[1] + inertia[2] < inertia[0] - 1e-12 * (inertia[0].abs() + 1.0)
-        {
+        if !self.comp.balanceinertia && violates_triangle(&inertia) {
             return Err(a.err(
                 ErrorKind::InvalidValue,
                 "diaginertia",
-                "principal inertias violate the triangle inequality",
+                "principal inertias violate the triangle inequality (use 'balanceinertia' to fix)",
             ));
         }
         let (p, q) = compose(it.fpos, it.fquat, pos, quat);
@@ -724,6 +721,11 @@ impl<'a> Builder<'a> {
                         *x = x.max(comp.boundinertia);
                     }
                 }
+                // MuJoCo's `balanceinertia`, after the bound (measured on MuJoCo 4.0.0:
+                // diaginertia 1e-5 1e-5 1e-3 with boundinertia 1e-4 gives 4e-4 each)
+                if comp.balanceinertia && violates_triangle(&inertia) {
+                    inertia = [(inertia[0] + inertia[1] + inertia[2]) / 3.0; 3];
+                }
             }
             self.m.body_mass.push(mass);
             self.m.body_ipos.push(ipos);
@@ -758,4 +760,12 @@ fn only_massive(gm: &[GeomMass]) -> Option<&GeomMass> {
         (Some(g), None) => Some(g),
         _ => None,
     }
+}
+
+/// Whether principal inertias violate the triangle inequality `A + B >= C` (beyond a relative
+/// round-off of 1e-12).
+fn violates_triangle(i: &[f64; 3]) -> bool {
+    i[0] + i[1] < i[2] - 1e-12 * (i[2].abs() + 1.0)
+        || i[0] + i[2] < i[1] - 1e-12 * (i[1].abs() + 1.0)
+        || i[1] + i[2] < i[0] - 1e-12 * (i[0].abs() + 1.0)
 }

@@ -22,6 +22,9 @@ pub(super) struct Compiler {
     pub(super) inertiagrouprange: [i64; 2],
     pub(super) boundmass: f64,
     pub(super) boundinertia: f64,
+    /// Principal inertias that violate the triangle inequality are all set to their mean
+    /// (after `boundinertia`) instead of refused.
+    pub(super) balanceinertia: bool,
     pub(super) settotalmass: f64,
     pub(super) meshdir: String,
 }
@@ -45,6 +48,7 @@ pub(super) fn read_compiler(root: &Elem) -> R<Compiler> {
         inertiagrouprange: [0, 5],
         boundmass: 0.0,
         boundinertia: 0.0,
+        balanceinertia: false,
         settotalmass: -1.0,
         meshdir: String::new(),
     };
@@ -68,6 +72,9 @@ pub(super) fn read_compiler(root: &Elem) -> R<Compiler> {
         }
         if let Some(v) = a.bool("autolimits")? {
             c.autolimits = v;
+        }
+        if let Some(v) = a.bool("balanceinertia")? {
+            c.balanceinertia = v;
         }
         if let Some(v) = a.keyword(
             "inertiafromgeom",
