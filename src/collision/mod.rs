@@ -259,11 +259,18 @@ fn apply_override(m: &Model, p: &mut Params) {
 }
 
 /// Body-pair filters (Computation "Filtering", items 3–4 minus contype), without `exclude`
-/// ([`excluded`]): same or welded body, parent–child unless the parent is the world
-/// (filterparent flag).
+/// ([`excluded`]): same or welded body, two bodies without dofs, parent–child unless the parent
+/// is the world (filterparent flag).
 pub fn body_filter(m: &Model, b1: usize, b2: usize) -> bool {
     let (w1, w2) = (m.body_weldid[b1], m.body_weldid[b2]);
     if w1 == w2 {
+        return false;
+    }
+    // two bodies without degrees of freedom (the world, mocap bodies) make no body-pair
+    // contacts (measured on MuJoCo 4.0.0: a mocap sphere on the world's plane or on another
+    // mocap sphere gives none; an explicit `<pair>` does)
+    let fixed = |w: usize| m.body_dofnum.get(w) == Some(&0);
+    if fixed(w1) && fixed(w2) {
         return false;
     }
     if !m.opt.disabled(disable::FILTERPARENT) && w1 != 0 && w2 != 0 {
