@@ -29,9 +29,12 @@
 //! `zoo_regressions::native_hfield_iterates`, `collision_oracle`'s `hfield-sphere`,
 //! `-capsule`, `-ellipsoid` rows: `dist` and frame to rounding); with a margin, the prism and
 //! the geom both grown by half of it ([`native::contact_with_margin`],
-//! `zoo_regressions::native_hfield_with_margin`). Boxes, meshes and cylinders with a margin: the
-//! minimal depth of each prism by GJK/EPA ([`super::convex::penetration_within`]; not MuJoCo's,
-//! whose distance within the margin is not the grown shapes' GJK distance there).
+//! `zoo_regressions::native_hfield_with_margin`). Boxes and meshes with a margin: as MuJoCo
+//! 4.0.0 searches two polytopes with a margin, a prism overlapping the geom gives the last EPA
+//! face of both grown by half the margin ([`native::polytopes_with_margin`]), a prism apart
+//! within the margin the exact distance (`zoo_regressions::hfield_polytope_margin`: 32 poses to
+//! 1e-9). Cylinders with a margin the same way, but MuJoCo's contacts differ on 10 of 16 poses
+//! there (up to 1.2e-4; the converged minimal depth was off on 14, up to 3.7e-3).
 
 use super::convex::penetration_within;
 use super::cvxdiff;
@@ -140,6 +143,31 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         _ => None,
     };
     let discrete = matches!(shape, Shape::Box(_) | Shape::Mesh(_));
+    // boxes, meshes and cylinders with a margin: the native search as on two polytopes with a
+    // margin (`convex::polytope_contact`): a prism overlapping the geom gives the last EPA face
+    // of both grown by half the margin; one apart within the margin, the exact distance (the
+    // converged search below). MuJoCo 4.0.0's on every box and mesh pose of
+    // `zoo_regressions::hfield_polytope_margin`; cylinders 6 of 16 (the converged search 2).
+    let grown_geom = match (margin > 0.0, shape) {
+        (true, Shape::Box(size)) => Some(native::Geom::Box {
+            pos: lpos,
+            mat: lmat,
+            size,
+        }),
+        (true, Shape::Mesh(vert)) => Some(native::Geom::Mesh {
+            pos: lpos,
+            mat: lmat,
+            vert,
+            graph: None,
+            warm: Default::default(),
+        }),
+        (true, Shape::Cylinder(r, h)) => Some(native::Geom::Cylinder {
+            pos: lpos,
+            mat: lmat,
+            size: [r, h],
+        }),
+        _ => None,
+    };
     // spheres, capsules and ellipsoids without margin: MuJoCo's native search on the core
     // (`native::contact`), in the height field's frame
     let rounded = (margin == 0.0
@@ -214,6 +242,33 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
                         pa: hm * pa + hp,
                         pb: hm * pb + hp,
                         normal: hm * dir,
+                    }
+                } else if let Some(geom) = &grown_geom {
+                    let prism = native::Geom::Prism(pr.map(|q| V3::new(q[0], q[1], q[2])));
+                    let (ni, nt) = (m.opt.ccd_iterations, m.opt.ccd_tolerance);
+                    let pt = s.scratch.hfield();
+                    let grown = match native::query(pt, &prism, geom, ni, nt, margin) {
+                        native::Query::Beyond => continue,
+                        native::Query::Hit(_) => {
+                            native::polytopes_with_margin(pt, &prism, geom, ni, nt, margin)
+                        }
+                        _ => None,
+                    };
+                    match grown {
+                        Some(Some(h)) if h.depth > 0.0 => {
+                            // the grown shapes' face, its witness points moved back onto the shapes
+                            let n = h.v / h.depth;
+                            ConvexContact {
+                                dist: margin - h.depth,
+                                pa: hm * (h.pa - n * (0.5 * margin)) + hp,
+                                pb: hm * (h.pb + n * (0.5 * margin)) + hp,
+                                normal: hm * n,
+                            }
+                        }
+                        _ => match penetration_within(&a, &b, tol, iters, margin, s.scratch) {
+                            Some(ct) => ct,
+                            None => continue,
+                        },
                     }
                 } else {
                     let prism = pr.map(|q| V3::new(q[0], q[1], q[2]));

@@ -504,6 +504,52 @@ def native_hfield_cases(margin=0.0):
     return cases
 
 
+
+# Boxes, meshes and cylinders on a height field with a contact margin: each at the x, y of
+# NATIVE_HFIELD_POS, lowered (bisection on z) until MuJoCo's deepest contact reaches a random
+# distance between 0.012 deep and the margin, at margins 0.01 and 0.004 and ccd_tolerance 1e-6
+# and 1e-10.
+HFIELD_MARGIN = """<mujoco><option gravity="0 0 0" ccd_tolerance="%r"/>
+  <asset><hfield name="hf" nrow="4" ncol="4" size="0.15 0.15 0.04 0.05" elevation="%s"/>
+    <mesh name="poly" vertex="%s" scale="0.3 0.3 0.3"/></asset>
+  <worldbody><geom type="hfield" hfield="hf"/>
+    <body><freejoint/><geom %s euler="20 30 40" margin="%r"/></body>
+  </worldbody>
+</mujoco>"""
+HFIELD_MARGIN_GEOMS = {"box": 'type="box" size="0.03 0.02 0.015"',
+                       "mesh": 'type="mesh" mesh="poly"',
+                       "cylinder": 'type="cylinder" size="0.02 0.015"'}
+
+
+def hfield_polytope_margin_cases():
+    elev = " ".join("%.3f" % x for x in np.random.default_rng(3).uniform(0, 1, 16))
+    rng = np.random.default_rng(37)
+    cases = []
+    for typ, geom in HFIELD_MARGIN_GEOMS.items():
+        for margin in (0.01, 0.004):
+            for tol in (1e-6, 1e-10):
+                xml = HFIELD_MARGIN % (tol, elev, MARGIN_POLY, geom, margin)
+                m = mujoco.MjModel.from_xml_string(xml)
+                d = mujoco.MjData(m)
+                poses = []
+                for pos in NATIVE_HFIELD_POS:
+                    x, y = (float(v) for v in pos.split()[:2])
+                    want = rng.uniform(-0.012, margin)
+                    lo, hi = -0.05, 0.2
+                    for _ in range(60):
+                        mid = 0.5 * (lo + hi)
+                        d.qpos[:] = [x, y, mid, 1, 0, 0, 0]
+                        mujoco.mj_forward(m, d)
+                        dist = d.contact.dist[: d.ncon].min() if d.ncon else np.inf
+                        lo, hi = (mid, hi) if dist < want else (lo, mid)
+                    d.qpos[:] = [x, y, lo, 1, 0, 0, 0]
+                    mujoco.mj_forward(m, d)
+                    if d.ncon:
+                        poses.append(posed_record(d))
+                cases.append({"pair": "hfield-%s margin %g tol %g" % (typ, margin, tol),
+                              "xml": xml, "poses": poses})
+    return cases
+
 # Menagerie's Robotiq 2F-85 (rollout step 150 of tests/reference/zoo): the object box's corner
 # on the finger mesh's 76-corner flat hull polygon. MuJoCo 4.0.0's native search on two
 # polytopes (no margin) runs GJK, then EPA to its repeated-vertex stop, and finds a mesh's
@@ -966,6 +1012,7 @@ def main():
     out["native_hfield"] = native_hfield_cases()
     out["native_hfield_margin"] = native_hfield_cases(0.01)
     out["polytope_margin"] = polytope_margin_cases()
+    out["hfield_polytope_margin"] = hfield_polytope_margin_cases()
 
     xml = polytope_hull_xml()
     m = mujoco.MjModel.from_xml_string(xml)
