@@ -118,56 +118,41 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     };
     let tol = (m.opt.ccd_tolerance * 1e-4).max(1e-12);
     let iters = m.opt.ccd_iterations.max(50);
-    // MuJoCo's discrete case (box or mesh, no margin): its native CCD as observed (module
-    // `native`), in the height field's frame
+    // boxes, meshes and cylinders without margin (`native_geom`): MuJoCo's native CCD as
+    // observed (module `native`), in the height field's frame
     let hmt = hm.transpose();
     let (lpos, lmat) = (hmt * (b.pos - hp), hmt * b.mat);
-    let native_geom = match (margin == 0.0, shape) {
-        (true, Shape::Box(size)) => Some(native::Geom::Box {
+    let polytope = match shape {
+        Shape::Box(size) => Some(native::Geom::Box {
             pos: lpos,
             mat: lmat,
             size,
         }),
-        (true, Shape::Mesh(vert)) => Some(native::Geom::Mesh {
+        Shape::Mesh(vert) => Some(native::Geom::Mesh {
             pos: lpos,
             mat: lmat,
             vert,
             graph: None,
             warm: Default::default(),
         }),
-        (true, Shape::Cylinder(r, h)) => Some(native::Geom::Cylinder {
+        Shape::Cylinder(r, h) => Some(native::Geom::Cylinder {
             pos: lpos,
             mat: lmat,
             size: [r, h],
         }),
         _ => None,
+    };
+    // boxes, meshes and cylinders with a margin (`grown_geom`): the native search as on two
+    // polytopes with a margin (`convex::polytope_contact`): a prism overlapping the geom gives
+    // the last EPA face of both grown by half the margin; one apart within the margin, the
+    // exact distance (the converged search below). MuJoCo 4.0.0's on every box and mesh pose of
+    // `zoo_regressions::hfield_polytope_margin`; cylinders 6 of 16 (the converged search 2).
+    let (native_geom, grown_geom) = if margin == 0.0 {
+        (polytope, None)
+    } else {
+        (None, polytope)
     };
     let discrete = matches!(shape, Shape::Box(_) | Shape::Mesh(_));
-    // boxes, meshes and cylinders with a margin: the native search as on two polytopes with a
-    // margin (`convex::polytope_contact`): a prism overlapping the geom gives the last EPA face
-    // of both grown by half the margin; one apart within the margin, the exact distance (the
-    // converged search below). MuJoCo 4.0.0's on every box and mesh pose of
-    // `zoo_regressions::hfield_polytope_margin`; cylinders 6 of 16 (the converged search 2).
-    let grown_geom = match (margin > 0.0, shape) {
-        (true, Shape::Box(size)) => Some(native::Geom::Box {
-            pos: lpos,
-            mat: lmat,
-            size,
-        }),
-        (true, Shape::Mesh(vert)) => Some(native::Geom::Mesh {
-            pos: lpos,
-            mat: lmat,
-            vert,
-            graph: None,
-            warm: Default::default(),
-        }),
-        (true, Shape::Cylinder(r, h)) => Some(native::Geom::Cylinder {
-            pos: lpos,
-            mat: lmat,
-            size: [r, h],
-        }),
-        _ => None,
-    };
     // spheres, capsules and ellipsoids without margin: MuJoCo's native search on the core
     // (`native::contact`), in the height field's frame
     let rounded = (margin == 0.0
@@ -177,9 +162,7 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         ))
     .then(|| native::Rounded::new(shape, lpos, lmat));
     // spheres, capsules and ellipsoids with a margin: the native search on the prism and the
-    // geom, both grown by half the margin (`native::contact_with_margin`); boxes, meshes and
-    // cylinders with a margin keep the converged search (within the margin MuJoCo's distance is
-    // not the grown shapes' GJK distance there: not modelled)
+    // geom, both grown by half the margin (`native::contact_with_margin`)
     let with_margin = (margin > 0.0
         && matches!(
             shape,

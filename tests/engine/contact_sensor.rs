@@ -4,37 +4,19 @@
 //! rollout). The compiled fields must be MuJoCo's exactly; `found` counts exactly; the other
 //! outputs to 1e-9 of each sensor's largest MuJoCo value (forces come from the solver).
 
+use crate::support::oracle_util::{fv, reference};
 use moreau::model::SensorType;
 use moreau::pipeline::sensor_needstage;
 use moreau::{load_from_str, Data, Vfs};
-use serde_json::Value;
 
-fn fv(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect()
-}
-
-fn iv(v: &Value) -> Vec<i64> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|x| match x {
-            Value::Array(a) => a.iter().map(|y| y.as_i64().unwrap()).collect(),
-            _ => vec![x.as_i64().unwrap()],
-        })
-        .collect()
+/// An integer field, flattened (MuJoCo's integers are exact in the JSON's floats).
+fn iv(v: &serde_json::Value) -> Vec<i64> {
+    fv(v).iter().map(|&x| x as i64).collect()
 }
 
 #[test]
 fn contact_sensor_matches_mujoco() {
-    let p = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/tests/reference/contact_sensor_cases.json"
-    );
-    let j: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
+    let j = reference("contact_sensor_cases.json");
     let mut worst = 0.0f64;
     let mut checked = 0;
     for case in j["cases"].as_array().unwrap() {
