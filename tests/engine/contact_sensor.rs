@@ -66,8 +66,8 @@ fn contact_sensor_matches_mujoco() {
             let (got, exp) = (&d.sensordata[a..a + n], &want[a..a + n]);
             let scale = exp.iter().fold(1e-300f64, |s, x| s.max(x.abs()));
             let slot = n / m.sensor_intprm[i][2] as usize;
-            for k in 0..n {
-                let err = (got[k] - exp[k]).abs();
+            for (k, (g, e)) in got.iter().zip(exp).enumerate() {
+                let err = (g - e).abs();
                 // `found` (the first field of each slot when present) is a count
                 let tol = if m.sensor_intprm[i][0] & 1 != 0 && k % slot == 0 {
                     0.0
@@ -76,10 +76,8 @@ fn contact_sensor_matches_mujoco() {
                 };
                 assert!(
                     err <= tol,
-                    "{name}: sensor {} [{k}]: moreau {}, MuJoCo {}\n got  {got:?}\n want {exp:?}",
+                    "{name}: sensor {} [{k}]: moreau {g}, MuJoCo {e}\n got  {got:?}\n want {exp:?}",
                     m.sensor_name[i],
-                    got[k],
-                    exp[k]
                 );
                 worst = worst.max(err / scale);
             }

@@ -4,9 +4,10 @@
 Every XML of the wheels that tools/zoo/fetch.py already downloaded (no network), in the folders
 of SURVEY below, that is not a line of tools/zoo/models.txt, is loaded with MuJoCo 4.0.0 and, when
 MuJoCo loads it, with moreau's Python module; both run mj_forward at keyframe 0 (qpos0 without
-keyframes) and are compared: the sizes (SIZES), the contact count, qacc_smooth and qacc. The
-relative error of a vector is max|moreau - mujoco| / max(max|mujoco|, 1e-9). Each model runs in
-its own process with a time limit, so a panic or a hang of one model is a row of the table.
+keyframes) and are compared: the sizes (SIZES), the contact count, qacc_smooth, qacc and (with
+sensors) sensordata. The relative error of a vector is max|moreau - mujoco| / max(max|mujoco|,
+1e-9). Each model runs in its own process with a time limit, so a panic or a hang of one model
+is a row of the table.
 Folders not unpacked by fetch.py are unpacked from the cached wheels into <cache>/survey/.
 
 Needs one Python that imports both `mujoco` (4.0.0) and `moreau` (the wheel built by maturin),
@@ -118,6 +119,8 @@ def one(path):
     row["ncon"] = int(d.ncon)
     row["qacc_smooth"] = relerr(dd.qacc_smooth, d.qacc_smooth)
     row["qacc"] = relerr(dd.qacc, d.qacc)
+    if m.nsensordata:
+        row["sensordata"] = relerr(dd.sensordata, d.sensordata)
     print(json.dumps(row))
 
 
@@ -176,6 +179,8 @@ def table(rows):
         worst = ""
         if r["moreau"]:
             worst = "%.1e, %.1e" % (r["qacc_smooth"], r["qacc"])
+            if "sensordata" in r:
+                worst += "; sensordata %.1e" % r["sensordata"]
         first = r.get("error") or "; ".join(r.get("sizes", []))
         first = first.replace(os.path.join(cache_dir(), "survey") + "/", "")
         first = first.replace("moreau: MjcfLoadError: ", "")
