@@ -340,7 +340,7 @@ pub enum SensorType {
     EKinetic,
     Clock,
     /// `<contact>`: matched contacts, reduced to `num` slots of the fields in `data`
-    /// ([`Model::sensor_intprm`]); see [`crate::sensor`].
+    /// ([`Model::sensor_intprm`]); computed by `sensor_pos` or `sensor_acc` (`crate::pipeline`).
     Contact,
 }
 
