@@ -325,7 +325,7 @@ pub(super) fn solve<T: Scalar>(
                 continue;
             }
             let arow = &s.AR[i * n..(i + 1) * n];
-            let res = dense::dot(arow, &f) + p.b[i];
+            let res = dense::dot_mj(arow, &f) + p.b[i];
             let arinv = T::one() / arow[i];
             let old = f[i];
             let mut new = old - res * arinv;
@@ -577,7 +577,7 @@ fn elliptic_block<T: Scalar>(
     let mut res = [z; 6];
     let mut ac = [z; 36];
     for p in 0..dim {
-        res[p] = dense::dot(&ar[(adr + p) * n..(adr + p + 1) * n], f) + b[adr + p];
+        res[p] = dense::dot_mj(&ar[(adr + p) * n..(adr + p + 1) * n], f) + b[adr + p];
         for q in 0..dim {
             ac[p * dim + q] = ar[(adr + p) * n + adr + q];
         }
