@@ -542,10 +542,30 @@ pub(super) fn build_ar<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, with
     s.AR.clear();
     s.AR.resize(n * n, T::zero());
     for i in 0..n {
+        // row i scattered into `bwork` (all zero after `build_b`): B_i · B_j is then a pass over
+        // row j's columns in ascending order. It adds the products of the common columns in the
+        // merge's order, and a column of j outside row i adds ±0, which leaves the sum as it is
+        // (a sum that starts at +0 never becomes −0), so every entry is the merge's value.
+        let (a0, a1) = (s.B_rowadr[i], s.B_rowadr[i + 1]);
+        for (&c, &v) in s.B_colind[a0..a1].iter().zip(&s.B[a0..a1]) {
+            s.bwork[c] = v;
+        }
         for j in 0..=i {
-            let v = b_dot(s, i, j);
+            let v = if s.B_group[i] == s.B_group[j] {
+                b_dot(s, i, j)
+            } else {
+                let (b0, b1) = (s.B_rowadr[j], s.B_rowadr[j + 1]);
+                let mut acc = T::zero();
+                for (&c, &y) in s.B_colind[b0..b1].iter().zip(&s.B[b0..b1]) {
+                    acc += s.bwork[c] * y;
+                }
+                acc
+            };
             s.AR[i * n + j] = v;
             s.AR[j * n + i] = v;
+        }
+        for &c in &s.B_colind[a0..a1] {
+            s.bwork[c] = T::zero();
         }
         if with_r {
             s.AR[i * n + i] += p.R[i];
