@@ -112,6 +112,10 @@ impl<T> Default for Problem<T> {
 /// `mj_isSparse` threshold); theirs is sparse unless the rows are dense (dual numbers).
 pub const DENSE_H_MAX: usize = 60;
 
+/// The most entries of the sparse Newton Hessian's pattern reserved up front (see
+/// `SolverScratch::reserve`).
+pub const HPAT_RESERVE_MAX: usize = 1 << 20;
+
 /// Work space of the solver's nonzero counts (`solver_nnz`, [`crate::ar_nnz`]), reused from
 /// step to step.
 #[derive(Clone, Debug, Default)]
@@ -385,10 +389,14 @@ impl<T: Scalar> SolverScratch<T> {
         // (pattern, transposed pattern, values, reduced values: 0.14 MB at nv = 84, 2.8 MB at
         // nv = 375), so that a sparse model's patterns, which change with its contacts, stop
         // allocating at the rows' high-water mark as the rest does
+        // Capped at `HPAT_RESERVE_MAX` entries (the whole triangle up to nv = 1447, 42 MB) so
+        // that the reservation stays linear in the model's size past that: larger patterns grow
+        // with their high-water mark.
+        let tri = (nv * (nv + 1) / 2).min(HPAT_RESERVE_MAX);
         let h = &mut p.hpat;
-        h.reserve(nv, nefc, nv * (nv + 1) / 2);
-        grow(&mut self.Hs, nv * (nv + 1) / 2);
-        grow(&mut self.Hred, nv * (nv + 1) / 2);
+        h.reserve(nv, nefc, tri);
+        grow(&mut self.Hs, tri);
+        grow(&mut self.Hred, tri);
         self.nnz.reserve(nv);
         grow(&mut self.B_rowadr, nefc + 1);
         grow(&mut self.B_group, nefc);
