@@ -53,6 +53,18 @@ fn set(bits: &mut [u64], words: usize, row: usize, col: usize) {
     bits[row * words + col / 64] |= 1 << (col % 64);
 }
 
+/// ORs the bits of `src` at columns `0..=a` into the bit row `dst`.
+fn or_up_to(dst: &mut [u64], src: &[u64], a: usize) {
+    for c in 0..=a / 64 {
+        let mask = if c < a / 64 {
+            u64::MAX
+        } else {
+            u64::MAX >> (63 - a % 64)
+        };
+        dst[c] |= src[c] & mask;
+    }
+}
+
 /// Number of set bits.
 fn count(bits: &[u64]) -> usize {
     bits.iter().map(|w| w.count_ones() as usize).sum()
@@ -143,23 +155,29 @@ fn hessian_nnz<T: Scalar>(
             j = m.dof_parentid[p];
         }
     }
-    // Σ J_iᵀ J_i: every pair of columns of each row
+    // Σ J_iᵀ J_i: every pair of columns of each row, as the row's column set (a bit row in
+    // `below`) given to each of its columns up to that column; consecutive rows with the same
+    // columns (the rows of one contact) add nothing new
     w.jbits.clear();
     w.jbits.resize(n * words, 0);
+    w.below.clear();
+    w.below.resize(words, 0);
+    let mut last: Option<&[usize]> = None;
     for &r in rows {
+        let cols = row_cols(d, r);
+        if last == Some(cols) {
+            continue;
+        }
+        last = Some(cols);
         w.cols.clear();
-        w.cols.extend(
-            row_cols(d, r)
-                .iter()
-                .map(|&c| local[c])
-                .filter(|&c| c != NIL),
-        );
+        w.cols
+            .extend(cols.iter().map(|&c| local[c]).filter(|&c| c != NIL));
+        w.below.fill(0);
         for &a in &w.cols {
-            for &b in &w.cols {
-                if b <= a {
-                    set(&mut w.jbits, words, a, b);
-                }
-            }
+            w.below[a / 64] |= 1 << (a % 64);
+        }
+        for &a in &w.cols {
+            or_up_to(&mut w.jbits[a * words..(a + 1) * words], &w.below, a);
         }
     }
     // the factor's pattern: eliminating row k (last first) couples every pair of its columns
@@ -176,14 +194,7 @@ fn hessian_nnz<T: Scalar>(
         for a in 0..k {
             if below[a / 64] >> (a % 64) & 1 == 1 {
                 // row a gets the columns of `below` up to a
-                for c in 0..=a / 64 {
-                    let mask = if c < a / 64 {
-                        u64::MAX
-                    } else {
-                        u64::MAX >> (63 - a % 64)
-                    };
-                    h[a * words + c] |= below[c] & mask;
-                }
+                or_up_to(&mut h[a * words..(a + 1) * words], below, a);
             }
         }
     }
