@@ -54,6 +54,7 @@ fn set(bits: &mut [u64], words: usize, row: usize, col: usize) {
 }
 
 /// ORs the bits of `src` at columns `0..=a` into the bit row `dst`.
+#[inline]
 fn or_up_to(dst: &mut [u64], src: &[u64], a: usize) {
     for c in 0..=a / 64 {
         let mask = if c < a / 64 {
@@ -191,9 +192,12 @@ fn hessian_nnz<T: Scalar>(
     for k in (0..n).rev() {
         below.copy_from_slice(&h[k * words..(k + 1) * words]);
         below[k / 64] &= (1u64 << (k % 64)) - 1;
-        for a in 0..k {
-            if below[a / 64] >> (a % 64) & 1 == 1 {
-                // row a gets the columns of `below` up to a
+        // each row a < k in `below` gets the columns of `below` up to a (set bits in order)
+        for (wi, &word) in below.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                let a = wi * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
                 or_up_to(&mut h[a * words..(a + 1) * words], below, a);
             }
         }
