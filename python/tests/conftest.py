@@ -46,6 +46,21 @@ def model_path(name):
     return str(p)
 
 
+def models_both_load():
+    """(name, MuJoCo's MjModel, moreau's MjModel) for every model of models/ both engines load
+    (MuJoCo refuses some; moreau refuses the include fragments MuJoCo reads as models)."""
+    for path in sorted(MODELS.glob("*.xml")):
+        try:
+            mj = mujoco.MjModel.from_xml_path(str(path))
+        except ValueError:
+            continue
+        try:
+            mo = moreau.MjModel.from_xml_path(str(path))
+        except moreau.MjcfLoadError:
+            continue
+        yield path.stem, mj, mo
+
+
 def load_pair(path):
     """The same MJCF file loaded by MuJoCo and by moreau."""
     mj = mujoco.MjModel.from_xml_path(str(path))

@@ -2,33 +2,18 @@
 of models/ that both engines load, and `MjData.narena`, `maxuse_con`, `maxuse_efc` after
 stepping (and zero after `mj_resetData`), including a pile whose rows overflow its arena."""
 
-import glob
-import os
-
 import pytest
-from conftest import model_path
+from conftest import model_path, models_both_load
 
 import mujoco
 import moreau
-
-MODELS_DIR = os.path.dirname(model_path("humanoid"))
-ALL_MODELS = sorted(os.path.splitext(os.path.basename(p))[0]
-                    for p in glob.glob(os.path.join(MODELS_DIR, "*.xml")))
 
 
 def test_model_arena_sizes_match_mujoco():
     """`narena` (MuJoCo's default arena or `<size memory>`), `nconmax` and `njmax` (-1 when not
     set) equal MuJoCo's on every model both engines load."""
     checked = 0
-    for name in ALL_MODELS:
-        try:
-            mj = mujoco.MjModel.from_xml_path(model_path(name))
-        except ValueError:
-            continue
-        try:
-            mo = moreau.MjModel.from_xml_path(model_path(name))
-        except moreau.MjcfLoadError:  # include fragments MuJoCo reads as models
-            continue
+    for name, mj, mo in models_both_load():
         checked += 1
         assert (mo.narena, mo.nconmax, mo.njmax) == (mj.narena, mj.nconmax, mj.njmax), name
     assert checked >= 40, checked

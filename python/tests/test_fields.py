@@ -2,20 +2,12 @@
 for the models it simulates, each against MuJoCo: simple bodies and the sparse layout of `M`,
 the constraint islands, the sleep fields of a model that never sleeps, the energy flags."""
 
-import glob
-import os
-
 import numpy as np
 import pytest
-from conftest import TOL_SMOOTH, load_pair, lockstep, model_path, rel_err
+from conftest import TOL_SMOOTH, load_pair, lockstep, model_path, models_both_load, rel_err
 
 import mujoco
 import moreau
-
-MODELS_DIR = os.path.dirname(model_path("humanoid"))
-# every model of models/ that both engines load
-ALL_MODELS = sorted(os.path.splitext(os.path.basename(p))[0]
-                    for p in glob.glob(os.path.join(MODELS_DIR, "*.xml")))
 
 
 def test_simple_bodies_and_m_layout_match_mujoco():
@@ -25,15 +17,7 @@ def test_simple_bodies_and_m_layout_match_mujoco():
     slider)."""
     nsimple = 0
     checked = 0
-    for name in ALL_MODELS:
-        try:
-            mj = mujoco.MjModel.from_xml_path(model_path(name))
-        except ValueError:
-            continue
-        try:
-            mo = moreau.MjModel.from_xml_path(model_path(name))
-        except moreau.MjcfLoadError:  # include fragments MuJoCo reads as models
-            continue
+    for name, mj, mo in models_both_load():
         checked += 1
         for f in ("body_simple", "dof_simplenum", "M_rownnz", "M_rowadr", "M_colind"):
             got, want = np.asarray(getattr(mo, f)), getattr(mj, f)
@@ -132,15 +116,7 @@ def test_tree_frame_and_plugin_fields_match_mujoco():
     among them."""
     checked = 0
     ntree = set()
-    for name in ALL_MODELS:
-        try:
-            mj = mujoco.MjModel.from_xml_path(model_path(name))
-        except ValueError:
-            continue
-        try:
-            mo = moreau.MjModel.from_xml_path(model_path(name))
-        except moreau.MjcfLoadError:
-            continue
+    for name, mj, mo in models_both_load():
         checked += 1
         for f in MODEL_FIELDS:
             got, want = np.asarray(getattr(mo, f)), getattr(mj, f)
