@@ -361,7 +361,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     // rows that overflow the arena even without their sparse Jacobian are dropped before they
     // are allocated (the same outcome as the check after assembly), so no arena bounds them
-    if nefc > 0 && rows_overflow(m, d, nefc, 0) {
+    if nefc > 0 && rows_overflow(m, d, nefc, 0, 0) {
         return;
     }
     d.resize_efc(nv, nefc, ncone);
@@ -747,7 +747,16 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // with the arena's size (mjWARN_CNSTRFULL, measured; the per-row bytes are approximate)
     let nnz = if d.efc_J_sparse { d.efc_J.len() } else { 0 };
     crate::work::add(crate::work::Loop::Rows, nefc + d.efc_J.len());
-    if rows_overflow(m, d, nefc, nnz) {
+    // the dual solvers' sparse AR: its structural nonzeros (dense, it is nefc² whatever J)
+    let ar_nnz = if d.efc_J_sparse && crate::data::arena::is_dual(m) {
+        let mut s = d.solver_scratch.take().unwrap_or_default();
+        let n = crate::solver::nnz::ar_nnz_all(m, d, &mut s.nnz);
+        d.solver_scratch = Some(s);
+        n
+    } else {
+        0
+    };
+    if rows_overflow(m, d, nefc, nnz, ar_nnz) {
         return;
     }
     params::compute(m, d);
@@ -761,11 +770,25 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
 }
 
 /// True (and the rows dropped, with `CnstrFull` and info `narena`) if `nefc` rows with `nnz`
-/// sparse Jacobian entries (dense: `nefc·nv`) do not fit in the arena beside the contacts.
-fn rows_overflow<T: Scalar>(m: &Model, d: &mut Data<T>, nefc: usize, nnz: usize) -> bool {
+/// sparse Jacobian entries (dense: `nefc·nv`) do not fit in the arena beside the contacts, with
+/// the dual solvers' arrays when they are used (`ar_nnz` entries of a sparse AR; MuJoCo
+/// allocates them with the rows, `arena::dual_bytes`).
+fn rows_overflow<T: Scalar>(
+    m: &Model,
+    d: &mut Data<T>,
+    nefc: usize,
+    nnz: usize,
+    ar_nnz: usize,
+) -> bool {
+    use crate::data::arena;
     let narena = crate::data::narena(m);
-    let used = (d.contact.len() * crate::data::arena::CONTACT_BYTES) as u128;
-    if used + crate::data::arena::efc_bytes(nefc, m.nv, nnz, d.efc_J_sparse) <= narena as u128 {
+    let used = (d.contact.len() * arena::CONTACT_BYTES) as u128;
+    let sparse = d.efc_J_sparse;
+    let mut need = used + arena::efc_bytes(nefc, m.nv, nnz, sparse);
+    if arena::is_dual(m) {
+        need += arena::dual_bytes(nefc, m.nv, nnz, ar_nnz, sparse);
+    }
+    if need <= narena as u128 {
         return false;
     }
     d.resize_efc(m.nv, 0, 0);

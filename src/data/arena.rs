@@ -92,6 +92,28 @@ pub fn efc_bytes(nefc: usize, nv: usize, nnz: usize, sparse: bool) -> u128 {
     EFC_ROW_BYTES as u128 * nefc as u128 + j
 }
 
+/// True if MuJoCo 4.0.0 allocates the dual solvers' arrays (`mj_isDual`: the PGS solver, or any
+/// solver with noslip iterations), measured on the oracle.
+pub fn is_dual(m: &Model) -> bool {
+    m.opt.solver == crate::model::SolverType::Pgs || m.opt.noslip_iterations > 0
+}
+
+/// Arena bytes of the dual solvers' arrays beside the rows (`efc_AR` and the rows of
+/// `B = J M⁻¹ᐟ²` that PGS and noslip work on), for `nefc` rows with `jnnz` sparse Jacobian
+/// entries and `ar_nnz` entries of AR ([`crate::ar_nnz`]). Dense: `8 nefc² + 8 nefc·nv`; sparse:
+/// `16 nefc + 12 (ar_nnz + jnnz)`. Measured on MuJoCo 4.0.0 as the growth of `mjData.parena`
+/// from Newton to PGS at the same state (`tools/arena/reference.py`): exact on piles of free
+/// bodies and on 21 of the 24 models of `models/` with contacts, within 4 bytes (alignment) or
+/// a few hundred bytes where a tree's rows reach past the pattern of `efc_J`.
+pub fn dual_bytes(nefc: usize, nv: usize, jnnz: usize, ar_nnz: usize, sparse: bool) -> u128 {
+    let nefc = nefc as u128;
+    if sparse {
+        16 * nefc + 12 * (ar_nnz as u128 + jnnz as u128)
+    } else {
+        8 * nefc * nefc + 8 * nefc * nv as u128
+    }
+}
+
 /// A byte count as MuJoCo writes it in its warnings: with the largest of the suffixes K, M, G,
 /// T, P, E (powers of 1024) that divides it, else the plain number ("1M", "600K", "1000000").
 pub fn format_bytes(n: usize) -> String {

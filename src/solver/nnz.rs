@@ -76,7 +76,22 @@ fn count(bits: &[u64]) -> usize {
 /// pair of dofs of one kinematic tree and none of two trees, so entry (i, j) is kept when rows
 /// i and j touch a common tree (a tree is the dofs below one root dof, `dof_parentid` = -1).
 pub fn ar_nnz<T: Scalar>(m: &Model, d: &Data<T>, rows: &[usize], w: &mut NnzScratch) -> usize {
-    let nefc = rows.len();
+    ar_nnz_of(m, d, rows.len(), |i| rows[i], w)
+}
+
+/// [`ar_nnz`] over every row of `d` (`nA`).
+pub fn ar_nnz_all<T: Scalar>(m: &Model, d: &Data<T>, w: &mut NnzScratch) -> usize {
+    ar_nnz_of(m, d, d.nefc, |i| i, w)
+}
+
+/// [`ar_nnz`] over the `nefc` rows `row(0..nefc)`.
+fn ar_nnz_of<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    nefc: usize,
+    row: impl Fn(usize) -> usize,
+    w: &mut NnzScratch,
+) -> usize {
     if !d.efc_J_sparse {
         return nefc * nefc;
     }
@@ -93,8 +108,8 @@ pub fn ar_nnz<T: Scalar>(m: &Model, d: &Data<T>, rows: &[usize], w: &mut NnzScra
     w.jbits.clear();
     w.jbits.reserve(d.efc_type.capacity().max(nefc) * words);
     w.jbits.resize(nefc * words, 0);
-    for (i, &r) in rows.iter().enumerate() {
-        for &c in row_cols(d, r) {
+    for i in 0..nefc {
+        for &c in row_cols(d, row(i)) {
             set(&mut w.jbits, words, i, tree[c]);
         }
     }

@@ -8,6 +8,9 @@
 //!   100K) or, with a dense Jacobian, the default arena: `narena`, `ncon`, `nefc`, and the count
 //!   and last info of `ContactFull` and `CnstrFull`, all exactly; and a pile that fits
 //!   (ncon and warnings exactly; its nefc is the contact rows of moreau's own collision);
+//! - the dual solvers' arrays (`efc_AR` of PGS or noslip) counted with the rows: 30 spheres
+//!   overflow the default arena dense under PGS and with noslip iterations, not under Newton,
+//!   and 15 overflow `memory="750K"` sparse under PGS, not under Newton;
 //! - the fuzzer's concentric convex pile, whose contacts fit the default arena and whose rows
 //!   do not: nefc 0 and the warnings exactly (its contact count is the narrow phase's on
 //!   degenerate concentric pairs, 6,926 against MuJoCo's 7,969, not compared).

@@ -40,6 +40,17 @@ CASES = [
     ("pile20_memory100K", pile(20, '<size memory="100K"/>'), 2),
     ("pile20_default", pile(20), 2),
     ("pile80_dense_default", pile(80, option='jacobian="dense"'), 2),
+    # the dual solvers' arrays (PGS, or noslip iterations: mj_isDual) are allocated with the
+    # rows: dense, AR's nefc² entries overflow the default arena where Newton's rows fit
+    ("pile30_pgs_dense_default", pile(30, option='solver="PGS" jacobian="dense"'), 2),
+    ("pile30_noslip_dense_default", pile(30, option='jacobian="dense" noslip_iterations="2"'), 2),
+    ("pile30_newton_dense_default", pile(30, option='jacobian="dense"'), 2),
+    ("pile30_pgs_sparse_default", pile(30, option='solver="PGS" jacobian="sparse"'), 2),
+    # sparse: 16 bytes a row and 12 per entry of AR and of J
+    ("pile15_pgs_sparse_memory750K",
+     pile(15, '<size memory="750K"/>', 'solver="PGS" jacobian="sparse"'), 2),
+    ("pile15_newton_sparse_memory750K",
+     pile(15, '<size memory="750K"/>', 'jacobian="sparse"'), 2),
 ]
 # the fuzzer's concentric convex pile (tools/fuzz/pile.py 125 --concentric): its contacts fit
 # the default arena, its rows do not
