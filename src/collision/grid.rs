@@ -4,13 +4,15 @@
 //! the sweep's intervals overlap in ~n^(5/3) pairs (a cubic lattice: every body overlaps its
 //! whole layer on the sweep axis).
 
+use crate::data::reserved::CloneReserved;
+
 /// The broad phase uses the grid with more bodies than this; with fewer, the sweep, whose walk
 /// is then short (every model of the zoo's benchmark has at most 59 bodies with collidable
 /// geoms, so their step is unchanged).
 pub const MIN_BODIES: usize = 64;
 
 /// The grid's working storage, reused from step to step.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct GridScratch {
     /// (cell, body) for every cell a body's box touches, sorted.
     cells: Vec<([i64; 3], u32)>,
@@ -20,6 +22,18 @@ pub struct GridScratch {
     extents: Vec<f64>,
     /// Each body's interval on the sweep axis (indexed by body).
     ival: Vec<(f64, f64)>,
+}
+
+/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+impl Clone for GridScratch {
+    fn clone(&self) -> Self {
+        Self {
+            cells: self.cells.clone_reserved(),
+            big: self.big.clone_reserved(),
+            extents: self.extents.clone_reserved(),
+            ival: self.ival.clone_reserved(),
+        }
+    }
 }
 
 impl GridScratch {

@@ -4,6 +4,7 @@
 //! phase's sweep-and-prune storage ([`BroadScratch`]). Only the storage types live here; the
 //! algorithms that fill them are in `mod.rs`, `convex.rs`, `hfield.rs` and `multiccd.rs`.
 
+use crate::data::reserved::CloneReserved;
 use crate::model::{GeomType, Model};
 use nalgebra::Vector3;
 
@@ -293,7 +294,7 @@ impl std::fmt::Debug for CollisionScratch {
 /// Broad-phase working storage, kept in `Data` so that stepping does not allocate: the
 /// sweep-and-prune intervals of the geoms grouped by body, the bodies' intervals and the body
 /// pairs whose intervals overlap and pass [`body_filter`](super::body_filter).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct BroadScratch {
     /// The swept geoms, grouped by body, by id within a body.
     pub(in crate::collision) geoms: Vec<Swept>,
@@ -308,6 +309,20 @@ pub struct BroadScratch {
     pub(in crate::collision) body_pairs: Vec<u64>,
     /// The grid that finds the body pairs ([`super::grid`]).
     pub(in crate::collision) grid: super::grid::GridScratch,
+}
+
+/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+impl Clone for BroadScratch {
+    fn clone(&self) -> Self {
+        Self {
+            geoms: self.geoms.clone_reserved(),
+            body_start: self.body_start.clone_reserved(),
+            bodies: self.bodies.clone_reserved(),
+            boxes: self.boxes.clone_reserved(),
+            body_pairs: self.body_pairs.clone_reserved(),
+            grid: self.grid.clone(),
+        }
+    }
 }
 
 /// A swept geom: its interval on the sweep axis and what the pair tests read, copied from the
@@ -330,21 +345,13 @@ pub(in crate::collision) struct Swept {
     pub(in crate::collision) ty: GeomType,
 }
 
-/// Most body pairs [`BroadScratch::for_model`] reserves, whatever the arena (128 MB of pair
-/// keys): a model with more overlapping body pairs grows the list on the step that finds them.
-const MAX_BODY_PAIRS_RESERVE: usize = 1 << 24;
-
-/// Body pairs reserved up front: every pair of bodies, but no more pair keys (8 bytes each)
-/// than the arena's bytes (MuJoCo holds its broad phase's pairs on the arena's stack, so a pass
-/// with more does not run there), at most [`MAX_BODY_PAIRS_RESERVE`]. The reserve is address
-/// space until pairs are written.
-fn body_pairs_reserve(m: &Model) -> usize {
-    let all = m.nbody.saturating_mul(m.nbody.saturating_sub(1)) / 2;
-    all.min(crate::data::narena(m) / 8)
-        .min(MAX_BODY_PAIRS_RESERVE)
-}
-
 impl BroadScratch {
+    /// Reserves room for `n` body pairs (the capacity a clone does not keep).
+    pub(crate) fn reserve_pairs(&mut self, n: usize) {
+        let v = &mut self.body_pairs;
+        v.reserve(n.saturating_sub(v.len()));
+    }
+
     /// Storage for a model's geoms and bodies.
     pub fn for_model(m: &Model) -> Self {
         BroadScratch {
@@ -352,7 +359,7 @@ impl BroadScratch {
             body_start: Vec::with_capacity(m.nbody + 1),
             bodies: Vec::with_capacity(m.nbody),
             boxes: Vec::with_capacity(m.nbody),
-            body_pairs: Vec::with_capacity(body_pairs_reserve(m)),
+            body_pairs: Vec::with_capacity(crate::data::arena::max_body_pairs(m)),
             grid: super::grid::GridScratch::for_bodies(m.nbody),
         }
     }

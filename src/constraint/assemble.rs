@@ -785,10 +785,16 @@ fn rows_overflow<T: Scalar>(
     let used = (d.contact.len() * arena::CONTACT_BYTES) as u128;
     let sparse = d.efc_J_sparse;
     let mut need = used + arena::efc_bytes(nefc, m.nv, nnz, sparse);
-    if arena::is_dual(m) {
+    let dual = arena::is_dual(m);
+    if dual {
         need += arena::dual_bytes(nefc, m.nv, nnz, ar_nnz, sparse);
     }
-    if need <= narena as u128 {
+    let entries = if sparse {
+        nnz
+    } else {
+        nefc.saturating_mul(m.nv)
+    };
+    if need <= narena as u128 && !arena::rows_over_caps(nefc, entries, ar_nnz, dual, !sparse) {
         return false;
     }
     d.resize_efc(m.nv, 0, 0);

@@ -80,6 +80,111 @@ pub fn max_contacts(m: &Model) -> usize {
     (narena(m).saturating_sub(24) / (CONTACT_BYTES + 112)).min(MAX_CONTACTS)
 }
 
+/// Most constraint rows a step keeps, whatever the arena: beyond it the rows are dropped with
+/// `CnstrFull` as if the arena were full. Only an arena above 205 MiB (`EFC_ROW_BYTES · 2²⁰`)
+/// would hold more, so this bounds what a hostile `<size memory>` can make `Data::new` reserve
+/// for rows.
+pub const MAX_EFC_ROWS: usize = 1 << 20;
+
+/// Most entries of the constraint Jacobian (sparse: its nonzeros; dense: `nefc·nv`) and of the
+/// dual solvers' AR a step keeps, whatever the arena (an arena above 384 MiB, 12 bytes an
+/// entry, would hold more); past it the rows are dropped as by [`MAX_EFC_ROWS`].
+pub const MAX_EFC_NNZ: usize = 1 << 25;
+
+/// What `Data::new` reserves for the arena's contents (MuJoCo allocates its arena once, in
+/// `mj_makeData`, so that no step allocates): every contact and row the arena can hold. The
+/// reserve is address space: pages are touched only when a step writes them. A clone of a
+/// `Data` reserves the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Reserve {
+    /// Contacts: [`max_contacts`].
+    pub contacts: usize,
+    /// Broad-phase body pairs.
+    pub pairs: usize,
+    /// Constraint rows: those whose bytes fit in the arena with no contact, at the fewest
+    /// Jacobian bytes a row can take (sparse: none; dense: `nv` entries), at most
+    /// [`MAX_EFC_ROWS`] (dense: and `MAX_EFC_NNZ / nv`).
+    pub rows: usize,
+    /// Contacts with rows (friction cones): at most `contacts` and `rows`.
+    pub cones: usize,
+    /// Jacobian entries: sparse, the arena's bytes at 12 an entry (at most [`MAX_EFC_NNZ`]);
+    /// dense, `rows · nv`.
+    pub jnnz: usize,
+    /// Entries of the dual solvers' AR ([`is_dual`], else 0): the arena's bytes at 8 (dense)
+    /// or 12 (sparse) an entry, at most `rows²` and [`MAX_EFC_NNZ`].
+    pub ar: usize,
+    /// Whether `efc_J` is dense.
+    pub dense: bool,
+}
+
+/// The [`Reserve`] of model `m`'s arena.
+pub fn reserve(m: &Model) -> Reserve {
+    let a = narena(m);
+    let nv = m.nv;
+    let dense = !super::efc::is_sparse(m);
+    let contacts = max_contacts(m);
+    let (rows, jnnz) = if dense {
+        let rows = (a / (EFC_ROW_BYTES + 12 * nv))
+            .min(MAX_EFC_ROWS)
+            .min(MAX_EFC_NNZ / nv.max(1));
+        (rows, rows * nv)
+    } else {
+        (
+            (a / EFC_ROW_BYTES).min(MAX_EFC_ROWS),
+            (a / 12).min(MAX_EFC_NNZ),
+        )
+    };
+    let ar = if !is_dual(m) {
+        0
+    } else if dense {
+        (a / 8).min(rows.saturating_mul(rows)).min(MAX_EFC_NNZ)
+    } else {
+        (a / 12).min(rows.saturating_mul(rows)).min(MAX_EFC_NNZ)
+    };
+    Reserve {
+        contacts,
+        pairs: max_body_pairs(m),
+        rows,
+        cones: contacts.min(rows),
+        jnnz,
+        ar,
+        dense,
+    }
+}
+
+/// Bytes of a [`Reserve`] of `Data<f64>` (address space until written): about 450 per row over
+/// the row arrays and the solvers' copies, 40 per Jacobian entry (values and columns of
+/// `efc_J`, of the solver's gathered copy and of the Hessian pattern's transposed rows; 56 with
+/// the dual solvers' `B`) and 8 per entry of AR (the contacts are counted apart).
+pub fn reserve_bytes(r: &Reserve) -> u128 {
+    let per_entry = if r.ar > 0 { 56 } else { 40 };
+    450 * r.rows as u128 + per_entry * r.jnnz as u128 + 8 * r.ar as u128
+}
+
+/// True if `nefc` rows with `nnz` Jacobian entries and `ar_nnz` entries of AR exceed the caps
+/// that hold whatever the arena ([`MAX_EFC_ROWS`], [`MAX_EFC_NNZ`]; dense AR is `nefc²`).
+pub fn rows_over_caps(nefc: usize, nnz: usize, ar_nnz: usize, dual: bool, dense: bool) -> bool {
+    let ar = if dense && dual {
+        nefc.saturating_mul(nefc)
+    } else {
+        ar_nnz
+    };
+    nefc > MAX_EFC_ROWS || nnz > MAX_EFC_NNZ || ar > MAX_EFC_NNZ
+}
+
+/// Most body pairs `BroadScratch::for_model` reserves, whatever the arena (128 MB of pair
+/// keys): a model with more overlapping body pairs grows the list on the step that finds them.
+pub const MAX_BODY_PAIRS_RESERVE: usize = 1 << 24;
+
+/// Body pairs reserved up front: every pair of bodies, but no more pair keys (8 bytes each)
+/// than the arena's bytes (MuJoCo holds its broad phase's pairs on the arena's stack, so a pass
+/// with more does not run there), at most [`MAX_BODY_PAIRS_RESERVE`]. The reserve is address
+/// space until pairs are written.
+pub fn max_body_pairs(m: &Model) -> usize {
+    let all = m.nbody.saturating_mul(m.nbody.saturating_sub(1)) / 2;
+    all.min(narena(m) / 8).min(MAX_BODY_PAIRS_RESERVE)
+}
+
 /// Arena bytes of `nefc` rows with `nnz` Jacobian entries: 12 bytes per entry, of the
 /// sparse pattern or, dense, of all `nefc·nv` (fitted on MuJoCo 4.0.0's piles both ways).
 pub fn efc_bytes(nefc: usize, nv: usize, nnz: usize, sparse: bool) -> u128 {

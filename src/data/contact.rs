@@ -66,10 +66,3 @@ impl<T: Scalar> Contact<T> {
 pub fn contact_capacity(m: &Model) -> usize {
     super::arena::max_contacts(m)
 }
-
-/// Contacts whose constraint rows `Data::new` writes out up front (several per geom and per
-/// explicit pair, no more than the arena keeps): rows beyond them are reserved by the first
-/// step that needs them.
-pub fn contact_rows_reserve(m: &Model) -> usize {
-    (64 + 32 * m.ngeom + 8 * m.npair).min(contact_capacity(m))
-}

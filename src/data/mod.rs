@@ -8,12 +8,13 @@
 pub mod arena;
 mod contact;
 pub(crate) mod efc;
+pub(crate) mod reserved;
 pub(crate) mod scratch;
 pub(crate) mod warning;
 
 pub use arena::{default_narena, narena};
+pub(crate) use contact::contact_capacity;
 pub use contact::Contact;
-pub(crate) use contact::{contact_capacity, contact_rows_reserve};
 pub use efc::CONE_H;
 pub use efc::{ConstraintState, ConstraintType, EfcCone};
 pub use warning::{
@@ -23,13 +24,14 @@ pub use warning::{
 use crate::math::{sc, Scalar};
 use crate::model::Model;
 use nalgebra::{Matrix3, Quaternion, Vector3, Vector6};
+use reserved::{clone_reserved_nested, CloneReserved};
 use scratch::{IslandScratch, SolverScratch, SparseScratch};
 
 /// The arrays of [`Data::new`] whose length is a product of model sizes (the rest are linear
 /// in one size): `(name, what it is sized by, bytes)` for `Data<f64>`. The loader refuses a
 /// model whose sum exceeds [`crate::mjcf::MAX_DATA_BYTES`] instead of letting the allocation
 /// abort the process.
-pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 6] {
+pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'static str, u128); 7] {
     let f = std::mem::size_of::<f64>() as u128;
     let (nv, nm) = (m.nv as u128, m.nM as u128);
     // (each entry also has its column index, a usize)
@@ -52,6 +54,12 @@ pub(crate) fn product_arrays(m: &crate::model::Model) -> [(&'static str, &'stati
             "contact",
             "the contact capacity ((narena - 24) / 720, at most 2^21)",
             contact_capacity(m) as u128 * contact,
+        ),
+        (
+            "efc_*, the solvers' rows",
+            "the rows the arena holds (narena / 205, at most 2^20) and their Jacobian entries \
+             (narena / 12, at most 2^25)",
+            arena::reserve_bytes(&arena::reserve(m)),
         ),
         (
             "sensordata",
@@ -86,12 +94,8 @@ pub const NSOLVER: usize = 200;
 /// Islands for which solver statistics are kept (mjNISLAND).
 pub const NISLAND: usize = 20;
 
-/// Most bytes of constraint Jacobian [`Data::new`] reserves (see `Data::reserve_efc`); the
-/// solver's own copies are of the same size.
-pub const EFC_RESERVE_BYTES: usize = 4 << 20;
-
 /// The simulation state and all intermediate results of the pipeline.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Data<T: Scalar = f64> {
     // ------------------------------------------------------------ state
     pub time: T,
@@ -385,6 +389,168 @@ pub struct Data<T: Scalar = f64> {
     pub deriv_cfrc: Vec<Vector6<T>>,
 }
 
+/// A clone keeps the capacity of every array (`Data::new` reserves every contact and row the
+/// arena holds, and the work space; a derived clone would keep only the lengths, so that the
+/// clone's first step would allocate).
+impl<T: Scalar> Clone for Data<T> {
+    fn clone(&self) -> Self {
+        Data {
+            time: self.time,
+            qpos: self.qpos.clone_reserved(),
+            qvel: self.qvel.clone_reserved(),
+            act: self.act.clone_reserved(),
+            qacc_warmstart: self.qacc_warmstart.clone_reserved(),
+            mocap_pos: self.mocap_pos.clone_reserved(),
+            mocap_quat: self.mocap_quat.clone_reserved(),
+            ctrl: self.ctrl.clone_reserved(),
+            qfrc_applied: self.qfrc_applied.clone_reserved(),
+            xfrc_applied: self.xfrc_applied.clone_reserved(),
+            qacc: self.qacc.clone_reserved(),
+            act_dot: self.act_dot.clone_reserved(),
+            xpos: self.xpos.clone_reserved(),
+            xquat: self.xquat.clone_reserved(),
+            xmat: self.xmat.clone_reserved(),
+            xipos: self.xipos.clone_reserved(),
+            ximat: self.ximat.clone_reserved(),
+            xanchor: self.xanchor.clone_reserved(),
+            xaxis: self.xaxis.clone_reserved(),
+            geom_xpos: self.geom_xpos.clone_reserved(),
+            geom_xmat: self.geom_xmat.clone_reserved(),
+            site_xpos: self.site_xpos.clone_reserved(),
+            site_xmat: self.site_xmat.clone_reserved(),
+            cam_xpos: self.cam_xpos.clone_reserved(),
+            cam_xmat: self.cam_xmat.clone_reserved(),
+            light_xpos: self.light_xpos.clone_reserved(),
+            light_xdir: self.light_xdir.clone_reserved(),
+            subtree_com: self.subtree_com.clone_reserved(),
+            cinert: self.cinert.clone_reserved(),
+            cdof: self.cdof.clone_reserved(),
+            ten_length: self.ten_length.clone_reserved(),
+            ten_J: self.ten_J.clone_reserved(),
+            actuator_length: self.actuator_length.clone_reserved(),
+            actuator_moment: self.actuator_moment.clone_reserved(),
+            moment_rownnz: self.moment_rownnz.clone_reserved(),
+            moment_rowadr: self.moment_rowadr.clone_reserved(),
+            moment_colind: self.moment_colind.clone_reserved(),
+            crb: self.crb.clone_reserved(),
+            qM: self.qM.clone_reserved(),
+            qLD: self.qLD.clone_reserved(),
+            qLDiagInv: self.qLDiagInv.clone_reserved(),
+            ten_velocity: self.ten_velocity.clone_reserved(),
+            actuator_velocity: self.actuator_velocity.clone_reserved(),
+            cvel: self.cvel.clone_reserved(),
+            cdof_dot: self.cdof_dot.clone_reserved(),
+            qfrc_bias: self.qfrc_bias.clone_reserved(),
+            qfrc_spring: self.qfrc_spring.clone_reserved(),
+            qfrc_damper: self.qfrc_damper.clone_reserved(),
+            qfrc_gravcomp: self.qfrc_gravcomp.clone_reserved(),
+            qfrc_passive: self.qfrc_passive.clone_reserved(),
+            actuator_force: self.actuator_force.clone_reserved(),
+            qfrc_actuator: self.qfrc_actuator.clone_reserved(),
+            qfrc_smooth: self.qfrc_smooth.clone_reserved(),
+            qacc_smooth: self.qacc_smooth.clone_reserved(),
+            qfrc_constraint: self.qfrc_constraint.clone_reserved(),
+            qfrc_inverse: self.qfrc_inverse.clone_reserved(),
+            cacc: self.cacc.clone_reserved(),
+            cfrc_int: self.cfrc_int.clone_reserved(),
+            cfrc_ext: self.cfrc_ext.clone_reserved(),
+            qDeriv: self.qDeriv.clone_reserved(),
+            qLU: self.qLU.clone_reserved(),
+            nefc: self.nefc,
+            efc_type: self.efc_type.clone_reserved(),
+            efc_id: self.efc_id.clone_reserved(),
+            efc_J: self.efc_J.clone_reserved(),
+            efc_J_sparse: self.efc_J_sparse,
+            efc_J_rownnz: self.efc_J_rownnz.clone_reserved(),
+            efc_J_rowadr: self.efc_J_rowadr.clone_reserved(),
+            efc_J_rowsuper: self.efc_J_rowsuper.clone_reserved(),
+            efc_J_colind: self.efc_J_colind.clone_reserved(),
+            sparse_scratch: self.sparse_scratch.clone(),
+            dense_row: self.dense_row.clone_reserved(),
+            efc_pos: self.efc_pos.clone_reserved(),
+            efc_margin: self.efc_margin.clone_reserved(),
+            efc_frictionloss: self.efc_frictionloss.clone_reserved(),
+            efc_diagA: self.efc_diagA.clone_reserved(),
+            efc_KBIP: self.efc_KBIP.clone_reserved(),
+            efc_D: self.efc_D.clone_reserved(),
+            efc_R: self.efc_R.clone_reserved(),
+            efc_vel: self.efc_vel.clone_reserved(),
+            efc_aref: self.efc_aref.clone_reserved(),
+            efc_b: self.efc_b.clone_reserved(),
+            efc_force: self.efc_force.clone_reserved(),
+            efc_state: self.efc_state.clone_reserved(),
+            efc_solref: self.efc_solref.clone_reserved(),
+            efc_solimp: self.efc_solimp.clone_reserved(),
+            efc_cone: self.efc_cone.clone_reserved(),
+            solver: clone_reserved_nested(&self.solver),
+            solver_niter: self.solver_niter,
+            solver_nnz: self.solver_nnz,
+            nisland: self.nisland,
+            nidof: self.nidof,
+            tree_island: self.tree_island.clone_reserved(),
+            island_ntree: self.island_ntree.clone_reserved(),
+            island_itreeadr: self.island_itreeadr.clone_reserved(),
+            map_itree2tree: self.map_itree2tree.clone_reserved(),
+            dof_island: self.dof_island.clone_reserved(),
+            island_nv: self.island_nv.clone_reserved(),
+            island_idofadr: self.island_idofadr.clone_reserved(),
+            island_dofadr: self.island_dofadr.clone_reserved(),
+            map_dof2idof: self.map_dof2idof.clone_reserved(),
+            map_idof2dof: self.map_idof2dof.clone_reserved(),
+            efc_island: self.efc_island.clone_reserved(),
+            island_nefc: self.island_nefc.clone_reserved(),
+            island_iefcadr: self.island_iefcadr.clone_reserved(),
+            island_ne: self.island_ne.clone_reserved(),
+            island_nf: self.island_nf.clone_reserved(),
+            map_efc2iefc: self.map_efc2iefc.clone_reserved(),
+            map_iefc2efc: self.map_iefc2efc.clone_reserved(),
+            island_scratch: self.island_scratch.clone(),
+            solver_scratch: self.solver_scratch.clone(),
+            solver_pos_valid: self.solver_pos_valid,
+            contact: self.contact.clone_reserved(),
+            nconmax: self.nconmax,
+            ncon_limit: self.ncon_limit,
+            ncon_dropped: self.ncon_dropped,
+            scratch_broad: self.scratch_broad.clone(),
+            scratch_collision: self.scratch_collision.clone(),
+            maxuse_con: self.maxuse_con,
+            maxuse_efc: self.maxuse_efc,
+            warning: self.warning,
+            userdata: self.userdata.clone_reserved(),
+            sensordata: self.sensordata.clone_reserved(),
+            subtree_linvel: self.subtree_linvel.clone_reserved(),
+            subtree_angmom: self.subtree_angmom.clone_reserved(),
+            solver_fwdinv: self.solver_fwdinv,
+            energy: self.energy,
+            flg_energypos: self.flg_energypos,
+            flg_energyvel: self.flg_energyvel,
+            ten_wrapadr: self.ten_wrapadr.clone_reserved(),
+            ten_wrapnum: self.ten_wrapnum.clone_reserved(),
+            wrap_obj: self.wrap_obj.clone_reserved(),
+            wrap_xpos: self.wrap_xpos.clone_reserved(),
+            qfrc_fluid: self.qfrc_fluid.clone_reserved(),
+            qfrc_adhesion: self.qfrc_adhesion.clone_reserved(),
+            scratch_nv: self.scratch_nv.each_ref().map(|v| v.clone_reserved()),
+            scratch_fluid: self.scratch_fluid.clone_reserved(),
+            scratch_body6: self.scratch_body6.each_ref().map(|v| v.clone_reserved()),
+            eq_active: self.eq_active.clone_reserved(),
+            qH: self.qH.clone_reserved(),
+            qHDiagInv: self.qHDiagInv.clone_reserved(),
+            int_qacc: self.int_qacc.clone_reserved(),
+            rk_qpos0: self.rk_qpos0.clone_reserved(),
+            rk_qvel0: self.rk_qvel0.clone_reserved(),
+            rk_act0: self.rk_act0.clone_reserved(),
+            rk_qacc: self.rk_qacc.clone_reserved(),
+            rk_k: self.rk_k.clone_reserved(),
+            rk_actdot: self.rk_actdot.clone_reserved(),
+            rk_dv: self.rk_dv.clone_reserved(),
+            deriv_cvel: self.deriv_cvel.clone_reserved(),
+            deriv_cacc: self.deriv_cacc.clone_reserved(),
+            deriv_cfrc: self.deriv_cfrc.clone_reserved(),
+        }
+    }
+}
+
 impl<T: Scalar> Data<T> {
     /// Row `t` of the tendon Jacobian: its dofs (MuJoCo's `ten_J_colind`) and their values.
     pub fn ten_J_row(&self, t: usize) -> (&[usize], &[T]) {
@@ -611,51 +777,60 @@ impl<T: Scalar> Data<T> {
             deriv_cacc: v6(m.nbody),
             deriv_cfrc: v6(m.nbody),
         };
-        d.reserve_efc(m);
+        d.efc_J_sparse = efc::is_sparse(m);
+        d.reserve_arena(arena::reserve(m));
         d.reset(m);
         d
     }
 
-    /// Reserves the constraint rows stepping can create (every equality, friction-loss and
-    /// limit row, and `contact_rows_reserve` contacts of the model's largest
-    /// condim), up to [`EFC_RESERVE_BYTES`] of Jacobian, so that stepping allocates nothing as
-    /// contacts appear (MuJoCo sizes its arena once, at `mj_makeData`). Past the reserve the
-    /// arrays grow to the largest problem seen.
-    fn reserve_efc(&mut self, m: &Model) {
-        use crate::model::EqType;
-        let eq: usize = m
-            .eq_type
-            .iter()
-            .map(|t| match t {
-                EqType::Connect => 3,
-                EqType::Weld => 6,
-                _ => 1,
-            })
-            .sum();
-        let condim = m
-            .geom_condim
-            .iter()
-            .chain(&m.pair_dim)
-            .copied()
-            .max()
-            .unwrap_or(1);
-        // pyramidal: 2 (condim - 1) rows; elliptic: condim rows; frictionless: one
-        let per_contact = (2 * condim.saturating_sub(1)).max(condim).max(1);
-        let ncon = contact_rows_reserve(m);
-        let rows = eq + m.nv + 3 * m.ntendon + 2 * m.njnt + ncon * per_contact;
-        let cap = EFC_RESERVE_BYTES / (std::mem::size_of::<T>() * m.nv.max(1));
-        let rows = rows.min(cap);
-        let cones = ncon.min(rows);
-        let sparse = efc::is_sparse(m);
-        // dense rows reserve efc_J for nefc × nv, which also holds the sparse values
-        self.efc_J_sparse = false;
-        self.resize_efc(m.nv, rows, cones);
-        self.efc_J_sparse = true;
-        self.resize_efc(m.nv, rows, cones);
-        self.efc_J_colind.reserve(rows * m.nv);
-        self.resize_efc(m.nv, 0, 0);
-        self.efc_J.clear();
-        self.efc_J_sparse = sparse;
+    /// Reserves every contact and constraint row the arena can hold ([`arena::Reserve`]), with
+    /// the solvers' work space for them, so that no step allocates (MuJoCo sizes its arena once,
+    /// at `mj_makeData`). Only address space: `Vec::reserve` does not write the pages.
+    fn reserve_arena(&mut self, r: arena::Reserve) {
+        fn grow<X>(v: &mut Vec<X>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        let (rows, cones) = (r.rows, r.cones);
+        grow(&mut self.contact, r.contacts);
+        self.scratch_broad.reserve_pairs(r.pairs);
+        grow(&mut self.efc_type, rows);
+        grow(&mut self.efc_id, rows);
+        grow(&mut self.efc_J, r.jnnz);
+        if !r.dense {
+            grow(&mut self.efc_J_colind, r.jnnz);
+            for v in [
+                &mut self.efc_J_rownnz,
+                &mut self.efc_J_rowadr,
+                &mut self.efc_J_rowsuper,
+            ] {
+                grow(v, rows);
+            }
+        }
+        for v in self.efc_values() {
+            grow(v, rows);
+        }
+        grow(&mut self.efc_KBIP, rows);
+        grow(&mut self.efc_state, rows);
+        grow(&mut self.efc_solref, rows);
+        grow(&mut self.efc_solimp, rows);
+        grow(&mut self.efc_cone, cones);
+        for v in [
+            &mut self.map_efc2iefc,
+            &mut self.map_iefc2efc,
+            self.island_scratch.efc_tree_mut(),
+        ] {
+            grow(v, rows);
+        }
+        grow(&mut self.efc_island, rows);
+        self.island_scratch.reserve(rows);
+        let (nv, nm) = (self.qvel.len(), self.qM.len());
+        let s = self.solver_scratch_mut();
+        s.reserve_entries(nv, nm, rows, cones, r.jnnz);
+        if r.ar > 0 {
+            grow(&mut s.AR, r.ar);
+            grow(&mut s.B, r.jnnz);
+            grow(&mut s.B_colind, r.jnnz);
+        }
     }
 
     /// Resets the state to `qpos0`, zero velocity, activation, control and applied forces, and
@@ -754,18 +929,7 @@ impl<T: Scalar> Data<T> {
         } else {
             self.efc_J.resize(nefc * nv, z);
         }
-        for v in [
-            &mut self.efc_pos,
-            &mut self.efc_margin,
-            &mut self.efc_frictionloss,
-            &mut self.efc_diagA,
-            &mut self.efc_D,
-            &mut self.efc_R,
-            &mut self.efc_vel,
-            &mut self.efc_aref,
-            &mut self.efc_b,
-            &mut self.efc_force,
-        ] {
+        for v in self.efc_values() {
             v.resize(nefc, z);
         }
         self.efc_KBIP.resize(nefc, [z; 4]);
@@ -796,6 +960,22 @@ impl<T: Scalar> Data<T> {
         self.efc_island
             .reserve(nefc.saturating_sub(self.efc_island.len()));
         self.island_scratch.reserve(nefc);
+    }
+
+    /// The per-row value arrays `efc_pos` … `efc_force` (one scalar a row).
+    fn efc_values(&mut self) -> [&mut Vec<T>; 10] {
+        [
+            &mut self.efc_pos,
+            &mut self.efc_margin,
+            &mut self.efc_frictionloss,
+            &mut self.efc_diagA,
+            &mut self.efc_D,
+            &mut self.efc_R,
+            &mut self.efc_vel,
+            &mut self.efc_aref,
+            &mut self.efc_b,
+            &mut self.efc_force,
+        ]
     }
 
     /// Reserves the work space of the PGS and noslip solvers (`A + R`, `nefc × nefc`, and the

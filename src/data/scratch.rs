@@ -6,12 +6,13 @@
 //! sizes.
 
 use super::efc::{ConstraintState, ConstraintType, EfcCone, CONE_H};
+use crate::data::reserved::CloneReserved;
 use crate::math::Scalar;
 use crate::model::{JointType, Model, TrnType, WrapType};
 
 /// One solve's problem: the dofs and rows of an island (or of the whole system with islands
 /// disabled), gathered in island order (`map_idof2dof`, `map_iefc2efc`), with its block of M.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Problem<T> {
     pub nv: usize,
     pub nefc: usize,
@@ -69,6 +70,46 @@ pub struct Problem<T> {
     pub state: Vec<ConstraintState>,
 }
 
+/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+impl<T: Clone> Clone for Problem<T> {
+    fn clone(&self) -> Self {
+        Self {
+            nv: self.nv,
+            nefc: self.nefc,
+            qM: self.qM.clone_reserved(),
+            qLD: self.qLD.clone_reserved(),
+            qLDiagInv: self.qLDiagInv.clone_reserved(),
+            Madr: self.Madr.clone_reserved(),
+            parentid: self.parentid.clone_reserved(),
+            Mcol: self.Mcol.clone_reserved(),
+            whole: self.whole,
+            g2l: self.g2l.clone_reserved(),
+            J: self.J.clone_reserved(),
+            J_sparse: self.J_sparse,
+            sparse_model: self.sparse_model,
+            J_rownnz: self.J_rownnz.clone_reserved(),
+            J_rowadr: self.J_rowadr.clone_reserved(),
+            J_colind: self.J_colind.clone_reserved(),
+            row_leaf: self.row_leaf.clone_reserved(),
+            leaves_done: self.leaves_done,
+            anc: self.anc.clone_reserved(),
+            hpat: self.hpat.clone(),
+            ty: self.ty.clone_reserved(),
+            D: self.D.clone_reserved(),
+            R: self.R.clone_reserved(),
+            frictionloss: self.frictionloss.clone_reserved(),
+            aref: self.aref.clone_reserved(),
+            b: self.b.clone_reserved(),
+            cone: self.cone.clone_reserved(),
+            qfrc_smooth: self.qfrc_smooth.clone_reserved(),
+            qacc_smooth: self.qacc_smooth.clone_reserved(),
+            qacc: self.qacc.clone_reserved(),
+            force: self.force.clone_reserved(),
+            state: self.state.clone_reserved(),
+        }
+    }
+}
+
 impl<T> Default for Problem<T> {
     fn default() -> Self {
         Problem {
@@ -118,7 +159,7 @@ pub const HPAT_RESERVE_MAX: usize = 1 << 20;
 
 /// Work space of the solver's nonzero counts (`solver_nnz`, [`crate::ar_nnz`]), reused from
 /// step to step.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct NnzScratch {
     /// Per dof: its local index in the counted dofs, or its tree.
     pub index: Vec<usize>,
@@ -130,6 +171,21 @@ pub struct NnzScratch {
     pub hbits: Vec<u64>,
     pub below: Vec<u64>,
     pub cols: Vec<usize>,
+}
+
+/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+impl Clone for NnzScratch {
+    fn clone(&self) -> Self {
+        Self {
+            index: self.index.clone_reserved(),
+            dofs: self.dofs.clone_reserved(),
+            mbits: self.mbits.clone_reserved(),
+            jbits: self.jbits.clone_reserved(),
+            hbits: self.hbits.clone_reserved(),
+            below: self.below.clone_reserved(),
+            cols: self.cols.clone_reserved(),
+        }
+    }
 }
 
 impl NnzScratch {
@@ -151,7 +207,7 @@ impl NnzScratch {
 
 /// Solver work space, kept in `Data` so that solving allocates nothing after the first call at a
 /// given problem size.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct SolverScratch<T> {
     /// The Newton Hessian of the current problem (factored in place), dense nv × nv, or in M's
     /// tree-sparse layout in `Ht` (1/D in `Hdinv`) when `H_tree`, or in the general sparse
@@ -226,6 +282,57 @@ pub struct SolverScratch<T> {
     pub ws_qacc: Vec<T>,
     pub ws_Ma: Vec<T>,
     pub ws_Ja: Vec<T>,
+}
+
+/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+impl<T: Clone> Clone for SolverScratch<T> {
+    fn clone(&self) -> Self {
+        Self {
+            H: self.H.clone_reserved(),
+            Ht: self.Ht.clone_reserved(),
+            Hdinv: self.Hdinv.clone_reserved(),
+            Hs: self.Hs.clone_reserved(),
+            Hred: self.Hred.clone_reserved(),
+            H_tree: self.H_tree,
+            H_sparse: self.H_sparse,
+            start_ws: self.start_ws,
+            start_s: self.start_s.clone(),
+            rowbuf: self.rowbuf.clone_reserved(),
+            Ma: self.Ma.clone_reserved(),
+            grad: self.grad.clone_reserved(),
+            Mgrad: self.Mgrad.clone_reserved(),
+            search: self.search.clone_reserved(),
+            Ms: self.Ms.clone_reserved(),
+            Mgrad_old: self.Mgrad_old.clone_reserved(),
+            grad_old: self.grad_old.clone_reserved(),
+            tmp: self.tmp.clone_reserved(),
+            jar: self.jar.clone_reserved(),
+            jv: self.jv.clone_reserved(),
+            ftmp: self.ftmp.clone_reserved(),
+            quad: self.quad.clone_reserved(),
+            state_old: self.state_old.clone_reserved(),
+            stmp: self.stmp.clone_reserved(),
+            cone_H: self.cone_H.clone_reserved(),
+            AR: self.AR.clone_reserved(),
+            B: self.B.clone_reserved(),
+            B_colind: self.B_colind.clone_reserved(),
+            B_rowadr: self.B_rowadr.clone_reserved(),
+            B_group: self.B_group.clone_reserved(),
+            bwork: self.bwork.clone_reserved(),
+            bmark: self.bmark.clone_reserved(),
+            bres: self.bres.clone_reserved(),
+            pgs_block: self.pgs_block.clone_reserved(),
+            prob: self.prob.clone(),
+            ident_dof: self.ident_dof.clone_reserved(),
+            ident_efc: self.ident_efc.clone_reserved(),
+            nnz: self.nnz.clone(),
+            prob_global: self.prob_global,
+            ws_valid: self.ws_valid,
+            ws_qacc: self.ws_qacc.clone_reserved(),
+            ws_Ma: self.ws_Ma.clone_reserved(),
+            ws_Ja: self.ws_Ja.clone_reserved(),
+        }
+    }
 }
 
 impl<T> Default for SolverScratch<T> {
@@ -341,16 +448,29 @@ impl<T: Scalar> SolverScratch<T> {
     /// that high-water mark. J's values are reserved for dense rows (`nefc × nv`, compressed
     /// by the gather) when `dense_j`, else for up to 64 nonzeros a row (longer rows grow).
     pub fn reserve(&mut self, nv: usize, nm: usize, nefc: usize, ncone: usize, dense_j: bool) {
-        fn grow<X>(v: &mut Vec<X>, n: usize) {
-            v.reserve(n.saturating_sub(v.len()));
-        }
-        let p = self.prob.get_or_insert_with(Default::default);
         // compressed rows: as the Hessian pattern's transposed rows, up to 64 entries a row
         let jn = if dense_j {
             nefc * nv
         } else {
             nefc * nv.min(64)
         };
+        self.reserve_entries(nv, nm, nefc, ncone, jn);
+    }
+
+    /// [`Self::reserve`] with room for `jn` entries of J (and of the Hessian pattern's
+    /// transposed rows), and the per-row arrays [`Self::resize`] sizes.
+    pub fn reserve_entries(&mut self, nv: usize, nm: usize, nefc: usize, ncone: usize, jn: usize) {
+        fn grow<X>(v: &mut Vec<X>, n: usize) {
+            v.reserve(n.saturating_sub(v.len()));
+        }
+        for v in [&mut self.jar, &mut self.ws_Ja, &mut self.jv, &mut self.ftmp] {
+            grow(v, nefc);
+        }
+        grow(&mut self.quad, 3 * nefc);
+        grow(&mut self.state_old, nefc);
+        grow(&mut self.stmp, nefc);
+        grow(&mut self.cone_H, ncone * CONE_H);
+        let p = self.prob.get_or_insert_with(Default::default);
         grow(&mut p.J, jn);
         grow(&mut p.J_colind, jn);
         grow(&mut p.J_rownnz, nefc);
@@ -394,7 +514,7 @@ impl<T: Scalar> SolverScratch<T> {
         // with their high-water mark.
         let tri = (nv * (nv + 1) / 2).min(HPAT_RESERVE_MAX);
         let h = &mut p.hpat;
-        h.reserve(nv, nefc, tri);
+        h.reserve(nv, nefc, tri, jn);
         grow(&mut self.Hs, tri);
         grow(&mut self.Hred, tri);
         self.nnz.reserve(nv);
@@ -408,7 +528,7 @@ impl<T: Scalar> SolverScratch<T> {
 
 /// Symbolic structure of the sparse Hessian of a problem (position stage only), with its work
 /// space; filled by `Problem::hsym` (`solver::hsparse`).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct HessianPattern {
     /// Row k: the columns `col[adr[k]..adr[k] + len[k]]` (ascending, all below k), then the
     /// diagonal at `adr[k] + len[k]`.
@@ -436,9 +556,33 @@ pub struct HessianPattern {
     pub(crate) mark: Vec<usize>,
 }
 
+/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+impl Clone for HessianPattern {
+    fn clone(&self) -> Self {
+        Self {
+            adr: self.adr.clone_reserved(),
+            len: self.len.clone_reserved(),
+            col: self.col.clone_reserved(),
+            done: self.done,
+            up_adr: self.up_adr.clone_reserved(),
+            up: self.up.clone_reserved(),
+            jt_adr: self.jt_adr.clone_reserved(),
+            jt: self.jt.clone_reserved(),
+            row_cone: self.row_cone.clone_reserved(),
+            head: self.head.clone_reserved(),
+            next: self.next.clone_reserved(),
+            group: self.group.clone_reserved(),
+            child_head: self.child_head.clone_reserved(),
+            child_next: self.child_next.clone_reserved(),
+            mark: self.mark.clone_reserved(),
+        }
+    }
+}
+
 impl HessianPattern {
-    /// Reserves room for `nv` dofs, `nefc` rows and `nnz` pattern entries (diagonals included).
-    pub fn reserve(&mut self, nv: usize, nefc: usize, nnz: usize) {
+    /// Reserves room for `nv` dofs, `nefc` rows, `nnz` pattern entries (diagonals included)
+    /// and `jn` entries of the transposed rows.
+    pub fn reserve(&mut self, nv: usize, nefc: usize, nnz: usize, jn: usize) {
         fn grow<X>(v: &mut Vec<X>, n: usize) {
             v.reserve(n.saturating_sub(v.len()));
         }
@@ -459,13 +603,13 @@ impl HessianPattern {
         grow(&mut self.row_cone, nefc);
         grow(&mut self.col, nnz);
         grow(&mut self.up, nnz);
-        grow(&mut self.jt, nefc * nv.min(64));
+        grow(&mut self.jt, jn);
     }
 }
 
 /// Tree structure of a model (MuJoCo's `ntree`, `dof_treeid`, `body_treeid`, `tree_dofadr`,
 /// `tree_dofnum`) plus the union-find work space.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct IslandScratch {
     pub ntree: usize,
     pub dof_treeid: Vec<usize>,
@@ -482,6 +626,25 @@ pub struct IslandScratch {
     pub(crate) key: Vec<(usize, u8)>,
     /// That call's `nisland` and `nidof`, while `key` is valid.
     pub(crate) done: Option<(usize, usize)>,
+}
+
+/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+impl Clone for IslandScratch {
+    fn clone(&self) -> Self {
+        Self {
+            ntree: self.ntree,
+            dof_treeid: self.dof_treeid.clone_reserved(),
+            body_treeid: self.body_treeid.clone_reserved(),
+            tree_dofadr: self.tree_dofadr.clone_reserved(),
+            tree_dofnum: self.tree_dofnum.clone_reserved(),
+            parent: self.parent.clone_reserved(),
+            has_edge: self.has_edge.clone_reserved(),
+            efc_tree: self.efc_tree.clone_reserved(),
+            count: self.count.clone_reserved(),
+            key: self.key.clone_reserved(),
+            done: self.done,
+        }
+    }
 }
 
 impl IslandScratch {
@@ -554,13 +717,26 @@ impl IslandScratch {
 /// also stores on the model) and two chain buffers. The actuators' moment pattern
 /// (`moment_rownnz`, `moment_rowadr`, `moment_colind`) lives in [`crate::Data`] itself, as in
 /// MuJoCo's `mjData`. `ten_J` and `actuator_moment` hold only the values on these patterns.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub struct SparseScratch {
     pub ten_J_rownnz: Vec<usize>,
     pub ten_J_rowadr: Vec<usize>,
     pub ten_J_colind: Vec<usize>,
     pub(crate) c1: Vec<usize>,
     pub(crate) c2: Vec<usize>,
+}
+
+/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+impl Clone for SparseScratch {
+    fn clone(&self) -> Self {
+        Self {
+            ten_J_rownnz: self.ten_J_rownnz.clone_reserved(),
+            ten_J_rowadr: self.ten_J_rowadr.clone_reserved(),
+            ten_J_colind: self.ten_J_colind.clone_reserved(),
+            c1: self.c1.clone_reserved(),
+            c2: self.c2.clone_reserved(),
+        }
+    }
 }
 
 /// A compressed-row pattern: entries per row, first entry of each row, column of each entry.

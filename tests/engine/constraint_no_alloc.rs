@@ -86,3 +86,39 @@ fn contacts_beyond_the_old_reserve_do_not_allocate() {
     assert!(d.contact.len() > 64 + 32 * m.ngeom);
     assert_eq!(n, 0, "{n} allocations in 5 steps of a new Data");
 }
+
+/// 100 free spheres of radius 0.01, 0.05 apart, with margin 1 and no gravity: every pair is
+/// an active contact with 4 pyramidal rows that stay satisfied, 19,800 rows, far beyond the
+/// rows `Data::new` reserved before they came from the arena (those of `64 + 32 ngeom`
+/// contacts, and at most 4 MB of Jacobian: 873 rows at nv 600). Neither a new `Data` nor a
+/// clone (of a new one, and of one that has stepped, whose lengths are no longer its
+/// reserve) allocates from its first step on.
+#[test]
+fn rows_beyond_the_old_reserve_and_clones_do_not_allocate() {
+    let mut bodies = String::new();
+    for i in 0..100 {
+        let (x, y) = ((i % 10) as f64 * 0.05, (i / 10) as f64 * 0.05);
+        bodies.push_str(&format!(
+            "<body pos='{x} {y} 1'><freejoint/><geom size='.01' margin='1'/></body>"
+        ));
+    }
+    let xml = format!("<mujoco><option gravity='0 0 0'/><worldbody>{bodies}</worldbody></mujoco>");
+    let m = moreau::load_from_str(&xml, &moreau::Vfs::default()).unwrap();
+    let steps = |d: &mut moreau::Data<f64>, what: &str| {
+        let before = allocations();
+        for _ in 0..2 {
+            moreau::step(&m, d);
+        }
+        let n = allocations() - before;
+        assert_eq!((d.contact.len(), d.nefc), (4950, 19_800), "{what}");
+        assert_eq!(n, 0, "{what}: {n} allocations in 2 steps");
+    };
+    let fresh = moreau::Data::<f64>::new(&m);
+    let mut d = fresh.clone();
+    steps(&mut d, "a clone of a new Data");
+    let mut stepped = d.clone();
+    steps(&mut stepped, "a clone of a Data that has stepped");
+    let mut d = fresh;
+    steps(&mut d, "a new Data");
+    assert!(d.nefc > 4 * (64 + 32 * m.ngeom));
+}
