@@ -219,6 +219,17 @@ pub fn dual_bytes(nefc: usize, nv: usize, jnnz: usize, ar_nnz: usize, sparse: bo
     }
 }
 
+/// The fewest arena bytes MuJoCo 4.0.0's compiler needs on its stack: `24 + max(104 nv, 96
+/// nbody)` (`setInertia0` and `mj_rne` in `mj_setConst`). Measured on the oracle by threshold
+/// search on `<size memory>`: exact on chains, free, ball and jointless bodies and on 36 of the
+/// 45 models of `models/` MuJoCo loads; on the other nine (equality constraints, tendons,
+/// contacts at the initial pose: the compiler also runs the solver) MuJoCo needs more, so
+/// this is a lower bound. A smaller `<size memory>` fails in MuJoCo with "mj_stackAlloc: out of
+/// memory", and the loader refuses it.
+pub fn compile_stack_bytes(m: &Model) -> u128 {
+    24 + (104 * m.nv as u128).max(96 * m.nbody as u128)
+}
+
 /// A byte count as MuJoCo writes it in its warnings: with the largest of the suffixes K, M, G,
 /// T, P, E (powers of 1024) that divides it, else the plain number ("1M", "600K", "1000000").
 pub fn format_bytes(n: usize) -> String {

@@ -116,3 +116,72 @@ fn memory_attribute_errors() {
         assert_eq!(e.attribute.as_deref(), Some("memory"), "{bad}");
     }
 }
+
+/// MuJoCo's compiler runs the model on the arena's stack (mj_setConst): with a `<size memory>`
+/// below what it needs MuJoCo 4.0.0 fails with "mj_stackAlloc: out of memory". moreau's bound,
+/// `24 + max(104 nv, 96 nbody)` (`arena::compile_stack_bytes`), is a lower bound of the
+/// oracle's threshold on every model (`min_memory` of tests/reference/arena_cases.json: the
+/// fewest bytes MuJoCo loads with), so a model moreau refuses MuJoCo refuses too; moreau loads
+/// every model at MuJoCo's threshold, and refuses it one byte below wherever the bound is
+/// exact (constructed chains, free, ball and jointless bodies, and most of `models/`), with
+/// MuJoCo's words and the attribute named.
+#[test]
+fn a_memory_below_the_compilers_stack_fails_as_in_mujoco() {
+    let r = reference("arena_cases.json");
+    let (mut exact, mut below) = (0, 0);
+    for c in r["stack"].as_array().unwrap() {
+        let min = c["min_memory"].as_u64().unwrap();
+        assert!(
+            c["error"]
+                .as_str()
+                .unwrap()
+                .contains("mj_stackAlloc: out of memory"),
+            "{c}"
+        );
+        let (what, xml, dir) = if let Some(f) = c["file"].as_str() {
+            let path = format!("{}/{f}", root());
+            // (a fragment MuJoCo accepts and moreau rejects is not compared)
+            if moreau::load(&path).is_err() {
+                continue;
+            }
+            let xml = std::fs::read_to_string(&path).unwrap();
+            let dir = std::path::Path::new(&path).parent().unwrap().to_path_buf();
+            (f.to_string(), xml, Some(dir))
+        } else {
+            let xml = c["xml"].as_str().unwrap().to_string();
+            (xml.clone(), xml, None)
+        };
+        let at = |mem: u64| {
+            // `<size>` as the first child of the root element
+            let i = xml.find("<mujoco").unwrap();
+            let j = i + xml[i..].find('>').unwrap() + 1;
+            let sized = format!("{}<size memory=\"{mem}\"/>{}", &xml[..j], &xml[j..]);
+            match &dir {
+                Some(d) => {
+                    let tmp = d.join(format!(".arena_stack_{}.xml", std::process::id()));
+                    std::fs::write(&tmp, &sized).unwrap();
+                    let r = moreau::load(&tmp);
+                    std::fs::remove_file(&tmp).unwrap();
+                    r
+                }
+                None => load_from_str(&sized, &Vfs::default()),
+            }
+        };
+        let m = at(min).unwrap_or_else(|e| panic!("{what}: refused at MuJoCo's {min}: {e}"));
+        let need = moreau::data::arena::compile_stack_bytes(&m) as u64;
+        assert!(need <= min, "{what}: bound {need} above MuJoCo's {min}");
+        if need == min {
+            let e = at(min - 1).expect_err(&what);
+            assert_eq!(e.attribute.as_deref(), Some("memory"), "{what}");
+            assert!(
+                e.message.contains("mj_stackAlloc: out of memory"),
+                "{what}: {e}"
+            );
+            exact += 1;
+        } else {
+            below += 1;
+        }
+    }
+    eprintln!("{exact} thresholds exact, {below} above moreau's bound");
+    assert!(exact >= 50, "{exact} exact");
+}

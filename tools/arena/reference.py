@@ -7,7 +7,9 @@ arena, per mj_step: ncon, nefc, and the count and last info of mjWARN_CONTACTFUL
 mjWARN_CNSTRFULL, plus the model's narena and its default narena for other models of
 `models/` and for constructed models that exercise the default rule's sizes (`nstack`,
 tendons, equalities, `nconmax`, `njmax`). tools/arena/default_zoo.py checks the rule on the
-public zoo as well.
+public zoo as well. `stack`: the fewest `<size memory>` bytes with which MuJoCo compiles each
+model of `models/` and constructed chains (its compiler's stack; below, "mj_stackAlloc: out of
+memory").
 
 Rerun:  /work/venv/bin/python tools/arena/reference.py
 """
@@ -99,6 +101,44 @@ SIZED = [("", 6, 0, 0), ("", 6, 0, 4), ("", 6, 16, 0), ("", 20, 3, 6), ("nstack=
          ("nconmax='3000' njmax='900'", 12, 1, 1)]
 
 
+def stack_bodies(kind, n):
+    """Constructed models for the compiler's stack: a hinge chain, free bodies, a ball chain,
+    bodies without joints."""
+    if kind == "chain":
+        b = "".join("<body pos='0 0 .1'><joint type='hinge' axis='0 1 0'/><geom size='.05'/>"
+                    for _ in range(n)) + "</body>" * n
+    elif kind == "ball":
+        b = "".join("<body pos='0 0 .1'><joint type='ball'/><geom size='.05'/>"
+                    for _ in range(n)) + "</body>" * n
+    elif kind == "free":
+        b = "".join(f"<body pos='{i} 0 1'><freejoint/><geom size='.1'/></body>" for i in range(n))
+    else:
+        b = "".join(f"<body pos='{i} 0 1'><geom size='.1'/></body>" for i in range(n))
+    return f"<mujoco><worldbody>{b}</worldbody></mujoco>"
+
+
+def min_memory(spec_of):
+    """The fewest `<size memory>` bytes with which MuJoCo compiles the model (its compiler runs
+    the model on the arena's stack, mj_setConst; below, "mj_stackAlloc: out of memory"), and
+    the error one byte below."""
+    def loads(mem):
+        s = spec_of()
+        s.memory = mem
+        try:
+            s.compile()
+            return True, ""
+        except ValueError as e:
+            return False, str(e)
+    lo, hi = 1, 1 << 24
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if loads(mid)[0]:
+            hi = mid
+        else:
+            lo = mid
+    return hi, loads(lo)[1].split("\n")[0]
+
+
 def main():
     cases = []
     for name, xml, steps in CASES:
@@ -118,9 +158,23 @@ def main():
     for size, nslide, ntendon, neq in SIZED:
         xml = sized(size, nslide, ntendon, neq)
         models.append({"xml": xml, "narena": int(mujoco.MjModel.from_xml_string(xml).narena)})
+    stack = []
+    for kind in ("chain", "ball", "free", "nojoint"):
+        for n in (1, 3, 10, 50):
+            xml = stack_bodies(kind, n)
+            mem, err = min_memory(lambda: mujoco.MjSpec.from_string(xml))
+            stack.append({"xml": xml, "min_memory": mem, "error": err})
+    for f in sorted(glob.glob(os.path.join(ROOT, "models", "*.xml"))):
+        try:
+            mujoco.MjModel.from_xml_path(f)
+        except Exception:  # noqa: BLE001
+            continue
+        mem, err = min_memory(lambda: mujoco.MjSpec.from_file(f))
+        stack.append({"file": os.path.relpath(f, ROOT), "min_memory": mem, "error": err})
     out = os.path.join(ROOT, "tests", "reference", "arena_cases.json")
     with open(out, "w") as fh:
-        json.dump({"mujoco": mujoco.__version__, "cases": cases, "models": models}, fh, indent=1)
+        json.dump({"mujoco": mujoco.__version__, "cases": cases, "models": models,
+                   "stack": stack}, fh, indent=1)
         fh.write("\n")
     print(out, len(cases), "cases", len(models), "models")
 

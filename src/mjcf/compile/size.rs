@@ -1,6 +1,6 @@
 //! `<size memory nconmax njmax>`: the arena's bytes (`mjModel.narena`, `nconmax`, `njmax`).
 
-use crate::data::arena::{default_narena, parse_memory};
+use crate::data::arena::{compile_stack_bytes, default_narena, parse_memory};
 use crate::mjcf::compile::attr::A;
 use crate::mjcf::compile::ctx::R;
 use crate::mjcf::error::ErrorKind;
@@ -11,9 +11,11 @@ use crate::model::Model;
 /// wins) once the model's sizes are known; `nstack` (-1: the default) sizes the arena's stack.
 pub(super) fn compile_arena(root: &Elem, m: &mut Model) -> R<()> {
     let (mut memory, mut nconmax, mut njmax, mut nstack) = (None, -1, -1, -1);
+    let mut memory_el = None;
     for el in root.children.iter().filter(|e| e.name == "size") {
         let a = A::new(el);
         if let Some(v) = a.str("memory") {
+            memory_el = Some(el);
             if a.has("nstack") {
                 return Err(a.err(
                     ErrorKind::InvalidValue,
@@ -63,6 +65,21 @@ pub(super) fn compile_arena(root: &Elem, m: &mut Model) -> R<()> {
     m.nconmax = nconmax;
     m.njmax = njmax;
     m.narena = memory.unwrap_or_else(|| default_narena(m, u64::try_from(nstack).ok()));
+    // MuJoCo's compiler runs the model on the arena's stack (mj_setConst): an arena smaller
+    // than that fails with its fatal stack overflow
+    let need = compile_stack_bytes(m);
+    if let (Some(el), Some(n)) = (memory_el, memory.filter(|&n| (n as u128) < need)) {
+        return Err(A::new(el).err(
+            ErrorKind::InvalidValue,
+            "memory",
+            format!(
+                "mj_stackAlloc: out of memory, stack overflow while compiling: the arena of {n} \
+                 bytes is below the {need} bytes the compiler needs (24 + max(104 nv, 96 nbody), \
+                 nv = {}, nbody = {}) (increase <size memory=\"...\"/>)",
+                m.nv, m.nbody
+            ),
+        ));
+    }
     Ok(())
 }
 
