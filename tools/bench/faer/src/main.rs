@@ -139,6 +139,28 @@ struct Csc {
     val: Vec<f64>,
 }
 
+impl Csc {
+    /// The lower triangle of the row-major n × n `full` on the entries where `keep(r, c)`.
+    fn lower(n: usize, full: &[f64], keep: impl Fn(usize, usize) -> bool) -> Csc {
+        let mut a = Csc {
+            n,
+            colptr: vec![0],
+            rowind: Vec::new(),
+            val: Vec::new(),
+        };
+        for c in 0..n {
+            for r in c..n {
+                if keep(r, c) {
+                    a.rowind.push(r);
+                    a.val.push(full[r * n + c]);
+                }
+            }
+            a.colptr.push(a.rowind.len());
+        }
+        a
+    }
+}
+
 #[inline(never)]
 fn faer_symbolic(a: &Csc, perm_fwd: &[usize], perm_inv: &[usize]) -> SymbolicCholesky<usize> {
     let sym = SymbolicSparseColMatRef::new_checked(a.n, a.n, &a.colptr, None, &a.rowind);
@@ -215,32 +237,15 @@ fn newton(path: &str, steps: usize, ctrl: &str) -> Result<(), String> {
         ((0..nv).rev().collect(), (0..nv).rev().collect());
     let mut lval = Vec::new();
     // M's pattern (the dof tree: row k holds k and its ancestors) is fixed: one symbolic analysis
-    let mut mcsc = Csc {
-        n: nv,
-        colptr: vec![0],
-        rowind: Vec::new(),
-        val: Vec::new(),
-    };
-    {
-        moreau::full_m(&m, &d.qM, &mut mdense);
-        let mut anc = vec![false; nv * nv];
-        for k in 0..nv {
-            let mut a = k as i32;
-            while a >= 0 {
-                anc[k * nv + a as usize] = true;
-                a = m.dof_parentid[a as usize];
-            }
-        }
-        for c in 0..nv {
-            for r in c..nv {
-                if anc[r * nv + c] {
-                    mcsc.rowind.push(r);
-                    mcsc.val.push(0.0);
-                }
-            }
-            mcsc.colptr.push(mcsc.rowind.len());
+    let mut anc = vec![false; nv * nv];
+    for k in 0..nv {
+        let mut a = k as i32;
+        while a >= 0 {
+            anc[k * nv + a as usize] = true;
+            a = m.dof_parentid[a as usize];
         }
     }
+    let mut mcsc = Csc::lower(nv, &mdense, |r, c| anc[r * nv + c]);
     let msym = faer_symbolic(&mcsc, &perm_fwd, &perm_inv);
     let mut mbuf = sparse_buf(&msym);
     let mut mval = Vec::new();
@@ -308,21 +313,7 @@ fn newton(path: &str, steps: usize, ctrl: &str) -> Result<(), String> {
         let mut x2 = Mat::<f64>::from_fn(nv, 1, |r, _| b[r]);
         faer_dense(&mut fm, &mut x2, &mut buf);
         // faer sparse LLᵀ on the structural lower triangle
-        let mut a = Csc {
-            n: nv,
-            colptr: vec![0],
-            rowind: Vec::new(),
-            val: Vec::new(),
-        };
-        for c in 0..nv {
-            for r in c..nv {
-                if pat[r * nv + c] {
-                    a.rowind.push(r);
-                    a.val.push(h[r * nv + c]);
-                }
-            }
-            a.colptr.push(a.rowind.len());
-        }
+        let a = Csc::lower(nv, &h, |r, c| pat[r * nv + c]);
         let sym = faer_symbolic(&a, &perm_fwd, &perm_inv);
         let mut sbuf = sparse_buf(&sym);
         let mut x3 = Mat::<f64>::from_fn(nv, 1, |r, _| b[r]);
@@ -385,21 +376,7 @@ fn band(n: usize, bw: usize, np: usize, reps: usize) -> Result<(), String> {
     let b: Vec<f64> = (0..nt).map(|i| 1.0 + (i % 7) as f64).collect();
     // faer's sparse LLᵀ on the lower triangle's pattern, natural order (no fill outside the band
     // and border), its symbolic analysis once
-    let mut a = Csc {
-        n: nt,
-        colptr: vec![0],
-        rowind: Vec::new(),
-        val: Vec::new(),
-    };
-    for c in 0..nt {
-        for r in c..nt {
-            if full[r * nt + c] != 0.0 {
-                a.rowind.push(r);
-                a.val.push(full[r * nt + c]);
-            }
-        }
-        a.colptr.push(a.rowind.len());
-    }
+    let a = Csc::lower(nt, &full, |r, c| full[r * nt + c] != 0.0);
     let id: Vec<usize> = (0..nt).collect();
     let sym = faer_symbolic(&a, &id, &id);
     let mut sbuf = sparse_buf(&sym);
