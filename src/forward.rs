@@ -167,9 +167,7 @@ pub fn fwd_constraint_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool
     if d.nefc == 0 {
         d.qacc.copy_from_slice(&d.qacc_smooth);
         d.qfrc_constraint.iter_mut().for_each(|x| *x = T::zero());
-        for v in d.solver.iter_mut() {
-            v.clear();
-        }
+        // the statistics keep their values (MuJoCo's), only the counts are zeroed
         d.solver_niter = [0; crate::data::NISLAND];
         d.nisland = 0;
         d.nidof = 0;

@@ -94,6 +94,31 @@ pub const NSOLVER: usize = 200;
 /// Islands for which solver statistics are kept (mjNISLAND).
 pub const NISLAND: usize = 20;
 
+/// One solve's writer of an island's statistics ([`Data::solver`]): iteration `k` overwrites
+/// entry `k` and entries past the solve's last iteration keep what earlier solves wrote, as
+/// MuJoCo's `d->solver[island * mjNSOLVER + k]`; at most [`NSOLVER`] are kept.
+pub struct SolverLog<'a> {
+    stats: &'a mut Vec<SolverStat>,
+    n: usize,
+}
+
+impl<'a> SolverLog<'a> {
+    /// A writer from iteration 0 of `stats`.
+    pub fn new(stats: &'a mut Vec<SolverStat>) -> Self {
+        SolverLog { stats, n: 0 }
+    }
+
+    /// Records the next iteration's statistics.
+    pub fn push(&mut self, s: SolverStat) {
+        if self.n < self.stats.len() {
+            self.stats[self.n] = s;
+        } else if self.n < NSOLVER {
+            self.stats.push(s);
+        }
+        self.n += 1;
+    }
+}
+
 /// The simulation state and all intermediate results of the pipeline.
 #[derive(Debug)]
 pub struct Data<T: Scalar = f64> {
@@ -248,8 +273,11 @@ pub struct Data<T: Scalar = f64> {
     pub efc_solimp: Vec<[T; 5]>,
     /// One entry per contact with efc rows, in row order.
     pub efc_cone: Vec<EfcCone<T>>,
-    /// Statistics of the last solve per island (`solver[island][k]`, island 0 for the global
-    /// solve with islands disabled; at most [`NSOLVER`] iterations, [`NISLAND`] islands).
+    /// Solver statistics per island (`solver[island][k]`, island 0 for the global solve with
+    /// islands disabled; at most [`NSOLVER`] iterations, [`NISLAND`] islands). As in MuJoCo
+    /// 4.0.0 a solve overwrites only its own iterations: entries past `solver_niter[island]`, and
+    /// the islands of a step with fewer islands or no rows, keep older solves' values;
+    /// [`Data::reset`] clears them. [`Data::solver_stats`] is the last solve's part.
     pub solver: Vec<Vec<SolverStat>>,
     /// Iterations of the last solve per island (MuJoCo's `solver_niter[mjNISLAND]`).
     pub solver_niter: [usize; NISLAND],
@@ -875,6 +903,19 @@ impl<T: Scalar> Data<T> {
         self.eq_active.extend_from_slice(&m.eq_active0);
         self.solver_pos_valid = false;
         self.solver_nnz = [0; NISLAND];
+        self.solver_niter = [0; NISLAND];
+        for v in self.solver.iter_mut() {
+            v.clear();
+        }
+    }
+
+    /// The last solve's statistics of `island`: its first `solver_niter[island]` entries of
+    /// [`Data::solver`] (at most [`NSOLVER`]).
+    pub fn solver_stats(&self, island: usize) -> &[SolverStat] {
+        match (self.solver.get(island), self.solver_niter.get(island)) {
+            (Some(v), Some(&n)) => &v[..n.min(v.len())],
+            _ => &[],
+        }
     }
 
     /// Resets, then loads keyframe `k` (`mj_resetDataKeyframe`): time, qpos, qvel, act, ctrl,

@@ -122,13 +122,13 @@ pub(crate) fn report_message(msg: &str) {
 
 /// MuJoCo's default warning handler: `WARNING: <msg>` and an empty line on stderr, and
 /// `WARNING <date>: <msg>` and an empty line appended to `MUJOCO_LOG.TXT` in the working
-/// directory (the date in `ctime`'s format, in UTC). Errors writing either are ignored, as
-/// MuJoCo's `mju_writeLog` ignores a file it cannot open.
+/// directory (the date as `ctime` writes it: local time, after `TZ`). Errors writing either are
+/// ignored, as MuJoCo's `mju_writeLog` ignores a file it cannot open.
 pub fn mujoco_warning_handler(msg: &str) {
     let _ = write!(std::io::stderr().lock(), "WARNING: {msg}\n\n");
     let line = format!(
         "WARNING {}: {msg}\n\n",
-        ctime_utc(std::time::SystemTime::now())
+        ctime_local(std::time::SystemTime::now())
     );
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
@@ -139,11 +139,60 @@ pub fn mujoco_warning_handler(msg: &str) {
     }
 }
 
-/// `ctime`'s format without its newline (`Sun Nov 29 19:39:56 2026`) of `t` in UTC.
-fn ctime_utc(t: std::time::SystemTime) -> String {
+/// `ctime(&t)` without its newline (`Sun Nov 29 19:39:56 2026`): `t` in local time, the
+/// zone's offset from C's `localtime_r` after `tzset` (so a changed `TZ` is read, as `ctime`
+/// reads it); in UTC where that is not available.
+fn ctime_local(t: std::time::SystemTime) -> String {
     let secs = t
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
+    let offset = utc_offset(secs).unwrap_or(0);
+    ctime_utc(secs.saturating_add_signed(offset))
+}
+
+/// Seconds east of UTC of the local time zone at `secs` since the epoch (`tm_gmtoff` of
+/// `localtime_r`; glibc and musl on 64-bit Linux), `None` elsewhere or on failure.
+fn utc_offset(secs: u64) -> Option<i64> {
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    {
+        /// C's `struct tm` with the `tm_gmtoff` and `tm_zone` members of glibc and musl (its
+        /// fields are written by C, only `tm_gmtoff` is read).
+        #[allow(dead_code)]
+        #[repr(C)]
+        struct Tm {
+            ints: [i32; 9],
+            tm_gmtoff: i64,
+            tm_zone: *const u8,
+        }
+        extern "C" {
+            fn tzset();
+            fn localtime_r(t: *const i64, out: *mut Tm) -> *mut Tm;
+        }
+        let t = i64::try_from(secs).ok()?;
+        let mut tm = Tm {
+            ints: [0; 9],
+            tm_gmtoff: 0,
+            tm_zone: std::ptr::null(),
+        };
+        // SAFETY: tzset takes no arguments; `t` and `tm` are valid and exclusively borrowed for
+        // the call (`time_t` is 64-bit and `struct tm` has this layout on 64-bit Linux), and
+        // localtime_r only writes `tm`.
+        let r = unsafe {
+            tzset();
+            localtime_r(&t, &mut tm)
+        };
+        (!r.is_null()).then_some(tm.tm_gmtoff)
+    }
+    #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
+    {
+        let _ = secs;
+        None
+    }
+}
+
+/// `ctime`'s format without its newline (`Sun Nov 29 19:39:56 2026`) of `secs` since the epoch
+/// in UTC.
+fn ctime_utc(secs: u64) -> String {
     let (days, rem) = (secs / 86_400, secs % 86_400);
     // civil date from days since 1970-01-01 (proleptic Gregorian, eras of 400 years)
     let z = days as i64 + 719_468;
@@ -172,7 +221,6 @@ fn ctime_utc(t: std::time::SystemTime) -> String {
 #[cfg(test)]
 mod tests {
     use super::ctime_utc;
-    use std::time::{Duration, UNIX_EPOCH};
 
     /// `time.asctime(time.gmtime(s))` of Python for a few instants (leap day, year ends).
     #[test]
@@ -183,7 +231,7 @@ mod tests {
             (1_798_573_196, "Tue Dec 29 19:39:56 2026"),
             (4_102_444_799, "Thu Dec 31 23:59:59 2099"),
         ] {
-            assert_eq!(ctime_utc(UNIX_EPOCH + Duration::from_secs(s)), want);
+            assert_eq!(ctime_utc(s), want);
         }
     }
 }

@@ -30,7 +30,7 @@ mod problem;
 use crate::constraint::cost::evaluate;
 use crate::constraint::params;
 use crate::data::scratch::{Problem, SolverScratch};
-use crate::data::{Data, SolverStat, NISLAND};
+use crate::data::{Data, SolverLog, SolverStat, NISLAND};
 use crate::math::{dense, sc, Scalar};
 use crate::model::{disable, Model, SolverType};
 use crate::solver::problem::re;
@@ -71,9 +71,6 @@ pub fn solve_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool) {
 fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: bool) {
     let nv = m.nv;
     let nefc = d.nefc;
-    for v in d.solver.iter_mut() {
-        v.clear();
-    }
     d.solver_niter = [0; NISLAND];
     let reuse = skip_pos && d.solver_pos_valid;
     if !reuse {
@@ -222,14 +219,17 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     }
 }
 
-/// Runs the selected solver on `p`, then the noslip pass if `noslip_iterations > 0`; returns
-/// the total iteration count and the selected solver's alone.
+/// Runs the selected solver on `p`, then the noslip pass if `noslip_iterations > 0`, their
+/// statistics written from the first entry of `stats` on (see [`Data::solver`]); returns the
+/// total iteration count and the selected solver's alone.
 fn run<T: Scalar>(
     m: &Model,
     p: &mut Problem<T>,
     s: &mut SolverScratch<T>,
-    mut stats: Option<&mut Vec<SolverStat>>,
+    stats: Option<&mut Vec<SolverStat>>,
 ) -> (usize, usize) {
+    let mut log = stats.map(SolverLog::new);
+    let mut stats = log.as_mut();
     let niter = match m.opt.solver {
         SolverType::Newton => primal::solve(m, p, s, true, stats.as_deref_mut()),
         SolverType::Cg => primal::solve(m, p, s, false, stats.as_deref_mut()),

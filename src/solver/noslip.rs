@@ -27,7 +27,7 @@ use super::pgs::{
     b_axpy, b_dot, b_dot_dense, build_b, dual_state, qacc_from_force, qcqp, sweep_stats,
 };
 use crate::data::scratch::{Problem, SolverScratch};
-use crate::data::{ConstraintState, ConstraintType, SolverStat, NSOLVER};
+use crate::data::{ConstraintState, ConstraintType, SolverLog, SolverStat};
 use crate::math::{sc, Scalar};
 use crate::solver::problem::re;
 
@@ -65,7 +65,7 @@ pub(super) fn solve<T: Scalar>(
     m: &Model,
     p: &mut Problem<T>,
     s: &mut SolverScratch<T>,
-    stats: Option<&mut Vec<SolverStat>>,
+    stats: Option<&mut SolverLog<'_>>,
 ) -> usize {
     let n = p.nefc;
     let z = T::zero();
@@ -105,7 +105,7 @@ fn sweeps<T: Scalar>(
     y: &mut [T],
     st: &mut Vec<ConstraintState>,
     st_old: &mut Vec<ConstraintState>,
-    mut stats: Option<&mut Vec<SolverStat>>,
+    mut stats: Option<&mut SolverLog<'_>>,
 ) -> usize {
     let n = p.nefc;
     let z = T::zero();
@@ -238,14 +238,12 @@ fn sweeps<T: Scalar>(
         let improvement = improvement * scale;
         iter += 1;
         if let Some(stv) = stats.as_deref_mut() {
-            if stv.len() < NSOLVER {
-                stv.push(SolverStat {
-                    improvement: re(improvement),
-                    nactive,
-                    nchange,
-                    ..Default::default()
-                });
-            }
+            stv.push(SolverStat {
+                improvement: re(improvement),
+                nactive,
+                nchange,
+                ..Default::default()
+            });
         }
         if improvement < sc(m.opt.noslip_tolerance) {
             break;

@@ -29,7 +29,7 @@
 
 use crate::data::scratch::{Problem, SolverScratch};
 use crate::data::{ConstraintState, ConstraintType, EfcCone};
-use crate::data::{SolverStat, NSOLVER};
+use crate::data::{SolverLog, SolverStat};
 use crate::math::dense;
 use crate::math::{sc, Scalar};
 use crate::model::Model;
@@ -258,7 +258,7 @@ pub(super) fn solve<T: Scalar>(
     m: &Model,
     p: &mut Problem<T>,
     s: &mut SolverScratch<T>,
-    mut stats: Option<&mut Vec<SolverStat>>,
+    mut stats: Option<&mut SolverLog<'_>>,
 ) -> usize {
     let n = p.nefc;
     let z = T::zero();
@@ -358,14 +358,12 @@ pub(super) fn solve<T: Scalar>(
             sweep_stats(&p.ty, &p.frictionloss, &p.cone, n, &f, &mut st, &mut st_old);
         let improvement = improvement * scale;
         if let Some(stv) = stats.as_deref_mut() {
-            if stv.len() < NSOLVER {
-                stv.push(SolverStat {
-                    improvement: re(improvement),
-                    nactive,
-                    nchange,
-                    ..Default::default()
-                });
-            }
+            stv.push(SolverStat {
+                improvement: re(improvement),
+                nactive,
+                nchange,
+                ..Default::default()
+            });
         }
         // adaptive restart of the momentum
         let mut dir = z;

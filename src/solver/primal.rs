@@ -6,7 +6,7 @@
 use crate::constraint::cost::{evaluate, line_eval, line_quad, Rows};
 use crate::data::scratch::{Problem, SolverScratch};
 use crate::data::{ConstraintState, ConstraintType};
-use crate::data::{SolverStat, NSOLVER};
+use crate::data::{SolverLog, SolverStat};
 use crate::math::dense;
 use crate::math::{sc, Scalar};
 use crate::model::Model;
@@ -171,7 +171,7 @@ pub(super) fn solve<T: Scalar>(
     p: &mut Problem<T>,
     s: &mut SolverScratch<T>,
     newton: bool,
-    mut stats: Option<&mut Vec<SolverStat>>,
+    mut stats: Option<&mut SolverLog<'_>>,
 ) -> usize {
     let nv = p.nv;
     let nefc = p.nefc;
@@ -317,17 +317,15 @@ pub(super) fn solve<T: Scalar>(
         let gradnorm = scale * norm(&s.grad);
         iter += 1;
         if let Some(st) = stats.as_deref_mut() {
-            if st.len() < NSOLVER {
-                st.push(SolverStat {
-                    improvement: re(improvement),
-                    gradient: re(gradnorm),
-                    lineslope: re(slope.abs() * scale / snorm),
-                    nactive,
-                    nchange,
-                    neval,
-                    nupdate,
-                });
-            }
+            st.push(SolverStat {
+                improvement: re(improvement),
+                gradient: re(gradnorm),
+                lineslope: re(slope.abs() * scale / snorm),
+                nactive,
+                nchange,
+                neval,
+                nupdate,
+            });
         }
         let z = T::zero();
         let stop = if newton {

@@ -132,7 +132,12 @@ fn islands_match_mujoco() {
                 for k in 0..nisl.min(niter_ref.len()) {
                     let s = &c["solver_stats"][k];
                     let (imp, grad) = (fv(&s["improvement"]), fv(&s["gradient"]));
-                    for (i, (a, b)) in d.solver[k].iter().zip(imp.iter().zip(&grad)).enumerate() {
+                    for (i, (a, b)) in d
+                        .solver_stats(k)
+                        .iter()
+                        .zip(imp.iter().zip(&grad))
+                        .enumerate()
+                    {
                         // relative 1e-6, absolute 1e-10 (round-off of cost differences and of
                         // gradients at the solution)
                         let e1 = (a.improvement - b.0).abs();
@@ -185,7 +190,7 @@ fn islands_match_mujoco() {
                 }
                 for k in 0..nisl.min(niter_ref.len()) {
                     let imp = fv(&c["solver_stats"][k]["improvement"]);
-                    for (i, (a, b)) in d.solver[k].iter().zip(&imp).enumerate() {
+                    for (i, (a, b)) in d.solver_stats(k).iter().zip(&imp).enumerate() {
                         if (a.improvement - b).abs() > 1e-6 * b.abs() + 1e-10 {
                             failures.push(format!(
                                 "{tag}: island {k} iteration {i}: improvement {} vs {b}",

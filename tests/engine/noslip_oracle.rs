@@ -70,7 +70,7 @@ fn noslip_matches_mujoco() {
                 failures.push(format!("{tag}: solver_niter {niter:?} vs {niter_ref:?}"));
             }
             for (k, imp) in c["improvement"].as_array().unwrap().iter().enumerate() {
-                for (i, (a, b)) in d.solver[k].iter().zip(fv(imp)).enumerate() {
+                for (i, (a, b)) in d.solver_stats(k).iter().zip(fv(imp)).enumerate() {
                     let e = (a.improvement - b).abs();
                     if e > 1e-6 * b.abs() && e > 1e-12 {
                         failures.push(format!(

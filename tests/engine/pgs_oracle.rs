@@ -83,7 +83,7 @@ fn pgs_iterates_match_mujoco() {
         let mut wimp = 0.0f64;
         for (k, rows) in c["stats"].as_array().unwrap().iter().enumerate() {
             let rows = rows.as_array().unwrap();
-            let ours = &d.solver[k];
+            let ours = d.solver_stats(k);
             let nref = niter_ref[k] as usize;
             if d.solver_niter[k] != nref || ours.len() != rows.len() {
                 failures.push(format!(

@@ -300,9 +300,9 @@ fn newton_matches_mujoco() {
             .unwrap()
             .iter()
             .enumerate()
-            .take(d.solver[0].len())
+            .take(d.solver_stats(0).len())
         {
-            let s = &d.solver[0][k];
+            let s = &d.solver_stats(0)[k];
             let imp = st["improvement"].as_f64().unwrap();
             let grad = st["gradient"].as_f64().unwrap();
             let ei = (s.improvement - imp).abs() / imp.abs().max(1.0);
@@ -398,8 +398,8 @@ fn debug_stats() {
     {
         let (_, d) = run::<f64>(c, solver);
         let st = c["results"][key]["stats"].as_array().unwrap();
-        for k in 0..d.solver[0].len().max(st.len()) {
-            println!("{k:3} ours {:?}", d.solver[0].get(k));
+        for k in 0..d.solver_stats(0).len().max(st.len()) {
+            println!("{k:3} ours {:?}", d.solver_stats(0).get(k));
             println!(
                 "{k:3} mjc  {}",
                 st.get(k).map(|s| s.to_string()).unwrap_or_default()
