@@ -550,26 +550,19 @@ impl MjData {
         copy(py, v, &[n, 4])
     }
 
-    /// Constraint Jacobian, dense `nefc × nv` flattened row-major (read-only copy; also when
-    /// the engine stores it sparse).
+    /// Constraint Jacobian (read-only copy, `nJ` entries), in MuJoCo's layout: when it is
+    /// sparse (`mj_isSparse`) the rows' nonzeros one row after another (columns in
+    /// `efc_J_colind`, rows at `efc_J_rowadr`), else dense `nefc × nv` flattened row-major.
     #[getter]
     fn efc_J<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         let d = &self.data;
-        let n = d.nefc;
         let nv = d.qvel.len();
-        let mut v = vec![0.0; n * nv];
-        for i in 0..n {
-            let row = d.efc_J_row(i, nv);
-            match row.cols {
-                Some(c) => {
-                    for (k, &j) in c.iter().enumerate() {
-                        v[i * nv + j] = row.vals[k];
-                    }
-                }
-                None => v[i * nv..(i + 1) * nv].copy_from_slice(row.vals),
-            }
+        let mut v = Vec::new();
+        for i in 0..d.nefc {
+            v.extend_from_slice(d.efc_J_row(i, nv).vals);
         }
-        copy(py, v, &[n * nv])
+        let len = v.len();
+        copy(py, v, &[len])
     }
 
     /// Solver iterations per island (read-only int32 copy of `solver_niter[mjNISLAND]`).

@@ -237,8 +237,8 @@ pub struct MjSolverStat {
 }
 
 /// `MjData.solver`: `mjNISLAND × mjNSOLVER` statistics, island `k`'s iteration `j` at
-/// `k * mjNSOLVER + j` (a copy). Entries past an island's `solver_niter` are 0, where MuJoCo
-/// keeps those of earlier steps.
+/// `k * mjNSOLVER + j` (a copy). Entries past an island's `solver_niter` keep earlier solves'
+/// values, as in MuJoCo.
 #[pyclass(module = "moreau", name = "_MjSolverStatList", frozen)]
 pub struct MjSolverStatList {
     stats: Vec<MjSolverStat>,
@@ -308,8 +308,9 @@ impl MjSolverStatList {
 
 #[pymethods]
 impl MjData {
-    /// Per-iteration solver statistics of the last step's solves (`mjSolverStat`, see
-    /// [`MjSolverStatList`]).
+    /// Per-iteration solver statistics (`mjSolverStat`, see [`MjSolverStatList`]): island `k`'s
+    /// first `solver_niter[k]` entries are the last solve's; the others keep older solves'
+    /// values until `mj_resetData`, as in MuJoCo.
     #[getter]
     fn solver(&self) -> MjSolverStatList {
         let mut stats = vec![MjSolverStat::default(); NISLAND * NSOLVER];
@@ -331,7 +332,7 @@ impl MjData {
     }
 
     /// Sparse `efc_J` only (MuJoCo's `mj_isSparse`): entries per row (int32, nefc); zeros when
-    /// the Jacobian is dense. `efc_J` itself is always returned dense here.
+    /// the Jacobian is dense.
     #[getter]
     fn efc_J_rownnz<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         self.efc_index(py, |d| &d.efc_J_rownnz)

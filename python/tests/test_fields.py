@@ -4,7 +4,7 @@ the constraint islands, the sleep fields of a model that never sleeps, the energ
 
 import numpy as np
 import pytest
-from conftest import TOL_SMOOTH, load_pair, lockstep, model_path, models_both_load, rel_err
+from conftest import TOL_CONTACT, TOL_SMOOTH, load_pair, lockstep, model_path, models_both_load, rel_err
 
 import mujoco
 import moreau
@@ -167,37 +167,84 @@ SOLVER_CASES = [("islands", "newton"), ("islands", "cg"), ("islands", "pgs"),
                 ("box_stack", "pgs")]
 
 
+def assert_solver_stats_equal(so, sj, where):
+    """Every entry of two `MjData.solver` lists: the counts (`nactive`, `nchange`, `neval`,
+    `nupdate`) equal, the scaled measures (`improvement`, `gradient`, `lineslope`) to 1e-6
+    relative, 1e-12 absolute below 1e-6 (near convergence they are differences and norms of
+    nearly equal iterates, where the engines' last-bit differences show); returns the number
+    of entries either engine has written (a nonzero count or measure)."""
+    for f in ("nactive", "nchange", "neval", "nupdate"):
+        assert np.array_equal(getattr(so, f), getattr(sj, f)), (where, f)
+    for f in ("improvement", "gradient", "lineslope"):
+        a, b = getattr(so, f), getattr(sj, f)
+        err = np.abs(a - b) / np.maximum(np.abs(b), 1e-6)
+        k = int(np.argmax(err))
+        assert err[k] < 1e-6, (where, f, k, a[k], b[k])
+    return int(np.count_nonzero((sj.improvement != 0) | (sj.nactive != 0)))
+
+
 @pytest.mark.parametrize("name,solver", SOLVER_CASES)
 def test_solver_statistics_match_mujoco(name, solver, rng):
     """`MjData.solver` (`mjNISLAND × mjNSOLVER` `mjSolverStat`s, island k's iteration j at
-    k·mjNSOLVER + j): for every island and iteration of the last step's solves, the counts
-    (`nactive`, `nchange`, `neval`, `nupdate`) equal MuJoCo's and the scaled measures
-    (`improvement`, `gradient`, `lineslope`) to 1e-6 relative, 1e-12 absolute below 1e-6
-    (near convergence they are differences and norms of nearly equal iterates, where the
-    engines' last-bit differences show), 60 steps from MuJoCo's state."""
+    k·mjNSOLVER + j) equals MuJoCo's in every entry after each of 60 steps from MuJoCo's
+    state (`assert_solver_stats_equal`): the last step's iterations and, past an island's
+    `solver_niter`, what earlier steps left there (a solve writes only its own iterations),
+    and all zeros after `mj_resetData`."""
     mj, mo = load_pair(model_path(name))
     for m in (mj, mo):
         m.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
     dj, do = mujoco.MjData(mj), moreau.MjData(mo)
     nsolver = int(mujoco.mjNSOLVER) if hasattr(mujoco, "mjNSOLVER") else 200
-    compared = 0
+    compared = older = 0
     for step in lockstep(mj, mo, dj, do, 60, rng):
         sj, so = dj.solver, do.solver
         assert len(so) == len(sj) == 20 * nsolver
         niter = np.asarray(dj.solver_niter)
         assert np.array_equal(np.asarray(do.solver_niter), niter), step
-        for k in range(max(dj.nisland, 1)):
-            idx = k * nsolver + np.arange(min(niter[k], nsolver))
-            for f in ("nactive", "nchange", "neval", "nupdate"):
-                assert np.array_equal(getattr(so, f)[idx], getattr(sj, f)[idx]), (step, k, f)
-            for f in ("improvement", "gradient", "lineslope"):
-                a, b = getattr(so, f)[idx], getattr(sj, f)[idx]
-                err = np.abs(a - b) / np.maximum(np.abs(b), 1e-6)
-                assert err.max(initial=0) < 1e-6, (step, k, f, a, b)
-            compared += len(idx)
+        written = assert_solver_stats_equal(so, sj, step)
+        compared += written
+        older += written - int(np.minimum(niter, nsolver).sum())
         s0 = so[0]
         assert isinstance(s0, moreau.MjSolverStat) and s0.nactive == int(so.nactive[0])
     assert compared >= 60, compared
+    if name in ("islands", "box_stack"):
+        assert older > 0  # entries kept from earlier steps were compared
+    mujoco.mj_resetData(mj, dj)
+    moreau.mj_resetData(mo, do)
+    assert assert_solver_stats_equal(do.solver, dj.solver, "reset") == 0
+    assert not np.any(do.solver_niter)
+
+
+SOLVER_KEEP_XML = """<mujoco><option noslip_iterations="{noslip}" solver="{solver}"/><worldbody>
+<geom type="plane" size="5 5 .1"/>
+<body pos="0 0 .09"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+<body pos="1 0 .09"><freejoint/><geom type="sphere" size=".1"/></body></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("noslip,solver", [(0, "Newton"), (3, "Newton"), (0, "CG"), (0, "PGS")])
+def test_solver_statistics_kept_without_rows_as_mujoco(noslip, solver):
+    """A box and a sphere resting on a plane (two islands, noslip sweeps appended after the
+    solver's iterations), then lifted clear: the step without constraint rows sets
+    `solver_niter` to 0 and leaves every `MjData.solver` entry as the last solve wrote it, in
+    both engines; `mj_forward` too; `mj_resetData` zeroes them."""
+    xml = SOLVER_KEEP_XML.format(noslip=noslip, solver=solver)
+    mj, mo = mujoco.MjModel.from_xml_string(xml), moreau.MjModel.from_xml_string(xml)
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    for _ in lockstep(mj, mo, dj, do, 4, np.random.default_rng(0)):
+        pass
+    assert dj.nefc > 0 and dj.nisland == do.nisland == 2
+    kept = {}
+    for lib, m, d in ((mujoco, mj, dj), (moreau, mo, do)):
+        before = d.solver.improvement.copy()
+        d.qpos[2] = d.qpos[9] = 5.0
+        d.qvel[:] = 0
+        lib.mj_step(m, d)
+        assert d.nefc == 0 and not np.any(d.solver_niter)
+        lib.mj_forward(m, d)
+        assert np.array_equal(d.solver.improvement, before)
+        kept[lib.__name__] = np.count_nonzero(before)
+    assert kept["mujoco"] >= 2
+    assert assert_solver_stats_equal(do.solver, dj.solver, "lifted") >= 2
 
 
 @pytest.mark.parametrize("name", ["islands", "noslip", "sphere_drop", "box_stack", "humanoids"])
@@ -223,8 +270,10 @@ def test_cg_iterations_match_mujoco(name, rng):
 @pytest.mark.parametrize("name,jacobian", [("humanoid", 0), ("humanoid", 1), ("humanoids", 2),
                                            ("constraints", 1)])
 def test_sparse_jacobian_rows_match_mujoco(name, jacobian, rng):
-    """`efc_J_rownnz`, `efc_J_rowadr`, `efc_J_rowsuper`, `efc_J_colind` (int32) equal MuJoCo's
-    after every step when `efc_J` is sparse; when dense, MuJoCo's shapes (its arrays then hold
+    """`efc_J` (MuJoCo's `nJ` entries: the rows' nonzeros one after another when sparse, else
+    dense `nefc × nv`) equals MuJoCo's to 1e-9 relative after every step, with its length
+    `nJ`; `efc_J_rownnz`, `efc_J_rowadr`, `efc_J_rowsuper`, `efc_J_colind` (int32) equal
+    MuJoCo's when `efc_J` is sparse; when dense, MuJoCo's shapes (its arrays then hold
     whatever the arena held: moreau's are zeros)."""
     mj, mo = load_pair(model_path(name))
     mj.opt.jacobian = mo.opt.jacobian = jacobian
@@ -232,6 +281,11 @@ def test_sparse_jacobian_rows_match_mujoco(name, jacobian, rng):
     dj, do = mujoco.MjData(mj), moreau.MjData(mo)
     for step in lockstep(mj, mo, dj, do, 40, rng):
         assert do.nefc == dj.nefc, step
+        got, want = np.asarray(do.efc_J), dj.efc_J
+        assert got.shape == want.shape == (dj.nJ,) and do.nJ == dj.nJ, (step, got.shape)
+        assert want.size == 0 or rel_err(got, want) <= TOL_CONTACT, (step, rel_err(got, want))
+        if sparse and dj.nefc:
+            assert dj.nJ < dj.nefc * mj.nv  # the sparse layout was compared
         for f in ("efc_J_rownnz", "efc_J_rowadr", "efc_J_rowsuper", "efc_J_colind"):
             got, want = np.asarray(getattr(do, f)), getattr(dj, f)
             assert got.dtype == want.dtype and got.shape == want.shape, (step, f)

@@ -481,6 +481,60 @@ def test_warnings_print_as_mujoco(script, capfd, tmp_path):
         assert got == want
 
 
+
+# one diverging step in a fresh process, then the date of its MUJOCO_LOG.TXT line and the
+# process's UTC time before and after the step (seconds since the epoch)
+LOG_DATE_SCRIPT = """
+import sys, time
+lib = __import__(sys.argv[1])
+m = lib.MjModel.from_xml_string('<mujoco><worldbody><body><freejoint/><geom size=".1"/>'
+                                '</body></worldbody></mujoco>')
+d = lib.MjData(m)
+d.qvel[0] = float("nan")
+t0 = time.time()
+try:
+    lib.mj_step(m, d)
+except lib.UnstableSimulationError:  # raised after the warning is printed
+    pass
+t1 = time.time()
+line = open("MUJOCO_LOG.TXT").read().splitlines()[0]
+print(line[len("WARNING "):line.index(": ")], t0, t1, sep="|")
+"""
+
+
+@pytest.mark.parametrize("tz", ["Asia/Kolkata", "America/St_Johns", "XYZ+11:15"])
+def test_log_date_is_local_time_as_mujoco(tz, tmp_path):
+    """MuJoCo's default handler dates its `MUJOCO_LOG.TXT` lines with `ctime`: local time
+    after `TZ` (measured on 4.0.0). Both engines, each in a process with `TZ` set to a zone
+    with a half-hour offset, write a date whose offset from the UTC time of the step is the
+    zone's (`time.localtime` in the same process, computed by the C library), to the second;
+    a UTC date is 5:30, 2:30 (3:30 in winter) or 11:15 hours away."""
+    import calendar
+    import subprocess
+    import sys
+    import time
+
+    offsets = {}
+    for lib in ("mujoco", "moreau"):
+        where = tmp_path / lib
+        where.mkdir()
+        env = dict(os.environ, TZ=tz)
+        out = subprocess.run([sys.executable, "-c", LOG_DATE_SCRIPT, lib], cwd=where, env=env,
+                             capture_output=True, text=True, check=True).stdout
+        date, t0, t1 = out.strip().split("|")
+        # the logged wall-clock date, read as if it were UTC, minus the true UTC time
+        logged = calendar.timegm(time.strptime(date, "%a %b %d %H:%M:%S %Y"))
+        offsets[lib] = (logged - float(t0), logged - float(t1))
+    # the zone's offset, from this process's C library with the same TZ
+    probe = subprocess.run(
+        [sys.executable, "-c", "import time; print(time.localtime().tm_gmtoff)"],
+        env=dict(os.environ, TZ=tz), capture_output=True, text=True, check=True)
+    zone = int(probe.stdout)
+    assert zone % 3600 != 0
+    for lib, (lo, hi) in offsets.items():
+        # the date has whole seconds: it lies in [t0 + zone - 1, t1 + zone]
+        assert zone - 1 <= lo + 1e-6 and hi <= zone + 1e-6, (lib, lo, hi, zone)
+
 BATCH = [batch_counts, batch_named, batch_models, batch_expand_option, batch_ids_and_reset,
          batch_stage, batch_rollout, batch_jac_ray, batch_warning]
 

@@ -2000,8 +2000,9 @@ class MjData:
     @property
     def efc_J(self) -> NDArray[Any]:
         """
-        Constraint Jacobian, dense `nefc × nv` flattened row-major (read-only copy; also when
-        the engine stores it sparse).
+        Constraint Jacobian (read-only copy, `nJ` entries), in MuJoCo's layout: when it is
+        sparse (`mj_isSparse`) the rows' nonzeros one row after another (columns in
+        `efc_J_colind`, rows at `efc_J_rowadr`), else dense `nefc × nv` flattened row-major.
         """
         ...
     @property
@@ -2022,7 +2023,7 @@ class MjData:
     def efc_J_rownnz(self) -> NDArray[Any]:
         """
         Sparse `efc_J` only (MuJoCo's `mj_isSparse`): entries per row (int32, nefc); zeros when
-        the Jacobian is dense. `efc_J` itself is always returned dense here.
+        the Jacobian is dense.
         """
         ...
     @property
@@ -2592,8 +2593,9 @@ class MjData:
     @property
     def solver(self) -> _MjSolverStatList:
         """
-        Per-iteration solver statistics of the last step's solves (`mjSolverStat`, see
-        [`MjSolverStatList`]).
+        Per-iteration solver statistics (`mjSolverStat`, see [`MjSolverStatList`]): island `k`'s
+        first `solver_niter[k]` entries are the last solve's; the others keep older solves'
+        values until `mj_resetData`, as in MuJoCo.
         """
         ...
     @property
@@ -3009,8 +3011,8 @@ class MjSolverStat:
 class _MjSolverStatList:
     """
     `MjData.solver`: `mjNISLAND × mjNSOLVER` statistics, island `k`'s iteration `j` at
-    `k * mjNSOLVER + j` (a copy). Entries past an island's `solver_niter` are 0, where MuJoCo
-    keeps those of earlier steps.
+    `k * mjNSOLVER + j` (a copy). Entries past an island's `solver_niter` keep earlier solves'
+    values, as in MuJoCo.
     """
     def __getitem__(self, i: int) -> MjContact: ...
     def __len__(self) -> int: ...
