@@ -9,7 +9,7 @@ use crate::arrays::copy;
 use crate::data::MjData;
 use crate::model::MjModel;
 use moreau::data::{NISLAND, NSOLVER};
-use moreau::model::{Model, SameFrame};
+use moreau::model::{Model, SameFrame, WrapType};
 use pyo3::prelude::*;
 
 /// The kinematic trees: `(body_treeid, tree_bodyadr)`. A body belongs to a tree when it or an
@@ -30,6 +30,34 @@ fn trees(m: &Model) -> (Vec<i32>, Vec<usize>) {
         }
     }
     (treeid, adr)
+}
+
+/// Per tendon: the kinematic trees its path touches (the bodies of its joints, sites and wrap
+/// geoms; the world's and pulleys' none), each once, in path order (rule checked against
+/// MuJoCo 4.0.0 on the tendons of models/ and on wrap geoms and pulleys).
+fn tendon_trees(m: &Model) -> Vec<Vec<i32>> {
+    let treeid = trees(m).0;
+    (0..m.ntendon)
+        .map(|t| {
+            let mut out: Vec<i32> = Vec::new();
+            for w in m.tendon_adr[t]..m.tendon_adr[t] + m.tendon_num[t] {
+                let Ok(id) = usize::try_from(m.wrap_objid[w]) else {
+                    continue;
+                };
+                let body = match m.wrap_type[w] {
+                    WrapType::Joint => m.jnt_bodyid[id],
+                    WrapType::Site => m.site_bodyid[id],
+                    WrapType::Sphere | WrapType::Cylinder => m.geom_bodyid[id],
+                    WrapType::Pulley | WrapType::None => continue,
+                };
+                let tree = treeid[body];
+                if tree >= 0 && !out.contains(&tree) {
+                    out.push(tree);
+                }
+            }
+            out
+        })
+        .collect()
 }
 
 fn sameframe(v: &[SameFrame]) -> Vec<u8> {
@@ -99,6 +127,29 @@ impl MjModel {
             .collect();
         let n = v.len();
         copy(py, v, &[n])
+    }
+
+    /// Per tendon: the number of kinematic trees its path touches (int32).
+    #[getter]
+    fn tendon_treenum<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = tendon_trees(&self.model)
+            .iter()
+            .map(|t| t.len() as i32)
+            .collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Per tendon: the first two kinematic trees its path touches, in path order, -1 where it
+    /// touches fewer (int32, ntendon × 2).
+    #[getter]
+    fn tendon_treeid<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let trees = tendon_trees(&self.model);
+        let v: Vec<i32> = trees
+            .iter()
+            .flat_map(|t| [0, 1].map(|k| t.get(k).copied().unwrap_or(-1)))
+            .collect();
+        copy(py, v, &[trees.len(), 2])
     }
 
     /// Per tree: its number of dofs (int32).

@@ -130,6 +130,39 @@ def test_tree_frame_and_plugin_fields_match_mujoco():
     assert checked >= 30 and max(ntree) >= 8, (checked, ntree)
 
 
+TENDON_TREES_XML = """<mujoco><worldbody><site name="a" pos="0 0 1"/><site name="b" pos="1 0 1"/>
+<body pos=".5 0 1"><joint type="slide" axis="0 0 1"/><geom name="g" size=".1"/>
+<site name="side" pos="0 0 .2"/></body>
+<body pos="2 0 1"><joint/><geom type="capsule" fromto="0 0 0 .3 0 0" size=".05"/>
+<site name="cs" pos=".3 0 0"/></body>
+<body pos="3 0 1"><joint/><geom type="capsule" fromto="0 0 0 .3 0 0" size=".05"/>
+<site name="ds" pos=".3 0 0"/></body></worldbody>
+<tendon><spatial><site site="a"/><geom geom="g" sidesite="side"/><site site="b"/></spatial>
+<spatial><site site="cs"/><site site="ds"/><pulley divisor="2"/><site site="a"/><site site="cs"/>
+</spatial><spatial><site site="a"/><site site="cs"/><site site="ds"/><geom geom="g"/>
+<site site="b"/></spatial></tendon></mujoco>"""
+
+
+def test_tendon_trees_match_mujoco():
+    """`tendon_treenum` and `tendon_treeid` (the kinematic trees a tendon's path touches: its
+    joints', sites' and wrap geoms' bodies, each once, the first two in path order) equal
+    MuJoCo's, dtype included, on every model of models/ both engines load with tendons and on
+    a model whose tendons touch a tree only through a wrap geom, pass a pulley and touch three
+    trees (MuJoCo: treenum [1, 2, 3], treeid [[0, -1], [1, 2], [1, 2]])."""
+    pairs = [(n, mj, mo) for n, mj, mo in models_both_load() if mj.ntendon]
+    pairs.append(("wraps", mujoco.MjModel.from_xml_string(TENDON_TREES_XML),
+                  moreau.MjModel.from_xml_string(TENDON_TREES_XML)))
+    two = 0
+    for name, mj, mo in pairs:
+        for f in ("tendon_treenum", "tendon_treeid"):
+            got, want = np.asarray(getattr(mo, f)), getattr(mj, f)
+            assert got.dtype == want.dtype and got.shape == want.shape, (name, f, got.shape)
+            assert np.array_equal(got, want), (name, f, got, want)
+        two += int((mj.tendon_treenum >= 2).sum())
+    assert len(pairs) >= 6 and two >= 5, (len(pairs), two)
+    assert pairs[-1][1].tendon_treenum.tolist() == [1, 2, 3]
+
+
 USERDATA_XML = """<mujoco><size nuserdata="3"/><worldbody><body><joint/><geom size=".1"/>
 </body></worldbody></mujoco>"""
 

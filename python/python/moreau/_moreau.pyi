@@ -1629,6 +1629,19 @@ class MjModel:
         """
         ...
     @property
+    def tendon_treeid(self) -> NDArray[Any]:
+        """
+        Per tendon: the first two kinematic trees its path touches, in path order, -1 where it
+        touches fewer (int32, ntendon × 2).
+        """
+        ...
+    @property
+    def tendon_treenum(self) -> NDArray[Any]:
+        """
+        Per tendon: the number of kinematic trees its path touches (int32).
+        """
+        ...
+    @property
     def tree_bodyadr(self) -> NDArray[Any]:
         """
         Per tree: its first (topmost) body (int32).
