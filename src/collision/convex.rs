@@ -565,6 +565,19 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     }
 }
 
+/// A plane-mesh contact takes the support point of a mesh with fewer vertices than this by a
+/// scan of every vertex, of the others from their hull vertices only (measured on MuJoCo
+/// 4.0.0: a box hull with extra vertices inside its bottom face listed first gives one contact
+/// at the first of them with 9 vertices, the hull face's four corners from 10 on;
+/// tools/zoo/gen_regressions.py `plane_mesh_hull`).
+const HULL_SUPPORT_MIN: usize = 10;
+
+/// The hull vertices' mesh indices (`vert_globalid`) of a hull graph in MuJoCo's layout.
+fn hull_vertices(graph: &[i32]) -> Option<&[i32]> {
+    let nv = usize::try_from(*graph.first()?).ok()?;
+    graph.get(2 + nv..2 + 2 * nv)
+}
+
 /// Plane against an ellipsoid or a mesh (MuJoCo 4.0.0 `mjc_PlaneConvex`; docs/collision.md):
 /// the support point against the plane normal is the first contact. For a mesh the support is
 /// the first hull vertex of largest depth; then, of the hull polygons containing it, the one
@@ -572,9 +585,15 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
 /// corners by [`meshpoly::quad_positions`], and each further corner is a contact if it lies
 /// within the margin and not above the mesh centre along the normal.
 ///
-/// MuJoCo hill-climbs the support vertex on its qhull graph for meshes with many vertices; the
-/// result is the same vertex except under exact depth ties (symmetric poses), where MuJoCo's
-/// choice depends on qhull's vertex order and may differ from the first-index choice here.
+/// The support vertex of a mesh of at least `HULL_SUPPORT_MIN` (10) vertices is the first
+/// maximum over its hull vertices in the hull graph's order: a hull vertex even when mesh
+/// vertices inside a hull face tie with it (a flat face lying on the plane; myosuite's object
+/// meshes), whose hull polygon then gives the other corners. A scan of every vertex stops at
+/// the first tied vertex, inside the face, with no polygon. Measured on the 120 plane-mesh
+/// pairs of myosuite's `myohand_object_*` models: this rule gives MuJoCo 4.0.0's first contact
+/// on 100, steepest ascent on the hull graph from its first vertex on 89 (it stops at a local
+/// maximum of a face flat to float32 round-off), a scan of every vertex on 92; the rule of the
+/// other 20 is not known.
 pub fn plane_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [gp, g] = s.geom;
     let Some(b) = posed(m, d, g) else {
@@ -609,30 +628,43 @@ pub fn plane_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         }
         return;
     };
-    // support vertex: first maximum of (local -n) . vertex
-    let ln = b.mat.transpose() * (-n);
-    let (mut best, mut iv) = (f64::NEG_INFINITY, 0);
-    for (i, q) in verts.iter().enumerate() {
-        let x = ln.x * q[0] + ln.y * q[1] + ln.z * q[2];
-        if x > best {
-            best = x;
-            iv = i;
-        }
-    }
-    let world = |q: &[f64; 3]| b.pos + b.mat * V3::new(q[0], q[1], q[2]);
-    let wt = |k: usize| tc + tr * v(V3::new(verts[k][0], verts[k][1], verts[k][2]));
-    let q = world(&verts[iv]);
-    let dist = n.dot(&(q - p0));
-    if !(dist <= margin) {
-        return;
-    }
-    emit(s, q, &|| wt(iv), dist);
     let Some(mesh) = usize::try_from(m.geom_dataid[g])
         .ok()
         .and_then(|id| m.mesh.get(id))
     else {
         return;
     };
+    // support vertex (local -n): the first maximum over the hull vertices in the hull graph's
+    // order for a mesh of at least `HULL_SUPPORT_MIN` vertices, else over every vertex
+    let ln = b.mat.transpose() * (-n);
+    let hull = hull_vertices(&mesh.graph).filter(|_| verts.len() >= HULL_SUPPORT_MIN);
+    let (mut best, mut iv) = (f64::NEG_INFINITY, 0);
+    let mut consider = |i: usize| {
+        if let Some(q) = verts.get(i) {
+            let x = ln.x * q[0] + ln.y * q[1] + ln.z * q[2];
+            if x > best {
+                best = x;
+                iv = i;
+            }
+        }
+    };
+    match hull {
+        Some(gid) => gid
+            .iter()
+            .filter_map(|&k| usize::try_from(k).ok())
+            .for_each(&mut consider),
+        None => (0..verts.len()).for_each(&mut consider),
+    }
+    let world = |q: &[f64; 3]| b.pos + b.mat * V3::new(q[0], q[1], q[2]);
+    let wt = |k: usize| tc + tr * v(V3::new(verts[k][0], verts[k][1], verts[k][2]));
+    let Some(q) = verts.get(iv).map(world) else {
+        return;
+    };
+    let dist = n.dot(&(q - p0));
+    if !(dist <= margin) {
+        return;
+    }
+    emit(s, q, &|| wt(iv), dist);
     let Some(polys) = mesh.polymap.get(iv) else {
         return;
     };

@@ -267,7 +267,12 @@ impl Geom<'_> {
 /// depth is reproduced to the last bit with this warm-started steepest ascent, not with a scan
 /// of all vertices, a first-improvement ascent, or an ascent from vertex 0 each time; on a
 /// polygon flat to float32 round-off the ascent may stop at another vertex than the scan.
-fn hill_climb(g: &[i32], vert: &[[f64; 3]], l: &V3, warm: &Cell<usize>) -> Option<usize> {
+pub(crate) fn hill_climb(
+    g: &[i32],
+    vert: &[[f64; 3]],
+    l: &V3,
+    warm: &Cell<usize>,
+) -> Option<usize> {
     let nv = usize::try_from(*g.first()?).ok()?;
     let adr = g.get(2..2 + nv)?;
     let gid = g.get(2 + nv..2 + 2 * nv)?;

@@ -581,6 +581,19 @@ fn polytope_support_climbs_the_hull_graph() {
     close("frame", &frame, &fv(&pose["contact_frame"]), 1e-9);
 }
 
+/// myosuite's object meshes (`myohand_object_cubelarge`, pyramid, sphere, water bottle): a
+/// hull face flat on the plane with mesh vertices inside it, tied in depth with its corners.
+/// MuJoCo 4.0.0 takes a plane-mesh support vertex among the hull vertices for a mesh of 10 or
+/// more vertices (a hull corner, whose polygon gives the face's four corners) and by a scan of
+/// every vertex below (the first tied vertex, inside the face: one contact). Four
+/// box hulls of 9, 10, 24 and 208 vertices, flat, yawed and tilted by 1e-3 (6 poses, 13 to 16
+/// contacts); before, moreau made one contact per flat mesh. Count, dist, pos and
+/// frame to 1e-9 of their scale.
+#[test]
+fn plane_mesh_support_is_a_hull_vertex() {
+    posed_contacts(&reference()["plane_mesh_hull"], 1e-9);
+}
+
 /// Menagerie's Spot-arm and ALOHA: the multi-contact patch of two hull meshes starts from the
 /// vertex indices of MuJoCo 4.0.0's last EPA face (both hulls inline, posed as at a rollout step
 /// and perturbed a little). A vertex's candidate faces are all of its faces, an edge's its first

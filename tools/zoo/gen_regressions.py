@@ -812,6 +812,51 @@ def kinematics_states():
     return {"xml": KINEMATICS, "states": states}
 
 
+def plane_mesh_hull_xml():
+    """myosuite's object meshes (myohand_object_cubelarge, ...): a hull face flat on the plane
+    with mesh vertices inside it. Four free box hulls, each with `n` extra vertices inside its
+    bottom face listed before the corners: 9 vertices (MuJoCo scans every vertex, the first tied
+    one is inside the face: one contact), 10, 24 and 208 (MuJoCo takes a hull vertex: the
+    face's four corners)."""
+    rng = np.random.default_rng(19)
+    corners = [(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]
+    assets, bodies = [], []
+    for k, n in enumerate((1, 2, 16, 200)):
+        extra = [(a, b, -1.0) for a, b in rng.uniform(-0.8, 0.8, (n, 2))]
+        verts = " ".join("%.6g %.6g %.6g" % v for v in extra + corners)
+        assets.append('<mesh name="m%d" vertex="%s" scale=".05 .05 .05"/>' % (k, verts))
+        bodies.append('<body pos="%g 0 .04"><freejoint/><geom type="mesh" mesh="m%d"/></body>'
+                      % (0.3 * k, k))
+    return """<mujoco>
+  <asset>%s</asset>
+  <worldbody>
+    <geom type="plane" size="2 2 .1"/>
+    %s
+  </worldbody>
+</mujoco>""" % ("\n    ".join(assets), "\n    ".join(bodies))
+
+
+def plane_mesh_hull_cases():
+    """The model above at qpos0 (flat, exact ties), yawed, and tilted by 1e-3 about x and y."""
+    xml = plane_mesh_hull_xml()
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    assert list(m.mesh_vertnum) == [9, 10, 24, 208], m.mesh_vertnum
+    poses = []
+    for yaw, tilt in ((0, (0, 0)), (0.7, (0, 0)), (2.1, (0, 0)), (0.3, (1e-3, 0)),
+                      (0.3, (0, -1e-3)), (1.2, (1e-3, 1e-3))):
+        d.qpos[:] = m.qpos0
+        q = np.zeros(4)
+        mujoco.mju_euler2Quat(q, [tilt[0], tilt[1], yaw], "xyz")
+        for b in range(m.nbody - 1):
+            d.qpos[7 * b + 3:7 * b + 7] = q
+        mujoco.mj_forward(m, d)
+        poses.append(posed_record(d))
+    counts = [p["ncon"] for p in poses]
+    assert counts[0] == 13, counts  # 1 + 3 x 4
+    return {"xml": xml, "poses": poses}
+
+
 def posed_record(d):
     """A pose's qpos and MuJoCo's contacts there (count, dist, pos, frame)."""
     return {
@@ -1026,6 +1071,8 @@ def main():
         xml, poses = polytope_patch_case(name, step, g0, g1, seed, keep)
         cases.append({"what": what, "xml": xml, "poses": poses})
     out["polytope_patch"] = cases
+    out["plane_mesh_hull"] = plane_mesh_hull_cases()
+
 
     files = png_images()
     xml = PNG_HFIELD % (
