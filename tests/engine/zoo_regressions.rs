@@ -581,6 +581,42 @@ fn polytope_support_climbs_the_hull_graph() {
     close("frame", &frame, &fv(&pose["contact_frame"]), 1e-9);
 }
 
+/// myosuite's myoarm muscles (`<general gainprm="0.75 1.05 337.3">` in a class that gives all
+/// nine muscle parameters): a partial `gear`, `damping`, `dynprm`, `gainprm` or `biasprm`
+/// overwrites only its leading entries and the rest keep the class's values, as MuJoCo 4.0.0
+/// reads them (moreau zeroed the rest: the muscle's scale, lmin, lmax, vmax, fpmax and fvmax).
+/// The compiled parameters exactly; the forces at one state to 1e-12 of their scale.
+#[test]
+fn partial_actuator_parameters_keep_the_class_tail() {
+    let c = &reference()["actuator_partial"];
+    let m = model(c);
+    fields(
+        c,
+        &[
+            ("actuator_gear", flat(&m.actuator_gear), 0.0),
+            ("actuator_gainprm", flat(&m.actuator_gainprm), 0.0),
+            ("actuator_biasprm", flat(&m.actuator_biasprm), 0.0),
+            ("actuator_dynprm", flat(&m.actuator_dynprm), 0.0),
+            ("actuator_damping", m.actuator_damping.clone(), 0.0),
+            ("actuator_dampingpoly", flat(&m.actuator_dampingpoly), 0.0),
+        ],
+    );
+    let mut d = Data::<f64>::new(&m);
+    d.qpos.copy_from_slice(&fv(&c["qpos"]));
+    d.qvel.copy_from_slice(&fv(&c["qvel"]));
+    d.act.copy_from_slice(&fv(&c["act"]));
+    d.ctrl.copy_from_slice(&fv(&c["ctrl"]));
+    moreau::forward(&m, &mut d);
+    fields(
+        c,
+        &[
+            ("actuator_force", d.actuator_force.clone(), 1e-12),
+            ("act_dot", d.act_dot.clone(), 1e-12),
+            ("qfrc_actuator", d.qfrc_actuator.clone(), 1e-12),
+        ],
+    );
+}
+
 /// myosuite's object meshes (`myohand_object_cubelarge`, pyramid, sphere, water bottle): a
 /// hull face flat on the plane with mesh vertices inside it, tied in depth with its corners.
 /// MuJoCo 4.0.0 takes a plane-mesh support vertex among the hull vertices for a mesh of 10 or

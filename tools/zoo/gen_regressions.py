@@ -812,6 +812,38 @@ def kinematics_states():
     return {"xml": KINEMATICS, "states": states}
 
 
+# myosuite's myoarm_reach: `<general gainprm="0.75 1.05 337.3">` over a class giving all nine
+# muscle parameters; MuJoCo overwrites the leading entries only (also gear, damping, dynprm,
+# biasprm), the rest keep the class's values
+ACTUATOR_PARTIAL = """<mujoco>
+  <default>
+    <default class="c">
+      <general gear="1 2 3 4 5 6" damping="0.1 0.2 0.3" dynprm="0.3 0.4 0.5"
+               gainprm="5 6 7 8 9" biasprm="1 2 3 4" gaintype="affine" biastype="affine"/>
+    </default>
+    <default class="muscle">
+      <general dyntype="muscle" gaintype="muscle" biastype="muscle" dynprm="0.01 0.04"
+               gainprm="0.75 1.05 -1 200 0.5 1.6 1.5 1.3 1.2"
+               biasprm="0.75 1.05 -1 200 0.5 1.6 1.5 1.3 1.2"/>
+    </default>
+  </default>
+  <worldbody>
+    <site name="s0"/>
+    <body><joint name="j" axis="0 1 0"/><geom size=".1" pos=".2 0 0"/>
+      <body pos="0 0 -.3"><joint name="k" type="slide" axis="0 0 1" damping="1"/>
+        <geom size=".05"/><site name="s1"/></body></body>
+  </worldbody>
+  <tendon><spatial name="t"><site site="s0"/><site site="s1"/></spatial></tendon>
+  <actuator>
+    <general class="c" joint="j" gear="7" damping="0.9" gainprm="1 2" biasprm="7" dynprm="0.9"/>
+    <general joint="j" gear="7 8" gainprm="3 4"/>
+    <general class="c" joint="j"/>
+    <general class="muscle" tendon="t" lengthrange="0.25 0.35" gainprm="0.75 1.05 30"
+             biasprm="0.75 1.05 30"/>
+  </actuator>
+</mujoco>"""
+
+
 def plane_mesh_hull_xml():
     """myosuite's object meshes (myohand_object_cubelarge, ...): a hull face flat on the plane
     with mesh vertices inside it. Four free box hulls, each with `n` extra vertices inside its
@@ -1073,6 +1105,25 @@ def main():
     out["polytope_patch"] = cases
     out["plane_mesh_hull"] = plane_mesh_hull_cases()
 
+    ma = mujoco.MjModel.from_xml_string(ACTUATOR_PARTIAL)
+    da = mujoco.MjData(ma)
+    da.qpos[:] = [0.3, 0.07]
+    da.qvel[:] = [0.5, -0.2]
+    da.act[:] = [0.6]
+    da.ctrl[:] = [0.2, 0.4, 0.6, 0.8]
+    mujoco.mj_forward(ma, da)
+    assert ma.actuator_gainprm[3, 3] == 200 and ma.actuator_gear[0, 1] == 2
+    out["actuator_partial"] = {
+        "xml": ACTUATOR_PARTIAL, "qpos": da.qpos.tolist(), "qvel": da.qvel.tolist(),
+        "act": da.act.tolist(), "ctrl": da.ctrl.tolist(),
+        "actuator_gear": ma.actuator_gear.tolist(), "actuator_gainprm": ma.actuator_gainprm.tolist(),
+        "actuator_biasprm": ma.actuator_biasprm.tolist(),
+        "actuator_dynprm": ma.actuator_dynprm.tolist(),
+        "actuator_damping": ma.actuator_damping.tolist(),
+        "actuator_dampingpoly": ma.actuator_dampingpoly.tolist(),
+        "actuator_force": da.actuator_force.tolist(), "act_dot": da.act_dot.tolist(),
+        "qfrc_actuator": da.qfrc_actuator.tolist(),
+    }
 
     files = png_images()
     xml = PNG_HFIELD % (

@@ -120,25 +120,28 @@ pub(super) fn apply_actuator(s: &mut ActSpec, el: &Elem) -> R<()> {
     if a.has("actrange") {
         s.actrange = Some(a.arr("actrange", [0.0; 2])?);
     }
+    // A partial list overwrites only the leading entries: the rest keep the class default's
+    // values (MuJoCo 4.0.0's reader, measured for `gear`, `damping`, `dynprm`, `gainprm`,
+    // `biasprm`; myosuite's myoarm muscles give `gainprm="0.75 1.05 337.3"` over a class's
+    // nine muscle parameters).
     if let Some(g) = a.vec("gear", 1, 6)? {
-        s.gear = [0.0; 6];
         s.gear[..g.len()].copy_from_slice(&g);
     }
     s.cranklength = a.f64_or("cranklength", s.cranklength)?;
     s.actearly = a.bool("actearly")?.unwrap_or(s.actearly);
     s.actdim = a.int_or("actdim", s.actdim)?;
     if let Some(dm) = a.vec("damping", 1, 3)? {
-        s.damping = [0.0; 3];
         for (k, &x) in dm.iter().enumerate() {
             s.damping[k] = nonneg(&a, "damping", x)?;
         }
     }
     s.armature = nonneg(&a, "armature", a.f64_or("armature", s.armature)?)?;
     let read10 = |k: &str, cur: [f64; 10]| -> R<[f64; 10]> {
-        Ok(match a.vec(k, 0, 10)? {
-            Some(v) => prm(&v),
-            None => cur,
-        })
+        let mut out = cur;
+        if let Some(v) = a.vec(k, 0, 10)? {
+            out[..v.len()].copy_from_slice(&v);
+        }
+        Ok(out)
     };
     let kv_dr = |s: &mut ActSpec, kp: f64| -> R<()> {
         let kv = a.f64("kv")?;
