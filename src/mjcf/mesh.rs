@@ -186,7 +186,7 @@ fn read_stl_ascii(b: &[u8]) -> Result<RawMesh, String> {
 
 /// Wavefront OBJ as MuJoCo 4.0.0 reads it (through tinyobjloader): every `v` line is a vertex
 /// (none are merged); the faces are those of the first object or group that has faces; quads
-/// are split along their shorter diagonal, larger polygons into a fan from their first corner.
+/// are split along their shorter diagonal, larger polygons by [`clip_ears`].
 fn read_obj(name: &str, b: &[u8]) -> Result<RawMesh, String> {
     let text = String::from_utf8_lossy(b);
     let mut vert: Vec<V3> = Vec::new();
@@ -272,14 +272,91 @@ fn read_obj(name: &str, b: &[u8]) -> Result<RawMesh, String> {
                     face.push([p[1], p[2], p[3]]);
                 }
             }
-            _ => {
-                for k in 1..p.len() - 1 {
-                    face.push([p[0], p[k], p[k + 1]]);
-                }
-            }
+            _ => clip_ears(&vert, p, &mut face),
         }
     }
     Ok(RawMesh { vert, face })
+}
+
+/// Triangles of an OBJ polygon of five or more corners as MuJoCo 4.0.0's reader makes them
+/// (measured on myosuite's table-tennis net, whose non-planar 5- and 6-gons made its mass differ
+/// by 5e-8, and on the prisms of tools/zoo/gen_regressions.py `obj_polygons`), in float32:
+/// - the polygon is projected on two coordinate axes: the first corner `(k, k+1, k+2)` whose
+///   edge cross product has a component above `f32::EPSILON` drops the axis of its largest
+///   component (x only when that one is strictly largest; then y when z is strictly largest);
+/// - ear clipping with a cursor from corner 0: the corner triangle `(g, g+1, g+2)` is an ear
+///   unless its turn `e0 × e1` has the opposite sign of the signed area of the triangle
+///   (origin, g, g+1), or another remaining corner lies inside it (crossing-number test); an ear
+///   is emitted and its middle corner removed with the cursor kept, else the cursor moves on;
+/// - it stops at three corners (the last triangle) or after a full turn with no ear (the rest
+///   is dropped).
+fn clip_ears(vert: &[V3], p: &[usize], face: &mut Vec<[usize; 3]>) {
+    let v32 = |i: usize| vert[i].map(|x| x as f32);
+    let n = p.len();
+    let mut axes = [1usize, 2];
+    for k in 0..n {
+        let (a, b, c) = (v32(p[k]), v32(p[(k + 1) % n]), v32(p[(k + 2) % n]));
+        let e0 = [b[0] - a[0], b[1] - a[1], b[2] - a[2]];
+        let e1 = [c[0] - b[0], c[1] - b[1], c[2] - b[2]];
+        let cx = (e0[1] * e1[2] - e0[2] * e1[1]).abs();
+        let cy = (e0[2] * e1[0] - e0[0] * e1[2]).abs();
+        let cz = (e0[0] * e1[1] - e0[1] * e1[0]).abs();
+        if cx > f32::EPSILON || cy > f32::EPSILON || cz > f32::EPSILON {
+            if !(cx > cy && cx > cz) {
+                axes[0] = 0;
+                if cz > cx && cz > cy {
+                    axes[1] = 1;
+                }
+            }
+            break;
+        }
+    }
+    let xy = |i: usize| {
+        let v = v32(i);
+        (v[axes[0]], v[axes[1]])
+    };
+    // point (tx, ty) inside the triangle: a ray towards +x crosses an odd number of its edges
+    let inside = |t: &[(f32, f32); 3], (tx, ty): (f32, f32)| {
+        let mut odd = false;
+        let mut j = 2;
+        for i in 0..3 {
+            let ((xi, yi), (xj, yj)) = (t[i], t[j]);
+            if (yi > ty) != (yj > ty) && tx < (xj - xi) * (ty - yi) / (yj - yi) + xi {
+                odd = !odd;
+            }
+            j = i;
+        }
+        odd
+    };
+    let mut rest = p.to_vec();
+    let mut g = 0usize;
+    let mut left = rest.len();
+    let mut last = rest.len();
+    while rest.len() > 3 && left > 0 {
+        let m = rest.len();
+        if g >= m {
+            g -= m;
+        }
+        if last != m {
+            last = m;
+            left = m;
+        } else {
+            left -= 1;
+        }
+        let ind = [rest[g % m], rest[(g + 1) % m], rest[(g + 2) % m]];
+        let t = ind.map(xy);
+        let turn = (t[1].0 - t[0].0) * (t[2].1 - t[1].1) - (t[1].1 - t[0].1) * (t[2].0 - t[1].0);
+        let area = (t[0].0 * t[1].1 - t[0].1 * t[1].0) * 0.5;
+        if turn * area < 0.0 || (3..m).any(|o| inside(&t, xy(rest[(g + o) % m]))) {
+            g += 1;
+            continue;
+        }
+        face.push(ind);
+        rest.remove((g + 1) % m);
+    }
+    if let [a, b, c] = rest[..] {
+        face.push([a, b, c]);
+    }
 }
 
 /// MuJoCo's binary MSH: int32 counts (vertices, normals, texcoords, faces), then float32

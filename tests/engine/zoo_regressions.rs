@@ -581,6 +581,41 @@ fn polytope_support_climbs_the_hull_graph() {
     close("frame", &frame, &fv(&pose["contact_frame"]), 1e-9);
 }
 
+/// myosuite's table-tennis net: OBJ faces of five or more corners, not planar, are cut into
+/// triangles as MuJoCo 4.0.0's reader cuts them (ear clipping in a coordinate plane), not as a
+/// fan from the first corner (the net's mass was 5e-8 off). Three prisms with 7-, 6- and 5-gon
+/// caps: the triangles exactly, masses and inertias to 1e-12.
+#[test]
+fn obj_polygons_are_ear_clipped() {
+    let c = &reference()["obj_polygons"];
+    let mut vfs = Vfs::new();
+    for (name, text) in c["files"].as_object().unwrap() {
+        vfs.add(name.clone(), text.as_str().unwrap().as_bytes().to_vec());
+    }
+    let m = load_from_str(c["xml"].as_str().unwrap(), &vfs).unwrap();
+    for (k, want) in c["mesh_face"].as_array().unwrap().iter().enumerate() {
+        let want: Vec<[usize; 3]> = want
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let f = fv(f);
+                [f[0] as usize, f[1] as usize, f[2] as usize]
+            })
+            .collect();
+        assert_eq!(m.mesh[k].face, want, "mesh {k}");
+    }
+    fields(
+        c,
+        &[
+            ("body_mass", m.body_mass.clone(), 1e-12),
+            ("body_inertia", flat(&m.body_inertia), 1e-12),
+            ("body_ipos", flat(&m.body_ipos), 1e-12),
+            ("geom_pos", flat(&m.geom_pos), 1e-12),
+        ],
+    );
+}
+
 /// myosuite's myoarm muscles (`<general gainprm="0.75 1.05 337.3">` in a class that gives all
 /// nine muscle parameters): a partial `gear`, `damping`, `dynprm`, `gainprm` or `biasprm`
 /// overwrites only its leading entries and the rest keep the class's values, as MuJoCo 4.0.0

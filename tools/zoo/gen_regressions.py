@@ -844,6 +844,58 @@ ACTUATOR_PARTIAL = """<mujoco>
 </mujoco>"""
 
 
+def obj_prism(cap, h, noise, rng, off, upright):
+    """An OBJ prism of the 2D polygon `cap` (counter-clockwise) of height h, its two caps single
+    faces with corners jittered out of plane by up to `noise`, moved by `off`; extruded along z
+    (upright) or along y."""
+    n = len(cap)
+    lines = []
+    for z in (0.0, h):
+        for (x, y) in cap:
+            p = [x, y, z + rng.uniform(-noise, noise)]
+            if not upright:
+                p = [p[0], p[2], -p[1]]
+            lines.append("v %.6f %.6f %.6f" % tuple(p[k] + off[k] for k in range(3)))
+    lines.append("f " + " ".join(str(n - k) for k in range(n)))
+    lines.append("f " + " ".join(str(n + 1 + k) for k in range(n)))
+    for k in range(n):
+        a, b = k + 1, (k + 1) % n + 1
+        lines.append("f %d %d %d %d" % (a, b, b + n, a + n))
+    return "\n".join(lines) + "\n"
+
+
+def obj_polygons_case():
+    """myosuite's table-tennis net: OBJ faces of five or more corners, not planar. MuJoCo's
+    reader clips ears (not a fan from the first corner); three prisms with 7-, 6- and 5-gon caps
+    (a concave star), off the origin, one lying on its side."""
+    rng = np.random.default_rng(19)
+    t7 = np.linspace(0, 2 * np.pi, 7, endpoint=False)
+    star = [(np.cos(t) * r, np.sin(t) * r) for t, r in zip(t7, (1, .45, 1, .5, .9, .4, 1))]
+    t6 = np.linspace(0, 2 * np.pi, 6, endpoint=False)
+    hexa = [(np.cos(t) * .8, np.sin(t) * .6) for t in t6]
+    pent = [(0, 0), (1, 0), (1.2, .7), (.5, 1.1), (-.2, .6)]
+    files = {"star.obj": obj_prism(star, .3, 2e-3, rng, (2.5, -1.0, .4), True),
+             "hexa.obj": obj_prism(hexa, .5, 1e-3, rng, (-.3, 1.7, .2), False),
+             "pent.obj": obj_prism(pent, .2, 3e-3, rng, (-3.1, -2.2, -.7), True)}
+    xml = "<mujoco><asset>%s</asset><worldbody>%s</worldbody></mujoco>" % (
+        "".join('<mesh name="%s" file="%s"/>' % (f[:-4], f) for f in files),
+        "".join('<body pos="%d 0 1"><freejoint/><geom type="mesh" mesh="%s"/></body>'
+                % (3 * i, f[:-4]) for i, f in enumerate(files)))
+    m = mujoco.MjModel.from_xml_string(xml, assets={k: v.encode() for k, v in files.items()})
+    faces = [m.mesh_face[m.mesh_faceadr[i]:m.mesh_faceadr[i] + m.mesh_facenum[i]].tolist()
+             for i in range(m.nmesh)]
+    fans = 0
+    for i, f in enumerate(files):
+        polys = [[int(t) - 1 for t in line.split()[1:]] for line in files[f].splitlines()
+                 if line.startswith("f ")]
+        fan = [[p[0], p[j], p[j + 1]] for p in polys[:2] for j in range(1, len(p) - 1)]
+        fans += fan != faces[i][:len(fan)]
+    assert fans == 3, fans  # every mesh has a cap that is not a fan
+    return {"xml": xml, "files": files, "mesh_face": faces,
+            "body_mass": m.body_mass.tolist(), "body_inertia": m.body_inertia.tolist(),
+            "body_ipos": m.body_ipos.tolist(), "geom_pos": m.geom_pos.tolist()}
+
+
 def plane_mesh_hull_xml():
     """myosuite's object meshes (myohand_object_cubelarge, ...): a hull face flat on the plane
     with mesh vertices inside it. Four free box hulls, each with `n` extra vertices inside its
@@ -1104,6 +1156,7 @@ def main():
         cases.append({"what": what, "xml": xml, "poses": poses})
     out["polytope_patch"] = cases
     out["plane_mesh_hull"] = plane_mesh_hull_cases()
+    out["obj_polygons"] = obj_polygons_case()
 
     ma = mujoco.MjModel.from_xml_string(ACTUATOR_PARTIAL)
     da = mujoco.MjData(ma)
