@@ -11,7 +11,7 @@
 //!
 //! - **Position** (`mj_fwdPosition`): [`kinematics`], [`camlight`], [`com_pos`], [`tendon`],
 //!   [`crb`], [`factor_m`], [`transmission`], [`collision`] (with the geoms' parameter mixing
-//!   [`geom_mix`]), [`make_constraint`]; or all of them by [`fwd_position`].
+//!   [`geom_mix`], [`mix_friction_solref`]), [`make_constraint`]; or all of them by [`fwd_position`].
 //! - **Velocity** (`mj_fwdVelocity`): [`com_vel`], [`tendon_velocity`], [`actuator_velocity`],
 //!   [`passive`], [`rne_bias`]; or all of them by [`fwd_velocity`]. [`reference_constraint`]
 //!   sets the constraint rows' reference acceleration.
@@ -36,7 +36,8 @@ pub use crate::math::sc;
 // ------------------------------------------------------------ position
 pub use crate::actuation::transmission;
 pub use crate::collision::{
-    collide_geoms, collision, differentiable, geom_mix, pair_limit, CollisionScratch, GeomMix,
+    collide_geoms, collision, differentiable, geom_mix, mix_friction_solref, pair_limit,
+    CollisionScratch, GeomMix,
 };
 pub use crate::constraint::assemble::{contact_nrow, make_constraint};
 pub use crate::constraint::sparse::is_sparse;

@@ -181,6 +181,40 @@ pub fn geom_mix(m: &Model, g1: usize, g2: usize) -> GeomMix {
     })
 }
 
+/// A contact's `friction` (5 entries: sliding twice, torsional, rolling twice, each at least
+/// `mjMINMU`) and `solref` from those of geoms `g1` and `g2` (`friction(g)`, `solref(g)`) by
+/// the mixing rule `mix` of [`geom_mix`]: the higher-priority geom's alone; else the larger
+/// friction and the `solmix`-weighted solref (the smaller of each entry when either is in the
+/// direct, non-positive format). Generic so that dual numbers seeded on one geom's parameter
+/// carry the contact's derivative; [`collision`] calls it with the model's values.
+pub fn mix_friction_solref<T: Scalar>(
+    mix: GeomMix,
+    [g1, g2]: [usize; 2],
+    friction: impl Fn(usize) -> [T; 3],
+    solref: impl Fn(usize) -> [T; 2],
+) -> ([T; 5], [T; 2]) {
+    let (fr, sr) = match mix {
+        GeomMix::Priority(g) => (friction(g), solref(g)),
+        GeomMix::Mixed(w) => {
+            let (f1, f2) = (friction(g1), friction(g2));
+            let (r1, r2) = (solref(g1), solref(g2));
+            let (w1, w2): (T, T) = (sc(w), sc(1.0 - w));
+            let z = T::zero();
+            let sr = if r1[0] > z && r2[0] > z {
+                [w1 * r1[0] + w2 * r2[0], w1 * r1[1] + w2 * r2[1]]
+            } else {
+                [r1[0].min(r2[0]), r1[1].min(r2[1])]
+            };
+            ([f1[0].max(f2[0]), f1[1].max(f2[1]), f1[2].max(f2[2])], sr)
+        }
+    };
+    let minmu: T = sc(MINMU);
+    (
+        [fr[0], fr[0], fr[1], fr[2], fr[2]].map(|f| f.max(minmu)),
+        sr,
+    )
+}
+
 /// Mixes the parameters of two geoms (docs/mujoco-behaviour.md#contacts "Mixing"), with `override`
 /// applied.
 fn mix_params(m: &Model, g1: usize, g2: usize) -> Params {
@@ -193,37 +227,22 @@ fn mix_params(m: &Model, g1: usize, g2: usize) -> Params {
         solreffriction: [0.0; 2],
         solimp: [0.0; 5],
     };
-    let fr;
-    match geom_mix(m, g1, g2) {
+    let mix = geom_mix(m, g1, g2);
+    match mix {
         GeomMix::Priority(g) => {
             p.dim = m.geom_condim[g];
-            fr = m.geom_friction[g];
-            p.solref = m.geom_solref[g];
             p.solimp = m.geom_solimp[g];
         }
-        GeomMix::Mixed(mix) => {
+        GeomMix::Mixed(w) => {
             p.dim = m.geom_condim[g1].max(m.geom_condim[g2]);
-            let (f1, f2) = (m.geom_friction[g1], m.geom_friction[g2]);
-            fr = [f1[0].max(f2[0]), f1[1].max(f2[1]), f1[2].max(f2[2])];
-            let (r1, r2) = (m.geom_solref[g1], m.geom_solref[g2]);
-            p.solref = if r1[0] > 0.0 && r2[0] > 0.0 {
-                [
-                    mix * r1[0] + (1.0 - mix) * r2[0],
-                    mix * r1[1] + (1.0 - mix) * r2[1],
-                ]
-            } else {
-                [r1[0].min(r2[0]), r1[1].min(r2[1])]
-            };
             let (i1, i2) = (m.geom_solimp[g1], m.geom_solimp[g2]);
             for k in 0..5 {
-                p.solimp[k] = mix * i1[k] + (1.0 - mix) * i2[k];
+                p.solimp[k] = w * i1[k] + (1.0 - w) * i2[k];
             }
         }
     }
-    p.friction = [fr[0], fr[0], fr[1], fr[2], fr[2]];
-    for f in p.friction.iter_mut() {
-        *f = f.max(MINMU);
-    }
+    (p.friction, p.solref) =
+        mix_friction_solref(mix, [g1, g2], |g| m.geom_friction[g], |g| m.geom_solref[g]);
     apply_override(m, &mut p);
     p
 }
@@ -367,8 +386,8 @@ fn fill_params<T: Scalar>(m: &Model, out: &mut [Contact<T>], p: Params) {
     let impratio = m.opt.impratio.max(1e-15);
     for c in out {
         c.includemargin = p.margin;
-        c.friction = p.friction;
-        c.solref = p.solref;
+        c.friction = p.friction.map(sc);
+        c.solref = p.solref.map(sc);
         c.solreffriction = p.solreffriction;
         c.solimp = p.solimp;
         c.dim = p.dim;

@@ -672,12 +672,12 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
             let fr = c.friction;
             let (pos, frame, dist) = (c.pos, c.frame, c.dist);
             let margin: T = sc(c.includemargin);
-            let (sref, simp) = (to_t(&c.solref), to_t(&c.solimp));
+            let (sref, simp) = (c.solref, to_t(&c.solimp));
             d.efc_cone[ic] = EfcCone {
                 adr: i,
                 nrow,
                 dim,
-                friction: to_t(&fr),
+                friction: fr,
                 mu: z,
                 solreffriction: to_t(&c.solreffriction),
             };
@@ -687,7 +687,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
             // Jacobian: F (J(body2, p) - J(body1, p)), rows combined per cone
             // body1's part is subtracted rather than scaled by −1 (exact either way); the
             // rotational rows exist only for dim > 3
-            let mu: [T; 5] = to_t(&fr);
+            let mu: [T; 5] = fr;
             for (b, minus) in [(b2, false), (b1, true)] {
                 let r = pos - d.subtree_com[m.body_rootid[b]];
                 let mut k = body_last_dof(m, b);
@@ -719,12 +719,13 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     ConstraintType::ContactPyramidal => {
                         let e = j / 2;
                         let f2 = fr[e] * fr[e];
-                        (dist, margin, tran + f2 * if e < 2 { tran } else { rot })
+                        let t: T = sc(tran);
+                        (dist, margin, t + f2 * sc(if e < 2 { tran } else { rot }))
                     }
-                    _ if j == 0 => (dist, margin, tran),
-                    _ => (z, z, if j < 3 { tran } else { rot }),
+                    _ if j == 0 => (dist, margin, sc(tran)),
+                    _ => (z, z, sc(if j < 3 { tran } else { rot })),
                 };
-                push(d, &mut i, ty, ci, p, mg, z, sref, simp, sc(dg));
+                push(d, &mut i, ty, ci, p, mg, z, sref, simp, dg);
             }
             ic += 1;
         }

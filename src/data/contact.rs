@@ -1,11 +1,14 @@
 //! One contact of [`Data::contact`](super::Data::contact) (`mjContact`).
 
-use crate::math::Scalar;
+use crate::math::{sc, Scalar};
 use crate::model::Model;
 use nalgebra::{Matrix3, Vector3};
 
 /// One contact (`mjContact`). `frame` rows are (normal, tangent 1, tangent 2); the normal points
-/// from `geom[0]` to `geom[1]`. Parameters (friction, solref, ...) are model constants (`f64`).
+/// from `geom[0]` to `geom[1]`. The parameters are model constants: `f64`, but for `friction`
+/// and `solref`, which are of the scalar type so that dual numbers can carry their derivatives
+/// with respect to the geoms' parameters ([`crate::pipeline::mix_friction_solref`]; they enter
+/// at zero derivative from the collision).
 #[derive(Clone, Debug)]
 pub struct Contact<T: Scalar = f64> {
     /// Signed distance: negative in penetration.
@@ -17,8 +20,8 @@ pub struct Contact<T: Scalar = f64> {
     /// Margin below which the contact is active (`dist < includemargin`).
     pub includemargin: f64,
     /// (tangent, tangent, torsion, roll, roll).
-    pub friction: [f64; 5],
-    pub solref: [f64; 2],
+    pub friction: [T; 5],
+    pub solref: [T; 2],
     pub solreffriction: [f64; 2],
     pub solimp: [f64; 5],
     /// Friction of the regularized cone: `friction[0]/sqrt(impratio)` for active contacts with
@@ -47,8 +50,8 @@ impl<T: Scalar> Contact<T> {
             pos,
             frame,
             includemargin: 0.0,
-            friction: [1.0, 1.0, 0.005, 1e-4, 1e-4],
-            solref: [0.02, 1.0],
+            friction: [1.0, 1.0, 0.005, 1e-4, 1e-4].map(sc),
+            solref: [0.02, 1.0].map(sc),
             solreffriction: [0.0, 0.0],
             solimp: [0.9, 0.95, 0.001, 0.5, 2.0],
             mu: 1.0,

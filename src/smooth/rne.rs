@@ -144,7 +144,7 @@ pub fn contact_force<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> [T; 6] {
     for j in 0..dim - 1 {
         let (p, n) = (d.efc_force[a + 2 * j], d.efc_force[a + 2 * j + 1]);
         out[0] += p + n;
-        out[j + 1] = (p - n) * sc(c.friction[j]);
+        out[j + 1] = (p - n) * c.friction[j];
     }
     out
 }
