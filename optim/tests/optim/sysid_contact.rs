@@ -250,3 +250,205 @@ fn analytic_contact_columns_match_central_differences() {
     println!("{checked} steps in contact, worst relative column error {worst:.2e}");
     assert!(checked > 100, "only {checked} steps in contact");
 }
+
+/// One step of `m` from the state, controls and warm start of `d` on dual numbers, with the
+/// contact parameter `p` carried as a dual number from the geoms through the engine's own
+/// mixing rule ([`moreau::pipeline::mix_friction_solref`]: the geom's friction or solref entry
+/// seeded with derivative 1) into the constraint rows, the solver and the integrator. Returns
+/// `∂(qpos', qvel')/∂θ_p` (`2nv`, positions in tangent coordinates: local angular velocity for
+/// quaternions, as `mj_integratePos`) and the number of contacts.
+fn dual_step_column(m: &moreau::Model, d: &moreau::Data, p: Param) -> (Vec<f64>, usize) {
+    use moreau::model::JointType;
+    use moreau::pipeline::{self as pl, Skip};
+    use num_dual::Dual64;
+    let (pg, slot) = match p {
+        Param::Friction { geom } => (geom, 0),
+        Param::SolrefTimeconst { geom } => (geom, 1),
+        Param::SolrefDampratio { geom } => (geom, 2),
+        _ => panic!("not a contact parameter: {p:?}"),
+    };
+    let seeded = |g: usize, k: usize, v: f64| Dual64::new(v, (g == pg && k == slot) as u8 as f64);
+    let mut dd = moreau_derivatives::dual::lift(m, d);
+    pl::fwd_position(m, &mut dd);
+    for c in dd.contact.iter_mut() {
+        let [g1, g2] = c.geom;
+        let (fr, sr) = pl::mix_friction_solref(
+            pl::geom_mix(m, g1, g2),
+            [g1, g2],
+            |g| {
+                let f = m.geom_friction[g];
+                [seeded(g, 0, f[0]), Dual64::from(f[1]), Dual64::from(f[2])]
+            },
+            |g| {
+                let r = m.geom_solref[g];
+                [seeded(g, 1, r[0]), seeded(g, 2, r[1])]
+            },
+        );
+        for (a, b) in fr.iter().zip(&c.friction).chain(sr.iter().zip(&c.solref)) {
+            // the collision's own mixing (in its geom order) to the last bit or two
+            assert!((a.re - b.re).abs() <= 1e-15 * b.re.abs(), "{a} vs {b}");
+        }
+        (c.friction, c.solref) = (fr, sr);
+    }
+    // the rows again, now from the seeded parameters; then velocity, acceleration, solver
+    pl::make_constraint(m, &mut dd);
+    pl::forward_skip(m, &mut dd, Skip::Pos, true);
+    pl::integrate(m, &mut dd);
+    let nv = m.nv;
+    let mut col = vec![0.0; 2 * nv];
+    for j in 0..m.njnt {
+        let (qa, va) = (m.jnt_qposadr[j], m.jnt_dofadr[j]);
+        // ω = 2 Im(q̄ ⊗ ∂q) for q' = q ⊗ exp(ω/2)
+        let omega = |q: &[Dual64], out: &mut [f64]| {
+            let (w, x, y, z) = (q[0].re, q[1].re, q[2].re, q[3].re);
+            let (dw, dx, dy, dz) = (q[0].eps, q[1].eps, q[2].eps, q[3].eps);
+            out[0] = 2.0 * (w * dx - x * dw - y * dz + z * dy);
+            out[1] = 2.0 * (w * dy - y * dw - z * dx + x * dz);
+            out[2] = 2.0 * (w * dz - z * dw - x * dy + y * dx);
+        };
+        match m.jnt_type[j] {
+            JointType::Hinge | JointType::Slide => col[va] = dd.qpos[qa].eps,
+            JointType::Ball => omega(&dd.qpos[qa..qa + 4], &mut col[va..va + 3]),
+            JointType::Free => {
+                for k in 0..3 {
+                    col[va + k] = dd.qpos[qa + k].eps;
+                }
+                omega(&dd.qpos[qa + 3..qa + 7], &mut col[va + 3..va + 6]);
+            }
+        }
+    }
+    for i in 0..nv {
+        col[nv + i] = dd.qvel[i].eps;
+    }
+    (col, dd.contact.len())
+}
+
+/// Steps `d` along `ctrl` under `m` and, at every step in contact, compares the analytic
+/// one-step contact columns ([`sysid::step_param_jacobian`]) with the dual-number columns of
+/// [`dual_step_column`]; returns (steps checked, worst relative error, each parameter's largest
+/// dual-column entry).
+fn columns_against_duals(
+    m: &moreau::Model,
+    params: &[Param],
+    d: &mut moreau::Data,
+    ctrl: &[Vec<f64>],
+) -> (usize, f64, Vec<f64>) {
+    let (mut checked, mut worst) = (0, 0.0f64);
+    let mut largest = vec![0.0f64; params.len()];
+    for u in ctrl {
+        d.ctrl.copy_from_slice(u);
+        let start = d.clone();
+        let g = sysid::step_param_jacobian(m, params, d)
+            .unwrap()
+            .expect("analytic columns");
+        if d.efc_force.iter().any(|&f| f != 0.0) {
+            for (j, &p) in params.iter().enumerate() {
+                let (dual, ncon) = dual_step_column(m, &start, p);
+                assert!(ncon > 0);
+                let scale = dual.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+                let err = (0..dual.len()).fold(0.0f64, |a, i| a.max((g[(i, j)] - dual[i]).abs()));
+                // a column that is zero (a parameter the contact does not take) must be zero
+                let rel = if scale == 0.0 { err } else { err / scale };
+                assert!(
+                    rel < 1e-10,
+                    "{p:?}: analytic column off by {rel:.2e} of {scale:.3e}\nanalytic {:?}\ndual {dual:?}",
+                    g.column(j).as_slice()
+                );
+                worst = worst.max(rel);
+                largest[j] = largest[j].max(scale);
+            }
+            checked += 1;
+        }
+        moreau::step(m, d);
+    }
+    (checked, worst, largest)
+}
+
+/// The analytic one-step contact columns against dual numbers, which carry the foot's friction
+/// and solref from the geom through the engine's mixing, constraint rows, Newton solver and
+/// integrator (the solver at `tolerance = 0`, all its iterations, so the dual part of its
+/// iterates is the derivative of the optimum): equal to 1e-10 of the column's largest entry on
+/// every step in contact of MuJoCo's drop, slide and push logs of the foot (condim 6,
+/// pyramidal, the foot's `priority` wins the mixing), rolled out at the truth.
+#[test]
+fn analytic_contact_columns_match_dual_numbers() {
+    let (mut m, logs, params, _, _, truth, _) = reference();
+    m.opt.tolerance = 0.0;
+    let m = sysid::model_with(&m, &params, &truth).unwrap();
+    let (mut checked, mut worst) = (0, 0.0f64);
+    for log in &logs {
+        let mut d = moreau::Data::new(&m);
+        d.qpos.copy_from_slice(&log.qpos0);
+        d.qvel.copy_from_slice(&log.qvel0);
+        let (c, w, largest) = columns_against_duals(&m, &params, &mut d, &log.ctrl);
+        checked += c;
+        worst = worst.max(w);
+        assert!(
+            largest.iter().all(|&x| x > 0.0),
+            "a zero column: {largest:?}"
+        );
+    }
+    println!("{checked} steps in contact, worst relative column error {worst:.2e}");
+    assert!(checked > 100, "only {checked} steps in contact");
+}
+
+/// The same check where the contact's parameters are mixed, not taken from one geom: a
+/// sphere and a capsule (condim 3 and 4, pyramidal) sliding and rolling on a floor of equal
+/// priority, `solmix` 3 against 1, so the solref columns carry the weights 3/4 (sphere) and
+/// 1/4 (floor), and the sliding friction is the larger one's (the sphere's column is the
+/// derivative, the floor's is zero).
+#[test]
+fn mixed_contact_columns_match_dual_numbers() {
+    let xml = r#"<mujoco>
+      <option timestep="0.002" tolerance="0" iterations="100"/>
+      <worldbody>
+        <geom name="floor" type="plane" size="0 0 0.05" friction="0.4 0.005 0.0001"
+          solref="0.03 0.9" solmix="1"/>
+        <body name="ball" pos="0 0 0.049">
+          <freejoint name="ball"/>
+          <geom name="ball" type="sphere" size="0.05" mass="0.3" friction="0.7 0.01 0.001"
+            solref="0.02 1.2" solmix="3"/>
+        </body>
+        <body name="rod" pos="0.5 0 0.029" euler="0 90 10">
+          <freejoint/>
+          <geom name="rod" type="capsule" size="0.03 0.1" mass="0.5" condim="4"
+            friction="0.6 0.02 0.001" solref="0.025 1" solmix="3"/>
+        </body>
+      </worldbody>
+      <actuator>
+        <motor joint="ball" gear="1 0.3 0 0 0 0"/>
+      </actuator>
+    </mujoco>"#;
+    let m = moreau::load_from_str(xml, &moreau::Vfs::new()).unwrap();
+    let g = |n: &str| m.geom_name.iter().position(|x| x == n).unwrap();
+    let params = [
+        Param::Friction { geom: g("ball") },
+        Param::SolrefTimeconst { geom: g("ball") },
+        Param::SolrefDampratio { geom: g("ball") },
+        Param::Friction { geom: g("floor") },
+        Param::SolrefTimeconst { geom: g("floor") },
+        Param::SolrefDampratio { geom: g("rod") },
+    ];
+    let mut d = moreau::Data::new(&m);
+    d.qvel[0] = 0.8; // the ball slides, then rolls
+    d.qvel[6] = -0.5; // the rod slides sideways
+    d.qvel[11] = 3.0; // and spins about the vertical
+    let ctrl: Vec<Vec<f64>> = (0..150)
+        .map(|t| vec![if t < 75 { 0.4 } else { -0.6 }])
+        .collect();
+    let (checked, worst, largest) = columns_against_duals(&m, &params, &mut d, &ctrl);
+    println!(
+        "{checked} steps in contact, worst relative column error {worst:.2e}, largest entries \
+         {largest:?}"
+    );
+    assert!(checked > 100, "only {checked} steps in contact");
+    // the floor's friction is the smaller: its column is zero; every other one moves the step
+    for (j, p) in params.iter().enumerate() {
+        assert_eq!(
+            largest[j] == 0.0,
+            j == 3,
+            "{p:?}: largest entry {}",
+            largest[j]
+        );
+    }
+}
