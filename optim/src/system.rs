@@ -32,6 +32,13 @@ pub enum Linearization {
 /// [`MoreauSystem::set_threads`] threads (one by default), each with its own `Data` and
 /// workspace; every knot loads its state, controls and a zero warm start, so the Jacobians are
 /// bit-identical at any thread count.
+///
+/// With the analytic Jacobians on one thread, once the horizon is known (the first
+/// [`Dynamics::jacobians_all`]) the steps run on a ring of that many `Data`, each kept at the
+/// step's start with its forward results: a knot whose state and controls equal, to the bit,
+/// those of one of the last steps (iLQR linearizes the trajectory its forward pass just rolled
+/// out) is linearized from them ([`TransitionOptions::forwarded`]) instead of running the
+/// forward dynamics again. The Jacobians are the same to the bit.
 pub struct MoreauSystem {
     pub model: Model,
     pub data: Data,
@@ -45,6 +52,24 @@ pub struct MoreauSystem {
     threads: Threads,
     /// The threads' `Data` and workspaces, made on the first threaded linearization.
     slots: Vec<Mutex<(Data, FdWorkspace, Workspace)>>,
+    /// The last steps, forwarded at their start (analytic Jacobians on one thread).
+    ring: Vec<Stepped>,
+    /// The ring's slot of the next step.
+    ring_next: usize,
+}
+
+/// One step kept for the linearization: its state and controls, and a `Data` holding the
+/// forward results at that state (the step's state restored after the integrator).
+struct Stepped {
+    x: Vec<f64>,
+    u: Vec<f64>,
+    data: Data,
+    valid: bool,
+}
+
+/// Equal to the bit (`-0.0` is not `0.0`: a hit must reproduce the forward dynamics exactly).
+fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(a, b)| a.to_bits() == b.to_bits())
 }
 
 impl MoreauSystem {
@@ -63,6 +88,8 @@ impl MoreauSystem {
             analytic_ws: Workspace::default(),
             threads: Threads::serial(),
             slots: Vec::new(),
+            ring: Vec::new(),
+            ring_next: 0,
         })
     }
 
@@ -71,6 +98,7 @@ impl MoreauSystem {
     pub fn set_threads(&mut self, nthread: usize) -> Result<(), String> {
         self.threads = Threads::new(nthread)?;
         self.slots.clear();
+        self.ring.clear();
         Ok(())
     }
 
@@ -102,23 +130,33 @@ impl MoreauSystem {
 
     /// Splits `x` into the data's qpos, qvel and act.
     pub fn set_state(&mut self, x: &[f64]) {
-        let (nq, nv) = (self.model.nq, self.model.nv);
-        self.data.qpos.copy_from_slice(&x[..nq]);
-        self.data.qvel.copy_from_slice(&x[nq..nq + nv]);
-        self.data.act.copy_from_slice(&x[nq + nv..]);
+        load_state(&self.model, &mut self.data, x);
     }
 
     /// Writes the data's qpos, qvel and act into `x`.
     pub fn get_state(&self, x: &mut [f64]) {
-        let (nq, nv) = (self.model.nq, self.model.nv);
-        x[..nq].copy_from_slice(&self.data.qpos);
-        x[nq..nq + nv].copy_from_slice(&self.data.qvel);
-        x[nq + nv..].copy_from_slice(&self.data.act);
+        store_state(&self.model, &self.data, x);
     }
 
     fn check_warning(&mut self) -> Result<(), String> {
         check_warning(&mut self.data)
     }
+}
+
+/// `x = (qpos, qvel, act)` into `d`.
+fn load_state(m: &Model, d: &mut Data, x: &[f64]) {
+    let (nq, nv) = (m.nq, m.nv);
+    d.qpos.copy_from_slice(&x[..nq]);
+    d.qvel.copy_from_slice(&x[nq..nq + nv]);
+    d.act.copy_from_slice(&x[nq + nv..]);
+}
+
+/// `d`'s `(qpos, qvel, act)` into `x`.
+fn store_state(m: &Model, d: &Data, x: &mut [f64]) {
+    let (nq, nv) = (m.nq, m.nv);
+    x[..nq].copy_from_slice(&d.qpos);
+    x[nq..nq + nv].copy_from_slice(&d.qvel);
+    x[nq + nv..].copy_from_slice(&d.act);
 }
 
 /// Fails (and clears the counters) when a step reported a bad state.
@@ -145,10 +183,7 @@ fn linearize(
     a: &mut DMatrix<f64>,
     b: &mut DMatrix<f64>,
 ) -> Result<(), String> {
-    let (nq, nv) = (m.nq, m.nv);
-    d.qpos.copy_from_slice(&x[..nq]);
-    d.qvel.copy_from_slice(&x[nq..nq + nv]);
-    d.act.copy_from_slice(&x[nq + nv..]);
+    load_state(m, d, x);
     d.ctrl.copy_from_slice(u);
     d.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
     if analytic {
@@ -176,12 +211,37 @@ impl Dynamics for MoreauSystem {
         self.model.nu
     }
     fn step(&mut self, x: &[f64], u: &[f64], xnext: &mut [f64]) -> Result<(), String> {
-        self.set_state(x);
-        self.data.ctrl.copy_from_slice(u);
-        self.data.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
-        moreau::step(&self.model, &mut self.data);
-        self.check_warning()?;
-        self.get_state(xnext);
+        if self.ring.is_empty() {
+            self.set_state(x);
+            self.data.ctrl.copy_from_slice(u);
+            self.data.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
+            moreau::step(&self.model, &mut self.data);
+            self.check_warning()?;
+            self.get_state(xnext);
+            return Ok(());
+        }
+        let (m, k) = (&self.model, self.ring_next);
+        self.ring_next = (k + 1) % self.ring.len();
+        let s = &mut self.ring[k];
+        let d = &mut s.data;
+        load_state(m, d, x);
+        d.ctrl.copy_from_slice(u);
+        d.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
+        let time = d.time;
+        moreau::step(m, d);
+        s.valid = false;
+        check_warning(d)?;
+        store_state(m, d, xnext);
+        // back to the step's start, as `linearize` loads it; the forward results stay (the
+        // integrator writes only the state, the time, the warm start and its own scratch)
+        load_state(m, d, x);
+        d.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
+        d.time = time;
+        s.x.clear();
+        s.x.extend_from_slice(x);
+        s.u.clear();
+        s.u.extend_from_slice(u);
+        s.valid = true;
         Ok(())
     }
 
@@ -235,6 +295,9 @@ impl Dynamics for MoreauSystem {
         a: &mut [DMatrix<f64>],
         b: &mut [DMatrix<f64>],
     ) -> Result<(), String> {
+        if self.threads.nthread() == 1 && self.analytic && self.fd.is_some() {
+            return self.jacobians_ring(xs, us, a, b);
+        }
         if self.threads.nthread() == 1 || self.fd.is_none() {
             return jacobians_serial(self, xs, us, a, b);
         }
@@ -280,6 +343,55 @@ impl Dynamics for MoreauSystem {
             Some((_, e)) => Err(e),
             None => Ok(()),
         }
+    }
+}
+
+impl MoreauSystem {
+    /// The analytic Jacobians of the knots on this thread, from the ring's forward results
+    /// where a knot is one of the last steps (see [`MoreauSystem`]); makes the ring (one slot
+    /// per knot) when the horizon changes.
+    fn jacobians_ring(
+        &mut self,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+        a: &mut [DMatrix<f64>],
+        b: &mut [DMatrix<f64>],
+    ) -> Result<(), String> {
+        let n = us.len();
+        if self.ring.len() != n {
+            let d = &self.data;
+            self.ring = (0..n)
+                .map(|_| Stepped {
+                    x: Vec::new(),
+                    u: Vec::new(),
+                    data: d.clone(),
+                    valid: false,
+                })
+                .collect();
+            self.ring_next = 0;
+        }
+        let opts = TransitionOptions::analytic()
+            .with_sensors(false)
+            .forwarded();
+        for t in 0..n {
+            let (x, u) = (xs[t].as_slice(), us[t].as_slice());
+            // the slot of step t of the last n steps
+            let s = &mut self.ring[(self.ring_next + t) % n];
+            if s.valid && same_bits(&s.x, x) && same_bits(&s.u, u) {
+                let jac = self
+                    .analytic_ws
+                    .transition(&self.model, &mut s.data, &opts)
+                    .map_err(|e| format!("analytic transition Jacobians: {e}"))?;
+                a[t].copy_from(&jac.A);
+                b[t].copy_from(&jac.B);
+                check_warning(&mut s.data)?;
+            } else {
+                let (m, d, aws) = (&self.model, &mut self.data, &mut self.analytic_ws);
+                let ws = self.fd.as_mut().ok_or("analytic: no workspace")?;
+                linearize(m, d, ws, aws, true, self.fd_eps, x, u, &mut a[t], &mut b[t])?;
+            }
+        }
+        Ok(())
     }
 }
 

@@ -18,6 +18,15 @@ closed loop the example wrote to target/mpc/go1_<planner>.json).
 (`mpc_humanoid`): `target/mpc/humanoid_ilqr.json --horizon 30 --model
 dm_control/suite/humanoid.xml`.
 
+`--once` makes one pass per state (`horizon` calls of `mjd_transitionFD`, then `horizon` steps),
+untimed, for an instruction count of MuJoCo's own functions that does not depend on the load:
+
+    valgrind --tool=callgrind --toggle-collect=mjd_transitionFD --toggle-collect=mj_step \
+        python3 tools/robots/go1_mujoco_peer.py target/mpc/humanoid_ilqr.json --horizon 30 \
+        --model dm_control/suite/humanoid.xml --states 10 --once
+
+(the instructions inside the two functions, over `states` iterations' worth of calls).
+
 Prints one JSON object (milliseconds).
 """
 import argparse
@@ -58,6 +67,8 @@ def main():
     ap.add_argument("--rollouts", type=int, default=32)
     ap.add_argument("--states", type=int, default=20)
     ap.add_argument("--model", default=GO1, help="the model, relative to the zoo's cache")
+    ap.add_argument("--once", action="store_true",
+                    help="one untimed pass per state, for callgrind (see above)")
     a = ap.parse_args()
     m = mujoco.MjModel.from_xml_path(os.path.join(cache_dir(), a.model))
     m.opt.timestep = 0.01
@@ -70,6 +81,18 @@ def main():
     B = np.zeros((2 * nv + m.na, nu))
     fd, step, ro = [], [], []
     data1 = [mujoco.MjData(m)]
+    if a.once:
+        d2 = mujoco.MjData(m)
+        for i in picks:
+            d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
+            d.qacc_warmstart[:] = 0
+            for _ in range(a.horizon):
+                mujoco.mjd_transitionFD(m, d, 1e-6, 1, A, B, None, None)
+            d2.qpos[:], d2.qvel[:], d2.ctrl[:] = qpos[i], qvel[i], ctrl[i]
+            for _ in range(a.horizon):
+                mujoco.mj_step(m, d2)
+        print(json.dumps({"model": a.model, "horizon": a.horizon, "states": len(picks)}))
+        return
     for i in picks:
         d.qpos[:], d.qvel[:], d.ctrl[:] = qpos[i], qvel[i], ctrl[i]
         d.qacc_warmstart[:] = 0
