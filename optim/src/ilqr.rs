@@ -188,6 +188,192 @@ impl QuadraticCost {
     }
 }
 
+/// The cost [`ilqr`] minimizes: a sum of stage costs `ℓ_t(x_t, u_t)` for `t < T` and a
+/// terminal cost `ℓ_T(x_T)`, with their gradients and Gauss–Newton Hessians in `x`'s tangent
+/// space. [`QuadraticCost`] (one reference and one weight for every stage) and
+/// [`TrackingCost`] (a reference and weights per knot) implement it.
+pub trait StageCost {
+    /// Checks the cost's dimensions against the system and the horizon `T`.
+    fn check(&self, nx: usize, ndx: usize, nu: usize, horizon: usize) -> Result<(), String>;
+    /// The total cost of `xs` (`T + 1` states) and `us` (`T` controls) on `dynm`'s tangent
+    /// space.
+    fn total_on<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+    ) -> f64;
+    /// `(ℓ_x, ℓ_u, ℓ_xx, ℓ_uu)` of stage `t < T` at `(x, u)`.
+    fn stage<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        t: usize,
+        x: &DVector<f64>,
+        u: &DVector<f64>,
+    ) -> (DVector<f64>, DVector<f64>, DMatrix<f64>, DMatrix<f64>);
+    /// `(ℓ_x, ℓ_xx)` of the terminal cost at `x`.
+    fn terminal<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        x: &DVector<f64>,
+    ) -> (DVector<f64>, DMatrix<f64>);
+}
+
+impl StageCost for QuadraticCost {
+    fn check(&self, nx: usize, ndx: usize, nu: usize, _horizon: usize) -> Result<(), String> {
+        if self.xref.len() != nx
+            || self.q.shape() != (ndx, ndx)
+            || self.qf.shape() != (ndx, ndx)
+            || self.r.shape() != (nu, nu)
+        {
+            return Err(format!(
+                "iLQR: cost dimensions must be xref {nx}, Q and Qf {ndx}×{ndx} (tangent space), \
+                 R {nu}×{nu}"
+            ));
+        }
+        Ok(())
+    }
+    fn total_on<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+    ) -> f64 {
+        QuadraticCost::total_on(self, dynm, xs, us)
+    }
+    fn stage<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        _t: usize,
+        x: &DVector<f64>,
+        u: &DVector<f64>,
+    ) -> (DVector<f64>, DVector<f64>, DMatrix<f64>, DMatrix<f64>) {
+        (
+            &self.q * self.error(dynm, x) * self.dt,
+            &self.r * u * self.dt,
+            &self.q * self.dt,
+            &self.r * self.dt,
+        )
+    }
+    fn terminal<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        x: &DVector<f64>,
+    ) -> (DVector<f64>, DMatrix<f64>) {
+        (&self.qf * self.error(dynm, x), self.qf.clone())
+    }
+}
+
+/// A time-varying tracking cost: `Σ_t dt·[½ (x_t ⊖ x*_t)ᵀ diag(w_t) (x_t ⊖ x*_t) + ½ u_tᵀ R
+/// u_t] + ½ (x_T ⊖ x*_T)ᵀ diag(w_T) (x_T ⊖ x*_T)`, with a reference `x*_t` (`nx` entries) and
+/// diagonal tangent-space weights `w_t` (`ndx` entries) per knot `t = 0..=T` (the last ones are
+/// the terminal cost's, not scaled by `dt`). The orientation error's Jacobian is taken as the
+/// identity, as in [`QuadraticCost`].
+#[derive(Clone, Debug)]
+pub struct TrackingCost {
+    /// `x*_t`, `T + 1` entries.
+    pub xref: Vec<DVector<f64>>,
+    /// `w_t`, `T + 1` entries.
+    pub w: Vec<DVector<f64>>,
+    pub r: DMatrix<f64>,
+    pub dt: f64,
+}
+
+impl TrackingCost {
+    /// `x_t ⊖ x*_t` on `dynm`'s tangent space.
+    pub fn error<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        t: usize,
+        x: &DVector<f64>,
+    ) -> DVector<f64> {
+        let mut dx = DVector::zeros(dynm.ndx());
+        dynm.diff(self.xref[t].as_slice(), x.as_slice(), dx.as_mut_slice());
+        dx
+    }
+}
+
+impl StageCost for TrackingCost {
+    fn check(&self, nx: usize, ndx: usize, nu: usize, horizon: usize) -> Result<(), String> {
+        if self.xref.len() != horizon + 1 || self.w.len() != horizon + 1 {
+            return Err(format!(
+                "iLQR: a tracking cost needs {} references and weights (one per knot), has {} \
+                 and {}",
+                horizon + 1,
+                self.xref.len(),
+                self.w.len()
+            ));
+        }
+        if self.xref.iter().any(|x| x.len() != nx)
+            || self.w.iter().any(|w| w.len() != ndx)
+            || self.r.shape() != (nu, nu)
+        {
+            return Err(format!(
+                "iLQR: tracking cost dimensions must be xref {nx}, w {ndx} (tangent space), \
+                 R {nu}×{nu}"
+            ));
+        }
+        if self
+            .w
+            .iter()
+            .flatten()
+            .any(|w| !(w.is_finite() && *w >= 0.0))
+        {
+            return Err("iLQR: tracking weights must be finite and non-negative".into());
+        }
+        Ok(())
+    }
+    fn total_on<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+    ) -> f64 {
+        let quad = |t: usize, x: &DVector<f64>| {
+            let e = self.error(dynm, t, x);
+            e.iter()
+                .zip(self.w[t].iter())
+                .map(|(e, w)| w * e * e)
+                .sum::<f64>()
+        };
+        let mut c = 0.0;
+        for (t, (x, u)) in xs.iter().zip(us).enumerate() {
+            c += self.dt * 0.5 * (quad(t, x) + (u.transpose() * &self.r * u)[0]);
+        }
+        if let Some(x) = xs.last() {
+            c += 0.5 * quad(xs.len() - 1, x);
+        }
+        c
+    }
+    fn stage<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        t: usize,
+        x: &DVector<f64>,
+        u: &DVector<f64>,
+    ) -> (DVector<f64>, DVector<f64>, DMatrix<f64>, DMatrix<f64>) {
+        let e = self.error(dynm, t, x);
+        (
+            e.component_mul(&self.w[t]) * self.dt,
+            &self.r * u * self.dt,
+            DMatrix::from_diagonal(&(&self.w[t] * self.dt)),
+            &self.r * self.dt,
+        )
+    }
+    fn terminal<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        x: &DVector<f64>,
+    ) -> (DVector<f64>, DMatrix<f64>) {
+        let t = self.xref.len() - 1;
+        let e = self.error(dynm, t, x);
+        (
+            e.component_mul(&self.w[t]),
+            DMatrix::from_diagonal(&self.w[t]),
+        )
+    }
+}
+
 /// Solver settings.
 #[derive(Clone, Debug)]
 pub struct IlqrOptions {
@@ -388,9 +574,9 @@ fn rollout<D: Dynamics>(
 
 /// The input checks of [`ilqr`] (dimensions of `x0`, `us` and the cost, consistent bounds):
 /// an error here is the caller's, not a failed solve.
-pub fn check_problem<D: Dynamics + ?Sized>(
+pub fn check_problem<D: Dynamics + ?Sized, C: StageCost + ?Sized>(
     dynm: &D,
-    cost: &QuadraticCost,
+    cost: &C,
     x0: &DVector<f64>,
     us: &[DVector<f64>],
     opt: &IlqrOptions,
@@ -401,16 +587,7 @@ pub fn check_problem<D: Dynamics + ?Sized>(
             "dimension mismatch: expected x0 of {nx} and controls of {nu}"
         ));
     }
-    if cost.xref.len() != nx
-        || cost.q.shape() != (ndx, ndx)
-        || cost.qf.shape() != (ndx, ndx)
-        || cost.r.shape() != (nu, nu)
-    {
-        return Err(format!(
-            "iLQR: cost dimensions must be xref {nx}, Q and Qf {ndx}×{ndx} (tangent space), \
-             R {nu}×{nu}"
-        ));
-    }
+    cost.check(nx, ndx, nu, us.len())?;
     if let Some((lo, hi)) = &opt.bounds {
         if lo.len() != nu || hi.len() != nu {
             return Err(format!("iLQR: bounds must have {nu} entries each"));
@@ -430,9 +607,9 @@ pub fn check_problem<D: Dynamics + ?Sized>(
 
 /// Runs iLQR from `x0` with the initial control guess `us`. `on_iter(k, cost)` is called after
 /// every iteration (for progress reporting).
-pub fn ilqr<D: Dynamics>(
+pub fn ilqr<D: Dynamics, C: StageCost + ?Sized>(
     dynm: &mut D,
-    cost: &QuadraticCost,
+    cost: &C,
     x0: &DVector<f64>,
     mut us: Vec<DVector<f64>>,
     opt: &IlqrOptions,
@@ -486,21 +663,19 @@ pub fn ilqr<D: Dynamics>(
         }
         // Backward pass, retried with larger regularization when Quu is not positive definite.
         let expected = loop {
-            let mut vx = &cost.qf * cost.error(&*dynm, &xs[horizon]);
-            let mut vxx = cost.qf.clone();
+            let (mut vx, mut vxx) = cost.terminal(&*dynm, &xs[horizon]);
             let mut ok = true;
             let mut expected = (0.0, 0.0);
             for t in (0..horizon).rev() {
-                let lx = &cost.q * cost.error(&*dynm, &xs[t]) * cost.dt;
-                let lu = &cost.r * &us[t] * cost.dt;
+                let (lx, lu, lxx, luu) = cost.stage(&*dynm, t, &xs[t], &us[t]);
                 let at = a[t].transpose();
                 let bt = b[t].transpose();
                 let qx = lx + &at * &vx;
                 let qu = lu + &bt * &vx;
-                let qxx = &cost.q * cost.dt + &at * &vxx * &a[t];
+                let qxx = lxx + &at * &vxx * &a[t];
                 // `Bᵀ V_xx` once for `Q_uu` and `Q_ux` (the same products, evaluated left to right)
                 let btv = &bt * &vxx;
-                let quu = &cost.r * cost.dt + &btv * &b[t];
+                let quu = luu + &btv * &b[t];
                 let qux = &btv * &a[t];
                 if !all_finite(&quu) || !all_finite(&qu) || !all_finite(&qux) {
                     // overflow: no regularization makes this positive definite
@@ -660,6 +835,50 @@ mod tests {
         }
     }
 
+    /// The finite-horizon LQR of the double integrator (step `h`) by the affine Riccati recursion
+    /// `V_t(x) = ½ xᵀ P x + sᵀ x` (`P_T = Q_T`, `s_T = −Q_T x*_T`, `u = −K x − k`) with stage
+    /// weights and references `stage(t)` and the terminal ones, rolled out from `res`'s first
+    /// state: the largest difference from `res`'s controls.
+    fn riccati_control_error(
+        h: f64,
+        r: &DMatrix<f64>,
+        res: &IlqrResult,
+        stage: impl Fn(usize) -> (DMatrix<f64>, DVector<f64>),
+        (qf, xf): (DMatrix<f64>, DVector<f64>),
+    ) -> f64 {
+        let n = res.us.len();
+        let a = DMatrix::from_row_slice(2, 2, &[1.0, h, 0.0, 1.0]);
+        let b = DMatrix::from_row_slice(2, 1, &[h * h, h]);
+        let mut p = qf.clone();
+        let mut s = -&qf * &xf;
+        let mut ks = vec![];
+        for t in (0..n).rev() {
+            let (q, xref) = stage(t);
+            let quu = r * h + b.transpose() * &p * &b;
+            let inv = quu.clone().try_inverse().unwrap();
+            let k = &inv * b.transpose() * &p * &a;
+            let kf = &inv * b.transpose() * &s;
+            let q = q * h;
+            let p_new = &q + a.transpose() * &p * &a - a.transpose() * &p * &b * &k;
+            let s_new = -&q * &xref + (a.transpose() - k.transpose() * b.transpose()) * &s;
+            ks.push((k, kf));
+            p = p_new;
+            s = s_new;
+        }
+        ks.reverse();
+        let mut sys = DoubleIntegrator { h };
+        let mut x = res.xs[0].clone();
+        let mut worst: f64 = 0.0;
+        for (t, (k, kf)) in ks.iter().enumerate() {
+            let u = -k * &x - kf;
+            worst = worst.max((u[0] - res.us[t][0]).abs());
+            let mut xn = [0.0; 2];
+            sys.step(x.as_slice(), u.as_slice(), &mut xn).unwrap();
+            x = DVector::from_column_slice(&xn);
+        }
+        worst
+    }
+
     #[test]
     fn matches_riccati_on_linear_quadratic_problem() {
         let h = 0.05;
@@ -678,38 +897,113 @@ mod tests {
         .unwrap();
 
         // Independent solution: Riccati recursion in affine form for the tracking problem.
-        let a = DMatrix::from_row_slice(2, 2, &[1.0, h, 0.0, 1.0]);
-        let b = DMatrix::from_row_slice(2, 1, &[h * h, h]);
-        let mut p = cost.qf.clone();
-        let mut s = -&cost.qf * &cost.xref;
-        let mut ks = vec![];
-        for _ in 0..n {
-            let quu = &cost.r * h + b.transpose() * &p * &b;
-            let inv = quu.clone().try_inverse().unwrap();
-            let k = &inv * b.transpose() * &p * &a;
-            let kf = &inv * b.transpose() * &s;
-            let q = &cost.q * h;
-            let p_new = &q + a.transpose() * &p * &a - a.transpose() * &p * &b * &k;
-            let s_new = -&q * &cost.xref + (a.transpose() - k.transpose() * b.transpose()) * &s;
-            ks.push((k, kf));
-            p = p_new;
-            s = s_new;
-        }
-        ks.reverse();
-        let mut x = x0.clone();
-        for (t, (k, kf)) in ks.iter().enumerate() {
-            let u = -k * &x - kf;
-            assert!(
-                (u[0] - res.us[t][0]).abs() < 1e-6,
-                "t={t}: {} vs {}",
-                u[0],
-                res.us[t][0]
-            );
-            let mut xn = [0.0; 2];
-            sys.step(x.as_slice(), u.as_slice(), &mut xn).unwrap();
-            x = DVector::from_column_slice(&xn);
-        }
+        let worst = riccati_control_error(
+            h,
+            &cost.r,
+            &res,
+            |_| (cost.q.clone(), cost.xref.clone()),
+            (cost.qf.clone(), cost.xref.clone()),
+        );
+        assert!(worst < 1e-6, "largest control difference {worst:.3e}");
         assert!(res.converged);
+    }
+
+    /// A time-varying reference and weights ([`TrackingCost`]) on the double integrator: iLQR
+    /// must reproduce the finite-horizon LQR solution of the affine Riccati recursion with a
+    /// reference `x*_t` and weights `Q_t` per stage, computed here independently.
+    #[test]
+    fn tracking_cost_matches_time_varying_riccati() {
+        let (h, n) = (0.05, 60);
+        let xref: Vec<DVector<f64>> = (0..=n)
+            .map(|t| DVector::from_vec(vec![(0.1 * t as f64).sin(), 0.0]))
+            .collect();
+        let w: Vec<DVector<f64>> = (0..=n)
+            .map(|t| {
+                if t == n {
+                    DVector::from_vec(vec![100.0, 10.0])
+                } else if (20..40).contains(&t) {
+                    DVector::from_vec(vec![50.0, 0.5])
+                } else {
+                    DVector::from_vec(vec![0.0, 0.1])
+                }
+            })
+            .collect();
+        let cost = TrackingCost {
+            xref: xref.clone(),
+            w: w.clone(),
+            r: DMatrix::from_element(1, 1, 0.01),
+            dt: h,
+        };
+        let x0 = DVector::from_vec(vec![0.0, 0.0]);
+        let mut sys = DoubleIntegrator { h };
+        let res = ilqr(
+            &mut sys,
+            &cost,
+            &x0,
+            vec![DVector::zeros(1); n],
+            &IlqrOptions::default(),
+            |_, _| {},
+        )
+        .unwrap();
+        let qf = DMatrix::from_diagonal(&w[n]);
+        let worst = riccati_control_error(
+            h,
+            &cost.r,
+            &res,
+            |t| (DMatrix::from_diagonal(&w[t]), xref[t].clone()),
+            (qf.clone(), xref[n].clone()),
+        );
+        assert!(worst < 1e-6, "largest control difference {worst:.3e}");
+        assert!(res.converged);
+        // the same weights at every knot are QuadraticCost's: the same cost to rounding
+        let constant = TrackingCost {
+            xref: vec![xref[n].clone(); n + 1],
+            w: (0..=n)
+                .map(|t| {
+                    if t == n {
+                        DVector::from_vec(vec![100.0, 10.0])
+                    } else {
+                        DVector::from_vec(vec![1.0, 0.1])
+                    }
+                })
+                .collect(),
+            ..cost.clone()
+        };
+        let quad = QuadraticCost {
+            q: DMatrix::from_diagonal(&DVector::from_vec(vec![1.0, 0.1])),
+            r: cost.r.clone(),
+            qf,
+            xref: xref[n].clone(),
+            dt: h,
+        };
+        let (ct, cq) = (
+            StageCost::total_on(&constant, &sys, &res.xs, &res.us),
+            quad.total_on(&sys, &res.xs, &res.us),
+        );
+        assert!((ct - cq).abs() <= 1e-12 * cq.abs(), "{ct} vs {cq}");
+    }
+
+    /// A tracking cost with the wrong number of knots or a negative weight is an error.
+    #[test]
+    fn tracking_cost_dimensions_are_checked() {
+        let mut sys = DoubleIntegrator { h: 0.1 };
+        let mut cost = TrackingCost {
+            xref: vec![DVector::zeros(2); 5],
+            w: vec![DVector::from_element(2, 1.0); 5],
+            r: DMatrix::identity(1, 1),
+            dt: 0.1,
+        };
+        let x0 = DVector::zeros(2);
+        let us = vec![DVector::zeros(1); 5];
+        let opt = IlqrOptions::default();
+        let e = ilqr(&mut sys, &cost, &x0, us.clone(), &opt, |_, _| {}).unwrap_err();
+        assert!(e.contains("6 references"), "{e}");
+        cost.xref.push(DVector::zeros(2));
+        cost.w.push(DVector::from_element(2, -1.0));
+        let e = ilqr(&mut sys, &cost, &x0, us.clone(), &opt, |_, _| {}).unwrap_err();
+        assert!(e.contains("non-negative"), "{e}");
+        cost.w[5] = DVector::from_element(2, 1.0);
+        assert!(ilqr(&mut sys, &cost, &x0, us, &opt, |_, _| {}).is_ok());
     }
 
     /// The double integrator with NaN Jacobians: iLQR redoes every linearization by central
