@@ -18,6 +18,7 @@ mod collocation_params;
 mod contact_collocation;
 mod contact_hop_box;
 mod determinism;
+mod go1_jump;
 mod go1_mpc;
 mod hopper_mpc;
 mod humanoid_mpc;

@@ -1,0 +1,432 @@
+//! A jump of MuJoCo Menagerie's Unitree Go1 (the public zoo's `unitree_go1/scene.xml`,
+//! unchanged: 12 position servos kp 100 with `forcerange`, soft contacts, elliptic cones,
+//! impratio 100), shared by `examples/go1_jump.rs` and its test.
+//!
+//! - [`Script`]: a crouch-and-launch servo profile (crouch, hold, extend the legs fast, back to
+//!   `home`); the engine's rollout under it leaves the ground, which shows the jump is within
+//!   the actuators' `ctrlrange` and `forcerange`. It is the initial guess of both planners.
+//! - [`solve_collocation`]: direct collocation ([`Collocation`], the servos' affine bias,
+//!   `ctrlrange`/`forcerange` as penalties) with a trunk-height target over the guess's flight,
+//!   the trunk level and at its start, the joints near `home`, `home` at rest at the end.
+//! - [`solve_ilqr`]: the same task by iLQR through the engine's step (analytic transition
+//!   Jacobians, controls as offsets from `home`, box-constrained by `ctrlrange`) with a
+//!   time-varying reference ([`TrackingCost`]).
+
+use moreau::{differentiate_pos, Data, Model};
+use moreau_optim::collocation::{Collocation, Task, Weights};
+use moreau_optim::ilqr::{ilqr, IlqrOptions, TrackingCost};
+use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
+use moreau_optim::system::{ControlOffset, MoreauSystem};
+use nalgebra::{DMatrix, DVector};
+
+/// The Go1's model (unchanged) and its `home` keyframe.
+pub fn load() -> Result<(Model, Vec<f64>, Vec<f64>), String> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let path = moreau_optim::zoo::fetch_if_missing(&root, moreau_optim::zoo::GO1)?;
+    let model = moreau::load(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let key = model
+        .key_name
+        .iter()
+        .position(|k| k == "home")
+        .ok_or("no home keyframe")?;
+    let (q, u) = (model.key_qpos[key].clone(), model.key_ctrl[key].clone());
+    Ok((model, q, u))
+}
+
+/// A crouch-and-launch servo profile (targets of the 12 position servos, in the actuator order
+/// FR, FL, RR, RL × hip, thigh, calf). Steps `0..crouch`: a linear ramp from `home` to the crouch
+/// (thigh `crouch_thigh`, calf `crouch_calf`); until `push`: hold; `push..release`: the launch
+/// targets (front thighs `launch_front`, rear thighs `launch_rear`, calves `launch_calf`; far
+/// from the crouch, so the servos saturate at `forcerange`); then `home` again for the landing.
+#[derive(Clone, Debug)]
+pub struct Script {
+    pub crouch: usize,
+    pub push: usize,
+    pub release: usize,
+    pub crouch_thigh: f64,
+    pub crouch_calf: f64,
+    pub launch_front: f64,
+    pub launch_rear: f64,
+    pub launch_calf: f64,
+}
+
+impl Default for Script {
+    /// Tuned on MuJoCo 4.0.0's rollout: about 90 steps (0.18 s) off the ground, apex 0.33 m,
+    /// landing within 1° of upright. The front thighs push further forward than the rear ones
+    /// to cancel the pitch the launch would give.
+    fn default() -> Self {
+        Script {
+            crouch: 40,
+            push: 60,
+            release: 85,
+            crouch_thigh: 1.0,
+            crouch_calf: -2.2,
+            launch_front: 1.2,
+            launch_rear: 0.6,
+            launch_calf: -1.4,
+        }
+    }
+}
+
+impl Script {
+    /// The servo targets at step `t` (`home`: the keyframe's `ctrl`).
+    pub fn ctrl(&self, home: &[f64], t: usize) -> Vec<f64> {
+        let mut u = home.to_vec();
+        for leg in 0..4 {
+            let (thigh, calf) = if t < self.crouch {
+                let s = t as f64 / self.crouch as f64;
+                (
+                    (1.0 - s) * home[3 * leg + 1] + s * self.crouch_thigh,
+                    (1.0 - s) * home[3 * leg + 2] + s * self.crouch_calf,
+                )
+            } else if t < self.push {
+                (self.crouch_thigh, self.crouch_calf)
+            } else if t < self.release {
+                let front = leg < 2;
+                (
+                    if front {
+                        self.launch_front
+                    } else {
+                        self.launch_rear
+                    },
+                    self.launch_calf,
+                )
+            } else {
+                (home[3 * leg + 1], home[3 * leg + 2])
+            };
+            u[3 * leg + 1] = thigh;
+            u[3 * leg + 2] = calf;
+        }
+        u
+    }
+
+    /// The controls of `horizon` steps.
+    pub fn controls(&self, home: &[f64], horizon: usize) -> Vec<Vec<f64>> {
+        (0..horizon).map(|t| self.ctrl(home, t)).collect()
+    }
+}
+
+/// The engine's open-loop rollout of `u` from `(q0, 0)`: qpos at knots `0..=T`.
+pub fn rollout(m: &Model, q0: &[f64], u: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let mut d = Data::new(m);
+    d.qpos.copy_from_slice(q0);
+    let mut qs = vec![q0.to_vec()];
+    for ut in u {
+        d.ctrl.copy_from_slice(ut);
+        moreau::step(m, &mut d);
+        qs.push(d.qpos.clone());
+    }
+    qs
+}
+
+/// Angle between the trunk's z axis and the world's (rad) of a free-base configuration.
+pub fn tilt(q: &[f64]) -> f64 {
+    let (w, x, y, z) = (q[3], q[4], q[5], q[6]);
+    let n2 = w * w + x * x + y * y + z * z;
+    (1.0 - 2.0 * (x * x + y * y) / n2).clamp(-1.0, 1.0).acos()
+}
+
+/// What a jump trajectory (qpos at knots `0..=T`) achieved.
+#[derive(Clone, Debug)]
+pub struct Summary {
+    /// Knots with no contact at all (all four feet and the body off the ground).
+    pub airborne: usize,
+    /// The longest run of consecutive airborne knots, and its first knot.
+    pub flight: (usize, usize),
+    /// Highest trunk position (m; `home` 0.27).
+    pub apex: f64,
+    /// Largest and last trunk tilt (rad).
+    pub max_tilt: f64,
+    pub final_tilt: f64,
+    /// Last trunk height (m).
+    pub final_z: f64,
+    /// Contacts after the flight (the robot came down on the floor).
+    pub landed: bool,
+}
+
+pub fn summarize(m: &Model, qs: &[Vec<f64>]) -> Summary {
+    let ncon = moreau_problems::contact_counts(m, qs);
+    let (mut best, mut run) = ((0, 0), 0);
+    for (t, &n) in ncon.iter().enumerate() {
+        run = if n == 0 { run + 1 } else { 0 };
+        if run > best.0 {
+            best = (run, t + 1 - run);
+        }
+    }
+    Summary {
+        airborne: ncon.iter().filter(|&&n| n == 0).count(),
+        flight: best,
+        apex: qs.iter().map(|q| q[2]).fold(f64::MIN, f64::max),
+        max_tilt: qs.iter().map(|q| tilt(q)).fold(0.0, f64::max),
+        final_tilt: qs.last().map_or(f64::NAN, |q| tilt(q)),
+        final_z: qs.last().map_or(f64::NAN, |q| q[2]),
+        landed: best.0 > 0 && ncon[best.1 + best.0..].iter().any(|&n| n > 0),
+    }
+}
+
+impl Summary {
+    /// A jump: at least `min_flight` consecutive knots off the ground, back on the floor, and
+    /// upright at the end (tilt below `max_tilt`, trunk above `min_z`).
+    pub fn jumped(&self, min_flight: usize, max_tilt: f64, min_z: f64) -> bool {
+        self.flight.0 >= min_flight
+            && self.landed
+            && self.final_tilt < max_tilt
+            && self.final_z > min_z
+    }
+}
+
+/// The jump's task: a trunk height `apex` over the knots `window`, the trunk at its start
+/// position (x, y) and level, the joints near `home`, and `home` at rest at the last knot. The
+/// weights per dof of `q ⊖ q*`: `w` = (x and y, z inside the window, rotation, joints); at the
+/// last knot `wf` = (`q ⊖ home`, `v`).
+#[derive(Clone, Debug)]
+pub struct Goal {
+    pub home: Vec<f64>,
+    pub apex: f64,
+    pub window: (usize, usize),
+    pub w: [f64; 4],
+    pub wf: (f64, f64),
+}
+
+impl Goal {
+    /// The goal over the flight of a guess (its longest airborne run), at height `apex`.
+    pub fn over_flight(home: &[f64], guess: &Summary, apex: f64) -> Goal {
+        Goal {
+            home: home.to_vec(),
+            apex,
+            window: (guess.flight.1, guess.flight.1 + guess.flight.0.max(1) - 1),
+            w: [1e2, 1e3, 1e2, 1.0],
+            wf: (1e3, 1e1),
+        }
+    }
+
+    /// Reference configuration and the weight of its height at knot `t`.
+    fn target(&self, t: usize) -> (Vec<f64>, f64) {
+        let mut q = self.home.clone();
+        if t >= self.window.0 && t <= self.window.1 {
+            q[2] = self.apex;
+            (q, self.w[1])
+        } else {
+            (q, 0.0)
+        }
+    }
+
+    /// The weight of tangent dof `i` (of 18) at a knot before the last.
+    fn weight(&self, i: usize, wz: f64) -> f64 {
+        match i {
+            0 | 1 => self.w[0],
+            2 => wz,
+            3..=5 => self.w[2],
+            _ => self.w[3],
+        }
+    }
+}
+
+impl Task for Goal {
+    fn dim(&self, t: usize, horizon: usize) -> usize {
+        if t == 0 {
+            0
+        } else if t == horizon {
+            36
+        } else {
+            18
+        }
+    }
+    fn residual(&self, m: &Model, t: usize, horizon: usize, q: &[f64], v: &[f64], r: &mut [f64]) {
+        if t == 0 {
+            return;
+        }
+        let (target, wz) = self.target(t);
+        differentiate_pos(m, &mut r[..18], 1.0, &target, q);
+        for (i, x) in r[..18].iter_mut().enumerate() {
+            let w = if t == horizon {
+                self.wf.0
+            } else {
+                self.weight(i, wz)
+            };
+            *x *= w.sqrt();
+        }
+        if t == horizon {
+            for i in 0..18 {
+                r[18 + i] = self.wf.1.sqrt() * v[i];
+            }
+        }
+    }
+}
+
+/// A planner's result: qpos at knots `0..=T`, the controls, iterations, whether it converged
+/// and the largest dynamics residual (collocation; 0 for iLQR, whose plan is a rollout).
+pub struct Plan {
+    pub q: Vec<Vec<f64>>,
+    pub u: Vec<Vec<f64>>,
+    pub iterations: usize,
+    pub converged: bool,
+    pub termination: String,
+    pub defect: f64,
+    pub cost: f64,
+    /// The cost of the guess, then after each iteration.
+    pub history: Vec<f64>,
+}
+
+/// Collocation settings: LM's limits and, optionally, a continuation on `opt.impratio` (each
+/// stage warm-started from the last; the last stage is the unchanged model).
+pub struct CollocationSettings {
+    pub max_iters: u64,
+    pub gtol: f64,
+    pub defect_tol: f64,
+    pub impratio_stages: Vec<f64>,
+}
+
+impl Default for CollocationSettings {
+    fn default() -> Self {
+        CollocationSettings {
+            max_iters: 300,
+            gtol: 0.03,
+            defect_tol: 1e-3,
+            impratio_stages: Vec::new(),
+        }
+    }
+}
+
+/// Collocation of `goal` from the configurations `guess` (knots `0..=T`, starting at `home` at
+/// rest). `on_stage(model's impratio, result line)` reports each stage.
+pub fn solve_collocation(
+    m: &Model,
+    goal: &Goal,
+    guess: &[Vec<f64>],
+    s: &CollocationSettings,
+    mut on_stage: impl FnMut(f64, String),
+) -> Result<Plan, String> {
+    let horizon = guess.len() - 1;
+    let weights = Weights {
+        control: vec![1e-3; m.nu],
+        dynamics: 3.0,
+        limits: 1e2,
+    };
+    let mut z: Vec<f64> = guess[1..].iter().flatten().copied().collect();
+    let mut stages = s.impratio_stages.clone();
+    stages.push(m.opt.impratio);
+    let (mut iterations, mut last) = (0, None);
+    for &impratio in &stages {
+        let mut model = m.clone();
+        model.opt.impratio = impratio;
+        let c = Collocation::new(
+            model,
+            horizon,
+            goal.home.clone(),
+            vec![0.0; m.nv],
+            Box::new(goal.clone()),
+            weights.clone(),
+        )?;
+        let mut lm = LevenbergMarquardt::default();
+        lm.defect_tol = s.defect_tol;
+        lm.max_al_updates = s.max_iters as usize;
+        lm.gtol = s.gtol;
+        let (c, r) = solve_lm(c, z, lm, s.max_iters, |e| e).map_err(|e| e.to_string())?;
+        iterations += r.iterations as usize;
+        on_stage(
+            impratio,
+            format!(
+                "{} iterations ({}), cost {:.5}, max |unactuated τ| {:.2e} N",
+                r.iterations,
+                r.termination,
+                r.eval.cost(),
+                r.eval.max_defect()
+            ),
+        );
+        z = r.z.clone();
+        last = Some((c, r));
+    }
+    let (c, r) = last.ok_or("no stage")?;
+    Ok(Plan {
+        q: (0..=horizon).map(|t| c.config(&r.z, t).to_vec()).collect(),
+        u: r.eval.u.clone(),
+        iterations,
+        converged: r.converged,
+        termination: r.termination.clone(),
+        defect: r.eval.max_defect(),
+        cost: r.eval.cost(),
+        history: r.cost_history.clone(),
+    })
+}
+
+/// The iLQR form of `goal` on the state `(qpos, qvel)`: per knot the reference `(q*_t, 0)` and
+/// the same weights on `q ⊖ q*_t` (times `dt` in the sum), `wv` on the velocities before the
+/// last knot; at the last knot `home` at rest with `goal.wf`.
+pub fn tracking_cost(m: &Model, goal: &Goal, horizon: usize, wv: f64, r: f64) -> TrackingCost {
+    let nv = m.nv;
+    let mut xref = Vec::with_capacity(horizon + 1);
+    let mut w = Vec::with_capacity(horizon + 1);
+    for t in 0..=horizon {
+        let (q, wz) = goal.target(t);
+        let mut x = DVector::zeros(m.nq + nv);
+        x.rows_mut(0, m.nq).copy_from_slice(&q);
+        xref.push(x);
+        w.push(DVector::from_fn(2 * nv, |i, _| {
+            if t == horizon {
+                if i < nv {
+                    goal.wf.0
+                } else {
+                    goal.wf.1
+                }
+            } else if i < nv {
+                goal.weight(i, wz)
+            } else {
+                wv
+            }
+        }));
+    }
+    TrackingCost {
+        xref,
+        w,
+        r: DMatrix::identity(m.nu, m.nu) * r,
+        dt: m.opt.timestep,
+    }
+}
+
+/// iLQR of `goal` from the controls `u0` (analytic transition Jacobians; controls as offsets
+/// from `home_ctrl`, boxed by `ctrlrange`). `on_iter(k, cost)` after each iteration.
+pub fn solve_ilqr(
+    m: &Model,
+    goal: &Goal,
+    home_ctrl: &[f64],
+    u0: &[Vec<f64>],
+    max_iter: usize,
+    on_iter: impl FnMut(usize, f64),
+) -> Result<Plan, String> {
+    let horizon = u0.len();
+    let sys = MoreauSystem::new(m.clone())?.analytic()?;
+    let mut sys = ControlOffset::new(sys, home_ctrl.to_vec())?;
+    let cost = tracking_cost(m, goal, horizon, 1e-2, 1e-1);
+    let range = (
+        m.actuator_ctrlrange.iter().map(|r| r[0]).collect(),
+        m.actuator_ctrlrange.iter().map(|r| r[1]).collect(),
+    );
+    let opt = IlqrOptions {
+        max_iter,
+        tol: 1e-6,
+        bounds: Some(sys.bounds(&range)),
+        ..Default::default()
+    };
+    let mut x0 = DVector::zeros(m.nq + m.nv);
+    x0.rows_mut(0, m.nq).copy_from_slice(&goal.home);
+    let du: Vec<DVector<f64>> = u0
+        .iter()
+        .map(|u| DVector::from_iterator(m.nu, u.iter().zip(home_ctrl).map(|(a, b)| a - b)))
+        .collect();
+    let r = ilqr(&mut sys, &cost, &x0, du, &opt, on_iter)?;
+    Ok(Plan {
+        q: r.xs.iter().map(|x| x.as_slice()[..m.nq].to_vec()).collect(),
+        u: r.us.iter().map(|du| sys.control(du.as_slice())).collect(),
+        iterations: r.iterations,
+        converged: r.converged,
+        termination: if r.converged {
+            "relative decrease below tolerance".into()
+        } else {
+            "iteration limit".into()
+        },
+        defect: 0.0,
+        cost: r.cost_history.last().copied().unwrap_or(f64::NAN),
+        history: r.cost_history,
+    })
+}

@@ -1,0 +1,222 @@
+//! A jump of MuJoCo Menagerie's Unitree Go1 (the public zoo's `unitree_go1/scene.xml`,
+//! unchanged) planned through soft contact, from a crouch-and-launch initial guess (the engine's
+//! rollout under a scripted servo profile, `common/go1_jump.rs`): by direct collocation with a
+//! trunk-height target over the guess's flight (`--method collocation`), by iLQR through the
+//! engine's step with the same target as a time-varying reference (`--method ilqr`), or both
+//! (default).
+//!
+//! Run: `cargo run --release -p moreau-optim --example go1_jump [-- --method
+//! collocation|ilqr|both --horizon 300 --apex 0.36 --max-iters N --ilqr-iters N --gtol G
+//! --defect-tol D --impratio-stages A,B,… --from-ilqr]` (`--max-iters`: LM's limit;
+//! `--ilqr-iters`: iLQR's, default 100; `--impratio-stages`: a continuation that solves with
+//! `opt.impratio` at A, B, … first, from the scripted rollout on the first one's model, each
+//! stage from the last one's solution, and ends on the unchanged model; `--from-ilqr`: the collocation starts from iLQR's plan instead of the
+//! scripted rollout).
+//!
+//! Prints, for the guess and for each plan: knots with no contact, the longest flight, the
+//! trunk's apex, the landing's tilt and height; for each planner its iterations, process CPU
+//! time, cost, the largest dynamics residual (collocation), and the open-loop replay error of
+//! its controls in the engine (with the model's solver tolerance and with the solver run to
+//! convergence: on this robot the residual is limited by the forward solver's tolerance).
+//! Writes the controls to `target/go1_jump_ctrl.csv` (one row per step) and the plan to
+//! `target/go1_jump_qpos.csv` (the last planner's), which `tools/robots/go1_jump_replay.py`
+//! replays in MuJoCo.
+
+#[path = "common/go1_jump.rs"]
+#[allow(dead_code)] // `Summary::jumped` is the test's
+mod jump;
+
+use moreau::Model;
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("go1_jump: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<T, String> {
+    match args.iter().position(|a| a == name) {
+        Some(i) => args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .ok_or(format!("{name} needs a value")),
+        None => Ok(default),
+    }
+}
+
+/// Process CPU time (user + system, s).
+fn cpu_seconds() -> f64 {
+    moreau_optim::mpc::process_cpu_secs().unwrap_or(f64::NAN)
+}
+
+fn describe(what: &str, s: &jump::Summary) {
+    println!(
+        "{what}: {} knots without contact, longest flight {} knots from knot {}; apex {:.4} m; \
+         max tilt {:.2} deg; final tilt {:.2} deg, final height {:.4} m{}",
+        s.airborne,
+        s.flight.0,
+        s.flight.1,
+        s.apex,
+        s.max_tilt.to_degrees(),
+        s.final_tilt.to_degrees(),
+        s.final_z,
+        if s.landed { "" } else { " (not landed)" }
+    );
+}
+
+/// Open-loop replay of `plan.u` from `home`: the largest `|q_t − plan_t|` with the model's
+/// solver tolerance and with the solver run to convergence (tolerance 0, 10⁴ iterations).
+fn replay_errors(m: &Model, home: &[f64], plan: &jump::Plan) -> (f64, f64) {
+    let err = |m: &Model| {
+        let q = jump::rollout(m, home, &plan.u);
+        moreau_problems::max_diff(&q, &plan.q)
+    };
+    let mut tight = m.clone();
+    tight.opt.tolerance = 0.0;
+    tight.opt.iterations = 10_000;
+    (err(m), err(&tight))
+}
+
+fn report(m: &Model, home: &[f64], name: &str, plan: &jump::Plan, cpu: f64) {
+    println!(
+        "{name}: {} iterations ({}{}), CPU {cpu:.2} s, cost {:.5}{}",
+        plan.iterations,
+        if plan.converged {
+            "converged: "
+        } else {
+            "not converged: "
+        },
+        plan.termination,
+        plan.cost,
+        if name == "collocation" {
+            format!(", max |unactuated τ| {:.2e} N", plan.defect)
+        } else {
+            String::new()
+        }
+    );
+    describe(&format!("{name} plan"), &jump::summarize(m, &plan.q));
+    let (e, et) = replay_errors(m, home, plan);
+    println!(
+        "{name}: open-loop replay in the engine: max |q − plan| {e:.3e} (model's tolerance), \
+         {et:.3e} (solver to convergence)"
+    );
+    let replayed = jump::rollout(m, home, &plan.u);
+    describe(&format!("{name} replay"), &jump::summarize(m, &replayed));
+}
+
+fn write_csv(plan: &jump::Plan) -> Result<(), String> {
+    let rows = |x: &[Vec<f64>]| -> String {
+        x.iter()
+            .map(|u| {
+                let cells: Vec<String> = u.iter().map(|x| format!("{x:.17e}")).collect();
+                cells.join(",") + "\n"
+            })
+            .collect()
+    };
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("target");
+    let (uf, qf) = (dir.join("go1_jump_ctrl.csv"), dir.join("go1_jump_qpos.csv"));
+    std::fs::create_dir_all(&dir)
+        .and_then(|_| std::fs::write(&uf, rows(&plan.u)))
+        .and_then(|_| std::fs::write(&qf, rows(&plan.q)))
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    println!(
+        "controls in {}, planned qpos (knots 0..=T) in {}",
+        uf.display(),
+        qf.display()
+    );
+    Ok(())
+}
+
+fn run() -> Result<(), String> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let method: String = arg(&args, "--method", "both".to_string())?;
+    if !["collocation", "ilqr", "both"].contains(&method.as_str()) {
+        return Err(format!(
+            "--method must be collocation, ilqr or both, not {method}"
+        ));
+    }
+    let horizon: usize = arg(&args, "--horizon", 300)?;
+    let apex: f64 = arg(&args, "--apex", 0.36)?;
+    let max_iters: u64 = arg(&args, "--max-iters", 300)?;
+    let ilqr_iters: usize = arg(&args, "--ilqr-iters", 100)?;
+    let impratio_stages: Vec<f64> = match args.iter().position(|a| a == "--impratio-stages") {
+        Some(i) => args
+            .get(i + 1)
+            .ok_or("--impratio-stages needs a list")?
+            .split(',')
+            .map(|x| x.parse().map_err(|_| format!("bad impratio {x}")))
+            .collect::<Result<_, _>>()?,
+        None => Vec::new(),
+    };
+    let settings = jump::CollocationSettings {
+        max_iters,
+        gtol: arg(&args, "--gtol", 0.03)?,
+        defect_tol: arg(&args, "--defect-tol", 1e-3)?,
+        impratio_stages,
+    };
+    let (m, home, home_ctrl) = jump::load()?;
+    let script = jump::Script::default();
+    let u0 = script.controls(&home_ctrl, horizon);
+    let guess = jump::rollout(&m, &home, &u0);
+    let gs = jump::summarize(&m, &guess);
+    println!(
+        "Go1 jump: {horizon} knots of {} s; guess: the engine's rollout of a scripted \
+         crouch-and-launch servo profile ({script:?})",
+        m.opt.timestep
+    );
+    describe("guess", &gs);
+    if gs.flight.0 == 0 {
+        return Err("the scripted guess does not leave the ground".into());
+    }
+    let goal = jump::Goal::over_flight(&home, &gs, apex);
+    println!(
+        "target: trunk at {apex} m over knots {}..={}",
+        goal.window.0, goal.window.1
+    );
+    let from_ilqr = args.iter().any(|a| a == "--from-ilqr");
+    let mut last: Option<jump::Plan> = None;
+    let collocate = |guess: &[Vec<f64>]| -> Result<jump::Plan, String> {
+        let cpu0 = cpu_seconds();
+        let plan = jump::solve_collocation(&m, &goal, guess, &settings, |a, line| {
+            println!("collocation stage impratio {a}: {line}")
+        })?;
+        report(&m, &home, "collocation", &plan, cpu_seconds() - cpu0);
+        Ok(plan)
+    };
+    if method != "ilqr" && !from_ilqr {
+        // with a continuation, the guess is the scripted rollout on the first stage's model
+        let first = match settings.impratio_stages.first() {
+            Some(&a) => {
+                let mut soft = m.clone();
+                soft.opt.impratio = a;
+                let g = jump::rollout(&soft, &home, &u0);
+                describe(&format!("guess at impratio {a}"), &jump::summarize(&m, &g));
+                g
+            }
+            None => guess.clone(),
+        };
+        last = Some(collocate(&first)?);
+    }
+    if method != "collocation" || from_ilqr {
+        let cpu0 = cpu_seconds();
+        let plan = jump::solve_ilqr(&m, &goal, &home_ctrl, &u0, ilqr_iters, |k, c| {
+            if k % 10 == 0 {
+                println!("ilqr iteration {k}: cost {c:.6}")
+            }
+        })?;
+        report(&m, &home, "ilqr", &plan, cpu_seconds() - cpu0);
+        if from_ilqr {
+            // the collocation from iLQR's plan (a rollout of the engine)
+            last = Some(collocate(&plan.q)?);
+        } else {
+            last = Some(plan);
+        }
+    }
+    if let Some(plan) = last {
+        write_csv(&plan)?;
+    }
+    Ok(())
+}
