@@ -8,7 +8,7 @@
 //! Run: `cargo run --release -p moreau-optim --example go1_jump [-- --method
 //! collocation|ilqr|both --horizon 300 --apex 0.36 --max-iters N --ilqr-iters N --gtol G
 //! --defect-tol D --impratio-stages A,B,… --from-ilqr]` (`--max-iters`: LM's limit;
-//! `--ilqr-iters`: iLQR's, default 100; `--impratio-stages`: a continuation that solves with
+//! `--ilqr-iters`: iLQR's, default 300; `--impratio-stages`: a continuation that solves with
 //! `opt.impratio` at A, B, … first, from the scripted rollout on the first one's model, each
 //! stage from the last one's solution, and ends on the unchanged model; `--from-ilqr`: the collocation starts from iLQR's plan instead of the
 //! scripted rollout).
@@ -141,7 +141,7 @@ fn run() -> Result<(), String> {
     let horizon: usize = arg(&args, "--horizon", 300)?;
     let apex: f64 = arg(&args, "--apex", 0.36)?;
     let max_iters: u64 = arg(&args, "--max-iters", 300)?;
-    let ilqr_iters: usize = arg(&args, "--ilqr-iters", 100)?;
+    let ilqr_iters: usize = arg(&args, "--ilqr-iters", 300)?;
     let impratio_stages: Vec<f64> = match args.iter().position(|a| a == "--impratio-stages") {
         Some(i) => args
             .get(i + 1)

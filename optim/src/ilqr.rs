@@ -835,6 +835,22 @@ mod tests {
         }
     }
 
+    /// iLQR on the double integrator (step `h`) over `n` steps from rest at 0, from zero controls.
+    fn solve_from_rest<C: StageCost>(cost: &C, h: f64, n: usize) -> (IlqrResult, DoubleIntegrator) {
+        let mut sys = DoubleIntegrator { h };
+        let x0 = DVector::from_vec(vec![0.0, 0.0]);
+        let opt = IlqrOptions::default();
+        let res = ilqr(
+            &mut sys,
+            cost,
+            &x0,
+            vec![DVector::zeros(1); n],
+            &opt,
+            |_, _| {},
+        );
+        (res.unwrap(), sys)
+    }
+
     /// The finite-horizon LQR of the double integrator (step `h`) by the affine Riccati recursion
     /// `V_t(x) = ½ xᵀ P x + sᵀ x` (`P_T = Q_T`, `s_T = −Q_T x*_T`, `u = −K x − k`) with stage
     /// weights and references `stage(t)` and the terminal ones, rolled out from `res`'s first
@@ -884,17 +900,7 @@ mod tests {
         let h = 0.05;
         let n = 60;
         let cost = double_integrator_cost(h);
-        let x0 = DVector::from_vec(vec![0.0, 0.0]);
-        let mut sys = DoubleIntegrator { h };
-        let res = ilqr(
-            &mut sys,
-            &cost,
-            &x0,
-            vec![DVector::zeros(1); n],
-            &IlqrOptions::default(),
-            |_, _| {},
-        )
-        .unwrap();
+        let (res, _) = solve_from_rest(&cost, h, n);
 
         // Independent solution: Riccati recursion in affine form for the tracking problem.
         let worst = riccati_control_error(
@@ -934,17 +940,7 @@ mod tests {
             r: DMatrix::from_element(1, 1, 0.01),
             dt: h,
         };
-        let x0 = DVector::from_vec(vec![0.0, 0.0]);
-        let mut sys = DoubleIntegrator { h };
-        let res = ilqr(
-            &mut sys,
-            &cost,
-            &x0,
-            vec![DVector::zeros(1); n],
-            &IlqrOptions::default(),
-            |_, _| {},
-        )
-        .unwrap();
+        let (res, sys) = solve_from_rest(&cost, h, n);
         let qf = DMatrix::from_diagonal(&w[n]);
         let worst = riccati_control_error(
             h,

@@ -421,7 +421,7 @@ pub fn solve_ilqr(
         iterations: r.iterations,
         converged: r.converged,
         termination: if r.converged {
-            "relative decrease below tolerance".into()
+            "relative decrease below 1e-6, or no descent at the largest regularization".into()
         } else {
             "iteration limit".into()
         },
