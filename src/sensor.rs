@@ -71,8 +71,8 @@ pub fn sensor_stage(t: SensorType) -> Stage {
 
 /// The stage at which sensor `i` of `m` is computed (MuJoCo's `sensor_needstage`): the
 /// type's ([`sensor_stage`]), but a contact sensor that reads no force (no `force` or
-/// `torque` field, `reduce` neither `maxforce` nor `netforce`) is a position sensor, as in
-/// MuJoCo 4.0.0 (checked on it).
+/// `torque` field, `reduce` neither `maxforce` nor `netforce`) is a velocity sensor if it
+/// reads `linvel` or `angvel`, else a position sensor, as in MuJoCo 4.0.0 (checked on it).
 pub fn sensor_needstage(m: &Model, i: usize) -> Stage {
     let t = m.sensor_type[i];
     if t != SensorType::Contact {
@@ -81,6 +81,8 @@ pub fn sensor_needstage(m: &Model, i: usize) -> Stage {
     let [spec, reduce, _] = m.sensor_intprm[i];
     if spec & (CONTACT_FORCE | CONTACT_TORQUE) != 0 || reduce >= REDUCE_MAXFORCE {
         Stage::Acc
+    } else if spec & (CONTACT_LINVEL | CONTACT_ANGVEL) != 0 {
+        Stage::Vel
     } else {
         Stage::Pos
     }
@@ -523,6 +525,8 @@ const CONTACT_DIST: i32 = 8;
 const CONTACT_POS: i32 = 16;
 const CONTACT_NORMAL: i32 = 32;
 const CONTACT_TANGENT: i32 = 64;
+const CONTACT_LINVEL: i32 = 128;
+const CONTACT_ANGVEL: i32 = 256;
 const REDUCE_MINDIST: i32 = 1;
 const REDUCE_MAXFORCE: i32 = 2;
 const REDUCE_NETFORCE: i32 = 3;
@@ -621,6 +625,30 @@ fn contact_wrench<T: Scalar>(
     (f, n, t)
 }
 
+/// The velocity of contact `j`'s second geom relative to its first, at the contact point, in
+/// the contact frame: `(linear, angular)`, each `frame · (v₂ − v₁)` with `vᵢ` the velocity of
+/// geom `i`'s body at `pos` (`linvel`, `angvel`); flipped as the force (component 2 negated),
+/// since the flip negates both the relative velocity and the first two frame axes (checked on
+/// MuJoCo 4.0.0).
+fn contact_velocity<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    j: usize,
+    flip: bool,
+) -> (Vector3<T>, Vector3<T>) {
+    let c = &d.contact[j];
+    let [b1, b2] = c.geom.map(|g| m.geom_bodyid[g]);
+    let (w1, v1) = point_velocity(m, d, b1, &c.pos);
+    let (w2, v2) = point_velocity(m, d, b2, &c.pos);
+    let mut lv = c.frame * (v2 - v1);
+    let mut av = c.frame * (w2 - w1);
+    if flip {
+        lv.z = -lv.z;
+        av.z = -av.z;
+    }
+    (lv, av)
+}
+
 /// The sort key of contact `j` under `reduce`: ascending `dist` (mindist), descending force
 /// norm (maxforce), else its index only.
 fn reduce_key<T: Scalar>(m: &Model, d: &Data<T>, reduce: i32, j: usize) -> T {
@@ -654,28 +682,36 @@ fn contact_sensor<T: Scalar>(m: &Model, d: &Data<T>, i: usize, out: &mut [T]) {
     }
     let size = out.len() / num;
     let found: T = sc(nmatch as f64);
-    let mut put_slot =
-        |k: usize, f: &[T; 6], dist: T, pos: &Vector3<T>, n: &Vector3<T>, t: &Vector3<T>| {
-            let mut o = &mut out[k * size..(k + 1) * size];
-            let mut put = |vals: &[T]| {
-                let (head, rest) = std::mem::take(&mut o).split_at_mut(vals.len());
-                head.copy_from_slice(vals);
-                o = rest;
-            };
-            for (bit, vals) in [
-                (CONTACT_FOUND, std::slice::from_ref(&found)),
-                (CONTACT_FORCE, &f[..3]),
-                (CONTACT_TORQUE, &f[3..]),
-                (CONTACT_DIST, std::slice::from_ref(&dist)),
-                (CONTACT_POS, pos.as_slice()),
-                (CONTACT_NORMAL, n.as_slice()),
-                (CONTACT_TANGENT, t.as_slice()),
-            ] {
-                if spec & bit != 0 {
-                    put(vals);
-                }
-            }
+    let zero = Vector3::zeros();
+    let mut put_slot = |k: usize,
+                        f: &[T; 6],
+                        dist: T,
+                        pos: &Vector3<T>,
+                        n: &Vector3<T>,
+                        t: &Vector3<T>,
+                        v: &(Vector3<T>, Vector3<T>)| {
+        let mut o = &mut out[k * size..(k + 1) * size];
+        let mut put = |vals: &[T]| {
+            let (head, rest) = std::mem::take(&mut o).split_at_mut(vals.len());
+            head.copy_from_slice(vals);
+            o = rest;
         };
+        for (bit, vals) in [
+            (CONTACT_FOUND, std::slice::from_ref(&found)),
+            (CONTACT_FORCE, &f[..3]),
+            (CONTACT_TORQUE, &f[3..]),
+            (CONTACT_DIST, std::slice::from_ref(&dist)),
+            (CONTACT_POS, pos.as_slice()),
+            (CONTACT_NORMAL, n.as_slice()),
+            (CONTACT_TANGENT, t.as_slice()),
+            (CONTACT_LINVEL, v.0.as_slice()),
+            (CONTACT_ANGVEL, v.1.as_slice()),
+        ] {
+            if spec & bit != 0 {
+                put(vals);
+            }
+        }
+    };
     if reduce == REDUCE_NETFORCE {
         let world = |j: usize, flip: bool| {
             let (f, n, t) = contact_wrench(m, d, j, flip);
@@ -708,7 +744,16 @@ fn contact_sensor<T: Scalar>(m: &Model, d: &Data<T>, i: usize, out: &mut [T]) {
             }
         }
         let f = [fsum.x, fsum.y, fsum.z, tsum.x, tsum.y, tsum.z];
-        put_slot(0, &f, T::zero(), &c, &Vector3::x(), &Vector3::y());
+        // netforce with linvel or angvel is refused by the compiler
+        put_slot(
+            0,
+            &f,
+            T::zero(),
+            &c,
+            &Vector3::x(),
+            &Vector3::y(),
+            &(zero, zero),
+        );
         return;
     }
     // the next slot: the least (key, index) after the previous slot's
@@ -731,8 +776,13 @@ fn contact_sensor<T: Scalar>(m: &Model, d: &Data<T>, i: usize, out: &mut [T]) {
         };
         prev = Some((key, j));
         let (f, n, t) = contact_wrench(m, d, j, flip);
+        let v = if spec & (CONTACT_LINVEL | CONTACT_ANGVEL) != 0 {
+            contact_velocity(m, d, j, flip)
+        } else {
+            (zero, zero)
+        };
         let c = &d.contact[j];
-        put_slot(k, &f, c.dist, &c.pos, &n, &t);
+        put_slot(k, &f, c.dist, &c.pos, &n, &t, &v);
     }
 }
 

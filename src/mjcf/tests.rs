@@ -885,3 +885,37 @@ fn balanceinertia_sets_the_mean() {
     let ok = inertia("balanceinertia='true'", "diaginertia='1e-5 2e-5 3e-5'").unwrap();
     assert_eq!(ok, [1e-5, 2e-5, 3e-5]);
 }
+
+#[test]
+fn contact_sensor_velocity_fields_are_mujocos() {
+    // MuJoCo 4.0.0 (measured): `linvel angvel` follow `tangent`, two slots of 3 each; the
+    // order, an unknown word and `netforce` with a velocity field are refused with these texts
+    let xml = |data: &str, reduce: &str| {
+        format!(
+            "<mujoco><worldbody><geom name='f' type='plane' size='1 1 1'/><body><freejoint/>\
+             <geom size='.1'/></body></worldbody><sensor><contact geom1='f' num='2' \
+             data='{data}' reduce='{reduce}'/></sensor></mujoco>"
+        )
+    };
+    let m = load_from_str(&xml("found tangent linvel angvel", "mindist"), &Vfs::new()).unwrap();
+    assert_eq!(m.sensor_intprm[0], [1 | 64 | 128 | 256, 1, 2]);
+    assert_eq!(m.sensor_dim[0], 2 * (1 + 3 + 3 + 3));
+    for (data, reduce, message) in [
+        (
+            "angvel linvel",
+            "none",
+            "data attributes must be in order: found, force, torque, dist, pos, normal, \
+             tangent, linvel, angvel",
+        ),
+        ("vel", "none", "invalid keyword: 'vel'"),
+        (
+            "found linvel",
+            "netforce",
+            "netforce reduction is incompatible with linvel or angvel",
+        ),
+    ] {
+        let e = load_from_str(&xml(data, reduce), &Vfs::new()).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::InvalidValue, "{data}");
+        assert_eq!(e.message, message, "{data}");
+    }
+}

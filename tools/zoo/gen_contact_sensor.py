@@ -3,9 +3,11 @@
 tests/engine/contact_sensor.rs, from MuJoCo 4.0.0: tests/reference/contact_sensor_cases.json.
 
 Each scene carries contact sensors covering every matching object (geom1/geom2, body1/body2,
-subtree1/subtree2, site), every `reduce` and every `data` field, and a contact apart within its
-margin. The states are taken along a rollout
-from a randomized start (so contacts appear, vanish and tie); at each, the state and MuJoCo's
+subtree1/subtree2, site), every `reduce` and every `data` field (the velocity fields `linvel` and
+`angvel` too, whose sensors are velocity-stage when they read no force), and a contact apart
+within its margin. The states are taken along a rollout
+from a randomized start (so contacts appear, vanish and tie), and again each with random
+velocities; at each, the state and MuJoCo's
 `sensordata` after mj_forward are stored, with the sensors' compiled fields.
 
     /work/venv/bin/python tools/zoo/gen_contact_sensor.py
@@ -40,6 +42,12 @@ SENSORS = f"""
   <contact name="default"/>
   <contact name="margin_geom" geom1="hover" num="2" data="found dist"/>
   <contact name="cutoff_ignored" num="2" cutoff="0.001" data="force dist"/>
+  <contact name="vel_flip" geom1="box" geom2="floor" num="4" data="found dist linvel angvel"/>
+  <contact name="vel_geoms" geom1="floor" geom2="box" num="3" reduce="mindist" data="tangent linvel angvel"/>
+  <contact name="vel_maxforce" subtree1="base" num="6" reduce="maxforce" data="force linvel"/>
+  <contact name="vel_site" site="pad" num="2" data="angvel"/>
+  <contact name="vel_body" body1="arm" num="3" data="normal linvel"/>
+  <contact name="vel_all" num="10" data="found pos linvel angvel"/>
 </sensor>"""
 
 SCENES = {
@@ -95,12 +103,19 @@ def main():
         xml = xml % SENSORS
         m = mujoco.MjModel.from_xml_string(xml)
         d = mujoco.MjData(m)
-        for k, (qpos, qvel) in enumerate(states(m, 7)):
+        rollout = states(m, 7)
+        # the same configurations with random velocities: the contacts are the rollout's, their
+        # velocities (linvel, angvel) of order one rather than those of a scene settling
+        rng = np.random.default_rng(11)
+        kicked = [(q, rng.uniform(-1, 1, m.nv)) for q, _ in rollout]
+        named = [("%s_%d" % (name, k), s) for k, s in enumerate(rollout)]
+        named += [("%s_kick_%d" % (name, k), s) for k, s in enumerate(kicked)]
+        for case_name, (qpos, qvel) in named:
             d.qpos[:] = qpos
             d.qvel[:] = qvel
             mujoco.mj_forward(m, d)
             cases.append({
-                "name": "%s_%d" % (name, k),
+                "name": case_name,
                 "xml": xml,
                 "qpos": qpos.tolist(),
                 "qvel": qvel.tolist(),

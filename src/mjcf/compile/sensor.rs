@@ -190,7 +190,7 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
 
 /// The `data` fields of the contact sensor in their required order, with their sizes (MuJoCo's
 /// XML reference, `sensor/contact`); field `k` is bit `1 << k` of `sensor_intprm[0]`.
-pub const CONTACT_DATA: [(&str, usize); 7] = [
+pub const CONTACT_DATA: [(&str, usize); 9] = [
     ("found", 1),
     ("force", 3),
     ("torque", 3),
@@ -198,6 +198,8 @@ pub const CONTACT_DATA: [(&str, usize); 7] = [
     ("pos", 3),
     ("normal", 3),
     ("tangent", 3),
+    ("linvel", 3),
+    ("angvel", 3),
 ];
 
 /// Numbers per slot of a contact sensor whose `data` bits are `spec`.
@@ -255,15 +257,10 @@ fn contact_sensor(a: &A, ix: &Names) -> R<(ObjType, i32, ObjType, i32, [i32; 3])
     let mut last = None;
     for word in a.str("data").unwrap_or("").split_whitespace() {
         let Some(k) = CONTACT_DATA.iter().position(|f| f.0 == word) else {
-            let kind = if matches!(word, "linvel" | "angvel") {
-                ErrorKind::Unsupported
-            } else {
-                ErrorKind::InvalidValue
-            };
             return Err(a.err(
-                kind,
+                ErrorKind::InvalidValue,
                 "data",
-                format!("'{word}' is not a supported data field"),
+                format!("invalid keyword: '{word}'"),
             ));
         };
         if last == Some(k) {
@@ -273,7 +270,8 @@ fn contact_sensor(a: &A, ix: &Names) -> R<(ObjType, i32, ObjType, i32, [i32; 3])
             return Err(a.err(
                 ErrorKind::InvalidValue,
                 "data",
-                "data attributes must be in order: found, force, torque, dist, pos, normal, tangent",
+                "data attributes must be in order: found, force, torque, dist, pos, normal, tangent, \
+                 linvel, angvel",
             ));
         }
         last = Some(k);
@@ -293,6 +291,14 @@ fn contact_sensor(a: &A, ix: &Names) -> R<(ObjType, i32, ObjType, i32, [i32; 3])
             ],
         )?
         .unwrap_or(0);
+    // the velocity fields (bits 7 and 8) have no meaning for the synthetic netforce contact
+    if reduce == 3 && spec & (3 << 7) != 0 {
+        return Err(a.err(
+            ErrorKind::InvalidValue,
+            "reduce",
+            "netforce reduction is incompatible with linvel or angvel",
+        ));
+    }
     let num = i32::try_from(num)
         .map_err(|_| a.err(ErrorKind::InvalidValue, "num", "'num' is too large"))?;
     Ok((ot, oid, rt, rid, [spec, reduce, num]))
