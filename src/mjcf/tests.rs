@@ -919,3 +919,85 @@ fn contact_sensor_velocity_fields_are_mujocos() {
         assert_eq!(e.message, message, "{data}");
     }
 }
+
+/// Mesh and height-field files as MuJoCo 4.0.0 finds them (measured on it with these layouts):
+/// on disk relative to the main file's directory inside `meshdir`, never beside the main file
+/// when `meshdir` is set ("Error opening file 'md/m.obj'"); `assetdir` is the mesh directory
+/// unless the same `<compiler>` sets `meshdir`, and a later `<compiler>` overrides both; the VFS
+/// knows a file by its name without directories and case.
+#[test]
+fn mesh_paths_are_mujocos() {
+    let root = std::env::temp_dir().join(format!("moreau_mesh_paths_{}", std::process::id()));
+    let obj = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+    let xml = |comp: &str, file: &str| {
+        format!(
+            "<mujoco>{comp}<asset><mesh name='a' file='{file}'/></asset><worldbody><body>\
+             <freejoint/><geom type='mesh' mesh='a'/></body></worldbody></mujoco>"
+        )
+    };
+    let run = |main: &str, at: &str| {
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join(at).parent().unwrap()).unwrap();
+        std::fs::write(root.join(at), obj).unwrap();
+        std::fs::write(root.join("m.xml"), main).unwrap();
+        load(root.join("m.xml"))
+    };
+    let md = "<compiler meshdir='md'/>";
+    let refused = |r: Result<Model, MjcfError>, msg: &str| {
+        let e = r.unwrap_err();
+        assert_eq!((e.kind, e.message.as_str()), (ErrorKind::MissingFile, msg));
+    };
+    assert_eq!(run(&xml("", "m.obj"), "m.obj").unwrap().nmesh, 1);
+    assert_eq!(run(&xml(md, "m.obj"), "md/m.obj").unwrap().nmesh, 1);
+    refused(
+        run(&xml(md, "m.obj"), "m.obj"),
+        "Error opening file 'md/m.obj'",
+    );
+    refused(
+        run(&xml(md, "sub/m.obj"), "sub/m.obj"),
+        "Error opening file 'md/sub/m.obj'",
+    );
+    assert_eq!(run(&xml(md, "../m.obj"), "m.obj").unwrap().nmesh, 1);
+    let both = "<compiler meshdir='md' assetdir='ad'/>";
+    assert_eq!(run(&xml(both, "m.obj"), "md/m.obj").unwrap().nmesh, 1);
+    refused(
+        run(&xml(both, "m.obj"), "ad/m.obj"),
+        "Error opening file 'md/m.obj'",
+    );
+    let later = "<compiler meshdir='md'/><compiler assetdir='ad'/>";
+    assert_eq!(run(&xml(later, "m.obj"), "ad/m.obj").unwrap().nmesh, 1);
+    refused(
+        run(&xml(later, "m.obj"), "md/m.obj"),
+        "Error opening file 'ad/m.obj'",
+    );
+    // height fields follow meshdir too
+    let hf = |comp: &str| {
+        format!(
+            "<mujoco>{comp}<asset><hfield name='h' file='h.bin' size='1 1 1 0.1'/></asset>\
+             <worldbody><geom type='hfield' hfield='h'/></worldbody></mujoco>"
+        )
+    };
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    let mut bin = Vec::new();
+    for x in [2i32, 2] {
+        bin.extend_from_slice(&x.to_le_bytes());
+    }
+    for x in [0f32, 0.5, 0.2, 1.0] {
+        bin.extend_from_slice(&x.to_le_bytes());
+    }
+    std::fs::write(root.join("h.bin"), &bin).unwrap();
+    std::fs::write(root.join("m.xml"), hf(md)).unwrap();
+    refused(load(root.join("m.xml")), "Error opening file 'md/h.bin'");
+    std::fs::write(root.join("m.xml"), hf("")).unwrap();
+    assert_eq!(load(root.join("m.xml")).unwrap().nhfield, 1);
+    let _ = std::fs::remove_dir_all(&root);
+    // the VFS: by the name without directories, in any case, whatever meshdir says
+    let mut vfs = Vfs::new();
+    vfs.add("other/M.OBJ", obj);
+    for (comp, file) in [("", "m.obj"), (md, "m.obj"), ("", "b/m.obj")] {
+        assert_eq!(load_from_str(&xml(comp, file), &vfs).unwrap().nmesh, 1);
+    }
+    let e = load_from_str(&xml("", "n.obj"), &vfs).unwrap_err();
+    assert_eq!(e.message, "Error opening file 'n.obj'");
+}

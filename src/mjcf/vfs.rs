@@ -4,11 +4,13 @@ use std::collections::HashMap;
 use std::path::Path;
 
 /// MuJoCo's virtual file system: file names mapped to their bytes. `<include>` files and mesh /
-/// hfield files are looked up here first (by the name as written, then by the name joined with
-/// `meshdir`/`assetdir`), then on disk.
+/// hfield files are looked up here first, then on disk. As in MuJoCo 4.0.0 (measured on it), a
+/// file is known by its name without directories (`/` or `\`) and without case: `md/Box.OBJ`
+/// is found as `box.obj`, `other/box.obj` or `md/box.obj`, whatever `meshdir` says.
 #[derive(Clone, Debug, Default)]
 pub struct Vfs {
-    files: HashMap<String, Vec<u8>>,
+    /// by [`Vfs::key`]: the name as added, and the bytes
+    files: HashMap<String, (String, Vec<u8>)>,
 }
 
 impl Vfs {
@@ -16,18 +18,27 @@ impl Vfs {
     pub fn new() -> Self {
         Self::default()
     }
-    /// Adds (or replaces) a file.
+    /// The name a file is stored and looked up by: without directories, in lower case.
+    pub fn key(name: &str) -> String {
+        name.rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(name)
+            .to_ascii_lowercase()
+    }
+    /// Adds (or replaces) a file; it replaces a file whose name differs only in directories or
+    /// case ([`Vfs::key`]).
     pub fn add(&mut self, name: impl Into<String>, bytes: impl Into<Vec<u8>>) -> &mut Self {
-        self.files.insert(name.into(), bytes.into());
+        let name = name.into();
+        self.files.insert(Self::key(&name), (name, bytes.into()));
         self
     }
     /// Removes a file, returning true if it was present.
     pub fn remove(&mut self, name: &str) -> bool {
-        self.files.remove(name).is_some()
+        self.files.remove(&Self::key(name)).is_some()
     }
-    /// The bytes stored under `name`.
+    /// The bytes stored under `name` ([`Vfs::key`]).
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.files.get(name).map(|v| v.as_slice())
+        self.files.get(&Self::key(name)).map(|v| v.1.as_slice())
     }
     /// Number of files.
     pub fn len(&self) -> usize {
@@ -37,9 +48,9 @@ impl Vfs {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
-    /// The files as (name, bytes), in no particular order.
+    /// The files as (name as added, bytes), in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
+        self.files.values().map(|(k, v)| (k.as_str(), v.as_slice()))
     }
 }
 

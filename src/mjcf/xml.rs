@@ -74,31 +74,29 @@ pub struct FileSource<'a> {
 }
 
 impl FileSource<'_> {
-    /// Reads `name` (optionally inside `subdir`, MuJoCo's meshdir/assetdir): the VFS with the
-    /// joined and the plain name, then the disk; else why not: not found, not a regular file (a
-    /// device such as `/dev/zero` would never end), or larger than
-    /// [`crate::mjcf::vfs::MAX_FILE_BYTES`].
+    /// Reads `name` (inside `subdir`, MuJoCo's meshdir/assetdir, unless absolute): the VFS
+    /// ([`Vfs::key`]), then the disk; else why not, as MuJoCo 4.0.0 says it ("Error opening
+    /// file" with the joined name; measured on it: a file beside the main file is not found
+    /// when `subdir` is set), or that it is not a regular file (a device such as `/dev/zero`
+    /// would never end) or larger than [`crate::mjcf::vfs::MAX_FILE_BYTES`].
     pub fn fetch(&self, name: &str, subdir: &str) -> Result<Vec<u8>, String> {
         let joined = if subdir.is_empty() || name.starts_with('/') {
             name.to_string()
         } else {
             format!("{}/{}", subdir.trim_end_matches('/'), name)
         };
-        for cand in [&joined, &name.to_string()] {
-            if let Some(b) = self.vfs.get(cand) {
-                return Ok(self.logged(cand, b.to_vec()));
-            }
+        if let Some(b) = self.vfs.get(&joined) {
+            return Ok(self.logged(&joined, b.to_vec()));
         }
-        let mut why = format!("cannot find '{name}'");
-        for cand in [&joined, &name.to_string()] {
-            let full = self.disk_path(cand);
-            match crate::mjcf::vfs::read_file(&full) {
-                Ok(b) => return Ok(self.logged(cand, b)),
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => why = format!("cannot read '{}': {e}", full.display()),
+        // `md/../m.obj` is `m.obj` even when `md` does not exist (as MuJoCo 4.0.0)
+        let full = self.disk_path(&normalize(&joined));
+        match crate::mjcf::vfs::read_file(&full) {
+            Ok(b) => Ok(self.logged(&joined, b)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                Err(format!("Error opening file '{joined}'"))
             }
+            Err(e) => Err(format!("cannot read '{}': {e}", full.display())),
         }
-        Err(why)
     }
 
     /// The directory, relative to `dir`, of the included file an element at `loc` comes from;
@@ -126,9 +124,10 @@ impl FileSource<'_> {
         let first = self.fetch(name, subdir);
         match (first, self.included_dir(loc)) {
             (Ok(b), _) => Ok((b, name.to_string())),
-            (Err(why), Some(dir)) if !name.starts_with('/') => {
+            (Err(_), Some(dir)) if !name.starts_with('/') => {
+                // MuJoCo names the last path it tried
                 let near = normalize(&format!("{dir}/{name}"));
-                self.fetch(&near, "").map(|b| (b, near)).map_err(|_| why)
+                self.fetch(&near, "").map(|b| (b, near))
             }
             (Err(why), _) => Err(why),
         }

@@ -69,13 +69,9 @@ pub(super) fn compile_meshes(
                 vert: mut raw,
                 face: mut faces,
             } = if let Some(f) = file {
-                let (bytes, _) = files.fetch_near(f, &comp.meshdir, &el.loc).map_err(|_| {
-                    a.err(
-                        ErrorKind::MissingFile,
-                        "file",
-                        format!("cannot find mesh file '{f}'"),
-                    )
-                })?;
+                let (bytes, _) = files
+                    .fetch_near(f, &comp.meshdir, &el.loc)
+                    .map_err(|why| a.err(ErrorKind::MissingFile, "file", why))?;
                 mesh::read_mesh_file(f, &bytes)
                     .map_err(|e| a.err(ErrorKind::InvalidValue, "file", e))?
             } else {
@@ -346,13 +342,9 @@ pub(super) fn compile_hfields(
             let mut ncol = a.int_or("ncol", 0)?;
             let mut data: Vec<f64>;
             if let Some(f) = a.str("file") {
-                let (bytes, _) = files.fetch_near(f, &comp.meshdir, &el.loc).map_err(|_| {
-                    a.err(
-                        ErrorKind::MissingFile,
-                        "file",
-                        format!("cannot find hfield file '{f}'"),
-                    )
-                })?;
+                let (bytes, _) = files
+                    .fetch_near(f, &comp.meshdir, &el.loc)
+                    .map_err(|why| a.err(ErrorKind::MissingFile, "file", why))?;
                 let (nr, nc, d) = if f.to_ascii_lowercase().ends_with(".png") {
                     png_grey(&bytes).map_err(|msg| {
                         a.err(

@@ -52,8 +52,6 @@ pub(super) fn read_compiler(root: &Elem) -> R<Compiler> {
         settotalmass: -1.0,
         meshdir: String::new(),
     };
-    let mut assetdir = None;
-    let mut meshdir = None;
     for el in root.children.iter().filter(|e| e.name == "compiler") {
         let a = A::new(el);
         if let Some(d) = a.keyword("angle", &[("degree", true), ("radian", false)])? {
@@ -95,11 +93,13 @@ pub(super) fn read_compiler(root: &Elem) -> R<Compiler> {
         c.boundmass = a.f64_or("boundmass", c.boundmass)?;
         c.boundinertia = a.f64_or("boundinertia", c.boundinertia)?;
         c.settotalmass = a.f64_or("settotalmass", c.settotalmass)?;
-        if let Some(v) = a.str("meshdir") {
-            meshdir = Some(v.to_string());
-        }
+        // MuJoCo 4.0.0 (measured): `assetdir` sets the mesh directory, and `meshdir` in the
+        // same element overrides it; a later `<compiler>` overrides both
         if let Some(v) = a.str("assetdir") {
-            assetdir = Some(v.to_string());
+            c.meshdir = v.to_string();
+        }
+        if let Some(v) = a.str("meshdir") {
+            c.meshdir = v.to_string();
         }
         if a.str("coordinate") == Some("global") {
             return Err(a.err(
@@ -109,7 +109,6 @@ pub(super) fn read_compiler(root: &Elem) -> R<Compiler> {
             ));
         }
     }
-    c.meshdir = meshdir.or(assetdir).unwrap_or_default();
     Ok(c)
 }
 
