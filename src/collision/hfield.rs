@@ -33,8 +33,12 @@
 //! 4.0.0 searches two polytopes with a margin, a prism overlapping the geom gives the last EPA
 //! face of both grown by half the margin ([`native::polytopes_with_margin`]), a prism apart
 //! within the margin the exact distance (`zoo_regressions::hfield_polytope_margin`: 32 poses to
-//! 1e-9). Cylinders with a margin the same way, but MuJoCo's contacts differ on 10 of 16 poses
-//! there (up to 1.2e-4; the converged minimal depth was off on 14, up to 3.7e-3).
+//! 1e-9). Cylinders with a margin as the smooth shapes: [`native::contact_with_margin`] (the
+//! cylinder's GJK iterate with the grown radius added while the shapes are apart, EPA on both
+//! grown when they overlap); MuJoCo's contacts still differ on 9 of 16 poses there, by up to
+//! 3.6e-5 in `pos` and frame (`dist` to 1e-10) on prisms apart within the margin, where MuJoCo's
+//! GJK stops at another iterate (the polytope rule was off on 10, up to 1.2e-4; the converged
+//! minimal depth on 14, up to 3.7e-3).
 
 use super::convex::penetration_within;
 use super::cvxdiff;
@@ -142,13 +146,16 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         }),
         _ => None,
     };
-    // boxes, meshes and cylinders with a margin (`grown_geom`): the native search as on two
-    // polytopes with a margin (`convex::polytope_contact`): a prism overlapping the geom gives
-    // the last EPA face of both grown by half the margin; one apart within the margin, the
-    // exact distance (the converged search below). MuJoCo 4.0.0's on every box and mesh pose of
-    // `zoo_regressions::hfield_polytope_margin`; cylinders 6 of 16 (the converged search 2).
+    // boxes and meshes with a margin (`grown_geom`): the native search as on two polytopes with
+    // a margin (`convex::polytope_contact`): a prism overlapping the geom gives the last EPA
+    // face of both grown by half the margin; one apart within the margin, the exact distance
+    // (the converged search below). MuJoCo 4.0.0's on every box and mesh pose of
+    // `zoo_regressions::hfield_polytope_margin`. Cylinders with a margin go with the smooth
+    // shapes (`with_margin`): 7 of its 16 cylinder poses (the polytope rule 6).
     let (native_geom, grown_geom) = if margin == 0.0 {
         (polytope, None)
+    } else if matches!(shape, Shape::Cylinder(..)) {
+        (None, None)
     } else {
         (None, polytope)
     };
@@ -161,12 +168,12 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
             Shape::Sphere(_) | Shape::Capsule(..) | Shape::Ellipsoid(_)
         ))
     .then(|| native::Rounded::new(shape, lpos, lmat));
-    // spheres, capsules and ellipsoids with a margin: the native search on the prism and the
-    // geom, both grown by half the margin (`native::contact_with_margin`)
+    // spheres, capsules, ellipsoids and cylinders with a margin: the native search on the prism
+    // and the geom, both grown by half the margin (`native::contact_with_margin`)
     let with_margin = (margin > 0.0
         && matches!(
             shape,
-            Shape::Sphere(_) | Shape::Capsule(..) | Shape::Ellipsoid(_)
+            Shape::Sphere(_) | Shape::Capsule(..) | Shape::Ellipsoid(_) | Shape::Cylinder(..)
         ))
     .then(|| native::Rounded::new(shape, lpos, lmat));
     for i in r0..=r1 {

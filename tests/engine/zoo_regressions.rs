@@ -746,9 +746,10 @@ fn native_hfield_with_margin() {
 /// both grown by half the margin, one apart within the margin the exact distance, as on two
 /// polytopes ([`polytope_margin_iterates`]). Count, dist, pos and frame of every contact to 1e-9
 /// (absolute; the scene is 0.3 across): 32 poses, 0 off (the converged minimal depth used
-/// before: 20 off, up to 9.0e-5). Cylinders (16 poses) are searched the same way but MuJoCo's
-/// differs on 10 (up to 1.2e-4; the converged minimal depth: 14, up to 3.7e-3): their count
-/// of poses off is bounded, not zero.
+/// before: 20 off, up to 9.0e-5). Cylinders (16 poses) are searched as the smooth shapes
+/// ([`native_hfield_with_margin`]); MuJoCo's differs on 9 (up to 3.6e-5; the polytope rule: 10,
+/// up to 1.2e-4; the converged minimal depth: 14, up to 3.7e-3): their count of poses off and
+/// their worst error are bounded, not zero.
 #[test]
 fn hfield_polytope_margin() {
     let (mut off, mut cyl_off) = (Vec::new(), Vec::new());
@@ -789,7 +790,10 @@ fn hfield_polytope_margin() {
          cylinders worst {cyl_worst:.1e}, off {cyl_off:#?}"
     );
     assert!(off.is_empty(), "{} box or mesh poses off", off.len());
-    assert!(cyl_off.len() <= 10, "{} cylinder poses off", cyl_off.len());
+    // cylinders: 9 poses off (MuJoCo's GJK stops at another iterate on prisms apart within
+    // the margin: `pos` and frame up to 3.6e-5, `dist` to 1e-10; see collision/hfield.rs)
+    assert!(cyl_off.len() <= 9, "{} cylinder poses off", cyl_off.len());
+    assert!(cyl_worst <= 5e-5, "cylinders worst {cyl_worst:.1e}");
 }
 
 /// myosuite's `myolegs_soccer.xml`: a mocap goalkeeper's capsule on the world's floor planes.
