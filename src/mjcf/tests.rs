@@ -923,8 +923,9 @@ fn contact_sensor_velocity_fields_are_mujocos() {
 /// Mesh and height-field files as MuJoCo 4.0.0 finds them (measured on it with these layouts):
 /// on disk relative to the main file's directory inside `meshdir`, never beside the main file
 /// when `meshdir` is set ("Error opening file 'md/m.obj'"); `assetdir` is the mesh directory
-/// unless the same `<compiler>` sets `meshdir`, and a later `<compiler>` overrides both; the VFS
-/// knows a file by its name without directories and case.
+/// unless the same `<compiler>` sets `meshdir`, and a later `<compiler>` overrides both; texture
+/// files likewise inside `texturedir`; the VFS knows a file by its name without directories and
+/// case.
 #[test]
 fn mesh_paths_are_mujocos() {
     let root = std::env::temp_dir().join(format!("moreau_mesh_paths_{}", std::process::id()));
@@ -970,6 +971,38 @@ fn mesh_paths_are_mujocos() {
         run(&xml(later, "m.obj"), "md/m.obj"),
         "Error opening file 'ad/m.obj'",
     );
+    // a file named in an included file (the main file given by its absolute path): inside
+    // meshdir, else prefixed with the included file's directory (Menagerie's `mjx_panda.xml`
+    // in the main file's directory names `assets/link0.stl` under `meshdir="assets"`)
+    let inc = |at: &str| {
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("s/md")).unwrap();
+        std::fs::write(root.join(at), obj).unwrap();
+        let body = xml("", "m.obj");
+        for (f, text) in [
+            (
+                "m.xml",
+                "<mujoco><compiler meshdir='md'/><include file='i.xml'/></mujoco>",
+            ),
+            (
+                "s.xml",
+                "<mujoco><compiler meshdir='md'/><include file='s/i.xml'/></mujoco>",
+            ),
+            ("i.xml", body.as_str()),
+            ("s/i.xml", body.as_str()),
+        ] {
+            std::fs::write(root.join(f), text).unwrap();
+        }
+        [load(root.join("m.xml")), load(root.join("s.xml"))]
+    };
+    let [same, sub] = inc("m.obj");
+    assert_eq!(same.unwrap().nmesh, 1);
+    let miss = root.join("s/m.obj").display().to_string();
+    refused(sub, &format!("Error opening file '{miss}'"));
+    let [_, sub] = inc("s/m.obj");
+    assert_eq!(sub.unwrap().nmesh, 1);
+    let [_, sub] = inc("s/md/m.obj");
+    refused(sub, &format!("Error opening file '{miss}'"));
     // height fields follow meshdir too
     let hf = |comp: &str| {
         format!(
@@ -991,6 +1024,30 @@ fn mesh_paths_are_mujocos() {
     refused(load(root.join("m.xml")), "Error opening file 'md/h.bin'");
     std::fs::write(root.join("m.xml"), hf("")).unwrap();
     assert_eq!(load(root.join("m.xml")).unwrap().nhfield, 1);
+    // texture files (not decoded) inside texturedir, else assetdir; an unused one too
+    let tex = |comp: &str| {
+        format!("<mujoco>{comp}<asset><texture name='t' type='2d' file='t.png'/></asset></mujoco>")
+    };
+    std::fs::write(root.join("t.png"), b"png").unwrap();
+    for (comp, ok) in [
+        ("", None),
+        ("<compiler texturedir='td'/>", Some("td/t.png")),
+        ("<compiler meshdir='md'/>", None),
+        (
+            "<compiler assetdir='ad' texturedir='td'/>",
+            Some("td/t.png"),
+        ),
+        ("<compiler assetdir='ad'/>", Some("ad/t.png")),
+    ] {
+        std::fs::write(root.join("m.xml"), tex(comp)).unwrap();
+        match ok {
+            None => assert!(load(root.join("m.xml")).is_ok(), "{comp}"),
+            Some(p) => refused(
+                load(root.join("m.xml")),
+                &format!("Error opening file '{p}'"),
+            ),
+        }
+    }
     let _ = std::fs::remove_dir_all(&root);
     // the VFS: by the name without directories, in any case, whatever meshdir says
     let mut vfs = Vfs::new();

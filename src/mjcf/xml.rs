@@ -133,6 +133,41 @@ impl FileSource<'_> {
         }
     }
 
+    /// A mesh, height-field or texture file named in the element at `loc`, inside `subdir`
+    /// (`meshdir` or `texturedir`), as MuJoCo 4.0.0 finds it (measured on it): relative to the
+    /// main file's directory first; when not found there and the element comes from an included
+    /// file, the name prefixed with that file's directory as the main file's path gives it
+    /// (`dir` joined with the included file's path), which is opened as it is when absolute
+    /// (a main file given by its absolute path: Menagerie's `mjx_panda.xml` names
+    /// `assets/link0.stl` under `meshdir="assets"`), else again inside `subdir` relative to the
+    /// main file's directory (`sub/m.xml` including `sub/i.xml`: "Error opening file
+    /// 'md/sub/t.obj'"). Returns the bytes and the name it was found by.
+    pub fn fetch_asset(
+        &self,
+        name: &str,
+        subdir: &str,
+        loc: &Loc,
+    ) -> Result<(Vec<u8>, String), String> {
+        let first = self.fetch(name, subdir);
+        let file: &str = &loc.file;
+        if first.is_ok() || file == self.main || file == "<string>" || name.starts_with('/') {
+            return first.map(|b| (b, name.to_string()));
+        }
+        let inc = file.rsplit_once('/').map_or("", |(d, _)| d);
+        let known = match &self.dir {
+            Some(d) if !inc.starts_with('/') => d.join(inc),
+            _ => PathBuf::from(inc),
+        };
+        let known = known.to_string_lossy().to_string();
+        let near = if known.is_empty() {
+            name.to_string()
+        } else {
+            normalize(&format!("{known}/{name}"))
+        };
+        let sub = if near.starts_with('/') { "" } else { subdir };
+        self.fetch(&near, sub).map(|b| (b, near))
+    }
+
     /// Adds a file read under `key` to the read log, if there is one.
     fn logged(&self, key: &str, bytes: Vec<u8>) -> Vec<u8> {
         if let Some(log) = &self.read_log {

@@ -1,4 +1,5 @@
-//! `<asset>`: meshes (with their hulls and inertias), materials and height fields.
+//! `<asset>`: meshes (with their hulls and inertias), materials and height fields; texture
+//! files are only looked up.
 
 use crate::mjcf::compile::attr::A;
 use crate::mjcf::compile::ctx::{Unique, R};
@@ -70,7 +71,7 @@ pub(super) fn compile_meshes(
                 face: mut faces,
             } = if let Some(f) = file {
                 let (bytes, _) = files
-                    .fetch_near(f, &comp.meshdir, &el.loc)
+                    .fetch_asset(f, &comp.meshdir, &el.loc)
                     .map_err(|why| a.err(ErrorKind::MissingFile, "file", why))?;
                 mesh::read_mesh_file(f, &bytes)
                     .map_err(|e| a.err(ErrorKind::InvalidValue, "file", e))?
@@ -343,7 +344,7 @@ pub(super) fn compile_hfields(
             let mut data: Vec<f64>;
             if let Some(f) = a.str("file") {
                 let (bytes, _) = files
-                    .fetch_near(f, &comp.meshdir, &el.loc)
+                    .fetch_asset(f, &comp.meshdir, &el.loc)
                     .map_err(|why| a.err(ErrorKind::MissingFile, "file", why))?;
                 let (nr, nc, d) = if f.to_ascii_lowercase().ends_with(".png") {
                     png_grey(&bytes).map_err(|msg| {
@@ -478,4 +479,33 @@ pub(super) fn flip_rows(d: &mut [f64], nrow: usize, ncol: usize) {
             d.swap(r * ncol + c, (nrow - 1 - r) * ncol + c);
         }
     }
+}
+
+/// The files of `<asset><texture>` elements (`file` and the cube faces' `fileright` …
+/// `fileback`): moreau keeps no texture, but a file MuJoCo 4.0.0 cannot open refuses the model
+/// there ("Error opening file 't.png'", inside `texturedir`, even for an unused texture;
+/// measured on it), so it is looked up as a mesh file is, inside `texturedir`. Its contents are
+/// not decoded.
+pub(super) fn check_textures(root: &Elem, comp: &Compiler, files: &FileSource) -> R<()> {
+    const FILES: [&str; 7] = [
+        "file",
+        "fileright",
+        "fileleft",
+        "fileup",
+        "filedown",
+        "filefront",
+        "fileback",
+    ];
+    for asset in root.children.iter().filter(|e| e.name == "asset") {
+        for el in asset.children.iter().filter(|e| e.name == "texture") {
+            for key in FILES {
+                if let Some(f) = el.attr(key) {
+                    files
+                        .fetch_asset(f, &comp.texturedir, &el.loc)
+                        .map_err(|why| el.err(ErrorKind::MissingFile, Some(key), why))?;
+                }
+            }
+        }
+    }
+    Ok(())
 }

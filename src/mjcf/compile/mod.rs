@@ -8,7 +8,7 @@
 
 use crate::mjcf::compile::actuator::compile_actuators;
 use crate::mjcf::compile::asset::{
-    compile_hfields, compile_materials, compile_meshes, finish_meshes,
+    check_textures, compile_hfields, compile_materials, compile_meshes, finish_meshes,
 };
 use crate::mjcf::compile::body::Builder;
 use crate::mjcf::compile::contact::compile_contact;
@@ -52,6 +52,7 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     read_option(root, &mut m.opt)?;
     let defs = Defaults::build(root)?;
     compile_materials(root, &defs, &mut m)?;
+    check_textures(root, &comp, files)?;
     compile_hfields(root, files, &comp, &mut m)?;
     let meshes = compile_meshes(root, &defs, &comp, files, &mut m)?;
 

@@ -27,6 +27,8 @@ pub(super) struct Compiler {
     pub(super) balanceinertia: bool,
     pub(super) settotalmass: f64,
     pub(super) meshdir: String,
+    /// Where texture files are read from (`texturedir`, else `assetdir`).
+    pub(super) texturedir: String,
 }
 
 impl Compiler {
@@ -51,6 +53,7 @@ pub(super) fn read_compiler(root: &Elem) -> R<Compiler> {
         balanceinertia: false,
         settotalmass: -1.0,
         meshdir: String::new(),
+        texturedir: String::new(),
     };
     for el in root.children.iter().filter(|e| e.name == "compiler") {
         let a = A::new(el);
@@ -93,13 +96,18 @@ pub(super) fn read_compiler(root: &Elem) -> R<Compiler> {
         c.boundmass = a.f64_or("boundmass", c.boundmass)?;
         c.boundinertia = a.f64_or("boundinertia", c.boundinertia)?;
         c.settotalmass = a.f64_or("settotalmass", c.settotalmass)?;
-        // MuJoCo 4.0.0 (measured): `assetdir` sets the mesh directory, and `meshdir` in the
-        // same element overrides it; a later `<compiler>` overrides both
+        // MuJoCo 4.0.0 (measured): `assetdir` sets the mesh and texture directories, and
+        // `meshdir` / `texturedir` in the same element override it; a later `<compiler>`
+        // overrides them all
         if let Some(v) = a.str("assetdir") {
             c.meshdir = v.to_string();
+            c.texturedir = v.to_string();
         }
         if let Some(v) = a.str("meshdir") {
             c.meshdir = v.to_string();
+        }
+        if let Some(v) = a.str("texturedir") {
+            c.texturedir = v.to_string();
         }
         if a.str("coordinate") == Some("global") {
             return Err(a.err(
