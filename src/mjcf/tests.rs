@@ -1055,6 +1055,12 @@ fn mesh_paths_are_mujocos() {
     for (comp, file) in [("", "m.obj"), (md, "m.obj"), ("", "b/m.obj")] {
         assert_eq!(load_from_str(&xml(comp, file), &vfs).unwrap().nmesh, 1);
     }
+    // the exact name first: two files of one name in two directories stay apart
+    let mut two = Vfs::new();
+    two.add("a/x.obj", b"1".to_vec());
+    two.add("b/X.obj", b"2".to_vec());
+    assert_eq!(two.get("a/x.obj"), Some(&b"1"[..]));
+    assert_eq!(two.get("c/x.OBJ"), Some(&b"2"[..]));
     let e = load_from_str(&xml("", "n.obj"), &vfs).unwrap_err();
     assert_eq!(e.message, "Error opening file 'n.obj'");
 }

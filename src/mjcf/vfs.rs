@@ -5,12 +5,15 @@ use std::path::Path;
 
 /// MuJoCo's virtual file system: file names mapped to their bytes. `<include>` files and mesh /
 /// hfield files are looked up here first, then on disk. As in MuJoCo 4.0.0 (measured on it), a
-/// file is known by its name without directories (`/` or `\`) and without case: `md/Box.OBJ`
-/// is found as `box.obj`, `other/box.obj` or `md/box.obj`, whatever `meshdir` says.
+/// file is found by its name without directories (`/` or `\`) and without case: `md/Box.OBJ`
+/// is found as `box.obj`, `other/box.obj` or `md/box.obj`, whatever `meshdir` says. The exact
+/// name is tried first, so files that MuJoCo's VFS could not hold together (the same name in
+/// two directories, as a pickled model's files may be) stay apart.
 #[derive(Clone, Debug, Default)]
 pub struct Vfs {
-    /// by [`Vfs::key`]: the name as added, and the bytes
-    files: HashMap<String, (String, Vec<u8>)>,
+    files: HashMap<String, Vec<u8>>,
+    /// [`Vfs::key`] → the name of the file last added under it
+    keys: HashMap<String, String>,
 }
 
 impl Vfs {
@@ -18,27 +21,34 @@ impl Vfs {
     pub fn new() -> Self {
         Self::default()
     }
-    /// The name a file is stored and looked up by: without directories, in lower case.
+    /// The name a file is also found by: without directories, in lower case.
     pub fn key(name: &str) -> String {
         name.rsplit(['/', '\\'])
             .next()
             .unwrap_or(name)
             .to_ascii_lowercase()
     }
-    /// Adds (or replaces) a file; it replaces a file whose name differs only in directories or
-    /// case ([`Vfs::key`]).
+    /// Adds (or replaces) a file.
     pub fn add(&mut self, name: impl Into<String>, bytes: impl Into<Vec<u8>>) -> &mut Self {
         let name = name.into();
-        self.files.insert(Self::key(&name), (name, bytes.into()));
+        self.keys.insert(Self::key(&name), name.clone());
+        self.files.insert(name, bytes.into());
         self
     }
     /// Removes a file, returning true if it was present.
     pub fn remove(&mut self, name: &str) -> bool {
-        self.files.remove(&Self::key(name)).is_some()
+        let key = Self::key(name);
+        if self.keys.get(&key).is_some_and(|n| n == name) {
+            self.keys.remove(&key);
+        }
+        self.files.remove(name).is_some()
     }
-    /// The bytes stored under `name` ([`Vfs::key`]).
+    /// The bytes stored under `name`, else under a name with its [`Vfs::key`].
     pub fn get(&self, name: &str) -> Option<&[u8]> {
-        self.files.get(&Self::key(name)).map(|v| v.1.as_slice())
+        self.files
+            .get(name)
+            .or_else(|| self.files.get(self.keys.get(&Self::key(name))?))
+            .map(|v| v.as_slice())
     }
     /// Number of files.
     pub fn len(&self) -> usize {
@@ -48,9 +58,9 @@ impl Vfs {
     pub fn is_empty(&self) -> bool {
         self.files.is_empty()
     }
-    /// The files as (name as added, bytes), in no particular order.
+    /// The files as (name, bytes), in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &[u8])> {
-        self.files.values().map(|(k, v)| (k.as_str(), v.as_slice()))
+        self.files.iter().map(|(k, v)| (k.as_str(), v.as_slice()))
     }
 }
 
