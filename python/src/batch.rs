@@ -152,11 +152,11 @@ macro_rules! data_fields {
         /// The derived `Data` fields a batch copies out after its calls.
         const OUTPUTS: &[&str] = &[
             $(stringify!($f),)* $(stringify!($v),)* $(stringify!($q),)* $(stringify!($mt),)*
-            $(stringify!($l),)* $(stringify!($i),)* $(stringify!($c),)*
+            $(stringify!($l),)* $(stringify!($i),)* "solver_nnz", $(stringify!($c),)*
         ];
 
         /// The integer ones among them (bound as int32, as in MuJoCo).
-        const INT_OUTPUTS: &[&str] = &[$(stringify!($i),)* $(stringify!($c),)*];
+        const INT_OUTPUTS: &[&str] = &[$(stringify!($i),)* "solver_nnz", $(stringify!($c),)*];
 
         fn field_len(m: &Model, d: &Data, name: &str) -> Option<usize> {
             match name {
@@ -165,6 +165,7 @@ macro_rules! data_fields {
                 $(stringify!($q) => Some(4 * d.$q.len()),)*
                 $(stringify!($mt) => Some(9 * d.$mt.len()),)*
                 $(stringify!($i) => Some(d.$i.len()),)*
+                "solver_nnz" => Some(moreau::data::NISLAND),
                 $(stringify!($c) => Some(1),)*
                 _ => model_layout(m, d, name, None),
             }
@@ -198,6 +199,12 @@ macro_rules! data_fields {
                         *o = int(x);
                     }
                 })*
+                // counted when read (`SolverNnz::get`)
+                "solver_nnz" => {
+                    for (o, x) in out.iter_mut().zip(d.solver_nnz.get(m)) {
+                        *o = int(x);
+                    }
+                }
                 $(stringify!($c))|* => {
                     if let (Some(o), Some(n)) = (out.first_mut(), count(m, d, name)) {
                         *o = int(n);
@@ -227,7 +234,7 @@ data_fields! {
     layout { xiquat, geom_xquat, site_xquat, M, qLD, qH }
     ints {
         ten_wrapadr, ten_wrapnum, wrap_obj, moment_rownnz, moment_rowadr, moment_colind,
-        solver_niter, solver_nnz,
+        solver_niter,
     }
     counts { ncon, nefc, ne, nf, nl, nJ, nA, nisland, nidof }
 }

@@ -578,8 +578,12 @@ impl MjData {
     /// a later step did not have keep their values, as in MuJoCo.
     #[getter]
     fn solver_nnz<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let v = self.data.solver_nnz.iter().map(|&x| x as i32).collect();
-        copy(py, v, &[self.data.solver_nnz.len()])
+        let nnz = self
+            .data
+            .solver_nnz
+            .get(&self.model.bind(py).borrow().model);
+        let v = nnz.iter().map(|&x| x as i32).collect();
+        copy(py, v, &[nnz.len()])
     }
 
     /// Warning statistics per `mjtWarning` (a list of `MjWarningStat` copies).
@@ -645,7 +649,8 @@ impl MjData {
             int.extend([w.lastinfo, w.number as i64]);
         }
         int.extend(d.solver_niter.iter().map(|&k| k as i64));
-        int.extend(d.solver_nnz.iter().map(|&k| k as i64));
+        let nnz = d.solver_nnz.get(&self.model.bind(py).borrow().model);
+        int.extend(nnz.iter().map(|&k| k as i64));
         int.extend(
             d.ten_wrapadr
                 .iter()
@@ -754,9 +759,11 @@ impl MjData {
             w.lastinfo = ni()?;
             w.number = u64::try_from(ni()?).map_err(|_| bad())?;
         }
-        for k in d.solver_niter.iter_mut().chain(d.solver_nnz.iter_mut()) {
+        let mut nnz = [0; moreau::data::NISLAND];
+        for k in d.solver_niter.iter_mut().chain(nnz.iter_mut()) {
             *k = size(ni()?)?;
         }
+        d.solver_nnz.set(nnz);
         for k in d.ten_wrapadr.iter_mut().chain(d.ten_wrapnum.iter_mut()) {
             *k = size(ni()?)?;
         }

@@ -745,6 +745,36 @@ def test_solver_nnz_matches_mujoco(name, options, rng):
     assert np.array_equal(do.solver_nnz, dj.solver_nnz) and not dj.solver_nnz.any()
 
 
+@pytest.mark.parametrize("options", ["newton", "newton_sparse_no_islands", "pgs_sparse"])
+def test_solver_nnz_is_the_last_solves(options, rng):
+    """`solver_nnz` is the count of the last solve, not of the rows there now: moreau forms
+    the sparse Newton counts when they are read, from the inputs the solve kept. After a run,
+    a position stage at an earlier pose of the run (`mj_fwdPosition`: new efc_J and islands,
+    no solve) leaves MuJoCo's counts as they were, and moreau's equal them. The pose is one
+    where MuJoCo's own `mj_forward` counts otherwise, so a count of the current rows fails."""
+    mj, mo = load_pair(model_path("humanoids"))
+    for m in (mj, mo):
+        for k, v in NNZ_OPTIONS[options].items():
+            setattr(m.opt, k, v)
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    poses = []
+    for _ in lockstep(mj, mo, dj, do, 120, rng):
+        poses.append((dj.qpos.copy(), dj.solver_nnz.copy()))
+    last = dj.solver_nnz.copy()
+    assert last.any() and np.array_equal(do.solver_nnz, last)
+    qpos = next(q for q, nnz in poses if not np.array_equal(nnz, last))
+    probe = mujoco.MjData(mj)
+    probe.qpos[:] = qpos
+    mujoco.mj_forward(mj, probe)
+    assert not np.array_equal(probe.solver_nnz, last)
+    for lib, m, d in ((mujoco, mj, dj), (moreau, mo, do)):
+        d.qpos[:] = qpos
+        lib.mj_fwdPosition(m, d)
+    assert do.nefc == dj.nefc
+    assert np.array_equal(dj.solver_nnz, last)
+    assert np.array_equal(do.solver_nnz, last)
+
+
 # MuJoCo keeps the lights' optical properties as float32
 LIGHT_FLOAT32 = {"light_ambient", "light_attenuation", "light_bulbradius", "light_cutoff",
                  "light_diffuse", "light_exponent", "light_intensity", "light_range",

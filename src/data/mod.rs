@@ -119,6 +119,51 @@ impl<'a> SolverLog<'a> {
     }
 }
 
+/// Where a deferred island's inputs are in [`SolverNnz`]'s pools: its first dof, its dof
+/// count, its first `jbits` word.
+#[derive(Clone, Copy, Debug)]
+pub struct Deferred {
+    pub dof: usize,
+    pub n: usize,
+    pub bits: usize,
+}
+
+/// MuJoCo's `solver_nnz[mjNISLAND]`: per island, the count of the last solve that had it.
+/// The sparse Newton counts are kept as their inputs (each island's dofs and the bit rows of
+/// its Σ J_iᵀJ_i pattern, copied out of the solve's work space) and counted when read
+/// ([`SolverNnz::get`]), so that a step does not form the factor's fill only to report it.
+#[derive(Debug, Default)]
+pub struct SolverNnz {
+    /// The counts known when their solve ended (0 where deferred).
+    pub known: [usize; NISLAND],
+    pub deferred: [Option<Deferred>; NISLAND],
+    /// The deferred islands' dofs (ascending) and bit rows, island after island.
+    pub dofs: Vec<usize>,
+    pub jbits: Vec<u64>,
+}
+
+/// A clone keeps the pools' capacity, as `Data`'s clone does.
+impl Clone for SolverNnz {
+    fn clone(&self) -> Self {
+        SolverNnz {
+            known: self.known,
+            deferred: self.deferred,
+            dofs: self.dofs.clone_reserved(),
+            jbits: self.jbits.clone_reserved(),
+        }
+    }
+}
+
+impl SolverNnz {
+    /// Room for one solve's deferred counts over up to `nv` dofs.
+    pub fn reserve(&mut self, nv: usize) {
+        let words = nv.div_ceil(64).max(1);
+        self.dofs.reserve(nv.saturating_sub(self.dofs.len()));
+        self.jbits
+            .reserve((nv * words).saturating_sub(self.jbits.len()));
+    }
+}
+
 /// The simulation state and all intermediate results of the pipeline.
 #[derive(Debug)]
 pub struct Data<T: Scalar = f64> {
@@ -282,10 +327,11 @@ pub struct Data<T: Scalar = f64> {
     /// Iterations of the last solve per island (MuJoCo's `solver_niter[mjNISLAND]`).
     pub solver_niter: [usize; NISLAND],
     /// Nonzeros of the matrix of the last solve per island (MuJoCo's `solver_nnz[mjNISLAND]`,
-    /// the solver's `nnz` module). As in MuJoCo 4.0.0 a solve writes only its islands' entries: a
+    /// the solver's `nnz` module), read by `solver_nnz.get(model)`: the sparse Newton counts
+    /// are formed when read. As in MuJoCo 4.0.0 a solve writes only its islands' entries: a
     /// step without constraint rows, or with fewer islands, leaves the others as they were;
     /// [`Data::reset`] zeroes them.
-    pub solver_nnz: [usize; NISLAND],
+    pub solver_nnz: SolverNnz,
     // ------------------------------------------------------------ islands (mj_island)
     /// Number of constraint islands (0 with the `island` flag disabled or without rows).
     pub nisland: usize,
@@ -512,7 +558,7 @@ impl<T: Scalar> Clone for Data<T> {
             efc_cone: self.efc_cone.clone_reserved(),
             solver: clone_reserved_nested(&self.solver),
             solver_niter: self.solver_niter,
-            solver_nnz: self.solver_nnz,
+            solver_nnz: self.solver_nnz.clone(),
             nisland: self.nisland,
             nidof: self.nidof,
             tree_island: self.tree_island.clone_reserved(),
@@ -737,7 +783,7 @@ impl<T: Scalar> Data<T> {
             efc_cone: Vec::new(),
             solver: (0..NISLAND).map(|_| Vec::with_capacity(NSOLVER)).collect(),
             solver_niter: [0; NISLAND],
-            solver_nnz: [0; NISLAND],
+            solver_nnz: SolverNnz::default(),
             nisland: 0,
             nidof: 0,
             tree_island: Vec::with_capacity(ntree),
@@ -902,7 +948,7 @@ impl<T: Scalar> Data<T> {
         self.eq_active.clear();
         self.eq_active.extend_from_slice(&m.eq_active0);
         self.solver_pos_valid = false;
-        self.solver_nnz = [0; NISLAND];
+        self.solver_nnz.set([0; NISLAND]);
         self.solver_niter = [0; NISLAND];
         for v in self.solver.iter_mut() {
             v.clear();
@@ -991,6 +1037,7 @@ impl<T: Scalar> Data<T> {
         let s = self.solver_scratch_mut();
         s.resize(nefc, ncone);
         s.reserve(nv, nm, nefc, ncone, dense_j);
+        self.solver_nnz.reserve(nv);
         for v in [
             &mut self.map_efc2iefc,
             &mut self.map_iefc2efc,

@@ -134,10 +134,17 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             .all(|(a, &b)| a == b);
     // the problem left in `s.prob` is the global one (its position part reusable) only here
     s.prob_global = nisland == 0 || whole;
+    let written = if nisland == 0 || whole {
+        1
+    } else {
+        nisland.min(NISLAND)
+    };
+    d.solver_nnz.begin(m, written, &mut s.nnz);
     if nisland == 0 || whole {
         let (niter, primal) = run(m, &mut p, &mut s, d.solver.get_mut(0));
         d.solver_niter[0] = niter;
-        d.solver_nnz[0] = nnz::solver_nnz(m, d, &s.ident_dof, &s.ident_efc, primal, &mut s.nnz);
+        let c = nnz::solver_nnz(m, d, &s.ident_dof, &s.ident_efc, primal, &mut s.nnz);
+        d.solver_nnz.put(0, c, &s.nnz);
         d.qacc.copy_from_slice(&p.qacc);
         d.efc_force.copy_from_slice(&p.force);
         d.efc_state.copy_from_slice(&p.state);
@@ -174,7 +181,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             let (niter, primal) = run(m, &mut p, &mut s, d.solver.get_mut(k));
             if k < NISLAND {
                 d.solver_niter[k] = niter;
-                d.solver_nnz[k] = nnz::solver_nnz(
+                let c = nnz::solver_nnz(
                     m,
                     d,
                     &d.map_idof2dof[a0..a0 + nvk],
@@ -182,6 +189,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
                     primal,
                     &mut s.nnz,
                 );
+                d.solver_nnz.put(k, c, &s.nnz);
             }
             for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {
                 d.qacc[dof] = p.qacc[a];

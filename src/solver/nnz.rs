@@ -15,13 +15,23 @@
 //!   nonzeros, as CG (the noslip pass after it does not change the count).
 
 use crate::data::scratch::NnzScratch;
-use crate::data::Data;
+use crate::data::{Data, Deferred, SolverNnz, NISLAND};
 use crate::math::Scalar;
 use crate::model::{Model, SolverType};
 use crate::simple::simple_body;
 
+/// A solve's `solver_nnz` entry: known at once, or the sparse Newton count left for the reader
+/// (the pattern of Σ J_iᵀJ_i over its dofs is in the work space's `dofs` and `jbits`).
+pub enum Count {
+    Known(usize),
+    Deferred,
+}
+
 /// `solver_nnz` of the solve over `dofs` and `rows` (an island's, or every dof and row with
 /// islands off) after `niter` iterations of the selected solver (without the noslip pass's).
+/// The sparse Newton count is left for the reader ([`Count::Deferred`]): only its Σ J_iᵀJ_i
+/// pattern, which needs the rows, is formed here (into `w.dofs`, `w.jbits`); the factor's fill,
+/// the costly part, is formed when the count is read ([`SolverNnz::get`]).
 /// Allocates nothing once `w` has grown to the problem's size.
 pub fn solver_nnz<T: Scalar>(
     m: &Model,
@@ -30,7 +40,7 @@ pub fn solver_nnz<T: Scalar>(
     rows: &[usize],
     niter: usize,
     w: &mut NnzScratch,
-) -> usize {
+) -> Count {
     let (nv, nefc) = (dofs.len(), rows.len());
     let j_nnz = || {
         if d.efc_J_sparse {
@@ -39,12 +49,82 @@ pub fn solver_nnz<T: Scalar>(
             nefc * nv
         }
     };
-    match m.opt.solver {
+    Count::Known(match m.opt.solver {
         SolverType::Pgs => ar_nnz(m, d, rows, w),
         SolverType::Cg => j_nnz(),
         SolverType::Newton if niter == 0 => j_nnz(),
         SolverType::Newton if !d.efc_J_sparse => nv * nv,
-        SolverType::Newton => hessian_nnz(m, d, dofs, rows, w),
+        SolverType::Newton => {
+            jtj_pattern(m, d, dofs, rows, w);
+            return Count::Deferred;
+        }
+    })
+}
+
+impl SolverNnz {
+    /// Every count, the deferred ones formed now (with a work space of their own).
+    pub fn get(&self, m: &Model) -> [usize; NISLAND] {
+        let mut w = NnzScratch::default();
+        std::array::from_fn(|k| self.count(m, k, &mut w))
+    }
+
+    /// Island `k`'s count.
+    fn count(&self, m: &Model, k: usize, w: &mut NnzScratch) -> usize {
+        match self.deferred[k] {
+            None => self.known[k],
+            Some(p) => {
+                let words = p.n.div_ceil(64).max(1);
+                w.dofs.clear();
+                w.dofs.extend_from_slice(&self.dofs[p.dof..p.dof + p.n]);
+                w.jbits.clear();
+                w.jbits
+                    .extend_from_slice(&self.jbits[p.bits..p.bits + p.n * words]);
+                fill_count(m, w)
+            }
+        }
+    }
+
+    /// Sets every count (no deferred one).
+    pub fn set(&mut self, v: [usize; NISLAND]) {
+        self.known = v;
+        self.deferred = [None; NISLAND];
+        self.dofs.clear();
+        self.jbits.clear();
+    }
+
+    /// Before a solve that writes islands `0..written`: the deferred counts of the islands it
+    /// leaves as they were are formed now (their inputs would be overwritten), and the pools
+    /// are emptied for the new ones.
+    pub(crate) fn begin(&mut self, m: &Model, written: usize, w: &mut NnzScratch) {
+        for k in written..NISLAND {
+            if self.deferred[k].is_some() {
+                self.known[k] = self.count(m, k, w);
+                self.deferred[k] = None;
+            }
+        }
+        self.deferred = [None; NISLAND];
+        self.dofs.clear();
+        self.jbits.clear();
+    }
+
+    /// Island `k`'s count from its solve; a deferred one's inputs are copied out of `w`.
+    pub(crate) fn put(&mut self, k: usize, c: Count, w: &NnzScratch) {
+        match c {
+            Count::Known(v) => {
+                self.known[k] = v;
+                self.deferred[k] = None;
+            }
+            Count::Deferred => {
+                self.known[k] = 0;
+                self.deferred[k] = Some(Deferred {
+                    dof: self.dofs.len(),
+                    n: w.dofs.len(),
+                    bits: self.jbits.len(),
+                });
+                self.dofs.extend_from_slice(&w.dofs);
+                self.jbits.extend_from_slice(&w.jbits);
+            }
+        }
     }
 }
 
@@ -131,16 +211,15 @@ fn row_cols<T: Scalar>(d: &Data<T>, r: usize) -> &[usize] {
     &d.efc_J_colind[a..a + d.efc_J_rownnz[r]]
 }
 
-/// The sparse Newton count (module docs) over `dofs` and `rows`, on lower-triangular bit rows
-/// with the dofs in ascending order (the elimination order of the fill).
-fn hessian_nnz<T: Scalar>(
+/// The bit rows of Σ J_iᵀJ_i over `dofs` and `rows` (lower triangle, the dofs in ascending
+/// order, the elimination order of the fill) into `w.jbits`, the sorted dofs into `w.dofs`.
+fn jtj_pattern<T: Scalar>(
     m: &Model,
     d: &Data<T>,
     dofs: &[usize],
     rows: &[usize],
     w: &mut NnzScratch,
-) -> usize {
-    const NIL: usize = usize::MAX;
+) {
     // room for the largest problem, all the dofs, at once (`reserve` counts from the current
     // length: the arrays still hold the last count's bits, so that is taken off)
     w.reserve(m.nv);
@@ -149,28 +228,8 @@ fn hessian_nnz<T: Scalar>(
     w.dofs.sort_unstable();
     let n = dofs.len();
     let words = n.div_ceil(64).max(1);
-    w.index.clear();
-    w.index.resize(m.nv, NIL);
-    for (a, &dof) in w.dofs.iter().enumerate() {
-        w.index[dof] = a;
-    }
+    local_index(m, w);
     let local = &w.index;
-    // M in MuJoCo's sparse layout: the diagonal, and the ancestors unless the body is simple
-    w.mbits.clear();
-    w.mbits.resize(n * words, 0);
-    for (a, &dof) in w.dofs.iter().enumerate() {
-        set(&mut w.mbits, words, a, a);
-        if simple_body(m, m.dof_bodyid[dof]) {
-            continue;
-        }
-        let mut j = m.dof_parentid[dof];
-        while let Ok(p) = usize::try_from(j) {
-            if local[p] != NIL {
-                set(&mut w.mbits, words, a, local[p]);
-            }
-            j = m.dof_parentid[p];
-        }
-    }
     // Σ J_iᵀ J_i: every pair of columns of each row, as the row's column set (a bit row in
     // `below`) given to each of its columns up to that column; consecutive rows with the same
     // columns (the rows of one contact) add nothing new
@@ -194,6 +253,43 @@ fn hessian_nnz<T: Scalar>(
         }
         for &a in &w.cols {
             or_up_to(&mut w.jbits[a * words..(a + 1) * words], &w.below, a);
+        }
+    }
+}
+
+/// `w.index`: each dof's place in `w.dofs`, NIL outside them.
+fn local_index(m: &Model, w: &mut NnzScratch) {
+    w.index.clear();
+    w.index.resize(m.nv, NIL);
+    for (a, &dof) in w.dofs.iter().enumerate() {
+        w.index[dof] = a;
+    }
+}
+
+/// No local index.
+const NIL: usize = usize::MAX;
+
+/// The sparse Newton count (module docs) from the sorted dofs `w.dofs` and their Σ J_iᵀJ_i bit
+/// rows `w.jbits` ([`jtj_pattern`]): M's pattern, the factor's fill, the three counts.
+fn fill_count(m: &Model, w: &mut NnzScratch) -> usize {
+    let n = w.dofs.len();
+    let words = n.div_ceil(64).max(1);
+    local_index(m, w);
+    let local = &w.index;
+    // M in MuJoCo's sparse layout: the diagonal, and the ancestors unless the body is simple
+    w.mbits.clear();
+    w.mbits.resize(n * words, 0);
+    for (a, &dof) in w.dofs.iter().enumerate() {
+        set(&mut w.mbits, words, a, a);
+        if simple_body(m, m.dof_bodyid[dof]) {
+            continue;
+        }
+        let mut j = m.dof_parentid[dof];
+        while let Ok(p) = usize::try_from(j) {
+            if local[p] != NIL {
+                set(&mut w.mbits, words, a, local[p]);
+            }
+            j = m.dof_parentid[p];
         }
     }
     // the factor's pattern: eliminating row k (last first) couples every pair of its columns
