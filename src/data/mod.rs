@@ -783,7 +783,11 @@ impl<T: Scalar> Data<T> {
             efc_cone: Vec::new(),
             solver: (0..NISLAND).map(|_| Vec::with_capacity(NSOLVER)).collect(),
             solver_niter: [0; NISLAND],
-            solver_nnz: SolverNnz::default(),
+            solver_nnz: {
+                let mut n = SolverNnz::default();
+                n.reserve(m.nv);
+                n
+            },
             nisland: 0,
             nidof: 0,
             tree_island: Vec::with_capacity(ntree),
