@@ -162,9 +162,7 @@ impl QuadraticCost {
 
     /// `x ⊖ x*` on `dynm`'s tangent space.
     pub fn error<D: Dynamics + ?Sized>(&self, dynm: &D, x: &DVector<f64>) -> DVector<f64> {
-        let mut dx = DVector::zeros(dynm.ndx());
-        dynm.diff(self.xref.as_slice(), x.as_slice(), dx.as_mut_slice());
-        dx
+        tangent_error(dynm, &self.xref, x)
     }
 
     fn total_with(
@@ -287,10 +285,19 @@ impl TrackingCost {
         t: usize,
         x: &DVector<f64>,
     ) -> DVector<f64> {
-        let mut dx = DVector::zeros(dynm.ndx());
-        dynm.diff(self.xref[t].as_slice(), x.as_slice(), dx.as_mut_slice());
-        dx
+        tangent_error(dynm, &self.xref[t], x)
     }
+}
+
+/// `x ⊖ xref` on `dynm`'s tangent space.
+fn tangent_error<D: Dynamics + ?Sized>(
+    dynm: &D,
+    xref: &DVector<f64>,
+    x: &DVector<f64>,
+) -> DVector<f64> {
+    let mut dx = DVector::zeros(dynm.ndx());
+    dynm.diff(xref.as_slice(), x.as_slice(), dx.as_mut_slice());
+    dx
 }
 
 impl StageCost for TrackingCost {

@@ -143,6 +143,14 @@ impl MoreauSystem {
     }
 }
 
+/// A knot into `d`: the state `x`, the controls `u` and a zero warm start (every step and
+/// linearization starts so, which makes them independent of what ran before).
+fn load_knot(m: &Model, d: &mut Data, x: &[f64], u: &[f64]) {
+    load_state(m, d, x);
+    d.ctrl.copy_from_slice(u);
+    d.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
+}
+
 /// `x = (qpos, qvel, act)` into `d`.
 fn load_state(m: &Model, d: &mut Data, x: &[f64]) {
     let (nq, nv) = (m.nq, m.nv);
@@ -183,9 +191,7 @@ fn linearize(
     a: &mut DMatrix<f64>,
     b: &mut DMatrix<f64>,
 ) -> Result<(), String> {
-    load_state(m, d, x);
-    d.ctrl.copy_from_slice(u);
-    d.qacc_warmstart.iter_mut().for_each(|v| *v = 0.0);
+    load_knot(m, d, x, u);
     if analytic {
         let jac = aws
             .transition(m, d, &TransitionOptions::analytic().with_sensors(false))
@@ -212,9 +218,7 @@ impl Dynamics for MoreauSystem {
     }
     fn step(&mut self, x: &[f64], u: &[f64], xnext: &mut [f64]) -> Result<(), String> {
         if self.ring.is_empty() {
-            self.set_state(x);
-            self.data.ctrl.copy_from_slice(u);
-            self.data.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
+            load_knot(&self.model, &mut self.data, x, u);
             moreau::step(&self.model, &mut self.data);
             self.check_warning()?;
             self.get_state(xnext);
@@ -224,9 +228,7 @@ impl Dynamics for MoreauSystem {
         self.ring_next = (k + 1) % self.ring.len();
         let s = &mut self.ring[k];
         let d = &mut s.data;
-        load_state(m, d, x);
-        d.ctrl.copy_from_slice(u);
-        d.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
+        load_knot(m, d, x, u);
         let time = d.time;
         moreau::step(m, d);
         s.valid = false;
