@@ -19,9 +19,9 @@
 use super::scratch::epa::{Face, Polytope, Vert, MAXF, MAXV};
 use super::scratch::CollisionScratch;
 use super::shape::{geom_shape, ConvexContact, Posed, Shape};
-use super::simplex::{count_support, reduce};
+use super::simplex::{reduce, vert};
 use super::sink::{f64of, Sink};
-use super::{cvxdiff, meshpoly, multiccd, native};
+use super::{cvxdiff, meshpoly, mpr, multiccd, native};
 use crate::data::Data;
 use crate::math::{sc, Scalar};
 use crate::model::{disable, Model};
@@ -35,17 +35,6 @@ fn posed<'a, T: Scalar>(m: &'a Model, d: &Data<T>, g: usize) -> Option<Posed<'a>
         pos: d.geom_xpos[g].map(|x| f64of(x)),
         mat: d.geom_xmat[g].map(|x| f64of(x)),
     })
-}
-
-fn vert(a: &Posed, b: &Posed, d: &V3) -> Vert {
-    count_support();
-    let pa = a.support(d);
-    let pb = b.support(&-d);
-    Vert {
-        w: pa - pb,
-        a: pa,
-        b: pb,
-    }
 }
 
 /// The EPA's gap floor in units of `f64::EPSILON` times the largest coordinate of the support
@@ -538,6 +527,15 @@ fn core_contact(
 pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [g1, g2] = s.geom;
     let margin = f64of(s.margin);
+    if let Some(found) = libccd_contact(m, d, [g1, g2], margin) {
+        if let Some((a, b, c)) = found {
+            single_contact(d, s, &a, &b, &c);
+            if !m.opt.disabled(disable::MULTICCD) {
+                libccd_perturbed(m, d, s, &a, &b, &c);
+            }
+        }
+        return;
+    }
     let Some((a, b, c, feat, aim)) = pair_contact_within(m, d, [g1, g2], margin, s.scratch) else {
         return;
     };
@@ -550,6 +548,84 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     {
         return;
     }
+    single_contact(d, s, &a, &b, &c);
+}
+
+/// The pairs MuJoCo 4.0.0 collides with MPR under `<flag nativeccd="disable"/>` ([`mpr`]), where
+/// this reproduces it: the pair types of [`mpr::routed`] without a contact margin (`None`: the
+/// native search). `Some(None)`: no contact. One contact; MuJoCo's extra `multiccd` contacts on
+/// that path are not made.
+#[allow(clippy::type_complexity)]
+fn libccd_contact<'a, T: Scalar>(
+    m: &'a Model,
+    d: &Data<T>,
+    [g1, g2]: [usize; 2],
+    margin: f64,
+) -> Option<Option<(Posed<'a>, Posed<'a>, ConvexContact)>> {
+    let multi = !m.opt.disabled(disable::MULTICCD);
+    if !m.opt.disabled(disable::NATIVECCD)
+        || margin != 0.0
+        || !mpr::routed(m.geom_type[g1], m.geom_type[g2], multi)
+    {
+        return None;
+    }
+    let (a, b) = (posed(m, d, g1)?, posed(m, d, g2)?);
+    let Some(p) = mpr::penetration(&a, &b, m.opt.ccd_iterations, m.opt.ccd_tolerance) else {
+        return Some(None);
+    };
+    let normal = mpr::contact_normal(&a, &b, &p.pos, &p.dir);
+    if !(normal.norm() > 0.5) {
+        return Some(None);
+    }
+    Some(Some((a, b, at(p.pos, normal, -p.depth))))
+}
+
+/// MuJoCo 4.0.0's extra `multiccd` contacts of an MPR contact `c` ([`mpr::perturbed`], the
+/// tangents of `c`'s frame, kept beyond [`mpr::PERTURB_SEPARATION`] of the smaller
+/// `geom_rbound`), each with `c`'s distance.
+fn libccd_perturbed<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    s: &mut Sink<T>,
+    a: &Posed,
+    b: &Posed,
+    c: &ConvexContact,
+) {
+    let [g1, g2] = s.geom;
+    let frame = super::sink::frame_from_normal(c.normal, None);
+    let tangents = [frame.row(1).transpose(), frame.row(2).transpose()];
+    let sep = mpr::PERTURB_SEPARATION * m.geom_rbound[g1].min(m.geom_rbound[g2]);
+    let pos = (c.pa + c.pb) * 0.5;
+    let mut out = [(V3::zeros(), V3::zeros()); 4];
+    let (iters, tol) = (m.opt.ccd_iterations, m.opt.ccd_tolerance);
+    let n = mpr::perturbed(a, b, &pos, tangents, sep, (iters, tol), &mut out);
+    for &(p, normal) in &out[..n] {
+        single_contact(d, s, a, b, &at(p, normal, c.dist));
+    }
+}
+
+/// A contact at `pos` with `normal` and distance `dist`, its witness points `dist / 2` along the
+/// normal on either side.
+fn at(pos: V3, normal: V3, dist: f64) -> ConvexContact {
+    let half = normal * (0.5 * dist);
+    ConvexContact {
+        dist,
+        pa: pos - half,
+        pb: pos + half,
+        normal,
+    }
+}
+
+/// One contact of a convex pair at the midpoint of its witness points.
+fn single_contact<T: Scalar>(
+    d: &Data<T>,
+    s: &mut Sink<T>,
+    a: &Posed,
+    b: &Posed,
+    c: &ConvexContact,
+) {
+    let [g1, g2] = s.geom;
+    let tpose = [super::pose(d, g1), super::pose(d, g2)];
     let pos = (c.pa + c.pb) * 0.5;
     if cvxdiff::is_f64::<T>() {
         let v = |x: V3| Vector3::new(sc::<T>(x.x), sc::<T>(x.y), sc::<T>(x.z));
@@ -559,7 +635,7 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
             [a.shape, b.shape],
             [(a.pos, a.mat), (b.pos, b.mat)],
             tpose,
-            &c,
+            c,
         );
         s.add_exact((c.dist, &pos, &c.normal), exact);
     }

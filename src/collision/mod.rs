@@ -23,6 +23,7 @@ pub mod cvxdiff;
 mod grid;
 pub mod hfield;
 pub mod meshpoly;
+pub mod mpr;
 pub mod multiccd;
 pub mod native;
 pub mod primitive;

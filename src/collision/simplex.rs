@@ -3,6 +3,7 @@
 //! [`super::native`]).
 
 use super::scratch::epa::Vert;
+use super::shape::Posed;
 use nalgebra::Vector3;
 
 #[cfg(test)]
@@ -154,4 +155,17 @@ fn reduce_tri(s: &mut [Vert; 4], n: &mut usize, lam: &mut [f64; 4]) -> V3 {
     lam[1] = v;
     lam[2] = w;
     a + ab * v + ac * w
+}
+
+/// The support point of `a − b` in direction `d`, with its points on `a` and on `b` (counted,
+/// [`count_support`]).
+pub(super) fn vert(a: &Posed, b: &Posed, d: &Vector3<f64>) -> Vert {
+    count_support();
+    let pa = a.support(d);
+    let pb = b.support(&-d);
+    Vert {
+        w: pa - pb,
+        a: pa,
+        b: pb,
+    }
 }

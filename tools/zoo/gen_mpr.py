@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""MuJoCo 4.0.0 reference contacts for the MPR collider that `<flag nativeccd="disable"/>`
+selects (dm_control's kinova `jaco_arm.xml`, `duplo2x4.xml`): two free geoms of each type pair
+that moreau routes to MPR (src/collision/mpr.rs), no margin, at seeded random overlapping
+poses (poses where MuJoCo's own contacts move under a 1e-13 change of qpos are drawn again);
+mesh pairs also with `multiccd` (its perturbed extra contacts), half of them nearly face
+to face. Writes tests/reference/zoo_mpr.json, read by
+tests/engine/zoo_regressions.rs `mpr_contacts_are_mujocos`.
+
+    /work/venv/bin/python tools/zoo/gen_mpr.py
+"""
+import json
+import os
+
+import numpy as np
+import mujoco
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+# an irregular 9-vertex hull and a cube
+HULL = "-1 -.8 -.9  1.1 -1 -.7  -.9 1 -1  1 .9 -.8  -1 -1.1 1  .8 -1 1.1  -1.1 .9 .8  1 1 1  .2 .1 1.4"
+CUBE = "-1 -1 -1 1 -1 -1 -1 1 -1 1 1 -1 -1 -1 1 1 -1 1 -1 1 1 1 1 1"
+GEOMS = {
+    "sphere": 'type="sphere" size=".07"',
+    "capsule": 'type="capsule" size=".04 .08"',
+    "cylinder": 'type="cylinder" size=".06 .07"',
+    "box": 'type="box" size=".08 .06 .05"',
+    "hull": 'type="mesh" mesh="hull"',
+    "cube": 'type="mesh" mesh="cube"',
+}
+# (geom 0, geom 1, multiccd): the pairs moreau routes to MPR (src/collision/mpr.rs `routed`)
+PAIRS = [("hull", "hull", False), ("hull", "cube", False), ("cube", "cube", False),
+         ("sphere", "hull", False), ("capsule", "hull", False), ("capsule", "cube", False),
+         ("hull", "hull", True), ("hull", "cube", True), ("cube", "cube", True)]
+
+
+def xml(g1, g2, multi):
+    return """<mujoco>
+  <option gravity="0 0 0"><flag nativeccd="disable" multiccd="%s"/></option>
+  <asset>
+    <mesh name="hull" vertex="%s" scale=".06 .05 .055"/>
+    <mesh name="cube" vertex="%s" scale=".06 .06 .06"/>
+  </asset>
+  <worldbody>
+    <body><freejoint/><geom %s/></body>
+    <body pos=".2 0 0"><freejoint/><geom %s/></body>
+  </worldbody>
+</mujoco>""" % ("enable" if multi else "disable", HULL, CUBE, GEOMS[g1], GEOMS[g2])
+
+
+def record(d):
+    return {
+        "qpos": d.qpos.tolist(), "ncon": int(d.ncon),
+        "contact_dist": d.contact.dist[: d.ncon].tolist(),
+        "contact_pos": d.contact.pos[: d.ncon].tolist(),
+        "contact_frame": d.contact.frame[: d.ncon].tolist(),
+    }
+
+
+def steady(m, d, q, rec, rng):
+    """True if MuJoCo's contacts stay within 1e-10 under four 1e-13 moves of qpos: MPR's choices
+    of portal can tie in round-off, and then MuJoCo's own contact jumps (a pose with such a tie
+    is drawn again)."""
+    ok = True
+    for _ in range(4):
+        d.qpos[:] = q + rng.normal(size=m.nq) * 1e-13
+        mujoco.mj_forward(m, d)
+        other = record(d)
+        if other["ncon"] != rec["ncon"]:
+            ok = False
+            break
+        for key in ("contact_dist", "contact_pos", "contact_frame"):
+            if np.max(np.abs(np.array(other[key]) - np.array(rec[key])), initial=0.0) > 1e-10:
+                ok = False
+    d.qpos[:] = q
+    mujoco.mj_forward(m, d)
+    return ok
+
+
+def main():
+    rng = np.random.default_rng(19)
+    cases = []
+    for g1, g2, multi in PAIRS:
+        text = xml(g1, g2, multi)
+        m = mujoco.MjModel.from_xml_string(text)
+        d = mujoco.MjData(m)
+        poses = []
+        while len(poses) < 12:
+            q = np.zeros(m.nq)
+            flat = multi and len(poses) % 2 == 0
+            for b in range(2):
+                q[7 * b: 7 * b + 3] = rng.uniform(-0.06, 0.06, 3)
+                quat = rng.normal(size=4)
+                if flat:
+                    # nearly face to face, one above the other: several contacts
+                    quat = np.array([1.0, 0, 0, 0]) + rng.normal(size=4) * (0.02 if len(poses) % 4 else 0.002)
+                    q[7 * b + 2] = 0.1 * b
+                q[7 * b + 3: 7 * b + 7] = quat / np.linalg.norm(quat)
+            d.qpos[:] = q
+            mujoco.mj_forward(m, d)
+            # mostly overlapping poses, a few apart
+            if d.ncon == 0 and sum(p["ncon"] == 0 for p in poses) >= 2:
+                continue
+            rec = record(d)
+            if not steady(m, d, q, rec, rng):
+                continue
+            poses.append(rec)
+        cases.append({"pair": "%s-%s%s" % (g1, g2, " multiccd" if multi else ""), "xml": text,
+                      "poses": poses})
+    out = {"mujoco_version": mujoco.__version__, "generator": "tools/zoo/gen_mpr.py",
+           "cases": cases}
+    path = os.path.join(ROOT, "tests", "reference", "zoo_mpr.json")
+    with open(path, "w") as f:
+        json.dump(out, f, separators=(",", ":"))
+        f.write("\n")
+    print(path, sum(len(c["poses"]) for c in cases), "poses")
+
+
+if __name__ == "__main__":
+    main()
