@@ -530,7 +530,8 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     if let Some(found) = libccd_contact(m, d, [g1, g2], margin) {
         if let Some((a, b, c)) = found {
             single_contact(d, s, &a, &b, &c);
-            if !m.opt.disabled(disable::MULTICCD) {
+            if !m.opt.disabled(disable::MULTICCD) && mpr::perturbs(m.geom_type[g1], m.geom_type[g2])
+            {
                 libccd_perturbed(m, d, s, &a, &b, &c);
             }
         }
@@ -562,10 +563,9 @@ fn libccd_contact<'a, T: Scalar>(
     [g1, g2]: [usize; 2],
     margin: f64,
 ) -> Option<Option<(Posed<'a>, Posed<'a>, ConvexContact)>> {
-    let multi = !m.opt.disabled(disable::MULTICCD);
     if !m.opt.disabled(disable::NATIVECCD)
         || margin != 0.0
-        || !mpr::routed(m.geom_type[g1], m.geom_type[g2], multi)
+        || !mpr::routed(m.geom_type[g1], m.geom_type[g2])
     {
         return None;
     }

@@ -21,7 +21,8 @@
 //!   the support points on each geom; the contact is the midpoint of the two points.
 //!
 //! MuJoCo then sets the normal of a pair with a sphere or a capsule from that geom's surface at
-//! the contact position ([`surface_normal`]). With `multiccd` on, each pair gets up to four more
+//! the contact position ([`surface_normal`]). With `multiccd` on, each pair without a sphere
+//! ([`perturbs`]) gets up to four more
 //! contacts from the search repeated on the two geoms turned oppositely by 1e-3 rad about the
 //! first contact's tangents ([`perturbed`]).
 //!
@@ -29,8 +30,7 @@
 //! (tests/engine/zoo_regressions.rs `mpr_contacts_are_mujocos`). Not reproduced, so kept on the
 //! native collider: pairs with a cylinder (its normal rule: sometimes the side's radial
 //! direction, sometimes MPR's, not found), ellipsoid pairs (another normal rule), box–mesh
-//! (another depth at some poses), a contact margin (another inflation of the shapes), and a
-//! sphere or capsule on a mesh with `multiccd` (another rule for keeping the extra contacts).
+//! (another depth at some poses) and a contact margin (another inflation of the shapes).
 
 use super::scratch::epa::Vert;
 use super::shape::{Posed, Shape};
@@ -283,15 +283,19 @@ fn closest_on_triangle(a: V3, b: V3, c: V3) -> V3 {
 }
 
 /// True for the type pairs (geom 0's type not above geom 1's) that MuJoCo 4.0.0 sends to MPR
-/// under `nativeccd="disable"` and that this module reproduces: mesh–mesh, and sphere or capsule
-/// against a mesh without `multiccd` (`multi`: `multiccd` on).
-pub fn routed(t1: GeomType, t2: GeomType, multi: bool) -> bool {
+/// under `nativeccd="disable"` and that this module reproduces: mesh–mesh, sphere–mesh and
+/// capsule–mesh.
+pub fn routed(t1: GeomType, t2: GeomType) -> bool {
     use GeomType::*;
-    match (t1, t2) {
-        (Mesh, Mesh) => true,
-        (Sphere, Mesh) | (Capsule, Mesh) => !multi,
-        _ => false,
-    }
+    matches!((t1, t2), (Mesh, Mesh) | (Sphere, Mesh) | (Capsule, Mesh))
+}
+
+/// True if `multiccd` adds perturbed contacts ([`perturbed`]) to an MPR contact of these types:
+/// not with a sphere (measured on MuJoCo 4.0.0: a sphere on a mesh keeps one contact, its
+/// perturbed results up to 1.9e-3 of its radius away dropped, where a capsule's or a mesh's
+/// are kept from 1e-3 of the smaller `geom_rbound`).
+pub fn perturbs(t1: GeomType, t2: GeomType) -> bool {
+    t1 != GeomType::Sphere && t2 != GeomType::Sphere
 }
 
 /// The outward unit normal of a sphere or capsule at world point `x` (sphere: from its centre;

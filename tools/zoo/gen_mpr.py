@@ -31,7 +31,8 @@ GEOMS = {
 # (geom 0, geom 1, multiccd): the pairs moreau routes to MPR (src/collision/mpr.rs `routed`)
 PAIRS = [("hull", "hull", False), ("hull", "cube", False), ("cube", "cube", False),
          ("sphere", "hull", False), ("capsule", "hull", False), ("capsule", "cube", False),
-         ("hull", "hull", True), ("hull", "cube", True), ("cube", "cube", True)]
+         ("hull", "hull", True), ("hull", "cube", True), ("cube", "cube", True),
+         ("sphere", "hull", True), ("capsule", "hull", True), ("capsule", "cube", True)]
 
 
 def xml(g1, g2, multi):
@@ -92,9 +93,13 @@ def main():
                 q[7 * b: 7 * b + 3] = rng.uniform(-0.06, 0.06, 3)
                 quat = rng.normal(size=4)
                 if flat:
-                    # nearly face to face, one above the other: several contacts
-                    quat = np.array([1.0, 0, 0, 0]) + rng.normal(size=4) * (0.02 if len(poses) % 4 else 0.002)
-                    q[7 * b + 2] = 0.1 * b
+                    # nearly face to face (a capsule lying on its side), one above the other:
+                    # several contacts
+                    lying = b == 0 and g1 == "capsule"
+                    base = np.array([1.0, 1.0, 0, 0]) / np.sqrt(2) if lying else np.array([1.0, 0, 0, 0])
+                    noise = 0.02 if len(poses) % 4 else 0.002
+                    quat = base + rng.normal(size=4) * noise
+                    q[7 * b + 2] = (0.09 if g1 == "capsule" else 0.1) * b
                 q[7 * b + 3: 7 * b + 7] = quat / np.linalg.norm(quat)
             d.qpos[:] = q
             mujoco.mj_forward(m, d)
