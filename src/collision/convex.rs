@@ -563,21 +563,38 @@ fn libccd_contact<'a, T: Scalar>(
     [g1, g2]: [usize; 2],
     margin: f64,
 ) -> Option<Option<(Posed<'a>, Posed<'a>, ConvexContact)>> {
+    let (t1, t2) = (m.geom_type[g1], m.geom_type[g2]);
     if !m.opt.disabled(disable::NATIVECCD)
-        || margin != 0.0
-        || !mpr::routed(m.geom_type[g1], m.geom_type[g2])
+        || !mpr::routed(t1, t2)
+        || !(margin == 0.0 || mpr::routed_with_margin(t1, t2))
     {
         return None;
     }
     let (a, b) = (posed(m, d, g1)?, posed(m, d, g2)?);
-    let Some(p) = mpr::penetration(&a, &b, m.opt.ccd_iterations, m.opt.ccd_tolerance) else {
+    let Some(p) = mpr::penetration(&a, &b, &search(m, [g1, g2], margin)) else {
         return Some(None);
     };
     let normal = mpr::contact_normal(&a, &b, &p.pos, &p.dir);
     if !(normal.norm() > 0.5) {
         return Some(None);
     }
-    Some(Some((a, b, at(p.pos, normal, -p.depth))))
+    let grow = 2.0 * search(m, [g1, g2], margin).grow;
+    Some(Some((a, b, at(p.pos, normal, grow - p.depth))))
+}
+
+/// The MPR search's settings for geoms `g1`, `g2` ([`mpr::Search`]): with a contact margin,
+/// both grown by the mean of their `geom_margin`.
+fn search(m: &Model, [g1, g2]: [usize; 2], margin: f64) -> mpr::Search {
+    let grow = if margin > 0.0 {
+        0.5 * (m.geom_margin[g1] + m.geom_margin[g2])
+    } else {
+        0.0
+    };
+    mpr::Search {
+        iters: m.opt.ccd_iterations,
+        tol: m.opt.ccd_tolerance,
+        grow,
+    }
 }
 
 /// MuJoCo 4.0.0's extra `multiccd` contacts of an MPR contact `c` ([`mpr::perturbed`], the
@@ -597,8 +614,16 @@ fn libccd_perturbed<T: Scalar>(
     let sep = mpr::PERTURB_SEPARATION * m.geom_rbound[g1].min(m.geom_rbound[g2]);
     let pos = (c.pa + c.pb) * 0.5;
     let mut out = [(V3::zeros(), V3::zeros()); 4];
-    let (iters, tol) = (m.opt.ccd_iterations, m.opt.ccd_tolerance);
-    let n = mpr::perturbed(a, b, &pos, tangents, sep, (iters, tol), &mut out);
+    let margin = f64of(s.margin);
+    let n = mpr::perturbed(
+        a,
+        b,
+        &pos,
+        tangents,
+        sep,
+        &search(m, [g1, g2], margin),
+        &mut out,
+    );
     for &(p, normal) in &out[..n] {
         single_contact(d, s, a, b, &at(p, normal, c.dist));
     }

@@ -30,7 +30,9 @@
 //! (tests/engine/zoo_regressions.rs `mpr_contacts_are_mujocos`). Not reproduced, so kept on the
 //! native collider: pairs with a cylinder (its normal rule: sometimes the side's radial
 //! direction, sometimes MPR's, not found), ellipsoid pairs (another normal rule), box–mesh
-//! (another depth at some poses) and a contact margin (another inflation of the shapes).
+//! (another depth at some poses) and a sphere or capsule on a mesh with a contact margin
+//! (another normal). With a margin, both geoms are grown by the mean of their `geom_margin`
+//! and `dist` is the grown shapes' `−depth` plus twice that ([`Search`]).
 
 use super::scratch::epa::Vert;
 use super::shape::{Posed, Shape};
@@ -70,9 +72,32 @@ fn unit(v: V3) -> V3 {
     v / v.dot(&v).sqrt()
 }
 
-/// Penetration of the convex shapes `a` and `b` by MPR (module docs); `None` when they are apart
-/// or the search breaks down (non-finite values).
-pub fn penetration(a: &Posed, b: &Posed, iters: usize, tol: f64) -> Option<Penetration> {
+/// The search's settings: `ccd_iterations`, `ccd_tolerance`, and the distance by which each
+/// geom is grown along every direction (a contact margin: MuJoCo grows both geoms by the mean of
+/// their `geom_margin`, measured on MuJoCo 4.0.0 with margins 0.01 and 0.004 on two meshes).
+#[derive(Clone, Copy, Debug)]
+pub struct Search {
+    pub iters: usize,
+    pub tol: f64,
+    pub grow: f64,
+}
+
+/// The support point of `a − b` in direction `d` with both shapes grown by `grow`.
+fn grown(a: &Posed, b: &Posed, d: &V3, grow: f64) -> Vert {
+    let mut v = vert(a, b, d);
+    if grow != 0.0 {
+        let u = d / d.norm();
+        v.a += u * grow;
+        v.b -= u * grow;
+        v.w = v.a - v.b;
+    }
+    v
+}
+
+/// Penetration of the convex shapes `a` and `b` (each grown by `s.grow`) by MPR (module docs);
+/// `None` when they are apart or the search breaks down (non-finite values).
+pub fn penetration(a: &Posed, b: &Posed, s: &Search) -> Option<Penetration> {
+    let (iters, tol) = (s.iters, s.tol);
     let mut w0 = a.pos - b.pos;
     if w0 == V3::zeros() {
         // coincident centres: an interior point just off the origin
@@ -85,7 +110,7 @@ pub fn penetration(a: &Posed, b: &Posed, iters: usize, tol: f64) -> Option<Penet
     };
     // portal discovery
     let mut d = unit(-w0);
-    let p1 = vert(a, b, &d);
+    let p1 = grown(a, b, &d, s.grow);
     if !(p1.w.dot(&d) > 0.0) {
         return None;
     }
@@ -108,7 +133,7 @@ pub fn penetration(a: &Posed, b: &Posed, iters: usize, tol: f64) -> Option<Penet
         });
     }
     d = unit(d);
-    let mut p2 = vert(a, b, &d);
+    let mut p2 = grown(a, b, &d, s.grow);
     if !(p2.w.dot(&d) > 0.0) {
         return None;
     }
@@ -125,7 +150,7 @@ pub fn penetration(a: &Posed, b: &Posed, iters: usize, tol: f64) -> Option<Penet
         if guard > REFINE_CAP {
             return None;
         }
-        p3 = vert(a, b, &d);
+        p3 = grown(a, b, &d, s.grow);
         if !(p3.w.dot(&d) > 0.0) {
             return None;
         }
@@ -157,7 +182,7 @@ pub fn penetration(a: &Posed, b: &Posed, iters: usize, tol: f64) -> Option<Penet
         if tiny(x) || x > 0.0 {
             break;
         }
-        let p4 = vert(a, b, &n);
+        let p4 = grown(a, b, &n, s.grow);
         let y = p4.w.dot(&n);
         if !(tiny(y) || y > 0.0) || reached(&portal, &p4, &n, tol) {
             return None;
@@ -168,7 +193,7 @@ pub fn penetration(a: &Posed, b: &Posed, iters: usize, tol: f64) -> Option<Penet
     let mut it = 0;
     loop {
         let n = normal(&portal)?;
-        let p4 = vert(a, b, &n);
+        let p4 = grown(a, b, &n, s.grow);
         if reached(&portal, &p4, &n, tol) || it > iters {
             let q = closest_on_triangle(portal[1].w, portal[2].w, portal[3].w);
             let depth = q.dot(&q).sqrt();
@@ -290,6 +315,12 @@ pub fn routed(t1: GeomType, t2: GeomType) -> bool {
     matches!((t1, t2), (Mesh, Mesh) | (Sphere, Mesh) | (Capsule, Mesh))
 }
 
+/// True for the routed pairs this module also reproduces with a contact margin: mesh–mesh
+/// (a sphere or capsule on a mesh with a margin gets another normal in MuJoCo 4.0.0, not found).
+pub fn routed_with_margin(t1: GeomType, t2: GeomType) -> bool {
+    t1 == GeomType::Mesh && t2 == GeomType::Mesh
+}
+
 /// True if `multiccd` adds perturbed contacts ([`perturbed`]) to an MPR contact of these types:
 /// not with a sphere (measured on MuJoCo 4.0.0: a sphere on a mesh keeps one contact, its
 /// perturbed results up to 1.9e-3 of its radius away dropped, where a capsule's or a mesh's
@@ -365,14 +396,14 @@ pub fn perturbed(
     pos: &V3,
     tangents: [V3; 2],
     separation: f64,
-    (iters, tol): (usize, f64),
+    search: &Search,
     out: &mut [(V3, V3); 4],
 ) -> usize {
     let mut n = 0;
     for t in tangents {
         for angle in [-PERTURB_ANGLE, PERTURB_ANGLE] {
             let (ta, tb) = (turned(a, &t, angle, pos), turned(b, &t, -angle, pos));
-            let Some(p) = penetration(&ta, &tb, iters, tol) else {
+            let Some(p) = penetration(&ta, &tb, search) else {
                 continue;
             };
             let far = |x: &V3| (p.pos - x).norm() > separation;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """MuJoCo 4.0.0 reference contacts for the MPR collider that `<flag nativeccd="disable"/>`
 selects (dm_control's kinova `jaco_arm.xml`, `duplo2x4.xml`): two free geoms of each type pair
-that moreau routes to MPR (src/collision/mpr.rs), no margin, at seeded random overlapping
+that moreau routes to MPR (src/collision/mpr.rs), mesh pairs also with margins, at seeded random overlapping
 poses (poses where MuJoCo's own contacts move under a 1e-13 change of qpos are drawn again);
 mesh pairs also with `multiccd` (its perturbed extra contacts), half of them nearly face
 to face. Writes tests/reference/zoo_mpr.json, read by
@@ -28,14 +28,16 @@ GEOMS = {
     "hull": 'type="mesh" mesh="hull"',
     "cube": 'type="mesh" mesh="cube"',
 }
-# (geom 0, geom 1, multiccd): the pairs moreau routes to MPR (src/collision/mpr.rs `routed`)
+# (geom 0, geom 1, multiccd[, geom margins]): the pairs moreau routes to MPR (src/collision/mpr.rs `routed`)
 PAIRS = [("hull", "hull", False), ("hull", "cube", False), ("cube", "cube", False),
          ("sphere", "hull", False), ("capsule", "hull", False), ("capsule", "cube", False),
          ("hull", "hull", True), ("hull", "cube", True), ("cube", "cube", True),
-         ("sphere", "hull", True), ("capsule", "hull", True), ("capsule", "cube", True)]
+         ("sphere", "hull", True), ("capsule", "hull", True), ("capsule", "cube", True),
+         ("hull", "cube", False, (0.01, 0.004)), ("hull", "hull", True, (0.01, 0.004)),
+         ("cube", "cube", True, (0.006, 0.006))]
 
 
-def xml(g1, g2, multi):
+def xml(g1, g2, multi, margins=(0.0, 0.0)):
     return """<mujoco>
   <option gravity="0 0 0"><flag nativeccd="disable" multiccd="%s"/></option>
   <asset>
@@ -43,10 +45,11 @@ def xml(g1, g2, multi):
     <mesh name="cube" vertex="%s" scale=".06 .06 .06"/>
   </asset>
   <worldbody>
-    <body><freejoint/><geom %s/></body>
-    <body pos=".2 0 0"><freejoint/><geom %s/></body>
+    <body><freejoint/><geom %s margin="%g"/></body>
+    <body pos=".2 0 0"><freejoint/><geom %s margin="%g"/></body>
   </worldbody>
-</mujoco>""" % ("enable" if multi else "disable", HULL, CUBE, GEOMS[g1], GEOMS[g2])
+</mujoco>""" % ("enable" if multi else "disable", HULL, CUBE, GEOMS[g1], margins[0], GEOMS[g2],
+                 margins[1])
 
 
 def record(d):
@@ -81,8 +84,9 @@ def steady(m, d, q, rec, rng):
 def main():
     rng = np.random.default_rng(19)
     cases = []
-    for g1, g2, multi in PAIRS:
-        text = xml(g1, g2, multi)
+    for g1, g2, multi, *margins in PAIRS:
+        margins = margins[0] if margins else (0.0, 0.0)
+        text = xml(g1, g2, multi, margins)
         m = mujoco.MjModel.from_xml_string(text)
         d = mujoco.MjData(m)
         poses = []
@@ -110,7 +114,9 @@ def main():
             if not steady(m, d, q, rec, rng):
                 continue
             poses.append(rec)
-        cases.append({"pair": "%s-%s%s" % (g1, g2, " multiccd" if multi else ""), "xml": text,
+        name = "%s-%s%s%s" % (g1, g2, " multiccd" if multi else "",
+                              " margins %g %g" % margins if margins[0] else "")
+        cases.append({"pair": name, "xml": text,
                       "poses": poses})
     out = {"mujoco_version": mujoco.__version__, "generator": "tools/zoo/gen_mpr.py",
            "cases": cases}
