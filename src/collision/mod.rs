@@ -34,7 +34,7 @@ pub mod sink;
 
 use scratch::Swept;
 pub use scratch::{BroadScratch, CollisionScratch};
-pub(crate) use sink::{f64of, pose};
+pub(crate) use sink::{explicit_pair, f64of, pose};
 pub use sink::{frame_from_normal, Sink};
 
 use crate::data::{Contact, Data, Warning};
@@ -419,14 +419,6 @@ pub fn pair_limit(m: &Model, g1: usize, g2: usize) -> f64 {
 /// re-evaluated by `cvxdiff`).
 pub fn differentiable(t1: GeomType, t2: GeomType) -> bool {
     has_collider(t1, t2)
-}
-
-/// The first explicit `pair` of geoms `g1`, `g2` (either order).
-fn explicit_pair(m: &Model, g1: usize, g2: usize) -> Option<usize> {
-    (0..m.npair.min(m.pair_geom1.len())).find(|&k| {
-        (m.pair_geom1[k] == g1 && m.pair_geom2[k] == g2)
-            || (m.pair_geom1[k] == g2 && m.pair_geom2[k] == g1)
-    })
 }
 
 /// `mj_collision` (Computation "Collision detection"): clears `d.contact` and fills it with the

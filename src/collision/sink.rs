@@ -4,6 +4,7 @@
 use super::scratch::CollisionScratch;
 use crate::data::{Contact, Data};
 use crate::math::{sc, Scalar};
+use crate::model::Model;
 use nalgebra::{Matrix3, Vector3};
 
 /// Completes a contact frame from its normal (docs/mujoco-behaviour.md#contacts): tangent 1 is `t`
@@ -81,4 +82,12 @@ pub(crate) fn pose<T: Scalar>(d: &Data<T>, g: usize) -> (Vector3<T>, Matrix3<T>)
 #[inline]
 pub(crate) fn f64of<T: Scalar>(x: T) -> f64 {
     x.to_subset_unchecked()
+}
+
+/// The first explicit `pair` of geoms `g1`, `g2` (either order).
+pub fn explicit_pair(m: &Model, g1: usize, g2: usize) -> Option<usize> {
+    (0..m.npair.min(m.pair_geom1.len())).find(|&k| {
+        (m.pair_geom1[k] == g1 && m.pair_geom2[k] == g2)
+            || (m.pair_geom1[k] == g2 && m.pair_geom2[k] == g1)
+    })
 }
