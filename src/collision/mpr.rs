@@ -20,16 +20,16 @@
 //!   the portal (or, if they do not all agree in sign, in the portal along its normal) applied to
 //!   the support points on each geom; the contact is the midpoint of the two points.
 //!
-//! MuJoCo then sets the normal of a pair with a sphere or a capsule from that geom's surface at
-//! the contact position ([`surface_normal`]). With `multiccd` on, each pair without a sphere
+//! MuJoCo then sets the normal of a pair with a sphere, a capsule or a cylinder from that geom's
+//! surface at the contact position ([`surface_normal`]; a cylinder's side only, away from its
+//! caps). With `multiccd` on, each pair without a sphere
 //! ([`perturbs`]) gets up to four more
 //! contacts from the search repeated on the two geoms turned oppositely by 1e-3 rad about the
 //! first contact's tangents ([`perturbed`]).
 //!
 //! Measured to 1e-12 in `dist`, `pos` and frame on the pairs [`routed`] lists, no margin
 //! (tests/engine/zoo_regressions.rs `mpr_contacts_are_mujocos`). Not reproduced, so kept on the
-//! native collider: pairs with a cylinder (its normal rule: sometimes the side's radial
-//! direction, sometimes MPR's, not found), ellipsoid pairs (another normal rule), box–mesh
+//! native collider: ellipsoid pairs (another normal rule), box–mesh
 //! (another depth at some poses) and a sphere or capsule on a mesh with a contact margin
 //! (another normal). With a margin, both geoms are grown by the mean of their `geom_margin`
 //! and `dist` is the grown shapes' `−depth` plus twice that ([`Search`]).
@@ -308,11 +308,20 @@ fn closest_on_triangle(a: V3, b: V3, c: V3) -> V3 {
 }
 
 /// True for the type pairs (geom 0's type not above geom 1's) that MuJoCo 4.0.0 sends to MPR
-/// under `nativeccd="disable"` and that this module reproduces: mesh–mesh, sphere–mesh and
-/// capsule–mesh.
+/// under `nativeccd="disable"` and that this module reproduces: mesh–mesh, sphere–mesh,
+/// capsule–mesh, cylinder–mesh, cylinder–box, capsule–cylinder and cylinder–cylinder.
 pub fn routed(t1: GeomType, t2: GeomType) -> bool {
     use GeomType::*;
-    matches!((t1, t2), (Mesh, Mesh) | (Sphere, Mesh) | (Capsule, Mesh))
+    matches!(
+        (t1, t2),
+        (Mesh, Mesh)
+            | (Sphere, Mesh)
+            | (Capsule, Mesh)
+            | (Cylinder, Mesh)
+            | (Cylinder, Box)
+            | (Capsule, Cylinder)
+            | (Cylinder, Cylinder)
+    )
 }
 
 /// True for the routed pairs this module also reproduces with a contact margin: mesh–mesh
@@ -329,14 +338,31 @@ pub fn perturbs(t1: GeomType, t2: GeomType) -> bool {
     t1 != GeomType::Sphere && t2 != GeomType::Sphere
 }
 
-/// The outward unit normal of a sphere or capsule at world point `x` (sphere: from its centre;
-/// capsule: from the nearest point of its axis segment). `None` for other shapes or a point on
-/// the centre or axis.
+/// A contact position closer to a cylinder's cap plane than this fraction of the half-height
+/// (or than [`CAP_SLOPE`] times its distance from the side) gets no cylinder normal: measured on
+/// MuJoCo 4.0.0 by bisection on the contact's depth, the switch lies at `h − |z| = 0.05 h` and,
+/// nearer the axis, at `h − |z| = 0.25 (r − ρ)` (radius `r`, half-height `h`, both for
+/// cylinders .06/.07 and .04/.1).
+pub const CAP_BAND: f64 = 0.05;
+/// See [`CAP_BAND`].
+pub const CAP_SLOPE: f64 = 0.25;
+
+/// The outward unit normal of a sphere, capsule or cylinder at world point `x` (sphere: from its
+/// centre; capsule: from the nearest point of its axis segment; cylinder: its side's radial
+/// direction, `None` near a cap, [`CAP_BAND`]). `None` for other shapes or a point on the centre
+/// or axis.
 pub fn surface_normal(p: &Posed, x: &V3) -> Option<V3> {
     let l = p.mat.transpose() * (x - p.pos);
     let n = match p.shape {
         Shape::Sphere(_) => l,
         Shape::Capsule(_, h) => l - V3::new(0.0, 0.0, l.z.clamp(-h, h)),
+        Shape::Cylinder(r, h) => {
+            let rho = l.x.hypot(l.y);
+            if h - l.z.abs() < (CAP_BAND * h).max(CAP_SLOPE * (r - rho)) {
+                return None;
+            }
+            V3::new(l.x, l.y, 0.0)
+        }
         _ => return None,
     };
     let len = n.norm();
@@ -344,7 +370,7 @@ pub fn surface_normal(p: &Posed, x: &V3) -> Option<V3> {
 }
 
 /// The contact normal MuJoCo 4.0.0 reports for an MPR contact at `pos` with direction `dir`
-/// (geom 0 → geom 1): the surface normal of a sphere or capsule ([`surface_normal`]), the
+/// (geom 0 → geom 1): the surface normal of a sphere, capsule or cylinder ([`surface_normal`]), the
 /// normalised difference of both outward normals when both are, else `dir`.
 pub fn contact_normal(a: &Posed, b: &Posed, pos: &V3, dir: &V3) -> V3 {
     match (surface_normal(a, pos), surface_normal(b, pos)) {

@@ -894,8 +894,9 @@ fn kinematics_bit_for_bit() {
 }
 
 /// `<flag nativeccd="disable"/>` (dm_control's kinova arm and duplo brick): MuJoCo 4.0.0's MPR
-/// collider on every type pair moreau routes to it (mesh–mesh, sphere–mesh, capsule–mesh; an
-/// irregular hull and a cube), 12 seeded poses per case (tools/zoo/gen_mpr.py): `multiccd` off
+/// collider on every type pair moreau routes to it (mesh–mesh, sphere–mesh, capsule–mesh,
+/// cylinder–mesh/box/cylinder, capsule–cylinder; an irregular hull and a cube), 12 seeded poses
+/// per case (tools/zoo/gen_mpr.py): `multiccd` off
 /// and on (its perturbed extra contacts), mesh pairs also with contact margins. Count equal;
 /// dist, pos and frame within 1e-9 (absolute; the geoms are 0.05 to 0.1 across).
 #[test]

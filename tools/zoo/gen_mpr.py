@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """MuJoCo 4.0.0 reference contacts for the MPR collider that `<flag nativeccd="disable"/>`
 selects (dm_control's kinova `jaco_arm.xml`, `duplo2x4.xml`): two free geoms of each type pair
-that moreau routes to MPR (src/collision/mpr.rs), mesh pairs also with margins, at seeded random overlapping
+that moreau routes to MPR (src/collision/mpr.rs; with a cylinder: the cylinder's radial normal
+or none near a cap), mesh pairs also with margins, at seeded random overlapping
 poses (poses where MuJoCo's own contacts move under a 1e-13 change of qpos are drawn again);
 mesh pairs also with `multiccd` (its perturbed extra contacts), half of them nearly face
 to face. Writes tests/reference/zoo_mpr.json, read by
@@ -34,7 +35,11 @@ PAIRS = [("hull", "hull", False), ("hull", "cube", False), ("cube", "cube", Fals
          ("hull", "hull", True), ("hull", "cube", True), ("cube", "cube", True),
          ("sphere", "hull", True), ("capsule", "hull", True), ("capsule", "cube", True),
          ("hull", "cube", False, (0.01, 0.004)), ("hull", "hull", True, (0.01, 0.004)),
-         ("cube", "cube", True, (0.006, 0.006))]
+         ("cube", "cube", True, (0.006, 0.006)),
+         ("cylinder", "hull", False), ("cylinder", "cube", False), ("cylinder", "box", False),
+         ("capsule", "cylinder", False), ("cylinder", "cylinder", False),
+         ("cylinder", "hull", True), ("cylinder", "box", True), ("capsule", "cylinder", True),
+         ("cylinder", "cylinder", True)]
 
 
 def xml(g1, g2, multi, margins=(0.0, 0.0)):
