@@ -894,7 +894,7 @@ fn kinematics_bit_for_bit() {
 }
 
 /// `<flag nativeccd="disable"/>` (dm_control's kinova arm and duplo brick): MuJoCo 4.0.0's MPR
-/// collider on every type pair moreau routes to it (mesh–mesh, sphere–mesh, capsule–mesh,
+/// collider on every type pair moreau routes to it (mesh–mesh, sphere–mesh, capsule–mesh, box–mesh,
 /// cylinder–mesh/box/cylinder, capsule–cylinder; an irregular hull and a cube), 12 seeded poses
 /// per case (tools/zoo/gen_mpr.py): `multiccd` off
 /// and on (its perturbed extra contacts), mesh pairs also with contact margins. Count equal;

@@ -39,7 +39,8 @@ PAIRS = [("hull", "hull", False), ("hull", "cube", False), ("cube", "cube", Fals
          ("cylinder", "hull", False), ("cylinder", "cube", False), ("cylinder", "box", False),
          ("capsule", "cylinder", False), ("cylinder", "cylinder", False),
          ("cylinder", "hull", True), ("cylinder", "box", True), ("capsule", "cylinder", True),
-         ("cylinder", "cylinder", True)]
+         ("cylinder", "cylinder", True),
+         ("box", "hull", False), ("box", "cube", False), ("box", "hull", True)]
 
 
 def xml(g1, g2, multi, margins=(0.0, 0.0)):
