@@ -9,7 +9,9 @@
 //! `d`'s scratch capacity, so each call also reallocates the solver scratch).
 //! `--integrator euler|implicit|implicitfast|rk4` (anywhere on the line) switches the loaded
 //! model's integrator (as the tests do), for the per-integrator instruction counts of
-//! `tools/bench/instructions.sh --integrator`.
+//! `tools/bench/instructions.sh --integrator`. `--offtree` (anywhere on the line) steps on
+//! until `M + JᵀHJ` leaves the tree's sparsity (contacts between two branches, e.g. a limb on
+//! the torso), so the calls take the dense factorization (`forward::hessian_tree_sparse`).
 
 use moreau::model::Integrator;
 use moreau::{step, Data};
@@ -32,6 +34,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         None => None,
     };
+    let offtree = match args.iter().position(|a| a == "--offtree") {
+        Some(i) => {
+            args.remove(i);
+            true
+        }
+        None => false,
+    };
     let path = args.get(1).map_or("models/humanoid.xml", |s| s.as_str());
     let n: usize = args.get(2).map_or(Ok(200), |s| s.parse())?;
     let forwarded = args.get(3).is_some_and(|s| s == "forwarded");
@@ -50,6 +59,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         if d.nefc > 0 {
             break;
         }
+    }
+    if offtree {
+        let mut k = 0;
+        loop {
+            moreau::forward(&m, &mut d);
+            if !moreau_derivatives::forward::hessian_tree_sparse(&m, &d) {
+                break;
+            }
+            if k == 20000 {
+                return Err("--offtree: M + JᵀHJ kept the tree's sparsity for 20000 steps".into());
+            }
+            step(&m, &mut d);
+            k += 1;
+        }
+        println!("--offtree: {k} more steps (time {:.3})", d.time);
     }
     if forwarded {
         moreau::forward(&m, &mut d);
