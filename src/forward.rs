@@ -91,6 +91,7 @@ pub fn fwd_position<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// [`fwd_position`]; without `contacts` the collision and constraint stages are left out (for
 /// the compiler's constants, which read neither).
 pub(crate) fn fwd_position_with<T: Scalar>(m: &Model, d: &mut Data<T>, contacts: bool) {
+    d.stack_overflow = None;
     // the solver's islands and position-only problem data are rebuilt by the next solve
     d.solver_pos_valid = false;
     // a potential energy computed before this stage is stale from here on
@@ -103,6 +104,11 @@ pub(crate) fn fwd_position_with<T: Scalar>(m: &Model, d: &mut Data<T>, contacts:
     factor_m(m, d);
     if contacts {
         collision(m, d);
+        if d.stack_overflow.is_some() {
+            // the step stops in collision: no rows, and the later stages do not run
+            d.drop_rows(m.nv);
+            return;
+        }
         make_constraint(m, d);
         d.maxuse_con = d.maxuse_con.max(d.contact.len());
         d.maxuse_efc = d.maxuse_efc.max(d.nefc);
@@ -192,8 +198,15 @@ pub fn forward<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// velocity stage and velocity sensors; `skip_sensor` skips all sensors. Used by the finite-difference Jacobians,
 /// which perturb only velocities or controls.
 pub fn forward_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: Skip, skip_sensor: bool) {
+    if skip >= Skip::Pos && d.stack_overflow.is_some() {
+        // the position stage it would reuse stopped at a stack overflow
+        return;
+    }
     if skip < Skip::Pos {
         fwd_position(m, d);
+        if d.stack_overflow.is_some() {
+            return;
+        }
         if !skip_sensor {
             sensor_pos(m, d);
         }

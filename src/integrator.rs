@@ -7,6 +7,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
+use crate::data::arena::StackOverflow;
 use crate::data::Data;
 use crate::derivative;
 use crate::math::dense::{lu_factor, lu_solve};
@@ -35,8 +36,26 @@ pub fn step<T: Scalar>(m: &Model, d: &mut Data<T>) {
     check::check_pos(m, d);
     check::check_vel(m, d);
     forward::forward(m, d);
+    if d.stack_overflow.is_some() {
+        // MuJoCo's fatal error: the step stops, the state is not integrated
+        return;
+    }
     check::check_acc(m, d);
     integrate(m, d);
+}
+
+/// [`step`], with MuJoCo 4.0.0's fatal stack overflow as an error: `Err` if the arena could not
+/// hold what a stage asked for (the step stopped there, `d.stack_overflow` says where; the
+/// state was not integrated).
+pub fn try_step<T: Scalar>(m: &Model, d: &mut Data<T>) -> Result<(), StackOverflow> {
+    step(m, d);
+    d.stack_overflow.map_or(Ok(()), Err)
+}
+
+/// [`forward::forward`], with MuJoCo 4.0.0's fatal stack overflow as an error, as [`try_step`].
+pub fn try_forward<T: Scalar>(m: &Model, d: &mut Data<T>) -> Result<(), StackOverflow> {
+    forward::forward(m, d);
+    d.stack_overflow.map_or(Ok(()), Err)
 }
 
 /// `mj_step` with skipped stages (MuJoCo's internal `mj_stepSkip`, used by its
@@ -53,6 +72,9 @@ pub fn step_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: forward::Skip, ski
     check::check_pos(m, d);
     check::check_vel(m, d);
     forward::forward_skip(m, d, skip, skip_sensor);
+    if d.stack_overflow.is_some() {
+        return;
+    }
     check::check_acc(m, d);
     match m.opt.integrator {
         Integrator::Euler => euler_skip(m, d, skip >= forward::Skip::Vel),
@@ -67,6 +89,9 @@ pub fn step1<T: Scalar>(m: &Model, d: &mut Data<T>) {
     check::check_pos(m, d);
     check::check_vel(m, d);
     forward::fwd_position(m, d);
+    if d.stack_overflow.is_some() {
+        return;
+    }
     crate::sensor::sensor_pos(m, d);
     crate::energy::energy_stage_pos(m, d);
     forward::fwd_velocity(m, d);
@@ -79,6 +104,10 @@ pub fn step1<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// `mj_step2`: actuation, acceleration, constraints, acceleration sensors, then the
 /// integrator. As in MuJoCo, RK4 is not available here and falls back to Euler.
 pub fn step2<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    if d.stack_overflow.is_some() {
+        // `step1` stopped at a stack overflow
+        return;
+    }
     crate::actuation::fwd_actuation(m, d);
     forward::fwd_acceleration(m, d);
     forward::fwd_constraint(m, d);

@@ -79,7 +79,7 @@ pub use mjcf::{
 };
 
 pub use forward::forward;
-pub use integrator::{step, step1, step2};
+pub use integrator::{step, step1, step2, try_forward, try_step};
 pub use inverse::inverse;
 
 /// State component bits for [`get_state`] / [`set_state`] (`mjtState`).

@@ -304,8 +304,12 @@ impl Warnings {
     }
 
     /// After an engine call that started at simulation time `time`, during `what` (e.g.
-    /// `step 12`): prints and counts the call's warnings.
-    fn collect(&mut self, m: &Model, d: &Data<f64>, time: f64, what: &str) {
+    /// `step 12`): prints and counts the call's warnings. An error if the call stopped at
+    /// MuJoCo's fatal stack overflow (`Data::stack_overflow`), with MuJoCo's message.
+    fn collect(&mut self, m: &Model, d: &Data<f64>, time: f64, what: &str) -> Res<()> {
+        if let Some(e) = d.stack_overflow {
+            return Err(format!("{what}: {e}"));
+        }
         let autoreset = !m.opt.disabled(moreau::model::disable::AUTORESET);
         for w in Warning::ALL {
             let k = w as usize;
@@ -345,6 +349,7 @@ impl Warnings {
                 self.resets += s.number;
             }
         }
+        Ok(())
     }
 
     /// One stderr line with the totals, when more happened than was printed.
@@ -639,7 +644,7 @@ fn simulate(
             None => d.ctrl.iter_mut().for_each(|x| *x = 0.0),
         }
         rec.record(&m, &d);
-        applied.push(step_warned(&m, &mut d, &mut warnings, s));
+        applied.push(step_warned(&m, &mut d, &mut warnings, s)?);
         record(&d);
     }
     warnings.summary();
@@ -695,7 +700,7 @@ impl ContactRecorder {
 /// One `mj_step` with its warnings printed (as `step s`); returns the controls the engine
 /// applied: `d.ctrl`, or zeros when the controls were bad (`BadCtrl`: MuJoCo then uses zero
 /// for every actuator input, which zero controls reproduce exactly, and JSON has no NaN).
-fn step_warned(m: &Model, d: &mut Data<f64>, warnings: &mut Warnings, s: usize) -> Vec<f64> {
+fn step_warned(m: &Model, d: &mut Data<f64>, warnings: &mut Warnings, s: usize) -> Res<Vec<f64>> {
     let t = d.time;
     Warnings::arm(d);
     let bad_ctrl = moreau::pipeline::bad_ctrl(m, &d.ctrl).is_some();
@@ -705,13 +710,13 @@ fn step_warned(m: &Model, d: &mut Data<f64>, warnings: &mut Warnings, s: usize) 
         d.ctrl.clone()
     };
     moreau::step(m, d);
-    warnings.collect(m, d, t, &format!("step {s}"));
+    warnings.collect(m, d, t, &format!("step {s}"))?;
     if bad_ctrl && warnings.number[Warning::BadCtrl as usize] <= WARN_PRINT_LIMIT {
         note(&format!(
             "moreau: step {s}: ctrl recorded as zeros, the actuator inputs the engine used"
         ));
     }
-    applied
+    Ok(applied)
 }
 
 /// Results larger than this are refused before any step is taken (`--steps` × the state size).
@@ -828,7 +833,7 @@ fn replay(a: ReplayArgs) -> Res<()> {
     for (s, u) in ctrl.iter().take(steps).enumerate() {
         d.ctrl.copy_from_slice(u);
         rec.record(&m, &d);
-        r.ctrl.push(step_warned(&m, &mut d, &mut warnings, s));
+        r.ctrl.push(step_warned(&m, &mut d, &mut warnings, s)?);
         r.time.push(d.time);
         r.qpos.push(d.qpos.clone());
         r.qvel.push(d.qvel.clone());
@@ -1133,7 +1138,7 @@ fn forward_cmd(path: &Path, state: &Path, out: &Path) -> Res<()> {
     moreau::pipeline::check_vel(&m, &mut d);
     moreau::forward(&m, &mut d);
     moreau::pipeline::check_acc(&m, &mut d);
-    warnings.collect(&m, &d, t, "forward");
+    warnings.collect(&m, &d, t, "forward")?;
     let nv = m.nv;
     let mut qm = vec![0.0; nv * nv];
     moreau::full_m(&m, &d.qM, &mut qm);
@@ -1303,7 +1308,7 @@ fn derivatives_cmd(
                    "DmDq": mat_rows(&j.DmDq)})
         }
     };
-    warnings.collect(&m, &d, t0, "finite differences");
+    warnings.collect(&m, &d, t0, "finite differences")?;
     if warnings.diverged() {
         return Err(format!(
             "--eps {eps:e}: a perturbed state diverged and was reset (warnings above); the \

@@ -3,7 +3,7 @@
 use moreau::data::Warning;
 use moreau::MjcfError;
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyException, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 create_exception!(
@@ -25,6 +25,15 @@ create_exception!(
      Attributes: `warning` (the mjtWarning value) and `index` (the offending entry)."
 );
 
+create_exception!(
+    moreau,
+    FatalError,
+    PyException,
+    "MuJoCo's fatal error during a step (`mujoco.FatalError`): the arena's stack overflowed \
+     (\"mj_stackAlloc: out of memory\", with where and how many bytes, in MuJoCo's words). \
+     The step stopped there and the state was not integrated; a larger <size memory> avoids it."
+);
+
 /// Registers the exception classes.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
@@ -33,6 +42,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "UnstableSimulationError",
         py.get_type::<UnstableSimulationError>(),
     )?;
+    m.add("FatalError", py.get_type::<FatalError>())?;
     Ok(())
 }
 
@@ -116,4 +126,12 @@ pub fn check_unstable(py: Python<'_>, found: Option<Divergence>) -> PyResult<()>
     v.setattr("warning", f.warning as usize)?;
     v.setattr("index", f.index)?;
     Err(err)
+}
+
+/// Raises [`FatalError`] if the last engine call stopped at MuJoCo's fatal stack overflow.
+pub fn check_fatal(d: &moreau::Data) -> PyResult<()> {
+    match d.stack_overflow {
+        Some(e) => Err(FatalError::new_err(e.to_string())),
+        None => Ok(()),
+    }
 }

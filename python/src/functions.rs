@@ -7,7 +7,7 @@
 
 use crate::arrays::{input, output, write};
 use crate::data::MjData;
-use crate::errors::{arm, check_unstable, disarm, Divergence};
+use crate::errors::{arm, check_fatal, check_unstable, disarm, Divergence};
 use crate::model::MjModel;
 use moreau::model::GeomType;
 use moreau::{Data, Model};
@@ -45,6 +45,7 @@ pub fn run_checked<R: Send>(
     let data = &mut d.data;
     let (r, found) = py.detach(move || f(model, data));
     d.sync_out();
+    check_fatal(&d.data)?;
     check_unstable(py, found)?;
     Ok(r)
 }
@@ -69,6 +70,9 @@ pub fn mj_step(
             moreau::step(m, d);
             let found = disarm(d, saved, time);
             first = first.or(found);
+            if d.stack_overflow.is_some() {
+                break;
+            }
         }
         ((), first)
     })

@@ -57,3 +57,29 @@ def test_data_maxuse_matches_mujoco(name, xml):
     mujoco.mj_resetData(mj, dj)
     moreau.mj_resetData(mo, do)
     assert (do.maxuse_con, do.maxuse_efc) == (0, 0) == (dj.maxuse_con, dj.maxuse_efc)
+
+
+def test_stack_overflow_in_a_step_raises_fatal_error_as_mujoco():
+    """150 bodies in a row at `<size memory='45320'>`: the body-pair list `mj_collision` takes on
+    the arena's stack (4 bytes a pair) does not fit, and both engines raise `FatalError` with
+    MuJoCo's words, the same bytes, and the state not advanced; with 1M both step."""
+    def row(memory):
+        bodies = "".join(f"<body pos='{i} 0 0'><geom size='.01'/></body>" for i in range(150))
+        return f"<mujoco><size memory='{memory}'/><worldbody>{bodies}</worldbody></mujoco>"
+    texts = []
+    for lib in (mujoco, moreau):
+        m = lib.MjModel.from_xml_string(row(45320))
+        d = lib.MjData(m)
+        with pytest.raises(lib.FatalError) as e:
+            lib.mj_step(m, d)
+        assert d.time == 0.0
+        texts.append(str(e.value))
+    want = "mj_stackAlloc: out of memory, stack overflow at mj_collision"
+    assert all(t.startswith(want) for t in texts), texts
+    for t in texts:
+        assert "available = 45296, requested = 45300, narena = 45320" in t, t
+    for lib in (mujoco, moreau):
+        m = lib.MjModel.from_xml_string(row("1M"))
+        d = lib.MjData(m)
+        lib.mj_step(m, d)
+        assert d.time > 0

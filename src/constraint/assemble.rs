@@ -798,12 +798,7 @@ fn rows_overflow<T: Scalar>(
     if need <= narena as u128 && !arena::rows_over_caps(nefc, entries, ar_nnz, dual, !sparse) {
         return false;
     }
-    d.resize_efc(m.nv, 0, 0);
-    d.efc_J.clear();
-    d.efc_J_colind.clear();
-    for c in d.contact.iter_mut() {
-        c.efc_address = -1;
-    }
+    d.drop_rows(m.nv);
     d.warn(Warning::CnstrFull, narena as i64);
     true
 }

@@ -230,6 +230,73 @@ pub fn compile_stack_bytes(m: &Model) -> u128 {
     24 + (104 * m.nv as u128).max(96 * m.nbody as u128)
 }
 
+/// MuJoCo 4.0.0's fatal stack overflow during a step (`mju_error` from `mj_stackAlloc`; the
+/// Python bindings raise it as `mujoco.FatalError`): the arena's free bytes, between its
+/// contents and its stack, cannot hold what a stage asks for. The step stops where it happened:
+/// the stages after it do not run and the state is not integrated. Its text is MuJoCo's
+/// message without the source line and the `max` figure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StackOverflow {
+    /// The stage that asked (MuJoCo's function name, as its message gives it).
+    pub site: &'static str,
+    /// Bytes the stage asked for.
+    pub requested: usize,
+    /// Bytes the stack had free.
+    pub available: usize,
+    /// The arena's bytes (`mjModel.narena`).
+    pub narena: usize,
+    /// Constraint rows at the time (`mjData.nefc`).
+    pub nefc: usize,
+    /// Contacts at the time (`mjData.ncon`).
+    pub ncon: usize,
+}
+
+impl std::fmt::Display for StackOverflow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "mj_stackAlloc: out of memory, stack overflow at {}\n  available = {}, requested = {}, \
+             narena = {} (increase <size memory=\"...\"/>)\n  nefc = {}, ncon = {}",
+            self.site, self.available, self.requested, self.narena, self.nefc, self.ncon
+        )
+    }
+}
+
+impl std::error::Error for StackOverflow {}
+
+/// Bytes the stack has free in an empty arena: MuJoCo 4.0.0 uses the arena's bytes rounded down
+/// to a multiple of 8 and keeps 24 of them for its first stack frame (measured: `available` in
+/// its message is `narena & !7 − 24` at `mj_collision`, whatever `narena mod 8`).
+pub fn stack_free(narena: usize) -> usize {
+    (narena & !7).saturating_sub(24)
+}
+
+/// Bytes `mj_collision` takes on the stack before its broad phase: one `int` per pair of bodies,
+/// `4 · nbody(nbody − 1)/2`, whether or not the bodies have geoms (measured on MuJoCo 4.0.0:
+/// `requested` in its message is exactly this for rows of bodies, mocap bodies and chains from
+/// 10 to 200 bodies). Not taken when the `contact` or `constraint` disable flag is set.
+pub fn collision_pairs_bytes(nbody: usize) -> u128 {
+    2 * nbody as u128 * nbody.saturating_sub(1) as u128
+}
+
+/// The stack overflow of `mj_collision`'s body-pair list in model `m`'s arena, if it does not
+/// fit ([`collision_pairs_bytes`] above [`stack_free`]). Only this first request of the
+/// collision stage is checked: the broad phase's own arrays after it (`mj_broadphase`,
+/// `mj_SAP`) are not, so a model can still overflow in MuJoCo a little above this bound.
+pub fn collision_overflow(m: &Model) -> Option<StackOverflow> {
+    let narena = narena(m);
+    let requested = collision_pairs_bytes(m.nbody);
+    let available = stack_free(narena);
+    (requested > available as u128).then(|| StackOverflow {
+        site: "mj_collision",
+        requested: usize::try_from(requested).unwrap_or(usize::MAX),
+        available,
+        narena,
+        nefc: 0,
+        ncon: 0,
+    })
+}
+
 /// A byte count as MuJoCo writes it in its warnings: with the largest of the suffixes K, M, G,
 /// T, P, E (powers of 1024) that divides it, else the plain number ("1M", "600K", "1000000").
 pub fn format_bytes(n: usize) -> String {

@@ -393,6 +393,12 @@ pub struct Data<T: Scalar = f64> {
     /// Most constraint rows of a step since the last reset (`mjData.maxuse_efc`).
     pub maxuse_efc: usize,
     pub warning: [WarningStat; NWARNING],
+    /// The fatal stack overflow that stopped the last step or forward call (MuJoCo 4.0.0's
+    /// `mju_error` "mj_stackAlloc: out of memory"), `None` if it ran to the end: the stages
+    /// after it did not run and the state was not integrated. Cleared when the position stage
+    /// runs again and by [`Data::reset`]; [`crate::try_step`] and [`crate::try_forward`] return
+    /// it as an error.
+    pub stack_overflow: Option<arena::StackOverflow>,
     /// The user's storage (`mjData.userdata`, `nuserdata` numbers): never read by the engine,
     /// zeroed by [`Data::reset`] as `mj_resetData` zeroes it.
     pub userdata: Vec<f64>,
@@ -590,6 +596,7 @@ impl<T: Scalar> Clone for Data<T> {
             maxuse_con: self.maxuse_con,
             maxuse_efc: self.maxuse_efc,
             warning: self.warning,
+            stack_overflow: self.stack_overflow,
             userdata: self.userdata.clone_reserved(),
             sensordata: self.sensordata.clone_reserved(),
             subtree_linvel: self.subtree_linvel.clone_reserved(),
@@ -819,6 +826,7 @@ impl<T: Scalar> Data<T> {
             maxuse_con: 0,
             maxuse_efc: 0,
             warning: [WarningStat::default(); NWARNING],
+            stack_overflow: None,
             userdata: vec![0.0; m.nuserdata],
             sensordata: v(m.nsensordata),
             subtree_linvel: v3(m.nbody),
@@ -943,6 +951,7 @@ impl<T: Scalar> Data<T> {
             }
         }
         self.warning = [WarningStat::default(); NWARNING];
+        self.stack_overflow = None;
         self.maxuse_con = 0;
         self.maxuse_efc = 0;
         self.userdata.fill(0.0);
@@ -998,6 +1007,17 @@ impl<T: Scalar> Data<T> {
             }
         }
         Ok(())
+    }
+
+    /// Drops every constraint row (`nefc = 0`, an empty Jacobian, no contact's `efc_address`),
+    /// as a step does when its rows do not fit in the arena or it stops before making them.
+    pub(crate) fn drop_rows(&mut self, nv: usize) {
+        self.resize_efc(nv, 0, 0);
+        self.efc_J.clear();
+        self.efc_J_colind.clear();
+        for c in self.contact.iter_mut() {
+            c.efc_address = -1;
+        }
     }
 
     /// Sets `nefc` and resizes every `efc_*` array (new entries zeroed) and `efc_cone` to

@@ -185,3 +185,103 @@ fn a_memory_below_the_compilers_stack_fails_as_in_mujoco() {
     eprintln!("{exact} thresholds exact, {below} above moreau's bound");
     assert!(exact >= 50, "{exact} exact");
 }
+
+/// MuJoCo 4.0.0's fatal stack overflow during a step (`tests/reference/arena_step_stack.json`
+/// from tools/arena/step_stack.py): `mj_collision` takes one `int` per body pair on the arena's
+/// stack first (`arena::collision_pairs_bytes`), so rows of 60 to 200 bodies, mocap bodies and
+/// a 100-hinge chain at `<size memory>` around that size, and 3,000 bodies at the default
+/// arena, fail there. moreau's `try_step` fails where MuJoCo fails at `mj_collision`, with its
+/// words and the same requested, available and narena bytes, and leaves the state where it was
+/// (time 0, no contacts or rows, as MuJoCo's data after the error); it never fails there where
+/// MuJoCo does not (with the contact or constraint stage disabled, one arena byte above, and on
+/// every model of `models/` at its default arena). Overflows MuJoCo reaches later in the step
+/// (its broad phase's own arrays, one frame of 24 bytes) are not reproduced: those cases run
+/// on in moreau and are counted.
+#[test]
+fn a_step_overflows_the_collision_stack_as_in_mujoco() {
+    let r = reference("arena_step_stack.json");
+    let (mut fatal, mut ok, mut later) = (0, 0, 0);
+    for c in r["cases"].as_array().unwrap() {
+        let (what, m) = match c["file"].as_str() {
+            Some(f) => {
+                let Ok(m) = moreau::load(format!("{}/{f}", root())) else {
+                    continue;
+                };
+                (f.to_string(), m)
+            }
+            None => {
+                let xml = step_stack_model(c);
+                (
+                    xml.chars().take(120).collect(),
+                    load_from_str(&xml, &Vfs::default()).unwrap(),
+                )
+            }
+        };
+        let mut d = Data::new(&m);
+        let got = moreau::try_step(&m, &mut d).and_then(|()| moreau::try_step(&m, &mut d));
+        let site = c["site"].as_str().unwrap_or("");
+        if c["ok"].as_bool().unwrap() || site != "mj_collision" {
+            assert!(got.is_ok(), "{what}: {:?}", got.err());
+            if c["ok"].as_bool().unwrap() {
+                ok += 1;
+            } else {
+                later += 1;
+            }
+            continue;
+        }
+        let e = got.expect_err(&what);
+        let n = |k: &str| c[k].as_u64().unwrap() as usize;
+        assert_eq!(
+            (e.site, e.requested, e.available, e.narena, e.nefc, e.ncon),
+            (
+                "mj_collision",
+                n("requested"),
+                n("available"),
+                n("narena"),
+                n("nefc"),
+                n("ncon")
+            ),
+            "{what}"
+        );
+        let text = e.to_string();
+        assert!(
+            text.starts_with("mj_stackAlloc: out of memory, stack overflow at mj_collision")
+                && text.contains("(increase <size memory=\"...\"/>)"),
+            "{what}: {text}"
+        );
+        assert_eq!(d.stack_overflow, Some(e), "{what}");
+        assert_eq!(d.time, c["time"].as_f64().unwrap(), "{what}: time");
+        assert_eq!((d.contact.len(), d.nefc), (0, 0), "{what}");
+        // a plain step stops at the same place and leaves the state as it is
+        let qpos = d.qpos.clone();
+        step(&m, &mut d);
+        assert_eq!((d.stack_overflow, d.time), (Some(e), 0.0), "{what}");
+        assert_eq!(d.qpos, qpos, "{what}");
+        fatal += 1;
+    }
+    eprintln!("{fatal} overflows at mj_collision, {ok} steps that run, {later} overflows later");
+    assert!(fatal >= 18 && ok >= 50, "{fatal} fatal, {ok} ok");
+}
+
+/// The constructed model of a case of `arena_step_stack.json`: `row` and `chain` of
+/// tools/arena/step_stack.py with the case's arguments.
+fn step_stack_model(c: &serde_json::Value) -> String {
+    let n = c["n"].as_u64().unwrap() as usize;
+    let size = match c["memory"].as_u64() {
+        Some(mem) => format!("<size memory=\"{mem}\"/>"),
+        None => String::new(),
+    };
+    if c["kind"] == "chain" {
+        let b = "<body pos=\"0 0 -.1\"><joint type=\"hinge\" axis=\"0 1 0\"/>\
+                 <geom type=\"capsule\" size=\".02\" fromto=\"0 0 0 0 0 -.1\"/>"
+            .repeat(n)
+            + &"</body>".repeat(n);
+        return format!("<mujoco>{size}<worldbody>{b}</worldbody></mujoco>");
+    }
+    let body = c["body"].as_str().unwrap();
+    let b: String = (0..n)
+        .map(|i| format!("<body pos=\"{i} 0 0\" {body}><geom size=\".01\"/></body>"))
+        .collect();
+    let option = c["option"].as_str().unwrap();
+    format!("<mujoco>{size}<option>{option}</option><worldbody>{b}</worldbody></mujoco>")
+}

@@ -27,6 +27,7 @@ import copyreg as _copyreg
 from moreau import _moreau
 from moreau._enums import *  # noqa: F401,F403
 from moreau._moreau import (  # noqa: F401
+    FatalError,
     MjContact,
     MjContactList,
     MjcfLoadError,

@@ -18,6 +18,11 @@ class MjcfLoadError(ValueError):
     attribute: str | None
     kind: str
 
+class FatalError(Exception):
+    """
+    MuJoCo's fatal error during a step (`mujoco.FatalError`): the arena's stack overflowed ("mj_stackAlloc: out of memory", with where and how many bytes, in MuJoCo's words). The step stopped there and the state was not integrated; a larger <size memory> avoids it.
+    """
+
 class UnstableSimulationError(RuntimeError):
     """
     The simulation diverged: a NaN, infinite or huge (> 1e10) value in qpos, qvel or qacc. MuJoCo prints its warning and resets the data (unless autoreset is disabled); moreau does the same to the data and then raises this exception with MuJoCo's warning text. Attributes: `warning` (the mjtWarning value) and `index` (the offending entry).
