@@ -4,8 +4,6 @@
 //! the sweep's intervals overlap in ~n^(5/3) pairs (a cubic lattice: every body overlaps its
 //! whole layer on the sweep axis).
 
-use crate::data::reserved::CloneReserved;
-
 /// The broad phase uses the grid with more bodies than this; with fewer, the sweep, whose walk
 /// is then short (every model of the zoo's benchmark has at most 59 bodies with collidable
 /// geoms, so their step is unchanged).
@@ -24,15 +22,13 @@ pub struct GridScratch {
     ival: Vec<(f64, f64)>,
 }
 
-/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
-impl Clone for GridScratch {
-    fn clone(&self) -> Self {
-        Self {
-            cells: self.cells.clone_reserved(),
-            big: self.big.clone_reserved(),
-            extents: self.extents.clone_reserved(),
-            ival: self.ival.clone_reserved(),
-        }
+// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+crate::data::reserved::clone_reserved! {
+    impl[] GridScratch {
+        cells: vec,
+        big: vec,
+        extents: vec,
+        ival: vec,
     }
 }
 

@@ -4,7 +4,6 @@
 //! phase's sweep-and-prune storage ([`BroadScratch`]). Only the storage types live here; the
 //! algorithms that fill them are in `mod.rs`, `convex.rs`, `hfield.rs` and `multiccd.rs`.
 
-use crate::data::reserved::CloneReserved;
 use crate::model::{GeomType, Model};
 use nalgebra::Vector3;
 
@@ -283,6 +282,17 @@ impl Clone for CollisionScratch {
             self.patch.is_some(),
         )
     }
+
+    /// The contents are scratch: the destination keeps its buffers, and gets fresh ones only
+    /// for those `source` has and it lacks.
+    fn clone_from(&mut self, source: &Self) {
+        if (source.polytope.is_some() && self.polytope.is_none())
+            || (source.hfield.is_some() && self.hfield.is_none())
+            || (source.patch.is_some() && self.patch.is_none())
+        {
+            *self = source.clone();
+        }
+    }
 }
 
 impl std::fmt::Debug for CollisionScratch {
@@ -311,17 +321,15 @@ pub struct BroadScratch {
     pub(in crate::collision) grid: super::grid::GridScratch,
 }
 
-/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
-impl Clone for BroadScratch {
-    fn clone(&self) -> Self {
-        Self {
-            geoms: self.geoms.clone_reserved(),
-            body_start: self.body_start.clone_reserved(),
-            bodies: self.bodies.clone_reserved(),
-            boxes: self.boxes.clone_reserved(),
-            body_pairs: self.body_pairs.clone_reserved(),
-            grid: self.grid.clone(),
-        }
+// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+crate::data::reserved::clone_reserved! {
+    impl[] BroadScratch {
+        geoms: vec,
+        body_start: vec,
+        bodies: vec,
+        boxes: vec,
+        body_pairs: vec,
+        grid: clone,
     }
 }
 

@@ -6,7 +6,6 @@
 //! sizes.
 
 use super::efc::{ConstraintState, ConstraintType, EfcCone, CONE_H};
-use crate::data::reserved::CloneReserved;
 use crate::math::Scalar;
 use crate::model::{JointType, Model, TrnType, WrapType};
 
@@ -70,43 +69,41 @@ pub struct Problem<T> {
     pub state: Vec<ConstraintState>,
 }
 
-/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
-impl<T: Clone> Clone for Problem<T> {
-    fn clone(&self) -> Self {
-        Self {
-            nv: self.nv,
-            nefc: self.nefc,
-            qM: self.qM.clone_reserved(),
-            qLD: self.qLD.clone_reserved(),
-            qLDiagInv: self.qLDiagInv.clone_reserved(),
-            Madr: self.Madr.clone_reserved(),
-            parentid: self.parentid.clone_reserved(),
-            Mcol: self.Mcol.clone_reserved(),
-            whole: self.whole,
-            g2l: self.g2l.clone_reserved(),
-            J: self.J.clone_reserved(),
-            J_sparse: self.J_sparse,
-            sparse_model: self.sparse_model,
-            J_rownnz: self.J_rownnz.clone_reserved(),
-            J_rowadr: self.J_rowadr.clone_reserved(),
-            J_colind: self.J_colind.clone_reserved(),
-            row_leaf: self.row_leaf.clone_reserved(),
-            leaves_done: self.leaves_done,
-            anc: self.anc.clone_reserved(),
-            hpat: self.hpat.clone(),
-            ty: self.ty.clone_reserved(),
-            D: self.D.clone_reserved(),
-            R: self.R.clone_reserved(),
-            frictionloss: self.frictionloss.clone_reserved(),
-            aref: self.aref.clone_reserved(),
-            b: self.b.clone_reserved(),
-            cone: self.cone.clone_reserved(),
-            qfrc_smooth: self.qfrc_smooth.clone_reserved(),
-            qacc_smooth: self.qacc_smooth.clone_reserved(),
-            qacc: self.qacc.clone_reserved(),
-            force: self.force.clone_reserved(),
-            state: self.state.clone_reserved(),
-        }
+// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+crate::data::reserved::clone_reserved! {
+    impl[T: Clone] Problem<T> {
+        nv: copy,
+        nefc: copy,
+        qM: vec,
+        qLD: vec,
+        qLDiagInv: vec,
+        Madr: vec,
+        parentid: vec,
+        Mcol: vec,
+        whole: copy,
+        g2l: vec,
+        J: vec,
+        J_sparse: copy,
+        sparse_model: copy,
+        J_rownnz: vec,
+        J_rowadr: vec,
+        J_colind: vec,
+        row_leaf: vec,
+        leaves_done: copy,
+        anc: vec,
+        hpat: clone,
+        ty: vec,
+        D: vec,
+        R: vec,
+        frictionloss: vec,
+        aref: vec,
+        b: vec,
+        cone: vec,
+        qfrc_smooth: vec,
+        qacc_smooth: vec,
+        qacc: vec,
+        force: vec,
+        state: vec,
     }
 }
 
@@ -173,18 +170,16 @@ pub struct NnzScratch {
     pub cols: Vec<usize>,
 }
 
-/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
-impl Clone for NnzScratch {
-    fn clone(&self) -> Self {
-        Self {
-            index: self.index.clone_reserved(),
-            dofs: self.dofs.clone_reserved(),
-            mbits: self.mbits.clone_reserved(),
-            jbits: self.jbits.clone_reserved(),
-            hbits: self.hbits.clone_reserved(),
-            below: self.below.clone_reserved(),
-            cols: self.cols.clone_reserved(),
-        }
+// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+crate::data::reserved::clone_reserved! {
+    impl[] NnzScratch {
+        index: vec,
+        dofs: vec,
+        mbits: vec,
+        jbits: vec,
+        hbits: vec,
+        below: vec,
+        cols: vec,
     }
 }
 
@@ -284,54 +279,52 @@ pub struct SolverScratch<T> {
     pub ws_Ja: Vec<T>,
 }
 
-/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
-impl<T: Clone> Clone for SolverScratch<T> {
-    fn clone(&self) -> Self {
-        Self {
-            H: self.H.clone_reserved(),
-            Ht: self.Ht.clone_reserved(),
-            Hdinv: self.Hdinv.clone_reserved(),
-            Hs: self.Hs.clone_reserved(),
-            Hred: self.Hred.clone_reserved(),
-            H_tree: self.H_tree,
-            H_sparse: self.H_sparse,
-            start_ws: self.start_ws,
-            start_s: self.start_s.clone(),
-            rowbuf: self.rowbuf.clone_reserved(),
-            Ma: self.Ma.clone_reserved(),
-            grad: self.grad.clone_reserved(),
-            Mgrad: self.Mgrad.clone_reserved(),
-            search: self.search.clone_reserved(),
-            Ms: self.Ms.clone_reserved(),
-            Mgrad_old: self.Mgrad_old.clone_reserved(),
-            grad_old: self.grad_old.clone_reserved(),
-            tmp: self.tmp.clone_reserved(),
-            jar: self.jar.clone_reserved(),
-            jv: self.jv.clone_reserved(),
-            ftmp: self.ftmp.clone_reserved(),
-            quad: self.quad.clone_reserved(),
-            state_old: self.state_old.clone_reserved(),
-            stmp: self.stmp.clone_reserved(),
-            cone_H: self.cone_H.clone_reserved(),
-            AR: self.AR.clone_reserved(),
-            B: self.B.clone_reserved(),
-            B_colind: self.B_colind.clone_reserved(),
-            B_rowadr: self.B_rowadr.clone_reserved(),
-            B_group: self.B_group.clone_reserved(),
-            bwork: self.bwork.clone_reserved(),
-            bmark: self.bmark.clone_reserved(),
-            bres: self.bres.clone_reserved(),
-            pgs_block: self.pgs_block.clone_reserved(),
-            prob: self.prob.clone(),
-            ident_dof: self.ident_dof.clone_reserved(),
-            ident_efc: self.ident_efc.clone_reserved(),
-            nnz: self.nnz.clone(),
-            prob_global: self.prob_global,
-            ws_valid: self.ws_valid,
-            ws_qacc: self.ws_qacc.clone_reserved(),
-            ws_Ma: self.ws_Ma.clone_reserved(),
-            ws_Ja: self.ws_Ja.clone_reserved(),
-        }
+// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+crate::data::reserved::clone_reserved! {
+    impl[T: Clone] SolverScratch<T> {
+        H: vec,
+        Ht: vec,
+        Hdinv: vec,
+        Hs: vec,
+        Hred: vec,
+        H_tree: copy,
+        H_sparse: copy,
+        start_ws: copy,
+        start_s: clone,
+        rowbuf: vec,
+        Ma: vec,
+        grad: vec,
+        Mgrad: vec,
+        search: vec,
+        Ms: vec,
+        Mgrad_old: vec,
+        grad_old: vec,
+        tmp: vec,
+        jar: vec,
+        jv: vec,
+        ftmp: vec,
+        quad: vec,
+        state_old: vec,
+        stmp: vec,
+        cone_H: vec,
+        AR: vec,
+        B: vec,
+        B_colind: vec,
+        B_rowadr: vec,
+        B_group: vec,
+        bwork: vec,
+        bmark: vec,
+        bres: vec,
+        pgs_block: vec,
+        prob: clone,
+        ident_dof: vec,
+        ident_efc: vec,
+        nnz: clone,
+        prob_global: copy,
+        ws_valid: copy,
+        ws_qacc: vec,
+        ws_Ma: vec,
+        ws_Ja: vec,
     }
 }
 
@@ -556,26 +549,24 @@ pub struct HessianPattern {
     pub(crate) mark: Vec<usize>,
 }
 
-/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
-impl Clone for HessianPattern {
-    fn clone(&self) -> Self {
-        Self {
-            adr: self.adr.clone_reserved(),
-            len: self.len.clone_reserved(),
-            col: self.col.clone_reserved(),
-            done: self.done,
-            up_adr: self.up_adr.clone_reserved(),
-            up: self.up.clone_reserved(),
-            jt_adr: self.jt_adr.clone_reserved(),
-            jt: self.jt.clone_reserved(),
-            row_cone: self.row_cone.clone_reserved(),
-            head: self.head.clone_reserved(),
-            next: self.next.clone_reserved(),
-            group: self.group.clone_reserved(),
-            child_head: self.child_head.clone_reserved(),
-            child_next: self.child_next.clone_reserved(),
-            mark: self.mark.clone_reserved(),
-        }
+// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+crate::data::reserved::clone_reserved! {
+    impl[] HessianPattern {
+        adr: vec,
+        len: vec,
+        col: vec,
+        done: copy,
+        up_adr: vec,
+        up: vec,
+        jt_adr: vec,
+        jt: vec,
+        row_cone: vec,
+        head: vec,
+        next: vec,
+        group: vec,
+        child_head: vec,
+        child_next: vec,
+        mark: vec,
     }
 }
 
@@ -628,22 +619,20 @@ pub struct IslandScratch {
     pub(crate) done: Option<(usize, usize)>,
 }
 
-/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
-impl Clone for IslandScratch {
-    fn clone(&self) -> Self {
-        Self {
-            ntree: self.ntree,
-            dof_treeid: self.dof_treeid.clone_reserved(),
-            body_treeid: self.body_treeid.clone_reserved(),
-            tree_dofadr: self.tree_dofadr.clone_reserved(),
-            tree_dofnum: self.tree_dofnum.clone_reserved(),
-            parent: self.parent.clone_reserved(),
-            has_edge: self.has_edge.clone_reserved(),
-            efc_tree: self.efc_tree.clone_reserved(),
-            count: self.count.clone_reserved(),
-            key: self.key.clone_reserved(),
-            done: self.done,
-        }
+// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+crate::data::reserved::clone_reserved! {
+    impl[] IslandScratch {
+        ntree: copy,
+        dof_treeid: vec,
+        body_treeid: vec,
+        tree_dofadr: vec,
+        tree_dofnum: vec,
+        parent: vec,
+        has_edge: vec,
+        efc_tree: vec,
+        count: vec,
+        key: vec,
+        done: copy,
     }
 }
 
@@ -726,16 +715,14 @@ pub struct SparseScratch {
     pub(crate) c2: Vec<usize>,
 }
 
-/// A clone keeps the capacity of every array (see `Data`'s `Clone`).
-impl Clone for SparseScratch {
-    fn clone(&self) -> Self {
-        Self {
-            ten_J_rownnz: self.ten_J_rownnz.clone_reserved(),
-            ten_J_rowadr: self.ten_J_rowadr.clone_reserved(),
-            ten_J_colind: self.ten_J_colind.clone_reserved(),
-            c1: self.c1.clone_reserved(),
-            c2: self.c2.clone_reserved(),
-        }
+// A clone keeps the capacity of every array (see `Data`'s `Clone`).
+crate::data::reserved::clone_reserved! {
+    impl[] SparseScratch {
+        ten_J_rownnz: vec,
+        ten_J_rowadr: vec,
+        ten_J_colind: vec,
+        c1: vec,
+        c2: vec,
     }
 }
 

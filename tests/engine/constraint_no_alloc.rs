@@ -92,7 +92,8 @@ fn contacts_beyond_the_old_reserve_do_not_allocate() {
 /// rows `Data::new` reserved before they came from the arena (those of `64 + 32 ngeom`
 /// contacts, and at most 4 MB of Jacobian: 873 rows at nv 600). Neither a new `Data` nor a
 /// clone (of a new one, and of one that has stepped, whose lengths are no longer its
-/// reserve) allocates from its first step on.
+/// reserve) allocates from its first step on; nor does `clone_from` into a new `Data` or into
+/// one that has stepped elsewhere, whose next steps give the bits of a clone's.
 #[test]
 fn rows_beyond_the_old_reserve_and_clones_do_not_allocate() {
     let mut bodies = String::new();
@@ -121,4 +122,27 @@ fn rows_beyond_the_old_reserve_and_clones_do_not_allocate() {
     let mut d = fresh;
     steps(&mut d, "a new Data");
     assert!(d.nefc > 4 * (64 + 32 * m.ngeom));
+    // `clone_from` (mj_copyData) writes into the destination's arrays: no allocation into a
+    // new Data or into one that has stepped elsewhere, and the copy steps to the same bits as a
+    // clone of the source
+    let mut other = moreau::Data::<f64>::new(&m);
+    other.qpos[2] += 0.5;
+    moreau::step(&m, &mut other);
+    for (mut into, what) in [
+        (moreau::Data::<f64>::new(&m), "clone_from into a new Data"),
+        (other, "clone_from into a Data that has stepped"),
+    ] {
+        let before = allocations();
+        into.clone_from(&d);
+        let n = allocations() - before;
+        assert_eq!(n, 0, "{what}: {n} allocations");
+        let mut twin = d.clone();
+        steps(&mut into, what);
+        steps(&mut twin, "a clone");
+        for (a, b) in [(&into.qpos, &twin.qpos), (&into.qvel, &twin.qvel)] {
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(a), bits(b), "{what}: not the clone's bits");
+        }
+        assert_eq!(into.efc_force, twin.efc_force, "{what}");
+    }
 }
