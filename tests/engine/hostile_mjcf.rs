@@ -533,3 +533,49 @@ fn a_body_wider_than_the_grid_is_tested_against_all() {
         assert_eq!((w.number, w.lastinfo), (1, 0));
     }
 }
+
+/// Texture files against MuJoCo 4.0.0 (`tests/reference/texture_files.json` from
+/// tools/textures/reference.py): PNG files are decoded, so an empty, truncated or corrupt file
+/// (bad CRC, not a PNG, a header claiming 100,000 × 100,000 pixels over 100 bytes of data) is
+/// refused where MuJoCo refuses it, with its words up to the decoder's reason ("empty PNG file
+/// 'f'", "error decoding PNG file 'f': …"); a cube or skybox from one image whose `gridsize`
+/// does not cut it into square cells, or from six faces one of which is not square, is refused
+/// with MuJoCo's message; and every file MuJoCo accepts loads (2d, cube and skybox; RGB, grey
+/// and RGBA images; one file or six).
+#[test]
+fn texture_files_are_decoded_and_refused_as_in_mujoco() {
+    let r = crate::oracle_util::reference("texture_files.json");
+    let (mut refused, mut loaded) = (0, 0);
+    for c in r["cases"].as_array().unwrap() {
+        let xml = c["xml"].as_str().unwrap();
+        let mut vfs = Vfs::default();
+        for (name, hex) in c["files"].as_object().unwrap() {
+            let hex = hex.as_str().unwrap().as_bytes();
+            let bytes: Vec<u8> = hex
+                .chunks(2)
+                .map(|h| u8::from_str_radix(std::str::from_utf8(h).unwrap(), 16).unwrap())
+                .collect();
+            vfs.add(name.as_str(), bytes);
+        }
+        if c["ok"].as_bool().unwrap() {
+            load_from_str(xml, &vfs).unwrap_or_else(|e| panic!("{xml}: {e}"));
+            loaded += 1;
+            continue;
+        }
+        let want = c["error"].as_str().unwrap().trim_start_matches("Error: ");
+        // the decoder's reason after "error decoding PNG file 'f': " is its own
+        let want = match want.find("': ") {
+            Some(i) if want.starts_with("error decoding PNG file") => &want[..i + 3],
+            _ => want,
+        };
+        let e = err(xml, &vfs);
+        assert!(e.message.contains(want), "{xml}: {e} (MuJoCo: {want})");
+        assert_eq!(e.element.as_deref(), Some("texture"), "{xml}");
+        refused += 1;
+    }
+    eprintln!("{refused} texture files refused as in MuJoCo, {loaded} loaded");
+    assert!(
+        refused >= 29 && loaded >= 14,
+        "{refused} refused, {loaded} loaded"
+    );
+}

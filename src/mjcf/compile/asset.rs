@@ -456,21 +456,68 @@ fn binary_hfield(bytes: &[u8]) -> Option<(usize, usize, Vec<f64>)> {
 /// converted to grey scale. As MuJoCo 4.0.0 does, the grey level of a color or palette
 /// pixel is its red channel and a 16-bit sample is reduced to its high byte; alpha is ignored.
 fn png_grey(bytes: &[u8]) -> Result<(usize, usize, Vec<f64>), String> {
-    let mut dec = png::Decoder::new(bytes);
+    let img = decode_png(bytes)?;
+    let data = img.pixels().map(|px| px[0] as f64).collect();
+    Ok((img.height, img.width, data))
+}
+
+/// Most bytes a decoded PNG image may take (a height field or a texture; 8192 × 8192 RGBA is
+/// 256 MiB): a file whose header claims more is refused before anything is allocated for it.
+pub const MAX_IMAGE_BYTES: usize = 1 << 30;
+
+/// A decoded PNG image: 8-bit samples (palettes expanded, 16-bit samples reduced to their high
+/// byte), rows from the top, `line` bytes apart, `channels` samples a pixel.
+pub(super) struct Image {
+    pub width: usize,
+    pub height: usize,
+    pub channels: usize,
+    line: usize,
+    buf: Vec<u8>,
+}
+
+impl Image {
+    /// The pixels, row after row from the top: `channels` samples each.
+    pub fn pixels(&self) -> impl Iterator<Item = &[u8]> {
+        self.buf
+            .chunks_exact(self.line)
+            .take(self.height)
+            .flat_map(|row| row.chunks_exact(self.channels).take(self.width))
+    }
+}
+
+/// Decodes a PNG file, refusing an empty image and one above [`MAX_IMAGE_BYTES`] (the
+/// decoder's own allocations are bounded by the same limit).
+pub(super) fn decode_png(bytes: &[u8]) -> Result<Image, String> {
+    let mut dec = png::Decoder::new_with_limits(
+        bytes,
+        png::Limits {
+            bytes: MAX_IMAGE_BYTES,
+        },
+    );
     dec.set_transformations(png::Transformations::EXPAND | png::Transformations::STRIP_16);
     let mut reader = dec.read_info().map_err(|e| e.to_string())?;
-    let mut buf = vec![0u8; reader.output_buffer_size()];
+    let size = reader.output_buffer_size();
+    if size > MAX_IMAGE_BYTES {
+        let i = reader.info();
+        return Err(format!(
+            "an image of {} x {} pixels is above moreau's limit of {MAX_IMAGE_BYTES} bytes",
+            i.width, i.height
+        ));
+    }
+    let mut buf = vec![0u8; size];
     let info = reader.next_frame(&mut buf).map_err(|e| e.to_string())?;
-    let (ncol, nrow) = (info.width as usize, info.height as usize);
-    if ncol == 0 || nrow == 0 {
+    let (width, height) = (info.width as usize, info.height as usize);
+    if width == 0 || height == 0 {
         return Err("empty image".into());
     }
-    let channels = info.color_type.samples();
-    let data = buf[..info.buffer_size()]
-        .chunks_exact(info.line_size)
-        .flat_map(|row| row.chunks_exact(channels).take(ncol).map(|px| px[0] as f64))
-        .collect();
-    Ok((nrow, ncol, data))
+    buf.truncate(info.buffer_size());
+    Ok(Image {
+        width,
+        height,
+        channels: info.color_type.samples(),
+        line: info.line_size,
+        buf,
+    })
 }
 
 pub(super) fn flip_rows(d: &mut [f64], nrow: usize, ncol: usize) {
@@ -482,10 +529,15 @@ pub(super) fn flip_rows(d: &mut [f64], nrow: usize, ncol: usize) {
 }
 
 /// The files of `<asset><texture>` elements (`file` and the cube faces' `fileright` …
-/// `fileback`): moreau keeps no texture, but a file MuJoCo 4.0.0 cannot open refuses the model
-/// there ("Error opening file 't.png'", inside `texturedir`, even for an unused texture;
-/// measured on it), so it is looked up as a mesh file is, inside `texturedir`. Its contents are
-/// not decoded.
+/// `fileback`): moreau keeps no texture, but refuses the files MuJoCo 4.0.0 refuses, with its
+/// words (measured on it). A file it cannot open refuses the model ("Error opening file
+/// 't.png'", inside `texturedir`, even for an unused texture), so it is looked up as a mesh file
+/// is, inside `texturedir`. A PNG file is decoded: an empty one is refused ("empty PNG file"),
+/// a corrupt one too ("error decoding PNG file", with the decoder's reason, which is not
+/// MuJoCo's), and so is one above [`MAX_IMAGE_BYTES`]. A cube or skybox (the default type is
+/// `cube`) made of one file needs an image that `gridsize` (rows, columns; default 1 1) cuts
+/// into square cells ("PNG size must be integer multiple of gridsize"), and one made of the six
+/// face files needs square images ("Non-square PNG file").
 pub(super) fn check_textures(root: &Elem, comp: &Compiler, files: &FileSource) -> R<()> {
     const FILES: [&str; 7] = [
         "file",
@@ -496,13 +548,57 @@ pub(super) fn check_textures(root: &Elem, comp: &Compiler, files: &FileSource) -
         "filefront",
         "fileback",
     ];
-    for asset in root.children.iter().filter(|e| e.name == "asset") {
-        for el in asset.children.iter().filter(|e| e.name == "texture") {
-            for key in FILES {
-                if let Some(f) = el.attr(key) {
-                    files
-                        .fetch_asset(f, &comp.texturedir, &el.loc)
-                        .map_err(|why| el.err(ErrorKind::MissingFile, Some(key), why))?;
+    let textures = root
+        .children
+        .iter()
+        .filter(|e| e.name == "asset")
+        .flat_map(|a| a.children.iter().filter(|e| e.name == "texture"));
+    for (id, el) in textures.enumerate() {
+        let a = A::new(el);
+        let cube = a.str("type").unwrap_or("cube") != "2d";
+        for key in FILES {
+            let Some(f) = el.attr(key) else {
+                continue;
+            };
+            let (bytes, _) = files
+                .fetch_asset(f, &comp.texturedir, &el.loc)
+                .map_err(|why| el.err(ErrorKind::MissingFile, Some(key), why))?;
+            if !f.to_ascii_lowercase().ends_with(".png") {
+                continue;
+            }
+            // the file as MuJoCo names it, inside `texturedir`
+            let path = match comp.texturedir.trim_end_matches('/') {
+                "" => f.to_string(),
+                dir => format!("{dir}/{f}"),
+            };
+            let bad = |msg: String| el.err(ErrorKind::InvalidValue, Some(key), msg);
+            if bytes.is_empty() {
+                return Err(bad(format!("empty PNG file '{path}'")));
+            }
+            let img = decode_png(&bytes)
+                .map_err(|why| bad(format!("error decoding PNG file '{path}': {why}")))?;
+            if !cube {
+                continue;
+            }
+            if key != "file" {
+                if img.width != img.height {
+                    return Err(bad(format!(
+                        "Non-square PNG file '{f}' in cube or skybox id {id}"
+                    )));
+                }
+            } else {
+                let grid = a.arr::<2>("gridsize", [1.0, 1.0])?;
+                // (a negative or fractional size cuts no square cells)
+                let [rows, cols] = grid.map(|g| if g >= 1.0 { g as usize } else { 0 });
+                let square = rows > 0
+                    && cols > 0
+                    && img.width % cols == 0
+                    && img.height % rows == 0
+                    && img.width / cols == img.height / rows;
+                if !square {
+                    return Err(bad(format!(
+                        "PNG size must be integer multiple of gridsize in texture '{f}' (id {id})"
+                    )));
                 }
             }
         }
