@@ -40,8 +40,16 @@ pub fn inverse<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// sensors, discrete to continuous `qacc` (invdiscrete), constraint force, `M qacc + qfrc_bias`,
 /// acceleration sensors (with the continuous `qacc`), then the combination, and `qacc` is restored.
 pub fn inverse_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: Skip, skip_sensor: bool) {
+    if skip >= Skip::Pos && d.stack_overflow.is_some() {
+        // the position stage it would reuse stopped at a stack overflow
+        return;
+    }
     if skip < Skip::Pos {
         fwd_position(m, d);
+        if d.stack_overflow.is_some() {
+            // MuJoCo's fatal error: the call stops there
+            return;
+        }
         if !skip_sensor {
             sensor_pos(m, d);
         }

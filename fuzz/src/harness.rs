@@ -160,6 +160,10 @@ pub fn run_staged(data: &[u8], stage: &mut dyn FnMut(&'static str)) {
         silent_nan(&m, &d, "step");
     }
     stage("step");
+    if d.stack_overflow.is_some() {
+        // MuJoCo's fatal stack overflow: its call raises, nothing after it runs
+        return;
+    }
     if !small(&m) || d.nefc > JACOBIAN_MAX_NEFC || d.contact.len() > JACOBIAN_MAX_NEFC {
         return;
     }
