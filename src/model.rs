@@ -366,6 +366,11 @@ pub struct Mesh {
     pub polynormal: Vec<[f64; 3]>,
     /// Per vertex, the polygons containing it, ascending (`mesh_polymap`).
     pub polymap: Vec<Vec<usize>>,
+    /// The hull vertex (graph-local index) farthest along each of the 27 directions
+    /// `(i, j, k)`, `i, j, k ∈ {-1, 0, 1}`, at `9 (i + 1) + 3 (j + 1) + (k + 1)`
+    /// (`mesh_extrema`; 0 for `(0, 0, 0)` and without a hull graph): the start of the support
+    /// search on the hull graph; filled by [`Mesh::set_polygons`].
+    pub extrema: [i32; 27],
 }
 
 /// A height field asset: `nrow × ncol` elevations in [0, 1], row-major, and size (x, y, zmax, zbase).

