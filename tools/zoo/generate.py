@@ -28,8 +28,10 @@ tests/reference/zoo/<name>.json:
   of its scale (their round-off), and `state_noise`: per matrix, the flat (row-major) indices of
   the entries MuJoCo itself does not reproduce when the state moves by PERTURB of each field's
   scale in NREPRO seeded directions (moved by more than FD_TOL of the scale of the other
-  entries: a contact switch under one of the ±eps nudges; the test skips them and says how
-  many). mjd_transitionFD and mjd_inverseFD refuse RK4 models: there A, B are the same centred
+  entries: a contact switch under one of the ±eps nudges), and for those entries
+  `state_values`: MuJoCo's own values of them at NVALUES such states (the test compares
+  moreau's entry with the nearest of MuJoCo's values, and skips it only when it is none of
+  them). mjd_transitionFD and mjd_inverseFD refuse RK4 models: there A, B are the same centred
   differences of mj_step computed here (`fd.method`), checked against mjd_transitionFD on
   every other model; mjd_inverseFD also refuses RK4 and the noslip post-pass, so the inverse
   Jacobians come from it with the integrator set to Euler and noslip_iterations 0 (inverse
@@ -66,6 +68,7 @@ HORIZON_TOL = 1e-10    # divergence that ends the horizon (100x below the test's
 FD_EPS = 1e-6
 FD_TOL = 1e-6          # the test's tolerance on FD Jacobians, relative to each matrix' scale
 NREPRO = 4             # perturbed states at which MuJoCo's own FD Jacobians are recomputed
+NVALUES = 16           # perturbed states whose values of the unreproduced entries are recorded
 SEED = 19
 
 SIZES = ["nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite", "ntendon", "nwrap", "neq",
@@ -407,6 +410,14 @@ def fd_record(m, snap):
     out = {"eps": FD_EPS, "centered": True, "method": method, "inverse_flg_actuation": True}
     out.update({key: enc(ref) for key, ref in own.items()})
     out.update({"inverse_noise": inverse_noise, "state_noise": state_noise})
+    if any(state_noise.values()):
+        # the values MuJoCo itself gives those entries at the moved states and at NVALUES -
+        # NREPRO more (`state_values`, one row per state): the test compares moreau's entry with
+        # the nearest of these and of the recorded one
+        more = [fd_jacobians(m, mi, perturbed(m, snap, rng), rk4) for _ in range(NVALUES - NREPRO)]
+        out["state_values"] = {
+            key: enc(np.array([x[key].ravel()[idx] for x in moved + more]))
+            for key, idx in state_noise.items() if idx}
     return out
 
 
