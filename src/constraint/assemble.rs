@@ -748,14 +748,18 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // with the arena's size (mjWARN_CNSTRFULL, measured; the per-row bytes are approximate)
     let nnz = if d.efc_J_sparse { d.efc_J.len() } else { 0 };
     crate::work::add(crate::work::Loop::Rows, nefc + d.efc_J.len());
-    // the dual solvers' sparse AR: its structural nonzeros (dense, it is nefc² whatever J)
-    let ar_nnz = if d.efc_J_sparse && crate::data::arena::is_dual(m) {
+    // the dual solvers' sparse AR: its structural nonzeros (dense, it is nefc² whatever J);
+    // counted only when its bound nefc² does not fit (the test is monotone in the count)
+    let ar_bound = nefc.saturating_mul(nefc);
+    let ar_nnz = if !d.efc_J_sparse || !crate::data::arena::is_dual(m) {
+        0
+    } else if rows_fit(m, d, nefc, nnz, ar_bound) {
+        ar_bound
+    } else {
         let mut s = d.solver_scratch.take().unwrap_or_default();
         let n = crate::solver::nnz::ar_nnz_all(m, d, &mut s.nnz);
         d.solver_scratch = Some(s);
         n
-    } else {
-        0
     };
     if rows_overflow(m, d, nefc, nnz, ar_nnz) {
         return;
@@ -781,6 +785,17 @@ fn rows_overflow<T: Scalar>(
     nnz: usize,
     ar_nnz: usize,
 ) -> bool {
+    if rows_fit(m, d, nefc, nnz, ar_nnz) {
+        return false;
+    }
+    d.drop_rows(m.nv);
+    d.warn(Warning::CnstrFull, crate::data::narena(m) as i64);
+    true
+}
+
+/// True if the rows of [`rows_overflow`] fit: the arena's bytes and the caps of
+/// `arena::rows_over_caps`, both nondecreasing in `ar_nnz`.
+fn rows_fit<T: Scalar>(m: &Model, d: &Data<T>, nefc: usize, nnz: usize, ar_nnz: usize) -> bool {
     use crate::data::arena;
     let narena = crate::data::narena(m);
     let used = (d.contact.len() * arena::CONTACT_BYTES) as u128;
@@ -795,12 +810,7 @@ fn rows_overflow<T: Scalar>(
     } else {
         nefc.saturating_mul(m.nv)
     };
-    if need <= narena as u128 && !arena::rows_over_caps(nefc, entries, ar_nnz, dual, !sparse) {
-        return false;
-    }
-    d.drop_rows(m.nv);
-    d.warn(Warning::CnstrFull, narena as i64);
-    true
+    need <= narena as u128 && !arena::rows_over_caps(nefc, entries, ar_nnz, dual, !sparse)
 }
 
 /// Velocity stage of the constraint pipeline (`mj_referenceConstraint`): `efc_vel = J qvel`

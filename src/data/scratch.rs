@@ -256,6 +256,8 @@ pub struct SolverScratch<T> {
     pub B_group: Vec<usize>,
     pub bwork: Vec<T>,
     pub bmark: Vec<bool>,
+    /// PGS and noslip: `sqrt(qLDiagInv)` per dof of the problem (`pgs::build_b`).
+    pub bscale: Vec<T>,
     pub bres: Vec<T>,
     /// PGS: the constraint blocks (first row, cone index or `usize::MAX`) in sweep order.
     pub pgs_block: Vec<(usize, usize)>,
@@ -314,6 +316,7 @@ crate::data::reserved::clone_reserved! {
         B_group: vec,
         bwork: vec,
         bmark: vec,
+        bscale: vec,
         bres: vec,
         pgs_block: vec,
         prob: clone,
@@ -363,6 +366,7 @@ impl<T> Default for SolverScratch<T> {
             B_group: Vec::new(),
             bwork: Vec::new(),
             bmark: Vec::new(),
+            bscale: Vec::new(),
             bres: Vec::new(),
             pgs_block: Vec::new(),
             prob: None,
@@ -515,6 +519,7 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut self.B_group, nefc);
         grow(&mut self.bwork, nv);
         grow(&mut self.bmark, nv);
+        grow(&mut self.bscale, nv);
         grow(&mut self.bres, nv);
     }
 }

@@ -148,6 +148,7 @@ pub(super) fn dual_state<T: Scalar>(
 ) -> usize {
     use ConstraintState as S;
     let z = T::zero();
+    let (ty, f, st) = (&ty[..n], &f[..n], &mut st[..n]);
     let mut nactive = 0;
     let mut i = 0;
     let mut ci = 0;
@@ -415,6 +416,9 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     s.bwork.resize(nv, z);
     s.bmark.clear();
     s.bmark.resize(nv, false);
+    // D^(−1/2) once per dof
+    s.bscale.clear();
+    s.bscale.extend(p.qLDiagInv[..nv].iter().map(|&d| d.sqrt()));
     let nm = p.qLD.len();
     // the previous compressed row's columns and its closure's range in `B_colind`
     let mut prev: Option<(&[usize], usize, usize)> = None;
@@ -450,12 +454,25 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             }
             (None, _) => {
                 s.B_group.push(i);
-                for (c, &v) in row.vals.iter().enumerate() {
+                // deepest dof first (parents come before their children): a dof is in the
+                // closure when J_i has it or one of its children is in it; collected
+                // descending, then put in ascending order
+                let mark = &mut s.bmark[..nv];
+                let work = &mut s.bwork[..nv];
+                for (c, &v) in row.vals[..nv].iter().enumerate().rev() {
                     if v != z || !f64s {
-                        put(c, v, s);
+                        work[c] = v;
+                        mark[c] = true;
+                    }
+                    if mark[c] {
+                        s.B_colind.push(c);
+                        if let Ok(pc) = usize::try_from(p.parentid[c]) {
+                            debug_assert!(pc < c);
+                            mark[pc] = true;
+                        }
                     }
                 }
-                s.B_colind[adr..].sort_unstable();
+                s.B_colind[adr..].reverse();
             }
         }
         prev = row.cols.map(|c| (c, adr, s.B_colind.len()));
@@ -473,9 +490,10 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
                 s.bwork[cv] -= lv * xk;
             }
         }
-        for &k in cols.iter() {
-            s.B.push(s.bwork[k] * p.qLDiagInv[k].sqrt());
-            s.bwork[k] = z;
+        let (work, scale) = (&mut s.bwork, &s.bscale);
+        s.B.extend(cols.iter().map(|&k| work[k] * scale[k]));
+        for &k in cols {
+            work[k] = z;
         }
     }
     s.B_rowadr.push(s.B_colind.len());
