@@ -224,6 +224,44 @@ fn group_rows<T: Scalar, const G: usize>(
     }
 }
 
+/// `H[a, b] += Σ_p Σ_q (hc[p, q] v_p[a]) v_q[b]` for the `D` rows of an elliptic cone on one
+/// root `path` (deepest first; `v_p` = `buf[p len..]`, `len` = path length, nonzero in its
+/// first `cnt[p]` entries, zeroed here up to the longest, `n`), `hc` the cone's D × D Hessian.
+/// Per entry of H the terms are added in the order and with the products of one [`add_path`]
+/// per pair (p, q), p-major, so H equals those pair-by-pair updates (up to the sign of an
+/// exact zero: a term `0·v` that [`add_path`] skips is added here), with one pass over each
+/// entry instead of D².
+fn cone_rows<T: Scalar, const D: usize>(
+    h: &mut [T],
+    madr: &[usize],
+    path: &[usize],
+    buf: &mut [T],
+    cnt: &[usize],
+    n: usize,
+    hc: &[T],
+) {
+    let len = path.len();
+    for (k, &ck) in cnt[..D].iter().enumerate() {
+        buf[k * len + ck..k * len + n].fill(T::zero());
+    }
+    let rows: [&[T]; D] = std::array::from_fn(|k| &buf[k * len..k * len + n]);
+    let hc = &hc[..D * D];
+    for x in 0..n {
+        let ja: [[T; D]; D] =
+            std::array::from_fn(|p| std::array::from_fn(|q| rows[p][x] * hc[p * D + q]));
+        let adr = madr[path[x]];
+        for (y, e) in h[adr..adr + n - x].iter_mut().enumerate() {
+            let mut hy = *e;
+            for p in 0..D {
+                for q in 0..D {
+                    hy += ja[p][q] * rows[q][x + y];
+                }
+            }
+            *e = hy;
+        }
+    }
+}
+
 /// H in M's tree-sparse layout (every active row on one root path): the same sums as
 /// [`hessian_dense`] (a pair off the path adds exact zeros there), then the tree LᵀDL.
 fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
@@ -275,15 +313,23 @@ fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             *ck = path_vals(p, adr + k, path, &mut s.rowbuf[k * len..(k + 1) * len]);
         }
         let hc = &s.cone_H[c * CONE_H..c * CONE_H + dim * dim];
-        for pp in 0..dim {
-            for qq in 0..dim {
-                let w = hc[pp * dim + qq];
-                if crate::math::exact_zero(w) {
-                    continue;
+        let n = cnt[..dim].iter().copied().max().unwrap_or(0);
+        match dim {
+            3 => cone_rows::<T, 3>(&mut s.Ht, &p.Madr, path, &mut s.rowbuf, &cnt, n, hc),
+            4 => cone_rows::<T, 4>(&mut s.Ht, &p.Madr, path, &mut s.rowbuf, &cnt, n, hc),
+            6 => cone_rows::<T, 6>(&mut s.Ht, &p.Madr, path, &mut s.rowbuf, &cnt, n, hc),
+            _ => {
+                for pp in 0..dim {
+                    for qq in 0..dim {
+                        let w = hc[pp * dim + qq];
+                        if crate::math::exact_zero(w) {
+                            continue;
+                        }
+                        let vp = &s.rowbuf[pp * len..(pp + 1) * len];
+                        let vq = &s.rowbuf[qq * len..(qq + 1) * len];
+                        add_path(&mut s.Ht, &p.Madr, path, vp, cnt[pp], vq, cnt[qq], w);
+                    }
                 }
-                let vp = &s.rowbuf[pp * len..(pp + 1) * len];
-                let vq = &s.rowbuf[qq * len..(qq + 1) * len];
-                add_path(&mut s.Ht, &p.Madr, path, vp, cnt[pp], vq, cnt[qq], w);
             }
         }
     }
