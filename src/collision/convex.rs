@@ -359,7 +359,10 @@ fn pair_contact_within<'a, T: Scalar>(
 ) -> Option<Found<'a>> {
     let (a, b) = (posed(m, d, g1)?, posed(m, d, g2)?);
     if let Some(c) = native_contact(&a, &b, [g1, g2], m, cutoff, scratch) {
-        return c.map(|(c, aim)| (a, b, c, None, aim));
+        return c.map(|(c, aim)| {
+            let feat = aim.filter(|_| cylinder_polytope(&a, &b)).map(|x| x.idx);
+            (a, b, c, feat, aim.map(|x| x.first))
+        });
     }
     if let Some(c) = polytope_contact(&a, &b, [g1, g2], m, cutoff, scratch) {
         return c.map(|(c, f)| (a, b, c, f, None));
@@ -371,6 +374,16 @@ fn pair_contact_within<'a, T: Scalar>(
         None => penetration_within(&a, &b, tol, iters, cutoff, scratch)?,
     };
     Some((a, b, c, None, None))
+}
+
+/// A cylinder against a mesh: its patch starts from the mesh's vertices of the native search's
+/// last EPA face, as two polytopes' patches do (measured on MuJoCo 4.0.0: dm_control's Kinova
+/// arm, its ring cylinders inside its link meshes, tools/zoo/gen_regressions.py
+/// `cylinder_mesh_patch`).
+fn cylinder_polytope(a: &Posed, b: &Posed) -> bool {
+    let poly = |p: &Posed| matches!(p.shape, Shape::Mesh(_));
+    let cyl = |p: &Posed| matches!(p.shape, Shape::Cylinder(..));
+    (cyl(a) && poly(b)) || (poly(a) && cyl(b))
 }
 
 /// MuJoCo 4.0.0's native search on two polytopes (box, mesh) ([`native::polytopes`]): the
@@ -453,7 +466,7 @@ fn rounded<'a>(m: &'a Model, g: usize, p: &Posed<'a>) -> native::Rounded<'a> {
 /// MuJoCo 4.0.0's native search ([`native::contact`]) on a pair with a smooth shape (sphere,
 /// capsule, ellipsoid, cylinder). `None` for two polytopes (the search below) or when the
 /// native search breaks down; `Some(None)`: no contact within the cutoff. With the contact, the
-/// EPA face's first vertex without a margin ([`native::contact_aimed`]).
+/// EPA face's first vertex and vertex indices without a margin ([`native::contact_aimed`]).
 fn native_contact<'a>(
     a: &Posed<'a>,
     b: &Posed<'a>,
@@ -461,7 +474,7 @@ fn native_contact<'a>(
     m: &'a Model,
     cutoff: f64,
     scratch: &mut CollisionScratch,
-) -> Option<Option<(ConvexContact, Aim)>> {
+) -> Option<Option<(ConvexContact, Option<native::Aim>)>> {
     let smooth = |p: &Posed| !matches!(p.shape, Shape::Box(_) | Shape::Mesh(_));
     if !smooth(a) && !smooth(b) {
         return None;

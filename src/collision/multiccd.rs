@@ -5,7 +5,9 @@
 //! features are matched and clipped against each other:
 //!
 //! * features: for box/mesh pairs searched by MuJoCo's native search, the vertex indices of its
-//!   last EPA face on each geom ([`indexed_feature`]); otherwise the vertices of each geom that
+//!   last EPA face on each geom ([`indexed_feature`]), and for a cylinder against a mesh those
+//!   on the mesh with the cylinder's feature below (its rim point counted as its cap face when
+//!   the cap is a candidate); otherwise the vertices of each geom that
 //!   support it along `n` (geom 0) and `−n` (geom 1);
 //!   one vertex, an edge (two), or a face (three or more). Their candidate faces are the hull
 //!   faces (box faces, mesh polygons) containing all of them, in the order of the first vertex's
@@ -885,8 +887,16 @@ fn traced_patch<'a>(
             pb.aim(&-n);
         }
     }
+    // a cylinder's feature follows from its aim even when the other geom's is the EPA face's
+    let side = |p: &Poly, idx: [i32; 3], dir: &V3| {
+        if p.is_cylinder() {
+            Some(cylinder_feature(p, dir))
+        } else {
+            indexed_feature(p, idx)
+        }
+    };
     let (fa, fb) = match feat {
-        Some([ia, ib]) => (indexed_feature(&pa, ia)?, indexed_feature(&pb, ib)?),
+        Some([ia, ib]) => (side(&pa, ia, &n)?, side(&pb, ib, &-n)?),
         None => (feature(&pa, &n), feature(&pb, &-n)),
     };
     if fa.nvert == 0 || fb.nvert == 0 {
@@ -915,7 +925,17 @@ fn traced_patch<'a>(
         // face of the other, whatever its alignment with the normal; both ways for features of
         // one size, geom 0's edges first (measured on MuJoCo 4.0.0, Menagerie's Spot-arm and
         // ALOHA states, tools/zoo/gen_regressions.py)
-        let (da, db) = (fa.dim(), fb.dim());
+        // a cylinder's rim point with its cap as candidate face counts as that face (measured
+        // on MuJoCo 4.0.0: a mesh edge under a ring's cap, the normal 3e-8 off the axis, is
+        // clipped on the cap)
+        let dim = |p: &Poly, f: &Feature| {
+            if p.is_cylinder() && f.nface > 0 {
+                3
+            } else {
+                f.dim()
+            }
+        };
+        let (da, db) = (dim(&pa, &fa), dim(&pb, &fb));
         let on_b = (da <= db)
             .then(|| edge_face(&pa, &fa, &pb, &fb, EDGE_TOL))
             .flatten();
@@ -963,9 +983,21 @@ fn traced_patch<'a>(
     }
     let np = clip_polygon(subj, other, ns, clip, nc, &nref, track, lab);
     let lab = &mut lab[0];
-    // per-point depth; points beyond margin + gap are dropped before the reduction
-    let r0 = clip[0];
     let subject = [&pa, &pb][1 - plan.rside];
+    // a cylinder's side line gives its two points from the end of its point of the native
+    // search's final face's first vertex on, whatever the number of clipping planes (measured
+    // on MuJoCo 4.0.0: dm_control's Kinova arm, rings on link meshes, both ends at 5, 9 and 35
+    // `ccd_iterations`); without that point, in the clipping's order
+    let rs = plan.rside;
+    if let (true, Subj::Edge(..), 2, Some(x)) = (subject.is_cylinder(), plan.subj, np, aim) {
+        let axis = subject.mat.column(2);
+        let z = axis.dot(&(x[1 - rs] - pose[1 - rs].0));
+        if z * axis.dot(&(subj[0] - subj[1])) < 0.0 {
+            subj.swap(0, 1);
+            lab.swap(0, 1);
+        }
+    }
+    let r0 = clip[0];
     out.n = 0;
     out.normal = ncon;
     out.side = matches!(plan.subj, Subj::Edge(..)) && subject.is_cylinder();

@@ -904,8 +904,17 @@ pub fn contact(
     contact_aimed(pt, a, b, kmax, tol, cutoff).map(|c| c.map(|(c, _)| c))
 }
 
+/// What the last EPA face of a penetration tells the multi-contact patch ([`contact_aimed`]).
+#[derive(Clone, Copy)]
+pub struct Aim {
+    /// The support points on a and on b of the face's first vertex ([`Hit::first`]).
+    pub first: [V3; 2],
+    /// The face's vertex indices on a and on b (box corner, mesh vertex; -1 for other shapes).
+    pub idx: [[i32; 3]; 2],
+}
+
 /// [`contact`] with, for a penetration found by EPA, the support points on a and on b of its
-/// final face's first vertex ([`Hit::first`]). MuJoCo 4.0.0 draws a cylinder's side line for
+/// final face's first vertex ([`Hit::first`]) and the face's vertex indices. MuJoCo 4.0.0 draws a cylinder's side line for
 /// the multi-contact patch through the cylinder's point of that vertex, not along the normal:
 /// measured on MuJoCo's test model's cylinder–box pair at its step-150 state and perturbed
 /// poses at `ccd_tolerance` 1e-4 to 1e-8, that line gives MuJoCo's contacts to 2e-16, the line
@@ -918,7 +927,7 @@ pub fn contact_aimed(
     kmax: usize,
     tol: f64,
     cutoff: f64,
-) -> Option<Option<(ConvexContact, Option<[V3; 2]>)>> {
+) -> Option<Option<(ConvexContact, Option<Aim>)>> {
     let (ra, rb) = (a.r, b.r);
     // concentric cores overlap (each holds its centre): the whole shapes at once
     let apart = a.full.center() - b.full.center();
@@ -958,7 +967,11 @@ pub fn contact_aimed(
                 pb: h.pb,
                 normal: h.v / h.depth,
             };
-            Some(Some((c, Some(h.first))))
+            let aim = Aim {
+                first: h.first,
+                idx: [h.ia, h.face.map(|f| f.1)],
+            };
+            Some(Some((c, Some(aim))))
         }
         Query::Hit(_) | Query::Lost => None,
     }

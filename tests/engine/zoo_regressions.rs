@@ -691,6 +691,18 @@ fn polytope_patch_features() {
     every_case("polytope_patch", 1e-9);
 }
 
+/// dm_control's Kinova arm with the native collider: its ring cylinders deep inside its link
+/// meshes (each mesh as MuJoCo compiled it, the rings posed as at the arm's qpos0;
+/// `ccd_iterations` 5, 9 and 35). MuJoCo 4.0.0 starts a cylinder–mesh patch from the mesh's
+/// vertices of its last EPA face, as for two polytopes, and the cylinder's side line from its
+/// aim: at 5 iterations the EPA normal is 7° off the mesh face and the side line is still clipped
+/// on it (the supporting vertices along the normal gave one contact). A side line's two points
+/// come from its −z end on. Count, dist, pos and frame in MuJoCo's order to 1e-9 of their scale.
+#[test]
+fn cylinder_mesh_patch_features() {
+    every_case("cylinder_mesh_patch", 1e-9);
+}
+
 /// Box and mesh pairs with a contact margin (an irregular 7-vertex hull, a cube mesh, a box; margins
 /// 0.01 and 0.04; `ccd_tolerance` 1e-6 and 1e-10; the multi-contact patch on and off; 96 poses
 /// overlapping or apart within the margin): MuJoCo 4.0.0's contact is the exact distance while

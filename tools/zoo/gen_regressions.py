@@ -1051,6 +1051,58 @@ def plane_mesh_start_cases():
         mujoco.mj_forward(m, d)
         poses.append(posed_record(d))
     return {"xml": xml, "poses": poses}
+# dm_control's Kinova arm (third_party/kinova/jaco_arm.xml) at qpos0 with the native collider
+# (its `nativeccd="disable"` cleared): the ring cylinders lie deep inside the link meshes. Each
+# model holds one link mesh as MuJoCo compiled it (vertices and faces, in its own frame) and the
+# rings that touch it, posed relative to it as in the arm, on free bodies that collide only with
+# the mesh; `ccd_iterations` 5 (an EPA iterate 7 degrees off the mesh face the patch lies on), 9
+# and 35. (mesh geom, rings)
+KINOVA = "dm_control/third_party/kinova/jaco_arm.xml"
+KINOVA_PAIRS = (("link_2", ("ring_4", "ring_5", "ring_6")), ("base", ("ring_4", "ring_5")),
+                ("link_4", ("ring_1",)))
+KINOVA_BUDGETS = (5, 9, 35)
+
+
+def cylinder_mesh_cases():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from fetch import cache_dir
+    m = mujoco.MjModel.from_xml_path(os.path.join(cache_dir(), "survey", KINOVA))
+    m.opt.disableflags = 0
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    gid = lambda name: mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_GEOM, name)
+    cases = []
+    for mesh, rings in KINOVA_PAIRS:
+        g = gid(mesh)
+        mid = m.geom_dataid[g]
+        vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
+        face = m.mesh_face[m.mesh_faceadr[mid]:m.mesh_faceadr[mid] + m.mesh_facenum[mid]]
+        rm, pm = d.geom_xmat[g].reshape(3, 3), d.geom_xpos[g]
+        bodies = []
+        for ring in rings:
+            c = gid(ring)
+            q = np.zeros(4)
+            mujoco.mju_mat2Quat(q, (rm.T @ d.geom_xmat[c].reshape(3, 3)).ravel())
+            bodies.append('<body pos="%s" quat="%s"><freejoint/><geom name="%s" type="cylinder" '
+                          'size="%r %r" contype="1" conaffinity="0"/></body>' % (
+                              " ".join(repr(float(x)) for x in rm.T @ (d.geom_xpos[c] - pm)),
+                              " ".join(repr(float(x)) for x in q), ring,
+                              float(m.geom_size[c][0]), float(m.geom_size[c][1])))
+        for iters in KINOVA_BUDGETS:
+            xml = """<mujoco><option ccd_iterations="%d"><flag gravity="disable"/></option>
+  <asset><mesh name="m" vertex="%s" face="%s"/></asset>
+  <worldbody><geom name="%s" type="mesh" mesh="m" contype="0" conaffinity="1"/>
+    %s
+  </worldbody>
+</mujoco>""" % (iters, " ".join(repr(float(x)) for x in vert.ravel()),
+                " ".join(str(int(x)) for x in face.ravel()), mesh, "\n    ".join(bodies))
+            mk = mujoco.MjModel.from_xml_string(xml)
+            dk = mujoco.MjData(mk)
+            mujoco.mj_forward(mk, dk)
+            assert dk.ncon >= len(rings), (mesh, iters, dk.ncon)
+            cases.append({"pair": "%s with %s, ccd_iterations %d" % (mesh, ", ".join(rings), iters),
+                          "xml": xml, "poses": [posed_record(dk)]})
+    return cases
 
 
 def posed_record(d):
@@ -1207,6 +1259,7 @@ def main():
         poses.append(posed_record(d))
     out["cylinder_box_side"] = {"xml": CYL_BOX, "poses": poses}
     out["cylinder_box_aim"] = cylinder_box_aim_cases(cp, quat, bp, normal, axis)
+    out["cylinder_mesh_patch"] = cylinder_mesh_cases()
 
     m = mujoco.MjModel.from_xml_string(QUAT_BODIES)
     d = mujoco.MjData(m)
