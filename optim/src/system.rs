@@ -39,6 +39,11 @@ pub enum Linearization {
 /// those of one of the last steps (iLQR linearizes the trajectory its forward pass just rolled
 /// out) is linearized from them ([`TransitionOptions::forwarded`]) instead of running the
 /// forward dynamics again. The Jacobians are the same to the bit.
+///
+/// After [`Dynamics::step`], [`MoreauSystem::data`] is the stepped `Data` as `moreau::step`
+/// leaves it (the state after the step, the forward results at its start), with or without the
+/// ring: the ring's step runs on one of its slots and trades it for `data`, which the ring takes
+/// back at the next step or linearization. A linearization uses `data` as scratch.
 pub struct MoreauSystem {
     pub model: Model,
     pub data: Data,
@@ -56,6 +61,8 @@ pub struct MoreauSystem {
     ring: Vec<Stepped>,
     /// The ring's slot of the next step.
     ring_next: usize,
+    /// The ring's slot whose step's `Data` is `data` (the slot holds `data`'s old storage).
+    public: Option<usize>,
 }
 
 /// One step kept for the linearization: its state and controls, and a `Data` holding the
@@ -63,6 +70,8 @@ pub struct MoreauSystem {
 struct Stepped {
     x: Vec<f64>,
     u: Vec<f64>,
+    /// `time` at the step's start.
+    time: f64,
     data: Data,
     valid: bool,
 }
@@ -90,6 +99,7 @@ impl MoreauSystem {
             slots: Vec::new(),
             ring: Vec::new(),
             ring_next: 0,
+            public: None,
         })
     }
 
@@ -99,6 +109,7 @@ impl MoreauSystem {
         self.threads = Threads::new(nthread)?;
         self.slots.clear();
         self.ring.clear();
+        self.public = None;
         Ok(())
     }
 
@@ -224,25 +235,26 @@ impl Dynamics for MoreauSystem {
             self.get_state(xnext);
             return Ok(());
         }
+        let time = self.data.time;
+        self.take_back();
         let (m, k) = (&self.model, self.ring_next);
         self.ring_next = (k + 1) % self.ring.len();
         let s = &mut self.ring[k];
-        let d = &mut s.data;
-        load_knot(m, d, x, u);
-        let time = d.time;
-        moreau::step(m, d);
         s.valid = false;
-        check_warning(d)?;
-        store_state(m, d, xnext);
-        // back to the step's start, as `linearize` loads it; the forward results stay (the
-        // integrator writes only the state, the time, the warm start and its own scratch)
-        load_state(m, d, x);
-        d.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
-        d.time = time;
         s.x.clear();
         s.x.extend_from_slice(x);
         s.u.clear();
         s.u.extend_from_slice(u);
+        s.time = time;
+        load_knot(m, &mut s.data, x, u);
+        s.data.time = time;
+        moreau::step(m, &mut s.data);
+        // the stepped `Data` becomes the public one, as the step without the ring leaves it;
+        // the slot holds the old public storage until `take_back`
+        std::mem::swap(&mut self.data, &mut s.data);
+        self.public = Some(k);
+        check_warning(&mut self.data)?;
+        store_state(m, &self.data, xnext);
         s.valid = true;
         Ok(())
     }
@@ -349,6 +361,20 @@ impl Dynamics for MoreauSystem {
 }
 
 impl MoreauSystem {
+    /// Returns the last ring step's `Data` from [`MoreauSystem::data`] to its slot, set back to
+    /// the step's start as `linearize` loads it (the forward results stay: the integrator
+    /// writes only the state, the time, the warm start and its own scratch); `data` gets the
+    /// slot's spare storage.
+    fn take_back(&mut self) {
+        if let Some(k) = self.public.take() {
+            let s = &mut self.ring[k];
+            std::mem::swap(&mut self.data, &mut s.data);
+            load_state(&self.model, &mut s.data, &s.x);
+            s.data.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
+            s.data.time = s.time;
+        }
+    }
+
     /// The analytic Jacobians of the knots on this thread, from the ring's forward results
     /// where a knot is one of the last steps (see [`MoreauSystem`]); makes the ring (one slot
     /// per knot) when the horizon changes.
@@ -366,12 +392,18 @@ impl MoreauSystem {
                 .map(|_| Stepped {
                     x: Vec::new(),
                     u: Vec::new(),
+                    time: 0.0,
                     data: d.clone(),
                     valid: false,
                 })
                 .collect();
             self.ring_next = 0;
+            self.public = None;
         }
+        // the public `Data` is scratch from here, but keeps the time the next step starts at
+        let time = self.data.time;
+        self.take_back();
+        self.data.time = time;
         let opts = TransitionOptions::analytic()
             .with_sensors(false)
             .forwarded();

@@ -417,3 +417,93 @@ fn ilqr_mpc_refuses_bad_input_at_once() {
     assert!(e.contains("dimension mismatch"), "{e}");
     assert_eq!(mpc.fallbacks, 0);
 }
+
+/// With the analytic Jacobians on one thread, `MoreauSystem` steps on a ring of `Data` that
+/// keeps each step's forward results for the linearization. The public `MoreauSystem::data`
+/// must still be, after every step, the `Data` that `moreau::step` leaves: compared bit for bit
+/// (state, time, warm start, the step's accelerations, contacts and constraint forces) with a
+/// plain `Data` stepped from the same state, controls and zero warm start, on the hopper
+/// (contacts, actuators) before the ring exists and through two rounds on it; and the ring's
+/// Jacobians equal those of a fresh system that has no ring.
+#[test]
+fn public_data_after_a_ring_step_is_the_stepped_data() {
+    use moreau::Data;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/hopper_hop.xml");
+    let m = moreau::load(path).expect("model loads");
+    let mut sys = MoreauSystem::new(m.clone()).unwrap().analytic().unwrap();
+    let (nx, nu, ndx, n) = (sys.nx(), sys.nu(), sys.ndx(), 12);
+    let mut x0 = DVector::zeros(nx);
+    x0.rows_mut(0, m.nq).copy_from_slice(&m.qpos0);
+    let us: Vec<DVector<f64>> = (0..n)
+        .map(|t| DVector::from_fn(nu, |k, _| 0.3 * ((t + k) as f64 * 0.7).sin()))
+        .collect();
+    let bits = |a: &[f64], b: &[f64]| {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+    };
+    let mut plain = Data::new(&m);
+    let mut contacts = 0;
+    let mut roll = |sys: &mut MoreauSystem, round: usize| -> Vec<DVector<f64>> {
+        let mut xs = vec![x0.clone()];
+        for t in 0..n {
+            let mut xn = DVector::zeros(nx);
+            let time = sys.data.time;
+            sys.step(xs[t].as_slice(), us[t].as_slice(), xn.as_mut_slice())
+                .unwrap();
+            plain.qpos.copy_from_slice(&xs[t].as_slice()[..m.nq]);
+            plain
+                .qvel
+                .copy_from_slice(&xs[t].as_slice()[m.nq..m.nq + m.nv]);
+            plain.act.copy_from_slice(&xs[t].as_slice()[m.nq + m.nv..]);
+            plain.ctrl.copy_from_slice(us[t].as_slice());
+            plain.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
+            plain.time = time;
+            moreau::step(&m, &mut plain);
+            let d = &sys.data;
+            let what = format!("round {round}, step {t}");
+            assert!(bits(&d.qpos, &plain.qpos), "qpos, {what}");
+            assert!(bits(&d.qvel, &plain.qvel), "qvel, {what}");
+            assert!(bits(&d.act, &plain.act), "act, {what}");
+            assert!(bits(&d.ctrl, &plain.ctrl), "ctrl, {what}");
+            assert!(bits(&[d.time], &[plain.time]), "time, {what}");
+            assert!(bits(&d.qacc, &plain.qacc), "qacc, {what}");
+            assert!(
+                bits(&d.qacc_warmstart, &plain.qacc_warmstart),
+                "warm start, {what}"
+            );
+            assert_eq!(d.contact.len(), plain.contact.len(), "{what}");
+            assert_eq!(d.nefc, plain.nefc, "{what}");
+            assert!(
+                bits(&d.efc_force[..d.nefc], &plain.efc_force[..plain.nefc]),
+                "efc_force, {what}"
+            );
+            let mut xg = vec![0.0; nx];
+            sys.get_state(&mut xg);
+            assert!(bits(&xg, xn.as_slice()), "get_state, {what}");
+            contacts += d.contact.len();
+            xs.push(xn);
+        }
+        xs
+    };
+    let jac = |sys: &mut MoreauSystem, xs: &[DVector<f64>]| {
+        let mut a = vec![DMatrix::zeros(ndx, ndx); n];
+        let mut b = vec![DMatrix::zeros(ndx, nu); n];
+        sys.jacobians_all(&xs[..n], &us, &mut a, &mut b).unwrap();
+        (a, b)
+    };
+    let xs = roll(&mut sys, 0);
+    jac(&mut sys, &xs); // makes the ring
+    let xs1 = roll(&mut sys, 1);
+    let (a1, b1) = jac(&mut sys, &xs1); // from the ring's forward results
+    let xs2 = roll(&mut sys, 2);
+    assert!(contacts > 0, "the hopper touches the floor");
+    let mut fresh = MoreauSystem::new(m.clone()).unwrap().analytic().unwrap();
+    for t in 0..n {
+        assert!(bits(xs1[t].as_slice(), xs2[t].as_slice()));
+        let (mut a, mut b) = (DMatrix::zeros(ndx, ndx), DMatrix::zeros(ndx, nu));
+        fresh
+            .jacobians(xs1[t].as_slice(), us[t].as_slice(), &mut a, &mut b)
+            .unwrap();
+        assert!(bits(a.as_slice(), a1[t].as_slice()), "A at knot {t}");
+        assert!(bits(b.as_slice(), b1[t].as_slice()), "B at knot {t}");
+    }
+}
