@@ -41,19 +41,29 @@ pub enum Param {
     FrictionLoss { dof: usize },
     /// `geom_friction[geom][0]`, the sliding friction (a contact takes the geom's with the
     /// higher `priority`, else the larger of its two geoms', Modeling "Contact"). Its
-    /// rollout-Jacobian column is analytic on pyramidal and frictionless contacts mixed from
-    /// geoms (no explicit `pair`, no `override`), else a one-step forward difference
-    /// ([`RolloutJacobian::SensitivityFd`]).
+    /// rollout-Jacobian column is analytic on pyramidal, elliptic and frictionless contacts;
+    /// contacts of an explicit `pair`, and every contact under `override`, do not take it.
     Friction { geom: usize },
     /// `geom_solref[geom][0]`, the time constant of the contact's reference acceleration
     /// (Modeling "Solver parameters"; a contact takes the higher-priority geom's, else mixes
-    /// its two geoms' by `solmix`). Analytic or one-step columns, as [`Param::Friction`].
+    /// its two geoms' by `solmix`). Analytic columns, as [`Param::Friction`].
     SolrefTimeconst { geom: usize },
     /// `geom_solref[geom][1]`, the damping ratio (as [`Param::SolrefTimeconst`]).
     SolrefDampratio { geom: usize },
 }
 
 impl Param {
+    /// The geom and the contact quantity of a contact parameter: 0 the sliding friction, 1 and
+    /// 2 the solref entries.
+    fn contact_kind(&self) -> Option<(usize, usize)> {
+        match *self {
+            Param::Friction { geom } => Some((geom, 0)),
+            Param::SolrefTimeconst { geom } => Some((geom, 1)),
+            Param::SolrefDampratio { geom } => Some((geom, 2)),
+            _ => None,
+        }
+    }
+
     /// A contact parameter of a geom (friction or solref).
     pub fn is_contact(&self) -> bool {
         matches!(
@@ -831,6 +841,15 @@ pub fn identify_nonlinear(
 /// either is in the direct, non-positive format). A friction at its floor `mjMINMU`, or the
 /// smaller of two frictions, does not move the contact's.
 fn contact_weight(m: &Model, geoms: [usize; 2], g: usize, kind: usize) -> f64 {
+    // `override` replaces every contact's parameters, an explicit `pair` its own contacts'
+    // (Modeling "Contact": "Explicit pairs", `option/flag/override`)
+    let paired = (0..m.npair.min(m.pair_geom1.len())).any(|k| {
+        let p = [m.pair_geom1[k], m.pair_geom2[k]];
+        p == geoms || p == [geoms[1], geoms[0]]
+    });
+    if m.opt.enabled(enable::OVERRIDE) || paired {
+        return 0.0;
+    }
     let other = match geoms {
         [a, b] if a == g => b,
         [a, b] if b == g => a,
@@ -856,13 +875,6 @@ fn contact_weight(m: &Model, geoms: [usize; 2], g: usize, kind: usize) -> f64 {
             0.0
         }
     }
-}
-
-/// Whether the contact parameters' partials can be analytic ([`ParamPartials::contact_columns`]):
-/// pyramidal or frictionless contacts whose parameters come from geom mixing (no explicit
-/// `pair`, no `override`).
-fn contact_analytic(m: &Model) -> bool {
-    m.opt.cone == moreau::model::Cone::Pyramidal && m.npair == 0 && !m.opt.enabled(enable::OVERRIDE)
 }
 
 fn marquardt_step(jtj: &DMatrix<f64>, g: &DVector<f64>, lambda: f64) -> Option<DVector<f64>> {
@@ -1391,8 +1403,7 @@ struct ParamPartials {
     params: Vec<Param>,
     /// Parameters whose step is not differentiable at their value, taken by one-step forward
     /// differences instead: a friction loss at 0 (no constraint row: the derivative into the
-    /// feasible side is that of a row created saturated); contact parameters on elliptic
-    /// cones, explicit pairs or `override`.
+    /// feasible side is that of a row created saturated).
     one_step: Vec<usize>,
     /// `∂dof_invweight0/∂θ_j` (`nv` per parameter; empty for parameters that do not move it).
     dw: Vec<Vec<f64>>,
@@ -1467,10 +1478,9 @@ impl ParamPartials {
         let one_step = (0..params.len())
             .filter(|&j| {
                 matches!(params[j], Param::FrictionLoss { dof } if m.dof_frictionloss[dof] == 0.0)
-                    || (params[j].is_contact() && !contact_analytic(m))
             })
             .collect();
-        let contact = contact_analytic(m) && params.iter().any(Param::is_contact);
+        let contact = params.iter().any(Param::is_contact);
         Ok(Some(ParamPartials {
             params: params.to_vec(),
             one_step,
@@ -1661,17 +1671,18 @@ impl ParamPartials {
             |r: usize| d.efc_state[r] == ConstraintState::Quadratic && d.efc_force[r] != 0.0;
         for cone in &d.efc_cone {
             let (adr, nrow, dim, fr) = (cone.adr, cone.nrow, cone.dim, cone.friction);
+            if d.efc_type[adr] == ConstraintType::ContactElliptic {
+                self.elliptic_columns(m, d, cone, force);
+                continue;
+            }
             if !(adr..adr + nrow).any(active) {
                 continue;
             }
             let pyramidal = d.efc_type[adr] == ConstraintType::ContactPyramidal;
             let c = &d.contact[d.efc_id[adr]];
-            for (j, &q) in self.params.iter().enumerate() {
-                let (g, kind) = match q {
-                    Param::Friction { geom } => (geom, 0),
-                    Param::SolrefTimeconst { geom } => (geom, 1),
-                    Param::SolrefDampratio { geom } => (geom, 2),
-                    _ => continue,
+            for (j, q) in self.params.iter().enumerate() {
+                let Some((g, kind)) = q.contact_kind() else {
+                    continue;
                 };
                 let w = contact_weight(m, c.geom, g, kind);
                 if w == 0.0 || (kind == 0 && !pyramidal) {
@@ -1719,14 +1730,7 @@ impl ParamPartials {
                         continue;
                     }
                     for r in (adr..adr + nrow).filter(|&r| active(r)) {
-                        let [k, b, imp, _] = d.efc_KBIP[r];
-                        let (dk, db) = if kind == 1 {
-                            (-2.0 * k / tc, -b / tc)
-                        } else {
-                            (-2.0 * k / dr, 0.0)
-                        };
-                        let daref =
-                            -w * (db * d.efc_vel[r] + dk * imp * (d.efc_pos[r] - d.efc_margin[r]));
+                        let daref = w * daref_solref(d, r, kind, tc, dr);
                         d.efc_J_row(r, nv).axpy(d.efc_D[r] * daref, &mut col);
                     }
                 }
@@ -1736,6 +1740,133 @@ impl ParamPartials {
             }
         }
     }
+}
+
+impl ParamPartials {
+    /// [`ParamPartials::contact_columns`] of an elliptic cone's rows `adr..adr + dim` (row 0
+    /// normal, row `j` tangential with `friction[j − 1]`; Computation "Constraint model",
+    /// docs/mujoco-behaviour.md#cost). At fixed `a` the parameters move:
+    /// - the sliding friction `s` (`friction[0] = friction[1]`): `μ = friction[0]/√impratio`,
+    ///   the scaling `U_j = friction[j−1] jar_j`, and the regularizers of the torsional and
+    ///   rolling rows `R_j = R_1 friction[0]²/friction[j−1]²` (`R_0` = `(1 − d)/d · tran`,
+    ///   `R_1 = R_0/impratio` do not depend on it);
+    /// - solref: `aref_j = −B_j vel_j − K_j d (pos_j − margin_j)` (the tangential rows: `K = 0`,
+    ///   `B` from solref unless the contact has its own `solreffriction`), so `∂jar = −∂aref`.
+    ///
+    /// The force in the bottom zone is `f_j = −D_j jar_j`; in the middle zone, with `N = μ
+    /// jar_0`, `T = |U|`, `D_m = D_0/(μ²(1 + μ²))`: `f_0 = −D_m (N − μT) μ`, `f_j = −f_0 U_j
+    /// friction[j−1]/T`; in the top zone 0. Its differential at fixed `a` gives `−∂g = Σ_j
+    /// J_jᵀ ∂f_j` (the rows' `J` do not depend on the parameters).
+    #[allow(clippy::needless_range_loop)] // index-based, over the cone's rows
+    fn elliptic_columns(
+        &self,
+        m: &Model,
+        d: &Data,
+        cone: &moreau::data::EfcCone<f64>,
+        force: &mut DMatrix<f64>,
+    ) {
+        use moreau::data::ConstraintState;
+        let (nv, h) = (m.nv, m.opt.timestep);
+        let refsafe = !m.opt.disabled(moreau::model::disable::REFSAFE);
+        let (adr, dim, fr, mu) = (cone.adr, cone.dim, cone.friction, cone.mu);
+        let state = d.efc_state[adr];
+        if dim < 2 || !matches!(state, ConstraintState::Quadratic | ConstraintState::Cone) {
+            return;
+        }
+        let c = &d.contact[d.efc_id[adr]];
+        let own_fr = cone.solreffriction[0] != 0.0 || cone.solreffriction[1] != 0.0;
+        let jar: Vec<f64> = (adr..adr + dim)
+            .map(|r| d.efc_J_row(r, nv).dot(&d.qacc) - d.efc_aref[r])
+            .collect();
+        let sqi = m.opt.impratio.max(1e-15).sqrt();
+        for (j, q) in self.params.iter().enumerate() {
+            let Some((g, kind)) = q.contact_kind() else {
+                continue;
+            };
+            let w = contact_weight(m, c.geom, g, kind);
+            if w == 0.0 {
+                continue;
+            }
+            // differentials of friction[0..dim−1], μ, jar and D per unit parameter
+            let mut dfr = [0.0; 5];
+            let mut djar = [0.0; 6];
+            let mut dd = [0.0; 6];
+            let mut dmu = 0.0;
+            if kind == 0 {
+                dfr[0] = w;
+                dfr[1] = w;
+                dmu = w / sqi;
+                for k in 2..dim {
+                    // R_k ∝ friction[0]²/friction[k−1]²
+                    let dlnr = 2.0 * dfr[0] / fr[0] - 2.0 * dfr[k - 1] / fr[k - 1];
+                    dd[k] = -d.efc_D[adr + k] * dlnr;
+                }
+            } else {
+                let (tc, dr) = (c.solref[0], c.solref[1]);
+                if tc <= 0.0 || dr <= 0.0 || (refsafe && tc < 2.0 * h) {
+                    continue;
+                }
+                for k in 0..dim {
+                    if k > 0 && own_fr {
+                        continue;
+                    }
+                    djar[k] = -w * daref_solref(d, adr + k, kind, tc, dr);
+                }
+            }
+            let mut df = [0.0; 6];
+            if state == ConstraintState::Quadratic {
+                for k in 0..dim {
+                    df[k] = -dd[k] * jar[k] - d.efc_D[adr + k] * djar[k];
+                }
+            } else {
+                let n = mu * jar[0];
+                let dn = dmu * jar[0] + mu * djar[0];
+                let (mut u, mut du) = ([0.0; 6], [0.0; 6]);
+                let mut tt = 0.0;
+                for k in 1..dim {
+                    u[k] = fr[k - 1] * jar[k];
+                    du[k] = dfr[k - 1] * jar[k] + fr[k - 1] * djar[k];
+                    tt += u[k] * u[k];
+                }
+                let t = tt.sqrt();
+                let dt = (1..dim).map(|k| u[k] * du[k]).sum::<f64>() / t;
+                let dm = d.efc_D[adr] / (mu * mu * (1.0 + mu * mu));
+                let ddm = -dm * (2.0 + 4.0 * mu * mu) / (mu * (1.0 + mu * mu)) * dmu;
+                let nmt = n - mu * t;
+                let dnmt = dn - dmu * t - mu * dt;
+                let f0 = -dm * nmt * mu;
+                df[0] = -(ddm * nmt * mu + dm * dnmt * mu + dm * nmt * dmu);
+                for k in 1..dim {
+                    // f_k = −f_0 U_k friction[k−1] / T
+                    let a = u[k] * fr[k - 1];
+                    let da = du[k] * fr[k - 1] + u[k] * dfr[k - 1];
+                    df[k] = -(df[0] * a / t + f0 * da / t - f0 * a * dt / (t * t));
+                }
+            }
+            let mut col = vec![0.0; nv];
+            for (k, &x) in df.iter().enumerate().take(dim) {
+                if x != 0.0 {
+                    d.efc_J_row(adr + k, nv).axpy(x, &mut col);
+                }
+            }
+            for (k, v) in col.iter().enumerate() {
+                force[(k, j)] += v;
+            }
+        }
+    }
+}
+
+/// `∂aref_r/∂solref[kind − 1]` of row `r` (`aref = −B vel − K d (pos − margin)`, `B = 2/(d_max
+/// τ)`, `K = 1/(d_max² τ² ζ²)` with `solref = (τ, ζ)` = `(tc, dr)`; Modeling "Solver
+/// parameters").
+fn daref_solref(d: &Data, r: usize, kind: usize, tc: f64, dr: f64) -> f64 {
+    let [k, b, imp, _] = d.efc_KBIP[r];
+    let (dk, db) = if kind == 1 {
+        (-2.0 * k / tc, -b / tc)
+    } else {
+        (-2.0 * k / dr, 0.0)
+    };
+    -(db * d.efc_vel[r] + dk * imp * (d.efc_pos[r] - d.efc_margin[r]))
 }
 
 /// `∂qpos/∂ε` of `qpos ⊕ ε dv` at `ε = 0` (`mj_integratePos`): `dv` on hinge and slide joints
