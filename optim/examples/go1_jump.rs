@@ -11,7 +11,12 @@
 //! `--ilqr-iters`: iLQR's, default 300; `--impratio-stages`: a continuation that solves with
 //! `opt.impratio` at A, B, … first, from the scripted rollout on the first one's model, each
 //! stage from the last one's solution, and ends on the unchanged model; `--from-ilqr`: the collocation starts from iLQR's plan instead of the
-//! scripted rollout).
+//! scripted rollout; `--impratio A`: the whole run on the model with `opt.impratio = A`;
+//! `--newton-after X`, `--max-stalls N`: LM's `newton_after` and `max_stalls`; `--fd-eps E`:
+//! centered differences of step `E` for the inverse-dynamics Jacobians; `--check`: why LM
+//! stops, at the guess and at the end of each stage — the residual Jacobian and the
+//! Gauss–Newton model against the residual along the steepest descent and along LM's damped
+//! steps, and every knot's inverse-dynamics Jacobians against centered differences).
 //!
 //! Prints, for the guess and for each plan: knots with no contact, the longest flight, the
 //! trunk's apex, the landing's tilt and height; for each planner its iterations, process CPU
@@ -156,8 +161,20 @@ fn run() -> Result<(), String> {
         gtol: arg(&args, "--gtol", 0.03)?,
         defect_tol: arg(&args, "--defect-tol", 1e-3)?,
         impratio_stages,
+        check: args.iter().any(|a| a == "--check"),
+        fd_eps: arg(&args, "--fd-eps", 0.0)?,
+        newton_after: arg(&args, "--newton-after", 0.0)?,
+        max_stalls: arg(&args, "--max-stalls", 20)?,
     };
-    let (m, home, home_ctrl) = jump::load()?;
+    let (mut m, home, home_ctrl) = jump::load()?;
+    if let Some(i) = args.iter().position(|a| a == "--impratio") {
+        // a modified model: the guess, the plans and the replays all use it
+        m.opt.impratio = args
+            .get(i + 1)
+            .and_then(|v| v.parse().ok())
+            .ok_or("--impratio needs a value")?;
+        println!("model changed: opt.impratio = {}", m.opt.impratio);
+    }
     let script = jump::Script::default();
     let u0 = script.controls(&home_ctrl, horizon);
     let guess = jump::rollout(&m, &home, &u0);

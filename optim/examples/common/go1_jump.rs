@@ -275,6 +275,16 @@ pub struct CollocationSettings {
     pub gtol: f64,
     pub defect_tol: f64,
     pub impratio_stages: Vec<f64>,
+    /// Print [`diagnose`] at the guess and at the end of each stage.
+    pub check: bool,
+    /// LM's switch to the Newton matrix with the forces' second-order terms
+    /// ([`LevenbergMarquardt::newton_after`]; 0: never) and its stall limit
+    /// ([`LevenbergMarquardt::max_stalls`]).
+    pub newton_after: f64,
+    pub max_stalls: usize,
+    /// Centered finite differences of this step for the inverse-dynamics Jacobians instead of
+    /// the analytic ones (0: analytic).
+    pub fd_eps: f64,
 }
 
 impl Default for CollocationSettings {
@@ -284,8 +294,31 @@ impl Default for CollocationSettings {
             gtol: 0.03,
             defect_tol: 1e-3,
             impratio_stages: Vec::new(),
+            check: false,
+            fd_eps: 0.0,
+            newton_after: 0.0,
+            max_stalls: 20,
         }
     }
+}
+
+/// The collocation problem of `goal` on `m` over `horizon` knots from `home` at rest: control
+/// effort 1e-3, dynamics weight 3, limit weight 1e2.
+pub fn collocation(m: Model, goal: &Goal, horizon: usize) -> Result<Collocation, String> {
+    let weights = Weights {
+        control: vec![1e-3; m.nu],
+        dynamics: 3.0,
+        limits: 1e2,
+    };
+    let nv = m.nv;
+    Collocation::new(
+        m,
+        horizon,
+        goal.home.clone(),
+        vec![0.0; nv],
+        Box::new(goal.clone()),
+        weights,
+    )
 }
 
 /// Collocation of `goal` from the configurations `guess` (knots `0..=T`, starting at `home` at
@@ -298,11 +331,6 @@ pub fn solve_collocation(
     mut on_stage: impl FnMut(f64, String),
 ) -> Result<Plan, String> {
     let horizon = guess.len() - 1;
-    let weights = Weights {
-        control: vec![1e-3; m.nu],
-        dynamics: 3.0,
-        limits: 1e2,
-    };
     let mut z: Vec<f64> = guess[1..].iter().flatten().copied().collect();
     let mut stages = s.impratio_stages.clone();
     stages.push(m.opt.impratio);
@@ -310,18 +338,22 @@ pub fn solve_collocation(
     for &impratio in &stages {
         let mut model = m.clone();
         model.opt.impratio = impratio;
-        let c = Collocation::new(
-            model,
-            horizon,
-            goal.home.clone(),
-            vec![0.0; m.nv],
-            Box::new(goal.clone()),
-            weights.clone(),
-        )?;
+        let c = collocation(model, goal, horizon)?;
+        if s.fd_eps > 0.0 {
+            c.set_jacobian_provider(Box::new(moreau_optim::collocation::FiniteDifference::new(
+                s.fd_eps, s.fd_eps, true,
+            )));
+        }
+        if s.check {
+            on_stage(impratio, format!("at the start: {}", diagnose(&c, &z)));
+            on_stage(impratio, format!("at the start: {}", inverse_check(&c, &z)));
+        }
         let mut lm = LevenbergMarquardt::default();
         lm.defect_tol = s.defect_tol;
         lm.max_al_updates = s.max_iters as usize;
         lm.gtol = s.gtol;
+        lm.newton_after = s.newton_after;
+        lm.max_stalls = s.max_stalls;
         let (c, r) = solve_lm(c, z, lm, s.max_iters, |e| e).map_err(|e| e.to_string())?;
         iterations += r.iterations as usize;
         on_stage(
@@ -334,6 +366,10 @@ pub fn solve_collocation(
                 r.eval.max_defect()
             ),
         );
+        if s.check {
+            on_stage(impratio, format!("at the end: {}", diagnose(&c, &r.z)));
+            on_stage(impratio, format!("at the end: {}", inverse_check(&c, &r.z)));
+        }
         z = r.z.clone();
         last = Some((c, r));
     }
@@ -429,4 +465,257 @@ pub fn solve_ilqr(
         cost: r.cost_history.last().copied().unwrap_or(f64::NAN),
         history: r.cost_history,
     })
+}
+
+/// Calls `f(row, variable, value)` for every entry of the residual Jacobian's knot blocks
+/// ([`Collocation::jacobian`]; variables: the configurations' tangents, knot-major).
+fn for_each_entry(
+    c: &Collocation,
+    blocks: &[moreau_optim::collocation::KnotJacobian],
+    mut f: impl FnMut(usize, usize, f64),
+) {
+    let nv = c.model.nv;
+    let n = c.n_config_vars();
+    for (t, b) in blocks.iter().enumerate() {
+        let base = t as isize * nv as isize - 2 * nv as isize;
+        for col in 0..3 * nv {
+            let gi = base + col as isize;
+            if gi >= 0 && (gi as usize) < n {
+                for k in 0..b.mat.nrows() {
+                    f(b.row + k, gi as usize, b.mat[(k, col)]);
+                }
+            }
+        }
+    }
+}
+
+/// `J δ` for a tangent direction `δ` of the configurations.
+fn jacobian_times(
+    c: &Collocation,
+    blocks: &[moreau_optim::collocation::KnotJacobian],
+    d: &[f64],
+    out: &mut [f64],
+) {
+    out.iter_mut().for_each(|x| *x = 0.0);
+    for_each_entry(c, blocks, |i, j, v| out[i] += v * d[j]);
+}
+
+/// Why Gauss–Newton fails at `z`: along the steepest-descent direction `−g` (`g = Jᵀr`, the
+/// direction of LM's steps at a large damping) the central difference of the residual, at
+/// steps `s`, against `J g`; and the objective's actual decrease against the linear model's.
+/// A Jacobian/residual mismatch shows as a difference that does not shrink with `s`; curvature
+/// as one that shrinks like `s`; noise (a residual computed to a tolerance) as one that grows
+/// like `1/s`.
+pub fn diagnose(c: &Collocation, z: &[f64]) -> String {
+    let (ev, blocks) = c.jacobian(z);
+    let n = c.n_config_vars();
+    let nres = ev.r.len();
+    // g = Jᵀ r
+    let mut g = vec![0.0; n];
+    for_each_entry(c, &blocks, |i, j, v| g[j] += v * ev.r[i]);
+    let gn = g.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let dir: Vec<f64> = g.iter().map(|x| -x / gn).collect();
+    let mut jd = vec![0.0; nres];
+    jacobian_times(c, &blocks, &dir, &mut jd);
+    let jdn = jd.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let f0 = 0.5 * ev.r.iter().map(|x| x * x).sum::<f64>();
+    let mut out = format!("f {f0:.6e}, |g| {gn:.3e}, |J d| {jdn:.3e} (d = −g/|g|); ");
+    // the rows of the largest mismatch, by kind
+    let kinds = row_kinds(c);
+    for s in [1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9] {
+        let rp = c.evaluate(&c.retract(z, &dir, s)).r;
+        let rm = c.evaluate(&c.retract(z, &dir, -s)).r;
+        let mut err = 0.0;
+        let (mut worst, mut wi) = (0.0, 0);
+        for i in 0..nres {
+            let e = (rp[i] - rm[i]) / (2.0 * s) - jd[i];
+            err += e * e;
+            if e.abs() > worst {
+                (worst, wi) = (e.abs(), i);
+            }
+        }
+        let fp = 0.5 * rp.iter().map(|x| x * x).sum::<f64>();
+        // the Gauss–Newton model's change of f along d: s gᵀd + ½ s² |J d|²
+        let pred = -s * gn + 0.5 * s * s * jdn * jdn;
+        out += &format!(
+            "\n  s {s:.0e}: |fd − J d| {:.3e} (rel {:.2e}), worst row {wi} ({}) {:.3e}; \
+             f(z + s d) − f {:.4e}, Gauss–Newton model {pred:.4e}, ratio {:.4}",
+            err.sqrt(),
+            err.sqrt() / jdn,
+            kinds[wi],
+            worst,
+            fp - f0,
+            (fp - f0) / pred
+        );
+    }
+    // LM's damped steps δ = −(JᵀJ + μI)⁻¹ g: the model's error r(z ⊕ δ) − (r + J δ), by the
+    // kind of row it is largest in
+    for mu in [1e15, 1e13, 1e11, 1e9] {
+        let Some(f) = moreau_optim::lm::TangentObjective::preconditioner(c, z, mu) else {
+            continue;
+        };
+        let mut delta: Vec<f64> = g.iter().map(|x| -x).collect();
+        f.solve(&mut delta);
+        let smax = delta.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        jacobian_times(c, &blocks, &delta, &mut jd);
+        let rn = c.evaluate(&c.retract(z, &delta, 1.0)).r;
+        let lin: Vec<f64> = (0..nres).map(|i| ev.r[i] + jd[i]).collect();
+        let fm = 0.5 * lin.iter().map(|x| x * x).sum::<f64>();
+        let fa = 0.5 * rn.iter().map(|x| x * x).sum::<f64>();
+        let mut by_kind: std::collections::BTreeMap<String, f64> = Default::default();
+        for i in 0..nres {
+            let e = rn[i] - lin[i];
+            let kind = kinds[i]
+                .split_whitespace()
+                .nth(2)
+                .unwrap_or("?")
+                .to_string();
+            *by_kind.entry(kind).or_default() += e * e;
+        }
+        let (mut worst, mut wi) = (0.0, 0);
+        for i in 0..nres {
+            let e = (rn[i] - lin[i]).abs();
+            if e > worst {
+                (worst, wi) = (e, i);
+            }
+        }
+        out += &format!(
+            "\n  LM step μ {mu:.0e}: max |δ| {smax:.2e}; f {f0:.6e} → {fa:.6e} (model {fm:.6e}, gain ratio {:.3}); model error² by row kind {}; worst row {} {worst:.3e}",
+            (f0 - fa) / (f0 - fm),
+            by_kind
+                .iter()
+                .map(|(k, v)| format!("{k} {v:.2e}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            kinds[wi]
+        );
+    }
+    out
+}
+
+/// The kind and knot of every residual row (the layout of [`Collocation::evaluate`]).
+fn row_kinds(c: &Collocation) -> Vec<String> {
+    let m = &c.model;
+    let horizon = c.horizon;
+    let nlim = (0..m.njnt)
+        .filter(|&j| {
+            m.jnt_limited[j]
+                && matches!(
+                    m.jnt_type[j],
+                    moreau::model::JointType::Hinge | moreau::model::JointType::Slide
+                )
+        })
+        .count();
+    let nfl = (0..m.nu).filter(|&k| m.actuator_forcelimited[k]).count();
+    let mut out = Vec::new();
+    for t in 0..=horizon {
+        for i in 0..c.task.dim(t, horizon) {
+            out.push(format!("knot {t} task {i}"));
+        }
+        if t < horizon {
+            for k in 0..m.nu {
+                out.push(format!("knot {t} control {k}"));
+            }
+            for k in 0..c.nr() {
+                out.push(format!("knot {t} dynamics {k}"));
+            }
+            for k in 0..m.nu {
+                out.push(format!("knot {t} ctrlrange {k}"));
+            }
+            for k in 0..nfl {
+                out.push(format!("knot {t} forcerange {k}"));
+            }
+        }
+        for k in 0..nlim {
+            out.push(format!("knot {t} joint range {k}"));
+        }
+    }
+    out
+}
+
+/// One knot of [`knot_jacobian_errors`]: the relative differences at the steps 1e-6 and 1e-8
+/// (`∂τ/∂q`, `∂τ/∂v`, `∂τ/∂a`), the contacts and the constraint states.
+pub struct KnotCheck {
+    pub e6: [f64; 3],
+    pub e8: [f64; 3],
+    pub ncon: usize,
+    pub states: Vec<String>,
+}
+
+/// The analytic inverse-dynamics Jacobians (`∂τ/∂q`, `∂τ/∂v`, `∂τ/∂a`) that the collocation
+/// uses at every knot of `z`, against centered differences of the inverse dynamics at steps 1e-6
+/// and 1e-8: per knot the relative differences `max |A − F| / max(1, max |F|)` of the three
+/// matrices at each step, the number of contacts and the constraint states. A derivative error
+/// shows at both steps; a kink of the contact forces (a row's zone boundary) within a step of
+/// the point only at the larger one.
+pub fn knot_jacobian_errors(c: &Collocation, z: &[f64]) -> Vec<KnotCheck> {
+    use moreau_optim::collocation::{Analytic, FiniteDifference, InverseJacobian};
+    let m = &c.model;
+    let nv = m.nv;
+    let ev = c.evaluate(z);
+    let mut d = Data::new(m);
+    let mut an = Analytic::new();
+    let z3 = || {
+        [
+            DMatrix::zeros(nv, nv),
+            DMatrix::zeros(nv, nv),
+            DMatrix::zeros(nv, nv),
+        ]
+    };
+    let mut out = Vec::with_capacity(c.horizon);
+    for t in 0..c.horizon {
+        let q = c.config(z, t);
+        let (v, a) = (&ev.v[t], &ev.a[t]);
+        let mut ja = z3();
+        let [x, y, w] = &mut ja;
+        an.jacobians(m, &mut d, q, v, a, x, y, w);
+        let mut states: Vec<String> = (0..d.nefc)
+            .map(|r| format!("{:?}", d.efc_state[r]))
+            .collect();
+        states.dedup();
+        let ncon = d.contact.len();
+        let mut errs = [[0.0; 3]; 2];
+        for (e, eps) in errs.iter_mut().zip([1e-6, 1e-8]) {
+            let mut fd = FiniteDifference::new(eps, eps, true);
+            let mut jf = z3();
+            let [x, y, w] = &mut jf;
+            fd.jacobians(m, &mut d, q, v, a, x, y, w);
+            for k in 0..3 {
+                e[k] = (&ja[k] - &jf[k]).amax() / jf[k].amax().max(1.0);
+            }
+        }
+        out.push(KnotCheck {
+            e6: errs[0],
+            e8: errs[1],
+            ncon,
+            states,
+        });
+    }
+    out
+}
+
+/// [`knot_jacobian_errors`] as text: the worst knots and how many exceed 1e-4.
+pub fn inverse_check(c: &Collocation, z: &[f64]) -> String {
+    let errs = knot_jacobian_errors(c, z);
+    let worst = |e: &KnotCheck| e.e6.iter().chain(&e.e8).fold(0.0f64, |a, &b| a.max(b));
+    let mut order: Vec<usize> = (0..errs.len()).collect();
+    order.sort_by(|&a, &b| worst(&errs[b]).total_cmp(&worst(&errs[a])));
+    let mut out = String::from(
+        "analytic ∂τ/∂(q, v, a) against centered differences (eps 1e-6 | 1e-8), worst knots:",
+    );
+    for &t in order.iter().take(6) {
+        let KnotCheck {
+            e6,
+            e8,
+            ncon,
+            states: st,
+        } = &errs[t];
+        out += &format!(
+            "\n  knot {t}: {:.2e} (q {:.1e} v {:.1e} a {:.1e} | q {:.1e} v {:.1e} a {:.1e}), {ncon} contacts, states {st:?}",
+            worst(&errs[t]), e6[0], e6[1], e6[2], e8[0], e8[1], e8[2]
+        );
+    }
+    let n_bad = errs.iter().filter(|e| worst(e) > 1e-4).count();
+    out += &format!("\n  {n_bad} of {} knots above 1e-4", errs.len());
+    out
 }

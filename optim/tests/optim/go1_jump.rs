@@ -91,3 +91,50 @@ fn ilqr_from_the_scripted_launch_keeps_the_jump() {
         .zip(lo_hi.clone())
         .all(|(x, r)| r[0] <= *x && *x <= r[1])));
 }
+
+/// Why collocation stalls on the jump (docs/optimization.md) is not a Jacobian error: at every
+/// knot of the scripted guess, the analytic inverse-dynamics Jacobians that the collocation
+/// uses (`∂τ/∂q`, `∂τ/∂v`, `∂τ/∂a`) equal centered differences of the inverse dynamics to 1e-5
+/// of their largest entry, at a step of 1e-6, or, at a knot within 1e-6 of a kink of the
+/// contact forces (a constraint row's zone boundary, where differences at 1e-6 straddle it),
+/// at 1e-8. The residual is inverse dynamics (no solver), so it carries no solver-tolerance
+/// noise either; the stall is the forces' kinks and jumps (measured with `go1_jump --check`).
+#[test]
+fn collocation_jacobians_at_the_guess_are_derivatives() {
+    let (m, home, home_ctrl) = jump::load().unwrap();
+    let u = jump::Script::default().controls(&home_ctrl, HORIZON);
+    let q = jump::rollout(&m, &home, &u);
+    let goal = jump::Goal::over_flight(&home, &jump::summarize(&m, &q), 0.36);
+    let c = jump::collocation(m, &goal, HORIZON).unwrap();
+    let z: Vec<f64> = q[1..].iter().flatten().copied().collect();
+    let errs = jump::knot_jacobian_errors(&c, &z);
+    let max = |e: &[f64; 3]| e.iter().fold(0.0f64, |a, &b| a.max(b));
+    let kinks: Vec<usize> = (0..errs.len())
+        .filter(|&t| max(&errs[t].e6) > 1e-5)
+        .collect();
+    let contact_knots = errs.iter().filter(|e| e.ncon > 0).count();
+    println!(
+        "{} knots ({contact_knots} in contact); worst at step 1e-6 {:.2e}, at 1e-8 {:.2e}; \
+         knots with a kink within 1e-6: {kinks:?}",
+        errs.len(),
+        errs.iter().map(|e| max(&e.e6)).fold(0.0, f64::max),
+        errs.iter().map(|e| max(&e.e8)).fold(0.0, f64::max),
+    );
+    assert!(contact_knots > 150, "the guess stands, crouches and lands");
+    for (
+        t,
+        jump::KnotCheck {
+            e6,
+            e8,
+            ncon,
+            states,
+        },
+    ) in errs.iter().enumerate()
+    {
+        assert!(
+            max(e6).min(max(e8)) < 1e-5,
+            "knot {t} ({ncon} contacts, {states:?}): {e6:?} at 1e-6, {e8:?} at 1e-8"
+        );
+    }
+    assert!(kinks.len() < 10, "{kinks:?}");
+}
