@@ -105,8 +105,12 @@ def main():
     ap.add_argument("--script", action="store_true")
     ap.add_argument("--horizon", type=int, default=300)
     ap.add_argument("--write")
+    ap.add_argument("--impratio", type=float,
+                    help="the model with this opt.impratio (go1_jump --impratio)")
     a = ap.parse_args()
     m = mujoco.MjModel.from_xml_path(os.path.join(zoo_dir(), GO1))
+    if a.impratio is not None:
+        m.opt.impratio = a.impratio
     if a.script:
         home = m.key_ctrl[m.key("home").id].copy()
         qs = rollout(m, [script_ctrl(home, t) for t in range(a.horizon)])
