@@ -70,12 +70,8 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if m.opt.enabled(enable::DIAGEXACT) {
         return Some("diagexact (exact diagonal of A for R)");
     }
-    if m.opt.enabled(enable::SLEEP) {
-        // MuJoCo 4.0.0 puts trees at rest to sleep and stops integrating them (XML reference,
-        // `option/flag` `sleep`); moreau integrates every tree, so the trajectories would differ
-        return Some(
-            "sleep (the enable flag `sleep`, <option><flag sleep=\"enable\"/>: sleeping islands)",
-        );
+    if let Some(s) = crate::sleep::unsupported(m) {
+        return Some(s);
     }
     None
 }
@@ -96,6 +92,7 @@ pub(crate) fn fwd_position_with<T: Scalar>(m: &Model, d: &mut Data<T>, contacts:
     d.solver_pos_valid = false;
     // a potential energy computed before this stage is stale from here on
     d.flg_energypos = false;
+    crate::sleep::wake_changed(m, d);
     kinematics(m, d);
     com_pos(m, d);
     camlight(m, d);
@@ -104,6 +101,11 @@ pub(crate) fn fwd_position_with<T: Scalar>(m: &Model, d: &mut Data<T>, contacts:
     factor_m(m, d);
     if contacts {
         collision(m, d);
+        // a contact of an awake tree with a sleeping one wakes it, and its contacts count in
+        // this step
+        while d.stack_overflow.is_none() && crate::sleep::wake_by_contacts(m, d) {
+            collision(m, d);
+        }
         if d.stack_overflow.is_some() {
             // the step stops in collision: no rows, and the later stages do not run
             d.drop_rows(m.nv);

@@ -15,7 +15,7 @@ use crate::math::quat::dexpinv;
 use crate::math::{sc, Scalar};
 use crate::model::{disable, DynType, Integrator, JointType, Model};
 use crate::smooth::crb::{factor_ld, solve_ld};
-use crate::state::integrate_pos;
+use crate::state::{integrate_joint, integrate_pos};
 use crate::{check, forward};
 
 /// `mj_step`: check position and velocity, forward dynamics, check acceleration, integrate.
@@ -41,6 +41,7 @@ pub fn step<T: Scalar>(m: &Model, d: &mut Data<T>) {
         return;
     }
     check::check_acc(m, d);
+    crate::sleep::update(m, d);
     integrate(m, d);
 }
 
@@ -76,6 +77,7 @@ pub fn step_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: forward::Skip, ski
         return;
     }
     check::check_acc(m, d);
+    crate::sleep::update(m, d);
     match m.opt.integrator {
         Integrator::Euler => euler_skip(m, d, skip >= forward::Skip::Vel),
         Integrator::Rk4 => runge_kutta(m, d),
@@ -113,6 +115,7 @@ pub fn step2<T: Scalar>(m: &Model, d: &mut Data<T>) {
     forward::fwd_constraint(m, d);
     crate::sensor::sensor_acc(m, d);
     check::check_acc(m, d);
+    crate::sleep::update(m, d);
     match m.opt.integrator {
         Integrator::Implicit | Integrator::ImplicitFast => implicit(m, d),
         _ => euler(m, d),
@@ -165,10 +168,24 @@ fn advance<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let h = m.opt.timestep;
     advance_act(m, &mut d.act, &d.act_dot, h);
     let hh: T = sc(h);
-    for (v, a) in d.qvel.iter_mut().zip(&d.int_qacc) {
-        *v += hh * *a;
+    if crate::sleep::any_asleep(m, d) {
+        // sleeping trees are not integrated
+        for i in 0..m.nv {
+            if !crate::sleep::dof_asleep(d, i) {
+                d.qvel[i] += hh * d.int_qacc[i];
+            }
+        }
+        for j in 0..m.njnt {
+            if !crate::sleep::dof_asleep(d, m.jnt_dofadr[j]) {
+                integrate_joint(m, &mut d.qpos, &d.qvel, hh, j);
+            }
+        }
+    } else {
+        for (v, a) in d.qvel.iter_mut().zip(&d.int_qacc) {
+            *v += hh * *a;
+        }
+        integrate_pos(m, &mut d.qpos, &d.qvel, hh);
     }
-    integrate_pos(m, &mut d.qpos, &d.qvel, hh);
     d.time += hh;
 }
 

@@ -41,6 +41,7 @@ extern crate self as moreau;
 pub mod data;
 pub mod model;
 pub mod pipeline;
+pub mod sleep;
 pub mod work;
 
 pub(crate) mod actuation;

@@ -123,6 +123,9 @@ pub struct Options {
     pub ls_tolerance: f64,
     pub noslip_tolerance: f64,
     pub ccd_tolerance: f64,
+    /// `sleep_tolerance`: a tree is at rest when every dof's speed times its `dof_length` is
+    /// below it (XML reference, `option`; used with the `sleep` enable flag).
+    pub sleep_tolerance: f64,
     pub gravity: [f64; 3],
     pub wind: [f64; 3],
     pub magnetic: [f64; 3],
@@ -153,6 +156,7 @@ impl Default for Options {
             ls_tolerance: 0.01,
             noslip_tolerance: 1e-6,
             ccd_tolerance: 1e-6,
+            sleep_tolerance: 1e-3,
             gravity: [0.0, 0.0, -9.81],
             wind: [0.0; 3],
             magnetic: [0.0, -0.5, 0.0],
@@ -185,6 +189,18 @@ impl Options {
     pub fn enabled(&self, bit: u32) -> bool {
         self.enableflags & bit != 0
     }
+}
+
+/// A body's `sleep` attribute (XML reference, `body`): `auto` lets the compiler decide
+/// (trees with actuators never sleep), the others are MuJoCo's `mjtSleepPolicy` asked for
+/// the body's tree.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum BodySleep {
+    #[default]
+    Auto,
+    Never,
+    Allowed,
+    Init,
 }
 
 /// Actuator transmission type (`mjtTrn`).
@@ -469,6 +485,9 @@ pub struct Model {
     /// (docs/mujoco-behaviour.md#parameters).
     pub body_invweight0: Vec<[f64; 2]>,
     pub body_gravcomp: Vec<f64>,
+    /// The body's MJCF `sleep` attribute (XML reference, `body`): the sleep policy asked for its
+    /// tree. Empty on hand-built models (all [`BodySleep::Auto`]).
+    pub body_sleep: Vec<BodySleep>,
 
     // ---------------------------------------------------------------- joints
     pub jnt_name: Vec<String>,

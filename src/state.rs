@@ -27,18 +27,24 @@ fn read3<T: Scalar>(x: &[T], a: usize) -> [T; 3] {
 /// `exp(h ω)` with `ω` in the local frame and normalized.
 pub fn integrate_pos<T: Scalar>(m: &Model, qpos: &mut [T], qvel: &[T], h: T) {
     for j in 0..m.njnt {
-        let pa = m.jnt_qposadr[j];
-        let va = m.jnt_dofadr[j];
-        match m.jnt_type[j] {
-            JointType::Free => {
-                for k in 0..3 {
-                    qpos[pa + k] += h * qvel[va + k];
-                }
-                integrate_quat_at(qpos, pa + 3, &read3(qvel, va + 3), h);
+        integrate_joint(m, qpos, qvel, h, j);
+    }
+}
+
+/// [`integrate_pos`] of joint `j` alone.
+#[inline]
+pub fn integrate_joint<T: Scalar>(m: &Model, qpos: &mut [T], qvel: &[T], h: T, j: usize) {
+    let pa = m.jnt_qposadr[j];
+    let va = m.jnt_dofadr[j];
+    match m.jnt_type[j] {
+        JointType::Free => {
+            for k in 0..3 {
+                qpos[pa + k] += h * qvel[va + k];
             }
-            JointType::Ball => integrate_quat_at(qpos, pa, &read3(qvel, va), h),
-            JointType::Hinge | JointType::Slide => qpos[pa] += h * qvel[va],
+            integrate_quat_at(qpos, pa + 3, &read3(qvel, va + 3), h);
         }
+        JointType::Ball => integrate_quat_at(qpos, pa, &read3(qvel, va), h),
+        JointType::Hinge | JointType::Slide => qpos[pa] += h * qvel[va],
     }
 }
 

@@ -475,6 +475,9 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
     let o_margin = m.opt.enabled(enable::OVERRIDE).then_some(m.opt.o_margin);
     for &key in &bp.body_pairs {
         let (b1, b2) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
+        if crate::sleep::pair_idle(m, d, b1, b2) {
+            continue;
+        }
         let list2 = &geoms[start[b2] as usize..start[b2 + 1] as usize];
         // `exclude` is looked up only once a geom pair of the bodies passes (the geom tests
         // have no side effects, so the outcome is the same as filtering the body pair first)

@@ -90,6 +90,11 @@ pub struct SolverStat {
 /// Iterations for which statistics are kept (mjNSOLVER).
 pub const NSOLVER: usize = 200;
 
+/// MuJoCo's `mjMINAWAKE`: the steps at rest before a tree may fall asleep ([`crate::sleep`]).
+pub const MINAWAKE: i32 = 10;
+/// `tree_asleep` of an awake tree after a reset or a step in motion ([`crate::sleep`]).
+pub const AWAKE_RESET: i32 = -(1 + MINAWAKE);
+
 /// Islands for which solver statistics are kept (mjNISLAND).
 pub const NISLAND: usize = 20;
 
@@ -357,6 +362,13 @@ pub struct Data<T: Scalar = f64> {
     pub map_iefc2efc: Vec<usize>,
     /// Tree structure and union-find work space of island discovery.
     pub(crate) island_scratch: IslandScratch,
+    /// Sleep state of each kinematic tree (MuJoCo's `tree_asleep`, with the `sleep` enable
+    /// flag): negative while awake (−11 after a reset, +1 per step at rest, capped at −1),
+    /// otherwise asleep and the next tree of its sleeping cycle ([`crate::sleep`]).
+    pub tree_asleep: Vec<i32>,
+    /// `qpos` when each sleeping tree fell asleep: a sleeping tree whose `qpos` was changed
+    /// wakes up ([`crate::sleep`]).
+    pub(crate) sleep_qpos: Vec<T>,
     /// Solver work space (dense nv × nv matrices, per-row vectors), boxed so that the solver
     /// takes it out of `Data` for a solve by moving a pointer (always `Some` outside a solve;
     /// [`Data::solver_scratch_mut`]).
@@ -582,6 +594,8 @@ crate::data::reserved::clone_reserved! {
         map_efc2iefc: vec,
         map_iefc2efc: vec,
         island_scratch: clone,
+        tree_asleep: vec,
+        sleep_qpos: vec,
         solver_scratch: clone,
         solver_pos_valid: copy,
         contact: vec,
@@ -811,6 +825,8 @@ impl<T: Scalar> Data<T> {
             map_efc2iefc: Vec::new(),
             map_iefc2efc: Vec::new(),
             island_scratch: IslandScratch::new(m),
+            tree_asleep: vec![AWAKE_RESET; ntree],
+            sleep_qpos: v(m.nq),
             solver_scratch: Some(Box::new(SolverScratch::new(m.nv, m.nM))),
             solver_pos_valid: false,
             contact: Vec::with_capacity(contact_capacity(m)),
@@ -962,6 +978,7 @@ impl<T: Scalar> Data<T> {
         for v in self.solver.iter_mut() {
             v.clear();
         }
+        self.tree_asleep.fill(AWAKE_RESET);
     }
 
     /// The last solve's statistics of `island`: its first `solver_niter[island]` entries of

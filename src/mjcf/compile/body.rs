@@ -11,7 +11,7 @@ use crate::mjcf::math::{
     add, compose, dot, eig3, normalize, q2m, qmul, qrot, scl, sub, Q, QID, V3,
 };
 use crate::mjcf::xml::Elem;
-use crate::model::{CamMode, GeomType, JointType, Model};
+use crate::model::{BodySleep, CamMode, GeomType, JointType, Model};
 use std::collections::HashMap;
 
 /// Mass properties a geom contributes to its body (geom frame, principal diagonal).
@@ -246,6 +246,20 @@ impl<'a> Builder<'a> {
             0.0
         } else {
             a.f64_or("gravcomp", 0.0)?
+        });
+        m.body_sleep.push(if is_world {
+            BodySleep::Auto
+        } else {
+            a.keyword(
+                "sleep",
+                &[
+                    ("auto", BodySleep::Auto),
+                    ("never", BodySleep::Never),
+                    ("allowed", BodySleep::Allowed),
+                    ("init", BodySleep::Init),
+                ],
+            )?
+            .unwrap_or(BodySleep::Auto)
         });
         let mocap = if is_world {
             false

@@ -176,6 +176,7 @@ pub(super) fn read_option(root: &Elem, o: &mut Options) -> R<()> {
         o.ls_tolerance = a.f64_or("ls_tolerance", o.ls_tolerance)?;
         o.noslip_tolerance = a.f64_or("noslip_tolerance", o.noslip_tolerance)?;
         o.ccd_tolerance = a.f64_or("ccd_tolerance", o.ccd_tolerance)?;
+        o.sleep_tolerance = a.f64_or("sleep_tolerance", o.sleep_tolerance)?;
         o.gravity = a.arr("gravity", o.gravity)?;
         o.wind = a.arr("wind", o.wind)?;
         o.magnetic = a.arr("magnetic", o.magnetic)?;
