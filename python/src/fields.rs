@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 /// ancestor has a dof; its tree is named by its topmost such ancestor, and trees are numbered
 /// in body order (rule checked against MuJoCo 4.0.0 on every model of models/: a static body
 /// between the world and a tree and a mocap body belong to none).
-fn trees(m: &Model) -> (Vec<i32>, Vec<usize>) {
+pub(crate) fn trees(m: &Model) -> (Vec<i32>, Vec<usize>) {
     let mut treeid = vec![-1i32; m.nbody];
     let mut adr = Vec::new();
     for b in 1..m.nbody {
@@ -85,6 +85,223 @@ impl MjModel {
         let v = trees(&self.model).0;
         let n = v.len();
         copy(py, v, &[n])
+    }
+
+    /// Per dof: the length that turns its speed into the rest test's scale (MuJoCo's
+    /// `dof_length`; `moreau::sleep::dof_length`): 1 for translational dofs, MuJoCo's value for
+    /// the rotational dofs of a body with geoms and no child bodies. For a body with child
+    /// bodies MuJoCo's rule is not known and the value may differ from MuJoCo's.
+    #[getter]
+    fn dof_length<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let v: Vec<f64> = (0..m.nv).map(|i| moreau::sleep::dof_length(m, i)).collect();
+        copy(py, v, &[m.nv])
+    }
+
+    /// Per tree: its sleep policy (MuJoCo's `mjtSleepPolicy`: 1 never, as trees with
+    /// actuators; 2 allowed; 3 `sleep="never"`; 4 `sleep="allowed"`; 5 `sleep="init"`) (int32).
+    #[getter]
+    fn tree_sleep_policy<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v = moreau::sleep::tree_sleep_policy(&self.model);
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Per height field: `(x, y, zmax, zbase)` (float64, `nhfield × 4`).
+    #[getter]
+    fn hfield_size<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let h = &self.model.hfield;
+        let v: Vec<f64> = h.iter().flat_map(|h| h.size).collect();
+        copy(py, v, &[h.len(), 4])
+    }
+
+    /// Per height field: its number of rows (int32).
+    #[getter]
+    fn hfield_nrow<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.int_map(py, self.model.hfield.iter().map(|h| h.nrow))
+    }
+
+    /// Per height field: its number of columns (int32).
+    #[getter]
+    fn hfield_ncol<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.int_map(py, self.model.hfield.iter().map(|h| h.ncol))
+    }
+
+    /// Per height field: its first entry in `hfield_data` (int32).
+    #[getter]
+    fn hfield_adr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.int_map(py, starts(self.model.hfield.iter().map(|h| h.data.len())))
+    }
+
+    /// Number of height-field elevations (`nhfielddata`).
+    #[getter]
+    fn nhfielddata(&self) -> usize {
+        self.model.hfield.iter().map(|h| h.data.len()).sum()
+    }
+
+    /// The height fields' elevations in [0, 1], row-major, one after another (float32, as
+    /// MuJoCo stores them).
+    #[getter]
+    fn hfield_data<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<f32> = self
+            .model
+            .hfield
+            .iter()
+            .flat_map(|h| h.data.iter().map(|&x| x as f32))
+            .collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Number of mesh vertices (`nmeshvert`).
+    #[getter]
+    fn nmeshvert(&self) -> usize {
+        self.model.mesh.iter().map(|g| g.vert.len()).sum()
+    }
+
+    /// Number of mesh faces (`nmeshface`).
+    #[getter]
+    fn nmeshface(&self) -> usize {
+        self.model.mesh.iter().map(|g| g.face.len()).sum()
+    }
+
+    /// Number of `mesh_graph` entries (`nmeshgraph`).
+    #[getter]
+    fn nmeshgraph(&self) -> usize {
+        self.model.mesh.iter().map(|g| g.graph.len()).sum()
+    }
+
+    /// Per mesh: its first vertex in `mesh_vert` (int32).
+    #[getter]
+    fn mesh_vertadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.int_map(py, starts(self.model.mesh.iter().map(|g| g.vert.len())))
+    }
+
+    /// Per mesh: its number of vertices (int32).
+    #[getter]
+    fn mesh_vertnum<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.int_map(py, self.model.mesh.iter().map(|g| g.vert.len()))
+    }
+
+    /// Per mesh: its first face in `mesh_face` (int32).
+    #[getter]
+    fn mesh_faceadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.int_map(py, starts(self.model.mesh.iter().map(|g| g.face.len())))
+    }
+
+    /// Per mesh: its number of faces (int32).
+    #[getter]
+    fn mesh_facenum<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.int_map(py, self.model.mesh.iter().map(|g| g.face.len()))
+    }
+
+    /// The meshes' vertices in their mesh frames (float32, `nmeshvert × 3`, as MuJoCo stores
+    /// them).
+    #[getter]
+    fn mesh_vert<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<f32> = self
+            .model
+            .mesh
+            .iter()
+            .flat_map(|g| g.vert.iter().flatten().map(|&x| x as f32))
+            .collect();
+        let n = v.len() / 3;
+        copy(py, v, &[n, 3])
+    }
+
+    /// The meshes' faces, vertex indices within their mesh (int32, `nmeshface × 3`).
+    #[getter]
+    fn mesh_face<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = self
+            .model
+            .mesh
+            .iter()
+            .flat_map(|g| g.face.iter().flatten().map(|&i| i as i32))
+            .collect();
+        let n = v.len() / 3;
+        copy(py, v, &[n, 3])
+    }
+
+    /// Per mesh: the offset removed from its authored vertices (float64, `nmesh × 3`).
+    #[getter]
+    fn mesh_pos<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<f64> = self.model.mesh.iter().flat_map(|g| g.pos).collect();
+        copy(py, v, &[self.model.mesh.len(), 3])
+    }
+
+    /// Per mesh: the rotation removed from its authored vertices (float64, `nmesh × 4`).
+    #[getter]
+    fn mesh_quat<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<f64> = self.model.mesh.iter().flat_map(|g| g.quat).collect();
+        copy(py, v, &[self.model.mesh.len(), 4])
+    }
+
+    /// Per mesh: its first entry in `mesh_graph`, -1 without a convex hull (int32).
+    #[getter]
+    fn mesh_graphadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let mut adr = 0;
+        let v: Vec<i32> = self
+            .model
+            .mesh
+            .iter()
+            .map(|g| {
+                let a = if g.graph.is_empty() { -1 } else { adr as i32 };
+                adr += g.graph.len();
+                a
+            })
+            .collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// The meshes' convex-hull graphs one after another (int32).
+    #[getter]
+    fn mesh_graph<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = self
+            .model
+            .mesh
+            .iter()
+            .flat_map(|g| g.graph.iter().copied())
+            .collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// Number of actuators (MuJoCo's `nactuator`, equal to `nu`).
+    #[getter]
+    fn nactuator(&self) -> usize {
+        self.model.nu
+    }
+
+    /// Number of actuator outputs (MuJoCo's `nout`): one per actuator.
+    #[getter]
+    fn nout(&self) -> usize {
+        self.model.nu
+    }
+
+    /// Per actuator: its first control in `ctrl` (int32); each actuator reads one control, its
+    /// own (measured on MuJoCo 4.0.0 over the zoo).
+    #[getter]
+    fn actuator_ctrladr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.actuator_map(py, |u| u as i32)
+    }
+
+    /// Per actuator: its number of controls, 1 (int32).
+    #[getter]
+    fn actuator_ctrlnum<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.actuator_map(py, |_| 1)
+    }
+
+    /// Per actuator: its first output (int32), its own index.
+    #[getter]
+    fn actuator_outadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.actuator_map(py, |u| u as i32)
+    }
+
+    /// Per actuator: its number of outputs, 1 (int32).
+    #[getter]
+    fn actuator_outnum<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.actuator_map(py, |_| 1)
     }
 
     /// Per dof: its kinematic tree (int32).
@@ -447,6 +664,31 @@ impl MjData {
         } else {
             vec![0; n]
         };
+        copy(py, v, &[n])
+    }
+}
+
+/// The running starts of consecutive blocks of the given lengths.
+fn starts(len: impl Iterator<Item = usize>) -> impl Iterator<Item = usize> {
+    len.scan(0, |adr, n| {
+        let a = *adr;
+        *adr += n;
+        Some(a)
+    })
+}
+
+impl MjModel {
+    /// An int32 array of the given counts or addresses.
+    fn int_map<'py>(&self, py: Python<'py>, v: impl Iterator<Item = usize>) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = v.map(|x| i32::try_from(x).unwrap_or(i32::MAX)).collect();
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// A per-actuator int32 array of `f(actuator)`.
+    fn actuator_map<'py>(&self, py: Python<'py>, f: impl Fn(usize) -> i32) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = (0..self.model.nu).map(f).collect();
+        let n = v.len();
         copy(py, v, &[n])
     }
 }

@@ -4,12 +4,10 @@
 //! Islands: the trees, dofs and constraint rows of each island and the maps between the
 //! global and the island orders, as the solver found them (`nisland` entries per island field).
 //!
-//! Sleep: moreau's engine has no sleeping (the `sleep` enable flag is not simulated), so every
-//! tree is awake, and the fields hold what MuJoCo 4.0.0 reports for a model that never sleeps
-//! (measured): every body, tree and dof awake and listed in order (`nbody_awake = nbody`,
-//! `ntree_awake = ntree`, `nv_awake = nv`), `body_awake` -1 for the bodies welded to the world
-//! (static) and 1 for the others, `parent_awake_ind` the bodies 1..nbody then a 0,
-//! `nparent_awake = nbody − 1`, `tree_awake` 1 and `tree_asleep` −11 per tree.
+//! Sleep: the engine's `tree_asleep` (`moreau::sleep`) and what follows from it: `tree_awake`,
+//! `body_awake` (-1 static, 1 awake, 0 asleep), `ntree_awake`, `nv_awake`, `nbody_awake`
+//! (static bodies count as awake). `body_awake_ind`, `parent_awake_ind`, `dof_awake_ind` and
+//! `nparent_awake` list every body and dof, as MuJoCo 4.0.0 does for a model that never sleeps.
 
 use crate::arrays::copy;
 use crate::data::MjData;
@@ -29,8 +27,6 @@ fn arr<'py>(py: Python<'py>, v: Vec<i32>) -> Bound<'py, PyAny> {
 
 /// `body_awake` of a static body (welded to the world).
 const STATIC: i32 = -1;
-/// `tree_asleep` of an awake tree in MuJoCo 4.0.0.
-const AWAKE_COUNTDOWN: i32 = -11;
 
 #[pymethods]
 impl MjData {
@@ -137,32 +133,38 @@ impl MjData {
         self.map(py, &self.data.map_itree2tree, self.ntree(py))
     }
 
-    /// Number of awake bodies: all (moreau does not sleep; module docs).
+    /// Number of awake bodies, the static ones included (none of a sleeping tree).
     #[getter]
-    fn nbody_awake(&self) -> usize {
-        self.data.xpos.len()
+    fn nbody_awake(&self, py: Python<'_>) -> usize {
+        let (bt, _) = self.sleep_trees(py);
+        bt.iter().filter(|&&t| !self.tree_sleeps(t)).count()
     }
-    /// Number of awake trees: all.
+    /// Number of awake trees.
     #[getter]
-    fn ntree_awake(&self, py: Python<'_>) -> usize {
-        self.ntree(py)
+    fn ntree_awake(&self) -> usize {
+        self.data.tree_asleep.iter().filter(|&&a| a < 0).count()
     }
-    /// Number of awake dofs: all.
+    /// Number of awake dofs.
     #[getter]
-    fn nv_awake(&self) -> usize {
-        self.data.qvel.len()
+    fn nv_awake(&self, py: Python<'_>) -> usize {
+        let (_, dt) = self.sleep_trees(py);
+        dt.iter().filter(|&&t| !self.tree_sleeps(t)).count()
     }
     /// Number of bodies with an awake parent: all but the world.
     #[getter]
     fn nparent_awake(&self) -> usize {
         self.data.xpos.len().saturating_sub(1)
     }
-    /// Per body: -1 static (welded to the world), 1 awake.
+    /// Per body: -1 static (welded to the world), 1 awake, 0 asleep (`mjtSleepState`).
     #[getter]
     fn body_awake<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let (bt, _) = self.sleep_trees(py);
         let m = &self.model.bind(py).borrow().model;
         let v = (0..m.nbody)
-            .map(|b| if m.body_weldid[b] == 0 { STATIC } else { 1 })
+            .map(|b| match m.body_weldid[b] == 0 {
+                true => STATIC,
+                false => i32::from(!self.tree_sleeps(bt[b])),
+            })
             .collect();
         arr(py, v)
     }
@@ -182,15 +184,22 @@ impl MjData {
     fn dof_awake_ind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         arr(py, ints(0..self.data.qvel.len()))
     }
-    /// Per tree: 1 awake.
+    /// Per tree: 1 awake, 0 asleep.
     #[getter]
     fn tree_awake<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        arr(py, vec![1; self.ntree(py)])
+        let v = self
+            .data
+            .tree_asleep
+            .iter()
+            .map(|&a| i32::from(a < 0))
+            .collect();
+        arr(py, v)
     }
-    /// Per tree: MuJoCo's countdown of an awake tree.
+    /// Per tree: negative while awake (MuJoCo's countdown: −11 after a reset, +1 per step at
+    /// rest), else asleep and the next tree of its sleeping cycle (`moreau::sleep`).
     #[getter]
     fn tree_asleep<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        arr(py, vec![AWAKE_COUNTDOWN; self.ntree(py)])
+        arr(py, self.data.tree_asleep.clone())
     }
     /// Whether the energy's potential part is up to date (`flg_energypos`).
     #[getter]
@@ -205,6 +214,19 @@ impl MjData {
 }
 
 impl MjData {
+    /// Whether tree `t` (-1: static) is asleep.
+    fn tree_sleeps(&self, t: i32) -> bool {
+        usize::try_from(t).is_ok_and(|t| self.data.tree_asleep.get(t).is_some_and(|&a| a >= 0))
+    }
+
+    /// The tree of each body and of each dof (-1: static).
+    fn sleep_trees(&self, py: Python<'_>) -> (Vec<i32>, Vec<i32>) {
+        let m = &self.model.bind(py).borrow().model;
+        let bt = crate::fields::trees(m).0;
+        let dt = m.dof_bodyid.iter().map(|&b| bt[b]).collect();
+        (bt, dt)
+    }
+
     /// Whether the last solve found islands; without (no rows, or the `island` flag disabled)
     /// MuJoCo reports every dof and tree in no island (-1) and zero maps, while moreau's
     /// fields keep what the last island discovery left.

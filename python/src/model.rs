@@ -470,6 +470,7 @@ const OPTION_FIELDS: &[&str] = &[
     "ls_tolerance",
     "noslip_tolerance",
     "ccd_tolerance",
+    "sleep_tolerance",
     "density",
     "viscosity",
     "o_margin",
@@ -1161,7 +1162,7 @@ macro_rules! option_scalars {
 
 option_scalars! {
     timestep: f64, impratio: f64, tolerance: f64, ls_tolerance: f64, noslip_tolerance: f64,
-    ccd_tolerance: f64, density: f64, viscosity: f64, o_margin: f64, iterations: usize,
+    ccd_tolerance: f64, sleep_tolerance: f64, density: f64, viscosity: f64, o_margin: f64, iterations: usize,
     ls_iterations: usize, noslip_iterations: usize, ccd_iterations: usize, disableflags: u32,
     enableflags: u32,
 }

@@ -119,20 +119,20 @@ def test_unsupported_analytic_model():
 
 SLEEP_XML = """<mujoco><option><flag sleep="{sleep}"/></option><worldbody>
 <geom type="plane" size="1 1 .1"/><body pos="0 0 .2"><freejoint/><geom type="box" size=".1 .1 .1"/>
-</body></worldbody></mujoco>"""
+<body pos="0 0 .3"><joint/><geom size=".1"/></body></body></worldbody></mujoco>"""
 
 
-def test_sleep_enabled_models_are_refused():
-    """MuJoCo 4.0.0 puts a resting tree to sleep (its velocity exactly zero, `ntree_awake` 0);
-    moreau does not sleep, so a model with the `sleep` enable flag is refused at load with the
-    flag named, and setting the flag on a loaded model raises the same."""
+def test_sleep_in_trees_of_several_bodies_is_refused():
+    """moreau sleeps trees of one body only (tests/test_sleep.py); a tree of two bodies with
+    the `sleep` enable flag is refused at load with the reason named, and setting the flag on
+    a loaded model raises the same. MuJoCo loads it and puts the tree to sleep."""
     mj = mujoco.MjModel.from_xml_string(SLEEP_XML.format(sleep="enable"))
     dj = mujoco.MjData(mj)
     mujoco.mj_step(mj, dj, 500)
     assert dj.ntree_awake == 0 and not dj.qvel.any()
     with pytest.raises(ValueError, match="sleep") as e:
         moreau.MjModel.from_xml_string(SLEEP_XML.format(sleep="enable"))
-    assert 'flag sleep="enable"' in str(e.value)
+    assert "more than one body" in str(e.value)
     m = moreau.MjModel.from_xml_string(SLEEP_XML.format(sleep="disable"))
     with pytest.raises(ValueError, match="sleep"):
         m.opt.enableflags |= int(moreau.mjtEnableBit.mjENBL_SLEEP)

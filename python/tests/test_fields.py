@@ -324,3 +324,60 @@ def test_sparse_jacobian_rows_match_mujoco(name, jacobian, rng):
             assert got.dtype == want.dtype and got.shape == want.shape, (step, f)
             if sparse:
                 assert np.array_equal(got, want), (step, f, got, want)
+
+
+def test_actuator_maps_and_sleep_policy_match_mujoco():
+    """`nactuator`, `nout`, `actuator_ctrladr`/`ctrlnum`/`outadr`/`outnum` and
+    `tree_sleep_policy` equal MuJoCo's on every model of models/ both engines load, and on a
+    model with `sleep` attributes and actuated trees; `dof_length` equals MuJoCo's (1e-12) on
+    the dofs of bodies with geoms and no child body."""
+    extra = """<mujoco><worldbody>
+    <body><joint name="a"/><geom size=".1"/></body>
+    <body pos="1 0 0" sleep="allowed"><joint name="b"/><geom size=".1"/></body>
+    <body pos="2 0 0" sleep="never"><freejoint/><geom type="box" size=".1 .2 .3"/></body>
+    <body pos="3 0 0" sleep="init"><joint type="ball" pos="0 0 .2"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -.4" size=".05"/></body>
+    <body pos="4 0 0"><joint type="slide"/><geom size=".1"/></body>
+    </worldbody><actuator><motor joint="a"/><motor joint="b"/></actuator></mujoco>"""
+    cases = list(models_both_load())
+    cases.append(("extra", mujoco.MjModel.from_xml_string(extra),
+                  moreau.MjModel.from_xml_string(extra)))
+    checked = 0
+    for name, mj, mo in cases:
+        assert mo.nactuator == mj.nactuator and mo.nout == mj.nout, name
+        for f in ("actuator_ctrladr", "actuator_ctrlnum", "actuator_outadr", "actuator_outnum",
+                  "tree_sleep_policy"):
+            got = np.asarray(getattr(mo, f))
+            assert got.dtype == np.int32 and np.array_equal(got, getattr(mj, f)), (name, f)
+        leaf = [b for b in range(1, mj.nbody)
+                if mj.body_geomnum[b] > 0 and not (mj.body_parentid[1:] == b).any()]
+        dofs = [i for i in range(mj.nv) if mj.dof_bodyid[i] in leaf]
+        got = np.asarray(mo.dof_length)[dofs]
+        assert np.allclose(got, mj.dof_length[dofs], rtol=0, atol=1e-12), name
+        checked += len(dofs)
+    assert checked > 100
+
+
+def test_mesh_and_height_field_arrays_match_mujoco():
+    """The mesh arrays (`nmeshvert`, `nmeshface`, `nmeshgraph`, `mesh_vertadr`/`vertnum`/
+    `faceadr`/`facenum`/`graphadr`, `mesh_face`, `mesh_graph` exactly; `mesh_vert` float32 to
+    1e-6, `mesh_pos`/`mesh_quat` to 1e-9) and the height-field arrays (`nhfielddata`,
+    `hfield_nrow`/`ncol`/`adr` exactly, `hfield_size` and float32 `hfield_data` to 1e-6) equal
+    MuJoCo's on every model of models/ that has meshes or height fields."""
+    meshes = hfields = 0
+    for name, mj, mo in models_both_load():
+        for f in ("nmeshvert", "nmeshface", "nmeshgraph", "nhfielddata"):
+            assert getattr(mo, f) == getattr(mj, f), (name, f)
+        for f in ("mesh_vertadr", "mesh_vertnum", "mesh_faceadr", "mesh_facenum",
+                  "mesh_graphadr", "mesh_face", "mesh_graph", "hfield_nrow", "hfield_ncol",
+                  "hfield_adr"):
+            got, want = np.asarray(getattr(mo, f)), getattr(mj, f)
+            assert got.dtype == want.dtype and np.array_equal(got, want), (name, f)
+        for f, tol in (("mesh_vert", 1e-6), ("mesh_pos", 1e-9), ("mesh_quat", 1e-9),
+                       ("hfield_size", 1e-12), ("hfield_data", 1e-6)):
+            got, want = np.asarray(getattr(mo, f)), getattr(mj, f)
+            assert got.dtype == want.dtype and got.shape == want.shape, (name, f)
+            assert np.allclose(got, want, rtol=0, atol=tol), (name, f)
+        meshes += mj.nmesh
+        hfields += mj.nhfield
+    assert meshes >= 4 and hfields >= 2

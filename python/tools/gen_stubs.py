@@ -147,7 +147,7 @@ def klass(name, cls):
             if name == "MjModel" and attr == "opt":
                 kind = "MjOption"
             if name == "MjOption":
-                kind = "NDArray[np.float64]" if attr in ("gravity", "wind", "magnetic", "o_solref", "o_solimp", "o_friction") else ("float" if attr in ("timestep", "impratio", "tolerance", "ls_tolerance", "noslip_tolerance", "ccd_tolerance", "density", "viscosity", "o_margin") else "int")
+                kind = "NDArray[np.float64]" if attr in ("gravity", "wind", "magnetic", "o_solref", "o_solimp", "o_friction") else ("float" if attr in ("timestep", "impratio", "tolerance", "ls_tolerance", "noslip_tolerance", "ccd_tolerance", "sleep_tolerance", "density", "viscosity", "o_margin") else "int")
             if name in ("MjWarningStat",):
                 kind = "int"
             if name == "MjSolverStat":

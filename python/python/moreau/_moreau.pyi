@@ -148,9 +148,22 @@ class MjModel:
         """
         ...
     @property
+    def actuator_ctrladr(self) -> NDArray[Any]:
+        """
+        Per actuator: its first control in `ctrl` (int32); each actuator reads one control, its
+        own (measured on MuJoCo 4.0.0 over the zoo).
+        """
+        ...
+    @property
     def actuator_ctrllimited(self) -> NDArray[Any]:
         """
         `actuator_ctrllimited` (read-only uint8 copy).
+        """
+        ...
+    @property
+    def actuator_ctrlnum(self) -> NDArray[Any]:
+        """
+        Per actuator: its number of controls, 1 (int32).
         """
         ...
     @property
@@ -229,6 +242,18 @@ class MjModel:
     def actuator_lengthrange(self) -> NDArray[Any]:
         """
         `actuator_lengthrange` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def actuator_outadr(self) -> NDArray[Any]:
+        """
+        Per actuator: its first output (int32), its own index.
+        """
+        ...
+    @property
+    def actuator_outnum(self) -> NDArray[Any]:
+        """
+        Per actuator: its number of outputs, 1 (int32).
         """
         ...
     @property
@@ -522,6 +547,15 @@ class MjModel:
         """
         ...
     @property
+    def dof_length(self) -> NDArray[Any]:
+        """
+        Per dof: the length that turns its speed into the rest test's scale (MuJoCo's
+        `dof_length`; `moreau::sleep::dof_length`): 1 for translational dofs, MuJoCo's value for
+        the rotational dofs of a body with geoms and no child bodies. For a body with child
+        bodies MuJoCo's rule is not known and the value may differ from MuJoCo's.
+        """
+        ...
+    @property
     def dof_parentid(self) -> NDArray[Any]:
         """
         `dof_parentid` (writeable int32 view).
@@ -774,6 +808,37 @@ class MjModel:
     def geom_type(self) -> NDArray[Any]:
         """
         `geom_type` (read-only int32 copy of the MuJoCo enum values).
+        """
+        ...
+    @property
+    def hfield_adr(self) -> NDArray[Any]:
+        """
+        Per height field: its first entry in `hfield_data` (int32).
+        """
+        ...
+    @property
+    def hfield_data(self) -> NDArray[Any]:
+        """
+        The height fields' elevations in [0, 1], row-major, one after another (float32, as
+        MuJoCo stores them).
+        """
+        ...
+    @property
+    def hfield_ncol(self) -> NDArray[Any]:
+        """
+        Per height field: its number of columns (int32).
+        """
+        ...
+    @property
+    def hfield_nrow(self) -> NDArray[Any]:
+        """
+        Per height field: its number of rows (int32).
+        """
+        ...
+    @property
+    def hfield_size(self) -> NDArray[Any]:
+        """
+        Per height field: `(x, y, zmax, zbase)` (float64, `nhfield × 4`).
         """
         ...
     def jnt(self, key: int | str) -> _NamedAccess:
@@ -1079,6 +1144,67 @@ class MjModel:
         """
         ...
     @property
+    def mesh_face(self) -> NDArray[Any]:
+        """
+        The meshes' faces, vertex indices within their mesh (int32, `nmeshface × 3`).
+        """
+        ...
+    @property
+    def mesh_faceadr(self) -> NDArray[Any]:
+        """
+        Per mesh: its first face in `mesh_face` (int32).
+        """
+        ...
+    @property
+    def mesh_facenum(self) -> NDArray[Any]:
+        """
+        Per mesh: its number of faces (int32).
+        """
+        ...
+    @property
+    def mesh_graph(self) -> NDArray[Any]:
+        """
+        The meshes' convex-hull graphs one after another (int32).
+        """
+        ...
+    @property
+    def mesh_graphadr(self) -> NDArray[Any]:
+        """
+        Per mesh: its first entry in `mesh_graph`, -1 without a convex hull (int32).
+        """
+        ...
+    @property
+    def mesh_pos(self) -> NDArray[Any]:
+        """
+        Per mesh: the offset removed from its authored vertices (float64, `nmesh × 3`).
+        """
+        ...
+    @property
+    def mesh_quat(self) -> NDArray[Any]:
+        """
+        Per mesh: the rotation removed from its authored vertices (float64, `nmesh × 4`).
+        """
+        ...
+    @property
+    def mesh_vert(self) -> NDArray[Any]:
+        """
+        The meshes' vertices in their mesh frames (float32, `nmeshvert × 3`, as MuJoCo stores
+        them).
+        """
+        ...
+    @property
+    def mesh_vertadr(self) -> NDArray[Any]:
+        """
+        Per mesh: its first vertex in `mesh_vert` (int32).
+        """
+        ...
+    @property
+    def mesh_vertnum(self) -> NDArray[Any]:
+        """
+        Per mesh: its number of vertices (int32).
+        """
+        ...
+    @property
     def nC(self) -> int:
         """
         Number of nonzeros of the inertia's lower triangle in MuJoCo's sparse layout (`M`).
@@ -1112,6 +1238,12 @@ class MjModel:
     def na(self) -> int:
         """
         Size `na`.
+        """
+        ...
+    @property
+    def nactuator(self) -> int:
+        """
+        Number of actuators (MuJoCo's `nactuator`, equal to `nu`).
         """
         ...
     def name(self, objtype: int, id: int) -> str | None:
@@ -1169,6 +1301,12 @@ class MjModel:
         """
         ...
     @property
+    def nhfielddata(self) -> int:
+        """
+        Number of height-field elevations (`nhfielddata`).
+        """
+        ...
+    @property
     def njmax(self) -> int:
         """
         `<size njmax>`, -1 when not set.
@@ -1205,6 +1343,24 @@ class MjModel:
         """
         ...
     @property
+    def nmeshface(self) -> int:
+        """
+        Number of mesh faces (`nmeshface`).
+        """
+        ...
+    @property
+    def nmeshgraph(self) -> int:
+        """
+        Number of `mesh_graph` entries (`nmeshgraph`).
+        """
+        ...
+    @property
+    def nmeshvert(self) -> int:
+        """
+        Number of mesh vertices (`nmeshvert`).
+        """
+        ...
+    @property
     def nmocap(self) -> int:
         """
         Size `nmocap`.
@@ -1220,6 +1376,12 @@ class MjModel:
     def nnumericdata(self) -> int:
         """
         Number of custom numeric values (the length of `numeric_data`).
+        """
+        ...
+    @property
+    def nout(self) -> int:
+        """
+        Number of actuator outputs (MuJoCo's `nout`): one per actuator.
         """
         ...
     @property
@@ -1671,6 +1833,13 @@ class MjModel:
         """
         ...
     @property
+    def tree_sleep_policy(self) -> NDArray[Any]:
+        """
+        Per tree: its sleep policy (MuJoCo's `mjtSleepPolicy`: 1 never, as trees with
+        actuators; 2 allowed; 3 `sleep="never"`; 4 `sleep="allowed"`; 5 `sleep="init"`) (int32).
+        """
+        ...
+    @property
     def wrap_objid(self) -> NDArray[Any]:
         """
         `wrap_objid` (writeable int32 view).
@@ -1815,6 +1984,12 @@ class MjOption:
         """
         ...
     @property
+    def sleep_tolerance(self) -> float:
+        """
+        `opt.sleep_tolerance`.
+        """
+        ...
+    @property
     def solver(self) -> int:
         """
         `opt.solver` (`mjtSolver`).
@@ -1909,7 +2084,7 @@ class MjData:
     @property
     def body_awake(self) -> NDArray[Any]:
         """
-        Per body: -1 static (welded to the world), 1 awake.
+        Per body: -1 static (welded to the world), 1 awake, 0 asleep (`mjtSleepState`).
         """
         ...
     @property
@@ -2359,7 +2534,7 @@ class MjData:
     @property
     def nbody_awake(self) -> int:
         """
-        Number of awake bodies: all (moreau does not sleep; module docs).
+        Number of awake bodies, the static ones included (none of a sleeping tree).
         """
         ...
     @property
@@ -2413,13 +2588,13 @@ class MjData:
     @property
     def ntree_awake(self) -> int:
         """
-        Number of awake trees: all.
+        Number of awake trees.
         """
         ...
     @property
     def nv_awake(self) -> int:
         """
-        Number of awake dofs: all.
+        Number of awake dofs.
         """
         ...
     @property
@@ -2699,13 +2874,14 @@ class MjData:
     @property
     def tree_asleep(self) -> NDArray[Any]:
         """
-        Per tree: MuJoCo's countdown of an awake tree.
+        Per tree: negative while awake (MuJoCo's countdown: −11 after a reset, +1 per step at
+        rest), else asleep and the next tree of its sleeping cycle (`moreau::sleep`).
         """
         ...
     @property
     def tree_awake(self) -> NDArray[Any]:
         """
-        Per tree: 1 awake.
+        Per tree: 1 awake, 0 asleep.
         """
         ...
     @property
