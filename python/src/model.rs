@@ -432,10 +432,20 @@ fn load(
     let mut vfs = moreau::Vfs::new();
     let with_assets = assets.is_some();
     if let Some(a) = assets {
+        let mut seen = std::collections::HashSet::new();
         for (k, v) in a.iter() {
             let name: String = k
                 .extract()
                 .map_err(|_| PyTypeError::new_err("asset names must be str"))?;
+            // MuJoCo's dict keys a file by its name without directory, case-folded: two keys
+            // that agree so are refused (measured on MuJoCo 4.0.0, with its message)
+            let base = name.rsplit(['/', '\\']).next().unwrap_or(&name);
+            if !seen.insert(base.to_ascii_lowercase()) {
+                return Err(PyValueError::new_err(format!(
+                    "Repeated file name in assets dict: {}",
+                    base.to_ascii_lowercase()
+                )));
+            }
             let bytes: Vec<u8> = if let Ok(s) = v.extract::<String>() {
                 s.into_bytes()
             } else {

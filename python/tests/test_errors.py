@@ -33,6 +33,28 @@ def test_assets_vfs():
         moreau.MjModel.from_xml_string(xml)
 
 
+@pytest.mark.parametrize("names", [("a.obj", "A.obj"), ("A.obj", "a.obj"), ("a.obj", "dir/a.obj"),
+                                   ("x/Ab.obj", "y/aB.obj"), ("a.obj", "./a.obj"),
+                                   ("a\\b.obj", "b.obj"), ("ab", "AB")])
+def test_assets_dict_refuses_names_equal_but_for_directory_or_case(names, tmp_path):
+    """Two keys naming the same file once the directory is dropped and the case folded are
+    refused as MuJoCo 4.0.0 refuses them, with its message (the folded name), for a string
+    and for a path; distinct names load."""
+    xml = "<mujoco><worldbody/></mujoco>"
+    path = tmp_path / "m.xml"
+    path.write_text(xml)
+    assets = {n: b"v 0 0 0\n" for n in names}
+    for load in (lambda lib: lib.MjModel.from_xml_string(xml, assets),
+                 lambda lib: lib.MjModel.from_xml_path(str(path), assets)):
+        with pytest.raises(ValueError) as want:
+            load(mujoco)
+        with pytest.raises(ValueError) as got:
+            load(moreau)
+        assert str(got.value) == str(want.value)
+        assert str(want.value).startswith("Repeated file name in assets dict: ")
+    moreau.MjModel.from_xml_string(xml, {"a.obj": b"", "b.obj": b""})
+
+
 def test_nan_in_qpos_raises_and_resets_as_mujoco():
     m = moreau.MjModel.from_xml_path(model_path("cartpole"))
     mj = mujoco.MjModel.from_xml_path(model_path("cartpole"))
