@@ -4,7 +4,7 @@
 (tools/zoo/models.txt, cache of tools/zoo/fetch.py) that MuJoCo loads. Prints each model's sizes,
 MuJoCo's narena and the rule's, then the models where they differ and the count.
 
-    /work/venv/bin/python tools/arena/default_zoo.py [--all]
+    python3 tools/arena/default_zoo.py [--all]
 
 The rule is restated here from MuJoCo's sizes alone (no moreau), so a miss is the rule's, not
 a difference of sizes between the engines.

@@ -9,7 +9,7 @@
 3. the collision's stack beside the contacts: for sphere piles with F contacts, the least
    `<size memory>` that keeps K + 1 contacts, less 608 (K + 1): printed with `112 F + 24`.
 
-Rerun:  /work/venv/bin/python tools/arena/fit.py   (a few minutes)
+Rerun:  python3 tools/arena/fit.py   (a few minutes)
 """
 import os
 import sys

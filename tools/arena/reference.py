@@ -11,7 +11,7 @@ public zoo as well. `stack`: the fewest `<size memory>` bytes with which MuJoCo 
 model of `models/` and constructed chains (its compiler's stack; below, "mj_stackAlloc: out of
 memory").
 
-Rerun:  /work/venv/bin/python tools/arena/reference.py
+Rerun:  python3 tools/arena/reference.py
 """
 import glob
 import json

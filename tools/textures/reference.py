@@ -7,7 +7,7 @@ claiming 100,000 x 100,000 pixels) given to MuJoCo in its VFS as 2d, cube and sk
 from one file (with `gridsize`) or six; per case the XML, the files (hex) and either "ok" with
 MuJoCo's tex_height, tex_width and tex_nchannel, or the first line of its error.
 
-Rerun:  /work/venv/bin/python tools/textures/reference.py
+Rerun:  python3 tools/textures/reference.py
 """
 import json
 import os

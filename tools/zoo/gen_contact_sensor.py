@@ -10,7 +10,7 @@ from a randomized start (so contacts appear, vanish and tie), and again each wit
 velocities; at each, the state and MuJoCo's
 `sensordata` after mj_forward are stored, with the sensors' compiled fields.
 
-    /work/venv/bin/python tools/zoo/gen_contact_sensor.py
+    python3 tools/zoo/gen_contact_sensor.py
 """
 import json
 import os

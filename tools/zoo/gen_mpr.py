@@ -8,7 +8,7 @@ mesh pairs also with `multiccd` (its perturbed extra contacts), half of them nea
 to face. Writes tests/reference/zoo_mpr.json, read by
 tests/engine/zoo_regressions.rs `mpr_contacts_are_mujocos`.
 
-    /work/venv/bin/python tools/zoo/gen_mpr.py
+    python3 tools/zoo/gen_mpr.py
 """
 import json
 import os
