@@ -1024,11 +1024,22 @@ fn mesh_paths_are_mujocos() {
     refused(load(root.join("m.xml")), "Error opening file 'md/h.bin'");
     std::fs::write(root.join("m.xml"), hf("")).unwrap();
     assert_eq!(load(root.join("m.xml")).unwrap().nhfield, 1);
-    // texture files (not decoded) inside texturedir, else assetdir; an unused one too
+    // texture files inside texturedir, else assetdir; an unused one too (a valid 1x1 PNG, since
+    // texture files are decoded)
     let tex = |comp: &str| {
         format!("<mujoco>{comp}<asset><texture name='t' type='2d' file='t.png'/></asset></mujoco>")
     };
-    std::fs::write(root.join("t.png"), b"png").unwrap();
+    let mut one_pixel = Vec::new();
+    {
+        let mut enc = png::Encoder::new(&mut one_pixel, 1, 1);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        enc.write_header()
+            .unwrap()
+            .write_image_data(&[0, 0, 0])
+            .unwrap();
+    }
+    std::fs::write(root.join("t.png"), one_pixel).unwrap();
     for (comp, ok) in [
         ("", None),
         ("<compiler texturedir='td'/>", Some("td/t.png")),
