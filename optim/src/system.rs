@@ -362,15 +362,14 @@ impl Dynamics for MoreauSystem {
 
 impl MoreauSystem {
     /// Returns the last ring step's `Data` from [`MoreauSystem::data`] to its slot, set back to
-    /// the step's start as `linearize` loads it (the forward results stay: the integrator
-    /// writes only the state, the time, the warm start and its own scratch); `data` gets the
-    /// slot's spare storage.
+    /// the step's start by the same `load_knot` that loaded it (the forward results stay: the
+    /// integrator writes only the state, the time, the warm start and its own scratch); `data`
+    /// gets the slot's spare storage.
     fn take_back(&mut self) {
         if let Some(k) = self.public.take() {
             let s = &mut self.ring[k];
             std::mem::swap(&mut self.data, &mut s.data);
-            load_state(&self.model, &mut s.data, &s.x);
-            s.data.qacc_warmstart.iter_mut().for_each(|a| *a = 0.0);
+            load_knot(&self.model, &mut s.data, &s.x, &s.u);
             s.data.time = s.time;
         }
     }
