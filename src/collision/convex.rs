@@ -24,7 +24,7 @@ use super::sink::{explicit_pair, f64of, Sink};
 use super::{cvxdiff, meshpoly, mpr, multiccd, native};
 use crate::data::Data;
 use crate::math::{sc, Scalar};
-use crate::model::{disable, Model};
+use crate::model::{disable, GeomType, Model};
 use nalgebra::Vector3;
 
 type V3 = Vector3<f64>;
@@ -599,17 +599,26 @@ fn libccd_contact<'a, T: Scalar>(
 /// The MPR search's settings for geoms `g1`, `g2` ([`mpr::Search`]): with a contact margin,
 /// both grown by the mean of their `geom_margin` (geoms of an explicit `<pair>` with a margin are
 /// grown by half the pair's margin in MuJoCo 4.0.0, measured once; they stay on the native
-/// collider).
-fn search(m: &Model, [g1, g2]: [usize; 2], margin: f64) -> mpr::Search {
+/// collider); a mesh's hull graph for its support ([`mpr::HULL_SUPPORT_MIN`]).
+fn search(m: &Model, [g1, g2]: [usize; 2], margin: f64) -> mpr::Search<'_> {
     let grow = if margin > 0.0 {
         0.5 * (m.geom_margin[g1] + m.geom_margin[g2])
     } else {
         0.0
     };
+    let graph = |g: usize| {
+        (m.geom_type[g] == GeomType::Mesh)
+            .then(|| usize::try_from(m.geom_dataid[g]).ok())
+            .flatten()
+            .and_then(|id| m.mesh.get(id))
+            .map(|mesh| &mesh.graph[..])
+            .filter(|x| !x.is_empty())
+    };
     mpr::Search {
         iters: m.opt.ccd_iterations,
         tol: m.opt.ccd_tolerance,
         grow,
+        graph: [graph(g1), graph(g2)],
     }
 }
 

@@ -6,7 +6,9 @@
 //! 4.0.0 (tools/zoo/gen_regressions.py `mpr`):
 //!
 //! - the search runs on the Minkowski difference `A − B` of the two geoms' support functions
-//!   (geom 0 is `A`) from the interior point `x_A − x_B` (the geoms' centres);
+//!   (geom 0 is `A`) from the interior point `x_A − x_B` (the geoms' centres); a direction
+//!   component of exactly zero gives a box's, capsule's or cylinder's middle, and a mesh of 10
+//!   vertices or more takes its support on its hull graph ([`HULL_SUPPORT_MIN`]);
 //! - **portal discovery:** a triangle of support points whose cone from the interior point
 //!   contains the ray towards the origin; a support point not past the origin along its search
 //!   direction proves the shapes apart (no contact);
@@ -36,11 +38,13 @@
 //! of the pose, and so may moreau's against it. With a margin, both geoms are grown by the mean of their `geom_margin`
 //! and `dist` is the grown shapes' `−depth` plus twice that ([`Search`]).
 
+use super::native::hill_climb;
 use super::scratch::epa::Vert;
 use super::shape::{Posed, Shape};
-use super::simplex::vert;
+use super::simplex::count_support;
 use crate::model::GeomType;
 use nalgebra::Vector3;
+use std::cell::Cell;
 
 type V3 = Vector3<f64>;
 
@@ -74,32 +78,131 @@ fn unit(v: V3) -> V3 {
     v / v.dot(&v).sqrt()
 }
 
-/// The search's settings: `ccd_iterations`, `ccd_tolerance`, and the distance by which each
+/// The search's settings: `ccd_iterations`, `ccd_tolerance`, the distance by which each
 /// geom is grown along every direction (a contact margin: MuJoCo grows both geoms by the mean of
-/// their `geom_margin`, measured on MuJoCo 4.0.0 with margins 0.01 and 0.004 on two meshes).
+/// their `geom_margin`, measured on MuJoCo 4.0.0 with margins 0.01 and 0.004 on two meshes), and
+/// each geom's hull graph when its support is found on it ([`HULL_SUPPORT_MIN`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Search {
+pub struct Search<'a> {
     pub iters: usize,
     pub tol: f64,
     pub grow: f64,
+    pub graph: [Option<&'a [i32]>; 2],
 }
 
-/// The support point of `a − b` in direction `d` with both shapes grown by `grow`.
-fn grown(a: &Posed, b: &Posed, d: &V3, grow: f64) -> Vert {
-    let mut v = vert(a, b, d);
-    if grow != 0.0 {
-        let u = d / d.norm();
-        v.a += u * grow;
-        v.b -= u * grow;
-        v.w = v.a - v.b;
+/// A mesh of at least this many vertices with a hull graph (MuJoCo's `mesh_graph`) takes its
+/// support point by steepest ascent on the graph, warm-started at the previous support vertex of
+/// the same search (graph vertex 0 at its start, [`super::native::hill_climb`]); a smaller one
+/// by the first maximum over its vertices. Measured on MuJoCo 4.0.0 at poses turned about one
+/// world axis, where hull vertices tie exactly along a search direction, with a port of this
+/// search: on a 10-gon and a 12-gon prism (20 and 24 vertices) the warm-started ascent gives
+/// MuJoCo's contact at 59 of 60 and 54 of 54 poses whose contact stays put under 1e-16 moves,
+/// the first maximum at 43 and 51, an ascent from graph vertex 0 at 53 and 50, one from
+/// `mesh_extrema` at 43 and 53; the 9-vertex hull and the cube of tools/zoo/gen_mpr.py take the
+/// first maximum; on dm_control's Kinova arm (`jaco_arm.xml`) base–link_3, two base vertices
+/// tie exactly in one of `multiccd`'s searches (tools/zoo/gen_mpr.py `SYMMETRIC` keeps such
+/// prisms).
+pub const HULL_SUPPORT_MIN: usize = 10;
+
+/// Below this length a direction's component across a cylinder's axis counts as none (MuJoCo's
+/// `mjMINVAL`, 1e-15; measured on MuJoCo 4.0.0 with a cylinder over a cube turned about a
+/// horizontal axis by 5e-16 rad, its cap's centre taken, and by 2e-15 rad, a rim point).
+const AXIAL: f64 = 1e-15;
+
+/// The support point of a box, capsule or cylinder in local direction `d` as MuJoCo 4.0.0's MPR
+/// path takes it: a direction component of exactly zero selects the middle (a box's face or
+/// edge centre, a capsule's or cylinder's mid-height; measured on MuJoCo 4.0.0 at poses turned
+/// about one world axis, where the portal's second search direction lies exactly along it), and
+/// a direction along a cylinder's axis ([`AXIAL`]) its cap's centre. Other shapes: the shared
+/// support ([`Shape::support`]).
+fn local_support(shape: &Shape, d: &V3) -> V3 {
+    let sign = |x: f64| {
+        if x > 0.0 {
+            1.0
+        } else if x < 0.0 {
+            -1.0
+        } else {
+            0.0
+        }
+    };
+    match *shape {
+        Shape::Box(s) => V3::new(sign(d.x) * s[0], sign(d.y) * s[1], sign(d.z) * s[2]),
+        Shape::Capsule(r, h) => {
+            let n = d.norm();
+            let b = if n > 0.0 { d * (r / n) } else { V3::zeros() };
+            b + V3::new(0.0, 0.0, sign(d.z) * h)
+        }
+        Shape::Cylinder(r, h) => {
+            let n = (d.x * d.x + d.y * d.y).sqrt();
+            let (x, y) = if n > AXIAL {
+                (d.x * r / n, d.y * r / n)
+            } else {
+                (0.0, 0.0)
+            };
+            V3::new(x, y, sign(d.z) * h)
+        }
+        _ => shape.support(d),
     }
-    v
+}
+
+/// The two geoms of a search with its settings and the graph vertex each mesh's ascent starts
+/// from ([`HULL_SUPPORT_MIN`]).
+struct Pair<'p, 'a> {
+    a: &'p Posed<'a>,
+    b: &'p Posed<'a>,
+    s: &'p Search<'a>,
+    warm: [Cell<usize>; 2],
+}
+
+impl Pair<'_, '_> {
+    /// The support point of geom `k` in world direction `d` ([`local_support`], or the ascent on
+    /// its hull graph).
+    fn support(&self, k: usize, d: &V3) -> V3 {
+        let p = [self.a, self.b][k];
+        let l = p.mat.transpose() * d;
+        let climbed = match (p.shape, self.s.graph[k]) {
+            (Shape::Mesh(v), Some(g)) if v.len() >= HULL_SUPPORT_MIN => {
+                hill_climb(g, v, &l, &self.warm[k]).and_then(|i| v.get(i))
+            }
+            _ => None,
+        };
+        let q = match climbed {
+            Some(q) => V3::new(q[0], q[1], q[2]),
+            None => local_support(&p.shape, &l),
+        };
+        p.pos + p.mat * q
+    }
+
+    /// The support point of `a − b` in direction `d` with both shapes grown by `grow`.
+    fn grown(&self, d: &V3) -> Vert {
+        count_support();
+        let (pa, pb) = (self.support(0, d), self.support(1, &-d));
+        let mut v = Vert {
+            w: pa - pb,
+            a: pa,
+            b: pb,
+        };
+        let grow = self.s.grow;
+        if grow != 0.0 {
+            let u = d / d.norm();
+            v.a += u * grow;
+            v.b -= u * grow;
+            v.w = v.a - v.b;
+        }
+        v
+    }
 }
 
 /// Penetration of the convex shapes `a` and `b` (each grown by `s.grow`) by MPR (module docs);
 /// `None` when they are apart or the search breaks down (non-finite values).
 pub fn penetration(a: &Posed, b: &Posed, s: &Search) -> Option<Penetration> {
     let (iters, tol) = (s.iters, s.tol);
+    let pair = Pair {
+        a,
+        b,
+        s,
+        warm: [Cell::new(0), Cell::new(0)],
+    };
     let mut w0 = a.pos - b.pos;
     if w0 == V3::zeros() {
         // coincident centres: an interior point just off the origin
@@ -112,7 +215,7 @@ pub fn penetration(a: &Posed, b: &Posed, s: &Search) -> Option<Penetration> {
     };
     // portal discovery
     let mut d = unit(-w0);
-    let p1 = grown(a, b, &d, s.grow);
+    let p1 = pair.grown(&d);
     if !(p1.w.dot(&d) > 0.0) {
         return None;
     }
@@ -135,7 +238,7 @@ pub fn penetration(a: &Posed, b: &Posed, s: &Search) -> Option<Penetration> {
         });
     }
     d = unit(d);
-    let mut p2 = grown(a, b, &d, s.grow);
+    let mut p2 = pair.grown(&d);
     if !(p2.w.dot(&d) > 0.0) {
         return None;
     }
@@ -152,7 +255,7 @@ pub fn penetration(a: &Posed, b: &Posed, s: &Search) -> Option<Penetration> {
         if guard > REFINE_CAP {
             return None;
         }
-        p3 = grown(a, b, &d, s.grow);
+        p3 = pair.grown(&d);
         if !(p3.w.dot(&d) > 0.0) {
             return None;
         }
@@ -184,7 +287,7 @@ pub fn penetration(a: &Posed, b: &Posed, s: &Search) -> Option<Penetration> {
         if tiny(x) || x > 0.0 {
             break;
         }
-        let p4 = grown(a, b, &n, s.grow);
+        let p4 = pair.grown(&n);
         let y = p4.w.dot(&n);
         if !(tiny(y) || y > 0.0) || reached(&portal, &p4, &n, tol) {
             return None;
@@ -195,7 +298,7 @@ pub fn penetration(a: &Posed, b: &Posed, s: &Search) -> Option<Penetration> {
     let mut it = 0;
     loop {
         let n = normal(&portal)?;
-        let p4 = grown(a, b, &n, s.grow);
+        let p4 = pair.grown(&n);
         if reached(&portal, &p4, &n, tol) || it > iters {
             let q = closest_on_triangle(portal[1].w, portal[2].w, portal[3].w);
             let depth = q.dot(&q).sqrt();
