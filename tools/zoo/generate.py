@@ -30,13 +30,15 @@ tests/reference/zoo/<name>.json:
   scale in NREPRO seeded directions (moved by more than FD_TOL of the scale of the other
   entries: a contact switch under one of the ±eps nudges), and for those entries
   `state_values`: MuJoCo's own values of them at NVALUES such states (the test compares
-  moreau's entry with the nearest of MuJoCo's values, and skips it only when it is none of
-  them). mjd_transitionFD and mjd_inverseFD refuse RK4 models: there A, B are the same centred
-  differences of mj_step computed here (`fd.method`), checked against mjd_transitionFD on
-  every other model; mjd_inverseFD also refuses RK4 and the noslip post-pass, so the inverse
-  Jacobians come from it with the integrator set to Euler and noslip_iterations 0 (inverse
-  dynamics uses neither), at the qacc of mj_forward of that model: without noslip, not the
-  state's recorded qacc, which the noslip pass moved.
+  moreau's entry with the nearest of MuJoCo's values), and `branches`: for the columns of A of
+  a qpos nudge holding such entries, the few values mj_step's result takes at the +eps and the
+  -eps nudge under those changes (see position_branches; the test asserts moreau's column is
+  one of the differences they give). mjd_transitionFD and mjd_inverseFD refuse RK4 models:
+  there A, B are the same centred differences of mj_step computed here (`fd.method`), checked
+  against mjd_transitionFD on every other model; mjd_inverseFD also refuses RK4 and the noslip
+  post-pass, so the inverse Jacobians come from it with the integrator set to Euler and
+  noslip_iterations 0 (inverse dynamics uses neither), at the qacc of mj_forward of that model:
+  without noslip, not the state's recorded qacc, which the noslip pass moved.
 
 Float arrays are little-endian float64 in base64: {"shape": [...], "f64": "..."}, or, when
 mostly zero, {"shape": [...], "idx": <uint32 flat indices, base64>, "f64": <values>}.
@@ -69,6 +71,7 @@ FD_EPS = 1e-6
 FD_TOL = 1e-6          # the test's tolerance on FD Jacobians, relative to each matrix' scale
 NREPRO = 4             # perturbed states at which MuJoCo's own FD Jacobians are recomputed
 NVALUES = 16           # perturbed states whose values of the unreproduced entries are recorded
+NBRANCH = 48           # perturbed states at which the nudged steps' values are collected
 SEED = 19
 
 SIZES = ["nq", "nv", "nu", "na", "nbody", "njnt", "ngeom", "nsite", "ntendon", "nwrap", "neq",
@@ -269,6 +272,42 @@ def state_record(m, snap):
     return rec
 
 
+def step_from(m, base, dq=None, dv=None, da=None, du=None):
+    """qpos and (qvel, act) after one mj_step from a copy of `base` nudged by dq (through
+    mj_integratePos) and by dv, da, du (added to qvel, act, ctrl)."""
+    d = mujoco.MjData(m)
+    mujoco.mj_copyData(d, m, base)
+    if dq is not None:
+        mujoco.mj_integratePos(m, d.qpos, dq, 1.0)
+    if dv is not None:
+        d.qvel[:] += dv
+    if da is not None:
+        d.act[:] += da
+    if du is not None:
+        d.ctrl[:] += du
+    mujoco.mj_step(m, d)
+    return d.qpos.copy(), np.concatenate([d.qvel, d.act])
+
+
+def step_diff(m, y0):
+    """The difference of a step's result from the result y0, in tangent space (qpos through
+    mj_differentiatePos), as mjd_transitionFD takes it."""
+    def diff(y):
+        dq = np.zeros(m.nv)
+        mujoco.mj_differentiatePos(m, dq, 1.0, y0[0], y[0])
+        return np.concatenate([dq, y[1] - y0[1]])
+    return diff
+
+
+def ctrl_sides(m, snap, i, eps):
+    """Whether mjd_transitionFD nudges control i by +eps and by -eps: one-sided at a clamped
+    range limit."""
+    x = snap.ctrl[i]
+    lo, hi = m.actuator_ctrlrange[i]
+    lim = m.actuator_ctrllimited[i] and not (m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_CLAMPCTRL)
+    return not lim or lo <= x + eps <= hi, not lim or lo <= x - eps <= hi
+
+
 def step_fd(m, snap, eps):
     """Centred differences of mj_step, as mjd_transitionFD (state in tangent space, warm start
     restored before every step, controls one-sided at a clamped range limit)."""
@@ -276,26 +315,9 @@ def step_fd(m, snap, eps):
     n = 2 * nv + na
 
     def step(dq=None, dv=None, da=None, du=None):
-        d = mujoco.MjData(m)
-        mujoco.mj_copyData(d, m, snap)
-        if dq is not None:
-            mujoco.mj_integratePos(m, d.qpos, dq, 1.0)
-        if dv is not None:
-            d.qvel[:] += dv
-        if da is not None:
-            d.act[:] += da
-        if du is not None:
-            d.ctrl[:] += du
-        mujoco.mj_step(m, d)
-        return d.qpos.copy(), np.concatenate([d.qvel, d.act])
+        return step_from(m, snap, dq, dv, da, du)
 
-    q0, r0 = step()
-
-    def diff(y):
-        dq = np.zeros(nv)
-        mujoco.mj_differentiatePos(m, dq, 1.0, q0, y[0])
-        return np.concatenate([dq, y[1] - r0])
-
+    diff = step_diff(m, step())
     A = np.zeros((n, n))
     B = np.zeros((n, nu))
     for i in range(n):
@@ -307,11 +329,7 @@ def step_fd(m, snap, eps):
     for i in range(nu):
         e = np.zeros(nu)
         e[i] = eps
-        x = snap.ctrl[i]
-        lo, hi = m.actuator_ctrlrange[i]
-        lim = m.actuator_ctrllimited[i] and not (m.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_CLAMPCTRL)
-        fwd = not lim or lo <= x + eps <= hi
-        back = not lim or lo <= x - eps <= hi
+        fwd, back = ctrl_sides(m, snap, i, eps)
         if fwd and back:
             B[:, i] = (diff(step(du=e)) - diff(step(du=-e))) / (2 * eps)
         elif fwd:
@@ -319,6 +337,44 @@ def step_fd(m, snap, eps):
         elif back:
             B[:, i] = -diff(step(du=-e)) / eps
     return A, B
+
+
+def position_branches(m, snap, own, state_noise, rng):
+    """Why MuJoCo's own A moves under PERTURB changes of the state (`state_noise`) in a column
+    of qpos: the step's collision runs at the nudged qpos, and its result there takes one of a
+    few values (MuJoCo's test model: the height-field prism-cylinder contact, whose EPA ends on
+    one of three faces, so its frame jumps by 1e-3 under 1e-14 changes of qpos; ncon and nefc
+    stay), independently at +eps and at -eps. (In a step of Euler or an implicit integrator, not
+    RK4, a nudge of qvel, act or ctrl leaves the collision at the unnudged qpos: both sides
+    share its value, so those entries take one of MuJoCo's values at the moved states,
+    `state_values`.) Per such column: `rows`, the divisor `den` of
+    the difference, and `plus`, `minus`: the distinct values (one row each) of those rows of the
+    step's result (tangent space, from the unnudged step at `snap`) at the nudges +eps and -eps
+    from `snap` and from NBRANCH states moved by PERTURB. Every value MuJoCo gives such an entry
+    is (plus - minus) / den for one row of each; the test asserts moreau's column is."""
+    nv, n = m.nv, 2 * m.nv + m.na
+    bases = [snap] + [perturbed(m, snap, rng) for _ in range(NBRANCH)]
+    diff = step_diff(m, step_from(m, snap))
+    kept = own["A"].ravel().copy()
+    kept[state_noise["A"]] = 0.0
+    # values closer than this are one (the moves shift the step's result by 1e-14 of A's scale)
+    same = 1e-2 * FD_TOL * scale(kept) * 2 * FD_EPS
+    out = []
+    for c in sorted({i % n for i in state_noise["A"] if i % n < nv}):
+        rows = sorted(i // n for i in state_noise["A"] if i % n == c)
+        values = {}
+        for side in (1, -1):
+            dq = np.zeros(nv)
+            dq[c] = side * FD_EPS
+            found = []
+            for b in bases:
+                y = diff(step_from(m, b, dq=dq))[rows]
+                if not any(np.max(np.abs(y - f)) < same for f in found):
+                    found.append(y)
+            values[side] = np.array(found)
+        out.append({"col": c, "rows": rows, "den": 2 * FD_EPS,
+                    "plus": enc(values[1]), "minus": enc(values[-1])})
+    return out
 
 
 def perturbed(m, snap, rng):
@@ -418,6 +474,9 @@ def fd_record(m, snap):
         out["state_values"] = {
             key: enc(np.array([x[key].ravel()[idx] for x in moved + more]))
             for key, idx in state_noise.items() if idx}
+        if not rk4:
+            out["branches"] = {"A": position_branches(m, snap, own, state_noise,
+                                                      np.random.default_rng([SEED, 1]))}
     return out
 
 
