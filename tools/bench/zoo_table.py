@@ -218,8 +218,9 @@ def errtext(stderr):
 
 
 def read_phases(prefix, stage_of, opt):
-    """Instructions per call of each phase and per step of each stage, from the dumps."""
-    calls, stages = {}, {}
+    """Instructions per call of each phase, and by stage per step and per FD call (the
+    --json file's stages_* and fd_stages_*), from the dumps."""
+    calls, stages, stages_fd = {}, {}, {}
     for f in dumps(prefix):
         p = Profile(f)
         for ph in PHASES:
@@ -229,12 +230,16 @@ def read_phases(prefix, stage_of, opt):
                 continue
             n = opt.steps if ph in ("step", "forward", "inverse") else opt.fd
             calls[ph] = sum(p.incl(x) for x in fs) / n
-            if ph == "step":
+            if ph in ("step", "fd"):
                 st = collections.Counter()
                 for x in fs:
                     st.update(p.stages(x, stage_of))
-                stages = {s: v / n for s, v in st.items()}
-    return calls, stages
+                st = {s: v / n for s, v in st.items()}
+                if ph == "step":
+                    stages = st
+                else:
+                    stages_fd.update(st)
+    return calls, stages, stages_fd
 
 
 def row(name, path, opt):
@@ -281,15 +286,15 @@ def row(name, path, opt):
         for line in mj.stdout.splitlines():
             if line.startswith("fd: not supported:"):
                 res["fd_refused_mujoco"] = line.split(":", 2)[2].strip()
-        res["mujoco"], res["stages_mujoco"] = read_phases(os.path.join(w, "mj"),
-                                                          mj_stage_of(), opt)
+        res["mujoco"], res["stages_mujoco"], res["fd_stages_mujoco"] = read_phases(
+            os.path.join(w, "mj"), mj_stage_of(), opt)
         mo = valgrind(os.path.join(w, "mo"), [opt.phases, path, os.path.join(w, "state.json"),
                       csv, k, nfd], toggles, w)
         res["moreau_out"] = mo.stdout.strip()
         if mo.returncode != 0:
             res["error"] = "moreau's side failed: " + errtext(mo.stderr)
-        res["moreau"], res["stages_moreau"] = read_phases(os.path.join(w, "mo"),
-                                                          mo_stage_of(), opt)
+        res["moreau"], res["stages_moreau"], res["fd_stages_moreau"] = read_phases(
+            os.path.join(w, "mo"), mo_stage_of(), opt)
         for line in mo.stdout.splitlines():
             if line.startswith("analytic: refused:"):
                 res["analytic_refused"] = line.split(":", 2)[2].strip()
