@@ -7,7 +7,9 @@
 //!
 //! Run: `cargo run --release -p moreau-optim --example go1_jump [-- --method
 //! collocation|ilqr|both --horizon 300 --apex 0.36 --max-iters N --ilqr-iters N --gtol G
-//! --defect-tol D --impratio-stages A,B,… --from-ilqr]` (`--max-iters`: LM's limit;
+//! --defect-tol D --impratio-stages A,B,… --from-ilqr --script default|knees-clear]`
+//! (`--script knees-clear`: the guess from `Script::knees_clear` of `common/go1_jump.rs`, a crouch that keeps
+//! the lower calves off the floor) (`--max-iters`: LM's limit;
 //! `--ilqr-iters`: iLQR's, default 300; `--impratio-stages`: a continuation that solves with
 //! `opt.impratio` at A, B, … first, from the scripted rollout on the first one's model, each
 //! stage from the last one's solution, and ends on the unchanged model; `--from-ilqr`: the collocation starts from iLQR's plan instead of the
@@ -175,7 +177,15 @@ fn run() -> Result<(), String> {
             .ok_or("--impratio needs a value")?;
         println!("model changed: opt.impratio = {}", m.opt.impratio);
     }
-    let script = jump::Script::default();
+    let script = match arg(&args, "--script", "default".to_string())?.as_str() {
+        "default" => jump::Script::default(),
+        "knees-clear" => jump::Script::knees_clear(),
+        other => {
+            return Err(format!(
+                "--script must be default or knees-clear, not {other}"
+            ))
+        }
+    };
     let u0 = script.controls(&home_ctrl, horizon);
     let guess = jump::rollout(&m, &home, &u0);
     let gs = jump::summarize(&m, &guess);
@@ -201,6 +211,11 @@ fn run() -> Result<(), String> {
             println!("collocation stage impratio {a}: {line}")
         })?;
         report(&m, &home, "collocation", &plan, cpu_seconds() - cpu0);
+        println!(
+            "collocation: from its guess (cost {:.5}) by max |q − guess| {:.3e}",
+            plan.history.first().copied().unwrap_or(f64::NAN),
+            moreau_problems::max_diff(&plan.q, guess)
+        );
         Ok(plan)
     };
     if method != "ilqr" && !from_ilqr {

