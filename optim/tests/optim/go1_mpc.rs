@@ -83,3 +83,48 @@ fn sampling_walks_forward_and_takes_a_push() {
         .unwrap();
     check("sampling", &r, 0.2, 0.1);
 }
+
+/// What the Go1 MPC main job (iLQR, analytic Jacobians, the example's horizon of 25 planning
+/// steps) allocates per control step (one plan with the MPC ring of forward results, then the
+/// plant's 5 physics steps and the run's records), counted on the planning thread (the
+/// system's default is serial): after the first control steps, which size the ring, the
+/// iLQR workspaces and the records, the count per step stays the same to the end, so the ring
+/// does not grow with the run. The counts are printed (docs/optimization.md quotes them).
+#[test]
+fn ilqr_control_step_allocations_do_not_grow() {
+    use crate::alloc_counter::{allocations, bytes_allocated};
+    let m = go1::model().unwrap();
+    let s = go1::Settings {
+        seconds: 0.4,
+        pushes: vec![],
+        ..go1::Settings::example()
+    };
+    let mut marks = vec![];
+    let (a0, b0) = (allocations(), bytes_allocated());
+    go1::run_ilqr(&m, &s, true, |_, _| {
+        marks.push((allocations(), bytes_allocated()))
+    })
+    .unwrap();
+    let per_step: Vec<(usize, usize)> = std::iter::once((a0, b0))
+        .chain(marks.iter().copied())
+        .collect::<Vec<_>>()
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0, w[1].1 - w[0].1))
+        .collect();
+    println!("allocations and bytes per control step: {per_step:?}");
+    let n = per_step.len();
+    assert!(n >= 30, "{n} control steps");
+    // steady state: the second half allocates no more per step than the steps 5..15
+    let early = per_step[5..15].iter().map(|x| x.0).max().unwrap();
+    let late = per_step[n / 2..].iter().map(|x| x.0).max().unwrap();
+    let early_b = per_step[5..15].iter().map(|x| x.1).max().unwrap();
+    let late_b = per_step[n / 2..].iter().map(|x| x.1).max().unwrap();
+    assert!(
+        late <= early,
+        "allocations per step grew from {early} to {late}"
+    );
+    assert!(
+        late_b <= early_b,
+        "bytes per step grew from {early_b} to {late_b}"
+    );
+}
