@@ -212,7 +212,7 @@ fn run() -> Result<(), String> {
         })?;
         report(&m, &home, "collocation", &plan, cpu_seconds() - cpu0);
         println!(
-            "collocation: from its guess (cost {:.5}) by max |q − guess| {:.3e}",
+            "collocation: cost {:.5} at the (last stage's) start, max |q − guess| {:.3e}",
             plan.history.first().copied().unwrap_or(f64::NAN),
             moreau_problems::max_diff(&plan.q, guess)
         );
