@@ -229,6 +229,8 @@ def read_phases(prefix, stage_of, opt):
             if not fs:
                 continue
             n = opt.steps if ph in ("step", "forward", "inverse") else opt.fd
+            if n == 0:
+                continue                    # `--fd 0`: the FD and analytic phases are not run
             calls[ph] = sum(p.incl(x) for x in fs) / n
             if ph in ("step", "fd"):
                 st = collections.Counter()
