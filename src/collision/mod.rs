@@ -442,8 +442,8 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
     if m.opt.disabled(disable::CONTACT) || m.opt.disabled(disable::CONSTRAINT) {
         return;
     }
-    // MuJoCo takes its body-pair list on the arena's stack first: an arena too small for it
-    // stops the step with its fatal error
+    // MuJoCo takes its body-pair list and its broad phase's arrays on the arena's stack first:
+    // an arena too small for them stops the step with its fatal error
     if let Some(e) = crate::data::arena::collision_overflow(m) {
         d.stack_overflow = Some(e);
         return;

@@ -234,12 +234,18 @@ pub fn compile_stack_bytes(m: &Model) -> u128 {
 /// Python bindings raise it as `mujoco.FatalError`): the arena's free bytes, between its
 /// contents and its stack, cannot hold what a stage asks for. The step stops where it happened:
 /// the stages after it do not run and the state is not integrated. Its text is MuJoCo's
-/// message without the source line and the `max` figure.
+/// message, with the source line MuJoCo names and its `max` figure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StackOverflow {
-    /// The stage that asked (MuJoCo's function name, as its message gives it).
+    /// The stage that asked (MuJoCo's function name, as its message gives it), or "" for a
+    /// request MuJoCo's message names no stage for (a stack frame's own bytes).
     pub site: &'static str,
-    /// Bytes the stage asked for.
+    /// The line MuJoCo 4.0.0's message gives with the stage (0 when it gives none).
+    pub line: u32,
+    /// MuJoCo's `max` figure: the bytes the stack could reach, the whole arena while nothing
+    /// is in it (as measured at every collision-stage overflow: `max = narena`).
+    pub max: usize,
+    /// Bytes the stage asked for, with the padding that aligns it.
     pub requested: usize,
     /// Bytes the stack had free.
     pub available: usize,
@@ -253,20 +259,25 @@ pub struct StackOverflow {
 
 impl std::fmt::Display for StackOverflow {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "mj_stackAlloc: out of memory, stack overflow")?;
+        if !self.site.is_empty() {
+            write!(f, " at {}, line {}", self.site, self.line)?;
+        }
         write!(
             f,
-            "mj_stackAlloc: out of memory, stack overflow at {}\n  available = {}, requested = {}, \
-             narena = {} (increase <size memory=\"...\"/>)\n  nefc = {}, ncon = {}",
-            self.site, self.available, self.requested, self.narena, self.nefc, self.ncon
+            "\n  max = {}, available = {}, requested = {}, narena = {} (increase <size \
+             memory=\"...\"/>)\n  nefc = {}, ncon = {}",
+            self.max, self.available, self.requested, self.narena, self.nefc, self.ncon
         )
     }
 }
 
 impl std::error::Error for StackOverflow {}
 
-/// Bytes the stack has free in an empty arena: MuJoCo 4.0.0 uses the arena's bytes rounded down
-/// to a multiple of 8 and keeps 24 of them for its first stack frame (measured: `available` in
-/// its message is `narena & !7 − 24` at `mj_collision`, whatever `narena mod 8`).
+/// Bytes the stack has free in an empty arena once the collision stage's first frame is on it:
+/// MuJoCo 4.0.0 uses the arena's bytes rounded down to a multiple of 8 and the frame takes 24
+/// of them (measured: `available` in its message is `narena & !7 − 24` at `mj_collision`,
+/// whatever `narena mod 8`).
 pub fn stack_free(narena: usize) -> usize {
     (narena & !7).saturating_sub(24)
 }
@@ -279,22 +290,150 @@ pub fn collision_pairs_bytes(nbody: usize) -> u128 {
     2 * nbody as u128 * nbody.saturating_sub(1) as u128
 }
 
-/// The stack overflow of `mj_collision`'s body-pair list in model `m`'s arena, if it does not
-/// fit ([`collision_pairs_bytes`] above [`stack_free`]). Only this first request of the
-/// collision stage is checked: the broad phase's own arrays after it (`mj_broadphase`,
-/// `mj_SAP`) are not, so a model can still overflow in MuJoCo a little above this bound.
+/// MuJoCo's arena stack as a step's stages take it: it grows down from the arena's end
+/// (rounded down to a multiple of 8) towards its contents, which are empty at the collision
+/// stage. Each request is padded to its alignment; one that does not fit is MuJoCo's fatal
+/// error, with `requested` counting the padding and `available` the bytes left before it.
+struct Stack {
+    used: u128,
+    limit: u128,
+    narena: usize,
+}
+
+impl Stack {
+    fn new(narena: usize) -> Self {
+        Stack {
+            used: 0,
+            limit: (narena & !7) as u128,
+            narena,
+        }
+    }
+
+    /// Takes `bytes` aligned to `align`, or gives the overflow at `site`, `line`.
+    fn take(
+        &mut self,
+        site: &'static str,
+        line: u32,
+        bytes: u128,
+        align: u128,
+    ) -> Result<(), StackOverflow> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let end = (self.used + bytes).div_ceil(align) * align;
+        if end <= self.limit {
+            self.used = end;
+            return Ok(());
+        }
+        let clamp = |x: u128| usize::try_from(x).unwrap_or(usize::MAX);
+        Err(StackOverflow {
+            site,
+            line,
+            max: self.narena,
+            requested: clamp(end - self.used),
+            available: clamp(self.limit.saturating_sub(self.used)),
+            narena: self.narena,
+            nefc: 0,
+            ncon: 0,
+        })
+    }
+}
+
+/// The bodies the broad phase sweeps and those it tests against the world's geoms: bodies
+/// other than the world with a geom that has contype or conaffinity, and of those the ones
+/// that can touch a world geom (a body with dofs whose geoms' contype and conaffinity, or'ed,
+/// meet the world geoms' conaffinity and contype).
+fn broad_bodies(m: &Model) -> (u128, u128) {
+    let ngeom = m.ngeom.min(m.geom_bodyid.len());
+    let masks = |g: usize| (m.geom_contype[g], m.geom_conaffinity[g]);
+    let (mut wt, mut wa) = (0, 0);
+    for g in 0..ngeom {
+        if m.geom_bodyid[g] == 0 {
+            let (t, a) = masks(g);
+            wt |= t;
+            wa |= a;
+        }
+    }
+    let moving = |b: usize| {
+        let w = m.body_weldid[b];
+        w != 0 && m.body_dofnum.get(w).is_some_and(|&n| n > 0)
+    };
+    let (mut n, mut nw) = (0u128, 0u128);
+    let mut count = |b: usize, t: u32, a: u32| {
+        if b != 0 && (t != 0 || a != 0) {
+            n += 1;
+            if moving(b) && (t & wa != 0 || wt & a != 0) {
+                nw += 1;
+            }
+        }
+    };
+    if m.geom_bodyid[..ngeom].windows(2).all(|w| w[0] <= w[1]) {
+        // compiled models number geoms in body order: one pass over runs of a body's geoms
+        let mut g = 0;
+        while g < ngeom {
+            let b = m.geom_bodyid[g];
+            let (mut t, mut a) = (0, 0);
+            while g < ngeom && m.geom_bodyid[g] == b {
+                t |= m.geom_contype[g];
+                a |= m.geom_conaffinity[g];
+                g += 1;
+            }
+            count(b, t, a);
+        }
+    } else {
+        for b in 1..m.nbody {
+            let (mut t, mut a) = (0, 0);
+            for g in (0..ngeom).filter(|&g| m.geom_bodyid[g] == b) {
+                t |= m.geom_contype[g];
+                a |= m.geom_conaffinity[g];
+            }
+            count(b, t, a);
+        }
+    }
+    (n, nw)
+}
+
+/// The stack overflow of the collision stage's broad phase in model `m`'s arena, if its arrays
+/// do not fit. Measured on MuJoCo 4.0.0 by walking `<size memory>` up from each overflow to
+/// the next (`tools/arena/step_stack.py`), for `nbody` bodies of which `n` have collidable
+/// geoms and `nw` can touch the world's geoms (`broad_bodies`), in order, each padded to its
+/// alignment:
+///
+/// | site | line | bytes | align |
+/// |---|---|---|---|
+/// | (frame) | | 24 | 8 |
+/// | `mj_collision` | 758 | `2 nbody(nbody − 1)` ([`collision_pairs_bytes`]) | 4 |
+/// | (frame) | | 24 | 8 |
+/// | `mj_broadphase` | 1825 | `4 nbody` | 4 |
+/// | `mj_broadphase` | 1835 | `48 n` | 8 |
+/// | `mj_broadphase` | 1848 | `2 n(n − 1)` | 4 |
+/// | `mj_SAP` | 1608, 1609, 1624 | `16 n` each | 4 |
+/// | `mj_broadphase` | 1894 | `4 nw` | 4 |
+///
+/// The rows from line 1835 on are taken only with `n ≥ 2`. What the narrow phase, the
+/// contacts' rows and the solver take later in a step is not checked: with contacts a model
+/// can still overflow in MuJoCo above this bound.
 pub fn collision_overflow(m: &Model) -> Option<StackOverflow> {
-    let narena = narena(m);
-    let requested = collision_pairs_bytes(m.nbody);
-    let available = stack_free(narena);
-    (requested > available as u128).then(|| StackOverflow {
-        site: "mj_collision",
-        requested: usize::try_from(requested).unwrap_or(usize::MAX),
-        available,
-        narena,
-        nefc: 0,
-        ncon: 0,
-    })
+    let mut s = Stack::new(narena(m));
+    let nbody = m.nbody as u128;
+    let (n, nw) = broad_bodies(m);
+    let steps = [
+        ("", 0, 24, 8),
+        ("mj_collision", 758, collision_pairs_bytes(m.nbody), 4),
+        ("", 0, 24, 8),
+        ("mj_broadphase", 1825, 4 * nbody, 4),
+        ("mj_broadphase", 1835, 48 * n, 8),
+        ("mj_broadphase", 1848, 2 * n * n.saturating_sub(1), 4),
+        ("mj_SAP", 1608, 16 * n, 4),
+        ("mj_SAP", 1609, 16 * n, 4),
+        ("mj_SAP", 1624, 16 * n, 4),
+        ("mj_broadphase", 1894, 4 * nw, 4),
+    ];
+    let taken = if n >= 2 { steps.len() } else { 4 };
+    steps[..taken]
+        .iter()
+        .try_for_each(|&(site, line, bytes, align)| s.take(site, line, bytes, align))
+        .err()
 }
 
 /// A byte count as MuJoCo writes it in its warnings: with the largest of the suffixes K, M, G,
