@@ -119,24 +119,27 @@ pub fn load_with_source(path: impl AsRef<Path>) -> Result<(Model, MjcfSource), M
 /// The main file's text, its name for messages and its directory.
 fn read_main(path: &Path) -> Result<(String, String, PathBuf), MjcfError> {
     let name = path.display().to_string();
-    let bytes = read_file(path).map_err(|e| MjcfError {
-        kind: ErrorKind::MissingFile,
+    let fail = |kind, message| MjcfError {
+        kind,
         file: name.clone(),
         line: 0,
         column: 0,
         element: None,
         attribute: None,
-        message: format!("cannot open model file '{name}': {e}"),
+        message,
+    };
+    let bytes = read_file(path).map_err(|e| {
+        fail(
+            ErrorKind::MissingFile,
+            format!("cannot open model file '{name}': {e}"),
+        )
     })?;
-    let text = String::from_utf8(bytes).map_err(|_| MjcfError {
-        kind: ErrorKind::Syntax,
-        file: name.clone(),
-        line: 0,
-        column: 0,
-        element: None,
-        attribute: None,
-        message: "model file is not valid UTF-8".into(),
-    })?;
+    // an empty file, or anything but a regular file (read as empty), as MuJoCo 4.0.0 says it
+    if bytes.is_empty() {
+        return Err(fail(ErrorKind::Syntax, format!("empty file '{name}'")));
+    }
+    let text = String::from_utf8(bytes)
+        .map_err(|_| fail(ErrorKind::Syntax, "model file is not valid UTF-8".into()))?;
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     Ok((text, name, dir))
 }

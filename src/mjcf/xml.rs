@@ -77,8 +77,8 @@ impl FileSource<'_> {
     /// Reads `name` (inside `subdir`, MuJoCo's meshdir/assetdir, unless absolute): the VFS
     /// ([`Vfs::key`]), then the disk; else why not, as MuJoCo 4.0.0 says it ("Error opening
     /// file" with the joined name; measured on it: a file beside the main file is not found
-    /// when `subdir` is set), or that it is not a regular file (a device such as `/dev/zero`
-    /// would never end) or larger than [`crate::mjcf::vfs::MAX_FILE_BYTES`].
+    /// when `subdir` is set), or that it is larger than [`crate::mjcf::vfs::MAX_FILE_BYTES`];
+    /// anything but a regular file reads as empty ([`crate::mjcf::vfs::read_file`]).
     pub fn fetch(&self, name: &str, subdir: &str) -> Result<Vec<u8>, String> {
         let joined = if subdir.is_empty() || name.starts_with('/') {
             name.to_string()
@@ -309,6 +309,14 @@ impl Includes<'_, '_> {
         // MuJoCo splices the children of the included file's root element whatever its name
         // (`<mujoco>`, or the `<mujocoinclude>` of older model files).
         let mut sub = parse_text_inc(&text, &name, Some(self), depth + 1)?;
+        // a root without child elements is refused as MuJoCo 4.0.0 refuses it (measured)
+        if sub.children.is_empty() {
+            return Err(c.err(
+                ErrorKind::MissingFile,
+                Some("file"),
+                format!("Empty include file '{name}'"),
+            ));
+        }
         Ok(std::mem::take(&mut sub.children))
     }
 }

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""MuJoCo 4.0.0's errors for hostile includes and files, the rows of the hostile-input table.
+
+Writes tests/reference/include_errors.json: for each case (a main document and the files beside
+it, written to a temporary directory; `@dir` makes a directory, `@dev/zero` names /dev/zero)
+MuJoCo's message when it loads the main file: the sentence (after "XML Error: ", "Error: " or
+"ParseXML: ") and the line it names ("Element 'include', line N" or "line N"; 0 when it names
+none).
+
+Rerun:  python3 tools/hostile/include_errors.py
+"""
+import json
+import os
+import re
+import tempfile
+
+import mujoco
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def chain(leaf):
+    """26 files, each including the next twice; the last is `leaf`."""
+    files = {}
+    for i in range(26):
+        body = f'<include file="inc{i + 1}.xml"/>' * 2 if i < 25 else leaf
+        files[f"inc{i}.xml"] = f"<mujoco>{body}</mujoco>"
+    return files
+
+
+CASES = [
+    ("empty include file", '<mujoco>\n<include file="e.xml"/>\n</mujoco>', {"e.xml": ""}),
+    ("include root without children", '<mujoco>\n\n<include file="e.xml"/>\n</mujoco>',
+     {"e.xml": "<mujoco></mujoco>"}),
+    ("include of a self-closed root", '<mujoco>\n<include file="e.xml"/>\n</mujoco>',
+     {"e.xml": "<mujoco/>"}),
+    ("include root with a comment only", '<mujoco>\n<include file="e.xml"/>\n</mujoco>',
+     {"e.xml": "<mujoco><!-- nothing --></mujoco>"}),
+    ("include of /dev/zero", '<mujoco>\n<include file="/dev/zero"/>\n</mujoco>', {}),
+    ("include of a directory", '<mujoco>\n<include file="adir"/>\n</mujoco>', {"adir": "@dir"}),
+    ("include cycle", '<mujoco>\n<include file="a.xml"/>\n</mujoco>',
+     {"a.xml": '<mujoco><include file="b.xml"/></mujoco>',
+      "b.xml": '<mujoco><include file="a.xml"/></mujoco>'}),
+    ("repeated include", '<mujoco>\n<include file="a.xml"/>\n<include file="a.xml"/>\n</mujoco>',
+     {"a.xml": "<mujoco><worldbody/></mujoco>"}),
+    ("26 files each including the next twice", '<mujoco>\n<include file="inc0.xml"/>\n</mujoco>',
+     chain("<worldbody/>")),
+    ("26 files each including the next twice, the last empty",
+     '<mujoco>\n<include file="inc0.xml"/>\n</mujoco>', chain("")),
+    ("missing include file", '<mujoco>\n<include file="nope.xml"/>\n</mujoco>', {}),
+    ("7 slide joints in a body", "<mujoco><worldbody>\n<body>"
+     + '<joint type="slide" axis="1 0 0"/>' * 7 + '<geom size=".1"/></body></worldbody></mujoco>',
+     {}),
+    ("empty main file", "", {}),
+]
+
+SENTENCE = re.compile(r"^(?:XML Error: |Error: |ParseXML: )?(.*)$", re.M)
+LINE = re.compile(r"line (\d+)")
+
+
+def main():
+    out = []
+    for name, main_xml, files in CASES:
+        with tempfile.TemporaryDirectory() as d:
+            for f, text in files.items():
+                p = os.path.join(d, f)
+                if text == "@dir":
+                    os.mkdir(p)
+                else:
+                    with open(p, "w") as fh:
+                        fh.write(text)
+            path = os.path.join(d, "main.xml")
+            with open(path, "w") as fh:
+                fh.write(main_xml)
+            try:
+                mujoco.MjModel.from_xml_path(path)
+                raise SystemExit(f"{name}: MuJoCo loads it")
+            except ValueError as e:
+                text = str(e).replace(d + "/", "")
+        first = text.split("\n")[0]
+        sentence = SENTENCE.match(first).group(1)
+        line = LINE.search(text.split("\n", 1)[1] if "\n" in text else "")
+        out.append({"name": name, "main": main_xml, "files": files, "message": text,
+                    "sentence": sentence, "line": int(line.group(1)) if line else 0})
+    path = os.path.join(ROOT, "tests", "reference", "include_errors.json")
+    with open(path, "w") as fh:
+        json.dump({"mujoco": mujoco.__version__, "cases": out}, fh, indent=1)
+        fh.write("\n")
+    print(path, len(out), "cases")
+
+
+if __name__ == "__main__":
+    main()
