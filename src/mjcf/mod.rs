@@ -131,7 +131,8 @@ fn read_main(path: &Path) -> Result<(String, String, PathBuf), MjcfError> {
     let bytes = read_file(path).map_err(|e| {
         fail(
             ErrorKind::MissingFile,
-            format!("cannot open model file '{name}': {e}"),
+            // MuJoCo 4.0.0's sentence ("Error opening file"), then why
+            format!("Error opening file '{name}': cannot open model file: {e}"),
         )
     })?;
     // an empty file, or anything but a regular file (read as empty), as MuJoCo 4.0.0 says it

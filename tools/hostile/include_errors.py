@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """MuJoCo 4.0.0's errors for hostile includes and files, the rows of the hostile-input table.
 
-Writes tests/reference/include_errors.json: for each case (a main document and the files beside
-it, written to a temporary directory; `@dir` makes a directory, `@dev/zero` names /dev/zero)
+Writes tests/reference/include_errors.json: for each case (a main document, or none for a missing
+`nope.xml`, and the files beside it, written to a temporary directory; `@dir` makes a directory)
 MuJoCo's message when it loads the main file: the sentence (after "XML Error: ", "Error: " or
 "ParseXML: ") and the line it names ("Element 'include', line N" or "line N"; 0 when it names
 none).
@@ -52,6 +52,7 @@ CASES = [
      + '<joint type="slide" axis="1 0 0"/>' * 7 + '<geom size=".1"/></body></worldbody></mujoco>',
      {}),
     ("empty main file", "", {}),
+    ("missing main file", None, {}),
 ]
 
 SENTENCE = re.compile(r"^(?:XML Error: |Error: |ParseXML: )?(.*)$", re.M)
@@ -69,9 +70,10 @@ def main():
                 else:
                     with open(p, "w") as fh:
                         fh.write(text)
-            path = os.path.join(d, "main.xml")
-            with open(path, "w") as fh:
-                fh.write(main_xml)
+            path = os.path.join(d, "main.xml" if main_xml is not None else "nope.xml")
+            if main_xml is not None:
+                with open(path, "w") as fh:
+                    fh.write(main_xml)
             try:
                 mujoco.MjModel.from_xml_path(path)
                 raise SystemExit(f"{name}: MuJoCo loads it")
