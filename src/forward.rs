@@ -103,7 +103,15 @@ pub(crate) fn fwd_position_with<T: Scalar>(m: &Model, d: &mut Data<T>, contacts:
         collision(m, d);
         // a contact of an awake tree with a sleeping one wakes it, and its contacts count in
         // this step
-        while d.stack_overflow.is_none() && crate::sleep::wake_by_contacts(m, d) {
+        // and so does a constraint row (an equality, a tendon limit or friction loss)
+        let limited = |d: &Data<T>, k: usize| {
+            crate::constraint::assemble::tendon_limits(m, d, k)
+                .iter()
+                .any(Option::is_some)
+        };
+        while d.stack_overflow.is_none()
+            && (crate::sleep::wake_by_contacts(m, d) | crate::sleep::wake_by_rows(m, d, limited))
+        {
             collision(m, d);
         }
         if d.stack_overflow.is_some() {

@@ -3,22 +3,30 @@
 //!
 //! - A kinematic tree is *at rest* in a step when every dof's `|qvel|·dof_length` is below
 //!   `opt.sleep_tolerance` and no `qfrc_applied` or `xfrc_applied` acts on it, with the
-//!   velocity the step starts from. `dof_length` is 1 for translational dofs.
+//!   velocity the step starts from. `dof_length` is 1 for translational dofs, a length of
+//!   the body for rotational ones ([`body_lengths`]).
 //! - `tree_asleep` is −11 after a reset; each step at rest adds 1 up to −1, any other step
-//!   sets it back to −11. Trees whose sleep policy is *never* (trees with actuators unless
-//!   `sleep="allowed"`, and `sleep="never"`) stay at −11.
+//!   sets it back to −11. Trees whose sleep policy is *never* (trees with actuators or joined
+//!   to another tree by a tendon spring or damper, unless `sleep="allowed"`, and
+//!   `sleep="never"`) stay at −11.
 //! - A constraint island of the step (or an unconstrained tree) whose trees are all at −1
 //!   falls asleep in that step, after the forward dynamics and before the integration: its
 //!   trees form a cycle in ascending order (`tree_asleep` = the next tree, the last pointing
 //!   to the first; a lone tree points to itself) and their `qvel` is set to 0.
-//! - Sleeping trees are not integrated and take no contacts with static geoms or other
-//!   sleeping trees. A contact between an awake tree and a sleeping one, or a change of a
-//!   sleeping tree's `qpos`, a nonzero `qvel`, `qfrc_applied` or `xfrc_applied` on it, wakes
-//!   its whole cycle (back to −11), in the same step.
+//! - Sleeping trees are not integrated, take no contacts with static geoms or other sleeping
+//!   trees, and have no joint-limit or dof friction-loss rows; a sleeping cycle has no
+//!   equality, tendon-limit or tendon friction-loss rows. A contact or such a row between an
+//!   awake tree and a sleeping one, or a change of a sleeping tree's `qpos`, a nonzero
+//!   `qvel`, `qfrc_applied` or `xfrc_applied` on it, wakes its whole cycle (back to −11), in
+//!   the same step.
 
 use crate::data::Data;
 use crate::math::{sc, Scalar};
-use crate::model::{disable, enable, BodySleep, Integrator, JointType, Model, TrnType, WrapType};
+use crate::model::{
+    disable, enable, BodySleep, EqType, Integrator, JointType, Model, ObjType, SameFrame, TrnType,
+    WrapType,
+};
+use nalgebra::{Quaternion, Vector3};
 
 pub use crate::data::{AWAKE_RESET, MINAWAKE};
 
@@ -34,32 +42,11 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if m.opt.integrator == Integrator::Rk4 {
         return Some("sleep with the RK4 integrator");
     }
-    if m.ntendon > 0 || m.neq > 0 || m.npair > 0 {
-        return Some(
-            "sleep in models with tendons, equality constraints or explicit contact pairs",
-        );
+    if m.npair > 0 {
+        return Some("sleep in models with explicit contact pairs");
     }
     if m.body_sleep.contains(&BodySleep::Init) {
         return Some("sleep=\"init\" (trees asleep from the start)");
-    }
-    // trees that never sleep (actuated, `sleep="never"`) are simulated as without the flag
-    let s = crate::data::scratch::IslandScratch::new(m);
-    let sleepy = tree_policies(m, &s);
-    let sleepy_body = |b: usize| usize::try_from(s.body_treeid[b]).is_ok_and(&sleepy);
-    for b in (1..m.nbody).filter(|&b| sleepy_body(b)) {
-        if s.body_treeid[m.body_parentid[b]] >= 0 {
-            return Some("sleep in trees of more than one body (their dof_length is not known)");
-        }
-        if m.body_geomnum[b] == 0 {
-            return Some("sleep in trees whose body has no geom (their dof_length is not known)");
-        }
-    }
-    for j in (0..m.njnt).filter(|&j| sleepy_body(m.jnt_bodyid[j])) {
-        let d0 = m.jnt_dofadr[j];
-        let nd = m.jnt_type[j].nv();
-        if m.jnt_limited[j] || (d0..d0 + nd).any(|i| m.dof_frictionloss[i] > 0.0) {
-            return Some("sleep in trees with joint limits or dof friction");
-        }
     }
     None
 }
@@ -80,20 +67,177 @@ fn actuates(m: &Model, body_treeid: &[i32], u: usize, t: usize) -> bool {
         }
         TrnType::Body => on(Some(&id)),
         TrnType::Tendon => {
-            let w0 = m.tendon_adr[id];
-            (w0..w0 + m.tendon_num[id]).any(|w| {
-                let Ok(o) = usize::try_from(m.wrap_objid[w]) else {
-                    return false;
-                };
-                match m.wrap_type[w] {
-                    WrapType::Joint => on(m.jnt_bodyid.get(o)),
-                    WrapType::Site => on(m.site_bodyid.get(o)),
-                    WrapType::Sphere | WrapType::Cylinder => on(m.geom_bodyid.get(o)),
-                    WrapType::Pulley | WrapType::None => false,
-                }
-            })
+            let mut hit = false;
+            tendon_bodies(m, id, |b| hit |= on(Some(&b)));
+            hit
         }
     }
+}
+
+/// Calls `f` with each body tendon `k`'s path moves with: its joints', sites' and wrapping
+/// geoms' bodies.
+fn tendon_bodies(m: &Model, k: usize, mut f: impl FnMut(usize)) {
+    let w0 = m.tendon_adr[k];
+    for w in w0..w0 + m.tendon_num[k] {
+        let Ok(o) = usize::try_from(m.wrap_objid[w]) else {
+            continue;
+        };
+        let b = match m.wrap_type[w] {
+            WrapType::Joint => m.jnt_bodyid.get(o),
+            WrapType::Site => m.site_bodyid.get(o),
+            WrapType::Sphere | WrapType::Cylinder => m.geom_bodyid.get(o),
+            WrapType::Pulley | WrapType::None => None,
+        };
+        if let Some(&b) = b {
+            f(b);
+        }
+    }
+}
+
+/// Calls `f` with each body equality `e` constrains: the two bodies (or the sites' bodies) of
+/// a connect or weld, the joints' bodies of a joint equality, the tendons' bodies of a
+/// tendon equality.
+fn eq_bodies(m: &Model, e: usize, mut f: impl FnMut(usize)) {
+    let ids = [m.eq_obj1id[e], m.eq_obj2id[e]].map(|i| usize::try_from(i).ok());
+    for id in ids.into_iter().flatten() {
+        match m.eq_type[e] {
+            EqType::Connect | EqType::Weld => {
+                let b = match m.eq_objtype.get(e) {
+                    Some(ObjType::Site) => m.site_bodyid.get(id),
+                    _ => Some(&id),
+                };
+                if let Some(&b) = b {
+                    f(b);
+                }
+            }
+            EqType::Joint => {
+                if let Some(&b) = m.jnt_bodyid.get(id) {
+                    f(b);
+                }
+            }
+            EqType::Tendon => tendon_bodies(m, id, &mut f),
+            EqType::Flex | EqType::Distance => {}
+        }
+    }
+}
+
+/// A set of bodies, given by calling its argument with each.
+type Bodies<'a> = dyn Fn(&mut dyn FnMut(usize)) + 'a;
+
+/// Whether the rows over `bodies` are left out: some of the bodies sleep and none is awake
+/// (measured on MuJoCo 4.0.0 for joint equalities, tendon limits and tendon friction loss:
+/// the rows of a sleeping cycle are gone).
+fn rows_idle<T: Scalar>(m: &Model, d: &Data<T>, bodies: impl Fn(&mut dyn FnMut(usize))) -> bool {
+    if !active(m) {
+        return false;
+    }
+    let (mut some_asleep, mut some_awake) = (false, false);
+    bodies(
+        &mut |b| match usize::try_from(d.island_scratch.body_treeid[b]) {
+            Ok(t) if asleep(d, t) => some_asleep = true,
+            Ok(_) => some_awake = true,
+            Err(_) => {}
+        },
+    );
+    some_asleep && !some_awake
+}
+
+/// Whether equality `e`'s rows are left out (all its trees asleep).
+pub fn eq_idle<T: Scalar>(m: &Model, d: &Data<T>, e: usize) -> bool {
+    rows_idle(m, d, |f| eq_bodies(m, e, f))
+}
+
+/// Whether tendon `k`'s limit and friction-loss rows are left out (all its trees asleep).
+pub fn tendon_idle<T: Scalar>(m: &Model, d: &Data<T>, k: usize) -> bool {
+    rows_idle(m, d, |f| tendon_bodies(m, k, f))
+}
+
+/// Whether tendon `k` has a spring or damper (`stiffness`, `damping` or their polynomial
+/// terms) across two trees or more: such trees never sleep unless `sleep="allowed"`
+/// (measured on MuJoCo 4.0.0: a fixed tendon with `stiffness` or `damping` over two hinges
+/// gives both trees policy 1; without them, or over one tree, 2).
+fn tendon_couples(m: &Model, body_treeid: &[i32], k: usize) -> bool {
+    let nonzero = |v: Option<&f64>| v.is_some_and(|&x| x != 0.0);
+    let poly = |v: Option<&[f64; 2]>| v.is_some_and(|p| p.iter().any(|&x| x != 0.0));
+    let spring = nonzero(m.tendon_stiffness.get(k))
+        || nonzero(m.tendon_damping.get(k))
+        || poly(m.tendon_stiffnesspoly.get(k))
+        || poly(m.tendon_dampingpoly.get(k));
+    if !spring {
+        return false;
+    }
+    let mut first = None;
+    let mut several = false;
+    tendon_bodies(m, k, |b| {
+        if let Ok(t) = usize::try_from(body_treeid[b]) {
+            several |= first.is_some_and(|f| f != t);
+            first.get_or_insert(t);
+        }
+    });
+    several
+}
+
+/// Whether some tendon with a spring or damper couples tree `t` to another tree.
+fn coupled_by_tendon(m: &Model, body_treeid: &[i32], t: usize) -> bool {
+    (0..m.ntendon).any(|k| {
+        tendon_couples(m, body_treeid, k) && {
+            let mut on = false;
+            tendon_bodies(m, k, |b| on |= body_treeid[b] == t as i32);
+            on
+        }
+    })
+}
+
+/// Wakes the sleeping trees that an equality, a tendon limit or a tendon's friction loss
+/// joins to an awake tree (measured on MuJoCo 4.0.0 for a tendon limit becoming active:
+/// the sleeping tree wakes and moves in that step); `tendon_limited(d, k)`: whether tendon
+/// `k`'s limit has rows now. True if some tree woke up.
+pub fn wake_by_rows<T: Scalar>(
+    m: &Model,
+    d: &mut Data<T>,
+    tendon_limited: impl Fn(&Data<T>, usize) -> bool,
+) -> bool {
+    if !active(m) || !d.tree_asleep.iter().any(|&a| a >= 0) {
+        return false;
+    }
+    let mut woke = false;
+    let o = &m.opt;
+    let mut join = |d: &mut Data<T>, bodies: &Bodies| {
+        let mut trees = Vec::new();
+        let mut some_awake = false;
+        bodies(&mut |b| {
+            if let Ok(t) = usize::try_from(d.island_scratch.body_treeid[b]) {
+                if asleep(d, t) {
+                    trees.push(t);
+                } else {
+                    some_awake = true;
+                }
+            }
+        });
+        if some_awake {
+            for t in trees {
+                if asleep(d, t) {
+                    wake_cycle(d, t);
+                    woke = true;
+                }
+            }
+        }
+    };
+    if !o.disabled(disable::EQUALITY) {
+        for e in 0..m.neq {
+            if d.eq_active[e] {
+                join(d, &|f| eq_bodies(m, e, f));
+            }
+        }
+    }
+    for k in 0..m.ntendon {
+        let friction = !o.disabled(disable::FRICTIONLOSS) && m.tendon_frictionloss[k] > 0.0;
+        let limit = !o.disabled(disable::LIMIT) && m.tendon_limited[k] && tendon_limited(d, k);
+        if friction || limit {
+            join(d, &|f| tendon_bodies(m, k, f));
+        }
+    }
+    woke
 }
 
 /// MuJoCo's `mjtSleepPolicy` values of `tree_sleep_policy`.
@@ -114,7 +258,9 @@ fn tree_policy(m: &Model, s: &crate::data::scratch::IslandScratch, t: usize) -> 
         BodySleep::Allowed => policy::ALLOWED,
         BodySleep::Init => policy::INIT,
         BodySleep::Auto => {
-            if (0..m.nu).any(|u| actuates(m, &s.body_treeid, u, t)) {
+            if (0..m.nu).any(|u| actuates(m, &s.body_treeid, u, t))
+                || coupled_by_tendon(m, &s.body_treeid, t)
+            {
                 policy::AUTO_NEVER
             } else {
                 policy::AUTO_ALLOWED
@@ -137,29 +283,70 @@ fn tree_policies<'a>(
     move |t: usize| !matches!(tree_policy(m, s, t), policy::NEVER | policy::AUTO_NEVER)
 }
 
-/// MuJoCo's `dof_length` (the speed scale of the rest test): 1 for translational dofs; for
-/// rotational dofs the larger of the body's geoms' reach from its centre of mass
-/// (`|geom_pos − body_ipos| + geom_rbound`) and the joint's distance to the centre of mass
-/// (measured on MuJoCo 4.0.0 for single-body trees).
-pub fn dof_length(m: &Model, i: usize) -> f64 {
-    let j = m.dof_jntid[i];
-    let translational = match m.jnt_type[j] {
-        JointType::Slide => true,
-        JointType::Free => i - m.jnt_dofadr[j] < 3,
-        _ => false,
-    };
-    if translational {
-        return 1.0;
-    }
-    let b = m.jnt_bodyid[j];
-    let ip = m.body_ipos[b];
-    let dist = |p: &[f64; 3]| {
+/// The smallest `dof_length` of a rotational dof (measured on MuJoCo 4.0.0: a hinge at the
+/// centre of mass of a body without geoms, or with a geom of radius 1e-7, has 1e-5).
+const MIN_DOF_LENGTH: f64 = 1e-5;
+
+/// Each body's length scale for the rest test of its rotational dofs, from its centre of
+/// mass (`body_ipos`): the largest of its geoms' reach (`|geom_pos − body_ipos| +
+/// geom_rbound`, `geom_pos` taken as the frame `geom_sameframe` names), its joints' distance (`|jnt_pos − body_ipos|`) and the distance of the
+/// joints of its child bodies (at `body_pos + body_quat·jnt_pos` in its frame), at least
+/// 1e-5. Measured on MuJoCo 4.0.0: the geoms of child bodies, bodies welded to it (and what
+/// hangs below them) and sites do not count.
+pub fn body_lengths(m: &Model) -> Vec<f64> {
+    let dist = |p: [f64; 3], b: usize| {
+        let ip = m.body_ipos[b];
         ((p[0] - ip[0]).powi(2) + (p[1] - ip[1]).powi(2) + (p[2] - ip[2]).powi(2)).sqrt()
     };
-    let g0 = m.body_geomadr[b];
-    (g0..g0 + m.body_geomnum[b])
-        .map(|g| dist(&m.geom_pos[g]) + m.geom_rbound[g])
-        .fold(dist(&m.jnt_pos[j]), f64::max)
+    let mut len = vec![MIN_DOF_LENGTH; m.nbody];
+    for g in 0..m.ngeom {
+        let b = m.geom_bodyid[g];
+        // a geom in the body's frame or inertial frame sits exactly at its origin or centre
+        // of mass (MuJoCo's `geom_sameframe`; a geom 5e-8 off the centre of mass counts 0)
+        let p = match m.geom_sameframe.get(g) {
+            Some(SameFrame::Body) => [0.0; 3],
+            Some(SameFrame::Inertia) => m.body_ipos[b],
+            _ => m.geom_pos[g],
+        };
+        len[b] = len[b].max(dist(p, b) + m.geom_rbound[g]);
+    }
+    for j in 0..m.njnt {
+        let b = m.jnt_bodyid[j];
+        len[b] = len[b].max(dist(m.jnt_pos[j], b));
+        let p = m.body_parentid[b];
+        if p != b {
+            let q = m.body_quat[b];
+            let a = crate::math::quat::rot_vec_quat(
+                &Vector3::from(m.jnt_pos[j]),
+                &Quaternion::new(q[0], q[1], q[2], q[3]),
+            );
+            let o = m.body_pos[b];
+            len[p] = len[p].max(dist([o[0] + a.x, o[1] + a.y, o[2] + a.z], p));
+        }
+    }
+    len
+}
+
+/// MuJoCo's `dof_length` of every dof (the speed scale of the rest test): 1 for
+/// translational dofs, its body's [`body_lengths`] for rotational ones (measured on MuJoCo
+/// 4.0.0, equal to its values on every dof of models/ and of the zoo's models).
+pub fn dof_lengths(m: &Model) -> Vec<f64> {
+    let len = body_lengths(m);
+    (0..m.nv)
+        .map(|i| {
+            let j = m.dof_jntid[i];
+            let translational = match m.jnt_type[j] {
+                JointType::Slide => true,
+                JointType::Free => i - m.jnt_dofadr[j] < 3,
+                _ => false,
+            };
+            if translational {
+                1.0
+            } else {
+                len[m.dof_bodyid[i]]
+            }
+        })
+        .collect()
 }
 
 #[inline]
@@ -182,6 +369,14 @@ pub fn any_asleep<T: Scalar>(m: &Model, d: &Data<T>) -> bool {
 #[inline]
 pub fn dof_asleep<T: Scalar>(d: &Data<T>, i: usize) -> bool {
     asleep(d, d.island_scratch.dof_treeid[i])
+}
+
+/// Whether dof `i` belongs to a sleeping tree while the `sleep` flag is on: its friction-loss
+/// and joint-limit rows are then left out (measured on MuJoCo 4.0.0: a sleeping arm resting
+/// on its limit has no rows).
+#[inline]
+pub fn dof_idle<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> bool {
+    active(m) && dof_asleep(d, i)
 }
 
 /// Whether body `b` is not awake: static (the world and bodies welded to it) or asleep.
@@ -273,15 +468,15 @@ pub fn update<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let s = std::mem::take(&mut d.island_scratch);
     let may_sleep = tree_policies(m, &s);
     let tol = m.opt.sleep_tolerance;
+    let len = dof_lengths(m);
     for t in 0..s.ntree {
         if asleep(d, t) {
             continue;
         }
         let (d0, nd) = (s.tree_dofadr[t], s.tree_dofnum[t]);
         let rest = may_sleep(t)
-            && (d0..d0 + nd).all(|i| {
-                d.qvel[i].abs() * sc(dof_length(m, i)) < sc(tol) && d.qfrc_applied[i] == T::zero()
-            })
+            && (d0..d0 + nd)
+                .all(|i| d.qvel[i].abs() * sc(len[i]) < sc(tol) && d.qfrc_applied[i] == T::zero())
             && !(1..m.nbody).any(|b| {
                 s.body_treeid[b] == t as i32 && d.xfrc_applied[b].iter().any(|x| *x != T::zero())
             });
@@ -365,10 +560,29 @@ mod tests {
     #[test]
     fn dof_length_of_a_box_and_a_capsule() {
         let m = load_from_str(XML, &Vfs::new()).unwrap();
-        let l: Vec<f64> = (0..m.nv).map(|i| dof_length(&m, i)).collect();
+        let l = dof_lengths(&m);
         let b = 0.14f64.sqrt();
         let want = [1.0, 1.0, 1.0, b, b, b, 0.55];
         for (g, w) in l.iter().zip(want) {
+            assert!((g - w).abs() < 1e-15, "{l:?}");
+        }
+    }
+
+    /// `dof_length` of a body with a child: the child's joint anchor counts (here 1.7 from
+    /// the parent's centre of mass, beyond its own sphere's 0.1), the child's geoms do not; a
+    /// body without geoms whose joint sits at its centre of mass gets the floor 1e-5.
+    #[test]
+    fn dof_length_of_a_parent_counts_its_childrens_joints() {
+        let xml = r#"<mujoco><worldbody>
+            <body pos="0 0 1"><joint type="hinge"/><geom type="sphere" size=".1"/>
+              <body pos="0 0 1"><joint type="hinge" pos="0 0 .7"/>
+                <geom type="sphere" size="2" pos="0 0 .7"/></body></body>
+            <body pos="3 0 0"><joint type="hinge"/>
+              <inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/></body>
+            </worldbody></mujoco>"#;
+        let m = load_from_str(xml, &Vfs::new()).unwrap();
+        let l = dof_lengths(&m);
+        for (g, w) in l.iter().zip([1.7, 2.0, 1e-5]) {
             assert!((g - w).abs() < 1e-15, "{l:?}");
         }
     }

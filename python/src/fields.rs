@@ -88,13 +88,13 @@ impl MjModel {
     }
 
     /// Per dof: the length that turns its speed into the rest test's scale (MuJoCo's
-    /// `dof_length`; `moreau::sleep::dof_length`): 1 for translational dofs, MuJoCo's value for
-    /// the rotational dofs of a body with geoms and no child bodies. For a body with child
-    /// bodies MuJoCo's rule is not known and the value may differ from MuJoCo's.
+    /// `dof_length`; `moreau::sleep::dof_lengths`): 1 for translational dofs; for rotational
+    /// dofs the reach of the body's geoms, joints and child bodies' joints from its centre of
+    /// mass, at least 1e-5.
     #[getter]
     fn dof_length<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         let m = &self.model;
-        let v: Vec<f64> = (0..m.nv).map(|i| moreau::sleep::dof_length(m, i)).collect();
+        let v = moreau::sleep::dof_lengths(m);
         copy(py, v, &[m.nv])
     }
 

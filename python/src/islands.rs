@@ -6,8 +6,12 @@
 //!
 //! Sleep: the engine's `tree_asleep` (`moreau::sleep`) and what follows from it: `tree_awake`,
 //! `body_awake` (-1 static, 1 awake, 0 asleep), `ntree_awake`, `nv_awake`, `nbody_awake`
-//! (static bodies count as awake). `body_awake_ind`, `parent_awake_ind`, `dof_awake_ind` and
-//! `nparent_awake` list every body and dof, as MuJoCo 4.0.0 does for a model that never sleeps.
+//! (static bodies count as awake), `body_awake_ind` (the awake bodies in order),
+//! `parent_awake_ind` and `nparent_awake` (the bodies but the world whose parent is awake),
+//! `dof_awake_ind` (the dofs of awake trees), as measured on MuJoCo 4.0.0. Past their counts
+//! MuJoCo leaves what earlier calls wrote; moreau continues the lists of a model where nothing
+//! sleeps (the identity; `parent_awake_ind` ends with 0), which is MuJoCo's while nothing has
+//! slept.
 
 use crate::arrays::copy;
 use crate::data::MjData;
@@ -23,6 +27,17 @@ fn ints(v: impl IntoIterator<Item = usize>) -> Vec<i32> {
 fn arr<'py>(py: Python<'py>, v: Vec<i32>) -> Bound<'py, PyAny> {
     let n = v.len();
     copy(py, v, &[n])
+}
+
+/// `listed`, then entry k = (k + `shift`) mod n for the remaining k < n (int32).
+fn listed_then_identity(
+    listed: impl IntoIterator<Item = usize>,
+    n: usize,
+    shift: usize,
+) -> Vec<i32> {
+    let mut v: Vec<usize> = listed.into_iter().collect();
+    v.extend((v.len()..n).map(|k| (k + shift) % n.max(1)));
+    ints(v)
 }
 
 /// `body_awake` of a static body (welded to the world).
@@ -150,10 +165,10 @@ impl MjData {
         let (_, dt) = self.sleep_trees(py);
         dt.iter().filter(|&&t| !self.tree_sleeps(t)).count()
     }
-    /// Number of bodies with an awake parent: all but the world.
+    /// Number of bodies but the world whose parent is awake (or static).
     #[getter]
-    fn nparent_awake(&self) -> usize {
-        self.data.xpos.len().saturating_sub(1)
+    fn nparent_awake(&self, py: Python<'_>) -> usize {
+        self.awake_parents(py).len()
     }
     /// Per body: -1 static (welded to the world), 1 awake, 0 asleep (`mjtSleepState`).
     #[getter]
@@ -168,21 +183,26 @@ impl MjData {
             .collect();
         arr(py, v)
     }
-    /// The awake bodies in order (`nbody`).
+    /// The awake (or static) bodies in order, then the identity (`nbody`).
     #[getter]
     fn body_awake_ind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        arr(py, ints(0..self.data.xpos.len()))
+        let (bt, _) = self.sleep_trees(py);
+        let awake = (0..bt.len()).filter(|&b| !self.tree_sleeps(bt[b]));
+        arr(py, listed_then_identity(awake, bt.len(), 0))
     }
-    /// The bodies with an awake parent in order, then 0 (`nbody`).
+    /// The bodies but the world whose parent is awake (or static) in order, then the rest of
+    /// `1, …, nbody − 1, 0` (`nbody`).
     #[getter]
     fn parent_awake_ind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
         let n = self.data.xpos.len();
-        arr(py, ints((1..n).chain((n > 0).then_some(0))))
+        arr(py, listed_then_identity(self.awake_parents(py), n, 1))
     }
-    /// The awake dofs in order (`nv`).
+    /// The dofs of awake trees in order, then the identity (`nv`).
     #[getter]
     fn dof_awake_ind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        arr(py, ints(0..self.data.qvel.len()))
+        let (_, dt) = self.sleep_trees(py);
+        let awake = (0..dt.len()).filter(|&i| !self.tree_sleeps(dt[i]));
+        arr(py, listed_then_identity(awake, dt.len(), 0))
     }
     /// Per tree: 1 awake, 0 asleep.
     #[getter]
@@ -217,6 +237,15 @@ impl MjData {
     /// Whether tree `t` (-1: static) is asleep.
     fn tree_sleeps(&self, t: i32) -> bool {
         usize::try_from(t).is_ok_and(|t| self.data.tree_asleep.get(t).is_some_and(|&a| a >= 0))
+    }
+
+    /// The bodies but the world whose parent is awake or static, in order.
+    fn awake_parents(&self, py: Python<'_>) -> Vec<usize> {
+        let (bt, _) = self.sleep_trees(py);
+        let m = &self.model.bind(py).borrow().model;
+        (1..m.nbody)
+            .filter(|&b| !self.tree_sleeps(bt[m.body_parentid[b]]))
+            .collect()
     }
 
     /// The tree of each body and of each dof (-1: static).

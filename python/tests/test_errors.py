@@ -140,21 +140,24 @@ def test_unsupported_analytic_model():
 
 
 SLEEP_XML = """<mujoco><option><flag sleep="{sleep}"/></option><worldbody>
-<geom type="plane" size="1 1 .1"/><body pos="0 0 .2"><freejoint/><geom type="box" size=".1 .1 .1"/>
-<body pos="0 0 .3"><joint/><geom size=".1"/></body></body></worldbody></mujoco>"""
+<geom type="plane" size="1 1 .1"/><body pos="0 0 .2"><freejoint/>
+<geom name="a" type="box" size=".1 .1 .1"/></body><body pos=".5 0 .2"><freejoint/>
+<geom name="b" type="box" size=".1 .1 .1"/></body></worldbody>
+<contact><pair geom1="a" geom2="b"/></contact></mujoco>"""
 
 
-def test_sleep_in_trees_of_several_bodies_is_refused():
-    """moreau sleeps trees of one body only (tests/test_sleep.py); a tree of two bodies with
-    the `sleep` enable flag is refused at load with the reason named, and setting the flag on
-    a loaded model raises the same. MuJoCo loads it and puts the tree to sleep."""
+def test_sleep_with_explicit_contact_pairs_is_refused():
+    """moreau does not sleep models with explicit contact pairs (tests/test_sleep.py has what
+    it sleeps); with the `sleep` enable flag such a model is refused at load with the reason
+    named, and setting the flag on a loaded model raises the same. MuJoCo loads it and puts
+    the boxes to sleep."""
     mj = mujoco.MjModel.from_xml_string(SLEEP_XML.format(sleep="enable"))
     dj = mujoco.MjData(mj)
     mujoco.mj_step(mj, dj, 500)
     assert dj.ntree_awake == 0 and not dj.qvel.any()
     with pytest.raises(ValueError, match="sleep") as e:
         moreau.MjModel.from_xml_string(SLEEP_XML.format(sleep="enable"))
-    assert "more than one body" in str(e.value)
+    assert "pairs" in str(e.value)
     m = moreau.MjModel.from_xml_string(SLEEP_XML.format(sleep="disable"))
     with pytest.raises(ValueError, match="sleep"):
         m.opt.enableflags |= int(moreau.mjtEnableBit.mjENBL_SLEEP)

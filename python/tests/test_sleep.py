@@ -1,6 +1,7 @@
 """Sleeping trees (the `sleep` enable flag) against MuJoCo 4.0.0: the two engines step the
 same model side by side, each on its own trajectory, and after every step `qpos` and `qvel`
-agree within 1e-10 (absolute) and `tree_asleep`, `ncon` and the awake counts are equal."""
+agree within 1e-10 (absolute) and `tree_asleep`, `ncon`, `nefc`, the awake counts and the awake
+lists (`body_awake_ind`, `parent_awake_ind`, `dof_awake_ind` up to their counts) are equal."""
 
 import numpy as np
 import pytest
@@ -48,6 +49,67 @@ ARM = """<mujoco><option><flag sleep="enable"/></option>
 </worldbody><actuator><motor joint="s"/><motor joint="e"/></actuator></mujoco>"""
 
 
+# a tree of five bodies (a free box, a body without geoms, hinges with limits, dof friction and
+# a ball joint) beside a sphere
+RAGDOLL = """<mujoco><option><flag sleep="enable"/></option>
+<worldbody><geom type="plane" size="5 5 .1"/>
+<body pos="0 0 .4" euler="10 5 0"><freejoint/><geom type="box" size=".15 .08 .05"/>
+  <body pos=".15 0 0"><joint type="hinge" axis="0 1 0" range="-40 40" damping=".05"/>
+    <inertial pos=".05 0 0" mass=".2" diaginertia=".001 .001 .001"/>
+    <body pos=".1 0 0"><joint type="hinge" axis="0 0 1" range="-20 20" frictionloss=".002"/>
+      <geom type="capsule" fromto="0 0 0 .15 0 0" size=".03"/></body></body>
+  <body pos="-.15 0 0"><joint type="ball" damping=".02"/>
+    <geom type="capsule" fromto="0 0 0 -.15 0 -.05" size=".03"/></body>
+</body>
+<body pos="1 0 .3"><freejoint/><geom type="sphere" size=".1"/></body>
+</worldbody></mujoco>"""
+
+# a hanging two-link arm that comes to rest on its joint limit, with dof friction on its
+# elbow, beside a box
+LIMITED = """<mujoco><option><flag sleep="enable"/></option><worldbody>
+<geom type="plane" size="5 5 .1"/>
+<body pos="0 0 1"><joint type="hinge" axis="0 1 0" range="-30 30" damping="2"/>
+  <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
+  <body pos=".3 0 0"><joint type="hinge" axis="0 1 0" frictionloss=".05" damping="1"/>
+    <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/></body></body>
+<body pos="2 0 .3" euler="20 30 0"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+</worldbody></mujoco>"""
+
+# a free box with a hinged sphere on top: a tree of two bodies
+TWO_BODIES = """<mujoco><option><flag sleep="enable"/></option><worldbody>
+<geom type="plane" size="1 1 .1"/><body pos="0 0 .2"><freejoint/><geom type="box" size=".1 .1 .1"/>
+<body pos="0 0 .3"><joint/><geom size=".1"/></body></body></worldbody></mujoco>"""
+
+
+# three damped pendulums; COUPLING couples the first two
+PENDULUMS = """<mujoco><option><flag sleep="enable"/></option><worldbody>
+<body pos="0 0 1"><joint name="a" type="hinge" axis="0 1 0" damping="1"/>
+  <geom type="capsule" fromto="0 0 0 0 0 -.3" size=".03"/></body>
+<body pos="1 0 1"><joint name="b" type="hinge" axis="0 1 0" damping="1"/>
+  <geom type="capsule" fromto="0 0 0 0 0 -.3" size=".03"/></body>
+<body pos="2 0 1"><joint name="c" type="hinge" axis="0 1 0" damping="1"/>
+  <geom type="capsule" fromto="0 0 0 0 0 -.3" size=".03"/></body>
+</worldbody>{coupling}</mujoco>"""
+COUPLINGS = {
+    "tendon friction": """<tendon><fixed frictionloss=".01"><joint joint="a" coef="1"/>
+        <joint joint="b" coef="-1"/></fixed></tendon>""",
+    "joint equality": """<equality><joint joint1="a" joint2="b"/></equality>""",
+    "tendon without rows": """<tendon><fixed><joint joint="a" coef="1"/>
+        <joint joint="b" coef="-1"/></fixed></tendon>""",
+    "tendon spring": """<tendon><fixed stiffness="1"><joint joint="a" coef="1"/>
+        <joint joint="b" coef="-1"/></fixed></tendon>""",
+    "tendon limit": """<tendon><fixed range="-.5 .5" limited="true"><joint joint="a" coef="1"/>
+        <joint joint="b" coef="-1"/></fixed></tendon>""",
+}
+
+# two free boxes welded together
+WELDED = """<mujoco><option><flag sleep="enable"/></option><worldbody>
+<geom type="plane" size="1 1 .1"/><body name="a" pos="0 0 .2"><freejoint/>
+<geom type="box" size=".1 .1 .1"/></body><body name="b" pos=".5 0 .2"><freejoint/>
+<geom type="box" size=".1 .1 .1"/></body></worldbody>
+<equality><weld body1="a" body2="b"/></equality></mujoco>"""
+
+
 def pair(xml):
     mj = mujoco.MjModel.from_xml_string(xml)
     mo = moreau.MjModel.from_xml_string(xml)
@@ -58,8 +120,14 @@ def compare(dj, do, where):
     assert np.array_equal(np.asarray(do.tree_asleep), dj.tree_asleep), (
         where, do.tree_asleep, dj.tree_asleep)
     assert do.ncon == dj.ncon, (where, do.ncon, dj.ncon)
+    assert do.nefc == dj.nefc, (where, do.nefc, dj.nefc)
     assert do.ntree_awake == dj.ntree_awake and do.nv_awake == dj.nv_awake, where
     assert np.array_equal(np.asarray(do.body_awake), dj.body_awake), where
+    # the awake lists up to their counts (past them MuJoCo keeps older entries)
+    assert do.nbody_awake == dj.nbody_awake and do.nparent_awake == dj.nparent_awake, where
+    for f, n in (("body_awake_ind", dj.nbody_awake), ("parent_awake_ind", dj.nparent_awake),
+                 ("dof_awake_ind", dj.nv_awake)):
+        assert np.array_equal(np.asarray(getattr(do, f))[:n], getattr(dj, f)[:n]), (where, f)
     err = max(np.abs(np.asarray(do.qpos) - dj.qpos).max(),
               np.abs(np.asarray(do.qvel) - dj.qvel).max())
     assert err < TOL, (where, err)
@@ -76,7 +144,7 @@ def run(mj, mo, dj, do, nstep, label):
 
 
 def test_dof_length_and_option_match_mujoco():
-    for xml in (BOXES, STACK, HINGES):
+    for xml in (BOXES, STACK, HINGES, ARM, RAGDOLL, LIMITED, TWO_BODIES):
         mj, mo, _, _ = pair(xml)
         assert np.allclose(mo.dof_length, mj.dof_length, rtol=0, atol=1e-12)
         assert mo.opt.sleep_tolerance == mj.opt.sleep_tolerance == 1e-3
@@ -145,14 +213,73 @@ def test_an_actuated_arm_never_sleeps_and_wakes_a_box_as_in_mujoco():
     assert dj.tree_asleep[1] < 0 and np.abs(dj.qpos[2:5] - rest).max() > 1e-5  # woken, pushed
 
 
+def test_a_tree_of_several_bodies_sleeps_and_wakes_as_in_mujoco():
+    """A tree of five bodies (one without geoms; hinge limits, dof friction, a ball joint)
+    falls, settles and sleeps, its rows gone; a sphere dropped on it wakes it through the
+    contact."""
+    mj, mo, dj, do = pair(RAGDOLL)
+    run(mj, mo, dj, do, 400, "settle")
+    assert list(dj.tree_asleep) == [0, 1] and dj.nefc == 0
+    for d in (dj, do):
+        d.qpos[13:16] = [0.0, 0.0, 0.45]
+        d.qvel[11:14] = [0, 0, -1]
+    woke = False
+    for k in range(60):
+        run(mj, mo, dj, do, 10, ("drop", k))
+        woke |= bool(dj.tree_asleep[0] < 0)
+    assert woke  # by the sphere's contact
+
+
+def test_limit_and_friction_rows_of_a_sleeping_tree_as_in_mujoco():
+    """An arm of two bodies comes to rest on its joint limit with dof friction on its elbow:
+    once asleep its limit and friction rows are gone (nefc 0); a push on its velocity wakes
+    it and brings them back."""
+    mj, mo, dj, do = pair(LIMITED)
+    run(mj, mo, dj, do, 2500, "settle")
+    assert list(dj.tree_asleep) == [0, 1] and dj.nefc == 0
+    for d in (dj, do):
+        d.qvel[1] = 0.5
+    run(mj, mo, dj, do, 20, "push")
+    assert dj.tree_asleep[0] < 0 and dj.nefc > 0
+    run(mj, mo, dj, do, 280, "after the push")
+
+
+def test_a_free_body_with_a_hinged_child_sleeps_as_in_mujoco():
+    mj, mo, dj, do = pair(TWO_BODIES)
+    run(mj, mo, dj, do, 500, "two bodies")
+    assert dj.ntree_awake == 0 and not np.asarray(do.qvel).any()
+
+
+@pytest.mark.parametrize("coupling", sorted(COUPLINGS))
+def test_pendulums_coupled_by_a_tendon_or_an_equality_sleep_as_in_mujoco(coupling):
+    """Rows that join two trees (tendon friction loss, a joint equality) make them one island
+    that sleeps as one cycle, and the rows go with it; a tendon without rows leaves them
+    apart; a tendon spring across them keeps both awake (policy 1); then a kick: a tendon
+    limit that becomes active wakes the sleeping tree it joins."""
+    xml = PENDULUMS.format(coupling=COUPLINGS[coupling])
+    mj, mo, dj, do = pair(xml)
+    assert np.array_equal(np.asarray(mo.tree_sleep_policy), mj.tree_sleep_policy)
+    for d in (dj, do):
+        d.qvel[:] = [0.5, 0.2, 0.1]
+    run(mj, mo, dj, do, 800, coupling)
+    for d in (dj, do):
+        d.qvel[0] = 60.0
+    run(mj, mo, dj, do, 300, coupling + " kicked")
+
+
+def test_a_welded_pair_sleeps_as_one_cycle_as_in_mujoco():
+    mj, mo, dj, do = pair(WELDED)
+    run(mj, mo, dj, do, 500, "welded")
+    assert list(dj.tree_asleep) == [1, 0] and dj.nefc == 0
+
+
 def test_unsupported_sleep_is_refused():
-    """What is not simulated yet (here: a tendon with the sleep flag) is refused at load with
-    the sleep flag named."""
+    """What is not simulated yet (here: an explicit contact pair with the sleep flag) is
+    refused at load with the sleep flag named."""
     xml = """<mujoco><option><flag sleep="enable"/></option><worldbody>
-    <body><joint name="a"/><geom size=".1"/><site name="s1"/></body>
-    <body pos="1 0 0"><joint name="b"/><geom size=".1"/><site name="s2"/></body></worldbody>
-    <tendon><fixed name="t"><joint joint="a" coef="1"/><joint joint="b" coef="1"/></fixed>
-    </tendon></mujoco>"""
+    <body><freejoint/><geom name="g1" size=".1"/></body>
+    <body pos="1 0 0"><freejoint/><geom name="g2" size=".1"/></body></worldbody>
+    <contact><pair geom1="g1" geom2="g2"/></contact></mujoco>"""
     mujoco.MjModel.from_xml_string(xml)
     with pytest.raises(ValueError, match="sleep"):
         moreau.MjModel.from_xml_string(xml)

@@ -1,7 +1,7 @@
 """The public model zoo side by side with MuJoCo 4.0.0: every model of tools/zoo/models.txt
 that the Rust zoo test runs (no status) is loaded from the zoo cache by both packages and
 compared after `mj_forward` at its reference state and at a perturbed state (fields and
-tolerances of test_forward.py), and over a rollout (test_rollout.py's horizon rule).
+tolerances of test_forward.py; `dof_length` within 1e-12), and over a rollout (test_rollout.py's horizon rule).
 `refused MESSAGE` models must be refused with that message. Models with status `failing REASON`
 are not run here: the Rust zoo test checks more quantities and keeps them as known failures
 (this test checks a subset, so some of them pass it); `pending` models have MuJoCo reference
@@ -92,6 +92,8 @@ def test_zoo_model_matches_mujoco(name, path, opts, status):
         return
     mo = moreau.MjModel.from_xml_path(f)
     set_options(mo, opts)
+    # the rest test's length scale of every dof (the sleep flag's; computed at load)
+    assert np.allclose(mo.dof_length, mj.dof_length, rtol=0, atol=1e-12), name
     fluid = mj.opt.density > 0 or mj.opt.viscosity > 0
     dj, do = mujoco.MjData(mj), moreau.MjData(mo)
     if mj.nkey:

@@ -20,6 +20,7 @@ use crate::data::{Data, Warning};
 use crate::math::spatial::{ang, body_last_dof, dof_parent, lin};
 use crate::math::{sc, zero_fill, Scalar};
 use crate::model::{disable, Cone, EqType, JointType, Model, ObjType};
+use crate::sleep::{dof_idle, eq_idle, tendon_idle};
 use crate::smooth::jacobian::jac_dot_mul;
 use nalgebra::{Quaternion, Vector3};
 
@@ -121,6 +122,11 @@ fn contact_active<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> bool {
             || body_last_dof(m, m.geom_bodyid[c.geom[1]]).is_some())
 }
 
+/// Whether joint `j` may have limit rows: limited, and not in a sleeping tree.
+fn limit_rows<T: Scalar>(m: &Model, d: &Data<T>, j: usize) -> bool {
+    m.jnt_limited[j] && !dof_idle(m, d, m.jnt_dofadr[j])
+}
+
 /// Counts the rows and cone entries `make_constraint` will produce (respecting the disable
 /// flags and `eq_active`).
 pub fn count<T: Scalar>(m: &Model, d: &Data<T>) -> (usize, usize) {
@@ -131,19 +137,23 @@ pub fn count<T: Scalar>(m: &Model, d: &Data<T>) -> (usize, usize) {
     let mut n = 0;
     if !o.disabled(disable::EQUALITY) {
         n += (0..m.neq)
-            .filter(|&e| d.eq_active[e])
+            .filter(|&e| d.eq_active[e] && !eq_idle(m, d, e))
             .map(|e| eq_nrow(m, e))
             .sum::<usize>();
     }
     if !o.disabled(disable::FRICTIONLOSS) {
-        n += m.dof_frictionloss.iter().filter(|&&f| f > 0.0).count();
-        n += m.tendon_frictionloss.iter().filter(|&&f| f > 0.0).count();
+        n += (0..m.nv)
+            .filter(|&k| m.dof_frictionloss[k] > 0.0 && !dof_idle(m, d, k))
+            .count();
+        n += (0..m.ntendon)
+            .filter(|&t| m.tendon_frictionloss[t] > 0.0 && !tendon_idle(m, d, t))
+            .count();
     }
     if !o.disabled(disable::LIMIT) {
-        for j in (0..m.njnt).filter(|&j| m.jnt_limited[j]) {
+        for j in (0..m.njnt).filter(|&j| limit_rows(m, d, j)) {
             n += joint_limit_count(m, d, j);
         }
-        for t in (0..m.ntendon).filter(|&t| m.tendon_limited[t]) {
+        for t in (0..m.ntendon).filter(|&t| m.tendon_limited[t] && !tendon_idle(m, d, t)) {
             n += tendon_limits(m, d, t).iter().flatten().count();
         }
     }
@@ -380,7 +390,7 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
                    // ------------------------------- equality (Computation "Equality")
     if !o.disabled(disable::EQUALITY) {
         for e in 0..m.neq {
-            if !d.eq_active[e] {
+            if !d.eq_active[e] || eq_idle(m, d, e) {
                 continue;
             }
             let sref = to_t(&m.eq_solref[e]);
@@ -549,6 +559,9 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // ------------------------------------------------------------ friction loss (dofs, tendons)
     if !o.disabled(disable::FRICTIONLOSS) {
         for k in (0..nv).filter(|&k| m.dof_frictionloss[k] > 0.0) {
+            if dof_idle(m, d, k) {
+                continue;
+            }
             open_rows(m, d, i, 1, Pat::Dofs([k, 0, 0], 1));
             jset(d, nv, i, k, T::one());
             let (sref, simp) = (to_t(&m.dof_solref[k]), to_t(&m.dof_solimp[k]));
@@ -568,6 +581,9 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
             );
         }
         for t in (0..m.ntendon).filter(|&t| m.tendon_frictionloss[t] > 0.0) {
+            if tendon_idle(m, d, t) {
+                continue;
+            }
             open_rows(m, d, i, 1, Pat::Tendon(t, None));
             jset_tendon(d, nv, i, t, None);
             let (sref, simp) = (to_t(&m.tendon_solref_fri[t]), to_t(&m.tendon_solimp_fri[t]));
@@ -591,6 +607,9 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
     // ------------------------------------------------------------ limits (joints, tendons)
     if !o.disabled(disable::LIMIT) {
         for j in (0..m.njnt).filter(|&j| m.jnt_limited[j]) {
+            if !limit_rows(m, d, j) {
+                continue;
+            }
             let v = m.jnt_dofadr[j];
             let lims = joint_limits(m, d, j);
             if lims.iter().all(Option::is_none) {
@@ -624,6 +643,9 @@ pub fn make_constraint<T: Scalar>(m: &Model, d: &mut Data<T>) {
             }
         }
         for t in (0..m.ntendon).filter(|&t| m.tendon_limited[t]) {
+            if tendon_idle(m, d, t) {
+                continue;
+            }
             let (sref, simp) = (to_t(&m.tendon_solref_lim[t]), to_t(&m.tendon_solimp_lim[t]));
             let margin = sc(m.tendon_margin[t]);
             let dg = sc(m.tendon_invweight0[t]);
