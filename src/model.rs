@@ -818,6 +818,11 @@ pub struct Model {
     pub actuator_damping: Vec<f64>,
     pub actuator_dampingpoly: Vec<[f64; 2]>,
     pub actuator_armature: Vec<f64>,
+    /// What each actuator's control means (MuJoCo's `actuator_ctrlspec`, bits of its
+    /// `mjtCtrlInput`: 1 position target, 2 velocity target, 32 pressure, 0 unspecified), set
+    /// by the MJCF shortcut element. Informational: the dynamics do not read it. Empty means
+    /// all 0.
+    pub actuator_ctrlspec: Vec<i32>,
     /// Derived: per dof and per tendon, the actuator terms `[damping, dampingpoly[0],
     /// dampingpoly[1], armature]` of [`Model::actuator_extra`], cached by
     /// [`Model::update_actuator_extras`] (the MJCF compiler calls it). Call it again after

@@ -9,7 +9,7 @@ use crate::arrays::copy;
 use crate::data::MjData;
 use crate::model::MjModel;
 use moreau::data::{NISLAND, NSOLVER};
-use moreau::model::{Model, SameFrame, WrapType};
+use moreau::model::{Model, SameFrame, TrnType, WrapType};
 use pyo3::prelude::*;
 
 /// The kinematic trees: `(body_treeid, tree_bodyadr)`. A body belongs to a tree when it or an
@@ -277,6 +277,41 @@ impl MjModel {
     #[getter]
     fn nout(&self) -> usize {
         self.model.nu
+    }
+
+    /// Per actuator: what its control means (MuJoCo's `actuator_ctrlspec`, bits of
+    /// `mjtCtrlInput`): 1 a position target (`position`), 2 a velocity target (`velocity`,
+    /// `intvelocity`), 32 a pressure (`cylinder`), 0 otherwise; `general` keeps its default
+    /// class's value; 0 where the gain is not fixed (int32).
+    #[getter]
+    fn actuator_ctrlspec<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let c = &self.model.actuator_ctrlspec;
+        self.actuator_map(py, |u| c.get(u).copied().unwrap_or(0))
+    }
+
+    /// Per joint: the actuator whose `damping` or `armature` the joint inherits (a joint or
+    /// jointinparent transmission with a nonzero `damping`, `dampingpoly` or `armature`), -1
+    /// without one, -2 with several (MuJoCo's `jnt_actuatorid`, measured on MuJoCo 4.0.0)
+    /// (int32).
+    #[getter]
+    fn jnt_actuatorid<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let v = inheriting_actuators(m, m.njnt, |a| {
+            matches!(
+                m.actuator_trntype[a],
+                TrnType::Joint | TrnType::JointInParent
+            )
+        });
+        copy(py, v, &[m.njnt])
+    }
+
+    /// Per tendon: the actuator whose `damping` or `armature` the tendon inherits, -1 without
+    /// one, -2 with several (MuJoCo's `tendon_actuatorid`, as `jnt_actuatorid`) (int32).
+    #[getter]
+    fn tendon_actuatorid<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let v = inheriting_actuators(m, m.ntendon, |a| m.actuator_trntype[a] == TrnType::Tendon);
+        copy(py, v, &[m.ntendon])
     }
 
     /// Per actuator: its first control in `ctrl` (int32); each actuator reads one control, its
@@ -691,4 +726,27 @@ impl MjModel {
         let n = v.len();
         copy(py, v, &[n])
     }
+}
+
+/// Per target (`n` joints or tendons): the one actuator of transmission `on` with a nonzero
+/// `damping`, `dampingpoly` or `armature` acting on it, -1 for none, -2 for several.
+fn inheriting_actuators(m: &Model, n: usize, on: impl Fn(usize) -> bool) -> Vec<i32> {
+    let mut v = vec![-1i32; n];
+    for a in (0..m.nu).filter(|&a| on(a)) {
+        let damped = m.actuator_damping.get(a).is_some_and(|&x| x != 0.0)
+            || m.actuator_dampingpoly
+                .get(a)
+                .is_some_and(|p| p.iter().any(|&x| x != 0.0))
+            || m.actuator_armature.get(a).is_some_and(|&x| x != 0.0);
+        let Some(t) = usize::try_from(m.actuator_trnid[a][0])
+            .ok()
+            .filter(|&t| t < n)
+        else {
+            continue;
+        };
+        if damped {
+            v[t] = if v[t] == -1 { a as i32 } else { -2 };
+        }
+    }
+    v
 }

@@ -330,7 +330,7 @@ def test_actuator_maps_and_sleep_policy_match_mujoco():
     """`nactuator`, `nout`, `actuator_ctrladr`/`ctrlnum`/`outadr`/`outnum` and
     `tree_sleep_policy` equal MuJoCo's on every model of models/ both engines load, and on a
     model with `sleep` attributes and actuated trees; `dof_length` equals MuJoCo's (1e-12) on
-    the dofs of bodies with geoms and no child body."""
+    every dof."""
     extra = """<mujoco><worldbody>
     <body><joint name="a"/><geom size=".1"/></body>
     <body pos="1 0 0" sleep="allowed"><joint name="b"/><geom size=".1"/></body>
@@ -349,13 +349,42 @@ def test_actuator_maps_and_sleep_policy_match_mujoco():
                   "tree_sleep_policy"):
             got = np.asarray(getattr(mo, f))
             assert got.dtype == np.int32 and np.array_equal(got, getattr(mj, f)), (name, f)
-        leaf = [b for b in range(1, mj.nbody)
-                if mj.body_geomnum[b] > 0 and not (mj.body_parentid[1:] == b).any()]
-        dofs = [i for i in range(mj.nv) if mj.dof_bodyid[i] in leaf]
-        got = np.asarray(mo.dof_length)[dofs]
-        assert np.allclose(got, mj.dof_length[dofs], rtol=0, atol=1e-12), name
-        checked += len(dofs)
-    assert checked > 100
+        got = np.asarray(mo.dof_length)
+        assert np.allclose(got, mj.dof_length, rtol=0, atol=1e-12), name
+        checked += mj.nv
+    assert checked > 500
+
+
+ACTUATORS = """<mujoco><default><default class="p"><position kp="2"/></default>
+<default class="c"><cylinder/></default></default>
+<worldbody><body><joint name="a"/><joint name="b" type="slide"/><geom size=".1"/>
+<body pos="0 0 1"><joint name="c"/><joint name="d"/><geom size=".1"/></body></body></worldbody>
+<tendon><fixed name="t"><joint joint="a" coef="1"/></fixed>
+<fixed name="u"><joint joint="b" coef="1"/></fixed></tendon>
+<actuator><motor joint="a"/><position joint="b" kp="1" kv=".5"/><velocity joint="c" kv="1"/>
+<intvelocity joint="c" kp="1" actrange="-1 1"/><cylinder joint="a"/><damper joint="b" kv="1" ctrlrange="0 1"/>
+<general class="p" joint="c"/><general class="c" joint="c"/><motor class="p" joint="d"/>
+<general joint="a" damping="1"/><general joint="b" armature=".5"/>
+<general joint="c" damping="0 1"/><general joint="c" damping=".2"/>
+<general tendon="t" damping="1"/><motor tendon="t"/><general tendon="u" armature="1"/>
+<general tendon="u" damping="2"/><general joint="d" gear="0" damping="1"/></actuator></mujoco>"""
+
+
+def test_actuator_ctrlspec_and_inherited_damping_maps_match_mujoco():
+    """`actuator_ctrlspec` (set by the shortcut element, defaults included), `jnt_actuatorid`
+    and `tendon_actuatorid` (the one actuator with damping or armature on a joint or tendon,
+    -2 for several) equal MuJoCo's exactly on a model with every case and on every model of
+    models/."""
+    cases = list(models_both_load())
+    cases.append(("actuators", mujoco.MjModel.from_xml_string(ACTUATORS),
+                  moreau.MjModel.from_xml_string(ACTUATORS)))
+    seen = set()
+    for name, mj, mo in cases:
+        for f in ("actuator_ctrlspec", "jnt_actuatorid", "tendon_actuatorid"):
+            got = np.asarray(getattr(mo, f))
+            assert got.dtype == np.int32 and np.array_equal(got, getattr(mj, f)), (name, f, got)
+            seen.update(np.asarray(getattr(mj, f)).tolist())
+    assert {-2, -1, 0, 1, 2, 32} <= seen
 
 
 def test_mesh_and_height_field_arrays_match_mujoco():

@@ -173,6 +173,15 @@ class MjModel:
         """
         ...
     @property
+    def actuator_ctrlspec(self) -> NDArray[Any]:
+        """
+        Per actuator: what its control means (MuJoCo's `actuator_ctrlspec`, bits of
+        `mjtCtrlInput`): 1 a position target (`position`), 2 a velocity target (`velocity`,
+        `intvelocity`), 32 a pressure (`cylinder`), 0 otherwise; `general` keeps its default
+        class's value; 0 where the gain is not fixed (int32).
+        """
+        ...
+    @property
     def actuator_damping(self) -> NDArray[Any]:
         """
         `actuator_damping` (writeable view).
@@ -550,9 +559,9 @@ class MjModel:
     def dof_length(self) -> NDArray[Any]:
         """
         Per dof: the length that turns its speed into the rest test's scale (MuJoCo's
-        `dof_length`; `moreau::sleep::dof_length`): 1 for translational dofs, MuJoCo's value for
-        the rotational dofs of a body with geoms and no child bodies. For a body with child
-        bodies MuJoCo's rule is not known and the value may differ from MuJoCo's.
+        `dof_length`; `moreau::sleep::dof_lengths`): 1 for translational dofs; for rotational
+        dofs the reach of the body's geoms, joints and child bodies' joints from its centre of
+        mass, at least 1e-5.
         """
         ...
     @property
@@ -862,6 +871,15 @@ class MjModel:
     def jnt_actgravcomp(self) -> NDArray[Any]:
         """
         `jnt_actgravcomp` (read-only uint8 copy).
+        """
+        ...
+    @property
+    def jnt_actuatorid(self) -> NDArray[Any]:
+        """
+        Per joint: the actuator whose `damping` or `armature` the joint inherits (a joint or
+        jointinparent transmission with a nonzero `damping`, `dampingpoly` or `armature`), -1
+        without one, -2 with several (MuJoCo's `jnt_actuatorid`, measured on MuJoCo 4.0.0)
+        (int32).
         """
         ...
     @property
@@ -1688,6 +1706,13 @@ class MjModel:
         """
         ...
     @property
+    def tendon_actuatorid(self) -> NDArray[Any]:
+        """
+        Per tendon: the actuator whose `damping` or `armature` the tendon inherits, -1 without
+        one, -2 with several (MuJoCo's `tendon_actuatorid`, as `jnt_actuatorid`) (int32).
+        """
+        ...
+    @property
     def tendon_adr(self) -> NDArray[Any]:
         """
         `tendon_adr` (read-only int32 copy).
@@ -2090,7 +2115,7 @@ class MjData:
     @property
     def body_awake_ind(self) -> NDArray[Any]:
         """
-        The awake bodies in order (`nbody`).
+        The awake (or static) bodies in order, then the identity (`nbody`).
         """
         ...
     @property
@@ -2175,7 +2200,7 @@ class MjData:
     @property
     def dof_awake_ind(self) -> NDArray[Any]:
         """
-        The awake dofs in order (`nv`).
+        The dofs of awake trees in order, then the identity (`nv`).
         """
         ...
     @property
@@ -2582,7 +2607,7 @@ class MjData:
     @property
     def nparent_awake(self) -> int:
         """
-        Number of bodies with an awake parent: all but the world.
+        Number of bodies but the world whose parent is awake (or static).
         """
         ...
     @property
@@ -2600,7 +2625,8 @@ class MjData:
     @property
     def parent_awake_ind(self) -> NDArray[Any]:
         """
-        The bodies with an awake parent in order, then 0 (`nbody`).
+        The bodies but the world whose parent is awake (or static) in order, then the rest of
+        `1, …, nbody − 1, 0` (`nbody`).
         """
         ...
     @property

@@ -32,6 +32,8 @@ pub(super) struct ActSpec {
     /// `damping` (linear, then polynomial coefficients) and `armature`.
     pub(super) damping: [f64; 3],
     pub(super) armature: f64,
+    /// MuJoCo's `actuator_ctrlspec` ([`ctrlspec`]).
+    pub(super) ctrlspec: i32,
     /// Tag of the last actuator default applied (shortcut parameters inherit only from the
     /// same shortcut or from `general`, as MuJoCo 4.0.0 does).
     pub(super) last: Option<&'static str>,
@@ -66,6 +68,7 @@ impl Default for ActSpec {
             inheritrange: 0.0,
             damping: [0.0; 3],
             armature: 0.0,
+            ctrlspec: 0,
             last: None,
         }
     }
@@ -82,6 +85,21 @@ pub(super) const SHORTCUTS: &[&str] = &[
     "muscle",
     "adhesion",
 ];
+
+/// What the control of a shortcut element means, MuJoCo 4.0.0's `actuator_ctrlspec` (bits of
+/// `mjtCtrlInput`): 1 a position target (`position`), 2 a velocity target (`velocity`,
+/// `intvelocity`), 32 a pressure (`cylinder`), 0 for `motor`, `damper`, `muscle` and
+/// `adhesion`; `general` keeps its class's value (measured on MuJoCo 4.0.0, defaults
+/// included); the compiler sets 0 where the gain is not fixed.
+fn ctrlspec(tag: &str) -> Option<i32> {
+    match tag {
+        "general" => None,
+        "position" => Some(1),
+        "velocity" | "intvelocity" => Some(2),
+        "cylinder" => Some(32),
+        _ => Some(0),
+    }
+}
 
 pub(super) fn nonneg(a: &A, k: &str, v: f64) -> R<f64> {
     if v < 0.0 {
@@ -101,6 +119,9 @@ pub(super) fn apply_actuator(s: &mut ActSpec, el: &Elem) -> R<()> {
         .unwrap_or("general");
     // parameters inherit from the class only if it was set by `general` or the same shortcut
     let inherit = matches!(s.last, None | Some("general")) || s.last == Some(tag);
+    if let Some(c) = ctrlspec(tag) {
+        s.ctrlspec = c;
+    }
     s.group = a.int_or("group", s.group)?;
     if a.has("ctrllimited") {
         s.ctrllimited = a.tristate("ctrllimited")?;
@@ -502,6 +523,10 @@ pub(super) fn compile_actuators(
             m.actuator_damping.push(s.damping[0]);
             m.actuator_dampingpoly.push([s.damping[1], s.damping[2]]);
             m.actuator_armature.push(s.armature);
+            // a gain other than fixed leaves the control's meaning unspecified (measured: a
+            // `general` with `gaintype="affine"` under a `position` default gives 0)
+            let fixed = s.gaintype == GainType::Fixed;
+            m.actuator_ctrlspec.push(if fixed { s.ctrlspec } else { 0 });
             m.actuator_cranklength.push(s.cranklength);
             m.actuator_lengthrange.push(a.arr("lengthrange", [0.0; 2])?);
         }
