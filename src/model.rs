@@ -651,9 +651,30 @@ pub struct Model {
     pub light_specular: Vec<[f64; 3]>,
 
     // ---------------------------------------------------------------- assets
+    /// Textures (MJCF `texture`, compiled as MuJoCo does; for renderers, unused by the engine).
+    pub ntex: usize,
+    pub tex_name: Vec<String>,
+    /// `mjtTexture`: 0 2d, 1 cube, 2 skybox.
+    pub tex_type: Vec<i32>,
+    /// `mjtColorSpace`: 0 auto, 1 linear, 2 sRGB.
+    pub tex_colorspace: Vec<i32>,
+    pub tex_height: Vec<usize>,
+    pub tex_width: Vec<usize>,
+    /// Samples per pixel: 1, 3 or 4.
+    pub tex_nchannel: Vec<usize>,
+    /// First sample in `tex_data`.
+    pub tex_adr: Vec<usize>,
+    /// The `file` it was read from, empty for a builtin without one or six face files.
+    pub tex_path: Vec<String>,
+    /// Every texture's 8-bit samples, `tex_height × tex_width × tex_nchannel` each, rows from
+    /// the top; a cube's six faces one under the other (right, left, up, down, front, back).
+    pub tex_data: Vec<u8>,
     pub nmat: usize,
     pub mat_name: Vec<String>,
     pub mat_rgba: Vec<[f64; 4]>,
+    /// Per material, the texture of each `mjtTextureRole` (user, rgb, occlusion, roughness,
+    /// metallic, normal, opacity, emissive, rgba, orm), -1 for none.
+    pub mat_texid: Vec<[i32; 10]>,
     pub mesh: Vec<Mesh>,
     pub hfield: Vec<Hfield>,
 

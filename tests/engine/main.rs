@@ -36,6 +36,7 @@ mod collision_oracle;
 mod contact_oracle;
 mod planar_oracle;
 mod ray_oracle;
+mod texture_oracle;
 
 // constraints and solvers
 mod arena_oracle;

@@ -52,7 +52,7 @@ fn root() -> PathBuf {
 }
 
 /// The zoo cache: `$MOREAU_ZOO`, else `${XDG_CACHE_HOME:-~/.cache}/moreau/zoo` (as fetch.py).
-fn cache_dir() -> PathBuf {
+pub(crate) fn cache_dir() -> PathBuf {
     if let Some(p) = std::env::var_os("MOREAU_ZOO").filter(|p| !p.is_empty()) {
         return PathBuf::from(p);
     }

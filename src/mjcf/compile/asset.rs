@@ -1,5 +1,5 @@
-//! `<asset>`: meshes (with their hulls and inertias), materials and height fields; texture
-//! files are only looked up.
+//! `<asset>`: meshes (with their hulls and inertias), materials and height fields (textures:
+//! [`super::texture`]).
 
 use crate::mjcf::compile::attr::A;
 use crate::mjcf::compile::ctx::{Unique, R};
@@ -294,19 +294,88 @@ pub(super) fn finish_meshes(m: &mut Model, infos: Vec<MeshInfo>) -> R<()> {
     Ok(())
 }
 
-/// `<asset><material>`: name and `rgba` (with default classes); the other (visual) attributes
-/// are accepted and ignored. Only the alpha is used ([`crate::ray::ray`]).
+/// `mjtTextureRole`'s names, in its order (`<material><layer role>`).
+const TEXTURE_ROLES: [&str; 10] = [
+    "user",
+    "rgb",
+    "occlusion",
+    "roughness",
+    "metallic",
+    "normal",
+    "opacity",
+    "emissive",
+    "rgba",
+    "orm",
+];
+
+/// `<asset><material>`: name, `rgba` (with default classes) and the textures of its roles
+/// (`mat_texid`: `texture` is the `rgb` role; `<layer texture role>` children set any role,
+/// a later layer winning; the two forms exclude each other, as in MuJoCo 4.0.0); the other
+/// (visual) attributes are accepted and ignored. Only the alpha is used
+/// ([`crate::ray::ray`]). Textures are compiled first.
 pub(super) fn compile_materials(root: &Elem, defs: &Defaults, m: &mut Model) -> R<()> {
     let mut seen = Unique::default();
-    for asset in root.children.iter().filter(|e| e.name == "asset") {
-        for el in asset.children.iter().filter(|e| e.name == "material") {
-            let cls = defs.class_of(el, 0)?;
-            let a = defs.reader(el, cls, "material");
-            let name = a.name();
-            seen.check(&name, el, "material")?;
-            m.mat_name.push(name);
-            m.mat_rgba.push(a.arr("rgba", [1.0; 4])?);
+    let materials = root
+        .children
+        .iter()
+        .filter(|e| e.name == "asset")
+        .flat_map(|a| a.children.iter().filter(|e| e.name == "material"));
+    for (id, el) in materials.enumerate() {
+        let cls = defs.class_of(el, 0)?;
+        let a = defs.reader(el, cls, "material");
+        let name = a.name();
+        seen.check(&name, el, "material")?;
+        let layers: Vec<&Elem> = el.children.iter().filter(|c| c.name == "layer").collect();
+        let tex_id = |n: &str| -> R<i32> {
+            m.tex_name
+                .iter()
+                .position(|t| !t.is_empty() && t == n)
+                .map(|i| i as i32)
+                .ok_or_else(|| {
+                    el.err(
+                        ErrorKind::BadReference,
+                        Some("texture"),
+                        format!("texture '{n}' not found in material {id}"),
+                    )
+                })
+        };
+        let mut texid = [-1; 10];
+        if let Some(t) = a.str("texture") {
+            if let Some(l) = layers.first() {
+                return Err(l.err(
+                    ErrorKind::InvalidValue,
+                    None,
+                    "A material with a texture attribute cannot have layer sub-elements",
+                ));
+            }
+            texid[1] = tex_id(t)?;
         }
+        for l in layers {
+            let la = A::new(l);
+            let role = la.str("role").ok_or_else(|| {
+                la.err(
+                    ErrorKind::InvalidValue,
+                    "role",
+                    "required attribute missing: 'role'",
+                )
+            })?;
+            let r = TEXTURE_ROLES
+                .iter()
+                .position(|&x| x == role)
+                .ok_or_else(|| {
+                    la.err(
+                        ErrorKind::InvalidValue,
+                        "role",
+                        format!("unknown layer role '{role}'"),
+                    )
+                })?;
+            if let Some(t) = la.str("texture") {
+                texid[r] = tex_id(t)?;
+            }
+        }
+        m.mat_name.push(name);
+        m.mat_rgba.push(a.arr("rgba", [1.0; 4])?);
+        m.mat_texid.push(texid);
     }
     m.nmat = m.mat_name.len();
     Ok(())
@@ -471,6 +540,8 @@ pub(super) struct Image {
     pub width: usize,
     pub height: usize,
     pub channels: usize,
+    /// The file has an `sRGB` chunk.
+    pub srgb: bool,
     line: usize,
     buf: Vec<u8>,
 }
@@ -504,6 +575,7 @@ pub(super) fn decode_png(bytes: &[u8]) -> Result<Image, String> {
             i.width, i.height
         ));
     }
+    let srgb = reader.info().srgb.is_some();
     let mut buf = vec![0u8; size];
     let info = reader.next_frame(&mut buf).map_err(|e| e.to_string())?;
     let (width, height) = (info.width as usize, info.height as usize);
@@ -515,6 +587,7 @@ pub(super) fn decode_png(bytes: &[u8]) -> Result<Image, String> {
         width,
         height,
         channels: info.color_type.samples(),
+        srgb,
         line: info.line_size,
         buf,
     })
@@ -526,82 +599,4 @@ pub(super) fn flip_rows(d: &mut [f64], nrow: usize, ncol: usize) {
             d.swap(r * ncol + c, (nrow - 1 - r) * ncol + c);
         }
     }
-}
-
-/// The files of `<asset><texture>` elements (`file` and the cube faces' `fileright` …
-/// `fileback`): moreau keeps no texture, but refuses the files MuJoCo 4.0.0 refuses, with its
-/// words (measured on it). A file it cannot open refuses the model ("Error opening file
-/// 't.png'", inside `texturedir`, even for an unused texture), so it is looked up as a mesh file
-/// is, inside `texturedir`. A PNG file is decoded: an empty one is refused ("empty PNG file"),
-/// a corrupt one too ("error decoding PNG file", with the decoder's reason, which is not
-/// MuJoCo's), and so is one above [`MAX_IMAGE_BYTES`]. A cube or skybox (the default type is
-/// `cube`) made of one file needs an image that `gridsize` (rows, columns; default 1 1) cuts
-/// into square cells ("PNG size must be integer multiple of gridsize"), and one made of the six
-/// face files needs square images ("Non-square PNG file").
-pub(super) fn check_textures(root: &Elem, comp: &Compiler, files: &FileSource) -> R<()> {
-    const FILES: [&str; 7] = [
-        "file",
-        "fileright",
-        "fileleft",
-        "fileup",
-        "filedown",
-        "filefront",
-        "fileback",
-    ];
-    let textures = root
-        .children
-        .iter()
-        .filter(|e| e.name == "asset")
-        .flat_map(|a| a.children.iter().filter(|e| e.name == "texture"));
-    for (id, el) in textures.enumerate() {
-        let a = A::new(el);
-        let cube = a.str("type").unwrap_or("cube") != "2d";
-        for key in FILES {
-            let Some(f) = el.attr(key) else {
-                continue;
-            };
-            let (bytes, _) = files
-                .fetch_asset(f, &comp.texturedir, &el.loc)
-                .map_err(|why| el.err(ErrorKind::MissingFile, Some(key), why))?;
-            if !f.to_ascii_lowercase().ends_with(".png") {
-                continue;
-            }
-            // the file as MuJoCo names it, inside `texturedir`
-            let path = match comp.texturedir.trim_end_matches('/') {
-                "" => f.to_string(),
-                dir => format!("{dir}/{f}"),
-            };
-            let bad = |msg: String| el.err(ErrorKind::InvalidValue, Some(key), msg);
-            if bytes.is_empty() {
-                return Err(bad(format!("empty PNG file '{path}'")));
-            }
-            let img = decode_png(&bytes)
-                .map_err(|why| bad(format!("error decoding PNG file '{path}': {why}")))?;
-            if !cube {
-                continue;
-            }
-            if key != "file" {
-                if img.width != img.height {
-                    return Err(bad(format!(
-                        "Non-square PNG file '{f}' in cube or skybox id {id}"
-                    )));
-                }
-            } else {
-                let grid = a.arr::<2>("gridsize", [1.0, 1.0])?;
-                // (a negative or fractional size cuts no square cells)
-                let [rows, cols] = grid.map(|g| if g >= 1.0 { g as usize } else { 0 });
-                let square = rows > 0
-                    && cols > 0
-                    && img.width % cols == 0
-                    && img.height % rows == 0
-                    && img.width / cols == img.height / rows;
-                if !square {
-                    return Err(bad(format!(
-                        "PNG size must be integer multiple of gridsize in texture '{f}' (id {id})"
-                    )));
-                }
-            }
-        }
-    }
-    Ok(())
 }

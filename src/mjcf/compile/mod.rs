@@ -8,7 +8,7 @@
 
 use crate::mjcf::compile::actuator::compile_actuators;
 use crate::mjcf::compile::asset::{
-    check_textures, compile_hfields, compile_materials, compile_meshes, finish_meshes,
+    compile_hfields, compile_materials, compile_meshes, finish_meshes,
 };
 use crate::mjcf::compile::body::Builder;
 use crate::mjcf::compile::contact::compile_contact;
@@ -20,6 +20,7 @@ use crate::mjcf::compile::keyframe::compile_keyframes;
 use crate::mjcf::compile::options::{read_compiler, read_option};
 use crate::mjcf::compile::sensor::compile_sensors;
 use crate::mjcf::compile::tendon::compile_tendons;
+use crate::mjcf::compile::texture::compile_textures;
 use crate::mjcf::error::ErrorKind;
 use crate::mjcf::xml::{Elem, FileSource};
 use crate::model::{GeomType, Model};
@@ -41,6 +42,7 @@ mod options;
 mod sensor;
 mod size;
 mod tendon;
+mod texture;
 
 pub use body::MAX_BODY_DEPTH;
 pub(super) use options::read_lengthrange;
@@ -51,8 +53,8 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     let mut m = Model::default();
     read_option(root, &mut m.opt)?;
     let defs = Defaults::build(root)?;
+    compile_textures(root, &comp, files, &mut m)?;
     compile_materials(root, &defs, &mut m)?;
-    check_textures(root, &comp, files)?;
     compile_hfields(root, files, &comp, &mut m)?;
     let meshes = compile_meshes(root, &defs, &comp, files, &mut m)?;
 
