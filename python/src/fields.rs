@@ -267,6 +267,81 @@ impl MjModel {
         copy(py, v, &[n])
     }
 
+    /// Per mesh: the hull vertex farthest along each of the 27 directions (i, j, k) in
+    /// {-1, 0, 1}³, at 9 (i + 1) + 3 (j + 1) + (k + 1); 0 without a hull (int32, `nmesh × 27`,
+    /// MuJoCo's `mesh_extrema`).
+    #[getter]
+    fn mesh_extrema<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = self.model.mesh.iter().flat_map(|g| g.extrema).collect();
+        copy(py, v, &[self.model.mesh.len(), 27])
+    }
+
+    /// Number of textures (`ntex`).
+    #[getter]
+    fn ntex(&self) -> usize {
+        self.model.ntex
+    }
+
+    /// Number of texture samples (`ntexdata`).
+    #[getter]
+    fn ntexdata(&self) -> usize {
+        self.model.tex_data.len()
+    }
+
+    /// Per texture: `mjtTexture` (0 2d, 1 cube, 2 skybox) (int32).
+    #[getter]
+    fn tex_type<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        copy(py, self.model.tex_type.clone(), &[self.model.ntex])
+    }
+
+    /// Per texture: `mjtColorSpace` (0 auto, 1 linear, 2 sRGB) (int32).
+    #[getter]
+    fn tex_colorspace<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        copy(py, self.model.tex_colorspace.clone(), &[self.model.ntex])
+    }
+
+    /// Per texture: rows (a cube's six faces one under the other) (int32).
+    #[getter]
+    fn tex_height<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.int_map(py, self.model.tex_height.iter().copied())
+    }
+
+    /// Per texture: columns (int32).
+    #[getter]
+    fn tex_width<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.int_map(py, self.model.tex_width.iter().copied())
+    }
+
+    /// Per texture: samples per pixel, 1, 3 or 4 (int32).
+    #[getter]
+    fn tex_nchannel<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        self.int_map(py, self.model.tex_nchannel.iter().copied())
+    }
+
+    /// Per texture: its first sample in `tex_data` (int64, as MuJoCo's).
+    #[getter]
+    fn tex_adr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<i64> = self.model.tex_adr.iter().map(|&a| a as i64).collect();
+        copy(py, v, &[self.model.ntex])
+    }
+
+    /// Every texture's 8-bit samples, rows from the top (uint8, `ntexdata`).
+    #[getter]
+    fn tex_data<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        copy(
+            py,
+            self.model.tex_data.clone(),
+            &[self.model.tex_data.len()],
+        )
+    }
+
+    /// Per material and `mjtTextureRole`, the texture id or -1 (int32, `nmat × 10`).
+    #[getter]
+    fn mat_texid<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v: Vec<i32> = self.model.mat_texid.iter().flatten().copied().collect();
+        copy(py, v, &[self.model.nmat, 10])
+    }
+
     /// Number of actuators (MuJoCo's `nactuator`, equal to `nu`).
     #[getter]
     fn nactuator(&self) -> usize {

@@ -931,16 +931,17 @@ pub const OBJ_GEOM: i32 = 5;
 pub const OBJ_SITE: i32 = 6;
 pub const OBJ_CAMERA: i32 = 7;
 pub const OBJ_LIGHT: i32 = 8;
-pub const OBJ_MESH: i32 = 11;
-pub const OBJ_HFIELD: i32 = 13;
-pub const OBJ_MATERIAL: i32 = 15;
-pub const OBJ_PAIR: i32 = 16;
+pub const OBJ_MESH: i32 = 10;
+pub const OBJ_HFIELD: i32 = 12;
+pub const OBJ_TEXTURE: i32 = 13;
+pub const OBJ_MATERIAL: i32 = 14;
+pub const OBJ_PAIR: i32 = 15;
 pub const OBJ_EQUALITY: i32 = 17;
 pub const OBJ_TENDON: i32 = 18;
 pub const OBJ_ACTUATOR: i32 = 19;
 pub const OBJ_SENSOR: i32 = 20;
 pub const OBJ_NUMERIC: i32 = 21;
-pub const OBJ_KEY: i32 = 22;
+pub const OBJ_KEY: i32 = 24;
 
 /// Names of the elements of an object type, if moreau keeps them.
 pub fn names_of(m: &Model, objtype: i32) -> Option<&[String]> {
@@ -951,6 +952,7 @@ pub fn names_of(m: &Model, objtype: i32) -> Option<&[String]> {
         OBJ_SITE => &m.site_name,
         OBJ_CAMERA => &m.cam_name,
         OBJ_LIGHT => &m.light_name,
+        OBJ_TEXTURE => &m.tex_name,
         OBJ_MATERIAL => &m.mat_name,
         OBJ_PAIR => &m.pair_name,
         OBJ_EQUALITY => &m.eq_name,
@@ -975,6 +977,7 @@ pub fn count_of(m: &Model, objtype: i32) -> Option<usize> {
         OBJ_LIGHT => m.nlight,
         OBJ_MESH => m.nmesh,
         OBJ_HFIELD => m.nhfield,
+        OBJ_TEXTURE => m.ntex,
         OBJ_MATERIAL => m.nmat,
         OBJ_PAIR => m.npair,
         OBJ_EQUALITY => m.neq,

@@ -389,7 +389,7 @@ def test_actuator_ctrlspec_and_inherited_damping_maps_match_mujoco():
 
 def test_mesh_and_height_field_arrays_match_mujoco():
     """The mesh arrays (`nmeshvert`, `nmeshface`, `nmeshgraph`, `mesh_vertadr`/`vertnum`/
-    `faceadr`/`facenum`/`graphadr`, `mesh_face`, `mesh_graph` exactly; `mesh_vert` float32 to
+    `faceadr`/`facenum`/`graphadr`, `mesh_face`, `mesh_graph`, `mesh_extrema` exactly; `mesh_vert` float32 to
     1e-6, `mesh_pos`/`mesh_quat` to 1e-9) and the height-field arrays (`nhfielddata`,
     `hfield_nrow`/`ncol`/`adr` exactly, `hfield_size` and float32 `hfield_data` to 1e-6) equal
     MuJoCo's on every model of models/ that has meshes or height fields."""
@@ -398,8 +398,8 @@ def test_mesh_and_height_field_arrays_match_mujoco():
         for f in ("nmeshvert", "nmeshface", "nmeshgraph", "nhfielddata"):
             assert getattr(mo, f) == getattr(mj, f), (name, f)
         for f in ("mesh_vertadr", "mesh_vertnum", "mesh_faceadr", "mesh_facenum",
-                  "mesh_graphadr", "mesh_face", "mesh_graph", "hfield_nrow", "hfield_ncol",
-                  "hfield_adr"):
+                  "mesh_graphadr", "mesh_face", "mesh_graph", "mesh_extrema", "hfield_nrow",
+                  "hfield_ncol", "hfield_adr"):
             got, want = np.asarray(getattr(mo, f)), getattr(mj, f)
             assert got.dtype == want.dtype and np.array_equal(got, want), (name, f)
         for f, tol in (("mesh_vert", 1e-6), ("mesh_pos", 1e-9), ("mesh_quat", 1e-9),

@@ -1162,6 +1162,20 @@ class MjModel:
         """
         ...
     @property
+    def mat_texid(self) -> NDArray[Any]:
+        """
+        Per material and `mjtTextureRole`, the texture id or -1 (int32, `nmat × 10`).
+        """
+        ...
+    @property
+    def mesh_extrema(self) -> NDArray[Any]:
+        """
+        Per mesh: the hull vertex farthest along each of the 27 directions (i, j, k) in
+        {-1, 0, 1}³, at 9 (i + 1) + 3 (j + 1) + (k + 1); 0 without a hull (int32, `nmesh × 27`,
+        MuJoCo's `mesh_extrema`).
+        """
+        ...
+    @property
     def mesh_face(self) -> NDArray[Any]:
         """
         The meshes' faces, vertex indices within their mesh (int32, `nmeshface × 3`).
@@ -1454,6 +1468,18 @@ class MjModel:
     def ntendon(self) -> int:
         """
         Size `ntendon`.
+        """
+        ...
+    @property
+    def ntex(self) -> int:
+        """
+        Number of textures (`ntex`).
+        """
+        ...
+    @property
+    def ntexdata(self) -> int:
+        """
+        Number of texture samples (`ntexdata`).
         """
         ...
     @property
@@ -1831,6 +1857,48 @@ class MjModel:
     def tendon_treenum(self) -> NDArray[Any]:
         """
         Per tendon: the number of kinematic trees its path touches (int32).
+        """
+        ...
+    @property
+    def tex_adr(self) -> NDArray[Any]:
+        """
+        Per texture: its first sample in `tex_data` (int64, as MuJoCo's).
+        """
+        ...
+    @property
+    def tex_colorspace(self) -> NDArray[Any]:
+        """
+        Per texture: `mjtColorSpace` (0 auto, 1 linear, 2 sRGB) (int32).
+        """
+        ...
+    @property
+    def tex_data(self) -> NDArray[Any]:
+        """
+        Every texture's 8-bit samples, rows from the top (uint8, `ntexdata`).
+        """
+        ...
+    @property
+    def tex_height(self) -> NDArray[Any]:
+        """
+        Per texture: rows (a cube's six faces one under the other) (int32).
+        """
+        ...
+    @property
+    def tex_nchannel(self) -> NDArray[Any]:
+        """
+        Per texture: samples per pixel, 1, 3 or 4 (int32).
+        """
+        ...
+    @property
+    def tex_type(self) -> NDArray[Any]:
+        """
+        Per texture: `mjtTexture` (0 2d, 1 cube, 2 skybox) (int32).
+        """
+        ...
+    @property
+    def tex_width(self) -> NDArray[Any]:
+        """
+        Per texture: columns (int32).
         """
         ...
     @property
