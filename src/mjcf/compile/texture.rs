@@ -130,13 +130,13 @@ fn builtin_face(sp: &Spec, w: usize, h: usize, face: Option<usize>, out: &mut [u
                 Builtin::Gradient => {
                     let (a, b) = (coord(c, w), coord(r, h));
                     let t = match face {
-                        None => 1.0 - 2.0 * a.hypot(b),
+                        None => 1.0 - 2.0 * (a * a + b * b).sqrt(),
                         Some(f) => {
                             // the elevation (+Y up) of the pixel's direction from the center
                             let (y, horiz) = match f {
-                                2 => (1.0, a.hypot(b)),
-                                3 => (-1.0, a.hypot(b)),
-                                _ => (-b, a.hypot(1.0)),
+                                2 => (1.0, (a * a + b * b).sqrt()),
+                                3 => (-1.0, (a * a + b * b).sqrt()),
+                                _ => (-b, (a * a + 1.0).sqrt()),
                             };
                             y.atan2(horiz) / std::f64::consts::FRAC_PI_2
                         }
@@ -373,7 +373,17 @@ fn compile_texture(
         let face_bytes = bytes as usize / faces;
         let fh = height / faces;
         for (f, chunk) in data.chunks_exact_mut(face_bytes).enumerate() {
+            // a gradient's four side faces are the same (the elevation does not depend on the
+            // side): the right face is copied to the others
+            if cube && builtin == Builtin::Gradient && matches!(f, 1 | 4 | 5) {
+                continue;
+            }
             builtin_face(&sp, width, fh, cube.then_some(f), chunk);
+        }
+        if cube && builtin == Builtin::Gradient {
+            for f in [1, 4, 5] {
+                data.copy_within(0..face_bytes, f * face_bytes);
+            }
         }
         if mark == Mark::Random {
             random_marks(&sp, &mut data);
