@@ -237,8 +237,10 @@ fn muscle_dfv<T: Scalar>(vn: T, fvmax: f64) -> T {
 
 /// `∂actuator_force_u/∂actuator_velocity_u` (docs/mujoco-behaviour.md#actuators): affine gain
 /// `gainprm[2]·input`, muscle gain `−F0 FL(Ln) FV'(Vn)/(L0 vmax)·act`, affine bias `biasprm[2]`;
-/// zero when the force is clamped by `forcerange`.
-pub fn actuator_force_dvel<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> T {
+/// zero when the force is clamped by `forcerange`. `ctrl_bad` is `bad_ctrl(m, &d.ctrl).is_some()`
+/// (a bad control zeroes every stateless actuator's input), judged once by the caller for all
+/// actuators.
+pub fn actuator_force_dvel<T: Scalar>(m: &Model, d: &Data<T>, u: usize, ctrl_bad: bool) -> T {
     if m.actuator_forcelimited[u] {
         let r = m.actuator_forcerange[u];
         let f = d.actuator_force[u];
@@ -247,7 +249,7 @@ pub fn actuator_force_dvel<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> T {
         }
     }
     let input = if m.actuator_actnum[u] == 0 || m.actuator_actadr[u] < 0 {
-        if bad_ctrl(m, &d.ctrl).is_some() {
+        if ctrl_bad {
             return actuator_bias_dvel(m, u);
         }
         let c = d.ctrl[u];
@@ -305,11 +307,12 @@ fn d_actuator_vel_with<T: Scalar>(m: &Model, d: &Data<T>, mut add: impl FnMut(us
     if m.opt.disabled(disable::ACTUATION) {
         return;
     }
+    let ctrl_bad = bad_ctrl(m, &d.ctrl).is_some();
     for u in 0..m.nu {
         if joint_actfrc_clamped(m, d, u) {
             continue;
         }
-        let c = actuator_force_dvel(m, d, u);
+        let c = actuator_force_dvel(m, d, u, ctrl_bad);
         if c == T::zero() {
             continue;
         }

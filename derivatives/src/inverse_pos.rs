@@ -169,10 +169,10 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
             }
             let j = m.jnt_dofadr[jn];
             let g = m.actuator_gear[i][0];
-            let mut row = vec![0.0; nv];
-            d.moment_row_dense(i, &mut row);
-            for k in 0..nv {
-                out[(k, j)] -= row[k] * df * g;
+            // on the row's sparsity pattern (actuator_moment is zero outside it)
+            let (cols, mom) = d.moment_row(i);
+            for (&k, &mk) in cols.iter().zip(mom) {
+                out[(k, j)] -= mk * df * g;
             }
         }
         return;

@@ -30,7 +30,8 @@ use crate::dual::seed;
 use crate::work::Work;
 use moreau::model::{disable, JointType, Model, TrnType, WrapType};
 use moreau::pipeline::{
-    actuator_force_dvel, collision, com_pos, dof_parent, is_fixed, kinematics, tendon, transmission,
+    actuator_force_dvel, bad_ctrl, collision, com_pos, dof_parent, is_fixed, kinematics, tendon,
+    transmission,
 };
 use moreau::Data;
 use nalgebra::DMatrix;
@@ -79,8 +80,9 @@ fn terms(m: &Model, d: &Data<f64>) -> (Vec<(Row, f64)>, bool, Vec<bool>) {
         }
     }
     if !m.opt.disabled(disable::ACTUATION) {
+        let ctrl_bad = bad_ctrl(m, &d.ctrl).is_some();
         for u in 0..m.nu {
-            let c = actuator_force_dvel(m, d, u);
+            let c = actuator_force_dvel(m, d, u, ctrl_bad);
             if c == 0.0 {
                 continue;
             }
