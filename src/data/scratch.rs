@@ -9,6 +9,9 @@ use super::efc::{ConstraintState, ConstraintType, EfcCone, CONE_H};
 use crate::math::Scalar;
 use crate::model::{JointType, Model, TrnType, WrapType};
 
+/// The rows of B (`pgs::build_b`) eliminated side by side, at most.
+pub const B_CHUNK: usize = 8;
+
 /// One solve's problem: the dofs and rows of an island (or of the whole system with islands
 /// disabled), gathered in island order (`map_idof2dof`, `map_iefc2efc`), with its block of M.
 #[derive(Debug)]
@@ -258,6 +261,11 @@ pub struct SolverScratch<T> {
     pub bmark: Vec<bool>,
     /// PGS and noslip: `sqrt(qLDiagInv)` per dof of the problem (`pgs::build_b`).
     pub bscale: Vec<T>,
+    /// PGS and noslip, compressed-row J: a dof's position in the current group's ancestor
+    /// closure (nv), and the group's rows eliminated together, up to [`B_CHUNK`] at a time
+    /// (`pgs::build_b`).
+    pub bpos: Vec<usize>,
+    pub bgrp: Vec<T>,
     pub bres: Vec<T>,
     /// PGS: the constraint blocks (first row, cone index or `usize::MAX`) in sweep order.
     pub pgs_block: Vec<(usize, usize)>,
@@ -317,6 +325,8 @@ crate::data::reserved::clone_reserved! {
         bwork: vec,
         bmark: vec,
         bscale: vec,
+        bpos: vec,
+        bgrp: vec,
         bres: vec,
         pgs_block: vec,
         prob: clone,
@@ -367,6 +377,8 @@ impl<T> Default for SolverScratch<T> {
             bwork: Vec::new(),
             bmark: Vec::new(),
             bscale: Vec::new(),
+            bpos: Vec::new(),
+            bgrp: Vec::new(),
             bres: Vec::new(),
             pgs_block: Vec::new(),
             prob: None,
@@ -520,6 +532,8 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut self.bwork, nv);
         grow(&mut self.bmark, nv);
         grow(&mut self.bscale, nv);
+        grow(&mut self.bpos, nv);
+        grow(&mut self.bgrp, B_CHUNK * nv);
         grow(&mut self.bres, nv);
     }
 }

@@ -27,7 +27,7 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use crate::data::scratch::{Problem, SolverScratch};
+use crate::data::scratch::{Problem, SolverScratch, B_CHUNK};
 use crate::data::{ConstraintState, ConstraintType, EfcCone};
 use crate::data::{SolverLog, SolverStat};
 use crate::math::dense;
@@ -406,8 +406,6 @@ pub(super) fn solve<T: Scalar>(
 pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     let (nv, n) = (p.nv, p.nefc);
     let z = T::zero();
-    // a dual entry with a zero value may carry a derivative: only f64 zeros are structural
-    let f64s = std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
     s.B.clear();
     s.B_colind.clear();
     s.B_rowadr.clear();
@@ -419,84 +417,193 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     // D^(−1/2) once per dof
     s.bscale.clear();
     s.bscale.extend(p.qLDiagInv[..nv].iter().map(|&d| d.sqrt()));
+    if p.J_sparse {
+        s.bpos.clear();
+        s.bpos.resize(nv, 0);
+        let mut i = 0;
+        while i < n {
+            i += build_b_group(p, s, i);
+        }
+    } else {
+        for i in 0..n {
+            build_b_dense_row(p, s, i);
+        }
+    }
+    s.B_rowadr.push(s.B_colind.len());
+}
+
+/// The rows of B from the dense row `i` of J (`build_b`).
+fn build_b_dense_row<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usize) {
+    let nv = p.nv;
+    let z = T::zero();
+    // a dual entry with a zero value may carry a derivative: only f64 zeros are structural
+    let f64s = std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
     let nm = p.qLD.len();
-    // the previous compressed row's columns and its closure's range in `B_colind`
-    let mut prev: Option<(&[usize], usize, usize)> = None;
-    for i in 0..n {
-        let adr = s.B_colind.len();
-        s.B_rowadr.push(adr);
-        let row = p.jrow(i);
-        // scatter J_i and collect the ancestor closure of its columns
-        let put = |c: usize, v: T, s: &mut SolverScratch<T>| {
-            s.bwork[c] = v;
-            let mut k = c as i32;
+    let adr = s.B_colind.len();
+    s.B_rowadr.push(adr);
+    s.B_group.push(i);
+    let row = p.jrow(i);
+    // deepest dof first (parents come before their children): a dof is in the closure when
+    // J_i has it or one of its children is in it; collected descending, then put in
+    // ascending order
+    let mark = &mut s.bmark[..nv];
+    let work = &mut s.bwork[..nv];
+    for (c, &v) in row.vals[..nv].iter().enumerate().rev() {
+        if v != z || !f64s {
+            work[c] = v;
+            mark[c] = true;
+        }
+        if mark[c] {
+            s.B_colind.push(c);
+            if let Ok(pc) = usize::try_from(p.parentid[c]) {
+                debug_assert!(pc < c);
+                mark[pc] = true;
+            }
+        }
+    }
+    s.B_colind[adr..].reverse();
+    let cols = &s.B_colind[adr..];
+    // Lᵀ x = J_iᵀ on the closure, deepest dof first: row k of L lists k's ancestors
+    for &k in cols.iter().rev() {
+        s.bmark[k] = false;
+        let xk = s.bwork[k];
+        if xk == z {
+            continue;
+        }
+        let a = p.Madr[k];
+        let e = p.Madr.get(k + 1).copied().unwrap_or(nm);
+        for (&lv, &cv) in p.qLD[a + 1..e].iter().zip(&p.Mcol[a + 1..e]) {
+            s.bwork[cv] -= lv * xk;
+        }
+    }
+    let (work, scale) = (&mut s.bwork, &s.bscale);
+    s.B.extend(cols.iter().map(|&k| work[k] * scale[k]));
+    for &k in cols {
+        work[k] = z;
+    }
+}
+
+/// The rows of B from the compressed rows of J starting at `i` that share its columns (a
+/// contact's rows), as one group (`B_group`); returns the number of rows. Their common
+/// ancestor closure is formed once, and the rows go through `Lᵀ x = J_iᵀ` together, up to
+/// [`B_CHUNK`] at a time, the work laid out by closure position with the rows side by side:
+/// each row sees the same operations in the same order as alone (they do not interact), so
+/// every entry of B is the one-row elimination's.
+fn build_b_group<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usize) -> usize {
+    let n = p.nefc;
+    let z = T::zero();
+    let jrow = |r: usize| {
+        let a = p.J_rowadr[r];
+        a..a + p.J_rownnz[r]
+    };
+    let cols = &p.J_colind[jrow(i)];
+    let mut m = 1;
+    while i + m < n && p.J_colind[jrow(i + m)] == *cols {
+        m += 1;
+    }
+    // the ancestor closure of the columns, ascending, at `adr` in `B_colind`: the columns
+    // themselves when they hold their parents (a body's dof chain, as contact rows have)
+    let adr = s.B_colind.len();
+    for &c in cols {
+        s.bmark[c] = true;
+    }
+    let closed = cols
+        .iter()
+        .all(|&c| usize::try_from(p.parentid[c]).map_or(true, |pc| s.bmark[pc]));
+    if closed {
+        s.B_colind.extend_from_slice(cols);
+    } else {
+        for &c in cols {
+            let mut k = p.parentid[c];
+            s.B_colind.push(c);
             while k >= 0 && !s.bmark[k as usize] {
                 s.bmark[k as usize] = true;
                 s.B_colind.push(k as usize);
                 k = p.parentid[k as usize];
             }
-        };
-        match (row.cols, prev) {
-            // the rows of a contact share their columns, hence their closure: copied
-            (Some(cols), Some((pc, a0, a1))) if cols == pc => {
-                for (&c, &v) in cols.iter().zip(row.vals) {
-                    s.bwork[c] = v;
-                }
-                s.B_colind.extend_from_within(a0..a1);
-                s.B_group.push(s.B_group[i - 1]);
-            }
-            (Some(cols), _) => {
-                s.B_group.push(i);
-                for (&c, &v) in cols.iter().zip(row.vals) {
-                    put(c, v, s);
-                }
-                s.B_colind[adr..].sort_unstable();
-            }
-            (None, _) => {
-                s.B_group.push(i);
-                // deepest dof first (parents come before their children): a dof is in the
-                // closure when J_i has it or one of its children is in it; collected
-                // descending, then put in ascending order
-                let mark = &mut s.bmark[..nv];
-                let work = &mut s.bwork[..nv];
-                for (c, &v) in row.vals[..nv].iter().enumerate().rev() {
-                    if v != z || !f64s {
-                        work[c] = v;
-                        mark[c] = true;
-                    }
-                    if mark[c] {
-                        s.B_colind.push(c);
-                        if let Ok(pc) = usize::try_from(p.parentid[c]) {
-                            debug_assert!(pc < c);
-                            mark[pc] = true;
-                        }
-                    }
-                }
-                s.B_colind[adr..].reverse();
+        }
+        s.B_colind[adr..].sort_unstable();
+    }
+    let l = s.B_colind.len() - adr;
+    for (t, &k) in s.B_colind[adr..].iter().enumerate() {
+        s.bmark[k] = false;
+        s.bpos[k] = t;
+    }
+    for _ in 1..m {
+        s.B_colind.extend_from_within(adr..adr + l);
+    }
+    s.B.resize(adr + m * l, z);
+    for r in 0..m {
+        s.B_rowadr.push(adr + r * l);
+        s.B_group.push(i);
+    }
+    let cl = &s.B_colind[adr..adr + l];
+    let pos = &s.bpos;
+    let mut r0 = 0;
+    while r0 < m {
+        let mc = (m - r0).min(B_CHUNK);
+        // scatter the chunk's rows of J: entry (t, r) at t·mc + r
+        let w = &mut s.bgrp;
+        w.clear();
+        w.resize(l * mc, z);
+        for r in 0..mc {
+            let jr = jrow(i + r0 + r);
+            for (&c, &v) in p.J_colind[jr.clone()].iter().zip(&p.J[jr]) {
+                w[pos[c] * mc + r] = v;
             }
         }
-        prev = row.cols.map(|c| (c, adr, s.B_colind.len()));
-        let cols = &s.B_colind[adr..];
-        // Lᵀ x = J_iᵀ on the closure, deepest dof first: row k of L lists k's ancestors
-        for &k in cols.iter().rev() {
-            s.bmark[k] = false;
-            let xk = s.bwork[k];
-            if xk == z {
-                continue;
-            }
-            let a = p.Madr[k];
-            let e = p.Madr.get(k + 1).copied().unwrap_or(nm);
-            for (&lv, &cv) in p.qLD[a + 1..e].iter().zip(&p.Mcol[a + 1..e]) {
-                s.bwork[cv] -= lv * xk;
+        match mc {
+            1 => eliminate::<T, 1>(p, cl, pos, w),
+            2 => eliminate::<T, 2>(p, cl, pos, w),
+            3 => eliminate::<T, 3>(p, cl, pos, w),
+            4 => eliminate::<T, 4>(p, cl, pos, w),
+            5 => eliminate::<T, 5>(p, cl, pos, w),
+            6 => eliminate::<T, 6>(p, cl, pos, w),
+            7 => eliminate::<T, 7>(p, cl, pos, w),
+            _ => eliminate::<T, B_CHUNK>(p, cl, pos, w),
+        }
+        for r in 0..mc {
+            let b = adr + (r0 + r) * l;
+            for (t, (o, &k)) in s.B[b..b + l].iter_mut().zip(cl).enumerate() {
+                *o = w[t * mc + r] * s.bscale[k];
             }
         }
-        let (work, scale) = (&mut s.bwork, &s.bscale);
-        s.B.extend(cols.iter().map(|&k| work[k] * scale[k]));
-        for &k in cols {
-            work[k] = z;
+        r0 += mc;
+    }
+    m
+}
+
+/// `Lᵀ x = J_iᵀ` for `M` rows side by side (`w`: entry (t, r) at `t·M + r`, t the position in
+/// the closure `cl`, `pos` its inverse): deepest dof first, row k of L lists k's ancestors, all
+/// in the closure; a row whose x_k is zero skips k, as alone.
+fn eliminate<T: Scalar, const M: usize>(p: &Problem<T>, cl: &[usize], pos: &[usize], w: &mut [T]) {
+    let z = T::zero();
+    let nm = p.qLD.len();
+    for (t, &k) in cl.iter().enumerate().rev() {
+        let xs: [T; M] = w[t * M..(t + 1) * M].try_into().unwrap();
+        let a = p.Madr[k] + 1;
+        let e = p.Madr.get(k + 1).copied().unwrap_or(nm);
+        let (lv, lc) = (&p.qLD[a..e], &p.Mcol[a..e]);
+        if xs.iter().all(|&x| x != z) {
+            for (&lv, &cv) in lv.iter().zip(lc) {
+                let d = pos[cv] * M;
+                let dst: &mut [T; M] = (&mut w[d..d + M]).try_into().unwrap();
+                for r in 0..M {
+                    dst[r] -= lv * xs[r];
+                }
+            }
+        } else {
+            for r in 0..M {
+                let x = xs[r];
+                if x == z {
+                    continue;
+                }
+                for (&lv, &cv) in lv.iter().zip(lc) {
+                    w[pos[cv] * M + r] -= lv * x;
+                }
+            }
         }
     }
-    s.B_rowadr.push(s.B_colind.len());
 }
 
 /// `B_i · B_j` of two rows of [`build_b`] (their common columns, in ascending order). Two rows
