@@ -99,6 +99,15 @@ struct Spec {
     random: f32,
 }
 
+/// Whether an `edge` or `cross` mark covers pixel (`r`, `c`) of a `w` × `h` face.
+fn marked(mark: Mark, r: usize, c: usize, w: usize, h: usize) -> bool {
+    match mark {
+        Mark::Edge => r == 0 || c == 0 || r + 1 == h || c + 1 == w,
+        Mark::Cross => r == h / 2 || c == w / 2,
+        Mark::None | Mark::Random => false,
+    }
+}
+
 /// `-1 + 2 i / (n − 1)`: the coordinate of pixel `i` of `n` (NaN for `n = 1`, as in MuJoCo).
 fn coord(i: usize, n: usize) -> f64 {
     2.0 * i as f64 / (n as f64 - 1.0) - 1.0
@@ -145,12 +154,11 @@ fn builtin_face(sp: &Spec, w: usize, h: usize, face: Option<usize>, out: &mut [u
                 }
                 Builtin::None => c1,
             };
-            let marked = match sp.mark {
-                Mark::Edge => r == 0 || c == 0 || r + 1 == h || c + 1 == w,
-                Mark::Cross => r == h / 2 || c == w / 2,
-                Mark::None | Mark::Random => false,
+            let px = if marked(sp.mark, r, c, w, h) {
+                color(sp.markrgb)
+            } else {
+                px
             };
-            let px = if marked { color(sp.markrgb) } else { px };
             out[3 * (r * w + c)..3 * (r * w + c) + 3].copy_from_slice(&px);
         }
     }
@@ -159,17 +167,123 @@ fn builtin_face(sp: &Spec, w: usize, h: usize, face: Option<usize>, out: &mut [u
 /// `mark="random"`: each pixel independently with probability `random`. The draws are
 /// moreau's own (a SplitMix64 sequence started afresh for each texture), not MuJoCo's.
 fn random_marks(sp: &Spec, data: &mut [u8]) {
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let p = sp.random as f64;
+    if p.is_nan() || p <= 0.0 {
+        return;
+    }
     let mark = color(sp.markrgb);
-    for px in data.chunks_exact_mut(3) {
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    // a uniform draw in (0, 1]
+    let mut draw = || {
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = state;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^= z >> 31;
-        let u = (z >> 11) as f64 / (1u64 << 53) as f64;
-        if u < sp.random as f64 {
-            px.copy_from_slice(&mark);
+        ((z >> 11) + 1) as f64 / (1u64 << 53) as f64
+    };
+    let npx = data.len() / 3;
+    if p >= 1.0 {
+        data.chunks_exact_mut(3)
+            .for_each(|px| px.copy_from_slice(&mark));
+        return;
+    }
+    // the number of unmarked pixels before the next marked one is geometric: one draw per marked
+    // pixel instead of one per pixel, the same distribution
+    let scale = 1.0 / (-p).ln_1p();
+    let mut i = 0usize;
+    loop {
+        let gap = (draw().ln() * scale).floor();
+        if gap >= (npx - i) as f64 {
+            return;
+        }
+        i += gap as usize;
+        data[3 * i..3 * i + 3].copy_from_slice(&mark);
+        i += 1;
+    }
+}
+
+/// For each of `n` keys, the index of the first key with the same bits: a sample computed from
+/// equal inputs is equal, so it is computed once and copied.
+fn first_equal(keys: &[f64]) -> Vec<usize> {
+    let mut first = std::collections::HashMap::with_capacity(keys.len());
+    keys.iter()
+        .enumerate()
+        .map(|(i, k)| *first.entry(k.to_bits()).or_insert(i))
+        .collect()
+}
+
+/// A builtin cube or skybox gradient (`data` holds its six faces of `w` × `w` pixels): the same
+/// samples as [`builtin_face`], with each `atan2` computed once per distinct input. The four side
+/// faces are the same (the elevation does not depend on the side); the down face's elevation is
+/// the up face's negated (`atan2` is odd in `y`); columns (and up/down rows) whose coordinates
+/// give bit-equal inputs are copies.
+fn gradient_cube(sp: &Spec, w: usize, data: &mut [u8]) {
+    let face = 3 * w * w;
+    let row = 3 * w;
+    let co: Vec<f64> = (0..w).map(|i| coord(i, w)).collect();
+    let sq: Vec<f64> = co.iter().map(|a| a * a).collect();
+    let sample = |t: f64| mix(sigmoid(t / std::f64::consts::FRAC_PI_2), sp.rgb1, sp.rgb2);
+    // side face (right, face 0): y = −b, horizontal distance √(a² + 1) per column
+    let horiz: Vec<f64> = sq.iter().map(|a2| (a2 + 1.0).sqrt()).collect();
+    let hrep = first_equal(&horiz);
+    let (side, rest) = data.split_at_mut(face);
+    for (r, out) in side.chunks_exact_mut(row).enumerate() {
+        let y = -co[r];
+        for c in 0..w {
+            let px = if hrep[c] < c {
+                let k = 3 * hrep[c];
+                [out[k], out[k + 1], out[k + 2]]
+            } else {
+                sample(y.atan2(horiz[c]))
+            };
+            out[3 * c..3 * c + 3].copy_from_slice(&px);
+        }
+    }
+    // up (2) and down (3): ρ = √(a² + b²); rows with bit-equal b² are the same row
+    let (_, rest) = rest.split_at_mut(face);
+    let (up, rest) = rest.split_at_mut(face);
+    let (down, _) = rest.split_at_mut(face);
+    let arep = first_equal(&sq);
+    for r in 0..w {
+        let b2 = sq[r];
+        let (ru, rd) = (r * row, r * row + row);
+        if arep[r] < r {
+            let k = arep[r] * row;
+            up.copy_within(k..k + row, ru);
+            down.copy_within(k..k + row, ru);
+            continue;
+        }
+        let (ou, od) = (&mut up[ru..rd], &mut down[ru..rd]);
+        for c in 0..w {
+            let (pu, pd) = if arep[c] < c {
+                let k = 3 * arep[c];
+                ([ou[k], ou[k + 1], ou[k + 2]], [od[k], od[k + 1], od[k + 2]])
+            } else {
+                let t = 1f64.atan2((sq[c] + b2).sqrt());
+                (sample(t), sample(-t))
+            };
+            ou[3 * c..3 * c + 3].copy_from_slice(&pu);
+            od[3 * c..3 * c + 3].copy_from_slice(&pd);
+        }
+    }
+    for f in [1, 4, 5] {
+        data.copy_within(0..face, f * face);
+    }
+    // marks, as [`builtin_face`] draws them
+    if !matches!(sp.mark, Mark::Edge | Mark::Cross) {
+        return;
+    }
+    let m = color(sp.markrgb);
+    let h = w;
+    for f in 0..6 {
+        let fd = &mut data[f * face..(f + 1) * face];
+        for r in 0..h {
+            for c in 0..w {
+                if marked(sp.mark, r, c, w, h) {
+                    fd[3 * (r * w + c)..3 * (r * w + c) + 3].copy_from_slice(&m);
+                }
+            }
         }
     }
 }
@@ -372,17 +486,11 @@ fn compile_texture(
         let mut data = vec![0u8; bytes as usize];
         let face_bytes = bytes as usize / faces;
         let fh = height / faces;
-        for (f, chunk) in data.chunks_exact_mut(face_bytes).enumerate() {
-            // a gradient's four side faces are the same (the elevation does not depend on the
-            // side): the right face is copied to the others
-            if cube && builtin == Builtin::Gradient && matches!(f, 1 | 4 | 5) {
-                continue;
-            }
-            builtin_face(&sp, width, fh, cube.then_some(f), chunk);
-        }
         if cube && builtin == Builtin::Gradient {
-            for f in [1, 4, 5] {
-                data.copy_within(0..face_bytes, f * face_bytes);
+            gradient_cube(&sp, width, &mut data);
+        } else {
+            for (f, chunk) in data.chunks_exact_mut(face_bytes).enumerate() {
+                builtin_face(&sp, width, fh, cube.then_some(f), chunk);
             }
         }
         if mark == Mark::Random {
