@@ -132,10 +132,14 @@ fn narrow<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>, finite: bool) {
     }
 }
 
-/// True if geom `g`'s position and orientation are finite.
+/// True if geom `g`'s position and orientation are finite. A finite sum of the twelve numbers
+/// proves them all finite in one test; only a non-finite sum (a NaN or infinity among them, or
+/// finite numbers whose sum overflows) falls back to testing each one.
 #[inline]
 fn pose_finite<T: Scalar>(d: &Data<T>, g: usize) -> bool {
-    d.geom_xpos[g].iter().all(|x| x.is_finite()) && d.geom_xmat[g].iter().all(|x| x.is_finite())
+    let (p, r) = (&d.geom_xpos[g], &d.geom_xmat[g]);
+    let sum = p.iter().chain(r.iter()).fold(T::zero(), |a, &x| a + x);
+    sum.is_finite() || (p.iter().all(|x| x.is_finite()) && r.iter().all(|x| x.is_finite()))
 }
 
 /// Contact parameters of a candidate pair: margin, gap and the mixed or explicit parameters.
