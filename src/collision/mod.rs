@@ -706,8 +706,16 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode) -> bool {
     body_start.clear();
     body_start.resize(m.nbody + 1, 0);
     let mut grouped = true;
+    // one finite sum over every geom's pose proves them all finite; else each geom is tested
+    let all_finite = d
+        .geom_xpos
+        .iter()
+        .flat_map(|p| p.iter())
+        .chain(d.geom_xmat.iter().flat_map(|r| r.iter()))
+        .fold(T::zero(), |a, &x| a + x)
+        .is_finite();
     for g in 0..m.ngeom {
-        if !collidable(m, g) || !pose_finite(d, g) {
+        if !collidable(m, g) || !(all_finite || pose_finite(d, g)) {
             continue;
         }
         let lim = m.geom_margin[g] + m.geom_gap[g];
