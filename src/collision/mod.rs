@@ -132,14 +132,22 @@ fn narrow<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>, finite: bool) {
     }
 }
 
-/// True if geom `g`'s position and orientation are finite. A finite sum of the twelve numbers
-/// proves them all finite in one test; only a non-finite sum (a NaN or infinity among them, or
-/// finite numbers whose sum overflows) falls back to testing each one.
+/// True if geom `g`'s position and orientation are finite.
 #[inline]
 fn pose_finite<T: Scalar>(d: &Data<T>, g: usize) -> bool {
-    let (p, r) = (&d.geom_xpos[g], &d.geom_xmat[g]);
-    let sum = p.iter().chain(r.iter()).fold(T::zero(), |a, &x| a + x);
-    sum.is_finite() || (p.iter().all(|x| x.is_finite()) && r.iter().all(|x| x.is_finite()))
+    d.geom_xpos[g].iter().all(|x| x.is_finite()) && d.geom_xmat[g].iter().all(|x| x.is_finite())
+}
+
+/// True if one finite sum of every geom's position and orientation proves them all finite, so
+/// no geom needs [`pose_finite`]; false if the sum is not finite (a NaN or infinity among them,
+/// or finite numbers whose sum overflows), where each geom is then tested alone.
+fn poses_finite<T: Scalar>(d: &Data<T>) -> bool {
+    d.geom_xpos
+        .iter()
+        .flat_map(|p| p.iter())
+        .chain(d.geom_xmat.iter().flat_map(|r| r.iter()))
+        .fold(T::zero(), |a, &x| a + x)
+        .is_finite()
 }
 
 /// Contact parameters of a candidate pair: margin, gap and the mixed or explicit parameters.
@@ -453,7 +461,8 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
         return;
     }
     let mode = mode.unwrap_or_else(|| BroadMode::for_model(m));
-    let sorted = broadphase(m, d, mode);
+    let finite = poses_finite(d);
+    let sorted = broadphase(m, d, mode, finite);
     // MuJoCo keeps the contacts in its arena: no more than it holds are stored
     d.ncon_limit = reserve;
     // Explicit pairs bypass filters and mixing.
@@ -465,7 +474,7 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
             m.pair_geom1[k],
             m.pair_geom2[k],
             p.margin + p.gap,
-            false,
+            finite,
             || p,
         );
     }
@@ -675,7 +684,8 @@ fn collidable(m: &Model, g: usize) -> bool {
 /// in which they spread most), grouped by body; each body's interval is the union of its geoms'; the
 /// bodies are swept in the order of their lower ends, and the overlapping body pairs that pass
 /// [`body_filter`] are left in `d.scratch_broad`. Planes get an infinite interval. Geoms with a
-/// non-finite pose are left out (the narrow phase gives them no contact).
+/// non-finite pose are left out (the narrow phase gives them no contact); `finite`: every geom's
+/// pose is known to be finite ([`poses_finite`]), so none is tested alone.
 ///
 /// With at most [`ALL_PAIRS_MAX_GEOMS`] collidable geoms (and no `override`, whose margin can
 /// exceed the geoms' own), every body pair is a candidate and every geom gets an infinite
@@ -684,7 +694,7 @@ fn collidable(m: &Model, g: usize) -> bool {
 /// than the centres; the same holds for any axis, which therefore only prunes), so the same pairs reach
 /// the narrow phase, and the body pairs come out in MuJoCo's order without a sort. Returns
 /// whether `body_pairs` is sorted.
-fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode) -> bool {
+fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode, finite: bool) -> bool {
     let mut bp = std::mem::take(&mut d.scratch_broad);
     let center = |g: usize| d.geom_xpos[g].map(|x| f64of(x));
     let sweep = mode.sweep;
@@ -706,16 +716,8 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode) -> bool {
     body_start.clear();
     body_start.resize(m.nbody + 1, 0);
     let mut grouped = true;
-    // one finite sum over every geom's pose proves them all finite; else each geom is tested
-    let all_finite = d
-        .geom_xpos
-        .iter()
-        .flat_map(|p| p.iter())
-        .chain(d.geom_xmat.iter().flat_map(|r| r.iter()))
-        .fold(T::zero(), |a, &x| a + x)
-        .is_finite();
     for g in 0..m.ngeom {
-        if !collidable(m, g) || !(all_finite || pose_finite(d, g)) {
+        if !collidable(m, g) || !(finite || pose_finite(d, g)) {
             continue;
         }
         let lim = m.geom_margin[g] + m.geom_gap[g];
