@@ -828,6 +828,14 @@ impl MjData {
     fn light(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
         Named::new(slf.as_any(), "light", crate::model::OBJ_LIGHT, key)
     }
+    /// Alias of `camera`.
+    fn cam(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "cam", crate::model::OBJ_CAMERA, key)
+    }
+    /// Alias of `tendon`.
+    fn ten(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "tendon", crate::model::OBJ_TENDON, key)
+    }
     /// Actuator accessor (`ctrl`, `actuator_force`, `actuator_length`, …).
     fn actuator(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
         Named::new(slf.as_any(), "actuator", crate::model::OBJ_ACTUATOR, key)

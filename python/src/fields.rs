@@ -779,7 +779,7 @@ impl MjData {
 }
 
 /// The running starts of consecutive blocks of the given lengths.
-fn starts(len: impl Iterator<Item = usize>) -> impl Iterator<Item = usize> {
+pub(crate) fn starts(len: impl Iterator<Item = usize>) -> impl Iterator<Item = usize> {
     len.scan(0, |adr, n| {
         let a = *adr;
         *adr += n;

@@ -18,13 +18,14 @@ use crate::data::MjData;
 use pyo3::prelude::*;
 
 /// int32 copies of usize entries.
-fn ints(v: impl IntoIterator<Item = usize>) -> Vec<i32> {
+pub(crate) fn ints(v: impl IntoIterator<Item = usize>) -> Vec<i32> {
     v.into_iter()
         .map(|x| i32::try_from(x).unwrap_or(i32::MAX))
         .collect()
 }
 
-fn arr<'py>(py: Python<'py>, v: Vec<i32>) -> Bound<'py, PyAny> {
+/// A one-dimensional int32 array.
+pub(crate) fn arr<'py>(py: Python<'py>, v: Vec<i32>) -> Bound<'py, PyAny> {
     let n = v.len();
     copy(py, v, &[n])
 }
@@ -148,6 +149,62 @@ impl MjData {
         self.map(py, &self.data.map_itree2tree, self.ntree(py))
     }
 
+    /// `qacc` in island order (`nidof`).
+    #[getter]
+    fn iacc<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_dofs(slf, "qacc")
+    }
+    /// `qacc_smooth` in island order (`nidof`).
+    #[getter]
+    fn iacc_smooth<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_dofs(slf, "qacc_smooth")
+    }
+    /// `qfrc_smooth` in island order (`nidof`).
+    #[getter]
+    fn ifrc_smooth<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_dofs(slf, "qfrc_smooth")
+    }
+    /// `qfrc_constraint` in island order (`nidof`).
+    #[getter]
+    fn ifrc_constraint<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_dofs(slf, "qfrc_constraint")
+    }
+    /// `efc_D` in island order (`nefc`).
+    #[getter]
+    fn iefc_D<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_rows(slf, "efc_D")
+    }
+    /// `efc_R` in island order (`nefc`).
+    #[getter]
+    fn iefc_R<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_rows(slf, "efc_R")
+    }
+    /// `efc_aref` in island order (`nefc`).
+    #[getter]
+    fn iefc_aref<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_rows(slf, "efc_aref")
+    }
+    /// `efc_frictionloss` in island order (`nefc`).
+    #[getter]
+    fn iefc_frictionloss<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_rows(slf, "efc_frictionloss")
+    }
+    /// `efc_id` in island order (`nefc`).
+    #[getter]
+    fn iefc_id<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_rows(slf, "efc_id")
+    }
+    /// `efc_type` in island order (`nefc`).
+    #[getter]
+    fn iefc_type<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_rows(slf, "efc_type")
+    }
+    /// `efc_force` in island order (`nefc`).
+    #[getter]
+    fn iefc_force<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_rows(slf, "efc_force")
+    }
+
     /// Number of awake bodies, the static ones included (none of a sleeping tree).
     #[getter]
     fn nbody_awake(&self, py: Python<'_>) -> usize {
@@ -267,6 +324,43 @@ impl MjData {
     fn ntree(&self, py: Python<'_>) -> usize {
         let m = &self.model.bind(py).borrow().model;
         m.dof_parentid.iter().filter(|p| **p < 0).count()
+    }
+
+    /// The first `nidof` entries of the dof vector `field` in island order (`map_idof2dof`), a
+    /// copy; empty without islands, as MuJoCo's.
+    fn island_dofs<'py>(slf: &Bound<'py, Self>, field: &str) -> PyResult<Bound<'py, PyAny>> {
+        let (map, n) = {
+            let d = &slf.borrow().data;
+            let n = if d.nisland > 0 { d.nidof } else { 0 };
+            (ints(d.map_idof2dof.iter().take(n).copied()), n)
+        };
+        Self::take(slf, field, map, n)
+    }
+
+    /// The constraint-row array `field` in island order (`map_iefc2efc`), a copy; in row order
+    /// without islands.
+    fn island_rows<'py>(slf: &Bound<'py, Self>, field: &str) -> PyResult<Bound<'py, PyAny>> {
+        let (map, n) = {
+            let d = &slf.borrow().data;
+            let n = d.nefc;
+            let map = match d.nisland > 0 {
+                true => ints(d.map_iefc2efc.iter().take(n).copied()),
+                false => ints(0..n),
+            };
+            (map, n)
+        };
+        Self::take(slf, field, map, n)
+    }
+
+    /// `field[map]` (NumPy's `take`: a copy with the field's dtype).
+    fn take<'py>(
+        slf: &Bound<'py, Self>,
+        field: &str,
+        map: Vec<i32>,
+        n: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let idx = copy(slf.py(), map, &[n]);
+        slf.getattr(field)?.call_method1("take", (idx,))
     }
 
     /// A map's first `n` entries, zeros without islands ([`MjData::islands`]).

@@ -23,7 +23,7 @@ pub(crate) fn row_major(r: &Matrix3<f64>) -> [f64; 9] {
 /// root down, then `i`; moreau's `qM` row at `dof_Madr[i]` holds the same entries from `i` up.
 /// A dof of a simple body (`dof_simplenum > 0`, [`moreau::simple_body`]) has only its diagonal:
 /// MuJoCo leaves out the structural zeros of its row.
-fn m_row(m: &Model, i: usize) -> Vec<usize> {
+pub(crate) fn m_row(m: &Model, i: usize) -> Vec<usize> {
     let mut row = vec![i];
     if moreau::simple_body(m, m.dof_bodyid[i]) {
         return row;

@@ -5,7 +5,8 @@
 //! One Rust module per area, each registering its names on the extension module:
 //! [`model`] (`MjModel`, `MjOption`), [`data`] (`MjData`, contacts), [`islands`] (`MjData`'s
 //! islands and sleep fields), [`fields`] (`MjModel`'s trees, frame shortcuts and the like),
-//! [`layout`] (MuJoCo's
+//! [`sparsity`] (`MjModel`'s sparsity
+//! patterns, inertia maps and mesh polygons), [`layout`] (MuJoCo's
 //! layouts of fields moreau stores otherwise), [`functions`] (`mj_*`),
 //! [`batch`] (`moreau.rollout`, `moreau.batch`), [`derivatives`] (`mjd_*` and
 //! `moreau.derivatives`), [`diff`] (the differentiable step behind `moreau.jax` /
@@ -34,6 +35,7 @@ pub mod islands;
 pub mod layout;
 pub mod model;
 pub mod optim;
+pub mod sparsity;
 pub mod viewer;
 
 /// The extension module `moreau._moreau`.

@@ -799,6 +799,26 @@ impl MjModel {
     fn light(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
         Named::new(slf.as_any(), "light", OBJ_LIGHT, key)
     }
+    /// Alias of `camera`.
+    fn cam(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "cam", OBJ_CAMERA, key)
+    }
+    /// Alias of `equality`.
+    fn eq(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "eq", OBJ_EQUALITY, key)
+    }
+    /// Alias of `material`.
+    fn mat(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "mat", OBJ_MATERIAL, key)
+    }
+    /// Texture accessor (`tex_*` arrays), see `body`.
+    fn texture(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "tex", OBJ_TEXTURE, key)
+    }
+    /// Alias of `texture`.
+    fn tex(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "tex", OBJ_TEXTURE, key)
+    }
     /// Actuator accessor (`actuator_*` arrays), see `body`.
     fn actuator(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
         Named::new(slf.as_any(), "actuator", OBJ_ACTUATOR, key)

@@ -36,6 +36,25 @@ class MjModel:
     `MjModel.from_xml_string`.
     """
     @property
+    def B_colind(self) -> NDArray[Any]:
+        """
+        The dofs of each body's row of `B`, ascending (int32, `nB`).
+        """
+        ...
+    @property
+    def B_rowadr(self) -> NDArray[Any]:
+        """
+        Per body: its first entry in `B_colind` (int32).
+        """
+        ...
+    @property
+    def B_rownnz(self) -> NDArray[Any]:
+        """
+        Per body: the number of dofs in its row of `B` (its own, its ancestors' and its
+        descendants' dofs; the world's row holds every dof) (int32).
+        """
+        ...
+    @property
     def D_colind(self) -> NDArray[Any]:
         """
         `D_colind` (read-only int32 copy).
@@ -1156,6 +1175,26 @@ class MjModel:
         """
         ...
     @property
+    def mapD2M(self) -> NDArray[Any]:
+        """
+        Per entry of `M` (`nC`): its index in `D` (int32).
+        """
+        ...
+    @property
+    def mapM2D(self) -> NDArray[Any]:
+        """
+        Per entry of `D` (`nD`): its index in `M` (the lower-triangle entry of the same pair of
+        dofs), -1 where `M` leaves it out (a simple body's structural zeros) (int32).
+        """
+        ...
+    @property
+    def mapM2M(self) -> NDArray[Any]:
+        """
+        Per entry of `M` (`nC`): its index in the legacy `qM` layout (`dof_Madr`: each row the
+        diagonal, then the ancestors upwards) (int32).
+        """
+        ...
+    @property
     def mat_rgba(self) -> NDArray[Any]:
         """
         `mat_rgba` (writeable view, one row per element).
@@ -1206,6 +1245,62 @@ class MjModel:
         """
         ...
     @property
+    def mesh_polyadr(self) -> NDArray[Any]:
+        """
+        Per mesh: its first polygon (int32).
+        """
+        ...
+    @property
+    def mesh_polymap(self) -> NDArray[Any]:
+        """
+        Per mesh vertex: the polygons containing it, ascending, indices within their mesh
+        (int32, `nmeshpolymap`).
+        """
+        ...
+    @property
+    def mesh_polymapadr(self) -> NDArray[Any]:
+        """
+        Per mesh vertex: its first entry in `mesh_polymap` (int32, `nmeshvert`).
+        """
+        ...
+    @property
+    def mesh_polymapnum(self) -> NDArray[Any]:
+        """
+        Per mesh vertex: the number of polygons containing it (int32, `nmeshvert`).
+        """
+        ...
+    @property
+    def mesh_polynormal(self) -> NDArray[Any]:
+        """
+        Per polygon: its unit outward normal (float64, `nmeshpoly × 3`).
+        """
+        ...
+    @property
+    def mesh_polynum(self) -> NDArray[Any]:
+        """
+        Per mesh: its number of hull polygons (int32).
+        """
+        ...
+    @property
+    def mesh_polyvert(self) -> NDArray[Any]:
+        """
+        The polygons' corners, vertex indices within their mesh, counter-clockwise about the
+        outward normal (int32, `nmeshpolyvert`).
+        """
+        ...
+    @property
+    def mesh_polyvertadr(self) -> NDArray[Any]:
+        """
+        Per polygon: its first corner in `mesh_polyvert` (int32).
+        """
+        ...
+    @property
+    def mesh_polyvertnum(self) -> NDArray[Any]:
+        """
+        Per polygon: its number of corners (int32).
+        """
+        ...
+    @property
     def mesh_pos(self) -> NDArray[Any]:
         """
         Per mesh: the offset removed from its authored vertices (float64, `nmesh × 3`).
@@ -1234,6 +1329,12 @@ class MjModel:
     def mesh_vertnum(self) -> NDArray[Any]:
         """
         Per mesh: its number of vertices (int32).
+        """
+        ...
+    @property
+    def nB(self) -> int:
+        """
+        Number of nonzeros of the body–dof sparsity `B`.
         """
         ...
     @property
@@ -1327,6 +1428,12 @@ class MjModel:
         """
         ...
     @property
+    def ngravcomp(self) -> int:
+        """
+        Number of bodies with gravity compensation (`body_gravcomp` nonzero).
+        """
+        ...
+    @property
     def nhfield(self) -> int:
         """
         Size `nhfield`.
@@ -1375,6 +1482,12 @@ class MjModel:
         """
         ...
     @property
+    def nmeshdegmax(self) -> int:
+        """
+        The most polygons at one vertex (`nmeshdegmax`).
+        """
+        ...
+    @property
     def nmeshface(self) -> int:
         """
         Number of mesh faces (`nmeshface`).
@@ -1384,6 +1497,24 @@ class MjModel:
     def nmeshgraph(self) -> int:
         """
         Number of `mesh_graph` entries (`nmeshgraph`).
+        """
+        ...
+    @property
+    def nmeshpoly(self) -> int:
+        """
+        Number of hull polygons of all meshes (`nmeshpoly`).
+        """
+        ...
+    @property
+    def nmeshpolymap(self) -> int:
+        """
+        Number of vertex-to-polygon entries of all meshes (`nmeshpolymap`).
+        """
+        ...
+    @property
+    def nmeshpolyvert(self) -> NDArray[Any]:
+        """
+        Number of polygon corners of all meshes (`nmeshpolyvert`).
         """
         ...
     @property
@@ -1438,6 +1569,12 @@ class MjModel:
     def npluginstate(self) -> int:
         """
         Number of plugin state numbers: 0.
+        """
+        ...
+    @property
+    def npolygonmax(self) -> int:
+        """
+        The most corners of one polygon (`npolygonmax`).
         """
         ...
     @property
@@ -1620,9 +1757,31 @@ class MjModel:
         """
         ...
     @property
+    def sensor_datatype(self) -> NDArray[Any]:
+        """
+        Per sensor: `mjtDataType` of its values (0 real, 1 positive, 2 axis, 3 quaternion)
+        (int32).
+        """
+        ...
+    @property
     def sensor_dim(self) -> NDArray[Any]:
         """
         `sensor_dim` (read-only int32 copy).
+        """
+        ...
+    @property
+    def sensor_intprm(self) -> NDArray[Any]:
+        """
+        Per sensor: its integer parameters (int32, `nsensor × 3`): a contact sensor's `data`
+        bits, `reduce` and `num`; a rangefinder's `data` bits, 1 (`dist`, the one output
+        moreau's compiler accepts; MuJoCo 4.0.0 sets the bit of each output).
+        """
+        ...
+    @property
+    def sensor_needstage(self) -> NDArray[Any]:
+        """
+        Per sensor: the `mjtStage` its value needs (1 positions, 2 velocities, 3 accelerations)
+        (int32).
         """
         ...
     @property
@@ -1857,6 +2016,12 @@ class MjModel:
     def tendon_treenum(self) -> NDArray[Any]:
         """
         Per tendon: the number of kinematic trees its path touches (int32).
+        """
+        ...
+    @property
+    def tendon_type(self) -> NDArray[Any]:
+        """
+        Per tendon: 0 fixed (a path of joints), 1 spatial (int32).
         """
         ...
     @property
@@ -2449,6 +2614,72 @@ class MjData:
     def geom_xquat(self) -> NDArray[Any]:
         """
         Orientation of each geom, `(ngeom, 4)` (w, x, y, z) (read-only copy).
+        """
+        ...
+    @property
+    def iacc(self) -> NDArray[Any]:
+        """
+        `qacc` in island order (`nidof`).
+        """
+        ...
+    @property
+    def iacc_smooth(self) -> NDArray[Any]:
+        """
+        `qacc_smooth` in island order (`nidof`).
+        """
+        ...
+    @property
+    def iefc_D(self) -> NDArray[Any]:
+        """
+        `efc_D` in island order (`nefc`).
+        """
+        ...
+    @property
+    def iefc_R(self) -> NDArray[Any]:
+        """
+        `efc_R` in island order (`nefc`).
+        """
+        ...
+    @property
+    def iefc_aref(self) -> NDArray[Any]:
+        """
+        `efc_aref` in island order (`nefc`).
+        """
+        ...
+    @property
+    def iefc_force(self) -> NDArray[Any]:
+        """
+        `efc_force` in island order (`nefc`).
+        """
+        ...
+    @property
+    def iefc_frictionloss(self) -> NDArray[Any]:
+        """
+        `efc_frictionloss` in island order (`nefc`).
+        """
+        ...
+    @property
+    def iefc_id(self) -> NDArray[Any]:
+        """
+        `efc_id` in island order (`nefc`).
+        """
+        ...
+    @property
+    def iefc_type(self) -> NDArray[Any]:
+        """
+        `efc_type` in island order (`nefc`).
+        """
+        ...
+    @property
+    def ifrc_constraint(self) -> NDArray[Any]:
+        """
+        `qfrc_constraint` in island order (`nidof`).
+        """
+        ...
+    @property
+    def ifrc_smooth(self) -> NDArray[Any]:
+        """
+        `qfrc_smooth` in island order (`nidof`).
         """
         ...
     @property
