@@ -13,6 +13,7 @@ use moreau::{Data, MjcfSource};
 use pyo3::exceptions::{PyAttributeError, PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyTuple};
+use std::borrow::Cow;
 use std::sync::{Arc, Mutex};
 
 /// A compiled MuJoCo model (`mujoco.MjModel`), loaded from MJCF by `MjModel.from_xml_path` or
@@ -803,6 +804,14 @@ impl MjModel {
     fn cam(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
         Named::new(slf.as_any(), "cam", OBJ_CAMERA, key)
     }
+    /// Mesh accessor (`mesh_*` arrays), see `body`.
+    fn mesh(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "mesh", OBJ_MESH, key)
+    }
+    /// Height-field accessor (`hfield_*` arrays), see `body`.
+    fn hfield(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
+        Named::new(slf.as_any(), "hfield", OBJ_HFIELD, key)
+    }
     /// Alias of `equality`.
     fn eq(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Named> {
         Named::new(slf.as_any(), "eq", OBJ_EQUALITY, key)
@@ -964,8 +973,14 @@ pub const OBJ_NUMERIC: i32 = 21;
 pub const OBJ_KEY: i32 = 24;
 
 /// Names of the elements of an object type, if moreau keeps them.
-pub fn names_of(m: &Model, objtype: i32) -> Option<&[String]> {
-    Some(match objtype {
+pub fn names_of(m: &Model, objtype: i32) -> Option<Cow<'_, [String]>> {
+    let owned = |v: Vec<String>| Some(Cow::Owned(v));
+    match objtype {
+        OBJ_MESH => return owned(m.mesh.iter().map(|g| g.name.clone()).collect()),
+        OBJ_HFIELD => return owned(m.hfield.iter().map(|h| h.name.clone()).collect()),
+        _ => {}
+    }
+    Some(Cow::Borrowed(match objtype {
         OBJ_BODY | OBJ_XBODY => &m.body_name,
         OBJ_JOINT => &m.jnt_name,
         OBJ_GEOM => &m.geom_name,
@@ -982,7 +997,7 @@ pub fn names_of(m: &Model, objtype: i32) -> Option<&[String]> {
         OBJ_NUMERIC => &m.numeric_name,
         OBJ_KEY => &m.key_name,
         _ => return None,
-    })
+    }))
 }
 
 /// Number of elements of an object type.

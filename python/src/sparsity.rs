@@ -2,7 +2,7 @@
 //! body–dof sparsity `B` (`nB`, `B_rownnz`, `B_rowadr`, `B_colind`), the index maps between the
 //! inertia's layouts (`mapM2D`, `mapD2M`, `mapM2M`), the meshes' hull polygons (`mesh_poly*`,
 //! `nmeshpoly*`, `npolygonmax`, `nmeshdegmax`), `sensor_intprm`, `sensor_datatype`,
-//! `sensor_needstage`, `tendon_type` and `ngravcomp` (API Reference
+//! `sensor_needstage`, `tendon_type`, `pair_signature` and `ngravcomp` (API Reference
 //! "mjModel"). Each is a read-only copy with MuJoCo's dtype and shape, compared with MuJoCo's
 //! in `python/tests/test_fields.py`.
 
@@ -307,6 +307,20 @@ impl MjModel {
             .map(|t| {
                 let first = m.wrap_type.get(m.tendon_adr[t]).copied();
                 i32::from(m.tendon_num[t] > 0 && first != Some(WrapType::Joint))
+            })
+            .collect();
+        arr(py, v)
+    }
+
+    /// Per contact pair: `(body1 << 16) + body2`, the bodies of `pair_geom1` and `pair_geom2`
+    /// (int32).
+    #[getter]
+    fn pair_signature<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let m = &self.model;
+        let v = (0..m.pair_geom1.len())
+            .map(|p| {
+                let b = |g: usize| m.geom_bodyid[g] as i32;
+                (b(m.pair_geom1[p]) << 16) + b(m.pair_geom2[p])
             })
             .collect();
         arr(py, v)

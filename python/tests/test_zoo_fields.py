@@ -23,13 +23,14 @@ MODEL_ARRAYS = ("B_rownnz", "B_rowadr", "B_colind", "mapM2D", "mapD2M", "mapM2M"
                 "mesh_polynum", "mesh_polyadr", "mesh_polynormal", "mesh_polyvertnum",
                 "mesh_polyvertadr", "mesh_polyvert", "mesh_polymapnum", "mesh_polymapadr",
                 "mesh_polymap", "sensor_intprm", "sensor_datatype", "sensor_needstage",
-                "tendon_type")
+                "tendon_type", "pair_signature")
 MODEL_SIZES = ("nB", "nmeshpoly", "nmeshpolyvert", "nmeshpolymap", "npolygonmax",
                "nmeshdegmax", "ngravcomp")
 
 # data fields in island order: (field, the field it reorders, tolerance; 0 exact)
-ISLAND_DOFS = (("iacc_smooth", "qacc_smooth", TOL_SMOOTH), ("ifrc_smooth", "qfrc_smooth", TOL_SMOOTH),
-               ("iacc", "qacc", TOL_SOLVE), ("ifrc_constraint", "qfrc_constraint", TOL_SOLVE))
+ISLAND_DOFS = (("iacc_smooth", "qacc_smooth", TOL_SMOOTH),
+               ("ifrc_smooth", "qfrc_smooth", TOL_SMOOTH), ("iacc", "qacc", TOL_SOLVE),
+               ("ifrc_constraint", "qfrc_constraint", TOL_SOLVE))
 ISLAND_ROWS = (("iefc_id", "efc_id", 0), ("iefc_type", "efc_type", 0),
                ("iefc_D", "efc_D", TOL_CONTACT), ("iefc_R", "efc_R", TOL_CONTACT),
                ("iefc_aref", "efc_aref", TOL_CONTACT),
@@ -39,7 +40,8 @@ ISLAND_ROWS = (("iefc_id", "efc_id", 0), ("iefc_type", "efc_type", 0),
 # what MuJoCo's noslip pass changes after the island solve wrote these
 AFTER_SOLVE = ("iacc", "ifrc_constraint", "iefc_force")
 # what only MuJoCo's island solve (CG, Newton) writes
-ISLAND_SOLVE = ("iacc", "iacc_smooth", "ifrc_smooth", "ifrc_constraint", "iefc_aref", "iefc_force")
+ISLAND_SOLVE = ("iacc", "iacc_smooth", "ifrc_smooth", "ifrc_constraint", "iefc_aref",
+                "iefc_force")
 
 
 @functools.lru_cache(maxsize=1)
@@ -119,8 +121,8 @@ def test_island_order_fields_match_mujoco_over_the_zoo():
     `ifrc_constraint` and `iefc_force` are the main solve's result before the noslip pass, and
     moreau's the final ones: not compared there; neither are the fields only MuJoCo's island
     solve writes, under PGS (MuJoCo leaves them unwritten). A field is compared where the field it reorders agrees within the
-    tolerance (on dm_control/dog, whose PGS solve stops unconverged, `qacc` itself differs) and
-    rows where both engines order their contacts alike."""
+    tolerance (where the engines' solves part, it says nothing of the order), and rows where
+    both engines order their contacts alike."""
     spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
     checked = compared = skipped = permuted = 0
 
@@ -163,6 +165,41 @@ def test_island_order_fields_match_mujoco_over_the_zoo():
     # island order differs from row order on some models: a test that can fail
     assert checked >= 3 and permuted >= 2, (checked, permuted)
     assert compared > 20 * skipped, (compared, skipped)
+
+
+PAIRS_XML = """<mujoco><worldbody><geom name="f" type="plane" size="1 1 1"/>
+<body name="a"><freejoint/><geom name="ga" size=".1"/></body>
+<body name="b" pos="1 0 0"><freejoint/><geom name="gb" size=".1"/>
+<body name="c"><joint/><geom name="gc" size=".1"/></body></body></worldbody>
+<contact><pair geom1="ga" geom2="f"/><pair geom1="gb" geom2="ga"/><pair geom1="gc" geom2="gb"/>
+<pair geom1="f" geom2="gc"/></contact></mujoco>"""
+
+
+def test_pair_signature_and_mesh_names_match_mujoco():
+    """`pair_signature` equals MuJoCo's on each explicit pair, given in both geom orders
+    (MuJoCo: [1, 3, 65538, 131075]), and meshes and height fields are named as in MuJoCo
+    (`mj_id2name`, `mj_name2id`, the `mesh` and `hfield` accessors) on every model with them."""
+    mj, mo = mujoco.MjModel.from_xml_string(PAIRS_XML), moreau.MjModel.from_xml_string(PAIRS_XML)
+    got = np.asarray(mo.pair_signature)
+    assert got.dtype == mj.pair_signature.dtype and got.shape == mj.pair_signature.shape
+    # MuJoCo sorts the pairs by signature, moreau keeps the document's order (docs/python.md):
+    # each pair's signature is compared
+    key = lambda m: [(int(a), int(b)) for a, b in zip(m.pair_geom1, m.pair_geom2)]
+    assert dict(zip(key(mo), got.tolist())) == dict(zip(key(mj), mj.pair_signature.tolist()))
+    assert mj.pair_signature.tolist() == [1, 3, 65538, 131075]
+    named = 0
+    for name, mj, mo in pairs():
+        for obj, n, acc, field in ((mujoco.mjtObj.mjOBJ_MESH, mj.nmesh, "mesh", "vertnum"),
+                                   (mujoco.mjtObj.mjOBJ_HFIELD, mj.nhfield, "hfield", "nrow")):
+            for i in range(n):
+                s = mujoco.mj_id2name(mj, obj, i)
+                assert moreau.mj_id2name(mo, int(obj), i) == s, (name, obj, i, s)
+                if s:
+                    assert moreau.mj_name2id(mo, int(obj), s) == i, (name, s)
+                    got = getattr(getattr(mo, acc)(s), field)
+                    assert np.array_equal(got, getattr(getattr(mj, acc)(s), field)), (name, s)
+                    named += 1
+    assert named > 300, named
 
 
 def test_named_accessor_aliases():

@@ -1710,6 +1710,13 @@ class MjModel:
         """
         ...
     @property
+    def pair_signature(self) -> NDArray[Any]:
+        """
+        Per contact pair: `(body1 << 16) + body2`, the bodies of `pair_geom1` and `pair_geom2`
+        (int32).
+        """
+        ...
+    @property
     def pair_solimp(self) -> NDArray[Any]:
         """
         `pair_solimp` (writeable view, one row per element).
