@@ -2,7 +2,8 @@
 //! body–dof sparsity `B` (`nB`, `B_rownnz`, `B_rowadr`, `B_colind`), the index maps between the
 //! inertia's layouts (`mapM2D`, `mapD2M`, `mapM2M`), the meshes' hull polygons (`mesh_poly*`,
 //! `nmeshpoly*`, `npolygonmax`, `nmeshdegmax`), `sensor_intprm`, `sensor_datatype`,
-//! `sensor_needstage`, `tendon_type`, `pair_signature` and `ngravcomp` (API Reference
+//! `sensor_needstage`, `tendon_type`, `pair_signature`, `ngravcomp` and `flg_gravcomp`, and the
+//! adhesion and surface-velocity fields of the models moreau accepts (API Reference
 //! "mjModel"). Each is a read-only copy with MuJoCo's dtype and shape, compared with MuJoCo's
 //! in `python/tests/test_fields.py`.
 
@@ -324,6 +325,44 @@ impl MjModel {
             })
             .collect();
         arr(py, v)
+    }
+
+    /// Whether a body has gravity compensation (`ngravcomp > 0`).
+    #[getter]
+    fn flg_gravcomp(&self) -> bool {
+        self.ngravcomp() > 0
+    }
+
+    /// Whether a geom has `adhesion`: false (moreau's compiler refuses the attribute).
+    #[getter]
+    fn flg_adhesion(&self) -> bool {
+        false
+    }
+
+    /// Whether a geom has `surfacevel`: false (moreau's compiler refuses the attribute).
+    #[getter]
+    fn flg_surfacevel(&self) -> bool {
+        false
+    }
+
+    /// Per geom: its `adhesion`, 0 (refused by moreau's compiler) (float64).
+    #[getter]
+    fn geom_adhesion<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        copy(py, vec![0.0f64; self.model.ngeom], &[self.model.ngeom])
+    }
+
+    /// Per geom: its `surfacevel`, zeros (refused by moreau's compiler) (float64, `ngeom × 6`).
+    #[getter]
+    fn geom_surfacevel<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let n = self.model.ngeom;
+        copy(py, vec![0.0f64; 6 * n], &[n, 6])
+    }
+
+    /// Per contact pair: its `adhesion`, 0 (refused by moreau's compiler) (float64).
+    #[getter]
+    fn pair_adhesion<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let n = self.model.pair_geom1.len();
+        copy(py, vec![0.0f64; n], &[n])
     }
 
     /// Number of bodies with gravity compensation (`body_gravcomp` nonzero).

@@ -23,9 +23,10 @@ MODEL_ARRAYS = ("B_rownnz", "B_rowadr", "B_colind", "mapM2D", "mapD2M", "mapM2M"
                 "mesh_polynum", "mesh_polyadr", "mesh_polynormal", "mesh_polyvertnum",
                 "mesh_polyvertadr", "mesh_polyvert", "mesh_polymapnum", "mesh_polymapadr",
                 "mesh_polymap", "sensor_intprm", "sensor_datatype", "sensor_needstage",
-                "tendon_type", "pair_signature")
+                "tendon_type", "pair_signature", "geom_adhesion", "geom_surfacevel",
+                "pair_adhesion")
 MODEL_SIZES = ("nB", "nmeshpoly", "nmeshpolyvert", "nmeshpolymap", "npolygonmax",
-               "nmeshdegmax", "ngravcomp")
+               "nmeshdegmax", "ngravcomp", "flg_gravcomp", "flg_adhesion", "flg_surfacevel")
 
 # data fields in island order: (field, the field it reorders, tolerance; 0 exact)
 ISLAND_DOFS = (("iacc_smooth", "qacc_smooth", TOL_SMOOTH),
@@ -93,11 +94,13 @@ def same(got, want, tol, what):
 def test_model_fields_match_mujoco_over_the_zoo():
     """The body–dof sparsity `B`, the maps between `M`, `D` and the legacy `qM` layout, the
     meshes' hull polygons, `sensor_intprm`, `sensor_datatype`, `sensor_needstage` (a model
-    with one sensor of each of the 40 types moreau simulates among them), `tendon_type` and
-    `ngravcomp` equal MuJoCo's on every model,
+    with one sensor of each of the 40 types moreau simulates among them), `tendon_type`,
+    `ngravcomp`, `flg_gravcomp` and the adhesion and surface-velocity fields (zeros and false
+    on every model moreau accepts: it refuses `adhesion` and `surfacevel`) equal MuJoCo's on
+    every model,
     exactly (the polygon normals within 1e-8); models with simple bodies, meshes with polygons
     and contact sensors are among them."""
-    npoly = nsimple = nzoo = 0
+    npoly = nsimple = nzoo = ngravcomp = 0
     types = set()
     for name, mj, mo in pairs():
         for f in MODEL_ARRAYS:
@@ -109,8 +112,9 @@ def test_model_fields_match_mujoco_over_the_zoo():
         nsimple += int((mj.mapM2D < 0).any())
         nzoo += "/" in name
         types.update(mj.sensor_type.tolist())
+        ngravcomp += mj.flg_gravcomp
     assert nzoo >= 40 and npoly > 10000 and nsimple >= 5, (nzoo, npoly, nsimple)
-    assert len(types) == 40, sorted(types)
+    assert len(types) == 40 and ngravcomp >= 1, (sorted(types), ngravcomp)
 
 
 def test_island_order_fields_match_mujoco_over_the_zoo():

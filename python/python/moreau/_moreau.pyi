@@ -673,6 +673,24 @@ class MjModel:
         `exclude_signature` (writeable uint32 view).
         """
         ...
+    @property
+    def flg_adhesion(self) -> NDArray[Any]:
+        """
+        Whether a geom has `adhesion`: false (moreau's compiler refuses the attribute).
+        """
+        ...
+    @property
+    def flg_gravcomp(self) -> NDArray[Any]:
+        """
+        Whether a body has gravity compensation (`ngravcomp > 0`).
+        """
+        ...
+    @property
+    def flg_surfacevel(self) -> NDArray[Any]:
+        """
+        Whether a geom has `surfacevel`: false (moreau's compiler refuses the attribute).
+        """
+        ...
     @staticmethod
     def from_xml_path(filename: str | os.PathLike[str], assets: dict[str, bytes] | None = None) -> MjModel:
         """
@@ -698,6 +716,12 @@ class MjModel:
     def geom_aabb(self) -> NDArray[Any]:
         """
         `geom_aabb` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def geom_adhesion(self) -> NDArray[Any]:
+        """
+        Per geom: its `adhesion`, 0 (refused by moreau's compiler) (float64).
         """
         ...
     @property
@@ -830,6 +854,12 @@ class MjModel:
     def geom_solref(self) -> NDArray[Any]:
         """
         `geom_solref` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def geom_surfacevel(self) -> NDArray[Any]:
+        """
+        Per geom: its `surfacevel`, zeros (refused by moreau's compiler) (float64, `ngeom × 6`).
         """
         ...
     @property
@@ -1671,6 +1701,12 @@ class MjModel:
     def opt(self) -> MjOption:
         """
         The physics options (`mjOption`): a view, `m.opt.timestep = 0.001` changes the model.
+        """
+        ...
+    @property
+    def pair_adhesion(self) -> NDArray[Any]:
+        """
+        Per contact pair: its `adhesion`, 0 (refused by moreau's compiler) (float64).
         """
         ...
     @property
