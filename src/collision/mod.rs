@@ -2,8 +2,8 @@
 //!
 //! Computation "Collision detection": candidate geom pairs come from a sweep-and-prune broad phase
 //! and from the explicit `pair` list; body-pair candidates pass the filters (contype/conaffinity,
-//! same/welded body, parent–child, `exclude`), all candidates pass the bounding-sphere test with
-//! margin, and the narrow phase writes contacts with MuJoCo's conventions
+//! same/welded body, parent–child, `exclude`), all candidates pass the bounding-sphere test and
+//! the oriented-box test (mid-phase) with margin, and the narrow phase writes contacts with MuJoCo's conventions
 //! (docs/mujoco-behaviour.md#contacts): signed distance, point midway between the surfaces, frame
 //! rows (normal from geom 0 to geom 1, tangent 1, tangent 2). Contacts are listed up to `margin +
 //! gap` and active below `margin`.
@@ -352,7 +352,8 @@ fn bound_test<T: Scalar>(m: &Model, d: &Data<T>, g1: usize, g2: usize, margin: f
     ok
 }
 
-/// Runs the narrow phase for one candidate and fills the new contacts with its parameters;
+/// Runs the narrow phase for one candidate that passes the bounding tests ([`bound_test`],
+/// [`boxes_near`]) and fills the new contacts with its parameters;
 /// `lim` = margin + gap of the parameters, which are computed only for candidates that produce
 /// contacts (MuJoCo mixes only for colliding pairs too).
 fn process<T: Scalar>(
@@ -364,7 +365,7 @@ fn process<T: Scalar>(
     finite: bool,
     params: impl FnOnce() -> Params,
 ) {
-    if bound_test(m, d, g1, g2, lim) {
+    if bound_test(m, d, g1, g2, lim) && boxes_near(m, d, g1, g2, lim) {
         narrow_pair(m, d, g1, g2, lim, finite, params);
     }
 }
@@ -584,11 +585,62 @@ fn mixed_lim(m: &Model, g1: usize, g2: usize) -> f64 {
 }
 
 /// A broad-phase pair that passed the filters and the bounding test: the narrow phase with
-/// limit `lim` ([`mixed_lim`]).
+/// limit `lim` ([`mixed_lim`]) if the geoms' oriented boxes come within it ([`boxes_near`]).
 fn candidate<T: Scalar>(m: &Model, d: &mut Data<T>, g1: usize, g2: usize, lim: f64) {
     debug_assert_eq!(lim, mixed_lim(m, g1, g2));
+    if !boxes_near(m, d, g1, g2, lim) {
+        return;
+    }
     // the broad phase keeps only geoms with finite poses
     narrow_pair(m, d, g1, g2, lim, true, || mix_params(m, g1, g2));
+}
+
+/// The mid-phase's test of two geoms (Computation "Collision detection": MuJoCo prunes the geom
+/// pairs of a body pair by a separating-axis test of oriented bounding boxes, `mj_collideOBB`):
+/// false if the boxes `geom_aabb` (centre and half-sizes in the geom frame), posed by
+/// `geom_xpos`/`geom_xmat`, are farther apart than `lim` along one of their six face normals.
+/// Each geom lies inside its box, and every collider lists a contact only when the surfaces
+/// come within `lim`, so a pair this test rejects has no contact: the contacts and their order
+/// are those without it. The test is widened by `SLACK` of the boxes' extents and distance,
+/// more than the round-off of the boxes (a mesh's box bounds its vertices before they are
+/// rounded to float32, 6e-8 relative) and of the projections. Planes (unbounded) and geoms
+/// without a box always pass.
+fn boxes_near<T: Scalar>(m: &Model, d: &Data<T>, g1: usize, g2: usize, lim: f64) -> bool {
+    /// Relative widening of the test (see above).
+    const SLACK: f64 = 1e-6;
+    if m.geom_type[g1] == GeomType::Plane || m.geom_type[g2] == GeomType::Plane {
+        return true;
+    }
+    // (a model assembled without boxes is not pruned)
+    let (Some(b1), Some(b2)) = (m.geom_aabb.get(g1), m.geom_aabb.get(g2)) else {
+        return true;
+    };
+    let r1 = d.geom_xmat[g1].map(|x| f64of(x));
+    let r2 = d.geom_xmat[g2].map(|x| f64of(x));
+    let c1 = d.geom_xpos[g1].map(|x| f64of(x)) + r1 * Vector3::new(b1[0], b1[1], b1[2]);
+    let c2 = d.geom_xpos[g2].map(|x| f64of(x)) + r2 * Vector3::new(b2[0], b2[1], b2[2]);
+    let t = c2 - c1;
+    let (h1, h2) = ([b1[3], b1[4], b1[5]], [b2[3], b2[4], b2[5]]);
+    let reach = lim + SLACK * (h1[0] + h1[1] + h1[2] + h2[0] + h2[1] + h2[2] + t.abs().sum());
+    // |r1ᵀ r2|: the cosines between the two frames' axes
+    let mut c = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            c[i][j] = r1.column(i).dot(&r2.column(j)).abs();
+        }
+    }
+    for i in 0..3 {
+        // along geom 1's axis i, then along geom 2's axis i
+        let e2 = h2[0] * c[i][0] + h2[1] * c[i][1] + h2[2] * c[i][2];
+        if r1.column(i).dot(&t).abs() > h1[i] + e2 + reach {
+            return false;
+        }
+        let e1 = h1[0] * c[0][i] + h1[1] * c[1][i] + h1[2] * c[2][i];
+        if r2.column(i).dot(&t).abs() > h2[i] + e1 + reach {
+            return false;
+        }
+    }
+    true
 }
 
 /// Up to this many collidable geoms the broad phase pairs every body with every other instead
