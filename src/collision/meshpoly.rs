@@ -417,8 +417,12 @@ pub fn extremum_index(l: &[f64; 3]) -> usize {
 impl Mesh {
     /// Sets the polygons, their normals (`newell_normal` in `vert`, the final mesh-frame
     /// vertices before float32 rounding), the per-vertex map and the hull graph's extrema
-    /// (`mesh_extrema`).
+    /// (`mesh_extrema`). A hull graph that `native::hull_graph_valid` rejects is cleared first
+    /// (the support search then scans the vertices), so the hill climb never meets one.
     pub fn set_polygons(&mut self, polys: Vec<Vec<usize>>, vert: &[[f64; 3]]) {
+        if !super::native::hull_graph_valid(&self.graph, self.vert.len()) {
+            self.graph.clear();
+        }
         self.extrema = extrema(&self.graph, &self.vert);
         self.polynormal = polys.iter().map(|p| newell_normal(p, vert)).collect();
         self.polymap = vec![Vec::new(); self.vert.len()];

@@ -259,50 +259,90 @@ impl Geom<'_> {
     }
 }
 
+/// Whether `g` is a hull graph of a mesh with `nvert` vertices in MuJoCo's `mesh_graph` layout
+/// (`[numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert], edge_localid[numvert +
+/// 3 numface], face_globalid[3 numface]]`) that [`hill_climb`] can walk without checks: at
+/// least one vertex, every `vert_globalid` a vertex of the mesh, every `vert_edgeadr` inside
+/// `edge_localid` with a -1 ending its list before the end, and every other entry of
+/// `edge_localid` a graph vertex. `Mesh::set_polygons` checks every graph a model is loaded or
+/// built with and clears one that fails.
+pub(crate) fn hull_graph_valid(g: &[i32], nvert: usize) -> bool {
+    let count = |k: usize| g.get(k).and_then(|&x| usize::try_from(x).ok());
+    let (Some(nv), Some(nf)) = (count(0), count(1)) else {
+        return false;
+    };
+    // the vertex and edge lists: 2 + 3 numvert + 3 numface entries (the face list is not walked)
+    let need = nf
+        .checked_add(nv)
+        .and_then(|x| x.checked_mul(3))
+        .and_then(|x| x.checked_add(2));
+    if nv == 0 || need.is_none_or(|n| g.len() < n) {
+        return false;
+    }
+    let (adr, rest) = g[2..].split_at(nv);
+    let (gid, rest) = rest.split_at(nv);
+    let local = &rest[..nv + 3 * nf];
+    let in_range = |x: i32, n: usize| usize::try_from(x).is_ok_and(|x| x < n);
+    gid.iter().all(|&k| in_range(k, nvert))
+        && local.iter().all(|&j| j == -1 || in_range(j, nv))
+        && adr.iter().all(|&a| {
+            usize::try_from(a)
+                .ok()
+                .and_then(|a| local.get(a..))
+                .is_some_and(|list| list.contains(&-1))
+        })
+}
+
 /// The support vertex of a mesh hull in the local direction `l` by steepest ascent on its hull
 /// graph (`[numvert, numface, vert_edgeadr, vert_globalid, edge_localid, face_globalid]`, each
 /// vertex's neighbours ending at -1) from the graph vertex `warm`, which is then set to the
-/// result; the mesh vertex index, `None` for a malformed graph. Measured on MuJoCo 4.0.0 (a box
-/// corner on the 76-corner flat hull polygon of Menagerie's Robotiq finger): its penetration
-/// depth is reproduced to the last bit with this warm-started steepest ascent, not with a scan
-/// of all vertices, a first-improvement ascent, or an ascent from vertex 0 each time; on a
-/// polygon flat to float32 round-off the ascent may stop at another vertex than the scan.
+/// result; the mesh vertex index, `None` for a graph without vertices. Measured on MuJoCo 4.0.0
+/// (a box corner on the 76-corner flat hull polygon of Menagerie's Robotiq finger): its
+/// penetration depth is reproduced to the last bit with this warm-started steepest ascent, not
+/// with a scan of all vertices, a first-improvement ascent, or an ascent from vertex 0 each
+/// time; on a polygon flat to float32 round-off the ascent may stop at another vertex than the
+/// scan.
+///
+/// `g` must be a graph of `vert` that passes [`hull_graph_valid`], as every loaded mesh's is
+/// (`Mesh::set_polygons` clears one that fails): the walk indexes it without converting or
+/// checking each entry (each index is still bounds-checked, so a graph edited into an invalid
+/// one after loading panics instead of reading out of range).
 pub(crate) fn hill_climb(
     g: &[i32],
     vert: &[[f64; 3]],
     l: &V3,
     warm: &Cell<usize>,
 ) -> Option<usize> {
-    let nv = usize::try_from(*g.first()?).ok()?;
-    let adr = g.get(2..2 + nv)?;
-    let gid = g.get(2 + nv..2 + 2 * nv)?;
-    let local = g.get(2 + 2 * nv..)?;
-    let dotv = |k: usize| -> Option<f64> {
-        let v = vert.get(usize::try_from(*gid.get(k)?).ok()?)?;
-        Some(l.x * v[0] + l.y * v[1] + l.z * v[2])
+    let nv = usize::try_from(*g.first()?).ok().filter(|&n| n > 0)?;
+    if g.len() < 2 + 2 * nv {
+        return None;
+    }
+    let (adr, rest) = g[2..].split_at(nv);
+    let (gid, local) = rest.split_at(nv);
+    let dotv = |k: usize| {
+        let v = &vert[gid[k] as usize];
+        l.x * v[0] + l.y * v[1] + l.z * v[2]
     };
-    let mut i = warm.get().min(nv.checked_sub(1)?);
-    let mut best = dotv(i)?;
-    // each step strictly increases the projection, so the walk ends within nv steps
-    for _ in 0..=nv {
+    let mut i = warm.get().min(nv - 1);
+    let mut best = dotv(i);
+    // each step strictly increases the projection, so the walk visits no vertex twice
+    loop {
         let cur = i;
-        let start = usize::try_from(*adr.get(cur)?).ok()?;
-        for &j in local.get(start..)? {
-            let Ok(j) = usize::try_from(j) else {
+        for &j in &local[adr[cur] as usize..] {
+            if j < 0 {
                 break;
-            };
-            let x = dotv(j)?;
+            }
+            let x = dotv(j as usize);
             if x > best {
                 best = x;
-                i = j;
+                i = j as usize;
             }
         }
         if i == cur {
             warm.set(i);
-            return usize::try_from(*gid.get(i)?).ok();
+            return Some(gid[i] as usize);
         }
     }
-    None
 }
 
 /// The prism's support in `d`: bottom (0–2) if `d.z < 0`, else top (3–5); first maximum.
