@@ -11,6 +11,10 @@
 //! NULL, NULL)`), `zoo_phase_analytic` NFD analytic transitions (A, B). The script runs it as
 //! `valgrind --tool=callgrind --toggle-collect='*zoo_phase_*' --dump-after='*zoo_phase_*'`, so
 //! each phase is one dump. Prints one line per phase skipped, with the reason.
+//!
+//! With `ZOO_PHASES_CPU=R` in the environment (not under callgrind) the step phase is also run
+//! R more times from the state, each on the thread's CPU clock, and the fastest is printed as
+//! `step_cpu_us: X` per step (`tools/bench/flops.py`: cycles per step).
 
 use moreau::{Data, Model};
 use moreau_derivatives::{Support, TransitionOptions, Workspace};
@@ -117,6 +121,23 @@ fn main() -> Res<()> {
     moreau::step(&m, &mut d);
     zoo_phase_step(&m, &mut d, &ctrl[1..k + 1]);
     println!("step: time {:.6} nefc {}", d.time, d.nefc);
+    let repeat: usize = std::env::var("ZOO_PHASES_CPU")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(0);
+    if repeat > 0 && k > 0 {
+        let mut best = f64::INFINITY;
+        for _ in 0..repeat {
+            let mut d = s.clone();
+            d.ctrl.copy_from_slice(&ctrl[0]);
+            moreau::step(&m, &mut d);
+            let t0 = moreau::pipeline::thread_cpu_us().ok_or("no thread CPU clock")?;
+            zoo_phase_step(&m, &mut d, &ctrl[1..k + 1]);
+            let t1 = moreau::pipeline::thread_cpu_us().ok_or("no thread CPU clock")?;
+            best = best.min((t1 - t0) / k as f64);
+        }
+        println!("step_cpu_us: {best:.4}");
+    }
     // forward at the state
     let mut d = s.clone();
     moreau::forward(&m, &mut d);

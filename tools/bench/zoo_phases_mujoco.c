@@ -6,9 +6,14 @@
 //   zoo_phases_mujoco MODEL STATE.txt CTRL.csv K NFD
 //
 // STATE.txt: qpos, qvel, act, ctrl, qacc_warmstart, time, whitespace-separated, in that order.
+//
+// With ZOO_PHASES_CPU=R in the environment (not under callgrind) the step phase is also run R
+// more times from the state, each on the thread's CPU clock, and the fastest is printed as
+// "step_cpu_us: X" per step (tools/bench/flops.py: cycles per step).
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mujoco/mujoco.h>
 
@@ -38,6 +43,12 @@ __attribute__((noinline)) void zoo_phase_inverse(const mjModel* m, mjData* d, in
 __attribute__((noinline)) void zoo_phase_fd(const mjModel* m, mjData* d, mjtNum* a, mjtNum* b,
                                             int k) {
   for (int i = 0; i < k; i++) mjd_transitionFD(m, d, 1e-6, 0, a, b, NULL, NULL);
+}
+
+static double thread_cpu_us(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return 1e6 * (double)t.tv_sec + 1e-3 * (double)t.tv_nsec;
 }
 
 int main(int argc, char** argv) {
@@ -75,6 +86,20 @@ int main(int argc, char** argv) {
   mj_step(m, d);
   zoo_phase_step(m, d, c + m->nu, k);
   printf("step: time %.6f nefc %d\n", d->time, d->nefc);
+  const char* rep = getenv("ZOO_PHASES_CPU");
+  if (rep && atoi(rep) > 0 && k > 0) {
+    double best = -1;
+    for (int r = 0; r < atoi(rep); r++) {
+      mj_copyData(d, m, s);
+      if (m->nu) memcpy(d->ctrl, c, sizeof(mjtNum) * m->nu);
+      mj_step(m, d);
+      double t0 = thread_cpu_us();
+      zoo_phase_step(m, d, c + m->nu, k);
+      double us = (thread_cpu_us() - t0) / k;
+      if (best < 0 || us < best) best = us;
+    }
+    printf("step_cpu_us: %.4f\n", best);
+  }
   // forward at the state, inverse at its qacc
   mj_copyData(d, m, s);
   mj_forward(m, d);

@@ -36,6 +36,14 @@ is in no stage (the integrator, the checks) is "other". MuJoCo's mjd_transitionF
 against moreau's FD. Both sides print the time and nefc after the steps; a row whose lines
 differ says so (the two rollouts parted).
 
+The forward, inverse and FD cells name their own stage of largest excess the same way (per
+call; the inverse has one more stage, MuJoCo's mj_invConstraint against moreau's constraint
+force of `inverse_skip`, and its M qacc counts with the bias forces as in MuJoCo's mj_rne).
+The analytic cell, which has no MuJoCo stages to set against, names the stage with the largest
+share of moreau's call: "d MODULE" for the derivative code by module of moreau-derivatives
+(MO_DERIV_STAGE), the pipeline stages of the forward pass it starts from as above, "other"
+for the entry points' own work and what they call outside both.
+
 Prints one markdown row per model as it finishes (and the raw figures as JSON lines to
 --json FILE). Needs valgrind and python3 with mujoco==4.0.0; MOREAU_PHASES names the binary
 (default $CARGO_TARGET_DIR/release/examples/zoo_phases or target/...).
@@ -72,22 +80,37 @@ MJ_STAGES = {
     "solver": ["mj_fwdConstraint", "mj_island"],
     "sensors": ["mj_sensorPos", "mj_sensorVel", "mj_sensorAcc", "mj_energyPos",
                 "mj_energyVel"],
+    # the inverse dynamics' own stage (mj_inverseSkip; its M qacc is mj_rne's, above)
+    "inverse constraint": ["mj_invConstraint"],
 }
-MO_STAGES = {
-    "kinematics": [r">moreau::smooth::kinematics::", r">moreau::smooth::com::com_(pos|vel)",
-                   r">moreau::smooth::tendon::", r">moreau::actuation::transmission",
-                   r">moreau::forward::(camlight|tendon|transmission)"],
-    "inertia": [r">moreau::smooth::crb::(crb|factor_m)", r">moreau::forward::(crb|factor_m)"],
-    "collision": [r">moreau::collision::"],
-    "constraint rows": [r">moreau::constraint::", r">moreau::forward::make_constraint"],
-    "passive+bias": [r">moreau::passive::", r">moreau::smooth::rne::(?!rne_post_constraint)"],
-    "actuation": [r">moreau::actuation::"],
-    "acceleration": [r"forward_skip>moreau::smooth::crb::solve_ld",
-                     r">moreau::forward::fwd_acceleration"],
-    "solver": [r">moreau::solver::", r">moreau::forward::fwd_constraint"],
-    "sensors": [r">moreau::sensor::", r">moreau::energy::",
-                r">moreau::smooth::rne::rne_post_constraint"],
-}
+MO_STAGES = [
+    # (stage, patterns), the first match wins: first the inverse dynamics' constraint force
+    # (`inv_constraint`, inlined into `inverse_skip`) and its M qacc, which MuJoCo computes in
+    # mj_rne (passive+bias)
+    ("inverse constraint", [r"inverse_skip[^>]*>moreau::constraint::(cost|sparse)::",
+                            r">moreau::inverse::inv_constraint"]),
+    ("passive+bias", [r"inverse_skip[^>]*>moreau::smooth::crb::mul_"]),
+    ("kinematics", [r">moreau::smooth::kinematics::", r">moreau::smooth::com::com_(pos|vel)",
+                    r">moreau::smooth::tendon::", r">moreau::actuation::transmission",
+                    r">moreau::forward::(camlight|tendon|transmission)"]),
+    ("inertia", [r">moreau::smooth::crb::(crb|factor_m)", r">moreau::forward::(crb|factor_m)"]),
+    ("collision", [r">moreau::collision::"]),
+    ("constraint rows", [r">moreau::constraint::", r">moreau::forward::make_constraint"]),
+    ("passive+bias", [r">moreau::passive::", r">moreau::smooth::rne::(?!rne_post_constraint)"]),
+    ("actuation", [r">moreau::actuation::"]),
+    ("acceleration", [r"forward_skip>moreau::smooth::crb::solve_ld",
+                      r">moreau::forward::fwd_acceleration"]),
+    ("solver", [r">moreau::solver::", r">moreau::forward::fwd_constraint"]),
+    ("sensors", [r">moreau::sensor::", r">moreau::energy::",
+                 r">moreau::smooth::rne::rne_post_constraint"]),
+]
+# The analytic A, B have no MuJoCo counterpart stage by stage: their column names the stage with
+# the largest share of moreau's call, the derivative stages by module of moreau-derivatives
+# (the entry points `transition`, `transition_rk4`, `jacobians`, `work` are descended into) and
+# the forward pass they start from by MO_STAGES
+MO_DERIV_STAGE = re.compile(
+    r">moreau_derivatives::(constraint|constraint_pos|forward|inverse|inverse_pos|rne|"
+    r"smooth_vel_pos|step_matrix|integrate|fluid|quat|sensor|rows)::")
 
 
 # --- callgrind output ----------------------------------------------------------------------
@@ -139,23 +162,28 @@ class Profile:
         r = re.compile(pattern)
         return [f for f in set(self.own) | set(self.arcs) if r.search(f)]
 
-    def stages(self, root, stage_of):
-        """Instructions of root's call tree by stage (outermost stage function wins)."""
+    def stages(self, root, stage_of, own=None, cut=2e-4):
+        """Instructions of root's call tree by stage (outermost stage function wins); with
+        `own`, another per-function cost (flops) split the same way, by the instruction
+        arcs, subtrees under `cut` of the total left out (their instructions stand in for
+        them when `own` is None)."""
         out = collections.Counter()
         total = self.incl(root)
         if total <= 0:
             return out
-        cut = 2e-4 * total
+        cut *= total
+        cost = self.own if own is None else own
 
         def walk(f, w, stage, seen):
-            out[stage or "other"] += self.own[f] * w
+            out[stage or "other"] += cost[f] * w
             for g, c in self.arcs[f].items():
                 if g in seen or c <= 0:
                     continue
                 s = stage or stage_of(f, g)
                 inc = self.incl(g)
                 if w * c < cut or inc <= 0:
-                    out[s or "other"] += w * c
+                    if own is None:
+                        out[s or "other"] += w * c
                     continue
                 walk(g, w * c / inc, s, seen | {g})
 
@@ -169,7 +197,7 @@ def mj_stage_of():
 
 
 def mo_stage_of():
-    pats = [(re.compile(p), s) for s, ps in MO_STAGES.items() for p in ps]
+    pats = [(re.compile(p), s) for s, ps in MO_STAGES for p in ps]
     memo = {}
 
     def stage(caller, f):
@@ -177,6 +205,15 @@ def mo_stage_of():
         if key not in memo:
             memo[key] = next((s for r, s in pats if r.search(key)), None)
         return memo[key]
+    return stage
+
+
+def mo_analytic_stage_of():
+    pipeline = mo_stage_of()
+
+    def stage(caller, f):
+        m = MO_DERIV_STAGE.search(caller + ">" + f)
+        return "d " + m.group(1) if m else pipeline(caller, f)
     return stage
 
 
@@ -188,6 +225,17 @@ def dumps(prefix):
 
 
 # --- MuJoCo's side -------------------------------------------------------------------------
+
+def phases_binary():
+    """moreau's side: $MOREAU_PHASES, else the release example of the cargo target dir."""
+    t = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+    exe = os.path.abspath(os.environ.get(
+        "MOREAU_PHASES", os.path.join(t, "release", "examples", "zoo_phases")))
+    if not os.path.exists(exe):
+        sys.exit("%s: not built (cargo build --release -p moreau-derivatives --example "
+                 "zoo_phases)" % exe)
+    return exe
+
 
 def build_mujoco_side(w):
     """Compiles tools/bench/zoo_phases_mujoco.c against the Python wheel's libmujoco."""
@@ -217,10 +265,11 @@ def errtext(stderr):
     return " ".join(lines[-2:])[-300:]
 
 
-def read_phases(prefix, stage_of, opt):
+def read_phases(prefix, stage_of, opt, analytic_stage_of=None):
     """Instructions per call of each phase, and by stage per step and per FD call (the
-    --json file's stages_* and fd_stages_*), from the dumps."""
-    calls, stages, stages_fd = {}, {}, {}
+    --json file's stages_* and fd_stages_*), and by stage per call of every phase (its
+    phase_stages_*), from the dumps."""
+    calls, stages, stages_fd, by_phase = {}, {}, {}, {}
     for f in dumps(prefix):
         p = Profile(f)
         for ph in PHASES:
@@ -232,22 +281,49 @@ def read_phases(prefix, stage_of, opt):
             if n == 0:
                 continue                    # `--fd 0`: the FD and analytic phases are not run
             calls[ph] = sum(p.incl(x) for x in fs) / n
-            if ph in ("step", "fd"):
-                st = collections.Counter()
-                for x in fs:
-                    st.update(p.stages(x, stage_of))
-                st = {s: v / n for s, v in st.items()}
-                if ph == "step":
-                    stages = st
-                else:
-                    stages_fd.update(st)
-    return calls, stages, stages_fd
+            st = collections.Counter()
+            for x in fs:
+                st.update(p.stages(x, analytic_stage_of if ph == "analytic" and
+                                   analytic_stage_of else stage_of))
+            st = {s: v / n for s, v in st.items()}
+            by_phase[ph] = st
+            if ph == "step":
+                stages = st
+            elif ph == "fd":
+                stages_fd.update(st)
+    return calls, stages, stages_fd, by_phase
+
+
+def prepare(m, w, warm, steps):
+    """Writes the row's inputs to directory w: state.json (moreau's side), state.txt (MuJoCo's)
+    after `warm` steps of MuJoCo from keyframe 0 (or qpos0), and ctrl.csv, the next steps + 1
+    controls; returns nefc at the state."""
+    import mujoco
+    sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
+    import generate_contact as GC
+    ctrl = GC.control_sequence(m, warm + steps + 1)
+    d = mujoco.MjData(m)
+    if m.nkey > 0:
+        mujoco.mj_resetDataKeyframe(m, d, 0)
+    for r in ctrl[:warm]:
+        d.ctrl[:] = r
+        mujoco.mj_step(m, d)
+    keys = ["qpos", "qvel", "act", "ctrl", "qacc_warmstart"]
+    st = {k: getattr(d, k).tolist() for k in keys}
+    st["time"] = d.time
+    json.dump(st, open(os.path.join(w, "state.json"), "w"))
+    with open(os.path.join(w, "state.txt"), "w") as f:
+        for k in keys:
+            f.write(" ".join(repr(float(x)) for x in st[k]) + "\n")
+        f.write(repr(float(d.time)) + "\n")
+    with open(os.path.join(w, "ctrl.csv"), "w") as f:
+        for r in ctrl[warm:]:
+            f.write(",".join(repr(float(x)) for x in r) + "\n")
+    return int(d.nefc)
 
 
 def row(name, path, opt):
     import mujoco
-    sys.path.insert(0, os.path.join(ROOT, "tools", "reference"))
-    import generate_contact as GC
     res = {"model": name}
     try:
         m = mujoco.MjModel.from_xml_path(path)
@@ -257,26 +333,8 @@ def row(name, path, opt):
     res["nv"] = m.nv
     w = tempfile.mkdtemp(prefix="zoo_table_")
     try:
-        ctrl = GC.control_sequence(m, opt.warm + opt.steps + 1)
-        d = mujoco.MjData(m)
-        if m.nkey > 0:
-            mujoco.mj_resetDataKeyframe(m, d, 0)
-        for r in ctrl[:opt.warm]:
-            d.ctrl[:] = r
-            mujoco.mj_step(m, d)
-        res["nefc"] = int(d.nefc)
-        keys = ["qpos", "qvel", "act", "ctrl", "qacc_warmstart"]
-        st = {k: getattr(d, k).tolist() for k in keys}
-        st["time"] = d.time
-        json.dump(st, open(os.path.join(w, "state.json"), "w"))
-        with open(os.path.join(w, "state.txt"), "w") as f:
-            for k in keys:
-                f.write(" ".join(repr(float(x)) for x in st[k]) + "\n")
-            f.write(repr(float(d.time)) + "\n")
+        res["nefc"] = prepare(m, w, opt.warm, opt.steps)
         csv = os.path.join(w, "ctrl.csv")
-        with open(csv, "w") as f:
-            for r in ctrl[opt.warm:]:
-                f.write(",".join(repr(float(x)) for x in r) + "\n")
         k, nfd = str(opt.steps), str(opt.fd)
         toggles = ["--toggle-collect=*zoo_phase_*", "--collect-atstart=no"]
         toggles += ["--dump-after=*zoo_phase_" + ph for ph in PHASES]
@@ -288,15 +346,16 @@ def row(name, path, opt):
         for line in mj.stdout.splitlines():
             if line.startswith("fd: not supported:"):
                 res["fd_refused_mujoco"] = line.split(":", 2)[2].strip()
-        res["mujoco"], res["stages_mujoco"], res["fd_stages_mujoco"] = read_phases(
-            os.path.join(w, "mj"), mj_stage_of(), opt)
+        (res["mujoco"], res["stages_mujoco"], res["fd_stages_mujoco"],
+         res["phase_stages_mujoco"]) = read_phases(os.path.join(w, "mj"), mj_stage_of(), opt)
         mo = valgrind(os.path.join(w, "mo"), [opt.phases, path, os.path.join(w, "state.json"),
                       csv, k, nfd], toggles, w)
         res["moreau_out"] = mo.stdout.strip()
         if mo.returncode != 0:
             res["error"] = "moreau's side failed: " + errtext(mo.stderr)
-        res["moreau"], res["stages_moreau"], res["fd_stages_moreau"] = read_phases(
-            os.path.join(w, "mo"), mo_stage_of(), opt)
+        (res["moreau"], res["stages_moreau"], res["fd_stages_moreau"],
+         res["phase_stages_moreau"]) = read_phases(os.path.join(w, "mo"), mo_stage_of(), opt,
+                                                   mo_analytic_stage_of())
         for line in mo.stdout.splitlines():
             if line.startswith("analytic: refused:"):
                 res["analytic_refused"] = line.split(":", 2)[2].strip()
@@ -340,8 +399,18 @@ def merged(st):
     return out
 
 
-def fmt_stage(res):
-    a, b = merged(res.get("stages_moreau", {})), merged(res.get("stages_mujoco", {}))
+def phase_stages(res, side, ph):
+    """The stages of one phase per call (older --json files: the step's and the FD's only)."""
+    st = res.get("phase_stages_" + side, {}).get(ph)
+    if st is None:
+        st = res.get({"step": "stages_", "fd": "fd_stages_"}.get(ph, "none_") + side, {})
+    return st
+
+
+def fmt_stage(res, ph="step"):
+    """The stage of the phase with the largest excess of moreau over MuJoCo, per call."""
+    a = merged(phase_stages(res, "moreau", ph))
+    b = merged(phase_stages(res, "mujoco", ph))
     if not a or not b:
         return "–"
     ex = {s: a.get(s, 0) - b.get(s, 0) for s in set(a) | set(b)}
@@ -350,12 +419,28 @@ def fmt_stage(res):
     return "%s +%s (%.2f×)" % (s, human(ex[s]), r) if ex[s] > 0 else "none above"
 
 
+def fmt_largest(res, ph="analytic"):
+    """The stage with the largest share of moreau's call (the analytic A, B: no MuJoCo stages
+    to set them against)."""
+    a = phase_stages(res, "moreau", ph)
+    tot = sum(a.values())
+    if not a or tot <= 0:
+        return "–"
+    s = max(a, key=a.get)
+    return "%s %.0f%%" % (s, 100 * a[s] / tot)
+
+
+def with_stage(cell, stage):
+    return cell if stage == "–" or cell == "–" else "%s; %s" % (cell, stage)
+
+
 def human(x):
     return "%.1fk" % (x / 1e3) if abs(x) < 1e6 else "%.2fM" % (x / 1e6)
 
 
-HEADER = ("| model | nv | nefc | step | forward | inverse | FD transition | analytic A, B / "
-          "MuJoCo's FD | step, moreau / MuJoCo per call | largest excess in the step |\n"
+HEADER = ("| model | nv | nefc | step | forward; largest excess | inverse; largest excess | "
+          "FD transition; largest excess | analytic A, B / MuJoCo's FD; largest stage | step, "
+          "moreau / MuJoCo per call | largest excess in the step |\n"
           "|---|---|---|---|---|---|---|---|---|---|")
 
 
@@ -372,8 +457,11 @@ def fmt_row(res):
         per += " (after the steps moreau: %s, MuJoCo: %s)" % (a[:1], b[:1])
     return "| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s |" % (
         res["model"], res["nv"], res["nefc"], fmt_ratio(res, "step"),
-        fmt_ratio(res, "forward"), fmt_ratio(res, "inverse"), fmt_ratio(res, "fd"),
-        fmt_ratio(res, "analytic"), per, fmt_stage(res))
+        with_stage(fmt_ratio(res, "forward"), fmt_stage(res, "forward")),
+        with_stage(fmt_ratio(res, "inverse"), fmt_stage(res, "inverse")),
+        with_stage(fmt_ratio(res, "fd"), fmt_stage(res, "fd")),
+        with_stage(fmt_ratio(res, "analytic"), fmt_largest(res, "analytic")), per,
+        fmt_stage(res))
 
 
 def models(names):
@@ -423,12 +511,7 @@ def main():
             if n in rows:
                 print(fmt_row(rows[n]))
         return
-    t = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-    opt.phases = os.path.abspath(os.environ.get(
-        "MOREAU_PHASES", os.path.join(t, "release", "examples", "zoo_phases")))
-    if not os.path.exists(opt.phases):
-        sys.exit("%s: not built (cargo build --release -p moreau-derivatives --example "
-                 "zoo_phases)" % opt.phases)
+    opt.phases = phases_binary()
     bdir = tempfile.mkdtemp(prefix="zoo_table_mj_")
     opt.mujoco_side = build_mujoco_side(bdir)
     print(HEADER, flush=True)
