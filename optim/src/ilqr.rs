@@ -215,6 +215,54 @@ pub trait StageCost {
         dynm: &D,
         x: &DVector<f64>,
     ) -> (DVector<f64>, DMatrix<f64>);
+    /// [`StageCost::stage`] into `lx`, `lu`, `lxx`, `luu` (sized `ndx`, `nu`, `ndx × ndx`,
+    /// `nu × nu`), with scratch `w`. The default copies [`StageCost::stage`]'s;
+    /// [`QuadraticCost`] and [`TrackingCost`] write the same numbers without allocating.
+    #[allow(clippy::too_many_arguments)]
+    fn stage_into<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        t: usize,
+        x: &DVector<f64>,
+        u: &DVector<f64>,
+        w: &mut CostWork,
+        lx: &mut DVector<f64>,
+        lu: &mut DVector<f64>,
+        lxx: &mut DMatrix<f64>,
+        luu: &mut DMatrix<f64>,
+    ) {
+        let _ = w;
+        let (a, b, c, d) = self.stage(dynm, t, x, u);
+        lx.copy_from(&a);
+        lu.copy_from(&b);
+        lxx.copy_from(&c);
+        luu.copy_from(&d);
+    }
+    /// [`StageCost::terminal`] into `vx`, `vxx` (the default copies it).
+    fn terminal_into<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        x: &DVector<f64>,
+        w: &mut CostWork,
+        vx: &mut DVector<f64>,
+        vxx: &mut DMatrix<f64>,
+    ) {
+        let _ = w;
+        let (a, b) = self.terminal(dynm, x);
+        vx.copy_from(&a);
+        vxx.copy_from(&b);
+    }
+    /// [`StageCost::total_on`] with scratch `w` (the default calls it).
+    fn total_into<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+        w: &mut CostWork,
+    ) -> f64 {
+        let _ = w;
+        self.total_on(dynm, xs, us)
+    }
 }
 
 impl StageCost for QuadraticCost {
@@ -259,6 +307,58 @@ impl StageCost for QuadraticCost {
         x: &DVector<f64>,
     ) -> (DVector<f64>, DMatrix<f64>) {
         (&self.qf * self.error(dynm, x), self.qf.clone())
+    }
+    #[allow(clippy::too_many_arguments)]
+    fn stage_into<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        _t: usize,
+        x: &DVector<f64>,
+        u: &DVector<f64>,
+        w: &mut CostWork,
+        lx: &mut DVector<f64>,
+        lu: &mut DVector<f64>,
+        lxx: &mut DMatrix<f64>,
+        luu: &mut DMatrix<f64>,
+    ) {
+        dynm.diff(self.xref.as_slice(), x.as_slice(), w.e.as_mut_slice());
+        self.q.mul_to(&w.e, lx);
+        *lx *= self.dt;
+        lxx.copy_from(&self.q);
+        *lxx *= self.dt;
+        control_terms(&self.r, self.dt, u, lu, luu);
+    }
+    fn terminal_into<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        x: &DVector<f64>,
+        w: &mut CostWork,
+        vx: &mut DVector<f64>,
+        vxx: &mut DMatrix<f64>,
+    ) {
+        dynm.diff(self.xref.as_slice(), x.as_slice(), w.e.as_mut_slice());
+        self.qf.mul_to(&w.e, vx);
+        vxx.copy_from(&self.qf);
+    }
+    fn total_into<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+        w: &mut CostWork,
+    ) -> f64 {
+        let mut c = 0.0;
+        for (x, u) in xs.iter().zip(us) {
+            dynm.diff(self.xref.as_slice(), x.as_slice(), w.e.as_mut_slice());
+            let ex = w.quad_e(&self.q);
+            let uu = w.quad_u(&self.r, u);
+            c += self.dt * 0.5 * (ex + uu);
+        }
+        if let Some(x) = xs.last() {
+            dynm.diff(self.xref.as_slice(), x.as_slice(), w.e.as_mut_slice());
+            c += 0.5 * w.quad_e(&self.qf);
+        }
+        c
     }
 }
 
@@ -379,6 +479,69 @@ impl StageCost for TrackingCost {
             DMatrix::from_diagonal(&self.w[t]),
         )
     }
+    #[allow(clippy::too_many_arguments)]
+    fn stage_into<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        t: usize,
+        x: &DVector<f64>,
+        u: &DVector<f64>,
+        w: &mut CostWork,
+        lx: &mut DVector<f64>,
+        lu: &mut DVector<f64>,
+        lxx: &mut DMatrix<f64>,
+        luu: &mut DMatrix<f64>,
+    ) {
+        dynm.diff(self.xref[t].as_slice(), x.as_slice(), w.e.as_mut_slice());
+        let wt = &self.w[t];
+        lxx.fill(0.0);
+        for i in 0..wt.len() {
+            lx[i] = w.e[i] * wt[i] * self.dt;
+            lxx[(i, i)] = wt[i] * self.dt;
+        }
+        control_terms(&self.r, self.dt, u, lu, luu);
+    }
+    fn terminal_into<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        x: &DVector<f64>,
+        w: &mut CostWork,
+        vx: &mut DVector<f64>,
+        vxx: &mut DMatrix<f64>,
+    ) {
+        let t = self.xref.len() - 1;
+        dynm.diff(self.xref[t].as_slice(), x.as_slice(), w.e.as_mut_slice());
+        let wt = &self.w[t];
+        vxx.fill(0.0);
+        for i in 0..wt.len() {
+            vx[i] = w.e[i] * wt[i];
+            vxx[(i, i)] = wt[i];
+        }
+    }
+    fn total_into<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+        w: &mut CostWork,
+    ) -> f64 {
+        let quad = |t: usize, x: &DVector<f64>, w: &mut CostWork| {
+            dynm.diff(self.xref[t].as_slice(), x.as_slice(), w.e.as_mut_slice());
+            w.e.iter()
+                .zip(self.w[t].iter())
+                .map(|(e, w)| w * e * e)
+                .sum::<f64>()
+        };
+        let mut c = 0.0;
+        for (t, (x, u)) in xs.iter().zip(us).enumerate() {
+            let q = quad(t, x, w);
+            c += self.dt * 0.5 * (q + w.quad_u(&self.r, u));
+        }
+        if let Some(x) = xs.last() {
+            c += 0.5 * quad(xs.len() - 1, x, w);
+        }
+        c
+    }
 }
 
 /// Solver settings.
@@ -435,15 +598,58 @@ pub struct BoxQp {
     pub iterations: usize,
 }
 
-/// `H` restricted to the rows and columns `idx`.
-fn free_block(h: &DMatrix<f64>, idx: &[usize]) -> DMatrix<f64> {
-    DMatrix::from_fn(idx.len(), idx.len(), |a, b| h[(idx[a], idx[b])])
+/// The buffers of [`box_qp`], kept between calls so that a solve of the same size allocates
+/// nothing ([`IlqrWorkspace`] holds one); the solution is [`BoxQpWork::x`], its active set
+/// and factor [`BoxQpWork::free`], [`BoxQpWork::chol_free`].
+#[derive(Clone, Debug, Default)]
+pub struct BoxQpWork {
+    pub x: DVector<f64>,
+    pub free: Vec<bool>,
+    pub chol_free: Option<nalgebra::Cholesky<f64, nalgebra::Dyn>>,
+    pub iterations: usize,
+    grad: DVector<f64>,
+    hx: DVector<f64>,
+    dir: DVector<f64>,
+    xt: DVector<f64>,
+    diff: DVector<f64>,
+    idx: Vec<usize>,
+    /// Storage of the free block's factor and of the free gradient (moved into and out of
+    /// their matrices).
+    spare: Vec<f64>,
+    gf: Vec<f64>,
+}
+
+/// Factors `H` restricted to the rows and columns `idx` into `chol`, in the storage of the
+/// previous factor or `spare` (a block that is not positive definite loses its storage: the
+/// next factor allocates). False when it is not positive definite.
+fn factor_block(
+    h: &DMatrix<f64>,
+    idx: &[usize],
+    spare: &mut Vec<f64>,
+    chol: &mut Option<nalgebra::Cholesky<f64, nalgebra::Dyn>>,
+) -> bool {
+    if let Some(c) = chol.take() {
+        let v: Vec<f64> = c.unpack().data.into();
+        if v.capacity() > spare.capacity() {
+            *spare = v;
+        }
+    }
+    let k = idx.len();
+    let mut v = std::mem::take(spare);
+    v.clear();
+    for &b in idx {
+        for &a in idx {
+            v.push(h[(a, b)]);
+        }
+    }
+    *chol = nalgebra::Cholesky::new(DMatrix::from_vec(k, k, v));
+    chol.is_some()
 }
 
 /// The exact active set at `x` (a component is held when it sits on a bound and the gradient
-/// points out of the box) written into `free`, and the Cholesky factor of the free block
-/// (`Some(None)` when nothing is free, `None` when the block is not positive definite).
-#[allow(clippy::type_complexity)]
+/// points out of the box) written into `free`, and the Cholesky factor of the free block into
+/// `chol` (`None` when nothing is free); false when the block is not positive definite.
+#[allow(clippy::too_many_arguments)]
 fn exact_active_set(
     h: &DMatrix<f64>,
     x: &DVector<f64>,
@@ -451,15 +657,22 @@ fn exact_active_set(
     lo: &[f64],
     hi: &[f64],
     free: &mut [bool],
-) -> Option<Option<nalgebra::Cholesky<f64, nalgebra::Dyn>>> {
+    idx: &mut Vec<usize>,
+    spare: &mut Vec<f64>,
+    chol: &mut Option<nalgebra::Cholesky<f64, nalgebra::Dyn>>,
+) -> bool {
     for i in 0..free.len() {
         free[i] = !((x[i] <= lo[i] && grad[i] > 0.0) || (x[i] >= hi[i] && grad[i] < 0.0));
     }
-    let idx: Vec<usize> = (0..free.len()).filter(|&i| free[i]).collect();
+    idx.clear();
+    idx.extend((0..free.len()).filter(|&i| free[i]));
     if idx.is_empty() {
-        Some(None)
+        if let Some(c) = chol.take() {
+            *spare = c.unpack().data.into();
+        }
+        true
     } else {
-        free_block(h, &idx).cholesky().map(Some)
+        factor_block(h, idx, spare, chol)
     }
 }
 
@@ -475,23 +688,77 @@ pub fn box_qp(
     hi: &[f64],
     x0: &DVector<f64>,
 ) -> Option<BoxQp> {
+    let mut w = BoxQpWork::default();
+    box_qp_in(&mut w, h, g, lo, hi, x0).then_some(BoxQp {
+        x: w.x,
+        free: w.free,
+        chol_free: w.chol_free,
+        iterations: w.iterations,
+    })
+}
+
+/// [`box_qp`] in the buffers of `w` (the solution in `w.x`, `w.free`, `w.chol_free`); false
+/// where [`box_qp`] returns `None`. Allocates nothing once `w` has held a problem of this size.
+pub fn box_qp_in(
+    w: &mut BoxQpWork,
+    h: &DMatrix<f64>,
+    g: &DVector<f64>,
+    lo: &[f64],
+    hi: &[f64],
+    x0: &DVector<f64>,
+) -> bool {
     let n = g.len();
     if lo
         .iter()
         .zip(hi)
         .any(|(l, u)| l > u || l.is_nan() || u.is_nan())
     {
-        return None;
+        return false;
     }
-    let f = |x: &DVector<f64>| 0.5 * x.dot(&(h * x)) + g.dot(x);
-    let mut x = DVector::from_iterator(n, (0..n).map(|i| x0[i].clamp(lo[i], hi[i])));
-    let mut value = f(&x);
-    let mut free = vec![true; n];
-    let mut chol_free = None;
-    let mut iterations = 0;
+    for v in [
+        &mut w.x,
+        &mut w.grad,
+        &mut w.hx,
+        &mut w.dir,
+        &mut w.xt,
+        &mut w.diff,
+    ] {
+        if v.len() != n {
+            *v = DVector::zeros(n);
+        }
+    }
+    w.free.clear();
+    w.free.resize(n, true);
+    let BoxQpWork {
+        x,
+        free,
+        chol_free,
+        iterations,
+        grad,
+        hx,
+        dir,
+        xt,
+        diff,
+        idx,
+        spare,
+        gf,
+    } = w;
+    let f = |x: &DVector<f64>, hx: &mut DVector<f64>| {
+        h.mul_to(x, hx);
+        0.5 * x.dot(hx) + g.dot(x)
+    };
+    for i in 0..n {
+        x[i] = x0[i].clamp(lo[i], hi[i]);
+    }
+    let mut value = f(x, hx);
+    if let Some(c) = chol_free.take() {
+        *spare = c.unpack().data.into();
+    }
+    *iterations = 0;
     for it in 0..200 {
-        iterations = it + 1;
-        let grad = h * &x + g;
+        *iterations = it + 1;
+        h.mul_to(x, grad);
+        *grad += g;
         // ε-active set (Bertsekas): components within ε of a bound with the gradient pushing
         // outwards are held, ε = the projected-gradient norm (→ 0 at the solution)
         let pg = (0..n)
@@ -502,54 +769,65 @@ pub fn box_qp(
             free[i] =
                 !((x[i] - lo[i] <= eps && grad[i] > 0.0) || (hi[i] - x[i] <= eps && grad[i] < 0.0));
         }
-        let idx: Vec<usize> = (0..n).filter(|&i| free[i]).collect();
+        idx.clear();
+        idx.extend((0..n).filter(|&i| free[i]));
         if idx.is_empty() || pg <= 1e-13 * (1.0 + g.amax()) {
             // converged: the exact active set at x
-            chol_free = exact_active_set(h, &x, &grad, lo, hi, &mut free)?;
+            if !exact_active_set(h, x, grad, lo, hi, free, idx, spare, chol_free) {
+                return false;
+            }
             break;
         }
-        let chol = free_block(h, &idx).cholesky()?;
-        let gf = DVector::from_iterator(idx.len(), idx.iter().map(|&i| grad[i]));
-        let step_f = -chol.solve(&gf);
-        chol_free = Some(chol);
-        // held components take a diagonally scaled gradient step (projected onto their bound)
-        let mut dir =
-            DVector::from_iterator(n, (0..n).map(|i| -grad[i] / h[(i, i)].abs().max(1e-300)));
-        for (a, &i) in idx.iter().enumerate() {
-            dir[i] = step_f[a];
+        if !factor_block(h, idx, spare, chol_free) {
+            return false;
         }
+        let chol = chol_free.as_ref().expect("factored");
+        let mut v = std::mem::take(gf);
+        v.clear();
+        v.extend(idx.iter().map(|&i| grad[i]));
+        let mut gfv = DVector::from_vec(v);
+        chol.solve_mut(&mut gfv);
+        gfv.neg_mut();
+        // held components take a diagonally scaled gradient step (projected onto their bound)
+        for i in 0..n {
+            dir[i] = -grad[i] / h[(i, i)].abs().max(1e-300);
+        }
+        for (a, &i) in idx.iter().enumerate() {
+            dir[i] = gfv[a];
+        }
+        *gf = gfv.data.into();
         // Armijo search along the projected arc.
         let mut alpha = 1.0;
         let mut accepted = None;
         while alpha > 1e-12 {
-            let xt = DVector::from_iterator(
-                n,
-                (0..n).map(|i| (x[i] + alpha * dir[i]).clamp(lo[i], hi[i])),
-            );
-            let vt = f(&xt);
-            if vt - value <= 0.1 * grad.dot(&(&xt - &x)) {
-                accepted = Some((xt, vt));
+            for i in 0..n {
+                xt[i] = (x[i] + alpha * dir[i]).clamp(lo[i], hi[i]);
+            }
+            let vt = f(xt, hx);
+            for i in 0..n {
+                diff[i] = xt[i] - x[i];
+            }
+            if vt - value <= 0.1 * grad.dot(diff) {
+                accepted = Some(vt);
                 break;
             }
             alpha *= 0.5;
         }
-        let Some((xt, vt)) = accepted else { break };
+        let Some(vt) = accepted else { break };
         let improvement = value - vt;
-        x = xt;
+        std::mem::swap(x, xt);
         value = vt;
         if improvement < 1e-14 * (1.0 + value.abs()) {
             // refresh the active set and factor at the final point
-            let grad = h * &x + g;
-            chol_free = exact_active_set(h, &x, &grad, lo, hi, &mut free)?;
+            h.mul_to(x, grad);
+            *grad += g;
+            if !exact_active_set(h, x, grad, lo, hi, free, idx, spare, chol_free) {
+                return false;
+            }
             break;
         }
     }
-    Some(BoxQp {
-        x,
-        free,
-        chol_free,
-        iterations,
-    })
+    true
 }
 
 fn clamp_into(u: &mut DVector<f64>, bounds: &Option<(Vec<f64>, Vec<f64>)>) {
@@ -560,23 +838,23 @@ fn clamp_into(u: &mut DVector<f64>, bounds: &Option<(Vec<f64>, Vec<f64>)>) {
     }
 }
 
-fn rollout<D: Dynamics>(
+/// The states of `us` from `x0` into `xs` (`us.len() + 1` entries, sized).
+fn rollout_into<D: Dynamics>(
     dynm: &mut D,
     x0: &DVector<f64>,
     us: &[DVector<f64>],
-) -> Result<Vec<DVector<f64>>, String> {
-    let mut xs = Vec::with_capacity(us.len() + 1);
-    xs.push(x0.clone());
-    let mut next = vec![0.0; dynm.nx()];
-    for u in us {
-        let x = xs.last().ok_or("empty trajectory")?;
-        dynm.step(x.as_slice(), u.as_slice(), &mut next)?;
+    xs: &mut [DVector<f64>],
+) -> Result<(), String> {
+    xs[0].copy_from(x0);
+    for (t, u) in us.iter().enumerate() {
+        let (head, tail) = xs.split_at_mut(t + 1);
+        let next = tail[0].as_mut_slice();
+        dynm.step(head[t].as_slice(), u.as_slice(), next)?;
         if next.iter().any(|v| !v.is_finite()) {
             return Err("rollout diverged (non-finite state)".into());
         }
-        xs.push(DVector::from_column_slice(&next));
     }
-    Ok(xs)
+    Ok(())
 }
 
 /// The input checks of [`ilqr`] (dimensions of `x0`, `us` and the cost, consistent bounds):
@@ -612,31 +890,267 @@ pub fn check_problem<D: Dynamics + ?Sized, C: StageCost + ?Sized>(
     Ok(())
 }
 
+/// The buffers of [`ilqr_in`]: the trajectory (the guess on entry, the solution on return),
+/// the gains, the cost history and every intermediate of the backward and forward passes,
+/// kept between solves so that a solve of the same dimensions and horizon allocates nothing
+/// (receding-horizon MPC, [`crate::mpc::IlqrMpc`]). Sized by [`IlqrWorkspace::size`].
+#[derive(Clone, Debug, Default)]
+pub struct IlqrWorkspace {
+    /// States `x_0..x_T` of the solution (`T + 1`).
+    pub xs: Vec<DVector<f64>>,
+    /// Controls: the initial guess on entry, the solution on return (`T`).
+    pub us: Vec<DVector<f64>>,
+    /// Feedback gains `K_t` (`nu × ndx`).
+    pub gains: Vec<DMatrix<f64>>,
+    /// Cost after each iteration (the first entry is the initial guess's).
+    pub cost_history: Vec<f64>,
+    xn: Vec<DVector<f64>>,
+    un: Vec<DVector<f64>>,
+    a: Vec<DMatrix<f64>>,
+    b: Vec<DMatrix<f64>>,
+    kff: Vec<DVector<f64>>,
+    dxt: DVector<f64>,
+    cost: CostWork,
+    vx: DVector<f64>,
+    vxx: DMatrix<f64>,
+    lx: DVector<f64>,
+    lu: DVector<f64>,
+    lxx: DMatrix<f64>,
+    luu: DMatrix<f64>,
+    at: DMatrix<f64>,
+    bt: DMatrix<f64>,
+    qx: DVector<f64>,
+    qu: DVector<f64>,
+    qxx: DMatrix<f64>,
+    btv: DMatrix<f64>,
+    quu: DMatrix<f64>,
+    qux: DMatrix<f64>,
+    atv: DMatrix<f64>,
+    tx: DVector<f64>,
+    tu: DVector<f64>,
+    txx: DMatrix<f64>,
+    k: DVector<f64>,
+    kk: DMatrix<f64>,
+    kkt: DMatrix<f64>,
+    quxt: DMatrix<f64>,
+    ktq: DMatrix<f64>,
+    krow: DMatrix<f64>,
+    krowq: DMatrix<f64>,
+    one: DMatrix<f64>,
+    dlo: Vec<f64>,
+    dhi: Vec<f64>,
+    qp: BoxQpWork,
+    spare: Vec<f64>,
+    chol: Option<nalgebra::Cholesky<f64, nalgebra::Dyn>>,
+    kf: Vec<f64>,
+}
+
+/// Scratch of [`StageCost::stage_into`] and [`StageCost::total_into`].
+#[derive(Clone, Debug, Default)]
+pub struct CostWork {
+    /// `x ⊖ x*` (`ndx`).
+    pub e: DVector<f64>,
+    row: DMatrix<f64>,
+    rowq: DMatrix<f64>,
+    urow: DMatrix<f64>,
+    urowr: DMatrix<f64>,
+    one: DMatrix<f64>,
+}
+
+impl CostWork {
+    fn size(&mut self, ndx: usize, nu: usize) {
+        resize_v(&mut self.e, ndx);
+        resize_m(&mut self.row, 1, ndx);
+        resize_m(&mut self.rowq, 1, ndx);
+        resize_m(&mut self.urow, 1, nu);
+        resize_m(&mut self.urowr, 1, nu);
+        resize_m(&mut self.one, 1, 1);
+    }
+
+    /// `eᵀ A e` of `self.e` as `(eᵀ A) e` (the products of `e.transpose() * a * e`).
+    fn quad_e(&mut self, a: &DMatrix<f64>) -> f64 {
+        self.e.transpose_to(&mut self.row);
+        self.row.mul_to(a, &mut self.rowq);
+        self.rowq.mul_to(&self.e, &mut self.one);
+        self.one[0]
+    }
+
+    /// `uᵀ A u` as `(uᵀ A) u`.
+    fn quad_u(&mut self, a: &DMatrix<f64>, u: &DVector<f64>) -> f64 {
+        u.transpose_to(&mut self.urow);
+        self.urow.mul_to(a, &mut self.urowr);
+        self.urowr.mul_to(u, &mut self.one);
+        self.one[0]
+    }
+}
+
+/// The control terms of a stage, `ℓ_u = R u dt` and `ℓ_uu = R dt`, in place.
+fn control_terms(
+    r: &DMatrix<f64>,
+    dt: f64,
+    u: &DVector<f64>,
+    lu: &mut DVector<f64>,
+    luu: &mut DMatrix<f64>,
+) {
+    r.mul_to(u, lu);
+    *lu *= dt;
+    luu.copy_from(r);
+    *luu *= dt;
+}
+
+fn resize_v(v: &mut DVector<f64>, n: usize) {
+    if v.len() != n {
+        *v = DVector::zeros(n);
+    }
+}
+
+fn resize_m(m: &mut DMatrix<f64>, r: usize, c: usize) {
+    if m.shape() != (r, c) {
+        *m = DMatrix::zeros(r, c);
+    }
+}
+
+fn resize_vs(v: &mut Vec<DVector<f64>>, count: usize, n: usize) {
+    v.truncate(count);
+    for x in v.iter_mut() {
+        resize_v(x, n);
+    }
+    while v.len() < count {
+        v.push(DVector::zeros(n));
+    }
+}
+
+fn resize_ms(v: &mut Vec<DMatrix<f64>>, count: usize, r: usize, c: usize) {
+    v.truncate(count);
+    for x in v.iter_mut() {
+        resize_m(x, r, c);
+    }
+    while v.len() < count {
+        v.push(DMatrix::zeros(r, c));
+    }
+}
+
+impl IlqrWorkspace {
+    /// Sizes every buffer for a horizon of `horizon` steps (nothing is allocated when the sizes
+    /// are those of the last call). `us` keeps its entries where their size is right.
+    pub fn size(&mut self, nx: usize, ndx: usize, nu: usize, horizon: usize) {
+        resize_vs(&mut self.xs, horizon + 1, nx);
+        resize_vs(&mut self.xn, horizon + 1, nx);
+        resize_vs(&mut self.us, horizon, nu);
+        resize_vs(&mut self.un, horizon, nu);
+        resize_ms(&mut self.a, horizon, ndx, ndx);
+        resize_ms(&mut self.b, horizon, ndx, nu);
+        resize_vs(&mut self.kff, horizon, nu);
+        resize_ms(&mut self.gains, horizon, nu, ndx);
+        self.cost.size(ndx, nu);
+        for v in [
+            &mut self.dxt,
+            &mut self.vx,
+            &mut self.lx,
+            &mut self.qx,
+            &mut self.tx,
+        ] {
+            resize_v(v, ndx);
+        }
+        for v in [&mut self.lu, &mut self.qu, &mut self.tu, &mut self.k] {
+            resize_v(v, nu);
+        }
+        for m in [
+            &mut self.vxx,
+            &mut self.lxx,
+            &mut self.at,
+            &mut self.qxx,
+            &mut self.atv,
+            &mut self.txx,
+        ] {
+            resize_m(m, ndx, ndx);
+        }
+        for m in [&mut self.luu, &mut self.quu] {
+            resize_m(m, nu, nu);
+        }
+        resize_m(&mut self.bt, nu, ndx);
+        resize_m(&mut self.btv, nu, ndx);
+        resize_m(&mut self.qux, nu, ndx);
+        resize_m(&mut self.kk, nu, ndx);
+        resize_m(&mut self.kkt, ndx, nu);
+        resize_m(&mut self.quxt, ndx, nu);
+        resize_m(&mut self.ktq, ndx, nu);
+        resize_m(&mut self.krow, 1, nu);
+        resize_m(&mut self.krowq, 1, nu);
+        resize_m(&mut self.one, 1, 1);
+        self.dlo.resize(nu, 0.0);
+        self.dhi.resize(nu, 0.0);
+    }
+}
+
+/// What [`ilqr_in`] reports besides the trajectory it leaves in its workspace.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IlqrSummary {
+    pub iterations: usize,
+    pub converged: bool,
+    /// See [`IlqrResult::jacobian_fallbacks`].
+    pub jacobian_fallbacks: usize,
+}
+
 /// Runs iLQR from `x0` with the initial control guess `us`. `on_iter(k, cost)` is called after
 /// every iteration (for progress reporting).
 pub fn ilqr<D: Dynamics, C: StageCost + ?Sized>(
     dynm: &mut D,
     cost: &C,
     x0: &DVector<f64>,
-    mut us: Vec<DVector<f64>>,
+    us: Vec<DVector<f64>>,
     opt: &IlqrOptions,
-    mut on_iter: impl FnMut(usize, f64),
+    on_iter: impl FnMut(usize, f64),
 ) -> Result<IlqrResult, String> {
     check_problem(&*dynm, cost, x0, &us, opt)?;
+    let mut ws = IlqrWorkspace {
+        us,
+        ..Default::default()
+    };
+    let s = ilqr_in(&mut ws, dynm, cost, x0, opt, on_iter)?;
+    Ok(IlqrResult {
+        xs: ws.xs,
+        us: ws.us,
+        gains: ws.gains,
+        cost_history: ws.cost_history,
+        iterations: s.iterations,
+        converged: s.converged,
+        jacobian_fallbacks: s.jacobian_fallbacks,
+    })
+}
+
+/// [`ilqr`] in the buffers of `ws`: the initial guess is `ws.us` (its length is the horizon),
+/// the solution is left in `ws.xs`, `ws.us`, `ws.gains`, `ws.cost_history`. The same
+/// iterates as [`ilqr`], to the bit. Once `ws` has held a solve of these dimensions and
+/// horizon it allocates nothing itself (the system's `step` and `jacobians_all`, and the
+/// cost's [`StageCost::stage_into`] and [`StageCost::total_into`], may), except when a
+/// regularized `Q_uu` block is not positive definite (its factor's storage is freed).
+pub fn ilqr_in<D: Dynamics, C: StageCost + ?Sized>(
+    ws: &mut IlqrWorkspace,
+    dynm: &mut D,
+    cost: &C,
+    x0: &DVector<f64>,
+    opt: &IlqrOptions,
+    mut on_iter: impl FnMut(usize, f64),
+) -> Result<IlqrSummary, String> {
+    check_problem(&*dynm, cost, x0, &ws.us, opt)?;
     let (nx, ndx, nu) = (dynm.nx(), dynm.ndx(), dynm.nu());
-    let horizon = us.len();
-    for u in us.iter_mut() {
+    let horizon = ws.us.len();
+    ws.size(nx, ndx, nu, horizon);
+    for u in ws.us.iter_mut() {
         clamp_into(u, &opt.bounds);
     }
-    let mut xs = rollout(dynm, x0, &us)?;
-    let mut j = cost.total_on(&*dynm, &xs, &us);
-    let mut history = vec![j];
+    rollout_into(dynm, x0, &ws.us, &mut ws.xs)?;
+    let mut j = cost.total_into(&*dynm, &ws.xs, &ws.us, &mut ws.cost);
+    ws.cost_history.clear();
+    ws.cost_history.push(j);
     let mut mu = opt.mu_init;
-    let mut a = vec![DMatrix::zeros(ndx, ndx); horizon];
-    let mut b = vec![DMatrix::zeros(ndx, nu); horizon];
-    let mut kff = vec![DVector::zeros(nu); horizon];
-    let mut gains = vec![DMatrix::zeros(nu, ndx); horizon];
-    let mut dxt = DVector::zeros(ndx);
+    for k in ws.kff.iter_mut() {
+        k.fill(0.0);
+    }
+    for g in ws.gains.iter_mut() {
+        g.fill(0.0);
+    }
     let mut converged = false;
     let mut iterations = 0;
     let alphas = [
@@ -650,15 +1164,15 @@ pub fn ilqr<D: Dynamics, C: StageCost + ?Sized>(
     for it in 0..opt.max_iter {
         iterations = it + 1;
         if !linearized {
-            dynm.jacobians_all(&xs, &us, &mut a, &mut b)?;
+            dynm.jacobians_all(&ws.xs, &ws.us, &mut ws.a, &mut ws.b)?;
             for t in 0..horizon {
-                let (x, u) = (xs[t].as_slice(), us[t].as_slice());
-                if !all_finite(&a[t]) || !all_finite(&b[t]) {
+                let (x, u) = (ws.xs[t].as_slice(), ws.us[t].as_slice());
+                if !all_finite(&ws.a[t]) || !all_finite(&ws.b[t]) {
                     // e.g. the analytic transition at the hopper's foot capsule folded onto
                     // its torso capsule (coincident closest points; docs/optimization.md,
                     // MPC): central differences of the system's own step, for this stage
-                    central_jacobians(dynm, x, u, &mut a[t], &mut b[t], 1e-6)?;
-                    if !all_finite(&a[t]) || !all_finite(&b[t]) {
+                    central_jacobians(dynm, x, u, &mut ws.a[t], &mut ws.b[t], 1e-6)?;
+                    if !all_finite(&ws.a[t]) || !all_finite(&ws.b[t]) {
                         return Err(format!(
                             "iLQR: non-finite Jacobians at stage {t} (also by central differences)"
                         ));
@@ -670,66 +1184,8 @@ pub fn ilqr<D: Dynamics, C: StageCost + ?Sized>(
         }
         // Backward pass, retried with larger regularization when Quu is not positive definite.
         let expected = loop {
-            let (mut vx, mut vxx) = cost.terminal(&*dynm, &xs[horizon]);
-            let mut ok = true;
-            let mut expected = (0.0, 0.0);
-            for t in (0..horizon).rev() {
-                let (lx, lu, lxx, luu) = cost.stage(&*dynm, t, &xs[t], &us[t]);
-                let at = a[t].transpose();
-                let bt = b[t].transpose();
-                let qx = lx + &at * &vx;
-                let qu = lu + &bt * &vx;
-                let qxx = lxx + &at * &vxx * &a[t];
-                // `Bᵀ V_xx` once for `Q_uu` and `Q_ux` (the same products, evaluated left to right)
-                let btv = &bt * &vxx;
-                let quu = luu + &btv * &b[t];
-                let qux = &btv * &a[t];
-                if !all_finite(&quu) || !all_finite(&qu) || !all_finite(&qux) {
-                    // overflow: no regularization makes this positive definite
-                    return Err(format!("iLQR: non-finite Q-function at stage {t}"));
-                }
-                let quu_reg = &quu + DMatrix::identity(nu, nu) * mu;
-                let (k, kk) = match &opt.bounds {
-                    None => {
-                        let Some(chol) = quu_reg.cholesky() else {
-                            ok = false;
-                            break;
-                        };
-                        (-chol.solve(&qu), -chol.solve(&qux))
-                    }
-                    Some((lo, hi)) => {
-                        // box on δu: the bounds minus the current control
-                        let dlo: Vec<f64> = (0..nu).map(|i| lo[i] - us[t][i]).collect();
-                        let dhi: Vec<f64> = (0..nu).map(|i| hi[i] - us[t][i]).collect();
-                        let warm = kff[t].clone();
-                        let Some(qp) = box_qp(&quu_reg, &qu, &dlo, &dhi, &warm) else {
-                            ok = false;
-                            break;
-                        };
-                        let mut kk = DMatrix::zeros(nu, ndx);
-                        if let Some(chol) = &qp.chol_free {
-                            let idx: Vec<usize> = (0..nu).filter(|&i| qp.free[i]).collect();
-                            let qux_f = DMatrix::from_fn(idx.len(), ndx, |a, c| qux[(idx[a], c)]);
-                            let kf = -chol.solve(&qux_f);
-                            for (a, &i) in idx.iter().enumerate() {
-                                kk.set_row(i, &kf.row(a));
-                            }
-                        }
-                        (qp.x, kk)
-                    }
-                };
-                expected.0 += (k.transpose() * &qu)[0];
-                expected.1 += 0.5 * (k.transpose() * &quu * &k)[0];
-                // `Kᵀ Q_uu` once for both updates
-                let ktq = kk.transpose() * &quu;
-                vx = &qx + &ktq * &k + kk.transpose() * &qu + qux.transpose() * &k;
-                vxx = &qxx + &ktq * &kk + kk.transpose() * &qux + qux.transpose() * &kk;
-                vxx = (&vxx + vxx.transpose()) * 0.5;
-                kff[t] = k;
-                gains[t] = kk;
-            }
-            if ok {
-                break expected;
+            if let Some(e) = backward(ws, &*dynm, cost, opt, mu, horizon)? {
+                break e;
             }
             mu = (mu * 10.0).max(opt.mu_min);
             if mu > opt.mu_max {
@@ -739,35 +1195,46 @@ pub fn ilqr<D: Dynamics, C: StageCost + ?Sized>(
         // Forward pass with line search.
         let mut accepted = false;
         for &alpha in &alphas {
-            let mut xn = Vec::with_capacity(horizon + 1);
-            let mut un = Vec::with_capacity(horizon);
-            xn.push(x0.clone());
-            let mut next = vec![0.0; nx];
+            ws.xn[0].copy_from(x0);
             let mut fail = false;
             for t in 0..horizon {
+                let IlqrWorkspace {
+                    xs,
+                    us,
+                    xn,
+                    un,
+                    kff,
+                    gains,
+                    dxt,
+                    tu,
+                    ..
+                } = &mut *ws;
                 dynm.diff(xs[t].as_slice(), xn[t].as_slice(), dxt.as_mut_slice());
-                let mut u = &us[t] + &kff[t] * alpha + &gains[t] * &dxt;
-                clamp_into(&mut u, &opt.bounds);
-                if dynm
-                    .step(xn[t].as_slice(), u.as_slice(), &mut next)
-                    .is_err()
+                let u = &mut un[t];
+                for i in 0..nu {
+                    u[i] = us[t][i] + kff[t][i] * alpha;
+                }
+                gains[t].mul_to(dxt, tu);
+                *u += &*tu;
+                clamp_into(u, &opt.bounds);
+                let (head, tail) = xn.split_at_mut(t + 1);
+                let next = tail[0].as_mut_slice();
+                if dynm.step(head[t].as_slice(), u.as_slice(), next).is_err()
                     || next.iter().any(|v| !v.is_finite())
                 {
                     fail = true;
                     break;
                 }
-                xn.push(DVector::from_column_slice(&next));
-                un.push(u);
             }
             if fail {
                 continue;
             }
-            let jn = cost.total_on(&*dynm, &xn, &un);
+            let jn = cost.total_into(&*dynm, &ws.xn, &ws.un, &mut ws.cost);
             let predicted = -(alpha * expected.0 + alpha * alpha * expected.1);
             if jn < j && (predicted <= 0.0 || (j - jn) / predicted > 1e-4) {
                 let rel = (j - jn) / j.abs().max(1e-300);
-                xs = xn;
-                us = un;
+                std::mem::swap(&mut ws.xs, &mut ws.xn);
+                std::mem::swap(&mut ws.us, &mut ws.un);
                 j = jn;
                 accepted = true;
                 linearized = false;
@@ -785,21 +1252,204 @@ pub fn ilqr<D: Dynamics, C: StageCost + ?Sized>(
                 converged = true;
             }
         }
-        history.push(j);
+        ws.cost_history.push(j);
         on_iter(it, j);
         if converged {
             break;
         }
     }
-    Ok(IlqrResult {
-        xs,
-        us,
-        gains,
-        cost_history: history,
+    Ok(IlqrSummary {
         iterations,
         converged,
         jacobian_fallbacks,
     })
+}
+
+/// One backward pass at regularization `mu` into `ws.kff`, `ws.gains`: the expected cost
+/// change's coefficients, `None` when a regularized `Q_uu` (or its free block) is not positive
+/// definite.
+fn backward<D: Dynamics + ?Sized, C: StageCost + ?Sized>(
+    ws: &mut IlqrWorkspace,
+    dynm: &D,
+    cost: &C,
+    opt: &IlqrOptions,
+    mu: f64,
+    horizon: usize,
+) -> Result<Option<(f64, f64)>, String> {
+    let nu = ws.qu.len();
+    let ndx = ws.qx.len();
+    let IlqrWorkspace {
+        xs,
+        us,
+        a,
+        b,
+        kff,
+        gains,
+        cost: cw,
+        vx,
+        vxx,
+        lx,
+        lu,
+        lxx,
+        luu,
+        at,
+        bt,
+        qx,
+        qu,
+        qxx,
+        btv,
+        quu,
+        qux,
+        atv,
+        tx,
+        tu,
+        txx,
+        k,
+        kk,
+        kkt,
+        quxt,
+        ktq,
+        krow,
+        krowq,
+        one,
+        dlo,
+        dhi,
+        qp,
+        spare,
+        chol,
+        kf,
+        ..
+    } = ws;
+    cost.terminal_into(dynm, &xs[horizon], cw, vx, vxx);
+    let mut expected = (0.0, 0.0);
+    for t in (0..horizon).rev() {
+        cost.stage_into(dynm, t, &xs[t], &us[t], cw, lx, lu, lxx, luu);
+        a[t].transpose_to(at);
+        b[t].transpose_to(bt);
+        // qx = lx + Aᵀ vx, qu = lu + Bᵀ vx
+        at.mul_to(vx, tx);
+        qx.copy_from(lx);
+        *qx += &*tx;
+        bt.mul_to(vx, tu);
+        qu.copy_from(lu);
+        *qu += &*tu;
+        // qxx = lxx + (Aᵀ Vxx) A
+        at.mul_to(vxx, atv);
+        atv.mul_to(&a[t], txx);
+        qxx.copy_from(lxx);
+        *qxx += &*txx;
+        // `Bᵀ V_xx` once for `Q_uu` and `Q_ux` (the same products, evaluated left to right)
+        bt.mul_to(vxx, btv);
+        btv.mul_to(&b[t], quu);
+        *quu += &*luu;
+        btv.mul_to(&a[t], qux);
+        if !all_finite(quu) || !all_finite(qu) || !all_finite(qux) {
+            // overflow: no regularization makes this positive definite
+            return Err(format!("iLQR: non-finite Q-function at stage {t}"));
+        }
+        match &opt.bounds {
+            None => {
+                // Q_uu + μ I, factored in the storage of the last factor
+                if let Some(c) = chol.take() {
+                    *spare = c.unpack().data.into();
+                }
+                let mut v = std::mem::take(spare);
+                v.clear();
+                for c in 0..nu {
+                    for r in 0..nu {
+                        v.push(quu[(r, c)] + if r == c { mu } else { 0.0 });
+                    }
+                }
+                let Some(c) = nalgebra::Cholesky::new(DMatrix::from_vec(nu, nu, v)) else {
+                    return Ok(None);
+                };
+                k.copy_from(qu);
+                c.solve_mut(k);
+                k.neg_mut();
+                kk.copy_from(qux);
+                c.solve_mut(kk);
+                kk.neg_mut();
+                *chol = Some(c);
+            }
+            Some((lo, hi)) => {
+                // box on δu: the bounds minus the current control
+                for i in 0..nu {
+                    dlo[i] = lo[i] - us[t][i];
+                    dhi[i] = hi[i] - us[t][i];
+                }
+                // Q_uu + μ I in `txx`'s place would change its size: a matrix of its own
+                let mut v = std::mem::take(spare);
+                v.clear();
+                for c in 0..nu {
+                    for r in 0..nu {
+                        v.push(quu[(r, c)] + if r == c { mu } else { 0.0 });
+                    }
+                }
+                let quu_reg = DMatrix::from_vec(nu, nu, v);
+                let ok = box_qp_in(qp, &quu_reg, qu, dlo, dhi, &kff[t]);
+                *spare = quu_reg.data.into();
+                if !ok {
+                    return Ok(None);
+                }
+                kk.fill(0.0);
+                if let Some(c) = &qp.chol_free {
+                    let free = &qp.free;
+                    let nf = free.iter().filter(|&&f| f).count();
+                    let mut v = std::mem::take(kf);
+                    v.clear();
+                    for col in 0..ndx {
+                        for i in (0..nu).filter(|&i| free[i]) {
+                            v.push(qux[(i, col)]);
+                        }
+                    }
+                    let mut m = DMatrix::from_vec(nf, ndx, v);
+                    c.solve_mut(&mut m);
+                    m.neg_mut();
+                    for (r, i) in (0..nu).filter(|&i| free[i]).enumerate() {
+                        for col in 0..ndx {
+                            kk[(i, col)] = m[(r, col)];
+                        }
+                    }
+                    *kf = m.data.into();
+                }
+                k.copy_from(&qp.x);
+            }
+        }
+        k.transpose_to(krow);
+        krow.mul_to(qu, one);
+        expected.0 += one[0];
+        krow.mul_to(quu, krowq);
+        krowq.mul_to(k, one);
+        expected.1 += 0.5 * one[0];
+        // `Kᵀ Q_uu` once for both updates
+        kk.transpose_to(kkt);
+        qux.transpose_to(quxt);
+        kkt.mul_to(quu, ktq);
+        // vx = qx + Kᵀ Q_uu k + Kᵀ qu + Q_uxᵀ k
+        vx.copy_from(qx);
+        ktq.mul_to(k, tx);
+        *vx += &*tx;
+        kkt.mul_to(qu, tx);
+        *vx += &*tx;
+        quxt.mul_to(k, tx);
+        *vx += &*tx;
+        // vxx = qxx + Kᵀ Q_uu K + Kᵀ Q_ux + Q_uxᵀ K, symmetrized
+        txx.copy_from(qxx);
+        ktq.mul_to(kk, atv);
+        *txx += &*atv;
+        kkt.mul_to(qux, atv);
+        *txx += &*atv;
+        quxt.mul_to(kk, atv);
+        *txx += &*atv;
+        for c in 0..ndx {
+            for r in 0..ndx {
+                vxx[(r, c)] = (txx[(r, c)] + txx[(c, r)]) * 0.5;
+            }
+        }
+        kff[t].copy_from(k);
+        gains[t].copy_from(kk);
+    }
+    Ok(Some(expected))
 }
 
 fn all_finite<R: nalgebra::Dim, C: nalgebra::Dim, S: nalgebra::RawStorage<f64, R, C>>(

@@ -1,4 +1,4 @@
-//! Receding-horizon iLQR: at every control step [`ilqr`] is run for a few
+//! Receding-horizon iLQR: at every control step [`ilqr`](crate::ilqr::ilqr) is run for a few
 //! iterations from the measured state over a fixed horizon, warm-started with the previous
 //! solution shifted by one step (the last control repeated). The control applied is the first
 //! of the plan plus its feedback term `u₀ + K₀ (x ⊖ x₀)` (zero at the planning state; used when
@@ -17,7 +17,9 @@
 //! re-plans with the regularization reset. Only [`IlqrMpc::max_consecutive_failures`] failed
 //! solves in a row are an error. Bad input (dimensions, bounds) is an error at once.
 
-use crate::ilqr::{check_problem, ilqr, Dynamics, IlqrOptions, IlqrResult, QuadraticCost};
+use crate::ilqr::{
+    check_problem, ilqr_in, Dynamics, IlqrOptions, IlqrResult, IlqrWorkspace, QuadraticCost,
+};
 use nalgebra::DVector;
 
 /// MPC settings.
@@ -68,6 +70,12 @@ pub struct IlqrMpc {
     /// Stages linearized by central differences because the system's Jacobians were not finite,
     /// over all solves ([`IlqrResult::jacobian_fallbacks`]).
     pub jacobian_fallbacks: usize,
+    /// The solver's buffers, kept between control steps ([`ilqr_in`]).
+    ws: IlqrWorkspace,
+    /// The solver's options (the bounds of `opt`, cloned when they change).
+    ilqr_opt: IlqrOptions,
+    /// The plant's state ([`IlqrMpc::control_into`]).
+    x: DVector<f64>,
 }
 
 /// Default of [`IlqrMpc::max_consecutive_failures`]: 10 control steps open loop on a shifted plan
@@ -88,6 +96,9 @@ impl IlqrMpc {
             max_consecutive_failures: DEFAULT_MAX_CONSECUTIVE_FAILURES,
             last_failure: None,
             jacobian_fallbacks: 0,
+            ws: IlqrWorkspace::default(),
+            ilqr_opt: IlqrOptions::default(),
+            x: DVector::zeros(0),
         }
     }
 
@@ -102,6 +113,21 @@ impl IlqrMpc {
         x: &DVector<f64>,
         shift: usize,
     ) -> Result<DVector<f64>, String> {
+        let mut u = DVector::zeros(sys.nu());
+        self.step_into(sys, x, shift, u.as_mut_slice())?;
+        Ok(u)
+    }
+
+    /// [`IlqrMpc::step`] with the control written into `u` (`nu` entries). Once the first solve
+    /// has sized the solver's buffers and the plan, a control step allocates nothing itself
+    /// (the system's `step` and `jacobians_all` may; a failed solve's fallback does).
+    pub fn step_into<D: Dynamics>(
+        &mut self,
+        sys: &mut D,
+        x: &DVector<f64>,
+        shift: usize,
+        u: &mut [f64],
+    ) -> Result<(), String> {
         let iters = if self.plan.is_none() {
             self.opt.first_iter
         } else {
@@ -109,18 +135,19 @@ impl IlqrMpc {
         };
         if let Some(p) = &mut self.plan {
             shift_plan(p, shift);
-            self.us.clone_from(&p.us);
+            copy_vectors(&mut self.us, &p.us);
         }
-        let opt = IlqrOptions {
-            max_iter: iters,
-            tol: self.tol,
-            bounds: self.opt.bounds.clone(),
-            ..IlqrOptions::default()
-        };
+        if self.ilqr_opt.bounds != self.opt.bounds {
+            self.ilqr_opt.bounds.clone_from(&self.opt.bounds);
+        }
+        self.ilqr_opt.max_iter = iters;
+        self.ilqr_opt.tol = self.tol;
         // input errors are the caller's, not a failed solve
-        check_problem(&*sys, &self.cost, x, &self.us, &opt)?;
-        let solved = ilqr(sys, &self.cost, x, self.us.clone(), &opt, |_, _| {}).and_then(|res| {
-            match res.cost_history.last() {
+        check_problem(&*sys, &self.cost, x, &self.us, &self.ilqr_opt)?;
+        copy_vectors(&mut self.ws.us, &self.us);
+        let ws = &mut self.ws;
+        let solved = ilqr_in(ws, sys, &self.cost, x, &self.ilqr_opt, |_, _| {}).and_then(|res| {
+            match ws.cost_history.last() {
                 Some(c) if c.is_finite() => Ok(res),
                 _ => Err("iLQR: non-finite cost".to_string()),
             }
@@ -129,12 +156,30 @@ impl IlqrMpc {
             Ok(res) => {
                 self.consecutive_failures = 0;
                 self.jacobian_fallbacks += res.jacobian_fallbacks;
-                self.last_history = res.cost_history.clone();
-                let mut u = res.us[0].clone();
-                self.clamp(&mut u);
-                self.us = res.us.clone();
-                self.plan = Some(res);
-                Ok(u)
+                self.last_history.clear();
+                self.last_history.extend_from_slice(&ws.cost_history);
+                u.copy_from_slice(ws.us[0].as_slice());
+                clamp_to(&self.opt.bounds, u);
+                copy_vectors(&mut self.us, &ws.us);
+                // the solution becomes the plan, trading buffers with the last plan
+                // (the first plan is a copy, so that the workspace keeps buffers of its size)
+                let p = self.plan.get_or_insert_with(|| IlqrResult {
+                    xs: ws.xs.clone(),
+                    us: ws.us.clone(),
+                    gains: ws.gains.clone(),
+                    cost_history: ws.cost_history.clone(),
+                    iterations: 0,
+                    converged: false,
+                    jacobian_fallbacks: 0,
+                });
+                std::mem::swap(&mut p.xs, &mut ws.xs);
+                std::mem::swap(&mut p.us, &mut ws.us);
+                std::mem::swap(&mut p.gains, &mut ws.gains);
+                std::mem::swap(&mut p.cost_history, &mut ws.cost_history);
+                p.iterations = res.iterations;
+                p.converged = res.converged;
+                p.jacobian_fallbacks = res.jacobian_fallbacks;
+                Ok(())
             }
             Err(e) => {
                 self.fallbacks += 1;
@@ -150,12 +195,13 @@ impl IlqrMpc {
                 }
                 // the shifted warm start (in `self.us`, and in `self.plan` with its states and
                 // gains when there is one) is the plan now: its feedback control at `x`
-                if let Some(u) = self.feedback(&*sys, 0, x) {
-                    return Ok(u);
+                if let Some(f) = self.feedback(&*sys, 0, x) {
+                    u.copy_from_slice(f.as_slice());
+                    return Ok(());
                 }
-                let mut u = self.us[0].clone();
-                self.clamp(&mut u);
-                Ok(u)
+                u.copy_from_slice(self.us[0].as_slice());
+                self.clamp_slice(u);
+                Ok(())
             }
         }
     }
@@ -168,7 +214,34 @@ impl IlqrMpc {
         d: &moreau::Data,
         shift: usize,
     ) -> Result<Vec<f64>, String> {
-        Ok(self.step(sys, &state_of(d), shift)?.as_slice().to_vec())
+        let mut u = vec![0.0; sys.nu()];
+        self.control_into(sys, d, shift, &mut u)?;
+        Ok(u)
+    }
+
+    /// [`IlqrMpc::control`] into `u` (`nu` entries), without allocating ([`IlqrMpc::step_into`]).
+    pub fn control_into<D: Dynamics>(
+        &mut self,
+        sys: &mut D,
+        d: &moreau::Data,
+        shift: usize,
+        u: &mut [f64],
+    ) -> Result<(), String> {
+        let n = d.qpos.len() + d.qvel.len() + d.act.len();
+        if self.x.len() != n {
+            self.x = DVector::zeros(n);
+        }
+        for (o, v) in self
+            .x
+            .iter_mut()
+            .zip(d.qpos.iter().chain(&d.qvel).chain(&d.act))
+        {
+            *o = *v;
+        }
+        let x = std::mem::replace(&mut self.x, DVector::zeros(0));
+        let r = self.step_into(sys, &x, shift, u);
+        self.x = x;
+        r
     }
 
     /// The planner's cost before and after the last solve (NaN before the first).
@@ -197,11 +270,20 @@ impl IlqrMpc {
         Some(u)
     }
 
+    fn clamp_slice(&self, u: &mut [f64]) {
+        clamp_to(&self.opt.bounds, u);
+    }
+
     fn clamp(&self, u: &mut DVector<f64>) {
-        if let Some((lo, hi)) = &self.opt.bounds {
-            for i in 0..u.len() {
-                u[i] = u[i].clamp(lo[i], hi[i]);
-            }
+        self.clamp_slice(u.as_mut_slice());
+    }
+}
+
+/// `u` clamped into the box `bounds` (none: unchanged).
+fn clamp_to(bounds: &Option<(Vec<f64>, Vec<f64>)>, u: &mut [f64]) {
+    if let Some((lo, hi)) = bounds {
+        for i in 0..u.len() {
+            u[i] = u[i].clamp(lo[i], hi[i]);
         }
     }
 }
@@ -210,21 +292,35 @@ impl IlqrMpc {
 /// earlier and the last control, gain and state are repeated (the warm start of the next solve,
 /// and the fallback plan when that solve fails). The cost history is left as it was.
 fn shift_plan(p: &mut IlqrResult, shift: usize) {
-    fn shifted<T: Clone>(v: &mut [T], shift: usize) {
+    fn shifted<T>(v: &mut [T], shift: usize, copy: impl Fn(&mut T, &T)) {
         let n = v.len();
         if n == 0 {
             return;
         }
         let s = shift.min(n - 1);
         v.rotate_left(s);
-        let last = v[n - 1 - s].clone();
-        for e in &mut v[n - s..] {
-            *e = last.clone();
+        let (head, tail) = v.split_at_mut(n - s);
+        for e in tail {
+            copy(e, &head[n - 1 - s]);
         }
     }
-    shifted(&mut p.us, shift);
-    shifted(&mut p.gains, shift);
-    shifted(&mut p.xs, shift);
+    shifted(&mut p.us, shift, |a, b| a.copy_from(b));
+    shifted(&mut p.gains, shift, |a, b| a.copy_from(b));
+    shifted(&mut p.xs, shift, |a, b| a.copy_from(b));
+}
+
+/// `dst = src`, in `dst`'s storage where the sizes match.
+fn copy_vectors(dst: &mut Vec<DVector<f64>>, src: &[DVector<f64>]) {
+    dst.truncate(src.len());
+    for (d, s) in dst.iter_mut().zip(src) {
+        if d.len() == s.len() {
+            d.copy_from(s);
+        } else {
+            d.clone_from(s);
+        }
+    }
+    let n = dst.len();
+    dst.extend(src[n..].iter().cloned());
 }
 
 /// The actuators' control box: `ctrlrange` for `ctrllimited` actuators, `(−∞, ∞)` otherwise

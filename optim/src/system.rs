@@ -436,6 +436,8 @@ pub struct ControlOffset<D> {
     pub inner: D,
     pub u0: Vec<f64>,
     u: Vec<f64>,
+    /// The knots' absolute controls ([`Dynamics::jacobians_all`]), kept between calls.
+    us: Vec<DVector<f64>>,
 }
 
 impl<D: Dynamics> ControlOffset<D> {
@@ -452,6 +454,7 @@ impl<D: Dynamics> ControlOffset<D> {
             u: u0.clone(),
             inner,
             u0,
+            us: Vec::new(),
         })
     }
 
@@ -516,10 +519,18 @@ impl<D: Dynamics> Dynamics for ControlOffset<D> {
         a: &mut [DMatrix<f64>],
         b: &mut [DMatrix<f64>],
     ) -> Result<(), String> {
-        let us: Vec<DVector<f64>> = dus
-            .iter()
-            .map(|du| DVector::from_vec(self.control(du.as_slice())))
-            .collect();
-        self.inner.jacobians_all(xs, &us, a, b)
+        let mut us = std::mem::take(&mut self.us);
+        us.truncate(dus.len());
+        while us.len() < dus.len() {
+            us.push(DVector::zeros(self.u0.len()));
+        }
+        for (u, du) in us.iter_mut().zip(dus) {
+            for ((o, a), b) in u.iter_mut().zip(du.iter()).zip(&self.u0) {
+                *o = a + b;
+            }
+        }
+        let r = self.inner.jacobians_all(xs, &us, a, b);
+        self.us = us;
+        r
     }
 }
