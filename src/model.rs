@@ -48,6 +48,23 @@ pub enum GeomType {
     Sdf = 8,
 }
 
+impl GeomType {
+    /// The bounding-sphere radius (`geom_rbound`) of a primitive geom of half-sizes `s`:
+    /// sphere `s₀`, capsule `s₀ + s₁`, cylinder `√(s₀² + s₁²)`, ellipsoid the largest
+    /// semi-axis, box the half-diagonal. `None` for planes, height fields, meshes and SDFs,
+    /// whose radius does not follow from `geom_size`.
+    pub fn primitive_rbound(self, s: [f64; 3]) -> Option<f64> {
+        match self {
+            GeomType::Sphere => Some(s[0]),
+            GeomType::Capsule => Some(s[0] + s[1]),
+            GeomType::Cylinder => Some((s[0] * s[0] + s[1] * s[1]).sqrt()),
+            GeomType::Ellipsoid => Some(s[0].max(s[1]).max(s[2])),
+            GeomType::Box => Some((s[0] * s[0] + s[1] * s[1] + s[2] * s[2]).sqrt()),
+            GeomType::Plane | GeomType::Hfield | GeomType::Mesh | GeomType::Sdf => None,
+        }
+    }
+}
+
 /// Integrator (`mjtIntegrator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Integrator {
@@ -488,6 +505,11 @@ pub struct Model {
     /// The body's MJCF `sleep` attribute (XML reference, `body`): the sleep policy asked for its
     /// tree. Empty on hand-built models (all [`BodySleep::Auto`]).
     pub body_sleep: Vec<BodySleep>,
+    /// Per kinematic tree (in the order of [`crate::data::scratch::IslandScratch`]): its sleep
+    /// policy (MuJoCo's `tree_sleep_policy`, values of [`crate::sleep::policy`]). Filled by
+    /// [`crate::setconst::set_const`] ([`crate::sleep::tree_sleep_policy`]), as MuJoCo 4.0.0's
+    /// `mj_setConst` recomputes it; empty on hand-built models, where sleep is refused.
+    pub tree_sleep_policy: Vec<i32>,
 
     // ---------------------------------------------------------------- joints
     pub jnt_name: Vec<String>,
@@ -551,6 +573,12 @@ pub struct Model {
     pub dof_invweight0: Vec<f64>,
     /// Diagonal of M at qpos0.
     pub dof_M0: Vec<f64>,
+    /// The length that turns each dof's speed into the scale of the sleep rest test
+    /// (MuJoCo's `dof_length`): 1 for translational dofs, a length of the body for rotational
+    /// ones. Filled by [`crate::setconst::set_const`] ([`crate::sleep::dof_lengths`]), as
+    /// MuJoCo 4.0.0's `mj_setConst` recomputes it; empty on hand-built models, where sleep is
+    /// refused.
+    pub dof_length: Vec<f64>,
 
     // ---------------------------------------------------------------- geoms
     pub geom_name: Vec<String>,

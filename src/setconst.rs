@@ -27,9 +27,14 @@ use crate::smooth::jacobian::jac_chain;
 ///   the subtree COM of the target body, else of the camera's body, at `qpos0`), and the
 ///   lights' `light_pos0`, `light_poscom0`, `light_dir0` alike;
 /// - joint `springdamper` → `jnt_stiffness`, `dof_damping`;
-/// - `tendon_lengthspring` left at `[-1, -1]` → the tendon length at `qpos_spring`.
+/// - `tendon_lengthspring` left at `[-1, -1]` → the tendon length at `qpos_spring`;
+/// - the sleep fields `dof_length` ([`crate::sleep::dof_lengths`]) and `tree_sleep_policy`
+///   ([`crate::sleep::tree_sleep_policy`]), which MuJoCo 4.0.0's `mj_setConst` also
+///   recomputes (measured: a changed `geom_size`, `body_ipos` or `actuator_trnid` moves them).
 pub fn set_const(m: &mut Model) {
     let nv = m.nv;
+    m.dof_length = crate::sleep::dof_lengths(m);
+    m.tree_sleep_policy = crate::sleep::tree_sleep_policy(m);
     m.cam_pos0.resize(m.ncam, [0.0; 3]);
     m.cam_poscom0.resize(m.ncam, [0.0; 3]);
     m.cam_mat0.resize(m.ncam, [0.0; 9]);

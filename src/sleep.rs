@@ -48,6 +48,9 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if m.body_sleep.contains(&BodySleep::Init) {
         return Some("sleep=\"init\" (trees asleep from the start)");
     }
+    if m.dof_length.len() != m.nv || m.tree_sleep_policy.len() != ntree(m) {
+        return Some("sleep without dof_length and tree_sleep_policy (set_const fills them)");
+    }
     None
 }
 
@@ -191,7 +194,8 @@ fn coupled_by_tendon(m: &Model, body_treeid: &[i32], t: usize) -> bool {
 /// Wakes the sleeping trees that an equality, a tendon limit or a tendon's friction loss
 /// joins to an awake tree (measured on MuJoCo 4.0.0 for a tendon limit becoming active:
 /// the sleeping tree wakes and moves in that step); `tendon_limited(d, k)`: whether tendon
-/// `k`'s limit has rows now. True if some tree woke up.
+/// `k`'s limit has rows now. True if some tree woke up. Each row's bodies are walked twice
+/// (is some tree awake, then wake the sleeping ones) rather than collected.
 pub fn wake_by_rows<T: Scalar>(
     m: &Model,
     d: &mut Data<T>,
@@ -203,24 +207,25 @@ pub fn wake_by_rows<T: Scalar>(
     let mut woke = false;
     let o = &m.opt;
     let mut join = |d: &mut Data<T>, bodies: &Bodies| {
-        let mut trees = Vec::new();
-        let mut some_awake = false;
+        let (mut some_asleep, mut some_awake) = (false, false);
         bodies(&mut |b| {
             if let Ok(t) = usize::try_from(d.island_scratch.body_treeid[b]) {
                 if asleep(d, t) {
-                    trees.push(t);
+                    some_asleep = true;
                 } else {
                     some_awake = true;
                 }
             }
         });
-        if some_awake {
-            for t in trees {
-                if asleep(d, t) {
-                    wake_cycle(d, t);
-                    woke = true;
+        if some_asleep && some_awake {
+            bodies(&mut |b| {
+                if let Ok(t) = usize::try_from(d.island_scratch.body_treeid[b]) {
+                    if asleep(d, t) {
+                        wake_cycle(d, t);
+                        woke = true;
+                    }
                 }
-            }
+            });
         }
     };
     if !o.disabled(disable::EQUALITY) {
@@ -269,18 +274,27 @@ fn tree_policy(m: &Model, s: &crate::data::scratch::IslandScratch, t: usize) -> 
     }
 }
 
-/// `tree_sleep_policy` of every tree of `m`.
+/// `tree_sleep_policy` of every tree of `m` (what [`crate::setconst::set_const`] stores in
+/// `Model::tree_sleep_policy`).
 pub fn tree_sleep_policy(m: &Model) -> Vec<i32> {
     let s = crate::data::scratch::IslandScratch::new(m);
     (0..s.ntree).map(|t| tree_policy(m, &s, t)).collect()
 }
 
-/// Whether each tree may sleep (its policy is not *never*).
-fn tree_policies<'a>(
-    m: &'a Model,
-    s: &'a crate::data::scratch::IslandScratch,
-) -> impl Fn(usize) -> bool + 'a {
-    move |t: usize| !matches!(tree_policy(m, s, t), policy::NEVER | policy::AUTO_NEVER)
+/// The number of kinematic trees of `m`: dofs without a parent dof.
+fn ntree(m: &Model) -> usize {
+    (0..m.nv)
+        .filter(|&i| m.dof_parentid.get(i).is_none_or(|&p| p < 0))
+        .count()
+}
+
+/// Whether tree `t` may sleep: its stored policy (`Model::tree_sleep_policy`) is not
+/// *never*; a tree without one never sleeps.
+#[inline]
+fn may_sleep(m: &Model, t: usize) -> bool {
+    m.tree_sleep_policy
+        .get(t)
+        .is_some_and(|p| !matches!(*p, policy::NEVER | policy::AUTO_NEVER))
 }
 
 /// The smallest `dof_length` of a rotational dof (measured on MuJoCo 4.0.0: a hinge at the
@@ -288,11 +302,15 @@ fn tree_policies<'a>(
 const MIN_DOF_LENGTH: f64 = 1e-5;
 
 /// Each body's length scale for the rest test of its rotational dofs, from its centre of
-/// mass (`body_ipos`): the largest of its geoms' reach (`|geom_pos − body_ipos| +
-/// geom_rbound`, `geom_pos` taken as the frame `geom_sameframe` names), its joints' distance (`|jnt_pos − body_ipos|`) and the distance of the
-/// joints of its child bodies (at `body_pos + body_quat·jnt_pos` in its frame), at least
-/// 1e-5. Measured on MuJoCo 4.0.0: the geoms of child bodies, bodies welded to it (and what
-/// hangs below them) and sites do not count.
+/// mass (`body_ipos`): the largest of its geoms' reach (`|geom_pos − body_ipos| + r`,
+/// `geom_pos` taken as the frame `geom_sameframe` names), its joints' distance
+/// (`|jnt_pos − body_ipos|`) and the distance of the joints of its child bodies (at
+/// `body_pos + body_quat·jnt_pos` in its frame), at least 1e-5. Measured on MuJoCo 4.0.0:
+/// the geoms of child bodies, bodies welded to it (and what hangs below them) and sites do
+/// not count; `r` is a primitive's radius from its `geom_size`
+/// ([`GeomType::primitive_rbound`]) and `geom_rbound` for meshes and height fields
+/// (`mj_setConst` follows a changed `geom_size` of a box but not a changed `geom_rbound`,
+/// and a changed `geom_rbound` of a mesh).
 pub fn body_lengths(m: &Model) -> Vec<f64> {
     let dist = |p: [f64; 3], b: usize| {
         let ip = m.body_ipos[b];
@@ -308,7 +326,10 @@ pub fn body_lengths(m: &Model) -> Vec<f64> {
             Some(SameFrame::Inertia) => m.body_ipos[b],
             _ => m.geom_pos[g],
         };
-        len[b] = len[b].max(dist(p, b) + m.geom_rbound[g]);
+        let r = m.geom_type[g]
+            .primitive_rbound(m.geom_size[g])
+            .unwrap_or(m.geom_rbound[g]);
+        len[b] = len[b].max(dist(p, b) + r);
     }
     for j in 0..m.njnt {
         let b = m.jnt_bodyid[j];
@@ -329,7 +350,8 @@ pub fn body_lengths(m: &Model) -> Vec<f64> {
 
 /// MuJoCo's `dof_length` of every dof (the speed scale of the rest test): 1 for
 /// translational dofs, its body's [`body_lengths`] for rotational ones (measured on MuJoCo
-/// 4.0.0, equal to its values on every dof of models/ and of the zoo's models).
+/// 4.0.0, equal to its values on every dof of models/ and of the zoo's models). What
+/// [`crate::setconst::set_const`] stores in `Model::dof_length`.
 pub fn dof_lengths(m: &Model) -> Vec<f64> {
     let len = body_lengths(m);
     (0..m.nv)
@@ -465,20 +487,17 @@ pub fn update<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if !active(m) {
         return;
     }
-    let s = std::mem::take(&mut d.island_scratch);
-    let may_sleep = tree_policies(m, &s);
-    let tol = m.opt.sleep_tolerance;
-    let len = dof_lengths(m);
+    let tol = sc::<T>(m.opt.sleep_tolerance);
+    let s = &d.island_scratch;
     for t in 0..s.ntree {
         if asleep(d, t) {
             continue;
         }
         let (d0, nd) = (s.tree_dofadr[t], s.tree_dofnum[t]);
-        let rest = may_sleep(t)
-            && (d0..d0 + nd)
-                .all(|i| d.qvel[i].abs() * sc(len[i]) < sc(tol) && d.qfrc_applied[i] == T::zero())
-            && !(1..m.nbody).any(|b| {
-                s.body_treeid[b] == t as i32 && d.xfrc_applied[b].iter().any(|x| *x != T::zero())
+        let rest = may_sleep(m, t)
+            && (d0..d0 + nd).all(|i| {
+                let len = m.dof_length.get(i).copied().unwrap_or(1.0);
+                d.qvel[i].abs() * sc(len) < tol && d.qfrc_applied[i] == T::zero()
             });
         d.tree_asleep[t] = if rest {
             (d.tree_asleep[t] + 1).min(-1)
@@ -486,8 +505,14 @@ pub fn update<T: Scalar>(m: &Model, d: &mut Data<T>) {
             AWAKE_RESET
         };
     }
-    drop(may_sleep);
-    d.island_scratch = s;
+    // an applied body force keeps its (awake) tree from counting a step at rest
+    for b in 1..m.nbody {
+        if let Ok(t) = usize::try_from(s.body_treeid[b]) {
+            if d.tree_asleep[t] < 0 && d.xfrc_applied[b].iter().any(|x| *x != T::zero()) {
+                d.tree_asleep[t] = AWAKE_RESET;
+            }
+        }
+    }
     let ntree = d.island_scratch.ntree;
     let island = |d: &Data<T>, t: usize| -> i32 {
         if d.nisland == 0 {

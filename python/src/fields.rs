@@ -87,26 +87,6 @@ impl MjModel {
         copy(py, v, &[n])
     }
 
-    /// Per dof: the length that turns its speed into the rest test's scale (MuJoCo's
-    /// `dof_length`; `moreau::sleep::dof_lengths`): 1 for translational dofs; for rotational
-    /// dofs the reach of the body's geoms, joints and child bodies' joints from its centre of
-    /// mass, at least 1e-5.
-    #[getter]
-    fn dof_length<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let m = &self.model;
-        let v = moreau::sleep::dof_lengths(m);
-        copy(py, v, &[m.nv])
-    }
-
-    /// Per tree: its sleep policy (MuJoCo's `mjtSleepPolicy`: 1 never, as trees with
-    /// actuators; 2 allowed; 3 `sleep="never"`; 4 `sleep="allowed"`; 5 `sleep="init"`) (int32).
-    #[getter]
-    fn tree_sleep_policy<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let v = moreau::sleep::tree_sleep_policy(&self.model);
-        let n = v.len();
-        copy(py, v, &[n])
-    }
-
     /// Per height field: `(x, y, zmax, zbase)` (float64, `nhfield × 4`).
     #[getter]
     fn hfield_size<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {

@@ -864,6 +864,9 @@ pub fn mj_setConst(py: Python<'_>, m: &Bound<'_, MjModel>, d: PyRef<'_, MjData>)
             let p = fresh.body_parentid[b];
             fresh.body_subtreemass[p] += fresh.body_subtreemass[b];
         }
+        // the frames a geom, site or inertia shares with its body, as mj_setConst recomputes
+        // them (measured on MuJoCo 4.0.0: a moved geom_pos changes geom_sameframe)
+        fresh.fill_sameframe();
         fresh.update_actuator_extras();
         moreau::set_const(&mut fresh);
         fresh

@@ -369,7 +369,7 @@ fn swap_keep<T: Copy>(dst: &mut Vec<T>, src: &mut Vec<T>) -> PyResult<()> {
 model_arrays! {
     floats {
         qpos0, qpos_spring, body_mass, body_subtreemass, body_gravcomp, jnt_stiffness,
-        jnt_margin, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, dof_M0,
+        jnt_margin, dof_frictionloss, dof_armature, dof_damping, dof_invweight0, dof_M0, dof_length,
         geom_solmix, geom_rbound, geom_margin, geom_gap, tendon_margin, tendon_stiffness,
         tendon_damping, tendon_armature, tendon_frictionloss, tendon_length0, tendon_invweight0,
         wrap_prm, actuator_cranklength, actuator_acc0, actuator_length0, actuator_damping,
@@ -395,6 +395,7 @@ model_arrays! {
         body_mocapid, jnt_group, dof_parentid, geom_dataid, geom_group, geom_priority,
         geom_matid, cam_targetbodyid, wrap_objid, actuator_actadr, actuator_group, eq_obj1id,
         eq_obj2id, sensor_objid, sensor_refid, light_targetbodyid, light_type, light_texid,
+        tree_sleep_policy,
     }
     int_rows { actuator_trnid }
     uints { geom_contype, geom_conaffinity, exclude_signature }

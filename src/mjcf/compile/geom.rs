@@ -4,7 +4,7 @@ use crate::mjcf::compile::body::{Builder, GeomMass, Placed};
 use crate::mjcf::compile::ctx::{DEFAULT_FLUIDCOEF, DEFAULT_SOLIMP, DEFAULT_SOLREF, R};
 use crate::mjcf::compile::frame::{placement, GEOM_TYPES};
 use crate::mjcf::error::ErrorKind;
-use crate::mjcf::math::{add, compose, norm, qmul, qrot, scl, V3};
+use crate::mjcf::math::{add, compose, qmul, qrot, scl, V3};
 use crate::model::GeomType;
 
 /// Smallest volume (area with `shellinertia`) of a primitive that counts in its body's mass.
@@ -146,18 +146,15 @@ pub(super) fn primitive_inertia(t: GeomType, s: V3, shell: bool) -> (f64, V3) {
 }
 
 pub(super) fn rbound_aabb(t: GeomType, s: V3) -> (f64, [f64; 6]) {
-    match t {
-        GeomType::Sphere => (s[0], [0.0, 0.0, 0.0, s[0], s[0], s[0]]),
-        GeomType::Capsule => (s[0] + s[1], [0.0, 0.0, 0.0, s[0], s[0], s[0] + s[1]]),
-        GeomType::Cylinder => (
-            (s[0] * s[0] + s[1] * s[1]).sqrt(),
-            [0.0, 0.0, 0.0, s[0], s[0], s[1]],
-        ),
-        GeomType::Ellipsoid => (s[0].max(s[1]).max(s[2]), [0.0, 0.0, 0.0, s[0], s[1], s[2]]),
-        GeomType::Box => (norm(s), [0.0, 0.0, 0.0, s[0], s[1], s[2]]),
-        GeomType::Plane => (0.0, [0.0, 0.0, -5e9, 1e10, 1e10, 5e9]),
-        _ => (0.0, [0.0; 6]),
-    }
+    let aabb = match t {
+        GeomType::Sphere => [0.0, 0.0, 0.0, s[0], s[0], s[0]],
+        GeomType::Capsule => [0.0, 0.0, 0.0, s[0], s[0], s[0] + s[1]],
+        GeomType::Cylinder => [0.0, 0.0, 0.0, s[0], s[0], s[1]],
+        GeomType::Ellipsoid | GeomType::Box => [0.0, 0.0, 0.0, s[0], s[1], s[2]],
+        GeomType::Plane => [0.0, 0.0, -5e9, 1e10, 1e10, 5e9],
+        _ => [0.0; 6],
+    };
+    (t.primitive_rbound(s).unwrap_or(0.0), aabb)
 }
 
 impl<'a> Builder<'a> {
