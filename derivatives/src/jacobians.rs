@@ -201,9 +201,14 @@ impl Workspace {
     ) -> Result<&TransitionJacobians, Error> {
         self.analytic.lin.step = None;
         match opts.method {
-            Method::Fd => Ok(self
-                .fd(m, opts.sensors)
-                .transition(m, d, opts.eps, opts.centered)),
+            Method::Fd => {
+                if m.opt.enabled(moreau::model::enable::SLEEP) {
+                    return Err(Error::Unsupported(Support::Sleep));
+                }
+                Ok(self
+                    .fd(m, opts.sensors)
+                    .transition(m, d, opts.eps, opts.centered))
+            }
             Method::Analytic => {
                 Support::transition(m).check()?;
                 if !opts.forwarded {
@@ -254,6 +259,9 @@ impl Workspace {
     ) -> Result<&InverseJacobians, Error> {
         match opts.method {
             Method::Fd => {
+                if m.opt.enabled(moreau::model::enable::SLEEP) {
+                    return Err(Error::Unsupported(Support::Sleep));
+                }
                 Ok(self
                     .fd(m, opts.sensors)
                     .inverse(m, d, opts.eps, opts.actuation, opts.centered))

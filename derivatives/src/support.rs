@@ -46,6 +46,10 @@ pub enum Support {
     BallLimit,
     /// Contacts between geoms without a differentiable collider.
     Collider,
+    /// The `sleep` enable flag: a perturbation wakes a sleeping tree, so the step is not
+    /// differentiable there; MuJoCo 4.0.0's `mjd_transitionFD` and `mjd_inverseFD` refuse
+    /// such models too ("sleeping is not supported").
+    Sleep,
 }
 
 impl Support {
@@ -68,6 +72,9 @@ impl Support {
     /// The analytic inverse-dynamics Jacobians ([`crate::inverse`](mod@crate::inverse)): what the engine's inverse
     /// dynamics reproduces (refused: `invdiscrete` with RK4, a fatal error in MuJoCo).
     pub fn inverse(m: &Model) -> Support {
+        if m.opt.enabled(enable::SLEEP) {
+            return Support::Sleep;
+        }
         match moreau::pipeline::inverse_unsupported(m) {
             Some(e) => Support::Inverse(e),
             None => Support::Covered,
@@ -162,6 +169,7 @@ impl Support {
             Support::SpatialTendon => "spatial-tendon rows",
             Support::BallLimit => "ball-joint limits",
             Support::Collider => "contacts without a differentiable collider",
+            Support::Sleep => "sleeping is not supported (the sleep enable flag)",
         }
     }
 
@@ -187,4 +195,40 @@ pub(crate) fn fixed_tendon(m: &Model, t: usize) -> bool {
     m.wrap_type[a..a + m.tendon_num[t]]
         .iter()
         .all(|w| *w == WrapType::Joint)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{inverse, transition, Error, InverseOptions, Support, TransitionOptions};
+
+    /// A model with the `sleep` flag is refused by every Jacobian path, finite differences
+    /// included, as MuJoCo 4.0.0's `mjd_transitionFD`/`mjd_inverseFD` refuse it; the same
+    /// model without the flag is covered.
+    #[test]
+    fn sleep_models_are_refused() {
+        let xml = |flag: &str| {
+            format!(
+                r#"<mujoco><option>{flag}</option><worldbody><body><joint/>
+                <geom size=".1"/></body></worldbody></mujoco>"#
+            )
+        };
+        let vfs = moreau::Vfs::new();
+        let m = moreau::load_from_str(&xml(r#"<flag sleep="enable"/>"#), &vfs).unwrap();
+        let mut d = moreau::Data::new(&m);
+        let no = Err(Error::Unsupported(Support::Sleep));
+        for o in [
+            TransitionOptions::analytic(),
+            TransitionOptions::fd(1e-6, false),
+        ] {
+            assert_eq!(transition(&m, &mut d, &o).map(|_| ()), no);
+        }
+        for o in [
+            InverseOptions::analytic(),
+            InverseOptions::fd(1e-6, false, false),
+        ] {
+            assert_eq!(inverse(&m, &mut d, &o).map(|_| ()), no);
+        }
+        let m = moreau::load_from_str(&xml(""), &vfs).unwrap();
+        assert_eq!(Support::transition(&m), Support::Covered);
+    }
 }

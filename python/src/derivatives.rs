@@ -77,6 +77,7 @@ pub fn mjd_transitionFD(
     check_eps(eps)?;
     let flg_centered = flg_centered.is_truthy()?;
     let mm = &m.model;
+    refuse_sleep(mm, "mjd_transitionFD")?;
     let (nx, nu, ns) = (2 * mm.nv + mm.na, mm.nu, mm.nsensordata);
     let a = opt_out(A, nx, nx, "A")?;
     let b = opt_out(B, nx, nu, "B")?;
@@ -91,6 +92,17 @@ pub fn mjd_transitionFD(
         if let Some(o) = o {
             write_matrix(o, mat)?;
         }
+    }
+    Ok(())
+}
+
+/// MuJoCo 4.0.0's `mjd_transitionFD` and `mjd_inverseFD` refuse models with the `sleep` enable
+/// flag with a fatal error `<function>: sleeping is not supported` (measured).
+fn refuse_sleep(m: &moreau::Model, function: &str) -> PyResult<()> {
+    if m.opt.enabled(moreau::model::enable::SLEEP) {
+        return Err(crate::errors::FatalError::new_err(format!(
+            "{function}: sleeping is not supported"
+        )));
     }
     Ok(())
 }
@@ -120,6 +132,7 @@ pub fn mjd_inverseFD(
     check_eps(eps)?;
     let flg_actuation = flg_actuation.is_truthy()?;
     let mm = &m.model;
+    refuse_sleep(mm, "mjd_inverseFD")?;
     if let Some(why) = moreau::pipeline::inverse_unsupported(mm) {
         return Err(PyValueError::new_err(format!(
             "mjd_inverseFD: model uses {why}, not supported yet"

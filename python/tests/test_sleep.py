@@ -150,6 +150,46 @@ def test_dof_length_and_option_match_mujoco():
         assert mo.opt.sleep_tolerance == mj.opt.sleep_tolerance == 1e-3
 
 
+def test_dof_length_and_policy_follow_mj_setConst_as_in_mujoco():
+    """`dof_length` and `tree_sleep_policy` are model fields that `mj_setConst` recomputes, as
+    MuJoCo 4.0.0's: after a changed `geom_size` (a primitive's radius follows its size),
+    `body_ipos`, `geom_pos`, `jnt_pos` and a motor moved to another joint (the policies of the
+    two trees swap), both engines give the same values; a changed `geom_rbound` of a primitive
+    does not count. The fields are writeable arrays under MuJoCo's names and types."""
+    edits = {
+        "geom_size": lambda m: m.geom_size.__imul__(1.5),
+        "geom_rbound": lambda m: m.geom_rbound.__imul__(4.0),
+        "body_ipos": lambda m: m.body_ipos.__iadd__(0.02),
+        "geom_pos": lambda m: m.geom_pos.__isub__(0.03),
+        "jnt_pos": lambda m: m.jnt_pos.__iadd__(0.05),
+    }
+    moved = set()
+    for xml in (HINGES, ARM, RAGDOLL, LIMITED):
+        for name, edit in edits.items():
+            mj, mo, dj, do = pair(xml)
+            assert mo.dof_length.dtype == np.float64 and mo.tree_sleep_policy.dtype == np.int32
+            before = mj.dof_length.copy()
+            edit(mj)
+            edit(mo)
+            try:
+                mujoco.mj_setConst(mj, dj)
+            except mujoco.FatalError:  # MuJoCo refuses a body_ipos off a "simple" body's frame
+                continue
+            moreau.mj_setConst(mo, do)
+            if not np.array_equal(mj.dof_length, before):
+                moved.add(name)
+            assert np.allclose(mo.dof_length, mj.dof_length, rtol=0, atol=1e-12), (name, xml)
+            assert np.array_equal(np.asarray(mo.tree_sleep_policy), mj.tree_sleep_policy)
+    assert moved == {"geom_size", "body_ipos", "geom_pos", "jnt_pos"}, moved
+    mj, mo, dj, do = pair(HINGES)
+    before = mj.tree_sleep_policy.copy()
+    for m, d in ((mj, dj), (mo, do)):
+        m.actuator_trnid[0, 0] = 0  # the motor of joint b now drives joint a
+        mujoco.mj_setConst(m, d) if m is mj else moreau.mj_setConst(m, d)
+    assert not np.array_equal(mj.tree_sleep_policy, before)
+    assert np.array_equal(np.asarray(mo.tree_sleep_policy), mj.tree_sleep_policy)
+
+
 def test_boxes_settle_and_sleep_as_in_mujoco():
     """Two boxes fall on a plane, settle and fall asleep (qvel exactly 0, no contacts)."""
     mj, mo, dj, do = pair(BOXES)
@@ -271,6 +311,44 @@ def test_a_welded_pair_sleeps_as_one_cycle_as_in_mujoco():
     mj, mo, dj, do = pair(WELDED)
     run(mj, mo, dj, do, 500, "welded")
     assert list(dj.tree_asleep) == [1, 0] and dj.nefc == 0
+
+
+def test_tree_asleep_is_in_no_state_signature_as_in_mujoco():
+    """`tree_asleep` is not part of any `mjSTATE_*` signature (the sizes are MuJoCo's): a
+    sleeping stack's state set into a fresh `MjData` starts its trees awake (-11) in both
+    engines, and they count their steps at rest again alike."""
+    mj, mo, dj, do = pair(STACK)
+    run(mj, mo, dj, do, 300, "settle")
+    assert list(dj.tree_asleep) == [1, 0, 2]
+    for sig in (mujoco.mjtState.mjSTATE_PHYSICS, mujoco.mjtState.mjSTATE_FULLPHYSICS,
+                mujoco.mjtState.mjSTATE_INTEGRATION):
+        n = mujoco.mj_stateSize(mj, sig)
+        assert moreau.mj_stateSize(mo, int(sig)) == n
+        sj, so = np.zeros(n), np.zeros(n)
+        mujoco.mj_getState(mj, dj, sj, sig)
+        moreau.mj_getState(mo, do, so, int(sig))
+        ej, eo = mujoco.MjData(mj), moreau.MjData(mo)
+        mujoco.mj_setState(mj, ej, sj, sig)
+        moreau.mj_setState(mo, eo, so, int(sig))
+        assert list(ej.tree_asleep) == list(eo.tree_asleep) == [-11] * 3
+        run(mj, mo, ej, eo, 15, ("after set_state", int(sig)))
+
+
+@pytest.mark.parametrize("fd", ["mjd_transitionFD", "mjd_inverseFD"])
+def test_fd_derivatives_refuse_sleep_as_in_mujoco(fd):
+    """MuJoCo 4.0.0's finite-difference derivatives refuse a model with the sleep flag (a
+    perturbation would wake a sleeping tree) with a fatal error; moreau's do too, with the
+    same message."""
+    mj, mo, dj, do = pair(BOXES)
+    nv = mj.nv
+    args = {"mjd_transitionFD": lambda: (np.zeros((2 * nv, 2 * nv)), None, None, None),
+            "mjd_inverseFD": lambda: (np.zeros((nv, nv)),) + (None,) * 6}[fd]
+    msgs = []
+    for lib, m, d, err in ((mujoco, mj, dj, mujoco.FatalError), (moreau, mo, do, moreau.FatalError)):
+        with pytest.raises(err) as e:
+            getattr(lib, fd)(m, d, 1e-6, 1, *args())
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1] == f"{fd}: sleeping is not supported"
 
 
 def test_unsupported_sleep_is_refused():
