@@ -159,7 +159,7 @@ def test_dof_length_and_policy_follow_mj_setConst_as_in_mujoco():
     edits = {
         "geom_size": lambda m: m.geom_size.__imul__(1.5),
         "geom_rbound": lambda m: m.geom_rbound.__imul__(4.0),
-        "body_ipos": lambda m: m.body_ipos.__iadd__(0.02),
+        "body_ipos": lambda m: m.body_ipos[-1].__iadd__(0.02),
         "geom_pos": lambda m: m.geom_pos.__isub__(0.03),
         "jnt_pos": lambda m: m.jnt_pos.__iadd__(0.05),
     }

@@ -577,10 +577,7 @@ class MjModel:
     @property
     def dof_length(self) -> NDArray[Any]:
         """
-        Per dof: the length that turns its speed into the rest test's scale (MuJoCo's
-        `dof_length`; `moreau::sleep::dof_lengths`): 1 for translational dofs; for rotational
-        dofs the reach of the body's geoms, joints and child bodies' joints from its centre of
-        mass, at least 1e-5.
+        `dof_length` (writeable view).
         """
         ...
     @property
@@ -2136,8 +2133,7 @@ class MjModel:
     @property
     def tree_sleep_policy(self) -> NDArray[Any]:
         """
-        Per tree: its sleep policy (MuJoCo's `mjtSleepPolicy`: 1 never, as trees with
-        actuators; 2 allowed; 3 `sleep="never"`; 4 `sleep="allowed"`; 5 `sleep="init"`) (int32).
+        `tree_sleep_policy` (writeable int32 view).
         """
         ...
     @property
