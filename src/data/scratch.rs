@@ -267,6 +267,8 @@ pub struct SolverScratch<T> {
     pub bpos: Vec<usize>,
     pub bgrp: Vec<T>,
     pub bres: Vec<T>,
+    /// Noslip: the entries of A of the sweep's blocks, in visiting order (`noslip::sweeps`).
+    pub noslip_a: Vec<T>,
     /// PGS: the constraint blocks (first row, cone index or `usize::MAX`) in sweep order.
     pub pgs_block: Vec<(usize, usize)>,
     /// The current problem, boxed so that a solve takes it out by moving a pointer (always
@@ -284,6 +286,11 @@ pub struct SolverScratch<T> {
     /// The primal warm start's `M a` and `J a` (nefc) at `a = ws_qacc` for the kept global
     /// problem (`ws_valid`; cleared when the problem is gathered again).
     pub ws_valid: bool,
+    /// PGS and noslip: `B` (`b_valid`) and `AR` with R (`ar_valid`) are those of the position
+    /// part of `prob` as it is (cleared with `ws_valid` when the problem is gathered again), so
+    /// a solve that reuses the global problem (`crate::solver::solve_skip`) reuses them.
+    pub b_valid: bool,
+    pub ar_valid: bool,
     pub ws_qacc: Vec<T>,
     pub ws_Ma: Vec<T>,
     pub ws_Ja: Vec<T>,
@@ -328,6 +335,7 @@ crate::data::reserved::clone_reserved! {
         bpos: vec,
         bgrp: vec,
         bres: vec,
+        noslip_a: vec,
         pgs_block: vec,
         prob: clone,
         ident_dof: vec,
@@ -335,6 +343,8 @@ crate::data::reserved::clone_reserved! {
         nnz: clone,
         prob_global: copy,
         ws_valid: copy,
+        b_valid: copy,
+        ar_valid: copy,
         ws_qacc: vec,
         ws_Ma: vec,
         ws_Ja: vec,
@@ -380,6 +390,7 @@ impl<T> Default for SolverScratch<T> {
             bpos: Vec::new(),
             bgrp: Vec::new(),
             bres: Vec::new(),
+            noslip_a: Vec::new(),
             pgs_block: Vec::new(),
             prob: None,
             ident_dof: Vec::new(),
@@ -387,6 +398,8 @@ impl<T> Default for SolverScratch<T> {
             nnz: NnzScratch::default(),
             prob_global: false,
             ws_valid: false,
+            b_valid: false,
+            ar_valid: false,
             ws_qacc: Vec::new(),
             ws_Ma: Vec::new(),
             ws_Ja: Vec::new(),
@@ -535,6 +548,7 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut self.bpos, nv);
         grow(&mut self.bgrp, B_CHUNK * nv);
         grow(&mut self.bres, nv);
+        grow(&mut self.noslip_a, 5 * nefc);
     }
 }
 

@@ -99,6 +99,8 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     if !(reuse && s.prob_global && p.nv == nv && p.nefc == nefc) {
         p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None);
         s.ws_valid = false;
+        s.b_valid = false;
+        s.ar_valid = false;
     }
     // efc_b through the problem's rows (the global efc rows in order, compressed): see above
     let b_rows = compute_b && p.J_sparse && d.qacc_smooth.iter().all(|x| x.is_finite());
@@ -168,6 +170,8 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
                 &d.map_iefc2efc[r0..r0 + nek],
                 Some((&d.map_efc2iefc, r0)),
             );
+            s.b_valid = false;
+            s.ar_valid = false;
             s.start_ws = false;
             s.start_s = None;
             for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {

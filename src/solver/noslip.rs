@@ -84,7 +84,9 @@ pub(super) fn solve<T: Scalar>(
             b_axpy(s, i, fi, &mut y);
         }
     }
-    let iter = sweeps(m, p, s, &mut y, &mut st, &mut st_old, stats);
+    let mut blocks = std::mem::take(&mut s.noslip_a);
+    let iter = sweeps(m, p, s, &mut y, &mut blocks, &mut st, &mut st_old, stats);
+    s.noslip_a = blocks;
     s.bres = y;
     s.state_old = st_old;
     s.stmp = st;
@@ -97,12 +99,16 @@ pub(super) fn solve<T: Scalar>(
     iter
 }
 
-/// The sweeps of [`solve`] from `y = Bᵀ f`; returns their count.
+/// The sweeps of [`solve`] from `y = Bᵀ f`; returns their count. The blocks' entries of A
+/// (fixed during the pass) are formed in the first sweep and kept in `blocks`, in the order the
+/// sweep visits them; the later sweeps read them back.
+#[allow(clippy::too_many_arguments)]
 fn sweeps<T: Scalar>(
     m: &Model,
     p: &mut Problem<T>,
     s: &SolverScratch<T>,
     y: &mut [T],
+    blocks: &mut Vec<T>,
     st: &mut Vec<ConstraintState>,
     st_old: &mut Vec<ConstraintState>,
     mut stats: Option<&mut SolverLog<'_>>,
@@ -124,8 +130,23 @@ fn sweeps<T: Scalar>(
         }
     };
 
+    blocks.clear();
     let mut iter = 0;
     while iter < m.opt.noslip_iterations {
+        // the entries of A of the blocks: computed in the first sweep, then read back
+        let first = iter == 0;
+        let mut cur = 0;
+        let mut entry = |blocks: &mut Vec<T>, i: usize, j: usize| {
+            let v = if first {
+                let v = b_dot(s, i, j);
+                blocks.push(v);
+                v
+            } else {
+                blocks[cur]
+            };
+            cur += 1;
+            v
+        };
         let mut improvement = z;
         if iter == 0 {
             for i in 0..n {
@@ -139,7 +160,7 @@ fn sweeps<T: Scalar>(
                 ConstraintType::FrictionDof | ConstraintType::FrictionTendon => {
                     let res = resid(y, i);
                     let old = f[i];
-                    let aii = b_dot(s, i, i);
+                    let aii = entry(blocks, i, i);
                     let fl = p.frictionloss[i];
                     f[i] = (old - res / aii).max(-fl).min(fl);
                     let delta = f[i] - old;
@@ -157,8 +178,9 @@ fn sweeps<T: Scalar>(
                         while j < i + cone.nrow {
                             let res = [resid(y, j), resid(y, j + 1)];
                             let old = [f[j], f[j + 1]];
-                            let a01 = b_dot(s, j, j + 1);
-                            let ac = [b_dot(s, j, j), a01, a01, b_dot(s, j + 1, j + 1)];
+                            let a01 = entry(blocks, j, j + 1);
+                            let a00 = entry(blocks, j, j);
+                            let ac = [a00, a01, a01, entry(blocks, j + 1, j + 1)];
                             let bc = [
                                 res[0] - ac[0] * old[0] - ac[1] * old[1],
                                 res[1] - ac[2] * old[0] - ac[3] * old[1],
@@ -201,7 +223,7 @@ fn sweeps<T: Scalar>(
                                 ac[q * m1 + r] = if r < q {
                                     ac[r * m1 + q]
                                 } else {
-                                    b_dot(s, i + 1 + q, i + 1 + r)
+                                    entry(blocks, i + 1 + q, i + 1 + r)
                                 };
                                 bc[q] -= ac[q * m1 + r] * old[r];
                             }

@@ -266,7 +266,10 @@ pub(super) fn solve<T: Scalar>(
     let half: T = sc(0.5);
     let tol: T = sc(m.opt.tolerance);
     let scale = T::one() / p.trace_m().max(sc(MINVAL));
-    build_ar(p, s, true);
+    if !s.ar_valid {
+        build_ar(p, s, true);
+        s.ar_valid = true;
+    }
 
     // blocks in row order: (first row, cone index of an elliptic contact or usize::MAX)
     s.pgs_block.clear();
@@ -403,7 +406,13 @@ pub(super) fn solve<T: Scalar>(
 /// the ancestor closure of J_i's columns (a contact: its bodies' root paths), not on all of
 /// the problem's dofs. The projection of `mj_projectConstraint` (MuJoCo's computational
 /// pipeline: A through M's sparse factor), with no dense M.
+///
+/// Nothing to do when `s.b_valid` (B is that of `p`'s position part already); sets it.
 pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    if s.b_valid {
+        return;
+    }
+    s.b_valid = true;
     let (nv, n) = (p.nv, p.nefc);
     let z = T::zero();
     s.B.clear();
