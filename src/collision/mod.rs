@@ -31,6 +31,7 @@ pub mod scratch;
 pub mod shape;
 mod simplex;
 pub mod sink;
+mod stack;
 
 use scratch::Swept;
 pub use scratch::{BroadScratch, CollisionScratch};
@@ -455,14 +456,34 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
     if m.opt.disabled(disable::CONTACT) || m.opt.disabled(disable::CONSTRAINT) {
         return;
     }
-    // MuJoCo takes its body-pair list and its broad phase's arrays on the arena's stack first:
-    // an arena too small for them stops the step with its fatal error
-    if let Some(e) = crate::data::arena::collision_overflow(m) {
+    // MuJoCo takes its body-pair list, its broad phase's arrays and its narrow phase's
+    // candidates on the arena's stack first: an arena too small for them stops the step with
+    // its fatal error
+    let finite = poses_finite(d);
+    let counts = || {
+        let o_margin = m.opt.enabled(enable::OVERRIDE).then_some(m.opt.o_margin);
+        stack::broad_counts(
+            m,
+            d,
+            |b1, b2| body_filter(m, b1, b2),
+            |g1, g2| {
+                let (t1, a1) = (m.geom_contype[g1], m.geom_conaffinity[g1]);
+                let (t2, a2) = (m.geom_contype[g2], m.geom_conaffinity[g2]);
+                let lim = o_margin.unwrap_or(m.geom_margin[g1] + m.geom_margin[g2]);
+                (t1 & a2 != 0 || t2 & a1 != 0)
+                    && (finite || (pose_finite(d, g1) && pose_finite(d, g2)))
+                    && bound_test(m, d, g1, g2, lim)
+                    && !excluded(m, m.geom_bodyid[g1], m.geom_bodyid[g2])
+            },
+        )
+    };
+    if let Some(e) =
+        crate::data::arena::collision_overflow(m, || stack::candidates_known(m), counts)
+    {
         d.stack_overflow = Some(e);
         return;
     }
     let mode = mode.unwrap_or_else(|| BroadMode::for_model(m));
-    let finite = poses_finite(d);
     let sorted = broadphase(m, d, mode, finite);
     // MuJoCo keeps the contacts in its arena: no more than it holds are stored
     d.ncon_limit = reserve;

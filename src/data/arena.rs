@@ -395,11 +395,22 @@ fn broad_bodies(m: &Model) -> (u128, u128) {
     (n, nw)
 }
 
-/// The stack overflow of the collision stage's broad phase in model `m`'s arena, if its arrays
-/// do not fit. Measured on MuJoCo 4.0.0 by walking `<size memory>` up from each overflow to
-/// the next (`tools/arena/step_stack.py`), for `nbody` bodies of which `n` have collidable
-/// geoms and `nw` can touch the world's geoms (`broad_bodies`), in order, each padded to its
-/// alignment:
+/// What the collision stage's stack requests after the body-pair list depend on, counted at
+/// the step's poses (`collision::stack::broad_counts`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BroadCounts {
+    /// The body pairs MuJoCo's sweep keeps (not those with the world's geoms).
+    pub sweep: u128,
+    /// The geom pairs its narrow phase takes as candidates, where they are known.
+    pub candidates: Option<u128>,
+}
+
+/// The stack overflow of the collision stage in model `m`'s arena, if its requests do not fit.
+/// Measured on MuJoCo 4.0.0 by walking `<size memory>` up from each overflow to the next
+/// (`tools/arena/step_stack.py`, `tools/arena/narrow_stack.py`), for `nbody` bodies of which `n`
+/// have collidable geoms and `nw` can touch the world's geoms (`broad_bodies`), `s` body pairs
+/// kept by the sweep and `c` candidates ([`BroadCounts`], from `counts`, called only when the
+/// arena is small enough for them to matter), in order, each padded to its alignment:
 ///
 /// | site | line | bytes | align |
 /// |---|---|---|---|
@@ -410,25 +421,55 @@ fn broad_bodies(m: &Model) -> (u128, u128) {
 /// | `mj_broadphase` | 1835 | `48 n` | 8 |
 /// | `mj_broadphase` | 1848 | `2 n(n − 1)` | 4 |
 /// | `mj_SAP` | 1608, 1609, 1624 | `16 n` each | 4 |
-/// | `mj_broadphase` | 1894 | `4 nw` | 4 |
+/// | `mj_broadphase` | 1894 | `4 (s + nw)` | 4 |
+/// | (frame) | | 24 | 8 |
+/// | `mj_narrowphase` | 2424 | `28 k` | 4 |
+/// | `mj_narrowphase` | 2455 | `80 k` | 8 |
+/// | (frame) | | 24 | 8 |
 ///
-/// The rows from line 1835 on are taken only with `n ≥ 2`. What the narrow phase, the
-/// contacts' rows and the solver take later in a step is not checked: with contacts a model
-/// can still overflow in MuJoCo above this bound.
-pub fn collision_overflow(m: &Model) -> Option<StackOverflow> {
+/// The rows from line 1835 to 1894 are taken only with `n ≥ 2`; the broad phase's arrays are
+/// then released, all but the body-pair list. The narrow phase's rows are taken when the
+/// candidates are known and `c > 0`: MuJoCo first stores the candidates in the arena, 28 bytes
+/// each, as many as fit beside the body-pair list, `k = min(c, ⌊(narena − 24 − 2 nbody(nbody −
+/// 1)) / 28⌋)` (`narena` rounded down to 8), then releases the stack and copies them onto it
+/// at line 2424 while the arena still holds them: there `max` is `narena − 28 k`. With the
+/// arena's copy released, line 2455 takes 80 bytes per candidate (after 4 more per candidate
+/// that always fit). What the contacts, their rows and the solver take later in a step, and
+/// the narrow phase of the next `k` candidates when `k < c`, is not checked: a model can still
+/// overflow in MuJoCo above this bound.
+pub fn collision_overflow(
+    m: &Model,
+    candidates_known: impl FnOnce() -> bool,
+    counts: impl FnOnce() -> BroadCounts,
+) -> Option<StackOverflow> {
     let mut s = Stack::new(narena(m));
     let nbody = m.nbody as u128;
-    // Fast exit: with n and nw at their bound nbody, every request at its largest and 7 bytes of
-    // padding each, the ten requests still fit, so none of the exact ones can overflow.
-    let most =
-        2 * (24 + 7) + 2 * collision_pairs_bytes(m.nbody) + (4 + 48 + 3 * 16 + 4) * nbody + 8 * 7;
+    let ncol = m.ngeom_collidable.min(m.ngeom) as u128;
+    let pairs_bound = |k: u128| k * k.saturating_sub(1) / 2;
+    // Fast exit: with n, nw, s + nw and c at their bounds (nbody, nbody², every pair of
+    // collidable geoms), every request at its largest and 7 bytes of padding each, the
+    // requests still fit, so none of the exact ones can overflow.
+    let most = 4 * (24 + 7)
+        + 2 * collision_pairs_bytes(m.nbody)
+        + (4 + 48 + 3 * 16) * nbody
+        + 4 * nbody * nbody
+        + 112 * pairs_bound(ncol)
+        + 8 * 7;
     if most <= s.limit {
         return None;
     }
+    let candidates_known = candidates_known();
+    // the most candidates there can be (none counted where they are not known)
+    let c_most = if candidates_known {
+        pairs_bound(ncol)
+    } else {
+        0
+    };
     let (n, nw) = broad_bodies(m);
+    let pairs = collision_pairs_bytes(m.nbody);
     let steps = [
         ("", 0, 24, 8),
-        ("mj_collision", 758, collision_pairs_bytes(m.nbody), 4),
+        ("mj_collision", 758, pairs, 4),
         ("", 0, 24, 8),
         ("mj_broadphase", 1825, 4 * nbody, 4),
         ("mj_broadphase", 1835, 48 * n, 8),
@@ -436,13 +477,58 @@ pub fn collision_overflow(m: &Model) -> Option<StackOverflow> {
         ("mj_SAP", 1608, 16 * n, 4),
         ("mj_SAP", 1609, 16 * n, 4),
         ("mj_SAP", 1624, 16 * n, 4),
-        ("mj_broadphase", 1894, 4 * nw, 4),
     ];
     let taken = if n >= 2 { steps.len() } else { 4 };
-    steps[..taken]
+    let broad = steps[..taken]
         .iter()
-        .try_for_each(|&(site, line, bytes, align)| s.take(site, line, bytes, align))
-        .err()
+        .try_for_each(|&(site, line, bytes, align)| s.take(site, line, bytes, align));
+    if let Err(e) = broad {
+        return Some(e);
+    }
+    // the counts are taken only where their bounds do not fit (`counts` walks the geoms)
+    let held = 24 + pairs;
+    let narrow_fits = |c: u128| {
+        let k = c.min(s.limit.saturating_sub(held) / 28);
+        c == 0 || 24 + 56 * k <= s.limit && 24 + 112 * k + 24 <= s.limit
+    };
+    let sweep_fits = s.used + 4 * (pairs_bound(n) + nw) + 3 <= s.limit;
+    if (n < 2 || sweep_fits) && narrow_fits(c_most) {
+        return None;
+    }
+    let c = counts();
+    if n >= 2 {
+        if let Err(e) = s.take("mj_broadphase", 1894, 4 * (c.sweep + nw), 4) {
+            return Some(e);
+        }
+    }
+    let c = c.candidates.filter(|&c| c > 0 && candidates_known)?;
+    // the broad phase's arrays are released; the candidates go to the arena beside the list
+    let k = c.min(s.limit.saturating_sub(held) / 28);
+    let arena = 28 * k;
+    let mut s = Stack {
+        used: 0,
+        limit: s.limit.saturating_sub(arena),
+        narena: s.narena,
+    };
+    let max = s
+        .narena
+        .saturating_sub(usize::try_from(arena).unwrap_or(usize::MAX));
+    let copy = s
+        .take("", 0, 24, 8)
+        .and_then(|()| s.take("mj_narrowphase", 2424, arena, 4));
+    if let Err(e) = copy {
+        return Some(StackOverflow { max, ..e });
+    }
+    // the arena's copy is released
+    s.limit += arena;
+    [
+        ("", 0, 4 * k, 4),
+        ("mj_narrowphase", 2455, 80 * k, 8),
+        ("", 0, 24, 8),
+    ]
+    .iter()
+    .try_for_each(|&(site, line, bytes, align)| s.take(site, line, bytes, align))
+    .err()
 }
 
 /// A byte count as MuJoCo writes it in its warnings: with the largest of the suffixes K, M, G,
