@@ -427,7 +427,12 @@ const UNSUPPORTED: &[&str] = &[
 fn check_attrs(el: &Elem, lists: &[&[&str]]) -> Result<(), MjcfError> {
     for (k, _) in &el.attrs {
         if !lists.iter().any(|l| l.contains(&k.as_str())) {
-            return Err(el.err(ErrorKind::UnknownAttribute, Some(k), "unknown attribute"));
+            // MuJoCo 4.0.0's schema error, word for word
+            return Err(el.err(
+                ErrorKind::UnknownAttribute,
+                Some(k),
+                format!("Schema violation: unrecognized attribute: '{k}'"),
+            ));
         }
     }
     Ok(())
@@ -441,10 +446,14 @@ fn unknown(el: &Elem, parent: &str) -> MjcfError {
             format!("<{}> is not supported by moreau", el.name),
         )
     } else {
+        // MuJoCo 4.0.0's schema error, word for word, then where the element is
         el.err(
             ErrorKind::UnknownElement,
             None,
-            format!("unknown element <{}> in <{}>", el.name, parent),
+            format!(
+                "Schema violation: unrecognized element (<{}> in <{}>)",
+                el.name, parent
+            ),
         )
     }
 }
@@ -517,6 +526,14 @@ pub fn validate(root: &Elem) -> Result<(), MjcfError> {
             "worldbody" => {
                 check_attrs(c, &[])?;
                 validate_body(c, true)?;
+            }
+            // MuJoCo 4.0.0's schema allows a `<body>` here (a fragment to be included inside
+            // `<worldbody>`, as models/zoo_part.xml) and its compiler ignores it: names are
+            // checked, values are not read (measured: an unknown attribute or element is its
+            // schema error, `pos="a b c"` or `<joint type="bogus"/>` loads an empty model)
+            "body" => {
+                check_attrs(c, &[BODY])?;
+                validate_body(c, false)?;
             }
             "tendon" => {
                 check_attrs(c, &[])?;

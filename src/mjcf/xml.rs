@@ -265,7 +265,8 @@ impl Includes<'_, '_> {
         }
         if let Some((k, _)) = c.attrs.iter().find(|(k, _)| k != "file") {
             let k = k.clone();
-            return Err(c.err(ErrorKind::UnknownAttribute, Some(&k), "unknown attribute"));
+            let msg = format!("Schema violation: unrecognized attribute: '{k}'");
+            return Err(c.err(ErrorKind::UnknownAttribute, Some(&k), msg));
         }
         let given = c
             .attr("file")

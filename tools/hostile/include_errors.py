@@ -5,7 +5,9 @@ Writes tests/reference/include_errors.json: for each case (a main document, or n
 `nope.xml`, and the files beside it, written to a temporary directory; `@dir` makes a directory)
 MuJoCo's message when it loads the main file: the sentence (after "XML Error: ", "Error: " or
 "ParseXML: ") and the line it names ("Element 'include', line N" or "line N"; 0 when it names
-none).
+none); or, where MuJoCo loads it ("ok"), the model's nbody, ngeom and njnt. Besides includes and
+files: a `<body>` under the root (allowed by MuJoCo's schema and ignored), schema errors, and
+texture files whose extension MuJoCo does not read.
 
 Rerun:  python3 tools/hostile/include_errors.py
 """
@@ -53,6 +55,28 @@ CASES = [
      {}),
     ("empty main file", "", {}),
     ("missing main file", None, {}),
+    # the schema: a `<body>` under the root is allowed (a fragment for an include) and ignored
+    ("a body under the root", '<mujoco>\n<body><joint/><geom size=".1"/></body>\n<worldbody/>'
+     '\n</mujoco>', {}),
+    ("the included fragment as a main file", open(os.path.join(ROOT, "models", "zoo_part.xml"))
+     .read(), {}),
+    ("a body under the root with values MuJoCo does not read",
+     '<mujoco><body pos="a b c"><joint type="bogus"/><inertial mass="-1" pos="0 0 0"/></body>'
+     '</mujoco>', {}),
+    ("an unknown attribute of a body under the root", '<mujoco>\n<body foo="1"/>\n</mujoco>', {}),
+    ("an unknown element in a body under the root",
+     '<mujoco>\n<body>\n<badchild/></body>\n</mujoco>', {}),
+    ("an unknown element under the root", "<mujoco>\n\n<foo/>\n</mujoco>", {}),
+    ("a geom under the root", '<mujoco>\n<geom size=".1"/>\n</mujoco>', {}),
+    ("an unknown attribute of a worldbody geom",
+     '<mujoco><worldbody>\n<geom size=".1" colour="red"/>\n</worldbody></mujoco>', {}),
+    # a texture file's type is its extension: PNG (and KTX) only
+    ("a texture file with an unknown extension",
+     '<mujoco>\n<asset><texture name="t" type="2d" file="tex.xyz"/></asset>\n</mujoco>',
+     {"tex.xyz": "not an image"}),
+    ("a texture file without an extension",
+     '<mujoco>\n<asset><texture name="t" type="2d" file="tex"/></asset>\n</mujoco>',
+     {"tex": "not an image"}),
 ]
 
 SENTENCE = re.compile(r"^(?:XML Error: |Error: |ParseXML: )?(.*)$", re.M)
@@ -75,14 +99,16 @@ def main():
                 with open(path, "w") as fh:
                     fh.write(main_xml)
             try:
-                mujoco.MjModel.from_xml_path(path)
-                raise SystemExit(f"{name}: MuJoCo loads it")
+                m = mujoco.MjModel.from_xml_path(path)
+                out.append({"name": name, "main": main_xml, "files": files, "ok": True,
+                            "nbody": m.nbody, "ngeom": m.ngeom, "njnt": m.njnt})
+                continue
             except ValueError as e:
                 text = str(e).replace(d + "/", "")
         first = text.split("\n")[0]
         sentence = SENTENCE.match(first).group(1)
         line = LINE.search(text.split("\n", 1)[1] if "\n" in text else "")
-        out.append({"name": name, "main": main_xml, "files": files, "message": text,
+        out.append({"name": name, "main": main_xml, "files": files, "ok": False, "message": text,
                     "sentence": sentence, "line": int(line.group(1)) if line else 0})
     path = os.path.join(ROOT, "tests", "reference", "include_errors.json")
     with open(path, "w") as fh:
