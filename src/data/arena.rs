@@ -230,6 +230,79 @@ pub fn compile_stack_bytes(m: &Model) -> u128 {
     24 + (104 * m.nv as u128).max(96 * m.nbody as u128)
 }
 
+/// MuJoCo 4.0.0's fatal stack overflow while compiling model `m` (`mj_setConst` runs the model
+/// on the arena's stack), if `m.narena` is too small. Measured on the oracle by walking
+/// `<size memory>` up from 1 by each overflow's shortfall (`tools/arena/compile_stack.py`:
+/// chains, free, ball and static bodies): four passes, each from an empty stack whose top is
+/// the arena's end (not rounded: the first frame's padding counts in `requested`), each request
+/// padded to its alignment:
+///
+/// | site | line | bytes | align |
+/// |---|---|---|---|
+/// | (frame) | | 24 | 8 |
+/// | `setBound` | 313 | 48 | 8 |
+/// | `setBound` | 314 | `4 (nbody − 1)` | 4 |
+/// | (frame) | | 24 | 8 |
+/// | `setDofLength` | 1291 | `8 nbody` | 8 |
+/// | (frame), with `nv > 0` | | 24 | 8 |
+/// | `setInertia0` | 1064, 1065 | `48 nv` each | 8 |
+/// | `setInertia0` | 1066 | `8 nv` | 8 |
+/// | (frame) | | 24 | 8 |
+/// | `mj_rne` | 2161, 2162 | `48 nbody` each | 8 |
+///
+/// Their largest is [`compile_stack_bytes`]. Models whose compilation also runs the solver
+/// (equality constraints, tendons, contacts at the initial pose) take more later, which is not
+/// checked.
+pub fn compile_overflow(m: &Model) -> Option<StackOverflow> {
+    let narena = narena(m);
+    let (nv, nbody) = (m.nv as i128, m.nbody as i128);
+    let frame: (&'static str, u32, i128, i128) = ("", 0, 24, 8);
+    let set_bound = [
+        frame,
+        ("setBound", 313, 48, 8),
+        ("setBound", 314, 4 * (nbody - 1).max(0), 4),
+    ];
+    let set_dof_length = [frame, ("setDofLength", 1291, 8 * nbody, 8)];
+    let set_inertia0 = [
+        frame,
+        ("setInertia0", 1064, 48 * nv, 8),
+        ("setInertia0", 1065, 48 * nv, 8),
+        ("setInertia0", 1066, 8 * nv, 8),
+    ];
+    let rne = [
+        frame,
+        ("mj_rne", 2161, 48 * nbody, 8),
+        ("mj_rne", 2162, 48 * nbody, 8),
+    ];
+    let passes: [&[_]; 4] = [
+        &set_bound,
+        &set_dof_length,
+        if nv > 0 { &set_inertia0 } else { &[] },
+        &rne,
+    ];
+    passes.iter().find_map(|pass| {
+        let mut top = i128::try_from(narena).unwrap_or(i128::MAX);
+        pass.iter().find_map(|&(site, line, bytes, align)| {
+            let start = (top - bytes).div_euclid(align) * align;
+            if start >= 0 {
+                top = start;
+                return None;
+            }
+            let clamp = |x: i128| usize::try_from(x).unwrap_or(usize::MAX);
+            Some(StackOverflow {
+                site,
+                line,
+                max: narena,
+                requested: clamp(top - start),
+                available: clamp(top),
+                narena,
+                nefc: 0,
+                ncon: 0,
+            })
+        })
+    })
+}
+
 /// MuJoCo 4.0.0's fatal stack overflow during a step (`mju_error` from `mj_stackAlloc`; the
 /// Python bindings raise it as `mujoco.FatalError`): the arena's free bytes, between its
 /// contents and its stack, cannot hold what a stage asks for. The step stops where it happened:

@@ -181,6 +181,51 @@ fn a_memory_below_the_compilers_stack_fails_as_in_mujoco() {
     assert!(exact >= 50, "{exact} exact");
 }
 
+/// MuJoCo 4.0.0's message for a `<size memory>` below what its compiler takes on the stack
+/// (`tests/reference/arena_compile_stack.json` from tools/arena/compile_stack.py): chains of
+/// hinges, free, ball and static bodies (3, 10 and 40) at every `<size memory>` from 1 up where
+/// the compiler's next request (`setBound`, `setInertia0`, `mj_rne`) starts to fit and one byte
+/// below. moreau refuses the model exactly where MuJoCo does, naming the attribute, with
+/// MuJoCo's whole message (site, line, max, available, requested, narena), and loads it where
+/// MuJoCo does. Every case is asserted.
+#[test]
+fn a_memory_below_the_compilers_stack_gives_mujocos_message() {
+    let r = reference("arena_compile_stack.json");
+    let models = r["models"].as_array().unwrap();
+    let (mut refused, mut loaded) = (0, 0);
+    let mut sites = std::collections::BTreeSet::new();
+    for c in r["cases"].as_array().unwrap() {
+        let model = &models[c["model"].as_u64().unwrap() as usize];
+        let xml = model["xml"]
+            .as_str()
+            .unwrap()
+            .replace("MEMORY", &c["memory"].to_string());
+        let what = format!("{}, memory {}", model["name"], c["memory"]);
+        let got = load_from_str(&xml, &Vfs::default());
+        match c["message"].as_str() {
+            None => {
+                got.unwrap_or_else(|e| panic!("{what}: {e}"));
+                loaded += 1;
+            }
+            Some(msg) => {
+                let e = got.expect_err(&what);
+                assert_eq!(e.attribute.as_deref(), Some("memory"), "{what}");
+                assert_eq!(e.message, msg, "{what}");
+                sites.insert(msg.lines().next().unwrap().to_string());
+                refused += 1;
+            }
+        }
+    }
+    eprintln!(
+        "{refused} refusals with MuJoCo's message ({} distinct sites), {loaded} loads",
+        sites.len()
+    );
+    assert!(
+        refused >= 100 && loaded >= 12 && sites.len() == 9,
+        "{refused}, {loaded}, {sites:?}"
+    );
+}
+
 /// MuJoCo 4.0.0's fatal stack overflow during a step (`tests/reference/arena_step_stack.json`
 /// from tools/arena/step_stack.py): the collision stage takes a frame, one `int` per body pair
 /// and its broad phase's arrays on the arena's stack (`arena::collision_overflow`). Rows of 60

@@ -1,6 +1,6 @@
 //! `<size memory nconmax njmax>`: the arena's bytes (`mjModel.narena`, `nconmax`, `njmax`).
 
-use crate::data::arena::{compile_stack_bytes, default_narena, parse_memory};
+use crate::data::arena::{compile_overflow, default_narena, parse_memory};
 use crate::mjcf::compile::attr::A;
 use crate::mjcf::compile::ctx::R;
 use crate::mjcf::error::ErrorKind;
@@ -67,18 +67,9 @@ pub(super) fn compile_arena(root: &Elem, m: &mut Model) -> R<()> {
     m.narena = memory.unwrap_or_else(|| default_narena(m, u64::try_from(nstack).ok()));
     // MuJoCo's compiler runs the model on the arena's stack (mj_setConst): an arena smaller
     // than that fails with its fatal stack overflow
-    let need = compile_stack_bytes(m);
-    if let (Some(el), Some(n)) = (memory_el, memory.filter(|&n| (n as u128) < need)) {
-        return Err(A::new(el).err(
-            ErrorKind::InvalidValue,
-            "memory",
-            format!(
-                "mj_stackAlloc: out of memory, stack overflow while compiling: the arena of {n} \
-                 bytes is below the {need} bytes the compiler needs (24 + max(104 nv, 96 nbody), \
-                 nv = {}, nbody = {}) (increase <size memory=\"...\"/>)",
-                m.nv, m.nbody
-            ),
-        ));
+    if let (Some(el), Some(e)) = (memory_el, memory.and_then(|_| compile_overflow(m))) {
+        // MuJoCo's whole message (its site, line, max and byte counts)
+        return Err(A::new(el).err(ErrorKind::InvalidValue, "memory", e.to_string()));
     }
     Ok(())
 }
