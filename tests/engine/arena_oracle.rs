@@ -302,8 +302,8 @@ fn a_step_overflows_the_collision_stack_as_in_mujoco() {
 
 /// MuJoCo 4.0.0's fatal stack overflow at the broad phase's body-pair output and in the narrow
 /// phase (`tests/reference/arena_narrow_stack.json` from tools/arena/narrow_stack.py): piles of
-/// touching spheres (concentric, on a line, in 3-D, with planes, world spheres, margins, masks
-/// and every joint type) at every `<size memory>` where MuJoCo's next stack request starts to
+/// touching spheres (concentric, on a line, in 3-D, with planes, world spheres, margins, masks,
+/// excluded body pairs and every joint type) at every `<size memory>` where MuJoCo's next stack request starts to
 /// fit and one byte below. Where MuJoCo stops before any contact exists (`ncon` 0) at a
 /// request `arena::collision_overflow` reproduces (its frames, `mj_collision`,
 /// `mj_broadphase`, `mj_SAP`, `mj_narrowphase`), moreau stops with MuJoCo's whole message;

@@ -14,6 +14,8 @@ The models:
 - `concentric`: n hinge spheres around one point (every pair a candidate), n = 7, 12, 20, 30;
 - `padded`: 40 concentric spheres beside 60 bodies without geoms, whose body-pair list leaves
   the arena room for fewer candidates than there are (MuJoCo then copies only those);
+- `excluded`: 20 concentric spheres with 7 body pairs in `<exclude>` (the sweep keeps them,
+  the narrow phase takes none of their geom pairs);
 - `line`: spheres of random radius, joint (free, ball, hinge, none) and masks at random
   spacing on one line, some with a margin, some with a plane or a sphere on the world: which
   of their boxes meet does not depend on the sweep's frame;
@@ -35,11 +37,14 @@ HINGE = '<joint axis="0 1 0"/>'
 JOINTS = ["<freejoint/>", HINGE, "", '<joint type="ball"/>']
 
 
-def concentric(n, pad=0):
-    b = "".join(f'<body pos="0 0 {0.001 * i:.3f}">{HINGE}<geom size=".1"/></body>'
+def concentric(n, pad=0, exclude=0):
+    b = "".join(f'<body name="b{i}" pos="0 0 {0.001 * i:.3f}">{HINGE}<geom size=".1"/></body>'
                 for i in range(n))
     b += "".join(f'<body pos="{i} 5 5"/>' for i in range(pad))
-    return f'<mujoco><size memory="MEMORY"/><worldbody>{b}</worldbody></mujoco>'
+    # `exclude` body pairs (b0, b1), (b0, b2), ...: kept by the sweep, not candidates
+    e = "".join(f'<exclude body1="b0" body2="b{i + 1}"/>' for i in range(exclude))
+    e = f"<contact>{e}</contact>" if e else ""
+    return f'<mujoco><size memory="MEMORY"/>{e}<worldbody>{b}</worldbody></mujoco>'
 
 
 def random_model(rng, n, spread, line, world):
@@ -96,6 +101,7 @@ def main():
     for n in (7, 12, 20, 30):
         models.append(("concentric", concentric(n)))
     models.append(("padded", concentric(40, pad=60)))
+    models.append(("excluded", concentric(20, exclude=7)))
     rng = np.random.default_rng(21)
     for k in range(8):
         world = ("plane", "sphere", "")[k % 3]
