@@ -460,11 +460,14 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
     // candidates on the arena's stack first: an arena too small for them stops the step with
     // its fatal error
     let finite = poses_finite(d);
+    let mut bp = std::mem::take(&mut d.scratch_broad);
     let counts = || {
         let o_margin = m.opt.enabled(enable::OVERRIDE).then_some(m.opt.o_margin);
         stack::broad_counts(
             m,
             d,
+            &mut bp.boxes,
+            &mut bp.bodies,
             |b1, b2| body_filter(m, b1, b2),
             |g1, g2| {
                 let (t1, a1) = (m.geom_contype[g1], m.geom_conaffinity[g1]);
@@ -477,9 +480,9 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
             },
         )
     };
-    if let Some(e) =
-        crate::data::arena::collision_overflow(m, || stack::candidates_known(m), counts)
-    {
+    let overflow = crate::data::arena::collision_overflow(m, || stack::candidates_known(m), counts);
+    d.scratch_broad = bp;
+    if let Some(e) = overflow {
         d.stack_overflow = Some(e);
         return;
     }

@@ -11,9 +11,6 @@ use crate::math::Scalar;
 use crate::model::{GeomType, Model};
 use nalgebra::{Matrix3, Vector3};
 
-/// A body's box in the sweep's frame: low and high ends on each of its three axes.
-type Box3 = ([f64; 3], [f64; 3]);
-
 /// The counts of model `m` at the poses of `d`. `body_ok(b1, b2)`: the body pair passes the
 /// parent, weld and static filters; `geom_ok(g1, g2)`: a geom pair of such bodies passes the
 /// masks, the bounding test with its margin and the `exclude` list (Computation, "Filtering").
@@ -32,6 +29,8 @@ type Box3 = ([f64; 3], [f64; 3]);
 pub fn broad_counts<T: Scalar>(
     m: &Model,
     d: &Data<T>,
+    boxes: &mut Vec<[f64; 6]>,
+    order: &mut Vec<(f64, f64, u32)>,
     body_ok: impl Fn(usize, usize) -> bool,
     geom_ok: impl Fn(usize, usize) -> bool,
 ) -> BroadCounts {
@@ -56,15 +55,20 @@ pub fn broad_counts<T: Scalar>(
             frame = nalgebra::SymmetricEigen::new(cov).eigenvectors.transpose();
         }
     }
-    // each body's box and or'ed masks
-    let empty: Box3 = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-    let mut boxes = vec![(empty, 0u32, 0u32, 0usize); m.nbody];
+    // each body's box (low x, y, z, high x, y, z in the frame), in the broad phase's scratch
+    // (reserved for `nbody` bodies: no allocation)
+    let empty = [
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    ];
+    boxes.clear();
+    boxes.resize(m.nbody, empty);
     for g in (0..ngeom).filter(|&g| collidable(g)) {
-        let b = m.geom_bodyid[g];
-        let (bx, t, a, k) = &mut boxes[b];
-        *t |= m.geom_contype[g];
-        *a |= m.geom_conaffinity[g];
-        *k += 1;
+        let bx = &mut boxes[m.geom_bodyid[g]];
         let (c, h) = if m.geom_type[g] == GeomType::Sphere {
             (frame * pos(g), Vector3::repeat(m.geom_size[g][0]))
         } else if m.geom_type[g] == GeomType::Plane {
@@ -73,32 +77,48 @@ pub fn broad_counts<T: Scalar>(
             let r = d.geom_xmat[g].map(|x| f64of(x));
             let ab = &m.geom_aabb[g];
             let off = Vector3::new(ab[0], ab[1], ab[2]);
-            let fr = frame * r;
             (
                 frame * (pos(g) + r * off),
-                fr.abs() * Vector3::new(ab[3], ab[4], ab[5]),
+                (frame * r).abs() * Vector3::new(ab[3], ab[4], ab[5]),
             )
         };
         for i in 0..3 {
             let e = h[i] + m.geom_margin[g];
-            bx.0[i] = bx.0[i].min(c[i] - e);
-            bx.1[i] = bx.1[i].max(c[i] + e);
+            bx[i] = bx[i].min(c[i] - e);
+            bx[i + 3] = bx[i + 3].max(c[i] + e);
         }
     }
+    // a body's or'ed masks
+    let masks = |b: usize| {
+        let adr = m.body_geomadr.get(b).copied().unwrap_or(0);
+        let num = m.body_geomnum.get(b).copied().unwrap_or(0);
+        (adr..(adr + num).min(ngeom)).fold((0, 0), |(t, a), g| {
+            (t | m.geom_contype[g], a | m.geom_conaffinity[g])
+        })
+    };
     // the sweep along the first axis, then the other two
-    let mut order: Vec<usize> = (1..m.nbody).filter(|&b| boxes[b].3 > 0).collect();
-    order.sort_unstable_by(|&x, &y| boxes[x].0 .0[0].total_cmp(&boxes[y].0 .0[0]));
+    order.clear();
+    order.extend(
+        (1..m.nbody)
+            .filter(|&b| boxes[b][0] <= boxes[b][3])
+            .map(|b| (boxes[b][0], boxes[b][3], b as u32)),
+    );
+    order.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
     let mut sweep = 0u128;
-    for (i, &b1) in order.iter().enumerate() {
-        let ((lo1, hi1), t1, a1, _) = boxes[b1];
-        for &b2 in &order[i + 1..] {
-            let ((lo2, hi2), t2, a2, _) = boxes[b2];
-            if lo2[0] > hi1[0] {
+    for (i, &(_, hi1, b1)) in order.iter().enumerate() {
+        let (b1, x1) = (b1 as usize, &boxes[b1 as usize]);
+        let (t1, a1) = masks(b1);
+        for &(lo2, _, b2) in &order[i + 1..] {
+            if lo2 > hi1 {
                 break;
             }
-            let meet = (1..3).all(|k| lo1[k] <= hi2[k] && lo2[k] <= hi1[k]);
-            let (x, y) = (b1.min(b2), b1.max(b2));
-            if meet && (t1 & a2 != 0 || t2 & a1 != 0) && body_ok(x, y) {
+            let (b2, x2) = (b2 as usize, &boxes[b2 as usize]);
+            let meet = (1..3).all(|k| x1[k] <= x2[k + 3] && x2[k] <= x1[k + 3]);
+            if !meet {
+                continue;
+            }
+            let (t2, a2) = masks(b2);
+            if (t1 & a2 != 0 || t2 & a1 != 0) && body_ok(b1.min(b2), b1.max(b2)) {
                 sweep += 1;
             }
         }
@@ -141,13 +161,11 @@ fn candidates(
     }
     let ngeom = m.ngeom.min(m.geom_bodyid.len());
     let collidable = |g: usize| m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0;
-    let geoms: Vec<usize> = (0..ngeom).filter(|&g| collidable(g)).collect();
     let mut count = 0u128;
-    for (i, &g1) in geoms.iter().enumerate() {
-        for &g2 in &geoms[i + 1..] {
+    for g1 in (0..ngeom).filter(|&g| collidable(g)) {
+        for g2 in (g1 + 1..ngeom).filter(|&g| collidable(g)) {
             let (b1, b2) = (m.geom_bodyid[g1], m.geom_bodyid[g2]);
-            let (x, y) = (b1.min(b2), b1.max(b2));
-            if body_ok(x, y) && geom_ok(g1, g2) {
+            if body_ok(b1.min(b2), b1.max(b2)) && geom_ok(g1, g2) {
                 count += 1;
             }
         }
