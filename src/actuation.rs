@@ -441,6 +441,8 @@ pub fn bad_ctrl<T: Scalar>(m: &Model, ctrl: &[T]) -> Option<usize> {
 /// - The force input is the activation (the next activation `act + h·act_dot`, exact for
 ///   filterexact and clamped to actrange if actlimited, when actearly) or `u` if stateless.
 /// - `force = gain · input + bias`, clamped to forcerange if forcelimited;
+///   per tendon with `tendon_actfrclimited` the forces of its actuators are scaled so that their
+///   total stays in `tendon_actfrcrange` (`tendon_actfrc_clamp`);
 ///   `qfrc_actuator = momentᵀ force` (plus `qfrc_gravcomp` on the dofs of `jnt_actgravcomp`
 ///   joints), then clamped per hinge/slide joint to `jnt_actfrcrange`.
 /// - With the actuation flag disabled everything here is zero.
@@ -512,6 +514,7 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
         d.actuator_force[i] = f;
     }
+    tendon_actfrc_clamp(m, d);
     for i in 0..m.nu {
         let f = d.actuator_force[i];
         // qfrc_actuator starts at +0: skipping the zeros outside the row's pattern changes no
@@ -534,6 +537,41 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
         if m.jnt_actfrclimited[j] && matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide) {
             let k = m.jnt_dofadr[j];
             d.qfrc_actuator[k] = clamp(d.qfrc_actuator[k], &m.jnt_actfrcrange[j]);
+        }
+    }
+}
+
+/// The tendon `actuatorfrcrange` clamp: per tendon with `tendon_actfrclimited`, the total
+/// `actuator_force` of the actuators transmitting through it (`trntype` tendon, summed in
+/// actuator order, gear not applied) is kept in `ten_actfrc`; when it lies outside
+/// `tendon_actfrcrange`, every one of those actuators' forces is scaled by `bound / total`, so
+/// that their sum is the bound (measured on MuJoCo 4.0.0: motors at 3 and 1 and a velocity
+/// servo at -0.6 on one tendon with range ±0.5 give 0.441, 0.147, -0.088).
+fn tendon_actfrc_clamp<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    if !m.tendon_actfrclimited.iter().any(|&l| l) {
+        return;
+    }
+    let tendon = |i: usize| match m.actuator_trntype[i] {
+        TrnType::Tendon => usize::try_from(m.actuator_trnid[i][0])
+            .ok()
+            .filter(|&t| m.tendon_actfrclimited[t]),
+        _ => None,
+    };
+    d.ten_actfrc.iter_mut().for_each(|x| *x = T::zero());
+    for i in 0..m.nu {
+        if let Some(t) = tendon(i) {
+            d.ten_actfrc[t] += d.actuator_force[i];
+        }
+    }
+    for i in 0..m.nu {
+        if let Some(t) = tendon(i) {
+            let total = d.ten_actfrc[t];
+            let r = &m.tendon_actfrcrange[t];
+            if total < sc(r[0]) {
+                d.actuator_force[i] *= sc::<T>(r[0]) / total;
+            } else if total > sc(r[1]) {
+                d.actuator_force[i] *= sc::<T>(r[1]) / total;
+            }
         }
     }
 }

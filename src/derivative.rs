@@ -309,7 +309,7 @@ fn d_actuator_vel_with<T: Scalar>(m: &Model, d: &Data<T>, mut add: impl FnMut(us
     }
     let ctrl_bad = bad_ctrl(m, &d.ctrl).is_some();
     for u in 0..m.nu {
-        if joint_actfrc_clamped(m, d, u) {
+        if actfrc_clamped(m, d, u) {
             continue;
         }
         let c = actuator_force_dvel(m, d, u, ctrl_bad);
@@ -328,6 +328,13 @@ fn d_actuator_vel_with<T: Scalar>(m: &Model, d: &Data<T>, mut add: impl FnMut(us
             }
         }
     }
+}
+
+/// True if MuJoCo's `qDeriv` leaves actuator `u` out: its joint's or its tendon's total
+/// actuator force is at or beyond its `actuatorfrcrange` (`joint_actfrc_clamped`,
+/// `tendon_actfrc_clamped`). Reads the actuation stage's outputs.
+pub fn actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
+    joint_actfrc_clamped(m, d, u) || tendon_actfrc_clamped(m, d, u)
 }
 
 /// True if actuator `u` transmits to a hinge/slide joint (`joint`/`jointinparent`) whose total
@@ -352,6 +359,83 @@ fn joint_actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
     }
     let r = m.jnt_actfrcrange[j];
     let f = d.qfrc_actuator[m.jnt_dofadr[j]];
+    f <= sc(r[0]) || f >= sc(r[1])
+}
+
+/// Adds to `out` (row-major `nv × nv`) what [`d_actuator_vel`] leaves out for the actuators
+/// of tendons whose total actuator force is clamped (`tendon_actfrcrange`): the exact
+/// `∂qfrc_actuator/∂qvel` of their scaled forces. With `S = Σ_j f_j` the tendon's total
+/// before the clamp (`ten_actfrc`), `s = bound/S` and `g_i = s f_i` the applied forces,
+/// `∂g_i/∂qvel = s c_i m_i − (g_i/S) Σ_j c_j m_j` (`c_j = ∂f_j/∂actuator_velocity_j`, `m_j`
+/// the moment row); at the bound itself (no scaling) `∂g_i/∂qvel = c_i m_i`. MuJoCo's `qDeriv`
+/// drops these actuators; the derivative of the forward dynamics needs them.
+pub fn d_tendon_actfrc_vel(m: &Model, d: &Data<f64>, out: &mut [f64]) {
+    if m.opt.disabled(disable::ACTUATION) || !m.tendon_actfrclimited.iter().any(|&l| l) {
+        return;
+    }
+    let nv = m.nv;
+    let ctrl_bad = bad_ctrl(m, &d.ctrl).is_some();
+    let mut w = vec![0.0; nv];
+    let mut mi = vec![0.0; nv];
+    for t in (0..m.ntendon).filter(|&t| m.tendon_actfrclimited[t]) {
+        let r = m.tendon_actfrcrange[t];
+        let total = d.ten_actfrc[t];
+        let scale = if total < r[0] {
+            r[0] / total
+        } else if total > r[1] {
+            r[1] / total
+        } else if total == r[0] || total == r[1] {
+            1.0
+        } else {
+            continue;
+        };
+        let on_t = |u: usize| {
+            m.actuator_trntype[u] == crate::model::TrnType::Tendon
+                && usize::try_from(m.actuator_trnid[u][0]) == Ok(t)
+        };
+        w.iter_mut().for_each(|x| *x = 0.0);
+        for u in (0..m.nu).filter(|&u| on_t(u)) {
+            let c = actuator_force_dvel(m, d, u, ctrl_bad);
+            let (cols, mom) = d.moment_row(u);
+            for (&k, &mk) in cols.iter().zip(mom) {
+                w[k] += c * mk;
+            }
+        }
+        for u in (0..m.nu).filter(|&u| on_t(u)) {
+            let c = actuator_force_dvel(m, d, u, ctrl_bad);
+            let g_over_s = if scale == 1.0 {
+                0.0
+            } else {
+                d.actuator_force[u] / total
+            };
+            d.moment_row_dense(u, &mut mi);
+            let (cols, mom) = d.moment_row(u);
+            for (&row, &mr) in cols.iter().zip(mom) {
+                for k in 0..nv {
+                    out[row * nv + k] += mr * (scale * c * mi[k] - g_over_s * w[k]);
+                }
+            }
+        }
+    }
+}
+
+/// True if actuator `u` transmits through a tendon whose total actuator force (`ten_actfrc`,
+/// before the clamp) is at or outside its `actuatorfrcrange` (closed test): MuJoCo 4.0.0 then
+/// drops the actuator from `qDeriv` as in the joint case (checked with mj_step under
+/// implicitfast: a velocity servo on a fixed tendon gives `qDeriv = 0` exactly when the
+/// tendon's total is clamped). Reads `ten_actfrc` as left by the last actuation stage.
+fn tendon_actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
+    if m.actuator_trntype[u] != crate::model::TrnType::Tendon {
+        return false;
+    }
+    let Ok(t) = usize::try_from(m.actuator_trnid[u][0]) else {
+        return false;
+    };
+    if !m.tendon_actfrclimited[t] {
+        return false;
+    }
+    let r = m.tendon_actfrcrange[t];
+    let f = d.ten_actfrc[t];
     f <= sc(r[0]) || f >= sc(r[1])
 }
 

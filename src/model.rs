@@ -716,6 +716,10 @@ pub struct Model {
     pub tendon_solref_fri: Vec<[f64; 2]>,
     pub tendon_solimp_fri: Vec<[f64; 5]>,
     pub tendon_range: Vec<[f64; 2]>,
+    /// Whether the total force of the actuators transmitting through the tendon is clamped to
+    /// `tendon_actfrcrange` (MJCF `actuatorfrclimited`; [`crate::actuation::fwd_actuation`]).
+    pub tendon_actfrclimited: Vec<bool>,
+    pub tendon_actfrcrange: Vec<[f64; 2]>,
     pub tendon_margin: Vec<f64>,
     pub tendon_stiffness: Vec<f64>,
     pub tendon_damping: Vec<f64>,

@@ -87,8 +87,8 @@ pub use crate::sensor::{
 
 // ------------------------------------------------------------ velocity derivatives
 pub use crate::derivative::{
-    actuator_force_dvel, d_actuator_vel, d_passive_vel, d_rne_vel, d_rne_vel_with,
-    dof_damping_deriv, full_d, smooth_vel,
+    actfrc_clamped, actuator_force_dvel, d_actuator_vel, d_passive_vel, d_rne_vel, d_rne_vel_with,
+    d_tendon_actfrc_vel, dof_damping_deriv, full_d, smooth_vel,
 };
 pub use crate::integrator::{lu_factor_d, lu_solve_d};
 

@@ -12,8 +12,8 @@ use crate::rows;
 use crate::work::{Lin, Work as Workspace};
 use moreau::model::Model;
 use moreau::pipeline::{
-    chol_factor_fast, d_actuator_vel, factor_ld, fwd_acceleration, fwd_actuation, inverse_skip,
-    Skip,
+    chol_factor_fast, d_actuator_vel, d_tendon_actfrc_vel, factor_ld, fwd_acceleration,
+    fwd_actuation, inverse_skip, Skip,
 };
 use moreau::Data;
 use nalgebra::DMatrix;
@@ -202,9 +202,11 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f
     crate::dual::lift_actuation_inputs(d, dd);
     // Each actuator's force and act_dot depend only on its own control and activation, so
     // two passes (all controls seeded, then all activations) give every column, unless a
-    // joint-level actuator force clamp mixes actuators or an actuator has several activations.
-    let separable =
-        !m.jnt_actfrclimited.iter().any(|&x| x) && (0..nu).all(|i| m.actuator_actnum[i] <= 1);
+    // joint- or tendon-level actuator force clamp mixes actuators or an actuator has several
+    // activations.
+    let separable = !m.jnt_actfrclimited.iter().any(|&x| x)
+        && !m.tendon_actfrclimited.iter().any(|&x| x)
+        && (0..nu).all(|i| m.actuator_actnum[i] <= 1);
     if separable {
         // the activation pass seeds nothing without activations
         for pass in 0..if na > 0 { 2 } else { 1 } {
@@ -314,6 +316,8 @@ pub(crate) fn forward_parts(
     lin.buf.resize(nv * nv, 0.0);
     neg_dfdv_into(m, d, w, &mut lin.buf);
     d_actuator_vel(m, d, &mut lin.buf);
+    // the actuators of clamped tendons, which MuJoCo's qDeriv (d_actuator_vel) leaves out
+    d_tendon_actfrc_vel(m, d, &mut lin.buf);
     for k in 0..nv {
         lin.x[k * c + nv..k * c + 2 * nv].copy_from_slice(&lin.buf[k * nv..(k + 1) * nv]);
     }

@@ -153,8 +153,9 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
     let dd = w.dual_of(m, d);
     crate::dual::lift_actuation_inputs(d, dd);
     // each actuator's force depends on its own length only: one pass with every length
-    // seeded, unless a joint-level clamp (jnt_actfrcrange) mixes them
-    if !m.jnt_actfrclimited.iter().any(|&x| x) {
+    // seeded, unless a joint- or tendon-level clamp (jnt_actfrcrange, tendon_actfrcrange)
+    // mixes them
+    if !m.jnt_actfrclimited.iter().any(|&x| x) && !m.tendon_actfrclimited.iter().any(|&x| x) {
         for x in dd.actuator_length.iter_mut() {
             x.eps = 1.0;
         }

@@ -30,8 +30,8 @@ use crate::dual::seed;
 use crate::work::Work;
 use moreau::model::{disable, JointType, Model, TrnType, WrapType};
 use moreau::pipeline::{
-    actuator_force_dvel, bad_ctrl, collision, com_pos, dof_parent, is_fixed, kinematics, tendon,
-    transmission,
+    actfrc_clamped, actuator_force_dvel, bad_ctrl, collision, com_pos, dof_parent, is_fixed,
+    kinematics, tendon, transmission,
 };
 use moreau::Data;
 use nalgebra::DMatrix;
@@ -81,7 +81,8 @@ fn terms(m: &Model, d: &Data<f64>) -> (Vec<(Row, f64)>, bool, Vec<bool>) {
     }
     if !m.opt.disabled(disable::ACTUATION) {
         let ctrl_bad = bad_ctrl(m, &d.ctrl).is_some();
-        for u in 0..m.nu {
+        // the actuators qDeriv leaves out (actuatorfrcrange clamps) are left out here too
+        for u in (0..m.nu).filter(|&u| !actfrc_clamped(m, d, u)) {
             let c = actuator_force_dvel(m, d, u, ctrl_bad);
             if c == 0.0 {
                 continue;

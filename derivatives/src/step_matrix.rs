@@ -28,9 +28,9 @@
 use crate::work::Work;
 use moreau::model::{disable, BiasType, GainType, Integrator, JointType, Model, TrnType, WrapType};
 use moreau::pipeline::{
-    actuator_force_dvel, bad_ctrl, cross_force, cross_motion, d_rne_vel, d_rne_vel_with,
-    damping_slope, dof_damping_deriv, dof_parent, euler_damped, gyro_blocks, inert_mul, is_fixed,
-    sc, smooth_vel,
+    actfrc_clamped, actuator_force_dvel, bad_ctrl, cross_force, cross_motion, d_rne_vel,
+    d_rne_vel_with, damping_slope, dof_damping_deriv, dof_parent, euler_damped, gyro_blocks,
+    inert_mul, is_fixed, sc, smooth_vel,
 };
 use moreau::{Data, Scalar};
 use nalgebra::DMatrix;
@@ -434,7 +434,8 @@ fn add_he_offset_mul(
             }
             if !m.opt.disabled(disable::ACTUATION) {
                 let ctrl_bad = bad_ctrl(m, &d.ctrl).is_some();
-                for u in 0..m.nu {
+                // as qDeriv: without the actuators of clamped actuatorfrcranges
+                for u in (0..m.nu).filter(|&u| !actfrc_clamped(m, d, u)) {
                     let c = actuator_force_dvel(m, d, u, ctrl_bad);
                     if !is_zero(c) {
                         d.moment_row_dense(u, &mut row);

@@ -255,6 +255,10 @@ pub struct Data<T: Scalar = f64> {
 
     // ------------------------------------------------------------ actuation / acceleration
     pub actuator_force: Vec<T>,
+    /// Per tendon with `tendon_actfrclimited`, the total force of the actuators transmitting
+    /// through it before the `tendon_actfrcrange` clamp (zero for the other tendons; not a
+    /// MuJoCo field): the actuation stage writes it, `qDeriv` reads it.
+    pub(crate) ten_actfrc: Vec<T>,
     pub qfrc_actuator: Vec<T>,
     pub qfrc_smooth: Vec<T>,
     pub qacc_smooth: Vec<T>,
@@ -535,6 +539,7 @@ crate::data::reserved::clone_reserved! {
         qfrc_gravcomp: vec,
         qfrc_passive: vec,
         actuator_force: vec,
+        ten_actfrc: vec,
         qfrc_actuator: vec,
         qfrc_smooth: vec,
         qacc_smooth: vec,
@@ -762,6 +767,7 @@ impl<T: Scalar> Data<T> {
             qfrc_gravcomp: v(m.nv),
             qfrc_passive: v(m.nv),
             actuator_force: v(m.nu),
+            ten_actfrc: v(m.ntendon),
             qfrc_actuator: v(m.nv),
             qfrc_smooth: v(m.nv),
             qacc_smooth: v(m.nv),

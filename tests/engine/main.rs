@@ -28,6 +28,7 @@ mod pipeline_generic;
 mod pipeline_oracle;
 mod rne_post_constraint_oracle;
 mod sensor_oracle;
+mod tendon_actfrc_oracle;
 mod tendon_fluid_oracle;
 
 // collision

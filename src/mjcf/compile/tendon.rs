@@ -28,6 +28,23 @@ pub(super) fn compile_tendons(
                 Some(l) => l,
                 None => comp.autolimits && a.has("range") && range[0] < range[1],
             };
+            // actuatorfrclimited "auto": limited when autolimits is on and actuatorfrcrange is
+            // given with lower < upper; an explicitly limited tendon needs lower < upper
+            // (MuJoCo's tendon/actuatorfrclimited; its compiler's wording)
+            let actfrcrange = a.arr("actuatorfrcrange", [0.0; 2])?;
+            let actfrclimited = match a.tristate("actuatorfrclimited")? {
+                Some(l) => l,
+                None => {
+                    comp.autolimits && a.has("actuatorfrcrange") && actfrcrange[0] < actfrcrange[1]
+                }
+            };
+            if actfrclimited && actfrcrange[0] >= actfrcrange[1] {
+                return Err(a.err(
+                    ErrorKind::InvalidValue,
+                    "actuatorfrcrange",
+                    "invalid actuatorfrcrange in tendon",
+                ));
+            }
             let sl = a.vec("springlength", 1, 2)?.unwrap_or(vec![-1.0, -1.0]);
             let lengthspring = if sl.len() == 1 {
                 [sl[0], sl[0]]
@@ -133,6 +150,8 @@ pub(super) fn compile_tendons(
             m.tendon_num.push(m.wrap_type.len() - adr);
             m.tendon_limited.push(limited);
             m.tendon_range.push(range);
+            m.tendon_actfrclimited.push(actfrclimited);
+            m.tendon_actfrcrange.push(actfrcrange);
             m.tendon_solref_lim
                 .push(a.arr_min("solreflimit", DEFAULT_SOLREF, 1)?);
             m.tendon_solimp_lim
