@@ -384,7 +384,7 @@ model_arrays! {
         geom_aabb, geom_pos, geom_quat, geom_friction, geom_rgba, geom_fluid, site_size,
         site_pos, site_quat, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, mat_rgba,
         tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri,
-        tendon_range, tendon_lengthspring, tendon_stiffnesspoly, tendon_dampingpoly,
+        tendon_range, tendon_actfrcrange, tendon_lengthspring, tendon_stiffnesspoly, tendon_dampingpoly,
         actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_ctrlrange,
         actuator_forcerange, actuator_actrange, actuator_gear, actuator_lengthrange,
         actuator_dampingpoly, eq_solref, eq_solimp, eq_data, pair_solref, pair_solreffriction,
@@ -413,7 +413,7 @@ model_arrays! {
         sensor_objtype, sensor_reftype, light_mode,
     }
     bools {
-        jnt_limited, jnt_actfrclimited, jnt_actgravcomp, tendon_limited, actuator_ctrllimited,
+        jnt_limited, jnt_actfrclimited, jnt_actgravcomp, tendon_limited, tendon_actfrclimited, actuator_ctrllimited,
         actuator_forcelimited, actuator_actlimited, actuator_actearly, eq_active0,
         light_castshadow, light_active,
     }

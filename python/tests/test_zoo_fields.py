@@ -24,7 +24,10 @@ MODEL_ARRAYS = ("B_rownnz", "B_rowadr", "B_colind", "mapM2D", "mapD2M", "mapM2M"
                 "mesh_polyvertadr", "mesh_polyvert", "mesh_polymapnum", "mesh_polymapadr",
                 "mesh_polymap", "sensor_intprm", "sensor_datatype", "sensor_needstage",
                 "tendon_type", "pair_signature", "geom_adhesion", "geom_surfacevel",
-                "pair_adhesion")
+                "pair_adhesion", "tendon_actfrcrange")
+# flags: values equal; moreau's flag arrays are uint8 copies (jnt_limited, tendon_limited, ...)
+# where MuJoCo 4.0.0's are bool
+MODEL_FLAGS = ("tendon_actfrclimited",)
 MODEL_SIZES = ("nB", "nmeshpoly", "nmeshpolyvert", "nmeshpolymap", "npolygonmax",
                "nmeshdegmax", "ngravcomp", "flg_gravcomp", "flg_adhesion", "flg_surfacevel")
 
@@ -106,6 +109,8 @@ def test_model_fields_match_mujoco_over_the_zoo():
         for f in MODEL_ARRAYS:
             same(getattr(mo, f), getattr(mj, f), 1e-8 if f == "mesh_polynormal" else 0,
                  (name, f))
+        for f in MODEL_FLAGS:
+            same(np.asarray(getattr(mo, f)).astype(bool), getattr(mj, f), 0, (name, f))
         for f in MODEL_SIZES:
             assert getattr(mo, f) == getattr(mj, f), (name, f, getattr(mo, f), getattr(mj, f))
         npoly += mj.nmeshpoly
@@ -233,3 +238,32 @@ def test_named_accessor_aliases():
         assert rel_err(np.asarray(a, dtype=float), np.asarray(b, dtype=float)) <= 1e-7
     with pytest.raises(KeyError):
         mo.tex("missing")
+
+
+def test_tendon_actfrcrange_matches_mujoco():
+    """`tendon_actfrclimited` / `tendon_actfrcrange` and the clamp they drive (the model of
+    tests/reference/tendon_actfrc_cases.json: three actuators on a fixed tendon, two on a
+    spatial one): `actuator_force` and `qfrc_actuator` after `mj_forward` equal MuJoCo's
+    within 1e-12 relative with the totals inside and beyond the ranges."""
+    import json
+    import pathlib
+    ref = pathlib.Path(__file__).parents[2] / "tests" / "reference" / "tendon_actfrc_cases.json"
+    xml = json.loads(ref.read_text())["xml"]
+    mj, mo = mujoco.MjModel.from_xml_string(xml), moreau.MjModel.from_xml_string(xml)
+    same(np.asarray(mo.tendon_actfrclimited).astype(bool), mj.tendon_actfrclimited, 0,
+         "tendon_actfrclimited")
+    same(mo.tendon_actfrcrange, mj.tendon_actfrcrange, 0, "tendon_actfrcrange")
+    nclamped = 0
+    for k in range(8):
+        dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+        for d in (dj, do):
+            d.qpos[:] = np.linspace(-0.3, 0.4, mj.nq)
+            d.qvel[:] = 0.1 * np.arange(mj.nv)
+            d.ctrl[:] = np.sin(np.arange(mj.nu) + k) * 0.1 * 2 ** k
+        mujoco.mj_forward(mj, dj)
+        moreau.mj_forward(mo, do)
+        for f in ("actuator_force", "qfrc_actuator"):
+            assert rel_err(getattr(do, f), getattr(dj, f)) <= 1e-12, (k, f)
+        f = dj.actuator_force
+        nclamped += abs(f[0] + f[1] + f[2]) >= 0.5 - 1e-12
+    assert 2 <= nclamped <= 6, nclamped
