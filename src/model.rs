@@ -505,7 +505,7 @@ pub struct Model {
     /// The body's MJCF `sleep` attribute (XML reference, `body`): the sleep policy asked for its
     /// tree. Empty on hand-built models (all [`BodySleep::Auto`]).
     pub body_sleep: Vec<BodySleep>,
-    /// Per kinematic tree (in the order of [`crate::data::scratch::IslandScratch`]): its sleep
+    /// Per kinematic tree (indexed by tree id, as `dof_treeid` numbers them): its sleep
     /// policy (MuJoCo's `tree_sleep_policy`, values of [`crate::sleep::policy`]). Filled by
     /// [`crate::setconst::set_const`] ([`crate::sleep::tree_sleep_policy`]), as MuJoCo 4.0.0's
     /// `mj_setConst` recomputes it; empty on hand-built models, where sleep is refused.

@@ -308,7 +308,7 @@ const MIN_DOF_LENGTH: f64 = 1e-5;
 /// `body_pos + body_quat·jnt_pos` in its frame), at least 1e-5. Measured on MuJoCo 4.0.0:
 /// the geoms of child bodies, bodies welded to it (and what hangs below them) and sites do
 /// not count; `r` is a primitive's radius from its `geom_size`
-/// ([`GeomType::primitive_rbound`]) and `geom_rbound` for meshes and height fields
+/// ([`crate::model::GeomType::primitive_rbound`]) and `geom_rbound` for meshes and height fields
 /// (`mj_setConst` follows a changed `geom_size` of a box but not a changed `geom_rbound`,
 /// and a changed `geom_rbound` of a mesh).
 pub fn body_lengths(m: &Model) -> Vec<f64> {
@@ -318,17 +318,25 @@ pub fn body_lengths(m: &Model) -> Vec<f64> {
     };
     let mut len = vec![MIN_DOF_LENGTH; m.nbody];
     for g in 0..m.ngeom {
-        let b = m.geom_bodyid[g];
+        // a model put together by hand may leave a geom's arrays out: such a geom adds nothing
+        let (Some(&b), Some(&ty), Some(&pos)) =
+            (m.geom_bodyid.get(g), m.geom_type.get(g), m.geom_pos.get(g))
+        else {
+            continue;
+        };
         // a geom in the body's frame or inertial frame sits exactly at its origin or centre
         // of mass (MuJoCo's `geom_sameframe`; a geom 5e-8 off the centre of mass counts 0)
         let p = match m.geom_sameframe.get(g) {
             Some(SameFrame::Body) => [0.0; 3],
             Some(SameFrame::Inertia) => m.body_ipos[b],
-            _ => m.geom_pos[g],
+            _ => pos,
         };
-        let r = m.geom_type[g]
-            .primitive_rbound(m.geom_size[g])
-            .unwrap_or(m.geom_rbound[g]);
+        let r = m
+            .geom_size
+            .get(g)
+            .and_then(|&s| ty.primitive_rbound(s))
+            .or_else(|| m.geom_rbound.get(g).copied())
+            .unwrap_or(0.0);
         len[b] = len[b].max(dist(p, b) + r);
     }
     for j in 0..m.njnt {
