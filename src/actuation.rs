@@ -554,7 +554,7 @@ fn tendon_actfrc_clamp<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let tendon = |i: usize| match m.actuator_trntype[i] {
         TrnType::Tendon => usize::try_from(m.actuator_trnid[i][0])
             .ok()
-            .filter(|&t| m.tendon_actfrclimited[t]),
+            .filter(|&t| m.tendon_actfrclimited.get(t) == Some(&true)),
         _ => None,
     };
     d.ten_actfrc.iter_mut().for_each(|x| *x = T::zero());

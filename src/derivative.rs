@@ -377,7 +377,7 @@ pub fn d_tendon_actfrc_vel(m: &Model, d: &Data<f64>, out: &mut [f64]) {
     let ctrl_bad = bad_ctrl(m, &d.ctrl).is_some();
     let mut w = vec![0.0; nv];
     let mut mi = vec![0.0; nv];
-    for t in (0..m.ntendon).filter(|&t| m.tendon_actfrclimited[t]) {
+    for t in (0..m.ntendon).filter(|&t| m.tendon_actfrclimited.get(t) == Some(&true)) {
         let r = m.tendon_actfrcrange[t];
         let total = d.ten_actfrc[t];
         let scale = if total < r[0] {
@@ -431,10 +431,13 @@ fn tendon_actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
     let Ok(t) = usize::try_from(m.actuator_trnid[u][0]) else {
         return false;
     };
-    if !m.tendon_actfrclimited[t] {
+    // a model put together by hand may leave the tendon fields out: no clamp then
+    let (Some(true), Some(&r)) = (
+        m.tendon_actfrclimited.get(t).copied(),
+        m.tendon_actfrcrange.get(t),
+    ) else {
         return false;
-    }
-    let r = m.tendon_actfrcrange[t];
+    };
     let f = d.ten_actfrc[t];
     f <= sc(r[0]) || f >= sc(r[1])
 }
