@@ -1931,6 +1931,18 @@ class MjModel:
         """
         ...
     @property
+    def tendon_actfrclimited(self) -> NDArray[Any]:
+        """
+        `tendon_actfrclimited` (read-only uint8 copy).
+        """
+        ...
+    @property
+    def tendon_actfrcrange(self) -> NDArray[Any]:
+        """
+        `tendon_actfrcrange` (writeable view, one row per element).
+        """
+        ...
+    @property
     def tendon_actuatorid(self) -> NDArray[Any]:
         """
         Per tendon: the actuator whose `damping` or `armature` the tendon inherits, -1 without
