@@ -551,12 +551,7 @@ fn tendon_actfrc_clamp<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if !m.tendon_actfrclimited.iter().any(|&l| l) {
         return;
     }
-    let tendon = |i: usize| match m.actuator_trntype[i] {
-        TrnType::Tendon => usize::try_from(m.actuator_trnid[i][0])
-            .ok()
-            .filter(|&t| m.tendon_actfrclimited.get(t) == Some(&true)),
-        _ => None,
-    };
+    let tendon = |i: usize| actfrc_tendon(m, i);
     d.ten_actfrc.iter_mut().for_each(|x| *x = T::zero());
     for i in 0..m.nu {
         if let Some(t) = tendon(i) {
@@ -573,6 +568,17 @@ fn tendon_actfrc_clamp<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 d.actuator_force[i] *= sc::<T>(r[1]) / total;
             }
         }
+    }
+}
+
+/// The tendon with `tendon_actfrclimited` that actuator `u` transmits through, if any (a model
+/// put together by hand may leave the tendon fields out: no clamp then).
+pub(crate) fn actfrc_tendon(m: &Model, u: usize) -> Option<usize> {
+    match m.actuator_trntype[u] {
+        TrnType::Tendon => usize::try_from(m.actuator_trnid[u][0])
+            .ok()
+            .filter(|&t| m.tendon_actfrclimited.get(t) == Some(&true)),
+        _ => None,
     }
 }
 

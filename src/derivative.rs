@@ -8,7 +8,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use crate::actuation::{bad_ctrl, muscle_fl};
+use crate::actuation::{actfrc_tendon, bad_ctrl, muscle_fl};
 use crate::data::Data;
 use crate::math::spatial::{cross_force, cross_motion, inert_mul as mul_inert};
 use crate::math::{sc, Scalar};
@@ -389,10 +389,7 @@ pub fn d_tendon_actfrc_vel(m: &Model, d: &Data<f64>, out: &mut [f64]) {
         } else {
             continue;
         };
-        let on_t = |u: usize| {
-            m.actuator_trntype[u] == crate::model::TrnType::Tendon
-                && usize::try_from(m.actuator_trnid[u][0]) == Ok(t)
-        };
+        let on_t = |u: usize| actfrc_tendon(m, u) == Some(t);
         w.iter_mut().for_each(|x| *x = 0.0);
         for u in (0..m.nu).filter(|&u| on_t(u)) {
             let c = actuator_force_dvel(m, d, u, ctrl_bad);
@@ -425,19 +422,10 @@ pub fn d_tendon_actfrc_vel(m: &Model, d: &Data<f64>, out: &mut [f64]) {
 /// implicitfast: a velocity servo on a fixed tendon gives `qDeriv = 0` exactly when the
 /// tendon's total is clamped). Reads `ten_actfrc` as left by the last actuation stage.
 fn tendon_actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
-    if m.actuator_trntype[u] != crate::model::TrnType::Tendon {
-        return false;
-    }
-    let Ok(t) = usize::try_from(m.actuator_trnid[u][0]) else {
+    let Some(t) = actfrc_tendon(m, u) else {
         return false;
     };
-    // a model put together by hand may leave the tendon fields out: no clamp then
-    let (Some(true), Some(&r)) = (
-        m.tendon_actfrclimited.get(t).copied(),
-        m.tendon_actfrcrange.get(t),
-    ) else {
-        return false;
-    };
+    let r = m.tendon_actfrcrange[t];
     let f = d.ten_actfrc[t];
     f <= sc(r[0]) || f >= sc(r[1])
 }
