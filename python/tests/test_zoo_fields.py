@@ -185,17 +185,22 @@ PAIRS_XML = """<mujoco><worldbody><geom name="f" type="plane" size="1 1 1"/>
 
 
 def test_pair_signature_and_mesh_names_match_mujoco():
-    """`pair_signature` equals MuJoCo's on each explicit pair, given in both geom orders
-    (MuJoCo: [1, 3, 65538, 131075]), and meshes and height fields are named as in MuJoCo
-    (`mj_id2name`, `mj_name2id`, the `mesh` and `hfield` accessors) on every model with them."""
-    mj, mo = mujoco.MjModel.from_xml_string(PAIRS_XML), moreau.MjModel.from_xml_string(PAIRS_XML)
-    got = np.asarray(mo.pair_signature)
-    assert got.dtype == mj.pair_signature.dtype and got.shape == mj.pair_signature.shape
-    # MuJoCo sorts the pairs by signature, moreau keeps the document's order (docs/python.md):
-    # each pair's signature is compared
-    key = lambda m: [(int(a), int(b)) for a, b in zip(m.pair_geom1, m.pair_geom2)]
-    assert dict(zip(key(mo), got.tolist())) == dict(zip(key(mj), mj.pair_signature.tolist()))
-    assert mj.pair_signature.tolist() == [1, 3, 65538, 131075]
+    """The explicit pairs, given in both geom orders and out of order, come sorted by
+    `pair_signature` as in MuJoCo ([1, 3, 65538, 131075]; `pair_geom1`, `pair_geom2` and the
+    signatures equal, with the pairs' names), and meshes and height fields are named as in
+    MuJoCo (`mj_id2name`, `mj_name2id`, the `mesh` and `hfield` accessors) on every model with
+    them."""
+    xml = PAIRS_XML.replace('<pair geom1="ga" geom2="f"/>', "").replace(
+        "</contact>", '<pair name="late" geom1="ga" geom2="f"/></contact>')
+    for x in (PAIRS_XML, xml):
+        mj, mo = mujoco.MjModel.from_xml_string(x), moreau.MjModel.from_xml_string(x)
+        got = np.asarray(mo.pair_signature)
+        assert got.dtype == mj.pair_signature.dtype
+        assert got.tolist() == mj.pair_signature.tolist() == [1, 3, 65538, 131075]
+        for f in ("pair_geom1", "pair_geom2"):
+            assert np.asarray(getattr(mo, f)).tolist() == getattr(mj, f).tolist(), f
+    assert moreau.mj_name2id(mo, int(mujoco.mjtObj.mjOBJ_PAIR), "late") == mujoco.mj_name2id(
+        mj, mujoco.mjtObj.mjOBJ_PAIR, "late") == 0
     named = 0
     for name, mj, mo in pairs():
         for obj, n, acc, field in ((mujoco.mjtObj.mjOBJ_MESH, mj.nmesh, "mesh", "vertnum"),

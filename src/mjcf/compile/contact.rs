@@ -55,7 +55,40 @@ pub(super) fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<
         }
     }
     m.exclude_signature.sort_unstable();
+    sort_pairs(m);
     m.npair = m.pair_geom1.len();
     m.nexclude = m.exclude_signature.len();
     Ok(())
+}
+
+/// `pair_signature` of pair `k`: `(body1 << 16) + body2`, the bodies of its geoms (the geom of
+/// the lower body first).
+fn signature(m: &Model, k: usize) -> u64 {
+    ((m.geom_bodyid[m.pair_geom1[k]] as u64) << 16) + m.geom_bodyid[m.pair_geom2[k]] as u64
+}
+
+/// Orders the explicit pairs by `pair_signature`, pairs of equal signature in the document's
+/// order, as MuJoCo 4.0.0's compiler does (measured: its `pair_*` arrays are the document's
+/// pairs stably sorted by signature; the collision takes them, and so the contacts and rows,
+/// in that order).
+fn sort_pairs(m: &mut Model) {
+    let n = m.pair_geom1.len();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by_key(|&k| signature(m, k));
+    if order.iter().enumerate().all(|(i, &k)| i == k) {
+        return;
+    }
+    fn permute<T: Clone>(v: &mut Vec<T>, order: &[usize]) {
+        *v = order.iter().map(|&k| v[k].clone()).collect();
+    }
+    permute(&mut m.pair_name, &order);
+    permute(&mut m.pair_geom1, &order);
+    permute(&mut m.pair_geom2, &order);
+    permute(&mut m.pair_dim, &order);
+    permute(&mut m.pair_solref, &order);
+    permute(&mut m.pair_solreffriction, &order);
+    permute(&mut m.pair_solimp, &order);
+    permute(&mut m.pair_margin, &order);
+    permute(&mut m.pair_gap, &order);
+    permute(&mut m.pair_friction, &order);
 }
