@@ -447,9 +447,22 @@ pub fn bad_ctrl<T: Scalar>(m: &Model, ctrl: &[T]) -> Option<usize> {
 ///   joints), then clamped per hinge/slide joint to `jnt_actfrcrange`.
 /// - With the actuation flag disabled everything here is zero.
 pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    d.actuator_force.iter_mut().for_each(|x| *x = T::zero());
+    // an actuator whose trees all sleep keeps its force and activation derivative (measured
+    // on MuJoCo 4.0.0: a control given to a sleeping tree's motor neither wakes it nor changes
+    // `actuator_force`; docs/mujoco-behaviour.md "Sleeping")
+    let asleep = crate::sleep::any_asleep(m, d);
     d.qfrc_actuator.iter_mut().for_each(|x| *x = T::zero());
-    d.act_dot.iter_mut().for_each(|x| *x = T::zero());
+    for i in 0..m.nu {
+        if asleep && crate::sleep::actuator_idle(m, d, i) {
+            continue;
+        }
+        d.actuator_force[i] = T::zero();
+        if let Ok(a) = usize::try_from(m.actuator_actadr[i]) {
+            for x in &mut d.act_dot[a..a + m.actuator_actnum[i]] {
+                *x = T::zero();
+            }
+        }
+    }
     if m.nu == 0 || m.opt.disabled(disable::ACTUATION) {
         return;
     }
@@ -460,6 +473,9 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     let h = m.opt.timestep;
     for i in 0..m.nu {
+        if asleep && crate::sleep::actuator_idle(m, d, i) {
+            continue;
+        }
         let mut u = if bad.is_some() { T::zero() } else { d.ctrl[i] };
         if clampctrl && m.actuator_ctrllimited[i] {
             u = clamp(u, &m.actuator_ctrlrange[i]);

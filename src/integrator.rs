@@ -41,8 +41,19 @@ pub fn step<T: Scalar>(m: &Model, d: &mut Data<T>) {
         return;
     }
     check::check_acc(m, d);
-    crate::sleep::update(m, d);
+    sleep(m, d);
     integrate(m, d);
+}
+
+/// The sleep counters after the forward dynamics ([`crate::sleep::update`]); when islands fall
+/// asleep, the velocity, acceleration and constraint stages and their sensors run again at
+/// their zero velocity before the cycles are closed ([`crate::sleep::commit`]), as MuJoCo
+/// 4.0.0's fields after such a step are (docs/mujoco-behaviour.md "Sleeping").
+fn sleep<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    if crate::sleep::update(m, d) {
+        forward::forward_skip(m, d, forward::Skip::Pos, false);
+        crate::sleep::commit(m, d);
+    }
 }
 
 /// [`step`], with MuJoCo 4.0.0's fatal stack overflow as an error: `Err` if the arena could not
@@ -77,7 +88,7 @@ pub fn step_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip: forward::Skip, ski
         return;
     }
     check::check_acc(m, d);
-    crate::sleep::update(m, d);
+    sleep(m, d);
     match m.opt.integrator {
         Integrator::Euler => euler_skip(m, d, skip >= forward::Skip::Vel),
         Integrator::Rk4 => runge_kutta(m, d),
@@ -115,7 +126,7 @@ pub fn step2<T: Scalar>(m: &Model, d: &mut Data<T>) {
     forward::fwd_constraint(m, d);
     crate::sensor::sensor_acc(m, d);
     check::check_acc(m, d);
-    crate::sleep::update(m, d);
+    sleep(m, d);
     match m.opt.integrator {
         Integrator::Implicit | Integrator::ImplicitFast => implicit(m, d),
         _ => euler(m, d),

@@ -128,6 +128,15 @@ fn needs_subtree_vel(t: SensorType) -> bool {
     matches!(t, SensorType::SubtreeLinVel | SensorType::SubtreeAngMom)
 }
 
+/// Whether an awake sensor of a type `needs` is present: MuJoCo computes `subtree_vel` and
+/// `rne_post_constraint` on demand, for the sensors it evaluates, so with every such sensor
+/// asleep their fields (`subtree_linvel`, `subtree_angmom`; `cacc`, `cfrc_int`, `cfrc_ext`)
+/// keep their last values for every body (measured on MuJoCo 4.0.0, docs/mujoco-behaviour.md
+/// "Sleeping").
+fn needed<T: Scalar>(m: &Model, d: &Data<T>, needs: fn(SensorType) -> bool) -> bool {
+    (0..m.nsensor).any(|i| needs(m.sensor_type[i]) && !crate::sleep::sensor_idle(m, d, i))
+}
+
 /// Position, orientation and body of a frame object (`body`: inertial frame, `xbody`: body
 /// frame, `geom`, `site`); `None` for other object types.
 #[inline]
@@ -788,7 +797,7 @@ fn contact_sensor<T: Scalar>(m: &Model, d: &Data<T>, i: usize, out: &mut [T]) {
 
 fn stage<T: Scalar>(m: &Model, d: &mut Data<T>, s: Stage) {
     for i in 0..m.nsensor {
-        if sensor_needstage(m, i) != s {
+        if sensor_needstage(m, i) != s || crate::sleep::sensor_idle(m, d, i) {
             continue;
         }
         if m.sensor_type[i] == SensorType::Contact {
@@ -832,7 +841,7 @@ pub fn sensor_vel<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if m.opt.disabled(disable::SENSOR) || m.nsensor == 0 {
         return;
     }
-    if m.sensor_type.iter().any(|t| needs_subtree_vel(*t)) {
+    if needed(m, d, needs_subtree_vel) {
         subtree_vel(m, d);
     }
     stage(m, d, Stage::Vel);
@@ -845,7 +854,7 @@ pub fn sensor_acc<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if m.opt.disabled(disable::SENSOR) || m.nsensor == 0 {
         return;
     }
-    if m.sensor_type.iter().any(|t| needs_rne_post(*t)) {
+    if needed(m, d, needs_rne_post) {
         rne_post_constraint(m, d);
     }
     stage(m, d, Stage::Acc);

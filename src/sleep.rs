@@ -19,6 +19,11 @@
 //!   awake tree and a sleeping one, or a change of a sleeping tree's `qpos`, a nonzero
 //!   `qvel`, `qfrc_applied` or `xfrc_applied` on it, wakes its whole cycle (back to −11), in
 //!   the same step.
+//! - The step in which a tree falls asleep ends with its fields at zero velocity (the
+//!   velocity, acceleration and constraint stages run again, [`update`], [`commit`]); while it
+//!   sleeps, its sensors ([`sensor_idle`]) and actuators ([`actuator_idle`]) keep their values,
+//!   and so do `cacc`, `cfrc_*` and the subtree velocities of every body while no awake sensor
+//!   needs them (docs/mujoco-behaviour.md "Sleeping").
 
 use crate::data::Data;
 use crate::math::{sc, Scalar};
@@ -42,9 +47,6 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     if m.opt.integrator == Integrator::Rk4 {
         return Some("sleep with the RK4 integrator");
     }
-    if m.npair > 0 {
-        return Some("sleep in models with explicit contact pairs");
-    }
     if m.body_sleep.contains(&BodySleep::Init) {
         return Some("sleep=\"init\" (trees asleep from the start)");
     }
@@ -57,24 +59,9 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
 /// Whether actuator `u`'s transmission acts on tree `t`: its joint's, site's or body's tree,
 /// the trees of both slider-crank sites, or every tree a tendon's path touches.
 fn actuates(m: &Model, body_treeid: &[i32], u: usize, t: usize) -> bool {
-    let on = |b: Option<&usize>| b.and_then(|&b| body_treeid.get(b)) == Some(&(t as i32));
-    let ids = m.actuator_trnid[u].map(|i| usize::try_from(i).ok());
-    let Some(id) = ids[0] else {
-        return false;
-    };
-    match m.actuator_trntype[u] {
-        TrnType::Joint | TrnType::JointInParent => on(m.jnt_bodyid.get(id)),
-        TrnType::Site => on(m.site_bodyid.get(id)),
-        TrnType::SliderCrank => {
-            on(m.site_bodyid.get(id)) || ids[1].is_some_and(|s| on(m.site_bodyid.get(s)))
-        }
-        TrnType::Body => on(Some(&id)),
-        TrnType::Tendon => {
-            let mut hit = false;
-            tendon_bodies(m, id, |b| hit |= on(Some(&b)));
-            hit
-        }
-    }
+    let mut hit = false;
+    actuator_bodies(m, u, |b| hit |= body_treeid.get(b) == Some(&(t as i32)));
+    hit
 }
 
 /// Calls `f` with each body tendon `k`'s path moves with: its joints', sites' and wrapping
@@ -122,6 +109,93 @@ fn eq_bodies(m: &Model, e: usize, mut f: impl FnMut(usize)) {
             EqType::Flex | EqType::Distance => {}
         }
     }
+}
+
+/// Calls `f` with each body actuator `u`'s transmission moves: its joint's, site's or body's,
+/// both slider-crank sites' bodies, or the bodies of its tendon's path.
+fn actuator_bodies(m: &Model, u: usize, mut f: impl FnMut(usize)) {
+    let ids = m.actuator_trnid[u].map(|i| usize::try_from(i).ok());
+    let Some(id) = ids[0] else {
+        return;
+    };
+    let (b1, b2) = match m.actuator_trntype[u] {
+        TrnType::Joint | TrnType::JointInParent => (m.jnt_bodyid.get(id), None),
+        TrnType::Site => (m.site_bodyid.get(id), None),
+        TrnType::SliderCrank => (
+            m.site_bodyid.get(id),
+            ids[1].and_then(|s| m.site_bodyid.get(s)),
+        ),
+        TrnType::Body => (Some(&id), None),
+        TrnType::Tendon => {
+            if id < m.ntendon {
+                tendon_bodies(m, id, f);
+            }
+            return;
+        }
+    };
+    for &b in b1.into_iter().chain(b2) {
+        f(b);
+    }
+}
+
+/// Calls `f` with each body a sensor's object (`ty`, `id`) is on: a body's own (`body`,
+/// `xbody` and the root of a `subtree` sensor), a joint's, dof's, geom's, site's or camera's
+/// body, an actuator's transmission bodies, a tendon's path bodies; nothing for other types.
+fn object_bodies(m: &Model, ty: ObjType, id: i32, mut f: impl FnMut(usize)) {
+    let Ok(id) = usize::try_from(id) else {
+        return;
+    };
+    let b = match ty {
+        ObjType::Body | ObjType::XBody => Some(&id),
+        ObjType::Joint => m.jnt_bodyid.get(id),
+        ObjType::Dof => m.dof_bodyid.get(id),
+        ObjType::Geom => m.geom_bodyid.get(id),
+        ObjType::Site => m.site_bodyid.get(id),
+        ObjType::Camera => m.cam_bodyid.get(id),
+        ObjType::Actuator => {
+            if id < m.nu {
+                actuator_bodies(m, id, f);
+            }
+            return;
+        }
+        ObjType::Tendon => {
+            if id < m.ntendon {
+                tendon_bodies(m, id, f);
+            }
+            return;
+        }
+        ObjType::Unknown => None,
+    };
+    if let Some(&b) = b {
+        f(b);
+    }
+}
+
+/// Whether actuator `u` is asleep (with the `sleep` flag): some body its transmission moves
+/// sleeps and none is awake; it then keeps its `actuator_force` and `act_dot`.
+pub fn actuator_idle<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
+    rows_idle(m, d, |f| actuator_bodies(m, u, f))
+}
+
+/// Whether sensor `i` is asleep and keeps its `sensordata` (with the `sleep` flag): some of
+/// the bodies of its object and reference object sleep and none is awake. Measured on MuJoCo
+/// 4.0.0: the accelerometer, force, torque, frame acceleration, touch and contact sensors of a
+/// box asleep on the floor keep the values of the step it fell asleep in (with its contacts),
+/// a frame position of a sleeping site relative to a moving one follows the moving one, a
+/// touch sensor on a world site and a clock go on.
+pub fn sensor_idle<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> bool {
+    if !active(m) || !d.tree_asleep.iter().any(|&a| a >= 0) {
+        return false;
+    }
+    let (ty, id) = (m.sensor_objtype[i], m.sensor_objid[i]);
+    let (rty, rid) = (
+        m.sensor_reftype.get(i).copied().unwrap_or(ObjType::Unknown),
+        m.sensor_refid.get(i).copied().unwrap_or(-1),
+    );
+    rows_idle(m, d, |f| {
+        object_bodies(m, ty, id, &mut *f);
+        object_bodies(m, rty, rid, &mut *f);
+    })
 }
 
 /// A set of bodies, given by calling its argument with each.
@@ -489,11 +563,13 @@ pub fn wake_by_contacts<T: Scalar>(m: &Model, d: &mut Data<T>) -> bool {
 }
 
 /// The sleep counters after a step's forward dynamics (before its integration): counts the
-/// awake trees at rest and puts to sleep the islands whose trees have all been at rest for
-/// [`MINAWAKE`] steps (setting their `qvel` to 0).
-pub fn update<T: Scalar>(m: &Model, d: &mut Data<T>) {
+/// awake trees at rest and prepares the islands whose trees have all been at rest for
+/// [`MINAWAKE`] steps to fall asleep (their `qvel` set to 0). True if some island falls
+/// asleep: the caller then runs the velocity, acceleration and constraint stages again and
+/// [`commit`]s.
+pub fn update<T: Scalar>(m: &Model, d: &mut Data<T>) -> bool {
     if !active(m) {
-        return;
+        return false;
     }
     let tol = sc::<T>(m.opt.sleep_tolerance);
     let s = &d.island_scratch;
@@ -522,40 +598,75 @@ pub fn update<T: Scalar>(m: &Model, d: &mut Data<T>) {
         }
     }
     let ntree = d.island_scratch.ntree;
-    let island = |d: &Data<T>, t: usize| -> i32 {
-        if d.nisland == 0 {
-            -1
-        } else {
-            d.tree_island.get(t).copied().unwrap_or(-1)
-        }
-    };
+    // the islands that fall asleep: their velocities are zeroed, and the velocity,
+    // acceleration and constraint stages run again with them (still awake, with their
+    // contacts and rows): MuJoCo 4.0.0's fields after the step in which a tree falls asleep
+    // are those of a forward pass at zero velocity of that tree (measured: `qacc`, `cvel`,
+    // `cacc`, `qfrc_bias`, `efc_force` and the sensors to the bit); a sleeping tree's sensors
+    // keep those values
+    let mut any = false;
     for t in 0..ntree {
-        if d.tree_asleep[t] != -1 {
-            continue;
+        if ready(d, t) {
+            any = true;
+            for u in t..ntree {
+                if member(d, t, u) {
+                    fall_asleep(m, d, u);
+                }
+            }
         }
-        let k = island(d, t);
-        // an island falls asleep from its first tree, when all its trees are ready
-        if k >= 0 && (0..t).any(|u| island(d, u) == k) {
-            continue;
-        }
-        let members = |d: &Data<T>, u: usize| u == t || (k >= 0 && island(d, u) == k);
-        if !(t..ntree).all(|u| !members(d, u) || d.tree_asleep[u] == -1) {
+    }
+    any
+}
+
+/// Puts to sleep the islands [`update`] prepared (after the stages ran again): their trees
+/// form a cycle in ascending order (`tree_asleep` = the next tree, the last pointing to the
+/// first; a lone tree points to itself).
+pub fn commit<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    if !active(m) {
+        return;
+    }
+    let ntree = d.island_scratch.ntree;
+    for t in 0..ntree {
+        if !ready(d, t) {
             continue;
         }
         let mut prev = t;
         for u in t + 1..ntree {
-            if members(d, u) {
+            if member(d, t, u) {
                 d.tree_asleep[prev] = u as i32;
                 prev = u;
             }
         }
         d.tree_asleep[prev] = t as i32;
-        for u in t..ntree {
-            if members(d, u) && d.tree_asleep[u] >= 0 {
-                fall_asleep(m, d, u);
-            }
-        }
     }
+}
+
+/// The constraint island of tree `t` in this step (-1: unconstrained).
+fn island<T: Scalar>(d: &Data<T>, t: usize) -> i32 {
+    if d.nisland == 0 {
+        -1
+    } else {
+        d.tree_island.get(t).copied().unwrap_or(-1)
+    }
+}
+
+/// Whether tree `u` is in the island of tree `t` (`t` itself if it has none).
+fn member<T: Scalar>(d: &Data<T>, t: usize, u: usize) -> bool {
+    let k = island(d, t);
+    u == t || (k >= 0 && island(d, u) == k)
+}
+
+/// Whether tree `t` is the first tree of an island (or an unconstrained tree) whose trees have
+/// all been at rest for [`MINAWAKE`] steps (`tree_asleep` −1): that island falls asleep.
+fn ready<T: Scalar>(d: &Data<T>, t: usize) -> bool {
+    if d.tree_asleep[t] != -1 {
+        return false;
+    }
+    let k = island(d, t);
+    if k >= 0 && (0..t).any(|u| island(d, u) == k) {
+        return false;
+    }
+    (t..d.island_scratch.ntree).all(|u| !member(d, t, u) || d.tree_asleep[u] == -1)
 }
 
 /// Tree `t` falls asleep: `qvel` 0, `qpos` remembered.

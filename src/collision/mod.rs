@@ -436,7 +436,8 @@ pub fn differentiable(t1: GeomType, t2: GeomType) -> bool {
 }
 
 /// `mj_collision` (Computation "Collision detection"): clears `d.contact` and fills it with the
-/// contacts of the explicit pairs, then of the broad-phase candidates that pass the filters.
+/// contacts of the explicit pairs and of the broad-phase candidates that pass the filters, in
+/// MuJoCo's order (both by body-pair signature, a signature's explicit pairs first).
 /// Does nothing if the contact or constraint disable flag is set.
 pub fn collision<T: Scalar>(m: &Model, d: &mut Data<T>) {
     collision_with(m, d, None);
@@ -490,8 +491,27 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
     let sorted = broadphase(m, d, mode, finite);
     // MuJoCo keeps the contacts in its arena: no more than it holds are stored
     d.ncon_limit = reserve;
-    // Explicit pairs bypass filters and mixing.
-    for k in 0..m.npair.min(m.pair_geom1.len()) {
+    // Explicit pairs bypass filters and mixing. MuJoCo's contact order: the explicit pairs
+    // (sorted by `pair_signature` at compile time) merged with the candidate body pairs sorted
+    // (lower body id, higher body id), a signature's explicit pairs before its body pair
+    // (measured on MuJoCo 4.0.0), and within a body pair the geoms of the lower body, then
+    // those of the higher, by id.
+    let npair = m.npair.min(m.pair_geom1.len());
+    let pair_key = |k: usize| {
+        ((m.geom_bodyid[m.pair_geom1[k]] as u64) << 32) | m.geom_bodyid[m.pair_geom2[k]] as u64
+    };
+    let explicit = |d: &mut Data<T>, k: usize| {
+        // a pair of bodies neither of which is awake is skipped, as a body pair is (measured
+        // on MuJoCo 4.0.0: a sleeping box's explicit pairs with the floor and with the box it
+        // rests on give no contacts; a pair with an awake body collides, and its contact wakes
+        // the sleeping tree)
+        let (b1, b2) = (
+            m.geom_bodyid[m.pair_geom1[k]],
+            m.geom_bodyid[m.pair_geom2[k]],
+        );
+        if crate::sleep::pair_idle(m, d, b1, b2) {
+            return;
+        }
         let p = pair_params(m, k);
         process(
             m,
@@ -502,9 +522,8 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
             finite,
             || p,
         );
-    }
-    // MuJoCo's contact order: the candidate body pairs sorted (lower body id, higher body id),
-    // and within a body pair the geoms of the lower body, then those of the higher, by id.
+    };
+    let mut next = 0;
     let mut bp = std::mem::take(&mut d.scratch_broad);
     if !sorted {
         bp.body_pairs.sort_unstable();
@@ -512,6 +531,10 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
     let (geoms, start) = (&bp.geoms, &bp.body_start);
     let o_margin = m.opt.enabled(enable::OVERRIDE).then_some(m.opt.o_margin);
     for &key in &bp.body_pairs {
+        while next < npair && pair_key(next) <= key {
+            explicit(d, next);
+            next += 1;
+        }
         let (b1, b2) = ((key >> 32) as usize, (key & 0xffff_ffff) as usize);
         if crate::sleep::pair_idle(m, d, b1, b2) {
             continue;
@@ -534,6 +557,9 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
                 }
             }
         }
+    }
+    for k in next..npair {
+        explicit(d, k);
     }
     d.scratch_broad = bp;
     // a pass keeps the first contacts that fit beside what the collision holds on the stack
