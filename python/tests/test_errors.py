@@ -140,24 +140,22 @@ def test_unsupported_analytic_model():
 
 
 SLEEP_XML = """<mujoco><option><flag sleep="{sleep}"/></option><worldbody>
-<geom type="plane" size="1 1 .1"/><body pos="0 0 .2"><freejoint/>
+<geom type="plane" size="1 1 .1"/><body pos="0 0 .1" sleep="init"><freejoint/>
 <geom name="a" type="box" size=".1 .1 .1"/></body><body pos=".5 0 .2"><freejoint/>
-<geom name="b" type="box" size=".1 .1 .1"/></body></worldbody>
-<contact><pair geom1="a" geom2="b"/></contact></mujoco>"""
+<geom name="b" type="box" size=".1 .1 .1"/></body></worldbody></mujoco>"""
 
 
-def test_sleep_with_explicit_contact_pairs_is_refused():
-    """moreau does not sleep models with explicit contact pairs (tests/test_sleep.py has what
+def test_sleep_with_trees_asleep_from_the_start_is_refused():
+    """moreau does not sleep trees from the start (`sleep="init"`; tests/test_sleep.py has what
     it sleeps); with the `sleep` enable flag such a model is refused at load with the reason
-    named, and setting the flag on a loaded model raises the same. MuJoCo loads it and puts
-    the boxes to sleep."""
+    named, and setting the flag on a loaded model raises the same. MuJoCo loads it with the
+    first box asleep from its reset."""
     mj = mujoco.MjModel.from_xml_string(SLEEP_XML.format(sleep="enable"))
     dj = mujoco.MjData(mj)
-    mujoco.mj_step(mj, dj, 500)
-    assert dj.ntree_awake == 0 and not dj.qvel.any()
+    assert dj.tree_asleep[0] == 0
     with pytest.raises(ValueError, match="sleep") as e:
         moreau.MjModel.from_xml_string(SLEEP_XML.format(sleep="enable"))
-    assert "pairs" in str(e.value)
+    assert "init" in str(e.value)
     m = moreau.MjModel.from_xml_string(SLEEP_XML.format(sleep="disable"))
     with pytest.raises(ValueError, match="sleep"):
         m.opt.enableflags |= int(moreau.mjtEnableBit.mjENBL_SLEEP)
