@@ -7,7 +7,22 @@
 //!
 //! Run: `cargo run --release -p moreau-optim --example go1_jump [-- --method
 //! collocation|ilqr|both --horizon 300 --apex 0.36 --max-iters N --ilqr-iters N --gtol G
-//! --defect-tol D --impratio-stages A,B,… --from-ilqr --script default|knees-clear]`
+//! --defect-tol D --impratio-stages A,B,… --from-ilqr --script default|knees-clear
+//! --guess script|standing --window A,B --clearance H,W --soften-stages K,… --apex-stages Z,…
+//! --stage-iters N]`
+//!
+//! From a standing guess: `--guess standing` starts both planners from the engine's rollout with
+//! the servos held at `home` (the trunk target then needs `--window A,B`, default 110,200: a
+//! standing guess has no flight to take it from); `--clearance H,W` adds the feet's clearance
+//! term over the window (each foot's bottom `H` m above the floor, weight `W`; without it a
+//! standing robot meets the trunk target by straightening its legs). The jump from standing is
+//! `--guess standing --clearance 0.03,1e4 --from-ilqr --ilqr-iters 200`: iLQR from the
+//! standing controls, then collocation from iLQR's plan. `--soften-stages K,…`: a continuation
+//! on the contacts' softness (every geom's solref time constant ×K first, from the guess's
+//! controls rolled out on that model); `--apex-stages Z,…`: on the trunk's target height;
+//! `--stage-iters N`: LM's limit in every stage but the last; `--model-tolerance-only`: replay
+//! with the model's solver tolerance only (the replay with the solver run to convergence takes
+//! minutes on this model).
 //! (`--script knees-clear`: the guess from `Script::knees_clear` of `common/go1_jump.rs`, a crouch that keeps
 //! the lower calves off the floor) (`--max-iters`: LM's limit;
 //! `--ilqr-iters`: iLQR's, default 300; `--impratio-stages`: a continuation that solves with
@@ -52,6 +67,22 @@ fn arg<T: std::str::FromStr>(args: &[String], name: &str, default: T) -> Result<
     }
 }
 
+/// The comma-separated numbers after `name` (none without the flag).
+fn list(args: &[String], name: &str) -> Result<Vec<f64>, String> {
+    match args.iter().position(|a| a == name) {
+        Some(i) => args
+            .get(i + 1)
+            .ok_or(format!("{name} needs a list"))?
+            .split(',')
+            .map(|x| match x.parse::<f64>() {
+                Ok(v) if v.is_finite() && v > 0.0 => Ok(v),
+                _ => Err(format!("{name}: bad value {x}")),
+            })
+            .collect(),
+        None => Ok(Vec::new()),
+    }
+}
+
 /// Process CPU time (user + system, s).
 fn cpu_seconds() -> f64 {
     moreau_optim::mpc::process_cpu_secs().unwrap_or(f64::NAN)
@@ -75,6 +106,10 @@ fn describe(what: &str, s: &jump::Summary) {
 /// Open-loop replay of `plan.u` from `home`: the largest `|q_t − plan_t|` with the model's
 /// solver tolerance and with the solver run to convergence (tolerance 0, 10⁴ iterations).
 fn replay_errors(m: &Model, home: &[f64], plan: &jump::Plan) -> (f64, f64) {
+    if std::env::args().any(|a| a == "--model-tolerance-only") {
+        let q = jump::rollout(m, home, &plan.u);
+        return (moreau_problems::max_diff(&q, &plan.q), f64::NAN);
+    }
     let err = |m: &Model| {
         let q = jump::rollout(m, home, &plan.u);
         moreau_problems::max_diff(&q, &plan.q)
@@ -149,20 +184,14 @@ fn run() -> Result<(), String> {
     let apex: f64 = arg(&args, "--apex", 0.36)?;
     let max_iters: u64 = arg(&args, "--max-iters", 300)?;
     let ilqr_iters: usize = arg(&args, "--ilqr-iters", 300)?;
-    let impratio_stages: Vec<f64> = match args.iter().position(|a| a == "--impratio-stages") {
-        Some(i) => args
-            .get(i + 1)
-            .ok_or("--impratio-stages needs a list")?
-            .split(',')
-            .map(|x| x.parse().map_err(|_| format!("bad impratio {x}")))
-            .collect::<Result<_, _>>()?,
-        None => Vec::new(),
-    };
     let settings = jump::CollocationSettings {
         max_iters,
+        stage_iters: arg(&args, "--stage-iters", 0)?,
         gtol: arg(&args, "--gtol", 0.03)?,
         defect_tol: arg(&args, "--defect-tol", 1e-3)?,
-        impratio_stages,
+        impratio_stages: list(&args, "--impratio-stages")?,
+        soften_stages: list(&args, "--soften-stages")?,
+        apex_stages: list(&args, "--apex-stages")?,
         check: args.iter().any(|a| a == "--check"),
         fd_eps: arg(&args, "--fd-eps", 0.0)?,
         newton_after: arg(&args, "--newton-after", 0.0)?,
@@ -186,19 +215,58 @@ fn run() -> Result<(), String> {
             ))
         }
     };
-    let u0 = script.controls(&home_ctrl, horizon);
+    let standing = match arg(&args, "--guess", "script".to_string())?.as_str() {
+        "script" => false,
+        "standing" => true,
+        other => return Err(format!("--guess must be script or standing, not {other}")),
+    };
+    let window = list(&args, "--window")?;
+    let window = match window[..] {
+        [] => None,
+        [a, b] if a <= b && b < horizon as f64 && a.fract() == 0.0 && b.fract() == 0.0 => {
+            Some((a as usize, b as usize))
+        }
+        _ => {
+            return Err(format!(
+                "--window needs two knots a,b with a ≤ b < {horizon}"
+            ))
+        }
+    };
+    // iLQR starts from the script's controls, or from `home`'s for the standing guess
+    let u0 = if standing {
+        vec![home_ctrl.clone(); horizon]
+    } else {
+        script.controls(&home_ctrl, horizon)
+    };
     let guess = jump::rollout(&m, &home, &u0);
     let gs = jump::summarize(&m, &guess);
-    println!(
-        "Go1 jump: {horizon} knots of {} s; guess: the engine's rollout of a scripted \
-         crouch-and-launch servo profile ({script:?})",
-        m.opt.timestep
-    );
-    describe("guess", &gs);
-    if gs.flight.0 == 0 {
-        return Err("the scripted guess does not leave the ground".into());
+    if standing {
+        println!(
+            "Go1 jump: {horizon} knots of {} s; guess: standing (the engine's rollout with \
+             the servos at `home`)",
+            m.opt.timestep
+        );
+    } else {
+        println!(
+            "Go1 jump: {horizon} knots of {} s; guess: the engine's rollout of a scripted \
+             crouch-and-launch servo profile ({script:?})",
+            m.opt.timestep
+        );
     }
-    let goal = jump::Goal::over_flight(&home, &gs, apex);
+    describe("guess", &gs);
+    let mut goal = match window {
+        Some(w) => jump::Goal::over_window(&home, w, apex),
+        None if standing => jump::Goal::over_window(&home, (110, 200), apex),
+        None if gs.flight.0 == 0 => {
+            return Err("the scripted guess does not leave the ground".into())
+        }
+        None => jump::Goal::over_flight(&home, &gs, apex),
+    };
+    match list(&args, "--clearance")?[..] {
+        [] => {}
+        [h, w] => goal.clearance = Some(jump::Clearance::feet(&m, h, w)?),
+        _ => return Err("--clearance needs a height and a weight".into()),
+    }
     println!(
         "target: trunk at {apex} m over knots {}..={}",
         goal.window.0, goal.window.1
@@ -207,8 +275,8 @@ fn run() -> Result<(), String> {
     let mut last: Option<jump::Plan> = None;
     let collocate = |guess: &[Vec<f64>]| -> Result<jump::Plan, String> {
         let cpu0 = cpu_seconds();
-        let plan = jump::solve_collocation(&m, &goal, guess, &settings, |a, line| {
-            println!("collocation stage impratio {a}: {line}")
+        let plan = jump::solve_collocation(&m, &goal, guess, &settings, |st, line| {
+            println!("collocation stage ({st}): {line}")
         })?;
         report(&m, &home, "collocation", &plan, cpu_seconds() - cpu0);
         println!(
@@ -220,15 +288,21 @@ fn run() -> Result<(), String> {
     };
     if method != "ilqr" && !from_ilqr {
         // with a continuation, the guess is the scripted rollout on the first stage's model
-        let first = match settings.impratio_stages.first() {
-            Some(&a) => {
-                let mut soft = m.clone();
-                soft.opt.impratio = a;
-                let g = jump::rollout(&soft, &home, &u0);
-                describe(&format!("guess at impratio {a}"), &jump::summarize(&m, &g));
-                g
-            }
-            None => guess.clone(),
+        // with a continuation on impratio or softness, the guess is the rollout of its
+        // controls on the first stage's model (a standing or crouching robot settles deeper
+        // on softer contacts)
+        let stage = settings.stages(&m, &goal)[0];
+        let first = if stage.impratio != m.opt.impratio || stage.soften != 1.0 {
+            let mut soft = jump::softened(&m, stage.soften);
+            soft.opt.impratio = stage.impratio;
+            let g = jump::rollout(&soft, &home, &u0);
+            describe(
+                &format!("guess on the first stage's model ({stage})"),
+                &jump::summarize(&m, &g),
+            );
+            g
+        } else {
+            guess.clone()
         };
         last = Some(collocate(&first)?);
     }

@@ -14,7 +14,7 @@
 
 use moreau::{differentiate_pos, Data, Model};
 use moreau_optim::collocation::{Collocation, Task, Weights};
-use moreau_optim::ilqr::{ilqr, IlqrOptions, TrackingCost};
+use moreau_optim::ilqr::{ilqr, Dynamics, IlqrOptions, StageCost, TrackingCost};
 use moreau_optim::lm::{solve_lm, LevenbergMarquardt};
 use moreau_optim::system::{ControlOffset, MoreauSystem};
 use nalgebra::{DMatrix, DVector};
@@ -202,6 +202,50 @@ pub struct Goal {
     pub window: (usize, usize),
     pub w: [f64; 4],
     pub wf: (f64, f64),
+    /// Optionally, the feet off the floor inside the window ([`Clearance`]).
+    pub clearance: Option<Clearance>,
+    scratch: Scratch,
+}
+
+/// The feet's clearance term of a [`Goal`]: inside the window, for each foot (the spheres
+/// `FR`, `FL`, `RR`, `RL`), `√weight · max(0, height − (z − radius))` with `z` the sphere's
+/// centre height: zero once the sphere's bottom is `height` above the floor (z = 0). A standing
+/// robot reaches a trunk target by straightening its legs; this term asks for a flight.
+#[derive(Clone, Debug)]
+pub struct Clearance {
+    pub geoms: Vec<usize>,
+    pub height: f64,
+    pub weight: f64,
+}
+
+impl Clearance {
+    /// The four feet of the Go1's model.
+    pub fn feet(m: &Model, height: f64, weight: f64) -> Result<Clearance, String> {
+        let geoms = ["FR", "FL", "RR", "RL"]
+            .iter()
+            .map(|n| {
+                m.geom_name
+                    .iter()
+                    .position(|g| g == n)
+                    .ok_or(format!("no geom {n}"))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Clearance {
+            geoms,
+            height,
+            weight,
+        })
+    }
+}
+
+/// Kinematics scratch of a [`Goal`] (a clone starts empty).
+#[derive(Debug, Default)]
+struct Scratch(std::cell::RefCell<Option<Data>>);
+
+impl Clone for Scratch {
+    fn clone(&self) -> Self {
+        Scratch::default()
+    }
 }
 
 impl Goal {
@@ -213,6 +257,8 @@ impl Goal {
             window: (guess.flight.1, guess.flight.1 + guess.flight.0.max(1) - 1),
             w: [1e2, 1e3, 1e2, 1.0],
             wf: (1e3, 1e1),
+            clearance: None,
+            scratch: Scratch::default(),
         }
     }
 
@@ -227,6 +273,20 @@ impl Goal {
         }
     }
 
+    /// The goal over the fixed knots `window` (a standing guess has no flight to take it from),
+    /// with the weights of [`Goal::over_flight`].
+    pub fn over_window(home: &[f64], window: (usize, usize), apex: f64) -> Goal {
+        Goal {
+            home: home.to_vec(),
+            apex,
+            window,
+            w: [1e2, 1e3, 1e2, 1.0],
+            wf: (1e3, 1e1),
+            clearance: None,
+            scratch: Scratch::default(),
+        }
+    }
+
     /// The weight of tangent dof `i` (of 18) at a knot before the last.
     fn weight(&self, i: usize, wz: f64) -> f64 {
         match i {
@@ -238,6 +298,16 @@ impl Goal {
     }
 }
 
+impl Goal {
+    /// The number of clearance rows at knot `t`.
+    fn nfeet(&self, t: usize) -> usize {
+        match &self.clearance {
+            Some(c) if t >= self.window.0 && t <= self.window.1 => c.geoms.len(),
+            _ => 0,
+        }
+    }
+}
+
 impl Task for Goal {
     fn dim(&self, t: usize, horizon: usize) -> usize {
         if t == 0 {
@@ -245,7 +315,7 @@ impl Task for Goal {
         } else if t == horizon {
             36
         } else {
-            18
+            18 + self.nfeet(t)
         }
     }
     fn residual(&self, m: &Model, t: usize, horizon: usize, q: &[f64], v: &[f64], r: &mut [f64]) {
@@ -266,8 +336,33 @@ impl Task for Goal {
             for i in 0..18 {
                 r[18 + i] = self.wf.1.sqrt() * v[i];
             }
+        } else if let (Some(c), true) = (&self.clearance, self.nfeet(t) > 0) {
+            let mut d = self.scratch.0.borrow_mut();
+            let d = d.get_or_insert_with(|| Data::new(m));
+            d.qpos.copy_from_slice(q);
+            moreau::pipeline::kinematics(m, d);
+            for (k, &g) in c.geoms.iter().enumerate() {
+                let bottom = d.geom_xpos[g][2] - m.geom_size[g][0];
+                r[18 + k] = c.weight.sqrt() * (c.height - bottom).max(0.0);
+            }
         }
     }
+}
+
+/// `model` with every contact softer: each geom's solref time constant times `factor` (MuJoCo's
+/// "Solver parameters": a longer time constant lowers the stiffness `k ∝ 1/timeconst²` and the
+/// damping `b ∝ 1/timeconst` of the reference acceleration, so the contact force changes more
+/// slowly with penetration and velocity). Geoms with direct (negative) solref are unchanged.
+pub fn softened(model: &Model, factor: f64) -> Model {
+    let mut m = model.clone();
+    if factor != 1.0 {
+        for r in m.geom_solref.iter_mut() {
+            if r[0] > 0.0 {
+                r[0] *= factor;
+            }
+        }
+    }
+    m
 }
 
 /// A planner's result: qpos at knots `0..=T`, the controls, iterations, whether it converged
@@ -284,13 +379,20 @@ pub struct Plan {
     pub history: Vec<f64>,
 }
 
-/// Collocation settings: LM's limits and, optionally, a continuation on `opt.impratio` (each
-/// stage warm-started from the last; the last stage is the unchanged model).
+/// Collocation settings: LM's limits and, optionally, a continuation (each stage warm-started
+/// from the last; the last stage is the unchanged model and goal): first on `opt.impratio`
+/// (`impratio_stages`), then on the contacts' softness (`soften_stages`: the solref time
+/// constant times each factor, [`softened`]), then on the trunk's target height
+/// (`apex_stages`).
 pub struct CollocationSettings {
     pub max_iters: u64,
+    /// LM's iteration limit in every stage but the last (0: `max_iters`).
+    pub stage_iters: u64,
     pub gtol: f64,
     pub defect_tol: f64,
     pub impratio_stages: Vec<f64>,
+    pub soften_stages: Vec<f64>,
+    pub apex_stages: Vec<f64>,
     /// Print [`diagnose`] at the guess and at the end of each stage.
     pub check: bool,
     /// LM's switch to the Newton matrix with the forces' second-order terms
@@ -307,14 +409,60 @@ impl Default for CollocationSettings {
     fn default() -> Self {
         CollocationSettings {
             max_iters: 300,
+            stage_iters: 0,
             gtol: 0.03,
             defect_tol: 1e-3,
             impratio_stages: Vec::new(),
+            soften_stages: Vec::new(),
+            apex_stages: Vec::new(),
             check: false,
             fd_eps: 0.0,
             newton_after: 0.0,
             max_stalls: 20,
         }
+    }
+}
+
+/// One stage of [`solve_collocation`]'s continuation: the model's `opt.impratio`, the contact
+/// softness factor ([`softened`]) and the trunk's target height.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stage {
+    pub impratio: f64,
+    pub soften: f64,
+    pub apex: f64,
+}
+
+impl std::fmt::Display for Stage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "impratio {}, solref time constant ×{}, apex {} m",
+            self.impratio, self.soften, self.apex
+        )
+    }
+}
+
+impl CollocationSettings {
+    /// The stages on the model `m` and `goal`, the last one unchanged.
+    pub fn stages(&self, m: &Model, goal: &Goal) -> Vec<Stage> {
+        let last = Stage {
+            impratio: m.opt.impratio,
+            soften: 1.0,
+            apex: goal.apex,
+        };
+        let mut out: Vec<Stage> = self
+            .impratio_stages
+            .iter()
+            .map(|&impratio| Stage { impratio, ..last })
+            .collect();
+        out.extend(
+            self.soften_stages
+                .iter()
+                .map(|&soften| Stage { soften, ..last }),
+        );
+        out.extend(self.apex_stages.iter().map(|&apex| Stage { apex, ..last }));
+        out.push(last);
+        out
     }
 }
 
@@ -338,44 +486,55 @@ pub fn collocation(m: Model, goal: &Goal, horizon: usize) -> Result<Collocation,
 }
 
 /// Collocation of `goal` from the configurations `guess` (knots `0..=T`, starting at `home` at
-/// rest). `on_stage(model's impratio, result line)` reports each stage.
+/// rest), through the stages of [`CollocationSettings::stages`]. `on_stage(stage, result line)`
+/// reports each stage.
 pub fn solve_collocation(
     m: &Model,
     goal: &Goal,
     guess: &[Vec<f64>],
     s: &CollocationSettings,
-    mut on_stage: impl FnMut(f64, String),
+    mut on_stage: impl FnMut(&Stage, String),
 ) -> Result<Plan, String> {
     let horizon = guess.len() - 1;
     let mut z: Vec<f64> = guess[1..].iter().flatten().copied().collect();
-    let mut stages = s.impratio_stages.clone();
-    stages.push(m.opt.impratio);
+    let stages = s.stages(m, goal);
     let (mut iterations, mut last) = (0, None);
-    for &impratio in &stages {
-        let mut model = m.clone();
-        model.opt.impratio = impratio;
-        let c = collocation(model, goal, horizon)?;
+    for (i, stage) in stages.iter().enumerate() {
+        let mut model = softened(m, stage.soften);
+        model.opt.impratio = stage.impratio;
+        let g = Goal {
+            apex: stage.apex,
+            ..goal.clone()
+        };
+        let c = collocation(model, &g, horizon)?;
         if s.fd_eps > 0.0 {
             c.set_jacobian_provider(Box::new(moreau_optim::collocation::FiniteDifference::new(
                 s.fd_eps, s.fd_eps, true,
             )));
         }
         if s.check {
-            on_stage(impratio, format!("at the start: {}", diagnose(&c, &z)));
-            on_stage(impratio, format!("at the start: {}", inverse_check(&c, &z)));
+            on_stage(stage, format!("at the start: {}", diagnose(&c, &z)));
+            on_stage(stage, format!("at the start: {}", inverse_check(&c, &z)));
         }
+        let max_iters = if i + 1 < stages.len() && s.stage_iters > 0 {
+            s.stage_iters
+        } else {
+            s.max_iters
+        };
         let mut lm = LevenbergMarquardt::default();
         lm.defect_tol = s.defect_tol;
-        lm.max_al_updates = s.max_iters as usize;
+        lm.max_al_updates = max_iters as usize;
         lm.gtol = s.gtol;
         lm.newton_after = s.newton_after;
         lm.max_stalls = s.max_stalls;
-        let (c, r) = solve_lm(c, z, lm, s.max_iters, |e| e).map_err(|e| e.to_string())?;
+        let (c, r) = solve_lm(c, z, lm, max_iters, |e| e).map_err(|e| e.to_string())?;
         iterations += r.iterations as usize;
+        let qs: Vec<Vec<f64>> = (0..=horizon).map(|t| c.config(&r.z, t).to_vec()).collect();
+        let apex = qs.iter().map(|q| q[2]).fold(f64::MIN, f64::max);
         on_stage(
-            impratio,
+            stage,
             format!(
-                "{} iterations ({}), cost {:.5}, max |unactuated τ| {:.2e} N",
+                "{} iterations ({}), cost {:.5}, max |unactuated τ| {:.2e} N, apex {apex:.4} m",
                 r.iterations,
                 r.termination,
                 r.eval.cost(),
@@ -383,8 +542,8 @@ pub fn solve_collocation(
             ),
         );
         if s.check {
-            on_stage(impratio, format!("at the end: {}", diagnose(&c, &r.z)));
-            on_stage(impratio, format!("at the end: {}", inverse_check(&c, &r.z)));
+            on_stage(stage, format!("at the end: {}", diagnose(&c, &r.z)));
+            on_stage(stage, format!("at the end: {}", inverse_check(&c, &r.z)));
         }
         z = r.z.clone();
         last = Some((c, r));
@@ -436,6 +595,127 @@ pub fn tracking_cost(m: &Model, goal: &Goal, horizon: usize, wv: f64, r: f64) ->
     }
 }
 
+/// iLQR's cost with a [`Goal`]'s clearance term: [`TrackingCost`] plus, at the window's knots,
+/// `dt · ½ weight · Σ_feet max(0, height − bottom)²` on the configuration (Gauss–Newton
+/// Hessian; the feet heights' Jacobian by central differences of the kinematics, step 1e-7).
+pub struct JumpCost {
+    pub track: TrackingCost,
+    pub model: Model,
+    pub window: (usize, usize),
+    pub clearance: Clearance,
+    scratch: Scratch,
+}
+
+impl JumpCost {
+    /// `max(0, height − bottom)` of each foot at the configuration `q`.
+    fn feet(&self, q: &[f64], out: &mut [f64]) {
+        let m = &self.model;
+        let mut d = self.scratch.0.borrow_mut();
+        let d = d.get_or_insert_with(|| Data::new(m));
+        d.qpos.copy_from_slice(q);
+        moreau::pipeline::kinematics(m, d);
+        for (k, &g) in self.clearance.geoms.iter().enumerate() {
+            out[k] = (self.clearance.height - (d.geom_xpos[g][2] - m.geom_size[g][0])).max(0.0);
+        }
+    }
+
+    fn in_window(&self, t: usize) -> bool {
+        t >= self.window.0 && t <= self.window.1
+    }
+
+    /// The clearance term's value, tangent gradient and Gauss–Newton Hessian (in `q` only,
+    /// the first `nv` of `ndx`) at the state `x`, without the factor `dt`.
+    fn terms(&self, x: &DVector<f64>, ndx: usize) -> (f64, DVector<f64>, DMatrix<f64>) {
+        let (m, nf) = (&self.model, self.clearance.geoms.len());
+        let w = self.clearance.weight;
+        let q = &x.as_slice()[..m.nq];
+        let mut r = vec![0.0; nf];
+        self.feet(q, &mut r);
+        let mut g = DVector::zeros(ndx);
+        let mut h = DMatrix::zeros(ndx, ndx);
+        let value = 0.5 * w * r.iter().map(|x| x * x).sum::<f64>();
+        if r.iter().all(|&x| x == 0.0) {
+            return (value, g, h);
+        }
+        let eps = 1e-7;
+        let mut jac = DMatrix::zeros(nf, m.nv);
+        let (mut rp, mut rm) = (vec![0.0; nf], vec![0.0; nf]);
+        let mut dir = vec![0.0; m.nv];
+        let mut qp = q.to_vec();
+        for j in 0..m.nv {
+            dir[j] = 1.0;
+            qp.copy_from_slice(q);
+            moreau::integrate_pos(m, &mut qp, &dir, eps);
+            self.feet(&qp, &mut rp);
+            qp.copy_from_slice(q);
+            moreau::integrate_pos(m, &mut qp, &dir, -eps);
+            self.feet(&qp, &mut rm);
+            dir[j] = 0.0;
+            for k in 0..nf {
+                jac[(k, j)] = (rp[k] - rm[k]) / (2.0 * eps);
+            }
+        }
+        for k in 0..nf {
+            if r[k] > 0.0 {
+                for i in 0..m.nv {
+                    g[i] += w * r[k] * jac[(k, i)];
+                    for j in 0..m.nv {
+                        h[(i, j)] += w * jac[(k, i)] * jac[(k, j)];
+                    }
+                }
+            }
+        }
+        (value, g, h)
+    }
+}
+
+impl StageCost for JumpCost {
+    fn check(&self, nx: usize, ndx: usize, nu: usize, horizon: usize) -> Result<(), String> {
+        self.track.check(nx, ndx, nu, horizon)
+    }
+    fn total_on<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        xs: &[DVector<f64>],
+        us: &[DVector<f64>],
+    ) -> f64 {
+        let mut c = self.track.total_on(dynm, xs, us);
+        let mut r = vec![0.0; self.clearance.geoms.len()];
+        for (t, x) in xs.iter().enumerate().take(us.len()) {
+            if self.in_window(t) {
+                self.feet(&x.as_slice()[..self.model.nq], &mut r);
+                c += self.track.dt
+                    * 0.5
+                    * self.clearance.weight
+                    * r.iter().map(|x| x * x).sum::<f64>();
+            }
+        }
+        c
+    }
+    fn stage<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        t: usize,
+        x: &DVector<f64>,
+        u: &DVector<f64>,
+    ) -> (DVector<f64>, DVector<f64>, DMatrix<f64>, DMatrix<f64>) {
+        let (mut lx, lu, mut lxx, luu) = self.track.stage(dynm, t, x, u);
+        if self.in_window(t) {
+            let (_, g, h) = self.terms(x, lx.len());
+            lx += g * self.track.dt;
+            lxx += h * self.track.dt;
+        }
+        (lx, lu, lxx, luu)
+    }
+    fn terminal<D: Dynamics + ?Sized>(
+        &self,
+        dynm: &D,
+        x: &DVector<f64>,
+    ) -> (DVector<f64>, DMatrix<f64>) {
+        self.track.terminal(dynm, x)
+    }
+}
+
 /// iLQR of `goal` from the controls `u0` (analytic transition Jacobians; controls as offsets
 /// from `home_ctrl`, boxed by `ctrlrange`). `on_iter(k, cost)` after each iteration.
 pub fn solve_ilqr(
@@ -449,7 +729,7 @@ pub fn solve_ilqr(
     let horizon = u0.len();
     let sys = MoreauSystem::new(m.clone())?.analytic()?;
     let mut sys = ControlOffset::new(sys, home_ctrl.to_vec())?;
-    let cost = tracking_cost(m, goal, horizon, 1e-2, 1e-1);
+    let track = tracking_cost(m, goal, horizon, 1e-2, 1e-1);
     let range = (
         m.actuator_ctrlrange.iter().map(|r| r[0]).collect(),
         m.actuator_ctrlrange.iter().map(|r| r[1]).collect(),
@@ -466,7 +746,19 @@ pub fn solve_ilqr(
         .iter()
         .map(|u| DVector::from_iterator(m.nu, u.iter().zip(home_ctrl).map(|(a, b)| a - b)))
         .collect();
-    let r = ilqr(&mut sys, &cost, &x0, du, &opt, on_iter)?;
+    let r = match &goal.clearance {
+        None => ilqr(&mut sys, &track, &x0, du, &opt, on_iter)?,
+        Some(c) => {
+            let cost = JumpCost {
+                track,
+                model: m.clone(),
+                window: goal.window,
+                clearance: c.clone(),
+                scratch: Scratch::default(),
+            };
+            ilqr(&mut sys, &cost, &x0, du, &opt, on_iter)?
+        }
+    };
     Ok(Plan {
         q: r.xs.iter().map(|x| x.as_slice()[..m.nq].to_vec()).collect(),
         u: r.us.iter().map(|du| sys.control(du.as_slice())).collect(),
