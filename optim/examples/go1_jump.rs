@@ -139,9 +139,14 @@ fn report(m: &Model, home: &[f64], name: &str, plan: &jump::Plan, cpu: f64) {
     );
     describe(&format!("{name} plan"), &jump::summarize(m, &plan.q));
     let (e, et) = replay_errors(m, home, plan);
+    let tight = if et.is_nan() {
+        "not run".to_string()
+    } else {
+        format!("{et:.3e}")
+    };
     println!(
         "{name}: open-loop replay in the engine: max |q − plan| {e:.3e} (model's tolerance), \
-         {et:.3e} (solver to convergence)"
+         {tight} (solver to convergence)"
     );
     let replayed = jump::rollout(m, home, &plan.u);
     describe(&format!("{name} replay"), &jump::summarize(m, &replayed));
