@@ -10,7 +10,10 @@
 //!   the trunk level and at its start, the joints near `home`, `home` at rest at the end.
 //! - [`solve_ilqr`]: the same task by iLQR through the engine's step (analytic transition
 //!   Jacobians, controls as offsets from `home`, box-constrained by `ctrlrange`) with a
-//!   time-varying reference ([`TrackingCost`]).
+//!   time-varying reference ([`TrackingCost`]; with the feet's [`Clearance`] term,
+//!   [`JumpCost`]).
+//! - From a standing guess (the rollout with the servos at `home`): [`Goal::over_window`] with
+//!   a [`Clearance`] term; iLQR from the standing controls, then collocation from its plan.
 
 use moreau::{differentiate_pos, Data, Model};
 use moreau_optim::collocation::{Collocation, Task, Weights};

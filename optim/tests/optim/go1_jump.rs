@@ -2,8 +2,10 @@
 //! unchanged `unitree_go1/scene.xml` from the public zoo's cache (a missing cache fails with the
 //! fetch command). These tests run the scripted crouch-and-launch rollouts (the default
 //! profile and the one whose crouch keeps the lower calves off the floor), a few iterations of
-//! iLQR through the engine's step from the default, and the collocation from the knees-clear
-//! one (from the default guess LM stalls: see docs/optimization.md). No timing assertions.
+//! iLQR through the engine's step from the default, the collocation from the knees-clear
+//! one (from the default guess LM stalls: see docs/optimization.md), and the jump from a
+//! standing guess (iLQR with the feet's clearance term, then collocation from its plan). No
+//! timing assertions.
 
 #[path = "../../examples/common/go1_jump.rs"]
 #[allow(dead_code)]
