@@ -70,6 +70,25 @@ pub struct Problem<T> {
     /// Start forces on entry (PGS), solution on exit.
     pub force: Vec<T>,
     pub state: Vec<ConstraintState>,
+    /// Newton's factored Hessians of this problem's position part by the rows' states
+    /// (`crate::solver::newton::hessian`), kept while solves reuse the position part
+    /// ([`SolverScratch::hcache_on`]): the first `hcache_n` entries are current (reset by every
+    /// gather of the position part), `hcache_next` is the one to replace next.
+    pub(crate) hcache: Vec<HessianEntry<T>>,
+    pub(crate) hcache_n: usize,
+    pub(crate) hcache_next: usize,
+}
+
+/// A factored Newton Hessian ([`Problem::hcache`]) and the row states it was built for: the
+/// factor as `crate::solver::newton::hessian` leaves it (`SolverScratch::Ht` and `Hdinv` when
+/// `tree`, else `Hs` when `sparse`, else `H`).
+#[derive(Clone, Debug)]
+pub struct HessianEntry<T> {
+    pub(crate) state: Vec<ConstraintState>,
+    pub(crate) tree: bool,
+    pub(crate) sparse: bool,
+    pub(crate) h: Vec<T>,
+    pub(crate) dinv: Vec<T>,
 }
 
 // A clone keeps the capacity of every array (see `Data`'s `Clone`).
@@ -107,6 +126,9 @@ crate::data::reserved::clone_reserved! {
         qacc: vec,
         force: vec,
         state: vec,
+        hcache: vec,
+        hcache_n: copy,
+        hcache_next: copy,
     }
 }
 
@@ -145,6 +167,9 @@ impl<T> Default for Problem<T> {
             qacc: Vec::new(),
             force: Vec::new(),
             state: Vec::new(),
+            hcache: Vec::new(),
+            hcache_n: 0,
+            hcache_next: 0,
         }
     }
 }
@@ -291,6 +316,21 @@ pub struct SolverScratch<T> {
     /// a solve that reuses the global problem (`crate::solver::solve_skip`) reuses them.
     pub b_valid: bool,
     pub ar_valid: bool,
+    /// Noslip: `noslip_a` holds the entries of A of the blocks of the current B (set by a
+    /// noslip pass, cleared when `pgs::build_b` builds B again).
+    pub noslip_a_valid: bool,
+    /// `prob` holds the problem of the last solve's only island, which was not the global
+    /// problem (other trees in no island): a solve that reuses the islands
+    /// (`crate::solver::solve_skip`) reuses its position part, `B`, `AR` and `noslip_a`, and
+    /// keeps the global problem of its warm start in `gprob` (`gprob_valid`: its position part
+    /// is that of the current position stage).
+    pub island_kept: bool,
+    pub gprob: Option<Box<Problem<T>>>,
+    pub gprob_valid: bool,
+    /// The current solve reuses its problem's position part (a step that skipped the position
+    /// stage): Newton keeps its factored Hessians by row states in [`Problem::hcache`] and
+    /// reads them back.
+    pub hcache_on: bool,
     pub ws_qacc: Vec<T>,
     pub ws_Ma: Vec<T>,
     pub ws_Ja: Vec<T>,
@@ -345,6 +385,11 @@ crate::data::reserved::clone_reserved! {
         ws_valid: copy,
         b_valid: copy,
         ar_valid: copy,
+        noslip_a_valid: copy,
+        island_kept: copy,
+        gprob: clone,
+        gprob_valid: copy,
+        hcache_on: copy,
         ws_qacc: vec,
         ws_Ma: vec,
         ws_Ja: vec,
@@ -400,6 +445,11 @@ impl<T> Default for SolverScratch<T> {
             ws_valid: false,
             b_valid: false,
             ar_valid: false,
+            noslip_a_valid: false,
+            island_kept: false,
+            gprob: None,
+            gprob_valid: false,
+            hcache_on: false,
             ws_qacc: Vec::new(),
             ws_Ma: Vec::new(),
             ws_Ja: Vec::new(),
@@ -456,7 +506,6 @@ impl<T: Scalar> SolverScratch<T> {
     pub fn resize(&mut self, nefc: usize, ncone: usize) {
         let z = T::zero();
         self.jar.resize(nefc, z);
-        self.ws_Ja.resize(nefc, z);
         self.jv.resize(nefc, z);
         self.ftmp.resize(nefc, z);
         self.quad.resize(3 * nefc, z);

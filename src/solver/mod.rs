@@ -56,7 +56,10 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// `d.solver_pos_valid`, the islands and the position-only part of the global problem
 /// (`Problem::gather_pos`: M's block and factor, J, D, R, cones) left by the last solve are
 /// reused, as MuJoCo 4.0.0 builds its islands once in `mj_fwdPosition`; only `aref`, `b`,
-/// `qfrc_smooth`, `qacc_smooth` are gathered again. The caller is trusted, as by
+/// `qfrc_smooth`, `qacc_smooth` are gathered again. So is the problem of a single island that
+/// does not hold every dof and row in order (`SolverScratch::island_kept`), with the global
+/// problem of the warm start kept beside it, and with either, PGS's B and AR, noslip's block
+/// entries and Newton's factored Hessians by row states ([`newton::hessian`]). The caller is trusted, as by
 /// `mj_forwardSkip`: the position-stage results in `d` must be those the last solve saw (the
 /// position stage and [`Data::resize_efc`] clear `solver_pos_valid`). Unlike [`solve`] it
 /// first computes `efc_b = J qacc_smooth − aref` ([`params::compute_b`]), through the problem's
@@ -84,23 +87,58 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
         }
         d.qacc.copy_from_slice(&d.qacc_smooth);
         d.qfrc_constraint.fill(T::zero());
+        s.island_kept = false;
         d.solver_scratch = Some(s);
         return;
     }
-    let mut p = s.prob.take().unwrap_or_default();
     if !reuse {
         s.ident_dof.clear();
         s.ident_dof.extend(0..nv);
         s.ident_efc.clear();
         s.ident_efc.extend(0..nefc);
     }
+    let nisland = d.nisland;
+    // one island holding every dof and row in their global order (a single robot in contact):
+    // its problem is the global one already gathered, so solve that directly
+    let whole = nisland == 1
+        && d.nidof == nv
+        && d.island_nv[0] == nv
+        && d.island_nefc[0] == nefc
+        && d.map_idof2dof[..nv]
+            .iter()
+            .enumerate()
+            .all(|(a, &b)| a == b)
+        && d.map_iefc2efc[..nefc]
+            .iter()
+            .enumerate()
+            .all(|(a, &b)| a == b);
+    let global = nisland == 0 || whole;
+    // one island that is not the global problem (a robot in contact beside trees that touch
+    // nothing): the last solve left its problem in `s.prob` (`island_kept`), with its B, AR
+    // and noslip blocks; reused with the islands, the global problem kept beside it in `gprob`
+    let kept = reuse && !global && nisland == 1 && s.island_kept;
+    let mut p = if kept {
+        s.gprob.take().unwrap_or_default()
+    } else {
+        s.prob.take().unwrap_or_default()
+    };
 
     // global problem and warm start
-    if !(reuse && s.prob_global && p.nv == nv && p.nefc == nefc) {
+    if kept {
+        if !(s.gprob_valid && p.nv == nv && p.nefc == nefc) {
+            // B, AR and the noslip blocks belong to the kept island problem: not cleared
+            p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None);
+            s.ws_valid = false;
+            s.gprob_valid = true;
+        }
+    } else if !(reuse && s.prob_global && p.nv == nv && p.nefc == nefc) {
         p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None);
         s.ws_valid = false;
         s.b_valid = false;
         s.ar_valid = false;
+    }
+    if !reuse {
+        s.gprob_valid = false;
     }
     // efc_b through the problem's rows (the global efc rows in order, compressed): see above
     let b_rows = compute_b && p.J_sparse && d.qacc_smooth.iter().all(|x| x.is_finite());
@@ -119,30 +157,13 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     let pgs = m.opt.solver == SolverType::Pgs;
     warmstart(m, d, &mut p, &mut s, pgs, b_rows);
 
-    let nisland = d.nisland;
-    // one island holding every dof and row in their global order (a single robot in contact):
-    // its problem is the global one already gathered, so solve that directly
-    let whole = nisland == 1
-        && d.nidof == nv
-        && d.island_nv[0] == nv
-        && d.island_nefc[0] == nefc
-        && d.map_idof2dof[..nv]
-            .iter()
-            .enumerate()
-            .all(|(a, &b)| a == b)
-        && d.map_iefc2efc[..nefc]
-            .iter()
-            .enumerate()
-            .all(|(a, &b)| a == b);
-    // the problem left in `s.prob` is the global one (its position part reusable) only here
-    s.prob_global = nisland == 0 || whole;
-    let written = if nisland == 0 || whole {
-        1
-    } else {
-        nisland.min(NISLAND)
-    };
+    s.prob_global = global;
+    // the problem solved below keeps its position part from the last solve: Newton may reuse
+    // its factored Hessians (`newton::hessian`)
+    s.hcache_on = reuse && (global || kept);
+    let written = if global { 1 } else { nisland.min(NISLAND) };
     d.solver_nnz.begin(m, written, &mut s.nnz);
-    if nisland == 0 || whole {
+    if global {
         let (niter, primal) = run(m, &mut p, &mut s, d.solver.get_mut(0));
         d.solver_niter[0] = niter;
         let c = nnz::solver_nnz(m, d, &s.ident_dof, &s.ident_efc, primal, &mut s.nnz);
@@ -151,8 +172,11 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
         d.efc_force.copy_from_slice(&p.force);
         d.efc_state.copy_from_slice(&p.state);
     } else {
-        // the islands' gathers replace the global problem (and what was kept of its warm start)
-        s.ws_valid = false;
+        if !kept {
+            // the islands' gathers replace the global problem (and what was kept of its warm
+            // start)
+            s.ws_valid = false;
+        }
         // start point of every island: the global warm start
         d.qacc.copy_from_slice(&p.qacc);
         d.efc_force.copy_from_slice(&p.force);
@@ -160,24 +184,32 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             let dof = d.map_idof2dof[j];
             d.qacc[dof] = d.qacc_smooth[dof];
         }
+        // the kept island's problem; otherwise the islands are gathered into the global one's
+        // storage
+        let mut global_p = None;
+        if kept {
+            global_p = Some(p);
+            p = s.prob.take().unwrap_or_default();
+        }
         for k in 0..nisland {
             let (a0, nvk) = (d.island_idofadr[k], d.island_nv[k]);
             let (r0, nek) = (d.island_iefcadr[k], d.island_nefc[k]);
-            p.gather(
-                m,
-                d,
-                &d.map_idof2dof[a0..a0 + nvk],
-                &d.map_iefc2efc[r0..r0 + nek],
-                Some((&d.map_efc2iefc, r0)),
-            );
-            s.b_valid = false;
-            s.ar_valid = false;
+            let (dofs, rows) = (&d.map_idof2dof[a0..a0 + nvk], &d.map_iefc2efc[r0..r0 + nek]);
+            let efc2p = Some((&d.map_efc2iefc[..], r0));
+            if kept {
+                // position part, B, AR and noslip blocks as the last solve left them
+                p.gather_vel(m, d, dofs, rows, efc2p);
+            } else {
+                p.gather(m, d, dofs, rows, efc2p);
+                s.b_valid = false;
+                s.ar_valid = false;
+            }
             s.start_ws = false;
             s.start_s = None;
-            for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {
+            for (a, &dof) in dofs.iter().enumerate() {
                 p.qacc[a] = d.qacc[dof];
             }
-            for (i, &r) in d.map_iefc2efc[r0..r0 + nek].iter().enumerate() {
+            for (i, &r) in rows.iter().enumerate() {
                 p.force[i] = d.efc_force[r];
             }
             s.resize_nv(nvk);
@@ -185,28 +217,26 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             let (niter, primal) = run(m, &mut p, &mut s, d.solver.get_mut(k));
             if k < NISLAND {
                 d.solver_niter[k] = niter;
-                let c = nnz::solver_nnz(
-                    m,
-                    d,
-                    &d.map_idof2dof[a0..a0 + nvk],
-                    &d.map_iefc2efc[r0..r0 + nek],
-                    primal,
-                    &mut s.nnz,
-                );
+                let c = nnz::solver_nnz(m, d, dofs, rows, primal, &mut s.nnz);
                 d.solver_nnz.put(k, c, &s.nnz);
             }
-            for (a, &dof) in d.map_idof2dof[a0..a0 + nvk].iter().enumerate() {
+            for (a, &dof) in dofs.iter().enumerate() {
                 d.qacc[dof] = p.qacc[a];
             }
-            for (i, &r) in d.map_iefc2efc[r0..r0 + nek].iter().enumerate() {
+            for (i, &r) in rows.iter().enumerate() {
                 d.efc_force[r] = p.force[i];
                 d.efc_state[r] = p.state[i];
             }
         }
+        if let Some(g) = global_p {
+            s.gprob = Some(g);
+        }
     }
+    // `s.prob` (below) holds the problem of a single island that is not the global one
+    s.island_kept = !global && nisland == 1;
     // qfrc_constraint = J^T f: through the problem's compressed rows when it is the global one
     // (the same sums: the rows' zeros only ever added ±0)
-    let compressed = (nisland == 0 || whole) && p.J_sparse && !d.efc_J_sparse;
+    let compressed = global && p.J_sparse && !d.efc_J_sparse;
     if compressed {
         p.mul_jt(&d.efc_force, &mut d.qfrc_constraint);
     }
@@ -315,6 +345,9 @@ fn warmstart<T: Scalar>(
             s.Ma.copy_from_slice(&s.ws_Ma);
         } else {
             p.mul_m(a, &mut s.Ma);
+            // sized here, not by `resize`: an island's solve between two global warm starts
+            // must not cut it
+            s.ws_Ja.resize(n, z);
             p.mul_j(a, &mut s.ws_Ja);
             s.ws_valid = f64s;
             s.ws_qacc.clear();

@@ -15,7 +15,7 @@
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
 use super::hsparse;
-use crate::data::scratch::{Problem, SolverScratch};
+use crate::data::scratch::{HessianEntry, Problem, SolverScratch};
 use crate::data::{ConstraintState, ConstraintType, CONE_H};
 use crate::math::{dense, Scalar};
 
@@ -26,7 +26,39 @@ const SPARSE_MAX: usize = 48;
 /// in `s.Ht` when [`tree_leaf`] allows it for every active row and cone (`s.H_tree`), else
 /// sparse in `s.Hs` when the model's Jacobian is sparse (`s.H_sparse`), else dense in `s.H`.
 /// Solve with [`solve_h`].
+///
+/// In a solve that reuses the problem's position part (`s.hcache_on`: a step that skipped the
+/// position stage, as the finite-difference Jacobians' velocity and control perturbations do),
+/// the factor is a function of the rows' states alone unless an elliptic cone is in its cone
+/// zone (whose Hessian depends on the point): the last [`HCACHE`] factors are kept in
+/// `p.hcache` by their states and copied back when the states recur, bit for bit what the
+/// build gives.
 pub fn hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>) {
+    let keep = s.hcache_on
+        && !p.cone.iter().any(|c| {
+            p.ty[c.adr] == ConstraintType::ContactElliptic
+                && p.state[c.adr] == ConstraintState::Cone
+        });
+    if keep {
+        if let Some(e) = p.hcache[..p.hcache_n]
+            .iter()
+            .find(|e| e.state[..] == p.state[..])
+        {
+            (s.H_tree, s.H_sparse) = (e.tree, e.sparse);
+            let h = if e.tree {
+                s.Hdinv.clear();
+                s.Hdinv.extend_from_slice(&e.dinv);
+                &mut s.Ht
+            } else if e.sparse {
+                &mut s.Hs
+            } else {
+                &mut s.H
+            };
+            h.clear();
+            h.extend_from_slice(&e.h);
+            return;
+        }
+    }
     s.H_tree = tree_ok(p);
     s.H_sparse = !s.H_tree && p.sparse_model && p.J_sparse;
     if s.H_tree {
@@ -37,7 +69,41 @@ pub fn hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>) {
     } else {
         hessian_dense(p, s);
     }
+    if keep {
+        let k = p.hcache_next;
+        if k == p.hcache.len() {
+            p.hcache.push(HessianEntry {
+                state: Vec::new(),
+                tree: false,
+                sparse: false,
+                h: Vec::new(),
+                dinv: Vec::new(),
+            });
+        }
+        p.hcache_next = (k + 1) % HCACHE;
+        p.hcache_n = (p.hcache_n + 1).min(HCACHE);
+        let e = &mut p.hcache[k];
+        e.state.clear();
+        e.state.extend_from_slice(&p.state);
+        (e.tree, e.sparse) = (s.H_tree, s.H_sparse);
+        let h = if s.H_tree {
+            &s.Ht
+        } else if s.H_sparse {
+            &s.Hs
+        } else {
+            &s.H
+        };
+        e.h.clear();
+        e.h.extend_from_slice(h);
+        e.dinv.clear();
+        if s.H_tree {
+            e.dinv.extend_from_slice(&s.Hdinv);
+        }
+    }
 }
+
+/// The factored Hessians [`hessian`] keeps per problem.
+const HCACHE: usize = 4;
 
 /// `x ← H⁻¹ x` for `x = s.Mgrad` with the factor of [`hessian`] / [`update_hessian`].
 pub fn solve_h<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {

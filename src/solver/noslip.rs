@@ -85,8 +85,22 @@ pub(super) fn solve<T: Scalar>(
         }
     }
     let mut blocks = std::mem::take(&mut s.noslip_a);
-    let iter = sweeps(m, p, s, &mut y, &mut blocks, &mut st, &mut st_old, stats);
+    let formed = s.noslip_a_valid;
+    let iter = sweeps(
+        m,
+        p,
+        s,
+        &mut y,
+        &mut blocks,
+        formed,
+        &mut st,
+        &mut st_old,
+        stats,
+    );
     s.noslip_a = blocks;
+    // the entries depend on B only: a later pass on the same B (a step that skipped the
+    // position stage, `crate::solver::solve_skip`) reads them back
+    s.noslip_a_valid = true;
     s.bres = y;
     s.state_old = st_old;
     s.stmp = st;
@@ -101,7 +115,8 @@ pub(super) fn solve<T: Scalar>(
 
 /// The sweeps of [`solve`] from `y = Bᵀ f`; returns their count. The blocks' entries of A
 /// (fixed during the pass) are formed in the first sweep and kept in `blocks`, in the order the
-/// sweep visits them; the later sweeps read them back.
+/// sweep visits them (which depends on the rows' types and cones only); the later sweeps read
+/// them back, and so do all sweeps when `formed` (`blocks` holds them for the current B).
 #[allow(clippy::too_many_arguments)]
 fn sweeps<T: Scalar>(
     m: &Model,
@@ -109,6 +124,7 @@ fn sweeps<T: Scalar>(
     s: &SolverScratch<T>,
     y: &mut [T],
     blocks: &mut Vec<T>,
+    formed: bool,
     st: &mut Vec<ConstraintState>,
     st_old: &mut Vec<ConstraintState>,
     mut stats: Option<&mut SolverLog<'_>>,
@@ -130,11 +146,13 @@ fn sweeps<T: Scalar>(
         }
     };
 
-    blocks.clear();
+    if !formed {
+        blocks.clear();
+    }
     let mut iter = 0;
     while iter < m.opt.noslip_iterations {
         // the entries of A of the blocks: computed in the first sweep, then read back
-        let first = iter == 0;
+        let first = iter == 0 && !formed;
         let mut cur = 0;
         let mut entry = |blocks: &mut Vec<T>, i: usize, j: usize| {
             let v = if first {

@@ -413,6 +413,7 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
         return;
     }
     s.b_valid = true;
+    s.noslip_a_valid = false;
     let (nv, n) = (p.nv, p.nefc);
     let z = T::zero();
     s.B.clear();

@@ -272,6 +272,8 @@ impl<T: Scalar> Problem<T> {
         self.sparse_model = d.efc_J_sparse;
         self.leaves_done = false;
         self.hpat.done = false;
+        self.hcache_n = 0;
+        self.hcache_next = 0;
         // Newton on f64 with a dense efc_J: the rows' exact zeros are structural (a contact
         // touches its bodies' chains, a limit one dof), so the problem keeps only the nonzeros
         // in compressed rows; every product then skips the zeros, which only ever added ±0, so

@@ -5,7 +5,9 @@
 //! `forward` of the changed data, also twice in a row; and a new position stage invalidates what
 //! was kept. `models/islands.xml` (five islands: contacts, a joint limit with friction loss, a
 //! connect equality, dofs in no island) with every solver, both cones, sparse `efc_J`, noslip and
-//! islands disabled; the humanoid (one island holding every dof: the kept global problem).
+//! islands disabled; the humanoid (one island holding every dof: the kept global problem); a
+//! box on the floor beside a pendulum that touches nothing (one island that is not the global
+//! problem: the kept island problem beside the kept global one).
 
 use moreau::model::{disable, Cone, JacobianType, SolverType};
 use moreau::pipeline::{forward_skip, fwd_position, fwd_velocity, Skip};
@@ -151,4 +153,61 @@ fn humanoid_single_island() {
         "one island holding every dof"
     );
     check("humanoid", &m, &d);
+}
+
+/// A pendulum (its own tree, in no island) and a box resting on the floor: one island holding
+/// the box's dofs and every row, so the solve runs on the island's problem, which a skip step
+/// keeps with its B, AR and noslip blocks, the global warm start's problem beside it.
+const BOX_BESIDE_PENDULUM: &str = r#"
+<mujoco>
+  <option timestep="0.005"/>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body pos="0.8 0 0.11">
+      <freejoint/>
+      <geom type="box" size="0.1 0.08 0.1" friction="0.9 0.02 0.01"/>
+    </body>
+    <body pos="0 0 1.5">
+      <joint type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 -0.3" size="0.03" contype="0" conaffinity="0"/>
+    </body>
+  </worldbody>
+</mujoco>
+"#;
+
+#[test]
+fn one_island_beside_free_trees_every_solver() {
+    let base = moreau::load_from_str(BOX_BESIDE_PENDULUM, &moreau::Vfs::default()).unwrap();
+    for solver in [SolverType::Newton, SolverType::Cg, SolverType::Pgs] {
+        for cone in [Cone::Pyramidal, Cone::Elliptic] {
+            for variant in ["", "sparse", "noslip"] {
+                let mut m = base.clone();
+                m.opt.solver = solver;
+                m.opt.cone = cone;
+                match variant {
+                    "sparse" => m.opt.jacobian = JacobianType::Sparse,
+                    "noslip" => m.opt.noslip_iterations = 3,
+                    _ => m.opt.jacobian = JacobianType::Dense,
+                }
+                let mut d = Data::new(&m);
+                // the box slides, the pendulum swings (qpos[2], the box's height, is what
+                // `check` changes for a new position stage)
+                d.qvel[0] = 1.0;
+                d.qvel[6] = 2.0;
+                for _ in 0..40 {
+                    moreau::step(&m, &mut d);
+                }
+                let name = format!("box beside pendulum {solver:?} {cone:?} {variant}");
+                let d1 = d0_forward(&m, &d);
+                assert!(
+                    d1.nisland == 1 && d1.nidof < m.nv && d1.nefc > 0,
+                    "{name}: one island without every dof ({} islands, {} of {} dofs)",
+                    d1.nisland,
+                    d1.nidof,
+                    m.nv
+                );
+                check(&name, &m, &d);
+            }
+        }
+    }
 }
