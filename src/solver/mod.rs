@@ -59,8 +59,8 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// `qfrc_smooth`, `qacc_smooth` are gathered again. So is the problem of a single island that
 /// does not hold every dof and row in order (`SolverScratch::island_kept`), with the global
 /// problem of the warm start kept beside it, and with either, PGS's B and AR, noslip's block
-/// entries and Newton's factored Hessians by row states ([`newton::hessian`]). The caller is trusted, as by
-/// `mj_forwardSkip`: the position-stage results in `d` must be those the last solve saw (the
+/// entries and Newton's factored Hessians by row states (`newton::hessian`). The caller is
+/// trusted, as by `mj_forwardSkip`: the position-stage results in `d` must be those the last solve saw (the
 /// position stage and [`Data::resize_efc`] clear `solver_pos_valid`). Unlike [`solve`] it
 /// first computes `efc_b = J qacc_smooth − aref` ([`params::compute_b`]), through the problem's
 /// compressed rows when it is the global one: the same sums (the zeros of a dense row only ever
