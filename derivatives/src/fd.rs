@@ -49,7 +49,7 @@ use crate::threads::Threads;
 use moreau::model::{disable, Integrator, Model};
 use moreau::pipeline::{
     check_acc, check_pos, check_vel, euler_skip, forward_skip, fwd_actuation, inverse_skip,
-    sensor_acc, sensor_pos, sensor_vel, step_skip, Skip,
+    keep_for_skips, sensor_acc, sensor_pos, sensor_vel, step_skip, Skip,
 };
 use moreau::{differentiate_pos, integrate_pos, Data};
 use nalgebra::DMatrix;
@@ -414,6 +414,8 @@ impl FdWorkspace {
     fn nominal(&mut self, m: &Model, d: &mut Data<f64>) {
         self.fit(m);
         self.save(d);
+        // the perturbed steps' solves keep the single island's problem and Newton's factors
+        keep_for_skips(d);
         let skip_sensor = self.ns == 0 || !self.sensors;
         let (mut y, mut s) = (std::mem::take(&mut self.y0), std::mem::take(&mut self.s0));
         self.step_into(m, d, Skip::None, skip_sensor, &mut y, &mut s);

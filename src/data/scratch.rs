@@ -331,6 +331,9 @@ pub struct SolverScratch<T> {
     /// stage): Newton keeps its factored Hessians by row states in [`Problem::hcache`] and
     /// reads them back.
     pub hcache_on: bool,
+    /// Set by `crate::solver::keep_for_skips`: skip steps may keep the island problem and
+    /// Newton's factors (`island_kept`, `hcache_on`).
+    pub skip_keep: bool,
     pub ws_qacc: Vec<T>,
     pub ws_Ma: Vec<T>,
     pub ws_Ja: Vec<T>,
@@ -390,6 +393,7 @@ crate::data::reserved::clone_reserved! {
         gprob: clone,
         gprob_valid: copy,
         hcache_on: copy,
+        skip_keep: copy,
         ws_qacc: vec,
         ws_Ma: vec,
         ws_Ja: vec,
@@ -450,6 +454,7 @@ impl<T> Default for SolverScratch<T> {
             gprob: None,
             gprob_valid: false,
             hcache_on: false,
+            skip_keep: false,
             ws_qacc: Vec::new(),
             ws_Ma: Vec::new(),
             ws_Ja: Vec::new(),

@@ -71,6 +71,21 @@ pub fn solve_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool) {
     solve_with(m, d, skip_pos, true);
 }
 
+/// Lets later solves of steps that skip the position stage ([`solve_skip`]) keep more than a
+/// plain step reserves room for: the problem of a single island that is not the global one,
+/// with the global problem of the warm start beside it (`SolverScratch::gprob`, made here), and
+/// Newton's factored Hessians by row states (`newton::hessian`). The finite-difference
+/// Jacobians call it before their nominal step; the results are the same bit for bit either
+/// way. Plain steps that skip the position stage (the sleep update's second pass) keep neither,
+/// so stepping stays allocation-free.
+pub fn keep_for_skips<T: Scalar>(d: &mut Data<T>) {
+    let s = d.solver_scratch_mut();
+    s.skip_keep = true;
+    if s.gprob.is_none() {
+        s.gprob = Some(Box::default());
+    }
+}
+
 fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: bool) {
     let nv = m.nv;
     let nefc = d.nefc;
@@ -116,7 +131,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     // one island that is not the global problem (a robot in contact beside trees that touch
     // nothing): the last solve left its problem in `s.prob` (`island_kept`), with its B, AR
     // and noslip blocks; reused with the islands, the global problem kept beside it in `gprob`
-    let kept = reuse && !global && nisland == 1 && s.island_kept;
+    let kept = reuse && !global && nisland == 1 && s.island_kept && s.skip_keep;
     let mut p = if kept {
         s.gprob.take().unwrap_or_default()
     } else {
@@ -160,7 +175,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     s.prob_global = global;
     // the problem solved below keeps its position part from the last solve: Newton may reuse
     // its factored Hessians (`newton::hessian`)
-    s.hcache_on = reuse && (global || kept);
+    s.hcache_on = s.skip_keep && reuse && (global || kept);
     let written = if global { 1 } else { nisland.min(NISLAND) };
     d.solver_nnz.begin(m, written, &mut s.nnz);
     if global {

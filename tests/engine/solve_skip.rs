@@ -47,8 +47,19 @@ fn same(what: &str, a: &Data, b: &Data) {
     }
 }
 
-/// Skip-stage forwards against full ones from `d0` (which has constraint rows).
+/// Skip-stage forwards against full ones from `d0` (which has constraint rows), with and
+/// without what `keep_for_skips` lets the solver keep.
 fn check(name: &str, m: &Model, d0: &Data) {
+    for keep in [false, true] {
+        let mut d = d0.clone();
+        if keep {
+            moreau::pipeline::keep_for_skips(&mut d);
+        }
+        check_one(&format!("{name} keep {keep}"), m, &d);
+    }
+}
+
+fn check_one(name: &str, m: &Model, d0: &Data) {
     assert!(d0.nefc > 0, "{name}: no rows");
     let k = m.nv / 2;
     // acceleration-stage input (Skip::Vel), twice in a row on the kept data
