@@ -404,6 +404,38 @@ pub struct Mesh {
     /// (`mesh_extrema`; 0 for `(0, 0, 0)` and without a hull graph): the start of the support
     /// search on the hull graph; filled by [`Mesh::set_polygons`].
     pub extrema: [i32; 27],
+    /// The hull graph laid out for the support search's hill climb (positions next to the
+    /// adjacency); derived from `graph` and `vert` by [`Mesh::set_polygons`], empty without a
+    /// valid hull graph. Rebuild it (`set_polygons`) after editing `graph` or `vert`.
+    pub hull: HullWalk,
+}
+
+/// A mesh's hull graph (MuJoCo's `mesh_graph`) laid out for the steepest-ascent support search:
+/// per graph vertex its position and the range of its neighbours, and per neighbour entry (in
+/// `edge_localid`'s order) the neighbour's position and graph index, so that each step of the
+/// climb reads one contiguous run of memory. Built by [`HullWalk::new`]; the positions are the
+/// mesh's vertices, unchanged, so the climb's projections and comparisons are those on the graph.
+#[derive(Clone, Debug, Default)]
+pub struct HullWalk {
+    pub(crate) node: Vec<HullNode>,
+    pub(crate) edge: Vec<HullEdge>,
+}
+
+/// A graph vertex of a [`HullWalk`]: its position, its neighbours `edge[start..end]` and its
+/// mesh vertex index (`vert_globalid`).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct HullNode {
+    pub(crate) p: [f64; 3],
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+    pub(crate) gid: u32,
+}
+
+/// A neighbour entry of a [`HullWalk`]: the neighbour's position and graph vertex index.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct HullEdge {
+    pub(crate) p: [f64; 3],
+    pub(crate) k: u32,
 }
 
 /// A height field asset: `nrow × ncol` elevations in [0, 1], row-major, and size (x, y, zmax, zbase).

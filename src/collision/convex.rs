@@ -453,7 +453,7 @@ fn rounded<'a>(m: &'a Model, g: usize, p: &Posed<'a>) -> native::Rounded<'a> {
     let hull = usize::try_from(m.geom_dataid[g])
         .ok()
         .and_then(|id| m.mesh.get(id))
-        .map(|mesh| &mesh.graph[..])
+        .map(|mesh| &mesh.hull)
         .filter(|x| !x.is_empty());
     for shape in [&mut r.full, &mut r.core] {
         if let native::Geom::Mesh { graph, .. } = shape {
@@ -611,7 +611,7 @@ fn search(m: &Model, [g1, g2]: [usize; 2], margin: f64) -> mpr::Search<'_> {
             .then(|| usize::try_from(m.geom_dataid[g]).ok())
             .flatten()
             .and_then(|id| m.mesh.get(id))
-            .map(|mesh| &mesh.graph[..])
+            .map(|mesh| &mesh.hull)
             .filter(|x| !x.is_empty())
     };
     mpr::Search {
@@ -759,11 +759,11 @@ pub fn plane_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
     // direction's octant for a mesh of at least `HULL_SUPPORT_MIN` vertices, else the first
     // maximum over every vertex
     let ln = b.mat.transpose() * (-n);
-    let climbed = (verts.len() >= HULL_SUPPORT_MIN && !mesh.graph.is_empty())
+    let climbed = (verts.len() >= HULL_SUPPORT_MIN && !mesh.hull.is_empty())
         .then(|| {
             let start = mesh.extrema[meshpoly::extremum_index(&[ln.x, ln.y, ln.z])];
             let warm = std::cell::Cell::new(usize::try_from(start).unwrap_or(0));
-            native::hill_climb(&mesh.graph, verts, &ln, &warm)
+            native::hill_climb(&mesh.hull, &ln, &warm)
         })
         .flatten();
     let iv = climbed.unwrap_or_else(|| {

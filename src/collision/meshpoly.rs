@@ -417,13 +417,14 @@ pub fn extremum_index(l: &[f64; 3]) -> usize {
 impl Mesh {
     /// Sets the polygons, their normals (`newell_normal` in `vert`, the final mesh-frame
     /// vertices before float32 rounding), the per-vertex map and the hull graph's extrema
-    /// (`mesh_extrema`). A hull graph that `native::hull_graph_valid` rejects is cleared first
+    /// (`mesh_extrema`) and the graph's layout for the hill climb (`hull`). A hull graph that `native::hull_graph_valid` rejects is cleared first
     /// (the support search then scans the vertices), so the hill climb never meets one.
     pub fn set_polygons(&mut self, polys: Vec<Vec<usize>>, vert: &[[f64; 3]]) {
         if !super::native::hull_graph_valid(&self.graph, self.vert.len()) {
             self.graph.clear();
         }
         self.extrema = extrema(&self.graph, &self.vert);
+        self.hull = crate::model::HullWalk::new(&self.graph, &self.vert);
         self.polynormal = polys.iter().map(|p| newell_normal(p, vert)).collect();
         self.polymap = vec![Vec::new(); self.vert.len()];
         for (i, p) in polys.iter().enumerate() {
@@ -440,6 +441,7 @@ impl Mesh {
     pub fn build_polygons(&mut self) {
         self.graph.clear();
         self.extrema = [0; 27];
+        self.hull = Default::default();
         self.polyvert.clear();
         self.polynormal.clear();
         self.polymap = vec![Vec::new(); self.vert.len()];

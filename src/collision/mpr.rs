@@ -87,7 +87,7 @@ pub struct Search<'a> {
     pub iters: usize,
     pub tol: f64,
     pub grow: f64,
-    pub graph: [Option<&'a [i32]>; 2],
+    pub graph: [Option<&'a crate::model::HullWalk>; 2],
 }
 
 /// A mesh of at least this many vertices with a hull graph (MuJoCo's `mesh_graph`) takes its
@@ -162,7 +162,7 @@ impl Pair<'_, '_> {
         let l = p.mat.transpose() * d;
         let climbed = match (p.shape, self.s.graph[k]) {
             (Shape::Mesh(v), Some(g)) if v.len() >= HULL_SUPPORT_MIN => {
-                hill_climb(g, v, &l, &self.warm[k]).and_then(|i| v.get(i))
+                hill_climb(g, &l, &self.warm[k]).and_then(|i| v.get(i))
             }
             _ => None,
         };

@@ -21,6 +21,7 @@
 use crate::collision::scratch::prism::{Face, Poly, Pt, NFACE, NVERT, PT0};
 use crate::collision::shape::{ConvexContact, Shape};
 use crate::collision::simplex::count_support;
+use crate::model::{HullEdge, HullNode, HullWalk};
 use nalgebra::{Matrix3, Vector3};
 use std::cell::Cell;
 
@@ -71,7 +72,7 @@ pub enum Geom<'a> {
         pos: V3,
         mat: Matrix3<f64>,
         vert: &'a [[f64; 3]],
-        graph: Option<&'a [i32]>,
+        graph: Option<&'a HullWalk>,
         warm: Cell<usize>,
     },
     Cylinder {
@@ -218,7 +219,7 @@ impl Geom<'_> {
                 warm,
             } => {
                 let l = to_local(mat, d);
-                let idx = match graph.and_then(|g| hill_climb(g, vert, &l, warm)) {
+                let idx = match graph.and_then(|g| hill_climb(g, &l, warm)) {
                     Some(i) => i,
                     None => {
                         let mut best = -(f32::MAX as f64);
@@ -261,11 +262,11 @@ impl Geom<'_> {
 
 /// Whether `g` is a hull graph of a mesh with `nvert` vertices in MuJoCo's `mesh_graph` layout
 /// (`[numvert, numface, vert_edgeadr[numvert], vert_globalid[numvert], edge_localid[numvert +
-/// 3 numface], face_globalid[3 numface]]`) that [`hill_climb`] can walk without checks: at
+/// 3 numface], face_globalid[3 numface]]`) that [`HullWalk::new`] can lay out without checks: at
 /// least one vertex, every `vert_globalid` a vertex of the mesh, every `vert_edgeadr` inside
 /// `edge_localid` with a -1 ending its list before the end, and every other entry of
 /// `edge_localid` a graph vertex. `Mesh::set_polygons` checks every graph a model is loaded or
-/// built with and clears one that fails.
+/// built with and clears one that fails (and with it the [`HullWalk`] the climb walks).
 pub(crate) fn hull_graph_valid(g: &[i32], nvert: usize) -> bool {
     let count = |k: usize| g.get(k).and_then(|&x| usize::try_from(x).ok());
     let (Some(nv), Some(nf)) = (count(0), count(1)) else {
@@ -293,54 +294,81 @@ pub(crate) fn hull_graph_valid(g: &[i32], nvert: usize) -> bool {
         })
 }
 
+impl HullWalk {
+    /// The hull graph `g` of the mesh vertices `vert` laid out for [`hill_climb`]; empty when
+    /// `g` fails [`hull_graph_valid`] or has more entries than `u32` indexes.
+    pub fn new(g: &[i32], vert: &[[f64; 3]]) -> Self {
+        if !hull_graph_valid(g, vert.len()) {
+            return Self::default();
+        }
+        // hull_graph_valid: numvert > 0 and every list below is in range
+        let nv = g[0] as usize;
+        let (adr, rest) = g[2..].split_at(nv);
+        let (gid, local) = rest.split_at(nv);
+        let mut node = Vec::with_capacity(nv);
+        let mut edge = Vec::new();
+        for k in 0..nv {
+            let start = edge.len();
+            for &j in &local[adr[k] as usize..] {
+                if j < 0 {
+                    break;
+                }
+                edge.push(HullEdge {
+                    p: vert[gid[j as usize] as usize],
+                    k: j as u32,
+                });
+            }
+            let (Ok(start), Ok(end)) = (u32::try_from(start), u32::try_from(edge.len())) else {
+                return Self::default();
+            };
+            node.push(HullNode {
+                p: vert[gid[k] as usize],
+                start,
+                end,
+                gid: gid[k] as u32,
+            });
+        }
+        HullWalk { node, edge }
+    }
+
+    /// Whether there is no graph to climb (the support search scans the vertices instead).
+    pub fn is_empty(&self) -> bool {
+        self.node.is_empty()
+    }
+}
+
 /// The support vertex of a mesh hull in the local direction `l` by steepest ascent on its hull
-/// graph (`[numvert, numface, vert_edgeadr, vert_globalid, edge_localid, face_globalid]`, each
-/// vertex's neighbours ending at -1) from the graph vertex `warm`, which is then set to the
-/// result; the mesh vertex index, `None` for a graph without vertices. Measured on MuJoCo 4.0.0
-/// (a box corner on the 76-corner flat hull polygon of Menagerie's Robotiq finger): its
-/// penetration depth is reproduced to the last bit with this warm-started steepest ascent, not
-/// with a scan of all vertices, a first-improvement ascent, or an ascent from vertex 0 each
-/// time; on a polygon flat to float32 round-off the ascent may stop at another vertex than the
-/// scan.
-///
-/// `g` must be a graph of `vert` that passes [`hull_graph_valid`], as every loaded mesh's is
-/// (`Mesh::set_polygons` clears one that fails): the walk indexes it without converting or
-/// checking each entry (each index is still bounds-checked, so a graph edited into an invalid
-/// one after loading panics instead of reading out of range).
-pub(crate) fn hill_climb(
-    g: &[i32],
-    vert: &[[f64; 3]],
-    l: &V3,
-    warm: &Cell<usize>,
-) -> Option<usize> {
-    let nv = usize::try_from(*g.first()?).ok().filter(|&n| n > 0)?;
-    if g.len() < 2 + 2 * nv {
+/// graph (MuJoCo's `mesh_graph`, laid out as a [`HullWalk`]; each vertex's neighbours in
+/// `edge_localid`'s order, the first of equal projections kept) from the graph vertex `warm`,
+/// which is then set to the result; the mesh vertex index, `None` for an empty graph. Measured
+/// on MuJoCo 4.0.0 (a box corner on the 76-corner flat hull polygon of Menagerie's Robotiq
+/// finger): its penetration depth is reproduced to the last bit with this warm-started steepest
+/// ascent, not with a scan of all vertices, a first-improvement ascent, or an ascent from vertex
+/// 0 each time; on a polygon flat to float32 round-off the ascent may stop at another vertex
+/// than the scan.
+#[inline]
+pub(crate) fn hill_climb(hull: &HullWalk, l: &V3, warm: &Cell<usize>) -> Option<usize> {
+    let nv = hull.node.len();
+    if nv == 0 {
         return None;
     }
-    let (adr, rest) = g[2..].split_at(nv);
-    let (gid, local) = rest.split_at(nv);
-    let dotv = |k: usize| {
-        let v = &vert[gid[k] as usize];
-        l.x * v[0] + l.y * v[1] + l.z * v[2]
-    };
+    let proj = |p: &[f64; 3]| l.x * p[0] + l.y * p[1] + l.z * p[2];
     let mut i = warm.get().min(nv - 1);
-    let mut best = dotv(i);
+    let mut best = proj(&hull.node[i].p);
     // each step strictly increases the projection, so the walk visits no vertex twice
     loop {
         let cur = i;
-        for &j in &local[adr[cur] as usize..] {
-            if j < 0 {
-                break;
-            }
-            let x = dotv(j as usize);
+        let n = &hull.node[cur];
+        for e in &hull.edge[n.start as usize..n.end as usize] {
+            let x = proj(&e.p);
             if x > best {
                 best = x;
-                i = j as usize;
+                i = e.k as usize;
             }
         }
         if i == cur {
             warm.set(i);
-            return Some(gid[i] as usize);
+            return Some(n.gid as usize);
         }
     }
 }

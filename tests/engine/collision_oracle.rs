@@ -296,6 +296,7 @@ fn own_hulls(m: &mut moreau::Model, xml: &str) {
         mesh.polyvert = o.polyvert.clone();
         mesh.polynormal = o.polynormal.clone();
         mesh.polymap = o.polymap.clone();
+        mesh.hull = o.hull.clone();
     }
 }
 
