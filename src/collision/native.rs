@@ -295,8 +295,9 @@ pub(crate) fn hull_graph_valid(g: &[i32], nvert: usize) -> bool {
 }
 
 impl HullWalk {
-    /// The hull graph `g` of the mesh vertices `vert` laid out for [`hill_climb`]; empty when
-    /// `g` fails [`hull_graph_valid`] or has more entries than `u32` indexes.
+    /// The hull graph `g` of the mesh vertices `vert` laid out for the hill climb; empty when
+    /// `g` is not a valid hull graph of `vert` (the checks of `Mesh::set_polygons`) or has more
+    /// entries than `u32` indexes.
     pub fn new(g: &[i32], vert: &[[f64; 3]]) -> Self {
         if !hull_graph_valid(g, vert.len()) {
             return Self::default();
