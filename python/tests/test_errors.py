@@ -159,3 +159,58 @@ def test_sleep_with_trees_asleep_from_the_start_is_refused():
     m = moreau.MjModel.from_xml_string(SLEEP_XML.format(sleep="disable"))
     with pytest.raises(ValueError, match="sleep"):
         m.opt.enableflags |= int(moreau.mjtEnableBit.mjENBL_SLEEP)
+
+
+AUTOLIMITS = '<mujoco><compiler autolimits="false"/>{defaults}<worldbody><body><joint name="j" {joint}/>' \
+    '<geom size="1"/></body></worldbody>{rest}</mujoco>'
+TENDON = '<tendon><fixed {}><joint joint="j" coef="1"/></fixed></tendon>'
+
+
+@pytest.mark.parametrize("joint, rest, defaults", [
+    ('range="-1 1"', "", ""),
+    ('range="0 1" limited="auto"', "", ""),
+    ('range="1 -1"', "", ""),
+    ('type="slide" range="-1 1" actuatorfrcrange="-1 1"', "", ""),
+    ('actuatorfrcrange="-1 1"', "", ""),
+    ("", "", '<default><joint range="-1 1"/></default>'),
+    ("", '<actuator><motor joint="j" ctrlrange="-1 1"/></actuator>', ""),
+    ("", '<actuator><motor joint="j" ctrlrange="1 1" ctrllimited="auto"/></actuator>', ""),
+    ("", '<actuator><general joint="j" dyntype="integrator" ctrlrange="-1 1" forcerange="-1 1" '
+     'actrange="-1 1"/></actuator>', ""),
+    ("", '<actuator><general joint="j" dyntype="integrator" ctrlrange="-1 1" actrange="-1 1"/>'
+     '</actuator>', ""),
+    ("", '<actuator><intvelocity joint="j" actrange="-1 1"/></actuator>', ""),
+    ('range="-1 1" limited="true"', '<actuator><position joint="j" inheritrange="1"/></actuator>',
+     ""),
+    ("", '<actuator><motor joint="j"/></actuator>', '<default><motor forcerange="-1 1"/></default>'),
+    ("", TENDON.format('range="-1 1" actuatorfrcrange="-1 1"'), ""),
+    ("", TENDON.format('actuatorfrcrange="-1 1"'), ""),
+    # accepted: the flag given, or a zero range
+    ('range="-1 1" limited="false" actuatorfrcrange="-1 1" actuatorfrclimited="true"', "", ""),
+    ('range="0 0"', '<actuator><motor joint="j" ctrlrange="0 0"/></actuator>', ""),
+    ("", '<actuator><motor joint="j" ctrlrange="-1 1" ctrllimited="true" forcerange="0 0"/>'
+     '</actuator>', ""),
+    ("", '<actuator><damper joint="j" ctrlrange="0 1"/></actuator>', ""),
+    ("", TENDON.format('range="-1 1" limited="true" actuatorfrcrange="0 0"'), ""),
+])
+def test_autolimits_false_refuses_a_range_without_its_flag_as_mujoco(joint, rest, defaults):
+    """Under `autolimits="false"` a joint, tendon or actuator with a nonzero `range`,
+    `actuatorfrcrange`, `ctrlrange`, `forcerange` or `actrange` (its own or its class's) and
+    no `limited`, `actuatorfrclimited`, `ctrllimited`, `forcelimited` or `actlimited` (or
+    "auto") is refused with MuJoCo 4.0.0's text, the first such range in MuJoCo's order
+    (joint: range, then actuatorfrcrange; actuator: force, control, activation); with the flag
+    given or a zero range both load."""
+    xml = AUTOLIMITS.format(joint=joint, rest=rest, defaults=defaults)
+    try:
+        mujoco.MjModel.from_xml_string(xml)
+        want = None
+    except ValueError as e:
+        want = str(e).split("\n")[0].removeprefix("Error: ")
+    if want is None:
+        moreau.MjModel.from_xml_string(xml)
+        return
+    assert "but not" in want, want
+    with pytest.raises(moreau.MjcfLoadError) as e:
+        moreau.MjModel.from_xml_string(xml)
+    assert want in str(e.value), (str(e.value), want)
+    assert e.value.line == 1 and e.value.kind == "InvalidValue"

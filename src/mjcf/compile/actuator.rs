@@ -471,6 +471,14 @@ pub(super) fn compile_actuators(
                     s.ctrlrange = rr;
                 }
             }
+            // MuJoCo checks the force range first, then the control and activation ranges
+            for (given, range, r, l) in [
+                (s.forcelimited, s.forcerange, "forcerange", "forcelimited"),
+                (s.ctrllimited, s.ctrlrange, "ctrlrange", "ctrllimited"),
+                (s.actlimited, s.actrange, "actrange", "actlimited"),
+            ] {
+                comp.refuse_auto_limit(el, "actuator", given, range, r, l)?;
+            }
             let ctrllimited = limited_flag(s.ctrllimited, s.ctrlrange, comp);
             let forcelimited = limited_flag(s.forcelimited, s.forcerange, comp);
             let actlimited = limited_flag(s.actlimited, s.actrange, comp);

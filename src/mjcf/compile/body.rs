@@ -460,6 +460,24 @@ impl<'a> Builder<'a> {
         let angular = matches!(jt, JointType::Hinge | JointType::Ball);
         let ang = |x: f64| if angular { comp.angle(x) } else { x };
         let mut range = a.arr("range", [0.0; 2])?;
+        let afr = a.arr("actuatorfrcrange", [0.0; 2])?;
+        let given_afl = a.tristate("actuatorfrclimited")?;
+        comp.refuse_auto_limit(
+            it.el,
+            "joint",
+            a.tristate("limited")?,
+            Some(range),
+            "range",
+            "limited",
+        )?;
+        comp.refuse_auto_limit(
+            it.el,
+            "joint",
+            given_afl,
+            Some(afr),
+            "actuatorfrcrange",
+            "actuatorfrclimited",
+        )?;
         let limited = match a.tristate("limited")? {
             Some(l) => l,
             None => comp.autolimits && a.has("range") && range[0] < range[1],
@@ -477,8 +495,7 @@ impl<'a> Builder<'a> {
                 ));
             }
         }
-        let afr = a.arr("actuatorfrcrange", [0.0; 2])?;
-        let afl = match a.tristate("actuatorfrclimited")? {
+        let afl = match given_afl {
             Some(l) => l,
             None => comp.autolimits && a.has("actuatorfrcrange"),
         };

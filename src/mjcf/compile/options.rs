@@ -32,6 +32,33 @@ pub(super) struct Compiler {
 }
 
 impl Compiler {
+    /// A `<what>` whose `limited` flag (e.g. `ctrllimited`) is absent or "auto" (`given` is
+    /// `None`) under `autolimits="false"` may not have a nonzero `range` (e.g. `ctrlrange`): MuJoCo
+    /// 4.0.0 refuses the model with this text (XML Reference, "compiler": autolimits).
+    pub(super) fn refuse_auto_limit(
+        &self,
+        el: &Elem,
+        what: &str,
+        given: Option<bool>,
+        range: Option<[f64; 2]>,
+        range_attr: &str,
+        limited_attr: &str,
+    ) -> R<()> {
+        let nonzero = range.is_some_and(|r| r[0] != 0.0 || r[1] != 0.0);
+        if self.autolimits || given.is_some() || !nonzero {
+            return Ok(());
+        }
+        Err(el.err(
+            ErrorKind::InvalidValue,
+            Some(range_attr),
+            format!(
+                "{what} has `{range_attr}` but not `{limited_attr}`. set the autolimits=\"true\" \
+                 compiler option, specify `{limited_attr}` explicitly (\"true\" or \"false\"), or \
+                 remove the `{range_attr}` attribute."
+            ),
+        ))
+    }
+
     pub(super) fn angle(&self, x: f64) -> f64 {
         if self.degree {
             x * std::f64::consts::PI / 180.0

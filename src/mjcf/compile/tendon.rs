@@ -24,6 +24,23 @@ pub(super) fn compile_tendons(
             let name = a.name();
             seen.check(&name, el, "tendon")?;
             let range = a.arr("range", [0.0; 2])?;
+            let actfrcrange = a.arr("actuatorfrcrange", [0.0; 2])?;
+            comp.refuse_auto_limit(
+                el,
+                "tendon",
+                a.tristate("limited")?,
+                Some(range),
+                "range",
+                "limited",
+            )?;
+            comp.refuse_auto_limit(
+                el,
+                "tendon",
+                a.tristate("actuatorfrclimited")?,
+                Some(actfrcrange),
+                "actuatorfrcrange",
+                "actuatorfrclimited",
+            )?;
             let limited = match a.tristate("limited")? {
                 Some(l) => l,
                 None => comp.autolimits && a.has("range") && range[0] < range[1],
@@ -31,7 +48,6 @@ pub(super) fn compile_tendons(
             // actuatorfrclimited "auto": limited when autolimits is on and actuatorfrcrange is
             // given with lower < upper; an explicitly limited tendon needs lower < upper
             // (MuJoCo's tendon/actuatorfrclimited; its compiler's wording)
-            let actfrcrange = a.arr("actuatorfrcrange", [0.0; 2])?;
             let actfrclimited = match a.tristate("actuatorfrclimited")? {
                 Some(l) => l,
                 None => {
