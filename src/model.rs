@@ -451,6 +451,9 @@ pub struct Hfield {
 /// The compiled model. See the module docs for conventions.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
+    /// The model's name: `<mujoco model="...">`, "MuJoCo Model" when the attribute is absent
+    /// (the first name of MuJoCo's `names`; mjSpec's `modelname`).
+    pub modelname: String,
     // ---------------------------------------------------------------- sizes
     pub nq: usize,
     pub nv: usize,
@@ -831,8 +834,10 @@ pub struct Model {
     pub pair_gap: Vec<f64>,
     pub pair_friction: Vec<[f64; 5]>,
     pub pair_name: Vec<String>,
-    /// Excluded body pairs, `(body1 << 16) + body2` as in MuJoCo.
+    /// Excluded body pairs, `(body1 << 16) + body2` as in MuJoCo, sorted (MuJoCo's order).
     pub exclude_signature: Vec<u32>,
+    /// The `<exclude>` elements' names ("" if unnamed), in the order of `exclude_signature`.
+    pub exclude_name: Vec<String>,
 
     // ---------------------------------------------------------------- custom numeric fields
     /// `<custom><numeric>` elements: user data the engine does not read (MuJoCo's
@@ -843,6 +848,12 @@ pub struct Model {
     pub numeric_adr: Vec<usize>,
     pub numeric_size: Vec<usize>,
     pub numeric_data: Vec<f64>,
+    /// Names of the `<custom><text>` and `<custom><tuple>` elements and of the `<asset><skin>`s
+    /// (`name`, else the stem of `file`): the engine keeps nothing else of them; MuJoCo's
+    /// `names` lists them.
+    pub text_name: Vec<String>,
+    pub tuple_name: Vec<String>,
+    pub skin_name: Vec<String>,
     /// `<size nuserdata>`: the length of [`crate::Data::userdata`] (`mjModel.nuserdata`).
     pub nuserdata: usize,
 

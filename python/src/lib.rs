@@ -6,7 +6,8 @@
 //! [`model`] (`MjModel`, `MjOption`), [`data`] (`MjData`, contacts), [`islands`] (`MjData`'s
 //! islands and sleep fields), [`fields`] (`MjModel`'s trees, frame shortcuts and the like),
 //! [`sparsity`] (`MjModel`'s sparsity
-//! patterns, inertia maps and mesh polygons), [`layout`] (MuJoCo's
+//! patterns, inertia maps and mesh polygons), [`names`] (`MjModel`'s `names` and `name_*adr`),
+//! [`layout`] (MuJoCo's
 //! layouts of fields moreau stores otherwise), [`functions`] (`mj_*`),
 //! [`batch`] (`moreau.rollout`, `moreau.batch`), [`derivatives`] (`mjd_*` and
 //! `moreau.derivatives`), [`diff`] (the differentiable step behind `moreau.jax` /
@@ -34,6 +35,7 @@ pub mod functions;
 pub mod islands;
 pub mod layout;
 pub mod model;
+pub mod names;
 pub mod optim;
 pub mod sparsity;
 pub mod viewer;

@@ -227,12 +227,19 @@ macro_rules! model_arrays {
                 }
             )*
             $(
-                #[doc = concat!("`", stringify!($u), "` (writeable uint32 view).")]
+                #[doc = concat!("`", stringify!($u), "` (writeable int32 view, MuJoCo's dtype, ",
+                                "of the engine's uint32 bits).")]
                 #[getter]
                 fn $u<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
                     let m = slf.borrow();
-                    // SAFETY: as above.
-                    unsafe { view1(slf.as_any(), &m.model.$u) }
+                    let u: &[u32] = &m.model.$u;
+                    // SAFETY: as above; u32 and i32 have the same size and alignment and every
+                    // bit pattern is valid in both, so the view reads and writes the engine's
+                    // bits (MuJoCo's int fields hold the same bits).
+                    unsafe {
+                        let s = std::slice::from_raw_parts(u.as_ptr().cast::<i32>(), u.len());
+                        view1(slf.as_any(), s)
+                    }
                 }
             )*
             $(
@@ -962,15 +969,19 @@ pub const OBJ_SITE: i32 = 6;
 pub const OBJ_CAMERA: i32 = 7;
 pub const OBJ_LIGHT: i32 = 8;
 pub const OBJ_MESH: i32 = 10;
+pub const OBJ_SKIN: i32 = 11;
 pub const OBJ_HFIELD: i32 = 12;
 pub const OBJ_TEXTURE: i32 = 13;
 pub const OBJ_MATERIAL: i32 = 14;
 pub const OBJ_PAIR: i32 = 15;
+pub const OBJ_EXCLUDE: i32 = 16;
 pub const OBJ_EQUALITY: i32 = 17;
 pub const OBJ_TENDON: i32 = 18;
 pub const OBJ_ACTUATOR: i32 = 19;
 pub const OBJ_SENSOR: i32 = 20;
 pub const OBJ_NUMERIC: i32 = 21;
+pub const OBJ_TEXT: i32 = 22;
+pub const OBJ_TUPLE: i32 = 23;
 pub const OBJ_KEY: i32 = 24;
 
 /// Names of the elements of an object type, if moreau keeps them.
@@ -991,6 +1002,10 @@ pub fn names_of(m: &Model, objtype: i32) -> Option<Cow<'_, [String]>> {
         OBJ_TEXTURE => &m.tex_name,
         OBJ_MATERIAL => &m.mat_name,
         OBJ_PAIR => &m.pair_name,
+        OBJ_EXCLUDE => &m.exclude_name,
+        OBJ_SKIN => &m.skin_name,
+        OBJ_TEXT => &m.text_name,
+        OBJ_TUPLE => &m.tuple_name,
         OBJ_EQUALITY => &m.eq_name,
         OBJ_TENDON => &m.tendon_name,
         OBJ_ACTUATOR => &m.actuator_name,
@@ -1016,6 +1031,10 @@ pub fn count_of(m: &Model, objtype: i32) -> Option<usize> {
         OBJ_TEXTURE => m.ntex,
         OBJ_MATERIAL => m.nmat,
         OBJ_PAIR => m.npair,
+        OBJ_EXCLUDE => m.nexclude,
+        OBJ_SKIN => m.skin_name.len(),
+        OBJ_TEXT => m.text_name.len(),
+        OBJ_TUPLE => m.tuple_name.len(),
         OBJ_EQUALITY => m.neq,
         OBJ_TENDON => m.ntendon,
         OBJ_ACTUATOR => m.nu,

@@ -272,3 +272,65 @@ def test_tendon_actfrcrange_matches_mujoco():
         f = dj.actuator_force
         nclamped += abs(f[0] + f[1] + f[2]) >= 0.5 - 1e-12
     assert 2 <= nclamped <= 6, nclamped
+
+
+NAME_ADRS = ("name_bodyadr", "name_jntadr", "name_geomadr", "name_siteadr", "name_camadr",
+             "name_lightadr", "name_flexadr", "name_meshadr", "name_skinadr", "name_hfieldadr",
+             "name_texadr", "name_matadr", "name_pairadr", "name_excludeadr", "name_eqadr",
+             "name_tendonadr", "name_actuatoradr", "name_sensoradr", "name_numericadr",
+             "name_textadr", "name_tupleadr", "name_keyadr", "name_pluginadr")
+
+# every named kind moreau keeps, unnamed elements among them, excludes given out of order
+NAMES_XML = """<mujoco model="all names"><asset><texture name="t" builtin="checker" width="8"
+height="8" rgb1="1 1 1" rgb2="0 0 0"/><material name="mat" texture="t"/><mesh name="me"
+vertex="0 0 0 1 0 0 0 1 0 0 0 1"/><hfield name="hf" nrow="2" ncol="2" size="1 1 1 1"/>
+<skin vertex="0 0 0 1 0 0 0 1 0" face="0 1 2"><bone body="b1" bindpos="0 0 0" bindquat="1 0 0 0"
+vertid="0 1 2" vertweight="1 1 1"/></skin></asset>
+<custom><numeric name="num" data="1"/><text name="tx" data="abc"/><tuple name="tu"><element objtype="body" objname="b1"/></tuple></custom>
+<worldbody><light name="li"/><camera name="ca"/><body name="b1"><joint name="j1"/>
+<geom name="g1" size="1"/><site name="s1"/></body><body name="b2"><joint/><geom name="g2" size="1"/>
+</body><body name="b3"><joint/><geom size="1"/></body></worldbody>
+<contact><pair name="p" geom1="g1" geom2="g2"/><exclude name="x23" body1="b3" body2="b2"/>
+<exclude body1="b1" body2="b3"/><exclude name="x12" body1="b2" body2="b1"/></contact>
+<equality><joint name="eq" joint1="j1"/></equality><tendon><fixed name="te"><joint joint="j1"
+coef="1"/></fixed></tendon><actuator><motor name="ac" joint="j1"/></actuator><sensor>
+<jointpos name="se" joint="j1"/></sensor><keyframe><key name="ke"/></keyframe></mujoco>"""
+
+
+def test_names_match_mujoco():
+    """`names` (the model's name, then every element's, zero-ended, as bytes), `nnames` and
+    every `name_*adr` equal MuJoCo's, dtype included, on models/, the zoo (a skin in
+    dm_control's dog, a text and a tuple in MuJoCo's test model) and a model with every kind
+    moreau names, excludes given out of their sorted order; a model without `model=` is
+    "MuJoCo Model" as in MuJoCo; `mj_id2name`, `mj_name2id` and the `exclude` accessor name
+    excludes, skins, texts and tuples as MuJoCo does."""
+    cases = list(pairs()) + [
+        ("all names", mujoco.MjModel.from_xml_string(NAMES_XML),
+         moreau.MjModel.from_xml_string(NAMES_XML)),
+        ("no model name", mujoco.MjModel.from_xml_string("<mujoco/>"),
+         moreau.MjModel.from_xml_string("<mujoco/>"))]
+    kinds = set()
+    for name, mj, mo in cases:
+        assert isinstance(mo.names, bytes) and mo.names == mj.names, (name, mo.names, mj.names)
+        assert mo.nnames == mj.nnames, name
+        for f in NAME_ADRS:
+            same(getattr(mo, f), getattr(mj, f), 0, (name, f))
+            kinds.update([f] if len(getattr(mj, f)) else [])
+    assert len(kinds) == len(NAME_ADRS) - 2, sorted(set(NAME_ADRS) - kinds)  # no flex, plugin
+    mj, mo = cases[-2][1:]
+    obj = mujoco.mjtObj
+    for t in (obj.mjOBJ_EXCLUDE, obj.mjOBJ_SKIN, obj.mjOBJ_TEXT, obj.mjOBJ_TUPLE):
+        n = {obj.mjOBJ_EXCLUDE: mj.nexclude, obj.mjOBJ_SKIN: mj.nskin, obj.mjOBJ_TEXT: mj.ntext,
+             obj.mjOBJ_TUPLE: mj.ntuple}[t]
+        for i in range(n):
+            s = mujoco.mj_id2name(mj, t, i)
+            assert moreau.mj_id2name(mo, int(t), i) == s, (t, i, s)
+            if s:
+                assert moreau.mj_name2id(mo, int(t), s) == i, (t, s)
+    for key in ("x12", "x23", 1):
+        a, b = mo.exclude(key), mj.exclude(key)
+        assert (a.id, a.name) == (b.id, b.name), key
+        same(a.signature, b.signature, 0, key)
+    with pytest.raises(KeyError):
+        mo.exclude("missing")
+

@@ -9,6 +9,8 @@ use crate::model::Model;
 
 pub(super) fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<()> {
     let mut seen = Unique::default();
+    let mut seen_exclude = Unique::default();
+    let mut excludes = Vec::new();
     let ix = Names::of(m);
     for sec in root.children.iter().filter(|e| e.name == "contact") {
         for el in &sec.children {
@@ -47,14 +49,19 @@ pub(super) fn compile_contact(root: &Elem, defs: &Defaults, m: &mut Model) -> R<
                 )?);
             } else {
                 let a = A::new(el);
+                let name = a.name();
+                seen_exclude.check(&name, el, "exclude")?;
                 let b1 = need(&ix.body, &a, "body1", "body")?;
                 let b2 = need(&ix.body, &a, "body2", "body")?;
                 let (lo, hi) = (b1.min(b2) as u32, b1.max(b2) as u32);
-                m.exclude_signature.push((lo << 16) + hi);
+                excludes.push(((lo << 16) + hi, name));
             }
         }
     }
-    m.exclude_signature.sort_unstable();
+    // MuJoCo keeps the excludes sorted by signature, their names with them (a stable sort: equal
+    // signatures keep document order).
+    excludes.sort_by_key(|e| e.0);
+    (m.exclude_signature, m.exclude_name) = excludes.into_iter().unzip();
     sort_pairs(m);
     m.npair = m.pair_geom1.len();
     m.nexclude = m.exclude_signature.len();

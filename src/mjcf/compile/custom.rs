@@ -1,5 +1,5 @@
-//! `<custom>`: the `<numeric>` fields (user data the engine keeps but does not read); `<text>`
-//! and `<tuple>` are accepted and ignored.
+//! `<custom>`: the `<numeric>` fields (user data the engine keeps but does not read); of
+//! `<text>` and `<tuple>` only the names are kept (MuJoCo's `names`).
 
 use crate::mjcf::compile::attr::A;
 use crate::mjcf::compile::ctx::{Unique, R};
@@ -58,5 +58,15 @@ pub(super) fn compile_numerics(root: &Elem, m: &mut Model) -> R<()> {
         }
     }
     m.nnumeric = m.numeric_name.len();
+    for sec in root.children.iter().filter(|e| e.name == "custom") {
+        for el in &sec.children {
+            let name = A::new(el).name();
+            match el.name.as_str() {
+                "text" => m.text_name.push(name),
+                "tuple" => m.tuple_name.push(name),
+                _ => {}
+            }
+        }
+    }
     Ok(())
 }

@@ -20,7 +20,7 @@ use crate::mjcf::compile::keyframe::compile_keyframes;
 use crate::mjcf::compile::options::{read_compiler, read_option};
 use crate::mjcf::compile::sensor::compile_sensors;
 use crate::mjcf::compile::tendon::compile_tendons;
-use crate::mjcf::compile::texture::compile_textures;
+use crate::mjcf::compile::texture::{compile_textures, name_or_stem};
 use crate::mjcf::error::ErrorKind;
 use crate::mjcf::xml::{Elem, FileSource};
 use crate::model::{GeomType, Model};
@@ -50,12 +50,23 @@ pub(super) use options::read_lengthrange;
 /// Compiles the validated element tree.
 pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     let comp = read_compiler(root)?;
-    let mut m = Model::default();
+    let mut m = Model {
+        // MuJoCo's default model name (XML Reference, "mujoco": model)
+        modelname: root.attr("model").unwrap_or("MuJoCo Model").to_string(),
+        ..Model::default()
+    };
     read_option(root, &mut m.opt)?;
     let defs = Defaults::build(root)?;
     compile_textures(root, &comp, files, &mut m)?;
     compile_materials(root, &defs, &mut m)?;
     compile_hfields(root, files, &comp, &mut m)?;
+    m.skin_name = root
+        .children
+        .iter()
+        .filter(|e| e.name == "asset")
+        .flat_map(|a| a.children.iter().filter(|e| e.name == "skin"))
+        .map(name_or_stem)
+        .collect();
     let meshes = compile_meshes(root, &defs, &comp, files, &mut m)?;
 
     // kinematic tree: the world body collects every <worldbody> section

@@ -331,8 +331,9 @@ fn samples(img: &Image, nch: usize, hflip: bool, vflip: bool) -> Vec<u8> {
     out
 }
 
-/// The texture's name for messages and for materials: `name`, else the stem of `file`.
-fn texture_name(el: &Elem) -> String {
+/// An asset's name (a texture's for messages and for materials, a skin's for `names`): `name`,
+/// else the stem of `file`.
+pub(super) fn name_or_stem(el: &Elem) -> String {
     match (el.attr("name"), el.attr("file")) {
         (Some(n), _) if !n.is_empty() => n.to_string(),
         (_, Some(f)) => {
@@ -361,7 +362,7 @@ pub(super) fn compile_textures(
         .flat_map(|a| a.children.iter().filter(|e| e.name == "texture"));
     let mut seen = std::collections::HashSet::new();
     for (id, el) in textures.enumerate() {
-        let name = texture_name(el);
+        let name = name_or_stem(el);
         // only a skybox may be nameless (a file names its texture)
         if name.is_empty() && el.attr("type") != Some("skybox") {
             return Err(el.err(
