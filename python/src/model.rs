@@ -5,7 +5,7 @@
 //! MuJoCo: `m.body_mass[1] = 2.0` changes the model the next step uses. As in MuJoCo, derived
 //! constants (`body_subtreemass`, `dof_invweight0`, `actuator_acc0`, …) are recomputed only by
 //! `mj_setConst`. Index arrays moreau stores as `usize`, enums and booleans are read-only
-//! int32 / uint8 copies (ids and types are structural).
+//! int32 / bool copies (ids and types are structural).
 
 use crate::arrays::{copy, view1, view_rows};
 use moreau::model::{Model, SensorType};
@@ -261,10 +261,10 @@ macro_rules! model_arrays {
                 }
             )*
             $(
-                #[doc = concat!("`", stringify!($b), "` (read-only uint8 copy).")]
+                #[doc = concat!("`", stringify!($b), "` (read-only bool copy, MuJoCo's dtype).")]
                 #[getter]
                 fn $b<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-                    let v: Vec<u8> = self.model.$b.iter().map(|&x| x as u8).collect();
+                    let v: Vec<bool> = self.model.$b.clone();
                     let n = v.len();
                     copy(py, v, &[n])
                 }

@@ -25,8 +25,7 @@ MODEL_ARRAYS = ("B_rownnz", "B_rowadr", "B_colind", "mapM2D", "mapD2M", "mapM2M"
                 "mesh_polymap", "sensor_intprm", "sensor_datatype", "sensor_needstage",
                 "tendon_type", "pair_signature", "geom_adhesion", "geom_surfacevel",
                 "pair_adhesion", "tendon_actfrcrange")
-# flags: values equal; moreau's flag arrays are uint8 copies (jnt_limited, tendon_limited, ...)
-# where MuJoCo 4.0.0's are bool
+# flags: bool arrays, as MuJoCo 4.0.0's
 MODEL_FLAGS = ("tendon_actfrclimited",)
 MODEL_SIZES = ("nB", "nmeshpoly", "nmeshpolyvert", "nmeshpolymap", "npolygonmax",
                "nmeshdegmax", "ngravcomp", "flg_gravcomp", "flg_adhesion", "flg_surfacevel")
@@ -110,7 +109,7 @@ def test_model_fields_match_mujoco_over_the_zoo():
             same(getattr(mo, f), getattr(mj, f), 1e-8 if f == "mesh_polynormal" else 0,
                  (name, f))
         for f in MODEL_FLAGS:
-            same(np.asarray(getattr(mo, f)).astype(bool), getattr(mj, f), 0, (name, f))
+            same(getattr(mo, f), getattr(mj, f), 0, (name, f))
         for f in MODEL_SIZES:
             assert getattr(mo, f) == getattr(mj, f), (name, f, getattr(mo, f), getattr(mj, f))
         npoly += mj.nmeshpoly
@@ -255,8 +254,7 @@ def test_tendon_actfrcrange_matches_mujoco():
     ref = pathlib.Path(__file__).parents[2] / "tests" / "reference" / "tendon_actfrc_cases.json"
     xml = json.loads(ref.read_text())["xml"]
     mj, mo = mujoco.MjModel.from_xml_string(xml), moreau.MjModel.from_xml_string(xml)
-    same(np.asarray(mo.tendon_actfrclimited).astype(bool), mj.tendon_actfrclimited, 0,
-         "tendon_actfrclimited")
+    same(mo.tendon_actfrclimited, mj.tendon_actfrclimited, 0, "tendon_actfrclimited")
     same(mo.tendon_actfrcrange, mj.tendon_actfrcrange, 0, "tendon_actfrcrange")
     nclamped = 0
     for k in range(8):
@@ -334,3 +332,37 @@ def test_names_match_mujoco():
     with pytest.raises(KeyError):
         mo.exclude("missing")
 
+
+# MuJoCo's float32 fields (rendering properties) that moreau keeps as writeable float64 views
+FLOAT32 = {"geom_rgba", "mat_rgba", "light_ambient", "light_attenuation", "light_bulbradius",
+           "light_cutoff", "light_diffuse", "light_exponent", "light_intensity", "light_range",
+           "light_softness", "light_specular", "site_rgba", "tendon_rgba", "skin_rgba"}
+
+
+def test_array_dtypes_match_mujoco():
+    """Every array attribute of `MjModel` and `MjData` (after 5 steps) that both packages have
+    has MuJoCo 4.0.0's dtype, on models/, the zoo and the model with every named kind: flags
+    are bool (`jnt_limited`, `actuator_ctrllimited`, `eq_active0`, …), `geom_contype`,
+    `geom_conaffinity` and `exclude_signature` int32; only the float32 rendering properties of
+    FLOAT32 are float64 in moreau."""
+    checked = set()
+    cases = list(pairs()) + [("all names", mujoco.MjModel.from_xml_string(NAMES_XML),
+                              moreau.MjModel.from_xml_string(NAMES_XML))]
+    for name, mj, mo in cases:
+        dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+        mujoco.mj_step(mj, dj, 5)
+        moreau.mj_step(mo, do, 5)
+        for a, b in ((mj, mo), (dj, do)):
+            for f in dir(a):
+                if f.startswith("_") or f in FLOAT32:
+                    continue
+                want = getattr(a, f, None)
+                if not isinstance(want, np.ndarray) or not hasattr(b, f):
+                    continue
+                got = getattr(b, f)
+                assert isinstance(got, np.ndarray), (name, f, type(got))
+                assert got.dtype == want.dtype, (name, f, got.dtype, want.dtype)
+                checked.add(f)
+    assert {"jnt_limited", "tendon_limited", "actuator_ctrllimited", "eq_active0",
+            "jnt_actgravcomp", "eq_active", "geom_contype", "exclude_signature"} <= checked
+    assert len(checked) > 400, len(checked)
