@@ -204,6 +204,13 @@ impl MjData {
     fn iefc_force<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         Self::island_rows(slf, "efc_force")
     }
+    /// `efc_state` in island order (`nefc`): the rows' final states, as MuJoCo's island solve
+    /// writes them (measured on MuJoCo 4.0.0 over the zoo: equal under CG and Newton; MuJoCo's
+    /// own `efc_state` keeps the state at `qacc_smooth` with islands on, moreau's is final).
+    #[getter]
+    fn iefc_state<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        Self::island_rows(slf, "efc_state")
+    }
 
     /// Number of awake bodies, the static ones included (none of a sleeping tree).
     #[getter]

@@ -7,7 +7,7 @@
 //! islands and sleep fields), [`fields`] (`MjModel`'s trees, frame shortcuts and the like),
 //! [`sparsity`] (`MjModel`'s sparsity
 //! patterns, inertia maps and mesh polygons), [`names`] (`MjModel`'s `names` and `name_*adr`),
-//! [`layout`] (MuJoCo's
+//! [`efc`] (`MjData`'s `tendon_efcadr`, `efc_AR`, `efc_Y`), [`layout`] (MuJoCo's
 //! layouts of fields moreau stores otherwise), [`functions`] (`mj_*`),
 //! [`batch`] (`moreau.rollout`, `moreau.batch`), [`derivatives`] (`mjd_*` and
 //! `moreau.derivatives`), [`diff`] (the differentiable step behind `moreau.jax` /
@@ -29,6 +29,7 @@ pub mod batch;
 pub mod data;
 pub mod derivatives;
 pub mod diff;
+pub mod efc;
 pub mod errors;
 pub mod fields;
 pub mod functions;

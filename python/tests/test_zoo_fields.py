@@ -38,13 +38,13 @@ ISLAND_ROWS = (("iefc_id", "efc_id", 0), ("iefc_type", "efc_type", 0),
                ("iefc_D", "efc_D", TOL_CONTACT), ("iefc_R", "efc_R", TOL_CONTACT),
                ("iefc_aref", "efc_aref", TOL_CONTACT),
                ("iefc_frictionloss", "efc_frictionloss", TOL_CONTACT),
-               ("iefc_force", "efc_force", TOL_SOLVE))
+               ("iefc_force", "efc_force", TOL_SOLVE), ("iefc_state", "efc_state", 0))
 
 # what MuJoCo's noslip pass changes after the island solve wrote these
 AFTER_SOLVE = ("iacc", "ifrc_constraint", "iefc_force")
 # what only MuJoCo's island solve (CG, Newton) writes
 ISLAND_SOLVE = ("iacc", "iacc_smooth", "ifrc_smooth", "ifrc_constraint", "iefc_aref",
-                "iefc_force")
+                "iefc_force", "iefc_state")
 
 
 @functools.lru_cache(maxsize=1)
@@ -123,7 +123,8 @@ def test_model_fields_match_mujoco_over_the_zoo():
 
 def test_island_order_fields_match_mujoco_over_the_zoo():
     """`iacc`, `iacc_smooth`, `ifrc_smooth`, `ifrc_constraint` (the dofs in island order,
-    `nidof`) and `iefc_*` (the constraint rows in island order) equal MuJoCo's after 20 steps
+    `nidof`) and `iefc_*` (the constraint rows in island order; `iefc_state` the final states,
+    which MuJoCo's `efc_state` is not with islands on) equal MuJoCo's after 20 steps
     from the first keyframe and `mj_forward` on MuJoCo's state, on every model with
     constraint rows. With noslip iterations (dm_control/dog) MuJoCo's `iacc`,
     `ifrc_constraint` and `iefc_force` are the main solve's result before the noslip pass, and
@@ -331,6 +332,60 @@ def test_names_match_mujoco():
         same(a.signature, b.signature, 0, key)
     with pytest.raises(KeyError):
         mo.exclude("missing")
+
+
+DUAL = ("efc_AR", "efc_AR_rownnz", "efc_AR_rowadr", "efc_AR_colind", "efc_Y", "efc_Y_rownnz",
+        "efc_Y_rowadr", "efc_Y_colind")
+
+
+def test_dual_matrices_and_tendon_efcadr_match_mujoco_over_the_zoo():
+    """`efc_AR` (J M⁻¹ Jᵀ + R), `efc_Y` (J L⁻¹ D^(−1/2)), their row arrays, `nA`, `nY` and
+    `tendon_efcadr` equal MuJoCo's after 20 steps from the first keyframe and `mj_forward` on
+    MuJoCo's state, on every model with constraint rows, under PGS (both matrices formed),
+    Newton with noslip (formed) and Newton (not formed: empty), with `efc_J` dense and sparse:
+    integers exactly, values within 1e-9 relative (`TOL_CONTACT`), where both engines have
+    the same rows (types, ids and contacts in the same order)."""
+    spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+    formed = empty = sparse = dense = tendons = 0
+    for name, mj0, mo0 in pairs():
+        for solver, noslip, jac in ((0, 0, 0), (0, 0, 1), (2, 3, 0), (2, 3, 1), (2, 0, 1)):
+            mj, mo = mj0, mo0
+            saved = (mj.opt.solver, mj.opt.noslip_iterations, mj.opt.jacobian)
+            for m in (mj, mo):
+                m.opt.solver, m.opt.noslip_iterations, m.opt.jacobian = solver, noslip, jac
+            try:
+                dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+                if mj.nkey:
+                    mujoco.mj_resetDataKeyframe(mj, dj, 0)
+                mujoco.mj_step(mj, dj, 20)
+                state = np.empty(mujoco.mj_stateSize(mj, spec))
+                mujoco.mj_getState(mj, dj, state, spec)
+                moreau.mj_setState(mo, do, state, spec)
+                mujoco.mj_forward(mj, dj)
+                moreau.mj_forward(mo, do)
+                same(do.tendon_efcadr, dj.tendon_efcadr, 0, (name, "tendon_efcadr"))
+                tendons += int((dj.tendon_efcadr >= 0).any())
+                if dj.nefc == 0 or not np.array_equal(do.efc_type, dj.efc_type) or \
+                        not np.array_equal(do.efc_id, dj.efc_id):
+                    continue
+                if dj.ncon and not all(tuple(a) == tuple(b) for a, b in zip(do.contact.geom,
+                                                                               dj.contact.geom)):
+                    continue
+                assert (do.nA, do.nY) == (dj.nA, dj.nY), (name, solver, noslip, jac)
+                for f in DUAL:
+                    got, want = getattr(do, f), getattr(dj, f)
+                    same(got, want, TOL_CONTACT if want.dtype == np.float64 else 0,
+                         (name, solver, noslip, jac, f))
+                formed += dj.nA > 0
+                empty += dj.nA == 0
+                sparse += dj.nA > 0 and jac == 1
+                dense += dj.nA > 0 and jac == 0
+            finally:
+                for m in (mj, mo):
+                    m.opt.solver, m.opt.noslip_iterations, m.opt.jacobian = saved
+    assert formed >= 100 and empty >= 20 and sparse >= 50 and dense >= 50, (formed, empty,
+                                                                             sparse, dense)
+    assert tendons >= 3, tendons
 
 
 # MuJoCo's float32 fields (rendering properties) that moreau keeps as writeable float64 views
