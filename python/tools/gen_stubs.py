@@ -203,6 +203,7 @@ def main():
         "class MjcfLoadError(ValueError):\n" + doc(_moreau.MjcfLoadError, 4)
         + "    file: str\n    line: int\n    column: int\n    element: str | None\n"
         "    attribute: str | None\n    kind: str\n\n",
+        "class FatalError(Exception):\n" + doc(_moreau.FatalError, 4) + "\n",
         "class UnstableSimulationError(RuntimeError):\n" + doc(_moreau.UnstableSimulationError, 4)
         + "    warning: int\n    index: int\n\n",
     ]

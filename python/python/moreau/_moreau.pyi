@@ -121,13 +121,13 @@ class MjModel:
     @property
     def actuator_actearly(self) -> NDArray[Any]:
         """
-        `actuator_actearly` (read-only uint8 copy).
+        `actuator_actearly` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
     def actuator_actlimited(self) -> NDArray[Any]:
         """
-        `actuator_actlimited` (read-only uint8 copy).
+        `actuator_actlimited` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -176,7 +176,7 @@ class MjModel:
     @property
     def actuator_ctrllimited(self) -> NDArray[Any]:
         """
-        `actuator_ctrllimited` (read-only uint8 copy).
+        `actuator_ctrllimited` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -227,7 +227,7 @@ class MjModel:
     @property
     def actuator_forcelimited(self) -> NDArray[Any]:
         """
-        `actuator_forcelimited` (read-only uint8 copy).
+        `actuator_forcelimited` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -614,7 +614,7 @@ class MjModel:
     @property
     def eq_active0(self) -> NDArray[Any]:
         """
-        `eq_active0` (read-only uint8 copy).
+        `eq_active0` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -667,7 +667,7 @@ class MjModel:
     @property
     def exclude_signature(self) -> NDArray[Any]:
         """
-        `exclude_signature` (writeable uint32 view).
+        `exclude_signature` (writeable int32 view, MuJoCo's dtype, of the engine's uint32 bits).
         """
         ...
     @property
@@ -730,7 +730,7 @@ class MjModel:
     @property
     def geom_conaffinity(self) -> NDArray[Any]:
         """
-        `geom_conaffinity` (writeable uint32 view).
+        `geom_conaffinity` (writeable int32 view, MuJoCo's dtype, of the engine's uint32 bits).
         """
         ...
     @property
@@ -742,7 +742,7 @@ class MjModel:
     @property
     def geom_contype(self) -> NDArray[Any]:
         """
-        `geom_contype` (writeable uint32 view).
+        `geom_contype` (writeable int32 view, MuJoCo's dtype, of the engine's uint32 bits).
         """
         ...
     @property
@@ -904,7 +904,7 @@ class MjModel:
     @property
     def jnt_actfrclimited(self) -> NDArray[Any]:
         """
-        `jnt_actfrclimited` (read-only uint8 copy).
+        `jnt_actfrclimited` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -916,7 +916,7 @@ class MjModel:
     @property
     def jnt_actgravcomp(self) -> NDArray[Any]:
         """
-        `jnt_actgravcomp` (read-only uint8 copy).
+        `jnt_actgravcomp` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -955,7 +955,7 @@ class MjModel:
     @property
     def jnt_limited(self) -> NDArray[Any]:
         """
-        `jnt_limited` (read-only uint8 copy).
+        `jnt_limited` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -1072,7 +1072,7 @@ class MjModel:
     @property
     def light_active(self) -> NDArray[Any]:
         """
-        `light_active` (read-only uint8 copy).
+        `light_active` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -1102,7 +1102,7 @@ class MjModel:
     @property
     def light_castshadow(self) -> NDArray[Any]:
         """
-        `light_castshadow` (read-only uint8 copy).
+        `light_castshadow` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -1412,6 +1412,151 @@ class MjModel:
         """
         ...
     @property
+    def name_actuatoradr(self) -> NDArray[Any]:
+        """
+        `name_actuatoradr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_bodyadr(self) -> NDArray[Any]:
+        """
+        `name_bodyadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_camadr(self) -> NDArray[Any]:
+        """
+        `name_camadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_eqadr(self) -> NDArray[Any]:
+        """
+        `name_eqadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_excludeadr(self) -> NDArray[Any]:
+        """
+        `name_excludeadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_flexadr(self) -> NDArray[Any]:
+        """
+        `name_flexadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_geomadr(self) -> NDArray[Any]:
+        """
+        `name_geomadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_hfieldadr(self) -> NDArray[Any]:
+        """
+        `name_hfieldadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_jntadr(self) -> NDArray[Any]:
+        """
+        `name_jntadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_keyadr(self) -> NDArray[Any]:
+        """
+        `name_keyadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_lightadr(self) -> NDArray[Any]:
+        """
+        `name_lightadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_matadr(self) -> NDArray[Any]:
+        """
+        `name_matadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_meshadr(self) -> NDArray[Any]:
+        """
+        `name_meshadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_numericadr(self) -> NDArray[Any]:
+        """
+        `name_numericadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_pairadr(self) -> NDArray[Any]:
+        """
+        `name_pairadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_pluginadr(self) -> NDArray[Any]:
+        """
+        `name_pluginadr`: empty (moreau refuses plugins).
+        """
+        ...
+    @property
+    def name_sensoradr(self) -> NDArray[Any]:
+        """
+        `name_sensoradr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_siteadr(self) -> NDArray[Any]:
+        """
+        `name_siteadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_skinadr(self) -> NDArray[Any]:
+        """
+        `name_skinadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_tendonadr(self) -> NDArray[Any]:
+        """
+        `name_tendonadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_texadr(self) -> NDArray[Any]:
+        """
+        `name_texadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_textadr(self) -> NDArray[Any]:
+        """
+        `name_textadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def name_tupleadr(self) -> NDArray[Any]:
+        """
+        `name_tupleadr`: the addresses of the names in `names` (read-only int32 copy).
+        """
+        ...
+    @property
+    def names(self) -> int:
+        """
+        `names`: the model's name and every element's name, each ended by a zero byte (bytes,
+        as MuJoCo's).
+        """
+        ...
+    @property
     def narena(self) -> int:
         """
         Bytes of the arena of each `MjData` (`<size memory>`, else MuJoCo's default for the
@@ -1554,6 +1699,12 @@ class MjModel:
     def nmocap(self) -> int:
         """
         Size `nmocap`.
+        """
+        ...
+    @property
+    def nnames(self) -> int:
+        """
+        `nnames`: the length of `names` in bytes.
         """
         ...
     @property
@@ -1933,7 +2084,7 @@ class MjModel:
     @property
     def tendon_actfrclimited(self) -> NDArray[Any]:
         """
-        `tendon_actfrclimited` (read-only uint8 copy).
+        `tendon_actfrclimited` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -2000,7 +2151,7 @@ class MjModel:
     @property
     def tendon_limited(self) -> NDArray[Any]:
         """
-        `tendon_limited` (read-only uint8 copy).
+        `tendon_limited` (read-only bool copy, MuJoCo's dtype).
         """
         ...
     @property
@@ -2494,6 +2645,30 @@ class MjData:
         """
         ...
     @property
+    def efc_AR(self) -> NDArray[Any]:
+        """
+        `efc_AR = J M⁻¹ Jᵀ + R`, MuJoCo's layout (PGS or noslip only; read-only copy).
+        """
+        ...
+    @property
+    def efc_AR_colind(self) -> NDArray[Any]:
+        """
+        Column of each entry of a sparse `efc_AR` (read-only int32 copy).
+        """
+        ...
+    @property
+    def efc_AR_rowadr(self) -> NDArray[Any]:
+        """
+        Address of each row of a sparse `efc_AR` (read-only int32 copy).
+        """
+        ...
+    @property
+    def efc_AR_rownnz(self) -> NDArray[Any]:
+        """
+        Entries of each row of a sparse `efc_AR` (read-only int32 copy).
+        """
+        ...
+    @property
     def efc_D(self) -> NDArray[Any]:
         """
         `efc_D` (nefc, read-only copy).
@@ -2545,6 +2720,30 @@ class MjData:
     def efc_R(self) -> NDArray[Any]:
         """
         `efc_R` (nefc, read-only copy).
+        """
+        ...
+    @property
+    def efc_Y(self) -> NDArray[Any]:
+        """
+        `efc_Y = J L⁻¹ D^(−1/2)`, MuJoCo's layout (PGS or noslip only; read-only copy).
+        """
+        ...
+    @property
+    def efc_Y_colind(self) -> NDArray[Any]:
+        """
+        Column of each entry of a sparse `efc_Y` (read-only int32 copy).
+        """
+        ...
+    @property
+    def efc_Y_rowadr(self) -> NDArray[Any]:
+        """
+        Address of each row of a sparse `efc_Y` (read-only int32 copy).
+        """
+        ...
+    @property
+    def efc_Y_rownnz(self) -> NDArray[Any]:
+        """
+        Entries of each row of a sparse `efc_Y` (read-only int32 copy).
         """
         ...
     @property
@@ -2713,6 +2912,14 @@ class MjData:
     def iefc_id(self) -> NDArray[Any]:
         """
         `efc_id` in island order (`nefc`).
+        """
+        ...
+    @property
+    def iefc_state(self) -> NDArray[Any]:
+        """
+        `efc_state` in island order (`nefc`): the rows' final states, as MuJoCo's island solve
+        writes them (measured on MuJoCo 4.0.0 over the zoo: equal under CG and Newton; MuJoCo's
+        own `efc_state` keeps the state at `qacc_smooth` with islands on, moreau's is final).
         """
         ...
     @property
@@ -2898,6 +3105,13 @@ class MjData:
     def nJ(self) -> int:
         """
         Number of nonzeros of `efc_J` (`nJ`: `nefc × nv` when it is dense).
+        """
+        ...
+    @property
+    def nY(self) -> NDArray[Any]:
+        """
+        Number of entries of `efc_Y` (`nY`: `nefc × nv` when dense; 0 unless PGS or the noslip
+        pass formed it).
         """
         ...
     @property
@@ -3239,6 +3453,13 @@ class MjData:
     def tendon(self, key: int | str) -> _NamedAccess:
         """
         Tendon accessor (`ten_length`, `ten_velocity`).
+        """
+        ...
+    @property
+    def tendon_efcadr(self) -> NDArray[Any]:
+        """
+        `tendon_efcadr`: per tendon, the first constraint row involving it (-1: none; read-only
+        int32 copy).
         """
         ...
     @property
