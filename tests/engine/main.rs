@@ -47,6 +47,7 @@ mod noslip_oracle;
 mod pgs_oracle;
 mod sleep_oracle;
 mod solve_skip;
+mod solver_counts;
 mod solver_oracle;
 mod sparse_oracle;
 
