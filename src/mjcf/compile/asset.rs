@@ -62,7 +62,7 @@ pub(super) fn compile_meshes(
                 return Err(el.err(
                     ErrorKind::DuplicateName,
                     Some("name"),
-                    format!("repeated mesh name '{name}'"),
+                    format!("repeated name '{name}' in mesh"),
                 ));
             }
             let bad = |e: String| el.err(ErrorKind::InvalidValue, None, e);
@@ -395,7 +395,7 @@ pub(super) fn compile_hfields(
                 return Err(el.err(
                     ErrorKind::DuplicateName,
                     Some("name"),
-                    format!("repeated hfield name '{name}'"),
+                    format!("repeated name '{name}' in hfield"),
                 ));
             }
             let size = a.arr("size", [0.0; 4]).and_then(|s| {

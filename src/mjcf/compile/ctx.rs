@@ -89,7 +89,7 @@ impl Unique {
             return Err(el.err(
                 ErrorKind::DuplicateName,
                 Some("name"),
-                format!("repeated {what} name '{name}'"),
+                format!("repeated name '{name}' in {what}"),
             ));
         }
         Ok(())
