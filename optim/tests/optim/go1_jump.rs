@@ -203,29 +203,7 @@ fn collocation_from_the_knees_clear_guess_converges_and_jumps() {
         |_, _| {},
     )
     .unwrap();
-    let replay = jump::rollout(&m, &home, &plan.u);
-    let err = moreau_problems::max_diff(&replay, &plan.q);
-    let s = jump::summarize(&m, &replay);
-    println!(
-        "collocation: {} iterations, {}, cost {} (guess {:?}), max |unactuated τ| {:.2e}; \
-         replay error {err:.3e}; {s:?}",
-        plan.iterations,
-        plan.termination,
-        plan.cost,
-        plan.history.first(),
-        plan.defect
-    );
-    assert!(plan.converged, "{}", plan.termination);
-    assert!(
-        plan.defect <= 1e-3,
-        "unactuated force {:.2e} N",
-        plan.defect
-    );
-    assert!(
-        err < 1e-3,
-        "open-loop replay differs from the plan by {err:.3e}"
-    );
-    assert!(s.jumped(60, 10f64.to_radians(), 0.2), "{s:?}");
+    let (_, s) = check_collocation_plan(&m, &home, &plan, "collocation");
     assert!(s.apex > 0.35, "apex {}", s.apex);
 }
 
@@ -262,29 +240,7 @@ fn jump_from_standing_by_ilqr_then_collocation() {
         |_, _| {},
     )
     .unwrap();
-    let replay = jump::rollout(&m, &home, &plan.u);
-    let err = moreau_problems::max_diff(&replay, &plan.q);
-    let s = jump::summarize(&m, &replay);
-    println!(
-        "collocation from iLQR's plan: {} iterations, {}, cost {} (start {:?}), max |unactuated \
-         τ| {:.2e}; replay error {err:.3e}; {s:?}",
-        plan.iterations,
-        plan.termination,
-        plan.cost,
-        plan.history.first(),
-        plan.defect
-    );
-    assert!(plan.converged, "{}", plan.termination);
-    assert!(
-        plan.defect <= 1e-3,
-        "unactuated force {:.2e} N",
-        plan.defect
-    );
-    assert!(
-        err < 1e-3,
-        "open-loop replay differs from the plan by {err:.3e}"
-    );
-    assert!(s.jumped(60, 10f64.to_radians(), 0.2), "{s:?}");
+    let (replay, _) = check_collocation_plan(&m, &home, &plan, "collocation from iLQR's plan");
     // every foot more than 1.5 cm above the floor at the middle of the window (the clearance
     // term asks for 3 cm; its weight leaves them at 2.2–2.6 cm)
     let mut d = moreau::Data::new(&m);
@@ -295,4 +251,40 @@ fn jump_from_standing_by_ilqr_then_collocation() {
         let bottom = d.geom_xpos[g][2] - m.geom_size[g][0];
         assert!(bottom > 0.015, "foot {n} at {bottom:.4} m at knot 155");
     }
+}
+
+/// What both collocation tests ask of a plan: LM converged with the largest unactuated force
+/// at most 1e-3 N, and the open-loop replay of its controls in the engine (from `home`) stays
+/// within 1e-3 of the plan and jumps (≥ 60 knots off the ground, landing tilt < 10°, trunk
+/// above 0.2 m). Returns the replay and its summary.
+fn check_collocation_plan(
+    m: &moreau::Model,
+    home: &[f64],
+    plan: &jump::Plan,
+    label: &str,
+) -> (Vec<Vec<f64>>, jump::Summary) {
+    let replay = jump::rollout(m, home, &plan.u);
+    let err = moreau_problems::max_diff(&replay, &plan.q);
+    let s = jump::summarize(m, &replay);
+    println!(
+        "{label}: {} iterations, {}, cost {} (start {:?}), max |unactuated τ| {:.2e}; replay \
+         error {err:.3e}; {s:?}",
+        plan.iterations,
+        plan.termination,
+        plan.cost,
+        plan.history.first(),
+        plan.defect
+    );
+    assert!(plan.converged, "{label}: {}", plan.termination);
+    assert!(
+        plan.defect <= 1e-3,
+        "{label}: unactuated force {:.2e} N",
+        plan.defect
+    );
+    assert!(
+        err < 1e-3,
+        "{label}: open-loop replay differs from the plan by {err:.3e}"
+    );
+    assert!(s.jumped(60, 10f64.to_radians(), 0.2), "{label}: {s:?}");
+    (replay, s)
 }
