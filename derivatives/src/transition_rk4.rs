@@ -112,7 +112,15 @@ pub(crate) fn transition(
     let mut dacc = vec![da0];
     let mut dactdot = vec![act_dot_rows(&ad0, &act0)];
     let mut dk = vec![v0.clone()];
-    let mut di = d.clone();
+    // the stages' Data: the workspace's, refilled from `d` (no allocation after the first call)
+    w.fit(m);
+    let mut di = match w.stage.take() {
+        Some(mut di) => {
+            di.clone_from(d);
+            di
+        }
+        None => d.clone(),
+    };
     for i in 1..4 {
         let a = RK_A[i - 1];
         // stage state, as the engine computes it
@@ -157,6 +165,7 @@ pub(crate) fn transition(
         kval.push(k);
         dk.push(dki);
     }
+    w.stage = Some(di);
     // the step: rk_combine over stages 0..3, then stage 3 added
     let mut dvf = vec![0.0; nv];
     let mut ddvf = DMatrix::zeros(nv, c);

@@ -43,6 +43,9 @@ pub struct Work {
     /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
     /// collider), created on first use.
     pub(crate) dual: Option<moreau::Data<num_dual::Dual64>>,
+    /// A `Data<f64>` reused for the RK4 stages' forward passes (`crate::transition_rk4`),
+    /// created on first use: `clone_from` into it allocates nothing.
+    pub(crate) stage: Option<moreau::Data<f64>>,
     /// Buffers of the transition Jacobians' linear algebra ([`crate::transition`](mod@crate::transition)).
     pub(crate) lin: Lin,
     /// The model the model-dependent parts (`dual`, `last`) were built for.
@@ -131,6 +134,7 @@ impl Work {
         if !self.key.matches(m) {
             self.key.set(m);
             self.dual = None;
+            self.stage = None;
             self.last.clear();
         }
     }

@@ -150,6 +150,32 @@ fn rk4() {
     check("box_drop", &m, 13, 300);
 }
 
+/// RK4's stages run in a `Data` the workspace keeps between calls: a workspace used before
+/// (another state of the model, then another model) gives bit-identical `A`, `B` to a fresh one.
+#[test]
+fn rk4_reused_workspace_is_bit_identical() {
+    let m = smooth_contact(Integrator::Rk4);
+    let other = common::model("box_drop", Some(Integrator::Rk4));
+    let opts = TransitionOptions::analytic().with_sensors(false);
+    let states = [
+        common::state(&m, common::lcg(21), 200, 1e-5, 0.3),
+        common::state(&m, common::lcg(22), 200, 1e-5, 0.3),
+    ];
+    let d_other = common::state(&other, common::lcg(23), 300, 1e-5, 0.3);
+    let mut w = Workspace::default();
+    for d0 in &states {
+        let fresh = Workspace::default()
+            .transition(&m, &mut d0.clone(), &opts)
+            .cloned()
+            .unwrap();
+        let reused = w.transition(&m, &mut d0.clone(), &opts).cloned().unwrap();
+        assert_eq!(fresh.A.as_slice(), reused.A.as_slice());
+        assert_eq!(fresh.B.as_slice(), reused.B.as_slice());
+        // the same workspace through another model in between
+        w.transition(&other, &mut d_other.clone(), &opts).unwrap();
+    }
+}
+
 /// Analytic `A`, `B` (and `C`, `D` where the case has sensors) against MuJoCo 4.0.0's centred
 /// finite differences (tests/reference/
 /// fd_cases.json: `mjd_transitionFD`, and for RK4 central differences of `mj_step` in Python)
