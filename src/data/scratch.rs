@@ -617,6 +617,10 @@ pub struct HessianPattern {
     pub col: Vec<usize>,
     /// The pattern belongs to the problem's current rows.
     pub(crate) done: bool,
+    /// What the pattern was built from (`Problem::hsym`): the sizes, the cones' rows, the dofs'
+    /// parents and J's row structure; a gather whose rows have the same structure (a step that
+    /// keeps its contacts, a finite-difference step that perturbs a position) keeps the pattern.
+    pub(crate) key: Vec<usize>,
     /// Per dof i: the rows k > i whose pattern holds i, descending, each with i's position in
     /// row k (`up_adr`: nv + 1 entries).
     pub(crate) up_adr: Vec<usize>,
@@ -643,6 +647,7 @@ crate::data::reserved::clone_reserved! {
         len: vec,
         col: vec,
         done: copy,
+        key: vec,
         up_adr: vec,
         up: vec,
         jt_adr: vec,
@@ -682,6 +687,7 @@ impl HessianPattern {
         grow(&mut self.col, nnz);
         grow(&mut self.up, nnz);
         grow(&mut self.jt, jn);
+        grow(&mut self.key, 4 + nv + 3 * nefc + jn);
     }
 }
 

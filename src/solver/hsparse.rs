@@ -34,9 +34,13 @@ impl<T: Scalar> Problem<T> {
         if self.hpat.done {
             return;
         }
+        self.hpat.done = true;
+        if self.hsym_key(false) {
+            return;
+        }
+        self.hsym_key(true);
         let (nv, nefc) = (self.nv, self.nefc);
         let h = &mut self.hpat;
-        h.done = true;
         // the groups: each contact's rows together, every other row alone
         h.group.clear();
         h.row_cone.clear();
@@ -175,6 +179,38 @@ impl<T: Scalar> Problem<T> {
                 h.jt[h.mark[c]] = (r, x);
                 h.mark[c] += 1;
             }
+        }
+    }
+
+    /// The inputs of [`Self::hsym`]'s pattern in one list: the sizes, each cone's first row
+    /// and row count, each dof's parent (M's structure), each row's nonzero count and columns.
+    /// `write`: stores them in `hpat.key` (returns true); otherwise returns whether the stored
+    /// list equals them, i.e. the pattern built from it is this problem's.
+    fn hsym_key(&mut self, write: bool) -> bool {
+        let (nv, nefc) = (self.nv, self.nefc);
+        let key = &mut self.hpat.key;
+        let sizes = [nv, nefc, self.qM.len(), self.cone.len()];
+        let cones = self.cone.iter().flat_map(|c| [c.adr, c.nrow]);
+        let parents = self.parentid[..nv].iter().map(|&p| (p + 1) as usize);
+        let nnz = self.J_rownnz[..nefc].iter().copied();
+        let cols = (0..nefc).flat_map(|r| {
+            let a = self.J_rowadr[r];
+            self.J_colind[a..a + self.J_rownnz[r]].iter().copied()
+        });
+        let all = sizes
+            .into_iter()
+            .chain(cones)
+            .chain(parents)
+            .chain(nnz)
+            .chain(cols);
+        if write {
+            key.clear();
+            key.extend(all);
+            true
+        } else {
+            // the sizes come first, so lists of different lengths differ before either ends
+            let mut it = key.iter();
+            all.into_iter().all(|x| it.next() == Some(&x)) && it.next().is_none()
         }
     }
 }
