@@ -23,7 +23,8 @@ fn check<T: Scalar>(m: &Model, d: &mut Data<T>, w: Warning) -> bool {
         let reset = !m.opt.disabled(disable::AUTORESET);
         d.announce(w, i as i64);
         if reset {
-            d.reset(m);
+            // `mj_resetData`, with its pass over the `sleep="init"` trees
+            crate::reset::reset_data(m, d);
         }
         d.count_warning(w, i as i64);
         return reset;

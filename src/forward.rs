@@ -144,8 +144,17 @@ pub fn fwd_velocity<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// `qfrc_smooth = qfrc_passive - qfrc_bias + qfrc_applied + qfrc_actuator + Σ_b J_bᵀ
 /// xfrc_applied[b]` (force and torque at each body's COM) and `qacc_smooth = M⁻¹ qfrc_smooth`
 /// (`mj_fwdAcceleration`).
+///
+/// A sleeping tree keeps its `qfrc_smooth` (measured on MuJoCo 4.0.0: a tree asleep from its
+/// reset keeps the reset's 0, so its `qacc_smooth` and `qacc` stay 0; a tree that fell asleep in
+/// a step keeps that step's values, which a new computation at its unchanged position and zero
+/// velocity repeats to the bit).
 pub fn fwd_acceleration<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    let sleeping = crate::sleep::any_asleep(m, d);
     for i in 0..m.nv {
+        if sleeping && crate::sleep::dof_asleep(d, i) {
+            continue;
+        }
         d.qfrc_smooth[i] =
             d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i];
     }

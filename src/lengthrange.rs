@@ -188,7 +188,7 @@ pub fn simulate(m: &Model, i: usize, opt: &LengthRangeOpt) -> Result<[f64; 2], S
     const MINVAL: f64 = 1e-15;
     const RESETS: [Warning; 3] = [Warning::BadQpos, Warning::BadQvel, Warning::BadQacc];
     let nv = m.nv;
-    let mut d = Data::<f64>::new(m);
+    let mut d = Data::<f64>::alloc(m);
     let mut moment = vec![0.0; nv];
     let mut x = vec![0.0; nv];
     let decay = (-m.opt.timestep / opt.timeconst.max(0.01)).exp();
@@ -196,7 +196,7 @@ pub fn simulate(m: &Model, i: usize, opt: &LengthRangeOpt) -> Result<[f64; 2], S
     let mut lmax = [0.0; 2];
     let mut range = [0.0; 2];
     for side in 0..2 {
-        d.reset(m);
+        d.reset_state(m);
         let mut updated = false;
         while d.time < opt.inttotal {
             d.qvel.iter_mut().for_each(|v| *v *= decay);

@@ -59,6 +59,7 @@ pub(crate) mod math;
 pub(crate) mod mjcf;
 pub(crate) mod passive;
 pub(crate) mod ray;
+pub(crate) mod reset;
 pub(crate) mod sensor;
 pub(crate) mod setconst;
 pub(crate) mod simple;
@@ -93,6 +94,7 @@ pub use smooth::crb::{full_m, mul_m, solve_m};
 pub use smooth::jacobian::{jac, jac_body, jac_body_com, jac_dot, jac_site};
 
 pub use ray::{multi_ray, ray};
+pub use reset::{init_trees, init_warning, reset_data};
 
 pub use data::scratch::NnzScratch;
 pub use lengthrange::{

@@ -45,7 +45,7 @@ pub fn set_const(m: &mut Model) {
     // collision and constraint stages are left out: nothing here reads them, and on seven
     // concentric bodies with 1,025 convex geoms they cost seconds per load (fuzz/README.md)
     let contacts = m.actuator_trntype.contains(&TrnType::Body);
-    let mut d = Data::<f64>::new(m);
+    let mut d = Data::<f64>::alloc(m);
     fwd_position_with(m, &mut d, contacts);
     // camera offsets for track/trackcom from the fixed (kinematic) pose at qpos0
     for c in 0..m.ncam {
@@ -185,7 +185,7 @@ pub fn set_const(m: &mut Model) {
     m.tendon_length0 = d.ten_length.clone();
     // springlength not given ([-1, -1]): the tendon length at qpos_spring
     if m.tendon_lengthspring.contains(&[-1.0, -1.0]) {
-        let mut ds = Data::<f64>::new(m);
+        let mut ds = Data::<f64>::alloc(m);
         ds.qpos.copy_from_slice(&m.qpos_spring);
         fwd_position_with(m, &mut ds, contacts);
         for t in 0..m.ntendon {

@@ -5,8 +5,9 @@
 //!   `opt.sleep_tolerance` and no `qfrc_applied` or `xfrc_applied` acts on it, with the
 //!   velocity the step starts from. `dof_length` is 1 for translational dofs, a length of
 //!   the body for rotational ones ([`body_lengths`]).
-//! - `tree_asleep` is −11 after a reset; each step at rest adds 1 up to −1, any other step
-//!   sets it back to −11. Trees whose sleep policy is *never* (trees with actuators or joined
+//! - `tree_asleep` is −11 after a reset, except with `sleep="init"` trees, which a reset puts
+//!   to sleep (`Data::reset`); each step at rest adds 1 up to −1, any other step sets it back
+//!   to −11. Trees whose sleep policy is *never* (trees with actuators or joined
 //!   to another tree by a tendon spring or damper, unless `sleep="allowed"`, and
 //!   `sleep="never"`) stay at −11.
 //! - A constraint island of the step (or an unconstrained tree) whose trees are all at −1
@@ -46,9 +47,6 @@ pub fn unsupported(m: &Model) -> Option<&'static str> {
     }
     if m.opt.integrator == Integrator::Rk4 {
         return Some("sleep with the RK4 integrator");
-    }
-    if m.body_sleep.contains(&BodySleep::Init) {
-        return Some("sleep=\"init\" (trees asleep from the start)");
     }
     if m.dof_length.len() != m.nv || m.tree_sleep_policy.len() != ntree(m) {
         return Some("sleep without dof_length and tree_sleep_policy (set_const fills them)");

@@ -703,9 +703,11 @@ impl<T: Scalar> Data<T> {
         out
     }
 
-    /// Allocates everything for model `m` and sets the state to `qpos0`, zero velocity (mj_makeData
-    /// followed by mj_resetData).
-    pub fn new(m: &Model) -> Self {
+    /// Allocates everything for model `m` and sets the state to `qpos0`, zero velocity
+    /// ([`Data::reset_state`]), without the pass that puts `sleep="init"` trees to sleep: what
+    /// [`Data::new`] (in `crate::reset`) starts from, and what the compiler's constants and the
+    /// actuator length ranges simulate on.
+    pub(crate) fn alloc(m: &Model) -> Self {
         let ntree = m.dof_parentid.iter().filter(|p| **p < 0).count();
         let ten = scratch::tendon_pattern(m);
         let mom = scratch::moment_pattern(m, &ten, true);
@@ -883,7 +885,7 @@ impl<T: Scalar> Data<T> {
         };
         d.efc_J_sparse = efc::is_sparse(m);
         d.reserve_arena(arena::reserve(m));
-        d.reset(m);
+        d.reset_state(m);
         d
     }
 
@@ -938,8 +940,9 @@ impl<T: Scalar> Data<T> {
     }
 
     /// Resets the state to `qpos0`, zero velocity, activation, control and applied forces, and
-    /// mocap bodies to their model poses (mj_resetData).
-    pub fn reset(&mut self, m: &Model) {
+    /// mocap bodies to their model poses, every tree awake: `mj_resetData` without its pass
+    /// over the `sleep="init"` trees ([`Data::reset`], in `crate::reset`, adds it).
+    pub(crate) fn reset_state(&mut self, m: &Model) {
         let z = T::zero();
         self.time = z;
         for (q, q0) in self.qpos.iter_mut().zip(&m.qpos0) {
@@ -960,14 +963,7 @@ impl<T: Scalar> Data<T> {
         for f in self.xfrc_applied.iter_mut() {
             *f = Vector6::zeros();
         }
-        for b in 0..m.nbody {
-            if let Ok(id) = usize::try_from(m.body_mocapid[b]) {
-                let p = m.body_pos[b];
-                let qq = m.body_quat[b];
-                self.mocap_pos[id] = Vector3::new(sc(p[0]), sc(p[1]), sc(p[2]));
-                self.mocap_quat[id] = Quaternion::new(sc(qq[0]), sc(qq[1]), sc(qq[2]), sc(qq[3]));
-            }
-        }
+        self.reset_mocap(m);
         self.warning = [WarningStat::default(); NWARNING];
         self.stack_overflow = None;
         self.maxuse_con = 0;
@@ -987,6 +983,18 @@ impl<T: Scalar> Data<T> {
         self.tree_asleep.fill(AWAKE_RESET);
     }
 
+    /// Puts the mocap bodies at their model poses (`body_pos`, `body_quat`), as a reset does.
+    pub(crate) fn reset_mocap(&mut self, m: &Model) {
+        for b in 0..m.nbody {
+            if let Ok(id) = usize::try_from(m.body_mocapid[b]) {
+                let p = m.body_pos[b];
+                let qq = m.body_quat[b];
+                self.mocap_pos[id] = Vector3::new(sc(p[0]), sc(p[1]), sc(p[2]));
+                self.mocap_quat[id] = Quaternion::new(sc(qq[0]), sc(qq[1]), sc(qq[2]), sc(qq[3]));
+            }
+        }
+    }
+
     /// The last solve's statistics of `island`: its first `solver_niter[island]` entries of
     /// [`Data::solver`] (at most [`NSOLVER`]).
     pub fn solver_stats(&self, island: usize) -> &[SolverStat] {
@@ -996,13 +1004,10 @@ impl<T: Scalar> Data<T> {
         }
     }
 
-    /// Resets, then loads keyframe `k` (`mj_resetDataKeyframe`): time, qpos, qvel, act, ctrl,
-    /// mocap pose. Components a keyframe leaves empty keep their reset values.
-    pub fn reset_keyframe(&mut self, m: &Model, k: usize) -> Result<(), String> {
-        if k >= m.nkey {
-            return Err(format!("keyframe {k} out of range (model has {})", m.nkey));
-        }
-        self.reset(m);
+    /// Loads keyframe `k` (`k < m.nkey`) into a reset state, the second half of
+    /// `mj_resetDataKeyframe` ([`Data::reset_keyframe`], in `crate::reset`): time, qpos, qvel,
+    /// act, ctrl, mocap pose. Components a keyframe leaves empty keep their reset values.
+    pub(crate) fn load_keyframe(&mut self, m: &Model, k: usize) {
         fn load<T: Scalar>(dst: &mut [T], src: Option<&Vec<f64>>) {
             if let Some(s) = src.filter(|s| s.len() == dst.len()) {
                 for (x, y) in dst.iter_mut().zip(s) {
@@ -1025,7 +1030,6 @@ impl<T: Scalar> Data<T> {
                 self.mocap_quat[i] = Quaternion::new(sc(c[0]), sc(c[1]), sc(c[2]), sc(c[3]));
             }
         }
-        Ok(())
     }
 
     /// Drops every constraint row (`nefc = 0`, an empty Jacobian, no contact's `efc_address`),

@@ -196,6 +196,11 @@ fn load_impl(
             message,
         }
     })?;
+    // MuJoCo's compiler makes an mjData of the model, whose reset puts the `sleep="init"`
+    // trees to sleep and warns when some cannot sleep (crate::reset): the same warning here
+    if crate::reset::init_trees(&model) > 0 && crate::forward::unsupported(&model).is_none() {
+        drop(crate::data::Data::<f64>::new(&model));
+    }
     let read = files.read_log.map(|l| l.into_inner()).unwrap_or_default();
     Ok((model, read))
 }

@@ -45,6 +45,7 @@ mod assembly_oracle;
 mod island_oracle;
 mod noslip_oracle;
 mod pgs_oracle;
+mod sleep_init_oracle;
 mod sleep_oracle;
 mod solve_skip;
 mod solver_counts;
