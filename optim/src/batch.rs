@@ -20,6 +20,7 @@ use crate::sysid::{model_with, set_derived, Param};
 pub use crate::threads::all_threads;
 use crate::threads::Threads;
 use moreau::data::{WarningStat, NWARNING};
+use moreau::model::enable;
 use moreau::state_bits as bits;
 use moreau::{get_state, set_state, state_size};
 use moreau::{Data, Model};
@@ -73,6 +74,12 @@ fn same_data_layout(m: &Model, d: &Data) -> bool {
         && d.eq_active.len() == m.neq
         && d.sensordata.len() == m.nsensordata
 }
+
+/// The refusal of a batch that is not persistent for a model with the `sleep` flag: which
+/// trees sleep (`tree_asleep`) is not in the state rows, so one `Data` cannot serve several
+/// simulations (MuJoCo 4.0.0's `mujoco.batch.Batch` refuses it in these words).
+pub const NOT_PERSISTENT: &str =
+    "sleep and IPC require a persistent batch: their bookkeeping is not part of the state";
 
 /// A thread's (or a persistent simulation's) scratch: the `Data` a simulation is loaded into,
 /// and the derivative workspaces, made on first use.
@@ -141,6 +148,9 @@ impl Batch {
         nthread: usize,
         persistent: bool,
     ) -> Result<Self, String> {
+        if !persistent && model.opt.enabled(enable::SLEEP) {
+            return Err(NOT_PERSISTENT.into());
+        }
         let threads = Threads::new(nthread)?;
         let nthread = threads.nthread();
         let nstate = state_size(&model, BATCH_SPEC).map_err(|e| format!("{e:?}"))?;
@@ -264,6 +274,9 @@ impl Batch {
             return Err(format!(
                 "model {i} gives Data another layout than the batch's model (different sizes)"
             ));
+        }
+        if !self.persistent && models.iter().any(|m| m.opt.enabled(enable::SLEEP)) {
+            return Err(NOT_PERSISTENT.into());
         }
         self.models = models;
         Ok(())

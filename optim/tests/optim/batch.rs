@@ -335,3 +335,39 @@ fn batched_transition_jacobians_equal_one_at_a_time() {
         assert_eq!(bits_of(j.B.as_slice()), bits_of(want.B.as_slice()));
     }
 }
+
+/// A model with the `sleep` flag needs a persistent batch (which trees sleep is not in the
+/// state rows), as MuJoCo 4.0.0's `mujoco.batch.Batch` says; in a persistent batch every
+/// simulation starts, and restarts after `reset`, with its `sleep="init"` trees asleep as
+/// `Data::new` has them (tests/engine/sleep_init_oracle.rs checks those against MuJoCo), and
+/// keeps them asleep while stepping.
+#[test]
+fn sleep_needs_a_persistent_batch_whose_init_trees_start_asleep() {
+    let xml = r#"<mujoco><option><flag sleep="enable"/></option><worldbody>
+        <geom type="plane" size="5 5 .1"/>
+        <body pos="0 0 .099" sleep="init"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+        <body pos="1 0 .5"><freejoint/><geom size=".1"/></body></worldbody></mujoco>"#;
+    let m = moreau::load_from_str(xml, &moreau::Vfs::default()).unwrap();
+    let refused = Batch::new(m.clone(), 2, 1, false).err().unwrap();
+    assert!(refused.contains("persistent batch"), "{refused}");
+    let mut b = Batch::new(m.clone(), 2, 1, true).unwrap();
+    let fresh = moreau::Data::<f64>::new(&m);
+    assert_eq!(fresh.tree_asleep, [0, -10]);
+    for sim in 0..2 {
+        assert_eq!(b.data(sim).unwrap().data.tree_asleep, fresh.tree_asleep);
+    }
+    b.step(None, 30).unwrap();
+    for sim in 0..2 {
+        let s = b.data(sim).unwrap();
+        // the box sleeps on, the sphere has fallen
+        assert_eq!(s.data.tree_asleep[0], 0);
+        assert_eq!(&s.data.qpos[..7], &m.qpos0[..7]);
+        assert!(s.data.qpos[9] < 0.49);
+    }
+    b.reset(None).unwrap();
+    for sim in 0..2 {
+        let s = b.data(sim).unwrap();
+        assert_eq!(s.data.tree_asleep, fresh.tree_asleep);
+        assert_eq!(s.data.qpos, fresh.qpos);
+    }
+}
