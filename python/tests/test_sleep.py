@@ -465,11 +465,97 @@ def test_explicit_pairs_sleep_and_wake_as_in_mujoco():
     run(mj, mo, dj, do, 200, "drop")
 
 
-def test_unsupported_sleep_is_refused():
-    """What is not simulated yet (here: trees asleep from the start, `sleep="init"`) is refused
-    at load with the sleep flag named."""
-    xml = """<mujoco><option><flag sleep="enable"/></option><worldbody>
-    <body sleep="init"><freejoint/><geom size=".1"/></body></worldbody></mujoco>"""
-    mujoco.MjModel.from_xml_string(xml)
-    with pytest.raises(ValueError, match="sleep"):
-        moreau.MjModel.from_xml_string(xml)
+# sleep="init" trees: two boxes alone, a welded pair (one island), a box welded to one that
+# is not sleep="init" (stays awake, with MuJoCo's warning), a sphere that is not, and a
+# keyframe that lifts the first box
+INIT = """<mujoco><option><flag sleep="enable"/></option><worldbody>
+<geom type="plane" size="5 5 .1"/>
+<body name="a" pos="0 0 .099" sleep="init"><freejoint/><geom type="box" size=".1 .1 .1"/>
+  <site name="sa"/></body>
+<body name="b" pos="1 0 .099" sleep="init"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+<body name="c" pos="1.3 0 .099" sleep="init"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+<body name="d" pos="2 0 .099" sleep="init"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+<body name="e" pos="2.3 0 .099"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+<body name="f" pos="3 0 .1"><freejoint/><geom size=".1"/></body>
+<body name="drop" pos="0 2 .05"><freejoint/><geom size=".05"/></body>
+</worldbody>
+<equality><weld body1="b" body2="c"/><weld body1="d" body2="e"/></equality>
+<keyframe><key qpos="0 0 .4 1 0 0 0  1 0 .099 1 0 0 0  1.3 0 .099 1 0 0 0  2 0 .099 1 0 0 0
+  2.3 0 .099 1 0 0 0  3 0 .1 1 0 0 0  0 2 .05 1 0 0 0"/></keyframe>
+<sensor><accelerometer site="sa"/><framepos objtype="site" objname="sa"/></sensor>
+</mujoco>"""
+
+INIT_WARNING = ("4 trees were marked as sleep='init' but only 3 could be slept. Body 'd' (id=4) "
+                "is the root of the first tree that could not be slept.")
+
+
+def init_reset_fields(dj, do, where):
+    """What the reset computes besides `compare`'s fields: the contacts (without rows), the
+    constraint forces and the kinematics of the reset's forward pass."""
+    assert [tuple(c.geom) for c in dj.contact] == [tuple(c.geom) for c in do.contact], where
+    assert do.nisland == dj.nisland == 0, where
+    for f in ("qfrc_constraint", "qfrc_smooth", "qfrc_bias", "xpos", "xquat"):
+        x, y = np.asarray(getattr(dj, f)), np.asarray(getattr(do, f))
+        assert np.abs(x - y).max() / max(1, np.abs(x).max()) < TOL_DERIVED, (where, f)
+
+
+def test_init_trees_sleep_from_the_reset_as_in_mujoco(capfd, monkeypatch, tmp_path):
+    """`MjData` and `mj_resetData` put the `sleep="init"` trees to sleep as MuJoCo 4.0.0 does:
+    a lone box and a welded pair (one cycle) asleep, the other trees one step at rest (-10), a
+    box welded to a tree that is not `sleep="init"` awake (-11) with MuJoCo's warning on stderr;
+    then the sphere dropped on the first box wakes it, in both engines."""
+    monkeypatch.chdir(tmp_path)  # both warning handlers append to MUJOCO_LOG.TXT
+    mj, mo, dj, do = pair(INIT)
+    compare(dj, do, "MjData")
+    init_reset_fields(dj, do, "MjData")
+    assert dj.tree_asleep.tolist() == [0, 2, 1, -11, -10, -10, -10]
+    for d, lib, m in ((dj, mujoco, mj), (do, moreau, mo)):
+        d.qpos[2] = 0.3
+        lib.mj_step(m, d)
+        lib.mj_resetData(m, d)
+    compare(dj, do, "mj_resetData")
+    init_reset_fields(dj, do, "mj_resetData")
+    err = capfd.readouterr().err
+    # the compiler (which makes a data), MjData and mj_resetData, in each engine
+    assert err.count("WARNING: " + INIT_WARNING) == 6, err
+    run(mj, mo, dj, do, 10, "rest")
+    assert dj.tree_asleep[0] == 0
+    for d in (dj, do):
+        d.qpos[42:45] = [0, 0, 0.4]
+    run(mj, mo, dj, do, 200, "drop")
+    assert dj.tree_asleep[0] != 0 or dj.qpos[2] != 0.099  # the box woke
+
+
+def test_init_trees_and_a_keyframe_reset_as_in_mujoco():
+    """`mj_resetDataKeyframe` sleeps the `sleep="init"` trees at `qpos0`, then loads the
+    keyframe: the lifted box wakes at the next step and falls, the others sleep on."""
+    mj, mo, dj, do = pair(INIT)
+    mujoco.mj_resetDataKeyframe(mj, dj, 0)
+    moreau.mj_resetDataKeyframe(mo, do, 0)
+    compare(dj, do, "keyframe")
+    run(mj, mo, dj, do, 60, "keyframe")
+    assert dj.tree_asleep[0] < 0 and dj.tree_asleep[1] >= 0 and dj.qpos[2] < 0.4
+
+
+def test_init_trees_in_a_persistent_batch_as_in_mujoco():
+    """A batch of a model with the `sleep` flag must be persistent (both engines refuse the
+    other, in MuJoCo's words); a persistent batch's simulations start, and restart after
+    `reset`, with the `sleep="init"` trees asleep."""
+    import mujoco.batch
+    import moreau.batch
+    mj, mo, _, _ = pair(INIT)
+    for lib, m in ((mujoco, mj), (moreau, mo)):
+        with pytest.raises(ValueError, match="persistent"):
+            lib.batch.Batch(m, 2, 1)
+    bj = mujoco.batch.Batch(mj, 2, 1, persistent=True)
+    bo = moreau.batch.Batch(mo, 2, 1, persistent=True)
+    for step in (False, True):
+        if step:
+            bj.step(nstep=5)
+            bo.step(nstep=5)
+            bj.reset()
+            bo.reset()
+        for sim in range(2):
+            dj, do = bj.get_data(sim), bo.get_data(sim)
+            assert np.array_equal(np.asarray(do.tree_asleep), dj.tree_asleep), (step, sim)
+            assert np.abs(np.asarray(do.qpos) - dj.qpos).max() < TOL, (step, sim)
