@@ -1051,6 +1051,29 @@ impl<T: Scalar> Data<T> {
         self.nefc = nefc;
         self.efc_type.resize(nefc, ConstraintType::Equality);
         self.efc_id.resize(nefc, 0);
+        if nefc == 0 && ncone == 0 {
+            // no rows (a model without constraints: every forward): the arrays are emptied and
+            // the solver, which does not run without rows, keeps its work space as it is (it
+            // reserves its room when rows come)
+            if self.efc_J_sparse {
+                self.efc_J_rownnz.clear();
+                self.efc_J_rowadr.clear();
+                self.efc_J_rowsuper.clear();
+            } else {
+                self.efc_J.clear();
+            }
+            for v in self.efc_values() {
+                v.clear();
+            }
+            self.efc_KBIP.clear();
+            self.efc_state.clear();
+            self.efc_solref.clear();
+            self.efc_solimp.clear();
+            self.efc_cone.clear();
+            self.solver_scratch_mut().resize(0, 0);
+            self.solver_nnz.reserve(nv);
+            return;
+        }
         if self.efc_J_sparse {
             // values and columns are appended row by row by the assembly
             for v in [
