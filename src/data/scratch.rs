@@ -279,6 +279,14 @@ pub struct SolverScratch<T> {
     pub B: Vec<T>,
     pub B_colind: Vec<usize>,
     pub B_rowadr: Vec<usize>,
+    /// The same entries as `B`, each group of rows (`B_group`) transposed: the group's `m` rows
+    /// on its `l` columns at the group's first row address, entry (column position t, row r)
+    /// at `t·m + r`, so that a column's entries of the group's rows are side by side
+    /// (`pgs::build_ar`).
+    pub Bt: Vec<T>,
+    /// `pgs::build_ar`: the column positions (in the two groups) of the columns that two groups
+    /// of rows of B share, in ascending column order.
+    pub bpair: Vec<(usize, usize)>,
     /// Per row of B: the first row with the same columns in `B_colind` (a contact's rows share
     /// them), so that products within a group are plain dot products (`crate::solver::pgs::b_dot`).
     pub B_group: Vec<usize>,
@@ -286,10 +294,12 @@ pub struct SolverScratch<T> {
     pub bmark: Vec<bool>,
     /// PGS and noslip: `sqrt(qLDiagInv)` per dof of the problem (`pgs::build_b`).
     pub bscale: Vec<T>,
-    /// PGS and noslip, compressed-row J: a dof's position in the current group's ancestor
-    /// closure (nv), and the group's rows eliminated together, up to [`B_CHUNK`] at a time
-    /// (`pgs::build_b`).
+    /// PGS: a dof's position in the columns of the current group of rows of B (nv,
+    /// `pgs::build_ar`).
     pub bpos: Vec<usize>,
+    /// PGS and noslip, compressed-row J: a group's rows eliminated together, up to [`B_CHUNK`]
+    /// at a time, entry (dof k, row r) of a chunk of `mc` rows at `k·mc + r` (`B_CHUNK × nv`
+    /// entries, zero between chunks; `pgs::build_b`).
     pub bgrp: Vec<T>,
     pub bres: Vec<T>,
     /// Noslip: the entries of A of the sweep's blocks, in visiting order (`noslip::sweeps`).
@@ -371,6 +381,8 @@ crate::data::reserved::clone_reserved! {
         B: vec,
         B_colind: vec,
         B_rowadr: vec,
+        Bt: vec,
+        bpair: vec,
         B_group: vec,
         bwork: vec,
         bmark: vec,
@@ -432,6 +444,8 @@ impl<T> Default for SolverScratch<T> {
             B: Vec::new(),
             B_colind: Vec::new(),
             B_rowadr: Vec::new(),
+            Bt: Vec::new(),
+            bpair: Vec::new(),
             B_group: Vec::new(),
             bwork: Vec::new(),
             bmark: Vec::new(),
@@ -600,6 +614,7 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut self.bmark, nv);
         grow(&mut self.bscale, nv);
         grow(&mut self.bpos, nv);
+        grow(&mut self.bpair, nv);
         grow(&mut self.bgrp, B_CHUNK * nv);
         grow(&mut self.bres, nv);
         grow(&mut self.noslip_a, 5 * nefc);

@@ -408,6 +408,7 @@ pub(super) fn solve<T: Scalar>(
 /// pipeline: A through M's sparse factor), with no dense M.
 ///
 /// Nothing to do when `s.b_valid` (B is that of `p`'s position part already); sets it.
+#[inline(never)]
 pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     if s.b_valid {
         return;
@@ -417,6 +418,7 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     let (nv, n) = (p.nv, p.nefc);
     let z = T::zero();
     s.B.clear();
+    s.Bt.clear();
     s.B_colind.clear();
     s.B_rowadr.clear();
     s.B_group.clear();
@@ -424,12 +426,16 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     s.bwork.resize(nv, z);
     s.bmark.clear();
     s.bmark.resize(nv, false);
+    // a dof's position in a group's columns (`build_ar`)
+    s.bpos.clear();
+    s.bpos.resize(nv, 0);
     // D^(−1/2) once per dof
     s.bscale.clear();
     s.bscale.extend(p.qLDiagInv[..nv].iter().map(|&d| d.sqrt()));
     if p.J_sparse {
-        s.bpos.clear();
-        s.bpos.resize(nv, 0);
+        // the groups' work space, by dof (zero between groups)
+        s.bgrp.clear();
+        s.bgrp.resize(nv * B_CHUNK, z);
         let mut i = 0;
         while i < n {
             i += build_b_group(p, s, i);
@@ -440,6 +446,7 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
         }
     }
     s.B_rowadr.push(s.B_colind.len());
+    debug_assert_eq!(s.Bt.len(), s.B.len());
 }
 
 /// The rows of B from the dense row `i` of J (`build_b`).
@@ -488,6 +495,7 @@ fn build_b_dense_row<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usi
     }
     let (work, scale) = (&mut s.bwork, &s.bscale);
     s.B.extend(cols.iter().map(|&k| work[k] * scale[k]));
+    s.Bt.extend_from_slice(&s.B[adr..]);
     for &k in cols {
         work[k] = z;
     }
@@ -535,47 +543,54 @@ fn build_b_group<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usize) 
         s.B_colind[adr..].sort_unstable();
     }
     let l = s.B_colind.len() - adr;
-    for (t, &k) in s.B_colind[adr..].iter().enumerate() {
+    for &k in &s.B_colind[adr..] {
         s.bmark[k] = false;
-        s.bpos[k] = t;
     }
     for _ in 1..m {
         s.B_colind.extend_from_within(adr..adr + l);
     }
     s.B.resize(adr + m * l, z);
+    s.Bt.resize(adr + m * l, z);
     for r in 0..m {
         s.B_rowadr.push(adr + r * l);
         s.B_group.push(i);
     }
     let cl = &s.B_colind[adr..adr + l];
-    let pos = &s.bpos;
     let mut r0 = 0;
     while r0 < m {
         let mc = (m - r0).min(B_CHUNK);
-        // scatter the chunk's rows of J: entry (t, r) at t·mc + r
+        // scatter the chunk's rows of J: entry (dof k, r) at k·mc + r (zero elsewhere)
         let w = &mut s.bgrp;
-        w.clear();
-        w.resize(l * mc, z);
         for r in 0..mc {
             let jr = jrow(i + r0 + r);
             for (&c, &v) in p.J_colind[jr.clone()].iter().zip(&p.J[jr]) {
-                w[pos[c] * mc + r] = v;
+                w[c * mc + r] = v;
             }
         }
         match mc {
-            1 => eliminate::<T, 1>(p, cl, pos, w),
-            2 => eliminate::<T, 2>(p, cl, pos, w),
-            3 => eliminate::<T, 3>(p, cl, pos, w),
-            4 => eliminate::<T, 4>(p, cl, pos, w),
-            5 => eliminate::<T, 5>(p, cl, pos, w),
-            6 => eliminate::<T, 6>(p, cl, pos, w),
-            7 => eliminate::<T, 7>(p, cl, pos, w),
-            _ => eliminate::<T, B_CHUNK>(p, cl, pos, w),
+            1 => eliminate::<T, 1>(p, cl, w),
+            2 => eliminate::<T, 2>(p, cl, w),
+            3 => eliminate::<T, 3>(p, cl, w),
+            4 => eliminate::<T, 4>(p, cl, w),
+            5 => eliminate::<T, 5>(p, cl, w),
+            6 => eliminate::<T, 6>(p, cl, w),
+            7 => eliminate::<T, 7>(p, cl, w),
+            _ => eliminate::<T, B_CHUNK>(p, cl, w),
+        }
+        // B and Bt from the closure's entries, which are then zeroed again
+        for (t, &k) in cl.iter().enumerate() {
+            let sk = s.bscale[k];
+            let src = &mut w[k * mc..(k + 1) * mc];
+            let dst = &mut s.Bt[adr + t * m + r0..adr + t * m + r0 + mc];
+            for (o, x) in dst.iter_mut().zip(src.iter_mut()) {
+                *o = *x * sk;
+                *x = z;
+            }
         }
         for r in 0..mc {
             let b = adr + (r0 + r) * l;
-            for (t, (o, &k)) in s.B[b..b + l].iter_mut().zip(cl).enumerate() {
-                *o = w[t * mc + r] * s.bscale[k];
+            for (t, o) in s.B[b..b + l].iter_mut().enumerate() {
+                *o = s.Bt[adr + t * m + r0 + r];
             }
         }
         r0 += mc;
@@ -583,20 +598,20 @@ fn build_b_group<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usize) 
     m
 }
 
-/// `Lᵀ x = J_iᵀ` for `M` rows side by side (`w`: entry (t, r) at `t·M + r`, t the position in
-/// the closure `cl`, `pos` its inverse): deepest dof first, row k of L lists k's ancestors, all
-/// in the closure; a row whose x_k is zero skips k, as alone.
-fn eliminate<T: Scalar, const M: usize>(p: &Problem<T>, cl: &[usize], pos: &[usize], w: &mut [T]) {
+/// `Lᵀ x = J_iᵀ` for `M` rows side by side (`w`: entry (dof k, r) at `k·M + r`) on the
+/// ancestor closure `cl`: deepest dof first, row k of L lists k's ancestors, all in the
+/// closure; a row whose x_k is zero skips k, as alone.
+fn eliminate<T: Scalar, const M: usize>(p: &Problem<T>, cl: &[usize], w: &mut [T]) {
     let z = T::zero();
     let nm = p.qLD.len();
-    for (t, &k) in cl.iter().enumerate().rev() {
-        let xs: [T; M] = w[t * M..(t + 1) * M].try_into().unwrap();
+    for &k in cl.iter().rev() {
+        let xs: [T; M] = w[k * M..(k + 1) * M].try_into().unwrap();
         let a = p.Madr[k] + 1;
         let e = p.Madr.get(k + 1).copied().unwrap_or(nm);
         let (lv, lc) = (&p.qLD[a..e], &p.Mcol[a..e]);
         if xs.iter().all(|&x| x != z) {
             for (&lv, &cv) in lv.iter().zip(lc) {
-                let d = pos[cv] * M;
+                let d = cv * M;
                 let dst: &mut [T; M] = (&mut w[d..d + M]).try_into().unwrap();
                 for r in 0..M {
                     dst[r] -= lv * xs[r];
@@ -609,7 +624,7 @@ fn eliminate<T: Scalar, const M: usize>(p: &Problem<T>, cl: &[usize], pos: &[usi
                     continue;
                 }
                 for (&lv, &cv) in lv.iter().zip(lc) {
-                    w[pos[cv] * M + r] -= lv * x;
+                    w[cv * M + r] -= lv * x;
                 }
             }
         }
@@ -667,41 +682,179 @@ pub(super) fn b_axpy<T: Scalar>(s: &SolverScratch<T>, i: usize, f: T, y: &mut [T
 }
 
 /// `s.AR = J M⁻¹ Jᵀ (+ diag(R) if `with_r`)` of problem `p` (dense n × n) from the rows of B
-/// ([`build_b`]): an entry is B_i · B_j, zero for two rows with no common dof (different
-/// trees).
+/// ([`build_b`]): an entry is B_i · B_j over the columns the two rows share, in ascending
+/// column order (the merge of their column lists), zero for two rows with no common dof
+/// (different trees).
+///
+/// By groups of rows with the same columns (`B_group`: a contact's rows): for two groups the
+/// shared columns are found once (`bpair`), and the products of their rows are formed in
+/// blocks of up to 4 × 4 rows from the transposed copy `Bt`, each column's entries of the
+/// block's rows loaded once for all its products. Every entry adds the same products in the
+/// same order as the merge of its two rows, so A is the rowwise merge's bit for bit.
+#[inline(never)]
 pub(super) fn build_ar<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, with_r: bool) {
     let n = p.nefc;
     build_b(p, s);
-    s.AR.clear();
+    // every entry is written below (a block of zeros for two groups without a common column)
     s.AR.resize(n * n, T::zero());
-    for i in 0..n {
-        // row i scattered into `bwork` (all zero after `build_b`): B_i · B_j is then a pass over
-        // row j's columns in ascending order. It adds the products of the common columns in the
-        // merge's order, and a column of j outside row i adds ±0, which leaves the sum as it is
-        // (a sum that starts at +0 never becomes −0), so every entry is the merge's value.
-        let (a0, a1) = (s.B_rowadr[i], s.B_rowadr[i + 1]);
-        for (&c, &v) in s.B_colind[a0..a1].iter().zip(&s.B[a0..a1]) {
-            s.bwork[c] = v;
+    let mut g0 = 0;
+    while g0 < n {
+        let g1 = group_end(s, g0);
+        let (ga, gb) = (s.B_rowadr[g0], s.B_rowadr[g0 + 1]);
+        // the group's columns: marked, with their positions
+        for (t, &c) in s.B_colind[ga..gb].iter().enumerate() {
+            s.bmark[c] = true;
+            s.bpos[c] = t;
         }
-        for j in 0..=i {
-            let v = if s.B_group[i] == s.B_group[j] {
-                b_dot(s, i, j)
-            } else {
-                let (b0, b1) = (s.B_rowadr[j], s.B_rowadr[j + 1]);
+        let mut h0 = 0;
+        while h0 <= g0 {
+            let h1 = group_end(s, h0);
+            let (ha, hb) = (s.B_rowadr[h0], s.B_rowadr[h0 + 1]);
+            if g1 - g0 == 1 && h1 - h0 == 1 {
+                // two single rows: their product directly, the shared columns in order
                 let mut acc = T::zero();
-                for (&c, &y) in s.B_colind[b0..b1].iter().zip(&s.B[b0..b1]) {
-                    acc += s.bwork[c] * y;
+                for (&c, &y) in s.B_colind[ha..hb].iter().zip(&s.Bt[ha..hb]) {
+                    if s.bmark[c] {
+                        acc += s.Bt[ga + s.bpos[c]] * y;
+                    }
                 }
-                acc
-            };
-            s.AR[i * n + j] = v;
-            s.AR[j * n + i] = v;
+                s.AR[g0 * n + h0] = acc;
+                s.AR[h0 * n + g0] = acc;
+                h0 = h1;
+                continue;
+            }
+            s.bpair.clear();
+            for (t, &c) in s.B_colind[ha..hb].iter().enumerate() {
+                if s.bmark[c] {
+                    s.bpair.push((s.bpos[c], t));
+                }
+            }
+            if s.bpair.is_empty() {
+                for i in g0..g1 {
+                    for j in h0..h1 {
+                        s.AR[i * n + j] = T::zero();
+                        s.AR[j * n + i] = T::zero();
+                    }
+                }
+            } else {
+                ar_blocks(s, n, (g0, g1 - g0, ga), (h0, h1 - h0, ha));
+            }
+            h0 = h1;
         }
-        for &c in &s.B_colind[a0..a1] {
-            s.bwork[c] = T::zero();
+        for &c in &s.B_colind[ga..gb] {
+            s.bmark[c] = false;
         }
-        if with_r {
+        g0 = g1;
+    }
+    if with_r {
+        for i in 0..n {
             s.AR[i * n + i] += p.R[i];
+        }
+    }
+}
+
+/// The end of the group of rows of B starting at row `i` (`B_group`).
+#[inline]
+fn group_end<T>(s: &SolverScratch<T>, i: usize) -> usize {
+    let n = s.B_group.len();
+    let mut e = i + 1;
+    while e < n && s.B_group[e] == i {
+        e += 1;
+    }
+    e
+}
+
+/// The entries of A between group `g` and group `h` (first row, row count, address in `Bt`)
+/// over the shared columns `s.bpair`, in blocks of up to 4 × 4 rows, written to both triangles.
+fn ar_blocks<T: Scalar>(
+    s: &mut SolverScratch<T>,
+    n: usize,
+    (g0, mg, ga): (usize, usize, usize),
+    (h0, mh, ha): (usize, usize, usize),
+) {
+    let mut r0 = 0;
+    while r0 < mg {
+        let ra = (mg - r0).min(4);
+        let mut q0 = 0;
+        while q0 < mh {
+            let rb = (mh - q0).min(4);
+            let a = Panel {
+                v: &s.Bt[ga..],
+                m: mg,
+                r0,
+            };
+            let b = Panel {
+                v: &s.Bt[ha..],
+                m: mh,
+                r0: q0,
+            };
+            let ar = &mut s.AR;
+            let (i0, j0) = (g0 + r0, h0 + q0);
+            macro_rules! blk {
+                ($($x:literal $y:literal),*) => {
+                    match (ra, rb) {
+                        $(($x, $y) => put(ar, n, i0, j0, &block::<T, $x, $y>(&s.bpair, &a, &b)),)*
+                        _ => unreachable!(),
+                    }
+                };
+            }
+            blk!(1 1, 1 2, 1 3, 1 4, 2 1, 2 2, 2 3, 2 4, 3 1, 3 2, 3 3, 3 4, 4 1, 4 2, 4 3, 4 4);
+            q0 += rb;
+        }
+        r0 += ra;
+    }
+}
+
+/// Rows `r0..` of a group of rows of B in the transposed layout of `Bt` (`m` rows a column).
+struct Panel<'a, T> {
+    v: &'a [T],
+    m: usize,
+    r0: usize,
+}
+
+impl<T: Scalar> Panel<'_, T> {
+    /// The entries of the panel's first `R` rows at column position `t`.
+    #[inline(always)]
+    fn at<const R: usize>(&self, t: usize) -> [T; R] {
+        let a = t * self.m + self.r0;
+        self.v[a..a + R].try_into().unwrap()
+    }
+}
+
+/// The `RA × RB` products of rows of `a` and `b` over the column position pairs `pairs`,
+/// each a sum from zero in the pairs' order.
+#[inline(always)]
+fn block<T: Scalar, const RA: usize, const RB: usize>(
+    pairs: &[(usize, usize)],
+    a: &Panel<'_, T>,
+    b: &Panel<'_, T>,
+) -> [[T; RB]; RA] {
+    let mut acc = [[T::zero(); RB]; RA];
+    for &(ta, tb) in pairs {
+        let x = a.at::<RA>(ta);
+        let y = b.at::<RB>(tb);
+        for r in 0..RA {
+            for q in 0..RB {
+                acc[r][q] += x[r] * y[q];
+            }
+        }
+    }
+    acc
+}
+
+/// Writes a block of A with its first entry at (i0, j0), and its transpose.
+#[inline(always)]
+fn put<T: Scalar, const RA: usize, const RB: usize>(
+    ar: &mut [T],
+    n: usize,
+    i0: usize,
+    j0: usize,
+    v: &[[T; RB]; RA],
+) {
+    for r in 0..RA {
+        for q in 0..RB {
+            ar[(i0 + r) * n + j0 + q] = v[r][q];
+            ar[(j0 + q) * n + i0 + r] = v[r][q];
         }
     }
 }
