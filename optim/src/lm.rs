@@ -11,8 +11,9 @@
 //! the largest residual less than `penalty_decrease` (the classic schedule: the multipliers then
 //! converge faster than linearly with a fixed small `w`); the solver stops when the objective
 //! has stalled with the largest dynamics residual below `defect_tol` at a first-order point
-//! (see [`LevenbergMarquardt::gtol`]; a stall elsewhere ends as [`Outcome::Stalled`], not
-//! converged). The evaluation of the
+//! (see [`LevenbergMarquardt::gtol`]: the scaled gradient is small *and* the Gauss–Newton model
+//! that measures it is confirmed by one evaluation at its undamped step; a stall elsewhere ends
+//! as [`Outcome::Stalled`], not converged). The evaluation of the
 //! accepted trial point is kept for the next Jacobian (no recomputation), and all storage
 //! (Jacobian blocks, band matrices, step vectors) is reused across iterations.
 //!
@@ -66,7 +67,20 @@ pub struct LevenbergMarquardt {
     /// docs/references.md) takes the cosine with each column `J_j` instead, which here is
     /// ~1e-4 already at a poor guess: the columns are dominated by the stiff dynamics rows
     /// (`∝ √w/h²`). Scale free: it does not change when a variable or the residual is rescaled.
+    ///
+    /// The measure is only as good as the Gauss–Newton model it is taken in, so it certifies a
+    /// point only when that model holds there: the residual is evaluated at the undamped
+    /// Gauss–Newton step and the actual decrease must be within a factor `1/model_ratio` of
+    /// the model's (`½ gᵀ(JᵀJ)⁻¹g`; skipped when that is below 1e-10 of the objective). At a kink of
+    /// the contact forces the model fails at every step length down to the damped steps' 1e-8
+    /// rad, and a small scaled gradient there (the residual nearly orthogonal to the range of a
+    /// Jacobian that does not describe the residual) is not a first-order point: such a stall
+    /// continues and ends as [`Outcome::Stalled`].
     pub gtol: f64,
+    /// The undamped Gauss–Newton step's gain ratio (actual / predicted decrease) confirms the
+    /// model behind the `gtol` test when it lies in `[model_ratio, 1/model_ratio]` (see
+    /// [`LevenbergMarquardt::gtol`]).
+    pub model_ratio: f64,
     /// Step test (MINPACK's `xtol`): the undamped Gauss–Newton step with
     /// `‖δ‖∞ ≤ xtol·(‖z‖∞ + xtol)` also counts as first-order. Not the damped step: with the
     /// damping at 1e10 every step is small, optimal or not.
@@ -86,6 +100,8 @@ pub struct LevenbergMarquardt {
     outcome: Outcome,
     /// Scaled gradient ([`LevenbergMarquardt::gtol`]) at the last stall.
     optimality: f64,
+    /// Gain ratio of the undamped Gauss–Newton step at the last stall where it was checked.
+    last_model_ratio: f64,
     work: Work,
 }
 
@@ -98,10 +114,17 @@ pub enum Outcome {
     /// step below `xtol`) with the largest dynamics residual below `defect_tol`.
     Converged,
     /// At a feasible point that is not first-order optimal (scaled gradient `gradient` above
-    /// `gtol`), every trial step of an iteration was rejected, or `max_stalls` iterations in a
+    /// `gtol`, or below it but with the undamped Gauss–Newton step's gain ratio `model_ratio`
+    /// outside `[r, 1/r]`, `r` = [`LevenbergMarquardt::model_ratio`]: the model that measures
+    /// the gradient does not hold), every trial step of an iteration was rejected, or `max_stalls` iterations in a
     /// row decreased the objective by less than `tol`; the damping is `lambda`: the linear
     /// model of the residual fails at every step length tried (a kink of the contact forces).
-    Stalled { lambda: f64, gradient: f64 },
+    /// `model_ratio` is NaN when the scaled gradient was above `gtol` (no check was made).
+    Stalled {
+        lambda: f64,
+        gradient: f64,
+        model_ratio: f64,
+    },
     /// The multiplier updates ran out before the dynamics residual reached `defect_tol`.
     MultipliersExhausted,
 }
@@ -121,6 +144,9 @@ struct Work {
     delta: Vec<f64>,
     hd: Vec<f64>,
     zn: Vec<f64>,
+    /// The point of the undamped Gauss–Newton step and its evaluation (the `gtol` test's check).
+    zg: Vec<f64>,
+    check: Evaluation,
     /// Largest dynamics residual at the last multiplier update.
     last_defect: f64,
     growth: f64,
@@ -139,6 +165,8 @@ impl Default for Work {
             delta: vec![],
             hd: vec![],
             zn: vec![],
+            zg: vec![],
+            check: Evaluation::default(),
             last_defect: f64::INFINITY,
             growth: 1.0,
         }
@@ -158,6 +186,7 @@ impl Default for LevenbergMarquardt {
             penalty_decrease: 0.25,
             max_penalty_growth: 1e3,
             gtol: 0.03,
+            model_ratio: 0.25,
             xtol: 1e-8,
             max_stalls: 20,
             stalls: 0,
@@ -167,6 +196,7 @@ impl Default for LevenbergMarquardt {
             defect_history: vec![],
             outcome: Outcome::Running,
             optimality: f64::NAN,
+            last_model_ratio: f64::NAN,
             work: Work::default(),
         }
     }
@@ -207,6 +237,7 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         let ev = problem.problem("evaluate", |c| Ok(c.evaluate(&z)))?;
         self.outcome = Outcome::Running;
         self.stalls = 0;
+        self.last_model_ratio = f64::NAN;
         self.cost_history = vec![ev.cost()];
         self.defect_history = vec![ev.max_defect()];
         let kv = kv_of(&ev, self.lambda);
@@ -305,7 +336,7 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         // First-order test at a stall (the Gauss–Newton step at the start point, undamped
         // but for a round-off regularization; a matrix that is not positive definite, e.g.
         // with second-order terms, gets more until it is).
-        let (mut gnorm, mut gn_step) = (f64::NAN, f64::NAN);
+        let (mut gnorm, mut gn_step, mut gdg) = (f64::NAN, f64::NAN, f64::NAN);
         let stalled = stalled_at(accepted, f0, fnew, self.tol);
         if stalled {
             let dmax = w.diag.iter().fold(0.0f64, |a, d| a.max(d.abs()));
@@ -319,7 +350,7 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
                     w.delta.clear();
                     w.delta.extend_from_slice(&w.g);
                     w.hl.solve(&mut w.delta);
-                    let gdg: f64 = w.delta.iter().zip(&w.g).map(|(a, b)| a * b).sum();
+                    gdg = w.delta.iter().zip(&w.g).map(|(a, b)| a * b).sum();
                     gnorm = if f0 > 0.0 {
                         (gdg.max(0.0) / (2.0 * f0)).sqrt()
                     } else {
@@ -333,6 +364,35 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             self.optimality = gnorm;
         }
         let small_step = gn_step <= self.xtol * (zmax + self.xtol);
+        // The first-order test at a stall (`gtol`, `xtol`), at the start point `z`, with the
+        // largest dynamics residual after this iteration's step.
+        let defect = if accepted {
+            w.trial.max_defect()
+        } else {
+            ev.max_defect()
+        };
+        let mut model_ratio = f64::NAN;
+        let first_order = small_step
+            || (gnorm <= self.gtol && {
+                // Confirm the Gauss–Newton model at its own (undamped) step from the start
+                // point: `w.delta` still holds `(JᵀJ)⁻¹g`, so the step is `−w.delta`.
+                let pred = 0.5 * gdg.max(0.0);
+                if defect > self.defect_tol || pred <= 1e-10 * f0 {
+                    true
+                } else {
+                    let fg = problem.problem("evaluate", |c| {
+                        c.retract_into(&z, &w.delta, -1.0, &mut w.zg);
+                        c.evaluate_into(&w.zg, &mut w.check);
+                        Ok(half_sq(&w.check.r))
+                    })?;
+                    model_ratio = (f0 - fg) / pred;
+                    self.last_model_ratio = model_ratio;
+                    if std::env::var_os("LM_DEBUG").is_some() {
+                        eprintln!("  Gauss-Newton check: ratio {model_ratio:.3e} (f {fg:.6e})");
+                    }
+                    model_ratio >= self.model_ratio && model_ratio <= 1.0 / self.model_ratio
+                }
+            });
         let (zn, evn) = if accepted {
             let evn = std::mem::replace(&mut w.trial, ev);
             (w.zn.clone(), evn)
@@ -361,8 +421,6 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         // consecutive feasible stalls away from a first-order point (reset by any other iteration)
         let prev_stalls = std::mem::take(&mut self.stalls);
         if stalled {
-            let defect = evn.max_defect();
-            let first_order = gnorm <= self.gtol || small_step;
             if defect <= self.defect_tol && first_order {
                 self.outcome = Outcome::Converged;
                 state = state.terminate_with(TerminationReason::SolverConverged);
@@ -372,6 +430,7 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
                 self.outcome = Outcome::Stalled {
                     lambda: self.lambda,
                     gradient: gnorm,
+                    model_ratio,
                 };
                 let why = if accepted {
                     format!(
@@ -381,9 +440,18 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
                 } else {
                     "every trial step rejected".to_string()
                 };
+                let measure = if gnorm <= self.gtol {
+                    format!(
+                        "scaled gradient {gnorm:.1e} but the Gauss-Newton step's gain ratio {model_ratio:.1e} is outside [{}, {}]",
+                        self.model_ratio,
+                        1.0 / self.model_ratio
+                    )
+                } else {
+                    format!("scaled gradient {gnorm:.1e} > gtol {:.0e}", self.gtol)
+                };
                 state = state.terminate_with(TerminationReason::SolverExit(format!(
-                    "stalled: {why} (damping {:.1e}), scaled gradient {gnorm:.1e} > gtol {:.0e}",
-                    self.lambda, self.gtol
+                    "stalled: {why} (damping {:.1e}), {measure}",
+                    self.lambda
                 )));
             } else if defect <= self.defect_tol {
                 // Feasible, decreasing slowly, not yet first-order: keep iterating (the damping
@@ -439,6 +507,12 @@ impl LevenbergMarquardt {
     /// The scaled gradient ([`LevenbergMarquardt::gtol`]) at the last stall.
     pub fn optimality(&self) -> f64 {
         self.optimality
+    }
+
+    /// The gain ratio of the undamped Gauss–Newton step at the last stall where the `gtol` test
+    /// checked it (NaN if none; [`LevenbergMarquardt::model_ratio`]).
+    pub fn model_ratio_at_stall(&self) -> f64 {
+        self.last_model_ratio
     }
 }
 

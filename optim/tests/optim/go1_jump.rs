@@ -184,13 +184,15 @@ fn knees_clear_launch_touches_only_with_the_feet() {
     assert!(s.jumped(60, 10f64.to_radians(), 0.2), "{s:?}");
 }
 
-/// Collocation on the unchanged model (impratio 100) from the knees-clear guess converges
-/// (LM's first-order test at a stall with the largest unactuated force below 1e-3 N), and
-/// the open-loop replay of its controls in the engine follows the plan and jumps: ≥ 60 knots
-/// off the ground, landing upright (tilt < 10°) and standing (trunk above 0.2 m), the apex
-/// at least 8 cm above `home`'s 0.27 m.
+/// Collocation on the unchanged model (impratio 100) from the knees-clear guess ends on its own
+/// with the largest unactuated force below 1e-3 N, and the open-loop replay of its controls in
+/// the engine follows the plan and jumps: ≥ 60 knots off the ground, landing upright (tilt <
+/// 10°) and standing (trunk above 0.2 m), the apex at least 8 cm above `home`'s 0.27 m. LM ends
+/// it as a stall, not converged: the scaled gradient is below `gtol` (1.9e-2), but the
+/// Gauss–Newton step there raises the objective (gain ratio −8.7e4), so the plan is not a
+/// certified first-order point (it was reported converged before LM checked the model).
 #[test]
-fn collocation_from_the_knees_clear_guess_converges_and_jumps() {
+fn collocation_from_the_knees_clear_guess_jumps() {
     let (m, home, home_ctrl) = jump::load().unwrap();
     let u = jump::Script::knees_clear().controls(&home_ctrl, HORIZON);
     let q = jump::rollout(&m, &home, &u);
@@ -212,8 +214,9 @@ fn collocation_from_the_knees_clear_guess_converges_and_jumps() {
 /// trunk at 0.36 m over knots 110..=200 with the feet's clearance term (every foot's bottom 3 cm
 /// above the floor over those knots, weight 1e4: without it the robot reaches the trunk target
 /// by straightening its legs). iLQR through the engine's step from the standing controls finds
-/// a jump; collocation from iLQR's plan converges on the unchanged model (LM's first-order test
-/// with the largest unactuated force below 1e-3 N), and the open-loop replay of its controls in
+/// a jump; collocation from iLQR's plan ends on the unchanged model with the largest unactuated
+/// force below 1e-3 N (as a stall: the Gauss–Newton step at the plan has gain ratio −1.5e3, see
+/// `check_collocation_plan`), and the open-loop replay of its controls in
 /// the engine follows the plan and jumps: all four feet off the ground for ≥ 60 knots, back on
 /// the floor upright (tilt < 10°) and standing (trunk above 0.2 m).
 #[test]
@@ -253,10 +256,55 @@ fn jump_from_standing_by_ilqr_then_collocation() {
     }
 }
 
-/// What both collocation tests ask of a plan: LM converged with the largest unactuated force
-/// at most 1e-3 N, and the open-loop replay of its controls in the engine (from `home`) stays
-/// within 1e-3 of the plan and jumps (≥ 60 knots off the ground, landing tilt < 10°, trunk
-/// above 0.2 m). Returns the replay and its summary.
+/// Collocation alone from the standing rollout with the same task (the trunk target and the feet's
+/// clearance term): LM does not leave the guess, and it must not call that converged. The
+/// scaled gradient there is below `gtol` (about 2e-2 against 0.03), but the Gauss–Newton model
+/// it is measured in does not hold: every trial step at moderate damping is rejected, the
+/// damping climbs to 1e13–1e15 and the accepted steps shrink to 1e-8 rad and below (the contact
+/// forces' kinks under four feet at impratio 100). LM now checks the model at its undamped
+/// step before it certifies a first-order point; here the check fails and the run ends as a
+/// stall (formerly "converged" after 21 iterations at cost 3833.37, docs/optimization.md).
+#[test]
+fn collocation_alone_from_standing_is_not_reported_converged() {
+    let (m, home, home_ctrl) = jump::load().unwrap();
+    let u0 = vec![home_ctrl.clone(); HORIZON];
+    let standing = jump::rollout(&m, &home, &u0);
+    let mut goal = jump::Goal::over_window(&home, (110, 200), 0.36);
+    goal.clearance = Some(jump::Clearance::feet(&m, 0.03, 1e4).unwrap());
+    let plan = jump::solve_collocation(
+        &m,
+        &goal,
+        &standing,
+        &jump::CollocationSettings::default(),
+        |_, _| {},
+    )
+    .unwrap();
+    let s = jump::summarize(&m, &plan.q);
+    println!(
+        "collocation from standing: {} iterations, {}, cost {} (start {:?}), max |unactuated τ| \
+         {:.2e}; {s:?}",
+        plan.iterations,
+        plan.termination,
+        plan.cost,
+        plan.history.first(),
+        plan.defect
+    );
+    assert_eq!(s.flight.0, 0, "the plan stays on the ground: {s:?}");
+    assert!(!plan.converged, "reported converged: {}", plan.termination);
+    assert!(
+        plan.termination.starts_with("stalled"),
+        "{}",
+        plan.termination
+    );
+}
+
+/// What both collocation tests ask of a plan: LM ended on its own (converged, or stalled: on this
+/// model the Gauss–Newton model fails within 1e-6 rad of every plan LM reaches, the contact
+/// forces' kinks under the feet at impratio 100, so LM cannot certify a first-order point and
+/// reports a stall; not the iteration limit) with the largest unactuated force at most 1e-3 N,
+/// and the open-loop replay of its controls in the engine (from `home`) stays within 1e-3 of the
+/// plan and jumps (≥ 60 knots off the ground, landing tilt < 10°, trunk above 0.2 m). Returns
+/// the replay and its summary.
 fn check_collocation_plan(
     m: &moreau::Model,
     home: &[f64],
@@ -275,7 +323,11 @@ fn check_collocation_plan(
         plan.history.first(),
         plan.defect
     );
-    assert!(plan.converged, "{label}: {}", plan.termination);
+    assert!(
+        plan.converged || plan.termination.starts_with("stalled"),
+        "{label}: {}",
+        plan.termination
+    );
     assert!(
         plan.defect <= 1e-3,
         "{label}: unactuated force {:.2e} N",
