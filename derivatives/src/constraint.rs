@@ -23,19 +23,50 @@ pub fn constraint_hessian(m: &Model, d: &Data<f64>) -> DMatrix<f64> {
 
 /// [`constraint_hessian`] and the force `efc_force = −∂s/∂jar` at the same `jar`.
 pub fn constraint_hessian_force(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, Vec<f64>) {
+    let mut h = DMatrix::zeros(0, 0);
+    let mut force = Vec::new();
+    constraint_hessian_force_into(m, d, &mut HessianScratch::default(), &mut h, &mut force);
+    (h, force)
+}
+
+/// The row scratch of [`constraint_hessian_force_into`]: `jar`, the rows' states and the cones'
+/// Hessians.
+#[derive(Default)]
+pub(crate) struct HessianScratch {
+    jar: Vec<f64>,
+    state: Vec<ConstraintState>,
+    ch: Vec<f64>,
+}
+
+/// [`constraint_hessian_force`] into `h` and `force` with the scratch `s` (no allocation once
+/// their sizes are reached).
+pub(crate) fn constraint_hessian_force_into(
+    m: &Model,
+    d: &Data<f64>,
+    s: &mut HessianScratch,
+    h: &mut DMatrix<f64>,
+    force: &mut Vec<f64>,
+) {
     let n = d.nefc;
     let nv = m.nv;
-    let mut h = DMatrix::zeros(n, n);
+    crate::work::zeroed(h, n, n);
+    force.clear();
     if n == 0 {
-        return (h, Vec::new());
+        return;
     }
-    let mut jar = vec![0.0; n];
-    efc_jar(nv, d, &mut jar);
+    let jar = &mut s.jar;
+    jar.clear();
+    jar.resize(n, 0.0);
+    efc_jar(nv, d, jar);
     let rows = Rows::of_data(d);
-    let mut force = vec![0.0; n];
-    let mut state = vec![ConstraintState::Satisfied; n];
-    let mut ch = vec![0.0; d.efc_cone.len() * CONE_H];
-    evaluate(&rows, &jar, &mut force, &mut state, Some(&mut ch));
+    force.resize(n, 0.0);
+    let state = &mut s.state;
+    state.clear();
+    state.resize(n, ConstraintState::Satisfied);
+    let ch = &mut s.ch;
+    ch.clear();
+    ch.resize(d.efc_cone.len() * CONE_H, 0.0);
+    evaluate(&rows, jar, force, state, Some(ch));
     let mut i = 0;
     let mut ci = 0;
     while i < n {
@@ -67,5 +98,4 @@ pub fn constraint_hessian_force(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, Vec<
             i += 1;
         }
     }
-    (h, force)
 }

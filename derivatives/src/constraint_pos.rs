@@ -457,5 +457,6 @@ pub fn add_constraint_pos(
             }
         }
     }
+    w.spare = Some((h, f));
     true
 }

@@ -50,7 +50,14 @@ fn on_chain(m: &Model, a: &[f64], b: &[f64]) -> bool {
 /// numbered parents first, so a row's leaf is its last nonzero). The rows of a contact with one
 /// side on a dof-free body (the world, a static body) need no check: they act on the other
 /// body's root path, and `h` couples them only with rows of the same contact.
-fn rows_on_chains(m: &Model, d: &Data<f64>, jd: &[f64], h: &DMatrix<f64>) -> bool {
+fn rows_on_chains(
+    m: &Model,
+    d: &Data<f64>,
+    jd: &[f64],
+    h: &DMatrix<f64>,
+    leaf: &mut Vec<Option<usize>>,
+    single: &mut Vec<bool>,
+) -> bool {
     let nv = m.nv;
     let one_body = |r: usize| {
         d.efc_type[r].is_contact()
@@ -59,8 +66,8 @@ fn rows_on_chains(m: &Model, d: &Data<f64>, jd: &[f64], h: &DMatrix<f64>) -> boo
                 .iter()
                 .any(|&g| moreau::pipeline::body_last_dof(m, m.geom_bodyid[g]).is_none())
     };
-    let mut leaf: Vec<Option<usize>> = Vec::with_capacity(h.nrows());
-    let mut single: Vec<bool> = Vec::with_capacity(h.nrows());
+    leaf.clear();
+    single.clear();
     for r in 0..h.nrows() {
         let row = &jd[r * nv..(r + 1) * nv];
         let ob = one_body(r);
@@ -104,7 +111,7 @@ pub fn hessian_tree_sparse(m: &Model, d: &Data<f64>) -> bool {
     for r in 0..d.nefc {
         d.efc_J_row(r, nv).expand(&mut jd[r * nv..(r + 1) * nv]);
     }
-    rows_on_chains(m, d, &jd, &h)
+    rows_on_chains(m, d, &jd, &h, &mut Vec::new(), &mut Vec::new())
 }
 
 impl Lin {
@@ -121,7 +128,7 @@ impl Lin {
                 .expand(&mut self.jd[r * nv..(r + 1) * nv]);
         }
         let jd = &self.jd;
-        if !rows_on_chains(m, d, jd, h) {
+        if !rows_on_chains(m, d, jd, h, &mut self.leaf, &mut self.single) {
             return false;
         }
         self.ld.clear();
@@ -191,12 +198,18 @@ fn q_pass(
 
 /// `∂qfrc_actuator/∂(act, u)` (`nv × (na+nu)`) and `∂act_dot/∂(act, u)` (`na × (na+nu)`), by
 /// duals over the actuation stage only (position/velocity results of `d` fixed).
-fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f64>, DMatrix<f64>) {
+/// `fa` is overwritten (resized if its shape differs).
+fn actuation_jacobian(
+    m: &Model,
+    d: &Data<f64>,
+    w: &mut Workspace,
+    fa: &mut DMatrix<f64>,
+) -> DMatrix<f64> {
     let (nv, na, nu) = (m.nv, m.na, m.nu);
-    let mut fa = DMatrix::zeros(nv, na + nu);
+    crate::work::zeroed(fa, nv, na + nu);
     let mut ad = DMatrix::zeros(na, na + nu);
     if na + nu == 0 {
-        return (fa, ad);
+        return ad;
     }
     let dd = w.dual_of(m, d);
     crate::dual::lift_actuation_inputs(d, dd);
@@ -249,7 +262,7 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f
                 x.eps = 0.0;
             }
         }
-        return (fa, ad);
+        return ad;
     }
     for k in 0..na + nu {
         if k < na {
@@ -270,7 +283,7 @@ fn actuation_jacobian(m: &Model, d: &Data<f64>, w: &mut Workspace) -> (DMatrix<f
             dd.ctrl[k - na].eps = 0.0;
         }
     }
-    (fa, ad)
+    ad
 }
 
 /// `∂qacc/∂x` of forward dynamics by the IFT, columns `(q tangent, v, act, u)`
@@ -323,7 +336,16 @@ pub(crate) fn forward_parts(
     }
     // M + JᵀHJ (tree-sparse factor when it has M's sparsity, else dense) and −JᵀH B J into
     // the velocity columns; (H, f) handed to the constraint ∂/∂q
-    let pre = (d.nefc > 0).then(|| constraint_hessian_force(m, d));
+    // (H, f) into the last call's storage (`w.cons.spare`, returned by the constraint ∂/∂q)
+    let pre = (d.nefc > 0).then(|| {
+        let (mut h, mut f) = w
+            .cons
+            .spare
+            .take()
+            .unwrap_or_else(|| (DMatrix::zeros(0, 0), Vec::new()));
+        crate::constraint::constraint_hessian_force_into(m, d, &mut w.cons.hessian, &mut h, &mut f);
+        (h, f)
+    });
     lin.tree = match &pre {
         None => {
             lin.ld.clear();
@@ -352,15 +374,17 @@ pub(crate) fn forward_parts(
         chol_factor_fast(&mut lin.ld, nv);
     }
     w.cons.pre = pre;
-    let (fa, ad) = actuation_jacobian(m, d, w);
+    let ad = actuation_jacobian(m, d, w, &mut lin.fa);
     q_pass(m, d, want_m, w, &mut lin.qdg, &mut lin.qdmx);
-    w.cons.pre = None;
+    if let Some(x) = w.cons.pre.take() {
+        w.cons.spare = Some(x);
+    }
     for k in 0..nv {
         for l in 0..nv {
             lin.x[k * c + l] = -lin.qdg[(k, l)];
         }
         for l in 0..na + nu {
-            lin.x[k * c + 2 * nv + l] = fa[(k, l)];
+            lin.x[k * c + 2 * nv + l] = lin.fa[(k, l)];
         }
     }
     // (M + JᵀHJ) ∂qacc = −∂g: all columns at once (row blocks)

@@ -199,7 +199,7 @@ impl Workspace {
         d: &mut Data<f64>,
         opts: &TransitionOptions,
     ) -> Result<&TransitionJacobians, Error> {
-        self.analytic.lin.step = None;
+        self.analytic.lin.clear_step();
         match opts.method {
             Method::Fd => {
                 if m.opt.enabled(moreau::model::enable::SLEEP) {
@@ -217,7 +217,9 @@ impl Workspace {
                 if opts.sensors {
                     Support::sensors(m, d).check()?;
                 }
-                let t = crate::transition::forwarded(m, d, &mut self.analytic, opts.sensors)
+                // the last result's matrices are reused for this one's A and B
+                let reuse = self.transition.take();
+                let t = crate::transition::forwarded(m, d, &mut self.analytic, opts.sensors, reuse)
                     .map_err(Error::Failed)?;
                 Ok(self.transition.insert(t))
             }

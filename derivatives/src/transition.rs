@@ -95,8 +95,9 @@ pub(crate) fn forwarded(
     d: &mut Data<f64>,
     w: &mut Workspace,
     flg_sensor: bool,
+    reuse: Option<TransitionJacobians>,
 ) -> Result<TransitionJacobians, &'static str> {
-    w.lin.step = None;
+    w.lin.clear_step();
     if m.opt.integrator == Integrator::Rk4 {
         return crate::transition_rk4::transition(m, d, w, flg_sensor);
     }
@@ -109,12 +110,14 @@ pub(crate) fn forwarded(
     // restricted dual passes (crate::step_matrix)
     let he_dual = crate::step_matrix::needs_dual(m);
     let damped = m.opt.integrator == Integrator::Euler && euler_damped(m);
+    // the vectors below live in the workspace between calls
+    let mut vecs = std::mem::take(&mut w.lin.vecs);
     // Euler: the damping slope s(v) of He = M + h diag(s) (polynomial damping included)
-    let slope: Vec<f64> = if damped {
-        (0..nv).map(|i| damping_slope(m, d, i)).collect()
-    } else {
-        Vec::new()
-    };
+    let slope = &mut vecs.slope;
+    slope.clear();
+    if damped {
+        slope.extend((0..nv).map(|i| damping_slope(m, d, i)));
+    }
     // He = M + (He − M) dense (implicit integrators; crate::step_matrix::he_offset builds it as
     // the step does: sym(qDeriv) on M's sparsity, exact gyroscopic blocks, implicit's full
     // qDeriv), LU-factored (nothing to factor without dofs: nalgebra's solve panics on 0 × 0)
@@ -123,7 +126,9 @@ pub(crate) fn forwarded(
         crate::step_matrix::he_offset(m, d, &mut off);
         (dense_m(m, &d.qM) + DMatrix::from_row_slice(nv, nv, &off)).lu()
     });
-    let qacc = nalgebra::DVector::from_column_slice(&d.qacc);
+    crate::work::sized(&mut vecs.qacc, nv);
+    vecs.qacc.copy_from_slice(&d.qacc);
+    let qacc = &vecs.qacc;
     let integrated = damped || implicit;
     // eulerdamp: the tree-sparse LᵀDL of He = M + h diag(s)
     let mut lin = std::mem::take(&mut w.lin);
@@ -145,19 +150,29 @@ pub(crate) fn forwarded(
         yt.transpose()
     };
     // a_int: eulerdamp a_int = qacc − h He⁻¹ diag(s) qacc; implicit(fast) He a_int = M qacc
-    let aint = if damped {
-        let mut x: Vec<f64> = (0..nv).map(|i| -h * slope[i] * qacc[i]).collect();
-        moreau::pipeline::solve_ld(m, &lin.he, &lin.hei, &mut x);
-        &qacc + nalgebra::DVector::from_vec(x)
+    crate::work::sized(&mut vecs.aint, nv);
+    if damped {
+        let x = &mut vecs.x;
+        x.clear();
+        x.extend((0..nv).map(|i| -h * slope[i] * qacc[i]));
+        moreau::pipeline::solve_ld(m, &lin.he, &lin.hei, x);
+        for ((a, q), x) in vecs.aint.iter_mut().zip(qacc.iter()).zip(x.iter()) {
+            *a = q + x;
+        }
     } else if let Some(lu) = &lu {
         let x = m_mul(&DMatrix::from_column_slice(nv, 1, qacc.as_slice()));
-        nalgebra::DVector::from_column_slice(lu.solve(&x).ok_or(SINGULAR_HE)?.as_slice())
+        vecs.aint
+            .copy_from_slice(lu.solve(&x).ok_or(SINGULAR_HE)?.as_slice());
     } else {
-        qacc.clone()
-    };
-    let diff = &qacc - &aint;
+        vecs.aint.copy_from(qacc);
+    }
+    let aint = &vecs.aint;
+    crate::work::sized(&mut vecs.diff, nv);
+    for ((o, q), a) in vecs.diff.iter_mut().zip(qacc.iter()).zip(aint.iter()) {
+        *o = q - a;
+    }
     w.lin = lin;
-    let ad = forward_parts(m, d, integrated.then_some(&diff), w);
+    let ad = forward_parts(m, d, integrated.then_some(&vecs.diff), w);
     let c = nx + nu;
     let sensors = if flg_sensor {
         let da = DMatrix::from_row_slice(nv, c, &w.lin.x);
@@ -231,7 +246,9 @@ pub(crate) fn forwarded(
     let (ab, rest) = lin.ab.split_at_mut(nv * c);
     let dv = &rest[..nv * c];
     // q' = q ⊕ h v' (mjd_quatIntegrate blocks for quaternions)
-    let vnew: Vec<f64> = (0..nv).map(|i| d.qvel[i] + h * aint[i]).collect();
+    let mut vnew = std::mem::take(&mut vecs.step_vnew);
+    vnew.clear();
+    vnew.extend((0..nv).map(|i| d.qvel[i] + h * aint[i]));
     integrate_rows(m, &vnew, dv, c, h, ab);
     let ab = &mut lin.ab;
     // act' (advance_act): columns (act, u) only (column 2nv + col of the combined row)
@@ -243,10 +260,27 @@ pub(crate) fn forwarded(
             row[2 * nv + col] = e + cf * ad[(i, col)];
         }
     }
-    let a = DMatrix::from_fn(nx, nx, |i, k| ab[i * c + k]);
-    let b = DMatrix::from_fn(nx, nu, |i, k| ab[i * c + nx + k]);
+    // A and B into the last call's matrices when their shapes fit
+    let (mut a, mut b) = match reuse {
+        Some(t) if t.A.shape() == (nx, nx) && t.B.shape() == (nx, nu) => (t.A, t.B),
+        _ => (DMatrix::zeros(nx, nx), DMatrix::zeros(nx, nu)),
+    };
+    for k in 0..nx {
+        for i in 0..nx {
+            a[(i, k)] = ab[i * c + k];
+        }
+    }
+    for k in 0..nu {
+        for i in 0..nx {
+            b[(i, k)] = ab[i * c + nx + k];
+        }
+    }
+    let mut step_aint = std::mem::take(&mut vecs.step_aint);
+    step_aint.clear();
+    step_aint.extend_from_slice(aint.as_slice());
+    lin.vecs = vecs;
     lin.step = Some(StepLin {
-        aint: aint.as_slice().to_vec(),
+        aint: step_aint,
         vnew,
         he: match lu {
             Some(lu) => HeSolve::Lu(lu),

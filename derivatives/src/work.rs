@@ -225,6 +225,9 @@ pub struct ConstraintWork {
     pub(crate) dfm: Vec<f64>,
     /// `(H, f)` of the current state if the caller already has them (taken by the next call).
     pub(crate) pre: Option<(DMatrix<f64>, Vec<f64>)>,
+    /// The storage of the last `(H, f)` after use, and the scratch that computes them.
+    pub(crate) spare: Option<(DMatrix<f64>, Vec<f64>)>,
+    pub(crate) hessian: crate::constraint::HessianScratch,
 }
 
 /// Buffers of the linear algebra of the transition Jacobians (`crate::forward`), reused across calls.
@@ -256,6 +259,73 @@ pub struct Lin {
     /// `a_int`, `v' = v + h a_int`, and how `He a_int = M qacc` is solved (`None` when the
     /// last transition was not an analytic Euler or implicit(fast) step).
     pub(crate) step: Option<StepLin>,
+    /// `∂qfrc_actuator/∂(act, u)` (`nv × (na + nu)`), and `rows_on_chains`' per-row leaf dof
+    /// and single-body flag.
+    pub(crate) fa: DMatrix<f64>,
+    pub(crate) leaf: Vec<Option<usize>>,
+    pub(crate) single: Vec<bool>,
+    /// Vectors of [`crate::transition::forwarded`] kept between calls (no allocation once
+    /// sized): the damping slopes, `qacc`, `a_int`, `qacc − a_int`, the eulerdamp solve, and
+    /// the last [`StepLin`]'s `a_int` and `v'` storage while no step is kept.
+    pub(crate) vecs: StepVecs,
+}
+
+/// See [`Lin::vecs`].
+pub(crate) struct StepVecs {
+    pub(crate) slope: Vec<f64>,
+    pub(crate) qacc: nalgebra::DVector<f64>,
+    pub(crate) aint: nalgebra::DVector<f64>,
+    pub(crate) diff: nalgebra::DVector<f64>,
+    pub(crate) x: Vec<f64>,
+    pub(crate) step_aint: Vec<f64>,
+    pub(crate) step_vnew: Vec<f64>,
+}
+
+impl Default for StepVecs {
+    fn default() -> Self {
+        StepVecs {
+            slope: Vec::new(),
+            qacc: nalgebra::DVector::zeros(0),
+            aint: nalgebra::DVector::zeros(0),
+            diff: nalgebra::DVector::zeros(0),
+            x: Vec::new(),
+            step_aint: Vec::new(),
+            step_vnew: Vec::new(),
+        }
+    }
+}
+
+/// `v` resized to `n` (a new vector only when the length changes; the entries are the caller's
+/// to write).
+pub(crate) fn sized(v: &mut nalgebra::DVector<f64>, n: usize) {
+    if v.len() != n {
+        *v = nalgebra::DVector::zeros(n);
+    }
+}
+
+/// `a` as a zero `r × c` matrix, in its own storage when that is large enough (a shape change
+/// allocates only when the matrix grows beyond its largest size so far).
+pub(crate) fn zeroed(a: &mut nalgebra::DMatrix<f64>, r: usize, c: usize) {
+    if a.shape() == (r, c) {
+        a.fill(0.0);
+        return;
+    }
+    let mut v: Vec<f64> = std::mem::replace(a, nalgebra::DMatrix::zeros(0, 0))
+        .data
+        .into();
+    v.clear();
+    v.resize(r * c, 0.0);
+    *a = nalgebra::DMatrix::from_vec(r, c, v);
+}
+
+impl Lin {
+    /// Drops the kept step ([`Lin::step`]), keeping its vectors' storage for the next one.
+    pub(crate) fn clear_step(&mut self) {
+        if let Some(s) = self.step.take() {
+            self.vecs.step_aint = s.aint;
+            self.vecs.step_vnew = s.vnew;
+        }
+    }
 }
 
 /// How the integrator's `He a_int = M qacc` was solved in the last analytic transition.
