@@ -29,7 +29,9 @@
 //! `opt.impratio` at A, B, … first, from the scripted rollout on the first one's model, each
 //! stage from the last one's solution, and ends on the unchanged model; `--from-ilqr`: the collocation starts from iLQR's plan instead of the
 //! scripted rollout; `--impratio A`: the whole run on the model with `opt.impratio = A`;
-//! `--newton-after X`, `--max-stalls N`: LM's `newton_after` and `max_stalls`; `--fd-eps E`:
+//! `--newton-after X`, `--max-stalls N`: LM's `newton_after` and `max_stalls`; `--marquardt`:
+//! LM's damping scaled by the normal matrix's diagonal; `--dynamics-weight W`: the dynamics
+//! residual's weight (default 3); `--fd-eps E`:
 //! centered differences of step `E` for the inverse-dynamics Jacobians; `--check`: why LM
 //! stops, at the guess and at the end of each stage — the residual Jacobian and the
 //! Gauss–Newton model against the residual along the steepest descent and along LM's damped
@@ -201,6 +203,8 @@ fn run() -> Result<(), String> {
         fd_eps: arg(&args, "--fd-eps", 0.0)?,
         newton_after: arg(&args, "--newton-after", 0.0)?,
         max_stalls: arg(&args, "--max-stalls", 20)?,
+        marquardt: args.iter().any(|a| a == "--marquardt"),
+        dynamics_weight: arg(&args, "--dynamics-weight", 0.0)?,
     };
     let (mut m, home, home_ctrl) = jump::load()?;
     if let Some(i) = args.iter().position(|a| a == "--impratio") {

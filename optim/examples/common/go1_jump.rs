@@ -403,6 +403,12 @@ pub struct CollocationSettings {
     /// ([`LevenbergMarquardt::max_stalls`]).
     pub newton_after: f64,
     pub max_stalls: usize,
+    /// LM's damping scaled by the normal matrix's diagonal (variable scaling;
+    /// [`LevenbergMarquardt::marquardt`]).
+    pub marquardt: bool,
+    /// The dynamics residual's weight (the augmented-Lagrangian penalty's start; 0: the
+    /// problem's 3, [`collocation`]).
+    pub dynamics_weight: f64,
     /// Centered finite differences of this step for the inverse-dynamics Jacobians instead of
     /// the analytic ones (0: analytic).
     pub fd_eps: f64,
@@ -422,6 +428,8 @@ impl Default for CollocationSettings {
             fd_eps: 0.0,
             newton_after: 0.0,
             max_stalls: 20,
+            marquardt: false,
+            dynamics_weight: 0.0,
         }
     }
 }
@@ -509,7 +517,10 @@ pub fn solve_collocation(
             apex: stage.apex,
             ..goal.clone()
         };
-        let c = collocation(model, &g, horizon)?;
+        let mut c = collocation(model, &g, horizon)?;
+        if s.dynamics_weight > 0.0 {
+            c.weights.dynamics = s.dynamics_weight;
+        }
         if s.fd_eps > 0.0 {
             c.set_jacobian_provider(Box::new(moreau_optim::collocation::FiniteDifference::new(
                 s.fd_eps, s.fd_eps, true,
@@ -530,6 +541,7 @@ pub fn solve_collocation(
         lm.gtol = s.gtol;
         lm.newton_after = s.newton_after;
         lm.max_stalls = s.max_stalls;
+        lm.marquardt = s.marquardt;
         let (c, r) = solve_lm(c, z, lm, max_iters, |e| e).map_err(|e| e.to_string())?;
         iterations += r.iterations as usize;
         let qs: Vec<Vec<f64>> = (0..=horizon).map(|t| c.config(&r.z, t).to_vec()).collect();
