@@ -368,15 +368,16 @@ fn joint_actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
 /// before the clamp (`ten_actfrc`), `s = bound/S` and `g_i = s f_i` the applied forces,
 /// `∂g_i/∂qvel = s c_i m_i − (g_i/S) Σ_j c_j m_j` (`c_j = ∂f_j/∂actuator_velocity_j`, `m_j`
 /// the moment row); at the bound itself (no scaling) `∂g_i/∂qvel = c_i m_i`. MuJoCo's `qDeriv`
-/// drops these actuators; the derivative of the forward dynamics needs them.
-pub fn d_tendon_actfrc_vel(m: &Model, d: &Data<f64>, out: &mut [f64]) {
+/// drops these actuators; the derivative of the forward dynamics needs them. `scratch` holds
+/// two rows of `nv` (resized here, so a caller that keeps it allocates only once).
+pub fn d_tendon_actfrc_vel(m: &Model, d: &Data<f64>, out: &mut [f64], scratch: &mut Vec<f64>) {
     if m.opt.disabled(disable::ACTUATION) || !m.tendon_actfrclimited.iter().any(|&l| l) {
         return;
     }
     let nv = m.nv;
     let ctrl_bad = bad_ctrl(m, &d.ctrl).is_some();
-    let mut w = vec![0.0; nv];
-    let mut mi = vec![0.0; nv];
+    scratch.resize(2 * nv, 0.0);
+    let (w, mi) = scratch.split_at_mut(nv);
     for t in (0..m.ntendon).filter(|&t| m.tendon_actfrclimited.get(t) == Some(&true)) {
         let r = m.tendon_actfrcrange[t];
         let total = d.ten_actfrc[t];
@@ -405,7 +406,7 @@ pub fn d_tendon_actfrc_vel(m: &Model, d: &Data<f64>, out: &mut [f64]) {
             } else {
                 d.actuator_force[u] / total
             };
-            d.moment_row_dense(u, &mut mi);
+            d.moment_row_dense(u, mi);
             let (cols, mom) = d.moment_row(u);
             for (&row, &mr) in cols.iter().zip(mom) {
                 for k in 0..nv {

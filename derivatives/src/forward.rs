@@ -330,7 +330,7 @@ pub(crate) fn forward_parts(
     neg_dfdv_into(m, d, w, &mut lin.buf);
     d_actuator_vel(m, d, &mut lin.buf);
     // the actuators of clamped tendons, which MuJoCo's qDeriv (d_actuator_vel) leaves out
-    d_tendon_actfrc_vel(m, d, &mut lin.buf);
+    d_tendon_actfrc_vel(m, d, &mut lin.buf, &mut lin.rows2);
     for k in 0..nv {
         lin.x[k * c + nv..k * c + 2 * nv].copy_from_slice(&lin.buf[k * nv..(k + 1) * nv]);
     }

@@ -249,6 +249,8 @@ pub struct Lin {
     pub(crate) jd: Vec<f64>,
     /// `nv × nv` scratch.
     pub(crate) buf: Vec<f64>,
+    /// Two rows of `nv` (`moreau::pipeline::d_tendon_actfrc_vel`'s scratch).
+    pub(crate) rows2: Vec<f64>,
     pub(crate) solve: crate::rows::Scratch,
     /// `∂g/∂q` and `∂M/∂q · (qacc − a_int)` (`crate::forward`'s `q_pass`).
     pub(crate) qdg: DMatrix<f64>,

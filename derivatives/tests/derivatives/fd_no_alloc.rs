@@ -52,3 +52,38 @@ fn workspace_calls_do_not_allocate() {
     let mut ws = FdWorkspace::new(&m);
     assert_eq!(a, ws.transition(&m, &mut d, 1e-6, false).A);
 }
+
+/// The derivative of the clamped tendon actuator forces (`d_tendon_actfrc_vel`, part of the
+/// analytic transition) works in the scratch its caller keeps: a second call allocates
+/// nothing. The clamped state of `tendon_actfrc_clamp` (three actuators on a fixed tendon,
+/// two on a spatial one, all clamped), whose derivative is nonzero.
+#[test]
+fn clamped_tendon_derivative_keeps_its_scratch() {
+    let path = format!("{}/tests/reference/tendon_actfrc_cases.json", root());
+    let refs: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let m = moreau::load_from_str(refs["xml"].as_str().unwrap(), &moreau::Vfs::default()).unwrap();
+    let mut d = Data::new(&m);
+    d.qpos.copy_from_slice(&[0.2, -0.3, 0.05]);
+    d.qvel.copy_from_slice(&[0.2, -0.1, 0.02]);
+    d.act.copy_from_slice(&[0.6]);
+    for (c, x) in d
+        .ctrl
+        .iter_mut()
+        .zip([1.0, 0.5, -0.4, 0.7, -0.6, 0.2, 1.0, 0.3])
+    {
+        *c = 2.0 * x;
+    }
+    moreau::forward(&m, &mut d);
+    let nv = m.nv;
+    let (mut out, mut scratch) = (vec![0.0; nv * nv], Vec::new());
+    moreau::pipeline::d_tendon_actfrc_vel(&m, &d, &mut out, &mut scratch);
+    let first = out.clone();
+    assert!(first.iter().any(|&x| x != 0.0));
+    out.iter_mut().for_each(|x| *x = 0.0);
+    let before = allocations();
+    moreau::pipeline::d_tendon_actfrc_vel(&m, &d, &mut out, &mut scratch);
+    let n = allocations() - before;
+    assert_eq!(n, 0, "{n} allocations");
+    assert_eq!(out, first);
+}
