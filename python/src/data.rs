@@ -74,6 +74,8 @@ pub struct MjData {
     pub fd: Option<Box<moreau_derivatives::fd::FdWorkspace>>,
     /// Reused buffers of the analytic transition Jacobians.
     pub analytic: Option<Box<moreau_derivatives::Workspace>>,
+    /// `efc_AR` and `efc_Y` as last formed, with their inputs ([`crate::efc`]).
+    pub dual: std::sync::Mutex<crate::efc::DualCache>,
 }
 
 impl MjData {
@@ -89,6 +91,7 @@ impl MjData {
             sizes: crate::model::sizes(&m.model),
             fd: None,
             analytic: None,
+            dual: Default::default(),
         };
         d.sync_out();
         d
@@ -875,6 +878,7 @@ impl MjData {
             mocap_quat: self.mocap_quat.clone(),
             fd: None,
             analytic: None,
+            dual: Default::default(),
         }
     }
     fn __deepcopy__(&self, py: Python<'_>, _memo: &Bound<'_, PyAny>) -> Self {

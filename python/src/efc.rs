@@ -10,8 +10,12 @@
 //!   of the dual solvers). With a dense `efc_J` both are dense row-major (`nefc × nv`,
 //!   `nefc × nefc`) and their row arrays zero; with a sparse one, `efc_Y` has `efc_J`'s pattern
 //!   and row i of `efc_AR` the rows that share a kinematic tree with row i, ascending (rules
-//!   measured on MuJoCo 4.0.0). moreau computes them when read, from the `efc_J`, `efc_R` and
-//!   `qLD` of the last `mj_forward` (the ones MuJoCo formed them from).
+//!   measured on MuJoCo 4.0.0). moreau computes them when first read, from the `efc_J`,
+//!   `efc_R` and `qLD` of the last `mj_forward` (the ones MuJoCo formed them from), and keeps
+//!   them with a copy of those inputs: a later read returns the kept matrices while the inputs
+//!   are unchanged to the bit, and recomputes them once after a step, a forward or any write
+//!   that changed them ([`DualCache`]; checking the inputs costs O(nJ + nM), forming the
+//!   matrices O(nefc² nv)).
 
 use crate::arrays::copy;
 use crate::data::MjData;
@@ -22,7 +26,7 @@ use pyo3::prelude::*;
 
 /// MuJoCo's `efc_Y` and `efc_AR` with their row arrays (module docs); empty when MuJoCo forms
 /// neither.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Dual {
     y: Vec<f64>,
     y_rownnz: Vec<i32>,
@@ -32,6 +36,59 @@ struct Dual {
     ar_rownnz: Vec<i32>,
     ar_rowadr: Vec<i32>,
     ar_colind: Vec<i32>,
+}
+
+/// The last `Dual` formed for an `MjData`, with the inputs it was formed from.
+#[derive(Default)]
+pub struct DualCache {
+    /// `efc_J`'s values (its used part), `efc_R`, `qLD`, `qLDiagInv`, as bits.
+    key: Vec<u64>,
+    /// `nefc`, whether `efc_J` is sparse and formed at all, `efc_J`'s row arrays.
+    shape: Vec<usize>,
+    dual: Option<Dual>,
+}
+
+/// What [`dual`] reads from `d`, as bits (`key`) and sizes and indices (`shape`).
+fn inputs(m: &Model, d: &Data, key: &mut Vec<u64>, shape: &mut Vec<usize>) {
+    let (nv, n) = (m.nv, d.nefc);
+    let formed = m.opt.solver == SolverType::Pgs || m.opt.noslip_iterations > 0;
+    key.clear();
+    shape.clear();
+    shape.extend([n, usize::from(d.efc_J_sparse), usize::from(formed)]);
+    shape.extend([d.qLD.len(), d.qLDiagInv.len()]);
+    if !formed || n == 0 {
+        return;
+    }
+    let used = if d.efc_J_sparse {
+        shape.extend_from_slice(&d.efc_J_rownnz[..n]);
+        shape.extend_from_slice(&d.efc_J_rowadr[..n]);
+        let end = (0..n)
+            .map(|i| d.efc_J_rowadr[i] + d.efc_J_rownnz[i])
+            .max()
+            .unwrap_or(0);
+        shape.extend_from_slice(&d.efc_J_colind[..end]);
+        end
+    } else {
+        n * nv
+    };
+    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    key.extend(bits(&d.efc_J[..used.min(d.efc_J.len())]));
+    key.extend(bits(&d.efc_R[..n]));
+    key.extend(bits(&d.qLD[..m.nM.min(d.qLD.len())]));
+    key.extend(bits(&d.qLDiagInv[..nv.min(d.qLDiagInv.len())]));
+}
+
+/// [`dual`] through `cache`: formed again only when its inputs changed.
+fn dual_cached(m: &Model, d: &Data, cache: &std::sync::Mutex<DualCache>) -> Dual {
+    let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
+    let (mut key, mut shape) = (Vec::new(), Vec::new());
+    inputs(m, d, &mut key, &mut shape);
+    if c.dual.is_none() || c.key != key || c.shape != shape {
+        c.dual = Some(dual(m, d));
+        c.key = key;
+        c.shape = shape;
+    }
+    c.dual.clone().unwrap_or_default()
 }
 
 fn dual(m: &Model, d: &Data) -> Dual {
@@ -161,7 +218,7 @@ macro_rules! dual_fields {
                 #[allow(non_snake_case)]
                 fn $getter<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
                     let m = &self.model.bind(py).borrow().model;
-                    let v: Vec<$t> = dual(m, &self.data).$field;
+                    let v: Vec<$t> = dual_cached(m, &self.data, &self.dual).$field;
                     let n = v.len();
                     copy(py, v, &[n])
                 }
@@ -188,7 +245,7 @@ impl MjData {
     #[getter]
     #[allow(non_snake_case)]
     fn nY(&self, py: Python<'_>) -> usize {
-        dual(&self.model.bind(py).borrow().model, &self.data)
+        dual_cached(&self.model.bind(py).borrow().model, &self.data, &self.dual)
             .y
             .len()
     }
