@@ -448,6 +448,129 @@ pub struct Hfield {
     pub data: Vec<f64>,
 }
 
+/// The geoms of each body as a binary tree, built once when the model is compiled (MuJoCo's
+/// per-body bounding-volume hierarchy, Computation "Collision detection": for each body pair
+/// the midphase tests the two bodies' trees against each other, so that only the geom pairs
+/// whose boxes overlap reach the pair tests). Only the shape of each tree is kept here: the
+/// collision refits the boxes from the geoms' poses at every step (world-aligned boxes around
+/// each geom's `geom_aabb` box, widened by its margin and gap), so a tree never holds a stale
+/// box, and a tree that no longer holds exactly its body's collidable geoms (a `geom_bodyid`
+/// or a collidable flag edited after compiling) is detected there and not used. The split (at the median of
+/// the geoms' box centres in the body frame, along the axis of their largest spread) decides
+/// only how much the tree prunes, never which contacts are found.
+#[derive(Clone, Debug, Default)]
+pub struct GeomTree {
+    /// Per body: its root node, `u32::MAX` for a body without collidable geoms (`nbody`
+    /// entries). A body's nodes are contiguous, each node before its children.
+    pub(crate) body_root: Vec<u32>,
+    /// Per body: its number of nodes (`2 n - 1` for `n` geoms).
+    pub(crate) body_nnode: Vec<u32>,
+    /// Per node: its two children (node ids), or `[LEAF, geom id]` for a leaf.
+    pub(crate) child: Vec<[u32; 2]>,
+    /// The most geom pairs of a body pair: the product of the two largest numbers of leaves.
+    pub(crate) max_pairs: usize,
+}
+
+impl GeomTree {
+    /// The first entry of a leaf's `child`.
+    pub(crate) const LEAF: u32 = u32::MAX;
+
+    /// The trees of model `m`'s bodies over their collidable geoms (`geom_contype` or
+    /// `geom_conaffinity` nonzero).
+    fn build(m: &Model) -> GeomTree {
+        let ngeom = m.ngeom.min(m.geom_bodyid.len());
+        let mut t = GeomTree {
+            body_root: vec![u32::MAX; m.nbody],
+            body_nnode: vec![0; m.nbody],
+            child: Vec::with_capacity(2 * ngeom),
+            max_pairs: 0,
+        };
+        // the geoms' box centres in their body's frame
+        let centre = |g: usize| -> [f64; 3] {
+            let c = m.geom_aabb.get(g).map_or([0.0; 3], |a| [a[0], a[1], a[2]]);
+            let (p, q) = (m.geom_pos[g], m.geom_quat[g]);
+            let r = rotate(q, c);
+            [p[0] + r[0], p[1] + r[1], p[2] + r[2]]
+        };
+        let mut items: Vec<(usize, [f64; 3])> = Vec::new();
+        for b in 0..m.nbody {
+            items.clear();
+            items.extend(
+                (0..ngeom)
+                    .filter(|&g| m.geom_bodyid[g] == b)
+                    .filter(|&g| m.geom_contype[g] != 0 || m.geom_conaffinity[g] != 0)
+                    .map(|g| (g, centre(g))),
+            );
+            if items.is_empty() {
+                continue;
+            }
+            t.body_root[b] = t.child.len() as u32;
+            t.split(&mut items);
+            t.body_nnode[b] = t.child.len() as u32 - t.body_root[b];
+        }
+        let (mut top, mut second) = (0, 0);
+        for &n in &t.body_nnode {
+            let n = (n as usize).div_ceil(2);
+            if n > top {
+                (top, second) = (n, top);
+            } else if n > second {
+                second = n;
+            }
+        }
+        t.max_pairs = top * second;
+        t
+    }
+
+    /// Appends the subtree over `items` (geom, centre), its root first.
+    fn split(&mut self, items: &mut [(usize, [f64; 3])]) {
+        let node = self.child.len();
+        if let [(g, _)] = items {
+            self.child.push([Self::LEAF, *g as u32]);
+            return;
+        }
+        self.child.push([0, 0]);
+        let mut lo = [f64::INFINITY; 3];
+        let mut hi = [f64::NEG_INFINITY; 3];
+        for (_, c) in items.iter() {
+            for k in 0..3 {
+                // (a non-finite centre sorts last and spreads nothing)
+                if c[k].is_finite() {
+                    lo[k] = lo[k].min(c[k]);
+                    hi[k] = hi[k].max(c[k]);
+                }
+            }
+        }
+        let spread = |k: usize| if hi[k] >= lo[k] { hi[k] - lo[k] } else { 0.0 };
+        let axis = (1..3).fold(0, |a, k| if spread(k) > spread(a) { k } else { a });
+        items.sort_by(|a, b| a.1[axis].total_cmp(&b.1[axis]).then(a.0.cmp(&b.0)));
+        let (left, right) = items.split_at_mut(items.len() / 2);
+        let l = self.child.len() as u32;
+        self.split(left);
+        let r = self.child.len() as u32;
+        self.split(right);
+        self.child[node] = [l, r];
+    }
+}
+
+/// `v` rotated by the unit quaternion `q` (w, x, y, z).
+fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
+    let (w, u) = (q[0], [q[1], q[2], q[3]]);
+    let cross = |a: [f64; 3], b: [f64; 3]| {
+        [
+            a[1] * b[2] - a[2] * b[1],
+            a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0],
+        ]
+    };
+    let t = cross(u, v).map(|x| 2.0 * x);
+    let s = cross(u, t);
+    [
+        v[0] + w * t[0] + s[0],
+        v[1] + w * t[1] + s[1],
+        v[2] + w * t[2] + s[2],
+    ]
+}
+
 /// The compiled model. See the module docs for conventions.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
@@ -649,6 +772,10 @@ pub struct Model {
     /// ([`Model::fill_ngeom_collidable`]). Every choice gives the same contacts, so a count left
     /// at 0 by a model built by hand, or stale after editing those arrays, costs speed only.
     pub ngeom_collidable: usize,
+    /// Each body's geoms as a binary tree (the midphase's, [`GeomTree`]); filled by the MJCF
+    /// loader ([`Model::fill_geom_tree`]). A model built by hand has none, and its body pairs
+    /// test every geom pair.
+    pub geom_tree: GeomTree,
 
     // ---------------------------------------------------------------- sites
     pub site_name: Vec<String>,
@@ -1014,6 +1141,13 @@ impl Model {
             .take(self.ngeom)
             .filter(|&(&t, &a)| t != 0 || a != 0)
             .count();
+    }
+
+    /// Builds the derived per-body geom trees of the collision's midphase from `geom_bodyid`,
+    /// `geom_pos`, `geom_quat` and `geom_aabb` (their shape only; the boxes are refit from the
+    /// poses at every step).
+    pub fn fill_geom_tree(&mut self) {
+        self.geom_tree = GeomTree::build(self);
     }
 
     /// Fills the derived `dof_Mcol` from `dof_Madr`, `dof_parentid` and `nM`.

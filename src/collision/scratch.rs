@@ -319,6 +319,64 @@ pub struct BroadScratch {
     pub(in crate::collision) body_pairs: Vec<u64>,
     /// The grid that finds the body pairs ([`super::grid`]).
     pub(in crate::collision) grid: super::grid::GridScratch,
+    /// The midphase's refit trees (`collision/bvh.rs`).
+    pub(in crate::collision) tree: TreeScratch,
+}
+
+/// The midphase's working storage (`collision/bvh.rs`): the boxes of the model's geom trees
+/// refit to the current poses, and the traversal's stack and output.
+#[derive(Debug, Default)]
+pub(crate) struct TreeScratch {
+    /// Per node of `Model::geom_tree`: its world-aligned box (low x, y, z, high x, y, z).
+    pub(in crate::collision) node_box: Vec<[f64; 6]>,
+    /// Per geom: its index in [`BroadScratch`]'s `geoms`, `u32::MAX` if it was not swept.
+    pub(in crate::collision) swept_of: Vec<u32>,
+    /// Per body: whether its tree was refit in this step, and whether it holds exactly its
+    /// swept geoms (else its pairs test every geom pair).
+    pub(in crate::collision) fit: Vec<Fit>,
+    /// The traversal's pending node pairs.
+    pub(in crate::collision) stack: Vec<(u32, u32)>,
+    /// The geom pairs `g1 << 32 | g2` whose leaf boxes overlap, sorted.
+    pub(in crate::collision) pairs: Vec<u64>,
+    /// The trees may be used in this step (`bvh::begin`).
+    pub(in crate::collision) active: bool,
+}
+
+/// The state of a body's tree in a step ([`TreeScratch`]'s `fit`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(in crate::collision) enum Fit {
+    /// Not refit yet.
+    Pending,
+    /// Refit, holding exactly the body's swept geoms.
+    Ok,
+    /// Not usable in this step.
+    Unusable,
+}
+
+crate::data::reserved::clone_reserved! {
+    impl[] TreeScratch {
+        node_box: vec,
+        swept_of: vec,
+        fit: vec,
+        stack: vec,
+        pairs: vec,
+        active: copy,
+    }
+}
+
+impl TreeScratch {
+    /// Storage for model `m`'s trees: no step allocates after this.
+    pub(crate) fn for_model(m: &Model) -> Self {
+        let nnode = m.geom_tree.child.len();
+        TreeScratch {
+            node_box: Vec::with_capacity(nnode),
+            swept_of: Vec::with_capacity(m.ngeom),
+            fit: Vec::with_capacity(m.nbody),
+            stack: Vec::with_capacity(2 * nnode + 2),
+            pairs: Vec::with_capacity(m.geom_tree.max_pairs),
+            active: false,
+        }
+    }
 }
 
 // A clone keeps the capacity of every array (see `Data`'s `Clone`).
@@ -330,6 +388,7 @@ crate::data::reserved::clone_reserved! {
         boxes: vec,
         body_pairs: vec,
         grid: clone,
+        tree: clone,
     }
 }
 
@@ -369,6 +428,7 @@ impl BroadScratch {
             boxes: Vec::with_capacity(m.nbody),
             body_pairs: Vec::with_capacity(crate::data::arena::max_body_pairs(m)),
             grid: super::grid::GridScratch::for_bodies(m.nbody),
+            tree: TreeScratch::for_model(m),
         }
     }
 }

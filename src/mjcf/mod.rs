@@ -181,6 +181,7 @@ fn load_impl(
     model.fill_sparse();
     model.fill_sameframe();
     model.fill_ngeom_collidable();
+    model.fill_geom_tree();
     data_fits(&model, name)?;
     model.update_actuator_extras();
     crate::setconst::set_const(&mut model);
