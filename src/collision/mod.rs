@@ -373,6 +373,7 @@ fn process<T: Scalar>(
 }
 
 /// [`process`] after the bounding test.
+#[inline(always)]
 fn narrow_pair<T: Scalar>(
     m: &Model,
     d: &mut Data<T>,
