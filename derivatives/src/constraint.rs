@@ -8,6 +8,8 @@
 use moreau::data::{ConstraintState, ConstraintType};
 use moreau::model::Model;
 use moreau::pipeline::{efc_jar, evaluate, Rows, CONE_H};
+
+use crate::work::HessianScratch;
 use moreau::Data;
 use nalgebra::DMatrix;
 
@@ -27,15 +29,6 @@ pub fn constraint_hessian_force(m: &Model, d: &Data<f64>) -> (DMatrix<f64>, Vec<
     let mut force = Vec::new();
     constraint_hessian_force_into(m, d, &mut HessianScratch::default(), &mut h, &mut force);
     (h, force)
-}
-
-/// The row scratch of [`constraint_hessian_force_into`]: `jar`, the rows' states and the cones'
-/// Hessians.
-#[derive(Default)]
-pub(crate) struct HessianScratch {
-    jar: Vec<f64>,
-    state: Vec<ConstraintState>,
-    ch: Vec<f64>,
 }
 
 /// [`constraint_hessian_force`] into `h` and `force` with the scratch `s` (no allocation once

@@ -227,7 +227,7 @@ pub struct ConstraintWork {
     pub(crate) pre: Option<(DMatrix<f64>, Vec<f64>)>,
     /// The storage of the last `(H, f)` after use, and the scratch that computes them.
     pub(crate) spare: Option<(DMatrix<f64>, Vec<f64>)>,
-    pub(crate) hessian: crate::constraint::HessianScratch,
+    pub(crate) hessian: HessianScratch,
 }
 
 /// Buffers of the linear algebra of the transition Jacobians (`crate::forward`), reused across calls.
@@ -345,4 +345,13 @@ pub(crate) struct StepLin {
     pub(crate) aint: Vec<f64>,
     pub(crate) vnew: Vec<f64>,
     pub(crate) he: HeSolve,
+}
+
+/// The row scratch of `crate::constraint::constraint_hessian_force_into`: `jar`, the rows'
+/// states and the cones' Hessians.
+#[derive(Default)]
+pub(crate) struct HessianScratch {
+    pub(crate) jar: Vec<f64>,
+    pub(crate) state: Vec<moreau::data::ConstraintState>,
+    pub(crate) ch: Vec<f64>,
 }

@@ -17,25 +17,21 @@
 //!   that changed them ([`DualCache`]; checking the inputs costs O(nJ + nM), forming the
 //!   matrices O(nefc² nv)).
 
-use crate::arrays::copy;
-use crate::data::MjData;
-use crate::islands::arr;
-use moreau::data::{ConstraintType, Data};
-use moreau::model::{EqType, Model, SolverType};
-use pyo3::prelude::*;
+use moreau::data::Data;
+use moreau::model::{Model, SolverType};
 
 /// MuJoCo's `efc_Y` and `efc_AR` with their row arrays (module docs); empty when MuJoCo forms
 /// neither.
 #[derive(Default, Clone)]
-struct Dual {
-    y: Vec<f64>,
-    y_rownnz: Vec<i32>,
-    y_rowadr: Vec<i32>,
-    y_colind: Vec<i32>,
-    ar: Vec<f64>,
-    ar_rownnz: Vec<i32>,
-    ar_rowadr: Vec<i32>,
-    ar_colind: Vec<i32>,
+pub(crate) struct Dual {
+    pub(crate) y: Vec<f64>,
+    pub(crate) y_rownnz: Vec<i32>,
+    pub(crate) y_rowadr: Vec<i32>,
+    pub(crate) y_colind: Vec<i32>,
+    pub(crate) ar: Vec<f64>,
+    pub(crate) ar_rownnz: Vec<i32>,
+    pub(crate) ar_rowadr: Vec<i32>,
+    pub(crate) ar_colind: Vec<i32>,
 }
 
 /// The last `Dual` formed for an `MjData`, with the inputs it was formed from.
@@ -79,7 +75,7 @@ fn inputs(m: &Model, d: &Data, key: &mut Vec<u64>, shape: &mut Vec<usize>) {
 }
 
 /// [`dual`] through `cache`: formed again only when its inputs changed.
-fn dual_cached(m: &Model, d: &Data, cache: &std::sync::Mutex<DualCache>) -> Dual {
+pub(crate) fn dual_cached(m: &Model, d: &Data, cache: &std::sync::Mutex<DualCache>) -> Dual {
     let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
     let (mut key, mut shape) = (Vec::new(), Vec::new());
     inputs(m, d, &mut key, &mut shape);
@@ -206,76 +202,4 @@ fn dual(m: &Model, d: &Data) -> Dual {
         out.ar_rownnz.push((out.ar.len() - before) as i32);
     }
     out
-}
-
-macro_rules! dual_fields {
-    ($($getter:ident = $field:ident : $t:ty, $doc:literal;)*) => {
-        #[pymethods]
-        impl MjData {
-            $(
-                #[doc = $doc]
-                #[getter]
-                #[allow(non_snake_case)]
-                fn $getter<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-                    let m = &self.model.bind(py).borrow().model;
-                    let v: Vec<$t> = dual_cached(m, &self.data, &self.dual).$field;
-                    let n = v.len();
-                    copy(py, v, &[n])
-                }
-            )*
-        }
-    };
-}
-
-dual_fields! {
-    efc_Y = y: f64, "`efc_Y = J L⁻¹ D^(−1/2)`, MuJoCo's layout (PGS or noslip only; read-only copy).";
-    efc_Y_rownnz = y_rownnz: i32, "Entries of each row of a sparse `efc_Y` (read-only int32 copy).";
-    efc_Y_rowadr = y_rowadr: i32, "Address of each row of a sparse `efc_Y` (read-only int32 copy).";
-    efc_Y_colind = y_colind: i32, "Column of each entry of a sparse `efc_Y` (read-only int32 copy).";
-    efc_AR = ar: f64, "`efc_AR = J M⁻¹ Jᵀ + R`, MuJoCo's layout (PGS or noslip only; read-only copy).";
-    efc_AR_rownnz = ar_rownnz: i32, "Entries of each row of a sparse `efc_AR` (read-only int32 copy).";
-    efc_AR_rowadr = ar_rowadr: i32, "Address of each row of a sparse `efc_AR` (read-only int32 copy).";
-    efc_AR_colind = ar_colind: i32, "Column of each entry of a sparse `efc_AR` (read-only int32 copy).";
-}
-
-#[pymethods]
-impl MjData {
-    /// Number of entries of `efc_Y` (`nY`: `nefc × nv` when dense; 0 unless PGS or the noslip
-    /// pass formed it).
-    #[getter]
-    #[allow(non_snake_case)]
-    fn nY(&self, py: Python<'_>) -> usize {
-        dual_cached(&self.model.bind(py).borrow().model, &self.data, &self.dual)
-            .y
-            .len()
-    }
-}
-
-#[pymethods]
-impl MjData {
-    /// `tendon_efcadr`: per tendon, the first constraint row involving it (-1: none; read-only
-    /// int32 copy).
-    #[getter]
-    fn tendon_efcadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        let m = &self.model.bind(py).borrow().model;
-        let d = &self.data;
-        let mut adr = vec![-1i32; m.ntendon];
-        for r in (0..d.nefc).rev() {
-            let id = d.efc_id[r];
-            let mut set = |t: i64| {
-                if let Some(a) = usize::try_from(t).ok().and_then(|t| adr.get_mut(t)) {
-                    *a = r as i32;
-                }
-            };
-            match d.efc_type[r] {
-                ConstraintType::FrictionTendon | ConstraintType::LimitTendon => set(id as i64),
-                ConstraintType::Equality if m.eq_type.get(id) == Some(&EqType::Tendon) => {
-                    set(m.eq_obj1id[id] as i64);
-                    set(m.eq_obj2id[id] as i64);
-                }
-                _ => {}
-            }
-        }
-        arr(py, adr)
-    }
 }

@@ -30,6 +30,7 @@ pub mod data;
 pub mod derivatives;
 pub mod diff;
 pub mod efc;
+pub mod efc_fields;
 pub mod errors;
 pub mod fields;
 pub mod functions;
