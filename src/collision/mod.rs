@@ -1133,6 +1133,94 @@ mod tests {
         assert!(most >= 8, "the bodies land on the boxes ({most})");
     }
 
+    /// The midphase follows edits of a static body's geoms on a live model (as from Python's
+    /// `geom_pos`, `geom_margin`, `geom_aabb`): from a `Data` stepped with the unedited model,
+    /// a world box moved onto a falling body, a world box given a large margin and a world box
+    /// whose `geom_aabb` is set right after its size grew each give the contacts of the same
+    /// model collided without the trees, and the edited geom is in them. This guards any reuse
+    /// of the world's boxes from step to step: with a cache checked only on the poses, the
+    /// margin and `geom_aabb` cases fail.
+    #[test]
+    fn static_geom_edits_give_the_same_contacts() {
+        let mut xml = String::from(r#"<mujoco><option timestep="0.004"/><worldbody>"#);
+        for i in 0..20 {
+            let (x, y) = ((i % 5) as f64 * 0.6 - 1.2, (i / 5) as f64 * 0.6 - 0.9);
+            xml += &format!(r#"<geom type="box" size=".1 .08 .05" pos="{x} {y} .05"/>"#);
+        }
+        // a world geom above the boxes, so that the world's box holds the falling body and its
+        // tree is refit while nothing touches
+        xml += r#"<geom type="sphere" size=".05" pos="0 0 2"/><body pos=".3 .3 1"><freejoint/>
+            <geom type="box" size=".08 .05 .04"/><geom type="sphere" size=".05" pos=".15 0 0"/>
+            <geom type="capsule" size=".03 .08" pos="0 .15 0"/>
+            <geom type="box" size=".04 .04 .04" pos="-.15 0 0"/>
+            <geom type="ellipsoid" size=".05 .03 .04" pos="0 -.15 .02"/></body>
+            </worldbody></mujoco>"#;
+        let m = crate::mjcf::load_from_str(&xml, &Default::default()).unwrap();
+        assert!(m.geom_tree.max_pairs > bvh::TREE_MIN_PAIRS);
+        let mut d: Data<f64> = Data::new(&m);
+        for _ in 0..20 {
+            crate::integrator::step(&m, &mut d);
+        }
+        assert!(d.contact.is_empty(), "the body falls far from the boxes");
+        // the falling body's first geom, and three world boxes
+        let (body_geom, moved, wide, grown) = (21, 3, 7, 12);
+        let x: [f64; 3] = d.geom_xpos[body_geom].into();
+        let below = move |dz: f64| [x[0], x[1], x[2] - dz];
+        // (geom, the model collided just before the edit, the edit)
+        type Edit = Box<dyn Fn(&mut Model)>;
+        let edits: [(usize, Edit, Edit); 3] = [
+            // moved onto the body
+            (
+                moved,
+                Box::new(|_: &mut Model| {}),
+                Box::new(move |m: &mut Model| m.geom_pos[moved] = below(0.05)),
+            ),
+            // 0.2 under the body, then given a margin of 0.5 (and a bounding radius that holds
+            // the box, so that the broad phase keeps the pair)
+            (
+                wide,
+                Box::new(move |m: &mut Model| {
+                    m.geom_pos[wide] = below(0.3);
+                    m.geom_rbound[wide] = 0.3;
+                }),
+                Box::new(move |m: &mut Model| m.geom_margin[wide] = 0.5),
+            ),
+            // grown into the body with its `geom_aabb` left small, then the box set right
+            (
+                grown,
+                Box::new(move |m: &mut Model| {
+                    m.geom_pos[grown] = below(0.15);
+                    m.geom_size[grown] = [0.2, 0.2, 0.15];
+                    m.geom_rbound[grown] = 0.35;
+                }),
+                Box::new(move |m: &mut Model| m.geom_aabb[grown] = [0.0, 0.0, 0.0, 0.2, 0.2, 0.15]),
+            ),
+        ];
+        for (g, base, edit) in &edits {
+            let mut m1 = m.clone();
+            base(&mut m1);
+            let mut f = d.clone();
+            crate::forward::fwd_position(&m1, &mut f);
+            let mut m2 = m1.clone();
+            edit(&mut m2);
+            let mut plain = m2.clone();
+            plain.geom_tree = crate::model::GeomTree::default();
+            let mut e = d.clone();
+            crate::forward::fwd_position(&plain, &mut e);
+            crate::forward::fwd_position(&m2, &mut f);
+            assert!(
+                e.contact.iter().any(|c| c.geom == [*g, body_geom]),
+                "geom {g} touches the body: {:?}",
+                e.contact
+            );
+            assert_eq!(
+                format!("{:?}", f.contact),
+                format!("{:?}", e.contact),
+                "geom {g}"
+            );
+        }
+    }
+
     #[test]
     fn broad_phase_modes_give_the_same_contacts() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/humanoid.xml");
