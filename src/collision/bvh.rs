@@ -13,7 +13,7 @@
 //! their order are those without the midphase.
 
 use crate::collision::scratch::{Fit, Swept, TreeScratch};
-use crate::collision::sink::f64of;
+use crate::collision::sink::{f64of, ALL_SPACE, NO_SPACE};
 use crate::data::Data;
 use crate::math::Scalar;
 use crate::model::{GeomTree, GeomType, Model};
@@ -27,26 +27,6 @@ const SLACK: f64 = 1e-6;
 /// tests it saves on a few geoms (on Menagerie's Robotiq, whose body pairs have at most 4 geom
 /// pairs, walking the trees for every body pair made the step 5% dearer; docs/performance.md).
 pub(super) const TREE_MIN_PAIRS: usize = 15;
-
-/// A box that overlaps nothing (a geom that is not swept).
-const EMPTY: [f64; 6] = [
-    f64::INFINITY,
-    f64::INFINITY,
-    f64::INFINITY,
-    f64::NEG_INFINITY,
-    f64::NEG_INFINITY,
-    f64::NEG_INFINITY,
-];
-
-/// A box that overlaps everything (a plane, a geom without a bounding radius or a box).
-const ALL: [f64; 6] = [
-    f64::NEG_INFINITY,
-    f64::NEG_INFINITY,
-    f64::NEG_INFINITY,
-    f64::INFINITY,
-    f64::INFINITY,
-    f64::INFINITY,
-];
 
 /// Starts a step's midphase after the broad phase has swept `geoms` (grouped by body, all
 /// with finite poses): maps each geom to its swept entry and marks every tree as not yet
@@ -64,7 +44,7 @@ pub(super) fn begin(m: &Model, geoms: &[Swept], use_trees: bool, t: &mut TreeScr
             *x = i as u32;
         }
     }
-    t.node_box.resize(tree.child.len(), EMPTY);
+    t.node_box.resize(tree.child.len(), NO_SPACE);
     t.fit.clear();
     t.fit.resize(m.nbody, Fit::Pending);
 }
@@ -101,7 +81,7 @@ pub(super) fn fit<T: Scalar>(
                         found += 1;
                         leaf_box(m, d, s, o_margin)
                     }
-                    _ => EMPTY,
+                    _ => NO_SPACE,
                 }
             } else {
                 let (x, y) = (&t.node_box[c0 as usize], &t.node_box[c1 as usize]);
@@ -124,10 +104,10 @@ pub(super) fn fit<T: Scalar>(
 fn leaf_box<T: Scalar>(m: &Model, d: &Data<T>, s: &Swept, o_margin: Option<f64>) -> [f64; 6] {
     let g = s.id as usize;
     let Some(a) = m.geom_aabb.get(g) else {
-        return ALL;
+        return ALL_SPACE;
     };
     if s.ty == GeomType::Plane || s.rbound <= 0.0 {
-        return ALL;
+        return ALL_SPACE;
     }
     let r = &d.geom_xmat[g];
     let widen = o_margin.unwrap_or(s.margin).max(0.0) + s.gap.max(0.0);

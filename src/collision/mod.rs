@@ -38,6 +38,7 @@ use scratch::Swept;
 pub use scratch::{BroadScratch, CollisionScratch};
 pub(crate) use sink::{explicit_pair, f64of, pose};
 pub use sink::{frame_from_normal, Sink};
+use sink::{ALL_SPACE, NO_SPACE};
 
 use crate::data::{Contact, Data, Warning};
 use crate::math::{sc, Scalar};
@@ -981,16 +982,6 @@ fn sweep_pairs(
     }
 }
 
-/// The box of [`body_box`] that overlaps every other.
-const ALL_SPACE: [f64; 6] = [
-    f64::NEG_INFINITY,
-    f64::NEG_INFINITY,
-    f64::NEG_INFINITY,
-    f64::INFINITY,
-    f64::INFINITY,
-    f64::INFINITY,
-];
-
 /// The box (low x, y, z, high x, y, z) around the bounding spheres of a body's swept geoms,
 /// each widened by its margin and gap, and all by a relative 1e-9 against round-off; infinite
 /// for a plane or a geom without a bounding radius. Two bodies whose boxes are apart have no
@@ -999,7 +990,7 @@ const ALL_SPACE: [f64; 6] = [
 /// axis, the boxes along all three (a lattice of n bodies overlaps on the sweep axis in
 /// ~n^(5/3) body pairs, of which the boxes keep the neighbours).
 fn body_box(list: &[Swept]) -> [f64; 6] {
-    let mut bx = ALL_SPACE.map(|v| -v);
+    let mut bx = NO_SPACE;
     for s in list {
         if s.ty == GeomType::Plane || s.rbound <= 0.0 {
             return ALL_SPACE;

@@ -79,6 +79,28 @@ pub(crate) fn pose<T: Scalar>(d: &Data<T>, g: usize) -> (Vector3<T>, Matrix3<T>)
     (d.geom_xpos[g], d.geom_xmat[g])
 }
 
+/// An axis-aligned box (low x, y, z, high x, y, z) that overlaps every other: a plane, a geom
+/// without a bounding radius (the broad phase's body boxes, the midphase's trees).
+pub(crate) const ALL_SPACE: [f64; 6] = [
+    f64::NEG_INFINITY,
+    f64::NEG_INFINITY,
+    f64::NEG_INFINITY,
+    f64::INFINITY,
+    f64::INFINITY,
+    f64::INFINITY,
+];
+
+/// The box (low x, y, z, high x, y, z) that overlaps nothing: the start of a union of boxes,
+/// or a geom that is not swept.
+pub(crate) const NO_SPACE: [f64; 6] = [
+    f64::INFINITY,
+    f64::INFINITY,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+    f64::NEG_INFINITY,
+    f64::NEG_INFINITY,
+];
+
 #[inline]
 pub(crate) fn f64of<T: Scalar>(x: T) -> f64 {
     x.to_subset_unchecked()

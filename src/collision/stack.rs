@@ -4,7 +4,7 @@
 //! MuJoCo's body pairs (docs/mujoco-behaviour.md, "Contact capacity"), so the counts are
 //! computed here apart, as measured on the oracle (`tools/arena/narrow_stack.py`).
 
-use crate::collision::sink::f64of;
+use crate::collision::sink::{f64of, NO_SPACE};
 use crate::data::arena::BroadCounts;
 use crate::data::Data;
 use crate::math::Scalar;
@@ -57,16 +57,8 @@ pub fn broad_counts<T: Scalar>(
     }
     // each body's box (low x, y, z, high x, y, z in the frame), in the broad phase's scratch
     // (reserved for `nbody` bodies: no allocation)
-    let empty = [
-        f64::INFINITY,
-        f64::INFINITY,
-        f64::INFINITY,
-        f64::NEG_INFINITY,
-        f64::NEG_INFINITY,
-        f64::NEG_INFINITY,
-    ];
     boxes.clear();
-    boxes.resize(m.nbody, empty);
+    boxes.resize(m.nbody, NO_SPACE);
     for g in (0..ngeom).filter(|&g| collidable(g)) {
         let bx = &mut boxes[m.geom_bodyid[g]];
         let (c, h) = if m.geom_type[g] == GeomType::Sphere {
