@@ -93,6 +93,22 @@ def same(got, want, tol, what):
         assert rel_err(got, want) <= tol, (what, rel_err(got, want))
 
 
+def stepped_pair(mj, mo):
+    """MuJoCo's data after 20 steps from the first keyframe (or the model's initial state),
+    and moreau's data set to MuJoCo's integration state; both forwarded there."""
+    spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
+    dj, do = mujoco.MjData(mj), moreau.MjData(mo)
+    if mj.nkey:
+        mujoco.mj_resetDataKeyframe(mj, dj, 0)
+    mujoco.mj_step(mj, dj, 20)
+    state = np.empty(mujoco.mj_stateSize(mj, spec))
+    mujoco.mj_getState(mj, dj, state, spec)
+    moreau.mj_setState(mo, do, state, spec)
+    mujoco.mj_forward(mj, dj)
+    moreau.mj_forward(mo, do)
+    return dj, do
+
+
 def test_model_fields_match_mujoco_over_the_zoo():
     """The body–dof sparsity `B`, the maps between `M`, `D` and the legacy `qM` layout, the
     meshes' hull polygons, `sensor_intprm`, `sensor_datatype`, `sensor_needstage` (a model
@@ -132,7 +148,6 @@ def test_island_order_fields_match_mujoco_over_the_zoo():
     solve writes, under PGS (MuJoCo leaves them unwritten). A field is compared where the field it reorders agrees within the
     tolerance (where the engines' solves part, it says nothing of the order), and rows where
     both engines order their contacts alike."""
-    spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
     checked = compared = skipped = permuted = 0
 
     def reordered(f, base, tol):
@@ -148,15 +163,7 @@ def test_island_order_fields_match_mujoco_over_the_zoo():
         compared += 1
 
     for name, mj, mo in pairs():
-        dj, do = mujoco.MjData(mj), moreau.MjData(mo)
-        if mj.nkey:
-            mujoco.mj_resetDataKeyframe(mj, dj, 0)
-        mujoco.mj_step(mj, dj, 20)
-        state = np.empty(mujoco.mj_stateSize(mj, spec))
-        mujoco.mj_getState(mj, dj, state, spec)
-        moreau.mj_setState(mo, do, state, spec)
-        mujoco.mj_forward(mj, dj)
-        moreau.mj_forward(mo, do)
+        dj, do = stepped_pair(mj, mo)
         assert do.nidof == dj.nidof and do.nefc == dj.nefc, name
         for f, base, tol in ISLAND_DOFS:
             reordered(f, base, tol)
@@ -345,7 +352,6 @@ def test_dual_matrices_and_tendon_efcadr_match_mujoco_over_the_zoo():
     Newton with noslip (formed) and Newton (not formed: empty), with `efc_J` dense and sparse:
     integers exactly, values within 1e-9 relative (`TOL_CONTACT`), where both engines have
     the same rows (types, ids and contacts in the same order)."""
-    spec = int(mujoco.mjtState.mjSTATE_INTEGRATION)
     formed = empty = sparse = dense = tendons = 0
     for name, mj0, mo0 in pairs():
         for solver, noslip, jac in ((0, 0, 0), (0, 0, 1), (2, 3, 0), (2, 3, 1), (2, 0, 1)):
@@ -354,15 +360,7 @@ def test_dual_matrices_and_tendon_efcadr_match_mujoco_over_the_zoo():
             for m in (mj, mo):
                 m.opt.solver, m.opt.noslip_iterations, m.opt.jacobian = solver, noslip, jac
             try:
-                dj, do = mujoco.MjData(mj), moreau.MjData(mo)
-                if mj.nkey:
-                    mujoco.mj_resetDataKeyframe(mj, dj, 0)
-                mujoco.mj_step(mj, dj, 20)
-                state = np.empty(mujoco.mj_stateSize(mj, spec))
-                mujoco.mj_getState(mj, dj, state, spec)
-                moreau.mj_setState(mo, do, state, spec)
-                mujoco.mj_forward(mj, dj)
-                moreau.mj_forward(mo, do)
+                dj, do = stepped_pair(mj, mo)
                 same(do.tendon_efcadr, dj.tendon_efcadr, 0, (name, "tendon_efcadr"))
                 tendons += int((dj.tendon_efcadr >= 0).any())
                 if dj.nefc == 0 or not np.array_equal(do.efc_type, dj.efc_type) or \
