@@ -35,7 +35,10 @@
 //! centered differences of step `E` for the inverse-dynamics Jacobians; `--check`: why LM
 //! stops, at the guess and at the end of each stage — the residual Jacobian and the
 //! Gauss–Newton model against the residual along the steepest descent and along LM's damped
-//! steps, and every knot's inverse-dynamics Jacobians against centered differences).
+//! steps, and every knot's inverse-dynamics Jacobians against centered differences;
+//! `--gn-check`: at the same points, the residual Jacobian knot block by knot block against
+//! central differences, and the objective along the undamped Gauss–Newton step against its
+//! model, with the knots that carry the model's error and their contact counts).
 //!
 //! Prints, for the guess and for each plan: knots with no contact, the longest flight, the
 //! trunk's apex, the landing's tilt and height; for each planner its iterations, process CPU
@@ -122,7 +125,34 @@ fn replay_errors(m: &Model, home: &[f64], plan: &jump::Plan) -> (f64, f64) {
     (err(m), err(&tight))
 }
 
-fn report(m: &Model, home: &[f64], name: &str, plan: &jump::Plan, cpu: f64) {
+/// The feet's bottoms (m above the floor) of the configurations `qs` at the window's middle
+/// knot, and the lowest foot over the middle half of the window.
+fn feet_line(m: &Model, goal: &jump::Goal, qs: &[Vec<f64>]) -> Option<String> {
+    let c = goal.clearance.as_ref()?;
+    let (a, b) = goal.window;
+    let mid = (a + b) / 2;
+    let (lo, hi) = (a + (b - a) / 4, b - (b - a) / 4);
+    let mut scratch = (moreau::Data::new(m), Vec::new());
+    let mut bottom = vec![0.0; c.geoms.len()];
+    let mut at = |t: usize, bottom: &mut Vec<f64>| {
+        jump::feet_bottoms(m, &mut scratch, &c.geoms, &qs[t], bottom, None);
+        bottom.iter().copied().fold(f64::MAX, f64::min)
+    };
+    let lowest = (lo..=hi)
+        .map(|t| at(t, &mut bottom))
+        .fold(f64::MAX, f64::min);
+    at(mid, &mut bottom);
+    Some(format!(
+        "feet bottoms at knot {mid}: {} m; lowest foot over knots {lo}..={hi}: {lowest:.4} m",
+        bottom
+            .iter()
+            .map(|x| format!("{x:.4}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ))
+}
+
+fn report(m: &Model, home: &[f64], name: &str, plan: &jump::Plan, cpu: f64, goal: &jump::Goal) {
     println!(
         "{name}: {} iterations ({}{}), CPU {cpu:.2} s, cost {:.5}{}",
         plan.iterations,
@@ -140,6 +170,9 @@ fn report(m: &Model, home: &[f64], name: &str, plan: &jump::Plan, cpu: f64) {
         }
     );
     describe(&format!("{name} plan"), &jump::summarize(m, &plan.q));
+    if let Some(line) = feet_line(m, goal, &plan.q) {
+        println!("{name} plan: {line}");
+    }
     let (e, et) = replay_errors(m, home, plan);
     let tight = if et.is_nan() {
         "not run".to_string()
@@ -152,6 +185,9 @@ fn report(m: &Model, home: &[f64], name: &str, plan: &jump::Plan, cpu: f64) {
     );
     let replayed = jump::rollout(m, home, &plan.u);
     describe(&format!("{name} replay"), &jump::summarize(m, &replayed));
+    if let Some(line) = feet_line(m, goal, &replayed) {
+        println!("{name} replay: {line}");
+    }
 }
 
 fn write_csv(plan: &jump::Plan) -> Result<(), String> {
@@ -200,6 +236,7 @@ fn run() -> Result<(), String> {
         soften_stages: list(&args, "--soften-stages")?,
         apex_stages: list(&args, "--apex-stages")?,
         check: args.iter().any(|a| a == "--check"),
+        gn_check: args.iter().any(|a| a == "--gn-check"),
         fd_eps: arg(&args, "--fd-eps", 0.0)?,
         newton_after: arg(&args, "--newton-after", 0.0)?,
         max_stalls: arg(&args, "--max-stalls", 20)?,
@@ -287,7 +324,7 @@ fn run() -> Result<(), String> {
         let plan = jump::solve_collocation(&m, &goal, guess, &settings, |st, line| {
             println!("collocation stage ({st}): {line}")
         })?;
-        report(&m, &home, "collocation", &plan, cpu_seconds() - cpu0);
+        report(&m, &home, "collocation", &plan, cpu_seconds() - cpu0, &goal);
         println!(
             "collocation: cost {:.5} at the (last stage's) start, max |q − guess| {:.3e}",
             plan.history.first().copied().unwrap_or(f64::NAN),
@@ -322,7 +359,7 @@ fn run() -> Result<(), String> {
                 println!("ilqr iteration {k}: cost {c:.6}")
             }
         })?;
-        report(&m, &home, "ilqr", &plan, cpu_seconds() - cpu0);
+        report(&m, &home, "ilqr", &plan, cpu_seconds() - cpu0, &goal);
         if from_ilqr {
             // the collocation from iLQR's plan (a rollout of the engine)
             last = Some(collocate(&plan.q)?);

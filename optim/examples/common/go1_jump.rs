@@ -241,9 +241,52 @@ impl Clearance {
     }
 }
 
-/// Kinematics scratch of a [`Goal`] (a clone starts empty).
+/// Kinematics scratch of a [`Goal`] and a [`JumpCost`]: a `Data` and a `3 × nv` point
+/// Jacobian (a clone starts empty).
 #[derive(Debug, Default)]
-struct Scratch(std::cell::RefCell<Option<Data>>);
+struct Scratch(std::cell::RefCell<Option<(Data, Vec<f64>)>>);
+
+/// Each foot's bottom height above the floor, `z − radius` of the sphere `geoms[k]` (the floor
+/// is `z = 0`), at the configuration `q`; with `jac` (`geoms.len() × nv`) also its Jacobian in
+/// the tangent space of `mj_integratePos`: the `z` row of the translational Jacobian of the
+/// sphere's centre, a point fixed on the geom's body (`mj_jac` at `geom_xpos`, Computation
+/// "General framework": `∂p/∂q̇ = Σ_dof lin(cdof) + ang(cdof) × (p − subtree_com)` over the
+/// body's path to the root; needs `com_pos` after the kinematics).
+pub fn feet_bottoms(
+    m: &Model,
+    scratch: &mut (Data, Vec<f64>),
+    geoms: &[usize],
+    q: &[f64],
+    bottom: &mut [f64],
+    jac: Option<&mut DMatrix<f64>>,
+) {
+    let (d, jp) = scratch;
+    d.qpos.copy_from_slice(q);
+    moreau::pipeline::kinematics(m, d);
+    for (k, &g) in geoms.iter().enumerate() {
+        bottom[k] = d.geom_xpos[g][2] - m.geom_size[g][0];
+    }
+    if let Some(jac) = jac {
+        let nv = m.nv;
+        moreau::pipeline::com_pos(m, d);
+        jp.resize(3 * nv, 0.0);
+        for (k, &g) in geoms.iter().enumerate() {
+            moreau::jac(m, d, &d.geom_xpos[g], m.geom_bodyid[g], Some(jp), None);
+            for j in 0..nv {
+                jac[(k, j)] = jp[2 * nv + j];
+            }
+        }
+    }
+}
+
+impl Scratch {
+    /// The scratch for `m` (made on first use).
+    fn get<'a>(&'a self, m: &Model) -> std::cell::RefMut<'a, (Data, Vec<f64>)> {
+        std::cell::RefMut::map(self.0.borrow_mut(), |s| {
+            s.get_or_insert_with(|| (Data::new(m), vec![0.0; 3 * m.nv]))
+        })
+    }
+}
 
 impl Clone for Scratch {
     fn clone(&self) -> Self {
@@ -340,13 +383,89 @@ impl Task for Goal {
                 r[18 + i] = self.wf.1.sqrt() * v[i];
             }
         } else if let (Some(c), true) = (&self.clearance, self.nfeet(t) > 0) {
-            let mut d = self.scratch.0.borrow_mut();
-            let d = d.get_or_insert_with(|| Data::new(m));
-            d.qpos.copy_from_slice(q);
-            moreau::pipeline::kinematics(m, d);
-            for (k, &g) in c.geoms.iter().enumerate() {
-                let bottom = d.geom_xpos[g][2] - m.geom_size[g][0];
-                r[18 + k] = c.weight.sqrt() * (c.height - bottom).max(0.0);
+            let nf = c.geoms.len();
+            let mut s = self.scratch.get(m);
+            feet_bottoms(m, &mut s, &c.geoms, q, &mut r[18..18 + nf], None);
+            for x in &mut r[18..18 + nf] {
+                *x = c.weight.sqrt() * (c.height - *x).max(0.0);
+            }
+        }
+    }
+    /// Analytic: `q ⊖ q*` has the identity as its tangent derivative for the translations and
+    /// the hinges and `Jr⁻¹(φ)` for a rotation `φ = log(q*⁻¹ q)` (`mjd_subQuat`, API
+    /// Reference); the feet rows are `−√weight` times [`feet_bottoms`]' Jacobian where the foot
+    /// is below `height` (zero above it; the one-sided kink at `height` takes the zero side).
+    fn jacobian(
+        &self,
+        m: &Model,
+        t: usize,
+        horizon: usize,
+        q: &[f64],
+        _v: &[f64],
+        jq: &mut DMatrix<f64>,
+        jv: &mut DMatrix<f64>,
+    ) {
+        jq.fill(0.0);
+        jv.fill(0.0);
+        if t == 0 {
+            return;
+        }
+        let (target, wz) = self.target(t);
+        let quat = |x: &[f64], a: usize| {
+            let n = (x[a] * x[a] + x[a + 1] * x[a + 1] + x[a + 2] * x[a + 2] + x[a + 3] * x[a + 3])
+                .sqrt();
+            [x[a] / n, x[a + 1] / n, x[a + 2] / n, x[a + 3] / n]
+        };
+        for j in 0..m.njnt {
+            let (pa, va) = (m.jnt_qposadr[j], m.jnt_dofadr[j]);
+            let rot = match m.jnt_type[j] {
+                moreau::model::JointType::Free => {
+                    for k in 0..3 {
+                        jq[(va + k, va + k)] = 1.0;
+                    }
+                    Some((pa + 3, va + 3))
+                }
+                moreau::model::JointType::Ball => Some((pa, va)),
+                _ => {
+                    jq[(va, va)] = 1.0;
+                    None
+                }
+            };
+            if let Some((pa, va)) = rot {
+                let (da, _) = moreau::pipeline::mjd_sub_quat(&quat(q, pa), &quat(&target, pa));
+                for a in 0..3 {
+                    for b in 0..3 {
+                        jq[(va + a, va + b)] = da[a][b];
+                    }
+                }
+            }
+        }
+        for i in 0..18 {
+            let w = if t == horizon {
+                self.wf.0
+            } else {
+                self.weight(i, wz)
+            };
+            for j in 0..18 {
+                jq[(i, j)] *= w.sqrt();
+            }
+        }
+        if t == horizon {
+            for i in 0..18 {
+                jv[(18 + i, i)] = self.wf.1.sqrt();
+            }
+        } else if let (Some(c), true) = (&self.clearance, self.nfeet(t) > 0) {
+            let nf = c.geoms.len();
+            let mut bottom = vec![0.0; nf];
+            let mut jac = DMatrix::zeros(nf, m.nv);
+            let mut s = self.scratch.get(m);
+            feet_bottoms(m, &mut s, &c.geoms, q, &mut bottom, Some(&mut jac));
+            for k in 0..nf {
+                if c.height - bottom[k] > 0.0 {
+                    for j in 0..m.nv {
+                        jq[(18 + k, j)] = -c.weight.sqrt() * jac[(k, j)];
+                    }
+                }
             }
         }
     }
@@ -398,6 +517,8 @@ pub struct CollocationSettings {
     pub apex_stages: Vec<f64>,
     /// Print [`diagnose`] at the guess and at the end of each stage.
     pub check: bool,
+    /// Print [`gauss_newton_check`] at the guess and at the end of each stage.
+    pub gn_check: bool,
     /// LM's switch to the Newton matrix with the forces' second-order terms
     /// ([`LevenbergMarquardt::newton_after`]; 0: never) and its stall limit
     /// ([`LevenbergMarquardt::max_stalls`]).
@@ -425,6 +546,7 @@ impl Default for CollocationSettings {
             soften_stages: Vec::new(),
             apex_stages: Vec::new(),
             check: false,
+            gn_check: false,
             fd_eps: 0.0,
             newton_after: 0.0,
             max_stalls: 20,
@@ -530,6 +652,12 @@ pub fn solve_collocation(
             on_stage(stage, format!("at the start: {}", diagnose(&c, &z)));
             on_stage(stage, format!("at the start: {}", inverse_check(&c, &z)));
         }
+        if s.gn_check {
+            on_stage(
+                stage,
+                format!("at the start: {}", gauss_newton_check(&c, &z)),
+            );
+        }
         let max_iters = if i + 1 < stages.len() && s.stage_iters > 0 {
             s.stage_iters
         } else {
@@ -559,6 +687,12 @@ pub fn solve_collocation(
         if s.check {
             on_stage(stage, format!("at the end: {}", diagnose(&c, &r.z)));
             on_stage(stage, format!("at the end: {}", inverse_check(&c, &r.z)));
+        }
+        if s.gn_check {
+            on_stage(
+                stage,
+                format!("at the end: {}", gauss_newton_check(&c, &r.z)),
+            );
         }
         z = r.z.clone();
         last = Some((c, r));
@@ -612,7 +746,7 @@ pub fn tracking_cost(m: &Model, goal: &Goal, horizon: usize, wv: f64, r: f64) ->
 
 /// iLQR's cost with a [`Goal`]'s clearance term: [`TrackingCost`] plus, at the window's knots,
 /// `dt · ½ weight · Σ_feet max(0, height − bottom)²` on the configuration (Gauss–Newton
-/// Hessian; the feet heights' Jacobian by central differences of the kinematics, step 1e-7).
+/// Hessian; the feet heights' Jacobian analytic, [`feet_bottoms`]).
 pub struct JumpCost {
     pub track: TrackingCost,
     pub model: Model,
@@ -622,15 +756,20 @@ pub struct JumpCost {
 }
 
 impl JumpCost {
-    /// `max(0, height − bottom)` of each foot at the configuration `q`.
-    fn feet(&self, q: &[f64], out: &mut [f64]) {
+    /// `max(0, height − bottom)` of each foot at the configuration `q`, and with `jac` the
+    /// Jacobian of `height − bottom` ([`feet_bottoms`]' with the sign turned).
+    fn feet(&self, q: &[f64], out: &mut [f64], jac: Option<&mut DMatrix<f64>>) {
         let m = &self.model;
-        let mut d = self.scratch.0.borrow_mut();
-        let d = d.get_or_insert_with(|| Data::new(m));
-        d.qpos.copy_from_slice(q);
-        moreau::pipeline::kinematics(m, d);
-        for (k, &g) in self.clearance.geoms.iter().enumerate() {
-            out[k] = (self.clearance.height - (d.geom_xpos[g][2] - m.geom_size[g][0])).max(0.0);
+        let mut s = self.scratch.get(m);
+        match jac {
+            Some(j) => {
+                feet_bottoms(m, &mut s, &self.clearance.geoms, q, out, Some(&mut *j));
+                j.neg_mut();
+            }
+            None => feet_bottoms(m, &mut s, &self.clearance.geoms, q, out, None),
+        }
+        for x in out.iter_mut() {
+            *x = (self.clearance.height - *x).max(0.0);
         }
     }
 
@@ -645,30 +784,13 @@ impl JumpCost {
         let w = self.clearance.weight;
         let q = &x.as_slice()[..m.nq];
         let mut r = vec![0.0; nf];
-        self.feet(q, &mut r);
+        let mut jac = DMatrix::zeros(nf, m.nv);
+        self.feet(q, &mut r, Some(&mut jac));
         let mut g = DVector::zeros(ndx);
         let mut h = DMatrix::zeros(ndx, ndx);
         let value = 0.5 * w * r.iter().map(|x| x * x).sum::<f64>();
         if r.iter().all(|&x| x == 0.0) {
             return (value, g, h);
-        }
-        let eps = 1e-7;
-        let mut jac = DMatrix::zeros(nf, m.nv);
-        let (mut rp, mut rm) = (vec![0.0; nf], vec![0.0; nf]);
-        let mut dir = vec![0.0; m.nv];
-        let mut qp = q.to_vec();
-        for j in 0..m.nv {
-            dir[j] = 1.0;
-            qp.copy_from_slice(q);
-            moreau::integrate_pos(m, &mut qp, &dir, eps);
-            self.feet(&qp, &mut rp);
-            qp.copy_from_slice(q);
-            moreau::integrate_pos(m, &mut qp, &dir, -eps);
-            self.feet(&qp, &mut rm);
-            dir[j] = 0.0;
-            for k in 0..nf {
-                jac[(k, j)] = (rp[k] - rm[k]) / (2.0 * eps);
-            }
         }
         for k in 0..nf {
             if r[k] > 0.0 {
@@ -698,7 +820,7 @@ impl StageCost for JumpCost {
         let mut r = vec![0.0; self.clearance.geoms.len()];
         for (t, x) in xs.iter().enumerate().take(us.len()) {
             if self.in_window(t) {
-                self.feet(&x.as_slice()[..self.model.nq], &mut r);
+                self.feet(&x.as_slice()[..self.model.nq], &mut r, None);
                 c += self.track.dt
                     * 0.5
                     * self.clearance.weight
@@ -1040,5 +1162,145 @@ pub fn inverse_check(c: &Collocation, z: &[f64]) -> String {
     }
     let n_bad = errs.iter().filter(|e| worst(e) > 1e-4).count();
     out += &format!("\n  {n_bad} of {} knots above 1e-4", errs.len());
+    out
+}
+
+/// Why the model check fails at `z` (LM's undamped Gauss–Newton step, "When LM stops" in
+/// docs/optimization.md), in two parts.
+///
+/// 1. The residual Jacobian block by block: for each knot `t`, the central difference of the
+///    whole residual along a fixed direction `u_t` of that knot's configuration (steps 1e-6
+///    and 1e-8) against `J u_t`, relative to `|J u_t|`. A wrong block shows at both steps; a
+///    kink of the residual within the step (a contact's zone boundary) only at the larger one.
+/// 2. The undamped Gauss–Newton step `δ = −(JᵀJ + εI)⁻¹ g` (ε = 1e-12 of the largest diagonal
+///    entry, as LM's check): along `s δ` for `s` from 1 down to 1e-6, the objective against the
+///    model's `½|r + s J δ|²`, the gain ratio, and the knots whose rows carry the largest model
+///    error `|r(z ⊕ sδ) − r − s J δ|`, with their contact counts at `z` and at `z ⊕ sδ`.
+pub fn gauss_newton_check(c: &Collocation, z: &[f64]) -> String {
+    let m = &c.model;
+    let nv = m.nv;
+    let (ev, blocks) = c.jacobian(z);
+    let n = c.n_config_vars();
+    let nres = ev.r.len();
+    let kinds = row_kinds(c);
+    let knot_of = |i: usize| -> usize {
+        kinds[i]
+            .split_whitespace()
+            .nth(1)
+            .and_then(|x| x.parse().ok())
+            .unwrap_or(0)
+    };
+    let mut out = String::new();
+    // 1. block by block
+    let mut jd = vec![0.0; nres];
+    let mut worst: Vec<(f64, f64, usize)> = Vec::new();
+    // the mismatch at step 1e-8 over all knots, by the kind of row it is in
+    let mut by_kind: std::collections::BTreeMap<String, f64> = Default::default();
+    for t in 1..=c.horizon {
+        let mut dir = vec![0.0; n];
+        for k in 0..nv {
+            dir[(t - 1) * nv + k] = ((k as f64 + 1.0) * 0.7 + t as f64).sin();
+        }
+        jacobian_times(c, &blocks, &dir, &mut jd);
+        let jn = jd.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let mut errs = [0.0; 2];
+        for (e, s) in errs.iter_mut().zip([1e-6, 1e-8]) {
+            let rp = c.evaluate(&c.retract(z, &dir, s)).r;
+            let rm = c.evaluate(&c.retract(z, &dir, -s)).r;
+            let mut d2 = 0.0;
+            for i in 0..nres {
+                let e = ((rp[i] - rm[i]) / (2.0 * s) - jd[i]).powi(2);
+                d2 += e;
+                if s < 1e-7 {
+                    let kind = kinds[i].split_whitespace().nth(2).unwrap_or("?");
+                    *by_kind.entry(kind.to_string()).or_default() += e / (jn * jn).max(1e-300);
+                }
+            }
+            *e = d2.sqrt() / jn.max(1e-300);
+        }
+        worst.push((errs[0], errs[1], t));
+    }
+    let both = worst.iter().filter(|w| w.0 > 1e-4 && w.1 > 1e-4).count();
+    let max8 = worst.iter().map(|w| w.1).fold(0.0, f64::max);
+    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
+    out += &format!(
+        "residual Jacobian by knot block against central differences (|fd − J u|/|J u|): \
+         largest at step 1e-8 {max8:.2e}; knots above 1e-4 at both steps {both}; worst at 1e-6:"
+    );
+    for (e6, e8, t) in worst.iter().take(5) {
+        out += &format!(" knot {t} {e6:.1e} (1e-8: {e8:.1e});");
+    }
+    out += &format!(
+        " summed over knots at 1e-8 by row kind (relative²): {}",
+        by_kind
+            .iter()
+            .map(|(k, v)| format!("{k} {v:.1e}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    // 2. the undamped Gauss–Newton step
+    let mut g = vec![0.0; n];
+    let mut diag = vec![0.0; n];
+    for_each_entry(c, &blocks, |i, j, v| {
+        g[j] += v * ev.r[i];
+        diag[j] += v * v;
+    });
+    let eps = 1e-12 * diag.iter().fold(0.0f64, |a, &x| a.max(x));
+    let Some(f) = moreau_optim::lm::TangentObjective::preconditioner(c, z, eps) else {
+        return out + "\n  JᵀJ + εI is not positive definite";
+    };
+    let mut delta: Vec<f64> = g.iter().map(|x| -x).collect();
+    f.solve(&mut delta);
+    let smax = delta.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    let f0 = 0.5 * ev.r.iter().map(|x| x * x).sum::<f64>();
+    jacobian_times(c, &blocks, &delta, &mut jd);
+    let q0: Vec<Vec<f64>> = (0..=c.horizon).map(|t| c.config(z, t).to_vec()).collect();
+    let n0 = moreau_problems::contact_counts(m, &q0);
+    out += &format!("\n  undamped Gauss–Newton step: max |δ| {smax:.3e}, f {f0:.6e}");
+    for s in [1.0, 0.3, 0.1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6] {
+        let zs = c.retract(z, &delta, s);
+        let rs = c.evaluate(&zs).r;
+        let fs = 0.5 * rs.iter().map(|x| x * x).sum::<f64>();
+        let fm = 0.5
+            * (0..nres)
+                .map(|i| (ev.r[i] + s * jd[i]).powi(2))
+                .sum::<f64>();
+        let mut by_knot = vec![0.0; c.horizon + 1];
+        let mut by_kind: std::collections::BTreeMap<String, f64> = Default::default();
+        for i in 0..nres {
+            let e = (rs[i] - ev.r[i] - s * jd[i]).powi(2);
+            by_knot[knot_of(i)] += e;
+            let kind = kinds[i]
+                .split_whitespace()
+                .nth(2)
+                .unwrap_or("?")
+                .to_string();
+            *by_kind.entry(kind).or_default() += e;
+        }
+        let total: f64 = by_knot.iter().sum();
+        let mut order: Vec<usize> = (0..=c.horizon).collect();
+        order.sort_by(|&a, &b| by_knot[b].total_cmp(&by_knot[a]));
+        let qs: Vec<Vec<f64>> = (0..=c.horizon).map(|t| c.config(&zs, t).to_vec()).collect();
+        let ns = moreau_problems::contact_counts(m, &qs);
+        let changed = (0..=c.horizon).filter(|&t| ns[t] != n0[t]).count();
+        out += &format!(
+            "\n  s {s:.0e}: f {fs:.6e} (model {fm:.6e}, gain ratio {:.3e}); model error² {total:.2e} \
+             by kind {}; knots with another contact count {changed}; worst knots",
+            (f0 - fs) / (f0 - fm),
+            by_kind
+                .iter()
+                .map(|(k, v)| format!("{k} {v:.1e}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for &t in order.iter().take(4) {
+            out += &format!(
+                " {t} ({:.0}%, contacts {} → {})",
+                100.0 * by_knot[t] / total.max(1e-300),
+                n0[t],
+                ns[t]
+            );
+        }
+    }
     out
 }

@@ -155,6 +155,145 @@ fn collocation_jacobians_at_the_guess_are_derivatives() {
     assert!(kinks.len() < 10, "{kinks:?}");
 }
 
+/// A configuration away from `home` for the derivative checks: knot 150 of the scripted
+/// rollout (in flight: legs bent, trunk tilted), turned by a fixed tangent displacement so that
+/// no coordinate sits at a symmetric value.
+fn generic_configuration(m: &moreau::Model, home: &[f64], home_ctrl: &[f64]) -> Vec<f64> {
+    let u = jump::Script::default().controls(home_ctrl, 150);
+    let mut q = jump::rollout(m, home, &u)[150].clone();
+    let dir: Vec<f64> = (0..m.nv).map(|i| 0.1 * ((i as f64) * 1.3).sin()).collect();
+    moreau::integrate_pos(m, &mut q, &dir, 1.0);
+    q
+}
+
+/// The feet heights' Jacobian that iLQR's clearance term ([`jump::JumpCost`]) and the
+/// collocation's clearance rows use ([`jump::feet_bottoms`]: the `z` row of `mj_jac` at each
+/// foot sphere's centre) is the derivative of the kinematics: against forward-mode dual numbers
+/// through the engine's kinematics (each tangent direction seeded by `mj_integratePos` with a
+/// dual velocity) to 1e-13, and against centered differences of step 1e-6 to 1e-9 (their
+/// truncation error, `eps²` times the third derivative, is ~1e-12 m per unit, their
+/// round-off ~1e-10), at a configuration in flight.
+#[test]
+fn feet_jacobian_is_the_kinematics_derivative() {
+    use num_dual::Dual64;
+    let (m, home, home_ctrl) = jump::load().unwrap();
+    let q = generic_configuration(&m, &home, &home_ctrl);
+    let c = jump::Clearance::feet(&m, 0.03, 1e4).unwrap();
+    let (nf, nv) = (c.geoms.len(), m.nv);
+    let mut scratch = (moreau::Data::new(&m), Vec::new());
+    let mut bottom = vec![0.0; nf];
+    let mut jac = nalgebra::DMatrix::zeros(nf, nv);
+    jump::feet_bottoms(&m, &mut scratch, &c.geoms, &q, &mut bottom, Some(&mut jac));
+    // dual numbers: one kinematics pass per tangent direction
+    let mut dd = moreau::Data::<Dual64>::new(&m);
+    let mut dual = nalgebra::DMatrix::zeros(nf, nv);
+    for j in 0..nv {
+        for (a, b) in dd.qpos.iter_mut().zip(&q) {
+            *a = Dual64::from(*b);
+        }
+        let mut t = vec![Dual64::from(0.0); nv];
+        t[j] = Dual64::from(0.0).derivative();
+        moreau::integrate_pos(&m, &mut dd.qpos, &t, Dual64::from(1.0));
+        moreau::pipeline::kinematics(&m, &mut dd);
+        for (k, &g) in c.geoms.iter().enumerate() {
+            dual[(k, j)] = dd.geom_xpos[g][2].eps;
+            assert_eq!(dd.geom_xpos[g][2].re - m.geom_size[g][0], bottom[k]);
+        }
+    }
+    // centered differences
+    let eps = 1e-6;
+    let mut fd = nalgebra::DMatrix::zeros(nf, nv);
+    let (mut bp, mut bm) = (vec![0.0; nf], vec![0.0; nf]);
+    for j in 0..nv {
+        let mut dir = vec![0.0; nv];
+        dir[j] = 1.0;
+        let mut qp = q.clone();
+        moreau::integrate_pos(&m, &mut qp, &dir, eps);
+        jump::feet_bottoms(&m, &mut scratch, &c.geoms, &qp, &mut bp, None);
+        let mut qm = q.clone();
+        moreau::integrate_pos(&m, &mut qm, &dir, -eps);
+        jump::feet_bottoms(&m, &mut scratch, &c.geoms, &qm, &mut bm, None);
+        for k in 0..nf {
+            fd[(k, j)] = (bp[k] - bm[k]) / (2.0 * eps);
+        }
+    }
+    let (ed, ef) = ((&jac - &dual).amax(), (&jac - &fd).amax());
+    println!(
+        "feet bottoms {bottom:?}; largest entry {:.3e}; |analytic − dual| {ed:.2e}, \
+         |analytic − centered differences| {ef:.2e}",
+        jac.amax()
+    );
+    assert!(jac.amax() > 0.1, "a Jacobian of moving feet: {jac}");
+    // every foot moves with the trunk's height and with its own leg's joints only
+    for k in 0..nf {
+        assert!(
+            (jac[(k, 2)] - 1.0).abs() < 1e-12,
+            "foot {k}: ∂z/∂z {}",
+            jac[(k, 2)]
+        );
+    }
+    assert!(ed < 1e-13, "analytic against dual numbers: {ed:.3e}");
+    assert!(ef < 1e-9, "analytic against centered differences: {ef:.3e}");
+}
+
+/// The collocation's task Jacobian of the jump ([`jump::Goal`] as a `Task`: the trunk and
+/// joint tracking rows `√w (q ⊖ q*)`, the feet's clearance rows, the terminal `q ⊖ home` and
+/// `v` rows) is analytic; it equals centered differences (step 1e-6) of the task's residual at
+/// a knot inside the window with every foot below the clearance height, at a knot outside it
+/// and at the last knot, to 1e-8 of its largest entry (100, the clearance rows' `√1e4`).
+#[test]
+fn jump_task_jacobian_is_the_residual_derivative() {
+    use moreau_optim::collocation::Task;
+    let (m, home, home_ctrl) = jump::load().unwrap();
+    let q = generic_configuration(&m, &home, &home_ctrl);
+    let mut goal = jump::Goal::over_window(&home, (110, 200), 0.36);
+    // a height above every foot of `q`, so that all four rows are active
+    goal.clearance = Some(jump::Clearance::feet(&m, 0.5, 1e4).unwrap());
+    let v: Vec<f64> = (0..m.nv).map(|i| ((i as f64) * 0.7).cos()).collect();
+    let nv = m.nv;
+    for t in [150, 50, HORIZON] {
+        let k = goal.dim(t, HORIZON);
+        let (mut jq, mut jv) = (
+            nalgebra::DMatrix::zeros(k, nv),
+            nalgebra::DMatrix::zeros(k, nv),
+        );
+        goal.jacobian(&m, t, HORIZON, &q, &v, &mut jq, &mut jv);
+        let eps = 1e-6;
+        let (mut fq, mut fv) = (
+            nalgebra::DMatrix::zeros(k, nv),
+            nalgebra::DMatrix::zeros(k, nv),
+        );
+        let (mut rp, mut rm) = (vec![0.0; k], vec![0.0; k]);
+        for j in 0..nv {
+            let mut dir = vec![0.0; nv];
+            dir[j] = 1.0;
+            let mut qp = q.clone();
+            moreau::integrate_pos(&m, &mut qp, &dir, eps);
+            goal.residual(&m, t, HORIZON, &qp, &v, &mut rp);
+            let mut qm = q.clone();
+            moreau::integrate_pos(&m, &mut qm, &dir, -eps);
+            goal.residual(&m, t, HORIZON, &qm, &v, &mut rm);
+            for i in 0..k {
+                fq[(i, j)] = (rp[i] - rm[i]) / (2.0 * eps);
+            }
+            let mut vp = v.clone();
+            vp[j] += eps;
+            goal.residual(&m, t, HORIZON, &q, &vp, &mut rp);
+            vp[j] -= 2.0 * eps;
+            goal.residual(&m, t, HORIZON, &q, &vp, &mut rm);
+            for i in 0..k {
+                fv[(i, j)] = (rp[i] - rm[i]) / (2.0 * eps);
+            }
+        }
+        let scale = fq.amax().max(fv.amax());
+        let (eq, ev) = ((&jq - &fq).amax() / scale, (&jv - &fv).amax() / scale);
+        println!(
+            "knot {t}: {k} rows, largest entry {scale:.3e}; relative |∂q| {eq:.2e}, |∂v| {ev:.2e}"
+        );
+        assert!(eq < 1e-8 && ev < 1e-8, "knot {t}: {eq:.3e} {ev:.3e}");
+    }
+}
+
 /// The guess whose crouch keeps the lower calves off the floor ([`jump::Script::knees_clear`]):
 /// the engine's rollout is MuJoCo 4.0.0's (`tools/robots/go1_jump_replay.py --script
 /// --knees-clear --write tests/reference/go1_jump_knees_clear.json`: the same flight knots and
