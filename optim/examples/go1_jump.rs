@@ -314,8 +314,14 @@ fn run() -> Result<(), String> {
         _ => return Err("--clearance needs a height and a weight".into()),
     }
     println!(
-        "target: trunk at {apex} m over knots {}..={}",
-        goal.window.0, goal.window.1
+        "target: trunk at {apex} m over knots {}..={} (weight {:e}){}",
+        goal.window.0,
+        goal.window.1,
+        goal.w[1],
+        goal.clearance.as_ref().map_or(String::new(), |c| format!(
+            ", feet {} m up (weight {:e})",
+            c.height, c.weight
+        ))
     );
     let from_ilqr = args.iter().any(|a| a == "--from-ilqr");
     let mut last: Option<jump::Plan> = None;

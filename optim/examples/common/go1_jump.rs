@@ -655,7 +655,7 @@ pub fn solve_collocation(
         if s.gn_check {
             on_stage(
                 stage,
-                format!("at the start: {}", gauss_newton_check(&c, &z)),
+                format!("at the start: {}", gauss_newton_check(&c, &z)?),
             );
         }
         let max_iters = if i + 1 < stages.len() && s.stage_iters > 0 {
@@ -691,7 +691,7 @@ pub fn solve_collocation(
         if s.gn_check {
             on_stage(
                 stage,
-                format!("at the end: {}", gauss_newton_check(&c, &r.z)),
+                format!("at the end: {}", gauss_newton_check(&c, &r.z)?),
             );
         }
         z = r.z.clone();
@@ -1165,24 +1165,131 @@ pub fn inverse_check(c: &Collocation, z: &[f64]) -> String {
     out
 }
 
-/// Why the model check fails at `z` (LM's undamped Gauss–Newton step, "When LM stops" in
+/// One point along the undamped Gauss–Newton step of [`gauss_newton_check`].
+pub struct AlongStep {
+    /// The step's fraction.
+    pub s: f64,
+    /// The objective at `z ⊕ sδ` and the model's `½|r + s J δ|²`.
+    pub f: f64,
+    pub model: f64,
+    /// Actual over predicted decrease.
+    pub gain_ratio: f64,
+    /// `Σ (r(z ⊕ sδ) − r − s J δ)²` by row kind (`dynamics`, `forcerange`, `task`, …).
+    pub error_by_kind: std::collections::BTreeMap<String, f64>,
+    /// The four knots with the largest model error: (knot, share of the error, contacts at
+    /// `z`, contacts at `z ⊕ sδ`).
+    pub worst_knots: Vec<(usize, f64, usize, usize)>,
+    /// Knots whose contact count differs between `z` and `z ⊕ sδ`.
+    pub contact_changes: usize,
+}
+
+/// What [`gauss_newton_check`] measured.
+pub struct GaussNewtonCheck {
+    /// Per knot `t` (1..=T): the residual Jacobian's block of that knot's configuration against
+    /// central differences of the residual, `|fd − J u_t| / |J u_t|` at steps 1e-6 and 1e-8.
+    pub blocks: Vec<(usize, f64, f64)>,
+    /// The mismatch at step 1e-8 by row kind (relative², summed over the knots).
+    pub block_error_by_kind: std::collections::BTreeMap<String, f64>,
+    /// The objective at `z` and the undamped step's largest entry (rad or m).
+    pub f0: f64,
+    pub step: f64,
+    /// Along `s δ` for `s` = 1, 0.3, 0.1, 1e-2, …, 1e-6.
+    pub along: Vec<AlongStep>,
+}
+
+impl AlongStep {
+    /// The share of the model error in rows of `kind`.
+    pub fn share(&self, kind: &str) -> f64 {
+        let total: f64 = self.error_by_kind.values().sum();
+        self.error_by_kind.get(kind).copied().unwrap_or(0.0) / total.max(1e-300)
+    }
+}
+
+fn kinds_text(k: &std::collections::BTreeMap<String, f64>) -> String {
+    k.iter()
+        .map(|(k, v)| format!("{k} {v:.1e}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl std::fmt::Display for GaussNewtonCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let both = self
+            .blocks
+            .iter()
+            .filter(|w| w.1 > 1e-4 && w.2 > 1e-4)
+            .count();
+        let max8 = self.blocks.iter().map(|w| w.2).fold(0.0, f64::max);
+        let mut worst = self.blocks.clone();
+        worst.sort_by(|a, b| b.1.total_cmp(&a.1));
+        write!(
+            f,
+            "residual Jacobian by knot block against central differences (|fd − J u|/|J u|): \
+             largest at step 1e-8 {max8:.2e}; knots above 1e-4 at both steps {both}; worst at 1e-6:"
+        )?;
+        for (t, e6, e8) in worst.iter().take(5) {
+            write!(f, " knot {t} {e6:.1e} (1e-8: {e8:.1e});")?;
+        }
+        write!(
+            f,
+            " at 1e-8 by row kind (relative², summed over knots): {}",
+            kinds_text(&self.block_error_by_kind)
+        )?;
+        write!(
+            f,
+            "\n  undamped Gauss–Newton step: max |δ| {:.3e}, f {:.6e}",
+            self.step, self.f0
+        )?;
+        for a in &self.along {
+            write!(
+                f,
+                "\n  s {:.0e}: f {:.6e} (model {:.6e}, gain ratio {:.3e}); model error² {:.2e} \
+                 by kind {}; knots with another contact count {}; worst knots",
+                a.s,
+                a.f,
+                a.model,
+                a.gain_ratio,
+                a.error_by_kind.values().sum::<f64>(),
+                kinds_text(&a.error_by_kind),
+                a.contact_changes
+            )?;
+            for (t, share, n0, ns) in &a.worst_knots {
+                write!(f, " {t} ({:.0}%, contacts {n0} → {ns})", 100.0 * share)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Why LM's model check fails at `z` (its undamped Gauss–Newton step, "When LM stops" in
 /// docs/optimization.md), in two parts.
 ///
 /// 1. The residual Jacobian block by block: for each knot `t`, the central difference of the
 ///    whole residual along a fixed direction `u_t` of that knot's configuration (steps 1e-6
 ///    and 1e-8) against `J u_t`, relative to `|J u_t|`. A wrong block shows at both steps; a
-///    kink of the residual within the step (a contact's zone boundary) only at the larger one.
+///    kink of the residual within the step (a contact's zone boundary, a limit penalty's
+///    hinge) only at the larger one, or, at a point on the kink, as a difference that does not
+///    shrink with the step in the rows of that kink only.
 /// 2. The undamped Gauss–Newton step `δ = −(JᵀJ + εI)⁻¹ g` (ε = 1e-12 of the largest diagonal
 ///    entry, as LM's check): along `s δ` for `s` from 1 down to 1e-6, the objective against the
-///    model's `½|r + s J δ|²`, the gain ratio, and the knots whose rows carry the largest model
-///    error `|r(z ⊕ sδ) − r − s J δ|`, with their contact counts at `z` and at `z ⊕ sδ`.
-pub fn gauss_newton_check(c: &Collocation, z: &[f64]) -> String {
+///    model's `½|r + s J δ|²`, the gain ratio, the model error `r(z ⊕ sδ) − r − s J δ` by row
+///    kind and the knots that carry it, with their contact counts at `z` and at `z ⊕ sδ`.
+///    Curvature gives an error ∝ s²; a kink crossed at `s₀` an error ∝ s for `s > s₀` and none
+///    below; a Jacobian that is not the residual's derivative an error ∝ s at every `s`.
+pub fn gauss_newton_check(c: &Collocation, z: &[f64]) -> Result<GaussNewtonCheck, String> {
     let m = &c.model;
     let nv = m.nv;
     let (ev, blocks) = c.jacobian(z);
     let n = c.n_config_vars();
     let nres = ev.r.len();
     let kinds = row_kinds(c);
+    let kind_of = |i: usize| -> String {
+        kinds[i]
+            .split_whitespace()
+            .nth(2)
+            .unwrap_or("?")
+            .to_string()
+    };
     let knot_of = |i: usize| -> usize {
         kinds[i]
             .split_whitespace()
@@ -1190,19 +1297,17 @@ pub fn gauss_newton_check(c: &Collocation, z: &[f64]) -> String {
             .and_then(|x| x.parse().ok())
             .unwrap_or(0)
     };
-    let mut out = String::new();
     // 1. block by block
     let mut jd = vec![0.0; nres];
-    let mut worst: Vec<(f64, f64, usize)> = Vec::new();
-    // the mismatch at step 1e-8 over all knots, by the kind of row it is in
-    let mut by_kind: std::collections::BTreeMap<String, f64> = Default::default();
+    let mut out_blocks = Vec::with_capacity(c.horizon);
+    let mut block_error_by_kind: std::collections::BTreeMap<String, f64> = Default::default();
     for t in 1..=c.horizon {
         let mut dir = vec![0.0; n];
         for k in 0..nv {
             dir[(t - 1) * nv + k] = ((k as f64 + 1.0) * 0.7 + t as f64).sin();
         }
         jacobian_times(c, &blocks, &dir, &mut jd);
-        let jn = jd.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let jn2 = jd.iter().map(|x| x * x).sum::<f64>().max(1e-300);
         let mut errs = [0.0; 2];
         for (e, s) in errs.iter_mut().zip([1e-6, 1e-8]) {
             let rp = c.evaluate(&c.retract(z, &dir, s)).r;
@@ -1212,32 +1317,13 @@ pub fn gauss_newton_check(c: &Collocation, z: &[f64]) -> String {
                 let e = ((rp[i] - rm[i]) / (2.0 * s) - jd[i]).powi(2);
                 d2 += e;
                 if s < 1e-7 {
-                    let kind = kinds[i].split_whitespace().nth(2).unwrap_or("?");
-                    *by_kind.entry(kind.to_string()).or_default() += e / (jn * jn).max(1e-300);
+                    *block_error_by_kind.entry(kind_of(i)).or_default() += e / jn2;
                 }
             }
-            *e = d2.sqrt() / jn.max(1e-300);
+            *e = (d2 / jn2).sqrt();
         }
-        worst.push((errs[0], errs[1], t));
+        out_blocks.push((t, errs[0], errs[1]));
     }
-    let both = worst.iter().filter(|w| w.0 > 1e-4 && w.1 > 1e-4).count();
-    let max8 = worst.iter().map(|w| w.1).fold(0.0, f64::max);
-    worst.sort_by(|a, b| b.0.total_cmp(&a.0));
-    out += &format!(
-        "residual Jacobian by knot block against central differences (|fd − J u|/|J u|): \
-         largest at step 1e-8 {max8:.2e}; knots above 1e-4 at both steps {both}; worst at 1e-6:"
-    );
-    for (e6, e8, t) in worst.iter().take(5) {
-        out += &format!(" knot {t} {e6:.1e} (1e-8: {e8:.1e});");
-    }
-    out += &format!(
-        " summed over knots at 1e-8 by row kind (relative²): {}",
-        by_kind
-            .iter()
-            .map(|(k, v)| format!("{k} {v:.1e}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
     // 2. the undamped Gauss–Newton step
     let mut g = vec![0.0; n];
     let mut diag = vec![0.0; n];
@@ -1246,17 +1332,16 @@ pub fn gauss_newton_check(c: &Collocation, z: &[f64]) -> String {
         diag[j] += v * v;
     });
     let eps = 1e-12 * diag.iter().fold(0.0f64, |a, &x| a.max(x));
-    let Some(f) = moreau_optim::lm::TangentObjective::preconditioner(c, z, eps) else {
-        return out + "\n  JᵀJ + εI is not positive definite";
-    };
+    let f = moreau_optim::lm::TangentObjective::preconditioner(c, z, eps)
+        .ok_or("JᵀJ + εI is not positive definite")?;
     let mut delta: Vec<f64> = g.iter().map(|x| -x).collect();
     f.solve(&mut delta);
-    let smax = delta.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    let step = delta.iter().fold(0.0f64, |a, x| a.max(x.abs()));
     let f0 = 0.5 * ev.r.iter().map(|x| x * x).sum::<f64>();
     jacobian_times(c, &blocks, &delta, &mut jd);
     let q0: Vec<Vec<f64>> = (0..=c.horizon).map(|t| c.config(z, t).to_vec()).collect();
     let n0 = moreau_problems::contact_counts(m, &q0);
-    out += &format!("\n  undamped Gauss–Newton step: max |δ| {smax:.3e}, f {f0:.6e}");
+    let mut along = Vec::new();
     for s in [1.0, 0.3, 0.1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6] {
         let zs = c.retract(z, &delta, s);
         let rs = c.evaluate(&zs).r;
@@ -1266,41 +1351,36 @@ pub fn gauss_newton_check(c: &Collocation, z: &[f64]) -> String {
                 .map(|i| (ev.r[i] + s * jd[i]).powi(2))
                 .sum::<f64>();
         let mut by_knot = vec![0.0; c.horizon + 1];
-        let mut by_kind: std::collections::BTreeMap<String, f64> = Default::default();
+        let mut error_by_kind: std::collections::BTreeMap<String, f64> = Default::default();
         for i in 0..nres {
             let e = (rs[i] - ev.r[i] - s * jd[i]).powi(2);
             by_knot[knot_of(i)] += e;
-            let kind = kinds[i]
-                .split_whitespace()
-                .nth(2)
-                .unwrap_or("?")
-                .to_string();
-            *by_kind.entry(kind).or_default() += e;
+            *error_by_kind.entry(kind_of(i)).or_default() += e;
         }
         let total: f64 = by_knot.iter().sum();
         let mut order: Vec<usize> = (0..=c.horizon).collect();
         order.sort_by(|&a, &b| by_knot[b].total_cmp(&by_knot[a]));
         let qs: Vec<Vec<f64>> = (0..=c.horizon).map(|t| c.config(&zs, t).to_vec()).collect();
         let ns = moreau_problems::contact_counts(m, &qs);
-        let changed = (0..=c.horizon).filter(|&t| ns[t] != n0[t]).count();
-        out += &format!(
-            "\n  s {s:.0e}: f {fs:.6e} (model {fm:.6e}, gain ratio {:.3e}); model error² {total:.2e} \
-             by kind {}; knots with another contact count {changed}; worst knots",
-            (f0 - fs) / (f0 - fm),
-            by_kind
+        along.push(AlongStep {
+            s,
+            f: fs,
+            model: fm,
+            gain_ratio: (f0 - fs) / (f0 - fm),
+            error_by_kind,
+            worst_knots: order
                 .iter()
-                .map(|(k, v)| format!("{k} {v:.1e}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        for &t in order.iter().take(4) {
-            out += &format!(
-                " {t} ({:.0}%, contacts {} → {})",
-                100.0 * by_knot[t] / total.max(1e-300),
-                n0[t],
-                ns[t]
-            );
-        }
+                .take(4)
+                .map(|&t| (t, by_knot[t] / total.max(1e-300), n0[t], ns[t]))
+                .collect(),
+            contact_changes: (0..=c.horizon).filter(|&t| ns[t] != n0[t]).count(),
+        });
     }
-    out
+    Ok(GaussNewtonCheck {
+        blocks: out_blocks,
+        block_error_by_kind,
+        f0,
+        step,
+        along,
+    })
 }
