@@ -16,8 +16,10 @@
 //! standing guess has no flight to take it from); `--clearance H,W` adds the feet's clearance
 //! term over the window (each foot's bottom `H` m above the floor, weight `W`; without it a
 //! standing robot meets the trunk target by straightening its legs). The jump from standing is
-//! `--guess standing --clearance 0.03,1e4 --from-ilqr --ilqr-iters 200`: iLQR from the
-//! standing controls, then collocation from iLQR's plan. `--soften-stages K,…`: a continuation
+//! `--guess standing --apex 0.37 --clearance 0.04,1e4 --from-ilqr --ilqr-iters 200`: iLQR from
+//! the standing controls, then collocation from iLQR's plan (the penalties' targets above what
+//! the jump must reach, an apex of 0.36 m and the feet 3 cm up: a penalty stops short of its
+//! target). `--soften-stages K,…`: a continuation
 //! on the contacts' softness (every geom's solref time constant ×K first, from the guess's
 //! controls rolled out on that model); `--apex-stages Z,…`: on the trunk's target height;
 //! `--stage-iters N`: LM's limit in every stage but the last; `--model-tolerance-only`: replay
