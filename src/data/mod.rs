@@ -1071,8 +1071,11 @@ impl<T: Scalar> Data<T> {
             self.efc_solref.clear();
             self.efc_solimp.clear();
             self.efc_cone.clear();
-            self.solver_scratch_mut().resize(0, 0);
-            self.solver_nnz.reserve(nv);
+            // (the solver's per-row arrays are emptied as `resize(0, 0)` would; its nonzero
+            // counts' room is reserved with rows, the only time the solver runs)
+            if let Some(s) = self.solver_scratch.as_deref_mut() {
+                s.clear_rows();
+            }
             return;
         }
         if self.efc_J_sparse {

@@ -28,7 +28,9 @@ pub(crate) fn clone_reserved_nested<X: Clone>(v: &Vec<Vec<X>>) -> Vec<Vec<X>> {
 /// `Clone` for a struct of arrays, from one list of its fields and how each is cloned: `copy`
 /// (a `Copy` value), `vec` (an array, cloned with [`CloneReserved`]), `nested` (a list of
 /// arrays, [`clone_reserved_nested`]), `each` (a fixed-size array of arrays), `clone` (a value
-/// with its own `clone` and `clone_from`). `clone` keeps every array's capacity; `clone_from`
+/// with its own `clone` and `clone_from`), `mark` (a record of the capacities reserved, a
+/// `Copy` value whose `Default` claims none: copied by `clone`, which keeps every capacity, and
+/// reset by `clone_from`, which may not). `clone` keeps every array's capacity; `clone_from`
 /// writes into the destination's arrays (`Vec::clone_from`), which allocates only where the
 /// source holds more than they can: never between two `Data` of the same model.
 macro_rules! clone_reserved {
@@ -50,7 +52,9 @@ macro_rules! clone_reserved {
         $e.each_ref().map($crate::data::reserved::CloneReserved::clone_reserved)
     };
     (@clone clone, $e:expr) => { Clone::clone(&$e) };
+    (@clone mark, $e:expr) => { $e };
     (@from copy, $d:expr, $s:expr) => { $d = $s };
+    (@from mark, $d:expr, $s:expr) => { $d = Default::default() };
     (@from each, $d:expr, $s:expr) => {
         for (d, s) in $d.iter_mut().zip(&$s) {
             d.clone_from(s);

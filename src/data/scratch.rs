@@ -77,6 +77,24 @@ pub struct Problem<T> {
     pub(crate) hcache: Vec<HessianEntry<T>>,
     pub(crate) hcache_n: usize,
     pub(crate) hcache_next: usize,
+    /// The sizes its arrays were last reserved for ([`SolverScratch::reserve_entries`]).
+    pub(crate) reserved: Reserved,
+}
+
+/// The sizes `(nv, nm, nefc, ncone, jn)` that [`SolverScratch::reserve_entries`] last reserved
+/// a problem's or the work space's arrays for: a request no larger in any of them finds every
+/// capacity in place and returns at once (capacities only grow; a `clone_from`, which may
+/// leave smaller ones, resets it, and so does [`Default`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Reserved(Option<[usize; 5]>);
+
+impl Reserved {
+    /// Whether the arrays were reserved for `key` or for sizes at least as large in each.
+    #[inline]
+    fn covers(self, key: [usize; 5]) -> bool {
+        self.0
+            .is_some_and(|w| w.iter().zip(&key).all(|(have, want)| have >= want))
+    }
 }
 
 /// A factored Newton Hessian ([`Problem::hcache`]) and the row states it was built for: the
@@ -129,6 +147,7 @@ crate::data::reserved::clone_reserved! {
         hcache: vec,
         hcache_n: copy,
         hcache_next: copy,
+        reserved: mark,
     }
 }
 
@@ -170,6 +189,7 @@ impl<T> Default for Problem<T> {
             hcache: Vec::new(),
             hcache_n: 0,
             hcache_next: 0,
+            reserved: Reserved::default(),
         }
     }
 }
@@ -347,6 +367,8 @@ pub struct SolverScratch<T> {
     pub ws_qacc: Vec<T>,
     pub ws_Ma: Vec<T>,
     pub ws_Ja: Vec<T>,
+    /// The sizes its own arrays were last reserved for ([`Self::reserve_entries`]).
+    pub(crate) reserved: Reserved,
 }
 
 // A clone keeps the capacity of every array (see `Data`'s `Clone`).
@@ -409,6 +431,7 @@ crate::data::reserved::clone_reserved! {
         ws_qacc: vec,
         ws_Ma: vec,
         ws_Ja: vec,
+        reserved: mark,
     }
 }
 
@@ -472,6 +495,7 @@ impl<T> Default for SolverScratch<T> {
             ws_qacc: Vec::new(),
             ws_Ma: Vec::new(),
             ws_Ja: Vec::new(),
+            reserved: Reserved::default(),
         }
     }
 }
@@ -521,6 +545,17 @@ impl<T: Scalar> SolverScratch<T> {
         }
     }
 
+    /// [`Self::resize`] to no rows and no cones.
+    pub fn clear_rows(&mut self) {
+        self.jar.clear();
+        self.jv.clear();
+        self.ftmp.clear();
+        self.quad.clear();
+        self.state_old.clear();
+        self.stmp.clear();
+        self.cone_H.clear();
+    }
+
     /// Sizes the per-row parts for `nefc` rows and `ncone` contacts.
     pub fn resize(&mut self, nefc: usize, ncone: usize) {
         let z = T::zero();
@@ -550,9 +585,18 @@ impl<T: Scalar> SolverScratch<T> {
     /// [`Self::reserve`] with room for `jn` entries of J (and of the Hessian pattern's
     /// transposed rows), and the per-row arrays [`Self::resize`] sizes.
     pub fn reserve_entries(&mut self, nv: usize, nm: usize, nefc: usize, ncone: usize, jn: usize) {
-        fn grow<X>(v: &mut Vec<X>, n: usize) {
-            v.reserve(n.saturating_sub(v.len()));
+        // every forward with rows asks again: when neither the problem nor the work space has
+        // grown past what they were reserved for, each array already has its room (about 60
+        // capacity checks, most of the cost of a one-row model's assembly, skipped)
+        let key = [nv, nm, nefc, ncone, jn];
+        let p = self.prob.get_or_insert_with(Default::default);
+        if !p.reserved.covers(key) {
+            p.reserve_entries(key);
         }
+        if self.reserved.covers(key) {
+            return;
+        }
+        self.reserved = Reserved(Some(key));
         for v in [&mut self.jar, &mut self.ws_Ja, &mut self.jv, &mut self.ftmp] {
             grow(v, nefc);
         }
@@ -560,51 +604,12 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut self.state_old, nefc);
         grow(&mut self.stmp, nefc);
         grow(&mut self.cone_H, ncone * CONE_H);
-        let p = self.prob.get_or_insert_with(Default::default);
-        grow(&mut p.J, jn);
-        grow(&mut p.J_colind, jn);
-        grow(&mut p.J_rownnz, nefc);
-        grow(&mut p.J_rowadr, nefc);
-        grow(&mut p.row_leaf, nefc);
-        grow(&mut p.qfrc_smooth, nv);
-        grow(&mut p.qacc_smooth, nv);
-        grow(&mut p.qacc, nv);
-        grow(&mut p.qM, nm);
-        grow(&mut p.qLD, nm);
-        grow(&mut p.qLDiagInv, nv);
-        grow(&mut p.Madr, nv);
-        grow(&mut p.parentid, nv);
-        grow(&mut p.Mcol, nm);
-        grow(&mut p.g2l, nv);
-        grow(&mut p.anc, nv);
-        for v in [
-            &mut p.D,
-            &mut p.R,
-            &mut p.frictionloss,
-            &mut p.aref,
-            &mut p.b,
-            &mut p.force,
-        ] {
-            grow(v, nefc);
-        }
-        grow(&mut p.ty, nefc);
-        grow(&mut p.state, nefc);
-        grow(&mut p.cone, ncone);
         grow(&mut self.ident_efc, nefc);
         grow(&mut self.pgs_block, nefc);
         if nefc == 0 {
             return;
         }
-        // the sparse Newton Hessian's pattern: at most the lower triangle, 40 bytes an entry
-        // (pattern, transposed pattern, values, reduced values: 0.14 MB at nv = 84, 2.8 MB at
-        // nv = 375), so that a sparse model's patterns, which change with its contacts, stop
-        // allocating at the rows' high-water mark as the rest does
-        // Capped at `HPAT_RESERVE_MAX` entries (the whole triangle up to nv = 1447, 42 MB) so
-        // that the reservation stays linear in the model's size past that: larger patterns grow
-        // with their high-water mark.
-        let tri = (nv * (nv + 1) / 2).min(HPAT_RESERVE_MAX);
-        let h = &mut p.hpat;
-        h.reserve(nv, nefc, tri, jn);
+        let tri = hpat_reserve(nv);
         grow(&mut self.Hs, tri);
         grow(&mut self.Hred, tri);
         self.nnz.reserve(nv);
@@ -618,6 +623,63 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut self.bgrp, B_CHUNK * nv);
         grow(&mut self.bres, nv);
         grow(&mut self.noslip_a, 5 * nefc);
+    }
+}
+
+/// Room for `n` entries in `v` (capacities only grow).
+fn grow<X>(v: &mut Vec<X>, n: usize) {
+    v.reserve(n.saturating_sub(v.len()));
+}
+
+/// The entries of the sparse Newton Hessian's pattern reserved for `nv` dofs: at most the lower
+/// triangle, 40 bytes an entry (pattern, transposed pattern, values, reduced values: 0.14 MB at
+/// nv = 84, 2.8 MB at nv = 375), so that a sparse model's patterns, which change with its
+/// contacts, stop allocating at the rows' high-water mark as the rest does. Capped at
+/// `HPAT_RESERVE_MAX` entries (the whole triangle up to nv = 1447, 42 MB) so that the
+/// reservation stays linear in the model's size past that: larger patterns grow with their
+/// high-water mark.
+fn hpat_reserve(nv: usize) -> usize {
+    (nv * (nv + 1) / 2).min(HPAT_RESERVE_MAX)
+}
+
+impl<T> Problem<T> {
+    /// The problem's part of [`SolverScratch::reserve_entries`] for `key = (nv, nm, nefc,
+    /// ncone, jn)`; records `key` in `reserved`.
+    fn reserve_entries(&mut self, key: [usize; 5]) {
+        let [nv, nm, nefc, ncone, jn] = key;
+        self.reserved = Reserved(Some(key));
+        grow(&mut self.J, jn);
+        grow(&mut self.J_colind, jn);
+        grow(&mut self.J_rownnz, nefc);
+        grow(&mut self.J_rowadr, nefc);
+        grow(&mut self.row_leaf, nefc);
+        grow(&mut self.qfrc_smooth, nv);
+        grow(&mut self.qacc_smooth, nv);
+        grow(&mut self.qacc, nv);
+        grow(&mut self.qM, nm);
+        grow(&mut self.qLD, nm);
+        grow(&mut self.qLDiagInv, nv);
+        grow(&mut self.Madr, nv);
+        grow(&mut self.parentid, nv);
+        grow(&mut self.Mcol, nm);
+        grow(&mut self.g2l, nv);
+        grow(&mut self.anc, nv);
+        for v in [
+            &mut self.D,
+            &mut self.R,
+            &mut self.frictionloss,
+            &mut self.aref,
+            &mut self.b,
+            &mut self.force,
+        ] {
+            grow(v, nefc);
+        }
+        grow(&mut self.ty, nefc);
+        grow(&mut self.state, nefc);
+        grow(&mut self.cone, ncone);
+        if nefc > 0 {
+            self.hpat.reserve(nv, nefc, hpat_reserve(nv), jn);
+        }
     }
 }
 
