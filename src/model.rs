@@ -419,6 +419,9 @@ pub struct Mesh {
 pub struct HullWalk {
     pub(crate) node: Vec<HullNode>,
     pub(crate) edge: Vec<HullEdge>,
+    /// The mesh's `extrema` (`mesh_extrema`), graph-local vertices, where the GJK and EPA
+    /// support search starts ([`HullWalk::start`](crate::collision::native)).
+    pub(crate) extrema: [u32; 27],
 }
 
 /// A graph vertex of a [`HullWalk`]: its position, its neighbours `edge[start..end]` and its

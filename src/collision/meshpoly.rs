@@ -402,16 +402,7 @@ pub fn extrema(graph: &[i32], vert: &[[f64; 3]]) -> [i32; 27] {
 /// else 0 (bisected on MuJoCo: a component of 0.399903 counts as 0, one of 0.400031 as 1;
 /// tools/zoo/gen_regressions.py `plane_mesh_start`).
 pub fn extremum_index(l: &[f64; 3]) -> usize {
-    let q = |x: f64| {
-        if x > 0.4 {
-            2
-        } else if x < -0.4 {
-            0
-        } else {
-            1
-        }
-    };
-    9 * q(l[0]) + 3 * q(l[1]) + q(l[2])
+    super::native::extremum_index(l)
 }
 
 impl Mesh {
@@ -424,7 +415,7 @@ impl Mesh {
             self.graph.clear();
         }
         self.extrema = extrema(&self.graph, &self.vert);
-        self.hull = crate::model::HullWalk::new(&self.graph, &self.vert);
+        self.hull = crate::model::HullWalk::new(&self.graph, &self.vert, &self.extrema);
         self.polynormal = polys.iter().map(|p| newell_normal(p, vert)).collect();
         self.polymap = vec![Vec::new(); self.vert.len()];
         for (i, p) in polys.iter().enumerate() {

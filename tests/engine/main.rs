@@ -35,6 +35,7 @@ mod tendon_fluid_oracle;
 mod capsule_cross;
 mod collision_oracle;
 mod contact_oracle;
+mod hull_start_oracle;
 mod planar_oracle;
 mod ray_oracle;
 mod texture_oracle;
