@@ -402,6 +402,125 @@ fn hessian_tree<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     crate::smooth::crb::factor_tree(&p.Madr, &p.parentid, &mut s.Ht, &mut s.Hdinv);
 }
 
+/// The most dofs [`cone_dense_block`] handles (its columns in one bit mask).
+const CONE_BLOCK_MAX: usize = 64;
+
+/// The update of [`hessian_dense`] by an elliptic cone's `dim` rows from `adr` with Hessian
+/// `hc` (`H[a, b] += Σ_p Σ_q (hc[p, q] J[p, a]) J[q, b]`, `b ≤ a`), for rows that the gather
+/// compressed from a dense J (`Problem::J_sparse` without `Problem::sparse_model`: a stored
+/// value is never an exact zero, so "stored" and "nonzero" agree). The rows' values are laid
+/// out on the union of their columns (`buf`, `dim` rows of that width, zero where a row has no
+/// entry); per entry of H the terms are added in the order and with the products of the
+/// pair-by-pair loop over the compressed rows (pairs `(p, q)` p-major, a pair with `hc[p, q]
+/// = 0` skipped, a term with `hc[p, q] J[p, a] = 0` or no `J[q, b]` skipped), so H is the
+/// same bit for bit, with one pass over each entry instead of `dim²` passes over the rows.
+/// Returns false (nothing done) for rows that are not compressed or span more than
+/// [`CONE_BLOCK_MAX`] dofs.
+fn cone_dense_block<T: Scalar>(
+    p: &Problem<T>,
+    adr: usize,
+    dim: usize,
+    hc: &[T],
+    h: &mut [T],
+    buf: &mut [T],
+) -> bool {
+    let nv = p.nv;
+    if !p.J_sparse || nv > CONE_BLOCK_MAX || !matches!(dim, 3 | 4 | 6) || buf.len() < dim * nv {
+        return false;
+    }
+    // the union of the rows' columns, ascending
+    let mut mask = 0u64;
+    for r in adr..adr + dim {
+        let (a, n) = (p.J_rowadr[r], p.J_rownnz[r]);
+        for &c in &p.J_colind[a..a + n] {
+            mask |= 1u64 << c;
+        }
+    }
+    let mut cols = [0usize; CONE_BLOCK_MAX];
+    let mut k = 0;
+    let mut bits = mask;
+    while bits != 0 {
+        cols[k] = bits.trailing_zeros() as usize;
+        bits &= bits - 1;
+        k += 1;
+    }
+    let cols = &cols[..k];
+    // each row's values on the union's columns
+    for (q, r) in (adr..adr + dim).enumerate() {
+        let (a, n) = (p.J_rowadr[r], p.J_rownnz[r]);
+        let (rc, rv) = (&p.J_colind[a..a + n], &p.J[a..a + n]);
+        let out = &mut buf[q * k..(q + 1) * k];
+        let mut t = 0;
+        for (o, &c) in out.iter_mut().zip(cols) {
+            if t < n && rc[t] == c {
+                *o = rv[t];
+                t += 1;
+            } else {
+                *o = T::zero();
+            }
+        }
+    }
+    let v = &buf[..dim * k];
+    match dim {
+        3 => cone_block::<T, 3>(v, cols, hc, h, nv),
+        4 => cone_block::<T, 4>(v, cols, hc, h, nv),
+        6 => cone_block::<T, 6>(v, cols, hc, h, nv),
+        _ => unreachable!(),
+    }
+    true
+}
+
+/// [`cone_dense_block`]'s update for `D` rows `v` (`D` rows of `cols.len()` values). Where
+/// every term of an entry is added (no zero factor among them, the common case: a contact's
+/// rows share their columns) the sum runs without the per-term tests, in the same order.
+fn cone_block<T: Scalar, const D: usize>(
+    v: &[T],
+    cols: &[usize],
+    hc: &[T],
+    h: &mut [T],
+    nv: usize,
+) {
+    let k = cols.len();
+    let hc = &hc[..D * D];
+    let rows: [&[T]; D] = std::array::from_fn(|q| &v[q * k..(q + 1) * k]);
+    for (x, &a) in cols.iter().enumerate() {
+        let mut ja = [[T::zero(); D]; D];
+        let mut on = [[false; D]; D];
+        let mut all = true;
+        for pp in 0..D {
+            let vp = rows[pp][x];
+            for qq in 0..D {
+                let w = hc[pp * D + qq];
+                let j = vp * w;
+                ja[pp][qq] = j;
+                on[pp][qq] = !crate::math::exact_zero(w) && !crate::math::exact_zero(j);
+                all &= on[pp][qq];
+            }
+        }
+        let ha = &mut h[a * nv..a * nv + a + 1];
+        for (y, &b) in cols[..=x].iter().enumerate() {
+            let vy: [T; D] = std::array::from_fn(|qq| rows[qq][y]);
+            let mut hy = ha[b];
+            if all && vy.iter().all(|&t| !crate::math::exact_zero(t)) {
+                for jp in &ja {
+                    for qq in 0..D {
+                        hy += jp[qq] * vy[qq];
+                    }
+                }
+            } else {
+                for pp in 0..D {
+                    for qq in 0..D {
+                        if on[pp][qq] && !crate::math::exact_zero(vy[qq]) {
+                            hy += ja[pp][qq] * vy[qq];
+                        }
+                    }
+                }
+            }
+            ha[b] = hy;
+        }
+    }
+}
+
 /// Dense H in `s.H`, factored by [`dense::ldl_factor_rev`]. Only its lower triangle is built
 /// and read (the build, the factor, its solve and rank-1 updates touch columns `0..=k` of row
 /// `k` only).
@@ -416,9 +535,10 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             continue;
         }
         let di = p.D[i];
-        if let Some(cols) = p.jrow(i).cols {
+        if p.J_sparse {
             // compressed row: the pairs of its pattern (ascending columns)
-            let vals = p.jrow(i).vals;
+            let (ra, rn) = (p.J_rowadr[i], p.J_rownnz[i]);
+            let (cols, vals) = (&p.J_colind[ra..ra + rn], &p.J[ra..ra + rn]);
             for (x, (&a, &va)) in cols.iter().zip(vals).enumerate() {
                 let ja = va * di;
                 if crate::math::exact_zero(ja) {
@@ -478,6 +598,9 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
         }
         let dim = cone.dim;
         let hc = &s.cone_H[c * CONE_H..c * CONE_H + dim * dim];
+        if !p.sparse_model && cone_dense_block(p, adr, dim, hc, h, &mut s.rowbuf) {
+            continue;
+        }
         // tmp = Hc Jc (dim x nv), accumulated row by row into H's lower triangle
         for p in 0..dim {
             for q in 0..dim {
