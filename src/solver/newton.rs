@@ -500,17 +500,26 @@ fn cone_block<T: Scalar, const D: usize>(
         let ha = &mut h[a * nv..a * nv + a + 1];
         for (y, &b) in cols[..=x].iter().enumerate() {
             let vy: [T; D] = std::array::from_fn(|qq| rows[qq][y]);
+            let nz: [bool; D] = std::array::from_fn(|qq| !crate::math::exact_zero(vy[qq]));
             let mut hy = ha[b];
-            if all && vy.iter().all(|&t| !crate::math::exact_zero(t)) {
+            if all && nz.iter().all(|&t| t) {
                 for jp in &ja {
                     for qq in 0..D {
                         hy += jp[qq] * vy[qq];
                     }
                 }
+            } else if all {
+                for jp in &ja {
+                    for qq in 0..D {
+                        if nz[qq] {
+                            hy += jp[qq] * vy[qq];
+                        }
+                    }
+                }
             } else {
                 for pp in 0..D {
                     for qq in 0..D {
-                        if on[pp][qq] && !crate::math::exact_zero(vy[qq]) {
+                        if on[pp][qq] && nz[qq] {
                             hy += ja[pp][qq] * vy[qq];
                         }
                     }
