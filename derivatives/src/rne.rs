@@ -45,7 +45,7 @@ use crate::work::Work;
 use moreau::model::{disable, JointType, Model};
 use moreau::pipeline::{ang, cross_force, cross_motion, inert_mul, join, lin, normalize_quat};
 use moreau::Data;
-use nalgebra::{DMatrix, Matrix3, Quaternion, Vector3, Vector6};
+use nalgebra::{DMatrix, Matrix3, Matrix6, Quaternion, Vector3, Vector6};
 
 type V6 = Vector6<f64>;
 
@@ -236,15 +236,17 @@ fn d_rne_pos_body(
     out: &mut DMatrix<f64>,
 ) {
     let nv = m.nv;
-    out.fill(0.0);
+    // (slices: nalgebra's element iterator costs several instructions per entry)
+    out.as_mut_slice().fill(0.0);
     let mut mx = mx;
     if let Some((_, o)) = &mut mx {
-        o.fill(0.0);
+        o.as_mut_slice().fill(0.0);
     }
     if nv == 0 {
         return;
     }
     w.prepare(m);
+    let nb = m.nbody;
     // M(q) x: the zero-velocity, gravity-free recursion (the mass-only branch below), its
     // accelerations kept apart
     let fused = match &mx {
@@ -253,21 +255,19 @@ fn d_rne_pos_body(
             std::mem::swap(&mut w.acc, &mut w.acc2);
             std::mem::swap(&mut w.al, &mut w.al2);
             // every entry is rewritten by the pass below
-            w.acc.resize(m.nbody, V6::zeros());
+            w.acc.resize(nb, V6::zeros());
             w.al.resize(nv, V6::zeros());
             w.ia2.clear();
             w.ia2
-                .extend((0..m.nbody).map(|b| inert_mul(&d.cinert[b], &w.acc2[b])));
+                .extend((0..nb).map(|b| inert_mul(&d.cinert[b], &w.acc2[b])));
             w.frc2.clone_from(&w.ia2);
-            for b in (1..m.nbody).rev() {
+            for b in (1..nb).rev() {
                 let p = m.body_parentid[b];
                 if p != 0 {
                     let f = w.frc2[b];
                     w.frc2[p] += f;
                 }
             }
-            w.df2.clear();
-            w.df2.resize(m.nbody, V6::zeros());
             true
         }
         None => false,
@@ -276,8 +276,7 @@ fn d_rne_pos_body(
     // world-fixed forces at the COMs (subtracted: they are inputs of τ with sign −)
     let gravity_on = !m.opt.disabled(disable::GRAVITY);
     let springdamp = !(m.opt.disabled(disable::SPRING) && m.opt.disabled(disable::DAMPER));
-    let mut any_ext = false;
-    for b in 1..m.nbody {
+    for b in 1..nb {
         let mut f = Vector3::zeros();
         let mut t = Vector3::zeros();
         if terms.gravcomp && gravity_on && springdamp && m.body_gravcomp[b] != 0.0 {
@@ -293,7 +292,6 @@ fn d_rne_pos_body(
         w.fw[b] = f;
         let r = d.xipos[b] - d.subtree_com[m.body_rootid[b]];
         let fe = join(&(t + r.cross(&f)), &f);
-        any_ext |= f != Vector3::zeros() || t != Vector3::zeros();
         let v = &w.vel[b];
         let hb = inert_mul(&d.cinert[b], v);
         let iab = inert_mul(&d.cinert[b], &w.acc[b]);
@@ -301,11 +299,91 @@ fn d_rne_pos_body(
         w.ia[b] = iab;
         w.frc[b] = iab + cross_force(v, &hb) - fe;
     }
-    for b in (1..m.nbody).rev() {
+    for b in (1..nb).rev() {
         let p = m.body_parentid[b];
         if p != 0 {
             let f = w.frc[b];
             w.frc[p] += f;
+        }
+    }
+    // With ψ = S_j × u_j and σ̃ = S_j × α_j − ψ × u_j (per direction j), a body's force
+    // derivative is linear in (S_j, σ̃, ψ): ∂f_b = A_b S_j − I_b σ̃ + B_b ψ with
+    //   A_b s = s ×* (I a)_b + (s × v_b) ×* h_b + v_b ×* (s ×* h_b) − [δr(s) × f_w; 0],
+    //   B_b ψ = −I_b (ψ × v_b) − ψ ×* h_b − v_b ×* (I_b ψ)
+    // (the expansion of the formula in the module docs), so the subtree sum is
+    // ∂F_b = Ac_b S_j − Ic_b σ̃ + Bc_b ψ with the composite (subtree-summed) Ac, Ic, Bc, and
+    // S_k · ∂F_b = (Ac_bᵀ S_k) · S_j − (Ic_b S_k) · σ̃ + (Bc_bᵀ S_k) · ψ (Ic symmetric); the
+    // term −S_k · (S_j ×* F_b) is (S_k ×* F_b) · S_j. Each dof k gets these
+    // 6-vectors once; an entry of ∂τ/∂q is then a few 6-term dot products. ∂(M x)/∂q likewise
+    // with (I a)_b of x, no velocity and no world-fixed forces (A2_b s = s ×* (I a2)_b).
+    w.ic.clear();
+    w.ic.extend_from_slice(&d.cinert[..nb]);
+    w.gc.clear();
+    w.gc.resize(nb, Matrix6::zeros());
+    w.gb.clear();
+    w.gb.resize(nb, Matrix6::zeros());
+    w.g2.clear();
+    w.g2.resize(nb, Matrix6::zeros());
+    for b in 1..nb {
+        let c = &d.cinert[b];
+        let (v, h) = (w.vel[b], w.h[b]);
+        let mut a = force_bar(&-w.ia[b]);
+        if vel {
+            // A += K − Kᵀ
+            let k = mul66(&force_bar(&h), &motion_cross(&v));
+            for i in 0..6 {
+                for j in 0..6 {
+                    a[(i, j)] += k[(i, j)] - k[(j, i)];
+                }
+            }
+            w.gb[b] = vel_map(&inertia_matrix(c), &v, &h);
+        }
+        let fw = w.fw[b];
+        if fw != Vector3::zeros() {
+            // − [δr(s) × f_w; 0], δr(s) = lin(s) + ang(s) × r
+            let r = d.xipos[b] - d.subtree_com[m.body_rootid[b]];
+            for i in 0..6 {
+                let mut e = V6::zeros();
+                e[i] = 1.0;
+                let dr = lin(&e) + ang(&e).cross(&r);
+                let col = a.column(i) - join(&dr.cross(&fw), &Vector3::zeros());
+                a.set_column(i, &col);
+            }
+        }
+        w.gc[b] = a;
+        if fused {
+            w.g2[b] = force_bar(&-w.ia2[b]);
+        }
+    }
+    for b in (1..nb).rev() {
+        let p = m.body_parentid[b];
+        if p != 0 {
+            let ib = w.ic[b];
+            for (x, y) in w.ic[p].iter_mut().zip(ib.iter()) {
+                *x += *y;
+            }
+            let (a, bb, a2) = (w.gc[b], w.gb[b], w.g2[b]);
+            add66(&mut w.gc[p], &a);
+            add66(&mut w.gb[p], &bb);
+            add66(&mut w.g2[p], &a2);
+        }
+    }
+    // per dof k (body b): [Ac_bᵀ S_k, Ic_b S_k, Bc_bᵀ S_k, S_k ×* F_b] and the mass part's
+    // [A2c_bᵀ S_k, S_k ×* F2_b]
+    w.pr.clear();
+    w.pr2.clear();
+    for k in 0..nv {
+        let b = m.dof_bodyid[k];
+        let s = &d.cdof[k];
+        w.pr.push([
+            tr_mul6(&w.gc[b], s),
+            inert_mul(&w.ic[b], s),
+            tr_mul6(&w.gb[b], s),
+            cross_force(s, &w.frc[b]),
+        ]);
+        if fused {
+            w.pr2
+                .push([tr_mul6(&w.g2[b], s), cross_force(s, &w.frc2[b])]);
         }
     }
     for j in 0..nv {
@@ -316,80 +394,47 @@ fn d_rne_pos_body(
         let last = w.last[bj];
         let s = d.cdof[j];
         let psi = cross_motion(&s, &w.u[j]);
-        let sig = cross_motion(&s, &w.al[j]);
-        let sa = ang(&s);
-        let sl = lin(&s);
-        for b in bj..=last {
-            let c = &d.cinert[b];
-            if !vel && !any_ext {
-                // zero velocities: ψ = Δv = h = 0
-                w.df[b] = cross_force(&s, &w.ia[b]) - inert_mul(c, &sig);
-                continue;
-            }
-            let v = &w.vel[b];
-            let dv = v - w.u[j];
-            let h = &w.h[b];
-            let mut df = cross_force(&s, &w.ia[b]) - inert_mul(c, &(sig + cross_motion(&psi, &dv)))
-                + cross_force(&cross_motion(&s, &dv), h)
-                + cross_force(v, &(cross_force(&s, h) - inert_mul(c, &psi)));
-            if any_ext {
-                let fw = &w.fw[b];
-                if *fw != Vector3::zeros() {
-                    let r = d.xipos[b] - d.subtree_com[m.body_rootid[b]];
-                    let dr = sl + sa.cross(&r);
-                    df -= join(&dr.cross(fw), &Vector3::zeros());
-                }
-            }
-            w.df[b] = df;
-        }
-        for b in (bj + 1..=last).rev() {
-            let p = m.body_parentid[b];
-            let f = w.df[b];
-            w.df[p] += f;
-        }
-        if fused {
-            let sig2 = cross_motion(&s, &w.al2[j]);
-            for b in bj..=last {
-                w.df2[b] = cross_force(&s, &w.ia2[b]) - inert_mul(&d.cinert[b], &sig2);
-            }
-            for b in (bj + 1..=last).rev() {
-                let p = m.body_parentid[b];
-                let f = w.df2[b];
-                w.df2[p] += f;
-            }
-        }
-        // for k ∈ D(j): (S_j × S_k) · F = −S_k · (S_j ×* F), one force per body
+        let sig = cross_motion(&s, &w.al[j]) - cross_motion(&psi, &w.u[j]);
         let g = w.grp[j];
-        for b in bj..=last {
-            let k0 = m.body_dofadr[b];
-            let kn = k0 + m.body_dofnum[b];
-            if kn == k0 {
-                continue;
+        // the dofs of bodies bj..=last (bj's subtree) are one contiguous range
+        let k0 = m.body_dofadr[bj];
+        let kn = (bj..=last)
+            .rev()
+            .find(|&b| m.body_dofnum[b] > 0)
+            .map_or(k0, |b| m.body_dofadr[b] + m.body_dofnum[b]);
+        // dofs of bj before j's group see no S_j × S_k term
+        let kb = m.body_dofadr[bj] + m.body_dofnum[bj];
+        // column j of out (column-major)
+        let col = &mut out.as_mut_slice()[j * nv..(j + 1) * nv];
+        for ((k, p), o) in (k0..kn).zip(&w.pr[k0..kn]).zip(&mut col[k0..kn]) {
+            let mut y = dot6(&p[0], &s) - dot6(&p[1], &sig) + dot6(&p[2], &psi);
+            if k >= g || k >= kb {
+                y += dot6(&p[3], &s);
             }
-            let df = w.df[b];
-            let y = df - cross_force(&s, &w.frc[b]);
-            for k in k0..kn {
-                let f = if b > bj || k >= g { &y } else { &df };
-                out[(k, j)] = d.cdof[k].dot(f);
-            }
-            if let Some((_, o)) = &mut mx {
-                let df = w.df2[b];
-                let y = df - cross_force(&s, &w.frc2[b]);
-                for k in k0..kn {
-                    let f = if b > bj || k >= g { &y } else { &df };
-                    o[(k, j)] = d.cdof[k].dot(f);
-                }
-            }
+            *o = y;
         }
-        let dfr = w.df[bj];
-        let dfr2 = w.df2.get(bj).copied().unwrap_or_else(V6::zeros);
+        let dfr = mul6(&w.gc[bj], &s) - inert_mul(&w.ic[bj], &sig) + mul6(&w.gb[bj], &psi);
+        let mut dfr2 = V6::zeros();
+        if let Some((_, o)) = &mut mx {
+            let sig2 = cross_motion(&s, &w.al2[j]);
+            let col = &mut o.as_mut_slice()[j * nv..(j + 1) * nv];
+            let rows = w.pr2[k0..kn].iter().zip(&w.pr[k0..kn]);
+            for ((k, (p, q)), o) in (k0..kn).zip(rows).zip(&mut col[k0..kn]) {
+                let mut y = dot6(&p[0], &s) - dot6(&q[1], &sig2);
+                if k >= g || k >= kb {
+                    y += dot6(&p[1], &s);
+                }
+                *o = y;
+            }
+            dfr2 = mul6(&w.g2[bj], &s) - inert_mul(&w.ic[bj], &sig2);
+        }
         let mut p = m.body_parentid[bj];
         while p != 0 {
             let k0 = m.body_dofadr[p];
             for k in k0..k0 + m.body_dofnum[p] {
-                out[(k, j)] = d.cdof[k].dot(&dfr);
+                out.as_mut_slice()[j * nv + k] = dot6(&d.cdof[k], &dfr);
                 if let Some((_, o)) = &mut mx {
-                    o[(k, j)] = d.cdof[k].dot(&dfr2);
+                    o.as_mut_slice()[j * nv + k] = dot6(&d.cdof[k], &dfr2);
                 }
             }
             p = m.body_parentid[p];
@@ -578,6 +623,108 @@ pub fn rnea_derivatives(
     moreau::pipeline::com_vel(m, d);
     d_smooth_pos(m, d, Some(qacc), Terms::default(), w, dq);
     d_bias_vel(m, d, w, dv);
+}
+
+/// `a · b` of two 6-vectors, written out (nalgebra's generic `dot` iterates).
+#[inline(always)]
+fn dot6(a: &V6, b: &V6) -> f64 {
+    (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) + (a[3] * b[3] + a[4] * b[4] + a[5] * b[5])
+}
+
+/// `A B` of 6×6 matrices, written out over the column-major storage.
+#[inline(always)]
+fn mul66(a: &Matrix6<f64>, b: &Matrix6<f64>) -> Matrix6<f64> {
+    let (a, bs) = (a.as_slice(), b.as_slice());
+    let mut c = Matrix6::zeros();
+    for (cj, bj) in c.as_mut_slice().chunks_exact_mut(6).zip(bs.chunks_exact(6)) {
+        for (k, &bkj) in bj.iter().enumerate() {
+            for (x, &aik) in cj.iter_mut().zip(&a[6 * k..6 * k + 6]) {
+                *x += aik * bkj;
+            }
+        }
+    }
+    c
+}
+
+/// `A x` (6×6 times a 6-vector), written out.
+#[inline(always)]
+fn mul6(a: &Matrix6<f64>, x: &V6) -> V6 {
+    let a = a.as_slice();
+    let mut y = V6::zeros();
+    for k in 0..6 {
+        for i in 0..6 {
+            y[i] += a[6 * k + i] * x[k];
+        }
+    }
+    y
+}
+
+/// `Aᵀ x` (6×6 transposed times a 6-vector), written out.
+#[inline(always)]
+fn tr_mul6(a: &Matrix6<f64>, x: &V6) -> V6 {
+    let a = a.as_slice();
+    V6::from_fn(|i, _| {
+        let c = &a[6 * i..6 * i + 6];
+        (c[0] * x[0] + c[1] * x[1] + c[2] * x[2]) + (c[3] * x[3] + c[4] * x[4] + c[5] * x[5])
+    })
+}
+
+/// `a += b` of 6×6 matrices over their storage.
+#[inline(always)]
+fn add66(a: &mut Matrix6<f64>, b: &Matrix6<f64>) {
+    for (x, y) in a.as_mut_slice().iter_mut().zip(b.as_slice()) {
+        *x += *y;
+    }
+}
+
+/// `[a]×` (the cross-product matrix).
+fn skew(a: &Vector3<f64>) -> Matrix3<f64> {
+    Matrix3::new(0.0, -a.z, a.y, a.z, 0.0, -a.x, -a.y, a.x, 0.0)
+}
+
+/// The 6×6 matrix of `u ↦ v × u` (motion cross product, angular part first).
+fn motion_cross(v: &V6) -> Matrix6<f64> {
+    let (w, l) = (skew(&ang(v)), skew(&lin(v)));
+    let mut x = Matrix6::zeros();
+    x.fixed_view_mut::<3, 3>(0, 0).copy_from(&w);
+    x.fixed_view_mut::<3, 3>(3, 0).copy_from(&l);
+    x.fixed_view_mut::<3, 3>(3, 3).copy_from(&w);
+    x
+}
+
+/// The 6×6 matrix `H̄(f)` with `s ×* f = −H̄(f) s` (force cross product as a linear map of the
+/// motion `s`; antisymmetric).
+fn force_bar(f: &V6) -> Matrix6<f64> {
+    let (a, l) = (skew(&ang(f)), skew(&lin(f)));
+    let mut x = Matrix6::zeros();
+    x.fixed_view_mut::<3, 3>(0, 0).copy_from(&a);
+    x.fixed_view_mut::<3, 3>(0, 3).copy_from(&l);
+    x.fixed_view_mut::<3, 3>(3, 0).copy_from(&l);
+    x
+}
+
+/// The symmetric 6×6 matrix of [`inert_mul`] (`cinert` layout).
+fn inertia_matrix(c: &[f64; 10]) -> Matrix6<f64> {
+    let h = skew(&Vector3::new(c[6], c[7], c[8]));
+    let mut x = Matrix6::zeros();
+    x.fixed_view_mut::<3, 3>(0, 0).copy_from(&Matrix3::new(
+        c[0], c[3], c[4], c[3], c[1], c[5], c[4], c[5], c[2],
+    ));
+    x.fixed_view_mut::<3, 3>(0, 3).copy_from(&h);
+    x.fixed_view_mut::<3, 3>(3, 0).copy_from(&h.transpose());
+    x.fixed_view_mut::<3, 3>(3, 3)
+        .copy_from(&(Matrix3::identity() * c[9]));
+    x
+}
+
+/// `B` with `B ψ = −I (ψ × v) − ψ ×* h − v ×* (I ψ)` for a body of inertia `i` (6×6), velocity
+/// `v` and momentum `h = I v`: `B = I X(v) + (I X(v))ᵀ + H̄(h)` (`X(v)ᵀ = −(v ×*)`).
+fn vel_map(i: &Matrix6<f64>, v: &V6, h: &V6) -> Matrix6<f64> {
+    let k = mul66(i, &motion_cross(v));
+    let mut b = force_bar(h);
+    add66(&mut b, &k);
+    add66(&mut b, &k.transpose());
+    b
 }
 
 /// `∂qfrc_bias/∂qvel` (row-major `nv × nv`, rows outputs; overwrites `out`), the same recursion

@@ -9,7 +9,7 @@ use moreau::data::Contact;
 use moreau::model::Model;
 use moreau::pipeline::CollisionScratch;
 use moreau::Data;
-use nalgebra::{DMatrix, Matrix3, Vector3, Vector6};
+use nalgebra::{DMatrix, Matrix3, Matrix6, Vector3, Vector6};
 use num_dual::Dual64;
 
 type V6 = Vector6<f64>;
@@ -32,12 +32,21 @@ pub struct Work {
     pub(crate) cs: Vec<V6>,
     pub(crate) vel: Vec<V6>,
     /// The `∂M/∂q · x` part of a fused pass ([`d_smooth_mass_pos`]): body accelerations,
-    /// `α_j`, `I a`, subtree forces and their derivatives of `M(q) x`.
+    /// `α_j`, `I a` and subtree forces of `M(q) x`.
     pub(crate) acc2: Vec<V6>,
     pub(crate) al2: Vec<V6>,
     pub(crate) ia2: Vec<V6>,
     pub(crate) frc2: Vec<V6>,
-    pub(crate) df2: Vec<V6>,
+    /// Per body the composite (subtree) spatial inertia and the composite matrices of the
+    /// parts of the RNE position derivative that are linear in the direction's motion vectors
+    /// ([`crate::rne::d_smooth_pos`]: the `S_j` terms, the `ψ` terms, those of `∂(M x)/∂q`),
+    /// and per dof the rows they give after the projection on `cdof`.
+    pub(crate) ic: Vec<[f64; 10]>,
+    pub(crate) gc: Vec<Matrix6<f64>>,
+    pub(crate) gb: Vec<Matrix6<f64>>,
+    pub(crate) g2: Vec<Matrix6<f64>>,
+    pub(crate) pr: Vec<[V6; 4]>,
+    pub(crate) pr2: Vec<[V6; 2]>,
     /// Workspace of [`crate::constraint_pos`] (used by [`crate::inverse_pos::d_pos`]).
     pub(crate) cons: ConstraintWork,
     /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
@@ -309,7 +318,8 @@ pub(crate) fn sized(v: &mut nalgebra::DVector<f64>, n: usize) {
 /// allocates only when the matrix grows beyond its largest size so far).
 pub(crate) fn zeroed(a: &mut nalgebra::DMatrix<f64>, r: usize, c: usize) {
     if a.shape() == (r, c) {
-        a.fill(0.0);
+        // (over the storage: the element iterator of `fill` costs more per entry)
+        a.as_mut_slice().fill(0.0);
         return;
     }
     let mut v: Vec<f64> = std::mem::replace(a, nalgebra::DMatrix::zeros(0, 0))
