@@ -380,11 +380,13 @@ pub(crate) fn forward_parts(
         w.cons.spare = Some(x);
     }
     for k in 0..nv {
-        for l in 0..nv {
-            lin.x[k * c + l] = -lin.qdg[(k, l)];
+        // row k of the column-major qdg and fa
+        let row = &mut lin.x[k * c..(k + 1) * c];
+        for (l, o) in row[..nv].iter_mut().enumerate() {
+            *o = -lin.qdg.as_slice()[l * nv + k];
         }
-        for l in 0..na + nu {
-            lin.x[k * c + 2 * nv + l] = lin.fa[(k, l)];
+        for (l, o) in row[2 * nv..].iter_mut().enumerate() {
+            *o = lin.fa.as_slice()[l * nv + k];
         }
     }
     // (M + JᵀHJ) ∂qacc = −∂g: all columns at once (row blocks)

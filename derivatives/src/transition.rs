@@ -197,8 +197,9 @@ pub(crate) fn forwarded(
             for (y, x) in y.iter_mut().zip(x) {
                 *y = s * *x;
             }
-            for l in 0..nv {
-                y[l] += lin.qdmx[(k, l)];
+            // row k of the column-major qdmx
+            for (l, y) in y[..nv].iter_mut().enumerate() {
+                *y += lin.qdmx.as_slice()[l * nv + k];
             }
             y[nv + k] -= h * slope_dv(m, d.qvel[k], k) * aint[k];
         }
@@ -265,14 +266,14 @@ pub(crate) fn forwarded(
         Some(t) if t.A.shape() == (nx, nx) && t.B.shape() == (nx, nu) => (t.A, t.B),
         _ => (DMatrix::zeros(nx, nx), DMatrix::zeros(nx, nu)),
     };
-    for k in 0..nx {
-        for i in 0..nx {
-            a[(i, k)] = ab[i * c + k];
+    // (column-major A and B from ab's rows, over the storage: no per-entry index checks)
+    let (a_s, b_s) = (a.as_mut_slice(), b.as_mut_slice());
+    for (i, row) in ab.chunks_exact(c.max(1)).enumerate() {
+        for (k, &v) in row[..nx].iter().enumerate() {
+            a_s[k * nx + i] = v;
         }
-    }
-    for k in 0..nu {
-        for i in 0..nx {
-            b[(i, k)] = ab[i * c + nx + k];
+        for (k, &v) in row[nx..].iter().enumerate() {
+            b_s[k * nx + i] = v;
         }
     }
     let mut step_aint = std::mem::take(&mut vecs.step_aint);
