@@ -45,6 +45,7 @@ fn clamp<T: Scalar>(x: T, r: &[f64; 2]) -> T {
 /// by `Rᵀ(q)` for jointinparent); free joints have `L = 0`, moment `gear`. Tendon:
 /// `L = gear₀ ten_length`, moment `gear₀ ten_J`. Needs [`crate::smooth::tendon::tendon`].
 pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    d.moment_set = true;
     // each row is accumulated in a dense row of zeros, then copied onto its pattern
     let mut row = std::mem::take(&mut d.dense_row);
     for i in 0..m.nu {

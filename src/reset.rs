@@ -159,12 +159,7 @@ fn put_to_sleep<T: Scalar>(m: &Model, d: &mut Data<T>, marked: usize) -> Option<
     d.qfrc_smooth.fill(T::zero());
     // the rows and islands go; the contacts stay (without rows)
     d.drop_rows(m.nv);
-    d.nisland = 0;
-    d.nidof = 0;
-    d.tree_island.fill(-1);
-    d.dof_island.fill(-1);
-    // the island discovery's results are no longer in `d`: its next call computes them again
-    d.island_scratch.done = None;
+    d.clear_islands();
     d.solver_pos_valid = false;
     warning
 }

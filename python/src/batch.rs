@@ -193,6 +193,11 @@ macro_rules! data_fields {
             fn int(x: impl TryInto<i32>) -> i32 {
                 x.try_into().unwrap_or(i32::MAX)
             }
+            if name.starts_with("moment_") && !d.moment_rows_set() {
+                // zeros from a reset to the next transmission stage, as MuJoCo's
+                out.fill(0);
+                return;
+            }
             match name {
                 $(stringify!($i) => {
                     for (o, &x) in out.iter_mut().zip(&d.$i) {

@@ -151,6 +151,15 @@ fn int32_copy<'py>(py: Python<'py>, v: &[usize]) -> Bound<'py, PyAny> {
     copy(py, v.iter().map(|&x| x as i32).collect(), &[v.len()])
 }
 
+/// `moment_rownnz`, `moment_rowadr` or `moment_colind` (`v`) of `d` as int32, zeros while the
+/// transmission stage has not run since a reset ([`Data::moment_rows_set`]).
+fn moment_rows<'py>(py: Python<'py>, d: &Data, v: &[usize]) -> Bound<'py, PyAny> {
+    match d.moment_rows_set() {
+        true => int32_copy(py, v),
+        false => copy(py, vec![0i32; v.len()], &[v.len()]),
+    }
+}
+
 macro_rules! data_arrays {
     (
         floats { $($f:ident),* $(,)? }
@@ -503,22 +512,23 @@ impl MjData {
         copy(py, v, &[n, 2])
     }
 
-    /// Number of entries of each actuator's row of `actuator_moment` (read-only int32 copy).
+    /// Number of entries of each actuator's row of `actuator_moment` (read-only int32 copy;
+    /// zeros from a reset to the next transmission stage, as MuJoCo's).
     #[getter]
     fn moment_rownnz<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        int32_copy(py, &self.data.moment_rownnz)
+        moment_rows(py, &self.data, &self.data.moment_rownnz)
     }
 
     /// Address of each actuator's row in `actuator_moment` (read-only int32 copy).
     #[getter]
     fn moment_rowadr<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        int32_copy(py, &self.data.moment_rowadr)
+        moment_rows(py, &self.data, &self.data.moment_rowadr)
     }
 
     /// The dof of each entry of `actuator_moment` (`nJmom`; read-only int32 copy).
     #[getter]
     fn moment_colind<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
-        int32_copy(py, &self.data.moment_colind)
+        moment_rows(py, &self.data, &self.data.moment_colind)
     }
 
     /// Constraint types (`mjtConstraint`, read-only int32 copy).
@@ -671,6 +681,7 @@ impl MjData {
             int.push(v.len() as i64);
             int.extend(v.iter().map(|&k| i64::from(k)));
         }
+        int.push(i64::from(d.moment_rows_set()));
         let (nf, ni) = (fl.len(), int.len());
         (copy(py, fl, &[nf]), copy(py, int, &[ni]))
     }
@@ -788,6 +799,8 @@ impl MjData {
                 v.push(i32::try_from(ni()?).map_err(|_| bad())?);
             }
         }
+        // whether the transmissions' sparsity was computed (absent from older pickles: yes)
+        d.set_moment_rows(int.next().is_none_or(|k| k != 0));
         if fl.next().is_some() || int.next().is_some() {
             return Err(bad());
         }

@@ -1318,6 +1318,8 @@ mod tests {
         let m = model([GeomType::Box, GeomType::Box], [[0.1; 3], [0.1; 3]]);
         let mut d: Data<f64> = Data::new(&m);
         d.nconmax = 2;
+        // a new Data's poses are zeros, as MuJoCo's: the geoms axis-aligned
+        d.geom_xmat.fill(Matrix3::identity());
         d.geom_xpos[1] = Vector3::new(0.0, 0.0, 0.15);
         collision(&m, &mut d);
         assert_eq!(d.contact.len(), 2);
@@ -1334,6 +1336,7 @@ mod tests {
         m.geom_bodyid = vec![0, 1];
         m.geom_rbound = vec![0.0, 0.1];
         let mut d: Data<Dual64> = Data::new(&m);
+        d.geom_xmat.fill(Matrix3::identity());
         d.geom_xpos[1] = Vector3::new(Dual64::from(0.0), Dual64::from(0.0), Dual64::new(0.05, 1.0));
         collision(&m, &mut d);
         assert_eq!(d.contact.len(), 1);

@@ -233,6 +233,8 @@ pub struct Data<T: Scalar = f64> {
     pub moment_rownnz: Vec<usize>,
     pub moment_rowadr: Vec<usize>,
     pub moment_colind: Vec<usize>,
+    /// Whether the pattern above was computed since the last reset ([`Data::moment_rows_set`]).
+    pub(crate) moment_set: bool,
     /// Composite rigid-body inertias (same layout as `cinert`).
     pub crb: Vec<[T; 10]>,
     /// Joint-space inertia in MuJoCo's tree-sparse layout (`nM` entries, see `dof_Madr`).
@@ -525,6 +527,7 @@ crate::data::reserved::clone_reserved! {
         moment_rownnz: vec,
         moment_rowadr: vec,
         moment_colind: vec,
+        moment_set: copy,
         crb: vec,
         qM: vec,
         qLD: vec,
@@ -755,6 +758,7 @@ impl<T: Scalar> Data<T> {
             moment_rownnz: mom.rownnz,
             moment_rowadr: mom.rowadr,
             moment_colind: mom.colind,
+            moment_set: false,
             crb: vec![[z; 10]; m.nbody],
             qM: v(m.nM),
             qLD: v(m.nM),
@@ -982,6 +986,151 @@ impl<T: Scalar> Data<T> {
             v.clear();
         }
         self.tree_asleep.fill(AWAKE_RESET);
+        self.clear_derived();
+    }
+
+    /// Zeroes every field a step computes, as `mj_resetData` clears its whole buffer (measured
+    /// on MuJoCo 4.0.0 field by field, `tests/reference/reset_fields.json`): poses, matrices
+    /// and quaternions are all zeros (not the identity), there are no contacts, rows or islands
+    /// (`tree_island`, `dof_island` −1), the solver's statistics and energies are zero. Only
+    /// lengths within the capacity `Data::alloc` reserved change, so nothing is allocated.
+    fn clear_derived(&mut self) {
+        let z = T::zero();
+        let zq = Quaternion::new(z, z, z, z);
+        for v in [
+            &mut self.qacc_smooth,
+            &mut self.qfrc_smooth,
+            &mut self.ten_length,
+            &mut self.ten_J,
+            &mut self.actuator_length,
+            &mut self.actuator_moment,
+            &mut self.qM,
+            &mut self.qLD,
+            &mut self.qLDiagInv,
+            &mut self.ten_velocity,
+            &mut self.actuator_velocity,
+            &mut self.qfrc_bias,
+            &mut self.qfrc_spring,
+            &mut self.qfrc_damper,
+            &mut self.qfrc_gravcomp,
+            &mut self.qfrc_passive,
+            &mut self.actuator_force,
+            &mut self.ten_actfrc,
+            &mut self.qfrc_actuator,
+            &mut self.qfrc_constraint,
+            &mut self.qfrc_inverse,
+            &mut self.qDeriv,
+            &mut self.qLU,
+            &mut self.sensordata,
+            &mut self.qfrc_fluid,
+            &mut self.qfrc_adhesion,
+            &mut self.qH,
+            &mut self.qHDiagInv,
+        ] {
+            v.fill(z);
+        }
+        for v in [
+            &mut self.xpos,
+            &mut self.xipos,
+            &mut self.xanchor,
+            &mut self.xaxis,
+            &mut self.geom_xpos,
+            &mut self.site_xpos,
+            &mut self.cam_xpos,
+            &mut self.light_xpos,
+            &mut self.light_xdir,
+            &mut self.subtree_com,
+            &mut self.subtree_linvel,
+            &mut self.subtree_angmom,
+            &mut self.wrap_xpos,
+        ] {
+            v.fill(Vector3::zeros());
+        }
+        for v in [
+            &mut self.xmat,
+            &mut self.ximat,
+            &mut self.geom_xmat,
+            &mut self.site_xmat,
+            &mut self.cam_xmat,
+        ] {
+            v.fill(Matrix3::zeros());
+        }
+        self.xquat.fill(zq);
+        for v in [&mut self.cinert, &mut self.crb] {
+            v.fill([z; 10]);
+        }
+        for v in [
+            &mut self.cdof,
+            &mut self.cvel,
+            &mut self.cdof_dot,
+            &mut self.cacc,
+            &mut self.cfrc_int,
+            &mut self.cfrc_ext,
+        ] {
+            v.fill(Vector6::zeros());
+        }
+        self.solver_fwdinv = [z; 2];
+        self.moment_set = false;
+        self.ten_wrapadr.fill(0);
+        self.ten_wrapnum.fill(0);
+        self.wrap_obj.fill(0);
+        // no contacts, rows or islands
+        self.contact.clear();
+        self.ncon_dropped = 0;
+        self.drop_rows(self.qvel.len());
+        self.clear_islands();
+    }
+
+    /// No islands, as after `mj_resetData`: `nisland`, `nidof` 0, the per-island and per-row
+    /// arrays empty, `tree_island` and `dof_island` −1, the maps over trees and dofs zero; the
+    /// island discovery's kept result is gone with them (its next call computes them again).
+    pub(crate) fn clear_islands(&mut self) {
+        self.nisland = 0;
+        self.nidof = 0;
+        for v in [
+            &mut self.island_ntree,
+            &mut self.island_itreeadr,
+            &mut self.island_nv,
+            &mut self.island_idofadr,
+            &mut self.island_dofadr,
+            &mut self.island_nefc,
+            &mut self.island_iefcadr,
+            &mut self.island_ne,
+            &mut self.island_nf,
+            &mut self.map_efc2iefc,
+            &mut self.map_iefc2efc,
+        ] {
+            v.clear();
+        }
+        self.efc_island.clear();
+        let (ntree, nv) = (self.tree_asleep.len(), self.qvel.len());
+        for (v, n) in [
+            (&mut self.map_itree2tree, ntree),
+            (&mut self.map_dof2idof, nv),
+            (&mut self.map_idof2dof, nv),
+        ] {
+            v.clear();
+            v.resize(n, 0);
+        }
+        self.tree_island.clear();
+        self.tree_island.resize(ntree, -1);
+        self.dof_island.clear();
+        self.dof_island.resize(nv, -1);
+        self.island_scratch.done = None;
+    }
+
+    /// Whether `moment_rownnz`, `moment_rowadr` and `moment_colind` hold what the transmission
+    /// stage computes: moreau keeps their pattern from [`Data::new`] on, MuJoCo computes them
+    /// in `mj_transmission` and its reset zeroes them, so they read as zeros (the Python
+    /// bindings' view) from a reset to the next transmission stage.
+    pub fn moment_rows_set(&self) -> bool {
+        self.moment_set
+    }
+
+    /// Sets what [`Data::moment_rows_set`] says, for a `Data` restored from a saved one (the
+    /// pattern itself is the model's, always in place).
+    pub fn set_moment_rows(&mut self, set: bool) {
+        self.moment_set = set;
     }
 
     /// Puts the mocap bodies at their model poses (`body_pos`, `body_quat`), as a reset does.
