@@ -8,7 +8,10 @@
 //! scratch, one per thread of the pool (or one per simulation when a batch is persistent), and
 //! which thread runs a simulation changes nothing in its numbers: results are bit-identical to a
 //! serial loop over one fresh `Data` per simulation at any thread count, and no result is
-//! reduced across simulations in an order that depends on scheduling.
+//! reduced across simulations in an order that depends on scheduling. The exception is the
+//! sleep state of a model with the `sleep` flag, which is not part of the state: a batch of
+//! such a model must be persistent (one `Data` per simulation), and its rollouts run in order
+//! on one `Data`, each from the sleep state the one before left, as MuJoCo's on one thread.
 //!
 //! A simulation that diverges is reset by the step itself (`mj_checkPos`, `mj_checkVel`,
 //! `mj_checkAcc`, MuJoCo's Computation chapter "Simulation pipeline") and its warning counters
@@ -739,6 +742,9 @@ impl Rollout {
     /// `Data` a rollout runs on, with controls, applied forces and (once per `Data`) mocap
     /// poses and equality activations reset to the model's defaults when not controlled.
     /// Rollouts are taken `chunk_size` at a time (default `max(1, nbatch / (10 nthread))`).
+    /// With the `sleep` flag the rollouts run in order on the first `Data`, each starting from
+    /// the sleep state the one before left there, as MuJoCo's rollout on one thread: results
+    /// then do not depend on the thread count either (docs/python.md, "Rollouts").
     pub fn rollout<D: BorrowMut<Data> + Send>(
         &self,
         datas: &mut [D],
@@ -870,7 +876,15 @@ impl Rollout {
             let x0 = &inp.initial_state[r * nstate..(r + 1) * nstate];
             one_rollout(m, d, x0, warm, ctrl, spec, nstep, s, sd);
         };
-        self.threads.for_each_slot(&slots, tasks, chunk, work);
+        if inp.models.iter().any(|m| m.opt.enabled(enable::SLEEP)) {
+            // Each rollout starts from the sleep state the previous one left in its `Data`
+            // (`tree_asleep` is not part of the state): MuJoCo 4.0.0's rollout on one thread.
+            // With threads, which `Data` a rollout lands on would decide its numbers, so the
+            // rollouts run in order on the first `Data`, at any thread count.
+            Threads::serial().for_each_slot(&slots[..1], tasks, chunk, work);
+        } else {
+            self.threads.for_each_slot(&slots, tasks, chunk, work);
+        }
         Ok(())
     }
 }

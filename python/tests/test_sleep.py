@@ -559,3 +559,52 @@ def test_init_trees_in_a_persistent_batch_as_in_mujoco():
             dj, do = bj.get_data(sim), bo.get_data(sim)
             assert np.array_equal(np.asarray(do.tree_asleep), dj.tree_asleep), (step, sim)
             assert np.abs(np.asarray(do.qpos) - dj.qpos).max() < TOL, (step, sim)
+
+
+# a box asleep in the air from the reset (sleep="init"), a box on the floor with an
+# accelerometer, a box dropped beside it
+ROLL = """<mujoco><option><flag sleep="enable"/></option>
+<worldbody><geom type="plane" size="5 5 .1"/>
+<body pos="0 0 .15"><freejoint/><geom type="box" size=".1 .1 .1"/><site name="sa"/></body>
+<body pos="2 0 1" sleep="init"><freejoint/><geom type="box" size=".1 .1 .1"/><site name="si"/></body>
+<body pos="1 0 .4"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+</worldbody>
+<sensor><accelerometer site="sa"/><framepos objtype="site" objname="si"/></sensor>
+</mujoco>"""
+
+
+def test_rollout_carries_sleep_as_mujoco():
+    """`tree_asleep` is not part of the state, so MuJoCo 4.0.0's rollout starts each rollout
+    from the sleep state the one before left in its `MjData`: a rollout that lifts the box
+    asleep in the air wakes it, and the next rollouts, which start it where it slept, see it
+    fall (measured; on one thread, and across calls on the same `MjData`). With threads
+    MuJoCo's rows depend on which `MjData` a rollout lands on; moreau runs a sleep model's
+    rollouts in order on the first `MjData`, so it gives MuJoCo's one-thread numbers at every
+    thread count, bit-identical among them."""
+    import mujoco.rollout
+    import moreau.rollout
+    mj, mo, dj, _ = pair(ROLL)
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    x0 = np.zeros(mujoco.mj_stateSize(mj, spec))
+    mujoco.mj_getState(mj, dj, x0, spec)
+    zi = 1 + 7 + 2  # the sleeping box's height in the state
+    x = np.repeat(x0[None], 24, 0)
+    x[1::5, zi] += 0.05  # these rollouts lift it: it wakes
+    x[::2, 3] += 0.02  # the box on the floor lifted in even rollouts
+    nstep = 60
+    want = [mujoco.rollout.rollout(mj, [dj], x, nstep=nstep) for _ in range(2)]
+    # the first rollout starts with the box asleep (from MjData): it stays; after the first
+    # lifting rollout every rollout starts with it awake and it falls, also in the next call
+    assert want[0][0][0, -1, zi] == 1.0
+    assert want[0][0][2, -1, zi] < 0.96 and want[1][0][0, -1, zi] < 0.96
+    got = {}
+    for nthread in (1, 2, 4):
+        datas = [moreau.MjData(mo) for _ in range(nthread)]
+        got[nthread] = [moreau.rollout.rollout(mo, datas, x, nstep=nstep, chunk_size=1)
+                        for _ in range(2)]
+    for nthread, calls in got.items():
+        for call, ((s, sd), (sj, sdj)) in enumerate(zip(calls, want)):
+            assert np.abs(s - sj).max() < TOL, (nthread, call)
+            assert np.abs(sd - sdj).max() / max(1, np.abs(sdj).max()) < TOL_DERIVED, (nthread, call)
+            assert np.array_equal(s, got[1][call][0]), (nthread, call)
+            assert np.array_equal(sd, got[1][call][1]), (nthread, call)
