@@ -257,39 +257,45 @@ pub fn get_state<T: Scalar>(
     spec: u32,
 ) -> Result<(), StateError> {
     check_state(m, d, spec, out.len())?;
+    // each component copied as a slice (a rollout records the state after every step)
     let mut k = 0;
-    let mut put = |x: &mut dyn Iterator<Item = T>| {
-        for v in x {
-            out[k] = v;
-            k += 1;
-        }
-    };
     for i in 0..bits::NSTATE {
         let b = 1u32 << i;
         if spec & b == 0 {
             continue;
         }
+        let len = element_size(m, b);
+        let o = &mut out[k..k + len];
+        k += len;
         match b {
-            bits::TIME => put(&mut std::iter::once(d.time)),
-            bits::QPOS => put(&mut d.qpos.iter().copied()),
-            bits::QVEL => put(&mut d.qvel.iter().copied()),
-            bits::ACT => put(&mut d.act.iter().copied()),
-            bits::WARMSTART => put(&mut d.qacc_warmstart.iter().copied()),
-            bits::CTRL => put(&mut d.ctrl.iter().copied()),
-            bits::QFRC_APPLIED => put(&mut d.qfrc_applied.iter().copied()),
-            bits::XFRC_APPLIED => put(&mut d.xfrc_applied.iter().flat_map(|f| f.iter().copied())),
-            bits::EQ_ACTIVE => {
-                put(&mut d
-                    .eq_active
-                    .iter()
-                    .map(|&a| if a { T::one() } else { T::zero() }))
+            bits::TIME => o[0] = d.time,
+            bits::QPOS => o.copy_from_slice(&d.qpos),
+            bits::QVEL => o.copy_from_slice(&d.qvel),
+            bits::ACT => o.copy_from_slice(&d.act),
+            bits::WARMSTART => o.copy_from_slice(&d.qacc_warmstart),
+            bits::CTRL => o.copy_from_slice(&d.ctrl),
+            bits::QFRC_APPLIED => o.copy_from_slice(&d.qfrc_applied),
+            bits::XFRC_APPLIED => {
+                for (c, f) in o.chunks_exact_mut(6).zip(&d.xfrc_applied) {
+                    c.copy_from_slice(f.as_slice());
+                }
             }
-            bits::MOCAP_POS => put(&mut d.mocap_pos.iter().flat_map(|p| p.iter().copied())),
-            bits::MOCAP_QUAT => put(&mut d
-                .mocap_quat
-                .iter()
-                .flat_map(|q| [q.w, q.i, q.j, q.k].into_iter())),
-            _ => {}
+            bits::EQ_ACTIVE => {
+                for (x, &a) in o.iter_mut().zip(&d.eq_active) {
+                    *x = if a { T::one() } else { T::zero() };
+                }
+            }
+            bits::MOCAP_POS => {
+                for (c, p) in o.chunks_exact_mut(3).zip(&d.mocap_pos) {
+                    c.copy_from_slice(p.as_slice());
+                }
+            }
+            bits::MOCAP_QUAT => {
+                for (c, q) in o.chunks_exact_mut(4).zip(&d.mocap_quat) {
+                    c.copy_from_slice(&[q.w, q.i, q.j, q.k]);
+                }
+            }
+            _ => o.fill(T::zero()),
         }
     }
     Ok(())
