@@ -939,7 +939,6 @@ impl<T: Scalar> Data<T> {
         if r.ar > 0 {
             grow(&mut s.AR, r.ar);
             grow(&mut s.B, r.jnnz);
-            grow(&mut s.Bt, r.jnnz);
             grow(&mut s.B_colind, r.jnnz);
         }
     }
@@ -1297,7 +1296,6 @@ impl<T: Scalar> Data<T> {
         let s = self.solver_scratch_mut();
         s.AR.reserve(nefc * nefc);
         s.B.reserve(nefc * nv);
-        s.Bt.reserve(nefc * nv);
         s.B_colind.reserve(nefc * nv);
     }
 

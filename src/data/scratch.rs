@@ -12,6 +12,18 @@ use crate::model::{JointType, Model, TrnType, WrapType};
 /// The rows of B (`pgs::build_b`) eliminated side by side, at most.
 pub const B_CHUNK: usize = 8;
 
+/// Where a row of B (`SolverScratch::B`) is: its entry at column position t is
+/// `B[val + t·m]`, on column `B_colind[col + t]`, t < `ncol`; its group's rows are
+/// `group..group + m` (`m` also the stride of its entries).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BRow {
+    pub val: usize,
+    pub col: usize,
+    pub ncol: usize,
+    pub m: usize,
+    pub group: usize,
+}
+
 /// One solve's problem: the dofs and rows of an island (or of the whole system with islands
 /// disabled), gathered in island order (`map_idof2dof`, `map_iefc2efc`), with its block of M.
 #[derive(Debug)]
@@ -293,30 +305,22 @@ pub struct SolverScratch<T> {
     pub cone_H: Vec<T>,
     /// PGS: A + R (nefc × nefc) of the problem.
     pub AR: Vec<T>,
-    /// PGS and noslip: the rows of B = J L⁻¹ D^(−1/2) (A = B Bᵀ, `pgs::build_b`) in
-    /// compressed rows (`B_rowadr`: nefc + 1 entries), a zeroed nv work vector and marks, and
-    /// noslip's y = Bᵀ f.
+    /// PGS and noslip: the rows of B = J L⁻¹ D^(−1/2) (A = B Bᵀ, `pgs::build_b`), by groups
+    /// of rows with the same columns (a contact's rows): a group's `m` rows on its `l`
+    /// columns (ascending, listed once in `B_colind`) are stored with each column's entries of
+    /// the group's rows side by side, entry (column position t, row r) at `val + t·m + r`
+    /// (`B_row` gives each row's addresses).
     pub B: Vec<T>,
     pub B_colind: Vec<usize>,
-    pub B_rowadr: Vec<usize>,
-    /// The same entries as `B`, each group of rows (`B_group`) transposed: the group's `m` rows
-    /// on its `l` columns at the group's first row address, entry (column position t, row r)
-    /// at `t·m + r`, so that a column's entries of the group's rows are side by side
-    /// (`pgs::build_ar`).
-    pub Bt: Vec<T>,
-    /// `pgs::build_ar`: the column positions (in the two groups) of the columns that two groups
-    /// of rows of B share, in ascending column order.
-    pub bpair: Vec<(usize, usize)>,
-    /// Per row of B: the first row with the same columns in `B_colind` (a contact's rows share
-    /// them), so that products within a group are plain dot products (`crate::solver::pgs::b_dot`).
-    pub B_group: Vec<usize>,
+    /// Per row of B (nefc): where its entries and its group's columns are (`BRow`).
+    pub B_row: Vec<BRow>,
+    /// `pgs::build_ar`: a dof's position in the columns of the current group of rows of B
+    /// (nv; `usize::MAX`: not among them).
+    pub bpos: Vec<usize>,
     pub bwork: Vec<T>,
     pub bmark: Vec<bool>,
     /// PGS and noslip: `sqrt(qLDiagInv)` per dof of the problem (`pgs::build_b`).
     pub bscale: Vec<T>,
-    /// PGS: a dof's position in the columns of the current group of rows of B (nv,
-    /// `pgs::build_ar`).
-    pub bpos: Vec<usize>,
     /// PGS and noslip, compressed-row J: a group's rows eliminated together, up to [`B_CHUNK`]
     /// at a time, entry (dof k, row r) of a chunk of `mc` rows at `k·mc + r` (`B_CHUNK × nv`
     /// entries, zero between chunks; `pgs::build_b`).
@@ -402,14 +406,11 @@ crate::data::reserved::clone_reserved! {
         AR: vec,
         B: vec,
         B_colind: vec,
-        B_rowadr: vec,
-        Bt: vec,
-        bpair: vec,
-        B_group: vec,
+        B_row: vec,
+        bpos: vec,
         bwork: vec,
         bmark: vec,
         bscale: vec,
-        bpos: vec,
         bgrp: vec,
         bres: vec,
         noslip_a: vec,
@@ -466,14 +467,11 @@ impl<T> Default for SolverScratch<T> {
             AR: Vec::new(),
             B: Vec::new(),
             B_colind: Vec::new(),
-            B_rowadr: Vec::new(),
-            Bt: Vec::new(),
-            bpair: Vec::new(),
-            B_group: Vec::new(),
+            B_row: Vec::new(),
+            bpos: Vec::new(),
             bwork: Vec::new(),
             bmark: Vec::new(),
             bscale: Vec::new(),
-            bpos: Vec::new(),
             bgrp: Vec::new(),
             bres: Vec::new(),
             noslip_a: Vec::new(),
@@ -613,13 +611,11 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut self.Hs, tri);
         grow(&mut self.Hred, tri);
         self.nnz.reserve(nv);
-        grow(&mut self.B_rowadr, nefc + 1);
-        grow(&mut self.B_group, nefc);
+        grow(&mut self.B_row, nefc);
+        grow(&mut self.bpos, nv);
         grow(&mut self.bwork, nv);
         grow(&mut self.bmark, nv);
         grow(&mut self.bscale, nv);
-        grow(&mut self.bpos, nv);
-        grow(&mut self.bpair, nv);
         grow(&mut self.bgrp, B_CHUNK * nv);
         grow(&mut self.bres, nv);
         grow(&mut self.noslip_a, 5 * nefc);

@@ -27,7 +27,7 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
-use crate::data::scratch::{Problem, SolverScratch, B_CHUNK};
+use crate::data::scratch::{BRow, Problem, SolverScratch, B_CHUNK};
 use crate::data::{ConstraintState, ConstraintType, EfcCone};
 use crate::data::{SolverLog, SolverStat};
 use crate::math::dense;
@@ -399,8 +399,9 @@ pub(super) fn solve<T: Scalar>(
     iter
 }
 
-/// The rows of B = J L⁻¹ D^(−1/2) into `s.B` (compressed rows `s.B_rowadr`, `s.B_colind`,
-/// columns ascending), with M = Lᵀ D L the problem's tree factor (`qLD`, `qLDiagInv`), so
+/// The rows of B = J L⁻¹ D^(−1/2) into `s.B` (by groups of rows with the same columns, each
+/// group's columns ascending in `s.B_colind`, each row's addresses in `s.B_row`: see
+/// [`SolverScratch::B`]), with M = Lᵀ D L the problem's tree factor (`qLD`, `qLDiagInv`), so
 /// that A = J M⁻¹ Jᵀ = B Bᵀ. Row i of B is D^(−1/2) L⁻ᵀ J_iᵀ: the first half of the tree
 /// solve, which only moves values from a dof to its ancestors, so the row's nonzeros are on
 /// the ancestor closure of J_i's columns (a contact: its bodies' root paths), not on all of
@@ -418,17 +419,12 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     let (nv, n) = (p.nv, p.nefc);
     let z = T::zero();
     s.B.clear();
-    s.Bt.clear();
     s.B_colind.clear();
-    s.B_rowadr.clear();
-    s.B_group.clear();
+    s.B_row.clear();
     s.bwork.clear();
     s.bwork.resize(nv, z);
     s.bmark.clear();
     s.bmark.resize(nv, false);
-    // a dof's position in a group's columns (`build_ar`)
-    s.bpos.clear();
-    s.bpos.resize(nv, 0);
     // D^(−1/2) once per dof
     s.bscale.clear();
     s.bscale.extend(p.qLDiagInv[..nv].iter().map(|&d| d.sqrt()));
@@ -445,11 +441,9 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             build_b_dense_row(p, s, i);
         }
     }
-    s.B_rowadr.push(s.B_colind.len());
-    debug_assert_eq!(s.Bt.len(), s.B.len());
 }
 
-/// The rows of B from the dense row `i` of J (`build_b`).
+/// The row of B from the dense row `i` of J (`build_b`), a group of its own.
 fn build_b_dense_row<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usize) {
     let nv = p.nv;
     let z = T::zero();
@@ -457,8 +451,6 @@ fn build_b_dense_row<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usi
     let f64s = std::any::TypeId::of::<T>() == std::any::TypeId::of::<f64>();
     let nm = p.qLD.len();
     let adr = s.B_colind.len();
-    s.B_rowadr.push(adr);
-    s.B_group.push(i);
     let row = p.jrow(i);
     // deepest dof first (parents come before their children): a dof is in the closure when
     // J_i has it or one of its children is in it; collected descending, then put in
@@ -480,6 +472,13 @@ fn build_b_dense_row<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usi
     }
     s.B_colind[adr..].reverse();
     let cols = &s.B_colind[adr..];
+    s.B_row.push(BRow {
+        val: s.B.len(),
+        col: adr,
+        ncol: cols.len(),
+        m: 1,
+        group: i,
+    });
     // Lᵀ x = J_iᵀ on the closure, deepest dof first: row k of L lists k's ancestors
     for &k in cols.iter().rev() {
         s.bmark[k] = false;
@@ -495,18 +494,17 @@ fn build_b_dense_row<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usi
     }
     let (work, scale) = (&mut s.bwork, &s.bscale);
     s.B.extend(cols.iter().map(|&k| work[k] * scale[k]));
-    s.Bt.extend_from_slice(&s.B[adr..]);
     for &k in cols {
         work[k] = z;
     }
 }
 
 /// The rows of B from the compressed rows of J starting at `i` that share its columns (a
-/// contact's rows), as one group (`B_group`); returns the number of rows. Their common
-/// ancestor closure is formed once, and the rows go through `Lᵀ x = J_iᵀ` together, up to
-/// [`B_CHUNK`] at a time, the work laid out by closure position with the rows side by side:
-/// each row sees the same operations in the same order as alone (they do not interact), so
-/// every entry of B is the one-row elimination's.
+/// contact's rows), as one group; returns the number of rows. Their common ancestor closure
+/// is formed once, and the rows go through `Lᵀ x = J_iᵀ` together, up to [`B_CHUNK`] at a
+/// time, the work laid out by dof with the rows side by side: each row sees the same
+/// operations in the same order as alone (they do not interact), so every entry of B is the
+/// one-row elimination's.
 fn build_b_group<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usize) -> usize {
     let n = p.nefc;
     let z = T::zero();
@@ -546,14 +544,16 @@ fn build_b_group<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usize) 
     for &k in &s.B_colind[adr..] {
         s.bmark[k] = false;
     }
-    for _ in 1..m {
-        s.B_colind.extend_from_within(adr..adr + l);
-    }
-    s.B.resize(adr + m * l, z);
-    s.Bt.resize(adr + m * l, z);
+    let val = s.B.len();
+    s.B.resize(val + m * l, z);
     for r in 0..m {
-        s.B_rowadr.push(adr + r * l);
-        s.B_group.push(i);
+        s.B_row.push(BRow {
+            val: val + r,
+            col: adr,
+            ncol: l,
+            m,
+            group: i,
+        });
     }
     let cl = &s.B_colind[adr..adr + l];
     let mut r0 = 0;
@@ -577,20 +577,14 @@ fn build_b_group<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usize) 
             7 => eliminate::<T, 7>(p, cl, w),
             _ => eliminate::<T, B_CHUNK>(p, cl, w),
         }
-        // B and Bt from the closure's entries, which are then zeroed again
+        // B from the closure's entries, which are then zeroed again
         for (t, &k) in cl.iter().enumerate() {
             let sk = s.bscale[k];
             let src = &mut w[k * mc..(k + 1) * mc];
-            let dst = &mut s.Bt[adr + t * m + r0..adr + t * m + r0 + mc];
+            let dst = &mut s.B[val + t * m + r0..val + t * m + r0 + mc];
             for (o, x) in dst.iter_mut().zip(src.iter_mut()) {
                 *o = *x * sk;
                 *x = z;
-            }
-        }
-        for r in 0..mc {
-            let b = adr + (r0 + r) * l;
-            for (t, o) in s.B[b..b + l].iter_mut().enumerate() {
-                *o = s.Bt[adr + t * m + r0 + r];
             }
         }
         r0 += mc;
@@ -631,18 +625,34 @@ fn eliminate<T: Scalar, const M: usize>(p: &Problem<T>, cl: &[usize], w: &mut [T
     }
 }
 
+/// Row `i` of [`build_b`]: its columns, its entries from the first on (the t-th at `t·m`)
+/// and `m`.
+#[inline]
+fn b_row<T>(s: &SolverScratch<T>, i: usize) -> (&[usize], &[T], usize) {
+    let r = s.B_row[i];
+    (&s.B_colind[r.col..r.col + r.ncol], &s.B[r.val..], r.m)
+}
+
+/// The entries of the group of row `i` of [`build_b`] (a column's `m` entries after another)
+/// and the row's place in its group.
+#[inline]
+fn b_panel<T>(s: &SolverScratch<T>, i: usize) -> (&[T], usize) {
+    let b = s.B_row[i];
+    let r = i - b.group;
+    let start = b.val - r;
+    (&s.B[start..start + b.ncol * b.m], r)
+}
+
 /// `B_i · B_j` of two rows of [`build_b`] (their common columns, in ascending order). Two rows
-/// of one group (`B_group`: the same columns) pair their entries in order, as the merge would.
+/// of one group (the same columns) pair their entries in order, as the merge would.
 #[inline]
 pub(super) fn b_dot<T: Scalar>(s: &SolverScratch<T>, i: usize, j: usize) -> T {
-    let (a0, a1) = (s.B_rowadr[i], s.B_rowadr[i + 1]);
-    let (b0, b1) = (s.B_rowadr[j], s.B_rowadr[j + 1]);
-    let (ca, va) = (&s.B_colind[a0..a1], &s.B[a0..a1]);
-    let (cb, vb) = (&s.B_colind[b0..b1], &s.B[b0..b1]);
+    let (ca, va, ma) = b_row(s, i);
+    let (cb, vb, mb) = b_row(s, j);
     let mut acc = T::zero();
-    if s.B_group[i] == s.B_group[j] {
-        for (&x, &y) in va.iter().zip(vb) {
-            acc += x * y;
+    if s.B_row[i].group == s.B_row[j].group {
+        for t in 0..ca.len() {
+            acc += va[t * ma] * vb[t * mb];
         }
         return acc;
     }
@@ -652,7 +662,7 @@ pub(super) fn b_dot<T: Scalar>(s: &SolverScratch<T>, i: usize, j: usize) -> T {
             std::cmp::Ordering::Less => x += 1,
             std::cmp::Ordering::Greater => y += 1,
             std::cmp::Ordering::Equal => {
-                acc += va[x] * vb[y];
+                acc += va[x * ma] * vb[y * mb];
                 x += 1;
                 y += 1;
             }
@@ -664,10 +674,17 @@ pub(super) fn b_dot<T: Scalar>(s: &SolverScratch<T>, i: usize, j: usize) -> T {
 /// `B_i · y` for a row of [`build_b`] and a dense `y` (nv).
 #[inline]
 pub(super) fn b_dot_dense<T: Scalar>(s: &SolverScratch<T>, i: usize, y: &[T]) -> T {
-    let (a0, a1) = (s.B_rowadr[i], s.B_rowadr[i + 1]);
+    let (cols, v, m) = b_row(s, i);
     let mut acc = T::zero();
-    for (&v, &c) in s.B[a0..a1].iter().zip(&s.B_colind[a0..a1]) {
-        acc += v * y[c];
+    if m == 1 {
+        for (&v, &c) in v.iter().zip(cols) {
+            acc += v * y[c];
+        }
+    } else {
+        let (panel, r) = b_panel(s, i);
+        for (e, &c) in panel.chunks_exact(m).zip(cols) {
+            acc += e[r] * y[c];
+        }
     }
     acc
 }
@@ -675,9 +692,16 @@ pub(super) fn b_dot_dense<T: Scalar>(s: &SolverScratch<T>, i: usize, y: &[T]) ->
 /// `y += f B_iᵀ` for a row of [`build_b`].
 #[inline]
 pub(super) fn b_axpy<T: Scalar>(s: &SolverScratch<T>, i: usize, f: T, y: &mut [T]) {
-    let (a0, a1) = (s.B_rowadr[i], s.B_rowadr[i + 1]);
-    for (&v, &c) in s.B[a0..a1].iter().zip(&s.B_colind[a0..a1]) {
-        y[c] += v * f;
+    let (cols, v, m) = b_row(s, i);
+    if m == 1 {
+        for (&v, &c) in v.iter().zip(cols) {
+            y[c] += v * f;
+        }
+    } else {
+        let (panel, r) = b_panel(s, i);
+        for (e, &c) in panel.chunks_exact(m).zip(cols) {
+            y[c] += e[r] * f;
+        }
     }
 }
 
@@ -686,156 +710,111 @@ pub(super) fn b_axpy<T: Scalar>(s: &SolverScratch<T>, i: usize, f: T, y: &mut [T
 /// column order (the merge of their column lists), zero for two rows with no common dof
 /// (different trees).
 ///
-/// By groups of rows with the same columns (`B_group`: a contact's rows): for two groups the
-/// shared columns are found once (`bpair`), and the products of their rows are formed in
-/// blocks of up to 4 × 4 rows from the transposed copy `Bt`, each column's entries of the
-/// block's rows loaded once for all its products. Every entry adds the same products in the
-/// same order as the merge of its two rows, so A is the rowwise merge's bit for bit.
+/// By pairs of groups of rows (a contact's rows share their columns): with the first group's
+/// columns' positions marked by dof (`s.bpos`), one pass over the second group's columns
+/// finds the shared ones in ascending order and adds the products of their entries, blocks of
+/// up to 4 × 4 rows at a time in registers (B holds a column's entries of a group's rows side
+/// by side). Every entry adds the same products in the same order, from zero, as the merge of
+/// its two rows, so A is the rowwise merge's bit for bit; a block is written to both
+/// triangles.
 #[inline(never)]
 pub(super) fn build_ar<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, with_r: bool) {
-    let n = p.nefc;
+    let (n, nv) = (p.nefc, p.nv);
     build_b(p, s);
-    // every entry is written below (a block of zeros for two groups without a common column)
+    // every entry is written below (zeros for two groups without a common column)
     s.AR.resize(n * n, T::zero());
+    s.bpos.clear();
+    s.bpos.resize(nv, NONE);
+    let (ar, b, pos) = (&mut s.AR[..n * n], &s.B, &mut s.bpos);
     let mut g0 = 0;
     while g0 < n {
-        let g1 = group_end(s, g0);
-        let (ga, gb) = (s.B_rowadr[g0], s.B_rowadr[g0 + 1]);
-        // the group's columns: marked, with their positions
-        for (t, &c) in s.B_colind[ga..gb].iter().enumerate() {
-            s.bmark[c] = true;
-            s.bpos[c] = t;
+        let x = s.B_row[g0];
+        let xcols = &s.B_colind[x.col..x.col + x.ncol];
+        for (t, &c) in xcols.iter().enumerate() {
+            pos[c] = t;
         }
         let mut h0 = 0;
         while h0 <= g0 {
-            let h1 = group_end(s, h0);
-            let (ha, hb) = (s.B_rowadr[h0], s.B_rowadr[h0 + 1]);
-            if g1 - g0 == 1 && h1 - h0 == 1 {
-                // two single rows: their product directly, the shared columns in order
-                let mut acc = T::zero();
-                for (&c, &y) in s.B_colind[ha..hb].iter().zip(&s.Bt[ha..hb]) {
-                    if s.bmark[c] {
-                        acc += s.Bt[ga + s.bpos[c]] * y;
+            let y = s.B_row[h0];
+            let ycols = &s.B_colind[y.col..y.col + y.ncol];
+            let mut r0 = 0;
+            while r0 < x.m {
+                let ra = (x.m - r0).min(4);
+                let xp = Panel {
+                    val: x.val + r0,
+                    m: x.m,
+                };
+                let mut q0 = 0;
+                while q0 < y.m {
+                    let rb = (y.m - q0).min(4);
+                    let yp = Panel {
+                        val: y.val + q0,
+                        m: y.m,
+                    };
+                    let (i0, j0) = (g0 + r0, h0 + q0);
+                    macro_rules! blk {
+                        ($($x:literal $y:literal),*) => {
+                            match (ra, rb) {
+                                $(($x, $y) => put(ar, n, i0, j0,
+                                    &block::<T, $x, $y>(b, pos, xp, ycols, yp)),)*
+                                _ => unreachable!(),
+                            }
+                        };
                     }
+                    blk!(1 1, 1 2, 1 3, 1 4, 2 1, 2 2, 2 3, 2 4, 3 1, 3 2, 3 3, 3 4, 4 1, 4 2, 4 3, 4 4);
+                    q0 += rb;
                 }
-                s.AR[g0 * n + h0] = acc;
-                s.AR[h0 * n + g0] = acc;
-                h0 = h1;
-                continue;
+                r0 += ra;
             }
-            s.bpair.clear();
-            for (t, &c) in s.B_colind[ha..hb].iter().enumerate() {
-                if s.bmark[c] {
-                    s.bpair.push((s.bpos[c], t));
-                }
-            }
-            if s.bpair.is_empty() {
-                for i in g0..g1 {
-                    for j in h0..h1 {
-                        s.AR[i * n + j] = T::zero();
-                        s.AR[j * n + i] = T::zero();
-                    }
-                }
-            } else {
-                ar_blocks(s, n, (g0, g1 - g0, ga), (h0, h1 - h0, ha));
-            }
-            h0 = h1;
+            h0 += y.m;
         }
-        for &c in &s.B_colind[ga..gb] {
-            s.bmark[c] = false;
+        for &c in xcols {
+            pos[c] = NONE;
         }
-        g0 = g1;
+        g0 += x.m;
     }
     if with_r {
         for i in 0..n {
-            s.AR[i * n + i] += p.R[i];
+            ar[i * n + i] += p.R[i];
         }
     }
 }
 
-/// The end of the group of rows of B starting at row `i` (`B_group`).
-#[inline]
-fn group_end<T>(s: &SolverScratch<T>, i: usize) -> usize {
-    let n = s.B_group.len();
-    let mut e = i + 1;
-    while e < n && s.B_group[e] == i {
-        e += 1;
-    }
-    e
-}
+/// No column position (`build_ar`'s `bpos`).
+const NONE: usize = usize::MAX;
 
-/// The entries of A between group `g` and group `h` (first row, row count, address in `Bt`)
-/// over the shared columns `s.bpair`, in blocks of up to 4 × 4 rows, written to both triangles.
-fn ar_blocks<T: Scalar>(
-    s: &mut SolverScratch<T>,
-    n: usize,
-    (g0, mg, ga): (usize, usize, usize),
-    (h0, mh, ha): (usize, usize, usize),
-) {
-    let mut r0 = 0;
-    while r0 < mg {
-        let ra = (mg - r0).min(4);
-        let mut q0 = 0;
-        while q0 < mh {
-            let rb = (mh - q0).min(4);
-            let a = Panel {
-                v: &s.Bt[ga..],
-                m: mg,
-                r0,
-            };
-            let b = Panel {
-                v: &s.Bt[ha..],
-                m: mh,
-                r0: q0,
-            };
-            let ar = &mut s.AR;
-            let (i0, j0) = (g0 + r0, h0 + q0);
-            macro_rules! blk {
-                ($($x:literal $y:literal),*) => {
-                    match (ra, rb) {
-                        $(($x, $y) => put(ar, n, i0, j0, &block::<T, $x, $y>(&s.bpair, &a, &b)),)*
-                        _ => unreachable!(),
-                    }
-                };
-            }
-            blk!(1 1, 1 2, 1 3, 1 4, 2 1, 2 2, 2 3, 2 4, 3 1, 3 2, 3 3, 3 4, 4 1, 4 2, 4 3, 4 4);
-            q0 += rb;
-        }
-        r0 += ra;
-    }
-}
-
-/// Rows `r0..` of a group of rows of B in the transposed layout of `Bt` (`m` rows a column).
-struct Panel<'a, T> {
-    v: &'a [T],
+/// Rows of a group of rows of B: the address of their first entry and the group's row count
+/// (the stride of a row's entries).
+#[derive(Clone, Copy)]
+struct Panel {
+    val: usize,
     m: usize,
-    r0: usize,
 }
 
-impl<T: Scalar> Panel<'_, T> {
-    /// The entries of the panel's first `R` rows at column position `t`.
-    #[inline(always)]
-    fn at<const R: usize>(&self, t: usize) -> [T; R] {
-        let a = t * self.m + self.r0;
-        self.v[a..a + R].try_into().unwrap()
-    }
-}
-
-/// The `RA × RB` products of rows of `a` and `b` over the column position pairs `pairs`,
-/// each a sum from zero in the pairs' order.
+/// The `RA × RB` products of the `RA` rows of panel `x` (column positions by dof in `pos`)
+/// and the `RB` rows of panel `y` (columns `ycols`) over their shared columns, each a sum
+/// from zero in ascending column order.
 #[inline(always)]
 fn block<T: Scalar, const RA: usize, const RB: usize>(
-    pairs: &[(usize, usize)],
-    a: &Panel<'_, T>,
-    b: &Panel<'_, T>,
+    b: &[T],
+    pos: &[usize],
+    x: Panel,
+    ycols: &[usize],
+    y: Panel,
 ) -> [[T; RB]; RA] {
     let mut acc = [[T::zero(); RB]; RA];
-    for &(ta, tb) in pairs {
-        let x = a.at::<RA>(ta);
-        let y = b.at::<RB>(tb);
+    for (tb, &c) in ycols.iter().enumerate() {
+        let ta = pos[c];
+        if ta == NONE {
+            continue;
+        }
+        let xa = x.val + ta * x.m;
+        let xs: [T; RA] = b[xa..xa + RA].try_into().unwrap();
+        let ya = y.val + tb * y.m;
+        let ys: [T; RB] = b[ya..ya + RB].try_into().unwrap();
         for r in 0..RA {
             for q in 0..RB {
-                acc[r][q] += x[r] * y[q];
+                acc[r][q] += xs[r] * ys[q];
             }
         }
     }
@@ -852,9 +831,13 @@ fn put<T: Scalar, const RA: usize, const RB: usize>(
     v: &[[T; RB]; RA],
 ) {
     for r in 0..RA {
-        for q in 0..RB {
-            ar[(i0 + r) * n + j0 + q] = v[r][q];
-            ar[(j0 + q) * n + i0 + r] = v[r][q];
+        let row: &mut [T; RB] = (&mut ar[(i0 + r) * n + j0..][..RB]).try_into().unwrap();
+        *row = v[r];
+    }
+    for q in 0..RB {
+        let col: &mut [T; RA] = (&mut ar[(j0 + q) * n + i0..][..RA]).try_into().unwrap();
+        for r in 0..RA {
+            col[r] = v[r][q];
         }
     }
 }
