@@ -44,24 +44,7 @@ CASES = list(cases())
 
 def drive(lib, m, d, nstep, push):
     """GEN.drive for either engine."""
-    if m.nkey and push:
-        lib.mj_resetDataKeyframe(m, d, 0)
-    for i in range(nstep):
-        for j in range(m.nu):
-            c = 0.5 * np.sin(0.1 * i + j)
-            if m.actuator_ctrllimited[j]:
-                lo, hi = m.actuator_ctrlrange[j]
-                c = lo + (hi - lo) * (0.5 + c)
-            d.ctrl[j] = c
-        if push:
-            d.qfrc_applied[:] = 0.1
-            if m.nbody > 1:
-                d.xfrc_applied[1] = [0.3, -0.2, 0.1, 0.01, 0.02, -0.01]
-            for k in range(m.nmocap):
-                d.mocap_pos[k] += 0.001
-            if m.nuserdata:
-                d.userdata[:] = 1.0
-        lib.mj_step(m, d)
+    GEN.drive(m, d, nstep, push, lib=lib)
 
 
 def compare(dj, do, where, skip=()):

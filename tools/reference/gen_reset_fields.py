@@ -105,11 +105,12 @@ def load(case):
     return mujoco.MjModel.from_xml_string(case["xml"])
 
 
-def drive(m, d, nstep=NSTEP, push=True):
+def drive(m, d, nstep=NSTEP, push=True, lib=mujoco):
     """Moves `d` away from its reset values (the module's docstring); without `push` no applied
-    force, mocap motion or keyframe reset."""
+    force, mocap motion or keyframe reset. `lib` is the engine's module (`mujoco`, or `moreau`
+    in python/tests/test_reset.py)."""
     if m.nkey and push:
-        mujoco.mj_resetDataKeyframe(m, d, 0)
+        lib.mj_resetDataKeyframe(m, d, 0)
     for i in range(nstep):
         for j in range(m.nu):
             c = 0.5 * np.sin(0.1 * i + j)
@@ -125,7 +126,7 @@ def drive(m, d, nstep=NSTEP, push=True):
                 d.mocap_pos[k] += 0.001
         if m.nuserdata:
             d.userdata[:] = 1.0
-        mujoco.mj_step(m, d)
+        lib.mj_step(m, d)
 
 
 def record(d):
