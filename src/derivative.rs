@@ -436,11 +436,40 @@ fn tendon_actfrc_clamped<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
 /// and for `with_rne` also `−∂qfrc_bias/∂qvel` (MuJoCo's `mjd_smooth_vel`). Terms between dofs
 /// on different branches (a tendon or an actuator coupling two trees or two siblings) are not
 /// in `D` and are left out, as MuJoCo's. [`full_d`] expands it to a dense matrix.
+///
+/// With the `sleep` flag the rows of sleeping dofs are not recomputed: they keep their values
+/// (0 for a tree asleep since the reset, else those of the last call while it was awake), as
+/// MuJoCo 4.0.0's `mjd_smooth_vel` (measured: `mj_step` under implicitfast and `mj_inverse`
+/// with `invdiscrete` leave a sleeping dof's `qDeriv` entries untouched,
+/// tests/engine/inverse_sleep_oracle.rs; docs/mujoco-behaviour.md "Sleeping"). A row's entries
+/// pair dofs of one tree, so the awake rows do not change.
 pub fn smooth_vel<T: Scalar>(m: &Model, d: &mut Data<T>, with_rne: bool) {
     let mut q = std::mem::take(&mut d.qDeriv);
     q.resize(m.nD, T::zero());
-    q.iter_mut().for_each(|x| *x = T::zero());
+    // the trees' sleep state, taken out of `d` while the derivatives borrow it (they read
+    // neither); without sleeping trees both stay empty and every row is recomputed
+    let sleeping = crate::sleep::any_asleep(m, d);
+    let (asleep, dof_tree) = if sleeping {
+        (
+            std::mem::take(&mut d.tree_asleep),
+            std::mem::take(&mut d.island_scratch.dof_treeid),
+        )
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let awake = |i: usize| !sleeping || asleep[dof_tree[i]] < 0;
+    for i in 0..m.nv {
+        if awake(i) {
+            let a = m.D_rowadr[i];
+            q[a..a + m.D_rownnz[i]]
+                .iter_mut()
+                .for_each(|x| *x = T::zero());
+        }
+    }
     let mut into_d = |i: usize, k: usize, x: T| {
+        if !awake(i) {
+            return;
+        }
         if let Some(a) = m.d_adr(i, k) {
             q[a] += x;
         }
@@ -451,12 +480,19 @@ pub fn smooth_vel<T: Scalar>(m: &Model, d: &mut Data<T>, with_rne: bool) {
     d_actuator_vel_with(m, d, &mut into_d);
     if with_rne {
         d_rne_vel_with(m, d, 0..m.nv, |i, k, x| {
+            if !awake(i) {
+                return;
+            }
             if let Some(a) = m.d_adr(i, k) {
                 q[a] -= x;
             }
         });
     }
     d.qDeriv = q;
+    if sleeping {
+        d.tree_asleep = asleep;
+        d.island_scratch.dof_treeid = dof_tree;
+    }
 }
 
 /// Expands a dof-dof matrix in the `D` layout (`qDeriv`, `qLU`) into a dense row-major

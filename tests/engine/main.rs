@@ -43,6 +43,7 @@ mod texture_oracle;
 // constraints and solvers
 mod arena_oracle;
 mod assembly_oracle;
+mod inverse_sleep_oracle;
 mod island_independence;
 mod island_oracle;
 mod noslip_oracle;
