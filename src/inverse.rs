@@ -113,7 +113,9 @@ pub fn damping_slope<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> T {
 }
 
 /// True if Euler integrates dof damping implicitly (eulerdamp and damper on, some linear or
-/// polynomial dof damping).
+/// polynomial dof damping). Every dof counts, a sleeping tree's too: MuJoCo 4.0.0's
+/// `mj_discreteAcc` converts a sleeping damped dof with its damping (measured,
+/// tests/engine/inverse_sleep_oracle.rs), where the forward step counts awake dofs only.
 pub fn euler_damped(m: &Model) -> bool {
     !m.opt.disabled(disable::EULERDAMP)
         && !m.opt.disabled(disable::DAMPER)
@@ -129,7 +131,8 @@ pub fn euler_damped(m: &Model) -> bool {
 /// - Euler with implicit damping: `H = M + h diag(∂damping/∂v)`; plain Euler: no change;
 /// - implicitfast: `H = M − h sym(qDeriv)`, implicit: `H = M − h qDeriv`, `qDeriv` (recomputed
 ///   into `d.qDeriv` by [`smooth_vel`], with the RNE part under implicit only, as MuJoCo 4.0.0's
-///   `mjd_smooth_vel(m, d, flg_bias)`) restricted to the sparsity of `M` (pairs of dofs on one
+///   `mjd_smooth_vel(m, d, flg_bias)`; with sleeping trees their dofs' entries keep their
+///   values and are used as they are) restricted to the sparsity of `M` (pairs of dofs on one
 ///   ancestor chain);
 ///   under implicitfast the 6×6 block of a free joint with no dofs below it is instead
 ///   `M_b − h (qDeriv_b − ∂qfrc_bias_b/∂v_b)` (exact gyroscopic derivative, as the forward
