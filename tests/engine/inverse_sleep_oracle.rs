@@ -5,7 +5,8 @@
 //! pendulum, under Euler, implicitfast and implicit, with and without `invdiscrete`: after the
 //! recorded steps (and with a first pendulum that falls asleep by itself under implicitfast
 //! and implicit with `invdiscrete`) `inverse` is given a `qacc` on every dof (the sleeping
-//! ones too) and must
+//! ones too; and with the sleeping pendulum's `qpos`, `qvel` or `qfrc_applied` changed first,
+//! which wakes it as in `forward`) and must
 //! give MuJoCo's `tree_asleep` exactly and its `qfrc_inverse`, `sensordata` and `qDeriv`
 //! within [`TOL`] of each field's scale. What the oracle shows: Euler's discrete conversion
 //! counts the sleeping pendulum's damping (every dof's, as without the flag); implicitfast
@@ -46,6 +47,16 @@ fn inverse_with_sleeping_trees_as_mujocos() {
         }
         let qacc = fv(&c["qacc"]);
         d.qacc.copy_from_slice(&qacc);
+        if let Some(k) = c["kick"].as_array() {
+            // a changed qpos, qvel or qfrc_applied of the sleeping pendulum: the inverse wakes it
+            let (i, x) = (k[1].as_u64().unwrap() as usize, k[2].as_f64().unwrap());
+            match k[0].as_str().unwrap() {
+                "qpos" => d.qpos[i] += x,
+                "qvel" => d.qvel[i] += x,
+                "qfrc_applied" => d.qfrc_applied[i] += x,
+                other => panic!("{at}: no kick field {other}"),
+            }
+        }
         inverse(&m, &mut d);
         assert_eq!(d.qacc, qacc, "{at}: qacc restored");
         let ta: Vec<i64> = d.tree_asleep.iter().map(|&x| x as i64).collect();

@@ -11,7 +11,9 @@ The model (with the `sleep` flag): a damped pendulum that starts asleep (`sleep=
 damped pendulum that swings (awake), a box asleep on the floor (`sleep="init"`) and sensors on
 all three. Cases: Euler, implicitfast and implicit, each with and without `invdiscrete`;
 Euler with the awake pendulum undamped; implicitfast and implicit with a first pendulum that
-is not `sleep="init"` and falls asleep by itself (hanging at rest).
+is not `sleep="init"` and falls asleep by itself (hanging at rest); Euler with the sleeping
+pendulum's `qpos`, `qvel` or `qfrc_applied` changed before `mj_inverse` (`kick`: field, index,
+value added): `mj_inverse` wakes it, as `mj_forward` does.
 
 What the records show (also printed):
 - Euler with `invdiscrete`: the sleeping pendulum's damping counts, as every dof's: its
@@ -50,7 +52,7 @@ XML = """<mujoco><option timestep="0.01" {opt}><flag sleep="enable" {flags}/></o
 STEPS = 3
 
 
-def case(name, opt, invdiscrete, qdamp='damping="2"', init=True):
+def case(name, opt, invdiscrete, qdamp='damping="2"', init=True, kick=None):
     flags = 'invdiscrete="enable"' if invdiscrete else ""
     xml = XML.format(opt=opt, flags=flags, qdamp=qdamp)
     if not init:
@@ -63,6 +65,8 @@ def case(name, opt, invdiscrete, qdamp='damping="2"', init=True):
         steps += 1
     qacc = np.random.default_rng(1).normal(size=m.nv)
     d.qacc[:] = qacc
+    if kick:
+        getattr(d, kick[0])[kick[1]] += kick[2]
     mujoco.mj_inverse(m, d)
     assert (d.qacc == qacc).all()
     M = np.zeros((m.nv, m.nv))
@@ -76,7 +80,7 @@ def case(name, opt, invdiscrete, qdamp='damping="2"', init=True):
         f = M @ (qacc + np.linalg.solve(M, h * b * qacc)) + rest
         print(f"{name}: |qfrc_inverse - ({label})| = {np.abs(f - d.qfrc_inverse).max():.1e}")
     return {
-        "name": name, "xml": xml, "steps": steps, "qacc": qacc.tolist(),
+        "name": name, "xml": xml, "steps": steps, "kick": kick, "qacc": qacc.tolist(),
         "tree_asleep": d.tree_asleep.tolist(), "qfrc_inverse": d.qfrc_inverse.tolist(),
         "sensordata": d.sensordata.tolist(), "qDeriv": d.qDeriv.tolist(),
     }
@@ -92,6 +96,9 @@ def main():
     for integ in ("implicitfast", "implicit"):
         cases.append(case(f"{integ} invdiscrete, the pendulum fell asleep",
                           f'integrator="{integ}"', True, init=False))
+    for field, value in (("qpos", 0.1), ("qvel", 0.5), ("qfrc_applied", 0.5)):
+        cases.append(case(f"euler invdiscrete, {field} of the sleeping pendulum changed", "",
+                          True, kick=[field, 0, value]))
     with open(OUT, "w") as f:
         json.dump(cases, f, indent=1)
         f.write("\n")
