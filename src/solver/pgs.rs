@@ -630,7 +630,10 @@ fn eliminate<T: Scalar, const M: usize>(p: &Problem<T>, cl: &[usize], w: &mut [T
 #[inline]
 fn b_row<T>(s: &SolverScratch<T>, i: usize) -> (&[usize], &[T], usize) {
     let r = s.B_row[i];
-    (&s.B_colind[r.col..r.col + r.ncol], &s.B[r.val..], r.m)
+    // a group of rows without columns (J's rows all zero) holds no entries: its rows' `val`
+    // may lie past the end of B
+    let v = if r.ncol == 0 { &[][..] } else { &s.B[r.val..] };
+    (&s.B_colind[r.col..r.col + r.ncol], v, r.m)
 }
 
 /// The entries of the group of row `i` of [`build_b`] (a column's `m` entries after another)

@@ -142,3 +142,33 @@ fn noslip_rollouts_track_mujoco() {
     }
     assert!(failures.is_empty(), "{failures:?}");
 }
+
+/// Rows whose Jacobian is all zero (a box sliding along x on a plane, frictionless contacts:
+/// the normals are orthogonal to the only dof) form one group of B without columns; the noslip
+/// pass reads its rows. Gymnasium's pusher has such contacts (its object on the table). The
+/// constraint force in joint space must be zero and `qacc` equal `qacc_smooth` (J = 0), under
+/// Newton and PGS, dense and sparse, with noslip; this panicked when the group's rows pointed
+/// past B's end.
+#[test]
+fn noslip_with_rows_without_columns() {
+    for (solver, jac) in [
+        ("Newton", "dense"),
+        ("Newton", "sparse"),
+        ("PGS", "dense"),
+        ("PGS", "sparse"),
+    ] {
+        let xml = format!(
+            r#"<mujoco><option solver="{solver}" jacobian="{jac}" noslip_iterations="3"/>
+            <worldbody><geom type="plane" size="2 2 .1" condim="1"/>
+            <body pos="0 0 .099"><joint type="slide" axis="1 0 0"/>
+            <geom type="box" size=".1 .1 .1" condim="1"/></body></worldbody></mujoco>"#
+        );
+        let m = moreau::load_from_str(&xml, &moreau::Vfs::new()).unwrap();
+        let mut d = Data::new(&m);
+        d.qvel[0] = 0.3;
+        moreau::forward(&m, &mut d);
+        assert!(d.nefc >= 2, "{solver} {jac}: {} rows", d.nefc);
+        assert_eq!(d.qfrc_constraint[0], 0.0, "{solver} {jac}");
+        assert_eq!(d.qacc[0], d.qacc_smooth[0], "{solver} {jac}");
+    }
+}
