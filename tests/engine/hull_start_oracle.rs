@@ -24,13 +24,7 @@ fn robotiq_contacts_at_mujocos_support_start() {
         "/tests/reference/hull_start.json"
     );
     let r: Value = serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap();
-    let path = crate::zoo::cache_dir().join(r["path"].as_str().unwrap());
-    assert!(
-        path.exists(),
-        "{} is missing: fetch the zoo with `python3 tools/zoo/fetch.py`",
-        path.display()
-    );
-    let m = moreau::load(&path).unwrap();
+    let m = crate::zoo::load_model(r["path"].as_str().unwrap());
     let mut d = Data::<f64>::new(&m);
     let states = r["states"].as_array().unwrap();
     assert_eq!(states.len(), 4);

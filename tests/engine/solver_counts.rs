@@ -35,13 +35,7 @@ fn ints(v: &Value) -> Vec<usize> {
 /// Returns the number of iterations whose line evaluations differ from MuJoCo's.
 fn check(case: &Value) -> usize {
     let rel = case["path"].as_str().unwrap();
-    let path = crate::zoo::cache_dir().join(rel);
-    assert!(
-        path.exists(),
-        "{} is missing: fetch the zoo with `python3 tools/zoo/fetch.py`",
-        path.display()
-    );
-    let m = moreau::load(&path).unwrap();
+    let m = crate::zoo::load_model(rel);
     let mut d = Data::<f64>::new(&m);
     if m.nkey > 0 {
         d.reset_keyframe(&m, 0).unwrap();

@@ -65,6 +65,18 @@ pub(crate) fn cache_dir() -> PathBuf {
     base.join("moreau").join("zoo")
 }
 
+/// The zoo model at `rel` under [`cache_dir`], loaded; a missing file fails the calling test
+/// with the command that fetches the zoo (a missing input is a failure, not a skip).
+pub(crate) fn load_model(rel: &str) -> moreau::Model {
+    let path = cache_dir().join(rel);
+    assert!(
+        path.exists(),
+        "{} is missing: fetch the zoo with `python3 tools/zoo/fetch.py`",
+        path.display()
+    );
+    moreau::load(&path).unwrap()
+}
+
 /// One line of `tools/zoo/models.txt`.
 struct Entry {
     name: String,
