@@ -41,6 +41,7 @@
 
 #![allow(clippy::needless_range_loop)]
 
+use crate::quat::skew;
 use crate::work::Work;
 use moreau::model::{disable, JointType, Model};
 use moreau::pipeline::{ang, cross_force, cross_motion, inert_mul, join, lin, normalize_quat};
@@ -675,11 +676,6 @@ fn add66(a: &mut Matrix6<f64>, b: &Matrix6<f64>) {
     for (x, y) in a.as_mut_slice().iter_mut().zip(b.as_slice()) {
         *x += *y;
     }
-}
-
-/// `[a]×` (the cross-product matrix).
-fn skew(a: &Vector3<f64>) -> Matrix3<f64> {
-    Matrix3::new(0.0, -a.z, a.y, a.z, 0.0, -a.x, -a.y, a.x, 0.0)
 }
 
 /// The 6×6 matrix of `u ↦ v × u` (motion cross product, angular part first).
