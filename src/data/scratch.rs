@@ -628,10 +628,10 @@ fn grow<X>(v: &mut Vec<X>, n: usize) {
 }
 
 /// The entries of the sparse Newton Hessian's pattern reserved for `nv` dofs: at most the lower
-/// triangle, 40 bytes an entry (pattern, transposed pattern, values, reduced values: 0.14 MB at
-/// nv = 84, 2.8 MB at nv = 375), so that a sparse model's patterns, which change with its
+/// triangle, 52 bytes an entry (pattern, transposed pattern, runs, values, reduced values:
+/// 0.19 MB at nv = 84, 3.7 MB at nv = 375), so that a sparse model's patterns, which change with its
 /// contacts, stop allocating at the rows' high-water mark as the rest does. Capped at
-/// `HPAT_RESERVE_MAX` entries (the whole triangle up to nv = 1447, 42 MB) so that the
+/// `HPAT_RESERVE_MAX` entries (the whole triangle up to nv = 1447, 55 MB) so that the
 /// reservation stays linear in the model's size past that: larger patterns grow with their
 /// high-water mark.
 fn hpat_reserve(nv: usize) -> usize {
@@ -703,6 +703,12 @@ pub struct HessianPattern {
     pub(crate) jt_adr: Vec<usize>,
     pub(crate) jt: Vec<(usize, usize)>,
     pub(crate) row_cone: Vec<usize>,
+    /// Row k's columns below the diagonal in runs of consecutive columns (`run_adr`: nv + 1
+    /// entries): `run[run_adr[k]..run_adr[k + 1]]`, each `[x, c, n]`, the row's positions
+    /// `x..x + n` holding the columns `c..c + n`. The kernels on the pattern (`solve`, `factor`,
+    /// `rank1`) address a run as two slices, not entry by entry through `col`.
+    pub(crate) run_adr: Vec<usize>,
+    pub(crate) run: Vec<[u32; 3]>,
     /// Work space: rows (or contacts) by their largest column, elimination-tree children by
     /// parent (linked lists, `NIL` ends), the mark of the current row.
     pub(crate) head: Vec<usize>,
@@ -726,6 +732,8 @@ crate::data::reserved::clone_reserved! {
         jt_adr: vec,
         jt: vec,
         row_cone: vec,
+        run_adr: vec,
+        run: vec,
         head: vec,
         next: vec,
         group: vec,
@@ -751,6 +759,7 @@ impl HessianPattern {
             &mut self.mark,
             &mut self.up_adr,
             &mut self.jt_adr,
+            &mut self.run_adr,
         ] {
             grow(v, nv + 1);
         }
@@ -759,6 +768,7 @@ impl HessianPattern {
         grow(&mut self.row_cone, nefc);
         grow(&mut self.col, nnz);
         grow(&mut self.up, nnz);
+        grow(&mut self.run, nnz);
         grow(&mut self.jt, jn);
         grow(&mut self.key, 4 + nv + 3 * nefc + jn);
     }

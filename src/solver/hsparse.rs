@@ -136,6 +136,24 @@ impl<T: Scalar> Problem<T> {
                 h.child_head[p] = k;
             }
         }
+        // each row's runs of consecutive columns
+        h.run_adr.clear();
+        h.run.clear();
+        for k in 0..nv {
+            h.run_adr.push(h.run.len());
+            let cols = &h.col[h.adr[k]..h.adr[k] + h.len[k]];
+            let mut x = 0;
+            while x < cols.len() {
+                let c = cols[x];
+                let mut n = 1;
+                while x + n < cols.len() && cols[x + n] == c + n {
+                    n += 1;
+                }
+                h.run.push([x as u32, c as u32, n as u32]);
+                x += n;
+            }
+        }
+        h.run_adr.push(h.run.len());
         // the transposed pattern: per dof i, the rows k > i holding it, descending
         h.up_adr.clear();
         h.up_adr.resize(nv + 1, 0);
@@ -292,9 +310,10 @@ pub(super) fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
             }
         }
         let (ra, len) = (pat.adr[a], pat.len[a]);
-        for (hv, &c) in h[ra..ra + len].iter_mut().zip(&pat.col[ra..ra + len]) {
-            *hv = acc[c];
-            acc[c] = z;
+        for &[x, c, n] in &pat.run[pat.run_adr[a]..pat.run_adr[a + 1]] {
+            let (x, c, n) = (ra + x as usize, c as usize, n as usize);
+            h[x..x + n].copy_from_slice(&acc[c..c + n]);
+            acc[c..c + n].fill(z);
         }
         h[ra + len] = acc[a];
         acc[a] = z;
@@ -309,6 +328,7 @@ pub(super) fn hessian<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
 /// order. `red` holds H on entry and the reduced rows on exit; `l` gets the factor (the
 /// multipliers, and D on the diagonal slots). Pivots below 1e-15 are replaced by 1e-15;
 /// returns their count.
+#[inline(never)]
 pub fn factor<T: Scalar>(
     pat: &HessianPattern,
     red: &mut [T],
@@ -322,9 +342,11 @@ pub fn factor<T: Scalar>(
     for i in (0..nv).rev() {
         let (ai, li) = (pat.adr[i], pat.len[i]);
         let ups = &pat.up[pat.up_adr[i]..pat.up_adr[i + 1]];
+        let runs = &pat.run[pat.run_adr[i]..pat.run_adr[i + 1]];
         if !ups.is_empty() {
-            for (&v, &c) in red[ai..ai + li].iter().zip(&pat.col[ai..ai + li]) {
-                acc[c] = v;
+            for &[x, c, n] in runs {
+                let (x, c, n) = (ai + x as usize, c as usize, n as usize);
+                acc[c..c + n].copy_from_slice(&red[x..x + n]);
             }
             acc[i] = red[ai + li];
             for &(k, pos) in ups {
@@ -334,14 +356,23 @@ pub fn factor<T: Scalar>(
                     continue;
                 }
                 let f = l[ak + pos];
-                for (&v, &c) in red[ak..ak + pos].iter().zip(&pat.col[ak..ak + pos]) {
-                    acc[c] -= v * f;
+                // row k's entries before i, run by run
+                for &[x, c, n] in &pat.run[pat.run_adr[k]..pat.run_adr[k + 1]] {
+                    let (x, c) = (x as usize, c as usize);
+                    if x >= pos {
+                        break;
+                    }
+                    let n = (n as usize).min(pos - x);
+                    for (a, &v) in acc[c..c + n].iter_mut().zip(&red[ak + x..ak + x + n]) {
+                        *a -= v * f;
+                    }
                 }
                 acc[i] -= aki * f;
             }
-            for (rv, &c) in red[ai..ai + li].iter_mut().zip(&pat.col[ai..ai + li]) {
-                *rv = acc[c];
-                acc[c] = z;
+            for &[x, c, n] in runs {
+                let (x, c, n) = (ai + x as usize, c as usize, n as usize);
+                red[x..x + n].copy_from_slice(&acc[c..c + n]);
+                acc[c..c + n].fill(z);
             }
             red[ai + li] = acc[i];
             acc[i] = z;
@@ -365,29 +396,39 @@ pub fn factor<T: Scalar>(
     nbad
 }
 
-/// [`crate::math::dense::ldl_solve_rev`] on the pattern: `x ← H⁻¹ x`.
+/// [`crate::math::dense::ldl_solve_rev`] on the pattern: `x ← H⁻¹ x`. Each row's entries are
+/// read run by run ([`HessianPattern::run`]): the same products and sums per entry in the same
+/// order as entry by entry, and the division by the diagonal is done in the last pass, just
+/// before the row's sum is subtracted (the dense kernel divides every entry first; the sums of
+/// row k read only entries below k, which are final in both orders).
 pub fn solve<T: Scalar>(pat: &HessianPattern, h: &[T], nv: usize, x: &mut [T]) {
     let x = &mut x[..nv];
+    let (adr, len) = (&pat.adr[..nv], &pat.len[..nv]);
+    let run_adr = &pat.run_adr[..nv + 1];
     for k in (0..nv).rev() {
         let xk = x[k];
         if crate::math::exact_zero(xk) {
             continue;
         }
-        let (a, l) = (pat.adr[k], pat.len[k]);
-        for (&c, &v) in pat.col[a..a + l].iter().zip(&h[a..a + l]) {
-            x[c] -= v * xk;
+        let a = adr[k];
+        for &[o, c, n] in &pat.run[run_adr[k]..run_adr[k + 1]] {
+            let (o, c, n) = (a + o as usize, c as usize, n as usize);
+            for (xc, &v) in x[c..c + n].iter_mut().zip(&h[o..o + n]) {
+                *xc -= v * xk;
+            }
         }
     }
     for k in 0..nv {
-        x[k] /= h[pat.adr[k] + pat.len[k]];
-    }
-    for k in 1..nv {
-        let (a, l) = (pat.adr[k], pat.len[k]);
+        let a = adr[k];
         let mut acc = T::zero();
-        for (&c, &v) in pat.col[a..a + l].iter().zip(&h[a..a + l]) {
-            acc += v * x[c];
+        for &[o, c, n] in &pat.run[run_adr[k]..run_adr[k + 1]] {
+            let (o, c, n) = (a + o as usize, c as usize, n as usize);
+            for (&xc, &v) in x[c..c + n].iter().zip(&h[o..o + n]) {
+                acc += v * xc;
+            }
         }
-        x[k] -= acc;
+        // k = 0 has no entries: subtracting the zero sum leaves x[0] as it is, bit for bit
+        x[k] = x[k] / h[a + len[k]] - acc;
     }
 }
 
@@ -415,9 +456,12 @@ pub fn rank1<T: Scalar>(
         let beta = pk * alpha / dbar;
         alpha = alpha * dk / dbar;
         h[a + l] = dbar;
-        for (&c, li) in pat.col[a..a + l].iter().zip(h[a..a + l].iter_mut()) {
-            w[c] -= pk * *li;
-            *li += beta * w[c];
+        for &[o, c, n] in &pat.run[pat.run_adr[k]..pat.run_adr[k + 1]] {
+            let (o, c, n) = (a + o as usize, c as usize, n as usize);
+            for (wc, li) in w[c..c + n].iter_mut().zip(h[o..o + n].iter_mut()) {
+                *wc -= pk * *li;
+                *li += beta * *wc;
+            }
         }
     }
     true
