@@ -331,10 +331,10 @@ fn d_rne_pos_body(
         let mut a = force_bar(&-w.ia[b]);
         if vel {
             // A += K − Kᵀ
-            let k = mul66(&force_bar(&h), &motion_cross(&v));
-            for i in 0..6 {
-                for j in 0..6 {
-                    a[(i, j)] += k[(i, j)] - k[(j, i)];
+            let k = mul_motion_cross(&force_bar(&h), &v);
+            for (j, col) in a.as_mut_slice().chunks_exact_mut(6).enumerate() {
+                for (i, x) in col.iter_mut().enumerate() {
+                    *x += k[6 * j + i] - k[6 * i + j];
                 }
             }
             w.gb[b] = vel_map(&inertia_matrix(c), &v, &h);
@@ -632,8 +632,9 @@ fn dot6(a: &V6, b: &V6) -> f64 {
     (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]) + (a[3] * b[3] + a[4] * b[4] + a[5] * b[5])
 }
 
-/// `A B` of 6×6 matrices, written out over the column-major storage.
-#[inline(always)]
+/// `A B` of 6×6 matrices, written out over the column-major storage (the reference of
+/// [`mul_motion_cross`]'s test).
+#[cfg(test)]
 fn mul66(a: &Matrix6<f64>, b: &Matrix6<f64>) -> Matrix6<f64> {
     let (a, bs) = (a.as_slice(), b.as_slice());
     let mut c = Matrix6::zeros();
@@ -678,7 +679,9 @@ fn add66(a: &mut Matrix6<f64>, b: &Matrix6<f64>) {
     }
 }
 
-/// The 6×6 matrix of `u ↦ v × u` (motion cross product, angular part first).
+/// The 6×6 matrix of `u ↦ v × u` (motion cross product, angular part first; the reference of
+/// [`mul_motion_cross`]'s test).
+#[cfg(test)]
 fn motion_cross(v: &V6) -> Matrix6<f64> {
     let (w, l) = (skew(&ang(v)), skew(&lin(v)));
     let mut x = Matrix6::zeros();
@@ -713,14 +716,67 @@ fn inertia_matrix(c: &[f64; 10]) -> Matrix6<f64> {
     x
 }
 
+/// `A X(v)` (column-major storage) for a 6×6 `A` and the motion cross-product matrix
+/// `X(v) = [[W, 0], [L, W]]` (`W = [ω]×`, `L = [v_lin]×`, as `motion_cross`), written over the
+/// storage: each entry sums, in ascending `k` from `+0`, only the products with `X`'s
+/// structurally nonzero entries (the off-diagonal ones of `[u]×`). The products left out are
+/// `±0` (finite `A`), and a sum that starts at `+0` is never `−0` under round-to-nearest, so
+/// adding them would change nothing: the result equals `mul66(a, &motion_cross(v))` to the bit.
+#[inline(always)]
+fn mul_motion_cross(a: &Matrix6<f64>, v: &V6) -> [f64; 36] {
+    // the two rows q ≠ c of column c of [u]× (its nonzero positions)
+    const OFF: [[usize; 2]; 3] = [[1, 2], [0, 2], [0, 1]];
+    let a: &[f64; 36] = a.as_slice().try_into().expect("6×6");
+    let w = skew_rows([v[0], v[1], v[2]]);
+    let l = skew_rows([v[3], v[4], v[5]]);
+    let mut k = [0.0; 36];
+    for c in 0..3 {
+        let [q0, q1] = OFF[c];
+        let (w0, w1, l0, l1) = (w[q0][c], w[q1][c], l[q0][c], l[q1][c]);
+        for r in 0..6 {
+            let mut x = 0.0;
+            x += a[6 * q0 + r] * w0;
+            x += a[6 * q1 + r] * w1;
+            x += a[6 * (3 + q0) + r] * l0;
+            x += a[6 * (3 + q1) + r] * l1;
+            k[6 * c + r] = x;
+            let mut y = 0.0;
+            y += a[6 * (3 + q0) + r] * w0;
+            y += a[6 * (3 + q1) + r] * w1;
+            k[6 * (3 + c) + r] = y;
+        }
+    }
+    k
+}
+
+/// `[u]×` by rows, entries as `quat::skew`'s.
+#[inline(always)]
+fn skew_rows(u: [f64; 3]) -> [[f64; 3]; 3] {
+    [[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]]
+}
+
 /// `B` with `B ψ = −I (ψ × v) − ψ ×* h − v ×* (I ψ)` for a body of inertia `i` (6×6), velocity
-/// `v` and momentum `h = I v`: `B = I X(v) + (I X(v))ᵀ + H̄(h)` (`X(v)ᵀ = −(v ×*)`).
+/// `v` and momentum `h = I v`: `B = I X(v) + (I X(v))ᵀ + H̄(h)` (`X(v)ᵀ = −(v ×*)`), formed as
+/// `(H̄(h) + K) + Kᵀ` entry by entry with `K` from [`mul_motion_cross`].
 fn vel_map(i: &Matrix6<f64>, v: &V6, h: &V6) -> Matrix6<f64> {
-    let k = mul66(i, &motion_cross(v));
-    let mut b = force_bar(h);
-    add66(&mut b, &k);
-    add66(&mut b, &k.transpose());
-    b
+    let k = mul_motion_cross(i, v);
+    let ha = skew_rows([h[0], h[1], h[2]]);
+    let hl = skew_rows([h[3], h[4], h[5]]);
+    // H̄(h) = [[[h_ang]×, [h_lin]×], [[h_lin]×, 0]] (as force_bar), column-major
+    let mut b = [0.0; 36];
+    for c in 0..3 {
+        for r in 0..3 {
+            b[6 * c + r] = ha[r][c];
+            b[6 * (c + 3) + r] = hl[r][c];
+            b[6 * c + r + 3] = hl[r][c];
+        }
+    }
+    for c in 0..6 {
+        for r in 0..6 {
+            b[6 * c + r] = (b[6 * c + r] + k[6 * c + r]) + k[6 * r + c];
+        }
+    }
+    Matrix6::from_column_slice(&b)
 }
 
 /// `∂qfrc_bias/∂qvel` (row-major `nv × nv`, rows outputs; overwrites `out`), the same recursion
@@ -784,6 +840,38 @@ pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
                 out[k * nv + j] = d.cdof[k].dot(&dfr);
             }
             p = m.body_parentid[p];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `mul_motion_cross` against the full product with the dense `motion_cross` matrix, bit for
+    /// bit, on matrices and velocities with zero, negative-zero and nonzero entries (the
+    /// skipped products are the `±0` ones).
+    #[test]
+    fn mul_motion_cross_is_the_full_product() {
+        let mut s = 11u64;
+        let mut next = |zero_every: u64| {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            match (s >> 33) % zero_every {
+                0 => 0.0,
+                1 => -0.0,
+                _ => ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0,
+            }
+        };
+        for t in 0..500 {
+            let z = 2 + (t % 5) as u64;
+            let a = Matrix6::from_fn(|_, _| next(z));
+            let v = V6::from_fn(|_, _| next(z));
+            let full = mul66(&a, &motion_cross(&v));
+            let k = mul_motion_cross(&a, &v);
+            let bits = |x: &[f64]| x.iter().map(|y| y.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(full.as_slice()), bits(&k), "case {t}");
         }
     }
 }
