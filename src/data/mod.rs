@@ -1297,6 +1297,7 @@ impl<T: Scalar> Data<T> {
         s.AR.reserve(nefc * nefc);
         s.B.reserve(nefc * nv);
         s.B_colind.reserve(nefc * nv);
+        s.B_key.reserve(2 + nv + nefc + nefc * nv);
     }
 
     /// The solver's work space (`solver_scratch`).

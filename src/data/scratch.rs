@@ -306,10 +306,11 @@ pub struct SolverScratch<T> {
     /// PGS: A + R (nefc × nefc) of the problem.
     pub AR: Vec<T>,
     /// PGS and noslip: the rows of B = J L⁻¹ D^(−1/2) (A = B Bᵀ, `pgs::build_b`), by groups
-    /// of rows with the same columns (a contact's rows): a group's `m` rows on its `l`
-    /// columns (ascending, listed once in `B_colind`) are stored with each column's entries of
-    /// the group's rows side by side, entry (column position t, row r) at `val + t·m + r`
-    /// (`B_row` gives each row's addresses).
+    /// of consecutive rows with the same columns of B (a contact's rows: the ancestor closure
+    /// of their columns of J): a group's `m` rows on its `l` columns (ascending, listed once
+    /// in `B_colind`) are stored with each column's entries of the group's rows side by side,
+    /// entry (column position t, row r) at `val + t·m + r` (`B_row` gives each row's
+    /// addresses).
     pub B: Vec<T>,
     pub B_colind: Vec<usize>,
     /// Per row of B (nefc): where its entries and its group's columns are (`BRow`).
@@ -321,6 +322,10 @@ pub struct SolverScratch<T> {
     pub bmark: Vec<bool>,
     /// PGS and noslip: `sqrt(qLDiagInv)` per dof of the problem (`pgs::build_b`).
     pub bscale: Vec<T>,
+    /// PGS and noslip, compressed-row J: what B's layout (`B_colind`, `B_row`, B's length) was
+    /// formed from, J's row structure and the tree (`pgs::build_b`; empty when B came from
+    /// dense rows).
+    pub B_key: Vec<usize>,
     /// PGS and noslip, compressed-row J: a group's rows eliminated together, up to [`B_CHUNK`]
     /// at a time, entry (dof k, row r) of a chunk of `mc` rows at `k·mc + r` (`B_CHUNK × nv`
     /// entries, zero between chunks; `pgs::build_b`).
@@ -411,6 +416,7 @@ crate::data::reserved::clone_reserved! {
         bwork: vec,
         bmark: vec,
         bscale: vec,
+        B_key: vec,
         bgrp: vec,
         bres: vec,
         noslip_a: vec,
@@ -472,6 +478,7 @@ impl<T> Default for SolverScratch<T> {
             bwork: Vec::new(),
             bmark: Vec::new(),
             bscale: Vec::new(),
+            B_key: Vec::new(),
             bgrp: Vec::new(),
             bres: Vec::new(),
             noslip_a: Vec::new(),
@@ -616,6 +623,7 @@ impl<T: Scalar> SolverScratch<T> {
         grow(&mut self.bwork, nv);
         grow(&mut self.bmark, nv);
         grow(&mut self.bscale, nv);
+        grow(&mut self.B_key, 2 + nv + nefc + jn);
         grow(&mut self.bgrp, B_CHUNK * nv);
         grow(&mut self.bres, nv);
         grow(&mut self.noslip_a, 5 * nefc);

@@ -399,14 +399,14 @@ pub(super) fn solve<T: Scalar>(
     iter
 }
 
-/// The rows of B = J L⁻¹ D^(−1/2) into `s.B` (by groups of rows with the same columns, each
-/// group's columns ascending in `s.B_colind`, each row's addresses in `s.B_row`: see
-/// [`SolverScratch::B`]), with M = Lᵀ D L the problem's tree factor (`qLD`, `qLDiagInv`), so
-/// that A = J M⁻¹ Jᵀ = B Bᵀ. Row i of B is D^(−1/2) L⁻ᵀ J_iᵀ: the first half of the tree
-/// solve, which only moves values from a dof to its ancestors, so the row's nonzeros are on
-/// the ancestor closure of J_i's columns (a contact: its bodies' root paths), not on all of
-/// the problem's dofs. The projection of `mj_projectConstraint` (MuJoCo's computational
-/// pipeline: A through M's sparse factor), with no dense M.
+/// The rows of B = J L⁻¹ D^(−1/2) into `s.B` (by groups of rows with the same ancestor
+/// closure, each group's closure ascending in `s.B_colind`, each row's addresses in
+/// `s.B_row`: see [`SolverScratch::B`]), with M = Lᵀ D L the problem's tree factor (`qLD`,
+/// `qLDiagInv`), so that A = J M⁻¹ Jᵀ = B Bᵀ. Row i of B is D^(−1/2) L⁻ᵀ J_iᵀ: the first half
+/// of the tree solve, which only moves values from a dof to its ancestors, so the row's
+/// nonzeros are on the ancestor closure of J_i's columns (a contact: its bodies' root paths),
+/// not on all of the problem's dofs. The projection of `mj_projectConstraint` (MuJoCo's
+/// computational pipeline: A through M's sparse factor), with no dense M.
 ///
 /// Nothing to do when `s.b_valid` (B is that of `p`'s position part already); sets it.
 #[inline(never)]
@@ -418,27 +418,256 @@ pub(super) fn build_b<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
     s.noslip_a_valid = false;
     let (nv, n) = (p.nv, p.nefc);
     let z = T::zero();
-    s.B.clear();
-    s.B_colind.clear();
-    s.B_row.clear();
-    s.bwork.clear();
-    s.bwork.resize(nv, z);
     s.bmark.clear();
     s.bmark.resize(nv, false);
     // D^(−1/2) once per dof
     s.bscale.clear();
     s.bscale.extend(p.qLDiagInv[..nv].iter().map(|&d| d.sqrt()));
     if p.J_sparse {
-        // the groups' work space, by dof (zero between groups)
+        // the groups, their closures and B's layout depend only on J's row structure and
+        // the tree (RK4's four solves of a step usually share them): formed again only when
+        // those changed
+        if !b_key(p, s, false) {
+            b_key(p, s, true);
+            b_layout(p, s);
+        }
+        // the work space by dof (zero between chunks)
         s.bgrp.clear();
         s.bgrp.resize(nv * B_CHUNK, z);
         let mut i = 0;
         while i < n {
-            i += build_b_group(p, s, i);
+            i += b_group_values(p, s, i);
         }
     } else {
+        // the key describes a compressed-row J only
+        s.B_key.clear();
+        s.B.clear();
+        s.B_colind.clear();
+        s.B_row.clear();
+        s.bwork.clear();
+        s.bwork.resize(nv, z);
         for i in 0..n {
             build_b_dense_row(p, s, i);
+        }
+    }
+}
+
+/// The inputs of [`b_layout`] in one list in `s.B_key`: the sizes, each dof's parent (the
+/// tree, and with it the factor's layout `Madr`, `Mcol`), each row's nonzero count and
+/// columns. `write`: stores them (returns true); otherwise returns whether the stored list
+/// equals them, i.e. the layout in `s` is this problem's.
+fn b_key<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, write: bool) -> bool {
+    let (nv, n) = (p.nv, p.nefc);
+    let cols = |r: usize| {
+        let a = p.J_rowadr[r];
+        &p.J_colind[a..a + p.J_rownnz[r]]
+    };
+    let parents = &p.parentid[..nv];
+    let key = &mut s.B_key;
+    if write {
+        key.clear();
+        key.extend([nv, n]);
+        key.extend(parents.iter().map(|&q| (q + 1) as usize));
+        key.extend_from_slice(&p.J_rownnz[..n]);
+        for r in 0..n {
+            key.extend_from_slice(cols(r));
+        }
+        return true;
+    }
+    // the sizes come first, so lists of different lengths differ before either ends
+    if key.len() < 2 + nv + n || key[0] != nv || key[1] != n {
+        return false;
+    }
+    let (kp, rest) = key[2..].split_at(nv);
+    let (knnz, mut kcols) = rest.split_at(n);
+    if !kp.iter().zip(parents).all(|(&a, &q)| a == (q + 1) as usize) || knnz != &p.J_rownnz[..n] {
+        return false;
+    }
+    for r in 0..n {
+        let c = cols(r);
+        if kcols.len() < c.len() || kcols[..c.len()] != *c {
+            return false;
+        }
+        kcols = &kcols[c.len()..];
+    }
+    kcols.is_empty()
+}
+
+/// B's layout for a compressed-row J (`build_b`): the groups of consecutive rows whose
+/// columns have the same ancestor closure (a contact's rows; a contact with the world, whose
+/// frame is the world's axes, gives exact zeros on a free joint's translations, so its rows'
+/// columns differ while their closure does not), each closure ascending in `s.B_colind`, and
+/// each row's `BRow`. `s.B` is sized to hold every group's entries.
+#[inline(never)]
+fn b_layout<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    let n = p.nefc;
+    let jcols = |r: usize| {
+        let a = p.J_rowadr[r];
+        &p.J_colind[a..a + p.J_rownnz[r]]
+    };
+    s.B_colind.clear();
+    s.B_row.clear();
+    // the rows' groups and closures, `m` and `val` set below
+    let mut prev: Option<(usize, usize, usize)> = None; // (first row, col, ncol)
+    let mut i = 0;
+    while i < n {
+        let cols = jcols(i);
+        let mut m = 1;
+        while i + m < n && jcols(i + m) == cols {
+            m += 1;
+        }
+        // the ancestor closure of the columns, ascending, at `adr` in `B_colind`: the
+        // columns themselves when they hold their parents (a body's dof chain)
+        let adr = s.B_colind.len();
+        for &c in cols {
+            s.bmark[c] = true;
+        }
+        let closed = cols
+            .iter()
+            .all(|&c| usize::try_from(p.parentid[c]).map_or(true, |pc| s.bmark[pc]));
+        if closed {
+            s.B_colind.extend_from_slice(cols);
+        } else {
+            for &c in cols {
+                let mut k = p.parentid[c];
+                s.B_colind.push(c);
+                while k >= 0 && !s.bmark[k as usize] {
+                    s.bmark[k as usize] = true;
+                    s.B_colind.push(k as usize);
+                    k = p.parentid[k as usize];
+                }
+            }
+            s.B_colind[adr..].sort_unstable();
+        }
+        for &k in &s.B_colind[adr..] {
+            s.bmark[k] = false;
+        }
+        let l = s.B_colind.len() - adr;
+        // the previous group has the same closure: these rows join it
+        let (first, col) = match prev {
+            Some((g, pc, pl)) if pl == l && s.B_colind[pc..pc + l] == s.B_colind[adr..] => {
+                s.B_colind.truncate(adr);
+                (g, pc)
+            }
+            _ => (i, adr),
+        };
+        prev = Some((first, col, l));
+        for _ in 0..m {
+            s.B_row.push(BRow {
+                val: 0,
+                col,
+                ncol: l,
+                m: 0,
+                group: first,
+            });
+        }
+        i += m;
+    }
+    // the groups' entries one after another, a column's entries of the group's rows side by
+    // side
+    let mut val = 0;
+    let mut g = 0;
+    while g < n {
+        let mut m = 1;
+        while g + m < n && s.B_row[g + m].group == g {
+            m += 1;
+        }
+        for (r, b) in s.B_row[g..g + m].iter_mut().enumerate() {
+            b.val = val + r;
+            b.m = m;
+        }
+        val += m * s.B_row[g].ncol;
+        g += m;
+    }
+    s.B.clear();
+    s.B.resize(val, T::zero());
+}
+
+/// The rows of B of the group starting at row `i` (`build_b`, layout by [`b_layout`]);
+/// returns its row count. The rows go through `Lᵀ x = J_iᵀ` together, up to [`B_CHUNK`] at a
+/// time, in a work array by dof with the rows side by side (`s.bgrp`, zero outside a chunk):
+/// each row sees the same operations in the same order as alone (they do not interact), so
+/// every entry of B is the one-row elimination's.
+fn b_group_values<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usize) -> usize {
+    let g = s.B_row[i];
+    let (m, l) = (g.m, g.ncol);
+    let cl = &s.B_colind[g.col..g.col + l];
+    let b = &mut s.B[g.val..g.val + m * l];
+    let (w, scale) = (&mut s.bgrp, &s.bscale);
+    let mut r0 = 0;
+    while r0 < m {
+        let mc = (m - r0).min(B_CHUNK);
+        // scatter the chunk's rows of J: entry (dof k, r) at k·mc + r
+        for r in 0..mc {
+            let a = p.J_rowadr[i + r0 + r];
+            let e = a + p.J_rownnz[i + r0 + r];
+            for (&c, &v) in p.J_colind[a..e].iter().zip(&p.J[a..e]) {
+                w[c * mc + r] = v;
+            }
+        }
+        match mc {
+            1 => eliminate::<T, 1>(p, cl, w, scale, b, m, r0),
+            2 => eliminate::<T, 2>(p, cl, w, scale, b, m, r0),
+            3 => eliminate::<T, 3>(p, cl, w, scale, b, m, r0),
+            4 => eliminate::<T, 4>(p, cl, w, scale, b, m, r0),
+            5 => eliminate::<T, 5>(p, cl, w, scale, b, m, r0),
+            6 => eliminate::<T, 6>(p, cl, w, scale, b, m, r0),
+            7 => eliminate::<T, 7>(p, cl, w, scale, b, m, r0),
+            _ => eliminate::<T, B_CHUNK>(p, cl, w, scale, b, m, r0),
+        }
+        r0 += mc;
+    }
+    m
+}
+
+/// `Lᵀ x = J_iᵀ` for `M` rows `r0..r0 + M` of a group side by side (`w`: entry (dof k, r) at
+/// `k·M + r`) on the group's closure `cl`: deepest dof first, row k of L lists k's ancestors,
+/// all in the closure; a row whose x_k is zero skips k, as alone. x_k is final once k is
+/// reached (its descendants come after it), so it then goes to B scaled by `scale[k]` =
+/// D_k^(−1/2) (`b`: the group's entries, (closure position t, row r) at `t·m + r`) and its
+/// work entries are zeroed again.
+#[inline(always)]
+fn eliminate<T: Scalar, const M: usize>(
+    p: &Problem<T>,
+    cl: &[usize],
+    w: &mut [T],
+    scale: &[T],
+    b: &mut [T],
+    m: usize,
+    r0: usize,
+) {
+    let z = T::zero();
+    let nm = p.qLD.len();
+    for (t, &k) in cl.iter().enumerate().rev() {
+        let src: &mut [T; M] = (&mut w[k * M..(k + 1) * M]).try_into().unwrap();
+        let xs = *src;
+        *src = [z; M];
+        let a = p.Madr[k] + 1;
+        let e = p.Madr.get(k + 1).copied().unwrap_or(nm);
+        let (lv, lc) = (&p.qLD[a..e], &p.Mcol[a..e]);
+        if xs.iter().all(|&x| x != z) {
+            for (&lv, &cv) in lv.iter().zip(lc) {
+                let d = cv * M;
+                let dst: &mut [T; M] = (&mut w[d..d + M]).try_into().unwrap();
+                for r in 0..M {
+                    dst[r] -= lv * xs[r];
+                }
+            }
+        } else {
+            for r in 0..M {
+                let x = xs[r];
+                if x == z {
+                    continue;
+                }
+                for (&lv, &cv) in lv.iter().zip(lc) {
+                    w[cv * M + r] -= lv * x;
+                }
+            }
+        }
+        let sk = scale[k];
+        let dst: &mut [T; M] = (&mut b[t * m + r0..t * m + r0 + M]).try_into().unwrap();
+        for r in 0..M {
+            dst[r] = xs[r] * sk;
         }
     }
 }
@@ -496,132 +725,6 @@ fn build_b_dense_row<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usi
     s.B.extend(cols.iter().map(|&k| work[k] * scale[k]));
     for &k in cols {
         work[k] = z;
-    }
-}
-
-/// The rows of B from the compressed rows of J starting at `i` that share its columns (a
-/// contact's rows), as one group; returns the number of rows. Their common ancestor closure
-/// is formed once, and the rows go through `Lᵀ x = J_iᵀ` together, up to [`B_CHUNK`] at a
-/// time, the work laid out by dof with the rows side by side: each row sees the same
-/// operations in the same order as alone (they do not interact), so every entry of B is the
-/// one-row elimination's.
-fn build_b_group<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, i: usize) -> usize {
-    let n = p.nefc;
-    let z = T::zero();
-    let jrow = |r: usize| {
-        let a = p.J_rowadr[r];
-        a..a + p.J_rownnz[r]
-    };
-    let cols = &p.J_colind[jrow(i)];
-    let mut m = 1;
-    while i + m < n && p.J_colind[jrow(i + m)] == *cols {
-        m += 1;
-    }
-    // the ancestor closure of the columns, ascending, at `adr` in `B_colind`: the columns
-    // themselves when they hold their parents (a body's dof chain, as contact rows have)
-    let adr = s.B_colind.len();
-    for &c in cols {
-        s.bmark[c] = true;
-    }
-    let closed = cols
-        .iter()
-        .all(|&c| usize::try_from(p.parentid[c]).map_or(true, |pc| s.bmark[pc]));
-    if closed {
-        s.B_colind.extend_from_slice(cols);
-    } else {
-        for &c in cols {
-            let mut k = p.parentid[c];
-            s.B_colind.push(c);
-            while k >= 0 && !s.bmark[k as usize] {
-                s.bmark[k as usize] = true;
-                s.B_colind.push(k as usize);
-                k = p.parentid[k as usize];
-            }
-        }
-        s.B_colind[adr..].sort_unstable();
-    }
-    let l = s.B_colind.len() - adr;
-    for &k in &s.B_colind[adr..] {
-        s.bmark[k] = false;
-    }
-    let val = s.B.len();
-    s.B.resize(val + m * l, z);
-    for r in 0..m {
-        s.B_row.push(BRow {
-            val: val + r,
-            col: adr,
-            ncol: l,
-            m,
-            group: i,
-        });
-    }
-    let cl = &s.B_colind[adr..adr + l];
-    let mut r0 = 0;
-    while r0 < m {
-        let mc = (m - r0).min(B_CHUNK);
-        // scatter the chunk's rows of J: entry (dof k, r) at k·mc + r (zero elsewhere)
-        let w = &mut s.bgrp;
-        for r in 0..mc {
-            let jr = jrow(i + r0 + r);
-            for (&c, &v) in p.J_colind[jr.clone()].iter().zip(&p.J[jr]) {
-                w[c * mc + r] = v;
-            }
-        }
-        match mc {
-            1 => eliminate::<T, 1>(p, cl, w),
-            2 => eliminate::<T, 2>(p, cl, w),
-            3 => eliminate::<T, 3>(p, cl, w),
-            4 => eliminate::<T, 4>(p, cl, w),
-            5 => eliminate::<T, 5>(p, cl, w),
-            6 => eliminate::<T, 6>(p, cl, w),
-            7 => eliminate::<T, 7>(p, cl, w),
-            _ => eliminate::<T, B_CHUNK>(p, cl, w),
-        }
-        // B from the closure's entries, which are then zeroed again
-        for (t, &k) in cl.iter().enumerate() {
-            let sk = s.bscale[k];
-            let src = &mut w[k * mc..(k + 1) * mc];
-            let dst = &mut s.B[val + t * m + r0..val + t * m + r0 + mc];
-            for (o, x) in dst.iter_mut().zip(src.iter_mut()) {
-                *o = *x * sk;
-                *x = z;
-            }
-        }
-        r0 += mc;
-    }
-    m
-}
-
-/// `Lᵀ x = J_iᵀ` for `M` rows side by side (`w`: entry (dof k, r) at `k·M + r`) on the
-/// ancestor closure `cl`: deepest dof first, row k of L lists k's ancestors, all in the
-/// closure; a row whose x_k is zero skips k, as alone.
-fn eliminate<T: Scalar, const M: usize>(p: &Problem<T>, cl: &[usize], w: &mut [T]) {
-    let z = T::zero();
-    let nm = p.qLD.len();
-    for &k in cl.iter().rev() {
-        let xs: [T; M] = w[k * M..(k + 1) * M].try_into().unwrap();
-        let a = p.Madr[k] + 1;
-        let e = p.Madr.get(k + 1).copied().unwrap_or(nm);
-        let (lv, lc) = (&p.qLD[a..e], &p.Mcol[a..e]);
-        if xs.iter().all(|&x| x != z) {
-            for (&lv, &cv) in lv.iter().zip(lc) {
-                let d = cv * M;
-                let dst: &mut [T; M] = (&mut w[d..d + M]).try_into().unwrap();
-                for r in 0..M {
-                    dst[r] -= lv * xs[r];
-                }
-            }
-        } else {
-            for r in 0..M {
-                let x = xs[r];
-                if x == z {
-                    continue;
-                }
-                for (&lv, &cv) in lv.iter().zip(lc) {
-                    w[cv * M + r] -= lv * x;
-                }
-            }
-        }
     }
 }
 
