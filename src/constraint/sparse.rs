@@ -38,7 +38,18 @@ impl<T: Scalar> JRow<'_, T> {
         let mut s = T::zero();
         match self.cols {
             None => {
-                for (a, b) in self.vals.iter().zip(x) {
+                // four terms per pass, still added one after another in column order
+                let n = self.vals.len().min(x.len());
+                let (a, b) = (&self.vals[..n], &x[..n]);
+                let (a4, b4) = (a.chunks_exact(4), b.chunks_exact(4));
+                let (ar, br) = (a4.remainder(), b4.remainder());
+                for (a, b) in a4.zip(b4) {
+                    s += a[0] * b[0];
+                    s += a[1] * b[1];
+                    s += a[2] * b[2];
+                    s += a[3] * b[3];
+                }
+                for (a, b) in ar.iter().zip(br) {
                     s += *a * *b;
                 }
             }
@@ -84,7 +95,7 @@ impl<T: Scalar> JRow<'_, T> {
 
 impl<T: Scalar> Data<T> {
     /// Row `i` of `efc_J` in whichever layout it is stored (`nv` = `m.nv`).
-    #[inline]
+    #[inline(always)]
     pub fn efc_J_row(&self, i: usize, nv: usize) -> JRow<'_, T> {
         if self.efc_J_sparse {
             let (a, n) = (self.efc_J_rowadr[i], self.efc_J_rownnz[i]);
