@@ -7,7 +7,7 @@ use crate::data::Data;
 use crate::math::spatial::{cross_motion, join};
 use crate::math::{sc, Scalar};
 use crate::model::{JointType, Model};
-use nalgebra::{Matrix3, Vector3, Vector6};
+use nalgebra::{Vector3, Vector6};
 
 /// Computes `subtree_com`, `cinert` and `cdof` from the kinematics.
 pub fn com_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
@@ -33,19 +33,30 @@ pub fn com_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
     for b in 1..m.nbody {
         let mass: T = sc(m.body_mass[b]);
         let c = d.xipos[b] - d.subtree_com[m.body_rootid[b]];
-        let r = d.ximat[b];
+        let r = &d.ximat[b];
         let di = &m.body_inertia[b];
-        let dm = Matrix3::from_diagonal(&Vector3::new(sc(di[0]), sc(di[1]), sc(di[2])));
-        let mut i = r * dm * r.transpose();
+        let dk: [T; 3] = [sc(di[0]), sc(di[1]), sc(di[2])];
+        // entry (a, e) of the rotated inertia r·diag(dk)·rᵀ, summed over k = 0, 1, 2 in that
+        // order, each term (r[a,k]·dk[k])·r[e,k]: the products and sums of the full 3×3 matrix
+        // products this replaces (nalgebra's `*` adds the terms of a product column by column,
+        // k ascending, from the first), without their multiplications by the zeros off the
+        // diagonal (which add exact zeros: the same values up to the sign of a zero entry)
+        let rot = |a: usize, e: usize| {
+            r[(a, 0)] * dk[0] * r[(e, 0)]
+                + r[(a, 1)] * dk[1] * r[(e, 1)]
+                + r[(a, 2)] * dk[2] * r[(e, 2)]
+        };
+        // the parallel-axis term (|c|² I − c cᵀ)·mass, entry by entry as the matrix expression
+        // computes it (off the diagonal 0 − c_a c_e)
         let cc = c.dot(&c);
-        i += (Matrix3::identity() * cc - c * c.transpose()) * mass;
+        let z = T::zero();
         d.cinert[b] = [
-            i[(0, 0)],
-            i[(1, 1)],
-            i[(2, 2)],
-            i[(0, 1)],
-            i[(0, 2)],
-            i[(1, 2)],
+            rot(0, 0) + (cc - c.x * c.x) * mass,
+            rot(1, 1) + (cc - c.y * c.y) * mass,
+            rot(2, 2) + (cc - c.z * c.z) * mass,
+            rot(0, 1) + (z - c.x * c.y) * mass,
+            rot(0, 2) + (z - c.x * c.z) * mass,
+            rot(1, 2) + (z - c.y * c.z) * mass,
             c.x * mass,
             c.y * mass,
             c.z * mass,
