@@ -19,23 +19,39 @@ use crate::model::Model;
 /// dofs that are not ancestors of each other are dropped, as MuJoCo 4.0.0 does). Needs `ten_J`
 /// ([`crate::smooth::tendon::tendon`]); fixed tendons only (their `J` is constant, so no bias term).
 pub fn crb<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    d.crb.copy_from_slice(&d.cinert);
-    for b in (1..m.nbody).rev() {
-        let p = m.body_parentid[b];
+    let nbody = m.nbody;
+    let crb = &mut d.crb[..nbody];
+    crb.copy_from_slice(&d.cinert[..nbody]);
+    let bparent = &m.body_parentid[..nbody];
+    for b in (1..nbody).rev() {
+        let p = bparent[b];
         if p != 0 {
-            let c = d.crb[b];
-            for (x, y) in d.crb[p].iter_mut().zip(c.iter()) {
+            let c = crb[b];
+            for (x, y) in crb[p].iter_mut().zip(c.iter()) {
                 *x += *y;
             }
         }
     }
-    let cdof = &d.cdof[..m.nv];
-    let parent = &m.dof_parentid[..m.nv];
-    for i in 0..m.nv {
-        let f = inert_mul(&d.crb[m.dof_bodyid[i]], &cdof[i]);
-        let row = &mut d.qM[m.dof_Madr[i]..];
-        row[0] = cdof[i].dot(&f) + sc::<T>(m.dof_armature_eff(i));
-        // the rest of row i: i's ancestors in order
+    let nv = m.nv;
+    let cdof = &d.cdof[..nv];
+    let parent = &m.dof_parentid[..nv];
+    let bodyid = &m.dof_bodyid[..nv];
+    let madr = &m.dof_Madr[..nv];
+    let qm = &mut d.qM[..m.nM];
+    // the effective armature with the actuators' share, read from the model's table when it is
+    // filled (as `dof_armature_eff`, without its per-dof check)
+    let extra = (m.dof_actextra.len() == nv).then_some(&m.dof_actextra[..]);
+    for i in 0..nv {
+        let f = inert_mul(&crb[bodyid[i]], &cdof[i]);
+        let arm = match extra {
+            Some(e) => m.dof_armature[i] + e[i][3],
+            None => m.dof_armature_eff(i),
+        };
+        // row i: the diagonal, then i's ancestors in order (rows end where the next begins)
+        let a = madr[i];
+        let e = if i + 1 < nv { madr[i + 1] } else { qm.len() };
+        let row = &mut qm[a..e];
+        row[0] = cdof[i].dot(&f) + sc::<T>(arm);
         let mut j = parent[i];
         for x in row[1..].iter_mut() {
             let Ok(jj) = usize::try_from(j) else {
