@@ -464,7 +464,7 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
     // candidates on the arena's stack first: an arena too small for them stops the step with
     // its fatal error
     let finite = poses_finite(d);
-    let mut bp = std::mem::take(&mut d.scratch_broad);
+    let mut bp = d.scratch_broad.take().unwrap_or_default();
     let counts = || {
         let o_margin = m.opt.enabled(enable::OVERRIDE).then_some(m.opt.o_margin);
         stack::broad_counts(
@@ -485,7 +485,7 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
         )
     };
     let overflow = crate::data::arena::collision_overflow(m, || stack::candidates_known(m), counts);
-    d.scratch_broad = bp;
+    d.scratch_broad = Some(bp);
     if let Some(e) = overflow {
         d.stack_overflow = Some(e);
         return;
@@ -527,7 +527,7 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
         );
     };
     let mut next = 0;
-    let mut bp = std::mem::take(&mut d.scratch_broad);
+    let mut bp = d.scratch_broad.take().unwrap_or_default();
     if !sorted {
         bp.body_pairs.sort_unstable();
     }
@@ -595,7 +595,7 @@ fn collision_with<T: Scalar>(m: &Model, d: &mut Data<T>, mode: Option<BroadMode>
     for k in next..npair {
         explicit(d, k);
     }
-    d.scratch_broad = bp;
+    d.scratch_broad = Some(bp);
     // a pass keeps the first contacts that fit beside what the collision holds on the stack
     // and warns once with the number it found (mjWARN_CONTACTFULL, as measured on MuJoCo)
     let found = d.contact.len() + d.ncon_dropped;
@@ -832,7 +832,7 @@ fn collidable(m: &Model, g: usize) -> bool {
 /// the narrow phase, and the body pairs come out in MuJoCo's order without a sort. Returns
 /// whether `body_pairs` is sorted.
 fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode, finite: bool) -> bool {
-    let mut bp = std::mem::take(&mut d.scratch_broad);
+    let mut bp = d.scratch_broad.take().unwrap_or_default();
     let center = |g: usize| d.geom_xpos[g].map(|x| f64of(x));
     let sweep = mode.sweep;
     let axis = if sweep {
@@ -849,7 +849,7 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode, finite: bo
         body_pairs,
         grid,
         tree,
-    } = &mut bp;
+    } = &mut *bp;
     geoms.clear();
     body_start.clear();
     body_start.resize(m.nbody + 1, 0);
@@ -915,7 +915,7 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode, finite: bo
                 }
             }
         }
-        d.scratch_broad = bp;
+        d.scratch_broad = Some(bp);
         return true;
     }
     // The bodies' intervals (the upper end also covers each geom's lower end, so a geom pair
@@ -948,11 +948,11 @@ fn broadphase<T: Scalar>(m: &Model, d: &mut Data<T>, mode: BroadMode, finite: bo
             body_pairs,
         )
     {
-        d.scratch_broad = bp;
+        d.scratch_broad = Some(bp);
         return false;
     }
     sweep_pairs(m, bodies, boxes, prune, body_pairs);
-    d.scratch_broad = bp;
+    d.scratch_broad = Some(bp);
     false
 }
 
