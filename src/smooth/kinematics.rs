@@ -47,7 +47,19 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
             // rounds them (`rot_vec_quat`)
             for j in jnt0..jnt0 + njnt {
                 let jpos = v3::<T>(&m.jnt_pos[j]);
-                let anchor = rot_vec_quat(&jpos, &quat) + pos;
+                // a joint at the body's origin (`jnt_pos` all +0, as on most hinges): its
+                // position rotated by any finite quaternion is +0 exactly, so the rotations of
+                // it are skipped (as `mju_rotVecQuat` skips a zero vector); the sums with it
+                // stay, for the sign of a zero in `pos`
+                let at_origin = m.jnt_pos[j].iter().all(|x| x.to_bits() == 0);
+                let rot_jpos = |q: &Quaternion<T>| {
+                    if at_origin {
+                        Vector3::zeros()
+                    } else {
+                        rot_vec_quat(&jpos, q)
+                    }
+                };
+                let anchor = rot_jpos(&quat) + pos;
                 let axis = rot_vec_quat(&v3::<T>(&m.jnt_axis[j]), &quat);
                 d.xanchor[j] = anchor;
                 d.xaxis[j] = axis;
@@ -59,7 +71,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                     JointType::Hinge => {
                         let qloc = axis_angle(&v3::<T>(&m.jnt_axis[j]), d.qpos[a] - sc(m.qpos0[a]));
                         quat = mul_quat(&quat, &qloc);
-                        pos = anchor - rot_vec_quat(&jpos, &quat);
+                        pos = anchor - rot_jpos(&quat);
                     }
                     JointType::Ball => {
                         let qloc = normalize_quat(Quaternion::new(
@@ -69,7 +81,7 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                             d.qpos[a + 3],
                         ));
                         quat = mul_quat(&quat, &qloc);
-                        pos = anchor - rot_vec_quat(&jpos, &quat);
+                        pos = anchor - rot_jpos(&quat);
                     }
                     // A free joint is always the body's only (first) joint.
                     JointType::Free => {}
