@@ -45,7 +45,10 @@ fn clamp<T: Scalar>(x: T, r: &[f64; 2]) -> T {
 /// by `Rᵀ(q)` for jointinparent); free joints have `L = 0`, moment `gear`. Tendon:
 /// `L = gear₀ ten_length`, moment `gear₀ ten_J`. Needs [`crate::smooth::tendon::tendon`].
 pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    d.moment_set = true;
+    if !d.moment_set {
+        // MuJoCo's mjData fields, zero since the reset (the stages read the model's pattern)
+        d.set_moment_rows(true);
+    }
     // each row is accumulated in a dense row of zeros, then copied onto its pattern
     let mut row = std::mem::take(&mut d.dense_row);
     for i in 0..m.nu {
@@ -109,10 +112,11 @@ pub fn transmission<T: Scalar>(m: &Model, d: &mut Data<T>) {
             TrnType::SliderCrank => slider_crank(m, d, i, &mut row),
             TrnType::Body => body_transmission(m, d, i, &mut row),
         }
-        let (a, n) = (d.moment_rowadr[i], d.moment_rownnz[i]);
+        let s = &d.sparse_scratch;
+        let (a, n) = (s.moment_rowadr[i], s.moment_rownnz[i]);
         gather_clear(
             &mut row,
-            &d.moment_colind[a..a + n],
+            &s.moment_colind[a..a + n],
             &mut d.actuator_moment[a..a + n],
         );
     }
@@ -536,8 +540,9 @@ pub fn fwd_actuation<T: Scalar>(m: &Model, d: &mut Data<T>) {
         let f = d.actuator_force[i];
         // qfrc_actuator starts at +0: skipping the zeros outside the row's pattern changes no
         // bit (actuator_velocity)
-        for x in d.moment_rowadr[i]..d.moment_rowadr[i] + d.moment_rownnz[i] {
-            d.qfrc_actuator[d.moment_colind[x]] += d.actuator_moment[x] * f;
+        let s = &d.sparse_scratch;
+        for x in s.moment_rowadr[i]..s.moment_rowadr[i] + s.moment_rownnz[i] {
+            d.qfrc_actuator[s.moment_colind[x]] += d.actuator_moment[x] * f;
         }
     }
     // actuatorgravcomp joints: their gravity compensation counts as actuator force (it is left

@@ -229,7 +229,10 @@ pub struct Data<T: Scalar = f64> {
     /// body row to its nonzeros at the current state (and packs the rows after it); here such
     /// a row keeps every dof of the sites' chains (every dof for a body), with zeros where the
     /// moment vanishes, so `rowadr` is the same at every state. Joint and tendon rows, zeros
-    /// included, are MuJoCo's.
+    /// included, are MuJoCo's. As in MuJoCo, these three are zero after [`Data::new`] and
+    /// every reset (`mj_resetData` clears them) until the transmission stage writes them
+    /// ([`Data::moment_rows_set`]); [`Data::moment_row`] and the engine's stages read the
+    /// model's pattern, which is always in place, so writing here changes no result.
     pub moment_rownnz: Vec<usize>,
     pub moment_rowadr: Vec<usize>,
     pub moment_colind: Vec<usize>,
@@ -661,13 +664,12 @@ impl<T: Scalar> Data<T> {
         (&s.ten_J_colind[a..a + n], &self.ten_J[a..a + n])
     }
 
-    /// Row `i` of the actuator moments: its dofs (`moment_colind`) and their values.
+    /// Row `i` of the actuator moments: its dofs (the model's pattern, what the transmission
+    /// stage writes to `moment_colind`) and their values (zeros after a reset).
     pub fn moment_row(&self, i: usize) -> (&[usize], &[T]) {
-        let (a, n) = (self.moment_rowadr[i], self.moment_rownnz[i]);
-        (
-            &self.moment_colind[a..a + n],
-            &self.actuator_moment[a..a + n],
-        )
+        let s = &self.sparse_scratch;
+        let (a, n) = (s.moment_rowadr[i], s.moment_rownnz[i]);
+        (&s.moment_colind[a..a + n], &self.actuator_moment[a..a + n])
     }
 
     /// Writes row `t` of the tendon Jacobian into the dense `out` (nv, zeros off the pattern).
@@ -700,7 +702,7 @@ impl<T: Scalar> Data<T> {
     /// The actuator moments as a dense nu × nv matrix, row-major. Allocates.
     pub fn actuator_moment_dense(&self) -> Vec<T> {
         let nv = self.qvel.len();
-        let nu = self.moment_rownnz.len();
+        let nu = self.sparse_scratch.moment_rownnz.len();
         let mut out = vec![T::zero(); nu * nv];
         for i in 0..nu {
             let (cols, vals) = self.moment_row(i);
@@ -758,9 +760,9 @@ impl<T: Scalar> Data<T> {
             ten_J: v(ten.colind.len()),
             actuator_length: v(m.nu),
             actuator_moment: v(mom.colind.len()),
-            moment_rownnz: mom.rownnz,
-            moment_rowadr: mom.rowadr,
-            moment_colind: mom.colind,
+            moment_rownnz: vec![0; mom.rownnz.len()],
+            moment_rowadr: vec![0; mom.rowadr.len()],
+            moment_colind: vec![0; mom.colind.len()],
             moment_set: false,
             crb: vec![[z; 10]; m.nbody],
             qM: v(m.nM),
@@ -796,7 +798,7 @@ impl<T: Scalar> Data<T> {
             efc_J_rowadr: Vec::new(),
             efc_J_rowsuper: Vec::new(),
             efc_J_colind: Vec::new(),
-            sparse_scratch: SparseScratch::new(m, ten),
+            sparse_scratch: SparseScratch::new(m, ten, mom),
             dense_row: v(m.nv),
             efc_pos: Vec::new(),
             efc_margin: Vec::new(),
@@ -1074,7 +1076,7 @@ impl<T: Scalar> Data<T> {
             v.fill(Vector6::zeros());
         }
         self.solver_fwdinv = [z; 2];
-        self.moment_set = false;
+        self.set_moment_rows(false);
         self.ten_wrapadr.fill(0);
         self.ten_wrapnum.fill(0);
         self.wrap_obj.fill(0);
@@ -1124,17 +1126,29 @@ impl<T: Scalar> Data<T> {
     }
 
     /// Whether `moment_rownnz`, `moment_rowadr` and `moment_colind` hold what the transmission
-    /// stage computes: moreau keeps their pattern from [`Data::new`] on, MuJoCo computes them
-    /// in `mj_transmission` and its reset zeroes them, so they read as zeros (the Python
-    /// bindings' view) from a reset to the next transmission stage.
+    /// stage computes: as MuJoCo's `mj_transmission` writes them and its reset zeroes them,
+    /// they are zero from [`Data::new`] or a reset to the next transmission stage.
     pub fn moment_rows_set(&self) -> bool {
         self.moment_set
     }
 
-    /// Sets what [`Data::moment_rows_set`] says, for a `Data` restored from a saved one (the
-    /// pattern itself is the model's, always in place).
+    /// Writes the model's moment pattern into `moment_rownnz`, `moment_rowadr` and
+    /// `moment_colind` (`set`), as the transmission stage does, or zeroes them as a reset does;
+    /// for a `Data` restored from a saved one. Allocates nothing.
     pub fn set_moment_rows(&mut self, set: bool) {
         self.moment_set = set;
+        let s = &self.sparse_scratch;
+        for (dst, src) in [
+            (&mut self.moment_rownnz, &s.moment_rownnz),
+            (&mut self.moment_rowadr, &s.moment_rowadr),
+            (&mut self.moment_colind, &s.moment_colind),
+        ] {
+            if set {
+                dst.copy_from_slice(src);
+            } else {
+                dst.fill(0);
+            }
+        }
     }
 
     /// Puts the mocap bodies at their model poses (`body_pos`, `body_quat`), as a reset does.

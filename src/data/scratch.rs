@@ -887,14 +887,19 @@ impl IslandScratch {
 
 /// Per-model sparsity tables and work space: the patterns of the tendons' Jacobian rows
 /// (MuJoCo's `ten_J_rownnz`, `ten_J_rowadr`, `ten_J_colind`, which [`Model::fill_sparse`]
-/// also stores on the model) and two chain buffers. The actuators' moment pattern
-/// (`moment_rownnz`, `moment_rowadr`, `moment_colind`) lives in [`crate::Data`] itself, as in
-/// MuJoCo's `mjData`. `ten_J` and `actuator_moment` hold only the values on these patterns.
+/// also stores on the model), the actuators' moment pattern ([`moment_pattern`]) and two
+/// chain buffers. `ten_J` and `actuator_moment` hold only the values on these patterns. The
+/// moment pattern is fixed for the model and every stage reads it here; `Data`'s public
+/// `moment_rownnz`, `moment_rowadr` and `moment_colind` are MuJoCo's view of it: zero from a
+/// reset (as `mj_resetData` leaves them) until the transmission stage copies it in.
 #[derive(Debug, Default)]
 pub struct SparseScratch {
     pub ten_J_rownnz: Vec<usize>,
     pub ten_J_rowadr: Vec<usize>,
     pub ten_J_colind: Vec<usize>,
+    pub moment_rownnz: Vec<usize>,
+    pub moment_rowadr: Vec<usize>,
+    pub moment_colind: Vec<usize>,
     pub(crate) c1: Vec<usize>,
     pub(crate) c2: Vec<usize>,
 }
@@ -905,6 +910,9 @@ crate::data::reserved::clone_reserved! {
         ten_J_rownnz: vec,
         ten_J_rowadr: vec,
         ten_J_colind: vec,
+        moment_rownnz: vec,
+        moment_rowadr: vec,
+        moment_colind: vec,
         c1: vec,
         c2: vec,
     }
@@ -1026,12 +1034,15 @@ pub fn moment_pattern(m: &Model, ten: &Pattern, store: bool) -> Pattern {
 }
 
 impl SparseScratch {
-    /// Tendon patterns of `m` and the chain buffers.
-    pub fn new(m: &Model, ten: Pattern) -> Self {
+    /// The tendon (`ten`) and actuator moment (`mom`) patterns of `m` and the chain buffers.
+    pub fn new(m: &Model, ten: Pattern, mom: Pattern) -> Self {
         SparseScratch {
             ten_J_rownnz: ten.rownnz,
             ten_J_rowadr: ten.rowadr,
             ten_J_colind: ten.colind,
+            moment_rownnz: mom.rownnz,
+            moment_rowadr: mom.rowadr,
+            moment_colind: mom.colind,
             c1: Vec::with_capacity(m.nv),
             c2: Vec::with_capacity(m.nv),
         }
@@ -1118,8 +1129,23 @@ mod tests {
             let m = crate::mjcf::load(root.join("models").join(name)).unwrap();
             let ten = tendon_pattern(&m);
             let mom = moment_pattern(&m, &ten, true);
-            // the model's copy (filled by the compiler) and the data's pattern are these
-            let d = crate::Data::<f64>::new(&m);
+            // the model's copy (filled by the compiler) and the data's pattern are these; the
+            // data's public moment rows are zero until the transmission stage copies them in
+            let mut d = crate::Data::<f64>::new(&m);
+            let s = &d.sparse_scratch;
+            assert_eq!(
+                (&s.moment_rownnz, &s.moment_rowadr, &s.moment_colind),
+                (&mom.rownnz, &mom.rowadr, &mom.colind),
+                "{name}"
+            );
+            assert!(
+                !d.moment_rows_set()
+                    && [&d.moment_rownnz, &d.moment_rowadr, &d.moment_colind]
+                        .iter()
+                        .all(|v| v.iter().all(|&x| x == 0)),
+                "{name}"
+            );
+            crate::forward(&m, &mut d);
             assert_eq!(
                 (&m.ten_J_rownnz, &m.ten_J_rowadr, &m.ten_J_colind, m.nJten),
                 (&ten.rownnz, &ten.rowadr, &ten.colind, ten.colind.len()),

@@ -9,8 +9,11 @@
 //! zero exactly (−0 equals 0; 1e-300 fails), the fields a reset with the `sleep` flag computes
 //! (its kinematics or its forward pass) within [`TOL`] relative to max(1, the field's largest
 //! magnitude in MuJoCo), their integer-valued entries exactly.
-//! Fields whose layout differs from MuJoCo's (`qLD`, `ten_J`, `actuator_moment`: MuJoCo's
-//! compressed patterns) are compared where MuJoCo's are all zero: then moreau's must be too.
+//! Fields whose layout differs from MuJoCo's (`qLD`, `ten_J`: MuJoCo's compressed patterns)
+//! are compared where MuJoCo's are all zero: then moreau's must be too. The actuator moments
+//! and their rows (`actuator_moment`, `moment_rownnz`, `moment_rowadr`, `moment_colind`) are
+//! compared entry by entry (the models here have no site or body transmissions, whose rows
+//! MuJoCo narrows at the current state).
 //! Then the same after driving again and a keyframe reset to the model's last keyframe.
 //! The zoo cases run when the zoo cache is there (tools/zoo/fetch.py).
 
@@ -110,7 +113,10 @@ fn fields(d: &Data) -> Vec<(&'static str, Kind, Vec<f64>)> {
         ("wrap_obj", Values, ints(&d.wrap_obj)),
         ("wrap_xpos", Values, v3(&d.wrap_xpos)),
         ("actuator_length", Values, d.actuator_length.clone()),
-        ("actuator_moment", ZeroIfZero, d.actuator_moment.clone()),
+        ("actuator_moment", Values, d.actuator_moment.clone()),
+        ("moment_rownnz", Values, ints(&d.moment_rownnz)),
+        ("moment_rowadr", Values, ints(&d.moment_rowadr)),
+        ("moment_colind", Values, ints(&d.moment_colind)),
         ("M", ZeroIfZero, d.qM.clone()),
         ("qLD", ZeroIfZero, d.qLD.clone()),
         ("qLDiagInv", Values, d.qLDiagInv.clone()),
