@@ -20,6 +20,7 @@
 //! - `mj_resetDataKeyframe` does that at `qpos0`, then loads the keyframe; the next step
 //!   wakes a tree the keyframe moved.
 
+use crate::data::arena::StackOverflow;
 use crate::data::Data;
 use crate::forward::forward;
 use crate::math::Scalar;
@@ -40,17 +41,38 @@ impl<T: Scalar> Data<T> {
         d
     }
 
+    /// [`Data::new`], with MuJoCo 4.0.0's fatal stack overflow as an error: `Err` if the forward
+    /// pass the reset runs over `sleep="init"` trees overflowed the arena's stack (MuJoCo's
+    /// `mj_makeData` fails there, Python's `mujoco.FatalError`; only a model edited after
+    /// compiling can get there, as the compiler runs the same pass and refuses the model).
+    pub fn try_new(m: &Model) -> Result<Self, StackOverflow> {
+        let d = Data::new(m);
+        d.stack_overflow.map_or(Ok(d), Err)
+    }
+
     /// Resets the state to `qpos0`, zero velocity, activation, control and applied forces, and
     /// mocap bodies to their model poses (`mj_resetData`); with the `sleep` flag the
-    /// `sleep="init"` trees fall asleep (docs/mujoco-behaviour.md "Sleeping").
+    /// `sleep="init"` trees fall asleep (docs/mujoco-behaviour.md "Sleeping"). If the forward
+    /// pass over `sleep="init"` trees overflows the arena's stack (MuJoCo 4.0.0: a fatal
+    /// error), every tree stays awake and `stack_overflow` says where ([`Data::try_reset`]
+    /// returns it).
     pub fn reset(&mut self, m: &Model) {
         reset_data(m, self);
+    }
+
+    /// [`Data::reset`], with MuJoCo 4.0.0's fatal stack overflow in the pass over
+    /// `sleep="init"` trees as an error (the trees all awake, `time` 0, as MuJoCo's
+    /// `mj_resetData` leaves them when it fails).
+    pub fn try_reset(&mut self, m: &Model) -> Result<(), StackOverflow> {
+        self.reset(m);
+        self.stack_overflow.map_or(Ok(()), Err)
     }
 
     /// Resets ([`Data::reset`]), then loads keyframe `k` (`mj_resetDataKeyframe`): time, qpos,
     /// qvel, act, ctrl, mocap pose. Components a keyframe leaves empty keep their reset values.
     /// A `sleep="init"` tree is put to sleep at `qpos0`; the next step wakes it if the keyframe
-    /// moved it. `Err` (and nothing reset) when `k` is not a keyframe of `m`.
+    /// moved it. `Err` (and nothing reset) when `k` is not a keyframe of `m`; a stack overflow
+    /// of the reset's pass is left in `stack_overflow`, as by [`Data::reset`].
     pub fn reset_keyframe(&mut self, m: &Model, k: usize) -> Result<(), String> {
         if k >= m.nkey {
             return Err(format!("keyframe {k} out of range (model has {})", m.nkey));
@@ -124,7 +146,8 @@ fn sleep_init<T: Scalar>(m: &Model, d: &mut Data<T>) -> Option<String> {
 fn put_to_sleep<T: Scalar>(m: &Model, d: &mut Data<T>, marked: usize) -> Option<String> {
     forward(m, d);
     if d.stack_overflow.is_some() {
-        // the pass stopped (MuJoCo's fatal error): every tree stays awake
+        // the pass stopped (MuJoCo's fatal error): every tree stays awake, and the overflow
+        // stays in `d.stack_overflow` for the caller (`Data::try_reset`, the compiler, Python)
         return None;
     }
     let init = |t: usize| m.tree_sleep_policy.get(t) == Some(&policy::INIT);

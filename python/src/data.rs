@@ -80,10 +80,14 @@ pub struct MjData {
 
 impl MjData {
     /// Makes the data of `model` (`mj_makeData` + `mj_resetData`).
-    pub fn create(py: Python<'_>, model: &Bound<'_, MjModel>) -> Self {
+    /// `FatalError` if the reset's forward pass over `sleep="init"` trees overflowed the
+    /// arena's stack (MuJoCo 4.0.0's `mj_makeData` fails there; only a model edited after
+    /// compiling gets there).
+    pub fn create(py: Python<'_>, model: &Bound<'_, MjModel>) -> PyResult<Self> {
         let m = model.borrow();
         let mm = &m.model;
         let data = py.detach(|| Data::new(mm));
+        crate::errors::check_fatal(&data)?;
         let mut d = MjData {
             mocap_quat: vec![[1.0, 0.0, 0.0, 0.0]; data.mocap_quat.len()],
             data,
@@ -94,7 +98,7 @@ impl MjData {
             dual: Default::default(),
         };
         d.sync_out();
-        d
+        Ok(d)
     }
 
     /// Before a call: the Python-side `mocap_quat` into the engine's quaternions.
@@ -352,7 +356,7 @@ impl MjData {
     /// Allocates the data of `model` and resets it (`qpos0`, zero velocity, mocap bodies at
     /// their model poses).
     #[new]
-    fn py_new(py: Python<'_>, model: &Bound<'_, MjModel>) -> Self {
+    fn py_new(py: Python<'_>, model: &Bound<'_, MjModel>) -> PyResult<Self> {
         MjData::create(py, model)
     }
 

@@ -133,3 +133,37 @@ def test_a_batch_reset_is_mj_resetData():
     bo.reset()
     for sim in range(2):
         compare(bj.get_data(sim), bo.get_data(sim), ("batch", sim), skip=DENSE_J)
+
+
+def test_a_reset_whose_pass_overflows_raises_fatal_error_as_mujoco():
+    """The forward pass a reset runs over `sleep="init"` trees overflows the arena's stack
+    (tests/reference/reset_overflow.json, tools/reference/gen_reset_overflow.py: 150 free
+    spheres and an init sphere): below MuJoCo's fewest bytes both compilers refuse the model
+    (`ValueError`, MuJoCo's message); at that memory both compile; once the init sphere is
+    enlarged on the compiled model, `mj_resetData` and `MjData` raise `FatalError` with the same
+    text in both, and the reset leaves every tree awake and `time` 0."""
+    import json
+
+    r = json.loads((ROOT / "tests" / "reference" / "reset_overflow.json").read_text())
+    mem, xml = r["min_memory"], r["xml_min_memory"]
+    for lib in (mujoco, moreau):
+        below = xml.replace(f"memory='{mem}'", f"memory='{mem - 1}'")
+        with pytest.raises(ValueError) as e:
+            lib.MjModel.from_xml_string(below)
+        assert "stack overflow at mj_SAP, line 1624" in str(e.value), lib
+    texts = []
+    for lib in (mujoco, moreau):
+        m = lib.MjModel.from_xml_string(xml)
+        d = lib.MjData(m)
+        assert d.tree_asleep[-1] >= 0, lib
+        g = m.ngeom - 1
+        m.geom_size[g, 0] = r["grow"]
+        m.geom_rbound[g] = r["grow"]
+        m.geom_aabb[g, 3:] = r["grow"]
+        with pytest.raises(lib.FatalError) as e:
+            lib.mj_resetData(m, d)
+        assert d.tree_asleep.tolist() == r["tree_asleep_after"] and d.time == 0.0, lib
+        with pytest.raises(lib.FatalError) as e2:
+            lib.MjData(m)
+        texts.append((str(e.value), str(e2.value)))
+    assert texts[0] == texts[1] == (r["reset_error"], r["makedata_error"])

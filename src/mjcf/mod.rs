@@ -45,6 +45,11 @@ pub struct MjcfSource {
     pub xml: String,
     /// The files it references, by the names the loader looks them up by.
     pub files: Vfs,
+    /// The warnings compiling it gave (MuJoCo's `mju_warning` texts during compilation, which
+    /// its Python `MjSpec.compile` raises as `UserWarning`s): the reset of `sleep="init"`
+    /// trees that could not all sleep ([`crate::reset::init_warning`]). Each also went to the
+    /// warning handler.
+    pub warnings: Vec<String>,
 }
 
 impl MjcfSource {
@@ -105,15 +110,23 @@ fn data_fits(m: &Model, file: &str) -> Result<(), MjcfError> {
 /// ```
 pub fn load(path: impl AsRef<Path>) -> Result<Model, MjcfError> {
     let (text, name, dir) = read_main(path.as_ref())?;
-    load_impl(&text, &name, Some(dir), &Vfs::default(), false).map(|(m, _)| m)
+    load_impl(&text, &name, Some(dir), &Vfs::default(), false).map(|(m, ..)| m)
 }
 
 /// [`load`], also returning the document and every file read while loading it
 /// ([`MjcfSource`]).
 pub fn load_with_source(path: impl AsRef<Path>) -> Result<(Model, MjcfSource), MjcfError> {
     let (text, name, dir) = read_main(path.as_ref())?;
-    let (model, files) = load_impl(&text, &name, Some(dir), &Vfs::default(), true)?;
-    Ok((model, MjcfSource { xml: text, files }))
+    let (model, files, warnings) = load_impl(&text, &name, Some(dir), &Vfs::default(), true)?;
+    let xml = text;
+    Ok((
+        model,
+        MjcfSource {
+            xml,
+            files,
+            warnings,
+        },
+    ))
 }
 
 /// The main file's text, its name for messages and its directory.
@@ -148,25 +161,33 @@ fn read_main(path: &Path) -> Result<(String, String, PathBuf), MjcfError> {
 /// Compiles an in-memory MJCF document. Files it references are looked up in `vfs` first, then
 /// on disk relative to the current directory.
 pub fn load_from_str(xml: &str, vfs: &Vfs) -> Result<Model, MjcfError> {
-    load_impl(xml, "<string>", None, vfs, false).map(|(m, _)| m)
+    load_impl(xml, "<string>", None, vfs, false).map(|(m, ..)| m)
 }
 
 /// [`load_from_str`], also returning the document and every file read while loading it
 /// ([`MjcfSource`]; only the files of `vfs` the document uses).
 pub fn load_from_str_with_source(xml: &str, vfs: &Vfs) -> Result<(Model, MjcfSource), MjcfError> {
-    let (model, files) = load_impl(xml, "<string>", None, vfs, true)?;
+    let (model, files, warnings) = load_impl(xml, "<string>", None, vfs, true)?;
     let xml = xml.to_string();
-    Ok((model, MjcfSource { xml, files }))
+    Ok((
+        model,
+        MjcfSource {
+            xml,
+            files,
+            warnings,
+        },
+    ))
 }
 
-/// Loads a document; with `log`, also returns every file read (else an empty VFS).
+/// Loads a document; with `log`, also returns every file read (else an empty VFS); and the
+/// compiler's warnings.
 fn load_impl(
     text: &str,
     name: &str,
     dir: Option<PathBuf>,
     vfs: &Vfs,
     log: bool,
-) -> Result<(Model, Vfs), MjcfError> {
+) -> Result<(Model, Vfs, Vec<String>), MjcfError> {
     let read_log = log.then(Default::default);
     let files = xml::FileSource {
         vfs,
@@ -198,12 +219,29 @@ fn load_impl(
         }
     })?;
     // MuJoCo's compiler makes an mjData of the model, whose reset puts the `sleep="init"`
-    // trees to sleep and warns when some cannot sleep (crate::reset): the same warning here
+    // trees to sleep and warns when some cannot sleep (crate::reset): the same warning here;
+    // a stack overflow in that reset's forward pass fails the compiler (MuJoCo 4.0.0: "engine
+    // error" with the overflow's message; tests/engine/reset_overflow.rs)
+    let mut warnings = Vec::new();
     if crate::reset::init_trees(&model) > 0 && crate::forward::unsupported(&model).is_none() {
-        drop(crate::data::Data::<f64>::new(&model));
+        let mut d = crate::data::Data::<f64>::alloc(&model);
+        warnings.extend(crate::reset::reset_data(&model, &mut d));
+        if let Some(e) = d.stack_overflow {
+            let memory = root
+                .children
+                .iter()
+                .rev()
+                .find(|e| e.name == "size" && e.attr("memory").is_some());
+            // MuJoCo's message after its "Error: engine error: " (as the compiler's own stack
+            // overflows, `compile::size`)
+            return Err(match memory {
+                Some(el) => el.err(ErrorKind::InvalidValue, Some("memory"), e.to_string()),
+                None => root.err(ErrorKind::InvalidValue, None, e.to_string()),
+            });
+        }
     }
     let read = files.read_log.map(|l| l.into_inner()).unwrap_or_default();
-    Ok((model, read))
+    Ok((model, read, warnings))
 }
 
 #[cfg(test)]

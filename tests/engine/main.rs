@@ -49,6 +49,7 @@ mod island_oracle;
 mod noslip_oracle;
 mod pgs_oracle;
 mod reset_oracle;
+mod reset_overflow;
 mod sleep_init_oracle;
 mod sleep_oracle;
 mod solve_skip;
