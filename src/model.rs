@@ -574,6 +574,12 @@ fn rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
     ]
 }
 
+/// The element kinds with MJCF `user` data, in the order of [`Model`]'s `user_raw` and MuJoCo's
+/// `<size nuser_*>` names: body, jnt, geom, site, cam, tendon, actuator, sensor.
+pub const USER_KINDS: [&str; 8] = [
+    "body", "jnt", "geom", "site", "cam", "tendon", "actuator", "sensor",
+];
+
 /// The compiled model. See the module docs for conventions.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
@@ -986,6 +992,31 @@ pub struct Model {
     pub skin_name: Vec<String>,
     /// `<size nuserdata>`: the length of [`crate::Data::userdata`] (`mjModel.nuserdata`).
     pub nuserdata: usize,
+
+    // ---------------------------------------------------------------- user data
+    /// The MJCF `user` attributes (XML Reference, e.g. `body/user`): `nuser_X` numbers per
+    /// element (`<size nuser_X>`, or the longest `user` given when it is −1 or absent), and
+    /// `X_user` the elements' values row-major (`n × nuser_X`), zero-padded, as MuJoCo's
+    /// `mjModel` (the world body's row is zeros). The engine does not read them.
+    pub nuser_body: usize,
+    pub body_user: Vec<f64>,
+    pub nuser_jnt: usize,
+    pub jnt_user: Vec<f64>,
+    pub nuser_geom: usize,
+    pub geom_user: Vec<f64>,
+    pub nuser_site: usize,
+    pub site_user: Vec<f64>,
+    pub nuser_cam: usize,
+    pub cam_user: Vec<f64>,
+    pub nuser_tendon: usize,
+    pub tendon_user: Vec<f64>,
+    pub nuser_actuator: usize,
+    pub actuator_user: Vec<f64>,
+    pub nuser_sensor: usize,
+    pub sensor_user: Vec<f64>,
+    /// The `user` values as given, per kind ([`USER_KINDS`]) and element: the MJCF compiler's
+    /// work space, empty in a compiled model.
+    pub user_raw: [Vec<Vec<f64>>; 8],
 
     // ---------------------------------------------------------------- keyframes
     pub key_name: Vec<String>,

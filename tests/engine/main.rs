@@ -30,6 +30,7 @@ mod rne_post_constraint_oracle;
 mod sensor_oracle;
 mod tendon_actfrc_oracle;
 mod tendon_fluid_oracle;
+mod user_fields;
 
 // collision
 mod capsule_cross;

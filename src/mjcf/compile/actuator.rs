@@ -507,6 +507,21 @@ pub(super) fn compile_actuators(
                 1
             };
             m.actuator_name.push(name);
+            // the element's own `user`, else its default class's (the last actuator default
+            // that gives one)
+            let user = match a.nums("user")? {
+                Some(u) => u,
+                None => match defs.classes[cls]
+                    .acts
+                    .iter()
+                    .rev()
+                    .find(|d| d.attr("user").is_some())
+                {
+                    Some(d) => A::new(d).nums("user")?.unwrap_or_default(),
+                    None => Vec::new(),
+                },
+            };
+            m.user_raw[6].push(user);
             m.actuator_trntype.push(trn);
             m.actuator_dyntype.push(s.dyntype);
             m.actuator_gaintype.push(s.gaintype);

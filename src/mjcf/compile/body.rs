@@ -224,6 +224,7 @@ impl<'a> Builder<'a> {
         }
         let m = &mut self.m;
         m.body_name.push(name);
+        m.user_raw[0].push(a.nums("user")?.unwrap_or_default());
         m.body_parentid.push(parent);
         m.body_pos.push(pos);
         m.body_quat.push(quat);
@@ -523,6 +524,7 @@ impl<'a> Builder<'a> {
         let jid = self.m.jnt_name.len();
         let m = &mut self.m;
         m.jnt_name.push(name);
+        m.user_raw[1].push(a.nums("user")?.unwrap_or_default());
         m.jnt_type.push(jt);
         m.jnt_qposadr.push(m.nq);
         m.jnt_dofadr.push(m.nv);
@@ -600,6 +602,7 @@ impl<'a> Builder<'a> {
         let (pos, quat) = compose(it.fpos, it.fquat, pos, quat);
         let m = &mut self.m;
         m.site_name.push(name);
+        m.user_raw[3].push(a.nums("user")?.unwrap_or_default());
         m.site_type.push(t);
         m.site_bodyid.push(body);
         m.site_size.push(size);
@@ -629,6 +632,7 @@ impl<'a> Builder<'a> {
         let (pos, quat) = compose(it.fpos, it.fquat, pos, quat);
         let m = &mut self.m;
         m.cam_name.push(name);
+        m.user_raw[4].push(a.nums("user")?.unwrap_or_default());
         m.cam_mode.push(mode);
         m.cam_bodyid.push(body);
         m.cam_pos.push(pos);

@@ -324,6 +324,7 @@ impl<'a> Builder<'a> {
         };
         let m = &mut self.m;
         m.geom_name.push(name);
+        m.user_raw[2].push(a.nums("user")?.unwrap_or_default());
         m.geom_type.push(t);
         m.geom_contype.push(uint("contype")?);
         m.geom_conaffinity.push(uint("conaffinity")?);

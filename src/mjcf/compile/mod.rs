@@ -204,5 +204,6 @@ pub fn compile(root: &Elem, files: &FileSource) -> R<Model> {
     compile_sensors(root, &mut m)?;
     size::compile_arena(root, &mut m)?;
     size::compile_userdata(root, &mut m)?;
+    size::compile_user(root, &mut m)?;
     Ok(m)
 }

@@ -170,6 +170,7 @@ pub(super) fn compile_sensors(root: &Elem, m: &mut Model) -> R<()> {
             let noise = nonneg(&a, "noise", a.f64_or("noise", 0.0)?)?;
             let cutoff = nonneg(&a, "cutoff", a.f64_or("cutoff", 0.0)?)?;
             m.sensor_name.push(name);
+            m.user_raw[7].push(a.nums("user")?.unwrap_or_default());
             m.sensor_type.push(t);
             m.sensor_objtype.push(ot);
             m.sensor_objid.push(oid);

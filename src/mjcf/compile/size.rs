@@ -96,3 +96,78 @@ pub(super) fn compile_userdata(root: &Elem, m: &mut Model) -> R<()> {
     }
     Ok(())
 }
+
+/// Sets `nuser_X` and `X_user` ([`Model::body_user`] and the others) from `<size nuser_X>`
+/// (the last one given wins; −1, the default, means the longest `user` attribute given) and
+/// the elements' `user` values, zero-padded. MuJoCo 4.0.0's errors: "nuser_X must be >= -1"
+/// and "user has more values than nuser_X in X".
+pub(super) fn compile_user(root: &Elem, m: &mut Model) -> R<()> {
+    let raw = std::mem::take(&mut m.user_raw);
+    let counts = [
+        m.body_name.len(),
+        m.jnt_name.len(),
+        m.geom_name.len(),
+        m.site_name.len(),
+        m.cam_name.len(),
+        m.tendon_name.len(),
+        m.actuator_name.len(),
+        m.sensor_name.len(),
+    ];
+    for (k, (kind, mut rows)) in crate::model::USER_KINDS.iter().zip(raw).enumerate() {
+        // one row per element (each element's compiler pushes one)
+        debug_assert_eq!(rows.len(), counts[k], "{kind}");
+        rows.resize(counts[k], Vec::new());
+        let key = format!("nuser_{kind}");
+        let mut given: Option<(i64, &Elem)> = None;
+        for el in root.children.iter().filter(|e| e.name == "size") {
+            if let Some(n) = A::new(el).int(&key)? {
+                if n < -1 {
+                    return Err(A::new(el).err(
+                        ErrorKind::InvalidValue,
+                        &key,
+                        format!("{key} must be >= -1"),
+                    ));
+                }
+                given = Some((n, el));
+            }
+        }
+        let longest = rows.iter().map(Vec::len).max().unwrap_or(0);
+        let n = match given {
+            Some((n, el)) if n >= 0 => {
+                let n = n as usize;
+                if let Some(i) = rows.iter().position(|r| r.len() > n) {
+                    let what = match *kind {
+                        "jnt" => "joint",
+                        "cam" => "camera",
+                        other => other,
+                    };
+                    return Err(A::new(el).err(
+                        ErrorKind::InvalidValue,
+                        &key,
+                        format!("user has more values than {key} in {what} (id = {i})"),
+                    ));
+                }
+                n
+            }
+            _ => longest,
+        };
+        let mut flat = Vec::with_capacity(rows.len() * n);
+        for r in &rows {
+            flat.extend_from_slice(r);
+            flat.resize(flat.len() + n - r.len(), 0.0);
+        }
+        let (nuser, user) = match k {
+            0 => (&mut m.nuser_body, &mut m.body_user),
+            1 => (&mut m.nuser_jnt, &mut m.jnt_user),
+            2 => (&mut m.nuser_geom, &mut m.geom_user),
+            3 => (&mut m.nuser_site, &mut m.site_user),
+            4 => (&mut m.nuser_cam, &mut m.cam_user),
+            5 => (&mut m.nuser_tendon, &mut m.tendon_user),
+            6 => (&mut m.nuser_actuator, &mut m.actuator_user),
+            _ => (&mut m.nuser_sensor, &mut m.sensor_user),
+        };
+        *nuser = n;
+        *user = flat;
+    }
+    Ok(())
+}

@@ -162,6 +162,7 @@ pub(super) fn compile_tendons(
                 }
             }
             m.tendon_name.push(name);
+            m.user_raw[5].push(a.nums("user")?.unwrap_or_default());
             m.tendon_adr.push(adr);
             m.tendon_num.push(m.wrap_type.len() - adr);
             m.tendon_limited.push(limited);
