@@ -5,7 +5,7 @@
 //! refuses `<extension>`). Each is a read-only copy with MuJoCo's dtype. On `MjData`: the
 //! solver statistics (`solver`) and the sparse `efc_J`'s row arrays.
 
-use crate::arrays::copy;
+use crate::arrays::{copy, view_raw};
 use crate::data::MjData;
 use crate::model::MjModel;
 use moreau::data::{NISLAND, NSOLVER};
@@ -69,6 +69,49 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MjSolverStat>()?;
     m.add_class::<MjSolverStatList>()?;
     Ok(())
+}
+
+/// The `nuser_X` and `X_user` getters of the MJCF `user` attributes (`X_user` a writeable
+/// float64 view, `n × nuser_X`, zero-padded, as MuJoCo's).
+macro_rules! user_fields {
+    ($($nuser:ident, $user:ident, $n:expr;)*) => {
+        #[pymethods]
+        impl MjModel {
+            $(
+                #[doc = concat!("`", stringify!($nuser), "`: numbers of `user` data per element.")]
+                #[getter]
+                fn $nuser(&self) -> usize {
+                    self.model.$nuser
+                }
+
+                #[doc = concat!("`", stringify!($user), "`: the elements' `user` data (writeable view, one row per element).")]
+                #[getter]
+                fn $user<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
+                    let m = slf.borrow();
+                    let count: fn(&moreau::Model) -> usize = $n;
+                    let shape = [count(&m.model), m.model.$nuser];
+                    if m.model.$user.len() != shape[0] * shape[1] {
+                        // a model not from the compiler (sizes edited by hand): zeros, a copy
+                        return copy(slf.py(), vec![0.0f64; shape[0] * shape[1]], &shape);
+                    }
+                    // SAFETY: the model's array, never reallocated while the MjModel lives, of
+                    // `n × nuser` entries (checked above)
+                    unsafe { view_raw(slf.as_any(), m.model.$user.as_ptr(), &shape) }
+                }
+            )*
+        }
+    };
+}
+
+user_fields! {
+    nuser_body, body_user, |m| m.nbody;
+    nuser_jnt, jnt_user, |m| m.njnt;
+    nuser_geom, geom_user, |m| m.ngeom;
+    nuser_site, site_user, |m| m.nsite;
+    nuser_cam, cam_user, |m| m.ncam;
+    nuser_tendon, tendon_user, |m| m.ntendon;
+    nuser_actuator, actuator_user, |m| m.nu;
+    nuser_sensor, sensor_user, |m| m.nsensor;
 }
 
 #[pymethods]

@@ -40,6 +40,7 @@ pub mod model;
 pub mod names;
 pub mod optim;
 pub mod sparsity;
+pub mod spec;
 pub mod viewer;
 
 /// The extension module `moreau._moreau`.
@@ -57,5 +58,6 @@ fn _moreau(m: &Bound<'_, PyModule>) -> PyResult<()> {
     diff::register(m)?;
     optim::register(m)?;
     viewer::register(m)?;
+    spec::register(m)?;
     Ok(())
 }

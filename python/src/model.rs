@@ -302,6 +302,14 @@ macro_rules! model_arrays {
                 $( (stringify!($u), raw(&m.$u)), )*
                 ("dof_actextra", raw(&m.dof_actextra)),
                 ("tendon_actextra", raw(&m.tendon_actextra)),
+                ("body_user", raw(&m.body_user)),
+                ("jnt_user", raw(&m.jnt_user)),
+                ("geom_user", raw(&m.geom_user)),
+                ("site_user", raw(&m.site_user)),
+                ("cam_user", raw(&m.cam_user)),
+                ("tendon_user", raw(&m.tendon_user)),
+                ("actuator_user", raw(&m.actuator_user)),
+                ("sensor_user", raw(&m.sensor_user)),
             ]
         }
 
@@ -316,6 +324,14 @@ macro_rules! model_arrays {
                 $( stringify!($u) => set_raw(&mut m.$u, bytes), )*
                 "dof_actextra" => set_raw(&mut m.dof_actextra, bytes),
                 "tendon_actextra" => set_raw(&mut m.tendon_actextra, bytes),
+                "body_user" => set_raw(&mut m.body_user, bytes),
+                "jnt_user" => set_raw(&mut m.jnt_user, bytes),
+                "geom_user" => set_raw(&mut m.geom_user, bytes),
+                "site_user" => set_raw(&mut m.site_user, bytes),
+                "cam_user" => set_raw(&mut m.cam_user, bytes),
+                "tendon_user" => set_raw(&mut m.tendon_user, bytes),
+                "actuator_user" => set_raw(&mut m.actuator_user, bytes),
+                "sensor_user" => set_raw(&mut m.sensor_user, bytes),
                 _ => false,
             }
         }
@@ -432,7 +448,7 @@ model_arrays! {
 }
 
 /// Loads an MJCF document on a thread without the GIL.
-fn load(
+pub(crate) fn load(
     py: Python<'_>,
     xml: Option<String>,
     path: Option<String>,

@@ -91,6 +91,36 @@ fn build(m: &Model) -> (Vec<u8>, Vec<Vec<i32>>) {
     (buf, adr)
 }
 
+/// The djb2 hash (xor form) of `name`'s bytes read as signed `char`s.
+fn hash(name: &str) -> u64 {
+    name.bytes().fold(5381u64, |h, c| {
+        (h.wrapping_shl(5).wrapping_add(h)) ^ (c as i8 as i64 as u64)
+    })
+}
+
+/// `names_map` (see the getter).
+fn names_map(m: &Model) -> Vec<i32> {
+    let mut out = Vec::new();
+    for (names, n) in lists(m).iter().zip(counts(m)) {
+        let size = 2 * n;
+        let start = out.len();
+        out.resize(start + size, -1);
+        let map = &mut out[start..];
+        for i in 0..n {
+            let name = names.get(i).copied().unwrap_or("");
+            if name.is_empty() {
+                continue;
+            }
+            let mut k = (hash(name) % size as u64) as usize;
+            while map[k] != -1 {
+                k = (k + 1) % size;
+            }
+            map[k] = i as i32;
+        }
+    }
+    out
+}
+
 macro_rules! name_adr {
     ($($field:ident = $k:expr),* $(,)?) => {
         #[pymethods]
@@ -130,6 +160,25 @@ impl MjModel {
     #[getter]
     fn nnames(&self) -> usize {
         build(&self.model).0.len()
+    }
+
+    /// `names_map`: MuJoCo's hash tables of the names (read-only int32 copy), one per object
+    /// type of `names` in its order, each of twice the type's element count: a named element's
+    /// id sits at its name's hash modulo the table's size, or at the next free entry after it
+    /// (wrapping), in id order; free entries are -1. The hash is djb2 with xor over the name's
+    /// bytes as C's signed `char` (measured on MuJoCo 4.0.0: every model of models/ and
+    /// non-ASCII names, `test_spec.py`).
+    #[getter]
+    fn names_map<'py>(&self, py: Python<'py>) -> Bound<'py, PyAny> {
+        let v = names_map(&self.model);
+        let n = v.len();
+        copy(py, v, &[n])
+    }
+
+    /// `nnames_map`: the length of `names_map` (twice the number of elements).
+    #[getter]
+    fn nnames_map(&self) -> usize {
+        2 * counts(&self.model).iter().sum::<usize>()
     }
 
     /// `name_pluginadr`: empty (moreau refuses plugins).

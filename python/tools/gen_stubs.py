@@ -119,7 +119,13 @@ def klass(name, cls):
         if attr.startswith("__") and attr not in ("__init__", "__len__", "__getitem__", "__copy__", "__deepcopy__", "__getattr__", "__setattr__"):
             continue
         v = getattr(cls, attr)
-        if attr == "_arrays":
+        if name == "MjSpec" and attr in ("from_string", "from_file"):
+            first = "xml: str" if attr == "from_string" else "filename: str | os.PathLike[str]"
+            out.append(f"    @staticmethod\n    def {attr}({first}, include: dict[str, bytes] | None = None, "
+                       f"assets: dict[str, bytes] | None = None) -> MjSpec:\n{doc(v, 8)}        ...\n")
+        elif name == "MjSpec" and attr == "compile":
+            out.append(f"    def compile(self) -> MjModel:\n{doc(v, 8)}        ...\n")
+        elif attr == "_arrays":
             out.append("    _arrays: tuple[str, ...]\n")
         elif isinstance(v, (staticmethod,)) or (callable(v) and attr in ("from_xml_path", "from_xml_string")):
             sig = "filename: str | os.PathLike[str]" if attr == "from_xml_path" else "xml: str"
@@ -208,7 +214,7 @@ def main():
         + "    warning: int\n    index: int\n\n",
     ]
     for name in ["MjModel", "MjOption", "MjData", "MjContactList", "MjContact", "MjWarningStat",
-                 "MjSolverStat", "_MjSolverStatList", "_NamedAccess", "_Rollout", "_Batch"]:
+                 "MjSolverStat", "_MjSolverStatList", "_NamedAccess", "_Rollout", "_Batch", "MjSpec"]:
         parts.append(klass(name, getattr(_moreau, name)))
     for name in sorted(dir(_moreau)):
         f = getattr(_moreau, name)

@@ -35,6 +35,7 @@ from moreau._moreau import (  # noqa: F401
     MjModel,
     MjOption,
     MjSolverStat,
+    MjSpec,
     MjWarningStat,
     UnstableSimulationError,
     mj_comPos,

@@ -302,6 +302,12 @@ class MjModel:
         `actuator_trntype` (read-only int32 copy of the MuJoCo enum values).
         """
         ...
+    @property
+    def actuator_user(self) -> NDArray[Any]:
+        """
+        `actuator_user`: the elements' `user` data (writeable view, one row per element).
+        """
+        ...
     def body(self, key: int | str) -> _NamedAccess:
         """
         Attribute-style access by name or id, as MuJoCo's `m.body('torso').mass`,
@@ -462,6 +468,12 @@ class MjModel:
         """
         ...
     @property
+    def body_user(self) -> NDArray[Any]:
+        """
+        `body_user`: the elements' `user` data (writeable view, one row per element).
+        """
+        ...
+    @property
     def body_weldid(self) -> NDArray[Any]:
         """
         `body_weldid` (read-only int32 copy).
@@ -513,6 +525,12 @@ class MjModel:
     def cam_targetbodyid(self) -> NDArray[Any]:
         """
         `cam_targetbodyid` (writeable int32 view).
+        """
+        ...
+    @property
+    def cam_user(self) -> NDArray[Any]:
+        """
+        `cam_user`: the elements' `user` data (writeable view, one row per element).
         """
         ...
     def camera(self, key: int | str) -> _NamedAccess:
@@ -866,6 +884,12 @@ class MjModel:
         """
         ...
     @property
+    def geom_user(self) -> NDArray[Any]:
+        """
+        `geom_user`: the elements' `user` data (writeable view, one row per element).
+        """
+        ...
+    @property
     def hfield_adr(self) -> NDArray[Any]:
         """
         Per height field: its first entry in `hfield_data` (int32).
@@ -1010,6 +1034,12 @@ class MjModel:
     def jnt_type(self) -> NDArray[Any]:
         """
         `jnt_type` (read-only int32 copy of the MuJoCo enum values).
+        """
+        ...
+    @property
+    def jnt_user(self) -> NDArray[Any]:
+        """
+        `jnt_user`: the elements' `user` data (writeable view, one row per element).
         """
         ...
     def joint(self, key: int | str) -> _NamedAccess:
@@ -1557,6 +1587,17 @@ class MjModel:
         """
         ...
     @property
+    def names_map(self) -> NDArray[Any]:
+        """
+        `names_map`: MuJoCo's hash tables of the names (read-only int32 copy), one per object
+        type of `names` in its order, each of twice the type's element count: a named element's
+        id sits at its name's hash modulo the table's size, or at the next free entry after it
+        (wrapping), in id order; free entries are -1. The hash is djb2 with xor over the name's
+        bytes as C's signed `char` (measured on MuJoCo 4.0.0: every model of models/ and
+        non-ASCII names, `test_spec.py`).
+        """
+        ...
+    @property
     def narena(self) -> int:
         """
         Bytes of the arena of each `MjData` (`<size memory>`, else MuJoCo's default for the
@@ -1708,6 +1749,12 @@ class MjModel:
         """
         ...
     @property
+    def nnames_map(self) -> NDArray[Any]:
+        """
+        `nnames_map`: the length of `names_map` (twice the number of elements).
+        """
+        ...
+    @property
     def nnumeric(self) -> int:
         """
         Size `nnumeric`.
@@ -1825,6 +1872,54 @@ class MjModel:
     def numeric_size(self) -> NDArray[Any]:
         """
         `numeric_size` (read-only int32 copy).
+        """
+        ...
+    @property
+    def nuser_actuator(self) -> NDArray[Any]:
+        """
+        `nuser_actuator`: numbers of `user` data per element.
+        """
+        ...
+    @property
+    def nuser_body(self) -> NDArray[Any]:
+        """
+        `nuser_body`: numbers of `user` data per element.
+        """
+        ...
+    @property
+    def nuser_cam(self) -> NDArray[Any]:
+        """
+        `nuser_cam`: numbers of `user` data per element.
+        """
+        ...
+    @property
+    def nuser_geom(self) -> NDArray[Any]:
+        """
+        `nuser_geom`: numbers of `user` data per element.
+        """
+        ...
+    @property
+    def nuser_jnt(self) -> NDArray[Any]:
+        """
+        `nuser_jnt`: numbers of `user` data per element.
+        """
+        ...
+    @property
+    def nuser_sensor(self) -> NDArray[Any]:
+        """
+        `nuser_sensor`: numbers of `user` data per element.
+        """
+        ...
+    @property
+    def nuser_site(self) -> NDArray[Any]:
+        """
+        `nuser_site`: numbers of `user` data per element.
+        """
+        ...
+    @property
+    def nuser_tendon(self) -> NDArray[Any]:
+        """
+        `nuser_tendon`: numbers of `user` data per element.
         """
         ...
     @property
@@ -2017,6 +2112,12 @@ class MjModel:
         Sensor types as MuJoCo's `mjtSensor` values (read-only int32 copy).
         """
         ...
+    @property
+    def sensor_user(self) -> NDArray[Any]:
+        """
+        `sensor_user`: the elements' `user` data (writeable view, one row per element).
+        """
+        ...
     def site(self, key: int | str) -> _NamedAccess:
         """
         Site accessor (`site_*` arrays), see `body`.
@@ -2056,6 +2157,12 @@ class MjModel:
     def site_type(self) -> NDArray[Any]:
         """
         `site_type` (read-only int32 copy of the MuJoCo enum values).
+        """
+        ...
+    @property
+    def site_user(self) -> NDArray[Any]:
+        """
+        `site_user`: the elements' `user` data (writeable view, one row per element).
         """
         ...
     @property
@@ -2225,6 +2332,12 @@ class MjModel:
     def tendon_type(self) -> NDArray[Any]:
         """
         Per tendon: 0 fixed (a path of joints), 1 spatial (int32).
+        """
+        ...
+    @property
+    def tendon_user(self) -> NDArray[Any]:
+        """
+        `tendon_user`: the elements' `user` data (writeable view, one row per element).
         """
         ...
     @property
@@ -3091,7 +3204,8 @@ class MjData:
     @property
     def moment_rownnz(self) -> NDArray[Any]:
         """
-        Number of entries of each actuator's row of `actuator_moment` (read-only int32 copy).
+        Number of entries of each actuator's row of `actuator_moment` (read-only int32 copy;
+        zeros from a reset to the next transmission stage, as MuJoCo's).
         """
         ...
     @property
@@ -3896,6 +4010,34 @@ class _Batch:
         ...
     @property
     def persistent(self) -> NDArray[Any]:
+        ...
+
+class MjSpec:
+    """
+    An MJCF document and its assets, compiled by `compile` (a subset of `mujoco.MjSpec`).
+    """
+    def compile(self) -> MjModel:
+        """
+        Compiles the document into an `MjModel`: errors as `MjModel.from_xml_string`'s
+        (`ValueError`); each warning of the compiler (a `sleep="init"` tree that cannot sleep)
+        raised as a `UserWarning` with MuJoCo's text, as `mujoco.MjSpec.compile` does.
+        """
+        ...
+    @staticmethod
+    def from_file(filename: str | os.PathLike[str], include: dict[str, bytes] | None = None, assets: dict[str, bytes] | None = None) -> MjSpec:
+        """
+        The document at `filename` (its files relative to its directory); `include` and
+        `assets` as in `from_string`. The file is read when compiling.
+        """
+        ...
+    @staticmethod
+    def from_string(xml: str, include: dict[str, bytes] | None = None, assets: dict[str, bytes] | None = None) -> MjSpec:
+        """
+        The document `xml`; `include` (the files `<include>` names) and `assets` (meshes,
+        height fields, textures) map file names to their bytes, MuJoCo's VFS. The document is
+        read and compiled by `compile`, which raises every error (MuJoCo raises the XML's own
+        errors here).
+        """
         ...
 
 def _model_from_pickle(xml: object, files: object, arrays: object, options: object) -> None:
