@@ -91,6 +91,11 @@ pub struct Problem<T> {
     pub(crate) hcache_next: usize,
     /// The sizes its arrays were last reserved for ([`SolverScratch::reserve_entries`]).
     pub(crate) reserved: Reserved,
+    /// The global problem works on `Data`'s arrays in place (`Problem::lend`): M, its factor,
+    /// the rows' constants, `qfrc_smooth`, `qacc_smooth` and the solution arrays are `Data`'s
+    /// own, swapped in for the solve and back after it (`Problem::give_back`), so that outside
+    /// a solve they are empty here and a solve that keeps the position part lends them again.
+    pub(crate) lent: bool,
 }
 
 /// The sizes `(nv, nm, nefc, ncone, jn)` that [`SolverScratch::reserve_entries`] last reserved
@@ -160,6 +165,7 @@ crate::data::reserved::clone_reserved! {
         hcache_n: copy,
         hcache_next: copy,
         reserved: mark,
+        lent: copy,
     }
 }
 
@@ -202,6 +208,7 @@ impl<T> Default for Problem<T> {
             hcache_n: 0,
             hcache_next: 0,
             reserved: Reserved::default(),
+            lent: false,
         }
     }
 }

@@ -146,8 +146,14 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             s.ws_valid = false;
             s.gprob_valid = true;
         }
-    } else if !(reuse && s.prob_global && p.nv == nv && p.nefc == nefc) {
-        p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None);
+    } else if !(reuse && s.prob_global && global && p.nv == nv && p.nefc == nefc) {
+        // the global problem solved as it is works on `d`'s arrays in place (`Problem::lend`
+        // below): only M's layout and J's rows are gathered
+        if global {
+            p.gather_pos_global(m, d, &s.ident_dof, &s.ident_efc);
+        } else {
+            p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None);
+        }
         s.ws_valid = false;
         s.b_valid = false;
         s.ar_valid = false;
@@ -164,7 +170,11 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     } else if compute_b {
         params::compute_b(m, d);
     }
-    p.gather_vel(m, d, &s.ident_dof, &s.ident_efc, None);
+    if global {
+        p.lend(d);
+    } else {
+        p.gather_vel(m, d, &s.ident_dof, &s.ident_efc, None);
+    }
     s.start_ws = false;
     s.start_s = None;
     s.resize_nv(nv);
@@ -183,9 +193,8 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
         d.solver_niter[0] = niter;
         let c = nnz::solver_nnz(m, d, &s.ident_dof, &s.ident_efc, primal, &mut s.nnz);
         d.solver_nnz.put(0, c, &s.nnz);
-        d.qacc.copy_from_slice(&p.qacc);
-        d.efc_force.copy_from_slice(&p.force);
-        d.efc_state.copy_from_slice(&p.state);
+        // the solution is in `d`'s own qacc, efc_force, efc_state
+        p.give_back(d);
     } else {
         if !kept {
             // the islands' gathers replace the global problem (and what was kept of its warm
@@ -312,7 +321,7 @@ fn warmstart<T: Scalar>(
     let z = T::zero();
     let nv = p.nv;
     let n = p.nefc;
-    p.qacc.copy_from_slice(&d.qacc_smooth);
+    p.qacc.copy_from_slice(&p.qacc_smooth);
     p.force.fill(z);
     if m.opt.disabled(disable::WARMSTART) {
         return;
@@ -340,7 +349,7 @@ fn warmstart<T: Scalar>(
         if jar_is_b {
             s.jar.copy_from_slice(&p.b);
         } else {
-            p.mul_j_aref(&d.qacc_smooth, &mut s.jar);
+            p.mul_j_aref(&p.qacc_smooth, &mut s.jar);
         }
         let c_sm = evaluate(&p.rows(), &s.jar, &mut s.ftmp, &mut s.stmp, None);
         // last, so that s.Ma, s.jar are those of the warm start when it is kept

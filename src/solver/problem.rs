@@ -205,6 +205,100 @@ impl<T: Scalar> Problem<T> {
         rows: &[usize],
         efc2p: Option<(&[usize], usize)>,
     ) {
+        self.gather_pos_with(m, d, dofs, rows, efc2p, false);
+    }
+
+    /// The position part of the global problem (every dof and row, in order) for a solve on
+    /// `Data`'s arrays in place: the layout of M and J's compressed rows as
+    /// [`Problem::gather_pos`] makes them, but none of the arrays [`Problem::lend`] swaps in.
+    pub(super) fn gather_pos_global(
+        &mut self,
+        m: &Model,
+        d: &Data<T>,
+        dofs: &[usize],
+        rows: &[usize],
+    ) {
+        self.gather_pos_with(m, d, dofs, rows, None, true);
+    }
+
+    /// Swaps `Data`'s arrays into the global problem for its solve, as MuJoCo's solver works
+    /// on `mjData` in place: `qM`, `qLD`, `qLDiagInv`, `efc_type`, `efc_D`, `efc_R`,
+    /// `efc_frictionloss`, `efc_cone`, `efc_aref`, `efc_b`, `qfrc_smooth`, `qacc_smooth`, and
+    /// as the solution's storage `qacc`, `efc_force`, `efc_state`. The problem's own arrays are
+    /// emptied first, so that `d` holds empty arrays until [`Problem::give_back`]. The problem's
+    /// layout and J (from [`Problem::gather_pos_global`]) must be those of `d`'s position stage.
+    pub(super) fn lend(&mut self, d: &mut Data<T>) {
+        use std::mem::swap;
+        self.lent = true;
+        self.clear_lent();
+        swap(&mut self.qM, &mut d.qM);
+        swap(&mut self.qLD, &mut d.qLD);
+        swap(&mut self.qLDiagInv, &mut d.qLDiagInv);
+        swap(&mut self.ty, &mut d.efc_type);
+        swap(&mut self.D, &mut d.efc_D);
+        swap(&mut self.R, &mut d.efc_R);
+        swap(&mut self.frictionloss, &mut d.efc_frictionloss);
+        swap(&mut self.cone, &mut d.efc_cone);
+        swap(&mut self.aref, &mut d.efc_aref);
+        swap(&mut self.b, &mut d.efc_b);
+        swap(&mut self.qfrc_smooth, &mut d.qfrc_smooth);
+        swap(&mut self.qacc_smooth, &mut d.qacc_smooth);
+        swap(&mut self.qacc, &mut d.qacc);
+        swap(&mut self.force, &mut d.efc_force);
+        swap(&mut self.state, &mut d.efc_state);
+    }
+
+    /// Returns the arrays of [`Problem::lend`] to `d`, the solution in `qacc`, `efc_force`,
+    /// `efc_state`; the problem's own (empty) arrays come back.
+    pub(super) fn give_back(&mut self, d: &mut Data<T>) {
+        use std::mem::swap;
+        swap(&mut self.qM, &mut d.qM);
+        swap(&mut self.qLD, &mut d.qLD);
+        swap(&mut self.qLDiagInv, &mut d.qLDiagInv);
+        swap(&mut self.ty, &mut d.efc_type);
+        swap(&mut self.D, &mut d.efc_D);
+        swap(&mut self.R, &mut d.efc_R);
+        swap(&mut self.frictionloss, &mut d.efc_frictionloss);
+        swap(&mut self.cone, &mut d.efc_cone);
+        swap(&mut self.aref, &mut d.efc_aref);
+        swap(&mut self.b, &mut d.efc_b);
+        swap(&mut self.qfrc_smooth, &mut d.qfrc_smooth);
+        swap(&mut self.qacc_smooth, &mut d.qacc_smooth);
+        swap(&mut self.qacc, &mut d.qacc);
+        swap(&mut self.force, &mut d.efc_force);
+        swap(&mut self.state, &mut d.efc_state);
+    }
+
+    /// Empties the arrays [`Problem::lend`] swaps (capacities kept).
+    fn clear_lent(&mut self) {
+        self.qM.clear();
+        self.qLD.clear();
+        self.qLDiagInv.clear();
+        self.ty.clear();
+        self.D.clear();
+        self.R.clear();
+        self.frictionloss.clear();
+        self.cone.clear();
+        self.aref.clear();
+        self.b.clear();
+        self.qfrc_smooth.clear();
+        self.qacc_smooth.clear();
+        self.qacc.clear();
+        self.force.clear();
+        self.state.clear();
+    }
+
+    /// [`Problem::gather_pos`]; with `lend` (the global problem: every dof and row in order)
+    /// the arrays [`Problem::lend`] swaps in are left alone.
+    fn gather_pos_with(
+        &mut self,
+        m: &Model,
+        d: &Data<T>,
+        dofs: &[usize],
+        rows: &[usize],
+        efc2p: Option<(&[usize], usize)>,
+        lend: bool,
+    ) {
         let z = T::zero();
         let nvfull = m.nv;
         let (nv, nefc) = (dofs.len(), rows.len());
@@ -216,9 +310,13 @@ impl<T: Scalar> Problem<T> {
         for (a, &da) in dofs.iter().enumerate() {
             self.g2l[da] = a;
         }
-        self.qM.clear();
-        self.qLD.clear();
-        self.qLDiagInv.clear();
+        debug_assert!(!lend || (nv == nvfull && nefc == d.nefc));
+        if !lend {
+            self.lent = false;
+            self.qM.clear();
+            self.qLD.clear();
+            self.qLDiagInv.clear();
+        }
         if nv == nvfull {
             // every dof in order: the global layout (kept from the last such gather)
             if !(self.whole && self.Madr == m.dof_Madr && self.parentid == m.dof_parentid) {
@@ -236,9 +334,11 @@ impl<T: Scalar> Problem<T> {
                 }
                 self.whole = true;
             }
-            self.qM.extend_from_slice(&d.qM[..m.nM]);
-            self.qLD.extend_from_slice(&d.qLD[..m.nM]);
-            self.qLDiagInv.extend_from_slice(&d.qLDiagInv[..nv]);
+            if !lend {
+                self.qM.extend_from_slice(&d.qM[..m.nM]);
+                self.qLD.extend_from_slice(&d.qLD[..m.nM]);
+                self.qLDiagInv.extend_from_slice(&d.qLDiagInv[..nv]);
+            }
         } else {
             self.whole = false;
             self.Madr.clear();
@@ -378,6 +478,9 @@ impl<T: Scalar> Problem<T> {
                     }
                 }
             }
+        }
+        if lend {
+            return;
         }
         // every row in order (the global problem): slice copies
         let all_rows = efc2p.is_none() && nefc == d.nefc;
