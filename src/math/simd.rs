@@ -164,6 +164,108 @@ fn compress_row_f64(row: &[f64], vals: &mut [f64], cols: &mut [usize]) -> Option
     None
 }
 
+/// Every row of the row-major `src` (`rowadr.len()` rows of `nv ≤ 64` entries) compressed as
+/// [`compress_row`] compresses one, the rows' nonzeros stored one after another from address 0
+/// (`rowadr`, `rownnz`), with each row's `leaf`: `-1` for a zero row, its deepest nonzero
+/// column when `anc` (per column, the bit mask of the column and its ancestors) of that column
+/// holds every nonzero column, else `-2`. True when `T` is `f64` and the CPU has AVX2; false,
+/// nothing written, otherwise (the caller then compresses row by row).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn compress_rows<T: Scalar>(
+    src: &[T],
+    nv: usize,
+    vals: &mut [T],
+    cols: &mut [usize],
+    rowadr: &mut [usize],
+    rownnz: &mut [usize],
+    anc: &[u64],
+    leaf: &mut [i32],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        if let (Some(src), Some(vals)) = (as_f64(src), as_f64_mut(vals)) {
+            // SAFETY: the CPU supports AVX2 (checked just above)
+            unsafe { compress_rows_avx2(src, nv, vals, cols, rowadr, rownnz, anc, leaf) };
+            return true;
+        }
+    }
+    let _ = (src, nv, vals, cols, rowadr, rownnz, anc, leaf);
+    false
+}
+
+/// [`compress_rows`] with AVX2: per row four entries per compare, then one step per nonzero.
+///
+/// # Safety
+/// AVX2.
+#[allow(clippy::too_many_arguments)]
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn compress_rows_avx2(
+    src: &[f64],
+    nv: usize,
+    vals: &mut [f64],
+    cols: &mut [usize],
+    rowadr: &mut [usize],
+    rownnz: &mut [usize],
+    anc: &[u64],
+    leaf: &mut [i32],
+) {
+    use std::arch::x86_64::*;
+    let nrow = rowadr.len();
+    let room = nrow * nv;
+    assert!(nv <= 64 && src.len() >= room && vals.len() >= room && cols.len() >= room);
+    assert!(rownnz.len() == nrow && leaf.len() == nrow && anc.len() >= nv);
+    let (vp, cp) = (vals.as_mut_ptr(), cols.as_mut_ptr());
+    let mut k = 0;
+    for i in 0..nrow {
+        // SAFETY: row `i` is `src[i·nv..(i + 1)·nv]`, within `src` (asserted above)
+        let p = unsafe { src.as_ptr().add(i * nv) };
+        let mut mk = 0u64;
+        let mut a = 0;
+        // SAFETY: every load reads entries below `nv` of row `i`
+        unsafe {
+            let zero = _mm256_setzero_pd();
+            while a + 4 <= nv {
+                // unordered not-equal: true for NaN, as `v != 0.0`
+                let c = _mm256_cmp_pd::<_CMP_NEQ_UQ>(_mm256_loadu_pd(p.add(a)), zero);
+                mk |= (_mm256_movemask_pd(c) as u64) << a;
+                a += 4;
+            }
+            while a < nv {
+                mk |= u64::from(*p.add(a) != 0.0) << a;
+                a += 1;
+            }
+        }
+        let mut bits = mk;
+        let mut n = 0;
+        while bits != 0 {
+            let a = bits.trailing_zeros() as usize;
+            // SAFETY: `a < nv` (a set bit of the mask), and `k + n < k + nv ≤ (i + 1)·nv`
+            // (the rows before hold at most `nv` nonzeros each), within `vals` and `cols`
+            unsafe {
+                *vp.add(k + n) = *p.add(a);
+                *cp.add(k + n) = a;
+            }
+            n += 1;
+            bits &= bits - 1;
+        }
+        rowadr[i] = k;
+        rownnz[i] = n;
+        leaf[i] = if mk == 0 {
+            -1
+        } else {
+            let last = 63 - mk.leading_zeros() as usize;
+            if mk & !anc[last] == 0 {
+                last as i32
+            } else {
+                -2
+            }
+        };
+        k += n;
+    }
+}
+
 /// [`compress_row_f64`] with AVX2: four entries per compare, then one step per nonzero.
 ///
 /// # Safety

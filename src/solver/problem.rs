@@ -403,10 +403,27 @@ impl<T: Scalar> Problem<T> {
                     let up = if par < 0 { 0 } else { self.anc[par as usize] };
                     self.anc.push(up | 1u64 << a);
                 }
-                self.row_leaf.clear();
             }
             // every column of a row at most 64 wide: its nonzeros from a bit mask
             let by_mask = masks && all;
+            // every row in order as well (the global problem): all rows in one pass
+            let batch = by_mask && efc2p.is_none() && nefc == d.nefc && {
+                self.row_leaf.resize(nefc, 0);
+                simd::compress_rows(
+                    &d.efc_J[..nefc * nv],
+                    nv,
+                    &mut self.J,
+                    &mut self.J_colind,
+                    &mut self.J_rowadr[..nefc],
+                    &mut self.J_rownnz[..nefc],
+                    &self.anc,
+                    &mut self.row_leaf,
+                )
+            };
+            if !batch {
+                self.row_leaf.clear();
+            }
+            let rows = if batch { &[][..] } else { rows };
             let mut k = 0;
             for (i, &r) in rows.iter().enumerate() {
                 let src = &d.efc_J[r * nvfull..(r + 1) * nvfull];
