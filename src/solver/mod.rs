@@ -147,13 +147,10 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             s.gprob_valid = true;
         }
     } else if !(reuse && s.prob_global && global && p.nv == nv && p.nefc == nefc) {
-        // the global problem solved as it is works on `d`'s arrays in place (`Problem::lend`
-        // below): only M's layout and J's rows are gathered
-        if global {
-            p.gather_pos_global(m, d, &s.ident_dof, &s.ident_efc);
-        } else {
-            p.gather_pos(m, d, &s.ident_dof, &s.ident_efc, None);
-        }
+        // the global problem (the warm start's, and the one solved when it is the only
+        // island) works on `d`'s arrays in place (`Problem::lend` below): only M's layout and
+        // J's rows are gathered
+        p.gather_pos_global(m, d, &s.ident_dof, &s.ident_efc);
         s.ws_valid = false;
         s.b_valid = false;
         s.ar_valid = false;
@@ -170,10 +167,10 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     } else if compute_b {
         params::compute_b(m, d);
     }
-    if global {
-        p.lend(d);
-    } else {
+    if kept {
         p.gather_vel(m, d, &s.ident_dof, &s.ident_efc, None);
+    } else {
+        p.lend(d);
     }
     s.start_ws = false;
     s.start_s = None;
@@ -201,9 +198,14 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             // start)
             s.ws_valid = false;
         }
-        // start point of every island: the global warm start
-        d.qacc.copy_from_slice(&p.qacc);
-        d.efc_force.copy_from_slice(&p.force);
+        // start point of every island: the global warm start (in `d`'s own qacc and efc_force
+        // when the problem worked on them)
+        if kept {
+            d.qacc.copy_from_slice(&p.qacc);
+            d.efc_force.copy_from_slice(&p.force);
+        } else {
+            p.give_back(d);
+        }
         for j in d.nidof..nv {
             let dof = d.map_idof2dof[j];
             d.qacc[dof] = d.qacc_smooth[dof];
