@@ -8,7 +8,10 @@
 //! `qacc_warmstart` and the efc arrays with `efc_D`, `efc_R`, `efc_aref`, `efc_b` computed by
 //! [`crate::constraint::params`]. Output: `qacc`, `efc_force`, `efc_state`, `qfrc_constraint`
 //! (= Jᵀ efc_force), `solver[island]`, `solver_niter[island]` and the island maps. Each island
-//! is gathered into a [`Problem`] (its dofs and rows in MuJoCo's island order). M stays
+//! is gathered into a [`Problem`] (its dofs and rows in MuJoCo's island order); the global
+//! problem (the warm start's, and the one solved without islands or with one island holding
+//! every dof and row in order) works on `Data`'s arrays in place, as MuJoCo's solver works on
+//! `mjData` (`Problem::lend`: only M's layout and J's compressed rows are gathered). M stays
 //! tree-sparse (products and solves over the dof tree, `mj_mulM_island`/`mj_solveM_island`):
 //! an island holds whole kinematic trees, so its block of M and of M's factor are the rows of
 //! the global ones; CG's preconditioner, PGS and noslip use that factor too (PGS and noslip
