@@ -560,6 +560,26 @@ pub struct KnotJacobian {
     /// Second-order term `Σ_i r_i ∇²r_i` of the forces (3nv × 3nv), with
     /// [`Collocation::second_order`].
     pub hess: Option<DMatrix<f64>>,
+    /// The knot's one-sided rows (control range, force range, joint range; [`HingeRow`]) and
+    /// the derivative of each one's argument, `∂x/∂δ` over the block's columns
+    /// (`hinge.len() × 3nv`) and the parameters (`hinge.len() × n_p`), whether the row is
+    /// active or not: the rows' model past their kink ([`Collocation::hinge_model_correction`]).
+    pub hinge: Vec<HingeRow>,
+    pub hinge_mat: DMatrix<f64>,
+    pub hinge_par: DMatrix<f64>,
+}
+
+/// A one-sided residual row `r = scale · excess(x, [lo, hi])` (`excess`: the signed distance
+/// outside the range, 0 inside): a limit penalty, whose slope jumps from 0 to `scale` where `x`
+/// leaves the range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HingeRow {
+    /// Its index in the residual `r`.
+    pub row: usize,
+    /// The argument (a control, an actuator force, a joint position) and its range.
+    pub x: f64,
+    pub range: [f64; 2],
+    pub scale: f64,
 }
 
 struct Scratch {
@@ -1491,7 +1511,11 @@ impl Collocation {
             mat: DMatrix::zeros(0, 0),
             par: DMatrix::zeros(0, 0),
             hess: None,
+            hinge: vec![],
+            hinge_mat: DMatrix::zeros(0, 0),
+            hinge_par: DMatrix::zeros(0, 0),
         });
+        let nctrl = (0..nu).filter(|&k| m.actuator_ctrllimited[k]).count();
         let mut row = 0;
         for t in 0..=horizon {
             let q = self.config(z, t);
@@ -1534,6 +1558,22 @@ impl Collocation {
                 b.par.fill(0.0);
             }
             b.hess = None;
+            let nh = if t < horizon {
+                nctrl + self.force_limited.len()
+            } else {
+                0
+            } + self.limited.len();
+            if b.hinge_mat.shape() != (nh, 3 * nv) {
+                b.hinge_mat = DMatrix::zeros(nh, 3 * nv);
+            } else {
+                b.hinge_mat.fill(0.0);
+            }
+            if b.hinge_par.shape() != (nh, np) {
+                b.hinge_par = DMatrix::zeros(nh, np);
+            } else {
+                b.hinge_par.fill(0.0);
+            }
+            b.hinge.clear();
             // Column blocks: 0 = q_{t−1}, 1 = q_t, 2 = q_{t+1}.
             // ∂v_t/∂(q_{t−1}, q_t) (zero at t = 0: v₀ is given); d_prev = ∂(q_t ⊖ q_{t−1}).
             if t == 0 {
@@ -1651,6 +1691,7 @@ impl Collocation {
                     let uf = (&ev.u[t][..], &ev.force[t][..]);
                     let mats = (&*du, &*dd, &*dfb);
                     self.put_force_rows(m, uf, sc, mats, &mut b.mat, (r0, c * nv));
+                    self.put_hinge_rows(m, (&*du, &*dfb), &mut b.hinge_mat, c * nv);
                 }
                 if np > 0 {
                     self.param_force_jacobian(
@@ -1668,12 +1709,37 @@ impl Collocation {
                     let uf = (&ev.u[t][..], &ev.force[t][..]);
                     let mats = (&*dup, &*ddp, &*dup);
                     self.put_force_rows(m, uf, sc, mats, &mut b.par, (r0, 0));
+                    self.put_hinge_rows(m, (&*dup, &*dup), &mut b.hinge_par, 0);
+                }
+                for kk in (0..nu).filter(|&k| m.actuator_ctrllimited[k]) {
+                    b.hinge.push(HingeRow {
+                        row: row + r0 + nu + nr + kk,
+                        x: ev.u[t][kk],
+                        range: m.actuator_ctrlrange[kk],
+                        scale: sl,
+                    });
+                }
+                for (i, &kk) in self.force_limited.iter().enumerate() {
+                    b.hinge.push(HingeRow {
+                        row: row + r0 + 2 * nu + nr + i,
+                        x: ev.force[t][kk],
+                        range: m.actuator_forcerange[kk],
+                        scale: sl,
+                    });
                 }
                 r0 += 2 * nu + nr + self.force_limited.len();
             }
+            let h0 = b.hinge.len();
             for (i, &j) in self.limited.iter().enumerate() {
                 let e = range_slope(q[m.jnt_qposadr[j]], true, m.jnt_range[j]);
                 b.mat[(r0 + i, nv + m.jnt_dofadr[j])] = sl * e;
+                b.hinge_mat[(h0 + i, nv + m.jnt_dofadr[j])] = 1.0;
+                b.hinge.push(HingeRow {
+                    row: row + r0 + i,
+                    x: q[m.jnt_qposadr[j]],
+                    range: m.jnt_range[j],
+                    scale: sl,
+                });
             }
             // Fixed configurations: q₀ (block 1 at t = 0, block 0 at t = 1), q_{−1}.
             let fixed = if t == 0 {
@@ -1684,13 +1750,16 @@ impl Collocation {
                 0
             };
             b.mat.columns_mut(0, fixed).fill(0.0);
+            b.hinge_mat.columns_mut(0, fixed).fill(0.0);
             if let Some(hs) = b.hess.as_mut() {
                 hs.columns_mut(0, fixed).fill(0.0);
                 hs.rows_mut(0, fixed).fill(0.0);
             }
             if t == horizon {
                 b.mat.columns_mut(2 * nv, nv).fill(0.0);
+                b.hinge_mat.columns_mut(2 * nv, nv).fill(0.0);
             }
+            debug_assert_eq!(b.hinge.len(), nh);
             row += rows;
         }
     }
@@ -1728,6 +1797,96 @@ impl Collocation {
                 dst[(r0 + nu + i, c0 + j)] = sw * dd[(i, j)];
             }
         }
+    }
+
+    /// Writes one knot's one-sided force rows' argument derivatives (`∂u` of the controls with
+    /// `ctrllimited`, then `∂f = gain · dfb` of the forces with `forcelimited`; `dfb = B⁺ ∂τ`)
+    /// of a column block into `dst` at column `c0` (the order of [`KnotJacobian::hinge`]).
+    fn put_hinge_rows(
+        &self,
+        m: &Model,
+        (du, dfb): (&DMatrix<f64>, &DMatrix<f64>),
+        dst: &mut DMatrix<f64>,
+        c0: usize,
+    ) {
+        let nc = du.ncols();
+        let mut i = 0;
+        for kk in (0..m.nu).filter(|&k| m.actuator_ctrllimited[k]) {
+            for j in 0..nc {
+                dst[(i, c0 + j)] = du[(kk, j)];
+            }
+            i += 1;
+        }
+        for &kk in &self.force_limited {
+            for j in 0..nc {
+                dst[(i, c0 + j)] = self.gain[kk] * dfb[(kk, j)];
+            }
+            i += 1;
+        }
+    }
+
+    /// The one-sided rows' correction to the Gauss–Newton model `½‖r + J·sδ‖²` at the step
+    /// `sδ` (tangent, `T·nv + n_p`, as LM's): `Σ_h ½ (scale_h · excess(x_h + s a_h δ))² −
+    /// ½ (r_h + s J_h δ)²` over the limit rows ([`HingeRow`]; `a_h = ∂x_h/∂δ`), the control,
+    /// force and joint ranges and the parameters' bounds. `J` holds each such row's slope at
+    /// the linearization point only (0 inside the range, `scale` outside), so the plain model
+    /// misses a penalty that the step switches on and keeps one that it switches off; with
+    /// the correction the model is exact in these rows to first order in their argument, and
+    /// a step that crosses a limit is judged by the penalty it meets.
+    pub fn hinge_model_correction(
+        &self,
+        ev: &Evaluation,
+        blocks: &[KnotJacobian],
+        delta: &[f64],
+        s: f64,
+    ) -> f64 {
+        let nv = self.model.nv;
+        let n = self.n_config_vars();
+        let mut out = 0.0;
+        // which piece of the hinge: below, inside, above the range
+        let piece = |x: f64, [lo, hi]: [f64; 2]| (x >= lo) as i8 + (x > hi) as i8;
+        let mut term = |h: &HingeRow, ad: f64, r: f64| {
+            // a step within one piece: the plain model is exact in this row (and the difference
+            // of the two squares would be round-off only)
+            if piece(h.x, h.range) == piece(h.x + ad, h.range) {
+                return;
+            }
+            let slope = range_slope(h.x, true, h.range);
+            let quad = r + h.scale * slope * ad;
+            let pw = h.scale * range_excess(h.x + ad, true, h.range);
+            out += 0.5 * (pw - quad) * (pw + quad);
+        };
+        for (t, b) in blocks.iter().enumerate() {
+            let base = t as isize * nv as isize - 2 * nv as isize;
+            for (i, h) in b.hinge.iter().enumerate() {
+                let mut ad = 0.0;
+                for c in 0..3 * nv {
+                    let gi = base + c as isize;
+                    if gi < 0 || gi as usize >= n {
+                        continue;
+                    }
+                    ad += b.hinge_mat[(i, c)] * delta[gi as usize];
+                }
+                for j in 0..b.hinge_par.ncols() {
+                    ad += b.hinge_par[(i, j)] * delta[n + j];
+                }
+                term(h, s * ad, ev.r[h.row]);
+            }
+        }
+        let sl = self.weights.limits.sqrt();
+        let tail = ev.r.len() - 2 * self.params.len();
+        for (j, spec) in self.params.iter().enumerate() {
+            if let Some(range) = spec.bounds {
+                let h = HingeRow {
+                    row: tail + 2 * j + 1,
+                    x: ev.params[j],
+                    range,
+                    scale: sl,
+                };
+                term(&h, s * delta[n + j], ev.r[h.row]);
+            }
+        }
+        out
     }
 
     /// Hessian of `μᵀτ(q, v, a)` with respect to `y = (q, v, a)` (3nv × 3nv) by central

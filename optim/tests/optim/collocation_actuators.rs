@@ -195,12 +195,17 @@ fn go1_standing_rollout_has_zero_residual() {
 /// A point off the rollout where the servo's and the motor's forces exceed their ranges and
 /// the affine actuator's control exceeds its ctrlrange, with non-zero multipliers.
 fn saturated_point(horizon: usize) -> (Collocation, Vec<f64>) {
+    perturbed_point(horizon, 1.0)
+}
+
+/// [`saturated_point`] with the perturbation of the configurations scaled by `amp`.
+fn perturbed_point(horizon: usize, amp: f64) -> (Collocation, Vec<f64>) {
     let m = arm();
     let q0 = vec![0.3, -0.4, 0.5, 0.2];
     let c = problem(m, horizon, q0.clone(), vec![0.5, -0.3, 0.2, 0.1]);
     let n = c.n_vars();
     let x: Vec<f64> = (0..n)
-        .map(|i| 0.4 * ((i as f64) * 1.3).sin() + 0.02 * i as f64)
+        .map(|i| amp * (0.4 * ((i as f64) * 1.3).sin() + 0.02 * i as f64))
         .collect();
     let z = c.retract(&c.initial_guess(), &x, 1.0);
     for (i, l) in c.multipliers.borrow_mut().iter_mut().enumerate() {
@@ -232,6 +237,132 @@ fn residual_jacobian_with_bias_and_force_range_matches_central_differences() {
     // Can fail: without ∂bias/∂q the affine actuator's control rows would be off by
     // √(h·0.1)·5·2/3 = 0.105 (and its ctrlrange rows by √30·5·2/3 = 18), the tolerance is 7.4e-4.
     assert!(err < 1e-8 * scale, "Jacobian error {err:e} of {scale:e}");
+}
+
+/// LM's model of the limit rows past their kinks ([`Collocation::hinge_model_correction`])
+/// needs each one-sided row's argument derivative `∂x/∂δ` also where the row is inactive (its
+/// Jacobian row is 0 there). Checked against the residual Jacobian of the same arm with every
+/// range shrunk to ±1e-9 (all rows active, so each row is `√w_lim · ∂x/∂δ`; that Jacobian is
+/// checked against central differences above), at a point off the rollout where some rows are
+/// active and some are not (the saturated point scaled down until both kinds occur); and the
+/// rows' indices and arguments against the residual (`r = √w_lim · excess(x)`). The correction
+/// is zero at the zero step and, for a small step that moves no row across its kink, zero too.
+#[test]
+fn limit_rows_keep_their_argument_derivatives_where_inactive() {
+    let horizon = 6;
+    let mixed = |(c, z): &(Collocation, Vec<f64>)| {
+        let ev = c.evaluate(z);
+        let (mut a, mut i) = (0, 0);
+        for t in 0..horizon {
+            for (k, lim) in [(0, 30.0), (2, 5.0)] {
+                if ev.force[t][k].abs() > lim {
+                    a += 1;
+                } else {
+                    i += 1;
+                }
+            }
+        }
+        a > 0 && i > 0
+    };
+    let (c, z) = [1.0, 0.5, 0.3, 0.2, 0.1, 0.05, 0.02]
+        .into_iter()
+        .map(|amp| perturbed_point(horizon, amp))
+        .find(mixed)
+        .expect("a point with active and inactive force-range rows");
+    let (ev, blocks) = c.jacobian(&z);
+    let mut tight = arm();
+    for k in 0..tight.nu {
+        tight.actuator_forcerange[k] = [-1e-9, 1e-9];
+        tight.actuator_ctrlrange[k] = [-1e-9, 1e-9];
+    }
+    let q0 = vec![0.3, -0.4, 0.5, 0.2];
+    let ct = problem(tight, horizon, q0, vec![0.5, -0.3, 0.2, 0.1]);
+    ct.multipliers
+        .borrow_mut()
+        .copy_from_slice(&c.multipliers.borrow());
+    let (_, bt) = ct.jacobian(&z);
+    let sl = c.weights.limits.sqrt();
+    let (mut active, mut inactive, mut err, mut scale) = (0, 0, 0.0f64, 0.0f64);
+    for (b, btt) in blocks.iter().zip(&bt) {
+        // per knot: the ctrllimited controls (3), then the forcelimited forces (2); no limited
+        // joints
+        assert_eq!(b.hinge.len(), btt.hinge.len());
+        for (i, h) in b.hinge.iter().enumerate() {
+            let outside = h.x < h.range[0] || h.x > h.range[1];
+            let excess = if outside {
+                h.x - h.x.clamp(h.range[0], h.range[1])
+            } else {
+                0.0
+            };
+            assert_eq!(ev.r[h.row], h.scale * excess, "row {}", h.row);
+            assert_eq!(btt.hinge[i].x, h.x);
+            let local = h.row - b.row;
+            if outside {
+                active += 1;
+            } else {
+                inactive += 1;
+            }
+            for col in 0..b.hinge_mat.ncols() {
+                let a = b.hinge_mat[(i, col)];
+                let want = btt.mat[(local, col)] / sl;
+                err = err.max((a - want).abs());
+                scale = scale.max(want.abs());
+                if outside {
+                    // active: the row's own Jacobian entry is √w_lim times the argument's
+                    // (to the last bit: the products are associated differently)
+                    let j = b.mat[(local, col)];
+                    assert!(
+                        (j - sl * a).abs() <= 4.0 * f64::EPSILON * j.abs(),
+                        "{j} {a}"
+                    );
+                } else {
+                    assert_eq!(b.mat[(local, col)], 0.0);
+                }
+            }
+        }
+    }
+    println!(
+        "{active} active and {inactive} inactive limit rows; |a − a_tight| {err:e} of {scale:e}"
+    );
+    assert!(active > 0 && inactive > 0);
+    assert!(err <= 1e-12 * scale, "{err:e} of {scale:e}");
+    let n = c.n_vars();
+    let delta: Vec<f64> = (0..n).map(|i| ((i as f64) * 0.37).cos()).collect();
+    assert_eq!(c.hinge_model_correction(&ev, &blocks, &delta, 0.0), 0.0);
+    // far from every kink (all rows inside, or all outside: the tight model), a small step
+    // crosses none and the model is the plain one
+    let et = ct.evaluate(&z);
+    assert_eq!(ct.hinge_model_correction(&et, &bt, &delta, 1e-12), 0.0);
+    assert_eq!(c.hinge_model_correction(&ev, &blocks, &delta, 1e-12), 0.0);
+    // a step that takes rows across their kinks: the correction is what the rows' own
+    // penalties give, ½(√w_lim·excess(x + s·aδ))² − ½(r + s·Jδ)² summed by hand here
+    let s = 1e-1;
+    let n = c.n_config_vars();
+    let nv = c.model.nv;
+    let (mut want, mut crossed) = (0.0, 0);
+    for (t, b) in blocks.iter().enumerate() {
+        for (i, h) in b.hinge.iter().enumerate() {
+            let local = h.row - b.row;
+            let (mut ad, mut jd) = (0.0, 0.0);
+            for col in 0..3 * nv {
+                let gi = (t * nv + col) as isize - 2 * nv as isize;
+                if gi >= 0 && (gi as usize) < n {
+                    ad += s * b.hinge_mat[(i, col)] * delta[gi as usize];
+                    jd += s * b.mat[(local, col)] * delta[gi as usize];
+                }
+            }
+            let x1 = h.x + ad;
+            let e1 = x1 - x1.clamp(h.range[0], h.range[1]);
+            let was = h.x < h.range[0] || h.x > h.range[1];
+            let is = x1 < h.range[0] || x1 > h.range[1];
+            crossed += (was != is) as usize;
+            want += 0.5 * ((h.scale * e1).powi(2) - (ev.r[h.row] + jd).powi(2));
+        }
+    }
+    let got = c.hinge_model_correction(&ev, &blocks, &delta, s);
+    println!("{crossed} rows cross their kink: correction {got:e}, by hand {want:e}");
+    assert!(crossed > 0);
+    assert!((got - want).abs() <= 1e-9 * want.abs(), "{got:e} {want:e}");
 }
 
 #[test]
