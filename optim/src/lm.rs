@@ -81,6 +81,13 @@ pub struct LevenbergMarquardt {
     /// model behind the `gtol` test when it lies in `[model_ratio, 1/model_ratio]` (see
     /// [`LevenbergMarquardt::gtol`]).
     pub model_ratio: f64,
+    /// The smallest fraction `s` of the undamped Gauss–Newton step at which the model check
+    /// may pass (it backs off from the full step by factors of 10 where the objective is above
+    /// the model; see `model_check`): the model must hold over at least this part of the step
+    /// whose predicted decrease the `gtol` test measures. At the Go1's standing guess (impratio
+    /// 100) it holds only up to s = 1e-4 (contact kinks under the feet), at the hopper's and
+    /// the Go1 jump's converged plans up to s = 0.1 and 0.01.
+    pub model_backoff: f64,
     /// Step test (MINPACK's `xtol`): the undamped Gauss–Newton step with
     /// `‖δ‖∞ ≤ xtol·(‖z‖∞ + xtol)` also counts as first-order. Not the damped step: with the
     /// damping at 1e10 every step is small, optimal or not.
@@ -100,8 +107,10 @@ pub struct LevenbergMarquardt {
     outcome: Outcome,
     /// Scaled gradient ([`LevenbergMarquardt::gtol`]) at the last stall.
     optimality: f64,
-    /// Gain ratio of the undamped Gauss–Newton step at the last stall where it was checked.
+    /// Gain ratio of the undamped Gauss–Newton step at the last stall where it was checked, and
+    /// the step fraction where it passed (NaN if it did not).
     last_model_ratio: f64,
+    last_model_step: f64,
     work: Work,
 }
 
@@ -187,6 +196,7 @@ impl Default for LevenbergMarquardt {
             max_penalty_growth: 1e3,
             gtol: 0.03,
             model_ratio: 0.25,
+            model_backoff: 1e-2,
             xtol: 1e-8,
             max_stalls: 20,
             stalls: 0,
@@ -197,8 +207,81 @@ impl Default for LevenbergMarquardt {
             outcome: Outcome::Running,
             optimality: f64::NAN,
             last_model_ratio: f64::NAN,
+            last_model_step: f64::NAN,
             work: Work::default(),
         }
+    }
+}
+
+/// The round-off of the objective `½‖r‖²` of `n` residual rows at the value `f`: `4ε√n·f`,
+/// the typical rounding of a sum of `n` squares (`√n` roundings of relative size `ε`) with a
+/// factor 4 for the rounding of the rows themselves. A predicted decrease below it cannot be
+/// resolved by evaluating the objective (measured on the hopper at 200 knots: the objective's
+/// changes at steps whose predicted decrease is below 1e-15 of it are of either sign).
+fn roundoff(f: f64, n: usize) -> f64 {
+    4.0 * f64::EPSILON * (n as f64).sqrt() * f
+}
+
+/// The model check of the `gtol` test ([`LevenbergMarquardt::gtol`]): the gain ratio (actual
+/// over predicted decrease, the limit rows modeled past their kinks) along the undamped
+/// Gauss–Newton step `−w.delta` (`w.delta = (JᵀJ)⁻¹g`, `gdg = gᵀ(JᵀJ)⁻¹g`). At the full step
+/// first; where the objective there is above the model (gain ratio below `r`: the step crosses
+/// a kink or a jump of the residual, such as a contact row's creation), at the steps `s = 0.1,
+/// 0.01, …` down to `smin` ([`LevenbergMarquardt::model_backoff`]) as long as the model's
+/// predicted decrease stays above 4× the objective's round-off `floor`. A point where the residual is differentiable passes at some `s` (the model's error
+/// is `O(s²)` against a decrease `∝ s`); a kink at the point itself (a Jacobian that is one
+/// side's) does not at any `s` (error and decrease both `∝ s`), nor does a jump at a distance
+/// that round-off cannot resolve. A gain ratio above `1/r` (the objective falls faster than the
+/// model says) fails at once. Returns the gain ratio and the step fraction `s` where it passed,
+/// or the full step's gain ratio and NaN.
+fn model_check(
+    problem: &mut Problem<Collocation>,
+    w: &mut Work,
+    (z, ev): (&[f64], &Evaluation),
+    (f0, gdg, floor): (f64, f64, f64),
+    (r, smin): (f64, f64),
+) -> Result<(f64, f64), Error> {
+    w.h.mul(&w.delta, &mut w.hd);
+    let dhd: f64 = w.delta.iter().zip(&w.hd).map(|(a, b)| a * b).sum();
+    let debug = std::env::var_os("LM_DEBUG").is_some();
+    let mut first = f64::NAN;
+    let mut s = 1.0;
+    loop {
+        let pred_quad = s * gdg - 0.5 * s * s * dhd;
+        if pred_quad < 4.0 * floor || s < smin * (1.0 - 1e-9) {
+            return Ok((first, f64::NAN));
+        }
+        let pred = pred_quad
+            - problem.problem("hinge_model", |c| {
+                Ok(c.hinge_model_correction(ev, &w.blocks, &w.delta, -s))
+            })?;
+        if pred > 0.0 {
+            let fg = problem.problem("evaluate", |c| {
+                c.retract_into(z, &w.delta, -s, &mut w.zg);
+                c.evaluate_into(&w.zg, &mut w.check);
+                Ok(half_sq(&w.check.r))
+            })?;
+            let ratio = (f0 - fg) / pred;
+            if debug {
+                eprintln!(
+                    "  Gauss-Newton check: s {s:.0e} ratio {ratio:.3e} (f {fg:.6e}, predicted decrease {pred:.3e})"
+                );
+            }
+            if s == 1.0 {
+                first = ratio;
+            }
+            if ratio >= r && ratio <= 1.0 / r {
+                return Ok((ratio, s));
+            }
+            if ratio > 1.0 / r {
+                return Ok((first, f64::NAN));
+            }
+        } else if debug {
+            eprintln!(
+                "  Gauss-Newton check: s {s:.0e} the model predicts no decrease ({pred:.3e})"
+            );
+        }
+        s *= 0.1;
     }
 }
 
@@ -238,6 +321,7 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         self.outcome = Outcome::Running;
         self.stalls = 0;
         self.last_model_ratio = f64::NAN;
+        self.last_model_step = f64::NAN;
         self.cost_history = vec![ev.cost()];
         self.defect_history = vec![ev.max_defect()];
         let kv = kv_of(&ev, self.lambda);
@@ -279,6 +363,11 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         let mut accepted = false;
         let mut fnew = f0;
         let (mut trials, mut last_rho, mut step) = (0, f64::NAN, f64::NAN);
+        // The objective's round-off: a decrease below it cannot be told from the rounding of
+        // `½‖r‖²` (see `roundoff`); a trial step whose predicted decrease is below it ends the
+        // damping loop (more damping only shrinks the step further).
+        let floor = roundoff(f0, ev.r.len());
+        let mut below_roundoff = false;
         let zmax = z.iter().fold(0.0f64, |a, x| a.max(x.abs()));
         for _ in 0..30 {
             trials += 1;
@@ -298,6 +387,12 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             w.h.mul(&w.delta, &mut w.hd);
             let pred = -(w.delta.iter().zip(&w.g).map(|(a, b)| a * b).sum::<f64>()
                 + 0.5 * w.delta.iter().zip(&w.hd).map(|(a, b)| a * b).sum::<f64>());
+            let pred_quad = pred;
+            // the limit penalties past their kinks (`Collocation::hinge_model_correction`)
+            let pred = pred
+                - problem.problem("hinge_model", |c| {
+                    Ok(c.hinge_model_correction(&ev, &w.blocks, &w.delta, 1.0))
+                })?;
             problem.problem("retract", |c| {
                 c.retract_into(&z, &w.delta, 1.0, &mut w.zn);
                 Ok(())
@@ -328,6 +423,10 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
                 self.nu = 2.0;
                 accepted = true;
                 fnew = ft;
+                break;
+            }
+            if pred_quad <= floor {
+                below_roundoff = true;
                 break;
             }
             self.lambda *= self.nu;
@@ -374,23 +473,23 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         let mut model_ratio = f64::NAN;
         let first_order = small_step
             || (gnorm <= self.gtol && {
-                // Confirm the Gauss–Newton model at its own (undamped) step from the start
+                // Confirm the Gauss–Newton model along its own (undamped) step from the start
                 // point: `w.delta` still holds `(JᵀJ)⁻¹g`, so the step is `−w.delta`.
                 let pred = 0.5 * gdg.max(0.0);
                 if defect > self.defect_tol || pred <= 1e-10 * f0 {
                     true
                 } else {
-                    let fg = problem.problem("evaluate", |c| {
-                        c.retract_into(&z, &w.delta, -1.0, &mut w.zg);
-                        c.evaluate_into(&w.zg, &mut w.check);
-                        Ok(half_sq(&w.check.r))
-                    })?;
-                    model_ratio = (f0 - fg) / pred;
-                    self.last_model_ratio = model_ratio;
-                    if std::env::var_os("LM_DEBUG").is_some() {
-                        eprintln!("  Gauss-Newton check: ratio {model_ratio:.3e} (f {fg:.6e})");
-                    }
-                    model_ratio >= self.model_ratio && model_ratio <= 1.0 / self.model_ratio
+                    let (ratio, s) = model_check(
+                        problem,
+                        w,
+                        (&z, &ev),
+                        (f0, gdg, floor),
+                        (self.model_ratio, self.model_backoff),
+                    )?;
+                    model_ratio = ratio;
+                    self.last_model_ratio = ratio;
+                    self.last_model_step = s;
+                    ratio >= self.model_ratio && ratio <= 1.0 / self.model_ratio
                 }
             });
         let (zn, evn) = if accepted {
@@ -437,12 +536,17 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
                         "{} iterations in a row decreased the objective by less than {:.0e}",
                         self.max_stalls, self.tol
                     )
+                } else if below_roundoff {
+                    format!(
+                        "stationary at round-off: every trial step rejected down to a predicted \
+                         decrease below the objective's round-off {floor:.1e}"
+                    )
                 } else {
                     "every trial step rejected".to_string()
                 };
                 let measure = if gnorm <= self.gtol {
                     format!(
-                        "scaled gradient {gnorm:.1e} but the Gauss-Newton step's gain ratio {model_ratio:.1e} is outside [{}, {}]",
+                        "scaled gradient {gnorm:.1e} but the Gauss-Newton step's gain ratio {model_ratio:.1e} is outside [{}, {}] at every step length down to the objective's round-off",
                         self.model_ratio,
                         1.0 / self.model_ratio
                     )
@@ -514,6 +618,13 @@ impl LevenbergMarquardt {
     pub fn model_ratio_at_stall(&self) -> f64 {
         self.last_model_ratio
     }
+
+    /// The fraction `s` of the undamped Gauss–Newton step where the model check passed at the
+    /// last stall (1: the full step; below 1: a kink or jump of the residual lies within the
+    /// step; NaN if it did not pass or was not made).
+    pub fn model_step_at_stall(&self) -> f64 {
+        self.last_model_step
+    }
 }
 
 /// The result of [`solve_lm`] / [`solve_lbfgs`].
@@ -533,6 +644,11 @@ pub struct CollocationResult {
     /// LM: the scaled gradient ([`LevenbergMarquardt::gtol`]) at the last stall (NaN if none);
     /// L-BFGS: NaN.
     pub optimality: f64,
+    /// LM: the model check's gain ratio at the last stall where it was made and the step
+    /// fraction where it passed ([`LevenbergMarquardt::model_step_at_stall`]; NaN if none);
+    /// L-BFGS: NaN.
+    pub model_ratio: f64,
+    pub model_step: f64,
 }
 
 /// Runs the LM solver through argmin's executor with the given observers attached by `setup`.
@@ -557,6 +673,8 @@ pub fn solve_lm(
     let converged = res.solver().converged();
     let outcome = res.solver().outcome().clone();
     let optimality = res.solver().optimality();
+    let model_ratio = res.solver().model_ratio_at_stall();
+    let model_step = res.solver().model_step_at_stall();
     let cost_history = res.solver().cost_history.clone();
     let defect_history = res.solver().defect_history.clone();
     let problem = res
@@ -576,6 +694,8 @@ pub fn solve_lm(
             termination,
             outcome,
             optimality,
+            model_ratio,
+            model_step,
         },
     ))
 }
@@ -805,5 +925,7 @@ pub fn solve_lbfgs(
         termination,
         outcome,
         optimality: f64::NAN,
+        model_ratio: f64::NAN,
+        model_step: f64::NAN,
     })
 }

@@ -677,11 +677,15 @@ pub fn solve_collocation(
         on_stage(
             stage,
             format!(
-                "{} iterations ({}), cost {:.5}, max |unactuated τ| {:.2e} N, apex {apex:.4} m",
+                "{} iterations ({}), cost {:.5}, max |unactuated τ| {:.2e} N, apex {apex:.4} m, \
+                 scaled gradient {:.1e}, model check: gain ratio {:.3} at step fraction {:.0e}",
                 r.iterations,
                 r.termination,
                 r.eval.cost(),
-                r.eval.max_defect()
+                r.eval.max_defect(),
+                r.optimality,
+                r.model_ratio,
+                r.model_step
             ),
         );
         if s.check {
