@@ -228,29 +228,19 @@ impl<T: Scalar> Problem<T> {
     /// emptied first, so that `d` holds empty arrays until [`Problem::give_back`]. The problem's
     /// layout and J (from [`Problem::gather_pos_global`]) must be those of `d`'s position stage.
     pub(super) fn lend(&mut self, d: &mut Data<T>) {
-        use std::mem::swap;
         self.lent = true;
         self.clear_lent();
-        swap(&mut self.qM, &mut d.qM);
-        swap(&mut self.qLD, &mut d.qLD);
-        swap(&mut self.qLDiagInv, &mut d.qLDiagInv);
-        swap(&mut self.ty, &mut d.efc_type);
-        swap(&mut self.D, &mut d.efc_D);
-        swap(&mut self.R, &mut d.efc_R);
-        swap(&mut self.frictionloss, &mut d.efc_frictionloss);
-        swap(&mut self.cone, &mut d.efc_cone);
-        swap(&mut self.aref, &mut d.efc_aref);
-        swap(&mut self.b, &mut d.efc_b);
-        swap(&mut self.qfrc_smooth, &mut d.qfrc_smooth);
-        swap(&mut self.qacc_smooth, &mut d.qacc_smooth);
-        swap(&mut self.qacc, &mut d.qacc);
-        swap(&mut self.force, &mut d.efc_force);
-        swap(&mut self.state, &mut d.efc_state);
+        self.swap_lent(d);
     }
 
     /// Returns the arrays of [`Problem::lend`] to `d`, the solution in `qacc`, `efc_force`,
     /// `efc_state`; the problem's own (empty) arrays come back.
     pub(super) fn give_back(&mut self, d: &mut Data<T>) {
+        self.swap_lent(d);
+    }
+
+    /// Swaps the arrays [`Problem::lend`] lends with `d`'s.
+    fn swap_lent(&mut self, d: &mut Data<T>) {
         use std::mem::swap;
         swap(&mut self.qM, &mut d.qM);
         swap(&mut self.qLD, &mut d.qLD);
