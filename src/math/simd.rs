@@ -194,6 +194,35 @@ pub(crate) fn compress_rows<T: Scalar>(
     false
 }
 
+/// The mask of the nonzero entries among `nv ≤ 64` entries from `p` (bit `a` set when entry `a`
+/// is not `0.0`; NaN counts as nonzero, as `v != 0.0`), four entries per compare.
+///
+/// # Safety
+/// AVX2; `p` points to `nv` readable entries.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn nonzero_mask_avx2(p: *const f64, nv: usize) -> u64 {
+    use std::arch::x86_64::*;
+    let mut mk = 0u64;
+    let mut a = 0;
+    // SAFETY: every load reads entries below `nv` (the caller's contract)
+    unsafe {
+        let zero = _mm256_setzero_pd();
+        while a + 4 <= nv {
+            // unordered not-equal: true for NaN, as `v != 0.0`
+            let c = _mm256_cmp_pd::<_CMP_NEQ_UQ>(_mm256_loadu_pd(p.add(a)), zero);
+            mk |= (_mm256_movemask_pd(c) as u64) << a;
+            a += 4;
+        }
+        while a < nv {
+            mk |= u64::from(*p.add(a) != 0.0) << a;
+            a += 1;
+        }
+    }
+    mk
+}
+
 /// [`compress_rows`] with AVX2: per row four entries per compare, then one step per nonzero.
 ///
 /// # Safety
@@ -211,7 +240,6 @@ unsafe fn compress_rows_avx2(
     anc: &[u64],
     leaf: &mut [i32],
 ) {
-    use std::arch::x86_64::*;
     let nrow = rowadr.len();
     let room = nrow * nv;
     assert!(nv <= 64 && src.len() >= room && vals.len() >= room && cols.len() >= room);
@@ -221,22 +249,8 @@ unsafe fn compress_rows_avx2(
     for i in 0..nrow {
         // SAFETY: row `i` is `src[i·nv..(i + 1)·nv]`, within `src` (asserted above)
         let p = unsafe { src.as_ptr().add(i * nv) };
-        let mut mk = 0u64;
-        let mut a = 0;
-        // SAFETY: every load reads entries below `nv` of row `i`
-        unsafe {
-            let zero = _mm256_setzero_pd();
-            while a + 4 <= nv {
-                // unordered not-equal: true for NaN, as `v != 0.0`
-                let c = _mm256_cmp_pd::<_CMP_NEQ_UQ>(_mm256_loadu_pd(p.add(a)), zero);
-                mk |= (_mm256_movemask_pd(c) as u64) << a;
-                a += 4;
-            }
-            while a < nv {
-                mk |= u64::from(*p.add(a) != 0.0) << a;
-                a += 1;
-            }
-        }
+        // SAFETY: row `i`'s `nv` entries lie within `src`
+        let mk = unsafe { nonzero_mask_avx2(p, nv) };
         let mut bits = mk;
         let mut n = 0;
         while bits != 0 {
@@ -273,26 +287,10 @@ unsafe fn compress_rows_avx2(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn compress_row_avx2(row: &[f64], vals: &mut [f64], cols: &mut [usize]) -> (usize, u64) {
-    use std::arch::x86_64::*;
     let nv = row.len();
     assert!(nv <= 64 && vals.len() >= nv && cols.len() >= nv);
-    let p = row.as_ptr();
-    let mut mk = 0u64;
-    let mut a = 0;
-    // SAFETY: every load reads entries below `nv`
-    unsafe {
-        let zero = _mm256_setzero_pd();
-        while a + 4 <= nv {
-            // unordered not-equal: true for NaN, as `v != 0.0`
-            let c = _mm256_cmp_pd::<_CMP_NEQ_UQ>(_mm256_loadu_pd(p.add(a)), zero);
-            mk |= (_mm256_movemask_pd(c) as u64) << a;
-            a += 4;
-        }
-    }
-    while a < nv {
-        mk |= u64::from(row[a] != 0.0) << a;
-        a += 1;
-    }
+    // SAFETY: `row` holds `nv` entries
+    let mk = unsafe { nonzero_mask_avx2(row.as_ptr(), nv) };
     let mut bits = mk;
     let mut n = 0;
     while bits != 0 {
