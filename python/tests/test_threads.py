@@ -61,7 +61,20 @@ def test_same_data_from_two_threads_is_refused_not_corrupted():
     for t in threads:
         t.join()
     assert np.isfinite(d.qpos).all()
-    assert d.time in (300 * m.opt.timestep, 600 * m.opt.timestep) or len(errors) == 1
+    # each step adds the timestep to `time` (MuJoCo's `mj_step`), so the expected clocks are
+    # those sums, not 300·h and 600·h (600 additions of 0.005 give 2.9999999999999583)
+    t300 = 0.0
+    for _ in range(300):
+        t300 += m.opt.timestep
+    t600 = t300
+    for _ in range(300):
+        t600 += m.opt.timestep
+    if errors:
+        # one call was refused before it stepped; the other ran its 300 steps
+        assert len(errors) == 1 and d.time == t300, (errors, d.time)
+    else:
+        # the two calls ran one after the other
+        assert d.time == t600, d.time
 
 
 def test_optimizers_on_threads_are_bit_identical():
