@@ -1,6 +1,6 @@
 //! Every `unsafe` SIMD kernel of the engine, each with its safe entry point: the AVX2 row
-//! updates of the tree-sparse LᵀDL factorization (`mj_factorI`) and the nonzero scan of dense
-//! constraint-Jacobian rows. Each entry point takes any [`Scalar`], runs the kernel only on
+//! updates of the tree-sparse LᵀDL factorization (`mj_factorI`), its solve (`mj_solveLD`) and
+//! the nonzero scan of dense constraint-Jacobian rows. Each entry point takes any [`Scalar`], runs the kernel only on
 //! `f64` where the CPU has AVX2 (checked at run time) and otherwise returns `false`/`None` for
 //! the caller's scalar loop, which gives the same result bit for bit.
 
@@ -130,6 +130,170 @@ unsafe fn sub_scaled_avx2(dst: *mut f64, src: *const f64, n: usize, a: f64) {
         if j < n {
             *dst.add(j) -= *src.add(j) * a;
         }
+    }
+}
+
+// ------------------------------------------------------------------ tree-sparse solve
+
+/// `smooth::crb::solve_tree_col` by the AVX2 kernel ([`solve_tree_col_avx2`]) when `T` is `f64`
+/// and the CPU has AVX2; returns false otherwise (the caller's scalar loops give the same
+/// result bit for bit). Panics, as the scalar loops' indexing does, on a row range or a
+/// column outside the arrays.
+#[inline]
+pub(crate) fn solve_tree_col<T: Scalar>(
+    madr: &[usize],
+    col: &[usize],
+    ld: &[T],
+    diag_inv: &[T],
+    x: &mut [T],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if TypeId::of::<T>() == TypeId::of::<f64>() && std::arch::is_x86_feature_detected!("avx2")
+        {
+            if let (Some(ld), Some(di), Some(x)) = (as_f64(ld), as_f64(diag_inv), as_f64_mut(x)) {
+                let nv = madr.len();
+                let (x, di, col) = (&mut x[..nv], &di[..nv], &col[..ld.len()]);
+                // every row's range inside `ld`: starts ascending, each before the next
+                let mut e = ld.len();
+                for &a in madr.iter().rev() {
+                    assert!(a < e, "solve_tree_col: row start {a} not below {e}");
+                    e = a;
+                }
+                // SAFETY: the CPU supports AVX2; `x`, `di` hold nv entries, `col` as many as
+                // `ld`, and every row `madr[k]..next` lies inside `ld` (checked just above); the
+                // kernel checks every column against nv before it reads or writes `x` there
+                unsafe { solve_tree_col_avx2(madr, col, ld, di, x) };
+                return true;
+            }
+        }
+        false
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (madr, col, ld, diag_inv, x);
+        false
+    }
+}
+
+/// `smooth::crb::solve_tree_col` on `f64` with AVX2: the same products and sums in the same
+/// order, four entries of a row at a time: `x[col] -= l · x_k` gathered, computed four wide and
+/// stored back (a row's columns are its ancestors, all different), and `x_k -= l · x[col]` with
+/// the four products gathered and multiplied four wide and subtracted one after another. No
+/// FMA contraction, so the result equals the scalar loops' bit for bit. Every column is
+/// compared with nv (unsigned) before `x` is touched there: the backward pass stops with a
+/// panic before a store through a bad column, the forward pass gathers only the good lanes and
+/// panics after the pass if there was a bad one (the lanes it left out).
+///
+/// # Safety
+/// AVX2; `x` and `diag_inv` nv = `madr.len()` entries, `col` `ld.len()`, and
+/// `madr[k] < madr[k + 1]` (`< ld.len()` for the last row).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn solve_tree_col_avx2(
+    madr: &[usize],
+    col: &[usize],
+    ld: &[f64],
+    diag_inv: &[f64],
+    x: &mut [f64],
+) {
+    use std::arch::x86_64::*;
+    let nv = madr.len();
+    let xp = x.as_mut_ptr();
+    let (lp, cp) = (ld.as_ptr(), col.as_ptr());
+    const SIGN: i64 = i64::MIN;
+    // SAFETY: every access below is inside a row's range (the caller's contract) or at a
+    // column checked against nv first
+    unsafe {
+        let sign = _mm256_set1_epi64x(SIGN);
+        // c <u nv ⇔ (c ^ SIGN) <s (nv ^ SIGN)
+        let lim = _mm256_set1_epi64x((nv as i64) ^ SIGN);
+        // x ← L⁻ᵀ x: rows last first, each scattered into its ancestors
+        let mut e = ld.len();
+        for k in (0..nv).rev() {
+            let a = *madr.get_unchecked(k);
+            let (s, n) = (a + 1, e - a - 1);
+            e = a;
+            let xk = *xp.add(k);
+            if xk == 0.0 {
+                continue;
+            }
+            let vxk = _mm256_set1_pd(xk);
+            let mut j = 0;
+            while j + 4 <= n {
+                let c = _mm256_loadu_si256(cp.add(s + j).cast());
+                let ok = _mm256_cmpgt_epi64(lim, _mm256_xor_si256(c, sign));
+                assert!(
+                    _mm256_movemask_pd(_mm256_castsi256_pd(ok)) == 0xF,
+                    "solve_tree_col: a column is not below nv = {nv}"
+                );
+                let xv = _mm256_mask_i64gather_pd::<8>(
+                    _mm256_setzero_pd(),
+                    xp.cast_const(),
+                    c,
+                    _mm256_castsi256_pd(ok),
+                );
+                let r = _mm256_sub_pd(xv, _mm256_mul_pd(_mm256_loadu_pd(lp.add(s + j)), vxk));
+                let (lo, hi) = (_mm256_castpd256_pd128(r), _mm256_extractf128_pd::<1>(r));
+                _mm_storel_pd(xp.add(*cp.add(s + j)), lo);
+                _mm_storeh_pd(xp.add(*cp.add(s + j + 1)), lo);
+                _mm_storel_pd(xp.add(*cp.add(s + j + 2)), hi);
+                _mm_storeh_pd(xp.add(*cp.add(s + j + 3)), hi);
+                j += 4;
+            }
+            while j < n {
+                let c = *cp.add(s + j);
+                assert!(c < nv, "solve_tree_col: a column is not below nv = {nv}");
+                *xp.add(c) -= *lp.add(s + j) * xk;
+                j += 1;
+            }
+        }
+        // x ← D⁻¹ x
+        for k in 0..nv {
+            *xp.add(k) *= *diag_inv.get_unchecked(k);
+        }
+        // x ← L⁻¹ x: each row's sum from its ancestors, first dof first
+        let mut all = _mm256_set1_epi64x(-1);
+        for k in 0..nv {
+            let s = *madr.get_unchecked(k) + 1;
+            let e = if k + 1 < nv {
+                *madr.get_unchecked(k + 1)
+            } else {
+                ld.len()
+            };
+            let n = e - s;
+            let mut acc = *xp.add(k);
+            let mut j = 0;
+            while j + 4 <= n {
+                let c = _mm256_loadu_si256(cp.add(s + j).cast());
+                let ok = _mm256_cmpgt_epi64(lim, _mm256_xor_si256(c, sign));
+                all = _mm256_and_si256(all, ok);
+                let xv = _mm256_mask_i64gather_pd::<8>(
+                    _mm256_setzero_pd(),
+                    xp.cast_const(),
+                    c,
+                    _mm256_castsi256_pd(ok),
+                );
+                let p = _mm256_mul_pd(_mm256_loadu_pd(lp.add(s + j)), xv);
+                let (lo, hi) = (_mm256_castpd256_pd128(p), _mm256_extractf128_pd::<1>(p));
+                acc -= _mm_cvtsd_f64(lo);
+                acc -= _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+                acc -= _mm_cvtsd_f64(hi);
+                acc -= _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+                j += 4;
+            }
+            while j < n {
+                let c = *cp.add(s + j);
+                assert!(c < nv, "solve_tree_col: a column is not below nv = {nv}");
+                acc -= *lp.add(s + j) * *xp.add(c);
+                j += 1;
+            }
+            *xp.add(k) = acc;
+        }
+        assert!(
+            _mm256_movemask_pd(_mm256_castsi256_pd(all)) == 0xF,
+            "solve_tree_col: a column is not below nv = {nv}"
+        );
     }
 }
 
