@@ -709,10 +709,13 @@ pub struct HessianPattern {
     /// parents and J's row structure; a gather whose rows have the same structure (a step that
     /// keeps its contacts, a finite-difference step that perturbs a position) keeps the pattern.
     pub(crate) key: Vec<usize>,
-    /// Per dof i: the rows k > i whose pattern holds i, descending, each with i's position in
-    /// row k (`up_adr`: nv + 1 entries).
+    /// Per dof i: the rows k > i whose pattern holds i, descending (`up_adr`: nv + 1 entries),
+    /// each `[k, pos, r, cut]`: i's position `pos` in row k, and the ranges of the factor's
+    /// update of i by row k (`crate::solver::hsparse::factor`): row k's runs wholly before
+    /// `pos` are its first `r` runs, and the first `cut` entries of its run `r` come before
+    /// `pos` too.
     pub(crate) up_adr: Vec<usize>,
-    pub(crate) up: Vec<(usize, usize)>,
+    pub(crate) up: Vec<[u32; 4]>,
     /// Per dof a: the problem's rows with a non-zero in column a, ascending, each with a's
     /// position in the row (`jt_adr`: nv + 1 entries), and each row's cone (`NIL`: none).
     pub(crate) jt_adr: Vec<usize>,

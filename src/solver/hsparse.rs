@@ -166,14 +166,21 @@ impl<T: Scalar> Problem<T> {
             h.up_adr[i + 1] += h.up_adr[i];
         }
         h.up.clear();
-        h.up.resize(h.up_adr[nv], (0, 0));
-        // fill from the end of each list, rows ascending: the lists come out descending
+        h.up.resize(h.up_adr[nv], [0; 4]);
+        // fill from the end of each list, rows ascending: the lists come out descending; each
+        // entry with the run of row k holding its position
         h.mark[..nv].copy_from_slice(&h.up_adr[1..]);
         for k in 0..nv {
+            let (r0, r1) = (h.run_adr[k], h.run_adr[k + 1]);
+            let mut r = r0;
             for x in 0..h.len[k] {
+                while r + 1 < r1 && h.run[r + 1][0] as usize <= x {
+                    r += 1;
+                }
                 let i = h.col[h.adr[k] + x];
                 h.mark[i] -= 1;
-                h.up[h.mark[i]] = (k, x);
+                let cut = x - h.run[r][0] as usize;
+                h.up[h.mark[i]] = [k as u32, x as u32, (r - r0) as u32, cut as u32];
             }
         }
         // J's columns: per dof, the rows with a non-zero there, ascending
@@ -349,21 +356,30 @@ pub fn factor<T: Scalar>(
                 acc[c..c + n].copy_from_slice(&red[x..x + n]);
             }
             acc[i] = red[ai + li];
-            for &(k, pos) in ups {
+            for &[k, pos, r, cut] in ups {
+                let k = k as usize;
                 let ak = pat.adr[k];
-                let aki = red[ak + pos];
+                let kp = ak + pos as usize;
+                let aki = red[kp];
                 if crate::math::exact_zero(aki) {
                     continue;
                 }
-                let f = l[ak + pos];
-                // row k's entries before i, run by run
-                for &[x, c, n] in &pat.run[pat.run_adr[k]..pat.run_adr[k + 1]] {
-                    let (x, c) = (x as usize, c as usize);
-                    if x >= pos {
-                        break;
+                let f = l[kp];
+                // row k's entries before i, run by run: the runs wholly before it, then the
+                // first `cut` entries of the run holding it
+                let r0 = pat.run_adr[k];
+                let r1 = r0 + r as usize;
+                for &[x, c, n] in &pat.run[r0..r1] {
+                    let (x, c, n) = (ak + x as usize, c as usize, n as usize);
+                    for (a, &v) in acc[c..c + n].iter_mut().zip(&red[x..x + n]) {
+                        *a -= v * f;
                     }
-                    let n = (n as usize).min(pos - x);
-                    for (a, &v) in acc[c..c + n].iter_mut().zip(&red[ak + x..ak + x + n]) {
+                }
+                let n = cut as usize;
+                if n > 0 {
+                    let [x, c, _] = pat.run[r1];
+                    let (x, c) = (ak + x as usize, c as usize);
+                    for (a, &v) in acc[c..c + n].iter_mut().zip(&red[x..x + n]) {
                         *a -= v * f;
                     }
                 }
