@@ -672,4 +672,38 @@ mod tests {
         solve_ld(&m, &ld, &dinv, &mut x3);
         assert_eq!(x1, x3);
     }
+
+    /// A column past the dofs stops [`solve_tree_col`] with a panic (the scalar loops'
+    /// indexing; the AVX2 kernel checks every column before it reads or writes `x` there), in
+    /// either pass: a far column in the middle of a long row, and one just past nv.
+    #[test]
+    fn column_solve_panics_on_a_column_past_nv() {
+        let (parent, madr, mat) = tree_matrix();
+        let nv = madr.len();
+        let mut m = Model {
+            nv,
+            nM: mat.len(),
+            dof_parentid: parent.clone(),
+            dof_Madr: madr.clone(),
+            ..Default::default()
+        };
+        m.fill_dof_mcol();
+        let mut dinv = vec![0.0; nv];
+        let mut ld = mat.clone();
+        factor_tree(&madr, &parent, &mut ld, &mut dinv);
+        let (madr, ld, dinv) = (&madr, &ld, &dinv);
+        // row 11 holds 11 and its 9 ancestors
+        for bad in [usize::MAX / 2, 1 << 40, nv] {
+            for x0 in [1.0, 0.0] {
+                let mut col = m.dof_Mcol.clone();
+                col[madr[11] + 2] = bad;
+                // x0 = 0 skips row 11 in the backward pass: the forward pass meets the column
+                let mut x: Vec<f64> = (0..nv).map(|i| if i == 11 { x0 } else { 1.0 }).collect();
+                let r = std::panic::catch_unwind(move || {
+                    solve_tree_col(madr, &col, ld, dinv, &mut x);
+                });
+                assert!(r.is_err(), "column {bad}, x_11 = {x0}");
+            }
+        }
+    }
 }
