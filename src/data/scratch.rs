@@ -124,6 +124,12 @@ pub struct HessianEntry<T> {
     pub(crate) sparse: bool,
     pub(crate) h: Vec<T>,
     pub(crate) dinv: Vec<T>,
+    /// Counts the writes of this entry (a later entry names the one it was updated from by
+    /// its place and this count).
+    pub(crate) gen: u64,
+    /// Built (`None`), or updated by `crate::solver::newton::update_hessian` from the factor of
+    /// entry `.0` at generation `.1`.
+    pub(crate) parent: Option<(usize, u64)>,
 }
 
 // A clone keeps the capacity of every array (see `Data`'s `Clone`).
@@ -282,6 +288,9 @@ pub struct SolverScratch<T> {
     pub Hred: Vec<T>,
     pub H_tree: bool,
     pub H_sparse: bool,
+    /// `(k, here)`: the factor is `Problem::hcache[k]`'s, read there
+    /// (`crate::solver::newton::hessian`); `H`, `Ht`, `Hdinv`, `Hs` hold it too only if `here`.
+    pub(crate) H_kept: Option<(usize, bool)>,
     /// `Ma`, `jar` hold M a and J a - aref at the current problem's start point `a` (set by
     /// the warm start when it keeps `qacc_warmstart`, cleared by every gather).
     pub start_ws: bool,
@@ -397,6 +406,7 @@ crate::data::reserved::clone_reserved! {
         Hred: vec,
         H_tree: copy,
         H_sparse: copy,
+        H_kept: copy,
         start_ws: copy,
         start_s: clone,
         rowbuf: vec,
@@ -459,6 +469,7 @@ impl<T> Default for SolverScratch<T> {
             Hred: Vec::new(),
             H_tree: false,
             H_sparse: false,
+            H_kept: None,
             start_ws: false,
             start_s: None,
             rowbuf: Vec::new(),

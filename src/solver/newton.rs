@@ -31,31 +31,23 @@ const SPARSE_MAX: usize = 48;
 /// position stage, as the finite-difference Jacobians' velocity and control perturbations do),
 /// the factor is a function of the rows' states alone unless an elliptic cone is in its cone
 /// zone (whose Hessian depends on the point): the last [`HCACHE`] factors are kept in
-/// `p.hcache` by their states and copied back when the states recur, bit for bit what the
-/// build gives.
+/// `p.hcache` by their states and read there when the states recur (`s.H_kept`), bit for bit
+/// what the build gives. [`update_hessian`] keeps its results there too, by the factor they
+/// were updated from and the new states.
 pub fn hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>) {
     let keep = s.hcache_on
         && !p.cone.iter().any(|c| {
             p.ty[c.adr] == ConstraintType::ContactElliptic
                 && p.state[c.adr] == ConstraintState::Cone
         });
+    s.H_kept = None;
     if keep {
-        if let Some(e) = p.hcache[..p.hcache_n]
+        if let Some(k) = p.hcache[..p.hcache_n]
             .iter()
-            .find(|e| e.state[..] == p.state[..])
+            .position(|e| e.parent.is_none() && e.state[..] == p.state[..])
         {
-            (s.H_tree, s.H_sparse) = (e.tree, e.sparse);
-            let h = if e.tree {
-                s.Hdinv.clear();
-                s.Hdinv.extend_from_slice(&e.dinv);
-                &mut s.Ht
-            } else if e.sparse {
-                &mut s.Hs
-            } else {
-                &mut s.H
-            };
-            h.clear();
-            h.extend_from_slice(&e.h);
+            // read where it is kept: copied out only if an update changes it
+            borrow(p, s, k, false);
             return;
         }
     }
@@ -70,50 +62,101 @@ pub fn hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>) {
         hessian_dense(p, s);
     }
     if keep {
-        let k = p.hcache_next;
-        if k == p.hcache.len() {
-            p.hcache.push(HessianEntry {
-                state: Vec::new(),
-                tree: false,
-                sparse: false,
-                h: Vec::new(),
-                dinv: Vec::new(),
-            });
-        }
-        p.hcache_next = (k + 1) % HCACHE;
-        p.hcache_n = (p.hcache_n + 1).min(HCACHE);
-        let e = &mut p.hcache[k];
-        e.state.clear();
-        e.state.extend_from_slice(&p.state);
-        (e.tree, e.sparse) = (s.H_tree, s.H_sparse);
-        let h = if s.H_tree {
-            &s.Ht
-        } else if s.H_sparse {
-            &s.Hs
-        } else {
-            &s.H
-        };
-        e.h.clear();
-        e.h.extend_from_slice(h);
-        e.dinv.clear();
-        if s.H_tree {
-            e.dinv.extend_from_slice(&s.Hdinv);
-        }
+        keep_factor(p, s, None);
     }
 }
 
-/// The factored Hessians [`hessian`] keeps per problem.
-const HCACHE: usize = 4;
+/// Reads the factor of `p.hcache[k]` from there ([`solve_h`]); `here`: the scratch's arrays
+/// hold it too.
+fn borrow<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>, k: usize, here: bool) {
+    let e = &p.hcache[k];
+    (s.H_tree, s.H_sparse) = (e.tree, e.sparse);
+    s.H_kept = Some((k, here));
+}
+
+/// Stores the factor in the scratch's arrays in `p.hcache` for the current states, built
+/// (`parent` None) or updated from the factor of entry `parent.0` of generation `parent.1`,
+/// and reads it from there (the scratch's arrays hold it too).
+fn keep_factor<T: Scalar>(
+    p: &mut Problem<T>,
+    s: &mut SolverScratch<T>,
+    parent: Option<(usize, u64)>,
+) {
+    let k = p.hcache_next;
+    if k == p.hcache.len() {
+        p.hcache.push(HessianEntry {
+            state: Vec::new(),
+            tree: false,
+            sparse: false,
+            h: Vec::new(),
+            dinv: Vec::new(),
+            gen: 0,
+            parent: None,
+        });
+    }
+    p.hcache_next = (k + 1) % HCACHE;
+    p.hcache_n = (p.hcache_n + 1).min(HCACHE);
+    let e = &mut p.hcache[k];
+    e.gen += 1;
+    e.parent = parent;
+    e.state.clear();
+    e.state.extend_from_slice(&p.state);
+    (e.tree, e.sparse) = (s.H_tree, s.H_sparse);
+    let h = if s.H_tree {
+        &s.Ht
+    } else if s.H_sparse {
+        &s.Hs
+    } else {
+        &s.H
+    };
+    e.h.clear();
+    e.h.extend_from_slice(h);
+    e.dinv.clear();
+    if s.H_tree {
+        e.dinv.extend_from_slice(&s.Hdinv);
+    }
+    borrow(p, s, k, true);
+}
+
+/// The factored Hessians [`hessian`] and [`update_hessian`] keep per problem.
+const HCACHE: usize = 8;
 
 /// `x ← H⁻¹ x` for `x = s.Mgrad` with the factor of [`hessian`] / [`update_hessian`].
 pub fn solve_h<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    let kept = s.H_kept.map(|(k, _)| &p.hcache[k]);
     if s.H_tree {
-        crate::smooth::crb::solve_tree_col(&p.Madr, &p.Mcol, &s.Ht, &s.Hdinv, &mut s.Mgrad);
+        let (h, dinv) = kept.map_or((&s.Ht, &s.Hdinv), |e| (&e.h, &e.dinv));
+        crate::smooth::crb::solve_tree_col(&p.Madr, &p.Mcol, h, dinv, &mut s.Mgrad);
     } else if s.H_sparse {
-        hsparse::solve(&p.hpat, &s.Hs, p.nv, &mut s.Mgrad);
+        let h = kept.map_or(&s.Hs, |e| &e.h);
+        hsparse::solve(&p.hpat, h, p.nv, &mut s.Mgrad);
     } else {
-        dense::ldl_solve_rev(&s.H, p.nv, &mut s.Mgrad);
+        let h = kept.map_or(&s.H, |e| &e.h);
+        dense::ldl_solve_rev(h, p.nv, &mut s.Mgrad);
     }
+}
+
+/// Brings a factor read from `p.hcache` ([`hessian`], `s.H_kept`) into the scratch's arrays
+/// (unless they hold it), where [`update_hessian`] changes it.
+fn take_kept<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    let Some((k, here)) = s.H_kept.take() else {
+        return;
+    };
+    if here {
+        return;
+    }
+    let e = &p.hcache[k];
+    let h = if e.tree {
+        s.Hdinv.clear();
+        s.Hdinv.extend_from_slice(&e.dinv);
+        &mut s.Ht
+    } else if e.sparse {
+        &mut s.Hs
+    } else {
+        &mut s.H
+    };
+    h.clear();
+    h.extend_from_slice(&e.h);
 }
 
 /// The root path shared by the rows `adr..adr + n`: its deepest dof, `-1` if they are all
@@ -672,6 +715,18 @@ pub fn update_hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, n
         hessian(p, s);
         return;
     }
+    // a factor read from the kept ones: this update's result may be kept too
+    let from = s.H_kept.map(|(k, _)| (k, p.hcache[k].gen));
+    if let Some(from) = from {
+        if let Some(k) = p.hcache[..p.hcache_n]
+            .iter()
+            .position(|e| e.parent == Some(from) && e.state[..] == p.state[..])
+        {
+            borrow(p, s, k, false);
+            return;
+        }
+    }
+    let mut updated = false;
     for i in 0..p.nefc {
         let (o, n) = (s.state_old[i], p.state[i]);
         let (oq, nq) = (
@@ -700,6 +755,8 @@ pub fn update_hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, n
                 *x = j * sd;
             }
         }
+        take_kept(p, s);
+        updated = true;
         let ok = if s.H_tree {
             rank1_tree(
                 &p.Madr,
@@ -719,6 +776,11 @@ pub fn update_hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, n
             hessian(p, s);
             return;
         }
+    }
+    // the update is a function of the factor it started from (its states: the old ones), the
+    // rows that changed and their D and J, which the kept position part fixes
+    if let (Some(from), true) = (from, updated) {
+        keep_factor(p, s, Some(from));
     }
 }
 
