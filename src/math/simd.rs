@@ -149,8 +149,7 @@ pub(crate) fn solve_tree_col<T: Scalar>(
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
     {
-        if TypeId::of::<T>() == TypeId::of::<f64>() && std::arch::is_x86_feature_detected!("avx2")
-        {
+        if TypeId::of::<T>() == TypeId::of::<f64>() && std::arch::is_x86_feature_detected!("avx2") {
             if let (Some(ld), Some(di), Some(x)) = (as_f64(ld), as_f64(diag_inv), as_f64_mut(x)) {
                 let nv = madr.len();
                 let (x, di, col) = (&mut x[..nv], &di[..nv], &col[..ld.len()]);
