@@ -46,26 +46,56 @@ pub(crate) fn tendon_stretch<T: Scalar>(m: &Model, len: T, t: usize) -> Option<(
 
 /// The active springs: the joints with a stiffness in joint order, then the stretched tendons
 /// in tendon order (`ten_length` is `Data::ten_length`).
-pub(crate) fn springs<'a, T: Scalar>(
+pub(crate) fn springs<'a, T: Scalar>(m: &'a Model, ten_length: &'a [T]) -> Springs<'a, T> {
+    Springs {
+        m,
+        ten_length,
+        j: 0,
+        t: 0,
+    }
+}
+
+/// The iterator of [`springs`]: a plain loop over the joints, then the tendons, whose `next` is
+/// inlined into its callers' loops (the passive forces and the potential energy run it on every
+/// forward).
+pub(crate) struct Springs<'a, T> {
     m: &'a Model,
     ten_length: &'a [T],
-) -> impl Iterator<Item = Spring<T>> + 'a {
-    let joints = (0..m.njnt).filter_map(move |j| {
-        let k = m.jnt_stiffness[j];
-        let p = m.jnt_stiffnesspoly[j];
-        if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
-            return None;
+    /// The next joint to look at.
+    j: usize,
+    /// The next tendon to look at.
+    t: usize,
+}
+
+impl<T: Scalar> Iterator for Springs<'_, T> {
+    type Item = Spring<T>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Spring<T>> {
+        let m = self.m;
+        while self.j < m.njnt {
+            let j = self.j;
+            self.j += 1;
+            let k = m.jnt_stiffness[j];
+            let p = m.jnt_stiffnesspoly[j];
+            if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
+                continue;
+            }
+            return Some(Spring::Joint {
+                ty: m.jnt_type[j],
+                qadr: m.jnt_qposadr[j],
+                dadr: m.jnt_dofadr[j],
+                k,
+                p,
+            });
         }
-        Some(Spring::Joint {
-            ty: m.jnt_type[j],
-            qadr: m.jnt_qposadr[j],
-            dadr: m.jnt_dofadr[j],
-            k,
-            p,
-        })
-    });
-    let tendons = (0..m.ntendon).filter_map(move |t| {
-        tendon_stretch(m, ten_length[t], t).map(|(k, p, x)| Spring::Tendon { t, k, p, x })
-    });
-    joints.chain(tendons)
+        while self.t < m.ntendon {
+            let t = self.t;
+            self.t += 1;
+            if let Some((k, p, x)) = tendon_stretch(m, self.ten_length[t], t) {
+                return Some(Spring::Tendon { t, k, p, x });
+            }
+        }
+        None
+    }
 }

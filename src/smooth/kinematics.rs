@@ -51,7 +51,8 @@ pub fn kinematics<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 // position rotated by any finite quaternion is +0 exactly, so the rotations of
                 // it are skipped (as `mju_rotVecQuat` skips a zero vector); the sums with it
                 // stay, for the sign of a zero in `pos`
-                let at_origin = m.jnt_pos[j].iter().all(|x| x.to_bits() == 0);
+                let [px, py, pz] = m.jnt_pos[j];
+                let at_origin = (px.to_bits() | py.to_bits() | pz.to_bits()) == 0;
                 let rot_jpos = |q: &Quaternion<T>| {
                     if at_origin {
                         Vector3::zeros()
