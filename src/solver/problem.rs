@@ -334,7 +334,32 @@ impl<T: Scalar> Problem<T> {
             self.Madr.clear();
             self.parentid.clear();
             self.Mcol.clear();
-            for &da in dofs {
+            // an island whose dofs are one run `d0..d0 + nv` (ascending whole trees, so every
+            // ancestor of one of them is in the run): its rows of M and of M's factor are one
+            // slice of the global ones, its layout the global one shifted by `d0`; the same
+            // values as the loop below, copied in three slices instead of three pieces per dof
+            // (ascending and distinct, the dofs are a run exactly when the last is `d0 + nv - 1`)
+            let d0 = dofs.first().copied().unwrap_or(0);
+            let run = nv > 0 && dofs[nv - 1] + 1 - d0 == nv && m.dof_Mcol.len() == m.nM;
+            if run {
+                let m0 = m.dof_Madr[d0];
+                let m1 = m.dof_Madr.get(d0 + nv).copied().unwrap_or(m.nM);
+                self.qM.extend_from_slice(&d.qM[m0..m1]);
+                self.qLD.extend_from_slice(&d.qLD[m0..m1]);
+                self.qLDiagInv.extend_from_slice(&d.qLDiagInv[d0..d0 + nv]);
+                self.Madr
+                    .extend(m.dof_Madr[d0..d0 + nv].iter().map(|&a| a - m0));
+                self.parentid
+                    .extend(m.dof_parentid[d0..d0 + nv].iter().map(|&j| {
+                        if j < 0 {
+                            -1
+                        } else {
+                            j - d0 as i32
+                        }
+                    }));
+                self.Mcol.extend(m.dof_Mcol[m0..m1].iter().map(|&c| c - d0));
+            }
+            for &da in if run { &[][..] } else { dofs } {
                 let a0 = m.dof_Madr[da];
                 let a1 = if da + 1 < nvfull {
                     m.dof_Madr[da + 1]
