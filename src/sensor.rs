@@ -796,8 +796,10 @@ fn contact_sensor<T: Scalar>(m: &Model, d: &Data<T>, i: usize, out: &mut [T]) {
 }
 
 fn stage<T: Scalar>(m: &Model, d: &mut Data<T>, s: Stage) {
+    // a sensor can be idle only while some tree sleeps: asked once per stage, not per sensor
+    let some_asleep = crate::sleep::some_asleep(m, d);
     for i in 0..m.nsensor {
-        if sensor_needstage(m, i) != s || crate::sleep::sensor_idle(m, d, i) {
+        if sensor_needstage(m, i) != s || (some_asleep && crate::sleep::sensor_idle(m, d, i)) {
             continue;
         }
         if m.sensor_type[i] == SensorType::Contact {
@@ -810,9 +812,11 @@ fn stage<T: Scalar>(m: &Model, d: &mut Data<T>, s: Stage) {
         let out = compute(m, d, i);
         let adr = m.sensor_adr[i];
         let dim = m.sensor_dim[i];
-        for k in 0..dim {
-            d.sensordata[adr + k] = if k < out.n { out.v[k] } else { T::zero() };
-        }
+        // the computed values, then zeros up to the sensor's dimension
+        let n = out.n.min(dim);
+        let dst = &mut d.sensordata[adr..adr + dim];
+        dst[..n].copy_from_slice(&out.v[..n]);
+        dst[n..].fill(T::zero());
         apply_cutoff(m, d, i);
     }
 }

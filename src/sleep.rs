@@ -175,6 +175,12 @@ pub fn actuator_idle<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
     rows_idle(m, d, |f| actuator_bodies(m, u, f))
 }
 
+/// Whether sleeping is enabled and some tree sleeps: without it no sensor is idle
+/// ([`sensor_idle`] is false for every one).
+pub fn some_asleep<T: Scalar>(m: &Model, d: &Data<T>) -> bool {
+    active(m) && d.tree_asleep.iter().any(|&a| a >= 0)
+}
+
 /// Whether sensor `i` is asleep and keeps its `sensordata` (with the `sleep` flag): some of
 /// the bodies of its object and reference object sleep and none is awake. Measured on MuJoCo
 /// 4.0.0: the accelerometer, force, torque, frame acceleration, touch and contact sensors of a
@@ -182,7 +188,7 @@ pub fn actuator_idle<T: Scalar>(m: &Model, d: &Data<T>, u: usize) -> bool {
 /// a frame position of a sleeping site relative to a moving one follows the moving one, a
 /// touch sensor on a world site and a clock go on.
 pub fn sensor_idle<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> bool {
-    if !active(m) || !d.tree_asleep.iter().any(|&a| a >= 0) {
+    if !some_asleep(m, d) {
         return false;
     }
     let (ty, id) = (m.sensor_objtype[i], m.sensor_objid[i]);
