@@ -379,15 +379,18 @@ pub(crate) fn forward_parts(
     if let Some(x) = w.cons.pre.take() {
         w.cons.spare = Some(x);
     }
-    for k in 0..nv {
-        // row k of the column-major qdg and fa
-        let row = &mut lin.x[k * c..(k + 1) * c];
-        for (l, o) in row[..nv].iter_mut().enumerate() {
-            *o = -lin.qdg.as_slice()[l * nv + k];
-        }
-        for (l, o) in row[2 * nv..].iter_mut().enumerate() {
-            *o = lin.fa.as_slice()[l * nv + k];
-        }
+    // the rows of the column-major −qdg and fa (transposed in 4 × 4 tiles)
+    rows::transpose_into(lin.qdg.as_slice(), nv, nv, nv, &mut lin.x, c, -1.0);
+    if na + nu > 0 {
+        rows::transpose_into(
+            lin.fa.as_slice(),
+            nv,
+            na + nu,
+            nv,
+            &mut lin.x[2 * nv..],
+            c,
+            1.0,
+        );
     }
     // (M + JᵀHJ) ∂qacc = −∂g: all columns at once (row blocks)
     if lin.tree {

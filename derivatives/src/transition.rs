@@ -191,15 +191,18 @@ pub(crate) fn forwarded(
         // ∂a_int = ∂qacc + He⁻¹ (∂M (qacc − a_int) − h D ∂qacc)
         // and, for polynomial damping, − h diag(s'(v) a_int) in the velocity columns
         lin.y.resize(nv * c, 0.0);
+        // the column-major qdmx as the first nv columns of y's rows, then each row's
+        // s x + qdmx (the same sum as s x first, qdmx added)
+        rows::transpose_into(lin.qdmx.as_slice(), nv, nv, nv, &mut lin.y, c, 1.0);
         for k in 0..nv {
             let s = -h * slope[k];
             let (y, x) = (&mut lin.y[k * c..(k + 1) * c], &lin.x[k * c..(k + 1) * c]);
-            for (y, x) in y.iter_mut().zip(x) {
-                *y = s * *x;
+            let (yq, yr) = y.split_at_mut(nv);
+            for (y, x) in yq.iter_mut().zip(&x[..nv]) {
+                *y += s * *x;
             }
-            // row k of the column-major qdmx
-            for (l, y) in y[..nv].iter_mut().enumerate() {
-                *y += lin.qdmx.as_slice()[l * nv + k];
+            for (y, x) in yr.iter_mut().zip(&x[nv..]) {
+                *y = s * *x;
             }
             y[nv + k] -= h * slope_dv(m, d.qvel[k], k) * aint[k];
         }
@@ -266,15 +269,10 @@ pub(crate) fn forwarded(
         Some(t) if t.A.shape() == (nx, nx) && t.B.shape() == (nx, nu) => (t.A, t.B),
         _ => (DMatrix::zeros(nx, nx), DMatrix::zeros(nx, nu)),
     };
-    // (column-major A and B from ab's rows, over the storage: no per-entry index checks)
-    let (a_s, b_s) = (a.as_mut_slice(), b.as_mut_slice());
-    for (i, row) in ab.chunks_exact(c.max(1)).enumerate() {
-        for (k, &v) in row[..nx].iter().enumerate() {
-            a_s[k * nx + i] = v;
-        }
-        for (k, &v) in row[nx..].iter().enumerate() {
-            b_s[k * nx + i] = v;
-        }
+    // column-major A and B: ab's rows transposed (in 4 × 4 tiles)
+    rows::transpose_into(ab, c, nx, nx, a.as_mut_slice(), nx, 1.0);
+    if nu > 0 {
+        rows::transpose_into(&ab[nx..], c, nx, nu, b.as_mut_slice(), nx, 1.0);
     }
     let mut step_aint = std::mem::take(&mut vecs.step_aint);
     step_aint.clear();
