@@ -237,11 +237,16 @@ fn d_rne_pos_body(
     out: &mut DMatrix<f64>,
 ) {
     let nv = m.nv;
-    // (slices: nalgebra's element iterator costs several instructions per entry)
-    out.as_mut_slice().fill(0.0);
     let mut mx = mx;
-    if let Some((_, o)) = &mut mx {
-        o.as_mut_slice().fill(0.0);
+    // nv × nv outputs are zeroed column by column in the sweep over the directions below (a
+    // column's short fill instead of one long one); others here
+    // (slices: nalgebra's element iterator costs several instructions per entry)
+    let by_col = out.len() == nv * nv && mx.as_ref().is_none_or(|(_, o)| o.len() == nv * nv);
+    if !by_col || nv == 0 {
+        out.as_mut_slice().fill(0.0);
+        if let Some((_, o)) = &mut mx {
+            o.as_mut_slice().fill(0.0);
+        }
     }
     if nv == 0 {
         return;
@@ -319,12 +324,11 @@ fn d_rne_pos_body(
     // with (I a)_b of x, no velocity and no world-fixed forces (A2_b s = s ×* (I a2)_b).
     w.ic.clear();
     w.ic.extend_from_slice(&d.cinert[..nb]);
-    w.gc.clear();
-    w.gc.resize(nb, Matrix6::zeros());
-    w.gb.clear();
-    w.gb.resize(nb, Matrix6::zeros());
-    w.g2.clear();
-    w.g2.resize(nb, Matrix6::zeros());
+    // entries 1..nb are written below (gb only with velocities, else zero; g2 only for the
+    // fused mass part, which alone reads it); the world's entry is never read
+    for g in [&mut w.gc, &mut w.gb, &mut w.g2] {
+        g.resize(nb, Matrix6::zeros());
+    }
     for b in 1..nb {
         let c = &d.cinert[b];
         let (v, h) = (w.vel[b], w.h[b]);
@@ -338,6 +342,8 @@ fn d_rne_pos_body(
                 }
             }
             w.gb[b] = vel_map(&inertia_matrix(c), &v, &h);
+        } else {
+            w.gb[b] = Matrix6::zeros();
         }
         let fw = w.fw[b];
         if fw != Vector3::zeros() {
@@ -363,10 +369,13 @@ fn d_rne_pos_body(
             for (x, y) in w.ic[p].iter_mut().zip(ib.iter()) {
                 *x += *y;
             }
-            let (a, bb, a2) = (w.gc[b], w.gb[b], w.g2[b]);
-            add66(&mut w.gc[p], &a);
-            add66(&mut w.gb[p], &bb);
-            add66(&mut w.g2[p], &a2);
+            add_child(&mut w.gc, p, b);
+            if vel {
+                add_child(&mut w.gb, p, b);
+            }
+            if fused {
+                add_child(&mut w.g2, p, b);
+            }
         }
     }
     // per dof k (body b): [Ac_bᵀ S_k, Ic_b S_k, Bc_bᵀ S_k, S_k ×* F_b] and the mass part's
@@ -388,6 +397,12 @@ fn d_rne_pos_body(
         }
     }
     for j in 0..nv {
+        if by_col {
+            out.as_mut_slice()[j * nv..(j + 1) * nv].fill(0.0);
+            if let Some((_, o)) = &mut mx {
+                o.as_mut_slice()[j * nv..(j + 1) * nv].fill(0.0);
+            }
+        }
         if translation_invariant(m, j) {
             continue;
         }
@@ -669,6 +684,13 @@ fn tr_mul6(a: &Matrix6<f64>, x: &V6) -> V6 {
         let c = &a[6 * i..6 * i + 6];
         (c[0] * x[0] + c[1] * x[1] + c[2] * x[2]) + (c[3] * x[3] + c[4] * x[4] + c[5] * x[5])
     })
+}
+
+/// `g[p] += g[b]` (`p < b`: a body's parent comes first) without copying `g[b]` out.
+#[inline(always)]
+fn add_child(g: &mut [Matrix6<f64>], p: usize, b: usize) {
+    let (lo, hi) = g.split_at_mut(b);
+    add66(&mut lo[p], &hi[0]);
 }
 
 /// `a += b` of 6×6 matrices over their storage.
