@@ -39,7 +39,11 @@ pub struct TransitionOptions {
     pub eps: f64,
     /// Centered differences (`flg_centered`; `Fd` only).
     pub centered: bool,
-    /// Compute the sensor Jacobians `C`, `D` (else they are `0 × n`).
+    /// Compute the sensor Jacobians `C`, `D` (else they are `0 × n`). Without them the
+    /// analytic path's forward at the state (when not [`TransitionOptions::forwarded`]) skips
+    /// the sensor stages, as `mjd_transitionFD` does when `C` and `D` are NULL: `d`'s
+    /// `sensordata` and what only the sensor stages compute (`subtree_linvel`,
+    /// `subtree_angmom`, `cacc`, `cfrc_int`, `cfrc_ext`) are then not recomputed.
     pub sensors: bool,
     /// `d` already holds the results of `moreau::forward` at its state, used as they are
     /// (`Analytic` only: e.g. right after a step's forward; the finite differences always step).
@@ -59,7 +63,8 @@ impl Default for TransitionOptions {
 }
 
 impl TransitionOptions {
-    /// The analytic Jacobians (with the sensor Jacobians, running `forward` first).
+    /// The analytic Jacobians (with the sensor Jacobians, running `forward` first; without
+    /// them, see [`TransitionOptions::sensors`]).
     pub fn analytic() -> Self {
         TransitionOptions {
             method: Method::Analytic,
@@ -212,7 +217,15 @@ impl Workspace {
             Method::Analytic => {
                 Support::transition(m).check()?;
                 if !opts.forwarded {
-                    moreau::forward(m, d);
+                    // without C, D the sensor stages are skipped, as mjd_transitionFD's
+                    // unperturbed step skips them when C and D are NULL (A, B read none of
+                    // their results)
+                    moreau::pipeline::forward_skip(
+                        m,
+                        d,
+                        moreau::pipeline::Skip::None,
+                        !opts.sensors,
+                    );
                 }
                 if opts.sensors {
                     Support::sensors(m, d).check()?;

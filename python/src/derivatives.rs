@@ -7,7 +7,7 @@ use crate::data::MjData;
 use crate::functions::run;
 use crate::model::MjModel;
 use moreau_derivatives::fd::FdWorkspace;
-use moreau_derivatives::{InverseOptions, TransitionOptions, Workspace};
+use moreau_derivatives::{InverseOptions, Support, TransitionOptions, Workspace};
 use numpy::PyArrayDyn;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -188,13 +188,16 @@ pub fn transition<'py>(
                 .take()
                 .unwrap_or_else(|| Box::new(Workspace::default()));
             let (r, w) = run(py, &m, &mut d, |m, data| {
-                let r = w
-                    .transition(
-                        m,
-                        data,
-                        &TransitionOptions::analytic().with_sensors(sensors),
-                    )
-                    .cloned();
+                let opts = TransitionOptions::analytic().with_sensors(sensors);
+                // `d` is left with mj_forward's results at the state, sensors included (the
+                // Rust path skips the sensor stages without C, D)
+                let opts = if sensors || !Support::transition(m).is_covered() {
+                    opts
+                } else {
+                    moreau::forward(m, data);
+                    opts.forwarded()
+                };
+                let r = w.transition(m, data, &opts).cloned();
                 (r, w)
             })?;
             d.analytic = Some(w);
