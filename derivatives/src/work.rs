@@ -318,8 +318,11 @@ pub(crate) fn sized(v: &mut nalgebra::DVector<f64>, n: usize) {
 /// allocates only when the matrix grows beyond its largest size so far).
 pub(crate) fn zeroed(a: &mut nalgebra::DMatrix<f64>, r: usize, c: usize) {
     if a.shape() == (r, c) {
-        // (over the storage: the element iterator of `fill` costs more per entry)
-        a.as_mut_slice().fill(0.0);
+        // (over the storage: the element iterator of `fill` costs more per entry; column by
+        // column: short fills stay vector stores, one long fill runs as `rep stosb`)
+        for col in a.as_mut_slice().chunks_mut(r.max(1)) {
+            col.fill(0.0);
+        }
         return;
     }
     let mut v: Vec<f64> = std::mem::replace(a, nalgebra::DMatrix::zeros(0, 0))
