@@ -5,6 +5,7 @@
 
 #![allow(clippy::needless_range_loop)] // index-based numeric kernels
 
+use crate::math::simd::LDL_CHUNK;
 use crate::math::{sc, Scalar};
 
 /// In-place Cholesky A = L Lᵀ of the n × n symmetric matrix `a` (row-major; lower triangle used,
@@ -44,32 +45,85 @@ fn chol_impl<T: Scalar>(a: &mut [T], n: usize) -> usize {
 
 /// In-place `A = Lᵀ D L` (L unit lower triangular) of the n × n symmetric matrix `a` (row-major,
 /// lower triangle used; D written on the diagonal, L strictly below it, the strict upper
-/// triangle left unspecified), eliminating the last variable first as MuJoCo's `mj_factorM`
-/// does: a matrix with the dof tree's sparsity (parents before children, the Newton Hessian
-/// of contacts on one chain each) gets no fill-in, and the zeros are skipped, so the cost
-/// follows the sparsity. Pivots below 1e-15 are replaced by 1e-15 (mjMINVAL); returns their
-/// number.
+/// triangle used as scratch and left unspecified), eliminating the last variable first as
+/// MuJoCo's `mj_factorM` does: a matrix with the dof tree's sparsity (parents before children,
+/// the Newton Hessian of contacts on one chain each) gets no fill-in, and the zeros are skipped,
+/// so the cost follows the sparsity. Pivots below 1e-15 are replaced by 1e-15 (mjMINVAL);
+/// returns their number.
+///
+/// Each entry `(k, j)`, `j ≤ k`, is reduced as in the right-looking elimination (pivot `m`
+/// from the last down to `k + 1`, skipped where the reduced `a_mk` is exactly zero: `a_kj −=
+/// a_mj · (a_mk / d_m)` with the reduced, undivided `a_mj`), so the result is that
+/// elimination's bit for bit. The order of the loops is left-looking instead: row `k` is
+/// finished at once, its entries kept in registers while the rows below subtract from them,
+/// and the multipliers `a_mk / d_m` of column `k` become L only once row `k` no longer needs
+/// the undivided `a_mk`. On `f64` with AVX2 the same operations run four entries at a time
+/// (`simd::ldl_factor_rev`).
 pub fn ldl_factor_rev<T: Scalar>(a: &mut [T], n: usize) -> usize {
+    assert!(
+        a.len() >= n * n,
+        "ldl_factor_rev: {} entries for n = {n}",
+        a.len()
+    );
+    if let Some(nbad) = crate::math::simd::ldl_factor_rev(a, n) {
+        return nbad;
+    }
+    ldl_factor_rev_scalar(a, n)
+}
+
+/// [`ldl_factor_rev`] without SIMD (any scalar; the result of the AVX2 kernel bit for bit).
+pub(crate) fn ldl_factor_rev_scalar<T: Scalar>(a: &mut [T], n: usize) -> usize {
     let mut nbad = 0;
     let minval: T = sc(1e-15);
+    let mut offs = [0usize; LDL_CHUNK];
     for k in (0..n).rev() {
-        let (head, tail) = a.split_at_mut(k * n);
-        let rowk = &mut tail[..k + 1];
-        let mut dk = rowk[k];
-        if dk < minval {
-            dk = minval;
-            rowk[k] = dk;
-            nbad += 1;
-        }
-        // descending i: entries 0..=i of row k are still those of the reduced matrix
-        for i in (0..k).rev() {
-            let aki = rowk[i];
-            if crate::math::exact_zero(aki) {
-                continue;
+        let (rowk, below) = a[k * n..n * n].split_at_mut(n);
+        let (lo, f) = rowk.split_at_mut(k + 1);
+        let mut m = n;
+        while m > k + 1 {
+            // the next rows m (last first) with a_mk ≠ 0: their offsets in `below`, their
+            // multipliers a_mk / d_m in row k's strict upper part
+            let mut cnt = 0;
+            while m > k + 1 && cnt < LDL_CHUNK {
+                m -= 1;
+                let o = (m - k - 1) * n;
+                let u = below[o + k];
+                if !crate::math::exact_zero(u) {
+                    f[cnt] = u / below[o + m];
+                    offs[cnt] = o;
+                    cnt += 1;
+                }
             }
-            let f = aki / dk;
-            sub_scaled(&mut head[i * n..i * n + i + 1], &rowk[..i + 1], f);
-            rowk[i] = f;
+            let (offs, f) = (&offs[..cnt], &f[..cnt]);
+            let mut j = 0;
+            while j + 4 <= k + 1 {
+                let mut acc = [lo[j], lo[j + 1], lo[j + 2], lo[j + 3]];
+                for (&o, &fm) in offs.iter().zip(f) {
+                    let x = &below[o + j..o + j + 4];
+                    acc[0] -= x[0] * fm;
+                    acc[1] -= x[1] * fm;
+                    acc[2] -= x[2] * fm;
+                    acc[3] -= x[3] * fm;
+                }
+                lo[j..j + 4].copy_from_slice(&acc);
+                j += 4;
+            }
+            for lj in &mut lo[j..] {
+                let mut acc = *lj;
+                for (&o, &fm) in offs.iter().zip(f) {
+                    acc -= below[o + j] * fm;
+                }
+                *lj = acc;
+                j += 1;
+            }
+            // row k is done with these rows' a_mk: L's column k gets the multipliers
+            for (&o, &fm) in offs.iter().zip(f) {
+                below[o + k] = fm;
+            }
+        }
+        if lo[k] < minval {
+            lo[k] = minval;
+            nbad += 1;
         }
     }
     nbad
@@ -105,19 +159,9 @@ pub fn ldl_rank1_rev<T: Scalar>(l: &mut [T], n: usize, w: &mut [T], up: bool) ->
     true
 }
 
-/// `y −= x · f` elementwise (`y`, `x` of equal length). Not inlined: as a function its two
+/// `y += x · f` elementwise (`y`, `x` of equal length). Not inlined: as a function its two
 /// slices are known not to alias, so the loop is vectorized without run-time overlap checks
-/// (the short rows of the tree-sparse factorizations are dominated by that overhead otherwise).
-#[inline(never)]
-pub fn sub_scaled<T: Scalar>(y: &mut [T], x: &[T], f: T) {
-    let n = y.len();
-    let x = &x[..n];
-    for k in 0..n {
-        y[k] -= x[k] * f;
-    }
-}
-
-/// `y += x · f` elementwise (`y`, `x` of equal length); not inlined, as [`sub_scaled`].
+/// (short rows are dominated by that overhead otherwise).
 #[inline(never)]
 pub fn add_scaled<T: Scalar>(y: &mut [T], x: &[T], f: T) {
     let n = y.len();
@@ -395,6 +439,118 @@ mod tests {
         (0..n)
             .map(|i| ((0..n).map(|k| a[i * n + k] * x[k]).sum::<f64>() - b[i]).abs())
             .fold(0.0, f64::max)
+    }
+
+    /// The right-looking reversed LᵀDL (pivot k from the last, each row i < k with a_ki ≠ 0
+    /// updated by `a_ij −= a_kj · (a_ki / d_k)`): the elimination whose result
+    /// `ldl_factor_rev` must give bit for bit.
+    fn ldl_right_looking<T: Scalar>(a: &mut [T], n: usize) -> usize {
+        let mut nbad = 0;
+        let minval: T = sc(1e-15);
+        for k in (0..n).rev() {
+            if a[k * n + k] < minval {
+                a[k * n + k] = minval;
+                nbad += 1;
+            }
+            let dk = a[k * n + k];
+            for i in (0..k).rev() {
+                let aki = a[k * n + i];
+                if crate::math::exact_zero(aki) {
+                    continue;
+                }
+                let f = aki / dk;
+                for j in 0..=i {
+                    let x = a[k * n + j];
+                    a[i * n + j] -= x * f;
+                }
+                a[k * n + i] = f;
+            }
+        }
+        nbad
+    }
+
+    /// A deterministic symmetric test matrix (lower triangle) of order n: SPD from `spd` on a
+    /// random pattern (`zeros` in 1/8: the share of B's entries forced to zero), some of its
+    /// entries replaced by −0.0, and with `tiny`, a few diagonals made negligible or
+    /// negative so that pivots are raised.
+    fn ldl_case(n: usize, seed: u64, zeros: u64, tiny: bool) -> Vec<f64> {
+        let mut s = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            s >> 33
+        };
+        let keep: Vec<bool> = (0..n * n).map(|_| next() % 8 >= zeros).collect();
+        let mut a = spd(n, |i, j| keep[i * n + j]);
+        for i in 0..n {
+            for j in 0..i {
+                if a[i * n + j] == 0.0 && next() % 4 == 0 {
+                    a[i * n + j] = -0.0;
+                }
+            }
+            if tiny && next() % 5 == 0 {
+                a[i * n + i] = if next() % 2 == 0 { 1e-17 } else { -0.5 };
+            }
+        }
+        a
+    }
+
+    /// The factor's lower triangle (D and L) and its raised pivots, as bits.
+    fn lower_bits(a: &[f64], n: usize) -> Vec<u64> {
+        (0..n)
+            .flat_map(|i| (0..=i).map(move |j| (i, j)))
+            .map(|(i, j)| a[i * n + j].to_bits())
+            .collect()
+    }
+
+    /// `ldl_factor_rev` (the AVX2 kernel where the CPU has it) and its scalar loop give the
+    /// right-looking elimination's factor bit for bit: dense, sparse and tree patterns, signed
+    /// zeros, raised pivots, orders 1 to 40 and 70 (more pivot rows than one pass gathers),
+    /// and on dual numbers (value and derivative).
+    #[test]
+    fn reversed_ldl_is_the_right_looking_elimination_bit_for_bit() {
+        let mut cases = 0;
+        for n in (1..=40).chain([70]) {
+            for (seed, zeros, tiny) in [(1, 0, false), (2, 4, false), (3, 6, true), (4, 7, true)] {
+                let a = ldl_case(n, seed * 1000 + n as u64, zeros, tiny);
+                let mut want = a.clone();
+                let nbad = ldl_right_looking(&mut want, n);
+                let mut fast = a.clone();
+                assert_eq!(ldl_factor_rev(&mut fast, n), nbad, "n {n} seed {seed}");
+                let mut scalar = a.clone();
+                assert_eq!(ldl_factor_rev_scalar(&mut scalar, n), nbad);
+                let w = lower_bits(&want, n);
+                assert_eq!(lower_bits(&fast, n), w, "n {n} seed {seed}");
+                assert_eq!(lower_bits(&scalar, n), w, "n {n} seed {seed}");
+                cases += usize::from(nbad > 0);
+            }
+        }
+        assert!(cases > 10, "raised pivots in {cases} cases only");
+        // dual numbers take the scalar loop: values and derivatives as the elimination's
+        use num_dual::Dual64;
+        for n in [1, 5, 12, 23] {
+            let a = ldl_case(n, 77 + n as u64, 3, false);
+            let da = ldl_case(n, 99 + n as u64, 5, false);
+            let dual: Vec<Dual64> = a
+                .iter()
+                .zip(&da)
+                .map(|(&v, &e)| Dual64::new(v, e))
+                .collect();
+            let mut want = dual.clone();
+            ldl_right_looking(&mut want, n);
+            let mut got = dual.clone();
+            ldl_factor_rev(&mut got, n);
+            for i in 0..n {
+                for j in 0..=i {
+                    let (g, w) = (got[i * n + j], want[i * n + j]);
+                    assert_eq!(g.re.to_bits(), w.re.to_bits(), "({i}, {j})");
+                    assert_eq!(g.eps.to_bits(), w.eps.to_bits(), "({i}, {j})");
+                }
+            }
+        }
     }
 
     /// `ldl_factor_rev` + `ldl_solve_rev` solve A x = b for a dense SPD matrix and for one with

@@ -1,6 +1,7 @@
 //! Every `unsafe` SIMD kernel of the engine, each with its safe entry point: the AVX2 row
-//! updates of the tree-sparse LᵀDL factorization (`mj_factorI`), its solve (`mj_solveLD`) and
-//! the nonzero scan of dense constraint-Jacobian rows. Each entry point takes any [`Scalar`], runs the kernel only on
+//! updates of the tree-sparse LᵀDL factorization (`mj_factorI`), its solve (`mj_solveLD`),
+//! the dense reversed LᵀDL of the Newton Hessian, and the nonzero scan of dense
+//! constraint-Jacobian rows. Each entry point takes any [`Scalar`], runs the kernel only on
 //! `f64` where the CPU has AVX2 (checked at run time) and otherwise returns `false`/`None` for
 //! the caller's scalar loop, which gives the same result bit for bit.
 
@@ -293,6 +294,159 @@ unsafe fn solve_tree_col_avx2(
             _mm256_movemask_pd(_mm256_castsi256_pd(all)) == 0xF,
             "solve_tree_col: a column is not below nv = {nv}"
         );
+    }
+}
+
+// ------------------------------------------------------------------ dense LᵀDL
+
+/// The pivot rows whose multipliers `dense::ldl_factor_rev` gathers per pass over a row.
+pub(crate) const LDL_CHUNK: usize = 64;
+
+/// `dense::ldl_factor_rev` by the AVX2 kernel when `T` is `f64` and the CPU has AVX2: the
+/// number of raised pivots, or `None` (the caller's scalar loop gives the same bits). The
+/// caller checks `a.len() >= n * n`.
+#[inline]
+pub(crate) fn ldl_factor_rev<T: Scalar>(a: &mut [T], n: usize) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        if let Some(a) = as_f64_mut(a) {
+            assert!(a.len() >= n * n);
+            // SAFETY: the CPU supports AVX2 (checked just above), `a` holds n × n entries
+            return Some(unsafe { ldl_factor_rev_avx2(a, n) });
+        }
+    }
+    let _ = (a, n);
+    None
+}
+
+/// `dense::ldl_factor_rev_scalar` on `f64` with AVX2: the same operations in the same order
+/// (each entry `a_kj −= a_mj · f_m`, a multiply then a subtract, no FMA contraction, for the
+/// rows `m` from the last), up to sixteen entries of row `k` at a time in registers, the last
+/// one to three by masked loads and stores ([`ldl_row_pass`]); so the result equals the scalar
+/// loop's bit for bit.
+///
+/// # Safety
+/// AVX2; `a.len() ≥ n²`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn ldl_factor_rev_avx2(a: &mut [f64], n: usize) -> usize {
+    let p = a.as_mut_ptr();
+    let mut nbad = 0;
+    let mut offs = [0usize; LDL_CHUNK];
+    // SAFETY: every access is to row k (entries 0..n) or to a row m in k + 1..n (entries
+    // 0..=m), all below n² (the caller's contract); a pass over at most LDL_CHUNK rows m keeps
+    // `cnt` below both LDL_CHUNK and the rows passed (≤ n − k − 1), so the multipliers at
+    // k + 1 + cnt stay in row k
+    unsafe {
+        for k in (0..n).rev() {
+            let rk = p.add(k * n);
+            let len = k + 1;
+            let f = rk.add(len);
+            let mut m = n;
+            while m > len {
+                // the rows m (last first) with a_mk ≠ 0: their starts and multipliers, without
+                // a branch (a zero's slot is written, then reused)
+                let stop = if m - len > LDL_CHUNK {
+                    m - LDL_CHUNK
+                } else {
+                    len
+                };
+                let mut cnt = 0;
+                while m > stop {
+                    m -= 1;
+                    let o = m * n;
+                    let u = *p.add(o + k);
+                    *f.add(cnt) = u / *p.add(o + m);
+                    *offs.get_unchecked_mut(cnt) = o;
+                    cnt += usize::from(u != 0.0);
+                }
+                let offs = &offs[..cnt];
+                let mut j = 0;
+                while len - j >= 16 {
+                    ldl_row_pass::<4, false>(p, rk.add(j), j, offs, f);
+                    j += 16;
+                }
+                match ((len - j) / 4, (len - j) % 4 != 0) {
+                    (0, true) => ldl_row_pass::<0, true>(p, rk.add(j), j, offs, f),
+                    (1, false) => ldl_row_pass::<1, false>(p, rk.add(j), j, offs, f),
+                    (1, true) => ldl_row_pass::<1, true>(p, rk.add(j), j, offs, f),
+                    (2, false) => ldl_row_pass::<2, false>(p, rk.add(j), j, offs, f),
+                    (2, true) => ldl_row_pass::<2, true>(p, rk.add(j), j, offs, f),
+                    (3, false) => ldl_row_pass::<3, false>(p, rk.add(j), j, offs, f),
+                    (3, true) => ldl_row_pass::<3, true>(p, rk.add(j), j, offs, f),
+                    _ => {}
+                }
+                // row k is done with these rows' a_mk: L's column k gets the multipliers
+                for (c, &o) in offs.iter().enumerate() {
+                    *p.add(o + k) = *f.add(c);
+                }
+            }
+            if *rk.add(k) < 1e-15 {
+                *rk.add(k) = 1e-15;
+                nbad += 1;
+            }
+        }
+    }
+    nbad
+}
+
+/// The lanes of the last one to three entries of a row (a lane is on when its sign bit is).
+#[cfg(target_arch = "x86_64")]
+static TAIL_MASK: [[i64; 4]; 4] = [[0; 4], [-1, 0, 0, 0], [-1, -1, 0, 0], [-1, -1, -1, 0]];
+
+/// `acc[t] −= a[o_c + j + t] · f[c]` for the `V` groups of four entries at `acc` (then, with
+/// `TAIL`, the one to three entries left before the multipliers at `f`, by masked loads and
+/// stores), for every row start `o_c` in `offs` in order, the entries kept in registers.
+///
+/// # Safety
+/// AVX2; `acc` points into row k at entry `j`, `f` to row k's entry k + 1 (so the tail's
+/// length is `f − acc − 4V`, one to three), each `p + o_c` to a row below k (entries
+/// `j..=k` readable), and `f` has `offs.len()` entries.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn ldl_row_pass<const V: usize, const TAIL: bool>(
+    p: *mut f64,
+    acc: *mut f64,
+    j: usize,
+    offs: &[usize],
+    f: *const f64,
+) {
+    use std::arch::x86_64::*;
+    // SAFETY: the caller's contract
+    unsafe {
+        let mut r = [_mm256_setzero_pd(); V];
+        for (v, rv) in r.iter_mut().enumerate() {
+            *rv = _mm256_loadu_pd(acc.add(4 * v));
+        }
+        let tail = if TAIL {
+            let left = f.offset_from(acc.add(4 * V)) as usize;
+            _mm256_loadu_si256(TAIL_MASK[left].as_ptr().cast())
+        } else {
+            _mm256_setzero_si256()
+        };
+        let mut t = if TAIL {
+            _mm256_maskload_pd(acc.add(4 * V), tail)
+        } else {
+            _mm256_setzero_pd()
+        };
+        for (c, &o) in offs.iter().enumerate() {
+            let x = p.add(o + j);
+            let fm = _mm256_broadcast_sd(&*f.add(c));
+            for (v, rv) in r.iter_mut().enumerate() {
+                *rv = _mm256_sub_pd(*rv, _mm256_mul_pd(_mm256_loadu_pd(x.add(4 * v)), fm));
+            }
+            if TAIL {
+                let xv = _mm256_maskload_pd(x.add(4 * V), tail);
+                t = _mm256_sub_pd(t, _mm256_mul_pd(xv, fm));
+            }
+        }
+        for (v, rv) in r.iter().enumerate() {
+            _mm256_storeu_pd(acc.add(4 * v), *rv);
+        }
+        if TAIL {
+            _mm256_maskstore_pd(acc.add(4 * V), tail, t);
+        }
     }
 }
 
