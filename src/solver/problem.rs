@@ -58,16 +58,18 @@ impl<T: Scalar> Problem<T> {
     }
 
     /// The lower triangle (row `i`: columns `0..=i`) of the dense M into `out` (nv × nv,
-    /// row-major); the entries above the diagonal are left as they were.
+    /// row-major); the entries above the diagonal are zeroed too (the whole matrix is cleared
+    /// at once, not row by row: one short fill per row cost more than the fill itself).
     pub fn dense_m_lower(&self, out: &mut [T]) {
         let nv = self.nv;
+        crate::math::zero_fill(&mut out[..nv * nv]);
         for i in 0..nv {
-            out[i * nv..i * nv + i + 1].fill(T::zero());
             // row i of the layout: i and its ancestors (smaller indices), columns in `Mcol`
             let a = self.Madr[i];
             let e = self.Madr.get(i + 1).copied().unwrap_or(self.Mcol.len());
+            let row = &mut out[i * nv..i * nv + i + 1];
             for (&v, &j) in self.qM[a..e].iter().zip(&self.Mcol[a..e]) {
-                out[i * nv + j] = v;
+                row[j] = v;
             }
         }
     }
@@ -590,6 +592,7 @@ impl<T: Scalar> SolverScratch<T> {
             &mut self.Mgrad_old,
             &mut self.grad_old,
             &mut self.tmp,
+            &mut self.jtf,
         ] {
             v.resize(nv, z);
         }
