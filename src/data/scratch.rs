@@ -309,6 +309,11 @@ pub struct SolverScratch<T> {
     pub Mgrad_old: Vec<T>,
     pub grad_old: Vec<T>,
     pub tmp: Vec<T>,
+    /// `Jᵀ f` at the primal solver's current forces (its gradient's constraint term); with
+    /// `jtf_final`, at the forces the last solve returned (so `qfrc_constraint` of the global
+    /// problem, `crate::solver::solve_skip`).
+    pub jtf: Vec<T>,
+    pub jtf_final: bool,
     /// Problem-nefc vectors.
     pub jar: Vec<T>,
     pub jv: Vec<T>,
@@ -418,6 +423,8 @@ crate::data::reserved::clone_reserved! {
         Mgrad_old: vec,
         grad_old: vec,
         tmp: vec,
+        jtf: vec,
+        jtf_final: copy,
         jar: vec,
         jv: vec,
         ftmp: vec,
@@ -481,6 +488,8 @@ impl<T> Default for SolverScratch<T> {
             Mgrad_old: Vec::new(),
             grad_old: Vec::new(),
             tmp: Vec::new(),
+            jtf: Vec::new(),
+            jtf_final: false,
             jar: Vec::new(),
             jv: Vec::new(),
             ftmp: Vec::new(),
@@ -547,6 +556,7 @@ impl<T: Scalar> SolverScratch<T> {
             Mgrad_old: v(nv),
             grad_old: v(nv),
             tmp: v(nv),
+            jtf: v(nv),
             ws_qacc: v(nv),
             ws_Ma: v(nv),
             ident_dof: (0..nv).collect(),

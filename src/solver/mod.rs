@@ -264,10 +264,15 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     // `s.prob` (below) holds the problem of a single island that is not the global one
     s.island_kept = !global && nisland == 1;
     // qfrc_constraint = J^T f: through the problem's compressed rows when it is the global one
-    // (the same sums: the rows' zeros only ever added ±0)
+    // (the same sums: the rows' zeros only ever added ±0); a primal solve's last gradient
+    // formed it already, by the same product of the same forces
     let compressed = global && p.J_sparse && !d.efc_J_sparse;
     if compressed {
-        p.mul_jt(&d.efc_force, &mut d.qfrc_constraint);
+        if s.jtf_final {
+            d.qfrc_constraint.copy_from_slice(&s.jtf[..nv]);
+        } else {
+            p.mul_jt(&d.efc_force, &mut d.qfrc_constraint);
+        }
     }
     s.prob = Some(p);
     s.resize_nv(nv);
@@ -306,6 +311,8 @@ fn run<T: Scalar>(
         SolverType::Cg => primal::solve(m, p, s, false, stats.as_deref_mut()),
         SolverType::Pgs => pgs::solve(m, p, s, stats.as_deref_mut()),
     };
+    // the primal solvers leave Jᵀf at their forces in `s.jtf`; PGS and noslip do not
+    s.jtf_final = m.opt.solver != SolverType::Pgs && m.opt.noslip_iterations == 0;
     if m.opt.noslip_iterations > 0 {
         (niter + noslip::solve(m, p, s, stats), niter)
     } else {

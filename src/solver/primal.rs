@@ -171,11 +171,12 @@ fn norm<T: Scalar>(x: &[T]) -> T {
     dense::dot(x, x).sqrt()
 }
 
-/// Gradient g = Ma - τ - Jᵀf into `s.grad`.
+/// Gradient g = Ma - τ - Jᵀf into `s.grad`, with Jᵀf in `s.jtf`. Every change of the forces
+/// is followed by this call, so at the end of [`solve`] `s.jtf` is Jᵀf at its result.
 fn gradient<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
-    p.mul_jt(&p.force, &mut s.tmp);
+    p.mul_jt(&p.force, &mut s.jtf);
     for i in 0..p.nv {
-        s.grad[i] = s.Ma[i] - p.qfrc_smooth[i] - s.tmp[i];
+        s.grad[i] = s.Ma[i] - p.qfrc_smooth[i] - s.jtf[i];
     }
 }
 
