@@ -96,6 +96,10 @@ impl SolverNnz {
     /// leaves as they were are formed now (their inputs would be overwritten), and the pools
     /// are emptied for the new ones.
     pub(crate) fn begin(&mut self, m: &Model, written: usize, w: &mut NnzScratch) {
+        if self.dofs.is_empty() {
+            // nothing deferred: a deferred count keeps its island's dofs (at least one) here
+            return;
+        }
         for k in written..NISLAND {
             if self.deferred[k].is_some() {
                 self.known[k] = self.count(m, k, w);
