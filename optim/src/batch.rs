@@ -90,6 +90,8 @@ pub struct Slot {
     pub data: Data,
     fd: Option<Box<FdWorkspace>>,
     analytic: Option<Box<Workspace>>,
+    /// The error of the simulation running on this slot in the current call ([`Slot::fail`]).
+    error: Option<String>,
 }
 
 impl Slot {
@@ -98,9 +100,19 @@ impl Slot {
             data: Data::new(m),
             fd: None,
             analytic: None,
+            error: None,
         }
     }
+
+    /// Marks the simulation running on this slot as failed in this call, with `message`
+    /// (MuJoCo's error text): [`Batch::run`] then leaves its row and warning counters as they
+    /// were before the call and reports it in [`Batch::error`], as `mujoco.batch` reports a
+    /// simulation in which MuJoCo raised.
+    pub fn fail(&mut self, message: impl Into<String>) {
+        self.error = Some(message.into());
+    }
 }
+
 
 /// How [`Batch::transition`] differentiates one step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -118,6 +130,7 @@ struct Task<'a, O> {
     row: &'a mut [f64],
     warning: &'a mut [WarningStat; NWARNING],
     diverged: &'a mut bool,
+    error: &'a mut Option<String>,
     out: O,
 }
 
@@ -127,7 +140,10 @@ struct Task<'a, O> {
 /// Each simulation is its `mjSTATE_INTEGRATION` row in [`Batch::state`] plus its warning
 /// counters: write a row (qpos, ctrl, …, located by [`Batch::component`]) and it is that
 /// simulation's state at its next call. Calls take the simulations to run (`None` for all,
-/// else sorted unique ids).
+/// else sorted unique ids). A simulation that fails in a call (an error MuJoCo raises, such as
+/// the stack overflow of a reset's pass over `sleep="init"` trees) keeps its row and counters
+/// from before the call and says so in [`Batch::error`] until its next call; the others run
+/// to completion.
 pub struct Batch {
     model: Model,
     models: Vec<Model>,
@@ -136,6 +152,7 @@ pub struct Batch {
     state: Vec<f64>,
     warning: Vec<[WarningStat; NWARNING]>,
     diverged: Vec<bool>,
+    errors: Vec<Option<String>>,
     slots: Vec<Mutex<Slot>>,
     persistent: bool,
     threads: Threads,
@@ -175,6 +192,7 @@ impl Batch {
             state,
             warning: vec![[WarningStat::default(); NWARNING]; nsim],
             diverged: vec![false; nsim],
+            errors: vec![None; nsim],
             slots,
             persistent,
         })
@@ -251,6 +269,14 @@ impl Batch {
     /// (bad qpos, qvel or qacc) fired, and the step reset it to the model's defaults.
     pub fn diverged(&self, sim: usize) -> bool {
         self.diverged[sim]
+    }
+
+    /// The error simulation `sim` failed with in the last call that ran it (MuJoCo's error
+    /// text, the per-simulation status of `mujoco.batch`), or `None` if it ran to completion.
+    /// A failed simulation's row and warning counters are those from before that call (its
+    /// `Data`, in a persistent batch, is as the failure left it).
+    pub fn error(&self, sim: usize) -> Option<&str> {
+        self.errors[sim].as_deref()
     }
 
     /// Simulation `sim`'s `Data` in a persistent batch: every field of its last call.
@@ -433,11 +459,12 @@ impl Batch {
         let mut outs = outs.into_iter();
         let mut tasks = Vec::with_capacity(n);
         let mut next = ids.map(|ids| ids.iter().copied().peekable());
-        for (sim, ((row, warning), diverged)) in self
+        for (sim, (((row, warning), diverged), error)) in self
             .state
             .chunks_mut(nstate)
             .zip(self.warning.iter_mut())
             .zip(self.diverged.iter_mut())
+            .zip(self.errors.iter_mut())
             .enumerate()
             .take(self.nsim)
         {
@@ -454,6 +481,7 @@ impl Batch {
                 row: &mut row[..self.nstate],
                 warning,
                 diverged,
+                error,
                 out,
             });
         }
@@ -464,7 +492,14 @@ impl Batch {
             // rows are written by the batch itself, with its model's layout: cannot fail
             let _ = set_state(m, d, t.row, BATCH_SPEC);
             d.warning = *t.warning;
+            slot.error = None;
             f(t.sim, m, slot, t.out);
+            *t.diverged = false;
+            *t.error = slot.error.take();
+            if t.error.is_some() {
+                // a failed simulation keeps its row and counters from before the call
+                return;
+            }
             let d = &slot.data;
             let _ = get_state(m, d, t.row, BATCH_SPEC);
             *t.diverged = d
@@ -528,9 +563,15 @@ impl Batch {
     }
 
     /// Resets each simulation of `ids` to its model's defaults (`mj_resetData`, which also
-    /// clears its warning counters).
+    /// clears its warning counters). A reset whose pass over `sleep="init"` trees overflows
+    /// the arena's stack (MuJoCo 4.0.0: a fatal error, [`Data::try_reset`]) fails that
+    /// simulation ([`Batch::error`] gives MuJoCo's text); its row keeps the state it had.
     pub fn reset(&mut self, ids: Option<&[usize]>) -> Result<(), String> {
-        self.run(ids, 0, &mut [], |_, m, s, _| s.data.reset(m))
+        self.run(ids, 0, &mut [], |_, m, s, _| {
+            if let Err(e) = s.data.try_reset(m) {
+                s.fail(e.to_string());
+            }
+        })
     }
 
     /// Transition Jacobians `A`, `B` (and `C`, `D` where the method gives them) of one step at
@@ -660,6 +701,7 @@ model_fields!(
     geom_solimp,
     geom_size,
     geom_rbound,
+    geom_aabb,
     geom_pos,
     geom_quat,
     geom_friction,

@@ -253,7 +253,8 @@ pub struct PyBatch {
     b: Batch,
     /// `nsim × NWARNING × 2` (lastinfo, number), int32 as MuJoCo's.
     warning: Vec<i32>,
-    /// `nsim`: nonzero for a simulation whose call failed (moreau's step does not fail).
+    /// `nsim`: nonzero for a simulation whose last call failed ([`Batch::error`]: a reset
+    /// whose pass over `sleep="init"` trees overflowed the stack; moreau's step does not fail).
     status: Vec<i32>,
     /// Bound derived fields, `nsim × len` each.
     outputs: BTreeMap<String, Vec<f64>>,
@@ -309,12 +310,13 @@ impl PyBatch {
 
     /// Runs `f` on the simulations of `ids` (GIL released), each then writing its bound
     /// outputs straight into its rows of the bound buffers, and copies the warning counters
-    /// after the call.
+    /// and the per-simulation status after the call. A simulation for which `f` returns an
+    /// error (MuJoCo's text) fails: it keeps its row, counters and bound outputs.
     fn call(
         &mut self,
         py: Python<'_>,
         ids: Option<Vec<usize>>,
-        f: impl Fn(usize, &Model, &mut Data) + Sync + Send,
+        f: impl Fn(usize, &Model, &mut Data) -> Result<(), String> + Sync + Send,
     ) -> PyResult<usize> {
         self.push_expanded();
         let index = self.b.positions(ids.as_deref()).map_err(err)?;
@@ -342,7 +344,10 @@ impl PyBatch {
         let b = &mut self.b;
         py.detach(|| {
             b.run_each(ids.as_deref(), outs, |sim, m, s, o| {
-                f(sim, m, &mut s.data);
+                if let Err(e) = f(sim, m, &mut s.data) {
+                    s.fail(e);
+                    return;
+                }
                 for piece in o {
                     match piece {
                         FieldRow::Float(name, row) => copy_field(m, &s.data, name, row),
@@ -359,7 +364,7 @@ impl PyBatch {
                 self.warning[at] = stat.lastinfo as i32;
                 self.warning[at + 1] = stat.number.min(i32::MAX as u64) as i32;
             }
-            self.status[sim] = 0;
+            self.status[sim] = i32::from(self.b.error(sim).is_some());
         }
         Ok(0)
     }
@@ -477,19 +482,21 @@ impl PyBatch {
         }
     }
 
-    /// Per-simulation status of the last call, `(nsim,)` int32: 0 when it ran.
+    /// Per-simulation status of the last call, `(nsim,)` int32: 0 when it ran, 1 when it
+    /// failed (`error` says why).
     fn status<'py>(slf: &Bound<'py, Self>) -> Bound<'py, PyAny> {
         let me = slf.borrow();
         // SAFETY: allocated once in new().
         unsafe { view_raw(slf.as_any(), me.status.as_ptr(), &[me.b.nsim()]) }
     }
 
-    /// Message of simulation `sim`'s error in its last call: moreau's step raises none.
+    /// Message of simulation `sim`'s error in its last call (MuJoCo's text), or "": a reset's
+    /// stack overflow; moreau's step raises none.
     fn error(&self, sim: usize) -> PyResult<String> {
         if sim >= self.b.nsim() {
             return Err(err(format!("sim must be in [0, {})", self.b.nsim())));
         }
-        Ok(String::new())
+        Ok(self.b.error(sim).unwrap_or_default().to_string())
     }
 
     /// `(offset, size)` of one state component in a row.
@@ -597,6 +604,7 @@ impl PyBatch {
                 moreau::step(m, d);
             }
             Self::stages(m, d, stage);
+            Ok(())
         })
     }
 
@@ -609,7 +617,10 @@ impl PyBatch {
         stage: i32,
     ) -> PyResult<usize> {
         let ids = Self::ids(ids)?;
-        self.call(py, ids, move |_, m, d| Self::stages(m, d, stage))
+        self.call(py, ids, move |_, m, d| {
+            Self::stages(m, d, stage);
+            Ok(())
+        })
     }
 
     /// `mj_resetData` (or a keyframe per simulation), then the stages up to `stage`.
@@ -650,7 +661,12 @@ impl PyBatch {
                 }
                 Err(_) => d.reset(m),
             }
+            // the reset's pass over `sleep="init"` trees overflowed: MuJoCo's fatal error
+            if let Some(e) = d.stack_overflow {
+                return Err(e.to_string());
+            }
             Self::stages(m, d, stage);
+            Ok(())
         })
     }
 

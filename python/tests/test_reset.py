@@ -167,3 +167,47 @@ def test_a_reset_whose_pass_overflows_raises_fatal_error_as_mujoco():
             lib.MjData(m)
         texts.append((str(e.value), str(e2.value)))
     assert texts[0] == texts[1] == (r["reset_error"], r["makedata_error"])
+
+
+def test_a_persistent_batch_reports_a_reset_overflow_in_its_status():
+    """A persistent batch's `reset` whose pass over `sleep="init"` trees overflows the arena's
+    stack (the model of test_a_reset_whose_pass_overflows_raises_fatal_error_as_mujoco, the
+    init sphere enlarged in simulation 1 only) fails that simulation as `mujoco.batch` reports
+    a simulation in which MuJoCo raised: `SimulationError` naming it, `status` 1, `error(1)`
+    MuJoCo's `mj_resetData` text (tests/reference/reset_overflow.json), its row as before the
+    call; the other simulations reset to `MjData`'s state. (MuJoCo 4.0.0's own batch raises
+    `FatalError` out of the call on one thread and aborts the process on two.) A later reset
+    with the sphere restored clears the status."""
+    import json
+
+    from moreau import batch
+
+    r = json.loads((ROOT / "tests" / "reference" / "reset_overflow.json").read_text())
+    m = moreau.MjModel.from_xml_string(r["xml_min_memory"])
+    fresh = moreau.MjData(m)
+    b = batch.Batch(m, 3, nthread=2, persistent=True)
+    b.step(nstep=3)
+    before = b.state.copy()
+    g = m.ngeom - 1
+    size, rbound, aabb = b.expand("geom_size"), b.expand("geom_rbound"), b.expand("geom_aabb")
+    size[1, g, 0] = rbound[1, g] = r["grow"]
+    aabb[1, g, 3:] = r["grow"]
+    with pytest.raises(batch.SimulationError) as e:
+        b.reset()
+    assert e.value.ids.tolist() == [1]
+    assert b.status.tolist() == [0, 1, 0]
+    assert b.error(1) == r["reset_error"] and b.error(0) == b.error(2) == ""
+    assert r["reset_error"] in str(e.value)
+    np.testing.assert_array_equal(b.state[1], before[1])
+    time, qpos, qvel = b.bind("time"), b.bind("qpos"), b.bind("qvel")
+    for sim in (0, 2):
+        assert time[sim] == 0.0
+        np.testing.assert_array_equal(qpos[sim], fresh.qpos)
+        np.testing.assert_array_equal(qvel[sim], fresh.qvel)
+        assert b.get_data(sim).tree_asleep.tolist() == fresh.tree_asleep.tolist()
+    size[1, g, 0], rbound[1, g] = m.geom_size[g, 0], m.geom_rbound[g]
+    aabb[1, g, 3:] = m.geom_aabb[g, 3:]
+    b.reset([1])
+    assert b.status.tolist() == [0, 0, 0] and b.error(1) == ""
+    np.testing.assert_array_equal(qpos[1], fresh.qpos)
+    assert b.get_data(1).tree_asleep.tolist() == fresh.tree_asleep.tolist()

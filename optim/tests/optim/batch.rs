@@ -371,3 +371,52 @@ fn sleep_needs_a_persistent_batch_whose_init_trees_start_asleep() {
         assert_eq!(s.data.qpos, fresh.qpos);
     }
 }
+
+/// A persistent batch's reset whose pass over `sleep="init"` trees overflows the arena's stack
+/// (MuJoCo 4.0.0: `mj_resetData` raises; tests/reference/reset_overflow.json, the model of
+/// tools/reference/gen_reset_overflow.py with its init sphere enlarged in simulation 1 only)
+/// fails that simulation: `error(1)` is MuJoCo's text, its row and counters are those from
+/// before the call, and the other simulations reset to `Data::new`'s state; a later reset
+/// with the sphere restored clears the error.
+#[test]
+fn a_reset_overflow_is_that_simulations_error() {
+    let path = format!(
+        "{}/../tests/reference/reset_overflow.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let xml = r["xml_min_memory"].as_str().unwrap();
+    let grow = r["grow"].as_f64().unwrap();
+    let m = moreau::load_from_str(xml, &moreau::Vfs::default()).unwrap();
+    let fresh = Data::new(&m);
+    let mut b = Batch::new(m.clone(), 3, 2, true).unwrap();
+    b.step(None, 3).unwrap();
+    assert!((0..3).all(|sim| b.error(sim).is_none()));
+    let before = b.state().to_vec();
+    let g = m.ngeom - 1;
+    let m1 = &mut b.models_mut()[1];
+    m1.geom_size[g][0] = grow;
+    m1.geom_rbound[g] = grow;
+    m1.geom_aabb[g][3..].fill(grow);
+    b.reset(None).unwrap();
+    assert_eq!(b.error(1), r["reset_error"].as_str());
+    assert!(b.error(0).is_none() && b.error(2).is_none());
+    assert_eq!(bits_of(b.row(1)), bits_of(&before[b.nstate()..2 * b.nstate()]));
+    let mut want = vec![0.0; b.nstate()];
+    get_state(&m, &fresh, &mut want, BATCH_SPEC).unwrap();
+    for sim in [0, 2] {
+        assert_eq!(bits_of(b.row(sim)), bits_of(&want), "sim {sim}");
+        assert_eq!(b.data(sim).unwrap().data.tree_asleep, fresh.tree_asleep);
+    }
+    // the failed reset left every tree of simulation 1 awake, as MuJoCo's `mj_resetData`
+    assert!(b.data(1).unwrap().data.tree_asleep.iter().all(|&a| a < 0));
+    let m1 = &mut b.models_mut()[1];
+    m1.geom_size[g] = m.geom_size[g];
+    m1.geom_rbound[g] = m.geom_rbound[g];
+    m1.geom_aabb[g] = m.geom_aabb[g];
+    b.reset(Some(&[1])).unwrap();
+    assert!(b.error(1).is_none());
+    assert_eq!(bits_of(b.row(1)), bits_of(&want));
+    assert_eq!(b.data(1).unwrap().data.tree_asleep, fresh.tree_asleep);
+}

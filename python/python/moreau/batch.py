@@ -20,8 +20,10 @@ simulation on a model of the caller's. Results are bit-identical to a loop over 
 per simulation at any thread count. A simulation that diverges is reset by the step, as with
 `mj_step`, and its warning counters (`Batch.warning`, `(nsim, mjNWARNING, 2)` of (lastinfo,
 number)) say so; the others are untouched. `Batch.status` is MuJoCo's per-simulation error
-status: moreau's step raises no errors, so it stays 0 and `SimulationError` is not raised by
-stepping. The GIL is released while the batch runs.
+status: moreau's step raises no errors, so stepping leaves it 0; a persistent batch's reset
+whose pass over `sleep="init"` trees overflows the arena's stack (MuJoCo's fatal error) sets
+that simulation's status to 1 with MuJoCo's text in `error(sim)`, keeps its row, and raises
+`SimulationError`, the others reset. The GIL is released while the batch runs.
 
 Named views as MuJoCo's: `b.joint("hinge").qpos` is the `(nsim, ...)` part of `b.bind("qpos")`
 that `d.joint("hinge").qpos` is of `d.qpos`; `b.body("pole").mass` the part of the model field
