@@ -501,13 +501,18 @@ pub fn pair_idle<T: Scalar>(m: &Model, d: &Data<T>, b1: usize, b2: usize) -> boo
 
 /// Wakes the sleeping cycle of tree `t` (every tree of it back to [`AWAKE_RESET`]).
 fn wake_cycle<T: Scalar>(d: &mut Data<T>, t: usize) {
+    wake_cycle_in(&mut d.tree_asleep, t);
+}
+
+/// [`wake_cycle`] on the counters `tree_asleep`.
+fn wake_cycle_in(tree_asleep: &mut [i32], t: usize) {
     let mut u = t;
-    for _ in 0..d.tree_asleep.len() {
-        let Ok(next) = usize::try_from(d.tree_asleep[u]) else {
+    for _ in 0..tree_asleep.len() {
+        let Ok(next) = usize::try_from(tree_asleep[u]) else {
             return;
         };
-        d.tree_asleep[u] = AWAKE_RESET;
-        if next == t || next >= d.tree_asleep.len() {
+        tree_asleep[u] = AWAKE_RESET;
+        if next == t || next >= tree_asleep.len() {
             return;
         }
         u = next;
@@ -520,11 +525,29 @@ pub fn wake_changed<T: Scalar>(m: &Model, d: &mut Data<T>) {
     if !active(m) {
         return;
     }
-    for t in 0..d.tree_asleep.len() {
-        if !asleep(d, t) {
+    let mut tree_asleep = std::mem::take(&mut d.tree_asleep);
+    wake_changed_into(m, d, &mut tree_asleep, &d.sleep_qpos);
+    d.tree_asleep = tree_asleep;
+}
+
+/// [`wake_changed`] on the sleep state `tree_asleep`, `sleep_qpos` (the `qpos` the sleeping
+/// trees fell asleep at) with the inputs of `d` (`qpos`, `qvel`, `qfrc_applied`,
+/// `xfrc_applied`): what `tree_asleep` the next step's position stage would go on with if
+/// `d` held that sleep state. Without the `sleep` flag `tree_asleep` is left as it is.
+pub fn wake_changed_into<T: Scalar>(
+    m: &Model,
+    d: &Data<T>,
+    tree_asleep: &mut [i32],
+    sleep_qpos: &[T],
+) {
+    if !active(m) {
+        return;
+    }
+    let s = &d.island_scratch;
+    for t in 0..tree_asleep.len() {
+        if tree_asleep[t] < 0 {
             continue;
         }
-        let s = &d.island_scratch;
         let (d0, nd) = (s.tree_dofadr[t], s.tree_dofnum[t]);
         let moved = (d0..d0 + nd).any(|i| d.qvel[i] != T::zero() || d.qfrc_applied[i] != T::zero())
             || (1..m.nbody).any(|b| {
@@ -534,11 +557,11 @@ pub fn wake_changed<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 s.body_treeid[m.jnt_bodyid[j]] == t as i32 && {
                     let a = m.jnt_qposadr[j];
                     let n = m.jnt_type[j].nq();
-                    d.qpos[a..a + n] != d.sleep_qpos[a..a + n]
+                    d.qpos[a..a + n] != sleep_qpos[a..a + n]
                 }
             });
         if moved {
-            wake_cycle(d, t);
+            wake_cycle_in(tree_asleep, t);
         }
     }
 }

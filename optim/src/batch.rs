@@ -10,8 +10,9 @@
 //! serial loop over one fresh `Data` per simulation at any thread count, and no result is
 //! reduced across simulations in an order that depends on scheduling. The exception is the
 //! sleep state of a model with the `sleep` flag, which is not part of the state: a batch of
-//! such a model must be persistent (one `Data` per simulation), and its rollouts run in order
-//! on one `Data`, each from the sleep state the one before left, as MuJoCo's on one thread.
+//! such a model must be persistent (one `Data` per simulation), and its rollouts give the
+//! numbers of a loop over one `Data`, each from the sleep state the one before left, as
+//! MuJoCo's on one thread (run in parallel where that loop allows, [`Rollout::rollout`]).
 //!
 //! A simulation that diverges is reset by the step itself (`mj_checkPos`, `mj_checkVel`,
 //! `mj_checkAcc`, MuJoCo's Computation chapter "Simulation pipeline") and its warning counters
@@ -30,6 +31,7 @@ use moreau::{Data, Model};
 use moreau_derivatives::fd::{FdWorkspace, TransitionJacobians};
 use moreau_derivatives::{TransitionOptions, Workspace};
 use std::borrow::BorrowMut;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// The state components of a batch's rows (MuJoCo's `mjSTATE_INTEGRATION`).
@@ -112,7 +114,6 @@ impl Slot {
         self.error = Some(message.into());
     }
 }
-
 
 /// How [`Batch::transition`] differentiates one step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -761,6 +762,9 @@ pub struct RolloutInputs<'a> {
 /// A thread pool for rollouts (`mujoco.rollout.Rollout`).
 pub struct Rollout {
     threads: Threads,
+    /// How many rollouts of the last call of a model with the `sleep` flag kept the result of
+    /// the parallel pass ([`Rollout::sleep_reused`]).
+    reused: AtomicUsize,
 }
 
 impl Rollout {
@@ -768,11 +772,19 @@ impl Rollout {
     pub fn new(nthread: usize) -> Result<Self, String> {
         Ok(Rollout {
             threads: Threads::new(nthread.max(1))?,
+            reused: AtomicUsize::new(0),
         })
     }
 
     pub fn nthread(&self) -> usize {
         self.threads.nthread()
+    }
+
+    /// In the last call with a model with the `sleep` flag, how many rollouts kept the result
+    /// they got in the parallel pass (the others ran again in order on the first `Data`);
+    /// 0 when the call ran them all in order.
+    pub fn sleep_reused(&self) -> usize {
+        self.reused.load(Ordering::Relaxed)
     }
 
     /// Rolls out `nbatch` open-loop trajectories (MuJoCo's `rollout`): each from its initial
@@ -784,9 +796,16 @@ impl Rollout {
     /// `Data` a rollout runs on, with controls, applied forces and (once per `Data`) mocap
     /// poses and equality activations reset to the model's defaults when not controlled.
     /// Rollouts are taken `chunk_size` at a time (default `max(1, nbatch / (10 nthread))`).
-    /// With the `sleep` flag the rollouts run in order on the first `Data`, each starting from
-    /// the sleep state the one before left there, as MuJoCo's rollout on one thread: results
-    /// then do not depend on the thread count either (docs/python.md, "Rollouts").
+    /// With the `sleep` flag each rollout starts from the sleep state the one before left in
+    /// the first `Data`, as MuJoCo's rollout on one thread: results then do not depend on the
+    /// thread count either (docs/python.md, "Rollouts"). They are computed on the pool where
+    /// that loop allows: unless a tree sleeps on as rollout 0 starts, every rollout is run in
+    /// parallel with every tree awake at `AWAKE_RESET` (the sleep state after a rollout that
+    /// ended in motion; while no tree sleeps, `tree_asleep` is all a step reads of it), then
+    /// checked in order: a rollout whose predecessor's sleep state, with its own inputs, wakes
+    /// to that `tree_asleep` in its first step keeps its result; any other is run again on
+    /// the first `Data` after its predecessor (bit-identical to the loop;
+    /// [`Rollout::sleep_reused`] counts the kept).
     pub fn rollout<D: BorrowMut<Data> + Send>(
         &self,
         datas: &mut [D],
@@ -864,7 +883,7 @@ impl Rollout {
         // one task per rollout, with its output rows
         let mut srows = state.chunks_mut((nstep * nstate).max(1));
         let mut drows = sensordata.chunks_mut((nstep * ns).max(1));
-        let tasks: Vec<(usize, &mut [f64], &mut [f64])> = (0..nbatch)
+        let tasks: Vec<RolloutTask<'_>> = (0..nbatch)
             .map(|r| {
                 let s: &mut [f64] = if has_s && nstep * nstate > 0 {
                     srows.next().unwrap_or_default()
@@ -876,7 +895,13 @@ impl Rollout {
                 } else {
                     &mut []
                 };
-                (r, s, d)
+                RolloutTask {
+                    r,
+                    state: s,
+                    sensordata: d,
+                    end_asleep: Vec::new(),
+                    end_qpos: Vec::new(),
+                }
             })
             .collect();
         // the mocap poses and equality activations a Data starts from when not controlled
@@ -900,34 +925,181 @@ impl Rollout {
                 d.eq_active.clone_from(&m0.eq_active0);
             }
         }
-        let slots: Vec<Mutex<&mut Data>> = datas
-            .iter_mut()
-            .take(nthread)
-            .map(|d| Mutex::new(d.borrow_mut()))
-            .collect();
-        let work = |d: &mut &mut Data, (r, s, sd): (usize, &mut [f64], &mut [f64])| {
-            let m = if inp.models.len() == 1 {
+        let input = |r: usize| OneInputs {
+            m: if inp.models.len() == 1 {
                 m0
             } else {
                 inp.models[r]
-            };
-            let ctrl = inp
+            },
+            x0: &inp.initial_state[r * nstate..(r + 1) * nstate],
+            warmstart: inp.initial_warmstart.map(|w| &w[r * nv..(r + 1) * nv]),
+            control: inp
                 .control
-                .map(|c| &c[r * nstep * ncontrol..(r + 1) * nstep * ncontrol]);
-            let warm = inp.initial_warmstart.map(|w| &w[r * nv..(r + 1) * nv]);
-            let x0 = &inp.initial_state[r * nstate..(r + 1) * nstate];
-            one_rollout(m, d, x0, warm, ctrl, spec, nstep, s, sd);
+                .map(|c| &c[r * nstep * ncontrol..(r + 1) * nstep * ncontrol]),
         };
-        if inp.models.iter().any(|m| m.opt.enabled(enable::SLEEP)) {
-            // Each rollout starts from the sleep state the previous one left in its `Data`
-            // (`tree_asleep` is not part of the state): MuJoCo 4.0.0's rollout on one thread.
-            // With threads, which `Data` a rollout lands on would decide its numbers, so the
-            // rollouts run in order on the first `Data`, at any thread count.
-            Threads::serial().for_each_slot(&slots[..1], tasks, chunk, work);
-        } else {
-            self.threads.for_each_slot(&slots, tasks, chunk, work);
+        let one = |d: &mut Data, t: &mut RolloutTask<'_>| {
+            let o = input(t.r);
+            one_rollout(
+                o.m,
+                d,
+                o.x0,
+                o.warmstart,
+                o.control,
+                spec,
+                nstep,
+                t.state,
+                t.sensordata,
+            );
+        };
+        let mut tasks = tasks;
+        if !inp.models.iter().any(|m| m.opt.enabled(enable::SLEEP)) {
+            let slots: Vec<Mutex<&mut Data>> = datas
+                .iter_mut()
+                .take(nthread)
+                .map(|d| Mutex::new(d.borrow_mut()))
+                .collect();
+            self.threads
+                .for_each_slot(&slots, tasks, chunk, |d, mut t| one(d, &mut t));
+            return Ok(());
         }
+        // Each rollout starts from the sleep state the previous one left in its `Data`
+        // (`tree_asleep` is not part of the state): MuJoCo 4.0.0's rollout on one thread, the
+        // loop over the first `Data` at any thread count. `first`: the counters rollout 0 goes
+        // on with after its first step's wake-up test.
+        let first = {
+            let d0: &mut Data = datas[0].borrow_mut();
+            let mut w = d0.tree_asleep.clone();
+            let o = input(0);
+            first_inputs(o.m, d0, o.x0, o.control, spec, nstep);
+            moreau::sleep::wake_changed_into(o.m, d0, &mut w, d0.sleep_qpos());
+            w
+        };
+        if nthread <= 1 || nbatch <= 1 || first.iter().any(|&a| a >= 0) {
+            // one thread, or a tree sleeps on as rollout 0 starts: the loop itself
+            self.reused.store(0, Ordering::Relaxed);
+            let d0: &mut Data = datas[0].borrow_mut();
+            for t in tasks.iter_mut() {
+                one(d0, t);
+            }
+            return Ok(());
+        }
+        // While every tree is awake a step reads nothing of the sleep state but `tree_asleep`
+        // (`sleep_qpos` and the values sleeping trees keep are read for sleeping trees only),
+        // and a rollout whose predecessor ended in motion starts with every counter at
+        // `AWAKE_RESET`: every rollout runs in parallel from that `guess`, keeping the sleep
+        // state it ends with.
+        let guess = vec![moreau::sleep::AWAKE_RESET; first.len()];
+        {
+            let slots: Vec<Mutex<&mut Data>> = datas
+                .iter_mut()
+                .take(nthread)
+                .map(|d| Mutex::new(d.borrow_mut()))
+                .collect();
+            let items: Vec<&mut RolloutTask<'_>> = tasks.iter_mut().collect();
+            self.threads.for_each_slot(&slots, items, chunk, |d, t| {
+                d.tree_asleep.copy_from_slice(&guess);
+                one(d, t);
+                t.end_asleep.clone_from(&d.tree_asleep);
+                t.end_qpos.clear();
+                t.end_qpos.extend_from_slice(d.sleep_qpos());
+            });
+        }
+        // Then in order: rollout r keeps its result if the sleep state its predecessor left
+        // (the call's first sleep state for rollout 0), with its own inputs, wakes to `guess`
+        // in its first step; else it runs again on the first `Data` after its predecessor (run
+        // again there from `guess` if it was kept; rollout 0 from `first`, all awake).
+        let d0: &mut Data = datas[0].borrow_mut();
+        // whether `d0` holds what the loop leaves after rollout r − 1
+        let mut held = false;
+        let mut reused = 0;
+        let mut w = first.clone();
+        for r in 0..nbatch {
+            let (done, rest) = tasks.split_at_mut(r);
+            let t = &mut rest[0];
+            if r > 0 {
+                if !held {
+                    let prev = &done[r - 1];
+                    d0.tree_asleep.copy_from_slice(&prev.end_asleep);
+                    d0.sleep_qpos_mut().copy_from_slice(&prev.end_qpos);
+                }
+                let o = input(r);
+                first_inputs(o.m, d0, o.x0, o.control, spec, nstep);
+                w.copy_from_slice(&d0.tree_asleep);
+                moreau::sleep::wake_changed_into(o.m, d0, &mut w, d0.sleep_qpos());
+            }
+            if w == guess {
+                held = false;
+                reused += 1;
+                continue;
+            }
+            if r == 0 {
+                d0.tree_asleep.copy_from_slice(&first);
+            } else if !held {
+                d0.tree_asleep.copy_from_slice(&guess);
+                one(d0, &mut done[r - 1]);
+            }
+            one(d0, t);
+            held = true;
+        }
+        if !held {
+            // the first `Data` is left as the loop leaves it
+            if let Some(last) = tasks.last_mut() {
+                d0.tree_asleep.copy_from_slice(&guess);
+                one(d0, last);
+            }
+        }
+        self.reused.store(reused, Ordering::Relaxed);
         Ok(())
+    }
+}
+
+/// One rollout's inputs (its pieces of [`RolloutInputs`]).
+struct OneInputs<'a> {
+    m: &'a Model,
+    x0: &'a [f64],
+    warmstart: Option<&'a [f64]>,
+    control: Option<&'a [f64]>,
+}
+
+/// One rollout's output rows (empty when not recorded) and, with the `sleep` flag, the sleep
+/// state it left when run from the parallel pass's guess.
+struct RolloutTask<'a> {
+    r: usize,
+    state: &'a mut [f64],
+    sensordata: &'a mut [f64],
+    end_asleep: Vec<i32>,
+    end_qpos: Vec<f64>,
+}
+
+/// The inputs a rollout's first step sees, as [`one_rollout`] loads them: the inputs outside
+/// `spec` zeroed, the initial state, the first controls.
+fn first_inputs(
+    m: &Model,
+    d: &mut Data,
+    x0: &[f64],
+    control: Option<&[f64]>,
+    spec: u32,
+    nstep: usize,
+) {
+    zero_uncontrolled(d, spec);
+    // sizes were checked by the caller
+    let _ = set_state(m, d, x0, ROLLOUT_SPEC);
+    if let Some(c) = control.filter(|_| nstep > 0) {
+        let ncontrol = c.len() / nstep;
+        let _ = set_state(m, d, &c[..ncontrol], spec);
+    }
+}
+
+/// Zeroes the inputs a rollout does not control (`ctrl`, `qfrc_applied`, `xfrc_applied`).
+fn zero_uncontrolled(d: &mut Data, spec: u32) {
+    if spec & bits::CTRL == 0 {
+        d.ctrl.iter_mut().for_each(|x| *x = 0.0);
+    }
+    if spec & bits::QFRC_APPLIED == 0 {
+        d.qfrc_applied.iter_mut().for_each(|x| *x = 0.0);
+    }
+    if spec & bits::XFRC_APPLIED == 0 {
+        d.xfrc_applied.iter_mut().for_each(|x| x.fill(0.0));
     }
 }
 
@@ -952,15 +1124,7 @@ fn one_rollout(
         control.map_or(0, |c| c.len() / nstep)
     };
     // inputs not controlled start from zero
-    if spec & bits::CTRL == 0 {
-        d.ctrl.iter_mut().for_each(|x| *x = 0.0);
-    }
-    if spec & bits::QFRC_APPLIED == 0 {
-        d.qfrc_applied.iter_mut().for_each(|x| *x = 0.0);
-    }
-    if spec & bits::XFRC_APPLIED == 0 {
-        d.xfrc_applied.iter_mut().for_each(|x| x.fill(0.0));
-    }
+    zero_uncontrolled(d, spec);
     // sizes were checked by the caller
     let _ = set_state(m, d, x0, ROLLOUT_SPEC);
     match warmstart {

@@ -1125,6 +1125,18 @@ impl<T: Scalar> Data<T> {
         self.island_scratch.done = None;
     }
 
+    /// `qpos` when each sleeping tree fell asleep (with `tree_asleep`, the sleep state a step
+    /// carries to the next; [`crate::sleep::wake_changed_into`]). Entries of awake trees are
+    /// stale and read by nothing.
+    pub fn sleep_qpos(&self) -> &[T] {
+        &self.sleep_qpos
+    }
+
+    /// [`Data::sleep_qpos`], to load a sleep state saved from another `Data` of the model.
+    pub fn sleep_qpos_mut(&mut self) -> &mut [T] {
+        &mut self.sleep_qpos
+    }
+
     /// Whether `moment_rownnz`, `moment_rowadr` and `moment_colind` hold what the transmission
     /// stage computes: as MuJoCo's `mj_transmission` writes them and its reset zeroes them,
     /// they are zero from [`Data::new`] or a reset to the next transmission stage.

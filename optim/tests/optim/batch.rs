@@ -402,7 +402,10 @@ fn a_reset_overflow_is_that_simulations_error() {
     b.reset(None).unwrap();
     assert_eq!(b.error(1), r["reset_error"].as_str());
     assert!(b.error(0).is_none() && b.error(2).is_none());
-    assert_eq!(bits_of(b.row(1)), bits_of(&before[b.nstate()..2 * b.nstate()]));
+    assert_eq!(
+        bits_of(b.row(1)),
+        bits_of(&before[b.nstate()..2 * b.nstate()])
+    );
     let mut want = vec![0.0; b.nstate()];
     get_state(&m, &fresh, &mut want, BATCH_SPEC).unwrap();
     for sim in [0, 2] {
@@ -419,4 +422,112 @@ fn a_reset_overflow_is_that_simulations_error() {
     assert!(b.error(1).is_none());
     assert_eq!(bits_of(b.row(1)), bits_of(&want));
     assert_eq!(b.data(1).unwrap().data.tree_asleep, fresh.tree_asleep);
+}
+
+/// A scene for sleep rollouts: no gravity, a box `a` with three sensors on it (at rest it falls
+/// asleep after `MINAWAKE` steps and keeps its sensor values), a sphere, a damped pendulum and
+/// a `sleep="init"` box off to the side.
+const SLEEP_SCENE: &str = r#"<mujoco><option gravity="0 0 0"><flag sleep="enable"/></option>
+    <worldbody><geom type="plane" size="5 5 .1"/>
+    <body name="a" pos="0 0 1"><freejoint/><geom type="box" size=".1 .1 .1"/><site name="sa"/></body>
+    <body pos="1 0 1"><freejoint/><geom size=".1"/></body>
+    <body pos="0 2 1"><joint type="hinge" axis="0 1 0" damping="2"/>
+      <geom type="capsule" fromto="0 0 0 .3 0 0" size=".05"/></body>
+    <body pos="3 3 1" sleep="init"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+    </worldbody>
+    <sensor><framepos objtype="site" objname="sa"/><velocimeter site="sa"/>
+      <accelerometer site="sa"/></sensor></mujoco>"#;
+
+/// Rollouts of a model with the `sleep` flag give, at every thread count and chunk size, the
+/// numbers of the loop over one `Data` (each rollout from the sleep state the one before left
+/// there, MuJoCo's rollout on one thread), and leave the first `Data` with the loop's sleep
+/// state, over two calls; the rollouts run in parallel where that loop allows
+/// ([`Rollout::sleep_reused`]): all but the first of a fresh `Data` when each rollout wakes
+/// what sleeps, some when a rollout starts where the sleeping box of the one before rests (it
+/// sleeps on, with the sensor values of the rollout before), none when a tree sleeps on as the
+/// call starts.
+#[test]
+fn sleep_rollouts_are_the_serial_loop_at_any_thread_count() {
+    let m = moreau::load_from_str(SLEEP_SCENE, &moreau::Vfs::default()).unwrap();
+    let nstate = state_size(&m, bits::FULLPHYSICS).unwrap();
+    let (nbatch, nstep) = (12, 30);
+    let fresh = Data::new(&m);
+    assert!(
+        fresh.tree_asleep[3] >= 0,
+        "the init box sleeps from the reset"
+    );
+    // box `a` still in rollouts of `still`, moving in the others; the sphere and the pendulum
+    // always moving (the init box too, unless `init_still`)
+    let x0 = |still: &[usize], init_still: bool| {
+        let mut x = vec![0.0; nbatch * nstate];
+        for (r, row) in x.chunks_mut(nstate).enumerate() {
+            get_state(&m, &fresh, row, bits::FULLPHYSICS).unwrap();
+            // a run of still rollouts shares the box's pose, another run has another one (so
+            // that the sensor values a sleeping box keeps tell the runs apart)
+            let run = (0..=r).rev().take_while(|k| still.contains(k)).last();
+            if let Some(k) = run {
+                row[1] += 0.1 * k as f64;
+            }
+            let v = &mut row[1 + m.nq..1 + m.nq + m.nv];
+            let n = noise(300 + r as u64, m.nv);
+            if !still.contains(&r) {
+                v[..6].copy_from_slice(&n[..6]);
+            }
+            v[6..13].copy_from_slice(&n[6..13]);
+            if !init_still {
+                v[13..].copy_from_slice(&n[13..]);
+            }
+        }
+        x
+    };
+    let models = [&m];
+    let run = |x0: &[f64], nthread: usize, chunk: Option<usize>, calls: usize| {
+        let pool = Rollout::new(nthread).unwrap();
+        let mut datas: Vec<Data> = (0..nthread).map(|_| Data::new(&m)).collect();
+        let inp = RolloutInputs {
+            models: &models,
+            initial_state: x0,
+            initial_warmstart: None,
+            control: None,
+            control_spec: bits::CTRL,
+            nstep,
+        };
+        let mut out = Vec::new();
+        let mut reused = Vec::new();
+        for _ in 0..calls {
+            let mut s = vec![0.0; nbatch * nstep * nstate];
+            let mut sd = vec![0.0; nbatch * nstep * m.nsensordata];
+            pool.rollout(&mut datas, &inp, Some(&mut s), Some(&mut sd), chunk)
+                .unwrap();
+            out.push((bits_of(&s), bits_of(&sd), datas[0].tree_asleep.clone()));
+            reused.push(pool.sleep_reused());
+        }
+        (out, reused)
+    };
+    let cases: [(&[usize], bool); 3] = [
+        (&[], false),
+        (&[0, 1, 3, 4, 5, 8, 9, 10], false),
+        (&[0, 1, 2], true),
+    ];
+    for (case, (still, init_still)) in cases.into_iter().enumerate() {
+        let x = x0(still, init_still);
+        let (want, none) = run(&x, 1, None, 2);
+        assert_eq!(none, [0, 0], "one thread runs the loop itself");
+        for nthread in [2, 3, 4] {
+            for chunk in [None, Some(1), Some(5)] {
+                let (got, reused) = run(&x, nthread, chunk, 2);
+                assert!(
+                    got == want,
+                    "case {case}: {nthread} threads, chunk {chunk:?}"
+                );
+                match case {
+                    // a fresh `Data`'s trees have counted the reset's pass as a step at
+                    // rest (−10): rollout 0 of the first call runs in order
+                    0 => assert_eq!(reused, [nbatch - 1, nbatch], "in parallel"),
+                    1 => assert!(reused.iter().all(|&k| k > 1 && k < nbatch), "{reused:?}"),
+                    _ => assert_eq!(reused, [0, 0], "the init box sleeps as the call starts"),
+                }
+            }
+        }
+    }
 }
