@@ -666,6 +666,7 @@ impl<T: Scalar> Data<T> {
 
     /// Row `i` of the actuator moments: its dofs (the model's pattern, what the transmission
     /// stage writes to `moment_colind`) and their values (zeros after a reset).
+    #[inline]
     pub fn moment_row(&self, i: usize) -> (&[usize], &[T]) {
         let s = &self.sparse_scratch;
         let (a, n) = (s.moment_rowadr[i], s.moment_rownnz[i]);

@@ -10,7 +10,7 @@ use crate::math::{sc, Scalar};
 use crate::model::{disable, JointType, Model};
 use crate::smooth::jacobian::apply_ft_raw;
 use nalgebra::{Quaternion, Vector3};
-use spring::{springs, tendon_stretch, Spring};
+use spring::{tendon_stretch, Spring};
 
 /// Stiffness polynomial force magnitude factor `a + b r + c r²` for a vector displacement of
 /// norm `r` (ball and free joints apply it radially).
@@ -106,54 +106,46 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
     }
     let nv = m.nv;
     if spring {
-        for sp in springs(m, &d.ten_length) {
-            match sp {
-                Spring::Joint {
-                    ty,
-                    qadr: qa,
-                    dadr: da,
-                    k,
-                    p,
-                } => match ty {
-                    JointType::Hinge | JointType::Slide => {
-                        let x = d.qpos[qa] - sc(m.qpos_spring[qa]);
-                        d.qfrc_spring[da] = spring_force(k, &p, x);
-                    }
-                    JointType::Ball => {
-                        let f = ball_spring(m, &d.qpos, qa, k, &p);
-                        d.qfrc_spring[da..da + 3].copy_from_slice(f.as_slice());
-                    }
-                    JointType::Free => {
-                        let dx = Vector3::new(
-                            d.qpos[qa] - sc(m.qpos_spring[qa]),
-                            d.qpos[qa + 1] - sc(m.qpos_spring[qa + 1]),
-                            d.qpos[qa + 2] - sc(m.qpos_spring[qa + 2]),
-                        );
-                        let f = dx * (-radial(k, &p, dx.norm()));
-                        d.qfrc_spring[da..da + 3].copy_from_slice(f.as_slice());
-                        let f = ball_spring(m, &d.qpos, qa + 3, k, &p);
-                        d.qfrc_spring[da + 3..da + 6].copy_from_slice(f.as_slice());
-                    }
-                },
-                Spring::Tendon { t, k, p, x } => {
-                    let f = spring_force(k, &p, x);
-                    let s = &d.sparse_scratch;
-                    for e in s.ten_J_rowadr[t]..s.ten_J_rowadr[t] + s.ten_J_rownnz[t] {
-                        d.qfrc_spring[s.ten_J_colind[e]] += d.ten_J[e] * f;
-                    }
-                }
+        // the springs of [`springs`] in its order (joints, then tendons), without its iterator
+        for j in 0..m.njnt {
+            if let Some(sp) = spring::joint_spring(m, j) {
+                apply_spring(m, d, sp);
+            }
+        }
+        for t in 0..m.ntendon {
+            if let Some(sp) = spring::tendon_spring(m, d.ten_length[t], t) {
+                apply_spring(m, d, sp);
             }
         }
     }
     if damper {
-        for i in 0..nv {
-            let (b, p) = m.dof_damping_eff(i);
-            if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
-                continue;
+        let (actextra, poly) = (&m.dof_actextra, &m.dof_dampingpoly);
+        if actextra.len() == nv && poly.len() == nv {
+            // `Model::dof_damping_eff` of every dof, from its stored parts
+            for ((((f, &v), &b0), p0), e) in d
+                .qfrc_damper
+                .iter_mut()
+                .zip(&d.qvel)
+                .zip(&m.dof_damping)
+                .zip(poly)
+                .zip(actextra)
+            {
+                let (b, p) = (b0 + e[0], [p0[0] + e[1], p0[1] + e[2]]);
+                if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
+                    continue;
+                }
+                *f = -(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1])));
             }
-            let v = d.qvel[i];
-            d.qfrc_damper[i] =
-                -(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1])));
+        } else {
+            for i in 0..nv {
+                let (b, p) = m.dof_damping_eff(i);
+                if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
+                    continue;
+                }
+                let v = d.qvel[i];
+                d.qfrc_damper[i] =
+                    -(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1])));
+            }
         }
         for t in 0..m.ntendon {
             let Some(f) = tendon_damper(m, d, t) else {
@@ -205,6 +197,47 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 .unwrap_or(false)
             {
                 d.qfrc_passive[i] += d.qfrc_gravcomp[i];
+            }
+        }
+    }
+}
+
+/// Writes spring `sp`'s force into `qfrc_spring` ([`passive`]).
+#[inline]
+fn apply_spring<T: Scalar>(m: &Model, d: &mut Data<T>, sp: Spring<T>) {
+    match sp {
+        Spring::Joint {
+            ty,
+            qadr: qa,
+            dadr: da,
+            k,
+            p,
+        } => match ty {
+            JointType::Hinge | JointType::Slide => {
+                let x = d.qpos[qa] - sc(m.qpos_spring[qa]);
+                d.qfrc_spring[da] = spring_force(k, &p, x);
+            }
+            JointType::Ball => {
+                let f = ball_spring(m, &d.qpos, qa, k, &p);
+                d.qfrc_spring[da..da + 3].copy_from_slice(f.as_slice());
+            }
+            JointType::Free => {
+                let dx = Vector3::new(
+                    d.qpos[qa] - sc(m.qpos_spring[qa]),
+                    d.qpos[qa + 1] - sc(m.qpos_spring[qa + 1]),
+                    d.qpos[qa + 2] - sc(m.qpos_spring[qa + 2]),
+                );
+                let f = dx * (-radial(k, &p, dx.norm()));
+                d.qfrc_spring[da..da + 3].copy_from_slice(f.as_slice());
+                let f = ball_spring(m, &d.qpos, qa + 3, k, &p);
+                d.qfrc_spring[da + 3..da + 6].copy_from_slice(f.as_slice());
+            }
+        },
+        Spring::Tendon { t, k, p, x } => {
+            let f = spring_force(k, &p, x);
+            let s = &d.sparse_scratch;
+            for e in s.ten_J_rowadr[t]..s.ten_J_rowadr[t] + s.ten_J_rownnz[t] {
+                d.qfrc_spring[s.ten_J_colind[e]] += d.ten_J[e] * f;
             }
         }
     }

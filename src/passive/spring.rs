@@ -44,8 +44,32 @@ pub(crate) fn tendon_stretch<T: Scalar>(m: &Model, len: T, t: usize) -> Option<(
     Some((k, p, x))
 }
 
-/// The active springs: the joints with a stiffness in joint order, then the stretched tendons
-/// in tendon order (`ten_length` is `Data::ten_length`).
+/// Joint `j`'s spring, or `None` without a stiffness (the joints [`springs`] visits).
+#[inline]
+pub(crate) fn joint_spring<T>(m: &Model, j: usize) -> Option<Spring<T>> {
+    let k = m.jnt_stiffness[j];
+    let p = m.jnt_stiffnesspoly[j];
+    if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
+        return None;
+    }
+    Some(Spring::Joint {
+        ty: m.jnt_type[j],
+        qadr: m.jnt_qposadr[j],
+        dadr: m.jnt_dofadr[j],
+        k,
+        p,
+    })
+}
+
+/// Tendon `t`'s spring at length `len`, or `None` without a stiffness or inside its dead
+/// band (the tendons [`springs`] visits).
+#[inline]
+pub(crate) fn tendon_spring<T: Scalar>(m: &Model, len: T, t: usize) -> Option<Spring<T>> {
+    tendon_stretch(m, len, t).map(|(k, p, x)| Spring::Tendon { t, k, p, x })
+}
+
+/// The active springs: the joints with a stiffness in joint order ([`joint_spring`]), then the
+/// stretched tendons in tendon order ([`tendon_spring`]; `ten_length` is `Data::ten_length`).
 pub(crate) fn springs<'a, T: Scalar>(m: &'a Model, ten_length: &'a [T]) -> Springs<'a, T> {
     Springs {
         m,
@@ -56,8 +80,8 @@ pub(crate) fn springs<'a, T: Scalar>(m: &'a Model, ten_length: &'a [T]) -> Sprin
 }
 
 /// The iterator of [`springs`]: a plain loop over the joints, then the tendons, whose `next` is
-/// inlined into its callers' loops (the passive forces and the potential energy run it on every
-/// forward).
+/// inlined into its callers' loops (the potential energy runs it on every forward; the passive
+/// forces loop over [`joint_spring`] and [`tendon_spring`] themselves, in the same order).
 pub(crate) struct Springs<'a, T> {
     m: &'a Model,
     ten_length: &'a [T],
@@ -76,24 +100,15 @@ impl<T: Scalar> Iterator for Springs<'_, T> {
         while self.j < m.njnt {
             let j = self.j;
             self.j += 1;
-            let k = m.jnt_stiffness[j];
-            let p = m.jnt_stiffnesspoly[j];
-            if k == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
-                continue;
+            if let Some(sp) = joint_spring(m, j) {
+                return Some(sp);
             }
-            return Some(Spring::Joint {
-                ty: m.jnt_type[j],
-                qadr: m.jnt_qposadr[j],
-                dadr: m.jnt_dofadr[j],
-                k,
-                p,
-            });
         }
         while self.t < m.ntendon {
             let t = self.t;
             self.t += 1;
-            if let Some((k, p, x)) = tendon_stretch(m, self.ten_length[t], t) {
-                return Some(Spring::Tendon { t, k, p, x });
+            if let Some(sp) = tendon_spring(m, self.ten_length[t], t) {
+                return Some(sp);
             }
         }
         None
