@@ -72,8 +72,8 @@ pub use math::Scalar;
 pub use model::Model;
 
 pub use mjcf::{
-    load, load_from_str, load_from_str_with_source, load_with_source, ErrorKind, MjcfError,
-    MjcfSource, Vfs,
+    load, load_from_str, load_from_str_in, load_from_str_with_source, load_with_source, parse_spec,
+    raised_at_parse, ErrorKind, MjcfError, MjcfSource, SpecElement, Vfs,
 };
 /// The loader's bounds on hostile input (see [`load`]).
 pub use mjcf::{

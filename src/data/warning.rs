@@ -111,13 +111,52 @@ pub(super) fn report(w: Warning, info: i64, time: f64) {
     }
 }
 
+thread_local! {
+    /// The messages [`report_message`] keeps instead of passing them to the handler, while
+    /// [`capture_messages`] runs on this thread.
+    static CAPTURED: std::cell::RefCell<Option<Vec<String>>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// Passes a message without a simulation time to the handler, if one is installed (the
-/// compiler's `mju_warning` calls).
+/// compiler's `mju_warning` calls); inside [`capture_messages`], keeps it instead.
 pub(crate) fn report_message(msg: &str) {
+    let kept = CAPTURED.with(|c| match c.borrow_mut().as_mut() {
+        Some(v) => {
+            v.push(msg.to_string());
+            true
+        }
+        None => false,
+    });
+    if kept {
+        return;
+    }
     let h = *HANDLER.read().unwrap_or_else(|e| e.into_inner());
     if let Some(h) = h {
         h(msg);
     }
+}
+
+/// Runs `f`, keeping the compiler's and the reset's warning messages it gives on this thread
+/// (in order) instead of passing them to the handler, as MuJoCo's Python `MjSpec.compile`
+/// raises them as `UserWarning`s instead of printing them; returns `f`'s result and the
+/// messages. Nested calls keep their own messages.
+pub fn capture_messages<T>(f: impl FnOnce() -> T) -> (T, Vec<String>) {
+    let outer = CAPTURED.with(|c| c.borrow_mut().replace(Vec::new()));
+    // restored even if `f` unwinds
+    struct Restore(Option<Option<Vec<String>>>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            if let Some(outer) = self.0.take() {
+                CAPTURED.with(|c| *c.borrow_mut() = outer);
+            }
+        }
+    }
+    let mut guard = Restore(Some(outer));
+    let r = f();
+    let outer = guard.0.take().unwrap_or_default();
+    let kept = CAPTURED.with(|c| std::mem::replace(&mut *c.borrow_mut(), outer));
+    (r, kept.unwrap_or_default())
 }
 
 /// MuJoCo's default warning handler: `WARNING: <msg>` and an empty line on stderr, and

@@ -179,6 +179,124 @@ pub fn load_from_str_with_source(xml: &str, vfs: &Vfs) -> Result<(Model, MjcfSou
     ))
 }
 
+/// [`load_from_str_with_source`] with the document's files (meshes, height fields, textures)
+/// relative to `dir`, as if the document were a file there (an edited `MjSpec` read from a
+/// file); the compiler's warnings go to [`MjcfSource::warnings`] only, not to the warning
+/// handler (as MuJoCo's Python `MjSpec.compile`).
+pub fn load_from_str_in(
+    xml: &str,
+    dir: Option<&Path>,
+    vfs: &Vfs,
+) -> Result<(Model, MjcfSource), MjcfError> {
+    // the compiler's warnings (`settotalmass`, a `sleep="init"` tree that cannot sleep) are
+    // returned, not passed to the warning handler, as MuJoCo's `MjSpec.compile` raises them
+    let (res, warnings) = crate::data::warning::capture_messages(|| {
+        load_impl(xml, "<string>", dir.map(Path::to_path_buf), vfs, true)
+    });
+    let (model, files, _) = res?;
+    Ok((
+        model,
+        MjcfSource {
+            xml: xml.to_string(),
+            files,
+            warnings,
+        },
+    ))
+}
+
+/// One element of a parsed MJCF document ([`parse_spec`]): its tag, attributes in document
+/// order, text, line, and its parent's index in the list (`None` for the root).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpecElement {
+    /// The parent's index in [`parse_spec`]'s list; `None` for `<mujoco>`.
+    pub parent: Option<usize>,
+    /// The tag.
+    pub name: String,
+    /// The attributes as written, in document order.
+    pub attrs: Vec<(String, String)>,
+    /// The concatenated text (`<text>`, `<numeric>` data and the like).
+    pub text: String,
+    /// The 1-based line of the element in its file.
+    pub line: usize,
+}
+
+/// Whether MuJoCo 4.0.0 raises `e` when it reads the XML (`mujoco.MjSpec.from_string`) rather
+/// than when it compiles (measured on it, `python/tests/test_spec.py`): malformed XML, schema
+/// violations, numbers that do not read or are too many, unknown keywords and default classes,
+/// repeated names and default classes, several orientations or other attributes of which at
+/// most one may be given, missing include files. Missing
+/// references, sizes, masses, keyframe lengths and asset files are compile errors.
+pub fn raised_at_parse(e: &MjcfError) -> bool {
+    match e.kind {
+        ErrorKind::Syntax
+        | ErrorKind::UnknownElement
+        | ErrorKind::UnknownAttribute
+        | ErrorKind::BadNumber
+        | ErrorKind::DuplicateName => true,
+        // a keyframe's sizes follow the compiled model's (`nq`, `nu`, ...)
+        ErrorKind::WrongCount => e.element.as_deref() != Some("key"),
+        ErrorKind::MissingFile => e.element.as_deref() == Some("include"),
+        ErrorKind::InvalidValue | ErrorKind::BadReference => {
+            let m = e.message.as_str();
+            [
+                "invalid keyword",
+                "unknown default class",
+                "repeated default class",
+                "multiple orientation",
+                "already included",
+                "at most one of",
+            ]
+            .iter()
+            .any(|p| m.contains(p))
+        }
+        _ => false,
+    }
+}
+
+/// Reads an MJCF document as MuJoCo's XML reader does before compiling (its `MjSpec`): parses
+/// it (with `<include>`s expanded, their files relative to `dir`, from `vfs` first), checks
+/// the schema, and refuses it with the errors MuJoCo raises while reading
+/// ([`raised_at_parse`]; found by compiling the element tree, so a compile error that comes
+/// first, such as a missing mesh file, leaves later reading errors to the compile). Returns
+/// the elements in document (depth-first) order.
+pub fn parse_spec(
+    text: &str,
+    dir: Option<&Path>,
+    vfs: &Vfs,
+) -> Result<Vec<SpecElement>, MjcfError> {
+    let name = "<string>";
+    let files = xml::FileSource {
+        vfs,
+        dir: dir.map(Path::to_path_buf),
+        read_log: None,
+        main: name.to_string(),
+    };
+    let root = xml::parse_document(text, name, &files)?;
+    schema::validate(&root)?;
+    // MuJoCo's reader gives no compiler warnings: this compile's are dropped
+    let (compiled, _) = crate::data::warning::capture_messages(|| compile::compile(&root, &files));
+    if let Err(e) = compiled {
+        if raised_at_parse(&e) {
+            return Err(e);
+        }
+    }
+    // depth-first, without recursion (include trees can be deep)
+    let mut out = Vec::new();
+    let mut stack: Vec<(Option<usize>, &xml::Elem)> = vec![(None, &root)];
+    while let Some((parent, e)) = stack.pop() {
+        let id = out.len();
+        out.push(SpecElement {
+            parent,
+            name: e.name.clone(),
+            attrs: e.attrs.clone(),
+            text: e.text.clone(),
+            line: e.loc.line,
+        });
+        stack.extend(e.children.iter().rev().map(|c| (Some(id), c)));
+    }
+    Ok(out)
+}
+
 /// Loads a document; with `log`, also returns every file read (else an empty VFS); and the
 /// compiler's warnings.
 fn load_impl(

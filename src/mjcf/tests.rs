@@ -1087,3 +1087,64 @@ fn mesh_paths_are_mujocos() {
     let e = load_from_str(&xml("", "n.obj"), &vfs).unwrap_err();
     assert_eq!(e.message, "Error opening file 'n.obj'");
 }
+
+/// [`parse_spec`] refuses exactly the error cases MuJoCo 4.0.0 refuses while reading (its
+/// message starts with "XML Error" or "XML parse error", its XML reader's words; the others
+/// are its compiler's), in tests/reference/mjcf_cases.json; and its elements are the
+/// document's, depth-first, with `<include>`s expanded.
+#[test]
+fn parse_spec_refuses_what_mujocos_reader_refuses() {
+    let text = include_str!("../../tests/reference/mjcf_cases.json");
+    let root: Value = serde_json::from_str(text).expect("reference JSON");
+    let mut checked = 0;
+    for case in root["cases"].as_array().expect("cases") {
+        let Some(want) = case.get("error").and_then(|e| e.as_str()) else {
+            continue;
+        };
+        let name = case["name"].as_str().unwrap_or("?");
+        let xml = case["xml"].as_str().unwrap_or("");
+        let at_read = want.starts_with("XML Error") || want.starts_with("XML parse error");
+        let res = parse_spec(xml, None, &vfs_of(case));
+        assert_eq!(
+            res.is_err(),
+            at_read,
+            "{name}: MuJoCo says {want:?}, moreau {res:?}"
+        );
+        // the compiler refuses the others
+        if !at_read {
+            assert!(load_from_str(xml, &vfs_of(case)).is_err(), "{name}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked}");
+
+    let mut vfs = Vfs::new();
+    vfs.add(
+        "part.xml",
+        b"<mujoco><worldbody><body name='p'><geom size='.1'/></body></worldbody></mujoco>".to_vec(),
+    );
+    let els = parse_spec(
+        "<mujoco><worldbody><geom size='1'/></worldbody><include file='part.xml'/></mujoco>",
+        None,
+        &vfs,
+    )
+    .expect("reads");
+    let tags: Vec<(Option<usize>, &str)> =
+        els.iter().map(|e| (e.parent, e.name.as_str())).collect();
+    assert_eq!(
+        tags,
+        [
+            (None, "mujoco"),
+            (Some(0), "worldbody"),
+            (Some(1), "geom"),
+            (Some(0), "worldbody"),
+            (Some(3), "body"),
+            (Some(4), "geom"),
+        ]
+    );
+    assert_eq!(els[4].attrs, [("name".to_string(), "p".to_string())]);
+    // a missing mesh file is a compile error in MuJoCo: read, refused by the compiler
+    let mesh = "<mujoco><asset><mesh file='nope.stl'/></asset></mujoco>";
+    assert!(parse_spec(mesh, None, &Vfs::new()).is_ok());
+    assert!(load_from_str(mesh, &Vfs::new()).is_err());
+}

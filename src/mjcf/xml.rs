@@ -211,7 +211,8 @@ pub fn parse_document(text: &str, file: &str, files: &FileSource) -> Result<Elem
         return Err(root.err(
             ErrorKind::UnknownElement,
             None,
-            "the root element must be <mujoco>",
+            // MuJoCo 4.0.0's sentence
+            format!("Unrecognized XML model type: '{}'", root.name),
         ));
     }
     Ok(root)
@@ -458,7 +459,7 @@ fn parse_text_inc(
         let pos = reader.buffer_position() as usize;
         let ev = reader.read_event().map_err(|e| {
             let off = reader.error_position() as usize;
-            syntax(&idx.loc(&file, text, off), format!("XML syntax error: {e}"))
+            syntax(&idx.loc(&file, text, off), format!("XML parse error: {e}"))
         })?;
         let loc = idx.loc(&file, text, pos);
         match ev {

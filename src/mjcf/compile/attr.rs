@@ -63,7 +63,8 @@ impl<'a> A<'a> {
                     e.err(
                         ErrorKind::BadNumber,
                         Some(k),
-                        format!("'{t}' is not a finite number"),
+                        // MuJoCo 4.0.0's sentence, then why
+                        format!("bad format in attribute '{k}': '{t}' is not a finite number"),
                     )
                 })
             })
@@ -81,10 +82,19 @@ impl<'a> A<'a> {
             } else {
                 format!("{min} to {max}")
             };
+            // MuJoCo 4.0.0's sentences, then the counts
+            let what = if v.len() > max {
+                "has too much data"
+            } else {
+                "does not have enough data"
+            };
             return Err(self.err(
                 ErrorKind::WrongCount,
                 k,
-                format!("expected {want} numbers, got {}", v.len()),
+                format!(
+                    "attribute '{k}' {what}: expected {want} numbers, got {}",
+                    v.len()
+                ),
             ));
         }
         Ok(Some(v))
@@ -133,7 +143,7 @@ impl<'a> A<'a> {
             e.err(
                 ErrorKind::BadNumber,
                 Some(k),
-                format!("'{v}' is not an integer"),
+                format!("bad format in attribute '{k}': '{v}' is not an integer"),
             )
         })
     }
@@ -148,7 +158,7 @@ impl<'a> A<'a> {
             Some(v) => Err(self.err(
                 ErrorKind::InvalidValue,
                 k,
-                format!("'{v}' is not 'true' or 'false'"),
+                format!("invalid keyword: '{v}' (not 'true' or 'false')"),
             )),
         }
     }
@@ -164,7 +174,7 @@ impl<'a> A<'a> {
                     self.err(
                         ErrorKind::InvalidValue,
                         k,
-                        format!("'{v}' is not one of {}", names.join(", ")),
+                        format!("invalid keyword: '{v}' (one of {})", names.join(", ")),
                     )
                 }),
         }

@@ -150,7 +150,7 @@ pub(super) fn childclass(el: &Elem, defs: &Defaults) -> R<usize> {
         el.err(
             ErrorKind::BadReference,
             Some("childclass"),
-            format!("unknown default class '{c}'"),
+            format!("unknown default class name '{c}'"),
         )
     })
 }
@@ -372,14 +372,16 @@ impl<'a> Builder<'a> {
                 return Err(a.err(
                     ErrorKind::InvalidValue,
                     "fullinertia",
-                    "fullinertia cannot be combined with an orientation",
+                    // MuJoCo 4.0.0's words (its XML reader's)
+                    "Schema violation: at most one of 'fullinertia', 'quat', 'axisangle', \
+                     'xyaxes', 'zaxis', 'euler' can be specified",
                 ));
             }
             if a.has("diaginertia") {
                 return Err(a.err(
                     ErrorKind::InvalidValue,
                     "fullinertia",
-                    "both fullinertia and diaginertia",
+                    "fullinertia and diagonal inertia cannot both be specified",
                 ));
             }
             let full = [[f[0], f[3], f[4]], [f[3], f[1], f[5]], [f[4], f[5], f[2]]];
@@ -447,6 +449,15 @@ impl<'a> Builder<'a> {
                 ErrorKind::InvalidValue,
                 None,
                 "the world cannot have joints",
+            ));
+        }
+        // MuJoCo 4.0.0's compiler refuses a free joint below the top level, in these words
+        // (python/tests/test_spec.py)
+        if jt == JointType::Free && self.m.body_parentid.get(body).is_some_and(|&p| p != 0) {
+            return Err(it.el.err(
+                ErrorKind::InvalidValue,
+                None,
+                "free joint can only be used on top level",
             ));
         }
         let pos = a.arr("pos", [0.0; 3])?;

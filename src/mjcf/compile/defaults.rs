@@ -57,7 +57,7 @@ impl<'a> Defaults<'a> {
                     return Err(c.err(
                         ErrorKind::DuplicateName,
                         Some("class"),
-                        format!("repeated default class '{name}'"),
+                        format!("repeated default class name '{name}'"),
                     ));
                 }
                 let child = Class {
@@ -95,7 +95,7 @@ impl<'a> Defaults<'a> {
                 el.err(
                     ErrorKind::BadReference,
                     Some("class"),
-                    format!("unknown default class '{c}'"),
+                    format!("unknown default class name '{c}'"),
                 )
             }),
         }

@@ -24,7 +24,10 @@ pub(super) fn orientation(a: &A, comp: &Compiler) -> R<Option<Q>> {
         return Err(a.err(
             ErrorKind::InvalidValue,
             given[1],
-            format!("multiple orientation specifiers ({})", given.join(", ")),
+            format!(
+                "multiple orientation specifiers are not allowed ({})",
+                given.join(", ")
+            ),
         ));
     }
     let Some(&k) = given.first() else {
