@@ -454,8 +454,47 @@ pub(crate) fn load(
     path: Option<String>,
     assets: Option<Bound<'_, PyDict>>,
 ) -> PyResult<MjModel> {
-    let mut vfs = moreau::Vfs::new();
     let with_assets = assets.is_some();
+    let vfs = vfs_of(assets)?;
+    let res = py.detach(|| match (xml, path) {
+        (Some(x), _) => moreau::load_from_str_with_source(&x, &vfs),
+        (None, Some(p)) if !with_assets => moreau::load_with_source(&p),
+        (None, Some(p)) => match std::fs::read_to_string(&p) {
+            Ok(x) => moreau::load_from_str_with_source(&x, &vfs),
+            Err(_) => moreau::load_with_source(&p),
+        },
+        (None, None) => unreachable!("load: neither a string nor a path"),
+    });
+    let (model, source) = res.map_err(|e| crate::errors::mjcf_error(py, &e))?;
+    check_supported(&model)?;
+    Ok(MjModel {
+        source: Some(Arc::new(source)),
+        ..MjModel::new(model)
+    })
+}
+
+/// Compiles the document `xml` with its files relative to `dir` (an edited `MjSpec`), the
+/// VFS from `assets` as [`load`]'s.
+pub(crate) fn load_in(
+    py: Python<'_>,
+    xml: String,
+    dir: Option<std::path::PathBuf>,
+    assets: Option<Bound<'_, PyDict>>,
+) -> PyResult<MjModel> {
+    let vfs = vfs_of(assets)?;
+    let res = py.detach(|| moreau::load_from_str_in(&xml, dir.as_deref(), &vfs));
+    let (model, source) = res.map_err(|e| crate::errors::mjcf_error(py, &e))?;
+    check_supported(&model)?;
+    Ok(MjModel {
+        source: Some(Arc::new(source)),
+        ..MjModel::new(model)
+    })
+}
+
+/// The VFS of an `assets` dictionary (file name to bytes or str), refusing two names MuJoCo
+/// would key alike.
+pub(crate) fn vfs_of(assets: Option<Bound<'_, PyDict>>) -> PyResult<moreau::Vfs> {
+    let mut vfs = moreau::Vfs::new();
     if let Some(a) = assets {
         let mut seen = std::collections::HashSet::new();
         for (k, v) in a.iter() {
@@ -480,21 +519,7 @@ pub(crate) fn load(
             vfs.add(name, bytes);
         }
     }
-    let res = py.detach(|| match (xml, path) {
-        (Some(x), _) => moreau::load_from_str_with_source(&x, &vfs),
-        (None, Some(p)) if !with_assets => moreau::load_with_source(&p),
-        (None, Some(p)) => match std::fs::read_to_string(&p) {
-            Ok(x) => moreau::load_from_str_with_source(&x, &vfs),
-            Err(_) => moreau::load_with_source(&p),
-        },
-        (None, None) => unreachable!("load: neither a string nor a path"),
-    });
-    let (model, source) = res.map_err(|e| crate::errors::mjcf_error(py, &e))?;
-    check_supported(&model)?;
-    Ok(MjModel {
-        source: Some(Arc::new(source)),
-        ..MjModel::new(model)
-    })
+    Ok(vfs)
 }
 
 /// The options a pickle carries, by their Python names.

@@ -1,96 +1,89 @@
-//! `MjSpec`: an MJCF document to compile, with MuJoCo's `from_string`, `from_file` and
-//! `compile`. Only these: moreau has no editable model specification (no element access, no
-//! `to_xml`); `compile` raises each warning of the compiler as a `UserWarning`, as MuJoCo
-//! 4.0.0's `MjSpec.compile` does (`MjModel.from_xml_string` only prints it, in both).
+//! The two halves of `moreau.MjSpec` (`python/python/moreau/_spec.py`, MuJoCo 4.0.0's editable
+//! model specification) that need the MJCF front end: reading a document into its elements,
+//! with the errors MuJoCo raises while reading (`_spec_parse`), and compiling the document an
+//! edited specification writes (`_spec_compile`).
 
 use crate::model::MjModel;
-use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
-use std::ffi::CString;
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::path::PathBuf;
 
-/// An MJCF document and its assets, compiled by `compile` (a subset of `mujoco.MjSpec`).
-#[pyclass(module = "moreau")]
-pub struct MjSpec {
+/// Reads the MJCF document `xml` (or, without it, the file `path`), its `<include>`s expanded
+/// (relative to the file's directory, from `assets` first), as MuJoCo's XML reader does:
+/// malformed XML, schema violations, numbers that do not read, unknown keywords or default
+/// classes, repeated names, several orientations and missing include files raise
+/// `MjcfLoadError` here, as `mujoco.MjSpec.from_string` raises them; errors MuJoCo raises when
+/// compiling are left to `_spec_compile`. Returns the elements in document order, each as
+/// `(parent index or None, tag, [(attribute, value), ...], text, line)`.
+#[pyfunction]
+#[pyo3(signature = (xml=None, path=None, assets=None))]
+fn _spec_parse<'py>(
+    py: Python<'py>,
     xml: Option<String>,
-    path: Option<String>,
-    assets: Option<Py<PyDict>>,
-}
-
-#[pymethods]
-impl MjSpec {
-    /// The document `xml`; `include` (the files `<include>` names) and `assets` (meshes,
-    /// height fields, textures) map file names to their bytes, MuJoCo's VFS. The document is
-    /// read and compiled by `compile`, which raises every error (MuJoCo raises the XML's own
-    /// errors here).
-    #[staticmethod]
-    #[pyo3(signature = (xml, include=None, assets=None))]
-    fn from_string(
-        py: Python<'_>,
-        xml: String,
-        include: Option<Bound<'_, PyDict>>,
-        assets: Option<Bound<'_, PyDict>>,
-    ) -> PyResult<Self> {
-        Ok(MjSpec {
-            xml: Some(xml),
-            path: None,
-            assets: files(py, include, assets)?,
-        })
-    }
-
-    /// The document at `filename` (its files relative to its directory); `include` and
-    /// `assets` as in `from_string`. The file is read when compiling.
-    #[staticmethod]
-    #[pyo3(signature = (filename, include=None, assets=None))]
-    fn from_file(
-        py: Python<'_>,
-        filename: std::path::PathBuf,
-        include: Option<Bound<'_, PyDict>>,
-        assets: Option<Bound<'_, PyDict>>,
-    ) -> PyResult<Self> {
-        Ok(MjSpec {
-            xml: None,
-            path: Some(filename.to_string_lossy().into_owned()),
-            assets: files(py, include, assets)?,
-        })
-    }
-
-    /// Compiles the document into an `MjModel`: errors as `MjModel.from_xml_string`'s
-    /// (`ValueError`); each warning of the compiler (a `sleep="init"` tree that cannot sleep)
-    /// raised as a `UserWarning` with MuJoCo's text, as `mujoco.MjSpec.compile` does.
-    fn compile(&self, py: Python<'_>) -> PyResult<MjModel> {
-        let assets = self.assets.as_ref().map(|a| a.bind(py).clone());
-        let m = crate::model::load(py, self.xml.clone(), self.path.clone(), assets)?;
-        let warnings = m
-            .source
-            .as_ref()
-            .map(|s| s.warnings.clone())
-            .unwrap_or_default();
-        for w in warnings {
-            let text = CString::new(w.replace('\0', " ")).unwrap_or_default();
-            PyErr::warn(py, &py.get_type::<PyUserWarning>(), &text, 1)?;
+    path: Option<PathBuf>,
+    assets: Option<Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let vfs = crate::model::vfs_of(assets)?;
+    let dir = path.as_ref().and_then(|p| p.parent().map(PathBuf::from));
+    let text = match (xml, &path) {
+        (Some(x), _) => x,
+        (None, Some(p)) => std::fs::read_to_string(p).map_err(|e| {
+            pyo3::exceptions::PyValueError::new_err(format!(
+                "Error opening file '{}': {e}",
+                p.display()
+            ))
+        })?,
+        (None, None) => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "_spec_parse: give xml or path",
+            ))
         }
-        Ok(m)
+    };
+    let els = py
+        .detach(|| moreau::parse_spec(&text, dir.as_deref(), &vfs))
+        .map_err(|e| crate::errors::mjcf_error(py, &e))?;
+    let out = PyList::empty(py);
+    for e in els {
+        let attrs = PyList::empty(py);
+        for (k, v) in e.attrs {
+            attrs.append((k, v))?;
+        }
+        out.append(PyTuple::new(
+            py,
+            [
+                e.parent.into_pyobject(py)?.into_any(),
+                e.name.into_pyobject(py)?.into_any(),
+                attrs.into_any(),
+                e.text.into_pyobject(py)?.into_any(),
+                e.line.into_pyobject(py)?.into_any(),
+            ],
+        )?)?;
     }
+    Ok(out)
 }
 
-/// `include` and `assets` as one dictionary (the loader's VFS), `None` without either.
-fn files(
+/// Compiles the MJCF document `xml` with its mesh, height-field and texture files relative to
+/// `modelfiledir` (from `assets` first): the model and the compiler's warnings (MuJoCo's texts,
+/// which `MjSpec.compile` raises as `UserWarning`s). Errors as `MjModel.from_xml_string`'s.
+#[pyfunction]
+#[pyo3(signature = (xml, modelfiledir=None, assets=None))]
+fn _spec_compile(
     py: Python<'_>,
-    include: Option<Bound<'_, PyDict>>,
+    xml: String,
+    modelfiledir: Option<PathBuf>,
     assets: Option<Bound<'_, PyDict>>,
-) -> PyResult<Option<Py<PyDict>>> {
-    if include.is_none() && assets.is_none() {
-        return Ok(None);
-    }
-    let all = PyDict::new(py);
-    for d in [include, assets].into_iter().flatten() {
-        all.update(d.as_mapping())?;
-    }
-    Ok(Some(all.unbind()))
+) -> PyResult<(MjModel, Vec<String>)> {
+    let m = crate::model::load_in(py, xml, modelfiledir, assets)?;
+    let warnings = m
+        .source
+        .as_ref()
+        .map(|s| s.warnings.clone())
+        .unwrap_or_default();
+    Ok((m, warnings))
 }
 
-/// Registers `MjSpec`.
+/// Registers `_spec_parse` and `_spec_compile`.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<MjSpec>()
+    m.add_function(wrap_pyfunction!(_spec_parse, m)?)?;
+    m.add_function(wrap_pyfunction!(_spec_compile, m)?)
 }

@@ -66,6 +66,10 @@ ARGS = {
     "trajectories": "list[tuple[str, str]]",
     "title": "str | None",
     "max_fps": "float",
+    "xml": "str",
+    "path": "str | os.PathLike[str]",
+    "assets": "dict[str, bytes] | None",
+    "modelfiledir": "str | None",
 }
 RETURNS = {
     "contact_trajopt": "CollocationResult",
@@ -83,6 +87,8 @@ RETURNS = {
     "_step": "NDArray[np.float64] | tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]",
     "transition": "tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]",
     "inverse": "tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]",
+    "_spec_parse": "list[tuple[int | None, str, list[tuple[str, str]], str, int]]",
+    "_spec_compile": "tuple[MjModel, list[str]]",
 }
 
 
@@ -91,6 +97,8 @@ def annot(p):
     if p.name == "src" and "mj_copyData":
         a = "MjData"
     default = "" if p.default is inspect.Parameter.empty else f" = {p.default!r}"
+    if p.default is None and "None" not in a and a != "object":
+        a += " | None"
     return f"{p.name}: {a}{default}"
 
 
@@ -119,13 +127,7 @@ def klass(name, cls):
         if attr.startswith("__") and attr not in ("__init__", "__len__", "__getitem__", "__copy__", "__deepcopy__", "__getattr__", "__setattr__"):
             continue
         v = getattr(cls, attr)
-        if name == "MjSpec" and attr in ("from_string", "from_file"):
-            first = "xml: str" if attr == "from_string" else "filename: str | os.PathLike[str]"
-            out.append(f"    @staticmethod\n    def {attr}({first}, include: dict[str, bytes] | None = None, "
-                       f"assets: dict[str, bytes] | None = None) -> MjSpec:\n{doc(v, 8)}        ...\n")
-        elif name == "MjSpec" and attr == "compile":
-            out.append(f"    def compile(self) -> MjModel:\n{doc(v, 8)}        ...\n")
-        elif attr == "_arrays":
+        if attr == "_arrays":
             out.append("    _arrays: tuple[str, ...]\n")
         elif isinstance(v, (staticmethod,)) or (callable(v) and attr in ("from_xml_path", "from_xml_string")):
             sig = "filename: str | os.PathLike[str]" if attr == "from_xml_path" else "xml: str"
@@ -214,7 +216,7 @@ def main():
         + "    warning: int\n    index: int\n\n",
     ]
     for name in ["MjModel", "MjOption", "MjData", "MjContactList", "MjContact", "MjWarningStat",
-                 "MjSolverStat", "_MjSolverStatList", "_NamedAccess", "_Rollout", "_Batch", "MjSpec"]:
+                 "MjSolverStat", "_MjSolverStatList", "_NamedAccess", "_Rollout", "_Batch"]:
         parts.append(klass(name, getattr(_moreau, name)))
     for name in sorted(dir(_moreau)):
         f = getattr(_moreau, name)

@@ -26,6 +26,7 @@ import copyreg as _copyreg
 
 from moreau import _moreau
 from moreau._enums import *  # noqa: F401,F403
+from moreau._spec import MjSpec  # noqa: F401
 from moreau._moreau import (  # noqa: F401
     FatalError,
     MjContact,
@@ -35,7 +36,6 @@ from moreau._moreau import (  # noqa: F401
     MjModel,
     MjOption,
     MjSolverStat,
-    MjSpec,
     MjWarningStat,
     UnstableSimulationError,
     mj_comPos,

@@ -31,6 +31,8 @@ __all__ = [
     "mjtCamLight",
     "mjtStage",
     "mjtDataType",
+    "mjtLimited",
+    "mjtOrientation",
 ]
 
 
@@ -390,3 +392,21 @@ class mjtDataType(enum.IntEnum):
     mjDATATYPE_POSITIVE = 1
     mjDATATYPE_AXIS = 2
     mjDATATYPE_QUATERNION = 3
+
+
+class mjtLimited(enum.IntEnum):
+    """MuJoCo's `mjtLimited` (a specification's `limited`, `ctrllimited`, ...)."""
+
+    mjLIMITED_FALSE = 0
+    mjLIMITED_TRUE = 1
+    mjLIMITED_AUTO = 2
+
+
+class mjtOrientation(enum.IntEnum):
+    """MuJoCo's `mjtOrientation` (a specification element's `alt.type`)."""
+
+    mjORIENTATION_QUAT = 0
+    mjORIENTATION_AXISANGLE = 1
+    mjORIENTATION_XYAXES = 2
+    mjORIENTATION_ZAXIS = 3
+    mjORIENTATION_EULER = 4

@@ -4012,39 +4012,31 @@ class _Batch:
     def persistent(self) -> NDArray[Any]:
         ...
 
-class MjSpec:
-    """
-    An MJCF document and its assets, compiled by `compile` (a subset of `mujoco.MjSpec`).
-    """
-    def compile(self) -> MjModel:
-        """
-        Compiles the document into an `MjModel`: errors as `MjModel.from_xml_string`'s
-        (`ValueError`); each warning of the compiler (a `sleep="init"` tree that cannot sleep)
-        raised as a `UserWarning` with MuJoCo's text, as `mujoco.MjSpec.compile` does.
-        """
-        ...
-    @staticmethod
-    def from_file(filename: str | os.PathLike[str], include: dict[str, bytes] | None = None, assets: dict[str, bytes] | None = None) -> MjSpec:
-        """
-        The document at `filename` (its files relative to its directory); `include` and
-        `assets` as in `from_string`. The file is read when compiling.
-        """
-        ...
-    @staticmethod
-    def from_string(xml: str, include: dict[str, bytes] | None = None, assets: dict[str, bytes] | None = None) -> MjSpec:
-        """
-        The document `xml`; `include` (the files `<include>` names) and `assets` (meshes,
-        height fields, textures) map file names to their bytes, MuJoCo's VFS. The document is
-        read and compiled by `compile`, which raises every error (MuJoCo raises the XML's own
-        errors here).
-        """
-        ...
-
-def _model_from_pickle(xml: object, files: object, arrays: object, options: object) -> None:
+def _model_from_pickle(xml: str, files: object, arrays: object, options: object) -> None:
     """
     Rebuilds a pickled `MjModel` (`MjModel.__reduce__`): compiles the MJCF document from its
     captured files alone, then writes back the model's values at pickling time (every
     writeable array, the options and the actuator caches `mj_setConst` refreshes).
+    """
+    ...
+
+def _spec_compile(xml: str, modelfiledir: str | None = None, assets: dict[str, bytes] | None = None) -> tuple[MjModel, list[str]]:
+    """
+    Compiles the MJCF document `xml` with its mesh, height-field and texture files relative to
+    `modelfiledir` (from `assets` first): the model and the compiler's warnings (MuJoCo's texts,
+    which `MjSpec.compile` raises as `UserWarning`s). Errors as `MjModel.from_xml_string`'s.
+    """
+    ...
+
+def _spec_parse(xml: str | None = None, path: str | os.PathLike[str] | None = None, assets: dict[str, bytes] | None = None) -> list[tuple[int | None, str, list[tuple[str, str]], str, int]]:
+    """
+    Reads the MJCF document `xml` (or, without it, the file `path`), its `<include>`s expanded
+    (relative to the file's directory, from `assets` first), as MuJoCo's XML reader does:
+    malformed XML, schema violations, numbers that do not read, unknown keywords or default
+    classes, repeated names, several orientations and missing include files raise
+    `MjcfLoadError` here, as `mujoco.MjSpec.from_string` raises them; errors MuJoCo raises when
+    compiling are left to `_spec_compile`. Returns the elements in document order, each as
+    `(parent index or None, tag, [(attribute, value), ...], text, line)`.
     """
     ...
 
