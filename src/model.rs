@@ -771,9 +771,9 @@ pub struct Model {
     pub geom_friction: Vec<[f64; 3]>,
     pub geom_margin: Vec<f64>,
     pub geom_gap: Vec<f64>,
-    /// Geom color; only the alpha matters (rays skip invisible geoms, [`crate::ray::ray`]).
-    /// May be empty (then every geom counts as visible).
-    pub geom_rgba: Vec<[f64; 4]>,
+    /// Geom color, float32 as MuJoCo's; only the alpha matters to the engine (rays skip
+    /// invisible geoms, [`crate::ray::ray`]). May be empty (then every geom counts as visible).
+    pub geom_rgba: Vec<[f32; 4]>,
     /// Material of each geom, -1 if none (may be empty).
     pub geom_matid: Vec<i32>,
     /// Number of collidable geoms (`geom_contype` or `geom_conaffinity` nonzero; not a MuJoCo
@@ -794,6 +794,10 @@ pub struct Model {
     pub site_pos: Vec<[f64; 3]>,
     pub site_quat: Vec<[f64; 4]>,
     pub site_sameframe: Vec<SameFrame>,
+    /// Rendering only (float32 as MuJoCo's): color, visualization group, material (-1 none).
+    pub site_rgba: Vec<[f32; 4]>,
+    pub site_group: Vec<i32>,
+    pub site_matid: Vec<i32>,
 
     // ---------------------------------------------------------------- cameras
     pub ncam: usize,
@@ -811,6 +815,9 @@ pub struct Model {
     pub cam_pos0: Vec<[f64; 3]>,
     /// World orientation at `qpos0` (row-major), kept by `track` / `trackcom`.
     pub cam_mat0: Vec<[f64; 9]>,
+    /// Rendering only: vertical field of view (degrees) and inter-pupillary distance.
+    pub cam_fovy: Vec<f64>,
+    pub cam_ipd: Vec<f64>,
 
     // ---------------------------------------------------------------- lights
     // (MJCF `light`; the engine computes their poses, `Data::light_xpos` / `light_xdir`; the
@@ -874,6 +881,14 @@ pub struct Model {
     /// Per material, the texture of each `mjtTextureRole` (user, rgb, occlusion, roughness,
     /// metallic, normal, opacity, emissive, rgba, orm), -1 for none.
     pub mat_texid: Vec<[i32; 10]>,
+    /// Rendering only, float32 as MuJoCo's: emission, specular, shininess, reflectance,
+    /// metallic and roughness (-1: not given) of each material.
+    pub mat_emission: Vec<f32>,
+    pub mat_specular: Vec<f32>,
+    pub mat_shininess: Vec<f32>,
+    pub mat_reflectance: Vec<f32>,
+    pub mat_metallic: Vec<f32>,
+    pub mat_roughness: Vec<f32>,
     pub mesh: Vec<Mesh>,
     pub hfield: Vec<Hfield>,
 
@@ -902,6 +917,12 @@ pub struct Model {
     pub tendon_lengthspring: Vec<[f64; 2]>,
     pub tendon_length0: Vec<f64>,
     pub tendon_invweight0: Vec<f64>,
+    /// Rendering only: color (float32 as MuJoCo's), width, visualization group, material
+    /// (-1 none).
+    pub tendon_rgba: Vec<[f32; 4]>,
+    pub tendon_width: Vec<f64>,
+    pub tendon_group: Vec<i32>,
+    pub tendon_matid: Vec<i32>,
     /// Pattern of the tendon Jacobian (MuJoCo's `ten_J_rownnz`, `ten_J_rowadr`,
     /// `ten_J_colind`): row `t` holds `ten_J_rownnz[t]` entries from `ten_J_rowadr[t]`, the
     /// dofs that can move the tendon's path, ascending. Filled by [`Model::fill_sparse`].

@@ -390,7 +390,7 @@ pub fn ray_eligible(
     }
     let alpha = match m.geom_matid.get(g).and_then(|&k| usize::try_from(k).ok()) {
         Some(k) => m.mat_rgba.get(k).map_or(1.0, |c| c[3]),
-        None => m.geom_rgba.get(g).map_or(1.0, |c| c[3]),
+        None => m.geom_rgba.get(g).map_or(1.0, |c| f64::from(c[3])),
     };
     if alpha == 0.0 {
         return false;

@@ -352,6 +352,7 @@ macro_rules! model_arrays {
 unsafe trait Plain: Copy {}
 // SAFETY: floats and integers accept any bits; arrays of them have no padding.
 unsafe impl Plain for f64 {}
+unsafe impl Plain for f32 {}
 unsafe impl Plain for i32 {}
 unsafe impl Plain for u32 {}
 unsafe impl<T: Plain, const N: usize> Plain for [T; N] {}
@@ -398,7 +399,8 @@ model_arrays! {
         wrap_prm, actuator_cranklength, actuator_acc0, actuator_length0, actuator_damping,
         actuator_armature, pair_margin, pair_gap, sensor_cutoff, sensor_noise, key_time,
         numeric_data, light_bulbradius, light_intensity, light_range, light_softness,
-        light_cutoff, light_exponent,
+        light_cutoff, light_exponent, cam_fovy, cam_ipd, tendon_width, mat_emission,
+        mat_specular, mat_shininess, mat_reflectance, mat_metallic, mat_roughness,
     }
     float_rows {
         body_pos, body_quat, body_ipos, body_iquat, body_inertia, body_invweight0, jnt_solref,
@@ -412,13 +414,13 @@ model_arrays! {
         actuator_forcerange, actuator_actrange, actuator_gear, actuator_lengthrange,
         actuator_dampingpoly, eq_solref, eq_solimp, eq_data, pair_solref, pair_solreffriction,
         pair_solimp, pair_friction, light_pos, light_dir, light_poscom0, light_pos0, light_dir0,
-        light_attenuation, light_ambient, light_diffuse, light_specular,
+        light_attenuation, light_ambient, light_diffuse, light_specular, site_rgba, tendon_rgba,
     }
     ints {
         body_mocapid, jnt_group, dof_parentid, geom_dataid, geom_group, geom_priority,
         geom_matid, cam_targetbodyid, wrap_objid, actuator_actadr, actuator_group, eq_obj1id,
         eq_obj2id, sensor_objid, sensor_refid, light_targetbodyid, light_type, light_texid,
-        tree_sleep_policy,
+        tree_sleep_policy, site_group, site_matid, tendon_group, tendon_matid,
     }
     int_rows { actuator_trnid }
     uints { geom_contype, geom_conaffinity, exclude_signature }

@@ -65,8 +65,8 @@ def test_every_public_name_is_documented():
             assert getattr(cls, attr).__doc__, f"{cls.__name__}.{attr} has no docstring"
 
 
-# Model arrays whose moreau values are not MuJoCo's by design: geom_rgba / mat_rgba are float32
-# in MuJoCo (compared at float32 precision below).
+# Model arrays compared at float32 precision below: MuJoCo's geom_rgba and mat_rgba are float32
+# (moreau's mat_rgba is float64).
 FLOAT32 = {"geom_rgba", "mat_rgba"}
 # The compiler's round-off (principal axes by an eigen-decomposition, fluid quadrature).
 TOL_COMPILE = 1e-9

@@ -2,6 +2,8 @@
 for the models it simulates, each against MuJoCo: simple bodies and the sparse layout of `M`,
 the constraint islands, the sleep fields of a model that never sleeps, the energy flags."""
 
+import pickle
+
 import numpy as np
 import pytest
 from conftest import TOL_CONTACT, TOL_SMOOTH, load_pair, lockstep, model_path, models_both_load, rel_err
@@ -458,3 +460,48 @@ def test_dual_matrices_kept_between_reads_follow_every_forward(name):
         moreau.mj_forward(mo, do)
         assert do.nA == dj.nA == 0 and do.efc_AR.size == dj.efc_AR.size == 0
     assert formed >= 15, formed  # measured: box_stack 18 of its 36 reads
+
+
+VISUAL_XML = """<mujoco><default><site rgba='0 1 0 1' group='3'/>
+<default class='v'><camera fovy='30'/><tendon rgba='1 1 0 1' width='.01'/>
+<material specular='.1'/></default></default>
+<asset><material name='plain'/><material name='shiny' rgba='.1 .2 .3 .4' emission='.3'
+ specular='.2' shininess='.7' reflectance='.1' metallic='.4' roughness='.6'/>
+<material name='cls' class='v'/></asset>
+<worldbody><site name='s0' pos='0 0 1'/><camera name='c0'/>
+<camera name='c1' class='v' ipd='.05'/><camera name='c2' fovy='70.5'/>
+<body name='b'><joint name='j'/><geom size='.1' rgba='.15 .25 .35 .45' material='shiny'/>
+<site name='s1' rgba='1 0 0 1' group='2' material='plain'/><site name='s2' class='v'/></body>
+</worldbody>
+<tendon><fixed name='t0'><joint joint='j' coef='1'/></fixed>
+<spatial name='t1' class='v' group='4' material='shiny'><site site='s0'/><site site='s1'/></spatial>
+<spatial name='t2' rgba='.9 .8 .7 .6' width='.02'><site site='s0'/><site site='s2'/></spatial></tendon>
+</mujoco>"""
+
+VISUAL = ["geom_rgba", "mat_rgba", "site_rgba", "site_group", "site_matid", "cam_fovy",
+          "cam_ipd", "tendon_rgba", "tendon_width", "tendon_group", "tendon_matid",
+          "mat_emission", "mat_specular", "mat_shininess", "mat_reflectance", "mat_metallic",
+          "mat_roughness"]
+
+
+def test_visual_properties_match_mujoco():
+    """The rendering properties `VISUAL` (materials, site, tendon and camera properties, with
+    defaults and classes) equal MuJoCo 4.0.0's, dtype included (float32 where MuJoCo keeps
+    float; `mat_rgba` is float64, equal once rounded to float32), on a model that sets each of
+    them and on every model of models/; they are writeable views and a pickle carries what was
+    written."""
+    cases = [("visual", mujoco.MjModel.from_xml_string(VISUAL_XML),
+              moreau.MjModel.from_xml_string(VISUAL_XML))] + list(models_both_load())
+    for name, mj, mo in cases:
+        for f in VISUAL:
+            got, want = getattr(mo, f), getattr(mj, f)
+            if f == "mat_rgba":  # float64 in moreau (a per-simulation parameter of batches)
+                got = got.astype(np.float32)
+            assert got.dtype == want.dtype and got.shape == want.shape, (name, f, got.dtype)
+            assert np.array_equal(got, want), (name, f, got, want)
+    mo = cases[0][2]
+    assert mo.site_rgba.dtype == np.float32 and mo.cam_fovy.tolist() == [45.0, 30.0, 70.5]
+    mo.site_rgba[0, 1] = 0.25
+    mo.mat_emission[0] = 0.5
+    copy = pickle.loads(pickle.dumps(mo))
+    assert copy.site_rgba[0, 1] == np.float32(0.25) and copy.mat_emission[0] == 0.5

@@ -234,6 +234,8 @@ def test_spec_reads_elements_as_mujoco():
         assert s.body("a").alt.type == lib.mjtOrientation.mjORIENTATION_EULER
         assert s.joint("jb").classname.name == "c" and s.geom("ga").classname.name == "main"
         assert s.modelname == "m"
+        assert isinstance(s.geom("ga"), lib.MjsGeom) and isinstance(s.body("a"), lib.MjsBody)
+        assert isinstance(s.actuator("p"), lib.MjsActuator)
     assert np.array_equal(mo.body("a").alt.euler, mj.body("a").alt.euler)
     for k in ("timestep", "gravity", "wind", "impratio", "iterations", "integrator", "cone"):
         assert same(getattr(mo.option, k), getattr(mj.option, k)), k

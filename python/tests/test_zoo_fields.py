@@ -387,9 +387,10 @@ def test_dual_matrices_and_tendon_efcadr_match_mujoco_over_the_zoo():
 
 
 # MuJoCo's float32 fields (rendering properties) that moreau keeps as writeable float64 views
-FLOAT32 = {"geom_rgba", "mat_rgba", "light_ambient", "light_attenuation", "light_bulbradius",
+# (the per-simulation parameters of `moreau.batch` take them as float64)
+FLOAT32 = {"mat_rgba", "light_ambient", "light_attenuation", "light_bulbradius",
            "light_cutoff", "light_diffuse", "light_exponent", "light_intensity", "light_range",
-           "light_softness", "light_specular", "site_rgba", "tendon_rgba", "skin_rgba"}
+           "light_softness", "light_specular", "skin_rgba"}
 
 
 def test_array_dtypes_match_mujoco():

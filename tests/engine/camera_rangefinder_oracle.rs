@@ -155,7 +155,8 @@ fn ray_skips_invisible_geoms_like_mujoco() {
     let e = &all["rays"];
     let m = compile(&e["xml"]);
     let md = &e["model"];
-    cmp("geom_rgba", &fv4(&m.geom_rgba), &fv(&md["geom_rgba"]), 1e-7); // MuJoCo stores f32
+    let rgba: Vec<[f64; 4]> = m.geom_rgba.iter().map(|c| c.map(f64::from)).collect();
+    cmp("geom_rgba", &fv4(&rgba), &fv(&md["geom_rgba"]), 1e-7); // MuJoCo stores f32
     let mat: Vec<f64> = m.geom_matid.iter().map(|&x| x as f64).collect();
     cmp("geom_matid", &mat, &fv(&md["geom_matid"]), 0.0);
     cmp("mat_rgba", &fv4(&m.mat_rgba), &fv(&md["mat_rgba"]), 1e-7);

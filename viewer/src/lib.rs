@@ -369,7 +369,7 @@ fn geom_type_name(t: GeomType) -> &'static str {
 /// The colour a geom is drawn with: its `rgba`, or its material's when the geom's is MuJoCo's
 /// default.
 pub fn geom_color(m: &Model, g: usize) -> [f64; 4] {
-    let own = m.geom_rgba[g];
+    let own = m.geom_rgba[g].map(f64::from);
     match usize::try_from(m.geom_matid[g]) {
         Ok(mat) if own == DEFAULT_RGBA && mat < m.mat_rgba.len() => m.mat_rgba[mat],
         _ => own,

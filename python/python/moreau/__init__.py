@@ -26,7 +26,18 @@ import copyreg as _copyreg
 
 from moreau import _moreau
 from moreau._enums import *  # noqa: F401,F403
-from moreau._spec import MjSpec  # noqa: F401
+from moreau._spec import (  # noqa: F401
+    MjsActuator,
+    MjsBody,
+    MjsCamera,
+    MjsDefault,
+    MjsGeom,
+    MjsJoint,
+    MjsLight,
+    MjSpec,
+    MjsOrientation,
+    MjsSite,
+)
 from moreau._moreau import (  # noqa: F401
     FatalError,
     MjContact,

@@ -486,6 +486,18 @@ class MjModel:
         """
         ...
     @property
+    def cam_fovy(self) -> NDArray[Any]:
+        """
+        `cam_fovy` (writeable view).
+        """
+        ...
+    @property
+    def cam_ipd(self) -> NDArray[Any]:
+        """
+        `cam_ipd` (writeable view).
+        """
+        ...
+    @property
     def cam_mat0(self) -> NDArray[Any]:
         """
         `cam_mat0` (writeable view, one row per element).
@@ -1252,9 +1264,45 @@ class MjModel:
         """
         ...
     @property
+    def mat_emission(self) -> NDArray[Any]:
+        """
+        `mat_emission` (writeable view).
+        """
+        ...
+    @property
+    def mat_metallic(self) -> NDArray[Any]:
+        """
+        `mat_metallic` (writeable view).
+        """
+        ...
+    @property
+    def mat_reflectance(self) -> NDArray[Any]:
+        """
+        `mat_reflectance` (writeable view).
+        """
+        ...
+    @property
     def mat_rgba(self) -> NDArray[Any]:
         """
         `mat_rgba` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def mat_roughness(self) -> NDArray[Any]:
+        """
+        `mat_roughness` (writeable view).
+        """
+        ...
+    @property
+    def mat_shininess(self) -> NDArray[Any]:
+        """
+        `mat_shininess` (writeable view).
+        """
+        ...
+    @property
+    def mat_specular(self) -> NDArray[Any]:
+        """
+        `mat_specular` (writeable view).
         """
         ...
     @property
@@ -2130,6 +2178,18 @@ class MjModel:
         """
         ...
     @property
+    def site_group(self) -> NDArray[Any]:
+        """
+        `site_group` (writeable int32 view).
+        """
+        ...
+    @property
+    def site_matid(self) -> NDArray[Any]:
+        """
+        `site_matid` (writeable int32 view).
+        """
+        ...
+    @property
     def site_pos(self) -> NDArray[Any]:
         """
         `site_pos` (writeable view, one row per element).
@@ -2139,6 +2199,12 @@ class MjModel:
     def site_quat(self) -> NDArray[Any]:
         """
         `site_quat` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def site_rgba(self) -> NDArray[Any]:
+        """
+        `site_rgba` (writeable view, one row per element).
         """
         ...
     @property
@@ -2238,6 +2304,12 @@ class MjModel:
         """
         ...
     @property
+    def tendon_group(self) -> NDArray[Any]:
+        """
+        `tendon_group` (writeable int32 view).
+        """
+        ...
+    @property
     def tendon_invweight0(self) -> NDArray[Any]:
         """
         `tendon_invweight0` (writeable view).
@@ -2268,6 +2340,12 @@ class MjModel:
         """
         ...
     @property
+    def tendon_matid(self) -> NDArray[Any]:
+        """
+        `tendon_matid` (writeable int32 view).
+        """
+        ...
+    @property
     def tendon_num(self) -> NDArray[Any]:
         """
         `tendon_num` (read-only int32 copy).
@@ -2277,6 +2355,12 @@ class MjModel:
     def tendon_range(self) -> NDArray[Any]:
         """
         `tendon_range` (writeable view, one row per element).
+        """
+        ...
+    @property
+    def tendon_rgba(self) -> NDArray[Any]:
+        """
+        `tendon_rgba` (writeable view, one row per element).
         """
         ...
     @property
@@ -2338,6 +2422,12 @@ class MjModel:
     def tendon_user(self) -> NDArray[Any]:
         """
         `tendon_user`: the elements' `user` data (writeable view, one row per element).
+        """
+        ...
+    @property
+    def tendon_width(self) -> NDArray[Any]:
+        """
+        `tendon_width` (writeable view).
         """
         ...
     @property

@@ -375,6 +375,14 @@ pub(super) fn compile_materials(root: &Elem, defs: &Defaults, m: &mut Model) -> 
         }
         m.mat_name.push(name);
         m.mat_rgba.push(a.arr("rgba", [1.0; 4])?);
+        // float32, as MuJoCo keeps rendering properties (its defaults)
+        let f = |k: &str, d: f64| -> R<f32> { Ok(a.f64_or(k, d)? as f32) };
+        m.mat_emission.push(f("emission", 0.0)?);
+        m.mat_specular.push(f("specular", 0.5)?);
+        m.mat_shininess.push(f("shininess", 0.5)?);
+        m.mat_reflectance.push(f("reflectance", 0.0)?);
+        m.mat_metallic.push(f("metallic", -1.0)?);
+        m.mat_roughness.push(f("roughness", -1.0)?);
         m.mat_texid.push(texid);
     }
     m.nmat = m.mat_name.len();

@@ -611,7 +611,13 @@ impl<'a> Builder<'a> {
         let size = a.arr_min("size", [0.005; 3], 1)?;
         let (pos, quat, size) = placement(&a, self.comp, t, size)?;
         let (pos, quat) = compose(it.fpos, it.fquat, pos, quat);
+        let rgba = a.arr("rgba", [0.5, 0.5, 0.5, 1.0])?.map(|x| x as f32);
+        let group = a.int_or("group", 0)? as i32;
+        let matid = material_id(&a, &self.m.mat_name)?;
         let m = &mut self.m;
+        m.site_rgba.push(rgba);
+        m.site_group.push(group);
+        m.site_matid.push(matid);
         m.site_name.push(name);
         m.user_raw[3].push(a.nums("user")?.unwrap_or_default());
         m.site_type.push(t);
@@ -641,7 +647,12 @@ impl<'a> Builder<'a> {
         let pos = a.arr("pos", [0.0; 3])?;
         let quat = orientation(&a, self.comp)?.unwrap_or(QID);
         let (pos, quat) = compose(it.fpos, it.fquat, pos, quat);
+        // in degrees whatever the compiler's angle (XML Reference, camera/fovy)
+        let fovy = a.f64_or("fovy", 45.0)?;
+        let ipd = a.f64_or("ipd", 0.068)?;
         let m = &mut self.m;
+        m.cam_fovy.push(fovy);
+        m.cam_ipd.push(ipd);
         m.cam_name.push(name);
         m.user_raw[4].push(a.nums("user")?.unwrap_or_default());
         m.cam_mode.push(mode);
@@ -796,6 +807,24 @@ impl<'a> Builder<'a> {
         }
         // moving bodies need mass: every body with dofs must carry mass in its subtree
         Ok(())
+    }
+}
+
+/// The material named by the `material` attribute of `a`, -1 without one.
+pub(super) fn material_id(a: &A, mat_name: &[String]) -> R<i32> {
+    match a.str("material") {
+        None => Ok(-1),
+        Some(n) => mat_name
+            .iter()
+            .position(|x| x == n)
+            .map(|k| k as i32)
+            .ok_or_else(|| {
+                a.err(
+                    ErrorKind::BadReference,
+                    "material",
+                    format!("unknown material '{n}'"),
+                )
+            }),
     }
 }
 

@@ -345,7 +345,9 @@ impl<'a> Builder<'a> {
             .push(a.arr_min("friction", [1.0, 0.005, 0.0001], 1)?);
         m.geom_margin.push(a.f64_or("margin", 0.0)?);
         m.geom_gap.push(a.f64_or("gap", 0.0)?);
-        m.geom_rgba.push(a.arr("rgba", [0.5, 0.5, 0.5, 1.0])?);
+        // float32, as MuJoCo keeps rendering properties
+        m.geom_rgba
+            .push(a.arr("rgba", [0.5, 0.5, 0.5, 1.0])?.map(|x| x as f32));
         let matid = match a.str("material") {
             None => -1,
             Some(n) => m.mat_name.iter().position(|x| x == n).ok_or_else(|| {

@@ -161,6 +161,12 @@ pub(super) fn compile_tendons(
                     }
                 }
             }
+            m.tendon_rgba
+                .push(a.arr("rgba", [0.5, 0.5, 0.5, 1.0])?.map(|x| x as f32));
+            m.tendon_width.push(a.f64_or("width", 0.003)?);
+            m.tendon_group.push(a.int_or("group", 0)? as i32);
+            m.tendon_matid
+                .push(crate::mjcf::compile::body::material_id(&a, &m.mat_name)?);
             m.tendon_name.push(name);
             m.user_raw[5].push(a.nums("user")?.unwrap_or_default());
             m.tendon_adr.push(adr);
