@@ -806,6 +806,12 @@ fn vel_map(i: &Matrix6<f64>, v: &V6, h: &V6) -> Matrix6<f64> {
 /// downstream of `j`: `∂v_b/∂q̇_j = S_j`, `∂a_b/∂q̇_j = Ṡ_j + S_j × (v_b − e_j)` (the `cdof_dot`
 /// of later groups see `S_j` in their velocity), `∂f_b = I ∂a_b + S_j ×* h_b + v_b ×* I S_j`,
 /// and `∂τ_k = S_k · ∂F_{b(k)}`. Needs `cdof`, `cdof_dot`, `cinert`, `cvel`.
+///
+/// `∂f_b = I_b σ_j + G_b S_j` with `σ_j = Ṡ_j − S_j × e_j` and the body's linear map
+/// `G_b s = I_b (s × v_b) + s ×* h_b + v_b ×* I_b s`, so the subtree sum is
+/// `∂F_b = Ic_b σ_j + Gc_b S_j` with the composite `Ic_b`, `Gc_b` (sums over `b`'s subtree),
+/// and `∂τ_k = (Ic_b S_k) · σ_j + (Gc_bᵀ S_k) · S_j` (`Ic` is symmetric): two 6-vectors per
+/// dof `k` formed once, a 12-term dot product per entry.
 pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
     let nv = m.nv;
     out.iter_mut().for_each(|x| *x = 0.0);
@@ -814,9 +820,38 @@ pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
     }
     w.prepare(m);
     w.forward_pass(m, d, None, true, true);
-    for b in 1..m.nbody {
-        w.h[b] = inert_mul(&d.cinert[b], &d.cvel[b]);
+    let nb = m.nbody;
+    w.ic.clear();
+    w.ic.extend_from_slice(&d.cinert[..nb]);
+    w.gc.clear();
+    w.gc.resize(nb, Matrix6::zeros());
+    for b in 1..nb {
+        let c = &d.cinert[b];
+        let v = &d.cvel[b];
+        let h = inert_mul(c, v);
+        // G = −B of vel_map (the same three terms with the opposite sign)
+        let g = &mut w.gc[b];
+        *g = vel_map(&inertia_matrix(c), v, &h);
+        for x in g.as_mut_slice() {
+            *x = -*x;
+        }
     }
+    for b in (1..nb).rev() {
+        let p = m.body_parentid[b];
+        if p != 0 {
+            let (ib, gb) = (w.ic[b], w.gc[b]);
+            for (x, y) in w.ic[p].iter_mut().zip(ib.iter()) {
+                *x += *y;
+            }
+            add66(&mut w.gc[p], &gb);
+        }
+    }
+    w.pk.clear();
+    w.pk.extend((0..nv).map(|k| {
+        let b = m.dof_bodyid[k];
+        let s = &d.cdof[k];
+        [inert_mul(&w.ic[b], s), tr_mul6(&w.gc[b], s)]
+    }));
     // e_j: velocity after the group of j
     for j in 0..nv {
         let g = w.grp[j];
@@ -835,31 +870,22 @@ pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
         let bj = m.dof_bodyid[j];
         let last = w.last[bj];
         let s = d.cdof[j];
-        let sd = d.cdof_dot[j];
-        for b in bj..=last {
-            let c = &d.cinert[b];
-            let v = &d.cvel[b];
-            let da = sd + cross_motion(&s, &(v - w.al[j]));
-            w.df[b] =
-                inert_mul(c, &da) + cross_force(&s, &w.h[b]) + cross_force(v, &inert_mul(c, &s));
+        let sig = d.cdof_dot[j] - cross_motion(&s, &w.al[j]);
+        // the dofs of bodies bj..=last (bj's subtree) are one contiguous range
+        let k0 = m.body_dofadr[bj];
+        let kn = (bj..=last)
+            .rev()
+            .find(|&b| m.body_dofnum[b] > 0)
+            .map_or(k0, |b| m.body_dofadr[b] + m.body_dofnum[b]);
+        for (k, p) in (k0..kn).zip(&w.pk[k0..kn]) {
+            out[k * nv + j] = dot6(&p[0], &sig) + dot6(&p[1], &s);
         }
-        for b in (bj + 1..=last).rev() {
-            let p = m.body_parentid[b];
-            let f = w.df[b];
-            w.df[p] += f;
-        }
-        for b in bj..=last {
-            let k0 = m.body_dofadr[b];
-            for k in k0..k0 + m.body_dofnum[b] {
-                out[k * nv + j] = d.cdof[k].dot(&w.df[b]);
-            }
-        }
-        let dfr = w.df[bj];
+        let dfr = inert_mul(&w.ic[bj], &sig) + mul6(&w.gc[bj], &s);
         let mut p = m.body_parentid[bj];
         while p != 0 {
             let k0 = m.body_dofadr[p];
             for k in k0..k0 + m.body_dofnum[p] {
-                out[k * nv + j] = d.cdof[k].dot(&dfr);
+                out[k * nv + j] = dot6(&d.cdof[k], &dfr);
             }
             p = m.body_parentid[p];
         }

@@ -38,11 +38,13 @@ pub struct Work {
     pub(crate) ia2: Vec<V6>,
     pub(crate) frc2: Vec<V6>,
     /// Per body the composite (subtree) spatial inertia and the composite matrices of the
-    /// parts of the RNE position derivative that are linear in the direction's motion vectors
-    /// ([`crate::rne::d_smooth_pos`]: the `S_j` terms, the `ψ` terms, those of `∂(M x)/∂q`),
-    /// and per dof the rows they give after the projection on `cdof`.
+    /// parts of the RNE force derivative that are linear in a motion vector
+    /// ([`crate::rne::d_bias_vel`]); per dof the rows they give after the projection on `cdof`.
     pub(crate) ic: Vec<[f64; 10]>,
     pub(crate) gc: Vec<Matrix6<f64>>,
+    pub(crate) pk: Vec<[V6; 2]>,
+    /// The same for the position derivative ([`crate::rne::d_smooth_pos`]): the composite
+    /// velocity-term matrices, those of `∂(M x)/∂q`, and the per-dof rows of both.
     pub(crate) gb: Vec<Matrix6<f64>>,
     pub(crate) g2: Vec<Matrix6<f64>>,
     pub(crate) pr: Vec<[V6; 4]>,
