@@ -19,7 +19,13 @@
 //! `--guess standing --apex 0.37 --clearance 0.04,1e4 --from-ilqr --ilqr-iters 200`: iLQR from
 //! the standing controls, then collocation from iLQR's plan (the penalties' targets above what
 //! the jump must reach, an apex of 0.36 m and the feet 3 cm up: a penalty stops short of its
-//! target). `--soften-stages K,…`: a continuation
+//! target). `--require Z,H`: the jump's requirements as hard constraints instead (`Requirements`
+//! of `common/go1_jump.rs`: the trunk at least `Z` m up at the window's middle knot, every foot
+//! at least `H` m up over the window's middle half, by an augmented-Lagrangian outer loop around
+//! LM and as shifted penalties in iLQR; `--margin M` the plan's back-off, default 5e-4 m,
+//! `--rho R` the starting penalty, default 1e4, `--al-tol T` the violation accepted, default
+//! 1e-4 m, `--al-rounds N` at most N inner solves, default 10): `--guess standing --require
+//! 0.36,0.03 --from-ilqr --ilqr-iters 200` is the test's jump. `--soften-stages K,…`: a continuation
 //! on the contacts' softness (every geom's solref time constant ×K first, from the guess's
 //! controls rolled out on that model); `--apex-stages Z,…`: on the trunk's target height;
 //! `--stage-iters N`: LM's limit in every stage but the last; `--model-tolerance-only`: replay
@@ -154,6 +160,26 @@ fn feet_line(m: &Model, goal: &jump::Goal, qs: &[Vec<f64>]) -> Option<String> {
     ))
 }
 
+/// The requirements' lowest values along `qs`: the trunk's height at the apex knot and the
+/// lowest foot over the feet window (without the margin), against the requirements.
+fn requirements_line(m: &Model, goal: &jump::Goal, qs: &[Vec<f64>]) -> Option<String> {
+    let r = goal.requirements.as_ref()?;
+    let g = r.values(m, qs);
+    let n = g.len();
+    let feet = g[..n - 1].iter().fold(f64::MAX, |a, &x| a.min(x)) + r.margin;
+    let apex = g[n - 1] + r.margin;
+    Some(format!(
+        "trunk at knot {} {:.5} m (required {}), lowest foot over knots {}..={} {:.5} m (required {})",
+        r.apex_knot,
+        apex + r.apex,
+        r.apex,
+        r.feet_window.0,
+        r.feet_window.1,
+        feet + r.clearance,
+        r.clearance
+    ))
+}
+
 fn report(m: &Model, home: &[f64], name: &str, plan: &jump::Plan, cpu: f64, goal: &jump::Goal) {
     println!(
         "{name}: {} iterations ({}{}), CPU {cpu:.2} s, cost {:.5}{}",
@@ -175,6 +201,27 @@ fn report(m: &Model, home: &[f64], name: &str, plan: &jump::Plan, cpu: f64, goal
     if let Some(line) = feet_line(m, goal, &plan.q) {
         println!("{name} plan: {line}");
     }
+    if let Some(line) = requirements_line(m, goal, &plan.q) {
+        println!(
+            "{name} plan: {line}; largest violation (with the margin) {:.2e} m",
+            plan.violation
+        );
+        if name == "collocation" {
+            let lmax = plan.multipliers.iter().fold(0.0f64, |a, &x| a.max(x));
+            println!(
+                "{name}: {} augmented-Lagrangian rounds, ρ {:.0e}, {} positive multipliers \
+                 (largest {lmax:.4e}, apex {:.4e}); LM certified: {} (gain ratio {:.3} at step \
+                 fraction {:.0e})",
+                plan.rounds,
+                plan.rho,
+                plan.multipliers.iter().filter(|&&x| x > 0.0).count(),
+                plan.multipliers.last().copied().unwrap_or(f64::NAN),
+                plan.certified,
+                plan.model_ratio,
+                plan.model_step
+            );
+        }
+    }
     let (e, et) = replay_errors(m, home, plan);
     let tight = if et.is_nan() {
         "not run".to_string()
@@ -188,6 +235,9 @@ fn report(m: &Model, home: &[f64], name: &str, plan: &jump::Plan, cpu: f64, goal
     let replayed = jump::rollout(m, home, &plan.u);
     describe(&format!("{name} replay"), &jump::summarize(m, &replayed));
     if let Some(line) = feet_line(m, goal, &replayed) {
+        println!("{name} replay: {line}");
+    }
+    if let Some(line) = requirements_line(m, goal, &replayed) {
         println!("{name} replay: {line}");
     }
 }
@@ -244,6 +294,11 @@ fn run() -> Result<(), String> {
         max_stalls: arg(&args, "--max-stalls", 20)?,
         marquardt: args.iter().any(|a| a == "--marquardt"),
         dynamics_weight: arg(&args, "--dynamics-weight", 0.0)?,
+        al: jump::AlSettings {
+            tol: arg(&args, "--al-tol", 1e-4)?,
+            max_rounds: arg(&args, "--al-rounds", 10)?,
+            ..Default::default()
+        },
     };
     let (mut m, home, home_ctrl) = jump::load()?;
     if let Some(i) = args.iter().position(|a| a == "--impratio") {
@@ -315,6 +370,26 @@ fn run() -> Result<(), String> {
         [h, w] => goal.clearance = Some(jump::Clearance::feet(&m, h, w)?),
         _ => return Err("--clearance needs a height and a weight".into()),
     }
+    match list(&args, "--require")?[..] {
+        [] => {}
+        [z, h] => {
+            let (a, b) = goal.window;
+            goal.requirements = Some(jump::Requirements::go1(
+                &m,
+                (z, (a + b) / 2),
+                (h, (a + (b - a) / 4, b - (b - a) / 4)),
+                arg(&args, "--margin", 5e-4)?,
+                arg(&args, "--rho", 1e4)?,
+            )?);
+        }
+        _ => return Err("--require needs an apex height and a clearance".into()),
+    }
+    if let Some(r) = &goal.requirements {
+        println!(
+            "requirements: trunk ≥ {} m at knot {}, feet ≥ {} m over knots {}..={} (back-off {} m, ρ {:e})",
+            r.apex, r.apex_knot, r.clearance, r.feet_window.0, r.feet_window.1, r.margin, r.rho
+        );
+    }
     println!(
         "target: trunk at {apex} m over knots {}..={} (weight {:e}){}",
         goal.window.0,
@@ -362,15 +437,45 @@ fn run() -> Result<(), String> {
     }
     if method != "collocation" || from_ilqr {
         let cpu0 = cpu_seconds();
-        let plan = jump::solve_ilqr(&m, &goal, &home_ctrl, &u0, ilqr_iters, |k, c| {
+        let al = jump::IlqrAl {
+            rounds: arg(&args, "--ilqr-al-rounds", 6)?,
+            iters: arg(&args, "--ilqr-al-iters", 40)?,
+            tol: arg(&args, "--ilqr-al-tol", 2e-5)?,
+        };
+        let plan = jump::solve_ilqr_al(&m, &goal, &home_ctrl, &u0, ilqr_iters, &al, |k, c| {
             if k % 10 == 0 {
                 println!("ilqr iteration {k}: cost {c:.6}")
             }
         })?;
         report(&m, &home, "ilqr", &plan, cpu_seconds() - cpu0, &goal);
+        if goal.requirements.is_some() {
+            println!(
+                "ilqr: {} augmented-Lagrangian rounds, largest violation {:.2e} m, apex multiplier \
+                 {:.4e} (shift {:.3e} m)",
+                plan.rounds,
+                plan.violation,
+                plan.multipliers.last().copied().unwrap_or(f64::NAN),
+                plan.multipliers.last().copied().unwrap_or(f64::NAN) / plan.rho
+            );
+        }
         if from_ilqr {
-            // the collocation from iLQR's plan (a rollout of the engine)
-            last = Some(collocate(&plan.q)?);
+            // the collocation from iLQR's plan (a rollout of the engine), with the
+            // requirements' multipliers iLQR ended with
+            let mut goal = goal.clone();
+            if let Some(r) = goal.requirements.as_mut() {
+                r.lambda = plan.multipliers.clone();
+            }
+            let cpu0 = cpu_seconds();
+            let p = jump::solve_collocation(&m, &goal, &plan.q, &settings, |st, line| {
+                println!("collocation stage ({st}): {line}")
+            })?;
+            report(&m, &home, "collocation", &p, cpu_seconds() - cpu0, &goal);
+            println!(
+                "collocation: cost {:.5} at the (last stage's) start, max |q − guess| {:.3e}",
+                p.history.first().copied().unwrap_or(f64::NAN),
+                moreau_problems::max_diff(&p.q, &plan.q)
+            );
+            last = Some(p);
         } else {
             last = Some(plan);
         }

@@ -13,7 +13,9 @@
 //!   time-varying reference ([`TrackingCost`]; with the feet's [`Clearance`] term,
 //!   [`JumpCost`]).
 //! - From a standing guess (the rollout with the servos at `home`): [`Goal::over_window`] with
-//!   a [`Clearance`] term; iLQR from the standing controls, then collocation from its plan.
+//!   a [`Clearance`] term or the jump's [`Requirements`] (apex and feet clearance as inequality
+//!   constraints, by augmented-Lagrangian rounds: [`solve_ilqr_al`], [`AlSettings`]); iLQR from
+//!   the standing controls, then collocation from its plan.
 
 use moreau::{differentiate_pos, Data, Model};
 use moreau_optim::collocation::{Collocation, Task, Weights};
@@ -207,6 +209,8 @@ pub struct Goal {
     pub wf: (f64, f64),
     /// Optionally, the feet off the floor inside the window ([`Clearance`]).
     pub clearance: Option<Clearance>,
+    /// Optionally, the jump's hard requirements as inequality constraints ([`Requirements`]).
+    pub requirements: Option<Requirements>,
     scratch: Scratch,
 }
 
@@ -238,6 +242,207 @@ impl Clearance {
             height,
             weight,
         })
+    }
+}
+
+/// The jump's hard requirements as inequality constraints `g ≥ 0` on the configurations: the
+/// trunk at least `apex` m high at knot `apex_knot` (`g = z − apex − margin`), and every foot's
+/// bottom ([`feet_bottoms`]) at least `clearance` m above the floor at every knot of
+/// `feet_window` (`g = bottom − clearance − margin`).
+///
+/// Enforced by the augmented Lagrangian of Powell–Hestenes–Rockafellar for inequalities
+/// (`Nocedal & Wright 2006`, §17.4, in docs/references.md): each constraint `i` contributes the
+/// residual row `√ρ · max(0, λ_i/ρ − g_i)` (the penalty `½ρ max(0, λ_i/ρ − g_i)²`; with `λ = 0`
+/// a plain one-sided penalty like [`Clearance`]'s), and between inner solves the multipliers
+/// are updated, `λ_i ← max(0, λ_i − ρ g_i)` ([`Requirements::update`]). At the solution an
+/// active constraint's row sits at `λ_i/√ρ > 0` and an inactive one's at 0 with `g_i > 0`:
+/// neither on the hinge's kink, unlike a penalty whose target is met exactly.
+///
+/// `margin` backs the plan's bounds off the requirements so that the engine's open-loop replay
+/// of the plan's controls, which differs from the plan by the plan's residual dynamics
+/// (`defect_tol`) and the forward solver's tolerance, meets them too: the plan is accepted with
+/// `g_i ≥ −tol` ([`AlSettings::tol`]), so a replay within `margin − tol` of the plan meets the
+/// requirements.
+#[derive(Clone, Debug)]
+pub struct Requirements {
+    pub apex: f64,
+    pub apex_knot: usize,
+    pub clearance: f64,
+    pub feet_window: (usize, usize),
+    /// The feet's sphere geoms (`FR`, `FL`, `RR`, `RL`).
+    pub geoms: Vec<usize>,
+    pub margin: f64,
+    /// The penalty `ρ` (per m²).
+    pub rho: f64,
+    /// The multipliers: the feet's rows knot by knot (`(t − feet_window.0)·nf + k`), then the
+    /// apex row; zero at the start.
+    pub lambda: Vec<f64>,
+}
+
+impl Requirements {
+    /// The Go1's requirements: the trunk at least `apex` at `apex_knot`, the four feet at least
+    /// `clearance` up over `feet_window`, with the back-off `margin` and the penalty `rho`.
+    pub fn go1(
+        m: &Model,
+        (apex, apex_knot): (f64, usize),
+        (clearance, feet_window): (f64, (usize, usize)),
+        margin: f64,
+        rho: f64,
+    ) -> Result<Requirements, String> {
+        if feet_window.0 > feet_window.1 || !(rho > 0.0) || !(margin >= 0.0) {
+            return Err(format!(
+                "requirements: bad feet window {feet_window:?}, penalty {rho} or margin {margin}"
+            ));
+        }
+        let geoms = Clearance::feet(m, clearance, 0.0)?.geoms;
+        let n = geoms.len() * (feet_window.1 - feet_window.0 + 1) + 1;
+        Ok(Requirements {
+            apex,
+            apex_knot,
+            clearance,
+            feet_window,
+            geoms,
+            margin,
+            rho,
+            lambda: vec![0.0; n],
+        })
+    }
+
+    fn nfeet(&self, t: usize) -> usize {
+        if t >= self.feet_window.0 && t <= self.feet_window.1 {
+            self.geoms.len()
+        } else {
+            0
+        }
+    }
+
+    /// The number of constraint rows at knot `t`.
+    pub fn dim(&self, t: usize) -> usize {
+        self.nfeet(t) + usize::from(t == self.apex_knot)
+    }
+
+    /// The constraint values `g` (`dim(t)` of them) at knot `t` and configuration `q`, and with
+    /// `jac` (`dim(t) × nv`) their tangent Jacobian; the index of the first one in `lambda`.
+    fn values_at(
+        &self,
+        m: &Model,
+        s: &mut (Data, Vec<f64>),
+        t: usize,
+        q: &[f64],
+        g: &mut [f64],
+        jac: Option<&mut DMatrix<f64>>,
+    ) -> usize {
+        let nf = self.nfeet(t);
+        if nf > 0 {
+            let mut fj = jac.as_ref().map(|_| DMatrix::zeros(nf, m.nv));
+            feet_bottoms(m, s, &self.geoms, q, &mut g[..nf], fj.as_mut());
+            for x in &mut g[..nf] {
+                *x -= self.clearance + self.margin;
+            }
+            if let (Some(j), Some(fj)) = (jac, fj) {
+                j.fill(0.0);
+                j.rows_mut(0, nf).copy_from(&fj);
+                if t == self.apex_knot {
+                    j[(nf, 2)] = 1.0;
+                }
+            }
+        } else if let Some(j) = jac {
+            j.fill(0.0);
+            if t == self.apex_knot {
+                j[(0, 2)] = 1.0;
+            }
+        }
+        if t == self.apex_knot {
+            g[nf] = q[2] - self.apex - self.margin;
+        }
+        if nf > 0 {
+            (t - self.feet_window.0) * nf
+        } else {
+            self.lambda.len() - 1
+        }
+    }
+
+    /// The residual rows `√ρ max(0, λ_i/ρ − g_i)` at knot `t` into `r` (`dim(t)`), and with
+    /// `jac` their Jacobian `−√ρ ∂g_i` where the row is active (zero where it is not; at the
+    /// kink the zero side).
+    fn rows_at(
+        &self,
+        m: &Model,
+        s: &mut (Data, Vec<f64>),
+        t: usize,
+        q: &[f64],
+        r: &mut [f64],
+        mut jac: Option<&mut DMatrix<f64>>,
+    ) {
+        let i0 = self.values_at(m, s, t, q, r, jac.as_deref_mut());
+        let sr = self.rho.sqrt();
+        for (k, x) in r.iter_mut().enumerate() {
+            let e = self.lambda[i0 + k] / self.rho - *x;
+            *x = sr * e.max(0.0);
+            if let Some(j) = jac.as_deref_mut() {
+                let f = if e > 0.0 { -sr } else { 0.0 };
+                j.row_mut(k).scale_mut(f);
+            }
+        }
+    }
+
+    /// Every constraint's value `g` along the configurations `qs` (knots `0..=T`), in the
+    /// multipliers' order.
+    pub fn values(&self, m: &Model, qs: &[Vec<f64>]) -> Vec<f64> {
+        let mut s = (Data::new(m), vec![0.0; 3 * m.nv]);
+        let mut out = vec![0.0; self.lambda.len()];
+        let mut g = vec![0.0; self.geoms.len() + 1];
+        for (t, q) in qs.iter().enumerate() {
+            let n = self.dim(t);
+            if n > 0 {
+                let i0 = self.values_at(m, &mut s, t, q, &mut g[..n], None);
+                let nf = self.nfeet(t);
+                out[i0..i0 + nf].copy_from_slice(&g[..nf]);
+                if t == self.apex_knot {
+                    out[self.lambda.len() - 1] = g[nf];
+                }
+            }
+        }
+        out
+    }
+
+    /// The largest violation `max(0, −g_i)` (m).
+    pub fn violation(g: &[f64]) -> f64 {
+        g.iter().fold(0.0f64, |a, &x| a.max(-x))
+    }
+
+    /// The multiplier update `λ_i ← max(0, λ_i − ρ g_i)`.
+    pub fn update(&mut self, g: &[f64]) {
+        for (l, &x) in self.lambda.iter_mut().zip(g) {
+            *l = (*l - self.rho * x).max(0.0);
+        }
+    }
+}
+
+/// The augmented-Lagrangian outer loop of [`solve_collocation`] on a [`Goal`]'s
+/// [`Requirements`]: at most `max_rounds` inner LM solves; after each, the multipliers are
+/// updated and, where the largest violation fell by less than ×`decrease` from the last round,
+/// the penalty `ρ` grows ×`growth` (at most to `max_rho`). Converged when an inner solve is
+/// certified by LM ([`LevenbergMarquardt::gtol`]'s model check) with every constraint
+/// violated by at most `tol` (m).
+#[derive(Clone, Debug)]
+pub struct AlSettings {
+    pub max_rounds: usize,
+    pub tol: f64,
+    pub growth: f64,
+    pub decrease: f64,
+    pub max_rho: f64,
+}
+
+impl Default for AlSettings {
+    fn default() -> Self {
+        AlSettings {
+            max_rounds: 10,
+            tol: 1e-4,
+            growth: 10.0,
+            decrease: 0.25,
+            max_rho: 1e6,
+        }
     }
 }
 
@@ -304,6 +509,7 @@ impl Goal {
             w: [1e2, 1e3, 1e2, 1.0],
             wf: (1e3, 1e1),
             clearance: None,
+            requirements: None,
             scratch: Scratch::default(),
         }
     }
@@ -329,6 +535,7 @@ impl Goal {
             w: [1e2, 1e3, 1e2, 1.0],
             wf: (1e3, 1e1),
             clearance: None,
+            requirements: None,
             scratch: Scratch::default(),
         }
     }
@@ -345,6 +552,11 @@ impl Goal {
 }
 
 impl Goal {
+    /// The number of [`Requirements`] rows at knot `t` (after the clearance rows).
+    fn nreq(&self, t: usize) -> usize {
+        self.requirements.as_ref().map_or(0, |r| r.dim(t))
+    }
+
     /// The number of clearance rows at knot `t`.
     fn nfeet(&self, t: usize) -> usize {
         match &self.clearance {
@@ -361,7 +573,7 @@ impl Task for Goal {
         } else if t == horizon {
             36
         } else {
-            18 + self.nfeet(t)
+            18 + self.nfeet(t) + self.nreq(t)
         }
     }
     fn residual(&self, m: &Model, t: usize, horizon: usize, q: &[f64], v: &[f64], r: &mut [f64]) {
@@ -390,11 +602,17 @@ impl Task for Goal {
                 *x = c.weight.sqrt() * (c.height - *x).max(0.0);
             }
         }
+        if let (Some(req), true) = (&self.requirements, t < horizon && self.nreq(t) > 0) {
+            let a = 18 + self.nfeet(t);
+            let mut s = self.scratch.get(m);
+            req.rows_at(m, &mut s, t, q, &mut r[a..a + req.dim(t)], None);
+        }
     }
     /// Analytic: `q ⊖ q*` has the identity as its tangent derivative for the translations and
     /// the hinges and `Jr⁻¹(φ)` for a rotation `φ = log(q*⁻¹ q)` (`mjd_subQuat`, API
     /// Reference); the feet rows are `−√weight` times [`feet_bottoms`]' Jacobian where the foot
     /// is below `height` (zero above it; the one-sided kink at `height` takes the zero side).
+    /// The [`Requirements`] rows are `−√ρ ∂g` where active ([`Requirements`]).
     fn jacobian(
         &self,
         m: &Model,
@@ -468,6 +686,14 @@ impl Task for Goal {
                 }
             }
         }
+        if let (Some(req), true) = (&self.requirements, t < horizon && self.nreq(t) > 0) {
+            let (a, n) = (18 + self.nfeet(t), req.dim(t));
+            let mut r = vec![0.0; n];
+            let mut jac = DMatrix::zeros(n, m.nv);
+            let mut s = self.scratch.get(m);
+            req.rows_at(m, &mut s, t, q, &mut r, Some(&mut jac));
+            jq.rows_mut(a, n).copy_from(&jac);
+        }
     }
 }
 
@@ -499,6 +725,18 @@ pub struct Plan {
     pub cost: f64,
     /// The cost of the guess, then after each iteration.
     pub history: Vec<f64>,
+    /// Collocation with [`Requirements`]: the largest violation `max(0, −g_i)` (m) at the plan,
+    /// the multipliers `λ` and penalty `ρ` it ended with, and the augmented-Lagrangian rounds
+    /// (inner LM solves) of the last stage; 0, empty, NaN and 0 otherwise.
+    pub violation: f64,
+    pub multipliers: Vec<f64>,
+    pub rho: f64,
+    pub rounds: usize,
+    /// Collocation: LM's certification of the last inner solve (its model check's gain ratio
+    /// and the step fraction where it passed, NaN if not; `CollocationResult::model_ratio`).
+    pub certified: bool,
+    pub model_ratio: f64,
+    pub model_step: f64,
 }
 
 /// Collocation settings: LM's limits and, optionally, a continuation (each stage warm-started
@@ -533,6 +771,8 @@ pub struct CollocationSettings {
     /// Centered finite differences of this step for the inverse-dynamics Jacobians instead of
     /// the analytic ones (0: analytic).
     pub fd_eps: f64,
+    /// The augmented-Lagrangian outer loop on the goal's [`Requirements`] (if any).
+    pub al: AlSettings,
 }
 
 impl Default for CollocationSettings {
@@ -552,6 +792,7 @@ impl Default for CollocationSettings {
             max_stalls: 20,
             marquardt: false,
             dynamics_weight: 0.0,
+            al: AlSettings::default(),
         }
     }
 }
@@ -620,7 +861,10 @@ pub fn collocation(m: Model, goal: &Goal, horizon: usize) -> Result<Collocation,
 
 /// Collocation of `goal` from the configurations `guess` (knots `0..=T`, starting at `home` at
 /// rest), through the stages of [`CollocationSettings::stages`]. `on_stage(stage, result line)`
-/// reports each stage.
+/// reports each stage. With the goal's [`Requirements`], each stage is the augmented-Lagrangian
+/// outer loop of [`AlSettings`] around LM (the multipliers carried from stage to stage, the
+/// problem's dynamics multipliers kept across rounds); the plan is converged when the last
+/// inner solve is certified and every requirement is violated by at most `s.al.tol`.
 pub fn solve_collocation(
     m: &Model,
     goal: &Goal,
@@ -632,11 +876,14 @@ pub fn solve_collocation(
     let mut z: Vec<f64> = guess[1..].iter().flatten().copied().collect();
     let stages = s.stages(m, goal);
     let (mut iterations, mut last) = (0, None);
+    let mut req = goal.requirements.clone();
+    let (mut violation, mut rounds) = (f64::NAN, 0);
     for (i, stage) in stages.iter().enumerate() {
         let mut model = softened(m, stage.soften);
         model.opt.impratio = stage.impratio;
         let g = Goal {
             apex: stage.apex,
+            requirements: req.clone(),
             ..goal.clone()
         };
         let mut c = collocation(model, &g, horizon)?;
@@ -663,20 +910,25 @@ pub fn solve_collocation(
         } else {
             s.max_iters
         };
-        let mut lm = LevenbergMarquardt::default();
-        lm.defect_tol = s.defect_tol;
-        lm.max_al_updates = max_iters as usize;
-        lm.gtol = s.gtol;
-        lm.newton_after = s.newton_after;
-        lm.max_stalls = s.max_stalls;
-        lm.marquardt = s.marquardt;
-        let (c, r) = solve_lm(c, z, lm, max_iters, |e| e).map_err(|e| e.to_string())?;
-        iterations += r.iterations as usize;
-        let qs: Vec<Vec<f64>> = (0..=horizon).map(|t| c.config(&r.z, t).to_vec()).collect();
-        let apex = qs.iter().map(|q| q[2]).fold(f64::MIN, f64::max);
-        on_stage(
-            stage,
-            format!(
+        let mut c = c;
+        let mut last_violation = f64::INFINITY;
+        rounds = 0;
+        let r = loop {
+            let mut lm = LevenbergMarquardt::default();
+            lm.defect_tol = s.defect_tol;
+            lm.max_al_updates = max_iters as usize;
+            lm.gtol = s.gtol;
+            lm.newton_after = s.newton_after;
+            lm.max_stalls = s.max_stalls;
+            lm.marquardt = s.marquardt;
+            let (cn, r) = solve_lm(c, z, lm, max_iters, |e| e).map_err(|e| e.to_string())?;
+            c = cn;
+            z = r.z.clone();
+            iterations += r.iterations as usize;
+            rounds += 1;
+            let qs: Vec<Vec<f64>> = (0..=horizon).map(|t| c.config(&r.z, t).to_vec()).collect();
+            let apex = qs.iter().map(|q| q[2]).fold(f64::MIN, f64::max);
+            let mut line = format!(
                 "{} iterations ({}), cost {:.5}, max |unactuated τ| {:.2e} N, apex {apex:.4} m, \
                  scaled gradient {:.1e}, model check: gain ratio {:.3} at step fraction {:.0e}",
                 r.iterations,
@@ -686,8 +938,36 @@ pub fn solve_collocation(
                 r.optimality,
                 r.model_ratio,
                 r.model_step
-            ),
-        );
+            );
+            let Some(rq) = req.as_mut() else {
+                on_stage(stage, line);
+                break r;
+            };
+            let gv = rq.values(&c.model, &qs);
+            violation = Requirements::violation(&gv);
+            let lmax = rq.lambda.iter().fold(0.0f64, |a, &x| a.max(x));
+            let nact = rq.lambda.iter().filter(|&&x| x > 0.0).count();
+            line += &format!(
+                "; requirements round {rounds}: largest violation {violation:.2e} m, ρ {:.0e}, \
+                 {nact} positive multipliers (largest {lmax:.3e}, apex {:.3e})",
+                rq.rho,
+                rq.lambda[rq.lambda.len() - 1]
+            );
+            on_stage(stage, line);
+            if (r.converged && violation <= s.al.tol) || rounds >= s.al.max_rounds {
+                break r;
+            }
+            rq.update(&gv);
+            if violation > s.al.decrease * last_violation {
+                rq.rho = (rq.rho * s.al.growth).min(s.al.max_rho);
+            }
+            last_violation = violation;
+            c.task = Box::new(Goal {
+                apex: stage.apex,
+                requirements: Some(rq.clone()),
+                ..goal.clone()
+            });
+        };
         if s.check {
             on_stage(stage, format!("at the end: {}", diagnose(&c, &r.z)));
             on_stage(stage, format!("at the end: {}", inverse_check(&c, &r.z)));
@@ -698,19 +978,33 @@ pub fn solve_collocation(
                 format!("at the end: {}", gauss_newton_check(&c, &r.z)?),
             );
         }
-        z = r.z.clone();
         last = Some((c, r));
     }
     let (c, r) = last.ok_or("no stage")?;
+    let feasible = req.is_none() || violation <= s.al.tol;
     Ok(Plan {
         q: (0..=horizon).map(|t| c.config(&r.z, t).to_vec()).collect(),
         u: r.eval.u.clone(),
         iterations,
-        converged: r.converged,
-        termination: r.termination.clone(),
+        converged: r.converged && feasible,
+        termination: if feasible {
+            r.termination.clone()
+        } else {
+            format!(
+                "requirements violated by {violation:.2e} m > {:.0e} after {rounds} rounds; {}",
+                s.al.tol, r.termination
+            )
+        },
         defect: r.eval.max_defect(),
         cost: r.eval.cost(),
         history: r.cost_history.clone(),
+        violation: if req.is_some() { violation } else { 0.0 },
+        multipliers: req.as_ref().map_or(Vec::new(), |r| r.lambda.clone()),
+        rho: req.as_ref().map_or(f64::NAN, |r| r.rho),
+        rounds,
+        certified: r.converged,
+        model_ratio: r.model_ratio,
+        model_step: r.model_step,
     })
 }
 
@@ -748,60 +1042,99 @@ pub fn tracking_cost(m: &Model, goal: &Goal, horizon: usize, wv: f64, r: f64) ->
     }
 }
 
-/// iLQR's cost with a [`Goal`]'s clearance term: [`TrackingCost`] plus, at the window's knots,
-/// `dt · ½ weight · Σ_feet max(0, height − bottom)²` on the configuration (Gauss–Newton
-/// Hessian; the feet heights' Jacobian analytic, [`feet_bottoms`]).
+/// iLQR's cost with a [`Goal`]'s clearance term and [`Requirements`]: [`TrackingCost`] plus, at
+/// the window's knots, `dt · ½ weight · Σ_feet max(0, height − bottom)²` on the configuration,
+/// and at the requirements' knots `dt · ½ Σ_i r_i²` of their rows `r_i = √ρ max(0, λ_i/ρ − g_i)`
+/// (Gauss–Newton Hessian; the feet heights' Jacobian analytic, [`feet_bottoms`]).
 pub struct JumpCost {
     pub track: TrackingCost,
     pub model: Model,
     pub window: (usize, usize),
-    pub clearance: Clearance,
+    pub clearance: Option<Clearance>,
+    pub requirements: Option<Requirements>,
     scratch: Scratch,
 }
 
 impl JumpCost {
     /// `max(0, height − bottom)` of each foot at the configuration `q`, and with `jac` the
     /// Jacobian of `height − bottom` ([`feet_bottoms`]' with the sign turned).
-    fn feet(&self, q: &[f64], out: &mut [f64], jac: Option<&mut DMatrix<f64>>) {
+    fn feet(&self, c: &Clearance, q: &[f64], out: &mut [f64], jac: Option<&mut DMatrix<f64>>) {
         let m = &self.model;
         let mut s = self.scratch.get(m);
         match jac {
             Some(j) => {
-                feet_bottoms(m, &mut s, &self.clearance.geoms, q, out, Some(&mut *j));
+                feet_bottoms(m, &mut s, &c.geoms, q, out, Some(&mut *j));
                 j.neg_mut();
             }
-            None => feet_bottoms(m, &mut s, &self.clearance.geoms, q, out, None),
+            None => feet_bottoms(m, &mut s, &c.geoms, q, out, None),
         }
         for x in out.iter_mut() {
-            *x = (self.clearance.height - *x).max(0.0);
+            *x = (c.height - *x).max(0.0);
         }
+    }
+
+    /// The requirements' rows at knot `t` (empty if none), and with `jac` their Jacobian.
+    fn requirement_rows(
+        &self,
+        t: usize,
+        q: &[f64],
+        out: &mut Vec<f64>,
+        jac: Option<&mut DMatrix<f64>>,
+    ) {
+        let m = &self.model;
+        out.clear();
+        let Some(r) = self.requirements.as_ref().filter(|r| r.dim(t) > 0) else {
+            return;
+        };
+        out.resize(r.dim(t), 0.0);
+        let mut jac = jac;
+        if let Some(j) = jac.as_deref_mut() {
+            *j = DMatrix::zeros(r.dim(t), m.nv);
+        }
+        let mut s = self.scratch.get(m);
+        r.rows_at(m, &mut s, t, q, out, jac);
     }
 
     fn in_window(&self, t: usize) -> bool {
         t >= self.window.0 && t <= self.window.1
     }
 
-    /// The clearance term's value, tangent gradient and Gauss–Newton Hessian (in `q` only,
-    /// the first `nv` of `ndx`) at the state `x`, without the factor `dt`.
-    fn terms(&self, x: &DVector<f64>, ndx: usize) -> (f64, DVector<f64>, DMatrix<f64>) {
-        let (m, nf) = (&self.model, self.clearance.geoms.len());
-        let w = self.clearance.weight;
+    /// The clearance term's and the requirements' value, tangent gradient and Gauss–Newton
+    /// Hessian (in `q` only, the first `nv` of `ndx`) at knot `t` and state `x`, without the
+    /// factor `dt`.
+    fn terms(&self, t: usize, x: &DVector<f64>, ndx: usize) -> (f64, DVector<f64>, DMatrix<f64>) {
+        let m = &self.model;
         let q = &x.as_slice()[..m.nq];
-        let mut r = vec![0.0; nf];
-        let mut jac = DMatrix::zeros(nf, m.nv);
-        self.feet(q, &mut r, Some(&mut jac));
         let mut g = DVector::zeros(ndx);
         let mut h = DMatrix::zeros(ndx, ndx);
-        let value = 0.5 * w * r.iter().map(|x| x * x).sum::<f64>();
-        if r.iter().all(|&x| x == 0.0) {
-            return (value, g, h);
+        let mut value = 0.0;
+        if let Some(c) = self.clearance.as_ref().filter(|_| self.in_window(t)) {
+            let (nf, w) = (c.geoms.len(), c.weight);
+            let mut r = vec![0.0; nf];
+            let mut jac = DMatrix::zeros(nf, m.nv);
+            self.feet(c, q, &mut r, Some(&mut jac));
+            value += 0.5 * w * r.iter().map(|x| x * x).sum::<f64>();
+            for k in 0..nf {
+                if r[k] > 0.0 {
+                    for i in 0..m.nv {
+                        g[i] += w * r[k] * jac[(k, i)];
+                        for j in 0..m.nv {
+                            h[(i, j)] += w * jac[(k, i)] * jac[(k, j)];
+                        }
+                    }
+                }
+            }
         }
-        for k in 0..nf {
-            if r[k] > 0.0 {
+        let mut r = Vec::new();
+        let mut jac = DMatrix::zeros(0, 0);
+        self.requirement_rows(t, q, &mut r, Some(&mut jac));
+        value += 0.5 * r.iter().map(|x| x * x).sum::<f64>();
+        for (k, &rk) in r.iter().enumerate() {
+            if rk > 0.0 {
                 for i in 0..m.nv {
-                    g[i] += w * r[k] * jac[(k, i)];
+                    g[i] += rk * jac[(k, i)];
                     for j in 0..m.nv {
-                        h[(i, j)] += w * jac[(k, i)] * jac[(k, j)];
+                        h[(i, j)] += jac[(k, i)] * jac[(k, j)];
                     }
                 }
             }
@@ -821,14 +1154,17 @@ impl StageCost for JumpCost {
         us: &[DVector<f64>],
     ) -> f64 {
         let mut c = self.track.total_on(dynm, xs, us);
-        let mut r = vec![0.0; self.clearance.geoms.len()];
+        let mut r = Vec::new();
         for (t, x) in xs.iter().enumerate().take(us.len()) {
-            if self.in_window(t) {
-                self.feet(&x.as_slice()[..self.model.nq], &mut r, None);
-                c += self.track.dt
-                    * 0.5
-                    * self.clearance.weight
-                    * r.iter().map(|x| x * x).sum::<f64>();
+            let q = &x.as_slice()[..self.model.nq];
+            if let Some(cl) = self.clearance.as_ref().filter(|_| self.in_window(t)) {
+                r.resize(cl.geoms.len(), 0.0);
+                self.feet(cl, q, &mut r, None);
+                c += self.track.dt * 0.5 * cl.weight * r.iter().map(|x| x * x).sum::<f64>();
+            }
+            self.requirement_rows(t, q, &mut r, None);
+            if !r.is_empty() {
+                c += self.track.dt * 0.5 * r.iter().map(|x| x * x).sum::<f64>();
             }
         }
         c
@@ -841,8 +1177,10 @@ impl StageCost for JumpCost {
         u: &DVector<f64>,
     ) -> (DVector<f64>, DVector<f64>, DMatrix<f64>, DMatrix<f64>) {
         let (mut lx, lu, mut lxx, luu) = self.track.stage(dynm, t, x, u);
-        if self.in_window(t) {
-            let (_, g, h) = self.terms(x, lx.len());
+        let active = self.clearance.is_some() && self.in_window(t)
+            || self.requirements.as_ref().is_some_and(|r| r.dim(t) > 0);
+        if active {
+            let (_, g, h) = self.terms(t, x, lx.len());
             lx += g * self.track.dt;
             lxx += h * self.track.dt;
         }
@@ -887,21 +1225,22 @@ pub fn solve_ilqr(
         .iter()
         .map(|u| DVector::from_iterator(m.nu, u.iter().zip(home_ctrl).map(|(a, b)| a - b)))
         .collect();
-    let r = match &goal.clearance {
-        None => ilqr(&mut sys, &track, &x0, du, &opt, on_iter)?,
-        Some(c) => {
-            let cost = JumpCost {
-                track,
-                model: m.clone(),
-                window: goal.window,
-                clearance: c.clone(),
-                scratch: Scratch::default(),
-            };
-            ilqr(&mut sys, &cost, &x0, du, &opt, on_iter)?
-        }
+    let r = if goal.clearance.is_none() && goal.requirements.is_none() {
+        ilqr(&mut sys, &track, &x0, du, &opt, on_iter)?
+    } else {
+        let cost = JumpCost {
+            track,
+            model: m.clone(),
+            window: goal.window,
+            clearance: goal.clearance.clone(),
+            requirements: goal.requirements.clone(),
+            scratch: Scratch::default(),
+        };
+        ilqr(&mut sys, &cost, &x0, du, &opt, on_iter)?
     };
+    let xs: Vec<Vec<f64>> = r.xs.iter().map(|x| x.as_slice()[..m.nq].to_vec()).collect();
     Ok(Plan {
-        q: r.xs.iter().map(|x| x.as_slice()[..m.nq].to_vec()).collect(),
+        q: xs.clone(),
         u: r.us.iter().map(|du| sys.control(du.as_slice())).collect(),
         iterations: r.iterations,
         converged: r.converged,
@@ -913,7 +1252,90 @@ pub fn solve_ilqr(
         defect: 0.0,
         cost: r.cost_history.last().copied().unwrap_or(f64::NAN),
         history: r.cost_history,
+        violation: goal
+            .requirements
+            .as_ref()
+            .map_or(0.0, |q| Requirements::violation(&q.values(m, &xs))),
+        multipliers: Vec::new(),
+        rho: f64::NAN,
+        rounds: 0,
+        certified: false,
+        model_ratio: f64::NAN,
+        model_step: f64::NAN,
     })
+}
+
+/// iLQR of `goal` with its [`Requirements`] enforced by an augmented-Lagrangian outer loop: the
+/// first solve from `u0` with `first_iters` iterations (the requirements as one-sided penalties,
+/// `λ = 0`), then after each solve the multipliers are updated (`λ_i ← max(0, λ_i − ρ g_i)` on
+/// the solve's rollout, [`Requirements::update`]: each violated requirement's target moves up by
+/// its violation) and iLQR continues from the last controls for `al.iters` iterations, at most
+/// `al.rounds` times, until every requirement is violated by at most `al.tol`. The plan carries
+/// the requirements' multipliers and `ρ` (the same shifts `λ/ρ` serve the collocation, whose rows
+/// are iLQR's without the factor `dt`). Without requirements, [`solve_ilqr`].
+pub fn solve_ilqr_al(
+    m: &Model,
+    goal: &Goal,
+    home_ctrl: &[f64],
+    u0: &[Vec<f64>],
+    first_iters: usize,
+    al: &IlqrAl,
+    mut on_iter: impl FnMut(usize, f64),
+) -> Result<Plan, String> {
+    let mut g = goal.clone();
+    let mut plan = solve_ilqr(m, &g, home_ctrl, u0, first_iters, &mut on_iter)?;
+    let (mut iterations, mut rounds) = (plan.iterations, 1);
+    let Some(mut req) = g.requirements.take() else {
+        return Ok(plan);
+    };
+    let mut history = plan.history.clone();
+    loop {
+        let gv = req.values(m, &plan.q);
+        plan.violation = Requirements::violation(&gv);
+        if plan.violation <= al.tol || rounds > al.rounds {
+            break;
+        }
+        req.update(&gv);
+        g.requirements = Some(req.clone());
+        let next = solve_ilqr(m, &g, home_ctrl, &plan.u, al.iters, &mut on_iter)?;
+        iterations += next.iterations;
+        rounds += 1;
+        history.extend_from_slice(&next.history[1..]);
+        plan = next;
+    }
+    plan.iterations = iterations;
+    plan.rounds = rounds;
+    plan.history = history;
+    plan.multipliers = req.lambda.clone();
+    plan.rho = req.rho;
+    if plan.violation > al.tol {
+        plan.converged = false;
+        plan.termination = format!(
+            "requirements violated by {:.2e} m > {:.0e} after {rounds} rounds; {}",
+            plan.violation, al.tol, plan.termination
+        );
+    }
+    Ok(plan)
+}
+
+/// The augmented-Lagrangian rounds of [`solve_ilqr_al`]: at most `rounds` multiplier updates,
+/// each followed by `iters` iLQR iterations; done when the largest violation is at most `tol`
+/// (m).
+#[derive(Clone, Debug)]
+pub struct IlqrAl {
+    pub rounds: usize,
+    pub iters: usize,
+    pub tol: f64,
+}
+
+impl Default for IlqrAl {
+    fn default() -> Self {
+        IlqrAl {
+            rounds: 6,
+            iters: 40,
+            tol: 2e-5,
+        }
+    }
 }
 
 /// Calls `f(row, variable, value)` for every entry of the residual Jacobian's knot blocks

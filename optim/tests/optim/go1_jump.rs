@@ -4,8 +4,8 @@
 //! profile and the one whose crouch keeps the lower calves off the floor), a few iterations of
 //! iLQR through the engine's step from the default, the collocation from the knees-clear
 //! one (from the default guess LM stalls: see docs/optimization.md), and the jump from a
-//! standing guess (iLQR with the feet's clearance term, then collocation from its plan). No
-//! timing assertions.
+//! standing guess (iLQR with the jump's requirements as augmented-Lagrangian constraints, then
+//! collocation from its plan and multipliers). No timing assertions.
 
 #[path = "../../examples/common/go1_jump.rs"]
 #[allow(dead_code)]
@@ -237,8 +237,8 @@ fn feet_jacobian_is_the_kinematics_derivative() {
 }
 
 /// The collocation's task Jacobian of the jump ([`jump::Goal`] as a `Task`: the trunk and
-/// joint tracking rows `√w (q ⊖ q*)`, the feet's clearance rows, the terminal `q ⊖ home` and
-/// `v` rows) is analytic; it equals centered differences (step 1e-6) of the task's residual at
+/// joint tracking rows `√w (q ⊖ q*)`, the feet's clearance rows, the requirements' rows
+/// `√ρ max(0, λ/ρ − g)`, the terminal `q ⊖ home` and `v` rows) is analytic; it equals centered differences (step 1e-6) of the task's residual at
 /// a knot inside the window with every foot below the clearance height, at a knot outside it
 /// and at the last knot, to 1e-8 of its largest entry (100, the clearance rows' `√1e4`).
 #[test]
@@ -249,6 +249,11 @@ fn jump_task_jacobian_is_the_residual_derivative() {
     let mut goal = jump::Goal::over_window(&home, (110, 200), 0.36);
     // a height above every foot of `q`, so that all four rows are active
     goal.clearance = Some(jump::Clearance::feet(&m, 0.5, 1e4).unwrap());
+    // and requirements above the trunk and the feet at knot 150, with multipliers: their five
+    // rows active
+    let mut req = jump::Requirements::go1(&m, (0.5, 150), (0.5, (140, 160)), 1e-3, 1e4).unwrap();
+    req.lambda.iter_mut().for_each(|l| *l = 10.0);
+    goal.requirements = Some(req);
     let v: Vec<f64> = (0..m.nv).map(|i| ((i as f64) * 0.7).cos()).collect();
     let nv = m.nv;
     for t in [150, 50, HORIZON] {
@@ -348,20 +353,27 @@ fn collocation_from_the_knees_clear_guess_jumps() {
     assert!(s.apex > 0.35, "apex {}", s.apex);
 }
 
+/// The plan's back-off from the jump's requirements ([`jump::Requirements::margin`]) and the
+/// violation the augmented-Lagrangian loop accepts ([`jump::AlSettings::tol`]): a plan within
+/// `AL_TOL` of its bounds is `MARGIN − AL_TOL` above the requirements, which covers an
+/// open-loop replay within that distance of the plan.
+const MARGIN: f64 = 5e-4;
+const AL_TOL: f64 = 1e-4;
+
 /// The jump from a standing guess (docs/optimization.md, "From a standing guess"): the guess is
 /// the engine's rollout with the servos held at `home` (no crouch, no flight), the task the
-/// trunk at 0.37 m over knots 110..=200 with the feet's clearance term (every foot's bottom 4 cm
-/// above the floor over those knots, weight 1e4: without it the robot reaches the trunk target
-/// by straightening its legs). The penalties' targets lie above what the jump must reach (an
-/// apex of at least 0.36 m, the feet at least 3 cm up in the middle of the window): a penalty
-/// stops short of its target (with 0.36 m and 3 cm the plan reached 0.345 m and 2.2–2.6 cm).
-/// iLQR through the engine's step from the standing controls (200 iterations) finds the jump;
-/// collocation from iLQR's plan converges on the unchanged model, certified by LM's model check
-/// (the undamped Gauss–Newton step's gain ratio in [0.25, 4]), with the largest unactuated force
-/// below 1e-3 N; the open-loop replay of its controls in the engine follows the plan within
-/// 1e-3 m and jumps: all four feet off the ground for ≥ 60 knots, back on the floor upright
-/// (tilt < 10°) and standing (trunk above 0.2 m), the apex at least 0.36 m and every foot at
-/// least 3 cm above the floor over the middle half of the window (knots 132..=178).
+/// trunk tracking 0.36 m over knots 110..=200 and the jump's requirements as hard constraints
+/// ([`jump::Requirements`]): the trunk at least 0.36 m up at knot 155 and every foot's bottom at
+/// least 3 cm above the floor over knots 132..=178 (the window's middle half), each with the
+/// back-off `MARGIN`. iLQR through the engine's step from the standing controls (200
+/// iterations, the requirements as one-sided penalties `ρ = 1e4`) finds the jump; collocation
+/// from iLQR's plan enforces them by an augmented-Lagrangian loop around LM and converges on the
+/// unchanged model: the last inner solve certified by LM's model check, every requirement
+/// violated by at most `AL_TOL`, the largest unactuated force below 1e-3 N. The open-loop
+/// replay of its controls in the engine follows the plan within `MARGIN − AL_TOL` over the
+/// knots of the requirements (and 1e-3 m everywhere) and jumps: all four feet off the ground for
+/// ≥ 60 knots, back on the floor upright (tilt < 10°) and standing (trunk above 0.2 m), the apex
+/// at least 0.36 m and every foot at least 3 cm above the floor over knots 132..=178.
 #[test]
 fn jump_from_standing_by_ilqr_then_collocation() {
     let (m, home, home_ctrl) = jump::load().unwrap();
@@ -369,35 +381,66 @@ fn jump_from_standing_by_ilqr_then_collocation() {
     let standing = jump::rollout(&m, &home, &u0);
     let s0 = jump::summarize(&m, &standing);
     assert_eq!(s0.flight.0, 0, "the standing guess never leaves the ground");
-    let mut goal = jump::Goal::over_window(&home, (110, 200), 0.37);
-    goal.clearance = Some(jump::Clearance::feet(&m, 0.04, 1e4).unwrap());
-    let warm = jump::solve_ilqr(&m, &goal, &home_ctrl, &u0, ILQR_ITERS, |_, _| {}).unwrap();
+    let mut goal = jump::Goal::over_window(&home, (110, 200), 0.36);
+    goal.requirements =
+        Some(jump::Requirements::go1(&m, (0.36, 155), (0.03, (132, 178)), MARGIN, 1e4).unwrap());
+    let al = jump::IlqrAl::default();
+    let warm = jump::solve_ilqr_al(&m, &goal, &home_ctrl, &u0, ILQR_ITERS, &al, |_, _| {}).unwrap();
     let sw = jump::summarize(&m, &warm.q);
     println!(
-        "iLQR from standing: {} iterations, cost {} → {}; {sw:?}",
-        warm.iterations, warm.history[0], warm.cost
+        "iLQR from standing: {} iterations in {} rounds, cost {} → {}, requirements violated by \
+         {:.3e} m; {sw:?}",
+        warm.iterations, warm.rounds, warm.history[0], warm.cost, warm.violation
     );
     assert!(sw.jumped(60, 10f64.to_radians(), 0.2), "iLQR: {sw:?}");
-    let plan = jump::solve_collocation(
-        &m,
-        &goal,
-        &warm.q,
-        &jump::CollocationSettings::default(),
-        |_, _| {},
-    )
+    // the collocation starts from iLQR's plan and multipliers
+    goal.requirements.as_mut().unwrap().lambda = warm.multipliers.clone();
+    let settings = jump::CollocationSettings {
+        al: jump::AlSettings {
+            tol: AL_TOL,
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let plan = jump::solve_collocation(&m, &goal, &warm.q, &settings, |_, line| {
+        println!("collocation: {line}")
+    })
     .unwrap();
     let (replay, s) = check_collocation_plan(&m, &home, &plan, "collocation from iLQR's plan");
+    println!(
+        "requirements: {} rounds, largest violation {:.3e} m, ρ {:.0e}, multipliers: apex {:.4e}, \
+         {} positive; LM certified {} (gain ratio {:.3} at step fraction {:.0e})",
+        plan.rounds,
+        plan.violation,
+        plan.rho,
+        plan.multipliers.last().unwrap(),
+        plan.multipliers.iter().filter(|&&x| x > 0.0).count(),
+        plan.certified,
+        plan.model_ratio,
+        plan.model_step
+    );
     assert!(
-        plan.converged,
+        plan.converged && plan.certified,
         "not a certified first-order point: {}",
         plan.termination
     );
+    assert!(plan.violation <= AL_TOL, "violation {:.3e}", plan.violation);
+    // the plan meets the requirements with the margin (to `AL_TOL`); the replay follows it
+    let req = goal.requirements.as_ref().unwrap();
+    let near = moreau_problems::max_diff(&replay[..=178], &plan.q[..=178]);
+    assert!(
+        near <= MARGIN - AL_TOL,
+        "replay differs from the plan by {near:.3e} up to knot 178"
+    );
+    assert!(
+        req.values(&m, &plan.q).iter().all(|&g| g >= -AL_TOL),
+        "the plan violates a requirement"
+    );
     assert!(s.apex >= 0.36, "apex {:.4} m", s.apex);
-    let c = goal.clearance.as_ref().unwrap();
     let mut scratch = (moreau::Data::new(&m), Vec::new());
-    let mut bottom = vec![0.0; c.geoms.len()];
+    let mut bottom = vec![0.0; req.geoms.len()];
     for (t, q) in replay.iter().enumerate().take(178 + 1).skip(132) {
-        jump::feet_bottoms(&m, &mut scratch, &c.geoms, q, &mut bottom, None);
+        jump::feet_bottoms(&m, &mut scratch, &req.geoms, q, &mut bottom, None);
         for (k, b) in bottom.iter().enumerate() {
             assert!(*b >= 0.03, "foot {k} at {b:.4} m at knot {t}");
         }
