@@ -289,7 +289,8 @@ impl Requirements {
         margin: f64,
         rho: f64,
     ) -> Result<Requirements, String> {
-        if feet_window.0 > feet_window.1 || !(rho > 0.0) || !(margin >= 0.0) {
+        let bad = |x: f64| !x.is_finite() || x < 0.0;
+        if feet_window.0 > feet_window.1 || bad(rho) || rho == 0.0 || bad(margin) {
             return Err(format!(
                 "requirements: bad feet window {feet_window:?}, penalty {rho} or margin {margin}"
             ));
