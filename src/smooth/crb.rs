@@ -623,22 +623,29 @@ mod tests {
         }
     }
 
-    /// The column-indexed [`solve_tree_col`] / [`mul_tree_col`] equal the parent walks
-    /// [`solve_tree`] / [`mul_tree`] bit for bit (same operations in the same order), with the
-    /// columns from [`Model::fill_dof_mcol`]; a right-hand side with zeros exercises the skipped
-    /// rows of the Lᵀ pass.
-    #[test]
-    fn column_solve_and_product_match_parent_walk() {
+    /// [`tree_matrix`] and a [`Model`] of its tree with the cached columns
+    /// ([`Model::fill_dof_mcol`]).
+    fn tree_model() -> (Vec<i32>, Vec<usize>, Vec<f64>, Model) {
         let (parent, madr, mat) = tree_matrix();
-        let nv = madr.len();
         let mut m = Model {
-            nv,
+            nv: madr.len(),
             nM: mat.len(),
             dof_parentid: parent.clone(),
             dof_Madr: madr.clone(),
             ..Default::default()
         };
         m.fill_dof_mcol();
+        (parent, madr, mat, m)
+    }
+
+    /// The column-indexed [`solve_tree_col`] / [`mul_tree_col`] equal the parent walks
+    /// [`solve_tree`] / [`mul_tree`] bit for bit (same operations in the same order), with the
+    /// columns from [`Model::fill_dof_mcol`]; a right-hand side with zeros exercises the skipped
+    /// rows of the Lᵀ pass.
+    #[test]
+    fn column_solve_and_product_match_parent_walk() {
+        let (parent, madr, mat, mut m) = tree_model();
+        let nv = madr.len();
         assert_eq!(m.dof_Mcol.len(), mat.len());
         // row i lists i, then its ancestors
         for (i, &a) in madr.iter().enumerate() {
@@ -678,16 +685,8 @@ mod tests {
     /// either pass: a far column in the middle of a long row, and one just past nv.
     #[test]
     fn column_solve_panics_on_a_column_past_nv() {
-        let (parent, madr, mat) = tree_matrix();
+        let (parent, madr, mat, m) = tree_model();
         let nv = madr.len();
-        let mut m = Model {
-            nv,
-            nM: mat.len(),
-            dof_parentid: parent.clone(),
-            dof_Madr: madr.clone(),
-            ..Default::default()
-        };
-        m.fill_dof_mcol();
         let mut dinv = vec![0.0; nv];
         let mut ld = mat.clone();
         factor_tree(&madr, &parent, &mut ld, &mut dinv);
