@@ -53,10 +53,16 @@ fn ball_spring<T: Scalar>(m: &Model, qpos: &[T], qa: usize, k: f64, p: &[f64; 2]
 /// damping.
 fn tendon_damper<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> Option<T> {
     let (b, p) = m.tendon_damping_eff(t);
+    damper_force(d.ten_velocity[t], b, p)
+}
+
+/// The damper force `−v (b + |v| p₀ + v² p₁)` at velocity `v`, or `None` without damping
+/// (every coefficient zero: the force is not written).
+#[inline]
+fn damper_force<T: Scalar>(v: T, b: f64, p: [f64; 2]) -> Option<T> {
     if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
         return None;
     }
-    let v = d.ten_velocity[t];
     Some(-(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1]))))
 }
 
@@ -130,21 +136,16 @@ pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
                 .zip(poly)
                 .zip(actextra)
             {
-                let (b, p) = (b0 + e[0], [p0[0] + e[1], p0[1] + e[2]]);
-                if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
-                    continue;
+                if let Some(x) = damper_force(v, b0 + e[0], [p0[0] + e[1], p0[1] + e[2]]) {
+                    *f = x;
                 }
-                *f = -(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1])));
             }
         } else {
             for i in 0..nv {
                 let (b, p) = m.dof_damping_eff(i);
-                if b == 0.0 && p[0] == 0.0 && p[1] == 0.0 {
-                    continue;
+                if let Some(x) = damper_force(d.qvel[i], b, p) {
+                    d.qfrc_damper[i] = x;
                 }
-                let v = d.qvel[i];
-                d.qfrc_damper[i] =
-                    -(v * (sc::<T>(b) + v.abs() * sc::<T>(p[0]) + v * v * sc::<T>(p[1])));
             }
         }
         for t in 0..m.ntendon {
