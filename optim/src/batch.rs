@@ -745,7 +745,8 @@ model_fields!(
 /// the Python layer tiles singleton dimensions).
 #[derive(Clone, Copy, Debug)]
 pub struct RolloutInputs<'a> {
-    /// One model for every rollout, or one per rollout (of the same layout).
+    /// One model for every rollout, or one per rollout (of the same layout): rollout r runs
+    /// `models[r]`; a longer list is allowed and its tail unused, as in MuJoCo's rollout.
     pub models: &'a [&'a Model],
     /// `nbatch × nstate` initial states (`mjSTATE_FULLPHYSICS`).
     pub initial_state: &'a [f64],
@@ -757,6 +758,43 @@ pub struct RolloutInputs<'a> {
     /// The `mjtState` components of a control vector (within `mjSTATE_USER`).
     pub control_spec: u32,
     pub nstep: usize,
+}
+
+/// Why [`Rollout::rollout`] failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RolloutError {
+    /// Inputs of the wrong sizes (MuJoCo's `ValueError`s, in its words where it has them).
+    Invalid(String),
+    /// MuJoCo's fatal error (`mju_error`, Python's `FatalError`) in a step of rollout
+    /// `rollout`, the first such rollout in order: the arena's stack overflowed. That rollout
+    /// stopped at the step and its remaining output rows are not written; the others ran.
+    Fatal {
+        rollout: usize,
+        error: moreau::data::arena::StackOverflow,
+    },
+}
+
+impl std::fmt::Display for RolloutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RolloutError::Invalid(e) => f.write_str(e),
+            RolloutError::Fatal { error, .. } => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for RolloutError {}
+
+impl From<String> for RolloutError {
+    fn from(e: String) -> Self {
+        RolloutError::Invalid(e)
+    }
+}
+
+impl From<&str> for RolloutError {
+    fn from(e: &str) -> Self {
+        RolloutError::Invalid(e.to_string())
+    }
 }
 
 /// A thread pool for rollouts (`mujoco.rollout.Rollout`).
@@ -806,6 +844,10 @@ impl Rollout {
     /// to that `tree_asleep` in its first step keeps its result; any other is run again on
     /// the first `Data` after its predecessor (bit-identical to the loop;
     /// [`Rollout::sleep_reused`] counts the kept).
+    ///
+    /// A step's fatal error (the arena's stack overflowing) stops its rollout and makes the
+    /// call return [`RolloutError::Fatal`] for the first such rollout, once every rollout ran:
+    /// the error of each rollout is its own, whatever the thread count.
     pub fn rollout<D: BorrowMut<Data> + Send>(
         &self,
         datas: &mut [D],
@@ -813,7 +855,7 @@ impl Rollout {
         state: Option<&mut [f64]>,
         sensordata: Option<&mut [f64]>,
         chunk_size: Option<usize>,
-    ) -> Result<(), String> {
+    ) -> Result<(), RolloutError> {
         let m0 = *inp
             .models
             .first()
@@ -830,27 +872,29 @@ impl Rollout {
             return Err(format!(
                 "initial_state has {} entries, not a multiple of nstate = {nstate}",
                 inp.initial_state.len()
-            ));
+            )
+            .into());
         }
         let nbatch = inp.initial_state.len() / nstate;
         let (nv, ns, nstep) = (m0.nv, m0.nsensordata, inp.nstep);
-        if inp.models.len() != 1 && inp.models.len() != nbatch {
-            return Err(format!("{} models for {nbatch} rollouts", inp.models.len()));
+        if inp.models.len() != 1 && inp.models.len() < nbatch {
+            return Err(format!("{} models for {nbatch} rollouts", inp.models.len()).into());
         }
         if let Some(i) = inp.models.iter().position(|m| !same_layout(m, m0)) {
-            return Err(format!("model {i} has other sizes than model 0"));
+            return Err(format!("model {i} has other sizes than model 0").into());
         }
         if let Some(d) = datas
             .iter_mut()
             .position(|d| !same_data_layout(m0, d.borrow_mut()))
         {
-            return Err(format!("data {d} was made for a model of other sizes"));
+            return Err(format!("data {d} was made for a model of other sizes").into());
         }
         let check = |name: &str, len: usize, want: usize| {
             if len == want {
                 Ok(())
             } else {
-                Err(format!("{name} has {len} entries, expected {want}"))
+                // MuJoCo's words
+                Err(format!("{name}.size should be {want}, got {len}"))
             }
         };
         if let Some(w) = inp.initial_warmstart {
@@ -901,6 +945,7 @@ impl Rollout {
                     sensordata: d,
                     end_asleep: Vec::new(),
                     end_qpos: Vec::new(),
+                    fatal: None,
                 }
             })
             .collect();
@@ -939,7 +984,7 @@ impl Rollout {
         };
         let one = |d: &mut Data, t: &mut RolloutTask<'_>| {
             let o = input(t.r);
-            one_rollout(
+            t.fatal = one_rollout(
                 o.m,
                 d,
                 o.x0,
@@ -958,9 +1003,10 @@ impl Rollout {
                 .take(nthread)
                 .map(|d| Mutex::new(d.borrow_mut()))
                 .collect();
+            let items: Vec<&mut RolloutTask<'_>> = tasks.iter_mut().collect();
             self.threads
-                .for_each_slot(&slots, tasks, chunk, |d, mut t| one(d, &mut t));
-            return Ok(());
+                .for_each_slot(&slots, items, chunk, |d, t| one(d, t));
+            return first_fatal(&tasks);
         }
         // Each rollout starts from the sleep state the previous one left in its `Data`
         // (`tree_asleep` is not part of the state): MuJoCo 4.0.0's rollout on one thread, the
@@ -981,7 +1027,7 @@ impl Rollout {
             for t in tasks.iter_mut() {
                 one(d0, t);
             }
-            return Ok(());
+            return first_fatal(&tasks);
         }
         // While every tree is awake a step reads nothing of the sleep state but `tree_asleep`
         // (`sleep_qpos` and the values sleeping trees keep are read for sleeping trees only),
@@ -1049,7 +1095,15 @@ impl Rollout {
             }
         }
         self.reused.store(reused, Ordering::Relaxed);
-        Ok(())
+        first_fatal(&tasks)
+    }
+}
+
+/// The fatal error of the first rollout in order that met one.
+fn first_fatal(tasks: &[RolloutTask<'_>]) -> Result<(), RolloutError> {
+    match tasks.iter().find_map(|t| t.fatal.map(|e| (t.r, e))) {
+        Some((rollout, error)) => Err(RolloutError::Fatal { rollout, error }),
+        None => Ok(()),
     }
 }
 
@@ -1069,6 +1123,8 @@ struct RolloutTask<'a> {
     sensordata: &'a mut [f64],
     end_asleep: Vec<i32>,
     end_qpos: Vec<f64>,
+    /// The fatal error that stopped it, if one did.
+    fatal: Option<moreau::data::arena::StackOverflow>,
 }
 
 /// The inputs a rollout's first step sees, as [`one_rollout`] loads them: the inputs outside
@@ -1104,7 +1160,8 @@ fn zero_uncontrolled(d: &mut Data, spec: u32) {
 }
 
 /// One rollout on `d` (the body of [`Rollout::rollout`]); `state`, `sensordata` are its output
-/// rows (empty when not recorded).
+/// rows (empty when not recorded). Returns the fatal error that stopped it at a step (its rows
+/// from that step on are not written), as MuJoCo's rollout stops at `mju_error`.
 #[allow(clippy::too_many_arguments)]
 fn one_rollout(
     m: &Model,
@@ -1116,7 +1173,7 @@ fn one_rollout(
     nstep: usize,
     state: &mut [f64],
     sensordata: &mut [f64],
-) {
+) -> Option<moreau::data::arena::StackOverflow> {
     let (nstate, ns) = (x0.len(), m.nsensordata);
     let ncontrol = if nstep == 0 {
         0
@@ -1152,8 +1209,12 @@ fn one_rollout(
             let _ = set_state(m, d, &c[t * ncontrol..(t + 1) * ncontrol], spec);
         }
         moreau::step(m, d);
+        if d.stack_overflow.is_some() {
+            return d.stack_overflow;
+        }
         record(d, t, state, sensordata);
     }
+    None
 }
 
 /// [`Rollout::rollout`] on a pool of `nthread` threads made for the call, each with a `Data`
@@ -1170,12 +1231,14 @@ pub fn rollout(inp: &RolloutInputs<'_>, nthread: usize) -> Result<(Vec<f64>, Vec
     let mut datas: Vec<Data> = (0..nthread).map(|_| Data::new(m0)).collect();
     let mut state = vec![0.0; nbatch * inp.nstep * nstate];
     let mut sensordata = vec![0.0; nbatch * inp.nstep * m0.nsensordata];
-    Rollout::new(nthread)?.rollout(
-        &mut datas,
-        inp,
-        Some(&mut state),
-        Some(&mut sensordata),
-        None,
-    )?;
+    Rollout::new(nthread)?
+        .rollout(
+            &mut datas,
+            inp,
+            Some(&mut state),
+            Some(&mut sensordata),
+            None,
+        )
+        .map_err(|e| e.to_string())?;
     Ok((state, sensordata))
 }

@@ -294,7 +294,9 @@ fn rollout_is_bit_identical_to_a_serial_loop_at_any_thread_count() {
         control: Some(&ctrl[1..]),
         ..inp
     };
-    assert!(rollout(&bad, 1).unwrap_err().contains("control has"));
+    assert!(rollout(&bad, 1)
+        .unwrap_err()
+        .contains("control.size should be"));
 }
 
 #[test]
@@ -530,4 +532,72 @@ fn sleep_rollouts_are_the_serial_loop_at_any_thread_count() {
             }
         }
     }
+}
+
+/// A rollout whose step overflows the arena's stack (150 bodies in a row at `<size
+/// memory='45320'>`, whose body-pair list does not fit: python/tests/test_arena.py) is the
+/// call's `RolloutError::Fatal`, with MuJoCo's text, for the first such rollout in order; the
+/// others, on models with room, ran to the end; a model list longer than the batch runs its
+/// first nbatch models. At 1 and 2 threads alike.
+#[test]
+fn a_fatal_error_is_its_rollouts_and_the_others_run() {
+    use moreau_optim::batch::RolloutError;
+    let row = |memory: &str| {
+        let bodies: String = (0..150)
+            .map(|i| format!("<body pos='{i} 0 0'><geom size='.01'/></body>"))
+            .collect();
+        let xml =
+            format!("<mujoco><size memory='{memory}'/><worldbody>{bodies}</worldbody></mujoco>");
+        moreau::load_from_str(&xml, &moreau::Vfs::default()).unwrap()
+    };
+    let (small, big) = (row("45320"), row("1M"));
+    let nstate = state_size(&big, bits::FULLPHYSICS).unwrap();
+    let (nbatch, nstep) = (4, 3);
+    let x0 = vec![0.0; nbatch * nstate];
+    // rollouts 1 and 3 overflow; the fifth model is past the batch
+    let models = [&big, &small, &big, &small, &small];
+    let inp = RolloutInputs {
+        models: &models,
+        initial_state: &x0,
+        initial_warmstart: None,
+        control: None,
+        control_spec: bits::CTRL,
+        nstep,
+    };
+    for nthread in [1, 2] {
+        let pool = Rollout::new(nthread).unwrap();
+        let mut datas: Vec<Data> = (0..nthread).map(|_| Data::new(&big)).collect();
+        let mut s = vec![-1.0; nbatch * nstep * nstate];
+        let e = pool
+            .rollout(&mut datas, &inp, Some(&mut s), None, Some(1))
+            .unwrap_err();
+        let RolloutError::Fatal { rollout, error } = e else {
+            panic!("{e:?}")
+        };
+        assert_eq!(rollout, 1);
+        assert!(e
+            .to_string()
+            .starts_with("mj_stackAlloc: out of memory, stack overflow at mj_collision"));
+        assert_eq!(error.narena, 45320);
+        let time = |r: usize, t: usize| s[(r * nstep + t) * nstate];
+        for r in [0, 2] {
+            assert_eq!(time(r, 0), big.opt.timestep);
+            assert!(time(r, nstep - 1) > time(r, nstep - 2));
+        }
+        // the overflowing rollouts stopped at their first step: nothing written
+        for r in [1, 3] {
+            assert_eq!(time(r, 0), -1.0);
+        }
+    }
+    // bad sizes stay `Invalid`
+    let short = RolloutInputs {
+        models: &models[..2],
+        ..inp
+    };
+    let mut datas = vec![Data::new(&big)];
+    let e = Rollout::new(1)
+        .unwrap()
+        .rollout(&mut datas, &short, None, None, None)
+        .unwrap_err();
+    assert_eq!(e, RolloutError::Invalid("2 models for 4 rollouts".into()));
 }
