@@ -9,7 +9,9 @@ use crate::layout::model_layout;
 use crate::model::MjModel;
 use moreau::data::NWARNING;
 use moreau::{Data, Model};
-use moreau_optim::batch::{model_field_mut, Batch, Rollout, RolloutInputs, MODEL_FIELDS};
+use moreau_optim::batch::{
+    model_field_mut, Batch, Rollout, RolloutError, RolloutInputs, MODEL_FIELDS,
+};
 use nalgebra::Vector3;
 use numpy::{PyReadonlyArrayDyn, PyReadwriteArrayDyn};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -46,6 +48,9 @@ type RayOut<'a> = (&'a mut [f64], &'a mut [i32], Option<&'a mut [f64]>);
 #[pyclass(module = "moreau", name = "_Rollout")]
 pub struct PyRollout {
     r: Rollout,
+    /// The threads asked for: 0 runs on the calling thread (with one `MjData`), n > 0 takes
+    /// exactly n `MjData`, as MuJoCo's pool.
+    nthread: usize,
 }
 
 #[pymethods]
@@ -54,6 +59,7 @@ impl PyRollout {
     fn new(nthread: usize) -> PyResult<Self> {
         Ok(PyRollout {
             r: Rollout::new(nthread).map_err(PyRuntimeError::new_err)?,
+            nthread,
         })
     }
 
@@ -62,9 +68,11 @@ impl PyRollout {
         self.r.nthread()
     }
 
-    /// Rolls out on this pool: `model` one `MjModel` or a sequence (1 or nbatch), `data` one
-    /// `MjData` or a sequence (one per thread); arrays C-contiguous float64 of the final
-    /// shapes.
+    /// Rolls out on this pool: `model` one `MjModel` or a sequence (1, or at least nbatch:
+    /// rollout r runs model r), `data` one `MjData` or a sequence (one per thread: exactly
+    /// `nthread`, or one for a pool of 0 threads); arrays C-contiguous float64 of the final
+    /// shapes. The data list, `nstep` and `chunk_size` are checked here with MuJoCo's messages
+    /// (`skip_checks` reaches this directly); a step's fatal error raises `FatalError`.
     #[pyo3(signature = (model, data, nstep, control_spec, initial_state, initial_warmstart,
         control, state, sensordata, chunk_size))]
     #[allow(clippy::too_many_arguments)]
@@ -73,15 +81,25 @@ impl PyRollout {
         py: Python<'_>,
         model: &Bound<'_, PyAny>,
         data: &Bound<'_, PyAny>,
-        nstep: usize,
+        nstep: i64,
         control_spec: u32,
         initial_state: PyReadonlyArrayDyn<'_, f64>,
         initial_warmstart: Option<PyReadonlyArrayDyn<'_, f64>>,
         control: Option<PyReadonlyArrayDyn<'_, f64>>,
         mut state: Option<PyReadwriteArrayDyn<'_, f64>>,
         mut sensordata: Option<PyReadwriteArrayDyn<'_, f64>>,
-        chunk_size: Option<usize>,
+        chunk_size: Option<i64>,
     ) -> PyResult<()> {
+        let nstep = usize::try_from(nstep).map_err(|_| err("nstep must be non-negative".into()))?;
+        let chunk_size = match chunk_size {
+            None => None,
+            Some(c) => Some(
+                usize::try_from(c)
+                    .ok()
+                    .filter(|&c| c > 0)
+                    .ok_or_else(|| err("chunk_size must be a positive integer".into()))?,
+            ),
+        };
         let mrefs = models_of(model)?;
         let mut drefs: Vec<PyRefMut<'_, MjData>> = Vec::new();
         if let Ok(d) = data.extract::<PyRefMut<'_, MjData>>() {
@@ -92,6 +110,24 @@ impl PyRollout {
                     PyValueError::new_err("data must be an MjData or a sequence of distinct MjData")
                 })?);
             }
+        }
+        // MuJoCo's checks of the data list against the pool, in its words
+        if drefs.is_empty() {
+            return Err(err("The list of data instances is empty".into()));
+        }
+        if self.nthread == 0 && drefs.len() > 1 {
+            return Err(err(
+                "More than one data instance passed but rollout is configured \
+                 to run on main thread"
+                    .into(),
+            ));
+        }
+        if self.nthread > 0 && drefs.len() != self.nthread {
+            return Err(err(format!(
+                "Length of data: {} not equal to nthread: {}",
+                drefs.len(),
+                self.nthread
+            )));
         }
         let m0 = &mrefs
             .first()
@@ -135,7 +171,10 @@ impl PyRollout {
         for d in drefs.iter_mut() {
             d.sync_out();
         }
-        r.map_err(err)
+        r.map_err(|e| match e {
+            RolloutError::Invalid(e) => err(e),
+            RolloutError::Fatal { .. } => crate::errors::FatalError::new_err(e.to_string()),
+        })
     }
 }
 

@@ -72,7 +72,7 @@ def test_rollout_shapes_tiling_and_errors(rng):
         mo_rollout.rollout(mo, moreau.MjData(mo), np.zeros(2), None, nstep=1)
     with pytest.raises(ValueError, match="mjSTATE_USER"):
         mo_rollout.rollout(mo, moreau.MjData(mo), x0, None, nstep=1, control_spec=1)
-    with pytest.raises(ValueError, match="nbatch"):
+    with pytest.raises(ValueError, match="dimension 0 inferred as 2 but control has 3"):
         mo_rollout.rollout(mo, moreau.MjData(mo), np.stack([x0] * 2), np.zeros((3, 2, 1)))
 
 

@@ -24,6 +24,8 @@ Every function that computes releases the GIL.
 
 import copyreg as _copyreg
 
+import numpy as _np
+
 from moreau import _moreau
 from moreau._enums import *  # noqa: F401,F403
 from moreau._spec import (  # noqa: F401
@@ -95,6 +97,9 @@ from moreau._moreau import (  # noqa: F401
 from moreau import batch, derivatives, optim, rollout, viewer  # noqa: F401
 
 __version__ = "0.1.0"
+
+# The dtype of MuJoCo's `mjtNum` arrays (`mujoco.MJTNUM_DTYPE`): moreau computes in float64.
+MJTNUM_DTYPE = _np.float64
 
 
 def _data_from_pickle(m, state, derived=None):

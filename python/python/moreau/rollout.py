@@ -13,6 +13,11 @@ of `control_spec` (within `mjSTATE_USER`); singleton dimensions are tiled. The o
 after each step. A rollout whose warning counters rise stops stepping and repeats its last
 values. `data` is one `MjData` (one thread: the caller's) or a list of them, one per thread.
 Results do not depend on the number of threads. The GIL is released while rolling out.
+
+Arguments are checked as MuJoCo's (`ValueError`s with its messages), with `skip_checks` too for
+the `MjData` list, `nstep` and `chunk_size`; `model` may be a list longer than the batch (its
+first nbatch models run). A step's fatal error (the arena's stack overflowing) raises
+`FatalError` with MuJoCo's text after the other rollouts ran.
 """
 
 import atexit
@@ -23,14 +28,14 @@ import numpy as np
 from moreau import _moreau
 from moreau._enums import mjtState
 
-__all__ = ["Rollout", "rollout", "shutdown_persistent_pool"]
+__all__ = ["Rollout", "persistent_rollout", "rollout", "shutdown_persistent_pool"]
 
 _FULLPHYSICS = int(mjtState.mjSTATE_FULLPHYSICS)
 _USER = int(mjtState.mjSTATE_USER)
 
 
 def _array(name, value, ndim):
-    """`value` as a float64 array of at most `ndim` dimensions, leading ones added."""
+    """`value` (a numpy array or a float) with at most `ndim` dimensions, leading ones added."""
     if value is None:
         return None
     if not isinstance(value, (np.ndarray, float)):
@@ -40,20 +45,28 @@ def _array(name, value, ndim):
         raise ValueError(f"{name} must be numeric, got {a.dtype}")
     if a.ndim > ndim:
         raise ValueError(f"{name} can have at most {ndim} dimensions")
-    return a.reshape((1,) * (ndim - a.ndim) + a.shape)
+    # the caller's array itself when it has the dimensions (an output is then written in place)
+    return a if a.ndim == ndim else a.reshape((1,) * (ndim - a.ndim) + a.shape)
 
 
 def _infer(axis, start, arrays):
-    """The common size of `axis` among `arrays` (1 broadcasts), starting from `start`."""
+    """The size of `axis` common to `arrays`, from the guess `start` (1: not known yet); an
+    array whose size there is 1 is tiled. MuJoCo's wording for a mismatch."""
     n = start
     for name, a in arrays.items():
-        if a is None or a.shape[axis] == 1:
+        if a is None or a.shape[axis] == n:
             continue
-        if n != 1 and a.shape[axis] != n:
-            what = "nbatch" if axis == 0 else "nstep"
-            raise ValueError(f"{name}: {what} inferred as {n}, got {a.shape[axis]}")
-        n = a.shape[axis]
+        if n == 1:
+            n = a.shape[axis]
+        elif a.shape[axis] != 1:
+            raise ValueError(f"dimension {axis} inferred as {n} but {name} has {a.shape[axis]}")
     return n
+
+
+def _integer(name, value):
+    """Refuses a `value` that is not an integer (`bool` included), as MuJoCo does."""
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))):
+        raise ValueError(f"{name} must be an integer")
 
 
 def _input(a, shape):
@@ -63,16 +76,13 @@ def _input(a, shape):
 
 
 def _output(name, a, shape):
+    """An output array: a new one, or the given one as C-contiguous float64 (a copy if it is
+    not, as MuJoCo's; the copy is what the call returns)."""
     if a is None:
         return np.empty(shape, np.float64)
-    if (
-        not isinstance(a, np.ndarray)
-        or a.shape != shape
-        or a.dtype != np.float64
-        or not a.flags.c_contiguous
-        or not a.flags.writeable
-    ):
-        raise ValueError(f"{name} must be a writeable C-contiguous float64 array of shape {shape}")
+    a = np.ascontiguousarray(a, dtype=np.float64)
+    if not a.flags.writeable:
+        raise ValueError(f"{name} must be writeable")
     return a
 
 
@@ -111,6 +121,7 @@ class Rollout:
         if self.rollout_ is None:
             raise RuntimeError("rollout requested after thread pool shutdown")
         if skip_checks:
+            # arrays of the final shapes; the pool checks the data list, nstep and chunk_size
             self.rollout_.rollout(
                 model, data, nstep, int(control_spec), initial_state, initial_warmstart,
                 control, state, sensordata, chunk_size,
@@ -122,11 +133,10 @@ class Rollout:
         datas = [data] if isinstance(data, _moreau.MjData) else list(data)
         if int(control_spec) & ~_USER:
             raise ValueError("control_spec can only contain bits in mjSTATE_USER")
-        for name, v in (("nstep", nstep), ("chunk_size", chunk_size)):
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, np.integer))):
-                raise ValueError(f"{name} must be an integer")
+        _integer("nstep", nstep)
         if nstep is not None and nstep < 0:
             raise ValueError("nstep must be non-negative")
+        _integer("chunk_size", chunk_size)
         if chunk_size is not None and chunk_size <= 0:
             raise ValueError("chunk_size must be a positive integer")
         x0 = _array("initial_state", initial_state, 2)
@@ -139,7 +149,7 @@ class Rollout:
         arrays = dict(initial_state=x0, initial_warmstart=warm, control=ctrl, state=s_out,
                       sensordata=d_out)
         nbatch = _infer(0, 1, arrays)
-        if nbatch == 1 and len(models) > 1:
+        if nbatch == 1 and not isinstance(model, _moreau.MjModel):
             nbatch = len(models)
         if len(models) not in (1, nbatch):
             raise ValueError(f"nbatch inferred as {nbatch} but model is length {len(models)}")
@@ -151,15 +161,16 @@ class Rollout:
         for m in models[1:]:
             if (
                 _moreau.mj_stateSize(m, _FULLPHYSICS) != nstate
+                or _moreau.mj_stateSize(m, int(control_spec)) != ncontrol
                 or m.nv != m0.nv
                 or m.nsensordata != m0.nsensordata
             ):
-                raise ValueError("models must have the same sizes")
+                raise ValueError("models are not compatible")
         for name, a, n in (
             ("initial_state", x0, nstate),
-            ("initial_warmstart", warm, m0.nv),
-            ("control", ctrl, ncontrol),
             ("state", s_out, nstate),
+            ("control", ctrl, ncontrol),
+            ("initial_warmstart", warm, m0.nv),
             ("sensordata", d_out, m0.nsensordata),
         ):
             if a is not None and a.shape[-1] != n:
@@ -167,8 +178,8 @@ class Rollout:
         x0 = _input(x0, (nbatch, nstate))
         warm = _input(warm, (nbatch, m0.nv))
         ctrl = _input(ctrl, (nbatch, nstep, ncontrol))
-        state = _output("state", state, (nbatch, nstep, nstate))
-        sensordata = _output("sensordata", sensordata, (nbatch, nstep, m0.nsensordata))
+        state = _output("state", s_out, (nbatch, nstep, nstate))
+        sensordata = _output("sensordata", d_out, (nbatch, nstep, m0.nsensordata))
         self.rollout_.rollout(
             models if len(models) > 1 else m0,
             datas,
@@ -184,15 +195,16 @@ class Rollout:
         return state, sensordata
 
 
-_persistent: Optional[Rollout] = None
+# The pool kept by `rollout(..., persistent_pool=True)` between calls (MuJoCo's name), or None.
+persistent_rollout: Optional[Rollout] = None
 
 
 def shutdown_persistent_pool():
     """Closes the pool kept by `rollout(..., persistent_pool=True)` (also at exit)."""
-    global _persistent
-    if _persistent is not None:
-        _persistent.close()
-    _persistent = None
+    global persistent_rollout
+    if persistent_rollout is not None:
+        persistent_rollout.close()
+    persistent_rollout = None
 
 
 atexit.register(shutdown_persistent_pool)
@@ -215,14 +227,14 @@ def rollout(
 ):
     """Rolls out on `len(data)` threads (one `MjData`: the calling thread); see the module
     documentation. With `persistent_pool`, the pool is kept for the next call."""
-    global _persistent
+    global persistent_rollout
     datas = data if isinstance(data, (list, tuple)) else [data]
     nthread = len(datas) if len(datas) > 1 else 0
     if persistent_pool:
-        if _persistent is None or _persistent.nthread != nthread:
+        if persistent_rollout is None or persistent_rollout.nthread != nthread:
             shutdown_persistent_pool()
-            _persistent = Rollout(nthread=nthread)
-        pool = _persistent
+            persistent_rollout = Rollout(nthread=nthread)
+        pool = persistent_rollout
     else:
         pool = Rollout(nthread=nthread)
     try:
