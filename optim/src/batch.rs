@@ -998,11 +998,7 @@ impl Rollout {
         };
         let mut tasks = tasks;
         if !inp.models.iter().any(|m| m.opt.enabled(enable::SLEEP)) {
-            let slots: Vec<Mutex<&mut Data>> = datas
-                .iter_mut()
-                .take(nthread)
-                .map(|d| Mutex::new(d.borrow_mut()))
-                .collect();
+            let slots = data_slots(datas, nthread);
             let items: Vec<&mut RolloutTask<'_>> = tasks.iter_mut().collect();
             self.threads
                 .for_each_slot(&slots, items, chunk, |d, t| one(d, t));
@@ -1036,11 +1032,7 @@ impl Rollout {
         // state it ends with.
         let guess = vec![moreau::sleep::AWAKE_RESET; first.len()];
         {
-            let slots: Vec<Mutex<&mut Data>> = datas
-                .iter_mut()
-                .take(nthread)
-                .map(|d| Mutex::new(d.borrow_mut()))
-                .collect();
+            let slots = data_slots(datas, nthread);
             let items: Vec<&mut RolloutTask<'_>> = tasks.iter_mut().collect();
             self.threads.for_each_slot(&slots, items, chunk, |d, t| {
                 d.tree_asleep.copy_from_slice(&guess);
@@ -1100,6 +1092,15 @@ impl Rollout {
 }
 
 /// The fatal error of the first rollout in order that met one.
+/// The pool's slots: the first `nthread` of the threads' `Data`, one lock each.
+fn data_slots<D: BorrowMut<Data>>(datas: &mut [D], nthread: usize) -> Vec<Mutex<&mut Data>> {
+    datas
+        .iter_mut()
+        .take(nthread)
+        .map(|d| Mutex::new(d.borrow_mut()))
+        .collect()
+}
+
 fn first_fatal(tasks: &[RolloutTask<'_>]) -> Result<(), RolloutError> {
     match tasks.iter().find_map(|t| t.fatal.map(|e| (t.r, e))) {
         Some((rollout, error)) => Err(RolloutError::Fatal { rollout, error }),
