@@ -420,8 +420,14 @@ pub fn solve_tree_col<T: Scalar>(
     let x = &mut x[..nv];
     let col = &col[..ld.len()];
     crate::work::add(crate::work::Loop::MSolve, ld.len());
-    // the same operations in the same order, four entries at a time, on f64 with AVX2
-    if simd::solve_tree_col(madr, col, ld, diag_inv, x) {
+    // the same operations in the same order, four entries at a time, on f64 with AVX2, where
+    // the rows are long enough to pay for the kernel's fixed cost (its checks, the masked tail
+    // of every row): on average four entries or more below the diagonal a row. Shorter rows
+    // take the loops below, which cost fewer instructions there (callgrind, instructions per
+    // call, kernel against loops: ball_in_cup 325 against 225, hopper 774 against 725,
+    // cheetah and walker 945 against 912; humanoid 4,189 against 5,307, quadruped 3,183
+    // against 3,741)
+    if ld.len() >= 5 * nv && simd::solve_tree_col(madr, col, ld, diag_inv, x) {
         return;
     }
     // rows end where the next begins: walking down, each row's end is the previous start
