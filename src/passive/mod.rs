@@ -96,20 +96,18 @@ pub fn tendon_passive_force<T: Scalar>(m: &Model, d: &Data<T>, t: usize) -> T {
 /// Needs `ten_velocity` (see [`crate::forward::fwd_velocity`]).
 pub fn passive<T: Scalar>(m: &Model, d: &mut Data<T>) {
     let z = T::zero();
-    for v in [
-        &mut d.qfrc_spring,
-        &mut d.qfrc_damper,
-        &mut d.qfrc_gravcomp,
-        &mut d.qfrc_passive,
-    ] {
+    for v in [&mut d.qfrc_spring, &mut d.qfrc_damper, &mut d.qfrc_gravcomp] {
         v.iter_mut().for_each(|x| *x = z);
     }
-    d.qfrc_fluid.iter_mut().for_each(|x| *x = z);
     let spring = !m.opt.disabled(disable::SPRING);
     let damper = !m.opt.disabled(disable::DAMPER);
     if !spring && !damper {
+        d.qfrc_passive.iter_mut().for_each(|x| *x = z);
+        d.qfrc_fluid.iter_mut().for_each(|x| *x = z);
         return;
     }
+    // below, `fluid` clears `qfrc_fluid` and every entry of `qfrc_passive` is assigned (their
+    // sum), so neither is cleared here
     let nv = m.nv;
     if spring {
         // the springs of [`springs`] in its order (joints, then tendons), without its iterator
