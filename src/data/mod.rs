@@ -1226,38 +1226,54 @@ impl<T: Scalar> Data<T> {
 
     /// Sets `nefc` and resizes every `efc_*` array (new entries zeroed) and `efc_cone` to
     /// `ncone` entries; allocates only when the previous capacity is exceeded.
+    #[inline]
     pub fn resize_efc(&mut self, nv: usize, nefc: usize, ncone: usize) {
+        if nefc == 0 && ncone == 0 {
+            self.clear_efc();
+        } else {
+            self.grow_efc(nv, nefc, ncone);
+        }
+    }
+
+    /// [`Data::resize_efc`] without rows (a model without constraints: every forward): the
+    /// arrays are emptied and the solver, which does not run without rows, keeps its work
+    /// space as it is (it reserves its room when rows come). Apart from [`Data::grow_efc`], so
+    /// that this frequent path pays only for its own few stores.
+    fn clear_efc(&mut self) {
+        self.solver_pos_valid = false;
+        self.nefc = 0;
+        self.efc_type.clear();
+        self.efc_id.clear();
+        if self.efc_J_sparse {
+            self.efc_J_rownnz.clear();
+            self.efc_J_rowadr.clear();
+            self.efc_J_rowsuper.clear();
+        } else {
+            self.efc_J.clear();
+        }
+        for v in self.efc_values() {
+            v.clear();
+        }
+        self.efc_KBIP.clear();
+        self.efc_state.clear();
+        self.efc_solref.clear();
+        self.efc_solimp.clear();
+        self.efc_cone.clear();
+        // (the solver's per-row arrays are emptied as `resize(0, 0)` would; its nonzero
+        // counts' room is reserved with rows, the only time the solver runs)
+        if let Some(s) = self.solver_scratch.as_deref_mut() {
+            s.clear_rows();
+        }
+    }
+
+    /// [`Data::resize_efc`] with rows.
+    #[inline(never)]
+    fn grow_efc(&mut self, nv: usize, nefc: usize, ncone: usize) {
         let z = T::zero();
         self.solver_pos_valid = false;
         self.nefc = nefc;
         self.efc_type.resize(nefc, ConstraintType::Equality);
         self.efc_id.resize(nefc, 0);
-        if nefc == 0 && ncone == 0 {
-            // no rows (a model without constraints: every forward): the arrays are emptied and
-            // the solver, which does not run without rows, keeps its work space as it is (it
-            // reserves its room when rows come)
-            if self.efc_J_sparse {
-                self.efc_J_rownnz.clear();
-                self.efc_J_rowadr.clear();
-                self.efc_J_rowsuper.clear();
-            } else {
-                self.efc_J.clear();
-            }
-            for v in self.efc_values() {
-                v.clear();
-            }
-            self.efc_KBIP.clear();
-            self.efc_state.clear();
-            self.efc_solref.clear();
-            self.efc_solimp.clear();
-            self.efc_cone.clear();
-            // (the solver's per-row arrays are emptied as `resize(0, 0)` would; its nonzero
-            // counts' room is reserved with rows, the only time the solver runs)
-            if let Some(s) = self.solver_scratch.as_deref_mut() {
-                s.clear_rows();
-            }
-            return;
-        }
         if self.efc_J_sparse {
             // values and columns are appended row by row by the assembly
             for v in [
