@@ -11,30 +11,40 @@ use nalgebra::{Vector3, Vector6};
 
 /// Computes `subtree_com`, `cinert` and `cdof` from the kinematics.
 pub fn com_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    // subtree centres of mass: mass-weighted xipos summed leaves to root.
-    for b in 0..m.nbody {
-        d.subtree_com[b] = d.xipos[b] * sc::<T>(m.body_mass[b]);
+    // subtree centres of mass: mass-weighted xipos summed leaves to root. (The loops walk the
+    // per-body arrays by zipped slices: the same arithmetic, without a bounds check per index.)
+    let nb = m.nbody;
+    for ((c, xi), &mass) in d.subtree_com[..nb]
+        .iter_mut()
+        .zip(&d.xipos[..nb])
+        .zip(&m.body_mass[..nb])
+    {
+        *c = *xi * sc::<T>(mass);
     }
-    for b in (1..m.nbody).rev() {
+    for b in (1..nb).rev() {
         let p = m.body_parentid[b];
         let c = d.subtree_com[b];
         d.subtree_com[p] += c;
     }
-    for b in 0..m.nbody {
-        let sm = m.body_subtreemass[b];
-        d.subtree_com[b] = if sm < 1e-15 {
-            d.xipos[b]
-        } else {
-            d.subtree_com[b] / sc::<T>(sm)
-        };
+    for ((c, xi), &sm) in d.subtree_com[..nb]
+        .iter_mut()
+        .zip(&d.xipos[..nb])
+        .zip(&m.body_subtreemass[..nb])
+    {
+        *c = if sm < 1e-15 { *xi } else { *c / sc::<T>(sm) };
     }
     // cinert: inertia about the tree's com frame origin.
     d.cinert[0] = [T::zero(); 10];
-    for b in 1..m.nbody {
-        let mass: T = sc(m.body_mass[b]);
-        let c = d.xipos[b] - d.subtree_com[m.body_rootid[b]];
-        let r = &d.ximat[b];
-        let di = &m.body_inertia[b];
+    let bodies = d.cinert[1..nb]
+        .iter_mut()
+        .zip(&d.xipos[1..nb])
+        .zip(&d.ximat[1..nb])
+        .zip(&m.body_mass[1..nb])
+        .zip(&m.body_inertia[1..nb])
+        .zip(&m.body_rootid[1..nb]);
+    for (((((ci, xi), r), &mass), di), &root) in bodies {
+        let mass: T = sc(mass);
+        let c = *xi - d.subtree_com[root];
         let dk: [T; 3] = [sc(di[0]), sc(di[1]), sc(di[2])];
         // entry (a, e) of the rotated inertia r·diag(dk)·rᵀ, summed over k = 0, 1, 2 in that
         // order, each term (r[a,k]·dk[k])·r[e,k]: the products and sums of the full 3×3 matrix
@@ -50,7 +60,7 @@ pub fn com_pos<T: Scalar>(m: &Model, d: &mut Data<T>) {
         // computes it (off the diagonal 0 − c_a c_e)
         let cc = c.dot(&c);
         let z = T::zero();
-        d.cinert[b] = [
+        *ci = [
             rot(0, 0) + (cc - c.x * c.x) * mass,
             rot(1, 1) + (cc - c.y * c.y) * mass,
             rot(2, 2) + (cc - c.z * c.z) * mass,
