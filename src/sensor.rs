@@ -156,6 +156,19 @@ fn obj_frame<T: Scalar>(
     }
 }
 
+/// The position of a frame object, as [`obj_frame`] gives it.
+#[inline(always)]
+fn obj_pos<T: Scalar>(d: &Data<T>, t: ObjType, id: usize) -> Option<Vector3<T>> {
+    match t {
+        ObjType::Body => Some(d.xipos[id]),
+        ObjType::XBody => Some(d.xpos[id]),
+        ObjType::Geom => Some(d.geom_xpos[id]),
+        ObjType::Site => Some(d.site_xpos[id]),
+        ObjType::Camera => Some(d.cam_xpos[id]),
+        _ => None,
+    }
+}
+
 /// Orientation quaternion of a frame object (see [`obj_frame`]).
 #[inline]
 fn obj_quat<T: Scalar>(m: &Model, d: &Data<T>, t: ObjType, id: usize) -> Option<Quaternion<T>> {
@@ -433,6 +446,8 @@ fn compute<T: Scalar>(m: &Model, d: &Data<T>, i: usize) -> Out<T> {
         JointLimitPos | TendonLimitPos | JointLimitVel | TendonLimitVel | JointLimitFrc
         | TendonLimitFrc => Out::s(limit_value(d, t, id)),
         Touch => Out::s(touch(m, d, id)),
+        // without a reference frame only the object's position is read (not its whole frame)
+        FramePos if refr.is_none() => obj_pos(d, ot, id).map_or_else(Out::zero, |p| Out::v3(&p)),
         FramePos => match obj_frame(m, d, ot, id) {
             None => Out::zero(),
             Some((p, _, _)) => match refr.and_then(|(rt, rid)| obj_frame(m, d, rt, rid)) {
