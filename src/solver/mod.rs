@@ -275,8 +275,8 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
         }
     }
     s.prob = Some(p);
-    s.resize_nv(nv);
-    s.resize(nefc, d.efc_cone.len());
+    // the per-dof and per-row vectors stay at the last problem's sizes: every solve sizes them
+    // before it reads them (above), and nothing outside the solver reads the per-dof ones
     d.solver_scratch = Some(s);
     if compressed {
         // done

@@ -597,7 +597,12 @@ impl<T: Scalar> SolverScratch<T> {
             v.resize(nv, z);
         }
         self.Hdinv.resize(nv, z);
-        self.rowbuf.resize(6 * nv, z);
+        // only grown: every use slices it by its own lengths and writes (or zeroes) what it
+        // reads (`newton::add_group`, `cone_rows`, `cone_dense_block`), so an island's solve
+        // between two global ones leaves it as it is instead of shrinking and refilling it
+        if self.rowbuf.len() < 6 * nv {
+            self.rowbuf.resize(6 * nv, z);
+        }
     }
 }
 
