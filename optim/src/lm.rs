@@ -71,7 +71,9 @@ pub struct LevenbergMarquardt {
     /// The measure is only as good as the Gauss–Newton model it is taken in, so it certifies a
     /// point only when that model holds there: the residual is evaluated at the undamped
     /// Gauss–Newton step and the actual decrease must be within a factor `1/model_ratio` of
-    /// the model's (`½ gᵀ(JᵀJ)⁻¹g`; skipped when that is below 1e-10 of the objective). At a kink of
+    /// the model's (`½ gᵀ(JᵀJ)⁻¹g`; skipped when that is below 1e-10 of the objective, where a
+    /// stall is first-order by the gradient alone: converged but not certified, see
+    /// [`CollocationResult::certified`]). At a kink of
     /// the contact forces the model fails at every step length down to the damped steps' 1e-8
     /// rad, and a small scaled gradient there (the residual nearly orthogonal to the range of a
     /// Jacobian that does not describe the residual) is not a first-order point: such a stall
@@ -111,6 +113,9 @@ pub struct LevenbergMarquardt {
     /// the step fraction where it passed (NaN if it did not).
     last_model_ratio: f64,
     last_model_step: f64,
+    /// The run converged with the model check made and passed at its last stall
+    /// ([`CollocationResult::certified`]).
+    certified: bool,
     work: Work,
 }
 
@@ -208,6 +213,7 @@ impl Default for LevenbergMarquardt {
             optimality: f64::NAN,
             last_model_ratio: f64::NAN,
             last_model_step: f64::NAN,
+            certified: false,
             work: Work::default(),
         }
     }
@@ -322,6 +328,7 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         self.stalls = 0;
         self.last_model_ratio = f64::NAN;
         self.last_model_step = f64::NAN;
+        self.certified = false;
         self.cost_history = vec![ev.cost()];
         self.defect_history = vec![ev.max_defect()];
         let kv = kv_of(&ev, self.lambda);
@@ -471,6 +478,9 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
             ev.max_defect()
         };
         let mut model_ratio = f64::NAN;
+        // whether this stall's first-order test rests on a model check that was made and
+        // passed (not on the step test, nor on a predicted decrease too small to check)
+        let mut checked = false;
         let first_order = small_step
             || (gnorm <= self.gtol && {
                 // Confirm the Gauss–Newton model along its own (undamped) step from the start
@@ -489,7 +499,8 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
                     model_ratio = ratio;
                     self.last_model_ratio = ratio;
                     self.last_model_step = s;
-                    ratio >= self.model_ratio && ratio <= 1.0 / self.model_ratio
+                    checked = ratio >= self.model_ratio && ratio <= 1.0 / self.model_ratio;
+                    checked
                 }
             });
         let (zn, evn) = if accepted {
@@ -522,6 +533,7 @@ impl Solver<Collocation, LmState> for LevenbergMarquardt {
         if stalled {
             if defect <= self.defect_tol && first_order {
                 self.outcome = Outcome::Converged;
+                self.certified = checked && !small_step;
                 state = state.terminate_with(TerminationReason::SolverConverged);
             } else if defect <= self.defect_tol && (!accepted || prev_stalls + 1 >= self.max_stalls)
             {
@@ -619,6 +631,12 @@ impl LevenbergMarquardt {
         self.last_model_ratio
     }
 
+    /// True if the last run converged and the first-order test of its last stall was confirmed
+    /// by the model check ([`CollocationResult::certified`]).
+    pub fn certified(&self) -> bool {
+        self.converged() && self.certified
+    }
+
     /// The fraction `s` of the undamped Gauss–Newton step where the model check passed at the
     /// last stall (1: the full step; below 1: a kink or jump of the residual lies within the
     /// step; NaN if it did not pass or was not made).
@@ -649,6 +667,18 @@ pub struct CollocationResult {
     /// L-BFGS: NaN.
     pub model_ratio: f64,
     pub model_step: f64,
+    /// LM: converged *and* the first-order test at the converging stall was confirmed by the
+    /// model check ([`LevenbergMarquardt::gtol`]): the residual evaluated along the undamped
+    /// Gauss–Newton step decreased within `[model_ratio, 1/model_ratio]` of the model's
+    /// prediction at a step fraction of at least [`LevenbergMarquardt::model_backoff`]
+    /// (`model_ratio`, `model_step` of this result). Not certified: a convergence by the step
+    /// test ([`LevenbergMarquardt::xtol`]: the undamped Gauss–Newton step is tiny), or one whose
+    /// predicted decrease `½ gᵀ(JᵀJ)⁻¹g` was below 1e-10 of the objective; in both the check is
+    /// not made and the first-order claim rests on the linear model alone, which at a kink of
+    /// the residual (a Jacobian that is one side's) is not one. E.g. at the Go1's standing guess
+    /// with the jump's constraint rows at `ρ` 1e6 the undamped step is 1.2e-9 rad and the
+    /// inner solve "converges" by the step test 9.5 cm from feasible. L-BFGS: false.
+    pub certified: bool,
 }
 
 /// Runs the LM solver through argmin's executor with the given observers attached by `setup`.
@@ -675,6 +705,7 @@ pub fn solve_lm(
     let optimality = res.solver().optimality();
     let model_ratio = res.solver().model_ratio_at_stall();
     let model_step = res.solver().model_step_at_stall();
+    let certified = res.solver().certified();
     let cost_history = res.solver().cost_history.clone();
     let defect_history = res.solver().defect_history.clone();
     let problem = res
@@ -696,6 +727,7 @@ pub fn solve_lm(
             optimality,
             model_ratio,
             model_step,
+            certified,
         },
     ))
 }
@@ -927,5 +959,6 @@ pub fn solve_lbfgs(
         optimality: f64::NAN,
         model_ratio: f64::NAN,
         model_step: f64::NAN,
+        certified: false,
     })
 }

@@ -69,6 +69,44 @@ fn cartpole_collocation_converges_and_replays() {
     assert!(err < 1e-3, "replay differs from the plan by {err}");
 }
 
+/// LM's certificate is what it says: the cart-pole's converged swing-up is certified (the
+/// model check at its last stall made and passed: gain ratio within `[0.25, 4]` at a step
+/// fraction of at least `model_backoff`), and a run that keeps iterating at the optimum
+/// (`tol` 0: every iteration is a stall) until the Gauss–Newton model's predicted decrease is
+/// below 1e-10 of the objective converges there by the scaled gradient alone, with the check
+/// skipped: converged, not certified.
+#[test]
+fn lm_certifies_only_a_checked_first_order_point() {
+    let c = cartpole(200);
+    let z0 = c.initial_guess();
+    let lm = LevenbergMarquardt::default();
+    let (r, backoff) = (lm.model_ratio, lm.model_backoff);
+    let (c, res) = solve_lm(c, z0, lm, 200, |e| e).expect("runs");
+    assert!(res.converged, "{}", res.termination);
+    assert!(
+        res.certified,
+        "ratio {} at {}",
+        res.model_ratio, res.model_step
+    );
+    assert!(res.model_ratio >= r && res.model_ratio <= 1.0 / r);
+    assert!(res.model_step >= backoff * (1.0 - 1e-9) && res.model_step <= 1.0);
+    // from the optimum with `tol` 0 the run converges where the model check is skipped
+    let mut lm = LevenbergMarquardt::default();
+    lm.tol = 0.0;
+    let (_, again) = solve_lm(c, res.z.clone(), lm, 200, |e| e).expect("runs");
+    assert!(
+        again.converged,
+        "{} after {} iterations",
+        again.termination, again.iterations
+    );
+    assert!(
+        again.optimality * again.optimality <= 1e-10 * (1.0 + 1e-9),
+        "scaled gradient {} (a checked stall)",
+        again.optimality
+    );
+    assert!(!again.certified, "certified at a skipped check");
+}
+
 #[test]
 fn gradient_and_hessian_match_finite_differences() {
     let c = cartpole(6);
