@@ -25,7 +25,14 @@
 //! LM and as shifted penalties in iLQR; `--margin M` the plan's back-off, default 5e-4 m,
 //! `--rho R` the starting penalty, default 1e4, `--al-tol T` the violation accepted, default
 //! 1e-4 m, `--al-rounds N` at most N inner solves, default 10): `--guess standing --require
-//! 0.36,0.03 --from-ilqr --ilqr-iters 200` is the test's jump. `--soften-stages K,…`: a continuation
+//! 0.36,0.03 --from-ilqr --ilqr-iters 200` is the test's jump; `--apex-window A,B` puts the
+//! apex requirement on the trunk's highest knot over `A..=B` instead of the middle knot
+//! (`Requirements::apex_window`). `--guess ballistic`: a guess derived from the standing
+//! rollout alone by kinematics (`Ballistic` of `common/go1_jump.rs`: a crouch, a push at
+//! constant acceleration, a ballistic arc of the trunk, the mirror-image landing, the feet on
+//! their standing spots in stance and following the trunk in flight, the legs by inverse
+//! kinematics); `--ballistic T,K,Z,L,R[,C,N]` its take-off knot, apex knot, apex height, legs'
+//! tuck, the feet's ramp knots, crouch depth and crouch knots. `--soften-stages K,…`: a continuation
 //! on the contacts' softness (every geom's solref time constant ×K first, from the guess's
 //! controls rolled out on that model); `--apex-stages Z,…`: on the trunk's target height;
 //! `--stage-iters N`: LM's limit in every stage but the last; `--model-tolerance-only`: replay
@@ -206,6 +213,15 @@ fn report(m: &Model, home: &[f64], name: &str, plan: &jump::Plan, cpu: f64, goal
             "{name} plan: {line}; largest violation (with the margin) {:.2e} m",
             plan.violation
         );
+        let per_round: Vec<String> = plan
+            .round_violations
+            .iter()
+            .map(|v| format!("{v:.2e}"))
+            .collect();
+        println!(
+            "{name}: largest violation after each augmented-Lagrangian round (m): {}",
+            per_round.join(", ")
+        );
         if name == "collocation" {
             let lmax = plan.multipliers.iter().fold(0.0f64, |a, &x| a.max(x));
             println!(
@@ -318,10 +334,15 @@ fn run() -> Result<(), String> {
             ))
         }
     };
-    let standing = match arg(&args, "--guess", "script".to_string())?.as_str() {
-        "script" => false,
-        "standing" => true,
-        other => return Err(format!("--guess must be script or standing, not {other}")),
+    let (standing, ballistic) = match arg(&args, "--guess", "script".to_string())?.as_str() {
+        "script" => (false, false),
+        "standing" => (true, false),
+        "ballistic" => (true, true),
+        other => {
+            return Err(format!(
+                "--guess must be script, standing or ballistic, not {other}"
+            ))
+        }
     };
     let window = list(&args, "--window")?;
     let window = match window[..] {
@@ -341,7 +362,50 @@ fn run() -> Result<(), String> {
     } else {
         script.controls(&home_ctrl, horizon)
     };
-    let guess = jump::rollout(&m, &home, &u0);
+    let mut guess = jump::rollout(&m, &home, &u0);
+    if ballistic {
+        let mut b = jump::Ballistic::default();
+        let knots = |x: f64| x.fract() == 0.0 && x >= 0.0;
+        match list(&args, "--ballistic")?[..] {
+            [] => {}
+            [t, k, z, l, r] if [t, k, r].into_iter().all(knots) => {
+                b = jump::Ballistic {
+                    takeoff: t as usize,
+                    apex_knot: k as usize,
+                    apex: z,
+                    lift: l,
+                    ramp: r as usize,
+                    ..b
+                };
+            }
+            [t, k, z, l, r, c, n] if [t, k, r, n].into_iter().all(knots) => {
+                b = jump::Ballistic {
+                    takeoff: t as usize,
+                    apex_knot: k as usize,
+                    apex: z,
+                    lift: l,
+                    ramp: r as usize,
+                    crouch: c,
+                    crouch_knots: n as usize,
+                };
+            }
+            _ => {
+                return Err(
+                    "--ballistic needs take-off knot, apex knot, apex height, feet \
+                            lift and ramp knots, then optionally crouch depth and knots"
+                        .into(),
+                )
+            }
+        }
+        let feet = jump::Clearance::feet(&m, 0.0, 0.0)?.geoms;
+        let (g, crouch, push) = b.guess(&m, &guess, &feet)?;
+        println!(
+            "ballistic guess from the standing rollout: {b:?}; crouch from knot {crouch}, push \
+             from knot {push}, landing at knot {}",
+            2 * b.apex_knot - b.takeoff
+        );
+        guess = g;
+    }
     let gs = jump::summarize(&m, &guess);
     if standing {
         println!(
@@ -383,6 +447,14 @@ fn run() -> Result<(), String> {
             )?);
         }
         _ => return Err("--require needs an apex height and a clearance".into()),
+    }
+    let apex_window = list(&args, "--apex-window")?;
+    match (&apex_window[..], goal.requirements.as_mut()) {
+        ([], _) => {}
+        (&[a, b], Some(r)) if a <= b && a.fract() == 0.0 && b.fract() == 0.0 => {
+            r.apex_window = Some((a as usize, b as usize))
+        }
+        _ => return Err("--apex-window needs two knots a ≤ b and --require".into()),
     }
     if let Some(r) = &goal.requirements {
         println!(
@@ -438,7 +510,7 @@ fn run() -> Result<(), String> {
     if method != "collocation" || from_ilqr {
         let cpu0 = cpu_seconds();
         let al = jump::IlqrAl {
-            rounds: arg(&args, "--ilqr-al-rounds", 6)?,
+            rounds: arg(&args, "--ilqr-al-rounds", 10)?,
             iters: arg(&args, "--ilqr-al-iters", 40)?,
             tol: arg(&args, "--ilqr-al-tol", 2e-5)?,
         };

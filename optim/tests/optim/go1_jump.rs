@@ -447,6 +447,89 @@ fn jump_from_standing_by_ilqr_then_collocation() {
     }
 }
 
+/// The ballistic guess ([`jump::Ballistic`], derived from the standing rollout by kinematics)
+/// is what it says: the standing rollout up to the push, the trunk at the arc's top (0.365 m)
+/// at knot 155 and on the parabola `apex − g s²/2` from take-off to landing, the feet on their
+/// standing spots (to 1e-9 m, the inverse kinematics' tolerance) before take-off and after
+/// landing, every foot's bottom at least 3 cm + the back-off over knots 132..=178, so the guess
+/// meets the jump's requirements (not its dynamics); a take-off after the apex knot is refused.
+#[test]
+fn ballistic_guess_from_standing_is_the_stated_trajectory() {
+    let (m, home, home_ctrl) = jump::load().unwrap();
+    let standing = jump::rollout(&m, &home, &vec![home_ctrl.clone(); HORIZON]);
+    let b = jump::Ballistic::default();
+    let feet = jump::Clearance::feet(&m, 0.0, 0.0).unwrap().geoms;
+    let (q, crouch, push) = b.guess(&m, &standing, &feet).unwrap();
+    assert_eq!(q.len(), HORIZON + 1);
+    assert!(crouch <= push && push < b.takeoff);
+    assert_eq!(q[..=crouch], standing[..=crouch]);
+    let land = 2 * b.apex_knot - b.takeoff;
+    let g = -m.opt.gravity[2];
+    for (t, qt) in q.iter().enumerate().take(land + 1).skip(b.takeoff) {
+        let s = (t as f64 - b.apex_knot as f64) * m.opt.timestep;
+        assert!(
+            (qt[2] - (b.apex - 0.5 * g * s * s)).abs() < 1e-15,
+            "knot {t}"
+        );
+    }
+    let spot = |qt: &[f64]| {
+        let mut d = moreau::Data::new(&m);
+        d.qpos.copy_from_slice(qt);
+        moreau::pipeline::kinematics(&m, &mut d);
+        feet.iter().map(|&f| d.geom_xpos[f]).collect::<Vec<_>>()
+    };
+    let spots = spot(&standing[crouch]);
+    for t in (crouch..=b.takeoff).chain(land..=HORIZON) {
+        for (p, p0) in spot(&q[t]).iter().zip(&spots) {
+            assert!(
+                (p - p0).amax() < 1e-9,
+                "knot {t}: foot at {p:?}, spot {p0:?}"
+            );
+        }
+    }
+    let req = jump::Requirements::go1(&m, (0.36, 155), (0.03, (132, 178)), MARGIN, 1e4).unwrap();
+    let gv = req.values(&m, &q);
+    assert!(gv.iter().all(|&x| x >= 0.0), "{gv:?}");
+    let late = jump::Ballistic { takeoff: 160, ..b };
+    assert!(late.guess(&m, &standing, &feet).is_err());
+}
+
+/// The apex requirement over a window ([`jump::Requirements::apex_window`]) follows the trunk's
+/// highest knot: on the standing rollout with the trunk raised along a parabola peaking at knot
+/// 163 (an arc no fixed knot but 163 would see at its top), `select_apex` moves the apex row
+/// from knot 155 to 163, the apex constraint's value is then the window's maximum height less
+/// the bound (0.3610 − 0.3605), and the knot stays where it is on a second call; without a
+/// window the knot does not move.
+#[test]
+fn apex_requirement_over_a_window_follows_the_highest_knot() {
+    let (m, home, home_ctrl) = jump::load().unwrap();
+    let mut qs = jump::rollout(&m, &home, &vec![home_ctrl.clone(); HORIZON]);
+    for (t, q) in qs.iter_mut().enumerate() {
+        let s = (t as f64 - 163.0) * 0.002;
+        q[2] = 0.361 - 0.5 * 9.81 * s * s;
+    }
+    let mut req =
+        jump::Requirements::go1(&m, (0.36, 155), (0.03, (132, 178)), MARGIN, 1e4).unwrap();
+    let fixed = req.clone();
+    assert!(!req.clone().select_apex(&qs), "no window: the knot stays");
+    req.apex_window = Some((110, 200));
+    assert!(req.select_apex(&qs), "the knot moves to the top");
+    assert_eq!(req.apex_knot, 163);
+    assert!(!req.select_apex(&qs), "and stays there");
+    let g = req.values(&m, &qs);
+    let top = qs[110..=200].iter().map(|q| q[2]).fold(f64::MIN, f64::max);
+    let apex = *g.last().unwrap();
+    assert!(
+        (apex - (top - 0.36 - MARGIN)).abs() < 1e-15,
+        "apex constraint {apex} against {}",
+        top - 0.36 - MARGIN
+    );
+    assert!(apex > 0.0 && *fixed.values(&m, &qs).last().unwrap() < 0.0);
+    // the feet's rows do not depend on the apex knot
+    let n = g.len() - 1;
+    assert_eq!(g[..n], fixed.values(&m, &qs)[..n]);
+}
+
 /// Collocation alone from the standing rollout with the same task (the trunk target and the feet's
 /// clearance term): LM does not leave the guess, and it must not call that converged. The
 /// scaled gradient there is below `gtol` (about 2e-2 against 0.03), but the Gauss–Newton model
