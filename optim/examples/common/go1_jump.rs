@@ -204,11 +204,13 @@ impl Ballistic {
         standing: &[Vec<f64>],
         feet: &[usize],
     ) -> Result<(Vec<Vec<f64>>, usize, usize), String> {
+        use std::cmp::Ordering::{Greater, Less};
         let horizon = standing.len() - 1;
         let h = m.opt.timestep;
         let g = -m.opt.gravity[2];
         let land = 2 * self.apex_knot - self.takeoff.min(self.apex_knot);
-        if self.takeoff >= self.apex_knot || !(g > 0.0) || self.ramp == 0 {
+        if self.takeoff >= self.apex_knot || g.partial_cmp(&0.0) != Some(Greater) || self.ramp == 0
+        {
             return Err(format!(
                 "ballistic guess: take-off {} must come before the apex knot {}, gravity {g} \
                  must pull down and the ramp {} be positive",
@@ -220,7 +222,7 @@ impl Ballistic {
         let z_to = self.apex - 0.5 * g * th * th;
         let zs = standing[horizon][2];
         let zc = zs - self.crouch;
-        if !(z_to > zc) {
+        if z_to.partial_cmp(&zc) != Some(Greater) {
             return Err(format!(
                 "ballistic guess: take-off height {z_to:.4} m not above the crouch {zc:.4} m"
             ));
@@ -328,7 +330,7 @@ impl Ballistic {
                         q[legs[k][c].0] += step[c];
                     }
                 }
-                if !(err < 1e-9) {
+                if err.partial_cmp(&1e-9) != Some(Less) {
                     return Err(format!(
                         "ballistic guess: foot {k} misses its target by {err:.2e} m at knot {t}"
                     ));
