@@ -6,10 +6,12 @@
 //!
 //! - Always analytic: `∂(M a + c)/∂q` (and `Jᵀ xfrc_applied` for `g`).
 //! - `Smooth` / `Constraint`: when nothing but the constraint force depends on `q` besides the
-//!   above (no tendon springs/dampers, no `actuatorgravcomp` with gravity compensation, for `g`
-//!   only hinge/slide joint transmissions): joint springs and gravity compensation analytic,
-//!   actuators with constant moment (their length-dependent force by duals over the actuation
-//!   stage alone, seeded on `actuator_length`, cheap), and the constraint rows by
+//!   above (no springs/dampers on spatial tendons, no `actuatorgravcomp` with gravity
+//!   compensation, for `g` only hinge/slide joint and fixed-tendon transmissions): joint springs,
+//!   fixed-tendon springs (`J` constant, `∂ten_length/∂q = J`: `Jᵀ f'(L) J`) and gravity
+//!   compensation analytic, fluid forces in closed form, actuators with constant moment (their
+//!   length-dependent force by duals over the actuation stage alone, seeded on
+//!   `actuator_length`, cheap), and the constraint rows by
 //!   [`crate::constraint_pos`] (contacts of the primitive and convex colliders, hinge/slide and fixed-tendon limits,
 //!   friction loss, single-joint/tendon equalities).
 //! - `Restricted` otherwise (or when [`Support::constraint_pos`](crate::support::Support::constraint_pos) refuses them: ball limits, spatial tendons, two-object equalities): per tangent direction, a
@@ -20,9 +22,9 @@
 //!   rows, whose `aref` subtracts `J̇ qvel`, and fluid forces. When only the passive/actuator
 //!   terms need it (the rows are [`crate::constraint_pos`]'s, no body transmission), the pass skips
 //!   collision and the constraint stages (e.g. smooth_contact's spatial tendon damper).
-//! - Fluid forces: `crate::fluid::fluid_pos` (a `Dual64` pass over kinematics, COM,
-//!   `com_vel` and the fluid force per direction) on the `Smooth`/`Constraint` paths; the
-//!   restricted pass includes them (with `com_vel`).
+//! - Fluid forces: `crate::fluid::fluid_pos` (closed form, through the objects' frames and
+//!   velocities) on the `Smooth`/`Constraint` paths; the restricted pass includes them (with
+//!   `com_vel`).
 //! - Tendon armature (not [`covers`]): the caller's full dual pass.
 //!
 //! Measured (humanoid, 16 contact rows, callgrind, `derivatives/examples/transition_profile`):
@@ -39,8 +41,9 @@ use crate::rne::{d_smooth_mass_pos, d_smooth_pos, Terms};
 use crate::work::Work;
 use moreau::model::{disable, BiasType, EqType, GainType, JointType, Model, TrnType};
 use moreau::pipeline::{
-    actuator_velocity, collision, com_pos, com_vel, fwd_actuation, inv_constraint, kinematics,
-    make_constraint, passive, reference_constraint, tendon, tendon_velocity, transmission,
+    actuator_velocity, collision, com_pos, com_vel, fwd_actuation, inv_constraint, is_fixed,
+    kinematics, make_constraint, passive, reference_constraint, tendon, tendon_velocity,
+    transmission,
 };
 use moreau::Data;
 use nalgebra::DMatrix;
@@ -63,8 +66,9 @@ pub enum Output {
 /// How [`d_pos`] obtains the constraint/passive/actuator part of `∂out/∂q` at a state.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Method {
-    /// Nothing but the RNE, joint springs, gravity compensation, `xfrc_applied` and
-    /// hinge/slide joint actuators depends on `q`: all analytic.
+    /// Nothing but the RNE, joint and fixed-tendon springs, gravity compensation,
+    /// `xfrc_applied`, fluid forces and hinge/slide joint and fixed-tendon actuators depends on
+    /// `q`: all analytic.
     Smooth,
     /// As `Smooth`, plus constraint rows covered by [`crate::constraint_pos`] (analytic contact
     /// geometry, limits, friction loss, simple equalities).
@@ -74,12 +78,18 @@ pub enum Method {
     Restricted,
 }
 
-/// True if terms other than the constraint force, the RNE, joint springs, gravity
-/// compensation, `xfrc_applied` and hinge/slide joint actuators depend on `q`.
+/// True if terms other than the constraint force, the RNE, joint springs, fixed-tendon springs,
+/// gravity compensation, `xfrc_applied`, fluid forces and the actuators of hinge/slide joints and
+/// fixed tendons depend on `q`.
 fn needs_other(m: &Model, out: Output) -> bool {
     let spring = !m.opt.disabled(disable::SPRING);
     let damper = !m.opt.disabled(disable::DAMPER);
     for t in 0..m.ntendon {
+        // a fixed tendon's J is constant: its spring is tendon_spring_pos's, its damper does
+        // not depend on q
+        if is_fixed(m, t) {
+            continue;
+        }
         let ps = m.tendon_stiffnesspoly.get(t).copied().unwrap_or([0.0; 2]);
         if spring && (m.tendon_stiffness[t] != 0.0 || ps != [0.0; 2]) {
             return true;
@@ -94,12 +104,7 @@ fn needs_other(m: &Model, out: Output) -> bool {
     }
     if out == Output::Residual {
         for i in 0..m.nu {
-            let hinge_slide = matches!(
-                m.actuator_trntype[i],
-                TrnType::Joint | TrnType::JointInParent
-            ) && usize::try_from(m.actuator_trnid[i][0])
-                .is_ok_and(|j| matches!(m.jnt_type[j], JointType::Hinge | JointType::Slide));
-            if !hinge_slide {
+            if length_jacobian(m, i).is_none() {
                 return true;
             }
         }
@@ -128,8 +133,34 @@ pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
     d.nefc > 0 || needs_other(m, out)
 }
 
-/// `∂qfrc_actuator/∂q` (rows outputs) for hinge/slide joint transmissions (`L = gear₀ q`,
-/// constant moment): duals over the actuation stage with `actuator_length` seeded.
+/// The constant `∂actuator_length/∂q` of actuator `i` (dof, value) when its transmission is a
+/// hinge/slide joint (`L = gear₀ q`) or a fixed tendon (`L = gear₀ Σ coef q`, the tendon's
+/// constant `J` scaled); `None` for other transmissions.
+fn length_jacobian(m: &Model, i: usize) -> Option<Vec<(usize, f64)>> {
+    let id = usize::try_from(m.actuator_trnid[i][0]).ok()?;
+    let g = m.actuator_gear[i][0];
+    match m.actuator_trntype[i] {
+        TrnType::Joint | TrnType::JointInParent
+            if matches!(m.jnt_type[id], JointType::Hinge | JointType::Slide) =>
+        {
+            Some(vec![(m.jnt_dofadr[id], g)])
+        }
+        TrnType::Tendon if is_fixed(m, id) => {
+            let a = m.tendon_adr[id];
+            (a..a + m.tendon_num[id])
+                .map(|w| {
+                    let jn = usize::try_from(m.wrap_objid[w]).ok()?;
+                    Some((m.jnt_dofadr[jn], g * m.wrap_prm[w]))
+                })
+                .collect()
+        }
+        _ => None,
+    }
+}
+
+/// `∂qfrc_actuator/∂q` (rows outputs) for hinge/slide joint and fixed-tendon transmissions
+/// (constant moment, [`length_jacobian`]): duals over the actuation stage with
+/// `actuator_length` seeded.
 fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<f64>) {
     let nv = m.nv;
     // gain and bias without a length term (fixed gain, no/affine bias with biasprm[1] = 0,
@@ -150,6 +181,9 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
     if m.nu == 0 || length_free {
         return;
     }
+    let dl: Vec<Vec<(usize, f64)>> = (0..m.nu)
+        .map(|i| length_jacobian(m, i).unwrap_or_default())
+        .collect();
     let dd = w.dual_of(m, d);
     crate::dual::lift_actuation_inputs(d, dd);
     // each actuator's force depends on its own length only: one pass with every length
@@ -160,31 +194,29 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
             x.eps = 1.0;
         }
         fwd_actuation(m, dd);
-        for i in 0..m.nu {
+        for (i, dl) in dl.iter().enumerate() {
             let df = dd.actuator_force[i].eps;
-            let Ok(jn) = usize::try_from(m.actuator_trnid[i][0]) else {
-                continue;
-            };
             if df == 0.0 {
                 continue;
             }
-            let j = m.jnt_dofadr[jn];
-            let g = m.actuator_gear[i][0];
             // on the row's sparsity pattern (actuator_moment is zero outside it)
             let (cols, mom) = d.moment_row(i);
-            for (&k, &mk) in cols.iter().zip(mom) {
-                out[(k, j)] -= mk * df * g;
+            for &(j, g) in dl {
+                for (&k, &mk) in cols.iter().zip(mom) {
+                    out[(k, j)] -= mk * df * g;
+                }
             }
         }
         return;
     }
     for j in 0..nv {
         let mut any = false;
-        for i in 0..m.nu {
-            let jn = m.actuator_trnid[i][0];
-            if usize::try_from(jn).is_ok_and(|jn| m.jnt_dofadr[jn] == j) {
-                dd.actuator_length[i].eps = m.actuator_gear[i][0];
-                any = true;
+        for (i, dl) in dl.iter().enumerate() {
+            for &(jj, g) in dl {
+                if jj == j {
+                    dd.actuator_length[i].eps += g;
+                    any = true;
+                }
             }
         }
         if !any {
@@ -196,6 +228,39 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
         }
         for x in dd.actuator_length.iter_mut() {
             x.eps = 0.0;
+        }
+    }
+}
+
+/// Subtracts `∂qfrc_spring/∂q` of the fixed tendons' springs from `out` (rows outputs): a fixed
+/// tendon's `J` is constant and `∂ten_length/∂q = J`, so each stretched tendon adds
+/// `Jᵀ f'(L) J`, `f = −(k x + p₀ x² + p₁ x³)` with `x` the stretch past the `springlength`
+/// dead band (Computation "Passive forces"; zero inside the band).
+fn tendon_spring_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
+    if m.opt.disabled(disable::SPRING) {
+        return;
+    }
+    for t in 0..m.ntendon {
+        let k = m.tendon_stiffness[t];
+        let p = m.tendon_stiffnesspoly.get(t).copied().unwrap_or([0.0; 2]);
+        if !is_fixed(m, t) || (k == 0.0 && p == [0.0; 2]) {
+            continue;
+        }
+        let len = d.ten_length[t];
+        let [lo, hi] = m.tendon_lengthspring[t];
+        let x = if len > hi {
+            len - hi
+        } else if len < lo {
+            len - lo
+        } else {
+            continue;
+        };
+        let df = -(k + x * (2.0 * p[0] + 3.0 * p[1] * x));
+        let (cols, vals) = d.ten_J_row(t);
+        for (&j, &vj) in cols.iter().zip(vals) {
+            for (&r, &vr) in cols.iter().zip(vals) {
+                out[(r, j)] -= vr * df * vj;
+            }
         }
     }
 }
@@ -378,7 +443,8 @@ fn d_pos_full(
             if xfrc {
                 actuator_joint_pos(m, d, w, out);
             }
-            crate::fluid::fluid_pos(m, d, w, Some(out), None);
+            tendon_spring_pos(m, d, out);
+            crate::fluid::fluid_pos(m, d, Some(out), None);
             return meth;
         }
         meth = Method::Restricted;

@@ -14,9 +14,9 @@
 //!   analytic through the contact geometry ([`crate::constraint_pos`]: primitive-collider contacts,
 //!   convex/mesh/height-field contacts through their differentiable re-evaluation
 //!   (`moreau::collision::cvxdiff`), hinge/slide and fixed-tendon limits, friction loss, simple
-//!   equalities), the rest (tendon springs, other transmissions, ball limits, ...) by a
-//!   restricted dual pass — [`crate::inverse_pos::method`] says which; fluid forces by a
-//!   kinematics/COM/`com_vel`/fluid pass (`crate::fluid::fluid_pos`); for tendon armature
+//!   equalities), the rest (spatial-tendon springs, other transmissions, ball limits, ...) by a
+//!   restricted dual pass — [`crate::inverse_pos::method`] says which; fluid forces in closed
+//!   form (`crate::fluid::fluid_pos`); for tendon armature
 //!   (not [`crate::inverse_pos::covers`]) by full dual passes, one position/velocity/inverse pass per
 //!   tangent direction (no constraint solve). Implicitfast's `∂qDeriv/∂q · a_int` comes from
 //!   [`crate::smooth_vel_pos`] (zero for joint and fixed-tendon moments, a
@@ -225,9 +225,9 @@ pub(crate) fn forwarded(
             // through the bodies' velocities; symmetric per object and within M's pattern) by
             // crate::fluid's passes
             crate::smooth_vel_pos::add_dqderiv_vec(m, d, aint.as_slice(), h, w, &mut cm);
-            crate::fluid::fluid_pos(m, d, w, None, Some((aint.as_slice(), h, &mut cm)));
+            crate::fluid::fluid_pos(m, d, None, Some((aint.as_slice(), h, &mut cm)));
             let mut v = rhs.columns_mut(nv, nv);
-            crate::fluid::fluid_qderiv_vel(m, d, aint.as_slice(), h, w, &mut v);
+            crate::fluid::fluid_qderiv_vel(m, d, aint.as_slice(), h, &mut v);
         }
         let mut q = rhs.columns_mut(0, nv);
         q += cm;

@@ -229,6 +229,28 @@ fn check_analytic(name: &str, integ: Option<Integrator>, seed: u64, settle: usiz
     assert_eq!(meth, want, "{name}: expected the analytic path");
 }
 
+/// Fixed tendons' springs (a dead band, polynomial stiffness) and actuators on fixed tendons
+/// (a motor, a position servo: its force depends on the length) take the analytic path
+/// (`Method::Smooth`: `J` constant, `∂ten_length/∂q = J`): forward, inverse and A, B against
+/// duals, under Euler and implicitfast; and with a tendon-level force clamp on the servo's
+/// tendon (the per-direction passes over the actuation stage).
+#[test]
+fn fixed_tendons_are_analytic() {
+    for integ in [None, Some(Integrator::ImplicitFast)] {
+        for seed in [1, 2, 3] {
+            assert_eq!(check("tendon_springs", integ, seed, 0), Method::Smooth);
+        }
+    }
+    let mut m = model("tendon_springs", None);
+    m.tendon_actfrclimited[2] = true;
+    m.tendon_actfrcrange[2] = [-0.3, 0.3];
+    for seed in [4, 5] {
+        let d = state(&m, seed, 0);
+        let name = "tendon_springs, clamped servo";
+        assert_eq!(check_at(name, &m, d, None, seed), Method::Smooth);
+    }
+}
+
 /// The tendon `actuatorfrcrange` clamp scales every force of the tendon's actuators by
 /// `bound / total`, so that one actuator's force depends on the others' controls and
 /// activations: the analytic forward and transition derivatives against duals and the duals
