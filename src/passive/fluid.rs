@@ -27,7 +27,7 @@
 //! the same formulas).
 
 use crate::data::Data;
-use crate::math::spatial::{ang, lin};
+use crate::math::spatial::{ang, body_last_dof, dof_parent, lin};
 use crate::math::{sc, Scalar};
 use crate::model::{GeomType, Model};
 use crate::smooth::jacobian::apply_ft_raw;
@@ -429,24 +429,29 @@ pub fn fluid_deriv_scratch<S: FluidScalar>(
                 }
             }
         }
-        // local Jacobian: L = [Rᵀ jr; Rᵀ jp] (6 x nv)
-        for c in 0..nv {
+        // the dofs of b's chain (descending): the only columns where the Jacobians are not
+        // zero, so the only entries of Lᵀ D L that are (the others would add +0)
+        let chain = || std::iter::successors(body_last_dof(m, b), |&k| dof_parent(m, k));
+        // local Jacobian on the chain's columns, compacted: L = [Rᵀ jr; Rᵀ jp] (6 x n)
+        let mut n = 0;
+        for (ci, c) in chain().enumerate() {
             let a = r.tr_mul(&Vector3::new(jr[c], jr[nv + c], jr[2 * nv + c]));
             let bvec = r.tr_mul(&Vector3::new(jp[c], jp[nv + c], jp[2 * nv + c]));
             for i in 0..3 {
-                l[i * nv + c] = a[i];
-                l[(3 + i) * nv + c] = bvec[i];
+                l[i * nv + ci] = a[i];
+                l[(3 + i) * nv + ci] = bvec[i];
             }
+            n = ci + 1;
         }
         // out += Lᵀ D L
         for i in 0..6 {
-            for c in 0..nv {
-                dl[i * nv + c] = (0..6).fold(S::zero(), |s, k| s + dm[i][k] * l[k * nv + c]);
+            for ci in 0..n {
+                dl[i * nv + ci] = (0..6).fold(S::zero(), |s, k| s + dm[i][k] * l[k * nv + ci]);
             }
         }
-        for rr in 0..nv {
-            for c in 0..nv {
-                let x = (0..6).fold(S::zero(), |s, i| s + l[i * nv + rr] * dl[i * nv + c]);
+        for (ri, rr) in chain().enumerate() {
+            for (ci, c) in chain().enumerate() {
+                let x = (0..6).fold(S::zero(), |s, i| s + l[i * nv + ri] * dl[i * nv + ci]);
                 add(rr * nv + c, x);
             }
         }
