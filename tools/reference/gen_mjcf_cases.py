@@ -300,6 +300,18 @@ case("keyframes", """<mujoco><worldbody>
  <keyframe><key name="k0"/><key time="1.5" qpos="1 2 3 1 0 0 0 0.5" qvel="1 2 3 4 5 6 7" act="0.3" ctrl="1 2" mpos="4 5 6" mquat="0 1 0 0"/>
  <key qvel="0 0 0 0 0 0 1"/></keyframe></mujoco>""")
 
+# shorter vectors fill the leading entries (mpos, mquat: whole 3- and 4-vectors); a joint's
+# zero quaternion becomes the identity, a mocap body's stays zero
+PARTIAL = """<mujoco><worldbody><body><freejoint/><geom size=".1"/></body>
+ <body pos="1 0 0"><joint name="h"/><geom size=".1"/></body>
+ <body mocap="true" pos="0 0 2" quat="0 1 0 0"><geom size=".1" contype="0" conaffinity="0"/></body>
+ <body mocap="true" pos="0 0 3"><geom size=".1" contype="0" conaffinity="0"/></body></worldbody>
+ <actuator><motor joint="h"/><general joint="h" dyntype="integrator"/><general joint="h" dyntype="filter"/></actuator>
+ <keyframe>%s</keyframe></mujoco>"""
+case("keyframes_partial", PARTIAL % """<key name="a" qpos="0.1 0.2"/><key qpos="1 2 3 4 5"/><key qpos="1 2 3 0 0 0 0"/>
+ <key qvel="1 2" ctrl="1" act="1"/><key mpos="1 2 3 4"/><key mpos="1"/><key mquat="2 0 0 0 3"/>
+ <key mquat="0 0 0 0 1 1 1 1"/><key qpos=""/>""")
+
 case("sensors", """<mujoco><worldbody>
 <body name="a" pos="0 0 1"><joint name="h" range="-30 30"/><geom size=".1"/><site name="s1" pos="0 1 0"/>
  <body name="b" pos="0 0.5 1"><joint type="ball" name="bj"/><geom name="g" type="capsule" size=".1 .2"/><site name="s2"/></body></body>
@@ -355,6 +367,12 @@ for i, bad in enumerate([
     '<mujoco><worldbody><geom type="mesh" mesh="nomesh"/></worldbody></mujoco>',
     '<mujoco><worldbody><body><joint/><geom class="nope" size="1"/></body></worldbody></mujoco>',
     '<mujoco><worldbody><body><joint/><geom size="1"/></body></worldbody><actuator><motor joint="x" ctrlrange="1 -1"/></actuator></mujoco>',
+    PARTIAL % '<key name="a"/><key name="b" qpos="1 2 3 4 5 6 7 8 9"/>',
+    PARTIAL % '<key name="k" act="1 2 3"/>',
+    PARTIAL % '<key qvel="1 2 3 4 5 6 7 8"/>',
+    PARTIAL % '<key ctrl="1 2 3 4"/>',
+    PARTIAL % '<key name="a"/><key mpos="1 2 3 4 5 6 7"/>',
+    PARTIAL % '<key mquat="1 0 0 0 1 0 0 0 1"/>',
 ]):
     case("error_%d" % i, bad, error=True)
 

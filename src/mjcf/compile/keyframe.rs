@@ -29,15 +29,33 @@ pub(super) fn compile_keyframes(root: &Elem, m: &mut Model) -> R<()> {
             let a = A::new(el);
             let name = a.name();
             seen.check(&name, el, "key")?;
-            let get = |k: &str, n: usize, def: Vec<f64>| -> R<Vec<f64>> {
-                match a.vec(k, n, n)? {
-                    Some(v) => Ok(v),
-                    None => Ok(def),
+            let id = m.key_name.len();
+            // MuJoCo 4.0.0 takes a shorter vector as the leading entries of the default (the
+            // rest from `qpos0`, zeros, the mocap bodies' poses) and refuses a longer one, in
+            // its compiler's words: qpos, qvel and act name the keyframe, ctrl, mpos and mquat
+            // number it; mpos and mquat keep only whole 3- and 4-vectors
+            let get = |k: &str, n: usize, group: usize, mut def: Vec<f64>| -> R<Vec<f64>> {
+                let Some(v) = a.nums(k)? else {
+                    return Ok(def);
+                };
+                if v.len() > n {
+                    let msg = if matches!(k, "qpos" | "qvel" | "act") {
+                        format!(
+                            "keyframe '{name}': invalid {k} size, expected {n}, got {}",
+                            v.len()
+                        )
+                    } else {
+                        format!("keyframe {id}: invalid {k} size, expected length {n}")
+                    };
+                    return Err(a.err(ErrorKind::WrongCount, k, msg));
                 }
+                let given = v.len() - v.len() % group;
+                def[..given].copy_from_slice(&v[..given]);
+                Ok(def)
             };
             m.key_time.push(a.f64_or("time", 0.0)?);
             // MuJoCo normalizes the quaternions of a keyframe (ball and free joints, mocap)
-            let mut qpos = get("qpos", m.nq, m.qpos0.clone())?;
+            let mut qpos = get("qpos", m.nq, 1, m.qpos0.clone())?;
             for j in 0..m.njnt {
                 let a = m.jnt_qposadr[j];
                 let q = match m.jnt_type[j] {
@@ -48,12 +66,19 @@ pub(super) fn compile_keyframes(root: &Elem, m: &mut Model) -> R<()> {
                 normalize_quat_slice(q);
             }
             m.key_qpos.push(qpos);
-            m.key_qvel.push(get("qvel", m.nv, vec![0.0; m.nv])?);
-            m.key_act.push(get("act", m.na, vec![0.0; m.na])?);
-            m.key_ctrl.push(get("ctrl", m.nu, vec![0.0; m.nu])?);
-            m.key_mpos.push(get("mpos", 3 * m.nmocap, mpos0.clone())?);
-            let mut mquat = get("mquat", 4 * m.nmocap, mquat0.clone())?;
-            mquat.chunks_mut(4).for_each(normalize_quat_slice);
+            m.key_qvel.push(get("qvel", m.nv, 1, vec![0.0; m.nv])?);
+            m.key_act.push(get("act", m.na, 1, vec![0.0; m.na])?);
+            m.key_ctrl.push(get("ctrl", m.nu, 1, vec![0.0; m.nu])?);
+            m.key_mpos
+                .push(get("mpos", 3 * m.nmocap, 3, mpos0.clone())?);
+            // a zero mocap quaternion stays zero in MuJoCo 4.0.0's keyframe (measured), unlike
+            // a joint's
+            let mut mquat = get("mquat", 4 * m.nmocap, 4, mquat0.clone())?;
+            for q in mquat.chunks_mut(4) {
+                if q.iter().any(|&x| x != 0.0) {
+                    normalize_quat_slice(q);
+                }
+            }
             m.key_mquat.push(mquat);
             m.key_name.push(name);
         }
