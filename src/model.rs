@@ -65,6 +65,39 @@ impl GeomType {
     }
 }
 
+impl GeomType {
+    /// `(geom_rbound, geom_aabb)` of a primitive geom or a plane of half-sizes `s`: the
+    /// bounding sphere of [`GeomType::primitive_rbound`] (0 for a plane) and the box (centre,
+    /// half-sizes) in the geom frame; zeros for height fields, meshes and SDFs (see
+    /// [`hfield_bounds`]; a mesh's come from its vertices).
+    pub fn primitive_bounds(self, s: [f64; 3]) -> (f64, [f64; 6]) {
+        let aabb = match self {
+            GeomType::Sphere => [0.0, 0.0, 0.0, s[0], s[0], s[0]],
+            GeomType::Capsule => [0.0, 0.0, 0.0, s[0], s[0], s[0] + s[1]],
+            GeomType::Cylinder => [0.0, 0.0, 0.0, s[0], s[0], s[1]],
+            GeomType::Ellipsoid | GeomType::Box => [0.0, 0.0, 0.0, s[0], s[1], s[2]],
+            GeomType::Plane => [0.0, 0.0, -5e9, 1e10, 1e10, 5e9],
+            _ => [0.0; 6],
+        };
+        (self.primitive_rbound(s).unwrap_or(0.0), aabb)
+    }
+}
+
+/// `(geom_rbound, geom_aabb)` of a height-field geom whose field has `hfield_size` `s`
+/// (x, y half extents, elevation, base depth).
+pub fn hfield_bounds(s: [f64; 4]) -> (f64, [f64; 6]) {
+    let rbound = (s[0] * s[0] + s[1] * s[1] + s[2].max(s[3]).powi(2)).sqrt();
+    let aabb = [
+        0.0,
+        0.0,
+        0.5 * (s[2] - s[3]),
+        s[0],
+        s[1],
+        0.5 * (s[2] + s[3]),
+    ];
+    (rbound, aabb)
+}
+
 /// Integrator (`mjtIntegrator`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Integrator {

@@ -5,10 +5,43 @@ use crate::data::scratch::{clear_on, scatter};
 use crate::data::Data;
 use crate::forward::fwd_position_with;
 use crate::math::spatial::body_last_dof;
-use crate::model::{BiasType, GainType, JointType, Model, TrnType};
+use crate::model::{hfield_bounds, BiasType, GainType, GeomType, JointType, Model, TrnType};
 use crate::simple::slider_body;
 use crate::smooth::crb::solve_m_range;
 use crate::smooth::jacobian::jac_chain;
+
+/// The geoms' `geom_rbound`, `geom_aabb` and ellipsoid-fluid added masses from their sizes
+/// (meshes keep theirs: a mesh geom's size is its mesh's).
+fn geom_bounds(m: &mut Model) {
+    for g in 0..m.ngeom {
+        // models built by hand may leave these arrays empty
+        let (Some(&t), Some(&size)) = (m.geom_type.get(g), m.geom_size.get(g)) else {
+            continue;
+        };
+        let bounds = match t {
+            GeomType::Mesh | GeomType::Sdf => None,
+            GeomType::Hfield => m
+                .geom_dataid
+                .get(g)
+                .and_then(|&h| usize::try_from(h).ok())
+                .and_then(|h| m.hfield.get(h))
+                .map(|h| hfield_bounds(h.size)),
+            _ => Some(t.primitive_bounds(size)),
+        };
+        if let Some((rbound, aabb)) = bounds {
+            if let Some(r) = m.geom_rbound.get_mut(g) {
+                *r = rbound;
+            }
+            if let Some(b) = m.geom_aabb.get_mut(g) {
+                *b = aabb;
+            }
+        }
+        if let Some(fluid) = m.geom_fluid.get_mut(g).filter(|f| f[0] != 0.0) {
+            let coef = [fluid[1], fluid[2], fluid[3], fluid[4], fluid[5]];
+            *fluid = crate::passive::fluid::geom_fluid_compile(true, &coef, t, &size);
+        }
+    }
+}
 
 /// Fills the fields of `m` that are computed by running the pipeline at `qpos0`:
 /// - `dof_M0`: diagonal of M (with dof armature, without tendon armature);
@@ -28,11 +61,16 @@ use crate::smooth::jacobian::jac_chain;
 ///   lights' `light_pos0`, `light_poscom0`, `light_dir0` alike;
 /// - joint `springdamper` → `jnt_stiffness`, `dof_damping`;
 /// - `tendon_lengthspring` left at `[-1, -1]` → the tendon length at `qpos_spring`;
+/// - the geoms' bounding volumes `geom_rbound`, `geom_aabb` from their sizes (primitives) or
+///   their height fields' sizes, and the ellipsoid fluid model's added masses and moments
+///   (`geom_fluid[6..12]`) from their sizes, which MuJoCo 4.0.0's `mj_setConst` computes
+///   (changelog of 4.0.0; measured against it after edited `geom_size`);
 /// - the sleep fields `dof_length` ([`crate::sleep::dof_lengths`]) and `tree_sleep_policy`
 ///   ([`crate::sleep::tree_sleep_policy`]), which MuJoCo 4.0.0's `mj_setConst` also
 ///   recomputes (measured: a changed `geom_size`, `body_ipos` or `actuator_trnid` moves them).
 pub fn set_const(m: &mut Model) {
     let nv = m.nv;
+    geom_bounds(m);
     m.dof_length = crate::sleep::dof_lengths(m);
     m.tree_sleep_policy = crate::sleep::tree_sleep_policy(m);
     m.cam_pos0.resize(m.ncam, [0.0; 3]);

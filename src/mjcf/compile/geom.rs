@@ -145,18 +145,6 @@ pub(super) fn primitive_inertia(t: GeomType, s: V3, shell: bool) -> (f64, V3) {
     }
 }
 
-pub(super) fn rbound_aabb(t: GeomType, s: V3) -> (f64, [f64; 6]) {
-    let aabb = match t {
-        GeomType::Sphere => [0.0, 0.0, 0.0, s[0], s[0], s[0]],
-        GeomType::Capsule => [0.0, 0.0, 0.0, s[0], s[0], s[0] + s[1]],
-        GeomType::Cylinder => [0.0, 0.0, 0.0, s[0], s[0], s[1]],
-        GeomType::Ellipsoid | GeomType::Box => [0.0, 0.0, 0.0, s[0], s[1], s[2]],
-        GeomType::Plane => [0.0, 0.0, -5e9, 1e10, 1e10, 5e9],
-        _ => [0.0; 6],
-    };
-    (t.primitive_rbound(s).unwrap_or(0.0), aabb)
-}
-
 impl<'a> Builder<'a> {
     pub(super) fn geom(&mut self, it: &Placed, body: usize) -> R<()> {
         let comp = self.comp;
@@ -172,7 +160,7 @@ impl<'a> Builder<'a> {
         let (mut pos, mut quat, mut size) = placement(&a, comp, t, size)?;
         let mut dataid = -1;
         let mut mesh_measure = None;
-        let (mut rbound, mut aabb) = rbound_aabb(t, size);
+        let (mut rbound, mut aabb) = t.primitive_bounds(size);
         match t {
             GeomType::Mesh => {
                 let mname = a.str("mesh").ok_or_else(|| {
@@ -224,15 +212,7 @@ impl<'a> Builder<'a> {
                 let s = self.m.hfield[hid].size;
                 // MuJoCo's hfield geom size: half extents, then (elevation / 2 + base) / 2
                 size = [s[0], s[1], 0.25 * s[2] + 0.5 * s[3]];
-                rbound = (s[0] * s[0] + s[1] * s[1] + s[2].max(s[3]).powi(2)).sqrt();
-                aabb = [
-                    0.0,
-                    0.0,
-                    0.5 * (s[2] - s[3]),
-                    s[0],
-                    s[1],
-                    0.5 * (s[2] + s[3]),
-                ];
+                (rbound, aabb) = crate::model::hfield_bounds(s);
             }
             GeomType::Plane => {
                 if body != 0 && self.m.body_weldid.get(body).is_none() {
