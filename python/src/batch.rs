@@ -4,14 +4,14 @@
 //! C-contiguous float64 arrays of the final shapes. Every call releases the GIL.
 
 use crate::arrays::view_raw;
+use crate::batch_fields::{set_values, structural_error, values, STRUCTURAL};
 use crate::data::{count, MjData};
 use crate::layout::model_layout;
 use crate::model::MjModel;
+use crate::values::Values;
 use moreau::data::NWARNING;
 use moreau::{Data, Model};
-use moreau_optim::batch::{
-    model_field_mut, Batch, Rollout, RolloutError, RolloutInputs, MODEL_FIELDS,
-};
+use moreau_optim::batch::{Batch, Rollout, RolloutError, RolloutInputs, NOT_PERSISTENT};
 use nalgebra::Vector3;
 use numpy::{PyReadonlyArrayDyn, PyReadwriteArrayDyn};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -299,42 +299,145 @@ pub struct PyBatch {
     outputs: BTreeMap<String, Vec<f64>>,
     /// Bound integer derived fields ([`INT_OUTPUTS`]), `nsim × len` each.
     int_outputs: BTreeMap<String, Vec<i32>>,
-    /// Expanded model fields, `nsim × len` each.
-    expanded: BTreeMap<String, Vec<f64>>,
+    /// Expanded model fields ([`crate::batch_fields`]).
+    expanded: BTreeMap<String, Expanded>,
     /// Whether `set_const` ran: derived constants are per simulation.
     consts: bool,
     /// The model's MJCF source (models taken out of the batch pickle with it).
     source: Option<std::sync::Arc<moreau::MjcfSource>>,
 }
 
-impl PyBatch {
-    /// Writes the expanded fields into the simulations' models.
-    fn push_expanded(&mut self) {
-        if self.expanded.is_empty() {
-            return;
+/// An `(nsim, len)` view of per-simulation values with `owner` as base.
+///
+/// # Safety
+/// As [`view_raw`]: the buffer must not be reallocated while `owner` lives.
+unsafe fn view_values<'py>(
+    owner: &Bound<'py, PyAny>,
+    v: &Values,
+    nsim: usize,
+) -> Bound<'py, PyAny> {
+    let shape = [nsim, v.len() / nsim.max(1)];
+    // SAFETY: forwarded to the caller.
+    unsafe {
+        match v {
+            Values::F64(v) => view_raw(owner, v.as_ptr(), &shape),
+            Values::F32(v) => view_raw(owner, v.as_ptr(), &shape),
+            Values::I32(v) => view_raw(owner, v.as_ptr(), &shape),
+            Values::U8(v) => view_raw(owner, v.as_ptr(), &shape),
         }
+    }
+}
+
+/// One expanded model field: `nsim × len` values in MuJoCo's dtype, allocated once (Python
+/// views them), and for a structural field ([`STRUCTURAL`]) the model's values, which every
+/// simulation must keep.
+struct Expanded {
+    vals: Values,
+    base: Option<Values>,
+}
+
+impl PyBatch {
+    /// Writes the expanded fields into the simulations' models; per simulation, why it cannot
+    /// run on its values (a structural field that differs from the model's, a value the field
+    /// does not accept, an option flag the engine does not support), or `None`.
+    fn push_expanded(&mut self) -> Vec<Option<String>> {
+        let nsim = self.b.nsim();
+        let mut errors = vec![None; nsim];
+        if self.expanded.is_empty() {
+            return errors;
+        }
+        let persistent = self.b.persistent();
+        let flags = self.expanded.contains_key("opt.enableflags")
+            || self.expanded.contains_key("opt.disableflags");
         let models = self.b.models_mut();
-        for (name, vals) in &self.expanded {
-            let n = vals.len() / models.len().max(1);
-            for (m, v) in models.iter_mut().zip(vals.chunks(n.max(1))) {
-                if let Some(f) = model_field_mut(m, name) {
-                    f.copy_from_slice(&v[..f.len()]);
+        for ((sim, m), error) in models.iter_mut().enumerate().zip(errors.iter_mut()) {
+            for (name, f) in &self.expanded {
+                let n = f.vals.len() / nsim.max(1);
+                let v = f.vals.slice(sim * n, n);
+                let r = match &f.base {
+                    Some(base) if v != base.as_ref() => Err(structural_error(name)),
+                    Some(_) => Ok(()),
+                    None => set_values(m, name, v),
+                };
+                if let Err(e) = r {
+                    error.get_or_insert(e);
                 }
             }
+            if flags && error.is_none() {
+                if let Some(why) = moreau::pipeline::forward_unsupported(m) {
+                    *error = Some(format!("model uses {why}, not supported yet"));
+                } else if !persistent && m.opt.enabled(moreau::model::enable::SLEEP) {
+                    *error = Some(NOT_PERSISTENT.into());
+                }
+            }
+        }
+        errors
+    }
+
+    /// [`PyBatch::push_expanded`], refusing the call if a simulation of `ids` (checked ids;
+    /// `None`: all) cannot run on its values.
+    fn push_checked(&mut self, ids: Option<&[usize]>) -> PyResult<()> {
+        let refused = self.push_expanded();
+        let all: Vec<usize>;
+        let ids = match ids {
+            Some(ids) => ids,
+            None => {
+                all = (0..refused.len()).collect();
+                &all
+            }
+        };
+        match ids
+            .iter()
+            .find_map(|&i| Some((i, refused.get(i)?.as_ref()?)))
+        {
+            Some((sim, e)) => Err(err(format!("simulation {sim}: {e}"))),
+            None => Ok(()),
         }
     }
 
     /// Reads the expanded fields back from the models (after `set_const`).
     fn pull_expanded(&mut self) {
+        let nsim = self.b.nsim();
         let models = self.b.models_mut();
-        for (name, vals) in self.expanded.iter_mut() {
-            let n = vals.len() / models.len().max(1);
-            for (m, v) in models.iter_mut().zip(vals.chunks_mut(n.max(1))) {
-                if let Some(f) = model_field_mut(m, name) {
-                    v.copy_from_slice(f);
+        for (name, f) in self.expanded.iter_mut() {
+            if f.base.is_some() {
+                continue; // structural: set_const does not change it
+            }
+            let n = f.vals.len() / nsim.max(1);
+            for (sim, m) in models.iter().enumerate() {
+                if let Some(v) = values(m, name).filter(|v| v.len() == n) {
+                    f.vals.write(sim * n, &v);
                 }
             }
         }
+    }
+
+    /// Field `name`'s values for every simulation (`nsim × len`, from each simulation's model)
+    /// and, for a structural field, the model's; `None` for a field the batch does not expand.
+    fn expand_values(&self, py: Python<'_>, name: &str) -> PyResult<Option<Expanded>> {
+        let nsim = self.b.nsim();
+        if STRUCTURAL.contains(&name) {
+            // MjModel's read-only copy of the batch's model
+            let owner = Py::new(py, MjModel::new(self.b.model().clone()))?;
+            let base = crate::values::from_array(&owner.bind(py).getattr(name)?)?;
+            let mut vals = base.empty_like();
+            for _ in 0..nsim {
+                vals.extend(&base);
+            }
+            return Ok(Some(Expanded {
+                vals,
+                base: Some(base),
+            }));
+        }
+        let Some(mut vals) = values(self.b.model(), name).map(|v| v.empty_like()) else {
+            return Ok(None);
+        };
+        for sim in 0..nsim {
+            if let Some(v) = values(self.b.model_of(sim), name) {
+                vals.extend(&v);
+            }
+        }
+        Ok(Some(Expanded { vals, base: None }))
     }
 
     fn ids(ids: Option<PyReadonlyArrayDyn<'_, i32>>) -> PyResult<Option<Vec<usize>>> {
@@ -357,7 +460,7 @@ impl PyBatch {
         ids: Option<Vec<usize>>,
         f: impl Fn(usize, &Model, &mut Data) -> Result<(), String> + Sync + Send,
     ) -> PyResult<usize> {
-        self.push_expanded();
+        let refused = self.push_expanded();
         let index = self.b.positions(ids.as_deref()).map_err(err)?;
         let nsim = self.b.nsim();
         let n = ids.as_ref().map_or(nsim, |i| i.len());
@@ -383,6 +486,10 @@ impl PyBatch {
         let b = &mut self.b;
         py.detach(|| {
             b.run_each(ids.as_deref(), outs, |sim, m, s, o| {
+                if let Some(e) = &refused[sim] {
+                    s.fail(e.clone());
+                    return;
+                }
                 if let Err(e) = f(sim, m, &mut s.data) {
                     s.fail(e);
                     return;
@@ -419,7 +526,7 @@ impl PyBatch {
         f: impl Fn(usize, &Model, &mut Data, O) + Sync + Send,
     ) -> PyResult<()> {
         let index = self.b.positions(ids.as_deref()).map_err(err)?;
-        self.push_expanded();
+        self.push_checked(ids.as_deref())?;
         let b = &mut self.b;
         py.detach(|| {
             b.run_each(ids.as_deref(), outs, |sim, m, s, o| {
@@ -573,53 +680,63 @@ impl PyBatch {
         Some(unsafe { view_raw(slf.as_any(), buf.as_ptr(), &[nsim, len]) })
     }
 
-    /// Per-simulation values of model field `name` (`(nsim, len)`, writeable); `None` for a
-    /// field the batch does not expand.
-    fn expand<'py>(slf: &Bound<'py, Self>, name: &str) -> Option<Bound<'py, PyAny>> {
+    /// Per-simulation values of model field `name` (`(nsim, len)`, writeable, in MuJoCo's
+    /// dtype: float64, int32 or uint8); `None` for a field the batch does not expand.
+    fn expand<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
         let mut me = slf.borrow_mut();
-        if !MODEL_FIELDS.contains(&name) {
-            return None;
+        if !me.expanded.contains_key(name) {
+            let Some(f) = me.expand_values(slf.py(), name)? else {
+                return Ok(None);
+            };
+            me.expanded.insert(name.to_string(), f);
         }
         let nsim = me.b.nsim();
-        if !me.expanded.contains_key(name) {
-            let mut vals = Vec::new();
-            for sim in 0..nsim {
-                let mut m = me.b.model_of(sim).clone();
-                vals.extend_from_slice(model_field_mut(&mut m, name)?);
-            }
-            me.expanded.insert(name.to_string(), vals);
-        }
-        let buf = &me.expanded[name];
-        let len = buf.len() / nsim.max(1);
-        // SAFETY: as output().
-        Some(unsafe { view_raw(slf.as_any(), buf.as_ptr(), &[nsim, len]) })
+        // SAFETY: as output(): allocated once here, never resized or removed.
+        Ok(Some(unsafe {
+            view_values(slf.as_any(), &me.expanded[name].vals, nsim)
+        }))
     }
 
-    /// The expanded values of `name` (a view), or `None` if not expanded.
+    /// The expanded values of `name` (a view), after `set_const` the per-simulation values of
+    /// a field that is not expanded (a read-only copy), or `None`.
     fn expanded<'py>(slf: &Bound<'py, Self>, name: &str) -> Option<Bound<'py, PyAny>> {
         let me = slf.borrow();
         let nsim = me.b.nsim();
-        let Some(buf) = me.expanded.get(name) else {
+        let Some(f) = me.expanded.get(name) else {
             // the constants set_const derived per simulation: a read-only copy
             if !me.consts {
                 return None;
             }
-            let mut vals = Vec::new();
+            let mut vals = values(me.b.model(), name)?.empty_like();
             for sim in 0..nsim {
-                let mut m = me.b.model_of(sim).clone();
-                vals.extend_from_slice(model_field_mut(&mut m, name)?);
+                vals.extend(&values(me.b.model_of(sim), name)?);
             }
             let len = vals.len() / nsim.max(1);
-            return Some(crate::arrays::copy(slf.py(), vals, &[nsim, len]));
+            let py = slf.py();
+            return Some(match vals {
+                Values::F64(v) => crate::arrays::copy(py, v, &[nsim, len]),
+                Values::F32(v) => crate::arrays::copy(py, v, &[nsim, len]),
+                Values::I32(v) => crate::arrays::copy(py, v, &[nsim, len]),
+                Values::U8(v) => crate::arrays::copy(py, v, &[nsim, len]),
+            });
         };
         // SAFETY: as output().
-        Some(unsafe { view_raw(slf.as_any(), buf.as_ptr(), &[nsim, buf.len() / nsim.max(1)]) })
+        Some(unsafe { view_values(slf.as_any(), &f.vals, nsim) })
+    }
+
+    /// Names of the model fields whose values a simulation runs on (every one `expand`
+    /// accepts but the structural ones).
+    #[staticmethod]
+    fn value_fields() -> Vec<&'static str> {
+        crate::batch_fields::value_fields().collect()
     }
 
     /// Names of the model fields `expand` accepts.
     #[staticmethod]
     fn model_fields() -> Vec<&'static str> {
-        MODEL_FIELDS.to_vec()
+        crate::batch_fields::value_fields()
+            .chain(STRUCTURAL.iter().copied())
+            .collect()
     }
 
     /// Names of the derived fields `output` accepts.
@@ -863,7 +980,8 @@ impl PyBatch {
         ids: Option<PyReadonlyArrayDyn<'_, i32>>,
     ) -> PyResult<usize> {
         let ids = Self::ids(ids)?;
-        self.push_expanded();
+        self.b.positions(ids.as_deref()).map_err(err)?;
+        self.push_checked(ids.as_deref())?;
         let b = &mut self.b;
         py.detach(|| b.set_const(ids.as_deref())).map_err(err)?;
         self.pull_expanded();
@@ -883,7 +1001,7 @@ impl PyBatch {
         if sim >= self.b.nsim() {
             return Err(err(format!("sim must be in [0, {})", self.b.nsim())));
         }
-        self.push_expanded();
+        self.push_checked(Some(&[sim]))?;
         let m = self.b.model_of(sim).clone();
         match model {
             Some(dst) => {

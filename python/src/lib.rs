@@ -26,6 +26,7 @@ use pyo3::prelude::*;
 pub mod arena;
 pub mod arrays;
 pub mod batch;
+pub mod batch_fields;
 pub mod data;
 pub mod derivatives;
 pub mod diff;
@@ -41,6 +42,7 @@ pub mod names;
 pub mod optim;
 pub mod sparsity;
 pub mod spec;
+pub mod values;
 pub mod viewer;
 
 /// The extension module `moreau._moreau`.

@@ -8,6 +8,7 @@
 //! int32 / bool copies (ids and types are structural).
 
 use crate::arrays::{copy, view1, view_rows};
+use crate::values::{Values, ValuesRef};
 use moreau::model::{Model, SensorType};
 use moreau::{Data, MjcfSource};
 use pyo3::exceptions::{PyAttributeError, PyIndexError, PyTypeError, PyValueError};
@@ -335,6 +336,59 @@ macro_rules! model_arrays {
                 _ => false,
             }
         }
+
+        /// The writeable arrays (and the bools, read-only copies here but plain flags the
+        /// engine reads at every step), by name, in MuJoCo's dtype: what a batch gives
+        /// per-simulation values (`moreau.batch`). `None` for another name.
+        pub(crate) fn array_values(m: &Model, name: &str) -> Option<Values> {
+            Some(match name {
+                $( stringify!($f) => Values::from(m.$f.clone()), )*
+                $( stringify!($fr) => Values::from(m.$fr.as_flattened().to_vec()), )*
+                $( stringify!($i) => Values::I32(m.$i.clone()), )*
+                $( stringify!($ir) => Values::I32(m.$ir.as_flattened().to_vec()), )*
+                $( stringify!($u) => Values::I32(m.$u.iter().map(|&u| u as i32).collect()), )*
+                $( stringify!($b) => Values::U8(m.$b.iter().map(|&b| u8::from(b)).collect()), )*
+                _ => return None,
+            })
+        }
+
+        /// Writes `v` (of [`array_values`]'s type and length) into array `name`; false for
+        /// another name, type or length.
+        pub(crate) fn set_array_values(m: &mut Model, name: &str, v: ValuesRef<'_>) -> bool {
+            fn put<T: Copy>(dst: &mut [T], src: &[T]) -> bool {
+                let same = dst.len() == src.len();
+                if same {
+                    dst.copy_from_slice(src);
+                }
+                same
+            }
+            match (name, v) {
+                $( (stringify!($f), v) => v.put_into(&mut m.$f), )*
+                $( (stringify!($fr), v) => v.put_into(m.$fr.as_flattened_mut()), )*
+                $( (stringify!($i), ValuesRef::I32(v)) => put(&mut m.$i, v), )*
+                $( (stringify!($ir), ValuesRef::I32(v)) => put(m.$ir.as_flattened_mut(), v), )*
+                $( (stringify!($u), ValuesRef::I32(v)) if v.len() == m.$u.len() => {
+                    // the int32 bits of MuJoCo's field are the engine's uint32 bits
+                    for (d, &s) in m.$u.iter_mut().zip(v) {
+                        *d = s as u32;
+                    }
+                    true
+                } )*
+                $( (stringify!($b), ValuesRef::U8(v)) if v.len() == m.$b.len() => {
+                    for (d, &s) in m.$b.iter_mut().zip(v) {
+                        *d = s != 0;
+                    }
+                    true
+                } )*
+                _ => false,
+            }
+        }
+
+        /// Names of the arrays of [`array_values`].
+        pub(crate) const VALUE_ARRAYS: &[&str] = &[
+            $(stringify!($f),)* $(stringify!($fr),)* $(stringify!($i),)* $(stringify!($ir),)*
+            $(stringify!($u),)* $(stringify!($b),)*
+        ];
 
         /// Names of every array attribute (for `dir()` and the documentation).
         pub const MODEL_ARRAYS: &[&str] = &[
@@ -1219,6 +1273,25 @@ impl Named {
         let arr = match owner.getattr(format!("{prefix}_{attr}").as_str()) {
             Ok(a) => a,
             Err(_) if is_data => owner.getattr(attr).map_err(|_| no_attr())?,
+            Err(_) if self.objtype == OBJ_JOINT => {
+                // as MuJoCo's joint views: the joint's rows of the dof fields (`damping`,
+                // `armature`, `dampingpoly`, …) and its part of `qpos0` and `qpos_spring`
+                let (adr, n) = {
+                    let mr = owner.cast::<MjModel>()?.borrow();
+                    let (m, j) = (&mr.model, self.id);
+                    if attr == "qpos0" || attr == "qpos_spring" {
+                        (m.jnt_qposadr[j], m.jnt_type[j].nq())
+                    } else {
+                        (m.jnt_dofadr[j], m.jnt_type[j].nv())
+                    }
+                };
+                let name = match attr {
+                    "qpos0" | "qpos_spring" => attr.to_string(),
+                    _ => format!("dof_{attr}"),
+                };
+                let arr = owner.getattr(name.as_str()).map_err(|_| no_attr())?;
+                return slice(arr, adr, n);
+            }
             Err(_) => return Err(no_attr()),
         };
         let shape: Vec<usize> = arr.getattr("shape").map_err(|_| no_attr())?.extract()?;
@@ -1238,6 +1311,53 @@ impl Named {
     fn __repr__(&self) -> String {
         format!("<{} {} '{}'>", self.prefix, self.id, self.name)
     }
+}
+
+/// Sets option `name` (`integrator`, `cone`, `solver` or `jacobian`) from MuJoCo's enum value
+/// `v`; an error for another value or name.
+pub(crate) fn set_option_enum(
+    o: &mut moreau::model::Options,
+    name: &str,
+    v: i64,
+) -> Result<(), String> {
+    use moreau::model::{Cone, Integrator, JacobianType, SolverType};
+    let bad = || format!("invalid {name} value");
+    match name {
+        "integrator" => {
+            o.integrator = match v {
+                0 => Integrator::Euler,
+                1 => Integrator::Rk4,
+                2 => Integrator::Implicit,
+                3 => Integrator::ImplicitFast,
+                _ => return Err(bad()),
+            }
+        }
+        "cone" => {
+            o.cone = match v {
+                0 => Cone::Pyramidal,
+                1 => Cone::Elliptic,
+                _ => return Err(bad()),
+            }
+        }
+        "solver" => {
+            o.solver = match v {
+                0 => SolverType::Pgs,
+                1 => SolverType::Cg,
+                2 => SolverType::Newton,
+                _ => return Err(bad()),
+            }
+        }
+        "jacobian" => {
+            o.jacobian = match v {
+                0 => JacobianType::Dense,
+                1 => JacobianType::Sparse,
+                2 => JacobianType::Auto,
+                _ => return Err(bad()),
+            }
+        }
+        _ => return Err(format!("{name} is not an enum option")),
+    }
+    Ok(())
 }
 
 /// The physics options of a model (`mjOption`), read and written in place.
@@ -1350,7 +1470,6 @@ impl MjOption {
     }
 
     fn __setattr__(&self, py: Python<'_>, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        use moreau::model::{Cone, Integrator, JacobianType, SolverType};
         if self.set_scalar(py, name, value)? {
             if name == "enableflags" || name == "disableflags" {
                 let m = self.model.borrow(py);
@@ -1358,41 +1477,11 @@ impl MjOption {
             }
             return Ok(());
         }
-        let bad = |what: &str| PyValueError::new_err(format!("invalid {what} value"));
         let mut m = self.model.borrow_mut(py);
-        let o = &mut m.model.opt;
         match name {
-            "integrator" => {
-                o.integrator = match value.extract::<i64>()? {
-                    0 => Integrator::Euler,
-                    1 => Integrator::Rk4,
-                    2 => Integrator::Implicit,
-                    3 => Integrator::ImplicitFast,
-                    _ => return Err(bad("integrator")),
-                }
-            }
-            "cone" => {
-                o.cone = match value.extract::<i64>()? {
-                    0 => Cone::Pyramidal,
-                    1 => Cone::Elliptic,
-                    _ => return Err(bad("cone")),
-                }
-            }
-            "solver" => {
-                o.solver = match value.extract::<i64>()? {
-                    0 => SolverType::Pgs,
-                    1 => SolverType::Cg,
-                    2 => SolverType::Newton,
-                    _ => return Err(bad("solver")),
-                }
-            }
-            "jacobian" => {
-                o.jacobian = match value.extract::<i64>()? {
-                    0 => JacobianType::Dense,
-                    1 => JacobianType::Sparse,
-                    2 => JacobianType::Auto,
-                    _ => return Err(bad("jacobian")),
-                }
+            "integrator" | "cone" | "solver" | "jacobian" => {
+                set_option_enum(&mut m.model.opt, name, value.extract::<i64>()?)
+                    .map_err(PyValueError::new_err)?;
             }
             "gravity" | "wind" | "magnetic" | "o_solref" | "o_solimp" | "o_friction" => {
                 drop(m);

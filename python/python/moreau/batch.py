@@ -34,6 +34,7 @@ threads); `jac(body, point)` and `ray(pnt, vec, ...)` evaluate each simulation's
 on the batch's threads, with the GIL released, bit-identical at any thread count.
 """
 
+import difflib
 import functools
 from typing import Optional
 
@@ -137,8 +138,40 @@ def _structural(field, part):
             and not field.endswith("contype"))
 
 
+# MjModel's prefix of each named view's fields (joints also read their dofs' fields)
+_MODEL_PREFIX = {
+    "actuator": ("actuator_",), "body": ("body_",), "camera": ("cam_",), "equality": ("eq_",),
+    "geom": ("geom_",), "joint": ("jnt_", "dof_"), "keyframe": ("key_",), "light": ("light_",),
+    "material": ("mat_",), "numeric": ("numeric_",), "pair": ("pair_",), "sensor": ("sensor_",),
+    "site": ("site_",), "tendon": ("tendon_",),
+}
+
+# named-view attributes computed from several fields, not slices of one (MuJoCo's)
+_COMPUTED_VIEWS = frozenset({("actuator", "moment")})
+
+
+def _did_you_mean(name, names):
+    """' (did you mean ...?)' listing close matches of name among names, or ''."""
+    close = difflib.get_close_matches(name, list(names), n=3)
+    return f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+
+
+def _empty(nsim, part):
+    """The read-only `(nsim, ...)` slice of an empty attribute (MuJoCo's views are empty too)."""
+    out = np.empty((nsim, *part.shape), part.dtype)
+    out.flags.writeable = False
+    return out
+
+
 class _Named:
-    """One object's `(nsim, ...)` slices of the batch's fields (`Batch.joint(...)` etc.)."""
+    """One object's `(nsim, ...)` slices of the batch's fields (`Batch.joint(...)` etc.).
+
+    Data attributes bind their field. Model attributes read without expanding: the
+    per-simulation values of a field that expand() or set_const() expanded, or else the model's
+    value for every simulation, read-only unless expanded by expand(). Assignment expands the
+    field and writes every simulation's value. Structural fields (addresses, counts, ids and
+    types) are the same in every simulation and cannot be assigned unless expanded. Equalities,
+    pairs, materials, numerics and keyframes have only MjModel attributes."""
 
     def __init__(self, batch, kind, key, data=True):
         mv = getattr(batch.model, kind)(key)
@@ -157,12 +190,12 @@ class _Named:
             raise AttributeError(f"{attr} is read-only")
         self._slice(attr, write=True)[...] = value
 
-    def _slice(self, attr, write):
+    def _data_slice(self, attr, part, write):
+        """The slice of a data attribute, or None if no bound field holds it."""
         b = self._batch
         nsim = b.nsim
-        part = getattr(self._dv, attr, None) if self._dv is not None else None
         field = _containing(b._data, DATA_FIELDS, part)
-        if field is None and isinstance(part, np.ndarray):
+        if field is None:
             # moreau's read-only copies (xquat, xmat, ...): the object's row of the field
             field = _DATA_PREFIX.get(self._kind, "") + attr
             template = getattr(b._data, field, None)
@@ -172,23 +205,74 @@ class _Named:
                     raise ValueError(f"{self._kind} {attr} is computed by every call and "
                                      "cannot be written")
                 return b.bind(field)[:, self.id]
-            field = None
+            return None
+        if write and field not in _STATE_FIELDS:
+            raise ValueError(f"{self._kind} {attr} is computed by every call and cannot be written")
+        return self._cut(b.bind(field).reshape(nsim, -1), getattr(b._data, field), part)
+
+    def _model_field(self, attr, part):
+        """The model field holding `part` and a function cutting this object's slice out of
+        `(nsim, ...)` rows of it, or (None, None)."""
+        model = self._batch.model
+        field = _containing(model, MODEL_FIELDS, part)
         if field is not None:
-            if write and field not in _STATE_FIELDS:
-                raise ValueError(f"{self._kind} {attr} is computed by every call and cannot be written")
-            return self._cut(b.bind(field).reshape(nsim, -1), getattr(b._data, field), part)
+            full = getattr(model, field)
+            return field, lambda rows: self._cut(rows.reshape(rows.shape[0], -1), full, part)
+        # moreau's read-only copies (ids, types, keyframes, ...): the object's rows of the field
+        # of its name (a joint's dof fields start at its first dof)
+        for prefix in _MODEL_PREFIX.get(self._kind, ()):
+            field = prefix + attr
+            full = getattr(model, field, None) if field in MODEL_FIELDS else None
+            if not isinstance(full, np.ndarray) or full.dtype != part.dtype or not full.size:
+                continue
+            count = full.shape[0]
+            row = full.size // count
+            start = int(model.jnt_dofadr[self.id]) if prefix == "dof_" else self.id
+            n = part.size // row
+            if n * row != part.size or start + n > count:
+                continue
+            if not np.array_equal(full.reshape(count, -1)[start:start + n].reshape(-1),
+                                  part.reshape(-1)):
+                continue
+
+            def cut(rows, count=count, start=start, n=n):
+                return rows.reshape(rows.shape[0], count, -1)[:, start:start + n].reshape(
+                    rows.shape[0], *part.shape)
+
+            return field, cut
+        return None, None
+
+    def _slice(self, attr, write):
+        b = self._batch
+        nsim = b.nsim
+        computed = (self._kind, attr) in _COMPUTED_VIEWS
+        unheld = computed  # an attribute of a view, but in no field of the batch
+        part = None if computed or self._dv is None else getattr(self._dv, attr, None)
+        if isinstance(part, np.ndarray):
+            if not part.size:
+                return _empty(nsim, part)
+            out = self._data_slice(attr, part, write)
+            if out is not None:
+                return out
+            unheld = True
         part = getattr(self._mv, attr, None)
-        field = _containing(b.model, MODEL_FIELDS, part)
-        if field is None and isinstance(part, np.ndarray) and not part.flags.writeable:
-            # moreau's read-only copies: ids, addresses, types, flags (structure)
-            if write:
-                raise ValueError(f"{self._kind} {attr} is structural: it cannot differ "
-                                 "between simulations")
-            return np.broadcast_to(part, (nsim, *part.shape))
-        if field is None:
+        if isinstance(part, np.ndarray):
+            if not part.size:
+                return _empty(nsim, part)
+            field, cut = self._model_field(attr, part)
+            if field is not None:
+                return self._model_slice(attr, field, cut, part, write)
+            unheld = True
+        if unheld:
             raise AttributeError(f"{self._kind} {attr} is not a slice of a field that the "
                                  "batch binds or expands")
-        full = getattr(b.model, field)
+        names = dir(self._mv) + (dir(self._dv) if self._dv is not None else [])
+        raise AttributeError(f"{attr} is not a field of a {self._kind}"
+                             + _did_you_mean(attr, [n for n in names if not n.startswith("_")]))
+
+    def _model_slice(self, attr, field, cut, part, write):
+        b = self._batch
+        nsim = b.nsim
         if b._models is not None:
             if write:
                 raise ValueError(f"{field} comes from the caller models (set_models): edit "
@@ -197,14 +281,20 @@ class _Named:
                             for i in range(nsim)])
             out.flags.writeable = False
             return out
-        rows = b.expanded(field)
-        if write and _structural(field, part):
-            raise ValueError(f"{field} is structural: it cannot differ between simulations")
-        if write:
+        if field in b._expanded:
             rows = b.expand(field)
-        elif rows is None:
+        elif _structural(field, part):
+            if write:
+                raise ValueError(f"{field} is structural: it cannot differ between simulations")
             return np.broadcast_to(part, (nsim, *part.shape))
-        return self._cut(rows.reshape(nsim, -1), full, part)
+        elif write:
+            rows = b.expand(field)
+        else:
+            # unexpanded read: set_const's per-simulation values, or the model's
+            rows = b.expanded(field)
+            if rows is None:
+                return np.broadcast_to(part, (nsim, *part.shape))
+        return cut(rows)
 
     def _cut(self, flat, full, part):
         start = (part.ctypes.data - full.ctypes.data) // full.itemsize
@@ -234,6 +324,7 @@ class Batch:
         object.__setattr__(self, "model", model)
         object.__setattr__(self, "_models", None)
         object.__setattr__(self, "_bound", {})
+        object.__setattr__(self, "_expanded", {})
         object.__setattr__(self, "state", self._b.state())
         object.__setattr__(self, "warning", self._b.warning())
         status = self._b.status()
@@ -323,17 +414,21 @@ class Batch:
         return view
 
     def expand(self, name: str) -> np.ndarray:
-        """Per-simulation values of a model field, `(nsim, ...)`, live (MjModel's names;
-        MjOption fields as 'opt.<name>')."""
+        """Per-simulation values of a model field, `(nsim, ...)`, live (MjModel's names and
+        dtypes; MjOption fields as 'opt.<name>')."""
+        if name in self._expanded:
+            return self._expanded[name]
+        if self._models is not None and name in MODEL_FIELDS:
+            raise ValueError("caller models are set (set_models): edit them instead")
         raw = self._b.expand(name)
         if raw is None:
             if name in DATA_FIELDS:
                 raise ValueError(f"{name} is an MjData field: use bind({name!r})")
             raise ValueError(f"{name} is not an expandable MjModel field")
-        if self._models is not None:
-            raise ValueError("caller models are set (set_models): edit them instead")
         object.__setattr__(self, "_any_expanded", True)
-        return self._shape_model(name, raw)
+        out = self._shape_model(name, raw)
+        self._expanded[name] = out
+        return out
 
     def expanded(self, name: str) -> Optional[np.ndarray]:
         """The read-only per-simulation values of an expanded field, or None."""
@@ -348,9 +443,13 @@ class Batch:
         return out
 
     def _shape_model(self, name, raw):
+        """`(nsim, n)` values of a field as `(nsim, *shape)`, with the model field's dtype
+        (moreau's bool flags view MuJoCo's uint8 values)."""
         if name.startswith("opt."):
             return raw if raw.shape[1] > 1 else raw[:, 0]
         template = np.asarray(getattr(self.model, name))
+        if template.dtype != raw.dtype and template.dtype.itemsize == raw.dtype.itemsize:
+            raw = raw.view(template.dtype)
         return raw.reshape(self.nsim, *template.shape)
 
     def _check(self, ids, _):
