@@ -380,11 +380,16 @@ pub struct SolverScratch<T> {
     /// noslip pass, cleared when `pgs::build_b` builds B again).
     pub noslip_a_valid: bool,
     /// `prob` holds the problem of the last solve's only island, which was not the global
-    /// problem (other trees in no island): a solve that reuses the islands
-    /// (`crate::solver::solve_skip`) reuses its position part, `B`, `AR` and `noslip_a`, and
-    /// keeps the global problem of its warm start in `gprob` (`gprob_valid`: its position part
+    /// problem (other trees in no island), or of its island 0 when `iprob` holds the others':
+    /// a solve that reuses the islands (`crate::solver::solve_skip`) reuses its position part,
+    /// `B`, `AR` and `noslip_a`, and keeps the global problem of its warm start in `gprob` (`gprob_valid`: its position part
     /// is that of the current position stage).
     pub island_kept: bool,
+    /// With more than one island under a primal solver without noslip, in a solve that may keep
+    /// its problems (`skip_keep`): the problems of islands 1, 2, … of the last solve, each
+    /// gathered into its own storage (island 0's in `prob`), kept and reused as `prob` is for
+    /// a single island (`island_kept`).
+    pub iprob: Vec<Box<Problem<T>>>,
     pub gprob: Option<Box<Problem<T>>>,
     pub gprob_valid: bool,
     /// The current solve reuses its problem's position part (a step that skipped the position
@@ -455,6 +460,7 @@ crate::data::reserved::clone_reserved! {
         ar_valid: copy,
         noslip_a_valid: copy,
         island_kept: copy,
+        iprob: clone,
         gprob: clone,
         gprob_valid: copy,
         hcache_on: copy,
@@ -520,6 +526,7 @@ impl<T> Default for SolverScratch<T> {
             ar_valid: false,
             noslip_a_valid: false,
             island_kept: false,
+            iprob: Vec::new(),
             gprob: None,
             gprob_valid: false,
             hcache_on: false,

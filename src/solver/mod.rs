@@ -60,8 +60,10 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// (`Problem::gather_pos`: M's block and factor, J, D, R, cones) left by the last solve are
 /// reused, as MuJoCo 4.0.0 builds its islands once in `mj_fwdPosition`; only `aref`, `b`,
 /// `qfrc_smooth`, `qacc_smooth` are gathered again. So is the problem of a single island that
-/// does not hold every dof and row in order (`SolverScratch::island_kept`), with the global
-/// problem of the warm start kept beside it, and with either, PGS's B and AR, noslip's block
+/// does not hold every dof and row in order (`SolverScratch::island_kept`), and under Newton or
+/// CG without noslip, after [`keep_for_skips`], the problems of several islands, each in its
+/// own storage (`SolverScratch::iprob`), with the global problem of the warm start kept
+/// beside it, and with either, PGS's B and AR, noslip's block
 /// entries and Newton's factored Hessians by row states (`newton::hessian`). The caller is
 /// trusted, as by `mj_forwardSkip`: the position-stage results in `d` must be those the last solve saw (the
 /// position stage and [`Data::resize_efc`] clear `solver_pos_valid`). Unlike [`solve`] it
@@ -75,9 +77,9 @@ pub fn solve_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool) {
 }
 
 /// Lets later solves of steps that skip the position stage ([`solve_skip`]) keep more than a
-/// plain step reserves room for: the problem of a single island that is not the global one,
-/// with the global problem of the warm start beside it (`SolverScratch::gprob`, made here), and
-/// Newton's factored Hessians by row states (`newton::hessian`). The finite-difference
+/// plain step reserves room for: the problem of a single island that is not the global one
+/// (or of each of several islands under Newton or CG without noslip), with the global
+/// problem of the warm start beside it (`SolverScratch::gprob`, made here), and Newton's factored Hessians by row states (`newton::hessian`). The finite-difference
 /// Jacobians call it before their nominal step; the results are the same bit for bit either
 /// way. Plain steps that skip the position stage (the sleep update's second pass) keep neither,
 /// so stepping stays allocation-free.
@@ -134,7 +136,19 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     // one island that is not the global problem (a robot in contact beside trees that touch
     // nothing): the last solve left its problem in `s.prob` (`island_kept`), with its B, AR
     // and noslip blocks; reused with the islands, the global problem kept beside it in `gprob`
-    let kept = reuse && !global && nisland == 1 && s.island_kept && s.skip_keep;
+    // with more islands (under a primal solver without noslip, whose per-island state is the
+    // problem alone: PGS's B and AR and noslip's blocks are kept for one problem only) each is
+    // gathered into its own storage when the problems may be kept (`skip_keep`), island 0's
+    // in `prob`, the others' in `iprob`, and reused the same way
+    let separate = nisland > 1
+        && s.skip_keep
+        && m.opt.solver != SolverType::Pgs
+        && m.opt.noslip_iterations == 0;
+    let kept = reuse
+        && !global
+        && (nisland == 1 || (separate && s.iprob.len() + 1 == nisland))
+        && s.island_kept
+        && s.skip_keep;
     let mut p = if kept {
         s.gprob.take().unwrap_or_default()
     } else {
@@ -220,7 +234,16 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             global_p = Some(p);
             p = s.prob.take().unwrap_or_default();
         }
+        let mut others = std::mem::take(&mut s.iprob);
+        if separate {
+            others.resize_with(nisland - 1, Box::default);
+        }
         for k in 0..nisland {
+            let p: &mut Problem<T> = if separate && k > 0 {
+                &mut others[k - 1]
+            } else {
+                &mut p
+            };
             let (a0, nvk) = (d.island_idofadr[k], d.island_nv[k]);
             let (r0, nek) = (d.island_iefcadr[k], d.island_nefc[k]);
             let (dofs, rows) = (&d.map_idof2dof[a0..a0 + nvk], &d.map_iefc2efc[r0..r0 + nek]);
@@ -243,7 +266,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             }
             s.resize_nv(nvk);
             s.resize(nek, p.cone.len());
-            let (niter, primal) = run(m, &mut p, &mut s, d.solver.get_mut(k));
+            let (niter, primal) = run(m, p, &mut s, d.solver.get_mut(k));
             if k < NISLAND {
                 d.solver_niter[k] = niter;
                 let c = nnz::solver_nnz(m, d, dofs, rows, primal, &mut s.nnz);
@@ -260,9 +283,11 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
         if let Some(g) = global_p {
             s.gprob = Some(g);
         }
+        s.iprob = others;
     }
-    // `s.prob` (below) holds the problem of a single island that is not the global one
-    s.island_kept = !global && nisland == 1;
+    // `s.prob` (below) holds the problem of a single island that is not the global one (with
+    // `separate`: of island 0, the others' in `s.iprob`)
+    s.island_kept = !global && (nisland == 1 || separate);
     // qfrc_constraint = J^T f: through the problem's compressed rows when it is the global one
     // (the same sums: the rows' zeros only ever added ±0); a primal solve's last gradient
     // formed it already, by the same product of the same forces
