@@ -482,3 +482,42 @@ pub fn rank1<T: Scalar>(
     }
     true
 }
+
+/// Lays a tree-sparse factor (`crate::smooth::crb::factor_tree`'s layout of M: per dof `k` at
+/// `madr[k]` its D, then its multipliers of its ancestors in `mcol[madr[k] + 1..]`, parent
+/// first) out on the pattern into `l` (exact zeros where the tree has no entry), so that
+/// [`rank1`] can go on updating it when a row off one root path enters: the factor of the
+/// same H, in the general layout. Returns false, leaving `l` unspecified, if an ancestor is
+/// missing from its row of the pattern (a pattern not built for this tree).
+pub fn from_tree<T: Scalar>(
+    pat: &HessianPattern,
+    madr: &[usize],
+    mcol: &[usize],
+    ld: &[T],
+    l: &mut Vec<T>,
+    nv: usize,
+) -> bool {
+    l.clear();
+    l.resize(pat.col.len(), T::zero());
+    for k in 0..nv {
+        let (a, len) = (pat.adr[k], pat.len[k]);
+        let (m0, m1) = (madr[k], madr.get(k + 1).copied().unwrap_or(ld.len()));
+        l[a + len] = ld[m0];
+        // the ancestors descend, the pattern's row ascends: one walk down the row
+        let cols = &pat.col[a..a + len];
+        let mut x = len;
+        for (&c, &v) in mcol[m0 + 1..m1].iter().zip(&ld[m0 + 1..m1]) {
+            loop {
+                if x == 0 {
+                    return false;
+                }
+                x -= 1;
+                if cols[x] == c {
+                    break;
+                }
+            }
+            l[a + x] = v;
+        }
+    }
+    true
+}

@@ -702,8 +702,12 @@ fn hessian_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
 /// step instructions; its round-off can tip the hopper MPC's iLQR into "regularization exceeded its
 /// maximum", so `moreau_optim::mpc::IlqrMpc` falls back on its shifted plan when a solve fails); a
 /// full rebuild when elliptic cones are in their cone zone (their Hessians change with the point),
-/// when more than nv rows changed, when a row off one root path enters the tree-sparse factor, or
-/// when a downdate would lose positive definiteness.
+/// when more than nv rows changed, or when a downdate would lose positive definiteness. A row off
+/// one root path that enters a tree-sparse factor does not rebuild H: the tree factor is laid
+/// out where [`hessian`] would build H for such rows (on the general pattern in a sparse model,
+/// [`hsparse::from_tree`], else densely, `tree_to_dense`) and updated there, as MuJoCo updates
+/// its factor by the rows that change; the sparse and the dense layout then take the same
+/// operations, so a sparse model and its dense twin still agree bit for bit.
 pub fn update_hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, nupdate: usize) {
     let nv = p.nv;
     let cones = p.cone.iter().any(|c| {
@@ -741,8 +745,21 @@ pub fn update_hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, n
             if leaf == -1 {
                 continue; // a zero row changes nothing
             }
-            hessian(p, s);
-            return;
+            // the tree factor laid out where `hessian` would build H for these rows (on the
+            // general pattern in a sparse model, else dense) and updated there, as MuJoCo
+            // updates its factor by the rows that change (no rebuild)
+            take_kept(p, s);
+            if p.sparse_model && p.J_sparse {
+                p.hsym();
+                if !hsparse::from_tree(&p.hpat, &p.Madr, &p.Mcol, &s.Ht, &mut s.Hs, nv) {
+                    hessian(p, s);
+                    return;
+                }
+                (s.H_tree, s.H_sparse) = (false, true);
+            } else {
+                tree_to_dense(p, s);
+                (s.H_tree, s.H_sparse) = (false, false);
+            }
         }
         let sd = p.D[i].sqrt();
         if p.J_sparse {
@@ -781,6 +798,23 @@ pub fn update_hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, n
     // rows that changed and their D and J, which the kept position part fixes
     if let (Some(from), true) = (from, updated) {
         keep_factor(p, s, Some(from));
+    }
+}
+
+/// Lays the tree-sparse factor in `s.Ht` ([`crate::smooth::crb::factor_tree`]'s layout) out
+/// densely in `s.H` ([`dense::ldl_factor_rev`]'s: row k's multipliers of the dofs below it, then
+/// its D on the diagonal), exact zeros where the tree has no entry: the factor of the same H.
+fn tree_to_dense<T: Scalar>(p: &Problem<T>, s: &mut SolverScratch<T>) {
+    let nv = p.nv;
+    let nm = s.Ht.len();
+    s.H.clear();
+    s.H.resize(nv * nv, T::zero());
+    for k in 0..nv {
+        // row k of the tree layout: k (its D), then its ancestors
+        let (m0, m1) = (p.Madr[k], p.Madr.get(k + 1).copied().unwrap_or(nm));
+        for (&c, &v) in p.Mcol[m0..m1].iter().zip(&s.Ht[m0..m1]) {
+            s.H[k * nv + c] = v;
+        }
     }
 }
 
@@ -881,6 +915,11 @@ mod tests {
 
     /// max |H x - b| for x = H⁻¹ b by [`solve_h`], H = M + Σ_QUADRATIC D_i J_iᵀ J_i.
     fn residual(p: &Problem<f64>, s: &mut SolverScratch<f64>, m: &[f64]) -> f64 {
+        residual_j(p, s, m, &p.J)
+    }
+
+    /// [`residual`] for a problem whose rows are compressed: `j` holds them dense.
+    fn residual_j(p: &Problem<f64>, s: &mut SolverScratch<f64>, m: &[f64], j: &[f64]) -> f64 {
         let nv = p.nv;
         let b: Vec<f64> = (0..nv).map(|i| 1.0 - 0.3 * i as f64).collect();
         s.Mgrad.copy_from_slice(&b);
@@ -888,7 +927,7 @@ mod tests {
         let mut h = m.to_vec();
         for i in 0..p.nefc {
             if p.state[i] == ConstraintState::Quadratic {
-                let r = &p.J[i * nv..(i + 1) * nv];
+                let r = &j[i * nv..(i + 1) * nv];
                 for a in 0..nv {
                     for c in 0..nv {
                         h[a * nv + c] += p.D[i] * r[a] * r[c];
@@ -1047,7 +1086,7 @@ mod tests {
     }
 
     /// The tree-sparse Hessian solves H x = b, its rank-1 updates and downdates agree with H,
-    /// and a row off one root path switches to the dense factor.
+    /// and a row off one root path moves the factor to the dense layout, where it is updated.
     #[test]
     fn tree_hessian_factor_updates_and_fallback() {
         use ConstraintState::{Quadratic, Satisfied};
@@ -1067,11 +1106,77 @@ mod tests {
             assert!(s.H_tree);
             assert!(residual(&p, &mut s, &m) < 1e-13, "{st:?}");
         }
-        // row 2 couples two branches: the dense factor takes over
+        // row 2 couples two branches: the factor moves to the dense layout and is updated there
         s.state_old.copy_from_slice(&p.state);
         p.state = vec![Satisfied, Quadratic, Quadratic];
         update_hessian(&mut p, &mut s, 1);
-        assert!(!s.H_tree);
+        assert!(!s.H_tree && !s.H_sparse);
         assert!(residual(&p, &mut s, &m) < 1e-13);
+        // the dense factor of the same H, rebuilt: equal to round-off (lower triangle and
+        // diagonal, the part the factor's users read)
+        let nv = p.nv;
+        let updated = s.H.clone();
+        hessian(&mut p, &mut s);
+        assert!(!s.H_tree && !s.H_sparse);
+        for k in 0..nv {
+            for c in 0..=k {
+                let (a, b) = (updated[k * nv + c], s.H[k * nv + c]);
+                assert!(
+                    (a - b).abs() <= 1e-13 * (1.0 + b.abs()),
+                    "({k}, {c}): {a} against {b}"
+                );
+            }
+        }
+    }
+
+    /// In a sparse model (compressed rows, `sparse_model`) a row off one root path that enters
+    /// a tree-sparse factor is an update, not a rebuild: the tree factor is laid out on the
+    /// general pattern ([`hsparse::from_tree`]) and updated there. The result solves H (checked
+    /// against the dense H of the rows) and equals the factor rebuilt from H to round-off.
+    #[test]
+    fn sparse_model_updates_the_tree_factor_on_the_pattern() {
+        use ConstraintState::{Quadratic, Satisfied};
+        let (mut p, mut s, m) = problem();
+        let nv = p.nv;
+        let dense_j = std::mem::take(&mut p.J);
+        for i in 0..p.nefc {
+            p.J_rowadr.push(p.J.len());
+            for c in 0..nv {
+                let v = dense_j[i * nv + c];
+                if v != 0.0 {
+                    p.J.push(v);
+                    p.J_colind.push(c);
+                }
+            }
+            p.J_rownnz.push(p.J.len() - p.J_rowadr[i]);
+        }
+        p.J_sparse = true;
+        p.sparse_model = true;
+        // rows 0 and 1 on their root paths: the tree factor
+        p.state = vec![Quadratic, Quadratic, Satisfied];
+        hessian(&mut p, &mut s);
+        assert!(s.H_tree);
+        // row 1 leaves (a tree downdate) and row 2, off one path, enters: the sparse factor
+        s.state_old.copy_from_slice(&p.state);
+        p.state = vec![Quadratic, Satisfied, Quadratic];
+        update_hessian(&mut p, &mut s, 2);
+        assert!(!s.H_tree && s.H_sparse);
+        assert!(residual_j(&p, &mut s, &m, &dense_j) < 1e-13);
+        let updated = s.Hs.clone();
+        // the same H built and factored on the pattern
+        hessian(&mut p, &mut s);
+        assert!(s.H_sparse);
+        for (k, (a, b)) in updated.iter().zip(&s.Hs).enumerate() {
+            assert!(
+                (a - b).abs() <= 1e-13 * (1.0 + b.abs()),
+                "entry {k}: {a} against {b}"
+            );
+        }
+        // and row 0 leaves: a downdate on the pattern
+        s.state_old.copy_from_slice(&p.state);
+        p.state = vec![Satisfied, Satisfied, Quadratic];
+        update_hessian(&mut p, &mut s, 1);
+        assert!(s.H_sparse);
+        assert!(residual_j(&p, &mut s, &m, &dense_j) < 1e-13);
     }
 }
