@@ -297,6 +297,122 @@ unsafe fn solve_tree_col_avx2(
     }
 }
 
+// ------------------------------------------------------------------ general sparse solve
+
+/// `solver::hsparse::solve` by the AVX2 kernel ([`solve_runs_avx2`]) when `T` is `f64` and the
+/// CPU has AVX2; returns false otherwise (the caller's scalar loops give the same result bit
+/// for bit). The pattern's rows are read run by run (`run[run_adr[k]..run_adr[k + 1]]`, each
+/// `[x, c, n]`: positions `adr[k] + x..` holding columns `c..c + n`), every run sliced with
+/// bounds checks, so a bad pattern panics as the scalar loops' indexing does. `x` holds nv =
+/// `adr.len()` entries.
+pub(crate) fn solve_runs<T: Scalar>(
+    adr: &[usize],
+    len: &[usize],
+    run_adr: &[usize],
+    run: &[[u32; 3]],
+    h: &[T],
+    x: &mut [T],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            if let (Some(h), Some(x)) = (as_f64(h), as_f64_mut(x)) {
+                // SAFETY: the CPU supports AVX2
+                unsafe { solve_runs_avx2(adr, len, run_adr, run, h, x) };
+                return true;
+            }
+        }
+        false
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (adr, len, run_adr, run, h, x);
+        false
+    }
+}
+
+/// `solver::hsparse::solve` on `f64` with AVX2: the backward pass subtracts `l · x_k` from a
+/// run of x four entries at a time ([`sub_scaled_avx2`]: a multiply, then a subtract, per
+/// entry as the scalar loop), the forward pass multiplies four entries of a run at a time and
+/// adds the four products to the row's sum one after another ([`dot_seq_avx2`]), so every sum
+/// runs in the scalar loop's order. No FMA: the result equals the scalar loops' bit for bit.
+///
+/// # Safety
+/// AVX2.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn solve_runs_avx2(
+    adr: &[usize],
+    len: &[usize],
+    run_adr: &[usize],
+    run: &[[u32; 3]],
+    h: &[f64],
+    x: &mut [f64],
+) {
+    let nv = adr.len();
+    let x = &mut x[..nv];
+    for k in (0..nv).rev() {
+        let xk = x[k];
+        if xk == 0.0 {
+            continue;
+        }
+        let a = adr[k];
+        for &[o, c, n] in &run[run_adr[k]..run_adr[k + 1]] {
+            let (o, c, n) = (a + o as usize, c as usize, n as usize);
+            let (xs, hs) = (&mut x[c..c + n], &h[o..o + n]);
+            // SAFETY: AVX2 (this function's); both slices hold n entries and do not overlap
+            unsafe { sub_scaled_avx2(xs.as_mut_ptr(), hs.as_ptr(), n, xk) };
+        }
+    }
+    for k in 0..nv {
+        let a = adr[k];
+        let mut acc = 0.0;
+        for &[o, c, n] in &run[run_adr[k]..run_adr[k + 1]] {
+            let (o, c, n) = (a + o as usize, c as usize, n as usize);
+            let (xs, hs) = (&x[c..c + n], &h[o..o + n]);
+            // SAFETY: AVX2 (this function's); both slices hold n entries
+            acc = unsafe { dot_seq_avx2(hs.as_ptr(), xs.as_ptr(), n, acc) };
+        }
+        // k = 0 has no entries: subtracting the zero sum leaves x[0] as it is, bit for bit
+        x[k] = x[k] / h[a + len[k]] - acc;
+    }
+}
+
+/// `acc + Σ_j a[j] · b[j]` for `j < n`, the products added one after another in order (four
+/// multiplied at a time).
+///
+/// # Safety
+/// AVX2; `a` and `b` valid for `n` entries.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn dot_seq_avx2(a: *const f64, b: *const f64, n: usize, mut acc: f64) -> f64 {
+    use std::arch::x86_64::*;
+    let mut j = 0;
+    // SAFETY: every access is at an index below `n` (the caller's contract)
+    unsafe {
+        while j + 4 <= n {
+            let p = _mm256_mul_pd(_mm256_loadu_pd(a.add(j)), _mm256_loadu_pd(b.add(j)));
+            let (lo, hi) = (_mm256_castpd256_pd128(p), _mm256_extractf128_pd::<1>(p));
+            acc += _mm_cvtsd_f64(lo);
+            acc += _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+            acc += _mm_cvtsd_f64(hi);
+            acc += _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+            j += 4;
+        }
+        if j + 2 <= n {
+            let p = _mm_mul_pd(_mm_loadu_pd(a.add(j)), _mm_loadu_pd(b.add(j)));
+            acc += _mm_cvtsd_f64(p);
+            acc += _mm_cvtsd_f64(_mm_unpackhi_pd(p, p));
+            j += 2;
+        }
+        if j < n {
+            acc += *a.add(j) * *b.add(j);
+        }
+    }
+    acc
+}
+
 // ------------------------------------------------------------------ dense LᵀDL
 
 /// The pivot rows whose multipliers `dense::ldl_factor_rev` gathers per pass over a row.
