@@ -361,7 +361,7 @@ pub(crate) fn forward_parts(
         crate::inverse::sub_jdot_vel(m, d, h, w, &mut lin.x, c);
     }
     if !lin.tree {
-        let (hs, jhbj, _) = dfda_dv_constraint(m, d);
+        let (hs, jhbj, _) = dfda_dv_constraint(m, d, w);
         if let Some(g) = jhbj {
             for k in 0..nv {
                 for l in 0..nv {
