@@ -152,12 +152,44 @@ pub fn add_constraint_pos(
     w: &mut Work,
     out: &mut DMatrix<f64>,
 ) -> bool {
+    if !crate::support::Support::constraint_pos(m, d).is_covered() {
+        return false;
+    }
+    add_constraint_pos_rows(m, d, rw, w, out)
+}
+
+/// [`add_constraint_pos`] of the rows [`Support::constraint_pos`](crate::support::Support::constraint_pos)
+/// covers, the others (connect/weld and two-object equalities, spatial-tendon rows, ball-joint
+/// limits: none of them a contact) left out: `H` couples rows of one contact or one row only,
+/// so `∂(Jᵀ f)/∂q` is the sum of the rows' own terms and the caller adds the others'. False
+/// (and `out` untouched) if a contact has no differentiable collider or a pair's dual
+/// collision does not reproduce its contacts.
+pub(crate) fn add_covered_constraint_pos(
+    m: &Model,
+    d: &Data<f64>,
+    rw: &mut RneaWork,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) -> bool {
+    use crate::support::Support;
+    if (0..d.nefc).any(|r| Support::constraint_pos_row(m, d, r) == Support::Collider) {
+        return false;
+    }
+    add_constraint_pos_rows(m, d, rw, w, out)
+}
+
+/// [`add_constraint_pos`] without the support check: rows it does not cover are skipped
+/// (their constant-`J` terms are not formed; every contact must have a differentiable collider).
+fn add_constraint_pos_rows(
+    m: &Model,
+    d: &Data<f64>,
+    rw: &mut RneaWork,
+    w: &mut Work,
+    out: &mut DMatrix<f64>,
+) -> bool {
     let (nv, nb, n) = (m.nv, m.nbody, d.nefc);
     if n == 0 {
         return true;
-    }
-    if !crate::support::Support::constraint_pos(m, d).is_covered() {
-        return false;
     }
     let dd = rw.dual_data(m);
     if !geometry(m, d, dd, w) {
@@ -200,7 +232,8 @@ pub fn add_constraint_pos(
         if matches!(
             d.efc_type[r],
             ConstraintType::Equality | ConstraintType::LimitJoint | ConstraintType::LimitTendon
-        ) {
+        ) && crate::support::Support::constraint_pos_row(m, d, r).is_covered()
+        {
             d.efc_J_row(r, nv).expand(&mut w.jd[r * nv..(r + 1) * nv]);
             w.cst.push(r);
         }

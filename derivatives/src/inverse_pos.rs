@@ -278,6 +278,13 @@ fn tendon_spring_pos(m: &Model, d: &Data<f64>, out: &mut DMatrix<f64>) {
 /// `X e_k = J̇ e_k + (∂J/∂q_k) v = Σ_j v_j (∂J/∂q_j) e_k + (∂J/∂q_k) v` — the engine's `J̇ qvel`
 /// (docs/mujoco-behaviour.md#parameters) is the exact time derivative of the rows' `J` (what
 /// [`crate::inverse::jdot_vel`] differentiates by `nv` more passes).
+///
+/// With `only = Some(rows)` (rows of `d` that are not contacts; `constraints` and no `xd`) the
+/// constraint force's term is that of those rows alone, `Σ_r J_rᵀ efc_force_r`, and collision is
+/// skipped: the other rows are [`crate::constraint_pos`]'s. Rows other than contacts come first
+/// in the row order and are built the same without the contacts; false (and `out` untouched) if
+/// a pass's rows do not match `d`'s.
+#[allow(clippy::too_many_arguments)]
 fn residual_pass(
     m: &Model,
     d: &Data<f64>,
@@ -286,9 +293,19 @@ fn residual_pass(
     w: &mut Work,
     out: &mut DMatrix<f64>,
     mut xd: Option<&mut DMatrix<f64>>,
-) {
+    only: Option<&[usize]>,
+) -> bool {
     let nv = m.nv;
-    let mut jrow = vec![num_dual::Dual64::from(0.0); if xd.is_some() { nv } else { 0 }];
+    let mut jrow = vec![
+        num_dual::Dual64::from(0.0);
+        if xd.is_some() || only.is_some() {
+            nv
+        } else {
+            0
+        }
+    ];
+    let mut qc = vec![num_dual::Dual64::from(0.0); if only.is_some() { nv } else { 0 }];
+    let mut cols = DMatrix::zeros(if only.is_some() { nv } else { 0 }, nv);
     if let Some(x) = xd.as_deref_mut() {
         x.fill(0.0);
     }
@@ -299,7 +316,7 @@ fn residual_pass(
         .iter()
         .any(|t| matches!(t, EqType::Connect | EqType::Weld))
         || crate::fluid::has_fluid(m);
-    let collide = !d.contact.is_empty();
+    let collide = !d.contact.is_empty() && only.is_none();
     let dd = w.dual_data(m);
     for j in 0..nv {
         lift_into(d, dd);
@@ -344,17 +361,40 @@ fn residual_pass(
         if actuators {
             fwd_actuation(m, dd);
         }
+        if let Some(rows) = only {
+            qc.fill(num_dual::Dual64::from(0.0));
+            for &r in rows {
+                if r >= dd.nefc || dd.efc_type[r] != d.efc_type[r] || dd.efc_id[r] != d.efc_id[r] {
+                    return false;
+                }
+                dd.efc_J_row(r, nv).expand(&mut jrow);
+                let f = dd.efc_force[r];
+                for (q, jk) in qc.iter_mut().zip(&jrow) {
+                    *q += *jk * f;
+                }
+            }
+        }
         for k in 0..nv {
             let mut x = -dd.qfrc_passive[k];
-            if constraints {
+            if only.is_some() {
+                x -= qc[k];
+            } else if constraints {
                 x -= dd.qfrc_constraint[k];
             }
             if actuators {
                 x -= dd.qfrc_actuator[k];
             }
-            out[(k, j)] += x.eps;
+            if only.is_some() {
+                cols[(k, j)] = x.eps;
+            } else {
+                out[(k, j)] += x.eps;
+            }
         }
     }
+    if only.is_some() {
+        *out += cols;
+    }
+    true
 }
 
 /// `∂out/∂q` (rows outputs, tangent columns) at the state and `qacc` of `d`, whose position and
@@ -465,6 +505,26 @@ fn d_pos_full(
         w.cons = cons;
         ok
     };
-    residual_pass(m, d, xfrc, !cons_analytic, w, out, xd);
+    // rows constraint_pos does not cover (connect/weld, spatial tendons, ball limits) beside
+    // contacts it does: the contacts analytic, the pass over those rows alone without collision
+    // (a dual collision per direction is most of the pass's cost on contact-rich models)
+    if !cons_analytic && xd.is_none() && !body_trn && d.nefc > 0 {
+        use crate::support::Support;
+        let rest: Vec<usize> = (0..d.nefc)
+            .filter(|&r| !Support::constraint_pos_row(m, d, r).is_covered())
+            .collect();
+        if rest.iter().all(|&r| !d.efc_type[r].is_contact()) {
+            let mut part = DMatrix::zeros(m.nv, m.nv);
+            let mut cons = std::mem::take(&mut w.cons);
+            let ok =
+                crate::constraint_pos::add_covered_constraint_pos(m, d, w, &mut cons, &mut part);
+            w.cons = cons;
+            if ok && residual_pass(m, d, xfrc, true, w, &mut part, None, Some(&rest)) {
+                *out += part;
+                return meth;
+            }
+        }
+    }
+    residual_pass(m, d, xfrc, !cons_analytic, w, out, xd, None);
     meth
 }

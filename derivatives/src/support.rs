@@ -113,31 +113,40 @@ impl Support {
     /// spatial-tendon rows, ball-joint limits, contacts without a differentiable collider.
     pub fn constraint_pos(m: &Model, d: &Data<f64>) -> Support {
         for r in 0..d.nefc {
-            let id = d.efc_id[r];
-            match d.efc_type[r] {
-                ConstraintType::Equality => match m.eq_type[id] {
-                    EqType::Joint if m.eq_obj2id[id] < 0 => {}
-                    EqType::Tendon
-                        if m.eq_obj2id[id] < 0 && fixed_tendon(m, m.eq_obj1id[id] as usize) => {}
-                    _ => return Support::TwoObjectEquality,
-                },
-                ConstraintType::FrictionDof => {}
-                ConstraintType::FrictionTendon | ConstraintType::LimitTendon => {
-                    if !fixed_tendon(m, id) {
-                        return Support::SpatialTendon;
-                    }
+            let s = Support::constraint_pos_row(m, d, r);
+            if s != Support::Covered {
+                return s;
+            }
+        }
+        Support::Covered
+    }
+
+    /// [`Support::constraint_pos`] of row `r` of `d` alone.
+    pub(crate) fn constraint_pos_row(m: &Model, d: &Data<f64>, r: usize) -> Support {
+        let id = d.efc_id[r];
+        match d.efc_type[r] {
+            ConstraintType::Equality => match m.eq_type[id] {
+                EqType::Joint if m.eq_obj2id[id] < 0 => {}
+                EqType::Tendon
+                    if m.eq_obj2id[id] < 0 && fixed_tendon(m, m.eq_obj1id[id] as usize) => {}
+                _ => return Support::TwoObjectEquality,
+            },
+            ConstraintType::FrictionDof => {}
+            ConstraintType::FrictionTendon | ConstraintType::LimitTendon => {
+                if !fixed_tendon(m, id) {
+                    return Support::SpatialTendon;
                 }
-                ConstraintType::LimitJoint => {
-                    if !matches!(m.jnt_type[id], JointType::Hinge | JointType::Slide) {
-                        return Support::BallLimit;
-                    }
+            }
+            ConstraintType::LimitJoint => {
+                if !matches!(m.jnt_type[id], JointType::Hinge | JointType::Slide) {
+                    return Support::BallLimit;
                 }
-                _ => {
-                    let c = &d.contact[id];
-                    let (t1, t2) = (m.geom_type[c.geom[0]], m.geom_type[c.geom[1]]);
-                    if !differentiable(t1, t2) {
-                        return Support::Collider;
-                    }
+            }
+            _ => {
+                let c = &d.contact[id];
+                let (t1, t2) = (m.geom_type[c.geom[0]], m.geom_type[c.geom[1]]);
+                if !differentiable(t1, t2) {
+                    return Support::Collider;
                 }
             }
         }
