@@ -100,6 +100,6 @@ pub use data::scratch::NnzScratch;
 pub use lengthrange::{
     set_length_range, LengthRangeMode, LengthRangeOpt, MAX_STEPS as LENGTHRANGE_MAX_STEPS,
 };
-pub use setconst::set_const;
+pub use setconst::{set_const, set_const_error};
 pub use simple::simple_body;
 pub use solver::nnz::ar_nnz;

@@ -6,7 +6,7 @@ use crate::data::Data;
 use crate::forward::fwd_position_with;
 use crate::math::spatial::body_last_dof;
 use crate::model::{hfield_bounds, BiasType, GainType, GeomType, JointType, Model, TrnType};
-use crate::simple::slider_body;
+use crate::simple::slider_shape;
 use crate::smooth::crb::solve_m_range;
 use crate::smooth::jacobian::jac_chain;
 
@@ -43,14 +43,39 @@ fn geom_bounds(m: &mut Model) {
     }
 }
 
+/// The error MuJoCo 4.0.0's `mj_setConst` raises for `m`, if any, in its words: a slider body
+/// (joints only slide joints along its axes, a leaf on a body welded to the world, its
+/// inertial frame at its frame: [`slider_shape`]) whose mass is exactly zero,
+/// whose inverse weight `1 / body_mass` does not exist ("setInertia0: moving body 1 has 0
+/// mass"; measured on 4.0.0: a mass of 1e-20 or -1 passes, 0 and -0 raise). [`set_const`]
+/// itself does not check: callers that report errors per model (a batch's `set_const`) ask
+/// here first.
+pub fn set_const_error(m: &Model) -> Option<String> {
+    (1..m.nbody)
+        .find(|&b| m.body_mass[b] == 0.0 && slider_shape(m, b))
+        .map(|b| format!("setInertia0: moving body {b} has 0 mass"))
+}
+
+/// MuJoCo's minimum value (`mjMINVAL`).
+const MINVAL: f64 = 1e-15;
+
+/// `1 / body_mass` of a slider body ([`slider_shape`]) as MuJoCo 4.0.0's `mj_setConst` gives
+/// it to `dof_invweight0` and `body_invweight0`, the mass clamped below at `mjMINVAL` (measured:
+/// a mass of 1e-20, -1 or -1e-20 gives 1e15); `None` for any other body and for a zero mass,
+/// which MuJoCo refuses ([`set_const_error`]) and this leaves to the general formula.
+fn slider_invweight(m: &Model, b: usize) -> Option<f64> {
+    (m.body_mass[b] != 0.0 && slider_shape(m, b)).then(|| 1.0 / m.body_mass[b].max(MINVAL))
+}
+
 /// Fills the fields of `m` that are computed by running the pipeline at `qpos0`:
 /// - `dof_M0`: diagonal of M (with dof armature, without tendon armature);
 /// - `dof_invweight0`: diagonal of M⁻¹; averaged over the translational and the rotational dofs
 ///   of a free joint, and over the 3 dofs of a ball joint;
 /// - `body_invweight0 = (tr A_tt / 3, tr A_rr / 3)`, `A = J M⁻¹ Jᵀ` with `J` the 6 × nv
 ///   Jacobian of the body's COM (0 for bodies welded to the world);
-/// - except on a "slider" body (MuJoCo's `body_simple = 2`, [`slider_body`]), where both are
-///   `1 / body_mass` (no armature, no averaging over the directions), as MuJoCo 4.0.0 computes;
+/// - except on a "slider" body (MuJoCo's `body_simple = 2`, [`slider_invweight`]), where both
+///   are `1 / body_mass` (no armature, no averaging over the directions), as MuJoCo 4.0.0
+///   computes;
 /// - `tendon_length0`, `tendon_invweight0 = J M⁻¹ Jᵀ`;
 /// - `actuator_length0`, `actuator_acc0 = |M⁻¹ momentᵀ|`;
 /// - position-like actuators (fixed gain, affine bias with `biasprm[1] = -gainprm[0]`) whose
@@ -156,9 +181,8 @@ pub fn set_const(m: &mut Model) {
         }
     }
     for b in 1..m.nbody {
-        if slider_body(m, b) {
+        if let Some(w) = slider_invweight(m, b) {
             let a = m.body_dofadr[b];
-            let w = 1.0 / m.body_mass[b];
             dof_iw[a..a + m.body_dofnum[b]]
                 .iter_mut()
                 .for_each(|v| *v = w);
@@ -195,8 +219,8 @@ pub fn set_const(m: &mut Model) {
         if m.body_weldid[b] == 0 {
             continue;
         }
-        if slider_body(m, b) {
-            *w = [1.0 / m.body_mass[b], 0.0];
+        if let Some(s) = slider_invweight(m, b) {
+            *w = [s, 0.0];
             continue;
         }
         // nonzero only on the body's path to its root, within its tree

@@ -10,11 +10,17 @@ use crate::model::{JointType, Model, SameFrame};
 /// body frame (`body_sameframe` is [`SameFrame::Body`]: position and orientation within 1e-6, as
 /// [`Model::fill_sameframe`] decides).
 pub fn slider_body(m: &Model, b: usize) -> bool {
+    slider_shape(m, b) && m.body_mass[b] > 0.0
+}
+
+/// A [`slider_body`] but for its mass: joints, all of them slide joints along coordinate axes
+/// of the body frame, on a leaf body whose parent is welded to the world, with its inertial
+/// frame at the body frame.
+pub fn slider_shape(m: &Model, b: usize) -> bool {
     let (adr, n) = (m.body_jntadr[b], m.body_jntnum[b]);
     n > 0
         && (adr..adr + n).all(|j| m.jnt_type[j] == JointType::Slide && coordinate_axis(m, j))
         && leaf_on_world(m, b)
-        && m.body_mass[b] > 0.0
 }
 
 /// A body whose block of M is diagonal (MuJoCo's `body_simple` 1 or 2, whose dofs have

@@ -349,7 +349,9 @@ impl Batch {
 
     /// Recomputes the derived constants of each simulation's model of `ids`
     /// ([`crate::sysid::set_derived`]: subtree masses and `mj_setConst`), expanding the models
-    /// per simulation if they are not yet.
+    /// per simulation if they are not yet. A model `mj_setConst` refuses
+    /// ([`moreau::set_const_error`], MuJoCo's error) fails its simulation: its model is left
+    /// as it was and [`Batch::error`] gives the text; the others are recomputed.
     pub fn set_const(&mut self, ids: Option<&[usize]>) -> Result<(), String> {
         self.check_ids(ids)?;
         let all: Vec<usize>;
@@ -367,7 +369,10 @@ impl Batch {
         for (i, m) in models.iter_mut().enumerate() {
             if next.peek() == Some(&&i) {
                 next.next();
-                chosen.push(m);
+                self.errors[i] = moreau::set_const_error(m);
+                if self.errors[i].is_none() {
+                    chosen.push(m);
+                }
             }
         }
         self.threads.for_each(chosen, set_derived);
