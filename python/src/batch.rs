@@ -6,15 +6,17 @@
 use crate::arrays::view_raw;
 use crate::batch_fields::{set_values, structural_error, values, STRUCTURAL};
 use crate::data::{count, MjData};
+use crate::errors::FatalError;
 use crate::layout::model_layout;
 use crate::model::MjModel;
 use crate::values::Values;
 use moreau::data::NWARNING;
+use moreau::state_bits;
 use moreau::{Data, Model};
 use moreau_optim::batch::{Batch, Rollout, RolloutError, RolloutInputs, NOT_PERSISTENT};
 use nalgebra::Vector3;
-use numpy::{PyReadonlyArrayDyn, PyReadwriteArrayDyn};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use numpy::{PyArrayDescrMethods, PyReadonlyArrayDyn, PyReadwriteArrayDyn, PyUntypedArrayMethods};
+use pyo3::exceptions::{PyIndexError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::collections::BTreeMap;
 
@@ -34,10 +36,135 @@ fn models_of<'py>(model: &Bound<'py, PyAny>) -> PyResult<Vec<PyRef<'py, MjModel>
     Ok(out)
 }
 
+/// `ValueError` unless an argument has `shape` (MuJoCo's words).
+fn expect_shape(name: &str, got: &[usize], shape: &[usize]) -> PyResult<()> {
+    if got == shape {
+        return Ok(());
+    }
+    Err(err(format!(
+        "{name} must have shape {}, got {}",
+        py_shape(shape),
+        py_shape(got)
+    )))
+}
+
+/// A shape as Python writes a tuple: `(8, 3)`, `(8,)`, `()`.
+fn py_shape(shape: &[usize]) -> String {
+    match shape {
+        [] => "()".into(),
+        [n] => format!("({n},)"),
+        _ => format!(
+            "({})",
+            shape
+                .iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 /// One simulation's row of a bound derived field's buffer, which `PyBatch::call` writes.
 enum FieldRow<'a> {
     Float(&'a str, &'a mut [f64]),
     Int(&'a str, &'a mut [i32]),
+}
+
+/// The `Data` fields stored in the state rows, by their `mjtState` bit (`mujoco.batch`'s
+/// state fields).
+const STATE_FIELDS: &[(&str, u32)] = &[
+    ("time", state_bits::TIME),
+    ("qpos", state_bits::QPOS),
+    ("qvel", state_bits::QVEL),
+    ("act", state_bits::ACT),
+    ("qacc_warmstart", state_bits::WARMSTART),
+    ("ctrl", state_bits::CTRL),
+    ("qfrc_applied", state_bits::QFRC_APPLIED),
+    ("xfrc_applied", state_bits::XFRC_APPLIED),
+    ("eq_active", state_bits::EQ_ACTIVE),
+    ("mocap_pos", state_bits::MOCAP_POS),
+    ("mocap_quat", state_bits::MOCAP_QUAT),
+];
+
+/// What a record of `_Batch.rollout` copies after each substep.
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// State components (`mj_getState` of this spec) as float64: a state field or a spec.
+    State(u32),
+    /// `eq_active` as moreau's `MjData` holds it (bool).
+    EqActive,
+    /// A derived field the batch copies out ([`OUTPUTS`]), float64 or int32.
+    Field(&'a str),
+}
+
+/// One simulation's `nstep × len` piece of a record buffer.
+enum Piece<'a> {
+    Float(&'a mut [f64]),
+    Int(&'a mut [i32]),
+    Bool(&'a mut [bool]),
+}
+
+/// A record buffer borrowed for the call.
+enum RecordBuf<'py> {
+    Float(PyReadwriteArrayDyn<'py, f64>),
+    Int(PyReadwriteArrayDyn<'py, i32>),
+    Bool(PyReadwriteArrayDyn<'py, bool>),
+}
+
+impl RecordBuf<'_> {
+    /// Splits the buffer into `n` pieces of `per` entries, one per simulation of the call.
+    fn pieces(&mut self, n: usize, per: usize) -> PyResult<Vec<Piece<'_>>> {
+        fn split<'a, T>(
+            s: &'a mut [T],
+            n: usize,
+            per: usize,
+            f: fn(&'a mut [T]) -> Piece<'a>,
+        ) -> Vec<Piece<'a>> {
+            if per == 0 {
+                return (0..n).map(|_| f(&mut [])).collect();
+            }
+            s.chunks_mut(per).map(f).collect()
+        }
+        Ok(match self {
+            RecordBuf::Float(a) => split(a.as_slice_mut()?, n, per, Piece::Float),
+            RecordBuf::Int(a) => split(a.as_slice_mut()?, n, per, Piece::Int),
+            RecordBuf::Bool(a) => split(a.as_slice_mut()?, n, per, Piece::Bool),
+        })
+    }
+}
+
+/// Copies `src` of `d` into substep `t`'s `len` entries of `piece`.
+fn record(m: &Model, d: &Data, src: Source<'_>, len: usize, piece: &mut Piece<'_>, t: usize) {
+    let at = t * len..(t + 1) * len;
+    match (src, piece) {
+        (Source::State(spec), Piece::Float(p)) => {
+            // the spec's size is the record's length, checked when the call began
+            let _ = moreau::get_state(m, d, &mut p[at], spec);
+        }
+        (Source::EqActive, Piece::Bool(p)) => p[at].copy_from_slice(&d.eq_active),
+        (Source::Field(name), Piece::Float(p)) => copy_field(m, d, name, &mut p[at]),
+        (Source::Field(name), Piece::Int(p)) => copy_int_field(m, d, name, &mut p[at]),
+        _ => {}
+    }
+}
+
+/// Repeats substep `t`'s entries of `piece` over the substeps after it.
+fn repeat_last(piece: &mut Piece<'_>, len: usize, t: usize) {
+    fn rep<T: Copy>(p: &mut [T], len: usize, t: usize) {
+        if len == 0 {
+            return;
+        }
+        let (done, rest) = p.split_at_mut((t + 1) * len);
+        let last = &done[t * len..];
+        for c in rest.chunks_mut(len) {
+            c.copy_from_slice(last);
+        }
+    }
+    match piece {
+        Piece::Float(p) => rep(p, len, t),
+        Piece::Int(p) => rep(p, len, t),
+        Piece::Bool(p) => rep(p, len, t),
+    }
 }
 
 /// One simulation's pieces of `Batch.ray`'s outputs: distances, geom ids and, if asked,
@@ -303,6 +430,9 @@ pub struct PyBatch {
     expanded: BTreeMap<String, Expanded>,
     /// Whether `set_const` ran: derived constants are per simulation.
     consts: bool,
+    /// Whether the simulations run on the caller's models (`set_models`), which replace
+    /// per-simulation fields.
+    caller: bool,
     /// The model's MJCF source (models taken out of the batch pickle with it).
     source: Option<std::sync::Arc<moreau::MjcfSource>>,
 }
@@ -440,25 +570,61 @@ impl PyBatch {
         Ok(Some(Expanded { vals, base: None }))
     }
 
-    fn ids(ids: Option<PyReadonlyArrayDyn<'_, i32>>) -> PyResult<Option<Vec<usize>>> {
+    /// The simulations of a call: `None` for all, else the ids, each checked to be in
+    /// `[0, nsim)` (order and uniqueness are checked by the batch's call).
+    fn ids(&self, ids: Option<PyReadonlyArrayDyn<'_, i32>>) -> PyResult<Option<Vec<usize>>> {
+        let nsim = self.b.nsim();
         ids.map(|a| {
             a.as_slice()?
                 .iter()
-                .map(|&i| usize::try_from(i).map_err(|_| err(format!("negative id {i}"))))
+                .map(|&i| {
+                    usize::try_from(i)
+                        .ok()
+                        .filter(|&s| s < nsim)
+                        .ok_or_else(|| {
+                            err(format!("simulation ids must be in [0, {nsim}), got {i}"))
+                        })
+                })
                 .collect()
         })
         .transpose()
     }
 
+    /// `IndexError` unless `sim` is a simulation of the batch (MuJoCo's words).
+    fn check_sim(&self, sim: usize) -> PyResult<()> {
+        let nsim = self.b.nsim();
+        if sim >= nsim {
+            return Err(PyIndexError::new_err(format!(
+                "sim must be in [0, {nsim}), got {sim}"
+            )));
+        }
+        Ok(())
+    }
+
     /// Runs `f` on the simulations of `ids` (GIL released), each then writing its bound
     /// outputs straight into its rows of the bound buffers, and copies the warning counters
     /// and the per-simulation status after the call. A simulation for which `f` returns an
-    /// error (MuJoCo's text) fails: it keeps its row, counters and bound outputs.
+    /// error (MuJoCo's text) fails: it keeps its row, counters and bound outputs. Returns the
+    /// number of failed simulations (MuJoCo's `nfail`).
     fn call(
         &mut self,
         py: Python<'_>,
         ids: Option<Vec<usize>>,
         f: impl Fn(usize, &Model, &mut Data) -> Result<(), String> + Sync + Send,
+    ) -> PyResult<usize> {
+        let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
+        let units: Vec<()> = vec![(); n];
+        self.call_each(py, ids, units, move |sim, m, d, ()| f(sim, m, d))
+    }
+
+    /// [`PyBatch::call`] with `extra[k]` (for example the simulation's pieces of the caller's
+    /// arrays) passed to `f` with the `k`-th simulation of `ids`.
+    fn call_each<E: Send>(
+        &mut self,
+        py: Python<'_>,
+        ids: Option<Vec<usize>>,
+        extra: Vec<E>,
+        f: impl Fn(usize, &Model, &mut Data, E) -> Result<(), String> + Sync + Send,
     ) -> PyResult<usize> {
         let refused = self.push_expanded();
         let index = self.b.positions(ids.as_deref()).map_err(err)?;
@@ -466,12 +632,18 @@ impl PyBatch {
         let n = ids.as_ref().map_or(nsim, |i| i.len());
         let nfield = self.outputs.len() + self.int_outputs.len();
         // each simulation of the call gets its row of every bound buffer
-        let mut outs: Vec<Vec<FieldRow<'_>>> = (0..n).map(|_| Vec::with_capacity(nfield)).collect();
+        if extra.len() != n {
+            return Err(err(format!("{} outputs for {n} simulations", extra.len())));
+        }
+        let mut outs: Vec<(Vec<FieldRow<'_>>, E)> = extra
+            .into_iter()
+            .map(|e| (Vec::with_capacity(nfield), e))
+            .collect();
         for (name, buf) in self.outputs.iter_mut() {
             let len = buf.len() / nsim.max(1);
             for (sim, row) in buf.chunks_mut(len.max(1)).enumerate().take(nsim) {
                 if let Some(o) = index.get(sim).and_then(|&k| outs.get_mut(k)) {
-                    o.push(FieldRow::Float(name, row));
+                    o.0.push(FieldRow::Float(name, row));
                 }
             }
         }
@@ -479,18 +651,18 @@ impl PyBatch {
             let len = buf.len() / nsim.max(1);
             for (sim, row) in buf.chunks_mut(len.max(1)).enumerate().take(nsim) {
                 if let Some(o) = index.get(sim).and_then(|&k| outs.get_mut(k)) {
-                    o.push(FieldRow::Int(name, row));
+                    o.0.push(FieldRow::Int(name, row));
                 }
             }
         }
         let b = &mut self.b;
         py.detach(|| {
-            b.run_each(ids.as_deref(), outs, |sim, m, s, o| {
+            b.run_each(ids.as_deref(), outs, |sim, m, s, (o, x)| {
                 if let Some(e) = &refused[sim] {
                     s.fail(e.clone());
                     return;
                 }
-                if let Err(e) = f(sim, m, &mut s.data) {
+                if let Err(e) = f(sim, m, &mut s.data, x) {
                     s.fail(e);
                     return;
                 }
@@ -512,7 +684,7 @@ impl PyBatch {
             }
             self.status[sim] = i32::from(self.b.error(sim).is_some());
         }
-        Ok(0)
+        Ok(sims.iter().filter(|&&sim| self.status[sim] != 0).count())
     }
 
     /// Runs `f(k, model, data, out)` on the `k`-th simulation of `ids` (on the threads, GIL
@@ -583,6 +755,7 @@ impl PyBatch {
             int_outputs: BTreeMap::new(),
             expanded: BTreeMap::new(),
             consts: false,
+            caller: false,
             source: model.source.clone(),
         })
     }
@@ -639,9 +812,7 @@ impl PyBatch {
     /// Message of simulation `sim`'s error in its last call (MuJoCo's text), or "": a reset's
     /// stack overflow; moreau's step raises none.
     fn error(&self, sim: usize) -> PyResult<String> {
-        if sim >= self.b.nsim() {
-            return Err(err(format!("sim must be in [0, {})", self.b.nsim())));
-        }
+        self.check_sim(sim)?;
         Ok(self.b.error(sim).unwrap_or_default().to_string())
     }
 
@@ -682,8 +853,14 @@ impl PyBatch {
 
     /// Per-simulation values of model field `name` (`(nsim, len)`, writeable, in MuJoCo's
     /// dtype: float64, int32 or uint8); `None` for a field the batch does not expand.
+    /// `FatalError` while the simulations run on caller models (`set_models`), as MuJoCo's.
     fn expand<'py>(slf: &Bound<'py, Self>, name: &str) -> PyResult<Option<Bound<'py, PyAny>>> {
         let mut me = slf.borrow_mut();
+        if me.caller {
+            return Err(FatalError::new_err(
+                "mjb_expand: the batch runs on caller models",
+            ));
+        }
         if !me.expanded.contains_key(name) {
             let Some(f) = me.expand_values(slf.py(), name)? else {
                 return Ok(None);
@@ -754,7 +931,7 @@ impl PyBatch {
         nstep: usize,
         stage: i32,
     ) -> PyResult<usize> {
-        let ids = Self::ids(ids)?;
+        let ids = self.ids(ids)?;
         self.call(py, ids, move |_, m, d| {
             for _ in 0..nstep {
                 moreau::step(m, d);
@@ -772,9 +949,168 @@ impl PyBatch {
         ids: Option<PyReadonlyArrayDyn<'_, i32>>,
         stage: i32,
     ) -> PyResult<usize> {
-        let ids = Self::ids(ids)?;
+        let ids = self.ids(ids)?;
         self.call(py, ids, move |_, m, d| {
             Self::stages(m, d, stage);
+            Ok(())
+        })
+    }
+
+    /// `nstep` substeps of each simulation of `ids`, recording after each (`mujoco.batch`'s
+    /// `Batch.rollout`): before substep `t` the components `control_spec` (bits within
+    /// `mjSTATE_USER`) of the `k`-th simulation's state are set from `control[k, t]`
+    /// (`(n, nstep, mj_stateSize(control_spec))`, or `None` to leave the inputs as they are).
+    /// `records` are `(field, 0, buffer)` for a `Data` field (state fields and the derived
+    /// fields `output` accepts, with `MjData`'s dtype: float64, int32 counts and ids, bool
+    /// `eq_active`) or `(None, spec, buffer)` for state vectors (float64), each buffer a
+    /// writable C-contiguous `(n, nstep, ...)` array written in place. A simulation whose
+    /// warning counters rise stops stepping and its remaining records repeat its last ones.
+    /// Returns the number of failed simulations.
+    #[pyo3(signature = (ids, nstep, control, control_spec, records))]
+    fn rollout<'py>(
+        &mut self,
+        py: Python<'py>,
+        ids: Option<PyReadonlyArrayDyn<'py, i32>>,
+        nstep: usize,
+        control: Option<PyReadonlyArrayDyn<'py, f64>>,
+        control_spec: u32,
+        records: Vec<Bound<'py, PyAny>>,
+    ) -> PyResult<usize> {
+        if nstep == 0 {
+            return Err(err("nstep must be positive".into()));
+        }
+        let ids = self.ids(ids)?;
+        let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
+        let m = self.b.model();
+        let size = |spec: u32| {
+            moreau::state_size(m, spec).map_err(|_| err(format!("invalid state spec {spec}")))
+        };
+        // the spec matters only with controls, as in MuJoCo's batch
+        if control.is_some() && control_spec & !state_bits::USER != 0 {
+            return Err(err("control_spec must be a subset of mjSTATE_USER".into()));
+        }
+        let ncontrol = size(control_spec)?;
+        if let Some(c) = &control {
+            expect_shape("control", c.shape(), &[n, nstep, ncontrol])?;
+        }
+        let control = match &control {
+            Some(c) => Some(c.as_slice()?),
+            None => None,
+        };
+        let d0 = Data::new(m);
+        let mut sources = Vec::with_capacity(records.len());
+        let mut bufs = Vec::with_capacity(records.len());
+        for rec in &records {
+            let (field, spec, buf) = rec
+                .extract::<(Option<String>, i64, Bound<'py, PyAny>)>()
+                .map_err(|_| err("a record is (field, spec, buffer)".into()))?;
+            let (src, len, what) = match &field {
+                None => {
+                    let spec = u32::try_from(spec)
+                        .ok()
+                        .filter(|&s| s & !state_bits::INTEGRATION == 0)
+                        .ok_or_else(|| err(format!("invalid state spec {spec}")))?;
+                    (
+                        Source::State(spec),
+                        size(spec)?,
+                        format!("state spec {spec}"),
+                    )
+                }
+                Some(name) => {
+                    let src = match STATE_FIELDS.iter().find(|(f, _)| f == name) {
+                        Some(&(_, state_bits::EQ_ACTIVE)) => Source::EqActive,
+                        Some(&(_, bit)) => Source::State(bit),
+                        None => match OUTPUTS.iter().find(|&&f| f == name) {
+                            Some(&f) => Source::Field(f),
+                            None => return Err(err(format!("unknown field {name}"))),
+                        },
+                    };
+                    let len = match src {
+                        Source::State(bit) => size(bit)?,
+                        Source::EqActive => m.neq,
+                        Source::Field(f) => field_len(m, &d0, f)
+                            .ok_or_else(|| err(format!("unknown field {name}")))?,
+                    };
+                    (src, len, format!("{name:?}").replace('"', "'"))
+                }
+            };
+            let arr = buf
+                .cast::<numpy::PyUntypedArray>()
+                .map_err(|_| err("record buffers must be arrays".into()))?;
+            let (want, kind) = match src {
+                Source::EqActive => ("bool", 2),
+                Source::Field(f) if INT_OUTPUTS.contains(&f) => ("int32", 1),
+                _ => ("float64", 0),
+            };
+            let dtype = arr.dtype();
+            let native = dtype.is_native_byteorder() != Some(false);
+            let dtype_ok = native
+                && match kind {
+                    0 => dtype.is_equiv_to(&numpy::dtype::<f64>(py)),
+                    1 => dtype.is_equiv_to(&numpy::dtype::<i32>(py)),
+                    _ => dtype.is_equiv_to(&numpy::dtype::<bool>(py)),
+                };
+            let shape = arr.shape();
+            if !dtype_ok
+                || shape.len() < 2
+                || shape[0] != n
+                || shape[1] != nstep
+                || shape.iter().product::<usize>() != n * nstep * len
+            {
+                return Err(err(format!(
+                    "the record buffer for {what} must hold {n} x {nstep} x {len} {want}, got {} {}",
+                    py_shape(shape),
+                    dtype
+                )));
+            }
+            let writeable = buf
+                .getattr("flags")
+                .and_then(|f| f.getattr("writeable"))
+                .and_then(|w| w.extract::<bool>())
+                .unwrap_or(false);
+            if !arr.is_c_contiguous() || !writeable {
+                return Err(err(
+                    "record buffers must be writable and C-contiguous".into()
+                ));
+            }
+            let borrowed = |e| err(format!("the record buffer for {what} is in use: {e}"));
+            let rb = match kind {
+                0 => RecordBuf::Float(buf.extract().map_err(borrowed)?),
+                1 => RecordBuf::Int(buf.extract().map_err(borrowed)?),
+                _ => RecordBuf::Bool(buf.extract().map_err(borrowed)?),
+            };
+            sources.push((src, len));
+            bufs.push(rb);
+        }
+        // each simulation's position in the call and its pieces of every record buffer
+        let mut extra: Vec<(usize, Vec<Piece<'_>>)> = (0..n)
+            .map(|k| (k, Vec::with_capacity(bufs.len())))
+            .collect();
+        for (rb, &(_, len)) in bufs.iter_mut().zip(&sources) {
+            for (e, piece) in extra.iter_mut().zip(rb.pieces(n, nstep * len)?) {
+                e.1.push(piece);
+            }
+        }
+        let sources = &sources;
+        self.call_each(py, ids, extra, move |_, m, d, (k, mut pieces)| {
+            for t in 0..nstep {
+                if let Some(c) = control {
+                    let at = (k * nstep + t) * ncontrol;
+                    moreau::set_state(m, d, &c[at..at + ncontrol], control_spec)
+                        .map_err(|e| format!("{e:?}"))?;
+                }
+                let before = d.warning.map(|w| w.number);
+                moreau::step(m, d);
+                for (&(src, len), piece) in sources.iter().zip(pieces.iter_mut()) {
+                    record(m, d, src, len, piece, t);
+                }
+                if d.warning.iter().zip(before).any(|(w, b)| w.number > b) {
+                    for (&(_, len), piece) in sources.iter().zip(pieces.iter_mut()) {
+                        repeat_last(piece, len, t);
+                    }
+                    break;
+                }
+            }
             Ok(())
         })
     }
@@ -788,7 +1124,7 @@ impl PyBatch {
         keyframe: Option<PyReadonlyArrayDyn<'_, i32>>,
         stage: i32,
     ) -> PyResult<usize> {
-        let ids = Self::ids(ids)?;
+        let ids = self.ids(ids)?;
         let keys: Option<Vec<i32>> = match keyframe {
             Some(k) => Some(k.as_slice()?.to_vec()),
             None => None,
@@ -803,11 +1139,14 @@ impl PyBatch {
                 key_of[s] = kf;
             }
         }
-        if let Some(&bad) = key_of
-            .iter()
-            .find(|&&k| k >= 0 && k as usize >= self.b.model().nkey)
-        {
-            return Err(err(format!("keyframe {bad} out of range")));
+        // each simulation's keyframe against its own model's (caller models may differ)
+        for (sim, &k) in key_of.iter().enumerate() {
+            let nkey = self.b.model_of(sim).nkey;
+            if k < -1 || (k >= 0 && k as usize >= nkey) {
+                return Err(err(format!(
+                    "keyframe must be in [-1, {nkey}) for simulation {sim}, got {k}"
+                )));
+            }
         }
         self.call(py, ids, move |sim, m, d| {
             match usize::try_from(key_of[sim]) {
@@ -837,34 +1176,48 @@ impl PyBatch {
         ids: Option<PyReadonlyArrayDyn<'_, i32>>,
         body: PyReadonlyArrayDyn<'_, i32>,
         point: PyReadonlyArrayDyn<'_, f64>,
-        mut jacp: PyReadwriteArrayDyn<'_, f64>,
-        mut jacr: PyReadwriteArrayDyn<'_, f64>,
+        mut jacp: Option<PyReadwriteArrayDyn<'_, f64>>,
+        mut jacr: Option<PyReadwriteArrayDyn<'_, f64>>,
     ) -> PyResult<usize> {
-        let ids = Self::ids(ids)?;
+        let ids = self.ids(ids)?;
         let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
         let (nv, nbody) = (self.b.model().nv, self.b.model().nbody);
-        let (body, point) = (body.as_slice()?, point.as_slice()?);
-        let (jp, jr) = (jacp.as_slice_mut()?, jacr.as_slice_mut()?);
-        if body.len() != n || point.len() != 3 * n || jp.len() != 3 * nv * n || jr.len() != jp.len()
-        {
-            return Err(err(format!(
-                "jac: body (n,), point (n, 3), jacp and jacr (n, 3, {nv}) for n = {n}"
-            )));
+        expect_shape("body", body.shape(), &[n])?;
+        expect_shape("point", point.shape(), &[n, 3])?;
+        for (name, a) in [("jacp", &jacp), ("jacr", &jacr)] {
+            if let Some(a) = a {
+                expect_shape(name, a.shape(), &[n, 3, nv])?;
+            }
         }
+        let (body, point) = (body.as_slice()?, point.as_slice()?);
+        let jp = match jacp.as_mut() {
+            Some(a) => Some(a.as_slice_mut()?),
+            None => None,
+        };
+        let jr = match jacr.as_mut() {
+            Some(a) => Some(a.as_slice_mut()?),
+            None => None,
+        };
         if let Some(&b) = body.iter().find(|&&b| b < 0 || b as usize >= nbody) {
             return Err(err(format!("body must be in [0, {nbody}), got {b}")));
         }
-        // each simulation's pieces of jacp and jacr (`3 × nv` each)
-        let outs: Vec<(&mut [f64], &mut [f64])> = if nv == 0 {
-            (0..n).map(|_| Default::default()).collect()
-        } else {
-            jp.chunks_mut(3 * nv).zip(jr.chunks_mut(3 * nv)).collect()
-        };
+        // each simulation's pieces of jacp and jacr (`3 × nv` each), where given
+        fn pieces(a: Option<&mut [f64]>, n: usize, per: usize) -> Vec<Option<&mut [f64]>> {
+            match a {
+                Some(a) if per > 0 => a.chunks_mut(per).map(Some).collect(),
+                Some(_) => (0..n).map(|_| Some(<&mut [f64]>::default())).collect(),
+                None => (0..n).map(|_| None).collect(),
+            }
+        }
+        let outs: Vec<_> = pieces(jp, n, 3 * nv)
+            .into_iter()
+            .zip(pieces(jr, n, 3 * nv))
+            .collect();
         self.evaluate(py, ids, outs, |k, m, d, (op, or)| {
             moreau::pipeline::kinematics(m, d);
             moreau::pipeline::com_pos(m, d);
             let p = Vector3::new(point[3 * k], point[3 * k + 1], point[3 * k + 2]);
-            moreau::jac(m, d, &p, body[k] as usize, Some(op), Some(or));
+            moreau::jac(m, d, &p, body[k] as usize, op, or);
         })?;
         Ok(0)
     }
@@ -888,7 +1241,7 @@ impl PyBatch {
         mut geomid: PyReadwriteArrayDyn<'_, i32>,
         mut normals: Option<PyReadwriteArrayDyn<'_, f64>>,
     ) -> PyResult<usize> {
-        let ids = Self::ids(ids)?;
+        let ids = self.ids(ids)?;
         let n = ids.as_ref().map_or(self.b.nsim(), |i| i.len());
         let nbody = self.b.model().nbody;
         let gg = crate::functions::geomgroup(geomgroup)?;
@@ -950,43 +1303,74 @@ impl PyBatch {
     }
 
     /// Runs simulation `i` on `models[i]`, or every simulation on the batch's model (`None`).
+    /// `ValueError` for a sequence of another length than nsim; `FatalError` (MuJoCo's) when
+    /// fields are expanded or `set_const` made constants per simulation, or for a model that
+    /// gives `MjData` another layout.
     fn set_models(&mut self, models: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
-        if !self.expanded.is_empty() && models.is_some() {
-            return Err(err(
-                "model fields are expanded: caller models would replace them".into(),
-            ));
-        }
+        let nsim = self.b.nsim();
         let list = match models {
             None => None,
             Some(ms) => {
+                let single = ms.is_instance_of::<MjModel>();
                 let refs = models_of(ms)?;
-                let nsim = self.b.nsim();
-                Some(if refs.len() == 1 {
+                if !single && refs.len() != nsim {
+                    return Err(err(format!(
+                        "set_models needs a model per simulation, got {} for {nsim}",
+                        refs.len()
+                    )));
+                }
+                if !self.expanded.is_empty() || self.consts {
+                    return Err(FatalError::new_err(
+                        "mjb_setModels: the batch has per-simulation model fields",
+                    ));
+                }
+                let base = self.b.model();
+                if let Some(i) = refs
+                    .iter()
+                    .position(|m| !moreau_optim::batch::same_layout(&m.model, base))
+                {
+                    return Err(FatalError::new_err(format!(
+                        "mjb_setModels: model {i} does not give mjData the batch model's layout"
+                    )));
+                }
+                Some(if single {
                     vec![refs[0].model.clone(); nsim]
                 } else {
                     refs.iter().map(|m| m.model.clone()).collect()
                 })
             }
         };
+        self.caller = list.is_some();
         self.b.set_models(list).map_err(err)
     }
 
     /// `mj_setConst` per simulation of `ids` (with the subtree masses), so that the constants
-    /// derived from expanded fields follow them.
+    /// derived from expanded fields follow them. A simulation whose model `mj_setConst`
+    /// refuses gets status 1 and MuJoCo's text in `error`; returns how many failed.
+    /// `FatalError` while the simulations run on caller models.
     #[pyo3(signature = (ids))]
     fn set_const(
         &mut self,
         py: Python<'_>,
         ids: Option<PyReadonlyArrayDyn<'_, i32>>,
     ) -> PyResult<usize> {
-        let ids = Self::ids(ids)?;
+        if self.caller {
+            return Err(FatalError::new_err(
+                "mjb_setConst: the batch runs on caller models",
+            ));
+        }
+        let ids = self.ids(ids)?;
         self.b.positions(ids.as_deref()).map_err(err)?;
         self.push_checked(ids.as_deref())?;
         let b = &mut self.b;
         py.detach(|| b.set_const(ids.as_deref())).map_err(err)?;
         self.pull_expanded();
         self.consts = true;
-        Ok(0)
+        let sims: Vec<usize> = ids.unwrap_or_else(|| (0..self.b.nsim()).collect());
+        for &sim in &sims {
+            self.status[sim] = i32::from(self.b.error(sim).is_some());
+        }
+        Ok(sims.iter().filter(|&&sim| self.status[sim] != 0).count())
     }
 
     /// Simulation `sim`'s model (with its per-simulation fields): written into `model` if
@@ -998,9 +1382,7 @@ impl PyBatch {
         sim: usize,
         model: Option<Bound<'_, MjModel>>,
     ) -> PyResult<Py<MjModel>> {
-        if sim >= self.b.nsim() {
-            return Err(err(format!("sim must be in [0, {})", self.b.nsim())));
-        }
+        self.check_sim(sim)?;
         self.push_checked(Some(&[sim]))?;
         let m = self.b.model_of(sim).clone();
         match model {
@@ -1020,9 +1402,7 @@ impl PyBatch {
 
     /// Writes simulation `sim`'s state into `data` (in a persistent batch, its whole `Data`).
     fn get_data(&mut self, sim: usize, mut data: PyRefMut<'_, MjData>) -> PyResult<()> {
-        if sim >= self.b.nsim() {
-            return Err(err(format!("sim must be in [0, {})", self.b.nsim())));
-        }
+        self.check_sim(sim)?;
         let m = self.b.model_of(sim);
         data.check_model(m)?;
         if let Some(slot) = self.b.data(sim) {
@@ -1039,5 +1419,7 @@ impl PyBatch {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyRollout>()?;
     m.add_class::<PyBatch>()?;
+    // islands whose solver statistics `MjData` keeps (`solver_niter`, `solver_nnz`, `solver`)
+    m.add("mjNISLAND", moreau::data::NISLAND)?;
     Ok(())
 }

@@ -1302,6 +1302,44 @@ impl Named {
         }
     }
 
+    /// The array attributes `__getattr__` resolves, with `id` and `name` (MuJoCo's views list
+    /// theirs): the owner's `{prefix}_*` fields without the prefix and, on an `MjData`, the
+    /// fields the view slices by id (for a joint, its part of the `qpos`- and `qvel`-sized
+    /// vectors). An error's "did you mean" reads them.
+    fn __dir__(&self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let owner = self.owner.bind(py);
+        let is_data = owner.cast::<MjModel>().is_err();
+        let prefix = if is_data && self.prefix == "tendon" {
+            "ten"
+        } else {
+            self.prefix
+        };
+        let head = format!("{prefix}_");
+        let mut out = vec!["id".to_string(), "name".to_string()];
+        for n in owner.dir()?.iter() {
+            let Ok(n) = n.extract::<String>() else {
+                continue;
+            };
+            let cand = match n.strip_prefix(&head) {
+                Some(rest) => rest.to_string(),
+                None if is_data && !n.starts_with('_') => n,
+                None => continue,
+            };
+            let resolves = self
+                .__getattr__(py, &cand)
+                .is_ok_and(|v| v.hasattr("shape").unwrap_or(false));
+            if resolves {
+                out.push(cand);
+            }
+        }
+        if (is_data && self.objtype == OBJ_SENSOR) || (!is_data && self.objtype == OBJ_NUMERIC) {
+            out.push("data".into());
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     /// `m.body('torso').mass = 2.0` writes through the view (`[...] = value`).
     fn __setattr__(&self, py: Python<'_>, attr: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
         let view = self.__getattr__(py, attr)?;

@@ -222,6 +222,10 @@ def main():
         f = getattr(_moreau, name)
         if callable(f) and not isinstance(f, type) and type(f).__name__ == "builtin_function_or_method":
             parts.append(function(name, f) + "\n")
+    # module constants (mjNISLAND, ...)
+    for name in sorted(dir(_moreau)):
+        if not name.startswith("_") and type(getattr(_moreau, name)) is int:
+            parts.append(f"{name}: int\n\n")
     optim = _moreau.optim
     opt_classes = [n for n in dir(optim) if isinstance(getattr(optim, n), type)]
     for name in opt_classes:

@@ -51,6 +51,7 @@ from moreau._moreau import (  # noqa: F401
     MjSolverStat,
     MjWarningStat,
     UnstableSimulationError,
+    mjNISLAND,
     mj_comPos,
     mj_copyData,
     mj_differentiatePos,

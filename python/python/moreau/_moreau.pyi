@@ -4426,6 +4426,8 @@ def viewer_page(m: MjModel, trajectories: list[tuple[str, str]], title: str | No
     """
     ...
 
+mjNISLAND: int
+
 class CollocationResult:
     """
     The result of [`contact_trajopt`].

@@ -23,14 +23,17 @@ number)) say so; the others are untouched. `Batch.status` is MuJoCo's per-simula
 status: moreau's step raises no errors, so stepping leaves it 0; a persistent batch's reset
 whose pass over `sleep="init"` trees overflows the arena's stack (MuJoCo's fatal error) sets
 that simulation's status to 1 with MuJoCo's text in `error(sim)`, keeps its row, and raises
-`SimulationError`, the others reset. The GIL is released while the batch runs.
+`SimulationError`, the others reset; `set_const` on a model `mj_setConst` refuses (a slider
+body of zero mass) likewise fails that simulation alone. The GIL is released while the batch
+runs. Errors name what was meant, in MuJoCo's words: a model field given to `bind` ("use
+expand('body_mass')"), an option field ("use expand('opt.timestep')"), a misspelling ("did
+you mean 'qpos'"), arena fields (`efc_*`), asset data.
 
 Named views as MuJoCo's: `b.joint("hinge").qpos` is the `(nsim, ...)` part of `b.bind("qpos")`
 that `d.joint("hinge").qpos` is of `d.qpos`; `b.body("pole").mass` the part of the model field
 `body_mass` (read: the expanded per-simulation values, or the model's for every simulation;
 assignment expands the field). `rollout(nstep, control, control_spec, record)` steps and
-records after every substep (a Python loop over substeps, each a call on the batch's
-threads); `jac(body, point)` and `ray(pnt, vec, ...)` evaluate each simulation's kinematics
+records after every substep, one call on the batch's threads; `jac(body, point)` and `ray(pnt, vec, ...)` evaluate each simulation's kinematics
 on the batch's threads, with the GIL released, bit-identical at any thread count.
 """
 
@@ -69,12 +72,16 @@ MODEL_FIELDS = frozenset(_moreau._Batch.model_fields())
 
 
 class SimulationError(RuntimeError):
-    """Some simulations of a call failed; `ids` lists them (MuJoCo's class)."""
+    """Some simulations of a call failed; `ids` lists them, `Batch.error(i)` has each message
+    (MuJoCo's class). Those simulations kept the state they had before the call; the others
+    ran to completion. The message names the first five ids, as MuJoCo's."""
 
     def __init__(self, ids, message, ncall=None):
         self.ids = ids
+        shown = ", ".join(str(i) for i in ids[:5]) + (", ..." if len(ids) > 5 else "")
         of = "" if ncall is None else f" of {ncall}"
-        super().__init__(f"failed in {len(ids)}{of} simulations; simulation {ids[0]}: {message}")
+        super().__init__(f"moreau raised in {len(ids)}{of} simulations ({shown}); simulation "
+                         f"{ids[0]}: {message}")
 
 
 def _int32(x, shape, lo, hi, name):
@@ -162,6 +169,72 @@ def _empty(nsim, part):
     out.flags.writeable = False
     return out
 
+# MjData arrays in the arena, whose sizes change from step to step (contacts, constraint rows,
+# islands)
+_ARENA_PREFIXES = ("efc_", "iefc_", "island_", "map_", "ifrc_", "iacc", "iM", "iLD")
+_ARENA_FIELDS = frozenset({"contact", "dof_island", "tree_island"})
+
+# MjModel arrays that are asset data (meshes, height fields, textures, skins, hierarchies of
+# static geometry, names), shared by every simulation
+_ASSET_PREFIXES = ("mesh_", "hfield_", "tex_", "skin_", "bvh_", "oct_", "name_")
+_ASSET_FIELDS = frozenset({"names", "paths", "text_data", "plugin_attr"})
+
+
+def _hint(name, names, model_hint=False):
+    """Where `name` belongs when it is a model or an option field, else close matches among
+    `names` (MuJoCo's hints)."""
+    if model_hint and name in MODEL_FIELDS:
+        return f"; {name} is an MjModel field: use expand({name!r})"
+    if f"opt.{name}" in MODEL_FIELDS:
+        return f"; {name} is an MjOption field: use expand('opt.{name}')"
+    return _did_you_mean(name, names)
+
+
+def _template(data, name):
+    """The MjData field `name` as an array (an integer scalar as a 0-d int32), or None."""
+    value = getattr(data, name, None)
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return np.zeros((), np.int32)
+    return None
+
+
+def _not_bindable(data, name):
+    """The error for a name that `bind()` (or a rollout record) does not accept."""
+    if name in MODEL_FIELDS:
+        return ValueError(f"{name} is an MjModel field: use expand({name!r})")
+    value = getattr(data, name, None)
+    if isinstance(value, int) and not isinstance(value, bool):
+        scalars = sorted(n for n in DATA_FIELDS if isinstance(getattr(data, n, None), int))
+        return ValueError(f"{name} is not one of the MjData scalars bind() accepts: "
+                          + ", ".join(scalars))
+    if name in _ARENA_FIELDS or (name.startswith(_ARENA_PREFIXES)
+                                 and isinstance(value, (np.ndarray, list, tuple))):
+        return ValueError(f"{name} is in the arena, whose size changes from step to step, and "
+                          "cannot be bound")
+    if isinstance(value, np.ndarray):
+        return ValueError(f"{name} is not one of the MjData fields moreau's batch binds")
+    return ValueError(f"{name} is not an MjData array field" + _hint(name, DATA_FIELDS))
+
+
+def _not_expandable(model, name):
+    """The error for a name that `expand()` (or `expanded()`) does not accept."""
+    if name in DATA_FIELDS:
+        return ValueError(f"{name} is an MjData field: use bind({name!r})")
+    if isinstance(getattr(model, name, None), np.ndarray):
+        if name in _ASSET_FIELDS or name.startswith(_ASSET_PREFIXES):
+            return ValueError(f"{name} is asset data, shared by all simulations, and cannot be "
+                              "expanded")
+        return ValueError(f"{name} is not one of the MjModel fields moreau's batch expands")
+    return ValueError(f"{name} is not an expandable MjModel field" + _hint(name, MODEL_FIELDS))
+
+
+def _output_error(name):
+    """The error for a write to an output, which every call overwrites."""
+    return ValueError(f"{name} is computed by every call and cannot be written; write state "
+                      "fields (qpos, ctrl, ...) or expand model fields")
+
 
 class _Named:
     """One object's `(nsim, ...)` slices of the batch's fields (`Batch.joint(...)` etc.).
@@ -202,8 +275,7 @@ class _Named:
             if (field in DATA_FIELDS and isinstance(template, np.ndarray)
                     and template.shape[1:] == part.shape):
                 if write:
-                    raise ValueError(f"{self._kind} {attr} is computed by every call and "
-                                     "cannot be written")
+                    raise _output_error(f"{self._kind} {attr}")
                 return b.bind(field)[:, self.id]
             return None
         if write and field not in _STATE_FIELDS:
@@ -324,13 +396,13 @@ class Batch:
         object.__setattr__(self, "model", model)
         object.__setattr__(self, "_models", None)
         object.__setattr__(self, "_bound", {})
+        # the arrays expand() returned, by field name
         object.__setattr__(self, "_expanded", {})
         object.__setattr__(self, "state", self._b.state())
         object.__setattr__(self, "warning", self._b.warning())
         status = self._b.status()
         status.flags.writeable = False
         object.__setattr__(self, "status", status)
-        object.__setattr__(self, "_any_expanded", False)
 
     @functools.cached_property
     def _data(self):
@@ -338,10 +410,10 @@ class Batch:
         return _moreau.MjData(self.model)
 
     def _model_of(self, sim):
-        """The model simulation `sim` runs on (a copy with its expanded fields)."""
-        if self._models is not None:
-            return self._models if isinstance(self._models, _moreau.MjModel) else self._models[sim]
-        return self.get_model(sim) if self._any_expanded else self.model
+        """The model simulation `sim` runs on, but for its per-simulation fields."""
+        if self._models is None:
+            return self.model
+        return self._models if isinstance(self._models, _moreau.MjModel) else self._models[sim]
 
     actuator = _named("actuator")
     body = _named("body")
@@ -359,15 +431,17 @@ class Batch:
     tendon = _named("tendon")
 
     def __getattr__(self, name):
+        # consulted only for names Batch does not have: MjData fields, as bind()
         if name in DATA_FIELDS:
             return self.bind(name)
-        raise AttributeError(f"'Batch' object has no attribute {name!r}")
+        hint = "" if name.startswith("__") else _hint(name, DATA_FIELDS, model_hint=True)
+        raise AttributeError(f"'Batch' object has no attribute {name!r}{hint}")
 
     def __setattr__(self, name, value):
         if name in _STATE_FIELDS:
             self.bind(name)[...] = value
         elif name in DATA_FIELDS:
-            raise ValueError(f"{name} is computed by every call and cannot be written")
+            raise _output_error(name)
         else:
             object.__setattr__(self, name, value)
 
@@ -403,37 +477,34 @@ class Batch:
             elif name in _WIDTH:
                 view = view.reshape(self.nsim, size // _WIDTH[name], _WIDTH[name])
         else:
+            template = _template(self._data, name)
             raw = self._b.output(name)
-            if raw is None:
-                if name in MODEL_FIELDS:
-                    raise ValueError(f"{name} is an MjModel field: use expand({name!r})")
-                raise ValueError(f"{name} is not an MjData field bind() accepts")
-            view = raw.reshape(self.nsim, *np.shape(getattr(self._data, name)))
+            if raw is None or template is None:
+                raise _not_bindable(self._data, name)
+            view = raw.reshape(self.nsim, *template.shape)
             view.flags.writeable = False
         self._bound[name] = view
         return view
 
     def expand(self, name: str) -> np.ndarray:
-        """Per-simulation values of a model field, `(nsim, ...)`, live (MjModel's names and
-        dtypes; MjOption fields as 'opt.<name>')."""
+        """Per-simulation values of a model field, `(nsim, ...)`, live (MjModel's names;
+        MjOption fields as 'opt.<name>')."""
         if name in self._expanded:
             return self._expanded[name]
-        if self._models is not None and name in MODEL_FIELDS:
-            raise ValueError("caller models are set (set_models): edit them instead")
+        # FatalError while caller models are set (set_models), as MuJoCo's
         raw = self._b.expand(name)
         if raw is None:
-            if name in DATA_FIELDS:
-                raise ValueError(f"{name} is an MjData field: use bind({name!r})")
-            raise ValueError(f"{name} is not an expandable MjModel field")
+            raise _not_expandable(self.model, name)
         object.__setattr__(self, "_any_expanded", True)
         out = self._shape_model(name, raw)
         self._expanded[name] = out
         return out
 
     def expanded(self, name: str) -> Optional[np.ndarray]:
-        """The read-only per-simulation values of an expanded field, or None."""
+        """The read-only per-simulation values of a field that expand() or set_const()
+        expanded, without expanding it if it is still shared; None if it is."""
         if name not in MODEL_FIELDS:
-            raise ValueError(f"{name} is not an expandable MjModel field")
+            raise _not_expandable(self.model, name)
         raw = self._b.expanded(name)
         if raw is None:
             return None
@@ -452,11 +523,13 @@ class Batch:
             raw = raw.view(template.dtype)
         return raw.reshape(self.nsim, *template.shape)
 
-    def _check(self, ids, _):
+    def _check(self, ids, nfail):
+        """Raises SimulationError naming the simulations of the call that failed."""
+        if not nfail:
+            return
         sel = np.arange(self.nsim) if ids is None else ids
         failed = sel[self.status[sel] != 0]
-        if failed.size:
-            raise SimulationError(failed, self.error(int(failed[0])), len(sel))
+        raise SimulationError(failed, self.error(int(failed[0])), len(sel))
 
     def step(self, ids=None, nstep: int = 1, stage: int = int(mjtStage.mjSTAGE_NONE)):
         """`nstep` calls to mj_step per simulation, then the forward stages up to `stage`."""
@@ -474,13 +547,18 @@ class Batch:
         """mj_resetData (or keyframes: one for all, or one per simulation), then stages."""
         ids = _ids(ids, self.nsim)
         n = self.nsim if ids is None else len(ids)
-        key = np.asarray(keyframe)
-        if not np.issubdtype(key.dtype, np.integer):
-            raise ValueError(f"keyframe must be integers, got {key.dtype}")
-        key = np.ascontiguousarray(np.broadcast_to(key, (n,)), np.int32)
-        if ((key < -1) | (key >= self.model.nkey)).any():
-            raise ValueError(f"keyframe must be in [-1, {self.model.nkey})")
+        # checked before narrowing to int32, so that no keyframe wraps into a valid one; with
+        # caller models, the extension checks each simulation's keyframes exactly
+        key = _int32(keyframe, (n,), -1, self._nkey(), "keyframe")
         self._check(ids, self._b.reset(ids, None if (key == -1).all() else key, int(stage)))
+
+    def _nkey(self):
+        """The keyframes reset accepts: the most of any simulation's model."""
+        if self._models is None:
+            return self.model.nkey
+        if isinstance(self._models, _moreau.MjModel):
+            return self._models.nkey
+        return max(m.nkey for m in self._models)
 
     def set_models(self, models):
         """Runs simulation i on models[i] (one MjModel for all, or None: the batch's)."""
@@ -498,8 +576,7 @@ class Batch:
     def set_const(self, ids=None):
         """mj_setConst per simulation, so that derived constants follow expanded fields."""
         ids = _ids(ids, self.nsim)
-        self._b.set_const(ids)
-        object.__setattr__(self, "_any_expanded", True)
+        self._check(ids, self._b.set_const(ids))
 
     def get_model(self, sim: int, model=None):
         """Simulation `sim`'s model, with its per-simulation fields."""
@@ -512,45 +589,36 @@ class Batch:
         self._b.get_data(int(sim), data)
         return data
 
-    def _spec_columns(self, spec):
-        """Columns of the state rows holding the components of `spec`, in mjtState order."""
-        spec = int(spec)
-        cols = []
-        for bit in range(32):
-            if spec & (1 << bit):
-                off, size = self._b.state_component(1 << bit)
-                cols.extend(range(off, off + size))
-        return np.asarray(cols, np.intp)
-
     def rollout(self, nstep: int, control=None, control_spec: int = int(mjtState.mjSTATE_CTRL),
                 record=("qpos",), ids=None, out=None):
         """`nstep` substeps per simulation, recording after each (`mujoco.batch`'s): before
-        substep k the components `control_spec` of the state are set from
-        `control[:, k]` (`(n, nstep, mj_stateSize(model, control_spec))` for the n simulations
-        of the call, or None to leave the inputs as they are). A simulation whose warning
-        counters rise stops stepping and its remaining records repeat its last ones. `record`:
-        MjData field names or mjtState specs (state vectors). Returns a dict from each record
-        item to its `(n, nstep, ...)` array (written into `out[item]` where given)."""
+        substep k the components `control_spec` (mjtState bits within mjSTATE_USER) of the
+        state are set from `control[:, k]` (`(n, nstep, mj_stateSize(model, control_spec))`
+        for the n simulations of the call, or None to leave the inputs as they are). A
+        simulation whose warning counters rise stops stepping and its remaining records repeat
+        its last ones. `record`: MjData field names (recorded with MjData's dtypes: counts such
+        as `ncon` int32, `eq_active` as MjData's though bind() gives it as float64) or mjtState
+        specs (state vectors). Returns a dict from each record item to its `(n, nstep, ...)`
+        array (written into `out[item]` where given). The substeps run on the batch's threads
+        with the GIL released."""
         if nstep < 0:
             raise ValueError("nstep must be non-negative")
         ids = _ids(ids, self.nsim)
-        sel = np.arange(self.nsim) if ids is None else ids
-        n = len(sel)
-        ccols = self._spec_columns(control_spec)
+        n = self.nsim if ids is None else len(ids)
         if control is not None:
-            control = np.broadcast_to(np.asarray(control, np.float64), (n, nstep, len(ccols)))
+            ncontrol = _moreau.mj_stateSize(self.model, int(control_spec))
+            control = np.ascontiguousarray(np.broadcast_to(control, (n, nstep, ncontrol)),
+                                           dtype=np.float64)
         given, result, records = out or {}, {}, []
         for item in record:
             if isinstance(item, str):
-                template = getattr(self._data, item, None)
-                if not isinstance(template, np.ndarray) or item not in DATA_FIELDS:
-                    raise ValueError(f"{item} is not an MjData field rollout can record")
+                template = _template(self._data, item)
+                if template is None:
+                    raise _not_bindable(self._data, item)
                 shape, dtype = (n, nstep, *template.shape), template.dtype
-                cols = None
-                self.bind(item)  # bound before the first substep, so that it is copied out
             else:
-                cols = self._spec_columns(item)
-                shape, dtype = (n, nstep, len(cols)), np.dtype(np.float64)
+                shape = (n, nstep, _moreau.mj_stateSize(self.model, int(item)))
+                dtype = np.dtype(np.float64)
             buf = given.get(item)
             if buf is None:
                 buf = np.empty(shape, dtype)
@@ -558,30 +626,9 @@ class Batch:
                   or not buf.flags.c_contiguous or not buf.flags.writeable):
                 raise ValueError(f"out[{item!r}] must be a writable C-contiguous {dtype} "
                                  f"array of shape {shape}")
-            records.append((item, cols, buf))
+            records.append((item, 0, buf) if isinstance(item, str) else (None, int(item), buf))
             result[item] = buf
-        active = np.ones(n, bool)
-        for k in range(nstep):
-            run = sel[active]
-            if run.size == 0:
-                for _, _, buf in records:
-                    buf[:, k] = buf[:, k - 1]
-                continue
-            if control is not None:
-                self.state[np.ix_(run, ccols)] = control[active, k]
-            before = self.warning[run, :, 1].copy()
-            self.step(run)
-            rose = (self.warning[run, :, 1] > before).any(axis=1)
-            for item, cols, buf in records:
-                if cols is None:
-                    now = self.bind(item)[run]
-                else:
-                    now = self.state[np.ix_(run, cols)]
-                buf[active, k] = now
-                if k > 0:
-                    buf[~active, k] = buf[~active, k - 1]
-            idx = np.flatnonzero(active)
-            active[idx[rose]] = False
+        self._check(ids, self._b.rollout(ids, int(nstep), control, int(control_spec), records))
         return result
 
     def jac(self, body, point, ids=None):
