@@ -916,3 +916,235 @@ def test_solver_stop_flips_are_mujocos_own():
         worst = max(worst, rel_err(do.qvel, dj.qvel))
     assert flips > 0  # the case still shows what it explains
     assert worst < TOL_SOLVE
+
+
+CART = """
+<mujoco>
+  <worldbody>
+    <geom type="plane" size="2 2 .1"/>
+    <body name="cart" pos="0 0 .1">
+      <joint name="slide" type="slide" axis="1 0 0"/>
+      <geom type="box" size=".1 .1 .05" mass="1"/>
+      <body name="pole" pos="0 0 .05">
+        <joint name="hinge" axis="0 1 0"/>
+        <geom type="capsule" fromto="0 0 0 0 0 .5" size=".02" mass=".1"/>
+      </body>
+    </body>
+    <body pos="1 0 .3">
+      <freejoint/>
+      <geom size=".1"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor joint="slide"/>
+    <motor joint="hinge"/>
+  </actuator>
+  <keyframe>
+    <key qpos="0.3 0.5 1 0 .099 1 0 0 0"/>
+  </keyframe>
+</mujoco>
+"""
+
+
+def _raised(call):
+    """`(exception class name, message)` of what `call()` raises, or None."""
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 (compared between the libraries)
+        return type(e).__name__, str(e)
+    return None
+
+
+def test_batch_errors_are_mujocos_words():
+    """The same wrong calls raise the same class with the same text in both batches: hints
+    for model, option and arena fields and for misspellings, range and shape checks of the
+    extension object, writes to outputs, caller-model refusals."""
+    mj, mo = (lib.MjModel.from_xml_string(CART) for lib in (mujoco, moreau))
+    n = 4
+    cases = {
+        "bind a model field": lambda b: b.bind("body_mass"),
+        "bind an option field": lambda b: b.bind("timestep"),
+        "bind an arena field": lambda b: b.bind("efc_force"),
+        "bind a misspelling": lambda b: b.bind("qpso"),
+        "bind a scalar": lambda b: b.bind("maxuse_con"),
+        "expand a data field": lambda b: b.expand("xpos"),
+        "expand an option field": lambda b: b.expand("timestep"),
+        "expand asset data": lambda b: b.expand("mesh_vert"),
+        "expanded of a data field": lambda b: b.expanded("qpos"),
+        "record a misspelling": lambda b: b.rollout(1, record=("qpso",)),
+        "ids out of range": lambda b: b.step([0, n]),
+        "ids out of order": lambda b: b.step([2, 1]),
+        "get_data of no simulation": lambda b: b.get_data(n),
+        "get_model of no simulation": lambda b: b.get_model(n),
+        "error of no simulation": lambda b: b.error(n),
+        "write an output": lambda b: setattr(b, "xpos", 0),
+        "write a named output": lambda b: setattr(b.body("pole"), "xpos", 0),
+        "a model field as attribute": lambda b: b.body_mass,
+        "an option field as attribute": lambda b: b.timestep,
+        "a computed view": lambda b: b.actuator(1).moment,
+        "keyframe wrapping to 0": lambda b: b.reset(keyframe=2**32),
+        "keyframe out of range": lambda b: b.reset(keyframe=1),
+        "body not an integer": lambda b: b.jac(0.9, np.zeros(3)),
+        "bodyexclude out of range": lambda b: b.ray(np.zeros(3), [0, 0, 1], bodyexclude=-2),
+        "caller models of another count": lambda b: b.set_models([b.model] * (n - 1)),
+        "caller models of another layout": lambda b: b.set_models(
+            [type(b.model).from_xml_string("<mujoco/>")] * n),
+        "jac point shape": lambda b: b._b.jac(None, np.zeros(n, np.int32), np.zeros((n, 2)),
+                                              None, None),
+        "jac body shape": lambda b: b._b.jac(None, np.zeros(n - 1, np.int32), np.zeros((n, 3)),
+                                             None, None),
+        "jac output shape": lambda b: b._b.jac(None, np.zeros(n, np.int32), np.zeros((n, 3)),
+                                               np.zeros((n, 3, 2)), None),
+        "jac id": lambda b: b._b.jac(np.array([n], np.int32), np.zeros(1, np.int32),
+                                     np.zeros((1, 3)), None, None),
+        "jac body id": lambda b: b._b.jac(None, np.full(n, 99, np.int32), np.zeros((n, 3)),
+                                          None, None),
+    }
+    bj, bo = mujoco.batch.Batch(mj, n), mo_batch.Batch(mo, n)
+    for what, call in cases.items():
+        expected = _raised(lambda: call(bj))
+        assert expected is not None, what
+        assert _raised(lambda: call(bo)) == expected, what
+    # misspellings: the same hint, whose close matches come from each library's field tables
+    for call, start in (
+        (lambda b: b.expand("body_mas"), "body_mas is not an expandable MjModel field (did "
+                                         "you mean 'body_mass'"),
+        (lambda b: b.joint("hinge").qpso, "qpso is not a field of a joint (did you mean 'qpos'"),
+    ):
+        for b in (bj, bo):
+            assert _raised(lambda: call(b))[1].startswith(start)
+    # caller models: expand and set_const refuse, as set_models refuses expanded fields
+    for b in (bj, bo):
+        b.set_models(b.model)
+    for what in ("expand", "set_const"):
+        call = (lambda b: b.expand("body_mass")) if what == "expand" else (lambda b: b.set_const())
+        expected = _raised(lambda: call(bj))
+        assert expected[0] == "FatalError" and _raised(lambda: call(bo)) == expected, what
+    for b in (bj, bo):
+        b.set_models(None)
+        b.expand("body_mass")
+    expected = _raised(lambda: bj.set_models(mj))
+    assert expected[0] == "FatalError" and _raised(lambda: bo.set_models(mo)) == expected
+
+
+def test_rollout_record_buffers_are_checked_as_mujocos():
+    """`_Batch.rollout` (the extension object's, which `Batch.rollout` calls) refuses what
+    MuJoCo's refuses, with its words: a record of an unknown field or an invalid spec, a buffer
+    of another shape, element type or byte order, one that is not an array, not writable or not
+    C-contiguous, a malformed record, too short a control."""
+    mj, mo = (lib.MjModel.from_xml_string(CART) for lib in (mujoco, moreau))
+    n, ctrl = 3, int(mujoco.mjtState.mjSTATE_CTRL)
+    swapped = np.dtype(np.float64).newbyteorder()
+    readonly = np.empty((n, 3, mj.nq))
+    readonly.flags.writeable = False
+    bad = {
+        "unknown field": ("nope", 0, np.empty((n, 3, 1))),
+        "invalid spec": (None, -1, np.empty((n, 3, 0))),
+        "too short": ("qpos", 0, np.empty((n, 1, mj.nq))),
+        "float32": ("qpos", 0, np.empty((n, 3, mj.nq), np.float32)),
+        "int64": ("qpos", 0, np.empty((n, 3, mj.nq), np.int64)),
+        "byte order": ("qpos", 0, np.empty((n, 3, mj.nq), swapped)),
+        "count as float": ("ncon", 0, np.empty((n, 3), np.float64)),
+        "spec size": (None, int(mujoco.mjtState.mjSTATE_QVEL), np.empty((n, 3, mj.nv + 1))),
+        "a list": ("qpos", 0, np.empty((n, 3, mj.nq)).tolist()),
+        "read-only": ("qpos", 0, readonly),
+        "strided": ("qpos", 0, np.empty((n, 3, 2 * mj.nq))[..., ::2]),
+        "two items": ("qpos", 0),
+    }
+    bj, bo = mujoco.batch.Batch(mj, n), mo_batch.Batch(mo, n)
+    for what, record in bad.items():
+        expected = _raised(lambda: bj._b.rollout(None, 3, None, ctrl, [record]))
+        assert expected is not None and expected[0] == "ValueError", what
+        assert _raised(lambda: bo._b.rollout(None, 3, None, ctrl, [record])) == expected, what
+    short = np.zeros((n, 2, mj.nu))
+    expected = _raised(lambda: bj._b.rollout(None, 3, short, ctrl, []))
+    assert _raised(lambda: bo._b.rollout(None, 3, short, ctrl, [])) == expected
+    # nothing ran
+    assert np.array_equal(bo.state, mo_batch.Batch(mo, n).state)
+
+
+def test_batch_rollout_records_counts_and_control_specs_as_mujoco(rng):
+    """Counts (`ncon`, `nefc`) and `solver_niter` record as int32, state fields and specs as
+    float64, in both batches alike; a control spec of several components (ctrl and
+    qfrc_applied) sets them before each substep, and one outside mjSTATE_USER is refused with
+    controls (and ignored without, as MuJoCo's); the bound fields follow the rollout's last
+    substep."""
+    mj, mo = (lib.MjModel.from_xml_string(CART) for lib in (mujoco, moreau))
+    n, nstep = 4, 6
+    bj, bo = mujoco.batch.Batch(mj, n, 2), mo_batch.Batch(mo, n, 2)
+    for b in (bj, bo):
+        b.reset(keyframe=0)
+        b.qpos[1::2, 4] += 0.5  # the ball of every other simulation starts in the air
+    spec = int(mujoco.mjtState.mjSTATE_CTRL | mujoco.mjtState.mjSTATE_QFRC_APPLIED)
+    control = 0.1 * rng.standard_normal((n, nstep, mj.nu + mj.nv))
+    time = int(mujoco.mjtState.mjSTATE_TIME)
+    record = ("ncon", "nefc", "solver_niter", time, "qpos", int(mujoco.mjtState.mjSTATE_ACT))
+    ncon_o = bo.bind("ncon")
+    rj = bj.rollout(nstep, control, control_spec=spec, record=record)
+    ro = bo.rollout(nstep, control, control_spec=spec, record=record)
+    for k in record:
+        assert ro[k].shape == rj[k].shape and ro[k].dtype == rj[k].dtype, k
+    assert np.array_equal(ro["ncon"], rj["ncon"]) and ro["ncon"].dtype == np.int32
+    assert ro["ncon"][0, -1] > 0 and ro["ncon"][1, 0] == 0
+    assert np.array_equal(ro["nefc"], rj["nefc"])
+    assert np.array_equal(ro[time], rj[time])
+    assert rel_err(ro["qpos"], rj["qpos"]) < TOL_SOLVE
+    assert np.array_equal(ncon_o, ro["ncon"][:, -1])
+    qvel = int(mujoco.mjtState.mjSTATE_QVEL)
+    ctrl = np.zeros((n, 1, mj.nv))
+    expected = _raised(lambda: bj._b.rollout(None, 1, ctrl, qvel, []))
+    assert expected is not None and _raised(lambda: bo._b.rollout(None, 1, ctrl, qvel, [])) == expected
+    assert bj._b.rollout(None, 1, None, qvel, []) == bo._b.rollout(None, 1, None, qvel, []) == 0
+    expected = _raised(lambda: bj._b.rollout(None, 0, None, qvel, []))
+    assert expected is not None and _raised(lambda: bo._b.rollout(None, 0, None, qvel, [])) == expected
+    # the recorded states are a serial loop's, substep by substep
+    d = moreau.MjData(mo)
+    for i in range(n):
+        moreau.mj_resetDataKeyframe(mo, d, 0)
+        d.qpos[4] += 0.5 * (i % 2)
+        for t in range(nstep):
+            d.ctrl[:], d.qfrc_applied[:] = control[i, t, :mj.nu], control[i, t, mj.nu:]
+            moreau.mj_step(mo, d)
+            assert np.array_equal(ro["qpos"][i, t], d.qpos), (i, t)
+            assert ro["ncon"][i, t] == d.ncon
+
+
+def test_set_const_refusal_is_mujocos(rng):
+    """`set_const` fails the simulations whose model `mj_setConst` refuses (a slider body of
+    zero mass, MuJoCo 4.0.0's "setInertia0: moving body 1 has 0 mass"; a mass of 1e-20 or -1,
+    or a zero-mass body that is not a slider, passes), with the same ids, status and text as
+    MuJoCo's batch; the other simulations' constants are recomputed, and a simulation outside
+    the call keeps its status."""
+    slider = """
+      <mujoco>
+        <worldbody>
+          <body>
+            <joint type="slide"/>
+            <geom size=".1" mass="1" contype="0" conaffinity="0"/>
+          </body>
+          <body pos="1 0 0">
+            <freejoint/>
+            <geom size=".1" mass="1" contype="0" conaffinity="0"/>
+          </body>
+        </worldbody>
+      </mujoco>"""
+    mj, mo = (lib.MjModel.from_xml_string(slider) for lib in (mujoco, moreau))
+    masses = np.array([[0, 1], [2, 1], [-0.0, 1], [1e-20, 1], [-1, 1], [1, 0], [0, 1]])
+    n = len(masses)
+    bj, bo = mujoco.batch.Batch(mj, n), mo_batch.Batch(mo, n)
+    for b in (bj, bo):
+        b.expand("body_mass")[:, 1:] = masses
+    ids = np.arange(n - 1)
+    with pytest.raises(mujoco.batch.SimulationError) as ej:
+        bj.set_const(ids)
+    with pytest.raises(mo_batch.SimulationError) as eo:
+        bo.set_const(ids)
+    assert np.array_equal(eo.value.ids, ej.value.ids) and list(eo.value.ids) == [0, 2]
+    assert np.array_equal(bo.status, bj.status) and bo.status[-1] == 0
+    assert [bo.error(i) for i in range(n)] == [bj.error(i) for i in range(n)]
+    assert bo.error(0) == "setInertia0: moving body 1 has 0 mass"
+    assert str(eo.value).endswith("2 of 6 simulations (0, 2); simulation 0: " + bo.error(0))
+    # the others' constants were recomputed, to MuJoCo's
+    for i in (1, 3, 5):
+        assert rel_err(bo.expanded("dof_invweight0")[i], bj.expanded("dof_invweight0")[i]) \
+            < TOL_SMOOTH, i
