@@ -279,7 +279,7 @@ class _Named:
                 return b.bind(field)[:, self.id]
             return None
         if write and field not in _STATE_FIELDS:
-            raise ValueError(f"{self._kind} {attr} is computed by every call and cannot be written")
+            raise _output_error(f"{self._kind} {attr}")
         return self._cut(b.bind(field).reshape(nsim, -1), getattr(b._data, field), part)
 
     def _model_field(self, attr, part):
