@@ -389,7 +389,7 @@ pub struct SolverScratch<T> {
     /// its problems (`skip_keep`): the problems of islands 1, 2, … of the last solve, each
     /// gathered into its own storage (island 0's in `prob`), kept and reused as `prob` is for
     /// a single island (`island_kept`).
-    pub iprob: Vec<Box<Problem<T>>>,
+    pub iprob: Vec<Problem<T>>,
     pub gprob: Option<Box<Problem<T>>>,
     pub gprob_valid: bool,
     /// The current solve reuses its problem's position part (a step that skipped the position

@@ -236,7 +236,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
         }
         let mut others = std::mem::take(&mut s.iprob);
         if separate {
-            others.resize_with(nisland - 1, Box::default);
+            others.resize_with(nisland - 1, Problem::default);
         }
         for k in 0..nisland {
             let p: &mut Problem<T> = if separate && k > 0 {
