@@ -20,7 +20,8 @@
 
 #![allow(clippy::needless_range_loop)]
 
-use moreau::model::{disable, Integrator, JointType, Model};
+use crate::rne::dof_groups;
+use moreau::model::{disable, Integrator, Model};
 use moreau::pipeline::{
     ang, body_last_dof, body_uses_ellipsoid, cross_force, cross_motion, dof_parent,
     ellipsoid_wrench, fluid_deriv, inertia_box_wrench, join, lin, local_vel, FluidScalar,
@@ -200,11 +201,7 @@ fn group_vel(
         let j0 = m.body_jntadr[b];
         for jn in j0..j0 + m.body_jntnum[b] {
             let da = m.jnt_dofadr[jn];
-            let groups: &[(usize, usize)] = match m.jnt_type[jn] {
-                JointType::Free => &[(0, 3), (3, 3)],
-                JointType::Ball => &[(0, 3)],
-                _ => &[(0, 1)],
-            };
+            let groups = dof_groups(m.jnt_type[jn]);
             for &(o, n) in groups {
                 let g0 = da + o;
                 for k in g0..g0 + n {

@@ -119,11 +119,7 @@ impl Work {
             let j0 = m.body_jntadr[b];
             for jn in j0..j0 + m.body_jntnum[b] {
                 let da = m.jnt_dofadr[jn];
-                let groups: &[(usize, usize)] = match m.jnt_type[jn] {
-                    JointType::Free => &[(0, 3), (3, 3)],
-                    JointType::Ball => &[(0, 3)],
-                    _ => &[(0, 1)],
-                };
+                let groups = dof_groups(m.jnt_type[jn]);
                 for &(o, n) in groups {
                     let g0 = da + o;
                     for k in g0..g0 + n {
@@ -889,6 +885,17 @@ pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
             }
             p = m.body_parentid[p];
         }
+    }
+}
+
+/// A joint's dofs in the groups that move one frame together, as (offset from the joint's first
+/// dof, count): a free joint's translation and rotation, a ball joint's rotation, a hinge's or a
+/// slide's one dof.
+pub(crate) fn dof_groups(t: JointType) -> &'static [(usize, usize)] {
+    match t {
+        JointType::Free => &[(0, 3), (3, 3)],
+        JointType::Ball => &[(0, 3)],
+        _ => &[(0, 1)],
     }
 }
 

@@ -141,17 +141,7 @@ impl<T: Scalar> Problem<T> {
         h.run.clear();
         for k in 0..nv {
             h.run_adr.push(h.run.len());
-            let cols = &h.col[h.adr[k]..h.adr[k] + h.len[k]];
-            let mut x = 0;
-            while x < cols.len() {
-                let c = cols[x];
-                let mut n = 1;
-                while x + n < cols.len() && cols[x + n] == c + n {
-                    n += 1;
-                }
-                h.run.push([x as u32, c as u32, n as u32]);
-                x += n;
-            }
+            push_runs(&mut h.run, &h.col[h.adr[k]..h.adr[k] + h.len[k]]);
         }
         h.run_adr.push(h.run.len());
         // the transposed pattern: per dof i, the rows k > i holding it, descending
@@ -525,6 +515,21 @@ pub fn from_tree<T: Scalar>(
     true
 }
 
+/// Appends the runs of consecutive columns of one row's `cols` to `run`, each as (position of
+/// its first entry in the row, its first column, its length).
+fn push_runs(run: &mut Vec<[u32; 3]>, cols: &[usize]) {
+    let mut x = 0;
+    while x < cols.len() {
+        let c = cols[x];
+        let mut n = 1;
+        while x + n < cols.len() && cols[x + n] == c + n {
+            n += 1;
+        }
+        run.push([x as u32, c as u32, n as u32]);
+        x += n;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -539,16 +544,7 @@ mod tests {
             p.col.extend(cols);
             p.col.push(k);
             p.run_adr.push(p.run.len());
-            let mut x = 0;
-            while x < cols.len() {
-                let c = cols[x];
-                let mut n = 1;
-                while x + n < cols.len() && cols[x + n] == c + n {
-                    n += 1;
-                }
-                p.run.push([x as u32, c as u32, n as u32]);
-                x += n;
-            }
+            push_runs(&mut p.run, cols);
         }
         p.run_adr.push(p.run.len());
         p

@@ -867,6 +867,26 @@ fn rank1_tree<T: Scalar>(
 mod tests {
     use super::*;
 
+    /// Replaces the problem's dense J by the same rows compressed (MuJoCo's sparse layout);
+    /// returns the dense J.
+    fn compress_rows(p: &mut Problem<f64>) -> Vec<f64> {
+        let nv = p.nv;
+        let dense_j = std::mem::take(&mut p.J);
+        for i in 0..p.nefc {
+            p.J_rowadr.push(p.J.len());
+            for c in 0..nv {
+                let v = dense_j[i * nv + c];
+                if v != 0.0 {
+                    p.J.push(v);
+                    p.J_colind.push(c);
+                }
+            }
+            p.J_rownnz.push(p.J.len() - p.J_rowadr[i]);
+        }
+        p.J_sparse = true;
+        dense_j
+    }
+
     /// A 7-dof tree (chain 0-1-2, branches 3-4 and 5-6 from 2) with an SPD M, three rows: on the
     /// root path of dof 4, on that of dof 6, and one coupling 4 and 6 (not on one path).
     fn problem() -> (Problem<f64>, SolverScratch<f64>, Vec<f64>) {
@@ -998,20 +1018,7 @@ mod tests {
         solve_h(&p, &mut s);
         xd.copy_from_slice(&s.Mgrad);
         // the same rows compressed
-        let dense_j = p.J.clone();
-        p.J.clear();
-        for i in 0..p.nefc {
-            p.J_rowadr.push(p.J.len());
-            for c in 0..nv {
-                let v = dense_j[i * nv + c];
-                if v != 0.0 {
-                    p.J.push(v);
-                    p.J_colind.push(c);
-                }
-            }
-            p.J_rownnz.push(p.J.len() - p.J_rowadr[i]);
-        }
-        p.J_sparse = true;
+        let dense_j = compress_rows(&mut p);
         // compressed rows alone keep the dense factor (a model MuJoCo factors densely) ...
         hessian(&mut p, &mut s);
         assert!(!s.H_tree && !s.H_sparse);
@@ -1137,20 +1144,7 @@ mod tests {
     fn sparse_model_updates_the_tree_factor_on_the_pattern() {
         use ConstraintState::{Quadratic, Satisfied};
         let (mut p, mut s, m) = problem();
-        let nv = p.nv;
-        let dense_j = std::mem::take(&mut p.J);
-        for i in 0..p.nefc {
-            p.J_rowadr.push(p.J.len());
-            for c in 0..nv {
-                let v = dense_j[i * nv + c];
-                if v != 0.0 {
-                    p.J.push(v);
-                    p.J_colind.push(c);
-                }
-            }
-            p.J_rownnz.push(p.J.len() - p.J_rowadr[i]);
-        }
-        p.J_sparse = true;
+        let dense_j = compress_rows(&mut p);
         p.sparse_model = true;
         // rows 0 and 1 on their root paths: the tree factor
         p.state = vec![Quadratic, Quadratic, Satisfied];
