@@ -45,7 +45,7 @@ fn geom_bounds(m: &mut Model) {
 
 /// The error MuJoCo 4.0.0's `mj_setConst` raises for `m`, if any, in its words: a slider body
 /// (joints only slide joints along its axes, a leaf on a body welded to the world, its
-/// inertial frame at its frame: [`slider_shape`]) whose mass is exactly zero,
+/// inertial frame at its frame: `slider_shape`) whose mass is exactly zero,
 /// whose inverse weight `1 / body_mass` does not exist ("setInertia0: moving body 1 has 0
 /// mass"; measured on 4.0.0: a mass of 1e-20 or -1 passes, 0 and -0 raise). [`set_const`]
 /// itself does not check: callers that report errors per model (a batch's `set_const`) ask
@@ -59,7 +59,7 @@ pub fn set_const_error(m: &Model) -> Option<String> {
 /// MuJoCo's minimum value (`mjMINVAL`).
 const MINVAL: f64 = 1e-15;
 
-/// `1 / body_mass` of a slider body ([`slider_shape`]) as MuJoCo 4.0.0's `mj_setConst` gives
+/// `1 / body_mass` of a slider body (`slider_shape`) as MuJoCo 4.0.0's `mj_setConst` gives
 /// it to `dof_invweight0` and `body_invweight0`, the mass clamped below at `mjMINVAL` (measured:
 /// a mass of 1e-20, -1 or -1e-20 gives 1e15); `None` for any other body and for a zero mass,
 /// which MuJoCo refuses ([`set_const_error`]) and this leaves to the general formula.
@@ -73,7 +73,7 @@ fn slider_invweight(m: &Model, b: usize) -> Option<f64> {
 ///   of a free joint, and over the 3 dofs of a ball joint;
 /// - `body_invweight0 = (tr A_tt / 3, tr A_rr / 3)`, `A = J M⁻¹ Jᵀ` with `J` the 6 × nv
 ///   Jacobian of the body's COM (0 for bodies welded to the world);
-/// - except on a "slider" body (MuJoCo's `body_simple = 2`, [`slider_invweight`]), where both
+/// - except on a "slider" body (MuJoCo's `body_simple = 2`, `slider_invweight`), where both
 ///   are `1 / body_mass` (no armature, no averaging over the directions), as MuJoCo 4.0.0
 ///   computes;
 /// - `tendon_length0`, `tendon_invweight0 = J M⁻¹ Jᵀ`;
