@@ -104,7 +104,7 @@ fn needs_other(m: &Model, out: Output) -> bool {
     }
     if out == Output::Residual {
         for i in 0..m.nu {
-            if length_jacobian(m, i).is_none() {
+            if !length_jacobian(m, i, |_, _| {}) {
                 return true;
             }
         }
@@ -133,28 +133,33 @@ pub fn needs_residual(m: &Model, d: &Data<f64>, out: Output) -> bool {
     d.nefc > 0 || needs_other(m, out)
 }
 
-/// The constant `∂actuator_length/∂q` of actuator `i` (dof, value) when its transmission is a
-/// hinge/slide joint (`L = gear₀ q`) or a fixed tendon (`L = gear₀ Σ coef q`, the tendon's
-/// constant `J` scaled); `None` for other transmissions.
-fn length_jacobian(m: &Model, i: usize) -> Option<Vec<(usize, f64)>> {
-    let id = usize::try_from(m.actuator_trnid[i][0]).ok()?;
+/// The constant `∂actuator_length/∂q` of actuator `i`, term by term as `f(dof, value)`, when its
+/// transmission is a hinge/slide joint (`L = gear₀ q`) or a fixed tendon (`L = gear₀ Σ coef q`,
+/// the tendon's constant `J` scaled); false (and no call) for other transmissions. Allocates
+/// nothing: the optimizers linearize at every knot.
+fn length_jacobian(m: &Model, i: usize, mut f: impl FnMut(usize, f64)) -> bool {
+    let Ok(id) = usize::try_from(m.actuator_trnid[i][0]) else {
+        return false;
+    };
     let g = m.actuator_gear[i][0];
     match m.actuator_trntype[i] {
         TrnType::Joint | TrnType::JointInParent
             if matches!(m.jnt_type[id], JointType::Hinge | JointType::Slide) =>
         {
-            Some(vec![(m.jnt_dofadr[id], g)])
+            f(m.jnt_dofadr[id], g);
+            true
         }
         TrnType::Tendon if is_fixed(m, id) => {
-            let a = m.tendon_adr[id];
-            (a..a + m.tendon_num[id])
-                .map(|w| {
-                    let jn = usize::try_from(m.wrap_objid[w]).ok()?;
-                    Some((m.jnt_dofadr[jn], g * m.wrap_prm[w]))
-                })
-                .collect()
+            let wraps = m.tendon_adr[id]..m.tendon_adr[id] + m.tendon_num[id];
+            if wraps.clone().any(|w| m.wrap_objid[w] < 0) {
+                return false;
+            }
+            for w in wraps {
+                f(m.jnt_dofadr[m.wrap_objid[w] as usize], g * m.wrap_prm[w]);
+            }
+            true
         }
-        _ => None,
+        _ => false,
     }
 }
 
@@ -181,9 +186,6 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
     if m.nu == 0 || length_free {
         return;
     }
-    let dl: Vec<Vec<(usize, f64)>> = (0..m.nu)
-        .map(|i| length_jacobian(m, i).unwrap_or_default())
-        .collect();
     let dd = w.dual_of(m, d);
     crate::dual::lift_actuation_inputs(d, dd);
     // each actuator's force depends on its own length only: one pass with every length
@@ -194,30 +196,30 @@ fn actuator_joint_pos(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut DMatrix<
             x.eps = 1.0;
         }
         fwd_actuation(m, dd);
-        for (i, dl) in dl.iter().enumerate() {
+        for i in 0..m.nu {
             let df = dd.actuator_force[i].eps;
             if df == 0.0 {
                 continue;
             }
             // on the row's sparsity pattern (actuator_moment is zero outside it)
             let (cols, mom) = d.moment_row(i);
-            for &(j, g) in dl {
+            length_jacobian(m, i, |j, g| {
                 for (&k, &mk) in cols.iter().zip(mom) {
                     out[(k, j)] -= mk * df * g;
                 }
-            }
+            });
         }
         return;
     }
     for j in 0..nv {
         let mut any = false;
-        for (i, dl) in dl.iter().enumerate() {
-            for &(jj, g) in dl {
+        for i in 0..m.nu {
+            length_jacobian(m, i, |jj, g| {
                 if jj == j {
                     dd.actuator_length[i].eps += g;
                     any = true;
                 }
-            }
+            });
         }
         if !any {
             continue;
