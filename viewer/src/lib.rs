@@ -21,7 +21,6 @@
 use moreau::model::GeomType;
 use moreau::{Data, Model};
 use serde_json::{json, Map, Value};
-use std::fmt::Write as _;
 
 const THREE_JS: &str = include_str!("../assets/three.min.js");
 const TEMPLATE: &str = include_str!("page.html");
@@ -563,6 +562,20 @@ fn html_escape(s: &str) -> String {
 /// inside; no network needed) drawing `m` and playing `trajs` overlaid, the first in the
 /// model's colours, the others tinted. Without trajectories it draws the model at `qpos0`.
 pub fn page(m: &Model, trajs: &[Trajectory], opts: &Options) -> Res<String> {
+    let mut out = Vec::with_capacity(THREE_JS.len() + APP_JS.len() + 8192);
+    write_page(m, trajs, opts, &mut out)?;
+    String::from_utf8(out).map_err(|e| e.to_string())
+}
+
+/// [`page`] written into `w` as it is made, the same bytes: the page's data (model and
+/// trajectories, several megabytes for a long trajectory of a robot with meshes) is serialized
+/// straight into `w` instead of into a string that is then escaped and copied into the page.
+pub fn write_page(
+    m: &Model,
+    trajs: &[Trajectory],
+    opts: &Options,
+    w: &mut impl std::io::Write,
+) -> Res<()> {
     let still;
     let trajs = if trajs.is_empty() {
         still = [Trajectory {
@@ -582,26 +595,57 @@ pub fn page(m: &Model, trajs: &[Trajectory], opts: &Options) -> Res<String> {
     let title = opts.title.clone().unwrap_or_else(|| "moreau".into());
     let data = json!({"title": title, "model": model_json(m), "trajectories": tj,
                       "generator": format!("moreau-viewer {}", env!("CARGO_PKG_VERSION"))});
-    // `</` inside a script element would end it; JSON allows the escaped `<\/`.
-    let data = serde_json::to_string(&data)
-        .map_err(|e| e.to_string())?
-        .replace("</", "<\\/");
-    let mut out = String::with_capacity(THREE_JS.len() + data.len() + APP_JS.len() + 8192);
+    let io = |e: std::io::Error| e.to_string();
     let mut rest = TEMPLATE;
-    for (marker, what) in [
-        ("{{TITLE}}", html_escape(&title)),
-        ("{{THREE}}", THREE_JS.to_string()),
-        ("{{DATA}}", data),
-        ("{{APP}}", APP_JS.to_string()),
-    ] {
+    for marker in ["{{TITLE}}", "{{THREE}}", "{{DATA}}", "{{APP}}"] {
         let at = rest
             .find(marker)
             .ok_or_else(|| format!("page template: no {marker}"))?;
-        let _ = write!(out, "{}{}", &rest[..at], what);
+        w.write_all(rest[..at].as_bytes()).map_err(io)?;
+        match marker {
+            "{{TITLE}}" => w.write_all(html_escape(&title).as_bytes()).map_err(io)?,
+            "{{THREE}}" => w.write_all(THREE_JS.as_bytes()).map_err(io)?,
+            "{{DATA}}" => {
+                let mut esc = ScriptEscape {
+                    w: &mut *w,
+                    lt: false,
+                };
+                serde_json::to_writer(&mut esc, &data).map_err(|e| e.to_string())?;
+            }
+            _ => w.write_all(APP_JS.as_bytes()).map_err(io)?,
+        }
         rest = &rest[at + marker.len()..];
     }
-    out.push_str(rest);
-    Ok(out)
+    w.write_all(rest.as_bytes()).map_err(io)
+}
+
+/// Writes JSON into a script element: `</` inside one would end it, so every `</` becomes the
+/// escaped `<\/` JSON allows, also where the two characters arrive in separate writes (`lt`:
+/// the last byte written was `<`).
+struct ScriptEscape<'a, W: std::io::Write> {
+    w: &'a mut W,
+    lt: bool,
+}
+
+impl<W: std::io::Write> std::io::Write for ScriptEscape<'_, W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let mut start = 0;
+        for (i, &c) in buf.iter().enumerate() {
+            let after_lt = if i == 0 { self.lt } else { buf[i - 1] == b'<' };
+            if c == b'/' && after_lt {
+                self.w.write_all(&buf[start..i])?;
+                self.w.write_all(b"\\")?;
+                start = i;
+            }
+        }
+        self.w.write_all(&buf[start..])?;
+        self.lt = buf.last() == Some(&b'<');
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.w.flush()
+    }
 }
 
 #[cfg(test)]
@@ -666,6 +710,43 @@ mod tests {
         // a page of it: the data block parses and names the trajectory
         let html = page(&m, &t, &Options::default()).unwrap();
         assert!(html.contains(r#""contact_source":"recorded""#));
+    }
+
+    /// `</` inside the page's data becomes `<\/` also when `<` and `/` come in separate
+    /// writes, and a title that would close the data's script element is escaped there.
+    #[test]
+    fn page_data_cannot_close_its_script_element() {
+        use std::io::Write as _;
+        let mut out = vec![];
+        let mut esc = ScriptEscape {
+            w: &mut out,
+            lt: false,
+        };
+        for part in ["a<", "/b</c<", "<", "/", "/d"] {
+            esc.write_all(part.as_bytes()).unwrap();
+        }
+        assert_eq!(String::from_utf8(out).unwrap(), r"a<\/b<\/c<<\//d");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../models/box_drop.xml");
+        let m = moreau::load(path).unwrap();
+        let with = |title: &str| {
+            let opts = Options {
+                title: Some(title.into()),
+                ..Default::default()
+            };
+            page(&m, &[], &opts).unwrap()
+        };
+        let (plain, odd) = (with("plain"), with("x</script>y"));
+        assert_eq!(
+            odd.matches("</script>").count(),
+            plain.matches("</script>").count()
+        );
+        assert!(odd.contains(r#""title":"x<\/script>y""#));
+        let mut streamed = vec![];
+        write_page(&m, &[], &Options::default(), &mut streamed).unwrap();
+        assert_eq!(
+            streamed,
+            page(&m, &[], &Options::default()).unwrap().into_bytes()
+        );
     }
 
     #[test]
