@@ -145,7 +145,8 @@ fn run() -> Result<(), String> {
         )
     );
     let model = path.to_string_lossy().into_owned();
-    report::write_json(
+    report::write_json_for(
+        &m,
         "humanoid",
         &model,
         rows.iter()

@@ -184,9 +184,10 @@ pub fn run_ilqr(
 ) -> Result<Run, String> {
     let (pm, c) = planning(m, s)?;
     let shift = (control_dt(m) / s.plan_dt).round().max(1.0) as usize;
-    let sys = legged::system(&pm, analytic)?;
+    let (ctrl_box, nu) = (ctrl_bounds(&pm), pm.nu);
+    let sys = legged::system(pm, analytic)?;
     let sys = ControlOffset::new(sys, home_ctrl(m)?)?;
-    let bounds = sys.bounds(&ctrl_bounds(&pm));
+    let bounds = sys.bounds(&ctrl_box);
     let opt = MpcOptions {
         horizon: s.horizon,
         iter: s.iter,
@@ -201,7 +202,7 @@ pub fn run_ilqr(
         SUBSTEPS,
         &pushes(m, s)?,
         sys,
-        pm.nu,
+        nu,
         c.quadratic(s.plan_dt),
         opt,
         shift,

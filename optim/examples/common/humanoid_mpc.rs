@@ -162,12 +162,13 @@ pub fn run_ilqr(
     let pm = planning_model(m, s.plan_dt);
     let c = cost(&pm, &d0.qpos, s.horizon as f64 * s.plan_dt)?;
     let shift = (control_dt(m) / s.plan_dt).round().max(1.0) as usize;
-    let sys = legged::system(&pm, analytic)?;
+    let (ctrl_box, nu) = (ctrl_bounds(&pm), pm.nu);
+    let sys = legged::system(pm, analytic)?;
     let opt = MpcOptions {
         horizon: s.horizon,
         iter: s.iter,
         first_iter: s.first_iter,
-        bounds: Some(ctrl_bounds(&pm)),
+        bounds: Some(ctrl_box),
     };
     let steps = (s.seconds / control_dt(m)).round() as usize;
     legged::ilqr(
@@ -177,7 +178,7 @@ pub fn run_ilqr(
         SUBSTEPS,
         &pushes(m, s)?,
         sys,
-        pm.nu,
+        nu,
         c.quadratic(s.plan_dt),
         opt,
         shift,

@@ -125,9 +125,10 @@ pub fn drive(
 }
 
 /// The planning model's dynamics for iLQR, with analytic (`analytic`) or `mjd_transitionFD`
-/// transition Jacobians.
-pub fn system(pm: &Model, analytic: bool) -> Result<MoreauSystem, String> {
-    let sys = MoreauSystem::new(pm.clone())?;
+/// transition Jacobians. The system takes `pm` (a robot's model holds megabytes of meshes and
+/// textures: no second copy).
+pub fn system(pm: Model, analytic: bool) -> Result<MoreauSystem, String> {
+    let sys = MoreauSystem::new(pm)?;
     if analytic {
         sys.analytic()
     } else {

@@ -54,15 +54,27 @@ pub fn with_bar<T>(
 /// Writes each closed loop as `target/mpc/<prefix>_<slug>.json` (`moreau simulate`'s format
 /// plus `ctrl`, `model`, `controller`, `planner_cost`, `fallbacks` (control steps that applied
 /// the previous plan after a failed solve, [`ClosedLoop::fallbacks`]) and the keys of `extra`,
-/// an object).
+/// an object), loading the model file `model` for the trajectory pages ([`write_json_for`]).
 pub fn write_json<'a>(
     prefix: &str,
     model: &str,
     rows: impl IntoIterator<Item = (&'a str, &'a str, &'a ClosedLoop, serde_json::Value)>,
     extra: &serde_json::Value,
 ) -> Result<(), String> {
-    std::fs::create_dir_all("target/mpc").map_err(|e| format!("target/mpc: {e}"))?;
     let m = moreau::load(model).map_err(|e| e.to_string())?;
+    write_json_for(&m, prefix, model, rows, extra)
+}
+
+/// [`write_json`] with `m`, the model loaded from the file `model` unchanged, drawn by the
+/// pages (no second copy of a robot's meshes and textures). Each file is streamed to disk.
+pub fn write_json_for<'a>(
+    m: &moreau::Model,
+    prefix: &str,
+    model: &str,
+    rows: impl IntoIterator<Item = (&'a str, &'a str, &'a ClosedLoop, serde_json::Value)>,
+    extra: &serde_json::Value,
+) -> Result<(), String> {
+    std::fs::create_dir_all("target/mpc").map_err(|e| format!("target/mpc: {e}"))?;
     for (name, slug, run, planner_cost) in rows {
         let out = format!("target/mpc/{prefix}_{slug}.json");
         let mut fields = serde_json::json!({
@@ -75,9 +87,12 @@ pub fn write_json<'a>(
             o.extend(e.clone());
         }
         let json = run.trajectory_json(fields);
-        std::fs::write(&out, json.to_string()).map_err(|e| format!("{out}: {e}"))?;
+        let file = std::fs::File::create(&out).map_err(|e| format!("{out}: {e}"))?;
+        let mut w = std::io::BufWriter::new(file);
+        serde_json::to_writer(&mut w, &json).map_err(|e| format!("{out}: {e}"))?;
+        std::io::Write::flush(&mut w).map_err(|e| format!("{out}: {e}"))?;
         println!("wrote {out}");
-        crate::page::write(&m, &out, &json, &format!("{prefix}: {name}"))?;
+        crate::page::write(m, &out, &json, &format!("{prefix}: {name}"))?;
     }
     Ok(())
 }

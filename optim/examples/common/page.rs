@@ -21,9 +21,12 @@ pub fn write(
         title: Some(title.to_string()),
         ..Default::default()
     };
-    let html = moreau_viewer::page(m, &trajs, &opts).map_err(|e| format!("{json_path}: {e}"))?;
     let out = path.with_extension("html");
-    std::fs::write(&out, html).map_err(|e| format!("{}: {e}", out.display()))?;
+    let file = std::fs::File::create(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    // streamed into the file: a long run's page is megabytes, not held twice in memory
+    let mut w = std::io::BufWriter::new(file);
+    moreau_viewer::write_page(m, &trajs, &opts, &mut w).map_err(|e| format!("{json_path}: {e}"))?;
+    std::io::Write::flush(&mut w).map_err(|e| format!("{}: {e}", out.display()))?;
     println!("wrote {}", out.display());
     Ok(out)
 }

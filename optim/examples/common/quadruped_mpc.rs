@@ -137,12 +137,13 @@ pub fn run_ilqr(
     let shift = ((SUBSTEPS as f64 * m.opt.timestep) / s.plan_dt)
         .round()
         .max(1.0) as usize;
-    let sys = legged::system(&pm, analytic)?;
+    let (ctrl_box, nu) = (ctrl_bounds(&pm), pm.nu);
+    let sys = legged::system(pm, analytic)?;
     let opt = MpcOptions {
         horizon: s.horizon,
         iter: s.iter,
         first_iter: s.first_iter,
-        bounds: Some(ctrl_bounds(&pm)),
+        bounds: Some(ctrl_box),
     };
     legged::ilqr(
         m,
@@ -151,7 +152,7 @@ pub fn run_ilqr(
         SUBSTEPS,
         &[],
         sys,
-        pm.nu,
+        nu,
         c.quadratic(s.plan_dt),
         opt,
         shift,
