@@ -601,7 +601,7 @@ pub fn write_page(
         let at = rest
             .find(marker)
             .ok_or_else(|| format!("page template: no {marker}"))?;
-        w.write_all(rest[..at].as_bytes()).map_err(io)?;
+        w.write_all(&rest.as_bytes()[..at]).map_err(io)?;
         match marker {
             "{{TITLE}}" => w.write_all(html_escape(&title).as_bytes()).map_err(io)?,
             "{{THREE}}" => w.write_all(THREE_JS.as_bytes()).map_err(io)?,
