@@ -7,13 +7,13 @@
 
 use crate::constraint::constraint_hessian_force;
 use crate::dual::{lift, lift_into, seed};
-use crate::inverse::{dfda_dv_constraint, neg_dfdv_into};
+use crate::inverse::neg_dfdv_into;
 use crate::rows;
 use crate::work::{Lin, Work as Workspace};
 use moreau::model::Model;
 use moreau::pipeline::{
-    chol_factor_fast, d_actuator_vel, d_tendon_actfrc_vel, factor_ld, fwd_acceleration,
-    fwd_actuation, inverse_skip, Skip,
+    d_actuator_vel, d_tendon_actfrc_vel, factor_ld, fwd_acceleration, fwd_actuation, inverse_skip,
+    Skip,
 };
 use moreau::Data;
 use nalgebra::DMatrix;
@@ -100,7 +100,7 @@ fn rows_on_chains(
 
 /// Whether `M + JᵀHJ` at the (forwarded) state of `d` keeps M's tree sparsity, so
 /// the transition Jacobians factor it in qM's layout without fill-in; otherwise (rows coupling
-/// two branches, e.g. contacts between two free bodies) it takes a dense Cholesky factor.
+/// two branches, e.g. contacts between two free bodies) it takes a dense LᵀDL factor that keeps the zeros the coupling leaves.
 pub fn hessian_tree_sparse(m: &Model, d: &Data<f64>) -> bool {
     if d.nefc == 0 {
         return true;
@@ -356,22 +356,18 @@ pub(crate) fn forward_parts(
         }
         Some((h, _)) => lin.hessian_tree(m, d, h, c),
     };
-    if let (true, Some((h, _))) = (lin.tree, &pre) {
-        // connect/weld rows: −Jᵀ H ∂(J̇ v)/∂v (the dense path has it in dfda_dv_constraint)
-        crate::inverse::sub_jdot_vel(m, d, h, w, &mut lin.x, c);
+    if let (false, Some((h, _))) = (lin.tree, &pre) {
+        // rows coupling two branches: M + JᵀHJ dense (its lower triangle; `jd` holds the rows
+        // expanded by `hessian_tree`), −JᵀH B J into the velocity columns, and the dense LᵀDL
+        // factor, which keeps the zeros of the uncoupled branches (rows::ld_factor_dense)
+        lin.ld.resize(nv * nv, 0.0);
+        moreau::full_m(m, &d.qM, &mut lin.ld);
+        rows::add_jhj_dense(nv, d, h, &lin.jd, c, &mut lin.ld, &mut lin.x);
+        rows::ld_factor_dense(&mut lin.ld, nv, &mut lin.ldi, &mut lin.nz);
     }
-    if !lin.tree {
-        let (hs, jhbj, _) = dfda_dv_constraint(m, d, w);
-        if let Some(g) = jhbj {
-            for k in 0..nv {
-                for l in 0..nv {
-                    lin.x[k * c + nv + l] -= g[(k, l)];
-                }
-            }
-        }
-        lin.ld.clear();
-        lin.ld.extend_from_slice(hs.as_slice()); // symmetric: column-major = row-major
-        chol_factor_fast(&mut lin.ld, nv);
+    if let Some((h, _)) = &pre {
+        // connect/weld rows: −Jᵀ H ∂(J̇ v)/∂v
+        crate::inverse::sub_jdot_vel(m, d, h, w, &mut lin.x, c);
     }
     w.cons.pre = pre;
     let ad = actuation_jacobian(m, d, w, &mut lin.fa);
@@ -396,7 +392,7 @@ pub(crate) fn forward_parts(
     if lin.tree {
         rows::ld_solve(m, &lin.ld, &lin.ldi, &mut lin.x, c, &mut lin.solve);
     } else {
-        rows::chol_solve(&lin.ld, nv, &mut lin.x, c);
+        rows::ld_solve_dense(&lin.ld, nv, &lin.ldi, &mut lin.x, c, &mut lin.dense);
     }
     w.lin = lin;
     ad

@@ -180,28 +180,6 @@ pub(crate) fn jdot_vel(
     Some(x)
 }
 
-/// [`dfda`] and the constraint part of [`dfdv_rows`] (`Jᵀ H (diag(B) J + X)`) from one `J`, `H`;
-/// also returns `(H, efc_force)` for reuse. `w`'s reusable `Data<Dual64>` serves [`jdot_vel`].
-#[allow(clippy::type_complexity)]
-pub(crate) fn dfda_dv_constraint(
-    m: &Model,
-    d: &Data<f64>,
-    w: &mut crate::work::Work,
-) -> (
-    DMatrix<f64>,
-    Option<DMatrix<f64>>,
-    Option<(DMatrix<f64>, Vec<f64>)>,
-) {
-    let mut a = mass_matrix(m, d);
-    match constraint_terms(m, d, w) {
-        None => (a, None, None),
-        Some((jhj, jhbj, hf)) => {
-            a += jhj;
-            (a, Some(jhbj), Some(hf))
-        }
-    }
-}
-
 /// `∂(qfrc_bias − qfrc_passive)/∂v` plus the constraint term `Jᵀ H (diag(B) J + X)`, rows are
 /// outputs (`∂f_i/∂v_k`).
 pub fn dfdv_rows(m: &Model, d: &mut Data<f64>) -> DMatrix<f64> {

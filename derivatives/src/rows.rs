@@ -297,29 +297,157 @@ unsafe fn transpose_avx2(
     }
 }
 
-/// `x ← (L Lᵀ)⁻¹ x`, `L` row-major `n × n` from `chol_factor`.
-pub fn chol_solve(l: &[f64], n: usize, x: &mut [f64], c: usize) {
-    assert!(x.len() >= n * c && l.len() >= n * n);
-    let mut tmp = vec![0.0; c];
-    let mut ks = Vec::with_capacity(n);
-    let mut a = Vec::with_capacity(n);
-    for i in 0..n {
-        ks.clear();
-        a.clear();
-        ks.extend((0..i).map(|k| k * c));
-        a.extend_from_slice(&l[i * n..i * n + i]);
-        // SAFETY: rows 0..i < n lie in x (asserted above)
-        unsafe { gather(x, c, i, 1.0, &ks, &a, &mut tmp) };
-        scale(x, c, i, 1.0 / l[i * n + i]);
+/// `A = Lᵀ D L` in place for the symmetric positive definite `n × n` matrix `a` (row-major;
+/// its lower triangle is read), eliminating from the last row up as `factor_ld` does on the
+/// tree (MuJoCo's `mj_factorM` order), but on a dense matrix: the strictly lower triangle is
+/// overwritten by the unit lower triangular `L`, `dinv` receives `1 / D`. An entry left zero by
+/// the elimination stays an exact zero (no operation touches it), so where the rows of `a`
+/// couple few dofs (dof trees joined by a few constraint rows) `L` keeps that sparsity and
+/// [`ld_solve_dense`] skips it; `nz` is scratch. A pivot below `1e-15` is raised to it, as
+/// the dense Cholesky factor of the solver's Newton Hessian does.
+pub fn ld_factor_dense(a: &mut [f64], n: usize, dinv: &mut Vec<f64>, nz: &mut Vec<usize>) {
+    assert!(
+        a.len() >= n * n,
+        "ld_factor_dense: a holds fewer than n × n entries"
+    );
+    dinv.clear();
+    dinv.resize(n, 0.0);
+    for k in (0..n).rev() {
+        // (a NaN pivot stays NaN)
+        let dk = if a[k * n + k] < 1e-15 {
+            1e-15
+        } else {
+            a[k * n + k]
+        };
+        nz.clear();
+        nz.extend((0..k).filter(|&i| a[k * n + i] != 0.0));
+        // rows i < k: a_ij −= a_ki a_kj / d_k for j ≤ i (row k itself is not written)
+        let (head, rowk) = a.split_at_mut(k * n);
+        let rowk = &mut rowk[..k];
+        for (p, &i) in nz.iter().enumerate() {
+            let f = rowk[i] / dk;
+            let rowi = &mut head[i * n..i * n + i + 1];
+            for &j in &nz[..=p] {
+                rowi[j] -= f * rowk[j];
+            }
+        }
+        for &i in nz.iter() {
+            rowk[i] /= dk;
+        }
+        dinv[k] = 1.0 / dk;
     }
+}
+
+/// Scratch of [`ld_solve_dense`]: the nonzeros of `L` by row and by column (row offsets for
+/// `c` columns and values), and one row of `c` values.
+#[derive(Default)]
+pub struct DenseScratch {
+    rptr: Vec<usize>,
+    roff: Vec<usize>,
+    rval: Vec<f64>,
+    cptr: Vec<usize>,
+    coff: Vec<usize>,
+    cval: Vec<f64>,
+    tmp: Vec<f64>,
+}
+
+/// `x ← A⁻¹ x` (`x` row-major `n × c`) with `A`'s dense LᵀDL factor from [`ld_factor_dense`]:
+/// both triangular sweeps as row gathers over `L`'s nonzeros only (by column: `Lᵀ y = x` from
+/// the last row up; by row with `D⁻¹` applied on the way in: `L x = D⁻¹ y`).
+pub fn ld_solve_dense(
+    l: &[f64],
+    n: usize,
+    dinv: &[f64],
+    x: &mut [f64],
+    c: usize,
+    s: &mut DenseScratch,
+) {
+    assert!(x.len() >= n * c && l.len() >= n * n && dinv.len() >= n);
+    s.rptr.clear();
+    s.roff.clear();
+    s.rval.clear();
+    s.rptr.push(0);
+    for k in 0..n {
+        for (i, &v) in l[k * n..k * n + k].iter().enumerate() {
+            if v != 0.0 {
+                s.roff.push(i * c);
+                s.rval.push(v);
+            }
+        }
+        s.rptr.push(s.roff.len());
+    }
+    s.cptr.clear();
+    s.coff.clear();
+    s.cval.clear();
+    s.cptr.push(0);
+    for i in 0..n {
+        for k in i + 1..n {
+            let v = l[k * n + i];
+            if v != 0.0 {
+                s.coff.push(k * c);
+                s.cval.push(v);
+            }
+        }
+        s.cptr.push(s.coff.len());
+    }
+    s.tmp.resize(c, 0.0);
     for i in (0..n).rev() {
-        ks.clear();
-        a.clear();
-        ks.extend((i + 1..n).map(|k| k * c));
-        a.extend((i + 1..n).map(|k| l[k * n + i]));
-        // SAFETY: rows i + 1..n lie in x (asserted above)
-        unsafe { gather(x, c, i, 1.0, &ks, &a, &mut tmp) };
-        scale(x, c, i, 1.0 / l[i * n + i]);
+        let r = s.cptr[i]..s.cptr[i + 1];
+        if !r.is_empty() {
+            // SAFETY: the sources are rows k > i < n, all in x (asserted above)
+            unsafe { gather(x, c, i, 1.0, &s.coff[r.clone()], &s.cval[r], &mut s.tmp) };
+        }
+    }
+    for k in 0..n {
+        let r = s.rptr[k]..s.rptr[k + 1];
+        if r.is_empty() {
+            scale(x, c, k, dinv[k]);
+        } else {
+            // SAFETY: the sources are rows i < k, all in x (asserted above)
+            unsafe { gather(x, c, k, dinv[k], &s.roff[r.clone()], &s.rval[r], &mut s.tmp) };
+        }
+    }
+}
+
+/// `a += JᵀHJ` on the lower triangle of the dense row-major `nv × nv` matrix `a` and
+/// `x[:, nv..2nv] −= JᵀH diag(B) J` (`jd`: the rows expanded, `x` row-major with `c` columns):
+/// [`add_jhj`] for a matrix without M's tree sparsity.
+pub fn add_jhj_dense(
+    nv: usize,
+    d: &Data<f64>,
+    h: &DMatrix<f64>,
+    jd: &[f64],
+    c: usize,
+    a: &mut [f64],
+    x: &mut [f64],
+) {
+    let n = h.nrows();
+    for r in 0..n {
+        for q in 0..n {
+            let hrq = h[(r, q)];
+            if hrq == 0.0 {
+                continue;
+            }
+            let (jr, jq) = (&jd[r * nv..(r + 1) * nv], &jd[q * nv..(q + 1) * nv]);
+            let b = d.efc_KBIP[q][1];
+            let lo = jq.iter().position(|&z| z != 0.0).unwrap_or(0);
+            let hi = jq.iter().rposition(|&z| z != 0.0).map_or(lo, |h| h + 1);
+            for k in 0..nv {
+                if jr[k] == 0.0 {
+                    continue;
+                }
+                let f = hrq * jr[k];
+                let row = &mut a[k * nv..k * nv + nv];
+                for (o, z) in row[lo..hi.min(k + 1).max(lo)].iter_mut().zip(&jq[lo..]) {
+                    *o += f * *z;
+                }
+                let fb = f * b;
+                let y = &mut x[k * c + nv + lo..k * c + nv + hi];
+                for (y, z) in y.iter_mut().zip(&jq[lo..hi]) {
+                    *y -= fb * *z;
+                }
+            }
+        }
     }
 }
 

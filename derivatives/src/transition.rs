@@ -26,7 +26,7 @@
 //!
 //! Linear algebra: `M + JᵀHJ` factored once for all `2nv + na + nu` columns — in M's
 //! tree-sparse layout (LᵀDL, no fill-in) when every constraint row `H` couples acts on one dof
-//! chain ([`crate::forward::hessian_tree_sparse`]), else by a dense Cholesky factor; the right-hand sides and
+//! chain ([`crate::forward::hessian_tree_sparse`]), else by a dense LᵀDL factor eliminating from the last dof up, which keeps the zeros of the uncoupled branches; the right-hand sides and
 //! solutions are row-major `nv × (2nv + na + nu)` blocks (row gathers, AVX2 when present);
 //! `M x` and (eulerdamp) `(M + h diag(damping))⁻¹` in M's tree-sparse layout; a reusable
 //! [`Workspace`](crate::Workspace) keeps the `Data<Dual64>` and buffers.
@@ -328,7 +328,7 @@ pub(crate) fn params(
     if lin.tree {
         rows::ld_solve(m, &lin.ld, &lin.ldi, &mut x, p, &mut lin.solve);
     } else {
-        rows::chol_solve(&lin.ld, nv, &mut x, p);
+        rows::ld_solve_dense(&lin.ld, nv, &lin.ldi, &mut x, p, &mut lin.dense);
     }
     let dq = DMatrix::from_row_slice(nv, p, &x);
     let da = match &step.he {

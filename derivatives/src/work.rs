@@ -248,11 +248,16 @@ pub struct Lin {
     pub(crate) x: Vec<f64>,
     /// Same shape (the eulerdamp correction).
     pub(crate) y: Vec<f64>,
-    /// `M + JᵀHJ` in qM's layout and its LᵀDL factor (`Lin::hessian_tree`), or dense.
+    /// `M + JᵀHJ` in qM's layout and its LᵀDL factor (`Lin::hessian_tree`), or its dense
+    /// LᵀDL factor.
     pub(crate) ld: Vec<f64>,
     pub(crate) ldi: Vec<f64>,
-    /// Whether `ld` holds the tree-sparse factor (else the dense Cholesky factor).
+    /// Whether `ld` holds the tree-sparse factor (else the dense LᵀDL factor of
+    /// `crate::rows::ld_factor_dense`, `nv × nv` row-major, `ldi` its `D⁻¹`).
     pub(crate) tree: bool,
+    /// Scratch of the dense factor and its solve.
+    pub(crate) nz: Vec<usize>,
+    pub(crate) dense: crate::rows::DenseScratch,
     /// `M + h diag(damping)` factored (eulerdamp).
     pub(crate) he: Vec<f64>,
     pub(crate) hei: Vec<f64>,
