@@ -86,11 +86,17 @@ impl Work {
         self.grp.resize(nv, 0);
         self.fw.clear();
         self.fw.resize(nb, Vector3::zeros());
-        if self.last.len() != nb {
+        if self.last.len() != nb || self.moving.len() != nb {
             self.last = (0..nb).collect();
             for b in (1..nb).rev() {
                 let p = m.body_parentid[b];
                 self.last[p] = self.last[p].max(self.last[b]);
+            }
+            // (parents come first)
+            self.moving.clear();
+            self.moving.resize(nb, false);
+            for b in 1..nb {
+                self.moving[b] = m.body_dofnum[b] > 0 || self.moving[m.body_parentid[b]];
             }
         }
     }
@@ -278,7 +284,12 @@ fn d_rne_pos_body(
     // world-fixed forces at the COMs (subtracted: they are inputs of τ with sign −)
     let gravity_on = !m.opt.disabled(disable::GRAVITY);
     let springdamp = !(m.opt.disabled(disable::SPRING) && m.opt.disabled(disable::DAMPER));
+    // (bodies no dof moves are skipped here and below: their forces reach no joint, and every
+    // sum into a moving body comes from its moving subtree, in the same order)
     for b in 1..nb {
+        if !w.moving[b] {
+            continue;
+        }
         let mut f = Vector3::zeros();
         let mut t = Vector3::zeros();
         if terms.gravcomp && gravity_on && springdamp && m.body_gravcomp[b] != 0.0 {
@@ -303,7 +314,7 @@ fn d_rne_pos_body(
     }
     for b in (1..nb).rev() {
         let p = m.body_parentid[b];
-        if p != 0 {
+        if w.moving[p] {
             let f = w.frc[b];
             w.frc[p] += f;
         }
@@ -326,6 +337,9 @@ fn d_rne_pos_body(
         g.resize(nb, Matrix6::zeros());
     }
     for b in 1..nb {
+        if !w.moving[b] {
+            continue;
+        }
         let c = &d.cinert[b];
         let (v, h) = (w.vel[b], w.h[b]);
         let mut a = force_bar(&-w.ia[b]);
@@ -360,7 +374,7 @@ fn d_rne_pos_body(
     }
     for b in (1..nb).rev() {
         let p = m.body_parentid[b];
-        if p != 0 {
+        if w.moving[p] {
             let ib = w.ic[b];
             for (x, y) in w.ic[p].iter_mut().zip(ib.iter()) {
                 *x += *y;
@@ -821,7 +835,11 @@ pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
     w.ic.extend_from_slice(&d.cinert[..nb]);
     w.gc.clear();
     w.gc.resize(nb, Matrix6::zeros());
+    // (bodies no dof moves skipped, as in d_rne_pos)
     for b in 1..nb {
+        if !w.moving[b] {
+            continue;
+        }
         let c = &d.cinert[b];
         let v = &d.cvel[b];
         let h = inert_mul(c, v);
@@ -834,7 +852,7 @@ pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
     }
     for b in (1..nb).rev() {
         let p = m.body_parentid[b];
-        if p != 0 {
+        if w.moving[p] {
             let (ib, gb) = (w.ic[b], w.gc[b]);
             for (x, y) in w.ic[p].iter_mut().zip(ib.iter()) {
                 *x += *y;

@@ -27,6 +27,9 @@ pub struct Work {
     pub(crate) frc: Vec<V6>,
     pub(crate) df: Vec<V6>,
     pub(crate) last: Vec<usize>,
+    /// Per body: whether a dof moves it (one on its root path); the others' forces reach no
+    /// joint, so the recursions of `crate::rne` skip them. Built with `last`.
+    pub(crate) moving: Vec<bool>,
     pub(crate) fw: Vec<Vector3<f64>>,
     pub(crate) crb: Vec<[f64; 10]>,
     pub(crate) cs: Vec<V6>,
