@@ -336,6 +336,13 @@ fn d_rne_pos_body(
     for g in [&mut w.gc, &mut w.gb, &mut w.g2] {
         g.resize(nb, Matrix6::zeros());
     }
+    // the composite velocity maps of the last d_bias_vel when formed from the same bits (the
+    // same vel_map inputs: h = I v is recomputed alike)
+    let reuse = vel
+        && w.gv_set
+        && w.gv.len() == nb
+        && (1..nb)
+            .all(|b| !w.moving[b] || (w.gv_vel[b] == w.vel[b] && w.gv_inert[b] == d.cinert[b]));
     for b in 1..nb {
         if !w.moving[b] {
             continue;
@@ -351,7 +358,9 @@ fn d_rne_pos_body(
                     *x += k[6 * j + i] - k[6 * i + j];
                 }
             }
-            w.gb[b] = vel_map(&inertia_matrix(c), &v, &h);
+            if !reuse {
+                w.gb[b] = vel_map(&inertia_matrix(c), &v, &h);
+            }
         } else {
             w.gb[b] = Matrix6::zeros();
         }
@@ -380,13 +389,18 @@ fn d_rne_pos_body(
                 *x += *y;
             }
             add_child(&mut w.gc, p, b);
-            if vel {
+            if vel && !reuse {
                 add_child(&mut w.gb, p, b);
             }
             if fused {
                 add_child(&mut w.g2, p, b);
             }
         }
+    }
+    if reuse {
+        // (gv's storage takes gb's old values: no longer a d_bias_vel result)
+        std::mem::swap(&mut w.gb, &mut w.gv);
+        w.gv_set = false;
     }
     // per dof k (body b): [Ac_bᵀ S_k, Ic_b S_k, Bc_bᵀ S_k, S_k ×* F_b] and the mass part's
     // [A2c_bᵀ S_k, S_k ×* F2_b]
@@ -833,8 +847,14 @@ pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
     let nb = m.nbody;
     w.ic.clear();
     w.ic.extend_from_slice(&d.cinert[..nb]);
-    w.gc.clear();
-    w.gc.resize(nb, Matrix6::zeros());
+    // the composite B = −G (kept in `gv` for d_smooth_pos; G's products are B's negated, to
+    // the bit: negation is exact and commutes with rounding)
+    w.gv.clear();
+    w.gv.resize(nb, Matrix6::zeros());
+    w.gv_vel.clear();
+    w.gv_vel.resize(nb, V6::zeros());
+    w.gv_inert.clear();
+    w.gv_inert.resize(nb, [0.0; 10]);
     // (bodies no dof moves skipped, as in d_rne_pos)
     for b in 1..nb {
         if !w.moving[b] {
@@ -843,28 +863,26 @@ pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
         let c = &d.cinert[b];
         let v = &d.cvel[b];
         let h = inert_mul(c, v);
-        // G = −B of vel_map (the same three terms with the opposite sign)
-        let g = &mut w.gc[b];
-        *g = vel_map(&inertia_matrix(c), v, &h);
-        for x in g.as_mut_slice() {
-            *x = -*x;
-        }
+        w.gv[b] = vel_map(&inertia_matrix(c), v, &h);
+        w.gv_vel[b] = *v;
+        w.gv_inert[b] = *c;
     }
     for b in (1..nb).rev() {
         let p = m.body_parentid[b];
         if w.moving[p] {
-            let (ib, gb) = (w.ic[b], w.gc[b]);
+            let ib = w.ic[b];
             for (x, y) in w.ic[p].iter_mut().zip(ib.iter()) {
                 *x += *y;
             }
-            add66(&mut w.gc[p], &gb);
+            add_child(&mut w.gv, p, b);
         }
     }
+    w.gv_set = true;
     w.pk.clear();
     w.pk.extend((0..nv).map(|k| {
         let b = m.dof_bodyid[k];
         let s = &d.cdof[k];
-        [inert_mul(&w.ic[b], s), tr_mul6(&w.gc[b], s)]
+        [inert_mul(&w.ic[b], s), -tr_mul6(&w.gv[b], s)]
     }));
     // e_j: velocity after the group of j
     for j in 0..nv {
@@ -894,7 +912,7 @@ pub fn d_bias_vel(m: &Model, d: &Data<f64>, w: &mut Work, out: &mut [f64]) {
         for (k, p) in (k0..kn).zip(&w.pk[k0..kn]) {
             out[k * nv + j] = dot6(&p[0], &sig) + dot6(&p[1], &s);
         }
-        let dfr = inert_mul(&w.ic[bj], &sig) + mul6(&w.gc[bj], &s);
+        let dfr = inert_mul(&w.ic[bj], &sig) - mul6(&w.gv[bj], &s);
         let mut p = m.body_parentid[bj];
         while p != 0 {
             let k0 = m.body_dofadr[p];

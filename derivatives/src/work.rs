@@ -46,6 +46,14 @@ pub struct Work {
     pub(crate) ic: Vec<[f64; 10]>,
     pub(crate) gc: Vec<Matrix6<f64>>,
     pub(crate) pk: Vec<[V6; 2]>,
+    /// The composite velocity maps `Σ B_b` of [`crate::rne::d_bias_vel`] (its `G = −B`), with
+    /// the velocity and inertia of every body they were formed from and whether they are set:
+    /// [`crate::rne::d_smooth_pos`] reuses them when its own bodies' velocities and inertias
+    /// are the same bits.
+    pub(crate) gv: Vec<Matrix6<f64>>,
+    pub(crate) gv_vel: Vec<V6>,
+    pub(crate) gv_inert: Vec<[f64; 10]>,
+    pub(crate) gv_set: bool,
     /// The same for the position derivative ([`crate::rne::d_smooth_pos`]): the composite
     /// velocity-term matrices, those of `∂(M x)/∂q`, and the per-dof rows of both.
     pub(crate) gb: Vec<Matrix6<f64>>,
@@ -150,6 +158,7 @@ impl Work {
             self.dual = None;
             self.stage = None;
             self.last.clear();
+            self.gv_set = false;
         }
     }
 
