@@ -32,7 +32,12 @@
 //! constant acceleration, a ballistic arc of the trunk, the mirror-image landing, the feet on
 //! their standing spots in stance and following the trunk in flight, the legs by inverse
 //! kinematics); `--ballistic T,K,Z,L,R[,C,N]` its take-off knot, apex knot, apex height, legs'
-//! tuck, the feet's ramp knots, crouch depth and crouch knots. `--soften-stages K,…`: a continuation
+//! tuck, the feet's ramp knots, crouch depth and crouch knots; `--support` the supported form
+//! (`Ballistic::support`: the push's floor force tapering to zero at take-off, the stance feet
+//! sunk to the depth that carries it and rolling, the centre of mass on the ballistic arc in
+//! flight); `--guess-forces` prints the guess's inverse-dynamics forces against `forcerange`
+//! and its largest unactuated force, knot by knot where beyond the range (`--verbose`: every
+//! knot), and stops. `--soften-stages K,…`: a continuation
 //! on the contacts' softness (every geom's solref time constant ×K first, from the guess's
 //! controls rolled out on that model); `--apex-stages Z,…`: on the trunk's target height;
 //! `--stage-iters N`: LM's limit in every stage but the last; `--model-tolerance-only`: replay
@@ -387,6 +392,7 @@ fn run() -> Result<(), String> {
                     ramp: r as usize,
                     crouch: c,
                     crouch_knots: n as usize,
+                    ..b
                 };
             }
             _ => {
@@ -397,6 +403,7 @@ fn run() -> Result<(), String> {
                 )
             }
         }
+        b.support = args.iter().any(|a| a == "--support");
         let feet = jump::Clearance::feet(&m, 0.0, 0.0)?.geoms;
         let (g, crouch, push) = b.guess(&m, &guess, &feet)?;
         println!(
@@ -472,6 +479,31 @@ fn run() -> Result<(), String> {
             c.height, c.weight
         ))
     );
+    if args.iter().any(|a| a == "--guess-forces") {
+        // the guess's inverse-dynamics forces against `forcerange`, then stop
+        let c = jump::collocation(m.clone(), &goal, horizon)?;
+        let f = jump::guess_forces(&c, &guess);
+        let z: Vec<f64> = guess[1..].iter().flatten().copied().collect();
+        let ev = c.evaluate(&z);
+        println!(
+            "guess cost: task {:.4e}, control {:.4e}, limits {:.4e}",
+            ev.task_cost, ev.control_cost, ev.limit_cost
+        );
+        let over: Vec<usize> = (0..f.len()).filter(|&t| f[t].0 > 0.0).collect();
+        let worst = f.iter().map(|x| x.0).fold(0.0f64, f64::max);
+        let defect = f.iter().map(|x| x.1).fold(0.0f64, f64::max);
+        println!(
+            "guess forces: {} knots beyond forcerange (largest excess {worst:.3} N·m), \
+             largest unactuated force {defect:.3e} N",
+            over.len()
+        );
+        for (t, (excess, unactuated)) in f.iter().enumerate() {
+            if *excess > 0.0 || args.iter().any(|a| a == "--verbose") {
+                println!("  knot {t}: excess {excess:.3} N·m, unactuated {unactuated:.3e} N");
+            }
+        }
+        return Ok(());
+    }
     let from_ilqr = args.iter().any(|a| a == "--from-ilqr");
     let mut last: Option<jump::Plan> = None;
     let collocate = |guess: &[Vec<f64>]| -> Result<jump::Plan, String> {

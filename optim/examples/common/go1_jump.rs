@@ -167,6 +167,11 @@ pub struct Ballistic {
     pub ramp: usize,
     pub crouch: f64,
     pub crouch_knots: usize,
+    /// A push whose force the contacts can give ([`Ballistic::support`]): the trunk's
+    /// acceleration rises smoothly from rest and falls to free fall at take-off, and the stance
+    /// feet sink to the depth at which the floor carries it. Off: the constant-acceleration push
+    /// with the feet on their standing spots.
+    pub support: bool,
 }
 
 impl Default for Ballistic {
@@ -183,8 +188,66 @@ impl Default for Ballistic {
             ramp: 20,
             crouch: 0.0,
             crouch_knots: 0,
+            support: false,
         }
     }
+}
+
+/// `∫₀¹ f` and `∫₀¹ (1 − x) f(x) dx` by composite Simpson on 512 intervals (the velocity and
+/// displacement a unit-time acceleration profile `f` gives from rest).
+fn moments(f: impl Fn(f64) -> f64) -> (f64, f64) {
+    let n = 512;
+    let (mut a, mut b) = (0.0, 0.0);
+    for i in 0..=n {
+        let x = i as f64 / n as f64;
+        let w = if i == 0 || i == n {
+            1.0
+        } else if i % 2 == 1 {
+            4.0
+        } else {
+            2.0
+        };
+        a += w * f(x);
+        b += w * (1.0 - x) * f(x);
+    }
+    (a / (3.0 * n as f64), b / (3.0 * n as f64))
+}
+
+/// `∫₀ˣ (x − y) f(y) dy` by composite Simpson on 64 intervals (the displacement at `x`).
+fn displacement(f: &impl Fn(f64) -> f64, x: f64) -> f64 {
+    let n = 64;
+    let mut out = 0.0;
+    for i in 0..=n {
+        let y = x * i as f64 / n as f64;
+        let w = if i == 0 || i == n {
+            1.0
+        } else if i % 2 == 1 {
+            4.0
+        } else {
+            2.0
+        };
+        out += w * (x - y) * f(y);
+    }
+    out * x / (3.0 * n as f64)
+}
+
+/// The supported push (`Ballistic::support`): the trunk's vertical acceleration over the push
+/// of `tp` s, as a function of `x = s/tp ∈ [0, 1]`, `−g·S(x) + A sin²(πx) + B sin²(πx)(2x − 1)`
+/// with `S` the quintic smoothstep: 0 at the start (at rest on the floor) and `−g` at take-off
+/// (the floor's force falls to zero there), with `A`, `B` such that the push ends at speed `v`
+/// after rising `dz`. Returns `(A, B)`.
+fn push_profile(g: f64, tp: f64, v: f64, dz: f64) -> Option<(f64, f64)> {
+    let bump = |x: f64| (std::f64::consts::PI * x).sin().powi(2);
+    let (s1, s2) = moments(smoothstep5);
+    let (a1, a2) = moments(bump);
+    let (b1, b2) = moments(|x| bump(x) * (2.0 * x - 1.0));
+    // tp·(−g s1 + A a1 + B b1) = v, tp²·(−g s2 + A a2 + B b2) = dz
+    let (r1, r2) = (v / tp + g * s1, dz / (tp * tp) + g * s2);
+    let det = a1 * b2 - a2 * b1;
+    if det.abs() < 1e-12 || !r1.is_finite() || !r2.is_finite() {
+        return None;
+    }
+    Some(((r1 * b2 - r2 * b1) / det, (a1 * r2 - a2 * r1) / det))
 }
 
 /// The quintic smoothstep `6x⁵ − 15x⁴ + 10x³` of `x` clamped to `[0, 1]` (zero first and second
@@ -204,7 +267,7 @@ impl Ballistic {
         standing: &[Vec<f64>],
         feet: &[usize],
     ) -> Result<(Vec<Vec<f64>>, usize, usize), String> {
-        use std::cmp::Ordering::{Greater, Less};
+        use std::cmp::Ordering::Greater;
         let horizon = standing.len() - 1;
         let h = m.opt.timestep;
         let g = -m.opt.gravity[2];
@@ -227,7 +290,35 @@ impl Ballistic {
                 "ballistic guess: take-off height {z_to:.4} m not above the crouch {zc:.4} m"
             ));
         }
-        let n_push = (2.0 * (z_to - zc) / (v * h)).round() as usize;
+        let accel = |ab: (f64, f64), x: f64| {
+            let bump = (std::f64::consts::PI * x).sin().powi(2);
+            -g * smoothstep5(x) + ab.0 * bump + ab.1 * bump * (2.0 * x - 1.0)
+        };
+        let (n_push, ab) = if self.support {
+            // the push duration with the lowest peak force among those whose floor force
+            // stays ≥ 0 (the acceleration ≥ −g) throughout
+            let mut best: Option<(f64, usize, (f64, f64))> = None;
+            // (the landing's mirror image of crouch and push must fit before the horizon)
+            let longest = self
+                .takeoff
+                .min((horizon + 1).saturating_sub(land))
+                .saturating_sub(self.crouch_knots);
+            for n in 5..longest {
+                let Some(ab) = push_profile(g, n as f64 * h, v, z_to - zc) else {
+                    continue;
+                };
+                let xs = (0..=200).map(|i| accel(ab, i as f64 / 200.0));
+                let (lo, hi) = xs.fold((f64::MAX, f64::MIN), |(l, u), a| (l.min(a), u.max(a)));
+                if lo >= -g - 1e-9 && best.is_none_or(|b| hi < b.0) {
+                    best = Some((hi, n, ab));
+                }
+            }
+            let (_, n, ab) =
+                best.ok_or("ballistic guess: no supported push fits before take-off")?;
+            (n, ab)
+        } else {
+            ((2.0 * (z_to - zc) / (v * h)).round() as usize, (0.0, 0.0))
+        };
         let before = n_push + self.crouch_knots;
         let after = land + before;
         if before + 1 > self.takeoff || after > horizon {
@@ -241,6 +332,15 @@ impl Ballistic {
         let c0 = push - self.crouch_knots;
         let z0 = standing[c0][2];
         let tp = n_push as f64 * h;
+        // with support, the crouch and the push start from the height at the crouch's knot
+        // (the standing rollout has not quite settled there), the push refitted to it
+        let (zc, ab) = if self.support {
+            let zc = z0 - self.crouch;
+            let ab = push_profile(g, tp, v, z_to - zc).ok_or("ballistic guess: no push")?;
+            (zc, ab)
+        } else {
+            (zc, ab)
+        };
         let acc = 2.0 * (z_to - zc) / (tp * tp);
         let base = standing[c0].clone();
         // the feet's standing world positions (centres of the spheres)
@@ -277,6 +377,9 @@ impl Ballistic {
                 z0
             } else if t <= push {
                 z0 + (zc - z0) * smoothstep5((t - c0) as f64 / self.crouch_knots as f64)
+            } else if t <= self.takeoff && self.support {
+                let x = (t - push) as f64 / n_push as f64;
+                zc + tp * tp * displacement(&|y| accel(ab, y), x)
             } else if t <= self.takeoff {
                 let s = (t - push) as f64 * h;
                 zc + 0.5 * acc * s * s
@@ -295,51 +398,200 @@ impl Ballistic {
             }
         };
         let nv = m.nv;
+        // with support, each stance knot's sink `e` (m below the standing spots): where the
+        // floor's force on the standing configuration lowered by `e`, at rest (inverse dynamics
+        // at v = a = 0: the trunk's vertical force with the robot lifted clear less that at
+        // `e`), is the standing one times `1 + z̈/g` (z̈ the trunk's second difference)
+        let sink: Vec<f64> = if self.support {
+            let mut tau = vec![0.0; nv];
+            let zero = vec![0.0; nv];
+            let mut dq = Data::new(m);
+            let mut lifted = |e: f64| {
+                let mut q = base.clone();
+                q[2] -= e;
+                moreau_optim::collocation::inverse_force(m, &mut dq, &q, &zero, &zero, &mut tau);
+                tau[2]
+            };
+            let free = lifted(-0.1);
+            let floor = |e: f64, lifted: &mut dyn FnMut(f64) -> f64| free - lifted(e);
+            let f0 = floor(0.0, &mut lifted);
+            if f0.partial_cmp(&0.0) != Some(Greater) {
+                return Err("ballistic guess: the standing rollout is not on the floor".into());
+            }
+            (0..=horizon)
+                .map(|t| {
+                    if t <= c0 || t == horizon || (t > self.takeoff && t < land) {
+                        return 0.0;
+                    }
+                    let zdd = (height(t + 1) - 2.0 * height(t) + height(t - 1)) / (h * h);
+                    // just above the margin where the force would be zero
+                    let target = (f0 * (1.0 + zdd / g)).max(1e-6 * f0);
+                    let (mut lo, mut hi) = (-0.01, 0.02);
+                    for _ in 0..60 {
+                        let mid = 0.5 * (lo + hi);
+                        if floor(mid, &mut lifted) < target {
+                            lo = mid;
+                        } else {
+                            hi = mid;
+                        }
+                    }
+                    0.5 * (lo + hi)
+                })
+                .collect()
+        } else {
+            vec![0.0; horizon + 1]
+        };
+        let sink_to = sink[self.takeoff];
         let mut jp = vec![0.0; 3 * nv];
         let mut qs: Vec<Vec<f64>> = standing[..=c0].to_vec();
         let mut q = base.clone();
+        // with support, the stance feet roll on the floor instead of sliding: each sphere's
+        // centre moves by `radius · (φ_y, −φ_x)` for a rotation `φ` of its body between knots
+        // (the contact point at rest), from where it was at the last knot; they land where they
+        // took off
+        let mut xy: Vec<[f64; 2]> = p0.iter().map(|p| [p[0], p[1]]).collect();
+        let mut rot: Vec<nalgebra::Matrix3<f64>> =
+            feet.iter().map(|&f| d.xmat[m.geom_bodyid[f]]).collect();
+        // with support, the whole robot's centre of mass flies the discrete ballistic arc
+        // (`c_{t+1} − 2c_t + c_{t−1} = −g h²`) from its take-off height back to it at landing,
+        // at its take-off x: the trunk moves (x and z) against the legs' tuck
+        let mut com_to = [[0.0; 3]; 2];
+        let mut shift = [0.0, 0.0];
         for t in c0 + 1..=horizon {
             let z = height(t);
-            q[2] = z;
-            let up = if t > self.takeoff && t < land {
+            let stance = t <= self.takeoff || t >= land;
+            let up = if !stance {
                 let x = (t - self.takeoff).min(land - t) as f64 / self.ramp as f64;
-                smoothstep5(x) * (z - z_to + self.lift)
+                smoothstep5(x) * (z - z_to + self.lift) - sink_to
             } else {
-                0.0
+                -sink[t]
             };
-            for (k, &f) in feet.iter().enumerate() {
-                let target = [p0[k][0], p0[k][1], p0[k][2] + up];
-                let mut err = f64::INFINITY;
-                for _ in 0..30 {
-                    d.qpos.copy_from_slice(&q);
-                    moreau::pipeline::kinematics(m, &mut d);
-                    let e: Vec<f64> = (0..3).map(|a| target[a] - d.geom_xpos[f][a]).collect();
-                    err = e.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-                    if err < 1e-12 {
-                        break;
-                    }
-                    moreau::pipeline::com_pos(m, &mut d);
-                    let pt = d.geom_xpos[f];
-                    moreau::jac(m, &d, &pt, m.geom_bodyid[f], Some(&mut jp), None);
-                    let jl = nalgebra::Matrix3::from_fn(|a, c| jp[a * nv + legs[k][c].1]);
-                    let step = jl
-                        .lu()
-                        .solve(&nalgebra::Vector3::new(e[0], e[1], e[2]))
-                        .ok_or_else(|| format!("ballistic guess: singular leg {k} at knot {t}"))?;
-                    for c in 0..3 {
-                        q[legs[k][c].0] += step[c];
-                    }
+            let passes = if self.support && !stance { 20 } else { 1 };
+            for pass in 0..passes {
+                q[0] = base[0] + if stance { 0.0 } else { shift[0] };
+                q[2] = z + if stance { 0.0 } else { shift[1] };
+                self.place_feet(
+                    m,
+                    &mut d,
+                    &mut q,
+                    (feet, &p0, &legs),
+                    (&mut xy, &mut rot),
+                    (up, stance && t != land),
+                    t,
+                    &mut jp,
+                )?;
+                if passes == 1 {
+                    break;
                 }
-                if err.partial_cmp(&1e-9) != Some(Less) {
-                    return Err(format!(
-                        "ballistic guess: foot {k} misses its target by {err:.2e} m at knot {t}"
-                    ));
+                moreau::pipeline::com_pos(m, &mut d);
+                let c = d.subtree_com[1];
+                let (k, n) = ((t - self.takeoff) as f64, (land - self.takeoff) as f64);
+                let cx = com_to[1][0];
+                let cz = com_to[1][2] + 0.5 * g * h * h * k * (n - k);
+                let (ex, ez) = (cx - c[0], cz - c[2]);
+                shift[0] += ex;
+                shift[1] += ez;
+                if ex.abs().max(ez.abs()) < 1e-12 || pass + 1 == passes {
+                    break;
                 }
+            }
+            if self.support && (t + 1 == self.takeoff || t == self.takeoff) {
+                moreau::pipeline::com_pos(m, &mut d);
+                let c = d.subtree_com[1];
+                com_to[usize::from(t == self.takeoff)] = [c[0], c[1], c[2]];
             }
             qs.push(q.clone());
         }
         Ok((qs, c0, push))
     }
+
+    /// The leg joints of `q` (trunk as given) that put each foot sphere's centre at its target
+    /// by Newton's method on the foot's 3×3 translational Jacobian: height `p0 + up` (`p0` the
+    /// standing spot), and horizontally `xy` (with support in stance, rolled on from the last
+    /// knot's `xy` and body rotation `rot`, which are updated).
+    #[allow(clippy::too_many_arguments, clippy::type_complexity)]
+    fn place_feet(
+        &self,
+        m: &Model,
+        d: &mut Data,
+        q: &mut [f64],
+        (feet, p0, legs): (&[usize], &[[f64; 3]], &[Vec<(usize, usize)>]),
+        (xy, rot): (&mut [[f64; 2]], &mut [nalgebra::Matrix3<f64>]),
+        (up, stance): (f64, bool),
+        t: usize,
+        jp: &mut [f64],
+    ) -> Result<(), String> {
+        use std::cmp::Ordering::Less;
+        let nv = m.nv;
+        for (k, &f) in feet.iter().enumerate() {
+            let mut target = [xy[k][0], xy[k][1], p0[k][2] + up];
+            let mut err = f64::INFINITY;
+            for _ in 0..30 {
+                d.qpos.copy_from_slice(q);
+                moreau::pipeline::kinematics(m, d);
+                if self.support && stance {
+                    let r = d.xmat[m.geom_bodyid[f]] * rot[k].transpose();
+                    let (px, py) = (0.5 * (r[(2, 1)] - r[(1, 2)]), 0.5 * (r[(0, 2)] - r[(2, 0)]));
+                    let radius = m.geom_size[f][0];
+                    target[0] = xy[k][0] + radius * py;
+                    target[1] = xy[k][1] - radius * px;
+                }
+                let e: Vec<f64> = (0..3).map(|a| target[a] - d.geom_xpos[f][a]).collect();
+                err = e.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                if err < 1e-12 {
+                    break;
+                }
+                moreau::pipeline::com_pos(m, d);
+                let pt = d.geom_xpos[f];
+                moreau::jac(m, d, &pt, m.geom_bodyid[f], Some(&mut *jp), None);
+                let jl = nalgebra::Matrix3::from_fn(|a, c| jp[a * nv + legs[k][c].1]);
+                let step = jl
+                    .lu()
+                    .solve(&nalgebra::Vector3::new(e[0], e[1], e[2]))
+                    .ok_or_else(|| format!("ballistic guess: singular leg {k} at knot {t}"))?;
+                for c in 0..3 {
+                    q[legs[k][c].0] += step[c];
+                }
+            }
+            if err.partial_cmp(&1e-9) != Some(Less) {
+                return Err(format!(
+                    "ballistic guess: foot {k} misses its target by {err:.2e} m at knot {t}"
+                ));
+            }
+            if self.support && stance {
+                xy[k] = [target[0], target[1]];
+            }
+            rot[k] = d.xmat[m.geom_bodyid[f]];
+        }
+        Ok(())
+    }
+}
+
+/// The inverse-dynamics forces of a guess (qpos at knots `0..=T`) in the collocation `c`:
+/// per knot `t < T`, the largest excess of an actuator's force beyond its `forcerange`
+/// (N·m; 0 inside) and the largest unactuated force `|Nᵀτ_t|` (N). The guess's controls are
+/// what collocation's inverse dynamics gives; a force beyond `forcerange` is a penalty LM has
+/// to remove, so this is a cheap check of a guess before LM runs.
+pub fn guess_forces(c: &Collocation, guess: &[Vec<f64>]) -> Vec<(f64, f64)> {
+    let z: Vec<f64> = guess[1..].iter().flatten().copied().collect();
+    let ev = c.evaluate(&z);
+    let m = &c.model;
+    ev.force
+        .iter()
+        .zip(&ev.defect)
+        .map(|(f, d)| {
+            let excess = f
+                .iter()
+                .enumerate()
+                .filter(|&(i, _)| m.actuator_forcelimited[i])
+                .map(|(i, &x)| {
+                    let [lo, hi] = m.actuator_forcerange[i];
+                    (x - hi).max(lo - x).max(0.0)
+                })
+                .fold(0.0f64, f64::max);
+            (excess, d.iter().fold(0.0f64, |a, x| a.max(x.abs())))
+        })
+        .collect()
 }
 
 /// Angle between the trunk's z axis and the world's (rad) of a free-base configuration.

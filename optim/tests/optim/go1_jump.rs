@@ -494,6 +494,68 @@ fn ballistic_guess_from_standing_is_the_stated_trajectory() {
     assert!(late.guess(&m, &standing, &feet).is_err());
 }
 
+/// The supported ballistic guess ([`jump::Ballistic::support`], still from the standing rollout
+/// alone): the push's floor force tapers to zero at take-off, the stance feet sink to the depth
+/// that carries it and roll instead of sliding, and in flight the whole robot's centre of mass
+/// (not the trunk) flies the discrete ballistic arc. Checked: the prefix is the standing
+/// rollout; the centre of mass's second difference is `−g h²` (and its x constant) at every
+/// flight knot to 1e-9; the guess meets the requirements kinematically; and collocation's
+/// inverse dynamics at the guess needs an unactuated force below a tenth of the plain guess's
+/// and exceeds `forcerange` by less (the cheap check made before LM runs,
+/// [`jump::guess_forces`]).
+#[test]
+fn supported_ballistic_guess_flies_its_centre_of_mass() {
+    let (m, home, home_ctrl) = jump::load().unwrap();
+    let standing = jump::rollout(&m, &home, &vec![home_ctrl.clone(); HORIZON]);
+    let plain = jump::Ballistic::default();
+    let b = jump::Ballistic {
+        support: true,
+        ..plain.clone()
+    };
+    let feet = jump::Clearance::feet(&m, 0.0, 0.0).unwrap().geoms;
+    let (q, crouch, _) = b.guess(&m, &standing, &feet).unwrap();
+    let (q0, _, _) = plain.guess(&m, &standing, &feet).unwrap();
+    assert_eq!(q.len(), HORIZON + 1);
+    assert_eq!(q[..=crouch], standing[..=crouch]);
+    let land = 2 * b.apex_knot - b.takeoff;
+    let mut d = moreau::Data::new(&m);
+    let com: Vec<[f64; 3]> = q
+        .iter()
+        .map(|qt| {
+            d.qpos.copy_from_slice(qt);
+            moreau::pipeline::kinematics(&m, &mut d);
+            moreau::pipeline::com_pos(&m, &mut d);
+            let c = d.subtree_com[1];
+            [c[0], c[1], c[2]]
+        })
+        .collect();
+    let (h, g) = (m.opt.timestep, -m.opt.gravity[2]);
+    for t in b.takeoff + 1..land {
+        let dd = com[t + 1][2] - 2.0 * com[t][2] + com[t - 1][2];
+        assert!((dd + g * h * h).abs() < 1e-9, "knot {t}: {dd:e}");
+        assert!((com[t][0] - com[b.takeoff][0]).abs() < 1e-9, "knot {t}");
+    }
+    let req = jump::Requirements::go1(&m, (0.36, 155), (0.03, (132, 178)), MARGIN, 1e4).unwrap();
+    assert!(req.values(&m, &q).iter().all(|&x| x >= 0.0));
+    let c = jump::collocation(
+        m.clone(),
+        &jump::Goal::over_window(&home, (110, 200), 0.36),
+        HORIZON,
+    )
+    .unwrap();
+    let worst = |f: Vec<(f64, f64)>| {
+        f.iter()
+            .fold((0.0f64, 0.0f64), |a, x| (a.0.max(x.0), a.1.max(x.1)))
+    };
+    let (excess, defect) = worst(jump::guess_forces(&c, &q));
+    let (excess0, defect0) = worst(jump::guess_forces(&c, &q0));
+    println!(
+        "guess forces: beyond forcerange {excess:.3} N·m (plain {excess0:.3}), unactuated \
+         {defect:.3e} N (plain {defect0:.3e})"
+    );
+    assert!(defect < 0.1 * defect0 && excess < excess0);
+}
+
 /// The apex requirement over a window ([`jump::Requirements::apex_window`]) follows the trunk's
 /// highest knot: on the standing rollout with the trunk raised along a parabola peaking at knot
 /// 163 (an arc no fixed knot but 163 would see at its top), `select_apex` moves the apex row
