@@ -721,6 +721,15 @@ pub fn update_hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, n
     }
     // a factor read from the kept ones: this update's result may be kept too
     let from = s.H_kept.map(|(k, _)| (k, p.hcache[k].gen));
+    // the update below goes from the rows that are QUADRATIC in `state_old` to those of
+    // `p.state`, so the factor it starts from must be that of `state_old`: the kept entry's
+    // states (the key of its result) have the same QUADRATIC rows, up to rows of J that are
+    // zero (a tree-sparse factor skips them, leaving the entry as it was)
+    debug_assert!(from.is_none_or(|(k, _)| quadratic_rows_agree(
+        p,
+        &p.hcache[k].state,
+        &s.state_old[..p.nefc]
+    )));
     if let Some(from) = from {
         if let Some(k) = p.hcache[..p.hcache_n]
             .iter()
@@ -799,6 +808,17 @@ pub fn update_hessian<T: Scalar>(p: &mut Problem<T>, s: &mut SolverScratch<T>, n
     if let (Some(from), true) = (from, updated) {
         keep_factor(p, s, Some(from));
     }
+}
+
+/// Whether states `a` and `b` have the same rows in QUADRATIC, rows of J that are zero
+/// (`row_leaf` -1) aside: two such state vectors give the same factored Hessian
+/// ([`update_hessian`]'s precondition on the factor it starts from).
+fn quadratic_rows_agree<T>(p: &Problem<T>, a: &[ConstraintState], b: &[ConstraintState]) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).enumerate().all(|(i, (&x, &y))| {
+            (x == ConstraintState::Quadratic) == (y == ConstraintState::Quadratic)
+                || p.row_leaf.get(i) == Some(&-1)
+        })
 }
 
 /// Lays the tree-sparse factor in `s.Ht` ([`crate::smooth::crb::factor_tree`]'s layout) out
@@ -931,6 +951,24 @@ mod tests {
         s.resize_nv(nv);
         s.resize(3, 0);
         (p, s, dense_m)
+    }
+
+    /// [`update_hessian`]'s precondition on a kept factor: the states agree on the rows in
+    /// QUADRATIC, other changes (LINEAR_NEG to LINEAR_POS) and rows of J that are zero aside.
+    #[test]
+    fn kept_factor_states_agree_on_quadratic_rows() {
+        use ConstraintState::*;
+        let (mut p, _, _) = problem();
+        let a = [Quadratic, Satisfied, LinearNeg];
+        let agree = |p: &Problem<f64>, b: &[ConstraintState]| quadratic_rows_agree(p, &a, b);
+        assert!(agree(&p, &a));
+        assert!(agree(&p, &[Quadratic, Satisfied, LinearPos]));
+        assert!(!agree(&p, &[Quadratic, Quadratic, LinearNeg]));
+        assert!(!agree(&p, &[Satisfied, Satisfied, LinearNeg]));
+        assert!(!agree(&p, &a[..2]));
+        // a zero row adds nothing to H: its state does not matter
+        p.row_leaf[1] = -1;
+        assert!(agree(&p, &[Quadratic, Quadratic, LinearNeg]));
     }
 
     /// max |H x - b| for x = H⁻¹ b by [`solve_h`], H = M + Σ_QUADRATIC D_i J_iᵀ J_i.
