@@ -317,11 +317,17 @@ impl<T: Scalar> Problem<T> {
                 self.parentid.clear();
                 self.parentid.extend_from_slice(&m.dof_parentid);
                 self.Mcol.clear();
-                for a in 0..nv {
-                    let mut j = a as i32;
-                    while j >= 0 {
-                        self.Mcol.push(j as usize);
-                        j = self.parentid[j as usize];
+                if m.dof_Mcol.len() == m.nM {
+                    // the model's entry columns: the same list as the walk below (each dof,
+                    // then its ancestors up to the root), copied in one slice
+                    self.Mcol.extend_from_slice(&m.dof_Mcol);
+                } else {
+                    for a in 0..nv {
+                        let mut j = a as i32;
+                        while j >= 0 {
+                            self.Mcol.push(j as usize);
+                            j = self.parentid[j as usize];
+                        }
                     }
                 }
                 self.whole = true;
@@ -486,16 +492,34 @@ impl<T: Scalar> Problem<T> {
             self.J_colind.clear();
             self.J_rownnz.resize(nefc, 0);
             self.J_rowadr.resize(nefc, 0);
+            // the dofs one run `d0..d0 + nv` (every dof, or an island of ascending whole
+            // trees): a row's kept columns, ascending, are one slice of its pattern, shifted by
+            // `d0`; the same entries as the filter below, copied by slices
+            let d0 = dofs.first().copied().unwrap_or(0);
+            let run = nv > 0 && dofs[nv - 1] + 1 - d0 == nv;
             for (i, &r) in rows.iter().enumerate() {
                 let row = d.efc_J_row(r, nvfull);
                 let adr = self.J.len();
-                for (&k, &v) in row.cols.unwrap_or(&[]).iter().zip(row.vals) {
-                    let pk = self.g2l[k];
-                    if pk >= nv || dofs[pk] != k {
-                        continue;
+                let cols = row.cols.unwrap_or(&[]);
+                debug_assert!(cols.windows(2).all(|w| w[0] < w[1]));
+                if run {
+                    let c0 = cols.partition_point(|&k| k < d0);
+                    let c1 = c0 + cols[c0..].partition_point(|&k| k < d0 + nv);
+                    if d0 == 0 {
+                        self.J_colind.extend_from_slice(&cols[c0..c1]);
+                    } else {
+                        self.J_colind.extend(cols[c0..c1].iter().map(|&k| k - d0));
                     }
-                    self.J_colind.push(pk);
-                    self.J.push(v);
+                    self.J.extend_from_slice(&row.vals[c0..c1]);
+                } else {
+                    for (&k, &v) in cols.iter().zip(row.vals) {
+                        let pk = self.g2l[k];
+                        if pk >= nv || dofs[pk] != k {
+                            continue;
+                        }
+                        self.J_colind.push(pk);
+                        self.J.push(v);
+                    }
                 }
                 self.J_rowadr[i] = adr;
                 self.J_rownnz[i] = self.J.len() - adr;
