@@ -42,6 +42,13 @@ pub struct Problem<T> {
     pub Mcol: Vec<usize>,
     /// `Madr`, `parentid`, `Mcol` are the model's global layout (the last gather had every dof).
     pub(crate) whole: bool,
+    /// The global layout set aside by an island's gather after a global one (`alt_whole`), so
+    /// that the next global gather (the warm start of the next step) swaps it back instead of
+    /// copying it again; otherwise spare storage for the island's layout.
+    pub(crate) alt_Madr: Vec<usize>,
+    pub(crate) alt_parentid: Vec<i32>,
+    pub(crate) alt_Mcol: Vec<usize>,
+    pub(crate) alt_whole: bool,
     /// Global dof → problem dof (scratch of `Problem::gather`).
     pub(crate) g2l: Vec<usize>,
     /// nefc × nv, row-major; sparse: the values of the compressed rows.
@@ -144,6 +151,10 @@ crate::data::reserved::clone_reserved! {
         parentid: vec,
         Mcol: vec,
         whole: copy,
+        alt_Madr: vec,
+        alt_parentid: vec,
+        alt_Mcol: vec,
+        alt_whole: copy,
         g2l: vec,
         J: vec,
         J_sparse: copy,
@@ -187,6 +198,10 @@ impl<T> Default for Problem<T> {
             parentid: Vec::new(),
             Mcol: Vec::new(),
             whole: false,
+            alt_Madr: Vec::new(),
+            alt_parentid: Vec::new(),
+            alt_Mcol: Vec::new(),
+            alt_whole: false,
             g2l: Vec::new(),
             J: Vec::new(),
             J_sparse: false,
@@ -701,6 +716,9 @@ impl<T> Problem<T> {
         grow(&mut self.Madr, nv);
         grow(&mut self.parentid, nv);
         grow(&mut self.Mcol, nm);
+        grow(&mut self.alt_Madr, nv);
+        grow(&mut self.alt_parentid, nv);
+        grow(&mut self.alt_Mcol, nm);
         grow(&mut self.g2l, nv);
         grow(&mut self.anc, nv);
         for v in [

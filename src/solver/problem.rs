@@ -280,6 +280,13 @@ impl<T: Scalar> Problem<T> {
         self.state.clear();
     }
 
+    /// Exchanges the layout (`Madr`, `parentid`, `Mcol`) with the one set aside.
+    fn swap_layout(&mut self) {
+        std::mem::swap(&mut self.Madr, &mut self.alt_Madr);
+        std::mem::swap(&mut self.parentid, &mut self.alt_parentid);
+        std::mem::swap(&mut self.Mcol, &mut self.alt_Mcol);
+    }
+
     /// [`Problem::gather_pos`]; with `lend` (the global problem: every dof and row in order)
     /// the arrays [`Problem::lend`] swaps in are left alone.
     fn gather_pos_with(
@@ -311,7 +318,17 @@ impl<T: Scalar> Problem<T> {
         }
         if nv == nvfull {
             // every dof in order: the global layout (kept from the last such gather)
-            if !(self.whole && self.Madr == m.dof_Madr && self.parentid == m.dof_parentid) {
+            if self.whole && self.Madr == m.dof_Madr && self.parentid == m.dof_parentid {
+                // kept from the last gather
+            } else if self.alt_whole
+                && self.alt_Madr == m.dof_Madr
+                && self.alt_parentid == m.dof_parentid
+            {
+                // set aside by an island's gather since (`Mcol` follows from the other two)
+                self.swap_layout();
+                self.alt_whole = false;
+                self.whole = true;
+            } else {
                 self.Madr.clear();
                 self.Madr.extend_from_slice(&m.dof_Madr);
                 self.parentid.clear();
@@ -338,6 +355,11 @@ impl<T: Scalar> Problem<T> {
                 self.qLDiagInv.extend_from_slice(&d.qLDiagInv[..nv]);
             }
         } else {
+            if self.whole {
+                // the global layout, set aside for the next global gather
+                self.swap_layout();
+                self.alt_whole = true;
+            }
             self.whole = false;
             self.Madr.clear();
             self.parentid.clear();
