@@ -323,20 +323,10 @@ pub(crate) fn forward_parts(
     let (nv, na, nu) = (m.nv, m.na, m.nu);
     let c = 2 * nv + na + nu;
     let mut lin = std::mem::take(&mut w.lin);
-    // every entry of x is written below; first the velocity columns:
-    // −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
+    // every entry of x is written below
     lin.x.resize(nv * c, 0.0);
     lin.buf.resize(nv * nv, 0.0);
-    neg_dfdv_into(m, d, w, &mut lin.buf);
-    d_actuator_vel(m, d, &mut lin.buf);
-    // the actuators of clamped tendons, which MuJoCo's qDeriv (d_actuator_vel) leaves out
-    d_tendon_actfrc_vel(m, d, &mut lin.buf, &mut lin.rows2);
-    for k in 0..nv {
-        lin.x[k * c + nv..k * c + 2 * nv].copy_from_slice(&lin.buf[k * nv..(k + 1) * nv]);
-    }
-    // M + JᵀHJ (tree-sparse factor when it has M's sparsity, else dense) and −JᵀH B J into
-    // the velocity columns; (H, f) handed to the constraint ∂/∂q
-    // (H, f) into the last call's storage (`w.cons.spare`, returned by the constraint ∂/∂q)
+    // (H, f) into the last call's storage (`w.cons.spare`), handed to the constraint ∂/∂q
     let pre = (d.nefc > 0).then(|| {
         let (mut h, mut f) = w
             .cons
@@ -346,6 +336,32 @@ pub(crate) fn forward_parts(
         crate::constraint::constraint_hessian_force_into(m, d, &mut w.cons.hessian, &mut h, &mut f);
         (h, f)
     });
+    // the actuation first (its dual pass lifts the workspace's dual Data from `d`, which the
+    // constraint ∂/∂q's collider runs then read)
+    let ad = actuation_jacobian(m, d, w, &mut lin.fa);
+    // then ∂g/∂q: its RNE pass (crate::rne) leaves ∂qfrc_bias/∂qvel from the same composites
+    // for the velocity columns below (neg_dfdv_into takes it)
+    let had = pre.is_some();
+    w.cons.pre = pre;
+    w.bias_vel_want = true;
+    q_pass(m, d, want_m, w, &mut lin.qdg, &mut lin.qdmx);
+    w.bias_vel_want = false;
+    // (H, f) back: the constraint ∂/∂q moves what it used into `w.cons.spare`
+    let pre = if had {
+        w.cons.pre.take().or_else(|| w.cons.spare.take())
+    } else {
+        None
+    };
+    // the velocity columns: −(∂(bias − passive)/∂v − ∂qfrc_actuator/∂v)
+    neg_dfdv_into(m, d, w, &mut lin.buf);
+    d_actuator_vel(m, d, &mut lin.buf);
+    // the actuators of clamped tendons, which MuJoCo's qDeriv (d_actuator_vel) leaves out
+    d_tendon_actfrc_vel(m, d, &mut lin.buf, &mut lin.rows2);
+    for k in 0..nv {
+        lin.x[k * c + nv..k * c + 2 * nv].copy_from_slice(&lin.buf[k * nv..(k + 1) * nv]);
+    }
+    // M + JᵀHJ (tree-sparse factor when it has M's sparsity, else dense) and −JᵀH B J into
+    // the velocity columns
     lin.tree = match &pre {
         None => {
             lin.ld.clear();
@@ -369,10 +385,7 @@ pub(crate) fn forward_parts(
         // connect/weld rows: −Jᵀ H ∂(J̇ v)/∂v
         crate::inverse::sub_jdot_vel(m, d, h, w, &mut lin.x, c);
     }
-    w.cons.pre = pre;
-    let ad = actuation_jacobian(m, d, w, &mut lin.fa);
-    q_pass(m, d, want_m, w, &mut lin.qdg, &mut lin.qdmx);
-    if let Some(x) = w.cons.pre.take() {
+    if let Some(x) = pre {
         w.cons.spare = Some(x);
     }
     // the rows of the column-major −qdg and fa (transposed in 4 × 4 tiles)

@@ -235,14 +235,25 @@ pub(crate) fn neg_dfdv_into(
     w: &mut crate::work::Work,
     buf: &mut [f64],
 ) {
-    if crate::support::Support::smooth_pos(m).is_covered() {
-        crate::rne::d_bias_vel(m, d, w, buf);
+    let ready = std::mem::take(&mut w.bias_vel_ready);
+    w.bias_vel_want = false;
+    if crate::support::Support::smooth_pos(m).is_covered() && ready && w.bias_vel.len() == buf.len()
+    {
+        // left by the position pass that ran first at this state (crate::forward's
+        // forward_parts), the same numbers as crate::rne::d_bias_vel's
+        for (x, y) in buf.iter_mut().zip(&w.bias_vel) {
+            *x = -*y;
+        }
     } else {
-        buf.fill(0.0);
-        d_rne_vel(m, d, 0..m.nv, buf);
-    }
-    for x in buf.iter_mut() {
-        *x = -*x;
+        if crate::support::Support::smooth_pos(m).is_covered() {
+            crate::rne::d_bias_vel(m, d, w, buf);
+        } else {
+            buf.fill(0.0);
+            d_rne_vel(m, d, 0..m.nv, buf);
+        }
+        for x in buf.iter_mut() {
+            *x = -*x;
+        }
     }
     d_passive_vel(m, d, buf);
     crate::fluid::fluid_exact(m, d, buf);

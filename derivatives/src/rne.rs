@@ -420,6 +420,15 @@ fn d_rne_pos_body(
                 .push([tr_mul6(&w.g2[b], s), cross_force(s, &w.frc2[b])]);
         }
     }
+    // ∂qfrc_bias/∂qvel when asked (`w.bias_vel_want`), from the same composites: those of
+    // [`d_bias_vel`] are `ic` and `−gb` (the same sums, negated: negation is exact), so its
+    // per-dof rows are `[pr[1], −pr[2]]` and every entry is the same operations as there
+    let bias = vel && w.bias_vel_want;
+    let mut bv = std::mem::take(&mut w.bias_vel);
+    if bias {
+        bv.clear();
+        bv.resize(nv * nv, 0.0);
+    }
     for j in 0..nv {
         if by_col {
             out.as_mut_slice()[j * nv..(j + 1) * nv].fill(0.0);
@@ -444,6 +453,28 @@ fn d_rne_pos_body(
             .map_or(k0, |b| m.body_dofadr[b] + m.body_dofnum[b]);
         // dofs of bj before j's group see no S_j × S_k term
         let kb = m.body_dofadr[bj] + m.body_dofnum[bj];
+        if bias {
+            // e_j: the velocity after j's group
+            let mut e = w.u[j];
+            let mut k = g;
+            while k < nv && w.grp[k] == g {
+                e += d.cdof[k] * d.qvel[k];
+                k += 1;
+            }
+            let sigb = d.cdof_dot[j] - cross_motion(&s, &e);
+            for (k, p) in (k0..kn).zip(&w.pr[k0..kn]) {
+                bv[k * nv + j] = dot6(&p[1], &sigb) - dot6(&p[2], &s);
+            }
+            let dfb = inert_mul(&w.ic[bj], &sigb) - mul6(&w.gb[bj], &s);
+            let mut p = m.body_parentid[bj];
+            while p != 0 {
+                let k0 = m.body_dofadr[p];
+                for k in k0..k0 + m.body_dofnum[p] {
+                    bv[k * nv + j] = dot6(&d.cdof[k], &dfb);
+                }
+                p = m.body_parentid[p];
+            }
+        }
         // column j of out (column-major)
         let col = &mut out.as_mut_slice()[j * nv..(j + 1) * nv];
         for ((k, p), o) in (k0..kn).zip(&w.pr[k0..kn]).zip(&mut col[k0..kn]) {
@@ -480,6 +511,8 @@ fn d_rne_pos_body(
             p = m.body_parentid[p];
         }
     }
+    w.bias_vel = bv;
+    w.bias_vel_ready = bias;
     if terms.springs && !m.opt.disabled(disable::SPRING) {
         spring_pos(m, d, out);
     }

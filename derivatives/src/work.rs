@@ -60,6 +60,14 @@ pub struct Work {
     pub(crate) g2: Vec<Matrix6<f64>>,
     pub(crate) pr: Vec<[V6; 4]>,
     pub(crate) pr2: Vec<[V6; 2]>,
+    /// `∂qfrc_bias/∂qvel` (row-major `nv × nv`) from the composites of a position pass with
+    /// velocities (`crate::rne`'s `d_rne_pos`), written there when `bias_vel_want` is set and
+    /// marked by `bias_vel_ready` until [`crate::inverse::neg_dfdv_into`] takes it (the
+    /// transition's `∂qacc/∂x` asks for it: the same composite inertias, velocity matrices and
+    /// per-dof rows as [`crate::rne::d_bias_vel`] builds).
+    pub(crate) bias_vel: Vec<f64>,
+    pub(crate) bias_vel_want: bool,
+    pub(crate) bias_vel_ready: bool,
     /// Workspace of [`crate::constraint_pos`] (used by [`crate::inverse_pos::d_pos`]).
     pub(crate) cons: ConstraintWork,
     /// A `Data<Dual64>` reused by the dual passes over single stages (actuation, a pair's
