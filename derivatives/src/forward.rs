@@ -134,7 +134,18 @@ impl Lin {
         self.ld.clear();
         self.ld.extend_from_slice(&d.qM[..m.nM]);
         self.solve.build(m);
-        rows::add_jhj(m, d, h, jd, c, &mut self.ld, &mut self.x, &self.solve);
+        rows::add_jhj(
+            m,
+            d,
+            h,
+            jd,
+            c,
+            &mut self.ld,
+            &mut self.x,
+            &self.solve,
+            &mut self.jd_nz,
+            &mut self.jd_span,
+        );
         self.ldi.resize(nv, 0.0);
         factor_ld(m, &mut self.ld, &mut self.ldi);
         true

@@ -736,11 +736,15 @@ fn mul6(a: &Matrix6<f64>, x: &V6) -> V6 {
 /// `Aᵀ x` (6×6 transposed times a 6-vector), written out.
 #[inline(always)]
 fn tr_mul6(a: &Matrix6<f64>, x: &V6) -> V6 {
-    let a = a.as_slice();
-    V6::from_fn(|i, _| {
+    // (an array filled in a loop: `V6::from_fn` calls its closure out of line)
+    let a: &[f64; 36] = a.as_slice().try_into().expect("6×6");
+    let x: &[f64; 6] = x.as_slice().try_into().expect("6-vector");
+    let mut y = [0.0; 6];
+    for (i, y) in y.iter_mut().enumerate() {
         let c = &a[6 * i..6 * i + 6];
-        (c[0] * x[0] + c[1] * x[1] + c[2] * x[2]) + (c[3] * x[3] + c[4] * x[4] + c[5] * x[5])
-    })
+        *y = (c[0] * x[0] + c[1] * x[1] + c[2] * x[2]) + (c[3] * x[3] + c[4] * x[4] + c[5] * x[5]);
+    }
+    V6::from(y)
 }
 
 /// `g[p] += g[b]` (`p < b`: a body's parent comes first) without copying `g[b]` out.

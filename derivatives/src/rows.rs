@@ -465,14 +465,16 @@ pub fn add_jhj(
     ld: &mut [f64],
     x: &mut [f64],
     s: &Scratch,
+    nz: &mut Vec<usize>,
+    span: &mut Vec<[usize; 4]>,
 ) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU supports AVX2 (checked just above); the body is safe code.
-        unsafe { add_jhj_avx2(m, d, h, jd, c, ld, x, s) };
+        unsafe { add_jhj_avx2(m, d, h, jd, c, ld, x, s, nz, span) };
         return;
     }
-    add_jhj_body(m, d, h, jd, c, ld, x, s);
+    add_jhj_body(m, d, h, jd, c, ld, x, s, nz, span);
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -487,8 +489,10 @@ unsafe fn add_jhj_avx2(
     ld: &mut [f64],
     x: &mut [f64],
     s: &Scratch,
+    nz: &mut Vec<usize>,
+    span: &mut Vec<[usize; 4]>,
 ) {
-    add_jhj_body(m, d, h, jd, c, ld, x, s);
+    add_jhj_body(m, d, h, jd, c, ld, x, s, nz, span);
 }
 
 #[inline(always)]
@@ -502,9 +506,27 @@ fn add_jhj_body(
     ld: &mut [f64],
     x: &mut [f64],
     s: &Scratch,
+    nz: &mut Vec<usize>,
+    span: &mut Vec<[usize; 4]>,
 ) {
     let (nv, n) = (m.nv, h.nrows());
+    // every row's nonzero dofs and their span, once (the pairs below visit each row many times)
+    nz.clear();
+    span.clear();
     for r in 0..n {
+        let jr = &jd[r * nv..(r + 1) * nv];
+        let p0 = nz.len();
+        nz.extend((0..nv).filter(|&k| jr[k] != 0.0));
+        let p1 = nz.len();
+        let (lo, hi) = if p1 > p0 {
+            (nz[p0], nz[p1 - 1] + 1)
+        } else {
+            (0, 0)
+        };
+        span.push([p0, p1, lo, hi]);
+    }
+    for r in 0..n {
+        let [p0, p1, _, _] = span[r];
         for q in 0..n {
             let hrq = h[(r, q)];
             if hrq == 0.0 {
@@ -513,12 +535,9 @@ fn add_jhj_body(
             let (jr, jq) = (&jd[r * nv..(r + 1) * nv], &jd[q * nv..(q + 1) * nv]);
             let b = d.efc_KBIP[q][1];
             // the velocity-column update spans row q's nonzeros only
-            let lo = jq.iter().position(|&z| z != 0.0).unwrap_or(0);
-            let hi = jq.iter().rposition(|&z| z != 0.0).map_or(lo, |h| h + 1);
-            for k in 0..nv {
-                if jr[k] == 0.0 {
-                    continue;
-                }
+            let [_, _, lo, hi] = span[q];
+            // (row r's nonzero dofs, ascending)
+            for &k in &nz[p0..p1] {
                 let a = hrq * jr[k];
                 // (JᵀHJ)_kl for l on k's chain (row k of the qM layout)
                 // (row k's ancestor entries follow its diagonal contiguously)

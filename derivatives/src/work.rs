@@ -283,6 +283,11 @@ pub struct Lin {
     pub(crate) hei: Vec<f64>,
     /// Constraint rows expanded (`nefc × nv`).
     pub(crate) jd: Vec<f64>,
+    /// Per constraint row of `jd` its nonzero dofs (ascending) and `[start, end, lo, hi]`:
+    /// their range in `jd_nz` and the span from the first to past the last
+    /// (`crate::rows::add_jhj`).
+    pub(crate) jd_nz: Vec<usize>,
+    pub(crate) jd_span: Vec<[usize; 4]>,
     /// `nv × nv` scratch.
     pub(crate) buf: Vec<f64>,
     /// Two rows of `nv` (`moreau::pipeline::d_tendon_actfrc_vel`'s scratch).
