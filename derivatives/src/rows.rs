@@ -550,7 +550,17 @@ fn add_jhj_body(
                 }
                 let ab = a * b;
                 let y = &mut x[k * c + nv + lo..k * c + nv + hi];
-                for (y, z) in y.iter_mut().zip(&jq[lo..hi]) {
+                let z = &jq[lo..hi];
+                // four at a time (the spans are short: a loop vectorized by 16 would run its
+                // scalar tail), the rest one by one; the same operation on every entry
+                let mut y4 = y.chunks_exact_mut(4);
+                let mut z4 = z.chunks_exact(4);
+                for (y, z) in (&mut y4).zip(&mut z4) {
+                    for (y, z) in y.iter_mut().zip(z) {
+                        *y -= ab * *z;
+                    }
+                }
+                for (y, z) in y4.into_remainder().iter_mut().zip(z4.remainder()) {
                     *y -= ab * *z;
                 }
             }
