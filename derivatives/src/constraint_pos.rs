@@ -76,50 +76,73 @@ fn geometry(m: &Model, d: &Data<f64>, dd: &mut Data<Dual64>, w: &mut Work) -> bo
             dd.geom_xpos[gg] = d.geom_xpos[gg].map(Dual64::from);
             dd.geom_xmat[gg] = d.geom_xmat[gg].map(Dual64::from);
         }
-        for (side, gg) in g.into_iter().enumerate() {
-            if body_last_dof(m, m.geom_bodyid[gg]).is_none() {
-                continue;
+        // the runs below share the f64 poses: the convex colliders classify the features once
+        w.collision.reuse_features(true);
+        let same = pair_directions(m, d, dd, w, g, lim, i, n);
+        w.collision.reuse_features(false);
+        if !same {
+            return false;
+        }
+        i += n;
+    }
+    true
+}
+
+/// The dual runs of the pair `g` (contacts `i..i + n` of `d`), one per pose direction of each
+/// moving geom, into `w.geo`. False if a run does not reproduce the pair's contacts.
+#[allow(clippy::too_many_arguments)]
+fn pair_directions(
+    m: &Model,
+    d: &Data<f64>,
+    dd: &mut Data<Dual64>,
+    w: &mut Work,
+    g: [usize; 2],
+    lim: f64,
+    i: usize,
+    n: usize,
+) -> bool {
+    for (side, gg) in g.into_iter().enumerate() {
+        if body_last_dof(m, m.geom_bodyid[gg]).is_none() {
+            continue;
+        }
+        for dir in 0..6 {
+            let e = Vector3::ith(dir % 3, 1.0);
+            if dir < 3 {
+                dd.geom_xpos[gg][dir].eps = 1.0;
+            } else {
+                let dm = e.cross_matrix() * d.geom_xmat[gg];
+                for (x, y) in dd.geom_xmat[gg].iter_mut().zip(dm.iter()) {
+                    x.eps = *y;
+                }
             }
-            for dir in 0..6 {
-                let e = Vector3::ith(dir % 3, 1.0);
-                if dir < 3 {
-                    dd.geom_xpos[gg][dir].eps = 1.0;
-                } else {
-                    let dm = e.cross_matrix() * d.geom_xmat[gg];
-                    for (x, y) in dd.geom_xmat[gg].iter_mut().zip(dm.iter()) {
-                        x.eps = *y;
+            w.out.clear();
+            let _ = collide_geoms(m, dd, g[0], g[1], lim, &mut w.out, &mut w.collision);
+            if w.out.len() != n
+                || w.out.iter().zip(&d.contact[i..i + n]).any(|(a, b)| {
+                    a.geom != b.geom || a.dist.re != b.dist || a.pos.map(|x| x.re) != b.pos
+                })
+            {
+                return false;
+            }
+            let col = side * 6 + dir;
+            for (k, c) in w.out.iter().enumerate() {
+                let gj = &mut w.geo[i + k];
+                gj[col] = c.dist.eps;
+                for a in 0..3 {
+                    gj[(1 + a) * 12 + col] = c.pos[a].eps;
+                    for b in 0..3 {
+                        gj[(4 + 3 * a + b) * 12 + col] = c.frame[(a, b)].eps;
                     }
                 }
-                w.out.clear();
-                let _ = collide_geoms(m, dd, g[0], g[1], lim, &mut w.out, &mut w.collision);
-                if w.out.len() != n
-                    || w.out.iter().zip(&d.contact[i..i + n]).any(|(a, b)| {
-                        a.geom != b.geom || a.dist.re != b.dist || a.pos.map(|x| x.re) != b.pos
-                    })
-                {
-                    return false;
-                }
-                let col = side * 6 + dir;
-                for (k, c) in w.out.iter().enumerate() {
-                    let gj = &mut w.geo[i + k];
-                    gj[col] = c.dist.eps;
-                    for a in 0..3 {
-                        gj[(1 + a) * 12 + col] = c.pos[a].eps;
-                        for b in 0..3 {
-                            gj[(4 + 3 * a + b) * 12 + col] = c.frame[(a, b)].eps;
-                        }
-                    }
-                }
-                if dir < 3 {
-                    dd.geom_xpos[gg][dir].eps = 0.0;
-                } else {
-                    for x in dd.geom_xmat[gg].iter_mut() {
-                        x.eps = 0.0;
-                    }
+            }
+            if dir < 3 {
+                dd.geom_xpos[gg][dir].eps = 0.0;
+            } else {
+                for x in dd.geom_xmat[gg].iter_mut() {
+                    x.eps = 0.0;
                 }
             }
         }
-        i += n;
     }
     true
 }

@@ -686,6 +686,7 @@ fn single_contact<T: Scalar>(
             [(a.pos, a.mat), (b.pos, b.mat)],
             tpose,
             c,
+            Some((&mut s.scratch.feats, s.geom)),
         );
         s.add_exact((c.dist, &pos, &c.normal), exact);
     }

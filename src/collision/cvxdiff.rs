@@ -149,6 +149,66 @@ fn polytope_feature(nv: usize, vert: impl Fn(usize) -> V3, l: &V3) -> Feat {
     }
 }
 
+/// Most classifications a [`FeatMemo`] keeps (two per contact; a pair has at most a few
+/// single contacts).
+const MEMO: usize = 16;
+
+/// The features [`classify`] found, kept while on ([`super::scratch::CollisionScratch::reuse_features`])
+/// for repeated dual runs of one pair at the same `f64` poses (one run per derivative
+/// direction): the classification depends only on the `f64` inputs, which those runs share.
+/// Keyed by geom and the exact bits of the `f64` rotation and direction, so a hit returns what
+/// [`classify`] would. Fixed size: no allocation.
+#[derive(Clone)]
+pub(crate) struct FeatMemo {
+    on: bool,
+    n: usize,
+    next: usize,
+    keys: [(usize, [u64; 12]); MEMO],
+    vals: [(Feat, f64); MEMO],
+}
+
+impl Default for FeatMemo {
+    fn default() -> Self {
+        FeatMemo {
+            on: false,
+            n: 0,
+            next: 0,
+            keys: [(0, [0; 12]); MEMO],
+            vals: [(Feat::Vertex(V3::zeros()), 0.0); MEMO],
+        }
+    }
+}
+
+impl FeatMemo {
+    /// Turns the memo on or off; either forgets what it kept.
+    pub(crate) fn set(&mut self, on: bool) {
+        self.on = on;
+        self.n = 0;
+        self.next = 0;
+    }
+
+    /// [`classify`] of geom `g`'s `shape`, from the memo when kept.
+    fn classify(&mut self, g: usize, shape: &Shape, mat: &Matrix3<f64>, u: &V3) -> (Feat, f64) {
+        if !self.on {
+            return classify(shape, mat, u);
+        }
+        let mut key = (g, [0u64; 12]);
+        for (k, x) in mat.iter().chain(u.iter()).enumerate() {
+            key.1[k] = x.to_bits();
+        }
+        if let Some(i) = self.keys[..self.n].iter().position(|k| *k == key) {
+            return self.vals[i];
+        }
+        let v = classify(shape, mat, u);
+        let i = self.next;
+        self.keys[i] = key;
+        self.vals[i] = v;
+        self.next = (i + 1) % MEMO;
+        self.n = (self.n + 1).min(MEMO);
+        v
+    }
+}
+
 /// Core, radius and feature of `shape` supporting the world direction `u` (`mat`: its pose).
 fn classify(shape: &Shape, mat: &Matrix3<f64>, u: &V3) -> (Feat, f64) {
     let l = mat.transpose() * u;
@@ -283,16 +343,22 @@ fn edge_point<T: Scalar>(
 }
 
 /// The exact contact of a single convex contact `c` between `(sa, posed a)` and `(sb, b)`:
-/// `(dist, pos, normal)` in `T` (real parts close to, not equal to, `c`'s).
+/// `(dist, pos, normal)` in `T` (real parts close to, not equal to, `c`'s). `memo`: the
+/// features kept for geoms `geoms` ([`FeatMemo`]); None for shapes that are not the geoms'
+/// own (height-field prisms).
 pub(crate) fn single<T: Scalar>(
     shapes: [Shape; 2],
     pose0: [(V3, Matrix3<f64>); 2],
     pose: [(Vector3<T>, Matrix3<T>); 2],
     c: &ConvexContact,
+    mut memo: Option<(&mut FeatMemo, [usize; 2])>,
 ) -> (T, Vector3<T>, Vector3<T>) {
     let n0 = c.normal;
-    let mk = |k: usize, u: &V3| {
-        let (feat, rho) = classify(&shapes[k], &pose0[k].1, u);
+    let mut mk = |k: usize, u: &V3| {
+        let (feat, rho) = match memo.as_mut() {
+            Some((memo, geoms)) => memo.classify(geoms[k], &shapes[k], &pose0[k].1, u),
+            None => classify(&shapes[k], &pose0[k].1, u),
+        };
         Side {
             shape: shapes[k],
             rho,

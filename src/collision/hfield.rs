@@ -305,6 +305,7 @@ pub fn hfield_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
                             [(hp, hm), (b.pos, b.mat)],
                             tpose,
                             &ct,
+                            None,
                         );
                         s.add_exact((ct.dist, &pos, &ct.normal), exact);
                     }

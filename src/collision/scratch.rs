@@ -226,6 +226,8 @@ pub struct CollisionScratch {
     polytope: Option<Box<epa::Polytope>>,
     hfield: Option<Box<prism::Poly>>,
     patch: Option<Box<patch::PatchBuf>>,
+    /// The convex re-evaluation's features, kept while [`Self::reuse_features`] is on.
+    pub(super) feats: super::cvxdiff::FeatMemo,
 }
 
 impl CollisionScratch {
@@ -246,7 +248,17 @@ impl CollisionScratch {
             polytope: polytope.then(|| Box::new(epa::Polytope::new())),
             hfield: hfield.then(|| Box::new(prism::Poly::new())),
             patch: patch.then(|| Box::new(patch::PatchBuf::new())),
+            feats: Default::default(),
         }
+    }
+
+    /// Keeps (`on`) or stops keeping the features the convex colliders classify when they
+    /// re-evaluate a contact for dual scalars ([`super::cvxdiff`]), and forgets those kept.
+    /// For repeated dual runs of one pair whose `f64` poses are the same in every run (one run
+    /// per derivative direction): the classification depends only on those `f64` values, so
+    /// the runs give what they give without it. The model must not change while on.
+    pub fn reuse_features(&mut self, on: bool) {
+        self.feats.set(on);
     }
 
     /// The convex search's EPA polytope.
