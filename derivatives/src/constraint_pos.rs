@@ -76,10 +76,10 @@ fn geometry(m: &Model, d: &Data<f64>, dd: &mut Data<Dual64>, w: &mut Work) -> bo
             dd.geom_xpos[gg] = d.geom_xpos[gg].map(Dual64::from);
             dd.geom_xmat[gg] = d.geom_xmat[gg].map(Dual64::from);
         }
-        // the runs below share the f64 poses: the convex colliders classify the features once
-        w.collision.reuse_features(true);
+        // the runs below share the f64 poses: the convex colliders search and classify once
+        w.collision.reuse_f64(true);
         let same = pair_directions(m, d, dd, w, g, lim, i, n);
-        w.collision.reuse_features(false);
+        w.collision.reuse_f64(false);
         if !same {
             return false;
         }

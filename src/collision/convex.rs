@@ -348,6 +348,71 @@ type Aim = Option<[V3; 2]>;
 /// found it, and the EPA face's first vertex when the native search on a smooth pair did.
 type Found<'a> = (Posed<'a>, Posed<'a>, ConvexContact, Option<Features>, Aim);
 
+/// Most searches a [`SearchMemo`] keeps.
+const SEARCHES: usize = 4;
+
+/// The `f64` results of [`pair_contact_within`], kept while on
+/// ([`CollisionScratch::reuse_f64`]) for repeated dual runs of one pair at the same `f64` poses
+/// (one run per derivative direction): the search reads only the `f64` values, which those runs
+/// share. Keyed by the geoms, the cutoff and the exact bits of both `f64` poses, so a hit
+/// returns what the search would. Fixed size: no allocation.
+#[derive(Clone, Default)]
+pub(crate) struct SearchMemo {
+    on: bool,
+    n: usize,
+    next: usize,
+    keys: [([usize; 2], [u64; 25]); SEARCHES],
+    vals: [Option<(ConvexContact, Option<Features>, Aim)>; SEARCHES],
+}
+
+impl SearchMemo {
+    /// Turns the memo on or off; either forgets what it kept.
+    pub(crate) fn set(&mut self, on: bool) {
+        self.on = on;
+        self.n = 0;
+        self.next = 0;
+    }
+}
+
+/// [`pair_contact_within`], from the scratch's [`SearchMemo`] when it is on and kept there.
+fn pair_contact_kept<'a, T: Scalar>(
+    m: &'a Model,
+    d: &Data<T>,
+    [g1, g2]: [usize; 2],
+    cutoff: f64,
+    scratch: &mut CollisionScratch,
+) -> Option<Found<'a>> {
+    if !scratch.search.on || cvxdiff::is_f64::<T>() {
+        return pair_contact_within(m, d, [g1, g2], cutoff, scratch);
+    }
+    let mut key = ([g1, g2], [0u64; 25]);
+    let pose = [g1, g2].map(|g| {
+        let p = d.geom_xpos[g].map(|x| f64of(x));
+        let r = d.geom_xmat[g].map(|x| f64of(x));
+        (p, r)
+    });
+    let bits = pose
+        .iter()
+        .flat_map(|(p, r)| p.iter().chain(r.iter()))
+        .chain(std::iter::once(&cutoff));
+    for (k, x) in bits.enumerate() {
+        key.1[k] = x.to_bits();
+    }
+    let memo = &scratch.search;
+    if let Some(i) = memo.keys[..memo.n].iter().position(|k| *k == key) {
+        let (c, feat, aim) = memo.vals[i]?;
+        return Some((posed(m, d, g1)?, posed(m, d, g2)?, c, feat, aim));
+    }
+    let found = pair_contact_within(m, d, [g1, g2], cutoff, scratch);
+    let memo = &mut scratch.search;
+    let i = memo.next;
+    memo.keys[i] = key;
+    memo.vals[i] = found.map(|(_, _, c, feat, aim)| (c, feat, aim));
+    memo.next = (i + 1) % SEARCHES;
+    memo.n = (memo.n + 1).min(SEARCHES);
+    found
+}
+
 /// [`pair_contact`] with the search stopped once the pair is proved farther apart than `cutoff`
 /// ([`penetration_within`]: the result's distance then exceeds `cutoff`).
 fn pair_contact_within<'a, T: Scalar>(
@@ -550,7 +615,7 @@ pub fn convex_convex<T: Scalar>(m: &Model, d: &Data<T>, s: &mut Sink<T>) {
         }
         return;
     }
-    let Some((a, b, c, feat, aim)) = pair_contact_within(m, d, [g1, g2], margin, s.scratch) else {
+    let Some((a, b, c, feat, aim)) = pair_contact_kept(m, d, [g1, g2], margin, s.scratch) else {
         return;
     };
     if !(c.dist <= margin) {

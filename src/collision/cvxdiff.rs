@@ -153,7 +153,7 @@ fn polytope_feature(nv: usize, vert: impl Fn(usize) -> V3, l: &V3) -> Feat {
 /// single contacts).
 const MEMO: usize = 16;
 
-/// The features [`classify`] found, kept while on ([`super::scratch::CollisionScratch::reuse_features`])
+/// The features [`classify`] found, kept while on ([`super::scratch::CollisionScratch::reuse_f64`])
 /// for repeated dual runs of one pair at the same `f64` poses (one run per derivative
 /// direction): the classification depends only on the `f64` inputs, which those runs share.
 /// Keyed by geom and the exact bits of the `f64` rotation and direction, so a hit returns what

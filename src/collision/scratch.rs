@@ -226,8 +226,10 @@ pub struct CollisionScratch {
     polytope: Option<Box<epa::Polytope>>,
     hfield: Option<Box<prism::Poly>>,
     patch: Option<Box<patch::PatchBuf>>,
-    /// The convex re-evaluation's features, kept while [`Self::reuse_features`] is on.
+    /// The convex re-evaluation's features, kept while [`Self::reuse_f64`] is on.
     pub(super) feats: super::cvxdiff::FeatMemo,
+    /// The convex pairs' `f64` search results, kept while [`Self::reuse_f64`] is on.
+    pub(super) search: super::convex::SearchMemo,
 }
 
 impl CollisionScratch {
@@ -249,16 +251,20 @@ impl CollisionScratch {
             hfield: hfield.then(|| Box::new(prism::Poly::new())),
             patch: patch.then(|| Box::new(patch::PatchBuf::new())),
             feats: Default::default(),
+            search: Default::default(),
         }
     }
 
-    /// Keeps (`on`) or stops keeping the features the convex colliders classify when they
-    /// re-evaluate a contact for dual scalars ([`super::cvxdiff`]), and forgets those kept.
-    /// For repeated dual runs of one pair whose `f64` poses are the same in every run (one run
-    /// per derivative direction): the classification depends only on those `f64` values, so
-    /// the runs give what they give without it. The model must not change while on.
-    pub fn reuse_features(&mut self, on: bool) {
+    /// Keeps (`on`) or stops keeping the `f64` work of the convex colliders when they run on
+    /// dual scalars — the penetration search's result of a pair ([`super::convex`]) and the
+    /// features its contacts are re-evaluated from ([`super::cvxdiff`]) — and forgets what was
+    /// kept. For repeated dual runs of one pair whose `f64` poses are the same in every run (one
+    /// run per derivative direction): that work reads only the `f64` values, and what is kept is
+    /// keyed by their exact bits, so the runs give what they give without it. The model must not
+    /// change while on.
+    pub fn reuse_f64(&mut self, on: bool) {
         self.feats.set(on);
+        self.search.set(on);
     }
 
     /// The convex search's EPA polytope.
