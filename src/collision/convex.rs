@@ -372,6 +372,11 @@ impl SearchMemo {
         self.n = 0;
         self.next = 0;
     }
+
+    /// Whether it keeps the searches.
+    pub(crate) fn on(&self) -> bool {
+        self.on
+    }
 }
 
 /// [`pair_contact_within`], from the scratch's [`SearchMemo`] when it is on and kept there.
@@ -382,7 +387,7 @@ fn pair_contact_kept<'a, T: Scalar>(
     cutoff: f64,
     scratch: &mut CollisionScratch,
 ) -> Option<Found<'a>> {
-    if !scratch.search.on || cvxdiff::is_f64::<T>() {
+    if cvxdiff::is_f64::<T>() || scratch.memo().is_none() {
         return pair_contact_within(m, d, [g1, g2], cutoff, scratch);
     }
     let mut key = ([g1, g2], [0u64; 25]);
@@ -398,18 +403,20 @@ fn pair_contact_kept<'a, T: Scalar>(
     for (k, x) in bits.enumerate() {
         key.1[k] = x.to_bits();
     }
-    let memo = &scratch.search;
-    if let Some(i) = memo.keys[..memo.n].iter().position(|k| *k == key) {
-        let (c, feat, aim) = memo.vals[i]?;
-        return Some((posed(m, d, g1)?, posed(m, d, g2)?, c, feat, aim));
+    if let Some(memo) = scratch.memo().map(|x| &x.search) {
+        if let Some(i) = memo.keys[..memo.n].iter().position(|k| *k == key) {
+            let (c, feat, aim) = memo.vals[i]?;
+            return Some((posed(m, d, g1)?, posed(m, d, g2)?, c, feat, aim));
+        }
     }
     let found = pair_contact_within(m, d, [g1, g2], cutoff, scratch);
-    let memo = &mut scratch.search;
-    let i = memo.next;
-    memo.keys[i] = key;
-    memo.vals[i] = found.map(|(_, _, c, feat, aim)| (c, feat, aim));
-    memo.next = (i + 1) % SEARCHES;
-    memo.n = (memo.n + 1).min(SEARCHES);
+    if let Some(memo) = scratch.memo().map(|x| &mut x.search) {
+        let i = memo.next;
+        memo.keys[i] = key;
+        memo.vals[i] = found.map(|(_, _, c, feat, aim)| (c, feat, aim));
+        memo.next = (i + 1) % SEARCHES;
+        memo.n = (memo.n + 1).min(SEARCHES);
+    }
     found
 }
 
@@ -751,7 +758,7 @@ fn single_contact<T: Scalar>(
             [(a.pos, a.mat), (b.pos, b.mat)],
             tpose,
             c,
-            Some((&mut s.scratch.feats, s.geom)),
+            s.scratch.memo().map(|x| (&mut x.feats, s.geom)),
         );
         s.add_exact((c.dist, &pos, &c.normal), exact);
     }

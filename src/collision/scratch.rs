@@ -226,9 +226,16 @@ pub struct CollisionScratch {
     polytope: Option<Box<epa::Polytope>>,
     hfield: Option<Box<prism::Poly>>,
     patch: Option<Box<patch::PatchBuf>>,
-    /// The convex re-evaluation's features, kept while [`Self::reuse_f64`] is on.
+    /// What [`Self::reuse_f64`] keeps (boxed: the scratch moves in and out of `Data`).
+    memo: Option<Box<Memos>>,
+}
+
+/// The `f64` work of the convex colliders kept while [`CollisionScratch::reuse_f64`] is on.
+#[derive(Default)]
+pub(super) struct Memos {
+    /// The convex re-evaluation's features.
     pub(super) feats: super::cvxdiff::FeatMemo,
-    /// The convex pairs' `f64` search results, kept while [`Self::reuse_f64`] is on.
+    /// The convex pairs' `f64` search results.
     pub(super) search: super::convex::SearchMemo,
 }
 
@@ -250,8 +257,7 @@ impl CollisionScratch {
             polytope: polytope.then(|| Box::new(epa::Polytope::new())),
             hfield: hfield.then(|| Box::new(prism::Poly::new())),
             patch: patch.then(|| Box::new(patch::PatchBuf::new())),
-            feats: Default::default(),
-            search: Default::default(),
+            memo: polytope.then(Box::default),
         }
     }
 
@@ -262,9 +268,23 @@ impl CollisionScratch {
     /// run per derivative direction): that work reads only the `f64` values, and what is kept is
     /// keyed by their exact bits, so the runs give what they give without it. The model must not
     /// change while on.
+    /// Nothing is kept by a scratch without any buffer yet (a model whose geoms never reach the
+    /// convex colliders, [`Self::for_model`]; a default scratch before its first convex pair);
+    /// the storage is allocated once, on the first call with `on` after that.
     pub fn reuse_f64(&mut self, on: bool) {
-        self.feats.set(on);
-        self.search.set(on);
+        let used = self.polytope.is_some() || self.hfield.is_some() || self.patch.is_some();
+        if on && self.memo.is_none() && used {
+            self.memo = Some(Box::default());
+        }
+        if let Some(x) = self.memo.as_deref_mut() {
+            x.feats.set(on);
+            x.search.set(on);
+        }
+    }
+
+    /// The kept `f64` work while [`Self::reuse_f64`] is on.
+    pub(super) fn memo(&mut self) -> Option<&mut Memos> {
+        self.memo.as_deref_mut().filter(|x| x.search.on())
     }
 
     /// The convex search's EPA polytope.
