@@ -18,6 +18,7 @@
 
 use super::scratch::epa::{Face, Polytope, Vert, MAXF, MAXV};
 use super::scratch::CollisionScratch;
+use super::memo::{Aim, Features, SEARCHES};
 use super::shape::{geom_shape, ConvexContact, Posed, Shape};
 use super::simplex::{reduce, vert};
 use super::sink::{explicit_pair, f64of, Sink};
@@ -337,47 +338,9 @@ pub fn pair_contact<'a, T: Scalar>(
     pair_contact_within(m, d, [g1, g2], f64::INFINITY, scratch).map(|(a, b, c, ..)| (a, b, c))
 }
 
-/// The vertex indices of the last EPA face on geom 0 and geom 1 (the touching features).
-type Features = [[i32; 3]; 2];
-
-/// The support points on geom 0 and geom 1 of the native search's final EPA face's first
-/// vertex ([`native::Hit::first`]): a cylinder's side line passes through its point.
-type Aim = Option<[V3; 2]>;
-
 /// Both shapes posed, the contact, the touching features when the native polytope search
 /// found it, and the EPA face's first vertex when the native search on a smooth pair did.
 type Found<'a> = (Posed<'a>, Posed<'a>, ConvexContact, Option<Features>, Aim);
-
-/// Most searches a [`SearchMemo`] keeps.
-const SEARCHES: usize = 4;
-
-/// The `f64` results of [`pair_contact_within`], kept while on
-/// ([`CollisionScratch::reuse_f64`]) for repeated dual runs of one pair at the same `f64` poses
-/// (one run per derivative direction): the search reads only the `f64` values, which those runs
-/// share. Keyed by the geoms, the cutoff and the exact bits of both `f64` poses, so a hit
-/// returns what the search would. Fixed size: no allocation.
-#[derive(Clone, Default)]
-pub(crate) struct SearchMemo {
-    on: bool,
-    n: usize,
-    next: usize,
-    keys: [([usize; 2], [u64; 25]); SEARCHES],
-    vals: [Option<(ConvexContact, Option<Features>, Aim)>; SEARCHES],
-}
-
-impl SearchMemo {
-    /// Turns the memo on or off; either forgets what it kept.
-    pub(crate) fn set(&mut self, on: bool) {
-        self.on = on;
-        self.n = 0;
-        self.next = 0;
-    }
-
-    /// Whether it keeps the searches.
-    pub(crate) fn on(&self) -> bool {
-        self.on
-    }
-}
 
 /// [`pair_contact_within`], from the scratch's [`SearchMemo`] when it is on and kept there.
 fn pair_contact_kept<'a, T: Scalar>(

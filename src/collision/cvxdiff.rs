@@ -22,6 +22,7 @@
 //! multi-contact patches are handled in [`super::multiccd`]) keep the normal attached to the
 //! face (else geom 0) and the witness points attached to their geoms.
 
+use super::memo::{Feat, FeatMemo, MEMO};
 use super::shape::{ConvexContact, Shape};
 use super::sink::{f64of, Sink};
 use crate::math::{sc, Scalar};
@@ -78,18 +79,6 @@ impl<T: Scalar> Sink<'_, T> {
 /// to about its tolerance over the shape's size (≤ 1e-9 at MuJoCo's default `ccd_tolerance`).
 const FEAT_TOL: f64 = 1e-8;
 
-/// The supporting feature of one side's core (local frame).
-#[derive(Clone, Copy, Debug)]
-enum Feat {
-    /// A fixed point (polytope vertex, sphere centre, capsule end).
-    Vertex(V3),
-    /// A smooth support point (ellipsoid, cylinder rim; `f64`: the sign of the rim's z).
-    Smooth(f64),
-    /// A segment (polytope edge, capsule or cylinder side axis).
-    Edge(V3, V3),
-    /// A face: outward unit normal and a point on it.
-    Face(V3, V3),
-}
 
 /// One side of a pair: its shape, the radius added to its core, the feature, and its pose in
 /// `f64` and in `T`.
@@ -149,44 +138,7 @@ fn polytope_feature(nv: usize, vert: impl Fn(usize) -> V3, l: &V3) -> Feat {
     }
 }
 
-/// Most classifications a [`FeatMemo`] keeps (two per contact; a pair has at most a few
-/// single contacts).
-const MEMO: usize = 16;
-
-/// The features [`classify`] found, kept while on ([`super::scratch::CollisionScratch::reuse_f64`])
-/// for repeated dual runs of one pair at the same `f64` poses (one run per derivative
-/// direction): the classification depends only on the `f64` inputs, which those runs share.
-/// Keyed by geom and the exact bits of the `f64` rotation and direction, so a hit returns what
-/// [`classify`] would. Fixed size: no allocation.
-#[derive(Clone)]
-pub(crate) struct FeatMemo {
-    on: bool,
-    n: usize,
-    next: usize,
-    keys: [(usize, [u64; 12]); MEMO],
-    vals: [(Feat, f64); MEMO],
-}
-
-impl Default for FeatMemo {
-    fn default() -> Self {
-        FeatMemo {
-            on: false,
-            n: 0,
-            next: 0,
-            keys: [(0, [0; 12]); MEMO],
-            vals: [(Feat::Vertex(V3::zeros()), 0.0); MEMO],
-        }
-    }
-}
-
 impl FeatMemo {
-    /// Turns the memo on or off; either forgets what it kept.
-    pub(crate) fn set(&mut self, on: bool) {
-        self.on = on;
-        self.n = 0;
-        self.next = 0;
-    }
-
     /// [`classify`] of geom `g`'s `shape`, from the memo when kept.
     fn classify(&mut self, g: usize, shape: &Shape, mat: &Matrix3<f64>, u: &V3) -> (Feat, f64) {
         if !self.on {

@@ -23,6 +23,7 @@ pub mod convex;
 pub mod cvxdiff;
 mod grid;
 pub mod hfield;
+mod memo;
 pub mod meshpoly;
 pub mod mpr;
 pub mod multiccd;

@@ -234,9 +234,9 @@ pub struct CollisionScratch {
 #[derive(Default)]
 pub(super) struct Memos {
     /// The convex re-evaluation's features.
-    pub(super) feats: super::cvxdiff::FeatMemo,
+    pub(super) feats: super::memo::FeatMemo,
     /// The convex pairs' `f64` search results.
-    pub(super) search: super::convex::SearchMemo,
+    pub(super) search: super::memo::SearchMemo,
 }
 
 impl CollisionScratch {
