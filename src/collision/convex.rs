@@ -16,9 +16,9 @@
 //! No allocation: the simplex and the EPA polytope live in fixed-size arrays (the polytope is
 //! kept in `Data`, see `scratch.rs`, so a call does not clear it).
 
+use super::memo::{Aim, Features, SEARCHES};
 use super::scratch::epa::{Face, Polytope, Vert, MAXF, MAXV};
 use super::scratch::CollisionScratch;
-use super::memo::{Aim, Features, SEARCHES};
 use super::shape::{geom_shape, ConvexContact, Posed, Shape};
 use super::simplex::{reduce, vert};
 use super::sink::{explicit_pair, f64of, Sink};

@@ -79,7 +79,6 @@ impl<T: Scalar> Sink<'_, T> {
 /// to about its tolerance over the shape's size (≤ 1e-9 at MuJoCo's default `ccd_tolerance`).
 const FEAT_TOL: f64 = 1e-8;
 
-
 /// One side of a pair: its shape, the radius added to its core, the feature, and its pose in
 /// `f64` and in `T`.
 struct Side<'s, T: Scalar> {

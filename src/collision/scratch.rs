@@ -262,9 +262,8 @@ impl CollisionScratch {
     }
 
     /// Keeps (`on`) or stops keeping the `f64` work of the convex colliders when they run on
-    /// dual scalars — the penetration search's result of a pair ([`super::convex`]) and the
-    /// features its contacts are re-evaluated from ([`super::cvxdiff`]) — and forgets what was
-    /// kept. For repeated dual runs of one pair whose `f64` poses are the same in every run (one
+    /// dual scalars — the penetration search's result of a pair and the features its contacts
+    /// are re-evaluated from — and forgets what was kept. For repeated dual runs of one pair whose `f64` poses are the same in every run (one
     /// run per derivative direction): that work reads only the `f64` values, and what is kept is
     /// keyed by their exact bits, so the runs give what they give without it. The model must not
     /// change while on.
