@@ -67,7 +67,7 @@ pub use crate::constraint::cost::{efc_jar, evaluate, Rows};
 pub use crate::constraint::params::{compute as constraint_params, compute_b};
 pub use crate::data::CONE_H;
 pub use crate::forward::{forward_skip, fwd_acceleration, fwd_constraint, Skip};
-pub use crate::solver::{keep_for_skips, solve, solve_skip};
+pub use crate::solver::{keep_for_skips, solve, solve_main, solve_skip};
 
 // ------------------------------------------------------------ integration
 pub use crate::integrator::{act_step, advance_act, euler_skip, gyro_blocks, integrate, step_skip};

@@ -51,7 +51,14 @@ use crate::solver::problem::re;
 /// warm-start evaluation there and puts the final states in `iefc_state`;
 /// docs/mujoco-behaviour.md#cost).
 pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
-    solve_with(m, d, false, false);
+    solve_with(m, d, false, false, m.opt.noslip_iterations > 0);
+}
+
+/// [`solve`] without the noslip pass, whatever `noslip_iterations` says: the main solver's
+/// solution (`qacc`, `efc_force`, `efc_state`), the point at which the noslip pass starts. The
+/// analytic derivatives through noslip linearize the main solve there (`moreau-derivatives`).
+pub fn solve_main<T: Scalar>(m: &Model, d: &mut Data<T>) {
+    solve_with(m, d, false, false, false);
 }
 
 /// [`solve`] for a step that skipped the position stage (`mj_forwardSkip` with `skipstage >=
@@ -73,7 +80,7 @@ pub fn solve<T: Scalar>(m: &Model, d: &mut Data<T>) {
 /// `qacc_smooth` is finite), which the Newton/CG warm start then reuses as `J qacc_smooth −
 /// aref`. The results are those of [`params::compute_b`] followed by [`solve`] bit for bit.
 pub fn solve_skip<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool) {
-    solve_with(m, d, skip_pos, true);
+    solve_with(m, d, skip_pos, true, m.opt.noslip_iterations > 0);
 }
 
 /// Lets later solves of steps that skip the position stage ([`solve_skip`]) keep more than a
@@ -91,7 +98,13 @@ pub fn keep_for_skips<T: Scalar>(d: &mut Data<T>) {
     }
 }
 
-fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: bool) {
+fn solve_with<T: Scalar>(
+    m: &Model,
+    d: &mut Data<T>,
+    skip_pos: bool,
+    compute_b: bool,
+    noslip: bool,
+) {
     let nv = m.nv;
     let nefc = d.nefc;
     d.solver_niter = [0; NISLAND];
@@ -140,10 +153,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     // problem alone: PGS's B and AR and noslip's blocks are kept for one problem only) each is
     // gathered into its own storage when the problems may be kept (`skip_keep`), island 0's
     // in `prob`, the others' in `iprob`, and reused the same way
-    let separate = nisland > 1
-        && s.skip_keep
-        && m.opt.solver != SolverType::Pgs
-        && m.opt.noslip_iterations == 0;
+    let separate = nisland > 1 && s.skip_keep && m.opt.solver != SolverType::Pgs && !noslip;
     let kept = reuse
         && !global
         && (nisland == 1 || (separate && s.iprob.len() + 1 == nisland))
@@ -203,7 +213,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     let written = if global { 1 } else { nisland.min(NISLAND) };
     d.solver_nnz.begin(m, written, &mut s.nnz);
     if global {
-        let (niter, primal) = run(m, &mut p, &mut s, d.solver.get_mut(0));
+        let (niter, primal) = run(m, &mut p, &mut s, d.solver.get_mut(0), noslip);
         d.solver_niter[0] = niter;
         let c = nnz::solver_nnz(m, d, &s.ident_dof, &s.ident_efc, primal, &mut s.nnz);
         d.solver_nnz.put(0, c, &s.nnz);
@@ -266,7 +276,7 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
             }
             s.resize_nv(nvk);
             s.resize(nek, p.cone.len());
-            let (niter, primal) = run(m, p, &mut s, d.solver.get_mut(k));
+            let (niter, primal) = run(m, p, &mut s, d.solver.get_mut(k), noslip);
             if k < NISLAND {
                 d.solver_niter[k] = niter;
                 let c = nnz::solver_nnz(m, d, dofs, rows, primal, &mut s.nnz);
@@ -320,7 +330,8 @@ fn solve_with<T: Scalar>(m: &Model, d: &mut Data<T>, skip_pos: bool, compute_b: 
     }
 }
 
-/// Runs the selected solver on `p`, then the noslip pass if `noslip_iterations > 0`, their
+/// Runs the selected solver on `p`, then the noslip pass if `noslip` (`noslip_iterations > 0`
+/// but for [`solve_main`]), their
 /// statistics written from the first entry of `stats` on (see [`Data::solver`]); returns the
 /// total iteration count and the selected solver's alone.
 fn run<T: Scalar>(
@@ -328,6 +339,7 @@ fn run<T: Scalar>(
     p: &mut Problem<T>,
     s: &mut SolverScratch<T>,
     stats: Option<&mut Vec<SolverStat>>,
+    noslip: bool,
 ) -> (usize, usize) {
     let mut log = stats.map(SolverLog::new);
     let mut stats = log.as_mut();
@@ -337,8 +349,8 @@ fn run<T: Scalar>(
         SolverType::Pgs => pgs::solve(m, p, s, stats.as_deref_mut()),
     };
     // the primal solvers leave Jᵀf at their forces in `s.jtf`; PGS and noslip do not
-    s.jtf_final = m.opt.solver != SolverType::Pgs && m.opt.noslip_iterations == 0;
-    if m.opt.noslip_iterations > 0 {
+    s.jtf_final = m.opt.solver != SolverType::Pgs && !noslip;
+    if noslip {
         (niter + noslip::solve(m, p, s, stats), niter)
     } else {
         (niter, niter)
