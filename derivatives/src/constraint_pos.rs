@@ -203,7 +203,8 @@ pub(crate) fn add_covered_constraint_pos(
 
 /// [`add_constraint_pos`] without the support check: rows it does not cover are skipped
 /// (their constant-`J` terms are not formed; every contact must have a differentiable collider).
-fn add_constraint_pos_rows(
+/// With `w.rec` it also records the rows' `∂jar/∂q` and `∂r/∂q` (see `ConstraintWork::rec`).
+pub(crate) fn add_constraint_pos_rows(
     m: &Model,
     d: &Data<f64>,
     rw: &mut RneaWork,
@@ -241,7 +242,7 @@ fn add_constraint_pos_rows(
         let [k, _, imp, dimp] = d.efc_KBIP[r];
         w.kf.push(k * (imp + dimp * (d.efc_pos[r] - d.efc_margin[r])));
         let rho = dimp / (imp * (1.0 - imp));
-        w.frho.push(if rho != 0.0 && f[r] != 0.0 {
+        w.frho.push(if rho != 0.0 && f[r] != 0.0 && !w.no_rho {
             f[r] * rho
         } else {
             0.0
@@ -355,6 +356,12 @@ fn add_constraint_pos_rows(
     w.dr.resize(n, 0.0);
     w.dfm.resize(n, 0.0);
     w.touched.resize(w.cp.len(), false);
+    if w.rec {
+        w.rec_djar.clear();
+        w.rec_djar.resize(n * nv, 0.0);
+        w.rec_dr.clear();
+        w.rec_dr.resize(n * nv, 0.0);
+    }
     for j in 0..nv {
         let bj = m.dof_bodyid[j];
         let last = rw.last[bj];
@@ -432,6 +439,10 @@ fn add_constraint_pos_rows(
                 }
                 w.djar[r] = x + w.kf[r] * ddist;
                 w.dr[r] = ddist;
+                if w.rec {
+                    w.rec_djar[j * n + r] = w.djar[r];
+                    w.rec_dr[j * n + r] = ddist;
+                }
             }
         }
         // Jᵀ ∂f = Jᵀ (−H ∂jar + diag(f ρ) ∂r) (H block diagonal within a contact): for contact
@@ -471,6 +482,10 @@ fn add_constraint_pos_rows(
         // rows with constant J: ∂jar = K (imp + imp' (pos − margin)) J, ∂r = J
         for &r in &w.cst {
             let jr = w.jd[r * nv + j];
+            if w.rec {
+                w.rec_djar[j * n + r] = w.kf[r] * jr;
+                w.rec_dr[j * n + r] = jr;
+            }
             if jr != 0.0 {
                 let (lo, hi) = w.hblk[r];
                 let mut x = 0.0;

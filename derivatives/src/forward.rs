@@ -302,8 +302,11 @@ fn actuation_jacobian(
 pub fn forward_analytic(m: &Model, d: &mut Data<f64>) -> Result<DMatrix<f64>, crate::Support> {
     crate::support::Support::transition(m).check()?;
     moreau::forward(m, d);
+    crate::support::Support::transition_at(m, d).check()?;
     let mut w = Workspace::default();
-    forward_parts(m, d, None, &mut w);
+    if forward_parts_noslip(m, d, None, &mut w).is_err() {
+        return Err(crate::Support::NoslipRows);
+    }
     Ok(DMatrix::from_row_slice(
         m.nv,
         2 * m.nv + m.na + m.nu,
@@ -428,4 +431,34 @@ pub(crate) fn dense_m(m: &Model, qm: &[f64]) -> DMatrix<f64> {
     let mut b = vec![0.0; nv * nv];
     moreau::full_m(m, qm, &mut b);
     DMatrix::from_row_slice(nv, nv, &b)
+}
+
+/// [`forward_parts`] through the noslip pass: with `noslip_iterations > 0` and
+/// constraint rows, the main solve is re-run on a copy of `d` (`moreau::pipeline::solve_main`,
+/// the same solution bit for bit as the step's), linearized there, and corrected to noslip's
+/// solution in `d` (`crate::noslip`); otherwise [`forward_parts`] itself. `∂qacc/∂x` is left in
+/// `w.lin.x`.
+pub(crate) fn forward_parts_noslip(
+    m: &Model,
+    d: &mut Data<f64>,
+    want_m: Option<&nalgebra::DVector<f64>>,
+    w: &mut Workspace,
+) -> Result<DMatrix<f64>, &'static str> {
+    if m.opt.noslip_iterations == 0 || d.nefc == 0 {
+        return Ok(forward_parts(m, d, want_m, w));
+    }
+    let mut ns = std::mem::take(&mut w.noslip);
+    let mut d0 = match ns.d0.take() {
+        Some(mut x) => {
+            x.clone_from(d);
+            x
+        }
+        None => d.clone(),
+    };
+    moreau::pipeline::solve_main(m, &mut d0);
+    let ad = forward_parts(m, &mut d0, want_m, w);
+    let r = crate::noslip::correct(m, d, &d0, w, &mut ns);
+    ns.d0 = Some(d0);
+    w.noslip = ns;
+    r.map(|_| ad)
 }

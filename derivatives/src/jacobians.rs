@@ -227,6 +227,7 @@ impl Workspace {
                         !opts.sensors,
                     );
                 }
+                Support::transition_at(m, d).check()?;
                 if opts.sensors {
                     Support::sensors(m, d).check()?;
                 }

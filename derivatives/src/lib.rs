@@ -18,6 +18,8 @@
 //! - [`constraint`]: the constraint force's `H = −∂efc_force/∂jar`; [`constraint_pos`]:
 //!   `∂(Jᵀ f)/∂q` of the constraint force (contact geometry by duals on the pair's collider,
 //!   limits, friction loss, simple equalities).
+//! - `noslip`: `∂qacc/∂x` through the noslip post-pass (the implicit function theorem at its
+//!   converged friction forces, chained with the main solve's).
 //! - [`fluid`]: the fluid force's velocity derivative and its implicitfast block's `∂/∂(q, v)`.
 //! - [`step_matrix`]: the step matrix `He` of Euler/implicit/implicitfast and `∂(He a)/∂x`.
 //! - [`sensor`]: the sensor Jacobians `C`, `D` from the IFT `∂qacc`.
@@ -42,6 +44,7 @@ mod integrate;
 pub mod inverse;
 pub mod inverse_pos;
 mod jacobians;
+mod noslip;
 pub mod quat;
 pub mod rne;
 mod rows;

@@ -19,10 +19,14 @@ use moreau::Data;
 pub enum Support {
     /// Covered.
     Covered,
-    /// The noslip post-pass (`noslip_iterations > 0`): its friction forces replace the main
-    /// solver's and are not differentiated, so the implicit function theorem at the main
-    /// solver's optimum would give a wrong matrix.
-    Noslip,
+    /// The noslip post-pass (`noslip_iterations > 0`) with RK4: its four stages' noslip passes
+    /// are not differentiated (Euler, eulerdamp, implicit and implicitfast are).
+    NoslipRk4,
+    /// The noslip post-pass with constraint rows whose position derivative is not in closed form
+    /// ([`Support::constraint_pos`]: connect/weld and two-object equalities, spatial-tendon rows,
+    /// ball-joint limits): its derivative needs each row's `∂jar/∂q`, which only the
+    /// closed-form pass records.
+    NoslipRows,
     /// Sensor Jacobians at a state with constraint rows under the noslip post-pass.
     NoslipSensors,
     /// Energy sensors (`e_potential`, `e_kinetic`): the sensor passes skip the inertia and
@@ -55,18 +59,47 @@ pub enum Support {
 impl Support {
     /// The transition (and forward) Jacobians' analytic path ([`crate::transition`](mod@crate::transition),
     /// [`crate::forward`]). Every integrator is covered (Euler with or without eulerdamp,
-    /// implicitfast, implicit, RK4). Refused: the noslip post-pass (models/noslip.xml after 150
-    /// steps: 9.3e-3 relative to max |A| from centered FD with noslip, 7.8e-8 from FD without
-    /// it), `invdiscrete` with an integrator other than Euler, and what [`Support::inverse`]
-    /// refuses.
+    /// implicitfast, implicit, RK4), and the noslip post-pass under all but RK4 (the
+    /// derivative of its converged solution, `crate::noslip`). Refused: noslip with RK4 or with
+    /// rows of a kind [`Support::constraint_pos`] does not cover (model-level: connect/weld and
+    /// two-object equalities, limited or frictional spatial tendons, limited ball joints),
+    /// `invdiscrete` with an integrator other than Euler, and what [`Support::inverse`]
+    /// refuses. [`Support::transition_at`] checks the rows of a state.
     pub fn transition(m: &Model) -> Support {
         if m.opt.noslip_iterations > 0 {
-            return Support::Noslip;
+            if m.opt.integrator == Integrator::Rk4 {
+                return Support::NoslipRk4;
+            }
+            let eq = (0..m.neq).any(|e| match m.eq_type[e] {
+                EqType::Joint => m.eq_obj2id[e] >= 0,
+                EqType::Tendon => m.eq_obj2id[e] >= 0 || !fixed_tendon(m, m.eq_obj1id[e] as usize),
+                _ => true,
+            });
+            let ten = (0..m.ntendon).any(|t| {
+                (m.tendon_limited[t] || m.tendon_frictionloss[t] > 0.0) && !fixed_tendon(m, t)
+            });
+            let ball = (0..m.njnt).any(|j| m.jnt_type[j] == JointType::Ball && m.jnt_limited[j]);
+            if eq || ten || ball {
+                return Support::NoslipRows;
+            }
         }
         if m.opt.enabled(enable::INVDISCRETE) && m.opt.integrator != Integrator::Euler {
             return Support::InvdiscreteIntegrator;
         }
         Support::inverse(m)
+    }
+
+    /// [`Support::transition`] and, under the noslip post-pass, every constraint row of the
+    /// (forwarded) state of `d` in closed form ([`Support::NoslipRows`]).
+    pub fn transition_at(m: &Model, d: &Data<f64>) -> Support {
+        let s = Support::transition(m);
+        if s != Support::Covered || m.opt.noslip_iterations == 0 {
+            return s;
+        }
+        if Support::constraint_pos(m, d) != Support::Covered {
+            return Support::NoslipRows;
+        }
+        Support::Covered
     }
 
     /// The analytic inverse-dynamics Jacobians ([`crate::inverse`](mod@crate::inverse)): what the engine's inverse
@@ -162,9 +195,13 @@ impl Support {
     pub fn message(self) -> &'static str {
         match self {
             Support::Covered => "covered",
-            Support::Noslip => {
-                "the noslip post-pass (noslip_iterations > 0; its friction force is not \
-                 differentiated analytically, use finite differences)"
+            Support::NoslipRk4 => {
+                "the noslip post-pass with RK4 (its stages' noslip passes are not differentiated \
+                 analytically, use finite differences)"
+            }
+            Support::NoslipRows => {
+                "the noslip post-pass with connect/weld or two-object equality, spatial-tendon or \
+                 ball-limit rows (not differentiated analytically, use finite differences)"
             }
             Support::NoslipSensors => {
                 "sensor Jacobians with the noslip post-pass (its force has no IFT derivative)"

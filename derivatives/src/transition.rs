@@ -50,7 +50,9 @@
 //! `∂(qfrc_actuator, act_dot)/∂(act, u)`: each actuator depends only on its own control and
 //! activation, so two seeded passes suffice (per-column passes with `jnt_actfrcrange` clamps).
 //!
-//! Unsupported ([`Support::transition`](crate::support::Support::transition)): the noslip post-pass, invdiscrete with integrators other than
+//! The noslip post-pass: `∂qacc/∂x` of its converged friction forces, chained with the main
+//! solve's (`crate::noslip`). Unsupported ([`Support::transition`](crate::support::Support::transition)): noslip with RK4 or
+//! with rows outside the closed-form constraint `∂/∂q`, invdiscrete with integrators other than
 //! Euler.
 //! The sensor Jacobians `C`, `D` ([`crate::sensor`], from `∂qacc/∂x`) only when asked
 //! ([`TransitionOptions::sensors`](crate::TransitionOptions::sensors)); otherwise they are left empty (`0 × n`).
@@ -58,7 +60,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use crate::fd::TransitionJacobians;
-use crate::forward::{dense_m, forward_parts};
+use crate::forward::dense_m;
 use crate::integrate::{integrate_rows, moving_acts};
 use crate::rows;
 use crate::work::{HeSolve, StepLin, Work as Workspace};
@@ -172,7 +174,7 @@ pub(crate) fn forwarded(
         *o = q - a;
     }
     w.lin = lin;
-    let ad = forward_parts(m, d, integrated.then_some(&vecs.diff), w);
+    let ad = crate::forward::forward_parts_noslip(m, d, integrated.then_some(&vecs.diff), w)?;
     let c = nx + nu;
     let sensors = if flg_sensor {
         let da = DMatrix::from_row_slice(nv, c, &w.lin.x);
@@ -316,6 +318,9 @@ pub(crate) fn params(
     let p = force.ncols();
     if force.nrows() != nv || he_rhs.shape() != (nv, p) {
         return Err("parameter columns: force and he_rhs must both be nv × P");
+    }
+    if m.opt.noslip_iterations > 0 {
+        return Err("parameter columns are not derived through the noslip post-pass");
     }
     let lin = &mut w.lin;
     let step = lin

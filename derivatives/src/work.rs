@@ -78,6 +78,8 @@ pub struct Work {
     pub(crate) stage: Option<moreau::Data<f64>>,
     /// Buffers of the transition Jacobians' linear algebra ([`crate::transition`](mod@crate::transition)).
     pub(crate) lin: Lin,
+    /// Buffers of the noslip derivative (`crate::noslip`).
+    pub(crate) noslip: NoslipWork,
     /// The model the model-dependent parts (`dual`, `last`) were built for.
     pub(crate) key: ModelKey,
 }
@@ -259,6 +261,60 @@ pub struct ConstraintWork {
     /// The storage of the last `(H, f)` after use, and the scratch that computes them.
     pub(crate) spare: Option<(DMatrix<f64>, Vec<f64>)>,
     pub(crate) hessian: HessianScratch,
+    /// Set by the noslip derivative (`crate::noslip`) for one call: record each direction's
+    /// `∂jar` and `∂r` (the impedance argument, a contact's distance) of every row into
+    /// `rec_djar`, `rec_dr` (`nefc × nv` column-major: direction `j` at `j nefc`), and with
+    /// `no_rho` leave out the impedance term `f ρ ∂r` (for a force that is not the soft model's:
+    /// with `H = 0` the call forms `∂Jᵀ f` alone).
+    pub(crate) rec: bool,
+    pub(crate) no_rho: bool,
+    pub(crate) rec_djar: Vec<f64>,
+    pub(crate) rec_dr: Vec<f64>,
+}
+
+/// Buffers of the noslip derivative, reused across calls.
+#[derive(Default)]
+pub(crate) struct NoslipWork {
+    /// The main solver's solution at the state (a copy of the caller's `Data`).
+    pub(crate) d0: Option<Data<f64>>,
+    pub(crate) h0: DMatrix<f64>,
+    pub(crate) f0: Vec<f64>,
+    pub(crate) hz: DMatrix<f64>,
+    pub(crate) delta: Vec<f64>,
+    pub(crate) djar0: Vec<f64>,
+    pub(crate) ddist: Vec<f64>,
+    pub(crate) djar: Vec<f64>,
+    pub(crate) jd: Vec<f64>,
+    pub(crate) mld: Vec<f64>,
+    pub(crate) mldi: Vec<f64>,
+    pub(crate) dm: DMatrix<f64>,
+    pub(crate) djt: DMatrix<f64>,
+    pub(crate) df0: Vec<f64>,
+    pub(crate) e: Vec<f64>,
+    pub(crate) y: Vec<f64>,
+    pub(crate) jar: Vec<f64>,
+    pub(crate) vars: Vec<NoslipVar>,
+    pub(crate) cones: Vec<(usize, usize, usize, f64)>,
+    pub(crate) g: Vec<f64>,
+    pub(crate) mg: Vec<f64>,
+    pub(crate) tmp: Vec<f64>,
+}
+
+/// A noslip variable: `f += s (e_p − e_m)` (`m` = `usize::MAX`: `f += s e_p`).
+#[derive(Clone, Copy)]
+pub(crate) struct NoslipVar {
+    pub(crate) p: usize,
+    pub(crate) m: usize,
+}
+
+impl NoslipVar {
+    pub(crate) fn dot(&self, x: &[f64]) -> f64 {
+        if self.m == usize::MAX {
+            x[self.p]
+        } else {
+            x[self.p] - x[self.m]
+        }
+    }
 }
 
 /// Buffers of the linear algebra of the transition Jacobians (`crate::forward`), reused across calls.

@@ -15,7 +15,7 @@ mod fd_skip;
 mod fd_threads;
 mod fuzz_corpus;
 mod inverse_discrete;
-mod noslip_refused;
+mod noslip;
 mod qderiv_sensor;
 mod quat_oracle;
 mod rnea;
