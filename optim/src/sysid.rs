@@ -1442,7 +1442,9 @@ impl ParamPartials {
             Param::Mass { body } => m.body_gravcomp[body] == 0.0 && !fluid,
             _ => true,
         });
-        if !(integrator_ok && params_ok && Support::transition(m).is_covered()) {
+        // (the parameter columns are not derived through the noslip post-pass)
+        let noslip = m.opt.noslip_iterations > 0;
+        if !(integrator_ok && params_ok && !noslip && Support::transition(m).is_covered()) {
             return Ok(None);
         }
         let mut dw = Vec::with_capacity(theta.len());
