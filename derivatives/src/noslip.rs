@@ -339,13 +339,7 @@ pub(crate) fn correct(
     ns.g.resize(nz * nv, 0.0);
     for (v, var) in ns.vars.iter().enumerate() {
         for k in 0..nv {
-            let jp = ns.jd[var.p * nv + k];
-            let jm = if var.m == usize::MAX {
-                0.0
-            } else {
-                ns.jd[var.m * nv + k]
-            };
-            ns.g[v * nv + k] = jp - jm;
+            ns.g[v * nv + k] = var.diff(|r| ns.jd[r * nv + k]);
         }
     }
     ns.mg.clear();
@@ -409,28 +403,10 @@ pub(crate) fn correct(
             rhs[(v, col)] = -s;
         }
         for j in 0..nv {
-            let dp = ns.djar[j * n + var.p];
-            let dm = if var.m == usize::MAX {
-                0.0
-            } else {
-                ns.djar[j * n + var.m]
-            };
-            rhs[(v, j)] -= dp - dm;
+            rhs[(v, j)] -= var.diff(|r| ns.djar[j * n + r]);
         }
-        let bp = d.efc_KBIP[var.p][1];
-        let bm = if var.m == usize::MAX {
-            0.0
-        } else {
-            d.efc_KBIP[var.m][1]
-        };
         for k in 0..nv {
-            let jp = ns.jd[var.p * nv + k];
-            let jm = if var.m == usize::MAX {
-                0.0
-            } else {
-                ns.jd[var.m * nv + k]
-            };
-            rhs[(v, nv + k)] -= bp * jp - bm * jm;
+            rhs[(v, nv + k)] -= var.diff(|r| d.efc_KBIP[r][1] * ns.jd[r * nv + k]);
         }
     }
     for (bi, &(_, _, nr, _)) in ns.cones.iter().enumerate() {

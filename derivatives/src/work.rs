@@ -309,10 +309,15 @@ pub(crate) struct NoslipVar {
 
 impl NoslipVar {
     pub(crate) fn dot(&self, x: &[f64]) -> f64 {
+        self.diff(|r| x[r])
+    }
+
+    /// `f(p) − f(m)`, or `f(p)` without `m` (the same value as `f(p) − 0`).
+    pub(crate) fn diff(&self, f: impl Fn(usize) -> f64) -> f64 {
         if self.m == usize::MAX {
-            x[self.p]
+            f(self.p)
         } else {
-            x[self.p] - x[self.m]
+            f(self.p) - f(self.m)
         }
     }
 }
