@@ -392,7 +392,17 @@ pub(crate) fn forward_parts(
         // factor, which keeps the zeros of the uncoupled branches (rows::ld_factor_dense)
         lin.ld.resize(nv * nv, 0.0);
         moreau::full_m(m, &d.qM, &mut lin.ld);
-        rows::add_jhj_dense(nv, d, h, &lin.jd, c, &mut lin.ld, &mut lin.x);
+        rows::add_jhj_dense(
+            nv,
+            d,
+            h,
+            &lin.jd,
+            c,
+            &mut lin.ld,
+            &mut lin.x,
+            &mut lin.jd_nz,
+            &mut lin.jd_span,
+        );
         rows::ld_factor_dense(&mut lin.ld, nv, &mut lin.ldi, &mut lin.nz);
     }
     if let Some((h, _)) = &pre {

@@ -409,9 +409,30 @@ pub fn ld_solve_dense(
     }
 }
 
+/// Every row's nonzero dofs, once (the coupled pairs of [`add_jhj`] and [`add_jhj_dense`] visit
+/// each row many times): `nz` the dofs of row `r` ascending at `span[r][0]..span[r][1]`, and
+/// `span[r][2]..span[r][3]` the dofs from its first nonzero to its last (`0..0` for a zero row).
+fn row_spans(jd: &[f64], nv: usize, n: usize, nz: &mut Vec<usize>, span: &mut Vec<[usize; 4]>) {
+    nz.clear();
+    span.clear();
+    for r in 0..n {
+        let jr = &jd[r * nv..(r + 1) * nv];
+        let p0 = nz.len();
+        nz.extend((0..nv).filter(|&k| jr[k] != 0.0));
+        let p1 = nz.len();
+        let (lo, hi) = if p1 > p0 {
+            (nz[p0], nz[p1 - 1] + 1)
+        } else {
+            (0, 0)
+        };
+        span.push([p0, p1, lo, hi]);
+    }
+}
+
 /// `a += JᵀHJ` on the lower triangle of the dense row-major `nv × nv` matrix `a` and
 /// `x[:, nv..2nv] −= JᵀH diag(B) J` (`jd`: the rows expanded, `x` row-major with `c` columns):
 /// [`add_jhj`] for a matrix without M's tree sparsity.
+#[allow(clippy::too_many_arguments)]
 pub fn add_jhj_dense(
     nv: usize,
     d: &Data<f64>,
@@ -420,9 +441,13 @@ pub fn add_jhj_dense(
     c: usize,
     a: &mut [f64],
     x: &mut [f64],
+    nz: &mut Vec<usize>,
+    span: &mut Vec<[usize; 4]>,
 ) {
     let n = h.nrows();
+    row_spans(jd, nv, n, nz, span);
     for r in 0..n {
+        let [p0, p1, _, _] = span[r];
         for q in 0..n {
             let hrq = h[(r, q)];
             if hrq == 0.0 {
@@ -430,12 +455,8 @@ pub fn add_jhj_dense(
             }
             let (jr, jq) = (&jd[r * nv..(r + 1) * nv], &jd[q * nv..(q + 1) * nv]);
             let b = d.efc_KBIP[q][1];
-            let lo = jq.iter().position(|&z| z != 0.0).unwrap_or(0);
-            let hi = jq.iter().rposition(|&z| z != 0.0).map_or(lo, |h| h + 1);
-            for k in 0..nv {
-                if jr[k] == 0.0 {
-                    continue;
-                }
+            let [_, _, lo, hi] = span[q];
+            for &k in &nz[p0..p1] {
                 let f = hrq * jr[k];
                 let row = &mut a[k * nv..k * nv + nv];
                 for (o, z) in row[lo..hi.min(k + 1).max(lo)].iter_mut().zip(&jq[lo..]) {
@@ -510,21 +531,7 @@ fn add_jhj_body(
     span: &mut Vec<[usize; 4]>,
 ) {
     let (nv, n) = (m.nv, h.nrows());
-    // every row's nonzero dofs and their span, once (the pairs below visit each row many times)
-    nz.clear();
-    span.clear();
-    for r in 0..n {
-        let jr = &jd[r * nv..(r + 1) * nv];
-        let p0 = nz.len();
-        nz.extend((0..nv).filter(|&k| jr[k] != 0.0));
-        let p1 = nz.len();
-        let (lo, hi) = if p1 > p0 {
-            (nz[p0], nz[p1 - 1] + 1)
-        } else {
-            (0, 0)
-        };
-        span.push([p0, p1, lo, hi]);
-    }
+    row_spans(jd, nv, n, nz, span);
     for r in 0..n {
         let [p0, p1, _, _] = span[r];
         for q in 0..n {
